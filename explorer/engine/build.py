@@ -1,0 +1,83 @@
+"""The one build cache: programs per (device, source, options), kernels fetched once."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class BuildError(RuntimeError):
+    """The compiler refused the source; ``log`` holds its messages with the user's line numbers."""
+
+    def __init__(self, message: str, log: str, options: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.log = log
+        self.options = options
+
+
+def build_options(defines: dict[str, int]) -> tuple[str, ...]:
+    return tuple(f"-D{key}={value}" for key, value in sorted(defines.items()))
+
+
+def _clean_log(log: str, display_name: str) -> str:
+    """Compiler logs name a temporary file; name the user's file instead."""
+    log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)
+    log = re.sub(r"/[^\s:]*?/(?:tempfile_\w+|input)\.cl(?=:\d+)", display_name, log)
+    return log.strip()
+
+
+@dataclass
+class BuildCache:
+    """Built programs and fetched kernels, kept for the life of the executor process."""
+
+    _programs: dict[tuple[str, str, tuple[str, ...]], Any] = field(default_factory=dict)
+    _kernels: dict[tuple[int, str], Any] = field(default_factory=dict)
+
+    def kernel(
+        self,
+        cl: Any,
+        context: Any,
+        device_key: str,
+        source: str,
+        options: tuple[str, ...],
+        name: str,
+        display_name: str,
+    ) -> Any:
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        key = (device_key, digest, options)
+        program = self._programs.get(key)
+        if program is None:
+            try:
+                program = cl.Program(context, source).build(options=list(options))
+            except cl.RuntimeError as exc:
+                log = _build_log(cl, exc, context) or str(exc)
+                raise BuildError(
+                    f"{display_name} failed to build with options {' '.join(options) or '(none)'}",
+                    _clean_log(log, display_name),
+                    options,
+                ) from None
+            self._programs[key] = program
+        kernel_key = (id(program), name)
+        kernel = self._kernels.get(kernel_key)
+        if kernel is None:
+            try:
+                kernel = cl.Kernel(program, name)
+            except cl.Error as exc:
+                raise BuildError(
+                    f"{display_name} has no kernel named {name!r}",
+                    str(exc),
+                    options,
+                ) from None
+            self._kernels[kernel_key] = kernel
+        return kernel
+
+
+def _build_log(cl: Any, exc: Exception, context: Any) -> str:
+    text = str(exc)
+    # PyOpenCL puts the per-device build logs after "Build on <device>:".
+    if "Build on" in text:
+        parts = text.split("Build on", 1)[1]
+        return parts.split(":", 1)[1] if ":" in parts else parts
+    return text

@@ -1,0 +1,179 @@
+"""The kernel catalog: one ``.cl`` file per variant, metadata in a leading TOML comment.
+
+A file starts with a block comment::
+
+    /*---
+    name = "Tiled, local memory"
+    family = "matmul"
+    kernel = "matmul_tiled"
+    args = ["M", "N", "K", "A", "B", "C"]
+    global = ["N", "M"]
+    local = ["TS", "TS"]
+    [defines]
+    TS = 16
+    [about]
+    source = "seed 003"
+    text = "..."
+    ---*/
+
+The file is compiled exactly as it is, header included, so compiler line numbers
+are the line numbers the user sees.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from explorer.engine.expressions import ExpressionError, names_in
+from explorer.engine.records import Variant
+from explorer.paths import kernels_dir
+from explorer.problems import FAMILIES
+
+_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n(?P<toml>.*?)\n[ \t]*---\*/", re.DOTALL)
+_DTYPES = ("float32", "int32")
+_LAYOUTS = ("row-major", "column-major")
+_LOCAL_NAMES = ("L0", "L1", "L2")
+
+
+class CatalogError(ValueError):
+    """A kernel file whose header is missing or wrong; the message names the file."""
+
+
+def parse_variant(source: str, path: str | Path, variant_id: str | None = None) -> Variant:
+    """Read one kernel file's header into a :class:`Variant`."""
+    path = Path(path)
+    where = str(path)
+    match = _HEADER.match(source)
+    if match is None:
+        raise CatalogError(
+            f"{where}: no catalog header. A kernel file starts with a /*--- ... ---*/ "
+            "comment holding TOML (name, family, kernel, args, global, local); "
+            "see the README's 'Writing your own kernel'."
+        )
+    try:
+        meta = tomllib.loads(match.group("toml"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{where}: header is not valid TOML: {exc}") from None
+
+    def need(key: str, kind: type) -> object:
+        if key not in meta:
+            raise CatalogError(f"{where}: header lacks {key!r}")
+        value = meta[key]
+        if not isinstance(value, kind):
+            raise CatalogError(f"{where}: {key!r} must be a {kind.__name__}")
+        return value
+
+    family = str(need("family", str))
+    if family not in FAMILIES:
+        raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
+    problem = FAMILIES[family]
+    args = tuple(str(a) for a in need("args", list))  # type: ignore[attr-defined]
+    unknown = [a for a in args if a not in problem.roles]
+    if unknown:
+        raise CatalogError(
+            f"{where}: args {unknown} are not roles of {family} "
+            f"(roles: {', '.join(problem.roles)})"
+        )
+    missing = [r for r in problem.required_roles if r not in args]
+    if missing:
+        raise CatalogError(f"{where}: args lack the roles {missing} that {family} needs")
+    global_size = tuple(str(g) for g in need("global", list))  # type: ignore[attr-defined]
+    local_size = tuple(str(v) for v in need("local", list))  # type: ignore[attr-defined]
+    if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
+        raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
+    constraints = tuple(str(c) for c in meta.get("sizes", []))
+    dtype = str(meta.get("dtype", "float32"))
+    layout = str(meta.get("layout", "row-major"))
+    if dtype not in _DTYPES:
+        raise CatalogError(f"{where}: dtype must be one of {_DTYPES}")
+    if layout not in _LAYOUTS:
+        raise CatalogError(f"{where}: layout must be one of {_LAYOUTS}")
+    defines = meta.get("defines", {})
+    if not all(isinstance(v, int) for v in defines.values()):
+        raise CatalogError(f"{where}: [defines] values must be integers")
+    allowed = meta.get("allowed", {})
+    for key, values in allowed.items():
+        if key not in defines or not isinstance(values, list):
+            raise CatalogError(f"{where}: [allowed] {key} must list values of a define")
+    about = meta.get("about", {})
+
+    known = set(problem.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
+    for expression in (*global_size, *local_size, *constraints):
+        try:
+            unknown_names = names_in(expression) - known
+        except ExpressionError as exc:
+            raise CatalogError(f"{where}: {exc}") from None
+        if unknown_names:
+            raise CatalogError(
+                f"{where}: {expression!r} uses {sorted(unknown_names)}; known names are "
+                f"the sizes {list(problem.size_names)}, the defines, COMPUTE_UNITS, L0-L2"
+            )
+
+    return Variant(
+        id=variant_id or path.stem,
+        family=family,
+        name=str(meta.get("name", path.stem)),
+        kernel=str(need("kernel", str)),
+        args=args,
+        global_size=global_size,
+        local_size=local_size,
+        constraints=constraints,
+        dtype=dtype,
+        layout=layout,
+        defines=tuple((k, int(v)) for k, v in defines.items()),
+        allowed=tuple((k, tuple(int(x) for x in v)) for k, v in allowed.items()),
+        source_ref=str(about.get("source", "")),
+        bug=str(about.get("bug", "")),
+        text=" ".join(str(about.get("text", "")).split()),
+        path=str(path),
+        source=source,
+    )
+
+
+def load_variant_file(path: str | Path) -> Variant:
+    """A user's own ``.cl`` file with a catalog header."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogError(f"cannot read kernel file {path}: {exc.strerror}") from None
+    return parse_variant(source, path)
+
+
+@lru_cache(maxsize=1)
+def _load_catalog(root: str) -> tuple[Variant, ...]:
+    variants = []
+    for family in FAMILIES:
+        folder = Path(root) / family
+        for path in sorted(folder.glob("*.cl")):
+            variant = load_variant_file(path)
+            if variant.family != family:
+                raise CatalogError(f"{path}: family {variant.family!r} but lies in {family}/")
+            variants.append(variant)
+    return tuple(variants)
+
+
+def catalog() -> tuple[Variant, ...]:
+    """Every shipped variant, by family in catalog order (the ladder order)."""
+    variants = _load_catalog(str(kernels_dir()))
+    return tuple(sorted(variants, key=lambda v: (list(FAMILIES).index(v.family), _rank(v))))
+
+
+def _rank(variant: Variant) -> tuple[int, str]:
+    order = FAMILIES[variant.family].ladder
+    return (order.index(variant.id) if variant.id in order else len(order), variant.id)
+
+
+def variants_of(family: str) -> tuple[Variant, ...]:
+    return tuple(v for v in catalog() if v.family == family)
+
+
+def find_variant(family: str, variant_id: str) -> Variant:
+    for variant in variants_of(family):
+        if variant.id == variant_id:
+            return variant
+    ids = ", ".join(v.id for v in variants_of(family)) or "none"
+    raise CatalogError(f"no variant {variant_id!r} in family {family!r} (variants: {ids})")

@@ -1,0 +1,125 @@
+"""Every OpenCL platform and device, as :class:`DeviceInfo` records."""
+
+from __future__ import annotations
+
+import os
+
+from explorer.engine.records import DeviceInfo
+
+NO_PLATFORM_HELP = (
+    "No OpenCL platform was found. To run kernels on the CPU, install PoCL from pip:\n"
+    "    pip install pocl-binary-distribution\n"
+    "For a GPU, install the vendor's OpenCL driver (NVIDIA, AMD or Intel). On Linux, NVIDIA's\n"
+    "driver may need registering for pip-installed PyOpenCL:\n"
+    "    echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd"
+)
+
+
+class NoDeviceError(RuntimeError):
+    """No OpenCL platform or device is available, or the one asked for does not exist."""
+
+
+def _platforms():  # type: ignore[no-untyped-def]
+    import pyopencl as cl
+
+    try:
+        return cl.get_platforms()
+    except cl.Error:
+        return []
+
+
+def list_devices() -> list[DeviceInfo]:
+    """Every device of every platform, in platform order."""
+    import pyopencl as cl
+
+    infos = []
+    for p_index, platform in enumerate(_platforms()):
+        try:
+            devices = platform.get_devices()
+        except cl.Error:
+            continue
+        for d_index, device in enumerate(devices):
+            infos.append(_describe(cl, p_index, d_index, platform, device))
+    return infos
+
+
+def _describe(cl, p_index, d_index, platform, device) -> DeviceInfo:  # type: ignore[no-untyped-def]
+    def get(attr: str, default: object = 0) -> object:
+        try:
+            return getattr(device, attr)
+        except (cl.Error, AttributeError):
+            return default
+
+    try:
+        ctx = cl.Context([device])
+        probe = cl.Program(ctx, "__kernel void probe(__global int* x) { x[0] = 1; }").build()
+        multiple = cl.Kernel(probe, "probe").get_work_group_info(
+            cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, device
+        )
+    except cl.Error:
+        multiple = 1
+    return DeviceInfo(
+        platform_index=p_index,
+        device_index=d_index,
+        name=str(get("name", "?")).strip(),
+        vendor=str(get("vendor", "?")).strip(),
+        platform=str(platform.name).strip(),
+        type=cl.device_type.to_string(int(get("type", 0))).replace("ALL | ", ""),
+        opencl_version=str(get("version", "?")).strip(),
+        driver_version=str(get("driver_version", "?")).strip(),
+        compute_units=int(get("max_compute_units", 1)),
+        max_work_group_size=int(get("max_work_group_size", 1)),
+        max_work_item_sizes=tuple(int(v) for v in get("max_work_item_sizes", [1])),
+        local_mem_bytes=int(get("local_mem_size", 0)),
+        global_mem_bytes=int(get("global_mem_size", 0)),
+        max_alloc_bytes=int(get("max_mem_alloc_size", 0)),
+        clock_mhz=int(get("max_clock_frequency", 0)),
+        preferred_multiple=int(multiple),
+    )
+
+
+def default_device(devices: list[DeviceInfo]) -> DeviceInfo:
+    """``PYOPENCL_CTX`` if set, else the first GPU, else the first CPU, else the first."""
+    if not devices:
+        raise NoDeviceError(NO_PLATFORM_HELP)
+    wanted = os.environ.get("PYOPENCL_CTX", "").strip()
+    if wanted:
+        platform, _, index = wanted.partition(":")
+        if platform.isdigit() and (index == "" or index.isdigit()):
+            for device in devices:
+                if device.platform_index == int(platform) and (
+                    index == "" or device.device_index == int(index)
+                ):
+                    return device
+        else:
+            try:
+                return pick_device(devices, wanted)
+            except NoDeviceError:
+                pass  # An unusable PYOPENCL_CTX falls back to the usual order.
+    for kind in ("GPU", "CPU"):
+        for device in devices:
+            if kind in device.type:
+                return device
+    return devices[0]
+
+
+def pick_device(devices: list[DeviceInfo], selector: str | None) -> DeviceInfo:
+    """A device by ``platform:device`` key, list index, or a substring of its name."""
+    if not devices:
+        raise NoDeviceError(NO_PLATFORM_HELP)
+    if selector is None or selector == "":
+        return default_device(devices)
+    selector = selector.strip()
+    for device in devices:
+        if device.key == selector:
+            return device
+    if selector.isdigit():
+        index = int(selector)
+        if index < len(devices):
+            return devices[index]
+    lowered = selector.lower()
+    for device in devices:
+        if lowered in device.name.lower() or lowered in device.platform.lower():
+            return device
+    names = "; ".join(f"[{i}] {d.label}" for i, d in enumerate(devices))
+    raise NoDeviceError(f"no device matches {selector!r}. Devices: {names}")

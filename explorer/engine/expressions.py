@@ -1,0 +1,135 @@
+"""Safe evaluation of the small integer expressions in kernel headers.
+
+Headers say things like ``global = ["cdiv(N, WPT)", "M"]`` or
+``sizes = ["K % TS == 0"]``. They are parsed with :mod:`ast` and evaluated
+over a whitelist of integer operators: no attribute access, no calls
+other than the functions below, no ``eval``.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+
+_BINARY: dict[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.floordiv,  # headers mean integer division, as in C
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+_COMPARE: dict[type, Callable[[int, int], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round_up(a: int, b: int) -> int:
+    return _cdiv(a, b) * b
+
+
+def _is_pow2(a: int) -> bool:
+    return a > 0 and a & (a - 1) == 0
+
+
+FUNCTIONS: dict[str, Callable[..., int]] = {
+    "cdiv": _cdiv,
+    "round_up": _round_up,
+    "min": min,
+    "max": max,
+    "is_pow2": _is_pow2,
+}
+
+
+class ExpressionError(ValueError):
+    """An expression in a kernel header is malformed or names something unknown."""
+
+
+def names_in(expression: str) -> set[str]:
+    """The variable names an expression uses (functions excluded)."""
+    tree = _parse(expression)
+    calls = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - calls
+
+
+def _parse(expression: str) -> ast.Expression:
+    try:
+        return ast.parse(str(expression).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"cannot parse expression {expression!r}: {exc.msg}") from None
+
+
+def evaluate(expression: str | int, names: Mapping[str, int]) -> int:
+    """Evaluate an integer (or boolean) expression over ``names``."""
+    if isinstance(expression, bool):
+        return int(expression)
+    if isinstance(expression, int):
+        return expression
+    tree = _parse(expression)
+    return _eval(tree.body, names, expression)
+
+
+def _eval(node: ast.AST, names: Mapping[str, int], text: str) -> int:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, bool)):
+        return int(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            known = ", ".join(sorted(names)) or "none"
+            raise ExpressionError(f"unknown name {node.id!r} in {text!r} (known: {known})")
+        return int(names[node.id])
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _eval(node.left, names, text), _eval(node.right, names, text)
+        if isinstance(node.op, (ast.FloorDiv, ast.Div, ast.Mod)) and right == 0:
+            raise ExpressionError(f"division by zero in {text!r}")
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp):
+        value = _eval(node.operand, names, text)
+        if isinstance(node.op, ast.USub):
+            return -value
+        if isinstance(node.op, ast.UAdd):
+            return value
+        if isinstance(node.op, ast.Not):
+            return int(not value)
+    if isinstance(node, ast.BoolOp):
+        values = [_eval(v, names, text) for v in node.values]
+        return int(all(values) if isinstance(node.op, ast.And) else any(values))
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, names, text)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = _eval(comparator, names, text)
+            if type(op) not in _COMPARE or not _COMPARE[type(op)](left, right):
+                return 0
+            left = right
+        return 1
+    if isinstance(node, ast.IfExp):
+        branch = node.body if _eval(node.test, names, text) else node.orelse
+        return _eval(branch, names, text)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+    ):
+        args = [_eval(a, names, text) for a in node.args]
+        return int(FUNCTIONS[node.func.id](*args))
+    raise ExpressionError(f"unsupported construct in {text!r}: {ast.dump(node)[:60]}")

@@ -1,0 +1,168 @@
+"""The one place that turns (variant, sizes, defines, local size, device) into an NDRange,
+and the one validation routine that explains why a configuration is refused."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from explorer.engine.expressions import ExpressionError, evaluate, names_in
+from explorer.engine.records import DeviceInfo, Refusal, Variant
+
+_LOCAL_NAMES = ("L0", "L1", "L2")
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    defines: dict[str, int]
+    local_mem_bytes: int  # bytes of __local arguments (SCRATCH) the launch passes
+
+
+def resolve_defines(variant: Variant, overrides: dict[str, int] | None) -> dict[str, int]:
+    defines = variant.default_defines
+    for key, value in (overrides or {}).items():
+        defines[key] = int(value)
+    return defines
+
+
+def default_local(variant: Variant, defines: dict[str, int]) -> tuple[int, ...]:
+    return tuple(evaluate(e, defines) for e in variant.local_size)
+
+
+def plan(
+    variant: Variant,
+    sizes: dict[str, int],
+    local: tuple[int, ...] | None,
+    defines: dict[str, int] | None,
+    device: DeviceInfo,
+) -> LaunchPlan | Refusal:
+    """Compute the NDRange and check it against the variant's and device's limits."""
+    defines = resolve_defines(variant, defines)
+    unknown = set(defines) - set(variant.default_defines)
+    if unknown:
+        return Refusal(
+            f"{variant.qualified_id} has no define {', '.join(sorted(unknown))}.",
+            f"Its defines are: {', '.join(variant.default_defines) or 'none'}.",
+        )
+    for key, values in variant.allowed_values.items():
+        if defines[key] not in values:
+            return Refusal(
+                f"{key}={defines[key]} is not an allowed value for {variant.qualified_id}.",
+                f"Use one of {', '.join(map(str, values))}.",
+            )
+    try:
+        local_size = tuple(local) if local else default_local(variant, defines)
+    except ExpressionError as exc:
+        return Refusal(f"the default local size cannot be computed: {exc}.", "Give --local.")
+    dims = len(variant.global_size)
+    if len(local_size) != dims:
+        return Refusal(
+            f"{variant.qualified_id} is a {dims}-D kernel but the local size "
+            f"{_fmt(local_size)} has {len(local_size)} dimensions.",
+            f"Give {dims} numbers, e.g. {_fmt(default_local(variant, defines))}.",
+        )
+    if any(v < 1 for v in local_size):
+        return Refusal(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
+
+    names = {**sizes, **defines, "COMPUTE_UNITS": device.compute_units}
+    names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
+
+    for constraint in variant.constraints:
+        try:
+            ok = evaluate(constraint, names)
+        except ExpressionError as exc:
+            return Refusal(f"constraint {constraint!r} cannot be checked: {exc}.", "")
+        if not ok:
+            return Refusal(
+                f"{variant.qualified_id} needs {constraint}, which is false for "
+                f"{_describe(constraint, names)}.",
+                _suggest(constraint, names, sizes, defines),
+            )
+
+    total = math.prod(local_size)
+    if total > device.max_work_group_size:
+        return Refusal(
+            f"local size {_fmt(local_size)} is {total} work-items; {device.name} allows at most "
+            f"{device.max_work_group_size} in a work-group.",
+            f"Use a smaller local size, e.g. {_fmt(_shrink(local_size, device))}.",
+        )
+    for i, (value, limit) in enumerate(zip(local_size, device.max_work_item_sizes, strict=False)):
+        if value > limit:
+            return Refusal(
+                f"local size {value} in dimension {i} exceeds {device.name}'s limit of {limit}.",
+                f"Use at most {limit} in dimension {i}.",
+            )
+
+    try:
+        raw_global = tuple(evaluate(e, names) for e in variant.global_size)
+    except ExpressionError as exc:
+        return Refusal(f"the global size cannot be computed: {exc}.", "")
+    if any(g < 1 for g in raw_global):
+        return Refusal(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
+    global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
+    scratch = 4 * total if "SCRATCH" in variant.args else 0
+    return LaunchPlan(global_size, local_size, defines, scratch)
+
+
+def check_kernel_limits(
+    plan_: LaunchPlan, kernel_wg_limit: int, kernel_local_bytes: int, device: DeviceInfo
+) -> Refusal | None:
+    """Limits known only once the kernel is built: its own work-group and local memory use."""
+    total = math.prod(plan_.local_size)
+    if total > kernel_wg_limit:
+        return Refusal(
+            f"this kernel, as compiled for {device.name}, runs at most {kernel_wg_limit} "
+            f"work-items per group; the local size {_fmt(plan_.local_size)} has {total}.",
+            "Use a smaller local size (the kernel uses many registers or much local memory).",
+        )
+    used = kernel_local_bytes + plan_.local_mem_bytes
+    if used > device.local_mem_bytes:
+        return Refusal(
+            f"the kernel needs {used} bytes of local memory; {device.name} has "
+            f"{device.local_mem_bytes}.",
+            "Use smaller tiles (a smaller TS or local size).",
+        )
+    return None
+
+
+def _fmt(values: tuple[int, ...]) -> str:
+    return "x".join(str(v) for v in values)
+
+
+def _describe(expression: str, names: dict[str, int]) -> str:
+    used = sorted(names_in(expression) & set(names))
+    return ", ".join(f"{n}={names[n]}" for n in used) or "these values"
+
+
+def _suggest(
+    constraint: str, names: dict[str, int], sizes: dict[str, int], defines: dict[str, int]
+) -> str:
+    """Nearest sizes (or define values) that satisfy the constraint, in words."""
+    used = names_in(constraint)
+    for key in [n for n in sizes if n in used] + [n for n in defines if n in used]:
+        value = names[key]
+        found = []
+        for candidate in (value - d for d in range(1, value)):
+            if evaluate(constraint, {**names, key: candidate}):
+                found.append(candidate)
+                break
+        for candidate in range(value + 1, value * 2 + 65):
+            if evaluate(constraint, {**names, key: candidate}):
+                found.append(candidate)
+                break
+        if found:
+            return f"Try {key} = {' or '.join(map(str, found))}."
+    locals_used = [n for n in _LOCAL_NAMES if n in used]
+    if locals_used:
+        return "Change the local size (--local) so that the condition holds."
+    return "Change the sizes so that the condition holds."
+
+
+def _shrink(local_size: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
+    sizes = list(local_size)
+    while math.prod(sizes) > device.max_work_group_size:
+        i = max(range(len(sizes)), key=lambda j: sizes[j])
+        sizes[i] = max(1, sizes[i] // 2)
+    return tuple(sizes)

@@ -1,0 +1,223 @@
+"""Frozen records that cross layers. No ``pyopencl`` object ever appears in one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The facts of one OpenCL device, enough to pick it again in another process."""
+
+    platform_index: int
+    device_index: int
+    name: str
+    vendor: str
+    platform: str
+    type: str  # "GPU", "CPU", "ACCELERATOR", ...
+    opencl_version: str
+    driver_version: str
+    compute_units: int
+    max_work_group_size: int
+    max_work_item_sizes: tuple[int, ...]
+    local_mem_bytes: int
+    global_mem_bytes: int
+    max_alloc_bytes: int
+    clock_mhz: int
+    preferred_multiple: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.type}, {self.platform})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.key,
+            "name": self.name,
+            "vendor": self.vendor,
+            "platform": self.platform,
+            "type": self.type,
+            "opencl_version": self.opencl_version,
+            "driver_version": self.driver_version,
+            "compute_units": self.compute_units,
+            "max_work_group_size": self.max_work_group_size,
+            "max_work_item_sizes": list(self.max_work_item_sizes),
+            "local_mem_bytes": self.local_mem_bytes,
+            "global_mem_bytes": self.global_mem_bytes,
+            "max_alloc_bytes": self.max_alloc_bytes,
+            "clock_mhz": self.clock_mhz,
+            "preferred_work_group_multiple": self.preferred_multiple,
+        }
+
+    @property
+    def key(self) -> str:
+        """``platform:device``, the way ``PYOPENCL_CTX`` names a device."""
+        return f"{self.platform_index}:{self.device_index}"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kernel variant: a ``.cl`` file and the metadata from its header."""
+
+    id: str
+    family: str
+    name: str
+    kernel: str
+    args: tuple[str, ...]
+    global_size: tuple[str, ...]
+    local_size: tuple[str, ...]
+    constraints: tuple[str, ...]
+    dtype: str
+    layout: str
+    defines: tuple[tuple[str, int], ...]
+    allowed: tuple[tuple[str, tuple[int, ...]], ...]
+    source_ref: str
+    bug: str
+    text: str
+    path: str
+    source: str
+
+    @property
+    def default_defines(self) -> dict[str, int]:
+        return dict(self.defines)
+
+    @property
+    def allowed_values(self) -> dict[str, tuple[int, ...]]:
+        return dict(self.allowed)
+
+    @property
+    def qualified_id(self) -> str:
+        return f"{self.family}/{self.id}"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything needed to run one configuration, from any process."""
+
+    variant: Variant
+    sizes: dict[str, int]
+    local: tuple[int, ...] | None = None
+    defines: dict[str, int] = field(default_factory=dict)
+    device_key: str | None = None
+    input: str = "random"
+    text: str = "IOU"
+    image_path: str | None = None
+    repeat: int = 10
+    warmup: int = 1
+    timeout_s: float = 60.0
+    keep_output: bool = True
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a configuration will not be launched, and what to change."""
+
+    reason: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.reason} {self.fix}".strip()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Every sample is kept; the median is the figure quoted."""
+
+    kernel_ms: tuple[float, ...]
+    upload_ms: float
+    download_ms: float
+    reference_ms: float
+
+    @property
+    def median_ms(self) -> float:
+        return float(np.median(self.kernel_ms)) if self.kernel_ms else float("nan")
+
+    @property
+    def min_ms(self) -> float:
+        return min(self.kernel_ms) if self.kernel_ms else float("nan")
+
+    @property
+    def max_ms(self) -> float:
+        return max(self.kernel_ms) if self.kernel_ms else float("nan")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verified: bool
+    max_abs_error: float
+    max_rel_error: float
+    mismatches: int
+    tolerance: str
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """The outcome of one run. Exactly one of (verdict, refused, error) describes it."""
+
+    family: str
+    variant: str
+    device: str
+    platform: str
+    sizes: dict[str, int]
+    global_size: tuple[int, ...] | None
+    local_size: tuple[int, ...] | None
+    defines: dict[str, int]
+    verdict: Verdict | None = None
+    timing: Timing | None = None
+    flops: float = 0.0
+    bytes_moved: float = 0.0
+    refused: Refusal | None = None
+    error: str | None = None
+    error_kind: str | None = None  # "build", "crash", "timeout", "runtime", "input"
+    build_log: str | None = None
+    output_text: str | None = None
+    output: np.ndarray | None = None
+    reference: np.ndarray | None = None
+    inputs: dict[str, np.ndarray] | None = None
+
+    @property
+    def status(self) -> str:
+        """One word: verified, wrong, refused, crashed, timeout or error."""
+        if self.refused is not None:
+            return "refused"
+        if self.error is not None:
+            return {"crash": "crashed", "timeout": "timeout"}.get(self.error_kind or "", "error")
+        if self.verdict is not None and self.verdict.verified:
+            return "verified"
+        return "wrong"
+
+    @property
+    def gflops(self) -> float | None:
+        if self.timing is None or not self.flops:
+            return None
+        return self.flops / (self.timing.median_ms * 1e-3) / 1e9
+
+    @property
+    def gbps(self) -> float | None:
+        if self.timing is None or not self.bytes_moved:
+            return None
+        return self.bytes_moved / (self.timing.median_ms * 1e-3) / 1e9
+
+    def summary(self) -> str:
+        """One line a person reads: the verdict and the time."""
+        where = f"{self.family}/{self.variant} on {self.device}"
+        if self.refused is not None:
+            return f"REFUSED  {where}: {self.refused}"
+        if self.error is not None:
+            return f"{self.status.upper()}  {where}: {self.error}"
+        assert self.timing is not None and self.verdict is not None
+        rate = []
+        if self.gflops is not None:
+            rate.append(f"{self.gflops:.1f} GFLOP/s")
+        if self.gbps is not None:
+            rate.append(f"{self.gbps:.1f} GB/s")
+        head = "VERIFIED" if self.verdict.verified else "WRONG"
+        err = f"max abs error {self.verdict.max_abs_error:.3g}"
+        return (
+            f"{head}  {where}: kernel {self.timing.median_ms:.3f} ms "
+            f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "
+            f"{', '.join(rate)}; {err}"
+        )

@@ -1,0 +1,54 @@
+"""The one verification routine: output against the float64 reference, NaN-aware."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.engine.records import Verdict
+from explorer.problems.base import Reference
+
+
+def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict:
+    """Compare element-wise, with a tolerance scaled to the reduction length and dtype.
+
+    Integers must match exactly (modulo the 32-bit wrap the device computes in). For
+    floats, an element may differ by ``(terms + 2) · eps · Σ|terms|``: the classical
+    bound for summing ``terms`` rounded products, whatever the summation order.
+    """
+    expected = reference.value
+    got = output.astype(np.float64)
+    if got.shape != expected.shape:
+        raise ValueError(f"output shape {got.shape} differs from reference {expected.shape}")
+    dtype = np.dtype(dtype)
+    if dtype.kind == "i":
+        wrapped = expected.astype(np.int64).astype(dtype).astype(np.float64)
+        diff = np.abs(got - wrapped)
+        allowed = np.zeros_like(diff)
+        tolerance = "exact (integers)"
+        expected = wrapped
+    else:
+        eps = float(np.finfo(dtype).eps)
+        allowed = (reference.terms + 2) * eps * reference.magnitude + np.finfo(dtype).tiny
+        diff = np.abs(got - expected)
+        tolerance = f"({reference.terms} + 2)·eps·Σ|terms|, eps = {eps:.3g}"
+    both_nan = np.isnan(got) & np.isnan(expected)
+    diff = np.where(both_nan, 0.0, diff)
+    bad = ~(diff <= allowed)  # NaN in diff counts as bad
+    finite = np.where(np.isfinite(diff), diff, np.inf)
+    max_abs = float(finite.max()) if finite.size else 0.0
+    # Relative to the largest reference value: elements near zero (the text of the
+    # IOU picture) would otherwise turn rounding noise into huge ratios.
+    scale = float(np.nanmax(np.abs(expected))) if expected.size else 0.0
+    max_rel = max_abs / scale if scale > 0 else max_abs
+    return Verdict(
+        verified=not bool(bad.any()),
+        max_abs_error=max_abs,
+        max_rel_error=max_rel,
+        mismatches=int(bad.sum()),
+        tolerance=tolerance,
+    )
+
+
+def error_map(output: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """|output − reference| as float64, NaN where the output is not a number."""
+    return np.abs(output.astype(np.float64) - reference.astype(np.float64))

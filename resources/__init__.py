@@ -1,0 +1,1 @@
+"""Icons, the desktop entry and other files the application ships (package data)."""
