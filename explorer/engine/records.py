@@ -221,3 +221,50 @@ class RunResult:
             f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "
             f"{', '.join(rate)}; {err}"
         )
+
+
+def result_record(result: RunResult) -> dict[str, Any]:
+    """The flat record printed by ``run --json`` and ``bench``."""
+    timing = result.timing
+
+    def num(value: float | None) -> float | None:
+        if value is None or value != value:  # NaN becomes null in JSON
+            return None
+        return float(value)
+
+    return {
+        "family": result.family,
+        "variant": result.variant,
+        "device": result.device,
+        "platform": result.platform,
+        "size": dict(result.sizes),
+        "local_size": list(result.local_size) if result.local_size else None,
+        "global_size": list(result.global_size) if result.global_size else None,
+        "defines": dict(result.defines),
+        "status": result.status,
+        "verified": bool(result.verdict.verified) if result.verdict else False,
+        "max_abs_error": num(result.verdict.max_abs_error) if result.verdict else None,
+        "max_rel_error": num(result.verdict.max_rel_error) if result.verdict else None,
+        "kernel_ms_median": num(timing.median_ms) if timing else None,
+        "kernel_ms_min": num(timing.min_ms) if timing else None,
+        "kernel_ms_max": num(timing.max_ms) if timing else None,
+        "samples_ms": [num(s) for s in timing.kernel_ms] if timing else [],
+        "upload_ms": num(timing.upload_ms) if timing else None,
+        "download_ms": num(timing.download_ms) if timing else None,
+        "reference_ms": num(timing.reference_ms) if timing else None,
+        "gflops": num(result.gflops),
+        "gbps": num(result.gbps),
+        "refused": str(result.refused) if result.refused else None,
+        "error": result.error,
+        "output": result.output_text,
+    }
+
+
+EXIT_CODES = {
+    "verified": 0,
+    "wrong": 1,
+    "error": 2,
+    "refused": 3,
+    "crashed": 4,
+    "timeout": 4,
+}

@@ -70,6 +70,11 @@ class Problem(ABC):
     def min_bytes(self, sizes: dict[str, int], itemsize: int) -> float:
         """The bytes the problem must move at least: each input read once, output written once."""
 
+    @abstractmethod
+    def numpy_baseline(self, inputs: dict[str, np.ndarray]) -> np.ndarray:
+        """The same computation in the input dtype with numpy (its BLAS for products):
+        what a user would write instead of a kernel."""
+
     def scalar(self, role: str, sizes: dict[str, int], inputs: dict[str, np.ndarray]) -> float:
         """The value of a scalar role (a size, or a constant such as FACTOR)."""
         if role in sizes:

@@ -125,3 +125,40 @@ def _netpbm(data: bytes, path: Path) -> np.ndarray:
     pixels = np.frombuffer(data, dtype=dtype, count=count, offset=pos + 1).astype(np.float64)
     pixels = pixels.reshape(height, width, channels) / maxval
     return pixels.mean(axis=2)
+
+
+def to_rgb8(values: np.ndarray) -> np.ndarray:
+    """Scale a 1-D or 2-D array to grey RGB bytes; NaN in magenta.
+
+    The scale always spans [0, 1] at least, so the IOU product (0.75 with text in 0)
+    comes out as dark text on grey, as in seed 003.
+    """
+    data = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    finite = np.isfinite(data)
+    lo = min(float(data[finite].min()), 0.0) if finite.any() else 0.0
+    hi = max(float(data[finite].max()), 1.0) if finite.any() else 1.0
+    span = hi - lo if hi > lo else 1.0
+    grey = np.clip((np.where(finite, data, lo) - lo) / span * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    rgb = np.repeat(grey[..., None], 3, axis=2)
+    rgb[~finite] = (255, 0, 255)
+    return rgb
+
+
+def save_png(values: np.ndarray, path: str | Path) -> None:
+    """Write an array as an 8-bit RGB PNG (see :func:`to_rgb8`)."""
+    rgb = values if values.dtype == np.uint8 and values.ndim == 3 else to_rgb8(values)
+    height, width = rgb.shape[:2]
+    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
+    Path(path).write_bytes(png)

@@ -40,6 +40,9 @@ class Matvec(Problem):
         vec = inputs["VEC"].astype(np.float64)
         return Reference(mat @ vec, np.abs(mat) @ np.abs(vec), sizes["WIDTH"])
 
+    def numpy_baseline(self, inputs):
+        return inputs["MAT"] @ inputs["VEC"]
+
     def output_shape(self, sizes):
         return (sizes["HEIGHT"],)
 

@@ -49,6 +49,9 @@ class Rowdot(Problem):
         m = inputs["MAT1"].astype(np.float64) * inputs["MAT2"].astype(np.float64)
         return Reference(FACTOR * (m @ v), FACTOR * (np.abs(m) @ np.abs(v)), 2 * sizes["D"])
 
+    def numpy_baseline(self, inputs):
+        return FACTOR * np.einsum("yk,yk,k->y", inputs["MAT1"], inputs["MAT2"], inputs["VECTOR"])
+
     def output_shape(self, sizes):
         return (sizes["D"],)
 

@@ -36,6 +36,9 @@ class Transpose(Problem):
         value = inputs["IN"].astype(np.float64).T
         return Reference(value, np.abs(value), 0)
 
+    def numpy_baseline(self, inputs):
+        return np.ascontiguousarray(inputs["IN"].T)
+
     def output_shape(self, sizes):
         return (sizes["WIDTH"], sizes["HEIGHT"])
 

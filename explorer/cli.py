@@ -1,0 +1,306 @@
+"""``python -m explorer``: devices, variants, run and bench over the same engine as the app.
+
+Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
+4 crashed or timed out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+
+from explorer.engine.bench import bench, parse_size
+from explorer.engine.catalog import CatalogError, catalog, find_variant, load_variant_file
+from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError, pick_device
+from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.records import EXIT_CODES, RunRequest, Variant, result_record
+from explorer.problems import FAMILIES
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--family", choices=list(FAMILIES), help="problem family")
+    parser.add_argument("--variant", help="variant id within the family (see `variants`)")
+    parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
+    parser.add_argument("--device", help="device: platform:device key, index or name substring")
+    parser.add_argument("--size", type=int, help="square size: sets every size of the family")
+    for name in ("m", "n", "k", "width", "height", "d"):
+        parser.add_argument(f"--{name}", type=int, help=f"size {name.upper()}")
+    parser.add_argument("--local", help="local size, e.g. 16x16")
+    parser.add_argument(
+        "--define", action="append", default=[], metavar="NAME=VALUE", help="-D define (repeatable)"
+    )
+    parser.add_argument("--input", help="input preset: iou, random, identity or image")
+    parser.add_argument("--image", help="image file for --input image (PNG, PGM or .npy)")
+    parser.add_argument("--text", default="IOU", help="text drawn into the iou input")
+    parser.add_argument("--repeat", type=int, default=10, help="timed launches (default 10)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m explorer",
+        description="Run, verify and time OpenCL kernels (OpenCL Kernel Explorer).",
+        epilog="Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, "
+        "3 refused, 4 crashed or timed out.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    devices = sub.add_parser("devices", help="list OpenCL devices")
+    devices.add_argument("--json", action="store_true")
+
+    variants = sub.add_parser("variants", help="list kernel variants")
+    variants.add_argument("--family", choices=list(FAMILIES))
+    variants.add_argument("--json", action="store_true")
+
+    run = sub.add_parser("run", help="run one configuration")
+    _add_selection(run)
+    run.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
+    run.add_argument("--json", action="store_true", help="print one JSON line")
+
+    bench_p = sub.add_parser("bench", help="time variants at several sizes beside numpy")
+    bench_p.add_argument("--family", choices=list(FAMILIES), required=True)
+    bench_p.add_argument("--variants", default="all", help="'all' or comma-separated ids")
+    bench_p.add_argument("--sizes", default="256", help="comma-separated, e.g. 256,512 or 1100x300")
+    bench_p.add_argument("--device")
+    bench_p.add_argument("--repeat", type=int, default=10)
+    bench_p.add_argument("--timeout", type=float, default=120.0)
+    fmt = bench_p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON line per record")
+    fmt.add_argument("--csv", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        with Executor() as executor:
+            if args.command == "devices":
+                return _devices(executor, args)
+            if args.command == "variants":
+                return _variants(args)
+            if args.command == "run":
+                return _run(executor, args)
+            if args.command == "bench":
+                return _bench(executor, args)
+    except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ExecutorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CODES.get("crashed", 4) if exc.kind in ("crash", "timeout") else USAGE_ERROR
+    parser.error(f"unknown command {args.command}")
+    return USAGE_ERROR
+
+
+def _list_devices(executor: Executor):  # type: ignore[no-untyped-def]
+    devices = executor.devices()
+    if not devices:
+        raise NoDeviceError(NO_PLATFORM_HELP)
+    return devices
+
+
+def _devices(executor: Executor, args: argparse.Namespace) -> int:
+    devices = _list_devices(executor)
+    if args.json:
+        print(json.dumps([d.to_json() for d in devices], indent=2))
+        return 0
+    default = pick_device(devices, None)
+    for i, d in enumerate(devices):
+        mark = "*" if d == default else " "
+        print(
+            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; OpenCL {d.opencl_version})\n"
+            f"       {d.compute_units} compute units, {d.clock_mhz} MHz, max work-group "
+            f"{d.max_work_group_size}, local memory {d.local_mem_bytes // 1024} KiB, "
+            f"global memory {d.global_mem_bytes / 2**30:.1f} GiB"
+        )
+    print("* default device")
+    return 0
+
+
+def _variant_json(v: Variant) -> dict:
+    return {
+        "family": v.family,
+        "id": v.id,
+        "name": v.name,
+        "kernel": v.kernel,
+        "source": v.source_ref,
+        "bug": v.bug,
+        "defines": v.default_defines,
+        "local": list(v.local_size),
+        "text": v.text,
+    }
+
+
+def _variants(args: argparse.Namespace) -> int:
+    chosen = [v for v in catalog() if args.family in (None, v.family)]
+    if args.json:
+        print(json.dumps([_variant_json(v) for v in chosen], indent=2))
+        return 0
+    family = None
+    for v in chosen:
+        if v.family != family:
+            family = v.family
+            print(f"{family}: {FAMILIES[family].description}")
+        bug = f"  [known bug] {v.bug}" if v.bug else ""
+        defines = " ".join(f"{k}={val}" for k, val in v.defines)
+        print(f"  {v.id:<22} {v.name}  ({v.source_ref or 'ours'}) {defines}{bug}")
+    return 0
+
+
+def _selected_variant(args: argparse.Namespace) -> Variant:
+    if args.kernel_file:
+        variant = load_variant_file(args.kernel_file)
+        if args.family and args.family != variant.family:
+            raise UsageError(f"{args.kernel_file} is a {variant.family} kernel, not {args.family}")
+        return variant
+    if not args.family or not args.variant:
+        raise UsageError("give --family and --variant, or --kernel-file")
+    return find_variant(args.family, args.variant)
+
+
+def _sizes(family: str, args: argparse.Namespace) -> dict[str, int]:
+    names = FAMILIES[family].size_names
+    sizes: dict[str, int] = {}
+    if args.size is not None:
+        sizes = dict.fromkeys(names, args.size)
+    for name in ("m", "n", "k", "width", "height", "d"):
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name.upper() not in names:
+            raise UsageError(f"--{name} is not a size of {family} (sizes: {', '.join(names)})")
+        sizes[name.upper()] = value
+    return sizes
+
+
+def _local(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    try:
+        values = tuple(int(p) for p in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise UsageError(f"--local {text!r} is not like 16x16") from None
+    if not values or any(v < 1 for v in values):
+        raise UsageError(f"--local {text!r} needs positive numbers")
+    return values
+
+
+def _defines(items: list[str]) -> dict[str, int]:
+    defines = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
+            raise UsageError(f"--define {item!r} is not NAME=INTEGER")
+        defines[name.strip()] = int(value)
+    return defines
+
+
+def request_from_args(args: argparse.Namespace, device_key: str | None) -> RunRequest:
+    variant = _selected_variant(args)
+    problem = FAMILIES[variant.family]
+    preset = args.input or ("iou" if "iou" in problem.input_presets else "random")
+    if preset not in problem.input_presets:
+        raise UsageError(
+            f"{variant.family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"
+        )
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    return RunRequest(
+        variant=variant,
+        sizes=_sizes(variant.family, args),
+        local=_local(args.local),
+        defines=_defines(args.define),
+        device_key=device_key,
+        input=preset,
+        text=args.text,
+        image_path=args.image,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        keep_output=bool(args.save_image),
+    )
+
+
+def _run(executor: Executor, args: argparse.Namespace) -> int:
+    variant_probe = _selected_variant(args)  # usage errors before any OpenCL work
+    del variant_probe
+    devices = _list_devices(executor)
+    device = pick_device(devices, args.device)
+    request = request_from_args(args, device.key)
+    result = executor.run(request)
+    if args.json:
+        print(json.dumps(result_record(result)))
+    else:
+        print(result.summary())
+        if result.build_log:
+            print(result.build_log)
+        if result.output_text:
+            print("--- kernel output ---")
+            print(result.output_text)
+    if args.save_image and result.output is not None:
+        from explorer.problems.images import save_png
+
+        save_png(result.output, args.save_image)
+    if result.status == "error" and result.error_kind in ("build", "input", "environment"):
+        return USAGE_ERROR
+    return EXIT_CODES.get(result.status, USAGE_ERROR)
+
+
+_CSV_FIELDS = (
+    "family", "variant", "device", "size", "local_size", "status", "kernel_ms_median",
+    "kernel_ms_min", "kernel_ms_max", "gflops", "gbps", "max_abs_error", "refused", "error",
+)
+
+
+def _bench(executor: Executor, args: argparse.Namespace) -> int:
+    available = [v for v in catalog() if v.family == args.family]
+    if args.variants == "all":
+        chosen = available
+    else:
+        chosen = [find_variant(args.family, vid.strip()) for vid in args.variants.split(",")]
+    sizes = [parse_size(args.family, s.strip()) for s in args.sizes.split(",") if s.strip()]
+    device = pick_device(_list_devices(executor), args.device)
+
+    def progress(result) -> None:  # type: ignore[no-untyped-def]
+        print(f"  {result.summary()}", file=sys.stderr)
+
+    records = bench(executor, chosen, sizes, device.key, args.repeat, args.timeout, progress)
+    if args.json:
+        for record in records:
+            print(json.dumps(record))
+    elif args.csv:
+        writer = csv.writer(sys.stdout)
+        writer.writerow(_CSV_FIELDS)
+        for record in records:
+            row = []
+            for field in _CSV_FIELDS:
+                value = record[field]
+                if isinstance(value, dict):
+                    value = "x".join(str(v) for v in value.values())
+                elif isinstance(value, list):
+                    value = "x".join(str(v) for v in value)
+                row.append("" if value is None else value)
+            writer.writerow(row)
+    else:
+        print(f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}{'GB/s':>9}")
+        for r in records:
+            size = "x".join(str(v) for v in r["size"].values())
+            print(
+                f"{r['variant']:<24}{size:<16}{r['status']:<10}"
+                f"{_fmt(r['kernel_ms_median'], 3):>12}{_fmt(r['gflops'], 1):>10}"
+                f"{_fmt(r['gbps'], 1):>9}"
+            )
+    return 0
+
+
+def _fmt(value: float | None, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"

@@ -1,0 +1,205 @@
+"""A long-lived process that runs OpenCL work, so a crash or a hang costs only that process.
+
+The caller sends a request down a pipe and waits, with a deadline. If the process
+dies (a segfault in the driver) or misses the deadline (a kernel that never returns),
+the caller gets a result naming what happened, and the next request starts a fresh
+process. Build caches live in the process and survive between requests.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+
+_POLL_S = 0.05
+# The first request also pays for starting Python and loading the OpenCL runtime.
+_STARTUP_ALLOWANCE_S = 30.0
+
+
+def _serve(conn: Connection) -> None:
+    """The executor process's loop: one request in, one reply out."""
+    from explorer.engine import runner
+    from explorer.engine.devices import list_devices
+
+    while True:
+        try:
+            kind, payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if kind == "run":
+                reply: Any = ("ok", runner.run_request(payload))
+            elif kind == "devices":
+                reply = ("ok", list_devices())
+            elif kind == "call":
+                function, args = payload
+                reply = ("ok", function(*args))
+            else:
+                reply = ("error", f"unknown request {kind!r}")
+        except Exception as exc:  # Reported to the caller, never lost.
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        conn.send(reply)
+
+
+class ExecutorError(RuntimeError):
+    """The executor process died, hung or was cancelled; ``kind`` says which."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Executor:
+    """Runs requests in a child process; restarts it after a crash, timeout or cancel."""
+
+    def __init__(self) -> None:
+        self._mp = mp.get_context("spawn")
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()
+        self._cancelled = threading.Event()
+        self._started_at = 0.0
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def _ensure_started(self) -> Connection:
+        if self._process is None or not self._process.is_alive():
+            parent, child = self._mp.Pipe()
+            self._process = self._mp.Process(
+                target=_serve, args=(child,), name="opencl-executor", daemon=True
+            )
+            self._process.start()
+            child.close()
+            self._conn = parent
+            self._started_at = time.monotonic()
+        assert self._conn is not None
+        return self._conn
+
+    def _discard(self) -> None:
+        process, conn = self._process, self._conn
+        self._process, self._conn = None, None
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+
+    def close(self) -> None:
+        """Stop the process; a later request starts a new one."""
+        self._discard()
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+    def cancel(self) -> None:
+        """Abandon the request in flight (from any thread); its caller gets 'cancelled'."""
+        self._cancelled.set()
+
+    # -- requests ----------------------------------------------------------------
+
+    def _request(self, kind: str, payload: Any, timeout_s: float, what: str) -> Any:
+        with self._lock:
+            self._cancelled.clear()
+            fresh = self._process is None or not self._process.is_alive()
+            conn = self._ensure_started()
+            deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
+            try:
+                conn.send((kind, payload))
+            except (BrokenPipeError, OSError):
+                self._discard()
+                raise ExecutorError(f"the executor process could not be reached ({what})", "crash")
+            while True:
+                if self._cancelled.is_set():
+                    self._discard()
+                    raise ExecutorError(f"cancelled while running {what}", "cancelled")
+                try:
+                    ready = conn.poll(_POLL_S)
+                except (EOFError, OSError):
+                    ready = True
+                if ready:
+                    try:
+                        status, value = conn.recv()
+                    except (EOFError, OSError):
+                        raise ExecutorError(self._crash_message(what), "crash") from None
+                    if status == "error":
+                        raise ExecutorError(value, "error")
+                    return value
+                if time.monotonic() > deadline:
+                    self._discard()
+                    raise ExecutorError(
+                        f"timed out after {timeout_s:g} s while running {what}; the kernel "
+                        "was stopped and the executor restarted",
+                        "timeout",
+                    )
+
+    def _crash_message(self, what: str) -> str:
+        process = self._process
+        code = None
+        if process is not None:
+            process.join(5)
+            code = process.exitcode
+        self._discard()
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "unknown signal"
+            how = f"signal {-code}, {name}"
+        else:
+            how = f"exit code {code}"
+        return (
+            f"the OpenCL runtime crashed ({how}) while running {what}; "
+            "the executor was restarted"
+        )
+
+    def devices(self, timeout_s: float = 60.0) -> list[DeviceInfo]:
+        return list(self._request("devices", None, timeout_s, "device discovery"))
+
+    def call(self, function: Any, *args: Any, timeout_s: float = 600.0, what: str = "") -> Any:
+        """Run a module-level function in the executor process (used by benchmarks)."""
+        return self._request("call", (function, args), timeout_s, what or function.__name__)
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run one configuration; a crash, timeout or cancel comes back as the result's error."""
+        what = _describe(request)
+        try:
+            return self._request("run", request, request.timeout_s, what)
+        except ExecutorError as exc:
+            return _error_result(request, str(exc), exc.kind)
+
+
+def _describe(request: RunRequest) -> str:
+    sizes = ", ".join(f"{k}={v}" for k, v in request.sizes.items())
+    return f"{request.variant.qualified_id} ({sizes})"
+
+
+def _error_result(request: RunRequest, message: str, kind: str) -> RunResult:
+    return RunResult(
+        family=request.variant.family,
+        variant=request.variant.id,
+        device=request.device_key or "",
+        platform="",
+        sizes=dict(request.sizes),
+        global_size=None,
+        local_size=request.local,
+        defines=dict(request.defines),
+        error=message,
+        error_kind=kind,
+    )
+
+
+__all__ = ["Executor", "ExecutorError"]
