@@ -1,0 +1,1 @@
+"""Everything Qt: windows, views and workers. Never calls pyopencl directly."""

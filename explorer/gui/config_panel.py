@@ -1,0 +1,312 @@
+"""The configuration panel: device, family, variant, sizes, local size, defines, input.
+
+It writes the :class:`ConfigModel` and redraws itself from the model's signals; it never
+talks to another widget.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.engine.catalog import variants_of
+from explorer.engine.ndrange import plan
+from explorer.engine.records import Refusal
+from explorer.gui.model import ConfigModel
+from explorer.problems import FAMILIES
+
+MAX_SIZE = 1 << 20
+
+
+class ConfigPanel(QWidget):
+    """Pick what to run; a refused configuration is explained before anything runs."""
+
+    validity_changed = Signal(bool)
+
+    def __init__(self, model: ConfigModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self._updating = False
+        layout = QVBoxLayout(self)
+
+        form = QFormLayout()
+        self.device_combo = QComboBox()
+        self.device_combo.setToolTip("OpenCL device")
+        self.family_combo = QComboBox()
+        for family, problem in FAMILIES.items():
+            self.family_combo.addItem(family, family)
+            self.family_combo.setItemData(
+                self.family_combo.count() - 1, problem.description, Qt.ItemDataRole.ToolTipRole
+            )
+        self.variant_combo = QComboBox()
+        form.addRow("&Device", self.device_combo)
+        form.addRow("&Family", self.family_combo)
+        form.addRow("&Variant", self.variant_combo)
+        layout.addLayout(form)
+
+        self.about = QLabel()
+        self.about.setWordWrap(True)
+        self.about.setTextFormat(Qt.TextFormat.RichText)
+        self.about.setObjectName("about")
+        layout.addWidget(self.about)
+
+        self.size_box = QGroupBox("Problem size")
+        self.size_form = QFormLayout(self.size_box)
+        layout.addWidget(self.size_box)
+        self.size_spins: dict[str, QSpinBox] = {}
+
+        launch = QGroupBox("Launch")
+        launch_form = QFormLayout(launch)
+        self.local_edit = QLineEdit()
+        self.local_edit.setToolTip("Work-group size, e.g. 16x16; empty for the variant's default")
+        launch_form.addRow("&Local size", self.local_edit)
+        self.define_row = QWidget()
+        self.define_layout = QHBoxLayout(self.define_row)
+        self.define_layout.setContentsMargins(0, 0, 0, 0)
+        launch_form.addRow("Defines", self.define_row)
+        self.define_spins: dict[str, QWidget] = {}
+        layout.addWidget(launch)
+
+        inputs = QGroupBox("Input")
+        input_form = QFormLayout(inputs)
+        self.input_combo = QComboBox()
+        self.text_edit = QLineEdit(model.text)
+        self.text_edit.setToolTip("Text drawn into B (matmul) or the input (transpose)")
+        input_form.addRow("&Preset", self.input_combo)
+        input_form.addRow("&Text", self.text_edit)
+        layout.addWidget(inputs)
+
+        self.validation = QLabel()
+        self.validation.setWordWrap(True)
+        self.validation.setObjectName("validation")
+        layout.addWidget(self.validation)
+        layout.addStretch(1)
+
+        self.device_combo.currentIndexChanged.connect(self._device_picked)
+        self.family_combo.currentIndexChanged.connect(self._family_picked)
+        self.variant_combo.currentIndexChanged.connect(self._variant_picked)
+        self.local_edit.editingFinished.connect(self._local_edited)
+        self.input_combo.currentIndexChanged.connect(self._input_picked)
+        self.text_edit.editingFinished.connect(self._input_picked)
+
+        model.devices_changed.connect(self._show_devices)
+        model.device_changed.connect(self._show_device)
+        model.family_changed.connect(self._show_family)
+        model.variant_changed.connect(self._show_variant)
+        model.sizes_changed.connect(self._show_sizes)
+        model.local_changed.connect(self._show_local)
+        model.defines_changed.connect(self._show_defines)
+        model.input_changed.connect(self._show_input)
+        for signal in (
+            model.device_changed, model.variant_changed, model.sizes_changed,
+            model.local_changed, model.defines_changed,
+        ):
+            signal.connect(self.validate)
+        self._show_family()
+        self._show_variant()
+        self._show_sizes()
+        self._show_input()
+        self.validate()
+
+    # -- model → widgets -----------------------------------------------------------
+    def _show_devices(self) -> None:
+        self._updating = True
+        self.device_combo.clear()
+        for device in self.model.devices:
+            self.device_combo.addItem(f"{device.name} ({device.type})", device.key)
+            tip = (
+                f"{device.name}\n{device.platform}, {device.opencl_version}\n"
+                f"driver {device.driver_version}\n{device.compute_units} compute units, "
+                f"{device.clock_mhz} MHz\nmax work-group {device.max_work_group_size}, "
+                f"local memory {device.local_mem_bytes // 1024} KiB, global memory "
+                f"{device.global_mem_bytes / 2**30:.1f} GiB"
+            )
+            self.device_combo.setItemData(
+                self.device_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole
+            )
+        self._updating = False
+        self._show_device()
+
+    def _show_device(self) -> None:
+        index = self.device_combo.findData(self.model.device_key)
+        if index >= 0 and index != self.device_combo.currentIndex():
+            self._updating = True
+            self.device_combo.setCurrentIndex(index)
+            self._updating = False
+
+    def _show_family(self) -> None:
+        self._updating = True
+        self.family_combo.setCurrentIndex(self.family_combo.findData(self.model.family))
+        self.variant_combo.clear()
+        for variant in variants_of(self.model.family):
+            label = variant.name + ("  ⚠ known bug" if variant.bug else "")
+            self.variant_combo.addItem(label, variant.id)
+        problem = FAMILIES[self.model.family]
+        self.input_combo.clear()
+        for preset in problem.input_presets:
+            self.input_combo.addItem(preset, preset)
+        self._updating = False
+        self._rebuild_sizes()
+        self._show_input()
+
+    def _show_variant(self) -> None:
+        variant = self.model.variant
+        self._updating = True
+        self.variant_combo.setCurrentIndex(self.variant_combo.findData(variant.id))
+        self._updating = False
+        bug = (
+            f"<p style='color:#c0392b'><b>Known bug:</b> {variant.bug}</p>" if variant.bug else ""
+        )
+        self.about.setText(
+            f"<p><b>{variant.name}</b> <i>({variant.source_ref or 'explorer'})</i></p>"
+            f"<p>{variant.text}</p>{bug}"
+        )
+        self._rebuild_defines()
+        self._show_local()
+
+    def _rebuild_sizes(self) -> None:
+        while self.size_form.rowCount():
+            self.size_form.removeRow(0)
+        self.size_spins = {}
+        for name in FAMILIES[self.model.family].size_names:
+            spin = QSpinBox()
+            spin.setRange(1, MAX_SIZE)
+            spin.setKeyboardTracking(False)
+            spin.setValue(self.model.sizes.get(name, 1))
+            spin.valueChanged.connect(lambda value, n=name: self.model.set_size(n, value))
+            self.size_form.addRow(name, spin)
+            self.size_spins[name] = spin
+
+    def _show_sizes(self) -> None:
+        if set(self.size_spins) != set(FAMILIES[self.model.family].size_names):
+            self._rebuild_sizes()
+        for name, spin in self.size_spins.items():
+            value = self.model.sizes.get(name, 1)
+            if spin.value() != value:
+                spin.blockSignals(True)
+                spin.setValue(value)
+                spin.blockSignals(False)
+
+    def _rebuild_defines(self) -> None:
+        while self.define_layout.count():
+            item = self.define_layout.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.define_spins = {}
+        variant = self.model.variant
+        allowed = variant.allowed_values
+        for name, default in variant.defines:
+            self.define_layout.addWidget(QLabel(name))
+            if name in allowed:
+                combo = QComboBox()
+                for value in allowed[name]:
+                    combo.addItem(str(value), value)
+                combo.setCurrentIndex(max(0, combo.findData(default)))
+                combo.currentIndexChanged.connect(
+                    lambda _i, n=name, c=combo: self.model.set_define(n, int(c.currentData()))
+                )
+                widget: QWidget = combo
+            else:
+                spin = QSpinBox()
+                spin.setRange(1, 4096)
+                spin.setValue(default)
+                spin.setKeyboardTracking(False)
+                spin.valueChanged.connect(lambda value, n=name: self.model.set_define(n, value))
+                widget = spin
+            self.define_layout.addWidget(widget)
+            self.define_spins[name] = widget
+        if not variant.defines:
+            self.define_layout.addWidget(QLabel("none"))
+
+    def _show_defines(self) -> None:
+        values = {**self.model.variant.default_defines, **self.model.defines}
+        for name, widget in self.define_spins.items():
+            widget.blockSignals(True)
+            if isinstance(widget, QComboBox):
+                widget.setCurrentIndex(max(0, widget.findData(values[name])))
+            elif isinstance(widget, QSpinBox):
+                widget.setValue(values[name])
+            widget.blockSignals(False)
+
+    def _show_local(self) -> None:
+        local = self.model.local
+        self.local_edit.setText("x".join(map(str, local)) if local else "")
+        self.local_edit.setPlaceholderText("default: " + "x".join(self.model.variant.local_size))
+
+    def _show_input(self) -> None:
+        self._updating = True
+        self.input_combo.setCurrentIndex(max(0, self.input_combo.findData(self.model.input)))
+        self._updating = False
+        self.text_edit.setEnabled(self.model.input == "iou")
+
+    # -- widgets → model -----------------------------------------------------------
+    def _device_picked(self) -> None:
+        if not self._updating:
+            self.model.set_device(self.device_combo.currentData())
+
+    def _family_picked(self) -> None:
+        if not self._updating:
+            self.model.set_family(self.family_combo.currentData())
+
+    def _variant_picked(self) -> None:
+        if self._updating:
+            return
+        vid = self.variant_combo.currentData()
+        for variant in variants_of(self.model.family):
+            if variant.id == vid:
+                self.model.set_variant(variant)
+
+    def _local_edited(self) -> None:
+        text = self.local_edit.text().strip().lower().replace("×", "x")
+        if not text:
+            self.model.set_local(None)
+            return
+        try:
+            local = tuple(int(p) for p in text.split("x"))
+        except ValueError:
+            self._show_refusal(Refusal(f"local size {text!r} is not like 16x16.", ""))
+            return
+        self.model.set_local(local)
+
+    def _input_picked(self) -> None:
+        if not self._updating and self.input_combo.currentData():
+            self.model.set_input(self.input_combo.currentData(), self.text_edit.text())
+
+    # -- validation ----------------------------------------------------------------
+    def validate(self) -> bool:
+        device = self.model.device
+        if device is None:
+            self.validation.setText("No OpenCL device yet.")
+            self.validity_changed.emit(False)
+            return False
+        outcome = plan(
+            self.model.variant, self.model.sizes, self.model.local, self.model.defines, device
+        )
+        if isinstance(outcome, Refusal):
+            self._show_refusal(outcome)
+            return False
+        self.local_edit.setStyleSheet("")
+        self.validation.setStyleSheet("color: #1e8449")
+        self.validation.setText(
+            f"Global {'x'.join(map(str, outcome.global_size))}, local "
+            f"{'x'.join(map(str, outcome.local_size))}: ready to run (Ctrl+R)."
+        )
+        self.validity_changed.emit(True)
+        return True
+
+    def _show_refusal(self, refusal: Refusal) -> None:
+        self.validation.setStyleSheet("color: #c0392b")
+        self.validation.setText(f"<b>Refused:</b> {refusal.reason} {refusal.fix}")
+        if "local" in refusal.reason.lower() or "L0" in refusal.reason:
+            self.local_edit.setStyleSheet("border: 2px solid #c0392b")
+        self.validity_changed.emit(False)
