@@ -27,8 +27,13 @@ def resolve_defines(variant: Variant, overrides: dict[str, int] | None) -> dict[
     return defines
 
 
-def default_local(variant: Variant, defines: dict[str, int]) -> tuple[int, ...]:
-    return tuple(evaluate(e, defines) for e in variant.local_size)
+def default_local(
+    variant: Variant, defines: dict[str, int], sizes: dict[str, int] | None = None,
+    compute_units: int = 1,
+) -> tuple[int, ...]:
+    """The variant's own local size; its expressions may use defines, sizes, COMPUTE_UNITS."""
+    names = {**(sizes or {}), **defines, "COMPUTE_UNITS": compute_units}
+    return tuple(evaluate(e, names) for e in variant.local_size)
 
 
 def plan(
@@ -53,33 +58,42 @@ def plan(
                 f"Use one of {', '.join(map(str, values))}.",
             )
     try:
-        local_size = tuple(local) if local else default_local(variant, defines)
+        local_size = (
+            tuple(local) if local
+            else default_local(variant, defines, sizes, device.compute_units)
+        )
     except ExpressionError as exc:
-        return Refusal(f"the default local size cannot be computed: {exc}.", "Give --local.")
+        return Refusal(f"the default local size cannot be computed: {exc}.",
+                       "Give a local size.")
     dims = len(variant.global_size)
     if len(local_size) != dims:
         return Refusal(
             f"{variant.qualified_id} is a {dims}-D kernel but the local size "
             f"{_fmt(local_size)} has {len(local_size)} dimensions.",
-            f"Give {dims} numbers, e.g. {_fmt(default_local(variant, defines))}.",
+            f"Give {dims} numbers, e.g. {_fmt(_safe_default(variant, defines, sizes, device))}.",
         )
-    if any(v < 1 for v in local_size):
-        return Refusal(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
 
     names = {**sizes, **defines, "COMPUTE_UNITS": device.compute_units}
     names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
 
+    # Every failing constraint is named at once, so a person fixes them in one go.
+    failing = []
     for constraint in variant.constraints:
         try:
             ok = evaluate(constraint, names)
         except ExpressionError as exc:
             return Refusal(f"constraint {constraint!r} cannot be checked: {exc}.", "")
         if not ok:
-            return Refusal(
-                f"{variant.qualified_id} needs {constraint}, which is false for "
-                f"{_describe(constraint, names)}.",
-                _suggest(constraint, names, sizes, defines),
-            )
+            failing.append(constraint)
+    if failing:
+        described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
+        fixes = [_suggest(c, names, sizes, defines) for c in failing]
+        return Refusal(
+            f"{variant.qualified_id} needs {described}.",
+            " ".join(dict.fromkeys(fixes)),
+        )
+    if any(v < 1 for v in local_size):
+        return Refusal(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
 
     total = math.prod(local_size)
     if total > device.max_work_group_size:
@@ -156,8 +170,17 @@ def _suggest(
             return f"Try {key} = {' or '.join(map(str, found))}."
     locals_used = [n for n in _LOCAL_NAMES if n in used]
     if locals_used:
-        return "Change the local size (--local) so that the condition holds."
+        return "Change the local size so that the condition holds."
     return "Change the sizes so that the condition holds."
+
+
+def _safe_default(
+    variant: Variant, defines: dict[str, int], sizes: dict[str, int], device: DeviceInfo
+) -> tuple[int, ...]:
+    try:
+        return default_local(variant, defines, sizes, device.compute_units)
+    except ExpressionError:
+        return tuple(1 for _ in variant.local_size)
 
 
 def _shrink(local_size: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:

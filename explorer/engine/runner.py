@@ -7,6 +7,7 @@ that crashes the runtime or never returns, which is why it lives over there.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import tempfile
@@ -122,15 +123,19 @@ def run_request(request: RunRequest) -> RunResult:
     reference_ms = (time.perf_counter() - started) * 1e3
 
     try:
-        output, timing_parts, printed = _execute(
+        outputs, timing_parts, printed = _execute(
             cl, context, queue, kernel, params, variant.args, launch, problem, sizes, inputs,
             dtype, variant.layout, request,
+            poison=_poisoner(s, context, queue, device, launch, local_bytes),
         )
     except cl.Error as exc:
         return RunResult(**common, error=f"the OpenCL runtime reported: {exc}",
                          error_kind="runtime")
     kernel_ms, upload_ms, download_ms = timing_parts
-    verdict = verify(output, reference, dtype)
+    # The verdict covers the first and the last launch; the worse of the two is shown.
+    verdicts = [verify(o, reference, dtype) for o in outputs]
+    worst = min(range(len(outputs)), key=lambda i: (verdicts[i].verified, -verdicts[i].max_abs_error))
+    verdict, output = verdicts[worst], outputs[worst]
     return RunResult(
         **common,
         verdict=verdict,
@@ -152,7 +157,7 @@ def _to_device_layout(array: np.ndarray, role: str, matrix_roles: tuple[str, ...
 
 
 def _execute(cl, context, queue, kernel, params, roles, launch: LaunchPlan, problem, sizes,
-             inputs, dtype, layout, request: RunRequest):  # type: ignore[no-untyped-def]
+             inputs, dtype, layout, request: RunRequest, poison=None):  # type: ignore[no-untyped-def]
     mf = cl.mem_flags
     out_shape = problem.output_shape(sizes)
     host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=dtype)
@@ -182,20 +187,33 @@ def _execute(cl, context, queue, kernel, params, roles, launch: LaunchPlan, prob
             buffers.append(buf)
             args.append(buf)
     kernel.set_args(*args)
+    out_buffer = args[list(roles).index(problem.output_role)]
     samples: list[float] = []
+    first_out = np.empty_like(host_out)
+    if poison is not None:
+        poison()
+    launches = max(1, request.warmup) + request.repeat
     with _captured_stdout() as captured:
-        for i in range(request.warmup + request.repeat):
+        event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size)
+        event.wait()
+        queue.finish()
+    # The first launch is kept apart: a kernel that reads memory it never wrote can look
+    # right on later launches, which find the first one's leftovers.
+    cl.enqueue_copy(queue, first_out, out_buffer).wait()
+    with _silenced_stdout():  # printf output of one launch is enough
+        for i in range(1, launches):
             event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size)
             event.wait()
-            if i >= request.warmup:
+            if i >= max(1, request.warmup):
                 samples.append(_event_ms(event))
         queue.finish()
-    out_index = list(roles).index(problem.output_role)
-    event = cl.enqueue_copy(queue, host_out, args[out_index])
+    event = cl.enqueue_copy(queue, host_out, out_buffer)
     event.wait()
     download_ms = _event_ms(event)
-    output = host_out.T if layout == "column-major" and host_out.ndim == 2 else host_out
-    return np.ascontiguousarray(output), (samples, upload_ms, download_ms), captured.text
+    outputs = [first_out, host_out]
+    if layout == "column-major" and host_out.ndim == 2:
+        outputs = [o.T for o in outputs]
+    return [np.ascontiguousarray(o) for o in outputs], (samples, upload_ms, download_ms), captured.text
 
 
 def _event_ms(event: Any) -> float:
@@ -203,6 +221,55 @@ def _event_ms(event: Any) -> float:
         return (event.profile.end - event.profile.start) * 1e-6
     except Exception:  # Some runtimes give no profiling data for copies.
         return float("nan")
+
+
+_POISON_SOURCE = """
+__kernel void poison_local(__local uint* scratch, uint words)
+{
+    for (uint i = get_local_id(0); i < words; i += get_local_size(0))
+        scratch[i] = 0x7fc00000u;  /* a float NaN */
+}
+"""
+
+
+def _poisoner(s: _Session, context: Any, queue: Any, device: DeviceInfo, launch: LaunchPlan,
+              kernel_local_bytes: int) -> Any:
+    """Fill local memory with NaN before the first launch.
+
+    Local memory keeps whatever the last kernel left there. A kernel that reads local
+    memory before writing it (seed 004's ``sum[]``, a missing barrier) can then look
+    right by luck; after this it reads NaN and the verdict shows it.
+    """
+    used = kernel_local_bytes + launch.local_mem_bytes
+    if used == 0 or device.local_mem_bytes < 64:
+        return None
+    cl = s.cl
+    words = min(used // 4 + 256, device.local_mem_bytes // 4 - 16)
+    kernel = s.cache.kernel(cl, context, device.key, _POISON_SOURCE, (), "poison_local",
+                            "poison_local.cl")
+    group = max(1, min(math.prod(launch.local_size), device.max_work_group_size,
+                       kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                                  context.devices[0])))
+    groups = max(1, device.compute_units) * 8
+
+    def run() -> None:
+        kernel.set_args(cl.LocalMemory(4 * words), np.uint32(words))
+        cl.enqueue_nd_range_kernel(queue, kernel, (group * groups,), (group,)).wait()
+
+    return run
+
+
+@contextlib.contextmanager
+def _silenced_stdout() -> Iterator[None]:
+    sys.stdout.flush()
+    with open(os.devnull, "wb") as sink:
+        saved = os.dup(1)
+        os.dup2(sink.fileno(), 1)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 class _Capture:
@@ -228,7 +295,10 @@ def _captured_stdout() -> Iterator[_Capture]:
             if data:
                 text = data.decode("utf-8", errors="replace")
                 if size > OUTPUT_TEXT_LIMIT:
-                    text += f"\n[... output truncated: {size} bytes in all, first {OUTPUT_TEXT_LIMIT} shown]"
+                    text += (
+                        f"\n[... output truncated: {size} bytes received from the first "
+                        f"launch, the first {OUTPUT_TEXT_LIMIT} shown]"
+                    )
                 capture.text = text
 
 

@@ -1,0 +1,1 @@
+"""Source instrumentation, trace decoding and access analysis (numpy only)."""

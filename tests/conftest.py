@@ -1,0 +1,35 @@
+"""Shared fixtures: one executor process for the whole session, PoCL (or the default device)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TEST_KERNELS = Path(__file__).parent / "kernels"
+
+
+@pytest.fixture(scope="session")
+def executor():
+    from explorer.engine.executor import Executor
+
+    with Executor() as ex:
+        yield ex
+
+
+@pytest.fixture(scope="session")
+def device(executor):
+    from explorer.engine.devices import default_device
+
+    devices = executor.devices()
+    if not devices:
+        pytest.fail("no OpenCL device: install pocl-binary-distribution")
+    return default_device(devices)
+
+
+@pytest.fixture(scope="session")
+def on_pocl(device) -> bool:
+    return "Portable Computing Language" in device.platform

@@ -1,0 +1,85 @@
+from pathlib import Path
+
+import pytest
+
+from explorer.engine.catalog import CatalogError, catalog, find_variant, load_variant_file, parse_variant
+from explorer.problems import FAMILIES
+
+REQUIRED = {
+    "matmul": {"naive", "tiled", "wpt", "reg2d", "seed000-naive", "seed000-tiled",
+               "seed003-func1", "seed003-func2"},
+    "transpose": {"naive", "tiled", "tiled-padded", "fast"},
+    "matvec": {"nvidia-uncoalesced0", "nvidia-uncoalesced1", "nvidia-coalesced0",
+               "nvidia-coalesced1", "nvidia-coalesced2", "nvidia-coalesced3", "fast"},
+    "rowdot": {"seed004-original", "seed004-local-vector", "seed004-group-row",
+               "local-vector", "group-row", "fast"},
+}
+
+
+def test_every_required_variant_is_in_the_catalog():
+    ids = {(v.family, v.id) for v in catalog()}
+    for family, wanted in REQUIRED.items():
+        assert {(family, i) for i in wanted} <= ids
+
+
+def test_every_variant_explains_itself():
+    for v in catalog():
+        assert v.name and v.source_ref, v.path
+        assert len(v.text.split()) >= 12, f"{v.qualified_id}: explanation too short"
+        assert set(v.args) <= set(FAMILIES[v.family].roles)
+
+
+def test_ladders_come_first_in_catalog_order():
+    matmul = [v.id for v in catalog() if v.family == "matmul"]
+    assert matmul[:4] == ["naive", "tiled", "wpt", "reg2d"]
+
+
+def test_seed_bugs_are_named():
+    for family, vid in (("matvec", "nvidia-coalesced3"), ("rowdot", "seed004-local-vector"),
+                        ("rowdot", "seed004-group-row")):
+        assert "barrier" in find_variant(family, vid).bug.lower() or "warp" in find_variant(
+            family, vid).bug.lower()
+
+
+def test_unknown_variant_names_the_choices():
+    with pytest.raises(CatalogError, match="tiled"):
+        find_variant("matmul", "nope")
+
+
+HEADER = """/*---
+name = "Mine"
+family = "matmul"
+kernel = "mine"
+args = ["A", "B", "C", "M", "N", "K"]
+global = ["N", "M"]
+local = ["8", "8"]
+[about]
+text = "My own kernel."
+---*/
+__kernel void mine(__global const float* A, __global const float* B, __global float* C,
+                   int M, int N, int K) { }
+"""
+
+
+def test_user_file_with_header_becomes_a_variant(tmp_path: Path):
+    path = tmp_path / "mine.cl"
+    path.write_text(HEADER)
+    variant = load_variant_file(path)
+    assert (variant.family, variant.id, variant.kernel) == ("matmul", "mine", "mine")
+    assert variant.source.startswith("/*---")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda s: s.replace("/*---", "/*"), "no catalog header"),
+        (lambda s: s.replace('family = "matmul"', 'family = "fft"'), "unknown family"),
+        (lambda s: s.replace('"K"]', '"Q"]', 1), "not roles of matmul"),
+        (lambda s: s.replace('global = ["N", "M"]', 'global = ["N", "ROWS"]'), "ROWS"),
+        (lambda s: s.replace('kernel = "mine"\n', ""), "lacks 'kernel'"),
+        (lambda s: s.replace('name = "Mine"', 'name = "Mine'), "not valid TOML"),
+    ],
+)
+def test_bad_headers_are_explained(edit, message):
+    with pytest.raises(CatalogError, match=message):
+        parse_variant(edit(HEADER), "mine.cl")

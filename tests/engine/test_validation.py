@@ -1,0 +1,65 @@
+"""Refused configurations are results with a reason and a suggested fix, never exceptions."""
+
+from dataclasses import replace
+
+from explorer.engine.catalog import find_variant, load_variant_file
+from explorer.engine.ndrange import plan
+from explorer.engine.records import Refusal, RunRequest
+from tests.conftest import TEST_KERNELS
+
+
+def test_local_size_beyond_the_device_is_refused_with_a_smaller_suggestion(device):
+    variant = find_variant("matmul", "naive")
+    too_big = (device.max_work_group_size, 2)
+    outcome = plan(variant, {"M": 64, "N": 64, "K": 64}, too_big, {}, device)
+    assert isinstance(outcome, Refusal)
+    assert str(device.max_work_group_size) in outcome.reason
+    assert "smaller local size" in outcome.fix
+
+
+def test_size_constraint_names_the_values_and_the_nearest_good_ones(device):
+    variant = find_variant("matmul", "seed003-func2")
+    outcome = plan(variant, {"M": 100, "N": 100, "K": 100}, None, {}, device)
+    assert isinstance(outcome, Refusal)
+    assert "100" in outcome.reason
+    assert "96" in outcome.fix and "112" in outcome.fix
+
+
+def test_local_size_that_does_not_fit_the_kernel_is_refused(device):
+    variant = find_variant("matvec", "nvidia-coalesced3")
+    outcome = plan(variant, {"WIDTH": 256, "HEIGHT": 256}, (96,), {}, device)
+    assert isinstance(outcome, Refusal)
+    assert "L0" in outcome.reason
+
+
+def test_wrong_dimensionality_and_unknown_define_are_refused(device):
+    variant = find_variant("matmul", "tiled")
+    sizes = {"M": 64, "N": 64, "K": 64}
+    assert isinstance(plan(variant, sizes, (16,), {}, device), Refusal)
+    assert isinstance(plan(variant, sizes, None, {"NOPE": 3}, device), Refusal)
+
+
+def test_global_size_is_rounded_up_to_the_local_size(device):
+    variant = find_variant("matmul", "naive")
+    outcome = plan(variant, {"M": 100, "N": 17, "K": 5}, (16, 16), {}, device)
+    assert not isinstance(outcome, Refusal)
+    assert outcome.global_size == (32, 112)
+
+
+def test_too_much_local_memory_is_refused_before_launch(executor, device):
+    variant = load_variant_file(TEST_KERNELS / "huge_local.cl")
+    result = executor.run(RunRequest(variant, {"WIDTH": 64, "HEIGHT": 64},
+                                     device_key=device.key))
+    assert result.status == "refused"
+    assert "local memory" in result.refused.reason
+    assert str(device.local_mem_bytes) in result.refused.reason
+
+
+def test_refused_run_is_a_result_not_an_exception(executor, device):
+    variant = find_variant("matmul", "seed003-func2")
+    request = RunRequest(variant, {"M": 100, "N": 100, "K": 100}, device_key=device.key)
+    result = executor.run(request)
+    assert result.status == "refused"
+    assert result.refused.fix
+    result = executor.run(replace(request, sizes={"M": 96, "N": 96, "K": 96}))
+    assert result.status == "verified"

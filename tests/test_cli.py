@@ -1,0 +1,148 @@
+"""The command-line contract: JSON fields and exit codes."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KERNELS
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELDS = {
+    "family", "variant", "device", "platform", "size", "local_size", "defines", "verified",
+    "max_abs_error", "max_rel_error", "kernel_ms_median", "kernel_ms_min", "kernel_ms_max",
+    "samples_ms", "upload_ms", "download_ms", "reference_ms", "gflops", "gbps", "refused",
+    "error", "output",
+}
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+    )
+
+
+def test_devices_json_lists_the_facts():
+    out = cli("devices", "--json")
+    assert out.returncode == 0, out.stderr
+    devices = json.loads(out.stdout)
+    assert devices and {"name", "platform", "type", "compute_units", "max_work_group_size",
+                        "local_mem_bytes", "max_work_item_sizes"} <= set(devices[0])
+
+
+def test_variants_json_has_every_field():
+    out = cli("variants", "--family", "rowdot", "--json")
+    assert out.returncode == 0
+    variants = json.loads(out.stdout)
+    assert {v["id"] for v in variants} >= {"seed004-group-row", "fast"}
+    assert all({"family", "id", "name", "source", "bug", "defines", "local"} <= set(v)
+               for v in variants)
+
+
+def test_verified_run_prints_one_json_line_and_exits_0():
+    out = cli("run", "--family", "matmul", "--variant", "tiled", "--m", "40", "--n", "24",
+              "--k", "72", "--local", "8x8", "--define", "TS=8", "--repeat", "3", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert FIELDS <= set(record)
+    assert record["verified"] is True
+    assert record["size"] == {"M": 40, "N": 24, "K": 72}
+    assert record["local_size"] == [8, 8] and record["defines"] == {"TS": 8}
+    assert len(record["samples_ms"]) == 3
+    assert record["kernel_ms_min"] <= record["kernel_ms_median"] <= record["kernel_ms_max"]
+    assert record["gflops"] > 0 and record["refused"] is None and record["error"] is None
+
+
+def test_wrong_result_exits_1():
+    out = cli("run", "--family", "matvec", "--variant", "nvidia-coalesced3", "--width", "1100",
+              "--height", "300", "--json")
+    record = json.loads(out.stdout)
+    if "Portable Computing Language" not in record["platform"]:
+        pytest.skip("the warp-synchronous bug shows on PoCL")
+    assert out.returncode == 1
+    assert record["verified"] is False and record["max_abs_error"] > 0
+
+
+def test_refused_exits_3_with_the_reason():
+    out = cli("run", "--family", "matmul", "--variant", "seed003-func2", "--size", "100", "--json")
+    assert out.returncode == 3
+    record = json.loads(out.stdout)
+    assert "K % 16 == 0" in record["refused"] or "16" in record["refused"]
+
+
+def test_crash_exits_4_and_names_it():
+    out = cli("run", "--kernel-file", str(TEST_KERNELS / "crash.cl"), "--width", "64",
+              "--height", "1", "--json")
+    assert out.returncode == 4
+    assert "crashed" in json.loads(out.stdout)["error"]
+
+
+def test_usage_errors_exit_2_without_a_traceback():
+    for args in (
+        ("run", "--family", "matmul", "--variant", "nope"),
+        ("run", "--family", "matmul", "--variant", "naive", "--local", "big"),
+        ("run", "--family", "matmul", "--variant", "naive", "--width", "5"),
+        ("run", "--kernel-file", "/nonexistent/k.cl"),
+        ("run", "--family", "matvec", "--variant", "fast", "--input", "iou"),
+    ):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert "Traceback" not in out.stderr
+        assert out.stderr.startswith("error:")
+
+
+def test_printf_output_is_captured_and_returned():
+    out = cli("run", "--family", "matmul", "--variant", "seed000-tiled", "--size", "32",
+              "--repeat", "1", "--json")
+    record = json.loads(out.stdout)
+    assert record["verified"] is True
+    assert "Asub[" in record["output"] and "acc = " in record["output"]
+
+
+def test_save_image_writes_the_iou_product(tmp_path):
+    from explorer.problems.images import load_grey
+
+    path = tmp_path / "c.png"
+    out = cli("run", "--family", "matmul", "--variant", "naive", "--size", "96", "--save-image",
+              str(path))
+    assert out.returncode == 0, out.stderr
+    picture = load_grey(path)
+    assert picture.shape == (96, 96)
+    assert picture.min() < 0.1 < 0.5 < picture.max()  # dark text on grey
+
+
+def test_bench_prints_each_variant_and_a_numpy_row():
+    out = cli("bench", "--family", "transpose", "--variants", "naive,tiled", "--sizes", "64,100",
+              "--repeat", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["variant"], r["size"]["WIDTH"]) for r in records] == [
+        ("naive", 64), ("tiled", 64), ("numpy", 64), ("naive", 100), ("tiled", 100),
+        ("numpy", 100),
+    ]
+    assert all(r["gbps"] and r["gbps"] > 0 for r in records)
+
+
+def test_bench_csv_has_a_header_and_a_row_per_record():
+    out = cli("bench", "--family", "matmul", "--variants", "naive", "--sizes", "32",
+              "--repeat", "1", "--csv")
+    assert out.returncode == 0, out.stderr
+    rows = out.stdout.strip().splitlines()
+    assert rows[0].startswith("family,variant,device")
+    assert len(rows) == 3 and rows[2].startswith("matmul,numpy")
+
+
+def test_no_platform_is_explained_with_exit_2(monkeypatch, capsys):
+    from explorer import cli as cli_module
+    from explorer.engine.executor import Executor
+
+    monkeypatch.setattr(Executor, "devices", lambda self, timeout_s=60: [])
+    code = cli_module.main(["run", "--family", "matmul", "--variant", "naive"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "pip install pocl-binary-distribution" in err
