@@ -87,7 +87,7 @@ def plan(
             failing.append(constraint)
     if failing:
         described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
-        fixes = [_suggest(c, names, sizes, defines) for c in failing]
+        fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
         return Refusal(
             f"{variant.qualified_id} needs {described}.",
             " ".join(dict.fromkeys(fixes)),
@@ -151,27 +151,39 @@ def _describe(expression: str, names: dict[str, int]) -> str:
 
 
 def _suggest(
-    constraint: str, names: dict[str, int], sizes: dict[str, int], defines: dict[str, int]
+    constraint: str, names: dict[str, int], sizes: dict[str, int], defines: dict[str, int],
+    constraints: tuple[str, ...] = (),
 ) -> str:
-    """Nearest sizes (or define values) that satisfy the constraint, in words."""
+    """Nearest values of one name (a size, a define or the local size) that satisfy every
+    constraint at once, in words."""
+    everything = constraints or (constraint,)
     used = names_in(constraint)
-    for key in [n for n in sizes if n in used] + [n for n in defines if n in used]:
+    keys = [n for n in sizes if n in used] + [n for n in _LOCAL_NAMES if n in used]
+    keys += [n for n in defines if n in used]
+    for key in keys:
+        # The candidate must satisfy every constraint that mentions this name.
+        related = [c for c in everything if key in names_in(c)]
+
+        def fits(candidate_names: dict[str, int], related: list[str] = related) -> bool:
+            try:
+                return all(evaluate(c, candidate_names) for c in related)
+            except ExpressionError:
+                return False
+
         value = names[key]
         found = []
-        for candidate in (value - d for d in range(1, value)):
-            if evaluate(constraint, {**names, key: candidate}):
+        for candidate in range(value - 1, 0, -1):
+            if fits({**names, key: candidate}):
                 found.append(candidate)
                 break
-        for candidate in range(value + 1, value * 2 + 65):
-            if evaluate(constraint, {**names, key: candidate}):
+        for candidate in range(value + 1, value * 2 + 1025):
+            if fits({**names, key: candidate}):
                 found.append(candidate)
                 break
         if found:
-            return f"Try {key} = {' or '.join(map(str, found))}."
-    locals_used = [n for n in _LOCAL_NAMES if n in used]
-    if locals_used:
-        return "Change the local size so that the condition holds."
-    return "Change the sizes so that the condition holds."
+            what = key if key not in _LOCAL_NAMES else f"the local size {key}"
+            return f"Try {what} = {' or '.join(map(str, found))}."
+    return "Change the sizes or the local size so that the condition holds."
 
 
 def _safe_default(

@@ -151,6 +151,7 @@ class Verdict:
     max_rel_error: float
     mismatches: int
     tolerance: str
+    not_a_number: int = 0  # NaN elements: never written, or computed from unwritten memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,6 +217,13 @@ class RunResult:
             rate.append(f"{self.gbps:.1f} GB/s")
         head = "VERIFIED" if self.verdict.verified else "WRONG"
         err = f"max abs error {self.verdict.max_abs_error:.3g}"
+        if not self.verdict.verified:
+            err += f", {self.verdict.mismatches} wrong elements"
+        if self.verdict.not_a_number:
+            err += (
+                f", {self.verdict.not_a_number} NaN (never written, or computed from "
+                "memory the kernel never wrote)"
+            )
         return (
             f"{head}  {where}: kernel {self.timing.median_ms:.3f} ms "
             f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "

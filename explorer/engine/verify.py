@@ -46,6 +46,7 @@ def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict
         max_rel_error=max_rel,
         mismatches=int(bad.sum()),
         tolerance=tolerance,
+        not_a_number=int((np.isnan(got) & ~np.isnan(expected)).sum()),
     )
 
 

@@ -27,9 +27,9 @@ bug = ""
 text = """Each work-item computes a WPTM×WPTN block of C (8×8 = 64 results) held in registers,
 and a 16×16 work-group covers a 128×128 tile. Per step along K, a work-item reads WPTM values
 of A and WPTN values of B from local memory, as float4s, and does WPTM·WPTN multiply-adds with
-them: 64 multiply-adds for 16 loads instead of 1 for 2. The next tiles are fetched from global
-memory (as float4 where aligned) into registers while the current ones are multiplied, so
-memory latency hides behind arithmetic."""
+them: 16 values read for 64 multiply-adds, where the tiled kernel reads 2 for each one. The
+next tiles are fetched from global memory (as float4 where aligned) into registers while the
+current ones are multiplied, so memory latency hides behind arithmetic."""
 ---*/
 
 /* Defaults; the host passes every define with -D. */

@@ -4,7 +4,7 @@ family = "matmul"
 kernel = "matmul_wpt"
 args = ["M", "N", "K", "A", "B", "C"]
 global = ["N", "cdiv(M, WPT)"]
-local = ["TS", "TS / WPT"]
+local = ["TS", "max(1, TS / WPT)"]
 sizes = ["TS % WPT == 0", "L0 == TS", "L1 * WPT == TS"]
 [defines]
 TS = 32

@@ -4,17 +4,18 @@ family = "matvec"
 kernel = "matvec_fast"
 args = ["MAT", "VEC", "WIDTH", "HEIGHT", "OUT", "SCRATCH"]
 global = ["L0", "HEIGHT"]
-local = ["64", "4"]
+local = ["32", "4"]
 sizes = ["is_pow2(L0)"]
 [about]
 source = "own, after seed 002's Coalesced2"
 bug = ""
-text = """A work-group holds several rows (local size L0 × L1): a team of L0 work-items
-per row, the row's teams side by side. When WIDTH is a multiple of 4 every row starts on a
-16-byte boundary, so each work-item loads a float4 (16 bytes) at a time, into two
+text = """A work-group holds several rows (local size L0 × L1): a team of L0 work-items (32 by
+default) per row, L1 rows side by side. When WIDTH is a multiple of 4 every row starts
+on a 16-byte boundary, so each work-item loads a float4 (16 bytes) at a time, into two
 independent accumulators so that more loads are in flight; otherwise it falls back to
-coalesced float loads. Each team then adds its partial sums with a barrier-separated tree,
-so the matrix is read exactly once, fully coalesced, and the speed is that of memory."""
+coalesced float loads. Each team then adds its partial sums with a barrier-separated
+tree, so the matrix is read exactly once, fully coalesced, and the speed is that of
+memory."""
 ---*/
 
 __kernel void matvec_fast(const __global float* M,

@@ -7,7 +7,7 @@ global = ["L0", "D"]
 local = ["TEAM", "ROWS"]
 sizes = ["L0 == TEAM", "L1 == ROWS"]
 [defines]
-TEAM = 64
+TEAM = 32
 ROWS = 4
 [allowed]
 TEAM = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]

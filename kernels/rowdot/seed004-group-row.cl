@@ -8,7 +8,7 @@ local = ["64"]
 sizes = ["D == 1000", "L0 == 64"]
 [about]
 source = "seed 004, optimisation #2, as written"
-bug = "sum[] is read (+=) before it is ever written and never reset between rows, and mem_fence stands where barriers are needed (after the vector copy, and before work-item 0 reads the other work-items' sum[k]); besides, with ls = 64 not dividing D = 1000 the copy loop reads vector[1000..1023] and writes vectCopy[1000..1023], past both arrays."
+bug = "sum[] is read (+=) before it is ever written and never reset between rows, and mem_fence stands where barriers are needed (after the vector copy, and before work-item 0 reads the other work-items' sum[k]); the copy loop also runs past both arrays (vector[1000..1023], vectCopy[1000..1023]) because 64 does not divide 1000."
 text = """Optimisation #2 of the post: a whole work-group of 64 work-items computes one
 result, so the 64 work-items read 64 neighbouring elements of a row at once (coalesced),
 each adding into its own slot of __local sum[]; work-item 0 then adds the 64 slots. The
