@@ -95,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except BrokenPipeError:  # e.g. `python -m explorer variants | head`
+        sys.stderr.close()
+        return 0
     except ExecutorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CODES.get("crashed", 4) if exc.kind in ("crash", "timeout") else USAGE_ERROR
