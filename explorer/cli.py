@@ -259,8 +259,20 @@ def _run(executor: Executor, args: argparse.Namespace) -> int:
 
 
 _CSV_FIELDS = (
-    "family", "variant", "device", "size", "local_size", "status", "kernel_ms_median",
-    "kernel_ms_min", "kernel_ms_max", "gflops", "gbps", "max_abs_error", "refused", "error",
+    "family",
+    "variant",
+    "device",
+    "size",
+    "local_size",
+    "status",
+    "kernel_ms_median",
+    "kernel_ms_min",
+    "kernel_ms_max",
+    "gflops",
+    "gbps",
+    "max_abs_error",
+    "refused",
+    "error",
 )
 
 
@@ -294,7 +306,9 @@ def _bench(executor: Executor, args: argparse.Namespace) -> int:
                 row.append("" if value is None else value)
             writer.writerow(row)
     else:
-        print(f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}{'GB/s':>9}")
+        print(
+            f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}{'GB/s':>9}"
+        )
         for r in records:
             size = "x".join(str(v) for v in r["size"].values())
             print(

@@ -83,7 +83,11 @@ def bench(
     for size in sizes:
         for variant in variants:
             request = RunRequest(
-                variant, size, device_key=device_key, repeat=repeat, timeout_s=timeout_s,
+                variant,
+                size,
+                device_key=device_key,
+                repeat=repeat,
+                timeout_s=timeout_s,
                 keep_output=False,
             )
             result = executor.run(request)

@@ -23,9 +23,10 @@ are the line numbers the user sees.
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import lru_cache
 from pathlib import Path
+
+import tomllib
 
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Variant
@@ -74,8 +75,7 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     unknown = [a for a in args if a not in problem.roles]
     if unknown:
         raise CatalogError(
-            f"{where}: args {unknown} are not roles of {family} "
-            f"(roles: {', '.join(problem.roles)})"
+            f"{where}: args {unknown} are not roles of {family} (roles: {', '.join(problem.roles)})"
         )
     missing = [r for r in problem.required_roles if r not in args]
     if missing:

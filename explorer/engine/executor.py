@@ -121,7 +121,9 @@ class Executor:
                 conn.send((kind, payload))
             except (BrokenPipeError, OSError):
                 self._discard()
-                raise ExecutorError(f"the executor process could not be reached ({what})", "crash")
+                raise ExecutorError(
+                    f"the executor process could not be reached ({what})", "crash"
+                ) from None
             while True:
                 if self._cancelled.is_set():
                     self._discard()
@@ -162,8 +164,7 @@ class Executor:
         else:
             how = f"exit code {code}"
         return (
-            f"the OpenCL runtime crashed ({how}) while running {what}; "
-            "the executor was restarted"
+            f"the OpenCL runtime crashed ({how}) while running {what}; the executor was restarted"
         )
 
     def devices(self, timeout_s: float = 60.0) -> list[DeviceInfo]:

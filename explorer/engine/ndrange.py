@@ -28,7 +28,9 @@ def resolve_defines(variant: Variant, overrides: dict[str, int] | None) -> dict[
 
 
 def default_local(
-    variant: Variant, defines: dict[str, int], sizes: dict[str, int] | None = None,
+    variant: Variant,
+    defines: dict[str, int],
+    sizes: dict[str, int] | None = None,
     compute_units: int = 1,
 ) -> tuple[int, ...]:
     """The variant's own local size; its expressions may use defines, sizes, COMPUTE_UNITS."""
@@ -59,12 +61,10 @@ def plan(
             )
     try:
         local_size = (
-            tuple(local) if local
-            else default_local(variant, defines, sizes, device.compute_units)
+            tuple(local) if local else default_local(variant, defines, sizes, device.compute_units)
         )
     except ExpressionError as exc:
-        return Refusal(f"the default local size cannot be computed: {exc}.",
-                       "Give a local size.")
+        return Refusal(f"the default local size cannot be computed: {exc}.", "Give a local size.")
     dims = len(variant.global_size)
     if len(local_size) != dims:
         return Refusal(
@@ -151,7 +151,10 @@ def _describe(expression: str, names: dict[str, int]) -> str:
 
 
 def _suggest(
-    constraint: str, names: dict[str, int], sizes: dict[str, int], defines: dict[str, int],
+    constraint: str,
+    names: dict[str, int],
+    sizes: dict[str, int],
+    defines: dict[str, int],
     constraints: tuple[str, ...] = (),
 ) -> str:
     """Nearest values of one name (a size, a define or the local size) that satisfy every

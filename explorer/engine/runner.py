@@ -80,20 +80,43 @@ def run_request(request: RunRequest) -> RunResult:
     try:
         sizes = problem.check_sizes(request.sizes)
     except InputError as exc:
-        return RunResult(**base, sizes=dict(request.sizes), global_size=None, local_size=None,
-                         defines=dict(request.defines), error=str(exc), error_kind="input")
+        return RunResult(
+            **base,
+            sizes=dict(request.sizes),
+            global_size=None,
+            local_size=None,
+            defines=dict(request.defines),
+            error=str(exc),
+            error_kind="input",
+        )
     launch = plan(variant, sizes, request.local, request.defines, device)
     if isinstance(launch, Refusal):
-        return RunResult(**base, sizes=sizes, global_size=None, local_size=request.local,
-                         defines=dict(request.defines), refused=launch)
-    common = dict(base, sizes=sizes, global_size=launch.global_size,
-                  local_size=launch.local_size, defines=launch.defines)
+        return RunResult(
+            **base,
+            sizes=sizes,
+            global_size=None,
+            local_size=request.local,
+            defines=dict(request.defines),
+            refused=launch,
+        )
+    common = dict(
+        base,
+        sizes=sizes,
+        global_size=launch.global_size,
+        local_size=launch.local_size,
+        defines=launch.defines,
+    )
     cl = s.cl
     context, queue = s.queue(device)
     try:
         kernel = s.cache.kernel(
-            cl, context, device.key, variant.source, build_options(launch.defines),
-            variant.kernel, os.path.basename(variant.path) or variant.id,
+            cl,
+            context,
+            device.key,
+            variant.source,
+            build_options(launch.defines),
+            variant.kernel,
+            os.path.basename(variant.path) or variant.id,
         )
         params = kernel_parameters(variant.source, variant.kernel)
     except BuildError as exc:
@@ -102,7 +125,8 @@ def run_request(request: RunRequest) -> RunResult:
         return RunResult(**common, error=str(exc), error_kind="build")
     if len(params) != len(variant.args):
         return RunResult(
-            **common, error_kind="build",
+            **common,
+            error_kind="build",
             error=f"{variant.kernel} takes {len(params)} parameters but the header maps "
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
         )
@@ -124,17 +148,31 @@ def run_request(request: RunRequest) -> RunResult:
 
     try:
         outputs, timing_parts, printed = _execute(
-            cl, context, queue, kernel, params, variant.args, launch, problem, sizes, inputs,
-            dtype, variant.layout, request,
+            cl,
+            context,
+            queue,
+            kernel,
+            params,
+            variant.args,
+            launch,
+            problem,
+            sizes,
+            inputs,
+            dtype,
+            variant.layout,
+            request,
             poison=_poisoner(s, context, queue, device, launch, local_bytes),
         )
     except cl.Error as exc:
-        return RunResult(**common, error=f"the OpenCL runtime reported: {exc}",
-                         error_kind="runtime")
+        return RunResult(
+            **common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
+        )
     kernel_ms, upload_ms, download_ms = timing_parts
     # The verdict covers the first and the last launch; the worse of the two is shown.
     verdicts = [verify(o, reference, dtype) for o in outputs]
-    worst = min(range(len(outputs)), key=lambda i: (verdicts[i].verified, -verdicts[i].max_abs_error))
+    worst = min(
+        range(len(outputs)), key=lambda i: (verdicts[i].verified, -verdicts[i].max_abs_error)
+    )
     verdict, output = verdicts[worst], outputs[worst]
     return RunResult(
         **common,
@@ -149,15 +187,30 @@ def run_request(request: RunRequest) -> RunResult:
     )
 
 
-def _to_device_layout(array: np.ndarray, role: str, matrix_roles: tuple[str, ...],
-                      layout: str) -> np.ndarray:
+def _to_device_layout(
+    array: np.ndarray, role: str, matrix_roles: tuple[str, ...], layout: str
+) -> np.ndarray:
     if layout == "column-major" and role in matrix_roles and array.ndim == 2:
         return np.ascontiguousarray(array.T)
     return np.ascontiguousarray(array)
 
 
-def _execute(cl, context, queue, kernel, params, roles, launch: LaunchPlan, problem, sizes,
-             inputs, dtype, layout, request: RunRequest, poison=None):  # type: ignore[no-untyped-def]
+def _execute(
+    cl,
+    context,
+    queue,
+    kernel,
+    params,
+    roles,
+    launch: LaunchPlan,
+    problem,
+    sizes,
+    inputs,
+    dtype,
+    layout,
+    request: RunRequest,
+    poison=None,
+):  # type: ignore[no-untyped-def]
     mf = cl.mem_flags
     out_shape = problem.output_shape(sizes)
     host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=dtype)
@@ -213,7 +266,11 @@ def _execute(cl, context, queue, kernel, params, roles, launch: LaunchPlan, prob
     outputs = [first_out, host_out]
     if layout == "column-major" and host_out.ndim == 2:
         outputs = [o.T for o in outputs]
-    return [np.ascontiguousarray(o) for o in outputs], (samples, upload_ms, download_ms), captured.text
+    return (
+        [np.ascontiguousarray(o) for o in outputs],
+        (samples, upload_ms, download_ms),
+        captured.text,
+    )
 
 
 def _event_ms(event: Any) -> float:
@@ -232,8 +289,14 @@ __kernel void poison_local(__local uint* scratch, uint words)
 """
 
 
-def _poisoner(s: _Session, context: Any, queue: Any, device: DeviceInfo, launch: LaunchPlan,
-              kernel_local_bytes: int) -> Any:
+def _poisoner(
+    s: _Session,
+    context: Any,
+    queue: Any,
+    device: DeviceInfo,
+    launch: LaunchPlan,
+    kernel_local_bytes: int,
+) -> Any:
     """Fill local memory with NaN before the first launch.
 
     Local memory keeps whatever the last kernel left there. A kernel that reads local
@@ -245,11 +308,19 @@ def _poisoner(s: _Session, context: Any, queue: Any, device: DeviceInfo, launch:
         return None
     cl = s.cl
     words = min(used // 4 + 256, device.local_mem_bytes // 4 - 16)
-    kernel = s.cache.kernel(cl, context, device.key, _POISON_SOURCE, (), "poison_local",
-                            "poison_local.cl")
-    group = max(1, min(math.prod(launch.local_size), device.max_work_group_size,
-                       kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
-                                                  context.devices[0])))
+    kernel = s.cache.kernel(
+        cl, context, device.key, _POISON_SOURCE, (), "poison_local", "poison_local.cl"
+    )
+    group = max(
+        1,
+        min(
+            math.prod(launch.local_size),
+            device.max_work_group_size,
+            kernel.get_work_group_info(
+                cl.kernel_work_group_info.WORK_GROUP_SIZE, context.devices[0]
+            ),
+        ),
+    )
     groups = max(1, device.compute_units) * 8
 
     def run() -> None:
@@ -305,8 +376,14 @@ def _captured_stdout() -> Iterator[_Capture]:
 def _failed(request: RunRequest, device: DeviceInfo | None, message: str, kind: str) -> RunResult:
     variant = request.variant
     return RunResult(
-        family=variant.family, variant=variant.id,
-        device=device.name if device else "", platform=device.platform if device else "",
-        sizes=dict(request.sizes), global_size=None, local_size=request.local,
-        defines=dict(request.defines), error=message, error_kind=kind,
+        family=variant.family,
+        variant=variant.id,
+        device=device.name if device else "",
+        platform=device.platform if device else "",
+        sizes=dict(request.sizes),
+        global_size=None,
+        local_size=request.local,
+        defines=dict(request.defines),
+        error=message,
+        error_kind=kind,
     )

@@ -108,8 +108,11 @@ class ConfigPanel(QWidget):
         model.defines_changed.connect(self._show_defines)
         model.input_changed.connect(self._show_input)
         for signal in (
-            model.device_changed, model.variant_changed, model.sizes_changed,
-            model.local_changed, model.defines_changed,
+            model.device_changed,
+            model.variant_changed,
+            model.sizes_changed,
+            model.local_changed,
+            model.defines_changed,
         ):
             signal.connect(self.validate)
         self._show_family()
@@ -164,9 +167,7 @@ class ConfigPanel(QWidget):
         self._updating = True
         self.variant_combo.setCurrentIndex(self.variant_combo.findData(variant.id))
         self._updating = False
-        bug = (
-            f"<p style='color:#c0392b'><b>Known bug:</b> {variant.bug}</p>" if variant.bug else ""
-        )
+        bug = f"<p style='color:#c0392b'><b>Known bug:</b> {variant.bug}</p>" if variant.bug else ""
         self.about.setText(
             f"<p><b>{variant.name}</b> <i>({variant.source_ref or 'explorer'})</i></p>"
             f"<p>{variant.text}</p>{bug}"

@@ -115,7 +115,7 @@ class MainWindow(QMainWindow):
             f"{device.name if device else ''} · {result.variant}: {result.status}{timing}"
         )
 
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]  # noqa: N802
+    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.controller.shutdown()
         super().closeEvent(event)
 

@@ -52,8 +52,7 @@ class ResultView(QWidget):
         status = "cancelled" if result.error_kind == "cancelled" else result.status
         colour = BADGE_COLOURS.get(status, "#5d6d7e")
         self.badge.setStyleSheet(
-            f"font-size: 15pt; padding: 6px; color: white; background: {colour};"
-            "border-radius: 6px;"
+            f"font-size: 15pt; padding: 6px; color: white; background: {colour};border-radius: 6px;"
         )
         self.badge.setText(badge_text(result))
         if result.output is None:
@@ -72,10 +71,12 @@ class ResultView(QWidget):
             self.plot.clear()
             x = np.arange(output.size)
             if result.reference is not None:
-                self.plot.plot(x, result.reference, pen=pg.mkPen("#95a5a6", width=3),
-                               name="numpy reference")
-            self.plot.plot(x, np.nan_to_num(output), pen=pg.mkPen("#2874a6", width=1),
-                           name="kernel output")
+                self.plot.plot(
+                    x, result.reference, pen=pg.mkPen("#95a5a6", width=3), name="numpy reference"
+                )
+            self.plot.plot(
+                x, np.nan_to_num(output), pen=pg.mkPen("#2874a6", width=1), name="kernel output"
+            )
             self.stack.setCurrentWidget(self.plot)
 
 
@@ -88,9 +89,13 @@ def badge_text(result: RunResult) -> str:
             rate = f" · {result.gflops:.1f} GFLOP/s"
         elif result.gbps is not None:
             rate = f" · {result.gbps:.1f} GB/s"
-        verdict = "✔ Verified" if status == "verified" else (
-            f"✘ Wrong: {result.verdict.mismatches} elements, max error "
-            f"{result.verdict.max_abs_error:.3g}"
+        verdict = (
+            "✔ Verified"
+            if status == "verified"
+            else (
+                f"✘ Wrong: {result.verdict.mismatches} elements, max error "
+                f"{result.verdict.max_abs_error:.3g}"
+            )
         )
         return f"{verdict} · kernel {result.timing.median_ms:.3f} ms{rate}"
     if status == "refused":

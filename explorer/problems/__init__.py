@@ -6,8 +6,6 @@ from explorer.problems.matvec import Matvec
 from explorer.problems.rowdot import Rowdot
 from explorer.problems.transpose import Transpose
 
-FAMILIES: dict[str, Problem] = {
-    p.family: p for p in (Matmul(), Transpose(), Matvec(), Rowdot())
-}
+FAMILIES: dict[str, Problem] = {p.family: p for p in (Matmul(), Transpose(), Matvec(), Rowdot())}
 
 __all__ = ["FAMILIES", "InputError", "Problem", "Reference"]

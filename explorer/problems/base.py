@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class Problem(ABC):
     roles: tuple[str, ...]
     required_roles: tuple[str, ...]
     size_names: tuple[str, ...]
-    default_sizes: dict[str, int]
+    default_sizes: ClassVar[dict[str, int]]
     input_presets: tuple[str, ...]
     output_role: str
     matrix_roles: tuple[str, ...] = ()
@@ -86,7 +87,9 @@ class Problem(ABC):
         full = {**self.default_sizes, **{k: v for k, v in sizes.items() if v is not None}}
         unknown = set(full) - set(self.size_names)
         if unknown:
-            raise InputError(f"{self.family} has no size {sorted(unknown)}; sizes: {self.size_names}")
+            raise InputError(
+                f"{self.family} has no size {sorted(unknown)}; sizes: {self.size_names}"
+            )
         bad = {k: v for k, v in full.items() if int(v) < 1}
         if bad:
             raise InputError(f"sizes must be at least 1: {bad}")

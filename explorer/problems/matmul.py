@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from explorer.problems.base import InputError, Problem, Reference, grey_picture, random_matrix
@@ -12,7 +14,7 @@ class Matmul(Problem):
     roles = ("M", "N", "K", "A", "B", "C")
     required_roles = ("A", "B", "C")
     size_names = ("M", "N", "K")
-    default_sizes = {"M": 256, "N": 256, "K": 256}
+    default_sizes: ClassVar[dict[str, int]] = {"M": 256, "N": 256, "K": 256}
     input_presets = ("iou", "random", "identity", "image")
     output_role = "C"
     matrix_roles = ("A", "B", "C")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from explorer.problems.base import InputError, Problem, Reference, random_matrix
@@ -12,7 +14,7 @@ class Matvec(Problem):
     roles = ("WIDTH", "HEIGHT", "MAT", "VEC", "OUT", "SCRATCH")
     required_roles = ("MAT", "VEC", "OUT")
     size_names = ("WIDTH", "HEIGHT")
-    default_sizes = {"WIDTH": 1100, "HEIGHT": 4096}
+    default_sizes: ClassVar[dict[str, int]] = {"WIDTH": 1100, "HEIGHT": 4096}
     input_presets = ("random",)
     output_role = "OUT"
     matrix_roles = ("MAT",)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from explorer.problems.base import InputError, Problem, Reference, random_matrix
@@ -14,7 +16,7 @@ class Rowdot(Problem):
     roles = ("D", "RESULT", "VECTOR", "MAT1", "MAT2", "FACTOR")
     required_roles = ("RESULT", "VECTOR", "MAT1", "MAT2")
     size_names = ("D",)
-    default_sizes = {"D": 1000}
+    default_sizes: ClassVar[dict[str, int]] = {"D": 1000}
     input_presets = ("random",)
     output_role = "RESULT"
     matrix_roles = ("MAT1", "MAT2")

@@ -81,7 +81,7 @@ def text_mask(text: str, rows: int, cols: int) -> np.ndarray:
     )[:, :-_GAP]
     # As large as fits in 80% of the width and 45% of the height, like the seed's text.
     scale = max(1, min(int(0.8 * cols / bitmap.shape[1]), int(0.45 * rows / _GLYPH_H)))
-    if bitmap.shape[1] > cols or _GLYPH_H > rows:
+    if bitmap.shape[1] > cols or rows < _GLYPH_H:
         # Too small for one pixel a dot: sample the bitmap down to the matrix.
         ys = (np.arange(rows) * _GLYPH_H // rows)[:, None]
         xs = (np.arange(cols) * bitmap.shape[1] // cols)[None, :]

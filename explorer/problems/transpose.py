@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from explorer.problems.base import InputError, Problem, Reference, grey_picture, random_matrix
@@ -12,7 +14,7 @@ class Transpose(Problem):
     roles = ("WIDTH", "HEIGHT", "IN", "OUT")
     required_roles = ("IN", "OUT")
     size_names = ("WIDTH", "HEIGHT")
-    default_sizes = {"WIDTH": 1024, "HEIGHT": 1024}
+    default_sizes: ClassVar[dict[str, int]] = {"WIDTH": 1024, "HEIGHT": 1024}
     input_presets = ("iou", "random", "image")
     output_role = "OUT"
     matrix_roles = ("IN", "OUT")
@@ -29,7 +31,9 @@ class Transpose(Problem):
         elif preset == "random":
             data = random_matrix(np.random.default_rng(seed), (h, w), dtype)
         else:
-            raise InputError(f"transpose inputs are {', '.join(self.input_presets)}; not {preset!r}")
+            raise InputError(
+                f"transpose inputs are {', '.join(self.input_presets)}; not {preset!r}"
+            )
         return {"IN": np.asarray(data).astype(dtype)}
 
     def reference(self, inputs, sizes):

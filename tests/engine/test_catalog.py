@@ -2,17 +2,44 @@ from pathlib import Path
 
 import pytest
 
-from explorer.engine.catalog import CatalogError, catalog, find_variant, load_variant_file, parse_variant
+from explorer.engine.catalog import (
+    CatalogError,
+    catalog,
+    find_variant,
+    load_variant_file,
+    parse_variant,
+)
 from explorer.problems import FAMILIES
 
 REQUIRED = {
-    "matmul": {"naive", "tiled", "wpt", "reg2d", "seed000-naive", "seed000-tiled",
-               "seed003-func1", "seed003-func2"},
+    "matmul": {
+        "naive",
+        "tiled",
+        "wpt",
+        "reg2d",
+        "seed000-naive",
+        "seed000-tiled",
+        "seed003-func1",
+        "seed003-func2",
+    },
     "transpose": {"naive", "tiled", "tiled-padded", "fast"},
-    "matvec": {"nvidia-uncoalesced0", "nvidia-uncoalesced1", "nvidia-coalesced0",
-               "nvidia-coalesced1", "nvidia-coalesced2", "nvidia-coalesced3", "fast"},
-    "rowdot": {"seed004-original", "seed004-local-vector", "seed004-group-row",
-               "local-vector", "group-row", "fast"},
+    "matvec": {
+        "nvidia-uncoalesced0",
+        "nvidia-uncoalesced1",
+        "nvidia-coalesced0",
+        "nvidia-coalesced1",
+        "nvidia-coalesced2",
+        "nvidia-coalesced3",
+        "fast",
+    },
+    "rowdot": {
+        "seed004-original",
+        "seed004-local-vector",
+        "seed004-group-row",
+        "local-vector",
+        "group-row",
+        "fast",
+    },
 }
 
 
@@ -35,10 +62,15 @@ def test_ladders_come_first_in_catalog_order():
 
 
 def test_seed_bugs_are_named():
-    for family, vid in (("matvec", "nvidia-coalesced3"), ("rowdot", "seed004-local-vector"),
-                        ("rowdot", "seed004-group-row")):
-        assert "barrier" in find_variant(family, vid).bug.lower() or "warp" in find_variant(
-            family, vid).bug.lower()
+    for family, vid in (
+        ("matvec", "nvidia-coalesced3"),
+        ("rowdot", "seed004-local-vector"),
+        ("rowdot", "seed004-group-row"),
+    ):
+        assert (
+            "barrier" in find_variant(family, vid).bug.lower()
+            or "warp" in find_variant(family, vid).bug.lower()
+        )
 
 
 def test_unknown_variant_names_the_choices():

@@ -48,8 +48,7 @@ def test_global_size_is_rounded_up_to_the_local_size(device):
 
 def test_too_much_local_memory_is_refused_before_launch(executor, device):
     variant = load_variant_file(TEST_KERNELS / "huge_local.cl")
-    result = executor.run(RunRequest(variant, {"WIDTH": 64, "HEIGHT": 64},
-                                     device_key=device.key))
+    result = executor.run(RunRequest(variant, {"WIDTH": 64, "HEIGHT": 64}, device_key=device.key))
     assert result.status == "refused"
     assert "local memory" in result.refused.reason
     assert str(device.local_mem_bytes) in result.refused.reason

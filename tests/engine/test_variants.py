@@ -26,8 +26,9 @@ def _sizes(variant, device):
 
     names = FAMILIES[variant.family].size_names
     candidates = [dict.fromkeys(names, n) for n in SQUARE] + EXTRA[variant.family]
-    runnable = [s for s in candidates
-                if not isinstance(plan(variant, s, None, {}, device), Refusal)]
+    runnable = [
+        s for s in candidates if not isinstance(plan(variant, s, None, {}, device), Refusal)
+    ]
     return runnable or ALLOWED_FALLBACK[variant.family]
 
 
@@ -40,8 +41,9 @@ def test_correct_variant_is_verified_at_every_allowed_size(executor, device, var
     sizes = _sizes(variant, device)
     assert len(sizes) >= 1
     for size in sizes:
-        result = executor.run(RunRequest(variant, size, device_key=device.key, repeat=2,
-                                         input="random"))
+        result = executor.run(
+            RunRequest(variant, size, device_key=device.key, repeat=2, input="random")
+        )
         assert result.status == "verified", f"{size}: {result.summary()}"
 
 
@@ -63,8 +65,11 @@ def test_iou_product_shows_the_text(executor, device):
     from explorer.engine.catalog import find_variant
 
     variant = find_variant("matmul", "tiled")
-    result = executor.run(RunRequest(variant, {"M": 256, "N": 256, "K": 256},
-                                     device_key=device.key, input="iou", repeat=1))
+    result = executor.run(
+        RunRequest(
+            variant, {"M": 256, "N": 256, "K": 256}, device_key=device.key, input="iou", repeat=1
+        )
+    )
     assert result.status == "verified"
     c = result.output
     # Grey background (0.75) with dark text (0): both present, nothing else.
