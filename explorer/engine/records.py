@@ -209,12 +209,7 @@ class RunResult:
             return f"REFUSED  {where}: {self.refused}"
         if self.error is not None:
             return f"{self.status.upper()}  {where}: {self.error}"
-        assert self.timing is not None and self.verdict is not None
-        rate = []
-        if self.gflops is not None:
-            rate.append(f"{self.gflops:.1f} GFLOP/s")
-        if self.gbps is not None:
-            rate.append(f"{self.gbps:.1f} GB/s")
+        assert self.verdict is not None
         head = "VERIFIED" if self.verdict.verified else "WRONG"
         err = f"max abs error {self.verdict.max_abs_error:.3g}"
         if not self.verdict.verified:
@@ -224,6 +219,13 @@ class RunResult:
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
                 "memory the kernel never wrote)"
             )
+        if self.timing is None:
+            return f"{head}  {where}: {err}"
+        rate = []
+        if self.gflops is not None:
+            rate.append(f"{self.gflops:.1f} GFLOP/s")
+        if self.gbps is not None:
+            rate.append(f"{self.gbps:.1f} GB/s")
         return (
             f"{head}  {where}: kernel {self.timing.median_ms:.3f} ms "
             f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,10 @@ import numpy as np
 from explorer.engine.build import BuildCache, BuildError, build_options
 from explorer.engine.devices import NoDeviceError, list_devices, pick_device
 from explorer.engine.ndrange import LaunchPlan, check_kernel_limits, plan
-from explorer.engine.records import DeviceInfo, Refusal, RunRequest, RunResult, Timing
-from explorer.engine.signature import SignatureError, kernel_parameters, numpy_scalar
+from explorer.engine.records import DeviceInfo, Refusal, RunRequest, RunResult, Timing, Verdict
+from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
 from explorer.engine.verify import verify
-from explorer.problems import FAMILIES, InputError
+from explorer.problems import FAMILIES, InputError, Problem, Reference
 from explorer.problems.images import ImageError
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
@@ -62,8 +63,46 @@ def session() -> _Session:
     return _session
 
 
-def run_request(request: RunRequest) -> RunResult:
-    """Everything that can go wrong in a well-behaved kernel becomes a field of the result."""
+@dataclass
+class Prepared:
+    """A configuration that passed every check: built, with inputs and the reference."""
+
+    session: _Session
+    request: RunRequest
+    device: DeviceInfo
+    problem: Problem
+    sizes: dict[str, int]
+    launch: LaunchPlan
+    context: Any
+    queue: Any
+    kernel: Any
+    params: list[Parameter]
+    dtype: np.dtype
+    inputs: dict[str, np.ndarray]
+    reference: Reference
+    reference_ms: float
+    local_bytes: int
+    common: dict[str, Any]
+
+
+@dataclass
+class Bound:
+    """Kernel arguments in place: buffers uploaded, the output filled with a sentinel."""
+
+    args: list[Any]
+    out_buffer: Any
+    host_out: np.ndarray
+    upload_ms: float
+    param_bytes: list[int]  # bytes of each pointer argument (0 for scalars)
+
+
+def prepare(
+    request: RunRequest, source: str | None = None, display_name: str | None = None
+) -> Prepared | RunResult:
+    """Plan, build (``source`` replaces the variant's, e.g. an instrumented copy), make inputs.
+
+    Everything that can go wrong before launch comes back as a :class:`RunResult`.
+    """
     variant = request.variant
     problem = FAMILIES[variant.family]
     s = session()
@@ -72,51 +111,25 @@ def run_request(request: RunRequest) -> RunResult:
     except NoDeviceError as exc:
         return _failed(request, None, str(exc), "environment")
     base = dict(
-        family=variant.family,
-        variant=variant.id,
-        device=device.name,
-        platform=device.platform,
+        family=variant.family, variant=variant.id, device=device.name, platform=device.platform
     )
     try:
         sizes = problem.check_sizes(request.sizes)
     except InputError as exc:
-        return RunResult(
-            **base,
-            sizes=dict(request.sizes),
-            global_size=None,
-            local_size=None,
-            defines=dict(request.defines),
-            error=str(exc),
-            error_kind="input",
-        )
+        return RunResult(**base, sizes=dict(request.sizes), global_size=None, local_size=None,
+                         defines=dict(request.defines), error=str(exc), error_kind="input")
     launch = plan(variant, sizes, request.local, request.defines, device)
     if isinstance(launch, Refusal):
-        return RunResult(
-            **base,
-            sizes=sizes,
-            global_size=None,
-            local_size=request.local,
-            defines=dict(request.defines),
-            refused=launch,
-        )
-    common = dict(
-        base,
-        sizes=sizes,
-        global_size=launch.global_size,
-        local_size=launch.local_size,
-        defines=launch.defines,
-    )
+        return RunResult(**base, sizes=sizes, global_size=None, local_size=request.local,
+                         defines=dict(request.defines), refused=launch)
+    common = dict(base, sizes=sizes, global_size=launch.global_size,
+                  local_size=launch.local_size, defines=launch.defines)
     cl = s.cl
     context, queue = s.queue(device)
     try:
         kernel = s.cache.kernel(
-            cl,
-            context,
-            device.key,
-            variant.source,
-            build_options(launch.defines),
-            variant.kernel,
-            os.path.basename(variant.path) or variant.id,
+            cl, context, device.key, source or variant.source, build_options(launch.defines),
+            variant.kernel, display_name or os.path.basename(variant.path) or variant.id,
         )
         params = kernel_parameters(variant.source, variant.kernel)
     except BuildError as exc:
@@ -125,8 +138,7 @@ def run_request(request: RunRequest) -> RunResult:
         return RunResult(**common, error=str(exc), error_kind="build")
     if len(params) != len(variant.args):
         return RunResult(
-            **common,
-            error_kind="build",
+            **common, error_kind="build",
             error=f"{variant.kernel} takes {len(params)} parameters but the header maps "
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
         )
@@ -136,7 +148,6 @@ def run_request(request: RunRequest) -> RunResult:
     refusal = check_kernel_limits(launch, wg_limit, local_bytes, device)
     if refusal is not None:
         return RunResult(**common, refused=refusal)
-
     dtype = np.dtype(variant.dtype)
     try:
         inputs = problem.make_inputs(sizes, dtype, request.input, request.text, request.image_path)
@@ -145,45 +156,122 @@ def run_request(request: RunRequest) -> RunResult:
     started = time.perf_counter()
     reference = problem.reference(inputs, sizes)
     reference_ms = (time.perf_counter() - started) * 1e3
+    return Prepared(s, request, device, problem, sizes, launch, context, queue, kernel, params,
+                    dtype, inputs, reference, reference_ms, local_bytes, common)
 
-    try:
-        outputs, timing_parts, printed = _execute(
-            cl,
-            context,
-            queue,
-            kernel,
-            params,
-            variant.args,
-            launch,
-            problem,
-            sizes,
-            inputs,
-            dtype,
-            variant.layout,
-            request,
-            poison=_poisoner(s, context, queue, device, launch, local_bytes),
-        )
-    except cl.Error as exc:
-        return RunResult(
-            **common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
-        )
-    kernel_ms, upload_ms, download_ms = timing_parts
-    # The verdict covers the first and the last launch; the worse of the two is shown.
-    verdicts = [verify(o, reference, dtype) for o in outputs]
+
+def bind(p: Prepared) -> Bound:
+    """Upload inputs, allocate the output (filled with NaN or INT_MIN) and local arguments."""
+    cl = p.session.cl
+    mf = cl.mem_flags
+    layout = p.request.variant.layout
+    out_shape = p.problem.output_shape(p.sizes)
+    host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=p.dtype)
+    args: list[Any] = []
+    param_bytes: list[int] = []
+    upload_ms = 0.0
+    out_buffer = None
+    for param, role in zip(p.params, p.request.variant.args, strict=True):
+        if param.space == "local":
+            size = max(p.launch.local_mem_bytes, 4)
+            args.append(cl.LocalMemory(size))
+            param_bytes.append(size)
+        elif param.space == "scalar":
+            args.append(numpy_scalar(param.scalar_type, p.problem.scalar(role, p.sizes, p.inputs)))
+            param_bytes.append(0)
+        elif role == p.problem.output_role:
+            out_buffer = cl.Buffer(p.context, mf.READ_WRITE, max(host_out.nbytes, 4))
+            args.append(out_buffer)
+            param_bytes.append(host_out.nbytes)
+        else:
+            host = _to_device_layout(p.inputs[role], role, p.problem.matrix_roles, layout)
+            buf = cl.Buffer(p.context, mf.READ_ONLY, max(host.nbytes, 4))
+            event = cl.enqueue_copy(p.queue, buf, host)
+            event.wait()
+            upload_ms += _event_ms(event)
+            args.append(buf)
+            param_bytes.append(host.nbytes)
+    bound = Bound(args, out_buffer, host_out, upload_ms, param_bytes)
+    reset_output(p, bound)
+    return bound
+
+
+def reset_output(p: Prepared, bound: Bound) -> None:
+    """Unwritten output elements show up as NaN (or INT_MIN), never as stale data."""
+    sentinel = np.nan if p.dtype.kind == "f" else np.iinfo(p.dtype).min
+    fill = np.full(bound.host_out.shape, sentinel, dtype=p.dtype)
+    p.session.cl.enqueue_copy(p.queue, bound.out_buffer, fill).wait()
+
+
+def read_output(p: Prepared, bound: Bound) -> tuple[np.ndarray, float]:
+    """The output in the problem's (row-major) shape, and the download time."""
+    host = np.empty_like(bound.host_out)
+    event = p.session.cl.enqueue_copy(p.queue, host, bound.out_buffer)
+    event.wait()
+    if p.request.variant.layout == "column-major" and host.ndim == 2:
+        host = host.T
+    return np.ascontiguousarray(host), _event_ms(event)
+
+
+def poison_local(p: Prepared) -> None:
+    run = _poisoner(p.session, p.context, p.queue, p.device, p.launch, p.local_bytes)
+    if run is not None:
+        run()
+
+
+def judge(p: Prepared, outputs: list[np.ndarray]) -> tuple[Verdict, np.ndarray]:
+    """The verdict over several launches' outputs: the worse one is shown."""
+    verdicts = [verify(o, p.reference, p.dtype) for o in outputs]
     worst = min(
         range(len(outputs)), key=lambda i: (verdicts[i].verified, -verdicts[i].max_abs_error)
     )
-    verdict, output = verdicts[worst], outputs[worst]
+    return verdicts[worst], outputs[worst]
+
+
+def run_request(request: RunRequest) -> RunResult:
+    """Everything that can go wrong in a well-behaved kernel becomes a field of the result."""
+    p = prepare(request)
+    if isinstance(p, RunResult):
+        return p
+    cl = p.session.cl
+    try:
+        bound = bind(p)
+        p.kernel.set_args(*bound.args)
+        poison_local(p)
+        launch = p.launch
+        with _captured_stdout() as captured:
+            event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size,
+                                               launch.local_size)
+            event.wait()
+            p.queue.finish()
+        # The first launch is kept apart: a kernel that reads memory it never wrote can
+        # look right on later launches, which find the first one's leftovers.
+        first, _ = read_output(p, bound)
+        samples: list[float] = []
+        warmup = max(1, request.warmup)
+        with _silenced_stdout():  # printf output of one launch is enough
+            for i in range(1, warmup + request.repeat):
+                event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size,
+                                                   launch.local_size)
+                event.wait()
+                if i >= warmup:
+                    samples.append(_event_ms(event))
+            p.queue.finish()
+        last, download_ms = read_output(p, bound)
+    except cl.Error as exc:
+        return RunResult(**p.common, error=f"the OpenCL runtime reported: {exc}",
+                         error_kind="runtime")
+    verdict, output = judge(p, [first, last])
     return RunResult(
-        **common,
+        **p.common,
         verdict=verdict,
-        timing=Timing(tuple(kernel_ms), upload_ms, download_ms, reference_ms),
-        flops=problem.flops(sizes),
-        bytes_moved=problem.min_bytes(sizes, dtype.itemsize),
-        output_text=printed,
+        timing=Timing(tuple(samples), bound.upload_ms, download_ms, p.reference_ms),
+        flops=p.problem.flops(p.sizes),
+        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+        output_text=captured.text,
         output=output if request.keep_output else None,
-        reference=reference.value if request.keep_output else None,
-        inputs=inputs if request.keep_output else None,
+        reference=p.reference.value if request.keep_output else None,
+        inputs=p.inputs if request.keep_output else None,
     )
 
 
@@ -193,84 +281,6 @@ def _to_device_layout(
     if layout == "column-major" and role in matrix_roles and array.ndim == 2:
         return np.ascontiguousarray(array.T)
     return np.ascontiguousarray(array)
-
-
-def _execute(
-    cl,
-    context,
-    queue,
-    kernel,
-    params,
-    roles,
-    launch: LaunchPlan,
-    problem,
-    sizes,
-    inputs,
-    dtype,
-    layout,
-    request: RunRequest,
-    poison=None,
-):  # type: ignore[no-untyped-def]
-    mf = cl.mem_flags
-    out_shape = problem.output_shape(sizes)
-    host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=dtype)
-    sentinel = np.nan if dtype.kind == "f" else np.iinfo(dtype).min
-    buffers: list[Any] = []
-    args: list[Any] = []
-    upload_ms = 0.0
-    for param, role in zip(params, roles, strict=True):
-        if param.space == "local":
-            args.append(cl.LocalMemory(max(launch.local_mem_bytes, 4)))
-        elif param.space == "scalar":
-            value = problem.scalar(role, sizes, inputs)
-            args.append(numpy_scalar(param.scalar_type, value))
-        elif role == problem.output_role:
-            buf = cl.Buffer(context, mf.READ_WRITE, max(host_out.nbytes, 4))
-            # Unwritten output elements show up as NaN (or INT_MIN), never as stale data.
-            fill = np.full(host_out.shape, sentinel, dtype=dtype)
-            cl.enqueue_copy(queue, buf, fill).wait()
-            buffers.append(buf)
-            args.append(buf)
-        else:
-            host = _to_device_layout(inputs[role], role, problem.matrix_roles, layout)
-            buf = cl.Buffer(context, mf.READ_ONLY, max(host.nbytes, 4))
-            event = cl.enqueue_copy(queue, buf, host)
-            event.wait()
-            upload_ms += _event_ms(event)
-            buffers.append(buf)
-            args.append(buf)
-    kernel.set_args(*args)
-    out_buffer = args[list(roles).index(problem.output_role)]
-    samples: list[float] = []
-    first_out = np.empty_like(host_out)
-    if poison is not None:
-        poison()
-    launches = max(1, request.warmup) + request.repeat
-    with _captured_stdout() as captured:
-        event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size)
-        event.wait()
-        queue.finish()
-    # The first launch is kept apart: a kernel that reads memory it never wrote can look
-    # right on later launches, which find the first one's leftovers.
-    cl.enqueue_copy(queue, first_out, out_buffer).wait()
-    with _silenced_stdout():  # printf output of one launch is enough
-        for i in range(1, launches):
-            event = cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size)
-            event.wait()
-            if i >= max(1, request.warmup):
-                samples.append(_event_ms(event))
-        queue.finish()
-    event = cl.enqueue_copy(queue, host_out, out_buffer)
-    event.wait()
-    download_ms = _event_ms(event)
-    outputs = [first_out, host_out]
-    if layout == "column-major" and host_out.ndim == 2:
-        outputs = [o.T for o in outputs]
-    return (
-        [np.ascontiguousarray(o) for o in outputs],
-        (samples, upload_ms, download_ms),
-        captured.text,
-    )
 
 
 def _event_ms(event: Any) -> float:

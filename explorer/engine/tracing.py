@@ -1,0 +1,176 @@
+"""Running the instrumented kernel: size the trace, record it, read it back, decode it.
+
+Two launches: the first only counts each work-item's records, so the second can give
+every traced work-item a region of exactly the right size (no guessing, and overflow
+can only come from a kernel whose control flow differs between launches). Work-groups
+are traced while the records fit in the memory budget; beyond it, a window of groups
+around a chosen one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.engine.records import RunRequest, RunResult
+from explorer.engine.runner import (
+    bind, judge, poison_local, prepare, read_output, reset_output,
+)
+from explorer.trace.decode import RawTrace, decode, group_coords
+from explorer.trace.instrument import InstrumentError, instrument
+from explorer.trace.records import Trace
+
+DEFAULT_BUDGET_BYTES = 1 << 30  # records are 8 bytes: 128 Mi records at most
+RECORD_BYTES = 8
+
+
+@dataclass(frozen=True)
+class TraceRequest:
+    run: RunRequest
+    groups: tuple[tuple[int, int], ...] | None = None  # explicit ranges per dimension
+    center: tuple[int, int, int] | None = None  # trace a window around this group
+    budget_bytes: int = DEFAULT_BUDGET_BYTES
+
+
+@dataclass(frozen=True, eq=False)
+class TraceOutcome:
+    result: RunResult  # the trace build's own verdict (it must compute the same answer)
+    trace: Trace | None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def choose_window(
+    counts: np.ndarray, num_groups: tuple[int, int, int], per_group: int, budget_bytes: int,
+    center: tuple[int, int, int] | None, ranges: tuple[tuple[int, int], ...] | None,
+) -> np.ndarray:
+    """Linear ids of the groups to trace, in slot order."""
+    total_groups = int(np.prod(num_groups))
+    coords = group_coords(np.arange(total_groups), num_groups)
+    if ranges:
+        mask = np.ones(total_groups, dtype=bool)
+        for dim, (lo, hi) in enumerate(ranges[:3]):
+            mask &= (coords[:, dim] >= lo) & (coords[:, dim] < hi)
+        return np.nonzero(mask)[0]
+    per_group_records = counts.reshape(total_groups, per_group).sum(axis=1)
+    if center is None and per_group_records.sum() * RECORD_BYTES <= budget_bytes:
+        return np.arange(total_groups)
+    c = np.array(center or (0, 0, 0), dtype=np.int64)
+    distance = np.abs(coords - c).max(axis=1) * total_groups + np.abs(coords - c).sum(axis=1)
+    order = np.argsort(distance, kind="stable")
+    fits = np.cumsum(per_group_records[order]) * RECORD_BYTES <= budget_bytes
+    chosen = order[: max(1, int(fits.sum()))]
+    return np.sort(chosen)
+
+
+def run_trace(request: TraceRequest) -> TraceOutcome:
+    run = request.run
+    variant = run.variant
+    try:
+        inst = instrument(variant.source, variant.kernel)
+    except InstrumentError as exc:
+        failed = prepare(run)
+        if isinstance(failed, RunResult):
+            return TraceOutcome(failed, None)
+        return TraceOutcome(
+            RunResult(**failed.common, error=f"cannot trace: {exc}", error_kind="trace"), None
+        )
+    started = time.perf_counter()
+    p = prepare(run, source=inst.source)
+    if isinstance(p, RunResult):
+        return TraceOutcome(p, None)
+    cl = p.session.cl
+    mf = cl.mem_flags
+    local = (list(p.launch.local_size) + [1, 1, 1])[:3]
+    per_group = int(np.prod(local))
+    num_groups = tuple(
+        ([g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
+         + [1, 1, 1])[:3]
+    )
+    total_groups = int(np.prod(num_groups))
+    timings = {"build_ms": (time.perf_counter() - started) * 1e3}
+
+    try:
+        bound = bind(p)
+        lengths = np.zeros(max(1, len(inst.buffers)), dtype=np.uint64)
+        for b in inst.buffers:
+            if b.param_index is not None:
+                lengths[b.id] = bound.param_bytes[b.param_index]
+        ctx = p.context
+
+        def buffer(array: np.ndarray):  # type: ignore[no-untyped-def]
+            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
+
+        len_buf = buffer(lengths)
+        meta = np.zeros(8 * max(1, len(inst.buffers)), dtype=np.uint64)
+        meta_buf = buffer(meta)
+        dummy_buf = cl.Buffer(ctx, mf.READ_WRITE, 256)
+
+        def launch(slots: np.ndarray, offsets: np.ndarray, count_only: bool,
+                   capacity_records: int) -> tuple[np.ndarray, np.ndarray, object]:
+            w = int((slots >= 0).sum()) * per_group
+            rec_buf = cl.Buffer(ctx, mf.READ_WRITE, max(8, capacity_records * RECORD_BYTES))
+            counts = np.zeros(max(1, w), dtype=np.uint32)
+            dispatch = np.zeros(1 + total_groups, dtype=np.uint32)
+            cnt_buf, disp_buf = buffer(counts), buffer(dispatch)
+            args = [*bound.args, rec_buf, buffer(offsets.astype(np.uint64)), cnt_buf, disp_buf,
+                    buffer(slots.astype(np.int32)), len_buf, meta_buf, dummy_buf,
+                    np.uint32(1 if count_only else 0)]
+            p.kernel.set_args(*args)
+            reset_output(p, bound)
+            poison_local(p)
+            cl.enqueue_nd_range_kernel(p.queue, p.kernel, p.launch.global_size,
+                                       p.launch.local_size).wait()
+            cl.enqueue_copy(p.queue, counts, cnt_buf)
+            cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
+            return counts[:w], dispatch, rec_buf
+
+        t0 = time.perf_counter()
+        all_slots = np.arange(total_groups, dtype=np.int32)
+        counts, _, _ = launch(all_slots, np.zeros(total_groups * per_group + 1), True, 0)
+        timings["count_ms"] = (time.perf_counter() - t0) * 1e3
+
+        window = choose_window(counts, num_groups, per_group, request.budget_bytes,
+                               request.center, request.groups)
+        slots = np.full(total_groups, -1, dtype=np.int32)
+        slots[window] = np.arange(window.size, dtype=np.int32)
+        wi_counts = counts.reshape(total_groups, per_group)[window].ravel().astype(np.uint64)
+        offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
+        capacity = int(offsets[-1])
+
+        t0 = time.perf_counter()
+        counts2, dispatch, rec_buf = launch(slots, offsets, False, capacity)
+        output, _ = read_output(p, bound)
+        records = np.empty((capacity, 2), dtype=np.uint32)
+        if capacity:
+            cl.enqueue_copy(p.queue, records, rec_buf)
+        cl.enqueue_copy(p.queue, meta, meta_buf).wait()
+        timings["record_ms"] = (time.perf_counter() - t0) * 1e3
+    except cl.Error as exc:
+        return TraceOutcome(
+            RunResult(**p.common, error=f"the OpenCL runtime reported: {exc}",
+                      error_kind="runtime"), None,
+        )
+
+    t0 = time.perf_counter()
+    roles = tuple(
+        variant.args[b.param_index] if b.param_index is not None else None for b in inst.buffers
+    )
+    raw = RawTrace(records, offsets, counts2, dispatch, meta, slots, p.launch.global_size,
+                   p.launch.local_size, roles, p.problem.output_role)
+    trace = decode(raw, inst)
+    timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
+    verdict, shown = judge(p, [output])
+    result = RunResult(
+        **p.common,
+        verdict=verdict,
+        flops=p.problem.flops(p.sizes),
+        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+        output=shown if run.keep_output else None,
+        reference=p.reference.value if run.keep_output else None,
+        inputs=p.inputs if run.keep_output else None,
+    )
+    return TraceOutcome(result, trace, timings)
+
+

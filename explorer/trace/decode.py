@@ -1,0 +1,101 @@
+"""Turning the raw trace buffers the device filled into a :class:`Trace` (numpy, vectorised)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.instrument import NO_BUFFER, Instrumented
+from explorer.trace.records import GLOBAL, LOCAL, BufferInfo, NotTraced, Site, Trace
+
+
+@dataclass(frozen=True, eq=False)
+class RawTrace:
+    """What the instrumented kernel wrote, as the host read it back."""
+
+    records: np.ndarray  # (R, 2) uint32
+    offsets: np.ndarray  # (W + 1,) uint64: each traced work-item's region
+    counts: np.ndarray  # (W,) uint32: records each work-item tried to write
+    dispatch: np.ndarray  # (1 + G,) uint32: [counter, start order of each group]
+    meta: np.ndarray  # (buffers * 8,) uint64: elem size, bytes, dims per buffer
+    slots: np.ndarray  # (G,) int32: window slot of each group, -1 if not traced
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    roles: tuple[str | None, ...]  # the family role of each buffer (None for local arrays)
+    output_role: str | None
+
+
+def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
+    dims = [g // lo for g, lo in zip(global_size, local_size, strict=True)]
+    return tuple((dims + [1, 1, 1])[:3])  # type: ignore[return-value]
+
+
+def group_coords(linear: np.ndarray, num_groups: tuple[int, int, int]) -> np.ndarray:
+    gx, gy, _ = num_groups
+    linear = np.asarray(linear, dtype=np.int64)
+    return np.stack([linear % gx, (linear // gx) % gy, linear // (gx * gy)], axis=-1).astype(
+        np.int32
+    )
+
+
+def decode(raw: RawTrace, inst: Instrumented) -> Trace:
+    local = (list(raw.local_size) + [1, 1, 1])[:3]
+    per_group = int(np.prod(local))
+    num_groups = _num_groups(raw.global_size, raw.local_size)
+    window = np.nonzero(raw.slots >= 0)[0]
+    window = window[np.argsort(raw.slots[window])]  # group linear id of each slot
+    w = window.size * per_group
+
+    capacity = (raw.offsets[1:] - raw.offsets[:-1]).astype(np.int64)
+    counts = raw.counts[:w].astype(np.int64)
+    kept = np.minimum(counts, capacity)
+    total = int(kept.sum())
+    wi = np.repeat(np.arange(w, dtype=np.int32), kept)
+    starts = np.cumsum(kept) - kept
+    seq = (np.arange(total, dtype=np.int64) - np.repeat(starts, kept)).astype(np.int32)
+    positions = np.repeat(raw.offsets[:-1].astype(np.int64), kept) + seq
+    rec = raw.records[positions] if total else np.zeros((0, 2), dtype=np.uint32)
+    word = rec[:, 1]
+    site = (word & 0xFFF).astype(np.int32)
+    phase = ((word >> 12) & 0xFFF).astype(np.int32)
+    buffer = ((word >> 24) & 0xF).astype(np.int16)
+    buffer[buffer == NO_BUFFER] = -1
+    oob = ((word >> 28) & 1).astype(bool)
+    size = (np.int32(1) << (word >> 29).astype(np.int32)).astype(np.int32)
+    offset = rec[:, 0].view(np.int32).astype(np.int64)
+    site_op = np.array([s.op for s in inst.sites] + [0], dtype=np.int8)
+    op = site_op[site]
+
+    slot_of_wi = np.arange(w) // per_group
+    local_linear = np.arange(w) % per_group
+    wi_group = group_coords(window[slot_of_wi], num_groups)
+    wi_local = np.stack(
+        [local_linear % local[0], (local_linear // local[0]) % local[1],
+         local_linear // (local[0] * local[1])], axis=-1,
+    ).astype(np.int32)
+
+    meta = raw.meta.reshape(-1, 8)
+    buffers = []
+    for b in inst.buffers:
+        elem, nbytes = int(meta[b.id, 0]) or 1, int(meta[b.id, 1])
+        dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
+        space = LOCAL if b.space == LOCAL else GLOBAL
+        role = raw.roles[b.id] if b.id < len(raw.roles) else None
+        buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims)))
+
+    sites = tuple(Site(s.id, s.line, s.op, s.space,
+                       s.buffer if s.buffer != NO_BUFFER else -1, s.text) for s in inst.sites)
+    order = np.argsort(raw.dispatch[1 : 1 + int(np.prod(num_groups))], kind="stable")
+    dispatch = tuple(tuple(int(v) for v in g) for g in group_coords(order, num_groups))
+    groups = tuple(tuple(int(v) for v in g) for g in group_coords(window, num_groups))
+    return Trace(
+        wi=wi, seq=seq, phase=phase, site=site, op=op, buffer=buffer, offset=offset, size=size,
+        oob=oob, wi_group=wi_group, wi_local=wi_local, wi_count=counts,
+        buffers=tuple(buffers), sites=sites, global_size=tuple(raw.global_size),
+        local_size=tuple(raw.local_size), groups_traced=groups, dispatch_order=dispatch,
+        capacity=int(capacity.max()) if capacity.size else 0,
+        not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced),
+        output_role=raw.output_role,
+        extra={"capacity_per_wi": capacity},
+    )

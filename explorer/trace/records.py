@@ -1,0 +1,183 @@
+"""The decoded trace and the findings drawn from it (numpy only, no OpenCL, no Qt).
+
+A trace is what the instrumented kernel itself recorded on the device: one record per
+access to ``__global``/``__local`` memory, barrier and fence, per traced work-item, in the
+order that work-item executed them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Operation codes, as recorded by the instrumented kernel.
+READ, WRITE, RMW, ATOMIC, BARRIER, FENCE = 0, 1, 2, 3, 4, 5
+OP_NAMES = {READ: "read", WRITE: "write", RMW: "rmw", ATOMIC: "atomic", BARRIER: "barrier",
+            FENCE: "fence"}
+# Memory spaces.
+GLOBAL, LOCAL, NO_SPACE = 0, 1, -1
+SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", NO_SPACE: "none"}
+
+
+@dataclass(frozen=True)
+class BufferInfo:
+    """A buffer the kernel can address: a ``__global`` or ``__local`` parameter, or a
+    ``__local`` array declared in the kernel."""
+
+    name: str  # the kernel's own name for it (parameter or array)
+    role: str | None  # the family role (A, B, C, ...) for parameters, else None
+    space: int  # GLOBAL or LOCAL
+    elem_size: int  # bytes of one element of the declared type
+    length: int  # elements
+    shape: tuple[int, ...] = ()  # declared shape for local arrays (e.g. (16, 17)), else (length,)
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place in the source that accesses memory or synchronises."""
+
+    id: int
+    line: int  # 1-based line in the user's file
+    op: int  # READ, WRITE, RMW, ATOMIC, BARRIER or FENCE
+    space: int  # GLOBAL, LOCAL or NO_SPACE
+    buffer: int  # index into Trace.buffers of the name subscripted, or -1
+    text: str  # the source text of the access, e.g. "As[col][row]"
+
+
+@dataclass(frozen=True)
+class NotTraced:
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """Records are sorted by (work-item, sequence). Index arrays all have one entry per record.
+
+    Per record:
+      wi        int32  index into the work-item tables below
+      seq       int32  position in that work-item's own sequence
+      phase     int32  barriers that work-item had passed
+      site      int32  index into ``sites``
+      op        int8   READ/WRITE/RMW/ATOMIC/BARRIER/FENCE (a copy of the site's op)
+      buffer    int16  index into ``buffers``, -1 for barriers and fences
+      offset    int64  byte offset from the buffer's start (may be outside it when ``oob``)
+      size      int32  bytes accessed (4 for a float, 16 for a vload4 of floats)
+      oob       bool   the access fell outside every buffer and was skipped
+    Per traced work-item (length W):
+      wi_group  (W, 3) int32  work-group id
+      wi_local  (W, 3) int32  local id
+      wi_count  (W,)   int64  records the work-item tried to write (more than kept = overflow)
+    """
+
+    wi: np.ndarray
+    seq: np.ndarray
+    phase: np.ndarray
+    site: np.ndarray
+    op: np.ndarray
+    buffer: np.ndarray
+    offset: np.ndarray
+    size: np.ndarray
+    oob: np.ndarray
+    wi_group: np.ndarray
+    wi_local: np.ndarray
+    wi_count: np.ndarray
+    buffers: tuple[BufferInfo, ...]
+    sites: tuple[Site, ...]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    groups_traced: tuple[tuple[int, int, int], ...]
+    dispatch_order: tuple[tuple[int, int, int], ...]  # every group, in the order it started
+    capacity: int  # records kept per work-item
+    not_traced: tuple[NotTraced, ...] = ()
+    output_role: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def records(self) -> int:
+        return int(self.wi.size)
+
+    @property
+    def overflowed(self) -> np.ndarray:
+        """Indices of work-items whose records did not all fit."""
+        capacity = self.extra.get("capacity_per_wi")
+        if capacity is None:
+            capacity = self.capacity
+        return np.nonzero(self.wi_count > capacity)[0]
+
+    @property
+    def complete(self) -> bool:
+        return not self.not_traced and self.overflowed.size == 0
+
+    @property
+    def num_groups(self) -> tuple[int, int, int]:
+        dims = [g // lo for g, lo in zip(self.global_size, self.local_size, strict=True)]
+        return tuple((dims + [1, 1, 1])[:3])  # type: ignore[return-value]
+
+    def local_linear(self) -> np.ndarray:
+        """Per work-item: linear local id (x fastest), as a warp is formed."""
+        lx, ly = (list(self.local_size) + [1, 1])[:2]
+        return self.wi_local[:, 0] + lx * (self.wi_local[:, 1] + ly * self.wi_local[:, 2])
+
+    def group_linear(self) -> np.ndarray:
+        """Per work-item: linear work-group id (x fastest)."""
+        gx, gy, _ = self.num_groups
+        return self.wi_group[:, 0] + gx * (self.wi_group[:, 1] + gy * self.wi_group[:, 2])
+
+    def index(self) -> np.ndarray:
+        """Per record: element index in its buffer (offset / the buffer's element size)."""
+        sizes = np.array([b.elem_size for b in self.buffers] + [1], dtype=np.int64)
+        return self.offset // sizes[self.buffer]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something a person should look at, with where and what to do."""
+
+    kind: str  # race, uninitialized, out-of-bounds, barrier-divergence, coverage, not-traced, overflow
+    line: int | None
+    phase: int | None
+    buffer: str | None
+    work_items: tuple[tuple[int, ...], ...]  # a few (group..., local...) examples
+    count: int
+    message: str
+    elements: tuple[int, ...] = ()  # a few element indices involved
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "line": self.line,
+            "phase": self.phase,
+            "buffer": self.buffer,
+            "work_items": [list(w) for w in self.work_items],
+            "count": self.count,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class SiteStats:
+    line: int
+    buffer: str
+    space: str
+    op: str
+    accesses: int
+    requests: int
+    sectors_per_request: float | None
+    bank_conflict_degree: float | None  # mean over requests
+    bank_conflict_worst: int | None
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "buffer": self.buffer,
+            "space": self.space,
+            "op": self.op,
+            "accesses": self.accesses,
+            "requests": self.requests,
+            "sectors_per_request": self.sectors_per_request,
+            "bank_conflict_degree": self.bank_conflict_degree,
+        }
