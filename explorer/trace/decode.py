@@ -52,18 +52,25 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     kept = np.minimum(counts, capacity)
     total = int(kept.sum())
     wi = np.repeat(np.arange(w, dtype=np.int32), kept)
-    starts = np.cumsum(kept) - kept
-    seq = (np.arange(total, dtype=np.int64) - np.repeat(starts, kept)).astype(np.int32)
-    positions = np.repeat(raw.offsets[:-1].astype(np.int64), kept) + seq
-    rec = raw.records[positions] if total else np.zeros((0, 2), dtype=np.uint32)
-    word = rec[:, 1]
+    starts = (np.cumsum(kept) - kept).astype(np.int64)
+    seq = np.arange(total, dtype=np.int64)
+    seq -= np.repeat(starts, kept)
+    if np.array_equal(kept, capacity):  # the usual case: every region exactly full
+        rec = raw.records[:total]
+    else:
+        rec = raw.records[np.repeat(raw.offsets[:-1].astype(np.int64), kept) + seq]
+    seq = seq.astype(np.int32)
+    word = np.ascontiguousarray(rec[:, 1])
     site = (word & 0xFFF).astype(np.int32)
-    phase = ((word >> 12) & 0xFFF).astype(np.int32)
-    buffer = ((word >> 24) & 0xF).astype(np.int16)
+    phase = np.right_shift(word, 12)
+    phase &= 0xFFF
+    phase = phase.astype(np.int32)
+    field = np.right_shift(word, 24)
+    buffer = (field & 0xF).astype(np.int16)
     buffer[buffer == NO_BUFFER] = -1
-    oob = ((word >> 28) & 1).astype(bool)
-    size = (np.int32(1) << (word >> 29).astype(np.int32)).astype(np.int32)
-    offset = rec[:, 0].view(np.int32).astype(np.int64)
+    oob = (field & 0x10) != 0
+    size = np.left_shift(np.int32(1), (field >> 5).astype(np.int32))
+    offset = np.ascontiguousarray(rec[:, 0]).view(np.int32)
     site_op = np.array([s.op for s in inst.sites] + [0], dtype=np.int8)
     op = site_op[site]
 

@@ -63,7 +63,8 @@ class Trace:
       site      int32  index into ``sites``
       op        int8   READ/WRITE/RMW/ATOMIC/BARRIER/FENCE (a copy of the site's op)
       buffer    int16  index into ``buffers``, -1 for barriers and fences
-      offset    int64  byte offset from the buffer's start (may be outside it when ``oob``)
+      offset    int32  byte offset from the buffer's start (may be outside it when ``oob``;
+                     widen to int64 before packing it into keys)
       size      int32  bytes accessed (4 for a float, 16 for a vload4 of floats)
       oob       bool   the access fell outside every buffer and was skipped
     Per traced work-item (length W):
@@ -129,7 +130,7 @@ class Trace:
     def index(self) -> np.ndarray:
         """Per record: element index in its buffer (offset / the buffer's element size)."""
         sizes = np.array([b.elem_size for b in self.buffers] + [1], dtype=np.int64)
-        return self.offset // sizes[self.buffer]
+        return self.offset.astype(np.int64) // sizes[self.buffer]
 
 
 @dataclass(frozen=True)
