@@ -66,6 +66,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
     run.add_argument("--json", action="store_true", help="print one JSON line")
 
+    trace = sub.add_parser("trace", help="record every access the kernel makes; report findings")
+    _add_selection(trace)
+    trace.add_argument(
+        "--groups",
+        default="all",
+        help="work-groups to trace: 'all' (while they fit the budget), a group 'gx,gy[,gz]' "
+        "to trace a window around, or ranges 'x0:x1,y0:y1'",
+    )
+    trace.add_argument("--warp", type=int, default=32, help="work-items per warp (default 32)")
+    trace.add_argument("--banks", type=int, default=32, help="local memory banks (default 32)")
+    trace.add_argument(
+        "--budget-mb", type=int, default=1024, help="memory for trace records (default 1024 MiB)"
+    )
+    trace.add_argument("--json", action="store_true", help="print one JSON object")
+
+    bench_trace = sub.add_parser(
+        "bench-trace", help="time record + decode + analyse on the standard trace cases"
+    )
+    bench_trace.add_argument("--device")
+    bench_trace.add_argument("--json", action="store_true")
+
     bench_p = sub.add_parser("bench", help="time variants at several sizes beside numpy")
     bench_p.add_argument("--family", choices=list(FAMILIES), required=True)
     bench_p.add_argument("--variants", default="all", help="'all' or comma-separated ids")
@@ -92,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _run(executor, args)
             if args.command == "bench":
                 return _bench(executor, args)
+            if args.command == "trace":
+                return _trace(executor, args)
+            if args.command == "bench-trace":
+                return _bench_trace(args)
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
@@ -231,6 +256,104 @@ def request_from_args(args: argparse.Namespace, device_key: str | None) -> RunRe
         timeout_s=args.timeout,
         keep_output=bool(args.save_image),
     )
+
+
+def _groups(text: str) -> tuple[tuple[tuple[int, int], ...] | None, tuple[int, int, int] | None]:
+    """``all`` | ``gx,gy[,gz]`` (a window around that group) | ``x0:x1,y0:y1`` (ranges)."""
+    text = text.strip().lower()
+    if text in ("", "all"):
+        return None, None
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        if all(":" in p for p in parts):
+            ranges = tuple((int(p.split(":")[0]), int(p.split(":")[1])) for p in parts)
+            if any(hi <= lo or lo < 0 for lo, hi in ranges):
+                raise ValueError
+            return ranges, None
+        values = [int(p) for p in parts]
+    except ValueError:
+        raise UsageError(f"--groups {text!r}: use 'all', 'gx,gy' or 'x0:x1,y0:y1'") from None
+    if any(v < 0 for v in values) or not 1 <= len(values) <= 3:
+        raise UsageError(f"--groups {text!r}: use 'all', 'gx,gy' or 'x0:x1,y0:y1'")
+    return None, tuple((values + [0, 0, 0])[:3])  # type: ignore[return-value]
+
+
+def _trace(executor: Executor, args: argparse.Namespace) -> int:
+    from explorer.engine.tracing import TraceRequest
+
+    _selected_variant(args)  # usage errors before any OpenCL work
+    args.save_image = None
+    ranges, center = _groups(args.groups)
+    if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
+        raise UsageError("--warp, --banks and --budget-mb must be positive")
+    device = pick_device(_list_devices(executor), args.device)
+    run_request = request_from_args(args, device.key)
+    request = TraceRequest(run_request, ranges, center, args.budget_mb << 20)
+    traced = executor.trace(request, args.warp, args.banks)
+    result = traced.result
+    if traced.analysis is None:
+        if args.json:
+            print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))
+        else:
+            print(result.summary())
+            if result.build_log:
+                print(result.build_log)
+        if result.status == "refused":
+            return EXIT_CODES["refused"]
+        if result.status in ("crashed", "timeout"):
+            return EXIT_CODES["crashed"]
+        return USAGE_ERROR
+    if args.json:
+        print(json.dumps(traced.report_json))
+    else:
+        print(result.summary())
+        print(traced.report_text)
+    return 0
+
+
+def _bench_trace(args: argparse.Namespace) -> int:
+    from explorer.engine.tracing import TraceRequest
+
+    cases = [
+        ("tiled matmul 256², every group", "tiled", {"M": 256, "N": 256, "K": 256}, "random"),
+        ("IOU matmul 768², default window", "tiled", {"M": 768, "N": 768, "K": 768}, "iou"),
+    ]
+    for label, vid, sizes, preset in cases:
+        # A fresh executor per case, so its peak memory is the case's own.
+        with Executor() as executor:
+            device = pick_device(_list_devices(executor), args.device)
+            request = TraceRequest(RunRequest(find_variant("matmul", vid), sizes,
+                                              device_key=device.key, input=preset,
+                                              timeout_s=600))
+            traced = executor.trace(request)
+        if traced.analysis is None:
+            print(f"error: {label}: {traced.result.error or traced.result.refused}",
+                  file=sys.stderr)
+            return EXIT_CODES.get(traced.result.status, USAGE_ERROR)
+        t = traced.timings_ms
+        total = t.get("record_ms", 0) + t.get("decode_ms", 0) + t.get("analyse_ms", 0)
+        record = {
+            "case": label,
+            "device": traced.result.device,
+            "records": traced.report_json["records"],
+            "groups_traced": len(traced.report_json["groups_traced"]),
+            "count_ms": round(t.get("count_ms", 0), 1),
+            "record_ms": round(t.get("record_ms", 0), 1),
+            "decode_ms": round(t.get("decode_ms", 0), 1),
+            "analyse_ms": round(t.get("analyse_ms", 0), 1),
+            "total_ms": round(total, 1),
+            "peak_rss_mb": round(traced.peak_rss_mb, 1),
+        }
+        if args.json:
+            print(json.dumps(record))
+        else:
+            print(
+                f"{label}: {record['records']} records, {record['groups_traced']} groups; "
+                f"record {record['record_ms']} ms + decode {record['decode_ms']} ms + analyse "
+                f"{record['analyse_ms']} ms = {record['total_ms']} ms; peak memory "
+                f"{record['peak_rss_mb']} MB"
+            )
+    return 0
 
 
 def _run(executor: Executor, args: argparse.Namespace) -> int:

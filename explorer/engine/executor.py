@@ -35,6 +35,10 @@ def _serve(conn: Connection) -> None:
         try:
             if kind == "run":
                 reply: Any = ("ok", runner.run_request(payload))
+            elif kind == "trace":
+                from explorer.engine.tracing import trace_and_analyse
+
+                reply = ("ok", trace_and_analyse(*payload))
             elif kind == "devices":
                 reply = ("ok", list_devices())
             elif kind == "call":
@@ -173,6 +177,19 @@ class Executor:
     def call(self, function: Any, *args: Any, timeout_s: float = 600.0, what: str = "") -> Any:
         """Run a module-level function in the executor process (used by benchmarks)."""
         return self._request("call", (function, args), timeout_s, what or function.__name__)
+
+    def trace(self, request: Any, warp: int = 32, banks: int = 32,
+              keep_trace: bool = False) -> Any:
+        """Trace and analyse one configuration (a :class:`TraceRequest`); returns a
+        :class:`TracedRun`, whose result names any crash, timeout or cancel."""
+        from explorer.engine.tracing import TracedRun
+
+        what = "trace of " + _describe(request.run)
+        try:
+            return self._request("trace", (request, warp, banks, keep_trace),
+                                 request.run.timeout_s, what)
+        except ExecutorError as exc:
+            return TracedRun(_error_result(request.run, str(exc), exc.kind), None, None, {})
 
     def run(self, request: RunRequest) -> RunResult:
         """Run one configuration; a crash, timeout or cancel comes back as the result's error."""

@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
-    bind, judge, poison_local, prepare, read_output, reset_output,
+    bind,
+    judge,
+    poison_local,
+    prepare,
+    read_output,
+    reset_output,
 )
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import InstrumentError, instrument
@@ -174,3 +180,35 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     return TraceOutcome(result, trace, timings)
 
 
+
+
+@dataclass(frozen=True, eq=False)
+class TracedRun:
+    """What crosses back from the executor: the verdict, the analysis, maybe the trace."""
+
+    result: RunResult
+    analysis: Any  # explorer.trace.analysis.Analysis, or None when the trace did not run
+    trace: Trace | None
+    timings_ms: dict[str, float]
+    peak_rss_mb: float = 0.0
+    report_json: dict[str, Any] | None = None  # the `trace --json` object
+    report_text: str = ""  # the human report
+
+
+def trace_and_analyse(request: TraceRequest, warp: int = 32, banks: int = 32,
+                      keep_trace: bool = False) -> TracedRun:
+    """Record, decode and analyse in the executor process; the trace itself crosses back
+    only when asked for (it can be large)."""
+    import resource
+
+    from explorer.trace.analysis import analyse, format_report
+
+    outcome = run_trace(request)
+    if outcome.trace is None:
+        return TracedRun(outcome.result, None, None, dict(outcome.timings_ms))
+    t0 = time.perf_counter()
+    analysis = analyse(outcome.trace, warp=warp, banks=banks)
+    timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return TracedRun(outcome.result, analysis, outcome.trace if keep_trace else None, timings,
+                     peak, analysis.to_json(outcome.trace), format_report(outcome.trace, analysis))

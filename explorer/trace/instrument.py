@@ -20,7 +20,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from explorer.trace.records import ATOMIC, BARRIER, FENCE, GLOBAL, LOCAL, NO_SPACE, READ, RMW, WRITE
+from explorer.trace.records import (
+    ATOMIC,
+    BARRIER,
+    FENCE,
+    GLOBAL,
+    LOCAL,
+    NO_SPACE,
+    READ,
+    RMW,
+    WRITE,
+)
 
 MAX_BUFFERS = 15  # 4 bits in a record; 15 means "no buffer"
 MAX_SITES = 4096  # 12 bits in a record
@@ -32,9 +42,10 @@ _TOKEN = re.compile(
   | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<pp>\#(?:[^\n\\]|\\.)*)
   | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eEpP][+-]?\d+)?[a-zA-Z]*|0[xX][0-9a-fA-F]+[a-zA-Z]*)
+  | (?P<number>0[xX][0-9a-fA-F]+[a-zA-Z]*|(?:\d+\.?\d*|\.\d+)(?:[eEpP][+-]?\d+)?[a-zA-Z]*)
   | (?P<ident>[A-Za-z_]\w*)
-  | (?P<punct><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|[-+*/%&|^!~=<>?:;,.(){}\[\]])
+  | (?P<punct><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=
+               |[-+*/%&|^!~=<>?:;,.(){}\[\]])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -658,7 +669,7 @@ def instrument(source: str, kernel: str) -> Instrumented:
             k = end + 1
             continue
         k += 1
-    for name, source_name, space, line, _ in derived:
+    for name, source_name, space, _line, _ in derived:
         hint = source_name.buffer if source_name else NO_BUFFER
         names[name] = _Name(space, hint, 1)
     if len(buffers) > MAX_BUFFERS - 1:

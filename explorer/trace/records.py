@@ -137,7 +137,8 @@ class Trace:
 class Finding:
     """Something a person should look at, with where and what to do."""
 
-    kind: str  # race, uninitialized, out-of-bounds, barrier-divergence, coverage, not-traced, overflow
+    # race, uninitialized, out-of-bounds, barrier-divergence, coverage, not-traced, overflow
+    kind: str
     line: int | None
     phase: int | None
     buffer: str | None
