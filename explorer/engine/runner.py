@@ -249,7 +249,7 @@ def run_request(request: RunRequest) -> RunResult:
         first, _ = read_output(p, bound)
         samples: list[float] = []
         warmup = max(1, request.warmup)
-        with _silenced_stdout():  # printf output of one launch is enough
+        with silenced_stdout():  # printf output of one launch is enough
             for i in range(1, warmup + request.repeat):
                 event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size,
                                                    launch.local_size)
@@ -341,7 +341,7 @@ def _poisoner(
 
 
 @contextlib.contextmanager
-def _silenced_stdout() -> Iterator[None]:
+def silenced_stdout() -> Iterator[None]:
     sys.stdout.flush()
     with open(os.devnull, "wb") as sink:
         saved = os.dup(1)

@@ -23,6 +23,7 @@ from explorer.engine.runner import (
     prepare,
     read_output,
     reset_output,
+    silenced_stdout,
 )
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import InstrumentError, instrument
@@ -126,8 +127,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             p.kernel.set_args(*args)
             reset_output(p, bound)
             poison_local(p)
-            cl.enqueue_nd_range_kernel(p.queue, p.kernel, p.launch.global_size,
-                                       p.launch.local_size).wait()
+            with silenced_stdout():  # printf output belongs to the plain run
+                cl.enqueue_nd_range_kernel(p.queue, p.kernel, p.launch.global_size,
+                                           p.launch.local_size).wait()
             cl.enqueue_copy(p.queue, counts, cnt_buf)
             cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
             return counts[:w], dispatch, rec_buf

@@ -150,6 +150,8 @@ class _Rewriter:
         self.state = state
         self.inserts_after: dict[int, str] = {}
         self.declared: set[int] = set()  # code indices of local array names being declared
+        self.helpers: set[str] = set()  # functions that take the trace state as a last argument
+        self.in_kernel = False
 
     # -- token helpers (k indexes self.code) ---------------------------------------
     def tok(self, k: int) -> _Tok:
@@ -283,8 +285,8 @@ class _Rewriter:
         t = self.tok(k)
         if k in self.inserts_after:
             return t.text + self.inserts_after[k], k + 1
-        if t.text == "return" and self.tok(k + 1).text == ";":
-            return "{ __tr_end(&__tr); return; }", k + 2
+        if t.text == "return" and self.tok(k + 1).text == ";" and self.in_kernel:
+            return "{ __tr_end(__tr_ptr); return; }", k + 2
         if t.kind == "ident" and self.tok(k + 1).text == "(":
             if t.text in _BARRIERS or t.text in _FENCES:
                 end = self.match(k + 1)
@@ -292,11 +294,16 @@ class _Rewriter:
                 sid = self.site(t.line, op, NO_SPACE, NO_BUFFER, t.text)
                 fn = "__tr_barrier" if op == BARRIER else "__tr_fence"
                 call = f"{t.text}({self.rewrite(k + 2, end)})"
-                return f"({fn}(&__tr, {sid}u), {call})", end + 1
+                return f"({fn}(__tr_ptr, {sid}u), {call})", end + 1
             if _VLOAD.match(t.text):
                 return self.rewrite_vector(k)
             if _ATOMIC.match(t.text):
                 return self.rewrite_atomic(k)
+            if t.text in self.helpers:
+                end = self.match(k + 1)
+                inner = self.rewrite(k + 2, end)
+                glue = ", " if end > k + 2 else ""
+                return f"{t.text}({inner}{glue}__tr_ptr)", end + 1
         if t.text == "&" and self.unary_position(k):
             nxt = self.tok(k + 1)
             if nxt.kind == "ident" and nxt.text in self.names:
@@ -457,7 +464,7 @@ typedef struct {
 
 static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
 {
-    if (!st->on)
+    if (st == 0 || !st->on)
         return;
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
@@ -469,6 +476,8 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
 
 static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint site, uint hint)
 {
+    if (st == 0)
+        return p;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->gb[i] != 0 && p >= st->gb[i] && p + size <= st->gb[i] + st->gl[i]) {
             __tr_put(st, site, i, (long)(p - st->gb[i]), size, 0u);
@@ -483,6 +492,8 @@ static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint
 static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site,
                                 uint hint)
 {
+    if (st == 0)
+        return p;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->cb[i] != 0 && p >= st->cb[i] && p + size <= st->cb[i] + st->cl[i]) {
             __tr_put(st, site, i, (long)(p - st->cb[i]), size, 0u);
@@ -496,6 +507,8 @@ static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, 
 
 static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint site, uint hint)
 {
+    if (st == 0)
+        return p;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->lb[i] != 0 && p >= st->lb[i] && p + size <= st->lb[i] + st->ll[i]) {
             __tr_put(st, site, i, (long)(p - st->lb[i]), size, 0u);
@@ -510,7 +523,8 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
 static void __tr_barrier(__tr_state* st, uint site)
 {
     __tr_put(st, site, 15u, 0, 1u, 0u);
-    st->phase++;
+    if (st != 0)
+        st->phase++;
 }
 
 static void __tr_fence(__tr_state* st, uint site)
@@ -520,7 +534,7 @@ static void __tr_fence(__tr_state* st, uint site)
 
 static void __tr_end(__tr_state* st)
 {
-    if (st->on)
+    if (st != 0 && st->on)
         st->cnt[st->wi] = st->n;
 }
 
@@ -562,17 +576,17 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     }
 }
 
-#define __TR_G(P, SITE, HINT) ((__typeof__(P)) __tr_g(&__tr, (__global uchar*)(P), \
+#define __TR_G(P, SITE, HINT) ((__typeof__(P)) __tr_g(__tr_ptr, (__global uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_c(&__tr, (__constant uchar*)(P), \
+#define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(&__tr, (__local uchar*)(P), \
+#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_VG(P, W, SITE, HINT) ((__typeof__(P)) __tr_g(&__tr, (__global uchar*)(P), \
+#define __TR_VG(P, W, SITE, HINT) ((__typeof__(P)) __tr_g(__tr_ptr, (__global uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
-#define __TR_VC(P, W, SITE, HINT) ((__typeof__(P)) __tr_c(&__tr, (__constant uchar*)(P), \
+#define __TR_VC(P, W, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
-#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(&__tr, (__local uchar*)(P), \
+#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
 /* ---- end of trace instrumentation ---- */
 #line 1
@@ -628,27 +642,50 @@ def _declarators(rw: _Rewriter, k0: int, k1: int) -> list[tuple[int, int]]:
     return parts
 
 
-def instrument(source: str, kernel: str) -> Instrumented:
-    """The traced version of ``kernel`` in ``source`` (other functions are left as they are)."""
-    tokens = tokenize(source)
-    state = _State()
-    names: dict[str, _Name] = {}
-    rw = _Rewriter(source, tokens, names, state)
-    params_open, body_open, body_close = _find_kernel(rw, kernel)
+def _functions(rw: _Rewriter) -> list[tuple[str, int, int, int, bool]]:
+    """Top-level function definitions: (name, '(' of params, '{', '}', is_kernel)."""
+    found = []
+    depth = 0
+    k = 0
+    while k < len(rw.code):
+        t = rw.tok(k)
+        if t.text == "{":
+            depth += 1
+        elif t.text == "}":
+            depth -= 1
+        elif (depth == 0 and t.kind == "ident" and rw.tok(k + 1).text == "("
+              and t.text not in ("if", "for", "while", "switch", "__attribute__")):
+            close = rw.match(k + 1)
+            if rw.tok(close + 1).text == "{":
+                body_close = rw.match(close + 1)
+                back, is_kernel = k - 1, False
+                while back >= 0 and rw.tok(back).text not in (";", "}", "{"):
+                    if rw.tok(back).text in ("__kernel", "kernel"):
+                        is_kernel = True
+                    back -= 1
+                found.append((t.text, k + 1, close + 1, body_close, is_kernel))
+                k = body_close + 1
+                continue
+        k += 1
+    return found
 
-    buffers: list[BufferDecl] = []
+
+def _pointer_params(rw: _Rewriter, params_open: int) -> list[tuple[int, str, int | str]]:
+    """(position, name, space) of each address-space pointer parameter."""
+    out = []
     for index, (a, b) in enumerate(_param_spans(rw, params_open)):
         words = [rw.tok(j) for j in range(a, b)]
-        is_pointer = any(t.text == "*" for t in words)
         ident = [t.text for t in words if t.kind == "ident"]
         space = next((_SPACES[w] for w in ident if w in _SPACES), None)
-        if is_pointer and space is not None:
-            bid = len(buffers)
-            buffers.append(BufferDecl(bid, ident[-1], space, index, 1))
-            names[ident[-1]] = _Name(space, bid, 1)
+        if any(t.text == "*" for t in words) and space is not None:
+            out.append((index, ident[-1], space))
+    return out
 
-    registrations: dict[int, str] = {}
-    derived: list[tuple[str, _Name | None, int | str, int, int]] = []
+
+def _scan_declarations(rw: _Rewriter, body_open: int, body_close: int,
+                       names: dict[str, _Name], buffers: list[BufferDecl],
+                       registrations: dict[int, str], allow_arrays: bool) -> None:
+    derived: list = []  # type: ignore[type-arg]
     k = body_open + 1
     while k < body_close:
         t = rw.tok(k)
@@ -660,57 +697,111 @@ def instrument(source: str, kernel: str) -> Instrumented:
                 if rw.tok(end).text in ("(", "[", "{"):
                     end = rw.match(end)
                 end += 1
-            start = k
-            while rw.tok(start - 1).text in ("const", "volatile", "restrict"):
-                start -= 1
             space = _SPACES[t.text]
             for d0, d1 in _declarators(rw, k + 1, end):
-                _declare(rw, d0, d1, space, names, buffers, registrations, derived, end)
+                _declare(rw, d0, d1, space, names, buffers if allow_arrays else [],
+                         registrations, derived, end)
             k = end + 1
             continue
         k += 1
     for name, source_name, space, _line, _ in derived:
-        hint = source_name.buffer if source_name else NO_BUFFER
-        names[name] = _Name(space, hint, 1)
+        names[name] = _Name(space, source_name.buffer if source_name else NO_BUFFER, 1)
+
+
+def instrument(source: str, kernel: str) -> Instrumented:
+    """The traced version of ``kernel`` in ``source``.
+
+    Helper functions that take ``__global``/``__local``/``__constant`` pointers are traced
+    too: they receive the trace state as an extra last argument. Other kernels in the file
+    keep working, untraced.
+    """
+    tokens = tokenize(source)
+    state = _State()
+    probe = _Rewriter(source, tokens, {}, state)
+    functions = _functions(probe)
+    target = [f for f in functions if f[0] == kernel and f[4]]
+    if not target:
+        raise InstrumentError(f"no '__kernel void {kernel}(...)' definition in the source")
+    helpers = {f[0] for f in functions if not f[4] and _pointer_params(probe, f[1])}
+
+    buffers: list[BufferDecl] = []
+    kernel_names: dict[str, _Name] = {}
+    _, params_open, body_open, body_close, _ = target[0]
+    for index, name, space in _pointer_params(probe, params_open):
+        bid = len(buffers)
+        buffers.append(BufferDecl(bid, name, space, index, 1))
+        kernel_names[name] = _Name(space, bid, 1)
+    registrations: dict[int, str] = {}
+    kernel_rw = _Rewriter(source, tokens, kernel_names, state)
+    _scan_declarations(kernel_rw, body_open, body_close, kernel_names, buffers, registrations,
+                       allow_arrays=True)
     if len(buffers) > MAX_BUFFERS - 1:
         raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
-    rw.inserts_after = registrations
+    kernel_rw.inserts_after = registrations
+    kernel_rw.declared = probe.declared | kernel_rw.declared
 
-    for j in range(len(rw.code)):
-        t = rw.tok(j)
+    for j in range(len(probe.code)):
+        t = probe.tok(j)
         if t.kind == "pp" and "[" in t.text:
-            used = [n for n in names if re.search(rf"\b{re.escape(n)}\s*\[", t.text)]
+            used = [n for n in kernel_names if re.search(rf"\b{re.escape(n)}\s*\[", t.text)]
             if used:
                 state.not_traced.append(
                     (t.line, f"accesses to {', '.join(used)} inside a macro are not traced")
                 )
-    _note_helpers(rw, kernel, state)
 
-    body = rw.rewrite(body_open + 1, body_close)
-    prelude_call = _begin_code(buffers, state.uses_local)
-    params_close = rw.match(params_open)
-    head = source[: rw.tok(params_close).start]
-    between = source[rw.tok(params_close).start : rw.tok(body_open).start + 1]
-    after_open = source[rw.tok(body_open).start + 1 : rw.tok(body_open + 1).start]
-    tail = source[rw.tok(body_close).start :]
-    before_close = source[
-        rw.tok(body_close - 1).start + len(rw.tok(body_close - 1).text) : rw.tok(body_close).start
-    ]
-    new_source = (
-        _PRELUDE.replace("@NB@", str(max(1, len(buffers))))
-        + head
-        + ", "
-        + ", ".join(EXTRA_PARAMS)
-        + between
-        + prelude_call
-        + after_open
-        + body
-        + " __tr_end(&__tr); "
-        + before_close
-        + tail
-    )
+    # Replacements over the original text, applied back to front: (start, end, new text).
+    edits: list[tuple[int, int, str]] = []
+    for name, f_params, f_open, f_close, is_kernel in functions:
+        if is_kernel and name == kernel:
+            rw = kernel_rw
+            rw.in_kernel = True
+            extra = ", " + ", ".join(EXTRA_PARAMS)
+            opening = _begin_code(buffers, state.uses_local)  # filled after the rewrite
+        elif name in helpers:
+            names: dict[str, _Name] = {
+                n: _Name(space, NO_BUFFER, 1) for _, n, space in _pointer_params(probe, f_params)
+            }
+            rw = _Rewriter(source, tokens, names, state)
+            _scan_declarations(rw, f_open, f_close, names, [], {}, allow_arrays=False)
+            extra, opening = ", __tr_state* __tr_ptr", ""
+        elif is_kernel:
+            rw = _Rewriter(source, tokens, {}, state)
+            extra, opening = "", " __tr_state* __tr_ptr = 0;"
+        else:
+            continue
+        rw.helpers = helpers
+        body = rw.rewrite(f_open + 1, f_close) if f_close > f_open + 1 else ""
+        if is_kernel and name == kernel:
+            opening = _begin_code(buffers, state.uses_local)
+            closing = " __tr_end(__tr_ptr); "
+        else:
+            closing = ""
+        params_close = rw.match(f_params)
+        close_at = rw.tok(params_close).start
+        if extra:
+            empty = params_close == f_params + 1 or (
+                params_close == f_params + 2 and rw.tok(f_params + 1).text == "void"
+            )
+            if empty:
+                edits.append((rw.tok(f_params).start + 1, close_at, extra.lstrip(", ")))
+            else:
+                edits.append((close_at, close_at, extra))
+        open_end = rw.tok(f_open).start + 1
+        if f_close > f_open + 1:
+            first = rw.tok(f_open + 1).start
+            last = rw.tok(f_close - 1)
+            body_end = last.start + len(last.text)
+            edits.append((open_end, open_end, opening))
+            edits.append((first, body_end, body + closing))
+        else:
+            edits.append((open_end, open_end, opening + closing))
+
+    new_source = source
+    for start, end_, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        new_source = new_source[:start] + text + new_source[end_:]
+    prelude = _PRELUDE.replace("@NB@", str(max(1, len(buffers))))
     return Instrumented(
-        source=new_source,
+        source=prelude + new_source,
         kernel=kernel,
         buffers=tuple(buffers),
         sites=tuple(state.sites),
@@ -768,7 +859,7 @@ def _declare(rw: _Rewriter, d0: int, d1: int, space: int | str, names: dict[str,
     shape = [f"(ulong)({d})" for d in dim_texts][:4] + ["1"] * (4 - min(dims, 4))
     registrations[end] = (
         f" __tr.lb[{bid}] = (__local uchar*){name}; __tr.ll[{bid}] = sizeof({name});"
-        f" __tr_describe(&__tr, {bid}u, sizeof({element}), sizeof({name}), {', '.join(shape)});"
+        f" __tr_describe(__tr_ptr, {bid}u, sizeof({element}), sizeof({name}), {', '.join(shape)});"
     )
 
 
@@ -776,7 +867,8 @@ def _begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
     dummy = " __local uchar __tr_ldummy[256];" if uses_local else ""
     ldummy = "__tr_ldummy" if uses_local else "0"
     code = [
-        f"{dummy} __tr_state __tr; __tr_begin(&__tr, __tr_rec, __tr_off, __tr_cnt, __tr_disp,"
+        f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
+        f" __tr_begin(__tr_ptr, __tr_rec, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only);"
     ]
     for b in buffers:
@@ -787,23 +879,7 @@ def _begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
         code.append(
             f" __tr.{prefix}b[{b.id}] = ({cast} uchar*){b.name};"
             f" __tr.{prefix}l[{b.id}] = __tr_len[{b.id}];"
-            f" __tr_describe(&__tr, {b.id}u, sizeof(*{b.name}), __tr_len[{b.id}], "
+            f" __tr_describe(__tr_ptr, {b.id}u, sizeof(*{b.name}), __tr_len[{b.id}], "
             f"__tr_len[{b.id}] / sizeof(*{b.name}), 1, 1, 1);"
         )
     return "".join(code)
-
-
-def _note_helpers(rw: _Rewriter, kernel: str, state: _State) -> None:
-    """Functions other than the kernel that take address-space pointers: not traced."""
-    for k in range(len(rw.code)):
-        t = rw.tok(k)
-        if t.kind != "ident" or t.text == kernel or rw.tok(k + 1).text != "(":
-            continue
-        close = rw.match(k + 1)
-        if rw.tok(close + 1).text != "{" or rw.tok(k - 1).kind != "ident":
-            continue
-        if any(rw.tok(j).text in _SPACES for j in range(k + 2, close)):
-            state.not_traced.append(
-                (t.line, f"memory accesses inside the helper function {t.text}() are not "
-                 "traced; only the kernel's own body is")
-            )
