@@ -1,0 +1,82 @@
+"""The source rewrite: what is traced, what is reported as not traced, and line numbers."""
+
+from explorer.engine.catalog import catalog
+from explorer.trace.instrument import instrument
+from explorer.trace.records import BARRIER, FENCE, LOCAL, READ, RMW, WRITE
+
+SOURCE = """__kernel void k(__global float* out, const __global float* in, __local float* scratch,
+                int n)
+{
+    __local float tile[4][5];
+    const __global float* row = in + 2 * get_group_id(0);
+    volatile __local float* p = scratch + get_local_id(0);
+    tile[get_local_id(0)][1] = row[get_local_id(0)];
+    mem_fence(CLK_LOCAL_MEM_FENCE);
+    p[0] += p[1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = tile[0][in[0] > 0 ? 1 : 2] + vload4(0, in).x;
+    if (n < 0)
+        return;
+    atomic_add((volatile __global int*)&out[0], 1);
+}
+"""
+
+
+def _sites(source=SOURCE):
+    return [(s.line, s.op, s.text) for s in instrument(source, "k").sites]
+
+
+def test_every_access_kind_becomes_a_site_on_its_own_line():
+    sites = _sites()
+    assert (7, WRITE, "tile[get_local_id(0)][1]") in sites
+    assert (7, READ, "row[get_local_id(0)]") in sites
+    assert (8, FENCE, "mem_fence") in sites
+    assert (9, RMW, "p[0]") in sites and (9, READ, "p[1]") in sites
+    assert (10, BARRIER, "barrier") in sites
+    assert (11, WRITE, "out[get_global_id(0)]") in sites
+    assert (11, READ, "in[0]") in sites  # a subscript nested inside another
+    assert any(line == 11 and text.startswith("vload4") for line, _, text in sites)
+    assert any(line == 14 and text.startswith("atomic_add") for line, _, text in sites)
+
+
+def test_buffers_are_parameters_and_local_arrays():
+    inst = instrument(SOURCE, "k")
+    assert [(b.name, b.space, b.dims) for b in inst.buffers] == [
+        ("out", 0, 1), ("in", 0, 1), ("scratch", LOCAL, 1), ("tile", LOCAL, 2),
+    ]
+
+
+def test_user_lines_are_kept():
+    inst = instrument(SOURCE, "k")
+    body = inst.source.split("#line 1\n", 1)[1]
+    assert body.count("\n") == SOURCE.count("\n")
+
+
+def test_macros_that_subscript_a_buffer_are_reported_not_traced():
+    source = "#define AT(i) out[(i)]\n" + SOURCE.replace(
+        "out[get_global_id(0)] =", "AT(get_global_id(0)) ="
+    )
+    inst = instrument(source, "k")
+    assert [line for line, _ in inst.not_traced] == [1]
+
+
+def test_helper_functions_are_traced_at_their_own_lines():
+    source = """float get(const __global float* x, int i)
+{
+    return x[i];
+}
+__kernel void k(__global float* out, const __global float* in)
+{
+    out[get_global_id(0)] = get(in, get_global_id(0));
+}
+"""
+    inst = instrument(source, "k")
+    assert (3, READ) in [(s.line, s.op) for s in inst.sites]
+    assert not inst.not_traced
+
+
+def test_every_catalog_kernel_instruments_completely():
+    for variant in catalog():
+        inst = instrument(variant.source, variant.kernel)
+        assert not inst.not_traced, variant.qualified_id
+        assert inst.sites, variant.qualified_id
