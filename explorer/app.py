@@ -1,31 +1,179 @@
-"""QApplication bootstrap: ``kernel-explorer``, ``python main.py``."""
+"""QApplication bootstrap: ``kernel-explorer``, ``python main.py``, and the screenshot command.
+
+``python main.py --screenshot PATH [selection] [--run] [--view timing|result|source|findings|all]``
+renders the window offscreen at 1600×1000 after the run completes, writes the PNG and exits:
+0 when written, 1 when the run produced no result (refused, build error, crash, timeout),
+2 for bad arguments, 3 when the chosen view is empty.
+"""
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
+
+VIEWS = ("result", "timing", "source", "findings", "all")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from explorer.cli import _add_selection
+
+    parser = argparse.ArgumentParser(prog="kernel-explorer", description="OpenCL Kernel Explorer")
+    parser.add_argument("--screenshot", metavar="PATH", help="render offscreen to PATH and exit")
+    parser.add_argument("--run", action="store_true", help="run before the screenshot")
+    parser.add_argument("--trace", action="store_true", help="trace before the screenshot")
+    parser.add_argument("--view", choices=VIEWS, default="all", help="the view to show")
+    _add_selection(parser)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     multiprocessing.freeze_support()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(args_list)
+    if args.screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from explorer.gui.main_window import MainWindow
     from explorer.paths import resources_dir
 
-    args = list(sys.argv if argv is None else [sys.argv[0], *argv])
-    app = QApplication.instance() or QApplication(args)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("OpenCL Kernel Explorer")
     app.setOrganizationName("OpenCL Kernel Explorer")
     app.setDesktopFileName("kernel-explorer")
     icon = resources_dir() / "icon.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
+    if args.screenshot:
+        return _screenshot(app, args)
+    from explorer.gui.main_window import MainWindow
+
     window = MainWindow()
     window.show()
-    return int(app.exec())
+    code = int(app.exec())
+    _dispose(app, window)
+    return code
+
+
+def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import _defines, _local, _selected_variant, _sizes
+
+    model = window.model
+    if args.kernel_file or args.variant:
+        variant = _selected_variant(args)
+        if args.kernel_file:
+            model.add_user_variant(variant)
+        else:
+            model.set_family(variant.family)
+            model.set_variant(variant)
+    elif args.family:
+        model.set_family(args.family)
+    for name, value in _sizes(model.family, args).items():
+        model.set_size(name, value)
+    model.set_local(_local(args.local))
+    for name, value in _defines(args.define).items():
+        model.set_define(name, value)
+    if args.input or args.text != "IOU" or args.image:
+        model.set_input(args.input or ("image" if args.image else model.input), args.text,
+                        args.image)
+    if args.device:
+        window.requested_device = args.device
+
+
+def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+
+    from explorer.cli import UsageError
+    from explorer.engine.catalog import CatalogError
+    from explorer.engine.devices import NoDeviceError, pick_device
+    from explorer.gui.main_window import MainWindow
+
+    scratch = tempfile.TemporaryDirectory()
+    settings = QSettings(os.path.join(scratch.name, "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)
+    window.requested_device = None
+    try:
+        _apply_selection(window, args)
+    except (UsageError, CatalogError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        window.close()
+        return 2
+    window.resize(1600, 1000)
+    window.show()
+
+    def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+        loop = QEventLoop()
+        timer = QTimer()
+        timer.timeout.connect(lambda: loop.quit() if condition() else None)
+        timer.start(50)
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        loop.exec()
+        timer.stop()
+        return bool(condition())
+
+    wait(lambda: window.model.device is not None or window.statusBar().currentMessage()
+         == "No OpenCL device", 120)
+    if window.requested_device and window.model.devices:
+        try:
+            window.model.set_device(pick_device(window.model.devices,
+                                                window.requested_device).key)
+        except NoDeviceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            window.close()
+            return 2
+    code = 0
+    if args.run and window.model.device is not None:
+        window.run_action.setEnabled(True)
+        before = len(window.history)
+        window.controller.run(window.model.request())
+        wait(lambda: len(window.history) > before, args.timeout + 60)
+        result = window.last_result
+        if result is None or result.status not in ("verified", "wrong"):
+            code = 1
+    if args.trace and window.model.device is not None:
+        window.trace()
+        wait(lambda: window.last_trace is not None, args.timeout + 120)
+        if window.last_trace is None or window.last_trace.analysis is None:
+            code = 1
+    views = {"result": window.result_view, "timing": window.timing_view,
+             "source": window.source_view, "findings": window.findings_view}
+    if args.view in views:
+        window.tabs.setCurrentWidget(views[args.view])
+    empty = {
+        "result": window.last_result is None and window.last_trace is None,
+        "timing": window.timing_view.bar_count == 0,
+        "source": not window.source_view.editor.toPlainText(),
+        "findings": window.last_trace is None,
+        "all": False,
+    }[args.view]
+    app.processEvents()
+    ok = window.grab().save(args.screenshot, "PNG")
+    _dispose(app, window)
+    scratch.cleanup()
+    if not ok:
+        print(f"error: cannot write {args.screenshot}", file=sys.stderr)
+        return 2
+    if code == 0 and empty:
+        print(f"error: the {args.view} view is empty (add --run or --trace)", file=sys.stderr)
+        return 3
+    return code
+
+
+def _dispose(app, window) -> None:  # type: ignore[no-untyped-def]
+    """Close and delete the window while the QApplication is alive: letting the interpreter
+    collect Qt objects at exit can crash PySide6."""
+    import gc
+
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+    app.sendPostedEvents(None, 0)
+    del window
+    gc.collect()
 
 
 if __name__ == "__main__":

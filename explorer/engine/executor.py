@@ -9,6 +9,7 @@ process. Build caches live in the process and survive between requests.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import threading
 import time
@@ -18,6 +19,7 @@ from typing import Any
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
 
 _POLL_S = 0.05
+_SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # The first request also pays for starting Python and loading the OpenCL runtime.
 _STARTUP_ALLOWANCE_S = 30.0
 
@@ -78,7 +80,18 @@ class Executor:
             self._process = self._mp.Process(
                 target=_serve, args=(child,), name="opencl-executor", daemon=True
             )
-            self._process.start()
+            # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside
+            # them in the same process fights them for the cores and runs many times slower.
+            saved = {k: os.environ.get(k) for k in _SINGLE_THREADED}
+            os.environ.update(dict.fromkeys(_SINGLE_THREADED, "1"))
+            try:
+                self._process.start()
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
             child.close()
             self._conn = parent
             self._started_at = time.monotonic()

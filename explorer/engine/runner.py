@@ -156,6 +156,10 @@ def prepare(
     started = time.perf_counter()
     reference = problem.reference(inputs, sizes)
     reference_ms = (time.perf_counter() - started) * 1e3
+    if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+        started = time.perf_counter()
+        problem.reference(inputs, sizes)
+        reference_ms = (time.perf_counter() - started) * 1e3
     return Prepared(s, request, device, problem, sizes, launch, context, queue, kernel, params,
                     dtype, inputs, reference, reference_ms, local_bytes, common)
 

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.engine.catalog import variants_of
 from explorer.engine.ndrange import plan
 from explorer.engine.records import Refusal
 from explorer.gui.model import ConfigModel
@@ -82,8 +81,11 @@ class ConfigPanel(QWidget):
         self.input_combo = QComboBox()
         self.text_edit = QLineEdit(model.text)
         self.text_edit.setToolTip("Text drawn into B (matmul) or the input (transpose)")
+        self.image_label = QLabel("no image (File ▸ Open image, or drop one here)")
+        self.image_label.setWordWrap(True)
         input_form.addRow("&Preset", self.input_combo)
         input_form.addRow("&Text", self.text_edit)
+        input_form.addRow("Image", self.image_label)
         layout.addWidget(inputs)
 
         self.validation = QLabel()
@@ -151,9 +153,9 @@ class ConfigPanel(QWidget):
         self._updating = True
         self.family_combo.setCurrentIndex(self.family_combo.findData(self.model.family))
         self.variant_combo.clear()
-        for variant in variants_of(self.model.family):
+        for variant in self.model.variants():
             label = variant.name + ("  ⚠ known bug" if variant.bug else "")
-            self.variant_combo.addItem(label, variant.id)
+            self.variant_combo.addItem(label, variant.path)
         problem = FAMILIES[self.model.family]
         self.input_combo.clear()
         for preset in problem.input_presets:
@@ -165,7 +167,10 @@ class ConfigPanel(QWidget):
     def _show_variant(self) -> None:
         variant = self.model.variant
         self._updating = True
-        self.variant_combo.setCurrentIndex(self.variant_combo.findData(variant.id))
+        if self.variant_combo.findData(variant.path) < 0:
+            self._show_family()
+            self._updating = True
+        self.variant_combo.setCurrentIndex(self.variant_combo.findData(variant.path))
         self._updating = False
         bug = f"<p style='color:#c0392b'><b>Known bug:</b> {variant.bug}</p>" if variant.bug else ""
         self.about.setText(
@@ -249,6 +254,10 @@ class ConfigPanel(QWidget):
         self.input_combo.setCurrentIndex(max(0, self.input_combo.findData(self.model.input)))
         self._updating = False
         self.text_edit.setEnabled(self.model.input == "iou")
+        path = self.model.image_path
+        self.image_label.setText(
+            path.rsplit("/", 1)[-1] if path else "no image (File ▸ Open image, or drop one here)"
+        )
 
     # -- widgets → model -----------------------------------------------------------
     def _device_picked(self) -> None:
@@ -262,9 +271,9 @@ class ConfigPanel(QWidget):
     def _variant_picked(self) -> None:
         if self._updating:
             return
-        vid = self.variant_combo.currentData()
-        for variant in variants_of(self.model.family):
-            if variant.id == vid:
+        path = self.variant_combo.currentData()
+        for variant in self.model.variants():
+            if variant.path == path:
                 self.model.set_variant(variant)
 
     def _local_edited(self) -> None:

@@ -1,38 +1,67 @@
-"""The main window: configuration on the left, the verdict and result image on the right."""
+"""The main window: configuration on the left; result, timing, source and findings on tabs.
+
+The window is the one place where the model, the controller and the views meet: views
+emit signals, the window calls the others. Views never talk to each other.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import csv
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
+    QFileDialog,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
     QPushButton,
     QScrollArea,
+    QTabWidget,
     QToolBar,
 )
 
+from explorer.engine.catalog import CatalogError, load_variant_file
 from explorer.engine.devices import NO_PLATFORM_HELP
-from explorer.engine.records import RunResult
+from explorer.engine.records import RunRequest, RunResult, result_record
+from explorer.engine.tracing import TraceRequest
+from explorer.gui import settings as settings_store
 from explorer.gui.config_panel import ConfigPanel
+from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
+from explorer.gui.source_view import SourceView
+from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
+from explorer.problems import FAMILIES
+
+IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, controller: RunController | None = None) -> None:
+    def __init__(
+        self, controller: RunController | None = None, settings: QSettings | None = None
+    ) -> None:
         super().__init__()
         self.setWindowTitle("OpenCL Kernel Explorer")
+        self.setAcceptDrops(True)
         self.model = ConfigModel()
+        self.settings = settings if settings is not None else QSettings()
         self.controller = controller or RunController(self)
         self.last_result: RunResult | None = None
+        self.last_trace = None
+        self.history: list[RunResult] = []
+        self.compare_results: list[RunResult] = []
+        self.notice: str | None = None
 
         self.panel = ConfigPanel(self.model)
         scroll = QScrollArea()
         scroll.setWidget(self.panel)
         scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(360)
         dock = QDockWidget("Configuration", self)
         dock.setObjectName("configuration")
         dock.setWidget(scroll)
@@ -40,34 +69,136 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 
         self.result_view = ResultView()
-        self.setCentralWidget(self.result_view)
+        self.timing_view = TimingView()
+        self.source_view = SourceView()
+        self.findings_view = FindingsView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.result_view, "Result")
+        self.tabs.addTab(self.timing_view, "Timing")
+        self.tabs.addTab(self.source_view, "Kernel source")
+        self.tabs.addTab(self.findings_view, "Findings")
+        self.setCentralWidget(self.tabs)
 
-        self.run_action = QAction("&Run", self)
-        self.run_action.setShortcut(QKeySequence("Ctrl+R"))
-        self.run_action.setToolTip("Run the configuration (Ctrl+R)")
-        self.run_action.triggered.connect(self.run)
-        self.cancel_action = QAction("&Cancel", self)
-        self.cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self._make_actions()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setVisible(False)
+        self.statusBar().addPermanentWidget(self.progress)
+
+        self.panel.validity_changed.connect(self._validity)
+        self.model.variant_changed.connect(self._show_source)
+        self.source_view.line_activated.connect(self._goto_line)
+        self.findings_view.line_selected.connect(self._goto_line)
+        self.controller.devices_ready.connect(self._devices_ready)
+        self.controller.devices_failed.connect(self._devices_failed)
+        self.controller.started.connect(self._started)
+        self.controller.finished.connect(self._finished)
+        self.controller.compare_progress.connect(self._compare_step)
+        self.controller.compare_finished.connect(self._compare_done)
+        self.controller.trace_finished.connect(self._trace_done)
+        self.controller.idle.connect(self._idle)
+
+        self.notice = settings_store.restore(self.settings, self.model)
+        geometry = self.settings.value("geometry")
+        if (geometry is not None and not self.restoreGeometry(geometry)) or geometry is None:
+            self.resize(1500, 950)
+        state = self.settings.value("state")
+        if state is not None:
+            self.restoreState(state)
+        self._show_source()
+        self.statusBar().showMessage(self.notice or "Looking for OpenCL devices …")
+        self._set_runnable(False)
+        self.controller.discover_devices()
+
+    # -- actions and menus ------------------------------------------------------------
+    def _action(
+        self, text: str, shortcut: str | QKeySequence | None, slot, tip: str = ""
+    ) -> QAction:  # type: ignore[no-untyped-def]
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(tip or text.replace("&", ""))
+        action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _make_actions(self) -> None:
+        self.run_action = self._action("&Run", "Ctrl+R", self.run, "Run this configuration")
+        self.compare_action = self._action(
+            "&Compare all variants",
+            "Ctrl+Shift+R",
+            self.compare_all,
+            "Run every variant of the family at this size, side by side",
+        )
+        self.trace_action = self._action(
+            "&Trace", "Ctrl+T", self.trace, "Record every access and barrier; list findings"
+        )
+        self.cancel_action = self._action(
+            "Ca&ncel", QKeySequence(Qt.Key.Key_Escape), self.cancel, "Stop what is running"
+        )
         self.cancel_action.setEnabled(False)
-        self.cancel_action.triggered.connect(self.cancel)
+        open_kernel = self._action(
+            "&Open kernel…",
+            "Ctrl+O",
+            self.open_kernel_dialog,
+            "Open your own .cl file with a catalog header",
+        )
+        open_image = self._action(
+            "Open &image as input…",
+            "Ctrl+I",
+            self.open_image_dialog,
+            "Use a picture as B (matmul) or IN (transpose)",
+        )
+        export_csv = self._action(
+            "Export timing history as &CSV…", None, lambda: self.export_history(None)
+        )
+        export_png = self._action(
+            "Export timing chart as &PNG…",
+            None,
+            lambda: self.export_view_png(self.timing_view, None),
+        )
+        export_result = self._action(
+            "Export result view as P&NG…",
+            None,
+            lambda: self.export_view_png(self.result_view, None),
+        )
+        quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
+
+        menu = self.menuBar().addMenu("&File")
+        for a in (
+            open_kernel,
+            open_image,
+            None,
+            export_csv,
+            export_png,
+            export_result,
+            None,
+            quit_action,
+        ):
+            menu.addSeparator() if a is None else menu.addAction(a)
+        run_menu = self.menuBar().addMenu("&Run")
+        for a in (self.run_action, self.compare_action, self.trace_action, self.cancel_action):
+            run_menu.addAction(a)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("&About", None, self._about))
+
         toolbar = QToolBar("Run")
         toolbar.setObjectName("run-toolbar")
         self.addToolBar(toolbar)
-        run_button = QPushButton("▶ Run  (Ctrl+R)")
-        run_button.clicked.connect(self.run_action.trigger)
-        self.run_button = run_button
-        toolbar.addWidget(run_button)
+        self.run_button = QPushButton("▶ Run  (Ctrl+R)")
+        self.run_button.clicked.connect(self.run_action.trigger)
+        toolbar.addWidget(self.run_button)
+        toolbar.addAction(self.compare_action)
+        toolbar.addAction(self.trace_action)
         toolbar.addAction(self.cancel_action)
-        self.addAction(self.run_action)
 
-        self.panel.validity_changed.connect(self._validity)
-        self.controller.devices_ready.connect(self._devices_ready)
-        self.controller.devices_failed.connect(self._devices_failed)
-        self.controller.finished.connect(self._finished)
-        self.statusBar().showMessage("Looking for OpenCL devices …")
-        self.run_button.setEnabled(False)
-        self.controller.discover_devices()
-        self.resize(1400, 900)
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "OpenCL Kernel Explorer",
+            "See how a GPU kernel really works: run, verify, time and trace OpenCL kernels.",
+        )
 
     # -- devices -------------------------------------------------------------------
     def _devices_ready(self, devices: list, default_key: str | None) -> None:
@@ -77,48 +208,206 @@ class MainWindow(QMainWindow):
         self.model.set_devices(devices, default_key)
         self.panel.validate()
         device = self.model.device
-        self.statusBar().showMessage(f"Device: {device.label if device else '?'}")
+        message = f"Device: {device.label if device else '?'}"
+        self.statusBar().showMessage(f"{self.notice}  ·  {message}" if self.notice else message)
 
     def _devices_failed(self, message: str) -> None:
         self.statusBar().showMessage("No OpenCL device")
-        self.result_view.message.setText(f"<h3>No OpenCL device</h3><pre>{message}</pre>")
-        self.result_view.stack.setCurrentWidget(self.result_view.message)
+        self.result_view.show_message("No OpenCL device", message)
         self.result_view.badge.setText("No OpenCL device: see below how to get one.")
 
     # -- running -------------------------------------------------------------------
+    def _set_runnable(self, ok: bool) -> None:
+        for widget in (self.run_button, self.run_action, self.trace_action):
+            widget.setEnabled(ok)
+        self.compare_action.setEnabled(self.model.device is not None)
+
     def _validity(self, ok: bool) -> None:
-        self.run_button.setEnabled(ok)
-        self.run_action.setEnabled(ok)
+        self._set_runnable(ok)
+
+    def _request(self) -> RunRequest:
+        return self.model.request()
 
     def run(self) -> None:
         if not self.panel.validate():
             return
-        request = self.model.request()
-        self.controller.run(request)
-        self.cancel_action.setEnabled(True)
-        self.result_view.show_running(request.variant.name)
-        self.statusBar().showMessage(f"Running {request.variant.qualified_id} …")
+        self.tabs.setCurrentWidget(self.result_view)
+        self.controller.run(self._request())
+
+    def compare_all(self) -> None:
+        if self.model.device is None:
+            return
+        self.compare_results = []
+        requests = [
+            RunRequest(
+                variant,
+                self.model.sizes,
+                device_key=self.model.device_key,
+                input=self.model.input,
+                text=self.model.text,
+                image_path=self.model.image_path,
+                keep_output=False,
+            )
+            for variant in self.model.variants()
+        ]
+        self.progress.setRange(0, len(requests))
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.tabs.setCurrentWidget(self.timing_view)
+        self.timing_view.clear()
+        self.controller.compare(requests)
+
+    def trace(self) -> None:
+        if not self.panel.validate():
+            return
+        self.findings_view.clear("Tracing …")
+        self.controller.trace(TraceRequest(self._request()))
 
     def cancel(self) -> None:
         self.controller.cancel()
         self.cancel_action.setEnabled(False)
+        self.progress.setVisible(False)
         self.statusBar().showMessage("Cancelled")
         self.result_view.badge.setText("Cancelled")
 
+    def _started(self, what: str) -> None:
+        self.cancel_action.setEnabled(True)
+        self.result_view.show_running(what)
+        self.statusBar().showMessage(what[:1].upper() + what[1:] + " …")
+
+    def _idle(self) -> None:
+        self.cancel_action.setEnabled(False)
+        self.progress.setVisible(False)
+
     def _finished(self, result: RunResult) -> None:
         self.last_result = result
-        self.cancel_action.setEnabled(False)
+        self.history.append(result)
         self.result_view.show_result(result)
+        self.timing_view.show_run(result)
+        self.source_view.show_build_log(result.build_log)
+        self.source_view.show_output(result.output_text)
+        if result.error_kind == "build":
+            self.tabs.setCurrentWidget(self.source_view)
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
         self.statusBar().showMessage(
             f"{device.name if device else ''} · {result.variant}: {result.status}{timing}"
         )
 
+    def _compare_step(self, index: int, total: int, result: RunResult) -> None:
+        self.compare_results.append(result)
+        self.history.append(result)
+        self.progress.setValue(index + 1)
+        self.timing_view.show_compare(self.compare_results)
+        self.statusBar().showMessage(
+            f"Comparing {index + 1}/{total}: {result.variant} {result.status}"
+        )
+
+    def _compare_done(self) -> None:
+        verified = sum(r.status == "verified" for r in self.compare_results)
+        self.statusBar().showMessage(
+            f"Compared {len(self.compare_results)} variants: {verified} verified"
+        )
+
+    def _trace_done(self, traced) -> None:  # type: ignore[no-untyped-def]
+        self.last_trace = traced
+        self.result_view.show_result(traced.result)
+        if traced.analysis is None:
+            self.findings_view.clear(f"The trace did not run: {traced.result.summary()}")
+            self.source_view.show_build_log(traced.result.build_log)
+            return
+        self.findings_view.show_trace(traced.report_json, traced.analysis)
+        self.tabs.setCurrentWidget(self.findings_view)
+        lines = [f.line for f in traced.analysis.findings if f.line]
+        self.source_view.editor.mark_lines(lines)
+        self.statusBar().showMessage(
+            f"Trace: {traced.report_json['records']:,} records, "
+            f"{len(traced.analysis.findings)} finding(s)"
+        )
+
+    def _show_source(self) -> None:
+        v = self.model.variant
+        self.source_view.show_source(f"<b>{v.name}</b> — {v.path}", v.source)
+
+    def _goto_line(self, line: int) -> None:
+        self.source_view.editor.mark_lines([line], "#f9e79f")
+        self.tabs.setCurrentWidget(self.source_view)
+
+    # -- files -----------------------------------------------------------------------
+    def open_kernel(self, path: str) -> bool:
+        try:
+            variant = load_variant_file(path)
+        except CatalogError as exc:
+            QMessageBox.warning(self, "Cannot open kernel", str(exc))
+            return False
+        self.model.add_user_variant(variant)
+        self.statusBar().showMessage(f"Opened {path}")
+        return True
+
+    def open_kernel_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open kernel", "", "OpenCL C (*.cl)")
+        if path:
+            self.open_kernel(path)
+
+    def open_image(self, path: str) -> bool:
+        if "image" not in FAMILIES[self.model.family].input_presets:
+            self.statusBar().showMessage("Images are inputs of matmul and transpose only")
+            return False
+        self.model.set_input("image", image_path=path)
+        self.statusBar().showMessage(f"Input image: {path}")
+        return True
+
+    def open_image_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open image", "", "Images (*.png *.pgm *.ppm *.npy)"
+        )
+        if path:
+            self.open_image(path)
+
+    def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        urls = event.mimeData().urls()
+        if urls and Path(urls[0].toLocalFile()).suffix.lower() in (*IMAGE_SUFFIXES, ".cl"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        path = event.mimeData().urls()[0].toLocalFile()
+        if path.lower().endswith(".cl"):
+            self.open_kernel(path)
+        else:
+            self.open_image(path)
+
+    def export_history(self, path: str | None) -> bool:
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export timing history", "timings.csv", "CSV (*.csv)"
+            )
+            if not path:
+                return False
+        records = [result_record(r) for r in self.history]
+        fields = list(records[0]) if records else ["family", "variant"]
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=fields)
+            writer.writeheader()
+            for record in records:
+                writer.writerow(
+                    {
+                        k: json.dumps(v) if isinstance(v, (dict, list)) else v
+                        for k, v in record.items()
+                    }
+                )
+        self.statusBar().showMessage(f"Wrote {len(records)} runs to {path}")
+        return True
+
+    def export_view_png(self, view, path: str | None) -> bool:  # type: ignore[no-untyped-def]
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export as PNG", "view.png", "PNG (*.png)")
+            if not path:
+                return False
+        ok = view.grab().save(path, "PNG")
+        self.statusBar().showMessage(f"Wrote {path}" if ok else f"Could not write {path}")
+        return bool(ok)
+
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
         self.controller.shutdown()
         super().closeEvent(event)
-
-
-def about_box(parent: MainWindow) -> None:
-    QMessageBox.about(parent, "OpenCL Kernel Explorer", "See how a GPU kernel really works.")

@@ -32,6 +32,8 @@ class ConfigModel(QObject):
         self._defines: dict[str, int] = {}
         self._input = "iou"
         self._text = "IOU"
+        self._image_path: str | None = None
+        self._user_variants: list[Variant] = []
 
     # -- devices -------------------------------------------------------------------
     @property
@@ -78,6 +80,26 @@ class ConfigModel(QObject):
     @property
     def variant(self) -> Variant:
         return self._variant
+
+    def variants(self) -> list[Variant]:
+        """The family's catalog variants, then the user's own kernels of that family."""
+        return list(variants_of(self._family)) + [
+            v for v in self._user_variants if v.family == self._family
+        ]
+
+    def add_user_variant(self, variant: Variant) -> None:
+        """A kernel file the user opened; it replaces an earlier one of the same path."""
+        self._user_variants = [v for v in self._user_variants if v.path != variant.path]
+        self._user_variants.append(variant)
+        if variant.family != self._family:
+            self._family = variant.family
+            self._sizes = dict(FAMILIES[variant.family].default_sizes)
+            self.family_changed.emit()
+            self.sizes_changed.emit()
+        else:
+            self.family_changed.emit()
+        self._variant = None  # type: ignore[assignment]
+        self.set_variant(variant)
 
     def set_variant(self, variant: Variant) -> None:
         if variant is self._variant:
@@ -128,11 +150,25 @@ class ConfigModel(QObject):
     def text(self) -> str:
         return self._text
 
-    def set_input(self, preset: str, text: str | None = None) -> None:
-        changed = preset != self._input or (text is not None and text != self._text)
+    @property
+    def image_path(self) -> str | None:
+        return self._image_path
+
+    def set_input(
+        self, preset: str, text: str | None = None, image_path: str | None = None
+    ) -> None:
+        if preset not in FAMILIES[self._family].input_presets:
+            return
+        changed = (
+            preset != self._input
+            or (text is not None and text != self._text)
+            or (image_path is not None and image_path != self._image_path)
+        )
         self._input = preset
         if text is not None:
             self._text = text
+        if image_path is not None:
+            self._image_path = image_path
         if changed:
             self.input_changed.emit()
 
@@ -145,6 +181,7 @@ class ConfigModel(QObject):
             device_key=self._device_key,
             input=self._input,
             text=self._text,
+            image_path=self._image_path,
             repeat=repeat,
             timeout_s=timeout_s,
         )

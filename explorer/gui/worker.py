@@ -1,4 +1,5 @@
-"""OpenCL work off the GUI thread, through the executor; results carry a generation number."""
+"""OpenCL work off the GUI thread, through the executor; results carry a generation number
+so a stale result never overwrites a newer one."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from explorer.engine.devices import default_device
 from explorer.engine.executor import Executor, ExecutorError
-from explorer.engine.records import RunRequest, RunResult
+from explorer.engine.records import RunRequest
+from explorer.engine.tracing import TraceRequest
 
 
 class _Job(QObject):
@@ -15,10 +17,14 @@ class _Job(QObject):
     devices_ready = Signal(list, object)  # devices, default key (or None)
     devices_failed = Signal(str)
     result_ready = Signal(int, object)  # generation, RunResult
+    compare_step = Signal(int, int, int, object)  # generation, index, total, RunResult
+    compare_done = Signal(int)
+    trace_ready = Signal(int, object)  # generation, TracedRun
 
     def __init__(self, executor: Executor) -> None:
         super().__init__()
         self._executor = executor
+        self.cancelled_generation = -1
 
     @Slot()
     def discover(self) -> None:
@@ -34,15 +40,33 @@ class _Job(QObject):
     def run(self, generation: int, request: RunRequest) -> None:
         self.result_ready.emit(generation, self._executor.run(request))
 
+    @Slot(int, object)
+    def compare(self, generation: int, requests: list) -> None:
+        for index, request in enumerate(requests):
+            if self.cancelled_generation >= generation:
+                break
+            self.compare_step.emit(generation, index, len(requests), self._executor.run(request))
+        self.compare_done.emit(generation)
+
+    @Slot(int, object)
+    def trace(self, generation: int, request: TraceRequest) -> None:
+        self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
+
 
 class RunController(QObject):
-    """Starts runs and delivers only the newest result; stale ones are dropped."""
+    """Starts runs, comparisons and traces, and delivers only the newest one's results."""
 
     devices_ready = Signal(list, object)
     devices_failed = Signal(str)
-    started = Signal(int, object)  # generation, RunRequest
-    finished = Signal(object)  # RunResult of the newest request
+    started = Signal(str)  # what is running, in words
+    finished = Signal(object)  # RunResult of the newest run
+    compare_progress = Signal(int, int, object)  # index, total, RunResult
+    compare_finished = Signal()
+    trace_finished = Signal(object)  # TracedRun
+    idle = Signal()
     _run_requested = Signal(int, object)
+    _compare_requested = Signal(int, object)
+    _trace_requested = Signal(int, object)
     _discover_requested = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -53,8 +77,13 @@ class RunController(QObject):
         self._job = _Job(self._executor)
         self._job.moveToThread(self._thread)
         self._run_requested.connect(self._job.run)
+        self._compare_requested.connect(self._job.compare)
+        self._trace_requested.connect(self._job.trace)
         self._discover_requested.connect(self._job.discover)
         self._job.result_ready.connect(self._on_result)
+        self._job.compare_step.connect(self._on_compare_step)
+        self._job.compare_done.connect(self._on_compare_done)
+        self._job.trace_ready.connect(self._on_trace)
         self._job.devices_ready.connect(self.devices_ready)
         self._job.devices_failed.connect(self.devices_failed)
         self._thread.start()
@@ -68,26 +97,64 @@ class RunController(QObject):
     def discover_devices(self) -> None:
         self._discover_requested.emit()
 
-    def run(self, request: RunRequest) -> int:
+    def _next(self, what: str) -> int:
         self._generation += 1
         self._pending += 1
-        self.started.emit(self._generation, request)
-        self._run_requested.emit(self._generation, request)
+        self.started.emit(what)
         return self._generation
 
+    def run(self, request: RunRequest) -> int:
+        generation = self._next(f"running {request.variant.qualified_id}")
+        self._run_requested.emit(generation, request)
+        return generation
+
+    def compare(self, requests: list[RunRequest]) -> int:
+        generation = self._next(f"comparing {len(requests)} variants")
+        self._compare_requested.emit(generation, list(requests))
+        return generation
+
+    def trace(self, request: TraceRequest) -> int:
+        generation = self._next(f"tracing {request.run.variant.qualified_id}")
+        self._trace_requested.emit(generation, request)
+        return generation
+
     def cancel(self) -> None:
-        """Stop the run in flight; its result arrives as 'cancelled' and is dropped."""
+        """Stop what is in flight; its results are dropped."""
         if self._pending:
+            self._job.cancelled_generation = self._generation
             self._generation += 1
             self._executor.cancel()
 
+    def _done(self) -> None:
+        self._pending = max(0, self._pending - 1)
+        if not self._pending:
+            self.idle.emit()
+
     @Slot(int, object)
-    def _on_result(self, generation: int, result: RunResult) -> None:
-        self._pending -= 1
+    def _on_result(self, generation: int, result) -> None:  # type: ignore[no-untyped-def]
         if generation == self._generation:
             self.finished.emit(result)
+        self._done()
+
+    @Slot(int, int, int, object)
+    def _on_compare_step(self, generation: int, index: int, total: int, result) -> None:  # type: ignore[no-untyped-def]
+        if generation == self._generation:
+            self.compare_progress.emit(index, total, result)
+
+    @Slot(int)
+    def _on_compare_done(self, generation: int) -> None:
+        if generation == self._generation:
+            self.compare_finished.emit()
+        self._done()
+
+    @Slot(int, object)
+    def _on_trace(self, generation: int, traced) -> None:  # type: ignore[no-untyped-def]
+        if generation == self._generation:
+            self.trace_finished.emit(traced)
+        self._done()
 
     def shutdown(self) -> None:
+        self._job.cancelled_generation = self._generation
         self._executor.cancel()
         self._thread.quit()
         self._thread.wait(10000)

@@ -1,0 +1,110 @@
+"""Findings of the trace analysis and the per-site table; selecting one names its line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QLabel,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+KIND_COLOURS = {
+    "race": "#c0392b",
+    "uninitialized": "#d35400",
+    "out-of-bounds": "#c0392b",
+    "barrier-divergence": "#8e44ad",
+    "coverage": "#b9770e",
+    "not-traced": "#7f8c8d",
+    "overflow": "#7f8c8d",
+}
+
+
+class FindingsView(QWidget):
+    line_selected = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.summary = QLabel("Trace the kernel (Ctrl+T) to see what every work-item did.")
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.findings = QTreeWidget()
+        self.findings.setHeaderLabels(["Kind", "Line", "Phase", "Buffer", "What to do"])
+        self.findings.setRootIsDecorated(False)
+        self.findings.setWordWrap(True)
+        self.findings.itemSelectionChanged.connect(self._selected)
+        self.sites = QTreeWidget()
+        self.sites.setHeaderLabels(
+            [
+                "Line",
+                "Buffer",
+                "Space",
+                "Op",
+                "Accesses",
+                "Sectors/request",
+                "Bank conflicts",
+                "Access",
+            ]
+        )
+        self.sites.setRootIsDecorated(False)
+        self.sites.itemSelectionChanged.connect(self._site_selected)
+        splitter.addWidget(self.findings)
+        splitter.addWidget(self.sites)
+        layout.addWidget(splitter)
+
+    def clear(self, message: str = "") -> None:
+        self.findings.clear()
+        self.sites.clear()
+        self.summary.setText(message)
+
+    def show_trace(self, report: dict, analysis) -> None:  # type: ignore[no-untyped-def]
+        self.findings.clear()
+        self.sites.clear()
+        complete = "complete" if report["complete"] else "incomplete"
+        bad = [f for f in analysis.findings if f.kind not in ("not-traced",)]
+        self.summary.setText(
+            f"<b>{len(bad)} finding(s)</b> from {report['records']:,} records of "
+            f"{len(report['groups_traced'])} work-group(s), {complete}."
+        )
+        for f in analysis.findings:
+            item = QTreeWidgetItem(
+                [
+                    f.kind,
+                    str(f.line or ""),
+                    "" if f.phase is None else str(f.phase),
+                    f.buffer or "",
+                    f.message,
+                ]
+            )
+            item.setForeground(0, QColor(KIND_COLOURS.get(f.kind, "#1b2631")))
+            item.setData(0, Qt.ItemDataRole.UserRole, f.line)
+            item.setToolTip(4, f.message)
+            self.findings.addTopLevelItem(item)
+        for s in analysis.sites:
+            sectors = "" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}"
+            banks = "" if s.bank_conflict_degree is None else f"{s.bank_conflict_degree:.2f}"
+            item = QTreeWidgetItem(
+                [str(s.line), s.buffer, s.space, s.op, f"{s.accesses:,}", sectors, banks, s.text]
+            )
+            item.setData(0, Qt.ItemDataRole.UserRole, s.line)
+            self.sites.addTopLevelItem(item)
+        for tree in (self.findings, self.sites):
+            for column in range(tree.columnCount() - 1):
+                tree.resizeColumnToContents(column)
+
+    def _selected(self) -> None:
+        items = self.findings.selectedItems()
+        if items and items[0].data(0, Qt.ItemDataRole.UserRole):
+            self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))
+
+    def _site_selected(self) -> None:
+        items = self.sites.selectedItems()
+        if items and items[0].data(0, Qt.ItemDataRole.UserRole):
+            self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))

@@ -1,0 +1,105 @@
+"""Persisting the configuration and window layout with QSettings.
+
+A store that cannot be read (corrupt values, an unknown variant, a newer format) falls back
+to the defaults, and the caller is told why so it can say so.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
+from explorer.gui.model import ConfigModel
+from explorer.problems import FAMILIES
+
+FORMAT_VERSION = 1
+
+
+def save(
+    settings: QSettings,
+    model: ConfigModel,
+    geometry: QByteArray | None = None,
+    state: QByteArray | None = None,
+) -> None:
+    variant = model.variant
+    settings.setValue("format", FORMAT_VERSION)
+    settings.setValue("device", model.device_key or "")
+    settings.setValue("family", model.family)
+    settings.setValue("variant", variant.id)
+    settings.setValue("kernel_file", variant.path if _is_user(variant.path) else "")
+    settings.setValue("sizes", json.dumps(model.sizes))
+    settings.setValue("local", "x".join(map(str, model.local)) if model.local else "")
+    settings.setValue("defines", json.dumps(model.defines))
+    settings.setValue("input", model.input)
+    settings.setValue("text", model.text)
+    settings.setValue("image", model.image_path or "")
+    if geometry is not None:
+        settings.setValue("geometry", geometry)
+    if state is not None:
+        settings.setValue("state", state)
+    settings.sync()
+
+
+def _is_user(path: str) -> bool:
+    from explorer.paths import kernels_dir
+
+    try:
+        return not str(path).startswith(str(kernels_dir()))
+    except OSError:
+        return True
+
+
+def restore(settings: QSettings, model: ConfigModel) -> str | None:
+    """Apply the stored configuration; returns a notice when it had to fall back."""
+    if settings.status() != QSettings.Status.NoError:
+        return "The settings file could not be read; the defaults are used."
+    if not settings.contains("format"):
+        return None  # first start
+    try:
+        version = int(settings.value("format"))
+        if version != FORMAT_VERSION:
+            raise ValueError(f"settings format {version}, this version reads {FORMAT_VERSION}")
+        family = str(settings.value("family"))
+        if family not in FAMILIES:
+            raise ValueError(f"unknown family {family!r}")
+        kernel_file = str(settings.value("kernel_file") or "")
+        if kernel_file:
+            variant = load_variant_file(kernel_file)
+        else:
+            variant = find_variant(family, str(settings.value("variant")))
+        sizes = json.loads(str(settings.value("sizes")))
+        defines = json.loads(str(settings.value("defines") or "{}"))
+        if not isinstance(sizes, dict) or not all(
+            k in FAMILIES[family].size_names and isinstance(v, int) and v > 0
+            for k, v in sizes.items()
+        ):
+            raise ValueError(f"bad sizes {sizes!r}")
+        if not isinstance(defines, dict) or not all(isinstance(v, int) for v in defines.values()):
+            raise ValueError(f"bad defines {defines!r}")
+        local_text = str(settings.value("local") or "")
+        local = tuple(int(p) for p in local_text.split("x")) if local_text else None
+        preset = str(settings.value("input") or FAMILIES[family].input_presets[0])
+        if preset not in FAMILIES[family].input_presets:
+            raise ValueError(f"unknown input {preset!r}")
+        text = str(settings.value("text") or "IOU")
+        image = str(settings.value("image") or "") or None
+        device = str(settings.value("device") or "") or None
+    except (ValueError, TypeError, CatalogError, json.JSONDecodeError) as exc:
+        return f"The saved settings could not be used ({exc}); the defaults are used."
+    if kernel_file:
+        model.add_user_variant(variant)
+    else:
+        model.set_family(family)
+        model.set_variant(variant)
+    for name, value in sizes.items():
+        model.set_size(name, value)
+    model.set_local(local)
+    for name, value in defines.items():
+        if name in variant.default_defines:
+            model.set_define(name, value)
+    model.set_input(preset, text, image)
+    if device:
+        model.set_device(device)
+    return None

@@ -1,0 +1,169 @@
+"""Timing bars: a run's upload / kernel / download beside the numpy reference, or one bar
+per variant when comparing; min–max whiskers over the samples; every bar labelled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from explorer.engine.records import RunResult
+
+STATUS_COLOURS = {
+    "verified": "#27ae60",
+    "wrong": "#c0392b",
+    "refused": "#95a5a6",
+    "crashed": "#8e44ad",
+    "timeout": "#8e44ad",
+    "error": "#8e44ad",
+}
+PART_COLOURS = {"upload": "#5dade2", "kernel": "#27ae60", "download": "#f5b041", "numpy": "#7f8c8d"}
+
+
+def rate_text(result: RunResult) -> str:
+    if result.gflops is not None:
+        return f"{result.gflops:,.1f} GFLOP/s"
+    if result.gbps is not None:
+        return f"{result.gbps:,.1f} GB/s"
+    return ""
+
+
+class TimingView(QWidget):
+    """Horizontal bars, longest time to the right; names on the left axis."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "time", units="ms")
+        self.plot.showGrid(x=True, y=False, alpha=0.3)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        layout.addWidget(self.plot)
+        self.labels: list[str] = []  # what each bar says, for tests and exports
+        self.bar_count = 0
+
+    def clear(self) -> None:
+        self.plot.clear()
+        self.labels = []
+        self.bar_count = 0
+
+    def _axis(self, names: list[str]) -> None:
+        axis = self.plot.getAxis("left")
+        axis.setTicks([list(enumerate(names))])
+        font = axis.label.font()
+        font.setPointSize(11)
+        axis.setStyle(tickFont=font)
+        self.plot.getAxis("bottom").setStyle(tickFont=font)
+        self.plot.setYRange(-0.6, len(names) - 0.4 + (0.3 if len(names) == 2 else 0), padding=0)
+
+    def _label(self, x: float, y: float, text: str) -> None:
+        item = pg.TextItem(text, color="#1b2631", anchor=(0, 0.5))
+        font = item.textItem.font()
+        font.setPointSize(11)
+        item.setFont(font)
+        item.setPos(x, y)
+        self.plot.addItem(item)
+        self.labels.append(text)
+
+    def show_run(self, result: RunResult) -> None:
+        """Stacked upload / kernel / download, the numpy reference below."""
+        self.clear()
+        if result.timing is None:
+            self._axis([result.variant])
+            self._label(0, 0, f"{result.status}: {result.error or result.refused or ''}"[:120])
+            return
+        t = result.timing
+        parts = [
+            ("upload", _finite(t.upload_ms)),
+            ("kernel", t.median_ms),
+            ("download", _finite(t.download_ms)),
+        ]
+        left = 0.0
+        for name, width in parts:
+            bar = pg.BarGraphItem(
+                x0=[left],
+                y=[1],
+                height=0.6,
+                width=[width],
+                brush=PART_COLOURS[name],
+                pen=pg.mkPen("w"),
+            )
+            self.plot.addItem(bar)
+            left += width
+        kernel_left = parts[0][1]
+        self.plot.addItem(
+            pg.ErrorBarItem(
+                x=np.array([kernel_left + t.median_ms]),
+                y=np.array([1.0]),
+                left=np.array([t.median_ms - t.min_ms]),
+                right=np.array([t.max_ms - t.median_ms]),
+                beam=0.25,
+                pen=pg.mkPen("#1b2631", width=2),
+            )
+        )
+        numpy_bar = pg.BarGraphItem(
+            x0=[0], y=[0], height=0.6, width=[t.reference_ms], brush=PART_COLOURS["numpy"]
+        )
+        self.plot.addItem(numpy_bar)
+        self.bar_count = 2
+        self._axis(["numpy reference", result.variant])
+        span = max(left, t.reference_ms, t.max_ms + kernel_left)
+        gap = span * 0.02
+        self._label(
+            max(left, t.max_ms + kernel_left) + gap,
+            1,
+            f"kernel {t.median_ms:.3f} ms  {rate_text(result)}\n"
+            f"upload {parts[0][1]:.3f} ms · download {parts[2][1]:.3f} ms",
+        )
+        self._label(t.reference_ms + gap, 0, f"numpy {t.reference_ms:.3f} ms (float64)")
+        legend = pg.TextItem(
+            html="<span style='color:#5dade2'>■ upload</span> &nbsp; "
+            "<span style='color:#27ae60'>■ kernel (median; whisker: min–max)</span> &nbsp; "
+            "<span style='color:#f5b041'>■ download</span>",
+            anchor=(0, 0),
+        )
+        legend.setPos(0, 1.65)
+        self.plot.addItem(legend)
+        self.plot.setXRange(0, span * 1.8, padding=0)
+
+    def show_compare(self, results: list[RunResult]) -> None:
+        """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
+        self.clear()
+        names = [r.variant for r in results][::-1]
+        self._axis(names)
+        times = [r.timing.median_ms for r in results if r.timing is not None]
+        span = max(times) if times else 1.0
+        for row, result in enumerate(results[::-1]):
+            colour = STATUS_COLOURS.get(result.status, "#95a5a6")
+            if result.timing is None:
+                why = "refused" if result.refused else result.status
+                self._label(0, row, f"{why}: {result.refused or result.error or ''}"[:90])
+                continue
+            t = result.timing
+            self.plot.addItem(
+                pg.BarGraphItem(x0=[0], y=[row], height=0.6, width=[t.median_ms], brush=colour)
+            )
+            self.plot.addItem(
+                pg.ErrorBarItem(
+                    x=np.array([t.median_ms]),
+                    y=np.array([float(row)]),
+                    left=np.array([t.median_ms - t.min_ms]),
+                    right=np.array([t.max_ms - t.median_ms]),
+                    beam=0.25,
+                    pen=pg.mkPen("#1b2631", width=1.5),
+                )
+            )
+            verdict = "✔" if result.status == "verified" else "✘ wrong"
+            self._label(
+                max(t.max_ms, t.median_ms) + span * 0.02,
+                row,
+                f"{t.median_ms:.3f} ms  {rate_text(result)}  {verdict}",
+            )
+            self.bar_count += 1
+        self.plot.setXRange(0, span * 1.8, padding=0)
+
+
+def _finite(value: float) -> float:
+    return value if value == value else 0.0
