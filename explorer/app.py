@@ -78,8 +78,9 @@ def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[
     for name, value in _defines(args.define).items():
         model.set_define(name, value)
     if args.input or args.text != "IOU" or args.image:
-        model.set_input(args.input or ("image" if args.image else model.input), args.text,
-                        args.image)
+        model.set_input(
+            args.input or ("image" if args.image else model.input), args.text, args.image
+        )
     if args.device:
         window.requested_device = args.device
 
@@ -115,12 +116,16 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
         timer.stop()
         return bool(condition())
 
-    wait(lambda: window.model.device is not None or window.statusBar().currentMessage()
-         == "No OpenCL device", 120)
+    wait(
+        lambda: (
+            window.model.device is not None
+            or window.statusBar().currentMessage() == "No OpenCL device"
+        ),
+        120,
+    )
     if window.requested_device and window.model.devices:
         try:
-            window.model.set_device(pick_device(window.model.devices,
-                                                window.requested_device).key)
+            window.model.set_device(pick_device(window.model.devices, window.requested_device).key)
         except NoDeviceError as exc:
             print(f"error: {exc}", file=sys.stderr)
             window.close()
@@ -139,8 +144,12 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
         wait(lambda: window.last_trace is not None, args.timeout + 120)
         if window.last_trace is None or window.last_trace.analysis is None:
             code = 1
-    views = {"result": window.result_view, "timing": window.timing_view,
-             "source": window.source_view, "findings": window.findings_view}
+    views = {
+        "result": window.result_view,
+        "timing": window.timing_view,
+        "source": window.source_view,
+        "findings": window.findings_view,
+    }
     if args.view in views:
         window.tabs.setCurrentWidget(views[args.view])
     empty = {

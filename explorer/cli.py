@@ -322,13 +322,20 @@ def _bench_trace(args: argparse.Namespace) -> int:
         # A fresh executor per case, so its peak memory is the case's own.
         with Executor() as executor:
             device = pick_device(_list_devices(executor), args.device)
-            request = TraceRequest(RunRequest(find_variant("matmul", vid), sizes,
-                                              device_key=device.key, input=preset,
-                                              timeout_s=600))
+            request = TraceRequest(
+                RunRequest(
+                    find_variant("matmul", vid),
+                    sizes,
+                    device_key=device.key,
+                    input=preset,
+                    timeout_s=600,
+                )
+            )
             traced = executor.trace(request)
         if traced.analysis is None:
-            print(f"error: {label}: {traced.result.error or traced.result.refused}",
-                  file=sys.stderr)
+            print(
+                f"error: {label}: {traced.result.error or traced.result.refused}", file=sys.stderr
+            )
             return EXIT_CODES.get(traced.result.status, USAGE_ERROR)
         t = traced.timings_ms
         total = t.get("record_ms", 0) + t.get("decode_ms", 0) + t.get("analyse_ms", 0)

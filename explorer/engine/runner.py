@@ -116,20 +116,43 @@ def prepare(
     try:
         sizes = problem.check_sizes(request.sizes)
     except InputError as exc:
-        return RunResult(**base, sizes=dict(request.sizes), global_size=None, local_size=None,
-                         defines=dict(request.defines), error=str(exc), error_kind="input")
+        return RunResult(
+            **base,
+            sizes=dict(request.sizes),
+            global_size=None,
+            local_size=None,
+            defines=dict(request.defines),
+            error=str(exc),
+            error_kind="input",
+        )
     launch = plan(variant, sizes, request.local, request.defines, device)
     if isinstance(launch, Refusal):
-        return RunResult(**base, sizes=sizes, global_size=None, local_size=request.local,
-                         defines=dict(request.defines), refused=launch)
-    common = dict(base, sizes=sizes, global_size=launch.global_size,
-                  local_size=launch.local_size, defines=launch.defines)
+        return RunResult(
+            **base,
+            sizes=sizes,
+            global_size=None,
+            local_size=request.local,
+            defines=dict(request.defines),
+            refused=launch,
+        )
+    common = dict(
+        base,
+        sizes=sizes,
+        global_size=launch.global_size,
+        local_size=launch.local_size,
+        defines=launch.defines,
+    )
     cl = s.cl
     context, queue = s.queue(device)
     try:
         kernel = s.cache.kernel(
-            cl, context, device.key, source or variant.source, build_options(launch.defines),
-            variant.kernel, display_name or os.path.basename(variant.path) or variant.id,
+            cl,
+            context,
+            device.key,
+            source or variant.source,
+            build_options(launch.defines),
+            variant.kernel,
+            display_name or os.path.basename(variant.path) or variant.id,
         )
         params = kernel_parameters(variant.source, variant.kernel)
     except BuildError as exc:
@@ -138,7 +161,8 @@ def prepare(
         return RunResult(**common, error=str(exc), error_kind="build")
     if len(params) != len(variant.args):
         return RunResult(
-            **common, error_kind="build",
+            **common,
+            error_kind="build",
             error=f"{variant.kernel} takes {len(params)} parameters but the header maps "
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
         )
@@ -160,8 +184,24 @@ def prepare(
         started = time.perf_counter()
         problem.reference(inputs, sizes)
         reference_ms = (time.perf_counter() - started) * 1e3
-    return Prepared(s, request, device, problem, sizes, launch, context, queue, kernel, params,
-                    dtype, inputs, reference, reference_ms, local_bytes, common)
+    return Prepared(
+        s,
+        request,
+        device,
+        problem,
+        sizes,
+        launch,
+        context,
+        queue,
+        kernel,
+        params,
+        dtype,
+        inputs,
+        reference,
+        reference_ms,
+        local_bytes,
+        common,
+    )
 
 
 def bind(p: Prepared) -> Bound:
@@ -244,8 +284,9 @@ def run_request(request: RunRequest) -> RunResult:
         poison_local(p)
         launch = p.launch
         with _captured_stdout() as captured:
-            event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size,
-                                               launch.local_size)
+            event = cl.enqueue_nd_range_kernel(
+                p.queue, p.kernel, launch.global_size, launch.local_size
+            )
             event.wait()
             p.queue.finish()
         # The first launch is kept apart: a kernel that reads memory it never wrote can
@@ -255,16 +296,18 @@ def run_request(request: RunRequest) -> RunResult:
         warmup = max(1, request.warmup)
         with silenced_stdout():  # printf output of one launch is enough
             for i in range(1, warmup + request.repeat):
-                event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size,
-                                                   launch.local_size)
+                event = cl.enqueue_nd_range_kernel(
+                    p.queue, p.kernel, launch.global_size, launch.local_size
+                )
                 event.wait()
                 if i >= warmup:
                     samples.append(_event_ms(event))
             p.queue.finish()
         last, download_ms = read_output(p, bound)
     except cl.Error as exc:
-        return RunResult(**p.common, error=f"the OpenCL runtime reported: {exc}",
-                         error_kind="runtime")
+        return RunResult(
+            **p.common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
+        )
     verdict, output = judge(p, [first, last])
     return RunResult(
         **p.common,

@@ -49,8 +49,12 @@ class TraceOutcome:
 
 
 def choose_window(
-    counts: np.ndarray, num_groups: tuple[int, int, int], per_group: int, budget_bytes: int,
-    center: tuple[int, int, int] | None, ranges: tuple[tuple[int, int], ...] | None,
+    counts: np.ndarray,
+    num_groups: tuple[int, int, int],
+    per_group: int,
+    budget_bytes: int,
+    center: tuple[int, int, int] | None,
+    ranges: tuple[tuple[int, int], ...] | None,
 ) -> np.ndarray:
     """Linear ids of the groups to trace, in slot order."""
     total_groups = int(np.prod(num_groups))
@@ -92,8 +96,10 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     local = (list(p.launch.local_size) + [1, 1, 1])[:3]
     per_group = int(np.prod(local))
     num_groups = tuple(
-        ([g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
-         + [1, 1, 1])[:3]
+        (
+            [g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
+            + [1, 1, 1]
+        )[:3]
     )
     total_groups = int(np.prod(num_groups))
     timings = {"build_ms": (time.perf_counter() - started) * 1e3}
@@ -114,22 +120,33 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         meta_buf = buffer(meta)
         dummy_buf = cl.Buffer(ctx, mf.READ_WRITE, 256)
 
-        def launch(slots: np.ndarray, offsets: np.ndarray, count_only: bool,
-                   capacity_records: int) -> tuple[np.ndarray, np.ndarray, object]:
+        def launch(
+            slots: np.ndarray, offsets: np.ndarray, count_only: bool, capacity_records: int
+        ) -> tuple[np.ndarray, np.ndarray, object]:
             w = int((slots >= 0).sum()) * per_group
             rec_buf = cl.Buffer(ctx, mf.READ_WRITE, max(8, capacity_records * RECORD_BYTES))
             counts = np.zeros(max(1, w), dtype=np.uint32)
             dispatch = np.zeros(1 + total_groups, dtype=np.uint32)
             cnt_buf, disp_buf = buffer(counts), buffer(dispatch)
-            args = [*bound.args, rec_buf, buffer(offsets.astype(np.uint64)), cnt_buf, disp_buf,
-                    buffer(slots.astype(np.int32)), len_buf, meta_buf, dummy_buf,
-                    np.uint32(1 if count_only else 0)]
+            args = [
+                *bound.args,
+                rec_buf,
+                buffer(offsets.astype(np.uint64)),
+                cnt_buf,
+                disp_buf,
+                buffer(slots.astype(np.int32)),
+                len_buf,
+                meta_buf,
+                dummy_buf,
+                np.uint32(1 if count_only else 0),
+            ]
             p.kernel.set_args(*args)
             reset_output(p, bound)
             poison_local(p)
             with silenced_stdout():  # printf output belongs to the plain run
-                cl.enqueue_nd_range_kernel(p.queue, p.kernel, p.launch.global_size,
-                                           p.launch.local_size).wait()
+                cl.enqueue_nd_range_kernel(
+                    p.queue, p.kernel, p.launch.global_size, p.launch.local_size
+                ).wait()
             cl.enqueue_copy(p.queue, counts, cnt_buf)
             cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
             return counts[:w], dispatch, rec_buf
@@ -139,8 +156,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         counts, _, _ = launch(all_slots, np.zeros(total_groups * per_group + 1), True, 0)
         timings["count_ms"] = (time.perf_counter() - t0) * 1e3
 
-        window = choose_window(counts, num_groups, per_group, request.budget_bytes,
-                               request.center, request.groups)
+        window = choose_window(
+            counts, num_groups, per_group, request.budget_bytes, request.center, request.groups
+        )
         slots = np.full(total_groups, -1, dtype=np.int32)
         slots[window] = np.arange(window.size, dtype=np.int32)
         wi_counts = counts.reshape(total_groups, per_group)[window].ravel().astype(np.uint64)
@@ -157,16 +175,28 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         timings["record_ms"] = (time.perf_counter() - t0) * 1e3
     except cl.Error as exc:
         return TraceOutcome(
-            RunResult(**p.common, error=f"the OpenCL runtime reported: {exc}",
-                      error_kind="runtime"), None,
+            RunResult(
+                **p.common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
+            ),
+            None,
         )
 
     t0 = time.perf_counter()
     roles = tuple(
         variant.args[b.param_index] if b.param_index is not None else None for b in inst.buffers
     )
-    raw = RawTrace(records, offsets, counts2, dispatch, meta, slots, p.launch.global_size,
-                   p.launch.local_size, roles, p.problem.output_role)
+    raw = RawTrace(
+        records,
+        offsets,
+        counts2,
+        dispatch,
+        meta,
+        slots,
+        p.launch.global_size,
+        p.launch.local_size,
+        roles,
+        p.problem.output_role,
+    )
     trace = decode(raw, inst)
     timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
     verdict, shown = judge(p, [output])
@@ -182,8 +212,6 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     return TraceOutcome(result, trace, timings)
 
 
-
-
 @dataclass(frozen=True, eq=False)
 class TracedRun:
     """What crosses back from the executor: the verdict, the analysis, maybe the trace."""
@@ -197,8 +225,9 @@ class TracedRun:
     report_text: str = ""  # the human report
 
 
-def trace_and_analyse(request: TraceRequest, warp: int = 32, banks: int = 32,
-                      keep_trace: bool = False) -> TracedRun:
+def trace_and_analyse(
+    request: TraceRequest, warp: int = 32, banks: int = 32, keep_trace: bool = False
+) -> TracedRun:
     """Record, decode and analyse in the executor process; the trace itself crosses back
     only when asked for (it can be large)."""
     import resource
@@ -212,5 +241,12 @@ def trace_and_analyse(request: TraceRequest, warp: int = 32, banks: int = 32,
     analysis = analyse(outcome.trace, warp=warp, banks=banks)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    return TracedRun(outcome.result, analysis, outcome.trace if keep_trace else None, timings,
-                     peak, analysis.to_json(outcome.trace), format_report(outcome.trace, analysis))
+    return TracedRun(
+        outcome.result,
+        analysis,
+        outcome.trace if keep_trace else None,
+        timings,
+        peak,
+        analysis.to_json(outcome.trace),
+        format_report(outcome.trace, analysis),
+    )

@@ -46,8 +46,15 @@ _DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces 
 _WRITES = (WRITE, RMW, ATOMIC)
 _READS = (READ, RMW)
 _VERB = {READ: "reads", WRITE: "writes", RMW: "updates", ATOMIC: "atomically updates"}
-_KIND_ORDER = {"overflow": 0, "not-traced": 1, "out-of-bounds": 2, "barrier-divergence": 3,
-               "race": 4, "uninitialized": 5, "coverage": 6}
+_KIND_ORDER = {
+    "overflow": 0,
+    "not-traced": 1,
+    "out-of-bounds": 2,
+    "barrier-divergence": 3,
+    "race": 4,
+    "uninitialized": 5,
+    "coverage": 6,
+}
 _PW, _AT, _INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
 _I32_MAX = int(np.iinfo(np.int32).max)
 _I64_MAX = int(np.iinfo(np.int64).max)
@@ -89,8 +96,9 @@ def analyse(trace: Trace, warp: int = 32, banks: int = 32) -> Analysis:
     loads, read, written = _loads(ctx, units)
     findings += _races_and_uninitialised(ctx, units)
     findings += _coverage(ctx, units)
-    findings.sort(key=lambda f: (_KIND_ORDER.get(f.kind, 9), f.line or 0,
-                                 -1 if f.phase is None else f.phase))
+    findings.sort(
+        key=lambda f: (_KIND_ORDER.get(f.kind, 9), f.line or 0, -1 if f.phase is None else f.phase)
+    )
     return Analysis(tuple(findings), stats, loads, read, written)
 
 
@@ -158,9 +166,19 @@ class _Unit:
     Either ``idx`` lists the record positions, or (when every work-item ran the same sequence)
     ``cols`` lists the site's positions within each work-item's ``L`` records."""
 
-    def __init__(self, ctx: _Context, site: int, buffer: int, wi: np.ndarray,
-                 off: np.ndarray | None, size: int | np.ndarray, *, idx: np.ndarray | None = None,
-                 cols: np.ndarray | None = None, per_wi: int | None = None):
+    def __init__(
+        self,
+        ctx: _Context,
+        site: int,
+        buffer: int,
+        wi: np.ndarray,
+        off: np.ndarray | None,
+        size: int | np.ndarray,
+        *,
+        idx: np.ndarray | None = None,
+        cols: np.ndarray | None = None,
+        per_wi: int | None = None,
+    ):
         self.ctx = ctx
         self.site = site
         s = ctx.trace.sites[site]
@@ -234,10 +252,15 @@ class _Unit:
     def subset(self, pos: np.ndarray | slice) -> _Unit:
         if isinstance(pos, slice):
             pos = np.arange(self.m)[pos]
-        sub = _Unit(self.ctx, self.site, self.buffer, self.wi[pos],
-                    None if self.off is None else self.off[pos],
-                    self.size[pos] if isinstance(self.size, np.ndarray) else self.size,
-                    idx=self.positions(pos))
+        sub = _Unit(
+            self.ctx,
+            self.site,
+            self.buffer,
+            self.wi[pos],
+            None if self.off is None else self.off[pos],
+            self.size[pos] if isinstance(self.size, np.ndarray) else self.size,
+            idx=self.positions(pos),
+        )
         if self._phase is not None:
             sub._phase = self._phase[pos]
         return sub
@@ -253,8 +276,12 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
     if n == 0 or W == 0:
         return mem, oob, bars
     L = n // W
-    uniform = (n == W * L and ctx.overflowed.size == 0 and bool((t.wi_count == L).all())
-               and not bool(t.oob.any()))
+    uniform = (
+        n == W * L
+        and ctx.overflowed.size == 0
+        and bool((t.wi_count == L).all())
+        and not bool(t.oob.any())
+    )
     if uniform:
         # Every work-item made the same sequence of accesses (no divergent control flow):
         # a site's records are the same columns of the (W, L) record matrix.
@@ -267,13 +294,22 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
             cols = np.flatnonzero(row_site == sid)
             op = t.sites[sid].op
             if op == BARRIER:
-                bars.append(_Unit(ctx, sid, -1, np.repeat(np.arange(W, dtype=np.int32),
-                                  cols.size), None, 0, cols=cols, per_wi=int(cols.size)))
+                bars.append(
+                    _Unit(
+                        ctx,
+                        sid,
+                        -1,
+                        np.repeat(np.arange(W, dtype=np.int32), cols.size),
+                        None,
+                        0,
+                        cols=cols,
+                        per_wi=int(cols.size),
+                    )
+                )
                 continue
             if op not in (READ, WRITE, RMW, ATOMIC):
                 continue
-            combos = {(int(b), int(s)) for b, s in zip(row_buf[cols], row_size[cols],
-                                                         strict=True)}
+            combos = {(int(b), int(s)) for b, s in zip(row_buf[cols], row_size[cols], strict=True)}
             for b, s in sorted(combos):
                 c = cols[(row_buf[cols] == b) & (row_size[cols] == s)]
                 if b < 0:
@@ -321,11 +357,15 @@ def _rows_equal(mat: np.ndarray, block: int = 1 << 20) -> bool:
     """Whether every row of ``mat`` equals its first (in blocks, to stay in cache)."""
     rows = max(1, block // max(1, mat.shape[1]))
     first = mat[0]
-    return all(bool((mat[i:i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
+    return all(bool((mat[i : i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
 
 
-def _cells(off: np.ndarray, size: int | np.ndarray, cell: int, narrow: bool = False,
-           ) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+def _cells(
+    off: np.ndarray,
+    size: int | np.ndarray,
+    cell: int,
+    narrow: bool = False,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
     """The ``cell``-byte cells (sectors, words, elements) the accesses cover: yields, for the
     j-th cell of each access, (the records that have a j-th cell, or None for all; its index).
     A float4 vload yields four words. ``narrow``: the indices fit in int32, return them so."""
@@ -387,9 +427,13 @@ def _request_layout(ctx: _Context, u: _Unit) -> tuple[np.ndarray, int]:
     return flat, int(most.sum())
 
 
-def _request_matrix(ctx: _Context, flat: np.ndarray, requests: int,
-                    cells: list[tuple[np.ndarray | None, np.ndarray]], top: int,
-                    ) -> tuple[np.ndarray, int]:
+def _request_matrix(
+    ctx: _Context,
+    flat: np.ndarray,
+    requests: int,
+    cells: list[tuple[np.ndarray | None, np.ndarray]],
+    top: int,
+) -> tuple[np.ndarray, int]:
     """Rows of cells per request, each row sorted, empty places holding a sentinel."""
     span = len(cells)
     dtype = np.int32 if top < _I32_MAX else np.int64
@@ -471,17 +515,41 @@ def _conflict_degrees(mat: np.ndarray, sent: int, hi_bits: int) -> np.ndarray:
     return upto.max(axis=1).astype(np.int64)
 
 
-def _site_stats(ctx: _Context, units: list[_Unit], oob_units: list[_Unit],
-                ) -> tuple[SiteStats, ...]:
+def _site_stats(
+    ctx: _Context,
+    units: list[_Unit],
+    oob_units: list[_Unit],
+) -> tuple[SiteStats, ...]:
     t = ctx.trace
     acc: dict[int, dict[str, Any]] = {}
     for u in oob_units:
-        acc.setdefault(u.site, {"buffer": u.buffer, "accesses": 0, "requests": 0, "sectors": 0,
-                                "greq": 0, "deg": 0.0, "lreq": 0, "worst": None})
+        acc.setdefault(
+            u.site,
+            {
+                "buffer": u.buffer,
+                "accesses": 0,
+                "requests": 0,
+                "sectors": 0,
+                "greq": 0,
+                "deg": 0.0,
+                "lreq": 0,
+                "worst": None,
+            },
+        )
     for u in units:
-        a = acc.setdefault(u.site, {"buffer": u.buffer, "accesses": 0, "requests": 0,
-                                    "sectors": 0, "greq": 0, "deg": 0.0, "lreq": 0,
-                                    "worst": None})
+        a = acc.setdefault(
+            u.site,
+            {
+                "buffer": u.buffer,
+                "accesses": 0,
+                "requests": 0,
+                "sectors": 0,
+                "greq": 0,
+                "deg": 0.0,
+                "lreq": 0,
+                "worst": None,
+            },
+        )
         a["accesses"] += u.m
         flat, requests = _request_layout(ctx, u)
         a["requests"] += requests
@@ -500,14 +568,24 @@ def _site_stats(ctx: _Context, units: list[_Unit], oob_units: list[_Unit],
         s = t.sites[sid]
         b = s.buffer if s.buffer >= 0 else a["buffer"]
         space = s.space if s.space != NO_SPACE else ctx.space(a["buffer"])
-        out.append((s.line, sid, SiteStats(
-            line=s.line, buffer=t.buffers[b].name if b >= 0 else "?",
-            space=SPACE_NAMES.get(space, "none"), op=OP_NAMES[s.op], accesses=a["accesses"],
-            requests=a["requests"],
-            sectors_per_request=round(a["sectors"] / a["greq"], 4) if a["greq"] else None,
-            bank_conflict_degree=round(a["deg"] / a["lreq"], 4) if a["lreq"] else None,
-            bank_conflict_worst=a["worst"], text=s.text,
-        )))
+        out.append(
+            (
+                s.line,
+                sid,
+                SiteStats(
+                    line=s.line,
+                    buffer=t.buffers[b].name if b >= 0 else "?",
+                    space=SPACE_NAMES.get(space, "none"),
+                    op=OP_NAMES[s.op],
+                    accesses=a["accesses"],
+                    requests=a["requests"],
+                    sectors_per_request=round(a["sectors"] / a["greq"], 4) if a["greq"] else None,
+                    bank_conflict_degree=round(a["deg"] / a["lreq"], 4) if a["lreq"] else None,
+                    bank_conflict_worst=a["worst"],
+                    text=s.text,
+                ),
+            )
+        )
     return tuple(st for _, _, st in sorted(out, key=lambda x: x[:2]))
 
 
@@ -515,9 +593,10 @@ def _loads(ctx: _Context, units: list[_Unit]) -> tuple[dict[str, dict[str, float
     """Loads per element of every global input buffer, and global bytes read and written."""
     t = ctx.trace
     counts: dict[int, np.ndarray] = {
-        b: np.zeros(info.length, dtype=np.int64) for b, info in enumerate(t.buffers)
-        if info.space == GLOBAL and not (t.output_role is not None
-                                         and info.role == t.output_role)}
+        b: np.zeros(info.length, dtype=np.int64)
+        for b, info in enumerate(t.buffers)
+        if info.space == GLOBAL and not (t.output_role is not None and info.role == t.output_role)
+    }
     read = written = 0
     for u in units:
         if ctx.space(u.buffer) != GLOBAL:
@@ -530,12 +609,14 @@ def _loads(ctx: _Context, units: list[_Unit]) -> tuple[dict[str, dict[str, float
         if u.op in _READS and u.buffer in counts:
             c = counts[u.buffer]
             for _, e in _cells(u.off, u.size, t.buffers[u.buffer].elem_size):
-                c += np.bincount(e, minlength=c.size)[:c.size]
+                c += np.bincount(e, minlength=c.size)[: c.size]
     loads = {}
     for b, c in counts.items():
-        loads[t.buffers[b].name] = ({"min": int(c.min()), "max": int(c.max()),
-                                     "mean": round(float(c.mean()), 4)} if c.size
-                                    else {"min": 0, "max": 0, "mean": 0.0})
+        loads[t.buffers[b].name] = (
+            {"min": int(c.min()), "max": int(c.max()), "mean": round(float(c.mean()), 4)}
+            if c.size
+            else {"min": 0, "max": 0, "mean": 0.0}
+        )
     return loads, read, written
 
 
@@ -548,21 +629,38 @@ def _overflow(ctx: _Context) -> list[Finding]:
         return []
     t = ctx.trace
     most = int(t.wi_count[over].max())
-    return [Finding(
-        kind="overflow", line=None, phase=None, buffer=None, work_items=ctx.labels(over),
-        count=int(over.size),
-        message=(f"{over.size} work-item(s) tried to record more than the {t.capacity} records "
-                 f"each can keep (the most tried {most}): the trace is incomplete after that "
-                 f"point, so accesses, and findings about them, are missing. Raise the trace "
-                 f"capacity to at least {most} records per work-item, or trace fewer "
-                 f"work-groups."),
-    )]
+    return [
+        Finding(
+            kind="overflow",
+            line=None,
+            phase=None,
+            buffer=None,
+            work_items=ctx.labels(over),
+            count=int(over.size),
+            message=(
+                f"{over.size} work-item(s) tried to record more than the {t.capacity} records "
+                f"each can keep (the most tried {most}): the trace is incomplete after that "
+                f"point, so accesses, and findings about them, are missing. Raise the trace "
+                f"capacity to at least {most} records per work-item, or trace fewer "
+                f"work-groups."
+            ),
+        )
+    ]
 
 
 def _not_traced(trace: Trace) -> list[Finding]:
-    return [Finding(kind="not-traced", line=nt.line, phase=None, buffer=None, work_items=(),
-                    count=1, message=f"line {nt.line} was not traced: {nt.reason}")
-            for nt in trace.not_traced]
+    return [
+        Finding(
+            kind="not-traced",
+            line=nt.line,
+            phase=None,
+            buffer=None,
+            work_items=(),
+            count=1,
+            message=f"line {nt.line} was not traced: {nt.reason}",
+        )
+        for nt in trace.not_traced
+    ]
 
 
 def _out_of_bounds(ctx: _Context, oob_units: list[_Unit]) -> list[Finding]:
@@ -581,15 +679,28 @@ def _out_of_bounds(ctx: _Context, oob_units: list[_Unit]) -> list[Finding]:
         names = ", ".join(f"{info.name}[{e}]" for e in shown)
         verb = _VERB.get(s.op, "accesses")
         if count == 1:
-            msg = (f"line {s.line} {verb} {names} outside {info.name} ({info.length} elements); "
-                   "the access was skipped")
+            msg = (
+                f"line {s.line} {verb} {names} outside {info.name} ({info.length} elements); "
+                "the access was skipped"
+            )
         else:
             more = " and others" if len(shown) < count else ""
-            msg = (f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
-                   f"elements), {count} accesses; the accesses were skipped")
-        out.append(Finding(kind="out-of-bounds", line=s.line, phase=None, buffer=info.name,
-                           work_items=ctx.labels(wis), count=count, message=msg,
-                           elements=tuple(shown)))
+            msg = (
+                f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
+                f"elements), {count} accesses; the accesses were skipped"
+            )
+        out.append(
+            Finding(
+                kind="out-of-bounds",
+                line=s.line,
+                phase=None,
+                buffer=info.name,
+                work_items=ctx.labels(wis),
+                count=count,
+                message=msg,
+                elements=tuple(shown),
+            )
+        )
     return out
 
 
@@ -628,8 +739,9 @@ def _divergence(ctx: _Context, bars: list[_Unit]) -> list[Finding]:
             lines.setdefault(u.line, set())
     values, counts = np.unique(total[wis], return_counts=True)
     if values.size > 1:
-        desc = ", ".join(f"{c} passed {v}" for v, c in zip(values.tolist(), counts.tolist(),
-                                                          strict=True))
+        desc = ", ".join(
+            f"{c} passed {v}" for v, c in zip(values.tolist(), counts.tolist(), strict=True)
+        )
         desc = f"its work-items passed different numbers of barriers ({desc})"
     else:
         desc = f"its work-items all passed {int(values[0])} barriers, but not the same ones"
@@ -639,14 +751,25 @@ def _divergence(ctx: _Context, bars: list[_Unit]) -> list[Finding]:
     gid = ctx.label(int(wis[0]))[:3]
     at = sorted(lines)
     where = ", ".join(str(x) for x in at)
-    others = (f" {bad_groups.size - 1} other work-group(s) do the same."
-              if bad_groups.size > 1 else "")
-    msg = (f"Work-group ({gid[0]}, {gid[1]}, {gid[2]}): {desc}, at the barrier(s) on line(s) "
-           f"{where}. Every work-item of a group must reach the same barriers, or the kernel "
-           f"may hang or read stale data: move the barrier out of the condition.{others}")
-    return [Finding(kind="barrier-divergence", line=at[0] if at else None, phase=None,
-                    buffer=None, work_items=ctx.labels(examples), count=int(bad_groups.size),
-                    message=msg)]
+    others = (
+        f" {bad_groups.size - 1} other work-group(s) do the same." if bad_groups.size > 1 else ""
+    )
+    msg = (
+        f"Work-group ({gid[0]}, {gid[1]}, {gid[2]}): {desc}, at the barrier(s) on line(s) "
+        f"{where}. Every work-item of a group must reach the same barriers, or the kernel "
+        f"may hang or read stale data: move the barrier out of the condition.{others}"
+    )
+    return [
+        Finding(
+            kind="barrier-divergence",
+            line=at[0] if at else None,
+            phase=None,
+            buffer=None,
+            work_items=ctx.labels(examples),
+            count=int(bad_groups.size),
+            message=msg,
+        )
+    ]
 
 
 def _coverage(ctx: _Context, units: list[_Unit]) -> list[Finding]:
@@ -655,8 +778,9 @@ def _coverage(ctx: _Context, units: list[_Unit]) -> list[Finding]:
     gx, gy, gz = t.num_groups
     if t.output_role is None or len(t.groups_traced) != gx * gy * gz:
         return []
-    outs = [b for b, info in enumerate(t.buffers)
-            if info.role == t.output_role and info.space == GLOBAL]
+    outs = [
+        b for b, info in enumerate(t.buffers) if info.role == t.output_role and info.space == GLOBAL
+    ]
     findings = []
     for b in outs:
         info = t.buffers[b]
@@ -678,13 +802,22 @@ def _coverage(ctx: _Context, units: list[_Unit]) -> list[Finding]:
             if never.size:
                 shown = never[:EXAMPLES].tolist()
                 names = ", ".join(f"{info.name}[{e}]" for e in shown)
-                findings.append(Finding(
-                    kind="coverage", line=None, phase=None, buffer=info.name, work_items=(),
-                    count=int(never.size), elements=tuple(shown),
-                    message=(f"{never.size} of {info.length} elements of {info.name} were never "
-                             f"written (e.g. {names}): check the global size and the index "
-                             "the kernel writes."),
-                ))
+                findings.append(
+                    Finding(
+                        kind="coverage",
+                        line=None,
+                        phase=None,
+                        buffer=info.name,
+                        work_items=(),
+                        count=int(never.size),
+                        elements=tuple(shown),
+                        message=(
+                            f"{never.size} of {info.length} elements of {info.name} were never "
+                            f"written (e.g. {names}): check the global size and the index "
+                            "the kernel writes."
+                        ),
+                    )
+                )
         several = np.flatnonzero(other >= 0)
         if several.size:
             shown = several[:EXAMPLES].tolist()
@@ -693,14 +826,23 @@ def _coverage(ctx: _Context, units: list[_Unit]) -> list[Finding]:
             a, c = ctx.label(int(rep[e0])), ctx.label(int(other[e0]))
             names = ", ".join(f"{info.name}[{e}]" for e in shown)
             line = next((u.line for u in writes), None)
-            findings.append(Finding(
-                kind="coverage", line=line, phase=None, buffer=info.name,
-                work_items=ctx.labels(wis), count=int(several.size), elements=tuple(shown),
-                message=(f"{several.size} elements of {info.name} were written by several "
-                         f"work-items (e.g. {names}; {info.name}[{e0}] by {_wi(a)} and "
-                         f"{_wi(c)}): each element should have exactly one writer, or the "
-                         "result depends on which one wrote last."),
-            ))
+            findings.append(
+                Finding(
+                    kind="coverage",
+                    line=line,
+                    phase=None,
+                    buffer=info.name,
+                    work_items=ctx.labels(wis),
+                    count=int(several.size),
+                    elements=tuple(shown),
+                    message=(
+                        f"{several.size} elements of {info.name} were written by several "
+                        f"work-items (e.g. {names}; {info.name}[{e0}] by {_wi(a)} and "
+                        f"{_wi(c)}): each element should have exactly one writer, or the "
+                        "result depends on which one wrote last."
+                    ),
+                )
+            )
     return findings
 
 
@@ -719,33 +861,39 @@ class _Job:
     key_fn: Callable[[], Iterator[tuple[np.ndarray | None, np.ndarray]]]
 
 
-def _scan(ctx: _Context, jobs: list[_Job], size: int, actor: np.ndarray | None,
-          on_race: Callable[[_Unit, np.ndarray, np.ndarray, np.ndarray], None],
-          on_uninit: Callable[[_Unit, np.ndarray, np.ndarray], None] | None = None,
-          layout: tuple[int, int, int] | None = None) -> np.ndarray:
+def _scan(
+    ctx: _Context,
+    jobs: list[_Job],
+    size: int,
+    actor: np.ndarray | None,
+    on_race: Callable[[_Unit, np.ndarray, np.ndarray, np.ndarray], None],
+    on_uninit: Callable[[_Unit, np.ndarray, np.ndarray], None] | None = None,
+    layout: tuple[int, int, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Check every access of ``jobs`` against the writes to the same key.
 
     A race: a key written (plain write or rmw) by one actor and accessed by another, or
     atomically updated by one actor and accessed non-atomically by another. ``actor`` maps a
     work-item to its actor (its work-group, for races between groups); None means the
-    work-item itself. ``on_race`` gets the unit, the racing records, their keys and a writer
-    ``code`` (work-item * nsites + site) of another actor for each.
+    work-item itself. ``on_race`` gets the unit, a racing record per key, the keys and the
+    ``code`` (work-item * nsites + site) of a write it races with (see ``_attribute``).
 
     With ``on_uninit`` (keys laid out as (groups, phases, words) in ``layout``), a read
     whose key no one wrote in an earlier phase, and which only the reader itself wrote in this
-    phase, after the read, or not at all, is uninitialised. Returns the status of each key."""
-    ns = ctx.nsites
-    rep: dict[bool, np.ndarray] = {}  # atomic? -> a writer's code per key, -1 where none
+    phase, after the read, or not at all, is uninitialised. Returns the status of each key
+    (``_PW | _AT | _INIT`` bits) and which keys race (None if none)."""
+    wdtype = np.int32 if ctx.W < _I32_MAX else np.int64
+    rep: dict[bool, np.ndarray] = {}  # atomic? -> a work-item that wrote the key, -1 if none
     other: dict[bool, np.ndarray] = {}  # a writer of another actor than rep's, where one is
     writers = [j for j in jobs if j.unit.op in _WRITES]
     for job in writers:
         atomic = job.unit.op == ATOMIC
         table = rep.get(atomic)
         if table is None:
-            table = rep[atomic] = np.full(size, -1, dtype=np.int64)
-        code = job.unit.wi.astype(np.int64) * ns + job.unit.site
+            table = rep[atomic] = np.full(size, -1, dtype=wdtype)
+        wi = job.unit.wi
         for sel, keys in job.key_fn():
-            table[keys] = code if sel is None else code[sel]
+            table[keys] = wi if sel is None else wi[sel]
     first_seq = np.full(size, _I32_MAX, dtype=np.int32) if on_uninit else None
     for job in writers:
         u = job.unit
@@ -753,15 +901,14 @@ def _scan(ctx: _Context, jobs: list[_Job], size: int, actor: np.ndarray | None,
         mine_all = u.wi if actor is None else actor[u.wi]
         seq = u.gather(ctx.trace.seq) if first_seq is not None else None
         for sel, keys in job.key_fn():
-            r = rep[atomic][keys] // ns
+            r = rep[atomic][keys]
             mine = mine_all if sel is None else mine_all[sel]
             differ = np.flatnonzero((r if actor is None else actor[r]) != mine)
             if differ.size:
                 table = other.get(atomic)
                 if table is None:
-                    table = other[atomic] = np.full(size, -1, dtype=np.int64)
-                pos = differ if sel is None else sel[differ]
-                table[keys[differ]] = u.wi[pos].astype(np.int64) * ns + u.site
+                    table = other[atomic] = np.full(size, -1, dtype=wdtype)
+                table[keys[differ]] = u.wi[differ if sel is None else sel[differ]]
             if first_seq is not None:
                 np.minimum.at(first_seq, keys, seq if sel is None else seq[sel])
     status = np.zeros(size, dtype=np.int8)
@@ -776,8 +923,9 @@ def _scan(ctx: _Context, jobs: list[_Job], size: int, actor: np.ndarray | None,
     for job in jobs:
         u = job.unit
         plain = u.op != ATOMIC
-        tables = [(rep[a], other.get(a)) for a in ((False, True) if plain else (False,))
-                  if a in rep]
+        tables = [
+            (rep[a], other.get(a)) for a in ((False, True) if plain else (False,)) if a in rep
+        ]
         reads = on_uninit is not None and u.op in _READS
         if not tables and not reads:
             continue
@@ -792,14 +940,13 @@ def _scan(ctx: _Context, jobs: list[_Job], size: int, actor: np.ndarray | None,
             sl = s[look]
             k = keys[look]
             pos = look if sel is None else sel[look]
-            w = u.wi[pos].astype(np.int64)
+            w = u.wi[pos]
             if tables:
                 racing = np.zeros(look.size, dtype=bool)
                 aw = w if actor is None else actor[w]
                 for table, oth in tables:
                     r = table[k]
-                    rw = r // ns
-                    racing |= (r >= 0) & ((rw if actor is None else actor[rw]) != aw)
+                    racing |= (r >= 0) & ((r if actor is None else actor[r]) != aw)
                     if oth is not None:
                         racing |= oth[k] >= 0
                 racing &= (sl & bits) != 0
@@ -810,30 +957,43 @@ def _scan(ctx: _Context, jobs: list[_Job], size: int, actor: np.ndarray | None,
                 cand = np.flatnonzero((sl & _INIT) == 0)
                 if cand.size:
                     kc = k[cand]
-                    wc = w[cand]
                     only_self = np.ones(cand.size, dtype=bool)  # no one else wrote it
                     for a, table in rep.items():
                         r = table[kc]
-                        only_self &= (r < 0) | (r // ns == wc)
+                        only_self &= (r < 0) | (r == w[cand])
                         if a in other:
                             only_self &= other[a][kc] < 0
+                    cand, kc = cand[only_self], kc[only_self]
                     seq = ctx.trace.seq[u.positions(pos[cand])]
-                    bad = np.flatnonzero(only_self & (first_seq[kc] >= seq))
+                    bad = np.flatnonzero(first_seq[kc] >= seq)
                     if bad.size:
-                        on_uninit(u, pos[cand][bad], kc[bad])
-    if flagged:
-        _attribute(ctx, writers, flagged, size, actor, on_race)
-    return status
+                        on_uninit(u, pos[cand[bad]], kc[bad])
+    if not flagged:
+        return status, None
+    return status, _attribute(ctx, writers, flagged, size, actor, on_race)
 
 
-def _attribute(ctx: _Context, writers: list[_Job],
-               flagged: list[tuple[_Unit, np.ndarray, np.ndarray]], size: int,
-               actor: np.ndarray | None,
-               on_race: Callable[[_Unit, np.ndarray, np.ndarray, np.ndarray], None]) -> None:
-    """Name, for each racing record, every writing site it races with. The detection tables
-    keep one writer per key; here each writing site gets its own (compact) table over just the
-    racing keys, so a read racing with writes on lines 7 and 9 is reported against both."""
+def _attribute(
+    ctx: _Context,
+    writers: list[_Job],
+    flagged: list[tuple[_Unit, np.ndarray, np.ndarray]],
+    size: int,
+    actor: np.ndarray | None,
+    on_race: Callable[[_Unit, np.ndarray, np.ndarray, np.ndarray], None],
+) -> np.ndarray:
+    """Name, for each racing key of each unit, every writing site it races with.
+
+    The detection tables keep one writer per key; here each writing site gets its own
+    (compact) table over just the racing keys, so a read racing with writes on lines 7 and 9
+    is reported against both. Work is per distinct key, not per record: a unit's records on
+    a key are summed up by one of them and, when there is one, a record of another actor,
+    which is enough to tell whether some pair of different actors exists. Returns which keys
+    race."""
     ns = ctx.nsites
+
+    def act(x: np.ndarray) -> np.ndarray:
+        return x if actor is None else actor[x]
+
     mark = np.zeros(size, dtype=bool)
     for _, _, k in flagged:
         mark[k] = True
@@ -847,7 +1007,7 @@ def _attribute(ctx: _Context, writers: list[_Job],
             hit = np.flatnonzero(mark[keys])
             if hit.size:
                 pos = hit if sel is None else sel[hit]
-                entries.append((rank[keys[hit]], wu.wi[pos].astype(np.int64)))
+                entries.append((rank[keys[hit]], wu.wi[pos]))
         if not entries:
             continue
         rep = np.full(nkeys, -1, dtype=np.int64)  # a work-item that wrote the key here
@@ -855,31 +1015,46 @@ def _attribute(ctx: _Context, writers: list[_Job],
             rep[ck] = w
         other = None  # one of another actor, where there is one
         for ck, w in entries:
-            r = rep[ck]
-            differ = np.flatnonzero((r if actor is None else actor[r])
-                                    != (w if actor is None else actor[w]))
+            differ = np.flatnonzero(act(rep[ck]) != act(w))
             if differ.size:
                 if other is None:
                     other = np.full(nkeys, -1, dtype=np.int64)
                 other[ck[differ]] = w[differ]
         site_tables.append((wu, rep, other))
+    first = np.full(nkeys, -1, dtype=np.int64)
+    second = np.full(nkeys, -1, dtype=np.int64)
     for u, pos, k in flagged:
         ck = rank[k]
-        w = u.wi[pos].astype(np.int64)
-        aw = w if actor is None else actor[w]
+        first[ck] = pos  # one record per key...
+        win = first[ck]
+        lead = np.flatnonzero(win == pos)
+        y = u.wi[pos]
+        differ = np.flatnonzero(act(y) != act(u.wi[win]))
+        second[ck[differ]] = pos[differ]  # ...and one by another actor, if any
+        dk, dpos, dy = ck[lead], pos[lead], y[lead]
+        dalt = second[dk]
+        first[ck] = -1
+        second[ck[differ]] = -1
+        ay = act(dy)
         for wu, rep, other in site_tables:
             if wu.op == ATOMIC and u.op == ATOMIC:
                 continue  # atomics do not race with each other
-            r = rep[ck]
-            ok = r >= 0
-            partner = np.where(ok & ((r if actor is None else actor[np.maximum(r, 0)]) != aw),
-                               r, -1)
-            if other is not None:
-                o = other[ck]
+            r = rep[dk]
+            has = r >= 0
+            direct = has & (act(np.maximum(r, 0)) != ay)  # this writer, this record
+            partner = np.where(direct, r, -1)
+            example = dpos
+            if other is not None:  # another writer here, against this record
+                o = other[dk]
                 partner = np.where((partner < 0) & (o >= 0), o, partner)
+            alt = has & (partner < 0) & (dalt >= 0)  # this writer, another record
+            if alt.any():
+                partner = np.where(alt, r, partner)
+                example = np.where(alt, dalt, dpos)
             hits = np.flatnonzero(partner >= 0)
             if hits.size:
-                on_race(u, pos[hits], k[hits], partner[hits] * ns + wu.site)
+                on_race(u, example[hits], k[lead][hits], partner[hits] * ns + wu.site)
+    return mark
 
 
 class _Races:
@@ -919,14 +1094,20 @@ class _Races:
             key = (u.buffer, ws.line, u.line, p)
             entry = self.found.get(key)
             if entry is None:
-                entry = self.found[key] = {"wop": ws.op, "oop": u.op, "count": 0, "wis": [],
-                                           "elements": []}
+                entry = self.found[key] = {
+                    "wop": ws.op,
+                    "oop": u.op,
+                    "count": 0,
+                    "wis": [],
+                    "elements": [],
+                }
             elif ws.op != entry["wop"] and entry["wop"] == READ:
                 entry["wop"] = ws.op
             few = slice(0, EXAMPLES) if sel is None else sel[:EXAMPLES]
             if len(entry["wis"]) < EXAMPLES:
-                for wp, wo in zip((partner[few] // ns).tolist(), u.wi[pos[few]].tolist(),
-                                  strict=True):
+                for wp, wo in zip(
+                    (partner[few] // ns).tolist(), u.wi[pos[few]].tolist(), strict=True
+                ):
                     entry["wis"] += [wp, wo]
             if len(entry["elements"]) < EXAMPLES:
                 es = ctx.trace.buffers[u.buffer].elem_size
@@ -955,30 +1136,47 @@ class _Races:
             fence = "CLK_LOCAL_MEM_FENCE" if local else "CLK_GLOBAL_MEM_FENCE"
             if self.scope == "grid":
                 if wline == oline:
-                    what = (f"line {wline} {wverb} {name}[] and, on that same line, work-items of "
-                            f"other work-groups {overb.replace('updates', 'update')} the same "
-                            "elements")
+                    what = (
+                        f"line {wline} {wverb} {name}[] and, on that same line, work-items of "
+                        f"other work-groups {overb.replace('updates', 'update')} the same "
+                        "elements"
+                    )
                 else:
-                    what = (f"line {wline} {wverb} it and line {oline} {overb} the same "
-                            "elements from another work-group")
-                msg = (f"Race on {name} between work-groups: {what}. Work-groups cannot wait "
-                       "for each other within one launch: give each element to one work-group, "
-                       "use atomics, or split the kernel in two.")
+                    what = (
+                        f"line {wline} {wverb} it and line {oline} {overb} the same "
+                        "elements from another work-group"
+                    )
+                msg = (
+                    f"Race on {name} between work-groups: {what}. Work-groups cannot wait "
+                    "for each other within one launch: give each element to one work-group, "
+                    "use atomics, or split the kernel in two."
+                )
             elif wline == oline:
-                msg = (f"Race on {name} in phase {phase}: line {wline} {wverb} {name}[] while "
-                       f"other work-items {_plural(overb)} the same elements on that same line, "
-                       "with no barrier between (like p[0] += p[32] run by many work-items at "
-                       f"once). Put a barrier({fence}) between the steps, or use an atomic.")
+                msg = (
+                    f"Race on {name} in phase {phase}: line {wline} {wverb} {name}[] while "
+                    f"other work-items {_plural(overb)} the same elements on that same line, "
+                    "with no barrier between (like p[0] += p[32] run by many work-items at "
+                    f"once). Put a barrier({fence}) between the steps, or use an atomic."
+                )
             else:
                 a, c = sorted((wline, oline))
-                msg = (f"Race on {name} in phase {phase}: line {wline} {wverb} it and line "
-                       f"{oline} {overb} it, by different work-items, with no barrier between. "
-                       f"A barrier({fence}) is missing between line {a} and line {c}.")
-            out.append(Finding(
-                kind="race", line=min(wline, oline), phase=phase, buffer=name,
-                work_items=self.ctx.labels(e["wis"]), count=e["count"], message=msg,
-                elements=tuple(dict.fromkeys(e["elements"]))[:EXAMPLES],
-            ))
+                msg = (
+                    f"Race on {name} in phase {phase}: line {wline} {wverb} it and line "
+                    f"{oline} {overb} it, by different work-items, with no barrier between. "
+                    f"A barrier({fence}) is missing between line {a} and line {c}."
+                )
+            out.append(
+                Finding(
+                    kind="race",
+                    line=min(wline, oline),
+                    phase=phase,
+                    buffer=name,
+                    work_items=self.ctx.labels(e["wis"]),
+                    count=e["count"],
+                    message=msg,
+                    elements=tuple(dict.fromkeys(e["elements"]))[:EXAMPLES],
+                )
+            )
         return out
 
 
@@ -1002,8 +1200,9 @@ class _Uninit:
             pos, phase = pos[ok], phase[ok]
             if pos.size == 0:
                 return
-        e = self.found.setdefault(u.site, {"buffer": u.buffer, "count": 0, "phase": None,
-                                           "wis": [], "elements": []})
+        e = self.found.setdefault(
+            u.site, {"buffer": u.buffer, "count": 0, "phase": None, "wis": [], "elements": []}
+        )
         e["count"] += int(pos.size)
         p = int(phase.min())
         e["phase"] = p if e["phase"] is None else min(e["phase"], p)
@@ -1017,18 +1216,29 @@ class _Uninit:
         for sid, e in self.found.items():
             s = self.ctx.trace.sites[sid]
             name = self.ctx.trace.buffers[e["buffer"]].name
-            out.append(Finding(
-                kind="uninitialized", line=s.line, phase=e["phase"], buffer=name,
-                work_items=self.ctx.labels(e["wis"]), count=e["count"],
-                elements=tuple(dict.fromkeys(e["elements"]))[:EXAMPLES],
-                message=(f"line {s.line} reads {name}[] before any work-item wrote it (phase "
-                         f"{e['phase']}): initialise it first (and add a barrier)"),
-            ))
+            out.append(
+                Finding(
+                    kind="uninitialized",
+                    line=s.line,
+                    phase=e["phase"],
+                    buffer=name,
+                    work_items=self.ctx.labels(e["wis"]),
+                    count=e["count"],
+                    elements=tuple(dict.fromkeys(e["elements"]))[:EXAMPLES],
+                    message=(
+                        f"line {s.line} reads {name}[] before any work-item wrote it (phase "
+                        f"{e['phase']}): initialise it first (and add a barrier)"
+                    ),
+                )
+            )
         return out
 
 
-def _local_keys(u: _Unit, start: np.ndarray, LW: int,
-                ) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+def _local_keys(
+    u: _Unit,
+    start: np.ndarray,
+    LW: int,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
     """Local keys: ((group - g0) * phases + phase) * words + the word's place, where
     ``start`` holds ((group - g0) * phases * words + the buffer's first word) per work-item."""
     if u.cols is not None and u.ctx.phase_row is not None:
@@ -1044,8 +1254,13 @@ def _word_keys(u: _Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
     yield from u.words()
 
 
-def _phase_word_keys(u: _Unit, written: np.ndarray, rank: np.ndarray, p0: int, p1: int,
-                     ) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+def _phase_word_keys(
+    u: _Unit,
+    written: np.ndarray,
+    rank: np.ndarray,
+    p0: int,
+    p1: int,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
     """Keys (written word, phase - p0) for the records on written words in phases p0..p1-1."""
     ph = u.phase
     inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
@@ -1100,15 +1315,20 @@ def _races_and_uninitialised(ctx: _Context, units: list[_Unit]) -> list[Finding]
 
     grid = _Races(ctx, "grid")
     group = _Races(ctx, "group")
-    written_bufs = sorted({u.buffer for u in units
-                           if ctx.space(u.buffer) == GLOBAL and u.op in _WRITES})
+    written_bufs = sorted(
+        {u.buffer for u in units if ctx.space(u.buffer) == GLOBAL and u.op in _WRITES}
+    )
     for b in written_bufs:
         ub = [u for u in units if u.buffer == b and u.m]
         NW = _words(t.buffers[b].length, t.buffers[b].elem_size)
-        status = _scan(ctx, [_Job(u, partial(_word_keys, u)) for u in ub], NW, ctx.gdense,
-                       grid.add)
+        status, between = _scan(
+            ctx, [_Job(u, partial(_word_keys, u)) for u in ub], NW, ctx.gdense, grid.add
+        )
         grid.flush(NW)
+        # Within a group, look at the written words that do not already race between groups.
         written = status != 0
+        if between is not None:
+            written &= ~between
         rank = np.cumsum(written) - 1
         nwritten = int(rank[-1]) + 1 if rank.size else 0
         if nwritten == 0:
@@ -1152,22 +1372,41 @@ def format_report(trace: Trace, analysis: Analysis) -> str:
         lines.append("Findings: none.")
     lines.append("")
     if analysis.sites:
-        header = ("line", "buffer", "space", "op", "accesses", "requests", "sectors/req",
-                  "bank deg", "access")
+        header = (
+            "line",
+            "buffer",
+            "space",
+            "op",
+            "accesses",
+            "requests",
+            "sectors/req",
+            "bank deg",
+            "access",
+        )
         rows = [header]
         for s in analysis.sites:
-            rows.append((
-                str(s.line), s.buffer, s.space, s.op, f"{s.accesses:,}", f"{s.requests:,}",
-                "-" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}",
-                "-" if s.bank_conflict_degree is None else
-                f"{s.bank_conflict_degree:.2f} (worst {s.bank_conflict_worst})",
-                s.text,
-            ))
+            rows.append(
+                (
+                    str(s.line),
+                    s.buffer,
+                    s.space,
+                    s.op,
+                    f"{s.accesses:,}",
+                    f"{s.requests:,}",
+                    "-" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}",
+                    "-"
+                    if s.bank_conflict_degree is None
+                    else f"{s.bank_conflict_degree:.2f} (worst {s.bank_conflict_worst})",
+                    s.text,
+                )
+            )
         widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
         lines.append("Memory accesses by site:")
         for r in rows:
-            cells = [r[i].rjust(widths[i]) if i in (0, 4, 5, 6) else r[i].ljust(widths[i])
-                     for i in range(len(widths))]
+            cells = [
+                r[i].rjust(widths[i]) if i in (0, 4, 5, 6) else r[i].ljust(widths[i])
+                for i in range(len(widths))
+            ]
             lines.append("  " + "  ".join(cells) + "  " + r[-1])
         lines.append("")
     if analysis.loads_per_element:

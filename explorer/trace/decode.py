@@ -78,8 +78,12 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     local_linear = np.arange(w) % per_group
     wi_group = group_coords(window[slot_of_wi], num_groups)
     wi_local = np.stack(
-        [local_linear % local[0], (local_linear // local[0]) % local[1],
-         local_linear // (local[0] * local[1])], axis=-1,
+        [
+            local_linear % local[0],
+            (local_linear // local[0]) % local[1],
+            local_linear // (local[0] * local[1]),
+        ],
+        axis=-1,
     ).astype(np.int32)
 
     meta = raw.meta.reshape(-1, 8)
@@ -91,16 +95,32 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
         buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims)))
 
-    sites = tuple(Site(s.id, s.line, s.op, s.space,
-                       s.buffer if s.buffer != NO_BUFFER else -1, s.text) for s in inst.sites)
+    sites = tuple(
+        Site(s.id, s.line, s.op, s.space, s.buffer if s.buffer != NO_BUFFER else -1, s.text)
+        for s in inst.sites
+    )
     order = np.argsort(raw.dispatch[1 : 1 + int(np.prod(num_groups))], kind="stable")
     dispatch = tuple(tuple(int(v) for v in g) for g in group_coords(order, num_groups))
     groups = tuple(tuple(int(v) for v in g) for g in group_coords(window, num_groups))
     return Trace(
-        wi=wi, seq=seq, phase=phase, site=site, op=op, buffer=buffer, offset=offset, size=size,
-        oob=oob, wi_group=wi_group, wi_local=wi_local, wi_count=counts,
-        buffers=tuple(buffers), sites=sites, global_size=tuple(raw.global_size),
-        local_size=tuple(raw.local_size), groups_traced=groups, dispatch_order=dispatch,
+        wi=wi,
+        seq=seq,
+        phase=phase,
+        site=site,
+        op=op,
+        buffer=buffer,
+        offset=offset,
+        size=size,
+        oob=oob,
+        wi_group=wi_group,
+        wi_local=wi_local,
+        wi_count=counts,
+        buffers=tuple(buffers),
+        sites=sites,
+        global_size=tuple(raw.global_size),
+        local_size=tuple(raw.local_size),
+        groups_traced=groups,
+        dispatch_order=dispatch,
         capacity=int(capacity.max()) if capacity.size else 0,
         not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced),
         output_role=raw.output_role,

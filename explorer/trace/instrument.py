@@ -50,9 +50,12 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _SPACES = {
-    "__global": GLOBAL, "global": GLOBAL,
-    "__local": LOCAL, "local": LOCAL,
-    "__constant": "constant", "constant": "constant",
+    "__global": GLOBAL,
+    "global": GLOBAL,
+    "__local": LOCAL,
+    "local": LOCAL,
+    "__constant": "constant",
+    "constant": "constant",
 }
 _COMPOUND = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _OPERAND_END = {"ident", "number", "string"}
@@ -140,8 +143,9 @@ class _State:
 class _Rewriter:
     """Rewrites one kernel body; ``code`` holds only significant tokens (no blanks/comments)."""
 
-    def __init__(self, source: str, tokens: list[_Tok], names: dict[str, _Name],
-                 state: _State) -> None:
+    def __init__(
+        self, source: str, tokens: list[_Tok], names: dict[str, _Name], state: _State
+    ) -> None:
         self.source = source
         self.tokens = tokens
         self.code = [i for i, t in enumerate(tokens) if t.kind not in ("ws", "comment")]
@@ -319,15 +323,23 @@ class _Rewriter:
             if count < name.dims:  # a row of a local array used as a pointer
                 return self.rewrite_address(k, end), end
             op = self.context_op(k, end)
-            return self.access(t.line, op, name.space, name.buffer,
-                               "&(" + self.rewrite_address(k, end) + ")",
-                               self.text(k, end)), end
+            return self.access(
+                t.line,
+                op,
+                name.space,
+                name.buffer,
+                "&(" + self.rewrite_address(k, end) + ")",
+                self.text(k, end),
+            ), end
         if t.text == "[" and self.tok(k - 1).text == ")":
             opening = self.matching_open(k - 1)
             if opening is not None and self.first_name(opening, k) is not None:
                 self.state.not_traced.append(
-                    (t.line, "a subscript of a parenthesised pointer expression is not traced; "
-                     "declare a pointer variable for it")
+                    (
+                        t.line,
+                        "a subscript of a parenthesised pointer expression is not traced; "
+                        "declare a pointer variable for it",
+                    )
                 )
         return None, k + 1
 
@@ -352,8 +364,9 @@ class _Rewriter:
             j = close + 1
         return "".join(parts)
 
-    def access(self, line: int, op: int, space: int | str, buffer: int, pointer: str,
-               text: str) -> str:
+    def access(
+        self, line: int, op: int, space: int | str, buffer: int, pointer: str, text: str
+    ) -> str:
         if space == LOCAL:
             self.state.uses_local = True
         code = {GLOBAL: "G", LOCAL: "L", "constant": "C"}[space]
@@ -411,10 +424,17 @@ class _Rewriter:
         pointer = self.rewrite(p0, p1, address_only=True)
         offset = self.rewrite(o0, o1)
         code = {GLOBAL: "G", LOCAL: "L", "constant": "C"}[space]
-        sid = self.site(t.line, READ if load else WRITE, LOCAL if space == LOCAL else GLOBAL,
-                        name.buffer if name else NO_BUFFER, self.text(k, close + 1))
-        traced = (f"__TR_V{code}(({pointer}) + (size_t)({offset}) * {width}, {width}, {sid}u, "
-                  f"{name.buffer if name else NO_BUFFER}u)")
+        sid = self.site(
+            t.line,
+            READ if load else WRITE,
+            LOCAL if space == LOCAL else GLOBAL,
+            name.buffer if name else NO_BUFFER,
+            self.text(k, close + 1),
+        )
+        traced = (
+            f"__TR_V{code}(({pointer}) + (size_t)({offset}) * {width}, {width}, {sid}u, "
+            f"{name.buffer if name else NO_BUFFER}u)"
+        )
         if load:
             return f"{t.text}(0, {traced})", close + 1
         data = self.rewrite(*args[0])
@@ -653,8 +673,12 @@ def _functions(rw: _Rewriter) -> list[tuple[str, int, int, int, bool]]:
             depth += 1
         elif t.text == "}":
             depth -= 1
-        elif (depth == 0 and t.kind == "ident" and rw.tok(k + 1).text == "("
-              and t.text not in ("if", "for", "while", "switch", "__attribute__")):
+        elif (
+            depth == 0
+            and t.kind == "ident"
+            and rw.tok(k + 1).text == "("
+            and t.text not in ("if", "for", "while", "switch", "__attribute__")
+        ):
             close = rw.match(k + 1)
             if rw.tok(close + 1).text == "{":
                 body_close = rw.match(close + 1)
@@ -682,15 +706,23 @@ def _pointer_params(rw: _Rewriter, params_open: int) -> list[tuple[int, str, int
     return out
 
 
-def _scan_declarations(rw: _Rewriter, body_open: int, body_close: int,
-                       names: dict[str, _Name], buffers: list[BufferDecl],
-                       registrations: dict[int, str], allow_arrays: bool) -> None:
+def _scan_declarations(
+    rw: _Rewriter,
+    body_open: int,
+    body_close: int,
+    names: dict[str, _Name],
+    buffers: list[BufferDecl],
+    registrations: dict[int, str],
+    allow_arrays: bool,
+) -> None:
     derived: list = []  # type: ignore[type-arg]
     k = body_open + 1
     while k < body_close:
         t = rw.tok(k)
-        if t.text in _SPACES and rw.tok(k - 1).text not in ("(", "*") and not _inside_parens(
-            rw, body_open, k
+        if (
+            t.text in _SPACES
+            and rw.tok(k - 1).text not in ("(", "*")
+            and not _inside_parens(rw, body_open, k)
         ):
             end = k
             while rw.tok(end).text != ";" and end < body_close:
@@ -699,8 +731,17 @@ def _scan_declarations(rw: _Rewriter, body_open: int, body_close: int,
                 end += 1
             space = _SPACES[t.text]
             for d0, d1 in _declarators(rw, k + 1, end):
-                _declare(rw, d0, d1, space, names, buffers if allow_arrays else [],
-                         registrations, derived, end)
+                _declare(
+                    rw,
+                    d0,
+                    d1,
+                    space,
+                    names,
+                    buffers if allow_arrays else [],
+                    registrations,
+                    derived,
+                    end,
+                )
             k = end + 1
             continue
         k += 1
@@ -733,8 +774,9 @@ def instrument(source: str, kernel: str) -> Instrumented:
         kernel_names[name] = _Name(space, bid, 1)
     registrations: dict[int, str] = {}
     kernel_rw = _Rewriter(source, tokens, kernel_names, state)
-    _scan_declarations(kernel_rw, body_open, body_close, kernel_names, buffers, registrations,
-                       allow_arrays=True)
+    _scan_declarations(
+        kernel_rw, body_open, body_close, kernel_names, buffers, registrations, allow_arrays=True
+    )
     if len(buffers) > MAX_BUFFERS - 1:
         raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
     kernel_rw.inserts_after = registrations
@@ -821,16 +863,29 @@ def _inside_parens(rw: _Rewriter, body_open: int, k: int) -> bool:
     return depth > 0
 
 
-def _declare(rw: _Rewriter, d0: int, d1: int, space: int | str, names: dict[str, _Name],
-             buffers: list[BufferDecl], registrations: dict[int, str],
-             derived: list, end: int) -> None:  # type: ignore[type-arg]
+def _declare(
+    rw: _Rewriter,
+    d0: int,
+    d1: int,
+    space: int | str,
+    names: dict[str, _Name],
+    buffers: list[BufferDecl],
+    registrations: dict[int, str],
+    derived: list,
+    end: int,
+) -> None:  # type: ignore[type-arg]
     """Record one declarator: a pointer (tracked by name) or a local array (a buffer)."""
     stop = d0
     while stop < d1 and rw.tok(stop).text not in ("[", "=", "("):
         stop += 1
     eq = next((j for j in range(d0, d1) if rw.tok(j).text == "="), d1)
-    before = [j for j in range(d0, stop) if rw.tok(j).kind == "ident"
-              and rw.tok(j).text not in _SPACES and rw.tok(j).text not in ("const", "volatile")]
+    before = [
+        j
+        for j in range(d0, stop)
+        if rw.tok(j).kind == "ident"
+        and rw.tok(j).text not in _SPACES
+        and rw.tok(j).text not in ("const", "volatile")
+    ]
     if not before:
         return
     name_k = before[-1]

@@ -14,8 +14,14 @@ import numpy as np
 
 # Operation codes, as recorded by the instrumented kernel.
 READ, WRITE, RMW, ATOMIC, BARRIER, FENCE = 0, 1, 2, 3, 4, 5
-OP_NAMES = {READ: "read", WRITE: "write", RMW: "rmw", ATOMIC: "atomic", BARRIER: "barrier",
-            FENCE: "fence"}
+OP_NAMES = {
+    READ: "read",
+    WRITE: "write",
+    RMW: "rmw",
+    ATOMIC: "atomic",
+    BARRIER: "barrier",
+    FENCE: "fence",
+}
 # Memory spaces.
 GLOBAL, LOCAL, NO_SPACE = 0, 1, -1
 SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", NO_SPACE: "none"}

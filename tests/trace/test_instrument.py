@@ -42,7 +42,10 @@ def test_every_access_kind_becomes_a_site_on_its_own_line():
 def test_buffers_are_parameters_and_local_arrays():
     inst = instrument(SOURCE, "k")
     assert [(b.name, b.space, b.dims) for b in inst.buffers] == [
-        ("out", 0, 1), ("in", 0, 1), ("scratch", LOCAL, 1), ("tile", LOCAL, 2),
+        ("out", 0, 1),
+        ("in", 0, 1),
+        ("scratch", LOCAL, 1),
+        ("tile", LOCAL, 2),
     ]
 
 

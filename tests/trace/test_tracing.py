@@ -12,8 +12,9 @@ BAD = {"race", "uninitialized", "out-of-bounds", "barrier-divergence"}
 
 
 def traced(executor, device, variant, sizes, local=None, **kw):
-    request = TraceRequest(RunRequest(variant, sizes, local=local, device_key=device.key,
-                                      input="random"), **kw)
+    request = TraceRequest(
+        RunRequest(variant, sizes, local=local, device_key=device.key, input="random"), **kw
+    )
     result = executor.trace(request, keep_trace=True)
     assert result.analysis is not None, result.result.summary()
     return result
@@ -32,7 +33,13 @@ def site(result, line, buffer):
 def test_tiling_cuts_global_loads_per_element_from_64_to_4(executor, device):
     sizes = {"M": 64, "N": 64, "K": 64}
     naive = traced(executor, device, find_variant("matmul", "naive"), sizes, (16, 16))
-    tiled = traced(executor, device, find_variant("matmul", "tiled"), sizes, (16, 16),)
+    tiled = traced(
+        executor,
+        device,
+        find_variant("matmul", "tiled"),
+        sizes,
+        (16, 16),
+    )
     for buffer in ("A", "B"):
         assert naive.analysis.loads_per_element[buffer] == {"min": 64, "max": 64, "mean": 64}
         assert tiled.analysis.loads_per_element[buffer] == {"min": 4, "max": 4, "mean": 4}
@@ -42,14 +49,21 @@ def test_transpose_bank_conflicts_vanish_with_the_padding_column(executor, devic
     sizes = {"WIDTH": 64, "HEIGHT": 64}
     plain = traced(executor, device, find_variant("transpose", "tiled"), sizes)
     padded = traced(executor, device, find_variant("transpose", "tiled-padded"), sizes)
-    worst = {r: max(s.bank_conflict_degree for s in x.analysis.sites if s.space == "local"
-                    and s.op == "read") for r, x in (("plain", plain), ("padded", padded))}
+    worst = {
+        r: max(
+            s.bank_conflict_degree
+            for s in x.analysis.sites
+            if s.space == "local" and s.op == "read"
+        )
+        for r, x in (("plain", plain), ("padded", padded))
+    }
     assert worst == {"plain": 32, "padded": 1}
 
 
 def test_naive_transpose_reads_4_sectors_and_writes_32(executor, device):
-    result = traced(executor, device, find_variant("transpose", "naive"),
-                    {"WIDTH": 256, "HEIGHT": 256})
+    result = traced(
+        executor, device, find_variant("transpose", "naive"), {"WIDTH": 256, "HEIGHT": 256}
+    )
     reads = [s for s in result.analysis.sites if s.buffer == "IN"]
     writes = [s for s in result.analysis.sites if s.buffer == "OUT"]
     assert [s.sectors_per_request for s in reads] == [4]
@@ -62,20 +76,26 @@ def test_warp_synchronous_reduction_races_at_its_lines(executor, device):
     races = kinds(result, "race")
     assert races
     lines = {f.line for f in races}
-    p_lines = {i + 1 for i, text in enumerate(variant.source.splitlines())
-               if "p[0] += p[" in text}
+    p_lines = {i + 1 for i, text in enumerate(variant.source.splitlines()) if "p[0] += p[" in text}
     assert lines & p_lines
-    clean = traced(executor, device, find_variant("matvec", "nvidia-coalesced2"),
-                   {"WIDTH": 1100, "HEIGHT": 8}, (256,))
+    clean = traced(
+        executor,
+        device,
+        find_variant("matvec", "nvidia-coalesced2"),
+        {"WIDTH": 1100, "HEIGHT": 8},
+        (256,),
+    )
     assert not {f.kind for f in clean.analysis.findings} & BAD
 
 
 def test_seed004_mem_fence_race_and_uninitialised_sum(executor, device):
-    local_vector = traced(executor, device, find_variant("rowdot", "seed004-local-vector"),
-                          {"D": 1000})
+    local_vector = traced(
+        executor, device, find_variant("rowdot", "seed004-local-vector"), {"D": 1000}
+    )
     assert any(f.buffer == "vectCopy" for f in kinds(local_vector, "race"))
-    group_row = traced(executor, device, find_variant("rowdot", "seed004-group-row"),
-                       {"D": 1000}, groups=((0, 4),))
+    group_row = traced(
+        executor, device, find_variant("rowdot", "seed004-group-row"), {"D": 1000}, groups=((0, 4),)
+    )
     uninit = kinds(group_row, "uninitialized")
     assert any(f.buffer == "sum" for f in uninit)
 
@@ -98,8 +118,12 @@ def test_off_by_one_tile_index_is_out_of_bounds_at_its_line_without_a_crash(exec
 
 
 def test_every_correct_catalog_variant_is_clean_and_computes_the_same(executor, device):
-    sizes = {"matmul": {"M": 48, "N": 32, "K": 64}, "transpose": {"WIDTH": 70, "HEIGHT": 33},
-             "matvec": {"WIDTH": 300, "HEIGHT": 9}, "rowdot": {"D": 1000}}
+    sizes = {
+        "matmul": {"M": 48, "N": 32, "K": 64},
+        "transpose": {"WIDTH": 70, "HEIGHT": 33},
+        "matvec": {"WIDTH": 300, "HEIGHT": 9},
+        "rowdot": {"D": 1000},
+    }
     for variant in catalog():
         if variant.bug:
             continue
@@ -111,8 +135,9 @@ def test_every_correct_catalog_variant_is_clean_and_computes_the_same(executor, 
 
 
 def test_dispatch_order_names_every_group_once(executor, device):
-    result = traced(executor, device, find_variant("matmul", "tiled"),
-                    {"M": 64, "N": 48, "K": 16}, (16, 16))
+    result = traced(
+        executor, device, find_variant("matmul", "tiled"), {"M": 64, "N": 48, "K": 16}, (16, 16)
+    )
     order = result.report_json["dispatch_order"]
     assert sorted(map(tuple, order)) == [(x, y, 0) for x in range(3) for y in range(4)]
 
@@ -121,15 +146,27 @@ def test_budget_traces_a_window_around_the_chosen_group(executor, device):
     variant = find_variant("matmul", "tiled")
     full = traced(executor, device, variant, {"M": 128, "N": 128, "K": 16}, (16, 16))
     per_group = full.report_json["records"] // 64
-    small = traced(executor, device, variant, {"M": 128, "N": 128, "K": 16}, (16, 16),
-                   center=(5, 5, 0), budget_bytes=per_group * 8 * 9)
+    small = traced(
+        executor,
+        device,
+        variant,
+        {"M": 128, "N": 128, "K": 16},
+        (16, 16),
+        center=(5, 5, 0),
+        budget_bytes=per_group * 8 * 9,
+    )
     groups = [tuple(g) for g in small.report_json["groups_traced"]]
     assert len(groups) == 9 and (5, 5, 0) in groups
     assert all(abs(x - 5) <= 1 and abs(y - 5) <= 1 for x, y, _ in groups)
-    ranges = traced(executor, device, variant, {"M": 128, "N": 128, "K": 16}, (16, 16),
-                    groups=((0, 2), (6, 8)))
+    ranges = traced(
+        executor, device, variant, {"M": 128, "N": 128, "K": 16}, (16, 16), groups=((0, 2), (6, 8))
+    )
     assert sorted(tuple(g) for g in ranges.report_json["groups_traced"]) == [
-        (0, 6, 0), (0, 7, 0), (1, 6, 0), (1, 7, 0)]
+        (0, 6, 0),
+        (0, 7, 0),
+        (1, 6, 0),
+        (1, 7, 0),
+    ]
 
 
 @pytest.mark.parametrize("family", ["matmul"])
@@ -139,12 +176,33 @@ def test_trace_cli_json_contract(family):
     import sys
 
     out = subprocess.run(
-        [sys.executable, "-m", "explorer", "trace", "--family", family, "--variant", "tiled",
-         "--size", "32", "--json"], capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "trace",
+            "--family",
+            family,
+            "--variant",
+            "tiled",
+            "--size",
+            "32",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"complete", "groups_traced", "records", "findings", "sites",
-                         "loads_per_element", "dispatch_order"}
+    assert set(data) == {
+        "complete",
+        "groups_traced",
+        "records",
+        "findings",
+        "sites",
+        "loads_per_element",
+        "dispatch_order",
+    }
     assert data["complete"] is True and data["records"] > 0
     assert np.isclose(data["loads_per_element"]["A"]["mean"], 2)

@@ -1,0 +1,60 @@
+"""The screenshot command used by the docs, the tests and demos."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shot(*args, timeout=300):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(ROOT.parent),
+    )
+
+
+def test_screenshot_after_a_run_is_a_1600_by_1000_png(tmp_path, qapp):
+    from PySide6.QtGui import QImage
+
+    path = tmp_path / "shot.png"
+    out = shot(
+        "--screenshot",
+        str(path),
+        "--family",
+        "matmul",
+        "--variant",
+        "tiled",
+        "--size",
+        "64",
+        "--input",
+        "iou",
+        "--run",
+        "--view",
+        "result",
+    )
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (1600, 1000)
+
+
+def test_empty_view_and_failed_run_exit_non_zero(tmp_path):
+    out = shot("--screenshot", str(tmp_path / "a.png"), "--view", "timing")
+    assert out.returncode == 3 and "empty" in out.stderr
+    out = shot(
+        "--screenshot",
+        str(tmp_path / "b.png"),
+        "--family",
+        "matmul",
+        "--variant",
+        "seed003-func2",
+        "--size",
+        "100",
+        "--run",
+        "--view",
+        "result",
+    )
+    assert out.returncode == 1

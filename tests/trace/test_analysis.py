@@ -1,0 +1,543 @@
+"""Access analysis on hand-built traces with known answers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from explorer.trace import analysis
+from explorer.trace.analysis import analyse, format_report
+from explorer.trace.records import NotTraced, Trace
+from tests.trace.synthetic import (
+    ATOMIC,
+    GLOBAL,
+    LOCAL,
+    READ,
+    RMW,
+    WRITE,
+    barrier,
+    buf,
+    build_trace,
+    from_records,
+    matmul_naive,
+    matmul_tiled,
+    site,
+    tile_column_read,
+    transpose_naive,
+)
+
+
+def kinds(a: analysis.Analysis, kind: str) -> list:
+    return [f for f in a.findings if f.kind == kind]
+
+
+def site_at(a: analysis.Analysis, line: int, buffer: str):
+    (s,) = [s for s in a.sites if s.line == line and s.buffer == buffer]
+    return s
+
+
+def group_of(lid: int, n: int = 64) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    return (lid // n, 0, 0), (lid % n, 0, 0)
+
+
+@pytest.fixture(params=["fast", "general"])
+def path(request, monkeypatch):
+    """Run a test on both ways of splitting records: the shortcut for traces where every
+    work-item ran the same sequence, and the general one."""
+    if request.param == "general":
+        monkeypatch.setattr(analysis, "_rows_equal", lambda *a, **k: False)
+    return request.param
+
+
+# ------------------------------------------------------------------------ statistics
+
+
+def test_naive_transpose_reads_4_sectors_and_writes_32_per_request(path):
+    a = analyse(transpose_naive(64))
+    read, write = site_at(a, 5, "in"), site_at(a, 5, "out")
+    assert read.op == "read" and read.sectors_per_request == 4.0
+    assert write.op == "write" and write.sectors_per_request == 32.0
+    assert read.requests == 64 * 64 // 32 and read.accesses == 64 * 64
+    assert read.bank_conflict_degree is None
+
+
+def test_column_read_of_a_32_float_tile_is_a_32_way_bank_conflict_and_padding_fixes_it(path):
+    conflicted = site_at(analyse(tile_column_read(32)), 8, "tile")
+    padded = site_at(analyse(tile_column_read(33)), 8, "tile")
+    assert conflicted.space == "local" and conflicted.sectors_per_request is None
+    assert conflicted.bank_conflict_degree == 32.0 and conflicted.bank_conflict_worst == 32
+    assert padded.bank_conflict_degree == 1.0 and padded.bank_conflict_worst == 1
+    # the row-wise write of the same tile never conflicts
+    assert site_at(analyse(tile_column_read(32)), 6, "tile").bank_conflict_degree == 1.0
+
+
+def test_fewer_banks_or_a_narrower_warp_change_the_answers():
+    trace = tile_column_read(32)
+    assert site_at(analyse(trace, banks=16), 8, "tile").bank_conflict_degree == 32.0
+    assert site_at(analyse(tile_column_read(33), banks=16), 8, "tile").bank_conflict_degree == 2
+    assert site_at(analyse(transpose_naive(64), warp=16), 5, "out").sectors_per_request == 16
+
+
+def test_broadcast_of_one_word_is_not_a_conflict():
+    buffers = [buf("s", LOCAL, 64)]
+    sites = [site(0, 3, READ, LOCAL, 0, "s[0]"), site(1, 4, READ, LOCAL, 0, "s[lid % 2 * 32]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 0), (1, (lid % 2) * 128)]) for lid in range(32)]
+    a = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+    )
+    assert site_at(a, 3, "s").bank_conflict_degree == 1.0
+    assert site_at(a, 4, "s").bank_conflict_degree == 2.0  # words 0 and 32 share bank 0
+
+
+def test_float4_vload_counts_four_elements_and_spans_its_sectors():
+    n = 256
+    buffers = [buf("A", GLOBAL, n, "A"), buf("C", GLOBAL, n // 4, "C")]
+    sites = [site(0, 6, READ, GLOBAL, 0, "vload4(gid, A)"), site(1, 7, WRITE, GLOBAL, 1, "C[gid]")]
+    items = [group_of(g, 32) + ([(0, 16 * g, 16), (1, 4 * g)],) for g in range(n // 4)]
+    a = analyse(
+        build_trace(
+            items,
+            buffers=buffers,
+            sites=sites,
+            global_size=(n // 4,),
+            local_size=(32,),
+            output_role="C",
+        )
+    )
+    assert a.loads_per_element["A"] == {"min": 1, "max": 1, "mean": 1.0}
+    assert site_at(a, 6, "A").sectors_per_request == 16.0  # 32 lanes × 16 bytes
+    assert a.global_bytes_read == n * 4
+
+
+def test_loads_per_element_naive_matmul_64_and_tiled_4(path):
+    naive = analyse(matmul_naive(64))
+    tiled = analyse(matmul_tiled(64, 16))
+    for name in ("A", "B"):
+        assert naive.loads_per_element[name] == {"min": 64, "max": 64, "mean": 64.0}
+        assert tiled.loads_per_element[name] == {"min": 4, "max": 4, "mean": 4.0}
+    assert "C" not in naive.loads_per_element  # the output is not an input
+    assert naive.global_bytes_read == 2 * 64 * 64 * 64 * 4
+    assert tiled.global_bytes_read == 2 * 64 * 64 * 4 * 4
+    assert naive.global_bytes_written == tiled.global_bytes_written == 64 * 64 * 4
+
+
+def test_correct_tiled_matmul_has_no_findings(path):
+    a = analyse(matmul_tiled(64, 16))
+    assert a.findings == ()
+    assert [s.line for s in a.sites] == [10, 10, 11, 11, 14, 14, 18]
+    assert site_at(a, 14, "As").bank_conflict_degree == 1.0
+
+
+def test_answers_do_not_depend_on_how_work_items_are_numbered(path):
+    base = matmul_tiled(32, 16, barriers=False)
+    W = base.wi_count.size
+    L = base.records // W
+    perm = np.random.default_rng(1).permutation(W)
+    rows = base.offset.reshape(W, L)[perm]
+    shuffled = from_records(
+        np.repeat(np.arange(W), L),
+        base.site,
+        rows.ravel(),
+        wi_group=base.wi_group[perm],
+        wi_local=base.wi_local[perm],
+        buffers=base.buffers,
+        sites=base.sites,
+        global_size=base.global_size,
+        local_size=base.local_size,
+        output_role="C",
+    )
+    a, b = analyse(base), analyse(shuffled)
+    assert a.sites == b.sites
+    assert a.loads_per_element == b.loads_per_element
+    key = [(f.kind, f.line, f.phase, f.buffer, f.count) for f in a.findings]
+    assert key == [(f.kind, f.line, f.phase, f.buffer, f.count) for f in b.findings]
+    assert key  # the missing barriers are found either way
+
+
+# --------------------------------------------------------------------------- races
+
+
+def test_missing_barrier_in_tiled_matmul_is_a_race_naming_both_lines(path):
+    a = analyse(matmul_tiled(64, 16, barriers=False))
+    races = kinds(a, "race")
+    assert {(f.buffer, f.line, f.phase) for f in races} == {("As", 10, 0), ("Bs", 11, 0)}
+    for f in races:
+        other = 14
+        assert f"line {f.line} writes it and line {other} reads it" in f.message
+        assert "barrier(CLK_LOCAL_MEM_FENCE) is missing" in f.message
+        assert f.count == 16 * 16 * 16  # every word of the tile, in each of the 16 groups
+        assert 2 <= len(f.work_items) <= 4 and all(len(w) == 6 for w in f.work_items)
+    assert not kinds(a, "uninitialized")
+
+
+def _counter_trace(op: int) -> Trace:
+    """cnt[0] = 0 by lid 0; barrier; every work-item updates cnt[0] (with ``op``); barrier;
+    lid 0 reads it."""
+    buffers = [buf("cnt", LOCAL, 1)]
+    sites = [
+        site(0, 3, WRITE, LOCAL, 0, "cnt[0]"),
+        barrier(1, 4),
+        site(2, 5, op, LOCAL, 0, "atomic_inc(&cnt[0])"),
+        barrier(3, 6),
+        site(4, 7, READ, LOCAL, 0, "cnt[0]"),
+    ]
+    items = []
+    for lid in range(64):
+        acc = ([(0, 0)] if lid == 0 else []) + [(1,), (2, 0), (3,)] + ([(4, 0)] if lid == 0 else [])
+        items.append(((0, 0, 0), (lid, 0, 0), acc))
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+
+
+def test_atomics_on_one_word_do_not_race_but_plain_updates_do(path):
+    assert analyse(_counter_trace(ATOMIC)).findings == ()
+    races = kinds(analyse(_counter_trace(RMW)), "race")
+    assert len(races) == 1 and races[0].line == 5 and races[0].phase == 1
+    assert "same line" in races[0].message
+
+
+def test_atomic_and_a_plain_read_of_the_same_word_in_one_phase_race():
+    buffers = [buf("cnt", LOCAL, 1)]
+    sites = [
+        site(0, 5, ATOMIC, LOCAL, 0, "atomic_inc(&cnt[0])"),
+        site(1, 6, READ, LOCAL, 0, "cnt[0]"),
+    ]
+    items = [((0, 0, 0), (0, 0, 0), [(0, 0)]), ((0, 0, 0), (1, 0, 0), [(0, 0), (1, 0)])]
+    races = kinds(
+        analyse(
+            build_trace(items, buffers=buffers, sites=sites, global_size=(2,), local_size=(2,))
+        ),
+        "race",
+    )
+    assert [(f.line, f.phase) for f in races] == [(5, 0)]
+    assert "line 5 atomically updates it and line 6 reads it" in races[0].message
+
+
+def _reduction(with_barriers: bool) -> Trace:
+    """p[lid] = in[gid]; barrier; then the tree of p[lid] += p[lid + s], s = 32 .. 1, one step
+    per line from line 7: either warp-synchronous (lid < 32 do every step, no barriers) or
+    the correct form (lid < s, a barrier after each step)."""
+    steps = [32, 16, 8, 4, 2, 1]
+    buffers = [buf("in", GLOBAL, 64, "A"), buf("p", LOCAL, 64)]
+    sites = [
+        site(0, 4, READ, GLOBAL, 0, "in[gid]"),
+        site(1, 4, WRITE, LOCAL, 1, "p[lid]"),
+        barrier(2, 5),
+    ]
+    for i, s in enumerate(steps):
+        sites.append(site(3 + 3 * i, 7 + i, READ, LOCAL, 1, f"p[lid + {s}]"))
+        sites.append(site(4 + 3 * i, 7 + i, RMW, LOCAL, 1, "p[lid]"))
+        sites.append(barrier(5 + 3 * i, 7 + i))
+    items = []
+    for lid in range(64):
+        acc = [(0, 4 * lid), (1, 4 * lid), (2,)]
+        for i, s in enumerate(steps):
+            if lid < (s if with_barriers else 32):
+                acc += [(3 + 3 * i, 4 * (lid + s)), (4 + 3 * i, 4 * lid)]
+            if with_barriers:
+                acc.append((5 + 3 * i,))
+        items.append(((0, 0, 0), (lid, 0, 0), acc))
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+
+
+def test_warp_synchronous_reduction_races_at_every_step_and_the_barrier_form_does_not():
+    a = analyse(_reduction(with_barriers=False))
+    races = kinds(a, "race")
+    assert {f.line for f in races} == {7, 8, 9, 10, 11, 12}
+    assert all(f.buffer == "p" and f.phase == 1 for f in races)
+    same_line = [f for f in races if "same line" in f.message]
+    assert {f.line for f in same_line} == {8, 9, 10, 11, 12}  # step s=32 reads p[32..63]
+    assert any("line 7 updates it and line 8 reads it" in f.message for f in races)
+    assert not kinds(a, "uninitialized")
+    fixed = analyse(_reduction(with_barriers=True))
+    assert fixed.findings == ()
+
+
+def test_global_race_within_a_group_and_between_groups():
+    buffers = [buf("out", GLOBAL, 128, "C")]
+    # every work-item writes out[gid], then reads its neighbour's element with no barrier
+    sites = [
+        site(0, 3, WRITE, GLOBAL, 0, "out[gid]"),
+        site(1, 4, READ, GLOBAL, 0, "out[(gid + 1) % 64]"),
+    ]
+    items = [group_of(g) + ([(0, 4 * g), (1, 4 * ((g + 1) % 64))],) for g in range(64)]
+    races = kinds(
+        analyse(
+            build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+        ),
+        "race",
+    )
+    assert [(f.line, f.phase) for f in races] == [(3, 0)]
+    assert "CLK_GLOBAL_MEM_FENCE" in races[0].message and races[0].count == 64
+
+    # every work-item of two groups adds into out[0]
+    sites = [site(0, 3, RMW, GLOBAL, 0, "out[0]")]
+    items = [group_of(g, 32) + ([(0, 0)],) for g in range(64)]
+    races = kinds(
+        analyse(
+            build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,))
+        ),
+        "race",
+    )
+    assert len(races) == 1 and races[0].phase is None and races[0].count == 1
+    assert "between work-groups" in races[0].message
+    assert {w[0] for w in races[0].work_items} == {0, 1}
+
+
+def test_results_are_the_same_when_tables_are_built_in_batches(monkeypatch):
+    traces = [matmul_tiled(64, 16, barriers=False), _reduction(False), _uninit_trace(False)]
+    before = [analyse(t).findings for t in traces]
+    monkeypatch.setattr(analysis, "_DENSE_LIMIT", 300)
+    after = [analyse(t).findings for t in traces]
+    strip = [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in before]
+    assert strip == [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in after]
+
+
+# --------------------------------------------------------------- other findings
+
+
+def _uninit_trace(initialise: bool) -> Trace:
+    """line 29: x = in[gid]; (line 28: sum[lid] = 0;) line 30: sum[lid] += x; barrier;
+    line 32: lid 0 reads every sum[i]."""
+    buffers = [buf("in", GLOBAL, 128, "A"), buf("sum", LOCAL, 64)]
+    sites = [
+        site(0, 28, WRITE, LOCAL, 1, "sum[lid]"),
+        site(1, 29, READ, GLOBAL, 0, "in[gid]"),
+        site(2, 30, RMW, LOCAL, 1, "sum[lid]"),
+        barrier(3, 31),
+        site(4, 32, READ, LOCAL, 1, "sum[i]"),
+    ]
+    items = []
+    for g in range(128):
+        lid = g % 64
+        acc = ([(0, 4 * lid)] if initialise else []) + [(1, 4 * g), (2, 4 * lid), (3,)]
+        if lid == 0:
+            acc += [(4, 4 * i) for i in range(64)]
+        items.append(group_of(g) + (acc,))
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(128,), local_size=(64,))
+
+
+def test_update_of_local_memory_before_anyone_wrote_it_is_uninitialised(path):
+    a = analyse(_uninit_trace(initialise=False))
+    (f,) = a.findings
+    assert (f.kind, f.line, f.phase, f.buffer, f.count) == ("uninitialized", 30, 0, "sum", 128)
+    assert f.message == (
+        "line 30 reads sum[] before any work-item wrote it (phase 0): "
+        "initialise it first (and add a barrier)"
+    )
+    assert analyse(_uninit_trace(initialise=True)).findings == ()
+
+
+def test_reading_what_another_work_item_wrote_in_an_earlier_phase_is_initialised():
+    buffers = [buf("t", LOCAL, 2)]
+    sites = [
+        site(0, 3, WRITE, LOCAL, 0, "t[lid]"),
+        barrier(1, 4),
+        site(2, 5, READ, LOCAL, 0, "t[1 - lid]"),
+        site(3, 6, READ, LOCAL, 0, "t[lid]"),
+    ]
+    good = [((0, 0, 0), (lid, 0, 0), [(0, 4 * lid), (1,), (2, 4 * (1 - lid))]) for lid in range(2)]
+    assert (
+        analyse(
+            build_trace(good, buffers=buffers, sites=sites, global_size=(2,), local_size=(2,))
+        ).findings
+        == ()
+    )
+    # work-item 1 reads t[1] before its own write, nobody else writes it: uninitialised
+    bad = [((0, 0, 0), (0, 0, 0), [(0, 0)]), ((0, 0, 0), (1, 0, 0), [(3, 4), (0, 4)])]
+    (f,) = analyse(
+        build_trace(bad, buffers=buffers, sites=sites, global_size=(2,), local_size=(2,))
+    ).findings
+    assert (f.kind, f.line, f.work_items) == ("uninitialized", 6, ((0, 0, 0, 1, 0, 0),))
+
+
+def test_out_of_bounds_names_the_line_and_the_element():
+    n = 4096
+    buffers = [buf("A", GLOBAL, n, "A"), buf("C", GLOBAL, n, "C")]
+    sites = [site(0, 19, READ, GLOBAL, 0, "A[gid + 1]"), site(1, 20, WRITE, GLOBAL, 1, "C[gid]")]
+    items = [group_of(g, 256) + ([(0, 4 * (g + 1)), (1, 4 * g)],) for g in range(n)]
+    a = analyse(
+        build_trace(
+            items,
+            buffers=buffers,
+            sites=sites,
+            global_size=(n,),
+            local_size=(256,),
+            output_role="C",
+        )
+    )
+    (f,) = a.findings
+    assert (f.kind, f.line, f.buffer, f.count, f.elements) == ("out-of-bounds", 19, "A", 1, (4096,))
+    assert f.message == ("line 19 reads A[4096] outside A (4096 elements); the access was skipped")
+    assert f.work_items == ((15, 0, 0, 255, 0, 0),)
+    assert site_at(a, 19, "A").accesses == n - 1  # the skipped access is not counted
+    assert a.loads_per_element["A"]["min"] == 0  # A[0] is never read
+
+
+def test_negative_index_is_out_of_bounds_too():
+    buffers = [buf("s", LOCAL, 64)]
+    sites = [site(0, 8, WRITE, LOCAL, 0, "s[lid - 1]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 4 * (lid - 1))]) for lid in range(64)]
+    (f,) = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+    ).findings
+    assert f.kind == "out-of-bounds" and f.elements == (-1,)
+    assert "line 8 writes s[-1] outside s (64 elements)" in f.message
+
+
+def test_barrier_inside_a_condition_diverges():
+    buffers = [buf("p", LOCAL, 64)]
+    sites = [
+        site(0, 5, WRITE, LOCAL, 0, "p[lid]"),
+        barrier(1, 7),
+        site(2, 9, READ, LOCAL, 0, "p[63 - lid]"),
+    ]
+    items = [
+        (
+            (0, 0, 0),
+            (lid, 0, 0),
+            [(0, 4 * lid)] + ([(1,)] if lid < 16 else []) + [(2, 4 * (63 - lid))],
+        )
+        for lid in range(64)
+    ]
+    a = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+    )
+    (f,) = kinds(a, "barrier-divergence")
+    assert (f.line, f.count) == (7, 1)
+    assert "48 passed 0, 16 passed 1" in f.message and "(0, 0, 0)" in f.message
+    assert {w[3] < 16 for w in f.work_items} == {True, False}
+
+
+def _coverage_trace(groups: int) -> Trace:
+    """C[gid / 2 * 2] = ...: even elements written twice, odd ones never."""
+    buffers = [buf("A", GLOBAL, 256, "A"), buf("C", GLOBAL, 256, "C")]
+    sites = [site(0, 3, READ, GLOBAL, 0, "A[gid]"), site(1, 4, WRITE, GLOBAL, 1, "C[gid/2*2]")]
+    items = [group_of(g) + ([(0, 4 * g), (1, 4 * (g // 2 * 2))],) for g in range(64 * groups)]
+    return build_trace(
+        items, buffers=buffers, sites=sites, global_size=(256,), local_size=(64,), output_role="C"
+    )
+
+
+def test_coverage_reports_unwritten_and_multiply_written_output(path):
+    found = kinds(analyse(_coverage_trace(4)), "coverage")
+    never = [f for f in found if "never written" in f.message]
+    several = [f for f in found if "several work-items" in f.message]
+    assert len(never) == len(several) == 1
+    assert never[0].count == 128 and never[0].elements == (1, 3, 5, 7)
+    assert several[0].count == 128 and several[0].elements[:2] == (0, 2)
+    assert several[0].line == 4
+    assert {w[3] for w in several[0].work_items[:2]} == {0, 1}
+    # with half the groups traced, coverage says nothing
+    partial = _coverage_trace(2)
+    assert len(partial.groups_traced) == 2
+    assert kinds(analyse(partial), "coverage") == []
+
+
+def test_overflow_and_not_traced_findings_say_the_trace_is_incomplete():
+    buffers = [buf("A", GLOBAL, 8, "A")]
+    sites = [site(0, 3, READ, GLOBAL, 0, "A[i]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 4 * i) for i in range(4)]) for lid in range(2)]
+    counts = np.array([4, 14])
+    trace = build_trace(
+        items,
+        buffers=buffers,
+        sites=sites,
+        global_size=(2,),
+        local_size=(2,),
+        capacity=4,
+        wi_count=counts,
+        not_traced=(NotTraced(12, "a pointer the tracer cannot follow"),),
+    )
+    a = analyse(trace)
+    assert [f.kind for f in a.findings] == ["overflow", "not-traced"]
+    over, nt = a.findings
+    assert over.count == 1 and over.work_items == ((0, 0, 0, 1, 0, 0),)
+    assert "at least 14" in over.message and "capacity" in over.message
+    assert nt.line == 12 and "a pointer the tracer cannot follow" in nt.message
+    assert a.to_json(trace)["complete"] is False
+
+
+def test_overflowed_work_item_does_not_cause_false_uninitialised_reads():
+    # work-item 1 overflowed before writing t[1]; work-item 0 reads t[1] after the barrier
+    buffers = [buf("t", LOCAL, 2), buf("A", GLOBAL, 4, "A")]
+    sites = [
+        site(0, 3, WRITE, LOCAL, 0, "t[lid]"),
+        barrier(1, 4),
+        site(2, 5, READ, LOCAL, 0, "t[1 - lid]"),
+        site(3, 2, READ, GLOBAL, 1, "A[i]"),
+    ]
+    items = [
+        ((0, 0, 0), (0, 0, 0), [(0, 0), (1,), (2, 4)]),
+        ((0, 0, 0), (1, 0, 0), [(3, 0), (3, 4), (3, 8)]),
+    ]  # then t[1] = ..., lost
+    trace = build_trace(
+        items,
+        buffers=buffers,
+        sites=sites,
+        global_size=(2,),
+        local_size=(2,),
+        capacity=3,
+        wi_count=np.array([3, 6]),
+    )
+    assert [f.kind for f in analyse(trace).findings] == ["overflow"]
+
+
+# ------------------------------------------------------------------------ output
+
+
+def test_to_json_has_exactly_the_schema():
+    trace = _coverage_trace(4)
+    a = analyse(trace)
+    out = json.loads(json.dumps(a.to_json(trace)))
+    assert set(out) == {
+        "complete",
+        "groups_traced",
+        "records",
+        "findings",
+        "sites",
+        "loads_per_element",
+        "dispatch_order",
+    }
+    assert out["complete"] is True and out["records"] == trace.records
+    assert out["groups_traced"] == [[g, 0, 0] for g in range(4)]
+    assert out["dispatch_order"] == [[g, 0, 0] for g in range(4)]
+    assert out["findings"] and all(
+        set(f) == {"kind", "line", "phase", "buffer", "work_items", "count", "message"}
+        for f in out["findings"]
+    )
+    assert all(len(w) == 6 for f in out["findings"] for w in f["work_items"])
+    assert out["sites"] and all(
+        set(s)
+        == {
+            "line",
+            "buffer",
+            "space",
+            "op",
+            "accesses",
+            "requests",
+            "sectors_per_request",
+            "bank_conflict_degree",
+        }
+        for s in out["sites"]
+    )
+    assert out["loads_per_element"] == {"A": {"min": 1, "max": 1, "mean": 1.0}}
+
+
+def test_report_shows_summary_findings_sites_and_loads():
+    trace = matmul_tiled(64, 16, barriers=False)
+    text = format_report(trace, analyse(trace))
+    assert f"{trace.records:,} records from 16 of 16 work-group(s) (complete)" in text
+    assert "[race] line 10, phase 0: Race on As" in text
+    assert "As[ly][k]" in text and "A[row*N + t*TS + lx]" in text
+    assert "A: min 4, max 4, mean 4" in text
+
+
+def test_empty_trace_has_no_findings():
+    trace = build_trace(
+        [], buffers=[buf("A", GLOBAL, 4, "A")], sites=[], global_size=(4,), local_size=(4,)
+    )
+    a = analyse(trace)
+    assert a.findings == () and a.sites == ()
+    assert a.to_json(trace)["records"] == 0
