@@ -6,6 +6,8 @@ talks to another widget.
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,6 +27,7 @@ from explorer.gui.model import ConfigModel
 from explorer.problems import FAMILIES
 
 MAX_SIZE = 1 << 20
+BAD_FIELD = "border: 2px solid #c0392b; border-radius: 3px;"
 
 
 class ConfigPanel(QWidget):
@@ -305,7 +308,7 @@ class ConfigPanel(QWidget):
         if isinstance(outcome, Refusal):
             self._show_refusal(outcome)
             return False
-        self.local_edit.setStyleSheet("")
+        self._clear_marks()
         self.validation.setStyleSheet("color: #1e8449")
         self.validation.setText(
             f"Global {'x'.join(map(str, outcome.global_size))}, local "
@@ -317,6 +320,16 @@ class ConfigPanel(QWidget):
     def _show_refusal(self, refusal: Refusal) -> None:
         self.validation.setStyleSheet("color: #c0392b")
         self.validation.setText(f"<b>Refused:</b> {refusal.reason} {refusal.fix}")
-        if "local" in refusal.reason.lower() or "L0" in refusal.reason:
-            self.local_edit.setStyleSheet("border: 2px solid #c0392b")
+        # Mark the fields the reason names: the local size, sizes, defines.
+        reason = refusal.reason
+        local = "local" in reason.lower() or any(f"L{i}" in reason for i in range(3))
+        self.local_edit.setStyleSheet(BAD_FIELD if local else "")
+        for name, spin in self.size_spins.items():
+            spin.setStyleSheet(BAD_FIELD if re.search(rf"\b{name}\b", reason) else "")
+        for name, widget in self.define_spins.items():
+            widget.setStyleSheet(BAD_FIELD if re.search(rf"\b{name}\b", reason) else "")
         self.validity_changed.emit(False)
+
+    def _clear_marks(self) -> None:
+        for widget in (self.local_edit, *self.size_spins.values(), *self.define_spins.values()):
+            widget.setStyleSheet("")

@@ -202,3 +202,36 @@ def test_no_device_still_opens_and_explains(qtbot, settings, monkeypatch):
     assert "pip install pocl-binary-distribution" in window.result_view.message.text()
     assert not window.run_action.isEnabled()
     window.close()
+
+
+def test_refusal_marks_the_fields_it_names(window):
+    window.model.set_variant(find_variant("matmul", "seed003-func2"))
+    window.model.set_size("K", 100)
+    assert "#c0392b" in window.panel.size_spins["K"].styleSheet()
+    assert window.panel.size_spins["M"].styleSheet() == ""
+    window.model.set_size("K", 96)
+    assert window.panel.size_spins["K"].styleSheet() == ""
+
+
+def test_an_image_becomes_the_b_operand(window, qtbot, tmp_path):
+    from explorer.problems.images import save_png
+    from explorer.problems.text_image import text_mask
+
+    path = tmp_path / "hi.png"
+    save_png(np.where(text_mask("HI", 64, 64), 0.0, 1.0), path)
+    assert window.open_image(str(path))
+    assert window.model.input == "image" and window.model.image_path == str(path)
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    result = run_and_wait(qtbot, window)
+    assert result.status == "verified"
+    shown = window.result_view.image.getImageItem().image
+    assert np.array_equal(shown == 0, text_mask("HI", 64, 64))
+
+
+def test_printf_output_is_shown_beside_the_source(window, qtbot):
+    window.model.set_variant(find_variant("matmul", "seed000-tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    run_and_wait(qtbot, window)
+    assert "acc = " in window.source_view.output.toPlainText()
