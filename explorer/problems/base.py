@@ -65,6 +65,10 @@ class Problem(ABC):
     def output_shape(self, sizes: dict[str, int]) -> tuple[int, ...]: ...
 
     @abstractmethod
+    def shapes(self, sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:
+        """The mathematical shape of every buffer role (rows first)."""
+
+    @abstractmethod
     def flops(self, sizes: dict[str, int]) -> float: ...
 
     @abstractmethod

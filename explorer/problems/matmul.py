@@ -50,6 +50,10 @@ class Matmul(Problem):
     def numpy_baseline(self, inputs):
         return inputs["A"] @ inputs["B"]
 
+    def shapes(self, sizes):
+        m, n, k = sizes["M"], sizes["N"], sizes["K"]
+        return {"A": (m, k), "B": (k, n), "C": (m, n)}
+
     def output_shape(self, sizes):
         return (sizes["M"], sizes["N"])
 

@@ -45,6 +45,10 @@ class Matvec(Problem):
     def numpy_baseline(self, inputs):
         return inputs["MAT"] @ inputs["VEC"]
 
+    def shapes(self, sizes):
+        w, h = sizes["WIDTH"], sizes["HEIGHT"]
+        return {"MAT": (h, w), "VEC": (w,), "OUT": (h,)}
+
     def output_shape(self, sizes):
         return (sizes["HEIGHT"],)
 

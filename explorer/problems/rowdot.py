@@ -54,6 +54,10 @@ class Rowdot(Problem):
     def numpy_baseline(self, inputs):
         return FACTOR * np.einsum("yk,yk,k->y", inputs["MAT1"], inputs["MAT2"], inputs["VECTOR"])
 
+    def shapes(self, sizes):
+        d = sizes["D"]
+        return {"VECTOR": (d,), "MAT1": (d, d), "MAT2": (d, d), "RESULT": (d,)}
+
     def output_shape(self, sizes):
         return (sizes["D"],)
 

@@ -43,6 +43,9 @@ class Transpose(Problem):
     def numpy_baseline(self, inputs):
         return np.ascontiguousarray(inputs["IN"].T)
 
+    def shapes(self, sizes):
+        return {"IN": (sizes["HEIGHT"], sizes["WIDTH"]), "OUT": (sizes["WIDTH"], sizes["HEIGHT"])}
+
     def output_shape(self, sizes):
         return (sizes["WIDTH"], sizes["HEIGHT"])
 

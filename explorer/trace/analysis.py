@@ -11,7 +11,12 @@ sorts the whole trace (a full sort of 20M keys costs seconds). Instead:
   matrix; sorting rows of ``warp`` entries is cheap and gives distinct sectors and banks;
 * races and uninitialised reads are found against dense per-key tables (key = work-group,
   phase and word for local memory) holding a representative writer per key, so every check
-  is a gather and a comparison.
+  is a gather and a comparison; only racing keys are then attributed to writing sites;
+* when every work-item ran the same sequence of accesses (no divergent control flow), a
+  site's records are columns of a (work-items, records) matrix and per-work-item values are
+  broadcast rather than gathered; when, further, every work-group made the same local-memory
+  accesses (as tiled kernels do), the first group stands for all in the local-memory
+  analyses, which are per group, and counts are scaled by the number of groups.
 """
 
 from __future__ import annotations
@@ -122,11 +127,18 @@ class _Context:
         self.ngroups = max(1, groups.size)
         self.group_sorted = bool(np.all(self.gdense[1:] >= self.gdense[:-1]))
         group_size = int(np.prod(trace.local_size)) if trace.local_size else 1
+        self.group_size = group_size
+        self.llinear = ll
+        self.local_scale = 1  # > 1: the first group's local accesses stand for every group's
         self.width = max(1, min(warp, group_size))  # lanes of one request
         self.nwarps = max(1, -(-group_size // warp))
         self.lane = ll % warp
         self.wglob = self.gdense * self.nwarps + ll // warp
-        self.overflowed = np.asarray(trace.overflowed)
+        cap = trace.extra.get("capacity_per_wi")
+        if cap is not None and np.size(cap) == self.W:  # regions may differ in size
+            self.overflowed = np.flatnonzero(trace.wi_count > np.asarray(cap))
+        else:
+            self.overflowed = np.asarray(trace.overflowed)
         self.ok_wi = np.ones(self.W, dtype=bool)
         self.ok_wi[self.overflowed] = False
         self.safe_phase = self._safe_phase()
@@ -178,6 +190,8 @@ class _Unit:
         idx: np.ndarray | None = None,
         cols: np.ndarray | None = None,
         per_wi: int | None = None,
+        nwi: int | None = None,
+        scale: int = 1,
     ):
         self.ctx = ctx
         self.site = site
@@ -191,6 +205,8 @@ class _Unit:
         self.idx = idx
         self.cols = cols
         self.count = per_wi  # records per work-item when it is the same for all
+        self.nwi = ctx.W if nwi is None else nwi  # uniform: the unit covers work-items < nwi
+        self.scale = scale  # each record stands for this many (one per work-group)
         self._phase: np.ndarray | None = None
         self._maxoff: int | None = None
         self._words: list[tuple[np.ndarray | None, np.ndarray]] | None = None
@@ -209,15 +225,16 @@ class _Unit:
     def gather(self, arr: np.ndarray) -> np.ndarray:
         if self.idx is not None:
             return arr[self.idx]
-        return np.take(arr.reshape(self.ctx.W, -1), self.cols, axis=1).reshape(-1)
+        rows = arr.reshape(self.ctx.W, -1)[: self.nwi]
+        return np.take(rows, self.cols, axis=1).reshape(-1)
 
     def per_wi(self, table: np.ndarray, per_col: np.ndarray | None = None) -> np.ndarray:
         """``table[wi]`` for each record, plus ``per_col`` (one value per column of a uniform
         unit, the same for every work-item) when given; broadcast, not gathered, when the
         unit is uniform."""
         if self.cols is not None:
-            out = table[:, None] + (per_col if per_col is not None else 0)
-            return np.broadcast_to(out, (self.ctx.W, self.cols.size)).reshape(-1)
+            out = table[: self.nwi, None] + (per_col if per_col is not None else 0)
+            return np.broadcast_to(out, (self.nwi, self.cols.size)).reshape(-1)
         return table[self.wi]
 
     @property
@@ -225,7 +242,7 @@ class _Unit:
         if self._phase is None:
             row = self.ctx.phase_row
             if self.cols is not None and row is not None:
-                self._phase = np.tile(row[self.cols], self.ctx.W)
+                self._phase = np.tile(row[self.cols], self.nwi)
             else:
                 self._phase = self.gather(self.ctx.trace.phase)
         return self._phase
@@ -290,6 +307,7 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
         if _rows_equal(t.phase.reshape(W, L)):
             ctx.phase_row = t.phase[:L]
         row_site, row_buf, row_size = t.site[:L], t.buffer[:L], t.size[:L]
+        combos = []
         for sid in np.unique(row_site).tolist():
             cols = np.flatnonzero(row_site == sid)
             op = t.sites[sid].op
@@ -309,18 +327,28 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
                 continue
             if op not in (READ, WRITE, RMW, ATOMIC):
                 continue
-            combos = {(int(b), int(s)) for b, s in zip(row_buf[cols], row_size[cols], strict=True)}
-            for b, s in sorted(combos):
-                c = cols[(row_buf[cols] == b) & (row_size[cols] == s)]
-                if b < 0:
-                    continue
-                wi = np.repeat(np.arange(W, dtype=np.int32), c.size)
-                off = np.take(t.offset.reshape(W, L), c, axis=1).reshape(-1)
-                mem.append(_Unit(ctx, sid, b, wi, off, s, cols=c, per_wi=int(c.size)))
+            pairs = {(int(b), int(s)) for b, s in zip(row_buf[cols], row_size[cols], strict=True)}
+            for b, s in sorted(pairs):
+                if b >= 0:
+                    combos.append((sid, b, s, cols[(row_buf[cols] == b) & (row_size[cols] == s)]))
+        local = [c for _, b, _, c in combos if t.buffers[b].space == LOCAL]
+        if local and _groups_alike(ctx, L, np.sort(np.concatenate(local))):
+            ctx.local_scale = ctx.ngroups
+        offsets = t.offset.reshape(W, L)
+        for sid, b, s, c in combos:
+            nwi, scale = W, 1
+            if t.buffers[b].space == LOCAL and ctx.local_scale > 1:
+                nwi, scale = ctx.group_size, ctx.local_scale  # the first group stands for all
+            wi = np.repeat(np.arange(nwi, dtype=np.int32), c.size)
+            off = np.take(offsets[:nwi], c, axis=1).reshape(-1)
+            mem.append(
+                _Unit(ctx, sid, b, wi, off, s, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
+            )
         return mem, oob, bars
 
     counts = np.bincount(t.site, minlength=len(t.sites))
     any_oob = bool(t.oob.any())
+    one_size = int(t.size[0]) if _rows_equal(t.size.reshape(-1, 1)) else None
     for sid in np.flatnonzero(counts).tolist():
         s = t.sites[sid]
         if s.op not in (READ, WRITE, RMW, ATOMIC, BARRIER):
@@ -330,7 +358,8 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
         if s.op == BARRIER:
             bars.append(_Unit(ctx, sid, -1, wi, None, 0, idx=idx))
             continue
-        whole = _Unit(ctx, sid, s.buffer, wi, t.offset[idx], t.size[idx], idx=idx)
+        size = t.size[idx] if one_size is None else one_size
+        whole = _Unit(ctx, sid, s.buffer, wi, t.offset[idx], size, idx=idx)
         buf = t.buffer[idx]
         if bool((buf == s.buffer).all()):
             parts = [(s.buffer, whole)]
@@ -351,6 +380,29 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
                 u.size = int(u.size[0])
             mem.append(u)
     return mem, oob, bars
+
+
+def _groups_alike(ctx: _Context, L: int, cols: np.ndarray) -> bool:
+    """Whether every work-group made exactly the same accesses at the record columns ``cols``
+    (local memory is indexed by local ids and loop counters, rarely by the group id). Then the
+    first group stands for all of them in the local-memory analyses, which are per group.
+    Needs work-items stored group by group, in local-id order, and whole groups traced."""
+    G, gs = ctx.ngroups, ctx.group_size
+    n_wi = ctx.W
+    whole_groups = n_wi == gs * G
+    if G < 2 or ctx.phase_row is None or not whole_groups:
+        return False
+    if not np.array_equal(ctx.llinear, np.arange(ctx.W) % gs):
+        return False
+    blocks = ctx.gdense.reshape(G, gs)
+    if not bool((blocks == blocks[:, :1]).all()):
+        return False
+    off3 = ctx.trace.offset.reshape(G, gs, L)
+    first = np.take(off3[0], cols, axis=1)
+    step = max(1, (1 << 20) // max(1, first.size))
+    return all(
+        bool((np.take(off3[g : g + step], cols, axis=2) == first).all()) for g in range(1, G, step)
+    )
 
 
 def _rows_equal(mat: np.ndarray, block: int = 1 << 20) -> bool:
@@ -410,7 +462,8 @@ def _request_layout(ctx: _Context, u: _Unit) -> tuple[np.ndarray, int]:
     occurrence is its position among its work-item's records of the unit)."""
     W = ctx.W
     if u.count is not None:
-        cnt = np.full(W, u.count, dtype=np.int64)
+        cnt = np.zeros(W, dtype=np.int64)
+        cnt[: u.nwi] = u.count
     else:
         cnt = np.bincount(u.wi, minlength=W).astype(np.int64)
     start = np.cumsum(cnt) - cnt
@@ -522,45 +575,39 @@ def _site_stats(
 ) -> tuple[SiteStats, ...]:
     t = ctx.trace
     acc: dict[int, dict[str, Any]] = {}
+
+    def entry(u: _Unit) -> dict[str, Any]:
+        # sectors / greq: distinct sectors over global requests; deg / lreq: bank degrees
+        # summed over local requests
+        return acc.setdefault(
+            u.site,
+            dict(
+                buffer=u.buffer,
+                accesses=0,
+                requests=0,
+                sectors=0,
+                greq=0,
+                deg=0.0,
+                lreq=0,
+                worst=None,
+            ),
+        )
+
     for u in oob_units:
-        acc.setdefault(
-            u.site,
-            {
-                "buffer": u.buffer,
-                "accesses": 0,
-                "requests": 0,
-                "sectors": 0,
-                "greq": 0,
-                "deg": 0.0,
-                "lreq": 0,
-                "worst": None,
-            },
-        )
+        entry(u)  # a site whose every access was out of bounds still gets a row
     for u in units:
-        a = acc.setdefault(
-            u.site,
-            {
-                "buffer": u.buffer,
-                "accesses": 0,
-                "requests": 0,
-                "sectors": 0,
-                "greq": 0,
-                "deg": 0.0,
-                "lreq": 0,
-                "worst": None,
-            },
-        )
-        a["accesses"] += u.m
+        a = entry(u)
+        a["accesses"] += u.m * u.scale
         flat, requests = _request_layout(ctx, u)
-        a["requests"] += requests
+        a["requests"] += requests * u.scale
         space = ctx.space(u.buffer)
         if space == GLOBAL:
-            a["sectors"] += _sectors(ctx, u, flat, requests)
-            a["greq"] += requests
+            a["sectors"] += _sectors(ctx, u, flat, requests) * u.scale
+            a["greq"] += requests * u.scale
         elif space == LOCAL:
             deg = _bank_degrees(ctx, u, flat, requests)
-            a["deg"] += float(deg.sum())
-            a["lreq"] += requests
+            a["deg"] += float(deg.sum()) * u.scale
+            a["lreq"] += requests * u.scale
             worst = int(deg.max())
             a["worst"] = worst if a["worst"] is None else max(a["worst"], worst)
     out = []
@@ -673,8 +720,9 @@ def _out_of_bounds(ctx: _Context, oob_units: list[_Unit]) -> list[Finding]:
         s = t.sites[sid]
         info = t.buffers[b]
         count = sum(u.m for u in us)
-        elems = np.concatenate([u.off[: 64 * EXAMPLES] for u in us]) // info.elem_size
-        shown = list(dict.fromkeys(int(e) for e in elems))[:EXAMPLES]
+        sample = np.concatenate([u.off[: 64 * EXAMPLES] for u in us]) // info.elem_size
+        distinct = list(dict.fromkeys(int(e) for e in sample))
+        shown = distinct[:EXAMPLES]
         wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
         names = ", ".join(f"{info.name}[{e}]" for e in shown)
         verb = _VERB.get(s.op, "accesses")
@@ -684,7 +732,7 @@ def _out_of_bounds(ctx: _Context, oob_units: list[_Unit]) -> list[Finding]:
                 "the access was skipped"
             )
         else:
-            more = " and others" if len(shown) < count else ""
+            more = " and others" if len(distinct) > len(shown) or sample.size < count else ""
             msg = (
                 f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
                 f"elements), {count} accesses; the accesses were skipped"
@@ -718,7 +766,6 @@ def _divergence(ctx: _Context, bars: list[_Unit]) -> list[Finding]:
     starts = np.flatnonzero(np.concatenate([[True], gs[1:] != gs[:-1]]))
     total = np.zeros(ctx.W, dtype=np.int64)
     bad = np.zeros(starts.size, dtype=bool)
-    lines: dict[int, set[int]] = {}
     per_site = []
     for u in bars:
         c = np.bincount(u.wi, minlength=ctx.W).astype(np.int64)
@@ -734,9 +781,7 @@ def _divergence(ctx: _Context, bars: list[_Unit]) -> list[Finding]:
     lo = starts[first]
     hi = starts[first + 1] if first + 1 < starts.size else members.size
     wis = members[lo:hi]
-    for u, diverge in per_site:
-        if diverge[first]:
-            lines.setdefault(u.line, set())
+    at = sorted({u.line for u, diverge in per_site if diverge[first]})
     values, counts = np.unique(total[wis], return_counts=True)
     if values.size > 1:
         desc = ", ".join(
@@ -749,7 +794,6 @@ def _divergence(ctx: _Context, bars: list[_Unit]) -> list[Finding]:
     if len(examples) < 2:
         examples = wis[:2].tolist()
     gid = ctx.label(int(wis[0]))[:3]
-    at = sorted(lines)
     where = ", ".join(str(x) for x in at)
     others = (
         f" {bad_groups.size - 1} other work-group(s) do the same." if bad_groups.size > 1 else ""
@@ -785,20 +829,25 @@ def _coverage(ctx: _Context, units: list[_Unit]) -> list[Finding]:
     for b in outs:
         info = t.buffers[b]
         writes = [u for u in units if u.buffer == b and u.op in _WRITES]
-        rep = np.full(info.length, -1, dtype=np.int64)
+        written = np.zeros(info.length, dtype=bool)
+        rep = np.full(info.length, -1, dtype=np.int64)  # a plain writer of each element
         for u in writes:
             for sel, e in _cells(u.off, u.size, info.elem_size):
-                rep[e] = u.wi if sel is None else u.wi[sel]
-        other = np.full(info.length, -1, dtype=np.int64)
+                written[e] = True
+                if u.op != ATOMIC:  # atomics from many work-items are meant to share
+                    rep[e] = u.wi if sel is None else u.wi[sel]
+        other = np.full(info.length, -1, dtype=np.int64)  # a second one, where there is one
         for u in writes:
+            if u.op == ATOMIC:
+                continue
             for sel, e in _cells(u.off, u.size, info.elem_size):
                 w = u.wi if sel is None else u.wi[sel]
                 differ = rep[e] != w
                 if differ.any():
                     other[e[differ]] = w[differ]
         # Gaps are only certain when nothing is missing from the trace.
-        if t.complete:
-            never = np.flatnonzero(rep < 0)
+        if ctx.overflowed.size == 0 and not t.not_traced:
+            never = np.flatnonzero(~written)
             if never.size:
                 shown = never[:EXAMPLES].tolist()
                 names = ", ".join(f"{info.name}[{e}]" for e in shown)
@@ -1062,9 +1111,10 @@ class _Races:
     phase). ``scope`` is "local" (local memory, within a group), "group" (global memory,
     within a group) or "grid" (global memory, between groups)."""
 
-    def __init__(self, ctx: _Context, scope: str):
+    def __init__(self, ctx: _Context, scope: str, scale: int = 1):
         self.ctx = ctx
         self.scope = scope
+        self.scale = scale  # each racing key stands for this many (one per work-group)
         self.found: dict[tuple[int, int, int, int | None], dict[str, Any]] = {}
         self.pending: dict[tuple[int, int, int, int | None], list[np.ndarray]] = {}
 
@@ -1101,8 +1151,6 @@ class _Races:
                     "wis": [],
                     "elements": [],
                 }
-            elif ws.op != entry["wop"] and entry["wop"] == READ:
-                entry["wop"] = ws.op
             few = slice(0, EXAMPLES) if sel is None else sel[:EXAMPLES]
             if len(entry["wis"]) < EXAMPLES:
                 for wp, wo in zip(
@@ -1124,13 +1172,29 @@ class _Races:
             ks = np.concatenate(parts) if len(parts) > 1 else parts[0]
             order = np.arange(ks.size, dtype=np.int64)
             scratch[ks] = order
-            self.found[key]["count"] += int(np.count_nonzero(scratch[ks] == order))
+            distinct = int(np.count_nonzero(scratch[ks] == order))
+            self.found[key]["count"] += distinct * self.scale
         self.pending.clear()
 
     def findings(self) -> list[Finding]:
+        # The same pair of lines racing in many phases (a loop around the racy code) is one
+        # problem: one finding, at its first phase, counting every phase.
+        merged: dict[tuple[int, int, int], tuple[int | None, dict[str, Any], int]] = {}
+        for (b, wline, oline, phase), e in sorted(
+            self.found.items(), key=lambda item: (item[0][:3], item[0][3] or 0)
+        ):
+            key = (b, wline, oline)
+            if key in merged:
+                first, entry, phases = merged[key]
+                entry["count"] += e["count"]
+                merged[key] = (first, entry, phases + 1)
+            else:
+                merged[key] = (phase, dict(e), 1)
         out = []
-        for (b, wline, oline, phase), e in self.found.items():
+        for (b, wline, oline), (phase, e, phases) in merged.items():
             name = self.ctx.trace.buffers[b].name
+            where = f"phase {phase}" if phases == 1 else f"phase {phase} and {phases - 1} later"
+            where += "" if phases <= 2 else " phases"
             wverb, overb = _VERB[e["wop"]], _VERB[e["oop"]]
             local = self.scope == "local"
             fence = "CLK_LOCAL_MEM_FENCE" if local else "CLK_GLOBAL_MEM_FENCE"
@@ -1153,7 +1217,7 @@ class _Races:
                 )
             elif wline == oline:
                 msg = (
-                    f"Race on {name} in phase {phase}: line {wline} {wverb} {name}[] while "
+                    f"Race on {name} in {where}: line {wline} {wverb} {name}[] while "
                     f"other work-items {_plural(overb)} the same elements on that same line, "
                     "with no barrier between (like p[0] += p[32] run by many work-items at "
                     f"once). Put a barrier({fence}) between the steps, or use an atomic."
@@ -1161,7 +1225,7 @@ class _Races:
             else:
                 a, c = sorted((wline, oline))
                 msg = (
-                    f"Race on {name} in phase {phase}: line {wline} {wverb} it and line "
+                    f"Race on {name} in {where}: line {wline} {wverb} it and line "
                     f"{oline} {overb} it, by different work-items, with no barrier between. "
                     f"A barrier({fence}) is missing between line {a} and line {c}."
                 )
@@ -1188,8 +1252,9 @@ def _plural(verb: str) -> str:
 class _Uninit:
     """Collects reads of local memory that no work-item had written, one finding per site."""
 
-    def __init__(self, ctx: _Context):
+    def __init__(self, ctx: _Context, scale: int = 1):
         self.ctx = ctx
+        self.scale = scale  # each read stands for this many (one per work-group)
         self.found: dict[int, dict[str, Any]] = {}
 
     def add(self, u: _Unit, pos: np.ndarray, keys: np.ndarray) -> None:
@@ -1203,7 +1268,7 @@ class _Uninit:
         e = self.found.setdefault(
             u.site, {"buffer": u.buffer, "count": 0, "phase": None, "wis": [], "elements": []}
         )
-        e["count"] += int(pos.size)
+        e["count"] += int(pos.size) * self.scale
         p = int(phase.min())
         e["phase"] = p if e["phase"] is None else min(e["phase"], p)
         if len(e["wis"]) < EXAMPLES:
@@ -1245,7 +1310,7 @@ def _local_keys(
         key = u.per_wi(start, u.ctx.phase_row[u.cols].astype(start.dtype) * LW)
     else:
         key = u.per_wi(start)
-        key += u.phase * LW
+        key += u.phase.astype(start.dtype) * LW
     for sel, w in u.words():
         yield sel, (key + w if sel is None else key[sel] + w)
 
@@ -1288,8 +1353,8 @@ def _words(length: int, elem_size: int) -> int:
 
 def _races_and_uninitialised(ctx: _Context, units: list[_Unit]) -> list[Finding]:
     t = ctx.trace
-    local = _Races(ctx, "local")
-    uninit = _Uninit(ctx)
+    local = _Races(ctx, "local", ctx.local_scale)
+    uninit = _Uninit(ctx, ctx.local_scale)
     lunits = [u for u in units if ctx.space(u.buffer) == LOCAL and u.m]
     if lunits:
         bases: dict[int, int] = {}
@@ -1298,17 +1363,18 @@ def _races_and_uninitialised(ctx: _Context, units: list[_Unit]) -> list[Finding]
             bases[b] = LW
             LW += _words(t.buffers[b].length, t.buffers[b].elem_size)
         P = max(int(u.phase.max()) for u in lunits) + 1
-        G = ctx.ngroups
+        G = ctx.ngroups if ctx.local_scale == 1 else 1  # else the first group stands for all
         step = max(1, _DENSE_LIMIT // max(1, P * LW))
         for g0 in range(0, G, step):
             g1 = min(G, g0 + step)
             size = (g1 - g0) * P * LW
             dtype = np.int32 if size < _I32_MAX else np.int64
             jobs = []
+            group = ctx.gdense - g0 if ctx.local_scale == 1 else np.zeros(ctx.W, np.int64)
             for u in lunits:
                 sub = u if (g0, g1) == (0, G) else _groups_subset(ctx, u, g0, g1)
                 if sub.m:
-                    start = ((ctx.gdense - g0) * (P * LW) + bases[u.buffer]).astype(dtype)
+                    start = (group * (P * LW) + bases[u.buffer]).astype(dtype)
                     jobs.append(_Job(sub, partial(_local_keys, sub, start, LW)))
             _scan(ctx, jobs, size, None, local.add, uninit.add, layout=(g1 - g0, P, LW))
             local.flush(size)

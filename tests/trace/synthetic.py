@@ -104,7 +104,7 @@ def from_records(
     the work-item passed before the record."""
     wi = np.asarray(wi, dtype=np.int32)
     site_ids = np.asarray(site_ids, dtype=np.int32)
-    offset = np.asarray(offset, dtype=np.int64)
+    offset = np.asarray(offset, dtype=np.int32)  # as the decoder gives them
     n = wi.size
     W = len(wi_group)
     site_op = np.array([s.op for s in sites], dtype=np.int8)

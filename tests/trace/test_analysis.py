@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -42,10 +43,13 @@ def group_of(lid: int, n: int = 64) -> tuple[tuple[int, int, int], tuple[int, in
     return (lid // n, 0, 0), (lid % n, 0, 0)
 
 
-@pytest.fixture(params=["fast", "general"])
+@pytest.fixture(params=["fast", "every-group", "general"])
 def path(request, monkeypatch):
-    """Run a test on both ways of splitting records: the shortcut for traces where every
-    work-item ran the same sequence, and the general one."""
+    """Run a test on each way through the analysis: the shortcut for traces where every
+    work-item ran the same sequence (with the first work-group standing for all when their
+    local accesses are the same, or each group analysed), and the general way."""
+    if request.param == "every-group":
+        monkeypatch.setattr(analysis, "_groups_alike", lambda *a, **k: False)
     if request.param == "general":
         monkeypatch.setattr(analysis, "_rows_equal", lambda *a, **k: False)
     return request.param
@@ -157,6 +161,24 @@ def test_answers_do_not_depend_on_how_work_items_are_numbered(path):
 
 
 # --------------------------------------------------------------------------- races
+
+
+def test_a_race_in_one_work_group_only_is_found(path):
+    trace = matmul_tiled(32, 16)  # 4 groups; in the last, local (5,0) writes As[0][6] too
+    W, L = trace.wi_count.size, trace.records // trace.wi_count.size
+    wi = 3 * 256 + 5
+    row = trace.offset.reshape(W, L)[wi]
+    row[trace.site[:L] == 2] = 6 * 4
+    a = analyse(trace)
+    races = kinds(a, "race")
+    # The same race in phases 0 and 2 (two tiles) is one finding from its first phase.
+    assert [(f.line, f.phase, f.buffer, f.count) for f in races] == [(10, 0, "As", 2)]
+    assert "same line" in races[0].message and "1 later" in races[0].message
+    assert {w[:3] for f in races for w in f.work_items} == {(1, 1, 0)}
+    assert {w[3:5] for w in races[0].work_items} == {(5, 0), (6, 0)}
+    (f,) = kinds(a, "uninitialized")  # and nobody wrote As[0][5] in that group
+    assert (f.line, f.buffer, f.elements) == (14, "As", (5,))
+    assert f.count == 2 * 16  # work-items (0..15, 0) read it once per tile
 
 
 def test_missing_barrier_in_tiled_matmul_is_a_race_naming_both_lines(path):
@@ -433,6 +455,67 @@ def test_coverage_reports_unwritten_and_multiply_written_output(path):
     partial = _coverage_trace(2)
     assert len(partial.groups_traced) == 2
     assert kinds(analyse(partial), "coverage") == []
+
+
+def test_atomic_accumulation_into_the_output_is_not_multiply_written():
+    # a histogram: every work-item atomically adds into C[gid % 4]; C[4..7] are never touched
+    buffers = [buf("A", GLOBAL, 64, "A"), buf("C", GLOBAL, 8, "C")]
+    sites = [
+        site(0, 3, READ, GLOBAL, 0, "A[gid]"),
+        site(1, 4, ATOMIC, GLOBAL, 1, "atomic_add(&C[gid % 4], 1)"),
+    ]
+    items = [group_of(g, 32) + ([(0, 4 * g), (1, 4 * (g % 4))],) for g in range(64)]
+    a = analyse(
+        build_trace(
+            items,
+            buffers=buffers,
+            sites=sites,
+            global_size=(64,),
+            local_size=(32,),
+            output_role="C",
+        )
+    )
+    (f,) = a.findings
+    assert f.kind == "coverage" and "never written" in f.message
+    assert (f.count, f.elements) == (4, (4, 5, 6, 7))
+
+
+def test_many_out_of_bounds_accesses_are_one_finding_per_site():
+    buffers = [buf("s", GLOBAL, 32, "A")]
+    sites = [site(0, 8, READ, GLOBAL, 0, "s[lid]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 4 * lid)]) for lid in range(64)]
+    (f,) = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(64,))
+    ).findings
+    assert (f.kind, f.line, f.count, f.elements) == ("out-of-bounds", 8, 32, (32, 33, 34, 35))
+    assert f.message == (
+        "line 8 reads s[32], s[33], s[34], s[35] and others outside s "
+        "(32 elements), 32 accesses; the accesses were skipped"
+    )
+
+
+def test_overflow_follows_each_work_items_own_capacity():
+    buffers = [buf("A", GLOBAL, 8, "A")]
+    sites = [site(0, 3, READ, GLOBAL, 0, "A[i]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 4 * i) for i in range(2 + lid)]) for lid in range(2)]
+    trace = build_trace(
+        items,
+        buffers=buffers,
+        sites=sites,
+        global_size=(2,),
+        local_size=(2,),
+        capacity=3,
+        wi_count=np.array([5, 3]),
+    )
+    trace.extra["capacity_per_wi"] = np.array([2, 3])  # work-item 0 had the smaller region
+    (f,) = analyse(trace).findings
+    assert (f.kind, f.count, f.work_items) == ("overflow", 1, ((0, 0, 0, 0, 0, 0),))
+
+
+def test_analysis_survives_pickling():
+    # it crosses from the executor process back to the app
+    a = analyse(matmul_tiled(32, 16, barriers=False))
+    assert pickle.loads(pickle.dumps(a)) == a
 
 
 def test_overflow_and_not_traced_findings_say_the_trace_is_incomplete():
