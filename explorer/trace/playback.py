@@ -65,21 +65,31 @@ class Grid:
         return col * self.rows + row if self.column_major else row * self.cols + col
 
 
-def make_grids(trace: Trace, shapes: dict[str, tuple[int, ...]],
-               column_major: bool = False) -> list[Grid]:
+def make_grids(
+    trace: Trace, shapes: dict[str, tuple[int, ...]], column_major: bool = False
+) -> list[Grid]:
     """A grid for every buffer: roles take the family's shapes, local arrays their own."""
     grids = []
     for b, info in enumerate(trace.buffers):
-        shape = shapes.get(info.role or "", None) if info.role else None
+        shape = shapes.get(info.role or "") if info.role else None
         if shape is None:
             dims = [d for d in info.shape if d > 0] or [info.length]
             shape = (int(np.prod(dims[:-1])) if len(dims) > 1 else 1, dims[-1])
         if len(shape) == 1:
             shape = (1, shape[0])
         rows, cols = int(shape[0]), int(shape[1])
-        grids.append(Grid(b, info.name, info.space, rows, cols,
-                          column_major and info.role is not None and len(shape) == 2,
-                          max(1, min(rows, MAX_CELLS)), max(1, min(cols, MAX_CELLS))))
+        grids.append(
+            Grid(
+                b,
+                info.name,
+                info.space,
+                rows,
+                cols,
+                column_major and info.role is not None and len(shape) == 2,
+                max(1, min(rows, MAX_CELLS)),
+                max(1, min(cols, MAX_CELLS)),
+            )
+        )
     return grids
 
 
@@ -141,8 +151,9 @@ class Playback:
         first = np.full(uniq.size, np.iinfo(np.int64).max)
         np.minimum.at(first, inverse, seq)
         order = np.lexsort((first, uniq >> 20))
-        return [Step(i, int(uniq[j] >> 20), int(uniq[j] & ((1 << 20) - 1)))
-                for i, j in enumerate(order)]
+        return [
+            Step(i, int(uniq[j] >> 20), int(uniq[j] & ((1 << 20) - 1))) for i, j in enumerate(order)
+        ]
 
     @property
     def phases(self) -> int:
@@ -181,7 +192,8 @@ class Playback:
         reads[cells[ok & np.isin(ops, (READ, RMW, ATOMIC))]] = True
         writes[cells[ok & np.isin(ops, (WRITE, RMW, ATOMIC))]] = True
         return reads.reshape(grid.cell_rows, grid.cell_cols), writes.reshape(
-            grid.cell_rows, grid.cell_cols)
+            grid.cell_rows, grid.cell_cols
+        )
 
     def heat(self, grid: Grid) -> np.ndarray:
         """Global loads per cell over every traced group (mean per element of the cell)."""
@@ -202,8 +214,11 @@ class Playback:
         the selected group, or -1."""
         t = self.trace
         recs = self.phase_records(phase)
-        recs = recs[(t.buffer[recs] == grid.buffer) & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
-                    & ~t.oob[recs]]
+        recs = recs[
+            (t.buffer[recs] == grid.buffer)
+            & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
+            & ~t.oob[recs]
+        ]
         out = np.full(grid.cell_rows * grid.cell_cols, -1, dtype=np.int64)
         cells = grid.cell_of(self.index[recs])
         ok = cells >= 0
