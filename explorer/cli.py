@@ -17,6 +17,7 @@ from explorer.engine.catalog import CatalogError, catalog, find_variant, load_va
 from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError, pick_device
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import EXIT_CODES, RunRequest, Variant, result_record
+from explorer.engine.tracing import DEFAULT_BUDGET_BYTES
 from explorer.problems import FAMILIES
 
 USAGE_ERROR = 2
@@ -77,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--warp", type=int, default=32, help="work-items per warp (default 32)")
     trace.add_argument("--banks", type=int, default=32, help="local memory banks (default 32)")
     trace.add_argument(
-        "--budget-mb", type=int, default=1024, help="memory for trace records (default 1024 MiB)"
+        "--budget-mb",
+        type=int,
+        default=DEFAULT_BUDGET_BYTES >> 20,
+        help=f"memory for trace records (default {DEFAULT_BUDGET_BYTES >> 20} MiB)",
     )
     trace.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -338,7 +342,7 @@ def _bench_trace(args: argparse.Namespace) -> int:
             )
             return EXIT_CODES.get(traced.result.status, USAGE_ERROR)
         t = traced.timings_ms
-        total = t.get("record_ms", 0) + t.get("decode_ms", 0) + t.get("analyse_ms", 0)
+        total = sum(t.get(k, 0) for k in ("count_ms", "record_ms", "decode_ms", "analyse_ms"))
         record = {
             "case": label,
             "device": traced.result.device,
@@ -356,7 +360,8 @@ def _bench_trace(args: argparse.Namespace) -> int:
         else:
             print(
                 f"{label}: {record['records']} records, {record['groups_traced']} groups; "
-                f"record {record['record_ms']} ms + decode {record['decode_ms']} ms + analyse "
+                f"count {record['count_ms']} ms + record {record['record_ms']} ms + decode "
+                f"{record['decode_ms']} ms + analyse "
                 f"{record['analyse_ms']} ms = {record['total_ms']} ms; peak memory "
                 f"{record['peak_rss_mb']} MB"
             )
