@@ -1,9 +1,10 @@
 """QApplication bootstrap: ``kernel-explorer``, ``python main.py``, and the screenshot command.
 
-``python main.py --screenshot PATH [selection] [--run] [--view timing|result|source|findings|all]``
-renders the window offscreen at 1600×1000 after the run completes, writes the PNG and exits:
+``python main.py --screenshot PATH [selection] [--run] [--trace]
+[--view result|timing|source|findings|grid|all] [--phase N] [--group gx,gy] [--presenter]``
+renders the window offscreen at 1600×1000 after the work completes, writes the PNG and exits:
 0 when written, 1 when the run produced no result (refused, build error, crash, timeout),
-2 for bad arguments, 3 when the chosen view is empty.
+2 for bad arguments, 3 when the chosen view is empty. ``--view grid`` traces first.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-VIEWS = ("result", "timing", "source", "findings", "all")
+VIEWS = ("result", "timing", "source", "findings", "grid", "all")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--run", action="store_true", help="run before the screenshot")
     parser.add_argument("--trace", action="store_true", help="trace before the screenshot")
     parser.add_argument("--view", choices=VIEWS, default="all", help="the view to show")
+    parser.add_argument("--phase", type=int, help="with --view grid: the phase to show")
+    parser.add_argument("--group", help="with --view grid: the work-group to show, gx,gy")
+    parser.add_argument("--presenter", action="store_true", help="presenter mode")
     _add_selection(parser)
     return parser
 
@@ -139,11 +143,37 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
         result = window.last_result
         if result is None or result.status not in ("verified", "wrong"):
             code = 1
-    if args.trace and window.model.device is not None:
-        window.trace()
+    group = None
+    if args.group:
+        try:
+            values = [int(v) for v in args.group.split(",")]
+            group = tuple((values + [0, 0, 0])[:3])
+        except ValueError:
+            print(f"error: --group {args.group!r} is not like 3,4", file=sys.stderr)
+            _dispose(app, window)
+            return 2
+    wants_trace = args.trace or args.view == "grid" or args.phase is not None or group
+    if wants_trace and window.model.device is not None:
+        window.trace(group)
         wait(lambda: window.last_trace is not None, args.timeout + 120)
         if window.last_trace is None or window.last_trace.analysis is None:
             code = 1
+        elif group is not None and not window.execution_view.select_group(group):
+            print(f"error: work-group {group} is not in the NDRange", file=sys.stderr)
+            code = 2
+    if args.phase is not None and window.playback is not None:
+        step = window.playback.first_step_of(args.phase)
+        if step is None:
+            print(
+                f"error: the selected group has no phase {args.phase} "
+                f"(phases 0 to {window.playback.phases - 1})",
+                file=sys.stderr,
+            )
+            code = 2
+        else:
+            window.execution_view.set_step(step)
+    if args.presenter:
+        window.set_presenter(True, full_screen=False)
     views = {
         "result": window.result_view,
         "timing": window.timing_view,
@@ -157,6 +187,7 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
         "timing": window.timing_view.bar_count == 0,
         "source": not window.source_view.editor.toPlainText(),
         "findings": window.last_trace is None,
+        "grid": window.playback is None,
         "all": False,
     }[args.view]
     app.processEvents()

@@ -91,6 +91,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench_trace.add_argument("--device")
     bench_trace.add_argument("--json", action="store_true")
 
+    bench_ui = sub.add_parser("bench-ui", help="repaint cost of the animation (offscreen)")
+    bench_ui.add_argument("--size", type=int, default=768, help="IOU matmul size (default 768)")
+    bench_ui.add_argument("--device")
+    bench_ui.add_argument("--json", action="store_true")
+
     bench_p = sub.add_parser("bench", help="time variants at several sizes beside numpy")
     bench_p.add_argument("--family", choices=list(FAMILIES), required=True)
     bench_p.add_argument("--variants", default="all", help="'all' or comma-separated ids")
@@ -121,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _trace(executor, args)
             if args.command == "bench-trace":
                 return _bench_trace(args)
+            if args.command == "bench-ui":
+                return _bench_ui(args)
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
@@ -365,6 +372,20 @@ def _bench_trace(args: argparse.Namespace) -> int:
                 f"{record['analyse_ms']} ms = {record['total_ms']} ms; peak memory "
                 f"{record['peak_rss_mb']} MB"
             )
+    return 0
+
+
+def _bench_ui(args: argparse.Namespace) -> int:
+    from explorer.gui.bench_ui import run
+
+    if args.size < 16:
+        raise UsageError("--size must be at least 16")
+    record = run(args.size, args.device)
+    if args.json:
+        print(json.dumps(record))
+    else:
+        for key, value in record.items():
+            print(f"{key}: {value}")
     return 0
 
 

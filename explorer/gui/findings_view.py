@@ -26,11 +26,13 @@ KIND_COLOURS = {
 
 class FindingsView(QWidget):
     line_selected = Signal(int)
+    finding_selected = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.shown: list = []  # type: ignore[type-arg]
         self.summary = QLabel("Trace the kernel (Ctrl+T) to see what every work-item did.")
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
@@ -73,6 +75,7 @@ class FindingsView(QWidget):
             f"<b>{len(bad)} finding(s)</b> from {report['records']:,} records of "
             f"{len(report['groups_traced'])} work-group(s), {complete}."
         )
+        self.shown = list(analysis.findings)
         for f in analysis.findings:
             item = QTreeWidgetItem(
                 [
@@ -101,8 +104,13 @@ class FindingsView(QWidget):
 
     def _selected(self) -> None:
         items = self.findings.selectedItems()
-        if items and items[0].data(0, Qt.ItemDataRole.UserRole):
+        if not items:
+            return
+        index = self.findings.indexOfTopLevelItem(items[0])
+        if items[0].data(0, Qt.ItemDataRole.UserRole):
             self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))
+        if 0 <= index < len(self.shown):
+            self.finding_selected.emit(self.shown[index])
 
     def _site_selected(self) -> None:
         items = self.sites.selectedItems()

@@ -20,16 +20,19 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSplitter,
+    QStackedWidget,
     QTabWidget,
     QToolBar,
 )
 
-from explorer.engine.catalog import CatalogError, load_variant_file
+from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.records import RunRequest, RunResult, result_record
 from explorer.engine.tracing import TraceRequest
 from explorer.gui import settings as settings_store
 from explorer.gui.config_panel import ConfigPanel
+from explorer.gui.execution_view import ExecutionView
 from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
@@ -37,8 +40,19 @@ from explorer.gui.source_view import SourceView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
 from explorer.problems import FAMILIES
+from explorer.trace.playback import Playback, make_grids
 
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
+# The window keeps the trace it animates: 64 MiB of records is 8 M accesses, dozens of
+# work-groups of a tiled matmul; a click on any other group traces a window around it.
+GUI_TRACE_BUDGET = 64 << 20
+TOUR = (("naive", False), ("tiled", True), ("reg2d", False))
+PRESENTER_STYLE = """
+QWidget { font-size: 13pt; background: #ffffff; color: #111111; }
+QPushButton { font-size: 14pt; padding: 4px 10px; }
+QLabel#badge { font-size: 20pt; }
+QLabel#step-label { font-size: 17pt; font-weight: bold; }
+"""
 
 
 class MainWindow(QMainWindow):
@@ -56,6 +70,8 @@ class MainWindow(QMainWindow):
         self.history: list[RunResult] = []
         self.compare_results: list[RunResult] = []
         self.notice: str | None = None
+        self.playback: Playback | None = None
+        self.pending_group: tuple[int, int, int] | None = None
 
         self.panel = ConfigPanel(self.model)
         scroll = QScrollArea()
@@ -72,12 +88,23 @@ class MainWindow(QMainWindow):
         self.timing_view = TimingView()
         self.source_view = SourceView()
         self.findings_view = FindingsView()
+        self.execution_view = ExecutionView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.result_view, "Result")
+        self.tabs.addTab(self.execution_view, "Execution")
         self.tabs.addTab(self.timing_view, "Timing")
         self.tabs.addTab(self.source_view, "Kernel source")
         self.tabs.addTab(self.findings_view, "Findings")
-        self.setCentralWidget(self.tabs)
+        self.presenter_split = QSplitter(Qt.Orientation.Horizontal)
+        self.presenter_side = QSplitter(Qt.Orientation.Vertical)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.tabs)
+        self.stack.addWidget(self.presenter_split)
+        self.setCentralWidget(self.stack)
+        self.presenting = False
+        self.tour_stage = -1
+        self.tour_results: list[RunResult] = []
+        self.tour_wants_trace = False
 
         self._make_actions()
         self.progress = QProgressBar()
@@ -89,6 +116,11 @@ class MainWindow(QMainWindow):
         self.model.variant_changed.connect(self._show_source)
         self.source_view.line_activated.connect(self._goto_line)
         self.findings_view.line_selected.connect(self._goto_line)
+        self.findings_view.finding_selected.connect(self._show_finding)
+        self.execution_view.group_requested.connect(self._trace_group)
+        self.execution_view.step_changed.connect(
+            lambda _phase, line: self.source_view.editor.mark_lines([line], "#f9e79f")
+        )
         self.controller.devices_ready.connect(self._devices_ready)
         self.controller.devices_failed.connect(self._devices_failed)
         self.controller.started.connect(self._started)
@@ -164,6 +196,19 @@ class MainWindow(QMainWindow):
             lambda: self.export_view_png(self.result_view, None),
         )
         quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self.presenter_action = self._action(
+            "&Presenter mode",
+            "F11",
+            lambda: self.set_presenter(not self.presenting),
+            "Full screen, large type: the execution, the result and the timing bars",
+        )
+        self.presenter_action.setShortcuts([QKeySequence("F11"), QKeySequence("F5")])
+        self.tour_action = self._action(
+            "Guided &tour",
+            "Ctrl+G",
+            self.start_tour,
+            "naive → tiled → register-blocked matmul on the IOU input; Space advances",
+        )
 
         menu = self.menuBar().addMenu("&File")
         for a in (
@@ -180,6 +225,9 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         for a in (self.run_action, self.compare_action, self.trace_action, self.cancel_action):
             run_menu.addAction(a)
+        view_menu = self.menuBar().addMenu("&View")
+        view_menu.addAction(self.presenter_action)
+        view_menu.addAction(self.tour_action)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self._action("&About", None, self._about))
 
@@ -257,11 +305,108 @@ class MainWindow(QMainWindow):
         self.timing_view.clear()
         self.controller.compare(requests)
 
-    def trace(self) -> None:
+    def trace(self, center: tuple[int, int, int] | None = None) -> None:
         if not self.panel.validate():
             return
         self.findings_view.clear("Tracing …")
-        self.controller.trace(TraceRequest(self._request()))
+        self.pending_group = center
+        self.controller.trace(
+            TraceRequest(self._request(), center=center, budget_bytes=GUI_TRACE_BUDGET)
+        )
+
+    def _trace_group(self, gx: int, gy: int, gz: int) -> None:
+        """A click on a group the trace did not cover: trace a window around it."""
+        self.statusBar().showMessage(f"Tracing around work-group ({gx}, {gy}, {gz}) …")
+        self.trace((gx, gy, gz))
+
+    def _escape(self) -> None:
+        if self.presenting and not self.controller.busy:
+            self.set_presenter(False)
+        else:
+            self.cancel()
+
+    # -- presenter mode and the guided tour -------------------------------------------------
+    def set_presenter(self, on: bool, full_screen: bool = True) -> None:
+        """Full screen, large type, high contrast: execution, result and timing together."""
+        if on == self.presenting:
+            return
+        self.presenting = on
+        for widget in (
+            self.menuBar(),
+            self.findChild(QToolBar, "run-toolbar"),
+            self.findChild(QDockWidget, "configuration"),
+        ):
+            if widget is not None:
+                widget.setVisible(not on)
+        if on:
+            for view in (self.execution_view, self.result_view, self.timing_view):
+                self.tabs.removeTab(self.tabs.indexOf(view))
+            self.presenter_split.addWidget(self.execution_view)
+            self.presenter_side.addWidget(self.result_view)
+            self.presenter_side.addWidget(self.timing_view)
+            self.presenter_split.addWidget(self.presenter_side)
+            for view in (self.execution_view, self.result_view, self.timing_view):
+                view.show()  # a widget taken out of a tab page stays hidden otherwise
+            self.presenter_split.setStretchFactor(0, 3)
+            self.presenter_split.setStretchFactor(1, 2)
+            self.presenter_split.setSizes([3 * self.width() // 5, 2 * self.width() // 5])
+            self.stack.setCurrentWidget(self.presenter_split)
+            self.setStyleSheet(PRESENTER_STYLE)
+            if full_screen:
+                self.showFullScreen()
+            self.execution_view.setFocus()
+        else:
+            self.tabs.insertTab(0, self.result_view, "Result")
+            self.tabs.insertTab(1, self.execution_view, "Execution")
+            self.tabs.insertTab(2, self.timing_view, "Timing")
+            self.stack.setCurrentWidget(self.tabs)
+            self.setStyleSheet("")
+            self.tour_stage = -1
+            if self.isFullScreen():
+                self.showNormal()
+
+    def start_tour(self) -> None:
+        if self.model.device is None:
+            return
+        self.set_presenter(True)
+        self.tour_stage = -1
+        self.tour_results = []
+        self.tour_next()
+
+    def tour_next(self) -> None:
+        """One stage further along naive → tiled → register-blocked (Space)."""
+        if self.controller.busy:
+            return
+        self.tour_stage += 1
+        if self.tour_stage >= len(TOUR):
+            self.result_view.badge.setText(
+                "That was the ladder: each step keeps data closer to the arithmetic. "
+                "Esc leaves presenter mode."
+            )
+            self.tour_stage = len(TOUR)
+            return
+        variant_id, trace = TOUR[self.tour_stage]
+        self.model.set_family("matmul")
+        self.model.set_variant(find_variant("matmul", variant_id))
+        self.model.set_input("iou")
+        self.tour_wants_trace = trace
+        self.controller.run(self._request())
+
+    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if (
+            self.presenting
+            and event.key() == Qt.Key.Key_Space
+            and 0 <= self.tour_stage < len(TOUR) + 1
+        ):
+            self.tour_next()
+        elif self.presenting and event.key() in (
+            Qt.Key.Key_Space,
+            Qt.Key.Key_Left,
+            Qt.Key.Key_Right,
+        ):
+            self.execution_view.keyPressEvent(event)
+        else:
+            super().keyPressEvent(event)
 
     def cancel(self) -> None:
         self.controller.cancel()
@@ -283,7 +428,13 @@ class MainWindow(QMainWindow):
         self.last_result = result
         self.history.append(result)
         self.result_view.show_result(result)
-        self.timing_view.show_run(result)
+        if 0 <= self.tour_stage < len(TOUR):
+            self.tour_results.append(result)
+            self.timing_view.show_compare(self.tour_results)  # the bars grow stage by stage
+            if self.tour_wants_trace:
+                self.trace()
+        else:
+            self.timing_view.show_run(result)
         self.source_view.show_build_log(result.build_log)
         self.source_view.show_output(result.output_text)
         if result.error_kind == "build":
@@ -317,9 +468,28 @@ class MainWindow(QMainWindow):
             self.source_view.show_build_log(traced.result.build_log)
             return
         self.findings_view.show_trace(traced.report_json, traced.analysis)
-        self.tabs.setCurrentWidget(self.findings_view)
         lines = [f.line for f in traced.analysis.findings if f.line]
         self.source_view.editor.mark_lines(lines)
+        if traced.trace is not None:
+            variant = self.model.variant
+            if self.presenting:
+                self.result_view.show_result(self.last_result or traced.result)
+            grids = make_grids(
+                traced.trace,
+                FAMILIES[variant.family].shapes(traced.result.sizes),
+                column_major=variant.layout == "column-major",
+            )
+            self.playback = Playback(traced.trace, grids)
+            self.execution_view.set_playback(self.playback, variant.source)
+            group = getattr(self, "pending_group", None)
+            if group is not None:
+                self.execution_view.select_group(group)
+            if not self.presenting:
+                self.tabs.setCurrentWidget(self.execution_view)
+            else:
+                self.execution_view.play()
+        else:
+            self.tabs.setCurrentWidget(self.findings_view)
         self.statusBar().showMessage(
             f"Trace: {traced.report_json['records']:,} records, "
             f"{len(traced.analysis.findings)} finding(s)"
@@ -328,6 +498,16 @@ class MainWindow(QMainWindow):
     def _show_source(self) -> None:
         v = self.model.variant
         self.source_view.show_source(f"<b>{v.name}</b> — {v.path}", v.source)
+
+    def _show_finding(self, finding) -> None:  # type: ignore[no-untyped-def]
+        """A finding selected: the animation jumps to its phase and line, its work-items and
+        elements marked; without a trace to play, the source shows the line."""
+        if self.playback is None:
+            return
+        self.execution_view.show_finding(finding)
+        if finding.line:
+            self.source_view.editor.mark_lines([finding.line], "#f9e79f")
+        self.tabs.setCurrentWidget(self.execution_view)
 
     def _goto_line(self, line: int) -> None:
         self.source_view.editor.mark_lines([line], "#f9e79f")

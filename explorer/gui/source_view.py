@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QPainter,
+    QPixmap,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
@@ -118,6 +119,7 @@ class CodeEditor(QPlainTextEdit):
         self.updateRequest.connect(self._scroll_numbers)
         self.setViewportMargins(self.number_width(), 0, 0, 0)
         self.marked: list[int] = []
+        self._gutters: dict[tuple, QPixmap] = {}  # type: ignore[type-arg]
 
     def number_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
@@ -135,28 +137,47 @@ class CodeEditor(QPlainTextEdit):
         self.numbers.setGeometry(QRect(cr.left(), cr.top(), self.number_width(), cr.height()))
 
     def paint_numbers(self, event) -> None:  # type: ignore[no-untyped-def]
-        painter = QPainter(self.numbers)
-        painter.fillRect(event.rect(), QColor("#eef2f5"))
+        """The gutter, drawn from a small cache of pictures: while an animation steps through
+        a few lines, the same gutter comes back again and again."""
         block = self.firstVisibleBlock()
-        number = block.blockNumber()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        height = round(self.blockBoundingRect(block).height())
-        while block.isValid() and top <= event.rect().bottom():
-            if block.isVisible():
-                painter.setPen(
-                    QColor("#c0392b") if number + 1 in self.marked else QColor("#7f8c8d")
-                )
-                painter.drawText(
-                    0,
-                    top,
-                    self.numbers.width() - 6,
-                    height,
-                    Qt.AlignmentFlag.AlignRight,
-                    str(number + 1),
-                )
-            block = block.next()
-            top += height
-            number += 1
+        offset = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        key = (
+            block.blockNumber(),
+            round(offset),
+            tuple(self.marked),
+            self.numbers.width(),
+            self.numbers.height(),
+            self.blockCount(),
+        )
+        pixmap = self._gutters.get(key)
+        if pixmap is None:
+            pixmap = QPixmap(self.numbers.size())
+            pixmap.fill(QColor("#eef2f5"))
+            painter = QPainter(pixmap)
+            painter.setFont(self.font())
+            number = block.blockNumber()
+            top = round(offset)
+            height = round(self.blockBoundingRect(block).height())
+            while block.isValid() and top <= self.numbers.height():
+                if block.isVisible():
+                    marked = number + 1 in self.marked
+                    painter.setPen(QColor("#c0392b" if marked else "#7f8c8d"))
+                    painter.drawText(
+                        0,
+                        top,
+                        self.numbers.width() - 6,
+                        height,
+                        Qt.AlignmentFlag.AlignRight,
+                        str(number + 1),
+                    )
+                block = block.next()
+                top += height
+                number += 1
+            painter.end()
+            if len(self._gutters) > 64:
+                self._gutters.clear()
+            self._gutters[key] = pixmap
+        QPainter(self.numbers).drawPixmap(0, 0, pixmap)
 
     def mark_lines(self, lines: list[int], colour: str = "#fdebd0") -> None:
         """Highlight whole lines (1-based) and scroll to the first."""

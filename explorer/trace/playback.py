@@ -209,21 +209,34 @@ class Playback:
         self._heat[grid.buffer] = heat
         return heat
 
-    def local_writers(self, grid: Grid, phase: int) -> np.ndarray:
-        """Per cell: the linear local id of the work-item that last wrote it in this phase of
-        the selected group, or -1."""
+    def local_writers(self, grid: Grid, step: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell: the linear local id of the work-item whose value the cell holds at this
+        step (the last writer in any phase up to it), or -1; and whether that write happened
+        in the current phase."""
         t = self.trace
-        recs = self.phase_records(phase)
+        current = self.steps[step]
+        done = {(s.phase, s.line) for s in self.steps[: step + 1]}
+        recs = self._records
         recs = recs[
             (t.buffer[recs] == grid.buffer)
             & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
             & ~t.oob[recs]
+            & (t.phase[recs] <= current.phase)
         ]
-        out = np.full(grid.cell_rows * grid.cell_cols, -1, dtype=np.int64)
+        key = t.phase[recs].astype(np.int64) * (1 << 20) + self.line[recs]
+        allowed = np.array([p * (1 << 20) + line for p, line in done], dtype=np.int64)
+        recs = recs[np.isin(key, allowed)]
+        # Later phases overwrite earlier ones: order by phase, then sequence.
+        order = np.lexsort((t.seq[recs], t.phase[recs]))
+        recs = recs[order]
+        writer = np.full(grid.cell_rows * grid.cell_cols, -1, dtype=np.int64)
+        fresh = np.zeros(grid.cell_rows * grid.cell_cols, dtype=bool)
         cells = grid.cell_of(self.index[recs])
         ok = cells >= 0
-        out[cells[ok]] = self.local_linear[t.wi[recs[ok]]]
-        return out.reshape(grid.cell_rows, grid.cell_cols)
+        writer[cells[ok]] = self.local_linear[t.wi[recs[ok]]]
+        fresh[cells[ok & (t.phase[recs] == current.phase)]] = True
+        shape = (grid.cell_rows, grid.cell_cols)
+        return writer.reshape(shape), fresh.reshape(shape)
 
     def work_item_records(self, local_linear: int, phase: int) -> np.ndarray:
         recs = self.phase_records(phase)
