@@ -164,7 +164,10 @@ class MainWindow(QMainWindow):
             "Run every variant of the family at this size, side by side",
         )
         self.trace_action = self._action(
-            "&Trace", "Ctrl+T", self.trace, "Record every access and barrier; list findings"
+            "&Trace",
+            "Ctrl+T",
+            lambda: self.trace(),
+            "Record every access and barrier; list findings",
         )
         self.cancel_action = self._action(
             "Ca&ncel", QKeySequence(Qt.Key.Key_Escape), self.cancel, "Stop what is running"
