@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -56,11 +57,25 @@ class ConfigPanel(QWidget):
         form.addRow("&Variant", self.variant_combo)
         layout.addLayout(form)
 
+        # Plain-text labels: rich text is laid out again on every repaint, which the
+        # animation's full-window repaints cannot afford.
+        self.about_title = QLabel()
+        bold = self.about_title.font()
+        bold.setBold(True)
+        self.about_title.setFont(bold)
+        self.about_title.setWordWrap(True)
         self.about = QLabel()
         self.about.setWordWrap(True)
-        self.about.setTextFormat(Qt.TextFormat.RichText)
+        self.about.setTextFormat(Qt.TextFormat.PlainText)
         self.about.setObjectName("about")
-        layout.addWidget(self.about)
+        self.about_bug = QLabel()
+        self.about_bug.setWordWrap(True)
+        self.about_bug.setTextFormat(Qt.TextFormat.PlainText)
+        palette = self.about_bug.palette()
+        palette.setColor(self.about_bug.foregroundRole(), QColor("#c0392b"))
+        self.about_bug.setPalette(palette)
+        for label in (self.about_title, self.about, self.about_bug):
+            layout.addWidget(label)
 
         self.size_box = QGroupBox("Problem size")
         self.size_form = QFormLayout(self.size_box)
@@ -175,11 +190,10 @@ class ConfigPanel(QWidget):
             self._updating = True
         self.variant_combo.setCurrentIndex(self.variant_combo.findData(variant.path))
         self._updating = False
-        bug = f"<p style='color:#c0392b'><b>Known bug:</b> {variant.bug}</p>" if variant.bug else ""
-        self.about.setText(
-            f"<p><b>{variant.name}</b> <i>({variant.source_ref or 'explorer'})</i></p>"
-            f"<p>{variant.text}</p>{bug}"
-        )
+        self.about_title.setText(f"{variant.name}  ({variant.source_ref or 'explorer'})")
+        self.about.setText(variant.text)
+        self.about_bug.setText(f"Known bug: {variant.bug}" if variant.bug else "")
+        self.about_bug.setVisible(bool(variant.bug))
         self._rebuild_defines()
         self._show_local()
 

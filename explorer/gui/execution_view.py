@@ -10,7 +10,7 @@ import colorsys
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -81,38 +81,55 @@ class Timeline(QWidget):
         self.steps: list[tuple[int, int]] = []  # (phase, line)
         self.barriers: set[int] = set()
         self.current = 0
+        self._cache: tuple | None = None  # type: ignore[type-arg]
         self.setMinimumHeight(46)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
 
     def set_steps(self, steps: list[tuple[int, int]], barriers: list[int]) -> None:
         self.steps, self.barriers = steps, set(barriers)
+        self._cache = None
         self.update()
 
     def set_current(self, index: int) -> None:
         self.current = index
         self.update()
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        painter = QPainter(self)
+    def _background(self) -> QPixmap:
+        """Every step and barrier mark, drawn once per size and set of steps."""
+        key = (self.width(), self.height(), len(self.steps), id(self.steps))
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        pixmap = QPixmap(self.size())
+        pixmap.fill(self.palette().window().color())
+        painter = QPainter(pixmap)
         n = max(len(self.steps), 1)
         w = self.width() / n
         for i, (phase, _line) in enumerate(self.steps):
             colour = QColor("#d6eaf8" if phase % 2 == 0 else "#fdebd0")
-            if i == self.current:
-                colour = QColor("#c0392b")
             painter.fillRect(QRectF(i * w, 8, max(w - 1, 1), 22), colour)
             if i in self.barriers:
                 painter.setPen(QPen(QColor("#1b2631"), 3))
                 painter.drawLine(int(i * w + w / 2), 2, int(i * w + w / 2), 36)
+        painter.end()
+        self._cache = (key, pixmap)
+        return pixmap
+
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._background())
+        if not self.steps:
+            return
+        w = self.width() / len(self.steps)
+        painter.fillRect(QRectF(self.current * w, 8, max(w - 1, 1), 22), QColor("#c0392b"))
         painter.setPen(QColor("#1b2631"))
-        if self.steps:
-            phase, line = self.steps[self.current]
-            painter.drawText(
-                QRectF(0, 30, self.width(), 16),
-                Qt.AlignmentFlag.AlignLeft,
-                f"step {self.current + 1} of {len(self.steps)} · phase {phase} · "
-                f"line {line}   (| = barrier)",
-            )
+        phase, line = self.steps[self.current]
+        painter.drawText(
+            QRectF(0, 30, self.width(), 16),
+            Qt.AlignmentFlag.AlignLeft,
+            f"step {self.current + 1} of {len(self.steps)} · phase {phase} · "
+            f"line {line}   (| = barrier)",
+        )
 
     def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if self.steps:
@@ -176,7 +193,9 @@ class ExecutionView(QWidget):
         layout.addLayout(controls)
         self.step_label = QLabel("Trace a kernel (Ctrl+T) to watch it run.")
         self.step_label.setObjectName("step-label")
-        self.step_label.setStyleSheet("font-family: monospace; font-size: 12pt;")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setPointSize(12)
+        self.step_label.setFont(font)  # a font, not a style sheet: cheaper to repaint
         layout.addWidget(self.step_label)
         middle = QHBoxLayout()
         self.canvases_area = QGridLayout()
