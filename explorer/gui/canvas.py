@@ -32,6 +32,7 @@ class CellCanvas(QWidget):
         self._scaled: QPixmap | None = None  # the picture at its drawn size, until it changes
         self.outlines: list[tuple[int, int, int, int, str]] = []  # r0, r1, c0, c1, colour
         self.caption = ""
+        self.cell_labels: list[list[str]] | None = None  # text drawn in each cell, if any
         self.setMouseTracking(True)
         self.setMinimumSize(80, 80)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -101,6 +102,16 @@ class CellCanvas(QWidget):
             painter.drawRect(
                 QRectF(rect.left() + c0 * sx, rect.top() + r0 * sy, (c1 - c0) * sx, (r1 - r0) * sy)
             )
+        if self.cell_labels:
+            painter.setPen(QColor("#1b2631"))
+            for r, row in enumerate(self.cell_labels):
+                for c, text in enumerate(row):
+                    if text:
+                        painter.drawText(
+                            QRectF(rect.left() + c * sx, rect.top() + r * sy, sx, sy),
+                            Qt.AlignmentFlag.AlignCenter,
+                            text,
+                        )
         if self.caption:
             painter.setPen(QColor("#34495e"))
             painter.setFont(self.font())

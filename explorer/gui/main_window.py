@@ -36,7 +36,9 @@ from explorer.gui.execution_view import ExecutionView
 from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
+from explorer.gui.roofline_view import RooflineView
 from explorer.gui.source_view import SourceView
+from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
 from explorer.problems import FAMILIES
@@ -89,12 +91,16 @@ class MainWindow(QMainWindow):
         self.source_view = SourceView()
         self.findings_view = FindingsView()
         self.execution_view = ExecutionView()
+        self.roofline_view = RooflineView()
+        self.sweep_view = SweepView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.result_view, "Result")
         self.tabs.addTab(self.execution_view, "Execution")
         self.tabs.addTab(self.timing_view, "Timing")
         self.tabs.addTab(self.source_view, "Kernel source")
         self.tabs.addTab(self.findings_view, "Findings")
+        self.tabs.addTab(self.roofline_view, "Roofline")
+        self.tabs.addTab(self.sweep_view, "Sweep")
         self.presenter_split = QSplitter(Qt.Orientation.Horizontal)
         self.presenter_side = QSplitter(Qt.Orientation.Vertical)
         self.stack = QStackedWidget()
@@ -105,6 +111,7 @@ class MainWindow(QMainWindow):
         self.tour_stage = -1
         self.tour_results: list[RunResult] = []
         self.tour_wants_trace = False
+        self.sweeping = False
 
         self._make_actions()
         self.progress = QProgressBar()
@@ -129,6 +136,12 @@ class MainWindow(QMainWindow):
         self.controller.compare_finished.connect(self._compare_done)
         self.controller.trace_finished.connect(self._trace_done)
         self.controller.idle.connect(self._idle)
+        self.controller.limits_ready.connect(self.roofline_view.set_limits)
+        self.model.variant_changed.connect(lambda: self.sweep_view.set_variant(self.model.variant))
+        self.model.device_changed.connect(self._device_changed)
+        self.sweep_view.run_requested.connect(self.run_sweep)
+        self.sweep_view.cell_chosen.connect(self._sweep_cell_chosen)
+        self.sweep_view.set_variant(self.model.variant)
 
         self.notice = settings_store.restore(self.settings, self.model)
         geometry = self.settings.value("geometry")
@@ -285,6 +298,50 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.result_view)
         self.controller.run(self._request())
 
+    def _device_changed(self) -> None:
+        self.roofline_view.set_limits(None)
+        if self.model.device is not None:
+            self.controller.measure_limits(self.model.device_key)
+
+    def run_sweep(self, x_axis: str, xs: list, y_axis: str, ys: list) -> None:
+        """Every combination of the two parameters, through the compare machinery."""
+        if self.model.device is None:
+            return
+        requests = []
+        for params in self.sweep_view.configurations():
+            local = params.get("local", self.model.local)
+            defines = {**self.model.defines, **{k: v for k, v in params.items() if k != "local"}}
+            requests.append(
+                RunRequest(
+                    self.model.variant,
+                    self.model.sizes,
+                    local=local,
+                    defines=defines,
+                    device_key=self.model.device_key,
+                    input=self.model.input,
+                    text=self.model.text,
+                    image_path=self.model.image_path,
+                    keep_output=False,
+                )
+            )
+        self.sweeping = True
+        self.progress.setRange(0, len(requests))
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.controller.compare(requests)
+
+    def _sweep_cell_chosen(self, params: dict, result) -> None:  # type: ignore[no-untyped-def]
+        for key, value in params.items():
+            if key == "local":
+                self.model.set_local(tuple(value))
+            else:
+                self.model.set_define(key, int(value))
+        self.statusBar().showMessage(
+            "Loaded "
+            + ", ".join(f"{k}={v}" for k, v in params.items())
+            + (f": {result.summary()}" if result is not None else "")
+        )
+
     def compare_all(self) -> None:
         if self.model.device is None:
             return
@@ -424,12 +481,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(what[:1].upper() + what[1:] + " …")
 
     def _idle(self) -> None:
+        self.sweeping = False
         self.cancel_action.setEnabled(False)
         self.progress.setVisible(False)
 
     def _finished(self, result: RunResult) -> None:
         self.last_result = result
         self.history.append(result)
+        self.roofline_view.show_results(self.history)
         self.result_view.show_result(result)
         if 0 <= self.tour_stage < len(TOUR):
             self.tour_results.append(result)
@@ -449,15 +508,23 @@ class MainWindow(QMainWindow):
         )
 
     def _compare_step(self, index: int, total: int, result: RunResult) -> None:
-        self.compare_results.append(result)
         self.history.append(result)
         self.progress.setValue(index + 1)
+        if self.sweeping:
+            self.sweep_view.show_cell(index, result)
+            self.statusBar().showMessage(f"Sweep {index + 1}/{total}: {result.status}")
+            return
+        self.compare_results.append(result)
         self.timing_view.show_compare(self.compare_results)
         self.statusBar().showMessage(
             f"Comparing {index + 1}/{total}: {result.variant} {result.status}"
         )
 
     def _compare_done(self) -> None:
+        self.roofline_view.show_results(self.history)
+        if self.sweeping:
+            self.sweeping = False
+            return
         verified = sum(r.status == "verified" for r in self.compare_results)
         self.statusBar().showMessage(
             f"Compared {len(self.compare_results)} variants: {verified} verified"

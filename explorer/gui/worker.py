@@ -20,6 +20,7 @@ class _Job(QObject):
     compare_step = Signal(int, int, int, object)  # generation, index, total, RunResult
     compare_done = Signal(int)
     trace_ready = Signal(int, object)  # generation, TracedRun
+    limits_ready = Signal(object)  # dict, or None when they could not be measured
 
     def __init__(self, executor: Executor) -> None:
         super().__init__()
@@ -48,6 +49,19 @@ class _Job(QObject):
             self.compare_step.emit(generation, index, len(requests), self._executor.run(request))
         self.compare_done.emit(generation)
 
+    @Slot(object)
+    def limits(self, device_key: str | None) -> None:
+        try:
+            from explorer.engine.baselines import device_limits
+
+            self.limits_ready.emit(
+                self._executor.call(
+                    device_limits, device_key, what="measuring the device's ceilings"
+                )
+            )
+        except (ImportError, ExecutorError):
+            self.limits_ready.emit(None)
+
     @Slot(int, object)
     def trace(self, generation: int, request: TraceRequest) -> None:
         self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
@@ -63,7 +77,9 @@ class RunController(QObject):
     compare_progress = Signal(int, int, object)  # index, total, RunResult
     compare_finished = Signal()
     trace_finished = Signal(object)  # TracedRun
+    limits_ready = Signal(object)
     idle = Signal()
+    _limits_requested = Signal(object)
     _run_requested = Signal(int, object)
     _compare_requested = Signal(int, object)
     _trace_requested = Signal(int, object)
@@ -80,6 +96,8 @@ class RunController(QObject):
         self._compare_requested.connect(self._job.compare)
         self._trace_requested.connect(self._job.trace)
         self._discover_requested.connect(self._job.discover)
+        self._limits_requested.connect(self._job.limits)
+        self._job.limits_ready.connect(self.limits_ready)
         self._job.result_ready.connect(self._on_result)
         self._job.compare_step.connect(self._on_compare_step)
         self._job.compare_done.connect(self._on_compare_done)
@@ -102,6 +120,10 @@ class RunController(QObject):
         self._pending += 1
         self.started.emit(what)
         return self._generation
+
+    def measure_limits(self, device_key: str | None) -> None:
+        """The device's copy bandwidth and FMA peak, for the roofline (cached per device)."""
+        self._limits_requested.emit(device_key)
 
     def run(self, request: RunRequest) -> int:
         generation = self._next(f"running {request.variant.qualified_id}")

@@ -1,0 +1,91 @@
+"""The roofline: every run a point (arithmetic intensity, achieved GFLOP/s) under the
+device's measured ceilings: its copy bandwidth and its peak FMA rate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from explorer.engine.records import RunResult
+
+COLOURS = [
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+]
+
+
+class RooflineView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.note = QLabel("Run kernels to place them under the device's ceilings.")
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLogMode(x=True, y=True)
+        self.plot.setLabel("bottom", "arithmetic intensity", units="FLOP/byte")
+        self.plot.setLabel("left", "achieved", units="GFLOP/s")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.addLegend(offset=(10, 10))
+        layout.addWidget(self.plot)
+        self.limits: dict | None = None
+        self.points: list[tuple[str, float, float]] = []  # label, intensity, GFLOP/s
+
+    def set_limits(self, limits: dict | None) -> None:
+        self.limits = limits
+        self._redraw()
+
+    def show_results(self, results: list[RunResult]) -> None:
+        self.points = []
+        for r in results:
+            if r.timing is None or not r.flops or not r.bytes_moved or r.gflops is None:
+                continue
+            self.points.append(
+                (
+                    f"{r.variant} {'x'.join(map(str, r.sizes.values()))}",
+                    r.flops / r.bytes_moved,
+                    r.gflops,
+                )
+            )
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self.plot.clear()
+        xs = [p[1] for p in self.points] or [1.0]
+        lo, hi = min(xs) / 4, max(xs) * 4
+        if self.limits:
+            copy, fma = self.limits["copy_gbps"], self.limits["fma_gflops"]
+            lo = min(lo, fma / copy / 64)
+            hi = max(hi, fma / copy * 16)
+            ai = np.logspace(np.log10(lo), np.log10(hi), 200)
+            roof = np.minimum(fma, ai * copy)
+            self.plot.plot(
+                ai,
+                roof,
+                pen=pg.mkPen("#1b2631", width=3),
+                name=f"ceiling: {copy:,.0f} GB/s copy, {fma:,.0f} GFLOP/s FMA",
+            )
+        for i, (label, x, y) in enumerate(self.points):
+            colour = COLOURS[i % len(COLOURS)]
+            self.plot.plot(
+                [x], [y], pen=None, symbol="o", symbolSize=12, symbolBrush=colour, name=label
+            )
+        if self.limits:
+            self.note.setText(
+                f"Ceilings of {self.limits.get('device', 'the device')} measured "
+                f"{self.limits.get('measured', '')}: a kernel left of the ridge "
+                f"({self.limits['fma_gflops'] / self.limits['copy_gbps']:.1f} FLOP/byte) is "
+                "limited by memory bandwidth, right of it by arithmetic."
+            )
+        elif self.points:
+            self.note.setText("Measuring the device's ceilings …")

@@ -1,0 +1,42 @@
+"""Roofline and parameter sweep in the window."""
+
+import numpy as np
+
+from explorer.engine.catalog import find_variant
+from tests.gui.conftest import run_and_wait
+
+
+def test_roofline_places_each_run_under_the_ceilings(window, qtbot):
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    run_and_wait(qtbot, window)
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    run_and_wait(qtbot, window)
+    roof = window.roofline_view
+    assert [p[0].split()[0] for p in roof.points] == ["naive", "tiled"]
+    intensity = 2 * 64**3 / (4 * 3 * 64 * 64)
+    assert all(np.isclose(p[1], intensity) for p in roof.points)
+    roof.set_limits({"device": "test", "copy_gbps": 10.0, "fma_gflops": 100.0,
+                     "measured": "today"})
+    assert "ridge (10.0 FLOP/byte)" in roof.note.text()
+
+
+def test_sweep_shows_refusals_and_loads_a_clicked_cell(window, qtbot):
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    sweep = window.sweep_view
+    sweep.x_axis.setCurrentText("local")
+    sweep.x_values.setText("8x8,16x16")
+    sweep.y_axis.setCurrentText("TS")
+    sweep.y_values.setText("8,16")
+    sweep.run_button.click()
+    qtbot.waitUntil(lambda: all(r is not None for row in sweep.grid for r in row),
+                    timeout=120000)
+    statuses = [[r.status for r in row] for row in sweep.grid]
+    # The tiled kernel needs local == TS x TS: only the diagonal runs.
+    assert statuses == [["verified", "refused"], ["refused", "verified"]]
+    assert "refused" in sweep.message.text()
+    assert sweep.canvas.cell_labels[0][1] == "refused"
+    sweep._clicked(3)  # TS=16, local 16x16
+    assert window.model.local == (16, 16) and window.model.defines["TS"] == 16
