@@ -96,11 +96,18 @@ def default_device(devices: list[DeviceInfo]) -> DeviceInfo:
                 return pick_device(devices, wanted)
             except NoDeviceError:
                 pass  # An unusable PYOPENCL_CTX falls back to the usual order.
+    # A simulator (Oclgrind) reports every device type; it is for checking, never a default.
+    real = [d for d in devices if not is_simulator(d)] or devices
     for kind in ("GPU", "CPU"):
-        for device in devices:
+        for device in real:
             if kind in device.type:
                 return device
-    return devices[0]
+    return real[0]
+
+
+def is_simulator(device: DeviceInfo) -> bool:
+    """Oclgrind: a device that simulates kernels to check them, slowly."""
+    return "oclgrind" in device.platform.lower()
 
 
 def pick_device(devices: list[DeviceInfo], selector: str | None) -> DeviceInfo:

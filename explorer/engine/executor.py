@@ -64,7 +64,10 @@ class ExecutorError(RuntimeError):
 class Executor:
     """Runs requests in a child process; restarts it after a crash, timeout or cancel."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        """``env``: extra environment variables for the executor process (e.g. to switch on
+        a simulator's checks)."""
+        self._env = dict(env or {})
         self._mp = mp.get_context("spawn")
         self._process: Any = None
         self._conn: Connection | None = None
@@ -82,8 +85,9 @@ class Executor:
             )
             # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside
             # them in the same process fights them for the cores and runs many times slower.
-            saved = {k: os.environ.get(k) for k in _SINGLE_THREADED}
-            os.environ.update(dict.fromkeys(_SINGLE_THREADED, "1"))
+            extra = {**dict.fromkeys(_SINGLE_THREADED, "1"), **self._env}
+            saved = {k: os.environ.get(k) for k in extra}
+            os.environ.update(extra)
             try:
                 self._process.start()
             finally:

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QLabel,
+    QPlainTextEdit,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -59,6 +60,13 @@ class FindingsView(QWidget):
         self.sites.itemSelectionChanged.connect(self._site_selected)
         splitter.addWidget(self.findings)
         splitter.addWidget(self.sites)
+        self.oclgrind = QPlainTextEdit()
+        self.oclgrind.setReadOnly(True)
+        self.oclgrind.setPlaceholderText(
+            "Check with Oclgrind (Run menu) gives a second opinion when an Oclgrind platform "
+            'is installed: pip install "pyopencl[oclgrind]".'
+        )
+        splitter.addWidget(self.oclgrind)
         layout.addWidget(splitter)
 
     def clear(self, message: str = "") -> None:
@@ -101,6 +109,25 @@ class FindingsView(QWidget):
         for tree in (self.findings, self.sites):
             for column in range(tree.columnCount() - 1):
                 tree.resizeColumnToContents(column)
+
+    def show_oclgrind(self, outcome) -> None:  # type: ignore[no-untyped-def]
+        """Oclgrind's verdict beside the explorer's own findings."""
+        if isinstance(outcome, str):
+            self.oclgrind.setPlainText(f"Oclgrind check failed: {outcome}")
+            return
+        counts: dict[tuple[str, int | None], int] = {}
+        for m in outcome.messages:
+            counts[(m.kind, m.line)] = counts.get((m.kind, m.line), 0) + 1
+        lines = [f"Oclgrind (second opinion): {outcome.verdict}"]
+        lines += [
+            f"  line {line}: {kind} ×{n}"
+            for (kind, line), n in sorted(
+                counts.items(), key=lambda item: (item[0][1] or 0, item[0][0])
+            )
+        ]
+        if outcome.messages:
+            lines += ["", "First report:", outcome.messages[0].text]
+        self.oclgrind.setPlainText("\n".join(lines))
 
     def _selected(self) -> None:
         items = self.findings.selectedItems()

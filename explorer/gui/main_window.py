@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.devices import NO_PLATFORM_HELP
+from explorer.engine.oclgrind import find_oclgrind
 from explorer.engine.records import RunRequest, RunResult, result_record
 from explorer.engine.tracing import TraceRequest
 from explorer.gui import settings as settings_store
@@ -112,6 +114,7 @@ class MainWindow(QMainWindow):
         self.tour_results: list[RunResult] = []
         self.tour_wants_trace = False
         self.sweeping = False
+        self.last_oclgrind = None
 
         self._make_actions()
         self.progress = QProgressBar()
@@ -137,6 +140,7 @@ class MainWindow(QMainWindow):
         self.controller.trace_finished.connect(self._trace_done)
         self.controller.idle.connect(self._idle)
         self.controller.limits_ready.connect(self.roofline_view.set_limits)
+        self.controller.oclgrind_finished.connect(self._oclgrind_done)
         self.model.variant_changed.connect(lambda: self.sweep_view.set_variant(self.model.variant))
         self.model.device_changed.connect(self._device_changed)
         self.sweep_view.run_requested.connect(self.run_sweep)
@@ -182,6 +186,13 @@ class MainWindow(QMainWindow):
             lambda: self.trace(),
             "Record every access and barrier; list findings",
         )
+        self.oclgrind_action = self._action(
+            "Check with &Oclgrind",
+            "Ctrl+Shift+O",
+            self.check_with_oclgrind,
+            "Run this configuration on Oclgrind with its race and uninitialised-read checks",
+        )
+        self.oclgrind_action.setEnabled(False)
         self.cancel_action = self._action(
             "Ca&ncel", QKeySequence(Qt.Key.Key_Escape), self.cancel, "Stop what is running"
         )
@@ -239,7 +250,13 @@ class MainWindow(QMainWindow):
         ):
             menu.addSeparator() if a is None else menu.addAction(a)
         run_menu = self.menuBar().addMenu("&Run")
-        for a in (self.run_action, self.compare_action, self.trace_action, self.cancel_action):
+        for a in (
+            self.run_action,
+            self.compare_action,
+            self.trace_action,
+            self.oclgrind_action,
+            self.cancel_action,
+        ):
             run_menu.addAction(a)
         view_menu = self.menuBar().addMenu("&View")
         view_menu.addAction(self.presenter_action)
@@ -270,6 +287,7 @@ class MainWindow(QMainWindow):
             self._devices_failed(NO_PLATFORM_HELP)
             return
         self.model.set_devices(devices, default_key)
+        self.oclgrind_action.setEnabled(find_oclgrind(devices) is not None)
         self.panel.validate()
         device = self.model.device
         message = f"Device: {device.label if device else '?'}"
@@ -373,6 +391,23 @@ class MainWindow(QMainWindow):
         self.controller.trace(
             TraceRequest(self._request(), center=center, budget_bytes=GUI_TRACE_BUDGET)
         )
+
+    def check_with_oclgrind(self) -> None:
+        device = find_oclgrind(self.model.devices)
+        if device is None:
+            self.statusBar().showMessage(
+                'No Oclgrind platform: pip install "pyopencl[oclgrind]" to get one'
+            )
+            return
+        request = replace(self._request(), device_key=device.key)
+        self.findings_view.oclgrind.setPlainText("Oclgrind is checking (it simulates: slow) …")
+        self.tabs.setCurrentWidget(self.findings_view)
+        self.controller.oclgrind(request)
+
+    def _oclgrind_done(self, outcome) -> None:  # type: ignore[no-untyped-def]
+        self.findings_view.show_oclgrind(outcome)
+        self.last_oclgrind = outcome
+        self.statusBar().showMessage(outcome if isinstance(outcome, str) else outcome.verdict)
 
     def _trace_group(self, gx: int, gy: int, gz: int) -> None:
         """A click on a group the trace did not cover: trace a window around it."""

@@ -21,11 +21,13 @@ class _Job(QObject):
     compare_done = Signal(int)
     trace_ready = Signal(int, object)  # generation, TracedRun
     limits_ready = Signal(object)  # dict, or None when they could not be measured
+    oclgrind_ready = Signal(int, object)  # generation, OclgrindCheck or an error string
 
     def __init__(self, executor: Executor) -> None:
         super().__init__()
         self._executor = executor
         self.cancelled_generation = -1
+        self.checker: Executor | None = None  # a second process with Oclgrind's checks on
 
     @Slot()
     def discover(self) -> None:
@@ -48,6 +50,23 @@ class _Job(QObject):
                 break
             self.compare_step.emit(generation, index, len(requests), self._executor.run(request))
         self.compare_done.emit(generation)
+
+    @Slot(int, object)
+    def oclgrind(self, generation: int, request: RunRequest) -> None:
+        from explorer.engine.oclgrind import CHECK_ENV, check
+
+        if self.checker is None:
+            self.checker = Executor(env=CHECK_ENV)
+        try:
+            outcome = self.checker.call(
+                check,
+                request,
+                timeout_s=request.timeout_s * 10,
+                what=f"Oclgrind check of {request.variant.qualified_id}",
+            )
+        except ExecutorError as exc:
+            outcome = str(exc)
+        self.oclgrind_ready.emit(generation, outcome)
 
     @Slot(object)
     def limits(self, device_key: str | None) -> None:
@@ -78,8 +97,10 @@ class RunController(QObject):
     compare_finished = Signal()
     trace_finished = Signal(object)  # TracedRun
     limits_ready = Signal(object)
+    oclgrind_finished = Signal(object)
     idle = Signal()
     _limits_requested = Signal(object)
+    _oclgrind_requested = Signal(int, object)
     _run_requested = Signal(int, object)
     _compare_requested = Signal(int, object)
     _trace_requested = Signal(int, object)
@@ -97,6 +118,8 @@ class RunController(QObject):
         self._trace_requested.connect(self._job.trace)
         self._discover_requested.connect(self._job.discover)
         self._limits_requested.connect(self._job.limits)
+        self._oclgrind_requested.connect(self._job.oclgrind)
+        self._job.oclgrind_ready.connect(self._on_oclgrind)
         self._job.limits_ready.connect(self.limits_ready)
         self._job.result_ready.connect(self._on_result)
         self._job.compare_step.connect(self._on_compare_step)
@@ -140,6 +163,17 @@ class RunController(QObject):
         self._trace_requested.emit(generation, request)
         return generation
 
+    def oclgrind(self, request: RunRequest) -> int:
+        generation = self._next(f"checking {request.variant.qualified_id} with Oclgrind")
+        self._oclgrind_requested.emit(generation, request)
+        return generation
+
+    @Slot(int, object)
+    def _on_oclgrind(self, generation: int, outcome) -> None:  # type: ignore[no-untyped-def]
+        if generation == self._generation:
+            self.oclgrind_finished.emit(outcome)
+        self._done()
+
     def cancel(self) -> None:
         """Stop what is in flight; its results are dropped."""
         if self._pending:
@@ -181,3 +215,5 @@ class RunController(QObject):
         self._thread.quit()
         self._thread.wait(10000)
         self._executor.close()
+        if self._job.checker is not None:
+            self._job.checker.close()

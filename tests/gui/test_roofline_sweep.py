@@ -16,8 +16,7 @@ def test_roofline_places_each_run_under_the_ceilings(window, qtbot):
     assert [p[0].split()[0] for p in roof.points] == ["naive", "tiled"]
     intensity = 2 * 64**3 / (4 * 3 * 64 * 64)
     assert all(np.isclose(p[1], intensity) for p in roof.points)
-    roof.set_limits({"device": "test", "copy_gbps": 10.0, "fma_gflops": 100.0,
-                     "measured": "today"})
+    roof.set_limits({"device": "test", "copy_gbps": 10.0, "fma_gflops": 100.0, "measured": "today"})
     assert "ridge (10.0 FLOP/byte)" in roof.note.text()
 
 
@@ -31,8 +30,7 @@ def test_sweep_shows_refusals_and_loads_a_clicked_cell(window, qtbot):
     sweep.y_axis.setCurrentText("TS")
     sweep.y_values.setText("8,16")
     sweep.run_button.click()
-    qtbot.waitUntil(lambda: all(r is not None for row in sweep.grid for r in row),
-                    timeout=120000)
+    qtbot.waitUntil(lambda: all(r is not None for row in sweep.grid for r in row), timeout=120000)
     statuses = [[r.status for r in row] for row in sweep.grid]
     # The tiled kernel needs local == TS x TS: only the diagonal runs.
     assert statuses == [["verified", "refused"], ["refused", "verified"]]
@@ -40,3 +38,22 @@ def test_sweep_shows_refusals_and_loads_a_clicked_cell(window, qtbot):
     assert sweep.canvas.cell_labels[0][1] == "refused"
     sweep._clicked(3)  # TS=16, local 16x16
     assert window.model.local == (16, 16) and window.model.defines["TS"] == 16
+
+
+def test_check_with_oclgrind_gives_a_second_opinion(window, qtbot):
+    from explorer.engine.oclgrind import find_oclgrind
+
+    if find_oclgrind(window.model.devices) is None:
+        import pytest
+
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    assert window.model.device.platform != "Oclgrind"  # never the default device
+    window.model.set_family("matvec")
+    window.model.set_variant(find_variant("matvec", "nvidia-coalesced3"))
+    window.model.set_size("WIDTH", 64)
+    window.model.set_size("HEIGHT", 2)
+    assert window.oclgrind_action.isEnabled()
+    window.oclgrind_action.trigger()
+    qtbot.waitUntil(lambda: window.last_oclgrind is not None, timeout=300000)
+    assert "data race" in window.last_oclgrind.verdict
+    assert "line 55" in window.findings_view.oclgrind.toPlainText()

@@ -1,0 +1,69 @@
+"""Oclgrind as a second opinion, and never as the default device."""
+
+import pytest
+
+from explorer.engine.catalog import find_variant
+from explorer.engine.devices import default_device
+from explorer.engine.executor import Executor
+from explorer.engine.oclgrind import CHECK_ENV, check, find_oclgrind, parse
+from explorer.engine.records import DeviceInfo, RunRequest
+
+SAMPLE = """
+Read-write data race at local memory address 0x1000000000004
+\tKernel: k
+\t
+\tFirst entity:  Global(1,0,0) Local(1,0,0) Group(0,0,0)
+\t  store volatile float %a, float addrspace(3)* %b
+\tAt line 55 (column 16) of input.cl:
+\t  (source not available)
+\t
+
+Uninitialized value read from private memory address 0x0
+\tKernel: k
+\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)
+\tAt line 7 (column 3) of input.cl:
+"""
+
+
+def test_parse_reads_kind_line_and_work_item():
+    messages = parse(SAMPLE)
+    assert [(m.kind, m.line) for m in messages] == [
+        ("Read-write data race", 55),
+        ("Uninitialized value read", 7),
+    ]
+    assert messages[0].entity.startswith("Global(1,0,0)")
+
+
+def _device(platform, kind):
+    return DeviceInfo(0, 0, "d", "v", platform, kind, "", "", 1, 1, (1,), 1, 1, 1, 1, 1)
+
+
+def test_a_simulator_is_never_the_default():
+    sim = _device("Oclgrind", "ACCELERATOR | CPU | DEFAULT | GPU")
+    cpu = _device("Portable Computing Language", "CPU")
+    assert default_device([sim, cpu]) is cpu
+
+
+def test_oclgrind_finds_the_warp_synchronous_race():
+    with Executor(env=CHECK_ENV) as executor:
+        device = find_oclgrind(executor.devices())
+        if device is None:
+            pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+        racy = executor.call(
+            check,
+            RunRequest(
+                find_variant("matvec", "nvidia-coalesced3"),
+                {"WIDTH": 64, "HEIGHT": 2},
+                device_key=device.key,
+            ),
+        )
+        clean = executor.call(
+            check,
+            RunRequest(
+                find_variant("matvec", "nvidia-coalesced2"),
+                {"WIDTH": 64, "HEIGHT": 2},
+                device_key=device.key,
+            ),
+        )
+    assert any("data race" in m.kind for m in racy.messages)
+    assert not clean.messages and "no race" in clean.verdict
