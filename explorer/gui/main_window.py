@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -691,6 +691,84 @@ class MainWindow(QMainWindow):
         ok = view.grab().save(path, "PNG")
         self.statusBar().showMessage(f"Wrote {path}" if ok else f"Could not write {path}")
         return bool(ok)
+
+    def _current_view(self):  # type: ignore[no-untyped-def]
+        if self.presenting:
+            return self.presenter_split
+        return self.tabs.currentWidget()
+
+    def export_view_svg(self, view, path: str | None) -> bool:  # type: ignore[no-untyped-def]
+        from PySide6.QtCore import QPoint
+        from PySide6.QtGui import QPainter, QRegion
+        from PySide6.QtSvg import QSvgGenerator
+        from PySide6.QtWidgets import QWidget
+
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export as SVG", "view.svg", "SVG (*.svg)")
+            if not path:
+                return False
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(view.size())
+        generator.setViewBox(view.rect())
+        generator.setTitle("OpenCL Kernel Explorer")
+        painter = QPainter(generator)
+        view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
+        painter.end()
+        self.statusBar().showMessage(f"Wrote {path}")
+        return Path(path).exists()
+
+    def export_animation(self, path: str | None, max_frames: int = 240) -> bool:
+        """Every step of the animation as a looping GIF (or numbered PNG frames when the path
+        ends in .png): what a slide or an issue comment can show."""
+        import numpy as np
+
+        from explorer.problems.images import save_gif
+
+        view = self.execution_view
+        if self.playback is None or not view.steps:
+            self.statusBar().showMessage("Trace a kernel first (Ctrl+T): nothing to animate")
+            return False
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export animation", "animation.gif", "GIF (*.gif);;PNG frames (*.png)"
+            )
+            if not path:
+                return False
+        start = view.current
+        frames = []
+        steps = range(min(view.steps, max_frames))
+        for i in steps:
+            view.set_step(i)
+            image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+            if image.width() > 1000:
+                image = image.scaledToWidth(1000, Qt.TransformationMode.SmoothTransformation)
+            bits = np.frombuffer(image.constBits(), dtype=np.uint8)
+            stride = image.bytesPerLine()
+            frames.append(
+                bits.reshape(image.height(), stride)[:, : image.width() * 3]
+                .reshape(image.height(), image.width(), 3)
+                .copy()
+            )
+            if path.lower().endswith(".png"):
+                image.save(path[:-4] + f"-{i:04d}.png", "PNG")
+        view.set_step(start)
+        if not path.lower().endswith(".png"):
+            save_gif(frames, path, delay_ms=400)
+        self.statusBar().showMessage(f"Wrote {len(frames)} frames to {path}")
+        return True
+
+    def export_history_json(self, path: str | None) -> bool:
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Export timing history", "timings.json", "JSON (*.json)"
+            )
+            if not path:
+                return False
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump([result_record(r) for r in self.history], handle, indent=1)
+        self.statusBar().showMessage(f"Wrote {len(self.history)} runs to {path}")
+        return True
 
     def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())

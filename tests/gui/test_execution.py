@@ -194,3 +194,24 @@ def test_bench_ui_command_runs():
     assert record["frames"] == 2 * record["steps"] > 0
     assert record["paint_ms_median"] > 0
     assert record["rss_mb_after_second_pass"] <= record["rss_mb_after_first_pass"] * 1.05
+
+
+def test_exports_of_views_and_the_animation_are_readable(tiled, window, tmp_path):
+    from PySide6.QtGui import QImageReader
+
+    assert window.export_view_png(tiled, str(tmp_path / "grid.png"))
+    assert QImageReader(str(tmp_path / "grid.png")).read().width() > 100
+    assert window.export_view_svg(tiled, str(tmp_path / "grid.svg"))
+    svg = (tmp_path / "grid.svg").read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert window.export_animation(str(tmp_path / "anim.gif"), max_frames=5)
+    reader = QImageReader(str(tmp_path / "anim.gif"))
+    assert reader.imageCount() == 5
+    assert window.export_animation(str(tmp_path / "frames.png"), max_frames=3)
+    assert len(list(tmp_path.glob("frames-*.png"))) == 3
+    window.history.append(tiled.playback and window.last_trace.result)
+    assert window.export_history_json(str(tmp_path / "t.json"))
+    import json
+
+    records = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
+    assert records and records[-1]["variant"] == "tiled"
