@@ -177,3 +177,47 @@ def find_variant(family: str, variant_id: str) -> Variant:
             return variant
     ids = ", ".join(v.id for v in variants_of(family)) or "none"
     raise CatalogError(f"no variant {variant_id!r} in family {family!r} (variants: {ids})")
+
+
+FAMILY_LAUNCH = {
+    "matmul": (("N", "M"), ("16", "16")),
+    "transpose": (("WIDTH", "HEIGHT"), ("16", "16")),
+    "matvec": (("HEIGHT",), ("64",)),
+    "rowdot": (("D",), ("64",)),
+}
+
+
+def header_text(
+    name: str,
+    family: str,
+    kernel: str,
+    args: list[str],
+    global_size: list[str],
+    local_size: list[str],
+    text: str = "",
+) -> str:
+    """A catalog header for a user's kernel (the block comment that starts the file)."""
+
+    def q(value: str) -> str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = [
+        "/*---",
+        f"name = {q(name)}",
+        f"family = {q(family)}",
+        f"kernel = {q(kernel)}",
+        f"args = [{', '.join(q(a) for a in args)}]",
+        f"global = [{', '.join(q(g) for g in global_size)}]",
+        f"local = [{', '.join(q(v) for v in local_size)}]",
+        "[about]",
+        'source = "your own kernel"',
+        f"text = {q(text or 'A kernel opened in the explorer.')}",
+        "---*/",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def with_header(source: str, header: str, path: str | Path) -> Variant:
+    """A variant for a header-less source: the header is kept in memory, and a ``#line``
+    directive keeps compiler and trace line numbers those of the user's file."""
+    return parse_variant(header + "#line 1\n" + source, path)

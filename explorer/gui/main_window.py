@@ -11,9 +11,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QImage, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
     QMainWindow,
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.catalog import CatalogError, find_variant, load_variant_file, with_header
 from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.oclgrind import find_oclgrind
 from explorer.engine.records import RunRequest, RunResult, result_record
@@ -36,6 +37,7 @@ from explorer.gui import settings as settings_store
 from explorer.gui.config_panel import ConfigPanel
 from explorer.gui.execution_view import ExecutionView
 from explorer.gui.findings_view import FindingsView
+from explorer.gui.kernel_dialog import KernelMappingDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
 from explorer.gui.roofline_view import RooflineView
@@ -115,6 +117,16 @@ class MainWindow(QMainWindow):
         self.tour_wants_trace = False
         self.sweeping = False
         self.last_oclgrind = None
+        self.user_headers: dict[str, str] = {}  # header kept in memory for header-less files
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._file_changed)
+        self.reload_timer = QTimer(self)
+        self.reload_timer.setSingleShot(True)
+        self.reload_timer.timeout.connect(self.reload_kernel)
+        self.reloads = 0
+        self.keep_view: tuple | None = None  # type: ignore[type-arg]
+        self.retrace_after_run = False
+        self.last_good: RunResult | None = None
 
         self._make_actions()
         self.progress = QProgressBar()
@@ -524,7 +536,24 @@ class MainWindow(QMainWindow):
         self.last_result = result
         self.history.append(result)
         self.roofline_view.show_results(self.history)
-        self.result_view.show_result(result)
+        keep = (
+            result.error_kind == "build"
+            and self.last_good is not None
+            and self.last_good.variant == result.variant
+        )
+        if keep:
+            # A build error while editing: the previous good result stays on screen.
+            self.result_view.badge.setText(
+                f"⚠ Build failed: {result.error}. Showing the last good result."
+            )
+        else:
+            self.result_view.show_result(result)
+        if result.status in ("verified", "wrong"):
+            self.last_good = result
+            if self.retrace_after_run:
+                self.retrace_after_run = False
+                group = self.keep_view[0] if self.keep_view else None
+                self.trace(group)
         if 0 <= self.tour_stage < len(TOUR):
             self.tour_results.append(result)
             self.timing_view.show_compare(self.tour_results)  # the bars grow stage by stage
@@ -534,7 +563,7 @@ class MainWindow(QMainWindow):
             self.timing_view.show_run(result)
         self.source_view.show_build_log(result.build_log)
         self.source_view.show_output(result.output_text)
-        if result.error_kind == "build":
+        if result.error_kind == "build" and not keep:
             self.tabs.setCurrentWidget(self.source_view)
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
@@ -589,6 +618,14 @@ class MainWindow(QMainWindow):
             group = getattr(self, "pending_group", None)
             if group is not None:
                 self.execution_view.select_group(group)
+            if self.keep_view is not None:  # after a reload: the same phase of the same group
+                kept_group, phase = self.keep_view
+                self.keep_view = None
+                if kept_group is not None:
+                    self.execution_view.select_group(kept_group)
+                step = self.playback.first_step_of(phase)
+                if step is not None:
+                    self.execution_view.set_step(step)
             if not self.presenting:
                 self.tabs.setCurrentWidget(self.execution_view)
             else:
@@ -603,6 +640,7 @@ class MainWindow(QMainWindow):
     def _show_source(self) -> None:
         v = self.model.variant
         self.source_view.show_source(f"<b>{v.name}</b> — {v.path}", v.source)
+        self.sweep_view.set_variant(v)
 
     def _show_finding(self, finding) -> None:  # type: ignore[no-untyped-def]
         """A finding selected: the animation jumps to its phase and line, its work-items and
@@ -623,11 +661,55 @@ class MainWindow(QMainWindow):
         try:
             variant = load_variant_file(path)
         except CatalogError as exc:
-            QMessageBox.warning(self, "Cannot open kernel", str(exc))
-            return False
-        self.model.add_user_variant(variant)
-        self.statusBar().showMessage(f"Opened {path}")
+            if "no catalog header" not in str(exc):
+                QMessageBox.warning(self, "Cannot open kernel", str(exc))
+                return False
+            dialog = KernelMappingDialog(path, self)
+            if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
+                return False
+            if not dialog.write.isChecked():
+                self.user_headers[str(Path(path))] = dialog.header()
+            variant = dialog.variant
+        self.use_kernel(variant)
         return True
+
+    def use_kernel(self, variant) -> None:  # type: ignore[no-untyped-def]
+        """Make a user's kernel current and watch its file: saving it re-runs it."""
+        self.model.add_user_variant(variant)
+        for old in self.watcher.files():
+            self.watcher.removePath(old)
+        self.watcher.addPath(variant.path)
+        self.statusBar().showMessage(f"Opened {variant.path}; saving it re-runs it")
+
+    def _file_changed(self, path: str) -> None:
+        # Editors save in steps (or replace the file): wait until it settles.
+        self.reload_timer.start(250)
+        self._changed_path = path
+
+    def reload_kernel(self) -> None:
+        """The watched file was saved: rebuild, re-run, re-trace; keep the phase and group."""
+        path = getattr(self, "_changed_path", None) or self.model.variant.path
+        if path not in self.watcher.files() and Path(path).exists():
+            self.watcher.addPath(path)  # the editor replaced the file
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+            header = self.user_headers.get(str(Path(path)))
+            variant = with_header(source, header, path) if header else load_variant_file(path)
+        except (CatalogError, OSError) as exc:
+            self.statusBar().showMessage(f"{Path(path).name}: {exc} (the last good run stays)")
+            return
+        if variant.path != self.model.variant.path:
+            return
+        self.model.replace_variant(variant)
+        self.reloads += 1
+        if self.playback is not None and self.last_trace is not None:
+            step = self.execution_view.current
+            self.keep_view = (
+                self.playback.group,
+                self.playback.steps[step].phase if self.playback.steps else 0,
+            )
+            self.retrace_after_run = True
+        self.run()
 
     def open_kernel_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open kernel", "", "OpenCL C (*.cl)")

@@ -87,6 +87,14 @@ class ConfigModel(QObject):
             v for v in self._user_variants if v.family == self._family
         ]
 
+    def replace_variant(self, variant: Variant) -> None:
+        """A new version of the current user kernel (its file changed): sizes, local size
+        and defines stay as they are."""
+        self._user_variants = [v for v in self._user_variants if v.path != variant.path]
+        self._user_variants.append(variant)
+        self._variant = variant
+        self.variant_changed.emit()
+
     def add_user_variant(self, variant: Variant) -> None:
         """A kernel file the user opened; it replaces an earlier one of the same path."""
         self._user_variants = [v for v in self._user_variants if v.path != variant.path]

@@ -59,6 +59,7 @@ _SPACES = {
 }
 _COMPOUND = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _OPERAND_END = {"ident", "number", "string"}
+_LINE_DIRECTIVE = re.compile(r"#\s*line\s+(\d+)")
 _VLOAD = re.compile(r"^v(load|store)(2|3|4|8|16)$")
 _ATOMIC = re.compile(r"^(atomic|atom)_\w+$")
 _BARRIERS = {"barrier", "work_group_barrier"}
@@ -122,6 +123,9 @@ def tokenize(source: str) -> list[_Tok]:
         text = m.group(0)
         tokens.append(_Tok(kind, text, pos, line))
         line += text.count("\n")
+        directive = _LINE_DIRECTIVE.match(text) if kind == "pp" else None
+        if directive:  # "#line N": the next line is line N of the user's file
+            line = int(directive.group(1)) - 1
         pos = m.end()
     return tokens
 

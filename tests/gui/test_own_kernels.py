@@ -1,0 +1,101 @@
+"""Your own kernels: mapping a header-less file, and live reload on save."""
+
+from pathlib import Path
+
+from tests.gui.conftest import run_and_wait
+
+BARE = """// my first matmul, no header yet
+__kernel void mm(__global const float* a, __global const float* b, __global float* c,
+                 const int M, const int N, const int K)
+{
+    int col = get_global_id(0), row = get_global_id(1);
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; k++)
+        acc += a[row * K + k] * b[k * N + col];
+    c[row * N + col] = acc;
+}
+"""
+
+
+def test_mapping_dialog_guesses_roles_and_writes_the_header(qtbot, tmp_path, window):
+    from explorer.gui.kernel_dialog import KernelMappingDialog
+
+    path = tmp_path / "mm.cl"
+    path.write_text(BARE)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    assert dialog.kernel.currentText() == "mm"
+    assert dialog.roles() == ["A", "B", "C", "M", "N", "K"]
+    dialog.write.setChecked(True)
+    dialog.accept()
+    assert dialog.variant is not None and dialog.variant.args == ("A", "B", "C", "M", "N", "K")
+    assert path.read_text().startswith("/*---")
+    window.use_kernel(dialog.variant)
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 40)
+    assert run_and_wait(qtbot, window).status == "verified"
+
+
+def test_header_kept_in_memory_keeps_the_files_line_numbers(qtbot, tmp_path):
+    from explorer.gui.kernel_dialog import KernelMappingDialog
+    from explorer.trace.instrument import instrument
+
+    path = tmp_path / "mm.cl"
+    path.write_text(BARE)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    dialog.accept()
+    assert path.read_text() == BARE  # not written
+    sites = instrument(dialog.variant.source, "mm").sites
+    line = next(i + 1 for i, t in enumerate(BARE.splitlines()) if "acc +=" in t)
+    assert {s.line for s in sites if s.text.startswith("a[")} == {line}
+
+
+def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(window, qtbot, tmp_path):
+    from explorer.engine.catalog import load_variant_file
+
+    source = (Path(__file__).parents[2] / "kernels/matmul/naive.cl").read_text()
+    path = tmp_path / "mine.cl"
+    path.write_text(source)
+    window.use_kernel(load_variant_file(path))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    assert run_and_wait(qtbot, window).status == "verified"
+
+    before = len(window.history)
+    path.write_text(source.replace("C[row * N + col] = acc;", "C[row * N + col] = 2 * acc;"))
+    qtbot.waitUntil(lambda: len(window.history) > before, timeout=60000)
+    assert window.last_result.status == "wrong"  # the edit changed the result
+    shown = window.result_view.image.getImageItem().image.copy()
+
+    before = len(window.history)
+    broken = source.replace("float acc = 0.0f;", "float acc = 0.0f")
+    path.write_text(broken)
+    qtbot.waitUntil(lambda: len(window.history) > before, timeout=60000)
+    assert window.last_result.error_kind == "build"
+    line = next(i + 1 for i, t in enumerate(broken.splitlines()) if "float acc = 0.0f" in t)
+    assert line in window.source_view.editor.marked or line + 1 in window.source_view.editor.marked
+    assert "last good result" in window.result_view.badge.text()
+    assert (window.result_view.image.getImageItem().image == shown).all()
+
+
+def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path):
+    from explorer.engine.catalog import load_variant_file
+
+    source = (Path(__file__).parents[2] / "kernels/matmul/tiled.cl").read_text()
+    path = tmp_path / "tiles.cl"
+    path.write_text(source)
+    window.use_kernel(load_variant_file(path))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    window.trace()
+    qtbot.waitUntil(lambda: window.playback is not None, timeout=60000)
+    view = window.execution_view
+    assert view.select_group((1, 2, 0))
+    view.set_step(window.playback.first_step_of(3))
+    first = window.playback
+    path.write_text(source + "\n// saved again\n")
+    qtbot.waitUntil(lambda: window.playback is not first, timeout=120000)
+    assert window.playback.group == (1, 2, 0)
+    assert window.playback.steps[view.current].phase == 3
