@@ -1,0 +1,426 @@
+"""Sessions: one configuration saved as a ``.kexp.json`` file, to reopen or re-run later.
+
+A session records what a person chose (device, family, variant or own kernel file, sizes,
+local size, defines, input) and what the window showed (tab, trace phase, work-group). It is
+plain JSON, read with :func:`json.loads` and checked field by field: a file that is not a
+session, a field of the wrong type, an unknown field, a variant that no longer exists or a
+kernel file that is gone raises :class:`SessionError` naming the file and the field.
+
+Paths inside the session's folder are stored relative to it, so a folder holding a session
+and its kernel can be moved or shared. The device is stored by name: on another machine the
+session falls back to the default device, with a notice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.devices import default_device
+from explorer.engine.records import DeviceInfo, RunRequest, Variant
+from explorer.problems import FAMILIES
+
+FORMAT = "kernel-explorer-session"
+FORMAT_VERSION = 1
+SUFFIX = ".kexp.json"
+_MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FIELDS = (
+    "format",
+    "version",
+    "device",
+    "family",
+    "variant",
+    "kernel_path",
+    "sizes",
+    "local",
+    "defines",
+    "input",
+    "text",
+    "image_path",
+    "view",
+)
+# What the window showed. The GUI may add keys here; a key not listed is refused on load.
+VIEW_FIELDS = ("tab", "phase", "group")
+
+
+class SessionError(ValueError):
+    """A session that cannot be saved, read or used; the message names the file and field."""
+
+    def __init__(self, where: str, field_name: str | None, message: str) -> None:
+        self.where = where
+        self.field = field_name
+        prefix = f"{where}: field '{field_name}': " if field_name else f"{where}: "
+        super().__init__(prefix + message)
+
+
+@dataclass(frozen=True)
+class Session:
+    """One saved configuration. ``variant`` (a catalog id) or ``kernel_path``, not both."""
+
+    family: str
+    variant: str | None = None
+    kernel_path: str | None = None
+    sizes: dict[str, int] = field(default_factory=dict)
+    local: tuple[int, ...] | None = None
+    defines: dict[str, int] = field(default_factory=dict)
+    input: str | None = None  # None: the family's default input
+    text: str = "IOU"
+    image_path: str | None = None
+    device: str | None = None  # the device's name, as DeviceInfo.name
+    view: dict[str, Any] = field(default_factory=dict)
+    version: int = FORMAT_VERSION
+
+
+def session_from_request(
+    request: RunRequest, device: DeviceInfo | None, view: Mapping[str, Any] | None = None
+) -> Session:
+    """The session of a configuration: a catalog variant by id, any other by its file."""
+    variant = request.variant
+    try:
+        shipped = find_variant(variant.family, variant.id).path == variant.path
+    except CatalogError:
+        shipped = False
+    return Session(
+        family=variant.family,
+        variant=variant.id if shipped else None,
+        kernel_path=None if shipped else os.path.abspath(variant.path),
+        sizes=dict(request.sizes),
+        local=tuple(request.local) if request.local else None,
+        defines=dict(request.defines),
+        input=request.input,
+        text=request.text,
+        image_path=os.path.abspath(request.image_path) if request.image_path else None,
+        device=device.name if device is not None else None,
+        view=dict(view or {}),
+    )
+
+
+def session_to_json(session: Session, folder: Path | None = None) -> dict[str, Any]:
+    """The JSON object of a session; paths under ``folder`` become relative to it."""
+    return {
+        "format": FORMAT,
+        "version": session.version,
+        "device": session.device,
+        "family": session.family,
+        "variant": session.variant,
+        "kernel_path": _relative(session.kernel_path, folder),
+        "sizes": dict(session.sizes),
+        "local": list(session.local) if session.local else None,
+        "defines": dict(session.defines),
+        "input": session.input,
+        "text": session.text,
+        "image_path": _relative(session.image_path, folder),
+        "view": _plain(session.view),
+    }
+
+
+def save_session(session: Session, path: str | Path) -> Path:
+    """Check the session as :func:`load_session` would, then write it (atomically)."""
+    path = Path(path)
+    folder = path.absolute().parent
+    data = session_to_json(session, folder)
+    session_from_json(data, str(path), folder)  # never write a file that cannot be read
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise SessionError(str(path), None, f"cannot write: {exc.strerror}") from None
+    return path
+
+
+def load_session(path: str | Path) -> Session:
+    """Read and check a ``.kexp.json`` file."""
+    path = Path(path)
+    where = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SessionError(where, None, "not a session file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise SessionError(where, None, f"cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise SessionError(
+            where, None, f"not a session file: invalid JSON at line {exc.lineno}: {exc.msg}"
+        ) from None
+    except _DuplicateKey as exc:
+        raise SessionError(where, str(exc), "given twice") from None
+    except _BadConstant as exc:
+        raise SessionError(where, None, f"not a session file: {exc} is not JSON") from None
+    return session_from_json(data, where, path.absolute().parent)
+
+
+def session_from_json(data: object, where: str, folder: Path) -> Session:
+    """Check a decoded session object field by field; relative paths are under ``folder``."""
+    if not isinstance(data, dict):
+        raise SessionError(
+            where, None, f"not a session file: a JSON object expected, not {_kind(data)}"
+        )
+    if "format" not in data:
+        raise SessionError(where, None, f"not a session file: no 'format': \"{FORMAT}\" field")
+    if data["format"] != FORMAT:
+        raise SessionError(where, "format", f"expected {FORMAT!r}, not {data['format']!r}")
+    version = data.get("version")
+    if not _is_int(version) or version < 1:
+        raise SessionError(where, "version", f"a positive integer expected, not {version!r}")
+    if version > FORMAT_VERSION:
+        raise SessionError(
+            where,
+            "version",
+            f"written by a newer Kernel Explorer (session format {version}; this one reads "
+            f"format {FORMAT_VERSION} and older): update the app",
+        )
+    unknown = [key for key in data if key not in _FIELDS]
+    if unknown:
+        raise SessionError(where, unknown[0], f"unknown field (fields: {', '.join(_FIELDS)})")
+
+    def fail(name: str, message: str) -> SessionError:
+        return SessionError(where, name, message)
+
+    family = data.get("family")
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise fail("family", f"one of {', '.join(FAMILIES)} expected, not {family!r}")
+    problem = FAMILIES[family]
+
+    variant_id = _optional_str(data, "variant", fail)
+    kernel_path = _optional_path(data, "kernel_path", folder, fail)
+    if (variant_id is None) == (kernel_path is None):
+        raise fail("variant", "give either 'variant' (a catalog id) or 'kernel_path', not both")
+
+    sizes = _mapping(data, "sizes", fail)
+    for name, value in sizes.items():
+        if name not in problem.size_names:
+            raise fail(
+                "sizes", f"{family} has no size {name!r} (sizes: {', '.join(problem.size_names)})"
+            )
+        if not _is_int(value) or not 1 <= value <= _MAX_SIZE:
+            raise fail("sizes", f"{name} must be an integer from 1 to {_MAX_SIZE}, not {value!r}")
+
+    local = data.get("local")
+    if local is not None and (
+        not isinstance(local, list)
+        or not 1 <= len(local) <= 3
+        or not all(_is_int(v) and v >= 1 for v in local)
+    ):
+        raise fail("local", f"null or 1 to 3 positive integers expected, not {local!r}")
+
+    defines = _mapping(data, "defines", fail)
+    for name, value in defines.items():
+        if not _NAME.fullmatch(name) or not _is_int(value):
+            raise fail("defines", f"NAME: integer expected, not {name!r}: {value!r}")
+
+    preset = _optional_str(data, "input", fail)
+    if preset is not None and preset not in problem.input_presets:
+        raise fail(
+            "input", f"{family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"
+        )
+    text = data.get("text", "IOU")
+    if not isinstance(text, str):
+        raise fail("text", f"a string expected, not {_kind(text)}")
+    image_path = _optional_path(data, "image_path", folder, fail)
+    if preset == "image" and (image_path is None or not Path(image_path).is_file()):
+        raise fail(
+            "image_path", f"the image input needs an image file; {image_path or 'none'} is not one"
+        )
+
+    device = _optional_str(data, "device", fail)
+    view = _view(data.get("view", {}), fail)
+
+    session = Session(
+        family=family,
+        variant=variant_id,
+        kernel_path=kernel_path,
+        sizes=dict(sizes),
+        local=tuple(local) if local else None,
+        defines=dict(defines),
+        input=preset,
+        text=text,
+        image_path=image_path,
+        device=device,
+        view=view,
+        version=version,
+    )
+    resolve_variant(session, where)
+    return session
+
+
+def resolve_variant(session: Session, where: str = "session") -> Variant:
+    """The session's variant, from the catalog or from its own kernel file."""
+    if session.kernel_path is not None:
+        if not Path(session.kernel_path).is_file():
+            raise SessionError(
+                where, "kernel_path", f"kernel file {session.kernel_path} does not exist"
+            )
+        try:
+            variant = load_variant_file(session.kernel_path)
+        except CatalogError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
+        if variant.family != session.family:
+            raise SessionError(
+                where,
+                "kernel_path",
+                f"{session.kernel_path} is a {variant.family} kernel, not {session.family}",
+            )
+        return variant
+    try:
+        return find_variant(session.family, str(session.variant))
+    except CatalogError as exc:
+        raise SessionError(where, "variant", str(exc)) from None
+
+
+def session_to_request(
+    session: Session,
+    devices: Sequence[DeviceInfo],
+    *,
+    repeat: int = 10,
+    timeout_s: float = 60.0,
+    keep_output: bool = True,
+) -> tuple[RunRequest, str | None]:
+    """The run the session describes, and a notice when its device is not here.
+
+    The device is found by its exact name; a session saved on another machine runs on the
+    default device instead (:func:`default_device`, which raises ``NoDeviceError`` when
+    there is none)."""
+    variant = resolve_variant(session)
+    devices = list(devices)
+    device = next((d for d in devices if d.name == session.device), None)
+    notice = None
+    if device is None:
+        device = default_device(devices)
+        if session.device:
+            notice = (
+                f"The session's device {session.device!r} is not on this machine; "
+                f"running on {device.label} instead."
+            )
+    problem = FAMILIES[session.family]
+    preset = session.input or ("iou" if "iou" in problem.input_presets else "random")
+    request = RunRequest(
+        variant=variant,
+        sizes=dict(session.sizes),
+        local=tuple(session.local) if session.local else None,
+        defines=dict(session.defines),
+        device_key=device.key,
+        input=preset,
+        text=session.text,
+        image_path=session.image_path,
+        repeat=repeat,
+        timeout_s=timeout_s,
+        keep_output=keep_output,
+    )
+    return request, notice
+
+
+# -- checking helpers ------------------------------------------------------------------
+
+_Fail = Callable[[str, str], SessionError]
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+class _BadConstant(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> None:
+    raise _BadConstant(name)  # NaN, Infinity: Python's json accepts them, JSON does not
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _kind(value: object) -> str:
+    return {
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def _optional_str(data: dict[str, Any], name: str, fail: _Fail) -> str | None:
+    value = data.get(name)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise fail(name, f"a non-empty string or null expected, not {value!r}")
+    return value
+
+
+def _optional_path(data: dict[str, Any], name: str, folder: Path, fail: _Fail) -> str | None:
+    value = _optional_str(data, name, fail)
+    if value is None:
+        return None
+    return os.path.abspath(os.path.join(folder, os.path.expanduser(value)))
+
+
+def _mapping(data: dict[str, Any], name: str, fail: _Fail) -> dict[str, Any]:
+    value = data.get(name, {})
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail(name, f"an object expected, not {_kind(value)}")
+    return value
+
+
+def _view(value: object, fail: _Fail) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise fail("view", f"an object expected, not {_kind(value)}")
+    for key, item in value.items():
+        name = f"view.{key}"
+        if key not in VIEW_FIELDS:
+            raise fail(name, f"unknown field (view fields: {', '.join(VIEW_FIELDS)})")
+        if key == "tab" and (not isinstance(item, str) or not item):
+            raise fail(name, f"a tab name expected, not {item!r}")
+        if key == "phase" and (not _is_int(item) or item < 0):
+            raise fail(name, f"a phase number (0 or more) expected, not {item!r}")
+        if key == "group" and (
+            not isinstance(item, list)
+            or not 1 <= len(item) <= 3
+            or not all(_is_int(v) and v >= 0 for v in item)
+        ):
+            raise fail(name, f"a work-group index like [3, 5] expected, not {item!r}")
+    return dict(value)
+
+
+def _relative(path: str | None, folder: Path | None) -> str | None:
+    """``path`` relative to ``folder`` when it lies inside it, else absolute."""
+    if path is None:
+        return None
+    absolute = Path(os.path.abspath(path))
+    if folder is not None:
+        with contextlib.suppress(ValueError):
+            return absolute.relative_to(os.path.abspath(folder)).as_posix()
+    return str(absolute)
+
+
+def _plain(view: Mapping[str, Any]) -> dict[str, Any]:
+    """View values as JSON has them (a group tuple becomes a list)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in view.items()}
