@@ -30,6 +30,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--phase", type=int, help="with --view grid: the phase to show")
     parser.add_argument("--group", help="with --view grid: the work-group to show, gx,gy")
     parser.add_argument("--presenter", action="store_true", help="presenter mode")
+    parser.add_argument(
+        "--session",
+        metavar="PATH",
+        help="open a .kexp.json session: its configuration, device and view",
+    )
+    parser.add_argument(
+        "--save-session",
+        metavar="PATH",
+        help="save the configuration and view as a session: after the screenshot's work, "
+        "or when the window closes",
+    )
     _add_selection(parser)
     return parser
 
@@ -37,7 +48,15 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     multiprocessing.freeze_support()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["install-desktop"]:  # a bundle has no `python -m explorer`
+        from explorer.desktop import main as install_desktop
+
+        return install_desktop(args_list[1:])
     args = _parser().parse_args(args_list)
+    session, error = _load_session(args)
+    if error and (args.screenshot or args.save_session):
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QIcon
@@ -53,14 +72,124 @@ def main(argv: Sequence[str] | None = None) -> int:
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
     if args.screenshot:
-        return _screenshot(app, args)
+        return _screenshot(app, args, session)
+    from PySide6.QtWidgets import QMessageBox
+
     from explorer.gui.main_window import MainWindow
 
     window = MainWindow()
     window.show()
+    if error:
+        QMessageBox.warning(window, "Cannot open the session", error)
+    elif session is not None:
+        _open_session(window, session)
     code = int(app.exec())
+    if args.save_session and not _save_session(window, args.save_session):
+        code = code or 2
     _dispose(app, window)
     return code
+
+
+def _load_session(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The session of ``--session``, or the reason it cannot be used."""
+    if not args.session:
+        return None, None
+    from explorer.cli import session_conflicts
+    from explorer.session import SessionError, load_session
+
+    conflicts = session_conflicts(args)
+    if conflicts:
+        return None, f"--session holds the configuration; drop {', '.join(conflicts)}"
+    try:
+        return load_session(args.session), None
+    except SessionError as exc:
+        return None, str(exc)
+
+
+# Session view names: the --view names, "grid" for the Execution tab.
+_TABS = {
+    "result": "result_view",
+    "timing": "timing_view",
+    "source": "source_view",
+    "findings": "findings_view",
+    "grid": "execution_view",
+}
+
+
+def _apply_session(window, session) -> None:  # type: ignore[no-untyped-def]
+    """Set the window's configuration from a session (its device comes with the devices)."""
+    from explorer.session import resolve_variant
+
+    model = window.model
+    variant = resolve_variant(session)
+    if session.kernel_path:
+        model.add_user_variant(variant)
+    else:
+        model.set_family(variant.family)
+        model.set_variant(variant)
+    for name, value in session.sizes.items():
+        model.set_size(name, value)
+    model.set_local(session.local)
+    for name, value in session.defines.items():
+        model.set_define(name, value)
+    if session.input:
+        model.set_input(session.input, session.text, session.image_path)
+
+
+def _session_device(window, session) -> str | None:  # type: ignore[no-untyped-def]
+    """Select the session's device among the window's; the notice when it is missing."""
+    from explorer.session import session_to_request
+
+    request, notice = session_to_request(session, window.model.devices)
+    window.model.set_device(request.device_key)
+    return notice
+
+
+def _open_session(window, session) -> None:  # type: ignore[no-untyped-def]
+    """Show a session in the interactive window: configuration, device, tab."""
+    _apply_session(window, session)
+    tab = getattr(window, _TABS.get(session.view.get("tab", ""), ""), None)
+    if tab is not None:
+        window.tabs.setCurrentWidget(tab)
+
+    def choose_device() -> None:
+        notice = _session_device(window, session)
+        if notice:  # kept in the status bar beside the device the window announces
+            window.notice = f"{window.notice}  ·  {notice}" if window.notice else notice
+            window.statusBar().showMessage(window.notice)
+
+    if window.model.devices:
+        choose_device()
+    else:
+        window.model.devices_changed.connect(choose_device)
+
+
+def _session_view(window) -> dict:  # type: ignore[no-untyped-def]
+    """The tab shown and, after a trace, the work-group and phase shown."""
+    view: dict = {}
+    for name, attr in _TABS.items():
+        if window.tabs.currentWidget() is getattr(window, attr):
+            view["tab"] = name
+    playback = window.playback
+    if playback is not None and playback.group is not None and playback.steps:
+        view["group"] = list(playback.group)
+        step = max(0, min(window.execution_view.current, len(playback.steps) - 1))
+        view["phase"] = playback.steps[step].phase
+    return view
+
+
+def _save_session(window, path: str) -> bool:  # type: ignore[no-untyped-def]
+    from explorer.session import SessionError, save_session, session_from_request
+
+    request = window.model.request()
+    try:
+        save_session(
+            session_from_request(request, window.model.device, _session_view(window)), path
+        )
+    except SessionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
@@ -89,7 +218,7 @@ def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[
         window.requested_device = args.device
 
 
-def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QEventLoop, QSettings, QTimer
 
     from explorer.cli import UsageError
@@ -102,7 +231,18 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
     window = MainWindow(settings=settings)
     window.requested_device = None
     try:
-        _apply_selection(window, args)
+        if session is not None:
+            _apply_session(window, session)
+            window.requested_device = args.device  # --device overrides the session's
+            view = session.view  # the session's view, unless the command line names one
+            if args.view == "all" and view.get("tab") in VIEWS:
+                args.view = view["tab"]
+            if args.phase is None and "phase" in view:
+                args.phase = view["phase"]
+            if args.group is None and "group" in view:
+                args.group = ",".join(str(v) for v in view["group"])
+        else:
+            _apply_selection(window, args)
     except (UsageError, CatalogError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         window.close()
@@ -127,6 +267,10 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
         ),
         120,
     )
+    if session is not None and not args.device and window.model.devices:
+        notice = _session_device(window, session)
+        if notice:
+            print(f"note: {notice}", file=sys.stderr)
     if window.requested_device and window.model.devices:
         try:
             window.model.set_device(pick_device(window.model.devices, window.requested_device).key)
@@ -192,6 +336,8 @@ def _screenshot(app, args: argparse.Namespace) -> int:  # type: ignore[no-untype
     }[args.view]
     app.processEvents()
     ok = window.grab().save(args.screenshot, "PNG")
+    if args.save_session and not _save_session(window, args.save_session):
+        code = 2
     _dispose(app, window)
     scratch.cleanup()
     if not ok:

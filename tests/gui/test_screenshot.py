@@ -58,3 +58,38 @@ def test_empty_view_and_failed_run_exit_non_zero(tmp_path):
         "result",
     )
     assert out.returncode == 1
+
+
+def test_a_session_reopens_with_its_view_and_saves_back(tmp_path, qapp):
+    from explorer.session import Session, load_session, save_session
+
+    saved = save_session(
+        Session(
+            family="matmul",
+            variant="tiled",
+            sizes={"M": 64, "N": 64, "K": 64},
+            view={"tab": "grid", "phase": 1, "group": [1, 2]},
+        ),
+        tmp_path / "in.kexp.json",
+    )
+    again = tmp_path / "out.kexp.json"
+    out = shot(
+        "--session",
+        str(saved),
+        "--screenshot",
+        str(tmp_path / "s.png"),
+        "--save-session",
+        str(again),
+    )
+    assert out.returncode == 0, out.stderr
+    session = load_session(again)
+    assert session.variant == "tiled" and session.sizes == {"M": 64, "N": 64, "K": 64}
+    assert session.view == {"tab": "grid", "group": [1, 2, 0], "phase": 1}
+    assert session.device  # the device it ran on
+
+
+def test_a_bad_session_exits_2(tmp_path):
+    bad = tmp_path / "bad.kexp.json"
+    bad.write_text("not json")
+    out = shot("--session", str(bad), "--screenshot", str(tmp_path / "s.png"))
+    assert out.returncode == 2 and "invalid JSON" in out.stderr
