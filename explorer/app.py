@@ -75,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _screenshot(app, args, session)
     from PySide6.QtWidgets import QMessageBox
 
+    from explorer.gui import session_io
     from explorer.gui.main_window import MainWindow
 
     window = MainWindow()
@@ -82,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if error:
         QMessageBox.warning(window, "Cannot open the session", error)
     elif session is not None:
-        _open_session(window, session)
+        session_io.open_session(window, session)
     code = int(app.exec())
-    if args.save_session and not _save_session(window, args.save_session):
+    if args.save_session and not session_io.save_session_file(window, args.save_session):
         code = code or 2
     _dispose(app, window)
     return code
@@ -104,92 +105,6 @@ def _load_session(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         return load_session(args.session), None
     except SessionError as exc:
         return None, str(exc)
-
-
-# Session view names: the --view names, "grid" for the Execution tab.
-_TABS = {
-    "result": "result_view",
-    "timing": "timing_view",
-    "source": "source_view",
-    "findings": "findings_view",
-    "grid": "execution_view",
-}
-
-
-def _apply_session(window, session) -> None:  # type: ignore[no-untyped-def]
-    """Set the window's configuration from a session (its device comes with the devices)."""
-    from explorer.session import resolve_variant
-
-    model = window.model
-    variant = resolve_variant(session)
-    if session.kernel_path:
-        model.add_user_variant(variant)
-    else:
-        model.set_family(variant.family)
-        model.set_variant(variant)
-    for name, value in session.sizes.items():
-        model.set_size(name, value)
-    model.set_local(session.local)
-    for name, value in session.defines.items():
-        model.set_define(name, value)
-    if session.input:
-        model.set_input(session.input, session.text, session.image_path)
-
-
-def _session_device(window, session) -> str | None:  # type: ignore[no-untyped-def]
-    """Select the session's device among the window's; the notice when it is missing."""
-    from explorer.session import session_to_request
-
-    request, notice = session_to_request(session, window.model.devices)
-    window.model.set_device(request.device_key)
-    return notice
-
-
-def _open_session(window, session) -> None:  # type: ignore[no-untyped-def]
-    """Show a session in the interactive window: configuration, device, tab."""
-    _apply_session(window, session)
-    tab = getattr(window, _TABS.get(session.view.get("tab", ""), ""), None)
-    if tab is not None:
-        window.tabs.setCurrentWidget(tab)
-
-    def choose_device() -> None:
-        notice = _session_device(window, session)
-        if notice:  # kept in the status bar beside the device the window announces
-            window.notice = f"{window.notice}  ·  {notice}" if window.notice else notice
-            window.statusBar().showMessage(window.notice)
-
-    if window.model.devices:
-        choose_device()
-    else:
-        window.model.devices_changed.connect(choose_device)
-
-
-def _session_view(window) -> dict:  # type: ignore[no-untyped-def]
-    """The tab shown and, after a trace, the work-group and phase shown."""
-    view: dict = {}
-    for name, attr in _TABS.items():
-        if window.tabs.currentWidget() is getattr(window, attr):
-            view["tab"] = name
-    playback = window.playback
-    if playback is not None and playback.group is not None and playback.steps:
-        view["group"] = list(playback.group)
-        step = max(0, min(window.execution_view.current, len(playback.steps) - 1))
-        view["phase"] = playback.steps[step].phase
-    return view
-
-
-def _save_session(window, path: str) -> bool:  # type: ignore[no-untyped-def]
-    from explorer.session import SessionError, save_session, session_from_request
-
-    request = window.model.request()
-    try:
-        save_session(
-            session_from_request(request, window.model.device, _session_view(window)), path
-        )
-    except SessionError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return False
-    return True
 
 
 def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
@@ -224,6 +139,7 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
     from explorer.cli import UsageError
     from explorer.engine.catalog import CatalogError
     from explorer.engine.devices import NoDeviceError, pick_device
+    from explorer.gui import session_io
     from explorer.gui.main_window import MainWindow
 
     scratch = tempfile.TemporaryDirectory()
@@ -232,7 +148,7 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
     window.requested_device = None
     try:
         if session is not None:
-            _apply_session(window, session)
+            session_io.apply_session(window, session)
             window.requested_device = args.device  # --device overrides the session's
             view = session.view  # the session's view, unless the command line names one
             if args.view == "all" and view.get("tab") in VIEWS:
@@ -268,7 +184,7 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
         120,
     )
     if session is not None and not args.device and window.model.devices:
-        notice = _session_device(window, session)
+        notice = session_io.session_device(window, session)
         if notice:
             print(f"note: {notice}", file=sys.stderr)
     if window.requested_device and window.model.devices:
@@ -336,7 +252,7 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
     }[args.view]
     app.processEvents()
     ok = window.grab().save(args.screenshot, "PNG")
-    if args.save_session and not _save_session(window, args.save_session):
+    if args.save_session and not session_io.save_session_file(window, args.save_session):
         code = 2
     _dispose(app, window)
     scratch.cleanup()

@@ -246,3 +246,40 @@ def test_no_platform_is_explained_with_exit_2(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "pip install pocl-binary-distribution" in err
+
+
+def test_run_session_runs_the_saved_configuration(tmp_path):
+    from explorer.session import Session, save_session
+
+    path = save_session(
+        Session(
+            family="matmul",
+            variant="tiled",
+            sizes={"M": 64, "N": 48, "K": 40},
+            device="GeForce 9000",
+        ),
+        tmp_path / "s.kexp.json",
+    )
+    out = cli("run", "--session", str(path), "--repeat", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert (record["variant"], record["size"]) == ("tiled", {"M": 64, "N": 48, "K": 40})
+    assert "GeForce 9000" in out.stderr  # the missing device is named, the default used
+
+
+def test_run_session_refuses_bad_files_and_mixed_options(tmp_path):
+    bad = tmp_path / "bad.kexp.json"
+    bad.write_text('{"format": "kernel-explorer-session", "version": 1, "family": "fft"}')
+    out = cli("run", "--session", str(bad))
+    assert out.returncode == 2 and "field 'family'" in out.stderr and "Traceback" not in out.stderr
+    out = cli("run", "--session", str(bad), "--size", "64")
+    assert out.returncode == 2 and "drop --size" in out.stderr
+
+
+def test_install_desktop_writes_and_removes_the_entry(tmp_path):
+    out = cli("install-desktop", "--prefix", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "share" / "applications" / "kernel-explorer.desktop").is_file()
+    out = cli("install-desktop", "--prefix", str(tmp_path), "--uninstall")
+    assert out.returncode == 0
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))

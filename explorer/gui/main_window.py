@@ -215,6 +215,18 @@ class MainWindow(QMainWindow):
             self.open_kernel_dialog,
             "Open your own .cl file with a catalog header",
         )
+        self.save_session_action = self._action(
+            "&Save session…",
+            "Ctrl+S",
+            lambda: self.save_session(None),
+            "Save the configuration and the view as a .kexp.json session",
+        )
+        self.open_session_action = self._action(
+            "Open session…",
+            "Ctrl+Alt+O",
+            lambda: self.open_session(None),
+            "Open a .kexp.json session",
+        )
         open_image = self._action(
             "Open &image as input…",
             "Ctrl+I",
@@ -838,6 +850,37 @@ class MainWindow(QMainWindow):
         if not path.lower().endswith(".png"):
             save_gif(frames, path, delay_ms=400)
         self.statusBar().showMessage(f"Wrote {len(frames)} frames to {path}")
+        return True
+
+    def save_session(self, path: str | None) -> bool:
+        from explorer.gui.session_io import save_session_file
+
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(
+                self, "Save session", "session.kexp.json", "Sessions (*.kexp.json *.json)"
+            )
+            if not path:
+                return False
+        ok = save_session_file(self, path)
+        self.statusBar().showMessage(f"Saved {path}" if ok else f"Could not save {path}")
+        return ok
+
+    def open_session(self, path: str | None) -> bool:
+        from explorer.gui.session_io import open_session
+        from explorer.session import SessionError, load_session
+
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Open session", "", "Sessions (*.kexp.json *.json)"
+            )
+            if not path:
+                return False
+        try:
+            open_session(self, load_session(path))
+        except (SessionError, CatalogError) as exc:
+            QMessageBox.warning(self, "Cannot open the session", str(exc))
+            return False
+        self.statusBar().showMessage(f"Opened {path}")
         return True
 
     def export_history_json(self, path: str | None) -> bool:

@@ -99,3 +99,29 @@ def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path)
     qtbot.waitUntil(lambda: window.playback is not first, timeout=120000)
     assert window.playback.group == (1, 2, 0)
     assert window.playback.steps[view.current].phase == 3
+
+
+def test_session_saved_from_the_window_reopens_the_same_configuration(
+    window, tmp_path, monkeypatch
+):
+    from explorer.engine.catalog import find_variant
+
+    window.model.set_family("transpose")
+    window.model.set_variant(find_variant("transpose", "fast"))
+    window.model.set_size("WIDTH", 300)
+    window.model.set_local((32, 8))
+    window.tabs.setCurrentWidget(window.timing_view)
+    path = tmp_path / "s.kexp.json"
+    assert window.save_session(str(path))
+    window.model.set_family("matmul")
+    assert window.open_session(str(path))
+    assert (window.model.family, window.model.variant.id) == ("transpose", "fast")
+    assert window.model.sizes["WIDTH"] == 300 and window.model.local == (32, 8)
+    assert window.tabs.currentWidget() is window.timing_view
+    path.write_text("{not json")
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a, **k: shown.append(a[2])))
+    assert not window.open_session(str(path))
+    assert shown and "s.kexp.json" in shown[0]
