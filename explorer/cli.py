@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 
-from explorer.engine.bench import bench, parse_size
+from explorer import desktop
+from explorer.engine.bench import BASELINES, bench, parse_size, parse_sweep
 from explorer.engine.catalog import CatalogError, catalog, find_variant, load_variant_file
 from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError, pick_device
 from explorer.engine.executor import Executor, ExecutorError
@@ -64,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one configuration")
     _add_selection(run)
+    run.add_argument(
+        "--session",
+        metavar="PATH",
+        help="run the configuration saved in a .kexp.json session (--device overrides its device)",
+    )
     run.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
     run.add_argument("--json", action="store_true", help="print one JSON line")
 
@@ -103,15 +110,34 @@ def build_parser() -> argparse.ArgumentParser:
     bench_p.add_argument("--device")
     bench_p.add_argument("--repeat", type=int, default=10)
     bench_p.add_argument("--timeout", type=float, default=120.0)
+    bench_p.add_argument(
+        "--baseline",
+        choices=list(BASELINES),
+        help="add ratio_to_baseline to every row: copy (float4 copy kernel, GB/s ratio), "
+        "fma (multiply-add kernel, GFLOP/s ratio), numpy or torch (time ratio); higher is better",
+    )
+    bench_p.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="run every combination: local=8x8,16x16 or a define, e.g. TS=8,16,32 (repeatable)",
+    )
     fmt = bench_p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON line per record")
     fmt.add_argument("--csv", action="store_true")
+
+    desktop.add_arguments(
+        sub.add_parser("install-desktop", help="add the app to a Linux desktop's applications menu")
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "install-desktop":  # no OpenCL, so no executor
+        return desktop.run(args)
     try:
         with Executor() as executor:
             if args.command == "devices":
@@ -389,12 +415,65 @@ def _bench_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(executor: Executor, args: argparse.Namespace) -> int:
-    variant_probe = _selected_variant(args)  # usage errors before any OpenCL work
-    del variant_probe
+# The selection a session holds: given beside --session, these options are refused.
+_SESSION_HOLDS = (
+    "family",
+    "variant",
+    "kernel_file",
+    "size",
+    "m",
+    "n",
+    "k",
+    "width",
+    "height",
+    "d",
+    "local",
+    "input",
+    "image",
+)
+
+
+def session_conflicts(args: argparse.Namespace) -> list[str]:
+    """The selection options given beside ``--session``, which holds the whole selection."""
+    given = [f"--{n.replace('_', '-')}" for n in _SESSION_HOLDS if getattr(args, n) is not None]
+    if args.define:
+        given.append("--define")
+    if args.text != "IOU":
+        given.append("--text")
+    return given
+
+
+def _session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
+    from explorer.session import load_session, session_to_request
+
+    conflicts = session_conflicts(args)
+    if conflicts:
+        raise UsageError(f"--session holds the configuration; drop {', '.join(conflicts)}")
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    session = load_session(args.session)  # SessionError is a ValueError: exit 2
     devices = _list_devices(executor)
-    device = pick_device(devices, args.device)
-    request = request_from_args(args, device.key)
+    request, notice = session_to_request(
+        session,
+        devices,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        keep_output=bool(args.save_image),
+    )
+    if args.device:
+        return dataclasses.replace(request, device_key=pick_device(devices, args.device).key)
+    if notice:
+        print(f"note: {notice}", file=sys.stderr)
+    return request
+
+
+def _run(executor: Executor, args: argparse.Namespace) -> int:
+    if args.session:
+        request = _session_request(executor, args)
+    else:
+        _selected_variant(args)  # usage errors before any OpenCL work
+        device = pick_device(_list_devices(executor), args.device)
+        request = request_from_args(args, device.key)
     result = executor.run(request)
     if args.json:
         print(json.dumps(result_record(result)))
@@ -439,39 +518,74 @@ def _bench(executor: Executor, args: argparse.Namespace) -> int:
     else:
         chosen = [find_variant(args.family, vid.strip()) for vid in args.variants.split(",")]
     sizes = [parse_size(args.family, s.strip()) for s in args.sizes.split(",") if s.strip()]
+    sweep = parse_sweep(args.sweep)
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
     device = pick_device(_list_devices(executor), args.device)
 
     def progress(result) -> None:  # type: ignore[no-untyped-def]
         print(f"  {result.summary()}", file=sys.stderr)
 
-    records = bench(executor, chosen, sizes, device.key, args.repeat, args.timeout, progress)
+    records = bench(
+        executor,
+        chosen,
+        sizes,
+        device.key,
+        args.repeat,
+        args.timeout,
+        progress,
+        sweep=sweep,
+        baseline=args.baseline,
+        device_name=device.name,
+    )
+    fields = _CSV_FIELDS
+    if sweep:
+        fields += ("sweep", "defines")
+    if args.baseline:
+        fields += ("baseline", "ratio_to_baseline")
     if args.json:
         for record in records:
             print(json.dumps(record))
     elif args.csv:
         writer = csv.writer(sys.stdout)
-        writer.writerow(_CSV_FIELDS)
+        writer.writerow(fields)
         for record in records:
             row = []
-            for field in _CSV_FIELDS:
-                value = record[field]
+            for field in fields:
+                value = record.get(field)
                 if isinstance(value, dict):
-                    value = "x".join(str(v) for v in value.values())
+                    if field in ("sweep", "defines"):
+                        value = " ".join(f"{k}={v}" for k, v in value.items())
+                    else:
+                        value = "x".join(str(v) for v in value.values())
                 elif isinstance(value, list):
                     value = "x".join(str(v) for v in value)
                 row.append("" if value is None else value)
             writer.writerow(row)
     else:
-        print(
-            f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}{'GB/s':>9}"
-        )
+        head = f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}"
+        head += f"{'GB/s':>9}"
+        if args.baseline:
+            head += f"{'vs ' + args.baseline:>10}"
+        if sweep:
+            head += "  sweep"
+        print(head)
         for r in records:
             size = "x".join(str(v) for v in r["size"].values())
-            print(
+            line = (
                 f"{r['variant']:<24}{size:<16}{r['status']:<10}"
                 f"{_fmt(r['kernel_ms_median'], 3):>12}{_fmt(r['gflops'], 1):>10}"
                 f"{_fmt(r['gbps'], 1):>9}"
             )
+            if args.baseline:
+                line += f"{_fmt(r.get('ratio_to_baseline'), 3):>10}"
+            if sweep and r.get("sweep"):
+                line += "  " + " ".join(f"{k}={v}" for k, v in r["sweep"].items())
+                if r["status"] == "refused":
+                    line += f"  ({r['refused']})"
+            if r["status"] == "skipped":
+                line += f"  ({r['error']})"
+            print(line)
     return 0
 
 

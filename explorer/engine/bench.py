@@ -1,15 +1,41 @@
-"""Benchmarks: every chosen variant at every chosen size, side by side with numpy, in one run."""
+"""Benchmarks: every chosen variant at every chosen size, side by side with numpy and a
+baseline, in one run; optionally over a sweep of local sizes and defines.
+
+``ratio_to_baseline`` (higher is better) compares each row with the baseline measured in
+the same run, at the same size:
+
+- ``numpy``, ``torch``: baseline time / row time.
+- ``copy``: row GB/s / copy GB/s, where both count the problem's minimum bytes and the
+  float4 copy kernel moves exactly that many (half read, half written); this equals
+  copy time / row time.
+- ``fma``: row GFLOP/s / the multiply-add kernel's GFLOP/s (none for a family without
+  arithmetic, e.g. transpose).
+
+Only verified rows get a ratio.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
-from explorer.engine.executor import Executor
+from explorer.engine.baselines import (
+    TORCH_WHAT,
+    measure_copy,
+    measure_fma,
+    torch_device,
+    torch_time,
+)
+from explorer.engine.executor import Executor, ExecutorError, _error_result
 from explorer.engine.records import RunRequest, RunResult, Variant, result_record
 from explorer.problems import FAMILIES
+
+BASELINES = ("copy", "fma", "numpy", "torch")
 
 
 def parse_size(family: str, text: str) -> dict[str, int]:
@@ -68,6 +94,209 @@ def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "
     }
 
 
+def parse_sweep(items: Iterable[str]) -> dict[str, list[Any]]:
+    """``["local=8x8,16x16", "TS=8,16"]`` to ``{"local": [(8, 8), (16, 16)], "TS": [8, 16]}``."""
+    sweep: dict[str, list[Any]] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        name = name.strip()
+        parts = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not name or not parts:
+            raise ValueError(f"--sweep {item!r} is not NAME=V1,V2,... (or local=8x8,16x16)")
+        if name in sweep:
+            raise ValueError(f"--sweep {name} is given twice")
+        if name.lower() == "local":
+            local = []
+            for part in parts:
+                dims = part.lower().replace("×", "x").split("x")
+                if not all(d.isdigit() and int(d) > 0 for d in dims):
+                    raise ValueError(f"--sweep local: {part!r} is not like 16x16")
+                local.append(tuple(int(d) for d in dims))
+            sweep["local"] = local
+        else:
+            if not all(p.lstrip("-").isdigit() for p in parts):
+                raise ValueError(f"--sweep {name}: values must be integers, got {values!r}")
+            sweep[name] = [int(p) for p in parts]
+    return sweep
+
+
+def sweep_points(sweep: dict[str, list[Any]] | None) -> list[dict[str, Any]]:
+    """The cartesian product of the sweep's values, in the order given; one empty point
+    when there is no sweep."""
+    if not sweep:
+        return [{}]
+    names = list(sweep)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*sweep.values())]
+
+
+def _point_json(point: dict[str, Any]) -> dict[str, Any]:
+    return {k: ("x".join(map(str, v)) if k == "local" else v) for k, v in point.items()}
+
+
+# -- runs in the executor process ---------------------------------------------------------------
+
+_memo: dict[str, Any] = {}
+
+
+def run_memoised(request: RunRequest) -> RunResult:
+    """:func:`runner.run_request`, with the inputs and the float64 reference of the last
+    size kept between calls: a sweep of 40 configurations at 4096³ computes the reference
+    once, not 40 times. Runs in the executor process."""
+    from explorer.engine import runner
+
+    problem = FAMILIES[request.variant.family]
+    make, reference = problem.make_inputs, problem.reference
+
+    def make_inputs(sizes, dtype, preset, text="IOU", image_path=None, seed=1234):  # type: ignore[no-untyped-def]
+        key = (
+            problem.family,
+            tuple(sorted(sizes.items())),
+            np.dtype(dtype).str,
+            preset,
+            text,
+            image_path,
+            seed,
+        )
+        if _memo.get("key") != key or preset == "image":
+            _memo.clear()
+            _memo["key"] = key
+            _memo["inputs"] = make(sizes, dtype, preset, text, image_path, seed)
+        return _memo["inputs"]
+
+    def cached_reference(inputs, sizes):  # type: ignore[no-untyped-def]
+        if inputs is not _memo.get("inputs"):
+            return reference(inputs, sizes)
+        if "reference" not in _memo:
+            started = time.perf_counter()
+            _memo["reference"] = reference(inputs, sizes)
+            _memo["reference_ms"] = (time.perf_counter() - started) * 1e3
+        return _memo["reference"]
+
+    problem.make_inputs = make_inputs  # type: ignore[method-assign]
+    problem.reference = cached_reference  # type: ignore[method-assign]
+    try:
+        result = runner.run_request(request)
+    finally:
+        del problem.make_inputs
+        del problem.reference
+    if result.timing is not None and "reference_ms" in _memo:
+        timing = dataclasses.replace(result.timing, reference_ms=_memo["reference_ms"])
+        result = dataclasses.replace(result, timing=timing)
+    return result
+
+
+def forget_memo() -> None:
+    _memo.clear()
+
+
+# -- baseline rows --------------------------------------------------------------------------------
+
+
+def _row(family: str, variant: str, device: str, platform: str, sizes: dict[str, int]) -> dict:
+    return {
+        "family": family,
+        "variant": variant,
+        "device": device,
+        "platform": platform,
+        "size": dict(sizes),
+        "local_size": None,
+        "global_size": None,
+        "defines": {},
+        "status": "verified",
+        "verified": True,
+        "max_abs_error": None,
+        "max_rel_error": None,
+        "kernel_ms_median": None,
+        "kernel_ms_min": None,
+        "kernel_ms_max": None,
+        "samples_ms": [],
+        "upload_ms": None,
+        "download_ms": None,
+        "reference_ms": None,
+        "gflops": None,
+        "gbps": None,
+        "refused": None,
+        "error": None,
+        "output": None,
+    }
+
+
+def _timed(row: dict, samples: list[float], flops: float, moved: float) -> dict:
+    median = float(np.median(samples))
+    row.update(
+        kernel_ms_median=median,
+        kernel_ms_min=min(samples),
+        kernel_ms_max=max(samples),
+        samples_ms=list(samples),
+        gflops=flops / (median * 1e-3) / 1e9 if flops else None,
+        gbps=moved / (median * 1e-3) / 1e9 if moved else None,
+    )
+    return row
+
+
+def baseline_record(
+    executor: Executor,
+    baseline: str,
+    family: str,
+    sizes: dict[str, int],
+    device_key: str | None,
+    device_name: str,
+    repeat: int,
+    timeout_s: float,
+) -> dict | None:
+    """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
+    numpy row itself). A baseline that cannot run gives a row with status ``skipped``."""
+    problem = FAMILIES[family]
+    full = problem.check_sizes(sizes)
+    flops = problem.flops(full)
+    moved = problem.min_bytes(full, 4)
+    if baseline == "copy":
+        copy = executor.call(
+            measure_copy, device_key, moved, repeat, timeout_s=timeout_s, what="the copy baseline"
+        )
+        row = _row(family, "copy", copy["device"], "float4 copy kernel", full)
+        # The copy moved the problem's bytes (to within 16): its GB/s counts those bytes.
+        return _timed(row, copy["samples_ms"], 0.0, moved)
+    if baseline == "fma":
+        fma = executor.call(measure_fma, device_key, repeat, timeout_s=timeout_s, what="fma")
+        row = _row(family, "fma", fma["device"], "multiply-add kernel", full)
+        return _timed(row, fma["samples_ms"], fma["flops"], 0.0)
+    if baseline == "torch":
+        index, note = torch_device(device_name)
+        if index is None:
+            row = _row(family, "torch", device_name, "torch", full)
+            row.update(status="skipped", verified=False, error=note)
+            return row
+        import torch
+
+        row = _row(family, "torch", note, f"{TORCH_WHAT[family]}; torch {torch.__version__}", full)
+        return _timed(row, torch_time(family, full, index, repeat), flops, moved)
+    return None
+
+
+def add_ratios(records: list[dict], base: dict | None, baseline: str) -> None:
+    """Set ``baseline`` and ``ratio_to_baseline`` on every record (in place)."""
+    for record in records:
+        record["baseline"] = baseline
+        record["ratio_to_baseline"] = _ratio(record, base, baseline)
+
+
+def _ratio(record: dict, base: dict | None, baseline: str) -> float | None:
+    if base is None or record.get("status") != "verified" or base.get("status") != "verified":
+        return None
+    if baseline == "fma":
+        if not record.get("gflops") or not base.get("gflops"):
+            return None
+        return record["gflops"] / base["gflops"]
+    if baseline == "copy":
+        if not record.get("gbps") or not base.get("gbps"):
+            return None
+        return record["gbps"] / base["gbps"]
+    if not record.get("kernel_ms_median") or not base.get("kernel_ms_median"):
+        return None
+    return base["kernel_ms_median"] / record["kernel_ms_median"]
+
+
 def bench(
     executor: Executor,
     variants: Iterable[Variant],
@@ -76,24 +305,66 @@ def bench(
     repeat: int = 10,
     timeout_s: float = 60.0,
     progress: Callable[[RunResult], None] | None = None,
+    sweep: dict[str, list[Any]] | None = None,
+    baseline: str | None = None,
+    device_name: str = "",
 ) -> list[dict]:
-    """Records for each size: every variant, then the numpy row."""
+    """Records for each size: every variant (at every point of the sweep), the numpy row,
+    then the baseline row when ``baseline`` is copy, fma or torch. With a baseline, every
+    record carries ``baseline`` and ``ratio_to_baseline``; with a sweep, each variant's
+    record carries ``sweep``, the point's values (a refused point has status refused and
+    the reason)."""
+    if baseline is not None and baseline not in BASELINES:
+        raise ValueError(f"baseline must be one of {', '.join(BASELINES)}; not {baseline!r}")
     variants = list(variants)
+    points = sweep_points(sweep)
     records = []
     for size in sizes:
+        rows = []
         for variant in variants:
-            request = RunRequest(
-                variant,
-                size,
-                device_key=device_key,
-                repeat=repeat,
-                timeout_s=timeout_s,
-                keep_output=False,
+            for point in points:
+                defines = {k: v for k, v in point.items() if k != "local"}
+                request = RunRequest(
+                    variant,
+                    size,
+                    local=point.get("local"),
+                    defines=defines,
+                    device_key=device_key,
+                    repeat=repeat,
+                    timeout_s=timeout_s,
+                    keep_output=False,
+                )
+                try:
+                    result = executor.call(
+                        run_memoised, request, timeout_s=timeout_s, what=_describe(request)
+                    )
+                except ExecutorError as exc:
+                    result = _error_result(request, str(exc), exc.kind)
+                if progress is not None:
+                    progress(result)
+                record = result_record(result)
+                if sweep:
+                    record["sweep"] = _point_json(point)
+                rows.append(record)
+        if not variants:
+            continue
+        family = variants[0].family
+        numpy_row = numpy_record(family, size, repeat)
+        rows.append(numpy_row)
+        base = numpy_row if baseline == "numpy" else None
+        if baseline in ("copy", "fma", "torch"):
+            base = baseline_record(
+                executor, baseline, family, size, device_key, device_name, repeat, timeout_s
             )
-            result = executor.run(request)
-            if progress is not None:
-                progress(result)
-            records.append(result_record(result))
-        if variants:
-            records.append(numpy_record(variants[0].family, size, repeat))
+            rows.append(base)
+        if baseline is not None:
+            add_ratios(rows, base, baseline)
+        if executor.alive:
+            executor.call(forget_memo, timeout_s=30)
+        records.extend(rows)
     return records
+
+
+def _describe(request: RunRequest) -> str:
+    sizes = ", ".join(f"{k}={v}" for k, v in request.sizes.items())
+    return f"{request.variant.qualified_id} ({sizes})"

@@ -1,0 +1,333 @@
+"""Baselines and limits that the benchmarks compare every variant with, measured by the project.
+
+- ``copy``: a float4 device-to-device copy kernel. Transpose, mat-vec and the row reduction
+  must read and write every byte at least once, so a plain copy of the same number of bytes
+  is the speed they can at best reach.
+- ``fma``: a kernel that does nothing but independent multiply-adds in registers: the
+  device's arithmetic limit, the ceiling for matmul.
+- ``torch``: what a CUDA user would call instead (cuBLAS SGEMM with TF32 off, a transpose
+  copy, cuBLAS SGEMV, an element-wise product and a mat-vec), when torch with CUDA is
+  importable and one of its devices is the OpenCL device; otherwise skipped with a note.
+  Never a required dependency.
+
+:func:`device_limits` measures the copy and fma limits once per device and keeps them in a
+JSON file in the user's cache folder, keyed by device name, platform and driver version.
+It runs in the executor process (``Executor().call(device_limits, key)``), where PyOpenCL
+may be used; nothing in this module imports PyOpenCL at import time.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+CACHE_ENV = "EXPLORER_CACHE_DIR"
+CACHE_FILE = "device-limits.json"
+
+# One work-item copies one float4; the tail (bytes not a multiple of 16) is not copied.
+COPY_SOURCE = """
+__kernel void copy_float4(const __global float4* restrict src,
+                          __global float4* restrict dst, const int n4)
+{
+    const int i = get_global_id(0);
+    if (i < n4)
+        dst[i] = src[i];
+}
+"""
+
+# CHAINS independent chains of float8 multiply-adds per work-item, ITER steps each, all in
+# registers; the sum is stored so that nothing is optimised away. FLOPs = 2 * 8 * CHAINS * ITER
+# per work-item. float8 lets a CPU device use its widest vector units; a GPU runs the eight
+# lanes as eight scalar chains. `x * a + b` is contracted to one fused multiply-add where the
+# device has one (PoCL runs mad() and fma() as slow calls).
+FMA_CHAINS = 8
+FMA_ITER = 4096
+FMA_SOURCE = (
+    f"#define CHAINS {FMA_CHAINS}\n#define ITER {FMA_ITER}\n"
+    """
+__kernel void fma_peak(__global float* out, const float a, const float b)
+{
+    float8 x[CHAINS];
+    #pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        x[c] = (float8)((float)get_global_id(0) * 1e-9f + (float)c)
+               + (float8)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    for (int i = 0; i < ITER; i++) {
+        #pragma unroll
+        for (int c = 0; c < CHAINS; c++)
+            x[c] = x[c] * a + b;
+    }
+    float8 s = (float8)(0.0f);
+    #pragma unroll
+    for (int c = 0; c < CHAINS; c++)
+        s += x[c];
+    out[get_global_id(0)] = (s.s0 + s.s1 + s.s2 + s.s3) + (s.s4 + s.s5 + s.s6 + s.s7);
+}
+"""
+)
+
+LIMIT_COPY_BYTES = 512 << 20  # bytes moved (read + write) by the cached copy limit
+
+
+# -- running kernels in this (the executor's) process ---------------------------------------
+
+
+def _device_and_queue(device_key: str | None) -> tuple[Any, Any, Any, Any]:
+    from explorer.engine.devices import pick_device
+    from explorer.engine.runner import session
+
+    s = session()
+    device = pick_device(s.devices, device_key)
+    context, queue = s.queue(device)
+    return s, device, context, queue
+
+
+def _kernel(s: Any, context: Any, device: Any, source: str, name: str) -> Any:
+    return s.cache.kernel(s.cl, context, device.key, source, (), name, name + ".cl")
+
+
+def _time_launches(cl: Any, queue: Any, kernel: Any, gsize: int, lsize: int, repeat: int):
+    """One warm-up launch, then ``repeat`` timed ones; the samples in ms."""
+    cl.enqueue_nd_range_kernel(queue, kernel, (gsize,), (lsize,)).wait()
+    samples = []
+    for _ in range(max(1, repeat)):
+        event = cl.enqueue_nd_range_kernel(queue, kernel, (gsize,), (lsize,))
+        event.wait()
+        samples.append((event.profile.end - event.profile.start) * 1e-6)
+    return samples
+
+
+def _group(device: Any, want: int = 256) -> int:
+    return max(1, min(want, device.max_work_group_size))
+
+
+def measure_copy(device_key: str | None, bytes_moved: float, repeat: int = 10) -> dict:
+    """Copy ``bytes_moved / 2`` bytes (rounded down to float4s, at least one) with the float4
+    kernel; the time and the rate, counting bytes read plus bytes written."""
+    s, device, context, queue = _device_and_queue(device_key)
+    cl = s.cl
+    n4 = max(1, int(bytes_moved // 2) // 16)
+    kernel = _kernel(s, context, device, COPY_SOURCE, "copy_float4")
+    mf = cl.mem_flags
+    src = cl.Buffer(context, mf.READ_ONLY, n4 * 16)
+    dst = cl.Buffer(context, mf.WRITE_ONLY, n4 * 16)
+    host = np.arange(n4 * 4, dtype=np.float32)
+    cl.enqueue_copy(queue, src, host).wait()
+    kernel.set_args(src, dst, np.int32(n4))
+    lsize = _group(device)
+    gsize = -(-n4 // lsize) * lsize
+    samples = _time_launches(cl, queue, kernel, gsize, lsize, repeat)
+    check = np.empty_like(host)
+    cl.enqueue_copy(queue, check, dst).wait()
+    if not np.array_equal(check, host):
+        raise RuntimeError(f"the copy kernel gave a wrong copy on {device.name}")
+    src.release()
+    dst.release()
+    median = float(np.median(samples))
+    moved = 2.0 * n4 * 16
+    return {
+        "device": device.name,
+        "bytes_moved": moved,
+        "samples_ms": samples,
+        "ms": median,
+        "gbps": moved / (median * 1e-3) / 1e9,
+    }
+
+
+def measure_fma(device_key: str | None, repeat: int = 10) -> dict:
+    """The multiply-add limit: GFLOP/s of :data:`FMA_SOURCE` over enough work-items to fill
+    every compute unit several times."""
+    s, device, context, queue = _device_and_queue(device_key)
+    cl = s.cl
+    kernel = _kernel(s, context, device, FMA_SOURCE, "fma_peak")
+    lsize = _group(device)
+    gsize = max(1, device.compute_units) * 2048
+    gsize = -(-gsize // lsize) * lsize
+    out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, gsize * 4)
+    kernel.set_args(out, np.float32(0.9999999), np.float32(1e-7))
+    samples = _time_launches(cl, queue, kernel, gsize, lsize, repeat)
+    out.release()
+    median = float(np.median(samples))
+    flops = 2.0 * 8 * FMA_CHAINS * FMA_ITER * gsize
+    return {
+        "device": device.name,
+        "flops": flops,
+        "samples_ms": samples,
+        "ms": median,
+        "gflops": flops / (median * 1e-3) / 1e9,
+    }
+
+
+# -- the cached per-device limits --------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """``$EXPLORER_CACHE_DIR``, else the user cache folder (platformdirs), else ~/.cache/…"""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("opencl-kernel-explorer", appauthor=False))
+    except ImportError:
+        return Path.home() / ".cache" / "opencl-kernel-explorer"
+
+
+def device_cache_key(name: str, platform: str, driver_version: str) -> str:
+    return f"{name} | {platform} | driver {driver_version}"
+
+
+def _read_cache(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # A read-only home still gets its limits, measured each time.
+
+
+def device_limits(device_key: str | None, refresh: bool = False) -> dict:
+    """``{"device", "copy_gbps", "fma_gflops", "measured", ...}`` for the device.
+
+    Measured once per device (name, platform and driver version) and cached in
+    ``cache_dir()/device-limits.json``; ``refresh`` measures again. Runs in the executor
+    process: ``Executor().call(device_limits, key)``.
+    """
+    from explorer.engine.devices import pick_device
+    from explorer.engine.runner import session
+
+    device = pick_device(session().devices, device_key)
+    key = device_cache_key(device.name, device.platform, device.driver_version)
+    path = cache_dir() / CACHE_FILE
+    cached = _read_cache(path)
+    entry = cached.get(key)
+    if not refresh and isinstance(entry, dict) and {"copy_gbps", "fma_gflops"} <= set(entry):
+        return dict(entry, cached=True)
+    copy = measure_copy(device.key, LIMIT_COPY_BYTES)
+    fma = measure_fma(device.key)
+    entry = {
+        "device": device.name,
+        "platform": device.platform,
+        "driver": device.driver_version,
+        "copy_gbps": copy["gbps"],
+        "copy_bytes": copy["bytes_moved"],
+        "fma_gflops": fma["gflops"],
+        "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    cached = _read_cache(path)  # another process may have written meanwhile
+    cached[key] = entry
+    _write_cache(path, cached)
+    return dict(entry, cached=False)
+
+
+# -- torch (cuBLAS), in the calling process ------------------------------------------------------
+
+
+def torch_device(device_name: str) -> tuple[int | None, str]:
+    """The index of the CUDA device named like the OpenCL device, or None and why not."""
+    try:
+        import torch
+    except Exception as exc:  # ImportError, or a broken install
+        return None, f"torch is not importable ({type(exc).__name__})"
+    try:
+        if not torch.cuda.is_available():
+            return None, "torch has no CUDA device"
+        names = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    except Exception as exc:
+        return None, f"torch CUDA failed: {exc}"
+    for i, name in enumerate(names):
+        if name.strip() == device_name.strip():
+            return i, name
+    return None, f"no CUDA device is {device_name!r} (torch sees {', '.join(names) or 'none'})"
+
+
+TORCH_WHAT = {
+    "matmul": "torch.matmul, cuBLAS SGEMM, TF32 off",
+    "transpose": "torch x.t().contiguous()",
+    "matvec": "torch.mv, cuBLAS SGEMV",
+    "rowdot": "torch 0.5 * ((m1 * m2) @ v)",
+}
+
+
+def torch_time(family: str, sizes: dict[str, int], index: int, repeat: int = 10) -> list[float]:
+    """Kernel time samples (ms, CUDA events) of what a torch user would write instead."""
+    import torch
+
+    dev = torch.device("cuda", index)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    gen = torch.Generator(device=dev).manual_seed(1234)
+
+    def rand(*shape: int) -> Any:
+        return torch.rand(*shape, device=dev, generator=gen, dtype=torch.float32) * 2 - 1
+
+    if family == "matmul":
+        a, b = rand(sizes["M"], sizes["K"]), rand(sizes["K"], sizes["N"])
+
+        def op() -> Any:
+            return a @ b
+    elif family == "transpose":
+        x = rand(sizes["HEIGHT"], sizes["WIDTH"])
+
+        def op() -> Any:
+            return x.t().contiguous()
+    elif family == "matvec":
+        m, v = rand(sizes["HEIGHT"], sizes["WIDTH"]), rand(sizes["WIDTH"])
+
+        def op() -> Any:
+            return torch.mv(m, v)
+    elif family == "rowdot":
+        d = sizes["D"]
+        m1, m2, v = rand(d, d), rand(d, d), rand(d)
+
+        def op() -> Any:
+            return 0.5 * ((m1 * m2) @ v)
+    else:
+        raise ValueError(f"no torch baseline for {family}")
+    with torch.cuda.device(index):
+        op()
+        torch.cuda.synchronize()
+        samples = []
+        for _ in range(max(1, repeat)):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            op()
+            end.record()
+            end.synchronize()
+            samples.append(float(start.elapsed_time(end)))
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+    return samples
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+__all__ = [
+    "COPY_SOURCE",
+    "FMA_SOURCE",
+    "cache_dir",
+    "device_limits",
+    "measure_copy",
+    "measure_fma",
+    "torch_device",
+    "torch_time",
+]
