@@ -1,0 +1,213 @@
+"""Benchmarks: baselines and their ratios, sweeps, the cached device limits."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.engine.baselines import device_limits, torch_device
+from explorer.engine.bench import add_ratios, bench, parse_sweep, sweep_points
+from explorer.engine.catalog import find_variant
+from explorer.engine.executor import Executor
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_parse_sweep_reads_local_sizes_and_defines():
+    sweep = parse_sweep(["local=8x8,16x16,32x8", "TS=8,16,32"])
+    assert sweep == {"local": [(8, 8), (16, 16), (32, 8)], "TS": [8, 16, 32]}
+    points = sweep_points(sweep)
+    assert len(points) == 9
+    assert points[0] == {"local": (8, 8), "TS": 8}
+    assert points[-1] == {"local": (32, 8), "TS": 32}
+    assert sweep_points({}) == [{}]
+
+
+@pytest.mark.parametrize("bad", ["TS", "TS=", "TS=a,b", "local=8xq", "=4"])
+def test_parse_sweep_rejects_nonsense(bad):
+    with pytest.raises(ValueError):
+        parse_sweep([bad])
+
+
+def test_ratios_follow_their_definitions():
+    rows = [
+        {"status": "verified", "kernel_ms_median": 2.0, "gflops": 50.0, "gbps": 10.0},
+        {"status": "verified", "kernel_ms_median": 4.0, "gflops": 25.0, "gbps": 5.0},
+        {"status": "refused", "kernel_ms_median": None, "gflops": None, "gbps": None},
+    ]
+    base = {"status": "verified", "kernel_ms_median": 1.0, "gflops": 100.0, "gbps": 20.0}
+    add_ratios(rows, base, "numpy")  # time: baseline / row
+    assert [r["ratio_to_baseline"] for r in rows] == [0.5, 0.25, None]
+    add_ratios(rows, base, "copy")  # bandwidth: row / copy
+    assert [r["ratio_to_baseline"] for r in rows] == [0.5, 0.25, None]
+    add_ratios(rows, base, "fma")  # arithmetic: row / fma
+    assert [r["ratio_to_baseline"] for r in rows] == [0.5, 0.25, None]
+    assert all(r["baseline"] == "fma" for r in rows)
+    add_ratios(rows, None, "torch")  # a skipped baseline gives no ratios
+    assert [r["ratio_to_baseline"] for r in rows] == [None, None, None]
+
+
+def test_copy_baseline_row_and_ratio_on_the_device(executor, device):
+    variant = find_variant("transpose", "fast")
+    records = bench(
+        executor, [variant], [{"WIDTH": 256, "HEIGHT": 128}], device.key, 3, baseline="copy"
+    )
+    assert [r["variant"] for r in records] == ["fast", "numpy", "copy"]
+    fast, numpy_row, copy = records
+    assert copy["status"] == "verified" and copy["ratio_to_baseline"] == 1.0
+    assert fast["status"] == "verified"
+    assert fast["ratio_to_baseline"] == pytest.approx(fast["gbps"] / copy["gbps"])
+    # Both count the problem's bytes, so the GB/s ratio is the time ratio.
+    assert fast["ratio_to_baseline"] == pytest.approx(
+        copy["kernel_ms_median"] / fast["kernel_ms_median"]
+    )
+    assert numpy_row["ratio_to_baseline"] is not None
+
+
+def test_fma_baseline_counts_flops(executor, device):
+    records = bench(
+        executor,
+        [find_variant("matmul", "tiled")],
+        [{"M": 64, "N": 64, "K": 64}],
+        device.key,
+        2,
+        baseline="fma",
+    )
+    tiled, _, fma = records
+    assert fma["variant"] == "fma" and fma["gflops"] > 0
+    assert tiled["ratio_to_baseline"] == pytest.approx(tiled["gflops"] / fma["gflops"])
+
+
+def test_fma_ratio_is_none_for_a_family_without_arithmetic(executor, device):
+    records = bench(
+        executor,
+        [find_variant("transpose", "naive")],
+        [{"WIDTH": 64, "HEIGHT": 64}],
+        device.key,
+        2,
+        baseline="fma",
+    )
+    assert records[0]["status"] == "verified"
+    assert records[0]["ratio_to_baseline"] is None
+
+
+def test_torch_baseline_is_skipped_with_a_note_when_it_cannot_run(executor, device):
+    index, note = torch_device(device.name)
+    if index is not None:
+        pytest.skip("torch with CUDA drives this device")
+    records = bench(
+        executor,
+        [find_variant("matmul", "naive")],
+        [{"M": 32, "N": 32, "K": 32}],
+        device.key,
+        1,
+        baseline="torch",
+        device_name=device.name,
+    )
+    torch_row = records[-1]
+    assert torch_row["variant"] == "torch"
+    assert torch_row["status"] == "skipped" and torch_row["error"] == note
+    assert all(r["ratio_to_baseline"] is None for r in records)
+
+
+def test_sweep_runs_the_product_and_reports_refusals(executor, device):
+    records = bench(
+        executor,
+        [find_variant("transpose", "fast")],
+        [{"WIDTH": 100, "HEIGHT": 70}],
+        device.key,
+        2,
+        sweep=parse_sweep(["TILE=16,32", "ROWS=4,64"]),
+    )
+    swept = [r for r in records if r["variant"] == "fast"]
+    assert [r["sweep"] for r in swept] == [
+        {"TILE": 16, "ROWS": 4},
+        {"TILE": 16, "ROWS": 64},
+        {"TILE": 32, "ROWS": 4},
+        {"TILE": 32, "ROWS": 64},
+    ]
+    assert [r["status"] for r in swept] == ["verified", "refused", "verified", "refused"]
+    assert all("ROWS=64" in r["refused"] for r in swept if r["status"] == "refused")
+    assert swept[2]["defines"] == {"TILE": 32, "ROWS": 4}
+    assert swept[2]["local_size"] == [32, 4]
+    assert records[-1]["variant"] == "numpy"
+
+
+def test_sweep_of_local_sizes(executor, device):
+    records = bench(
+        executor,
+        [find_variant("matmul", "naive")],
+        [{"M": 40, "N": 24, "K": 8}],
+        device.key,
+        1,
+        sweep=parse_sweep(["local=8x8,4x2"]),
+    )
+    assert [r["local_size"] for r in records[:2]] == [[8, 8], [4, 2]]
+    assert [r["sweep"] for r in records[:2]] == [{"local": "8x8"}, {"local": "4x2"}]
+    assert all(r["status"] == "verified" for r in records)
+
+
+def test_device_limits_are_measured_once_and_cached(tmp_path, monkeypatch, device):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+    with Executor() as ex:  # a fresh process, so it sees the cache folder
+        first = ex.call(device_limits, device.key)
+        second = ex.call(device_limits, device.key)
+        again = ex.call(device_limits, device.key, True)
+    assert first["device"] == device.name
+    assert first["copy_gbps"] > 0 and first["fma_gflops"] > 0
+    assert first["cached"] is False and second["cached"] is True and again["cached"] is False
+    assert second["copy_gbps"] == first["copy_gbps"]
+    assert "T" in first["measured"]  # an ISO date and time
+    stored = json.loads((tmp_path / "device-limits.json").read_text())
+    (key,) = stored
+    assert device.name in key and device.driver_version in key
+
+
+def test_cli_bench_with_baseline_and_sweep(tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "bench",
+            "--family",
+            "rowdot",
+            "--variants",
+            "fast",
+            "--sizes",
+            "64",
+            "--sweep",
+            "TEAM=16,32",
+            "--baseline",
+            "copy",
+            "--repeat",
+            "2",
+            "--csv",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**__import__("os").environ, "EXPLORER_CACHE_DIR": str(tmp_path)},
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = out.stdout.strip().splitlines()
+    header = rows[0].split(",")
+    assert header[-4:] == ["sweep", "defines", "baseline", "ratio_to_baseline"]
+    assert len(rows) == 1 + 2 + 2  # two sweep points, numpy, copy
+    assert rows[1].split(",")[-4] == "TEAM=16"
+    assert rows[-1].startswith("rowdot,copy,")
+    assert float(rows[-1].split(",")[-1]) == 1.0
+
+
+def test_cli_rejects_an_unknown_baseline():
+    out = subprocess.run(
+        [sys.executable, "-m", "explorer", "bench", "--family", "matmul", "--baseline", "gpu"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2
+    assert "copy" in out.stderr
