@@ -134,7 +134,7 @@ def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[
 
 
 def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ignore[no-untyped-def]
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QSettings
 
     from explorer.cli import UsageError
     from explorer.engine.catalog import CatalogError
@@ -166,15 +166,7 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
     window.resize(1600, 1000)
     window.show()
 
-    def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
-        loop = QEventLoop()
-        timer = QTimer()
-        timer.timeout.connect(lambda: loop.quit() if condition() else None)
-        timer.start(50)
-        QTimer.singleShot(int(seconds * 1000), loop.quit)
-        loop.exec()
-        timer.stop()
-        return bool(condition())
+    wait = wait_until
 
     wait(
         lambda: (
@@ -263,6 +255,20 @@ def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ig
         print(f"error: the {args.view} view is empty (add --run or --trace)", file=sys.stderr)
         return 3
     return code
+
+
+def wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+    """Run the event loop until ``condition()`` holds or ``seconds`` pass."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.timeout.connect(lambda: loop.quit() if condition() else None)
+    timer.start(50)
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    loop.exec()
+    timer.stop()
+    return bool(condition())
 
 
 def _dispose(app, window) -> None:  # type: ignore[no-untyped-def]

@@ -8,12 +8,7 @@ switches the checks on; what Oclgrind printed comes back parsed into messages.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import sys
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
@@ -58,22 +53,6 @@ def find_oclgrind(devices: list[DeviceInfo]) -> DeviceInfo | None:
     return next((d for d in devices if "oclgrind" in d.platform.lower()), None)
 
 
-@contextlib.contextmanager
-def _captured_stderr() -> Iterator[list[str]]:
-    out: list[str] = []
-    sys.stderr.flush()
-    with tempfile.TemporaryFile() as sink:
-        saved = os.dup(2)
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield out
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            out.append(sink.read(4 << 20).decode("utf-8", errors="replace"))
-
-
 def parse(text: str) -> tuple[OclgrindMessage, ...]:
     messages = []
     # Messages are separated by empty lines; inside one, separators hold a tab.
@@ -94,10 +73,10 @@ def parse(text: str) -> tuple[OclgrindMessage, ...]:
 
 def check(request: RunRequest) -> OclgrindCheck:
     """Run in an executor process started with :data:`CHECK_ENV` (see ``Executor(env=...)``)."""
-    from explorer.engine.runner import run_request
+    from explorer.engine.runner import captured_fd, run_request
 
     quick = replace(request, repeat=1, warmup=0, keep_output=False)
-    with _captured_stderr() as captured:
+    with captured_fd(2, 4 << 20) as captured:
         result = run_request(quick)
-    raw = captured[0] if captured else ""
+    raw = captured.text or ""
     return OclgrindCheck(result, parse(raw), raw)

@@ -400,34 +400,37 @@ def silenced_stdout() -> Iterator[None]:
             os.close(saved)
 
 
-class _Capture:
+class Capture:
     text: str | None = None
 
 
 @contextlib.contextmanager
-def _captured_stdout() -> Iterator[_Capture]:
-    """Kernel ``printf`` writes to the process's file descriptor 1: catch it there."""
-    capture = _Capture()
-    sys.stdout.flush()
+def captured_fd(fd: int, limit: int, note: str = "") -> Iterator[Capture]:
+    """What the OpenCL runtime writes to a file descriptor (``printf`` to 1, a simulator's
+    reports to 2), caught at the descriptor since it bypasses Python's streams."""
+    capture = Capture()
+    (sys.stdout if fd == 1 else sys.stderr).flush()
     with tempfile.TemporaryFile() as sink:
-        saved = os.dup(1)
-        os.dup2(sink.fileno(), 1)
+        saved = os.dup(fd)
+        os.dup2(sink.fileno(), fd)
         try:
             yield capture
         finally:
-            os.dup2(saved, 1)
+            os.dup2(saved, fd)
             os.close(saved)
             size = sink.tell()
             sink.seek(0)
-            data = sink.read(OUTPUT_TEXT_LIMIT)
+            data = sink.read(limit)
             if data:
                 text = data.decode("utf-8", errors="replace")
-                if size > OUTPUT_TEXT_LIMIT:
-                    text += (
-                        f"\n[... output truncated: {size} bytes received from the first "
-                        f"launch, the first {OUTPUT_TEXT_LIMIT} shown]"
-                    )
+                if size > limit:
+                    text += f"\n[... output truncated: {size} bytes{note}, the first {limit} shown]"
                 capture.text = text
+
+
+def _captured_stdout() -> contextlib.AbstractContextManager[Capture]:
+    """Kernel ``printf`` output of one launch."""
+    return captured_fd(1, OUTPUT_TEXT_LIMIT, " received from the first launch")
 
 
 def _failed(request: RunRequest, device: DeviceInfo | None, message: str, kind: str) -> RunResult:

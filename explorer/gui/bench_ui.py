@@ -27,10 +27,10 @@ def _rss_mb() -> float:
 
 def run(size: int = 768, device: str | None = None) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from explorer.app import _dispose
+    from explorer.app import _dispose, wait_until
     from explorer.engine.catalog import find_variant
     from explorer.engine.devices import pick_device
     from explorer.gui.main_window import MainWindow
@@ -42,14 +42,7 @@ def run(size: int = 768, device: str | None = None) -> dict:
     window.resize(1600, 1000)
     window.show()
 
-    def wait(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
-        loop = QEventLoop()
-        timer = QTimer()
-        timer.timeout.connect(lambda: loop.quit() if condition() else None)
-        timer.start(50)
-        QTimer.singleShot(int(seconds * 1000), loop.quit)
-        loop.exec()
-        return bool(condition())
+    wait = wait_until
 
     try:
         if not wait(lambda: window.model.device is not None, 120):
