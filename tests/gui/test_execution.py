@@ -215,3 +215,16 @@ def test_exports_of_views_and_the_animation_are_readable(tiled, window, tmp_path
 
     records = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
     assert records and records[-1]["variant"] == "tiled"
+
+
+def test_every_catalog_variant_animates(window, qtbot):
+    from explorer.engine.catalog import catalog
+
+    sizes = {"matmul": {"M": 32, "N": 32, "K": 32}, "transpose": {"WIDTH": 40, "HEIGHT": 24},
+             "matvec": {"WIDTH": 64, "HEIGHT": 4}, "rowdot": {"D": 1000}}
+    for variant in catalog():
+        view = trace_in_window(window, qtbot, variant.family, variant.id, sizes[variant.family])
+        assert view.steps > 0, variant.qualified_id
+        assert len(view.canvases) == len(view.playback.grids), variant.qualified_id
+        view.set_step(view.steps - 1)
+        assert view.step_label.text().startswith("phase "), variant.qualified_id
