@@ -12,8 +12,9 @@ bug = ""
 text = """A work-group holds several rows (local size L0 × L1): a team of L0 work-items (32 by
 default) per row, L1 rows side by side. When WIDTH is a multiple of 4 every row starts
 on a 16-byte boundary, so each work-item loads a float4 (16 bytes) at a time, into two
-independent accumulators so that more loads are in flight; otherwise it falls back to
-coalesced float loads. Each team then adds its partial sums with a barrier-separated
+independent accumulators so that more loads are in flight; otherwise each row's first 0 to 3
+elements are added one by one, so that the rest of the row is 16-byte aligned and still read
+as float4s. Each team then adds its partial sums with a barrier-separated
 tree, so the matrix is read exactly once, fully coalesced, and the speed is that of
 memory."""
 ---*/
@@ -51,9 +52,32 @@ __kernel void matvec_fast(const __global float* M,
             const float4 acc = acc0 + acc1;
             sum = (acc.x + acc.y) + (acc.z + acc.w);
         } else {
-            // Any width: one float at a time, still coalesced.
-            for (int x = lane; x < width; x += team)
-                sum += row[x] * V[x];
+            // Any other width: rows start anywhere. Peel off the first `head` elements
+            // (0 to 3) so that the rest of the row starts on a 16-byte boundary, read that
+            // as float4 and V with scalar loads (V is small and stays in cache), then
+            // the last 0 to 3 elements.
+            const int head = min(width, (int)((4 - (((size_t)y * width) & 3)) & 3));
+            const int n4 = (width - head) >> 2;
+            const __global float4* row4 = (const __global float4*)(row + head);
+            const __global float* v = V + head;
+            float4 acc0 = (float4)(0.0f);
+            float4 acc1 = (float4)(0.0f);
+            int x = lane;
+            for (; x + team < n4; x += 2 * team) {
+                const int i = 4 * x, j = 4 * (x + team);
+                acc0 += row4[x] * (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]);
+                acc1 += row4[x + team] * (float4)(v[j], v[j + 1], v[j + 2], v[j + 3]);
+            }
+            if (x < n4) {
+                const int i = 4 * x;
+                acc0 += row4[x] * (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]);
+            }
+            const float4 acc = acc0 + acc1;
+            sum = (acc.x + acc.y) + (acc.z + acc.w);
+            for (int i = lane; i < head; i += team)
+                sum += row[i] * V[i];
+            for (int i = head + 4 * n4 + lane; i < width; i += team)   // the last 0 to 3
+                sum += row[i] * V[i];
         }
     }
 

@@ -17,7 +17,8 @@ bug = ""
 text = """A work-group holds ROWS rows, each computed by a team of TEAM work-items.
 When D is a multiple of 4 every row starts on a 16-byte boundary, so each work-item loads
 a float4 (16 bytes) of each matrix at a time, into two independent accumulators so that
-more loads are in flight; otherwise it falls back to coalesced float loads. Each team adds
+more loads are in flight; otherwise each row's first 0 to 3 elements are added one by one,
+so that the rest of the row is 16-byte aligned and still read as float4s. Each team adds
 its partial sums with a barrier-separated tree, so each matrix element is read exactly
 once, fully coalesced, and memory bandwidth sets the speed."""
 ---*/
@@ -57,9 +58,33 @@ __kernel void rowdot_fast(const int D,
             const float4 acc = acc0 + acc1;
             sum = (acc.x + acc.y) + (acc.z + acc.w);
         } else {
-            // Any D: one float at a time, still coalesced.
-            for (int k = lane; k < D; k += TEAM)
-                sum += vector[k] * row1[k] * row2[k];
+            // Any other D: rows start anywhere. Peel off the first `head` elements (0 to 3)
+            // so that the rest of both rows starts on a 16-byte boundary, read those as
+            // float4 and the vector with scalar loads (it stays in cache), then the last
+            // 0 to 3 elements.
+            const int head = min(D, (int)((4 - (((size_t)y * D) & 3)) & 3));
+            const int n4 = (D - head) >> 2;
+            const __global float4* a = (const __global float4*)(row1 + head);
+            const __global float4* b = (const __global float4*)(row2 + head);
+            const __global float* v = vector + head;
+            float4 acc0 = (float4)(0.0f);
+            float4 acc1 = (float4)(0.0f);
+            int k = lane;
+            for (; k + TEAM < n4; k += 2 * TEAM) {
+                const int i = 4 * k, j = 4 * (k + TEAM);
+                acc0 += (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]) * a[k] * b[k];
+                acc1 += (float4)(v[j], v[j + 1], v[j + 2], v[j + 3]) * a[k + TEAM] * b[k + TEAM];
+            }
+            if (k < n4) {
+                const int i = 4 * k;
+                acc0 += (float4)(v[i], v[i + 1], v[i + 2], v[i + 3]) * a[k] * b[k];
+            }
+            const float4 acc = acc0 + acc1;
+            sum = (acc.x + acc.y) + (acc.z + acc.w);
+            for (int i = lane; i < head; i += TEAM)
+                sum += vector[i] * row1[i] * row2[i];
+            for (int i = head + 4 * n4 + lane; i < D; i += TEAM)   // the last 0 to 3
+                sum += vector[i] * row1[i] * row2[i];
         }
     }
 
