@@ -220,8 +220,12 @@ def test_exports_of_views_and_the_animation_are_readable(tiled, window, tmp_path
 def test_every_catalog_variant_animates(window, qtbot):
     from explorer.engine.catalog import catalog
 
-    sizes = {"matmul": {"M": 32, "N": 32, "K": 32}, "transpose": {"WIDTH": 40, "HEIGHT": 24},
-             "matvec": {"WIDTH": 64, "HEIGHT": 4}, "rowdot": {"D": 1000}}
+    sizes = {
+        "matmul": {"M": 32, "N": 32, "K": 32},
+        "transpose": {"WIDTH": 40, "HEIGHT": 24},
+        "matvec": {"WIDTH": 64, "HEIGHT": 4},
+        "rowdot": {"D": 1000},
+    }
     for variant in catalog():
         view = trace_in_window(window, qtbot, variant.family, variant.id, sizes[variant.family])
         assert view.steps > 0, variant.qualified_id
