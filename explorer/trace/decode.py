@@ -52,14 +52,15 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     kept = np.minimum(counts, capacity)
     total = int(kept.sum())
     wi = np.repeat(np.arange(w, dtype=np.int32), kept)
-    starts = (np.cumsum(kept) - kept).astype(np.int64)
-    seq = np.arange(total, dtype=np.int64)
-    seq -= np.repeat(starts, kept)
+    starts = np.cumsum(kept) - kept
+    narrow = np.int32 if total < 2**31 else np.int64  # half the memory traffic when it fits
+    seq = np.arange(total, dtype=narrow)
+    seq -= np.repeat(starts.astype(narrow), kept)
     if np.array_equal(kept, capacity):  # the usual case: every region exactly full
         rec = raw.records[:total]
     else:
         rec = raw.records[np.repeat(raw.offsets[:-1].astype(np.int64), kept) + seq]
-    seq = seq.astype(np.int32)
+    seq = seq.astype(np.int32, copy=False)
     word = np.ascontiguousarray(rec[:, 1])
     site = (word & 0xFFF).astype(np.int32)
     phase = np.right_shift(word, 12)
