@@ -214,7 +214,7 @@ class ExecutionView(QWidget):
             "<span style='color:#16a085'>■</span> hovered work-item &nbsp; "
             "<span style='color:#c0392b'>□</span> the group's tile this step<br>"
             "local memory: one colour per writing work-item (faded: written in an earlier "
-            "phase) &nbsp; work-groups: darker started later, faded not traced"
+            "phase)<br>work-groups: darker started later, faded not traced"
         )
         layout.addWidget(_frozen(legend))
         self.info = QLabel(" ")
