@@ -31,8 +31,8 @@ from explorer.engine.baselines import (
     torch_device,
     torch_time,
 )
-from explorer.engine.executor import Executor, ExecutorError, _error_result
-from explorer.engine.records import RunRequest, RunResult, Variant, result_record
+from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
 from explorer.problems import FAMILIES
 
 BASELINES = ("copy", "fma", "numpy", "torch")
@@ -339,7 +339,7 @@ def bench(
                         run_memoised, request, timeout_s=timeout_s, what=_describe(request)
                     )
                 except ExecutorError as exc:
-                    result = _error_result(request, str(exc), exc.kind)
+                    result = failed_result(request, str(exc), exc.kind)
                 if progress is not None:
                     progress(result)
                 record = result_record(result)

@@ -16,7 +16,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+from explorer.engine.records import DeviceInfo, RunRequest, RunResult, failed_result
 
 _POLL_S = 0.05
 _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -206,7 +206,7 @@ class Executor:
                 "trace", (request, warp, banks, keep_trace), request.run.timeout_s, what
             )
         except ExecutorError as exc:
-            return TracedRun(_error_result(request.run, str(exc), exc.kind), None, None, {})
+            return TracedRun(failed_result(request.run, str(exc), exc.kind), None, None, {})
 
     def run(self, request: RunRequest) -> RunResult:
         """Run one configuration; a crash, timeout or cancel comes back as the result's error."""
@@ -214,27 +214,12 @@ class Executor:
         try:
             return self._request("run", request, request.timeout_s, what)
         except ExecutorError as exc:
-            return _error_result(request, str(exc), exc.kind)
+            return failed_result(request, str(exc), exc.kind)
 
 
 def _describe(request: RunRequest) -> str:
     sizes = ", ".join(f"{k}={v}" for k, v in request.sizes.items())
     return f"{request.variant.qualified_id} ({sizes})"
-
-
-def _error_result(request: RunRequest, message: str, kind: str) -> RunResult:
-    return RunResult(
-        family=request.variant.family,
-        variant=request.variant.id,
-        device=request.device_key or "",
-        platform="",
-        sizes=dict(request.sizes),
-        global_size=None,
-        local_size=request.local,
-        defines=dict(request.defines),
-        error=message,
-        error_kind=kind,
-    )
 
 
 __all__ = ["Executor", "ExecutorError"]

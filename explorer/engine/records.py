@@ -233,6 +233,24 @@ class RunResult:
         )
 
 
+def failed_result(
+    request: RunRequest, message: str, kind: str, device: DeviceInfo | None = None
+) -> RunResult:
+    """A run that produced no verdict: what went wrong, in ``error`` and ``error_kind``."""
+    return RunResult(
+        family=request.variant.family,
+        variant=request.variant.id,
+        device=device.name if device else (request.device_key or ""),
+        platform=device.platform if device else "",
+        sizes=dict(request.sizes),
+        global_size=None,
+        local_size=request.local,
+        defines=dict(request.defines),
+        error=message,
+        error_kind=kind,
+    )
+
+
 def result_record(result: RunResult) -> dict[str, Any]:
     """The flat record printed by ``run --json`` and ``bench``."""
     timing = result.timing

@@ -21,7 +21,15 @@ import numpy as np
 from explorer.engine.build import BuildCache, BuildError, build_options
 from explorer.engine.devices import NoDeviceError, list_devices, pick_device
 from explorer.engine.ndrange import LaunchPlan, check_kernel_limits, plan
-from explorer.engine.records import DeviceInfo, Refusal, RunRequest, RunResult, Timing, Verdict
+from explorer.engine.records import (
+    DeviceInfo,
+    Refusal,
+    RunRequest,
+    RunResult,
+    Timing,
+    Verdict,
+    failed_result,
+)
 from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
 from explorer.engine.verify import verify
 from explorer.problems import FAMILIES, InputError, Problem, Reference
@@ -109,7 +117,7 @@ def prepare(
     try:
         device = pick_device(s.devices, request.device_key)
     except NoDeviceError as exc:
-        return _failed(request, None, str(exc), "environment")
+        return failed_result(request, str(exc), "environment")
     base = dict(
         family=variant.family, variant=variant.id, device=device.name, platform=device.platform
     )
@@ -431,19 +439,3 @@ def captured_fd(fd: int, limit: int, note: str = "") -> Iterator[Capture]:
 def _captured_stdout() -> contextlib.AbstractContextManager[Capture]:
     """Kernel ``printf`` output of one launch."""
     return captured_fd(1, OUTPUT_TEXT_LIMIT, " received from the first launch")
-
-
-def _failed(request: RunRequest, device: DeviceInfo | None, message: str, kind: str) -> RunResult:
-    variant = request.variant
-    return RunResult(
-        family=variant.family,
-        variant=variant.id,
-        device=device.name if device else "",
-        platform=device.platform if device else "",
-        sizes=dict(request.sizes),
-        global_size=None,
-        local_size=request.local,
-        defines=dict(request.defines),
-        error=message,
-        error_kind=kind,
-    )
