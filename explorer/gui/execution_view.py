@@ -379,6 +379,17 @@ class ExecutionView(QWidget):
         hover_recs = (
             pb.work_item_records(self.hover_wi, step.phase) if self.hover_wi is not None else None
         )
+        # A selected finding's work-items (those of the shown group): their accesses in this
+        # phase, marked like the finding's elements.
+        lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
+        marked = [w for w in self.marked_wis if tuple(w[:3]) == tuple(pb.group or ())]
+        marked_recs = (
+            np.concatenate(
+                [pb.work_item_records(w[3] + lx * (w[4] + ly * w[5]), step.phase) for w in marked]
+            )
+            if marked
+            else None
+        )
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)
             if canvas is None:
@@ -401,6 +412,9 @@ class ExecutionView(QWidget):
                 pixels[reads & ~writes] = READ_C
                 pixels[writes & ~reads] = WRITE_C
                 pixels[reads & writes] = BOTH_C
+            if marked_recs is not None:
+                mr, mw = pb.cell_masks(grid, marked_recs)
+                pixels[mr | mw] = MARK_C
             if hover_recs is not None:
                 hr, hw = pb.cell_masks(grid, hover_recs)
                 pixels[hr | hw] = HOVER_C
@@ -451,7 +465,6 @@ class ExecutionView(QWidget):
             lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
             first = touches[0][0]
             self.hover_wi = first[0] + lx * (first[1] + ly * first[2])
-        self.hover_touches = touches
         self.redraw()
 
     def _group_hovered(self, cell: int) -> None:

@@ -232,3 +232,23 @@ def test_every_catalog_variant_animates(window, qtbot):
         assert len(view.canvases) == len(view.playback.grids), variant.qualified_id
         view.set_step(view.steps - 1)
         assert view.step_label.text().startswith("phase "), variant.qualified_id
+
+
+def test_a_selected_findings_work_items_are_marked(window, qtbot):
+    from explorer.gui.execution_view import MARK_C
+
+    view = trace_in_window(
+        window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4}
+    )
+    race = next(f for f in window.findings_view.shown if f.kind == "race")
+    view.show_finding(race)
+    grid = next(g for g in view.playback.grids if g.name == race.buffer)
+    w = race.work_items[0]
+    lx = view.playback.trace.local_size[0]
+    recs = view.playback.work_item_records(
+        w[3] + lx * w[4], view.playback.steps[view.current].phase
+    )
+    reads, writes = view.playback.cell_masks(grid, recs)
+    picture = view.picture(grid.buffer)
+    assert (reads | writes).any()
+    assert (picture[reads | writes] == MARK_C).all(axis=-1).all()
