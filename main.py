@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from explorer.app import main  # noqa: E402
+from explorer.app import main
 
 if __name__ == "__main__":
     sys.exit(main())

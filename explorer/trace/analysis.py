@@ -35,6 +35,8 @@ from explorer.trace.records import (
     LOCAL,
     NO_SPACE,
     OP_NAMES,
+    PHASE_MASK,
+    PHASE_SHIFT,
     READ,
     RMW,
     SPACE_NAMES,
@@ -42,6 +44,11 @@ from explorer.trace.records import (
     Finding,
     SiteStats,
     Trace,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
+    word_size,
 )
 
 __all__ = ["EXAMPLES", "Analysis", "analyse", "format_report"]
@@ -228,6 +235,16 @@ class _Unit:
         rows = arr.reshape(self.ctx.W, -1)[: self.nwi]
         return np.take(rows, self.cols, axis=1).reshape(-1)
 
+    def seq(self, pos: np.ndarray | None = None) -> np.ndarray:
+        """Each record's position in its work-item's own sequence (of the records ``pos``, or
+        of all). A uniform unit's columns are those positions: nothing to gather."""
+        if self.cols is not None:
+            cols = self.cols.astype(np.int32)
+            return np.tile(cols, self.nwi) if pos is None else cols[pos % cols.size]
+        if pos is None:
+            return self.gather(self.ctx.trace.seq)
+        return self.ctx.trace.seq[self.positions(pos)]
+
     def per_wi(self, table: np.ndarray, per_col: np.ndarray | None = None) -> np.ndarray:
         """``table[wi]`` for each record, plus ``per_col`` (one value per column of a uniform
         unit, the same for every work-item) when given; broadcast, not gathered, when the
@@ -297,16 +314,21 @@ def _split(ctx: _Context) -> tuple[list[_Unit], list[_Unit], list[_Unit]]:
         n == W * L
         and ctx.overflowed.size == 0
         and bool((t.wi_count == L).all())
-        and not bool(t.oob.any())
+        and bool((np.asarray(t.kept) == L).all())
     )
     if uniform:
-        # Every work-item made the same sequence of accesses (no divergent control flow):
-        # a site's records are the same columns of the (W, L) record matrix.
-        uniform = all(_rows_equal(a.reshape(W, L)) for a in (t.site, t.buffer, t.size))
+        # Every work-item made the same sequence of accesses (no divergent control flow): a
+        # site's records are the same columns of the (W, L) record matrix. Checked on the
+        # packed words, all fields but the phase at once.
+        rows = t.word.reshape(W, L)
+        same_phase = _rows_equal(rows)
+        uniform = same_phase or _rows_equal(rows, mask=~np.uint32(PHASE_MASK << PHASE_SHIFT))
+        uniform = uniform and not bool(word_oob(rows[0]).any())
     if uniform:
-        if _rows_equal(t.phase.reshape(W, L)):
-            ctx.phase_row = t.phase[:L]
-        row_site, row_buf, row_size = t.site[:L], t.buffer[:L], t.size[:L]
+        row = t.word[:L]
+        if same_phase:
+            ctx.phase_row = word_phase(row)
+        row_site, row_buf, row_size = word_site(row), word_buffer(row), word_size(row)
         combos = []
         for sid in np.unique(row_site).tolist():
             cols = np.flatnonzero(row_site == sid)
@@ -405,11 +427,17 @@ def _groups_alike(ctx: _Context, L: int, cols: np.ndarray) -> bool:
     )
 
 
-def _rows_equal(mat: np.ndarray, block: int = 1 << 20) -> bool:
-    """Whether every row of ``mat`` equals its first (in blocks, to stay in cache)."""
+def _rows_equal(mat: np.ndarray, block: int = 1 << 20, mask: Any = None) -> bool:
+    """Whether every row of ``mat`` (bitwise-and ``mask``, when given) equals its first (in
+    blocks, to stay in cache)."""
     rows = max(1, block // max(1, mat.shape[1]))
-    first = mat[0]
-    return all(bool((mat[i : i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
+    if mask is None:
+        first = mat[0]
+        return all(bool((mat[i : i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
+    first = mat[0] & mask
+    return all(
+        bool(((mat[i : i + rows] & mask) == first).all()) for i in range(0, mat.shape[0], rows)
+    )
 
 
 def _cells(
@@ -948,7 +976,7 @@ def _scan(
         u = job.unit
         atomic = u.op == ATOMIC
         mine_all = u.wi if actor is None else actor[u.wi]
-        seq = u.gather(ctx.trace.seq) if first_seq is not None else None
+        seq = u.seq() if first_seq is not None else None
         for sel, keys in job.key_fn():
             r = rep[atomic][keys]
             mine = mine_all if sel is None else mine_all[sel]
@@ -1013,7 +1041,7 @@ def _scan(
                         if a in other:
                             only_self &= other[a][kc] < 0
                     cand, kc = cand[only_self], kc[only_self]
-                    seq = ctx.trace.seq[u.positions(pos[cand])]
+                    seq = u.seq(pos[cand])
                     bad = np.flatnonzero(first_seq[kc] >= seq)
                     if bad.size:
                         on_uninit(u, pos[cand[bad]], kc[bad])

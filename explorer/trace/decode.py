@@ -6,15 +6,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.instrument import NO_BUFFER, Instrumented
-from explorer.trace.records import GLOBAL, LOCAL, BufferInfo, NotTraced, Site, Trace
+from explorer.trace.instrument import Instrumented
+from explorer.trace.records import GLOBAL, LOCAL, NO_BUFFER, BufferInfo, NotTraced, Site, Trace
 
 
 @dataclass(frozen=True, eq=False)
 class RawTrace:
     """What the instrumented kernel wrote, as the host read it back."""
 
-    records: np.ndarray  # (R, 2) uint32
+    rec_offset: np.ndarray  # (R,) uint32: byte offset of each record (an int32, really)
+    rec_word: np.ndarray  # (R,) uint32: the packed site, phase, buffer, flags and size
     offsets: np.ndarray  # (W + 1,) uint64: each traced work-item's region
     counts: np.ndarray  # (W,) uint32: records each work-item tried to write
     dispatch: np.ndarray  # (1 + G,) uint32: [counter, start order of each group]
@@ -51,29 +52,14 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     counts = raw.counts[:w].astype(np.int64)
     kept = np.minimum(counts, capacity)
     total = int(kept.sum())
-    wi = np.repeat(np.arange(w, dtype=np.int32), kept)
-    starts = np.cumsum(kept) - kept
-    narrow = np.int32 if total < 2**31 else np.int64  # half the memory traffic when it fits
-    seq = np.arange(total, dtype=narrow)
-    seq -= np.repeat(starts.astype(narrow), kept)
     if np.array_equal(kept, capacity):  # the usual case: every region exactly full
-        rec = raw.records[:total]
+        offset, word = raw.rec_offset[:total], raw.rec_word[:total]
     else:
-        rec = raw.records[np.repeat(raw.offsets[:-1].astype(np.int64), kept) + seq]
-    seq = seq.astype(np.int32, copy=False)
-    word = np.ascontiguousarray(rec[:, 1])
-    site = (word & 0xFFF).astype(np.int32)
-    phase = np.right_shift(word, 12)
-    phase &= 0xFFF
-    phase = phase.astype(np.int32)
-    field = np.right_shift(word, 24)
-    buffer = (field & 0xF).astype(np.int16)
-    buffer[buffer == NO_BUFFER] = -1
-    oob = (field & 0x10) != 0
-    size = np.left_shift(np.int32(1), (field >> 5).astype(np.int32))
-    offset = np.ascontiguousarray(rec[:, 0]).view(np.int32)
-    site_op = np.array([s.op for s in inst.sites] + [0], dtype=np.int8)
-    op = site_op[site]
+        starts = np.repeat(raw.offsets[:-1].astype(np.int64), kept)
+        at = starts + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+        offset, word = raw.rec_offset[at], raw.rec_word[at]
+    # Kept packed: the columns are unpacked only where they are used.
+    offset = offset.view(np.int32)
 
     slot_of_wi = np.arange(w) // per_group
     local_linear = np.arange(w) % per_group
@@ -104,15 +90,9 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     dispatch = tuple(tuple(int(v) for v in g) for g in group_coords(order, num_groups))
     groups = tuple(tuple(int(v) for v in g) for g in group_coords(window, num_groups))
     return Trace(
-        wi=wi,
-        seq=seq,
-        phase=phase,
-        site=site,
-        op=op,
-        buffer=buffer,
         offset=offset,
-        size=size,
-        oob=oob,
+        word=word,
+        kept=kept,
         wi_group=wi_group,
         wi_local=wi_local,
         wi_count=counts,

@@ -26,15 +26,16 @@ from explorer.trace.records import (
     FENCE,
     GLOBAL,
     LOCAL,
+    NO_BUFFER,
     NO_SPACE,
     READ,
     RMW,
+    SITE_MASK,
     WRITE,
 )
 
-MAX_BUFFERS = 15  # 4 bits in a record; 15 means "no buffer"
-MAX_SITES = 4096  # 12 bits in a record
-NO_BUFFER = 15
+MAX_BUFFERS = NO_BUFFER  # 4 bits in a record; NO_BUFFER means "no buffer"
+MAX_SITES = SITE_MASK + 1  # 12 bits in a record
 
 _TOKEN = re.compile(
     r"""
@@ -467,7 +468,8 @@ _PRELUDE = r"""
 /* ---- trace instrumentation (added by OpenCL Kernel Explorer) ---- */
 #define __TR_NB @NB@
 typedef struct {
-    __global uint2* rec;
+    __global uint* roff;
+    __global uint* rword;
     ulong base;
     uint cap;
     uint n;
@@ -492,8 +494,10 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
         return;
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
-        st->rec[st->base + st->n] = (uint2)((uint)(int)off,
-            site | (min(st->phase, 4095u) << 12) | (buf << 24) | (oob << 28) | (code << 29));
+        ulong i = st->base + st->n;
+        st->roff[i] = (uint)(int)off;
+        st->rword[i] =
+            site | (min(st->phase, 4095u) << 12) | (buf << 24) | (oob << 28) | (code << 29);
     }
     st->n++;
 }
@@ -562,7 +566,8 @@ static void __tr_end(__tr_state* st)
         st->cnt[st->wi] = st->n;
 }
 
-static void __tr_begin(__tr_state* st, __global uint2* rec, __global const ulong* off,
+static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword,
+                       __global const ulong* off,
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
                        __global uchar* gdummy, __local uchar* ldummy, uint count_only)
@@ -577,7 +582,8 @@ static void __tr_begin(__tr_state* st, __global uint2* rec, __global const ulong
     int s = slot[group];
     st->on = s >= 0;
     st->wi = st->on ? (uint)s * per_group + local_id : 0u;
-    st->rec = rec;
+    st->roff = roff;
+    st->rword = rword;
     st->base = st->on ? off[st->wi] : 0ul;
     st->cap = (st->on && !count_only) ? (uint)(off[st->wi + 1] - off[st->wi]) : 0u;
     st->n = 0u;
@@ -617,7 +623,8 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
 """
 
 EXTRA_PARAMS = (
-    "__global uint2* __tr_rec",
+    "__global uint* __tr_roff",
+    "__global uint* __tr_rword",
     "__global const ulong* __tr_off",
     "__global uint* __tr_cnt",
     "volatile __global uint* __tr_disp",
@@ -927,7 +934,7 @@ def _begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
     ldummy = "__tr_ldummy" if uses_local else "0"
     code = [
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
-        f" __tr_begin(__tr_ptr, __tr_rec, __tr_off, __tr_cnt, __tr_disp,"
+        f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only);"
     ]
     for b in buffers:

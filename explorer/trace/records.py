@@ -8,6 +8,7 @@ order that work-item executed them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -58,36 +59,87 @@ class NotTraced:
     reason: str
 
 
+# The record word the instrumented kernel writes beside each byte offset (see instrument.py):
+# bits 0-11 site, 12-23 phase (saturating), 24-27 buffer (NO_BUFFER for barriers and fences),
+# 28 out of bounds, 29-31 log2 of the bytes accessed.
+SITE_MASK = 0xFFF
+PHASE_SHIFT, PHASE_MASK = 12, 0xFFF
+BUFFER_SHIFT, BUFFER_MASK = 24, 0xF
+NO_BUFFER = 15
+OOB_BIT = 1 << 28
+SIZE_SHIFT = 29
+MAX_PHASE = PHASE_MASK
+
+
+def pack_words(
+    site: np.ndarray, phase: np.ndarray, buffer: np.ndarray, oob: np.ndarray, size: np.ndarray
+) -> np.ndarray:
+    """Record words from per-record fields (buffer -1 for none, size a power of two)."""
+    size = np.maximum(np.asarray(size, dtype=np.int64), 1)
+    code = np.log2(size).astype(np.int64)
+    if not np.array_equal(1 << code, size):
+        raise ValueError("access sizes must be powers of two")
+    buffer = np.where(np.asarray(buffer) < 0, NO_BUFFER, buffer).astype(np.int64)
+    word = (
+        np.asarray(site, dtype=np.int64)
+        | (np.minimum(np.asarray(phase, dtype=np.int64), MAX_PHASE) << PHASE_SHIFT)
+        | (buffer << BUFFER_SHIFT)
+        | (np.asarray(oob, dtype=np.int64) << 28)
+        | (code << SIZE_SHIFT)
+    )
+    return word.astype(np.uint32)
+
+
+def word_site(word: np.ndarray) -> np.ndarray:
+    return (word & SITE_MASK).astype(np.int32)
+
+
+def word_phase(word: np.ndarray) -> np.ndarray:
+    return ((word >> PHASE_SHIFT) & PHASE_MASK).astype(np.int32)
+
+
+def word_buffer(word: np.ndarray) -> np.ndarray:
+    buffer = ((word >> BUFFER_SHIFT) & BUFFER_MASK).astype(np.int16)
+    buffer[buffer == NO_BUFFER] = -1
+    return buffer
+
+
+def word_oob(word: np.ndarray) -> np.ndarray:
+    return (word & OOB_BIT) != 0
+
+
+def word_size(word: np.ndarray) -> np.ndarray:
+    return np.left_shift(np.int32(1), (word >> SIZE_SHIFT).astype(np.int32))
+
+
 @dataclass(frozen=True, eq=False)
 class Trace:
-    """Records are sorted by (work-item, sequence). Index arrays all have one entry per record.
+    """Records are in (work-item, sequence) order: work-item 0's ``kept[0]`` records first.
 
-    Per record:
+    Stored per record, as the device wrote them:
+      offset    int32   byte offset from the buffer's start (may be outside it when ``oob``;
+                        widen to int64 before packing it into keys)
+      word      uint32  site, phase, buffer, out-of-bounds flag and size, packed (above)
+    Unpacked on first use (a trace of tens of millions of records is analysed mostly from the
+    packed words; the columns cost memory and time only where they are needed):
       wi        int32  index into the work-item tables below
       seq       int32  position in that work-item's own sequence
       phase     int32  barriers that work-item had passed
       site      int32  index into ``sites``
-      op        int8   READ/WRITE/RMW/ATOMIC/BARRIER/FENCE (a copy of the site's op)
+      op        int8   READ/WRITE/RMW/ATOMIC/BARRIER/FENCE (the site's op)
       buffer    int16  index into ``buffers``, -1 for barriers and fences
-      offset    int32  byte offset from the buffer's start (may be outside it when ``oob``;
-                     widen to int64 before packing it into keys)
       size      int32  bytes accessed (4 for a float, 16 for a vload4 of floats)
       oob       bool   the access fell outside every buffer and was skipped
     Per traced work-item (length W):
+      kept      (W,)   int64  records kept
       wi_group  (W, 3) int32  work-group id
       wi_local  (W, 3) int32  local id
       wi_count  (W,)   int64  records the work-item tried to write (more than kept = overflow)
     """
 
-    wi: np.ndarray
-    seq: np.ndarray
-    phase: np.ndarray
-    site: np.ndarray
-    op: np.ndarray
-    buffer: np.ndarray
     offset: np.ndarray
-    size: np.ndarray
-    oob: np.ndarray
+    word: np.ndarray
+    kept: np.ndarray
     wi_group: np.ndarray
     wi_local: np.ndarray
     wi_count: np.ndarray
@@ -102,9 +154,50 @@ class Trace:
     output_role: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def wi(self) -> np.ndarray:
+        kept = np.asarray(self.kept, dtype=np.int64)
+        return np.repeat(np.arange(kept.size, dtype=np.int32), kept)
+
+    @cached_property
+    def seq(self) -> np.ndarray:
+        kept = np.asarray(self.kept, dtype=np.int64)
+        narrow = np.int32 if self.records < 2**31 else np.int64
+        seq = np.arange(self.records, dtype=narrow)
+        seq -= np.repeat((np.cumsum(kept) - kept).astype(narrow), kept)
+        return seq.astype(np.int32, copy=False)
+
+    @cached_property
+    def phase(self) -> np.ndarray:
+        return word_phase(self.word)
+
+    @cached_property
+    def site(self) -> np.ndarray:
+        return word_site(self.word)
+
+    @cached_property
+    def op(self) -> np.ndarray:
+        return self.site_ops()[self.site]
+
+    @cached_property
+    def buffer(self) -> np.ndarray:
+        return word_buffer(self.word)
+
+    @cached_property
+    def size(self) -> np.ndarray:
+        return word_size(self.word)
+
+    @cached_property
+    def oob(self) -> np.ndarray:
+        return word_oob(self.word)
+
+    def site_ops(self) -> np.ndarray:
+        """The op of each site, and 0 for an index one past the last."""
+        return np.array([s.op for s in self.sites] + [0], dtype=np.int8)
+
     @property
     def records(self) -> int:
-        return int(self.wi.size)
+        return int(self.word.size)
 
     @property
     def overflowed(self) -> np.ndarray:

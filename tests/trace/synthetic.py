@@ -26,6 +26,7 @@ from explorer.trace.records import (
     NotTraced,
     Site,
     Trace,
+    pack_words,
 )
 
 __all__ = [
@@ -105,7 +106,6 @@ def from_records(
     wi = np.asarray(wi, dtype=np.int32)
     site_ids = np.asarray(site_ids, dtype=np.int32)
     offset = np.asarray(offset, dtype=np.int32)  # as the decoder gives them
-    n = wi.size
     W = len(wi_group)
     site_op = np.array([s.op for s in sites], dtype=np.int8)
     site_buf = np.array([s.buffer for s in sites], dtype=np.int16)
@@ -117,7 +117,6 @@ def from_records(
     size = np.asarray(size, dtype=np.int32)
     counts = np.bincount(wi, minlength=W)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    seq = (np.arange(n, dtype=np.int64) - starts[wi]).astype(np.int32)
     is_bar = (op == BARRIER).astype(np.int64)
     before = np.cumsum(is_bar) - is_bar
     at_start = np.concatenate([[0], np.cumsum(is_bar)])[starts]
@@ -134,15 +133,9 @@ def from_records(
         present = {tuple(int(v) for v in g) for g in np.asarray(wi_group)}
         groups_traced = [g for g in every if g in present]
     return Trace(
-        wi=wi,
-        seq=seq,
-        phase=phase,
-        site=site_ids,
-        op=op,
-        buffer=buffer,
         offset=offset,
-        size=size,
-        oob=oob,
+        word=pack_words(site_ids, phase, buffer, oob, size),
+        kept=counts.astype(np.int64),
         wi_group=np.asarray(wi_group, dtype=np.int32),
         wi_local=np.asarray(wi_local, dtype=np.int32),
         wi_count=np.asarray(wi_count, dtype=np.int64),
