@@ -98,6 +98,8 @@ class MainWindow(QMainWindow):
         self.roofline_view = RooflineView()
         self.sweep_view = SweepView()
         self.tabs = QTabWidget()
+        # No frame around the pages: drawing it filled the whole area on every repaint.
+        self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.result_view, "Result")
         self.tabs.addTab(self.execution_view, "Execution")
         self.tabs.addTab(self.timing_view, "Timing")
@@ -290,6 +292,7 @@ class MainWindow(QMainWindow):
 
         toolbar = QToolBar("Run")
         toolbar.setObjectName("run-toolbar")
+        toolbar.setStyleSheet("QToolBar { border: none; background: palette(window); }")  # flat
         self.addToolBar(toolbar)
         self.run_button = QPushButton("▶ Run  (Ctrl+R)")
         self.run_button.clicked.connect(self.run_action.trigger)
