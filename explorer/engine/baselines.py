@@ -107,6 +107,37 @@ def _group(device: Any, want: int = 256) -> int:
     return max(1, min(want, device.max_work_group_size))
 
 
+class PairedCopy:
+    """The float4 copy of ``bytes_moved`` (half read, half written), launched right after each
+    timed launch of another kernel, so that both are timed under the same conditions. On a
+    shared or virtual machine memory bandwidth drifts by a factor of two over seconds; a copy
+    measured before or after a whole row can land in another state than the row did."""
+
+    def __init__(self, s: Any, context: Any, queue: Any, device: Any, bytes_moved: float):
+        cl = s.cl
+        self.cl, self.queue = cl, queue
+        self.n4 = max(1, int(bytes_moved // 2) // 16)
+        self.kernel = _kernel(s, context, device, COPY_SOURCE, "copy_float4")
+        self.src = cl.Buffer(context, cl.mem_flags.READ_ONLY, self.n4 * 16)
+        self.dst = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, self.n4 * 16)
+        cl.enqueue_fill_buffer(queue, self.src, np.float32(1), 0, self.n4 * 16).wait()
+        self.lsize = _group(device)
+        self.gsize = -(-self.n4 // self.lsize) * self.lsize
+        self.time_ms()  # warm-up: first touch of the destination
+
+    def time_ms(self) -> float:
+        self.kernel.set_args(self.src, self.dst, np.int32(self.n4))
+        event = self.cl.enqueue_nd_range_kernel(
+            self.queue, self.kernel, (self.gsize,), (self.lsize,)
+        )
+        event.wait()
+        return (event.profile.end - event.profile.start) * 1e-6
+
+    def release(self) -> None:
+        self.src.release()
+        self.dst.release()
+
+
 def measure_copy(device_key: str | None, bytes_moved: float, repeat: int = 10) -> dict:
     """Copy ``bytes_moved / 2`` bytes (rounded down to float4s, at least one) with the float4
     kernel; the time and the rate, counting bytes read plus bytes written."""

@@ -7,7 +7,10 @@ the same run, at the same size:
 - ``numpy``, ``torch``: baseline time / row time.
 - ``copy``: row GB/s / copy GB/s, where both count the problem's minimum bytes and the
   float4 copy kernel moves exactly that many (half read, half written); this equals
-  copy time / row time.
+  copy time / row time. The copy is launched right after each timed launch of the row
+  (``RunRequest.pair_copy``) and the ratio is the median over those pairs, so that a drift
+  of the machine's memory bandwidth during the run falls on both alike. The copy row pools
+  every pair's copy.
 - ``fma``: row GFLOP/s / the multiply-add kernel's GFLOP/s (none for a family without
   arithmetic, e.g. transpose).
 
@@ -243,20 +246,33 @@ def baseline_record(
     device_name: str,
     repeat: int,
     timeout_s: float,
+    rows: list[dict] | None = None,
 ) -> dict | None:
     """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
-    numpy row itself). A baseline that cannot run gives a row with status ``skipped``."""
+    numpy row itself). A baseline that cannot run gives a row with status ``skipped``.
+    ``rows``: the size's rows, whose paired copies make the copy row when they have any."""
     problem = FAMILIES[family]
     full = problem.check_sizes(sizes)
     flops = problem.flops(full)
     moved = problem.min_bytes(full, 4)
     if baseline == "copy":
-        copy = executor.call(
-            measure_copy, device_key, moved, repeat, timeout_s=timeout_s, what="the copy baseline"
-        )
-        row = _row(family, "copy", copy["device"], "float4 copy kernel", full)
+        pooled = [s for r in rows or () for s in r.get("paired_copy_ms") or () if s is not None]
+        if pooled:
+            name = rows[0]["device"] if rows else device_name
+            samples = pooled
+        else:  # no row ran: the copy on its own
+            copy = executor.call(
+                measure_copy,
+                device_key,
+                moved,
+                repeat,
+                timeout_s=timeout_s,
+                what="the copy baseline",
+            )
+            name, samples = copy["device"], copy["samples_ms"]
+        row = _row(family, "copy", name, "float4 copy kernel", full)
         # The copy moved the problem's bytes (to within 16): its GB/s counts those bytes.
-        return _timed(row, copy["samples_ms"], 0.0, moved)
+        return _timed(row, samples, 0.0, moved)
     if baseline == "fma":
         fma = executor.call(measure_fma, device_key, repeat, timeout_s=timeout_s, what="fma")
         row = _row(family, "fma", fma["device"], "multiply-add kernel", full)
@@ -289,6 +305,15 @@ def _ratio(record: dict, base: dict | None, baseline: str) -> float | None:
             return None
         return record["gflops"] / base["gflops"]
     if baseline == "copy":
+        pairs = [
+            (c, k)
+            for c, k in zip(
+                record.get("paired_copy_ms") or (), record.get("samples_ms") or (), strict=False
+            )
+            if c and k and c == c and k == k
+        ]
+        if pairs:  # launch by launch: copy time / row time
+            return float(np.median([c / k for c, k in pairs]))
         if not record.get("gbps") or not base.get("gbps"):
             return None
         return record["gbps"] / base["gbps"]
@@ -333,6 +358,7 @@ def bench(
                     repeat=repeat,
                     timeout_s=timeout_s,
                     keep_output=False,
+                    pair_copy=baseline == "copy",
                 )
                 try:
                     result = executor.call(
@@ -354,7 +380,7 @@ def bench(
         base = numpy_row if baseline == "numpy" else None
         if baseline in ("copy", "fma", "torch"):
             base = baseline_record(
-                executor, baseline, family, size, device_key, device_name, repeat, timeout_s
+                executor, baseline, family, size, device_key, device_name, repeat, timeout_s, rows
             )
             rows.append(base)
         if baseline is not None:

@@ -109,6 +109,9 @@ class RunRequest:
     warmup: int = 1
     timeout_s: float = 60.0
     keep_output: bool = True
+    # Time a float4 copy of the problem's minimum bytes right after each timed launch
+    # (``bench --baseline copy``): the two rates side by side, launch by launch.
+    pair_copy: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ class Timing:
     upload_ms: float
     download_ms: float
     reference_ms: float
+    paired_copy_ms: tuple[float, ...] = ()  # the copy timed after each launch (pair_copy)
 
     @property
     def median_ms(self) -> float:
@@ -280,6 +284,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "upload_ms": num(timing.upload_ms) if timing else None,
         "download_ms": num(timing.download_ms) if timing else None,
         "reference_ms": num(timing.reference_ms) if timing else None,
+        "paired_copy_ms": [num(s) for s in timing.paired_copy_ms] if timing else [],
         "gflops": num(result.gflops),
         "gbps": num(result.gbps),
         "refused": str(result.refused) if result.refused else None,

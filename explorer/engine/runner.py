@@ -301,16 +301,29 @@ def run_request(request: RunRequest) -> RunResult:
         # look right on later launches, which find the first one's leftovers.
         first, _ = read_output(p, bound)
         samples: list[float] = []
+        paired: list[float] = []
+        pair = None
+        if request.pair_copy:
+            from explorer.engine.baselines import PairedCopy
+
+            moved = p.problem.min_bytes(p.sizes, p.dtype.itemsize)
+            pair = PairedCopy(p.session, p.context, p.queue, p.device, moved)
         warmup = max(1, request.warmup)
-        with silenced_stdout():  # printf output of one launch is enough
-            for i in range(1, warmup + request.repeat):
-                event = cl.enqueue_nd_range_kernel(
-                    p.queue, p.kernel, launch.global_size, launch.local_size
-                )
-                event.wait()
-                if i >= warmup:
-                    samples.append(_event_ms(event))
-            p.queue.finish()
+        try:
+            with silenced_stdout():  # printf output of one launch is enough
+                for i in range(1, warmup + request.repeat):
+                    event = cl.enqueue_nd_range_kernel(
+                        p.queue, p.kernel, launch.global_size, launch.local_size
+                    )
+                    event.wait()
+                    if i >= warmup:
+                        samples.append(_event_ms(event))
+                        if pair is not None:
+                            paired.append(pair.time_ms())
+                p.queue.finish()
+        finally:
+            if pair is not None:
+                pair.release()
         last, download_ms = read_output(p, bound)
     except cl.Error as exc:
         return RunResult(
@@ -320,7 +333,7 @@ def run_request(request: RunRequest) -> RunResult:
     return RunResult(
         **p.common,
         verdict=verdict,
-        timing=Timing(tuple(samples), bound.upload_ms, download_ms, p.reference_ms),
+        timing=Timing(tuple(samples), bound.upload_ms, download_ms, p.reference_ms, tuple(paired)),
         flops=p.problem.flops(p.sizes),
         bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
         output_text=captured.text,

@@ -466,6 +466,7 @@ class _Rewriter:
 
 _PRELUDE = r"""
 /* ---- trace instrumentation (added by OpenCL Kernel Explorer) ---- */
+#define EXPLORER_TRACE 1
 #define __TR_NB @NB@
 typedef struct {
     __global uint* roff;

@@ -6,10 +6,10 @@ args = ["WIDTH", "HEIGHT", "IN", "OUT"]
 global = ["cdiv(WIDTH, 8 * NX)", "cdiv(HEIGHT, 8 * NY)"]
 local = ["GX", "GY"]
 [defines]
-NX = 4
+NX = 2
 NY = 2
 GX = 1
-GY = 16
+GY = 8
 [allowed]
 NX = [1, 2, 4, 8]
 NY = [1, 2, 4, 8]
@@ -37,6 +37,27 @@ a time, bounds-checked. On a GPU its loads are uncoalesced: use fast there."""
 #define BX (8 * NX)
 #define BY (8 * NY)
 
+/* Non-temporal stores where the compiler offers them (clang's builtin: PoCL, Oclgrind): the
+   rows of OUT go past the caches to memory, without the read of each line a plain store
+   makes first. Trace builds (EXPLORER_TRACE) store with vstore8, which the recorder sees; the
+   addresses are the same. */
+#if defined(__has_builtin) && !defined(EXPLORER_TRACE)
+#if __has_builtin(__builtin_nontemporal_store)
+#define NT_STORES 1
+#endif
+#endif
+
+static inline void store_row(const float8 v, __global float* restrict p, const int aligned)
+{
+#ifdef NT_STORES
+    if (aligned) {   /* the builtin needs a float8-aligned address; vstore8 does not */
+        __builtin_nontemporal_store(v, (__global float8*)p);
+        return;
+    }
+#endif
+    vstore8(v, 0, p);
+}
+
 __kernel void transpose_cpu_blocked(const int WIDTH, const int HEIGHT,
                                     const __global float* restrict IN,
                                     __global float* restrict OUT)
@@ -47,6 +68,7 @@ __kernel void transpose_cpu_blocked(const int WIDTH, const int HEIGHT,
         return;   /* the global size was rounded up; no barriers follow */
 
     if (bx + BX <= WIDTH && by + BY <= HEIGHT) {
+        const int aligned = HEIGHT % 8 == 0;   /* every row of OUT starts float8-aligned */
         /* The whole block lies inside IN: vector code only. Sub-block column cb of IN
            (8 columns) becomes 8 rows of OUT; walking rb along it writes those rows
            contiguously. */
@@ -85,14 +107,14 @@ __kernel void transpose_cpu_blocked(const int WIDTH, const int HEIGHT,
                 /* Output row j = column j of the 8x8 sub-block: low halves give columns 0-3,
                    high halves columns 4-7. */
                 const size_t o0 = (size_t)x * HEIGHT + y;
-                vstore8((float8)(u0.lo, u4.lo), 0, OUT + o0);
-                vstore8((float8)(u1.lo, u5.lo), 0, OUT + o0 + (size_t)HEIGHT);
-                vstore8((float8)(u2.lo, u6.lo), 0, OUT + o0 + (size_t)HEIGHT * 2);
-                vstore8((float8)(u3.lo, u7.lo), 0, OUT + o0 + (size_t)HEIGHT * 3);
-                vstore8((float8)(u0.hi, u4.hi), 0, OUT + o0 + (size_t)HEIGHT * 4);
-                vstore8((float8)(u1.hi, u5.hi), 0, OUT + o0 + (size_t)HEIGHT * 5);
-                vstore8((float8)(u2.hi, u6.hi), 0, OUT + o0 + (size_t)HEIGHT * 6);
-                vstore8((float8)(u3.hi, u7.hi), 0, OUT + o0 + (size_t)HEIGHT * 7);
+                store_row((float8)(u0.lo, u4.lo), OUT + o0, aligned);
+                store_row((float8)(u1.lo, u5.lo), OUT + o0 + (size_t)HEIGHT, aligned);
+                store_row((float8)(u2.lo, u6.lo), OUT + o0 + (size_t)HEIGHT * 2, aligned);
+                store_row((float8)(u3.lo, u7.lo), OUT + o0 + (size_t)HEIGHT * 3, aligned);
+                store_row((float8)(u0.hi, u4.hi), OUT + o0 + (size_t)HEIGHT * 4, aligned);
+                store_row((float8)(u1.hi, u5.hi), OUT + o0 + (size_t)HEIGHT * 5, aligned);
+                store_row((float8)(u2.hi, u6.hi), OUT + o0 + (size_t)HEIGHT * 6, aligned);
+                store_row((float8)(u3.hi, u7.hi), OUT + o0 + (size_t)HEIGHT * 7, aligned);
             }
         }
     } else {
