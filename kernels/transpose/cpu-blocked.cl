@@ -17,17 +17,19 @@ NY = [1, 2, 4, 8]
 source = "own, after the 8x8 in-register transposes of CPU libraries (MKL's mkl_somatcopy, the AVX transpose kernels of OpenCV)"
 bug = ""
 text = """Written for CPU devices such as PoCL, not for GPUs: it is not a step of the GPU ladder.
-Each work-item moves a block of 8·NY rows by 8·NX columns of IN (16×32 by default) in
+Each work-item moves a block of 8·NY rows by 8·NX columns of IN (16×16 by default) in
 registers, 8×8 at a time: eight rows of eight floats are read with vload8 (one AVX register
-each), transposed with three rounds of vector shuffles and written with vstore8 as eight rows
-of OUT. No local memory, no barriers, nothing for the CPU to emulate. A work-group is GX×GY
-work-items (1×16 by default) stacked down IN, so together they write runs of 16·8·NY floats
-along each row of OUT. Blocks that cross the right or bottom edge are copied one element at
-a time, bounds-checked. On a GPU its loads are uncoalesced: use fast there."""
+each), transposed with three rounds of vector shuffles and written as eight rows of OUT.
+Where the compiler offers them (clang, as in PoCL) the rows are written with non-temporal
+stores, which go past the caches without first reading each line; elsewhere, and in trace
+builds, with vstore8. No local memory, no barriers, nothing for the CPU to emulate. A
+work-group is GX×GY work-items (1×8 by default) stacked down IN, so together they write runs
+of GY·8·NY floats along each row of OUT. Blocks that cross the right or bottom edge are
+copied one element at a time, bounds-checked. On a GPU its loads are uncoalesced: use fast there."""
 ---*/
 
 #ifndef NX
-#define NX 4      /* a block is 8*NX columns of IN wide ...                  */
+#define NX 2      /* a block is 8*NX columns of IN wide ...                  */
 #endif
 #ifndef NY
 #define NY 2      /* ... and 8*NY rows of IN high: NX*NY float8 sub-blocks    */
