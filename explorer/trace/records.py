@@ -112,6 +112,9 @@ def word_size(word: np.ndarray) -> np.ndarray:
     return np.left_shift(np.int32(1), (word >> SIZE_SHIFT).astype(np.int32))
 
 
+_UNPACKED = ("wi", "seq", "phase", "site", "op", "buffer", "size", "oob")
+
+
 @dataclass(frozen=True, eq=False)
 class Trace:
     """Records are in (work-item, sequence) order: work-item 0's ``kept[0]`` records first.
@@ -190,6 +193,11 @@ class Trace:
     @cached_property
     def oob(self) -> np.ndarray:
         return word_oob(self.word)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled packed: the unpacked columns are rebuilt where they are used (a trace
+        crosses from the executor process to the app, and they would multiply its size)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _UNPACKED}
 
     def site_ops(self) -> np.ndarray:
         """The op of each site, and 0 for an index one past the last."""

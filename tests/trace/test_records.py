@@ -70,3 +70,15 @@ def test_phase_saturates_and_odd_sizes_are_refused():
     assert t.phase.tolist() == [4095]  # the recorder's 12 bits saturate
     with pytest.raises(ValueError, match="powers of two"):
         pack_words(np.array([0]), np.array([0]), np.array([0]), np.array([False]), np.array([12]))
+
+
+def test_a_pickled_trace_carries_the_packed_records_only():
+    import pickle
+
+    t = _trace([0, 1, 0], [0, 0, 1], [0, 1, 0], [False] * 3, [4] * 3, [0, 4, 8], kept=[3])
+    before = len(pickle.dumps(t))
+    assert t.site.tolist() == [0, 1, 0] and t.wi.tolist() == [0, 0, 0]  # unpacked, cached
+    again = pickle.loads(pickle.dumps(t))
+    assert len(pickle.dumps(t)) == before  # the cached columns did not travel
+    assert again.site.tolist() == [0, 1, 0] and again.phase.tolist() == [0, 0, 1]
+    assert again.offset.tolist() == [0, 4, 8] and again.records == 3
