@@ -107,23 +107,30 @@ def _group(device: Any, want: int = 256) -> int:
     return max(1, min(want, device.max_work_group_size))
 
 
-class PairedCopy:
-    """The float4 copy of ``bytes_moved`` (half read, half written), launched right after each
-    timed launch of another kernel, so that both are timed under the same conditions. On a
-    shared or virtual machine memory bandwidth drifts by a factor of two over seconds; a copy
+class CopyKernel:
+    """The float4 copy of ``bytes_moved`` (half read, half written), ready to launch.
+
+    ``bench --baseline copy`` launches it right after each timed launch of a row
+    (``RunRequest.pair_copy``), so that both are timed under the same conditions: on a shared
+    or virtual machine memory bandwidth drifts by a factor of two over seconds, and a copy
     measured before or after a whole row can land in another state than the row did."""
 
     def __init__(self, s: Any, context: Any, queue: Any, device: Any, bytes_moved: float):
         cl = s.cl
-        self.cl, self.queue = cl, queue
+        self.cl, self.queue, self.device = cl, queue, device
         self.n4 = max(1, int(bytes_moved // 2) // 16)
         self.kernel = _kernel(s, context, device, COPY_SOURCE, "copy_float4")
         self.src = cl.Buffer(context, cl.mem_flags.READ_ONLY, self.n4 * 16)
         self.dst = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, self.n4 * 16)
-        cl.enqueue_fill_buffer(queue, self.src, np.float32(1), 0, self.n4 * 16).wait()
+        self.host = np.arange(self.n4 * 4, dtype=np.float32)
+        cl.enqueue_copy(queue, self.src, self.host).wait()
         self.lsize = _group(device)
         self.gsize = -(-self.n4 // self.lsize) * self.lsize
         self.time_ms()  # warm-up: first touch of the destination
+
+    @property
+    def bytes_moved(self) -> float:
+        return 2.0 * self.n4 * 16
 
     def time_ms(self) -> float:
         self.kernel.set_args(self.src, self.dst, np.int32(self.n4))
@@ -132,6 +139,12 @@ class PairedCopy:
         )
         event.wait()
         return (event.profile.end - event.profile.start) * 1e-6
+
+    def check(self) -> None:
+        copied = np.empty_like(self.host)
+        self.cl.enqueue_copy(self.queue, copied, self.dst).wait()
+        if not np.array_equal(copied, self.host):
+            raise RuntimeError(f"the copy kernel gave a wrong copy on {self.device.name}")
 
     def release(self) -> None:
         self.src.release()
@@ -142,32 +155,19 @@ def measure_copy(device_key: str | None, bytes_moved: float, repeat: int = 10) -
     """Copy ``bytes_moved / 2`` bytes (rounded down to float4s, at least one) with the float4
     kernel; the time and the rate, counting bytes read plus bytes written."""
     s, device, context, queue = _device_and_queue(device_key)
-    cl = s.cl
-    n4 = max(1, int(bytes_moved // 2) // 16)
-    kernel = _kernel(s, context, device, COPY_SOURCE, "copy_float4")
-    mf = cl.mem_flags
-    src = cl.Buffer(context, mf.READ_ONLY, n4 * 16)
-    dst = cl.Buffer(context, mf.WRITE_ONLY, n4 * 16)
-    host = np.arange(n4 * 4, dtype=np.float32)
-    cl.enqueue_copy(queue, src, host).wait()
-    kernel.set_args(src, dst, np.int32(n4))
-    lsize = _group(device)
-    gsize = -(-n4 // lsize) * lsize
-    samples = _time_launches(cl, queue, kernel, gsize, lsize, repeat)
-    check = np.empty_like(host)
-    cl.enqueue_copy(queue, check, dst).wait()
-    if not np.array_equal(check, host):
-        raise RuntimeError(f"the copy kernel gave a wrong copy on {device.name}")
-    src.release()
-    dst.release()
+    copy = CopyKernel(s, context, queue, device, bytes_moved)
+    try:
+        samples = [copy.time_ms() for _ in range(max(1, repeat))]
+        copy.check()
+    finally:
+        copy.release()
     median = float(np.median(samples))
-    moved = 2.0 * n4 * 16
     return {
         "device": device.name,
-        "bytes_moved": moved,
+        "bytes_moved": copy.bytes_moved,
         "samples_ms": samples,
         "ms": median,
-        "gbps": moved / (median * 1e-3) / 1e9,
+        "gbps": copy.bytes_moved / (median * 1e-3) / 1e9,
     }
 
 

@@ -304,10 +304,10 @@ def run_request(request: RunRequest) -> RunResult:
         paired: list[float] = []
         pair = None
         if request.pair_copy:
-            from explorer.engine.baselines import PairedCopy
+            from explorer.engine.baselines import CopyKernel
 
             moved = p.problem.min_bytes(p.sizes, p.dtype.itemsize)
-            pair = PairedCopy(p.session, p.context, p.queue, p.device, moved)
+            pair = CopyKernel(p.session, p.context, p.queue, p.device, moved)
         warmup = max(1, request.warmup)
         try:
             with silenced_stdout():  # printf output of one launch is enough
