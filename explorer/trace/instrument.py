@@ -23,14 +23,19 @@ from dataclasses import dataclass, field
 from explorer.trace.records import (
     ATOMIC,
     BARRIER,
+    BUFFER_SHIFT,
     FENCE,
     GLOBAL,
     LOCAL,
+    MAX_PHASE,
     NO_BUFFER,
     NO_SPACE,
+    OOB_BIT,
+    PHASE_SHIFT,
     READ,
     RMW,
     SITE_MASK,
+    SIZE_SHIFT,
     WRITE,
 )
 
@@ -498,7 +503,8 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
         ulong i = st->base + st->n;
         st->roff[i] = (uint)(int)off;
         st->rword[i] =
-            site | (min(st->phase, 4095u) << 12) | (buf << 24) | (oob << 28) | (code << 29);
+            site | (min(st->phase, @MAX_PHASE@u) << @PHASE_SHIFT@) | (buf << @BUFFER_SHIFT@)
+            | (oob << @OOB_SHIFT@) | (code << @SIZE_SHIFT@);
     }
     st->n++;
 }
@@ -551,14 +557,14 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
 
 static void __tr_barrier(__tr_state* st, uint site)
 {
-    __tr_put(st, site, 15u, 0, 1u, 0u);
+    __tr_put(st, site, @NO_BUFFER@u, 0, 1u, 0u);
     if (st != 0)
         st->phase++;
 }
 
 static void __tr_fence(__tr_state* st, uint site)
 {
-    __tr_put(st, site, 15u, 0, 1u, 0u);
+    __tr_put(st, site, @NO_BUFFER@u, 0, 1u, 0u);
 }
 
 static void __tr_end(__tr_state* st)
@@ -853,7 +859,17 @@ def instrument(source: str, kernel: str) -> Instrumented:
     new_source = source
     for start, end_, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         new_source = new_source[:start] + text + new_source[end_:]
-    prelude = _PRELUDE.replace("@NB@", str(max(1, len(buffers))))
+    prelude = _PRELUDE
+    for name, value in (
+        ("NB", max(1, len(buffers))),  # the record word's layout is the one records.py reads
+        ("NO_BUFFER", NO_BUFFER),
+        ("MAX_PHASE", MAX_PHASE),
+        ("PHASE_SHIFT", PHASE_SHIFT),
+        ("BUFFER_SHIFT", BUFFER_SHIFT),
+        ("OOB_SHIFT", OOB_BIT.bit_length() - 1),
+        ("SIZE_SHIFT", SIZE_SHIFT),
+    ):
+        prelude = prelude.replace(f"@{name}@", str(value))
     return Instrumented(
         source=prelude + new_source,
         kernel=kernel,

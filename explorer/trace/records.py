@@ -84,7 +84,7 @@ def pack_words(
         np.asarray(site, dtype=np.int64)
         | (np.minimum(np.asarray(phase, dtype=np.int64), MAX_PHASE) << PHASE_SHIFT)
         | (buffer << BUFFER_SHIFT)
-        | (np.asarray(oob, dtype=np.int64) << 28)
+        | (np.asarray(oob, dtype=np.int64) * OOB_BIT)
         | (code << SIZE_SHIFT)
     )
     return word.astype(np.uint32)
