@@ -9,7 +9,11 @@ from explorer.engine.records import Refusal, RunRequest
 SQUARE = (1, 17, 100, 257)
 EXTRA = {
     "matmul": [{"M": 64, "N": 48, "K": 80}, {"M": 33, "N": 7, "K": 130}],
-    "transpose": [{"WIDTH": 3000, "HEIGHT": 1000}, {"WIDTH": 17, "HEIGHT": 5}, {"WIDTH": 48, "HEIGHT": 256}],
+    "transpose": [
+        {"WIDTH": 3000, "HEIGHT": 1000},
+        {"WIDTH": 17, "HEIGHT": 5},
+        {"WIDTH": 48, "HEIGHT": 256},  # whole 64-byte lines of OUT: cpu-blocked's fast path
+    ],
     "matvec": [{"WIDTH": 1100, "HEIGHT": 300}, {"WIDTH": 17, "HEIGHT": 5}],
     "rowdot": [{"D": 1000}],
 }
