@@ -8,8 +8,8 @@ local = ["GX", "GY"]
 [defines]
 NX = 2
 NY = 2
-GX = 16
-GY = 2
+GX = 32
+GY = 4
 [allowed]
 NX = [1, 2, 4, 8]
 NY = [2, 4, 8]
@@ -28,7 +28,7 @@ in two halves, apart, they can cost more than plain stores). Off the grid (a hei
 not a multiple of 16) each run is one plain unaligned store, and the transpose runs at about
 half the speed. Elsewhere, and in trace builds, each run is written as two halves with
 vstore8. No local memory, no barriers, nothing for the CPU to emulate. A work-group is GX×GY
-work-items (16×2 by default): side by side along IN's rows, so each row is read 1 KiB at a
+work-items (32×4 by default): side by side along IN's rows, so each row is read 2 KiB at a
 time, which the CPU's prefetcher follows at any row pitch (1×8, stacked down IN, was as fast
 only where the pitch is a multiple of 4 KiB). Blocks that cross the right or bottom edge are
 copied one element at a time, bounds-checked. On a GPU its loads are uncoalesced: use fast
