@@ -35,6 +35,8 @@ class RooflineView(QWidget):
         self.plot.setLogMode(x=True, y=True)
         self.plot.setLabel("bottom", "arithmetic intensity", units="FLOP/byte")
         self.plot.setLabel("left", "achieved", units="GFLOP/s")
+        for side in ("bottom", "left"):  # no "kGFLOP/s" or "mFLOP/byte": the units stay put
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.addLegend(offset=(10, 10))
         layout.addWidget(self.plot)

@@ -37,6 +37,8 @@ class TimingView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setLabel("bottom", "time", units="ms")
+        # The values are already milliseconds: pyqtgraph's own prefix would make "mms".
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=False, alpha=0.3)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()

@@ -57,3 +57,20 @@ def test_check_with_oclgrind_gives_a_second_opinion(window, qtbot):
     qtbot.waitUntil(lambda: window.last_oclgrind is not None, timeout=300000)
     assert "data race" in window.last_oclgrind.verdict
     assert "line 55" in window.findings_view.oclgrind.toPlainText()
+
+
+def test_roofline_axes_keep_their_units_at_any_scale(window, qtbot):
+    """A GPU's ceilings (tens of thousands of GFLOP/s) must not turn the axis into kGFLOP/s,
+    nor a low intensity into mFLOP/byte."""
+    roof = window.roofline_view
+    window.show()
+    window.tabs.setCurrentWidget(roof)
+    for limits, points in (
+        ({"copy_gbps": 4000.0, "fma_gflops": 60000.0}, [("big", 100.0, 50000.0)]),
+        ({"copy_gbps": 1.0, "fma_gflops": 2.0}, [("small", 0.001, 0.002)]),
+    ):
+        roof.points = points
+        roof.set_limits(limits)
+        qtbot.wait(50)
+        assert roof.plot.getAxis("left").labelString().endswith("(GFLOP/s)</span>")
+        assert roof.plot.getAxis("bottom").labelString().endswith("(FLOP/byte)</span>")
