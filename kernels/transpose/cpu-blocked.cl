@@ -10,9 +10,11 @@ NX = 2
 NY = 2
 GX = 32
 GY = 4
+AHEAD = 16
 [allowed]
 NX = [1, 2, 4, 8]
 NY = [2, 4, 8]
+AHEAD = [0, 4, 8, 16, 32]
 [about]
 source = "own, after the 8x8 in-register transposes of CPU libraries (MKL's mkl_somatcopy, the AVX transpose kernels of OpenCV)"
 bug = ""
@@ -27,7 +29,9 @@ first reading each line; a line written whole in one store is what makes them pa
 in two halves, apart, they can cost more than plain stores). Off the grid (a height that is
 not a multiple of 16) each run is one plain unaligned store, and the transpose runs at about
 half the speed. Elsewhere, and in trace builds, each run is written as two halves with
-vstore8. No local memory, no barriers, nothing for the CPU to emulate. A work-group is GX×GY
+vstore8. On an x86 CPU each work-item also asks for the lines AHEAD lines further along its
+16 rows (software prefetch), which the hardware's prefetcher is slow to fetch when memory is
+busy. No local memory, no barriers, nothing for the CPU to emulate. A work-group is GX×GY
 work-items (32×4 by default): side by side along IN's rows, so each row is read 2 KiB at a
 time, which the CPU's prefetcher follows at any row pitch (1×8, stacked down IN, was as fast
 only where the pitch is a multiple of 4 KiB). Blocks that cross the right or bottom edge are
@@ -38,6 +42,9 @@ there."""
 #ifndef NX
 #define NX 2      /* a block is 8*NX columns of IN wide ...                          */
 #endif
+#ifndef AHEAD
+#define AHEAD 16  /* prefetch IN this many 64-byte lines ahead along each row; 0: none */
+#endif
 #ifndef NY
 #define NY 2      /* ... and 8*NY rows of IN high (NY even: 16 rows per OUT line)   */
 #endif
@@ -46,10 +53,13 @@ there."""
 #define BX (8 * NX)
 #define BY (8 * NY)
 
-/* Non-temporal stores where the compiler offers them (clang's builtin: PoCL, Oclgrind). Trace
-   builds (EXPLORER_TRACE) store with vstore8, which the recorder sees; the addresses are the
-   same. */
+/* Software prefetch and non-temporal stores where the compiler offers them (clang's builtins:
+   PoCL, and Oclgrind for the stores). Trace builds (EXPLORER_TRACE) do without the prefetch and store with
+   vstore8, which the recorder sees; the addresses are the same. */
 #if defined(__has_builtin) && !defined(EXPLORER_TRACE)
+#if __has_builtin(__builtin_prefetch) && defined(__x86_64__) && AHEAD > 0
+#define PREFETCH 1   /* for an x86 CPU only: Oclgrind cannot run llvm.prefetch */
+#endif
 #if __has_builtin(__builtin_nontemporal_store)
 #define NT_STORES 1
 /* A float16 that may sit anywhere a float may: one unaligned 64-byte store for a line of OUT
@@ -114,6 +124,16 @@ __kernel void transpose_cpu_blocked(const int WIDTH, const int HEIGHT,
             for (int rb = 0; rb < NY; rb += 2) {
                 const int y = by + rb * 8;          /* IN row = OUT column */
                 const size_t i0 = (size_t)y * WIDTH + x;
+#ifdef PREFETCH
+                /* Ask for the lines AHEAD lines further along these 16 rows (what the work-item
+                   AHEAD places to the right reads, at NX 2), into the outer caches (locality
+                   1): with sixteen rows in flight the hardware's prefetcher falls behind. */
+                if (cb == 0) {
+                    #pragma unroll
+                    for (int k = 0; k < 16; k++)
+                        __builtin_prefetch(IN + i0 + (size_t)WIDTH * k + 16 * AHEAD, 0, 1);
+                }
+#endif
                 float8 top[8], bottom[8];           /* IN rows y..y+7 and y+8..y+15 */
                 #pragma unroll
                 for (int k = 0; k < 8; k++) {
