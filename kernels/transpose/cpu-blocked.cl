@@ -10,7 +10,7 @@ NX = 2
 NY = 2
 GX = 32
 GY = 4
-AHEAD = 16
+AHEAD = 8
 [allowed]
 NX = [1, 2, 4, 8]
 NY = [2, 4, 8]
@@ -43,7 +43,7 @@ there."""
 #define NX 2      /* a block is 8*NX columns of IN wide ...                          */
 #endif
 #ifndef AHEAD
-#define AHEAD 16  /* prefetch IN this many 64-byte lines ahead along each row; 0: none */
+#define AHEAD 8   /* prefetch IN this many 64-byte lines ahead along each row; 0: none */
 #endif
 #ifndef NY
 #define NY 2      /* ... and 8*NY rows of IN high (NY even: 16 rows per OUT line)   */
