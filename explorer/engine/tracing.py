@@ -4,7 +4,9 @@ Two launches: the first only counts each work-item's records, so the second can 
 every traced work-item a region of exactly the right size (no guessing, and overflow
 can only come from a kernel whose control flow differs between launches). Work-groups
 are traced while the records fit in the memory budget; beyond it, a window of groups
-around a chosen one.
+around a chosen one. Where the records of one group show that the budget holds only a
+window, the counting launch runs just the groups near the chosen one (a margin more than
+the estimate) instead of every group: on a large grid that halves the time of a trace.
 """
 
 from __future__ import annotations
@@ -51,31 +53,60 @@ class TraceOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
+def nearest_groups(
+    num_groups: tuple[int, int, int], center: tuple[int, int, int] | None
+) -> np.ndarray:
+    """Every group's linear id, nearest the center first (square rings, then distance)."""
+    total_groups = int(np.prod(num_groups))
+    coords = group_coords(np.arange(total_groups), num_groups)
+    c = np.array(center or (0, 0, 0), dtype=np.int64)
+    distance = np.abs(coords - c).max(axis=1) * total_groups + np.abs(coords - c).sum(axis=1)
+    return np.argsort(distance, kind="stable")
+
+
 def choose_window(
-    counts: np.ndarray,
+    group_records: np.ndarray,
     num_groups: tuple[int, int, int],
-    per_group: int,
     budget_bytes: int,
     center: tuple[int, int, int] | None,
     ranges: tuple[tuple[int, int], ...] | None,
 ) -> np.ndarray:
-    """Linear ids of the groups to trace, in slot order."""
+    """Linear ids of the groups to trace, in slot order. group_records holds each group's
+    record count, infinite for a group that was not counted."""
     total_groups = int(np.prod(num_groups))
-    coords = group_coords(np.arange(total_groups), num_groups)
     if ranges:
+        coords = group_coords(np.arange(total_groups), num_groups)
         mask = np.ones(total_groups, dtype=bool)
         for dim, (lo, hi) in enumerate(ranges[:3]):
             mask &= (coords[:, dim] >= lo) & (coords[:, dim] < hi)
         return np.nonzero(mask)[0]
-    per_group_records = counts.reshape(total_groups, per_group).sum(axis=1)
-    if center is None and per_group_records.sum() * RECORD_BYTES <= budget_bytes:
+    if center is None and group_records.sum() * RECORD_BYTES <= budget_bytes:
         return np.arange(total_groups)
-    c = np.array(center or (0, 0, 0), dtype=np.int64)
-    distance = np.abs(coords - c).max(axis=1) * total_groups + np.abs(coords - c).sum(axis=1)
-    order = np.argsort(distance, kind="stable")
-    fits = np.cumsum(per_group_records[order]) * RECORD_BYTES <= budget_bytes
+    order = nearest_groups(num_groups, center)
+    fits = np.cumsum(group_records[order]) * RECORD_BYTES <= budget_bytes
     chosen = order[: max(1, int(fits.sum()))]
     return np.sort(chosen)
+
+
+def groups_to_count(
+    probe_records: int,
+    num_groups: tuple[int, int, int],
+    budget_bytes: int,
+    center: tuple[int, int, int] | None,
+) -> np.ndarray | None:
+    """The groups the counting launch must run, from one group's record count: the nearest
+    half as many again as the budget seems to hold, or None for all of them (when all may
+    fit, or nothing can be told from the probe)."""
+    total_groups = int(np.prod(num_groups))
+    if probe_records <= 0:
+        return None
+    fit = budget_bytes // (probe_records * RECORD_BYTES)
+    if center is None and fit >= total_groups // 2:
+        return None  # perhaps every group fits: count them all and see
+    wanted = int(fit * 3 // 2) + 8
+    if wanted >= total_groups:
+        return None
+    return np.sort(nearest_groups(num_groups, center)[:wanted])
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
@@ -155,17 +186,34 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
             return counts[:w], dispatch, rec_bufs
 
+        def count(groups: np.ndarray) -> np.ndarray:
+            """Records per work-item of the given groups, (groups, per_group), in order."""
+            count_slots = np.full(total_groups, -1, dtype=np.int32)
+            count_slots[groups] = np.arange(groups.size, dtype=np.int32)
+            zero = np.zeros(groups.size * per_group + 1)
+            counted, _, _ = launch(count_slots, zero, True, 0)
+            return counted.reshape(groups.size, per_group)
+
         t0 = time.perf_counter()
-        all_slots = np.arange(total_groups, dtype=np.int32)
-        counts, _, _ = launch(all_slots, np.zeros(total_groups * per_group + 1), True, 0)
+        wi_records = np.zeros((total_groups, per_group), dtype=np.uint32)
+        group_records = np.full(total_groups, np.inf)
+        if request.groups:
+            counted = choose_window(group_records, num_groups, 0, None, request.groups)
+        else:
+            probe = nearest_groups(num_groups, request.center)[:1]
+            probe_records = int(count(probe).sum())
+            near = groups_to_count(probe_records, num_groups, request.budget_bytes, request.center)
+            counted = np.arange(total_groups) if near is None else near
+        wi_records[counted] = count(counted)
+        group_records[counted] = wi_records[counted].sum(axis=1)
         timings["count_ms"] = (time.perf_counter() - t0) * 1e3
 
         window = choose_window(
-            counts, num_groups, per_group, request.budget_bytes, request.center, request.groups
+            group_records, num_groups, request.budget_bytes, request.center, request.groups
         )
         slots = np.full(total_groups, -1, dtype=np.int32)
         slots[window] = np.arange(window.size, dtype=np.int32)
-        wi_counts = counts.reshape(total_groups, per_group)[window].ravel().astype(np.uint64)
+        wi_counts = wi_records[window].ravel().astype(np.uint64)
         offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
         capacity = int(offsets[-1])
 
