@@ -42,11 +42,11 @@ there."""
 #ifndef NX
 #define NX 2      /* a block is 8*NX columns of IN wide ...                          */
 #endif
-#ifndef AHEAD
-#define AHEAD 8   /* prefetch IN this many 64-byte lines ahead along each row; 0: none */
-#endif
 #ifndef NY
 #define NY 2      /* ... and 8*NY rows of IN high (NY even: 16 rows per OUT line)   */
+#endif
+#ifndef AHEAD
+#define AHEAD 8   /* prefetch IN this many 64-byte lines ahead along each row; 0: none */
 #endif
 /* GX x GY work-items per work-group (the local size; not used by the code) */
 
@@ -54,8 +54,8 @@ there."""
 #define BY (8 * NY)
 
 /* Software prefetch and non-temporal stores where the compiler offers them (clang's builtins:
-   PoCL, and Oclgrind for the stores). Trace builds (EXPLORER_TRACE) do without the prefetch and store with
-   vstore8, which the recorder sees; the addresses are the same. */
+   PoCL, and Oclgrind for the stores). Trace builds (EXPLORER_TRACE) do without the prefetch
+   and store with vstore8, which the recorder sees; the addresses are the same. */
 #if defined(__has_builtin) && !defined(EXPLORER_TRACE)
 #if __has_builtin(__builtin_prefetch) && defined(__x86_64__) && AHEAD > 0
 #define PREFETCH 1   /* for an x86 CPU only: Oclgrind cannot run llvm.prefetch */
