@@ -513,6 +513,11 @@ static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint
 {
     if (st == 0)
         return p;
+    if (hint < __TR_NB && st->gb[hint] != 0 && p >= st->gb[hint]
+        && p + size <= st->gb[hint] + st->gl[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(p - st->gb[hint]), size, 0u);
+        return p;
+    }
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->gb[i] != 0 && p >= st->gb[i] && p + size <= st->gb[i] + st->gl[i]) {
             __tr_put(st, site, i, (long)(p - st->gb[i]), size, 0u);
@@ -529,6 +534,11 @@ static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, 
 {
     if (st == 0)
         return p;
+    if (hint < __TR_NB && st->cb[hint] != 0 && p >= st->cb[hint]
+        && p + size <= st->cb[hint] + st->cl[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(p - st->cb[hint]), size, 0u);
+        return p;
+    }
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->cb[i] != 0 && p >= st->cb[i] && p + size <= st->cb[i] + st->cl[i]) {
             __tr_put(st, site, i, (long)(p - st->cb[i]), size, 0u);
@@ -544,6 +554,11 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
 {
     if (st == 0)
         return p;
+    if (hint < __TR_NB && st->lb[hint] != 0 && p >= st->lb[hint]
+        && p + size <= st->lb[hint] + st->ll[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(p - st->lb[hint]), size, 0u);
+        return p;
+    }
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->lb[i] != 0 && p >= st->lb[i] && p + size <= st->lb[i] + st->ll[i]) {
             __tr_put(st, site, i, (long)(p - st->lb[i]), size, 0u);
