@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -28,6 +28,7 @@ from explorer.gui.model import ConfigModel
 from explorer.problems import FAMILIES
 
 MAX_SIZE = 1 << 20
+DEFINES_PER_ROW = 3  # the panel stays narrow enough for a 1600-pixel window without scrolling
 BAD_FIELD = "border: 2px solid #c0392b; border-radius: 3px;"
 
 
@@ -88,7 +89,7 @@ class ConfigPanel(QWidget):
         self.local_edit.setToolTip("Work-group size, e.g. 16x16; empty for the variant's default")
         launch_form.addRow("&Local size", self.local_edit)
         self.define_row = QWidget()
-        self.define_layout = QHBoxLayout(self.define_row)
+        self.define_layout = QGridLayout(self.define_row)  # DEFINES_PER_ROW name/value pairs a row
         self.define_layout.setContentsMargins(0, 0, 0, 0)
         launch_form.addRow("Defines", self.define_row)
         self.define_spins: dict[str, QWidget] = {}
@@ -228,8 +229,9 @@ class ConfigPanel(QWidget):
         self.define_spins = {}
         variant = self.model.variant
         allowed = variant.allowed_values
-        for name, default in variant.defines:
-            self.define_layout.addWidget(QLabel(name))
+        for i, (name, default) in enumerate(variant.defines):
+            row, column = divmod(i, DEFINES_PER_ROW)
+            self.define_layout.addWidget(QLabel(name), row, 2 * column)
             if name in allowed:
                 combo = QComboBox()
                 for value in allowed[name]:
@@ -246,10 +248,10 @@ class ConfigPanel(QWidget):
                 spin.setKeyboardTracking(False)
                 spin.valueChanged.connect(lambda value, n=name: self.model.set_define(n, value))
                 widget = spin
-            self.define_layout.addWidget(widget)
+            self.define_layout.addWidget(widget, row, 2 * column + 1)
             self.define_spins[name] = widget
         if not variant.defines:
-            self.define_layout.addWidget(QLabel("none"))
+            self.define_layout.addWidget(QLabel("none"), 0, 0)
 
     def _show_defines(self) -> None:
         values = {**self.model.variant.default_defines, **self.model.defines}

@@ -80,13 +80,13 @@ class MainWindow(QMainWindow):
         self.pending_group: tuple[int, int, int] | None = None
 
         self.panel = ConfigPanel(self.model)
-        scroll = QScrollArea()
-        scroll.setWidget(self.panel)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(360)
+        self.panel_scroll = QScrollArea()
+        self.panel_scroll.setWidget(self.panel)
+        self.panel_scroll.setWidgetResizable(True)
+        self.panel_scroll.setMinimumWidth(360)
         dock = QDockWidget("Configuration", self)
         dock.setObjectName("configuration")
-        dock.setWidget(scroll)
+        dock.setWidget(self.panel_scroll)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 

@@ -208,6 +208,18 @@ def test_no_device_still_opens_and_explains(qtbot, settings, monkeypatch):
     window.close()
 
 
+def test_no_variant_makes_the_configuration_scroll_sideways(window, qtbot):
+    from explorer.engine.catalog import catalog
+
+    window.resize(1600, 1000)
+    window.show()
+    bar = window.panel_scroll.horizontalScrollBar()
+    for variant in catalog():
+        window.model.set_variant(variant)
+        qtbot.wait(20)
+        assert bar.maximum() == 0, variant.qualified_id
+
+
 def test_refusal_marks_the_fields_it_names(window):
     window.model.set_variant(find_variant("matmul", "seed003-func2"))
     window.model.set_size("K", 100)
