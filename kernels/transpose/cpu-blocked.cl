@@ -35,9 +35,8 @@ busy. No local memory, no barriers, nothing for the CPU to emulate. A work-group
 work-items (32×8 by default): side by side along IN's rows, so each row is read 2 KiB at a
 time. 1×8, stacked down IN, is up to a tenth faster where OUT's rows are on the grid but
 slower off it, and without the prefetch it was fast only where IN's row pitch is a multiple
-of 4 KiB. Blocks that cross the right or bottom edge are
-copied one element at a time, bounds-checked. On a GPU its loads are uncoalesced: use fast
-there."""
+of 4 KiB. Blocks that cross the right or bottom edge are copied one element at a time,
+bounds-checked. On a GPU its loads are uncoalesced: use fast there."""
 ---*/
 
 #ifndef NX
