@@ -64,6 +64,18 @@ def nearest_groups(
     return np.argsort(distance, kind="stable")
 
 
+def groups_in_ranges(
+    num_groups: tuple[int, int, int], ranges: tuple[tuple[int, int], ...]
+) -> np.ndarray:
+    """Linear ids of the groups inside explicit [lo, hi) ranges, one range per dimension."""
+    total_groups = int(np.prod(num_groups))
+    coords = group_coords(np.arange(total_groups), num_groups)
+    mask = np.ones(total_groups, dtype=bool)
+    for dim, (lo, hi) in enumerate(ranges[:3]):
+        mask &= (coords[:, dim] >= lo) & (coords[:, dim] < hi)
+    return np.nonzero(mask)[0]
+
+
 def choose_window(
     group_records: np.ndarray,
     num_groups: tuple[int, int, int],
@@ -75,11 +87,7 @@ def choose_window(
     record count, infinite for a group that was not counted."""
     total_groups = int(np.prod(num_groups))
     if ranges:
-        coords = group_coords(np.arange(total_groups), num_groups)
-        mask = np.ones(total_groups, dtype=bool)
-        for dim, (lo, hi) in enumerate(ranges[:3]):
-            mask &= (coords[:, dim] >= lo) & (coords[:, dim] < hi)
-        return np.nonzero(mask)[0]
+        return groups_in_ranges(num_groups, ranges)
     if center is None and group_records.sum() * RECORD_BYTES <= budget_bytes:
         return np.arange(total_groups)
     order = nearest_groups(num_groups, center)
@@ -198,7 +206,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         wi_records = np.zeros((total_groups, per_group), dtype=np.uint32)
         group_records = np.full(total_groups, np.inf)
         if request.groups:
-            counted = choose_window(group_records, num_groups, 0, None, request.groups)
+            counted = groups_in_ranges(num_groups, request.groups)
         else:
             probe = nearest_groups(num_groups, request.center)[:1]
             probe_records = int(count(probe).sum())
