@@ -20,7 +20,7 @@ from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError, pick_device
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import EXIT_CODES, RunRequest, Variant, result_record
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 USAGE_ERROR = 2
 
@@ -485,7 +485,7 @@ def _run(executor: Executor, args: argparse.Namespace) -> int:
             print("--- kernel output ---")
             print(result.output_text)
     if args.save_image and result.output is not None:
-        from explorer.problems.images import save_png
+        from explorer.families.images import save_png
 
         save_png(result.output, args.save_image)
     if result.status == "error" and result.error_kind in ("build", "input", "environment"):

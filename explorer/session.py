@@ -25,7 +25,7 @@ from typing import Any
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.devices import default_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 FORMAT = "kernel-explorer-session"
 FORMAT_VERSION = 1

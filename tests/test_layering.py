@@ -14,7 +14,7 @@ def test_engine_problems_trace_and_cli_import_without_qt():
         "sys.modules['PySide6'] = None\n"
         "sys.modules['pyqtgraph'] = None\n"
         "import explorer.engine.runner, explorer.engine.executor, explorer.engine.bench\n"
-        "import explorer.engine.catalog, explorer.problems, explorer.trace, explorer.cli\n"
+        "import explorer.engine.catalog, explorer.families, explorer.trace, explorer.cli\n"
         "print('ok')\n"
     )
     out = subprocess.run(

@@ -36,7 +36,7 @@ from explorer.engine.baselines import (
 )
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 BASELINES = ("copy", "fma", "numpy", "torch")
 

@@ -32,8 +32,8 @@ from explorer.engine.records import (
 )
 from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
 from explorer.engine.verify import verify
-from explorer.problems import FAMILIES, InputError, Problem, Reference
-from explorer.problems.images import ImageError
+from explorer.families import FAMILIES, InputError, Problem, Reference
+from explorer.families.images import ImageError
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
 

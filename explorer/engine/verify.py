@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.engine.records import Verdict
-from explorer.problems.base import Reference
+from explorer.families.base import Reference
 
 
 def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from explorer.engine.catalog import FAMILY_LAUNCH, header_text, with_header
 from explorer.engine.records import Variant
 from explorer.engine.signature import Parameter, kernel_parameters
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 _KERNEL = re.compile(
     r"(?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", re.S

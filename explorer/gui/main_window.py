@@ -45,7 +45,7 @@ from explorer.gui.source_view import SourceView
 from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 from explorer.trace.playback import Playback, make_grids
 
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
@@ -820,7 +820,7 @@ class MainWindow(QMainWindow):
         ends in .png): what a slide or an issue comment can show."""
         import numpy as np
 
-        from explorer.problems.images import save_gif
+        from explorer.families.images import save_gif
 
         view = self.execution_view
         if self.playback is None or not view.steps:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.gui.model import ConfigModel
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 FORMAT_VERSION = 1
 

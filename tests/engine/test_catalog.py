@@ -9,7 +9,7 @@ from explorer.engine.catalog import (
     load_variant_file,
     parse_variant,
 )
-from explorer.problems import FAMILIES
+from explorer.families import FAMILIES
 
 REQUIRED = {
     "matmul": {

@@ -26,7 +26,7 @@ ALLOWED_FALLBACK = {
 
 
 def _sizes(variant, device):
-    from explorer.problems import FAMILIES
+    from explorer.families import FAMILIES
 
     names = FAMILIES[variant.family].size_names
     candidates = [dict.fromkeys(names, n) for n in SQUARE] + EXTRA[variant.family]

@@ -230,8 +230,8 @@ def test_refusal_marks_the_fields_it_names(window):
 
 
 def test_an_image_becomes_the_b_operand(window, qtbot, tmp_path):
-    from explorer.problems.images import save_png
-    from explorer.problems.text_image import text_mask
+    from explorer.families.images import save_png
+    from explorer.families.text_image import text_mask
 
     path = tmp_path / "hi.png"
     save_png(np.where(text_mask("HI", 64, 64), 0.0, 1.0), path)

@@ -1,8 +1,8 @@
 import numpy as np
 
-from explorer.problems import FAMILIES
-from explorer.problems.images import load_grey, save_png
-from explorer.problems.text_image import text_mask
+from explorer.families import FAMILIES
+from explorer.families.images import load_grey, save_png
+from explorer.families.text_image import text_mask
 
 
 def test_text_mask_draws_each_letter_apart():

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from explorer.problems.base import InputError, Problem, Reference, grey_picture, random_matrix
+from explorer.families.base import InputError, Problem, Reference, grey_picture, random_matrix
 
 
 class Matmul(Problem):

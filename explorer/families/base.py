@@ -8,8 +8,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from explorer.problems.images import load_grey, resample
-from explorer.problems.text_image import text_mask
+from explorer.families.images import load_grey, resample
+from explorer.families.text_image import text_mask
 
 
 @dataclass(frozen=True)
