@@ -30,8 +30,8 @@ import tomllib
 
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Variant
-from explorer.paths import kernels_dir
 from explorer.families import FAMILIES
+from explorer.paths import kernels_dir
 
 _HEADER = re.compile(r"\A\s*/\*---[ \t]*\n(?P<toml>.*?)\n[ \t]*---\*/", re.DOTALL)
 _DTYPES = ("float32", "int32")

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.ndrange import plan
 from explorer.engine.records import Refusal
-from explorer.gui.model import ConfigModel
 from explorer.families import FAMILIES
+from explorer.gui.model import ConfigModel
 
 MAX_SIZE = 1 << 20
 DEFINES_PER_ROW = 3  # the panel stays narrow enough for a 1600-pixel window without scrolling

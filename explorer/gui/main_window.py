@@ -33,6 +33,7 @@ from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.oclgrind import find_oclgrind
 from explorer.engine.records import RunRequest, RunResult, result_record
 from explorer.engine.tracing import TraceRequest
+from explorer.families import FAMILIES
 from explorer.gui import settings as settings_store
 from explorer.gui.config_panel import ConfigPanel
 from explorer.gui.execution_view import ExecutionView
@@ -45,7 +46,6 @@ from explorer.gui.source_view import SourceView
 from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
-from explorer.families import FAMILIES
 from explorer.trace.playback import Playback, make_grids
 
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")

@@ -11,8 +11,8 @@ import json
 from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
-from explorer.gui.model import ConfigModel
 from explorer.families import FAMILIES
+from explorer.gui.model import ConfigModel
 
 FORMAT_VERSION = 1
 
