@@ -20,7 +20,7 @@ VIEWS = ("result", "timing", "source", "findings", "grid", "all")
 
 
 def _parser() -> argparse.ArgumentParser:
-    from explorer.cli import _add_selection
+    from explorer.cli.options import add_selection
 
     parser = argparse.ArgumentParser(prog="kernel-explorer", description="OpenCL Kernel Explorer")
     parser.add_argument("--screenshot", metavar="PATH", help="render offscreen to PATH and exit")
@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         help="save the configuration and view as a session: after the screenshot's work, "
         "or when the window closes",
     )
-    _add_selection(parser)
+    add_selection(parser)
     return parser
 
 
@@ -95,7 +95,7 @@ def _load_session(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The session of ``--session``, or the reason it cannot be used."""
     if not args.session:
         return None, None
-    from explorer.cli import session_conflicts
+    from explorer.cli.options import session_conflicts
     from explorer.session import SessionError, load_session
 
     conflicts = session_conflicts(args)
@@ -108,11 +108,11 @@ def _load_session(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
-    from explorer.cli import _defines, _local, _selected_variant, _sizes
+    from explorer.cli.options import parse_defines, parse_local, selected_variant, sizes_from_args
 
     model = window.model
     if args.kernel_file or args.variant:
-        variant = _selected_variant(args)
+        variant = selected_variant(args)
         if args.kernel_file:
             model.add_user_variant(variant)
         else:
@@ -120,10 +120,10 @@ def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[
             model.set_variant(variant)
     elif args.family:
         model.set_family(args.family)
-    for name, value in _sizes(model.family, args).items():
+    for name, value in sizes_from_args(model.family, args).items():
         model.set_size(name, value)
-    model.set_local(_local(args.local))
-    for name, value in _defines(args.define).items():
+    model.set_local(parse_local(args.local))
+    for name, value in parse_defines(args.define).items():
         model.set_define(name, value)
     if args.input or args.text != "IOU" or args.image:
         model.set_input(
@@ -136,7 +136,7 @@ def _apply_selection(window, args: argparse.Namespace) -> None:  # type: ignore[
 def _screenshot(app, args: argparse.Namespace, session=None) -> int:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
-    from explorer.cli import UsageError
+    from explorer.cli.options import UsageError
     from explorer.engine.catalog import CatalogError
     from explorer.engine.devices import NoDeviceError, pick_device
     from explorer.gui import session_io

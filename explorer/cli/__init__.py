@@ -14,8 +14,17 @@ import sys
 from collections.abc import Sequence
 
 from explorer import desktop
+from explorer.cli.options import (
+    UsageError,
+    add_selection,
+    parse_defines,
+    parse_local,
+    selected_variant,
+    session_conflicts,
+    sizes_from_args,
+)
 from explorer.engine.bench import BASELINES, bench, parse_size, parse_sweep
-from explorer.engine.catalog import CatalogError, catalog, find_variant, load_variant_file
+from explorer.engine.catalog import CatalogError, catalog, find_variant
 from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError, pick_device
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import EXIT_CODES, RunRequest, Variant, result_record
@@ -23,29 +32,6 @@ from explorer.engine.tracing import DEFAULT_BUDGET_BYTES
 from explorer.families import FAMILIES
 
 USAGE_ERROR = 2
-
-
-class UsageError(Exception):
-    pass
-
-
-def _add_selection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--family", choices=list(FAMILIES), help="problem family")
-    parser.add_argument("--variant", help="variant id within the family (see `variants`)")
-    parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
-    parser.add_argument("--device", help="device: platform:device key, index or name substring")
-    parser.add_argument("--size", type=int, help="square size: sets every size of the family")
-    for name in ("m", "n", "k", "width", "height", "d"):
-        parser.add_argument(f"--{name}", type=int, help=f"size {name.upper()}")
-    parser.add_argument("--local", help="local size, e.g. 16x16")
-    parser.add_argument(
-        "--define", action="append", default=[], metavar="NAME=VALUE", help="-D define (repeatable)"
-    )
-    parser.add_argument("--input", help="input preset: iou, random, identity or image")
-    parser.add_argument("--image", help="image file for --input image (PNG, PGM or .npy)")
-    parser.add_argument("--text", default="IOU", help="text drawn into the iou input")
-    parser.add_argument("--repeat", type=int, default=10, help="timed launches (default 10)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     variants.add_argument("--json", action="store_true")
 
     run = sub.add_parser("run", help="run one configuration")
-    _add_selection(run)
+    add_selection(run)
     run.add_argument(
         "--session",
         metavar="PATH",
@@ -75,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON line")
 
     trace = sub.add_parser("trace", help="record every access the kernel makes; report findings")
-    _add_selection(trace)
+    add_selection(trace)
     trace.add_argument(
         "--groups",
         default="all",
@@ -222,56 +208,8 @@ def _variants(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selected_variant(args: argparse.Namespace) -> Variant:
-    if args.kernel_file:
-        variant = load_variant_file(args.kernel_file)
-        if args.family and args.family != variant.family:
-            raise UsageError(f"{args.kernel_file} is a {variant.family} kernel, not {args.family}")
-        return variant
-    if not args.family or not args.variant:
-        raise UsageError("give --family and --variant, or --kernel-file")
-    return find_variant(args.family, args.variant)
-
-
-def _sizes(family: str, args: argparse.Namespace) -> dict[str, int]:
-    names = FAMILIES[family].size_names
-    sizes: dict[str, int] = {}
-    if args.size is not None:
-        sizes = dict.fromkeys(names, args.size)
-    for name in ("m", "n", "k", "width", "height", "d"):
-        value = getattr(args, name)
-        if value is None:
-            continue
-        if name.upper() not in names:
-            raise UsageError(f"--{name} is not a size of {family} (sizes: {', '.join(names)})")
-        sizes[name.upper()] = value
-    return sizes
-
-
-def _local(text: str | None) -> tuple[int, ...] | None:
-    if not text:
-        return None
-    try:
-        values = tuple(int(p) for p in text.lower().replace("×", "x").split("x"))
-    except ValueError:
-        raise UsageError(f"--local {text!r} is not like 16x16") from None
-    if not values or any(v < 1 for v in values):
-        raise UsageError(f"--local {text!r} needs positive numbers")
-    return values
-
-
-def _defines(items: list[str]) -> dict[str, int]:
-    defines = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
-            raise UsageError(f"--define {item!r} is not NAME=INTEGER")
-        defines[name.strip()] = int(value)
-    return defines
-
-
 def request_from_args(args: argparse.Namespace, device_key: str | None) -> RunRequest:
-    variant = _selected_variant(args)
+    variant = selected_variant(args)
     problem = FAMILIES[variant.family]
     preset = args.input or ("iou" if "iou" in problem.input_presets else "random")
     if preset not in problem.input_presets:
@@ -282,9 +220,9 @@ def request_from_args(args: argparse.Namespace, device_key: str | None) -> RunRe
         raise UsageError("--repeat must be at least 1")
     return RunRequest(
         variant=variant,
-        sizes=_sizes(variant.family, args),
-        local=_local(args.local),
-        defines=_defines(args.define),
+        sizes=sizes_from_args(variant.family, args),
+        local=parse_local(args.local),
+        defines=parse_defines(args.define),
         device_key=device_key,
         input=preset,
         text=args.text,
@@ -318,7 +256,7 @@ def _groups(text: str) -> tuple[tuple[tuple[int, int], ...] | None, tuple[int, i
 def _trace(executor: Executor, args: argparse.Namespace) -> int:
     from explorer.engine.tracing import TraceRequest
 
-    _selected_variant(args)  # usage errors before any OpenCL work
+    selected_variant(args)  # usage errors before any OpenCL work
     args.save_image = None
     ranges, center = _groups(args.groups)
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
@@ -416,33 +354,6 @@ def _bench_ui(args: argparse.Namespace) -> int:
 
 
 # The selection a session holds: given beside --session, these options are refused.
-_SESSION_HOLDS = (
-    "family",
-    "variant",
-    "kernel_file",
-    "size",
-    "m",
-    "n",
-    "k",
-    "width",
-    "height",
-    "d",
-    "local",
-    "input",
-    "image",
-)
-
-
-def session_conflicts(args: argparse.Namespace) -> list[str]:
-    """The selection options given beside ``--session``, which holds the whole selection."""
-    given = [f"--{n.replace('_', '-')}" for n in _SESSION_HOLDS if getattr(args, n) is not None]
-    if args.define:
-        given.append("--define")
-    if args.text != "IOU":
-        given.append("--text")
-    return given
-
-
 def _session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     from explorer.session import load_session, session_to_request
 
@@ -471,7 +382,7 @@ def _run(executor: Executor, args: argparse.Namespace) -> int:
     if args.session:
         request = _session_request(executor, args)
     else:
-        _selected_variant(args)  # usage errors before any OpenCL work
+        selected_variant(args)  # usage errors before any OpenCL work
         device = pick_device(_list_devices(executor), args.device)
         request = request_from_args(args, device.key)
     result = executor.run(request)
