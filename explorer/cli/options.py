@@ -1,26 +1,43 @@
-"""The selection options every command shares, public so the app's command line uses them too."""
+"""The selection options every command shares, public so the app's command line uses them too.
+
+The size flags (``--m``, ``--width``, ...) come from the families registry: a family that
+adds a size adds its flag here, with no change to this file.
+"""
 
 from __future__ import annotations
 
 import argparse
 
 from explorer.engine.catalog import find_variant, load_variant_file
-from explorer.engine.records import Variant
+from explorer.engine.records import RunRequest, Variant
 from explorer.families import FAMILIES
 
 
 class UsageError(Exception):
-    pass
+    """A command line that cannot be run as given; the message says what to change."""
+
+
+def size_flags() -> dict[str, tuple[str, ...]]:
+    """Every size of every family as its option's name (``--m`` sets ``M``), in the registry's
+    order, with the families that have that size."""
+    flags: dict[str, list[str]] = {}
+    for family, problem in FAMILIES.items():
+        for name in problem.size_names:
+            flags.setdefault(name.lower(), []).append(family)
+    return {flag: tuple(families) for flag, families in flags.items()}
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
+    """The options that choose a kernel, its sizes, local size, defines, input and device."""
     parser.add_argument("--family", choices=list(FAMILIES), help="problem family")
     parser.add_argument("--variant", help="variant id within the family (see `variants`)")
     parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
-    for name in ("m", "n", "k", "width", "height", "d"):
-        parser.add_argument(f"--{name}", type=int, help=f"size {name.upper()}")
+    for flag, families in size_flags().items():
+        parser.add_argument(
+            f"--{flag}", type=int, help=f"size {flag.upper()} ({', '.join(families)})"
+        )
     parser.add_argument("--local", help="local size, e.g. 16x16")
     parser.add_argument(
         "--define", action="append", default=[], metavar="NAME=VALUE", help="-D define (repeatable)"
@@ -33,6 +50,7 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
 
 
 def selected_variant(args: argparse.Namespace) -> Variant:
+    """The variant the options name: ``--kernel-file``, or ``--family`` with ``--variant``."""
     if args.kernel_file:
         variant = load_variant_file(args.kernel_file)
         if args.family and args.family != variant.family:
@@ -44,11 +62,13 @@ def selected_variant(args: argparse.Namespace) -> Variant:
 
 
 def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
+    """The sizes given for ``family``: ``--size`` sets all of them, a size flag one; a flag of
+    another family's size is refused."""
     names = FAMILIES[family].size_names
     sizes: dict[str, int] = {}
     if args.size is not None:
         sizes = dict.fromkeys(names, args.size)
-    for name in ("m", "n", "k", "width", "height", "d"):
+    for name in size_flags():
         value = getattr(args, name)
         if value is None:
             continue
@@ -59,6 +79,7 @@ def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
 
 
 def parse_local(text: str | None) -> tuple[int, ...] | None:
+    """``16x16`` (or ``16×16``) as a tuple; none given is None, the variant's default."""
     if not text:
         return None
     try:
@@ -71,6 +92,7 @@ def parse_local(text: str | None) -> tuple[int, ...] | None:
 
 
 def parse_defines(items: list[str]) -> dict[str, int]:
+    """``NAME=INTEGER`` items of repeated ``--define`` options, as a dict."""
     defines = {}
     for item in items:
         name, sep, value = item.partition("=")
@@ -80,28 +102,41 @@ def parse_defines(items: list[str]) -> dict[str, int]:
     return defines
 
 
-_SESSION_HOLDS = (
-    "family",
-    "variant",
-    "kernel_file",
-    "size",
-    "m",
-    "n",
-    "k",
-    "width",
-    "height",
-    "d",
-    "local",
-    "input",
-    "image",
-)
-
-
 def session_conflicts(args: argparse.Namespace) -> list[str]:
     """The selection options given beside ``--session``, which holds the whole selection."""
-    given = [f"--{n.replace('_', '-')}" for n in _SESSION_HOLDS if getattr(args, n) is not None]
+    holds = ("family", "variant", "kernel_file", "size", *size_flags(), "local", "input", "image")
+    given = [f"--{n.replace('_', '-')}" for n in holds if getattr(args, n) is not None]
     if args.define:
         given.append("--define")
     if args.text != "IOU":
         given.append("--text")
     return given
+
+
+def request_from_args(
+    args: argparse.Namespace, device_key: str | None, keep_output: bool = False
+) -> RunRequest:
+    """The run the selection options describe, on ``device_key``; usage errors name the
+    option to change. ``keep_output`` brings the result's output array back (to save it)."""
+    variant = selected_variant(args)
+    problem = FAMILIES[variant.family]
+    preset = args.input or ("iou" if "iou" in problem.input_presets else "random")
+    if preset not in problem.input_presets:
+        raise UsageError(
+            f"{variant.family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"
+        )
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    return RunRequest(
+        variant=variant,
+        sizes=sizes_from_args(variant.family, args),
+        local=parse_local(args.local),
+        defines=parse_defines(args.define),
+        device_key=device_key,
+        input=preset,
+        text=args.text,
+        image_path=args.image,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        keep_output=keep_output,
+    )

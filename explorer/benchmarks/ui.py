@@ -1,20 +1,48 @@
-"""``python -m explorer bench-ui``: repaint cost of the animation, offscreen.
+"""Repaint cost of the animation, offscreen.
 
 Traces the IOU tiled matmul, steps through every step of the selected work-group and times
 a full-window repaint at each; runs the animation twice and reports the resident memory
 after each pass, which must not grow while it plays.
+
+It needs a window, so Qt and the GUI are imported only when :func:`bench_ui` runs: this
+module imports without Qt.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from explorer.engine.catalog import find_variant
+from explorer.engine.devices import pick_device
 
-def _rss_mb() -> float:
+
+@dataclass(frozen=True)
+class UiBenchRecord:
+    """What the animation cost; ``bench-ui --json`` prints its fields, in this order."""
+
+    frames: int
+    paint_ms_median: float
+    paint_ms_p95: float
+    step_ms_median: float
+    steps: int
+    phases: int
+    groups_traced: int
+    rss_mb_after_first_pass: float
+    rss_mb_after_second_pass: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def resident_mb() -> float:
+    """This process's resident memory now (Linux), else its peak so far."""
     try:
         with open("/proc/self/statm", encoding="ascii") as handle:
             pages = int(handle.read().split()[1])
@@ -25,14 +53,14 @@ def _rss_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run(size: int = 768, device: str | None = None) -> dict:
+def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
+    """Open the main window offscreen (1600×1000), trace the ``size``² IOU tiled matmul on
+    ``device`` and play the selected group's steps twice, timing every repaint."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from explorer.app import _dispose, wait_until
-    from explorer.engine.catalog import find_variant
-    from explorer.engine.devices import pick_device
     from explorer.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
@@ -41,11 +69,8 @@ def run(size: int = 768, device: str | None = None) -> dict:
     window = MainWindow(settings=settings)
     window.resize(1600, 1000)
     window.show()
-
-    wait = wait_until
-
     try:
-        if not wait(lambda: window.model.device is not None, 120):
+        if not wait_until(lambda: window.model.device is not None, 120):
             raise RuntimeError("no OpenCL device")
         if device:
             window.model.set_device(pick_device(window.model.devices, device).key)
@@ -55,12 +80,14 @@ def run(size: int = 768, device: str | None = None) -> dict:
             window.model.set_size(name, size)
         window.model.set_input("iou")
         window.trace()
-        if not wait(lambda: window.last_trace is not None, 900) or window.playback is None:
+        if not wait_until(lambda: window.last_trace is not None, 900) or window.playback is None:
             raise RuntimeError("the trace did not complete")
         view = window.execution_view
         window.tabs.setCurrentWidget(view)
         app.processEvents()
-        paint_ms, step_ms, rss = [], [], []
+        paint_ms: list[float] = []
+        step_ms: list[float] = []
+        rss: list[float] = []
         for _ in range(2):
             for i in range(view.steps):
                 t0 = time.perf_counter()
@@ -71,18 +98,18 @@ def run(size: int = 768, device: str | None = None) -> dict:
                 step_ms.append((t1 - t0) * 1e3)
                 paint_ms.append((t2 - t1) * 1e3)
             app.processEvents()
-            rss.append(_rss_mb())
-        return {
-            "frames": len(paint_ms),
-            "paint_ms_median": round(float(np.median(paint_ms)), 3),
-            "paint_ms_p95": round(float(np.percentile(paint_ms, 95)), 3),
-            "step_ms_median": round(float(np.median(step_ms)), 3),
-            "steps": view.steps,
-            "phases": window.playback.phases,
-            "groups_traced": len(window.playback.traced_groups),
-            "rss_mb_after_first_pass": round(rss[0], 1),
-            "rss_mb_after_second_pass": round(rss[1], 1),
-        }
+            rss.append(resident_mb())
+        return UiBenchRecord(
+            frames=len(paint_ms),
+            paint_ms_median=round(float(np.median(paint_ms)), 3),
+            paint_ms_p95=round(float(np.percentile(paint_ms, 95)), 3),
+            step_ms_median=round(float(np.median(step_ms)), 3),
+            steps=int(view.steps),
+            phases=int(window.playback.phases),
+            groups_traced=len(window.playback.traced_groups),
+            rss_mb_after_first_pass=round(rss[0], 1),
+            rss_mb_after_second_pass=round(rss[1], 1),
+        )
     finally:
         _dispose(app, window)
         scratch.cleanup()

@@ -1,0 +1,125 @@
+"""Trace cost: count, record, decode and analyse on standard cases, with peak memory.
+
+Each case runs in a fresh executor, so the peak resident memory it reports is that case's
+own, not the largest of the cases before it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.engine.catalog import find_variant
+from explorer.engine.devices import pick_device
+from explorer.engine.executor import Executor
+from explorer.engine.records import RunRequest
+from explorer.engine.tracing import TraceRequest
+
+
+@dataclass(frozen=True)
+class TraceCase:
+    """One configuration to trace with the default window and budget."""
+
+    label: str
+    family: str
+    variant: str
+    sizes: dict[str, int]
+    input: str
+
+
+STANDARD_CASES: tuple[TraceCase, ...] = (
+    TraceCase(
+        "tiled matmul 256², every group",
+        "matmul",
+        "tiled",
+        {"M": 256, "N": 256, "K": 256},
+        "random",
+    ),
+    TraceCase(
+        "IOU matmul 768², default window", "matmul", "tiled", {"M": 768, "N": 768, "K": 768}, "iou"
+    ),
+)
+
+_STAGES = ("count_ms", "record_ms", "decode_ms", "analyse_ms")
+
+
+@dataclass(frozen=True)
+class TraceBenchRecord:
+    """What one case cost; ``bench-trace --json`` prints its fields, in this order."""
+
+    case: str
+    device: str
+    records: int
+    groups_traced: int
+    count_ms: float
+    record_ms: float
+    decode_ms: float
+    analyse_ms: float
+    total_ms: float
+    peak_rss_mb: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def summary(self) -> str:
+        """One line: the stages' times, their total and the peak memory."""
+        return (
+            f"{self.case}: {self.records} records, {self.groups_traced} groups; "
+            f"count {self.count_ms} ms + record {self.record_ms} ms + decode "
+            f"{self.decode_ms} ms + analyse {self.analyse_ms} ms = {self.total_ms} ms; "
+            f"peak memory {self.peak_rss_mb} MB"
+        )
+
+
+class TraceBenchError(RuntimeError):
+    """A case whose trace did not run; ``status`` is its run's status (refused, crashed...)."""
+
+    def __init__(self, case: TraceCase, status: str, message: str) -> None:
+        super().__init__(f"{case.label}: {message}")
+        self.case = case
+        self.status = status
+
+
+def bench_case(
+    case: TraceCase, device: str | None = None, timeout_s: float = 600.0
+) -> TraceBenchRecord:
+    """Trace ``case`` on ``device`` (a key, index or name substring; None: the default) in a
+    fresh executor and report each stage's time."""
+    with Executor() as executor:
+        chosen = pick_device(executor.devices(), device)
+        run = RunRequest(
+            find_variant(case.family, case.variant),
+            dict(case.sizes),
+            device_key=chosen.key,
+            input=case.input,
+            timeout_s=timeout_s,
+        )
+        traced = executor.trace(TraceRequest(run))
+    if traced.analysis is None or traced.report_json is None:
+        result = traced.result
+        raise TraceBenchError(case, result.status, str(result.error or result.refused))
+    t = traced.timings_ms
+    stages = {name: round(t.get(name, 0.0), 1) for name in _STAGES}
+    return TraceBenchRecord(
+        case=case.label,
+        device=traced.result.device,
+        records=int(traced.report_json["records"]),
+        groups_traced=len(traced.report_json["groups_traced"]),
+        count_ms=stages["count_ms"],
+        record_ms=stages["record_ms"],
+        decode_ms=stages["decode_ms"],
+        analyse_ms=stages["analyse_ms"],
+        total_ms=round(sum(t.get(name, 0.0) for name in _STAGES), 1),
+        peak_rss_mb=round(traced.peak_rss_mb, 1),
+    )
+
+
+def bench_trace(
+    device: str | None = None, cases: Iterable[TraceCase] = STANDARD_CASES
+) -> Iterator[TraceBenchRecord]:
+    """Each case's record as soon as it is measured; the first case that fails raises
+    :class:`TraceBenchError`."""
+    for case in cases:
+        yield bench_case(case, device)

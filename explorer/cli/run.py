@@ -1,0 +1,90 @@
+"""``run``: one configuration, or the one a saved session holds; verified and timed."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+from explorer.cli.command import USAGE_ERROR, Command, available_devices
+from explorer.cli.options import (
+    UsageError,
+    add_selection,
+    request_from_args,
+    selected_variant,
+    session_conflicts,
+)
+from explorer.engine.devices import pick_device
+from explorer.engine.executor import Executor
+from explorer.engine.records import EXIT_CODES, RunRequest, result_record
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The selection, ``--session``, ``--save-image`` and ``--json``."""
+    add_selection(parser)
+    parser.add_argument(
+        "--session",
+        metavar="PATH",
+        help="run the configuration saved in a .kexp.json session (--device overrides its device)",
+    )
+    parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
+    parser.add_argument("--json", action="store_true", help="print one JSON line")
+
+
+def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
+    """The run a ``--session`` file holds; the selection options it holds are refused beside
+    it, ``--device`` overrides its device, and a device it names but this machine lacks is
+    replaced by the default with a note."""
+    from explorer.session import load_session, session_to_request
+
+    conflicts = session_conflicts(args)
+    if conflicts:
+        raise UsageError(f"--session holds the configuration; drop {', '.join(conflicts)}")
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    session = load_session(args.session)  # SessionError is a ValueError: exit 2
+    devices = available_devices(executor)
+    request, notice = session_to_request(
+        session,
+        devices,
+        repeat=args.repeat,
+        timeout_s=args.timeout,
+        keep_output=bool(args.save_image),
+    )
+    if args.device:
+        return dataclasses.replace(request, device_key=pick_device(devices, args.device).key)
+    if notice:
+        print(f"note: {notice}", file=sys.stderr)
+    return request
+
+
+def run(args: argparse.Namespace, executor: Executor) -> int:
+    """Run, print the verdict (or one JSON line), save the image if asked; the exit code is
+    the verdict's."""
+    if args.session:
+        request = session_request(executor, args)
+    else:
+        selected_variant(args)  # usage errors before any OpenCL work
+        device = pick_device(available_devices(executor), args.device)
+        request = request_from_args(args, device.key, keep_output=bool(args.save_image))
+    result = executor.run(request)
+    if args.json:
+        print(json.dumps(result_record(result)))
+    else:
+        print(result.summary())
+        if result.build_log:
+            print(result.build_log)
+        if result.output_text:
+            print("--- kernel output ---")
+            print(result.output_text)
+    if args.save_image and result.output is not None:
+        from explorer.families.images import save_png
+
+        save_png(result.output, args.save_image)
+    if result.status == "error" and result.error_kind in ("build", "input", "environment"):
+        return USAGE_ERROR
+    return EXIT_CODES.get(result.status, USAGE_ERROR)
+
+
+COMMAND = Command("run", "run one configuration", add_arguments, run)

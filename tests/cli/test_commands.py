@@ -1,0 +1,103 @@
+"""The command list and the options that come from the families registry."""
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from explorer import cli
+from explorer.benchmarks.trace import TraceBenchError, TraceCase
+from explorer.cli import options
+from explorer.families import FAMILIES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_every_command_is_there_in_its_order():
+    assert list(subcommands(cli.build_parser())) == [
+        "devices",
+        "variants",
+        "run",
+        "trace",
+        "bench-trace",
+        "bench-ui",
+        "bench",
+        "install-desktop",
+    ]
+
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_every_size_of_every_family_has_its_flag(command):
+    parser = subcommands(cli.build_parser())[command]
+    for family, problem in FAMILIES.items():
+        flags = []
+        for name in problem.size_names:
+            flags += [f"--{name.lower()}", "7"]
+        args = parser.parse_args(["--family", family, *flags])
+        assert options.sizes_from_args(family, args) == dict.fromkeys(problem.size_names, 7)
+        assert set(options.session_conflicts(args)) == {
+            "--family",
+            *(f"--{name.lower()}" for name in problem.size_names),
+        }
+
+
+def test_a_new_family_brings_its_size_flags_without_a_cli_change(monkeypatch):
+    monkeypatch.setitem(FAMILIES, "blur", SimpleNamespace(size_names=("WIDTH", "HEIGHT", "R")))
+    run = subcommands(cli.build_parser())["run"]
+    args = run.parse_args(["--family", "blur", "--size", "64", "--r", "3"])
+    assert options.sizes_from_args("blur", args) == {"WIDTH": 64, "HEIGHT": 64, "R": 3}
+    assert "--r" in options.session_conflicts(args)
+    assert "(blur)" in run.format_help()
+    with pytest.raises(options.UsageError, match="--r is not a size of matmul"):
+        options.sizes_from_args("matmul", run.parse_args(["--r", "3"]))
+
+
+def test_a_size_of_another_family_is_refused():
+    run = subcommands(cli.build_parser())["run"]
+    args = run.parse_args(["--family", "rowdot", "--variant", "fast", "--m", "8"])
+    with pytest.raises(options.UsageError, match="--m is not a size of rowdot"):
+        options.request_from_args(args, None)
+
+
+def test_trace_groups_and_refusals_keep_their_exit_codes():
+    def explorer(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "explorer", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=240,
+        )
+
+    out = explorer("trace", "--family", "matmul", "--variant", "tiled", "--groups", "1,2,3,4")
+    assert out.returncode == 2 and out.stderr.startswith("error: --groups")
+    out = explorer(
+        "trace", "--family", "matmul", "--variant", "seed003-func2", "--size", "100", "--json"
+    )
+    assert out.returncode == 3, out.stderr
+    assert "16" in out.stdout
+
+
+def test_bench_trace_stops_at_a_case_that_did_not_run(monkeypatch, capsys):
+    from explorer.cli import bench_trace
+
+    def refused(device):
+        raise TraceBenchError(TraceCase("big", "matmul", "tiled", {}, "iou"), "refused", "no")
+        yield  # a generator, as the benchmark is
+
+    monkeypatch.setattr(bench_trace, "bench_trace", refused)
+    assert cli.main(["bench-trace", "--json"]) == 3
+    assert capsys.readouterr().err == "error: big: no\n"
+
+
+def test_bench_ui_refuses_a_tiny_size_before_opening_a_window(capsys):
+    assert cli.main(["bench-ui", "--size", "8"]) == 2
+    assert capsys.readouterr().err.startswith("error: --size must be at least 16")

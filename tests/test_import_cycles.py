@@ -1,0 +1,104 @@
+"""No module of explorer imports, directly or through others, a module that imports it back.
+
+The graph holds every import grimp finds, those inside functions too: a lazy import hides a
+cycle from the interpreter, not from the reader.
+"""
+
+from collections import deque
+from pathlib import Path
+
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# Known at the time of writing and being removed on its own: the baselines take their OpenCL
+# session from the runner, and the runner imports the copy kernel it pairs with a launch.
+KNOWN_CYCLE = frozenset({"explorer.engine.baselines", "explorer.engine.runner"})
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module of explorer and the modules of explorer it imports."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(ROOT))
+        graph = grimp.build_graph("explorer", cache_dir=None)
+    return {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of two or more modules (or a module importing itself),
+    as one concrete cycle through it: ``[a, b, ..., a]``."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1 or v in edges[v]:
+                groups.append(group)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return [_shortest_cycle(edges, group) for group in groups]
+
+
+def _shortest_cycle(edges: dict[str, set[str]], group: set[str]) -> list[str]:
+    start = min(group)
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        v = queue.popleft()
+        for w in sorted(edges[v] & group):
+            if w == start:
+                path = [v]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if w not in came_from:
+                came_from[w] = v
+                queue.append(w)
+    raise AssertionError(f"{sorted(group)} is not a cycle")
+
+
+def test_cycles_are_found_and_named():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert sorted(cycles(edges)) == [["a", "b", "c", "a"], ["e", "e"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_is_explorer():
+    edges = import_graph()
+    assert "explorer.cli.run" in edges["explorer.cli"]
+    assert "explorer.engine.executor" in edges["explorer.cli.run"]
+
+
+def test_no_import_cycle():
+    found = [c for c in cycles(import_graph()) if set(c) != KNOWN_CYCLE]
+    assert found == [], "import cycles: " + "; ".join(" → ".join(c) for c in found)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine.baselines ↔ engine.runner is being removed in the engine's own change; "
+    "delete this marker once it is gone",
+)
+def test_engine_baselines_and_runner_are_not_a_cycle():
+    assert not any(set(c) == KNOWN_CYCLE for c in cycles(import_graph()))
