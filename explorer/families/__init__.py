@@ -4,9 +4,12 @@ from explorer.families.base import Family, InputError, Problem, Reference
 from explorer.families.matmul import Matmul
 from explorer.families.matvec import Matvec
 from explorer.families.rowdot import Rowdot
+from explorer.families.stencil import Stencil
 from explorer.families.transpose import Transpose
 
-FAMILIES: dict[str, Family] = {f.family: f for f in (Matmul(), Transpose(), Matvec(), Rowdot())}
+FAMILIES: dict[str, Family] = {
+    f.family: f for f in (Matmul(), Transpose(), Matvec(), Rowdot(), Stencil())
+}
 
 
 class UnknownFamilyError(KeyError, ValueError):
