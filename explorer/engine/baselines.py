@@ -5,8 +5,8 @@
   is the speed they can at best reach.
 - ``fma``: a kernel that does nothing but independent multiply-adds in registers: the
   device's arithmetic limit, the ceiling for matmul.
-- ``torch``: what a CUDA user would call instead (cuBLAS SGEMM with TF32 off, a transpose
-  copy, cuBLAS SGEMV, an element-wise product and a mat-vec), when torch with CUDA is
+- ``torch``: what a CUDA user would call instead (each family's ``torch_op``: cuBLAS SGEMM
+  with TF32 off, a transpose copy, cuBLAS SGEMV, ...), when torch with CUDA is
   importable and one of its devices is the OpenCL device; otherwise skipped with a note.
   Never a required dependency.
 
@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import importlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from explorer.engine.devices import pick_device
+from explorer.engine.opencl_session import OpenCLSession, session
+from explorer.families import get_family
 
 CACHE_ENV = "EXPLORER_CACHE_DIR"
 CACHE_FILE = "device-limits.json"
@@ -78,21 +83,20 @@ LIMIT_COPY_BYTES = 512 << 20  # bytes moved (read + write) by the cached copy li
 # -- running kernels in this (the executor's) process ---------------------------------------
 
 
-def _device_and_queue(device_key: str | None) -> tuple[Any, Any, Any, Any]:
-    from explorer.engine.devices import pick_device
-    from explorer.engine.runner import session
-
+def _device_and_queue(device_key: str | None) -> tuple[OpenCLSession, Any, Any, Any]:
     s = session()
     device = pick_device(s.devices, device_key)
     context, queue = s.queue(device)
     return s, device, context, queue
 
 
-def _kernel(s: Any, context: Any, device: Any, source: str, name: str) -> Any:
+def _kernel(s: OpenCLSession, context: Any, device: Any, source: str, name: str) -> Any:
     return s.cache.kernel(s.cl, context, device.key, source, (), name, name + ".cl")
 
 
-def _time_launches(cl: Any, queue: Any, kernel: Any, gsize: int, lsize: int, repeat: int):
+def _time_launches(
+    cl: Any, queue: Any, kernel: Any, gsize: int, lsize: int, repeat: int
+) -> list[float]:
     """One warm-up launch, then ``repeat`` timed ones; the samples in ms."""
     cl.enqueue_nd_range_kernel(queue, kernel, (gsize,), (lsize,)).wait()
     samples = []
@@ -115,7 +119,9 @@ class CopyKernel:
     or virtual machine memory bandwidth drifts by a factor of two over seconds, and a copy
     measured before or after a whole row can land in another state than the row did."""
 
-    def __init__(self, s: Any, context: Any, queue: Any, device: Any, bytes_moved: float):
+    def __init__(
+        self, s: OpenCLSession, context: Any, queue: Any, device: Any, bytes_moved: float
+    ) -> None:
         cl = s.cl
         self.cl, self.queue, self.device = cl, queue, device
         self.n4 = max(1, int(bytes_moved // 2) // 16)
@@ -240,9 +246,6 @@ def device_limits(device_key: str | None, refresh: bool = False) -> dict:
     ``cache_dir()/device-limits.json``; ``refresh`` measures again. Runs in the executor
     process: ``Executor().call(device_limits, key)``.
     """
-    from explorer.engine.devices import pick_device
-    from explorer.engine.runner import session
-
     device = pick_device(session().devices, device_key)
     # The kernels' own text is part of the key: a better copy or FMA kernel measures again.
     digest = hashlib.sha256((COPY_SOURCE + FMA_SOURCE).encode()).hexdigest()[:12]
@@ -272,10 +275,15 @@ def device_limits(device_key: str | None, refresh: bool = False) -> dict:
 # -- torch (cuBLAS), in the calling process ------------------------------------------------------
 
 
+def import_torch() -> Any:
+    """torch, an optional dependency that may be absent (ImportError) or broken."""
+    return importlib.import_module("torch")
+
+
 def torch_device(device_name: str) -> tuple[int | None, str]:
     """The index of the CUDA device named like the OpenCL device, or None and why not."""
     try:
-        import torch
+        torch = import_torch()
     except Exception as exc:  # ImportError, or a broken install
         return None, f"torch is not importable ({type(exc).__name__})"
     try:
@@ -290,17 +298,10 @@ def torch_device(device_name: str) -> tuple[int | None, str]:
     return None, f"no CUDA device is {device_name!r} (torch sees {', '.join(names) or 'none'})"
 
 
-TORCH_WHAT = {
-    "matmul": "torch.matmul, cuBLAS SGEMM, TF32 off",
-    "transpose": "torch x.t().contiguous()",
-    "matvec": "torch.mv, cuBLAS SGEMV",
-    "rowdot": "torch 0.5 * ((m1 * m2) @ v)",
-}
-
-
 def torch_time(family: str, sizes: dict[str, int], index: int, repeat: int = 10) -> list[float]:
-    """Kernel time samples (ms, CUDA events) of what a torch user would write instead."""
-    import torch
+    """Kernel time samples (ms, CUDA events) of what a torch user would write instead
+    (the family's :meth:`~explorer.families.Family.torch_op`)."""
+    torch = import_torch()
 
     dev = torch.device("cuda", index)
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -311,28 +312,8 @@ def torch_time(family: str, sizes: dict[str, int], index: int, repeat: int = 10)
     def rand(*shape: int) -> Any:
         return torch.rand(*shape, device=dev, generator=gen, dtype=torch.float32) * 2 - 1
 
-    if family == "matmul":
-        a, b = rand(sizes["M"], sizes["K"]), rand(sizes["K"], sizes["N"])
-
-        def op() -> Any:
-            return a @ b
-    elif family == "transpose":
-        x = rand(sizes["HEIGHT"], sizes["WIDTH"])
-
-        def op() -> Any:
-            return x.t().contiguous()
-    elif family == "matvec":
-        m, v = rand(sizes["HEIGHT"], sizes["WIDTH"]), rand(sizes["WIDTH"])
-
-        def op() -> Any:
-            return torch.mv(m, v)
-    elif family == "rowdot":
-        d = sizes["D"]
-        m1, m2, v = rand(d, d), rand(d, d), rand(d)
-
-        def op() -> Any:
-            return 0.5 * ((m1 * m2) @ v)
-    else:
+    op = get_family(family).torch_op(sizes, rand)
+    if op is None:
         raise ValueError(f"no torch baseline for {family}")
     with torch.cuda.device(index):
         op()

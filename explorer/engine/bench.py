@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.baselines import (
-    TORCH_WHAT,
+    import_torch,
     measure_copy,
     measure_fma,
     torch_device,
@@ -36,14 +36,15 @@ from explorer.engine.baselines import (
 )
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
-from explorer.families import FAMILIES
+from explorer.families import Reference, get_family
+from explorer.families.base import Arrays, Sizes
 
 BASELINES = ("copy", "fma", "numpy", "torch")
 
 
 def parse_size(family: str, text: str) -> dict[str, int]:
     """``512`` sets every size of the family; ``1100x100000`` sets them in order."""
-    names = FAMILIES[family].size_names
+    names = get_family(family).size_names
     parts = [p for p in text.lower().replace("×", "x").split("x") if p]
     if not parts or not all(p.strip().isdigit() for p in parts):
         raise ValueError(f"size {text!r} is not a number or NxM")
@@ -57,7 +58,7 @@ def parse_size(family: str, text: str) -> dict[str, int]:
 
 def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
     """The numpy row: the same computation on the CPU, timed the same way (median of samples)."""
-    problem = FAMILIES[family]
+    problem = get_family(family)
     full = problem.check_sizes(sizes)
     inputs = problem.make_inputs(full, np.dtype(dtype), "random")
     problem.numpy_baseline(inputs)  # warm-up
@@ -147,10 +148,17 @@ def run_memoised(request: RunRequest) -> RunResult:
     once, not 40 times. Runs in the executor process."""
     from explorer.engine import runner
 
-    problem = FAMILIES[request.variant.family]
+    problem = get_family(request.variant.family)
     make, reference = problem.make_inputs, problem.reference
 
-    def make_inputs(sizes, dtype, preset, text="IOU", image_path=None, seed=1234):  # type: ignore[no-untyped-def]
+    def make_inputs(
+        sizes: Sizes,
+        dtype: np.dtype,
+        preset: str,
+        text: str = "IOU",
+        image_path: str | None = None,
+        seed: int = 1234,
+    ) -> Arrays:
         key = (
             problem.family,
             tuple(sorted(sizes.items())),
@@ -164,16 +172,18 @@ def run_memoised(request: RunRequest) -> RunResult:
             _memo.clear()
             _memo["key"] = key
             _memo["inputs"] = make(sizes, dtype, preset, text, image_path, seed)
-        return _memo["inputs"]
+        inputs: Arrays = _memo["inputs"]
+        return inputs
 
-    def cached_reference(inputs, sizes):  # type: ignore[no-untyped-def]
+    def cached_reference(inputs: Arrays, sizes: Sizes) -> Reference:
         if inputs is not _memo.get("inputs"):
             return reference(inputs, sizes)
         if "reference" not in _memo:
             started = time.perf_counter()
             _memo["reference"] = reference(inputs, sizes)
             _memo["reference_ms"] = (time.perf_counter() - started) * 1e3
-        return _memo["reference"]
+        cached: Reference = _memo["reference"]
+        return cached
 
     problem.make_inputs = make_inputs  # type: ignore[method-assign]
     problem.reference = cached_reference  # type: ignore[method-assign]
@@ -251,7 +261,7 @@ def baseline_record(
     """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
     numpy row itself). A baseline that cannot run gives a row with status ``skipped``.
     ``rows``: the size's rows, whose paired copies make the copy row when they have any."""
-    problem = FAMILIES[family]
+    problem = get_family(family)
     full = problem.check_sizes(sizes)
     flops = problem.flops(full)
     moved = problem.min_bytes(full, 4)
@@ -283,9 +293,8 @@ def baseline_record(
             row = _row(family, "torch", device_name, "torch", full)
             row.update(status="skipped", verified=False, error=note)
             return row
-        import torch
-
-        row = _row(family, "torch", note, f"{TORCH_WHAT[family]}; torch {torch.__version__}", full)
+        what = f"{problem.torch_what}; torch {import_torch().__version__}"
+        row = _row(family, "torch", note, what, full)
         return _timed(row, torch_time(family, full, index, repeat), flops, moved)
     return None
 
@@ -382,7 +391,8 @@ def bench(
             base = baseline_record(
                 executor, baseline, family, size, device_key, device_name, repeat, timeout_s, rows
             )
-            rows.append(base)
+            if base is not None:
+                rows.append(base)
         if baseline is not None:
             add_ratios(rows, base, baseline)
         if executor.alive:

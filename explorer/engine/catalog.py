@@ -22,16 +22,22 @@ are the line numbers the user sees.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
-
-import tomllib
+from typing import Any
 
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Variant
 from explorer.families import FAMILIES
 from explorer.paths import kernels_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, published as tomli
+    tomllib: Any = importlib.import_module("tomli")
 
 _HEADER = re.compile(r"\A\s*/\*---[ \t]*\n(?P<toml>.*?)\n[ \t]*---\*/", re.DOTALL)
 _DTYPES = ("float32", "int32")
@@ -67,11 +73,16 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
             raise CatalogError(f"{where}: {key!r} must be a {kind.__name__}")
         return value
 
+    def need_list(key: str) -> list[object]:
+        value = need(key, list)
+        assert isinstance(value, list)
+        return value
+
     family = str(need("family", str))
     if family not in FAMILIES:
         raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
     problem = FAMILIES[family]
-    args = tuple(str(a) for a in need("args", list))  # type: ignore[attr-defined]
+    args = tuple(str(a) for a in need_list("args"))
     unknown = [a for a in args if a not in problem.roles]
     if unknown:
         raise CatalogError(
@@ -80,8 +91,8 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     missing = [r for r in problem.required_roles if r not in args]
     if missing:
         raise CatalogError(f"{where}: args lack the roles {missing} that {family} needs")
-    global_size = tuple(str(g) for g in need("global", list))  # type: ignore[attr-defined]
-    local_size = tuple(str(v) for v in need("local", list))  # type: ignore[attr-defined]
+    global_size = tuple(str(g) for g in need_list("global"))
+    local_size = tuple(str(v) for v in need_list("local"))
     if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
         raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
     constraints = tuple(str(c) for c in meta.get("sizes", []))
@@ -177,14 +188,6 @@ def find_variant(family: str, variant_id: str) -> Variant:
             return variant
     ids = ", ".join(v.id for v in variants_of(family)) or "none"
     raise CatalogError(f"no variant {variant_id!r} in family {family!r} (variants: {ids})")
-
-
-FAMILY_LAUNCH = {
-    "matmul": (("N", "M"), ("16", "16")),
-    "transpose": (("WIDTH", "HEIGHT"), ("16", "16")),
-    "matvec": (("HEIGHT",), ("64",)),
-    "rowdot": (("D",), ("64",)),
-}
 
 
 def header_text(

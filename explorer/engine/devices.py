@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from explorer.engine.records import DeviceInfo
 
@@ -43,8 +44,8 @@ def list_devices() -> list[DeviceInfo]:
     return infos
 
 
-def _describe(cl, p_index, d_index, platform, device) -> DeviceInfo:  # type: ignore[no-untyped-def]
-    def get(attr: str, default: object = 0) -> object:
+def _describe(cl: Any, p_index: int, d_index: int, platform: Any, device: Any) -> DeviceInfo:
+    def get(attr: str, default: Any = 0) -> Any:  # a device attribute, or default
         try:
             return getattr(device, attr)
         except (cl.Error, AttributeError):

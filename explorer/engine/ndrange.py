@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from explorer.engine.expressions import ExpressionError, evaluate, names_in
 from explorer.engine.records import DeviceInfo, Refusal, Variant
+from explorer.families import get_family
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -17,7 +18,7 @@ class LaunchPlan:
     global_size: tuple[int, ...]
     local_size: tuple[int, ...]
     defines: dict[str, int]
-    local_mem_bytes: int  # bytes of __local arguments (SCRATCH) the launch passes
+    local_mem_bytes: int  # bytes of the __local pointer arguments the launch passes
 
 
 def resolve_defines(variant: Variant, overrides: dict[str, int] | None) -> dict[str, int]:
@@ -116,8 +117,8 @@ def plan(
     if any(g < 1 for g in raw_global):
         return Refusal(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
-    scratch = 4 * total if "SCRATCH" in variant.args else 0
-    return LaunchPlan(global_size, local_size, defines, scratch)
+    local_args = get_family(variant.family).local_arg_bytes(variant.args, local_size)
+    return LaunchPlan(global_size, local_size, defines, local_args)
 
 
 def check_kernel_limits(

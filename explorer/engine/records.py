@@ -237,6 +237,82 @@ class RunResult:
         )
 
 
+@dataclass(frozen=True)
+class RunHead:
+    """What every result of one configuration shares: which kernel ran where, at what sizes
+    and NDRange. Its methods build the :class:`RunResult` of each outcome."""
+
+    family: str
+    variant: str
+    device: str
+    platform: str
+    sizes: dict[str, int]
+    global_size: tuple[int, ...] | None
+    local_size: tuple[int, ...] | None
+    defines: dict[str, int]
+
+    def failed(self, message: str, kind: str, build_log: str | None = None) -> RunResult:
+        """A run that stopped before a verdict: ``kind`` is build, runtime, input, trace..."""
+        return RunResult(
+            family=self.family,
+            variant=self.variant,
+            device=self.device,
+            platform=self.platform,
+            sizes=self.sizes,
+            global_size=self.global_size,
+            local_size=self.local_size,
+            defines=self.defines,
+            error=message,
+            error_kind=kind,
+            build_log=build_log,
+        )
+
+    def refused(self, refusal: Refusal) -> RunResult:
+        """A configuration that was not launched, and why."""
+        return RunResult(
+            family=self.family,
+            variant=self.variant,
+            device=self.device,
+            platform=self.platform,
+            sizes=self.sizes,
+            global_size=self.global_size,
+            local_size=self.local_size,
+            defines=self.defines,
+            refused=refusal,
+        )
+
+    def judged(
+        self,
+        verdict: Verdict,
+        flops: float,
+        bytes_moved: float,
+        timing: Timing | None = None,
+        output_text: str | None = None,
+        output: np.ndarray | None = None,
+        reference: np.ndarray | None = None,
+        inputs: dict[str, np.ndarray] | None = None,
+    ) -> RunResult:
+        """A run that produced output, with its verdict."""
+        return RunResult(
+            family=self.family,
+            variant=self.variant,
+            device=self.device,
+            platform=self.platform,
+            sizes=self.sizes,
+            global_size=self.global_size,
+            local_size=self.local_size,
+            defines=self.defines,
+            verdict=verdict,
+            timing=timing,
+            flops=flops,
+            bytes_moved=bytes_moved,
+            output_text=output_text,
+            output=output,
+            reference=reference,
+            inputs=inputs,
+        )
+
+
 def failed_result(
     request: RunRequest, message: str, kind: str, device: DeviceInfo | None = None
 ) -> RunResult:

@@ -13,17 +13,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from explorer.engine.build import BuildCache, BuildError, build_options
-from explorer.engine.devices import NoDeviceError, list_devices, pick_device
+from explorer.engine.baselines import CopyKernel
+from explorer.engine.build import BuildError, build_options
+from explorer.engine.devices import NoDeviceError, pick_device
 from explorer.engine.ndrange import LaunchPlan, check_kernel_limits, plan
+from explorer.engine.opencl_session import OpenCLSession, session
 from explorer.engine.records import (
     DeviceInfo,
     Refusal,
+    RunHead,
     RunRequest,
     RunResult,
     Timing,
@@ -32,53 +35,20 @@ from explorer.engine.records import (
 )
 from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
 from explorer.engine.verify import verify
-from explorer.families import FAMILIES, InputError, Problem, Reference
+from explorer.families import Family, InputError, Reference, get_family
 from explorer.families.images import ImageError
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
-
-
-class _Session:
-    """Contexts, queues and the build cache: one per process, kept between runs."""
-
-    def __init__(self) -> None:
-        import pyopencl as cl
-
-        self.cl = cl
-        self.devices: list[DeviceInfo] = list_devices()
-        self.queues: dict[str, tuple[Any, Any]] = {}
-        self.cache = BuildCache()
-
-    def queue(self, device: DeviceInfo) -> tuple[Any, Any]:
-        if device.key not in self.queues:
-            cl = self.cl
-            cl_device = cl.get_platforms()[device.platform_index].get_devices()[device.device_index]
-            context = cl.Context([cl_device])
-            queue = cl.CommandQueue(
-                context, properties=cl.command_queue_properties.PROFILING_ENABLE
-            )
-            self.queues[device.key] = (context, queue)
-        return self.queues[device.key]
-
-
-_session: _Session | None = None
-
-
-def session() -> _Session:
-    global _session
-    if _session is None:
-        _session = _Session()
-    return _session
 
 
 @dataclass
 class Prepared:
     """A configuration that passed every check: built, with inputs and the reference."""
 
-    session: _Session
+    session: OpenCLSession
     request: RunRequest
     device: DeviceInfo
-    problem: Problem
+    problem: Family
     sizes: dict[str, int]
     launch: LaunchPlan
     context: Any
@@ -90,7 +60,7 @@ class Prepared:
     reference: Reference
     reference_ms: float
     local_bytes: int
-    common: dict[str, Any]
+    head: RunHead
 
 
 @dataclass
@@ -112,39 +82,31 @@ def prepare(
     Everything that can go wrong before launch comes back as a :class:`RunResult`.
     """
     variant = request.variant
-    problem = FAMILIES[variant.family]
+    problem = get_family(variant.family)
     s = session()
     try:
         device = pick_device(s.devices, request.device_key)
     except NoDeviceError as exc:
         return failed_result(request, str(exc), "environment")
-    base = dict(
-        family=variant.family, variant=variant.id, device=device.name, platform=device.platform
+    unchecked = RunHead(
+        family=variant.family,
+        variant=variant.id,
+        device=device.name,
+        platform=device.platform,
+        sizes=dict(request.sizes),
+        global_size=None,
+        local_size=None,
+        defines=dict(request.defines),
     )
     try:
         sizes = problem.check_sizes(request.sizes)
     except InputError as exc:
-        return RunResult(
-            **base,
-            sizes=dict(request.sizes),
-            global_size=None,
-            local_size=None,
-            defines=dict(request.defines),
-            error=str(exc),
-            error_kind="input",
-        )
+        return unchecked.failed(str(exc), "input")
     launch = plan(variant, sizes, request.local, request.defines, device)
     if isinstance(launch, Refusal):
-        return RunResult(
-            **base,
-            sizes=sizes,
-            global_size=None,
-            local_size=request.local,
-            defines=dict(request.defines),
-            refused=launch,
-        )
-    common = dict(
-        base,
+        return replace(unchecked, sizes=sizes, local_size=request.local).refused(launch)
+    head = replace(
+        unchecked,
         sizes=sizes,
         global_size=launch.global_size,
         local_size=launch.local_size,
@@ -164,27 +126,26 @@ def prepare(
         )
         params = kernel_parameters(variant.source, variant.kernel)
     except BuildError as exc:
-        return RunResult(**common, error=str(exc), error_kind="build", build_log=exc.log)
+        return head.failed(str(exc), "build", build_log=exc.log)
     except SignatureError as exc:
-        return RunResult(**common, error=str(exc), error_kind="build")
+        return head.failed(str(exc), "build")
     if len(params) != len(variant.args):
-        return RunResult(
-            **common,
-            error_kind="build",
-            error=f"{variant.kernel} takes {len(params)} parameters but the header maps "
+        return head.failed(
+            f"{variant.kernel} takes {len(params)} parameters but the header maps "
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
+            "build",
         )
     cl_device = context.devices[0]
     wg_limit = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, cl_device)
     local_bytes = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, cl_device)
     refusal = check_kernel_limits(launch, wg_limit, local_bytes, device)
     if refusal is not None:
-        return RunResult(**common, refused=refusal)
+        return head.refused(refusal)
     dtype = np.dtype(variant.dtype)
     try:
         inputs = problem.make_inputs(sizes, dtype, request.input, request.text, request.image_path)
     except (InputError, ImageError) as exc:
-        return RunResult(**common, error=str(exc), error_kind="input")
+        return head.failed(str(exc), "input")
     started = time.perf_counter()
     reference = problem.reference(inputs, sizes)
     reference_ms = (time.perf_counter() - started) * 1e3
@@ -208,7 +169,7 @@ def prepare(
         reference,
         reference_ms,
         local_bytes,
-        common,
+        head,
     )
 
 
@@ -229,7 +190,8 @@ def bind(p: Prepared) -> Bound:
             args.append(cl.LocalMemory(size))
             param_bytes.append(size)
         elif param.space == "scalar":
-            args.append(numpy_scalar(param.scalar_type, p.problem.scalar(role, p.sizes, p.inputs)))
+            value = p.problem.scalar(role, p.sizes, p.inputs)
+            args.append(numpy_scalar(param.scalar_type or "int", value))
             param_bytes.append(0)
         elif role == p.problem.output_role:
             out_buffer = cl.Buffer(p.context, mf.READ_WRITE, max(host_out.nbytes, 4))
@@ -304,8 +266,6 @@ def run_request(request: RunRequest) -> RunResult:
         paired: list[float] = []
         pair = None
         if request.pair_copy:
-            from explorer.engine.baselines import CopyKernel
-
             moved = p.problem.min_bytes(p.sizes, p.dtype.itemsize)
             pair = CopyKernel(p.session, p.context, p.queue, p.device, moved)
         warmup = max(1, request.warmup)
@@ -326,12 +286,9 @@ def run_request(request: RunRequest) -> RunResult:
                 pair.release()
         last, download_ms = read_output(p, bound)
     except cl.Error as exc:
-        return RunResult(
-            **p.common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
-        )
+        return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
     verdict, output = judge(p, [first, last])
-    return RunResult(
-        **p.common,
+    return p.head.judged(
         verdict=verdict,
         timing=Timing(tuple(samples), bound.upload_ms, download_ms, p.reference_ms, tuple(paired)),
         flops=p.problem.flops(p.sizes),
@@ -368,7 +325,7 @@ __kernel void poison_local(__local uint* scratch, uint words)
 
 
 def _poisoner(
-    s: _Session,
+    s: OpenCLSession,
     context: Any,
     queue: Any,
     device: DeviceInfo,

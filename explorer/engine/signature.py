@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_SCALARS = {
+_SCALARS: dict[str, type[np.number]] = {
     "char": np.int8,
     "uchar": np.uint8,
     "short": np.int16,
@@ -89,4 +89,5 @@ def kernel_parameters(source: str, kernel: str) -> list[Parameter]:
 
 def numpy_scalar(type_name: str, value: float) -> np.generic:
     """``value`` as the numpy scalar that matches an OpenCL C scalar type."""
-    return _SCALARS[type_name](value)
+    scalar: np.generic = np.dtype(_SCALARS[type_name]).type(value)
+    return scalar

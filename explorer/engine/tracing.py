@@ -126,9 +126,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         failed = prepare(run)
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
-        return TraceOutcome(
-            RunResult(**failed.common, error=f"cannot trace: {exc}", error_kind="trace"), None
-        )
+        return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
     started = time.perf_counter()
     p = prepare(run, source=inst.source)
     if isinstance(p, RunResult):
@@ -137,12 +135,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     mf = cl.mem_flags
     local = (list(p.launch.local_size) + [1, 1, 1])[:3]
     per_group = int(np.prod(local))
-    num_groups = tuple(
-        (
-            [g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
-            + [1, 1, 1]
-        )[:3]
-    )
+    dims = [g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
+    dims += [1] * (3 - len(dims))
+    num_groups = (dims[0], dims[1], dims[2])
     total_groups = int(np.prod(num_groups))
     timings = {"build_ms": (time.perf_counter() - started) * 1e3}
 
@@ -154,7 +149,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 lengths[b.id] = bound.param_bytes[b.param_index]
         ctx = p.context
 
-        def buffer(array: np.ndarray):  # type: ignore[no-untyped-def]
+        def buffer(array: np.ndarray) -> Any:
             return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
 
         len_buf = buffer(lengths)
@@ -164,7 +159,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
 
         def launch(
             slots: np.ndarray, offsets: np.ndarray, count_only: bool, capacity_records: int
-        ) -> tuple[np.ndarray, np.ndarray, object]:
+        ) -> tuple[np.ndarray, np.ndarray, tuple[Any, Any]]:
             w = int((slots >= 0).sum()) * per_group
             plane = max(4, capacity_records * 4)  # offsets and words, in two planes
             rec_bufs = (cl.Buffer(ctx, mf.READ_WRITE, plane), cl.Buffer(ctx, mf.READ_WRITE, plane))
@@ -239,19 +234,15 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         cl.enqueue_copy(p.queue, meta, meta_buf).wait()
         timings["record_ms"] = (time.perf_counter() - t0) * 1e3
     except cl.Error as exc:
-        return TraceOutcome(
-            RunResult(
-                **p.common, error=f"the OpenCL runtime reported: {exc}", error_kind="runtime"
-            ),
-            None,
-        )
+        return TraceOutcome(p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime"), None)
 
     t0 = time.perf_counter()
     roles = tuple(
         variant.args[b.param_index] if b.param_index is not None else None for b in inst.buffers
     )
     raw = RawTrace(
-        *planes,
+        planes[0],
+        planes[1],
         offsets,
         counts2,
         dispatch,
@@ -265,8 +256,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     trace = decode(raw, inst)
     timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
     verdict, shown = judge(p, [output])
-    result = RunResult(
-        **p.common,
+    result = p.head.judged(
         verdict=verdict,
         flops=p.problem.flops(p.sizes),
         bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),

@@ -1,41 +1,73 @@
-"""Reading a user's image as a grey matrix, with the standard library and numpy only.
+"""Reading a user's image as a grey matrix, and writing results as PNG, with Pillow.
 
-Supports PNG (8-bit grey, grey+alpha, RGB, RGBA; not interlaced), binary PGM/PPM and
-``.npy``. The GUI may load any format Qt reads and hand over the array instead.
+Reads every format Pillow decodes (PNG of any bit depth, palette or interlacing, PGM/PPM,
+JPEG, ...) and ``.npy``. The GUI may load any format Qt reads and hand over the array instead.
 """
 
 from __future__ import annotations
 
 import struct
-import zlib
 from pathlib import Path
 
 import numpy as np
+from PIL import Image, UnidentifiedImageError
 
 
 class ImageError(ValueError):
-    """An image that cannot be read; the message says why."""
+    """An image that cannot be read; the message names the file and says why."""
 
 
 def load_grey(path: str | Path) -> np.ndarray:
     """The image as float64 in [0, 1], shape (rows, cols)."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            is_npy = file.read(6) == b"\x93NUMPY"
     except OSError as exc:
         raise ImageError(f"cannot read image {path}: {exc.strerror}") from None
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return _png(data, path)
-    if data[:2] in (b"P5", b"P6"):
-        return _netpbm(data, path)
-    if data.startswith(b"\x93NUMPY"):
+    if is_npy:
+        return _npy(path)
+    try:
+        with Image.open(path) as image:
+            return _grey(image)
+    except UnidentifiedImageError:
+        raise ImageError(
+            f"{path}: not an image file Pillow can read (PNG, PGM/PPM, .npy)"
+        ) from None
+    except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data
+        raise ImageError(f"{path}: cannot decode the image: {exc}") from None
+
+
+def _grey(image: Image.Image) -> np.ndarray:
+    """Luminance in [0, 1], whatever the mode: 16-bit grey keeps its precision."""
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        data = np.asarray(image, dtype=np.float64)
+        top = 65535.0 if data.max(initial=0) > 255 or image.mode.startswith("I;16") else 255.0
+        return np.clip(data / top, 0.0, 1.0)
+    if image.mode == "F":
+        data = np.asarray(image, dtype=np.float64)
+        span = float(np.ptp(data)) or 1.0
+        return (data - data.min()) / span
+    if image.mode not in ("L", "LA", "RGB", "RGBA"):
+        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
+    pixels = np.asarray(image, dtype=np.float64) / 255.0
+    if pixels.ndim == 2:
+        return pixels
+    return pixels[..., :3].mean(axis=2) if pixels.shape[2] >= 3 else pixels[..., 0]
+
+
+def _npy(path: Path) -> np.ndarray:
+    try:
         array = np.load(path, allow_pickle=False)
-        if array.ndim != 2:
-            raise ImageError(f"{path}: a .npy image must be 2-D, got shape {array.shape}")
-        array = array.astype(np.float64)
-        span = float(np.ptp(array)) or 1.0
-        return (array - array.min()) / span
-    raise ImageError(f"{path}: not a PNG, PGM/PPM or .npy file")
+    except OSError as exc:
+        raise ImageError(f"cannot read image {path}: {exc}") from None
+    except ValueError as exc:
+        raise ImageError(f"{path}: not a .npy array: {exc}") from None
+    if array.ndim != 2:
+        raise ImageError(f"{path}: a .npy image must be 2-D, got shape {array.shape}")
+    array = array.astype(np.float64)
+    span = float(np.ptp(array)) or 1.0
+    return (array - array.min()) / span
 
 
 def resample(image: np.ndarray, rows: int, cols: int) -> np.ndarray:
@@ -43,88 +75,6 @@ def resample(image: np.ndarray, rows: int, cols: int) -> np.ndarray:
     ys = np.arange(rows) * image.shape[0] // max(rows, 1)
     xs = np.arange(cols) * image.shape[1] // max(cols, 1)
     return image[ys[:, None], xs[None, :]]
-
-
-def _png(data: bytes, path: Path) -> np.ndarray:
-    pos, idat, header = 8, [], None
-    while pos + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
-        body = data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat.append(body)
-        elif kind == b"IEND":
-            break
-        pos += 12 + length
-    if header is None:
-        raise ImageError(f"{path}: PNG without a header")
-    width, height, depth, colour, _, _, interlace = header
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(colour)
-    if depth != 8 or channels is None or interlace:
-        raise ImageError(
-            f"{path}: only 8-bit, non-interlaced grey or RGB(A) PNGs are read here; "
-            "save it as such or as PGM"
-        )
-    raw = np.frombuffer(zlib.decompress(b"".join(idat)), dtype=np.uint8)
-    stride = width * channels
-    rows = raw.reshape(height, stride + 1)
-    out = np.zeros((height, stride), dtype=np.int32)
-    prev = np.zeros(stride, dtype=np.int32)
-    for y in range(height):
-        kind, line = rows[y, 0], rows[y, 1:].astype(np.int32)
-        if kind == 0:
-            cur = line
-        elif kind == 2:
-            cur = (line + prev) & 0xFF
-        else:
-            cur = _unfilter_sequential(kind, line, prev, channels)
-        out[y] = cur
-        prev = cur
-    pixels = out.reshape(height, width, channels).astype(np.float64) / 255.0
-    return pixels[..., :3].mean(axis=2) if channels >= 3 else pixels[..., 0]
-
-
-def _unfilter_sequential(kind: int, line: np.ndarray, prev: np.ndarray, bpp: int) -> np.ndarray:
-    cur = np.zeros_like(line)
-    for i in range(line.size):
-        left = cur[i - bpp] if i >= bpp else 0
-        up = prev[i]
-        upleft = prev[i - bpp] if i >= bpp else 0
-        if kind == 1:
-            pred = left
-        elif kind == 3:
-            pred = (left + up) // 2
-        elif kind == 4:
-            p = left + up - upleft
-            pa, pb, pc = abs(p - left), abs(p - up), abs(p - upleft)
-            pred = left if pa <= pb and pa <= pc else (up if pb <= pc else upleft)
-        else:
-            raise ImageError(f"unknown PNG filter {kind}")
-        cur[i] = (line[i] + pred) & 0xFF
-    return cur
-
-
-def _netpbm(data: bytes, path: Path) -> np.ndarray:
-    fields: list[bytes] = []
-    pos = 2
-    while len(fields) < 3:
-        while data[pos : pos + 1].isspace():
-            pos += 1
-        if data[pos : pos + 1] == b"#":
-            pos = data.index(b"\n", pos)
-            continue
-        start = pos
-        while not data[pos : pos + 1].isspace():
-            pos += 1
-        fields.append(data[start:pos])
-    width, height, maxval = (int(f) for f in fields)
-    channels = 3 if data[:2] == b"P6" else 1
-    dtype = np.uint8 if maxval < 256 else np.dtype(">u2")
-    count = width * height * channels
-    pixels = np.frombuffer(data, dtype=dtype, count=count, offset=pos + 1).astype(np.float64)
-    pixels = pixels.reshape(height, width, channels) / maxval
-    return pixels.mean(axis=2)
 
 
 def to_rgb8(values: np.ndarray) -> np.ndarray:
@@ -147,21 +97,7 @@ def to_rgb8(values: np.ndarray) -> np.ndarray:
 def save_png(values: np.ndarray, path: str | Path) -> None:
     """Write an array as an 8-bit RGB PNG (see :func:`to_rgb8`)."""
     rgb = values if values.dtype == np.uint8 and values.ndim == 3 else to_rgb8(values)
-    height, width = rgb.shape[:2]
-    raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(height))
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    png = (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 6))
-        + chunk(b"IEND", b"")
-    )
-    Path(path).write_bytes(png)
+    Image.fromarray(np.ascontiguousarray(rgb[..., :3])).save(path, format="PNG")
 
 
 _GIF_LEVELS = (6, 7, 6)  # red, green, blue levels of the fixed 252-colour palette

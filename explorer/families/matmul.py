@@ -2,26 +2,65 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from explorer.families.base import InputError, Problem, Reference, grey_picture, random_matrix
+from explorer.families.base import (
+    Arrays,
+    Family,
+    InputError,
+    Reference,
+    Sizes,
+    TorchRand,
+    grey_picture,
+    random_matrix,
+)
 
 
-class Matmul(Problem):
+class Matmul(Family):
     family = "matmul"
+    description = "Matrix multiply C = A·B (A: M×K, B: K×N)."
     roles = ("M", "N", "K", "A", "B", "C")
     required_roles = ("A", "B", "C")
-    size_names = ("M", "N", "K")
-    default_sizes: ClassVar[dict[str, int]] = {"M": 256, "N": 256, "K": 256}
-    input_presets = ("iou", "random", "identity", "image")
     output_role = "C"
     matrix_roles = ("A", "B", "C")
+    size_names = ("M", "N", "K")
+    default_sizes: ClassVar[dict[str, int]] = {"M": 256, "N": 256, "K": 256}
+    size_help: ClassVar[dict[str, str]] = {
+        "M": "rows of A and C",
+        "N": "columns of B and C",
+        "K": "columns of A, rows of B (the length of each dot product)",
+    }
+    test_sizes = (
+        {"M": 64, "N": 64, "K": 64},
+        {"M": 256, "N": 256, "K": 256},
+        {"M": 64, "N": 48, "K": 80},
+        {"M": 1, "N": 1, "K": 1},
+        {"M": 17, "N": 17, "K": 17},
+        {"M": 33, "N": 7, "K": 130},
+    )
+    input_presets = ("iou", "random", "identity", "image")
     ladder = ("naive", "tiled", "wpt", "reg2d")
-    description = "Matrix multiply C = A·B (A: M×K, B: K×N)."
+    launch_global = ("N", "M")
+    launch_local = ("16", "16")
+    role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {
+        "A": ("a", "mata", "lhs"),
+        "B": ("b", "matb", "rhs"),
+        "C": ("c", "out", "result", "res"),
+    }
+    torch_what = "torch.matmul, cuBLAS SGEMM, TF32 off"
 
-    def make_inputs(self, sizes, dtype, preset, text="IOU", image_path=None, seed=1234):
+    def make_inputs(
+        self,
+        sizes: Sizes,
+        dtype: np.dtype,
+        preset: str,
+        text: str = "IOU",
+        image_path: str | None = None,
+        seed: int = 1234,
+    ) -> Arrays:
         m, n, k = sizes["M"], sizes["N"], sizes["K"]
         rng = np.random.default_rng(seed)
         integer = np.dtype(dtype).kind == "i"
@@ -42,24 +81,28 @@ class Matmul(Problem):
             raise InputError(f"matmul inputs are {', '.join(self.input_presets)}; not {preset!r}")
         return {"A": a.astype(dtype), "B": b.astype(dtype)}
 
-    def reference(self, inputs, sizes):
+    def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         a = inputs["A"].astype(np.float64)
         b = inputs["B"].astype(np.float64)
         return Reference(a @ b, np.abs(a) @ np.abs(b), sizes["K"])
 
-    def numpy_baseline(self, inputs):
-        return inputs["A"] @ inputs["B"]
+    def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
+        return np.asarray(inputs["A"] @ inputs["B"])
 
-    def shapes(self, sizes):
+    def torch_op(self, sizes: Sizes, rand: TorchRand) -> Callable[[], Any]:
+        a, b = rand(sizes["M"], sizes["K"]), rand(sizes["K"], sizes["N"])
+        return lambda: a @ b
+
+    def shapes(self, sizes: Sizes) -> dict[str, tuple[int, ...]]:
         m, n, k = sizes["M"], sizes["N"], sizes["K"]
         return {"A": (m, k), "B": (k, n), "C": (m, n)}
 
-    def output_shape(self, sizes):
+    def output_shape(self, sizes: Sizes) -> tuple[int, ...]:
         return (sizes["M"], sizes["N"])
 
-    def flops(self, sizes):
+    def flops(self, sizes: Sizes) -> float:
         return 2.0 * sizes["M"] * sizes["N"] * sizes["K"]
 
-    def min_bytes(self, sizes, itemsize):
+    def min_bytes(self, sizes: Sizes, itemsize: int) -> float:
         m, n, k = sizes["M"], sizes["N"], sizes["K"]
         return float(itemsize * (m * k + k * n + m * n))

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from explorer.families.base import InputError, Problem, Reference, random_matrix
+from explorer.families.base import (
+    Arrays,
+    Family,
+    InputError,
+    Reference,
+    Sizes,
+    TorchRand,
+    random_matrix,
+)
 
 FACTOR = 0.5
 
 
-class Rowdot(Problem):
+class Rowdot(Family):
     family = "rowdot"
+    description = "Weighted row dot product RESULT[y] = FACTOR·Σₖ VECTOR[k]·MAT1[y,k]·MAT2[y,k]."
     roles = ("D", "RESULT", "VECTOR", "MAT1", "MAT2", "FACTOR")
     required_roles = ("RESULT", "VECTOR", "MAT1", "MAT2")
-    size_names = ("D",)
-    default_sizes: ClassVar[dict[str, int]] = {"D": 1000}
-    input_presets = ("random",)
     output_role = "RESULT"
     matrix_roles = ("MAT1", "MAT2")
+    constants: ClassVar[dict[str, float]] = {"FACTOR": FACTOR}
+    size_names = ("D",)
+    default_sizes: ClassVar[dict[str, int]] = {"D": 1000}
+    size_help: ClassVar[dict[str, str]] = {"D": "rows and columns of MAT1 and MAT2"}
+    test_sizes = ({"D": 256}, {"D": 1}, {"D": 17}, {"D": 100}, {"D": 257}, {"D": 1000})
+    input_presets = ("random",)
     ladder = (
         "seed004-original",
         "seed004-local-vector",
@@ -28,9 +41,26 @@ class Rowdot(Problem):
         "group-row",
         "fast",
     )
-    description = "Weighted row dot product RESULT[y] = FACTOR·Σₖ VECTOR[k]·MAT1[y,k]·MAT2[y,k]."
+    launch_global = ("D",)
+    launch_local = ("64",)
+    role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {
+        "RESULT": ("result", "out", "res"),
+        "VECTOR": ("vector", "vec", "v"),
+        "MAT1": ("matrix", "mat1", "m1"),
+        "MAT2": ("matrix2", "mat2", "m2"),
+        "FACTOR": ("factor", "alpha", "scale"),
+    }
+    torch_what = f"torch {FACTOR} * ((m1 * m2) @ v)"
 
-    def make_inputs(self, sizes, dtype, preset, text="IOU", image_path=None, seed=1234):
+    def make_inputs(
+        self,
+        sizes: Sizes,
+        dtype: np.dtype,
+        preset: str,
+        text: str = "IOU",
+        image_path: str | None = None,
+        seed: int = 1234,
+    ) -> Arrays:
         if preset != "random":
             raise InputError(f"rowdot inputs are random only; not {preset!r}")
         rng = np.random.default_rng(seed)
@@ -41,29 +71,31 @@ class Rowdot(Problem):
             "MAT2": random_matrix(rng, (d, d), dtype),
         }
 
-    def scalar(self, role, sizes, inputs):
-        if role == "FACTOR":
-            return FACTOR
-        return super().scalar(role, sizes, inputs)
-
-    def reference(self, inputs, sizes):
+    def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         v = inputs["VECTOR"].astype(np.float64)
         m = inputs["MAT1"].astype(np.float64) * inputs["MAT2"].astype(np.float64)
         return Reference(FACTOR * (m @ v), FACTOR * (np.abs(m) @ np.abs(v)), 2 * sizes["D"])
 
-    def numpy_baseline(self, inputs):
-        return FACTOR * np.einsum("yk,yk,k->y", inputs["MAT1"], inputs["MAT2"], inputs["VECTOR"])
+    def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
+        return np.asarray(
+            FACTOR * np.einsum("yk,yk,k->y", inputs["MAT1"], inputs["MAT2"], inputs["VECTOR"])
+        )
 
-    def shapes(self, sizes):
+    def torch_op(self, sizes: Sizes, rand: TorchRand) -> Callable[[], Any]:
+        d = sizes["D"]
+        m1, m2, v = rand(d, d), rand(d, d), rand(d)
+        return lambda: FACTOR * ((m1 * m2) @ v)
+
+    def shapes(self, sizes: Sizes) -> dict[str, tuple[int, ...]]:
         d = sizes["D"]
         return {"VECTOR": (d,), "MAT1": (d, d), "MAT2": (d, d), "RESULT": (d,)}
 
-    def output_shape(self, sizes):
+    def output_shape(self, sizes: Sizes) -> tuple[int, ...]:
         return (sizes["D"],)
 
-    def flops(self, sizes):
+    def flops(self, sizes: Sizes) -> float:
         return 3.0 * sizes["D"] ** 2
 
-    def min_bytes(self, sizes, itemsize):
+    def min_bytes(self, sizes: Sizes, itemsize: int) -> float:
         d = sizes["D"]
         return float(itemsize * (2 * d * d + 2 * d))

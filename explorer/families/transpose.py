@@ -2,26 +2,66 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from explorer.families.base import InputError, Problem, Reference, grey_picture, random_matrix
+from explorer.families.base import (
+    Arrays,
+    Family,
+    InputError,
+    Reference,
+    Sizes,
+    TorchRand,
+    grey_picture,
+    random_matrix,
+)
 
 
-class Transpose(Problem):
+class Transpose(Family):
     family = "transpose"
+    description = "Matrix transpose OUT = INᵀ (IN: HEIGHT×WIDTH)."
     roles = ("WIDTH", "HEIGHT", "IN", "OUT")
     required_roles = ("IN", "OUT")
-    size_names = ("WIDTH", "HEIGHT")
-    default_sizes: ClassVar[dict[str, int]] = {"WIDTH": 1024, "HEIGHT": 1024}
-    input_presets = ("iou", "random", "image")
     output_role = "OUT"
     matrix_roles = ("IN", "OUT")
+    size_names = ("WIDTH", "HEIGHT")
+    default_sizes: ClassVar[dict[str, int]] = {"WIDTH": 1024, "HEIGHT": 1024}
+    size_help: ClassVar[dict[str, str]] = {
+        "WIDTH": "columns of IN (rows of OUT)",
+        "HEIGHT": "rows of IN (columns of OUT)",
+    }
+    test_sizes = (
+        {"WIDTH": 64, "HEIGHT": 64},
+        {"WIDTH": 256, "HEIGHT": 256},
+        {"WIDTH": 48, "HEIGHT": 256},  # whole 64-byte lines of OUT: cpu-blocked's fast path
+        {"WIDTH": 1, "HEIGHT": 1},
+        {"WIDTH": 17, "HEIGHT": 5},
+        {"WIDTH": 100, "HEIGHT": 100},
+        {"WIDTH": 3000, "HEIGHT": 1000},
+    )
+    input_presets = ("iou", "random", "image")
     ladder = ("naive", "tiled", "tiled-padded", "fast")
-    description = "Matrix transpose OUT = INᵀ (IN: HEIGHT×WIDTH)."
+    launch_global = ("WIDTH", "HEIGHT")
+    launch_local = ("16", "16")
+    role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {
+        "IN": ("in", "input", "src", "idata"),
+        "OUT": ("out", "output", "dst", "odata"),
+        "WIDTH": ("width", "w", "cols", "m"),
+        "HEIGHT": ("height", "h", "rows", "n"),
+    }
+    torch_what = "torch x.t().contiguous()"
 
-    def make_inputs(self, sizes, dtype, preset, text="IOU", image_path=None, seed=1234):
+    def make_inputs(
+        self,
+        sizes: Sizes,
+        dtype: np.dtype,
+        preset: str,
+        text: str = "IOU",
+        image_path: str | None = None,
+        seed: int = 1234,
+    ) -> Arrays:
         h, w = sizes["HEIGHT"], sizes["WIDTH"]
         if preset in ("iou", "image"):
             picture = grey_picture(h, w, preset, text, image_path)
@@ -36,21 +76,25 @@ class Transpose(Problem):
             )
         return {"IN": np.asarray(data).astype(dtype)}
 
-    def reference(self, inputs, sizes):
+    def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         value = inputs["IN"].astype(np.float64).T
         return Reference(value, np.abs(value), 0)
 
-    def numpy_baseline(self, inputs):
+    def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return np.ascontiguousarray(inputs["IN"].T)
 
-    def shapes(self, sizes):
+    def torch_op(self, sizes: Sizes, rand: TorchRand) -> Callable[[], Any]:
+        x = rand(sizes["HEIGHT"], sizes["WIDTH"])
+        return lambda: x.t().contiguous()
+
+    def shapes(self, sizes: Sizes) -> dict[str, tuple[int, ...]]:
         return {"IN": (sizes["HEIGHT"], sizes["WIDTH"]), "OUT": (sizes["WIDTH"], sizes["HEIGHT"])}
 
-    def output_shape(self, sizes):
+    def output_shape(self, sizes: Sizes) -> tuple[int, ...]:
         return (sizes["WIDTH"], sizes["HEIGHT"])
 
-    def flops(self, sizes):
+    def flops(self, sizes: Sizes) -> float:
         return 0.0
 
-    def min_bytes(self, sizes, itemsize):
+    def min_bytes(self, sizes: Sizes, itemsize: int) -> float:
         return float(2 * itemsize * sizes["WIDTH"] * sizes["HEIGHT"])

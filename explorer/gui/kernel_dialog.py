@@ -18,31 +18,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from explorer.engine.catalog import FAMILY_LAUNCH, header_text, with_header
+from explorer.engine.catalog import header_text, with_header
 from explorer.engine.records import Variant
 from explorer.engine.signature import Parameter, kernel_parameters
-from explorer.families import FAMILIES
+from explorer.families import FAMILIES, get_family
 
 _KERNEL = re.compile(
     r"(?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", re.S
 )
-_ALIASES = {
-    "A": ("a", "mata", "lhs"),
-    "B": ("b", "matb", "rhs"),
-    "C": ("c", "out", "result", "res"),
-    "IN": ("in", "input", "src", "idata"),
-    "OUT": ("out", "output", "dst", "odata"),
-    "MAT": ("m", "mat", "matrix", "a"),
-    "VEC": ("v", "vec", "vector", "x"),
-    "RESULT": ("result", "out", "res"),
-    "VECTOR": ("vector", "vec", "v"),
-    "MAT1": ("matrix", "mat1", "m1"),
-    "MAT2": ("matrix2", "mat2", "m2"),
-    "WIDTH": ("width", "w", "cols", "m"),
-    "HEIGHT": ("height", "h", "rows", "n"),
-    "FACTOR": ("factor", "alpha", "scale"),
-    "SCRATCH": ("scratch", "partial", "tmp"),
-}
 
 
 def kernel_names(source: str) -> list[str]:
@@ -51,20 +34,18 @@ def kernel_names(source: str) -> list[str]:
 
 def guess_roles(family: str, params: list[Parameter]) -> list[str]:
     """A first guess of each parameter's role: by name, then by kind and position."""
-    problem = FAMILIES[family]
+    problem = get_family(family)
     roles = list(problem.roles)
-    buffers = [
-        r
-        for r in roles
-        if r not in problem.size_names and r not in ("FACTOR",) and r not in problem.local_roles
-    ]
-    scalars = [r for r in roles if r in problem.size_names or r == "FACTOR"]
+    buffers = list(problem.buffer_roles)
+    scalars = list(problem.scalar_roles)
     chosen: list[str] = [""] * len(params)
     taken: set[str] = set()
     for i, p in enumerate(params):
         name = p.name.lower()
         for role in roles:
-            if role not in taken and (name == role.lower() or name in _ALIASES.get(role, ())):
+            if role not in taken and (
+                name == role.lower() or name in problem.role_aliases.get(role, ())
+            ):
                 kind_ok = (role in problem.local_roles) == (p.space == "local") and (
                     (p.space == "scalar") == (role in scalars)
                 )
@@ -153,9 +134,9 @@ class KernelMappingDialog(QDialog):
             combo.addItems(roles)
             combo.setCurrentText(guess)
             self.table.setCellWidget(row, 2, combo)
-        global_size, local_size = FAMILY_LAUNCH[family]
-        self.global_size.setText(", ".join(global_size))
-        self.local_size.setText(", ".join(local_size))
+        problem = get_family(family)
+        self.global_size.setText(", ".join(problem.launch_global))
+        self.local_size.setText(", ".join(problem.launch_local))
 
     def roles(self) -> list[str]:
         return [self.table.cellWidget(r, 2).currentText() for r in range(self.table.rowCount())]

@@ -225,6 +225,7 @@ def test_every_catalog_variant_animates(window, qtbot):
         "transpose": {"WIDTH": 40, "HEIGHT": 24},
         "matvec": {"WIDTH": 64, "HEIGHT": 4},
         "rowdot": {"D": 1000},
+        "stencil": {"WIDTH": 40, "HEIGHT": 24},
     }
     for variant in catalog():
         view = trace_in_window(window, qtbot, variant.family, variant.id, sizes[variant.family])

@@ -44,3 +44,39 @@ def test_image_input_becomes_b(tmp_path):
     inputs = problem.make_inputs(sizes, np.dtype("float32"), "image", image_path=str(path))
     assert inputs["B"].shape == (64, 64)
     assert inputs["B"].min() == 0.0 and inputs["B"].max() == 0.5
+
+
+def test_every_png_variant_reads_as_grey(tmp_path):
+    from PIL import Image
+
+    ramp = np.tile(np.arange(0, 256, 4, dtype=np.uint8), (16, 1))  # 16 × 64, left dark
+    variants = {
+        "grey8.png": (Image.fromarray(ramp), {}),
+        "grey16.png": (Image.fromarray(ramp.astype(np.uint16) * 257), {}),
+        "palette.png": (
+            Image.fromarray(np.dstack([ramp] * 3)).convert("P", palette=Image.Palette.ADAPTIVE),
+            {},
+        ),
+        "interlaced.png": (Image.fromarray(np.dstack([ramp] * 3 + [ramp])), {"interlace": 1}),
+        "grey.pgm": (Image.fromarray(ramp), {}),
+    }
+    for name, (image, options) in variants.items():
+        image.save(tmp_path / name, **options)
+        grey = load_grey(tmp_path / name)
+        assert grey.shape == (16, 64), name
+        assert grey[:, 0].max() < 0.05 and grey[:, -1].min() > 0.9, name
+        assert np.all(np.diff(grey[0]) >= -0.02), name
+
+
+def test_a_bad_image_file_is_named_in_the_error(tmp_path):
+    import pytest
+
+    from explorer.families.images import ImageError
+
+    broken = tmp_path / "holiday.png"
+    broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)
+    text = tmp_path / "notes.png"
+    text.write_text("not a picture")
+    for path in (broken, text, tmp_path / "missing.png"):
+        with pytest.raises(ImageError, match=path.name):
+            load_grey(path)

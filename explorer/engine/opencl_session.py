@@ -1,0 +1,47 @@
+"""The OpenCL state one process keeps between runs: devices, contexts, queues, build cache.
+
+The runner and the baselines both launch kernels through it; it imports neither of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.engine.build import BuildCache
+from explorer.engine.devices import list_devices
+from explorer.engine.records import DeviceInfo
+
+
+class OpenCLSession:
+    """Contexts, queues and the build cache: one per process, kept between runs."""
+
+    def __init__(self) -> None:
+        import pyopencl as cl
+
+        self.cl = cl
+        self.devices: list[DeviceInfo] = list_devices()
+        self.queues: dict[str, tuple[Any, Any]] = {}
+        self.cache = BuildCache()
+
+    def queue(self, device: DeviceInfo) -> tuple[Any, Any]:
+        """The profiling-enabled (context, queue) of ``device``, made on first use."""
+        if device.key not in self.queues:
+            cl = self.cl
+            cl_device = cl.get_platforms()[device.platform_index].get_devices()[device.device_index]
+            context = cl.Context([cl_device])
+            queue = cl.CommandQueue(
+                context, properties=cl.command_queue_properties.PROFILING_ENABLE
+            )
+            self.queues[device.key] = (context, queue)
+        return self.queues[device.key]
+
+
+_session: OpenCLSession | None = None
+
+
+def session() -> OpenCLSession:
+    """This process's session, made on first use (PyOpenCL is imported then, not before)."""
+    global _session
+    if _session is None:
+        _session = OpenCLSession()
+    return _session
