@@ -11,9 +11,6 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# Known at the time of writing and being removed on its own: the baselines take their OpenCL
-# session from the runner, and the runner imports the copy kernel it pairs with a launch.
-KNOWN_CYCLE = frozenset({"explorer.engine.baselines", "explorer.engine.runner"})
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -91,14 +88,5 @@ def test_the_graph_is_explorer():
 
 
 def test_no_import_cycle():
-    found = [c for c in cycles(import_graph()) if set(c) != KNOWN_CYCLE]
+    found = cycles(import_graph())
     assert found == [], "import cycles: " + "; ".join(" → ".join(c) for c in found)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine.baselines ↔ engine.runner is being removed in the engine's own change; "
-    "delete this marker once it is gone",
-)
-def test_engine_baselines_and_runner_are_not_a_cycle():
-    assert not any(set(c) == KNOWN_CYCLE for c in cycles(import_graph()))

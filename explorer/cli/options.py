@@ -7,6 +7,7 @@ adds a size adds its flag here, with no change to this file.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from explorer.engine.catalog import find_variant, load_variant_file
 from explorer.engine.records import RunRequest, Variant
@@ -17,14 +18,28 @@ class UsageError(Exception):
     """A command line that cannot be run as given; the message says what to change."""
 
 
-def size_flags() -> dict[str, tuple[str, ...]]:
-    """Every size of every family as its option's name (``--m`` sets ``M``), in the registry's
-    order, with the families that have that size."""
-    flags: dict[str, list[str]] = {}
+@dataclass(frozen=True)
+class SizeFlag:
+    """One size option shared by the families that have a size of that name."""
+
+    dest: str  # the attribute argparse stores it in
+    size: str  # the size it sets, e.g. ``WIDTH``
+    help: str
+    families: tuple[str, ...]
+
+
+def size_flags() -> dict[str, SizeFlag]:
+    """Every family's size options (``--m`` sets ``M``), by option, in the registry's order."""
+    flags: dict[str, SizeFlag] = {}
     for family, problem in FAMILIES.items():
-        for name in problem.size_names:
-            flags.setdefault(name.lower(), []).append(family)
-    return {flag: tuple(families) for flag, families in flags.items()}
+        for name, flag in problem.size_flags().items():
+            known = flags.get(flag)
+            families = (*known.families, family) if known else (family,)
+            # A size several families share is described by its name: each means another thing.
+            help_text = f"size {name}" if known else problem.size_description(name)
+            dest = flag.removeprefix("--").replace("-", "_")
+            flags[flag] = SizeFlag(dest, name, help_text, families)
+    return flags
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
@@ -34,9 +49,9 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
-    for flag, families in size_flags().items():
+    for flag, size in size_flags().items():
         parser.add_argument(
-            f"--{flag}", type=int, help=f"size {flag.upper()} ({', '.join(families)})"
+            flag, dest=size.dest, type=int, help=f"{size.help} ({', '.join(size.families)})"
         )
     parser.add_argument("--local", help="local size, e.g. 16x16")
     parser.add_argument(
@@ -68,13 +83,13 @@ def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
     sizes: dict[str, int] = {}
     if args.size is not None:
         sizes = dict.fromkeys(names, args.size)
-    for name in size_flags():
-        value = getattr(args, name)
+    for flag, size in size_flags().items():
+        value = getattr(args, size.dest)
         if value is None:
             continue
-        if name.upper() not in names:
-            raise UsageError(f"--{name} is not a size of {family} (sizes: {', '.join(names)})")
-        sizes[name.upper()] = value
+        if size.size not in names:
+            raise UsageError(f"{flag} is not a size of {family} (sizes: {', '.join(names)})")
+        sizes[size.size] = value
     return sizes
 
 
@@ -104,7 +119,8 @@ def parse_defines(items: list[str]) -> dict[str, int]:
 
 def session_conflicts(args: argparse.Namespace) -> list[str]:
     """The selection options given beside ``--session``, which holds the whole selection."""
-    holds = ("family", "variant", "kernel_file", "size", *size_flags(), "local", "input", "image")
+    sizes = (size.dest for size in size_flags().values())
+    holds = ("family", "variant", "kernel_file", "size", *sizes, "local", "input", "image")
     given = [f"--{n.replace('_', '-')}" for n in holds if getattr(args, n) is not None]
     if args.define:
         given.append("--define")

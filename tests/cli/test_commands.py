@@ -4,7 +4,6 @@ import argparse
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +11,7 @@ from explorer import cli
 from explorer.benchmarks.trace import TraceBenchError, TraceCase
 from explorer.cli import options
 from explorer.families import FAMILIES
+from explorer.families.stencil import Stencil
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +50,8 @@ def test_every_size_of_every_family_has_its_flag(command):
 
 
 def test_a_new_family_brings_its_size_flags_without_a_cli_change(monkeypatch):
-    monkeypatch.setitem(FAMILIES, "blur", SimpleNamespace(size_names=("WIDTH", "HEIGHT", "R")))
+    blur = type("Blur", (Stencil,), {"family": "blur", "size_names": ("WIDTH", "HEIGHT", "R")})
+    monkeypatch.setitem(FAMILIES, "blur", blur())
     run = subcommands(cli.build_parser())["run"]
     args = run.parse_args(["--family", "blur", "--size", "64", "--r", "3"])
     assert options.sizes_from_args("blur", args) == {"WIDTH": 64, "HEIGHT": 64, "R": 3}
