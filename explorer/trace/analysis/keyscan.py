@@ -166,6 +166,7 @@ def attribute(
     ns = ctx.nsites
 
     def act(x: np.ndarray) -> np.ndarray:
+        """The actor of each work-item of ``x``."""
         return x if actor is None else actor[x]
 
     mark = np.zeros(size, dtype=bool)

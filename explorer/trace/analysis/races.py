@@ -45,6 +45,7 @@ class Races:
         self.pending: dict[_Key, list[np.ndarray]] = {}
 
     def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
+        """Take racing records of ``u`` (``keyscan.OnRace``), grouped by line pair and phase."""
         ctx = self.ctx
         ns = ctx.nsites
         if self.scope == "group":
@@ -99,6 +100,7 @@ class Races:
     def findings(self) -> list[Finding]:
         # The same pair of lines racing in many phases (a loop around the racy code) is one
         # problem: one finding, at its first phase, counting every phase.
+        """One finding per (buffer, writing line, other line)."""
         merged: dict[tuple[int, int, int], tuple[int | None, _Pair, int]] = {}
         for (b, wline, oline, phase), e in sorted(
             self.found.items(), key=lambda item: (item[0][:3], item[0][3] or 0)

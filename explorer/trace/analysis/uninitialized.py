@@ -32,6 +32,7 @@ class _Uninit:
         self.found: dict[int, _Site] = {}
 
     def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
+        """Take uninitialised reads of ``u`` that the trace is sure of (``keyscan.OnUninit``)."""
         ctx = self.ctx
         phase = u.phase[pos]
         if ctx.safe_phase is not None:
@@ -49,6 +50,7 @@ class _Uninit:
             e.elements += (u.off[pos[:EXAMPLES]] // es).tolist()
 
     def findings(self) -> list[Finding]:
+        """One finding per reading site."""
         out = []
         for sid, e in self.found.items():
             s = self.ctx.trace.sites[sid]

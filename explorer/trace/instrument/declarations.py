@@ -13,6 +13,7 @@ Derived = list[tuple[str, Name | None, int | str, int, int]]
 
 
 def param_spans(rw: Rewriter, open_k: int) -> list[tuple[int, int]]:
+    """Token ranges of the non-empty arguments (or parameters) of the list opening at ``open_k``."""
     spans = rw.split_args(open_k)
     return [(a, b) for a, b in spans if b > a]
 
@@ -85,6 +86,8 @@ def scan_declarations(
     registrations: dict[int, str],
     allow_arrays: bool,
 ) -> None:
+    """Register the pointers a body declares in ``names`` and, with ``allow_arrays``, its
+    ``__local`` arrays as buffers (with the code that registers them at run time)."""
     derived: Derived = []
     k = body_open + 1
     while k < body_close:
@@ -120,6 +123,7 @@ def scan_declarations(
 
 
 def inside_parens(rw: Rewriter, body_open: int, k: int) -> bool:
+    """Whether the token at ``k`` sits inside parentheses (a cast, a parameter list)."""
     depth = 0
     for j in range(body_open + 1, k):
         text = rw.tok(j).text

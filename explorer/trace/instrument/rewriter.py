@@ -68,6 +68,7 @@ class Rewriter:
 
     # -- token helpers (k indexes self.code) ---------------------------------------
     def tok(self, k: int) -> Token:
+        """The significant token at ``k`` (an "eof" token outside the code)."""
         return self.tokens[self.code[k]] if 0 <= k < len(self.code) else Token("eof", "", 0, 0)
 
     def text(self, k0: int, k1: int) -> str:
@@ -100,6 +101,7 @@ class Rewriter:
         return prev.text not in (")", "]", "++", "--")
 
     def site(self, line: int, op: int, space: int, buffer: int, text: str) -> int:
+        """Declare an access site and return its id."""
         if len(self.state.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.state.sites)
@@ -107,6 +109,7 @@ class Rewriter:
         return sid
 
     def context_op(self, k0: int, k1: int) -> int:
+        """Whether the access at k0..k1-1 reads, writes or updates, from what surrounds it."""
         before, after = self.tok(k0 - 1).text, self.tok(k1).text
         if before in ("++", "--") or after in ("++", "--") or after in COMPOUND:
             return RMW
@@ -158,6 +161,7 @@ class Rewriter:
         return j, count
 
     def first_name(self, k0: int, k1: int) -> Name | None:
+        """The first traced name among tokens k0..k1-1."""
         for j in range(k0, k1):
             t = self.tok(j)
             if t.kind == "ident" and t.text in self.names:
@@ -165,6 +169,7 @@ class Rewriter:
         return None
 
     def cast_space(self, k0: int, k1: int) -> int | str | None:
+        """The address space a cast among tokens k0..k1-1 names, if any."""
         for j in range(k0, k1):
             space = SPACES.get(self.tok(j).text)
             if space is not None:
@@ -195,6 +200,7 @@ class Rewriter:
         return "".join(out)
 
     def rewrite_at(self, k: int, k1: int, address_only: bool) -> tuple[str | None, int]:
+        """Rewrite what starts at token ``k``: its text and the next token index."""
         t = self.tok(k)
         if k in self.inserts_after:
             return t.text + self.inserts_after[k], k + 1
@@ -253,6 +259,7 @@ class Rewriter:
         return None, k + 1
 
     def matching_open(self, k: int) -> int | None:
+        """Index of the bracket opening the one that closes at ``k``."""
         depth = 0
         for j in range(k, -1, -1):
             if self.tok(j).text == ")":
@@ -276,6 +283,7 @@ class Rewriter:
     def access(
         self, line: int, op: int, space: int | str, buffer: int, pointer: str, text: str
     ) -> str:
+        """The expression that records one access and stands for the element accessed."""
         if space == LOCAL:
             self.state.uses_local = True
         code = {GLOBAL: "G", LOCAL: "L", "constant": "C"}[space]
@@ -283,6 +291,7 @@ class Rewriter:
         return f"(*__TR_{code}({pointer}, {sid}u, {buffer}u))"
 
     def rewrite_deref(self, k: int) -> tuple[str | None, int]:
+        """Rewrite a dereference ``*p`` of a traced pointer."""
         end = self.unary_end(k + 1)
         space = self.cast_space(k + 1, end)
         name = self.first_name(k + 1, end)
@@ -298,6 +307,7 @@ class Rewriter:
         return self.access(self.tok(k).line, op, space, buffer, pointer, self.text(k, end)), end
 
     def split_args(self, open_k: int) -> list[tuple[int, int]]:
+        """Token ranges of the comma-separated arguments of the list opening at ``open_k``."""
         close = self.match(open_k)
         args, start, j = [], open_k + 1, open_k + 1
         while j < close:
@@ -312,6 +322,7 @@ class Rewriter:
         return args
 
     def rewrite_vector(self, k: int) -> tuple[str | None, int]:
+        """Rewrite a ``vloadN``/``vstoreN`` call on a traced pointer."""
         t = self.tok(k)
         m = VLOAD.match(t.text)
         assert m is not None
@@ -350,6 +361,7 @@ class Rewriter:
         return f"{t.text}({data}, 0, {traced})", close + 1
 
     def rewrite_atomic(self, k: int) -> tuple[str | None, int]:
+        """Rewrite an atomic call on a traced pointer."""
         t = self.tok(k)
         args = self.split_args(k + 1)
         close = self.match(k + 1)
