@@ -33,6 +33,7 @@ def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tu
 
 
 def group_coords(linear: np.ndarray, num_groups: tuple[int, int, int]) -> np.ndarray:
+    """(x, y, z) work-group coordinates, one row per linear group id."""
     gx, gy, _ = num_groups
     linear = np.asarray(linear, dtype=np.int64)
     return np.stack([linear % gx, (linear // gx) % gy, linear // (gx * gy)], axis=-1).astype(
@@ -87,8 +88,8 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         for s in inst.sites
     )
     order = np.argsort(raw.dispatch[1 : 1 + int(np.prod(num_groups))], kind="stable")
-    dispatch = tuple(tuple(int(v) for v in g) for g in group_coords(order, num_groups))
-    groups = tuple(tuple(int(v) for v in g) for g in group_coords(window, num_groups))
+    dispatch = tuple((int(x), int(y), int(z)) for x, y, z in group_coords(order, num_groups))
+    groups = tuple((int(x), int(y), int(z)) for x, y, z in group_coords(window, num_groups))
     return Trace(
         offset=offset,
         word=word,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.trace import analysis
-from explorer.trace.analysis import analyse, format_report
+from explorer.trace.analysis import analyse, format_report, keyscan, units
 from explorer.trace.records import NotTraced, Trace
 from tests.trace.synthetic import (
     ATOMIC,
@@ -49,9 +49,9 @@ def path(request, monkeypatch):
     work-item ran the same sequence (with the first work-group standing for all when their
     local accesses are the same, or each group analysed), and the general way."""
     if request.param == "every-group":
-        monkeypatch.setattr(analysis, "_groups_alike", lambda *a, **k: False)
+        monkeypatch.setattr(units, "groups_alike", lambda *a, **k: False)
     if request.param == "general":
-        monkeypatch.setattr(analysis, "_rows_equal", lambda *a, **k: False)
+        monkeypatch.setattr(units, "rows_equal", lambda *a, **k: False)
     return request.param
 
 
@@ -310,7 +310,7 @@ def test_global_race_within_a_group_and_between_groups():
 def test_results_are_the_same_when_tables_are_built_in_batches(monkeypatch):
     traces = [matmul_tiled(64, 16, barriers=False), _reduction(False), _uninit_trace(False)]
     before = [analyse(t).findings for t in traces]
-    monkeypatch.setattr(analysis, "_DENSE_LIMIT", 300)
+    monkeypatch.setattr(keyscan, "DENSE_LIMIT", 300)
     after = [analyse(t).findings for t in traces]
     strip = [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in before]
     assert strip == [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in after]

@@ -1,8 +1,10 @@
 """The source rewrite: what is traced, what is reported as not traced, and line numbers."""
 
+from importlib import resources
+
 from explorer.engine.catalog import catalog
 from explorer.trace.instrument import instrument
-from explorer.trace.records import BARRIER, FENCE, LOCAL, READ, RMW, WRITE
+from explorer.trace.records import BARRIER, FENCE, LOCAL, PHASE_SHIFT, READ, RMW, SIZE_SHIFT, WRITE
 
 SOURCE = """__kernel void k(__global float* out, const __global float* in, __local float* scratch,
                 int n)
@@ -83,3 +85,15 @@ def test_every_catalog_kernel_instruments_completely():
         inst = instrument(variant.source, variant.kernel)
         assert not inst.not_traced, variant.qualified_id
         assert inst.sites, variant.qualified_id
+
+
+def test_the_trace_runtime_ships_with_the_package_and_each_traced_kernel_carries_it_once():
+    shipped = resources.files("explorer.trace.instrument").joinpath("runtime.cl")
+    assert shipped.is_file()
+    runtime = shipped.read_text(encoding="utf-8")
+    inst = instrument(SOURCE, "k")
+    assert inst.source.count(runtime) == 1
+    # the record layout the runtime packs is the one the decoder reads
+    assert f"#define __TR_PHASE_SHIFT {PHASE_SHIFT}\n" in inst.source
+    assert f"#define __TR_SIZE_SHIFT {SIZE_SHIFT}\n" in inst.source
+    assert f"#define __TR_NB {len(inst.buffers)}\n" in inst.source

@@ -1,0 +1,99 @@
+"""Finding: elements of the output written by no work-item, or by several (each element of the
+output should have exactly one writer)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.trace.analysis.context import EXAMPLES, WRITES, Context
+from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.units import Units, cells
+from explorer.trace.records import ATOMIC, GLOBAL, Finding
+
+
+def find(ctx: Context, units: Units) -> list[Finding]:
+    """Per output buffer, once every work-group was traced: elements written by no work-item
+    (only when nothing is missing from the trace), and elements written by several."""
+    t = ctx.trace
+    gx, gy, gz = t.num_groups
+    if t.output_role is None or len(t.groups_traced) != gx * gy * gz:
+        return []
+    outs = [
+        b for b, info in enumerate(t.buffers) if info.role == t.output_role and info.space == GLOBAL
+    ]
+    findings = []
+    for b in outs:
+        info = t.buffers[b]
+        writes = [u for u in units.memory if u.buffer == b and u.op in WRITES]
+        written = np.zeros(info.length, dtype=bool)
+        rep = np.full(info.length, -1, dtype=np.int64)  # a plain writer of each element
+        for u in writes:
+            for sel, e in cells(u.off, u.size, info.elem_size):
+                written[e] = True
+                if u.op != ATOMIC:  # atomics from many work-items are meant to share
+                    rep[e] = u.wi if sel is None else u.wi[sel]
+        other = np.full(info.length, -1, dtype=np.int64)  # a second one, where there is one
+        for u in writes:
+            if u.op == ATOMIC:
+                continue
+            for sel, e in cells(u.off, u.size, info.elem_size):
+                w = u.wi if sel is None else u.wi[sel]
+                differ = rep[e] != w
+                if differ.any():
+                    other[e[differ]] = w[differ]
+        # Gaps are only certain when nothing is missing from the trace.
+        if ctx.overflowed.size == 0 and not t.not_traced:
+            never = np.flatnonzero(~written)
+            if never.size:
+                shown = never[:EXAMPLES].tolist()
+                names = ", ".join(f"{info.name}[{e}]" for e in shown)
+                findings.append(
+                    Finding(
+                        kind="coverage",
+                        line=None,
+                        phase=None,
+                        buffer=info.name,
+                        work_items=(),
+                        count=int(never.size),
+                        elements=tuple(shown),
+                        message=(
+                            f"{never.size} of {info.length} elements of {info.name} were never "
+                            f"written (e.g. {names}): check the global size and the index "
+                            "the kernel writes."
+                        ),
+                    )
+                )
+        several = np.flatnonzero(other >= 0)
+        if several.size:
+            shown = several[:EXAMPLES].tolist()
+            e0 = shown[0]
+            wis = [int(rep[e0]), int(other[e0])] + [int(rep[e]) for e in shown[1:]]
+            a, c = ctx.label(int(rep[e0])), ctx.label(int(other[e0]))
+            names = ", ".join(f"{info.name}[{e}]" for e in shown)
+            line = next((u.line for u in writes), None)
+            findings.append(
+                Finding(
+                    kind="coverage",
+                    line=line,
+                    phase=None,
+                    buffer=info.name,
+                    work_items=ctx.labels(wis),
+                    count=int(several.size),
+                    elements=tuple(shown),
+                    message=(
+                        f"{several.size} elements of {info.name} were written by several "
+                        f"work-items (e.g. {names}; {info.name}[{e0}] by {_wi(a)} and "
+                        f"{_wi(c)}): each element should have exactly one writer, or the "
+                        "result depends on which one wrote last."
+                    ),
+                )
+            )
+    return findings
+
+
+def _wi(label: tuple[int, ...]) -> str:
+    """A work-item label as a person reads it."""
+    return f"group ({label[0]}, {label[1]}, {label[2]}) local ({label[3]}, {label[4]}, {label[5]})"
+
+
+DETECTOR = Detector("coverage", find)

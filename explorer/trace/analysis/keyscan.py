@@ -1,0 +1,232 @@
+"""The key-table engine behind the race and uninitialised-read findings.
+
+Races and uninitialised reads are found against dense per-key tables (a key is, for example,
+work-group, phase and word for local memory) holding a representative writer per key, so
+every check is a gather and a comparison; only racing keys are then attributed to the writing
+sites they race with. Key spaces larger than ``DENSE_LIMIT`` entries are scanned in batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
+from explorer.trace.analysis.units import Unit
+from explorer.trace.records import ATOMIC
+
+DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
+PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
+
+# (unit, its racing records, their keys, work-item * nsites + site of a write they race with)
+OnRace = Callable[[Unit, np.ndarray, np.ndarray, np.ndarray], None]
+# (unit, its uninitialised reads, their keys)
+OnUninit = Callable[[Unit, np.ndarray, np.ndarray], None]
+KeyFn = Callable[[], Iterator[tuple[np.ndarray | None, np.ndarray]]]
+
+
+@dataclass
+class Job:
+    """A unit and how to get its keys: an iterator of (records or None for all, keys)."""
+
+    unit: Unit
+    key_fn: KeyFn
+
+
+def scan(
+    ctx: Context,
+    jobs: list[Job],
+    size: int,
+    actor: np.ndarray | None,
+    on_race: OnRace,
+    on_uninit: OnUninit | None = None,
+    layout: tuple[int, int, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Check every access of ``jobs`` against the writes to the same key.
+
+    A race: a key written (plain write or rmw) by one actor and accessed by another, or
+    atomically updated by one actor and accessed non-atomically by another. ``actor`` maps a
+    work-item to its actor (its work-group, for races between groups); None means the
+    work-item itself. ``on_race`` gets the unit, a racing record per key, the keys and the
+    ``code`` (work-item * nsites + site) of a write it races with (see ``attribute``).
+
+    With ``on_uninit`` (keys laid out as (groups, phases, words) in ``layout``), a read
+    whose key no one wrote in an earlier phase, and which only the reader itself wrote in this
+    phase, after the read, or not at all, is uninitialised. Returns the status of each key
+    (``PW | AT | INIT`` bits) and which keys race (None if none)."""
+    wdtype = np.int32 if ctx.W < I32_MAX else np.int64
+    rep: dict[bool, np.ndarray] = {}  # atomic? -> a work-item that wrote the key, -1 if none
+    other: dict[bool, np.ndarray] = {}  # a writer of another actor than rep's, where one is
+    writers = [j for j in jobs if j.unit.op in WRITES]
+    for job in writers:
+        atomic = job.unit.op == ATOMIC
+        table = rep.get(atomic)
+        if table is None:
+            table = rep[atomic] = np.full(size, -1, dtype=wdtype)
+        wi = job.unit.wi
+        for sel, keys in job.key_fn():
+            table[keys] = wi if sel is None else wi[sel]
+    first_seq = np.full(size, I32_MAX, dtype=np.int32) if on_uninit else None
+    for job in writers:
+        u = job.unit
+        atomic = u.op == ATOMIC
+        mine_all = u.wi if actor is None else actor[u.wi]
+        seq = u.seq() if first_seq is not None else None
+        for sel, keys in job.key_fn():
+            r = rep[atomic][keys]
+            mine = mine_all if sel is None else mine_all[sel]
+            differ = np.flatnonzero((r if actor is None else actor[r]) != mine)
+            if differ.size:
+                table = other.get(atomic)
+                if table is None:
+                    table = other[atomic] = np.full(size, -1, dtype=wdtype)
+                table[keys[differ]] = u.wi[differ if sel is None else sel[differ]]
+            if first_seq is not None and seq is not None:
+                np.minimum.at(first_seq, keys, seq if sel is None else seq[sel])
+    status = np.zeros(size, dtype=np.int8)
+    for atomic, table in rep.items():
+        status |= (table >= 0).view(np.int8) * np.int8(AT if atomic else PW)
+    if layout is not None and layout[1] > 1:
+        nb, P, LW = layout
+        s3 = status.reshape(nb, P, LW)
+        earlier = np.logical_or.accumulate(s3[:, :-1, :] != 0, axis=1)
+        s3[:, 1:, :] |= earlier.view(np.int8) * np.int8(INIT)
+    flagged: list[tuple[Unit, np.ndarray, np.ndarray]] = []
+    for job in jobs:
+        u = job.unit
+        plain = u.op != ATOMIC
+        tables = [
+            (rep[a], other.get(a)) for a in ((False, True) if plain else (False,)) if a in rep
+        ]
+        reads = on_uninit is not None and u.op in READS
+        if not tables and not reads:
+            continue
+        bits = (PW | AT) if plain else PW
+        mask = bits | (INIT if reads else 0)
+        normal = INIT if reads else 0
+        for sel, keys in job.key_fn():
+            s = status[keys]
+            look = np.flatnonzero((s & mask) != normal)
+            if look.size == 0:
+                continue
+            sl = s[look]
+            k = keys[look]
+            pos = look if sel is None else sel[look]
+            w = u.wi[pos]
+            if tables:
+                racing = np.zeros(look.size, dtype=bool)
+                aw = w if actor is None else actor[w]
+                for table, oth in tables:
+                    r = table[k]
+                    racing |= (r >= 0) & ((r if actor is None else actor[r]) != aw)
+                    if oth is not None:
+                        racing |= oth[k] >= 0
+                racing &= (sl & bits) != 0
+                racing = np.flatnonzero(racing)
+                if racing.size:
+                    flagged.append((u, pos[racing], k[racing]))
+            if reads and on_uninit is not None and first_seq is not None:
+                cand = np.flatnonzero((sl & INIT) == 0)
+                if cand.size:
+                    kc = k[cand]
+                    only_self = np.ones(cand.size, dtype=bool)  # no one else wrote it
+                    for a, table in rep.items():
+                        r = table[kc]
+                        only_self &= (r < 0) | (r == w[cand])
+                        if a in other:
+                            only_self &= other[a][kc] < 0
+                    cand, kc = cand[only_self], kc[only_self]
+                    seq = u.seq(pos[cand])
+                    bad = np.flatnonzero(first_seq[kc] >= seq)
+                    if bad.size:
+                        on_uninit(u, pos[cand[bad]], kc[bad])
+    if not flagged:
+        return status, None
+    return status, attribute(ctx, writers, flagged, size, actor, on_race)
+
+
+def attribute(
+    ctx: Context,
+    writers: list[Job],
+    flagged: list[tuple[Unit, np.ndarray, np.ndarray]],
+    size: int,
+    actor: np.ndarray | None,
+    on_race: OnRace,
+) -> np.ndarray:
+    """Name, for each racing key of each unit, every writing site it races with.
+
+    The detection tables keep one writer per key; here each writing site gets its own
+    (compact) table over just the racing keys, so a read racing with writes on lines 7 and 9
+    is reported against both. Work is per distinct key, not per record: a unit's records on
+    a key are summed up by one of them and, when there is one, a record of another actor,
+    which is enough to tell whether some pair of different actors exists. Returns which keys
+    race."""
+    ns = ctx.nsites
+
+    def act(x: np.ndarray) -> np.ndarray:
+        """The actor of each work-item of ``x``."""
+        return x if actor is None else actor[x]
+
+    mark = np.zeros(size, dtype=bool)
+    for _, _, k in flagged:
+        mark[k] = True
+    rank = np.cumsum(mark, dtype=np.int64) - 1
+    nkeys = int(rank[-1]) + 1
+    site_tables = []
+    for job in writers:
+        wu = job.unit
+        entries = []
+        for sel, keys in job.key_fn():
+            hit = np.flatnonzero(mark[keys])
+            if hit.size:
+                pos = hit if sel is None else sel[hit]
+                entries.append((rank[keys[hit]], wu.wi[pos]))
+        if not entries:
+            continue
+        rep = np.full(nkeys, -1, dtype=np.int64)  # a work-item that wrote the key here
+        for ck, w in entries:
+            rep[ck] = w
+        other = None  # one of another actor, where there is one
+        for ck, w in entries:
+            differ = np.flatnonzero(act(rep[ck]) != act(w))
+            if differ.size:
+                if other is None:
+                    other = np.full(nkeys, -1, dtype=np.int64)
+                other[ck[differ]] = w[differ]
+        site_tables.append((wu, rep, other))
+    first = np.full(nkeys, -1, dtype=np.int64)
+    second = np.full(nkeys, -1, dtype=np.int64)
+    for u, pos, k in flagged:
+        ck = rank[k]
+        first[ck] = pos  # one record per key...
+        win = first[ck]
+        lead = np.flatnonzero(win == pos)
+        y = u.wi[pos]
+        differ = np.flatnonzero(act(y) != act(u.wi[win]))
+        second[ck[differ]] = pos[differ]  # ...and one by another actor, if any
+        dk, dpos, dy = ck[lead], pos[lead], y[lead]
+        dalt = second[dk]
+        first[ck] = -1
+        second[ck[differ]] = -1
+        ay = act(dy)
+        for wu, rep, other in site_tables:
+            if wu.op == ATOMIC and u.op == ATOMIC:
+                continue  # atomics do not race with each other
+            r = rep[dk]
+            has = r >= 0
+            direct = has & (act(np.maximum(r, 0)) != ay)  # this writer, this record
+            partner = np.where(direct, r, -1)
+            example = dpos
+            if other is not None:  # another writer here, against this record
+                o = other[dk]
+                partner = np.where((partner < 0) & (o >= 0), o, partner)
+            alt = has & (partner < 0) & (dalt >= 0)  # this writer, another record
+            if alt.any():
+                partner = np.where(alt, r, partner)
+                example = np.where(alt, dalt, dpos)
+            hits = np.flatnonzero(partner >= 0)
+            if hits.size:
+                on_race(u, example[hits], k[lead][hits], partner[hits] * ns + wu.site)
+    return mark

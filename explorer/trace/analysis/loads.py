@@ -1,0 +1,52 @@
+"""Global-memory traffic: how many times each element of every global input buffer was loaded
+(why tiling pays) and the bytes read and written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.analysis.context import READS, WRITES, Context
+from explorer.trace.analysis.units import Units, cells
+from explorer.trace.records import ATOMIC, GLOBAL, READ, RMW
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Loads per element (global input buffer -> min/max/mean) and global bytes moved."""
+
+    loads_per_element: dict[str, dict[str, float]]
+    bytes_read: int
+    bytes_written: int
+
+
+def traffic(ctx: Context, units: Units) -> Traffic:
+    """Loads per element of every global input buffer, and global bytes read and written."""
+    t = ctx.trace
+    counts: dict[int, np.ndarray] = {
+        b: np.zeros(info.length, dtype=np.int64)
+        for b, info in enumerate(t.buffers)
+        if info.space == GLOBAL and not (t.output_role is not None and info.role == t.output_role)
+    }
+    read = written = 0
+    for u in units.memory:
+        if ctx.space(u.buffer) != GLOBAL:
+            continue
+        nbytes = int(u.size.sum()) if isinstance(u.size, np.ndarray) else u.m * int(u.size)
+        if u.op in (READ, RMW, ATOMIC):
+            read += nbytes
+        if u.op in WRITES:
+            written += nbytes
+        if u.op in READS and u.buffer in counts:
+            c = counts[u.buffer]
+            for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
+                c += np.bincount(e, minlength=c.size)[: c.size]
+    loads: dict[str, dict[str, float]] = {}
+    for b, c in counts.items():
+        loads[t.buffers[b].name] = (
+            {"min": int(c.min()), "max": int(c.max()), "mean": round(float(c.mean()), 4)}
+            if c.size
+            else {"min": 0, "max": 0, "mean": 0.0}
+        )
+    return Traffic(loads, read, written)

@@ -1,0 +1,115 @@
+"""One pass over local memory that both the race and the uninitialised-read detectors use.
+
+Keys are (work-group, phase, word); a barrier with CLK_LOCAL_MEM_FENCE starts a new phase.
+The pass runs once per analysis and keeps what it found, batch by batch (keys of different
+batches may coincide), for each detector to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from explorer.trace.analysis import keyscan
+from explorer.trace.analysis.context import I32_MAX, Context, words
+from explorer.trace.analysis.units import Unit, Units
+from explorer.trace.records import LOCAL
+
+_MEMO_KEY = "local-memory"
+
+
+@dataclass
+class Batch:
+    """What one batch of work-groups gave: racing and uninitialised records (as the callbacks
+    of ``keyscan.scan`` received them) over a key table of ``size`` entries."""
+
+    size: int
+    races: list[tuple[Unit, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    uninitialised: list[tuple[Unit, np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    def add_race(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
+        """Keep racing records (``keyscan.OnRace``)."""
+        self.races.append((u, pos, keys, partner))
+
+    def add_uninitialised(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
+        """Keep uninitialised reads (``keyscan.OnUninit``)."""
+        self.uninitialised.append((u, pos, keys))
+
+
+@dataclass
+class LocalScan:
+    """Every batch of the local-memory pass, and how many groups each record stands for."""
+
+    scale: int
+    batches: list[Batch] = field(default_factory=list)
+
+
+def scan(ctx: Context, units: Units) -> LocalScan:
+    """The local-memory pass over ``units`` (run once per analysis, then kept)."""
+    kept = ctx.memo.get(_MEMO_KEY)
+    if isinstance(kept, LocalScan):
+        return kept
+    result = _scan(ctx, units)
+    ctx.memo[_MEMO_KEY] = result
+    return result
+
+
+def _scan(ctx: Context, units: Units) -> LocalScan:
+    t = ctx.trace
+    result = LocalScan(ctx.local_scale)
+    lunits = [u for u in units.memory if ctx.space(u.buffer) == LOCAL and u.m]
+    if not lunits:
+        return result
+    bases: dict[int, int] = {}
+    LW = 0
+    for b in sorted({u.buffer for u in lunits}):
+        bases[b] = LW
+        LW += words(t.buffers[b].length, t.buffers[b].elem_size)
+    P = max(int(u.phase.max()) for u in lunits) + 1
+    G = ctx.ngroups if ctx.local_scale == 1 else 1  # else the first group stands for all
+    step = max(1, keyscan.DENSE_LIMIT // max(1, P * LW))
+    for g0 in range(0, G, step):
+        g1 = min(G, g0 + step)
+        size = (g1 - g0) * P * LW
+        dtype = np.int32 if size < I32_MAX else np.int64
+        jobs = []
+        group = ctx.gdense - g0 if ctx.local_scale == 1 else np.zeros(ctx.W, np.int64)
+        for u in lunits:
+            sub = u if (g0, g1) == (0, G) else _groups_subset(ctx, u, g0, g1)
+            if sub.m:
+                start = (group * (P * LW) + bases[u.buffer]).astype(dtype)
+                jobs.append(keyscan.Job(sub, partial(_local_keys, sub, start, LW)))
+        batch = Batch(size)
+        layout = (g1 - g0, P, LW)
+        keyscan.scan(ctx, jobs, size, None, batch.add_race, batch.add_uninitialised, layout)
+        result.batches.append(batch)
+    return result
+
+
+def _local_keys(
+    u: Unit,
+    start: np.ndarray,
+    LW: int,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    """Local keys: ((group - g0) * phases + phase) * words + the word's place, where
+    ``start`` holds ((group - g0) * phases * words + the buffer's first word) per work-item."""
+    if u.cols is not None and u.ctx.phase_row is not None:
+        key = u.per_wi(start, u.ctx.phase_row[u.cols].astype(start.dtype) * LW)
+    else:
+        key = u.per_wi(start)
+        key += u.phase.astype(start.dtype) * LW
+    for sel, w in u.words():
+        yield sel, (key + w if sel is None else key[sel] + w)
+
+
+def _groups_subset(ctx: Context, u: Unit, g0: int, g1: int) -> Unit:
+    """The records of ``u`` from work-groups g0..g1-1 (dense ids)."""
+    if ctx.group_sorted:
+        wlo, whi = np.searchsorted(ctx.gdense, [g0, g1])
+        a, b = np.searchsorted(u.wi, [wlo, whi])
+        return u.subset(slice(int(a), int(b)))
+    gd = ctx.gdense[u.wi]
+    return u.subset(np.flatnonzero((gd >= g0) & (gd < g1)))

@@ -1,0 +1,27 @@
+"""Finding: source lines the instrumentation could not record (the trace is incomplete)."""
+
+from __future__ import annotations
+
+from explorer.trace.analysis.context import Context
+from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.units import Units
+from explorer.trace.records import Finding
+
+
+def find(ctx: Context, units: Units) -> list[Finding]:
+    """One finding per line the instrumentation reported, with its reason."""
+    return [
+        Finding(
+            kind="not-traced",
+            line=nt.line,
+            phase=None,
+            buffer=None,
+            work_items=(),
+            count=1,
+            message=f"line {nt.line} was not traced: {nt.reason}",
+        )
+        for nt in ctx.trace.not_traced
+    ]
+
+
+DETECTOR = Detector("not-traced", find)

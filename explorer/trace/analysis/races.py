@@ -1,0 +1,242 @@
+"""Finding: races. Within a work-group and phase, an address written by one work-item and read
+or written by another (local and global memory); across work-groups, on global memory. A
+barrier orders only the address spaces its fence flags name (OpenCL 1.2 memory model), and
+atomics do not race with each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+import numpy as np
+
+from explorer.trace.analysis import keyscan, local_memory
+from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context, words
+from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.units import Unit, Units
+from explorer.trace.records import GLOBAL, Finding
+
+_Key = tuple[int, int, int, int | None]  # buffer, writing line, other line, phase
+
+
+@dataclass
+class _Pair:
+    """What is known of one (writing line, other line) pair on a buffer in one phase."""
+
+    write_op: int
+    other_op: int
+    count: int = 0
+    wis: list[int] = field(default_factory=list)
+    elements: list[int] = field(default_factory=list)
+
+
+class Races:
+    """Collects racing records into findings, one per (buffer, writing line, other line,
+    phase). ``scope`` is "local" (local memory, within a group), "group" (global memory,
+    within a group) or "grid" (global memory, between groups)."""
+
+    def __init__(self, ctx: Context, scope: str, scale: int = 1) -> None:
+        self.ctx = ctx
+        self.scope = scope
+        self.scale = scale  # each racing key stands for this many (one per work-group)
+        self.found: dict[_Key, _Pair] = {}
+        self.pending: dict[_Key, list[np.ndarray]] = {}
+
+    def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
+        """Take racing records of ``u`` (``keyscan.OnRace``), grouped by line pair and phase."""
+        ctx = self.ctx
+        ns = ctx.nsites
+        if self.scope == "group":
+            # Pairs from different groups are the "grid" scope's to report.
+            same = ctx.gdense[partner // ns] == ctx.gdense[u.wi[pos]]
+            if not same.all():
+                pos, keys, partner = pos[same], keys[same], partner[same]
+            if pos.size == 0:
+                return
+        wsite = partner % ns
+        if self.scope == "grid":
+            phase = np.zeros(pos.size, dtype=np.int64)
+        else:
+            phase = u.phase[pos].astype(np.int64)
+        pspan = int(phase.max()) + 1
+        code = wsite * pspan + phase
+        lo, hi = int(code.min()), int(code.max())
+        codes = [lo] if lo == hi else np.flatnonzero(np.bincount(code - lo)) + lo
+        for c in codes:
+            sel = None if lo == hi else np.flatnonzero(code == c)
+            ws = ctx.trace.sites[int(c) // pspan]
+            p = None if self.scope == "grid" else int(c) % pspan
+            key = (u.buffer, ws.line, u.line, p)
+            entry = self.found.get(key)
+            if entry is None:
+                entry = self.found[key] = _Pair(ws.op, u.op)
+            few = slice(0, EXAMPLES) if sel is None else sel[:EXAMPLES]
+            if len(entry.wis) < EXAMPLES:
+                for wp, wo in zip(
+                    (partner[few] // ns).tolist(), u.wi[pos[few]].tolist(), strict=True
+                ):
+                    entry.wis += [wp, wo]
+            if len(entry.elements) < EXAMPLES:
+                es = ctx.trace.buffers[u.buffer].elem_size
+                entry.elements += (u.off[pos[few]] // es).tolist()
+            self.pending.setdefault(key, []).append(keys if sel is None else keys[sel])
+
+    def flush(self, size: int) -> None:
+        """Count the distinct racing keys found since the last flush (keys index a table of
+        ``size`` entries; keys of different flushes never coincide)."""
+        if not self.pending:
+            return
+        scratch = np.empty(size, dtype=np.int64)
+        for key, parts in self.pending.items():
+            ks = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            order = np.arange(ks.size, dtype=np.int64)
+            scratch[ks] = order
+            distinct = int(np.count_nonzero(scratch[ks] == order))
+            self.found[key].count += distinct * self.scale
+        self.pending.clear()
+
+    def findings(self) -> list[Finding]:
+        # The same pair of lines racing in many phases (a loop around the racy code) is one
+        # problem: one finding, at its first phase, counting every phase.
+        """One finding per (buffer, writing line, other line)."""
+        merged: dict[tuple[int, int, int], tuple[int | None, _Pair, int]] = {}
+        for (b, wline, oline, phase), e in sorted(
+            self.found.items(), key=lambda item: (item[0][:3], item[0][3] or 0)
+        ):
+            key = (b, wline, oline)
+            if key in merged:
+                first, entry, phases = merged[key]
+                entry.count += e.count
+                merged[key] = (first, entry, phases + 1)
+            else:
+                merged[key] = (phase, replace(e), 1)
+        out = []
+        for (b, wline, oline), (phase, e, phases) in merged.items():
+            name = self.ctx.trace.buffers[b].name
+            where = f"phase {phase}" if phases == 1 else f"phase {phase} and {phases - 1} later"
+            where += "" if phases <= 2 else " phases"
+            wverb, overb = VERB[e.write_op], VERB[e.other_op]
+            local = self.scope == "local"
+            fence = "CLK_LOCAL_MEM_FENCE" if local else "CLK_GLOBAL_MEM_FENCE"
+            if self.scope == "grid":
+                if wline == oline:
+                    what = (
+                        f"line {wline} {wverb} {name}[] and, on that same line, work-items of "
+                        f"other work-groups {overb.replace('updates', 'update')} the same "
+                        "elements"
+                    )
+                else:
+                    what = (
+                        f"line {wline} {wverb} it and line {oline} {overb} the same "
+                        "elements from another work-group"
+                    )
+                msg = (
+                    f"Race on {name} between work-groups: {what}. Work-groups cannot wait "
+                    "for each other within one launch: give each element to one work-group, "
+                    "use atomics, or split the kernel in two."
+                )
+            elif wline == oline:
+                msg = (
+                    f"Race on {name} in {where}: line {wline} {wverb} {name}[] while "
+                    f"other work-items {_plural(overb)} the same elements on that same line, "
+                    "with no barrier between (like p[0] += p[32] run by many work-items at "
+                    f"once). Put a barrier({fence}) between the steps, or use an atomic."
+                )
+            else:
+                a, c = sorted((wline, oline))
+                msg = (
+                    f"Race on {name} in {where}: line {wline} {wverb} it and line "
+                    f"{oline} {overb} it, by different work-items, with no barrier between. "
+                    f"A barrier({fence}) is missing between line {a} and line {c}."
+                )
+            out.append(
+                Finding(
+                    kind="race",
+                    line=min(wline, oline),
+                    phase=phase,
+                    buffer=name,
+                    work_items=self.ctx.labels(e.wis),
+                    count=e.count,
+                    message=msg,
+                    elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
+                )
+            )
+        return out
+
+
+def _plural(verb: str) -> str:
+    """'reads' -> 'read', 'atomically updates' -> 'atomically update'."""
+    return verb[:-1] if verb.endswith("s") else verb
+
+
+def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    yield from u.words()
+
+
+def _phase_word_keys(
+    u: Unit,
+    written: np.ndarray,
+    rank: np.ndarray,
+    p0: int,
+    p1: int,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    """Keys (written word, phase - p0) for the records on written words in phases p0..p1-1."""
+    ph = u.phase
+    inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
+    for sel, w in u.words():
+        keep = written[w]
+        if inrange is not None:
+            keep &= inrange if sel is None else inrange[sel]
+        k = np.flatnonzero(keep)
+        pos = k if sel is None else sel[k]
+        yield pos, rank[w[k]] * (p1 - p0) + (ph[pos] - p0)
+
+
+def find(ctx: Context, units: Units) -> list[Finding]:
+    """Races in local memory (from the shared local-memory pass), then on global memory
+    between work-groups, then on global memory within a work-group."""
+    scanned = local_memory.scan(ctx, units)
+    local = Races(ctx, "local", scanned.scale)
+    for batch in scanned.batches:
+        for u, pos, keys, partner in batch.races:
+            local.add(u, pos, keys, partner)
+        local.flush(batch.size)
+    grid, group = _global_races(ctx, units)
+    return local.findings() + grid.findings() + group.findings()
+
+
+def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
+    t = ctx.trace
+    grid = Races(ctx, "grid")
+    group = Races(ctx, "group")
+    written_bufs = sorted(
+        {u.buffer for u in units.memory if ctx.space(u.buffer) == GLOBAL and u.op in WRITES}
+    )
+    for b in written_bufs:
+        ub = [u for u in units.memory if u.buffer == b and u.m]
+        NW = words(t.buffers[b].length, t.buffers[b].elem_size)
+        jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
+        status, between = keyscan.scan(ctx, jobs, NW, ctx.gdense, grid.add)
+        grid.flush(NW)
+        # Within a group, look at the written words that do not already race between groups.
+        written = status != 0
+        if between is not None:
+            written &= ~between
+        rank = np.cumsum(written) - 1
+        nwritten = int(rank[-1]) + 1 if rank.size else 0
+        if nwritten == 0:
+            continue
+        Pb = max(int(u.phase.max()) for u in ub) + 1
+        step = max(1, keyscan.DENSE_LIMIT // nwritten)
+        for p0 in range(0, Pb, step):
+            p1 = min(Pb, p0 + step)
+            size = nwritten * (p1 - p0)
+            jobs = [keyscan.Job(u, partial(_phase_word_keys, u, written, rank, p0, p1)) for u in ub]
+            keyscan.scan(ctx, jobs, size, None, group.add)
+            group.flush(size)
+    return grid, group
+
+
+DETECTOR = Detector("race", find)

@@ -1,0 +1,188 @@
+"""Per-site memory statistics from warp requests: 32-byte sectors per global request
+(coalescing) and the bank-conflict degree of local requests.
+
+A warp request (one warp executing one site once) is a row of a dense (request, lane) matrix;
+sorting rows of ``warp`` entries is cheap and gives the distinct sectors and banks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.analysis.context import I32_MAX, I64_MAX, Context
+from explorer.trace.analysis.units import Cells, Unit, Units, cells
+from explorer.trace.records import GLOBAL, LOCAL, NO_SPACE, OP_NAMES, SPACE_NAMES, SiteStats
+
+
+def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
+    """Each record's place in a dense (request, lane) matrix, as ``request * width + lane``,
+    and the number of requests. A request is one warp executing the site once: the k-th
+    execution by each of its work-items (records are in sequence order, so a record's
+    occurrence is its position among its work-item's records of the unit)."""
+    W = ctx.W
+    if u.count is not None:
+        cnt = np.zeros(W, dtype=np.int64)
+        cnt[: u.nwi] = u.count
+    else:
+        cnt = np.bincount(u.wi, minlength=W).astype(np.int64)
+    start = np.cumsum(cnt) - cnt
+    most = np.zeros(ctx.ngroups * ctx.nwarps, dtype=np.int64)
+    np.maximum.at(most, ctx.wglob, cnt)
+    base = np.cumsum(most) - most
+    per_wi = (base[ctx.wglob] - start) * ctx.width + ctx.lane
+    if u.cols is not None and u.count is not None:
+        # uniform: start = wi * count, so flat = table[wi] + position * width
+        per_wi += np.arange(W, dtype=np.int64) * (u.count * ctx.width)
+        flat = u.per_wi(per_wi, np.arange(u.count, dtype=np.int64) * ctx.width)
+    else:
+        flat = per_wi[u.wi]
+        flat += np.arange(u.m, dtype=np.int64) * ctx.width
+    return flat, int(most.sum())
+
+
+def _request_matrix(
+    ctx: Context,
+    flat: np.ndarray,
+    requests: int,
+    keyed: Cells,
+    top: int,
+) -> tuple[np.ndarray, int]:
+    """Rows of cells per request, each row sorted, empty places holding a sentinel."""
+    span = len(keyed)
+    dtype = np.int32 if top < I32_MAX else np.int64
+    sent = I32_MAX if dtype == np.int32 else I64_MAX
+    flat_mat = np.full(requests * ctx.width * span, sent, dtype=dtype)
+    for j, (sel, c) in enumerate(keyed):
+        pos = flat if sel is None else flat[sel]
+        if span == 1:
+            flat_mat[pos] = c
+        else:
+            flat_mat[pos * span + j] = c
+    mat = flat_mat.reshape(requests, ctx.width * span)
+    mat.sort(axis=1)
+    return mat, sent
+
+
+def _sectors(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> int:
+    """Distinct (request, 32-byte sector) pairs."""
+    sectors = list(cells(u.off, u.size, 32))
+    mat, sent = _request_matrix(ctx, flat, requests, sectors, u.max_end // 32 + 1)
+    if mat.shape[1] == 1:
+        return requests
+    changes = int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
+    padded = int(np.count_nonzero(mat[:, -1] == sent))  # rows with one change into padding
+    return requests + changes - padded
+
+
+def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> np.ndarray:
+    """Per request: the most distinct words that fall in one bank (1 = no conflict; the same
+    word read by several lanes is a broadcast and counts once)."""
+    banks = ctx.banks
+    hi_bits = max(1, int((u.max_end // 4) // banks).bit_length())
+    narrow = (banks << hi_bits) < I32_MAX
+    pow2 = banks & (banks - 1) == 0
+    keyed = []
+    for sel, w in u.words():
+        w = w if narrow else w.astype(np.int64)
+        if pow2:
+            key = w & (banks - 1)  # the bank
+            row = w >> (banks.bit_length() - 1)  # which word of that bank
+        else:
+            row, key = np.divmod(w, banks)
+        key <<= hi_bits
+        key |= row
+        keyed.append((sel, key))
+    mat, sent = _request_matrix(ctx, flat, requests, keyed, banks << hi_bits)
+    R, C = mat.shape
+    degree = np.ones(R, dtype=np.int64)
+    if C == 1:
+        return degree
+    # Rows are sorted by (bank, word): a conflict shows as two neighbours in the same bank
+    # with different words, i.e. 0 < a ^ b < 2**hi_bits. Most requests have none.
+    x = mat[:, 1:] ^ mat[:, :-1]
+    x -= 1
+    unsigned = np.uint32 if mat.dtype == np.int32 else np.uint64
+    rows = np.flatnonzero((x.view(unsigned) < (1 << hi_bits) - 1).any(axis=1))
+    if rows.size:
+        degree[rows] = _conflict_degrees(mat[rows], sent, hi_bits)
+    return degree
+
+
+def _conflict_degrees(mat: np.ndarray, sent: int, hi_bits: int) -> np.ndarray:
+    """Per row of sorted (bank, word) keys: the most distinct words in one bank."""
+    R, C = mat.shape
+    distinct = np.empty((R, C), dtype=bool)
+    distinct[:, 0] = True  # every request has an access, and it sorts first
+    np.not_equal(mat[:, 1:], mat[:, :-1], out=distinct[:, 1:])
+    distinct[:, 1:] &= mat[:, 1:] != sent
+    bank = mat >> hi_bits
+    new_bank = np.empty((R, C), dtype=bool)
+    new_bank[:, 0] = True
+    np.not_equal(bank[:, 1:], bank[:, :-1], out=new_bank[:, 1:])
+    ctype = np.int16 if C < 32767 else np.int64
+    upto = np.cumsum(distinct, axis=1, dtype=ctype)  # distinct words so far in the row
+    before = upto - distinct
+    before *= new_bank  # the count where each bank's run starts...
+    np.maximum.accumulate(before, axis=1, out=before)  # ...carried along the run
+    upto -= before
+    return upto.max(axis=1).astype(np.int64)
+
+
+@dataclass
+class _Tally:
+    """One site's sums: sectors over global requests, bank degrees over local requests."""
+
+    buffer: int
+    accesses: int = 0
+    requests: int = 0
+    sectors: int = 0
+    global_requests: int = 0
+    degrees: float = 0.0
+    local_requests: int = 0
+    worst: int | None = None
+
+
+def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
+    """One row per memory-access site with records, in line order."""
+    t = ctx.trace
+    acc: dict[int, _Tally] = {}
+    for u in units.out_of_bounds:
+        acc.setdefault(u.site, _Tally(u.buffer))  # a site whose every access was out of bounds
+    for u in units.memory:
+        a = acc.setdefault(u.site, _Tally(u.buffer))
+        a.accesses += u.m * u.scale
+        flat, requests = _request_layout(ctx, u)
+        a.requests += requests * u.scale
+        space = ctx.space(u.buffer)
+        if space == GLOBAL:
+            a.sectors += _sectors(ctx, u, flat, requests) * u.scale
+            a.global_requests += requests * u.scale
+        elif space == LOCAL:
+            deg = _bank_degrees(ctx, u, flat, requests)
+            a.degrees += float(deg.sum()) * u.scale
+            a.local_requests += requests * u.scale
+            worst = int(deg.max())
+            a.worst = worst if a.worst is None else max(a.worst, worst)
+    out = []
+    for sid, a in acc.items():
+        s = t.sites[sid]
+        b = s.buffer if s.buffer >= 0 else a.buffer
+        space = s.space if s.space != NO_SPACE else ctx.space(a.buffer)
+        sectors = round(a.sectors / a.global_requests, 4) if a.global_requests else None
+        degree = round(a.degrees / a.local_requests, 4) if a.local_requests else None
+        stats = SiteStats(
+            line=s.line,
+            buffer=t.buffers[b].name if b >= 0 else "?",
+            space=SPACE_NAMES.get(space, "none"),
+            op=OP_NAMES[s.op],
+            accesses=a.accesses,
+            requests=a.requests,
+            sectors_per_request=sectors,
+            bank_conflict_degree=degree,
+            bank_conflict_worst=a.worst,
+            text=s.text,
+        )
+        out.append((s.line, sid, stats))
+    return tuple(st for _, _, st in sorted(out, key=lambda x: x[:2]))

@@ -1,0 +1,365 @@
+"""How the records are grouped for analysis: one unit per (access site, buffer), in-bounds and
+out-of-bounds records apart, and one per barrier site.
+
+A unit keeps the trace's (work-item, sequence) order, so a work-item's k-th execution of the
+site is found by position. When every work-item ran the same sequence of accesses (no
+divergent control flow), a site's records are columns of a (work-items, records) matrix and
+per-work-item values are broadcast rather than gathered; when, further, every work-group made
+the same local-memory accesses (as tiled kernels do), the first group stands for all in the
+local-memory analyses, which are per group, and counts are scaled by the number of groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.analysis.context import I32_MAX, Context
+from explorer.trace.records import (
+    ATOMIC,
+    BARRIER,
+    LOCAL,
+    PHASE_MASK,
+    PHASE_SHIFT,
+    READ,
+    RMW,
+    WRITE,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
+    word_size,
+)
+
+Cells = list[tuple[np.ndarray | None, np.ndarray]]
+
+
+class Unit:
+    """The records of one site on one buffer, in the trace's (work-item, sequence) order.
+
+    Either ``idx`` lists the record positions, or (when every work-item ran the same sequence)
+    ``cols`` lists the site's positions within each work-item's ``L`` records."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        site: int,
+        buffer: int,
+        wi: np.ndarray,
+        off: np.ndarray,
+        size: int | np.ndarray,
+        *,
+        idx: np.ndarray | None = None,
+        cols: np.ndarray | None = None,
+        per_wi: int | None = None,
+        nwi: int | None = None,
+        scale: int = 1,
+    ) -> None:
+        self.ctx = ctx
+        self.site = site
+        s = ctx.trace.sites[site]
+        self.op = s.op
+        self.line = s.line
+        self.buffer = buffer
+        self.wi = wi
+        self.off = off
+        self.size = size
+        self.idx = idx
+        self.cols = cols
+        self.count = per_wi  # records per work-item when it is the same for all
+        self.nwi = ctx.W if nwi is None else nwi  # uniform: the unit covers work-items < nwi
+        self.scale = scale  # each record stands for this many (one per work-group)
+        self._phase: np.ndarray | None = None
+        self._maxoff: int | None = None
+        self._words: Cells | None = None
+
+    @property
+    def m(self) -> int:
+        """Number of records."""
+        return int(self.wi.size)
+
+    def positions(self, pos: np.ndarray) -> np.ndarray:
+        """Trace record indices of the unit's records ``pos``."""
+        if self.idx is not None:
+            return self.idx[pos]
+        cols = self._columns()
+        k = cols.size
+        return (pos // k) * (self.ctx.n // self.ctx.W) + cols[pos % k]
+
+    def _columns(self) -> np.ndarray:
+        if self.cols is None:
+            raise AssertionError("a unit has either record positions or columns")
+        return self.cols
+
+    def gather(self, arr: np.ndarray) -> np.ndarray:
+        """``arr`` (one value per trace record) at the unit's records."""
+        if self.idx is not None:
+            return arr[self.idx]
+        rows = arr.reshape(self.ctx.W, -1)[: self.nwi]
+        return np.take(rows, self._columns(), axis=1).reshape(-1)
+
+    def seq(self, pos: np.ndarray | None = None) -> np.ndarray:
+        """Each record's position in its work-item's own sequence (of the records ``pos``, or
+        of all). A uniform unit's columns are those positions: nothing to gather."""
+        if self.cols is not None:
+            cols = self.cols.astype(np.int32)
+            return np.tile(cols, self.nwi) if pos is None else cols[pos % cols.size]
+        if pos is None:
+            return self.gather(self.ctx.trace.seq)
+        return self.ctx.trace.seq[self.positions(pos)]
+
+    def per_wi(self, table: np.ndarray, per_col: np.ndarray | None = None) -> np.ndarray:
+        """``table[wi]`` for each record, plus ``per_col`` (one value per column of a uniform
+        unit, the same for every work-item) when given; broadcast, not gathered, when the
+        unit is uniform."""
+        if self.cols is not None:
+            out = table[: self.nwi, None] + (per_col if per_col is not None else 0)
+            return np.broadcast_to(out, (self.nwi, self.cols.size)).reshape(-1)
+        return table[self.wi]
+
+    @property
+    def phase(self) -> np.ndarray:
+        """Each record's phase (barriers its work-item had passed)."""
+        if self._phase is None:
+            row = self.ctx.phase_row
+            if self.cols is not None and row is not None:
+                self._phase = np.tile(row[self.cols], self.nwi)
+            else:
+                self._phase = self.gather(self.ctx.trace.phase)
+        return self._phase
+
+    @property
+    def max_end(self) -> int:
+        """One past the highest byte touched."""
+        if self._maxoff is None:
+            if not self.m:
+                self._maxoff = 0
+            elif isinstance(self.size, np.ndarray):
+                self._maxoff = int((self.off + self.size).max())
+            else:
+                self._maxoff = int(self.off.max()) + int(self.size)
+        return self._maxoff
+
+    def words(self) -> Cells:
+        """The 4-byte words the records cover (see ``cells``), kept: several analyses use
+        them."""
+        if self._words is None:
+            self._words = list(cells(self.off, self.size, 4, self.max_end // 4 < I32_MAX))
+        return self._words
+
+    def subset(self, pos: np.ndarray | slice) -> Unit:
+        """The unit of the records ``pos`` only."""
+        if isinstance(pos, slice):
+            pos = np.arange(self.m)[pos]
+        sub = Unit(
+            self.ctx,
+            self.site,
+            self.buffer,
+            self.wi[pos],
+            self.off[pos],
+            self.size[pos] if isinstance(self.size, np.ndarray) else self.size,
+            idx=self.positions(pos),
+        )
+        if self._phase is not None:
+            sub._phase = self._phase[pos]
+        return sub
+
+
+@dataclass(frozen=True)
+class BarrierSite:
+    """The records of one barrier site: which work-items passed it, how often."""
+
+    site: int
+    line: int
+    wi: np.ndarray  # the work-item of each pass
+    count: int | None  # passes per work-item when it is the same for all
+
+
+@dataclass(frozen=True)
+class Units:
+    """A trace's records, grouped: in-bounds accesses, out-of-bounds accesses, barriers."""
+
+    memory: list[Unit]
+    out_of_bounds: list[Unit]
+    barriers: list[BarrierSite]
+
+
+def split(ctx: Context) -> Units:
+    """Group the records of ``ctx.trace`` into units (see the module's docstring)."""
+    t = ctx.trace
+    units = Units([], [], [])
+    W, n = ctx.W, ctx.n
+    if n == 0 or W == 0:
+        return units
+    L = n // W
+    uniform = (
+        n == W * L
+        and ctx.overflowed.size == 0
+        and bool((t.wi_count == L).all())
+        and bool((np.asarray(t.kept) == L).all())
+    )
+    same_phase = False
+    if uniform:
+        # Every work-item made the same sequence of accesses (no divergent control flow): a
+        # site's records are the same columns of the (W, L) record matrix. Checked on the
+        # packed words, all fields but the phase at once.
+        rows = t.word.reshape(W, L)
+        same_phase = rows_equal(rows)
+        uniform = same_phase or rows_equal(rows, mask=~np.uint32(PHASE_MASK << PHASE_SHIFT))
+        uniform = uniform and not bool(word_oob(rows[0]).any())
+    if uniform:
+        _split_uniform(ctx, L, same_phase, units)
+    else:
+        _split_general(ctx, units)
+    return units
+
+
+def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None:
+    t = ctx.trace
+    W = ctx.W
+    row = t.word[:L]
+    if same_phase:
+        ctx.phase_row = word_phase(row)
+    row_site, row_buf, row_size = word_site(row), word_buffer(row), word_size(row)
+    combos = []
+    for sid in np.unique(row_site).tolist():
+        cols = np.flatnonzero(row_site == sid)
+        s = t.sites[sid]
+        if s.op == BARRIER:
+            wi = np.repeat(np.arange(W, dtype=np.int32), cols.size)
+            units.barriers.append(BarrierSite(sid, s.line, wi, int(cols.size)))
+            continue
+        if s.op not in (READ, WRITE, RMW, ATOMIC):
+            continue
+        pairs = {(int(b), int(z)) for b, z in zip(row_buf[cols], row_size[cols], strict=True)}
+        for b, z in sorted(pairs):
+            if b >= 0:
+                combos.append((sid, b, z, cols[(row_buf[cols] == b) & (row_size[cols] == z)]))
+    local = [c for _, b, _, c in combos if t.buffers[b].space == LOCAL]
+    if local and groups_alike(ctx, L, np.sort(np.concatenate(local))):
+        ctx.local_scale = ctx.ngroups
+    offsets = t.offset.reshape(W, L)
+    for sid, b, z, c in combos:
+        nwi, scale = W, 1
+        if t.buffers[b].space == LOCAL and ctx.local_scale > 1:
+            nwi, scale = ctx.group_size, ctx.local_scale  # the first group stands for all
+        wi = np.repeat(np.arange(nwi, dtype=np.int32), c.size)
+        off = np.take(offsets[:nwi], c, axis=1).reshape(-1)
+        units.memory.append(
+            Unit(ctx, sid, b, wi, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
+        )
+
+
+def _split_general(ctx: Context, units: Units) -> None:
+    t = ctx.trace
+    counts = np.bincount(t.site, minlength=len(t.sites))
+    any_oob = bool(t.oob.any())
+    one_size = int(t.size[0]) if rows_equal(t.size.reshape(-1, 1)) else None
+    for sid in np.flatnonzero(counts).tolist():
+        s = t.sites[sid]
+        if s.op not in (READ, WRITE, RMW, ATOMIC, BARRIER):
+            continue
+        idx = np.flatnonzero(t.site == sid)
+        wi = t.wi[idx]
+        if s.op == BARRIER:
+            units.barriers.append(BarrierSite(sid, s.line, wi, None))
+            continue
+        size = t.size[idx] if one_size is None else one_size
+        whole = Unit(ctx, sid, s.buffer, wi, t.offset[idx], size, idx=idx)
+        buf = t.buffer[idx]
+        if bool((buf == s.buffer).all()):
+            parts = [(s.buffer, whole)]
+        else:
+            parts = [(int(b), whole.subset(np.flatnonzero(buf == b))) for b in np.unique(buf)]
+        for b, u in parts:
+            if any_oob:
+                bad = t.oob[u.idx]
+                if bad.any():
+                    o = u.subset(np.flatnonzero(bad))
+                    o.buffer = b if b >= 0 else s.buffer
+                    units.out_of_bounds.append(o)
+                    u = u.subset(np.flatnonzero(~bad))
+            if b < 0 or u.m == 0:
+                continue
+            u.buffer = b
+            if isinstance(u.size, np.ndarray) and bool((u.size == u.size[0]).all()):
+                u.size = int(u.size[0])
+            units.memory.append(u)
+
+
+def groups_alike(ctx: Context, L: int, cols: np.ndarray) -> bool:
+    """Whether every work-group made exactly the same accesses at the record columns ``cols``
+    (local memory is indexed by local ids and loop counters, rarely by the group id). Then the
+    first group stands for all of them in the local-memory analyses, which are per group.
+    Needs work-items stored group by group, in local-id order, and whole groups traced."""
+    G, gs = ctx.ngroups, ctx.group_size
+    whole_groups = gs * G == ctx.W
+    if G < 2 or ctx.phase_row is None or not whole_groups:
+        return False
+    if not np.array_equal(ctx.llinear, np.arange(ctx.W) % gs):
+        return False
+    blocks = ctx.gdense.reshape(G, gs)
+    if not bool((blocks == blocks[:, :1]).all()):
+        return False
+    off3 = ctx.trace.offset.reshape(G, gs, L)
+    first = np.take(off3[0], cols, axis=1)
+    step = max(1, (1 << 20) // max(1, first.size))
+    return all(
+        bool((np.take(off3[g : g + step], cols, axis=2) == first).all()) for g in range(1, G, step)
+    )
+
+
+def rows_equal(mat: np.ndarray, block: int = 1 << 20, mask: np.integer | None = None) -> bool:
+    """Whether every row of ``mat`` (bitwise-and ``mask``, when given) equals its first (in
+    blocks, to stay in cache)."""
+    rows = max(1, block // max(1, mat.shape[1]))
+    if mask is None:
+        first = mat[0]
+        return all(bool((mat[i : i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
+    first = mat[0] & mask
+    return all(
+        bool(((mat[i : i + rows] & mask) == first).all()) for i in range(0, mat.shape[0], rows)
+    )
+
+
+def cells(
+    off: np.ndarray,
+    size: int | np.ndarray,
+    cell: int,
+    narrow: bool = False,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    """The ``cell``-byte cells (sectors, words, elements) the accesses cover: yields, for the
+    j-th cell of each access, (the records that have a j-th cell, or None for all; its index).
+    A float4 vload yields four words. ``narrow``: the indices fit in int32, return them so."""
+    if off.size == 0:
+        return
+    pow2 = cell & (cell - 1) == 0
+    shift = cell.bit_length() - 1
+    lo = off >> shift if pow2 else off // cell
+    if narrow:
+        lo = lo.astype(np.int32)
+    extra: np.ndarray | None
+    if isinstance(size, np.ndarray):
+        last = off + (np.maximum(size, 1) - 1)
+        hi = last >> shift if pow2 else last // cell
+        extra = hi - lo
+        nspan = int(extra.max()) + 1
+    else:
+        rem = int((off & (cell - 1)).max()) if pow2 else int((off % cell).max())
+        nspan = (rem + max(int(size), 1) - 1) // cell + 1
+        extra = None
+        if nspan > 1:
+            last = off + (max(int(size), 1) - 1)
+            hi = last >> shift if pow2 else last // cell
+            extra = hi - lo
+            if int(extra.min()) == nspan - 1:
+                extra = None  # every access covers every cell
+    yield None, lo
+    for j in range(1, nspan):
+        if extra is None:
+            yield None, lo + j
+        else:
+            sel = np.flatnonzero(extra >= j)
+            yield sel, lo[sel] + j

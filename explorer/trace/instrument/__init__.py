@@ -1,0 +1,46 @@
+"""Automatic source-to-source instrumentation of plain OpenCL C for tracing.
+
+Every subscript of a ``__global``/``__constant``/``__local`` pointer or array (parameters,
+pointers derived from them in the kernel body, local arrays of any rank), every dereference
+of such a pointer, ``vloadN``/``vstoreN``, ``atomic_*``/``atom_*``, ``barrier`` and
+``mem_fence`` is rewritten to record what it did into a per-work-item region of a trace
+buffer. The kernel records its own buffers' base addresses at start, so a record holds
+(buffer, byte offset) resolved on the device and pointer arithmetic needs no special case.
+
+Each access is bounds-checked against every buffer of its address space: an access outside
+all of them is recorded as out of bounds and redirected to a scratch slot, so an indexing
+bug becomes a finding instead of a crash.
+
+No newline is added or removed inside the user's code, and the prelude ends with
+``#line 1``, so compiler messages and recorded lines are the user's own line numbers.
+
+Modules: ``tokens`` (lexing), ``rewriter`` (one body), ``declarations`` (what to trace),
+``transform`` (``instrument``), ``runtime`` (the device side: ``runtime.cl`` and its prelude),
+``model`` (what instrumentation produces).
+"""
+
+from __future__ import annotations
+
+from explorer.trace.instrument.model import (
+    MAX_BUFFERS,
+    MAX_SITES,
+    BufferDecl,
+    Instrumented,
+    InstrumentError,
+    SiteDecl,
+)
+from explorer.trace.instrument.runtime import EXTRA_PARAMS
+from explorer.trace.instrument.tokens import tokenize
+from explorer.trace.instrument.transform import instrument
+
+__all__ = [
+    "EXTRA_PARAMS",
+    "MAX_BUFFERS",
+    "MAX_SITES",
+    "BufferDecl",
+    "InstrumentError",
+    "Instrumented",
+    "SiteDecl",
+    "instrument",
+    "tokenize",
+]

@@ -1,0 +1,50 @@
+"""What instrumentation produces: the traced source and the buffers and access sites it
+declares, which the decoder maps records back onto."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.trace.records import NO_BUFFER, SITE_MASK
+
+MAX_BUFFERS = NO_BUFFER  # 4 bits in a record; NO_BUFFER means "no buffer"
+MAX_SITES = SITE_MASK + 1  # 12 bits in a record
+
+
+class InstrumentError(ValueError):
+    """The source cannot be instrumented at all (no such kernel, too many buffers)."""
+
+
+@dataclass(frozen=True)
+class BufferDecl:
+    """A buffer the instrumented kernel registers: a pointer parameter or a local array."""
+
+    id: int
+    name: str
+    space: int | str  # GLOBAL, LOCAL or "constant"
+    param_index: int | None  # position in the kernel's parameter list, or None for arrays
+    dims: int  # subscripts that make one element access (1 for pointers)
+
+
+@dataclass(frozen=True)
+class SiteDecl:
+    """One access site (or barrier, or fence): its line, operation, space, buffer, text."""
+
+    id: int
+    line: int
+    op: int
+    space: int
+    buffer: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Instrumented:
+    """The traced source of one kernel and what it records."""
+
+    source: str
+    kernel: str
+    buffers: tuple[BufferDecl, ...]
+    sites: tuple[SiteDecl, ...]
+    not_traced: tuple[tuple[int, str], ...]
+    extra_params: tuple[str, ...]  # appended to the kernel's parameters, in order

@@ -1,0 +1,93 @@
+"""The device side of tracing: the OpenCL C runtime (``runtime.cl``, shipped as package data),
+the prelude that puts it in front of an instrumented kernel, the parameters the kernel gains
+and the statements it starts with.
+
+The record word's layout has one source, ``explorer.trace.records``: the prelude defines it
+for the runtime as ``#define`` lines generated from those constants. The prelude ends with
+``#line 1``, so compiler messages and recorded lines are the user's own line numbers.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from explorer.trace.instrument.model import BufferDecl
+from explorer.trace.records import (
+    BUFFER_SHIFT,
+    GLOBAL,
+    LOCAL,
+    MAX_PHASE,
+    NO_BUFFER,
+    OOB_BIT,
+    PHASE_SHIFT,
+    SIZE_SHIFT,
+)
+
+EXTRA_PARAMS = (
+    "__global uint* __tr_roff",
+    "__global uint* __tr_rword",
+    "__global const ulong* __tr_off",
+    "__global uint* __tr_cnt",
+    "volatile __global uint* __tr_disp",
+    "__global const int* __tr_slot",
+    "__global const ulong* __tr_len",
+    "__global ulong* __tr_meta",
+    "__global uchar* __tr_gdummy",
+    "uint __tr_count_only",
+)
+
+
+@cache
+def runtime_source() -> str:
+    """The text of ``runtime.cl`` (from the source tree, an editable install or a wheel)."""
+    return resources.files(__package__).joinpath("runtime.cl").read_text(encoding="utf-8")
+
+
+def prelude(buffers: int) -> str:
+    """What goes before the instrumented source: the record layout as ``#define`` lines, the
+    runtime for ``buffers`` traced buffers, then ``#line 1``."""
+    defines = {
+        "EXPLORER_TRACE": "1",
+        "__TR_NB": str(max(1, buffers)),
+        "__TR_NO_BUFFER": f"{NO_BUFFER}u",
+        "__TR_MAX_PHASE": f"{MAX_PHASE}u",
+        "__TR_PHASE_SHIFT": str(PHASE_SHIFT),
+        "__TR_BUFFER_SHIFT": str(BUFFER_SHIFT),
+        "__TR_OOB_SHIFT": str(OOB_BIT.bit_length() - 1),
+        "__TR_SIZE_SHIFT": str(SIZE_SHIFT),
+    }
+    head = "".join(f"#define {name} {value}\n" for name, value in defines.items())
+    return (
+        "/* ---- trace instrumentation (added by OpenCL Kernel Explorer) ---- */\n"
+        + head
+        + runtime_source()
+        + "/* ---- end of trace instrumentation ---- */\n#line 1\n"
+    )
+
+
+def begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
+    """The statements an instrumented kernel starts with: set up the trace state, leave at
+    once in a counting launch for groups not traced, register the buffer parameters."""
+    dummy = " __local uchar __tr_ldummy[256];" if uses_local else ""
+    ldummy = "__tr_ldummy" if uses_local else "0"
+    code = [
+        f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
+        f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
+        f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only);"
+        # A counting launch covers only the groups it was given; the others leave at once
+        # (the whole group: no barrier is left waiting).
+        " if (__tr_count_only && !__tr.on) return;"
+    ]
+    for b in buffers:
+        if b.param_index is None:
+            continue
+        prefix = {GLOBAL: "g", LOCAL: "l", "constant": "c"}[b.space]
+        cast = {GLOBAL: "__global", LOCAL: "__local", "constant": "__constant"}[b.space]
+        code.append(
+            f" __tr.{prefix}b[{b.id}] = ({cast} uchar*){b.name};"
+            f" __tr.{prefix}l[{b.id}] = __tr_len[{b.id}];"
+            f" __tr_describe(__tr_ptr, {b.id}u, sizeof(*{b.name}), __tr_len[{b.id}], "
+            f"__tr_len[{b.id}] / sizeof(*{b.name}), 1, 1, 1);"
+        )
+    return "".join(code)
