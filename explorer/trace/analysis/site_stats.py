@@ -122,8 +122,8 @@ def _conflict_degrees(mat: np.ndarray, sent: int, hi_bits: int) -> np.ndarray:
     new_bank[:, 0] = True
     np.not_equal(bank[:, 1:], bank[:, :-1], out=new_bank[:, 1:])
     ctype = np.int16 if C < 32767 else np.int64
-    upto = np.cumsum(distinct, axis=1, dtype=ctype)  # distinct words so far in the row
-    before = upto - distinct
+    upto: np.ndarray = np.cumsum(distinct, axis=1, dtype=ctype)  # distinct words so far
+    before: np.ndarray = upto - distinct
     before *= new_bank  # the count where each bank's run starts...
     np.maximum.accumulate(before, axis=1, out=before)  # ...carried along the run
     upto -= before
