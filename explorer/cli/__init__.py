@@ -1,9 +1,10 @@
 """``python -m explorer``: devices, variants, run, trace and the benchmarks, over the same
 engine as the app.
 
-Each sub-command is one module of this package holding a :class:`~explorer.cli.command.Command`;
-this module only builds the parser from :data:`COMMANDS` and dispatches. Adding a command is
-adding its module and one line below.
+Each sub-command is one module of this package holding ``COMMAND``, a
+:class:`~explorer.cli.command.Command`; :data:`COMMANDS` is found by walking the package, and
+this module only builds the parser from it and dispatches. Adding a command is adding its
+module.
 
 Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
 4 crashed or timed out.
@@ -12,19 +13,11 @@ Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
 
-from explorer.cli import (
-    bench,
-    bench_trace,
-    bench_ui,
-    devices,
-    install_desktop,
-    run,
-    trace,
-    variants,
-)
 from explorer.cli.command import USAGE_ERROR, Command
 from explorer.cli.options import UsageError
 from explorer.engine.catalog import CatalogError
@@ -32,16 +25,18 @@ from explorer.engine.devices import NoDeviceError
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import EXIT_CODES
 
-COMMANDS: tuple[Command, ...] = (
-    devices.COMMAND,
-    variants.COMMAND,
-    run.COMMAND,
-    trace.COMMAND,
-    bench_trace.COMMAND,
-    bench_ui.COMMAND,
-    bench.COMMAND,
-    install_desktop.COMMAND,
-)
+
+def _discover() -> tuple[Command, ...]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        command = getattr(module, "COMMAND", None)
+        if isinstance(command, Command):
+            found.append(command)
+    return tuple(sorted(found, key=lambda c: (c.order, c.name)))
+
+
+COMMANDS: tuple[Command, ...] = _discover()
 
 
 def build_parser() -> argparse.ArgumentParser:

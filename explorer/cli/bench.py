@@ -152,4 +152,6 @@ def _fmt(value: float | None, digits: int) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-COMMAND = Command("bench", "time variants at several sizes beside numpy", add_arguments, run)
+COMMAND = Command(
+    "bench", "time variants at several sizes beside numpy", add_arguments, run, order=70
+)

@@ -35,4 +35,5 @@ COMMAND = Command(
     "time record + decode + analyse on the standard trace cases",
     add_arguments,
     run,
+    order=50,
 )

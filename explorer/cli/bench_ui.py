@@ -31,4 +31,6 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     return 0
 
 
-COMMAND = Command("bench-ui", "repaint cost of the animation (offscreen)", add_arguments, run)
+COMMAND = Command(
+    "bench-ui", "repaint cost of the animation (offscreen)", add_arguments, run, order=60
+)

@@ -22,12 +22,13 @@ USAGE_ERROR = 2
 class Command:
     """One sub-command. ``run`` gets the parsed options and an executor that starts its
     process only when first asked for OpenCL work, so commands without OpenCL cost nothing;
-    it returns the exit code."""
+    it returns the exit code. ``order`` places it in ``--help``."""
 
     name: str
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Executor], int]
+    order: int
 
 
 def available_devices(executor: Executor) -> list[DeviceInfo]:

@@ -34,4 +34,4 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     return 0
 
 
-COMMAND = Command("devices", "list OpenCL devices", add_arguments, run)
+COMMAND = Command("devices", "list OpenCL devices", add_arguments, run, order=10)

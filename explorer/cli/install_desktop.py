@@ -19,4 +19,5 @@ COMMAND = Command(
     "add the app to a Linux desktop's applications menu",
     desktop.add_arguments,
     run,
+    order=80,
 )

@@ -87,4 +87,4 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     return EXIT_CODES.get(result.status, USAGE_ERROR)
 
 
-COMMAND = Command("run", "run one configuration", add_arguments, run)
+COMMAND = Command("run", "run one configuration", add_arguments, run, order=30)

@@ -93,5 +93,5 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
 
 
 COMMAND = Command(
-    "trace", "record every access the kernel makes; report findings", add_arguments, run
+    "trace", "record every access the kernel makes; report findings", add_arguments, run, order=40
 )

@@ -51,4 +51,4 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     return 0
 
 
-COMMAND = Command("variants", "list kernel variants", add_arguments, run)
+COMMAND = Command("variants", "list kernel variants", add_arguments, run, order=20)

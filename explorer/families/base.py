@@ -44,6 +44,8 @@ class Family(ABC):
     per-family choice the engine, the command line and the app make."""
 
     family: str
+    # Where the family stands in menus and listings (smaller first).
+    order: ClassVar[int] = 1000
     description: str = ""
     roles: tuple[str, ...]
     required_roles: tuple[str, ...]

@@ -21,6 +21,7 @@ from explorer.families.base import (
 
 class Matmul(Family):
     family = "matmul"
+    order = 10
     description = "Matrix multiply C = A·B (A: M×K, B: K×N)."
     roles = ("M", "N", "K", "A", "B", "C")
     required_roles = ("A", "B", "C")

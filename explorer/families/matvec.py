@@ -20,6 +20,7 @@ from explorer.families.base import (
 
 class Matvec(Family):
     family = "matvec"
+    order = 30
     description = "Matrix-vector product OUT = MAT·VEC (MAT: HEIGHT×WIDTH)."
     roles = ("WIDTH", "HEIGHT", "MAT", "VEC", "OUT", "SCRATCH")
     required_roles = ("MAT", "VEC", "OUT")

@@ -22,6 +22,7 @@ FACTOR = 0.5
 
 class Rowdot(Family):
     family = "rowdot"
+    order = 40
     description = "Weighted row dot product RESULT[y] = FACTOR·Σₖ VECTOR[k]·MAT1[y,k]·MAT2[y,k]."
     roles = ("D", "RESULT", "VECTOR", "MAT1", "MAT2", "FACTOR")
     required_roles = ("RESULT", "VECTOR", "MAT1", "MAT2")

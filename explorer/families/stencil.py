@@ -40,6 +40,7 @@ def blur(image: np.ndarray) -> np.ndarray:
 
 class Stencil(Family):
     family = "stencil"
+    order = 50
     description = "3×3 blur OUT = [1 2 1; 2 4 2; 1 2 1]/16 ∗ IN, clamped at the edges."
     roles = ("WIDTH", "HEIGHT", "IN", "OUT")
     required_roles = ("IN", "OUT")

@@ -21,6 +21,7 @@ from explorer.families.base import (
 
 class Transpose(Family):
     family = "transpose"
+    order = 20
     description = "Matrix transpose OUT = INᵀ (IN: HEIGHT×WIDTH)."
     roles = ("WIDTH", "HEIGHT", "IN", "OUT")
     required_roles = ("IN", "OUT")

@@ -6,24 +6,17 @@ sorts the whole trace (a full sort of 20M keys costs seconds): ``units`` groups 
 per site, ``site_stats`` works on dense warp-request matrices, and the race and
 uninitialised-read detectors on dense per-key tables (``keyscan``).
 
-Each finding kind is one module that provides a ``Detector`` (its kind and its ``find``);
-``DETECTORS`` lists them. Adding a finding kind is adding one module and one line here. The
-list is an explicit tuple rather than a registering decorator so that the order findings are
-reported in (trace problems first, then the kernel's bugs, then coverage) is written in one
-place and does not depend on which module happened to be imported first.
+Each finding kind is one module of this package that provides ``DETECTOR``, a
+:class:`Detector` (its kind, its ``find`` and its place in the report). ``DETECTORS`` is found
+by walking the package, so adding a finding kind is adding one module; the report's order
+comes from each detector's ``order``, never from which module was imported first.
 """
 
 from __future__ import annotations
 
-from explorer.trace.analysis import (
-    barrier_divergence,
-    coverage,
-    not_traced,
-    out_of_bounds,
-    overflow,
-    races,
-    uninitialized,
-)
+import importlib
+import pkgutil
+
 from explorer.trace.analysis.context import EXAMPLES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.loads import traffic
@@ -35,15 +28,18 @@ from explorer.trace.records import Trace
 
 __all__ = ["DETECTORS", "EXAMPLES", "Analysis", "Detector", "analyse", "format_report"]
 
-DETECTORS: tuple[Detector, ...] = (
-    overflow.DETECTOR,
-    not_traced.DETECTOR,
-    out_of_bounds.DETECTOR,
-    barrier_divergence.DETECTOR,
-    races.DETECTOR,
-    uninitialized.DETECTOR,
-    coverage.DETECTOR,
-)
+
+def _discover() -> tuple[Detector, ...]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        detector = getattr(module, "DETECTOR", None)
+        if isinstance(detector, Detector):
+            found.append(detector)
+    return tuple(sorted(found, key=lambda d: (d.order, d.kind)))
+
+
+DETECTORS: tuple[Detector, ...] = _discover()
 
 
 def analyse(trace: Trace, warp: int = 32, banks: int = 32) -> Analysis:

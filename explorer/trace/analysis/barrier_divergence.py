@@ -76,4 +76,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     ]
 
 
-DETECTOR = Detector("barrier-divergence", find)
+DETECTOR = Detector("barrier-divergence", find, order=40)

@@ -96,4 +96,4 @@ def _wi(label: tuple[int, ...]) -> str:
     return f"group ({label[0]}, {label[1]}, {label[2]}) local ({label[3]}, {label[4]}, {label[5]})"
 
 
-DETECTOR = Detector("coverage", find)
+DETECTOR = Detector("coverage", find, order=70)

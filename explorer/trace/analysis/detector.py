@@ -12,7 +12,10 @@ from explorer.trace.records import Finding
 
 @dataclass(frozen=True)
 class Detector:
-    """One finding kind: ``find`` returns every finding of ``kind`` in the grouped records."""
+    """One finding kind: ``find`` returns every finding of ``kind`` in the grouped records.
+    ``order`` places its findings in the report: trace problems first, then the kernel's bugs,
+    then coverage."""
 
     kind: str
     find: Callable[[Context, Units], list[Finding]]
+    order: int

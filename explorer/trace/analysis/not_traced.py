@@ -24,4 +24,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     ]
 
 
-DETECTOR = Detector("not-traced", find)
+DETECTOR = Detector("not-traced", find, order=20)

@@ -54,4 +54,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector("out-of-bounds", find)
+DETECTOR = Detector("out-of-bounds", find, order=30)

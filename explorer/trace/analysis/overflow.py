@@ -35,4 +35,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     ]
 
 
-DETECTOR = Detector("overflow", find)
+DETECTOR = Detector("overflow", find, order=10)

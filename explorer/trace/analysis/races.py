@@ -239,4 +239,4 @@ def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
     return grid, group
 
 
-DETECTOR = Detector("race", find)
+DETECTOR = Detector("race", find, order=50)

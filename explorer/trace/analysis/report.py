@@ -1,26 +1,9 @@
-"""The analysis as a person reads it (plain text) and as the CLI writes it (JSON)."""
+"""The analysis as a person reads it: plain text (the JSON form is :meth:`Analysis.to_json`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from explorer.trace.analysis.result import Analysis
 from explorer.trace.records import Trace
-
-if TYPE_CHECKING:  # the result's to_json calls this module
-    from explorer.trace.analysis.result import Analysis
-
-
-def to_json(trace: Trace, analysis: Analysis) -> dict[str, Any]:
-    """The CLI's JSON object (plain Python types only)."""
-    return {
-        "complete": bool(trace.complete),
-        "groups_traced": [[int(v) for v in g] for g in trace.groups_traced],
-        "records": int(trace.records),
-        "findings": [f.to_json() for f in analysis.findings],
-        "sites": [s.to_json() for s in analysis.sites],
-        "loads_per_element": {k: dict(v) for k, v in analysis.loads_per_element.items()},
-        "dispatch_order": [[int(v) for v in g] for g in trace.dispatch_order],
-    }
 
 
 def format_report(trace: Trace, analysis: Analysis) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.trace.analysis import report
 from explorer.trace.records import Finding, SiteStats, Trace
 
 
@@ -21,4 +20,12 @@ class Analysis:
 
     def to_json(self, trace: Trace) -> dict[str, Any]:
         """The CLI's JSON object (plain Python types only)."""
-        return report.to_json(trace, self)
+        return {
+            "complete": bool(trace.complete),
+            "groups_traced": [[int(v) for v in g] for g in trace.groups_traced],
+            "records": int(trace.records),
+            "findings": [f.to_json() for f in self.findings],
+            "sites": [s.to_json() for s in self.sites],
+            "loads_per_element": {k: dict(v) for k, v in self.loads_per_element.items()},
+            "dispatch_order": [[int(v) for v in g] for g in trace.dispatch_order],
+        }

@@ -83,4 +83,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return uninit.findings()
 
 
-DETECTOR = Detector("uninitialized", find)
+DETECTOR = Detector("uninitialized", find, order=60)
