@@ -9,6 +9,7 @@ Nothing it cannot describe is dropped: it becomes an `Unclassified` entry.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -118,17 +119,22 @@ class _Positions:
         self.source = source
         encoded = source.encode("utf-8")
         self.ascii = len(encoded) == len(source)
-        self.byte_to_char: list[int] = []
+        self.wide_bytes: list[int] = []
+        self.extra: list[int] = []
         if not self.ascii:
+            extra = 0
             for index, ch in enumerate(source):
-                self.byte_to_char.extend([index] * len(ch.encode("utf-8")))
-            self.byte_to_char.append(len(source))
+                if ord(ch) > 0x7F:
+                    extra += len(ch.encode("utf-8")) - 1
+                    self.wide_bytes.append(index + extra)
+                    self.extra.append(extra)
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
 
     def char(self, byte_offset: int) -> int:
         if self.ascii:
             return byte_offset
-        return self.byte_to_char[min(byte_offset, len(self.byte_to_char) - 1)]
+        before = bisect.bisect_left(self.wide_bytes, byte_offset)
+        return byte_offset - (self.extra[before - 1] if before else 0)
 
     def line_column(self, offset: int) -> tuple[int, int]:
         lo, hi = 0, len(self.line_starts) - 1
@@ -173,8 +179,36 @@ class _Lvalue:
     components: str | None = None
 
 
+class _Node:
+    """A clang cursor with its children fetched once (each fetch is a callback round trip)."""
+
+    __slots__ = ("cursor", "kids", "kind")
+
+    def __init__(self, cursor: Any) -> None:
+        self.cursor = cursor
+        self.kind = cursor.kind
+        self.kids = [_Node(k) for k in cursor.get_children()]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cursor, name)
+
+    def get_arguments(self) -> list[Any]:
+        count = len(list(self.cursor.get_arguments()))
+        return self.kids[len(self.kids) - count :] if count else []
+
+    def walk(self) -> Any:
+        yield self
+        for k in self.kids:
+            yield from k.walk()
+
+
+def _raw(c: Any) -> Any:
+    """The clang cursor itself, for calls into the library."""
+    return c.cursor if isinstance(c, _Node) else c
+
+
 def _children(c: Any) -> list[Any]:
-    return list(c.get_children())
+    return c.kids if isinstance(c, _Node) else list(c.get_children())
 
 
 def _canonical_kind(t: Any) -> Any:
@@ -245,14 +279,14 @@ class _Walker:
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
         params = tuple(self._parameter(p) for p in c.get_arguments())
-        body = next((k for k in _children(c) if k.kind == K.COMPOUND_STMT), None)
+        body = next((_Node(k) for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
         self.assignments = {}
         if body is not None:
             self._collect_assignments(body)
             self.visit(body, READ)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
         words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
-        body_span = self._span(body)[0] if body is not None else self._span(c)[0]
+        body_span = self._span(body.cursor if body is not None else c)[0]
         return Function(
             name=c.spelling,
             line=c.location.line,
@@ -282,12 +316,12 @@ class _Walker:
 
     def _collect_assignments(self, c: Any) -> None:
         """Every value stored into a private pointer (variable or struct member), by name."""
-        for node in c.walk_preorder():
+        for node in c.walk():
             if node.kind == K.VAR_DECL and _canonical_kind(node.type) == T.POINTER:
                 kids = [k for k in _children(node) if k.kind.is_expression()]
                 if kids:
                     self.assignments.setdefault(node.spelling, []).append(kids[-1])
-            elif node.kind == K.BINARY_OPERATOR and clang_bridge.binary_operator(node) == "=":
+            elif node.kind == K.BINARY_OPERATOR and clang_bridge.binary_operator(_raw(node)) == "=":
                 lhs, rhs = _children(node)
                 key = self._key(lhs)
                 if key is not None and _canonical_kind(lhs.type) == T.POINTER:
@@ -316,14 +350,14 @@ class _Walker:
         kind = c.kind
         kids = _children(c)
         if kind == K.BINARY_OPERATOR and len(kids) == 2:
-            write = clang_bridge.binary_operator(c) == "="
+            write = clang_bridge.binary_operator(_raw(c)) == "="
             self.visit(kids[0], WRITE if write else READ)
             self.visit(kids[1], READ)
         elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
             self.visit(kids[0], RMW)
             self.visit(kids[1], READ)
         elif kind == K.UNARY_OPERATOR and kids:
-            op = clang_bridge.unary_operator(c)
+            op = clang_bridge.unary_operator(_raw(c))
             sub = RMW if op in ("++", "--") else ADDRESS if op == "&" else READ
             self.visit(kids[0], sub)
         elif kind == K.CALL_EXPR:
@@ -352,7 +386,7 @@ class _Walker:
             first, second = kids
             pointer, index = (first, second) if _is_pointerish(first.type) else (second, first)
             return _Lvalue(c, pointer, (index,))
-        if kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(c) == "*":
+        if kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "*":
             return _Lvalue(c, kids[0], ())
         if kind == K.MEMBER_REF_EXPR and kids:
             if _canonical_kind(kids[0].type) == T.POINTER:
@@ -406,7 +440,7 @@ class _Walker:
             origin = self._origin(pointer, seen)
             return replace(origin, derived=True) if origin else None
         if kind in (K.UNARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and kids:
-            if kind == K.UNARY_OPERATOR and clang_bridge.unary_operator(c) == "&":
+            if kind == K.UNARY_OPERATOR and clang_bridge.unary_operator(_raw(c)) == "&":
                 lvalue = self._lvalue(kids[0])
                 return self._lvalue_origin(lvalue, seen) if lvalue else None
             origin = self._origin(kids[0], seen)
@@ -574,7 +608,7 @@ class _Walker:
         if kind is SyncKind.WAIT_GROUP_EVENTS:
             fences = frozenset({AddressSpace.LOCAL, AddressSpace.GLOBAL})
         else:
-            flags = clang_bridge.evaluate_int(args[0]) if args else None
+            flags = clang_bridge.evaluate_int(_raw(args[0])) if args else None
             if flags is None:
                 self._unclassified(c, "the fence flags are not a constant")
                 return
