@@ -1,0 +1,206 @@
+"""The records one parse of an OpenCL C source produces.
+
+Every later consumer (kernel signatures, the open-kernel dialog, the instrumentation rewrite)
+reads these frozen records instead of parsing the text again. Positions are always in the
+user's own file: 1-based line and column, and 0-based character offsets into the source
+string that was given to `parse`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class AddressSpace(enum.Enum):
+    """The OpenCL C 1.2 address spaces an access or a parameter lives in."""
+
+    GLOBAL = "global"
+    LOCAL = "local"
+    CONSTANT = "constant"
+    PRIVATE = "private"
+
+
+class AccessKind(enum.Enum):
+    """What an access does to memory, as the instrumentation must record it."""
+
+    READ = "read"
+    WRITE = "write"
+    READ_MODIFY_WRITE = "read-modify-write"
+    ATOMIC = "atomic"
+    VLOAD = "vload"
+    VSTORE = "vstore"
+    ASYNC_COPY_READ = "async-copy-read"
+    ASYNC_COPY_WRITE = "async-copy-write"
+
+
+class SyncKind(enum.Enum):
+    """Synchronisation points: barriers order work-items, fences order one item's accesses."""
+
+    BARRIER = "barrier"
+    WORK_GROUP_BARRIER = "work_group_barrier"
+    MEM_FENCE = "mem_fence"
+    READ_MEM_FENCE = "read_mem_fence"
+    WRITE_MEM_FENCE = "write_mem_fence"
+    WAIT_GROUP_EVENTS = "wait_group_events"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of the user's file a rewriter can wrap: offsets [start, end) and positions."""
+
+    start: int
+    end: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One kernel or helper parameter as the OpenCL runtime and the dialog must see it.
+
+    `type_text` is the type as clang prints it with typedefs kept (`gbuf`, `index_t`);
+    `element_type` is the pointee's canonical type for pointers and the type itself otherwise.
+    `element_size` is in bytes (a `float4` is 16) and `vector_width` is 1 for scalars.
+    """
+
+    name: str
+    type_text: str
+    address_space: AddressSpace
+    is_pointer: bool
+    element_type: str
+    element_size: int
+    vector_width: int
+    is_const: bool
+    is_restrict: bool
+
+    @property
+    def is_local_pointer(self) -> bool:
+        """A `__local` pointer: the host passes only a size, never data."""
+        return self.is_pointer and self.address_space is AddressSpace.LOCAL
+
+    @property
+    def is_scalar(self) -> bool:
+        """A by-value argument (a number or a vector), not a buffer."""
+        return not self.is_pointer
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function defined in the source; kernels carry `is_kernel`."""
+
+    name: str
+    line: int
+    is_kernel: bool
+    parameters: tuple[Parameter, ...]
+    body: Span
+
+
+@dataclass(frozen=True)
+class AccessSite:
+    """One place in the source that reads or writes memory the trace must record.
+
+    `base` is the name the access goes through as written (`a`, `row`, `v.src`, `cells`);
+    `derived` says the address is computed from it (pointer arithmetic, a pointer variable,
+    a cast, a ternary) rather than a plain subscript of it, and `roots` names the parameters
+    or variables the address comes from. `size` is the number of bytes touched: an element,
+    a struct member, the chosen vector components, or N elements for `vloadN`/`vstoreN`.
+    `components` holds a vector selector such as `x`, `s0`, `lo` or `zw` when there is one.
+    For builtin calls (atomics, vload/vstore, async copies) `builtin` names the function and
+    `arguments` are the spans of its arguments, so a rewriter can reuse the comparison
+    value of `atomic_cmpxchg`. `macro` names the macro the access was written in when it
+    does not appear in the file itself; its `span` is then the whole macro invocation.
+    """
+
+    function: str
+    line: int
+    column: int
+    span: Span
+    text: str
+    address_space: AddressSpace
+    base: str
+    derived: bool
+    roots: tuple[str, ...]
+    element_type: str
+    size: int
+    kind: AccessKind
+    components: str | None = None
+    builtin: str | None = None
+    arguments: tuple[Span, ...] = ()
+    macro: str | None = None
+
+
+@dataclass(frozen=True)
+class SyncSite:
+    """A barrier, a fence or a wait on async copies, with the address spaces it orders."""
+
+    function: str
+    line: int
+    column: int
+    span: Span
+    kind: SyncKind
+    fences: frozenset[AddressSpace]
+    macro: str | None = None
+
+
+@dataclass(frozen=True)
+class Unclassified:
+    """Something that touches memory but that the front end cannot describe: never dropped."""
+
+    line: int
+    text: str
+    reason: str
+    function: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A compiler message at a line of the user's file."""
+
+    line: int
+    column: int
+    severity: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ParsedSource:
+    """Everything one parse found: functions, memory accesses, synchronisation, leftovers."""
+
+    filename: str
+    source: str
+    functions: tuple[Function, ...]
+    accesses: tuple[AccessSite, ...]
+    syncs: tuple[SyncSite, ...]
+    unclassified: tuple[Unclassified, ...]
+    warnings: tuple[Diagnostic, ...]
+
+    @property
+    def kernels(self) -> tuple[Function, ...]:
+        """The `__kernel` functions, in source order."""
+        return tuple(f for f in self.functions if f.is_kernel)
+
+    @property
+    def helpers(self) -> tuple[Function, ...]:
+        """The non-kernel functions with a body, in source order."""
+        return tuple(f for f in self.functions if not f.is_kernel)
+
+    def kernel(self, name: str) -> Function:
+        """The kernel called `name`; KeyError names the kernels there are."""
+        for f in self.kernels:
+            if f.name == name:
+                return f
+        raise KeyError(f"no kernel {name!r}; kernels: {[k.name for k in self.kernels]}")
+
+
+class ParseError(Exception):
+    """The source is not valid OpenCL C for these defines; carries the compiler's messages."""
+
+    def __init__(self, filename: str, diagnostics: tuple[Diagnostic, ...]) -> None:
+        self.filename = filename
+        self.diagnostics = diagnostics
+        first = diagnostics[0] if diagnostics else None
+        where = f"{filename}:{first.line}:{first.column}: {first.message}" if first else filename
+        super().__init__(f"OpenCL C does not parse: {where}")

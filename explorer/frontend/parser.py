@@ -1,0 +1,622 @@
+"""One parse of an OpenCL C source: functions, memory accesses, barriers and fences.
+
+clang does the preprocessing (the build's own defines, so only the live `#if` branch is
+seen and macros are expanded exactly as the device compiler expands them) and the typing
+(address spaces, typedefs, struct members, vector components). This module walks clang's
+tree once and decides, for every expression that touches memory, what it does to it.
+Nothing it cannot describe is dropped: it becomes an `Unclassified` entry.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+import clang.cindex as ci  # type: ignore[import-untyped]  # the wheel ships no type information
+
+from explorer.frontend import clang_bridge
+from explorer.frontend.model import (
+    AccessKind,
+    AccessSite,
+    AddressSpace,
+    Diagnostic,
+    Function,
+    Parameter,
+    ParsedSource,
+    ParseError,
+    Span,
+    SyncKind,
+    SyncSite,
+    Unclassified,
+)
+
+K = ci.CursorKind
+T = ci.TypeKind
+ARRAY_KINDS = {T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VARIABLEARRAY, T.DEPENDENTSIZEDARRAY}
+VECTOR_KINDS = {T.VECTOR, T.EXTVECTOR}
+SPACE_WORDS = {
+    "__global": AddressSpace.GLOBAL,
+    "global": AddressSpace.GLOBAL,
+    "__local": AddressSpace.LOCAL,
+    "local": AddressSpace.LOCAL,
+    "__constant": AddressSpace.CONSTANT,
+    "constant": AddressSpace.CONSTANT,
+}
+QUALIFIER_WORDS = {"const", "volatile", "restrict", "__private", "private", *SPACE_WORDS}
+SYNC_CALLS = {k.value: k for k in SyncKind}
+FENCE_LOCAL = 0x01
+FENCE_GLOBAL = 0x02
+VLOAD = re.compile(r"^vload(a?_half)?(\d*)$")
+VSTORE = re.compile(r"^vstore(a?_half)?(\d*)(_\w+)?$")
+ASYNC_COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
+IMAGE_CALL = re.compile(r"^(read|write)_image")
+
+READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
+MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.READ_MODIFY_WRITE}
+
+
+def parse(
+    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+) -> ParsedSource:
+    """Parse `source` (the contents of `filename`) built with `-D` `defines`.
+
+    Raises ParseError with the compiler's messages, at the user's lines, when the source is
+    not valid OpenCL C for these defines.
+    """
+    unit = clang_bridge.parse_unit(source, filename, defines, cl_std)
+    positions = _Positions(source)
+    errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = []
+    for d in unit.diagnostics:
+        line = d.location.line if d.location.file and d.location.file.name == filename else 0
+        record = Diagnostic(line, d.location.column, _SEVERITY.get(d.severity, "note"), d.spelling)
+        if d.severity >= ci.Diagnostic.Error:
+            errors.append(record)
+        elif d.severity == ci.Diagnostic.Warning:
+            warnings.append(record)
+    if errors:
+        raise ParseError(filename, tuple(errors))
+    macros = [
+        _Macro(
+            positions.char(c.extent.start.offset), positions.char(c.extent.end.offset), c.spelling
+        )
+        for c in unit.cursor.get_children()
+        if c.kind == K.MACRO_INSTANTIATION and c.location.file and c.location.file.name == filename
+    ]
+    walker = _Walker(source, filename, positions, macros)
+    functions = []
+    for c in unit.cursor.get_children():
+        if c.kind != K.FUNCTION_DECL or not c.is_definition():
+            continue
+        if not c.location.file or c.location.file.name != filename:
+            continue
+        functions.append(walker.function(c))
+    return ParsedSource(
+        filename=filename,
+        source=source,
+        functions=tuple(functions),
+        accesses=tuple(sorted(walker.accesses, key=lambda a: (a.span.start, a.span.end))),
+        syncs=tuple(walker.syncs),
+        unclassified=tuple(walker.unclassified),
+        warnings=tuple(warnings),
+    )
+
+
+_SEVERITY = {
+    ci.Diagnostic.Note: "note",
+    ci.Diagnostic.Warning: "warning",
+    ci.Diagnostic.Error: "error",
+    ci.Diagnostic.Fatal: "fatal",
+}
+
+
+class _Positions:
+    """clang counts bytes; Python strings count characters: convert, and find lines."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        encoded = source.encode("utf-8")
+        self.ascii = len(encoded) == len(source)
+        self.wide_bytes: list[int] = []
+        self.extra: list[int] = []
+        if not self.ascii:
+            extra = 0
+            for index, ch in enumerate(source):
+                if ord(ch) > 0x7F:
+                    extra += len(ch.encode("utf-8")) - 1
+                    self.wide_bytes.append(index + extra)
+                    self.extra.append(extra)
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
+
+    def char(self, byte_offset: int) -> int:
+        if self.ascii:
+            return byte_offset
+        before = bisect.bisect_left(self.wide_bytes, byte_offset)
+        return byte_offset - (self.extra[before - 1] if before else 0)
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.line_starts[lo] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.line_column(start)
+        end_line, end_column = self.line_column(end)
+        return Span(start, end, line, column, end_line, end_column)
+
+
+@dataclass(frozen=True)
+class _Macro:
+    start: int
+    end: int
+    name: str
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where an address comes from: the name written, whether computed, the root buffers."""
+
+    base: str
+    derived: bool
+    roots: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Lvalue:
+    """An expression that designates memory: the node, its pointer and index sub-expressions."""
+
+    node: Any
+    pointer: Any
+    indices: tuple[Any, ...]
+    variable: str | None = None
+    components: str | None = None
+
+
+class _Node:
+    """A clang cursor with its children fetched once (each fetch is a callback round trip)."""
+
+    __slots__ = ("cursor", "kids", "kind")
+
+    def __init__(self, cursor: Any) -> None:
+        self.cursor = cursor
+        self.kind = cursor.kind
+        self.kids = [_Node(k) for k in cursor.get_children()]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cursor, name)
+
+    def get_arguments(self) -> list[Any]:
+        count = len(list(self.cursor.get_arguments()))
+        return self.kids[len(self.kids) - count :] if count else []
+
+    def walk(self) -> Any:
+        yield self
+        for k in self.kids:
+            yield from k.walk()
+
+
+def _raw(c: Any) -> Any:
+    """The clang cursor itself, for calls into the library."""
+    return c.cursor if isinstance(c, _Node) else c
+
+
+def _children(c: Any) -> list[Any]:
+    return c.kids if isinstance(c, _Node) else list(c.get_children())
+
+
+def _canonical_kind(t: Any) -> Any:
+    return t.get_canonical().kind
+
+
+def _is_pointerish(t: Any) -> bool:
+    kind = _canonical_kind(t)
+    return bool(kind == T.POINTER or kind in ARRAY_KINDS)
+
+
+def _space(type_spelling: str) -> AddressSpace:
+    for word in re.findall(r"[A-Za-z_]+", type_spelling):
+        if word in SPACE_WORDS:
+            return SPACE_WORDS[word]
+    return AddressSpace.PRIVATE
+
+
+def _type_name(t: Any) -> str:
+    """A readable element type: `float`, `float4`, `cell_t`, `int` for `index_t`."""
+    canonical = t.get_canonical()
+    if canonical.kind in VECTOR_KINDS:
+        return f"{_type_name(canonical.element_type)}{canonical.element_count}"
+    spelling = canonical.spelling if "unnamed" not in canonical.spelling else t.spelling
+    words = [w for w in spelling.replace("*", " * ").split() if w not in QUALIFIER_WORDS]
+    return " ".join(words)
+
+
+def _strip(c: Any) -> Any:
+    """Skip parentheses and implicit conversions (same extent, one child)."""
+    while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR):
+        kids = _children(c)
+        if len(kids) != 1 or (c.kind == K.UNEXPOSED_EXPR and _is_vector_select(c, kids[0])):
+            return c
+        c = kids[0]
+    return c
+
+
+def _is_vector_select(c: Any, child: Any) -> bool:
+    """An `.x`/`.s0`/`.lo`/swizzle selection (clang exposes it only as an unexposed node)."""
+    if _canonical_kind(child.type) not in VECTOR_KINDS:
+        return False
+    if c.extent.end.offset != child.extent.end.offset:
+        return True
+    node = c.type.get_canonical()
+    inner = child.type.get_canonical()
+    if node.kind not in VECTOR_KINDS:
+        return True
+    return bool(node.element_count != inner.element_count)
+
+
+class _Walker:
+    """Walks function bodies, collecting sites; one instance per parse."""
+
+    def __init__(
+        self, source: str, filename: str, positions: _Positions, macros: list[_Macro]
+    ) -> None:
+        self.source = source
+        self.filename = filename
+        self.positions = positions
+        self.macros = macros
+        self.accesses: list[AccessSite] = []
+        self.syncs: list[SyncSite] = []
+        self.unclassified: list[Unclassified] = []
+        self.function_name = ""
+        self.assignments: dict[str, list[Any]] = {}
+
+    def function(self, c: Any) -> Function:
+        self.function_name = c.spelling
+        params = tuple(self._parameter(p) for p in c.get_arguments())
+        body = next((_Node(k) for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
+        self.assignments = {}
+        if body is not None:
+            self._collect_assignments(body)
+            self.visit(body, READ)
+        prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
+        words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
+        body_span = self._span(body.cursor if body is not None else c)[0]
+        return Function(
+            name=c.spelling,
+            line=c.location.line,
+            is_kernel=bool(words & {"__kernel", "kernel"}),
+            parameters=params,
+            body=body_span,
+        )
+
+    def _parameter(self, p: Any) -> Parameter:
+        t = p.type
+        is_pointer = _canonical_kind(t) == T.POINTER
+        element = t.get_canonical().get_pointee() if is_pointer else t
+        canonical = element.get_canonical()
+        width = canonical.element_count if canonical.kind in VECTOR_KINDS else 1
+        words = [w for w in t.spelling.replace("*", " * ").split() if w not in ("__private",)]
+        return Parameter(
+            name=p.spelling,
+            type_text=" ".join(words).replace(" * ", " *").replace("* ", "*").strip(),
+            address_space=_space(element.spelling) if is_pointer else AddressSpace.PRIVATE,
+            is_pointer=is_pointer,
+            element_type=_type_name(element),
+            element_size=max(int(element.get_size()), 0),
+            vector_width=int(width),
+            is_const=bool(element.is_const_qualified()) if is_pointer else False,
+            is_restrict=bool(t.is_restrict_qualified()),
+        )
+
+    def _collect_assignments(self, c: Any) -> None:
+        """Every value stored into a private pointer (variable or struct member), by name."""
+        for node in c.walk():
+            if node.kind == K.VAR_DECL and _canonical_kind(node.type) == T.POINTER:
+                kids = [k for k in _children(node) if k.kind.is_expression()]
+                if kids:
+                    self.assignments.setdefault(node.spelling, []).append(kids[-1])
+            elif node.kind == K.BINARY_OPERATOR and clang_bridge.binary_operator(_raw(node)) == "=":
+                lhs, rhs = _children(node)
+                key = self._key(lhs)
+                if key is not None and _canonical_kind(lhs.type) == T.POINTER:
+                    self.assignments.setdefault(key, []).append(rhs)
+
+    def _key(self, c: Any) -> str | None:
+        c = _strip(c)
+        if c.kind == K.DECL_REF_EXPR:
+            return str(c.spelling)
+        if c.kind == K.MEMBER_REF_EXPR:
+            kids = _children(c)
+            if kids and _canonical_kind(kids[0].type) != T.POINTER:
+                inner = self._key(kids[0])
+                return f"{inner}.{c.spelling}" if inner else None
+        return None
+
+    def visit(self, c: Any, mode: str) -> None:
+        lvalue = self._lvalue(c)
+        if lvalue is not None:
+            if _canonical_kind(lvalue.node.type) in ARRAY_KINDS:
+                mode = ADDRESS
+            if mode != ADDRESS:
+                self._record(lvalue, MODE_KIND[mode])
+            self._visit_address_parts(lvalue)
+            return
+        kind = c.kind
+        kids = _children(c)
+        if kind == K.BINARY_OPERATOR and len(kids) == 2:
+            write = clang_bridge.binary_operator(_raw(c)) == "="
+            self.visit(kids[0], WRITE if write else READ)
+            self.visit(kids[1], READ)
+        elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
+            self.visit(kids[0], RMW)
+            self.visit(kids[1], READ)
+        elif kind == K.UNARY_OPERATOR and kids:
+            op = clang_bridge.unary_operator(_raw(c))
+            sub = RMW if op in ("++", "--") else ADDRESS if op == "&" else READ
+            self.visit(kids[0], sub)
+        elif kind == K.CALL_EXPR:
+            self._call(c)
+        elif kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR):
+            for k in kids:
+                self.visit(k, mode)
+        else:
+            for k in kids:
+                self.visit(k, READ)
+
+    def _visit_address_parts(self, lvalue: _Lvalue) -> None:
+        if lvalue.pointer is not None:
+            array = _canonical_kind(lvalue.pointer.type) in ARRAY_KINDS
+            self.visit(lvalue.pointer, ADDRESS if array else READ)
+        for index in lvalue.indices:
+            self.visit(index, READ)
+
+    def _lvalue(self, c: Any) -> _Lvalue | None:
+        """The memory `c` designates, or None when it is a value or a private variable."""
+        kind = c.kind
+        kids = _children(c)
+        if kind == K.PAREN_EXPR and len(kids) == 1:
+            return self._lvalue(kids[0])
+        if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+            first, second = kids
+            pointer, index = (first, second) if _is_pointerish(first.type) else (second, first)
+            return _Lvalue(c, pointer, (index,))
+        if kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "*":
+            return _Lvalue(c, kids[0], ())
+        if kind == K.MEMBER_REF_EXPR and kids:
+            if _canonical_kind(kids[0].type) == T.POINTER:
+                return _Lvalue(c, kids[0], ())
+            inner = self._lvalue(kids[0])
+            return replace(inner, node=c) if inner is not None else None
+        if kind == K.UNEXPOSED_EXPR and len(kids) == 1 and _is_vector_select(c, kids[0]):
+            inner = self._lvalue(kids[0])
+            if inner is None:
+                return None
+            return replace(inner, node=c, components=self._components(c, kids[0]))
+        if kind == K.DECL_REF_EXPR:
+            ref = c.referenced
+            if ref is not None and ref.kind == K.VAR_DECL:
+                canonical = _canonical_kind(c.type)
+                shared = _space(c.type.spelling) in (AddressSpace.LOCAL, AddressSpace.CONSTANT)
+                if shared and canonical != T.POINTER and canonical not in ARRAY_KINDS:
+                    return _Lvalue(c, None, (), variable=str(c.spelling))
+        return None
+
+    def _components(self, c: Any, child: Any) -> str | None:
+        start = self.positions.char(child.extent.end.offset)
+        end = self.positions.char(c.extent.end.offset)
+        text = self.source[start:end].strip().lstrip(".").strip()
+        return text or None
+
+    def _origin(self, c: Any, seen: frozenset[str] = frozenset()) -> _Origin | None:
+        """Which parameters or variables the pointer value `c` is computed from."""
+        c = _strip(c)
+        kind = c.kind
+        kids = _children(c)
+        if kind == K.DECL_REF_EXPR:
+            ref = c.referenced
+            name = str(c.spelling)
+            if ref is None:
+                return None
+            if ref.kind == K.PARM_DECL or _canonical_kind(ref.type) in ARRAY_KINDS:
+                return _Origin(name, False, (name,))
+            if ref.kind == K.VAR_DECL:
+                roots = self._roots(name, seen)
+                return _Origin(name, True, roots) if roots else None
+            return None
+        if kind == K.CSTYLE_CAST_EXPR and kids:
+            inner = kids[-1]
+            if not _is_pointerish(inner.type):
+                return None
+            origin = self._origin(inner, seen)
+            return replace(origin, derived=True) if origin else None
+        if kind == K.BINARY_OPERATOR and len(kids) == 2:
+            pointer = kids[0] if _is_pointerish(kids[0].type) else kids[1]
+            origin = self._origin(pointer, seen)
+            return replace(origin, derived=True) if origin else None
+        if kind in (K.UNARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR) and kids:
+            if kind == K.UNARY_OPERATOR and clang_bridge.unary_operator(_raw(c)) == "&":
+                lvalue = self._lvalue(kids[0])
+                return self._lvalue_origin(lvalue, seen) if lvalue else None
+            origin = self._origin(kids[0], seen)
+            return replace(origin, derived=True) if origin else None
+        if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            both = [self._origin(k, seen) for k in kids[1:]]
+            if None in both:
+                return None
+            roots = tuple(dict.fromkeys(r for o in both if o for r in o.roots))
+            return _Origin(self._text(c), True, roots)
+        if kind == K.MEMBER_REF_EXPR and _canonical_kind(c.type) == T.POINTER:
+            key = self._key(c)
+            roots = self._roots(key, seen) if key else ()
+            return _Origin(key, True, roots) if key and roots else None
+        lvalue = self._lvalue(c)
+        if lvalue is not None and _canonical_kind(c.type) in ARRAY_KINDS:
+            return self._lvalue_origin(lvalue, seen)
+        return None
+
+    def _roots(self, key: str, seen: frozenset[str]) -> tuple[str, ...]:
+        """The roots of every value stored into a private pointer; () when one is unknown."""
+        if key in seen:
+            return ()
+        roots: list[str] = []
+        stored = self.assignments.get(key, [])
+        for value in stored:
+            origin = self._origin(value, seen | {key})
+            if origin is None:
+                return ()
+            roots.extend(origin.roots)
+        return tuple(dict.fromkeys(roots))
+
+    def _lvalue_origin(self, lvalue: _Lvalue, seen: frozenset[str]) -> _Origin | None:
+        if lvalue.variable is not None:
+            return _Origin(lvalue.variable, False, (lvalue.variable,))
+        return self._origin(lvalue.pointer, seen)
+
+    def _record(self, lvalue: _Lvalue, kind: AccessKind) -> None:
+        node = lvalue.node
+        origin = self._lvalue_origin(lvalue, frozenset())
+        size = int(node.type.get_size())
+        if origin is None:
+            self._unclassified(node, "the address does not come from a buffer, array or variable")
+            return
+        if size <= 0:
+            self._unclassified(node, "the accessed type has no size")
+            return
+        self._site(
+            node,
+            kind,
+            origin,
+            _space(node.type.spelling),
+            _type_name(node.type),
+            size,
+            components=lvalue.components,
+        )
+
+    def _site(
+        self,
+        node: Any,
+        kind: AccessKind,
+        origin: _Origin,
+        space: AddressSpace,
+        element_type: str,
+        size: int,
+        *,
+        components: str | None = None,
+        builtin: str | None = None,
+        arguments: tuple[Span, ...] = (),
+    ) -> None:
+        span, macro = self._span(node)
+        self.accesses.append(
+            AccessSite(
+                function=self.function_name,
+                line=span.line,
+                column=span.column,
+                span=span,
+                text=self.source[span.start : span.end],
+                address_space=space,
+                base=origin.base,
+                derived=origin.derived,
+                roots=origin.roots,
+                element_type=element_type,
+                size=size,
+                kind=kind,
+                components=components,
+                builtin=builtin,
+                arguments=arguments,
+                macro=macro,
+            )
+        )
+
+    def _span(self, node: Any) -> tuple[Span, str | None]:
+        """The user's text for `node`: widened to the whole invocation when a macro wrote it."""
+        start = self.positions.char(node.extent.start.offset)
+        end = self.positions.char(node.extent.end.offset)
+        names = []
+        for m in self.macros:
+            if m.start <= start < m.end or m.start <= end < m.end:
+                start, end = min(start, m.start), max(end, m.end)
+                names.append(m.name)
+        return self.positions.span(start, end), (names[0] if names else None)
+
+    def _text(self, node: Any) -> str:
+        span, _ = self._span(node)
+        return self.source[span.start : span.end]
+
+    def _unclassified(self, node: Any, reason: str) -> None:
+        span, _ = self._span(node)
+        self.unclassified.append(
+            Unclassified(span.line, self.source[span.start : span.end], reason, self.function_name)
+        )
+
+    def _call(self, c: Any) -> None:
+        name = str(c.spelling)
+        args = list(c.get_arguments())
+        if name in SYNC_CALLS:
+            self._sync(c, SYNC_CALLS[name], args)
+        elif name.startswith(("atomic_", "atom_")) and args:
+            self._builtin_access(c, args, 0, AccessKind.ATOMIC, 1)
+        elif (match := VLOAD.match(name)) and len(args) == 2:
+            self._builtin_access(c, args, 1, AccessKind.VLOAD, int(match.group(2) or 1))
+        elif (match := VSTORE.match(name)) and len(args) == 3:
+            self._builtin_access(c, args, 2, AccessKind.VSTORE, int(match.group(2) or 1))
+        elif name in ASYNC_COPIES and len(args) >= 2:
+            self._builtin_access(c, args, 1, AccessKind.ASYNC_COPY_READ, 1, visit=False)
+            self._builtin_access(c, args, 0, AccessKind.ASYNC_COPY_WRITE, 1)
+        elif IMAGE_CALL.match(name):
+            self._unclassified(c, "image reads and writes are not traced")
+            for a in args:
+                self.visit(a, READ)
+        else:
+            for a in args:
+                self.visit(a, READ)
+
+    def _builtin_access(
+        self, c: Any, args: list[Any], at: int, kind: AccessKind, count: int, visit: bool = True
+    ) -> None:
+        """An access made by a builtin through its pointer argument `args[at]`."""
+        pointer = args[at]
+        pointee = pointer.type.get_pointee()
+        origin = self._origin(pointer)
+        size = int(pointee.get_size()) * count
+        if kind in (AccessKind.VLOAD, AccessKind.VSTORE) and "half" in str(c.spelling):
+            size = 2 * count
+        if origin is None or size <= 0:
+            self._unclassified(c, f"{c.spelling}: cannot tell which buffer its pointer is into")
+        else:
+            self._site(
+                c,
+                kind,
+                origin,
+                _space(pointee.spelling),
+                _type_name(pointee),
+                size,
+                builtin=str(c.spelling),
+                arguments=tuple(self._span(a)[0] for a in args),
+            )
+        if visit:
+            for a in args:
+                self.visit(a, READ)
+
+    def _sync(self, c: Any, kind: SyncKind, args: list[Any]) -> None:
+        fences: frozenset[AddressSpace]
+        if kind is SyncKind.WAIT_GROUP_EVENTS:
+            fences = frozenset({AddressSpace.LOCAL, AddressSpace.GLOBAL})
+        else:
+            flags = clang_bridge.evaluate_int(_raw(args[0])) if args else None
+            if flags is None:
+                self._unclassified(c, "the fence flags are not a constant")
+                return
+            named = {FENCE_LOCAL: AddressSpace.LOCAL, FENCE_GLOBAL: AddressSpace.GLOBAL}
+            fences = frozenset(space for bit, space in named.items() if flags & bit)
+        span, macro = self._span(c)
+        self.syncs.append(
+            SyncSite(self.function_name, span.line, span.column, span, kind, fences, macro)
+        )
+        for a in args:
+            self.visit(a, READ)

@@ -1,0 +1,160 @@
+"""What the front end tells its users beyond the site list: signatures, spans, macros,
+fences, defines, leftovers and errors, each at the line the user wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.frontend import (
+    AccessKind,
+    AddressSpace,
+    ParsedSource,
+    ParseError,
+    SyncKind,
+    parse,
+)
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def corpus(name: str, defines: dict[str, int | str] | None = None) -> ParsedSource:
+    return parse((CORPUS / name).read_text(), defines or {"UNROLL": 2, "N": 64}, name)
+
+
+def test_typedef_parameters_resolve_to_their_real_types() -> None:
+    fill = corpus("18_typedef.cl").kernel("fill")
+    out, n, value = fill.parameters
+    assert (out.type_text, out.is_pointer, out.address_space) == ("gbuf", True, AddressSpace.GLOBAL)
+    assert (out.element_type, out.element_size) == ("float", 4)
+    assert (n.type_text, n.element_type, n.is_scalar) == ("index_t", "int", True)
+    assert value.is_scalar and not value.is_pointer
+
+
+def test_vector_local_and_const_parameters_are_described() -> None:
+    lanes = corpus("10_vector_components.cl").kernel("lanes")
+    out4, in4, pair = lanes.parameters
+    assert (out4.element_type, out4.element_size, out4.vector_width) == ("float4", 16, 4)
+    assert in4.is_const and not out4.is_const
+    assert pair.is_local_pointer and (pair.element_type, pair.vector_width) == ("float2", 2)
+
+
+def test_prototype_and_helpers_are_told_apart_from_kernels() -> None:
+    parsed = corpus("20_prototype.cl")
+    assert [k.name for k in parsed.kernels] == ["shift"]
+    assert [(h.name, h.line) for h in parsed.helpers] == [("load_clamped", 9)]
+    helper_site = next(a for a in parsed.accesses if a.function == "load_clamped")
+    assert (helper_site.base, helper_site.address_space) == ("p", AddressSpace.GLOBAL)
+
+
+def test_vector_components_give_their_selector_and_bytes() -> None:
+    sites = corpus("10_vector_components.cl").accesses
+    found = [(a.text, a.components, a.size, a.kind) for a in sites if a.components]
+    assert ("out4[0].x", "x", 4, AccessKind.WRITE) in found
+    assert ("pair[l].x", "x", 4, AccessKind.WRITE) in found
+    assert ("in4[i].s0", "s0", 4, AccessKind.READ) in found
+    assert ("out4[i].lo", "lo", 8, AccessKind.WRITE) in found
+    assert ("in4[i].yx", "yx", 8, AccessKind.READ) in found
+
+
+def test_spans_cover_exactly_the_expression_a_rewriter_wraps() -> None:
+    parsed = corpus("09_local_struct.cl")
+    for site in parsed.accesses:
+        assert parsed.source[site.span.start : site.span.end] == site.text
+    first = parsed.accesses[0]
+    assert (first.text, first.span.line, first.span.column) == ("cells[l].v", 9, 5)
+    assert first.span.end_column == first.span.column + len("cells[l].v")
+
+
+def test_macro_accesses_and_barrier_are_found_at_the_invocation() -> None:
+    parsed = corpus("17_macros.cl")
+    through_macro = [(a.line, a.text, a.kind) for a in parsed.accesses if a.macro == "AT"]
+    assert through_macro == [
+        (7, "AT(a, r, c)", AccessKind.READ),
+        (9, "AT(b, c, r)", AccessKind.WRITE),
+    ]
+    (sync,) = parsed.syncs
+    assert (sync.line, sync.kind, sync.macro) == (8, SyncKind.BARRIER, "SYNC")
+    assert sync.fences == {AddressSpace.LOCAL}
+
+
+def test_fence_flags_resolve_to_address_spaces_even_through_a_macro() -> None:
+    syncs = [(s.line, s.kind, s.fences) for s in corpus("23_fences.cl").syncs]
+    both = {AddressSpace.LOCAL, AddressSpace.GLOBAL}
+    assert syncs == [
+        (5, SyncKind.MEM_FENCE, {AddressSpace.GLOBAL}),
+        (6, SyncKind.READ_MEM_FENCE, {AddressSpace.LOCAL}),
+        (7, SyncKind.WRITE_MEM_FENCE, {AddressSpace.GLOBAL}),
+        (8, SyncKind.BARRIER, both),
+        (9, SyncKind.WORK_GROUP_BARRIER, {AddressSpace.GLOBAL}),
+    ]
+
+
+def test_build_defines_choose_the_live_if_branch() -> None:
+    unrolled = corpus("19_if_else.cl", {"UNROLL": 2})
+    plain = corpus("19_if_else.cl", {"UNROLL": 1})
+    assert {a.line for a in unrolled.accesses if a.base in ("a", "b")} == {6}
+    assert {a.line for a in plain.accesses if a.base in ("a", "b")} == {9}
+    assert len([a for a in plain.accesses if a.base in ("a", "b")]) == 2
+
+
+def test_atomic_cmpxchg_keeps_its_comparison_for_the_rewriter() -> None:
+    parsed = corpus("12_atomics.cl")
+    cmpxchg = next(a for a in parsed.accesses if a.builtin == "atomic_cmpxchg")
+    pointer, compare, value = (parsed.source[s.start : s.end] for s in cmpxchg.arguments)
+    assert (pointer, compare, value) == ("lock", "0", "1")
+    assert cmpxchg.kind is AccessKind.ATOMIC
+
+
+def test_derived_pointers_name_the_buffer_they_come_from() -> None:
+    row = corpus("05_derived_pointer.cl").accesses[0]
+    assert (row.base, row.derived, row.roots) == ("row", True, ("m",))
+    ternary = corpus("07_ternary_base.cl").accesses[0]
+    assert ternary.derived and ternary.roots == ("a", "b")
+    struct_view = corpus("22_struct_of_pointers.cl").accesses
+    assert [(a.base, a.roots) for a in struct_view] == [("v.dst", ("b",)), ("v.src", ("a",))]
+
+
+def test_what_cannot_be_classified_is_reported_never_dropped() -> None:
+    parsed = corpus("24_unclassified.cl")
+    left = [(u.line, u.text) for u in parsed.unclassified]
+    assert left == [
+        (5, "((__global const float *)addresses[i])[0]"),
+        (6, "read_imagef(img, smp, (int2)(i, 0))"),
+    ]
+    assert all(u.reason for u in parsed.unclassified)
+
+
+def test_a_struct_initialised_as_a_whole_leaves_its_pointer_access_unclassified() -> None:
+    source = (
+        "typedef struct { __global float *dst; } view_t;\n"
+        "__kernel void k(__global float *b) {\n"
+        "    view_t v = {b};\n"
+        "    v.dst[0] = 1.0f;\n"
+        "}\n"
+    )
+    parsed = parse(source, {}, "k.cl")
+    assert parsed.accesses == ()
+    assert [(u.line, u.text) for u in parsed.unclassified] == [(4, "v.dst[0]")]
+
+
+def test_non_ascii_comments_do_not_shift_columns_or_spans() -> None:
+    source = "// A·B × C — naïve\n__kernel void k(__global float *o) { o[0] = 1.0f; }\n"
+    (site,) = parse(source, {}, "k.cl").accesses
+    assert (site.line, site.column, site.text) == (2, 38, "o[0]")
+
+
+def test_invalid_source_raises_parse_error_at_the_users_line() -> None:
+    source = "\n\n__kernel void k(__global float *o) {\n    o[0] = undeclared;\n}\n"
+    with pytest.raises(ParseError) as caught:
+        parse(source, {}, "mine.cl")
+    (first,) = caught.value.diagnostics
+    assert (first.line, first.severity) == (4, "error")
+    assert "undeclared" in first.message
+    assert "mine.cl:4" in str(caught.value)
+
+
+def test_a_define_missing_from_the_build_is_a_parse_error() -> None:
+    with pytest.raises(ParseError):
+        parse((CORPUS / "17_macros.cl").read_text(), {}, "17_macros.cl")
