@@ -30,10 +30,10 @@ def run(size: int = 768, device: str | None = None) -> dict:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from explorer.app import _dispose, wait_until
     from explorer.engine.catalog import find_variant
     from explorer.engine.devices import pick_device
     from explorer.gui.main_window import MainWindow
+    from explorer.gui.screenshot import dispose, wait_until
 
     app = QApplication.instance() or QApplication([])
     scratch = tempfile.TemporaryDirectory()
@@ -54,11 +54,11 @@ def run(size: int = 768, device: str | None = None) -> dict:
         for name in ("M", "N", "K"):
             window.model.set_size(name, size)
         window.model.set_input("iou")
-        window.trace()
-        if not wait(lambda: window.last_trace is not None, 900) or window.playback is None:
+        window.controllers.runs.trace()
+        if not wait(lambda: window.state.traced is not None, 900) or window.state.playback is None:
             raise RuntimeError("the trace did not complete")
-        view = window.execution_view
-        window.tabs.setCurrentWidget(view)
+        view = window.views.execution_view
+        window.views.tabs.setCurrentWidget(view)
         app.processEvents()
         paint_ms, step_ms, rss = [], [], []
         for _ in range(2):
@@ -78,11 +78,11 @@ def run(size: int = 768, device: str | None = None) -> dict:
             "paint_ms_p95": round(float(np.percentile(paint_ms, 95)), 3),
             "step_ms_median": round(float(np.median(step_ms)), 3),
             "steps": view.steps,
-            "phases": window.playback.phases,
-            "groups_traced": len(window.playback.traced_groups),
+            "phases": window.state.playback.phases,
+            "groups_traced": len(window.state.playback.traced_groups),
             "rss_mb_after_first_pass": round(rss[0], 1),
             "rss_mb_after_second_pass": round(rss[1], 1),
         }
     finally:
-        _dispose(app, window)
+        dispose(app, window)
         scratch.cleanup()
