@@ -69,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from explorer.paths import resources_dir
 
-    app = QApplication.instance() or QApplication([sys.argv[0]])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
     app.setApplicationName("OpenCL Kernel Explorer")
     app.setOrganizationName("OpenCL Kernel Explorer")
     app.setDesktopFileName("kernel-explorer")

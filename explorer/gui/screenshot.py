@@ -83,14 +83,15 @@ def _shoot(
     except (UsageError, CatalogError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    group = None
+    group: tuple[int, int, int] | None = None
     if args.group:
         try:
             values = [int(v) for v in args.group.split(",")]
         except ValueError:
             print(f"error: --group {args.group!r} is not like 3,4", file=sys.stderr)
             return 2
-        group = (*(values + [0, 0, 0])[:3],)
+        gx, gy, gz = (values + [0, 0, 0])[:3]
+        group = (gx, gy, gz)
     window.resize(*SIZE)
     window.show()
 

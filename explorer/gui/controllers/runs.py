@@ -242,7 +242,7 @@ class RunCompareController(QObject):
             views.findings_view.clear(f"The trace did not run: {traced.result.summary()}")
             views.source_view.show_build_log(traced.result.build_log)
             return
-        views.findings_view.show_trace(traced.report_json, traced.analysis)
+        views.findings_view.show_trace(traced.report_json or {}, traced.analysis)
         views.source_view.editor.mark_lines([f.line for f in traced.analysis.findings if f.line])
         if traced.trace is not None:
             self._animate(traced)
