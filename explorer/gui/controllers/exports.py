@@ -67,7 +67,7 @@ class ExportController:
                     )
                 if frames_png:
                     name = f"{path[:-4]}-{i:04d}.png"
-                    if image.save(name, b"PNG"):
+                    if image.save(name):  # the format follows the .png suffix
                         written.append(name)
                 else:
                     frames.append(_pillow_image(image))
