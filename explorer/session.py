@@ -174,7 +174,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if data["format"] != FORMAT:
         raise SessionError(where, "format", f"expected {FORMAT!r}, not {data['format']!r}")
     version = data.get("version")
-    if not _is_int(version) or version < 1:
+    if not isinstance(version, int) or not _is_int(version) or version < 1:
         raise SessionError(where, "version", f"a positive integer expected, not {version!r}")
     if version > FORMAT_VERSION:
         raise SessionError(

@@ -60,8 +60,8 @@ def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from explorer.app import _dispose, wait_until
     from explorer.gui.main_window import MainWindow
+    from explorer.gui.screenshot import dispose, wait_until
 
     app = QApplication.instance() or QApplication([])
     scratch = tempfile.TemporaryDirectory()
@@ -79,11 +79,13 @@ def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
         for name in ("M", "N", "K"):
             window.model.set_size(name, size)
         window.model.set_input("iou")
-        window.trace()
-        if not wait_until(lambda: window.last_trace is not None, 900) or window.playback is None:
+        window.controllers.runs.trace()
+        traced = wait_until(lambda: window.state.traced is not None, 900)
+        playback = window.state.playback
+        if not traced or playback is None:
             raise RuntimeError("the trace did not complete")
-        view = window.execution_view
-        window.tabs.setCurrentWidget(view)
+        view = window.views.execution_view
+        window.views.tabs.setCurrentWidget(view)
         app.processEvents()
         paint_ms: list[float] = []
         step_ms: list[float] = []
@@ -105,11 +107,11 @@ def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
             paint_ms_p95=round(float(np.percentile(paint_ms, 95)), 3),
             step_ms_median=round(float(np.median(step_ms)), 3),
             steps=int(view.steps),
-            phases=int(window.playback.phases),
-            groups_traced=len(window.playback.traced_groups),
+            phases=int(playback.phases),
+            groups_traced=len(playback.traced_groups),
             rss_mb_after_first_pass=round(rss[0], 1),
             rss_mb_after_second_pass=round(rss[1], 1),
         )
     finally:
-        _dispose(app, window)
+        dispose(app, window)
         scratch.cleanup()

@@ -92,9 +92,10 @@ class RunController(QObject):
     devices_ready = Signal(list, object)
     devices_failed = Signal(str)
     started = Signal(str)  # what is running, in words
-    finished = Signal(object)  # RunResult of the newest run
-    compare_progress = Signal(int, int, object)  # index, total, RunResult
-    compare_finished = Signal()
+    # Each carries the generation its request returned, so the one who asked knows it is theirs.
+    finished = Signal(int, object)  # generation, RunResult of the newest run
+    compare_progress = Signal(int, int, int, object)  # generation, index, total, RunResult
+    compare_finished = Signal(int)  # generation
     trace_finished = Signal(object)  # TracedRun
     limits_ready = Signal(object)
     oclgrind_finished = Signal(object)
@@ -189,18 +190,18 @@ class RunController(QObject):
     @Slot(int, object)
     def _on_result(self, generation: int, result) -> None:  # type: ignore[no-untyped-def]
         if generation == self._generation:
-            self.finished.emit(result)
+            self.finished.emit(generation, result)
         self._done()
 
     @Slot(int, int, int, object)
     def _on_compare_step(self, generation: int, index: int, total: int, result) -> None:  # type: ignore[no-untyped-def]
         if generation == self._generation:
-            self.compare_progress.emit(index, total, result)
+            self.compare_progress.emit(generation, index, total, result)
 
     @Slot(int)
     def _on_compare_done(self, generation: int) -> None:
         if generation == self._generation:
-            self.compare_finished.emit()
+            self.compare_finished.emit(generation)
         self._done()
 
     @Slot(int, object)

@@ -19,8 +19,43 @@ def window(qtbot, settings):
     w.close()
 
 
+def menu_action(window, text):
+    """The action a person finds in the menu bar under ``text`` (without its & mnemonic)."""
+    for entry in window.menuBar().actions():
+        for action in entry.menu().actions():
+            if action.text().replace("&", "") == text:
+                return action
+    raise AssertionError(f"no menu item {text!r}")
+
+
+def trigger(window, text):
+    """Choose a menu item, as a click would: only an enabled one does anything."""
+    action = menu_action(window, text)
+    assert action.isEnabled(), f"{text!r} is disabled"
+    action.trigger()
+
+
+def answer_file_dialogs(monkeypatch, path):
+    """The next file dialogs answer ``path``, as if the person had picked it."""
+    from PySide6.QtWidgets import QFileDialog
+
+    answer = staticmethod(lambda *args, **kwargs: (str(path), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
+
+
 def run_and_wait(qtbot, window, timeout=120000):
-    before = len(window.history)
-    window.run_action.trigger()
-    qtbot.waitUntil(lambda: len(window.history) > before, timeout=timeout)
-    return window.last_result
+    before = len(window.state.history)
+    trigger(window, "Run")
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=timeout)
+    return window.state.result
+
+
+def trace_and_wait(qtbot, window, timeout=120000):
+    before = window.state.playback
+    trigger(window, "Trace")
+    qtbot.waitUntil(
+        lambda: window.state.playback is not None and window.state.playback is not before,
+        timeout=timeout,
+    )
+    return window.views.execution_view

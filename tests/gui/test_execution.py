@@ -9,6 +9,12 @@ import pytest
 
 from explorer.engine.catalog import find_variant
 from explorer.trace.records import LOCAL, READ, RMW, WRITE
+from tests.gui.conftest import (
+    answer_file_dialogs,
+    menu_action,
+    trace_and_wait,
+    trigger,
+)
 
 
 def trace_in_window(window, qtbot, family, variant, sizes, local=None):
@@ -18,13 +24,9 @@ def trace_in_window(window, qtbot, family, variant, sizes, local=None):
         window.model.set_size(name, value)
     if local:
         window.model.set_local(local)
-    before = window.playback
-    window.trace_action.trigger()
-    qtbot.waitUntil(
-        lambda: window.playback is not None and window.playback is not before, timeout=120000
-    )
-    assert window.tabs.currentWidget() is window.execution_view
-    return window.execution_view
+    view = trace_and_wait(qtbot, window)
+    assert window.views.tabs.currentWidget() is view
+    return view
 
 
 @pytest.fixture
@@ -105,17 +107,17 @@ def test_selecting_a_finding_moves_to_its_phase_and_line(window, qtbot):
     view = trace_in_window(
         window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4}
     )
-    tree = window.findings_view.findings
+    tree = window.views.findings_view.findings
     item = next(
         tree.topLevelItem(i)
         for i in range(tree.topLevelItemCount())
         if tree.topLevelItem(i).text(0) == "race"
     )
-    finding = window.findings_view.shown[tree.indexOfTopLevelItem(item)]
+    finding = window.views.findings_view.shown[tree.indexOfTopLevelItem(item)]
     tree.setCurrentItem(item)
     step = view.playback.steps[view.current]
     assert (step.phase, step.line) == (finding.phase, finding.line)
-    assert window.tabs.currentWidget() is view
+    assert window.views.tabs.currentWidget() is view
     assert view.marked_elements.get(finding.buffer)
 
 
@@ -130,52 +132,111 @@ def test_heat_map_shows_loads_per_element(window, qtbot):
 
 
 def test_clicking_an_untraced_group_traces_around_it(window, qtbot):
-    from explorer.gui import main_window
-
-    budget = main_window.GUI_TRACE_BUDGET
-    main_window.GUI_TRACE_BUDGET = 64 * 1024  # room for a few groups only
-    try:
-        view = trace_in_window(
-            window, qtbot, "matmul", "tiled", {"M": 128, "N": 128, "K": 32}, (16, 16)
-        )
-        far = (7, 7, 0)
-        assert not view.playback.is_traced(far)
-        first = window.playback
-        view._group_clicked(7 + 8 * 7)
-        qtbot.waitUntil(lambda: window.playback is not first, timeout=120000)
-        assert window.playback.group == far
-    finally:
-        main_window.GUI_TRACE_BUDGET = budget
+    window.controllers.runs.trace_budget = 64 * 1024  # room for a few groups only
+    view = trace_in_window(
+        window, qtbot, "matmul", "tiled", {"M": 128, "N": 128, "K": 32}, (16, 16)
+    )
+    far = (7, 7, 0)
+    assert not view.playback.is_traced(far)
+    first = window.state.playback
+    view._group_clicked(7 + 8 * 7)
+    qtbot.waitUntil(lambda: window.state.playback is not first, timeout=120000)
+    assert window.state.playback.group == far
 
 
 def test_presenter_mode_enters_and_leaves_cleanly(window, qtbot):
-    tabs_before = [window.tabs.tabText(i) for i in range(window.tabs.count())]
-    window.set_presenter(True, full_screen=False)
-    assert window.presenting and window.stack.currentWidget() is window.presenter_split
+    tabs = window.views.tabs
+    tabs_before = [tabs.tabText(i) for i in range(tabs.count())]
+    trigger(window, "Presenter mode")
+    assert window.state.presenting
+    qtbot.waitUntil(window.isActiveWindow)  # keys reach a window's shortcuts once it is active
+    assert window.views.stack.currentWidget() is window.views.presenter_split
     assert not window.menuBar().isVisible()
-    assert window.execution_view.parent() is window.presenter_split
-    window.set_presenter(False)
-    assert not window.presenting and window.stack.currentWidget() is window.tabs
-    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == tabs_before
+    assert window.views.execution_view.parent() is window.views.presenter_split
+    trigger(window, "Presenter mode")
+    assert not window.state.presenting and window.views.stack.currentWidget() is tabs
+    assert [tabs.tabText(i) for i in range(tabs.count())] == tabs_before
     assert window.styleSheet() == ""
 
 
-def test_guided_tour_grows_the_timing_bars(window, qtbot):
+def _present(window, qtbot):
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    trigger(window, "Presenter mode")
+    assert window.state.presenting
+    qtbot.waitUntil(window.isActiveWindow)  # keys reach a window's shortcuts once it is active
+
+
+@pytest.mark.parametrize("focus", ["execution", "speed", "slider"])
+def test_esc_leaves_presenter_mode_wherever_the_focus_is(window, qtbot, focus):
+    from PySide6.QtCore import Qt
+
+    _present(window, qtbot)
+    view = window.views.execution_view
+    widget = {"execution": view, "speed": view.speed, "slider": view.slider}[focus]
+    widget.setFocus()
+    qtbot.keyClick(widget, Qt.Key.Key_Escape)
+    assert not window.state.presenting
+    assert window.menuBar().isVisible() and window.views.stack.currentWidget() is window.views.tabs
+
+
+def test_esc_leaves_presenter_mode_first_then_cancels(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    from tests.conftest import TEST_KERNELS
+
+    window.controllers.kernels.open_kernel(str(TEST_KERNELS / "hang.cl"))
+    _present(window, qtbot)
+    assert not menu_action(window, "Cancel").isEnabled()  # Esc belongs to leaving
+    window.worker.run(window.model.request())
+    qtbot.waitUntil(lambda: window.worker.busy, timeout=5000)
+    qtbot.keyClick(window.views.execution_view, Qt.Key.Key_Escape)
+    assert not window.state.presenting and window.worker.busy  # the work goes on
+    qtbot.keyClick(window.views.panel, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=30000)
+    assert "Cancelled" in window.views.result_view.badge.text()
+
+
+def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtbot):
+    from PySide6.QtCore import Qt
+
     for name in ("M", "N", "K"):
         window.model.set_size(name, 64)
-    window.start_tour()
-    qtbot.waitUntil(lambda: len(window.tour_results) == 1, timeout=60000)
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60000)
-    window.tour_next()
-    qtbot.waitUntil(
-        lambda: len(window.tour_results) == 2 and window.playback is not None, timeout=120000
-    )
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60000)
-    window.tour_next()
-    qtbot.waitUntil(lambda: len(window.tour_results) == 3, timeout=60000)
-    assert [r.variant for r in window.tour_results] == ["naive", "tiled", "reg2d"]
-    assert window.timing_view.bar_count == 3
-    window.set_presenter(False)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    trigger(window, "Guided tour")
+    assert window.state.presenting
+    qtbot.waitUntil(window.isActiveWindow)
+    state, view = window.state, window.views.execution_view
+    qtbot.waitUntil(lambda: len(state.tour_results) == 1 and not window.worker.busy, timeout=60000)
+    assert window.views.timing_view.bar_count == 1
+    qtbot.keyClick(view, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: state.playback is not None and not window.worker.busy, timeout=120000)
+    assert len(state.tour_results) == 2  # the tiled stage is traced as well
+    qtbot.keyClick(view.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
+    qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)
+    assert [r.variant for r in state.tour_results] == ["naive", "tiled", "reg2d"]
+    assert window.views.timing_view.bar_count == 3
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=60000)
+    qtbot.keyClick(view, Qt.Key.Key_Space)
+    assert "That was the ladder" in window.views.result_view.badge.text()
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert not state.presenting and not state.touring
+
+
+def test_arrows_step_the_animation_in_presenter_mode(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    _present(window, qtbot)
+    view.set_step(2)
+    view.speed.setFocus()
+    qtbot.keyClick(view.speed, Qt.Key.Key_Right)
+    assert view.current == 3
+    qtbot.keyClick(view.slider, Qt.Key.Key_Left)
+    assert view.current == 2
 
 
 def test_bench_ui_command_runs():
@@ -196,43 +257,74 @@ def test_bench_ui_command_runs():
     assert record["rss_mb_after_second_pass"] <= record["rss_mb_after_first_pass"] * 1.05
 
 
-def test_exports_of_views_and_the_animation_are_readable(tiled, window, tmp_path):
+def test_view_and_animation_exports_from_the_file_menu(tiled, window, tmp_path, monkeypatch):
+    from PIL import Image, ImageChops
     from PySide6.QtGui import QImageReader
 
-    assert window.export_view_png(tiled, str(tmp_path / "grid.png"))
-    assert QImageReader(str(tmp_path / "grid.png")).read().width() > 100
-    assert window.export_view_svg(tiled, str(tmp_path / "grid.svg"))
+    assert window.views.tabs.currentWidget() is tiled
+    answer_file_dialogs(monkeypatch, tmp_path / "grid.png")
+    trigger(window, "Export view as PNG…")
+    assert QImageReader(str(tmp_path / "grid.png")).read().size() == tiled.size()
+    answer_file_dialogs(monkeypatch, tmp_path / "grid.svg")
+    trigger(window, "Export view as SVG…")
     svg = (tmp_path / "grid.svg").read_text(encoding="utf-8")
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert window.export_animation(str(tmp_path / "anim.gif"), max_frames=5)
-    reader = QImageReader(str(tmp_path / "anim.gif"))
-    assert reader.imageCount() == 5
-    assert window.export_animation(str(tmp_path / "frames.png"), max_frames=3)
-    assert len(list(tmp_path.glob("frames-*.png"))) == 3
-    window.history.append(tiled.playback and window.last_trace.result)
-    assert window.export_history_json(str(tmp_path / "t.json"))
-    import json
+    tiled.set_step(4)
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.gif")
+    trigger(window, "Export animation as GIF…")
+    assert tiled.current == 4  # the view is left where it was
+    with Image.open(tmp_path / "anim.gif") as gif:
+        assert gif.n_frames == tiled.steps and gif.info.get("loop") == 0
+        first = gif.convert("RGB")
+        gif.seek(1)
+        second = gif.convert("RGB")
+    assert ImageChops.difference(first, second).getbbox() is not None  # the frames move
+    # About 60 KB a frame at 1000×850; the hand-written encoder it replaced wrote 960 KB.
+    assert (tmp_path / "anim.gif").stat().st_size < 100_000 * tiled.steps
+    answer_file_dialogs(monkeypatch, tmp_path / "frame.png")
+    trigger(window, "Export animation as PNG frames…")
+    assert len(list(tmp_path.glob("frame-*.png"))) == tiled.steps
 
-    records = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
-    assert records and records[-1]["variant"] == "tiled"
+
+def test_an_animation_export_before_any_trace_writes_nothing(window, tmp_path, monkeypatch):
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.gif")
+    trigger(window, "Export animation as GIF…")
+    assert not (tmp_path / "anim.gif").exists()
+    assert "Trace a kernel first" in window.statusBar().currentMessage()
 
 
-def test_every_catalog_variant_animates(window, qtbot):
-    from explorer.engine.catalog import catalog
-
-    sizes = {
-        "matmul": {"M": 32, "N": 32, "K": 32},
-        "transpose": {"WIDTH": 40, "HEIGHT": 24},
-        "matvec": {"WIDTH": 64, "HEIGHT": 4},
-        "rowdot": {"D": 1000},
-        "stencil": {"WIDTH": 40, "HEIGHT": 24},
-    }
-    for variant in catalog():
-        view = trace_in_window(window, qtbot, variant.family, variant.id, sizes[variant.family])
-        assert view.steps > 0, variant.qualified_id
-        assert len(view.canvases) == len(view.playback.grids), variant.qualified_id
-        view.set_step(view.steps - 1)
-        assert view.step_label.text().startswith("phase "), variant.qualified_id
+@pytest.mark.parametrize(
+    "family, variant, sizes",
+    [
+        ("transpose", "tiled-padded", {"WIDTH": 40, "HEIGHT": 24}),
+        ("matvec", "nvidia-coalesced1", {"WIDTH": 64, "HEIGHT": 4}),
+        ("rowdot", "seed004-local-vector", {"D": 1000}),
+        ("stencil", "tiled", {"WIDTH": 40, "HEIGHT": 24}),
+    ],
+)
+def test_each_familys_last_step_shows_its_own_line_and_records(
+    window, qtbot, family, variant, sizes
+):
+    view = trace_in_window(window, qtbot, family, variant, sizes)
+    pb, trace = view.playback, view.playback.trace
+    view.set_step(view.steps - 1)
+    step = pb.steps[view.current]
+    line_text = view.source_lines[step.line - 1].strip()
+    assert view.step_label.text() == f"phase {step.phase} · line {step.line}:  {line_text}"
+    lines = np.array([s.line for s in trace.sites])
+    mine = (
+        (trace.group_linear()[trace.wi] == pb.group_index(pb.group))
+        & (trace.phase == step.phase)
+        & (lines[trace.site] == step.line)
+    )
+    assert mine.any()
+    index = trace.index()
+    for grid in pb.grids:
+        reads, writes = view.highlighted(grid)
+        sel = mine & (trace.buffer == grid.buffer)
+        touched = np.zeros(grid.cell_rows * grid.cell_cols, dtype=bool)
+        touched[grid.cell_of(index[sel])] = True
+        assert np.array_equal((reads | writes).ravel(), touched), grid.name
 
 
 def test_a_selected_findings_work_items_are_marked(window, qtbot):
@@ -241,7 +333,7 @@ def test_a_selected_findings_work_items_are_marked(window, qtbot):
     view = trace_in_window(
         window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4}
     )
-    race = next(f for f in window.findings_view.shown if f.kind == "race")
+    race = next(f for f in window.views.findings_view.shown if f.kind == "race")
     view.show_finding(race)
     grid = next(g for g in view.playback.grids if g.name == race.buffer)
     w = race.work_items[0]

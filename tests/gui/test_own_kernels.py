@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.gui.conftest import run_and_wait
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trace_and_wait, trigger
 
 BARE = """// my first matmul, no header yet
 __kernel void mm(__global const float* a, __global const float* b, __global float* c,
@@ -31,7 +31,7 @@ def test_mapping_dialog_guesses_roles_and_writes_the_header(qtbot, tmp_path, win
     dialog.accept()
     assert dialog.variant is not None and dialog.variant.args == ("A", "B", "C", "M", "N", "K")
     assert path.read_text().startswith("/*---")
-    window.use_kernel(dialog.variant)
+    window.controllers.kernels.use_kernel(dialog.variant)
     for name in ("M", "N", "K"):
         window.model.set_size(name, 40)
     assert run_and_wait(qtbot, window).status == "verified"
@@ -58,26 +58,29 @@ def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(windo
     source = (Path(__file__).parents[2] / "kernels/matmul/naive.cl").read_text()
     path = tmp_path / "mine.cl"
     path.write_text(source)
-    window.use_kernel(load_variant_file(path))
+    window.controllers.kernels.use_kernel(load_variant_file(path))
     for name in ("M", "N", "K"):
         window.model.set_size(name, 32)
     assert run_and_wait(qtbot, window).status == "verified"
 
-    before = len(window.history)
+    before = len(window.state.history)
     path.write_text(source.replace("C[row * N + col] = acc;", "C[row * N + col] = 2 * acc;"))
-    qtbot.waitUntil(lambda: len(window.history) > before, timeout=60000)
-    assert window.last_result.status == "wrong"  # the edit changed the result
-    shown = window.result_view.image.getImageItem().image.copy()
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == "wrong"  # the edit changed the result
+    shown = window.views.result_view.image.getImageItem().image.copy()
 
-    before = len(window.history)
+    before = len(window.state.history)
     broken = source.replace("float acc = 0.0f;", "float acc = 0.0f")
     path.write_text(broken)
-    qtbot.waitUntil(lambda: len(window.history) > before, timeout=60000)
-    assert window.last_result.error_kind == "build"
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.error_kind == "build"
     line = next(i + 1 for i, t in enumerate(broken.splitlines()) if "float acc = 0.0f" in t)
-    assert line in window.source_view.editor.marked or line + 1 in window.source_view.editor.marked
-    assert "last good result" in window.result_view.badge.text()
-    assert (window.result_view.image.getImageItem().image == shown).all()
+    assert (
+        line in window.views.source_view.editor.marked
+        or line + 1 in window.views.source_view.editor.marked
+    )
+    assert "last good result" in window.views.result_view.badge.text()
+    assert (window.views.result_view.image.getImageItem().image == shown).all()
 
 
 def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path):
@@ -86,19 +89,17 @@ def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path)
     source = (Path(__file__).parents[2] / "kernels/matmul/tiled.cl").read_text()
     path = tmp_path / "tiles.cl"
     path.write_text(source)
-    window.use_kernel(load_variant_file(path))
+    window.controllers.kernels.use_kernel(load_variant_file(path))
     for name in ("M", "N", "K"):
         window.model.set_size(name, 64)
-    window.trace()
-    qtbot.waitUntil(lambda: window.playback is not None, timeout=60000)
-    view = window.execution_view
+    view = trace_and_wait(qtbot, window)
     assert view.select_group((1, 2, 0))
-    view.set_step(window.playback.first_step_of(3))
-    first = window.playback
+    view.set_step(window.state.playback.first_step_of(3))
+    first = window.state.playback
     path.write_text(source + "\n// saved again\n")
-    qtbot.waitUntil(lambda: window.playback is not first, timeout=120000)
-    assert window.playback.group == (1, 2, 0)
-    assert window.playback.steps[view.current].phase == 3
+    qtbot.waitUntil(lambda: window.state.playback is not first, timeout=120000)
+    assert window.state.playback.group == (1, 2, 0)
+    assert window.state.playback.steps[view.current].phase == 3
 
 
 def test_session_saved_from_the_window_reopens_the_same_configuration(
@@ -110,18 +111,20 @@ def test_session_saved_from_the_window_reopens_the_same_configuration(
     window.model.set_variant(find_variant("transpose", "fast"))
     window.model.set_size("WIDTH", 300)
     window.model.set_local((32, 8))
-    window.tabs.setCurrentWidget(window.timing_view)
+    window.views.tabs.setCurrentWidget(window.views.timing_view)
     path = tmp_path / "s.kexp.json"
-    assert window.save_session(str(path))
+    answer_file_dialogs(monkeypatch, path)
+    trigger(window, "Save session…")
     window.model.set_family("matmul")
-    assert window.open_session(str(path))
+    window.views.tabs.setCurrentWidget(window.views.result_view)
+    trigger(window, "Open session…")
     assert (window.model.family, window.model.variant.id) == ("transpose", "fast")
     assert window.model.sizes["WIDTH"] == 300 and window.model.local == (32, 8)
-    assert window.tabs.currentWidget() is window.timing_view
+    assert window.views.tabs.currentWidget() is window.views.timing_view
     path.write_text("{not json")
     from PySide6.QtWidgets import QMessageBox
 
     shown = []
     monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a, **k: shown.append(a[2])))
-    assert not window.open_session(str(path))
+    trigger(window, "Open session…")
     assert shown and "s.kexp.json" in shown[0]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from explorer.engine.catalog import find_variant
-from tests.gui.conftest import run_and_wait
+from tests.gui.conftest import run_and_wait, trigger
 
 
 def test_roofline_places_each_run_under_the_ceilings(window, qtbot):
@@ -12,7 +12,7 @@ def test_roofline_places_each_run_under_the_ceilings(window, qtbot):
     run_and_wait(qtbot, window)
     window.model.set_variant(find_variant("matmul", "tiled"))
     run_and_wait(qtbot, window)
-    roof = window.roofline_view
+    roof = window.views.roofline_view
     assert [p[0].split()[0] for p in roof.points] == ["naive", "tiled"]
     intensity = 2 * 64**3 / (4 * 3 * 64 * 64)
     assert all(np.isclose(p[1], intensity) for p in roof.points)
@@ -24,7 +24,7 @@ def test_sweep_shows_refusals_and_loads_a_clicked_cell(window, qtbot):
     window.model.set_variant(find_variant("matmul", "tiled"))
     for name in ("M", "N", "K"):
         window.model.set_size(name, 32)
-    sweep = window.sweep_view
+    sweep = window.views.sweep_view
     sweep.x_axis.setCurrentText("local")
     sweep.x_values.setText("8x8,16x16")
     sweep.y_axis.setCurrentText("TS")
@@ -52,19 +52,18 @@ def test_check_with_oclgrind_gives_a_second_opinion(window, qtbot):
     window.model.set_variant(find_variant("matvec", "nvidia-coalesced3"))
     window.model.set_size("WIDTH", 64)
     window.model.set_size("HEIGHT", 2)
-    assert window.oclgrind_action.isEnabled()
-    window.oclgrind_action.trigger()
-    qtbot.waitUntil(lambda: window.last_oclgrind is not None, timeout=300000)
-    assert "data race" in window.last_oclgrind.verdict
-    assert "line 55" in window.findings_view.oclgrind.toPlainText()
+    trigger(window, "Check with Oclgrind")
+    qtbot.waitUntil(lambda: window.state.oclgrind is not None, timeout=300000)
+    assert "data race" in window.state.oclgrind.verdict
+    assert "line 55" in window.views.findings_view.oclgrind.toPlainText()
 
 
 def test_roofline_axes_keep_their_units_at_any_scale(window, qtbot):
     """A GPU's ceilings (tens of thousands of GFLOP/s) must not turn the axis into kGFLOP/s,
     nor a low intensity into mFLOP/byte."""
-    roof = window.roofline_view
+    roof = window.views.roofline_view
     window.show()
-    window.tabs.setCurrentWidget(roof)
+    window.views.tabs.setCurrentWidget(roof)
     for limits, points in (
         ({"copy_gbps": 4000.0, "fma_gflops": 60000.0}, [("big", 100.0, 50000.0)]),
         ({"copy_gbps": 1.0, "fma_gflops": 2.0}, [("small", 0.001, 0.002)]),

@@ -1,5 +1,6 @@
 """The screenshot command used by the docs, the tests and demos."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,14 +8,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def shot(*args, timeout=300):
+def shot(*args, timeout=300, env=None):
     return subprocess.run(
         [sys.executable, str(ROOT / "main.py"), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=str(ROOT.parent),
+        env=env,
     )
+
+
+def no_display_env():
+    """No display and no offscreen platform: a window could not open, Qt would abort."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    return env
 
 
 def test_screenshot_after_a_run_is_a_1600_by_1000_png(tmp_path, qapp):
@@ -93,3 +102,45 @@ def test_a_bad_session_exits_2(tmp_path):
     bad.write_text("not json")
     out = shot("--session", str(bad), "--screenshot", str(tmp_path / "s.png"))
     assert out.returncode == 2 and "invalid JSON" in out.stderr
+
+
+def test_save_session_alone_writes_the_file_without_a_window(tmp_path):
+    from explorer.session import load_session
+
+    path = tmp_path / "lesson.kexp.json"
+    out = shot(
+        "--save-session",
+        str(path),
+        "--family",
+        "transpose",
+        "--variant",
+        "fast",
+        "--size",
+        "300",
+        "--local",
+        "32x8",
+        timeout=60,
+        env=no_display_env(),
+    )
+    assert out.returncode == 0, out.stderr
+    session = load_session(path)
+    assert (session.family, session.variant) == ("transpose", "fast")
+    assert session.sizes["WIDTH"] == 300 and session.local == (32, 8)
+    assert session.device is None  # opened later on that machine's default device
+
+
+def test_save_session_alone_copies_a_session_and_refuses_a_bad_selection(tmp_path):
+    from explorer.session import Session, load_session, save_session
+
+    saved = save_session(
+        Session(family="matmul", variant="tiled", view={"tab": "timing"}), tmp_path / "a.kexp.json"
+    )
+    again = tmp_path / "b.kexp.json"
+    out = shot(
+        "--session", str(saved), "--save-session", str(again), timeout=60, env=no_display_env()
+    )
+    assert out.returncode == 0, out.stderr
+    assert load_session(again) == load_session(saved)
+    bad = tmp_path / "c.kexp.json"
+    out = shot("--save-session", str(bad), "--variant", "no-such", timeout=60, env=no_display_env())
+    assert out.returncode == 2 and "error" in out.stderr and not bad.exists()

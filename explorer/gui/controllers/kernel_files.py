@@ -1,0 +1,144 @@
+"""A person's own files: kernels (mapped when header-less, watched for saves) and images."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+
+from explorer.engine.catalog import CatalogError, load_variant_file, with_header
+from explorer.engine.records import RunResult, Variant
+from explorer.families import FAMILIES
+from explorer.gui.controllers import Views
+from explorer.gui.controllers.runs import RunCompareController
+from explorer.gui.kernel_dialog import KernelMappingDialog
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState
+
+IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
+SETTLE_MS = 250  # editors save in steps (or replace the file): wait until it settles
+
+
+class KernelFilesController(QObject):
+    """Opens kernels and images; a saved kernel is rebuilt, re-run and, when its animation
+    was showing, re-traced at the same work-group and phase."""
+
+    def __init__(
+        self, model: ConfigModel, state: AppState, views: Views, runs: RunCompareController
+    ) -> None:
+        super().__init__(views.window)
+        self.model = model
+        self.state = state
+        self.views = views
+        self.runs = runs
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._file_changed)
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.timeout.connect(self.reload_kernel)
+        self._changed_path: str | None = None
+        self._retrace_generation: int | None = None
+        runs.run_finished.connect(self._retrace)
+
+    # -- kernels -------------------------------------------------------------------------
+    def open_kernel(self, path: str) -> bool:
+        """Open a .cl file; one without a catalog header goes through the mapping dialog."""
+        try:
+            variant = load_variant_file(path)
+        except CatalogError as exc:
+            if "no catalog header" not in str(exc):
+                QMessageBox.warning(self.views.window, "Cannot open kernel", str(exc))
+                return False
+            dialog = KernelMappingDialog(path, self.views.window)
+            if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
+                return False
+            if not dialog.write.isChecked():
+                self.state.user_headers[str(Path(path))] = dialog.header()
+            variant = dialog.variant
+        self.use_kernel(variant)
+        return True
+
+    def open_kernel_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.views.window, "Open kernel", "", "OpenCL C (*.cl)"
+        )
+        if path:
+            self.open_kernel(path)
+
+    def use_kernel(self, variant: Variant) -> None:
+        """Make a user's kernel current and watch its file: saving it re-runs it."""
+        self.model.add_user_variant(variant)
+        for old in self.watcher.files():
+            self.watcher.removePath(old)
+        self.watcher.addPath(variant.path)
+        self.views.say(f"Opened {variant.path}; saving it re-runs it")
+
+    def _file_changed(self, path: str) -> None:
+        self._changed_path = path
+        self._reload_timer.start(SETTLE_MS)
+
+    def reload_kernel(self) -> None:
+        """The watched file was saved: rebuild, re-run, re-trace; keep the phase and group."""
+        path = self._changed_path or self.model.variant.path
+        if path not in self.watcher.files() and Path(path).exists():
+            self.watcher.addPath(path)  # the editor replaced the file
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+            header = self.state.user_headers.get(str(Path(path)))
+            variant = with_header(source, header, path) if header else load_variant_file(path)
+        except (CatalogError, OSError) as exc:
+            self.views.say(f"{Path(path).name}: {exc} (the last good run stays)")
+            return
+        if variant.path != self.model.variant.path:
+            return
+        self.model.replace_variant(variant)
+        self.state.reloads += 1
+        playback = self.state.playback
+        keep = None
+        if playback is not None and self.state.traced is not None:
+            step = self.views.execution_view.current
+            keep = (playback.group, playback.steps[step].phase if playback.steps else 0)
+        generation = self.runs.run()
+        if keep is not None and generation is not None:
+            self.state.keep_view = keep
+            self._retrace_generation = generation
+
+    def _retrace(self, generation: int, result: RunResult) -> None:
+        if generation != self._retrace_generation:
+            return
+        self._retrace_generation = None
+        if result.status in ("verified", "wrong"):
+            kept = self.state.keep_view
+            self.runs.trace(kept[0] if kept else None)
+        else:
+            self.state.keep_view = None  # a build error: the animation stays as it was
+
+    # -- images --------------------------------------------------------------------------
+    def open_image(self, path: str) -> bool:
+        """A picture as the input of a family that takes one (B of matmul, IN of transpose)."""
+        if "image" not in FAMILIES[self.model.family].input_presets:
+            self.views.say("Images are inputs of matmul and transpose only")
+            return False
+        self.model.set_input("image", image_path=path)
+        self.views.say(f"Input image: {path}")
+        return True
+
+    def open_image_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.views.window, "Open image", "", "Images (*.png *.pgm *.ppm *.npy)"
+        )
+        if path:
+            self.open_image(path)
+
+    # -- drops ---------------------------------------------------------------------------
+    @staticmethod
+    def accepts(path: str) -> bool:
+        """Whether a dropped file is one this controller opens."""
+        return Path(path).suffix.lower() in (*IMAGE_SUFFIXES, ".cl")
+
+    def open_dropped(self, path: str) -> None:
+        if path.lower().endswith(".cl"):
+            self.open_kernel(path)
+        else:
+            self.open_image(path)

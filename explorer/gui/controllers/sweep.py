@@ -1,0 +1,69 @@
+"""The Sweep tab: every combination of two parameters, run through the compare machinery."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from explorer.engine.records import RunRequest, RunResult
+from explorer.gui.controllers import Views
+from explorer.gui.model import ConfigModel
+from explorer.gui.worker import RunController
+
+
+class SweepController(QObject):
+    """Turns the sweep view's axes into requests, fills its cells, loads a clicked cell."""
+
+    def __init__(self, model: ConfigModel, views: Views, worker: RunController) -> None:
+        super().__init__(views.window)
+        self.model = model
+        self.views = views
+        self.worker = worker
+        self._generation = -1  # the sweep's batch; other batches are not ours
+        views.sweep_view.run_requested.connect(self.run_sweep)
+        views.sweep_view.cell_chosen.connect(self.load_cell)
+        worker.compare_progress.connect(self._step)
+
+    def run_sweep(self, *_axes: object) -> None:
+        """Every cell of the sweep view's grid (its axes are read from the view)."""
+        if self.model.device is None:
+            return
+        requests = []
+        for params in self.views.sweep_view.configurations():
+            local = params.get("local", self.model.local)
+            defines = {**self.model.defines, **{k: v for k, v in params.items() if k != "local"}}
+            requests.append(
+                RunRequest(
+                    self.model.variant,
+                    self.model.sizes,
+                    local=local,
+                    defines=defines,
+                    device_key=self.model.device_key,
+                    input=self.model.input,
+                    text=self.model.text,
+                    image_path=self.model.image_path,
+                    keep_output=False,
+                )
+            )
+        self.views.start_progress(len(requests))
+        self._generation = self.worker.compare(requests)
+
+    def _step(self, generation: int, index: int, total: int, result: RunResult) -> None:
+        if generation != self._generation:
+            return
+        self.views.sweep_view.show_cell(index, result)
+        self.views.say(f"Sweep {index + 1}/{total}: {result.status}")
+
+    def load_cell(self, params: dict[str, Any], result: RunResult | None) -> None:
+        """A clicked cell becomes the configuration."""
+        for key, value in params.items():
+            if key == "local":
+                self.model.set_local(tuple(value))
+            else:
+                self.model.set_define(key, int(value))
+        self.views.say(
+            "Loaded "
+            + ", ".join(f"{k}={v}" for k, v in params.items())
+            + (f": {result.summary()}" if result is not None else "")
+        )
