@@ -6,7 +6,6 @@ JPEG, ...) and ``.npy``. The GUI may load any format Qt reads and hand over the 
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -98,60 +97,3 @@ def save_png(values: np.ndarray, path: str | Path) -> None:
     """Write an array as an 8-bit RGB PNG (see :func:`to_rgb8`)."""
     rgb = values if values.dtype == np.uint8 and values.ndim == 3 else to_rgb8(values)
     Image.fromarray(np.ascontiguousarray(rgb[..., :3])).save(path, format="PNG")
-
-
-_GIF_LEVELS = (6, 7, 6)  # red, green, blue levels of the fixed 252-colour palette
-_GIF_RUN = 200  # literals between clear codes: keeps every LZW code 9 bits wide
-
-
-def _gif_palette() -> np.ndarray:
-    r, g, b = (np.linspace(0, 255, n).round().astype(np.uint8) for n in _GIF_LEVELS)
-    grid = np.stack(np.meshgrid(r, g, b, indexing="ij"), axis=-1).reshape(-1, 3)
-    palette = np.zeros((256, 3), dtype=np.uint8)
-    palette[: len(grid)] = grid
-    return palette
-
-
-def _gif_indices(rgb: np.ndarray) -> np.ndarray:
-    levels = np.array(_GIF_LEVELS) - 1
-    q = np.rint(rgb.astype(np.float64) / 255.0 * levels).astype(np.int64)
-    return (
-        q[..., 0] * _GIF_LEVELS[1] * _GIF_LEVELS[2] + q[..., 1] * _GIF_LEVELS[2] + q[..., 2]
-    ).astype(np.uint16)
-
-
-def _gif_lzw(indices: np.ndarray) -> bytes:
-    """Literal-only LZW (a clear code every few pixels): larger than real LZW, but exact,
-    vectorised, and read by every decoder."""
-    clear, end = 256, 257
-    flat = indices.ravel().astype(np.uint16)
-    chunks = np.array_split(flat, max(1, -(-flat.size // _GIF_RUN)))
-    codes = np.concatenate(
-        [np.concatenate([[clear], chunk]) for chunk in chunks] + [np.array([end])]
-    ).astype(np.uint16)
-    bits = ((codes[:, None] >> np.arange(9, dtype=np.uint16)) & 1).astype(np.uint8).ravel()
-    data = np.packbits(bits, bitorder="little").tobytes()
-    blocks = b"".join(
-        bytes([len(data[i : i + 255])]) + data[i : i + 255] for i in range(0, len(data), 255)
-    )
-    return bytes([8]) + blocks + b"\x00"
-
-
-def save_gif(frames: list[np.ndarray], path: str | Path, delay_ms: int = 500) -> None:
-    """Write RGB frames (all the same size, uint8) as a looping animated GIF."""
-    if not frames:
-        raise ValueError("no frames to write")
-    height, width = frames[0].shape[:2]
-    out = bytearray(b"GIF89a")
-    out += struct.pack("<HHBBB", width, height, 0xF7, 0, 0)
-    out += _gif_palette().tobytes()
-    out += b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"  # loop forever
-    delay = max(1, delay_ms // 10)
-    for frame in frames:
-        if frame.shape[:2] != (height, width):
-            raise ValueError("all frames must have the same size")
-        out += b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00"
-        out += b"\x2c" + struct.pack("<HHHHB", 0, 0, width, height, 0)
-        out += _gif_lzw(_gif_indices(frame[..., :3]))
-    out += b"\x3b"
-    Path(path).write_bytes(bytes(out))
