@@ -81,10 +81,19 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
         space = LOCAL if b.space == LOCAL else GLOBAL
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
-        buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims)))
+        is_input = space == GLOBAL and role is not None and role != raw.output_role
+        buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input))
 
     sites = tuple(
-        Site(s.id, s.line, s.op, s.space, s.buffer if s.buffer != NO_BUFFER else -1, s.text)
+        Site(
+            s.id,
+            s.line,
+            s.op,
+            s.space,
+            s.buffer if s.buffer != NO_BUFFER else -1,
+            s.text,
+            s.fences,
+        )
         for s in inst.sites
     )
     order = np.argsort(raw.dispatch[1 : 1 + int(np.prod(num_groups))], kind="stable")

@@ -26,6 +26,8 @@ OP_NAMES = {
 # Memory spaces.
 GLOBAL, LOCAL, NO_SPACE = 0, 1, -1
 SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", NO_SPACE: "none"}
+# The address spaces a barrier or fence orders (its CLK_*_MEM_FENCE flags), as bits.
+FENCE_LOCAL, FENCE_GLOBAL = 1, 2
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class BufferInfo:
     elem_size: int  # bytes of one element of the declared type
     length: int  # elements
     shape: tuple[int, ...] = ()  # declared shape for local arrays (e.g. (16, 17)), else (length,)
+    is_input: bool = False  # a __global buffer the kernel was given to read, not to write
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Site:
     space: int  # GLOBAL, LOCAL or NO_SPACE
     buffer: int  # index into Trace.buffers of the name subscripted, or -1
     text: str  # the source text of the access, e.g. "As[col][row]"
+    fences: int = 0  # for BARRIER and FENCE sites: FENCE_LOCAL | FENCE_GLOBAL bits it orders
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ class SiteDecl:
     space: int
     buffer: int
     text: str
+    fences: int = 0  # barrier and fence sites: FENCE_LOCAL | FENCE_GLOBAL (records.py)
 
 
 @dataclass(frozen=True)

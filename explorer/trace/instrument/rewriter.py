@@ -21,6 +21,8 @@ from explorer.trace.records import (
     ATOMIC,
     BARRIER,
     FENCE,
+    FENCE_GLOBAL,
+    FENCE_LOCAL,
     GLOBAL,
     LOCAL,
     NO_BUFFER,
@@ -100,13 +102,25 @@ class Rewriter:
             return prev.text in ("return", "case", "sizeof") or prev.text in SPACES
         return prev.text not in (")", "]", "++", "--")
 
-    def site(self, line: int, op: int, space: int, buffer: int, text: str) -> int:
+    def site(self, line: int, op: int, space: int, buffer: int, text: str, fences: int = 0) -> int:
         """Declare an access site and return its id."""
         if len(self.state.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.state.sites)
-        self.state.sites.append(SiteDecl(sid, line, op, space, buffer, " ".join(text.split())))
+        self.state.sites.append(
+            SiteDecl(sid, line, op, space, buffer, " ".join(text.split()), fences)
+        )
         return sid
+
+    def fence_flags(self, k0: int, k1: int) -> int:
+        """The address spaces the flags between tokens k0 and k1 name; both when they name
+        neither (a macro or a variable), so a barrier is never taken to order less than it
+        may."""
+        words = {self.tok(k).text for k in range(k0, k1)}
+        fences = (FENCE_LOCAL if "CLK_LOCAL_MEM_FENCE" in words else 0) | (
+            FENCE_GLOBAL if "CLK_GLOBAL_MEM_FENCE" in words else 0
+        )
+        return fences or (FENCE_LOCAL | FENCE_GLOBAL)
 
     def context_op(self, k0: int, k1: int) -> int:
         """Whether the access at k0..k1-1 reads, writes or updates, from what surrounds it."""
@@ -210,7 +224,8 @@ class Rewriter:
             if t.text in BARRIERS or t.text in FENCES:
                 end = self.match(k + 1)
                 op = BARRIER if t.text in BARRIERS else FENCE
-                sid = self.site(t.line, op, NO_SPACE, NO_BUFFER, t.text)
+                fences = self.fence_flags(k + 2, end)
+                sid = self.site(t.line, op, NO_SPACE, NO_BUFFER, t.text, fences)
                 fn = "__tr_barrier" if op == BARRIER else "__tr_fence"
                 call = f"{t.text}({self.rewrite(k + 2, end)})"
                 return f"({fn}(__tr_ptr, {sid}u), {call})", end + 1
