@@ -142,6 +142,9 @@ class Trace:
       wi_group  (W, 3) int32  work-group id
       wi_local  (W, 3) int32  local id
       wi_count  (W,)   int64  records the work-item tried to write (more than kept = overflow)
+    Optional, when the trace was built to record values:
+      values    uint32 the low 32 bits of the value each access read or wrote (the bits of a
+                       float, not a conversion); None when values were not recorded
     """
 
     offset: np.ndarray
@@ -160,6 +163,7 @@ class Trace:
     not_traced: tuple[NotTraced, ...] = ()
     output_role: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    values: np.ndarray | None = None
 
     @cached_property
     def wi(self) -> np.ndarray:
