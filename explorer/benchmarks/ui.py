@@ -63,7 +63,8 @@ def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
     from explorer.gui.main_window import MainWindow
     from explorer.gui.screenshot import dispose, wait_until
 
-    app = QApplication.instance() or QApplication([])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([])
     scratch = tempfile.TemporaryDirectory()
     settings = QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
