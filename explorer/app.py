@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 VIEWS = ("result", "timing", "source", "findings", "grid", "all")
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     from explorer.cli.options import add_selection
 
     parser = argparse.ArgumentParser(prog="kernel-explorer", description="OpenCL Kernel Explorer")
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from explorer.desktop import main as install_desktop
 
         return install_desktop(args_list[1:])
-    args = _parser().parse_args(args_list)
+    args = build_parser().parse_args(args_list)
     session, error = _load_session(args)
     if error and (args.screenshot or args.save_session):
         print(f"error: {error}", file=sys.stderr)
