@@ -54,8 +54,8 @@ class ConfigPanel(QWidget):
             )
         self.variant_combo = QComboBox()
         form.addRow("&Device", self.device_combo)
-        form.addRow("&Family", self.family_combo)
-        form.addRow("&Variant", self.variant_combo)
+        form.addRow("Fa&mily", self.family_combo)
+        form.addRow("V&ariant", self.variant_combo)
         layout.addLayout(form)
 
         # Plain-text labels: rich text is laid out again on every repaint, which the

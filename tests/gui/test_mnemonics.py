@@ -1,0 +1,23 @@
+"""Alt+letter opens the menu a person expects: no field's mnemonic takes a menu's letter."""
+
+import re
+
+from PySide6.QtWidgets import QLabel
+
+
+def mnemonic(text: str) -> str | None:
+    found = re.search(r"&([^&])", text)
+    return found[1].lower() if found else None
+
+
+def test_no_field_label_takes_a_menus_alt_letter(window):
+    menus = {mnemonic(a.text()): a for a in window.menuBar().actions()}
+    assert set(menus) >= {"f", "r", "v", "h"}
+    fields = {
+        mnemonic(label.text()): label.text()
+        for label in window.findChildren(QLabel)
+        if label.isVisibleTo(window) and mnemonic(label.text())
+    }
+    assert fields, "the configuration panel labels its fields with mnemonics"
+    clash = {letter: fields[letter] for letter in set(menus) & set(fields)}
+    assert clash == {}, f"these field labels take a menu's Alt+letter: {clash}"
