@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
         self.state.notice = settings_store.restore(self.settings, self.model)
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1500, 950)
+            self.resize(first_size(self.screen().availableGeometry().size()))
         state = self.settings.value("state")
         if state is not None:
             self.restoreState(state)
@@ -256,3 +256,9 @@ class MainWindow(QMainWindow):
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
         self.worker.shutdown()
         super().closeEvent(event)
+
+
+def first_size(available: QSize) -> QSize:
+    """The window's size on a first start: 1500×950, or the whole screen where it is smaller
+    (a 1280×720 projector), so nothing starts below the screen's edge."""
+    return QSize(min(1500, available.width()), min(950, available.height()))

@@ -1,4 +1,4 @@
-"""Alt+letter opens the menu a person expects: no field's mnemonic takes a menu's letter."""
+"""A first start a person can use: the window fits the screen, Alt+letter opens the menu a person expects."""
 
 import re
 
@@ -21,3 +21,12 @@ def test_no_field_label_takes_a_menus_alt_letter(window):
     assert fields, "the configuration panel labels its fields with mnemonics"
     clash = {letter: fields[letter] for letter in set(menus) & set(fields)}
     assert clash == {}, f"these field labels take a menu's Alt+letter: {clash}"
+
+
+def test_a_first_start_fits_a_small_screen():
+    from PySide6.QtCore import QSize
+
+    from explorer.gui.main_window import first_size
+
+    assert first_size(QSize(1280, 690)) == QSize(1280, 690)
+    assert first_size(QSize(1920, 1050)) == QSize(1500, 950)
