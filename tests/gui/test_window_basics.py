@@ -1,4 +1,5 @@
-"""A first start a person can use: the window fits the screen, Alt+letter opens the menu a person expects."""
+"""A first start a person can use: the window fits the screen, Alt+letter opens the menu
+a person expects."""
 
 import re
 
