@@ -229,8 +229,14 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.state.notice = settings_store.restore(self.settings, self.model)
         geometry = self.settings.value("geometry")
+        available = self.screen().availableGeometry().size()
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(first_size(self.screen().availableGeometry().size()))
+            self.resize(first_size(available))
+        if not fits(self.size(), available):
+            # A small screen (a projector), or a size saved on a larger one: the window manager
+            # fits a maximised window, title bar included.
+            self.resize(first_size(available))
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
         state = self.settings.value("state")
         if state is not None:
             self.restoreState(state)
@@ -256,6 +262,16 @@ class MainWindow(QMainWindow):
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
         self.worker.shutdown()
         super().closeEvent(event)
+
+
+# Room for a window manager's title bar and borders around the window.
+FRAME_ALLOWANCE = QSize(16, 48)
+
+
+def fits(size: QSize, available: QSize) -> bool:
+    """Whether a window of ``size``, with its frame, fits on a screen of ``available``."""
+    framed = size + FRAME_ALLOWANCE
+    return framed.width() <= available.width() and framed.height() <= available.height()
 
 
 def first_size(available: QSize) -> QSize:

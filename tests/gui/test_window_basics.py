@@ -27,7 +27,10 @@ def test_no_field_label_takes_a_menus_alt_letter(window):
 def test_a_first_start_fits_a_small_screen():
     from PySide6.QtCore import QSize
 
-    from explorer.gui.main_window import first_size
+    from explorer.gui.main_window import first_size, fits
 
-    assert first_size(QSize(1280, 690)) == QSize(1280, 690)
     assert first_size(QSize(1920, 1050)) == QSize(1500, 950)
+    assert fits(QSize(1500, 950), QSize(1920, 1050))
+    small = QSize(1280, 720)
+    assert first_size(small) == small
+    assert not fits(first_size(small), small)  # so the window starts maximised there
