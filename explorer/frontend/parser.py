@@ -63,12 +63,18 @@ MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.REA
 
 
 def parse(
-    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    *,
+    cl_std: str = "CL1.2",
+    strict: bool = True,
 ) -> ParsedSource:
     """Parse `source` (the contents of `filename`) built with `-D` `defines`.
 
     Raises ParseError with the compiler's messages, at the user's lines, when the source is
-    not valid OpenCL C for these defines.
+    not valid OpenCL C for these defines. With `strict` off, what clang could still read is
+    returned (a dialog can list kernels and parameters of a file whose defines it lacks).
     """
     unit = clang_bridge.parse_unit(source, filename, defines, cl_std)
     positions = _Positions(source)
@@ -81,7 +87,7 @@ def parse(
             errors.append(record)
         elif d.severity == ci.Diagnostic.Warning:
             warnings.append(record)
-    if errors:
+    if errors and strict:
         raise ParseError(filename, tuple(errors))
     macros = [
         _Macro(
@@ -506,7 +512,9 @@ class _Walker:
         """The `__local` variables one declaration statement declares."""
         end = self.positions.char(c.extent.end.offset)
         for decl in _children(c):
-            if decl.kind != K.VAR_DECL or _space(decl.type.spelling) is not AddressSpace.LOCAL:
+            if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
+                continue
+            if _space(decl.type.spelling) is not AddressSpace.LOCAL:
                 continue
             shape: list[int] = []
             t = decl.type.get_canonical()
