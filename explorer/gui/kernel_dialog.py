@@ -3,7 +3,6 @@ family's roles, and (on request) write the header into the file."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from PySide6.QtWidgets import (

@@ -306,14 +306,23 @@ class _Rewrite:
 
     # -- synchronisation ------------------------------------------------------------
     def sync(self, s: SyncSite) -> None:
-        """Barriers and fences are recorded where they are; wait_group_events is not a site."""
-        if s.kind not in BARRIERS and s.kind not in FENCES:
-            return
+        """Barriers and fences are recorded where they are. ``wait_group_events`` is recorded
+        as a barrier: after it every work-item of the group sees what the copies wrote (it
+        always runs: a copy not waited for would still be in flight)."""
         fences = (FENCE_LOCAL if AddressSpace.LOCAL in s.fences else 0) | (
             FENCE_GLOBAL if AddressSpace.GLOBAL in s.fences else 0
         )
         name = s.kind.value
-        if s.kind in BARRIERS:
+        if s.kind is SyncKind.WAIT_GROUP_EVENTS:
+            sid = self.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences)
+            index = self.barriers
+            self.barriers += 1
+            self.add(
+                s.span.start,
+                s.span.end,
+                lambda edit: f"(__tr_barrier(__tr_ptr, {sid}u, {index}u), {self.inner(edit)})",
+            )
+        elif s.kind in BARRIERS:
             sid = self.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences)
             index = self.barriers
             self.barriers += 1
