@@ -737,6 +737,12 @@ class _Walker:
             for a in args:
                 self.visit(a, READ)
         else:
+            if name.startswith("__builtin_") and any(
+                _canonical_kind(a.type) == T.POINTER
+                and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+                for a in args
+            ):
+                self._unclassified(c, f"{name} touches memory through a pointer")
             if name in self.own_functions:
                 span, macro = self._span(c)
                 close = self.positions.char(c.extent.end.offset) - 1

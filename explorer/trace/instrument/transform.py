@@ -442,7 +442,7 @@ def instrument(
     Helper functions the source defines receive the trace state as an extra last argument
     (their prototypes too). Other kernels in the file keep working, untraced.
     """
-    chosen = dict(defines or {})
+    chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
     try:
         parsed = parse(source, chosen, FILENAME)
         if parsed.has_macro_sites:
