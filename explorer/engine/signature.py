@@ -36,7 +36,11 @@ _CANONICAL = {
     "unsigned long": "ulong",
     "bool": "uchar",
 }
-_SPACES = {AddressSpace.GLOBAL: "global", AddressSpace.LOCAL: "local", AddressSpace.CONSTANT: "constant"}
+_SPACES = {
+    AddressSpace.GLOBAL: "global",
+    AddressSpace.LOCAL: "local",
+    AddressSpace.CONSTANT: "constant",
+}
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,9 @@ def kernel_signature(
 def kernel_names(source: str, defines: dict[str, int] | None = None) -> list[str]:
     """The ``__kernel`` functions of ``source``, in source order."""
     try:
-        return [k.name for k in parse(source, dict(defines or {}), "kernel.cl", strict=False).kernels]
+        return [
+            k.name for k in parse(source, dict(defines or {}), "kernel.cl", strict=False).kernels
+        ]
     except ParseError:
         return []
 

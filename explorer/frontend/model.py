@@ -238,7 +238,11 @@ class ParsedSource:
     @property
     def has_macro_sites(self) -> bool:
         """Whether an access, a barrier or a call was written inside a macro."""
-        return any(x.macro for x in (*self.accesses, *self.syncs, *self.calls))
+        return (
+            any(a.macro for a in self.accesses)
+            or any(s.macro for s in self.syncs)
+            or any(c.macro for c in self.calls)
+        )
 
     @property
     def kernels(self) -> tuple[Function, ...]:

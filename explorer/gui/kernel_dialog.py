@@ -17,11 +17,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from explorer.engine import signature
 from explorer.engine.catalog import header_text, with_header
 from explorer.engine.records import Variant
-from explorer.engine import signature
 from explorer.engine.signature import Parameter, kernel_signature
 from explorer.families import FAMILIES, get_family
+
 
 def kernel_names(source: str) -> list[str]:
     """The kernels of ``source``, as the front end reads them."""

@@ -21,18 +21,33 @@ R, W, B = "read", "write", "barrier"
 
 GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] = {
     "01_macros.cl": (
-        {(16, R, "IN", 4), (16, W, "tile", 4), (17, B, "-", 1), (19, R, "tile", 4),
-         (19, W, "OUT", 4)},
+        {
+            (16, R, "IN", 4),
+            (16, W, "tile", 4),
+            (17, B, "-", 1),
+            (19, R, "tile", 4),
+            (19, W, "OUT", 4),
+        },
         [],
     ),
     "02_local_struct.cl": (
-        {(15, R, "IN", 4), (15, W, "cells", 4), (16, B, "-", 1), (18, R, "cells", 4),
-         (18, W, "OUT", 4)},
+        {
+            (15, R, "IN", 4),
+            (15, W, "cells", 4),
+            (16, B, "-", 1),
+            (18, R, "cells", 4),
+            (18, W, "OUT", 4),
+        },
         [],
     ),
     "03_local_float2.cl": (
-        {(14, R, "IN", 4), (14, W, "pair", 4), (15, B, "-", 1), (17, R, "pair", 4),
-         (17, W, "OUT", 4)},
+        {
+            (14, R, "IN", 4),
+            (14, W, "pair", 4),
+            (15, B, "-", 1),
+            (17, R, "pair", 4),
+            (17, W, "OUT", 4),
+        },
         [],
     ),
     "04_struct_of_pointers.cl": ({(16, R, "IN", 4), (16, W, "OUT", 4)}, []),
@@ -46,28 +61,55 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
     "09_pointer_arith.cl": ({(16, R, "IN", 4), (16, W, "OUT", 4)}, []),
     "10_ternary_cast.cl": ({(14, R, "IN", 4), (14, W, "OUT", 4)}, []),
     "11_vload_vstore.cl": (
-        {(13, R, "IN", 16), (14, R, "IN", 16), (15, W, "OUT", 16), (16, W, "OUT", 16),
-         (17, W, "OUT", 16), (18, W, "OUT", 16)},
+        {
+            (13, R, "IN", 16),
+            (14, R, "IN", 16),
+            (15, W, "OUT", 16),
+            (16, W, "OUT", 16),
+            (17, W, "OUT", 16),
+            (18, W, "OUT", 16),
+        },
         [],
     ),
     "12_async_copy.cl": (
-        {(16, R, "IN", 4), (16, W, "tile", 4), (17, B, "-", 1), (18, R, "tile", 4),
-         (18, W, "OUT", 4)},
+        {
+            (16, R, "IN", 4),
+            (16, W, "tile", 4),
+            (17, B, "-", 1),
+            (18, R, "tile", 4),
+            (18, W, "OUT", 4),
+        },
         [],
     ),
     "13_local_scalar.cl": (
-        {(12, W, "stride", 4), (13, B, "-", 1), (15, R, "stride", 4), (15, R, "IN", 4),
-         (15, W, "OUT", 4)},
+        {
+            (12, W, "stride", 4),
+            (13, B, "-", 1),
+            (15, R, "stride", 4),
+            (15, R, "IN", 4),
+            (15, W, "OUT", 4),
+        },
         [],
     ),
     "14_cmpxchg.cl": (
-        {(13, W, "claimed", 4), (14, B, "-", 1), (15, "atomic", "claimed", 4),
-         (15, R, "claimed", 4), (16, R, "IN", 4), (16, W, "OUT", 4)},
+        {
+            (13, W, "claimed", 4),
+            (14, B, "-", 1),
+            (15, "atomic", "claimed", 4),
+            (15, R, "claimed", 4),
+            (16, R, "IN", 4),
+            (16, W, "OUT", 4),
+        },
         [],
     ),
     "15_barrier_divergence.cl": (
-        {(14, R, "IN", 4), (14, W, "tile", 4), (16, B, "-", 1), (17, R, "tile", 4),
-         (17, W, "OUT", 4)},
+        {
+            (14, R, "IN", 4),
+            (14, W, "tile", 4),
+            (16, B, "-", 1),
+            (17, R, "tile", 4),
+            (17, W, "OUT", 4),
+        },
         [("barrier-divergence", 16)],
     ),
     "16_private_array.cl": ({(15, R, "IN", 4), (16, W, "OUT", 4)}, []),
@@ -95,7 +137,9 @@ def test_construct_is_traced_as_written(executor, device, name):
     seen = set()
     for s in trace.sites:
         mask = trace.site == s.id
-        for buffer, size in set(zip(trace.buffer[mask].tolist(), trace.size[mask].tolist())):
+        for buffer, size in set(
+            zip(trace.buffer[mask].tolist(), trace.size[mask].tolist(), strict=True)
+        ):
             name_of = trace.buffers[buffer].name if buffer >= 0 else "-"
             seen.add((s.line, OP_NAMES[s.op], name_of, size))
     sites, findings = GOLDEN[name]

@@ -80,6 +80,11 @@ SCALAR_BYTES = {
     "ulong": 8,
     "double": 8,
 }
+BUFFER_SPACE: dict[AddressSpace, int | str] = {
+    AddressSpace.GLOBAL: GLOBAL,
+    AddressSpace.LOCAL: LOCAL,
+    AddressSpace.CONSTANT: "constant",
+}
 BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
 FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
 
@@ -152,20 +157,24 @@ class _Rewrite:
         edit.emit = lambda: emit(edit)
         self.edits.append(edit)
 
+    def insert(self, start: int, end: int, text: str) -> None:
+        """Replace [start, end) (usually empty) by fixed text."""
+        self.edits.append(_Edit(start, end, lambda: text))
+
     # -- accesses -----------------------------------------------------------------------
     def access(self, a: AccessSite) -> None:
         """Wrap one access site (skipped: private memory, which no other work-item sees)."""
         if a.address_space is AddressSpace.PRIVATE:
             return
         hint = self.hint(a)
-        if a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER:
-            if a.function == self.kernel or not any(
-                b.space == "constant" for b in self.buffers
-            ):
-                self.not_traced.append(
-                    (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
-                )
-                return
+        unnamed_constant = a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER
+        if unnamed_constant and (
+            a.function == self.kernel or not any(b.space == "constant" for b in self.buffers)
+        ):
+            self.not_traced.append(
+                (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
+            )
+            return
         if a.address_space is AddressSpace.LOCAL:
             self.uses_local = True
         space = LOCAL if a.address_space is AddressSpace.LOCAL else GLOBAL
@@ -183,9 +192,7 @@ class _Rewrite:
 
             def emit(edit: _Edit) -> str:
                 base, _, selector = self.inner(edit).rpartition(".")
-                return (
-                    f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)).{selector}"
-                )
+                return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)).{selector}"
 
             self.add(a.span.start, a.span.end, emit)
         else:
@@ -248,9 +255,7 @@ class _Rewrite:
             pointer, offset = args[-1], args[-2]
             p = self.render(pointer.start, pointer.end)
             o = self.render(offset.start, offset.end)
-            traced = (
-                f"__TR_V{code}(({p}) + (size_t)({o}) * {width}, {width}, {sid}u, {hint}u)"
-            )
+            traced = f"__TR_V{code}(({p}) + (size_t)({o}) * {width}, {width}, {sid}u, {hint}u)"
             head = self.text[edit.start : args[0].start]
             if len(args) == 2:
                 return f"{head}0, {traced})"
@@ -272,12 +277,18 @@ class _Rewrite:
                 self.uses_local = True
         hint_w, hint_r = self.hint(write), self.hint(read)
         sw = self.site(
-            write.line, WRITE, LOCAL if write.address_space is AddressSpace.LOCAL else GLOBAL,
-            hint_w, write.text,
+            write.line,
+            WRITE,
+            LOCAL if write.address_space is AddressSpace.LOCAL else GLOBAL,
+            hint_w,
+            write.text,
         )
         sr = self.site(
-            read.line, READ, LOCAL if read.address_space is AddressSpace.LOCAL else GLOBAL,
-            hint_r, read.text,
+            read.line,
+            READ,
+            LOCAL if read.address_space is AddressSpace.LOCAL else GLOBAL,
+            hint_r,
+            read.text,
         )
         to_local = write.address_space is AddressSpace.LOCAL
         fn = "__tr_async_lg" if to_local else "__tr_async_gl"
@@ -296,11 +307,7 @@ class _Rewrite:
                 f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
                 f" {hint_r}u)"
             )
-            return (
-                self.render(edit.start, count.start)
-                + traced
-                + self.render(count.end, edit.end)
-            )
+            return self.render(edit.start, count.start) + traced + self.render(count.end, edit.end)
 
         self.add(write.span.start, write.span.end, emit)
 
@@ -349,11 +356,7 @@ class _Rewrite:
             raise InstrumentError(f"no '__kernel void {self.kernel}(...)' definition in the source")
         for index, p in enumerate(target.parameters):
             if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
-                space: int | str = {
-                    AddressSpace.GLOBAL: GLOBAL,
-                    AddressSpace.LOCAL: LOCAL,
-                    AddressSpace.CONSTANT: "constant",
-                }[p.address_space]
+                space = BUFFER_SPACE[p.address_space]
                 self.buffers.append(BufferDecl(len(self.buffers), p.name, space, index, 1))
         registrations: list[tuple[int, str]] = []
         for v in parsed.variables:
@@ -397,36 +400,36 @@ class _Rewrite:
         for c in parsed.calls:
             if c.callee in helpers:
                 glue = "__tr_ptr" if c.args_empty else ", __tr_ptr"
-                self.add(c.args_close, c.args_close, lambda edit, g=glue: g)
-        for f in (*parsed.helpers, *parsed.prototypes):
-            if f.name in helpers and f.params_close >= 0:
-                glue = STATE_PARAM if f.params_empty else ", " + STATE_PARAM
-                start = f.params_close
-                if f.params_empty:  # `(void)` loses its `void`
-                    start = self.text.rfind("(", 0, f.params_close) + 1
-                self.add(start, f.params_close, lambda edit, g=glue: g)
+                self.insert(c.args_close, c.args_close, glue)
+        declared = [(f.name, f.params_close, f.params_empty) for f in parsed.helpers]
+        declared += [(f.name, f.params_close, f.params_empty) for f in parsed.prototypes]
+        for name, close, empty in declared:
+            if name in helpers and close >= 0:
+                glue = STATE_PARAM if empty else ", " + STATE_PARAM
+                start = self.text.rfind("(", 0, close) + 1 if empty else close  # `(void)` too
+                self.insert(start, close, glue)
         for f in parsed.kernels:
             if f.name == self.kernel:
                 continue
-            self.add(f.body.start + 1, f.body.start + 1, lambda edit: " __tr_state* __tr_ptr = 0;")
+            self.insert(f.body.start + 1, f.body.start + 1, " __tr_state* __tr_ptr = 0;")
         for r in parsed.returns:
             if r.function == self.kernel and not r.has_value:
-                self.add(r.span.start, r.span.start, lambda edit: "{ __tr_end(__tr_ptr); ")
+                self.insert(r.span.start, r.span.start, "{ __tr_end(__tr_ptr); ")
                 after = self.text.find(";", r.span.end) + 1
-                self.add(after, after, lambda edit: " }")
+                self.insert(after, after, " }")
         for at, code in registrations:
-            self.add(at, at, lambda edit, c=code: c)
+            self.insert(at, at, code)
         glue = ", ".join(EXTRA_PARAMS)
         start = target.params_close
         if target.params_empty:
             start = self.text.rfind("(", 0, target.params_close) + 1
         else:
             glue = ", " + glue
-        self.add(start, target.params_close, lambda edit, g=glue: g)
+        self.insert(start, target.params_close, glue)
         opening = target.body.start + 1
         self.add(opening, opening, lambda edit: begin_code(self.buffers, self.uses_local))
         closing = target.body.end - 1
-        self.add(closing, closing, lambda edit: " __tr_end(__tr_ptr); ")
+        self.insert(closing, closing, " __tr_end(__tr_ptr); ")
 
         # Outermost first at each offset; insertions at an offset go before what starts there.
         self.edits.sort(key=lambda e: (e.start, e.end > e.start, -(e.end - e.start)))

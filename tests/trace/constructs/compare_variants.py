@@ -36,14 +36,31 @@ def main() -> None:
         try:
             data = json.loads(done.stdout)
         except json.JSONDecodeError:
-            print(json.dumps({"variant": f"{family}/{variant}", "rc": done.returncode,
-                              "error": (done.stdout + done.stderr).strip()[-300:]}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "variant": f"{family}/{variant}",
+                        "rc": done.returncode,
+                        "error": (done.stdout + done.stderr).strip()[-300:],
+                    }
+                ),
+                flush=True,
+            )
             continue
         findings = sorted({(f["kind"], f["line"]) for f in data.get("findings", [])})
         sites = sorted({(s["line"], s["op"], s["buffer"]) for s in data.get("sites", [])})
-        print(json.dumps({"variant": f"{family}/{variant}", "rc": done.returncode,
-                          "complete": data.get("complete"), "findings": findings,
-                          "sites": sites}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "variant": f"{family}/{variant}",
+                    "rc": done.returncode,
+                    "complete": data.get("complete"),
+                    "findings": findings,
+                    "sites": sites,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
