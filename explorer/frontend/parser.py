@@ -87,7 +87,13 @@ def parse(
             errors.append(record)
         elif d.severity == ci.Diagnostic.Warning:
             warnings.append(record)
+    lines = line_map(source) if LINE_DIRECTIVE.search(source) else ()
     if errors and strict:
+        if lines:
+            errors = [
+                replace(e, line=lines[e.line - 1] if 0 < e.line <= len(lines) else e.line)
+                for e in errors
+            ]
         raise ParseError(filename, tuple(errors))
     macros = [
         _Macro(
@@ -114,7 +120,7 @@ def parse(
             prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
             continue
         functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
-    return ParsedSource(
+    parsed = ParsedSource(
         filename=filename,
         source=source,
         functions=tuple(functions),
@@ -127,6 +133,7 @@ def parse(
         calls=tuple(walker.calls),
         returns=tuple(walker.returns),
     )
+    return _at_user_lines(parsed, lines) if lines else parsed
 
 
 OPENCL_PREDEFINED = {
@@ -138,7 +145,7 @@ OPENCL_PREDEFINED = {
     "__ENDIAN_LITTLE__": "1",
     "__kernel_exec(X, typen)": "__kernel __attribute__((work_group_size_hint(X, 1, 1)))",
 }
-LINE_DIRECTIVE = re.compile(r"^\s*#\s*line\s+(\d+)")
+LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.M)
 
 
 def expand(source: str, defines: dict[str, int | str], filename: str) -> str:
@@ -184,18 +191,15 @@ def parse_expanded(
     """Parse `source` after expanding its macros: every access a macro writes gets a span of
     its own. Spans are offsets into the expanded text (`ParsedSource.source`); every `line`
     is the user's own line, through `ParsedSource.line_map`."""
-    expanded = expand(source, defines, filename)
-    lines = line_map(expanded)
+    return parse(expand(source, defines, filename), {}, filename, cl_std=cl_std)
+
+
+def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource:
+    """`parsed` with every line read through the source's own `#line` directives."""
 
     def user(line: int) -> int:
         return lines[line - 1] if 0 < line <= len(lines) else line
 
-    try:
-        parsed = parse(expanded, {}, filename, cl_std=cl_std)
-    except ParseError as exc:
-        raise ParseError(
-            filename, tuple(replace(d, line=user(d.line)) for d in exc.diagnostics)
-        ) from None
     return replace(
         parsed,
         functions=tuple(replace(f, line=user(f.line)) for f in parsed.functions),
