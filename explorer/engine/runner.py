@@ -124,7 +124,7 @@ def prepare(
             variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )
-        params = kernel_parameters(variant.source, variant.kernel)
+        params = kernel_parameters(variant.source, variant.kernel, launch.defines)
     except BuildError as exc:
         return head.failed(str(exc), "build", build_log=exc.log)
     except SignatureError as exc:

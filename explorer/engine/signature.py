@@ -1,16 +1,18 @@
-"""The parameter list of a ``__kernel`` function, read from its OpenCL C source.
+"""The parameter list of a ``__kernel`` function, read by the OpenCL C front end.
 
 The catalog header maps the family's roles onto parameters by position; the types
-(``int`` vs ``uint``, ``__global`` vs ``__local``) come from the source itself, so the
-seeds' kernels run with their own parameter types.
+(``int`` vs ``uint``, ``__global`` vs ``__local``, a ``typedef int index_t``) come from the
+source itself as clang types them, so the seeds' kernels run with their own parameter types.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from explorer.frontend import AddressSpace, ParseError, parse
+from explorer.frontend import Parameter as SourceParameter
 
 _SCALARS: dict[str, type[np.number]] = {
     "char": np.int8,
@@ -25,65 +27,81 @@ _SCALARS: dict[str, type[np.number]] = {
     "float": np.float32,
     "double": np.float64,
 }
-_QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "unsigned", "signed"}
+# clang's canonical spelling of each scalar type, as OpenCL C names it.
+_CANONICAL = {
+    "signed char": "char",
+    "unsigned char": "uchar",
+    "unsigned short": "ushort",
+    "unsigned int": "uint",
+    "unsigned long": "ulong",
+    "bool": "uchar",
+}
+_SPACES = {
+    AddressSpace.GLOBAL: "global",
+    AddressSpace.LOCAL: "local",
+    AddressSpace.CONSTANT: "constant",
+}
 
 
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    space: str  # "global", "local", "constant" for pointers; "scalar" otherwise
+    space: str  # "global", "local", "constant" for pointers; "image"; "scalar" otherwise
     scalar_type: str | None  # for scalars: "int", "uint", "float", ...
+    is_image: bool = False  # an image2d_t/image3d_t/... memory object
 
 
 class SignatureError(ValueError):
     pass
 
 
-def _strip_comments(source: str) -> str:
-    source = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), source, flags=re.S)
-    return re.sub(r"//[^\n]*", "", source)
+def _parameter(p: SourceParameter) -> Parameter:
+    if p.is_pointer:
+        return Parameter(p.name, _SPACES.get(p.address_space, "global"), None)
+    words = p.element_type.replace("__read_only", "").replace("__write_only", "").split()
+    base = _CANONICAL.get(" ".join(words), " ".join(words))
+    if base.startswith("image") or base.startswith("__read") or "image" in p.type_text:
+        return Parameter(p.name, "image", None, is_image=True)
+    return Parameter(p.name, "scalar", base)
 
 
-def kernel_parameters(source: str, kernel: str) -> list[Parameter]:
-    """The parameters of ``kernel`` in declaration order."""
-    code = _strip_comments(source)
-    match = re.search(
-        r"(?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+"
-        + re.escape(kernel)
-        + r"\s*\(([^)]*)\)",
-        code,
-        flags=re.S,
-    )
-    if match is None:
-        raise SignatureError(f"no '__kernel void {kernel}(...)' in the source")
-    params = []
-    for raw in match.group(1).split(","):
-        text = " ".join(raw.split())
-        if not text:
-            continue
-        name_match = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*$", text)
-        if name_match is None:
-            raise SignatureError(f"cannot read parameter {text!r} of {kernel}")
-        name = name_match.group(1)
-        words = re.findall(r"[A-Za-z_]\w*", text[: name_match.start()])
-        pointer = "*" in text or name_match.group(2) is not None
-        if pointer:
-            space = "global"
-            for w in words:
-                if w in ("__local", "local"):
-                    space = "local"
-                elif w in ("__constant", "constant"):
-                    space = "constant"
-            params.append(Parameter(name, space, None))
-        else:
-            unsigned = "unsigned" in words
-            types = [w for w in words if w not in _QUALIFIERS and not w.startswith("__")]
-            base = types[-1] if types else "int"
-            if unsigned and base in ("int", "char", "short", "long"):
-                base = "u" + base
-            if base not in _SCALARS:
-                raise SignatureError(f"parameter {name} of {kernel} has unsupported type {base!r}")
-            params.append(Parameter(name, "scalar", base))
+def kernel_signature(
+    source: str, kernel: str, defines: dict[str, int] | None = None
+) -> list[Parameter]:
+    """Every parameter of ``kernel`` in declaration order, images included (the dialog
+    shows them). A source that does not compile without its defines is read as far as it
+    can be."""
+    parsed = parse(source, dict(defines or {}), "kernel.cl", strict=False)
+    try:
+        function = parsed.kernel(kernel)
+    except KeyError:
+        raise SignatureError(f"no '__kernel void {kernel}(...)' in the source") from None
+    return [_parameter(p) for p in function.parameters]
+
+
+def kernel_names(source: str, defines: dict[str, int] | None = None) -> list[str]:
+    """The ``__kernel`` functions of ``source``, in source order."""
+    try:
+        return [
+            k.name for k in parse(source, dict(defines or {}), "kernel.cl", strict=False).kernels
+        ]
+    except ParseError:
+        return []
+
+
+def kernel_parameters(
+    source: str, kernel: str, defines: dict[str, int] | None = None
+) -> list[Parameter]:
+    """The parameters of ``kernel`` in declaration order, each one a type the runner can
+    pass (a buffer, a local size or a number)."""
+    params = kernel_signature(source, kernel, defines)
+    for p in params:
+        if p.is_image:
+            raise SignatureError(f"parameter {p.name} of {kernel} is an image, not supported")
+        if p.space == "scalar" and p.scalar_type not in _SCALARS:
+            raise SignatureError(
+                f"parameter {p.name} of {kernel} has unsupported type {p.scalar_type!r}"
+            )
     return params
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
     bind,
@@ -121,8 +122,8 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     run = request.run
     variant = run.variant
     try:
-        inst = instrument(variant.source, variant.kernel)
-    except InstrumentError as exc:
+        inst = instrument(variant.source, variant.kernel, resolve_defines(variant, run.defines))
+    except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
@@ -157,10 +158,22 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         meta_buf = buffer(meta)
         dummy_buf = cl.Buffer(ctx, mf.READ_WRITE, 256)
 
+        nbar = max(1, inst.barriers)
+        diverged = np.zeros(0, dtype=bool)
+
         def launch(
-            slots: np.ndarray, offsets: np.ndarray, count_only: bool, capacity_records: int
+            slots: np.ndarray,
+            offsets: np.ndarray,
+            count_only: bool,
+            capacity_records: int,
+            real_barriers: bool,
         ) -> tuple[np.ndarray, np.ndarray, tuple[Any, Any]]:
-            w = int((slots >= 0).sum()) * per_group
+            nonlocal diverged
+            traced_groups = int((slots >= 0).sum())
+            w = traced_groups * per_group
+            arrivals = np.zeros((max(1, traced_groups), nbar, 2), dtype=np.uint32)
+            arrivals[:, :, 0] = np.iinfo(np.uint32).max
+            bar_buf = buffer(arrivals)
             plane = max(4, capacity_records * 4)  # offsets and words, in two planes
             rec_bufs = (cl.Buffer(ctx, mf.READ_WRITE, plane), cl.Buffer(ctx, mf.READ_WRITE, plane))
             counts = np.zeros(max(1, w), dtype=np.uint32)
@@ -177,6 +190,8 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 meta_buf,
                 dummy_buf,
                 np.uint32(1 if count_only else 0),
+                bar_buf,
+                np.uint32(1 if real_barriers else 0),
             ]
             p.kernel.set_args(*args)
             reset_output(p, bound)
@@ -186,15 +201,21 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                     p.queue, p.kernel, p.launch.global_size, p.launch.local_size
                 ).wait()
             cl.enqueue_copy(p.queue, counts, cnt_buf)
+            cl.enqueue_copy(p.queue, arrivals, bar_buf)
             cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
+            # A group whose work-items passed a barrier site different numbers of times.
+            seen = arrivals[:traced_groups]
+            diverged = ((seen[:, :, 0] != seen[:, :, 1]) & (seen[:, :, 1] > 0)).any(axis=1)
             return counts[:w], dispatch, rec_bufs
 
-        def count(groups: np.ndarray) -> np.ndarray:
-            """Records per work-item of the given groups, (groups, per_group), in order."""
+        def count(groups: np.ndarray, real_barriers: bool = False) -> np.ndarray:
+            """Records per work-item of the given groups, (groups, per_group), in order.
+            Without real barriers (the default) a barrier only some work-items reach is
+            counted, not executed (see runtime.cl)."""
             count_slots = np.full(total_groups, -1, dtype=np.int32)
             count_slots[groups] = np.arange(groups.size, dtype=np.int32)
             zero = np.zeros(groups.size * per_group + 1)
-            counted, _, _ = launch(count_slots, zero, True, 0)
+            counted, _, _ = launch(count_slots, zero, True, 0, real_barriers)
             return counted.reshape(groups.size, per_group)
 
         t0 = time.perf_counter()
@@ -208,6 +229,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             near = groups_to_count(probe_records, num_groups, request.budget_bytes, request.center)
             counted = np.arange(total_groups) if near is None else near
         wi_records[counted] = count(counted)
+        divergent = bool(diverged.any())
         group_records[counted] = wi_records[counted].sum(axis=1)
         timings["count_ms"] = (time.perf_counter() - t0) * 1e3
 
@@ -221,7 +243,14 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         capacity = int(offsets[-1])
 
         t0 = time.perf_counter()
-        counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity)
+        counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity, not divergent)
+        if not divergent and not np.array_equal(counts2, wi_counts):
+            # With real barriers the kernel took other paths than when counted without them
+            # (it reads what other work-items wrote): count again with them, and record.
+            wi_counts = count(window, True).ravel().astype(np.uint64)
+            offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
+            capacity = int(offsets[-1])
+            counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity, True)
         output, _ = read_output(p, bound)
         # Mapped, not copied: on a CPU device the records are read where the kernel wrote
         # them (hundreds of MB). The arrays keep their buffers alive until they are dropped.

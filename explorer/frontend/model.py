@@ -96,6 +96,59 @@ class Function:
     is_kernel: bool
     parameters: tuple[Parameter, ...]
     body: Span
+    params_close: int = -1  # offset of the `)` that closes the parameter list
+    params_empty: bool = False  # `()` or `(void)`: a parameter added goes alone
+
+
+@dataclass(frozen=True)
+class Prototype:
+    """A function declared without a body (a forward prototype): where its parameters end."""
+
+    name: str
+    line: int
+    params_close: int
+    params_empty: bool
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A `__local` variable a function body declares (an array or a scalar).
+
+    `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
+    one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
+    may add statements that run once the variable exists.
+    """
+
+    name: str
+    function: str
+    line: int
+    address_space: AddressSpace
+    shape: tuple[int, ...]
+    element_size: int
+    decl_end: int
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a function the source itself defines: a rewriter may add an argument."""
+
+    function: str
+    callee: str
+    line: int
+    span: Span
+    args_close: int  # offset of the call's closing `)`
+    args_empty: bool
+    macro: str | None = None
+
+
+@dataclass(frozen=True)
+class Return:
+    """A `return` statement, so a rewriter can run code on every way out of a function."""
+
+    function: str
+    line: int
+    span: Span
+    has_value: bool
 
 
 @dataclass(frozen=True)
@@ -176,6 +229,20 @@ class ParsedSource:
     syncs: tuple[SyncSite, ...]
     unclassified: tuple[Unclassified, ...]
     warnings: tuple[Diagnostic, ...]
+    prototypes: tuple[Prototype, ...] = ()
+    variables: tuple[Variable, ...] = ()
+    calls: tuple[Call, ...] = ()
+    returns: tuple[Return, ...] = ()
+    line_map: tuple[int, ...] = ()  # user line of each line of `source`, when it was expanded
+
+    @property
+    def has_macro_sites(self) -> bool:
+        """Whether an access, a barrier or a call was written inside a macro."""
+        return (
+            any(a.macro for a in self.accesses)
+            or any(s.macro for s in self.syncs)
+            or any(c.macro for c in self.calls)
+        )
 
     @property
     def kernels(self) -> tuple[Function, ...]:

@@ -91,3 +91,4 @@ typedef half half16 __attribute__((ext_vector_type(16)));
 #if __OPENCL_C_VERSION__ < 200
 void __attribute__((overloadable)) work_group_barrier(cl_mem_fence_flags flags);
 #endif
+int printf(__constant const char* restrict format, ...);

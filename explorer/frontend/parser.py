@@ -10,6 +10,7 @@ Nothing it cannot describe is dropped: it becomes an `Unclassified` entry.
 from __future__ import annotations
 
 import bisect
+import io
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,15 +22,19 @@ from explorer.frontend.model import (
     AccessKind,
     AccessSite,
     AddressSpace,
+    Call,
     Diagnostic,
     Function,
     Parameter,
     ParsedSource,
     ParseError,
+    Prototype,
+    Return,
     Span,
     SyncKind,
     SyncSite,
     Unclassified,
+    Variable,
 )
 
 K = ci.CursorKind
@@ -58,12 +63,18 @@ MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.REA
 
 
 def parse(
-    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    *,
+    cl_std: str = "CL1.2",
+    strict: bool = True,
 ) -> ParsedSource:
     """Parse `source` (the contents of `filename`) built with `-D` `defines`.
 
     Raises ParseError with the compiler's messages, at the user's lines, when the source is
-    not valid OpenCL C for these defines.
+    not valid OpenCL C for these defines. With `strict` off, what clang could still read is
+    returned (a dialog can list kernels and parameters of a file whose defines it lacks).
     """
     unit = clang_bridge.parse_unit(source, filename, defines, cl_std)
     positions = _Positions(source)
@@ -76,7 +87,13 @@ def parse(
             errors.append(record)
         elif d.severity == ci.Diagnostic.Warning:
             warnings.append(record)
-    if errors:
+    lines = line_map(source) if LINE_DIRECTIVE.search(source) else ()
+    if errors and strict:
+        if lines:
+            errors = [
+                replace(e, line=lines[e.line - 1] if 0 < e.line <= len(lines) else e.line)
+                for e in errors
+            ]
         raise ParseError(filename, tuple(errors))
     macros = [
         _Macro(
@@ -86,14 +103,24 @@ def parse(
         if c.kind == K.MACRO_INSTANTIATION and c.location.file and c.location.file.name == filename
     ]
     walker = _Walker(source, filename, positions, macros)
+    walker.own_functions = {
+        c.spelling
+        for c in unit.cursor.get_children()
+        if c.kind == K.FUNCTION_DECL and c.location.file and c.location.file.name == filename
+    }
     functions = []
+    prototypes = []
     for c in unit.cursor.get_children():
-        if c.kind != K.FUNCTION_DECL or not c.is_definition():
+        if c.kind != K.FUNCTION_DECL:
             continue
         if not c.location.file or c.location.file.name != filename:
             continue
-        functions.append(walker.function(c))
-    return ParsedSource(
+        close, empty = _params_close(source, positions.char(c.location.offset))
+        if not c.is_definition():
+            prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
+            continue
+        functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
+    parsed = ParsedSource(
         filename=filename,
         source=source,
         functions=tuple(functions),
@@ -101,7 +128,110 @@ def parse(
         syncs=tuple(walker.syncs),
         unclassified=tuple(walker.unclassified),
         warnings=tuple(warnings),
+        prototypes=tuple(prototypes),
+        variables=tuple(walker.variables),
+        calls=tuple(walker.calls),
+        returns=tuple(walker.returns),
     )
+    return _at_user_lines(parsed, lines) if lines else parsed
+
+
+OPENCL_PREDEFINED = {
+    "__OPENCL_VERSION__": "120",
+    "__OPENCL_C_VERSION__": "120",
+    "CL_VERSION_1_0": "100",
+    "CL_VERSION_1_1": "110",
+    "CL_VERSION_1_2": "120",
+    "__ENDIAN_LITTLE__": "1",
+    "__kernel_exec(X, typen)": "__kernel __attribute__((work_group_size_hint(X, 1, 1)))",
+}
+LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.M)
+
+
+def expand(source: str, defines: dict[str, int | str], filename: str) -> str:
+    """`source` with every macro expanded and every `#if` decided for `defines`.
+
+    `#line` directives keep each line at the user's line number, so a compiler reading the
+    result reports the user's lines. Names the device compiler defines itself
+    (`CLK_LOCAL_MEM_FENCE`, `FLT_MAX`) are left as they are written.
+    """
+    import pcpp  # type: ignore[import-untyped]  # the package ships no type information
+
+    pre = pcpp.Preprocessor()
+    pre.line_directive = "#line"
+    pre.compress = 0
+    for name, value in {**OPENCL_PREDEFINED, **{k: str(v) for k, v in defines.items()}}.items():
+        pre.define(f"{name} {value}")
+    pre.parse(source, filename)
+    out = io.StringIO()
+    pre.write(out)
+    if pre.return_code:
+        raise ParseError(filename, (Diagnostic(0, 0, "error", "the preprocessor failed"),))
+    return out.getvalue()
+
+
+def line_map(expanded: str) -> tuple[int, ...]:
+    """The user's line of each line of an expanded source (index 0 is line 1)."""
+    lines: list[int] = []
+    current = 1
+    for text in expanded.split("\n"):
+        match = LINE_DIRECTIVE.match(text)
+        if match:
+            lines.append(current)
+            current = int(match.group(1))
+            continue
+        lines.append(current)
+        current += 1
+    return tuple(lines)
+
+
+def parse_expanded(
+    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+) -> ParsedSource:
+    """Parse `source` after expanding its macros: every access a macro writes gets a span of
+    its own. Spans are offsets into the expanded text (`ParsedSource.source`); every `line`
+    is the user's own line, through `ParsedSource.line_map`."""
+    return parse(expand(source, defines, filename), {}, filename, cl_std=cl_std)
+
+
+def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource:
+    """`parsed` with every line read through the source's own `#line` directives."""
+
+    def user(line: int) -> int:
+        return lines[line - 1] if 0 < line <= len(lines) else line
+
+    return replace(
+        parsed,
+        functions=tuple(replace(f, line=user(f.line)) for f in parsed.functions),
+        accesses=tuple(replace(a, line=user(a.line)) for a in parsed.accesses),
+        syncs=tuple(replace(x, line=user(x.line)) for x in parsed.syncs),
+        unclassified=tuple(replace(u, line=user(u.line)) for u in parsed.unclassified),
+        warnings=tuple(replace(w, line=user(w.line)) for w in parsed.warnings),
+        prototypes=tuple(replace(p, line=user(p.line)) for p in parsed.prototypes),
+        variables=tuple(replace(v, line=user(v.line)) for v in parsed.variables),
+        calls=tuple(replace(c, line=user(c.line)) for c in parsed.calls),
+        returns=tuple(replace(r, line=user(r.line)) for r in parsed.returns),
+        line_map=lines,
+    )
+
+
+def _params_close(source: str, name_at: int) -> tuple[int, bool]:
+    """The offset of the `)` closing the parameter list after a function's name, and whether
+    the list is empty (`()` or `(void)`); (-1, False) when it cannot be found."""
+    opening = source.find("(", name_at)
+    if opening < 0:
+        return -1, False
+    depth = 0
+    for at in range(opening, len(source)):
+        ch = source[at]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                inside = source[opening + 1 : at].strip()
+                return at, inside in ("", "void")
+    return -1, False
 
 
 _SEVERITY = {
@@ -275,6 +405,10 @@ class _Walker:
         self.unclassified: list[Unclassified] = []
         self.function_name = ""
         self.assignments: dict[str, list[Any]] = {}
+        self.variables: list[Variable] = []
+        self.calls: list[Call] = []
+        self.returns: list[Return] = []
+        self.own_functions: set[str] = set()
 
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
@@ -362,12 +496,46 @@ class _Walker:
             self.visit(kids[0], sub)
         elif kind == K.CALL_EXPR:
             self._call(c)
+        elif kind == K.DECL_STMT:
+            self._declarations(c)
+            for k in kids:
+                self.visit(k, READ)
+        elif kind == K.RETURN_STMT:
+            span, _ = self._span(c)
+            self.returns.append(Return(self.function_name, span.line, span, bool(kids)))
+            for k in kids:
+                self.visit(k, READ)
         elif kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR):
             for k in kids:
                 self.visit(k, mode)
         else:
             for k in kids:
                 self.visit(k, READ)
+
+    def _declarations(self, c: Any) -> None:
+        """The `__local` variables one declaration statement declares."""
+        end = self.positions.char(c.extent.end.offset)
+        for decl in _children(c):
+            if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
+                continue
+            if _space(decl.type.spelling) is not AddressSpace.LOCAL:
+                continue
+            shape: list[int] = []
+            t = decl.type.get_canonical()
+            while t.kind in ARRAY_KINDS:
+                shape.append(max(int(t.element_count), 0))
+                t = t.element_type.get_canonical()
+            self.variables.append(
+                Variable(
+                    name=str(decl.spelling),
+                    function=self.function_name,
+                    line=self.positions.line_column(end)[0],
+                    address_space=AddressSpace.LOCAL,
+                    shape=tuple(shape),
+                    element_size=max(int(t.get_size()), 0),
+                    decl_end=end,
+                )
+            )
 
     def _visit_address_parts(self, lvalue: _Lvalue) -> None:
         if lvalue.pointer is not None:
@@ -573,6 +741,18 @@ class _Walker:
             for a in args:
                 self.visit(a, READ)
         else:
+            if name.startswith("__builtin_") and any(
+                _canonical_kind(a.type) == T.POINTER
+                and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+                for a in args
+            ):
+                self._unclassified(c, f"{name} touches memory through a pointer")
+            if name in self.own_functions:
+                span, macro = self._span(c)
+                close = self.positions.char(c.extent.end.offset) - 1
+                self.calls.append(
+                    Call(self.function_name, name, span.line, span, close, not args, macro)
+                )
             for a in args:
                 self.visit(a, READ)
 

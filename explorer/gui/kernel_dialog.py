@@ -3,7 +3,6 @@ family's roles, and (on request) write the header into the file."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -18,18 +17,16 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from explorer.engine import signature
 from explorer.engine.catalog import header_text, with_header
 from explorer.engine.records import Variant
-from explorer.engine.signature import Parameter, kernel_parameters
+from explorer.engine.signature import Parameter, kernel_signature
 from explorer.families import FAMILIES, get_family
-
-_KERNEL = re.compile(
-    r"(?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)", re.S
-)
 
 
 def kernel_names(source: str) -> list[str]:
-    return _KERNEL.findall(re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.S))
+    """The kernels of ``source``, as the front end reads them."""
+    return signature.kernel_names(source)
 
 
 def guess_roles(family: str, params: list[Parameter]) -> list[str]:
@@ -118,7 +115,7 @@ class KernelMappingDialog(QDialog):
 
     def params(self) -> list[Parameter]:
         name = self.kernel.currentText()
-        return kernel_parameters(self.source, name) if name else []
+        return kernel_signature(self.source, name) if name else []
 
     def _refresh(self) -> None:
         family = self.family.currentText()
@@ -128,7 +125,13 @@ class KernelMappingDialog(QDialog):
         roles = ["", *FAMILIES[family].roles]
         for row, (p, guess) in enumerate(zip(params, guesses, strict=True)):
             self.table.setCellWidget(row, 0, QLabel(p.name))
-            kind = p.scalar_type if p.space == "scalar" else f"__{p.space} pointer"
+            kind = (
+                p.scalar_type
+                if p.space == "scalar"
+                else "image"
+                if p.is_image
+                else f"__{p.space} pointer"
+            )
             self.table.setCellWidget(row, 1, QLabel(kind))
             combo = QComboBox()
             combo.addItems(roles)

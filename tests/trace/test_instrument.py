@@ -57,12 +57,17 @@ def test_user_lines_are_kept():
     assert body.count("\n") == SOURCE.count("\n")
 
 
-def test_macros_that_subscript_a_buffer_are_reported_not_traced():
-    source = "#define AT(i) out[(i)]\n" + SOURCE.replace(
+def test_an_access_a_macro_writes_is_traced_at_the_line_that_uses_the_macro():
+    source = "#define AT(i) out[(i)]\n#define SYNC barrier(CLK_LOCAL_MEM_FENCE)\n" + SOURCE.replace(
         "out[get_global_id(0)] =", "AT(get_global_id(0)) ="
-    )
+    ).replace("barrier(CLK_LOCAL_MEM_FENCE);", "SYNC;")
     inst = instrument(source, "k")
-    assert [line for line, _ in inst.not_traced] == [1]
+    assert not inst.not_traced
+    sites = [(s.line, s.op, s.fences) for s in inst.sites]
+    assert (13, WRITE, 0) in sites
+    assert (12, BARRIER, 1) in sites  # the barrier behind SYNC, ordering local memory only
+    body = inst.source.split("#line 1\n", 1)[1]
+    assert "SYNC" not in body and "AT(" not in body
 
 
 def test_helper_functions_are_traced_at_their_own_lines():
@@ -82,8 +87,8 @@ __kernel void k(__global float* out, const __global float* in)
 
 def test_every_catalog_kernel_instruments_completely():
     for variant in catalog():
-        inst = instrument(variant.source, variant.kernel)
-        assert not inst.not_traced, variant.qualified_id
+        inst = instrument(variant.source, variant.kernel, variant.default_defines)
+        assert not inst.not_traced, (variant.qualified_id, inst.not_traced)
         assert inst.sites, variant.qualified_id
 
 

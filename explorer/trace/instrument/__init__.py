@@ -30,7 +30,6 @@ from explorer.trace.instrument.model import (
     SiteDecl,
 )
 from explorer.trace.instrument.runtime import EXTRA_PARAMS
-from explorer.trace.instrument.tokens import tokenize
 from explorer.trace.instrument.transform import instrument
 
 __all__ = [
@@ -42,5 +41,4 @@ __all__ = [
     "Instrumented",
     "SiteDecl",
     "instrument",
-    "tokenize",
 ]

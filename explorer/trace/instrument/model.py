@@ -49,3 +49,4 @@ class Instrumented:
     sites: tuple[SiteDecl, ...]
     not_traced: tuple[tuple[int, str], ...]
     extra_params: tuple[str, ...]  # appended to the kernel's parameters, in order
+    barriers: int = 0  # barrier sites, each counted per work-item to find divergence

@@ -9,6 +9,18 @@
  * The record layout is not written here: explorer/trace/records.py is its one source, and the
  * Python side defines __TR_NB (buffers traced), __TR_NO_BUFFER, __TR_MAX_PHASE and the
  * __TR_*_SHIFT constants in a generated prelude before this file.
+ *
+ * Barrier divergence. A barrier that only some work-items of a group reach is undefined
+ * behaviour: PoCL mis-executes it (work-items run code they cannot reach) or crashes, and a
+ * GPU may hang. So the trace build never trusts the real barrier blindly: each work-item
+ * counts its own arrivals at every barrier site (bar_seen), and __tr_end folds them into a
+ * per-group minimum and maximum (__tr_bar). The counting launch runs with real barriers
+ * off (__tr_real_barriers = 0): every work-item then follows only its own control flow, so
+ * nothing crashes and no work-item runs a line it cannot reach. Where any group's minimum
+ * and maximum differ, the recording launch also runs with real barriers off and the
+ * records show the divergence at the barrier's line; otherwise it runs with them on, as
+ * the kernel was written. (Why not a check at the barrier itself: a work-item that does not
+ * reach the barrier is somewhere else, so no point before the barrier is reached by all.)
  */
 
 #if !defined(__TR_NB) || !defined(__TR_NO_BUFFER) || !defined(__TR_MAX_PHASE) \
@@ -30,6 +42,16 @@ typedef struct {
     __global ulong* meta;
     __global uchar* gdummy;
     __local uchar* ldummy;
+    __global uint* bar;
+    uint real_barriers;
+    uint slot;
+    uint bar_seen[__TR_NBAR];
+    int defer;
+    uint pend_buf;
+    long pend_off;
+    uint pend_size;
+    uint pend_oob;
+    long keep;
     __global uchar* gb[__TR_NB];
     ulong gl[__TR_NB];
     __constant uchar* cb[__TR_NB];
@@ -42,6 +64,11 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
 {
     if (st == 0 || !st->on)
         return;
+    if (st->defer) {  /* a compare-and-swap: recorded once its outcome is known */
+        st->defer = 0;
+        st->pend_buf = buf; st->pend_off = off; st->pend_size = size; st->pend_oob = oob;
+        return;
+    }
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
         ulong i = st->base + st->n;
@@ -53,72 +80,168 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
     st->n++;
 }
 
-static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint site, uint hint)
+static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint size,
+                              uint site, uint hint)
 {
     if (st == 0)
         return p;
-    if (hint < __TR_NB && st->gb[hint] != 0 && p >= st->gb[hint]
-        && p + size <= st->gb[hint] + st->gl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(p - st->gb[hint]), size, 0u);
+    __global uchar* q = p + at;
+    if (hint < __TR_NB && st->gb[hint] != 0 && q >= st->gb[hint]
+        && q + size <= st->gb[hint] + st->gl[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(q - st->gb[hint]), size, 0u);
         return p;
     }
+    uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
-        if (st->gb[i] != 0 && p >= st->gb[i] && p + size <= st->gb[i] + st->gl[i]) {
-            __tr_put(st, site, i, (long)(p - st->gb[i]), size, 0u);
+        if (st->gb[i] != 0 && q >= st->gb[i] && q + size <= st->gb[i] + st->gl[i]) {
+            __tr_put(st, site, i, (long)(q - st->gb[i]), size, 0u);
             return p;
         }
+        if (st->gb[i] != 0 && q >= st->gb[i]
+            && (near == __TR_NO_BUFFER || st->gb[i] > st->gb[near]))
+            near = i;  /* an access past a buffer's end is blamed on that buffer */
     }
-    long off = (hint < __TR_NB && st->gb[hint] != 0) ? (long)(p - st->gb[hint]) : 0;
-    __tr_put(st, site, hint, off, size, 1u);
+    uint blame = (hint < __TR_NB && st->gb[hint] != 0) ? hint : near;
+    long off = (blame < __TR_NB) ? (long)(q - st->gb[blame]) : 0;
+    __tr_put(st, site, blame, off, size, 1u);
     return st->gdummy;
 }
 
-static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site,
-                                uint hint)
+static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint site, uint hint)
+{
+    return __tr_gx(st, p, 0u, size, site, hint);
+}
+
+static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, uint size,
+                              uint site, uint hint)
 {
     if (st == 0)
         return p;
-    if (hint < __TR_NB && st->cb[hint] != 0 && p >= st->cb[hint]
-        && p + size <= st->cb[hint] + st->cl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(p - st->cb[hint]), size, 0u);
+    __constant uchar* q = p + at;
+    if (hint < __TR_NB && st->cb[hint] != 0 && q >= st->cb[hint]
+        && q + size <= st->cb[hint] + st->cl[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(q - st->cb[hint]), size, 0u);
         return p;
     }
+    uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
-        if (st->cb[i] != 0 && p >= st->cb[i] && p + size <= st->cb[i] + st->cl[i]) {
-            __tr_put(st, site, i, (long)(p - st->cb[i]), size, 0u);
+        if (st->cb[i] != 0 && q >= st->cb[i] && q + size <= st->cb[i] + st->cl[i]) {
+            __tr_put(st, site, i, (long)(q - st->cb[i]), size, 0u);
             return p;
         }
+        if (st->cb[i] != 0 && q >= st->cb[i]
+            && (near == __TR_NO_BUFFER || st->cb[i] > st->cb[near]))
+            near = i;  /* an access past a buffer's end is blamed on that buffer */
     }
-    long off = (hint < __TR_NB && st->cb[hint] != 0) ? (long)(p - st->cb[hint]) : 0;
-    __tr_put(st, site, hint, off, size, 1u);
+    uint blame = (hint < __TR_NB && st->cb[hint] != 0) ? hint : near;
+    long off = (blame < __TR_NB) ? (long)(q - st->cb[blame]) : 0;
+    __tr_put(st, site, blame, off, size, 1u);
     return (hint < __TR_NB && st->cb[hint] != 0) ? st->cb[hint] : p;
+}
+
+static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site, uint hint)
+{
+    return __tr_cx(st, p, 0u, size, site, hint);
+}
+
+static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint size,
+                              uint site, uint hint)
+{
+    if (st == 0)
+        return p;
+    __local uchar* q = p + at;
+    if (hint < __TR_NB && st->lb[hint] != 0 && q >= st->lb[hint]
+        && q + size <= st->lb[hint] + st->ll[hint]) {  /* most accesses: the named buffer */
+        __tr_put(st, site, hint, (long)(q - st->lb[hint]), size, 0u);
+        return p;
+    }
+    uint near = __TR_NO_BUFFER;
+    for (uint i = 0; i < __TR_NB; i++) {
+        if (st->lb[i] != 0 && q >= st->lb[i] && q + size <= st->lb[i] + st->ll[i]) {
+            __tr_put(st, site, i, (long)(q - st->lb[i]), size, 0u);
+            return p;
+        }
+        if (st->lb[i] != 0 && q >= st->lb[i]
+            && (near == __TR_NO_BUFFER || st->lb[i] > st->lb[near]))
+            near = i;  /* an access past a buffer's end is blamed on that buffer */
+    }
+    uint blame = (hint < __TR_NB && st->lb[hint] != 0) ? hint : near;
+    long off = (blame < __TR_NB) ? (long)(q - st->lb[blame]) : 0;
+    __tr_put(st, site, blame, off, size, 1u);
+    return st->ldummy;
 }
 
 static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint site, uint hint)
 {
-    if (st == 0)
-        return p;
-    if (hint < __TR_NB && st->lb[hint] != 0 && p >= st->lb[hint]
-        && p + size <= st->lb[hint] + st->ll[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(p - st->lb[hint]), size, 0u);
-        return p;
-    }
-    for (uint i = 0; i < __TR_NB; i++) {
-        if (st->lb[i] != 0 && p >= st->lb[i] && p + size <= st->lb[i] + st->ll[i]) {
-            __tr_put(st, site, i, (long)(p - st->lb[i]), size, 0u);
-            return p;
-        }
-    }
-    long off = (hint < __TR_NB && st->lb[hint] != 0) ? (long)(p - st->lb[hint]) : 0;
-    __tr_put(st, site, hint, off, size, 1u);
-    return st->ldummy;
+    return __tr_lx(st, p, 0u, size, site, hint);
 }
 
-static void __tr_barrier(__tr_state* st, uint site)
+/* Records a barrier; whether the real barrier is to run (see the note at the top). */
+static int __tr_barrier(__tr_state* st, uint site, uint index)
 {
+    if (st == 0)
+        return 1;
     __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);
+    st->phase++;
+    if (index < __TR_NBAR)
+        st->bar_seen[index]++;
+    return st->real_barriers != 0u;
+}
+
+static void __tr_defer(__tr_state* st)
+{
+    if (st != 0 && st->on)
+        st->defer = 1;
+}
+
+static long __tr_keep(__tr_state* st, long value)
+{
     if (st != 0)
-        st->phase++;
+        st->keep = value;
+    return value;
+}
+
+/* A compare-and-swap has returned `old`: a write where it swapped, a read where not. */
+static long __tr_cas_done(__tr_state* st, long old, uint site_swapped, uint site_failed)
+{
+    if (st == 0 || !st->on)
+        return old;
+    st->defer = 0;
+    __tr_put(st, old == st->keep ? site_swapped : site_failed, st->pend_buf, st->pend_off,
+             st->pend_size, st->pend_oob);
+    return old;
+}
+
+/* An async copy of n elements, shared out over the group: work-item i records elements
+ * i, i + group size, ... (a read of the source, a write of the destination). */
+static size_t __tr_async_lg(__tr_state* st, __local uchar* dst, __global uchar* src, size_t n,
+                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr)
+{
+    if (st == 0 || !st->on)
+        return n;
+    size_t lid = get_local_id(0) + get_local_size(0) * (get_local_id(1)
+                 + get_local_size(1) * get_local_id(2));
+    size_t group = get_local_size(0) * get_local_size(1) * get_local_size(2);
+    for (size_t i = lid; i < n; i += group) {
+        __tr_g(st, src + i * stride * elem, (uint)elem, sr, hr);
+        __tr_l(st, dst + i * elem, (uint)elem, sw, hw);
+    }
+    return n;
+}
+
+static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* src, size_t n,
+                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr)
+{
+    if (st == 0 || !st->on)
+        return n;
+    size_t lid = get_local_id(0) + get_local_size(0) * (get_local_id(1)
+                 + get_local_size(1) * get_local_id(2));
+    size_t group = get_local_size(0) * get_local_size(1) * get_local_size(2);
+    for (size_t i = lid; i < n; i += group) {
+        __tr_l(st, src + i * elem, (uint)elem, sr, hr);
+        __tr_g(st, dst + i * stride * elem, (uint)elem, sw, hw);
+    }
+    return n;
 }
 
 static void __tr_fence(__tr_state* st, uint site)
@@ -128,15 +251,21 @@ static void __tr_fence(__tr_state* st, uint site)
 
 static void __tr_end(__tr_state* st)
 {
-    if (st != 0 && st->on)
-        st->cnt[st->wi] = st->n;
+    if (st == 0 || !st->on)
+        return;
+    st->cnt[st->wi] = st->n;
+    for (uint i = 0; i < __TR_NBAR; i++) {
+        atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
+        atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
+    }
 }
 
 static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword,
                        __global const ulong* off,
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
-                       __global uchar* gdummy, __local uchar* ldummy, uint count_only)
+                       __global uchar* gdummy, __local uchar* ldummy, uint count_only,
+                       __global uint* bar, uint real_barriers)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
     uint group = get_group_id(0) + gx * (get_group_id(1) + gy * get_group_id(2));
@@ -158,6 +287,13 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->meta = meta;
     st->gdummy = gdummy;
     st->ldummy = ldummy;
+    st->bar = bar;
+    st->real_barriers = real_barriers;
+    st->slot = st->on ? (uint)s : 0u;
+    st->defer = 0;
+    st->keep = 0;
+    for (uint i = 0; i < __TR_NBAR; i++)
+        st->bar_seen[i] = 0u;
     for (uint i = 0; i < __TR_NB; i++) {
         st->gb[i] = 0; st->gl[i] = 0; st->cb[i] = 0; st->cl[i] = 0; st->lb[i] = 0; st->ll[i] = 0;
     }
@@ -178,6 +314,15 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
+#define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
+    (__global uchar*)(P), AT, SIZE, SITE, HINT))
+#define __TR_CX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
+    (__constant uchar*)(P), AT, SIZE, SITE, HINT))
+#define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
+    (__local uchar*)(P), AT, SIZE, SITE, HINT))
+#define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
+#define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
+    OK, FAIL))
 #define __TR_VG(P, W, SITE, HINT) ((__typeof__(P)) __tr_g(__tr_ptr, (__global uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
 #define __TR_VC(P, W, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \

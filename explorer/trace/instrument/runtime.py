@@ -35,6 +35,8 @@ EXTRA_PARAMS = (
     "__global ulong* __tr_meta",
     "__global uchar* __tr_gdummy",
     "uint __tr_count_only",
+    "__global uint* __tr_bar",
+    "uint __tr_real_barriers",
 )
 
 
@@ -44,12 +46,13 @@ def runtime_source() -> str:
     return resources.files(__package__).joinpath("runtime.cl").read_text(encoding="utf-8")
 
 
-def prelude(buffers: int) -> str:
+def prelude(buffers: int, barriers: int = 0) -> str:
     """What goes before the instrumented source: the record layout as ``#define`` lines, the
     runtime for ``buffers`` traced buffers, then ``#line 1``."""
     defines = {
         "EXPLORER_TRACE": "1",
         "__TR_NB": str(max(1, buffers)),
+        "__TR_NBAR": str(max(1, barriers)),
         "__TR_NO_BUFFER": f"{NO_BUFFER}u",
         "__TR_MAX_PHASE": f"{MAX_PHASE}u",
         "__TR_PHASE_SHIFT": str(PHASE_SHIFT),
@@ -74,7 +77,8 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
     code = [
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
-        f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only);"
+        f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only, __tr_bar,"
+        f" __tr_real_barriers);"
         # A counting launch covers only the groups it was given; the others leave at once
         # (the whole group: no barrier is left waiting).
         " if (__tr_count_only && !__tr.on) return;"

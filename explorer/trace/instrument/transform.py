@@ -1,118 +1,465 @@
-"""``instrument``: the traced version of one kernel of a source."""
+"""``instrument``: the traced version of one kernel of a source, driven by the front end.
+
+The front end (``explorer.frontend``) has already decided, with clang's preprocessor and
+typing, what every expression does to memory; this module only rewrites the spans it gives.
+When an access, a barrier or a call of a helper was written inside a macro, the source is
+first expanded (with the build's own defines, ``#line`` kept) and the expanded text is
+rewritten instead, so every access a macro writes is wrapped on its own and compiler
+messages still carry the user's lines.
+
+Each access becomes ``(*__TR_G(&(access), site, buffer))``: the runtime records the byte
+offset and returns the same pointer (or a scratch slot when the access is out of bounds).
+Rewrites nest: an access inside the index of another is rewritten first.
+"""
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from explorer.trace.instrument.declarations import (
-    find_functions,
-    pointer_params,
-    scan_declarations,
+from explorer.frontend import (
+    AccessKind,
+    AccessSite,
+    AddressSpace,
+    ParsedSource,
+    ParseError,
+    SyncKind,
+    SyncSite,
+    parse,
+    parse_expanded,
 )
-from explorer.trace.instrument.model import MAX_BUFFERS, BufferDecl, Instrumented, InstrumentError
-from explorer.trace.instrument.rewriter import Name, Rewriter, State
+from explorer.trace.instrument.model import (
+    MAX_BUFFERS,
+    MAX_SITES,
+    BufferDecl,
+    Instrumented,
+    InstrumentError,
+    SiteDecl,
+)
 from explorer.trace.instrument.runtime import EXTRA_PARAMS, begin_code, prelude
-from explorer.trace.instrument.tokens import tokenize
-from explorer.trace.records import NO_BUFFER
+from explorer.trace.records import (
+    ATOMIC,
+    BARRIER,
+    FENCE,
+    FENCE_GLOBAL,
+    FENCE_LOCAL,
+    GLOBAL,
+    LOCAL,
+    NO_BUFFER,
+    NO_SPACE,
+    READ,
+    RMW,
+    WRITE,
+)
+
+FILENAME = "kernel.cl"
+STATE_PARAM = "__tr_state* __tr_ptr"
+OPS = {
+    AccessKind.READ: READ,
+    AccessKind.WRITE: WRITE,
+    AccessKind.READ_MODIFY_WRITE: RMW,
+    AccessKind.ATOMIC: ATOMIC,
+    AccessKind.VLOAD: READ,
+    AccessKind.VSTORE: WRITE,
+    AccessKind.ASYNC_COPY_READ: READ,
+    AccessKind.ASYNC_COPY_WRITE: WRITE,
+}
+SPACE_CODE = {AddressSpace.GLOBAL: "G", AddressSpace.LOCAL: "L", AddressSpace.CONSTANT: "C"}
+SCALAR_BYTES = {
+    "char": 1,
+    "uchar": 1,
+    "short": 2,
+    "ushort": 2,
+    "half": 2,
+    "int": 4,
+    "uint": 4,
+    "float": 4,
+    "long": 8,
+    "ulong": 8,
+    "double": 8,
+}
+BUFFER_SPACE: dict[AddressSpace, int | str] = {
+    AddressSpace.GLOBAL: GLOBAL,
+    AddressSpace.LOCAL: LOCAL,
+    AddressSpace.CONSTANT: "constant",
+}
+BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
+FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
 
 
-def instrument(source: str, kernel: str) -> Instrumented:
-    """The traced version of ``kernel`` in ``source``.
+@dataclass
+class _Edit:
+    """A stretch [start, end) of the text to replace; `emit` renders it (zero width: insert)."""
 
-    Helper functions that take ``__global``/``__local``/``__constant`` pointers are traced
-    too: they receive the trace state as an extra last argument. Other kernels in the file
-    keep working, untraced.
-    """
-    tokens = tokenize(source)
-    state = State()
-    probe = Rewriter(source, tokens, {}, state)
-    functions = find_functions(probe)
-    target = [f for f in functions if f[0] == kernel and f[4]]
-    if not target:
-        raise InstrumentError(f"no '__kernel void {kernel}(...)' definition in the source")
-    helpers = {f[0] for f in functions if not f[4] and pointer_params(probe, f[1])}
+    start: int
+    end: int
+    emit: Callable[[], str]
 
-    buffers: list[BufferDecl] = []
-    kernel_names: dict[str, Name] = {}
-    _, params_open, body_open, body_close, _ = target[0]
-    for index, name, space in pointer_params(probe, params_open):
-        bid = len(buffers)
-        buffers.append(BufferDecl(bid, name, space, index, 1))
-        kernel_names[name] = Name(space, bid, 1)
-    registrations: dict[int, str] = {}
-    kernel_rw = Rewriter(source, tokens, kernel_names, state)
-    scan_declarations(
-        kernel_rw, body_open, body_close, kernel_names, buffers, registrations, allow_arrays=True
-    )
-    if len(buffers) > MAX_BUFFERS - 1:
-        raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
-    kernel_rw.inserts_after = registrations
-    kernel_rw.declared = probe.declared | kernel_rw.declared
 
-    for j in range(len(probe.code)):
-        t = probe.tok(j)
-        if t.kind == "pp" and "[" in t.text:
-            used = [n for n in kernel_names if re.search(rf"\b{re.escape(n)}\s*\[", t.text)]
-            if used:
-                state.not_traced.append(
-                    (t.line, f"accesses to {', '.join(used)} inside a macro are not traced")
-                )
+class _Rewrite:
+    """One rewrite of one parsed source: the sites declared and the edits that record them."""
 
-    # Replacements over the original text, applied back to front: (start, end, new text).
-    edits: list[tuple[int, int, str]] = []
-    for name, f_params, f_open, f_close, is_kernel in functions:
-        if is_kernel and name == kernel:
-            rw = kernel_rw
-            rw.in_kernel = True
-            extra = ", " + ", ".join(EXTRA_PARAMS)
-            opening = begin_code(buffers, state.uses_local)  # filled after the rewrite
-        elif name in helpers:
-            names: dict[str, Name] = {
-                n: Name(space, NO_BUFFER, 1) for _, n, space in pointer_params(probe, f_params)
-            }
-            rw = Rewriter(source, tokens, names, state)
-            scan_declarations(rw, f_open, f_close, names, [], {}, allow_arrays=False)
-            extra, opening = ", __tr_state* __tr_ptr", ""
-        elif is_kernel:
-            rw = Rewriter(source, tokens, {}, state)
-            extra, opening = "", " __tr_state* __tr_ptr = 0;"
-        else:
-            continue
-        rw.helpers = helpers
-        body = rw.rewrite(f_open + 1, f_close) if f_close > f_open + 1 else ""
-        if is_kernel and name == kernel:
-            opening = begin_code(buffers, state.uses_local)
-            closing = " __tr_end(__tr_ptr); "
-        else:
-            closing = ""
-        params_close = rw.match(f_params)
-        close_at = rw.tok(params_close).start
-        if extra:
-            empty = params_close == f_params + 1 or (
-                params_close == f_params + 2 and rw.tok(f_params + 1).text == "void"
+    def __init__(self, parsed: ParsedSource, kernel: str) -> None:
+        self.parsed = parsed
+        self.text = parsed.source
+        self.kernel = kernel
+        self.sites: list[SiteDecl] = []
+        self.not_traced: list[tuple[int, str]] = []
+        self.buffers: list[BufferDecl] = []
+        self.edits: list[_Edit] = []
+        self.uses_local = False
+        self.barriers = 0
+        self._starts: list[int] = []
+
+    # -- declarations -----------------------------------------------------------------
+    def site(self, line: int, op: int, space: int, buffer: int, text: str, fences: int = 0) -> int:
+        """Declare a site and return its id."""
+        if len(self.sites) >= MAX_SITES:
+            raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
+        sid = len(self.sites)
+        self.sites.append(SiteDecl(sid, line, op, space, buffer, " ".join(text.split()), fences))
+        return sid
+
+    def hint(self, access: AccessSite) -> int:
+        """The buffer the access names, when it is one of the traced kernel's own."""
+        if access.function != self.kernel:
+            return NO_BUFFER
+        names = {b.name: b.id for b in self.buffers}
+        for root in access.roots:
+            if root in names:
+                return names[root]
+        return NO_BUFFER
+
+    def render(self, start: int, end: int, skip: _Edit | None = None) -> str:
+        """The text of [start, end) with every edit inside it applied (outermost first)."""
+        out: list[str] = []
+        pos = start
+        i = bisect.bisect_left(self._starts, start)
+        while i < len(self.edits) and self.edits[i].start < end:
+            edit = self.edits[i]
+            i += 1
+            if edit is skip or edit.start < pos or edit.end > end:
+                continue
+            out.append(self.text[pos : edit.start])
+            out.append(edit.emit())
+            pos = edit.end
+        out.append(self.text[pos:end])
+        return "".join(out)
+
+    def inner(self, edit: _Edit) -> str:
+        """The edit's own stretch with the edits nested in it applied."""
+        return self.render(edit.start, edit.end, skip=edit)
+
+    def add(self, start: int, end: int, emit: Callable[[_Edit], str]) -> None:
+        edit = _Edit(start, end, lambda: "")
+        edit.emit = lambda: emit(edit)
+        self.edits.append(edit)
+
+    def insert(self, start: int, end: int, text: str) -> None:
+        """Replace [start, end) (usually empty) by fixed text."""
+        self.edits.append(_Edit(start, end, lambda: text))
+
+    # -- accesses -----------------------------------------------------------------------
+    def access(self, a: AccessSite) -> None:
+        """Wrap one access site (skipped: private memory, which no other work-item sees)."""
+        if a.address_space is AddressSpace.PRIVATE:
+            return
+        hint = self.hint(a)
+        unnamed_constant = a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER
+        if unnamed_constant and (
+            a.function == self.kernel or not any(b.space == "constant" for b in self.buffers)
+        ):
+            self.not_traced.append(
+                (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
             )
-            if empty:
-                edits.append((rw.tok(f_params).start + 1, close_at, extra.lstrip(", ")))
-            else:
-                edits.append((close_at, close_at, extra))
-        open_end = rw.tok(f_open).start + 1
-        if f_close > f_open + 1:
-            first = rw.tok(f_open + 1).start
-            last = rw.tok(f_close - 1)
-            body_end = last.start + len(last.text)
-            edits.append((open_end, open_end, opening))
-            edits.append((first, body_end, body + closing))
-        else:
-            edits.append((open_end, open_end, opening + closing))
+            return
+        if a.address_space is AddressSpace.LOCAL:
+            self.uses_local = True
+        space = LOCAL if a.address_space is AddressSpace.LOCAL else GLOBAL
+        code = SPACE_CODE[a.address_space]
+        op = OPS[a.kind]
+        if a.kind in (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE):
+            return  # both halves are written by `async_copy`
+        sid = self.site(a.line, op, space, hint, a.text)
+        if a.builtin is not None and a.kind is AccessKind.ATOMIC:
+            self.atomic(a, code, sid, hint)
+        elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
+            self.vector(a, code, sid, hint)
+        elif a.components:
+            offset, size = self.component(a)
 
-    new_source = source
-    for start, end_, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        new_source = new_source[:start] + text + new_source[end_:]
+            def emit(edit: _Edit) -> str:
+                base, _, selector = self.inner(edit).rpartition(".")
+                return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)).{selector}"
+
+            self.add(a.span.start, a.span.end, emit)
+        else:
+            self.add(
+                a.span.start,
+                a.span.end,
+                lambda edit: f"(*__TR_{code}(&({self.inner(edit)}), {sid}u, {hint}u))",
+            )
+
+    def component(self, a: AccessSite) -> tuple[int, int]:
+        """Byte offset in the vector and bytes touched of a component selection."""
+        selector = (a.components or "").strip()
+        scalar = SCALAR_BYTES.get(re.sub(r"\d+$", "", a.element_type), 4)
+        if selector in ("lo", "even"):
+            first = 0
+        elif selector == "odd":
+            first = 1
+        elif selector == "hi":
+            first = max(1, a.size // scalar)
+        elif selector[:1] in ("s", "S"):
+            first = min(int(ch, 16) for ch in selector[1:]) if selector[1:] else 0
+        else:
+            first = min("xyzw".index(ch) for ch in selector if ch in "xyzw")
+        size = 1 << max(0, a.size.bit_length() - 1)
+        return first * scalar, size
+
+    def atomic(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """An atomic call: its pointer argument goes through the runtime. A compare-and-swap
+        is recorded as a write only when it swapped; otherwise as a read."""
+        pointer, rest = a.arguments[0], a.arguments[1:]
+        cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
+        fail = self.site(a.line, READ, self.sites[sid].space, hint, a.text) if cmpxchg else 0
+
+        def emit(edit: _Edit) -> str:
+            p = self.render(pointer.start, pointer.end)
+            traced = f"__TR_{code}(({p}), {sid}u, {hint}u)"
+            head = self.text[edit.start : pointer.start]
+            if not cmpxchg:
+                tail = self.render(pointer.end, edit.end)
+                return f"{head}{traced}{tail}"
+            compare, value = rest
+            between = self.text[pointer.end : compare.start]
+            middle = self.text[compare.end : value.start]
+            call = (
+                f"{head}(__tr_defer(__tr_ptr), {traced}){between}"
+                f"__TR_KEEP({self.render(compare.start, compare.end)}){middle}"
+                f"{self.render(value.start, edit.end)}"
+            )
+            return f"__TR_CAS(({call}), {sid}u, {fail}u)"
+
+        self.add(a.span.start, a.span.end, emit)
+
+    def vector(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """``vloadN(offset, p)`` / ``vstoreN(data, offset, p)``: N elements at p + offset*N."""
+        match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
+        width = int(match.group(3) or 1) if match else 1
+        args = a.arguments
+
+        def emit(edit: _Edit) -> str:
+            pointer, offset = args[-1], args[-2]
+            p = self.render(pointer.start, pointer.end)
+            o = self.render(offset.start, offset.end)
+            traced = f"__TR_V{code}(({p}) + (size_t)({o}) * {width}, {width}, {sid}u, {hint}u)"
+            head = self.text[edit.start : args[0].start]
+            if len(args) == 2:
+                return f"{head}0, {traced})"
+            data = self.render(args[0].start, args[0].end)
+            return f"{head}{data}, 0, {traced})"
+
+        self.add(a.span.start, a.span.end, emit)
+
+    def async_copy(self, write: AccessSite, read: AccessSite) -> None:
+        """``async_work_group_copy``/``..._strided_copy``: the copy is shared out over the
+        group's work-items as the device may do it, one element each in turn; every
+        element is recorded as a read of the source and a write of the destination."""
+        args = write.arguments
+        if len(args) < 4:
+            self.not_traced.append((write.line, f"{write.text}: an unexpected async copy"))
+            return
+        for a in (write, read):
+            if a.address_space is AddressSpace.LOCAL:
+                self.uses_local = True
+        hint_w, hint_r = self.hint(write), self.hint(read)
+        sw = self.site(
+            write.line,
+            WRITE,
+            LOCAL if write.address_space is AddressSpace.LOCAL else GLOBAL,
+            hint_w,
+            write.text,
+        )
+        sr = self.site(
+            read.line,
+            READ,
+            LOCAL if read.address_space is AddressSpace.LOCAL else GLOBAL,
+            hint_r,
+            read.text,
+        )
+        to_local = write.address_space is AddressSpace.LOCAL
+        fn = "__tr_async_lg" if to_local else "__tr_async_gl"
+        strided = len(args) == 5
+        count = args[2]
+
+        def raw(i: int) -> str:
+            return self.text[args[i].start : args[i].end]
+
+        def emit(edit: _Edit) -> str:
+            stride = f"(size_t)({raw(3)})" if strided else "1"
+            dst_space, src_space = ("__local", "__global") if to_local else ("__global", "__local")
+            n = self.render(count.start, count.end)
+            traced = (
+                f"{fn}(__tr_ptr, ({dst_space} uchar*)({raw(0)}), ({src_space} uchar*)({raw(1)}),"
+                f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
+                f" {hint_r}u)"
+            )
+            return self.render(edit.start, count.start) + traced + self.render(count.end, edit.end)
+
+        self.add(write.span.start, write.span.end, emit)
+
+    # -- synchronisation ------------------------------------------------------------
+    def sync(self, s: SyncSite) -> None:
+        """Barriers and fences are recorded where they are. ``wait_group_events`` is recorded
+        as a barrier: after it every work-item of the group sees what the copies wrote (it
+        always runs: a copy not waited for would still be in flight)."""
+        fences = (FENCE_LOCAL if AddressSpace.LOCAL in s.fences else 0) | (
+            FENCE_GLOBAL if AddressSpace.GLOBAL in s.fences else 0
+        )
+        name = s.kind.value
+        if s.kind is SyncKind.WAIT_GROUP_EVENTS:
+            sid = self.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences)
+            index = self.barriers
+            self.barriers += 1
+            self.add(
+                s.span.start,
+                s.span.end,
+                lambda edit: f"(__tr_barrier(__tr_ptr, {sid}u, {index}u), {self.inner(edit)})",
+            )
+        elif s.kind in BARRIERS:
+            sid = self.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences)
+            index = self.barriers
+            self.barriers += 1
+            self.add(
+                s.span.start,
+                s.span.end,
+                lambda edit: (
+                    f"(__tr_barrier(__tr_ptr, {sid}u, {index}u) ? {self.inner(edit)} : (void)0)"
+                ),
+            )
+        else:
+            sid = self.site(s.line, FENCE, NO_SPACE, NO_BUFFER, name, fences)
+            self.add(
+                s.span.start,
+                s.span.end,
+                lambda edit: f"(__tr_fence(__tr_ptr, {sid}u), {self.inner(edit)})",
+            )
+
+    # -- the whole source -----------------------------------------------------------
+    def build(self) -> str:
+        parsed = self.parsed
+        target = next((f for f in parsed.kernels if f.name == self.kernel), None)
+        if target is None:
+            raise InstrumentError(f"no '__kernel void {self.kernel}(...)' definition in the source")
+        for index, p in enumerate(target.parameters):
+            if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
+                space = BUFFER_SPACE[p.address_space]
+                self.buffers.append(BufferDecl(len(self.buffers), p.name, space, index, 1))
+        registrations: list[tuple[int, str]] = []
+        for v in parsed.variables:
+            if v.function != self.kernel:
+                continue
+            bid = len(self.buffers)
+            self.buffers.append(BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape))))
+            self.uses_local = True
+            address = v.name if v.shape else f"&{v.name}"
+            dims = [f"(ulong){d}" for d in v.shape[:4]] + ["1"] * (4 - min(len(v.shape), 4))
+            registrations.append(
+                (
+                    v.decl_end,
+                    f" __tr.lb[{bid}] = (__local uchar*){address}; __tr.ll[{bid}] = "
+                    f"sizeof({v.name}); __tr_describe(__tr_ptr, {bid}u, {v.element_size}, "
+                    f"sizeof({v.name}), {', '.join(dims)});",
+                )
+            )
+        if len(self.buffers) > MAX_BUFFERS - 1:
+            raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
+
+        helpers = {f.name for f in parsed.helpers}
+        async_halves: dict[tuple[int, int], list[AccessSite]] = {}
+        for a in parsed.accesses:
+            if a.kind in (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE):
+                async_halves.setdefault((a.span.start, a.span.end), []).append(a)
+            self.access(a)
+        for halves in async_halves.values():
+            write = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_WRITE), None)
+            read = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_READ), None)
+            if write is None or read is None:
+                self.not_traced.append((halves[0].line, f"{halves[0].text}: not traced"))
+            else:
+                self.async_copy(write, read)
+        for s in parsed.syncs:
+            self.sync(s)
+        for u in parsed.unclassified:
+            if u.function == self.kernel or u.function in helpers:
+                self.not_traced.append((u.line, f"{' '.join(u.text.split())}: {u.reason}"))
+
+        for c in parsed.calls:
+            if c.callee in helpers:
+                glue = "__tr_ptr" if c.args_empty else ", __tr_ptr"
+                self.insert(c.args_close, c.args_close, glue)
+        declared = [(f.name, f.params_close, f.params_empty) for f in parsed.helpers]
+        declared += [(f.name, f.params_close, f.params_empty) for f in parsed.prototypes]
+        for name, close, empty in declared:
+            if name in helpers and close >= 0:
+                glue = STATE_PARAM if empty else ", " + STATE_PARAM
+                start = self.text.rfind("(", 0, close) + 1 if empty else close  # `(void)` too
+                self.insert(start, close, glue)
+        for f in parsed.kernels:
+            if f.name == self.kernel:
+                continue
+            self.insert(f.body.start + 1, f.body.start + 1, " __tr_state* __tr_ptr = 0;")
+        for r in parsed.returns:
+            if r.function == self.kernel and not r.has_value:
+                self.insert(r.span.start, r.span.start, "{ __tr_end(__tr_ptr); ")
+                after = self.text.find(";", r.span.end) + 1
+                self.insert(after, after, " }")
+        for at, code in registrations:
+            self.insert(at, at, code)
+        glue = ", ".join(EXTRA_PARAMS)
+        start = target.params_close
+        if target.params_empty:
+            start = self.text.rfind("(", 0, target.params_close) + 1
+        else:
+            glue = ", " + glue
+        self.insert(start, target.params_close, glue)
+        opening = target.body.start + 1
+        self.add(opening, opening, lambda edit: begin_code(self.buffers, self.uses_local))
+        closing = target.body.end - 1
+        self.insert(closing, closing, " __tr_end(__tr_ptr); ")
+
+        # Outermost first at each offset; insertions at an offset go before what starts there.
+        self.edits.sort(key=lambda e: (e.start, e.end > e.start, -(e.end - e.start)))
+        self._starts = [e.start for e in self.edits]
+        return self.render(0, len(self.text))
+
+
+def instrument(
+    source: str, kernel: str, defines: Mapping[str, int | str] | None = None
+) -> Instrumented:
+    """The traced version of ``kernel`` in ``source`` built with ``defines``.
+
+    Helper functions the source defines receive the trace state as an extra last argument
+    (their prototypes too). Other kernels in the file keep working, untraced.
+    """
+    chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
+    try:
+        parsed = parse(source, chosen, FILENAME)
+        if parsed.has_macro_sites:
+            parsed = parse_expanded(source, chosen, FILENAME)
+    except ParseError as exc:
+        raise InstrumentError(str(exc)) from None
+    rewrite = _Rewrite(parsed, kernel)
+    body = rewrite.build()
     return Instrumented(
-        source=prelude(len(buffers)) + new_source,
+        source=prelude(len(rewrite.buffers), rewrite.barriers) + body,
         kernel=kernel,
-        buffers=tuple(buffers),
-        sites=tuple(state.sites),
-        not_traced=tuple(state.not_traced),
+        buffers=tuple(rewrite.buffers),
+        sites=tuple(rewrite.sites),
+        not_traced=tuple(sorted(set(rewrite.not_traced))),
         extra_params=EXTRA_PARAMS,
+        barriers=rewrite.barriers,
     )
