@@ -23,7 +23,13 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from explorer.engine.records import DeviceInfo, RunRequest, RunResult, failed_result
+from explorer.engine.records import (
+    DeviceInfo,
+    RunRequest,
+    RunResult,
+    check_timeout,
+    failed_result,
+)
 
 _POLL_S = 0.05
 _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -174,6 +180,10 @@ class Executor:
     # -- requests ----------------------------------------------------------------
 
     def _request(self, kind: str, payload: Any, timeout_s: float, what: str) -> Any:
+        try:
+            timeout_s = check_timeout(timeout_s)
+        except ValueError as exc:
+            raise ExecutorError(f"{exc} ({what})", "error") from None
         with self._lock:
             self._cancelled.clear()
             fresh = self._process is None or not self._process.is_alive()

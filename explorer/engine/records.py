@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -377,3 +378,21 @@ EXIT_CODES = {
     "crashed": 4,
     "timeout": 4,
 }
+
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+
+
+def check_timeout(seconds: float, what: str = "timeout") -> float:
+    """A timeout in seconds that a deadline can use: finite and positive (NaN never expires,
+    zero or less expires before anything starts). Raises ValueError naming ``what``."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} {seconds!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT_S:
+        raise ValueError(
+            f"{what} {seconds!r} must be a positive number of seconds, at most a week "
+            f"({MAX_TIMEOUT_S:g})"
+        )
+    return value
