@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -194,6 +194,13 @@ class RunResult:
         if self.verdict is not None and self.verdict.verified:
             return "verified"
         return "wrong"
+
+    def without_arrays(self) -> RunResult:
+        """The same result without its output, reference and inputs: the figures a history
+        keeps (768³ arrays are megabytes a run)."""
+        if self.output is None and self.reference is None and self.inputs is None:
+            return self
+        return replace(self, output=None, reference=None, inputs=None)
 
     @property
     def gflops(self) -> float | None:
