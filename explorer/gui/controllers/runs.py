@@ -187,7 +187,7 @@ class RunCompareController(QObject):
     def _finished(self, generation: int, result: RunResult) -> None:
         state, views = self.state, self.views
         state.result = result
-        state.history.append(result.without_arrays())
+        state.remember(result)
         views.roofline_view.show_results(state.history)
         keep = (
             result.error_kind == "build"
@@ -215,7 +215,7 @@ class RunCompareController(QObject):
         self.run_finished.emit(generation, result)
 
     def _compare_step(self, generation: int, index: int, total: int, result: RunResult) -> None:
-        self.state.history.append(result.without_arrays())  # every run, a sweep's too
+        self.state.remember(result)  # every run, a sweep's too
         self.views.progress.setValue(index + 1)
         if generation != self._compare_generation:
             return
