@@ -18,7 +18,6 @@ from explorer.engine.catalog import find_variant
 from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
 from explorer.engine.records import RunRequest
-from explorer.gui.state import AppState
 
 BASELINE_RUNS = 10
 
@@ -74,6 +73,8 @@ def bench_memory(
 ) -> MemoryGrowth:
     """``runs`` runs of the matmul ``variant`` at ``size``³ (the IOU input the window shows),
     each kept in an :class:`AppState` history as the window keeps it."""
+    from explorer.gui.state import AppState  # Qt-free, but the command line loads no gui module
+
     if runs <= BASELINE_RUNS:
         raise ValueError(f"runs must be more than {BASELINE_RUNS}")
     chosen = pick_device(executor.devices(), device)
