@@ -24,7 +24,7 @@ from typing import Any
 
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.devices import default_device
-from explorer.engine.records import DeviceInfo, RunRequest, Variant
+from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 
 FORMAT = "kernel-explorer-session"
@@ -160,6 +160,12 @@ def load_session(path: str | Path) -> Session:
         raise SessionError(where, str(exc), "given twice") from None
     except _BadConstant as exc:
         raise SessionError(where, None, f"not a session file: {exc} is not JSON") from None
+    except RecursionError:
+        raise SessionError(
+            where, None, "not a session file: its JSON is nested too deeply to be a session"
+        ) from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise SessionError(where, None, f"not a session file: {exc}") from None
     return session_from_json(data, where, path.absolute().parent)
 
 
@@ -281,6 +287,21 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
         raise SessionError(where, "variant", str(exc)) from None
 
 
+def kernel_outside(session: Session, session_path: str | Path) -> str | None:
+    """The kernel file a session runs when it lies outside the session's folder (a shared
+    session could point anywhere: the person should know what will be compiled and run);
+    None for a catalog variant or a kernel beside the session."""
+    if session.kernel_path is None:
+        return None
+    folder = Path(os.path.abspath(session_path)).parent
+    kernel = Path(os.path.abspath(session.kernel_path))
+    try:
+        kernel.relative_to(folder)
+    except ValueError:
+        return str(kernel)
+    return None
+
+
 def session_to_request(
     session: Session,
     devices: Sequence[DeviceInfo],
@@ -294,6 +315,10 @@ def session_to_request(
     The device is found by its exact name; a session saved on another machine runs on the
     default device instead (:func:`default_device`, which raises ``NoDeviceError`` when
     there is none)."""
+    try:
+        timeout_s = check_timeout(timeout_s)
+    except ValueError as exc:
+        raise SessionError("session", None, str(exc)) from None
     variant = resolve_variant(session)
     devices = list(devices)
     device = next((d for d in devices if d.name == session.device), None)

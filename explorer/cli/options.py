@@ -10,7 +10,7 @@ import argparse
 from dataclasses import dataclass
 
 from explorer.engine.catalog import find_variant, load_variant_file
-from explorer.engine.records import RunRequest, Variant
+from explorer.engine.records import RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 
 
@@ -61,7 +61,18 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--image", help="image file for --input image (PNG, PGM or .npy)")
     parser.add_argument("--text", default="IOU", help="text drawn into the iou input")
     parser.add_argument("--repeat", type=int, default=10, help="timed launches (default 10)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds (default 60)")
+    parser.add_argument(
+        "--timeout", type=_timeout, default=60.0, help="seconds, positive (default 60)"
+    )
+
+
+def _timeout(text: str) -> float:
+    """``--timeout``: a finite, positive number of seconds (argparse turns the error into a
+    usage message and exit 2)."""
+    try:
+        return check_timeout(float(text), "--timeout")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def selected_variant(args: argparse.Namespace) -> Variant:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
+from pathlib import Path
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.options import (
@@ -36,7 +38,7 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     """The run a ``--session`` file holds; the selection options it holds are refused beside
     it, ``--device`` overrides its device, and a device it names but this machine lacks is
     replaced by the default with a note."""
-    from explorer.session import load_session, session_to_request
+    from explorer.session import kernel_outside, load_session, session_to_request
 
     conflicts = session_conflicts(args)
     if conflicts:
@@ -44,6 +46,12 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     session = load_session(args.session)  # SessionError is a ValueError: exit 2
+    outside = kernel_outside(session, args.session)
+    if outside is not None:
+        print(
+            f"note: the session runs the kernel file {outside}, outside the session's folder",
+            file=sys.stderr,
+        )
     devices = available_devices(executor)
     request, notice = session_to_request(
         session,
@@ -59,9 +67,23 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     return request
 
 
+def _check_image_path(path: str) -> None:
+    """Refuse an image path that cannot be written before anything runs."""
+    target = Path(path)
+    folder = target.absolute().parent
+    if target.is_dir():
+        raise UsageError(f"--save-image {path}: is a folder; give a file name such as result.png")
+    if not folder.is_dir():
+        raise UsageError(f"--save-image {path}: the folder {folder} does not exist; create it")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"--save-image {path}: the folder {folder} is not writable")
+
+
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run, print the verdict (or one JSON line), save the image if asked; the exit code is
     the verdict's."""
+    if args.save_image:
+        _check_image_path(args.save_image)
     if args.session:
         request = session_request(executor, args)
     else:
@@ -81,7 +103,11 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.save_image and result.output is not None:
         from explorer.families.images import save_png
 
-        save_png(result.output, args.save_image)
+        try:
+            save_png(result.output, args.save_image)
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot write the image {args.save_image}: {exc}", file=sys.stderr)
+            return USAGE_ERROR
     if result.status == "error" and result.error_kind in ("build", "input", "environment"):
         return USAGE_ERROR
     return EXIT_CODES.get(result.status, USAGE_ERROR)

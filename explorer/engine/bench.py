@@ -57,9 +57,22 @@ def parse_size(family: str, text: str) -> dict[str, int]:
 
 
 def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
-    """The numpy row: the same computation on the CPU, timed the same way (median of samples)."""
+    """The numpy row: the same computation on the CPU, timed the same way (median of samples).
+    Runs in the executor process; a size beyond the host's memory is a refused row."""
+    from explorer.engine.runner import available_host_bytes, memory_needs
+
     problem = get_family(family)
     full = problem.check_sizes(sizes)
+    _, host_bytes = memory_needs(problem, full, np.dtype(dtype))
+    available = available_host_bytes()
+    if host_bytes > available * 0.6:
+        row = _row(family, "numpy", "numpy (CPU)", "numpy " + np.__version__, full)
+        row["status"], row["verified"] = "refused", False
+        row["refused"] = (
+            f"the numpy baseline needs about {host_bytes >> 20} MiB of host memory; "
+            f"{available >> 20} MiB is available. Use smaller sizes."
+        )
+        return row
     inputs = problem.make_inputs(full, np.dtype(dtype), "random")
     problem.numpy_baseline(inputs)  # warm-up
     samples = []
@@ -384,7 +397,7 @@ def bench(
         if not variants:
             continue
         family = variants[0].family
-        numpy_row = numpy_record(family, size, repeat)
+        numpy_row = _numpy_row(executor, family, size, repeat, timeout_s)
         rows.append(numpy_row)
         base = numpy_row if baseline == "numpy" else None
         if baseline in ("copy", "fma", "torch"):
@@ -399,6 +412,28 @@ def bench(
             executor.call(forget_memo, timeout_s=30)
         records.extend(rows)
     return records
+
+
+def _numpy_row(
+    executor: Executor, family: str, size: dict[str, int], repeat: int, timeout_s: float
+) -> dict:
+    """The numpy row, computed in the executor process: a baseline too large for this
+    machine's memory costs that process, never the caller."""
+    try:
+        row: dict = executor.call(
+            numpy_record,
+            family,
+            size,
+            repeat,
+            timeout_s=timeout_s * (repeat + 2),
+            what=f"the numpy baseline of {family}",
+        )
+    except ExecutorError as exc:
+        row = _row(family, "numpy", "numpy (CPU)", "numpy " + np.__version__, size)
+        row["status"] = {"crash": "crashed", "timeout": "timeout"}.get(exc.kind, "error")
+        row["verified"] = False
+        row["error"] = str(exc)
+    return row
 
 
 def _describe(request: RunRequest) -> str:

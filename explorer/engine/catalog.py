@@ -64,6 +64,8 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         meta = tomllib.loads(match.group("toml"))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{where}: header is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise CatalogError(f"{where}: header is nested too deeply to be a catalog header") from None
 
     def need(key: str, kind: type) -> object:
         if key not in meta:
@@ -95,7 +97,10 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     local_size = tuple(str(v) for v in need_list("local"))
     if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
         raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
-    constraints = tuple(str(c) for c in meta.get("sizes", []))
+    raw_constraints = meta.get("sizes", [])
+    if not isinstance(raw_constraints, list):
+        raise CatalogError(f"{where}: 'sizes' must be a list of conditions, e.g. [\"N % TS == 0\"]")
+    constraints = tuple(str(c) for c in raw_constraints)
     dtype = str(meta.get("dtype", "float32"))
     layout = str(meta.get("layout", "row-major"))
     if dtype not in _DTYPES:
@@ -103,13 +108,26 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     if layout not in _LAYOUTS:
         raise CatalogError(f"{where}: layout must be one of {_LAYOUTS}")
     defines = meta.get("defines", {})
+    if not isinstance(defines, dict):
+        raise CatalogError(f"{where}: [defines] must be a table of NAME = integer")
     if not all(isinstance(v, int) for v in defines.values()):
         raise CatalogError(f"{where}: [defines] values must be integers")
     allowed = meta.get("allowed", {})
+    if not isinstance(allowed, dict):
+        raise CatalogError(f"{where}: [allowed] must be a table of NAME = [values]")
     for key, values in allowed.items():
-        if key not in defines or not isinstance(values, list):
+        if (
+            key not in defines
+            or not isinstance(values, list)
+            or not all(isinstance(x, int) for x in values)
+        ):
             raise CatalogError(f"{where}: [allowed] {key} must list values of a define")
     about = meta.get("about", {})
+    if not isinstance(about, dict):
+        raise CatalogError(
+            f"{where}: [about] must be a table (source, bug, text), not {about!r}; write it as "
+            '[about] with text = "..." under it'
+        )
 
     known = set(problem.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
     for expression in (*global_size, *local_size, *constraints):
@@ -151,6 +169,11 @@ def load_variant_file(path: str | Path) -> Variant:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CatalogError(f"cannot read kernel file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "save the kernel file as UTF-8 (plain ASCII is UTF-8) and open it again"
+        ) from None
     return parse_variant(source, path)
 
 

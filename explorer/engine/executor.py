@@ -4,19 +4,32 @@ The caller sends a request down a pipe and waits, with a deadline. If the proces
 dies (a segfault in the driver) or misses the deadline (a kernel that never returns),
 the caller gets a result naming what happened, and the next request starts a fresh
 process. Build caches live in the process and survive between requests.
+
+The process never outlives the one that started it, whatever ends that one (Ctrl+C,
+SIGTERM, SIGHUP, SIGKILL): on Linux the kernel sends it SIGKILL when its parent dies
+(``PR_SET_PDEATHSIG``), and everywhere a watch thread in it exits as soon as its parent is
+gone, even while the main thread is stuck in a kernel that never returns.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from explorer.engine.records import DeviceInfo, RunRequest, RunResult, failed_result
+from explorer.engine.records import (
+    DeviceInfo,
+    RunRequest,
+    RunResult,
+    check_timeout,
+    failed_result,
+)
 
 _POLL_S = 0.05
 _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -24,8 +37,39 @@ _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 _STARTUP_ALLOWANCE_S = 30.0
 
 
-def _serve(conn: Connection) -> None:
+_WATCH_S = 0.2
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int, death_signal: bool) -> None:
+    """Make this process end when ``parent_pid`` does.
+
+    ``death_signal``: ask Linux for SIGKILL at the parent's death. Linux sends it when the
+    *thread* that started this process ends, so the parent asks only from its main thread.
+    The watch thread covers every other case (and other systems): an orphan is re-parented,
+    so ``getppid`` changes.
+    """
+    if death_signal and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(_WATCH_S)
+        os._exit(1)
+
+    if os.getppid() != parent_pid:  # the parent died before the death signal was set
+        os._exit(1)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) -> None:
     """The executor process's loop: one request in, one reply out."""
+    if parent_pid:
+        _die_with_parent(parent_pid, death_signal)
     from explorer.engine import runner
     from explorer.engine.devices import list_devices
 
@@ -81,7 +125,10 @@ class Executor:
         if self._process is None or not self._process.is_alive():
             parent, child = self._mp.Pipe()
             self._process = self._mp.Process(
-                target=_serve, args=(child,), name="opencl-executor", daemon=True
+                target=_serve,
+                args=(child, os.getpid(), threading.current_thread() is threading.main_thread()),
+                name="opencl-executor",
+                daemon=True,
             )
             # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside
             # them in the same process fights them for the cores and runs many times slower.
@@ -133,6 +180,10 @@ class Executor:
     # -- requests ----------------------------------------------------------------
 
     def _request(self, kind: str, payload: Any, timeout_s: float, what: str) -> Any:
+        try:
+            timeout_s = check_timeout(timeout_s)
+        except ValueError as exc:
+            raise ExecutorError(f"{exc} ({what})", "error") from None
         with self._lock:
             self._cancelled.clear()
             fresh = self._process is None or not self._process.is_alive()
@@ -160,6 +211,8 @@ class Executor:
                         raise ExecutorError(self._crash_message(what), "crash") from None
                     if status == "error":
                         raise ExecutorError(value, "error")
+                    if _left_damage(value):
+                        self._discard()  # memory it wrote out of bounds must not outlive it
                     return value
                 if time.monotonic() > deadline:
                     self._discard()
@@ -215,6 +268,13 @@ class Executor:
             return self._request("run", request, request.timeout_s, what)
         except ExecutorError as exc:
             return failed_result(request, str(exc), exc.kind)
+
+
+def _left_damage(value: Any) -> bool:
+    """A result (or a traced run's result) of a kernel caught writing outside its buffers:
+    the process that ran it is not trusted with the next request."""
+    result = getattr(value, "result", value)
+    return isinstance(result, RunResult) and result.error_kind == "crash"
 
 
 def _describe(request: RunRequest) -> str:

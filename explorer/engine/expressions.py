@@ -4,6 +4,10 @@ Headers say things like ``global = ["cdiv(N, WPT)", "M"]`` or
 ``sizes = ["K % TS == 0"]``. They are parsed with :mod:`ast` and evaluated
 over a whitelist of integer operators: no attribute access, no calls
 other than the functions below, no ``eval``.
+
+A header is hostile input as much as a file is: every expression is evaluated under limits
+(its length, its nesting depth, the operands of ``**`` and ``<<``, the magnitude of every
+intermediate value), so ``WIDTH ** WIDTH ** WIDTH`` is a message, not a machine out of memory.
 """
 
 from __future__ import annotations
@@ -57,8 +61,16 @@ FUNCTIONS: dict[str, Callable[..., int]] = {
 }
 
 
+# Sizes, defines and NDRanges are C ints or size_t: nothing sensible is wider than 64 bits.
+MAX_MAGNITUDE = 2**64
+MAX_LENGTH = 2000  # characters of one expression
+MAX_DEPTH = 40  # nesting of operators and calls
+MAX_NODES = 500
+
+
 class ExpressionError(ValueError):
-    """An expression in a kernel header is malformed or names something unknown."""
+    """An expression in a kernel header is malformed, names something unknown or exceeds
+    the evaluation limits."""
 
 
 def names_in(expression: str) -> set[str]:
@@ -73,10 +85,57 @@ def names_in(expression: str) -> set[str]:
 
 
 def _parse(expression: str) -> ast.Expression:
+    text = str(expression).strip()
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(
+            f"expression {text[:40]!r}... is {len(text)} characters; at most {MAX_LENGTH}"
+        )
     try:
-        return ast.parse(str(expression).strip(), mode="eval")
+        tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"cannot parse expression {expression!r}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ExpressionError(f"expression {text[:40]!r} is nested too deeply") from None
+    if _depth(tree.body) > MAX_DEPTH or sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+        raise ExpressionError(
+            f"expression {text[:40]!r} is too complex (at most {MAX_DEPTH} levels of nesting "
+            f"and {MAX_NODES} terms)"
+        )
+    return tree
+
+
+def _depth(node: ast.AST) -> int:
+    """Nesting depth, without recursion (a hostile expression may be deeper than the stack)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(current))
+    return deepest
+
+
+def _bounded(value: int, text: str) -> int:
+    if abs(value) > MAX_MAGNITUDE:
+        raise ExpressionError(f"{text!r} reaches a value beyond 2**64; sizes never need that")
+    return value
+
+
+def _binary(op: ast.operator, left: int, right: int, text: str) -> int:
+    """One operator, refused before it runs when its result could not fit in 64 bits."""
+    if isinstance(op, ast.Pow):
+        if right < 0:
+            raise ExpressionError(f"negative exponent in {text!r}")
+        if abs(left) > 1 and right * max(1, abs(left).bit_length() - 1) > 64:
+            raise ExpressionError(f"{text!r} computes {left} ** {right}, beyond 2**64")
+    if isinstance(op, (ast.LShift, ast.RShift)):
+        if right < 0:
+            raise ExpressionError(f"negative shift count in {text!r}")
+        if isinstance(op, ast.LShift) and left != 0 and abs(left).bit_length() + right > 65:
+            raise ExpressionError(f"{text!r} computes {left} << {right}, beyond 2**64")
+        right = min(right, 128)
+    return _bounded(int(_BINARY[type(op)](left, right)), text)
 
 
 def evaluate(expression: str | int, names: Mapping[str, int]) -> int:
@@ -91,17 +150,17 @@ def evaluate(expression: str | int, names: Mapping[str, int]) -> int:
 
 def _eval(node: ast.AST, names: Mapping[str, int], text: str) -> int:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, bool)):
-        return int(node.value)
+        return _bounded(int(node.value), text)
     if isinstance(node, ast.Name):
         if node.id not in names:
             known = ", ".join(sorted(names)) or "none"
             raise ExpressionError(f"unknown name {node.id!r} in {text!r} (known: {known})")
-        return int(names[node.id])
+        return _bounded(int(names[node.id]), text)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _eval(node.left, names, text), _eval(node.right, names, text)
         if isinstance(node.op, (ast.FloorDiv, ast.Div, ast.Mod)) and right == 0:
             raise ExpressionError(f"division by zero in {text!r}")
-        return _BINARY[type(node.op)](left, right)
+        return _binary(node.op, left, right, text)
     if isinstance(node, ast.UnaryOp):
         value = _eval(node.operand, names, text)
         if isinstance(node.op, ast.USub):
@@ -131,5 +190,12 @@ def _eval(node: ast.AST, names: Mapping[str, int], text: str) -> int:
         and not node.keywords
     ):
         args = [_eval(a, names, text) for a in node.args]
-        return int(FUNCTIONS[node.func.id](*args))
+        if node.func.id in ("cdiv", "round_up") and (len(args) != 2 or args[1] == 0):
+            raise ExpressionError(f"{node.func.id} takes two numbers, the second not 0: {text!r}")
+        try:
+            return _bounded(int(FUNCTIONS[node.func.id](*args)), text)
+        except TypeError:
+            raise ExpressionError(
+                f"wrong number of arguments to {node.func.id} in {text!r}"
+            ) from None
     raise ExpressionError(f"unsupported construct in {text!r}: {ast.dump(node)[:60]}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -194,6 +195,13 @@ class RunResult:
             return "verified"
         return "wrong"
 
+    def without_arrays(self) -> RunResult:
+        """The same result without its output, reference and inputs: the figures a history
+        keeps (768³ arrays are megabytes a run)."""
+        if self.output is None and self.reference is None and self.inputs is None:
+            return self
+        return replace(self, output=None, reference=None, inputs=None)
+
     @property
     def gflops(self) -> float | None:
         if self.timing is None or not self.flops:
@@ -377,3 +385,21 @@ EXIT_CODES = {
     "crashed": 4,
     "timeout": 4,
 }
+
+
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+
+
+def check_timeout(seconds: float, what: str = "timeout") -> float:
+    """A timeout in seconds that a deadline can use: finite and positive (NaN never expires,
+    zero or less expires before anything starts). Raises ValueError naming ``what``."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} {seconds!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT_S:
+        raise ValueError(
+            f"{what} {seconds!r} must be a positive number of seconds, at most a week "
+            f"({MAX_TIMEOUT_S:g})"
+        )
+    return value

@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,7 @@ class Bound:
     host_out: np.ndarray
     upload_ms: float
     param_bytes: list[int]  # bytes of each pointer argument (0 for scalars)
+    guards: list[Guarded] = field(default_factory=list)
 
 
 def prepare(
@@ -112,6 +113,9 @@ def prepare(
         local_size=launch.local_size,
         defines=launch.defines,
     )
+    memory = check_memory(problem, sizes, np.dtype(variant.dtype), device)
+    if memory is not None:
+        return head.refused(memory)
     cl = s.cl
     context, queue = s.queue(device)
     try:
@@ -146,13 +150,18 @@ def prepare(
         inputs = problem.make_inputs(sizes, dtype, request.input, request.text, request.image_path)
     except (InputError, ImageError) as exc:
         return head.failed(str(exc), "input")
-    started = time.perf_counter()
-    reference = problem.reference(inputs, sizes)
-    reference_ms = (time.perf_counter() - started) * 1e3
-    if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+    except MemoryError:
+        return head.refused(_OUT_OF_MEMORY)
+    try:
         started = time.perf_counter()
-        problem.reference(inputs, sizes)
+        reference = problem.reference(inputs, sizes)
         reference_ms = (time.perf_counter() - started) * 1e3
+        if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+            started = time.perf_counter()
+            problem.reference(inputs, sizes)
+            reference_ms = (time.perf_counter() - started) * 1e3
+    except MemoryError:
+        return head.refused(_OUT_OF_MEMORY)
     return Prepared(
         s,
         request,
@@ -173,8 +182,128 @@ def prepare(
     )
 
 
+# Host bytes per element beyond the arrays themselves: inputs are drawn in float64 and cast;
+# the float64 reference keeps a value and a magnitude, and verification makes a few
+# float64 temporaries of the output's size; the output is read back three times.
+_HOST_BYTES_PER_INPUT = 16
+_HOST_BYTES_PER_OUTPUT = 8 * 8
+_HOST_MARGIN = 0.6  # of the memory available: the rest is for Python, OpenCL and the OS
+
+
+def available_host_bytes() -> int:
+    """Memory this process may still take: ``MemAvailable`` (or free pages), capped by an
+    address-space limit (``ulimit -v``) less what the process already maps."""
+    available = 0
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError):
+        pass
+    if not available:
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            available = 2**40
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit != resource.RLIM_INFINITY:
+            with open("/proc/self/statm", encoding="ascii") as statm:
+                mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            available = min(available, max(0, limit - mapped))
+    except (ImportError, OSError, ValueError):
+        pass
+    return available
+
+
+def memory_needs(
+    problem: Family, sizes: dict[str, int], dtype: np.dtype
+) -> tuple[dict[str, int], int]:
+    """Device bytes of every buffer role, and the host bytes a run takes (inputs, the
+    reference, the read-back output and the verification)."""
+    shapes = problem.shapes(sizes)
+    device = {role: math.prod(shape) * dtype.itemsize for role, shape in shapes.items()}
+    out_elements = math.prod(problem.output_shape(sizes))
+    in_elements = sum(
+        math.prod(shape) for role, shape in shapes.items() if role != problem.output_role
+    )
+    host = in_elements * (_HOST_BYTES_PER_INPUT + dtype.itemsize)
+    host += out_elements * (_HOST_BYTES_PER_OUTPUT + 3 * dtype.itemsize)
+    return device, host
+
+
+def check_memory(
+    problem: Family,
+    sizes: dict[str, int],
+    dtype: np.dtype,
+    device: DeviceInfo,
+    host_available: int | None = None,
+) -> Refusal | None:
+    """Refuse, before anything is allocated, a problem whose buffers exceed the device's
+    largest allocation or its global memory, or whose inputs and reference exceed the host
+    memory available (with a margin). The refusal names the bytes and suggests sizes that
+    fit."""
+    available = available_host_bytes() if host_available is None else host_available
+
+    def problem_with(candidate: dict[str, int]) -> str | None:
+        buffers, host = memory_needs(problem, candidate, dtype)
+        guards = 2 * guard_bytes(0)
+        for role, nbytes in buffers.items():
+            if nbytes + guards > device.max_alloc_bytes:
+                return (
+                    f"buffer {role} needs {_bytes(nbytes)}; {device.name} allocates at most "
+                    f"{_bytes(device.max_alloc_bytes)} at once"
+                )
+        total = sum(buffers.values()) + guards * len(buffers)
+        if total > device.global_mem_bytes:
+            return (
+                f"the buffers need {_bytes(total)}; {device.name} has "
+                f"{_bytes(device.global_mem_bytes)} of global memory"
+            )
+        if host > available * _HOST_MARGIN:
+            return (
+                f"the inputs and the float64 reference need about {_bytes(host)} of host "
+                f"memory; {_bytes(available)} is available"
+            )
+        return None
+
+    reason = problem_with(sizes)
+    if reason is None:
+        return None
+    smaller = dict(sizes)
+    for _ in range(256):  # halving: at most log2 of the largest size steps
+        smaller = {k: max(1, v // 2) for k, v in smaller.items()}
+        if problem_with(smaller) is None or all(v == 1 for v in smaller.values()):
+            break
+    fits = problem_with(smaller) is None
+    fix = (
+        f"Use smaller sizes, e.g. {', '.join(f'{k}={v}' for k, v in smaller.items())}."
+        if fits
+        else "No size of this problem fits; free memory or pick another device."
+    )
+    described = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    return Refusal(f"{described} does not fit: {reason}.", fix)
+
+
+def _bytes(count: int) -> str:
+    value = float(count)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} bytes"
+
+
 def bind(p: Prepared) -> Bound:
-    """Upload inputs, allocate the output (filled with NaN or INT_MIN) and local arguments."""
+    """Upload inputs, allocate the output (filled with NaN or INT_MIN) and local arguments.
+
+    Every buffer lies between two guard regions filled with a pattern (see
+    :func:`guarded_buffer`); :func:`damaged_guards` tells after a launch whether the kernel
+    wrote outside its buffers."""
     cl = p.session.cl
     mf = cl.mem_flags
     layout = p.request.variant.layout
@@ -182,6 +311,7 @@ def bind(p: Prepared) -> Bound:
     host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=p.dtype)
     args: list[Any] = []
     param_bytes: list[int] = []
+    guards: list[Guarded] = []
     upload_ms = 0.0
     out_buffer = None
     for param, role in zip(p.params, p.request.variant.args, strict=True):
@@ -194,20 +324,98 @@ def bind(p: Prepared) -> Bound:
             args.append(numpy_scalar(param.scalar_type or "int", value))
             param_bytes.append(0)
         elif role == p.problem.output_role:
-            out_buffer = cl.Buffer(p.context, mf.READ_WRITE, max(host_out.nbytes, 4))
+            guarded = guarded_buffer(p, role, host_out.nbytes)
+            out_buffer = guarded.buffer
+            guards.append(guarded)
             args.append(out_buffer)
             param_bytes.append(host_out.nbytes)
         else:
             host = _to_device_layout(p.inputs[role], role, p.problem.matrix_roles, layout)
-            buf = cl.Buffer(p.context, mf.READ_ONLY, max(host.nbytes, 4))
-            event = cl.enqueue_copy(p.queue, buf, host)
+            guarded = guarded_buffer(p, role, host.nbytes, mf.READ_ONLY)
+            guards.append(guarded)
+            event = cl.enqueue_copy(p.queue, guarded.buffer, host)
             event.wait()
             upload_ms += _event_ms(event)
-            args.append(buf)
+            args.append(guarded.buffer)
             param_bytes.append(host.nbytes)
-    bound = Bound(args, out_buffer, host_out, upload_ms, param_bytes)
+    bound = Bound(args, out_buffer, host_out, upload_ms, param_bytes, guards)
     reset_output(p, bound)
     return bound
+
+
+GUARD_PATTERN = 0xA5  # one byte, repeated; a kernel's float or int output rarely ends so
+
+
+@dataclass
+class Guarded:
+    """One kernel buffer inside a larger allocation: ``guard`` pattern bytes on each side."""
+
+    role: str
+    buffer: Any  # what the kernel gets: a sub-buffer of ``whole``, or ``whole`` itself
+    whole: Any
+    nbytes: int
+    guard: int  # 0: the device cannot make sub-buffers here, no guard
+
+
+def guard_bytes(device_align_bits: int) -> int:
+    """Guard size: a page, or the device's base-address alignment if larger (a sub-buffer
+    must start on it)."""
+    return max(4096, device_align_bits // 8)
+
+
+def guarded_buffer(p: Prepared, role: str, nbytes: int, flags: int | None = None) -> Guarded:
+    """A buffer of ``nbytes`` for ``role`` between two guard regions filled with
+    :data:`GUARD_PATTERN`. The kernel sees only its sub-buffer; writes past either end land
+    in a guard, where :func:`damaged_guards` finds them."""
+    cl = p.session.cl
+    mf = cl.mem_flags
+    flags = mf.READ_WRITE if flags is None else flags
+    size = max(nbytes, 4)
+    if "oclgrind" in p.device.platform.lower():
+        # The simulator checks every access itself, and loses track of what was
+        # initialised through a sub-buffer (it then reports every read as uninitialised).
+        plain = cl.Buffer(p.context, flags, size)
+        return Guarded(role, plain, plain, size, 0)
+    try:
+        guard = guard_bytes(int(p.context.devices[0].mem_base_addr_align))
+        whole = cl.Buffer(p.context, mf.READ_WRITE, guard + size + guard)
+        pattern = np.full(guard, GUARD_PATTERN, dtype=np.uint8)
+        cl.enqueue_copy(p.queue, whole, pattern, dst_offset=0)
+        cl.enqueue_copy(p.queue, whole, pattern, dst_offset=guard + size).wait()
+        sub = whole.get_sub_region(guard, size, flags)
+    except cl.Error:
+        plain = cl.Buffer(p.context, flags, size)
+        return Guarded(role, plain, plain, size, 0)
+    return Guarded(role, sub, whole, size, guard)
+
+
+def damaged_guards(p: Prepared, bound: Bound) -> str | None:
+    """Which buffer the kernel wrote outside of, and where, in words; None when every
+    guard still holds its pattern."""
+    cl = p.session.cl
+    for guarded in bound.guards:
+        if not guarded.guard:
+            continue
+        before = np.empty(guarded.guard, dtype=np.uint8)
+        after = np.empty(guarded.guard, dtype=np.uint8)
+        cl.enqueue_copy(p.queue, before, guarded.whole, src_offset=0)
+        end = guarded.guard + guarded.nbytes
+        cl.enqueue_copy(p.queue, after, guarded.whole, src_offset=end).wait()
+        changed_after = np.flatnonzero(after != GUARD_PATTERN)
+        changed_before = np.flatnonzero(before != GUARD_PATTERN)
+        if changed_after.size:
+            reach = int(changed_after[-1]) + 1
+            return (
+                f"wrote past the end of its buffer {guarded.role} ({guarded.nbytes} bytes): "
+                f"{changed_after.size} bytes changed within {reach} bytes after it"
+            )
+        if changed_before.size:
+            reach = guarded.guard - int(changed_before[0])
+            return (
+                f"wrote before the start of its buffer {guarded.role}: {changed_before.size} "
+                f"bytes changed within {reach} bytes before it"
+            )
+    return None
 
 
 def reset_output(p: Prepared, bound: Bound) -> None:
@@ -242,8 +450,21 @@ def judge(p: Prepared, outputs: list[np.ndarray]) -> tuple[Verdict, np.ndarray]:
     return verdicts[worst], outputs[worst]
 
 
+_OUT_OF_MEMORY = Refusal(
+    "the host ran out of memory for the inputs, the reference or the output.",
+    "Use smaller sizes, or close other programs.",
+)
+
+
 def run_request(request: RunRequest) -> RunResult:
     """Everything that can go wrong in a well-behaved kernel becomes a field of the result."""
+    try:
+        return _run(request)
+    except MemoryError:
+        return failed_result(request, str(_OUT_OF_MEMORY), "input")
+
+
+def _run(request: RunRequest) -> RunResult:
     p = prepare(request)
     if isinstance(p, RunResult):
         return p
@@ -285,8 +506,16 @@ def run_request(request: RunRequest) -> RunResult:
             if pair is not None:
                 pair.release()
         last, download_ms = read_output(p, bound)
+        damage = damaged_guards(p, bound)
     except cl.Error as exc:
         return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
+    if damage is not None:
+        return p.head.failed(
+            f"{p.request.variant.qualified_id} {damage}. Out-of-bounds writes corrupt memory "
+            "that belongs to something else; the result is not trusted and the executor was "
+            "restarted. Check the kernel's bounds (trace it to see the accesses).",
+            "crash",
+        )
     verdict, output = judge(p, [first, last])
     return p.head.judged(
         verdict=verdict,

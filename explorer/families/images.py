@@ -28,13 +28,37 @@ def load_grey(path: str | Path) -> np.ndarray:
         return _npy(path)
     try:
         with Image.open(path) as image:
-            return _grey(image)
+            if image.width * image.height > _MAX_PIXELS:
+                raise ImageError(
+                    f"{path}: {image.width}×{image.height} pixels is more than any size the "
+                    f"explorer runs ({_MAX_PIXELS} pixels); scale the image down"
+                )
+            return _finite(_grey(image), path)
+    except Image.DecompressionBombError as exc:
+        raise ImageError(f"{path}: refused as too large to decode safely: {exc}") from None
     except UnidentifiedImageError:
         raise ImageError(
             f"{path}: not an image file Pillow can read (PNG, PGM/PPM, .npy)"
         ) from None
     except (OSError, ValueError, SyntaxError) as exc:  # truncated or corrupt data
         raise ImageError(f"{path}: cannot decode the image: {exc}") from None
+
+
+_MAX_PIXELS = 2**28
+
+
+def _finite(grey: np.ndarray, path: Path) -> np.ndarray:
+    """An image with NaN or infinite pixels would make inputs no kernel can get right, and
+    the verdict would blame the kernel: refuse it, naming the file."""
+    if grey.size == 0:
+        raise ImageError(f"{path}: the image has no pixels; use an image at least 1×1")
+    bad = int(np.count_nonzero(~np.isfinite(grey)))
+    if bad:
+        raise ImageError(
+            f"{path}: {bad} pixels are NaN or infinite; replace them with numbers "
+            "(e.g. numpy.nan_to_num) and load the image again"
+        )
+    return grey
 
 
 def _grey(image: Image.Image) -> np.ndarray:
@@ -45,6 +69,8 @@ def _grey(image: Image.Image) -> np.ndarray:
         return np.clip(data / top, 0.0, 1.0)
     if image.mode == "F":
         data = np.asarray(image, dtype=np.float64)
+        if not np.isfinite(data).all():
+            return data  # refused by the caller, with the file's name
         span = float(np.ptp(data)) or 1.0
         return (data - data.min()) / span
     if image.mode not in ("L", "LA", "RGB", "RGBA"):
@@ -60,11 +86,18 @@ def _npy(path: Path) -> np.ndarray:
         array = np.load(path, allow_pickle=False)
     except OSError as exc:
         raise ImageError(f"cannot read image {path}: {exc}") from None
-    except ValueError as exc:
+    except (ValueError, EOFError) as exc:
         raise ImageError(f"{path}: not a .npy array: {exc}") from None
     if array.ndim != 2:
         raise ImageError(f"{path}: a .npy image must be 2-D, got shape {array.shape}")
-    array = array.astype(np.float64)
+    if array.dtype.kind not in "biuf":
+        raise ImageError(
+            f"{path}: a .npy image holds numbers (int or float), not {array.dtype}; "
+            "save it with a numeric dtype"
+        )
+    if array.size > _MAX_PIXELS:
+        raise ImageError(f"{path}: {array.size} pixels is more than any size the explorer runs")
+    array = _finite(array.astype(np.float64), path)
     span = float(np.ptp(array)) or 1.0
     return (array - array.min()) / span
 

@@ -36,6 +36,11 @@ class AppState:
     user_headers: dict[str, str] = field(default_factory=dict)  # headers of header-less files
     reloads: int = 0  # how often a watched kernel was reloaded
 
+    def remember(self, result: RunResult) -> None:
+        """Add a run to the history: its figures, never its arrays (a 768³ run's arrays are
+        megabytes, and a session runs hundreds of times)."""
+        self.history.append(result.without_arrays())
+
     @property
     def touring(self) -> bool:
         """Whether the guided tour owns the timing bars."""

@@ -180,7 +180,14 @@ class RunController(QObject):
         if self._pending:
             self._job.cancelled_generation = self._generation
             self._generation += 1
-            self._executor.cancel()
+            self._cancel_processes()
+
+    def _cancel_processes(self) -> None:
+        """Abandon whatever either process is doing: a run, a trace or an Oclgrind check."""
+        self._executor.cancel()
+        checker = self._job.checker
+        if checker is not None:
+            checker.cancel()
 
     def _done(self) -> None:
         self._pending = max(0, self._pending - 1)
@@ -211,10 +218,12 @@ class RunController(QObject):
         self._done()
 
     def shutdown(self) -> None:
+        """Stop everything within a second: the request in flight is abandoned (its process
+        killed), then the thread ends."""
         self._job.cancelled_generation = self._generation
-        self._executor.cancel()
+        self._cancel_processes()
         self._thread.quit()
-        self._thread.wait(10000)
+        self._thread.wait(2000)
         self._executor.close()
         if self._job.checker is not None:
             self._job.checker.close()

@@ -29,6 +29,7 @@ def test_every_command_is_there_in_its_order():
         "trace",
         "bench-trace",
         "bench-ui",
+        "bench-memory",
         "bench",
         "install-desktop",
     ]

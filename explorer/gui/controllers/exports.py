@@ -31,11 +31,13 @@ class ExportController:
     # -- files ---------------------------------------------------------------------------
     def view_png(self, view: QWidget, path: str) -> bool:
         """A widget as it looks now, as a PNG."""
+        before = _stamp(path)
         view.grab().save(path, "PNG")
-        return self._report(path, f"Wrote {path}")
+        return self._report(path, f"Wrote {path}", before)
 
     def view_svg(self, view: QWidget, path: str) -> bool:
         """A widget drawn into an SVG (text and lines stay vectors where Qt draws them so)."""
+        before = _stamp(path)
         generator = QSvgGenerator()
         generator.setFileName(path)
         generator.setSize(view.size())
@@ -44,7 +46,7 @@ class ExportController:
         painter = QPainter(generator)
         view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
         painter.end()
-        return self._report(path, f"Wrote {path}")
+        return self._report(path, f"Wrote {path}", before)
 
     def animation(self, path: str, max_frames: int = 240) -> bool:
         """Every step of the animation as a looping GIF, or as numbered PNG frames
@@ -129,8 +131,10 @@ class ExportController:
             return False
         return self._report(path, f"Wrote {len(self.state.history)} runs to {path}")
 
-    def _report(self, path: str, message: str) -> bool:
-        ok = Path(path).is_file()
+    def _report(self, path: str, message: str, before: int | None = None) -> bool:
+        """Success only if the file exists and, where it existed before, was rewritten (Qt's
+        writers fail silently and would leave an old file in place)."""
+        ok = Path(path).is_file() and (before is None or _stamp(path) != before)
         self.views.say(message if ok else f"Could not write {path}")
         return ok
 
@@ -173,6 +177,14 @@ class ExportController:
     def _ask(self, title: str, name: str, filters: str) -> str:
         path, _ = QFileDialog.getSaveFileName(self.views.window, title, name, filters)
         return str(path)
+
+
+def _stamp(path: str) -> int | None:
+    """The file's modification time in nanoseconds, None when there is no file."""
+    try:
+        return Path(path).stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _pillow_image(image: QImage) -> Image.Image:

@@ -87,6 +87,11 @@ class KernelFilesController(QObject):
             source = Path(path).read_text(encoding="utf-8")
             header = self.state.user_headers.get(str(Path(path)))
             variant = with_header(source, header, path) if header else load_variant_file(path)
+        except UnicodeDecodeError:
+            self.views.say(
+                f"{Path(path).name}: not UTF-8 text; save it as UTF-8 (the last good run stays)"
+            )
+            return
         except (CatalogError, OSError) as exc:
             self.views.say(f"{Path(path).name}: {exc} (the last good run stays)")
             return

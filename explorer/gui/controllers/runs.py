@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction
 
 from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.oclgrind import find_oclgrind
-from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
 from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.families import FAMILIES
 from explorer.gui.controllers import Views
@@ -48,6 +48,7 @@ class RunCompareController(QObject):
         self.trace_budget = GUI_TRACE_BUDGET
         self._valid = False
         self._compare_generation = -1
+        self._tracing: tuple[str, str, str] | None = None  # the variant the trace in flight runs
         views.run_button.clicked.connect(actions["run"].trigger)
         views.panel.validity_changed.connect(self._validity)
         views.source_view.line_activated.connect(self.goto_line)
@@ -147,6 +148,7 @@ class RunCompareController(QObject):
             return
         self.views.findings_view.clear("Tracing …")
         self.state.pending_group = center
+        self._tracing = _identity(self.model.variant)
         self.worker.trace(
             TraceRequest(self.model.request(), center=center, budget_bytes=self.trace_budget)
         )
@@ -185,7 +187,7 @@ class RunCompareController(QObject):
     def _finished(self, generation: int, result: RunResult) -> None:
         state, views = self.state, self.views
         state.result = result
-        state.history.append(result)
+        state.remember(result)
         views.roofline_view.show_results(state.history)
         keep = (
             result.error_kind == "build"
@@ -213,7 +215,7 @@ class RunCompareController(QObject):
         self.run_finished.emit(generation, result)
 
     def _compare_step(self, generation: int, index: int, total: int, result: RunResult) -> None:
-        self.state.history.append(result)  # every run of the session, a sweep's too
+        self.state.remember(result)  # every run, a sweep's too
         self.views.progress.setValue(index + 1)
         if generation != self._compare_generation:
             return
@@ -236,6 +238,13 @@ class RunCompareController(QObject):
 
     def _trace_done(self, traced: TracedRun) -> None:
         state, views = self.state, self.views
+        asked, self._tracing = self._tracing, None
+        if asked is not None and asked != _identity(self.model.variant):
+            # The variant or family changed while it ran: its records belong to a kernel
+            # that is no longer on screen.
+            views.findings_view.clear("The trace was discarded: the kernel changed while it ran.")
+            views.say(f"Discarded the trace of {asked[0]}/{asked[1]}: the kernel changed")
+            return
         state.traced = traced
         views.result_view.show_result(traced.result)
         if traced.analysis is None:
@@ -303,3 +312,8 @@ class RunCompareController(QObject):
     def goto_line(self, line: int) -> None:
         self.views.source_view.editor.mark_lines([line], MARK)
         self.views.show_page(self.views.source_view)
+
+
+def _identity(variant: Variant) -> tuple[str, str, str]:
+    """What makes a trace belong to a kernel: its family, id and file."""
+    return (variant.family, variant.id, variant.path)

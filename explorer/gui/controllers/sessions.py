@@ -15,6 +15,7 @@ from explorer.gui.state import AppState
 from explorer.session import (
     Session,
     SessionError,
+    kernel_outside,
     load_session,
     resolve_variant,
     save_session,
@@ -101,12 +102,30 @@ class SessionController:
     def open(self, path: str) -> bool:
         """Read a session file and show it; a bad file is refused in a message box."""
         try:
-            self.show(load_session(path))
+            session = load_session(path)
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.views.window, "Cannot open the session", str(exc))
             return False
+        outside = kernel_outside(session, path)
+        if outside is not None and not self.confirm_outside(outside):
+            self.views.say(f"Did not open {path}")
+            return False
+        self.show(session)
         self.views.say(f"Opened {path}")
         return True
+
+    def confirm_outside(self, kernel: str) -> bool:
+        """Ask before opening a session that runs a kernel file outside its own folder: a
+        session from someone else could point at any file."""
+        answer = QMessageBox.question(
+            self.views.window,
+            "Run a kernel from another folder?",
+            f"This session runs the kernel file\n{kernel}\nwhich lies outside the session's "
+            "folder. Open it only if you trust that file.",
+            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Open
 
     def show(self, session: Session) -> None:
         """Configuration and tab now; the device once the devices are known."""
