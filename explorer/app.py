@@ -91,7 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if error:
         QMessageBox.warning(window, "Cannot open the session", error)
     elif session is not None:
-        window.controllers.sessions.show(session)
+        # Through the same path as File ▸ Open session: a kernel from another folder is asked
+        # about first.
+        window.controllers.sessions.open(args.session)
     code = int(app.exec())
     dispose(app, window)
     return code
