@@ -26,7 +26,15 @@ from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
 from explorer.trace.records import Trace
 
-__all__ = ["BANK_BYTES", "DETECTORS", "EXAMPLES", "Analysis", "Detector", "analyse", "format_report"]
+__all__ = [
+    "BANK_BYTES",
+    "DETECTORS",
+    "EXAMPLES",
+    "Analysis",
+    "Detector",
+    "analyse",
+    "format_report",
+]
 
 
 def _discover() -> tuple[Detector, ...]:

@@ -178,7 +178,6 @@ class Races:
             )
         return out
 
-
     def _unfenced_between(self, pair: _Pair) -> str | None:
         """When the two sites of ``pair`` never run in one phase (a barrier stands between
         them, but without this space's fence flag): the lines of the barriers that lack it."""
@@ -198,7 +197,7 @@ class Races:
             )
             for sid in (pair.write_site, pair.other_site)
         ]
-        if np.intersect1d(*phases).size:
+        if np.intersect1d(phases[0], phases[1]).size:
             return None
         return "line " + ", ".join(str(n) for n in lines)
 

@@ -117,7 +117,7 @@ def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> tup
     degree = np.ones(R, dtype=np.int64)
     if C > 1:
         degree = _row_degrees(mat, sent, hi_bits)
-    if R == requests:
+    if requests == R:
         return degree, int(degree.max())
     # Phases with no active lane (a partial warp) take no time and do not count.
     active = (mat[:, 0] != sent).reshape(requests, -1)

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
-
-from functools import partial
 
 from explorer.trace.analysis import keyscan, local_memory
 from explorer.trace.analysis.context import EXAMPLES, READS, Context, words
