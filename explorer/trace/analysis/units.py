@@ -195,7 +195,9 @@ class BarrierSite:
     line: int
     wi: np.ndarray  # the work-item of each pass
     count: int | None  # passes per work-item when it is the same for all
-    phase: np.ndarray | None = None  # each pass's phase (barriers passed before it)
+    # The phase of each pass (barriers passed before it); when every work-item passed the site
+    # at the same phases, only one work-item's (``count`` of them).
+    phase: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,10 @@ def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None
         s = t.sites[sid]
         if s.op == BARRIER:
             wi = np.repeat(np.arange(W, dtype=np.int32), cols.size)
-            phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
+            if same_phase and ctx.phase_row is not None:
+                phase = ctx.phase_row[cols]  # one work-item's passes stand for every one's
+            else:
+                phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
             units.barriers.append(BarrierSite(sid, s.line, wi, int(cols.size), phase))
             continue
         if s.op not in (READ, WRITE, RMW, ATOMIC):
