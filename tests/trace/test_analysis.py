@@ -785,3 +785,11 @@ def test_eight_byte_banks_hold_two_floats():
     assert site_at(analyse(trace, bank_bytes=8), 4, "s").bank_conflict_degree == 1.0
     with pytest.raises(ValueError):
         analyse(trace, bank_bytes=2)
+
+
+def test_atomics_from_many_work_groups_on_one_global_word_do_not_race(path):
+    buffers = [buf("hist", GLOBAL, 4, "C")]
+    sites = [site(0, 3, ATOMIC, GLOBAL, 0, "atomic_inc(&hist[0])")]
+    items = [group_of(g, 32) + ([(0, 0)],) for g in range(128)]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(128,), local_size=(32,))
+    assert not kinds(analyse(trace), "race")

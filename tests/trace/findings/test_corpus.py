@@ -8,6 +8,10 @@ two work-groups of 32: one warp per group, so bank and sector figures are per wa
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +127,24 @@ def test_eight_byte_banks(traces):
     assert [stats[(line, b)] for line, b, _ in SITES_8_BYTE_BANKS] == [
         f for _, _, f in SITES_8_BYTE_BANKS
     ]
+
+
+def test_trace_command_takes_the_bank_width():
+    """``trace --bank-bytes 8`` reports the 8-byte-bank figures; a width a bank cannot have
+    is a usage error."""
+    root = CORPUS.parents[2]
+    command = [sys.executable, "-m", "explorer", "trace", "--kernel-file"]
+    command += [str(CORPUS / "bank_conflicts.cl"), "--width", "64", "--height", "64", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [*command, "--bank-bytes", "8"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    sites = {(s["line"], s["buffer"]): s for s in json.loads(done.stdout)["sites"]}
+    assert [sites[(line, b)]["bank_conflict_degree"] for line, b, _ in SITES_8_BYTE_BANKS] == [
+        f for _, _, f in SITES_8_BYTE_BANKS
+    ]
+    refused = subprocess.run(
+        [*command, "--bank-bytes", "2"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and "--bank-bytes" in refused.stderr
