@@ -11,6 +11,7 @@ from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
 from explorer.engine.records import EXIT_CODES
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES, TraceRequest
+from explorer.trace.analysis import BANK_BYTES, analyse, format_report
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -26,6 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--warp", type=int, default=32, help="work-items per warp (default 32)")
     parser.add_argument("--banks", type=int, default=32, help="local memory banks (default 32)")
+    parser.add_argument(
+        "--bank-bytes",
+        type=int,
+        choices=BANK_BYTES,
+        default=4,
+        help="bytes per local memory bank: 4, or 8 as Kepler's 8-byte mode (default 4)",
+    )
     parser.add_argument(
         "--budget-mb",
         type=int,
@@ -70,8 +78,16 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     request = TraceRequest(
         request_from_args(args, device.key), ranges, center, args.budget_mb << 20
     )
-    traced = executor.trace(request, args.warp, args.banks)
+    wide = args.bank_bytes != 4
+    traced = executor.trace(request, args.warp, args.banks, keep_trace=wide)
     result = traced.result
+    report_json, report_text = traced.report_json, traced.report_text
+    if wide and traced.trace is not None:
+        # The executor analyses with 4-byte banks; other widths are analysed here, from the
+        # trace it sent back.
+        analysis = analyse(traced.trace, args.warp, args.banks, args.bank_bytes)
+        report_json = analysis.to_json(traced.trace)
+        report_text = format_report(traced.trace, analysis)
     if traced.analysis is None:
         if args.json:
             print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))
@@ -85,10 +101,10 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             return EXIT_CODES["crashed"]
         return USAGE_ERROR
     if args.json:
-        print(json.dumps(traced.report_json))
+        print(json.dumps(report_json))
     else:
         print(result.summary())
-        print(traced.report_text)
+        print(report_text)
     return 0
 
 

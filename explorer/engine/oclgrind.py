@@ -8,16 +8,27 @@ switches the checks on; what Oclgrind printed comes back parsed into messages.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+
+if TYPE_CHECKING:
+    from explorer.engine.executor import Executor
 
 CHECK_ENV = {
     "OCLGRIND_DATA_RACES": "1",
     "OCLGRIND_UNINITIALIZED": "1",
     "OCLGRIND_MAX_ERRORS": "200",
 }
+LOG_LIMIT = 4 << 20  # bytes of Oclgrind's output kept
+OCLGRIND_CRASH = "oclgrind"  # the error kind of a result whose check Oclgrind itself crashed
 _HEAD = re.compile(
     r"^(?P<kind>[A-Z][^\n]*?)(?: (?:at|from|to) (?:global|local|private|constant) memory.*)?$"
 )
@@ -40,7 +51,23 @@ class OclgrindCheck:
     raw: str
 
     @property
+    def crashed(self) -> bool:
+        """Oclgrind itself (not the kernel) crashed during the check."""
+        return self.result.error_kind == OCLGRIND_CRASH
+
+    def problems(self) -> list[tuple[str, int | None, int]]:
+        """(kind, line, messages) for each kind of problem at each line, in line order:
+        Oclgrind reports every address of one bug apart."""
+        counts: dict[tuple[str, int | None], int] = {}
+        for m in self.messages:
+            counts[(m.kind, m.line)] = counts.get((m.kind, m.line), 0) + 1
+        ordered = sorted(counts.items(), key=lambda kv: (kv[0][1] or 0, kv[0][0]))
+        return [(kind, line, n) for (kind, line), n in ordered]
+
+    @property
     def verdict(self) -> str:
+        if self.crashed:
+            return str(self.result.error)
         if self.result.error or self.result.refused:
             return f"Oclgrind could not run it: {self.result.error or self.result.refused}"
         if not self.messages:
@@ -71,12 +98,107 @@ def parse(text: str) -> tuple[OclgrindMessage, ...]:
     return tuple(messages)
 
 
-def check(request: RunRequest) -> OclgrindCheck:
-    """Run in an executor process started with :data:`CHECK_ENV` (see ``Executor(env=...)``)."""
-    from explorer.engine.runner import captured_fd, run_request
+def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
+    """Run in an executor process started with :data:`CHECK_ENV` (see ``Executor(env=...)``):
+    one launch, so each problem is reported once. With ``log_path``, what Oclgrind prints goes
+    to that file as it prints it, so the caller still has it if Oclgrind crashes the process
+    (see :func:`run_check`)."""
+    from explorer.engine.runner import captured_fd
 
     quick = replace(request, repeat=1, warmup=0, keep_output=False)
-    with captured_fd(2, 4 << 20) as captured:
-        result = run_request(quick)
-    raw = captured.text or ""
+    if log_path is None:
+        with captured_fd(2, LOG_LIMIT) as captured:
+            result = _launch_once(quick)
+        raw = captured.text or ""
+    else:
+        with _to_file(2, log_path):
+            result = _launch_once(quick)
+        raw = read_log(log_path)
     return OclgrindCheck(result, parse(raw), raw)
+
+
+def run_check(
+    executor: Executor, request: RunRequest, function: Callable[..., OclgrindCheck] = check
+) -> OclgrindCheck:
+    """Run :func:`check` (or ``function``, with the same arguments) in ``executor``, which must
+    have been started with :data:`CHECK_ENV`. A simulated kernel cannot crash its process:
+    Oclgrind catches every invalid access. So when the process dies, Oclgrind itself (one of
+    its plugins) crashed, and the result says so, with what it printed before it died."""
+    from explorer.engine.executor import ExecutorError
+    from explorer.engine.records import failed_result
+
+    with tempfile.TemporaryDirectory(prefix="oclgrind-") as folder:
+        log_path = os.path.join(folder, "stderr.txt")
+        try:
+            return executor.call(
+                function, request, log_path, timeout_s=request.timeout_s, what="Oclgrind check"
+            )
+        except ExecutorError as exc:
+            raw = read_log(log_path)
+            if exc.kind == "timeout":
+                message = (
+                    f"the kernel ran past {request.timeout_s:g} s on Oclgrind (a simulator is "
+                    "slow: try smaller sizes)"
+                )
+                return OclgrindCheck(failed_result(request, message, "timeout"), parse(raw), raw)
+            tail = "\n".join(raw.strip().splitlines()[-5:])
+            message = (
+                "Oclgrind itself crashed while checking the kernel (a fault of Oclgrind or "
+                "one of its plugins, not of your kernel)" + (f": {tail}" if tail else "")
+            )
+            return OclgrindCheck(failed_result(request, message, OCLGRIND_CRASH), parse(raw), raw)
+
+
+def read_log(path: str) -> str:
+    """What Oclgrind wrote to ``path``, at most :data:`LOG_LIMIT` bytes of it."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(LOG_LIMIT + 1)
+    except OSError:
+        return ""
+    text = data[:LOG_LIMIT].decode("utf-8", errors="replace")
+    if len(data) > LOG_LIMIT:
+        text += f"\n[... Oclgrind's output truncated: the first {LOG_LIMIT} bytes shown]"
+    return text
+
+
+@contextlib.contextmanager
+def _to_file(fd: int, path: str) -> Iterator[None]:
+    """Send what is written to ``fd`` into the file ``path`` while the block runs."""
+    (sys.stdout if fd == 1 else sys.stderr).flush()
+    with open(path, "wb") as sink:
+        saved = os.dup(fd)
+        os.dup2(sink.fileno(), fd)
+        try:
+            yield
+        finally:
+            os.dup2(saved, fd)
+            os.close(saved)
+
+
+def _launch_once(request: RunRequest) -> RunResult:
+    """Build, bind, launch once and verify: the run's own path launches at least twice (a
+    verified launch and a timed one), which made Oclgrind report every problem twice. Local
+    memory is not poisoned first: Oclgrind tracks which bytes were written by itself."""
+    from explorer.engine.runner import bind, judge, prepare, read_output
+
+    p = prepare(request)
+    if isinstance(p, RunResult):
+        return p
+    cl = p.session.cl
+    try:
+        bound = bind(p)
+        p.kernel.set_args(*bound.args)
+        launch = p.launch
+        event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size)
+        event.wait()
+        p.queue.finish()
+        output, _ = read_output(p, bound)
+    except cl.Error as exc:
+        return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
+    verdict, _ = judge(p, [output])
+    return p.head.judged(
+        verdict=verdict,
+        flops=p.problem.flops(p.sizes),
+        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+    )

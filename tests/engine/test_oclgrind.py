@@ -1,11 +1,13 @@
 """Oclgrind as a second opinion, and never as the default device."""
 
+import os
+
 import pytest
 
 from explorer.engine.catalog import find_variant
 from explorer.engine.devices import default_device
 from explorer.engine.executor import Executor
-from explorer.engine.oclgrind import CHECK_ENV, check, find_oclgrind, parse
+from explorer.engine.oclgrind import CHECK_ENV, check, find_oclgrind, parse, run_check
 from explorer.engine.records import DeviceInfo, RunRequest
 
 SAMPLE = """
@@ -67,3 +69,43 @@ def test_oclgrind_finds_the_warp_synchronous_race():
         )
     assert any("data race" in m.kind for m in racy.messages)
     assert not clean.messages and "no race" in clean.verdict
+
+
+def _oclgrind_device(executor):
+    device = find_oclgrind(executor.devices())
+    if device is None:
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    return device
+
+
+def test_each_problem_is_reported_once():
+    """One launch: a race at one address is one message, not one per launch."""
+    with Executor(env=CHECK_ENV) as executor:
+        device = _oclgrind_device(executor)
+        request = RunRequest(
+            find_variant("matvec", "nvidia-coalesced3"),
+            {"WIDTH": 64, "HEIGHT": 2},
+            device_key=device.key,
+        )
+        outcome = run_check(executor, request)
+    assert outcome.messages
+    blocks = [m.text for m in outcome.messages]
+    assert len(blocks) == len(set(blocks))
+    assert outcome.result.status == "wrong" and not outcome.crashed
+
+
+def plugin_crash(request, log_path):
+    """Stands in for :func:`check` when an Oclgrind plugin aborts the process mid-run."""
+    with open(log_path, "w") as log:
+        log.write("Oclgrind: internal error in plugin Uninitialized\n")
+    os.abort()
+
+
+def test_a_crash_during_the_check_is_oclgrinds_not_the_kernels():
+    with Executor(env=CHECK_ENV) as executor:
+        request = RunRequest(find_variant("matvec", "nvidia-coalesced2"), {"WIDTH": 64})
+        outcome = run_check(executor, request, plugin_crash)
+    assert outcome.crashed
+    assert outcome.result.error_kind == "oclgrind"
+    assert "Oclgrind itself crashed" in outcome.verdict and "not of your kernel" in outcome.verdict
+    assert "internal error in plugin Uninitialized" in outcome.verdict

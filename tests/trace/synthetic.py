@@ -8,6 +8,7 @@ as matmul, built with numpy so large traces are cheap to make).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
@@ -16,6 +17,8 @@ from explorer.trace.records import (
     ATOMIC,
     BARRIER,
     FENCE,
+    FENCE_GLOBAL,
+    FENCE_LOCAL,
     GLOBAL,
     LOCAL,
     NO_SPACE,
@@ -33,6 +36,8 @@ __all__ = [
     "ATOMIC",
     "BARRIER",
     "FENCE",
+    "FENCE_GLOBAL",
+    "FENCE_LOCAL",
     "GLOBAL",
     "LOCAL",
     "READ",
@@ -66,8 +71,14 @@ def site(sid: int, line: int, op: int, space: int, buffer: int, text: str = "") 
     return Site(sid, line, op, space, buffer, text or f"line {line}")
 
 
-def barrier(sid: int, line: int) -> Site:
-    return Site(sid, line, BARRIER, NO_SPACE, -1, "barrier(CLK_LOCAL_MEM_FENCE)")
+def barrier(sid: int, line: int, fences: int = FENCE_LOCAL) -> Site:
+    """A barrier site ordering the address spaces ``fences`` names (FENCE_* bits)."""
+    names = [
+        n
+        for bit, n in ((FENCE_LOCAL, "CLK_LOCAL_MEM_FENCE"), (FENCE_GLOBAL, "CLK_GLOBAL_MEM_FENCE"))
+        if fences & bit
+    ]
+    return Site(sid, line, BARRIER, NO_SPACE, -1, f"barrier({' | '.join(names)})", fences)
 
 
 def grid(global_size: Sequence[int], local_size: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -129,6 +140,13 @@ def from_records(
     ls3 = (list(local_size) + [1, 1, 1])[:3]
     ng = [g // lo for g, lo in zip(gs3, ls3, strict=True)]
     every = [(x, y, z) for z in range(ng[2]) for y in range(ng[1]) for x in range(ng[0])]
+    if output_role is not None:  # as the decoder marks them: every other role is an input
+        buffers = [
+            replace(
+                b, is_input=b.is_input or (b.space == GLOBAL and b.role not in (None, output_role))
+            )
+            for b in buffers
+        ]
     if groups_traced is None:
         present = {tuple(int(v) for v in g) for g in np.asarray(wi_group)}
         groups_traced = [g for g in every if g in present]

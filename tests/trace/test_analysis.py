@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 
@@ -13,6 +14,8 @@ from explorer.trace.analysis import analyse, format_report, keyscan, units
 from explorer.trace.records import NotTraced, Trace
 from tests.trace.synthetic import (
     ATOMIC,
+    FENCE_GLOBAL,
+    FENCE_LOCAL,
     GLOBAL,
     LOCAL,
     READ,
@@ -624,3 +627,169 @@ def test_empty_trace_has_no_findings():
     a = analyse(trace)
     assert a.findings == () and a.sites == ()
     assert a.to_json(trace)["records"] == 0
+
+
+# -------------------------------------------------------------------- memory model
+
+
+def _across_barrier(space: int, fences: int) -> Trace:
+    """Each of 32 work-items writes x[lid] (line 3), passes a barrier with ``fences`` (line
+    4), then reads x[(lid + 1) % 32] (line 5), which its neighbour wrote."""
+    buffers = [buf("x", space, 32, "C" if space == GLOBAL else None)]
+    sites = [
+        site(0, 3, WRITE, space, 0, "x[lid]"),
+        barrier(1, 4, fences),
+        site(2, 5, READ, space, 0, "x[(lid + 1) % 32]"),
+    ]
+    items = [((0, 0, 0), (i, 0, 0), [(0, 4 * i), (1,), (2, 4 * ((i + 1) % 32))]) for i in range(32)]
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+
+
+def test_a_local_fence_barrier_does_not_order_global_memory():
+    a = analyse(_across_barrier(GLOBAL, FENCE_LOCAL))
+    (race,) = kinds(a, "race")
+    assert (race.line, race.buffer, race.count) == (3, "x", 32)
+    assert "line 3 writes it and line 5 reads it" in race.message
+    assert "does not name CLK_GLOBAL_MEM_FENCE" in race.message and "line 4" in race.message
+    assert analyse(_across_barrier(GLOBAL, FENCE_GLOBAL)).findings == ()
+    assert analyse(_across_barrier(GLOBAL, FENCE_LOCAL | FENCE_GLOBAL)).findings == ()
+
+
+def test_a_global_fence_barrier_does_not_order_local_memory():
+    a = analyse(_across_barrier(LOCAL, FENCE_GLOBAL))
+    (race,) = kinds(a, "race")
+    assert (race.line, race.buffer, race.count) == (3, "x", 32)
+    assert "does not name CLK_LOCAL_MEM_FENCE" in race.message
+    assert not kinds(a, "uninitialized")
+    assert analyse(_across_barrier(LOCAL, FENCE_LOCAL)).findings == ()
+
+
+def test_a_fencing_barrier_later_in_the_kernel_still_orders_what_it_separates():
+    """write; barrier(GLOBAL); barrier(LOCAL); read: the first barrier orders local memory
+    for nobody, but the second does."""
+    buffers = [buf("x", LOCAL, 32)]
+    sites = [
+        site(0, 3, WRITE, LOCAL, 0, "x[lid]"),
+        barrier(1, 4, FENCE_GLOBAL),
+        barrier(2, 5, FENCE_LOCAL),
+        site(3, 6, READ, LOCAL, 0, "x[(lid + 1) % 32]"),
+    ]
+    items = [
+        ((0, 0, 0), (i, 0, 0), [(0, 4 * i), (1,), (2,), (3, 4 * ((i + 1) % 32))]) for i in range(32)
+    ]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+    assert analyse(trace).findings == ()
+
+
+def test_write_into_an_input_is_a_finding():
+    buffers = [buf("A", GLOBAL, 64, "A"), buf("C", GLOBAL, 64, "C")]
+    sites = [
+        site(0, 3, READ, GLOBAL, 0, "A[gid]"),
+        site(1, 4, WRITE, GLOBAL, 0, "A[gid]"),
+        site(2, 5, WRITE, GLOBAL, 1, "C[gid]"),
+    ]
+    items = [group_of(g, 32) + ([(0, 4 * g), (1, 4 * g), (2, 4 * g)],) for g in range(64)]
+    trace = build_trace(
+        items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,), output_role="C"
+    )
+    a = analyse(trace)
+    (f,) = a.findings
+    assert (f.kind, f.line, f.buffer, f.count) == ("write-to-input", 4, "A", 64)
+    assert "an input" in f.message
+
+
+def test_reading_an_output_element_before_anyone_wrote_it_is_uninitialised():
+    buffers = [buf("A", GLOBAL, 64, "A"), buf("C", GLOBAL, 64, "C")]
+    sites = [
+        site(0, 3, READ, GLOBAL, 0, "A[gid]"),
+        site(1, 4, RMW, GLOBAL, 1, "C[gid] += A[gid]"),
+        site(2, 5, WRITE, GLOBAL, 1, "C[gid]"),
+        site(3, 6, READ, GLOBAL, 1, "C[gid]"),
+    ]
+    # C[gid] += ... before anything wrote it (line 4); then C[gid] = ...; C[gid] read back.
+    items = [
+        group_of(g, 32) + ([(0, 4 * g), (1, 4 * g), (2, 4 * g), (3, 4 * g)],) for g in range(64)
+    ]
+    trace = build_trace(
+        items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,), output_role="C"
+    )
+    (f,) = analyse(trace).findings
+    assert (f.kind, f.line, f.buffer, f.count) == ("uninitialized", 4, "C", 64)
+    assert "an output" in f.message
+    # Written first, then read back: nothing to say.
+    items = [group_of(g, 32) + ([(0, 4 * g), (2, 4 * g), (3, 4 * g)],) for g in range(64)]
+    trace = build_trace(
+        items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,), output_role="C"
+    )
+    assert analyse(trace).findings == ()
+
+
+def _everyone_writes(values: list[int] | None) -> Trace:
+    """Every work-item of a group writes flag[0] (line 3) with nothing between them."""
+    buffers = [buf("flag", LOCAL, 1)]
+    sites = [site(0, 3, WRITE, LOCAL, 0, "flag[0]")]
+    items = [((0, 0, 0), (i, 0, 0), [(0, 0)]) for i in range(32)]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+    if values is None:
+        return trace
+    return dataclasses.replace(trace, values=np.array(values, dtype=np.uint32))
+
+
+def test_every_work_item_writing_the_same_value_is_not_a_race(path):
+    assert analyse(_everyone_writes([7] * 32)).findings == ()
+    assert [f.kind for f in analyse(_everyone_writes([7] * 31 + [8])).findings] == ["race"]
+    # Without the values the trace cannot tell: the race stands.
+    assert [f.kind for f in analyse(_everyone_writes(None)).findings] == ["race"]
+
+
+def test_same_value_writes_still_race_with_a_read():
+    buffers = [buf("flag", LOCAL, 1)]
+    sites = [site(0, 3, WRITE, LOCAL, 0, "flag[0]"), site(1, 4, READ, LOCAL, 0, "flag[0]")]
+    items = [((0, 0, 0), (i, 0, 0), [(0, 0), (1, 0)]) for i in range(8)]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(8,), local_size=(8,))
+    values = np.full(trace.records, 5, dtype=np.uint32)
+    (race,) = analyse(dataclasses.replace(trace, values=values)).findings
+    assert race.kind == "race" and "line 3 writes it and line 4 reads it" in race.message
+
+
+# --------------------------------------------------------------------------- banks
+
+
+def _lane_reads(elem: int, element_of_lane: list[int], local_length: int = 512) -> Trace:
+    """32 work-items (one warp) each read one ``elem``-byte element of a local array (line 4)."""
+    buffers = [buf("s", LOCAL, local_length, elem=elem)]
+    sites = [site(0, 4, READ, LOCAL, 0, "s[f(lid)]")]
+    items = [((0, 0, 0), (i, 0, 0), [(0, elem * e, elem)]) for i, e in enumerate(element_of_lane)]
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+
+
+def test_a_conflict_free_float4_read_and_a_four_way_conflict_read_differently():
+    free = site_at(analyse(_lane_reads(16, list(range(32)))), 4, "s")
+    assert free.bank_conflict_degree == 1.0 and free.bank_conflict_worst == 1
+    four_way = site_at(analyse(_lane_reads(4, [4 * i for i in range(32)])), 4, "s")
+    assert four_way.bank_conflict_degree == 4.0 and four_way.bank_conflict_worst == 4
+    # float4 with lanes 64 bytes apart: each quarter-warp puts 4 lanes on banks 0-3.
+    strided = site_at(analyse(_lane_reads(16, [4 * i for i in range(32)])), 4, "s")
+    assert strided.bank_conflict_degree == 4.0
+
+
+def test_eight_byte_accesses_are_served_in_half_warps():
+    float2 = site_at(analyse(_lane_reads(8, list(range(32)))), 4, "s")
+    assert float2.bank_conflict_degree == 1.0
+    assert float2.requests == 1  # phases are how a request is served, not more requests
+
+
+def test_eight_byte_banks_hold_two_floats():
+    trace = _lane_reads(4, [2 * i for i in range(32)])  # every other float
+    assert site_at(analyse(trace), 4, "s").bank_conflict_degree == 2.0
+    assert site_at(analyse(trace, bank_bytes=8), 4, "s").bank_conflict_degree == 1.0
+    with pytest.raises(ValueError):
+        analyse(trace, bank_bytes=2)
+
+
+def test_atomics_from_many_work_groups_on_one_global_word_do_not_race(path):
+    buffers = [buf("hist", GLOBAL, 4, "C")]
+    sites = [site(0, 3, ATOMIC, GLOBAL, 0, "atomic_inc(&hist[0])")]
+    items = [group_of(g, 32) + ([(0, 0)],) for g in range(128)]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(128,), local_size=(32,))
+    assert not kinds(analyse(trace), "race")

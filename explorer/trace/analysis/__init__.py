@@ -26,7 +26,15 @@ from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
 from explorer.trace.records import Trace
 
-__all__ = ["DETECTORS", "EXAMPLES", "Analysis", "Detector", "analyse", "format_report"]
+__all__ = [
+    "BANK_BYTES",
+    "DETECTORS",
+    "EXAMPLES",
+    "Analysis",
+    "Detector",
+    "analyse",
+    "format_report",
+]
 
 
 def _discover() -> tuple[Detector, ...]:
@@ -42,12 +50,18 @@ def _discover() -> tuple[Detector, ...]:
 DETECTORS: tuple[Detector, ...] = _discover()
 
 
-def analyse(trace: Trace, warp: int = 32, banks: int = 32) -> Analysis:
+BANK_BYTES = (4, 8)  # the widths a local memory bank can have
+
+
+def analyse(trace: Trace, warp: int = 32, banks: int = 32, bank_bytes: int = 4) -> Analysis:
     """Analyse every record of ``trace``. ``warp`` is the number of consecutive local ids that
-    execute together (a request), ``banks`` the number of 4-byte local memory banks."""
+    execute together (a request), ``banks`` the number of local memory banks and
+    ``bank_bytes`` the width of one (4, or 8 as Kepler's 8-byte mode)."""
     if warp < 1 or banks < 1:
         raise ValueError("warp and banks must be positive")
-    ctx = Context(trace, warp, banks)
+    if bank_bytes not in BANK_BYTES:
+        raise ValueError(f"bank_bytes must be 4 or 8, not {bank_bytes}")
+    ctx = Context(trace, warp, banks, bank_bytes)
     units = split(ctx)
     rank = {d.kind: i for i, d in enumerate(DETECTORS)}
     findings = [f for d in DETECTORS for f in d.find(ctx, units)]

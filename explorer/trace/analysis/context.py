@@ -21,10 +21,11 @@ class Context:
     """One trace seen by the analyses: dense group ids, warps and lanes per work-item, which
     work-items overflowed, and results that several detectors share (``memo``)."""
 
-    def __init__(self, trace: Trace, warp: int, banks: int) -> None:
+    def __init__(self, trace: Trace, warp: int, banks: int, bank_bytes: int = 4) -> None:
         self.trace = trace
         self.warp = warp
         self.banks = banks
+        self.bank_bytes = bank_bytes
         self.n = trace.records
         self.W = int(trace.wi_count.size)
         self.nsites = max(1, len(trace.sites))

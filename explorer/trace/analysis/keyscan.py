@@ -15,7 +15,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
 from explorer.trace.analysis.units import Unit
-from explorer.trace.records import ATOMIC
+from explorer.trace.records import ATOMIC, WRITE
 
 DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
 PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
@@ -60,6 +60,8 @@ def scan(
     rep: dict[bool, np.ndarray] = {}  # atomic? -> a work-item that wrote the key, -1 if none
     other: dict[bool, np.ndarray] = {}  # a writer of another actor than rep's, where one is
     writers = [j for j in jobs if j.unit.op in WRITES]
+    values = ctx.trace.values
+    same = _SameValue(size) if values is not None else None
     for job in writers:
         atomic = job.unit.op == ATOMIC
         table = rep.get(atomic)
@@ -68,6 +70,8 @@ def scan(
         wi = job.unit.wi
         for sel, keys in job.key_fn():
             table[keys] = wi if sel is None else wi[sel]
+        if same is not None and values is not None:
+            same.add(job, values)
     first_seq = np.full(size, I32_MAX, dtype=np.int32) if on_uninit else None
     for job in writers:
         u = job.unit
@@ -124,6 +128,8 @@ def scan(
                     if oth is not None:
                         racing |= oth[k] >= 0
                 racing &= (sl & bits) != 0
+                if same is not None and u.op == WRITE:
+                    racing &= ~same.agreed(k)  # every writer stored the same value: benign
                 racing = np.flatnonzero(racing)
                 if racing.size:
                     flagged.append((u, pos[racing], k[racing]))
@@ -145,6 +151,38 @@ def scan(
     if not flagged:
         return status, None
     return status, attribute(ctx, writers, flagged, size, actor, on_race)
+
+
+class _SameValue:
+    """Per key: the value plain writes stored there, and whether every write stored that same
+    value (a word written by many work-items with one value is not a race worth reporting).
+    Only a plain, one-word write has a value the trace knows whole; any other writer, or a
+    different value, makes the key "mixed"."""
+
+    def __init__(self, size: int) -> None:
+        self.value = np.full(size, -1, dtype=np.int64)
+        self.mixed = np.zeros(size, dtype=bool)
+
+    def add(self, job: Job, values: np.ndarray) -> None:
+        """Take the writes of ``job`` (the first cell of each access carries its value)."""
+        u = job.unit
+        plain = u.op == WRITE
+        vals = u.gather(values).astype(np.int64) if plain else None
+        for j, (sel, keys) in enumerate(job.key_fn()):
+            if vals is None or j > 0:
+                self.mixed[keys] = True
+                continue
+            v = vals if sel is None else vals[sel]
+            held = self.value[keys]
+            self.mixed[keys[(held >= 0) & (held != v)]] = True
+            self.value[keys] = v
+            # Two writes of one batch to the same key with different values: the last one
+            # stored stands; any that differ from it mark the key.
+            self.mixed[keys[self.value[keys] != v]] = True
+
+    def agreed(self, keys: np.ndarray) -> np.ndarray:
+        """Whether every write to each key stored the same value."""
+        return (self.value[keys] >= 0) & ~self.mixed[keys]
 
 
 def attribute(

@@ -1,6 +1,7 @@
 """One pass over local memory that both the race and the uninitialised-read detectors use.
 
-Keys are (work-group, phase, word); a barrier with CLK_LOCAL_MEM_FENCE starts a new phase.
+Keys are (work-group, epoch, word): a barrier with CLK_LOCAL_MEM_FENCE starts a new epoch of
+local memory, a barrier without it does not (see ``memory_model``).
 The pass runs once per analysis and keeps what it found, batch by batch (keys of different
 batches may coincide), for each detector to read.
 """
@@ -13,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from explorer.trace.analysis import keyscan
+from explorer.trace.analysis import keyscan, memory_model
 from explorer.trace.analysis.context import I32_MAX, Context, words
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import LOCAL
@@ -68,7 +69,14 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
     for b in sorted({u.buffer for u in lunits}):
         bases[b] = LW
         LW += words(t.buffers[b].length, t.buffers[b].elem_size)
-    P = max(int(u.phase.max()) for u in lunits) + 1
+    table = memory_model.epochs(ctx, units).table(LOCAL)
+    P = max(int(u.epoch(LOCAL, table).max()) for u in lunits) + 1
+    if ctx.phase_row is None:
+        row = None
+    elif table is None:
+        row = ctx.phase_row
+    else:
+        row = table[0][np.minimum(ctx.phase_row, table.shape[1] - 1)]
     G = ctx.ngroups if ctx.local_scale == 1 else 1  # else the first group stands for all
     step = max(1, keyscan.DENSE_LIMIT // max(1, P * LW))
     for g0 in range(0, G, step):
@@ -81,7 +89,8 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
             sub = u if (g0, g1) == (0, G) else _groups_subset(ctx, u, g0, g1)
             if sub.m:
                 start = (group * (P * LW) + bases[u.buffer]).astype(dtype)
-                jobs.append(keyscan.Job(sub, partial(_local_keys, sub, start, LW)))
+                keys = partial(_local_keys, sub, start, LW, table, row)
+                jobs.append(keyscan.Job(sub, keys))
         batch = Batch(size)
         layout = (g1 - g0, P, LW)
         keyscan.scan(ctx, jobs, size, None, batch.add_race, batch.add_uninitialised, layout)
@@ -93,14 +102,17 @@ def _local_keys(
     u: Unit,
     start: np.ndarray,
     LW: int,
+    table: np.ndarray | None,
+    row: np.ndarray | None,
 ) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
-    """Local keys: ((group - g0) * phases + phase) * words + the word's place, where
-    ``start`` holds ((group - g0) * phases * words + the buffer's first word) per work-item."""
-    if u.cols is not None and u.ctx.phase_row is not None:
-        key = u.per_wi(start, u.ctx.phase_row[u.cols].astype(start.dtype) * LW)
+    """Local keys: ((group - g0) * epochs + epoch) * words + the word's place, where
+    ``start`` holds ((group - g0) * epochs * words + the buffer's first word) per work-item
+    and ``row`` the epoch at each record of a work-item when all ran the same sequence."""
+    if u.cols is not None and row is not None:
+        key = u.per_wi(start, row[u.cols].astype(start.dtype) * LW)
     else:
         key = u.per_wi(start)
-        key += u.phase.astype(start.dtype) * LW
+        key += u.epoch(LOCAL, table).astype(start.dtype) * LW
     for sel, w in u.words():
         yield sel, (key + w if sel is None else key[sel] + w)
 

@@ -12,11 +12,11 @@ from functools import partial
 
 import numpy as np
 
-from explorer.trace.analysis import keyscan, local_memory
+from explorer.trace.analysis import keyscan, local_memory, memory_model
 from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context, words
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import GLOBAL, Finding
+from explorer.trace.records import GLOBAL, LOCAL, Finding
 
 _Key = tuple[int, int, int, int | None]  # buffer, writing line, other line, phase
 
@@ -27,6 +27,8 @@ class _Pair:
 
     write_op: int
     other_op: int
+    write_site: int
+    other_site: int
     count: int = 0
     wis: list[int] = field(default_factory=list)
     elements: list[int] = field(default_factory=list)
@@ -37,9 +39,12 @@ class Races:
     phase). ``scope`` is "local" (local memory, within a group), "group" (global memory,
     within a group) or "grid" (global memory, between groups)."""
 
-    def __init__(self, ctx: Context, scope: str, scale: int = 1) -> None:
+    def __init__(
+        self, ctx: Context, scope: str, scale: int = 1, units: Units | None = None
+    ) -> None:
         self.ctx = ctx
         self.scope = scope
+        self.units = units
         self.scale = scale  # each racing key stands for this many (one per work-group)
         self.found: dict[_Key, _Pair] = {}
         self.pending: dict[_Key, list[np.ndarray]] = {}
@@ -71,7 +76,7 @@ class Races:
             key = (u.buffer, ws.line, u.line, p)
             entry = self.found.get(key)
             if entry is None:
-                entry = self.found[key] = _Pair(ws.op, u.op)
+                entry = self.found[key] = _Pair(ws.op, u.op, int(c) // pspan, u.site)
             few = slice(0, EXAMPLES) if sel is None else sel[:EXAMPLES]
             if len(entry.wis) < EXAMPLES:
                 for wp, wo in zip(
@@ -144,6 +149,14 @@ class Races:
                     "with no barrier between (like p[0] += p[32] run by many work-items at "
                     f"once). Put a barrier({fence}) between the steps, or use an atomic."
                 )
+            elif (unfenced := self._unfenced_between(e)) is not None:
+                flag = "local" if local else "global"
+                msg = (
+                    f"Race on {name} in {where}: line {wline} {wverb} it and line "
+                    f"{oline} {overb} it, by different work-items. The barrier between them "
+                    f"({unfenced}) does not name CLK_{flag.upper()}_MEM_FENCE, so it does not "
+                    f"order {flag} memory (OpenCL 1.2): add {fence} to its flags."
+                )
             else:
                 a, c = sorted((wline, oline))
                 msg = (
@@ -165,6 +178,29 @@ class Races:
             )
         return out
 
+    def _unfenced_between(self, pair: _Pair) -> str | None:
+        """When the two sites of ``pair`` never run in one phase (a barrier stands between
+        them, but without this space's fence flag): the lines of the barriers that lack it."""
+        if self.units is None or self.scope == "grid":
+            return None
+        space = LOCAL if self.scope == "local" else GLOBAL
+        bit = memory_model.FENCE_OF_SPACE[space]
+        lines = memory_model.epochs(self.ctx, self.units).unfenced[bit]
+        if not lines:
+            return None
+        phases = [
+            np.unique(
+                np.concatenate(
+                    [u.phase for u in self.units.memory if u.site == sid and u.m]
+                    or [np.zeros(0, dtype=np.int32)]
+                )
+            )
+            for sid in (pair.write_site, pair.other_site)
+        ]
+        if np.intersect1d(phases[0], phases[1]).size:
+            return None
+        return "line " + ", ".join(str(n) for n in lines)
+
 
 def _plural(verb: str) -> str:
     """'reads' -> 'read', 'atomically updates' -> 'atomically update'."""
@@ -181,9 +217,11 @@ def _phase_word_keys(
     rank: np.ndarray,
     p0: int,
     p1: int,
+    table: np.ndarray | None,
 ) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
-    """Keys (written word, phase - p0) for the records on written words in phases p0..p1-1."""
-    ph = u.phase
+    """Keys (written word, epoch - p0) for the records on written words in global-memory
+    epochs p0..p1-1 (see ``memory_model``)."""
+    ph = u.epoch(GLOBAL, table)
     inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
     for sel, w in u.words():
         keep = written[w]
@@ -198,7 +236,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     """Races in local memory (from the shared local-memory pass), then on global memory
     between work-groups, then on global memory within a work-group."""
     scanned = local_memory.scan(ctx, units)
-    local = Races(ctx, "local", scanned.scale)
+    local = Races(ctx, "local", scanned.scale, units)
     for batch in scanned.batches:
         for u, pos, keys, partner in batch.races:
             local.add(u, pos, keys, partner)
@@ -209,8 +247,9 @@ def find(ctx: Context, units: Units) -> list[Finding]:
 
 def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
     t = ctx.trace
-    grid = Races(ctx, "grid")
-    group = Races(ctx, "group")
+    grid = Races(ctx, "grid", units=units)
+    group = Races(ctx, "group", units=units)
+    table = memory_model.epochs(ctx, units).table(GLOBAL)
     written_bufs = sorted(
         {u.buffer for u in units.memory if ctx.space(u.buffer) == GLOBAL and u.op in WRITES}
     )
@@ -228,12 +267,15 @@ def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
         nwritten = int(rank[-1]) + 1 if rank.size else 0
         if nwritten == 0:
             continue
-        Pb = max(int(u.phase.max()) for u in ub) + 1
+        Pb = max(int(u.epoch(GLOBAL, table).max()) for u in ub) + 1
         step = max(1, keyscan.DENSE_LIMIT // nwritten)
         for p0 in range(0, Pb, step):
             p1 = min(Pb, p0 + step)
             size = nwritten * (p1 - p0)
-            jobs = [keyscan.Job(u, partial(_phase_word_keys, u, written, rank, p0, p1)) for u in ub]
+            jobs = [
+                keyscan.Job(u, partial(_phase_word_keys, u, written, rank, p0, p1, table))
+                for u in ub
+            ]
             keyscan.scan(ctx, jobs, size, None, group.add)
             group.flush(size)
     return grid, group

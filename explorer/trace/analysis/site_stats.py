@@ -48,9 +48,12 @@ def _request_matrix(
     requests: int,
     keyed: Cells,
     top: int,
+    lanes: int | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Rows of cells per request, each row sorted, empty places holding a sentinel."""
+    """Rows of cells per request (or per ``lanes`` lanes of a request, when the hardware
+    serves it in phases), each row sorted, empty places holding a sentinel."""
     span = len(keyed)
+    lanes = ctx.width if lanes is None else lanes
     dtype = np.int32 if top < I32_MAX else np.int64
     sent = I32_MAX if dtype == np.int32 else I64_MAX
     flat_mat = np.full(requests * ctx.width * span, sent, dtype=dtype)
@@ -60,7 +63,7 @@ def _request_matrix(
             flat_mat[pos] = c
         else:
             flat_mat[pos * span + j] = c
-    mat = flat_mat.reshape(requests, ctx.width * span)
+    mat = flat_mat.reshape(requests * (ctx.width // lanes), lanes * span)
     mat.sort(axis=1)
     return mat, sent
 
@@ -76,15 +79,30 @@ def _sectors(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> int:
     return requests + changes - padded
 
 
-def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> np.ndarray:
-    """Per request: the most distinct words that fall in one bank (1 = no conflict; the same
-    word read by several lanes is a broadcast and counts once)."""
-    banks = ctx.banks
-    hi_bits = max(1, int((u.max_end // 4) // banks).bit_length())
+def phase_lanes(width: int, bank_bytes: int, access: int) -> int:
+    """Lanes of one warp request that local memory serves at once: accesses wider than a bank
+    are served in phases, each moving a bank's width per lane of the warp (8-byte accesses in
+    half-warps and 16-byte ones in quarter-warps with 4-byte banks); the whole warp when
+    that does not divide it."""
+    if access <= bank_bytes:
+        return width
+    lanes = max(1, (width * bank_bytes) // access)
+    return lanes if width % lanes == 0 else width
+
+
+def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> tuple[np.ndarray, int]:
+    """Per request: the most distinct bank words that fall in one bank (1 = no conflict; the
+    same word read by several lanes is a broadcast and counts once), averaged over the phases
+    the hardware serves the request in; and the worst phase's degree."""
+    banks, bb = ctx.banks, ctx.bank_bytes
+    access = int(u.size) if not isinstance(u.size, np.ndarray) else int(u.size.max())
+    lanes = phase_lanes(ctx.width, bb, access)
+    hi_bits = max(1, int((u.max_end // bb) // banks).bit_length())
     narrow = (banks << hi_bits) < I32_MAX
     pow2 = banks & (banks - 1) == 0
     keyed = []
-    for sel, w in u.words():
+    parts = u.words() if bb == 4 else cells(u.off, u.size, bb, u.max_end // bb < I32_MAX)
+    for sel, w in parts:
         w = w if narrow else w.astype(np.int64)
         if pow2:
             key = w & (banks - 1)  # the bank
@@ -94,11 +112,24 @@ def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> np.
         key <<= hi_bits
         key |= row
         keyed.append((sel, key))
-    mat, sent = _request_matrix(ctx, flat, requests, keyed, banks << hi_bits)
+    mat, sent = _request_matrix(ctx, flat, requests, keyed, banks << hi_bits, lanes)
     R, C = mat.shape
     degree = np.ones(R, dtype=np.int64)
-    if C == 1:
-        return degree
+    if C > 1:
+        degree = _row_degrees(mat, sent, hi_bits)
+    if requests == R:
+        return degree, int(degree.max())
+    # Phases with no active lane (a partial warp) take no time and do not count.
+    active = (mat[:, 0] != sent).reshape(requests, -1)
+    per_phase = degree.reshape(requests, -1)
+    mean = (per_phase * active).sum(axis=1) / np.maximum(1, active.sum(axis=1))
+    return mean, int(per_phase[active].max()) if active.any() else 1
+
+
+def _row_degrees(mat: np.ndarray, sent: int, hi_bits: int) -> np.ndarray:
+    """Per row of sorted (bank, word) keys: the most distinct words in one bank."""
+    R = mat.shape[0]
+    degree = np.ones(R, dtype=np.int64)
     # Rows are sorted by (bank, word): a conflict shows as two neighbours in the same bank
     # with different words, i.e. 0 < a ^ b < 2**hi_bits. Most requests have none.
     x = mat[:, 1:] ^ mat[:, :-1]
@@ -160,10 +191,9 @@ def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
             a.sectors += _sectors(ctx, u, flat, requests) * u.scale
             a.global_requests += requests * u.scale
         elif space == LOCAL:
-            deg = _bank_degrees(ctx, u, flat, requests)
+            deg, worst = _bank_degrees(ctx, u, flat, requests)
             a.degrees += float(deg.sum()) * u.scale
             a.local_requests += requests * u.scale
-            worst = int(deg.max())
             a.worst = worst if a.worst is None else max(a.worst, worst)
     out = []
     for sid, a in acc.items():

@@ -1,17 +1,21 @@
-"""Finding: reads of local memory that no work-item had written before (in an earlier phase, or
-earlier in the reader's own sequence), such as a sum[] read before it was set to zero."""
+"""Finding: reads of memory that no work-item had written before: local memory not written in
+an earlier epoch (see ``memory_model``) or earlier in the reader's own sequence, such as a sum[]
+read before it was set to zero; and elements of a ``__global`` buffer that is not an input (an
+output) read before anything in the launch wrote them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
-from explorer.trace.analysis import local_memory
-from explorer.trace.analysis.context import EXAMPLES, Context
+from explorer.trace.analysis import keyscan, local_memory
+from explorer.trace.analysis.context import EXAMPLES, READS, Context, words
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import Finding
+from explorer.trace.records import GLOBAL, Finding
 
 
 @dataclass
@@ -55,6 +59,17 @@ class _Uninit:
         for sid, e in self.found.items():
             s = self.ctx.trace.sites[sid]
             name = self.ctx.trace.buffers[e.buffer].name
+            if self.ctx.space(e.buffer) == GLOBAL:
+                message = (
+                    f"line {s.line} reads {name}[], an output, before anything in this launch "
+                    f"wrote it: it holds whatever the buffer held before. Write it first (or "
+                    f"make it an input the host fills)"
+                )
+            else:
+                message = (
+                    f"line {s.line} reads {name}[] before any work-item wrote it (phase "
+                    f"{e.phase}): initialise it first (and add a barrier)"
+                )
             out.append(
                 Finding(
                     kind="uninitialized",
@@ -64,23 +79,55 @@ class _Uninit:
                     work_items=self.ctx.labels(e.wis),
                     count=e.count,
                     elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
-                    message=(
-                        f"line {s.line} reads {name}[] before any work-item wrote it (phase "
-                        f"{e.phase}): initialise it first (and add a barrier)"
-                    ),
+                    message=message,
                 )
             )
         return out
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
-    """One finding per reading site, from the shared local-memory pass."""
+    """One finding per reading site: local memory from the shared local-memory pass, then
+    the outputs (global buffers that are not inputs)."""
     scanned = local_memory.scan(ctx, units)
     uninit = _Uninit(ctx, scanned.scale)
     for batch in scanned.batches:
         for u, pos, keys in batch.uninitialised:
             uninit.add(u, pos, keys)
+    local = uninit.findings()
+    return local + _outputs(ctx, units)
+
+
+def _outputs(ctx: Context, units: Units) -> list[Finding]:
+    """Reads of output elements that no work-item wrote before, in the whole launch. Only
+    judged when the whole launch was recorded (every group, nothing lost): a write by a
+    work-group outside the trace would make the read right."""
+    t = ctx.trace
+    gx, gy, gz = t.num_groups
+    if t.output_role is None:
+        return []  # which buffers are inputs is known only beside the output's role
+    if len(t.groups_traced) != gx * gy * gz or not t.complete or ctx.overflowed.size:
+        return []
+    uninit = _Uninit(ctx)
+    for b, info in enumerate(t.buffers):
+        if info.space != GLOBAL or info.is_input:
+            continue
+        ub = [u for u in units.memory if u.buffer == b and u.m]
+        if not any(u.op in READS for u in ub):
+            continue
+        size = words(info.length, info.elem_size)
+        jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
+        # Races are the race detector's (with work-groups as actors); here only which
+        # work-items wrote each word, and when, matters.
+        keyscan.scan(ctx, jobs, size, None, _ignore_races, uninit.add)
     return uninit.findings()
+
+
+def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    yield from u.words()
+
+
+def _ignore_races(u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
+    """Races found while looking for uninitialised reads are reported by ``races``."""
 
 
 DETECTOR = Detector("uninitialized", find, order=60)

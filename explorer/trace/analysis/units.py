@@ -72,6 +72,7 @@ class Unit:
         self.nwi = ctx.W if nwi is None else nwi  # uniform: the unit covers work-items < nwi
         self.scale = scale  # each record stands for this many (one per work-group)
         self._phase: np.ndarray | None = None
+        self._epochs: dict[int, np.ndarray] = {}
         self._maxoff: int | None = None
         self._words: Cells | None = None
 
@@ -130,6 +131,25 @@ class Unit:
                 self._phase = self.gather(self.ctx.trace.phase)
         return self._phase
 
+    def epoch(self, space: int, table: np.ndarray | None) -> np.ndarray:
+        """Each record's epoch in ``space`` (a FENCE_* bit): the barriers ordering that space
+        its work-group had passed, from ``table[group, phase]`` (see ``memory_model``); the
+        phase itself when ``table`` is None (every barrier orders the space)."""
+        if table is None:
+            return self.phase
+        kept = self._epochs.get(space)
+        if kept is None:
+            row = self.ctx.phase_row
+            if self.cols is not None and row is not None:
+                # Every work-item ran the same sequence, so every group passed the same barriers.
+                kept = np.tile(table[0][np.minimum(row[self.cols], table.shape[1] - 1)], self.nwi)
+            else:
+                P = table.shape[1]
+                flat = self.ctx.gdense[self.wi] * P + np.minimum(self.phase, P - 1)
+                kept = table.reshape(-1)[flat]
+            self._epochs[space] = kept
+        return kept
+
     @property
     def max_end(self) -> int:
         """One past the highest byte touched."""
@@ -175,6 +195,9 @@ class BarrierSite:
     line: int
     wi: np.ndarray  # the work-item of each pass
     count: int | None  # passes per work-item when it is the same for all
+    # The phase of each pass (barriers passed before it); when every work-item passed the site
+    # at the same phases, only one work-item's (``count`` of them).
+    phase: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -229,7 +252,11 @@ def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None
         s = t.sites[sid]
         if s.op == BARRIER:
             wi = np.repeat(np.arange(W, dtype=np.int32), cols.size)
-            units.barriers.append(BarrierSite(sid, s.line, wi, int(cols.size)))
+            if same_phase and ctx.phase_row is not None:
+                phase = ctx.phase_row[cols]  # one work-item's passes stand for every one's
+            else:
+                phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
+            units.barriers.append(BarrierSite(sid, s.line, wi, int(cols.size), phase))
             continue
         if s.op not in (READ, WRITE, RMW, ATOMIC):
             continue
@@ -264,7 +291,7 @@ def _split_general(ctx: Context, units: Units) -> None:
         idx = np.flatnonzero(t.site == sid)
         wi = t.wi[idx]
         if s.op == BARRIER:
-            units.barriers.append(BarrierSite(sid, s.line, wi, None))
+            units.barriers.append(BarrierSite(sid, s.line, wi, None, t.phase[idx]))
             continue
         size = t.size[idx] if one_size is None else one_size
         whole = Unit(ctx, sid, s.buffer, wi, t.offset[idx], size, idx=idx)
