@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from explorer.gui.screenshot import dispose
 
     window = MainWindow()
-    window.show()
+    window.show_fitted()
     if error:
         QMessageBox.warning(window, "Cannot open the session", error)
     elif session is not None:

@@ -229,14 +229,8 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.state.notice = settings_store.restore(self.settings, self.model)
         geometry = self.settings.value("geometry")
-        available = self.screen().availableGeometry().size()
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(first_size(available))
-        if not fits(self.size(), available):
-            # A small screen (a projector), or a size saved on a larger one: the window manager
-            # fits a maximised window, title bar included.
-            self.resize(first_size(available))
-            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+            self.resize(first_size(self.screen().availableGeometry().size()))
         state = self.settings.value("state")
         if state is not None:
             self.restoreState(state)
@@ -262,6 +256,15 @@ class MainWindow(QMainWindow):
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
         self.worker.shutdown()
         super().closeEvent(event)
+
+    def show_fitted(self) -> None:
+        """Show the window, maximised where it would not fit with its frame (a 1280×720
+        projector, or a size saved on a larger monitor): the window manager then fits it,
+        title bar included, so the status bar stays on screen."""
+        if fits(self.size(), self.screen().availableGeometry().size()):
+            self.show()
+        else:
+            self.showMaximized()
 
 
 # Room for a window manager's title bar and borders around the window.

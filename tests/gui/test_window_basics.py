@@ -34,3 +34,16 @@ def test_a_first_start_fits_a_small_screen():
     small = QSize(1280, 720)
     assert first_size(small) == small
     assert not fits(first_size(small), small)  # so the window starts maximised there
+
+
+def test_the_app_maximises_a_window_that_would_not_fit_and_not_one_that_would(window, qtbot):
+    screen = window.screen().availableGeometry().size()
+    window.resize(screen.width() // 2, screen.height() // 2)
+    window.show_fitted()
+    qtbot.waitExposed(window)
+    assert not window.isMaximized()
+
+    window.hide()
+    window.resize(screen)  # with its title bar it would hang below the screen's edge
+    window.show_fitted()
+    qtbot.waitUntil(window.isMaximized, timeout=3000)
