@@ -17,6 +17,7 @@ BK = 16
 TM = 8
 TN = 8
 WX = 8
+GM = 8
 [allowed]
 BM = [32, 64, 128, 256]
 BN = [32, 64, 128, 256]
@@ -24,6 +25,7 @@ BK = [4, 8, 16, 32]
 TM = [4, 8, 16]
 TN = [4, 8, 16]
 WX = [2, 4, 8, 16, 32]
+GM = [0, 1, 2, 4, 8, 16, 32]
 [about]
 source = "the explorer's own; the warp tiling of S. Boehm's CUDA SGEMM ladder, in OpenCL C"
 bug = ""
@@ -36,7 +38,8 @@ column instead (their results are never stored), so the loads of every full step
 are straight float4 loads with no test at all; only the last, partial step along K checks
 and zero-fills. One barrier per step: two buffers of each tile in local memory; the next
 tiles travel from global memory into registers while the current ones are multiplied, and
-go into the other buffer afterwards."""
+go into the other buffer afterwards. And an order of tiles: consecutive work-groups walk
+bands GM tiles tall, so what they read is still in the L2 cache when the next one needs it."""
 ---*/
 
 #ifndef BM
@@ -56,6 +59,10 @@ go into the other buffer afterwards."""
 #endif
 #ifndef WX
 #define WX 8      /* work-items of a warp side by side along N                  */
+#endif
+
+#ifndef GM
+#define GM 8      /* tile rows of C a band of consecutive groups walks (0: plain order) */
 #endif
 
 #define WY (32 / WX)                /* work-items of a warp along M            */
@@ -141,8 +148,23 @@ void matmul_warp(const int M, const int N, const int K,
                  __global float* restrict C)
 {
     const int tid = get_local_id(1) * RTSN + get_local_id(0);
-    const int offM = get_group_id(1) * BM;
-    const int offN = get_group_id(0) * BN;
+    /* Which tile of C: groups are started in order of their number, row by row. Taken
+       literally, the groups running at once would cover a few whole rows of tiles and
+       need all of B; renumbered, they cover bands GM tiles tall, and the A and B they
+       read stay in the L2 cache. */
+    int gm = get_group_id(1);
+    int gn = get_group_id(0);
+    if (GM > 0) {
+        const int numN = get_num_groups(0);
+        const int pid = gm * numN + gn;
+        const int band = GM * numN;
+        const int first = (pid / band) * GM;
+        const int tall = min((int)get_num_groups(1) - first, GM);
+        gm = first + (pid % band) % tall;
+        gn = (pid % band) / tall;
+    }
+    const int offM = gm * BM;
+    const int offN = gn * BN;
 
     /* This work-item's place: warp (wm, wn) of the group, lane (lm, ln) of the warp. */
     const int warp = tid / 32;
