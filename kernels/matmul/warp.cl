@@ -39,7 +39,10 @@ are straight float4 loads with no test at all; only the last, partial step along
 and zero-fills. One barrier per step: two buffers of each tile in local memory; the next
 tiles travel from global memory into registers while the current ones are multiplied, and
 go into the other buffer afterwards. And an order of tiles: consecutive work-groups walk
-bands GM tiles tall, so what they read is still in the L2 cache when the next one needs it."""
+bands GM tiles tall, so what they read is still in the L2 cache when the next one needs it.
+On an H100: 0.87–0.89 of cuBLAS at 4096³ (reg2d 0.83–0.85). At 1024³ a 128×128 tile gives
+only 64 work-groups for 132 compute units: there BM = 64, BN = 64, GM = 0 runs at cuBLAS's
+speed."""
 ---*/
 
 #ifndef BM
