@@ -124,14 +124,15 @@ def plan(
 def check_kernel_limits(
     plan_: LaunchPlan, kernel_wg_limit: int, kernel_local_bytes: int, device: DeviceInfo
 ) -> Refusal | None:
-    """Limits known only once the kernel is built: its own work-group and local memory use."""
-    total = math.prod(plan_.local_size)
-    if total > kernel_wg_limit:
-        return Refusal(
-            f"this kernel, as compiled for {device.name}, runs at most {kernel_wg_limit} "
-            f"work-items per group; the local size {_fmt(plan_.local_size)} has {total}.",
-            "Use a smaller local size (the kernel uses many registers or much local memory).",
-        )
+    """Limits known only once the kernel is built: its own work-group and local memory use.
+
+    A reported work-group limit below the device's is not trusted on its own: NVIDIA's
+    driver reports 256 for any kernel with a barrier, yet runs 32×32 groups of it. Such a
+    local size is launched (see :func:`reported_limit_note`); only a launch that the runtime
+    rejects is refused, with :func:`kernel_limit_refusal`.
+    """
+    if math.prod(plan_.local_size) > max(kernel_wg_limit, device.max_work_group_size):
+        return kernel_limit_refusal(plan_, kernel_wg_limit, device)
     used = kernel_local_bytes + plan_.local_mem_bytes
     if used > device.local_mem_bytes:
         return Refusal(
@@ -140,6 +141,29 @@ def check_kernel_limits(
             "Use smaller tiles (a smaller TS or local size).",
         )
     return None
+
+
+def kernel_limit_refusal(plan_: LaunchPlan, kernel_wg_limit: int, device: DeviceInfo) -> Refusal:
+    """The refusal of a local size above the kernel's reported work-group limit."""
+    return Refusal(
+        f"this kernel, as compiled for {device.name}, runs at most {kernel_wg_limit} "
+        f"work-items per group; the local size {_fmt(plan_.local_size)} has "
+        f"{math.prod(plan_.local_size)}.",
+        "Use a smaller local size (the kernel uses many registers or much local memory).",
+    )
+
+
+def reported_limit_note(plan_: LaunchPlan, kernel_wg_limit: int, device: DeviceInfo) -> str | None:
+    """What a result says when it ran above the kernel's reported limit (None when it did not)."""
+    total = math.prod(plan_.local_size)
+    if total <= kernel_wg_limit:
+        return None
+    return (
+        f"{device.name}'s driver reports that this kernel runs at most {kernel_wg_limit} "
+        f"work-items per group (CL_KERNEL_WORK_GROUP_SIZE); the local size "
+        f"{_fmt(plan_.local_size)} has {total}, within the device's "
+        f"{device.max_work_group_size}, and the driver launched it."
+    )
 
 
 def _fmt(values: tuple[int, ...]) -> str:

@@ -183,6 +183,7 @@ class RunResult:
     output: np.ndarray | None = None
     reference: np.ndarray | None = None
     inputs: dict[str, np.ndarray] | None = None
+    note: str | None = None  # what the driver said that the run did not trust, e.g. a limit
 
     @property
     def status(self) -> str:
@@ -231,6 +232,8 @@ class RunResult:
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
                 "memory the kernel never wrote)"
             )
+        if self.note:
+            err += f". Note: {self.note}"
         if self.timing is None:
             return f"{head}  {where}: {err}"
         rate = []
@@ -258,6 +261,7 @@ class RunHead:
     global_size: tuple[int, ...] | None
     local_size: tuple[int, ...] | None
     defines: dict[str, int]
+    note: str | None = None
 
     def failed(self, message: str, kind: str, build_log: str | None = None) -> RunResult:
         """A run that stopped before a verdict: ``kind`` is build, runtime, input, trace..."""
@@ -273,6 +277,7 @@ class RunHead:
             error=message,
             error_kind=kind,
             build_log=build_log,
+            note=self.note,
         )
 
     def refused(self, refusal: Refusal) -> RunResult:
@@ -287,6 +292,7 @@ class RunHead:
             local_size=self.local_size,
             defines=self.defines,
             refused=refusal,
+            note=self.note,
         )
 
     def judged(
@@ -318,6 +324,7 @@ class RunHead:
             output=output,
             reference=reference,
             inputs=inputs,
+            note=self.note,
         )
 
 
@@ -374,6 +381,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "refused": str(result.refused) if result.refused else None,
         "error": result.error,
         "output": result.output_text,
+        "note": result.note,
     }
 
 

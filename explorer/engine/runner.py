@@ -21,7 +21,13 @@ import numpy as np
 from explorer.engine.baselines import CopyKernel
 from explorer.engine.build import BuildError, build_options
 from explorer.engine.devices import NoDeviceError, pick_device
-from explorer.engine.ndrange import LaunchPlan, check_kernel_limits, plan
+from explorer.engine.ndrange import (
+    LaunchPlan,
+    check_kernel_limits,
+    kernel_limit_refusal,
+    plan,
+    reported_limit_note,
+)
 from explorer.engine.opencl_session import OpenCLSession, session
 from explorer.engine.records import (
     DeviceInfo,
@@ -61,6 +67,7 @@ class Prepared:
     reference_ms: float
     local_bytes: int
     head: RunHead
+    kernel_wg_limit: int = 0  # CL_KERNEL_WORK_GROUP_SIZE as the driver reported it
 
 
 @dataclass
@@ -139,12 +146,11 @@ def prepare(
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
             "build",
         )
-    cl_device = context.devices[0]
-    wg_limit = kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, cl_device)
-    local_bytes = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, cl_device)
+    wg_limit, local_bytes = kernel_limits(cl, kernel, context.devices[0])
     refusal = check_kernel_limits(launch, wg_limit, local_bytes, device)
     if refusal is not None:
         return head.refused(refusal)
+    head = replace(head, note=reported_limit_note(launch, wg_limit, device))
     dtype = np.dtype(variant.dtype)
     try:
         inputs = problem.make_inputs(sizes, dtype, request.input, request.text, request.image_path)
@@ -179,6 +185,7 @@ def prepare(
         reference_ms,
         local_bytes,
         head,
+        wg_limit,
     )
 
 
@@ -296,6 +303,29 @@ def _bytes(count: int) -> str:
             return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{count} bytes"
+
+
+def kernel_limits(cl: Any, kernel: Any, cl_device: Any) -> tuple[int, int]:
+    """The built kernel's reported work-group limit and its own local memory, in bytes."""
+    info = cl.kernel_work_group_info
+    return (
+        int(kernel.get_work_group_info(info.WORK_GROUP_SIZE, cl_device)),
+        int(kernel.get_work_group_info(info.LOCAL_MEM_SIZE, cl_device)),
+    )
+
+
+def rejected_group_size(p: Prepared, exc: Exception) -> RunResult | None:
+    """The refusal to give when the runtime rejects a local size above the reported limit.
+
+    Such a launch is tried because some drivers report less than they run; one that
+    fails with CL_INVALID_WORK_GROUP_SIZE is refused with the figure the driver reported.
+    """
+    if p.head.note is None:
+        return None
+    if getattr(exc, "code", None) != p.session.cl.status_code.INVALID_WORK_GROUP_SIZE:
+        return None
+    head = replace(p.head, note=None)
+    return head.refused(kernel_limit_refusal(p.launch, p.kernel_wg_limit, p.device))
 
 
 def bind(p: Prepared) -> Bound:
@@ -508,6 +538,9 @@ def _run(request: RunRequest) -> RunResult:
         last, download_ms = read_output(p, bound)
         damage = damaged_guards(p, bound)
     except cl.Error as exc:
+        rejected = rejected_group_size(p, exc)
+        if rejected is not None:
+            return rejected
         return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
     if damage is not None:
         return p.head.failed(

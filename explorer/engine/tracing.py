@@ -25,6 +25,7 @@ from explorer.engine.runner import (
     poison_local,
     prepare,
     read_output,
+    rejected_group_size,
     reset_output,
     silenced_stdout,
 )
@@ -263,6 +264,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         cl.enqueue_copy(p.queue, meta, meta_buf).wait()
         timings["record_ms"] = (time.perf_counter() - t0) * 1e3
     except cl.Error as exc:
+        rejected = rejected_group_size(p, exc)
+        if rejected is not None:
+            return TraceOutcome(rejected, None)
         return TraceOutcome(p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime"), None)
 
     t0 = time.perf_counter()

@@ -43,7 +43,7 @@ class Transpose(Family):
         {"WIDTH": 3000, "HEIGHT": 1000},
     )
     input_presets = ("iou", "random", "image")
-    ladder = ("naive", "tiled", "tiled-padded", "fast")
+    ladder = ("naive", "tiled", "tiled-padded", "padded-rows", "fast")
     launch_global = ("WIDTH", "HEIGHT")
     launch_local = ("16", "16")
     role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {

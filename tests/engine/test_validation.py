@@ -62,3 +62,85 @@ def test_refused_run_is_a_result_not_an_exception(executor, device):
     assert result.refused.fix
     result = executor.run(replace(request, sizes={"M": 96, "N": 96, "K": 96}))
     assert result.status == "verified"
+
+
+def _report_limit(monkeypatch, limit: int) -> None:
+    """Make the driver report ``limit`` as the kernel's work-group limit, as NVIDIA's does
+    for any kernel with a barrier (256, though it runs 32×32 groups of it)."""
+    from explorer.engine import runner
+
+    real = runner.kernel_limits
+
+    def reported(cl, kernel, cl_device):
+        return limit, real(cl, kernel, cl_device)[1]
+
+    monkeypatch.setattr(runner, "kernel_limits", reported)
+
+
+def test_group_above_the_kernels_reported_limit_runs_and_says_what_the_driver_reported(
+    monkeypatch, device
+):
+    from explorer.engine.records import result_record
+    from explorer.engine.runner import run_request
+
+    _report_limit(monkeypatch, 64)
+    variant = find_variant("transpose", "tiled")
+    request = RunRequest(
+        variant, {"WIDTH": 48, "HEIGHT": 40}, (16, 16), {"TILE": 16}, device.key, repeat=1
+    )
+    result = run_request(request)
+    assert result.status == "verified"
+    assert "at most 64" in result.note and "16x16" in result.note
+    assert result_record(result)["note"] == result.note
+    assert "at most 64" in result.summary()
+
+
+def test_group_within_the_reported_limit_carries_no_note(monkeypatch, device):
+    from explorer.engine.runner import run_request
+
+    _report_limit(monkeypatch, 256)
+    variant = find_variant("transpose", "tiled")
+    request = RunRequest(
+        variant, {"WIDTH": 48, "HEIGHT": 40}, (16, 16), {"TILE": 16}, device.key, repeat=1
+    )
+    result = run_request(request)
+    assert result.status == "verified"
+    assert result.note is None
+
+
+def test_launch_the_runtime_rejects_is_refused_with_the_reported_figure(monkeypatch, device):
+    import pyopencl as cl
+
+    from explorer.engine.runner import run_request
+
+    _report_limit(monkeypatch, 64)
+
+    def rejecting(*args, **kwargs):
+        record = cl._cl._ErrorRecord(
+            msg="", code=cl.status_code.INVALID_WORK_GROUP_SIZE, routine="clEnqueueNDRangeKernel"
+        )
+        raise cl.LogicError(record)
+
+    monkeypatch.setattr(cl, "enqueue_nd_range_kernel", rejecting)
+    variant = find_variant("transpose", "tiled")
+    request = RunRequest(
+        variant, {"WIDTH": 48, "HEIGHT": 40}, (16, 16), {"TILE": 16}, device.key, repeat=1
+    )
+    result = run_request(request)
+    assert result.status == "refused"
+    assert "at most 64 work-items per group" in result.refused.reason
+    assert "256" in result.refused.reason
+
+
+def test_trace_above_the_reported_limit_runs_and_carries_the_note(monkeypatch, device):
+    from explorer.engine.tracing import TraceRequest, run_trace
+
+    _report_limit(monkeypatch, 64)
+    variant = find_variant("transpose", "tiled")
+    request = RunRequest(
+        variant, {"WIDTH": 32, "HEIGHT": 32}, (16, 16), {"TILE": 16}, device.key, repeat=1
+    )
+    outcome = run_trace(TraceRequest(request))
+    assert outcome.result.status == "verified"
+    assert outcome.trace is not None
+    assert "at most 64" in outcome.result.note

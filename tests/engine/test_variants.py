@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from explorer.engine.catalog import catalog, find_variant
+from explorer.engine.catalog import catalog, find_variant, variants_of
 from explorer.engine.ndrange import plan
 from explorer.engine.records import DeviceInfo, Refusal, RunRequest, Variant
 from explorer.families import FAMILIES
@@ -95,3 +95,15 @@ def test_iou_product_shows_the_text(executor, device):
     assert 0.03 < dark.mean() < 0.4
     rows = dark.any(axis=1).nonzero()[0]
     assert rows.min() > 40 and rows.max() < 216  # text in the middle band
+
+
+def test_transpose_ladder_puts_the_rows_per_work_item_step_between_padded_and_fast():
+    ids = [v.id for v in variants_of("transpose")]
+    steps = ["naive", "tiled", "tiled-padded", "padded-rows", "fast"]
+    assert [i for i in ids if i in steps] == steps
+
+
+def test_matmul_ladder_ends_with_the_warp_tiled_step():
+    ids = [v.id for v in variants_of("matmul")]
+    ladder = ["naive", "tiled", "wpt", "reg2d", "warp"]
+    assert [i for i in ids if i in ladder] == ladder
