@@ -93,6 +93,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.buffer if s.buffer != NO_BUFFER else -1,
             s.text,
             s.fences,
+            s.atomic,
         )
         for s in inst.sites
     )

@@ -55,6 +55,9 @@ class Site:
     buffer: int  # index into Trace.buffers of the name subscripted, or -1
     text: str  # the source text of the access, e.g. "As[col][row]"
     fences: int = 0  # for BARRIER and FENCE sites: FENCE_LOCAL | FENCE_GLOBAL bits it orders
+    # A READ made by an atomic operation (a compare-exchange that did not swap): it races
+    # with plain writes, never with other atomics.
+    atomic: bool = False
 
 
 @dataclass(frozen=True)

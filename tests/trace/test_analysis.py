@@ -11,7 +11,7 @@ import pytest
 
 from explorer.trace import analysis
 from explorer.trace.analysis import analyse, format_report, keyscan, units
-from explorer.trace.records import NotTraced, Trace
+from explorer.trace.records import NotTraced, Site, Trace
 from tests.trace.synthetic import (
     ATOMIC,
     FENCE_GLOBAL,
@@ -237,6 +237,28 @@ def test_atomic_and_a_plain_read_of_the_same_word_in_one_phase_race():
     )
     assert [(f.line, f.phase) for f in races] == [(5, 0)]
     assert "line 5 atomically updates it and line 6 reads it" in races[0].message
+
+
+def _cmpxchg_trace(plain_writer: bool) -> Trace:
+    """Work-item 0 swaps owner[0] (an atomic write); work-item 1's compare-exchange fails (an
+    atomic read); with ``plain_writer`` work-item 2 stores to owner[0] plainly."""
+    buffers = [buf("owner", LOCAL, 1)]
+    loser = Site(1, 5, READ, LOCAL, 0, "atomic_cmpxchg(&owner[0], 0, 2)", atomic=True)
+    sites = [site(0, 5, ATOMIC, LOCAL, 0, "atomic_cmpxchg(&owner[0], 0, 1)"), loser]
+    sites.append(site(2, 6, WRITE, LOCAL, 0, "owner[0]"))
+    items = [((0, 0, 0), (0, 0, 0), [(0, 0)]), ((0, 0, 0), (1, 0, 0), [(1, 0)])]
+    if plain_writer:
+        items.append(((0, 0, 0), (2, 0, 0), [(2, 0)]))
+    n = len(items)
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(n,), local_size=(n,))
+
+
+def test_a_compare_exchange_that_did_not_swap_races_with_plain_writes_not_with_atomics():
+    assert analyse(_cmpxchg_trace(plain_writer=False)).findings == ()
+    races = kinds(analyse(_cmpxchg_trace(plain_writer=True)), "race")
+    blamed = {wi[3] for f in races for wi in f.work_items}
+    assert blamed == {0, 1, 2}  # the winner, the loser (its failed exchange read) and the store
+    assert all(f.line == 5 for f in races)
 
 
 def _reduction(with_barriers: bool) -> Trace:

@@ -15,7 +15,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
 from explorer.trace.analysis.units import Unit
-from explorer.trace.records import ATOMIC, WRITE
+from explorer.trace.records import WRITE
 
 DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
 PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
@@ -63,7 +63,7 @@ def scan(
     values = ctx.trace.values
     same = _SameValue(size) if values is not None else None
     for job in writers:
-        atomic = job.unit.op == ATOMIC
+        atomic = job.unit.atomic
         table = rep.get(atomic)
         if table is None:
             table = rep[atomic] = np.full(size, -1, dtype=wdtype)
@@ -75,7 +75,7 @@ def scan(
     first_seq = np.full(size, I32_MAX, dtype=np.int32) if on_uninit else None
     for job in writers:
         u = job.unit
-        atomic = u.op == ATOMIC
+        atomic = u.atomic
         mine_all = u.wi if actor is None else actor[u.wi]
         seq = u.seq() if first_seq is not None else None
         for sel, keys in job.key_fn():
@@ -100,7 +100,7 @@ def scan(
     flagged: list[tuple[Unit, np.ndarray, np.ndarray]] = []
     for job in jobs:
         u = job.unit
-        plain = u.op != ATOMIC
+        plain = not u.atomic
         tables = [
             (rep[a], other.get(a)) for a in ((False, True) if plain else (False,)) if a in rep
         ]
@@ -250,7 +250,7 @@ def attribute(
         second[ck[differ]] = -1
         ay = act(dy)
         for wu, rep, other in site_tables:
-            if wu.op == ATOMIC and u.op == ATOMIC:
+            if wu.atomic and u.atomic:
                 continue  # atomics do not race with each other
             r = rep[dk]
             has = r >= 0

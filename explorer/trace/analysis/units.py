@@ -61,6 +61,7 @@ class Unit:
         self.site = site
         s = ctx.trace.sites[site]
         self.op = s.op
+        self.atomic = s.op == ATOMIC or s.atomic  # atomics never race with each other
         self.line = s.line
         self.buffer = buffer
         self.wi = wi

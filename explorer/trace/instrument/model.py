@@ -37,6 +37,7 @@ class SiteDecl:
     buffer: int
     text: str
     fences: int = 0  # barrier and fence sites: FENCE_LOCAL | FENCE_GLOBAL (records.py)
+    atomic: bool = False  # a READ made by an atomic (records.Site.atomic)
 
 
 @dataclass(frozen=True)

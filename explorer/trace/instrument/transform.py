@@ -114,12 +114,22 @@ class _Rewrite:
         self._starts: list[int] = []
 
     # -- declarations -----------------------------------------------------------------
-    def site(self, line: int, op: int, space: int, buffer: int, text: str, fences: int = 0) -> int:
+    def site(
+        self,
+        line: int,
+        op: int,
+        space: int,
+        buffer: int,
+        text: str,
+        fences: int = 0,
+        atomic: bool = False,
+    ) -> int:
         """Declare a site and return its id."""
         if len(self.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.sites)
-        self.sites.append(SiteDecl(sid, line, op, space, buffer, " ".join(text.split()), fences))
+        text = " ".join(text.split())
+        self.sites.append(SiteDecl(sid, line, op, space, buffer, text, fences, atomic))
         return sid
 
     def hint(self, access: AccessSite) -> int:
@@ -224,7 +234,8 @@ class _Rewrite:
         is recorded as a write only when it swapped; otherwise as a read."""
         pointer, rest = a.arguments[0], a.arguments[1:]
         cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
-        fail = self.site(a.line, READ, self.sites[sid].space, hint, a.text) if cmpxchg else 0
+        space = self.sites[sid].space
+        fail = self.site(a.line, READ, space, hint, a.text, atomic=True) if cmpxchg else 0
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
