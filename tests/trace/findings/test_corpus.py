@@ -135,7 +135,10 @@ def test_trace_command_takes_the_bank_width():
     root = CORPUS.parents[2]
     command = [sys.executable, "-m", "explorer", "trace", "--kernel-file"]
     command += [str(CORPUS / "bank_conflicts.cl"), "--width", "64", "--height", "64", "--json"]
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
     done = subprocess.run(
         [*command, "--bank-bytes", "8"], cwd=root, env=env, capture_output=True, text=True
     )
