@@ -271,10 +271,12 @@ class Executor:
 
 
 def _left_damage(value: Any) -> bool:
-    """A result (or a traced run's result) of a kernel caught writing outside its buffers:
-    the process that ran it is not trusted with the next request."""
+    """A result (or a traced run's result) of a kernel caught writing outside its buffers, or
+    one the runtime stopped (a fault on a GPU leaves its context unusable: every later build
+    and launch in that process fails): the process that ran it is not trusted with the next
+    request."""
     result = getattr(value, "result", value)
-    return isinstance(result, RunResult) and result.error_kind == "crash"
+    return isinstance(result, RunResult) and result.error_kind in ("crash", "runtime")
 
 
 def _describe(request: RunRequest) -> str:

@@ -195,7 +195,7 @@ def _launch_once(request: RunRequest) -> RunResult:
         p.queue.finish()
         output, _ = read_output(p, bound)
     except cl.Error as exc:
-        return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
+        return p.head.runtime_failed(exc)
     verdict, _ = judge(p, [output])
     return p.head.judged(
         verdict=verdict,

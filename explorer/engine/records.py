@@ -263,6 +263,20 @@ class RunHead:
     defines: dict[str, int]
     note: str | None = None
 
+    def runtime_failed(self, exc: BaseException) -> RunResult:
+        """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
+        after a launch mean the kernel faulted on the device, most often by an access outside
+        its memory; the device's context is unusable after that, so the executor that ran it
+        is restarted (see :func:`explorer.engine.executor`)."""
+        message = f"the OpenCL runtime reported: {exc}"
+        code = getattr(exc, "code", None)
+        if code in (-9999, -5) or "-9999" in message:
+            message += (
+                ". The kernel faulted on the device, most often by reading or writing outside "
+                "its buffers or its local memory: trace it (Ctrl+T) to find the access"
+            )
+        return self.failed(message, "runtime")
+
     def failed(self, message: str, kind: str, build_log: str | None = None) -> RunResult:
         """A run that stopped before a verdict: ``kind`` is build, runtime, input, trace..."""
         return RunResult(

@@ -541,7 +541,7 @@ def _run(request: RunRequest) -> RunResult:
         rejected = rejected_group_size(p, exc)
         if rejected is not None:
             return rejected
-        return p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime")
+        return p.head.runtime_failed(exc)
     if damage is not None:
         return p.head.failed(
             f"{p.request.variant.qualified_id} {damage}. Out-of-bounds writes corrupt memory "

@@ -267,7 +267,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         rejected = rejected_group_size(p, exc)
         if rejected is not None:
             return TraceOutcome(rejected, None)
-        return TraceOutcome(p.head.failed(f"the OpenCL runtime reported: {exc}", "runtime"), None)
+        return TraceOutcome(p.head.runtime_failed(exc), None)
 
     t0 = time.perf_counter()
     roles = tuple(

@@ -1,5 +1,7 @@
 """A kernel that crashes the runtime or never returns costs only the executor process."""
 
+import os
+
 from explorer.engine.catalog import find_variant, load_variant_file
 from explorer.engine.executor import Executor
 from explorer.engine.records import RunRequest
@@ -52,3 +54,36 @@ def test_build_error_carries_the_log_with_the_users_line_numbers(executor, devic
     assert result.status == "error" and result.error_kind == "build"
     assert f"broken.cl:{line}:" in result.build_log
     assert "tempfile" not in result.build_log
+
+
+def _launch_stopped_by_the_runtime(request: RunRequest) -> object:
+    """What the runner returns when the runtime stops a launch: NVIDIA reports -9999 for a
+    kernel that faulted, and the device's context is unusable afterwards."""
+    from explorer.engine.records import RunHead
+
+    class Fault(Exception):
+        code = -9999
+
+    head = RunHead(
+        family=request.variant.family,
+        variant=request.variant.id,
+        device="GPU",
+        platform="NVIDIA CUDA",
+        sizes=request.sizes,
+        global_size=(64,),
+        local_size=(64,),
+        defines={},
+    )
+    return head.runtime_failed(Fault("clWaitForEvents failed: <unknown error -9999>"))
+
+
+def test_a_launch_the_runtime_stopped_is_explained_and_its_process_not_reused(device):
+    request = RunRequest(find_variant("matmul", "naive"), {"M": 16, "N": 16, "K": 16})
+    with Executor() as ex:
+        before = ex.call(os.getpid)
+        result = ex.call(_launch_stopped_by_the_runtime, request)
+        assert result.status == "error" and "faulted on the device" in result.error
+        assert "trace it" in result.error
+        assert ex.call(os.getpid) != before  # a fresh process (and context) for the next run
+        next_run = ex.run(RunRequest(request.variant, request.sizes, device_key=device.key))
+        assert next_run.status == "verified"
