@@ -29,9 +29,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from explorer.engine.arguments import parse_custom
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Variant
 from explorer.families import FAMILIES
+from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
 from explorer.paths import kernels_dir
 
 if sys.version_info >= (3, 11):
@@ -82,7 +84,12 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     if family not in FAMILIES:
         raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
     problem = FAMILIES[family]
-    args = tuple(str(a) for a in need_list("args"))
+    custom = _custom_spec(meta, where, path) if family == "custom" else None
+    if custom is not None:
+        args = tuple(p.name for p in custom.params)
+        problem = Custom.for_spec(custom)
+    else:
+        args = tuple(str(a) for a in need_list("args"))
     unknown = [a for a in args if a not in problem.roles]
     if unknown:
         raise CatalogError(
@@ -95,10 +102,12 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     local_size = tuple(str(v) for v in need_list("local"))
     if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
         raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
-    constraints = tuple(str(c) for c in meta.get("sizes", []))
+    constraints = tuple(str(c) for c in meta.get("sizes" if custom is None else "constraints", []))
     dtype = str(meta.get("dtype", "float32"))
+    if custom is not None and custom.results:
+        dtype = element_type(custom.results[0].type).base.name
     layout = str(meta.get("layout", "row-major"))
-    if dtype not in _DTYPES:
+    if dtype not in _DTYPES and custom is None:
         raise CatalogError(f"{where}: dtype must be one of {_DTYPES}")
     if layout not in _LAYOUTS:
         raise CatalogError(f"{where}: layout must be one of {_LAYOUTS}")
@@ -141,7 +150,18 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         text=" ".join(str(about.get("text", "")).split()),
         path=str(path),
         source=source,
+        custom=custom,
     )
+
+
+def _custom_spec(meta: dict[str, Any], where: str, path: Path) -> CustomSpec:
+    """A custom kernel's declarations; a bad one names the file, the parameter and the key."""
+    defines = meta.get("defines", {})
+    names = set(defines) if isinstance(defines, dict) else set()
+    try:
+        return parse_custom(meta, where, path.parent, names)
+    except DeclarationError as exc:
+        raise CatalogError(str(exc)) from None
 
 
 def load_variant_file(path: str | Path) -> Variant:
