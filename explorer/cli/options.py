@@ -47,7 +47,9 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--family", choices=list(FAMILIES), help="problem family")
     parser.add_argument("--variant", help="variant id within the family (see `variants`)")
     parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
-    parser.add_argument("--sim", metavar="FILE", help="an Oclgrind .sim file (kernel, NDRange, args)")
+    parser.add_argument(
+        "--sim", metavar="FILE", help="an Oclgrind .sim file (kernel, NDRange, args)"
+    )
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
     for flag, size in size_flags().items():

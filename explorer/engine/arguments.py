@@ -365,6 +365,9 @@ def scalar_value(decl: ScalarDecl, names: dict[str, int]) -> np.ndarray:
             values.append(float(text))
         except ValueError:
             values.append(float(_value(text, names, decl.name, "value")))
+    if et.width == 1 and len(values) > 1:
+        # Several values of a scalar type: the bytes of a struct passed by value (.sim files).
+        return np.array(values, dtype=np.float64).astype(et.base)
     if len(values) == 1:
         values = values * et.width
     if len(values) != et.width:

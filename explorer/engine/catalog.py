@@ -165,8 +165,12 @@ def _custom_spec(meta: dict[str, Any], where: str, path: Path) -> CustomSpec:
 
 
 def load_variant_file(path: str | Path) -> Variant:
-    """A user's own ``.cl`` file with a catalog header."""
+    """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file."""
     path = Path(path)
+    if path.suffix.lower() == ".sim":
+        from explorer.engine.sim import load_sim  # the reader builds on this module
+
+        return load_sim(path)
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -48,7 +48,13 @@ from explorer.engine.records import (
     Verdict,
     failed_result,
 )
-from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
+from explorer.engine.signature import (
+    Parameter,
+    SignatureError,
+    kernel_parameters,
+    kernel_signature,
+    numpy_scalar,
+)
 from explorer.engine.verify import verify
 from explorer.families import Family, InputError, Reference
 from explorer.families.custom import CustomSpec, DeclarationError
@@ -152,7 +158,9 @@ def prepare(
             variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )
-        params = kernel_parameters(variant.source, variant.kernel, launch.defines)
+        # A custom kernel declares what each parameter holds: vector scalars pass too.
+        read_parameters = kernel_signature if variant.custom is not None else kernel_parameters
+        params = read_parameters(variant.source, variant.kernel, launch.defines)
     except BuildError as exc:
         return head.failed(str(exc), "build", build_log=exc.log)
     except SignatureError as exc:
