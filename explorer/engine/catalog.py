@@ -106,11 +106,9 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     dtype = str(meta.get("dtype", "float32"))
     if custom is not None and custom.results:
         dtype = element_type(custom.results[0].type).base.name
-    layout = str(meta.get("layout", "row-major"))
+    layout = _layout(meta.get("layout", "row-major"), where, problem.matrix_roles)
     if dtype not in _DTYPES and custom is None:
         raise CatalogError(f"{where}: dtype must be one of {_DTYPES}")
-    if layout not in _LAYOUTS:
-        raise CatalogError(f"{where}: layout must be one of {_LAYOUTS}")
     defines = meta.get("defines", {})
     if not all(isinstance(v, int) for v in defines.values()):
         raise CatalogError(f"{where}: [defines] values must be integers")
@@ -152,6 +150,41 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         source=source,
         custom=custom,
     )
+
+
+def _layout(value: object, where: str, matrices: tuple[str, ...]) -> str:
+    """``layout = "column-major"`` for every matrix, or a table per matrix (``B =
+    "transposed"``: the host passes Bᵀ, i.e. B in the other order than the rest), kept as
+    ``"A:row-major,B:column-major,C:row-major"``; see :func:`role_layout`."""
+    if isinstance(value, str):
+        if value not in _LAYOUTS:
+            raise CatalogError(f"{where}: layout must be one of {_LAYOUTS} or a table per matrix")
+        return value
+    if not isinstance(value, dict):
+        raise CatalogError(f"{where}: layout must be a string or a table per matrix")
+    default = value.get("default", "row-major")
+    if default not in _LAYOUTS:
+        raise CatalogError(f"{where}: layout.default must be one of {_LAYOUTS}")
+    other = _LAYOUTS[1 - _LAYOUTS.index(default)]
+    parts = []
+    for role in matrices:
+        given = value.get(role, default)
+        if given not in (*_LAYOUTS, "transposed"):
+            raise CatalogError(
+                f"{where}: layout.{role} must be row-major, column-major or transposed"
+            )
+        parts.append(f"{role}:{other if given == 'transposed' else given}")
+    unknown = set(value) - {"default", *matrices}
+    if unknown:
+        raise CatalogError(f"{where}: layout names {sorted(unknown)}; matrices: {matrices}")
+    return ",".join(parts)
+
+
+def role_layout(layout: str, role: str) -> str:
+    """The order one matrix is stored in, from a variant's ``layout``."""
+    if ":" not in layout:
+        return layout
+    return dict(part.split(":", 1) for part in layout.split(",")).get(role, "row-major")
 
 
 def _custom_spec(meta: dict[str, Any], where: str, path: Path) -> CustomSpec:

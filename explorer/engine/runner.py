@@ -35,6 +35,7 @@ from explorer.engine.arguments import (
 )
 from explorer.engine.baselines import CopyKernel
 from explorer.engine.build import BuildError, build_options
+from explorer.engine.catalog import role_layout
 from explorer.engine.devices import NoDeviceError, pick_device
 from explorer.engine.ndrange import LaunchPlan, check_kernel_limits, plan
 from explorer.engine.opencl_session import OpenCLSession, session
@@ -258,7 +259,8 @@ def bind(p: Prepared) -> Bound:
     mf = cl.mem_flags
     layout = p.request.variant.layout
     out_shape = p.problem.output_shape(p.sizes)
-    host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=p.dtype)
+    out_layout = role_layout(layout, p.problem.output_role)
+    host_out = np.empty(out_shape if out_layout == "row-major" else out_shape[::-1], p.dtype)
     args: list[Any] = []
     param_bytes: list[int] = []
     upload_ms = 0.0
@@ -307,7 +309,8 @@ def read_output(p: Prepared, bound: Bound) -> tuple[np.ndarray, float]:
         return host, float("nan")
     event = p.session.cl.enqueue_copy(p.queue, host, bound.out_buffer)
     event.wait()
-    if p.request.variant.layout == "column-major" and host.ndim == 2:
+    out_layout = role_layout(p.request.variant.layout, p.problem.output_role)
+    if out_layout == "column-major" and host.ndim == 2:
         host = host.T
     return np.ascontiguousarray(host), _event_ms(event)
 
@@ -413,7 +416,7 @@ def run_request(request: RunRequest) -> RunResult:
 def _to_device_layout(
     array: np.ndarray, role: str, matrix_roles: tuple[str, ...], layout: str
 ) -> np.ndarray:
-    if layout == "column-major" and role in matrix_roles and array.ndim == 2:
+    if role_layout(layout, role) == "column-major" and role in matrix_roles and array.ndim == 2:
         return np.ascontiguousarray(array.T)
     return np.ascontiguousarray(array)
 

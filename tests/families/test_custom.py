@@ -163,3 +163,34 @@ def test_command_line_unchecked_run_says_so():
 def test_family_size_flags_are_refused_for_custom_kernels():
     done = cli("run", "--kernel-file", str(CUSTOM / "double_it.cl"), "--size", "64")
     assert done.returncode == 2 and "--set" in done.stderr
+
+
+def test_the_registry_finds_the_custom_family():
+    from explorer.families import get_family
+    from explorer.families.custom import Custom
+
+    assert isinstance(get_family("custom"), Custom)
+
+
+@pytest.mark.parametrize("name", ["matmul_colmajor.cl", "matmul_bt.cl", "matmul_mixed.cl"])
+def test_matmul_layouts_per_matrix_verify(executor, name):
+    variant = load_variant_file(CUSTOM / name)
+    sizes = {"M": 40, "N": 24, "K": 56}
+    result = executor.run(RunRequest(variant, sizes, input="random", repeat=1))
+    assert result.status == "verified", result.summary()
+    assert result.output.shape == (40, 24)
+
+
+def test_b_transposed_is_not_the_same_as_column_major(executor, tmp_path):
+    source = (CUSTOM / "matmul_bt.cl").read_text().replace('B = "transposed"\n', "")
+    (tmp_path / "no_transpose.cl").write_text(source)
+    variant = load_variant_file(tmp_path / "no_transpose.cl")
+    result = executor.run(RunRequest(variant, {"M": 40, "N": 24, "K": 56}, input="random"))
+    assert result.status == "wrong"
+
+
+def test_a_layout_table_names_only_matrices(tmp_path):
+    source = (CUSTOM / "matmul_bt.cl").read_text().replace('B = "transposed"', 'D = "transposed"')
+    (tmp_path / "bad_layout.cl").write_text(source)
+    with pytest.raises(CatalogError, match="D"):
+        load_variant_file(tmp_path / "bad_layout.cl")
