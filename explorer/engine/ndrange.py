@@ -48,6 +48,8 @@ def plan(
     device: DeviceInfo,
 ) -> LaunchPlan | Refusal:
     """Compute the NDRange and check it against the variant's and device's limits."""
+    if variant.custom is not None:  # sizes not given take the header's values
+        sizes = {**dict(variant.custom.sizes), **sizes}
     defines = resolve_defines(variant, defines)
     unknown = set(defines) - set(variant.default_defines)
     if unknown:
