@@ -201,9 +201,12 @@ def load_variant_file(path: str | Path) -> Variant:
     """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file."""
     path = Path(path)
     if path.suffix.lower() == ".sim":
-        from explorer.engine.sim import load_sim  # the reader builds on this module
+        from explorer.engine.sim import SimError, load_sim  # the reader needs the signature
 
-        return load_sim(path)
+        try:
+            return load_sim(path)
+        except SimError as exc:
+            raise CatalogError(str(exc)) from None
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:

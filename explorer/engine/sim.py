@@ -27,7 +27,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.engine.catalog import CatalogError
 from explorer.engine.records import Variant
 from explorer.engine.signature import Parameter, SignatureError, kernel_signature
 from explorer.families.custom import (
@@ -55,7 +54,7 @@ _TYPE_ORDER = (
 )
 
 
-class SimError(CatalogError):
+class SimError(ValueError):
     """A ``.sim`` file that cannot be read; the message names the file, line and argument."""
 
 
