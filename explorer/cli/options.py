@@ -47,12 +47,22 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--family", choices=list(FAMILIES), help="problem family")
     parser.add_argument("--variant", help="variant id within the family (see `variants`)")
     parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
+    parser.add_argument(
+        "--sim", metavar="FILE", help="an Oclgrind .sim file (kernel, NDRange, args)"
+    )
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
     for flag, size in size_flags().items():
         parser.add_argument(
             flag, dest=size.dest, type=int, help=f"{size.help} ({', '.join(size.families)})"
         )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a named size of a custom kernel (repeatable)",
+    )
     parser.add_argument("--local", help="local size, e.g. 16x16")
     parser.add_argument(
         "--define", action="append", default=[], metavar="NAME=VALUE", help="-D define (repeatable)"
@@ -76,7 +86,12 @@ def _timeout(text: str) -> float:
 
 
 def selected_variant(args: argparse.Namespace) -> Variant:
-    """The variant the options name: ``--kernel-file``, or ``--family`` with ``--variant``."""
+    """The variant the options name: ``--kernel-file``, ``--sim``, or ``--family`` with
+    ``--variant``."""
+    if getattr(args, "sim", None):
+        if args.kernel_file:
+            raise UsageError("give --sim or --kernel-file, not both")
+        return load_variant_file(args.sim)
     if args.kernel_file:
         variant = load_variant_file(args.kernel_file)
         if args.family and args.family != variant.family:
@@ -92,6 +107,8 @@ def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
     another family's size is refused."""
     names = FAMILIES[family].size_names
     sizes: dict[str, int] = {}
+    if family == "custom":
+        return _named_sizes(args)
     if args.size is not None:
         sizes = dict.fromkeys(names, args.size)
     for flag, size in size_flags().items():
@@ -101,6 +118,22 @@ def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
         if size.size not in names:
             raise UsageError(f"{flag} is not a size of {family} (sizes: {', '.join(names)})")
         sizes[size.size] = value
+    return sizes
+
+
+def _named_sizes(args: argparse.Namespace) -> dict[str, int]:
+    """A custom kernel's sizes: ``--set NAME=VALUE`` each; ``--size`` and the family size flags
+    do not apply (its sizes are named in its header)."""
+    given = [f for f, size in size_flags().items() if getattr(args, size.dest) is not None]
+    if args.size is not None or given:
+        flags = ", ".join(given or ["--size"])
+        raise UsageError(f"{flags}: a custom kernel's sizes are set with --set NAME=VALUE")
+    sizes = {}
+    for item in getattr(args, "set", []):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().isdigit():
+            raise UsageError(f"--set {item!r} is not NAME=POSITIVE_INTEGER")
+        sizes[name.strip()] = int(value)
     return sizes
 
 
@@ -131,10 +164,12 @@ def parse_defines(items: list[str]) -> dict[str, int]:
 def session_conflicts(args: argparse.Namespace) -> list[str]:
     """The selection options given beside ``--session``, which holds the whole selection."""
     sizes = (size.dest for size in size_flags().values())
-    holds = ("family", "variant", "kernel_file", "size", *sizes, "local", "input", "image")
+    holds = ("family", "variant", "kernel_file", "sim", "size", *sizes, "local", "input", "image")
     given = [f"--{n.replace('_', '-')}" for n in holds if getattr(args, n) is not None]
     if args.define:
         given.append("--define")
+    if getattr(args, "set", []):
+        given.append("--set")
     if args.text != "IOU":
         given.append("--text")
     return given
@@ -147,7 +182,12 @@ def request_from_args(
     option to change. ``keep_output`` brings the result's output array back (to save it)."""
     variant = selected_variant(args)
     problem = FAMILIES[variant.family]
-    preset = args.input or ("iou" if "iou" in problem.input_presets else "random")
+    presets = problem.input_presets
+    preset = args.input or ("iou" if "iou" in presets else "random")
+    if variant.custom is not None:
+        if args.input is not None:
+            raise UsageError("a custom kernel's inputs are declared in its header; drop --input")
+        preset = presets[0]
     if preset not in problem.input_presets:
         raise UsageError(
             f"{variant.family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"

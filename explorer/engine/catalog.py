@@ -29,9 +29,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from explorer.engine.arguments import parse_custom
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Variant
 from explorer.families import FAMILIES
+from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
 from explorer.paths import kernels_dir
 
 if sys.version_info >= (3, 11):
@@ -84,7 +86,12 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     if family not in FAMILIES:
         raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
     problem = FAMILIES[family]
-    args = tuple(str(a) for a in need_list("args"))
+    custom = _custom_spec(meta, where, path) if family == "custom" else None
+    if custom is not None:
+        args = tuple(p.name for p in custom.params)
+        problem = Custom.for_spec(custom)
+    else:
+        args = tuple(str(a) for a in need_list("args"))
     unknown = [a for a in args if a not in problem.roles]
     if unknown:
         raise CatalogError(
@@ -97,16 +104,19 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     local_size = tuple(str(v) for v in need_list("local"))
     if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
         raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
-    raw_constraints = meta.get("sizes", [])
+    constraints_key = "sizes" if custom is None else "constraints"
+    raw_constraints = meta.get(constraints_key, [])
     if not isinstance(raw_constraints, list):
-        raise CatalogError(f"{where}: 'sizes' must be a list of conditions, e.g. [\"N % TS == 0\"]")
+        raise CatalogError(
+            f"{where}: '{constraints_key}' must be a list of conditions, e.g. [\"N % TS == 0\"]"
+        )
     constraints = tuple(str(c) for c in raw_constraints)
     dtype = str(meta.get("dtype", "float32"))
-    layout = str(meta.get("layout", "row-major"))
-    if dtype not in _DTYPES:
+    if custom is not None and custom.results:
+        dtype = element_type(custom.results[0].type).base.name
+    layout = _layout(meta.get("layout", "row-major"), where, problem.matrix_roles)
+    if dtype not in _DTYPES and custom is None:
         raise CatalogError(f"{where}: dtype must be one of {_DTYPES}")
-    if layout not in _LAYOUTS:
-        raise CatalogError(f"{where}: layout must be one of {_LAYOUTS}")
     defines = meta.get("defines", {})
     if not isinstance(defines, dict):
         raise CatalogError(f"{where}: [defines] must be a table of NAME = integer")
@@ -159,12 +169,65 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         text=" ".join(str(about.get("text", "")).split()),
         path=str(path),
         source=source,
+        custom=custom,
     )
 
 
+def _layout(value: object, where: str, matrices: tuple[str, ...]) -> str:
+    """``layout = "column-major"`` for every matrix, or a table per matrix (``B =
+    "transposed"``: the host passes Bᵀ, i.e. B in the other order than the rest), kept as
+    ``"A:row-major,B:column-major,C:row-major"``; see :func:`role_layout`."""
+    if isinstance(value, str):
+        if value not in _LAYOUTS:
+            raise CatalogError(f"{where}: layout must be one of {_LAYOUTS} or a table per matrix")
+        return value
+    if not isinstance(value, dict):
+        raise CatalogError(f"{where}: layout must be a string or a table per matrix")
+    default = value.get("default", "row-major")
+    if default not in _LAYOUTS:
+        raise CatalogError(f"{where}: layout.default must be one of {_LAYOUTS}")
+    other = _LAYOUTS[1 - _LAYOUTS.index(default)]
+    parts = []
+    for role in matrices:
+        given = value.get(role, default)
+        if given not in (*_LAYOUTS, "transposed"):
+            raise CatalogError(
+                f"{where}: layout.{role} must be row-major, column-major or transposed"
+            )
+        parts.append(f"{role}:{other if given == 'transposed' else given}")
+    unknown = set(value) - {"default", *matrices}
+    if unknown:
+        raise CatalogError(f"{where}: layout names {sorted(unknown)}; matrices: {matrices}")
+    return ",".join(parts)
+
+
+def role_layout(layout: str, role: str) -> str:
+    """The order one matrix is stored in, from a variant's ``layout``."""
+    if ":" not in layout:
+        return layout
+    return dict(part.split(":", 1) for part in layout.split(",")).get(role, "row-major")
+
+
+def _custom_spec(meta: dict[str, Any], where: str, path: Path) -> CustomSpec:
+    """A custom kernel's declarations; a bad one names the file, the parameter and the key."""
+    defines = meta.get("defines", {})
+    names = set(defines) if isinstance(defines, dict) else set()
+    try:
+        return parse_custom(meta, where, path.parent, names)
+    except DeclarationError as exc:
+        raise CatalogError(str(exc)) from None
+
+
 def load_variant_file(path: str | Path) -> Variant:
-    """A user's own ``.cl`` file with a catalog header."""
+    """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file."""
     path = Path(path)
+    if path.suffix.lower() == ".sim":
+        from explorer.engine.sim import SimError, load_sim  # the reader needs the signature
+
+        try:
+            return load_sim(path)
+        except SimError as exc:
+            raise CatalogError(str(exc)) from None
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as exc:

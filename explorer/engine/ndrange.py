@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from explorer.engine.expressions import ExpressionError, evaluate, names_in
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families import get_family
+from explorer.families.custom import CustomSpec, DeclarationError
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -47,6 +48,8 @@ def plan(
     device: DeviceInfo,
 ) -> LaunchPlan | Refusal:
     """Compute the NDRange and check it against the variant's and device's limits."""
+    if variant.custom is not None:  # sizes not given take the header's values
+        sizes = {**dict(variant.custom.sizes), **sizes}
     defines = resolve_defines(variant, defines)
     unknown = set(defines) - set(variant.default_defines)
     if unknown:
@@ -117,7 +120,31 @@ def plan(
     if any(g < 1 for g in raw_global):
         return Refusal(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
+    if variant.custom is not None:
+        return _custom_plan(variant.custom, global_size, local_size, defines, names, device)
     local_args = get_family(variant.family).local_arg_bytes(variant.args, local_size)
+    return LaunchPlan(global_size, local_size, defines, local_args)
+
+
+def _custom_plan(
+    spec: CustomSpec,
+    global_size: tuple[int, ...],
+    local_size: tuple[int, ...],
+    defines: dict[str, int],
+    names: dict[str, int],
+    device: DeviceInfo,
+) -> LaunchPlan | Refusal:
+    """A custom kernel's ``__local`` bytes at their declared counts, and its buffers checked
+    against the device's largest allocation before any is made."""
+    from explorer.engine.arguments import allocation_refusal, local_bytes
+
+    try:
+        refusal = allocation_refusal(spec, names, device)
+        local_args = local_bytes(spec, names)
+    except DeclarationError as exc:
+        return Refusal(f"{exc}.", "Fix the declaration in the kernel's header.")
+    if refusal is not None:
+        return refusal
     return LaunchPlan(global_size, local_size, defines, local_args)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.families.custom import CustomSpec
+
 
 @dataclass(frozen=True)
 class DeviceInfo:
@@ -80,6 +82,8 @@ class Variant:
     text: str
     path: str
     source: str
+    # A custom kernel's own declarations (family "custom"); None for the fixed families.
+    custom: CustomSpec | None = None
 
     @property
     def default_defines(self) -> dict[str, int]:
@@ -157,6 +161,8 @@ class Verdict:
     mismatches: int
     tolerance: str
     not_a_number: int = 0  # NaN elements: never written, or computed from unwritten memory
+    checked: bool = True  # False: a custom kernel with no reference ran, nothing was compared
+    unchanged: tuple[str, ...] = ()  # results still equal to their initial contents
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,14 +190,17 @@ class RunResult:
     reference: np.ndarray | None = None
     inputs: dict[str, np.ndarray] | None = None
     note: str | None = None  # what the driver said that the run did not trust, e.g. a limit
+    outputs: dict[str, np.ndarray] | None = None  # every result of a custom kernel, by name
 
     @property
     def status(self) -> str:
-        """One word: verified, wrong, refused, crashed, timeout or error."""
+        """One word: verified, wrong, unchecked, refused, crashed, timeout or error."""
         if self.refused is not None:
             return "refused"
         if self.error is not None:
             return {"crash": "crashed", "timeout": "timeout"}.get(self.error_kind or "", "error")
+        if self.verdict is not None and not self.verdict.checked:
+            return "unchecked"
         if self.verdict is not None and self.verdict.verified:
             return "verified"
         return "wrong"
@@ -225,7 +234,14 @@ class RunResult:
         assert self.verdict is not None
         head = "VERIFIED" if self.verdict.verified else "WRONG"
         err = f"max abs error {self.verdict.max_abs_error:.3g}"
-        if not self.verdict.verified:
+        if not self.verdict.checked:
+            head, err = "RAN, NOT CHECKED", "no reference to compare with"
+        if self.verdict.unchanged:
+            err += (
+                f"; the kernel wrote nothing new into {', '.join(self.verdict.unchanged)} "
+                "(equal to the initial contents)"
+            )
+        if self.verdict.checked and not self.verdict.verified:
             err += f", {self.verdict.mismatches} wrong elements"
         if self.verdict.not_a_number:
             err += (
@@ -319,6 +335,7 @@ class RunHead:
         output: np.ndarray | None = None,
         reference: np.ndarray | None = None,
         inputs: dict[str, np.ndarray] | None = None,
+        outputs: dict[str, np.ndarray] | None = None,
     ) -> RunResult:
         """A run that produced output, with its verdict."""
         return RunResult(
@@ -339,6 +356,7 @@ class RunHead:
             reference=reference,
             inputs=inputs,
             note=self.note,
+            outputs=outputs,
         )
 
 
@@ -396,12 +414,15 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "error": result.error,
         "output": result.output_text,
         "note": result.note,
+        "checked": bool(result.verdict.checked) if result.verdict else False,
+        "unchanged": list(result.verdict.unchanged) if result.verdict else [],
     }
 
 
 EXIT_CODES = {
     "verified": 0,
     "wrong": 1,
+    "unchecked": 0,  # a custom kernel without a reference ran without an error
     "error": 2,
     "refused": 3,
     "crashed": 4,

@@ -18,8 +18,24 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.arguments import (
+    BoundArguments,
+    Judged,
+    bind_arguments,
+    buffer_bytes,
+    check_parameters,
+    family_for,
+    initial_arrays,
+    judge_results,
+    launch_names,
+    read_results,
+    references,
+    reset_buffers,
+    run_reference_kernel,
+)
 from explorer.engine.baselines import CopyKernel
 from explorer.engine.build import BuildError, build_options
+from explorer.engine.catalog import role_layout
 from explorer.engine.devices import NoDeviceError, pick_device
 from explorer.engine.ndrange import (
     LaunchPlan,
@@ -39,9 +55,16 @@ from explorer.engine.records import (
     Verdict,
     failed_result,
 )
-from explorer.engine.signature import Parameter, SignatureError, kernel_parameters, numpy_scalar
+from explorer.engine.signature import (
+    Parameter,
+    SignatureError,
+    kernel_parameters,
+    kernel_signature,
+    numpy_scalar,
+)
 from explorer.engine.verify import verify
-from explorer.families import Family, InputError, Reference, get_family
+from explorer.families import Family, InputError, Reference
+from explorer.families.custom import CustomSpec, DeclarationError
 from explorer.families.images import ImageError
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
@@ -68,6 +91,18 @@ class Prepared:
     local_bytes: int
     head: RunHead
     kernel_wg_limit: int = 0  # CL_KERNEL_WORK_GROUP_SIZE as the driver reported it
+    custom: CustomRun | None = None
+
+
+@dataclass
+class CustomRun:
+    """A custom kernel's declarations, the names its expressions saw, its references
+    (None: nothing to compare with) and, once bound, its buffers."""
+
+    spec: CustomSpec
+    names: dict[str, int]
+    references: dict[str, Reference] | None
+    bound: BoundArguments | None = None
 
 
 @dataclass
@@ -90,7 +125,7 @@ def prepare(
     Everything that can go wrong before launch comes back as a :class:`RunResult`.
     """
     variant = request.variant
-    problem = get_family(variant.family)
+    problem = family_for(variant)
     s = session()
     try:
         device = pick_device(s.devices, request.device_key)
@@ -135,12 +170,19 @@ def prepare(
             variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )
-        params = kernel_parameters(variant.source, variant.kernel, launch.defines)
+        # A custom kernel declares what each parameter holds: vector scalars pass too.
+        read_parameters = kernel_signature if variant.custom is not None else kernel_parameters
+        params = read_parameters(variant.source, variant.kernel, launch.defines)
     except BuildError as exc:
         return head.failed(str(exc), "build", build_log=exc.log)
     except SignatureError as exc:
         return head.failed(str(exc), "build")
-    if len(params) != len(variant.args):
+    if variant.custom is not None:
+        try:
+            check_parameters(variant.custom, params, variant.kernel)
+        except DeclarationError as exc:
+            return head.failed(f"{variant.path}: {exc}", "input")
+    elif len(params) != len(variant.args):
         return head.failed(
             f"{variant.kernel} takes {len(params)} parameters but the header maps "
             f"{len(variant.args)} roles ({', '.join(variant.args)})",
@@ -152,22 +194,48 @@ def prepare(
         return head.refused(refusal)
     head = replace(head, note=reported_limit_note(launch, wg_limit, device))
     dtype = np.dtype(variant.dtype)
-    try:
-        inputs = problem.make_inputs(sizes, dtype, request.input, request.text, request.image_path)
-    except (InputError, ImageError) as exc:
-        return head.failed(str(exc), "input")
-    except MemoryError:
-        return head.refused(_OUT_OF_MEMORY)
-    try:
+    custom = None
+    if variant.custom is not None:
+        names = launch_names(sizes, launch.defines, launch.local_size, device.compute_units)
         started = time.perf_counter()
-        reference = problem.reference(inputs, sizes)
+        try:
+            inputs = initial_arrays(variant.custom, names, request.text)
+            kernel_results = None
+            if variant.custom.reference_kernel:
+                kernel_results = run_reference_kernel(
+                    s, context, queue, device.key, variant.custom, variant.kernel, inputs,
+                    names, build_options(launch.defines), launch.global_size, launch.local_size,
+                )  # fmt: skip
+            refs = references(variant.custom, inputs, names, kernel_results)
+        except BuildError as exc:
+            return head.failed(f"the reference kernel: {exc}", "build", build_log=exc.log)
+        except (DeclarationError, InputError, ImageError, SignatureError) as exc:
+            return head.failed(f"{variant.path}: {exc}", "input")
+        except cl.Error as exc:
+            message = f"the reference kernel: the OpenCL runtime reported: {exc}"
+            return head.failed(message, "runtime")
         reference_ms = (time.perf_counter() - started) * 1e3
-        if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+        reference = Reference(np.zeros(0), np.zeros(0), 1)
+        custom = CustomRun(variant.custom, names, refs if variant.custom.checked else None)
+    else:
+        try:
+            inputs = problem.make_inputs(
+                sizes, dtype, request.input, request.text, request.image_path
+            )
+        except (InputError, ImageError) as exc:
+            return head.failed(str(exc), "input")
+        except MemoryError:
+            return head.refused(_OUT_OF_MEMORY)
+        try:
             started = time.perf_counter()
-            problem.reference(inputs, sizes)
+            reference = problem.reference(inputs, sizes)
             reference_ms = (time.perf_counter() - started) * 1e3
-    except MemoryError:
-        return head.refused(_OUT_OF_MEMORY)
+            if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+                started = time.perf_counter()
+                problem.reference(inputs, sizes)
+                reference_ms = (time.perf_counter() - started) * 1e3
+        except MemoryError:
+            return head.refused(_OUT_OF_MEMORY)
     return Prepared(
         s,
         request,
@@ -186,6 +254,7 @@ def prepare(
         local_bytes,
         head,
         wg_limit,
+        custom,
     )
 
 
@@ -335,10 +404,22 @@ def bind(p: Prepared) -> Bound:
     :func:`guarded_buffer`); :func:`damaged_guards` tells after a launch whether the kernel
     wrote outside its buffers."""
     cl = p.session.cl
+    if p.custom is not None:
+        c = p.custom
+        c.bound = bind_arguments(cl, p.context, p.queue, c.spec, p.params, p.inputs, c.names)
+        first = c.spec.results[0].name if c.spec.results else ""
+        return Bound(
+            c.bound.args,
+            c.bound.buffers.get(first),
+            p.inputs.get(first, np.zeros(0)),
+            c.bound.upload_ms,
+            c.bound.param_bytes,
+        )
     mf = cl.mem_flags
     layout = p.request.variant.layout
     out_shape = p.problem.output_shape(p.sizes)
-    host_out = np.empty(out_shape if layout == "row-major" else out_shape[::-1], dtype=p.dtype)
+    out_layout = role_layout(layout, p.problem.output_role)
+    host_out = np.empty(out_shape if out_layout == "row-major" else out_shape[::-1], p.dtype)
     args: list[Any] = []
     param_bytes: list[int] = []
     guards: list[Guarded] = []
@@ -449,7 +530,11 @@ def damaged_guards(p: Prepared, bound: Bound) -> str | None:
 
 
 def reset_output(p: Prepared, bound: Bound) -> None:
-    """Unwritten output elements show up as NaN (or INT_MIN), never as stale data."""
+    """Unwritten output elements show up as NaN (or INT_MIN), never as stale data; a custom
+    kernel's written buffers go back to their declared contents."""
+    if p.custom is not None and p.custom.bound is not None:
+        reset_buffers(p.session.cl, p.queue, p.custom.spec, p.custom.bound, p.inputs)
+        return
     sentinel = np.nan if p.dtype.kind == "f" else np.iinfo(p.dtype).min
     fill = np.full(bound.host_out.shape, sentinel, dtype=p.dtype)
     p.session.cl.enqueue_copy(p.queue, bound.out_buffer, fill).wait()
@@ -458,9 +543,12 @@ def reset_output(p: Prepared, bound: Bound) -> None:
 def read_output(p: Prepared, bound: Bound) -> tuple[np.ndarray, float]:
     """The output in the problem's (row-major) shape, and the download time."""
     host = np.empty_like(bound.host_out)
+    if bound.out_buffer is None or not host.nbytes:  # a custom kernel with no result buffer
+        return host, float("nan")
     event = p.session.cl.enqueue_copy(p.queue, host, bound.out_buffer)
     event.wait()
-    if p.request.variant.layout == "column-major" and host.ndim == 2:
+    out_layout = role_layout(p.request.variant.layout, p.problem.output_role)
+    if out_layout == "column-major" and host.ndim == 2:
         host = host.T
     return np.ascontiguousarray(host), _event_ms(event)
 
@@ -469,6 +557,21 @@ def poison_local(p: Prepared) -> None:
     run = _poisoner(p.session, p.context, p.queue, p.device, p.launch, p.local_bytes)
     if run is not None:
         run()
+
+
+def judge_custom(p: Prepared) -> Judged:
+    """A custom kernel's results as the last launch left them, against its references."""
+    c = p.custom
+    assert c is not None and c.bound is not None
+    results = read_results(p.session.cl, p.queue, c.spec, c.bound, p.inputs)
+    return judge_results(c.spec, results, p.inputs, c.references, c.names)
+
+
+def bytes_moved(p: Prepared) -> float:
+    """The bytes the problem must move at least (a custom kernel: its buffers' bytes)."""
+    if p.custom is not None:
+        return buffer_bytes(p.custom.spec, p.custom.names)
+    return p.problem.min_bytes(p.sizes, p.dtype.itemsize)
 
 
 def judge(p: Prepared, outputs: list[np.ndarray]) -> tuple[Verdict, np.ndarray]:
@@ -513,11 +616,12 @@ def _run(request: RunRequest) -> RunResult:
         # The first launch is kept apart: a kernel that reads memory it never wrote can
         # look right on later launches, which find the first one's leftovers.
         first, _ = read_output(p, bound)
+        judged_first = judge_custom(p) if p.custom is not None else None
         samples: list[float] = []
         paired: list[float] = []
         pair = None
         if request.pair_copy:
-            moved = p.problem.min_bytes(p.sizes, p.dtype.itemsize)
+            moved = bytes_moved(p)
             pair = CopyKernel(p.session, p.context, p.queue, p.device, moved)
         warmup = max(1, request.warmup)
         try:
@@ -549,23 +653,32 @@ def _run(request: RunRequest) -> RunResult:
             "restarted. Check the kernel's bounds (trace it to see the accesses).",
             "crash",
         )
-    verdict, output = judge(p, [first, last])
+    if judged_first is not None:
+        # A custom kernel may update its buffers in place: the first launch, which started
+        # from the declared contents, is the one judged.
+        verdict, output = judged_first.verdict, judged_first.output
+        reference_value = judged_first.reference
+        outputs = judged_first.outputs
+    else:
+        verdict, output = judge(p, [first, last])
+        reference_value, outputs = p.reference.value, None
     return p.head.judged(
         verdict=verdict,
         timing=Timing(tuple(samples), bound.upload_ms, download_ms, p.reference_ms, tuple(paired)),
         flops=p.problem.flops(p.sizes),
-        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+        bytes_moved=bytes_moved(p),
         output_text=captured.text,
         output=output if request.keep_output else None,
-        reference=p.reference.value if request.keep_output else None,
+        reference=reference_value if request.keep_output else None,
         inputs=p.inputs if request.keep_output else None,
+        outputs=outputs if request.keep_output else None,
     )
 
 
 def _to_device_layout(
     array: np.ndarray, role: str, matrix_roles: tuple[str, ...], layout: str
 ) -> np.ndarray:
-    if layout == "column-major" and role in matrix_roles and array.ndim == 2:
+    if role_layout(layout, role) == "column-major" and role in matrix_roles and array.ndim == 2:
         return np.ascontiguousarray(array.T)
     return np.ascontiguousarray(array)
 

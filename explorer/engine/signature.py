@@ -49,6 +49,12 @@ class Parameter:
     space: str  # "global", "local", "constant" for pointers; "image"; "scalar" otherwise
     scalar_type: str | None  # for scalars: "int", "uint", "float", ...
     is_image: bool = False  # an image2d_t/image3d_t/... memory object
+    # The pointee's type for pointers, the type itself otherwise, in OpenCL C spelling
+    # ("uint", "float4", a struct's name), its size in bytes and its vector width.
+    element_type: str = ""
+    element_size: int = 0
+    vector_width: int = 1
+    is_const: bool = False
 
 
 class SignatureError(ValueError):
@@ -56,13 +62,15 @@ class SignatureError(ValueError):
 
 
 def _parameter(p: SourceParameter) -> Parameter:
+    element = _CANONICAL.get(p.element_type, p.element_type)
+    facts = (element, p.element_size, p.vector_width, p.is_const)
     if p.is_pointer:
-        return Parameter(p.name, _SPACES.get(p.address_space, "global"), None)
+        return Parameter(p.name, _SPACES.get(p.address_space, "global"), None, False, *facts)
     words = p.element_type.replace("__read_only", "").replace("__write_only", "").split()
     base = _CANONICAL.get(" ".join(words), " ".join(words))
     if base.startswith("image") or base.startswith("__read") or "image" in p.type_text:
-        return Parameter(p.name, "image", None, is_image=True)
-    return Parameter(p.name, "scalar", base)
+        return Parameter(p.name, "image", None, True, *facts)
+    return Parameter(p.name, "scalar", base, False, *facts)
 
 
 def kernel_signature(

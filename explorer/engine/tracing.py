@@ -12,7 +12,7 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,9 @@ from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
     bind,
+    bytes_moved,
     judge,
+    judge_custom,
     poison_local,
     prepare,
     read_output,
@@ -29,9 +31,10 @@ from explorer.engine.runner import (
     reset_output,
     silenced_stdout,
 )
+from explorer.families.custom import CustomSpec
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import InstrumentError, instrument
-from explorer.trace.records import Trace
+from explorer.trace.records import GLOBAL, Trace
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
 # records, every group of a 256² tiled matmul, recorded and analysed in about half a second on
@@ -253,6 +256,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             capacity = int(offsets[-1])
             counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity, True)
         output, _ = read_output(p, bound)
+        judged_custom = judge_custom(p) if p.custom is not None else None
         # Mapped, not copied: on a CPU device the records are read where the kernel wrote
         # them (hundreds of MB). The arrays keep their buffers alive until they are dropped.
         planes = tuple(
@@ -270,8 +274,10 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         return TraceOutcome(p.head.runtime_failed(exc), None)
 
     t0 = time.perf_counter()
+    # A custom kernel's roles are its parameter names, matched by name, not by position.
+    role_names = [q.name for q in p.params] if p.custom is not None else list(variant.args)
     roles = tuple(
-        variant.args[b.param_index] if b.param_index is not None else None for b in inst.buffers
+        role_names[b.param_index] if b.param_index is not None else None for b in inst.buffers
     )
     raw = RawTrace(
         planes[0],
@@ -287,17 +293,36 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         p.problem.output_role,
     )
     trace = decode(raw, inst)
+    if p.custom is not None:
+        trace = _declared_inputs(trace, p.custom.spec)
     timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
-    verdict, shown = judge(p, [output])
+    outputs = None
+    if judged_custom is not None:
+        verdict, shown = judged_custom.verdict, judged_custom.output
+        reference_value, outputs = judged_custom.reference, judged_custom.outputs
+    else:
+        verdict, shown = judge(p, [output])
+        reference_value = p.reference.value
     result = p.head.judged(
         verdict=verdict,
         flops=p.problem.flops(p.sizes),
-        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+        bytes_moved=bytes_moved(p),
         output=shown if run.keep_output else None,
-        reference=p.reference.value if run.keep_output else None,
+        reference=reference_value if run.keep_output else None,
         inputs=p.inputs if run.keep_output else None,
+        outputs=outputs if run.keep_output else None,
     )
     return TraceOutcome(result, trace, timings)
+
+
+def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
+    """A custom kernel's inputs are the buffers declared read-only, whatever their role."""
+    read_only = {b.name for b in spec.buffers if b.access == "read"}
+    buffers = tuple(
+        replace(info, is_input=info.space == GLOBAL and info.role in read_only)
+        for info in trace.buffers
+    )
+    return replace(trace, buffers=buffers)
 
 
 @dataclass(frozen=True, eq=False)

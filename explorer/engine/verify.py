@@ -20,7 +20,7 @@ def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict
     if got.shape != expected.shape:
         raise ValueError(f"output shape {got.shape} differs from reference {expected.shape}")
     dtype = np.dtype(dtype)
-    if dtype.kind == "i":
+    if dtype.kind in "iub":
         wrapped = expected.astype(np.int64).astype(dtype).astype(np.float64)
         diff = np.abs(got - wrapped)
         allowed = np.zeros_like(diff)

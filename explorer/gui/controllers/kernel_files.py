@@ -17,6 +17,7 @@ from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
+KERNEL_SUFFIXES = (".cl", ".sim")
 SETTLE_MS = 250  # editors save in steps (or replace the file): wait until it settles
 
 
@@ -43,11 +44,12 @@ class KernelFilesController(QObject):
 
     # -- kernels -------------------------------------------------------------------------
     def open_kernel(self, path: str) -> bool:
-        """Open a .cl file; one without a catalog header goes through the mapping dialog."""
+        """Open a .cl file (one without a catalog header goes through the mapping dialog) or
+        an Oclgrind .sim file (its kernel, NDRange and arguments as declared there)."""
         try:
             variant = load_variant_file(path)
         except CatalogError as exc:
-            if "no catalog header" not in str(exc):
+            if "no catalog header" not in str(exc) or path.lower().endswith(".sim"):
                 QMessageBox.warning(self.views.window, "Cannot open kernel", str(exc))
                 return False
             dialog = KernelMappingDialog(path, self.views.window)
@@ -61,7 +63,10 @@ class KernelFilesController(QObject):
 
     def open_kernel_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.views.window, "Open kernel", "", "OpenCL C (*.cl)"
+            self.views.window,
+            "Open kernel",
+            "",
+            "Kernels (*.cl *.sim);;OpenCL C (*.cl);;Oclgrind simulation (*.sim)",
         )
         if path:
             self.open_kernel(path)
@@ -140,10 +145,10 @@ class KernelFilesController(QObject):
     @staticmethod
     def accepts(path: str) -> bool:
         """Whether a dropped file is one this controller opens."""
-        return Path(path).suffix.lower() in (*IMAGE_SUFFIXES, ".cl")
+        return Path(path).suffix.lower() in (*IMAGE_SUFFIXES, *KERNEL_SUFFIXES)
 
     def open_dropped(self, path: str) -> None:
-        if path.lower().endswith(".cl"):
+        if Path(path).suffix.lower() in KERNEL_SUFFIXES:
             self.open_kernel(path)
         else:
             self.open_image(path)

@@ -1,0 +1,276 @@
+"""Oclgrind's ``.sim`` files, read into a custom kernel.
+
+A ``.sim`` file names a program file and a kernel, the NDRange and the work-group size (three
+numbers each), then one ``<...>`` header per kernel argument in the kernel's order::
+
+    vecadd.cl
+    vecadd
+    1024 1 1
+    16 1 1
+    <size=4096 range=0:1:1023 ro>     # a buffer of 1024 ints (the type comes from the kernel)
+    <size=4096 fill=1.5 float>
+    <size=4096 fill=0 dump wo>        # a result: dumped after the run
+    <size=64>                         # a __local pointer: its size in bytes
+    <size=4>
+    1024                              # a scalar: its values follow the header
+
+Header tokens: a type (char ... double; by default the kernel's own), ``size=BYTES``,
+``fill=VALUE``, ``range=START:INC:END``, ``noinit``, ``null``, ``dump``, ``hex``, ``ro``,
+``wo``. A buffer with no initialiser is followed by its values, like a scalar. ``#`` starts a
+comment. Everything the format says becomes a declaration of the ``custom`` form, so the run,
+the trace, the app and sessions treat a ``.sim`` file as any other kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.engine.records import Variant
+from explorer.engine.signature import Parameter, SignatureError, kernel_signature
+from explorer.families.custom import (
+    ELEMENT_TYPES,
+    BufferDecl,
+    CustomSpec,
+    Declaration,
+    LocalDecl,
+    ScalarDecl,
+    element_type,
+)
+
+_TOKEN = re.compile(r"<[^>\n]*>|<[^\n]*|[^\s<]+")
+_TYPE_ORDER = (
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+)
+
+
+class SimError(ValueError):
+    """A ``.sim`` file that cannot be read; the message names the file, line and argument."""
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    line: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0]
+        tokens += [_Token(m.group(0), number) for m in _TOKEN.finditer(line)]
+    return tokens
+
+
+def load_sim(path: str | Path) -> Variant:
+    """The kernel a ``.sim`` file describes, with its arguments as custom declarations."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SimError(f"cannot read {path}: {exc.strerror}") from None
+    return parse_sim(text, path)
+
+
+class _Reader:
+    def __init__(self, tokens: list[_Token], where: str) -> None:
+        self.tokens = tokens
+        self.at = 0
+        self.where = where
+        self.parsing = "program file"
+
+    def fail(self, message: str) -> SimError:
+        line = self.tokens[min(self.at, len(self.tokens) - 1)].line if self.tokens else 0
+        return SimError(f"{self.where} line {line}: {message} ({self.parsing})")
+
+    def next(self) -> _Token:
+        if self.at >= len(self.tokens):
+            raise SimError(f"{self.where}: unexpected end of file while reading {self.parsing}")
+        token = self.tokens[self.at]
+        self.at += 1
+        return token
+
+    def integer(self) -> int:
+        token = self.next()
+        try:
+            return int(token.text)
+        except ValueError:
+            self.at -= 1
+            raise self.fail(f"{token.text!r} is not a whole number") from None
+
+
+def parse_sim(text: str, path: str | Path) -> Variant:
+    """Read a ``.sim`` file's text; the program file is found beside it."""
+    path = Path(path)
+    reader = _Reader(_tokens(text), str(path))
+    program = path.parent / reader.next().text
+    reader.parsing = "kernel"
+    kernel = reader.next().text
+    reader.parsing = "NDRange"
+    ndrange = [reader.integer() for _ in range(3)]
+    reader.parsing = "work-group size"
+    wgsize = [reader.integer() for _ in range(3)]
+    if any(v < 1 for v in (*ndrange, *wgsize)):
+        raise reader.fail("sizes must be at least 1")
+    try:
+        raw = program.read_bytes()
+    except OSError as exc:
+        raise SimError(f"{path}: cannot read the program file {program}: {exc.strerror}") from None
+    if raw[:2] == b"BC":
+        raise SimError(f"{path}: {program.name} is LLVM bitcode; only OpenCL C source runs here")
+    source = raw.decode("utf-8", errors="replace")
+    try:
+        params = kernel_signature(source, kernel)
+    except SignatureError as exc:
+        raise SimError(f"{path}: {program.name}: {exc}") from None
+    declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))
+    if reader.at < len(reader.tokens):
+        reader.parsing = "end of file"
+        raise reader.fail(f"unexpected {reader.tokens[reader.at].text!r} after the last argument")
+    dims = max([1] + [i + 1 for i in range(3) if ndrange[i] > 1 or wgsize[i] > 1])
+    spec = CustomSpec(sizes=(), params=declarations)
+    results = spec.results
+    return Variant(
+        id=path.stem,
+        family="custom",
+        name=f"{path.stem} (Oclgrind .sim)",
+        kernel=kernel,
+        args=tuple(p.name for p in params),
+        global_size=tuple(str(v) for v in ndrange[:dims]),
+        local_size=tuple(str(v) for v in wgsize[:dims]),
+        constraints=(),
+        dtype=element_type(results[0].type).base.name if results else "float32",
+        layout="row-major",
+        defines=(),
+        allowed=(),
+        source_ref=f"Oclgrind simulation file {path.name}",
+        bug="",
+        text=f"Runs {kernel} from {program.name} as {path.name} describes it.",
+        path=str(path),
+        source=source,
+        custom=spec,
+    )
+
+
+def _default_type(param: Parameter) -> str:
+    element = param.element_type.replace("unsigned ", "u")
+    if element == "void":
+        return "uchar"
+    for name in _TYPE_ORDER:
+        if element.startswith(name):
+            return name
+    return ""
+
+
+def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
+    reader.parsing = f"argument {index}: {param.name}"
+    header = reader.next()
+    if not header.text.startswith("<"):
+        reader.at -= 1
+        raise reader.fail("expected an argument header <...>")
+    if not header.text.endswith(">"):
+        reader.at -= 1
+        raise reader.fail("missing '>' at the end of the argument header")
+    size: int | None = None
+    type_name = ""
+    fill = value_range = ""
+    dump = hex_values = null = noinit = False
+    access = "readwrite"
+    for token in header.text[1:-1].split():
+        key, _, value = token.partition("=")
+        if token in ELEMENT_TYPES:
+            if type_name:
+                raise reader.fail("argument type given twice")
+            type_name = token
+        elif token == "dump":
+            dump = True
+        elif token == "hex":
+            hex_values = True
+        elif token == "null":
+            null = True
+        elif token == "noinit":
+            noinit = True
+        elif token in ("ro", "wo"):
+            access = "read" if token == "ro" else "write"
+        elif key == "fill" and value:
+            fill = value
+        elif key == "range" and value:
+            value_range = value
+        elif key == "size":
+            try:
+                size = int(value)
+            except ValueError:
+                raise reader.fail(f"invalid value for 'size': {value!r}") from None
+        else:
+            raise reader.fail(f"unrecognised header token {token!r}")
+    if sum(map(bool, (fill, value_range, noinit))) > 1:
+        raise reader.fail("more than one initialiser")
+    buffer_like = param.space in ("global", "constant")
+    if null:
+        if not buffer_like:
+            raise reader.fail("'null' is only valid for buffer arguments")
+        return BufferDecl(param.name, "uchar", "0", contents="zeros", null=True)
+    if size is None:
+        raise reader.fail("size required")
+    type_name = type_name or _default_type(param)
+    if not type_name:
+        raise reader.fail(f"no type for {param.element_type!r}: name one (e.g. <size=12 float>)")
+    item = ELEMENT_TYPES[type_name].itemsize
+    if size % item:
+        raise reader.fail(f"size {size} is not a multiple of {type_name}'s {item} bytes")
+    count = size // item
+    if param.space == "local":
+        return LocalDecl(param.name, "uchar", str(size))
+
+    def number(text: str) -> float:
+        try:
+            if hex_values:
+                return float(int(text, 16))
+            return float(int(text)) if ELEMENT_TYPES[type_name].kind in "iu" else float(text)
+        except ValueError:
+            raise reader.fail(f"{text!r} is not a {type_name} value") from None
+
+    if param.space == "scalar":
+        values = tuple(str(number(reader.next().text)) for _ in range(count))
+        return ScalarDecl(param.name, _scalar_type(type_name, count, param), values)
+    if not buffer_like:
+        raise reader.fail(f"a {param.space} argument cannot be given in a .sim file here")
+    if fill:
+        return BufferDecl(
+            param.name, type_name, str(count), "constant", number(fill), access=access, result=dump
+        )
+    if value_range:
+        parts = value_range.split(":")
+        if len(parts) != 3:
+            raise reader.fail(f"range {value_range!r} is not START:INC:END")
+        start, step, end = (number(p) for p in parts)
+        expected = int((end - start) / step) + 1 if step else 0
+        if expected != count:
+            raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
+        return BufferDecl(
+            param.name, type_name, str(count), "iota", start, step, access=access, result=dump
+        )
+    if noinit:
+        return BufferDecl(param.name, type_name, str(count), "zeros", access=access, result=dump)
+    data = tuple(number(reader.next().text) for _ in range(count))
+    return BufferDecl(
+        param.name, type_name, str(count), "data", data=data, access=access, result=dump
+    )
+
+
+def _scalar_type(type_name: str, count: int, param: Parameter) -> str:
+    """A by-value argument's type: a vector of ``count`` lanes where the kernel takes one,
+    else the base type with ``count`` values (the bytes of a struct)."""
+    if count > 1 and param.vector_width == count:
+        return f"{type_name}{count}"
+    return type_name

@@ -1,0 +1,103 @@
+"""Oclgrind's .sim format: the reader, and a .sim file run and traced like any kernel.
+
+The files under tests/kernels/custom/sim are our own, written in the format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.engine.arguments import scalar_value
+from explorer.engine.catalog import load_variant_file
+from explorer.engine.records import RunRequest
+from explorer.engine.sim import SimError, load_sim, parse_sim
+from explorer.engine.tracing import TraceRequest
+from explorer.families.custom import BufferDecl, LocalDecl, ScalarDecl
+from tests.conftest import TEST_KERNELS
+
+SIM = TEST_KERNELS / "custom" / "sim"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_argument_form_is_read():
+    variant = load_sim(SIM / "scaled_copy.sim")
+    assert variant.kernel == "scaled_copy"
+    assert variant.global_size == ("16",) and variant.local_size == ("8",)
+    spec = variant.custom
+    assert spec is not None
+    decl = {p.name: p for p in spec.params}
+    assert decl["in"] == BufferDecl("in", "int", "16", "iota", 0.0, 1.0, access="read")
+    assert decl["out"].contents == "constant" and decl["out"].value == -1.0
+    assert decl["out"].result and decl["out"].access == "write"
+    assert decl["flags"].data[10:12] == (10.0, 11.0)  # hex values
+    assert decl["tile"] == LocalDecl("tile", "uchar", "32")
+    assert isinstance(decl["weights"], ScalarDecl) and decl["weights"].type == "float4"
+    assert scalar_value(decl["params"], {}).nbytes == 12  # a struct's bytes
+    assert decl["count"].value == ("16.0",)
+    assert isinstance(decl["unused"], BufferDecl) and decl["unused"].null
+
+
+def test_a_sim_file_opens_like_a_kernel_file():
+    assert (
+        load_variant_file(SIM / "scaled_copy.sim").custom
+        == load_sim(SIM / "scaled_copy.sim").custom
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("scaled_copy.cl\nscaled_copy\n16 1 1\n8 1 1\n<size=64 range=0:1:9>\n", ["line 5", "in"]),
+        ("scaled_copy.cl\nscaled_copy\n16 1 1\n8 1 1\n<size=64 bogus>\n", ["'bogus'"]),
+        ("scaled_copy.cl\nscaled_copy\n16 1 x\n", ["line 3", "NDRange"]),
+        ("scaled_copy.cl\nno_such\n1 1 1\n1 1 1\n", ["no_such"]),
+        ("scaled_copy.cl\nscaled_copy\n16 1 1\n8 1 1\n<size=64>\n1 2\n", ["end of file"]),
+        ("missing.cl\nk\n1 1 1\n1 1 1\n", ["missing.cl"]),
+    ],
+)
+def test_bad_sim_files_say_where(text, words):
+    with pytest.raises(SimError) as caught:
+        parse_sim(text, SIM / "probe.sim")
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_sim_file_runs_with_its_arguments(executor):
+    variant = load_sim(SIM / "scaled_copy.sim")
+    result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
+    assert result.status == "unchecked"
+    expected = np.array([7.25 - lid for lid in range(8)] * 2, dtype=np.float32) * 2 + 0.5
+    expected[8:] += 16.0
+    np.testing.assert_allclose(result.output, expected)
+
+
+def test_sim_file_traces(executor):
+    variant = load_sim(SIM / "scaled_copy.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None
+    names = {b.name: b for b in traced.trace.buffers}
+    assert names["tile"].length * names["tile"].elem_size == 32
+    assert names["in"].is_input and not names["out"].is_input
+
+
+def test_sim_option_on_the_command_line():
+    common = [sys.executable, "-m", "explorer"]
+    done = subprocess.run(
+        [*common, "run", "--sim", str(SIM / "scaled_copy.sim"), "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "unchecked"
+    done = subprocess.run(
+        [*common, "trace", "--sim", str(SIM / "scaled_copy.sim")],
+        capture_output=True, text=True, cwd=ROOT, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Trace:" in done.stdout
