@@ -192,6 +192,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 np.uint32(1 if count_only else 0),
                 bar_buf,
                 np.uint32(1 if real_barriers else 0),
+                np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
             ]
             p.kernel.set_args(*args)
             reset_output(p, bound)

@@ -21,6 +21,13 @@
  * records show the divergence at the barrier's line; otherwise it runs with them on, as
  * the kernel was written. (Why not a check at the barrier itself: a work-item that does not
  * reach the barrier is somewhere else, so no point before the barrier is reached by all.)
+ * Only the counting launch folds the arrivals; the recording launch does not need them.
+ *
+ * An opaque zero. The address of a __local variable is a link-time constant; passed to the
+ * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
+ * LLVM 14 crashes in aggressive dead-code elimination while it builds the work-group
+ * function. Local pointers therefore go to the runtime plus `zero`, a kernel argument that is
+ * always 0 but that no compiler can fold.
  */
 
 #if !defined(__TR_NB) || !defined(__TR_NO_BUFFER) || !defined(__TR_MAX_PHASE) \
@@ -44,6 +51,8 @@ typedef struct {
     __local uchar* ldummy;
     __global uint* bar;
     uint real_barriers;
+    uint counting;
+    uint zero;
     uint slot;
     uint bar_seen[__TR_NBAR];
     int defer;
@@ -59,6 +68,12 @@ typedef struct {
     __local uchar* lb[__TR_NB];
     ulong ll[__TR_NB];
 } __tr_state;
+
+/* The opaque zero (see the note at the top); 0 in a kernel that is not traced. */
+static uint __tr_z(__tr_state* st)
+{
+    return st != 0 ? st->zero : 0u;
+}
 
 static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
 {
@@ -254,6 +269,8 @@ static void __tr_end(__tr_state* st)
     if (st == 0 || !st->on)
         return;
     st->cnt[st->wi] = st->n;
+    if (!st->counting)
+        return;
     for (uint i = 0; i < __TR_NBAR; i++) {
         atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
         atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
@@ -265,7 +282,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
                        __global uchar* gdummy, __local uchar* ldummy, uint count_only,
-                       __global uint* bar, uint real_barriers)
+                       __global uint* bar, uint real_barriers, uint zero)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
     uint group = get_group_id(0) + gx * (get_group_id(1) + gy * get_group_id(2));
@@ -289,6 +306,8 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->ldummy = ldummy;
     st->bar = bar;
     st->real_barriers = real_barriers;
+    st->counting = count_only;
+    st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
     st->defer = 0;
     st->keep = 0;
@@ -312,14 +331,15 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
+#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), \
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
     (__global uchar*)(P), AT, SIZE, SITE, HINT))
 #define __TR_CX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
     (__constant uchar*)(P), AT, SIZE, SITE, HINT))
 #define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
-    (__local uchar*)(P), AT, SIZE, SITE, HINT))
+    (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))
@@ -327,5 +347,6 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (uint)((W) * sizeof(*(P))), SITE, HINT))
 #define __TR_VC(P, W, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
-#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
+#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))

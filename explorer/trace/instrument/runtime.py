@@ -37,6 +37,7 @@ EXTRA_PARAMS = (
     "uint __tr_count_only",
     "__global uint* __tr_bar",
     "uint __tr_real_barriers",
+    "uint __tr_zero",
 )
 
 
@@ -78,7 +79,7 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only, __tr_bar,"
-        f" __tr_real_barriers);"
+        f" __tr_real_barriers, __tr_zero);"
         # A counting launch covers only the groups it was given; the others leave at once
         # (the whole group: no barrier is left waiting).
         " if (__tr_count_only && !__tr.on) return;"
