@@ -112,7 +112,8 @@ class Prototype:
 
 @dataclass(frozen=True)
 class Variable:
-    """A `__local` variable a function body declares (an array or a scalar).
+    """A `__local` variable a function body declares (an array or a scalar), or a private
+    array (`address_space` PRIVATE), whose accesses trace builds bounds-check.
 
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter

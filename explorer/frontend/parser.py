@@ -513,12 +513,17 @@ class _Walker:
                 self.visit(k, READ)
 
     def _declarations(self, c: Any) -> None:
-        """The `__local` variables one declaration statement declares."""
+        """The `__local` variables and the private arrays one declaration statement declares
+        (a private array's accesses are bounds-checked in trace builds)."""
         end = self.positions.char(c.extent.end.offset)
         for decl in _children(c):
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
-            if _space(decl.type.spelling) is not AddressSpace.LOCAL:
+            space = _space(decl.type.spelling)
+            private_array = (
+                space is AddressSpace.PRIVATE and decl.type.get_canonical().kind in ARRAY_KINDS
+            )
+            if space is not AddressSpace.LOCAL and not private_array:
                 continue
             shape: list[int] = []
             t = decl.type.get_canonical()
@@ -530,7 +535,7 @@ class _Walker:
                     name=str(decl.spelling),
                     function=self.function_name,
                     line=self.positions.line_column(end)[0],
-                    address_space=AddressSpace.LOCAL,
+                    address_space=space,
                     shape=tuple(shape),
                     element_size=max(int(t.get_size()), 0),
                     decl_end=end,

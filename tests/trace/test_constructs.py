@@ -113,6 +113,11 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
         [("barrier-divergence", 16)],
     ),
     "16_private_array.cl": ({(15, R, "IN", 4), (16, W, "OUT", 4)}, []),
+    # Only the write past the end of the private array is recorded, and it is skipped.
+    "17_private_oob.cl": (
+        {(14, R, "IN", 4), (14, W, "acc", 4), (15, W, "OUT", 4)},
+        [("out-of-bounds", 14)],
+    ),
 }
 # Traced right (the golden sites hold), but the race analysis still reads a failed
 # compare-and-swap (an atomic read) as a plain read racing with the atomic write that won.

@@ -49,6 +49,7 @@ typedef struct {
     __global ulong* meta;
     __global uchar* gdummy;
     __local uchar* ldummy;
+    __private uchar* pdummy;
     __global uint* bar;
     uint real_barriers;
     uint counting;
@@ -191,6 +192,17 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
     return __tr_lx(st, p, 0u, size, site, hint);
 }
 
+/* A private array's element: only an access out of the array's bytes is recorded (no other
+ * work-item can see private memory), and it goes to a scratch slot instead. */
+static __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
+                               __private uchar* base, uint bytes, uint site, uint buf)
+{
+    if (st == 0 || (p >= base && p + size <= base + bytes))
+        return p;
+    __tr_put(st, site, buf, (long)(p - base), size, 1u);
+    return st->pdummy;
+}
+
 /* Records a barrier; whether the real barrier is to run (see the note at the top). */
 static int __tr_barrier(__tr_state* st, uint site, uint index)
 {
@@ -281,7 +293,8 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global const ulong* off,
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
-                       __global uchar* gdummy, __local uchar* ldummy, uint count_only,
+                       __global uchar* gdummy, __local uchar* ldummy,
+                       __private uchar* pdummy, uint count_only,
                        __global uint* bar, uint real_barriers, uint zero)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
@@ -304,6 +317,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->meta = meta;
     st->gdummy = gdummy;
     st->ldummy = ldummy;
+    st->pdummy = pdummy;
     st->bar = bar;
     st->real_barriers = real_barriers;
     st->counting = count_only;
@@ -321,7 +335,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
 static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulong d0, ulong d1,
                       ulong d2, ulong d3)
 {
-    if (st->on && st->wi == 0) {
+    if (st != 0 && st->on && st->wi == 0) {
         __global ulong* m = st->meta + 8 * id;
         m[0] = elem; m[1] = bytes; m[2] = d0; m[3] = d1; m[4] = d2; m[5] = d3;
     }
@@ -340,6 +354,8 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (__constant uchar*)(P), AT, SIZE, SITE, HINT))
 #define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
     (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT))
+#define __TR_P(P, ARRAY, SITE, BUF) ((__typeof__(P)) __tr_p(__tr_ptr, (__private uchar*)(P), \
+    (uint)sizeof(*(P)), (__private uchar*)(ARRAY), (uint)sizeof(ARRAY), SITE, BUF))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))

@@ -49,6 +49,7 @@ from explorer.trace.records import (
     LOCAL,
     NO_BUFFER,
     NO_SPACE,
+    PRIVATE,
     READ,
     RMW,
     WRITE,
@@ -85,6 +86,8 @@ BUFFER_SPACE: dict[AddressSpace, int | str] = {
     AddressSpace.LOCAL: LOCAL,
     AddressSpace.CONSTANT: "constant",
 }
+PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE)
+PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
 BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
 FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
 
@@ -110,6 +113,8 @@ class _Rewrite:
         self.buffers: list[BufferDecl] = []
         self.edits: list[_Edit] = []
         self.uses_local = False
+        self.uses_private = False
+        self.private_arrays: dict[tuple[str, str], int] = {}  # (function, name) -> buffer
         self.barriers = 0
         self._starts: list[int] = []
 
@@ -162,9 +167,45 @@ class _Rewrite:
         self.edits.append(_Edit(start, end, lambda: text))
 
     # -- accesses -----------------------------------------------------------------------
+    def private_array(self, a: AccessSite) -> int | None:
+        """The buffer of the private array an access reaches, when it is one the function
+        declares (a subscript of it, or a pointer computed from it alone)."""
+        if len(a.roots) != 1:
+            return None
+        return self.private_arrays.get((a.function, a.roots[0]))
+
+    def private(self, a: AccessSite) -> None:
+        """A private array's element: bounds-checked, and recorded only when out of bounds
+        (no other work-item sees private memory). Other private accesses are not recorded."""
+        bid = self.private_array(a)
+        if bid is None or a.kind not in PRIVATE_KINDS:
+            return
+        if a.size > PRIVATE_SCRATCH_BYTES:
+            self.not_traced.append(
+                (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
+            )
+            return
+        self.uses_private = True
+        array = self.buffers[bid].name
+        sid = self.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        if a.components:
+
+            def emit(edit: _Edit) -> str:
+                base, _, selector = self.inner(edit).rpartition(".")
+                return f"(*__TR_P(&({base}), {array}, {sid}u, {bid}u)).{selector}"
+
+            self.add(a.span.start, a.span.end, emit)
+        else:
+            self.add(
+                a.span.start,
+                a.span.end,
+                lambda edit: f"(*__TR_P(&({self.inner(edit)}), {array}, {sid}u, {bid}u))",
+            )
+
     def access(self, a: AccessSite) -> None:
-        """Wrap one access site (skipped: private memory, which no other work-item sees)."""
+        """Wrap one access site (private memory only where it is an array's element)."""
         if a.address_space is AddressSpace.PRIVATE:
+            self.private(a)
             return
         hint = self.hint(a)
         unnamed_constant = a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER
@@ -360,7 +401,7 @@ class _Rewrite:
                 self.buffers.append(BufferDecl(len(self.buffers), p.name, space, index, 1))
         registrations: list[tuple[int, str]] = []
         for v in parsed.variables:
-            if v.function != self.kernel:
+            if v.function != self.kernel or v.address_space is not AddressSpace.LOCAL:
                 continue
             bid = len(self.buffers)
             self.buffers.append(BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape))))
@@ -377,6 +418,28 @@ class _Rewrite:
             )
         if len(self.buffers) > MAX_BUFFERS - 1:
             raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
+        for v in parsed.variables:
+            if v.address_space is not AddressSpace.PRIVATE:
+                continue
+            if len(self.buffers) >= MAX_BUFFERS - 1:
+                self.not_traced.append(
+                    (v.line, f"{v.name}: private array not bounds-checked (too many buffers)")
+                )
+                continue
+            bid = len(self.buffers)
+            self.private_arrays[(v.function, v.name)] = bid
+            self.buffers.append(
+                BufferDecl(
+                    bid,
+                    v.name,
+                    PRIVATE,
+                    None,
+                    max(1, len(v.shape)),
+                    v.element_size,
+                    v.shape,
+                    v.function,
+                )
+            )
 
         helpers = {f.name for f in parsed.helpers}
         async_halves: dict[tuple[int, int], list[AccessSite]] = {}
@@ -427,7 +490,11 @@ class _Rewrite:
             glue = ", " + glue
         self.insert(start, target.params_close, glue)
         opening = target.body.start + 1
-        self.add(opening, opening, lambda edit: begin_code(self.buffers, self.uses_local))
+        self.add(
+            opening,
+            opening,
+            lambda edit: begin_code(self.buffers, self.uses_local, self.uses_private),
+        )
         closing = target.body.end - 1
         self.insert(closing, closing, " __tr_end(__tr_ptr); ")
 
