@@ -131,7 +131,12 @@ class Variable:
 
 @dataclass(frozen=True)
 class Call:
-    """A call of a function the source itself defines: a rewriter may add an argument."""
+    """A call of a function the source itself defines: a rewriter may add an argument.
+
+    `argument_roots` holds, per argument, the parameters or variables a pointer argument is
+    computed from (empty for a value or an address of unknown origin), so an access in the
+    callee can be named by the caller's buffer.
+    """
 
     function: str
     callee: str
@@ -140,6 +145,7 @@ class Call:
     args_close: int  # offset of the call's closing `)`
     args_empty: bool
     macro: str | None = None
+    argument_roots: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -755,11 +755,19 @@ class _Walker:
             if name in self.own_functions:
                 span, macro = self._span(c)
                 close = self.positions.char(c.extent.end.offset) - 1
+                roots = tuple(self._argument_roots(a) for a in args)
                 self.calls.append(
-                    Call(self.function_name, name, span.line, span, close, not args, macro)
+                    Call(self.function_name, name, span.line, span, close, not args, macro, roots)
                 )
             for a in args:
                 self.visit(a, READ)
+
+    def _argument_roots(self, a: Any) -> tuple[str, ...]:
+        """Where a pointer argument's value comes from; () for a value or an unknown origin."""
+        if not _is_pointerish(a.type):
+            return ()
+        origin = self._origin(a)
+        return origin.roots if origin is not None else ()
 
     def _builtin_access(
         self, c: Any, args: list[Any], at: int, kind: AccessKind, count: int, visit: bool = True

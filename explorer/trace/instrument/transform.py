@@ -115,6 +115,7 @@ class _Rewrite:
         self.uses_local = False
         self.uses_private = False
         self.private_arrays: dict[tuple[str, str], int] = {}  # (function, name) -> buffer
+        self.helpers = {f.name: f for f in parsed.helpers}
         self.barriers = 0
         self._starts: list[int] = []
 
@@ -128,14 +129,45 @@ class _Rewrite:
         return sid
 
     def hint(self, access: AccessSite) -> int:
-        """The buffer the access names, when it is one of the traced kernel's own."""
-        if access.function != self.kernel:
-            return NO_BUFFER
-        names = {b.name: b.id for b in self.buffers}
+        """The buffer the access names: one of the traced kernel's own, or, in a helper, the
+        one buffer every call from the traced kernel passes for the pointer it goes through
+        (so the analysis and the animation name it as the kernel does). NO_BUFFER where it
+        is not one buffer; the runtime then finds the buffer from the address."""
+        found: set[int] = set()
         for root in access.roots:
-            if root in names:
-                return names[root]
-        return NO_BUFFER
+            ids = self.resolve(access.function, root, frozenset())
+            if ids is None:
+                return NO_BUFFER
+            found |= ids
+        return found.pop() if len(found) == 1 else NO_BUFFER
+
+    def resolve(
+        self, function: str, name: str, seen: frozenset[tuple[str, str]]
+    ) -> set[int] | None:
+        """The traced kernel's buffers a name in ``function`` can stand for; None if unknown."""
+        if function == self.kernel:
+            ids = {b.id for b in self.buffers if b.name == name and b.space != PRIVATE}
+            return ids or None
+        helper = self.helpers.get(function)
+        if helper is None or (function, name) in seen:
+            return None
+        index = next((i for i, p in enumerate(helper.parameters) if p.name == name), None)
+        if index is None:
+            return None
+        found: set[int] = set()
+        callers = [c for c in self.parsed.calls if c.callee == function]
+        for call in callers:
+            if call.function != self.kernel and call.function not in self.helpers:
+                continue  # another kernel's call: it runs untraced
+            roots = call.argument_roots[index] if index < len(call.argument_roots) else ()
+            if not roots:
+                return None
+            for root in roots:
+                passed = self.resolve(call.function, root, seen | {(function, name)})
+                if passed is None:
+                    return None
+                found |= passed
+        return found or None
 
     def render(self, start: int, end: int, skip: _Edit | None = None) -> str:
         """The text of [start, end) with every edit inside it applied (outermost first)."""
