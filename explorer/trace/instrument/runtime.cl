@@ -56,7 +56,6 @@ typedef struct {
     uint zero;
     uint slot;
     uint bar_seen[__TR_NBAR];
-    int defer;
     uint pend_buf;
     long pend_off;
     uint pend_size;
@@ -80,11 +79,6 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
 {
     if (st == 0 || !st->on)
         return;
-    if (st->defer) {  /* a compare-and-swap: recorded once its outcome is known */
-        st->defer = 0;
-        st->pend_buf = buf; st->pend_off = off; st->pend_size = size; st->pend_oob = oob;
-        return;
-    }
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
         ulong i = st->base + st->n;
@@ -96,21 +90,33 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
     st->n++;
 }
 
+/* A record, or with `pend` (a constant at every call, so the test folds away) the record a
+ * compare-and-swap will make once its outcome is known (__tr_cas_done). */
+static void __tr_rec(__tr_state* st, uint pend, uint site, uint buf, long off, uint size,
+                     uint oob)
+{
+    if (!pend) {
+        __tr_put(st, site, buf, off, size, oob);
+    } else if (st != 0 && st->on) {
+        st->pend_buf = buf; st->pend_off = off; st->pend_size = size; st->pend_oob = oob;
+    }
+}
+
 static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __global uchar* q = p + at;
     if (hint < __TR_NB && st->gb[hint] != 0 && q >= st->gb[hint]
         && q + size <= st->gb[hint] + st->gl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->gb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->gb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->gb[i] != 0 && q >= st->gb[i] && q + size <= st->gb[i] + st->gl[i]) {
-            __tr_put(st, site, i, (long)(q - st->gb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->gb[i]), size, 0u);
             return p;
         }
         if (st->gb[i] != 0 && q >= st->gb[i]
@@ -119,30 +125,30 @@ static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint 
     }
     uint blame = (hint < __TR_NB && st->gb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->gb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return st->gdummy;
 }
 
 static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint site, uint hint)
 {
-    return __tr_gx(st, p, 0u, size, site, hint);
+    return __tr_gx(st, p, 0u, size, site, hint, 0u);
 }
 
 static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __constant uchar* q = p + at;
     if (hint < __TR_NB && st->cb[hint] != 0 && q >= st->cb[hint]
         && q + size <= st->cb[hint] + st->cl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->cb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->cb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->cb[i] != 0 && q >= st->cb[i] && q + size <= st->cb[i] + st->cl[i]) {
-            __tr_put(st, site, i, (long)(q - st->cb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->cb[i]), size, 0u);
             return p;
         }
         if (st->cb[i] != 0 && q >= st->cb[i]
@@ -151,30 +157,30 @@ static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, u
     }
     uint blame = (hint < __TR_NB && st->cb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->cb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return (hint < __TR_NB && st->cb[hint] != 0) ? st->cb[hint] : p;
 }
 
 static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site, uint hint)
 {
-    return __tr_cx(st, p, 0u, size, site, hint);
+    return __tr_cx(st, p, 0u, size, site, hint, 0u);
 }
 
 static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __local uchar* q = p + at;
     if (hint < __TR_NB && st->lb[hint] != 0 && q >= st->lb[hint]
         && q + size <= st->lb[hint] + st->ll[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->lb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->lb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->lb[i] != 0 && q >= st->lb[i] && q + size <= st->lb[i] + st->ll[i]) {
-            __tr_put(st, site, i, (long)(q - st->lb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->lb[i]), size, 0u);
             return p;
         }
         if (st->lb[i] != 0 && q >= st->lb[i]
@@ -183,13 +189,13 @@ static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint si
     }
     uint blame = (hint < __TR_NB && st->lb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->lb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return st->ldummy;
 }
 
 static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint site, uint hint)
 {
-    return __tr_lx(st, p, 0u, size, site, hint);
+    return __tr_lx(st, p, 0u, size, site, hint, 0u);
 }
 
 /* A private array's element: only an access out of the array's bytes is recorded (no other
@@ -215,12 +221,6 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
     return st->real_barriers != 0u;
 }
 
-static void __tr_defer(__tr_state* st)
-{
-    if (st != 0 && st->on)
-        st->defer = 1;
-}
-
 static long __tr_keep(__tr_state* st, long value)
 {
     if (st != 0)
@@ -233,7 +233,6 @@ static long __tr_cas_done(__tr_state* st, long old, uint site_swapped, uint site
 {
     if (st == 0 || !st->on)
         return old;
-    st->defer = 0;
     __tr_put(st, old == st->keep ? site_swapped : site_failed, st->pend_buf, st->pend_off,
              st->pend_size, st->pend_oob);
     return old;
@@ -323,7 +322,6 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->counting = count_only;
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
-    st->defer = 0;
     st->keep = 0;
     for (uint i = 0; i < __TR_NBAR; i++)
         st->bar_seen[i] = 0u;
@@ -349,11 +347,17 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (__local uchar*)(P) + __tr_z(__tr_ptr), \
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
-    (__global uchar*)(P), AT, SIZE, SITE, HINT))
+    (__global uchar*)(P), AT, SIZE, SITE, HINT, 0u))
+#define __TR_GP(P, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
+    (__global uchar*)(P), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_CX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
-    (__constant uchar*)(P), AT, SIZE, SITE, HINT))
+    (__constant uchar*)(P), AT, SIZE, SITE, HINT, 0u))
+#define __TR_CP(P, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
+    (__constant uchar*)(P), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
-    (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT))
+    (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT, 0u))
+#define __TR_LP(P, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_P(P, ARRAY, SITE, BUF) ((__typeof__(P)) __tr_p(__tr_ptr, (__private uchar*)(P), \
     (uint)sizeof(*(P)), (__private uchar*)(ARRAY), (uint)sizeof(ARRAY), SITE, BUF))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))

@@ -301,16 +301,15 @@ class _Rewrite:
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
-            traced = f"__TR_{code}(({p}), {sid}u, {hint}u)"
             head = self.text[edit.start : pointer.start]
             if not cmpxchg:
                 tail = self.render(pointer.end, edit.end)
-                return f"{head}{traced}{tail}"
+                return f"{head}__TR_{code}(({p}), {sid}u, {hint}u){tail}"
             compare, value = rest
             between = self.text[pointer.end : compare.start]
             middle = self.text[compare.end : value.start]
-            call = (
-                f"{head}(__tr_defer(__tr_ptr), {traced}){between}"
+            call = (  # the record waits for the outcome: __TR_*P keeps it pending
+                f"{head}__TR_{code}P(({p}), {sid}u, {hint}u){between}"
                 f"__TR_KEEP({self.render(compare.start, compare.end)}){middle}"
                 f"{self.render(value.start, edit.end)}"
             )
