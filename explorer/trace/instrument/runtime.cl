@@ -14,12 +14,14 @@
  * behaviour: PoCL mis-executes it (work-items run code they cannot reach) or crashes, and a
  * GPU may hang. So the trace build never trusts the real barrier blindly: each work-item
  * counts its own arrivals at every barrier site (bar_seen), and __tr_end folds them into a
- * per-group minimum and maximum (__tr_bar). The counting launch runs with real barriers
- * off (__tr_real_barriers = 0): every work-item then follows only its own control flow, so
- * nothing crashes and no work-item runs a line it cannot reach. Where any group's minimum
- * and maximum differ, the recording launch also runs with real barriers off and the
- * records show the divergence at the barrier's line; otherwise it runs with them on, as
- * the kernel was written. (Why not a check at the barrier itself: a work-item that does not
+ * per-group minimum and maximum (__tr_bar). The counting launch runs a build without real
+ * barriers (__TR_NO_BARRIERS defined; __TR_BARRIER records the barrier and nothing more):
+ * every work-item then follows only its own control flow, so nothing crashes and no
+ * work-item runs a line it cannot reach. Where any group's minimum and maximum differ, the
+ * recording launch runs that build too and the records show the divergence at the
+ * barrier's line; otherwise it runs the build with the real barriers, as the kernel was
+ * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
+ * slower work-group function even where it is never executed. (Why not a check at the barrier itself: a work-item that does not
  * reach the barrier is somewhere else, so no point before the barrier is reached by all.)
  * Only the counting launch folds the arrivals; the recording launch does not need them.
  *
@@ -51,7 +53,6 @@ typedef struct {
     __local uchar* ldummy;
     __private uchar* pdummy;
     __global uint* bar;
-    uint real_barriers;
     uint counting;
     uint zero;
     uint slot;
@@ -209,7 +210,7 @@ static __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
     return st->pdummy;
 }
 
-/* Records a barrier; whether the real barrier is to run (see the note at the top). */
+/* Records a barrier and counts the work-item's arrival there (see the note at the top). */
 static int __tr_barrier(__tr_state* st, uint site, uint index)
 {
     if (st == 0)
@@ -218,8 +219,14 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
     st->phase++;
     if (index < __TR_NBAR)
         st->bar_seen[index]++;
-    return st->real_barriers != 0u;
+    return 1;
 }
+
+#ifdef __TR_NO_BARRIERS
+#define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
+#else
+#define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
+#endif
 
 static long __tr_keep(__tr_state* st, long value)
 {
@@ -294,7 +301,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global const int* slot, __global ulong* meta,
                        __global uchar* gdummy, __local uchar* ldummy,
                        __private uchar* pdummy, uint count_only,
-                       __global uint* bar, uint real_barriers, uint zero)
+                       __global uint* bar, uint zero)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
     uint group = get_group_id(0) + gx * (get_group_id(1) + gy * get_group_id(2));
@@ -318,7 +325,6 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->ldummy = ldummy;
     st->pdummy = pdummy;
     st->bar = bar;
-    st->real_barriers = real_barriers;
     st->counting = count_only;
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;

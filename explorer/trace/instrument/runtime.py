@@ -24,6 +24,9 @@ from explorer.trace.records import (
     SIZE_SHIFT,
 )
 
+# The option of the build that counts: barriers recorded, not executed (runtime.cl says why).
+NO_BARRIERS_OPTION = "-D__TR_NO_BARRIERS=1"
+
 EXTRA_PARAMS = (
     "__global uint* __tr_roff",
     "__global uint* __tr_rword",
@@ -36,7 +39,6 @@ EXTRA_PARAMS = (
     "__global uchar* __tr_gdummy",
     "uint __tr_count_only",
     "__global uint* __tr_bar",
-    "uint __tr_real_barriers",
     "uint __tr_zero",
 )
 
@@ -84,7 +86,7 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, {pdummy},"
         f" __tr_count_only, __tr_bar,"
-        f" __tr_real_barriers, __tr_zero);"
+        f" __tr_zero);"
         # A counting launch covers only the groups it was given; the others leave at once
         # (the whole group: no barrier is left waiting).
         " if (__tr_count_only && !__tr.on) return;"

@@ -408,9 +408,7 @@ class _Rewrite:
             self.add(
                 s.span.start,
                 s.span.end,
-                lambda edit: (
-                    f"(__tr_barrier(__tr_ptr, {sid}u, {index}u) ? {self.inner(edit)} : (void)0)"
-                ),
+                lambda edit: f"__TR_BARRIER({sid}u, {index}u, {self.inner(edit)})",
             )
         else:
             sid = self.site(s.line, FENCE, NO_SPACE, NO_BUFFER, name, fences)
