@@ -21,9 +21,10 @@
  * recording launch runs that build too and the records show the divergence at the
  * barrier's line; otherwise it runs the build with the real barriers, as the kernel was
  * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
- * slower work-group function even where it is never executed. (Why not a check at the barrier itself: a work-item that does not
- * reach the barrier is somewhere else, so no point before the barrier is reached by all.)
- * Only the counting launch folds the arrivals; the recording launch does not need them.
+ * slower work-group function even where it is never executed. (Why not a check at the
+ * barrier itself: a work-item that does not reach the barrier is somewhere else, so no
+ * point before the barrier is reached by all.) Only the counting launch folds the
+ * arrivals; the recording launch does not need them.
  *
  * An opaque zero. The address of a __local variable is a link-time constant; passed to the
  * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
@@ -162,7 +163,8 @@ static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, u
     return (hint < __TR_NB && st->cb[hint] != 0) ? st->cb[hint] : p;
 }
 
-static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site, uint hint)
+static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site,
+                               uint hint)
 {
     return __tr_cx(st, p, 0u, size, site, hint, 0u);
 }
