@@ -448,7 +448,8 @@ class _Rewrite:
         if len(self.buffers) > MAX_BUFFERS - 1:
             raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
         for v in parsed.variables:
-            if v.address_space is not AddressSpace.PRIVATE:
+            traced = v.function == self.kernel or v.function in self.helpers
+            if v.address_space is not AddressSpace.PRIVATE or not traced:
                 continue
             if len(self.buffers) >= MAX_BUFFERS - 1:
                 self.not_traced.append(
