@@ -2,7 +2,10 @@
 
 Two launches: the first only counts each work-item's records, so the second can give
 every traced work-item a region of exactly the right size (no guessing, and overflow
-can only come from a kernel whose control flow differs between launches). Work-groups
+can only come from a kernel whose control flow differs between launches). The counting
+launch runs a build whose barriers are recorded but not executed, so a barrier only some
+work-items reach is found, not run (see the trace runtime); the recording launch runs the
+kernel's real barriers unless that happened. Work-groups
 are traced while the records fit in the memory budget; beyond it, a window of groups
 around a chosen one. Where the records of one group show that the budget holds only a
 window, the counting launch runs just the groups near the chosen one (a margin more than
@@ -11,12 +14,14 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from explorer.engine.build import BuildError, build_options
 from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
@@ -33,7 +38,7 @@ from explorer.engine.runner import (
 )
 from explorer.families.custom import CustomSpec
 from explorer.trace.decode import RawTrace, decode, group_coords
-from explorer.trace.instrument import InstrumentError, instrument
+from explorer.trace.instrument import NO_BARRIERS_OPTION, InstrumentError, instrument
 from explorer.trace.records import GLOBAL, Trace
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
@@ -137,6 +142,18 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
     cl = p.session.cl
+    try:
+        without_barriers = p.session.cache.kernel(
+            cl,
+            p.context,
+            p.device.key,
+            inst.source,
+            (*build_options(p.launch.defines), NO_BARRIERS_OPTION),
+            variant.kernel,
+            os.path.basename(variant.path) or variant.id,
+        )
+    except BuildError as exc:
+        return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
     mf = cl.mem_flags
     local = (list(p.launch.local_size) + [1, 1, 1])[:3]
     per_group = int(np.prod(local))
@@ -195,14 +212,15 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 dummy_buf,
                 np.uint32(1 if count_only else 0),
                 bar_buf,
-                np.uint32(1 if real_barriers else 0),
+                np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
             ]
-            p.kernel.set_args(*args)
+            kernel = p.kernel if real_barriers else without_barriers
+            kernel.set_args(*args)
             reset_output(p, bound)
             poison_local(p)
             with silenced_stdout():  # printf output belongs to the plain run
                 cl.enqueue_nd_range_kernel(
-                    p.queue, p.kernel, p.launch.global_size, p.launch.local_size
+                    p.queue, kernel, p.launch.global_size, p.launch.local_size
                 ).wait()
             cl.enqueue_copy(p.queue, counts, cnt_buf)
             cl.enqueue_copy(p.queue, arrivals, bar_buf)

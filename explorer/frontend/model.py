@@ -112,7 +112,8 @@ class Prototype:
 
 @dataclass(frozen=True)
 class Variable:
-    """A `__local` variable a function body declares (an array or a scalar).
+    """A `__local` variable a function body declares (an array or a scalar), or a private
+    array (`address_space` PRIVATE), whose accesses trace builds bounds-check.
 
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
@@ -130,7 +131,12 @@ class Variable:
 
 @dataclass(frozen=True)
 class Call:
-    """A call of a function the source itself defines: a rewriter may add an argument."""
+    """A call of a function the source itself defines: a rewriter may add an argument.
+
+    `argument_roots` holds, per argument, the parameters or variables a pointer argument is
+    computed from (empty for a value or an address of unknown origin), so an access in the
+    callee can be named by the caller's buffer.
+    """
 
     function: str
     callee: str
@@ -139,6 +145,7 @@ class Call:
     args_close: int  # offset of the call's closing `)`
     args_empty: bool
     macro: str | None = None
+    argument_roots: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

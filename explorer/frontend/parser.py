@@ -513,12 +513,17 @@ class _Walker:
                 self.visit(k, READ)
 
     def _declarations(self, c: Any) -> None:
-        """The `__local` variables one declaration statement declares."""
+        """The `__local` variables and the private arrays one declaration statement declares
+        (a private array's accesses are bounds-checked in trace builds)."""
         end = self.positions.char(c.extent.end.offset)
         for decl in _children(c):
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
-            if _space(decl.type.spelling) is not AddressSpace.LOCAL:
+            space = _space(decl.type.spelling)
+            private_array = (
+                space is AddressSpace.PRIVATE and decl.type.get_canonical().kind in ARRAY_KINDS
+            )
+            if space is not AddressSpace.LOCAL and not private_array:
                 continue
             shape: list[int] = []
             t = decl.type.get_canonical()
@@ -530,7 +535,7 @@ class _Walker:
                     name=str(decl.spelling),
                     function=self.function_name,
                     line=self.positions.line_column(end)[0],
-                    address_space=AddressSpace.LOCAL,
+                    address_space=space,
                     shape=tuple(shape),
                     element_size=max(int(t.get_size()), 0),
                     decl_end=end,
@@ -750,11 +755,19 @@ class _Walker:
             if name in self.own_functions:
                 span, macro = self._span(c)
                 close = self.positions.char(c.extent.end.offset) - 1
+                roots = tuple(self._argument_roots(a) for a in args)
                 self.calls.append(
-                    Call(self.function_name, name, span.line, span, close, not args, macro)
+                    Call(self.function_name, name, span.line, span, close, not args, macro, roots)
                 )
             for a in args:
                 self.visit(a, READ)
+
+    def _argument_roots(self, a: Any) -> tuple[str, ...]:
+        """Where a pointer argument's value comes from; () for a value or an unknown origin."""
+        if not _is_pointerish(a.type):
+            return ()
+        origin = self._origin(a)
+        return origin.roots if origin is not None else ()
 
     def _builtin_access(
         self, c: Any, args: list[Any], at: int, kind: AccessKind, count: int, visit: bool = True

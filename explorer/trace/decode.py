@@ -7,7 +7,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.instrument import Instrumented
-from explorer.trace.records import GLOBAL, LOCAL, NO_BUFFER, BufferInfo, NotTraced, Site, Trace
+from explorer.trace.records import (
+    GLOBAL,
+    LOCAL,
+    NO_BUFFER,
+    PRIVATE,
+    BufferInfo,
+    NotTraced,
+    Site,
+    Trace,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,9 +86,13 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     meta = raw.meta.reshape(-1, 8)
     buffers = []
     for b in inst.buffers:
-        elem, nbytes = int(meta[b.id, 0]) or 1, int(meta[b.id, 1])
-        dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
-        space = LOCAL if b.space == LOCAL else GLOBAL
+        if b.space == PRIVATE:  # described by the instrumentation, not by the kernel
+            elem, dims = max(1, b.elem_size), list(b.shape) or [1]
+            nbytes = elem * int(np.prod(dims))
+        else:
+            elem, nbytes = int(meta[b.id, 0]) or 1, int(meta[b.id, 1])
+            dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
+        space = LOCAL if b.space == LOCAL else PRIVATE if b.space == PRIVATE else GLOBAL
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
         is_input = space == GLOBAL and role is not None and role != raw.output_role
         buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input))

@@ -23,9 +23,9 @@ OP_NAMES = {
     BARRIER: "barrier",
     FENCE: "fence",
 }
-# Memory spaces.
-GLOBAL, LOCAL, NO_SPACE = 0, 1, -1
-SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", NO_SPACE: "none"}
+# Memory spaces. Of a PRIVATE array only the accesses out of its bounds are recorded.
+GLOBAL, LOCAL, PRIVATE, NO_SPACE = 0, 1, 2, -1
+SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", PRIVATE: "private", NO_SPACE: "none"}
 # The address spaces a barrier or fence orders (its CLK_*_MEM_FENCE flags), as bits.
 FENCE_LOCAL, FENCE_GLOBAL = 1, 2
 
@@ -37,7 +37,7 @@ class BufferInfo:
 
     name: str  # the kernel's own name for it (parameter or array)
     role: str | None  # the family role (A, B, C, ...) for parameters, else None
-    space: int  # GLOBAL or LOCAL
+    space: int  # GLOBAL, LOCAL or PRIVATE (a private array: only its out-of-bounds accesses)
     elem_size: int  # bytes of one element of the declared type
     length: int  # elements
     shape: tuple[int, ...] = ()  # declared shape for local arrays (e.g. (16, 17)), else (length,)

@@ -102,3 +102,42 @@ def test_the_trace_runtime_ships_with_the_package_and_each_traced_kernel_carries
     assert f"#define __TR_PHASE_SHIFT {PHASE_SHIFT}\n" in inst.source
     assert f"#define __TR_SIZE_SHIFT {SIZE_SHIFT}\n" in inst.source
     assert f"#define __TR_NB {len(inst.buffers)}\n" in inst.source
+
+
+HELPERS = """float fetch(const __global float* m, int i) { return m[i]; }
+float twice(const __global float* m, int i) { return 2.0f * fetch(m + 1, i); }
+float either(const __global float* m, int i) { return m[i]; }
+__kernel void k(__global float* out, const __global float* a, const __global float* b)
+{
+    int i = get_global_id(0);
+    out[i] = fetch(a, i) + twice(a, i) + either(a, i) + either(b, i);
+}
+"""
+
+
+def test_an_access_in_a_helper_is_named_by_the_callers_buffer():
+    inst = instrument(HELPERS, "k")
+    names = {b.id: b.name for b in inst.buffers}
+    by_line = {s.line: names.get(s.buffer, "?") for s in inst.sites if s.op == READ}
+    assert by_line[1] == "a"  # fetch(a, i), and through twice(a, i) as m + 1
+    assert by_line[3] == "?"  # either(a, i) and either(b, i): two buffers, found per access
+
+
+def test_an_access_out_of_a_private_array_is_checked_and_others_are_not_recorded():
+    source = """__kernel void k(__global float* out)
+{
+    float acc[4];
+    int n = 0;
+    acc[get_global_id(0)] = 1.0f;
+    out[0] = acc[1] + (float)n;
+}
+"""
+    inst = instrument(source, "k")
+    private = [b for b in inst.buffers if b.name == "acc"]
+    assert len(private) == 1 and private[0].shape == (4,) and private[0].elem_size == 4
+    assert {(s.line, s.op) for s in inst.sites if s.buffer == private[0].id} == {
+        (5, WRITE),
+        (6, READ),
+    }
+    assert "__TR_P(&(acc[get_global_id(0)]), acc," in inst.source
+    assert not inst.not_traced

@@ -29,13 +29,14 @@ from explorer.trace.instrument.model import (
     InstrumentError,
     SiteDecl,
 )
-from explorer.trace.instrument.runtime import EXTRA_PARAMS
+from explorer.trace.instrument.runtime import EXTRA_PARAMS, NO_BARRIERS_OPTION
 from explorer.trace.instrument.transform import instrument
 
 __all__ = [
     "EXTRA_PARAMS",
     "MAX_BUFFERS",
     "MAX_SITES",
+    "NO_BARRIERS_OPTION",
     "BufferDecl",
     "InstrumentError",
     "Instrumented",

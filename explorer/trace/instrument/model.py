@@ -21,9 +21,13 @@ class BufferDecl:
 
     id: int
     name: str
-    space: int | str  # GLOBAL, LOCAL or "constant"
+    space: int | str  # GLOBAL, LOCAL, PRIVATE or "constant"
     param_index: int | None  # position in the kernel's parameter list, or None for arrays
     dims: int  # subscripts that make one element access (1 for pointers)
+    # Private arrays are described here, not by the kernel: element bytes and shape.
+    elem_size: int = 0
+    shape: tuple[int, ...] = ()
+    function: str = ""  # the function that declares a private array
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,23 @@
  * behaviour: PoCL mis-executes it (work-items run code they cannot reach) or crashes, and a
  * GPU may hang. So the trace build never trusts the real barrier blindly: each work-item
  * counts its own arrivals at every barrier site (bar_seen), and __tr_end folds them into a
- * per-group minimum and maximum (__tr_bar). The counting launch runs with real barriers
- * off (__tr_real_barriers = 0): every work-item then follows only its own control flow, so
- * nothing crashes and no work-item runs a line it cannot reach. Where any group's minimum
- * and maximum differ, the recording launch also runs with real barriers off and the
- * records show the divergence at the barrier's line; otherwise it runs with them on, as
- * the kernel was written. (Why not a check at the barrier itself: a work-item that does not
- * reach the barrier is somewhere else, so no point before the barrier is reached by all.)
+ * per-group minimum and maximum (__tr_bar). The counting launch runs a build without real
+ * barriers (__TR_NO_BARRIERS defined; __TR_BARRIER records the barrier and nothing more):
+ * every work-item then follows only its own control flow, so nothing crashes and no
+ * work-item runs a line it cannot reach. Where any group's minimum and maximum differ, the
+ * recording launch runs that build too and the records show the divergence at the
+ * barrier's line; otherwise it runs the build with the real barriers, as the kernel was
+ * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
+ * slower work-group function even where it is never executed. (Why not a check at the
+ * barrier itself: a work-item that does not reach the barrier is somewhere else, so no
+ * point before the barrier is reached by all.) Only the counting launch folds the
+ * arrivals; the recording launch does not need them.
+ *
+ * An opaque zero. The address of a __local variable is a link-time constant; passed to the
+ * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
+ * LLVM 14 crashes in aggressive dead-code elimination while it builds the work-group
+ * function. Local pointers therefore go to the runtime plus `zero`, a kernel argument that is
+ * always 0 but that no compiler can fold.
  */
 
 #if !defined(__TR_NB) || !defined(__TR_NO_BUFFER) || !defined(__TR_MAX_PHASE) \
@@ -42,11 +52,12 @@ typedef struct {
     __global ulong* meta;
     __global uchar* gdummy;
     __local uchar* ldummy;
+    __private uchar* pdummy;
     __global uint* bar;
-    uint real_barriers;
+    uint counting;
+    uint zero;
     uint slot;
     uint bar_seen[__TR_NBAR];
-    int defer;
     uint pend_buf;
     long pend_off;
     uint pend_size;
@@ -60,15 +71,16 @@ typedef struct {
     ulong ll[__TR_NB];
 } __tr_state;
 
+/* The opaque zero (see the note at the top); 0 in a kernel that is not traced. */
+static uint __tr_z(__tr_state* st)
+{
+    return st != 0 ? st->zero : 0u;
+}
+
 static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
 {
     if (st == 0 || !st->on)
         return;
-    if (st->defer) {  /* a compare-and-swap: recorded once its outcome is known */
-        st->defer = 0;
-        st->pend_buf = buf; st->pend_off = off; st->pend_size = size; st->pend_oob = oob;
-        return;
-    }
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
         ulong i = st->base + st->n;
@@ -80,21 +92,33 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
     st->n++;
 }
 
+/* A record, or with `pend` (a constant at every call, so the test folds away) the record a
+ * compare-and-swap will make once its outcome is known (__tr_cas_done). */
+static void __tr_rec(__tr_state* st, uint pend, uint site, uint buf, long off, uint size,
+                     uint oob)
+{
+    if (!pend) {
+        __tr_put(st, site, buf, off, size, oob);
+    } else if (st != 0 && st->on) {
+        st->pend_buf = buf; st->pend_off = off; st->pend_size = size; st->pend_oob = oob;
+    }
+}
+
 static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __global uchar* q = p + at;
     if (hint < __TR_NB && st->gb[hint] != 0 && q >= st->gb[hint]
         && q + size <= st->gb[hint] + st->gl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->gb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->gb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->gb[i] != 0 && q >= st->gb[i] && q + size <= st->gb[i] + st->gl[i]) {
-            __tr_put(st, site, i, (long)(q - st->gb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->gb[i]), size, 0u);
             return p;
         }
         if (st->gb[i] != 0 && q >= st->gb[i]
@@ -103,30 +127,30 @@ static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint 
     }
     uint blame = (hint < __TR_NB && st->gb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->gb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return st->gdummy;
 }
 
 static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint site, uint hint)
 {
-    return __tr_gx(st, p, 0u, size, site, hint);
+    return __tr_gx(st, p, 0u, size, site, hint, 0u);
 }
 
 static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __constant uchar* q = p + at;
     if (hint < __TR_NB && st->cb[hint] != 0 && q >= st->cb[hint]
         && q + size <= st->cb[hint] + st->cl[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->cb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->cb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->cb[i] != 0 && q >= st->cb[i] && q + size <= st->cb[i] + st->cl[i]) {
-            __tr_put(st, site, i, (long)(q - st->cb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->cb[i]), size, 0u);
             return p;
         }
         if (st->cb[i] != 0 && q >= st->cb[i]
@@ -135,30 +159,31 @@ static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, u
     }
     uint blame = (hint < __TR_NB && st->cb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->cb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return (hint < __TR_NB && st->cb[hint] != 0) ? st->cb[hint] : p;
 }
 
-static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site, uint hint)
+static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, uint site,
+                               uint hint)
 {
-    return __tr_cx(st, p, 0u, size, site, hint);
+    return __tr_cx(st, p, 0u, size, site, hint, 0u);
 }
 
 static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint size,
-                              uint site, uint hint)
+                              uint site, uint hint, uint pend)
 {
     if (st == 0)
         return p;
     __local uchar* q = p + at;
     if (hint < __TR_NB && st->lb[hint] != 0 && q >= st->lb[hint]
         && q + size <= st->lb[hint] + st->ll[hint]) {  /* most accesses: the named buffer */
-        __tr_put(st, site, hint, (long)(q - st->lb[hint]), size, 0u);
+        __tr_rec(st, pend, site, hint, (long)(q - st->lb[hint]), size, 0u);
         return p;
     }
     uint near = __TR_NO_BUFFER;
     for (uint i = 0; i < __TR_NB; i++) {
         if (st->lb[i] != 0 && q >= st->lb[i] && q + size <= st->lb[i] + st->ll[i]) {
-            __tr_put(st, site, i, (long)(q - st->lb[i]), size, 0u);
+            __tr_rec(st, pend, site, i, (long)(q - st->lb[i]), size, 0u);
             return p;
         }
         if (st->lb[i] != 0 && q >= st->lb[i]
@@ -167,16 +192,27 @@ static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint si
     }
     uint blame = (hint < __TR_NB && st->lb[hint] != 0) ? hint : near;
     long off = (blame < __TR_NB) ? (long)(q - st->lb[blame]) : 0;
-    __tr_put(st, site, blame, off, size, 1u);
+    __tr_rec(st, pend, site, blame, off, size, 1u);
     return st->ldummy;
 }
 
 static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint site, uint hint)
 {
-    return __tr_lx(st, p, 0u, size, site, hint);
+    return __tr_lx(st, p, 0u, size, site, hint, 0u);
 }
 
-/* Records a barrier; whether the real barrier is to run (see the note at the top). */
+/* A private array's element: only an access out of the array's bytes is recorded (no other
+ * work-item can see private memory), and it goes to a scratch slot instead. */
+static __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
+                               __private uchar* base, uint bytes, uint site, uint buf)
+{
+    if (st == 0 || (p >= base && p + size <= base + bytes))
+        return p;
+    __tr_put(st, site, buf, (long)(p - base), size, 1u);
+    return st->pdummy;
+}
+
+/* Records a barrier and counts the work-item's arrival there (see the note at the top). */
 static int __tr_barrier(__tr_state* st, uint site, uint index)
 {
     if (st == 0)
@@ -185,14 +221,14 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
     st->phase++;
     if (index < __TR_NBAR)
         st->bar_seen[index]++;
-    return st->real_barriers != 0u;
+    return 1;
 }
 
-static void __tr_defer(__tr_state* st)
-{
-    if (st != 0 && st->on)
-        st->defer = 1;
-}
+#ifdef __TR_NO_BARRIERS
+#define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
+#else
+#define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
+#endif
 
 static long __tr_keep(__tr_state* st, long value)
 {
@@ -206,7 +242,6 @@ static long __tr_cas_done(__tr_state* st, long old, uint site_swapped, uint site
 {
     if (st == 0 || !st->on)
         return old;
-    st->defer = 0;
     __tr_put(st, old == st->keep ? site_swapped : site_failed, st->pend_buf, st->pend_off,
              st->pend_size, st->pend_oob);
     return old;
@@ -254,6 +289,8 @@ static void __tr_end(__tr_state* st)
     if (st == 0 || !st->on)
         return;
     st->cnt[st->wi] = st->n;
+    if (!st->counting)
+        return;
     for (uint i = 0; i < __TR_NBAR; i++) {
         atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
         atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
@@ -264,8 +301,9 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global const ulong* off,
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
-                       __global uchar* gdummy, __local uchar* ldummy, uint count_only,
-                       __global uint* bar, uint real_barriers)
+                       __global uchar* gdummy, __local uchar* ldummy,
+                       __private uchar* pdummy, uint count_only,
+                       __global uint* bar, uint zero)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
     uint group = get_group_id(0) + gx * (get_group_id(1) + gy * get_group_id(2));
@@ -287,10 +325,11 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->meta = meta;
     st->gdummy = gdummy;
     st->ldummy = ldummy;
+    st->pdummy = pdummy;
     st->bar = bar;
-    st->real_barriers = real_barriers;
+    st->counting = count_only;
+    st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
-    st->defer = 0;
     st->keep = 0;
     for (uint i = 0; i < __TR_NBAR; i++)
         st->bar_seen[i] = 0u;
@@ -302,7 +341,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
 static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulong d0, ulong d1,
                       ulong d2, ulong d3)
 {
-    if (st->on && st->wi == 0) {
+    if (st != 0 && st->on && st->wi == 0) {
         __global ulong* m = st->meta + 8 * id;
         m[0] = elem; m[1] = bytes; m[2] = d0; m[3] = d1; m[4] = d2; m[5] = d3;
     }
@@ -312,14 +351,23 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
+#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), \
     (uint)sizeof(*(P)), SITE, HINT))
 #define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
-    (__global uchar*)(P), AT, SIZE, SITE, HINT))
+    (__global uchar*)(P), AT, SIZE, SITE, HINT, 0u))
+#define __TR_GP(P, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
+    (__global uchar*)(P), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_CX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
-    (__constant uchar*)(P), AT, SIZE, SITE, HINT))
+    (__constant uchar*)(P), AT, SIZE, SITE, HINT, 0u))
+#define __TR_CP(P, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
+    (__constant uchar*)(P), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
-    (__local uchar*)(P), AT, SIZE, SITE, HINT))
+    (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT, 0u))
+#define __TR_LP(P, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
+#define __TR_P(P, ARRAY, SITE, BUF) ((__typeof__(P)) __tr_p(__tr_ptr, (__private uchar*)(P), \
+    (uint)sizeof(*(P)), (__private uchar*)(ARRAY), (uint)sizeof(ARRAY), SITE, BUF))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))
@@ -327,5 +375,6 @@ static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulon
     (uint)((W) * sizeof(*(P))), SITE, HINT))
 #define __TR_VC(P, W, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))
-#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, (__local uchar*)(P), \
+#define __TR_VL(P, W, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), \
     (uint)((W) * sizeof(*(P))), SITE, HINT))

@@ -24,6 +24,9 @@ from explorer.trace.records import (
     SIZE_SHIFT,
 )
 
+# The option of the build that counts: barriers recorded, not executed (runtime.cl says why).
+NO_BARRIERS_OPTION = "-D__TR_NO_BARRIERS=1"
+
 EXTRA_PARAMS = (
     "__global uint* __tr_roff",
     "__global uint* __tr_rword",
@@ -36,7 +39,7 @@ EXTRA_PARAMS = (
     "__global uchar* __tr_gdummy",
     "uint __tr_count_only",
     "__global uint* __tr_bar",
-    "uint __tr_real_barriers",
+    "uint __tr_zero",
 )
 
 
@@ -69,18 +72,23 @@ def prelude(buffers: int, barriers: int = 0) -> str:
     )
 
 
-def begin_code(buffers: list[BufferDecl], uses_local: bool) -> str:
+def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool = False) -> str:
     """The statements an instrumented kernel starts with: set up the trace state, leave at
-    once in a counting launch for groups not traced, register the buffer parameters."""
+    once in a counting launch for groups not traced, register the buffer parameters.
+    Scratch slots for skipped accesses exist only where there is an array of that space."""
     # Where an out-of-bounds local access goes instead. Aligned for any vector: a GPU faults
     # on a misaligned local access (NVIDIA reports -9999) where a CPU does not.
     dummy = " __local uchar __tr_ldummy[256] __attribute__((aligned(128)));" if uses_local else ""
     ldummy = "__tr_ldummy" if uses_local else "0"
+    # 256 bytes, aligned for any vector: where an out-of-bounds private access goes instead.
+    dummy += " ulong16 __tr_pdummy[2];" if uses_private else ""
+    pdummy = "(__private uchar*)__tr_pdummy" if uses_private else "0"
     code = [
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
-        f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, __tr_count_only, __tr_bar,"
-        f" __tr_real_barriers);"
+        f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, {pdummy},"
+        f" __tr_count_only, __tr_bar,"
+        f" __tr_zero);"
         # A counting launch covers only the groups it was given; the others leave at once
         # (the whole group: no barrier is left waiting).
         " if (__tr_count_only && !__tr.on) return;"

@@ -49,6 +49,7 @@ from explorer.trace.records import (
     LOCAL,
     NO_BUFFER,
     NO_SPACE,
+    PRIVATE,
     READ,
     RMW,
     WRITE,
@@ -85,6 +86,8 @@ BUFFER_SPACE: dict[AddressSpace, int | str] = {
     AddressSpace.LOCAL: LOCAL,
     AddressSpace.CONSTANT: "constant",
 }
+PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE)
+PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
 BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
 FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
 
@@ -110,6 +113,9 @@ class _Rewrite:
         self.buffers: list[BufferDecl] = []
         self.edits: list[_Edit] = []
         self.uses_local = False
+        self.uses_private = False
+        self.private_arrays: dict[tuple[str, str], int] = {}  # (function, name) -> buffer
+        self.helpers = {f.name: f for f in parsed.helpers}
         self.barriers = 0
         self._starts: list[int] = []
 
@@ -133,14 +139,45 @@ class _Rewrite:
         return sid
 
     def hint(self, access: AccessSite) -> int:
-        """The buffer the access names, when it is one of the traced kernel's own."""
-        if access.function != self.kernel:
-            return NO_BUFFER
-        names = {b.name: b.id for b in self.buffers}
+        """The buffer the access names: one of the traced kernel's own, or, in a helper, the
+        one buffer every call from the traced kernel passes for the pointer it goes through
+        (so the analysis and the animation name it as the kernel does). NO_BUFFER where it
+        is not one buffer; the runtime then finds the buffer from the address."""
+        found: set[int] = set()
         for root in access.roots:
-            if root in names:
-                return names[root]
-        return NO_BUFFER
+            ids = self.resolve(access.function, root, frozenset())
+            if ids is None:
+                return NO_BUFFER
+            found |= ids
+        return found.pop() if len(found) == 1 else NO_BUFFER
+
+    def resolve(
+        self, function: str, name: str, seen: frozenset[tuple[str, str]]
+    ) -> set[int] | None:
+        """The traced kernel's buffers a name in ``function`` can stand for; None if unknown."""
+        if function == self.kernel:
+            ids = {b.id for b in self.buffers if b.name == name and b.space != PRIVATE}
+            return ids or None
+        helper = self.helpers.get(function)
+        if helper is None or (function, name) in seen:
+            return None
+        index = next((i for i, p in enumerate(helper.parameters) if p.name == name), None)
+        if index is None:
+            return None
+        found: set[int] = set()
+        callers = [c for c in self.parsed.calls if c.callee == function]
+        for call in callers:
+            if call.function != self.kernel and call.function not in self.helpers:
+                continue  # another kernel's call: it runs untraced
+            roots = call.argument_roots[index] if index < len(call.argument_roots) else ()
+            if not roots:
+                return None
+            for root in roots:
+                passed = self.resolve(call.function, root, seen | {(function, name)})
+                if passed is None:
+                    return None
+                found |= passed
+        return found or None
 
     def render(self, start: int, end: int, skip: _Edit | None = None) -> str:
         """The text of [start, end) with every edit inside it applied (outermost first)."""
@@ -172,9 +209,45 @@ class _Rewrite:
         self.edits.append(_Edit(start, end, lambda: text))
 
     # -- accesses -----------------------------------------------------------------------
+    def private_array(self, a: AccessSite) -> int | None:
+        """The buffer of the private array an access reaches, when it is one the function
+        declares (a subscript of it, or a pointer computed from it alone)."""
+        if len(a.roots) != 1:
+            return None
+        return self.private_arrays.get((a.function, a.roots[0]))
+
+    def private(self, a: AccessSite) -> None:
+        """A private array's element: bounds-checked, and recorded only when out of bounds
+        (no other work-item sees private memory). Other private accesses are not recorded."""
+        bid = self.private_array(a)
+        if bid is None or a.kind not in PRIVATE_KINDS:
+            return
+        if a.size > PRIVATE_SCRATCH_BYTES:
+            self.not_traced.append(
+                (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
+            )
+            return
+        self.uses_private = True
+        array = self.buffers[bid].name
+        sid = self.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        if a.components:
+
+            def emit(edit: _Edit) -> str:
+                base, _, selector = self.inner(edit).rpartition(".")
+                return f"(*__TR_P(&({base}), {array}, {sid}u, {bid}u)).{selector}"
+
+            self.add(a.span.start, a.span.end, emit)
+        else:
+            self.add(
+                a.span.start,
+                a.span.end,
+                lambda edit: f"(*__TR_P(&({self.inner(edit)}), {array}, {sid}u, {bid}u))",
+            )
+
     def access(self, a: AccessSite) -> None:
-        """Wrap one access site (skipped: private memory, which no other work-item sees)."""
+        """Wrap one access site (private memory only where it is an array's element)."""
         if a.address_space is AddressSpace.PRIVATE:
+            self.private(a)
             return
         hint = self.hint(a)
         unnamed_constant = a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER
@@ -239,16 +312,15 @@ class _Rewrite:
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
-            traced = f"__TR_{code}(({p}), {sid}u, {hint}u)"
             head = self.text[edit.start : pointer.start]
             if not cmpxchg:
                 tail = self.render(pointer.end, edit.end)
-                return f"{head}{traced}{tail}"
+                return f"{head}__TR_{code}(({p}), {sid}u, {hint}u){tail}"
             compare, value = rest
             between = self.text[pointer.end : compare.start]
             middle = self.text[compare.end : value.start]
-            call = (
-                f"{head}(__tr_defer(__tr_ptr), {traced}){between}"
+            call = (  # the record waits for the outcome: __TR_*P keeps it pending
+                f"{head}__TR_{code}P(({p}), {sid}u, {hint}u){between}"
                 f"__TR_KEEP({self.render(compare.start, compare.end)}){middle}"
                 f"{self.render(value.start, edit.end)}"
             )
@@ -347,9 +419,7 @@ class _Rewrite:
             self.add(
                 s.span.start,
                 s.span.end,
-                lambda edit: (
-                    f"(__tr_barrier(__tr_ptr, {sid}u, {index}u) ? {self.inner(edit)} : (void)0)"
-                ),
+                lambda edit: f"__TR_BARRIER({sid}u, {index}u, {self.inner(edit)})",
             )
         else:
             sid = self.site(s.line, FENCE, NO_SPACE, NO_BUFFER, name, fences)
@@ -371,7 +441,7 @@ class _Rewrite:
                 self.buffers.append(BufferDecl(len(self.buffers), p.name, space, index, 1))
         registrations: list[tuple[int, str]] = []
         for v in parsed.variables:
-            if v.function != self.kernel:
+            if v.function != self.kernel or v.address_space is not AddressSpace.LOCAL:
                 continue
             bid = len(self.buffers)
             self.buffers.append(BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape))))
@@ -388,6 +458,29 @@ class _Rewrite:
             )
         if len(self.buffers) > MAX_BUFFERS - 1:
             raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
+        for v in parsed.variables:
+            traced = v.function == self.kernel or v.function in self.helpers
+            if v.address_space is not AddressSpace.PRIVATE or not traced:
+                continue
+            if len(self.buffers) >= MAX_BUFFERS - 1:
+                self.not_traced.append(
+                    (v.line, f"{v.name}: private array not bounds-checked (too many buffers)")
+                )
+                continue
+            bid = len(self.buffers)
+            self.private_arrays[(v.function, v.name)] = bid
+            self.buffers.append(
+                BufferDecl(
+                    bid,
+                    v.name,
+                    PRIVATE,
+                    None,
+                    max(1, len(v.shape)),
+                    v.element_size,
+                    v.shape,
+                    v.function,
+                )
+            )
 
         helpers = {f.name for f in parsed.helpers}
         async_halves: dict[tuple[int, int], list[AccessSite]] = {}
@@ -438,7 +531,11 @@ class _Rewrite:
             glue = ", " + glue
         self.insert(start, target.params_close, glue)
         opening = target.body.start + 1
-        self.add(opening, opening, lambda edit: begin_code(self.buffers, self.uses_local))
+        self.add(
+            opening,
+            opening,
+            lambda edit: begin_code(self.buffers, self.uses_local, self.uses_private),
+        )
         closing = target.body.end - 1
         self.insert(closing, closing, " __tr_end(__tr_ptr); ")
 
