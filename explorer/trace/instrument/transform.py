@@ -68,6 +68,11 @@ OPS = {
     AccessKind.ASYNC_COPY_WRITE: WRITE,
 }
 SPACE_CODE = {AddressSpace.GLOBAL: "G", AddressSpace.LOCAL: "L", AddressSpace.CONSTANT: "C"}
+SPACE_WORD = {
+    AddressSpace.GLOBAL: "__global",
+    AddressSpace.LOCAL: "__local",
+    AddressSpace.CONSTANT: "__constant",
+}
 SCALAR_BYTES = {
     "char": 1,
     "uchar": 1,
@@ -270,6 +275,19 @@ class _Rewrite:
             self.atomic(a, code, sid, hint)
         elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
             self.vector(a, code, sid, hint)
+        elif a.components and self.single_component(a) is not None:
+            # One component (`out4[i].y = v`) becomes that scalar's own access: through a
+            # pointer to the whole vector a GPU compiler may store all of it, losing the other
+            # components other work-items write (seen on NVIDIA).
+            index, scalar = self.single_component(a) or (0, "float")
+            space_word = SPACE_WORD[a.address_space]
+
+            def emit_scalar(edit: _Edit) -> str:
+                base, _, _selector = self.inner(edit).rpartition(".")
+                element = f"((({space_word} {scalar}*)&({base}))[{index}])"
+                return f"(*__TR_{code}(&{element}, {sid}u, {hint}u))"
+
+            self.add(a.span.start, a.span.end, emit_scalar)
         elif a.components:
             offset, size = self.component(a)
 
@@ -284,6 +302,18 @@ class _Rewrite:
                 a.span.end,
                 lambda edit: f"(*__TR_{code}(&({self.inner(edit)}), {sid}u, {hint}u))",
             )
+
+    def single_component(self, a: AccessSite) -> tuple[int, str] | None:
+        """The index and scalar type of a one-component selection (``.y``, ``.s3``), or None."""
+        selector = (a.components or "").strip()
+        scalar = re.sub(r"\d+$", "", a.element_type)
+        if scalar not in SCALAR_BYTES or a.size != SCALAR_BYTES[scalar]:
+            return None
+        if len(selector) == 1 and selector in "xyzw":
+            return "xyzw".index(selector), scalar
+        if len(selector) == 2 and selector[0] in "sS" and selector[1] in "0123456789abcdefABCDEF":
+            return int(selector[1], 16), scalar
+        return None
 
     def component(self, a: AccessSite) -> tuple[int, int]:
         """Byte offset in the vector and bytes touched of a component selection."""
