@@ -51,7 +51,7 @@ def test_a_counterpart_can_be_this_kernel_with_another_define_or_local_size():
     ["[counterpart]\ndefines = { NOPE = 1 }", "[counterpart]\nlocal = [0]", "[counterpart]\n"],
 )
 def test_a_counterpart_that_cannot_be_run_is_refused_with_the_file_named(extra):
-    with pytest.raises(CatalogError, match="t.cl: counterpart"):
+    with pytest.raises(CatalogError, match=r"t\.cl: counterpart"):
         parse_variant(HEADER.format(extra=extra), "t.cl")
 
 
