@@ -63,13 +63,13 @@ class SweepView(QWidget):
         row_y.addWidget(self.y_values, 1)
         form.addRow("Across", row_x)
         form.addRow("Down", row_y)
-        self.metric = QComboBox()
-        self.metric.addItems(list(METRIC_NAMES))
-        self.metric.setToolTip(
+        self.colour_by = QComboBox()
+        self.colour_by.addItems(list(METRIC_NAMES))
+        self.colour_by.setToolTip(
             "time: GFLOP/s or GB/s of each point; bank-degree and sectors: from a real trace "
             "of each point (lower is better; small sizes keep it fast)"
         )
-        form.addRow("Colour by", self.metric)
+        form.addRow("Colour by", self.colour_by)
         layout.addLayout(form)
         self.run_button = QPushButton("Run sweep")
         self.run_button.clicked.connect(self._run)
@@ -125,7 +125,7 @@ class SweepView(QWidget):
         self.axes = (x_axis, xs, y_axis, ys)
         self.grid = [[None] * len(xs) for _ in ys]
         self.figures = [[None] * len(xs) for _ in ys]
-        self.grid_metric = self.metric.currentText()
+        self.grid_metric = self.colour_by.currentText()
         self.message.setText(f"Sweeping {len(xs) * len(ys)} configurations …")
         self.run_requested.emit(x_axis, xs, y_axis, ys)
 

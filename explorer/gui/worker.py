@@ -160,7 +160,7 @@ class RunController(QObject):
         self._run_requested.emit(generation, request)
         return generation
 
-    def compare(self, requests: list[RunRequest]) -> int:
+    def compare(self, requests: list[RunRequest] | list[TraceRequest]) -> int:
         generation = self._next(f"comparing {len(requests)} variants")
         self._compare_requested.emit(generation, list(requests))
         return generation

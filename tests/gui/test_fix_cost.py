@@ -45,7 +45,7 @@ def test_the_sweep_colours_by_bank_conflict_degree_from_real_traces(window, qtbo
     for name in ("WIDTH", "HEIGHT"):
         window.model.set_size(name, 64)
     sweep = window.views.sweep_view
-    sweep.metric.setCurrentText("bank-degree")
+    sweep.colour_by.setCurrentText("bank-degree")
     sweep.x_axis.setCurrentText("local")
     sweep.x_values.setText("8x8,16x16")
     sweep.y_axis.setCurrentText("TILE")
