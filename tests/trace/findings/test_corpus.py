@@ -59,8 +59,20 @@ FINDINGS: dict[str, Expected] = {
     "atomic_cmpxchg_loser": [],
     # ready[slot] = 1 by everyone: a race only while the trace records no values (below).
     "same_value_writes": [("race", 21, "ready", 2)],
-    "bank_conflicts": [],
-    "coalescing_strided": [],
+    # Floats 2 and 4 words apart and float4s 4 apart conflict where written (line 25's
+    # neighbouring float4s do not); line 28 reads them back, wide[l].x too: floats 4 words
+    # apart. One finding per site, counting its requests (one per group).
+    "bank_conflicts": [
+        ("bank-conflict", 23, "two", 2),
+        ("bank-conflict", 24, "four", 2),
+        ("bank-conflict", 26, "wide4", 2),
+        ("bank-conflict", 28, "two", 2),
+        ("bank-conflict", 28, "four", 2),
+        ("bank-conflict", 28, "wide", 2),
+        ("bank-conflict", 28, "wide4", 2),
+    ],
+    # MAT[y * width]: a sector per work-item; MAT[y] is coalesced.
+    "coalescing_strided": [("uncoalesced", 19, "MAT", 2)],
 }
 
 # (line, buffer, sectors per request or bank-conflict degree) of chosen sites.
