@@ -29,7 +29,8 @@ Expected = list[tuple[str, int | None, str | None, int]]
 
 FINDINGS: dict[str, Expected] = {
     # total[slot] += ... by all 32 work-items of each group: one word races in each group.
-    "local_race": [("race", 24, "total", 2)],
+    # Each work-item also walks its own row of MAT: a sector per work-item (a cost).
+    "local_race": [("race", 24, "total", 2), ("uncoalesced", 24, "MAT", 2)],
     # tile[l] written at line 20, tile[(l + 1) % 32] read at line 21: every word, both groups.
     "missing_barrier": [("race", 20, "tile", 64)],
     # OUT[y] written, barrier(CLK_LOCAL_MEM_FENCE), a neighbour's OUT read: every element.
@@ -37,13 +38,13 @@ FINDINGS: dict[str, Expected] = {
     # tile[l] written, barrier(CLK_GLOBAL_MEM_FENCE), a neighbour's tile read.
     "local_race_global_fence": [("race", 20, "tile", 64)],
     # sum[l] += ... before anything wrote sum[]: 32 reads in each group.
-    "uninitialized_local": [("uninitialized", 20, "sum", 64)],
+    "uninitialized_local": [("uninitialized", 20, "sum", 64), ("uncoalesced", 20, "MAT", 2)],
     # OUT[y] += ... before anything in the launch wrote OUT.
     "uninitialized_output": [("uninitialized", 19, "OUT", 64)],
     # work-item 0 writes VEC[0], once.
     "write_to_input": [("write-to-input", 21, "VEC", 1)],
     # MAT[y * width + width]: the last row reads MAT[4096], once.
-    "out_of_bounds_global": [("out-of-bounds", 19, "MAT", 1)],
+    "out_of_bounds_global": [("out-of-bounds", 19, "MAT", 1), ("uncoalesced", 19, "MAT", 2)],
     # tile[l + 1]: work-item 31 of each group reads tile[32].
     "out_of_bounds_local": [("out-of-bounds", 22, "tile", 2)],
     # OUT[63] is never written.
