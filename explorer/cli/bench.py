@@ -15,6 +15,7 @@ from explorer.engine.catalog import catalog, find_variant
 from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
 from explorer.engine.records import RunResult
+from explorer.engine.sweep_metrics import FIELDS, METRICS
 from explorer.families import FAMILIES
 
 CSV_FIELDS: tuple[str, ...] = (
@@ -56,6 +57,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=V1,V2",
         help="run every combination: local=8x8,16x16 or a define, e.g. TS=8,16,32 (repeatable)",
     )
+    parser.add_argument(
+        "--metric",
+        choices=METRICS,
+        default="time",
+        help="what a sweep is judged by: time (default), or from a real trace of every point "
+        "(small sizes keep it fast): bank-degree (worst local site's bank-conflict degree) "
+        "or sectors (worst global site's 32-byte sectors per warp request)",
+    )
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON line per record")
     fmt.add_argument("--csv", action="store_true")
@@ -89,19 +98,22 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         sweep=sweep,
         baseline=args.baseline,
         device_name=device.name,
+        metric=args.metric,
     )
     fields = CSV_FIELDS
     if sweep:
         fields += ("sweep", "defines")
     if args.baseline:
         fields += ("baseline", "ratio_to_baseline")
+    if args.metric != "time":
+        fields += ("bank_degree", "sectors_per_request", "trace_status")
     if args.json:
         for record in records:
             print(json.dumps(record))
     elif args.csv:
         _print_csv(records, fields)
     else:
-        _print_table(records, args.baseline, bool(sweep))
+        _print_table(records, args.baseline, bool(sweep), args.metric)
     return 0
 
 
@@ -122,11 +134,15 @@ def _print_csv(records: list[dict[str, Any]], fields: tuple[str, ...]) -> None:
         writer.writerow([_csv_cell(field, record.get(field)) for field in fields])
 
 
-def _print_table(records: list[dict[str, Any]], baseline: str | None, sweep: bool) -> None:
+def _print_table(
+    records: list[dict[str, Any]], baseline: str | None, sweep: bool, metric: str = "time"
+) -> None:
     head = f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}"
     head += f"{'GB/s':>9}"
     if baseline:
         head += f"{'vs ' + baseline:>10}"
+    if metric != "time":
+        head += f"{metric:>13}"
     if sweep:
         head += "  sweep"
     print(head)
@@ -139,6 +155,8 @@ def _print_table(records: list[dict[str, Any]], baseline: str | None, sweep: boo
         )
         if baseline:
             line += f"{_fmt(r.get('ratio_to_baseline'), 3):>10}"
+        if metric != "time":
+            line += f"{_fmt(r.get(FIELDS[metric]), 2):>13}"
         if sweep and r.get("sweep"):
             line += "  " + " ".join(f"{k}={v}" for k, v in r["sweep"].items())
             if r["status"] == "refused":

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.options import UsageError, add_selection, request_from_args, selected_variant
 from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
-from explorer.engine.records import EXIT_CODES
+from explorer.engine.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
+from explorer.engine.records import EXIT_CODES, RunRequest
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES, TraceRequest
-from explorer.trace.analysis import BANK_BYTES, analyse, format_report
+from explorer.trace.analysis import BANK_BYTES, Analysis, analyse, format_report
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -39,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_BUDGET_BYTES >> 20,
         help=f"memory for trace records (default {DEFAULT_BUDGET_BYTES >> 20} MiB)",
+    )
+    parser.add_argument(
+        "--measure-fix",
+        action="store_true",
+        help="time each bank-conflict or uncoalesced finding's counterpart (named in the "
+        "kernel's header) beside the kernel, alternately, and put the time ratio beside it",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -82,12 +90,13 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     traced = executor.trace(request, args.warp, args.banks, keep_trace=wide)
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
+    shown = traced.analysis
     if wide and traced.trace is not None:
         # The executor analyses with 4-byte banks; other widths are analysed here, from the
         # trace it sent back.
-        analysis = analyse(traced.trace, args.warp, args.banks, args.bank_bytes)
-        report_json = analysis.to_json(traced.trace)
-        report_text = format_report(traced.trace, analysis)
+        shown = analyse(traced.trace, args.warp, args.banks, args.bank_bytes)
+        report_json = shown.to_json(traced.trace)
+        report_text = format_report(traced.trace, shown)
     if traced.analysis is None:
         if args.json:
             print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))
@@ -100,12 +109,40 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         if result.status in ("crashed", "timeout"):
             return EXIT_CODES["crashed"]
         return USAGE_ERROR
+    if args.measure_fix and report_json is not None and shown is not None:
+        report_text += _measure_fixes(executor, request.run, shown, report_json)
     if args.json:
         print(json.dumps(report_json))
     else:
         print(result.summary())
         print(report_text)
     return 0
+
+
+def _measure_fixes(
+    executor: Executor, run_request: RunRequest, analysis: Analysis, report: dict[str, Any]
+) -> str:
+    """Measure every cost finding's counterpart (once per counterpart), set each finding's
+    ``fix`` field in ``report`` (null where the kernel names none) and return the lines of
+    the human report."""
+    measured: dict[str, FixCost] = {}
+    lines = []
+    for finding, shown in zip(analysis.findings, report["findings"], strict=True):
+        if finding.kind not in FIXABLE:
+            continue
+        offer = offer_fix(run_request, finding.kind)
+        if offer is None:
+            shown["fix"] = None
+            continue
+        key = repr((offer.fix.variant.path, sorted(offer.fix.defines.items()), offer.fix.local))
+        if key not in measured:
+            measured[key] = measure_fix(executor, offer)
+        cost = measured[key]
+        shown["fix"] = cost.to_json()
+        lines.append(f"  line {finding.line} [{finding.kind}]: {cost.sentence()}")
+    if not lines:
+        return "\nMeasure the fix: no cost finding has a counterpart named in the kernel."
+    return "\nMeasure the fix (original time / counterpart time):\n" + "\n".join(lines)
 
 
 COMMAND = Command(

@@ -355,14 +355,21 @@ def bench(
     sweep: dict[str, list[Any]] | None = None,
     baseline: str | None = None,
     device_name: str = "",
+    metric: str = "time",
 ) -> list[dict]:
     """Records for each size: every variant (at every point of the sweep), the numpy row,
     then the baseline row when ``baseline`` is copy, fma or torch. With a baseline, every
     record carries ``baseline`` and ``ratio_to_baseline``; with a sweep, each variant's
     record carries ``sweep``, the point's values (a refused point has status refused and
-    the reason)."""
+    the reason). With a ``metric`` from a trace (bank-degree, sectors), each variant's
+    record also carries ``bank_degree`` and ``sectors_per_request`` from a real trace of
+    that configuration."""
+    from explorer.engine.sweep_metrics import METRICS, traced_figures
+
     if baseline is not None and baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {', '.join(BASELINES)}; not {baseline!r}")
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; not {metric!r}")
     variants = list(variants)
     points = sweep_points(sweep)
     records = []
@@ -393,6 +400,10 @@ def bench(
                 record = result_record(result)
                 if sweep:
                     record["sweep"] = _point_json(point)
+                if metric != "time" and result.status == "refused":
+                    record.update(bank_degree=None, sectors_per_request=None, trace_status=None)
+                elif metric != "time":
+                    record.update(traced_figures(executor, request))
                 rows.append(record)
         if not variants:
             continue

@@ -31,7 +31,7 @@ from typing import Any
 
 from explorer.engine.arguments import parse_custom
 from explorer.engine.expressions import ExpressionError, names_in
-from explorer.engine.records import Variant
+from explorer.engine.records import Counterpart, Variant
 from explorer.families import FAMILIES
 from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
 from explorer.paths import kernels_dir
@@ -139,6 +139,8 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
             '[about] with text = "..." under it'
         )
 
+    counterpart = _counterpart(meta.get("counterpart"), set(defines), where)
+
     known = set(problem.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
     for expression in (*global_size, *local_size, *constraints):
         try:
@@ -170,6 +172,45 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         path=str(path),
         source=source,
         custom=custom,
+        counterpart=counterpart,
+    )
+
+
+def _counterpart(raw: object, defines: set[str], where: str) -> Counterpart | None:
+    """The header's ``counterpart``: a variant id (``counterpart = "tiled-padded"``) or a
+    table with ``variant``, ``defines``, ``local`` and ``why``, each optional."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return Counterpart(raw.strip())
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: counterpart must be a variant id or a table")
+    variant = raw.get("variant", "")
+    why = raw.get("why", "")
+    new_defines = raw.get("defines", {})
+    local = raw.get("local")
+    if not isinstance(variant, str) or not isinstance(why, str):
+        raise CatalogError(f"{where}: counterpart variant and why must be strings")
+    if not isinstance(new_defines, dict) or not all(
+        isinstance(v, int) for v in new_defines.values()
+    ):
+        raise CatalogError(f"{where}: counterpart defines must be a table of NAME = integer")
+    if not variant and set(new_defines) - defines:
+        raise CatalogError(
+            f"{where}: counterpart defines {sorted(set(new_defines) - defines)} are not "
+            "defines of this kernel"
+        )
+    if local is not None and not (
+        isinstance(local, list) and local and all(isinstance(v, int) and v > 0 for v in local)
+    ):
+        raise CatalogError(f"{where}: counterpart local must be a list of positive integers")
+    if not variant and not new_defines and local is None:
+        raise CatalogError(f"{where}: counterpart names no variant, define or local size")
+    return Counterpart(
+        variant.strip(),
+        tuple((k, int(v)) for k, v in new_defines.items()),
+        tuple(local) if local is not None else None,
+        why,
     )
 
 

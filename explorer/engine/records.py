@@ -62,6 +62,18 @@ class DeviceInfo:
 
 
 @dataclass(frozen=True)
+class Counterpart:
+    """What a variant's cost findings are measured against (the header's ``[counterpart]``):
+    another variant of the family, or this one with other defines or another local size.
+    ``why`` names the change in a few words ("padding the tile")."""
+
+    variant: str  # a variant id of the same family; "" for this variant itself
+    defines: tuple[tuple[str, int], ...] = ()
+    local: tuple[int, ...] | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Variant:
     """One kernel variant: a ``.cl`` file and the metadata from its header."""
 
@@ -84,6 +96,7 @@ class Variant:
     source: str
     # A custom kernel's own declarations (family "custom"); None for the fixed families.
     custom: CustomSpec | None = None
+    counterpart: Counterpart | None = None  # what a cost finding is measured against
 
     @property
     def default_defines(self) -> dict[str, int]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -22,12 +24,16 @@ KIND_COLOURS = {
     "coverage": "#b9770e",
     "not-traced": "#7f8c8d",
     "overflow": "#7f8c8d",
+    "bank-conflict": "#1f618d",
+    "uncoalesced": "#1f618d",
 }
+COST_KINDS = ("bank-conflict", "uncoalesced")  # costs a counterpart can be measured against
 
 
 class FindingsView(QWidget):
     line_selected = Signal(int)
     finding_selected = Signal(object)
+    measure_fix_requested = Signal(object)  # the selected cost finding
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,7 +64,24 @@ class FindingsView(QWidget):
         )
         self.sites.setRootIsDecorated(False)
         self.sites.itemSelectionChanged.connect(self._site_selected)
-        splitter.addWidget(self.findings)
+        findings_box = QWidget()
+        box = QVBoxLayout(findings_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.findings)
+        fix_row = QHBoxLayout()
+        self.measure_fix = QPushButton("Measure the fix")
+        self.measure_fix.setToolTip(
+            "Time the kernel beside its counterpart (padded, re-mapped), alternately, on this "
+            "device, and show what the selected bank conflict or uncoalesced access costs"
+        )
+        self.measure_fix.setEnabled(False)
+        self.measure_fix.clicked.connect(self._measure_fix)
+        self.fix_result = QLabel("")
+        self.fix_result.setWordWrap(True)
+        fix_row.addWidget(self.measure_fix)
+        fix_row.addWidget(self.fix_result, 1)
+        box.addLayout(fix_row)
+        splitter.addWidget(findings_box)
         splitter.addWidget(self.sites)
         self.oclgrind = QPlainTextEdit()
         self.oclgrind.setReadOnly(True)
@@ -73,10 +96,29 @@ class FindingsView(QWidget):
         self.findings.clear()
         self.sites.clear()
         self.summary.setText(message)
+        self.show_fix("")
+
+    def selected_finding(self) -> object | None:
+        items = self.findings.selectedItems()
+        index = self.findings.indexOfTopLevelItem(items[0]) if items else -1
+        return self.shown[index] if 0 <= index < len(self.shown) else None
+
+    def show_fix(self, text: str, measuring: bool = False) -> None:
+        """The measured cost of the selected finding (or why there is none)."""
+        self.fix_result.setText(text)
+        finding = self.selected_finding()
+        self.measure_fix.setEnabled(not measuring and getattr(finding, "kind", None) in COST_KINDS)
+
+    def _measure_fix(self) -> None:
+        finding = self.selected_finding()
+        if finding is not None and getattr(finding, "kind", None) in COST_KINDS:
+            self.show_fix("Measuring the kernel beside its counterpart …", measuring=True)
+            self.measure_fix_requested.emit(finding)
 
     def show_trace(self, report: dict, analysis) -> None:  # type: ignore[no-untyped-def]
         self.findings.clear()
         self.sites.clear()
+        self.fix_result.setText("")
         complete = "complete" if report["complete"] else "incomplete"
         bad = [f for f in analysis.findings if f.kind not in ("not-traced",)]
         self.summary.setText(
@@ -131,6 +173,7 @@ class FindingsView(QWidget):
 
     def _selected(self) -> None:
         items = self.findings.selectedItems()
+        self.show_fix("")
         if not items:
             return
         index = self.findings.indexOfTopLevelItem(items[0])

@@ -1,5 +1,6 @@
-"""Parameter sweep: a heat map of GFLOP/s (or GB/s) over two chosen parameters; refused
-configurations are shown as such; clicking a cell loads that configuration."""
+"""Parameter sweep: a heat map of GFLOP/s (or GB/s), or of a trace figure (bank-conflict
+degree, sectors per request, each point from a real trace), over two chosen parameters;
+refused configurations are shown as such; clicking a cell loads that configuration."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ from explorer.gui.canvas import CellCanvas, rgba
 
 REFUSED = rgba("#bdc3c7")
 WRONG = rgba("#e74c3c")
+METRIC_NAMES = {
+    "time": "time",
+    "bank-degree": "bank-conflict degree (worst local site)",
+    "sectors": "sectors per request (worst global site)",
+}
 
 
 def parse_values(axis: str, text: str) -> list:
@@ -57,6 +63,13 @@ class SweepView(QWidget):
         row_y.addWidget(self.y_values, 1)
         form.addRow("Across", row_x)
         form.addRow("Down", row_y)
+        self.colour_by = QComboBox()
+        self.colour_by.addItems(list(METRIC_NAMES))
+        self.colour_by.setToolTip(
+            "time: GFLOP/s or GB/s of each point; bank-degree and sectors: from a real trace "
+            "of each point (lower is better; small sizes keep it fast)"
+        )
+        form.addRow("Colour by", self.colour_by)
         layout.addLayout(form)
         self.run_button = QPushButton("Run sweep")
         self.run_button.clicked.connect(self._run)
@@ -71,6 +84,8 @@ class SweepView(QWidget):
         self.y_axis.currentTextChanged.connect(lambda a: self._defaults(a, self.y_values))
         self.variant: Variant | None = None
         self.grid: list[list[RunResult | None]] = []
+        self.figures: list[list[float | None]] = []  # trace figures, when coloured by one
+        self.grid_metric = "time"  # what the grid on screen is coloured by
         self.axes: tuple[str, list, str, list] | None = None
 
     def set_variant(self, variant: Variant) -> None:
@@ -109,6 +124,8 @@ class SweepView(QWidget):
             return
         self.axes = (x_axis, xs, y_axis, ys)
         self.grid = [[None] * len(xs) for _ in ys]
+        self.figures = [[None] * len(xs) for _ in ys]
+        self.grid_metric = self.colour_by.currentText()
         self.message.setText(f"Sweeping {len(xs) * len(ys)} configurations …")
         self.run_requested.emit(x_axis, xs, y_axis, ys)
 
@@ -124,11 +141,63 @@ class SweepView(QWidget):
             out.append(params)
         return out
 
-    def show_cell(self, index: int, result: RunResult) -> None:
+    def show_cell(self, index: int, result: RunResult, figure: float | None = None) -> None:
+        """One point's result, and its trace figure when the grid is coloured by one."""
         assert self.axes is not None
         cols = len(self.axes[1])
         self.grid[index // cols][index % cols] = result
-        self._draw()
+        self.figures[index // cols][index % cols] = figure
+        if self.grid_metric == "time":
+            self._draw()
+        else:
+            self._draw_figures()
+
+    def _draw_figures(self) -> None:
+        """Colour by a trace figure: lower is better (1 bank turn, fewer sectors)."""
+        assert self.axes is not None
+        x_axis, xs, y_axis, ys = self.axes
+        known = [
+            (r, c, v)
+            for r, row in enumerate(self.figures)
+            for c, v in enumerate(row)
+            if v is not None
+        ]
+        lo = min((v for _, _, v in known), default=0.0)
+        hi = max((v for _, _, v in known), default=1.0)
+        span = (hi - lo) or 1.0
+        good, bad = rgba("#e8f8f5").astype(float), rgba("#1f618d").astype(float)
+        pixels = np.zeros((len(ys), len(xs), 4), dtype=np.uint8)
+        labels = [[""] * len(xs) for _ in ys]
+        for r, row in enumerate(self.grid):
+            for c, result in enumerate(row):
+                value = self.figures[r][c]
+                if result is None:
+                    pixels[r, c] = rgba("#ffffff")
+                elif result.status == "refused":
+                    pixels[r, c], labels[r][c] = REFUSED, "refused"
+                elif value is None:
+                    pixels[r, c], labels[r][c] = WRONG, result.status
+                else:
+                    pixels[r, c] = (good + (bad - good) * ((value - lo) / span)).astype(np.uint8)
+                    labels[r][c] = f"{value:.2f}"
+        best = min(known, key=lambda k: k[2]) if known else None
+        self.canvas.set_pixels(pixels)
+        self.canvas.outlines = (
+            [(best[0], best[0] + 1, best[1], best[1] + 1, "#c0392b")] if best else []
+        )
+        fmt = [("x".join(map(str, x)) if isinstance(x, tuple) else str(x)) for x in xs]
+        name = METRIC_NAMES[self.grid_metric]
+        self.canvas.title = f"{name}: {x_axis} across ({', '.join(fmt)})" + (
+            f", {y_axis} down ({', '.join(map(str, ys))})" if ys != [None] else ""
+        )
+        done = sum(r is not None for row in self.grid for r in row)
+        refused = sum(r is not None and r.status == "refused" for row in self.grid for r in row)
+        text = f"{done} of {len(xs) * len(ys)} traced, {refused} refused (grey)"
+        if best is not None:
+            text += f"; lowest {best[2]:.2f} (outlined). Click a cell to load it."
+        self.message.setText(text)
+        self.canvas.cell_labels = labels
+        self.canvas.update()
 
     def _draw(self) -> None:
         if self.axes is None:

@@ -48,7 +48,13 @@ class _Job(QObject):
         for index, request in enumerate(requests):
             if self.cancelled_generation >= generation:
                 break
-            self.compare_step.emit(generation, index, len(requests), self._executor.run(request))
+            # A sweep coloured by trace figures sends traces: each step is then a TracedRun.
+            outcome = (
+                self._executor.trace(request)
+                if isinstance(request, TraceRequest)
+                else self._executor.run(request)
+            )
+            self.compare_step.emit(generation, index, len(requests), outcome)
         self.compare_done.emit(generation)
 
     @Slot(int, object)
@@ -154,7 +160,7 @@ class RunController(QObject):
         self._run_requested.emit(generation, request)
         return generation
 
-    def compare(self, requests: list[RunRequest]) -> int:
+    def compare(self, requests: list[RunRequest] | list[TraceRequest]) -> int:
         generation = self._next(f"comparing {len(requests)} variants")
         self._compare_requested.emit(generation, list(requests))
         return generation

@@ -6,6 +6,9 @@ args = ["MAT", "VEC", "WIDTH", "HEIGHT", "OUT", "SCRATCH"]
 global = ["2 * COMPUTE_UNITS * L0"]
 local = ["256"]
 sizes = ["is_pow2(L0)"]
+[counterpart]
+variant = "nvidia-coalesced2"
+why = "sequential addressing"
 [about]
 source = "seed 002 (NVIDIA OpenCL SDK oclMatVecMul)"
 bug = ""

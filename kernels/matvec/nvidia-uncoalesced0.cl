@@ -5,6 +5,9 @@ kernel = "MatVecMulUncoalesced0"
 args = ["MAT", "VEC", "WIDTH", "HEIGHT", "OUT"]
 global = ["HEIGHT"]
 local = ["256"]
+[counterpart]
+variant = "nvidia-coalesced0"
+why = "a work-group per row"
 [about]
 source = "seed 002 (NVIDIA OpenCL SDK oclMatVecMul)"
 bug = ""

@@ -5,6 +5,9 @@ kernel = "MatVecMulUncoalesced1"
 args = ["MAT", "VEC", "WIDTH", "HEIGHT", "OUT"]
 global = ["2 * COMPUTE_UNITS * L0"]
 local = ["256"]
+[counterpart]
+variant = "nvidia-coalesced0"
+why = "a work-group per row"
 [about]
 source = "seed 002 (NVIDIA OpenCL SDK oclMatVecMul)"
 bug = ""

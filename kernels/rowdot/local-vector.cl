@@ -7,6 +7,9 @@ global = ["D"]
 local = ["64"]
 [defines]
 TILE = 1024
+[counterpart]
+variant = "group-row"
+why = "a work-group per row"
 [about]
 source = "seed 004 optimisation #1, corrected: any D, bounds checks, barriers"
 bug = ""

@@ -6,6 +6,9 @@ args = ["RESULT", "VECTOR", "MAT1", "MAT2", "FACTOR"]
 global = ["D"]
 local = ["40"]
 sizes = ["D == 1000", "D % L0 == 0"]
+[counterpart]
+variant = "group-row"
+why = "a work-group per row"
 [about]
 source = "seed 004 (reconstructed: the post describes this kernel but does not print it)"
 bug = ""

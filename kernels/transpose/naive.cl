@@ -5,6 +5,9 @@ kernel = "transpose_naive"
 args = ["WIDTH", "HEIGHT", "IN", "OUT"]
 global = ["WIDTH", "HEIGHT"]
 local = ["32", "8"]
+[counterpart]
+variant = "padded-rows"
+why = "staging a tile in local memory"
 [about]
 source = "seed 001 (gpu_matrix_transpose), translated from CUDA to OpenCL"
 bug = ""

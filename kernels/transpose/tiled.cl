@@ -10,6 +10,9 @@ sizes = ["L0 == TILE", "L1 == TILE"]
 TILE = 32
 [allowed]
 TILE = [8, 16, 32]
+[counterpart]
+variant = "tiled-padded"
+why = "padding the tile"
 [about]
 source = "seed 001 (gpu_shared_matrix_transpose), without its padding column"
 bug = ""

@@ -18,6 +18,10 @@ from explorer.trace.records import OP_NAMES
 CONSTRUCTS = Path(__file__).parent / "constructs"
 SIZES = {"WIDTH": 64, "HEIGHT": 32}
 R, W, B = "read", "write", "barrier"
+# Costs, not bugs: a 16x16 group over a 17-float tile row puts words 0 and 32 in one bank;
+# float2 and struct members, and transposed tile reads, fall words apart; a work-item walking
+# its own row writes a sector of its own.
+COSTS = ("bank-conflict", "uncoalesced")
 
 GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] = {
     "01_macros.cl": (
@@ -28,7 +32,7 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
             (19, R, "tile", 4),
             (19, W, "OUT", 4),
         },
-        [],
+        [("bank-conflict", 16), ("bank-conflict", 19)],
     ),
     "02_local_struct.cl": (
         {
@@ -38,7 +42,7 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
             (18, R, "cells", 4),
             (18, W, "OUT", 4),
         },
-        [],
+        [("bank-conflict", 15), ("bank-conflict", 18)],
     ),
     "03_local_float2.cl": (
         {
@@ -48,17 +52,17 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
             (17, R, "pair", 4),
             (17, W, "OUT", 4),
         },
-        [],
+        [("bank-conflict", 14), ("bank-conflict", 17)],
     ),
     "04_struct_of_pointers.cl": ({(16, R, "IN", 4), (16, W, "OUT", 4)}, []),
     "05_float4_component.cl": (
         {(line, op, buf, 4) for line in (13, 14, 15, 16) for op, buf in ((R, "IN"), (W, "OUT"))},
-        [],
+        [("uncoalesced", line) for line in (13, 14, 15, 16)],
     ),
     "06_if_loop.cl": ({(18, R, "IN", 4), (18, W, "OUT", 4)}, []),
     "07_prototype.cl": ({(13, W, "OUT", 4), (17, R, "IN", 4)}, []),
     "08_typedef.cl": ({(13, R, "IN", 4), (13, W, "OUT", 4)}, []),
-    "09_pointer_arith.cl": ({(16, R, "IN", 4), (16, W, "OUT", 4)}, []),
+    "09_pointer_arith.cl": ({(16, R, "IN", 4), (16, W, "OUT", 4)}, [("uncoalesced", 16)]),
     "10_ternary_cast.cl": ({(14, R, "IN", 4), (14, W, "OUT", 4)}, []),
     "11_vload_vstore.cl": (
         {
@@ -79,7 +83,7 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
             (18, R, "tile", 4),
             (18, W, "OUT", 4),
         },
-        [],
+        [("bank-conflict", 18)],
     ),
     "13_local_scalar.cl": (
         {
@@ -110,7 +114,7 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
             (17, R, "tile", 4),
             (17, W, "OUT", 4),
         },
-        [("barrier-divergence", 16)],
+        [("bank-conflict", 14), ("bank-conflict", 17), ("barrier-divergence", 16)],
     ),
     "16_private_array.cl": ({(15, R, "IN", 4), (16, W, "OUT", 4)}, []),
     # Only the write past the end of the private array is recorded, and it is skipped.
@@ -144,7 +148,7 @@ def test_construct_is_traced_as_written(executor, device, name):
             seen.add((s.line, OP_NAMES[s.op], name_of, size))
     sites, findings = GOLDEN[name]
     assert seen == sites
-    assert sorted((f.kind, f.line) for f in result.analysis.findings) == findings
+    assert sorted((f.kind, f.line) for f in result.analysis.findings) == sorted(findings)
     assert trace.complete
-    if not findings:
+    if not [f for f in findings if f[0] not in COSTS]:  # a cost leaves the result right
         assert result.result.status == "verified" or "VERIFIED" in result.result.summary()

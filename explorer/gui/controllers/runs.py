@@ -13,6 +13,7 @@ from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
 from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.families import FAMILIES
 from explorer.gui.controllers import Views
+from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState, Group
 from explorer.gui.worker import RunController
@@ -71,6 +72,7 @@ class RunCompareController(QObject):
         worker.limits_ready.connect(views.roofline_view.set_limits)
         worker.oclgrind_finished.connect(self._oclgrind_done)
         self._show_source()
+        self.fix_cost = FixCostController(model, views, worker)  # "Measure the fix"
 
     # -- enabling ------------------------------------------------------------------------
     def refresh_actions(self) -> None:
@@ -215,8 +217,10 @@ class RunCompareController(QObject):
         self.run_finished.emit(generation, result)
 
     def _compare_step(self, generation: int, index: int, total: int, result: RunResult) -> None:
-        self.state.remember(result)  # every run, a sweep's too
         self.views.progress.setValue(index + 1)
+        if isinstance(result, TracedRun):  # a sweep by trace figures: no timing to keep
+            return
+        self.state.remember(result)  # every run, a sweep's too
         if generation != self._compare_generation:
             return
         self.state.comparison.append(result)

@@ -7,6 +7,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 
 from explorer.engine.records import RunRequest, RunResult
+from explorer.engine.sweep_metrics import FIELDS, SWEEP_BUDGET_BYTES, site_figures
+from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.gui.controllers import Views
 from explorer.gui.model import ConfigModel
 from explorer.gui.worker import RunController
@@ -47,13 +49,25 @@ class SweepController(QObject):
                 )
             )
         self.views.start_progress(len(requests))
-        self._generation = self.worker.compare(requests)
+        if self.views.sweep_view.grid_metric != "time":  # each point from a real trace
+            traces = [TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES) for r in requests]
+            self._generation = self.worker.compare(traces)
+        else:
+            self._generation = self.worker.compare(requests)
 
-    def _step(self, generation: int, index: int, total: int, result: RunResult) -> None:
+    def _step(self, generation: int, index: int, total: int, outcome: object) -> None:
         if generation != self._generation:
             return
-        self.views.sweep_view.show_cell(index, result)
-        self.views.say(f"Sweep {index + 1}/{total}: {result.status}")
+        figure = None
+        if isinstance(outcome, TracedRun):
+            field = FIELDS.get(self.views.sweep_view.grid_metric, "")
+            if outcome.analysis is not None:
+                figure = site_figures(outcome.analysis.sites).get(field)
+            outcome = outcome.result
+        if not isinstance(outcome, RunResult):
+            return
+        self.views.sweep_view.show_cell(index, outcome, figure)
+        self.views.say(f"Sweep {index + 1}/{total}: {outcome.status}")
 
     def load_cell(self, params: dict[str, Any], result: RunResult | None) -> None:
         """A clicked cell becomes the configuration."""

@@ -176,7 +176,11 @@ class _Tally:
 
 
 def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
-    """One row per memory-access site with records, in line order."""
+    """One row per memory-access site with records, in line order (computed once per
+    analysis: the cost findings read the same rows)."""
+    cached = ctx.memo.get("site_stats")
+    if isinstance(cached, tuple):
+        return cached
     t = ctx.trace
     acc: dict[int, _Tally] = {}
     for u in units.out_of_bounds:
@@ -215,4 +219,6 @@ def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
             text=s.text,
         )
         out.append((s.line, sid, stats))
-    return tuple(st for _, _, st in sorted(out, key=lambda x: x[:2]))
+    rows = tuple(st for _, _, st in sorted(out, key=lambda x: x[:2]))
+    ctx.memo["site_stats"] = rows
+    return rows

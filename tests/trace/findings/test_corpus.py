@@ -29,7 +29,8 @@ Expected = list[tuple[str, int | None, str | None, int]]
 
 FINDINGS: dict[str, Expected] = {
     # total[slot] += ... by all 32 work-items of each group: one word races in each group.
-    "local_race": [("race", 24, "total", 2)],
+    # Each work-item also walks its own row of MAT: a sector per work-item (a cost).
+    "local_race": [("race", 24, "total", 2), ("uncoalesced", 24, "MAT", 2)],
     # tile[l] written at line 20, tile[(l + 1) % 32] read at line 21: every word, both groups.
     "missing_barrier": [("race", 20, "tile", 64)],
     # OUT[y] written, barrier(CLK_LOCAL_MEM_FENCE), a neighbour's OUT read: every element.
@@ -37,13 +38,13 @@ FINDINGS: dict[str, Expected] = {
     # tile[l] written, barrier(CLK_GLOBAL_MEM_FENCE), a neighbour's tile read.
     "local_race_global_fence": [("race", 20, "tile", 64)],
     # sum[l] += ... before anything wrote sum[]: 32 reads in each group.
-    "uninitialized_local": [("uninitialized", 20, "sum", 64)],
+    "uninitialized_local": [("uninitialized", 20, "sum", 64), ("uncoalesced", 20, "MAT", 2)],
     # OUT[y] += ... before anything in the launch wrote OUT.
     "uninitialized_output": [("uninitialized", 19, "OUT", 64)],
     # work-item 0 writes VEC[0], once.
     "write_to_input": [("write-to-input", 21, "VEC", 1)],
     # MAT[y * width + width]: the last row reads MAT[4096], once.
-    "out_of_bounds_global": [("out-of-bounds", 19, "MAT", 1)],
+    "out_of_bounds_global": [("out-of-bounds", 19, "MAT", 1), ("uncoalesced", 19, "MAT", 2)],
     # tile[l + 1]: work-item 31 of each group reads tile[32].
     "out_of_bounds_local": [("out-of-bounds", 22, "tile", 2)],
     # OUT[63] is never written.
@@ -59,8 +60,20 @@ FINDINGS: dict[str, Expected] = {
     "atomic_cmpxchg_loser": [],
     # ready[slot] = 1 by everyone: a race only while the trace records no values (below).
     "same_value_writes": [("race", 21, "ready", 2)],
-    "bank_conflicts": [],
-    "coalescing_strided": [],
+    # Floats 2 and 4 words apart and float4s 4 apart conflict where written (line 25's
+    # neighbouring float4s do not); line 28 reads them back, wide[l].x too: floats 4 words
+    # apart. One finding per site, counting its requests (one per group).
+    "bank_conflicts": [
+        ("bank-conflict", 23, "two", 2),
+        ("bank-conflict", 24, "four", 2),
+        ("bank-conflict", 26, "wide4", 2),
+        ("bank-conflict", 28, "two", 2),
+        ("bank-conflict", 28, "four", 2),
+        ("bank-conflict", 28, "wide", 2),
+        ("bank-conflict", 28, "wide4", 2),
+    ],
+    # MAT[y * width]: a sector per work-item; MAT[y] is coalesced.
+    "coalescing_strided": [("uncoalesced", 19, "MAT", 2)],
 }
 
 # (line, buffer, sectors per request or bank-conflict degree) of chosen sites.
