@@ -112,3 +112,29 @@ def test_13_a_session_running_a_kernel_from_elsewhere_asks_first(window, tmp_pat
     assert not window.controllers.sessions.open(str(path))
     assert asked and str(kernel) in asked[0]
     assert window.model.variant == before
+
+
+def test_11_every_export_into_a_missing_folder_says_so_and_writes_nothing(
+    window, qtbot, monkeypatch, tmp_path
+):
+    from tests.gui.conftest import answer_file_dialogs, trace_and_wait
+
+    window.model.set_variant(find_variant("transpose", "naive"))
+    window.model.set_size("WIDTH", 32)
+    window.model.set_size("HEIGHT", 32)
+    run_and_wait(qtbot, window)
+    trace_and_wait(qtbot, window)
+    missing = tmp_path / "missing"
+    for item, name in (
+        ("Export timing history as CSV…", "h.csv"),
+        ("Export timing history as JSON…", "h.json"),
+        ("Export timing chart as PNG…", "t.png"),
+        ("Export view as SVG…", "v.svg"),
+        ("Export animation as GIF…", "a.gif"),
+        ("Export animation as PNG frames…", "frame.png"),
+    ):
+        answer_file_dialogs(monkeypatch, missing / name)
+        trigger(window, item)  # a raised error would fail the test here
+        message = window.statusBar().currentMessage()
+        assert "Could not write" in message and "Wrote" not in message, (item, message)
+        assert not missing.exists(), item
