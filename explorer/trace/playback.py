@@ -1,9 +1,13 @@
 """Stepping through a trace: the model behind the animation (numpy only, no Qt).
 
 A *step* is one source line within one phase of the selected work-group, in the order the
-group first executed it. Everything a view shows for a step (the tile a group loads, the
-elements read and written, the local memory each work-item wrote, what the hovered
-work-item touched) is a selection of the trace's own records, never re-derived.
+group first executed it; stepping by iteration splits a line the work-items execute several
+times in a phase (a loop body) into one step per pass, from each work-item's own access
+order (``Trace.seq``), so a walk along K or an inner product over a tile animates pass by
+pass. Everything a view shows for a step (the tile a group loads, the elements read and
+written, the local memory each work-item wrote, what a work-item touched) is a selection of
+the trace's own records, never re-derived. Values come from ``Trace.values`` when recorded,
+else from the run's own arrays: a local element holds the global element its writer copied.
 """
 
 from __future__ import annotations
@@ -12,7 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.records import ATOMIC, BARRIER, FENCE, GLOBAL, LOCAL, READ, RMW, WRITE, Trace
+from explorer.trace.records import (
+    ATOMIC,
+    BARRIER,
+    FENCE,
+    GLOBAL,
+    LOCAL,
+    MAX_PHASE,
+    READ,
+    RMW,
+    WRITE,
+    Trace,
+)
 
 MAX_CELLS = 128  # cells per side of a buffer grid; bigger buffers are aggregated
 
@@ -22,6 +37,7 @@ class Step:
     index: int
     phase: int
     line: int
+    iteration: int = 0  # which pass of the line within the phase (0 when stepping by line)
 
 
 @dataclass(frozen=True)
@@ -93,17 +109,37 @@ def make_grids(
     return grids
 
 
-class Playback:
-    """The selected group's steps, and the records behind each."""
+KEY_ITERATION = 1 << 24  # passes of one line per phase that a step key can tell apart
+KEY_LINE = 1 << 20
+Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)
 
-    def __init__(self, trace: Trace, grids: list[Grid]) -> None:
+
+class Playback:
+    """The selected group's steps, and the records behind each.
+
+    ``by_iteration`` splits a line executed several times in a phase into one step per pass.
+    ``arrays`` (role → array, the run's inputs and output) give the values drawn in the cells
+    where the trace recorded none (``Trace.values`` is optional).
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        grids: list[Grid],
+        by_iteration: bool = True,
+        arrays: dict[str, np.ndarray] | None = None,
+    ) -> None:
         self.trace = trace
         self.grids = grids
+        self.by_iteration = by_iteration
+        self.arrays: dict[str, np.ndarray] = dict(arrays or {})
         self.group_linear = trace.group_linear()  # per work-item
         self.local_linear = trace.local_linear()
         self.line = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)[trace.site]
         self.index = trace.index()
         self.record_group = self.group_linear[trace.wi]
+        kept = np.asarray(trace.kept, dtype=np.int64)
+        self._wi_start = np.cumsum(kept) - kept
         traced = np.unique(self.group_linear)
         self.traced_groups = set(int(g) for g in traced)
         gx, gy, _ = trace.num_groups
@@ -115,9 +151,18 @@ class Playback:
         self.group: tuple[int, int, int] | None = None
         self.steps: list[Step] = []
         self._records = np.zeros(0, dtype=np.int64)
+        self._by_step = np.zeros(0, dtype=np.int64)  # the group's records, step by step
+        self._offsets = np.zeros(1, dtype=np.int64)  # step i: _by_step[_offsets[i]:_offsets[i+1]]
+        self._focus: dict[int, np.ndarray] = {}
+        self._extent: dict[int, tuple[Box | None, Box | None]] = {}
+        self._local_writes: dict[int, np.ndarray] = {}
+        self._group_wis: dict[int, int] = {}  # local linear id → work-item index
+        self._heat: dict[int, np.ndarray] = {}
+        self._element_heat: dict[int, np.ndarray] = {}
+        self._values: dict[int, np.ndarray | None] = {}
+        self._source = self._copy_sources()
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
-        self._heat: dict[int, np.ndarray] = {}
 
     # -- selection ---------------------------------------------------------------------
     def group_index(self, group: tuple[int, int, int]) -> int:
@@ -133,37 +178,75 @@ class Playback:
         if g not in self.traced_groups:
             return False
         self.group = tuple(group)  # type: ignore[assignment]
-        self._records = np.nonzero(self.record_group == g)[0]
+        wis = np.nonzero(self.group_linear == g)[0]
+        self._group_wis = {int(self.local_linear[w]): int(w) for w in wis}
+        self._records = np.concatenate(
+            [np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w]) for w in wis]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int64)
         self.steps = self._make_steps()
+        self._focus, self._extent, self._local_writes = {}, {}, {}
         return True
+
+    def set_by_iteration(self, on: bool) -> None:
+        """Step by loop pass (on) or by source line (off); the group stays selected."""
+        self.by_iteration = on
+        if self.group is not None:
+            self.select_group(self.group)
 
     def _make_steps(self) -> list[Step]:
         t = self.trace
-        recs = self._records
+        recs = self._records  # in (work-item, sequence) order
         if recs.size == 0:
+            self._by_step, self._offsets = recs, np.zeros(1, dtype=np.int64)
             return []
         phase = t.phase[recs].astype(np.int64)
         line = self.line[recs].astype(np.int64)
         seq = t.seq[recs].astype(np.int64)
-        # Order within a phase: the first time any work-item of the group reached the line.
-        key = phase * (1 << 20) + line
+        passes = np.zeros(recs.size, dtype=np.int64)
+        if self.by_iteration:
+            # The how-many-th time this work-item reached this site in this phase.
+            run = (t.wi[recs].astype(np.int64) * (MAX_PHASE + 1) + phase) * (
+                len(t.sites) + 1
+            ) + t.site[recs]
+            order = np.argsort(run, kind="stable")
+            k = run[order]
+            starts = np.r_[True, k[1:] != k[:-1]]
+            position = np.arange(k.size)
+            passes[order] = position - np.maximum.accumulate(np.where(starts, position, 0))
+            passes = np.minimum(passes, KEY_ITERATION - 1)
+        key = (phase * KEY_LINE + line) * KEY_ITERATION + passes
         uniq, inverse = np.unique(key, return_inverse=True)
         first = np.full(uniq.size, np.iinfo(np.int64).max)
         np.minimum.at(first, inverse, seq)
-        order = np.lexsort((first, uniq >> 20))
-        return [
-            Step(i, int(uniq[j] >> 20), int(uniq[j] & ((1 << 20) - 1))) for i, j in enumerate(order)
-        ]
+        # Within a phase: the order in which the group first reached each (line, pass).
+        order = np.lexsort((first, uniq // (KEY_LINE * KEY_ITERATION)))
+        rank = np.empty(uniq.size, dtype=np.int64)
+        rank[order] = np.arange(uniq.size)
+        step_of = rank[inverse.ravel()]
+        by_step = np.argsort(step_of, kind="stable")
+        self._by_step = recs[by_step]
+        self._offsets = np.searchsorted(step_of[by_step], np.arange(uniq.size + 1))
+        steps = []
+        for i, j in enumerate(order):
+            u = int(uniq[j])
+            steps.append(
+                Step(
+                    i,
+                    u // (KEY_LINE * KEY_ITERATION),
+                    (u // KEY_ITERATION) % KEY_LINE,
+                    u % KEY_ITERATION,
+                )
+            )
+        return steps
 
     @property
     def phases(self) -> int:
         return (max(s.phase for s in self.steps) + 1) if self.steps else 0
 
     def step_records(self, step: int) -> np.ndarray:
-        """Record indices of the selected group at one step (phase and line)."""
-        s = self.steps[step]
-        recs = self._records
-        return recs[(self.trace.phase[recs] == s.phase) & (self.line[recs] == s.line)]
+        """Record indices of the selected group at one step (phase, line and pass)."""
+        return self._by_step[self._offsets[step] : self._offsets[step + 1]]
 
     def phase_records(self, phase: int) -> np.ndarray:
         recs = self._records
@@ -177,6 +260,220 @@ class Playback:
             if line is not None and s.line == line:
                 return s.index
         return None
+
+    def last_step_of(self, phase: int) -> int | None:
+        """The last step of a phase (where a phase's picture is complete)."""
+        found = None
+        for s in self.steps:
+            if s.phase == phase:
+                found = s.index
+        return found
+
+    # -- focus and context ---------------------------------------------------------------
+    def focus(self, grid: Grid, step: int) -> Box | None:
+        """The box of elements the group touches in this buffer at this step, or at the
+        nearest step before it that touched the buffer (else the first after it): where a
+        zoom window on the buffer stays while the group works elsewhere."""
+        if grid.buffer not in self._focus:
+            self._focus[grid.buffer] = self._make_focus(grid)
+        box = self._focus[grid.buffer][step] if self.steps else None
+        if box is None or box[0] < 0:
+            return None
+        return int(box[0]), int(box[1]), int(box[2]), int(box[3])
+
+    def _make_focus(self, grid: Grid) -> np.ndarray:
+        t = self.trace
+        n = len(self.steps)
+        boxes = np.full((n, 4), -1, dtype=np.int64)
+        recs = self._by_step
+        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
+        mine = (t.buffer[recs] == grid.buffer) & ~t.oob[recs]
+        if not mine.any():
+            return boxes
+        r, c = grid.element_rc(self.index[recs[mine]])
+        sid = step_of[mine]
+        starts = np.r_[0, np.nonzero(np.diff(sid))[0] + 1]
+        at = sid[starts]
+        boxes[at, 0] = np.minimum.reduceat(r, starts)
+        boxes[at, 1] = np.maximum.reduceat(r, starts) + 1
+        boxes[at, 2] = np.minimum.reduceat(c, starts)
+        boxes[at, 3] = np.maximum.reduceat(c, starts) + 1
+        has = boxes[:, 0] >= 0
+        last = np.maximum.accumulate(np.where(has, np.arange(n), -1))
+        last[last < 0] = int(np.argmax(has))  # before the first touch: the first touch
+        return boxes[last]
+
+    def extent(self, grid: Grid) -> tuple[Box | None, Box | None]:
+        """(everything the group touches, everything it writes) in this buffer, as boxes:
+        the group's tile of C is marked from the first step."""
+        if grid.buffer not in self._extent:
+            t = self.trace
+            recs = self._records
+            recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+            writes = recs[np.isin(t.op[recs], (WRITE, RMW, ATOMIC))]
+            self._extent[grid.buffer] = (self._box(grid, recs), self._box(grid, writes))
+        return self._extent[grid.buffer]
+
+    def _box(self, grid: Grid, recs: np.ndarray) -> Box | None:
+        if recs.size == 0:
+            return None
+        r, c = grid.element_rc(self.index[recs])
+        return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
+
+    def window_masks(
+        self, grid: Grid, records: np.ndarray, window: Box
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(read, write) per element of a window of the buffer, for these records."""
+        t = self.trace
+        r0, r1, c0, c1 = window
+        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
+        r, c = grid.element_rc(self.index[mine])
+        inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
+        ops = t.op[mine][inside]
+        r, c = r[inside] - r0, c[inside] - c0
+        reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
+        writes = np.zeros_like(reads)
+        is_read = np.isin(ops, (READ, RMW, ATOMIC))
+        is_write = np.isin(ops, (WRITE, RMW, ATOMIC))
+        reads[r[is_read], c[is_read]] = True
+        writes[r[is_write], c[is_write]] = True
+        return reads, writes
+
+    def written_before(self, grid: Grid, step: int, window: Box) -> np.ndarray:
+        """Elements of a window the group has written at or before this step."""
+        recs = self._by_step[: self._offsets[step + 1]]
+        t = self.trace
+        recs = recs[np.isin(t.op[recs], (WRITE, RMW, ATOMIC))]
+        return self.window_masks(grid, recs, window)[1]
+
+    def work_item(self, local_linear: int) -> int | None:
+        """The trace's index of the selected group's work-item with this local id."""
+        return self._group_wis.get(local_linear)
+
+    def work_item_step(self, local_linear: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+        """One work-item's records at this step, and at every pass of this step's line in
+        this phase (the whole row of Asub it reads, not only this pass's element)."""
+        w = self._group_wis.get(local_linear)
+        if w is None or not self.steps:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        s = self.steps[step]
+        recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
+        recs = recs[(self.trace.phase[recs] == s.phase) & (self.line[recs] == s.line)]
+        now = self.step_records(step)
+        return recs[np.isin(recs, now)], recs
+
+    # -- values ----------------------------------------------------------------------------
+    def values(self, grid: Grid) -> np.ndarray | None:
+        """The buffer's contents as (rows, cols) float64 from the run's arrays, or None."""
+        if grid.buffer not in self._values:
+            role = self.trace.buffers[grid.buffer].role
+            array = self.arrays.get(role or "")
+            out = None
+            if array is not None and array.size >= grid.rows * grid.cols:
+                flat = np.asarray(array, dtype=np.float64).ravel()[: grid.rows * grid.cols]
+                out = (
+                    flat.reshape(grid.cols, grid.rows).T
+                    if grid.column_major
+                    else flat.reshape(grid.rows, grid.cols)
+                )
+            self._values[grid.buffer] = out
+        return self._values[grid.buffer]
+
+    def _copy_sources(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per record: the global (buffer, element) a local write copied, or (-1, -1).
+
+        A copy ``Asub[ty][tx] = A[...]`` is a global read immediately followed, on the same
+        line and by the same work-item, by a local write: the read's element is the source.
+        """
+        t = self.trace
+        n = t.records
+        buffer = np.full(n, -1, dtype=np.int16)
+        index = np.full(n, -1, dtype=np.int64)
+        if n < 2:
+            return buffer, index
+        spaces = np.array([b.space for b in t.buffers] + [-1], dtype=np.int8)
+        space = spaces[t.buffer]
+        writes = np.nonzero((space[1:] == LOCAL) & np.isin(t.op[1:], (WRITE,)))[0] + 1
+        prev = writes - 1
+        ok = (
+            (t.wi[prev] == t.wi[writes])
+            & (self.line[prev] == self.line[writes])
+            & (space[prev] == GLOBAL)
+            & (t.op[prev] == READ)
+            & ~t.oob[prev]
+        )
+        buffer[writes[ok]] = t.buffer[prev[ok]]
+        index[writes[ok]] = self.index[prev[ok]]
+        return buffer, index
+
+    def local_contents(
+        self, grid: Grid, step: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per element of a local array at this step: the value it holds (NaN: unknown or
+        never written), the local id of the work-item that wrote it (-1: none), whether it
+        was written in the current phase, and the global element it was copied from
+        (``(buffer << 40) | element``, -1 when it was not a copy)."""
+        t = self.trace
+        if grid.buffer not in self._local_writes:
+            recs = self._by_step
+            mine = (
+                (t.buffer[recs] == grid.buffer)
+                & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
+                & ~t.oob[recs]
+            )
+            self._local_writes[grid.buffer] = np.nonzero(mine)[0]  # positions in _by_step
+        positions = self._local_writes[grid.buffer]
+        positions = positions[positions < self._offsets[step + 1]]
+        recs = self._by_step[positions]
+        recs = recs[np.lexsort((t.seq[recs], t.phase[recs]))]  # later writes win
+        size = grid.rows * grid.cols
+        writer = np.full(size, -1, dtype=np.int64)
+        fresh = np.zeros(size, dtype=bool)
+        value = np.full(size, np.nan)
+        source = np.full(size, -1, dtype=np.int64)
+        element = self.index[recs]
+        ok = (element >= 0) & (element < size)
+        recs, element = recs[ok], element[ok]
+        writer[element] = self.local_linear[t.wi[recs]]
+        fresh[element[t.phase[recs] == self.steps[step].phase]] = True
+        src_buffer, src_index = self._source[0][recs], self._source[1][recs]
+        copied = src_buffer >= 0
+        source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
+        for b in np.unique(src_buffer[copied]):
+            flat = self._flat_values(int(b))
+            if flat is None:
+                continue
+            sel = copied & (src_buffer == b) & (src_index < flat.size)
+            value[element[sel]] = flat[src_index[sel]]
+        shape = (grid.rows, grid.cols)
+        return (
+            value.reshape(shape),
+            writer.reshape(shape),
+            fresh.reshape(shape),
+            source.reshape(shape),
+        )
+
+    def _flat_values(self, buffer: int) -> np.ndarray | None:
+        role = self.trace.buffers[buffer].role
+        array = self.arrays.get(role or "")
+        return None if array is None else np.asarray(array, dtype=np.float64).ravel()
+
+    def element_heat(self, grid: Grid) -> np.ndarray:
+        """Global loads of each element, (rows, cols), summed over every traced group."""
+        if grid.buffer not in self._element_heat:
+            t = self.trace
+            mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
+            index = self.index[mask]
+            size = grid.rows * grid.cols
+            counts = np.bincount(index[(index >= 0) & (index < size)], minlength=size)
+            heat = (
+                counts.reshape(grid.cols, grid.rows).T
+                if grid.column_major
+                else counts.reshape(grid.rows, grid.cols)
+            )
+            self._element_heat[grid.buffer] = heat
+        return self._element_heat[grid.buffer]
 
     # -- what a view draws ----------------------------------------------------------------
     def cell_masks(self, grid: Grid, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -210,37 +507,18 @@ class Playback:
         return heat
 
     def local_writers(self, grid: Grid, step: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell: the linear local id of the work-item whose value the cell holds at this
-        step (the last writer in any phase up to it), or -1; and whether that write happened
-        in the current phase."""
-        t = self.trace
-        current = self.steps[step]
-        done = {(s.phase, s.line) for s in self.steps[: step + 1]}
-        recs = self._records
-        recs = recs[
-            (t.buffer[recs] == grid.buffer)
-            & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
-            & ~t.oob[recs]
-            & (t.phase[recs] <= current.phase)
-        ]
-        key = t.phase[recs].astype(np.int64) * (1 << 20) + self.line[recs]
-        allowed = np.array([p * (1 << 20) + line for p, line in done], dtype=np.int64)
-        recs = recs[np.isin(key, allowed)]
-        # Later phases overwrite earlier ones: order by phase, then sequence.
-        order = np.lexsort((t.seq[recs], t.phase[recs]))
-        recs = recs[order]
-        writer = np.full(grid.cell_rows * grid.cell_cols, -1, dtype=np.int64)
-        fresh = np.zeros(grid.cell_rows * grid.cell_cols, dtype=bool)
-        cells = grid.cell_of(self.index[recs])
-        ok = cells >= 0
-        writer[cells[ok]] = self.local_linear[t.wi[recs[ok]]]
-        fresh[cells[ok & (t.phase[recs] == current.phase)]] = True
-        shape = (grid.cell_rows, grid.cell_cols)
-        return writer.reshape(shape), fresh.reshape(shape)
+        """Per element: the linear local id of the work-item whose value the cell holds at
+        this step (the last writer up to it), or -1; and whether that write happened in the
+        current phase."""
+        _value, writer, fresh, _source = self.local_contents(grid, step)
+        return writer, fresh
 
     def work_item_records(self, local_linear: int, phase: int) -> np.ndarray:
-        recs = self.phase_records(phase)
-        return recs[self.local_linear[self.trace.wi[recs]] == local_linear]
+        w = self._group_wis.get(local_linear)
+        if w is None:
+            return np.zeros(0, dtype=np.int64)
+        recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
+        return recs[self.trace.phase[recs] == phase]
 
     def touching(self, grid: Grid, cell: int, phase: int) -> list[tuple[tuple[int, ...], int, str]]:
         """Who touched a cell in this phase of the selected group: (local id, line, op)."""
@@ -264,4 +542,4 @@ class Playback:
         return [s.index for s in self.steps if s.line in barrier_lines]
 
 
-__all__ = ["BARRIER", "FENCE", "GLOBAL", "LOCAL", "Grid", "Playback", "Step", "make_grids"]
+__all__ = ["BARRIER", "FENCE", "GLOBAL", "LOCAL", "Box", "Grid", "Playback", "Step", "make_grids"]
