@@ -35,7 +35,7 @@ from explorer.gui.controllers.presenter import PresenterController
 from explorer.gui.controllers.runs import RunCompareController
 from explorer.gui.controllers.sessions import SessionController
 from explorer.gui.controllers.sweep import SweepController
-from explorer.gui.execution_view import ExecutionView
+from explorer.gui.execution_view import ExecutionView, run_arrays
 from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
             model, state, views, actions, worker, runs, self.set_presenter_layout
         )
         presenter.presenting_changed.connect(runs.refresh_actions)
+        runs.trace_shown.connect(self._show_values)
         return Controllers(
             runs=runs,
             sweep=SweepController(model, views, worker),
@@ -218,6 +219,12 @@ class MainWindow(QMainWindow):
             exports=ExportController(state, views),
             sessions=SessionController(model, state, views),
         )
+
+    def _show_values(self) -> None:
+        """The traced run's inputs and output: the values the execution view draws."""
+        traced = self.state.traced
+        if traced is not None and traced.trace is not None:
+            self.views.execution_view.set_arrays(run_arrays(traced.result, traced.trace))
 
     def _resolve(self, handler: str) -> Callable[[], object]:
         """``"runs.run"`` → the runs controller's ``run``; ``"window.…"`` → this window's."""

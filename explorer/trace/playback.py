@@ -160,7 +160,6 @@ class Playback:
         self._heat: dict[int, np.ndarray] = {}
         self._element_heat: dict[int, np.ndarray] = {}
         self._values: dict[int, np.ndarray | None] = {}
-        self._source = self._copy_sources()
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
 
@@ -341,10 +340,22 @@ class Playback:
 
     def written_before(self, grid: Grid, step: int, window: Box) -> np.ndarray:
         """Elements of a window the group has written at or before this step."""
-        recs = self._by_step[: self._offsets[step + 1]]
-        t = self.trace
-        recs = recs[np.isin(t.op[recs], (WRITE, RMW, ATOMIC))]
+        positions = self._writes(grid)
+        recs = self._by_step[positions[positions < self._offsets[step + 1]]]
         return self.window_masks(grid, recs, window)[1]
+
+    def _writes(self, grid: Grid) -> np.ndarray:
+        """Positions in the step-ordered records of the group's writes to this buffer."""
+        if grid.buffer not in self._local_writes:
+            t = self.trace
+            recs = self._by_step
+            mine = (
+                (t.buffer[recs] == grid.buffer)
+                & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
+                & ~t.oob[recs]
+            )
+            self._local_writes[grid.buffer] = np.nonzero(mine)[0]
+        return self._local_writes[grid.buffer]
 
     def work_item(self, local_linear: int) -> int | None:
         """The trace's index of the selected group's work-item with this local id."""
@@ -363,7 +374,18 @@ class Playback:
         now = self.step_records(step)
         return recs[np.isin(recs, now)], recs
 
+    def group_records(self, grid: Grid) -> np.ndarray:
+        """Every record of the selected group on this buffer (inside it)."""
+        t = self.trace
+        recs = self._records
+        return recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+
     # -- values ----------------------------------------------------------------------------
+    def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """The run's inputs and output by role: the values drawn where the trace has none."""
+        self.arrays = dict(arrays)
+        self._values = {}
+
     def values(self, grid: Grid) -> np.ndarray | None:
         """The buffer's contents as (rows, cols) float64 from the run's arrays, or None."""
         if grid.buffer not in self._values:
@@ -380,31 +402,29 @@ class Playback:
             self._values[grid.buffer] = out
         return self._values[grid.buffer]
 
-    def _copy_sources(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per record: the global (buffer, element) a local write copied, or (-1, -1).
+    def _copy_sources(self, writes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per local write record: the global (buffer, element) it copied, or (-1, -1).
 
         A copy ``Asub[ty][tx] = A[...]`` is a global read immediately followed, on the same
         line and by the same work-item, by a local write: the read's element is the source.
         """
         t = self.trace
-        n = t.records
-        buffer = np.full(n, -1, dtype=np.int16)
-        index = np.full(n, -1, dtype=np.int64)
-        if n < 2:
-            return buffer, index
-        spaces = np.array([b.space for b in t.buffers] + [-1], dtype=np.int8)
-        space = spaces[t.buffer]
-        writes = np.nonzero((space[1:] == LOCAL) & np.isin(t.op[1:], (WRITE,)))[0] + 1
+        buffer = np.full(writes.size, -1, dtype=np.int16)
+        index = np.full(writes.size, -1, dtype=np.int64)
         prev = writes - 1
+        inside = prev >= 0
+        prev = np.where(inside, prev, 0)
+        spaces = np.array([b.space for b in t.buffers] + [-1], dtype=np.int8)
         ok = (
-            (t.wi[prev] == t.wi[writes])
+            inside
+            & (t.wi[prev] == t.wi[writes])
             & (self.line[prev] == self.line[writes])
-            & (space[prev] == GLOBAL)
+            & (spaces[t.buffer[prev]] == GLOBAL)
             & (t.op[prev] == READ)
             & ~t.oob[prev]
         )
-        buffer[writes[ok]] = t.buffer[prev[ok]]
-        index[writes[ok]] = self.index[prev[ok]]
+        buffer[ok] = t.buffer[prev[ok]]
+        index[ok] = self.index[prev[ok]]
         return buffer, index
 
     def local_contents(
@@ -415,19 +435,14 @@ class Playback:
         was written in the current phase, and the global element it was copied from
         (``(buffer << 40) | element``, -1 when it was not a copy)."""
         t = self.trace
-        if grid.buffer not in self._local_writes:
-            recs = self._by_step
-            mine = (
-                (t.buffer[recs] == grid.buffer)
-                & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
-                & ~t.oob[recs]
-            )
-            self._local_writes[grid.buffer] = np.nonzero(mine)[0]  # positions in _by_step
-        positions = self._local_writes[grid.buffer]
-        positions = positions[positions < self._offsets[step + 1]]
-        recs = self._by_step[positions]
-        recs = recs[np.lexsort((t.seq[recs], t.phase[recs]))]  # later writes win
+        positions = self._writes(grid)
+        recs = self._by_step[positions[positions < self._offsets[step + 1]]]  # phase order
         size = grid.rows * grid.cols
+        element = self.index[recs]
+        ok = (element >= 0) & (element < size)
+        last = np.full(size, -1, dtype=np.int64)
+        last[element[ok]] = np.nonzero(ok)[0]  # the latest write of each element wins
+        recs = recs[np.sort(last[last >= 0])]
         writer = np.full(size, -1, dtype=np.int64)
         fresh = np.zeros(size, dtype=bool)
         value = np.full(size, np.nan)
@@ -437,7 +452,7 @@ class Playback:
         recs, element = recs[ok], element[ok]
         writer[element] = self.local_linear[t.wi[recs]]
         fresh[element[t.phase[recs] == self.steps[step].phase]] = True
-        src_buffer, src_index = self._source[0][recs], self._source[1][recs]
+        src_buffer, src_index = self._copy_sources(recs)
         copied = src_buffer >= 0
         source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
         for b in np.unique(src_buffer[copied]):
