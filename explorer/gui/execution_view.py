@@ -31,8 +31,8 @@ from explorer.engine.records import RunResult
 from explorer.gui.canvas import CellCanvas, rgba
 from explorer.gui.source_view import CodeEditor
 from explorer.gui.tiling_view import FocusCanvas, Frame, HeatScale, heat_colours, value_label
-from explorer.trace.playback import Box, Grid, Playback
-from explorer.trace.records import ATOMIC, GLOBAL, LOCAL, OP_NAMES, READ, RMW, WRITE, Trace
+from explorer.trace.playback import READS, WRITES, Box, Grid, Playback
+from explorer.trace.records import GLOBAL, LOCAL, OP_NAMES, Trace
 
 EMPTY = rgba("#ecf0f1")
 READ_C = rgba("#3498db")
@@ -44,6 +44,12 @@ WRITTEN_C = rgba("#d6dbdf")  # written, value unknown
 PENDING_C = rgba("#fdf2e9")  # the group's output tile before the group writes it
 VALUE_LOW, VALUE_HIGH = "#ffffff", "#85929e"
 STEP_OUTLINE, WRITE_OUTLINE = "#c0392b", "#e67e22"
+VALUE_RAMP = (
+    rgba(VALUE_LOW).astype(np.float64)
+    + (rgba(VALUE_HIGH).astype(np.float64) - rgba(VALUE_LOW).astype(np.float64))
+    * np.linspace(0, 1, 256)[:, None]
+).astype(np.uint8)
+WHITE = rgba("#ffffff")
 MARGIN = 2  # elements of context either side of the tile in a zoom window
 STRIP = 48  # elements a window shows of a one-row buffer
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}
@@ -581,7 +587,7 @@ class ExecutionView(QWidget):
                 pixels[(w >= 0) & ~np.isfinite(vals)] = WRITTEN_C
                 pixels[w < 0] = EMPTY
                 stale = ~(reads | writes | fresh[r0:r1, c0:c1])
-                pixels[stale] = _mix(pixels[stale], rgba("#ffffff"), 0.55)
+                pixels[stale] = _mix(pixels[stale], WHITE, 0.55)
                 pixels[reads & ~writes & (w < 0)] = MARK_C  # read before any write
                 labels_vals = np.where(w >= 0, vals, np.nan)
                 heat_labels = False
@@ -610,7 +616,7 @@ class ExecutionView(QWidget):
                     hidden = inside & ~done
                     pixels[hidden] = PENDING_C
                     others = ~inside
-                    pixels[others] = _mix(pixels[others], rgba("#ffffff"), 0.5)
+                    pixels[others] = _mix(pixels[others], WHITE, 0.5)
             if not self.heat_mode or grid.space == LOCAL:
                 _tint(pixels, reads & ~writes, READ_C, 0.6)
                 _tint(pixels, writes & ~reads, WRITE_C, 0.6)
@@ -699,8 +705,8 @@ class ExecutionView(QWidget):
         t = pb.trace
         mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
         ops = t.op[mine]
-        read = np.unique(pb.index[mine[np.isin(ops, (READ, RMW, ATOMIC))]]).size
-        written = np.unique(pb.index[mine[np.isin(ops, (WRITE, RMW, ATOMIC))]]).size
+        read = np.unique(pb.index[mine[READS[ops]]]).size
+        written = np.unique(pb.index[mine[WRITES[ops]]]).size
         return f"{where} · this step {read} read, {written} written"
 
     def _describe_reads(
@@ -782,7 +788,7 @@ class ExecutionView(QWidget):
         hit = recs[pb.index[recs] == grid.index_at(row, col)]
         if hit.size == 0:
             return
-        writes = hit[np.isin(t.op[hit], (WRITE, RMW, ATOMIC))]
+        writes = hit[WRITES[t.op[hit]]]
         chosen = writes[0] if writes.size else hit[0]
         self.selected_wi = int(pb.local_linear[t.wi[chosen]])
         self.hover_wi = None
@@ -862,9 +868,8 @@ def _snap(start: int, tile: int, size: int, total: int) -> int:
 
 def _value_colours(values: np.ndarray, top: float) -> np.ndarray:
     """White for 0, darker for larger magnitudes; unknown (NaN) values white."""
-    lo, hi = rgba(VALUE_LOW).astype(np.float64), rgba(VALUE_HIGH).astype(np.float64)
     t = np.abs(np.nan_to_num(values)) / top if top > 0 else np.zeros(values.shape)
-    return (lo + (hi - lo) * np.clip(t, 0, 1)[..., None]).astype(np.uint8)
+    return VALUE_RAMP[(np.clip(t, 0, 1) * 255).astype(np.intp)]
 
 
 def _finite_top(values: np.ndarray) -> float:

@@ -36,13 +36,13 @@ def heat_colours(counts: np.ndarray) -> np.ndarray:
 
 
 def value_label(value: float) -> str:
-    """A cell's value in at most four characters where possible: 1.5, 0.75, 12, 3e+03."""
+    """A cell's value in few characters, to fit a cell: 1.5, .75, 12, 3e+03."""
     if not np.isfinite(value):
         return ""
     if value == int(value) and abs(value) < 10000:
         return str(int(value))
     text = f"{value:.3g}"
-    return text[1:] if text.startswith("0.") and len(text) > 4 else text
+    return text[1:] if text.startswith("0.") else text
 
 
 @dataclass
@@ -172,11 +172,7 @@ class FocusCanvas(QWidget):
         painter.drawPixmap(zoom.topLeft(), self._scaled)
         _r0, _r1, c0, c1 = frame.window
         cell = zoom.width() / max(c1 - c0, 1)
-        self._draw_grid(painter, zoom, cell)
-        if frame.labels is not None:
-            labels = self._label_picture(size, cell)
-            if labels is not None:
-                painter.drawPixmap(zoom.topLeft(), labels)
+        painter.drawPixmap(zoom.topLeft(), self._overlay(size, cell))
         painter.setClipRect(zoom.adjusted(-3, -3, 3, 3))
         for box, colour, width in frame.outlines:
             rect = self._box_rect(box, zoom, cell)
@@ -208,57 +204,48 @@ class FocusCanvas(QWidget):
             (b1 - b0) * cell,
         )
 
-    def _draw_grid(self, painter: QPainter, zoom: QRectF, cell: float) -> None:
-        r0, r1, c0, c1 = self.frame.window
-        if cell >= 8:
-            painter.setPen(QPen(QColor(255, 255, 255, 200), 1))
-            painter.drawLines(
-                [
-                    QLineF(
-                        zoom.left() + i * cell, zoom.top(), zoom.left() + i * cell, zoom.bottom()
-                    )
-                    for i in range(1, c1 - c0)
-                ]
-                + [
-                    QLineF(zoom.left(), zoom.top() + i * cell, zoom.right(), zoom.top() + i * cell)
-                    for i in range(1, r1 - r0)
-                ]
-            )
-        tr, tc = self.frame.tile
-        painter.setPen(QPen(QColor("#17202a"), 2))
-        lines = []
-        if tc > 0:
-            for c in range(c0 + (-c0) % tc, c1 + 1, tc):
-                x = zoom.left() + (c - c0) * cell
-                lines.append(QLineF(x, zoom.top(), x, zoom.bottom()))
-        if tr > 0:
-            for r in range(r0 + (-r0) % tr, r1 + 1, tr):
-                y = zoom.top() + (r - r0) * cell
-                lines.append(QLineF(zoom.left(), y, zoom.right(), y))
-        if lines:
-            painter.drawLines(lines)
-        painter.setPen(QPen(QColor("#5d6d7e"), 1))
-        painter.drawRect(zoom)
-
-    def _label_picture(self, size: QSize, cell: float) -> QPixmap | None:
-        """The values as text, drawn once per window and content: ~400 texts are too many
-        to lay out on every repaint."""
-        key = self.frame.labels_key
-        if self._labels is not None and self._labels[0] == key and self._labels[1] == size:
+    def _overlay(self, size: QSize, cell: float) -> QPixmap:
+        """The cell lines, the tile grid and the values, drawn once per window, size and
+        content: hundreds of lines and texts are too many to draw on every repaint."""
+        frame = self.frame
+        key = (frame.labels_key, frame.window, frame.tile, size)
+        if self._labels is not None and self._labels[0] == key:
             return self._labels[2]
-        labels = self.frame.labels
-        assert labels is not None
-        widest = max((len(str(t)) for t in labels.ravel()), default=0)
-        font = QFont(self.font())
-        font.setBold(True)
-        pixel = min(cell * 0.42, (cell * 0.92) / max(widest * 0.62, 1))
-        if pixel < 7 or widest == 0:
-            self._labels = (key, size, QPixmap())
-            return None
-        font.setPixelSize(int(pixel))
         picture = QPixmap(size)
         picture.fill(Qt.GlobalColor.transparent)
         p = QPainter(picture)
+        r0, r1, c0, c1 = frame.window
+        w, h = size.width(), size.height()
+        if cell >= 8:
+            p.setPen(QPen(QColor(255, 255, 255, 200), 1))
+            for i in range(1, c1 - c0):
+                p.drawLine(QLineF(i * cell, 0, i * cell, h))
+            for i in range(1, r1 - r0):
+                p.drawLine(QLineF(0, i * cell, w, i * cell))
+        tr, tc = frame.tile
+        p.setPen(QPen(QColor("#17202a"), 2))
+        if tc > 0:
+            for c in range(c0 + (-c0) % tc, c1 + 1, tc):
+                p.drawLine(QLineF((c - c0) * cell, 0, (c - c0) * cell, h))
+        if tr > 0:
+            for r in range(r0 + (-r0) % tr, r1 + 1, tr):
+                p.drawLine(QLineF(0, (r - r0) * cell, w, (r - r0) * cell))
+        p.setPen(QPen(QColor("#5d6d7e"), 1))
+        p.drawRect(QRectF(0.5, 0.5, w - 1, h - 1))
+        if frame.labels is not None:
+            self._draw_labels(p, frame.labels, cell)
+        p.end()
+        self._labels = (key, size, picture)
+        return picture
+
+    def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
+        widest = max((len(str(t)) for t in labels.ravel()), default=0)
+        pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
+        if pixel < 7 or widest == 0:
+            return
+        font = QFont(self.font())
+        font.setBold(True)
+        font.setPixelSize(int(pixel))
         p.setFont(font)
         p.setPen(QColor("#17202a"))
         for (r, c), text in np.ndenumerate(labels):
@@ -266,9 +253,6 @@ class FocusCanvas(QWidget):
                 p.drawText(
                     QRectF(c * cell, r * cell, cell, cell), Qt.AlignmentFlag.AlignCenter, text
                 )
-        p.end()
-        self._labels = (key, size, picture)
-        return picture
 
     def _draw_overview(self, painter: QPainter, rect: QRectF) -> None:
         frame = self.frame

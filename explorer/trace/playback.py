@@ -109,6 +109,10 @@ def make_grids(
     return grids
 
 
+# Per op code (READ … FENCE): whether the op reads, whether it writes; a table lookup is far
+# cheaper than ``np.isin`` on the few records of one step.
+READS = np.array([True, False, True, True, False, False])
+WRITES = np.array([False, True, True, True, False, False])
 KEY_ITERATION = 1 << 24  # passes of one line per phase that a step key can tell apart
 KEY_LINE = 1 << 20
 Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)
@@ -332,8 +336,7 @@ class Playback:
         r, c = r[inside] - r0, c[inside] - c0
         reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
         writes = np.zeros_like(reads)
-        is_read = np.isin(ops, (READ, RMW, ATOMIC))
-        is_write = np.isin(ops, (WRITE, RMW, ATOMIC))
+        is_read, is_write = READS[ops], WRITES[ops]
         reads[r[is_read], c[is_read]] = True
         writes[r[is_write], c[is_write]] = True
         return reads, writes
@@ -557,4 +560,16 @@ class Playback:
         return [s.index for s in self.steps if s.line in barrier_lines]
 
 
-__all__ = ["BARRIER", "FENCE", "GLOBAL", "LOCAL", "Box", "Grid", "Playback", "Step", "make_grids"]
+__all__ = [
+    "BARRIER",
+    "FENCE",
+    "GLOBAL",
+    "LOCAL",
+    "READS",
+    "WRITES",
+    "Box",
+    "Grid",
+    "Playback",
+    "Step",
+    "make_grids",
+]
