@@ -221,6 +221,11 @@ class ExecutionView(QWidget):
             controls.addWidget(w)
         controls.setStretchFactor(self.slider, 1)
         layout.addLayout(controls)
+        self.caption = QLabel("")
+        self.caption.setObjectName("stage-caption")
+        self.caption.setWordWrap(True)
+        self.caption.setVisible(False)
+        layout.addWidget(self.caption)
         self.step_label = QLabel("Trace a kernel (Ctrl+T) to watch it run.")
         self.step_label.setObjectName("step-label")
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -325,6 +330,11 @@ class ExecutionView(QWidget):
         self.step_label.setText(message)
         self.reads_label.setText(" ")
         self.info.setText(" ")
+
+    def set_caption(self, text: str) -> None:
+        """A line above the animation that says what this stage of a talk shows."""
+        self.caption.setText(text)
+        self.caption.setVisible(bool(text))
 
     def _clear_canvases(self) -> None:
         while self.canvases_area.count():
@@ -495,7 +505,7 @@ class ExecutionView(QWidget):
         """The zoom window's picture of a buffer as drawn now: (rows, cols, 4)."""
         return self.canvases[buffer].pixels.copy()
 
-    def window(self, buffer: int) -> Box:
+    def zoom_window(self, buffer: int) -> Box:
         """The buffer's elements the zoom window shows now: (row0, row1, col0, col1)."""
         return self.canvases[buffer].frame.window
 

@@ -211,15 +211,28 @@ def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtb
     assert window.state.presenting
     qtbot.waitUntil(window.isActiveWindow)
     state, view = window.state, window.views.execution_view
-    qtbot.waitUntil(lambda: len(state.tour_results) == 1 and not window.worker.busy, timeout=60000)
+    qtbot.waitUntil(
+        lambda: (
+            len(state.tour_results) == 1 and state.playback is not None and not window.worker.busy
+        ),
+        timeout=120000,
+    )
     assert window.views.timing_view.bar_count == 1
-    qtbot.keyClick(view, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: state.playback is not None and not window.worker.busy, timeout=120000)
+    assert view.caption.text().startswith("1 · naive") and view.caption.isVisible()
+    naive = state.playback
+    view.slider.setFocus()
+    qtbot.keyClick(view.slider, Qt.Key.Key_Right)  # → advances the stage, whatever has focus
+    qtbot.waitUntil(
+        lambda: state.playback not in (None, naive) and not window.worker.busy, timeout=120000
+    )
     assert len(state.tour_results) == 2  # the tiled stage is traced as well
+    assert view.caption.text().startswith("2 · tiled")
     qtbot.keyClick(view.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
     qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)
     assert [r.variant for r in state.tour_results] == ["naive", "tiled", "reg2d"]
     assert window.views.timing_view.bar_count == 3
+    assert view.playback is None  # the tiled trace does not stay on screen under reg2d
+    assert view.caption.text().startswith("3 · register")
     qtbot.waitUntil(lambda: not window.worker.busy, timeout=60000)
     qtbot.keyClick(view, Qt.Key.Key_Space)
     assert "That was the ladder" in window.views.result_view.badge.text()
@@ -343,7 +356,7 @@ def test_a_selected_findings_work_items_are_marked(window, qtbot):
     recs = view.playback.work_item_records(
         w[3] + lx * w[4], view.playback.steps[view.current].phase
     )
-    reads, writes = view.playback.window_masks(grid, recs, view.window(grid.buffer))
+    reads, writes = view.playback.window_masks(grid, recs, view.zoom_window(grid.buffer))
     picture = view.picture(grid.buffer)
     assert (reads | writes).any()
     assert (picture[reads | writes] == MARK_C).all(axis=-1).all()
@@ -451,3 +464,66 @@ def test_heat_map_gives_absolute_loads_on_one_scale(window, qtbot):
     assert tiled.heat_mode
     assert set(tiled.canvases[a.buffer].frame.labels.ravel()) == {"4"}
     assert not np.array_equal(tiled.picture(a.buffer)[0, 0], naive_colour)
+
+
+@pytest.mark.parametrize("focus", ["speed", "slider", "mode", "timeline"])
+def test_stage_keys_work_wherever_the_focus_is_in_presenter_mode(window, qtbot, focus):
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    _present(window, qtbot)
+    widget = {
+        "speed": view.speed,
+        "slider": view.slider,
+        "mode": view.mode,
+        "timeline": view.timeline,
+    }[focus]
+    widget.setFocus()
+    mode_before = view.mode.currentIndex()
+    qtbot.keyClick(widget, Qt.Key.Key_End)
+    assert view.current == view.steps - 1
+    qtbot.keyClick(widget, Qt.Key.Key_Home)
+    assert view.current == 0
+    qtbot.keyClick(widget, Qt.Key.Key_Right)
+    qtbot.keyClick(widget, Qt.Key.Key_Right)
+    assert view.current == 2
+    qtbot.keyClick(widget, Qt.Key.Key_Left)
+    assert view.current == 1
+    assert view.mode.currentIndex() == mode_before  # the combo box did not take the arrows
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert view.timer.isActive()
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert not view.timer.isActive()
+    qtbot.keyClick(widget, Qt.Key.Key_F11)
+    assert not window.state.presenting
+    assert window.views.stack.currentWidget() is window.views.tabs
+
+
+def test_outside_presenter_mode_arrows_still_edit_the_configuration(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    window.show()
+    qtbot.waitExposed(window)
+    view.set_step(3)
+    combo = next(c for c in window.views.panel.findChildren(type(view.speed)) if c.count() > 1)
+    combo.setFocus()
+    before = combo.currentIndex()
+    key = Qt.Key.Key_Up if before == combo.count() - 1 else Qt.Key.Key_Down
+    qtbot.keyClick(combo, key)
+    assert view.current == 3  # the key went to the combo box, not to the animation
+    assert combo.currentIndex() != before
+
+
+def test_a_variant_change_clears_the_trace_line_and_banner(window, qtbot):
+    trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    view = window.views.execution_view
+    assert view.playback is not None
+    assert window.views.source_view.editor.marked
+    window.model.set_variant(find_variant("matmul", "naive"))
+    assert view.playback is None and window.state.playback is None
+    assert not view.canvases and view.steps == 0
+    assert "trace it" in view.step_label.text()
+    assert window.views.source_view.editor.marked == []
+    assert view.code.marked == []
+    assert "naive" in window.views.result_view.badge.text().lower()
