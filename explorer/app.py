@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from explorer.gui.main_window import MainWindow
     from explorer.session import Session
 
 VIEWS = ("result", "timing", "source", "findings", "grid", "all")
@@ -92,9 +93,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         QMessageBox.warning(window, "Cannot open the session", error)
     elif session is not None:
         window.controllers.sessions.show(session)
+    else:
+        _open_with_options(window, args)
     code = int(app.exec())
     dispose(app, window)
     return code
+
+
+def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
+    """The window honours the command line as ``--screenshot`` does: the selection, then
+    presenter mode, then a run or trace once a device is ready."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.cli.options import UsageError
+    from explorer.engine.catalog import CatalogError
+    from explorer.gui.command_line import apply_selection
+
+    try:
+        apply_selection(window.model, args)
+    except (UsageError, CatalogError, ValueError) as exc:
+        QMessageBox.warning(window, "Cannot use the options", str(exc))
+        return
+    if args.presenter:
+        window.controllers.presenter.set_presenter(True)
+    if not (args.run or args.trace or args.view == "grid"):
+        return
+
+    def start() -> None:
+        if window.model.device is None:
+            QTimer.singleShot(250, start)
+        elif args.trace or args.view == "grid":
+            window.controllers.runs.trace()
+        else:
+            window.controllers.runs.run()
+
+    QTimer.singleShot(0, start)
 
 
 def _load_session(args: argparse.Namespace) -> tuple[Session | None, str | None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import colorsys
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -99,9 +99,19 @@ class Timeline(QWidget):
         self.barriers: set[int] = set()
         self.current = 0
         self._cache: tuple | None = None  # type: ignore[type-arg]
-        self.setMinimumHeight(46)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._fit_font()
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+
+    def _fit_font(self) -> None:
+        """Bar and text one above the other at any type size (presenter mode scales it)."""
+        self.setFixedHeight(34 + self.fontMetrics().height())
+
+    def changeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_font()
+            self._cache = None
+        super().changeEvent(event)
 
     def set_steps(self, steps: list[tuple[int, int]], barriers: list[int]) -> None:
         self.steps, self.barriers = steps, set(barriers)
@@ -127,7 +137,7 @@ class Timeline(QWidget):
             painter.fillRect(QRectF(i * w, 8, max(w - 1, 1), 22), colour)
             if i in self.barriers:
                 painter.setPen(QPen(QColor("#1b2631"), 3))
-                painter.drawLine(int(i * w + w / 2), 2, int(i * w + w / 2), 36)
+                painter.drawLine(int(i * w + w / 2), 2, int(i * w + w / 2), 32)
         painter.end()
         self._cache = (key, pixmap)
         return pixmap
@@ -142,7 +152,7 @@ class Timeline(QWidget):
         painter.setPen(QColor("#1b2631"))
         phase, line = self.steps[self.current]
         painter.drawText(
-            QRectF(0, 30, self.width(), 16),
+            QRectF(0, 33, self.width(), self.height() - 33),
             Qt.AlignmentFlag.AlignLeft,
             f"step {self.current + 1} of {len(self.steps)} · phase {phase} · "
             f"line {line}   (| = barrier)",
@@ -256,15 +266,12 @@ class ExecutionView(QWidget):
             "<span style='color:#3498db'>■</span> read this step &nbsp; "
             "<span style='color:#e67e22'>■</span> written &nbsp; "
             "<span style='color:#8e44ad'>■</span> both &nbsp; "
-            "<span style='color:#16a085'>■</span> the selected work-item (click a cell of C or "
-            "of local memory to pick another) &nbsp; "
-            "<span style='color:#c0392b'>□</span> the group's tile this step &nbsp; "
-            "<span style='color:#e67e22'>□</span> the group's tile of the output<br>"
-            "cells: darker = larger value · thick lines: the tile grid (the local size) · "
-            "local memory: the values copied in (faded: from an earlier phase) · "
-            "work-groups: darker started later, faded not traced"
+            "<span style='color:#16a085'>■</span> the selected work-item (click a cell to pick "
+            "another) &nbsp; <span style='color:#c0392b'>□</span> the group's tile this step "
+            "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output<br>"
+            "darker = larger value · thick lines: the tile grid · local memory: the values "
+            "copied in (faded: an earlier phase) · work-groups: darker started later"
         )
-        legend.setWordWrap(True)
         self.legend = _frozen(legend)
         layout.addWidget(self.legend)
         self.info = QLabel(" ")

@@ -47,11 +47,22 @@ from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
 
 PRESENTER_STYLE = """
-QWidget { font-size: 13pt; background: #ffffff; color: #111111; }
-QPushButton { font-size: 14pt; padding: 4px 10px; }
-QLabel#badge { font-size: 20pt; }
-QLabel#step-label { font-size: 17pt; font-weight: bold; }
+QWidget {{ font-size: {base}pt; background: #ffffff; color: #111111; }}
+QPushButton {{ font-size: {base}pt; padding: 3px 8px; }}
+QLabel#badge {{ font-size: {badge}pt; }}
+QLabel#step-label {{ font-size: {step}pt; font-weight: bold; }}
+QLabel#stage-caption {{ font-size: {step}pt; color: #1a5276; }}
 """
+
+
+def presenter_style(width: int, height: int) -> str:
+    """Presenter mode's large type, scaled to the screen: 13 pt at 1920×1080, 9 pt on a
+    1280×720 projector, so nothing is cut off or drawn over its neighbour."""
+    scale = min(width / 1920, height / 1080)
+    base = max(9, round(13 * scale))
+    return PRESENTER_STYLE.format(base=base, badge=round(base * 1.4), step=round(base * 1.25))
+
+
 # The three views presenter mode shows side by side, with their tab titles and positions.
 PRESENTED = (("result_view", "Result"), ("execution_view", "Execution"), ("timing_view", "Timing"))
 
@@ -184,7 +195,9 @@ class MainWindow(QMainWindow):
             views.presenter_split.setStretchFactor(1, 2)
             views.presenter_split.setSizes([3 * self.width() // 5, 2 * self.width() // 5])
             views.stack.setCurrentWidget(views.presenter_split)
-            self.setStyleSheet(PRESENTER_STYLE)
+            execution.code.setVisible(False)  # the step's line is shown above the cells
+            screen = self.screen().geometry() if full_screen else self.geometry()
+            self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
             execution.setFocus()
@@ -192,6 +205,7 @@ class MainWindow(QMainWindow):
             for index, (view, (_name, title)) in enumerate(zip(presented, PRESENTED, strict=True)):
                 views.tabs.insertTab(index, view, title)
             views.stack.setCurrentWidget(views.tabs)
+            views.execution_view.code.setVisible(True)
             self.setStyleSheet("")
             if self.isFullScreen():
                 self.showNormal()
