@@ -252,9 +252,9 @@ class ExecutionView(QWidget):
         self.canvases_area.setSpacing(6)
         middle.addLayout(self.canvases_area, 5)
         self.code = CodeEditor()
-        self.code.setMinimumWidth(220)
-        self.code.setMaximumWidth(520)
-        middle.addWidget(self.code, 2)
+        self.code.setMinimumWidth(200)
+        self.code.setMaximumWidth(380)
+        middle.addWidget(self.code, 1)
         layout.addLayout(middle, 1)
         self.heat_scale = HeatScale()
         self.heat_scale.setVisible(False)
@@ -311,6 +311,9 @@ class ExecutionView(QWidget):
             canvas.clicked.connect(lambda r, c, g=grid: self._cell_clicked(g, r, c))
             self.canvases[grid.buffer] = canvas
             self.canvases_area.addWidget(canvas, row, col)
+        for i in range(3):
+            self.canvases_area.setRowStretch(i, 1 if i < 2 else 0)
+            self.canvases_area.setColumnStretch(i, 1)
         self._draw_groups()
         self._reset_steps()
 
@@ -711,20 +714,16 @@ class ExecutionView(QWidget):
         pb = self.playback
         assert pb is not None
         r0, r1, c0, c1 = window
-        where = (
-            f"rows {r0}–{r1 - 1}, cols {c0}–{c1 - 1}"
-            if grid.rows > 1
-            else f"elements {c0}–{c1 - 1}"
-        )
+        where = f"[{r0}:{r1}][{c0}:{c1}]" if grid.rows > 1 else f"[{c0}:{c1}]"
         if self.heat_mode and grid.space == GLOBAL:
             heat = pb.element_heat(grid)
-            return f"{where} · loads per element: up to {int(heat.max())}"
+            return f"{where} · up to {int(heat.max())} loads per element"
         t = pb.trace
         mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
         ops = t.op[mine]
         read = np.unique(pb.index[mine[READS[ops]]]).size
         written = np.unique(pb.index[mine[WRITES[ops]]]).size
-        return f"{where} · this step {read} read, {written} written"
+        return f"{where} · {read} read, {written} written"
 
     def _describe_reads(
         self, who: int | None, now: np.ndarray | None, local_values: dict[int, np.ndarray]

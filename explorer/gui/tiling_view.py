@@ -126,7 +126,7 @@ class FocusCanvas(QWidget):
         overview = None
         zoom_area = area
         if self._has_overview():
-            side = min(area.width() * 0.3, area.height() * 0.5, 200.0)
+            side = min(area.width() * 0.25, area.height() * 0.45, 200.0)
             zoom_area = QRectF(area.left(), area.top(), area.width() - side - 8, area.height())
             orows, ocols = self.frame.shape
             scale = side / max(orows, ocols)
@@ -159,7 +159,9 @@ class FocusCanvas(QWidget):
         painter.drawText(
             QRectF(4, 0, self.width() - 8, self._title_height()),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            frame.title,
+            painter.fontMetrics().elidedText(
+                frame.title, Qt.TextElideMode.ElideRight, self.width() - 8
+            ),
         )
         if self._image is None:
             return
@@ -186,10 +188,14 @@ class FocusCanvas(QWidget):
         if frame.caption:
             painter.setFont(self.font())
             painter.setPen(QColor("#34495e"))
+            width = self.width() - 8
+            text = painter.fontMetrics().elidedText(
+                frame.caption, Qt.TextElideMode.ElideRight, width
+            )
             painter.drawText(
-                QRectF(4, zoom.bottom() + 2, self.width() - 8, self._caption_height()),
+                QRectF(4, zoom.bottom() + 2, width, self._caption_height()),
                 Qt.AlignmentFlag.AlignLeft,
-                frame.caption,
+                text,
             )
 
     def _box_rect(self, box: Box, zoom: QRectF, cell: float) -> QRectF | None:
@@ -283,7 +289,7 @@ class FocusCanvas(QWidget):
         painter.drawText(
             QRectF(rect.left(), rect.bottom() + 2, rect.width() + 40, 40),
             Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
-            f"whole {rows}×{cols}",
+            "whole",
         )
 
     # -- mouse ---------------------------------------------------------------------------
