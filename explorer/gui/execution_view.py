@@ -50,7 +50,7 @@ VALUE_RAMP = (
     * np.linspace(0, 1, 256)[:, None]
 ).astype(np.uint8)
 WHITE = rgba("#ffffff")
-MARGIN = 2  # elements of context either side of the tile in a zoom window
+MARGIN = 1  # elements of context either side of the tile in a zoom window
 STRIP = 48  # elements a window shows of a one-row buffer
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}
 

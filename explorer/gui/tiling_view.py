@@ -126,7 +126,7 @@ class FocusCanvas(QWidget):
         overview = None
         zoom_area = area
         if self._has_overview():
-            side = min(area.width() * 0.25, area.height() * 0.45, 200.0)
+            side = min(area.width() * 0.22, area.height() * 0.45, 200.0)
             zoom_area = QRectF(area.left(), area.top(), area.width() - side - 8, area.height())
             orows, ocols = self.frame.shape
             scale = side / max(orows, ocols)
@@ -247,7 +247,7 @@ class FocusCanvas(QWidget):
     def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
         widest = max((len(str(t)) for t in labels.ravel()), default=0)
         pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
-        if pixel < 7 or widest == 0:
+        if pixel < 6 or widest == 0:
             return
         font = QFont(self.font())
         font.setBold(True)
