@@ -117,14 +117,23 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
         return
     if args.presenter:
         window.controllers.presenter.set_presenter(True)
-    if not (args.run or args.trace or args.view == "grid"):
+    group: tuple[int, int, int] | None = None
+    if args.group:
+        try:
+            values = [int(v) for v in args.group.split(",")]
+        except ValueError:
+            QMessageBox.warning(window, "Cannot use the options", f"--group {args.group!r}")
+            return
+        gx, gy, gz = (values + [0, 0, 0])[:3]
+        group = (gx, gy, gz)
+    if not (args.run or args.trace or args.view == "grid" or group):
         return
 
     def start() -> None:
         if window.model.device is None:
             QTimer.singleShot(250, start)
-        elif args.trace or args.view == "grid":
-            window.controllers.runs.trace()
+        elif args.trace or args.view == "grid" or group:
+            window.controllers.runs.trace(group)
         else:
             window.controllers.runs.run()
 

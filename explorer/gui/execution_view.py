@@ -77,15 +77,35 @@ def _hues(ids: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def _frozen(label: QLabel) -> QLabel:
-    """A rich-text label rendered once into a pixmap: rich text is costly to lay out on
-    every repaint, and the legend never changes."""
-    label.adjustSize()
-    pixmap = label.grab()
-    frozen = QLabel()
-    frozen.setPixmap(pixmap)
-    frozen.setToolTip(label.text())
-    return frozen
+class FrozenLabel(QWidget):
+    """A rich-text label rendered once into a pixmap (rich text is costly to lay out on
+    every repaint, and the legend never changes), shrunk to fit a narrow view."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__()
+        label.adjustSize()
+        self.pixmap = label.grab()
+        self.setToolTip(label.text())
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(self.pixmap.height())
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        scale = min(1.0, self.width() / max(self.pixmap.width(), 1))
+        self.setFixedHeight(int(self.pixmap.height() * scale) + 1)
+
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        scale = min(1.0, self.width() / max(self.pixmap.width(), 1))
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.drawPixmap(
+            QRectF(0, 0, self.pixmap.width() * scale, self.pixmap.height() * scale),
+            self.pixmap,
+            QRectF(self.pixmap.rect()),
+        )
+
+
+def _frozen(label: QLabel) -> FrozenLabel:
+    return FrozenLabel(label)
 
 
 class Timeline(QWidget):
