@@ -608,13 +608,16 @@ class ExecutionView(QWidget):
             else None
         )
         local_values: dict[int, np.ndarray] = {}
+        t = pb.trace
+        buffers, in_bounds = t.buffer[records], ~t.oob[records]
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)
             if canvas is None:
                 continue
             window = self._window(grid)
             r0, r1, c0, c1 = window
-            reads, writes = pb.window_masks(grid, records, window)
+            mine = records[(buffers == grid.buffer) & in_bounds]
+            reads, writes = pb.window_masks(grid, mine, window)
             outlines: list[tuple[Box, str, float]] = []
             hidden = None
             if grid.space == LOCAL:
@@ -676,7 +679,7 @@ class ExecutionView(QWidget):
                     pixels[er, ec] = MARK_C
             box = pb.focus(grid, self.current)
             if (reads | writes).any() or (box is not None and grid.space == GLOBAL):
-                touched = self._step_box(grid, records)
+                touched = self._step_box(grid, mine)
                 if touched is not None:
                     outlines.append((touched, STEP_OUTLINE, 3.0))
             labels, key = self._labels(grid, window, labels_vals, hidden, heat_labels)
@@ -694,7 +697,7 @@ class ExecutionView(QWidget):
                     else None,
                     overview_key=(grid.buffer, self.heat_mode, len(self._overviews)),
                     outlines=outlines,
-                    caption=self._caption(grid, records, window),
+                    caption=self._caption(grid, mine, window),
                 )
             )
         self._describe_reads(who, wi_now, local_values)
@@ -702,8 +705,7 @@ class ExecutionView(QWidget):
     def _step_box(self, grid: Grid, records: np.ndarray) -> Box | None:
         pb = self.playback
         assert pb is not None
-        t = pb.trace
-        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
+        mine = records
         if mine.size == 0:
             return None
         r, c = grid.element_rc(pb.index[mine])
@@ -738,9 +740,8 @@ class ExecutionView(QWidget):
         if self.heat_mode and grid.space == GLOBAL:
             heat = pb.element_heat(grid)
             return f"{where} · up to {int(heat.max())} loads per element"
-        t = pb.trace
-        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
-        ops = t.op[mine]
+        mine = records  # this buffer's records of the step
+        ops = pb.trace.op[mine]
         read = np.unique(pb.index[mine[READS[ops]]]).size
         written = np.unique(pb.index[mine[WRITES[ops]]]).size
         return f"{where} · {read} read, {written} written"

@@ -72,7 +72,6 @@ class FocusCanvas(QWidget):
         super().__init__(parent)
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
         self._image: QImage | None = None
-        self._scaled: QPixmap | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
         self._overview: tuple[object, QPixmap] | None = None
         self.setMouseTracking(True)
@@ -87,14 +86,27 @@ class FocusCanvas(QWidget):
         return self.frame.pixels
 
     def set_frame(self, frame: Frame) -> None:
+        """Show a frame; one equal to the frame shown costs no repaint (while a tile's inner
+        product steps on, A, B and C stay as they are)."""
         pixels = np.ascontiguousarray(frame.pixels, dtype=np.uint8)
         frame.pixels = pixels
+        old = self.frame
+        if (
+            self._image is not None
+            and frame.window == old.window
+            and frame.labels_key == old.labels_key
+            and frame.caption == old.caption
+            and frame.outlines == old.outlines
+            and frame.title == old.title
+            and frame.overview_key == old.overview_key
+            and np.array_equal(pixels, old.pixels)
+        ):
+            return
         if self._image is None or not np.array_equal(pixels, self.frame.pixels):
             rows, cols = pixels.shape[:2]
             self._image = QImage(
                 pixels.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888
             ).copy()
-            self._scaled = None
         if self._overview is not None and self._overview[0] != frame.overview_key:
             self._overview = None
         self.frame = frame
@@ -169,9 +181,7 @@ class FocusCanvas(QWidget):
         size = zoom.size().toSize()
         if size.width() < 1 or size.height() < 1:
             return
-        if self._scaled is None or self._scaled.size() != size:
-            self._scaled = QPixmap.fromImage(self._image.scaled(size))
-        painter.drawPixmap(zoom.topLeft(), self._scaled)
+        painter.drawImage(zoom, self._image)  # a few hundred cells: scaled as drawn
         _r0, _r1, c0, c1 = frame.window
         cell = zoom.width() / max(c1 - c0, 1)
         painter.drawPixmap(zoom.topLeft(), self._overlay(size, cell))
@@ -263,13 +273,15 @@ class FocusCanvas(QWidget):
     def _draw_overview(self, painter: QPainter, rect: QRectF) -> None:
         frame = self.frame
         assert frame.overview is not None
-        if self._overview is None:
+        size = rect.size().toSize()
+        if self._overview is None or self._overview[1].size() != size:
             ov = np.ascontiguousarray(frame.overview, dtype=np.uint8)
             image = QImage(
                 ov.data, ov.shape[1], ov.shape[0], 4 * ov.shape[1], QImage.Format.Format_RGBA8888
-            ).copy()
-            self._overview = (frame.overview_key, QPixmap.fromImage(image))
-        painter.drawPixmap(rect, self._overview[1], QRectF(self._overview[1].rect()))
+            )
+            scaled = image.scaled(size, mode=Qt.TransformationMode.SmoothTransformation)
+            self._overview = (frame.overview_key, QPixmap.fromImage(scaled))
+        painter.drawPixmap(rect.topLeft(), self._overview[1])
         painter.setPen(QPen(QColor("#5d6d7e"), 1))
         painter.drawRect(rect)
         rows, cols = frame.shape
