@@ -236,6 +236,12 @@ class ExecutionView(QWidget):
         self.mode.addItems(["Step", "Heat map"])
         self.mode.setToolTip("Heat map: global loads per element over every traced group")
         self.mode.currentIndexChanged.connect(self._mode_changed)
+        for combo in (self.speed, self.granularity, self.mode):
+            # as narrow as their shortest words: the view must not widen the window
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(4)
         for w in (
             self.play_button,
             back,

@@ -78,6 +78,7 @@ class PresenterController(QObject):
         self._generation = -1
         self._wants_trace = False
         runs.run_finished.connect(self._stage_finished)
+        self._variant_key = self._key()
         model.variant_changed.connect(self._variant_changed)
         self._keys = StageKeys(self)
         app = QApplication.instance()
@@ -125,11 +126,19 @@ class PresenterController(QObject):
             self.step_forward()
 
     # -- following the configuration -----------------------------------------------------
-    def _variant_changed(self) -> None:
-        """A new variant: the old trace, its highlighted line and banners leave the screen."""
+    def _key(self) -> tuple[str, str] | None:
         variant = self.model.variant
-        if variant is None:
+        return None if variant is None else (variant.qualified_id, str(variant.path))
+
+    def _variant_changed(self) -> None:
+        """A new variant: the old trace, its highlighted line and banners leave the screen.
+        A new version of the same kernel file (it was saved) keeps them: it is traced again
+        and shown at the same group and phase."""
+        variant = self.model.variant
+        key = self._key()
+        if variant is None or key == self._variant_key:
             return
+        self._variant_key = key
         self.state.playback = None
         self.state.comparison = []
         self.views.execution_view.clear(f"{variant.name}: trace it (Ctrl+T) to watch it run.")
