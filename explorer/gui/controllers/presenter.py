@@ -80,6 +80,7 @@ class PresenterController(QObject):
         runs.run_finished.connect(self._stage_finished)
         self._variant_key = self._key()
         model.variant_changed.connect(self._variant_changed)
+        model.device_changed.connect(self._device_changed)
         self._keys = StageKeys(self)
         app = QApplication.instance()
         if app is not None:
@@ -126,6 +127,11 @@ class PresenterController(QObject):
             self.step_forward()
 
     # -- following the configuration -----------------------------------------------------
+    def _device_changed(self) -> None:
+        """On a CPU device, the result says in one line why tiling gains little there."""
+        device = self.model.device
+        self.views.result_view.set_device_type(device.type if device is not None else None)
+
     def _key(self) -> tuple[str, str] | None:
         variant = self.model.variant
         return None if variant is None else (variant.qualified_id, str(variant.path))
