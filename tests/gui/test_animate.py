@@ -1,0 +1,69 @@
+"""`python -m explorer animate`: the animation as a file for slides, one frame per step."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def animate(*argv):
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", "animate", *argv],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+
+
+def test_animate_writes_one_gif_frame_per_step(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "naive.gif"
+    done = animate(
+        "--family",
+        "matmul",
+        "--variant",
+        "naive",
+        "--size",
+        "32",
+        "--local",
+        "16x16",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    with Image.open(out) as gif:
+        assert gif.n_frames == 32 + 1  # naive at 32: one step per k, then the store of C
+        assert gif.info.get("loop") == 0
+
+
+def test_animate_writes_an_mp4(tmp_path):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    out = tmp_path / "tiled.mp4"
+    done = animate(
+        "--family",
+        "matmul",
+        "--variant",
+        "tiled",
+        "--size",
+        "32",
+        "--out",
+        str(out),
+        "--max-frames",
+        "10",
+        "--fps",
+        "5",
+    )
+    assert done.returncode == 0, done.stderr
+    reader = iio.get_reader(str(out))
+    assert reader.count_frames() == 10 and reader.get_meta_data()["fps"] == 5
+
+
+def test_animate_refuses_another_suffix(tmp_path):
+    done = animate("--family", "matmul", "--out", str(tmp_path / "x.avi"))
+    assert done.returncode == 2 and ".gif or .mp4" in done.stderr
