@@ -67,3 +67,15 @@ def test_animate_writes_an_mp4(tmp_path):
 def test_animate_refuses_another_suffix(tmp_path):
     done = animate("--family", "matmul", "--out", str(tmp_path / "x.avi"))
     assert done.returncode == 2 and ".gif or .mp4" in done.stderr
+
+
+def test_the_file_menu_exports_the_animation_as_mp4(window, qtbot, tmp_path, monkeypatch):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    from tests.gui.conftest import answer_file_dialogs, trigger
+    from tests.gui.test_execution import trace_in_window
+
+    view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 16, "N": 16, "K": 16})
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
+    trigger(window, "Export animation as MP4…")
+    assert iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == view.steps
