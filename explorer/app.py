@@ -65,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return save_session_without_window(args, session)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    else:
+        problem = display_problem()
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -98,6 +103,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     code = int(app.exec())
     dispose(app, window)
     return code
+
+
+# The X11 libraries Qt's xcb platform plugin loads (Debian/Ubuntu package names).
+XCB_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "xcb-image": "libxcb-image0",
+    "xcb-render-util": "libxcb-render-util0",
+    "xcb-shape": "libxcb-shape0",
+    "xcb-randr": "libxcb-randr0",
+    "xcb-xkb": "libxcb-xkb1",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+}
+
+
+def display_problem() -> str | None:
+    """Why a window cannot open on this Linux machine, or None: Qt would abort the process
+    (exit 134) with a message about platform plugins that names no package."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return (
+            "no display to open a window on (DISPLAY is not set). Run it on a desktop, "
+            "or render offscreen: python main.py --screenshot out.png --run"
+        )
+    import ctypes.util
+
+    missing = [pkg for lib, pkg in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    if missing:
+        return "the window needs these system libraries: apt-get install " + " ".join(missing)
+    return None
 
 
 def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
