@@ -83,7 +83,7 @@ class FrozenLabel(QWidget):
 
     def __init__(self, label: QLabel) -> None:
         super().__init__()
-        label.adjustSize()
+        label.resize(label.sizeHint())  # adjustSize() would cap it at 2/3 of the screen
         self.pixmap = label.grab()
         self.setToolTip(label.text())
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
@@ -337,9 +337,10 @@ class ExecutionView(QWidget):
             canvas.clicked.connect(lambda r, c, g=grid: self._cell_clicked(g, r, c))
             self.canvases[grid.buffer] = canvas
             self.canvases_area.addWidget(canvas, row, col)
-        for i in range(3):
+        used = {col for _row, col in self._places(playback).values()} | {0}
+        for i in range(4):
             self.canvases_area.setRowStretch(i, 1 if i < 2 else 0)
-            self.canvases_area.setColumnStretch(i, 1)
+            self.canvases_area.setColumnStretch(i, 1 if i in used else 0)
         self._draw_groups()
         self._reset_steps()
 
