@@ -48,11 +48,11 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             raise UsageError(
                 "MP4 needs imageio and imageio-ffmpeg: pip install imageio imageio-ffmpeg"
             ) from exc
-    from explorer.gui.animation_file import animate_to_file
+    from explorer.gui.animate_command import animate_to_file
 
     return animate_to_file(args)
 
 
 COMMAND = Command(
-    "animate", "the traced animation as a GIF or MP4 for slides", add_arguments, run, order=65
+    "animate", "the traced animation as a GIF or MP4 for slides", add_arguments, run, order=45
 )
