@@ -52,4 +52,4 @@ def write_frames(frames: list[np.ndarray], path: str, fps: float) -> None:
 
     with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=2) as writer:
         for frame in frames:
-            writer.append_data(frame)
+            writer.append_data(frame)  # type: ignore[attr-defined]  # imageio's stub types the base writer

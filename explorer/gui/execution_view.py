@@ -627,6 +627,7 @@ class ExecutionView(QWidget):
             reads, writes = pb.window_masks(grid, mine, window)
             outlines: list[tuple[Box, str, float]] = []
             hidden = None
+            labels_vals: np.ndarray | None
             if grid.space == LOCAL:
                 value, writer, fresh, _source = pb.local_contents(grid, self.current)
                 local_values[grid.buffer] = value
@@ -647,14 +648,14 @@ class ExecutionView(QWidget):
                 labels_vals = counts.astype(np.float64)
                 heat_labels = True
             else:
-                values = pb.values(grid)
-                vals = values[r0:r1, c0:c1] if values is not None else None
+                buffer_values = pb.values(grid)
+                window_values = buffer_values[r0:r1, c0:c1] if buffer_values is not None else None
                 pixels = (
-                    _value_colours(vals, self._top(grid, values))
-                    if vals is not None
+                    _value_colours(window_values, self._top(grid, buffer_values))
+                    if window_values is not None
                     else np.tile(EMPTY, (r1 - r0, c1 - c0, 1))
                 )
-                labels_vals = vals
+                labels_vals = window_values
                 heat_labels = False
                 _touched, written_box = pb.extent(grid)
                 if written_box is not None and not pb.trace.buffers[grid.buffer].is_input:
@@ -680,8 +681,8 @@ class ExecutionView(QWidget):
                 mr, mw = pb.window_masks(grid, marked_recs, window)
                 pixels[mr | mw] = MARK_C
             for element in self.marked_elements.get(grid.name, ()):
-                er, ec = grid.element_rc(np.array([element]))
-                er, ec = int(er[0]) - r0, int(ec[0]) - c0
+                rows, cols = grid.element_rc(np.array([element]))
+                er, ec = int(rows[0]) - r0, int(cols[0]) - c0
                 if 0 <= er < r1 - r0 and 0 <= ec < c1 - c0:
                     pixels[er, ec] = MARK_C
             box = pb.focus(grid, self.current)

@@ -322,7 +322,7 @@ class HeatScale(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumHeight(QFontMetricsF(self.font()).height() * 2 + 10)
+        self.setMinimumHeight(int(QFontMetricsF(self.font()).height() * 2 + 10))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
