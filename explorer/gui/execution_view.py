@@ -31,6 +31,7 @@ from explorer.engine.records import RunResult
 from explorer.gui.canvas import CellCanvas, rgba
 from explorer.gui.source_view import CodeEditor
 from explorer.gui.tiling_view import FocusCanvas, Frame, HeatScale, heat_colours, value_label
+from explorer.gui.warp_view import WARP, WarpAccess, WarpView
 from explorer.trace.playback import READS, WRITES, Box, Grid, Playback
 from explorer.trace.records import GLOBAL, LOCAL, OP_NAMES, Trace
 
@@ -232,6 +233,12 @@ class ExecutionView(QWidget):
             "product over a tile); each line: one step per source line and phase"
         )
         self.granularity.currentIndexChanged.connect(self._granularity_changed)
+        self.warp_box = QCheckBox("Warp")
+        self.warp_box.setToolTip(
+            "The selected work-item's warp at this step: its 32 addresses, the 32-byte "
+            "sectors they touch (global) or the banks they hit (local)"
+        )
+        self.warp_box.toggled.connect(self._warp_toggled)
         self.mode = QComboBox()
         self.mode.addItems(["Step", "Heat map"])
         self.mode.setToolTip("Heat map: global loads per element over every traced group")
@@ -251,6 +258,7 @@ class ExecutionView(QWidget):
             self.speed,
             self.loop,
             self.granularity,
+            self.warp_box,
             self.mode,
         ):
             w.setFocusPolicy(Qt.FocusPolicy.ClickFocus if w is not self.slider else w.focusPolicy())
@@ -282,6 +290,9 @@ class ExecutionView(QWidget):
         self.code.setMaximumWidth(380)
         middle.addWidget(self.code, 1)
         layout.addLayout(middle, 1)
+        self.warp_view = WarpView()
+        self.warp_view.setVisible(False)
+        layout.addWidget(self.warp_view)
         self.heat_scale = HeatScale()
         self.heat_scale.setVisible(False)
         layout.addWidget(self.heat_scale)
@@ -506,6 +517,24 @@ class ExecutionView(QWidget):
         self.heat_scale.setVisible(self.heat_mode)
         self.redraw()
 
+    def _warp_toggled(self, on: bool) -> None:
+        self.warp_view.setVisible(on)
+        self.redraw()
+
+    def _draw_warp(self, who: int | None) -> None:
+        """The selected work-item's warp at this step, one strip per access site."""
+        pb = self.playback
+        if pb is None or who is None or not self.warp_view.isVisibleTo(self):
+            return
+        accesses = []
+        for site, offsets, size in pb.warp_offsets(self.current, who // WARP):
+            info = pb.trace.sites[site]
+            buffer = pb.trace.buffers[info.buffer] if info.buffer >= 0 else None
+            local = buffer is not None and buffer.space == LOCAL
+            title = f"line {info.line} {info.text or (buffer.name if buffer else '?')}"
+            accesses.append(WarpAccess(title, local, offsets, size))
+        self.warp_view.set_accesses(accesses)
+
     def _granularity_changed(self, index: int) -> None:
         pb = self.playback
         if pb is None:
@@ -709,6 +738,7 @@ class ExecutionView(QWidget):
                 )
             )
         self._describe_reads(who, wi_now, local_values)
+        self._draw_warp(who)
 
     def _step_box(self, grid: Grid, records: np.ndarray) -> Box | None:
         pb = self.playback

@@ -385,6 +385,25 @@ class Playback:
         recs = self._records
         return recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
 
+    def warp_offsets(
+        self, step: int, warp: int, width: int = 32
+    ) -> list[tuple[int, np.ndarray, int]]:
+        """One warp's accesses at this step, per site: (site, the byte offset of each lane,
+        -1 where the lane made none, bytes per access). A warp is ``width`` consecutive
+        work-items of the group by linear local id."""
+        t = self.trace
+        recs = self.step_records(step) if self.steps else np.zeros(0, dtype=np.int64)
+        lanes = self.local_linear[t.wi[recs]].astype(np.int64) - warp * width
+        keep = (lanes >= 0) & (lanes < width) & (t.buffer[recs] >= 0) & ~t.oob[recs]
+        sites = t.site[recs]
+        out = []
+        for site in np.unique(sites[keep]):
+            sel = keep & (sites == site)
+            offsets = np.full(width, -1, dtype=np.int64)
+            offsets[lanes[sel]] = t.offset[recs[sel]]
+            out.append((int(site), offsets, int(t.size[recs[sel]].max())))
+        return out
+
     # -- values ----------------------------------------------------------------------------
     def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         """The run's inputs and output by role: the values drawn where the trace has none."""
