@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings, QSize, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
+from explorer.engine.catalog import CatalogError
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import COMMANDS, build_actions
 from explorer.gui.config_panel import ConfigPanel
@@ -45,6 +47,8 @@ from explorer.gui.state import AppState
 from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
+from explorer.paths import resources_dir
+from explorer.session import SessionError, load_session
 
 PRESENTER_STYLE = """
 QWidget {{ font-size: {base}pt; background: #ffffff; color: #111111; }}
@@ -95,6 +99,7 @@ class MainWindow(QMainWindow):
         self.views = self._make_views()
         handlers: dict[str, Callable[[], object]] = {}
         self.commands = build_actions(self, lambda name: lambda: handlers[name]())
+        self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.controllers = self._make_controllers()
         for command in COMMANDS:
@@ -169,6 +174,44 @@ class MainWindow(QMainWindow):
         for command in COMMANDS:
             if command.toolbar:
                 toolbar.addAction(self.commands[command.key])
+
+    def _make_lessons_menu(self) -> dict[str, QAction]:
+        """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
+        Help: a session that opens a configuration worth showing and traces it."""
+        menu = QMenu("&Lessons", self)
+        help_menu = self.menuBar().actions()[-1]
+        self.menuBar().insertMenu(help_menu, menu)
+        actions: dict[str, QAction] = {}
+        for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
+            stem = path.name.removesuffix(".kexp.json")
+            number, _, words = stem.partition("-")
+            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            action = QAction(title, self)
+            action.setStatusTip(f"Open and trace the lesson {path.name}")
+            action.triggered.connect(lambda _checked=False, p=str(path): self.open_lesson(p))
+            menu.addAction(action)
+            actions[title] = action
+        return actions
+
+    def open_lesson(self, path: str) -> None:
+        """Open a lesson's session, then trace it once a device is ready (around the group
+        its view names)."""
+        try:
+            session = load_session(path)
+        except (SessionError, CatalogError) as exc:
+            QMessageBox.warning(self, "Cannot open the lesson", str(exc))
+            return
+        self.controllers.sessions.show(session)
+        named = session.view.get("group")
+        group = (int(named[0]), int(named[1]), 0) if named else None
+
+        def trace() -> None:
+            if self.model.device is None:
+                QTimer.singleShot(250, trace)
+            else:
+                self.controllers.runs.trace(group)
+
+        trace()
 
     def set_presenter_layout(self, on: bool, full_screen: bool) -> None:
         """Presenter mode's layout: no menus, toolbar or configuration; the execution beside
