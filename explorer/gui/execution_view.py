@@ -695,6 +695,15 @@ class ExecutionView(QWidget):
                     done = pb.written_before(grid, self.current, window)
                     hidden = inside & ~done
                     pixels[hidden] = PENDING_C
+                    partial = pb.partial_sums(grid, self.current, window)
+                    if partial is not None and labels_vals is not None:
+                        # Accumulating: the sums so far of the products each work-item
+                        # formed from the values it read; the IOU forms in C as k advances.
+                        forming = hidden & np.isfinite(partial)
+                        shown = _value_colours(partial, self._top(grid, buffer_values))
+                        pixels[forming] = _mix(shown[forming], PENDING_C, 0.35)
+                        labels_vals = np.where(forming, partial, labels_vals)
+                        hidden = hidden & ~forming
                     others = ~inside
                     pixels[others] = _mix(pixels[others], WHITE, 0.5)
             if not self.heat_mode or grid.space == LOCAL:

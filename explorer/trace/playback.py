@@ -166,6 +166,9 @@ class Playback:
         self._heat: dict[int, np.ndarray] = {}
         self._element_heat: dict[int, np.ndarray] = {}
         self._values: dict[int, np.ndarray | None] = {}
+        self._products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._partial: tuple[int, np.ndarray] = (0, np.zeros(0))
+        self._out_elements: dict[int, np.ndarray] = {}
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
 
@@ -191,6 +194,7 @@ class Playback:
         ).astype(np.int64)
         self.steps = self._make_steps()
         self._focus, self._extent, self._local_writes, self._contents = {}, {}, {}, {}
+        self._products = None
         return True
 
     def set_by_iteration(self, on: bool) -> None:
@@ -404,11 +408,118 @@ class Playback:
             out.append((int(site), offsets, int(t.size[recs[sel]].max())))
         return out
 
+    def partial_sums(self, grid: Grid, step: int, window: Box) -> np.ndarray | None:
+        """Per element of a window of an output buffer: the sum so far of the products its
+        work-item formed (``acc += x * y``) from the values its two reads on one line and
+        pass returned, over the steps up to this one; NaN where the group writes nothing.
+        None when the kernel forms no such products."""
+        if self._products is None:
+            self._products = self._make_products()
+            self._partial = (0, np.zeros(int(np.prod(self.trace.local_size))))
+        target, step_of, product = self._products
+        mine = self._out_elements.get(grid.buffer)
+        if target.size == 0 or mine is None:
+            return None
+        end = int(np.searchsorted(step_of, step, side="right"))  # products are in step order
+        start, sums = self._partial
+        if start > end:
+            start, sums = 0, np.zeros_like(sums)
+        sums = sums + np.bincount(
+            target[start:end], weights=product[start:end], minlength=sums.size
+        )
+        self._partial = (end, sums)
+        r0, r1, c0, c1 = window
+        out = np.full((r1 - r0, c1 - c0), np.nan)
+        has = mine >= 0
+        rows, cols = grid.element_rc(mine[has])
+        inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+        out[rows[inside] - r0, cols[inside] - c0] = sums[has][inside]
+        return out
+
+    def _make_products(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(local id, step, product) of every pass in which a work-item made exactly two
+        reads on one line; also which output element each work-item writes."""
+        t = self.trace
+        empty = np.zeros(0, dtype=np.int64)
+        recs = self._by_step
+        n = len(self.steps)
+        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
+        width = int(np.prod(t.local_size))
+        local = self.local_linear[t.wi[recs]].astype(np.int64)
+        writes = WRITES[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs]
+        self._out_elements = {}
+        for b, info in enumerate(t.buffers):
+            if info.space == GLOBAL and not info.is_input:
+                sel = writes & (t.buffer[recs] == b)
+                elements = np.full(width, -1, dtype=np.int64)
+                elements[local[sel]] = self.index[recs[sel]]
+                self._out_elements[b] = elements
+        reads = READS[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs] & ~writes
+        key = step_of[reads] * width + local[reads]
+        read_recs = recs[reads]
+        positions = np.nonzero(reads)[0]
+        order = np.argsort(key, kind="stable")
+        key, read_recs, positions = key[order], read_recs[order], positions[order]
+        if key.size < 2:
+            return empty, empty, np.zeros(0)
+        same_next = np.r_[key[1:] == key[:-1], False]
+        same_prev = np.r_[False, key[1:] == key[:-1]]
+        same_after = np.r_[key[2:] == key[:-2], False, False]
+        first = same_next & ~same_prev & ~same_after  # exactly two reads in this pass
+        i = np.nonzero(first)[0]
+        values = self._read_values(read_recs, positions)
+        product = values[i] * values[i + 1]
+        keep = np.isfinite(product)
+        return (key[i] % width)[keep], (key[i] // width)[keep], product[keep]  # step order
+
+    def _read_values(self, recs: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The value each read returned: a global element's from the run's arrays; a local
+        element's from the global element copied into it by the last write before the read
+        (``positions``: the reads' places in the group's step-ordered records)."""
+        t = self.trace
+        values = np.full(recs.size, np.nan)
+        buffers = t.buffer[recs]
+        for b in np.unique(buffers):
+            info = t.buffers[int(b)]
+            sel = buffers == b
+            if info.space == GLOBAL:
+                flat = self._flat_values(int(b))
+                if flat is not None:
+                    index = self.index[recs[sel]]
+                    inside = (index >= 0) & (index < flat.size)
+                    got = np.full(index.size, np.nan)
+                    got[inside] = flat[index[inside]]
+                    values[sel] = got
+                continue
+            grid = self.grids[int(b)]
+            write_pos = self._writes(grid)
+            write_recs = self._by_step[write_pos]
+            src_buffer, src_index = self._copy_sources(write_recs)
+            write_values = np.full(write_recs.size, np.nan)
+            for sb in np.unique(src_buffer[src_buffer >= 0]):
+                flat = self._flat_values(int(sb))
+                if flat is None:
+                    continue
+                m = (src_buffer == sb) & (src_index < flat.size)
+                write_values[m] = flat[src_index[m]]
+            big = np.int64(self._by_step.size + 1)
+            write_key = self.index[write_recs] * big + write_pos
+            order = np.argsort(write_key)
+            write_key, write_values = write_key[order], write_values[order]
+            read_element = self.index[recs[sel]]
+            at = np.searchsorted(write_key, read_element * big + positions[sel]) - 1
+            found = (at >= 0) & (write_key[np.maximum(at, 0)] // big == read_element)
+            got = np.full(read_element.size, np.nan)
+            got[found] = write_values[at[found]]
+            values[sel] = got
+        return values
+
     # -- values ----------------------------------------------------------------------------
     def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         """The run's inputs and output by role: the values drawn where the trace has none."""
         self.arrays = dict(arrays)
         self._values = {}
+        self._products = None
 
     def values(self, grid: Grid) -> np.ndarray | None:
         """The buffer's contents as (rows, cols) float64 from the run's arrays, or None."""

@@ -432,11 +432,23 @@ def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window,
         16 * pb.group[0],
         16 * pb.group[0] + 16,
     )
-    # C's values inside the group's tile appear only once the group has written them
+    # Before the group writes C, its tile shows the sums so far of the products each
+    # work-item formed from the values it read: nothing yet at the first step
     w0, _w1, v0, _v1 = c_frame.window
     rows = slice(group_tile[0] - w0, group_tile[1] - w0)
     cols = slice(group_tile[2] - v0, group_tile[3] - v0)
-    assert all(t == "" for t in c_frame.labels[rows, cols].ravel())
+    assert all(t in ("", "0") for t in c_frame.labels[rows, cols].ravel())
+    # half way along K, each element holds A's row times B's column over the first k
+    inner = [s for s in pb.steps if s.line == 62]
+    half = inner[len(inner) // 2]
+    view.set_step(half.index)
+    a_in, b_in = result.inputs["A"], result.inputs["B"]
+    k_done = 16 * (half.phase // 2) + half.iteration + 1
+    tr, tc = group_tile[0], group_tile[2]
+    expected = a_in[tr : tr + 16, :k_done] @ b_in[:k_done, tc : tc + 16]
+    c_frame = view.canvases[c.buffer].frame
+    shown = np.array([[float(t or 0) for t in row] for row in c_frame.labels[rows, cols]])
+    assert np.allclose(shown, expected, atol=1e-3)
     view.set_step(view.steps - 1)
     c_frame = view.canvases[c.buffer].frame
     w0, _w1, v0, _v1 = c_frame.window
