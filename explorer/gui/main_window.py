@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
     def _make_lessons_menu(self) -> dict[str, QAction]:
         """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
         Help: a session that opens a configuration worth showing and traces it."""
-        menu = QMenu("&Lessons", self)
+        menu = QMenu("L&essons", self)  # Alt+L is the Local size field's
         help_menu = self.menuBar().actions()[-1]
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
