@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from explorer.gui.main_window import MainWindow
     from explorer.session import Session
 
 VIEWS = ("result", "timing", "source", "findings", "grid", "all")
@@ -64,6 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return save_session_without_window(args, session)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    else:
+        problem = display_problem()
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -94,9 +100,85 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Through the same path as File ▸ Open session: a kernel from another folder is asked
         # about first.
         window.controllers.sessions.open(args.session)
+    else:
+        _open_with_options(window, args)
     code = int(app.exec())
     dispose(app, window)
     return code
+
+
+# The X11 libraries Qt's xcb platform plugin loads (Debian/Ubuntu package names).
+XCB_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "xcb-image": "libxcb-image0",
+    "xcb-render-util": "libxcb-render-util0",
+    "xcb-shape": "libxcb-shape0",
+    "xcb-randr": "libxcb-randr0",
+    "xcb-xkb": "libxcb-xkb1",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+}
+
+
+def display_problem() -> str | None:
+    """Why a window cannot open on this Linux machine, or None: Qt would abort the process
+    (exit 134) with a message about platform plugins that names no package."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if not os.environ.get("DISPLAY"):
+        return (
+            "no display to open a window on (DISPLAY is not set). Run it on a desktop, "
+            "or render offscreen: python main.py --screenshot out.png --run"
+        )
+    import ctypes.util
+
+    missing = [pkg for lib, pkg in XCB_LIBRARIES.items() if ctypes.util.find_library(lib) is None]
+    if missing:
+        return "the window needs these system libraries: apt-get install " + " ".join(missing)
+    return None
+
+
+def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
+    """The window honours the command line as ``--screenshot`` does: the selection, then
+    presenter mode, then a run or trace once a device is ready."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.cli.options import UsageError
+    from explorer.engine.catalog import CatalogError
+    from explorer.gui.command_line import apply_selection
+
+    try:
+        apply_selection(window.model, args)
+    except (UsageError, CatalogError, ValueError) as exc:
+        QMessageBox.warning(window, "Cannot use the options", str(exc))
+        return
+    if args.presenter:
+        window.controllers.presenter.set_presenter(True)
+    group: tuple[int, int, int] | None = None
+    if args.group:
+        try:
+            values = [int(v) for v in args.group.split(",")]
+        except ValueError:
+            QMessageBox.warning(window, "Cannot use the options", f"--group {args.group!r}")
+            return
+        gx, gy, gz = (values + [0, 0, 0])[:3]
+        group = (gx, gy, gz)
+    if not (args.run or args.trace or args.view == "grid" or group):
+        return
+
+    def start() -> None:
+        if window.model.device is None:
+            QTimer.singleShot(250, start)
+        elif args.trace or args.view == "grid" or group:
+            window.controllers.runs.trace(group)
+        else:
+            window.controllers.runs.run()
+
+    QTimer.singleShot(0, start)
 
 
 def _load_session(args: argparse.Namespace) -> tuple[Session | None, str | None]:

@@ -103,6 +103,14 @@ COMMANDS: tuple[Command, ...] = (
         section=2,
     ),
     Command(
+        "export_mp4",
+        "Export animation as MP&4…",
+        "&File",
+        "exports.animation_mp4_dialog",
+        tip="Every step of the traced animation as an MP4 video for slides",
+        section=2,
+    ),
+    Command(
         "export_frames",
         "Export animation as PNG fra&mes…",
         "&File",

@@ -63,8 +63,9 @@ class CellCanvas(QWidget):
     def cell_rect(self) -> QRectF:
         """Where the cells are drawn: as large as fits, square cells."""
         rows, cols = self.pixels.shape[:2]
+        caption = self.fontMetrics().height() + 4
         area = QRectF(
-            4, self.title_height, self.width() - 8, self.height() - self.title_height - 18
+            4, self.title_height, self.width() - 8, self.height() - self.title_height - caption
         )
         scale = min(area.width() / cols, area.height() / rows)
         w, h = cols * scale, rows * scale
@@ -116,7 +117,7 @@ class CellCanvas(QWidget):
             painter.setPen(QColor("#34495e"))
             painter.setFont(self.font())
             painter.drawText(
-                QRectF(4, rect.bottom() + 1, self.width() - 8, 16),
+                QRectF(4, rect.bottom() + 1, self.width() - 8, self.fontMetrics().height() + 2),
                 Qt.AlignmentFlag.AlignLeft,
                 self.caption,
             )

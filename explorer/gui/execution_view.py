@@ -1,7 +1,10 @@
-"""The Execution area: the NDRange grid, the buffers with the current step's accesses, local
-memory coloured by the work-item that wrote it, and a phase timeline to play or scrub.
+"""The Execution area: the NDRange grid; each buffer as focus and context (the selected
+group's neighbourhood at element resolution with values and the tile grid, beside an
+overview of the whole buffer); local memory with the values copied into it; the reads of the
+selected work-item at every step; and a timeline to play or scrub, pass by pass.
 
-Everything drawn is a selection of the recorded trace (see ``explorer.trace.playback``).
+Everything drawn is a selection of the recorded trace (see ``explorer.trace.playback``);
+values come from the run's own arrays where the trace recorded none.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import colorsys
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,10 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.engine.records import RunResult
 from explorer.gui.canvas import CellCanvas, rgba
 from explorer.gui.source_view import CodeEditor
-from explorer.trace.playback import Grid, Playback
-from explorer.trace.records import GLOBAL, LOCAL
+from explorer.gui.tiling_view import FocusCanvas, Frame, HeatScale, heat_colours, value_label
+from explorer.gui.warp_view import WARP, WarpAccess, WarpView
+from explorer.trace.playback import READS, WRITES, Box, Grid, Playback
+from explorer.trace.records import GLOBAL, LOCAL, OP_NAMES, Trace
 
 EMPTY = rgba("#ecf0f1")
 READ_C = rgba("#3498db")
@@ -35,6 +41,18 @@ WRITE_C = rgba("#e67e22")
 BOTH_C = rgba("#8e44ad")
 HOVER_C = rgba("#16a085")
 MARK_C = rgba("#e74c3c")
+WRITTEN_C = rgba("#d6dbdf")  # written, value unknown
+PENDING_C = rgba("#fdf2e9")  # the group's output tile before the group writes it
+VALUE_LOW, VALUE_HIGH = "#ffffff", "#85929e"
+STEP_OUTLINE, WRITE_OUTLINE = "#c0392b", "#e67e22"
+VALUE_RAMP = (
+    rgba(VALUE_LOW).astype(np.float64)
+    + (rgba(VALUE_HIGH).astype(np.float64) - rgba(VALUE_LOW).astype(np.float64))
+    * np.linspace(0, 1, 256)[:, None]
+).astype(np.uint8)
+WHITE = rgba("#ffffff")
+MARGIN = 1  # elements of context either side of the tile in a zoom window
+STRIP = 48  # elements a window shows of a one-row buffer
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}
 
 
@@ -60,15 +78,35 @@ def _hues(ids: np.ndarray, count: int) -> np.ndarray:
     return out
 
 
-def _frozen(label: QLabel) -> QLabel:
-    """A rich-text label rendered once into a pixmap: rich text is costly to lay out on
-    every repaint, and the legend never changes."""
-    label.adjustSize()
-    pixmap = label.grab()
-    frozen = QLabel()
-    frozen.setPixmap(pixmap)
-    frozen.setToolTip(label.text())
-    return frozen
+class FrozenLabel(QWidget):
+    """A rich-text label rendered once into a pixmap (rich text is costly to lay out on
+    every repaint, and the legend never changes), shrunk to fit a narrow view."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__()
+        label.resize(label.sizeHint())  # adjustSize() would cap it at 2/3 of the screen
+        self.pixmap = label.grab()
+        self.setToolTip(label.text())
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFixedHeight(self.pixmap.height())
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        scale = min(1.0, self.width() / max(self.pixmap.width(), 1))
+        self.setFixedHeight(int(self.pixmap.height() * scale) + 1)
+
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        scale = min(1.0, self.width() / max(self.pixmap.width(), 1))
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.drawPixmap(
+            QRectF(0, 0, self.pixmap.width() * scale, self.pixmap.height() * scale),
+            self.pixmap,
+            QRectF(self.pixmap.rect()),
+        )
+
+
+def _frozen(label: QLabel) -> FrozenLabel:
+    return FrozenLabel(label)
 
 
 class Timeline(QWidget):
@@ -82,9 +120,19 @@ class Timeline(QWidget):
         self.barriers: set[int] = set()
         self.current = 0
         self._cache: tuple | None = None  # type: ignore[type-arg]
-        self.setMinimumHeight(46)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._fit_font()
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+
+    def _fit_font(self) -> None:
+        """Bar and text one above the other at any type size (presenter mode scales it)."""
+        self.setFixedHeight(34 + self.fontMetrics().height())
+
+    def changeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_font()
+            self._cache = None
+        super().changeEvent(event)
 
     def set_steps(self, steps: list[tuple[int, int]], barriers: list[int]) -> None:
         self.steps, self.barriers = steps, set(barriers)
@@ -110,7 +158,7 @@ class Timeline(QWidget):
             painter.fillRect(QRectF(i * w, 8, max(w - 1, 1), 22), colour)
             if i in self.barriers:
                 painter.setPen(QPen(QColor("#1b2631"), 3))
-                painter.drawLine(int(i * w + w / 2), 2, int(i * w + w / 2), 36)
+                painter.drawLine(int(i * w + w / 2), 2, int(i * w + w / 2), 32)
         painter.end()
         self._cache = (key, pixmap)
         return pixmap
@@ -125,7 +173,7 @@ class Timeline(QWidget):
         painter.setPen(QColor("#1b2631"))
         phase, line = self.steps[self.current]
         painter.drawText(
-            QRectF(0, 30, self.width(), 16),
+            QRectF(0, 33, self.width(), self.height() - 33),
             Qt.AlignmentFlag.AlignLeft,
             f"step {self.current + 1} of {len(self.steps)} · phase {phase} · "
             f"line {line}   (| = barrier)",
@@ -151,9 +199,13 @@ class ExecutionView(QWidget):
         self.source_lines: list[str] = []
         self.current = 0
         self.hover_wi: int | None = None
+        self.selected_wi: int | None = None  # local linear id whose reads are drawn
         self.marked_wis: set[tuple[int, ...]] = set()
         self.marked_elements: dict[str, set[int]] = {}
         self.heat_mode = False
+        self._tops: dict[int, float] = {}
+        self._overviews: dict[tuple[int, bool], np.ndarray] = {}
+        self._label_cache: dict[int, tuple[object, np.ndarray]] = {}
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
 
@@ -174,10 +226,29 @@ class ExecutionView(QWidget):
         self.speed.currentTextChanged.connect(lambda _: self._restart_timer())
         self.loop = QCheckBox("Loop")
         self.loop.setChecked(True)
+        self.granularity = QComboBox()
+        self.granularity.addItems(["Each pass", "Each line"])
+        self.granularity.setToolTip(
+            "Each pass: a loop body is one step per iteration (the walk along K, the inner "
+            "product over a tile); each line: one step per source line and phase"
+        )
+        self.granularity.currentIndexChanged.connect(self._granularity_changed)
+        self.warp_box = QCheckBox("Warp")
+        self.warp_box.setToolTip(
+            "The selected work-item's warp at this step: its 32 addresses, the 32-byte "
+            "sectors they touch (global) or the banks they hit (local)"
+        )
+        self.warp_box.toggled.connect(self._warp_toggled)
         self.mode = QComboBox()
         self.mode.addItems(["Step", "Heat map"])
         self.mode.setToolTip("Heat map: global loads per element over every traced group")
         self.mode.currentIndexChanged.connect(self._mode_changed)
+        for combo in (self.speed, self.granularity, self.mode):
+            # as narrow as their shortest words: the view must not widen the window
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(4)
         for w in (
             self.play_button,
             back,
@@ -186,37 +257,60 @@ class ExecutionView(QWidget):
             QLabel("Speed"),
             self.speed,
             self.loop,
+            self.granularity,
+            self.warp_box,
             self.mode,
         ):
+            w.setFocusPolicy(Qt.FocusPolicy.ClickFocus if w is not self.slider else w.focusPolicy())
             controls.addWidget(w)
         controls.setStretchFactor(self.slider, 1)
         layout.addLayout(controls)
+        self.caption = QLabel("")
+        self.caption.setObjectName("stage-caption")
+        self.caption.setWordWrap(True)
+        self.caption.setVisible(False)
+        layout.addWidget(self.caption)
         self.step_label = QLabel("Trace a kernel (Ctrl+T) to watch it run.")
         self.step_label.setObjectName("step-label")
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setPointSize(12)
         self.step_label.setFont(font)  # a font, not a style sheet: cheaper to repaint
+        self.step_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.step_label)
+        self.reads_label = QLabel(" ")
+        self.reads_label.setObjectName("reads-label")
+        self.reads_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        layout.addWidget(self.reads_label)
         middle = QHBoxLayout()
         self.canvases_area = QGridLayout()
-        middle.addLayout(self.canvases_area, 3)
+        self.canvases_area.setSpacing(6)
+        middle.addLayout(self.canvases_area, 5)
         self.code = CodeEditor()
-        self.code.setMinimumWidth(260)
-        middle.addWidget(self.code, 2)
+        self.code.setMinimumWidth(200)
+        self.code.setMaximumWidth(380)
+        middle.addWidget(self.code, 1)
         layout.addLayout(middle, 1)
+        self.warp_view = WarpView()
+        self.warp_view.setVisible(False)
+        layout.addWidget(self.warp_view)
+        self.heat_scale = HeatScale()
+        self.heat_scale.setVisible(False)
+        layout.addWidget(self.heat_scale)
         self.timeline = Timeline()
         self.timeline.step_clicked.connect(self.set_step)
         layout.addWidget(self.timeline)
         legend = QLabel(
-            "<span style='color:#3498db'>■</span> read &nbsp; "
+            "<span style='color:#3498db'>■</span> read this step &nbsp; "
             "<span style='color:#e67e22'>■</span> written &nbsp; "
             "<span style='color:#8e44ad'>■</span> both &nbsp; "
-            "<span style='color:#16a085'>■</span> hovered work-item &nbsp; "
-            "<span style='color:#c0392b'>□</span> the group's tile this step<br>"
-            "local memory: one colour per writing work-item (faded: written in an earlier "
-            "phase)<br>work-groups: darker started later, faded not traced"
+            "<span style='color:#16a085'>■</span> the selected work-item (click a cell to pick "
+            "another) &nbsp; <span style='color:#c0392b'>□</span> the group's tile this step "
+            "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output<br>"
+            "darker = larger value · thick lines: the tile grid · local memory: the values "
+            "copied in (faded: an earlier phase) · work-groups: darker started later"
         )
-        layout.addWidget(_frozen(legend))
+        self.legend = _frozen(legend)
+        layout.addWidget(self.legend)
         self.info = QLabel(" ")
         self.info.setWordWrap(True)
         self.info.setMinimumHeight(40)
@@ -224,41 +318,107 @@ class ExecutionView(QWidget):
         self.grid_canvas = CellCanvas("Work-groups")
         self.grid_canvas.clicked.connect(self._group_clicked)
         self.grid_canvas.hovered.connect(self._group_hovered)
-        self.canvases: dict[int, CellCanvas] = {}
+        self.canvases: dict[int, FocusCanvas] = {}
 
     # -- set up ----------------------------------------------------------------------
-    def set_playback(self, playback: Playback, source: str) -> None:
+    def set_playback(
+        self,
+        playback: Playback,
+        source: str,
+        arrays: dict[str, np.ndarray] | None = None,
+    ) -> None:
         self.pause()
         self.playback = playback
+        if arrays is not None:
+            playback.set_arrays(arrays)
+        playback.set_by_iteration(self.granularity.currentIndex() == 0)
         self.source_lines = source.splitlines()
         if self.code.toPlainText() != source:
             self.code.setPlainText(source)
         self.marked_wis, self.marked_elements = set(), {}
-        while self.canvases_area.count():
-            item = self.canvases_area.takeAt(0)
-            if item.widget() is not None and item.widget() is not self.grid_canvas:
-                item.widget().deleteLater()
-        self.canvases = {}
+        self._tops, self._overviews, self._label_cache = {}, {}, {}
+        lx, ly = (list(playback.trace.local_size) + [1, 1])[:2]
+        self.selected_wi = lx // 2 + lx * (ly // 2)
+        self._clear_canvases()
         self.canvases_area.addWidget(self.grid_canvas, 0, 0)
-        globals_ = [g for g in playback.grids if g.space == GLOBAL]
-        locals_ = [g for g in playback.grids if g.space == LOCAL]
-        for i, grid in enumerate(globals_):
-            canvas = CellCanvas(self._title(grid))
-            canvas.hovered.connect(lambda cell, g=grid: self._cell_hovered(g, cell))
+        for grid, (row, col) in self._places(playback).items():
+            prefix = "local " if grid.space == LOCAL else ""
+            canvas = FocusCanvas(prefix + self._title(grid))
+            canvas.hovered.connect(lambda r, c, g=grid: self._cell_hovered(g, r, c))
+            canvas.clicked.connect(lambda r, c, g=grid: self._cell_clicked(g, r, c))
             self.canvases[grid.buffer] = canvas
-            self.canvases_area.addWidget(canvas, 0, 1 + i)
-        for i, grid in enumerate(locals_):
-            canvas = CellCanvas("local " + self._title(grid))
-            canvas.hovered.connect(lambda cell, g=grid: self._cell_hovered(g, cell))
-            self.canvases[grid.buffer] = canvas
-            self.canvases_area.addWidget(canvas, 1, 1 + i)
+            self.canvases_area.addWidget(canvas, row, col)
+        used = {col for _row, col in self._places(playback).values()} | {0}
+        for i in range(4):
+            self.canvases_area.setRowStretch(i, 1 if i < 2 else 0)
+            self.canvases_area.setColumnStretch(i, 1 if i in used else 0)
         self._draw_groups()
         self._reset_steps()
 
+    def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """The run's inputs and output (role → array): the values drawn in the cells."""
+        if self.playback is None:
+            return
+        self.playback.set_arrays(arrays)
+        self._tops, self._overviews, self._label_cache = {}, {}, {}
+        self.redraw()
+
+    def clear(self, message: str = "Trace a kernel (Ctrl+T) to watch it run.") -> None:
+        """Forget the trace (the configuration changed): nothing stale stays on screen."""
+        self.pause()
+        self.playback = None
+        self.marked_wis, self.marked_elements = set(), {}
+        self.hover_wi = None
+        self._clear_canvases()
+        self.timeline.set_steps([], [])
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, 0)
+        self.slider.blockSignals(False)
+        self.code.mark_lines([], "#f9e79f")
+        self.step_label.setText(message)
+        self.reads_label.setText(" ")
+        self.info.setText(" ")
+
+    def set_caption(self, text: str) -> None:
+        """A line above the animation that says what this stage of a talk shows."""
+        self.caption.setText(text)
+        self.caption.setVisible(bool(text))
+
+    def _clear_canvases(self) -> None:
+        while self.canvases_area.count():
+            item = self.canvases_area.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self.grid_canvas:
+                widget.deleteLater()
+        self.canvases = {}
+
+    def _places(self, pb: Playback) -> dict[Grid, tuple[int, int]]:
+        """Where each buffer goes: for A×B=C the textbook picture (B above C, A to its left,
+        the local tiles beside them); otherwise the globals in a row, local memory below."""
+        roles = {pb.trace.buffers[g.buffer].role: g for g in pb.grids if g.space == GLOBAL}
+        locals_ = [g for g in pb.grids if g.space == LOCAL]
+        if {"A", "B", "C"} <= set(roles) and len(roles) == 3 and len(locals_) <= 2:
+            places = {roles["B"]: (0, 1), roles["A"]: (1, 0), roles["C"]: (1, 1)}
+            for grid, place in zip(locals_, ((0, 2), (1, 2)), strict=False):
+                places[grid] = place
+            by_name = {g.name.lower(): g for g in locals_}
+            if len(locals_) == 2 and any("b" in n for n in by_name):
+                # the tile of B beside B, the tile of A beside C (A's row meets B's column)
+                b_tile = next(g for n, g in by_name.items() if "b" in n)
+                a_tile = next(g for g in locals_ if g is not b_tile)
+                places[b_tile], places[a_tile] = (0, 2), (1, 2)
+            return places
+        places = {}
+        globals_ = [g for g in pb.grids if g.space == GLOBAL]
+        for i, grid in enumerate(globals_):
+            places[grid] = (0, 1 + i)
+        for i, grid in enumerate(locals_):
+            places[grid] = (1, 1 + i)
+        return places
+
     def _title(self, grid: Grid) -> str:
         shape = f"{grid.rows}×{grid.cols}" if grid.rows > 1 else f"{grid.cols}"
-        agg = "" if (grid.cell_rows, grid.cell_cols) == (grid.rows, grid.cols) else " (binned)"
-        return f"{grid.name} {shape}{agg}"
+        return f"{grid.name} {shape}"
 
     def _reset_steps(self) -> None:
         pb = self.playback
@@ -304,8 +464,8 @@ class ExecutionView(QWidget):
         self.slider.setValue(index)
         self.slider.blockSignals(False)
         self.timeline.set_current(index)
-        self.redraw()
         step = self.playback.steps[index]
+        self.redraw()
         text = (
             self.source_lines[step.line - 1].strip()
             if 0 < step.line <= len(self.source_lines)
@@ -325,6 +485,12 @@ class ExecutionView(QWidget):
 
     def step_back(self) -> None:
         self.set_step(max(0, self.current - 1))
+
+    def first_step(self) -> None:
+        self.set_step(0)
+
+    def last_step(self) -> None:
+        self.set_step(self.steps - 1)
 
     def play(self) -> None:
         if self.steps:
@@ -348,7 +514,37 @@ class ExecutionView(QWidget):
 
     def _mode_changed(self, index: int) -> None:
         self.heat_mode = index == 1
+        self.heat_scale.setVisible(self.heat_mode)
         self.redraw()
+
+    def _warp_toggled(self, on: bool) -> None:
+        self.warp_view.setVisible(on)
+        self.redraw()
+
+    def _draw_warp(self, who: int | None) -> None:
+        """The selected work-item's warp at this step, one strip per access site."""
+        pb = self.playback
+        if pb is None or who is None or not self.warp_view.isVisibleTo(self):
+            return
+        accesses = []
+        for site, offsets, size in pb.warp_offsets(self.current, who // WARP):
+            info = pb.trace.sites[site]
+            buffer = pb.trace.buffers[info.buffer] if info.buffer >= 0 else None
+            local = buffer is not None and buffer.space == LOCAL
+            title = f"line {info.line} {info.text or (buffer.name if buffer else '?')}"
+            accesses.append(WarpAccess(title, local, offsets, size))
+        self.warp_view.set_accesses(accesses)
+
+    def _granularity_changed(self, index: int) -> None:
+        pb = self.playback
+        if pb is None:
+            return
+        phase = pb.steps[self.current].phase if pb.steps else 0
+        pb.set_by_iteration(index == 0)
+        self._reset_steps()
+        step = pb.first_step_of(phase)
+        if step is not None:
+            self.set_step(step)
 
     def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         key = event.key()
@@ -358,17 +554,75 @@ class ExecutionView(QWidget):
             self.step_forward()
         elif key == Qt.Key.Key_Left:
             self.step_back()
+        elif key == Qt.Key.Key_Home:
+            self.first_step()
+        elif key == Qt.Key.Key_End:
+            self.last_step()
         else:
             super().keyPressEvent(event)
 
     # -- drawing -----------------------------------------------------------------------
     def highlighted(self, grid: Grid) -> tuple[np.ndarray, np.ndarray]:
-        """(read, write) cells of the current step for one buffer."""
+        """(read, write) cells of the current step for one buffer (the binned grid)."""
         assert self.playback is not None
         return self.playback.cell_masks(grid, self.playback.step_records(self.current))
 
     def picture(self, buffer: int) -> np.ndarray:
+        """The zoom window's picture of a buffer as drawn now: (rows, cols, 4)."""
         return self.canvases[buffer].pixels.copy()
+
+    def zoom_window(self, buffer: int) -> Box:
+        """The buffer's elements the zoom window shows now: (row0, row1, col0, col1)."""
+        return self.canvases[buffer].frame.window
+
+    def _window(self, grid: Grid) -> Box:
+        pb = self.playback
+        assert pb is not None
+        lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
+        if grid.rows > 1:
+            zr, zc = min(grid.rows, ly + 2 * MARGIN), min(grid.cols, lx + 2 * MARGIN)
+            tr, tc = ly, lx
+        else:
+            zr, zc = 1, min(grid.cols, STRIP)
+            tr, tc = 1, lx
+        if grid.space == LOCAL and grid.rows <= 40 and grid.cols <= 40:
+            zr, zc = grid.rows, grid.cols
+        box = pb.focus(grid, self.current)
+        if grid.space == GLOBAL and pb.trace.buffers[grid.buffer].is_input is False:
+            written = pb.extent(grid)[1]
+            box = written or box
+        if box is None:
+            return 0, zr, 0, zc
+        r0 = _snap(box[0], tr, zr, grid.rows)
+        c0 = _snap(box[2], tc, zc, grid.cols)
+        return r0, r0 + zr, c0, c0 + zc
+
+    def _top(self, grid: Grid, values: np.ndarray | None) -> float:
+        if grid.buffer not in self._tops:
+            finite = np.abs(values[np.isfinite(values)]) if values is not None else np.zeros(0)
+            self._tops[grid.buffer] = float(finite.max()) if finite.size else 0.0
+        return self._tops[grid.buffer]
+
+    def _overview(self, grid: Grid, values: np.ndarray | None) -> np.ndarray | None:
+        pb = self.playback
+        assert pb is not None
+        key = (grid.buffer, self.heat_mode)
+        if key not in self._overviews:
+            data = pb.element_heat(grid) if self.heat_mode else values
+            if data is None:
+                return None
+            cells = grid.cell_of(np.arange(grid.rows * grid.cols))
+            flat = (data.T if grid.column_major else data).ravel().astype(np.float64)
+            size = grid.cell_rows * grid.cell_cols
+            total = np.bincount(cells, weights=np.nan_to_num(flat), minlength=size)
+            count = np.maximum(np.bincount(cells, minlength=size), 1)
+            mean = (total / count).reshape(grid.cell_rows, grid.cell_cols)
+            self._overviews[key] = (
+                heat_colours(mean)
+                if self.heat_mode
+                else _value_colours(mean, self._top(grid, values))
+            )
+        return self._overviews[key]
 
     def redraw(self) -> None:
         pb = self.playback
@@ -376,9 +630,8 @@ class ExecutionView(QWidget):
             return
         step = pb.steps[self.current]
         records = pb.step_records(self.current)
-        hover_recs = (
-            pb.work_item_records(self.hover_wi, step.phase) if self.hover_wi is not None else None
-        )
+        who = self.hover_wi if self.hover_wi is not None else self.selected_wi
+        wi_now, wi_line = pb.work_item_step(who, self.current) if who is not None else (None, None)
         # A selected finding's work-items (those of the shown group): their accesses in this
         # phase, marked like the finding's elements.
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
@@ -390,81 +643,239 @@ class ExecutionView(QWidget):
             if marked
             else None
         )
+        local_values: dict[int, np.ndarray] = {}
+        t = pb.trace
+        buffers, in_bounds = t.buffer[records], ~t.oob[records]
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)
             if canvas is None:
                 continue
+            window = self._window(grid)
+            r0, r1, c0, c1 = window
+            mine = records[(buffers == grid.buffer) & in_bounds]
+            reads, writes = pb.window_masks(grid, mine, window)
+            outlines: list[tuple[Box, str, float]] = []
+            hidden = None
+            labels_vals: np.ndarray | None
             if grid.space == LOCAL:
-                writer, fresh = pb.local_writers(grid, self.current)
-                pixels = _hues(writer, int(np.prod(pb.trace.local_size)))
+                value, writer, fresh, _source = pb.local_contents(grid, self.current)
+                local_values[grid.buffer] = value
+                vals = value[r0:r1, c0:c1]
+                w = writer[r0:r1, c0:c1]
+                top = self._top(grid, pb.values(grid)) or _finite_top(value)
+                pixels = _value_colours(vals, top)
+                pixels[(w >= 0) & ~np.isfinite(vals)] = WRITTEN_C
+                pixels[w < 0] = EMPTY
+                stale = ~(reads | writes | fresh[r0:r1, c0:c1])
+                pixels[stale] = _mix(pixels[stale], WHITE, 0.55)
+                pixels[reads & ~writes & (w < 0)] = MARK_C  # read before any write
+                labels_vals = np.where(w >= 0, vals, np.nan)
+                heat_labels = False
             elif self.heat_mode:
-                pixels = _gradient(pb.heat(grid))
+                counts = pb.element_heat(grid)[r0:r1, c0:c1]
+                pixels = heat_colours(counts)
+                labels_vals = counts.astype(np.float64)
+                heat_labels = True
             else:
-                pixels = np.empty((grid.cell_rows, grid.cell_cols, 4), dtype=np.uint8)
-                pixels[:] = EMPTY
-            reads, writes = pb.cell_masks(grid, records)
-            if grid.space == LOCAL:
-                # Each cell in the colour of the work-item whose value it holds; faded unless
-                # written in this phase or touched by this step.
-                pixels[~(reads | writes | fresh), 3] = 90
-                pixels[reads & ~writes & (writer < 0)] = MARK_C  # read before any write
-            elif not self.heat_mode:
-                pixels[reads & ~writes] = READ_C
-                pixels[writes & ~reads] = WRITE_C
-                pixels[reads & writes] = BOTH_C
+                buffer_values = pb.values(grid)
+                window_values = buffer_values[r0:r1, c0:c1] if buffer_values is not None else None
+                pixels = (
+                    _value_colours(window_values, self._top(grid, buffer_values))
+                    if window_values is not None
+                    else np.tile(EMPTY, (r1 - r0, c1 - c0, 1))
+                )
+                labels_vals = window_values
+                heat_labels = False
+                _touched, written_box = pb.extent(grid)
+                if written_box is not None and not pb.trace.buffers[grid.buffer].is_input:
+                    # The group's tile of the output: marked from the start, its values
+                    # appear as the group writes them; elsewhere the other groups' results.
+                    outlines.append((written_box, WRITE_OUTLINE, 3.0))
+                    inside = _box_mask(written_box, window)
+                    done = pb.written_before(grid, self.current, window)
+                    hidden = inside & ~done
+                    pixels[hidden] = PENDING_C
+                    partial = pb.partial_sums(grid, self.current, window)
+                    if partial is not None and labels_vals is not None:
+                        # Accumulating: the sums so far of the products each work-item
+                        # formed from the values it read; the IOU forms in C as k advances.
+                        forming = hidden & np.isfinite(partial)
+                        shown = _value_colours(partial, self._top(grid, buffer_values))
+                        pixels[forming] = _mix(shown[forming], PENDING_C, 0.35)
+                        labels_vals = np.where(forming, partial, labels_vals)
+                        hidden = hidden & ~forming
+                    others = ~inside
+                    pixels[others] = _mix(pixels[others], WHITE, 0.5)
+            if not self.heat_mode or grid.space == LOCAL:
+                _tint(pixels, reads & ~writes, READ_C, 0.6)
+                _tint(pixels, writes & ~reads, WRITE_C, 0.6)
+                _tint(pixels, reads & writes, BOTH_C, 0.6)
+            if wi_line is not None and wi_now is not None:
+                lr, lw = pb.window_masks(grid, wi_line, window)
+                _tint(pixels, lr | lw, HOVER_C, 0.3)
+                nr, nw = pb.window_masks(grid, wi_now, window)
+                _tint(pixels, nr | nw, HOVER_C, 0.8)
             if marked_recs is not None:
-                mr, mw = pb.cell_masks(grid, marked_recs)
+                mr, mw = pb.window_masks(grid, marked_recs, window)
                 pixels[mr | mw] = MARK_C
-            if hover_recs is not None:
-                hr, hw = pb.cell_masks(grid, hover_recs)
-                pixels[hr | hw] = HOVER_C
             for element in self.marked_elements.get(grid.name, ()):
-                cell = int(grid.cell_of(np.array([element]))[0])
-                if cell >= 0:
-                    pixels[cell // grid.cell_cols, cell % grid.cell_cols] = MARK_C
-            canvas.outlines = []
-            touched = reads | writes
-            if touched.any() and grid.space == GLOBAL:
-                rr, cc = np.nonzero(touched)
-                canvas.outlines = [
-                    (int(rr.min()), int(rr.max()) + 1, int(cc.min()), int(cc.max()) + 1, "#c0392b")
-                ]
-            counts = (
-                f"{int(reads.sum())} read, {int(writes.sum())} written"
-                if not (self.heat_mode and grid.space == GLOBAL)
-                else "global loads per element"
+                rows, cols = grid.element_rc(np.array([element]))
+                er, ec = int(rows[0]) - r0, int(cols[0]) - c0
+                if 0 <= er < r1 - r0 and 0 <= ec < c1 - c0:
+                    pixels[er, ec] = MARK_C
+            box = pb.focus(grid, self.current)
+            if (reads | writes).any() or (box is not None and grid.space == GLOBAL):
+                touched = self._step_box(grid, mine)
+                if touched is not None:
+                    outlines.append((touched, STEP_OUTLINE, 3.0))
+            labels, key = self._labels(grid, window, labels_vals, hidden, heat_labels)
+            canvas.set_frame(
+                Frame(
+                    title=canvas.frame.title,
+                    shape=(grid.rows, grid.cols),
+                    window=window,
+                    pixels=pixels,
+                    tile=(ly, lx) if grid.rows > 1 else (1, lx),
+                    labels=labels,
+                    labels_key=key,
+                    overview=self._overview(grid, pb.values(grid))
+                    if grid.space == GLOBAL
+                    else None,
+                    overview_key=(grid.buffer, self.heat_mode, len(self._overviews)),
+                    outlines=outlines,
+                    caption=self._caption(grid, mine, window),
+                )
             )
-            canvas.caption = counts
-            canvas.set_pixels(pixels)
+        self._describe_reads(who, wi_now, local_values)
+        self._draw_warp(who)
+
+    def _step_box(self, grid: Grid, records: np.ndarray) -> Box | None:
+        pb = self.playback
+        assert pb is not None
+        mine = records
+        if mine.size == 0:
+            return None
+        r, c = grid.element_rc(pb.index[mine])
+        return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
+
+    def _labels(
+        self,
+        grid: Grid,
+        window: Box,
+        values: np.ndarray | None,
+        hidden: np.ndarray | None,
+        heat: bool,
+    ) -> tuple[np.ndarray | None, object]:
+        if values is None:
+            return None, None
+        shown = values if hidden is None else np.where(hidden, np.nan, values)
+        key = (grid.buffer, window, heat, shown.tobytes())
+        cached = self._label_cache.get(grid.buffer)
+        if cached is not None and cached[0] == key:
+            return cached[1], key
+        labels = np.array([value_label(float(v)) for v in shown.ravel()], dtype=object).reshape(
+            shown.shape
+        )
+        self._label_cache[grid.buffer] = (key, labels)
+        return labels, key
+
+    def _caption(self, grid: Grid, records: np.ndarray, window: Box) -> str:
+        pb = self.playback
+        assert pb is not None
+        r0, r1, c0, c1 = window
+        where = f"[{r0}:{r1}][{c0}:{c1}]" if grid.rows > 1 else f"[{c0}:{c1}]"
+        if self.heat_mode and grid.space == GLOBAL:
+            heat = pb.element_heat(grid)
+            return f"{where} · up to {int(heat.max())} loads per element"
+        mine = records  # this buffer's records of the step
+        ops = pb.trace.op[mine]
+        read = np.unique(pb.index[mine[READS[ops]]]).size
+        written = np.unique(pb.index[mine[WRITES[ops]]]).size
+        return f"{where} · {read} read, {written} written"
+
+    def _describe_reads(
+        self, who: int | None, now: np.ndarray | None, local_values: dict[int, np.ndarray]
+    ) -> None:
+        """The selected work-item's accesses at this step, with their values."""
+        pb = self.playback
+        if pb is None or who is None or now is None:
+            self.reads_label.setText(" ")
+            return
+        lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
+        local = (who % lx, (who // lx) % ly)
+        t = pb.trace
+        parts = []
+        for r in now[:6]:
+            b = int(t.buffer[r])
+            if b < 0 or bool(t.oob[r]):
+                continue
+            grid = pb.grids[b]
+            row, col = grid.element_rc(np.array([pb.index[r]]))
+            row_i, col_i = int(row[0]), int(col[0])
+            where = f"{grid.name}[{row_i}][{col_i}]" if grid.rows > 1 else f"{grid.name}[{col_i}]"
+            value = float("nan")
+            if b in local_values and row_i < grid.rows and col_i < grid.cols:
+                value = float(local_values[b][row_i, col_i])
+            elif (values := pb.values(grid)) is not None:
+                value = float(values[row_i, col_i])
+            op = OP_NAMES.get(int(t.op[r]), "?")
+            text = value_label(value)
+            parts.append(f"{op} {where}" + (f" = {text}" if text else ""))
+        detail = ", ".join(parts) if parts else "no access at this step"
+        self.reads_label.setText(f"work-item {local} of group {pb.group}: {detail}")
 
     # -- hover, clicks, findings -------------------------------------------------------------
-    def _cell_hovered(self, grid: Grid, cell: int) -> None:
+    def _cell_hovered(self, grid: Grid, row: int, col: int) -> None:
         pb = self.playback
         if pb is None or not pb.steps:
             return
-        if cell < 0:
+        if row < 0:
             self.hover_wi = None
             self.info.setText(" ")
             self.redraw()
             return
         step = pb.steps[self.current]
-        touches = pb.touching(grid, cell, step.phase)
-        r0, r1, c0, c1 = grid.elements_of_cell(cell)
-        where = (
-            f"{grid.name}[{r0}][{c0}]"
-            if (r1 - r0, c1 - c0) == (1, 1)
-            else (f"{grid.name}[{r0}:{r1}][{c0}:{c1}]")
-        )
+        cell = int(grid.cell_of(np.array([grid.index_at(row, col)]))[0])
+        touches = pb.touching(grid, cell, step.phase) if cell >= 0 else []
+        where = f"{grid.name}[{row}][{col}]" if grid.rows > 1 else f"{grid.name}[{col}]"
+        origin = ""
+        if grid.space == LOCAL:
+            value, _writer, _fresh, source = pb.local_contents(grid, self.current)
+            text = value_label(float(value[row, col]))
+            src = int(source[row, col])
+            if src >= 0:
+                sgrid = pb.grids[src >> 40]
+                sr, sc = sgrid.element_rc(np.array([src & ((1 << 40) - 1)]))
+                origin = f" = {text or '?'}, copied from {sgrid.name}[{int(sr[0])}][{int(sc[0])}]"
         if not touches:
-            self.info.setText(f"{where}: not touched by group {pb.group} in phase {step.phase}")
+            self.info.setText(
+                f"{where}{origin}: not touched by group {pb.group} in phase {step.phase}"
+            )
             self.hover_wi = None
         else:
             parts = [f"work-item {w} line {line} {op}" for w, line, op in touches[:6]]
             more = f" … and {len(touches) - 6} more" if len(touches) > 6 else ""
-            self.info.setText(f"{where} in phase {step.phase}: " + "; ".join(parts) + more)
+            self.info.setText(f"{where}{origin} in phase {step.phase}: " + "; ".join(parts) + more)
             lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
             first = touches[0][0]
             self.hover_wi = first[0] + lx * (first[1] + ly * first[2])
+        self.redraw()
+
+    def _cell_clicked(self, grid: Grid, row: int, col: int) -> None:
+        """A click on a cell some work-item of the group touched selects that work-item:
+        its reads are drawn at every step from now on."""
+        pb = self.playback
+        if pb is None or not pb.steps:
+            return
+        t = pb.trace
+        recs = pb.group_records(grid)
+        hit = recs[pb.index[recs] == grid.index_at(row, col)]
+        if hit.size == 0:
+            return
+        writes = hit[WRITES[t.op[hit]]]
+        chosen = writes[0] if writes.size else hit[0]
+        self.selected_wi = int(pb.local_linear[t.wi[chosen]])
+        self.hover_wi = None
         self.redraw()
 
     def _group_hovered(self, cell: int) -> None:
@@ -513,3 +924,55 @@ class ExecutionView(QWidget):
             self.set_step(target)
         else:
             self.redraw()
+
+
+def run_arrays(result: RunResult, trace: Trace | None) -> dict[str, np.ndarray]:
+    """The arrays a run carries, by role: its inputs and, under the output's role, its
+    output (what the execution view draws as values while ``Trace.values`` is empty)."""
+    arrays = dict(result.inputs or {})
+    if result.output is not None:
+        role = trace.output_role if trace is not None else None
+        if role is None and trace is not None:
+            written = [b.role for b in trace.buffers if b.role and not b.is_input]
+            role = written[0] if len(written) == 1 else None
+        if role:
+            arrays[role] = result.output
+    return arrays
+
+
+def _snap(start: int, tile: int, size: int, total: int) -> int:
+    """The window's first row (or column): the tile holding ``start``, with a margin of
+    context either side, inside the buffer; the window moves a tile at a time."""
+    if size >= total:
+        return 0
+    margin = (size - tile) // 2 if size > tile else 0
+    origin = (start // max(tile, 1)) * max(tile, 1) - margin
+    return max(0, min(origin, total - size))
+
+
+def _value_colours(values: np.ndarray, top: float) -> np.ndarray:
+    """White for 0, darker for larger magnitudes; unknown (NaN) values white."""
+    t = np.abs(np.nan_to_num(values)) / top if top > 0 else np.zeros(values.shape)
+    return VALUE_RAMP[(np.clip(t, 0, 1) * 255).astype(np.intp)]
+
+
+def _finite_top(values: np.ndarray) -> float:
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _mix(pixels: np.ndarray, colour: np.ndarray, amount: float) -> np.ndarray:
+    return (pixels * (1 - amount) + colour * amount).astype(np.uint8)
+
+
+def _tint(pixels: np.ndarray, mask: np.ndarray, colour: np.ndarray, amount: float) -> None:
+    if mask.any():
+        pixels[mask] = _mix(pixels[mask], colour, amount)
+
+
+def _box_mask(box: Box, window: Box) -> np.ndarray:
+    r0, r1, c0, c1 = window
+    b0, b1, d0, d1 = box
+    rows = np.arange(r0, r1)[:, None]
+    cols = np.arange(c0, c1)[None, :]
+    return (rows >= b0) & (rows < b1) & (cols >= d0) & (cols < d1)

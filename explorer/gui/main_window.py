@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings, QSize, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
+from explorer.engine.catalog import CatalogError
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import COMMANDS, build_actions
 from explorer.gui.config_panel import ConfigPanel
@@ -35,7 +37,7 @@ from explorer.gui.controllers.presenter import PresenterController
 from explorer.gui.controllers.runs import RunCompareController
 from explorer.gui.controllers.sessions import SessionController
 from explorer.gui.controllers.sweep import SweepController
-from explorer.gui.execution_view import ExecutionView
+from explorer.gui.execution_view import ExecutionView, run_arrays
 from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
@@ -45,13 +47,26 @@ from explorer.gui.state import AppState
 from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
 from explorer.gui.worker import RunController
+from explorer.paths import resources_dir
+from explorer.session import SessionError, load_session
 
 PRESENTER_STYLE = """
-QWidget { font-size: 13pt; background: #ffffff; color: #111111; }
-QPushButton { font-size: 14pt; padding: 4px 10px; }
-QLabel#badge { font-size: 20pt; }
-QLabel#step-label { font-size: 17pt; font-weight: bold; }
+QWidget {{ font-size: {base}pt; background: #ffffff; color: #111111; }}
+QPushButton {{ font-size: {base}pt; padding: 3px 8px; }}
+QLabel#badge {{ font-size: {badge}pt; }}
+QLabel#step-label {{ font-size: {step}pt; font-weight: bold; }}
+QLabel#stage-caption {{ font-size: {step}pt; color: #1a5276; }}
 """
+
+
+def presenter_style(width: int, height: int) -> str:
+    """Presenter mode's large type, scaled to the screen: 13 pt at 1920×1080, 9 pt on a
+    1280×720 projector, so nothing is cut off or drawn over its neighbour."""
+    scale = min(width / 1920, height / 1080)
+    base = max(9, round(13 * scale))
+    return PRESENTER_STYLE.format(base=base, badge=round(base * 1.4), step=round(base * 1.25))
+
+
 # The three views presenter mode shows side by side, with their tab titles and positions.
 PRESENTED = (("result_view", "Result"), ("execution_view", "Execution"), ("timing_view", "Timing"))
 
@@ -84,6 +99,7 @@ class MainWindow(QMainWindow):
         self.views = self._make_views()
         handlers: dict[str, Callable[[], object]] = {}
         self.commands = build_actions(self, lambda name: lambda: handlers[name]())
+        self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.controllers = self._make_controllers()
         for command in COMMANDS:
@@ -159,6 +175,44 @@ class MainWindow(QMainWindow):
             if command.toolbar:
                 toolbar.addAction(self.commands[command.key])
 
+    def _make_lessons_menu(self) -> dict[str, QAction]:
+        """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
+        Help: a session that opens a configuration worth showing and traces it."""
+        menu = QMenu("L&essons", self)  # Alt+L is the Local size field's
+        help_menu = self.menuBar().actions()[-1]
+        self.menuBar().insertMenu(help_menu, menu)
+        actions: dict[str, QAction] = {}
+        for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
+            stem = path.name.removesuffix(".kexp.json")
+            number, _, words = stem.partition("-")
+            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            action = QAction(title, self)
+            action.setStatusTip(f"Open and trace the lesson {path.name}")
+            action.triggered.connect(lambda _checked=False, p=str(path): self.open_lesson(p))
+            menu.addAction(action)
+            actions[title] = action
+        return actions
+
+    def open_lesson(self, path: str) -> None:
+        """Open a lesson's session, then trace it once a device is ready (around the group
+        its view names)."""
+        try:
+            session = load_session(path)
+        except (SessionError, CatalogError) as exc:
+            QMessageBox.warning(self, "Cannot open the lesson", str(exc))
+            return
+        self.controllers.sessions.show(session)
+        named = session.view.get("group")
+        group = (int(named[0]), int(named[1]), 0) if named else None
+
+        def trace() -> None:
+            if self.model.device is None:
+                QTimer.singleShot(250, trace)
+            else:
+                self.controllers.runs.trace(group)
+
+        trace()
+
     def set_presenter_layout(self, on: bool, full_screen: bool) -> None:
         """Presenter mode's layout: no menus, toolbar or configuration; the execution beside
         the result and the timing bars; large type; full screen when asked."""
@@ -184,7 +238,9 @@ class MainWindow(QMainWindow):
             views.presenter_split.setStretchFactor(1, 2)
             views.presenter_split.setSizes([3 * self.width() // 5, 2 * self.width() // 5])
             views.stack.setCurrentWidget(views.presenter_split)
-            self.setStyleSheet(PRESENTER_STYLE)
+            execution.code.setVisible(False)  # the step's line is shown above the cells
+            screen = self.screen().geometry() if full_screen else self.geometry()
+            self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
             execution.setFocus()
@@ -192,6 +248,7 @@ class MainWindow(QMainWindow):
             for index, (view, (_name, title)) in enumerate(zip(presented, PRESENTED, strict=True)):
                 views.tabs.insertTab(index, view, title)
             views.stack.setCurrentWidget(views.tabs)
+            views.execution_view.code.setVisible(True)
             self.setStyleSheet("")
             if self.isFullScreen():
                 self.showNormal()
@@ -210,6 +267,7 @@ class MainWindow(QMainWindow):
             model, state, views, actions, worker, runs, self.set_presenter_layout
         )
         presenter.presenting_changed.connect(runs.refresh_actions)
+        runs.trace_shown.connect(self._show_values)
         return Controllers(
             runs=runs,
             sweep=SweepController(model, views, worker),
@@ -218,6 +276,12 @@ class MainWindow(QMainWindow):
             exports=ExportController(state, views),
             sessions=SessionController(model, state, views),
         )
+
+    def _show_values(self) -> None:
+        """The traced run's inputs and output: the values the execution view draws."""
+        traced = self.state.traced
+        if traced is not None and traced.trace is not None:
+            self.views.execution_view.set_arrays(run_arrays(traced.result, traced.trace))
 
     def _resolve(self, handler: str) -> Callable[[], object]:
         """``"runs.run"`` → the runs controller's ``run``; ``"window.…"`` → this window's."""

@@ -1,5 +1,7 @@
-"""The result: a verdict badge, the output as an image with a colour scale (or a curve for
-1-D outputs), the error map |output − reference|, and the inputs on tabs."""
+"""The result: a verdict badge, the output as an image with a colour scale (or bars for a
+1-D output such as matvec's or rowdot's, the error beside them), the error map
+|output − reference|, and the inputs on tabs. On a CPU device a one-line notice says why the
+tiling ladder gains little there."""
 
 from __future__ import annotations
 
@@ -21,6 +23,13 @@ BADGE_COLOURS = {
     "cancelled": "#5d6d7e",
 }
 BADGE_STYLE = "font-size: 15pt; padding: 6px; border-radius: 6px;"
+# From docs/benchmarks.md (matmul 4096³ on an H100, TFLOP/s): what the ladder gives on a GPU.
+CPU_NOTICE = (
+    "On a CPU device local memory is ordinary cached memory, so tiling gains little here: the "
+    "ladder is a GPU lesson (H100, 4096³: naive 5.3, tiled 6.5, wpt 12.7, reg2d 41.8 TFLOP/s; "
+    "see docs/benchmarks.md)."
+)
+BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
 
 
 def _image_view() -> pg.ImageView:
@@ -40,17 +49,32 @@ class ResultView(QWidget):
         self.badge.setWordWrap(True)
         self.badge.setStyleSheet(BADGE_STYLE)
         layout.addWidget(self.badge)
+        self.notice = QLabel("")
+        self.notice.setObjectName("device-notice")
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("color: #7e5109; background: #fef5e7; padding: 3px;")
+        self.notice.setVisible(False)
+        layout.addWidget(self.notice)
         self.tabs = QTabWidget()
         self.image = _image_view()
         self.error_map = _image_view()
         self.plot = pg.PlotWidget(background="w")
         self.plot.addLegend()
         self.plot.setLabel("bottom", "element")
+        self.error_plot = pg.PlotWidget(background="w")
+        self.error_plot.setLabel("bottom", "element")
+        self.error_plot.setLabel("left", "|output − reference|")
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout.addWidget(self.tabs, 1)
         self.input_views: dict[str, pg.ImageView | pg.PlotWidget] = {}
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
+
+    def set_device_type(self, device_type: str | None) -> None:
+        """The CPU notice shows while the device is a CPU, and only then."""
+        on_cpu = (device_type or "").upper() == "CPU"
+        self.notice.setText(CPU_NOTICE if on_cpu else "")
+        self.notice.setVisible(on_cpu)
 
     def show_running(self, text: str) -> None:
         self.badge.setText(f"{text[:1].upper()}{text[1:]} …")
@@ -86,21 +110,7 @@ class ResultView(QWidget):
                 self.error_map.setColorMap(pg.colormap.get("inferno"))
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
-            self.plot.clear()
-            x = np.arange(output.size)
-            if result.reference is not None:
-                self.plot.plot(
-                    x, result.reference, pen=pg.mkPen("#95a5a6", width=4), name="numpy reference"
-                )
-                diff = np.abs(output - result.reference)
-                self.plot.plot(
-                    x, np.nan_to_num(diff), pen=pg.mkPen("#c0392b", width=1), name="|error|"
-                )
-            self.plot.plot(
-                x, np.nan_to_num(output), pen=pg.mkPen("#2874a6", width=1), name="kernel output"
-            )
-            self.tabs.addTab(self.plot, "Result")
-            self.showing = "plot"
+            self._show_vector(output, result.reference)
         for role, array in (result.inputs or {}).items():
             view = self.input_views.get(role)
             if np.asarray(array).ndim == 2:
@@ -115,6 +125,43 @@ class ResultView(QWidget):
                 view.clear()
                 view.plot(np.asarray(array, dtype=np.float64), pen=pg.mkPen("#2874a6"))
             self.tabs.addTab(view, f"Input {role}")
+
+    def _show_vector(self, output: np.ndarray, reference: np.ndarray | None) -> None:
+        """A 1-D output as bars (a strip of values for a long one) with the reference as
+        marks on them, and the error as bars on its own tab beside it."""
+        self.plot.clear()
+        self.error_plot.clear()
+        output = output.ravel()
+        x = np.arange(output.size)
+        values = np.nan_to_num(output)
+        if output.size <= BARS_UP_TO:
+            self.plot.addItem(
+                pg.BarGraphItem(x=x, height=values, width=0.8, brush="#2874a6", name="output")
+            )
+        else:
+            self.plot.plot(x, values, pen=pg.mkPen("#2874a6", width=2), name="kernel output")
+        if reference is not None:
+            ref = np.asarray(reference, dtype=np.float64).ravel()
+            self.plot.plot(
+                x,
+                ref,
+                pen=None,
+                symbol="_" if output.size <= BARS_UP_TO else None,
+                symbolSize=14,
+                symbolPen=pg.mkPen("#c0392b", width=2),
+                name="numpy reference",
+            )
+            diff = np.nan_to_num(np.abs(output - ref), nan=0.0)
+            if output.size <= BARS_UP_TO:
+                self.error_plot.addItem(
+                    pg.BarGraphItem(x=x, height=diff, width=0.8, brush="#c0392b")
+                )
+            else:
+                self.error_plot.plot(x, diff, pen=pg.mkPen("#c0392b", width=1))
+        self.tabs.addTab(self.plot, "Result")
+        if reference is not None:
+            self.tabs.addTab(self.error_plot, "Error |result − reference|")
+        self.showing = "plot"
 
 
 def _show_image(view: pg.ImageView, data: np.ndarray) -> None:

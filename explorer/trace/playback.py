@@ -1,9 +1,13 @@
 """Stepping through a trace: the model behind the animation (numpy only, no Qt).
 
 A *step* is one source line within one phase of the selected work-group, in the order the
-group first executed it. Everything a view shows for a step (the tile a group loads, the
-elements read and written, the local memory each work-item wrote, what the hovered
-work-item touched) is a selection of the trace's own records, never re-derived.
+group first executed it; stepping by iteration splits a line the work-items execute several
+times in a phase (a loop body) into one step per pass, from each work-item's own access
+order (``Trace.seq``), so a walk along K or an inner product over a tile animates pass by
+pass. Everything a view shows for a step (the tile a group loads, the elements read and
+written, the local memory each work-item wrote, what a work-item touched) is a selection of
+the trace's own records, never re-derived. Values come from ``Trace.values`` when recorded,
+else from the run's own arrays: a local element holds the global element its writer copied.
 """
 
 from __future__ import annotations
@@ -12,7 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.records import ATOMIC, BARRIER, FENCE, GLOBAL, LOCAL, READ, RMW, WRITE, Trace
+from explorer.trace.records import (
+    ATOMIC,
+    BARRIER,
+    FENCE,
+    GLOBAL,
+    LOCAL,
+    MAX_PHASE,
+    READ,
+    RMW,
+    WRITE,
+    Trace,
+)
 
 MAX_CELLS = 128  # cells per side of a buffer grid; bigger buffers are aggregated
 
@@ -22,6 +37,7 @@ class Step:
     index: int
     phase: int
     line: int
+    iteration: int = 0  # which pass of the line within the phase (0 when stepping by line)
 
 
 @dataclass(frozen=True)
@@ -93,17 +109,42 @@ def make_grids(
     return grids
 
 
-class Playback:
-    """The selected group's steps, and the records behind each."""
+# Per op code (READ … FENCE): whether the op reads, whether it writes; a table lookup is far
+# cheaper than ``np.isin`` on the few records of one step.
+READS = np.array([True, False, True, True, False, False])
+WRITES = np.array([False, True, True, True, False, False])
+KEY_ITERATION = 1 << 24  # passes of one line per phase that a step key can tell apart
+KEY_LINE = 1 << 20
+Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)
+Contents = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # see local_contents
 
-    def __init__(self, trace: Trace, grids: list[Grid]) -> None:
+
+class Playback:
+    """The selected group's steps, and the records behind each.
+
+    ``by_iteration`` splits a line executed several times in a phase into one step per pass.
+    ``arrays`` (role → array, the run's inputs and output) give the values drawn in the cells
+    where the trace recorded none (``Trace.values`` is optional).
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        grids: list[Grid],
+        by_iteration: bool = True,
+        arrays: dict[str, np.ndarray] | None = None,
+    ) -> None:
         self.trace = trace
         self.grids = grids
+        self.by_iteration = by_iteration
+        self.arrays: dict[str, np.ndarray] = dict(arrays or {})
         self.group_linear = trace.group_linear()  # per work-item
         self.local_linear = trace.local_linear()
         self.line = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)[trace.site]
         self.index = trace.index()
         self.record_group = self.group_linear[trace.wi]
+        kept = np.asarray(trace.kept, dtype=np.int64)
+        self._wi_start = np.cumsum(kept) - kept
         traced = np.unique(self.group_linear)
         self.traced_groups = set(int(g) for g in traced)
         gx, gy, _ = trace.num_groups
@@ -115,9 +156,21 @@ class Playback:
         self.group: tuple[int, int, int] | None = None
         self.steps: list[Step] = []
         self._records = np.zeros(0, dtype=np.int64)
+        self._by_step = np.zeros(0, dtype=np.int64)  # the group's records, step by step
+        self._offsets = np.zeros(1, dtype=np.int64)  # step i: _by_step[_offsets[i]:_offsets[i+1]]
+        self._focus: dict[int, np.ndarray] = {}
+        self._extent: dict[int, tuple[Box | None, Box | None]] = {}
+        self._local_writes: dict[int, np.ndarray] = {}
+        self._contents: dict[int, tuple[tuple[int, int], Contents]] = {}
+        self._group_wis: dict[int, int] = {}  # local linear id → work-item index
+        self._heat: dict[int, np.ndarray] = {}
+        self._element_heat: dict[int, np.ndarray] = {}
+        self._values: dict[int, np.ndarray | None] = {}
+        self._products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._partial: tuple[int, np.ndarray] = (0, np.zeros(0))
+        self._out_elements: dict[int, np.ndarray] = {}
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
-        self._heat: dict[int, np.ndarray] = {}
 
     # -- selection ---------------------------------------------------------------------
     def group_index(self, group: tuple[int, int, int]) -> int:
@@ -133,37 +186,76 @@ class Playback:
         if g not in self.traced_groups:
             return False
         self.group = tuple(group)  # type: ignore[assignment]
-        self._records = np.nonzero(self.record_group == g)[0]
+        wis = np.nonzero(self.group_linear == g)[0]
+        self._group_wis = {int(self.local_linear[w]): int(w) for w in wis}
+        self._records = np.concatenate(
+            [np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w]) for w in wis]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int64)
         self.steps = self._make_steps()
+        self._focus, self._extent, self._local_writes, self._contents = {}, {}, {}, {}
+        self._products = None
         return True
+
+    def set_by_iteration(self, on: bool) -> None:
+        """Step by loop pass (on) or by source line (off); the group stays selected."""
+        self.by_iteration = on
+        if self.group is not None:
+            self.select_group(self.group)
 
     def _make_steps(self) -> list[Step]:
         t = self.trace
-        recs = self._records
+        recs = self._records  # in (work-item, sequence) order
         if recs.size == 0:
+            self._by_step, self._offsets = recs, np.zeros(1, dtype=np.int64)
             return []
         phase = t.phase[recs].astype(np.int64)
         line = self.line[recs].astype(np.int64)
         seq = t.seq[recs].astype(np.int64)
-        # Order within a phase: the first time any work-item of the group reached the line.
-        key = phase * (1 << 20) + line
+        passes = np.zeros(recs.size, dtype=np.int64)
+        if self.by_iteration:
+            # The how-many-th time this work-item reached this site in this phase.
+            run = (t.wi[recs].astype(np.int64) * (MAX_PHASE + 1) + phase) * (
+                len(t.sites) + 1
+            ) + t.site[recs]
+            order = np.argsort(run, kind="stable")
+            k = run[order]
+            starts = np.r_[True, k[1:] != k[:-1]]
+            position = np.arange(k.size)
+            passes[order] = position - np.maximum.accumulate(np.where(starts, position, 0))
+            passes = np.minimum(passes, KEY_ITERATION - 1)
+        key = (phase * KEY_LINE + line) * KEY_ITERATION + passes
         uniq, inverse = np.unique(key, return_inverse=True)
         first = np.full(uniq.size, np.iinfo(np.int64).max)
         np.minimum.at(first, inverse, seq)
-        order = np.lexsort((first, uniq >> 20))
-        return [
-            Step(i, int(uniq[j] >> 20), int(uniq[j] & ((1 << 20) - 1))) for i, j in enumerate(order)
-        ]
+        # Within a phase: the order in which the group first reached each (line, pass).
+        order = np.lexsort((first, uniq // (KEY_LINE * KEY_ITERATION)))
+        rank = np.empty(uniq.size, dtype=np.int64)
+        rank[order] = np.arange(uniq.size)
+        step_of = rank[inverse.ravel()]
+        by_step = np.argsort(step_of, kind="stable")
+        self._by_step = recs[by_step]
+        self._offsets = np.searchsorted(step_of[by_step], np.arange(uniq.size + 1))
+        steps = []
+        for i, j in enumerate(order):
+            u = int(uniq[j])
+            steps.append(
+                Step(
+                    i,
+                    u // (KEY_LINE * KEY_ITERATION),
+                    (u // KEY_ITERATION) % KEY_LINE,
+                    u % KEY_ITERATION,
+                )
+            )
+        return steps
 
     @property
     def phases(self) -> int:
         return (max(s.phase for s in self.steps) + 1) if self.steps else 0
 
     def step_records(self, step: int) -> np.ndarray:
-        """Record indices of the selected group at one step (phase and line)."""
-        s = self.steps[step]
-        recs = self._records
-        return recs[(self.trace.phase[recs] == s.phase) & (self.line[recs] == s.line)]
+        """Record indices of the selected group at one step (phase, line and pass)."""
+        return self._by_step[self._offsets[step] : self._offsets[step + 1]]
 
     def phase_records(self, phase: int) -> np.ndarray:
         recs = self._records
@@ -177,6 +269,366 @@ class Playback:
             if line is not None and s.line == line:
                 return s.index
         return None
+
+    def last_step_of(self, phase: int) -> int | None:
+        """The last step of a phase (where a phase's picture is complete)."""
+        found = None
+        for s in self.steps:
+            if s.phase == phase:
+                found = s.index
+        return found
+
+    # -- focus and context ---------------------------------------------------------------
+    def focus(self, grid: Grid, step: int) -> Box | None:
+        """The box of elements the group touches in this buffer at this step, or at the
+        nearest step before it that touched the buffer (else the first after it): where a
+        zoom window on the buffer stays while the group works elsewhere."""
+        if grid.buffer not in self._focus:
+            self._focus[grid.buffer] = self._make_focus(grid)
+        box = self._focus[grid.buffer][step] if self.steps else None
+        if box is None or box[0] < 0:
+            return None
+        return int(box[0]), int(box[1]), int(box[2]), int(box[3])
+
+    def _make_focus(self, grid: Grid) -> np.ndarray:
+        t = self.trace
+        n = len(self.steps)
+        boxes = np.full((n, 4), -1, dtype=np.int64)
+        recs = self._by_step
+        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
+        mine = (t.buffer[recs] == grid.buffer) & ~t.oob[recs]
+        if not mine.any():
+            return boxes
+        r, c = grid.element_rc(self.index[recs[mine]])
+        sid = step_of[mine]
+        starts = np.r_[0, np.nonzero(np.diff(sid))[0] + 1]
+        at = sid[starts]
+        boxes[at, 0] = np.minimum.reduceat(r, starts)
+        boxes[at, 1] = np.maximum.reduceat(r, starts) + 1
+        boxes[at, 2] = np.minimum.reduceat(c, starts)
+        boxes[at, 3] = np.maximum.reduceat(c, starts) + 1
+        has = boxes[:, 0] >= 0
+        last = np.maximum.accumulate(np.where(has, np.arange(n), -1))
+        last[last < 0] = int(np.argmax(has))  # before the first touch: the first touch
+        return boxes[last]
+
+    def extent(self, grid: Grid) -> tuple[Box | None, Box | None]:
+        """(everything the group touches, everything it writes) in this buffer, as boxes:
+        the group's tile of C is marked from the first step."""
+        if grid.buffer not in self._extent:
+            t = self.trace
+            recs = self._records
+            recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+            writes = recs[np.isin(t.op[recs], (WRITE, RMW, ATOMIC))]
+            self._extent[grid.buffer] = (self._box(grid, recs), self._box(grid, writes))
+        return self._extent[grid.buffer]
+
+    def _box(self, grid: Grid, recs: np.ndarray) -> Box | None:
+        if recs.size == 0:
+            return None
+        r, c = grid.element_rc(self.index[recs])
+        return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
+
+    def window_masks(
+        self, grid: Grid, records: np.ndarray, window: Box
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(read, write) per element of a window of the buffer, for these records."""
+        t = self.trace
+        r0, r1, c0, c1 = window
+        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
+        r, c = grid.element_rc(self.index[mine])
+        inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
+        ops = t.op[mine][inside]
+        r, c = r[inside] - r0, c[inside] - c0
+        reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
+        writes = np.zeros_like(reads)
+        is_read, is_write = READS[ops], WRITES[ops]
+        reads[r[is_read], c[is_read]] = True
+        writes[r[is_write], c[is_write]] = True
+        return reads, writes
+
+    def written_before(self, grid: Grid, step: int, window: Box) -> np.ndarray:
+        """Elements of a window the group has written at or before this step."""
+        positions = self._writes(grid)
+        recs = self._by_step[positions[positions < self._offsets[step + 1]]]
+        return self.window_masks(grid, recs, window)[1]
+
+    def _writes(self, grid: Grid) -> np.ndarray:
+        """Positions in the step-ordered records of the group's writes to this buffer."""
+        if grid.buffer not in self._local_writes:
+            t = self.trace
+            recs = self._by_step
+            mine = (
+                (t.buffer[recs] == grid.buffer)
+                & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
+                & ~t.oob[recs]
+            )
+            self._local_writes[grid.buffer] = np.nonzero(mine)[0]
+        return self._local_writes[grid.buffer]
+
+    def work_item(self, local_linear: int) -> int | None:
+        """The trace's index of the selected group's work-item with this local id."""
+        return self._group_wis.get(local_linear)
+
+    def work_item_step(self, local_linear: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+        """One work-item's records at this step, and at every pass of this step's line in
+        this phase (the whole row of Asub it reads, not only this pass's element)."""
+        w = self._group_wis.get(local_linear)
+        if w is None or not self.steps:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        s = self.steps[step]
+        recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
+        recs = recs[(self.trace.phase[recs] == s.phase) & (self.line[recs] == s.line)]
+        now = self.step_records(step)
+        return recs[np.isin(recs, now)], recs
+
+    def group_records(self, grid: Grid) -> np.ndarray:
+        """Every record of the selected group on this buffer (inside it)."""
+        t = self.trace
+        recs = self._records
+        return recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+
+    def warp_offsets(
+        self, step: int, warp: int, width: int = 32
+    ) -> list[tuple[int, np.ndarray, int]]:
+        """One warp's accesses at this step, per site: (site, the byte offset of each lane,
+        -1 where the lane made none, bytes per access). A warp is ``width`` consecutive
+        work-items of the group by linear local id."""
+        t = self.trace
+        recs = self.step_records(step) if self.steps else np.zeros(0, dtype=np.int64)
+        lanes = self.local_linear[t.wi[recs]].astype(np.int64) - warp * width
+        keep = (lanes >= 0) & (lanes < width) & (t.buffer[recs] >= 0) & ~t.oob[recs]
+        sites = t.site[recs]
+        out = []
+        for site in np.unique(sites[keep]):
+            sel = keep & (sites == site)
+            offsets = np.full(width, -1, dtype=np.int64)
+            offsets[lanes[sel]] = t.offset[recs[sel]]
+            out.append((int(site), offsets, int(t.size[recs[sel]].max())))
+        return out
+
+    def partial_sums(self, grid: Grid, step: int, window: Box) -> np.ndarray | None:
+        """Per element of a window of an output buffer: the sum so far of the products its
+        work-item formed (``acc += x * y``) from the values its two reads on one line and
+        pass returned, over the steps up to this one; NaN where the group writes nothing.
+        None when the kernel forms no such products."""
+        if self._products is None:
+            self._products = self._make_products()
+            self._partial = (0, np.zeros(int(np.prod(self.trace.local_size))))
+        target, step_of, product = self._products
+        mine = self._out_elements.get(grid.buffer)
+        if target.size == 0 or mine is None:
+            return None
+        end = int(np.searchsorted(step_of, step, side="right"))  # products are in step order
+        start, sums = self._partial
+        if start > end:
+            start, sums = 0, np.zeros_like(sums)
+        sums = sums + np.bincount(
+            target[start:end], weights=product[start:end], minlength=sums.size
+        )
+        self._partial = (end, sums)
+        r0, r1, c0, c1 = window
+        out = np.full((r1 - r0, c1 - c0), np.nan)
+        has = mine >= 0
+        rows, cols = grid.element_rc(mine[has])
+        inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+        out[rows[inside] - r0, cols[inside] - c0] = sums[has][inside]
+        return out
+
+    def _make_products(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(local id, step, product) of every pass in which a work-item made exactly two
+        reads on one line; also which output element each work-item writes."""
+        t = self.trace
+        empty = np.zeros(0, dtype=np.int64)
+        recs = self._by_step
+        n = len(self.steps)
+        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
+        width = int(np.prod(t.local_size))
+        local = self.local_linear[t.wi[recs]].astype(np.int64)
+        writes = WRITES[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs]
+        self._out_elements = {}
+        for b, info in enumerate(t.buffers):
+            if info.space == GLOBAL and not info.is_input:
+                sel = writes & (t.buffer[recs] == b)
+                elements = np.full(width, -1, dtype=np.int64)
+                elements[local[sel]] = self.index[recs[sel]]
+                self._out_elements[b] = elements
+        reads = READS[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs] & ~writes
+        key = step_of[reads] * width + local[reads]
+        read_recs = recs[reads]
+        positions = np.nonzero(reads)[0]
+        order = np.argsort(key, kind="stable")
+        key, read_recs, positions = key[order], read_recs[order], positions[order]
+        if key.size < 2:
+            return empty, empty, np.zeros(0)
+        same_next = np.r_[key[1:] == key[:-1], False]
+        same_prev = np.r_[False, key[1:] == key[:-1]]
+        same_after = np.r_[key[2:] == key[:-2], False, False]
+        first = same_next & ~same_prev & ~same_after  # exactly two reads in this pass
+        i = np.nonzero(first)[0]
+        values = self._read_values(read_recs, positions)
+        product = values[i] * values[i + 1]
+        keep = np.isfinite(product)
+        return (key[i] % width)[keep], (key[i] // width)[keep], product[keep]  # step order
+
+    def _read_values(self, recs: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """The value each read returned: a global element's from the run's arrays; a local
+        element's from the global element copied into it by the last write before the read
+        (``positions``: the reads' places in the group's step-ordered records)."""
+        t = self.trace
+        values = np.full(recs.size, np.nan)
+        buffers = t.buffer[recs]
+        for b in np.unique(buffers):
+            info = t.buffers[int(b)]
+            sel = buffers == b
+            if info.space == GLOBAL:
+                flat = self._flat_values(int(b))
+                if flat is not None:
+                    index = self.index[recs[sel]]
+                    inside = (index >= 0) & (index < flat.size)
+                    got = np.full(index.size, np.nan)
+                    got[inside] = flat[index[inside]]
+                    values[sel] = got
+                continue
+            grid = self.grids[int(b)]
+            write_pos = self._writes(grid)
+            write_recs = self._by_step[write_pos]
+            src_buffer, src_index = self._copy_sources(write_recs)
+            write_values = np.full(write_recs.size, np.nan)
+            for sb in np.unique(src_buffer[src_buffer >= 0]):
+                flat = self._flat_values(int(sb))
+                if flat is None:
+                    continue
+                m = (src_buffer == sb) & (src_index < flat.size)
+                write_values[m] = flat[src_index[m]]
+            big = np.int64(self._by_step.size + 1)
+            write_key = self.index[write_recs] * big + write_pos
+            order = np.argsort(write_key)
+            write_key, write_values = write_key[order], write_values[order]
+            read_element = self.index[recs[sel]]
+            at = np.searchsorted(write_key, read_element * big + positions[sel]) - 1
+            found = (at >= 0) & (write_key[np.maximum(at, 0)] // big == read_element)
+            got = np.full(read_element.size, np.nan)
+            got[found] = write_values[at[found]]
+            values[sel] = got
+        return values
+
+    # -- values ----------------------------------------------------------------------------
+    def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        """The run's inputs and output by role: the values drawn where the trace has none."""
+        self.arrays = dict(arrays)
+        self._values = {}
+        self._products = None
+
+    def values(self, grid: Grid) -> np.ndarray | None:
+        """The buffer's contents as (rows, cols) float64 from the run's arrays, or None."""
+        if grid.buffer not in self._values:
+            role = self.trace.buffers[grid.buffer].role
+            array = self.arrays.get(role or "")
+            out = None
+            if array is not None and array.size >= grid.rows * grid.cols:
+                flat = np.asarray(array, dtype=np.float64).ravel()[: grid.rows * grid.cols]
+                out = (
+                    flat.reshape(grid.cols, grid.rows).T
+                    if grid.column_major
+                    else flat.reshape(grid.rows, grid.cols)
+                )
+            self._values[grid.buffer] = out
+        return self._values[grid.buffer]
+
+    def _copy_sources(self, writes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per local write record: the global (buffer, element) it copied, or (-1, -1).
+
+        A copy ``Asub[ty][tx] = A[...]`` is a global read immediately followed, on the same
+        line and by the same work-item, by a local write: the read's element is the source.
+        """
+        t = self.trace
+        buffer = np.full(writes.size, -1, dtype=np.int16)
+        index = np.full(writes.size, -1, dtype=np.int64)
+        prev = writes - 1
+        inside = prev >= 0
+        prev = np.where(inside, prev, 0)
+        spaces = np.array([b.space for b in t.buffers] + [-1], dtype=np.int8)
+        ok = (
+            inside
+            & (t.wi[prev] == t.wi[writes])
+            & (self.line[prev] == self.line[writes])
+            & (spaces[t.buffer[prev]] == GLOBAL)
+            & (t.op[prev] == READ)
+            & ~t.oob[prev]
+        )
+        buffer[ok] = t.buffer[prev[ok]]
+        index[ok] = self.index[prev[ok]]
+        return buffer, index
+
+    def local_contents(self, grid: Grid, step: int) -> Contents:
+        """Per element of a local array at this step: the value it holds (NaN: unknown or
+        never written), the local id of the work-item that wrote it (-1: none), whether it
+        was written in the current phase, and the global element it was copied from
+        (``(buffer << 40) | element``, -1 when it was not a copy)."""
+        t = self.trace
+        positions = self._writes(grid)
+        done = int(np.searchsorted(positions, self._offsets[step + 1]))
+        key = (done, self.steps[step].phase)
+        cached = self._contents.get(grid.buffer)
+        if cached is not None and cached[0] == key:
+            return cached[1]  # no write to this array since: the same contents
+        recs = self._by_step[positions[:done]]  # phase order
+        size = grid.rows * grid.cols
+        element = self.index[recs]
+        ok = (element >= 0) & (element < size)
+        last = np.full(size, -1, dtype=np.int64)
+        last[element[ok]] = np.nonzero(ok)[0]  # the latest write of each element wins
+        recs = recs[np.sort(last[last >= 0])]
+        writer = np.full(size, -1, dtype=np.int64)
+        fresh = np.zeros(size, dtype=bool)
+        value = np.full(size, np.nan)
+        source = np.full(size, -1, dtype=np.int64)
+        element = self.index[recs]
+        ok = (element >= 0) & (element < size)
+        recs, element = recs[ok], element[ok]
+        writer[element] = self.local_linear[t.wi[recs]]
+        fresh[element[t.phase[recs] == self.steps[step].phase]] = True
+        src_buffer, src_index = self._copy_sources(recs)
+        copied = src_buffer >= 0
+        source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
+        for b in np.unique(src_buffer[copied]):
+            flat = self._flat_values(int(b))
+            if flat is None:
+                continue
+            sel = copied & (src_buffer == b) & (src_index < flat.size)
+            value[element[sel]] = flat[src_index[sel]]
+        shape = (grid.rows, grid.cols)
+        contents: Contents = (
+            value.reshape(shape),
+            writer.reshape(shape),
+            fresh.reshape(shape),
+            source.reshape(shape),
+        )
+        self._contents[grid.buffer] = (key, contents)
+        return contents
+
+    def _flat_values(self, buffer: int) -> np.ndarray | None:
+        role = self.trace.buffers[buffer].role
+        array = self.arrays.get(role or "")
+        return None if array is None else np.asarray(array, dtype=np.float64).ravel()
+
+    def element_heat(self, grid: Grid) -> np.ndarray:
+        """Global loads of each element, (rows, cols), summed over every traced group."""
+        if grid.buffer not in self._element_heat:
+            t = self.trace
+            mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
+            index = self.index[mask]
+            size = grid.rows * grid.cols
+            counts = np.bincount(index[(index >= 0) & (index < size)], minlength=size)
+            heat = (
+                counts.reshape(grid.cols, grid.rows).T
+                if grid.column_major
+                else counts.reshape(grid.rows, grid.cols)
+            )
+            self._element_heat[grid.buffer] = heat
+        return self._element_heat[grid.buffer]
 
     # -- what a view draws ----------------------------------------------------------------
     def cell_masks(self, grid: Grid, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -210,37 +662,18 @@ class Playback:
         return heat
 
     def local_writers(self, grid: Grid, step: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell: the linear local id of the work-item whose value the cell holds at this
-        step (the last writer in any phase up to it), or -1; and whether that write happened
-        in the current phase."""
-        t = self.trace
-        current = self.steps[step]
-        done = {(s.phase, s.line) for s in self.steps[: step + 1]}
-        recs = self._records
-        recs = recs[
-            (t.buffer[recs] == grid.buffer)
-            & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
-            & ~t.oob[recs]
-            & (t.phase[recs] <= current.phase)
-        ]
-        key = t.phase[recs].astype(np.int64) * (1 << 20) + self.line[recs]
-        allowed = np.array([p * (1 << 20) + line for p, line in done], dtype=np.int64)
-        recs = recs[np.isin(key, allowed)]
-        # Later phases overwrite earlier ones: order by phase, then sequence.
-        order = np.lexsort((t.seq[recs], t.phase[recs]))
-        recs = recs[order]
-        writer = np.full(grid.cell_rows * grid.cell_cols, -1, dtype=np.int64)
-        fresh = np.zeros(grid.cell_rows * grid.cell_cols, dtype=bool)
-        cells = grid.cell_of(self.index[recs])
-        ok = cells >= 0
-        writer[cells[ok]] = self.local_linear[t.wi[recs[ok]]]
-        fresh[cells[ok & (t.phase[recs] == current.phase)]] = True
-        shape = (grid.cell_rows, grid.cell_cols)
-        return writer.reshape(shape), fresh.reshape(shape)
+        """Per element: the linear local id of the work-item whose value the cell holds at
+        this step (the last writer up to it), or -1; and whether that write happened in the
+        current phase."""
+        _value, writer, fresh, _source = self.local_contents(grid, step)
+        return writer, fresh
 
     def work_item_records(self, local_linear: int, phase: int) -> np.ndarray:
-        recs = self.phase_records(phase)
-        return recs[self.local_linear[self.trace.wi[recs]] == local_linear]
+        w = self._group_wis.get(local_linear)
+        if w is None:
+            return np.zeros(0, dtype=np.int64)
+        recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
+        return recs[self.trace.phase[recs] == phase]
 
     def touching(self, grid: Grid, cell: int, phase: int) -> list[tuple[tuple[int, ...], int, str]]:
         """Who touched a cell in this phase of the selected group: (local id, line, op)."""
@@ -264,4 +697,16 @@ class Playback:
         return [s.index for s in self.steps if s.line in barrier_lines]
 
 
-__all__ = ["BARRIER", "FENCE", "GLOBAL", "LOCAL", "Grid", "Playback", "Step", "make_grids"]
+__all__ = [
+    "BARRIER",
+    "FENCE",
+    "GLOBAL",
+    "LOCAL",
+    "READS",
+    "WRITES",
+    "Box",
+    "Grid",
+    "Playback",
+    "Step",
+    "make_grids",
+]

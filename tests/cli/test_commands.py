@@ -28,6 +28,7 @@ def test_every_command_is_there_in_its_order():
         "run",
         "trace",
         "check",
+        "animate",
         "bench-trace",
         "bench-ui",
         "bench-memory",

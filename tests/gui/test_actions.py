@@ -7,8 +7,11 @@ from explorer.gui.actions import COMMANDS
 
 
 def _menu_entries(window):
-    """(menu title, action) for every item of every menu of the menu bar."""
+    """(menu title, action) for every item of every menu of the menu bar; the Lessons menu
+    lists shipped session files, not commands."""
     for entry in window.menuBar().actions():
+        if entry.menu().title() == "L&essons":
+            continue
         for action in entry.menu().actions():
             if not action.isSeparator():
                 yield entry.menu(), action

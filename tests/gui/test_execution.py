@@ -35,6 +35,7 @@ def tiled(window, qtbot):
 
 
 def test_highlighted_cells_are_the_trace_records_of_that_step(tiled):
+    tiled.granularity.setCurrentText("Each line")  # one step per (phase, line)
     pb = tiled.playback
     trace = pb.trace
     group = pb.group_index(pb.group)
@@ -84,11 +85,11 @@ def test_hover_names_the_work_items_that_touched_a_cell(tiled):
     pb = tiled.playback
     tiled.set_step(0)  # line 52: Asub[ty][tx] = A[...]
     asub = next(g for g in pb.grids if g.name == "Asub" and g.space == LOCAL)
-    tiled._cell_hovered(asub, 3 * asub.cell_cols + 5)
+    tiled._cell_hovered(asub, 3, 5)
     text = tiled.info.text()
     assert "work-item (5, 3, 0)" in text and "write" in text
     assert tiled.hover_wi == 5 + 16 * 3
-    tiled._cell_hovered(asub, -1)
+    tiled._cell_hovered(asub, -1, -1)
     assert tiled.hover_wi is None
 
 
@@ -210,15 +211,28 @@ def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtb
     assert window.state.presenting
     qtbot.waitUntil(window.isActiveWindow)
     state, view = window.state, window.views.execution_view
-    qtbot.waitUntil(lambda: len(state.tour_results) == 1 and not window.worker.busy, timeout=60000)
+    qtbot.waitUntil(
+        lambda: (
+            len(state.tour_results) == 1 and state.playback is not None and not window.worker.busy
+        ),
+        timeout=120000,
+    )
     assert window.views.timing_view.bar_count == 1
-    qtbot.keyClick(view, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: state.playback is not None and not window.worker.busy, timeout=120000)
+    assert view.caption.text().startswith("1 · naive") and view.caption.isVisible()
+    naive = state.playback
+    view.slider.setFocus()
+    qtbot.keyClick(view.slider, Qt.Key.Key_Right)  # → advances the stage, whatever has focus
+    qtbot.waitUntil(
+        lambda: state.playback not in (None, naive) and not window.worker.busy, timeout=120000
+    )
     assert len(state.tour_results) == 2  # the tiled stage is traced as well
+    assert view.caption.text().startswith("2 · tiled")
     qtbot.keyClick(view.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
     qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)
     assert [r.variant for r in state.tour_results] == ["naive", "tiled", "reg2d"]
     assert window.views.timing_view.bar_count == 3
+    assert view.playback is None  # the tiled trace does not stay on screen under reg2d
+    assert view.caption.text().startswith("3 · register")
     qtbot.waitUntil(lambda: not window.worker.busy, timeout=60000)
     qtbot.keyClick(view, Qt.Key.Key_Space)
     assert "That was the ladder" in window.views.result_view.badge.text()
@@ -306,6 +320,7 @@ def test_each_familys_last_step_shows_its_own_line_and_records(
     window, qtbot, family, variant, sizes
 ):
     view = trace_in_window(window, qtbot, family, variant, sizes)
+    view.granularity.setCurrentText("Each line")
     pb, trace = view.playback, view.playback.trace
     view.set_step(view.steps - 1)
     step = pb.steps[view.current]
@@ -341,7 +356,186 @@ def test_a_selected_findings_work_items_are_marked(window, qtbot):
     recs = view.playback.work_item_records(
         w[3] + lx * w[4], view.playback.steps[view.current].phase
     )
-    reads, writes = view.playback.cell_masks(grid, recs)
+    reads, writes = view.playback.window_masks(grid, recs, view.zoom_window(grid.buffer))
     picture = view.picture(grid.buffer)
     assert (reads | writes).any()
     assert (picture[reads | writes] == MARK_C).all(axis=-1).all()
+
+
+def test_naive_walks_along_k_one_pass_at_a_time(window, qtbot):
+    view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 32, "N": 32, "K": 32}, (16, 16))
+    pb = view.playback
+    assert view.steps == 32 + 1  # one step per k, then the store of C
+    a, b = pb.grids[0], pb.grids[1]
+    _gx, gy, _ = pb.group
+    for k in (0, 5, 31):
+        view.set_step(k)
+        assert pb.steps[k].iteration == k
+        rows, cols = np.nonzero(view.highlighted(a)[0])
+        assert set(cols) == {k} and (rows.min(), rows.max()) == (16 * gy, 16 * gy + 15)
+        rows, _cols = np.nonzero(view.highlighted(b)[0])
+        assert set(rows) == {k}  # B's row k: the column each work-item walks down
+
+
+def test_tiled_inner_product_draws_the_selected_work_items_row_and_column(tiled):
+    from explorer.gui.execution_view import HOVER_C
+
+    pb = tiled.playback
+    asub = next(g for g in pb.grids if g.name == "Asub")
+    bsub = next(g for g in pb.grids if g.name == "Bsub")
+    tiled.selected_wi = 5 + 16 * 3  # work-item (5, 3)
+    inner = [s for s in pb.steps if s.phase == 1 and s.line == 62]  # after barrier 1
+    assert [s.iteration for s in inner] == list(range(16))  # the loop over k, pass by pass
+    for s in (inner[0], inner[7]):
+        tiled.set_step(s.index)
+        k = s.iteration
+        assert f"read Asub[3][{k}]" in tiled.reads_label.text()
+        assert f"read Bsub[{k}][5]" in tiled.reads_label.text()
+        with_wi = tiled.picture(asub.buffer), tiled.picture(bsub.buffer)
+        tiled.selected_wi = None
+        tiled.redraw()
+        without = tiled.picture(asub.buffer), tiled.picture(bsub.buffer)
+        tiled.selected_wi = 5 + 16 * 3
+        changed_a = (with_wi[0] != without[0]).any(axis=-1)
+        changed_b = (with_wi[1] != without[1]).any(axis=-1)
+        # drawn without hovering: the whole row 3 of Asub and column 5 of Bsub it reads in
+        # this phase, the element of this pass in its strongest colour
+        assert np.array_equal(np.nonzero(changed_a.any(axis=1))[0], [3]) and changed_a[3].all()
+        assert np.array_equal(np.nonzero(changed_b.any(axis=0))[0], [5]) and changed_b[:, 5].all()
+        teal = HOVER_C[:3].astype(int)
+        dist = np.abs(with_wi[0][3, :, :3].astype(int) - teal).sum(axis=-1)
+        assert dist[k] < np.delete(dist, k).min()
+
+
+def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window, qtbot):
+    from explorer.gui.execution_view import WRITE_OUTLINE
+
+    window.model.set_input("iou")
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 64, "N": 64, "K": 64})
+    pb = view.playback
+    b, c = pb.grids[1], pb.grids[2]
+    result = window.state.traced.result
+    view.set_step(0)
+    frame = view.canvases[b.buffer].frame
+    r0, r1, c0, c1 = frame.window
+    expected = result.inputs["B"][r0:r1, c0:c1]
+    assert [[float(t) for t in row] for row in frame.labels] == expected.tolist()
+    # the overview of the whole of B shows the IOU: text (0) lighter than the background (0.5)
+    overview = frame.overview[..., 0].astype(int)
+    assert overview.max() - overview.min() > 80
+    c_frame = view.canvases[c.buffer].frame
+    group_tile = pb.extent(c)[1]
+    assert (group_tile, WRITE_OUTLINE, 3.0) in c_frame.outlines
+    assert group_tile == (
+        16 * pb.group[1],
+        16 * pb.group[1] + 16,
+        16 * pb.group[0],
+        16 * pb.group[0] + 16,
+    )
+    # Before the group writes C, its tile shows the sums so far of the products each
+    # work-item formed from the values it read: nothing yet at the first step
+    w0, _w1, v0, _v1 = c_frame.window
+    rows = slice(group_tile[0] - w0, group_tile[1] - w0)
+    cols = slice(group_tile[2] - v0, group_tile[3] - v0)
+    assert all(t in ("", "0") for t in c_frame.labels[rows, cols].ravel())
+    # half way along K, each element holds A's row times B's column over the first k
+    inner = [s for s in pb.steps if s.line == 62]
+    half = inner[len(inner) // 2]
+    view.set_step(half.index)
+    a_in, b_in = result.inputs["A"], result.inputs["B"]
+    k_done = 16 * (half.phase // 2) + half.iteration + 1
+    tr, tc = group_tile[0], group_tile[2]
+    expected = a_in[tr : tr + 16, :k_done] @ b_in[:k_done, tc : tc + 16]
+    c_frame = view.canvases[c.buffer].frame
+    shown = np.array([[float(t or 0) for t in row] for row in c_frame.labels[rows, cols]])
+    assert np.allclose(shown, expected, atol=1e-3)
+    view.set_step(view.steps - 1)
+    c_frame = view.canvases[c.buffer].frame
+    w0, _w1, v0, _v1 = c_frame.window
+    tile = c_frame.labels[
+        group_tile[0] - w0 : group_tile[1] - w0, group_tile[2] - v0 : group_tile[3] - v0
+    ]
+    out = result.output[group_tile[0] : group_tile[1], group_tile[2] : group_tile[3]]
+    assert [[float(t) for t in row] for row in tile] == out.tolist()
+    # local memory holds the values copied from A, and says where they came from
+    asub = next(g for g in pb.grids if g.name == "Asub")
+    view._cell_hovered(asub, 2, 3)
+    assert "copied from A[" in view.info.text()
+
+
+def test_heat_map_gives_absolute_loads_on_one_scale(window, qtbot):
+    naive = trace_in_window(window, qtbot, "matmul", "naive", {"M": 64, "N": 64, "K": 64}, (16, 16))
+    naive.mode.setCurrentIndex(1)
+    a = naive.playback.grids[0]
+    assert int(naive.playback.element_heat(a).max()) == 64
+    assert "up to 64" in naive.canvases[a.buffer].frame.caption
+    assert set(naive.canvases[a.buffer].frame.labels.ravel()) == {"64"}
+    assert naive.heat_scale.isVisibleTo(naive)
+    naive_colour = naive.picture(a.buffer)[0, 0].copy()
+    tiled = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 64, "N": 64, "K": 64}, (16, 16))
+    assert tiled.heat_mode
+    assert set(tiled.canvases[a.buffer].frame.labels.ravel()) == {"4"}
+    assert not np.array_equal(tiled.picture(a.buffer)[0, 0], naive_colour)
+
+
+@pytest.mark.parametrize("focus", ["speed", "slider", "mode", "timeline"])
+def test_stage_keys_work_wherever_the_focus_is_in_presenter_mode(window, qtbot, focus):
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    _present(window, qtbot)
+    widget = {
+        "speed": view.speed,
+        "slider": view.slider,
+        "mode": view.mode,
+        "timeline": view.timeline,
+    }[focus]
+    widget.setFocus()
+    mode_before = view.mode.currentIndex()
+    qtbot.keyClick(widget, Qt.Key.Key_End)
+    assert view.current == view.steps - 1
+    qtbot.keyClick(widget, Qt.Key.Key_Home)
+    assert view.current == 0
+    qtbot.keyClick(widget, Qt.Key.Key_Right)
+    qtbot.keyClick(widget, Qt.Key.Key_Right)
+    assert view.current == 2
+    qtbot.keyClick(widget, Qt.Key.Key_Left)
+    assert view.current == 1
+    assert view.mode.currentIndex() == mode_before  # the combo box did not take the arrows
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert view.timer.isActive()
+    qtbot.keyClick(widget, Qt.Key.Key_Space)
+    assert not view.timer.isActive()
+    qtbot.keyClick(widget, Qt.Key.Key_F11)
+    assert not window.state.presenting
+    assert window.views.stack.currentWidget() is window.views.tabs
+
+
+def test_outside_presenter_mode_arrows_still_edit_the_configuration(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    window.show()
+    qtbot.waitExposed(window)
+    view.set_step(3)
+    combo = next(c for c in window.views.panel.findChildren(type(view.speed)) if c.count() > 1)
+    combo.setFocus()
+    before = combo.currentIndex()
+    key = Qt.Key.Key_Up if before == combo.count() - 1 else Qt.Key.Key_Down
+    qtbot.keyClick(combo, key)
+    assert view.current == 3  # the key went to the combo box, not to the animation
+    assert combo.currentIndex() != before
+
+
+def test_a_variant_change_clears_the_trace_line_and_banner(window, qtbot):
+    trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    view = window.views.execution_view
+    assert view.playback is not None
+    assert window.views.source_view.editor.marked
+    window.model.set_variant(find_variant("matmul", "naive"))
+    assert view.playback is None and window.state.playback is None
+    assert not view.canvases and view.steps == 0
+    assert "trace it" in view.step_label.text()
+    assert window.views.source_view.editor.marked == []
+    assert view.code.marked == []
+    assert "naive" in window.views.result_view.badge.text().lower()

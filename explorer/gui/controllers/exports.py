@@ -159,6 +159,25 @@ class ExportController:
         if path:
             self.animation(path)
 
+    def animation_mp4_dialog(self) -> None:
+        """Every step as an MP4 video for slides (see :mod:`explorer.gui.animation_file`)."""
+        from explorer.gui.animation_file import frames_of, write_frames
+
+        view = self.views.execution_view
+        if self.state.playback is None or not view.steps:
+            self.views.say("Trace a kernel first (Ctrl+T): nothing to animate")
+            return
+        path = self._ask("Export animation", "animation.mp4", "MP4 video (*.mp4)")
+        if not path:
+            return
+        try:
+            frames = frames_of(view, 2000, GIF_MAX_WIDTH)
+            write_frames(frames, path, 1000 / GIF_FRAME_MS)
+        except (OSError, ImportError) as exc:
+            self.views.say(f"Could not write {path}: {exc}")
+            return
+        self._report(path, f"Wrote {len(frames)} frames to {path}")
+
     def animation_frames_dialog(self) -> None:
         path = self._ask("Export animation frames", "frame.png", "PNG frames (*.png)")
         if path:

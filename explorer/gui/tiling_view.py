@@ -1,0 +1,355 @@
+"""Focus and context for one buffer: a window of it at element resolution, large enough to
+read from the back of a room, beside an overview of the whole buffer with the window marked.
+
+The window's cells carry their values (where the cells are large enough for the text), the
+tile grid is drawn over them, and boxes mark what the group does. The picture is composed in
+numpy by the execution view; this widget only scales it, caches the text layer and draws a
+few lines, so a repaint costs about the same at 64 or 768.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from explorer.trace.playback import Box
+
+# Fixed scale for loads per element (log2): the same colour means the same number in every
+# trace, so naive (64 loads per element at 64³) and tiled (4) differ at a glance.
+HEAT_TOP = 1024
+HEAT_TICKS = (1, 4, 16, 64, 256, 1024)
+HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
+
+
+def heat_colours(counts: np.ndarray) -> np.ndarray:
+    """RGBA for loads per element on the fixed logarithmic scale (0 loads: white)."""
+    lo = np.array(QColor(HEAT_LOW).getRgb(), dtype=np.float64)
+    hi = np.array(QColor(HEAT_HIGH).getRgb(), dtype=np.float64)
+    t = np.log2(np.maximum(counts, 1)) / np.log2(HEAT_TOP)
+    out = (lo + (hi - lo) * np.clip(t, 0, 1)[..., None]).astype(np.uint8)
+    out[counts <= 0] = (255, 255, 255, 255)
+    return out
+
+
+def value_label(value: float) -> str:
+    """A cell's value in few characters, to fit a cell: 1.5, .75, 12, 3e+03."""
+    if not np.isfinite(value):
+        return ""
+    if value == int(value) and abs(value) < 10000:
+        return str(int(value))
+    text = f"{value:.3g}"
+    return text[1:] if text.startswith("0.") else text
+
+
+@dataclass
+class Frame:
+    """What one canvas draws at one step; coordinates are the buffer's (row, col)."""
+
+    title: str
+    shape: tuple[int, int]
+    window: Box
+    pixels: np.ndarray  # (rows, cols, 4) of the window
+    tile: tuple[int, int] = (0, 0)  # tile grid spacing (rows, cols); 0: none
+    labels: np.ndarray | None = None  # str per window cell, or None
+    labels_key: object = None  # equal keys: equal labels (their picture is reused)
+    overview: np.ndarray | None = None  # (r, c, 4) of the whole buffer, binned
+    overview_key: object = None
+    outlines: list[tuple[Box, str, float]] = field(default_factory=list)
+    caption: str = ""
+
+
+class FocusCanvas(QWidget):
+    """One buffer: the zoom window, its values and tile grid, and the overview."""
+
+    hovered = Signal(int, int)  # row, col of the buffer; -1, -1 when the mouse leaves
+    clicked = Signal(int, int)
+
+    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
+        self._image: QImage | None = None
+        self._labels: tuple[object, QSize, QPixmap] | None = None
+        self._overview: tuple[object, QPixmap] | None = None
+        self.setMouseTracking(True)
+        self.setMinimumSize(120, 120)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    def sizeHint(self) -> QSize:
+        return QSize(320, 320)
+
+    @property
+    def pixels(self) -> np.ndarray:
+        return self.frame.pixels
+
+    def set_frame(self, frame: Frame) -> None:
+        """Show a frame; one equal to the frame shown costs no repaint (while a tile's inner
+        product steps on, A, B and C stay as they are)."""
+        pixels = np.ascontiguousarray(frame.pixels, dtype=np.uint8)
+        frame.pixels = pixels
+        old = self.frame
+        if (
+            self._image is not None
+            and frame.window == old.window
+            and frame.labels_key == old.labels_key
+            and frame.caption == old.caption
+            and frame.outlines == old.outlines
+            and frame.title == old.title
+            and frame.overview_key == old.overview_key
+            and np.array_equal(pixels, old.pixels)
+        ):
+            return
+        if self._image is None or not np.array_equal(pixels, self.frame.pixels):
+            rows, cols = pixels.shape[:2]
+            self._image = QImage(
+                pixels.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888
+            ).copy()
+        if self._overview is not None and self._overview[0] != frame.overview_key:
+            self._overview = None
+        self.frame = frame
+        self.update()
+
+    # -- geometry ----------------------------------------------------------------------
+    def _title_height(self) -> float:
+        return QFontMetricsF(self._title_font()).height() + 4
+
+    def _title_font(self) -> QFont:
+        font = QFont(self.font())
+        font.setBold(True)
+        return font
+
+    def _caption_height(self) -> float:
+        return QFontMetricsF(self.font()).height() + 2 if self.frame.caption else 0.0
+
+    def _has_overview(self) -> bool:
+        r0, r1, c0, c1 = self.frame.window
+        rows, cols = self.frame.shape
+        return self.frame.overview is not None and (r1 - r0, c1 - c0) != (rows, cols)
+
+    def areas(self) -> tuple[QRectF, QRectF | None]:
+        """(the zoom window's cells, the overview) in widget coordinates; square cells."""
+        top = self._title_height()
+        area = QRectF(4, top, self.width() - 8, self.height() - top - self._caption_height() - 2)
+        r0, r1, c0, c1 = self.frame.window
+        rows, cols = max(r1 - r0, 1), max(c1 - c0, 1)
+        overview = None
+        zoom_area = area
+        if self._has_overview():
+            side = min(area.width() * 0.22, area.height() * 0.45, 200.0)
+            zoom_area = QRectF(area.left(), area.top(), area.width() - side - 8, area.height())
+            orows, ocols = self.frame.shape
+            scale = side / max(orows, ocols)
+            overview = QRectF(area.right() - side, area.top(), ocols * scale, orows * scale)
+        scale = min(zoom_area.width() / cols, zoom_area.height() / rows)
+        w, h = cols * scale, rows * scale
+        zoom = QRectF(zoom_area.left() + (zoom_area.width() - w) / 2, zoom_area.top(), w, h)
+        return zoom, overview
+
+    def cell_size(self) -> float:
+        zoom, _ = self.areas()
+        r0, r1, _c0, _c1 = self.frame.window
+        return zoom.height() / max(r1 - r0, 1)
+
+    def element_at(self, x: float, y: float) -> tuple[int, int]:
+        zoom, _ = self.areas()
+        if not zoom.contains(QPointF(x, y)):
+            return -1, -1
+        r0, r1, c0, c1 = self.frame.window
+        r = r0 + int((y - zoom.top()) / zoom.height() * (r1 - r0))
+        c = c0 + int((x - zoom.left()) / zoom.width() * (c1 - c0))
+        return min(r, r1 - 1), min(c, c1 - 1)
+
+    # -- painting ------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        frame = self.frame
+        painter = QPainter(self)
+        painter.setFont(self._title_font())
+        painter.setPen(QColor("#1b2631"))
+        painter.drawText(
+            QRectF(4, 0, self.width() - 8, self._title_height()),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            painter.fontMetrics().elidedText(
+                frame.title, Qt.TextElideMode.ElideRight, self.width() - 8
+            ),
+        )
+        if self._image is None:
+            return
+        zoom, overview = self.areas()
+        size = zoom.size().toSize()
+        if size.width() < 1 or size.height() < 1:
+            return
+        painter.drawImage(zoom, self._image)  # a few hundred cells: scaled as drawn
+        _r0, _r1, c0, c1 = frame.window
+        cell = zoom.width() / max(c1 - c0, 1)
+        painter.drawPixmap(zoom.topLeft(), self._overlay(size, cell))
+        painter.setClipRect(zoom.adjusted(-3, -3, 3, 3))
+        for box, colour, width in frame.outlines:
+            rect = self._box_rect(box, zoom, cell)
+            if rect is not None:
+                painter.setPen(QPen(QColor(colour), width))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(rect)
+        painter.setClipping(False)
+        if overview is not None:
+            self._draw_overview(painter, overview)
+        if frame.caption:
+            painter.setFont(self.font())
+            painter.setPen(QColor("#34495e"))
+            width = self.width() - 8
+            text = painter.fontMetrics().elidedText(
+                frame.caption, Qt.TextElideMode.ElideRight, width
+            )
+            painter.drawText(
+                QRectF(4, zoom.bottom() + 2, width, self._caption_height()),
+                Qt.AlignmentFlag.AlignLeft,
+                text,
+            )
+
+    def _box_rect(self, box: Box, zoom: QRectF, cell: float) -> QRectF | None:
+        r0, r1, c0, c1 = self.frame.window
+        b0, b1, d0, d1 = box
+        if b1 <= r0 or b0 >= r1 or d1 <= c0 or d0 >= c1:
+            return None
+        return QRectF(
+            zoom.left() + (d0 - c0) * cell,
+            zoom.top() + (b0 - r0) * cell,
+            (d1 - d0) * cell,
+            (b1 - b0) * cell,
+        )
+
+    def _overlay(self, size: QSize, cell: float) -> QPixmap:
+        """The cell lines, the tile grid and the values, drawn once per window, size and
+        content: hundreds of lines and texts are too many to draw on every repaint."""
+        frame = self.frame
+        key = (frame.labels_key, frame.window, frame.tile, size)
+        if self._labels is not None and self._labels[0] == key:
+            return self._labels[2]
+        picture = QPixmap(size)
+        picture.fill(Qt.GlobalColor.transparent)
+        p = QPainter(picture)
+        r0, r1, c0, c1 = frame.window
+        w, h = size.width(), size.height()
+        if cell >= 8:
+            p.setPen(QPen(QColor(255, 255, 255, 200), 1))
+            for i in range(1, c1 - c0):
+                p.drawLine(QLineF(i * cell, 0, i * cell, h))
+            for i in range(1, r1 - r0):
+                p.drawLine(QLineF(0, i * cell, w, i * cell))
+        tr, tc = frame.tile
+        p.setPen(QPen(QColor("#17202a"), 2))
+        if tc > 0:
+            for c in range(c0 + (-c0) % tc, c1 + 1, tc):
+                p.drawLine(QLineF((c - c0) * cell, 0, (c - c0) * cell, h))
+        if tr > 0:
+            for r in range(r0 + (-r0) % tr, r1 + 1, tr):
+                p.drawLine(QLineF(0, (r - r0) * cell, w, (r - r0) * cell))
+        p.setPen(QPen(QColor("#5d6d7e"), 1))
+        p.drawRect(QRectF(0.5, 0.5, w - 1, h - 1))
+        if frame.labels is not None:
+            self._draw_labels(p, frame.labels, cell)
+        p.end()
+        self._labels = (key, size, picture)
+        return picture
+
+    def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
+        widest = max((len(str(t)) for t in labels.ravel()), default=0)
+        pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
+        if pixel < 6 or widest == 0:
+            return
+        font = QFont(self.font())
+        font.setBold(True)
+        font.setPixelSize(int(pixel))
+        p.setFont(font)
+        p.setPen(QColor("#17202a"))
+        for (r, c), text in np.ndenumerate(labels):
+            if text:
+                p.drawText(
+                    QRectF(c * cell, r * cell, cell, cell), Qt.AlignmentFlag.AlignCenter, text
+                )
+
+    def _draw_overview(self, painter: QPainter, rect: QRectF) -> None:
+        frame = self.frame
+        assert frame.overview is not None
+        size = rect.size().toSize()
+        if self._overview is None or self._overview[1].size() != size:
+            ov = np.ascontiguousarray(frame.overview, dtype=np.uint8)
+            image = QImage(
+                ov.data, ov.shape[1], ov.shape[0], 4 * ov.shape[1], QImage.Format.Format_RGBA8888
+            )
+            scaled = image.scaled(size, mode=Qt.TransformationMode.SmoothTransformation)
+            self._overview = (frame.overview_key, QPixmap.fromImage(scaled))
+        painter.drawPixmap(rect.topLeft(), self._overview[1])
+        painter.setPen(QPen(QColor("#5d6d7e"), 1))
+        painter.drawRect(rect)
+        rows, cols = frame.shape
+        sx, sy = rect.width() / cols, rect.height() / rows
+        r0, r1, c0, c1 = frame.window
+        painter.setPen(QPen(QColor("#c0392b"), 2))
+        painter.drawRect(
+            QRectF(
+                rect.left() + c0 * sx,
+                rect.top() + r0 * sy,
+                max((c1 - c0) * sx, 3),
+                max((r1 - r0) * sy, 3),
+            )
+        )
+        painter.setFont(self.font())
+        painter.setPen(QColor("#34495e"))
+        painter.drawText(
+            QRectF(rect.left(), rect.bottom() + 2, rect.width() + 40, 40),
+            Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
+            "whole",
+        )
+
+    # -- mouse ---------------------------------------------------------------------------
+    def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.hovered.emit(*self.element_at(event.position().x(), event.position().y()))
+
+    def leaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self.hovered.emit(-1, -1)
+
+    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        r, c = self.element_at(event.position().x(), event.position().y())
+        if r >= 0:
+            self.clicked.emit(r, c)
+
+
+class HeatScale(QWidget):
+    """The heat map's shared, labelled scale: loads per element, 1 to 1024, logarithmic."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMinimumHeight(int(QFontMetricsF(self.font()).height() * 2 + 10))
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, int(QFontMetricsF(self.font()).height() * 2 + 10))
+
+    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        painter = QPainter(self)
+        metrics = QFontMetricsF(self.font())
+        label = "global loads per element:"
+        left = metrics.horizontalAdvance(label) + 12
+        painter.setPen(QColor("#1b2631"))
+        painter.drawText(
+            QRectF(0, 0, left, metrics.height() + 4), Qt.AlignmentFlag.AlignLeft, label
+        )
+        width = max(self.width() - left - 30, 50)
+        counts = 2 ** np.linspace(0, np.log2(HEAT_TOP), 64)
+        colours = heat_colours(counts)
+        bar_h = metrics.height()
+        for i, colour in enumerate(colours):
+            painter.fillRect(
+                QRectF(left + i * width / 64, 2, width / 64 + 1, bar_h), QColor(*colour.tolist())
+            )
+        for tick in HEAT_TICKS:
+            x = left + np.log2(tick) / np.log2(HEAT_TOP) * width
+            painter.drawLine(QPointF(x, 2 + bar_h), QPointF(x, 6 + bar_h))
+            painter.drawText(
+                QRectF(x - 30, 6 + bar_h, 60, metrics.height()),
+                Qt.AlignmentFlag.AlignHCenter,
+                str(tick),
+            )

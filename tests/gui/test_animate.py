@@ -1,0 +1,81 @@
+"""`python -m explorer animate`: the animation as a file for slides, one frame per step."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def animate(*argv):
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", "animate", *argv],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+
+
+def test_animate_writes_one_gif_frame_per_step(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "naive.gif"
+    done = animate(
+        "--family",
+        "matmul",
+        "--variant",
+        "naive",
+        "--size",
+        "32",
+        "--local",
+        "16x16",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    with Image.open(out) as gif:
+        assert gif.n_frames == 32 + 1  # naive at 32: one step per k, then the store of C
+        assert gif.info.get("loop") == 0
+
+
+def test_animate_writes_an_mp4(tmp_path):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    out = tmp_path / "tiled.mp4"
+    done = animate(
+        "--family",
+        "matmul",
+        "--variant",
+        "tiled",
+        "--size",
+        "32",
+        "--out",
+        str(out),
+        "--max-frames",
+        "10",
+        "--fps",
+        "5",
+    )
+    assert done.returncode == 0, done.stderr
+    reader = iio.get_reader(str(out))
+    assert reader.count_frames() == 10 and reader.get_meta_data()["fps"] == 5
+
+
+def test_animate_refuses_another_suffix(tmp_path):
+    done = animate("--family", "matmul", "--out", str(tmp_path / "x.avi"))
+    assert done.returncode == 2 and ".gif or .mp4" in done.stderr
+
+
+def test_the_file_menu_exports_the_animation_as_mp4(window, qtbot, tmp_path, monkeypatch):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    from tests.gui.conftest import answer_file_dialogs, trigger
+    from tests.gui.test_execution import trace_in_window
+
+    view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 16, "N": 16, "K": 16})
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
+    trigger(window, "Export animation as MP4…")
+    assert iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == view.steps

@@ -1,0 +1,33 @@
+"""Lessons: shipped sessions in a menu, each opening a configuration worth showing, traced."""
+
+from explorer.paths import resources_dir
+from explorer.session import load_session, resolve_variant
+
+
+def test_every_shipped_lesson_loads_and_names_a_catalog_kernel():
+    paths = sorted((resources_dir() / "lessons").glob("*.kexp.json"))
+    assert len(paths) >= 5
+    for path in paths:
+        session = load_session(path)
+        assert resolve_variant(session).family == session.family
+
+
+def test_the_lessons_menu_opens_and_traces_a_lesson(window, qtbot):
+    titles = list(window.lessons)
+    assert titles and all(t[0].isdigit() for t in titles)
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus.index("L&essons") == len(menus) - 2  # before Help
+    missing_barrier = next(t for t in titles if "barrier" in t)
+    window.lessons[missing_barrier].trigger()
+    assert window.model.variant.id == "seed004-local-vector"
+    qtbot.waitUntil(lambda: window.state.traced is not None, timeout=120000)
+    kinds = {f.kind for f in window.state.traced.analysis.findings}
+    assert "race" in kinds  # mem_fence where a barrier is needed: seen, not guessed
+
+
+def test_the_iou_lesson_traces_around_its_work_group(window, qtbot):
+    window.controllers.runs.trace_budget = 4 << 20  # a few groups: quick
+    lesson = next(t for t in window.lessons if "768" in t)
+    window.lessons[lesson].trigger()
+    qtbot.waitUntil(lambda: window.state.playback is not None, timeout=240000)
+    assert window.state.playback.group == (9, 17, 0)

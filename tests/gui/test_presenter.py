@@ -1,0 +1,42 @@
+"""Presenter mode on a projector: type scaled to the screen, nothing cut off, and leaving it
+gives the window back as it was."""
+
+import pytest
+
+from explorer.gui.main_window import presenter_style
+from tests.gui.test_execution import trace_in_window
+
+
+def test_type_is_scaled_to_the_screen():
+    assert "font-size: 13pt" in presenter_style(1920, 1080)
+    assert "font-size: 9pt" in presenter_style(1280, 720)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_presenter_layout_fits_and_leaving_restores_the_panels(window, qtbot, size):
+    from PySide6.QtWidgets import QDockWidget
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 64, "N": 64, "K": 64})
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    qtbot.wait(50)
+    pane = window.views.presenter_split.widget(0)
+    assert pane is view and not view.code.isVisible()
+    # nothing wider than its place: the view fits its pane, each buffer its panel
+    assert view.minimumSizeHint().width() <= view.width()
+    assert view.width() <= window.width()
+    for canvas in view.canvases.values():
+        zoom, overview = canvas.areas()
+        assert zoom.right() <= canvas.width() and zoom.bottom() <= canvas.height()
+        if overview is not None:
+            assert overview.right() <= canvas.width()
+            assert not overview.intersects(zoom)
+    timeline = view.timeline
+    assert timeline.height() >= timeline.fontMetrics().height() + 30  # text below the marks
+    window.controllers.presenter.set_presenter(False)
+    dock = window.findChild(QDockWidget, "configuration")
+    assert dock.isVisible() and window.menuBar().isVisible()
+    assert not view.code.isHidden()  # back beside the cells on the Execution tab
+    assert window.styleSheet() == ""
