@@ -46,8 +46,14 @@ def plan(
     local: tuple[int, ...] | None,
     defines: dict[str, int] | None,
     device: DeviceInfo,
+    *,
+    suggest: bool = True,
 ) -> LaunchPlan | Refusal:
-    """Compute the NDRange and check it against the variant's and device's limits."""
+    """Compute the NDRange and check it against the variant's and device's limits.
+
+    With ``suggest=False`` a refusal by the kernel's own constraints comes without the search
+    for values that satisfy them (its ``fix`` is empty): the window shows the reason at once
+    and runs the search off its thread."""
     if variant.custom is not None:  # sizes not given take the header's values
         sizes = {**dict(variant.custom.sizes), **sizes}
     defines = resolve_defines(variant, defines)
@@ -91,6 +97,8 @@ def plan(
             failing.append(constraint)
     if failing:
         described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
+        if not suggest:
+            return Refusal(f"{variant.qualified_id} needs {described}.", "")
         fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
         return Refusal(
             f"{variant.qualified_id} needs {described}.",

@@ -6,7 +6,10 @@ talks to another widget.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -36,10 +39,15 @@ class ConfigPanel(QWidget):
     """Pick what to run; a refused configuration is explained before anything runs."""
 
     validity_changed = Signal(bool)
+    # A refusal's suggested fix, found off the GUI thread: (validation generation, fix text).
+    fix_found = Signal(int, str)
 
     def __init__(self, model: ConfigModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
+        self._validation_generation = 0
+        self._refusal_reason = ""
+        self.fix_found.connect(self._fix_arrived)
         self._updating = False
         layout = QVBoxLayout(self)
 
@@ -318,11 +326,21 @@ class ConfigPanel(QWidget):
             self.validation.setText("No OpenCL device yet.")
             self.validity_changed.emit(False)
             return False
-        outcome = plan(
-            self.model.variant, self.model.sizes, self.model.local, self.model.defines, device
+        self._validation_generation += 1
+        selection = (
+            self.model.variant,
+            dict(self.model.sizes),
+            self.model.local,
+            dict(self.model.defines),
+            device,
         )
+        # The search for values that satisfy the kernel's constraints runs off this thread;
+        # the reason shows at once.
+        outcome = plan(*selection, suggest=False)
         if isinstance(outcome, Refusal):
             self._show_refusal(outcome)
+            if not outcome.fix:
+                self._search_fix(self._validation_generation, selection)
             return False
         self._clear_marks()
         self.validation.setStyleSheet("color: #1e8449")
@@ -333,7 +351,21 @@ class ConfigPanel(QWidget):
         self.validity_changed.emit(True)
         return True
 
+    def _search_fix(self, generation: int, selection: tuple[Any, ...]) -> None:
+        def search() -> None:
+            found = plan(*selection)
+            fix = found.fix if isinstance(found, Refusal) else ""
+            with contextlib.suppress(RuntimeError):  # the panel closed while it searched
+                self.fix_found.emit(generation, fix)
+
+        threading.Thread(target=search, name="local-size fix search", daemon=True).start()
+
+    def _fix_arrived(self, generation: int, fix: str) -> None:
+        if generation == self._validation_generation and fix:
+            self.validation.setText(f"<b>Refused:</b> {self._refusal_reason} {fix}")
+
     def _show_refusal(self, refusal: Refusal) -> None:
+        self._refusal_reason = refusal.reason
         self.validation.setStyleSheet("color: #c0392b")
         self.validation.setText(f"<b>Refused:</b> {refusal.reason} {refusal.fix}")
         # Mark the fields the reason names: the local size, sizes, defines.

@@ -138,3 +138,24 @@ def test_11_every_export_into_a_missing_folder_says_so_and_writes_nothing(
         message = window.statusBar().currentMessage()
         assert "Could not write" in message and "Wrote" not in message, (item, message)
         assert not missing.exists(), item
+
+
+def test_3_the_fix_search_runs_off_the_gui_thread_and_its_fix_arrives(window, qtbot, monkeypatch):
+    import threading
+
+    from explorer.engine import ndrange
+
+    searched_on = []
+    search = ndrange._suggest
+
+    def recording(*args, **kwargs):
+        searched_on.append(threading.current_thread())
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(ndrange, "_suggest", recording)
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    window.model.set_local((2_000_001, 16))  # against the kernel's own L0 == TS
+    panel = window.views.panel
+    assert "Refused" in panel.validation.text()  # the reason, at once
+    qtbot.waitUntil(lambda: "Try the local size L0 = 16" in panel.validation.text(), timeout=5000)
+    assert threading.main_thread() not in searched_on
