@@ -47,10 +47,12 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-@pytest.mark.parametrize(
-    "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL, signal.SIGINT], ids=lambda s: s.name
-)
-def test_1_the_executor_dies_with_the_command_whatever_kills_it(sig):
+SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGKILL, signal.SIGINT)
+
+
+def test_1_the_executor_dies_with_the_command_whatever_kills_it():
+    """One command per signal, run side by side: each is killed with its own signal once its
+    executor is inside the hung kernel."""
     command = [
         sys.executable,
         "-m",
@@ -64,29 +66,39 @@ def test_1_the_executor_dies_with_the_command_whatever_kills_it(sig):
         "300",
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    parent = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    parents = {
+        sig: subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        for sig in SIGNALS
+    }
     try:
         deadline = time.monotonic() + 60
-        executors: list[int] = []
-        while not executors and time.monotonic() < deadline:
+        executors: dict[signal.Signals, list[int]] = {}
+        while len(executors) < len(SIGNALS) and time.monotonic() < deadline:
             time.sleep(0.2)
-            executors = [p for p in children(parent.pid) if running(p)]
-        assert executors, "the command never started its executor"
+            for sig, parent in parents.items():
+                found = [p for p in children(parent.pid) if running(p)]
+                if found:
+                    executors.setdefault(sig, found)
+        assert len(executors) == len(SIGNALS), "a command never started its executor"
         time.sleep(3)  # into the kernel that never returns
-        assert parent.poll() is None
-        os.kill(parent.pid, sig)
-        parent.wait(30)
+        for sig, parent in parents.items():
+            assert parent.poll() is None, sig.name
+            os.kill(parent.pid, sig)
+        for parent in parents.values():
+            parent.wait(30)
         deadline = time.monotonic() + 10
-        while any(running(p) for p in executors) and time.monotonic() < deadline:
+        every = [p for pids in executors.values() for p in pids]
+        while any(running(p) for p in every) and time.monotonic() < deadline:
             time.sleep(0.1)
-        orphans = [p for p in executors if running(p)]
-        assert not orphans, f"executor {orphans} outlived the command killed by {sig.name}"
+        orphans = {sig.name: [p for p in pids if running(p)] for sig, pids in executors.items()}
+        assert not any(orphans.values()), f"executors outlived their command: {orphans}"
     finally:
-        if parent.poll() is None:
-            parent.kill()
-            parent.wait()
-        for pid in children(parent.pid):
-            if running(pid):
-                os.kill(pid, signal.SIGKILL)
+        for parent in parents.values():
+            if parent.poll() is None:
+                parent.kill()
+                parent.wait()
+            for pid in children(parent.pid):
+                if running(pid):
+                    os.kill(pid, signal.SIGKILL)
