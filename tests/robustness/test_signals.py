@@ -72,9 +72,9 @@ def test_1_the_executor_dies_with_the_command_whatever_kills_it():
         )
         for sig in SIGNALS
     }
+    executors: dict[signal.Signals, list[int]] = {}
     try:
         deadline = time.monotonic() + 60
-        executors: dict[signal.Signals, list[int]] = {}
         while len(executors) < len(SIGNALS) and time.monotonic() < deadline:
             time.sleep(0.2)
             for sig, parent in parents.items():
@@ -95,6 +95,9 @@ def test_1_the_executor_dies_with_the_command_whatever_kills_it():
         orphans = {sig.name: [p for p in pids if running(p)] for sig, pids in executors.items()}
         assert not any(orphans.values()), f"executors outlived their command: {orphans}"
     finally:
+        for pid in (p for pids in executors.values() for p in pids):
+            if running(pid):  # an orphan left by a failure must not outlive the test
+                os.kill(pid, signal.SIGKILL)
         for parent in parents.values():
             if parent.poll() is None:
                 parent.kill()
