@@ -13,7 +13,7 @@ from explorer.engine.executor import Executor
 from explorer.engine.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
 from explorer.engine.records import EXIT_CODES, RunRequest
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES, TraceRequest
-from explorer.trace.analysis import BANK_BYTES, Analysis, analyse, format_report
+from explorer.trace.analysis import BANK_BYTES, Analysis
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -86,17 +86,10 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     request = TraceRequest(
         request_from_args(args, device.key), ranges, center, args.budget_mb << 20
     )
-    wide = args.bank_bytes != 4
-    traced = executor.trace(request, args.warp, args.banks, keep_trace=wide)
+    traced = executor.trace(request, args.warp, args.banks, bank_bytes=args.bank_bytes)
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
     shown = traced.analysis
-    if wide and traced.trace is not None:
-        # The executor analyses with 4-byte banks; other widths are analysed here, from the
-        # trace it sent back.
-        shown = analyse(traced.trace, args.warp, args.banks, args.bank_bytes)
-        report_json = shown.to_json(traced.trace)
-        report_text = format_report(traced.trace, shown)
     if traced.analysis is None:
         if args.json:
             print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))

@@ -248,7 +248,14 @@ class Executor:
         """Run a module-level function in the executor process (used by benchmarks)."""
         return self._request("call", (function, args), timeout_s, what or function.__name__)
 
-    def trace(self, request: Any, warp: int = 32, banks: int = 32, keep_trace: bool = False) -> Any:
+    def trace(
+        self,
+        request: Any,
+        warp: int = 32,
+        banks: int = 32,
+        keep_trace: bool = False,
+        bank_bytes: int = 4,
+    ) -> Any:
         """Trace and analyse one configuration (a :class:`TraceRequest`); returns a
         :class:`TracedRun`, whose result names any crash, timeout or cancel."""
         from explorer.engine.tracing import TracedRun
@@ -256,7 +263,10 @@ class Executor:
         what = "trace of " + _describe(request.run)
         try:
             return self._request(
-                "trace", (request, warp, banks, keep_trace), request.run.timeout_s, what
+                "trace",
+                (request, warp, banks, keep_trace, bank_bytes),
+                request.run.timeout_s,
+                what,
             )
         except ExecutorError as exc:
             return TracedRun(failed_result(request.run, str(exc), exc.kind), None, None, {})

@@ -357,7 +357,11 @@ class TracedRun:
 
 
 def trace_and_analyse(
-    request: TraceRequest, warp: int = 32, banks: int = 32, keep_trace: bool = False
+    request: TraceRequest,
+    warp: int = 32,
+    banks: int = 32,
+    keep_trace: bool = False,
+    bank_bytes: int = 4,
 ) -> TracedRun:
     """Record, decode and analyse in the executor process; the trace itself crosses back
     only when asked for (it can be large)."""
@@ -369,7 +373,7 @@ def trace_and_analyse(
     if outcome.trace is None:
         return TracedRun(outcome.result, None, None, dict(outcome.timings_ms))
     t0 = time.perf_counter()
-    analysis = analyse(outcome.trace, warp=warp, banks=banks)
+    analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return TracedRun(
