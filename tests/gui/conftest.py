@@ -8,10 +8,33 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
+@pytest.fixture(scope="session")
+def kept_executor():
+    """One executor process that outlives the windows of a test run: starting one (a Python
+    with numpy and PyOpenCL, then device discovery) for each of some seventy windows costs
+    more than the tests themselves. A window's close does not stop it; a cancel, a crash or
+    a timeout still discards its process, and the next request starts a fresh one."""
+    from explorer.engine.executor import Executor
+
+    class Kept(Executor):
+        def close(self) -> None:
+            pass
+
+    kept = Kept()
+    yield kept
+    Executor.close(kept)
+
+
 @pytest.fixture
-def window(qtbot, settings):
+def window(qtbot, settings, kept_executor, monkeypatch):
+    from explorer.engine.executor import Executor
+    from explorer.gui import worker
     from explorer.gui.main_window import MainWindow
 
+    def executor(env=None):
+        return kept_executor if env is None else Executor(env=env)
+
+    monkeypatch.setattr(worker, "Executor", executor)
     w = MainWindow(settings=settings)
     qtbot.addWidget(w)
     qtbot.waitUntil(lambda: w.model.device is not None, timeout=60000)

@@ -11,4 +11,4 @@ def fast_cli(monkeypatch, executor):
 
 
 # The window fixtures of the GUI tests, for the window's cases.
-from tests.gui.conftest import settings, window  # noqa: E402, F401
+from tests.gui.conftest import kept_executor, settings, window  # noqa: E402, F401
