@@ -33,3 +33,12 @@ def device(executor):
 @pytest.fixture(scope="session")
 def on_pocl(device) -> bool:
     return "Portable Computing Language" in device.platform
+
+
+@pytest.fixture
+def fast_cli(monkeypatch, executor):
+    """``explorer.cli.main`` runs on the session's executor process."""
+    from tests.robustness.helpers import shared_executor
+
+    with shared_executor(monkeypatch, executor):
+        yield

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,27 @@ FIELDS = {
 }
 
 
-def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+# Every command runs in this process on the session's executor, as ``python -m explorer``
+# would run it; the first test starts the real module in a process of its own.
+pytestmark = pytest.mark.usefixtures("fast_cli")
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str) -> Ran:
+    """The command's exit code and what it printed; an exception escaping it fails the test."""
+    from tests.robustness.helpers import cli as in_process
+
+    outcome = in_process(*args)
+    return Ran(outcome.code, outcome.out, outcome.err)
+
+
+def process(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "explorer", *args],
         capture_output=True,
@@ -47,7 +68,7 @@ def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
 
 
 def test_devices_json_lists_the_facts():
-    out = cli("devices", "--json")
+    out = process("devices", "--json")
     assert out.returncode == 0, out.stderr
     devices = json.loads(out.stdout)
     assert devices and {
