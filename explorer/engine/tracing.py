@@ -143,15 +143,17 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         return TraceOutcome(p, None)
     cl = p.session.cl
     try:
-        without_barriers = p.session.cache.kernel(
-            cl,
-            p.context,
-            p.device.key,
-            inst.source,
-            (*build_options(p.launch.defines), NO_BARRIERS_OPTION),
-            variant.kernel,
-            os.path.basename(variant.path) or variant.id,
-        )
+        without_barriers = p.kernel  # without a barrier the counting build is the same program
+        if inst.barriers:
+            without_barriers = p.session.cache.kernel(
+                cl,
+                p.context,
+                p.device.key,
+                inst.source,
+                (*build_options(p.launch.defines), NO_BARRIERS_OPTION),
+                variant.kernel,
+                os.path.basename(variant.path) or variant.id,
+            )
     except BuildError as exc:
         return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
     mf = cl.mem_flags
