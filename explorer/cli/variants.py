@@ -29,6 +29,7 @@ def variant_json(v: Variant) -> dict[str, Any]:
         "source": v.source_ref,
         "bug": v.bug,
         "defines": v.default_defines,
+        "options": {key: " ".join(values) for key, values in v.options},
         "local": list(v.local_size),
         "text": v.text,
     }
@@ -47,7 +48,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print(f"{family}: {FAMILIES[family].description}")
         bug = f"  [known bug] {v.bug}" if v.bug else ""
         defines = " ".join(f"{k}={val}" for k, val in v.defines)
-        print(f"  {v.id:<22} {v.name}  ({v.source_ref or 'ours'}) {defines}{bug}")
+        options = "".join(f" [{key}: {' '.join(values)}]" for key, values in v.options)
+        print(f"  {v.id:<22} {v.name}  ({v.source_ref or 'ours'}) {defines}{options}{bug}")
     return 0
 
 

@@ -18,8 +18,57 @@ class BuildError(RuntimeError):
         self.options = options
 
 
-def build_options(defines: dict[str, int]) -> tuple[str, ...]:
-    return tuple(f"-D{key}={value}" for key, value in sorted(defines.items()))
+def build_options(defines: dict[str, int], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The compiler's command line: one ``-D`` per define, then the variant's own options."""
+    return tuple(f"-D{key}={value}" for key, value in sorted(defines.items())) + extra
+
+
+# The options a header's [options] table may give. Each changes how the code is compiled, never
+# what it means to the explorer (no -D: defines have their own table; no -I: kernels are one
+# file). NVIDIA's own: -cl-nv-verbose puts the register count of each kernel in the build log.
+OPTION_PATTERNS = (
+    r"-cl-nv-maxrregcount=\d+",
+    r"-cl-nv-opt-level=[0-3]",
+    r"-cl-nv-verbose",
+    r"-cl-mad-enable",
+    r"-cl-fast-relaxed-math",
+    r"-cl-no-signed-zeros",
+    r"-cl-unsafe-math-optimizations",
+    r"-cl-finite-math-only",
+    r"-cl-denorms-are-zero",
+    r"-cl-strict-aliasing",
+    r"-cl-std=CL[123]\.[0-2]",
+)
+_OPTION = re.compile("|".join(f"(?:{p})" for p in OPTION_PATTERNS))
+
+# The keys of the [options] table, and the platform names each one matches (case-insensitive).
+# By platform, not by device vendor: PoCL on an AMD processor reports the vendor AuthenticAMD.
+OPTION_PLATFORMS = {
+    "all": ("",),
+    "nvidia": ("nvidia",),
+    "amd": ("amd",),
+    "intel": ("intel",),
+    "pocl": ("portable computing language",),
+    "apple": ("apple",),
+}
+
+
+def check_option(option: str) -> bool:
+    """Whether a header may give ``option`` (see :data:`OPTION_PATTERNS`)."""
+    return _OPTION.fullmatch(option) is not None
+
+
+def platform_options(
+    options: tuple[tuple[str, tuple[str, ...]], ...], platform: str
+) -> tuple[str, ...]:
+    """A variant's options for a device of ``platform``: those for every platform first, then
+    those of the keys whose names the platform's name holds, in the header's order."""
+    name = platform.lower()
+    chosen: list[str] = []
+    for key, values in sorted(options, key=lambda item: item[0] != "all"):
+        if any(part in name for part in OPTION_PLATFORMS.get(key, ())):
+            chosen.extend(v for v in values if v not in chosen)
+    return tuple(chosen)
 
 
 def _clean_log(log: str, display_name: str) -> str:

@@ -11,6 +11,8 @@ A file starts with a block comment::
     local = ["TS", "TS"]
     [defines]
     TS = 16
+    [options]
+    nvidia = "-cl-nv-verbose"
     [about]
     source = "seed 003"
     text = "..."
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.engine.arguments import parse_custom
+from explorer.engine.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.expressions import ExpressionError, names_in
 from explorer.engine.records import Counterpart, Variant
 from explorer.families import FAMILIES
@@ -140,6 +143,7 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         )
 
     counterpart = _counterpart(meta.get("counterpart"), set(defines), where)
+    options = _options(meta.get("options", {}), where)
 
     known = set(problem.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
     for expression in (*global_size, *local_size, *constraints):
@@ -173,7 +177,32 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         source=source,
         custom=custom,
         counterpart=counterpart,
+        options=options,
     )
+
+
+def _options(raw: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The header's ``[options]``: compiler options per platform (``nvidia =
+    "-cl-nv-verbose"``), checked here so a typo is an error when the file is read rather than a
+    build failure on one vendor's device only."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f'{where}: [options] must be a table of platform = "options"')
+    options = []
+    for key, value in raw.items():
+        if key not in OPTION_PLATFORMS:
+            raise CatalogError(
+                f"{where}: [options] {key!r} is no platform; one of {', '.join(OPTION_PLATFORMS)}"
+            )
+        if not isinstance(value, str):
+            raise CatalogError(f'{where}: [options] {key} must be a string, e.g. "-cl-mad-enable"')
+        bad = [option for option in value.split() if not check_option(option)]
+        if bad:
+            raise CatalogError(
+                f"{where}: [options] {key} gives {' '.join(bad)}, which the explorer does not "
+                f"pass to a compiler; allowed: {', '.join(OPTION_PATTERNS)}"
+            )
+        options.append((str(key), tuple(value.split())))
+    return tuple(options)
 
 
 def _counterpart(raw: object, defines: set[str], where: str) -> Counterpart | None:

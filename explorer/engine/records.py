@@ -97,6 +97,8 @@ class Variant:
     # A custom kernel's own declarations (family "custom"); None for the fixed families.
     custom: CustomSpec | None = None
     counterpart: Counterpart | None = None  # what a cost finding is measured against
+    # Compiler options per platform, from the header's [options] table: (platform key, options).
+    options: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def default_defines(self) -> dict[str, int]:

@@ -34,7 +34,7 @@ from explorer.engine.arguments import (
     run_reference_kernel,
 )
 from explorer.engine.baselines import CopyKernel
-from explorer.engine.build import BuildError, build_options
+from explorer.engine.build import BuildError, build_options, platform_options
 from explorer.engine.catalog import role_layout
 from explorer.engine.devices import NoDeviceError, pick_device
 from explorer.engine.ndrange import (
@@ -166,7 +166,7 @@ def prepare(
             context,
             device.key,
             source or variant.source,
-            build_options(launch.defines),
+            build_options(launch.defines, platform_options(variant.options, device.platform)),
             variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )

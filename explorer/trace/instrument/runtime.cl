@@ -39,6 +39,13 @@
 #error "the trace runtime needs the record layout defined before it (see runtime.py)"
 #endif
 
+/* Not inlined: NVIDIA's compiler otherwise copies each helper's bounds checks into every
+ * access site of the kernel, and an unrolled kernel with a few hundred sites took it over six
+ * minutes to build. One call per access records exactly the same. Helpers that ask for the
+ * work-item's ids (__tr_begin, the async copies) stay inline: PoCL runs a work-group as a loop
+ * over its work-items and only finds those calls in the kernel's own body. */
+#define __TR_HELPER __attribute__((noinline))
+
 typedef struct {
     __global uint* roff;
     __global uint* rword;
@@ -77,7 +84,7 @@ static uint __tr_z(__tr_state* st)
     return st != 0 ? st->zero : 0u;
 }
 
-static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
+static __TR_HELPER void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
 {
     if (st == 0 || !st->on)
         return;
@@ -104,7 +111,7 @@ static void __tr_rec(__tr_state* st, uint pend, uint site, uint buf, long off, u
     }
 }
 
-static __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint size,
+static __TR_HELPER __global uchar* __tr_gx(__tr_state* st, __global uchar* p, uint at, uint size,
                               uint site, uint hint, uint pend)
 {
     if (st == 0)
@@ -136,7 +143,7 @@ static __global uchar* __tr_g(__tr_state* st, __global uchar* p, uint size, uint
     return __tr_gx(st, p, 0u, size, site, hint, 0u);
 }
 
-static __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, uint size,
+static __TR_HELPER __constant uchar* __tr_cx(__tr_state* st, __constant uchar* p, uint at, uint size,
                               uint site, uint hint, uint pend)
 {
     if (st == 0)
@@ -169,7 +176,7 @@ static __constant uchar* __tr_c(__tr_state* st, __constant uchar* p, uint size, 
     return __tr_cx(st, p, 0u, size, site, hint, 0u);
 }
 
-static __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint size,
+static __TR_HELPER __local uchar* __tr_lx(__tr_state* st, __local uchar* p, uint at, uint size,
                               uint site, uint hint, uint pend)
 {
     if (st == 0)
@@ -203,7 +210,7 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
 
 /* A private array's element: only an access out of the array's bytes is recorded (no other
  * work-item can see private memory), and it goes to a scratch slot instead. */
-static __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
+static __TR_HELPER __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
                                __private uchar* base, uint bytes, uint site, uint buf)
 {
     if (st == 0 || (p >= base && p + size <= base + bytes))
@@ -213,7 +220,7 @@ static __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
 }
 
 /* Records a barrier and counts the work-item's arrival there (see the note at the top). */
-static int __tr_barrier(__tr_state* st, uint site, uint index)
+static __TR_HELPER int __tr_barrier(__tr_state* st, uint site, uint index)
 {
     if (st == 0)
         return 1;
@@ -238,7 +245,7 @@ static long __tr_keep(__tr_state* st, long value)
 }
 
 /* A compare-and-swap has returned `old`: a write where it swapped, a read where not. */
-static long __tr_cas_done(__tr_state* st, long old, uint site_swapped, uint site_failed)
+static __TR_HELPER long __tr_cas_done(__tr_state* st, long old, uint site_swapped, uint site_failed)
 {
     if (st == 0 || !st->on)
         return old;
@@ -284,7 +291,7 @@ static void __tr_fence(__tr_state* st, uint site)
     __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);
 }
 
-static void __tr_end(__tr_state* st)
+static __TR_HELPER void __tr_end(__tr_state* st)
 {
     if (st == 0 || !st->on)
         return;
@@ -338,7 +345,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     }
 }
 
-static void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulong d0, ulong d1,
+static __TR_HELPER void __tr_describe(__tr_state* st, uint id, ulong elem, ulong bytes, ulong d0, ulong d1,
                       ulong d2, ulong d3)
 {
     if (st != 0 && st->on && st->wi == 0) {
