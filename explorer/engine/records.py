@@ -97,6 +97,7 @@ class Variant:
     # A custom kernel's own declarations (family "custom"); None for the fixed families.
     custom: CustomSpec | None = None
     counterpart: Counterpart | None = None  # what a cost finding is measured against
+    build_options: tuple[str, ...] = ()  # beside the defines (an Oclgrind .sim's "# ARGS:")
 
     @property
     def default_defines(self) -> dict[str, int]:

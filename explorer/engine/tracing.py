@@ -148,7 +148,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             p.context,
             p.device.key,
             inst.source,
-            (*build_options(p.launch.defines), NO_BARRIERS_OPTION),
+            (*build_options(p.launch.defines), *variant.build_options, NO_BARRIERS_OPTION),
             variant.kernel,
             os.path.basename(variant.path) or variant.id,
         )
