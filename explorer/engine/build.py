@@ -22,6 +22,19 @@ def build_options(defines: dict[str, int]) -> tuple[str, ...]:
     return tuple(f"-D{key}={value}" for key, value in sorted(defines.items()))
 
 
+def option_defines(options: tuple[str, ...]) -> dict[str, str]:
+    """The macros ``-DNAME[=VALUE]`` (or ``-D NAME[=VALUE]``) options define, for a front end
+    that must see the source as the build does; ``-DNAME`` alone defines it as 1."""
+    found: dict[str, str] = {}
+    for i, option in enumerate(options):
+        if option == "-D" and i + 1 < len(options):
+            option = "-D" + options[i + 1]
+        if option.startswith("-D") and len(option) > 2:
+            name, _, value = option[2:].partition("=")
+            found[name] = value or "1"
+    return found
+
+
 def _clean_log(log: str, display_name: str) -> str:
     """Compiler logs name a temporary file; name the user's file instead."""
     log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.build import BuildError, build_options
+from explorer.engine.build import BuildError, build_options, option_defines
 from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
@@ -131,7 +131,11 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     run = request.run
     variant = run.variant
     try:
-        inst = instrument(variant.source, variant.kernel, resolve_defines(variant, run.defines))
+        defines = {
+            **option_defines(variant.build_options),
+            **resolve_defines(variant, run.defines),
+        }
+        inst = instrument(variant.source, variant.kernel, defines)
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):
