@@ -131,7 +131,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     run = request.run
     variant = run.variant
     try:
-        defines = {
+        defines: dict[str, int | str] = {
             **option_defines(variant.build_options),
             **resolve_defines(variant, run.defines),
         }
