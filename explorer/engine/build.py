@@ -71,6 +71,19 @@ def platform_options(
     return tuple(chosen)
 
 
+def option_defines(options: tuple[str, ...]) -> dict[str, str]:
+    """The macros ``-DNAME[=VALUE]`` (or ``-D NAME[=VALUE]``) options define, for a front end
+    that must see the source as the build does; ``-DNAME`` alone defines it as 1."""
+    found: dict[str, str] = {}
+    for i, option in enumerate(options):
+        if option == "-D" and i + 1 < len(options):
+            option = "-D" + options[i + 1]
+        if option.startswith("-D") and len(option) > 2:
+            name, _, value = option[2:].partition("=")
+            found[name] = value or "1"
+    return found
+
+
 def _clean_log(log: str, display_name: str) -> str:
     """Compiler logs name a temporary file; name the user's file instead."""
     log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)

@@ -180,7 +180,7 @@ def _launch_once(request: RunRequest) -> RunResult:
     """Build, bind, launch once and verify: the run's own path launches at least twice (a
     verified launch and a timed one), which made Oclgrind report every problem twice. Local
     memory is not poisoned first: Oclgrind tracks which bytes were written by itself."""
-    from explorer.engine.runner import bind, judge, prepare, read_output
+    from explorer.engine.runner import bind, bytes_moved, judge, judge_custom, prepare, read_output
 
     p = prepare(request)
     if isinstance(p, RunResult):
@@ -194,11 +194,11 @@ def _launch_once(request: RunRequest) -> RunResult:
         event.wait()
         p.queue.finish()
         output, _ = read_output(p, bound)
+        # A custom kernel (a .sim file) is judged over its declared results, as a run is.
+        judged = judge_custom(p) if p.custom is not None else None
     except cl.Error as exc:
         return p.head.runtime_failed(exc)
-    verdict, _ = judge(p, [output])
+    verdict = judged.verdict if judged is not None else judge(p, [output])[0]
     return p.head.judged(
-        verdict=verdict,
-        flops=p.problem.flops(p.sizes),
-        bytes_moved=p.problem.min_bytes(p.sizes, p.dtype.itemsize),
+        verdict=verdict, flops=p.problem.flops(p.sizes), bytes_moved=bytes_moved(p)
     )

@@ -99,6 +99,7 @@ class Variant:
     counterpart: Counterpart | None = None  # what a cost finding is measured against
     # Compiler options per platform, from the header's [options] table: (platform key, options).
     options: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    build_options: tuple[str, ...] = ()  # for every platform (an Oclgrind .sim's "# ARGS:")
 
     @property
     def default_defines(self) -> dict[str, int]:

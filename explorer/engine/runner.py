@@ -160,13 +160,15 @@ def prepare(
         return head.refused(memory)
     cl = s.cl
     context, queue = s.queue(device)
+    own = platform_options(variant.options, device.platform)
+    options = build_options(launch.defines, (*own, *variant.build_options))
     try:
         kernel = s.cache.kernel(
             cl,
             context,
             device.key,
             source or variant.source,
-            build_options(launch.defines, platform_options(variant.options, device.platform)),
+            options,
             variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )
@@ -204,7 +206,7 @@ def prepare(
             if variant.custom.reference_kernel:
                 kernel_results = run_reference_kernel(
                     s, context, queue, device.key, variant.custom, variant.kernel, inputs,
-                    names, build_options(launch.defines), launch.global_size, launch.local_size,
+                    names, options, launch.global_size, launch.local_size,
                 )  # fmt: skip
             refs = references(variant.custom, inputs, names, kernel_results)
         except BuildError as exc:

@@ -16,9 +16,15 @@ numbers each), then one ``<...>`` header per kernel argument in the kernel's ord
 
 Header tokens: a type (char ... double; by default the kernel's own), ``size=BYTES``,
 ``fill=VALUE``, ``range=START:INC:END``, ``noinit``, ``null``, ``dump``, ``hex``, ``ro``,
-``wo``. A buffer with no initialiser is followed by its values, like a scalar. ``#`` starts a
-comment. Everything the format says becomes a declaration of the ``custom`` form, so the run,
+``wo``. An argument with no initialiser is followed by its values; ``fill`` and ``range`` fill
+a scalar (a vector, a struct's bytes) as they fill a buffer. ``#`` starts a comment; a comment
+line ``# ARGS: --build-options OPTIONS`` (how Oclgrind's own test suite passes options such as
+``-cl-std=CL2.0``) gives the build options. The program file is found beside the ``.sim``
+file. Everything the format says becomes a declaration of the ``custom`` form, so the run,
 the trace, the app and sessions treat a ``.sim`` file as any other kernel.
+
+The NDRange is the file's own: a local size must divide it (Oclgrind refuses the same), since
+launching whole work-groups past it would run work-items the file never asked for.
 """
 
 from __future__ import annotations
@@ -70,6 +76,26 @@ def _tokens(text: str) -> list[_Token]:
         line = line.split("#", 1)[0]
         tokens += [_Token(m.group(0), number) for m in _TOKEN.finditer(line)]
     return tokens
+
+
+def build_options_of(text: str) -> tuple[str, ...]:
+    """The options ``--build-options`` names on the file's ``# ARGS:`` comment lines; the
+    other options there steer Oclgrind's own checks and mean nothing to a build."""
+    options: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("#"):
+            continue
+        body = stripped.lstrip("#").strip()
+        if not body.startswith("ARGS:"):
+            continue
+        words = body[len("ARGS:") :].split()
+        for i, word in enumerate(words):
+            if word == "--build-options" and i + 1 < len(words):
+                options += words[i + 1].split()
+            elif word.startswith("--build-options="):
+                options += word.split("=", 1)[1].split()
+    return tuple(options)
 
 
 def load_sim(path: str | Path) -> Variant:
@@ -138,6 +164,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         reader.parsing = "end of file"
         raise reader.fail(f"unexpected {reader.tokens[reader.at].text!r} after the last argument")
     dims = max([1] + [i + 1 for i in range(3) if ndrange[i] > 1 or wgsize[i] > 1])
+    whole_groups = tuple(f"{ndrange[i]} % L{i} == 0" for i in range(dims))
     spec = CustomSpec(sizes=(), params=declarations)
     results = spec.results
     return Variant(
@@ -148,7 +175,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         args=tuple(p.name for p in params),
         global_size=tuple(str(v) for v in ndrange[:dims]),
         local_size=tuple(str(v) for v in wgsize[:dims]),
-        constraints=(),
+        constraints=whole_groups,
         dtype=element_type(results[0].type).base.name if results else "float32",
         layout="row-major",
         defines=(),
@@ -159,6 +186,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         path=str(path),
         source=source,
         custom=spec,
+        build_options=build_options_of(text),
     )
 
 
@@ -186,6 +214,7 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
     fill = value_range = ""
     dump = hex_values = null = noinit = False
     access = "readwrite"
+    buffer_like = param.space in ("global", "constant")
     for token in header.text[1:-1].split():
         key, _, value = token.partition("=")
         if token in ELEMENT_TYPES:
@@ -201,6 +230,10 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         elif token == "noinit":
             noinit = True
         elif token in ("ro", "wo"):
+            if access != "readwrite":
+                raise reader.fail("'ro' and 'wo' exclude each other")
+            if param.space != "global":
+                raise reader.fail(f"'{token}' is only valid for a __global buffer")
             access = "read" if token == "ro" else "write"
         elif key == "fill" and value:
             fill = value
@@ -215,10 +248,12 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
             raise reader.fail(f"unrecognised header token {token!r}")
     if sum(map(bool, (fill, value_range, noinit))) > 1:
         raise reader.fail("more than one initialiser")
-    buffer_like = param.space in ("global", "constant")
+    if (null or noinit or dump) and not buffer_like:
+        word = "null" if null else "noinit" if noinit else "dump"
+        raise reader.fail(f"'{word}' is only valid for buffer arguments")
     if null:
-        if not buffer_like:
-            raise reader.fail("'null' is only valid for buffer arguments")
+        if size is not None or fill or value_range or noinit or dump:
+            raise reader.fail("'null' takes no other descriptor")
         return BufferDecl(param.name, "uchar", "0", contents="zeros", null=True)
     if size is None:
         raise reader.fail("size required")
@@ -240,9 +275,26 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         except ValueError:
             raise reader.fail(f"{text!r} is not a {type_name} value") from None
 
+    start = step = 0.0
+    if value_range:
+        parts = value_range.split(":")
+        if len(parts) != 3:
+            raise reader.fail(f"range {value_range!r} is not START:INC:END")
+        start, step, end = (number(part) for part in parts)
+        expected = int((end - start) / step) + 1 if step else 0
+        if expected != count:
+            raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
+
     if param.space == "scalar":
-        values = tuple(str(number(reader.next().text)) for _ in range(count))
-        return ScalarDecl(param.name, _scalar_type(type_name, count, param), values)
+        if fill:
+            values = [number(fill)] * count
+        elif value_range:
+            values = [start + step * i for i in range(count)]
+        else:
+            values = [number(reader.next().text) for _ in range(count)]
+        return ScalarDecl(
+            param.name, _scalar_type(type_name, count, param), tuple(map(str, values))
+        )
     if not buffer_like:
         raise reader.fail(f"a {param.space} argument cannot be given in a .sim file here")
     if fill:
@@ -250,13 +302,6 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
             param.name, type_name, str(count), "constant", number(fill), access=access, result=dump
         )
     if value_range:
-        parts = value_range.split(":")
-        if len(parts) != 3:
-            raise reader.fail(f"range {value_range!r} is not START:INC:END")
-        start, step, end = (number(p) for p in parts)
-        expected = int((end - start) / step) + 1 if step else 0
-        if expected != count:
-            raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
         return BufferDecl(
             param.name, type_name, str(count), "iota", start, step, access=access, result=dump
         )

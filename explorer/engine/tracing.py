@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.build import BuildError, build_options, platform_options
+from explorer.engine.build import BuildError, build_options, option_defines, platform_options
 from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
@@ -131,7 +131,11 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     run = request.run
     variant = run.variant
     try:
-        inst = instrument(variant.source, variant.kernel, resolve_defines(variant, run.defines))
+        defines: dict[str, int | str] = {
+            **option_defines(variant.build_options),
+            **resolve_defines(variant, run.defines),
+        }
+        inst = instrument(variant.source, variant.kernel, defines)
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):
@@ -145,13 +149,13 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     try:
         without_barriers = p.kernel  # without a barrier the counting build is the same program
         if inst.barriers:
-            options = platform_options(variant.options, p.device.platform)
+            own = (*platform_options(variant.options, p.device.platform), *variant.build_options)
             without_barriers = p.session.cache.kernel(
                 cl,
                 p.context,
                 p.device.key,
                 inst.source,
-                (*build_options(p.launch.defines, options), NO_BARRIERS_OPTION),
+                (*build_options(p.launch.defines, own), NO_BARRIERS_OPTION),
                 variant.kernel,
                 os.path.basename(variant.path) or variant.id,
             )

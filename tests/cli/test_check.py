@@ -105,3 +105,39 @@ def test_exit_codes_tell_oclgrinds_crash_from_the_kernels_problems():
     message = OclgrindMessage("Read-write data race", 5, "Global(0,0,0)", "")
     runtime = OclgrindCheck(failed_result(request, "runtime", "runtime"), (message,), "")
     assert exit_code(runtime) == 1
+
+
+SIM = ROOT / "tests" / "kernels" / "custom" / "sim"
+
+
+@needs_oclgrind
+def test_a_racy_sim_file_exits_1_naming_the_line():
+    done = _explorer("check", "--sim", str(SIM / "last_writer.sim"), "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["result"]["status"] == "unchecked"
+    assert report["result"]["device"].startswith("Oclgrind")
+    assert ("Write-write data race", 4) in {(p["kind"], p["line"]) for p in report["problems"]}
+
+
+def test_without_oclgrind_a_sim_check_says_how_to_install_it(monkeypatch, capsys):
+    from explorer.cli import check, main
+
+    monkeypatch.setattr(check, "find_oclgrind", lambda devices: None)
+    assert main(["check", "--sim", str(SIM / "last_writer.sim")]) == 2
+    assert check.NO_OCLGRIND in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--kernel-file", str(SIM / "last_writer.cl")], "give --sim or --kernel-file, not both"),
+        ([], "cannot read"),
+    ],
+)
+def test_sim_option_errors_are_usage_errors(capsys, extra, words):
+    from explorer.cli import main
+
+    path = SIM / ("last_writer.sim" if extra else "no_such.sim")
+    assert main(["check", "--sim", str(path), *extra]) == 2
+    assert words in capsys.readouterr().err

@@ -15,7 +15,7 @@ import pytest
 from explorer.engine.arguments import scalar_value
 from explorer.engine.catalog import load_variant_file
 from explorer.engine.records import RunRequest
-from explorer.engine.sim import SimError, load_sim, parse_sim
+from explorer.engine.sim import SimError, build_options_of, load_sim, parse_sim
 from explorer.engine.tracing import TraceRequest
 from explorer.families.custom import BufferDecl, LocalDecl, ScalarDecl
 from tests.conftest import TEST_KERNELS
@@ -101,3 +101,92 @@ def test_sim_option_on_the_command_line():
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "Trace:" in done.stdout
+
+
+def test_by_value_arguments_fill_and_range_like_buffers():
+    variant = load_sim(SIM / "forms.sim")
+    spec = variant.custom
+    assert spec is not None
+    decl = {p.name: p for p in spec.params}
+    assert decl["lanes"] == ScalarDecl("lanes", "int4", ("3.0",) * 4)
+    assert decl["pair"] == ScalarDecl("pair", "int2", ("10.0", "11.0"))
+    assert decl["gain"] == ScalarDecl("gain", "float", ("4.0",))
+    assert decl["mask"] == ScalarDecl("mask", "uchar", ("255.0",))
+    assert decl["taps"].type == "short" and decl["taps"].data == (1.0, -2.0, 3.0, -4.0)
+    assert decl["scale"].type == "double" and decl["scale"].value == 0.5
+    assert decl["scratch"].contents == "zeros"
+    assert decl["out"].type == "long" and decl["out"].result
+
+
+def test_program_file_folder_ndrange_and_build_options_come_from_the_file():
+    variant = load_sim(SIM / "forms.sim")
+    assert Path(variant.path) == SIM / "forms.sim"
+    assert "__kernel void forms" in variant.source  # read from kernels/forms.cl
+    assert variant.global_size == ("4", "2") and variant.local_size == ("2", "2")
+    assert variant.build_options == ("-DBIAS=7",)
+
+
+def test_sim_file_runs_with_its_build_options(executor):
+    result = executor.run(RunRequest(load_sim(SIM / "forms.sim"), {}, input="declared", repeat=1))
+    assert result.status == "unchecked", result.summary()
+    # taps × (3 + 3) + 11, times 0.5 × 4, plus BIAS 7 and the mask's low bit
+    np.testing.assert_array_equal(result.output.ravel(), [42, 6, 66, -18] * 2)
+
+
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        ("<size=4 ro>\n1", ["'ro'", "__global"]),
+        ("<size=4 dump>\n1", ["'dump'", "buffer"]),
+        ("<size=4 noinit>", ["'noinit'", "buffer"]),
+        ("<size=4 fill=1 range=1:1:1>", ["more than one initialiser"]),
+    ],
+)
+def test_oclgrinds_header_rules_hold_for_a_scalar(header, words):
+    text = f"scaled_copy.cl\nscaled_copy\n16 1 1\n8 1 1\n{'<size=64 fill=0> ' * 3}<size=32>\n"
+    text += "<size=16 fill=0>\n<size=12 float fill=0>\n" + header + "\n<null>\n"
+    with pytest.raises(SimError) as caught:
+        parse_sim(text, SIM / "probe.sim")
+    for word in words:
+        assert word in str(caught.value)
+    assert "count" in str(caught.value)  # the argument it names
+
+
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        ("<size=64 ro wo>", ["exclude"]),
+        ("<null size=64>", ["'null'"]),
+    ],
+)
+def test_oclgrinds_header_rules_hold_for_a_buffer(header, words):
+    text = f"scaled_copy.cl\nscaled_copy\n16 1 1\n8 1 1\n{header}\n"
+    with pytest.raises(SimError) as caught:
+        parse_sim(text, SIM / "probe.sim")
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_only_the_named_build_options_are_taken_from_args_lines():
+    text = "# ARGS: --data-races --build-options -cl-std=CL2.0\n# ARGS: --build-options=-DX=1\n"
+    assert build_options_of(text + "k.cl\n") == ("-cl-std=CL2.0", "-DX=1")
+    assert build_options_of("# a comment\nk.cl  # ARGS: --build-options -DY=2\n") == ()
+
+
+def test_a_local_size_that_does_not_divide_the_ndrange_is_refused(executor):
+    text = (SIM / "scaled_copy.sim").read_text().replace("8 1 1", "6 1 1", 1)
+    variant = parse_sim(text, SIM / "scaled_copy.sim")
+    result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
+    assert result.status == "refused"
+    assert "16 % L0 == 0" in str(result.refused)
+    result = executor.run(RunRequest(variant, {}, local=(4,), input="declared", repeat=1))
+    assert result.status == "unchecked", result.summary()
+
+
+def test_sim_file_with_build_options_traces(executor):
+    variant = load_sim(SIM / "forms.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    assert {"out", "taps", "scale", "scratch"} <= {b.name for b in traced.trace.buffers}
