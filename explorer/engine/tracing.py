@@ -200,9 +200,12 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             arrivals[:, :, 0] = np.iinfo(np.uint32).max
             bar_buf = buffer(arrivals)
             plane = max(4, capacity_records * 4)  # offsets and words, in two planes
-            rec_bufs = (cl.Buffer(ctx, mf.READ_WRITE, plane), cl.Buffer(ctx, mf.READ_WRITE, plane))
             value_plane = max(8, capacity_records * inst.value_bytes)  # and values, if asked
-            rec_bufs += (cl.Buffer(ctx, mf.READ_WRITE, value_plane),)
+            rec_bufs: tuple[Any, ...] = (
+                cl.Buffer(ctx, mf.READ_WRITE, plane),
+                cl.Buffer(ctx, mf.READ_WRITE, plane),
+                cl.Buffer(ctx, mf.READ_WRITE, value_plane),
+            )
             counts = np.zeros(max(1, w), dtype=np.uint32)
             dispatch = np.zeros(1 + total_groups, dtype=np.uint32)
             cnt_buf, disp_buf = buffer(counts), buffer(dispatch)
@@ -287,9 +290,13 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         value_dtype = np.uint64 if inst.value_bytes == 8 else np.uint32
         planes = tuple(
             cl.enqueue_map_buffer(p.queue, buf, cl.map_flags.READ, 0, (capacity,), dtype)[0]
-            if capacity
+            if capacity and dtype is not None
             else np.zeros(0, dtype=dtype)
-            for buf, dtype in zip(rec_bufs, (np.uint32, np.uint32, value_dtype), strict=True)
+            for buf, dtype in zip(
+                rec_bufs,
+                (np.uint32, np.uint32, value_dtype if inst.value_bytes else None),
+                strict=True,
+            )
         )
         cl.enqueue_copy(p.queue, meta, meta_buf).wait()
         timings["record_ms"] = (time.perf_counter() - t0) * 1e3

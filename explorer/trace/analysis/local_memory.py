@@ -1,6 +1,7 @@
 """One pass over local memory that both the race and the uninitialised-read detectors use.
 
-Keys are (work-group, epoch, word): a barrier with CLK_LOCAL_MEM_FENCE starts a new epoch of
+Keys are (work-group, epoch, cell), a cell being a word or, in a buffer accessed in smaller
+pieces, the piece (``Context.cell_bytes``): a barrier with CLK_LOCAL_MEM_FENCE starts a new epoch of
 local memory, a barrier without it does not (see ``memory_model``).
 The pass runs once per analysis and keeps what it found, batch by batch (keys of different
 batches may coincide), for each detector to read.
@@ -15,7 +16,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, memory_model
-from explorer.trace.analysis.context import I32_MAX, Context, words
+from explorer.trace.analysis.context import I32_MAX, Context
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import LOCAL
 
@@ -59,7 +60,6 @@ def scan(ctx: Context, units: Units) -> LocalScan:
 
 
 def _scan(ctx: Context, units: Units) -> LocalScan:
-    t = ctx.trace
     result = LocalScan(ctx.local_scale)
     lunits = [u for u in units.memory if ctx.space(u.buffer) == LOCAL and u.m]
     if not lunits:
@@ -68,7 +68,7 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
     LW = 0
     for b in sorted({u.buffer for u in lunits}):
         bases[b] = LW
-        LW += words(t.buffers[b].length, t.buffers[b].elem_size)
+        LW += ctx.cell_count(b)
     table = memory_model.epochs(ctx, units).table(LOCAL)
     P = max(int(u.epoch(LOCAL, table).max()) for u in lunits) + 1
     if ctx.phase_row is None:
@@ -113,7 +113,7 @@ def _local_keys(
     else:
         key = u.per_wi(start)
         key += u.epoch(LOCAL, table).astype(start.dtype) * LW
-    for sel, w in u.words():
+    for sel, w in u.key_cells():
         yield sel, (key + w if sel is None else key[sel] + w)
 
 

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory, memory_model
-from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context, words
+from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import GLOBAL, LOCAL, Finding
@@ -208,7 +208,7 @@ def _plural(verb: str) -> str:
 
 
 def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
-    yield from u.words()
+    yield from u.key_cells()
 
 
 def _phase_word_keys(
@@ -223,7 +223,7 @@ def _phase_word_keys(
     epochs p0..p1-1 (see ``memory_model``)."""
     ph = u.epoch(GLOBAL, table)
     inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
-    for sel, w in u.words():
+    for sel, w in u.key_cells():
         keep = written[w]
         if inrange is not None:
             keep &= inrange if sel is None else inrange[sel]
@@ -246,7 +246,6 @@ def find(ctx: Context, units: Units) -> list[Finding]:
 
 
 def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
-    t = ctx.trace
     grid = Races(ctx, "grid", units=units)
     group = Races(ctx, "group", units=units)
     table = memory_model.epochs(ctx, units).table(GLOBAL)
@@ -255,7 +254,7 @@ def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
     )
     for b in written_bufs:
         ub = [u for u in units.memory if u.buffer == b and u.m]
-        NW = words(t.buffers[b].length, t.buffers[b].elem_size)
+        NW = ctx.cell_count(b)
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
         status, between = keyscan.scan(ctx, jobs, NW, ctx.gdense, grid.add)
         grid.flush(NW)

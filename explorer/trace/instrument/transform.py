@@ -403,7 +403,9 @@ class _Rewrite:
         cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
         space = self.sites[sid].space
         value = self.sites[sid].value
-        fail = self.site(a.line, READ, space, hint, a.text, True, value) if cmpxchg else 0
+        fail = (
+            self.site(a.line, READ, space, hint, a.text, atomic=True, value=value) if cmpxchg else 0
+        )
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
