@@ -25,12 +25,13 @@ _MEMO_KEY = "local-memory"
 
 @dataclass
 class Batch:
-    """What one batch of work-groups gave: racing and uninitialised records (as the callbacks
-    of ``keyscan.scan`` received them) over a key table of ``size`` entries."""
+    """What one batch of work-groups gave: racing, uninitialised and same-value records (as the
+    callbacks of ``keyscan.scan`` received them) over a key table of ``size`` entries."""
 
     size: int
     races: list[tuple[Unit, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     uninitialised: list[tuple[Unit, np.ndarray, np.ndarray]] = field(default_factory=list)
+    same_value: list[tuple[Unit, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def add_race(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
         """Keep racing records (``keyscan.OnRace``)."""
@@ -39,6 +40,10 @@ class Batch:
     def add_uninitialised(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
         """Keep uninitialised reads (``keyscan.OnUninit``)."""
         self.uninitialised.append((u, pos, keys))
+
+    def add_same_value(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
+        """Keep writes that race only with writes of the same value (``keyscan.OnSame``)."""
+        self.same_value.append((u, pos, keys))
 
 
 @dataclass
@@ -93,7 +98,16 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
                 jobs.append(keyscan.Job(sub, keys))
         batch = Batch(size)
         layout = (g1 - g0, P, LW)
-        keyscan.scan(ctx, jobs, size, None, batch.add_race, batch.add_uninitialised, layout)
+        keyscan.scan(
+            ctx,
+            jobs,
+            size,
+            None,
+            batch.add_race,
+            batch.add_uninitialised,
+            layout,
+            batch.add_same_value,
+        )
         result.batches.append(batch)
     return result
 

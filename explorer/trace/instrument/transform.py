@@ -40,6 +40,7 @@ from explorer.trace.instrument.model import (
 )
 from explorer.trace.instrument.runtime import EXTRA_PARAMS, begin_code, prelude
 from explorer.trace.instrument.values import (
+    SCALARS,
     ValueType,
     expression_end,
     increment_before,
@@ -107,6 +108,13 @@ PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE
 PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
 BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
 FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
+
+
+def _scalar(element_type: str) -> str:
+    """The OpenCL name of the component type of ``element_type`` as clang spells it
+    (``unsigned char4`` -> ``uchar``)."""
+    spelled = " ".join(re.sub(r"\d+$", "", element_type).split())
+    return SCALARS[spelled][0] if spelled in SCALARS else spelled
 
 
 @dataclass
@@ -370,7 +378,7 @@ class _Rewrite:
     def single_component(self, a: AccessSite) -> tuple[int, str] | None:
         """The index and scalar type of a one-component selection (``.y``, ``.s3``), or None."""
         selector = (a.components or "").strip()
-        scalar = re.sub(r"\d+$", "", a.element_type)
+        scalar = _scalar(a.element_type)
         if scalar not in SCALAR_BYTES or a.size != SCALAR_BYTES[scalar]:
             return None
         if len(selector) == 1 and selector in "xyzw":
@@ -382,7 +390,7 @@ class _Rewrite:
     def component(self, a: AccessSite) -> tuple[int, int]:
         """Byte offset in the vector and bytes touched of a component selection."""
         selector = (a.components or "").strip()
-        scalar = SCALAR_BYTES.get(re.sub(r"\d+$", "", a.element_type), 4)
+        scalar = SCALAR_BYTES.get(_scalar(a.element_type), 4)
         if selector in ("lo", "even"):
             first = 0
         elif selector == "odd":
