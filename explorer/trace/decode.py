@@ -121,6 +121,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.fences,
             s.atomic,
             s.value,
+            s.value_type,
         )
         for s in inst.sites
     )

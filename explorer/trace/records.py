@@ -63,6 +63,7 @@ class Site:
     # with plain writes, never with other atomics.
     atomic: bool = False
     value: int = VALUE_NONE  # what its records hold in Trace.values, when values were recorded
+    value_type: str = ""  # the type of that value: float, int, uchar4 (a vector: its first)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ class SiteDecl:
     fences: int = 0  # barrier and fence sites: FENCE_LOCAL | FENCE_GLOBAL (records.py)
     atomic: bool = False  # a READ made by an atomic (records.Site.atomic)
     value: int = 0  # what its records hold in the value plane (records.VALUE_*)
+    value_type: str = ""  # the OpenCL type of that value (records.Site.value_type)
 
 
 @dataclass(frozen=True)

@@ -200,10 +200,10 @@ class _Rewrite:
                 return
         elif a.kind is AccessKind.ATOMIC and (a.builtin or "").endswith("cmpxchg"):
             self.value_types.append(vtype)  # __tr_cas_done records what it returned
-            self.sites[sid] = replace(self.sites[sid], value=VALUE_READ)
+            self.sites[sid] = replace(self.sites[sid], value=VALUE_READ, value_type=vtype.name)
             return
         self.value_types.append(vtype)
-        self.sites[sid] = replace(self.sites[sid], value=kind)
+        self.sites[sid] = replace(self.sites[sid], value=kind, value_type=vtype.name)
         self.add(
             start,
             end,
@@ -410,10 +410,11 @@ class _Rewrite:
         pointer, rest = a.arguments[0], a.arguments[1:]
         cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
         space = self.sites[sid].space
-        value = self.sites[sid].value
-        fail = (
-            self.site(a.line, READ, space, hint, a.text, atomic=True, value=value) if cmpxchg else 0
-        )
+        fail = 0
+        if cmpxchg:
+            fail = self.site(a.line, READ, space, hint, a.text, atomic=True)
+            own = self.sites[sid]
+            self.sites[fail] = replace(self.sites[fail], value=own.value, value_type=own.value_type)
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
