@@ -12,12 +12,10 @@ from explorer.trace.records import (
     LOCAL,
     NO_BUFFER,
     PRIVATE,
-    VALUE_NONE,
     BufferInfo,
     NotTraced,
     Site,
     Trace,
-    word_site,
 )
 
 
@@ -76,11 +74,6 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         offset, word = raw.rec_offset[at], raw.rec_word[at]
         if raw.rec_value is not None:
             value = raw.rec_value[at]
-    if value is not None:
-        # Records of sites that carry no value hold whatever the plane held: 0 instead.
-        carries = np.array([s.value != VALUE_NONE for s in inst.sites] + [False])
-        site = word_site(word)
-        value = np.where(carries[np.minimum(site, len(inst.sites))], value, 0).astype(value.dtype)
     # Kept packed: the columns are unpacked only where they are used.
     offset = offset.view(np.int32)
 

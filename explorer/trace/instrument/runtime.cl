@@ -105,6 +105,9 @@ static void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, u
         st->rword[i] =
             site | (min(st->phase, __TR_MAX_PHASE) << __TR_PHASE_SHIFT)
             | (buf << __TR_BUFFER_SHIFT) | (oob << __TR_OOB_SHIFT) | (code << __TR_SIZE_SHIFT);
+#ifdef __TR_VALUES
+        st->rval[i] = 0;  /* until the access's value comes (barriers: for good) */
+#endif
     }
     st->n++;
 #ifdef __TR_VALUES
