@@ -54,6 +54,7 @@ class TraceRequest:
     groups: tuple[tuple[int, int], ...] | None = None  # explicit ranges per dimension
     center: tuple[int, int, int] | None = None  # trace a window around this group
     budget_bytes: int = DEFAULT_BUDGET_BYTES
+    values: bool = False  # record each access's value too (a third plane: Trace.values)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +136,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             **option_defines(variant.build_options),
             **resolve_defines(variant, run.defines),
         }
-        inst = instrument(variant.source, variant.kernel, defines)
+        inst = instrument(variant.source, variant.kernel, defines, request.values)
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):
@@ -169,6 +170,8 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     num_groups = (dims[0], dims[1], dims[2])
     total_groups = int(np.prod(num_groups))
     timings = {"build_ms": (time.perf_counter() - started) * 1e3}
+    # The value plane makes each record wider: the budget holds fewer of them.
+    budget_bytes = request.budget_bytes * RECORD_BYTES // (RECORD_BYTES + inst.value_bytes)
 
     try:
         bound = bind(p)
@@ -195,7 +198,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             count_only: bool,
             capacity_records: int,
             real_barriers: bool,
-        ) -> tuple[np.ndarray, np.ndarray, tuple[Any, Any]]:
+        ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
             nonlocal diverged
             traced_groups = int((slots >= 0).sum())
             w = traced_groups * per_group
@@ -203,13 +206,18 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             arrivals[:, :, 0] = np.iinfo(np.uint32).max
             bar_buf = buffer(arrivals)
             plane = max(4, capacity_records * 4)  # offsets and words, in two planes
-            rec_bufs = (cl.Buffer(ctx, mf.READ_WRITE, plane), cl.Buffer(ctx, mf.READ_WRITE, plane))
+            value_plane = max(8, capacity_records * inst.value_bytes)  # and values, if asked
+            rec_bufs: tuple[Any, ...] = (
+                cl.Buffer(ctx, mf.READ_WRITE, plane),
+                cl.Buffer(ctx, mf.READ_WRITE, plane),
+                cl.Buffer(ctx, mf.READ_WRITE, value_plane),
+            )
             counts = np.zeros(max(1, w), dtype=np.uint32)
             dispatch = np.zeros(1 + total_groups, dtype=np.uint32)
             cnt_buf, disp_buf = buffer(counts), buffer(dispatch)
             args = [
                 *bound.args,
-                *rec_bufs,
+                *rec_bufs[:2],
                 buffer(offsets.astype(np.uint64)),
                 cnt_buf,
                 disp_buf,
@@ -220,6 +228,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 np.uint32(1 if count_only else 0),
                 bar_buf,
                 np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
+                rec_bufs[2],
             ]
             kernel = p.kernel if real_barriers else without_barriers
             kernel.set_args(*args)
@@ -255,7 +264,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         else:
             probe = nearest_groups(num_groups, request.center)[:1]
             probe_records = int(count(probe).sum())
-            near = groups_to_count(probe_records, num_groups, request.budget_bytes, request.center)
+            near = groups_to_count(probe_records, num_groups, budget_bytes, request.center)
             counted = np.arange(total_groups) if near is None else near
         wi_records[counted] = count(counted)
         divergent = bool(diverged.any())
@@ -263,7 +272,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         timings["count_ms"] = (time.perf_counter() - t0) * 1e3
 
         window = choose_window(
-            group_records, num_groups, request.budget_bytes, request.center, request.groups
+            group_records, num_groups, budget_bytes, request.center, request.groups
         )
         slots = np.full(total_groups, -1, dtype=np.int32)
         slots[window] = np.arange(window.size, dtype=np.int32)
@@ -284,11 +293,16 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         judged_custom = judge_custom(p) if p.custom is not None else None
         # Mapped, not copied: on a CPU device the records are read where the kernel wrote
         # them (hundreds of MB). The arrays keep their buffers alive until they are dropped.
+        value_dtype = np.uint64 if inst.value_bytes == 8 else np.uint32
         planes = tuple(
-            cl.enqueue_map_buffer(p.queue, buf, cl.map_flags.READ, 0, (capacity,), np.uint32)[0]
-            if capacity
-            else np.zeros(0, dtype=np.uint32)
-            for buf in rec_bufs
+            cl.enqueue_map_buffer(p.queue, buf, cl.map_flags.READ, 0, (capacity,), dtype)[0]
+            if capacity and dtype is not None
+            else np.zeros(0, dtype=dtype)
+            for buf, dtype in zip(
+                rec_bufs,
+                (np.uint32, np.uint32, value_dtype if inst.value_bytes else None),
+                strict=True,
+            )
         )
         cl.enqueue_copy(p.queue, meta, meta_buf).wait()
         timings["record_ms"] = (time.perf_counter() - t0) * 1e3
@@ -316,6 +330,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         p.launch.local_size,
         roles,
         p.problem.output_role,
+        planes[2] if inst.value_bytes else None,
     )
     trace = decode(raw, inst)
     if p.custom is not None:

@@ -235,6 +235,16 @@ COMMANDS: tuple[Command, ...] = (
         section=1,
         enabled=False,
     ),
+    Command(
+        "colour_cells",
+        "&Colour cells by…",
+        "&View",
+        "window.cycle_colouring",
+        ("Ctrl+Shift+C",),
+        "The execution view's cells: this step's accesses, then by value, then by the "
+        "work-item that last touched them",
+        section=1,
+    ),
     # -- Help ----------------------------------------------------------------------------
     Command("about", "&About", "&Help", "window.about", tip="What this program is"),
 )

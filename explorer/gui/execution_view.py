@@ -53,6 +53,13 @@ VALUE_RAMP = (
 WHITE = rgba("#ffffff")
 MARGIN = 1  # elements of context either side of the tile in a zoom window
 STRIP = 48  # elements a window shows of a one-row buffer
+# How cells are coloured, in the order the "Colour cells by" command cycles through them.
+COLOURINGS = ("step", "value", "who")
+COLOURING_TEXT = {
+    "step": "cells: this step's reads and writes over the values",
+    "value": "cells: by value only (the values the trace recorded where it has them)",
+    "who": "cells: by the work-item of the group that last touched them (one hue each)",
+}
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}
 
 
@@ -203,6 +210,7 @@ class ExecutionView(QWidget):
         self.marked_wis: set[tuple[int, ...]] = set()
         self.marked_elements: dict[str, set[int]] = {}
         self.heat_mode = False
+        self.colouring = "step"  # one of COLOURINGS
         self._tops: dict[int, float] = {}
         self._overviews: dict[tuple[int, bool], np.ndarray] = {}
         self._label_cache: dict[int, tuple[object, np.ndarray]] = {}
@@ -561,6 +569,13 @@ class ExecutionView(QWidget):
         else:
             super().keyPressEvent(event)
 
+    def cycle_colouring(self) -> None:
+        """Colour every buffer's cells by this step's accesses (the default), by value, or
+        by the work-item that last touched them; the next of the three each time."""
+        self.colouring = COLOURINGS[(COLOURINGS.index(self.colouring) + 1) % len(COLOURINGS)]
+        self.info.setText("Colouring " + COLOURING_TEXT[self.colouring])
+        self.redraw()
+
     # -- drawing -----------------------------------------------------------------------
     def highlighted(self, grid: Grid) -> tuple[np.ndarray, np.ndarray]:
         """(read, write) cells of the current step for one buffer (the binned grid)."""
@@ -704,9 +719,24 @@ class ExecutionView(QWidget):
                         pixels[forming] = _mix(shown[forming], PENDING_C, 0.35)
                         labels_vals = np.where(forming, partial, labels_vals)
                         hidden = hidden & ~forming
+                    stored = pb.written_values(grid, self.current, window)
+                    if stored is not None and labels_vals is not None:
+                        # What the group's writes stored so far, as recorded: a sum that is
+                        # accumulated in the output itself shows as it forms.
+                        known = inside & np.isfinite(stored)
+                        shown = _value_colours(stored, self._top(grid, buffer_values))
+                        pixels[known] = shown[known]
+                        labels_vals = np.where(known, stored, labels_vals)
                     others = ~inside
                     pixels[others] = _mix(pixels[others], WHITE, 0.5)
-            if not self.heat_mode or grid.space == LOCAL:
+            if self.colouring == "value" and labels_vals is not None and not heat_labels:
+                top = self._top(grid, pb.values(grid)) or _finite_top(labels_vals)
+                pixels = _value_colours(labels_vals, top)
+                pixels[~np.isfinite(labels_vals)] = EMPTY
+            elif self.colouring == "who":
+                who_touched = pb.touching_window(grid, self.current, window)
+                pixels = _hues(who_touched, int(np.prod(pb.trace.local_size)))
+            elif not self.heat_mode or grid.space == LOCAL:
                 _tint(pixels, reads & ~writes, READ_C, 0.6)
                 _tint(pixels, writes & ~reads, WRITE_C, 0.6)
                 _tint(pixels, reads & writes, BOTH_C, 0.6)
@@ -840,13 +870,7 @@ class ExecutionView(QWidget):
         where = f"{grid.name}[{row}][{col}]" if grid.rows > 1 else f"{grid.name}[{col}]"
         origin = ""
         if grid.space == LOCAL:
-            value, _writer, _fresh, source = pb.local_contents(grid, self.current)
-            text = value_label(float(value[row, col]))
-            src = int(source[row, col])
-            if src >= 0:
-                sgrid = pb.grids[src >> 40]
-                sr, sc = sgrid.element_rc(np.array([src & ((1 << 40) - 1)]))
-                origin = f" = {text or '?'}, copied from {sgrid.name}[{int(sr[0])}][{int(sc[0])}]"
+            origin = pb.local_origin(grid, self.current, row, col)
         if not touches:
             self.info.setText(
                 f"{where}{origin}: not touched by group {pb.group} in phase {step.phase}"

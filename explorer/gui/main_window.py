@@ -283,6 +283,10 @@ class MainWindow(QMainWindow):
         if traced is not None and traced.trace is not None:
             self.views.execution_view.set_arrays(run_arrays(traced.result, traced.trace))
 
+    def cycle_colouring(self) -> None:
+        """The execution view's cells: by step, by value, by who touched them."""
+        self.views.execution_view.cycle_colouring()
+
     def _resolve(self, handler: str) -> Callable[[], object]:
         """``"runs.run"`` → the runs controller's ``run``; ``"window.…"`` → this window's."""
         owner, method = handler.split(".")

@@ -34,6 +34,7 @@ class RawTrace:
     local_size: tuple[int, ...]
     roles: tuple[str | None, ...]  # the family role of each buffer (None for local arrays)
     output_role: str | None
+    rec_value: np.ndarray | None = None  # (R,) uint32 or uint64: each record's value, if asked
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -62,12 +63,17 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     counts = raw.counts[:w].astype(np.int64)
     kept = np.minimum(counts, capacity)
     total = int(kept.sum())
+    value = None
     if np.array_equal(kept, capacity):  # the usual case: every region exactly full
         offset, word = raw.rec_offset[:total], raw.rec_word[:total]
+        if raw.rec_value is not None:
+            value = raw.rec_value[:total]
     else:
         starts = np.repeat(raw.offsets[:-1].astype(np.int64), kept)
         at = starts + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
         offset, word = raw.rec_offset[at], raw.rec_word[at]
+        if raw.rec_value is not None:
+            value = raw.rec_value[at]
     # Kept packed: the columns are unpacked only where they are used.
     offset = offset.view(np.int32)
 
@@ -107,6 +113,8 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.text,
             s.fences,
             s.atomic,
+            s.value,
+            s.value_type,
         )
         for s in inst.sites
     )
@@ -130,4 +138,5 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced),
         output_role=raw.output_role,
         extra={"capacity_per_wi": capacity},
+        values=value,
     )

@@ -12,6 +12,7 @@ else from the run's own arrays: a local element holds the global element its wri
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from explorer.trace.records import (
     MAX_PHASE,
     READ,
     RMW,
+    VALUE_NONE,
     WRITE,
     Trace,
 )
@@ -119,6 +121,43 @@ Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)
 Contents = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # see local_contents
 
 
+# How the value plane's bits of each type read as a number: (bytes, numpy type).
+_VALUE_DTYPES = {
+    "char": (1, np.int8),
+    "uchar": (1, np.uint8),
+    "short": (2, np.int16),
+    "ushort": (2, np.uint16),
+    "int": (4, np.int32),
+    "uint": (4, np.uint32),
+    "float": (4, np.float32),
+    "long": (8, np.int64),
+    "ulong": (8, np.uint64),
+    "double": (8, np.float64),
+}
+
+
+def recorded_values(trace: Trace) -> np.ndarray | None:
+    """Each record's value as a float64 (a vector: its first component), NaN where its site
+    records none; None when the trace has no values."""
+    if trace.values is None:
+        return None
+    out = np.full(trace.records, np.nan)
+    raw = trace.values.astype(np.uint64)
+    by_type: dict[str, list[int]] = {}
+    for s in trace.sites:
+        if s.value != VALUE_NONE and s.value_type:
+            by_type.setdefault(re.sub(r"\d+$", "", s.value_type), []).append(s.id)
+    for name, ids in by_type.items():
+        size, dtype = _VALUE_DTYPES.get(name, (0, None))
+        if dtype is None or size > trace.value_bytes:
+            continue
+        sel = np.isin(trace.site, ids)
+        bits = raw[sel] & np.uint64((1 << (8 * size)) - 1)
+        unsigned = np.dtype(f"u{size}")
+        out[sel] = bits.astype(unsigned).view(dtype).astype(np.float64)
+    return out
+
+
 class Playback:
     """The selected group's steps, and the records behind each.
 
@@ -169,6 +208,9 @@ class Playback:
         self._products: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._partial: tuple[int, np.ndarray] = (0, np.zeros(0))
         self._out_elements: dict[int, np.ndarray] = {}
+        self._written_at: dict[int, np.ndarray] = {}
+        # What each record read or stored, as a number (NaN: not recorded); None: no values.
+        self.recorded = recorded_values(trace)
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
 
@@ -478,6 +520,10 @@ class Playback:
         (``positions``: the reads' places in the group's step-ordered records)."""
         t = self.trace
         values = np.full(recs.size, np.nan)
+        if self.recorded is not None:
+            values = self.recorded[recs].copy()
+            if bool(np.isfinite(values).all()):
+                return values  # every read's value came from the trace itself
         buffers = t.buffer[recs]
         for b in np.unique(buffers):
             info = t.buffers[int(b)]
@@ -489,7 +535,7 @@ class Playback:
                     inside = (index >= 0) & (index < flat.size)
                     got = np.full(index.size, np.nan)
                     got[inside] = flat[index[inside]]
-                    values[sel] = got
+                    values[sel] = np.where(np.isfinite(values[sel]), values[sel], got)
                 continue
             grid = self.grids[int(b)]
             write_pos = self._writes(grid)
@@ -511,7 +557,7 @@ class Playback:
             found = (at >= 0) & (write_key[np.maximum(at, 0)] // big == read_element)
             got = np.full(read_element.size, np.nan)
             got[found] = write_values[at[found]]
-            values[sel] = got
+            values[sel] = np.where(np.isfinite(values[sel]), values[sel], got)
         return values
 
     # -- values ----------------------------------------------------------------------------
@@ -590,6 +636,9 @@ class Playback:
         recs, element = recs[ok], element[ok]
         writer[element] = self.local_linear[t.wi[recs]]
         fresh[element[t.phase[recs] == self.steps[step].phase]] = True
+        written_at = np.full(size, -1, dtype=np.int64)
+        positions_kept = positions[:done][np.sort(last[last >= 0])][ok]
+        written_at[element] = np.searchsorted(self._offsets, positions_kept, side="right") - 1
         src_buffer, src_index = self._copy_sources(recs)
         copied = src_buffer >= 0
         source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
@@ -599,7 +648,12 @@ class Playback:
                 continue
             sel = copied & (src_buffer == b) & (src_index < flat.size)
             value[element[sel]] = flat[src_index[sel]]
+        if self.recorded is not None:  # what the writes stored, as the trace recorded it
+            stored = self.recorded[recs]
+            known = np.isfinite(stored)
+            value[element[known]] = stored[known]
         shape = (grid.rows, grid.cols)
+        self._written_at[grid.buffer] = written_at.reshape(shape)
         contents: Contents = (
             value.reshape(shape),
             writer.reshape(shape),
@@ -608,6 +662,73 @@ class Playback:
         )
         self._contents[grid.buffer] = (key, contents)
         return contents
+
+    def local_origin(self, grid: Grid, step: int, row: int, col: int) -> str:
+        """Where a local element's value at this step came from, as a person reads it: the
+        value, the global element it was copied from, the work-item and the step that
+        wrote it (empty when nothing wrote it yet)."""
+        value, writer, _fresh, source = self.local_contents(grid, step)
+        at = int(self._written_at[grid.buffer][row, col])
+        who = int(writer[row, col])
+        if who < 0 or at < 0:
+            return ""
+        shown = float(value[row, col])
+        text = f"{shown:.6g}" if np.isfinite(shown) else "?"
+        lx, ly = (list(self.trace.local_size) + [1, 1])[:2]
+        local = (who % lx, (who // lx) % ly, who // (lx * ly))
+        made = self.steps[at]
+        parts = [f" = {text}"]
+        src = int(source[row, col])
+        if src >= 0:
+            sgrid = self.grids[src >> 40]
+            sr, sc = sgrid.element_rc(np.array([src & ((1 << 40) - 1)]))
+            at_src = f"[{int(sr[0])}][{int(sc[0])}]" if sgrid.rows > 1 else f"[{int(sc[0])}]"
+            parts.append(f", copied from {sgrid.name}{at_src}")
+        parts.append(f" by work-item {local} at step {at + 1} (line {made.line})")
+        return "".join(parts)
+
+    def written_values(self, grid: Grid, step: int, window: Box) -> np.ndarray | None:
+        """Per element of a window: the last value the selected group stored there up to
+        this step, as the trace recorded it (NaN where it stored none); None without
+        recorded values (an accumulation in the output shows as it forms)."""
+        if self.recorded is None:
+            return None
+        positions = self._writes(grid)
+        done = int(np.searchsorted(positions, self._offsets[step + 1]))
+        recs = self._by_step[positions[:done]]
+        stored = self.recorded[recs]
+        known = np.isfinite(stored)
+        r0, r1, c0, c1 = window
+        out = np.full((r1 - r0, c1 - c0), np.nan)
+        rows, cols = grid.element_rc(self.index[recs[known]])
+        inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+        out[rows[inside] - r0, cols[inside] - c0] = stored[known][inside]  # later ones win
+        return out
+
+    def touched_by(self, grid: Grid, step: int) -> np.ndarray:
+        """Per element, (rows, cols): the local id of the selected group's work-item that
+        last touched it up to this step (a write, else a read), -1 where none did."""
+        t = self.trace
+        recs = self._by_step[: self._offsets[step + 1]]
+        recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+        size = grid.rows * grid.cols
+        out = np.full(size, -1, dtype=np.int64)
+        element = self.index[recs]
+        ok = (element >= 0) & (element < size)
+        who = self.local_linear[t.wi[recs]]
+        wrote = WRITES[t.op[recs]]
+        out[element[ok & ~wrote]] = who[ok & ~wrote]
+        out[element[ok & wrote]] = who[ok & wrote]  # a write says more than a read
+        return (
+            out.reshape(grid.cols, grid.rows).T
+            if grid.column_major
+            else out.reshape(grid.rows, grid.cols)
+        )
+
+    def touching_window(self, grid: Grid, step: int, window: Box) -> np.ndarray:
+        """``touched_by`` for the elements of a window."""
+        r0, r1, c0, c1 = window
+        return self.touched_by(grid, step)[r0:r1, c0:c1]
 
     def _flat_values(self, buffer: int) -> np.ndarray | None:
         role = self.trace.buffers[buffer].role

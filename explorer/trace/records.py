@@ -28,6 +28,10 @@ GLOBAL, LOCAL, PRIVATE, NO_SPACE = 0, 1, 2, -1
 SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", PRIVATE: "private", NO_SPACE: "none"}
 # The address spaces a barrier or fence orders (its CLK_*_MEM_FENCE flags), as bits.
 FENCE_LOCAL, FENCE_GLOBAL = 1, 2
+# What a site's records hold in ``Trace.values``: nothing, the value the access read (a load,
+# an atomic's return, the old value of ``x++``), or the value it stored (an assignment, the
+# new value of ``x += y`` and ``++x``).
+VALUE_NONE, VALUE_READ, VALUE_WRITTEN = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class Site:
     # A READ made by an atomic operation (a compare-exchange that did not swap): it races
     # with plain writes, never with other atomics.
     atomic: bool = False
+    value: int = VALUE_NONE  # what its records hold in Trace.values, when values were recorded
+    value_type: str = ""  # the type of that value: float, int, uchar4 (a vector: its first)
 
 
 @dataclass(frozen=True)
@@ -146,8 +152,11 @@ class Trace:
       wi_local  (W, 3) int32  local id
       wi_count  (W,)   int64  records the work-item tried to write (more than kept = overflow)
     Optional, when the trace was built to record values:
-      values    uint32 the low 32 bits of the value each access read or wrote (the bits of a
-                       float, not a conversion); None when values were not recorded
+      values    uint32 (uint64 when the kernel accesses 8-byte values) the first bytes of the
+                       value each access read or stored, as they lie in memory (the bits of a
+                       float, not a conversion; a vector's first components), zero-extended;
+                       what each site's records hold is its ``Site.value``, and records of
+                       sites with VALUE_NONE hold 0. None when values were not recorded
     """
 
     offset: np.ndarray
@@ -213,6 +222,11 @@ class Trace:
     def site_ops(self) -> np.ndarray:
         """The op of each site, and 0 for an index one past the last."""
         return np.array([s.op for s in self.sites] + [0], dtype=np.int8)
+
+    @property
+    def value_bytes(self) -> int:
+        """Bytes of each access's value that ``values`` holds (0 without values)."""
+        return 0 if self.values is None else int(self.values.dtype.itemsize)
 
     @property
     def records(self) -> int:

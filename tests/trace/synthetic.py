@@ -24,6 +24,8 @@ from explorer.trace.records import (
     NO_SPACE,
     READ,
     RMW,
+    VALUE_READ,
+    VALUE_WRITTEN,
     WRITE,
     BufferInfo,
     NotTraced,
@@ -68,7 +70,10 @@ def buf(
 
 
 def site(sid: int, line: int, op: int, space: int, buffer: int, text: str = "") -> Site:
-    return Site(sid, line, op, space, buffer, text or f"line {line}")
+    """An access site whose records hold, when the trace has values, the value it stored (a
+    write or update) or read."""
+    value = VALUE_READ if op == READ else VALUE_WRITTEN
+    return Site(sid, line, op, space, buffer, text or f"line {line}", value=value)
 
 
 def barrier(sid: int, line: int, fences: int = FENCE_LOCAL) -> Site:

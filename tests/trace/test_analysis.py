@@ -758,7 +758,9 @@ def _everyone_writes(values: list[int] | None) -> Trace:
 
 
 def test_every_work_item_writing_the_same_value_is_not_a_race(path):
-    assert analyse(_everyone_writes([7] * 32)).findings == ()
+    (note,) = analyse(_everyone_writes([7] * 32)).findings
+    assert (note.kind, note.line, note.buffer, note.count) == ("same-value-writes", 3, "flag", 1)
+    assert note.message.startswith("Note, not a race")
     assert [f.kind for f in analyse(_everyone_writes([7] * 31 + [8])).findings] == ["race"]
     # Without the values the trace cannot tell: the race stands.
     assert [f.kind for f in analyse(_everyone_writes(None)).findings] == ["race"]
@@ -770,8 +772,9 @@ def test_same_value_writes_still_race_with_a_read():
     items = [((0, 0, 0), (i, 0, 0), [(0, 0), (1, 0)]) for i in range(8)]
     trace = build_trace(items, buffers=buffers, sites=sites, global_size=(8,), local_size=(8,))
     values = np.full(trace.records, 5, dtype=np.uint32)
-    (race,) = analyse(dataclasses.replace(trace, values=values)).findings
+    race, note = analyse(dataclasses.replace(trace, values=values)).findings
     assert race.kind == "race" and "line 3 writes it and line 4 reads it" in race.message
+    assert note.kind == "same-value-writes"
 
 
 # --------------------------------------------------------------------------- banks
@@ -815,3 +818,43 @@ def test_atomics_from_many_work_groups_on_one_global_word_do_not_race(path):
     items = [group_of(g, 32) + ([(0, 0)],) for g in range(128)]
     trace = build_trace(items, buffers=buffers, sites=sites, global_size=(128,), local_size=(32,))
     assert not kinds(analyse(trace), "race")
+
+
+# --------------------------------------------------------------------------- byte ranges
+
+
+def _bytes_written(first: list[tuple[int, int]], value_of: list[int] | None = None) -> Trace:
+    """Work-item i of one group writes ``size`` bytes at byte ``offset`` of a 16-byte local
+    array of uchars, for each (offset, size) in ``first``; with values, ``value_of[i]``."""
+    buffers = [buf("bytes", LOCAL, 16, elem=1)]
+    sizes = sorted({size for _, size in first})
+    sites = [site(k, 3 + k, WRITE, LOCAL, 0, f"{size} bytes") for k, size in enumerate(sizes)]
+    items = [
+        ((0, 0, 0), (i, 0, 0), [(sizes.index(size), offset, size)])
+        for i, (offset, size) in enumerate(first)
+    ]
+    n = len(items)
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(n,), local_size=(n,))
+    if value_of is None:
+        return trace
+    return dataclasses.replace(trace, values=np.array(value_of, dtype=np.uint32))
+
+
+def test_neighbouring_bytes_from_different_work_items_do_not_race():
+    assert analyse(_bytes_written([(1, 1), (2, 1), (0, 1), (3, 1)])).findings == ()
+    assert analyse(_bytes_written([(0, 2), (2, 2)])).findings == ()
+
+
+def test_an_int_over_a_byte_another_work_item_writes_races():
+    (race,) = analyse(_bytes_written([(4, 4), (5, 1)])).findings
+    assert (race.kind, race.count) == ("race", 1)  # one byte in common
+    (race,) = analyse(_bytes_written([(4, 4), (6, 2)])).findings
+    assert race.count == 1  # keys are 2-byte cells here: one in common
+
+
+def test_same_value_is_judged_per_byte():
+    """An int storing 0x0000AB00 and a uchar storing 0xAB at its byte 1 agree there."""
+    notes = analyse(_bytes_written([(4, 4), (5, 1)], [0xAB00, 0xAB])).findings
+    assert [(f.kind, f.line) for f in notes] == [("same-value-writes", 3), ("same-value-writes", 4)]
+    (race,) = analyse(_bytes_written([(4, 4), (5, 1)], [0xAB00, 0xAC])).findings
+    assert race.kind == "race"

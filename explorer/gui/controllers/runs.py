@@ -152,7 +152,9 @@ class RunCompareController(QObject):
         self.state.pending_group = center
         self._tracing = _identity(self.model.variant)
         self.worker.trace(
-            TraceRequest(self.model.request(), center=center, budget_bytes=self.trace_budget)
+            TraceRequest(
+                self.model.request(), center=center, budget_bytes=self.trace_budget, values=True
+            )
         )
 
     def trace_group(self, gx: int, gy: int, gz: int) -> None:

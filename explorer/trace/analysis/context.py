@@ -53,6 +53,20 @@ class Context:
         self.safe_phase = self._safe_phase()
         self.phase_row: np.ndarray | None = None  # phases of every work-item, when all alike
         self.memo: dict[str, object] = {}  # a pass whose results several detectors use
+        # Per buffer: the bytes of one key of the race, uninitialised and coverage passes
+        # (``units.split`` sets them; 4 where nothing says otherwise).
+        self.cells: dict[int, int] = {}
+
+    def cell_bytes(self, buffer: int) -> int:
+        """The bytes of one key of ``buffer``: 4 (a word) where every access covers whole
+        aligned words, else 2 or 1, so that keys are never coarser than what was touched."""
+        return self.cells.get(buffer, 4)
+
+    def cell_count(self, buffer: int) -> int:
+        """The keys that cover ``buffer``."""
+        info = self.trace.buffers[buffer]
+        cell = self.cell_bytes(buffer)
+        return -(-info.length * info.elem_size // cell)
 
     def _safe_phase(self) -> np.ndarray | None:
         """Per group: phases below this are fully recorded by every work-item of the group.
@@ -82,8 +96,3 @@ class Context:
     def space(self, buffer: int) -> int:
         """The address space of ``buffer`` (NO_SPACE for records without one)."""
         return self.trace.buffers[buffer].space if buffer >= 0 else NO_SPACE
-
-
-def words(length: int, elem_size: int) -> int:
-    """4-byte words that hold ``length`` elements of ``elem_size`` bytes."""
-    return -(-length * elem_size // 4)

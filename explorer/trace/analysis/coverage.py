@@ -26,21 +26,33 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         info = t.buffers[b]
         writes = [u for u in units.memory if u.buffer == b and u.op in WRITES]
         written = np.zeros(info.length, dtype=bool)
-        rep = np.full(info.length, -1, dtype=np.int64)  # a plain writer of each element
         for u in writes:
-            for sel, e in cells(u.off, u.size, info.elem_size):
+            for _, e in cells(u.off, u.size, info.elem_size):
                 written[e] = True
-                if u.op != ATOMIC:  # atomics from many work-items are meant to share
-                    rep[e] = u.wi if sel is None else u.wi[sel]
-        other = np.full(info.length, -1, dtype=np.int64)  # a second one, where there is one
+        # Writers are told apart per byte touched (``Context.cell_bytes``): the four uchars of
+        # a uchar4 written by four work-items are each written once.
+        cell = ctx.cell_bytes(b)
+        rep = np.full(ctx.cell_count(b), -1, dtype=np.int64)  # a plain writer of each cell
+        for u in writes:
+            if u.op != ATOMIC:  # atomics from many work-items are meant to share
+                for sel, k in u.key_cells():
+                    rep[k] = u.wi if sel is None else u.wi[sel]
+        other = np.full(rep.size, -1, dtype=np.int64)  # a second one, where there is one
         for u in writes:
             if u.op == ATOMIC:
                 continue
-            for sel, e in cells(u.off, u.size, info.elem_size):
+            for sel, k in u.key_cells():
                 w = u.wi if sel is None else u.wi[sel]
-                differ = rep[e] != w
+                differ = rep[k] != w
                 if differ.any():
-                    other[e[differ]] = w[differ]
+                    other[k[differ]] = w[differ]
+        # Back to elements: the first cell of each element written twice stands for it.
+        first = np.flatnonzero(other >= 0)
+        element = first * cell // info.elem_size
+        keep = np.ones(first.size, dtype=bool)
+        keep[1:] = element[1:] != element[:-1]
+        rep, other = rep[first[keep]], other[first[keep]]
+        several = element[keep]
         # Gaps are only certain when nothing is missing from the trace.
         if ctx.overflowed.size == 0 and not t.not_traced:
             never = np.flatnonzero(~written)
@@ -63,12 +75,11 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                         ),
                     )
                 )
-        several = np.flatnonzero(other >= 0)
         if several.size:
             shown = several[:EXAMPLES].tolist()
             e0 = shown[0]
-            wis = [int(rep[e0]), int(other[e0])] + [int(rep[e]) for e in shown[1:]]
-            a, c = ctx.label(int(rep[e0])), ctx.label(int(other[e0]))
+            wis = [int(rep[0]), int(other[0])] + [int(w) for w in rep[1:EXAMPLES]]
+            a, c = ctx.label(int(rep[0])), ctx.label(int(other[0]))
             names = ", ".join(f"{info.name}[{e}]" for e in shown)
             line = next((u.line for u in writes), None)
             findings.append(

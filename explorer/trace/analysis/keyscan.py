@@ -15,15 +15,17 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
 from explorer.trace.analysis.units import Unit
-from explorer.trace.records import WRITE
+from explorer.trace.records import VALUE_WRITTEN, WRITE
 
 DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
 PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
 
 # (unit, its racing records, their keys, work-item * nsites + site of a write they race with)
 OnRace = Callable[[Unit, np.ndarray, np.ndarray, np.ndarray], None]
-# (unit, its uninitialised reads, their keys)
+# (unit, its uninitialised reads, their keys); also (unit, its writes that would race but
+# for every writer of the key storing the same value, their keys)
 OnUninit = Callable[[Unit, np.ndarray, np.ndarray], None]
+OnSame = OnUninit
 KeyFn = Callable[[], Iterator[tuple[np.ndarray | None, np.ndarray]]]
 
 
@@ -43,6 +45,7 @@ def scan(
     on_race: OnRace,
     on_uninit: OnUninit | None = None,
     layout: tuple[int, int, int] | None = None,
+    on_same: OnSame | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Check every access of ``jobs`` against the writes to the same key.
 
@@ -55,13 +58,17 @@ def scan(
     With ``on_uninit`` (keys laid out as (groups, phases, words) in ``layout``), a read
     whose key no one wrote in an earlier phase, and which only the reader itself wrote in this
     phase, after the read, or not at all, is uninitialised. Returns the status of each key
-    (``PW | AT | INIT`` bits) and which keys race (None if none)."""
+    (``PW | AT | INIT`` bits) and which keys race (None if none).
+
+    Plain writes that conflict only with writes of the same value (the trace recorded the
+    values, and every write to the key stored the same bits there) do not race; with
+    ``on_same`` they are handed to it instead."""
     wdtype = np.int32 if ctx.W < I32_MAX else np.int64
     rep: dict[bool, np.ndarray] = {}  # atomic? -> a work-item that wrote the key, -1 if none
     other: dict[bool, np.ndarray] = {}  # a writer of another actor than rep's, where one is
     writers = [j for j in jobs if j.unit.op in WRITES]
     values = ctx.trace.values
-    same = _SameValue(size) if values is not None else None
+    same = _SameValue(ctx, size) if values is not None else None
     for job in writers:
         atomic = job.unit.atomic
         table = rep.get(atomic)
@@ -129,7 +136,12 @@ def scan(
                         racing |= oth[k] >= 0
                 racing &= (sl & bits) != 0
                 if same is not None and u.op == WRITE:
-                    racing &= ~same.agreed(k)  # every writer stored the same value: benign
+                    agreed = same.agreed(k)  # every writer stored the same value: benign
+                    if on_same is not None:
+                        quiet = np.flatnonzero(racing & agreed)
+                        if quiet.size:
+                            on_same(u, pos[quiet], k[quiet])
+                    racing &= ~agreed
                 racing = np.flatnonzero(racing)
                 if racing.size:
                     flagged.append((u, pos[racing], k[racing]))
@@ -155,34 +167,43 @@ def scan(
 
 class _SameValue:
     """Per key: the value plain writes stored there, and whether every write stored that same
-    value (a word written by many work-items with one value is not a race worth reporting).
-    Only a plain, one-word write has a value the trace knows whole; any other writer, or a
-    different value, makes the key "mixed"."""
+    value (a key written by many work-items with one value is not a race worth reporting).
+    A key is a cell of ``Context.cell_bytes`` bytes, and the j-th cell of an access holds the
+    j-th cell of its value (the plane holds values as they lie in memory). Only a plain write
+    whose site records the value it stored, within the plane's width, gives a key a value;
+    any other writer, or a different value, makes the key "mixed"."""
 
-    def __init__(self, size: int) -> None:
-        self.value = np.full(size, -1, dtype=np.int64)
+    def __init__(self, ctx: Context, size: int) -> None:
+        self.ctx = ctx
+        self.value = np.zeros(size, dtype=np.int64)
+        self.has = np.zeros(size, dtype=bool)
         self.mixed = np.zeros(size, dtype=bool)
 
     def add(self, job: Job, values: np.ndarray) -> None:
-        """Take the writes of ``job`` (the first cell of each access carries its value)."""
+        """Take the writes of ``job``."""
         u = job.unit
-        plain = u.op == WRITE
-        vals = u.gather(values).astype(np.int64) if plain else None
+        site = self.ctx.trace.sites[u.site]
+        known = u.op == WRITE and site.value == VALUE_WRITTEN
+        vals = u.gather(values).astype(np.uint64) if known else None
+        cell = self.ctx.cell_bytes(u.buffer)
+        mask = np.uint64((1 << (8 * cell)) - 1)
         for j, (sel, keys) in enumerate(job.key_fn()):
-            if vals is None or j > 0:
+            if vals is None or (j + 1) * cell > values.itemsize:
                 self.mixed[keys] = True
                 continue
-            v = vals if sel is None else vals[sel]
+            whole = vals if sel is None else vals[sel]
+            v = ((whole >> np.uint64(8 * cell * j)) & mask).astype(np.int64)
             held = self.value[keys]
-            self.mixed[keys[(held >= 0) & (held != v)]] = True
+            self.mixed[keys[self.has[keys] & (held != v)]] = True
             self.value[keys] = v
+            self.has[keys] = True
             # Two writes of one batch to the same key with different values: the last one
             # stored stands; any that differ from it mark the key.
             self.mixed[keys[self.value[keys] != v]] = True
 
     def agreed(self, keys: np.ndarray) -> np.ndarray:
         """Whether every write to each key stored the same value."""
-        return (self.value[keys] >= 0) & ~self.mixed[keys]
+        return self.has[keys] & ~self.mixed[keys]
 
 
 def attribute(

@@ -1,6 +1,7 @@
 """One pass over local memory that both the race and the uninitialised-read detectors use.
 
-Keys are (work-group, epoch, word): a barrier with CLK_LOCAL_MEM_FENCE starts a new epoch of
+Keys are (work-group, epoch, cell), a cell being a word or, in a buffer accessed in smaller
+pieces, the piece (``Context.cell_bytes``): a barrier with CLK_LOCAL_MEM_FENCE starts a new epoch of
 local memory, a barrier without it does not (see ``memory_model``).
 The pass runs once per analysis and keeps what it found, batch by batch (keys of different
 batches may coincide), for each detector to read.
@@ -15,7 +16,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, memory_model
-from explorer.trace.analysis.context import I32_MAX, Context, words
+from explorer.trace.analysis.context import I32_MAX, Context
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import LOCAL
 
@@ -24,12 +25,13 @@ _MEMO_KEY = "local-memory"
 
 @dataclass
 class Batch:
-    """What one batch of work-groups gave: racing and uninitialised records (as the callbacks
-    of ``keyscan.scan`` received them) over a key table of ``size`` entries."""
+    """What one batch of work-groups gave: racing, uninitialised and same-value records (as the
+    callbacks of ``keyscan.scan`` received them) over a key table of ``size`` entries."""
 
     size: int
     races: list[tuple[Unit, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     uninitialised: list[tuple[Unit, np.ndarray, np.ndarray]] = field(default_factory=list)
+    same_value: list[tuple[Unit, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def add_race(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
         """Keep racing records (``keyscan.OnRace``)."""
@@ -38,6 +40,10 @@ class Batch:
     def add_uninitialised(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
         """Keep uninitialised reads (``keyscan.OnUninit``)."""
         self.uninitialised.append((u, pos, keys))
+
+    def add_same_value(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
+        """Keep writes that race only with writes of the same value (``keyscan.OnSame``)."""
+        self.same_value.append((u, pos, keys))
 
 
 @dataclass
@@ -59,7 +65,6 @@ def scan(ctx: Context, units: Units) -> LocalScan:
 
 
 def _scan(ctx: Context, units: Units) -> LocalScan:
-    t = ctx.trace
     result = LocalScan(ctx.local_scale)
     lunits = [u for u in units.memory if ctx.space(u.buffer) == LOCAL and u.m]
     if not lunits:
@@ -68,7 +73,7 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
     LW = 0
     for b in sorted({u.buffer for u in lunits}):
         bases[b] = LW
-        LW += words(t.buffers[b].length, t.buffers[b].elem_size)
+        LW += ctx.cell_count(b)
     table = memory_model.epochs(ctx, units).table(LOCAL)
     P = max(int(u.epoch(LOCAL, table).max()) for u in lunits) + 1
     if ctx.phase_row is None:
@@ -93,7 +98,16 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
                 jobs.append(keyscan.Job(sub, keys))
         batch = Batch(size)
         layout = (g1 - g0, P, LW)
-        keyscan.scan(ctx, jobs, size, None, batch.add_race, batch.add_uninitialised, layout)
+        keyscan.scan(
+            ctx,
+            jobs,
+            size,
+            None,
+            batch.add_race,
+            batch.add_uninitialised,
+            layout,
+            batch.add_same_value,
+        )
         result.batches.append(batch)
     return result
 
@@ -113,7 +127,7 @@ def _local_keys(
     else:
         key = u.per_wi(start)
         key += u.epoch(LOCAL, table).astype(start.dtype) * LW
-    for sel, w in u.words():
+    for sel, w in u.key_cells():
         yield sel, (key + w if sel is None else key[sel] + w)
 
 

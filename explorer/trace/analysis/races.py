@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory, memory_model
-from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context, words
+from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import GLOBAL, LOCAL, Finding
@@ -107,9 +107,19 @@ class Races:
         # problem: one finding, at its first phase, counting every phase.
         """One finding per (buffer, writing line, other line)."""
         merged: dict[tuple[int, int, int], tuple[int | None, _Pair, int]] = {}
+        mirrored: dict[tuple[int, int, int, int | None], int] = {}
         for (b, wline, oline, phase), e in sorted(
             self.found.items(), key=lambda item: (item[0][:3], item[0][3] or 0)
         ):
+            # Two lines that both write race both ways round: one finding, the first line's.
+            if e.other_op in WRITES and (b, oline, wline, phase) in mirrored:
+                _, entry, _ = merged[(b, oline, wline)]
+                entry.wis += e.wis
+                entry.elements += e.elements
+                if e.count > mirrored[(b, oline, wline, phase)]:
+                    entry.count += e.count - mirrored[(b, oline, wline, phase)]
+                continue
+            mirrored[(b, wline, oline, phase)] = e.count
             key = (b, wline, oline)
             if key in merged:
                 first, entry, phases = merged[key]
@@ -208,7 +218,7 @@ def _plural(verb: str) -> str:
 
 
 def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
-    yield from u.words()
+    yield from u.key_cells()
 
 
 def _phase_word_keys(
@@ -223,7 +233,7 @@ def _phase_word_keys(
     epochs p0..p1-1 (see ``memory_model``)."""
     ph = u.epoch(GLOBAL, table)
     inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
-    for sel, w in u.words():
+    for sel, w in u.key_cells():
         keep = written[w]
         if inrange is not None:
             keep &= inrange if sel is None else inrange[sel]
@@ -232,21 +242,76 @@ def _phase_word_keys(
         yield pos, rank[w[k]] * (p1 - p0) + (ph[pos] - p0)
 
 
-def find(ctx: Context, units: Units) -> list[Finding]:
-    """Races in local memory (from the shared local-memory pass), then on global memory
-    between work-groups, then on global memory within a work-group."""
+class SameValues:
+    """Writes that would race but for every conflicting write storing the same value, per
+    (buffer, line): counted in distinct keys, with a few work-items and elements."""
+
+    def __init__(self, ctx: Context, scale: int = 1) -> None:
+        self.ctx = ctx
+        self.scale = scale
+        self.found: dict[tuple[int, int], _Pair] = {}
+        self.pending: dict[tuple[int, int], list[np.ndarray]] = {}
+
+    def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
+        """Take such writes of ``u`` (``keyscan.OnSame``)."""
+        key = (u.buffer, u.line)
+        entry = self.found.setdefault(key, _Pair(u.op, u.op, u.site, u.site))
+        if len(entry.wis) < EXAMPLES:
+            entry.wis += u.wi[pos[:EXAMPLES]].tolist()
+            es = self.ctx.trace.buffers[u.buffer].elem_size
+            entry.elements += (u.off[pos[:EXAMPLES]] // es).tolist()
+        self.pending.setdefault(key, []).append(keys)
+
+    def flush(self, scale: int = 1) -> None:
+        """Count the distinct keys taken since the last flush."""
+        for key, parts in self.pending.items():
+            self.found[key].count += int(np.unique(np.concatenate(parts)).size) * scale
+        self.pending.clear()
+
+
+@dataclass
+class RaceScan:
+    """The race passes' results, kept for the race and same-value detectors."""
+
+    local: Races
+    grid: Races
+    group: Races
+    same: SameValues
+
+
+_MEMO_KEY = "races"
+
+
+def scan(ctx: Context, units: Units) -> RaceScan:
+    """Races in local memory (from the shared local-memory pass), on global memory between
+    work-groups and within a work-group; run once per analysis, then kept."""
+    kept = ctx.memo.get(_MEMO_KEY)
+    if isinstance(kept, RaceScan):
+        return kept
     scanned = local_memory.scan(ctx, units)
     local = Races(ctx, "local", scanned.scale, units)
+    same = SameValues(ctx)
     for batch in scanned.batches:
         for u, pos, keys, partner in batch.races:
             local.add(u, pos, keys, partner)
         local.flush(batch.size)
-    grid, group = _global_races(ctx, units)
-    return local.findings() + grid.findings() + group.findings()
+        for u, pos, keys in batch.same_value:
+            same.add(u, pos, keys)
+        same.flush(scanned.scale)
+    grid, group = _global_races(ctx, units, same)
+    result = RaceScan(local, grid, group, same)
+    ctx.memo[_MEMO_KEY] = result
+    return result
 
 
-def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
-    t = ctx.trace
+def find(ctx: Context, units: Units) -> list[Finding]:
+    """Races in local memory, then on global memory between work-groups, then on global
+    memory within a work-group."""
+    found = scan(ctx, units)
+    return found.local.findings() + found.grid.findings() + found.group.findings()
+
+
+def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, Races]:
     grid = Races(ctx, "grid", units=units)
     group = Races(ctx, "group", units=units)
     table = memory_model.epochs(ctx, units).table(GLOBAL)
@@ -255,10 +320,11 @@ def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
     )
     for b in written_bufs:
         ub = [u for u in units.memory if u.buffer == b and u.m]
-        NW = words(t.buffers[b].length, t.buffers[b].elem_size)
+        NW = ctx.cell_count(b)
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
-        status, between = keyscan.scan(ctx, jobs, NW, ctx.gdense, grid.add)
+        status, between = keyscan.scan(ctx, jobs, NW, ctx.gdense, grid.add, on_same=same.add)
         grid.flush(NW)
+        same.flush()
         # Within a group, look at the written words that do not already race between groups.
         written = status != 0
         if between is not None:
@@ -276,8 +342,9 @@ def _global_races(ctx: Context, units: Units) -> tuple[Races, Races]:
                 keyscan.Job(u, partial(_phase_word_keys, u, written, rank, p0, p1, table))
                 for u in ub
             ]
-            keyscan.scan(ctx, jobs, size, None, group.add)
+            keyscan.scan(ctx, jobs, size, None, group.add, on_same=same.add)
             group.flush(size)
+            same.flush()
     return grid, group
 
 

@@ -12,7 +12,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory
-from explorer.trace.analysis.context import EXAMPLES, READS, Context, words
+from explorer.trace.analysis.context import EXAMPLES, READS, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.records import GLOBAL, Finding
@@ -114,7 +114,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         ub = [u for u in units.memory if u.buffer == b and u.m]
         if not any(u.op in READS for u in ub):
             continue
-        size = words(info.length, info.elem_size)
+        size = ctx.cell_count(b)
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
         # Races are the race detector's (with work-groups as actors); here only which
         # work-items wrote each word, and when, matters.
@@ -123,7 +123,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
 
 
 def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
-    yield from u.words()
+    yield from u.key_cells()
 
 
 def _ignore_races(u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:

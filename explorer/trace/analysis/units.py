@@ -76,6 +76,7 @@ class Unit:
         self._epochs: dict[int, np.ndarray] = {}
         self._maxoff: int | None = None
         self._words: Cells | None = None
+        self._keys: Cells | None = None
 
     @property
     def m(self) -> int:
@@ -170,6 +171,28 @@ class Unit:
             self._words = list(cells(self.off, self.size, 4, self.max_end // 4 < I32_MAX))
         return self._words
 
+    def key_cells(self) -> Cells:
+        """The cells of ``ctx.cell_bytes`` of its buffer that the records cover: what the
+        race, uninitialised-read and coverage passes key on, so two accesses meet in a key
+        exactly when they touch a byte in common. The words, for a buffer accessed in whole
+        aligned words (most are)."""
+        cell = self.ctx.cell_bytes(self.buffer)
+        if cell == 4:
+            return self.words()
+        if self._keys is None:
+            self._keys = list(cells(self.off, self.size, cell, self.max_end // cell < I32_MAX))
+        return self._keys
+
+    def alignment(self) -> int:
+        """The largest power of two up to 4 that divides every offset and size here."""
+        if self.m == 0:
+            return 4
+        size = self.size if isinstance(self.size, np.ndarray) else np.array([self.size])
+        bits = int(np.bitwise_or.reduce(size.astype(np.int64) & 3)) | 4
+        if bits & 1 == 0:
+            bits |= int(np.bitwise_or.reduce(self.off)) & 3
+        return bits & -bits
+
     def subset(self, pos: np.ndarray | slice) -> Unit:
         """The unit of the records ``pos`` only."""
         if isinstance(pos, slice):
@@ -237,6 +260,8 @@ def split(ctx: Context) -> Units:
         _split_uniform(ctx, L, same_phase, units)
     else:
         _split_general(ctx, units)
+    for u in units.memory:
+        ctx.cells[u.buffer] = min(ctx.cell_bytes(u.buffer), u.alignment())
     return units
 
 

@@ -42,6 +42,8 @@ class SiteDecl:
     text: str
     fences: int = 0  # barrier and fence sites: FENCE_LOCAL | FENCE_GLOBAL (records.py)
     atomic: bool = False  # a READ made by an atomic (records.Site.atomic)
+    value: int = 0  # what its records hold in the value plane (records.VALUE_*)
+    value_type: str = ""  # the OpenCL type of that value (records.Site.value_type)
 
 
 @dataclass(frozen=True)
@@ -55,3 +57,4 @@ class Instrumented:
     not_traced: tuple[tuple[int, str], ...]
     extra_params: tuple[str, ...]  # appended to the kernel's parameters, in order
     barriers: int = 0  # barrier sites, each counted per work-item to find divergence
+    value_bytes: int = 0  # width of the value plane (4 or 8); 0: values not recorded

@@ -31,12 +31,25 @@
  * LLVM 14 crashes in aggressive dead-code elimination while it builds the work-group
  * function. Local pointers therefore go to the runtime plus `zero`, a kernel argument that is
  * always 0 but that no compiler can fold.
+ *
+ * Values (built with __TR_VALUES). A third plane holds, per record, the bits of the value the
+ * access read or stored (__TR_VALUE_T: uint, or ulong when the kernel accesses 8-byte values).
+ * The value comes from the expression itself, never from memory afterwards: a load's result,
+ * an assignment's value (the stored value), an atomic's return. The instrumentation wraps
+ * that expression in a typed __tr_v_* function generated beside this runtime, which calls
+ * __tr_val with the site's id. Its record was made when the address was computed, before the
+ * value existed; records the other side of an assignment made meanwhile come after it, so
+ * the latest record of that site is the one (no recursion in OpenCL C: a site is never
+ * waiting for its value twice at once).
  */
 
 #if !defined(__TR_NB) || !defined(__TR_NO_BUFFER) || !defined(__TR_MAX_PHASE) \
     || !defined(__TR_PHASE_SHIFT) || !defined(__TR_BUFFER_SHIFT) || !defined(__TR_OOB_SHIFT) \
     || !defined(__TR_SIZE_SHIFT)
 #error "the trace runtime needs the record layout defined before it (see runtime.py)"
+#endif
+#if defined(__TR_VALUES) && (!defined(__TR_VALUE_T) || !defined(__TR_SITE_MASK))
+#error "a trace build with values needs __TR_VALUE_T and __TR_SITE_MASK (see runtime.py)"
 #endif
 
 /* Not inlined: NVIDIA's compiler otherwise copies each helper's bounds checks into every
@@ -76,6 +89,10 @@ typedef struct {
     ulong cl[__TR_NB];
     __local uchar* lb[__TR_NB];
     ulong ll[__TR_NB];
+#ifdef __TR_VALUES
+    __global __TR_VALUE_T* rval;
+    uint last_site;
+#endif
 } __tr_state;
 
 /* The opaque zero (see the note at the top); 0 in a kernel that is not traced. */
@@ -95,9 +112,36 @@ static __TR_HELPER void __tr_put(__tr_state* st, uint site, uint buf, long off, 
         st->rword[i] =
             site | (min(st->phase, __TR_MAX_PHASE) << __TR_PHASE_SHIFT)
             | (buf << __TR_BUFFER_SHIFT) | (oob << __TR_OOB_SHIFT) | (code << __TR_SIZE_SHIFT);
+#ifdef __TR_VALUES
+        st->rval[i] = 0;  /* until the access's value comes (barriers: for good) */
+#endif
     }
     st->n++;
+#ifdef __TR_VALUES
+    st->last_site = site;
+#endif
 }
+
+#ifdef __TR_VALUES
+/* The value of the latest record of `site` (see the note at the top). Nothing when a record
+ * was dropped (the region is full: which one is the site's is no longer known). */
+static void __tr_val(__tr_state* st, uint site, ulong bits)
+{
+    if (st == 0 || !st->on || st->n > st->cap || st->n == 0u)
+        return;
+    if (st->last_site == site) {
+        st->rval[st->base + st->n - 1u] = (__TR_VALUE_T)bits;
+        return;
+    }
+    for (uint i = st->n; i > 0u; i--) {
+        ulong at = st->base + i - 1u;
+        if ((st->rword[at] & __TR_SITE_MASK) == site) {
+            st->rval[at] = (__TR_VALUE_T)bits;
+            return;
+        }
+    }
+}
+#endif
 
 /* A record, or with `pend` (a constant at every call, so the test folds away) the record a
  * compare-and-swap will make once its outcome is known (__tr_cas_done). */
@@ -249,8 +293,14 @@ static __TR_HELPER long __tr_cas_done(__tr_state* st, long old, uint site_swappe
 {
     if (st == 0 || !st->on)
         return old;
-    __tr_put(st, old == st->keep ? site_swapped : site_failed, st->pend_buf, st->pend_off,
-             st->pend_size, st->pend_oob);
+    uint site = old == st->keep ? site_swapped : site_failed;
+    __tr_put(st, site, st->pend_buf, st->pend_off, st->pend_size, st->pend_oob);
+#ifdef __TR_VALUES
+    ulong bits = (ulong)old;  /* what it returned: the value it found, its own bytes only */
+    if (st->pend_size < 8u)
+        bits &= (1ul << (8u * st->pend_size)) - 1ul;
+    __tr_val(st, site, bits);
+#endif
     return old;
 }
 
@@ -310,7 +360,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global const int* slot, __global ulong* meta,
                        __global uchar* gdummy, __local uchar* ldummy,
                        __private uchar* pdummy, uint count_only,
-                       __global uint* bar, uint zero)
+                       __global uint* bar, uint zero, __global uint* rval)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
     uint group = get_group_id(0) + gx * (get_group_id(1) + gy * get_group_id(2));
@@ -338,6 +388,10 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
     st->keep = 0;
+#ifdef __TR_VALUES
+    st->rval = (__global __TR_VALUE_T*)rval;
+    st->last_site = 0xFFFFFFFFu;
+#endif
     for (uint i = 0; i < __TR_NBAR; i++)
         st->bar_seen[i] = 0u;
     for (uint i = 0; i < __TR_NB; i++) {

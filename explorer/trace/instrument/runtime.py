@@ -21,6 +21,7 @@ from explorer.trace.records import (
     NO_BUFFER,
     OOB_BIT,
     PHASE_SHIFT,
+    SITE_MASK,
     SIZE_SHIFT,
 )
 
@@ -40,6 +41,7 @@ EXTRA_PARAMS = (
     "uint __tr_count_only",
     "__global uint* __tr_bar",
     "uint __tr_zero",
+    "__global uint* __tr_rval",
 )
 
 
@@ -49,9 +51,11 @@ def runtime_source() -> str:
     return resources.files(__package__).joinpath("runtime.cl").read_text(encoding="utf-8")
 
 
-def prelude(buffers: int, barriers: int = 0) -> str:
+def prelude(buffers: int, barriers: int = 0, value_bytes: int = 0, value_code: str = "") -> str:
     """What goes before the instrumented source: the record layout as ``#define`` lines, the
-    runtime for ``buffers`` traced buffers, then ``#line 1``."""
+    runtime for ``buffers`` traced buffers, then ``#line 1``. With ``value_bytes`` (4 or 8)
+    the build records values in a plane of that width, through the typed functions of
+    ``value_code``."""
     defines = {
         "EXPLORER_TRACE": "1",
         "__TR_NB": str(max(1, buffers)),
@@ -63,11 +67,16 @@ def prelude(buffers: int, barriers: int = 0) -> str:
         "__TR_OOB_SHIFT": str(OOB_BIT.bit_length() - 1),
         "__TR_SIZE_SHIFT": str(SIZE_SHIFT),
     }
+    if value_bytes:
+        defines["__TR_VALUES"] = "1"
+        defines["__TR_VALUE_T"] = "ulong" if value_bytes == 8 else "uint"
+        defines["__TR_SITE_MASK"] = f"{SITE_MASK}u"
     head = "".join(f"#define {name} {value}\n" for name, value in defines.items())
     return (
         "/* ---- trace instrumentation (added by OpenCL Kernel Explorer) ---- */\n"
         + head
         + runtime_source()
+        + value_code
         + "/* ---- end of trace instrumentation ---- */\n#line 1\n"
     )
 
@@ -88,7 +97,7 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, {pdummy},"
         f" __tr_count_only, __tr_bar,"
-        f" __tr_zero);"
+        f" __tr_zero, __tr_rval);"
         # A counting launch covers only the groups it was given; the others leave at once
         # (the whole group: no barrier is left waiting).
         " if (__tr_count_only && !__tr.on) return;"

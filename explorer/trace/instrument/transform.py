@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.frontend import (
     AccessKind,
@@ -39,6 +39,16 @@ from explorer.trace.instrument.model import (
     SiteDecl,
 )
 from explorer.trace.instrument.runtime import EXTRA_PARAMS, begin_code, prelude
+from explorer.trace.instrument.values import (
+    SCALARS,
+    ValueType,
+    expression_end,
+    increment_before,
+    operator_after,
+    plane_bytes,
+    value_code,
+    value_type,
+)
 from explorer.trace.records import (
     ATOMIC,
     BARRIER,
@@ -52,6 +62,9 @@ from explorer.trace.records import (
     PRIVATE,
     READ,
     RMW,
+    VALUE_NONE,
+    VALUE_READ,
+    VALUE_WRITTEN,
     WRITE,
 )
 
@@ -97,6 +110,13 @@ BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
 FENCES = (SyncKind.MEM_FENCE, SyncKind.READ_MEM_FENCE, SyncKind.WRITE_MEM_FENCE)
 
 
+def _scalar(element_type: str) -> str:
+    """The OpenCL name of the component type of ``element_type`` as clang spells it
+    (``unsigned char4`` -> ``uchar``)."""
+    spelled = " ".join(re.sub(r"\d+$", "", element_type).split())
+    return SCALARS[spelled][0] if spelled in SCALARS else spelled
+
+
 @dataclass
 class _Edit:
     """A stretch [start, end) of the text to replace; `emit` renders it (zero width: insert)."""
@@ -109,8 +129,10 @@ class _Edit:
 class _Rewrite:
     """One rewrite of one parsed source: the sites declared and the edits that record them."""
 
-    def __init__(self, parsed: ParsedSource, kernel: str) -> None:
+    def __init__(self, parsed: ParsedSource, kernel: str, values: bool = False) -> None:
         self.parsed = parsed
+        self.values = values
+        self.value_types: list[ValueType] = []
         self.text = parsed.source
         self.kernel = kernel
         self.sites: list[SiteDecl] = []
@@ -123,6 +145,7 @@ class _Rewrite:
         self.helpers = {f.name: f for f in parsed.helpers}
         self.barriers = 0
         self._starts: list[int] = []
+        self._order: dict[int, int] = {}  # id of an edit -> its place in the sorted edits
 
     # -- declarations -----------------------------------------------------------------
     def site(
@@ -134,14 +157,58 @@ class _Rewrite:
         text: str,
         fences: int = 0,
         atomic: bool = False,
+        value: int = VALUE_NONE,
     ) -> int:
         """Declare a site and return its id."""
         if len(self.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.sites)
         text = " ".join(text.split())
-        self.sites.append(SiteDecl(sid, line, op, space, buffer, text, fences, atomic))
+        self.sites.append(SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value))
         return sid
+
+    def value(self, a: AccessSite, sid: int) -> None:
+        """With values on: wrap the expression that has the access's value (the load, the
+        assignment, the atomic call) so the value is recorded, and say which value the site's
+        records hold. Where no such expression can be found the site records none."""
+        if not self.values or a.kind in (AccessKind.VSTORE, AccessKind.ASYNC_COPY_READ):
+            return
+        width = 1
+        if a.kind is AccessKind.VLOAD:
+            match = re.match(r"^vload(\d+)$", a.builtin or "")
+            if match is None and a.builtin != "vload":
+                return  # vload_half: the value is a conversion, not the memory's bits
+            width = int(match.group(1)) if match else 1
+        vtype = value_type(a.element_type, width)
+        if vtype is None:
+            return
+        start, end = a.span.start, a.span.end
+        kind = VALUE_READ
+        if a.kind is AccessKind.WRITE or a.kind is AccessKind.READ_MODIFY_WRITE:
+            after = operator_after(self.text, end)
+            prefix = increment_before(self.text, start)
+            if after is not None and after[0] in ("++", "--"):
+                end = after[1]  # x++: its value is the old one
+            elif after is not None:
+                rhs = expression_end(self.text, after[1])
+                if rhs is None:
+                    return
+                end, kind = rhs, VALUE_WRITTEN
+            elif prefix is not None and a.kind is AccessKind.READ_MODIFY_WRITE:
+                start, kind = prefix, VALUE_WRITTEN
+            else:
+                return
+        elif a.kind is AccessKind.ATOMIC and (a.builtin or "").endswith("cmpxchg"):
+            self.value_types.append(vtype)  # __tr_cas_done records what it returned
+            self.sites[sid] = replace(self.sites[sid], value=VALUE_READ, value_type=vtype.name)
+            return
+        self.value_types.append(vtype)
+        self.sites[sid] = replace(self.sites[sid], value=kind, value_type=vtype.name)
+        self.add(
+            start,
+            end,
+            lambda edit: f"__tr_v_{vtype.name}(__tr_ptr, {sid}u, {self.inner(edit)})",
+        )
 
     def hint(self, access: AccessSite) -> int:
         """The buffer the access names: one of the traced kernel's own, or, in a helper, the
@@ -185,14 +252,18 @@ class _Rewrite:
         return found or None
 
     def render(self, start: int, end: int, skip: _Edit | None = None) -> str:
-        """The text of [start, end) with every edit inside it applied (outermost first)."""
+        """The text of [start, end) with every edit inside it applied (outermost first).
+        With ``skip``, an edit being rendered: it, and the edits of the same stretch that go
+        around it (they come before it in order), are left out."""
         out: list[str] = []
         pos = start
         i = bisect.bisect_left(self._starts, start)
+        if skip is not None:
+            i = max(i, self._order[id(skip)] + 1)
         while i < len(self.edits) and self.edits[i].start < end:
             edit = self.edits[i]
             i += 1
-            if edit is skip or edit.start < pos or edit.end > end:
+            if edit.start < pos or edit.end > end:
                 continue
             out.append(self.text[pos : edit.start])
             out.append(edit.emit())
@@ -271,6 +342,7 @@ class _Rewrite:
         if a.kind in (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE):
             return  # both halves are written by `async_copy`
         sid = self.site(a.line, op, space, hint, a.text)
+        self.value(a, sid)  # first: an edit of the same span goes around the access's own
         if a.builtin is not None and a.kind is AccessKind.ATOMIC:
             self.atomic(a, code, sid, hint)
         elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
@@ -306,7 +378,7 @@ class _Rewrite:
     def single_component(self, a: AccessSite) -> tuple[int, str] | None:
         """The index and scalar type of a one-component selection (``.y``, ``.s3``), or None."""
         selector = (a.components or "").strip()
-        scalar = re.sub(r"\d+$", "", a.element_type)
+        scalar = _scalar(a.element_type)
         if scalar not in SCALAR_BYTES or a.size != SCALAR_BYTES[scalar]:
             return None
         if len(selector) == 1 and selector in "xyzw":
@@ -318,7 +390,7 @@ class _Rewrite:
     def component(self, a: AccessSite) -> tuple[int, int]:
         """Byte offset in the vector and bytes touched of a component selection."""
         selector = (a.components or "").strip()
-        scalar = SCALAR_BYTES.get(re.sub(r"\d+$", "", a.element_type), 4)
+        scalar = SCALAR_BYTES.get(_scalar(a.element_type), 4)
         if selector in ("lo", "even"):
             first = 0
         elif selector == "odd":
@@ -338,7 +410,11 @@ class _Rewrite:
         pointer, rest = a.arguments[0], a.arguments[1:]
         cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
         space = self.sites[sid].space
-        fail = self.site(a.line, READ, space, hint, a.text, atomic=True) if cmpxchg else 0
+        fail = 0
+        if cmpxchg:
+            fail = self.site(a.line, READ, space, hint, a.text, atomic=True)
+            own = self.sites[sid]
+            self.sites[fail] = replace(self.sites[fail], value=own.value, value_type=own.value_type)
 
         def emit(edit: _Edit) -> str:
             p = self.render(pointer.start, pointer.end)
@@ -572,13 +648,18 @@ class _Rewrite:
         # Outermost first at each offset; insertions at an offset go before what starts there.
         self.edits.sort(key=lambda e: (e.start, e.end > e.start, -(e.end - e.start)))
         self._starts = [e.start for e in self.edits]
+        self._order = {id(e): i for i, e in enumerate(self.edits)}
         return self.render(0, len(self.text))
 
 
 def instrument(
-    source: str, kernel: str, defines: Mapping[str, int | str] | None = None
+    source: str,
+    kernel: str,
+    defines: Mapping[str, int | str] | None = None,
+    values: bool = False,
 ) -> Instrumented:
-    """The traced version of ``kernel`` in ``source`` built with ``defines``.
+    """The traced version of ``kernel`` in ``source`` built with ``defines``; with
+    ``values``, a build that also records the value of every access it can (``values.py``).
 
     Helper functions the source defines receive the trace state as an extra last argument
     (their prototypes too). Other kernels in the file keep working, untraced.
@@ -590,14 +671,17 @@ def instrument(
             parsed = parse_expanded(source, chosen, FILENAME)
     except ParseError as exc:
         raise InstrumentError(str(exc)) from None
-    rewrite = _Rewrite(parsed, kernel)
+    rewrite = _Rewrite(parsed, kernel, values)
     body = rewrite.build()
+    width = plane_bytes(rewrite.value_types) if values else 0
+    code = value_code(rewrite.value_types, width) if values else ""
     return Instrumented(
-        source=prelude(len(rewrite.buffers), rewrite.barriers) + body,
+        source=prelude(len(rewrite.buffers), rewrite.barriers, width, code) + body,
         kernel=kernel,
         buffers=tuple(rewrite.buffers),
         sites=tuple(rewrite.sites),
         not_traced=tuple(sorted(set(rewrite.not_traced))),
         extra_params=EXTRA_PARAMS,
         barriers=rewrite.barriers,
+        value_bytes=width,
     )

@@ -58,8 +58,21 @@ FINDINGS: dict[str, Expected] = {
     ],
     # One atomic_cmpxchg wins in each group; atomics never race with each other.
     "atomic_cmpxchg_loser": [],
-    # ready[slot] = 1 by everyone: a race only while the trace records no values (below).
-    "same_value_writes": [("race", 21, "ready", 2)],
+    # ready[slot] = 1 by everyone: with values recorded, a note and no race (without them a
+    # race: see test_same_value_writes_race_without_values).
+    "same_value_writes": [("same-value-writes", 21, "ready", 2)],
+    # ready[slot] = l & 1: two values, a race in each group.
+    "different_value_writes": [("race", 21, "ready", 2)],
+    # flag[slot] = 1 by everyone and read back with no barrier: the writes agree (a note), the
+    # read races with them.
+    "same_value_read": [("race", 21, "flag", 2), ("same-value-writes", 21, "flag", 2)],
+    # bytes[l]: four work-items write the four bytes of each word, no byte twice.
+    "uchar_neighbours": [],
+    # An int over bytes 4-7 while work-items 4-7 write them: 4 bytes race in each group (one
+    # finding for the two writing lines).
+    "uchar_int_overlap": [("race", 21, "bytes", 8)],
+    # The four uchars of a uchar4 and the two shorts of a short2, each from its own work-item.
+    "vector_components": [],
     # Floats 2 and 4 words apart and float4s 4 apart conflict where written (line 25's
     # neighbouring float4s do not); line 28 reads them back, wide[l].x too: floats 4 words
     # apart. One finding per site, counting its requests (one per group).
@@ -91,8 +104,8 @@ def traces(executor, device):
     done = {}
     for name in FINDINGS:
         variant = load_variant_file(str(CORPUS / f"{name}.cl"))
-        request = TraceRequest(RunRequest(variant, SIZES, device_key=device.key, input="random"))
-        done[name] = executor.trace(request, keep_trace=True)
+        run = RunRequest(variant, SIZES, device_key=device.key, input="random")
+        done[name] = executor.trace(TraceRequest(run, values=True), keep_trace=True)
     return done
 
 
@@ -105,11 +118,33 @@ def test_each_kernel_has_exactly_its_findings(traces, name):
     traced = traces[name]
     assert traced.analysis is not None, traced.result.summary()
     assert traced.trace.complete
-    expected = FINDINGS[name]
-    if name == "same_value_writes" and traced.trace.values is not None:
-        expected = []  # with values recorded, one value written by all is no race
+    assert traced.trace.values is not None
     found = [(f.kind, f.line, f.buffer, f.count) for f in traced.analysis.findings]
-    assert found == expected
+    assert found == FINDINGS[name]
+
+
+def test_same_value_writes_race_without_values(executor, device):
+    """Without the value plane the trace cannot tell the writes agree: the race stands."""
+    variant = load_variant_file(str(CORPUS / "same_value_writes.cl"))
+    run = RunRequest(variant, SIZES, device_key=device.key, input="random")
+    traced = executor.trace(TraceRequest(run), keep_trace=True)
+    assert traced.trace.values is None
+    found = [(f.kind, f.line, f.buffer, f.count) for f in traced.analysis.findings]
+    assert found == [("race", 21, "ready", 2)]
+
+
+def test_values_are_what_the_kernel_read_and_stored(traces):
+    """The plane holds the stored expression's value and each load's: every work-item stores
+    1 into flag[0] and reads back 1; OUT[y] holds the float 1.0's bits."""
+    trace = traces["same_value_read"].trace
+    by_line = {}
+    for s in trace.sites:
+        if s.op in (0, 1):
+            picked = trace.values[trace.site == s.id]
+            by_line[(s.line, s.text, s.op)] = set(picked.tolist())
+    assert by_line[(21, "flag[slot]", 1)] == {1}
+    assert by_line[(22, "flag[slot]", 0)] == {1}
+    assert by_line[(22, "OUT[y]", 1)] == {0x3F800000}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,48 @@
+"""Note (not a bug): work-items that write one element with nothing ordering them, every one
+storing the same value, such as every work-item setting a flag to 1. Not a race: whichever
+write lands last, memory holds that value. Told apart from a race only when the trace
+recorded values (``trace --values``); without them such writes are reported as a race.
+A read of the element among those writes still races with them (``races``)."""
+
+from __future__ import annotations
+
+from explorer.trace.analysis import races
+from explorer.trace.analysis.context import EXAMPLES, Context
+from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.units import Units
+from explorer.trace.records import Finding
+
+KIND = "same-value-writes"
+
+
+def find(ctx: Context, units: Units) -> list[Finding]:
+    """One note per (buffer, writing line), from the race passes."""
+    if ctx.trace.values is None:
+        return []
+    found = races.scan(ctx, units).same.found
+    out = []
+    for (b, line), e in sorted(found.items(), key=lambda item: (item[0][1], item[0][0])):
+        name = ctx.trace.buffers[b].name
+        shown = tuple(dict.fromkeys(e.elements))[:EXAMPLES]
+        where = ", ".join(f"{name}[{i}]" for i in shown)
+        out.append(
+            Finding(
+                kind=KIND,
+                line=line,
+                phase=None,
+                buffer=name,
+                work_items=ctx.labels(e.wis),
+                count=e.count,
+                message=(
+                    f"Note, not a race: line {line} writes {where} from several work-items "
+                    "with nothing ordering them, but every one stored the same value, so "
+                    "memory holds that value whichever lands last. It becomes a race the day "
+                    "the values can differ."
+                ),
+                elements=shown,
+            )
+        )
+    return out
+
+
+DETECTOR = Detector(KIND, find, order=55)

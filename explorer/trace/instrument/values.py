@@ -1,0 +1,178 @@
+"""The value plane's side of the rewrite: which accesses can carry their value, the typed
+functions that record it, and where an assignment's value ends in the text.
+
+A value is taken from the expression that has it (a load, an assignment, an atomic call),
+wrapped in ``__tr_v_<type>(__tr_ptr, site, expression)``: the function records the bits and
+returns the value unchanged, so the kernel computes what it did before. One function per
+type the kernel accesses is generated beside the runtime (``runtime.cl`` says how the record
+is found).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# clang's canonical spelling of a scalar -> (OpenCL name, bytes, how to widen its bits).
+SCALARS: dict[str, tuple[str, int, str]] = {
+    "char": ("char", 1, "(ulong)(uchar)({})"),
+    "unsigned char": ("uchar", 1, "(ulong)({})"),
+    "short": ("short", 2, "(ulong)(ushort)({})"),
+    "unsigned short": ("ushort", 2, "(ulong)({})"),
+    "int": ("int", 4, "(ulong)(uint)({})"),
+    "unsigned int": ("uint", 4, "(ulong)({})"),
+    "float": ("float", 4, "(ulong)as_uint({})"),
+    "long": ("long", 8, "(ulong)({})"),
+    "unsigned long": ("ulong", 8, "({})"),
+    "double": ("double", 8, "as_ulong({})"),
+}
+VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+COMPONENTS = "0123456789abcdef"
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """A type whose value the plane can hold (its first bytes, for a wide vector)."""
+
+    name: str  # the OpenCL spelling: float, uint4
+    scalar: str  # clang's spelling of the component type
+    width: int  # components; 1 for a scalar
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of the value (a 3-vector counts its three components)."""
+        return SCALARS[self.scalar][1] * self.width
+
+    def function(self, plane_bytes: int) -> str:
+        """The OpenCL C function that records this type's first ``plane_bytes`` bytes."""
+        _, size, widen = SCALARS[self.scalar]
+        if self.width == 1:
+            bits = widen.format("v")
+        else:
+            parts = [
+                f"({widen.format(f'v.s{COMPONENTS[k]}')} << {8 * size * k})"
+                for k in range(min(self.width, max(1, plane_bytes // size)))
+            ]
+            bits = " | ".join(parts)
+        body = (
+            f"static {self.name} __tr_v_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"{{\n    __tr_val(st, site, {bits});\n    return v;\n}}\n"
+        )
+        if self.scalar == "double":
+            return (
+                "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                + body
+                + "#endif\n"
+            )
+        return body
+
+
+def value_type(element_type: str, components: int = 1) -> ValueType | None:
+    """The value type of an access to ``element_type`` (clang's spelling, ``float4`` for a
+    vector), read ``components`` elements at a time (``vload4`` of floats: 4); None when the
+    plane cannot hold it (a struct, ``half``, ``bool``)."""
+    spelled = " ".join(element_type.split())
+    width = 1
+    match = re.fullmatch(r"(.*?)(\d+)", spelled)
+    if match and match.group(1) in SCALARS and int(match.group(2)) in VECTOR_WIDTHS:
+        spelled, width = match.group(1), int(match.group(2))
+    if spelled not in SCALARS:
+        return None
+    width *= components
+    if width not in (1, *VECTOR_WIDTHS):
+        return None
+    name = SCALARS[spelled][0] + ("" if width == 1 else str(width))
+    return ValueType(name, spelled, width)
+
+
+def value_code(types: list[ValueType], plane_bytes: int) -> str:
+    """The typed recording functions for ``types``, each once."""
+    seen: dict[str, ValueType] = {t.name: t for t in types}
+    return "".join(seen[name].function(plane_bytes) for name in sorted(seen))
+
+
+def plane_bytes(types: list[ValueType]) -> int:
+    """The plane's width: 8 bytes when some value is that wide, else 4."""
+    return 8 if any(t.bytes >= 8 for t in types) else 4
+
+
+_SPACE = re.compile(r"\s+|//[^\n]*|/\*.*?\*/", re.S)
+_OPENING, _CLOSING = "([{", ")]}"
+_COMPOUND = ("<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=")
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not space or a comment."""
+    while True:
+        match = _SPACE.match(text, pos)
+        if not match or match.end() == pos:
+            return pos
+        pos = match.end()
+
+
+def operator_after(text: str, pos: int) -> tuple[str, int] | None:
+    """The assignment or increment operator that follows ``pos`` (``=``, ``+=``, ``++``...)
+    and where it ends, or None."""
+    at = skip_space(text, pos)
+    for op in (*_COMPOUND, "++", "--"):
+        if text.startswith(op, at):
+            return op, at + len(op)
+    if text.startswith("=", at) and not text.startswith("==", at):
+        return "=", at + 1
+    return None
+
+
+def increment_before(text: str, pos: int) -> int | None:
+    """Where a prefix ``++``/``--`` right before ``pos`` starts, or None."""
+    at = pos
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    if at >= 2 and text[at - 2 : at] in ("++", "--") and (at < 3 or text[at - 3] not in "+-"):
+        return at - 2
+    return None
+
+
+def expression_end(text: str, pos: int) -> int | None:
+    """The end of the assignment expression's right-hand side that starts at ``pos``: the
+    first ``,``, ``;``, ``:`` of no ``?`` of its own, or closing bracket at its own depth.
+    None where the text runs out or a bracket does not match."""
+    depth = 0
+    ternary = 0
+    at = pos
+    end = len(text)
+    while at < end:
+        at = skip_space(text, at)
+        if at >= end:
+            return None
+        ch = text[at]
+        if ch in "'\"":
+            close = text.find(ch, at + 1)
+            while close > 0 and text[close - 1] == "\\":
+                close = text.find(ch, close + 1)
+            if close < 0:
+                return None
+            at = close + 1
+            continue
+        if ch in _OPENING:
+            depth += 1
+        elif ch in _CLOSING:
+            if depth == 0:
+                return _trim(text, pos, at)
+            depth -= 1
+        elif depth == 0 and ch in ",;":
+            return _trim(text, pos, at)
+        elif depth == 0 and ch == "?":
+            ternary += 1
+        elif depth == 0 and ch == ":":
+            if ternary == 0:
+                return _trim(text, pos, at)
+            ternary -= 1
+        at += 1
+    return None
+
+
+def _trim(text: str, start: int, end: int) -> int | None:
+    """``end`` moved back over trailing space; None for an empty expression."""
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end if end > start else None
