@@ -128,6 +128,7 @@ def groups_to_count(
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
+    started = time.perf_counter()
     run = request.run
     variant = run.variant
     try:
@@ -137,7 +138,6 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
         return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
-    started = time.perf_counter()
     p = prepare(run, source=inst.source)
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
@@ -354,6 +354,7 @@ class TracedRun:
     peak_rss_mb: float = 0.0
     report_json: dict[str, Any] | None = None  # the `trace --json` object
     report_text: str = ""  # the human report
+    finished_at: float = 0.0  # when the executor was done (time.time()): the transfer starts
 
 
 def trace_and_analyse(
@@ -384,4 +385,5 @@ def trace_and_analyse(
         peak,
         analysis.to_json(outcome.trace),
         format_report(outcome.trace, analysis),
+        time.time(),
     )
