@@ -228,7 +228,7 @@ def bench_first_frame(
             super().__init__()
             self.view = view
 
-        def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt's name)
+        def eventFilter(self, watched: Any, event: Any) -> bool:
             if (
                 event.type() == QEvent.Type.Paint
                 and "shown" in marks
