@@ -527,6 +527,8 @@ class Playback:
                 elements = np.full(width, -1, dtype=np.int64)
                 elements[local[sel]] = self.index[recs[sel]]
                 self._out_elements[b] = elements
+        if not self.arrays and self.trace.values is None:
+            return empty, empty, np.zeros(0)  # no value to multiply yet (set_arrays comes next)
         reads = READS[self.op[recs]] & (self.buffer[recs] >= 0) & ~self.oob[recs] & ~writes
         key = step_of[reads] * width + local[reads]
         read_recs = recs[reads]
