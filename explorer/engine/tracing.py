@@ -52,11 +52,11 @@ from explorer.trace.records import (
     ATOMIC,
     GLOBAL,
     RMW,
+    SITE_MASK,
     WRITE,
     Trace,
     word_buffer,
     word_oob,
-    word_site,
     word_size,
 )
 
@@ -415,19 +415,29 @@ def written_by_trace(trace: Trace, role: str | None, shape: tuple[int, ...]) -> 
     ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == role]
     if not ids:
         return mask.reshape(shape)
-    writes = np.zeros(len(trace.sites) + 1, dtype=bool)
+    writes = np.zeros(SITE_MASK + 1, dtype=bool)
     for s in trace.sites:
         writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
-    at = np.flatnonzero(writes[word_site(trace.word)])
+    # The write records, a slice at a time: whole-trace temporaries of tens of MB cost more
+    # in fresh memory than the work itself.
+    chunk = 1 << 20
+    site = np.empty(chunk, dtype=np.uint32)
+    found = []
+    for start in range(0, trace.word.size, chunk):
+        words = trace.word[start : start + chunk]
+        n = words.size
+        np.bitwise_and(words, SITE_MASK, out=site[:n])
+        found.append(np.flatnonzero(writes[site[:n]]) + start)
+    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     words = trace.word[at]
     at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
     elem = trace.buffers[ids[0]].elem_size
     first = trace.offset[at].astype(np.int64) // elem
     sizes = word_size(trace.word[at])
     for size in np.unique(sizes):
-        start = first[sizes == size]
+        start_at = first[sizes == size]
         for k in range(max(1, -(-int(size) // elem))):
-            inside = start + k
+            inside = start_at + k
             mask[inside[(inside >= 0) & (inside < length)]] = True
     return mask.reshape(shape)
 
