@@ -311,7 +311,9 @@ class Playback:
         rank = np.empty(uniq.size, dtype=np.int64)
         rank[order] = np.arange(uniq.size)
         step_of = rank[inverse.ravel()]
-        by_step = np.argsort(step_of, kind="stable")
+        # Fewer than 65536 steps (always, in practice): a 16-bit key sorts by radix, in O(n).
+        narrow = step_of.astype(np.uint16) if uniq.size <= 1 << 16 else step_of
+        by_step = np.argsort(narrow, kind="stable")
         self._by_step = recs[by_step]
         self._offsets = np.searchsorted(step_of[by_step], np.arange(uniq.size + 1))
         steps = []
