@@ -14,6 +14,7 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -385,8 +386,41 @@ def outside_may_leave(inst: Instrumented, custom: bool) -> bool:
     return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
 
 
+# The last plain launch's output, by what determines it: a trace around another group of the
+# same configuration (a click on an untraced group) needs the same output again.
+_plain_outputs: dict[bytes, np.ndarray] = {}
+
+
+def _plain_key(p: Any) -> bytes:
+    """What one launch of the kernel as written depends on: device, source, kernel, build
+    options, NDRange, sizes and the contents of every input."""
+    variant = p.request.variant
+    digest = hashlib.blake2b(digest_size=16)
+    parts = (
+        p.device.key,
+        variant.source,
+        variant.kernel,
+        variant.layout,
+        build_options(p.launch.defines),
+        p.launch.global_size,
+        p.launch.local_size,
+        sorted(p.sizes.items()),
+    )
+    for part in parts:
+        digest.update(repr(part).encode() + b"\0")
+    for role in sorted(p.inputs):
+        array = np.ascontiguousarray(p.inputs[role])
+        digest.update(f"{role} {array.dtype} {array.shape}".encode())
+        digest.update(array.data)
+    return digest.digest()
+
+
 def _plain_output(p: Any, bound: Any) -> np.ndarray:
-    """The output of one launch of the whole grid with the kernel as written."""
+    """The output of one launch of the whole grid with the kernel as written (the last one
+    again when nothing it depends on changed)."""
+    key = _plain_key(p)
+    if key in _plain_outputs:
+        return _plain_outputs[key].copy()
     variant = p.request.variant
     cl = p.session.cl
     kernel = p.session.cache.kernel(
@@ -404,6 +438,8 @@ def _plain_output(p: Any, bound: Any) -> np.ndarray:
     with silenced_stdout():
         cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
     output, _ = read_output(p, bound)
+    _plain_outputs.clear()
+    _plain_outputs[key] = output.copy()
     return output
 
 

@@ -12,9 +12,9 @@ from explorer.trace.instrument import instrument
 SIZES = {"M": 128, "N": 128, "K": 16}  # 8×8 groups of 16×16
 
 
-def _window_trace(variant, device, **kw):
+def _window_trace(variant, device, data="random", **kw):
     """A 3×3 window around group (5, 5) of SIZES, through the whole trace path."""
-    run = RunRequest(variant, dict(SIZES), local=(16, 16), device_key=device.key, input="random")
+    run = RunRequest(variant, dict(SIZES), local=(16, 16), device_key=device.key, input=data)
     full = run_trace(TraceRequest(run))
     per_group = full.trace.records // 64
     return run_trace(TraceRequest(run, center=(5, 5, 0), budget_bytes=per_group * 8 * 9, **kw))
@@ -45,6 +45,16 @@ def test_a_window_trace_is_verified_over_the_whole_output(device):
     assert len(outcome.trace.groups_traced) == 9
     assert outcome.result.status == "verified"
     assert np.isfinite(outcome.result.output).all()
+
+
+def test_new_inputs_get_a_new_launch_of_the_plain_build(device):
+    # The plain launch's output is kept for the next trace of the same configuration; with
+    # other inputs it must not be reused.
+    tiled = find_variant("matmul", "tiled")
+    for data in ("random", "iou", "random"):
+        outcome = _window_trace(tiled, device, data)
+        assert len(outcome.trace.groups_traced) == 9
+        assert outcome.result.status == "verified", data
 
 
 def test_the_window_elements_are_judged_as_the_trace_build_wrote_them(device, tmp_path):
