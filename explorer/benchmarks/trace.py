@@ -1,4 +1,4 @@
-"""Trace cost: count, record, decode and analyse on standard cases, with peak memory.
+"""Trace cost: count, record, verify, decode and analyse on standard cases, with peak memory.
 
 Each case runs in a fresh executor, so the peak resident memory it reports is that case's
 own, not the largest of the cases before it.
@@ -42,7 +42,7 @@ STANDARD_CASES: tuple[TraceCase, ...] = (
     ),
 )
 
-_STAGES = ("count_ms", "record_ms", "decode_ms", "analyse_ms")
+_STAGES = ("count_ms", "record_ms", "verify_ms", "decode_ms", "analyse_ms")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class TraceBenchRecord:
     analyse_ms: float
     total_ms: float
     peak_rss_mb: float
+    # The launch of the kernel as written that fills in the output outside a window of
+    # groups (0 when every group was traced).
+    verify_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -67,8 +70,9 @@ class TraceBenchRecord:
         """One line: the stages' times, their total and the peak memory."""
         return (
             f"{self.case}: {self.records} records, {self.groups_traced} groups; "
-            f"count {self.count_ms} ms + record {self.record_ms} ms + decode "
-            f"{self.decode_ms} ms + analyse {self.analyse_ms} ms = {self.total_ms} ms; "
+            f"count {self.count_ms} ms + record {self.record_ms} ms + verify "
+            f"{self.verify_ms} ms + decode {self.decode_ms} ms + analyse "
+            f"{self.analyse_ms} ms = {self.total_ms} ms; "
             f"peak memory {self.peak_rss_mb} MB"
         )
 
@@ -113,6 +117,7 @@ def bench_case(
         analyse_ms=stages["analyse_ms"],
         total_ms=round(sum(t.get(name, 0.0) for name in _STAGES), 1),
         peak_rss_mb=round(traced.peak_rss_mb, 1),
+        verify_ms=stages["verify_ms"],
     )
 
 

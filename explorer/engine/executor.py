@@ -5,6 +5,10 @@ dies (a segfault in the driver) or misses the deadline (a kernel that never retu
 the caller gets a result naming what happened, and the next request starts a fresh
 process. Build caches live in the process and survive between requests.
 
+A large reply (a trace of tens of millions of records) does not go through the pipe: its
+arrays are written once into a file in shared memory (``/dev/shm``) that the caller maps
+instead of copying; only the rest is pickled down the pipe (see :func:`_pack`).
+
 The process never outlives the one that started it, whatever ends that one (Ctrl+C,
 SIGTERM, SIGHUP, SIGKILL): on Linux the kernel sends it SIGKILL when its parent dies
 (``PR_SET_PDEATHSIG``), and everywhere a watch thread in it exits as soon as its parent is
@@ -13,11 +17,16 @@ gone, even while the main thread is stuck in a kernel that never returns.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import glob
+import mmap
 import multiprocessing as mp
 import os
+import pickle
 import signal
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -66,6 +75,80 @@ def _die_with_parent(parent_pid: int, death_signal: bool) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+# Arrays at least this large leave a reply through shared memory instead of the pipe.
+_SHARED_MIN_BYTES = 1 << 20
+_SHARED_PREFIX = "opencl-explorer-reply-"
+
+
+def _shared_dir() -> str:
+    return "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+
+
+def _pack(reply: Any) -> Any:
+    """What goes down the pipe for ``reply``: the reply itself, or, when it holds large
+    arrays, ``("shared", pickle, path, spans)``: the arrays (pickle protocol 5's out-of-band
+    buffers) lie one after another in the file ``path``, at ``spans`` (offset, bytes).
+    Pickling a 70 MB trace, pushing it through the pipe and unpickling it copied it three
+    times; the file is written once and mapped by the caller."""
+    large: list[pickle.PickleBuffer] = []
+
+    def in_band(buffer: pickle.PickleBuffer) -> bool:
+        if buffer.raw().nbytes < _SHARED_MIN_BYTES:
+            return True
+        large.append(buffer)
+        return False
+
+    try:
+        data = pickle.dumps(reply, protocol=5, buffer_callback=in_band)
+    except (pickle.PicklingError, TypeError, ValueError, BufferError):
+        return reply  # let the pipe report what cannot be sent
+    if not large:
+        return reply
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for buffer in large:
+        size = buffer.raw().nbytes
+        spans.append((end, size))
+        end += (size + 63) // 64 * 64
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"{_SHARED_PREFIX}{os.getpid()}-", dir=_shared_dir())
+        try:
+            os.ftruncate(fd, end)
+            with mmap.mmap(fd, end) as mapped:
+                for buffer, (at, size) in zip(large, spans, strict=True):
+                    mapped[at : at + size] = buffer.raw()
+        finally:
+            os.close(fd)
+    except OSError:
+        return reply  # no room in shared memory: through the pipe, as before
+    return ("shared", data, path, spans)
+
+
+def _unpack(message: Any) -> Any:
+    """The reply :func:`_pack` sent. The arrays of a shared one are views of a private
+    (copy-on-write) mapping of its file, which is removed at once: the memory goes when the
+    last array does."""
+    if not (isinstance(message, tuple) and len(message) == 4 and message[0] == "shared"):
+        return message
+    _, data, path, spans = message
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.unlink(path)
+        size = os.fstat(fd).st_size
+        mapped = mmap.mmap(fd, size, access=mmap.ACCESS_COPY)
+    finally:
+        os.close(fd)
+    view = memoryview(mapped)
+    return pickle.loads(data, buffers=[view[at : at + n] for at, n in spans])
+
+
+def _remove_shared(pid: int) -> None:
+    """Reply files a process left behind (it was stopped before its reply was read)."""
+    for path in glob.glob(os.path.join(_shared_dir(), f"{_SHARED_PREFIX}{pid}-*")):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
 def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) -> None:
     """The executor process's loop: one request in, one reply out."""
     if parent_pid:
@@ -94,7 +177,7 @@ def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) ->
                 reply = ("error", f"unknown request {kind!r}")
         except Exception as exc:  # Reported to the caller, never lost.
             reply = ("error", f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        conn.send(_pack(reply))
 
 
 class ExecutorError(RuntimeError):
@@ -158,6 +241,8 @@ class Executor:
             if process.is_alive():
                 process.kill()
             process.join(5)
+            if process.pid is not None:
+                _remove_shared(process.pid)
 
     def close(self) -> None:
         """Stop the process; a later request starts a new one."""
@@ -206,7 +291,7 @@ class Executor:
                     ready = True
                 if ready:
                     try:
-                        status, value = conn.recv()
+                        status, value = _unpack(conn.recv())
                     except (EOFError, OSError):
                         raise ExecutorError(self._crash_message(what), "crash") from None
                     if status == "error":

@@ -14,6 +14,7 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.build import BuildError, build_options, option_defines, platform_options
+from explorer.engine.catalog import role_layout
 from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
@@ -38,8 +40,26 @@ from explorer.engine.runner import (
 )
 from explorer.families.custom import CustomSpec
 from explorer.trace.decode import RawTrace, decode, group_coords
-from explorer.trace.instrument import NO_BARRIERS_OPTION, InstrumentError, instrument
-from explorer.trace.records import GLOBAL, Trace
+from explorer.trace.instrument import (
+    COUNT,
+    NO_BARRIERS_OPTION,
+    RECORD_EVERY_GROUP,
+    RECORD_WINDOW,
+    Instrumented,
+    InstrumentError,
+    instrument,
+)
+from explorer.trace.records import (
+    ATOMIC,
+    GLOBAL,
+    RMW,
+    SITE_MASK,
+    WRITE,
+    Trace,
+    word_buffer,
+    word_oob,
+    word_size,
+)
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
 # records, every group of a 256² tiled matmul, recorded and analysed in about half a second on
@@ -129,6 +149,7 @@ def groups_to_count(
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
+    started = time.perf_counter()
     run = request.run
     variant = run.variant
     try:
@@ -142,7 +163,6 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
         return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
-    started = time.perf_counter()
     p = prepare(run, source=inst.source)
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
@@ -195,7 +215,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         def launch(
             slots: np.ndarray,
             offsets: np.ndarray,
-            count_only: bool,
+            mode: int,
             capacity_records: int,
             real_barriers: bool,
         ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
@@ -225,7 +245,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 len_buf,
                 meta_buf,
                 dummy_buf,
-                np.uint32(1 if count_only else 0),
+                np.uint32(mode),
                 bar_buf,
                 np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
                 rec_bufs[2],
@@ -253,7 +273,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             count_slots = np.full(total_groups, -1, dtype=np.int32)
             count_slots[groups] = np.arange(groups.size, dtype=np.int32)
             zero = np.zeros(groups.size * per_group + 1)
-            counted, _, _ = launch(count_slots, zero, True, 0, real_barriers)
+            counted, _, _ = launch(count_slots, zero, COUNT, 0, real_barriers)
             return counted.reshape(groups.size, per_group)
 
         t0 = time.perf_counter()
@@ -279,17 +299,26 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         wi_counts = wi_records[window].ravel().astype(np.uint64)
         offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
         capacity = int(offsets[-1])
+        mode = RECORD_EVERY_GROUP
+        if window.size < total_groups and outside_may_leave(inst, p.custom is not None):
+            mode = RECORD_WINDOW
 
         t0 = time.perf_counter()
-        counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity, not divergent)
+        counts2, dispatch, rec_bufs = launch(slots, offsets, mode, capacity, not divergent)
         if not divergent and not np.array_equal(counts2, wi_counts):
             # With real barriers the kernel took other paths than when counted without them
             # (it reads what other work-items wrote): count again with them, and record.
             wi_counts = count(window, True).ravel().astype(np.uint64)
             offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
             capacity = int(offsets[-1])
-            counts2, dispatch, rec_bufs = launch(slots, offsets, False, capacity, True)
+            counts2, dispatch, rec_bufs = launch(slots, offsets, mode, capacity, True)
         output, _ = read_output(p, bound)
+        plain_output = None
+        if mode == RECORD_WINDOW:
+            t1 = time.perf_counter()
+            plain_output = _plain_output(p, bound)
+            timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
+            t0 += time.perf_counter() - t1  # not part of the recording
         judged_custom = judge_custom(p) if p.custom is not None else None
         # Mapped, not copied: on a CPU device the records are read where the kernel wrote
         # them (hundreds of MB). The arrays keep their buffers alive until they are dropped.
@@ -336,6 +365,10 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     if p.custom is not None:
         trace = _declared_inputs(trace, p.custom.spec)
     timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
+    if plain_output is not None:
+        t0 = time.perf_counter()
+        output = _window_output(p, trace, output, plain_output)
+        timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
     outputs = None
     if judged_custom is not None:
         verdict, shown = judged_custom.verdict, judged_custom.output
@@ -353,6 +386,130 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         outputs=outputs if run.keep_output else None,
     )
     return TraceOutcome(result, trace, timings)
+
+
+# -- a trace of a window of groups: the others leave at entry ------------------------------
+#
+# Where the budget holds only a window of the work-groups, the recording launch lets every
+# other group leave at entry (RECORD_WINDOW; the whole group leaves, so no barrier is left
+# waiting), instead of running the instrumented kernel unrecorded: on a 768² matmul that was
+# most of a trace. The trace build then writes only the window's part of the output; the rest
+# comes from one launch of the kernel as written, so the verdict still covers every element:
+# the window's elements as the trace build wrote them, the others as the plain build did.
+
+
+def outside_may_leave(inst: Instrumented, custom: bool) -> bool:
+    """Whether the groups outside the window may skip the recording launch: not where a
+    global atomic may gather other groups' work into an element the window writes (a sum
+    over every group would look wrong), nor for a custom kernel (its buffers are judged by
+    its own declarations, which a merge of two launches would not honour)."""
+    if custom:
+        return False
+    return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
+
+
+# The last plain launch's output, by what determines it: a trace around another group of the
+# same configuration (a click on an untraced group) needs the same output again.
+_plain_outputs: dict[bytes, np.ndarray] = {}
+
+
+def _plain_key(p: Any) -> bytes:
+    """What one launch of the kernel as written depends on: device, source, kernel, build
+    options, NDRange, sizes and the contents of every input."""
+    variant = p.request.variant
+    digest = hashlib.blake2b(digest_size=16)
+    parts = (
+        p.device.key,
+        variant.source,
+        variant.kernel,
+        variant.layout,
+        build_options(p.launch.defines),
+        p.launch.global_size,
+        p.launch.local_size,
+        sorted(p.sizes.items()),
+    )
+    for part in parts:
+        digest.update(repr(part).encode() + b"\0")
+    for role in sorted(p.inputs):
+        array = np.ascontiguousarray(p.inputs[role])
+        digest.update(f"{role} {array.dtype} {array.shape}".encode())
+        digest.update(array.data)
+    return digest.digest()
+
+
+def _plain_output(p: Any, bound: Any) -> np.ndarray:
+    """The output of one launch of the whole grid with the kernel as written (the last one
+    again when nothing it depends on changed)."""
+    key = _plain_key(p)
+    if key in _plain_outputs:
+        return _plain_outputs[key].copy()
+    variant = p.request.variant
+    cl = p.session.cl
+    kernel = p.session.cache.kernel(
+        cl,
+        p.context,
+        p.device.key,
+        variant.source,
+        build_options(p.launch.defines),
+        variant.kernel,
+        os.path.basename(variant.path) or variant.id,
+    )
+    kernel.set_args(*bound.args)
+    reset_output(p, bound)
+    poison_local(p)
+    with silenced_stdout():
+        cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
+    output, _ = read_output(p, bound)
+    _plain_outputs.clear()
+    _plain_outputs[key] = output.copy()
+    return output
+
+
+def written_by_trace(trace: Trace, role: str | None, shape: tuple[int, ...]) -> np.ndarray:
+    """Which elements of the output (``role``'s buffer, ``shape`` in the buffer's order) the
+    traced work-items wrote, from their records: a mask of that shape."""
+    length = int(np.prod(shape))
+    mask = np.zeros(length, dtype=bool)
+    ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == role]
+    if not ids:
+        return mask.reshape(shape)
+    writes = np.zeros(SITE_MASK + 1, dtype=bool)
+    for s in trace.sites:
+        writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
+    # The write records, a slice at a time: whole-trace temporaries of tens of MB cost more
+    # in fresh memory than the work itself.
+    chunk = 1 << 20
+    site = np.empty(chunk, dtype=np.uint32)
+    found = []
+    for start in range(0, trace.word.size, chunk):
+        words = trace.word[start : start + chunk]
+        n = words.size
+        np.bitwise_and(words, SITE_MASK, out=site[:n])
+        found.append(np.flatnonzero(writes[site[:n]]) + start)
+    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    words = trace.word[at]
+    at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
+    elem = trace.buffers[ids[0]].elem_size
+    first = trace.offset[at].astype(np.int64) // elem
+    sizes = word_size(trace.word[at])
+    for size in np.unique(sizes):
+        start_at = first[sizes == size]
+        for k in range(max(1, -(-int(size) // elem))):
+            inside = start_at + k
+            mask[inside[(inside >= 0) & (inside < length)]] = True
+    return mask.reshape(shape)
+
+
+def _window_output(p: Any, trace: Trace, traced: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """The output to judge: the window's elements from the trace build, the rest from the
+    plain launch."""
+    role = p.problem.output_role
+    layout = role_layout(p.request.variant.layout, role)
+    shape = traced.T.shape if layout == "column-major" and traced.ndim == 2 else traced.shape
+    mask = written_by_trace(trace, role, shape)
+    if layout == "column-major" and traced.ndim == 2:
+        mask = mask.T
+    return np.where(mask, traced, plain)
 
 
 def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
@@ -376,6 +533,7 @@ class TracedRun:
     peak_rss_mb: float = 0.0
     report_json: dict[str, Any] | None = None  # the `trace --json` object
     report_text: str = ""  # the human report
+    finished_at: float = 0.0  # when the executor was done (time.time()): the transfer starts
 
 
 def trace_and_analyse(
@@ -406,4 +564,5 @@ def trace_and_analyse(
         peak,
         analysis.to_json(outcome.trace),
         format_report(outcome.trace, analysis),
+        time.time(),
     )

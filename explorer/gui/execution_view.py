@@ -659,8 +659,7 @@ class ExecutionView(QWidget):
             else None
         )
         local_values: dict[int, np.ndarray] = {}
-        t = pb.trace
-        buffers, in_bounds = t.buffer[records], ~t.oob[records]
+        buffers, in_bounds = pb.buffer[records], ~pb.oob[records]
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)
             if canvas is None:
@@ -818,7 +817,7 @@ class ExecutionView(QWidget):
             heat = pb.element_heat(grid)
             return f"{where} · up to {int(heat.max())} loads per element"
         mine = records  # this buffer's records of the step
-        ops = pb.trace.op[mine]
+        ops = pb.op[mine]
         read = np.unique(pb.index[mine[READS[ops]]]).size
         written = np.unique(pb.index[mine[WRITES[ops]]]).size
         return f"{where} · {read} read, {written} written"
@@ -833,11 +832,10 @@ class ExecutionView(QWidget):
             return
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         local = (who % lx, (who // lx) % ly)
-        t = pb.trace
         parts = []
         for r in now[:6]:
-            b = int(t.buffer[r])
-            if b < 0 or bool(t.oob[r]):
+            b = int(pb.buffer[r])
+            if b < 0 or bool(pb.oob[r]):
                 continue
             grid = pb.grids[b]
             row, col = grid.element_rc(np.array([pb.index[r]]))
@@ -848,7 +846,7 @@ class ExecutionView(QWidget):
                 value = float(local_values[b][row_i, col_i])
             elif (values := pb.values(grid)) is not None:
                 value = float(values[row_i, col_i])
-            op = OP_NAMES.get(int(t.op[r]), "?")
+            op = OP_NAMES.get(int(pb.op[r]), "?")
             text = value_label(value)
             parts.append(f"{op} {where}" + (f" = {text}" if text else ""))
         detail = ", ".join(parts) if parts else "no access at this step"
@@ -891,14 +889,13 @@ class ExecutionView(QWidget):
         pb = self.playback
         if pb is None or not pb.steps:
             return
-        t = pb.trace
         recs = pb.group_records(grid)
         hit = recs[pb.index[recs] == grid.index_at(row, col)]
         if hit.size == 0:
             return
-        writes = hit[WRITES[t.op[hit]]]
+        writes = hit[WRITES[pb.op[hit]]]
         chosen = writes[0] if writes.size else hit[0]
-        self.selected_wi = int(pb.local_linear[t.wi[chosen]])
+        self.selected_wi = int(pb.local_linear[pb.wi[chosen]])
         self.hover_wi = None
         self.redraw()
 

@@ -58,6 +58,7 @@ class ResultView(QWidget):
         self.tabs = QTabWidget()
         self.image = _image_view()
         self.error_map = _image_view()
+        self.error_map.setColorMap(pg.colormap.get("inferno"))  # once: it costs ~0.2 s a call
         self.plot = pg.PlotWidget(background="w")
         self.plot.addLegend()
         self.plot.setLabel("bottom", "element")
@@ -107,7 +108,6 @@ class ResultView(QWidget):
                     np.nan_to_num(diff, nan=np.nanmax(np.where(np.isfinite(diff), diff, 0)) or 1.0),
                     autoRange=True,
                 )
-                self.error_map.setColorMap(pg.colormap.get("inferno"))
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
             self._show_vector(output, result.reference)

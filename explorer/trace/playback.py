@@ -13,7 +13,9 @@ else from the run's own arrays: a local element holds the global element its wri
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +31,81 @@ from explorer.trace.records import (
     VALUE_NONE,
     WRITE,
     Trace,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
 )
 
 MAX_CELLS = 128  # cells per side of a buffer grid; bigger buffers are aggregated
+
+
+class RecordColumn:
+    """A per-record column computed only for the records asked for (``column[records]``):
+    the animation looks at one group's records at a time, and a column of every record of a
+    large trace costs hundreds of milliseconds of fresh memory before the first frame."""
+
+    def __init__(self, compute: Callable[[Any], np.ndarray]) -> None:
+        self._compute = compute
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        return self._compute(key)
+
+
+def element_column(trace: Trace) -> RecordColumn:
+    """Per record: the element index in its buffer (``Trace.index``, for the records asked
+    for)."""
+    sizes = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
+
+    def compute(key: Any) -> np.ndarray:
+        offset = np.asarray(trace.offset[key]).astype(np.int64)
+        buffer = word_buffer(np.atleast_1d(trace.word[key])).reshape(offset.shape)
+        return offset // sizes[buffer]
+
+    return RecordColumn(compute)
+
+
+def line_column(trace: Trace) -> RecordColumn:
+    """Per record: the source line of its site."""
+    lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
+    return RecordColumn(lambda key: lines[word_site(np.asarray(trace.word[key]))])
+
+
+def record_columns(trace: Trace) -> tuple[RecordColumn, ...]:
+    """Per record, for the records asked for: work-item, sequence, phase, site, op, buffer
+    and out-of-bounds flag (``Trace``'s columns of the same names)."""
+    kept = np.asarray(trace.kept, dtype=np.int64)
+    ends = np.cumsum(kept)
+    starts = ends - kept
+    ops = trace.site_ops()
+
+    def words(key: Any) -> np.ndarray:
+        return np.asarray(trace.word[key])
+
+    def positions(key: Any) -> np.ndarray:
+        key = np.asarray(key)
+        return np.flatnonzero(key) if key.dtype == bool else key
+
+    def wi(key: Any) -> np.ndarray:
+        return np.searchsorted(ends, positions(key), side="right").astype(np.int32)
+
+    def seq(key: Any) -> np.ndarray:
+        at = positions(key)
+        return (at - starts[wi(at)]).astype(np.int32)
+
+    def buffer(key: Any) -> np.ndarray:
+        w = words(key)
+        return word_buffer(np.atleast_1d(w)).reshape(w.shape)
+
+    return (
+        RecordColumn(wi),
+        RecordColumn(seq),
+        RecordColumn(lambda key: word_phase(words(key))),
+        RecordColumn(lambda key: word_site(words(key))),
+        RecordColumn(lambda key: ops[word_site(words(key))]),
+        RecordColumn(buffer),
+        RecordColumn(lambda key: word_oob(words(key))),
+    )
 
 
 @dataclass(frozen=True)
@@ -179,9 +253,11 @@ class Playback:
         self.arrays: dict[str, np.ndarray] = dict(arrays or {})
         self.group_linear = trace.group_linear()  # per work-item
         self.local_linear = trace.local_linear()
-        self.line = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)[trace.site]
-        self.index = trace.index()
-        self.record_group = self.group_linear[trace.wi]
+        self.line = line_column(trace)
+        self.index = element_column(trace)
+        (self.wi, self.seq, self.phase, self.site, self.op, self.buffer, self.oob) = record_columns(
+            trace
+        )
         kept = np.asarray(trace.kept, dtype=np.int64)
         self._wi_start = np.cumsum(kept) - kept
         traced = np.unique(self.group_linear)
@@ -241,6 +317,8 @@ class Playback:
 
     def set_by_iteration(self, on: bool) -> None:
         """Step by loop pass (on) or by source line (off); the group stays selected."""
+        if on == self.by_iteration and self.group is not None:
+            return  # already so: its steps stand
         self.by_iteration = on
         if self.group is not None:
             self.select_group(self.group)
@@ -251,15 +329,15 @@ class Playback:
         if recs.size == 0:
             self._by_step, self._offsets = recs, np.zeros(1, dtype=np.int64)
             return []
-        phase = t.phase[recs].astype(np.int64)
+        phase = self.phase[recs].astype(np.int64)
         line = self.line[recs].astype(np.int64)
-        seq = t.seq[recs].astype(np.int64)
+        seq = self.seq[recs].astype(np.int64)
         passes = np.zeros(recs.size, dtype=np.int64)
         if self.by_iteration:
             # The how-many-th time this work-item reached this site in this phase.
-            run = (t.wi[recs].astype(np.int64) * (MAX_PHASE + 1) + phase) * (
+            run = (self.wi[recs].astype(np.int64) * (MAX_PHASE + 1) + phase) * (
                 len(t.sites) + 1
-            ) + t.site[recs]
+            ) + self.site[recs]
             order = np.argsort(run, kind="stable")
             k = run[order]
             starts = np.r_[True, k[1:] != k[:-1]]
@@ -275,7 +353,9 @@ class Playback:
         rank = np.empty(uniq.size, dtype=np.int64)
         rank[order] = np.arange(uniq.size)
         step_of = rank[inverse.ravel()]
-        by_step = np.argsort(step_of, kind="stable")
+        # Fewer than 65536 steps (always, in practice): a 16-bit key sorts by radix, in O(n).
+        narrow = step_of.astype(np.uint16) if uniq.size <= 1 << 16 else step_of
+        by_step = np.argsort(narrow, kind="stable")
         self._by_step = recs[by_step]
         self._offsets = np.searchsorted(step_of[by_step], np.arange(uniq.size + 1))
         steps = []
@@ -301,7 +381,7 @@ class Playback:
 
     def phase_records(self, phase: int) -> np.ndarray:
         recs = self._records
-        return recs[self.trace.phase[recs] == phase]
+        return recs[self.phase[recs] == phase]
 
     def first_step_of(self, phase: int, line: int | None = None) -> int | None:
         for s in self.steps:
@@ -333,12 +413,11 @@ class Playback:
         return int(box[0]), int(box[1]), int(box[2]), int(box[3])
 
     def _make_focus(self, grid: Grid) -> np.ndarray:
-        t = self.trace
         n = len(self.steps)
         boxes = np.full((n, 4), -1, dtype=np.int64)
         recs = self._by_step
         step_of = np.repeat(np.arange(n), np.diff(self._offsets))
-        mine = (t.buffer[recs] == grid.buffer) & ~t.oob[recs]
+        mine = (self.buffer[recs] == grid.buffer) & ~self.oob[recs]
         if not mine.any():
             return boxes
         r, c = grid.element_rc(self.index[recs[mine]])
@@ -358,10 +437,9 @@ class Playback:
         """(everything the group touches, everything it writes) in this buffer, as boxes:
         the group's tile of C is marked from the first step."""
         if grid.buffer not in self._extent:
-            t = self.trace
             recs = self._records
-            recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
-            writes = recs[np.isin(t.op[recs], (WRITE, RMW, ATOMIC))]
+            recs = recs[(self.buffer[recs] == grid.buffer) & ~self.oob[recs]]
+            writes = recs[np.isin(self.op[recs], (WRITE, RMW, ATOMIC))]
             self._extent[grid.buffer] = (self._box(grid, recs), self._box(grid, writes))
         return self._extent[grid.buffer]
 
@@ -375,12 +453,11 @@ class Playback:
         self, grid: Grid, records: np.ndarray, window: Box
     ) -> tuple[np.ndarray, np.ndarray]:
         """(read, write) per element of a window of the buffer, for these records."""
-        t = self.trace
         r0, r1, c0, c1 = window
-        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
+        mine = records[(self.buffer[records] == grid.buffer) & ~self.oob[records]]
         r, c = grid.element_rc(self.index[mine])
         inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
-        ops = t.op[mine][inside]
+        ops = self.op[mine][inside]
         r, c = r[inside] - r0, c[inside] - c0
         reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
         writes = np.zeros_like(reads)
@@ -398,12 +475,11 @@ class Playback:
     def _writes(self, grid: Grid) -> np.ndarray:
         """Positions in the step-ordered records of the group's writes to this buffer."""
         if grid.buffer not in self._local_writes:
-            t = self.trace
             recs = self._by_step
             mine = (
-                (t.buffer[recs] == grid.buffer)
-                & np.isin(t.op[recs], (WRITE, RMW, ATOMIC))
-                & ~t.oob[recs]
+                (self.buffer[recs] == grid.buffer)
+                & np.isin(self.op[recs], (WRITE, RMW, ATOMIC))
+                & ~self.oob[recs]
             )
             self._local_writes[grid.buffer] = np.nonzero(mine)[0]
         return self._local_writes[grid.buffer]
@@ -421,15 +497,14 @@ class Playback:
             return empty, empty
         s = self.steps[step]
         recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
-        recs = recs[(self.trace.phase[recs] == s.phase) & (self.line[recs] == s.line)]
+        recs = recs[(self.phase[recs] == s.phase) & (self.line[recs] == s.line)]
         now = self.step_records(step)
         return recs[np.isin(recs, now)], recs
 
     def group_records(self, grid: Grid) -> np.ndarray:
         """Every record of the selected group on this buffer (inside it)."""
-        t = self.trace
         recs = self._records
-        return recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+        return recs[(self.buffer[recs] == grid.buffer) & ~self.oob[recs]]
 
     def warp_offsets(
         self, step: int, warp: int, width: int = 32
@@ -439,9 +514,9 @@ class Playback:
         work-items of the group by linear local id."""
         t = self.trace
         recs = self.step_records(step) if self.steps else np.zeros(0, dtype=np.int64)
-        lanes = self.local_linear[t.wi[recs]].astype(np.int64) - warp * width
-        keep = (lanes >= 0) & (lanes < width) & (t.buffer[recs] >= 0) & ~t.oob[recs]
-        sites = t.site[recs]
+        lanes = self.local_linear[self.wi[recs]].astype(np.int64) - warp * width
+        keep = (lanes >= 0) & (lanes < width) & (self.buffer[recs] >= 0) & ~self.oob[recs]
+        sites = self.site[recs]
         out = []
         for site in np.unique(sites[keep]):
             sel = keep & (sites == site)
@@ -487,16 +562,18 @@ class Playback:
         n = len(self.steps)
         step_of = np.repeat(np.arange(n), np.diff(self._offsets))
         width = int(np.prod(t.local_size))
-        local = self.local_linear[t.wi[recs]].astype(np.int64)
-        writes = WRITES[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs]
+        local = self.local_linear[self.wi[recs]].astype(np.int64)
+        writes = WRITES[self.op[recs]] & (self.buffer[recs] >= 0) & ~self.oob[recs]
         self._out_elements = {}
         for b, info in enumerate(t.buffers):
             if info.space == GLOBAL and not info.is_input:
-                sel = writes & (t.buffer[recs] == b)
+                sel = writes & (self.buffer[recs] == b)
                 elements = np.full(width, -1, dtype=np.int64)
                 elements[local[sel]] = self.index[recs[sel]]
                 self._out_elements[b] = elements
-        reads = READS[t.op[recs]] & (t.buffer[recs] >= 0) & ~t.oob[recs] & ~writes
+        if not self.arrays and self.trace.values is None:
+            return empty, empty, np.zeros(0)  # no value to multiply yet (set_arrays comes next)
+        reads = READS[self.op[recs]] & (self.buffer[recs] >= 0) & ~self.oob[recs] & ~writes
         key = step_of[reads] * width + local[reads]
         read_recs = recs[reads]
         positions = np.nonzero(reads)[0]
@@ -524,7 +601,7 @@ class Playback:
             values = self.recorded[recs].copy()
             if bool(np.isfinite(values).all()):
                 return values  # every read's value came from the trace itself
-        buffers = t.buffer[recs]
+        buffers = self.buffer[recs]
         for b in np.unique(buffers):
             info = t.buffers[int(b)]
             sel = buffers == b
@@ -598,13 +675,13 @@ class Playback:
         spaces = np.array([b.space for b in t.buffers] + [-1], dtype=np.int8)
         ok = (
             inside
-            & (t.wi[prev] == t.wi[writes])
+            & (self.wi[prev] == self.wi[writes])
             & (self.line[prev] == self.line[writes])
-            & (spaces[t.buffer[prev]] == GLOBAL)
-            & (t.op[prev] == READ)
-            & ~t.oob[prev]
+            & (spaces[self.buffer[prev]] == GLOBAL)
+            & (self.op[prev] == READ)
+            & ~self.oob[prev]
         )
-        buffer[ok] = t.buffer[prev[ok]]
+        buffer[ok] = self.buffer[prev[ok]]
         index[ok] = self.index[prev[ok]]
         return buffer, index
 
@@ -613,7 +690,6 @@ class Playback:
         never written), the local id of the work-item that wrote it (-1: none), whether it
         was written in the current phase, and the global element it was copied from
         (``(buffer << 40) | element``, -1 when it was not a copy)."""
-        t = self.trace
         positions = self._writes(grid)
         done = int(np.searchsorted(positions, self._offsets[step + 1]))
         key = (done, self.steps[step].phase)
@@ -634,8 +710,8 @@ class Playback:
         element = self.index[recs]
         ok = (element >= 0) & (element < size)
         recs, element = recs[ok], element[ok]
-        writer[element] = self.local_linear[t.wi[recs]]
-        fresh[element[t.phase[recs] == self.steps[step].phase]] = True
+        writer[element] = self.local_linear[self.wi[recs]]
+        fresh[element[self.phase[recs] == self.steps[step].phase]] = True
         written_at = np.full(size, -1, dtype=np.int64)
         positions_kept = positions[:done][np.sort(last[last >= 0])][ok]
         written_at[element] = np.searchsorted(self._offsets, positions_kept, side="right") - 1
@@ -754,9 +830,8 @@ class Playback:
     # -- what a view draws ----------------------------------------------------------------
     def cell_masks(self, grid: Grid, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(read, write) per cell for these records on this buffer."""
-        t = self.trace
-        mine = records[(t.buffer[records] == grid.buffer) & ~t.oob[records]]
-        ops = t.op[mine]
+        mine = records[(self.buffer[records] == grid.buffer) & ~self.oob[records]]
+        ops = self.op[mine]
         cells = grid.cell_of(self.index[mine])
         size = grid.cell_rows * grid.cell_cols
         reads = np.zeros(size, dtype=bool)
@@ -794,19 +869,19 @@ class Playback:
         if w is None:
             return np.zeros(0, dtype=np.int64)
         recs = np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w])
-        return recs[self.trace.phase[recs] == phase]
+        return recs[self.phase[recs] == phase]
 
     def touching(self, grid: Grid, cell: int, phase: int) -> list[tuple[tuple[int, ...], int, str]]:
         """Who touched a cell in this phase of the selected group: (local id, line, op)."""
         t = self.trace
         recs = self.phase_records(phase)
-        recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+        recs = recs[(self.buffer[recs] == grid.buffer) & ~self.oob[recs]]
         recs = recs[grid.cell_of(self.index[recs]) == cell]
         names = {READ: "read", WRITE: "write", RMW: "read-modify-write", ATOMIC: "atomic"}
         out = []
         for r in recs[:64]:
-            local = tuple(int(v) for v in t.wi_local[t.wi[r]])
-            out.append((local, int(self.line[r]), names.get(int(t.op[r]), "?")))
+            local = tuple(int(v) for v in t.wi_local[self.wi[r]])
+            out.append((local, int(self.line[r]), names.get(int(self.op[r]), "?")))
         return out
 
     def step_lines(self, step: int) -> list[int]:

@@ -25,9 +25,11 @@ def test_a_small_case_reports_every_stage():
         "analyse_ms",
         "total_ms",
         "peak_rss_mb",
+        "verify_ms",
     ]
     assert record.case == "tiled 32²" and record.device
     assert record.groups_traced == 4 and record.records > 0  # 2×2 groups of 16×16
+    assert record.verify_ms == 0  # every group traced: no launch of the plain build
     stages = record.record_ms + record.decode_ms + record.analyse_ms + record.count_ms
     assert record.record_ms > 0 and record.analyse_ms > 0
     assert record.total_ms == pytest.approx(stages, abs=0.2)

@@ -29,14 +29,23 @@ from explorer.trace.instrument.model import (
     InstrumentError,
     SiteDecl,
 )
-from explorer.trace.instrument.runtime import EXTRA_PARAMS, NO_BARRIERS_OPTION
+from explorer.trace.instrument.runtime import (
+    COUNT,
+    EXTRA_PARAMS,
+    NO_BARRIERS_OPTION,
+    RECORD_EVERY_GROUP,
+    RECORD_WINDOW,
+)
 from explorer.trace.instrument.transform import instrument
 
 __all__ = [
+    "COUNT",
     "EXTRA_PARAMS",
     "MAX_BUFFERS",
     "MAX_SITES",
     "NO_BARRIERS_OPTION",
+    "RECORD_EVERY_GROUP",
+    "RECORD_WINDOW",
     "BufferDecl",
     "InstrumentError",
     "Instrumented",

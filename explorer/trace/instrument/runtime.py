@@ -28,6 +28,12 @@ from explorer.trace.records import (
 # The option of the build that counts: barriers recorded, not executed (runtime.cl says why).
 NO_BARRIERS_OPTION = "-D__TR_NO_BARRIERS=1"
 
+# What a launch does, passed as `__tr_count_only`: bit 0 counts records instead of writing them;
+# in either launch, any bit set makes a work-group outside the traced window leave at entry.
+RECORD_EVERY_GROUP = 0  # every group runs the kernel; the window's groups record
+COUNT = 1  # the window's groups count their records; the others leave at once
+RECORD_WINDOW = 2  # the window's groups record; the others leave at once
+
 EXTRA_PARAMS = (
     "__global uint* __tr_roff",
     "__global uint* __tr_rword",
@@ -96,11 +102,11 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, {pdummy},"
-        f" __tr_count_only, __tr_bar,"
+        f" __tr_count_only & {COUNT}u, __tr_bar,"
         f" __tr_zero, __tr_rval);"
-        # A counting launch covers only the groups it was given; the others leave at once
-        # (the whole group: no barrier is left waiting).
-        " if (__tr_count_only && !__tr.on) return;"
+        # Groups outside the window leave at once unless the launch runs every group (the
+        # whole group leaves: the slot is the group's, so no barrier is left waiting).
+        f" if (__tr_count_only != {RECORD_EVERY_GROUP}u && !__tr.on) return;"
     ]
     for b in buffers:
         if b.param_index is None:

@@ -1,0 +1,87 @@
+"""A trace of a window of work-groups: the groups outside it leave the recording launch at
+entry, and the verdict still covers every element of the output."""
+
+import numpy as np
+
+import explorer.engine.tracing as tracing
+from explorer.engine.catalog import find_variant, load_variant_file
+from explorer.engine.records import RunRequest
+from explorer.engine.tracing import TraceRequest, outside_may_leave, run_trace
+from explorer.trace.instrument import instrument
+
+SIZES = {"M": 128, "N": 128, "K": 16}  # 8×8 groups of 16×16
+
+
+def _window_trace(variant, device, data="random", **kw):
+    """A 3×3 window around group (5, 5) of SIZES, through the whole trace path."""
+    run = RunRequest(variant, dict(SIZES), local=(16, 16), device_key=device.key, input=data)
+    full = run_trace(TraceRequest(run))
+    per_group = full.trace.records // 64
+    return run_trace(TraceRequest(run, center=(5, 5, 0), budget_bytes=per_group * 8 * 9, **kw))
+
+
+def _window_elements(outcome) -> np.ndarray:
+    """Which elements of C (rows, cols) the traced groups own: 16×16 each."""
+    owned = np.zeros((128, 128), dtype=bool)
+    for gx, gy, _ in outcome.trace.groups_traced:
+        owned[gy * 16 : (gy + 1) * 16, gx * 16 : (gx + 1) * 16] = True
+    return owned
+
+
+def test_groups_outside_the_window_do_not_run_the_traced_build(device, monkeypatch):
+    # The trace build's own output, before the plain launch fills in the rest.
+    monkeypatch.setattr(tracing, "_window_output", lambda p, trace, traced, plain: traced)
+    outcome = _window_trace(find_variant("matmul", "tiled"), device)
+    assert len(outcome.trace.groups_traced) == 9
+    owned = _window_elements(outcome)
+    output = outcome.result.output
+    assert np.isfinite(output[owned]).all()  # the window computed its tiles
+    assert np.isnan(output[~owned]).all()  # nobody else wrote: they left at entry
+    assert len(outcome.trace.dispatch_order) == 64  # yet every group's start is recorded
+
+
+def test_a_window_trace_is_verified_over_the_whole_output(device):
+    outcome = _window_trace(find_variant("matmul", "tiled"), device)
+    assert len(outcome.trace.groups_traced) == 9
+    assert outcome.result.status == "verified"
+    assert np.isfinite(outcome.result.output).all()
+
+
+def test_new_inputs_get_a_new_launch_of_the_plain_build(device):
+    # The plain launch's output is kept for the next trace of the same configuration; with
+    # other inputs it must not be reused.
+    tiled = find_variant("matmul", "tiled")
+    for data in ("random", "iou", "random"):
+        outcome = _window_trace(tiled, device, data)
+        assert len(outcome.trace.groups_traced) == 9
+        assert outcome.result.status == "verified", data
+
+
+def test_the_window_elements_are_judged_as_the_trace_build_wrote_them(device, tmp_path):
+    source = find_variant("matmul", "naive").source.replace(
+        "C[row * N + col] = acc;",
+        "#ifdef EXPLORER_TRACE\n    acc += 1.0f;\n#endif\n    C[row * N + col] = acc;",
+    )
+    assert "EXPLORER_TRACE" in source
+    path = tmp_path / "traced_differs.cl"
+    path.write_text(source, encoding="utf-8")
+    outcome = _window_trace(load_variant_file(path), device)
+    owned = _window_elements(outcome)
+    assert outcome.result.status == "wrong"
+    # Exactly the window's elements are off: the rest came from the kernel as written.
+    assert outcome.result.verdict.mismatches == int(owned.sum()) == 9 * 256
+
+
+ATOMIC = """__kernel void k(__global int* out, const __global int* in)
+{
+    atomic_add(&out[0], in[get_global_id(0)]);
+}
+"""
+
+
+def test_a_kernel_with_global_atomics_runs_every_group():
+    assert not outside_may_leave(instrument(ATOMIC, "k"), custom=False)
+    tiled = find_variant("matmul", "tiled")
+    inst = instrument(tiled.source, tiled.kernel, {"TS": 16})
+    assert outside_may_leave(inst, custom=False)
+    assert not outside_may_leave(inst, custom=True)
