@@ -103,6 +103,21 @@ inline void copy16(__local float* dst, const __global float* src)
 #endif
 }
 
+/* Four floats from four addresses (a row that is not 16-byte aligned, or clamped columns). */
+inline void copy4x1(__local float* dst, const __global float* p0, const __global float* p1,
+                    const __global float* p2, const __global float* p3)
+{
+#if USE_CP_ASYNC
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
+                 "cp.async.ca.shared.global [%0+4], [%2], 4;\n"
+                 "cp.async.ca.shared.global [%0+8], [%3], 4;\n"
+                 "cp.async.ca.shared.global [%0+12], [%4], 4;\n"
+                 :: "r"((uint)(size_t)dst), "l"(p0), "l"(p1), "l"(p2), "l"(p3) : "memory");
+#else
+    *(__local float4*)dst = (float4)(*p0, *p1, *p2, *p3);
+#endif
+}
+
 /* Closes this step's group of copies (each step is one group, even an empty one). */
 inline void commit_copies(void)
 {
@@ -133,12 +148,13 @@ inline float4 edge4(const __global float* p, const int left)
 }
 
 /* The tiles of the step starting at depth k0 into ring buffer `buf`. Rows past M and columns
-   past N are read clamped to the last one (their results are never stored); only a step that
-   reaches past K, or rows that are not 16-byte aligned, take the checked path. */
+   past N are read clamped to the last one (their results are never stored). `full`: the step
+   lies inside K, so only the last step along K takes the checked path; `vec`: rows are 16-byte
+   aligned (K % 4 == 0 and N % 4 == 0), else each float is copied on its own. */
 inline void copy_step(__local float* As, __local float* Bs,
                       const __global float* A, const __global float* B,
                       const int offM, const int offN, const int M, const int N, const int K,
-                      const int k0, const int tid, const int fast)
+                      const int k0, const int tid, const int full, const int vec)
 {
     #pragma unroll
     for (int i = 0; i < CPA; i++) {
@@ -147,8 +163,10 @@ inline void copy_step(__local float* As, __local float* Bs,
         const int k = (idx % (BK / 4)) * 4;
         const __global float* src = A + min(offM + m, M - 1) * K + k0 + k;
         __local float* dst = As + m * AS + k;
-        if (fast)
+        if (full && vec)
             copy16(dst, src);
+        else if (full)
+            copy4x1(dst, src, src + 1, src + 2, src + 3);
         else
             *(__local float4*)dst = edge4(src, K - (k0 + k));
     }
@@ -158,11 +176,16 @@ inline void copy_step(__local float* As, __local float* Bs,
         const int k = idx / (BN / 4);
         const int n = (idx % (BN / 4)) * 4;
         __local float* dst = Bs + k * BN + n;
-        if (fast) {
-            copy16(dst, B + (k0 + k) * N + min(offN + n, N - 4));
+        const __global float* row = B + (k0 + k) * N;
+        if (full && vec) {
+            copy16(dst, row + min(offN + n, N - 4));
+        } else if (full) {
+            const int c = offN + n;
+            copy4x1(dst, row + min(c, N - 1), row + min(c + 1, N - 1), row + min(c + 2, N - 1),
+                    row + min(c + 3, N - 1));
         } else if (k0 + k < K) {
             const int col = min(offN + n, N - 1);
-            *(__local float4*)dst = edge4(B + (k0 + k) * N + col, N - col);
+            *(__local float4*)dst = edge4(row + col, N - col);
         } else {
             *(__local float4*)dst = (float4)(0.0f);
         }
@@ -203,8 +226,8 @@ void matmul_hopper(const int M, const int N, const int K,
     __local float Bs[ST][BK * BN] __attribute__((aligned(16)));
 
     /* float4 copies need 16-byte aligned rows (K % 4 and N % 4 == 0) and N >= 4. */
-    const int aligned = (K % 4) == 0 && (N % 4) == 0 && N >= 4;
-    const int full = aligned ? K / BK : 0;
+    const int vec = (K % 4) == 0 && (N % 4) == 0 && N >= 4;
+    const int full = K / BK;
     const int steps = (K + BK - 1) / BK;
 
     float acc[TM][TN];
@@ -218,7 +241,7 @@ void matmul_hopper(const int M, const int N, const int K,
     #pragma unroll
     for (int s = 0; s < ST - 1; s++) {
         if (s < steps)
-            copy_step(As[s], Bs[s], A, B, offM, offN, M, N, K, s * BK, tid, s < full);
+            copy_step(As[s], Bs[s], A, B, offM, offN, M, N, K, s * BK, tid, s < full, vec);
         commit_copies();
     }
 
@@ -230,7 +253,7 @@ void matmul_hopper(const int M, const int N, const int K,
         const int next = t + ST - 1;
         if (next < steps)
             copy_step(As[next % ST], Bs[next % ST], A, B, offM, offN, M, N, K, next * BK, tid,
-                      next < full);
+                      next < full, vec);
         commit_copies();
 
         const __local float* a = As[t % ST];
