@@ -131,7 +131,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     run = request.run
     variant = run.variant
     try:
-        inst = instrument(variant.source, variant.kernel, resolve_defines(variant, run.defines))
+        inst = instrument(
+            variant.source, variant.kernel, resolve_defines(variant, run.defines, run.sizes)
+        )
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):

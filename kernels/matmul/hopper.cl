@@ -83,9 +83,9 @@ long). One barrier per step."""
 #define CPA (BM * BK / 4 / NT)      /* float4 copies of A per work-item a step  */
 #define CPB (BK * BN / 4 / NT)      /* float4 copies of B per work-item a step  */
 
-/* The trace's own builds (its runtime defines __TR_HELPER) take the load-and-store path,
+/* The trace's own builds (they define EXPLORER_TRACE) take the load-and-store path,
    so that every copy into local memory is recorded. */
-#if ASYNC && defined(__NV_CL_C_VERSION) && !defined(__TR_HELPER)
+#if ASYNC && defined(__NV_CL_C_VERSION) && !defined(EXPLORER_TRACE)
 #define USE_CP_ASYNC 1
 #else
 #define USE_CP_ASYNC 0
