@@ -43,7 +43,11 @@ ordinary load and store), and a step waits only for its own copies. A stays row 
 local memory, as it is in global memory, so both tiles are read with float4: four steps
 along K of one row of A at a time. A work-item's rows are spaced by the warp's height, so the
 rows a warp reads at once are neighbours and fall in different banks (a row is BK + 4 floats
-long). One barrier per step."""
+long). One barrier per step. Measured on an H100 it is slower than warp, not faster:
+0.72 of cuBLAS at 4096³ (BK = 16, ST = 2: 0.80; warp 0.89). The copies work (without them,
+ASYNC = 0, it runs at 0.44), but it still compiles to 150–209 registers, so one work-group
+per compute unit, and the four float4 reads of A per four steps need 32 registers more than
+warp's transposed A. Not a step of the ladder: an example of cp.async from OpenCL C."""
 ---*/
 
 #ifndef BM
