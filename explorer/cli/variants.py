@@ -30,6 +30,7 @@ def variant_json(v: Variant) -> dict[str, Any]:
         "bug": v.bug,
         "defines": v.default_defines,
         "options": {key: " ".join(values) for key, values in v.options},
+        "by_size": [{"when": r.when, "defines": dict(r.defines)} for r in v.by_size],
         "local": list(v.local_size),
         "text": v.text,
     }
@@ -49,7 +50,11 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         bug = f"  [known bug] {v.bug}" if v.bug else ""
         defines = " ".join(f"{k}={val}" for k, val in v.defines)
         options = "".join(f" [{key}: {' '.join(values)}]" for key, values in v.options)
-        print(f"  {v.id:<22} {v.name}  ({v.source_ref or 'ours'}) {defines}{options}{bug}")
+        by_size = "".join(
+            f" [where {r.when}: {' '.join(f'{k}={val}' for k, val in r.defines)}]"
+            for r in v.by_size
+        )
+        print(f"  {v.id:<22} {v.name}  ({v.source_ref or 'ours'}) {defines}{by_size}{options}{bug}")
     return 0
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from explorer.engine.arguments import parse_custom
 from explorer.engine.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.expressions import ExpressionError, names_in
-from explorer.engine.records import Counterpart, Variant
+from explorer.engine.records import Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES
 from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
 from explorer.paths import kernels_dir
@@ -157,6 +157,10 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
                 f"the sizes {list(problem.size_names)}, the defines, COMPUTE_UNITS, L0-L2"
             )
 
+    size_names = {n for n, _ in custom.sizes} if custom is not None else set(problem.size_names)
+    size_names |= set(defines)
+    by_size = _by_size(meta.get("by_size", []), defines, allowed, size_names, where)
+
     return Variant(
         id=variant_id or path.stem,
         family=family,
@@ -178,7 +182,52 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         custom=custom,
         counterpart=counterpart,
         options=options,
+        by_size=by_size,
     )
+
+
+def _by_size(
+    raw: object,
+    defines: dict[str, int],
+    allowed: dict[str, list[int]],
+    known: set[str],
+    where: str,
+) -> tuple[SizeRule, ...]:
+    """The header's ``[[by_size]]`` rules: each a ``when`` condition on the sizes and defines
+    and the defines it sets, checked when the file is read."""
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise CatalogError(
+            f'{where}: by_size must be [[by_size]] tables, each with when = "..." and defines'
+        )
+    rules = []
+    for number, rule in enumerate(raw, 1):
+        when = rule.get("when")
+        if not isinstance(when, str):
+            raise CatalogError(f'{where}: [[by_size]] rule {number} lacks when = "condition"')
+        try:
+            unknown = names_in(when) - known
+        except ExpressionError as exc:
+            raise CatalogError(f"{where}: [[by_size]] rule {number}: {exc}") from None
+        if unknown:
+            raise CatalogError(
+                f"{where}: [[by_size]] rule {number} uses {sorted(unknown)}; its condition may "
+                "use the sizes and the defines"
+            )
+        values = {k: v for k, v in rule.items() if k != "when"}
+        for key, value in values.items():
+            if key not in defines or not isinstance(value, int) or isinstance(value, bool):
+                raise CatalogError(
+                    f"{where}: [[by_size]] rule {number}: {key} must be a define with an "
+                    "integer value"
+                )
+            if key in allowed and value not in allowed[key]:
+                raise CatalogError(
+                    f"{where}: [[by_size]] rule {number}: {key}={value} is not in [allowed]"
+                )
+        if not values:
+            raise CatalogError(f"{where}: [[by_size]] rule {number} sets no define")
+        rules.append(SizeRule(when, tuple(values.items())))
+    return tuple(rules)
 
 
 def _options(raw: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:

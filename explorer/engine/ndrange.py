@@ -22,11 +22,33 @@ class LaunchPlan:
     local_mem_bytes: int  # bytes of the __local pointer arguments the launch passes
 
 
-def resolve_defines(variant: Variant, overrides: dict[str, int] | None) -> dict[str, int]:
+def resolve_defines(
+    variant: Variant, overrides: dict[str, int] | None, sizes: dict[str, int] | None = None
+) -> dict[str, int]:
+    """The defines a kernel is built with: the header's defaults, those its first
+    ``[[by_size]]`` rule that holds for ``sizes`` gives, then the user's (which win)."""
     defines = variant.default_defines
+    if sizes is not None:
+        defines.update(size_defaults(variant, sizes))
     for key, value in (overrides or {}).items():
         defines[key] = int(value)
     return defines
+
+
+def size_defaults(variant: Variant, sizes: dict[str, int]) -> dict[str, int]:
+    """The defines of the first ``[[by_size]]`` rule whose condition holds for these sizes
+    (with the header's defaults), or none. A rule that names a size not given does not hold."""
+    if variant.custom is not None:
+        sizes = {**dict(variant.custom.sizes), **sizes}
+    names = {**sizes, **variant.default_defines}
+    for rule in variant.by_size:
+        try:
+            holds = evaluate(rule.when, names)
+        except ExpressionError:
+            continue
+        if holds:
+            return dict(rule.defines)
+    return {}
 
 
 def default_local(
@@ -56,7 +78,7 @@ def plan(
     and runs the search off its thread."""
     if variant.custom is not None:  # sizes not given take the header's values
         sizes = {**dict(variant.custom.sizes), **sizes}
-    defines = resolve_defines(variant, defines)
+    defines = resolve_defines(variant, defines, sizes)
     unknown = set(defines) - set(variant.default_defines)
     if unknown:
         return Refusal(

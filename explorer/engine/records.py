@@ -74,6 +74,15 @@ class Counterpart:
 
 
 @dataclass(frozen=True)
+class SizeRule:
+    """One ``[[by_size]]`` rule of a header: where ``when`` (sizes and defines) holds, these
+    defines replace the defaults."""
+
+    when: str
+    defines: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class Variant:
     """One kernel variant: a ``.cl`` file and the metadata from its header."""
 
@@ -100,6 +109,8 @@ class Variant:
     # Compiler options per platform, from the header's [options] table: (platform key, options).
     options: tuple[tuple[str, tuple[str, ...]], ...] = ()
     build_options: tuple[str, ...] = ()  # for every platform (an Oclgrind .sim's "# ARGS:")
+    # Defaults chosen by size ([[by_size]]): the first rule that holds applies.
+    by_size: tuple[SizeRule, ...] = ()
 
     @property
     def default_defines(self) -> dict[str, int]:

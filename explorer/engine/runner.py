@@ -92,6 +92,7 @@ class Prepared:
     head: RunHead
     kernel_wg_limit: int = 0  # CL_KERNEL_WORK_GROUP_SIZE as the driver reported it
     custom: CustomRun | None = None
+    options: tuple[str, ...] = ()  # the build's compiler options, defines first
 
 
 @dataclass
@@ -257,6 +258,7 @@ def prepare(
         head,
         wg_limit,
         custom,
+        options,
     )
 
 

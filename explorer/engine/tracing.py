@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.build import BuildError, build_options, option_defines, platform_options
+from explorer.engine.build import BuildError, option_defines
 from explorer.engine.catalog import role_layout
 from explorer.engine.ndrange import resolve_defines
 from explorer.engine.records import RunRequest, RunResult
@@ -155,7 +155,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     try:
         defines: dict[str, int | str] = {
             **option_defines(variant.build_options),
-            **resolve_defines(variant, run.defines),
+            **resolve_defines(variant, run.defines, run.sizes),
         }
         inst = instrument(variant.source, variant.kernel, defines, request.values)
     except (InstrumentError, ValueError) as exc:
@@ -170,13 +170,12 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     try:
         without_barriers = p.kernel  # without a barrier the counting build is the same program
         if inst.barriers:
-            own = (*platform_options(variant.options, p.device.platform), *variant.build_options)
             without_barriers = p.session.cache.kernel(
                 cl,
                 p.context,
                 p.device.key,
                 inst.source,
-                (*build_options(p.launch.defines, own), NO_BARRIERS_OPTION),
+                (*p.options, NO_BARRIERS_OPTION),
                 variant.kernel,
                 os.path.basename(variant.path) or variant.id,
             )
@@ -423,7 +422,7 @@ def _plain_key(p: Any) -> bytes:
         variant.source,
         variant.kernel,
         variant.layout,
-        build_options(p.launch.defines),
+        p.options,
         p.launch.global_size,
         p.launch.local_size,
         sorted(p.sizes.items()),
@@ -450,7 +449,7 @@ def _plain_output(p: Any, bound: Any) -> np.ndarray:
         p.context,
         p.device.key,
         variant.source,
-        build_options(p.launch.defines),
+        p.options,
         variant.kernel,
         os.path.basename(variant.path) or variant.id,
     )

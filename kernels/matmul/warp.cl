@@ -26,6 +26,10 @@ TM = [4, 8, 16]
 TN = [4, 8, 16]
 WX = [2, 4, 8, 16, 32]
 GM = [0, 1, 2, 4, 8, 16, 32]
+[[by_size]]
+when = "cdiv(M, 128) * cdiv(N, 128) < 256 or N % 4 != 0"
+BM = 64
+BN = 64
 [about]
 source = "the explorer's own; the warp tiling of S. Boehm's CUDA SGEMM ladder, in OpenCL C"
 bug = ""
@@ -41,8 +45,9 @@ tiles travel from global memory into registers while the current ones are multip
 go into the other buffer afterwards. And an order of tiles: consecutive work-groups walk
 bands GM tiles tall, so what they read is still in the L2 cache when the next one needs it.
 On an H100: 0.87–0.89 of cuBLAS at 4096³ (reg2d 0.83–0.85). At 1024³ a 128×128 tile gives
-only 64 work-groups for 132 compute units: there BM = 64, BN = 64, GM = 0 runs at cuBLAS's
-speed. The default compiles to 181 registers per work-item, one 256-item group per compute unit;
+only 64 work-groups for 132 compute units, so below 256 tiles of 128×128 (and where rows of
+B are not 16-byte aligned) the default tile is 64×64: at 1024³ and 1000³ that runs at
+cuBLAS's speed. The default compiles to 181 registers per work-item, one 256-item group per compute unit;
 NVIDIA's driver accepts -cl-nv-maxrregcount and ignores it, and a 128×256 tile (TN = 16,
 BK = 8) is the best measured at 4096³, 0.89."""
 ---*/
