@@ -208,6 +208,8 @@ class MainWindow(QMainWindow):
         def trace() -> None:
             if self.model.device is None:
                 QTimer.singleShot(250, trace)
+            elif session.anyway:
+                self.controllers.runs.trace_anyway(group)
             else:
                 self.controllers.runs.trace(group)
 

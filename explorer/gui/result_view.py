@@ -172,6 +172,14 @@ def _show_image(view: pg.ImageView, data: np.ndarray) -> None:
 
 
 def badge_text(result: RunResult) -> str:
+    """The verdict in one line; a run outside the kernel's constraints says so first."""
+    text = _verdict_text(result)
+    if result.outside_constraints:
+        return f"⚠ Run anyway, {result.outside_label} · {text}"
+    return text
+
+
+def _verdict_text(result: RunResult) -> str:
     status = "cancelled" if result.error_kind == "cancelled" else result.status
     if status in ("verified", "wrong"):
         assert result.verdict is not None

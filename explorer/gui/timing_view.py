@@ -73,7 +73,7 @@ class TimingView(QWidget):
         """Stacked upload / kernel / download, the numpy reference below."""
         self.clear()
         if result.timing is None:
-            self._axis([result.variant])
+            self._axis([bar_name(result)])
             self._label(0, 0, f"{result.status}: {result.error or result.refused or ''}"[:120])
             return
         t = result.timing
@@ -110,7 +110,7 @@ class TimingView(QWidget):
         )
         self.plot.addItem(numpy_bar)
         self.bar_count = 2
-        self._axis(["numpy reference", result.variant])
+        self._axis(["numpy reference", bar_name(result)])
         span = max(left, t.reference_ms, t.max_ms + kernel_left)
         gap = span * 0.02
         self._label(
@@ -133,7 +133,7 @@ class TimingView(QWidget):
     def show_compare(self, results: list[RunResult]) -> None:
         """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
         self.clear()
-        names = [r.variant for r in results][::-1]
+        names = [bar_name(r) for r in results][::-1]
         self._axis(names)
         times = [r.timing.median_ms for r in results if r.timing is not None]
         span = max(times) if times else 1.0
@@ -165,6 +165,13 @@ class TimingView(QWidget):
             )
             self.bar_count += 1
         self.plot.setXRange(0, span * 1.8, padding=0)
+
+
+def bar_name(result: RunResult) -> str:
+    """A bar's name: the variant, marked when it ran outside the kernel's constraints."""
+    if result.outside_constraints:
+        return f"{result.variant} (outside its constraints)"
+    return result.variant
 
 
 def _finite(value: float) -> float:
