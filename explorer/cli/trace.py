@@ -16,6 +16,7 @@ from explorer.engine.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
 from explorer.engine.records import EXIT_CODES, RunRequest
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES, TraceRequest
 from explorer.trace.analysis import BANK_BYTES, Analysis
+from explorer.trace.analysis.report import groups_json
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -112,6 +113,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.json:
         if report_json is not None:
             report_json["outside_constraints"] = list(result.outside_constraints)
+            if shown is not None:
+                report_json["groups"] = groups_json(shown.findings)
         print(json.dumps(report_json))
     else:
         print(result.summary())
