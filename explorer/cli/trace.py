@@ -115,6 +115,9 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             report_json["outside_constraints"] = list(result.outside_constraints)
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
+                for number, group in enumerate(report_json["groups"]):
+                    for index in group["findings"]:
+                        report_json["findings"][index]["group"] = number
         print(json.dumps(report_json))
     else:
         print(result.summary())
