@@ -112,3 +112,49 @@ def test_the_run_anyway_lesson_traces_outside_the_constraints(window, qtbot):
     traced = window.state.traced
     assert traced.result.outside_constraints and traced.result.status == "wrong"
     assert traced.result.verdict.not_a_number == traced.result.output.size * 3 // 4
+
+
+def _inside_the_plot(timing_view):
+    """Every label drawn in the timing chart lies inside the chart's visible area."""
+    import pyqtgraph as pg
+
+    box = timing_view.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    texts = [i for i in timing_view.plot.getPlotItem().items if isinstance(i, pg.TextItem)]
+    assert texts
+    return all(box.contains(t.sceneBoundingRect()) for t in texts)
+
+
+def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_notice(window, qtbot):
+    window.resize(1280, 720)
+    window.show()
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    window.controllers.runs.trace((1, 1, 0))  # as --group does: a trace, no run
+    timing = window.views.timing_view
+    qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)  # timed after the trace
+    qtbot.wait(200)
+    assert window.state.result.timing is not None
+    assert _inside_the_plot(timing)
+    assert "download" in timing.details.text() and timing.details.isVisibleTo(window)
+    notice = window.views.result_view.notice
+    if window.model.device.type.upper() == "CPU":
+        assert notice.isVisibleTo(window)
+        assert notice.height() >= notice.heightForWidth(notice.width())  # not cut off
+
+
+def test_the_cpu_notice_shows_for_a_device_restored_from_the_settings(qtbot, settings):
+    from explorer.gui.main_window import MainWindow
+
+    first = MainWindow(settings=settings)
+    qtbot.addWidget(first)
+    qtbot.waitUntil(lambda: first.model.device is not None, timeout=60000)
+    on_cpu = first.model.device.type.upper() == "CPU"
+    first.close()  # saves the device
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: again.model.device is not None, timeout=60000)
+    assert again.views.result_view.notice.isVisibleTo(again) == on_cpu
+    again.close()

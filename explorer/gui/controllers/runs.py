@@ -322,8 +322,20 @@ class RunCompareController(QObject):
                 view.set_step(step)
         if state.presenting:
             view.play()
+            self._time_for_presenter(traced.result)
         else:
             self.views.show_page(view)
+
+    def _time_for_presenter(self, traced: RunResult) -> None:
+        """Presenter mode shows the timing beside the animation: a trace that no timed run of
+        the same configuration accompanies is followed by one (a trace build's own time
+        says nothing of the kernel's)."""
+        timed = self.state.result
+        if timed is not None and timed.timing is not None and _same_run(timed, traced):
+            return
+        self.views.timing_view.show_message(f"Timing {traced.variant} (the trace is not timed) …")
+        request = replace(self.model.request(), anyway=bool(traced.outside_constraints))
+        self.worker.run(request)
 
     # -- navigation ----------------------------------------------------------------------
     def _show_source(self) -> None:
@@ -345,6 +357,17 @@ class RunCompareController(QObject):
     def goto_line(self, line: int) -> None:
         self.views.source_view.editor.mark_lines([line], MARK)
         self.views.show_page(self.views.source_view)
+
+
+def _same_run(a: RunResult, b: RunResult) -> bool:
+    """Whether two results ran the same configuration (kernel, sizes, NDRange, defines)."""
+    return (a.family, a.variant, a.sizes, a.local_size, a.defines) == (
+        b.family,
+        b.variant,
+        b.sizes,
+        b.local_size,
+        b.defines,
+    )
 
 
 def _identity(variant: Variant) -> tuple[str, str, str]:
