@@ -100,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Through the same path as File ▸ Open session: a kernel from another folder is asked
         # about first.
         window.controllers.sessions.open(args.session)
+    elif not args_list:
+        window.open_start()  # the last session, or the IOU demo, ready to run
     else:
         _open_with_options(window, args)
     code = int(app.exec())

@@ -46,6 +46,7 @@ _FIELDS = (
     "text",
     "image_path",
     "view",
+    "anyway",
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
@@ -77,6 +78,7 @@ class Session:
     device: str | None = None  # the device's name, as DeviceInfo.name
     view: dict[str, Any] = field(default_factory=dict)
     version: int = FORMAT_VERSION
+    anyway: bool = False  # run even where only the kernel's own constraints refuse (a lesson)
 
 
 def session_from_request(
@@ -100,12 +102,13 @@ def session_from_request(
         image_path=os.path.abspath(request.image_path) if request.image_path else None,
         device=device.name if device is not None else None,
         view=dict(view or {}),
+        anyway=request.anyway,
     )
 
 
 def session_to_json(session: Session, folder: Path | None = None) -> dict[str, Any]:
     """The JSON object of a session; paths under ``folder`` become relative to it."""
-    return {
+    data: dict[str, Any] = {
         "format": FORMAT,
         "version": session.version,
         "device": session.device,
@@ -120,6 +123,9 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
         "image_path": _relative(session.image_path, folder),
         "view": _plain(session.view),
     }
+    if session.anyway:  # written only when set: older readers take every other session
+        data["anyway"] = True
+    return data
 
 
 def save_session(session: Session, path: str | Path) -> Path:
@@ -244,6 +250,9 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 
     device = _optional_str(data, "device", fail)
     view = _view(data.get("view", {}), fail)
+    anyway = data.get("anyway", False)
+    if not isinstance(anyway, bool):
+        raise fail("anyway", f"true or false expected, not {anyway!r}")
 
     session = Session(
         family=family,
@@ -258,6 +267,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         device=device,
         view=view,
         version=version,
+        anyway=anyway,
     )
     resolve_variant(session, where)
     return session
@@ -344,6 +354,7 @@ def session_to_request(
         repeat=repeat,
         timeout_s=timeout_s,
         keep_output=keep_output,
+        anyway=session.anyway,
     )
     return request, notice
 

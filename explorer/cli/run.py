@@ -19,7 +19,7 @@ from explorer.cli.options import (
 )
 from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
-from explorer.engine.records import EXIT_CODES, RunRequest, result_record
+from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +32,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
+    add_anyway(parser)
+
+
+def add_anyway(parser: argparse.ArgumentParser) -> None:
+    """``--anyway``: show a seed kernel's bug at the sizes its own constraints refuse."""
+    parser.add_argument(
+        "--anyway",
+        action="store_true",
+        help="launch even when the kernel's own size constraints refuse the configuration "
+        "(the result is marked as outside them); the device's limits still hold",
+    )
+
+
+def anyway_hint(result: RunResult) -> str | None:
+    """The line that tells a person a refusal can be overridden, or None."""
+    if result.refused is not None and result.refused.overridable:
+        return "Only the kernel's own constraints refuse it: --anyway runs it outside them."
+    return None
 
 
 def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
@@ -90,11 +108,16 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         selected_variant(args)  # usage errors before any OpenCL work
         device = pick_device(available_devices(executor), args.device)
         request = request_from_args(args, device.key, keep_output=bool(args.save_image))
+    if args.anyway:
+        request = dataclasses.replace(request, anyway=True)
     result = executor.run(request)
     if args.json:
         print(json.dumps(result_record(result)))
     else:
         print(result.summary())
+        hint = anyway_hint(result)
+        if hint:
+            print(hint)
         if result.build_log:
             print(result.build_log)
         if result.output_text:

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.options import UsageError, add_selection, request_from_args, selected_variant
+from explorer.cli.run import add_anyway, anyway_hint
 from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
 from explorer.engine.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
 from explorer.engine.records import EXIT_CODES, RunRequest
 from explorer.engine.tracing import DEFAULT_BUDGET_BYTES, TraceRequest
 from explorer.trace.analysis import BANK_BYTES, Analysis
+from explorer.trace.analysis.report import groups_json
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -49,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "kernel's header) beside the kernel, alternately, and put the time ratio beside it",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_anyway(parser)
 
 
 def parse_groups(
@@ -83,9 +87,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
     device = pick_device(available_devices(executor), args.device)
-    request = TraceRequest(
-        request_from_args(args, device.key), ranges, center, args.budget_mb << 20
-    )
+    run_request = replace(request_from_args(args, device.key), anyway=args.anyway)
+    request = TraceRequest(run_request, ranges, center, args.budget_mb << 20)
     traced = executor.trace(request, args.warp, args.banks, bank_bytes=args.bank_bytes)
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
@@ -95,6 +98,9 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))
         else:
             print(result.summary())
+            hint = anyway_hint(result)
+            if hint:
+                print(hint)
             if result.build_log:
                 print(result.build_log)
         if result.status == "refused":
@@ -105,6 +111,13 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.measure_fix and report_json is not None and shown is not None:
         report_text += _measure_fixes(executor, request.run, shown, report_json)
     if args.json:
+        if report_json is not None:
+            report_json["outside_constraints"] = list(result.outside_constraints)
+            if shown is not None:
+                report_json["groups"] = groups_json(shown.findings)
+                for number, group in enumerate(report_json["groups"]):
+                    for index in group["findings"]:
+                        report_json["findings"][index]["group"] = number
         print(json.dumps(report_json))
     else:
         print(result.summary())

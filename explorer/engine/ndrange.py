@@ -4,7 +4,7 @@ and the one validation routine that explains why a configuration is refused."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.engine.expressions import ExpressionError, evaluate, names_in
 from explorer.engine.records import DeviceInfo, Refusal, Variant
@@ -20,6 +20,8 @@ class LaunchPlan:
     local_size: tuple[int, ...]
     defines: dict[str, int]
     local_mem_bytes: int  # bytes of the __local pointer arguments the launch passes
+    # The kernel's own constraints this launch breaks (planned with ``anyway``), with values.
+    outside: tuple[str, ...] = ()
 
 
 def resolve_defines(
@@ -70,12 +72,16 @@ def plan(
     device: DeviceInfo,
     *,
     suggest: bool = True,
+    anyway: bool = False,
 ) -> LaunchPlan | Refusal:
     """Compute the NDRange and check it against the variant's and device's limits.
 
     With ``suggest=False`` a refusal by the kernel's own constraints comes without the search
     for values that satisfy them (its ``fix`` is empty): the window shows the reason at once
-    and runs the search off its thread."""
+    and runs the search off its thread. A refusal by those constraints alone is
+    ``overridable``; with ``anyway`` they are not enforced, and the plan names the ones it
+    breaks (``outside``), so a seed kernel's bug can be shown at the sizes that expose it.
+    Defines, the device's limits and the NDRange are enforced either way."""
     if variant.custom is not None:  # sizes not given take the header's values
         sizes = {**dict(variant.custom.sizes), **sizes}
     defines = resolve_defines(variant, defines, sizes)
@@ -117,14 +123,18 @@ def plan(
             return Refusal(f"constraint {constraint!r} cannot be checked: {exc}.", "")
         if not ok:
             failing.append(constraint)
-    if failing:
-        described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
+    broken = tuple(f"{c} (false for {_describe(c, names)})" for c in failing)
+    if failing and not anyway:
+        rest = plan(variant, sizes, local, defines, device, suggest=False, anyway=True)
+        overridable = isinstance(rest, LaunchPlan)
+        described = "; ".join(broken)
         if not suggest:
-            return Refusal(f"{variant.qualified_id} needs {described}.", "")
+            return Refusal(f"{variant.qualified_id} needs {described}.", "", overridable)
         fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
         return Refusal(
             f"{variant.qualified_id} needs {described}.",
             " ".join(dict.fromkeys(fixes)),
+            overridable,
         )
     if any(v < 1 for v in local_size):
         return Refusal(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
@@ -151,9 +161,10 @@ def plan(
         return Refusal(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
     if variant.custom is not None:
-        return _custom_plan(variant.custom, global_size, local_size, defines, names, device)
+        custom = _custom_plan(variant.custom, global_size, local_size, defines, names, device)
+        return custom if isinstance(custom, Refusal) else replace(custom, outside=broken)
     local_args = get_family(variant.family).local_arg_bytes(variant.args, local_size)
-    return LaunchPlan(global_size, local_size, defines, local_args)
+    return LaunchPlan(global_size, local_size, defines, local_args, broken)
 
 
 def _custom_plan(

@@ -144,14 +144,19 @@ class RunRequest:
     # Time a float4 copy of the problem's minimum bytes right after each timed launch
     # (``bench --baseline copy``): the two rates side by side, launch by launch.
     pair_copy: bool = False
+    # Launch even when the kernel's own constraints (its header's ``sizes``) refuse the
+    # configuration, to show what its bug does; the device's limits still hold.
+    anyway: bool = False
 
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a configuration will not be launched, and what to change."""
+    """Why a configuration will not be launched, and what to change. ``overridable``: only
+    the kernel's own constraints refuse it, so it may be run anyway (``RunRequest.anyway``)."""
 
     reason: str
     fix: str
+    overridable: bool = False
 
     def __str__(self) -> str:
         return f"{self.reason} {self.fix}".strip()
@@ -218,6 +223,16 @@ class RunResult:
     inputs: dict[str, np.ndarray] | None = None
     note: str | None = None  # what the driver said that the run did not trust, e.g. a limit
     outputs: dict[str, np.ndarray] | None = None  # every result of a custom kernel, by name
+    # The kernel's own constraints this run broke (it was run anyway), each with its values.
+    outside_constraints: tuple[str, ...] = ()
+
+    @property
+    def outside_label(self) -> str:
+        """What every view and report says of a run outside the kernel's constraints;
+        empty for a run within them."""
+        if not self.outside_constraints:
+            return ""
+        return f"outside the kernel's constraints: {'; '.join(self.outside_constraints)}"
 
     @property
     def status(self) -> str:
@@ -254,6 +269,8 @@ class RunResult:
     def summary(self) -> str:
         """One line a person reads: the verdict and the time."""
         where = f"{self.family}/{self.variant} on {self.device}"
+        if self.outside_constraints:
+            where += f" ({self.outside_label})"
         if self.refused is not None:
             return f"REFUSED  {where}: {self.refused}"
         if self.error is not None:
@@ -305,6 +322,7 @@ class RunHead:
     local_size: tuple[int, ...] | None
     defines: dict[str, int]
     note: str | None = None
+    outside_constraints: tuple[str, ...] = ()
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
         """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
@@ -335,6 +353,7 @@ class RunHead:
             error_kind=kind,
             build_log=build_log,
             note=self.note,
+            outside_constraints=self.outside_constraints,
         )
 
     def refused(self, refusal: Refusal) -> RunResult:
@@ -350,6 +369,7 @@ class RunHead:
             defines=self.defines,
             refused=refusal,
             note=self.note,
+            outside_constraints=self.outside_constraints,
         )
 
     def judged(
@@ -384,6 +404,7 @@ class RunHead:
             inputs=inputs,
             note=self.note,
             outputs=outputs,
+            outside_constraints=self.outside_constraints,
         )
 
 
@@ -402,7 +423,12 @@ def failed_result(
         defines=dict(request.defines),
         error=message,
         error_kind=kind,
+        outside_constraints=(_UNENFORCED,) if request.anyway else (),
     )
+
+
+# What a run anyway that stopped before its plan was known says of its constraints.
+_UNENFORCED = "run anyway, its own constraints not enforced"
 
 
 def result_record(result: RunResult) -> dict[str, Any]:
@@ -443,6 +469,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "note": result.note,
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
+        "outside_constraints": list(result.outside_constraints),
     }
 
 

@@ -146,8 +146,11 @@ def prepare(
         sizes = problem.check_sizes(request.sizes)
     except InputError as exc:
         return unchecked.failed(str(exc), "input")
-    launch = plan(variant, sizes, request.local, request.defines, device)
+    launch = plan(variant, sizes, request.local, request.defines, device, anyway=request.anyway)
     if isinstance(launch, Refusal):
+        if launch.overridable:  # "run anyway" is offered only if the memory would fit too
+            memory = check_memory(problem, sizes, np.dtype(variant.dtype), device)
+            launch = memory or launch
         return replace(unchecked, sizes=sizes, local_size=request.local).refused(launch)
     head = replace(
         unchecked,
@@ -155,6 +158,7 @@ def prepare(
         global_size=launch.global_size,
         local_size=launch.local_size,
         defines=launch.defines,
+        outside_constraints=launch.outside,
     )
     memory = check_memory(problem, sizes, np.dtype(variant.dtype), device)
     if memory is not None:

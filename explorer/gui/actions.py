@@ -160,6 +160,25 @@ COMMANDS: tuple[Command, ...] = (
         enabled=False,
     ),
     Command(
+        "run_anyway",
+        "Run &anyway, outside the kernel's constraints",
+        "&Run",
+        "runs.run_anyway",
+        ("Ctrl+Alt+R",),
+        "Run a configuration that only the kernel's own constraints refuse, to show its bug "
+        "(the result is marked as outside them; the device's limits still hold)",
+        enabled=False,
+    ),
+    Command(
+        "trace_anyway",
+        "Trace an&yway, outside the kernel's constraints",
+        "&Run",
+        "runs.trace_anyway",
+        ("Ctrl+Alt+T",),
+        "Trace a configuration that only the kernel's own constraints refuse",
+        enabled=False,
+    ),
+    Command(
         "oclgrind",
         "Check with &Oclgrind",
         "&Run",

@@ -11,6 +11,7 @@ import re
 import threading
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -20,13 +21,16 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from explorer.engine.arguments import family_for
 from explorer.engine.ndrange import plan
 from explorer.engine.records import Refusal
+from explorer.engine.runner import check_memory
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
 
@@ -119,6 +123,12 @@ class ConfigPanel(QWidget):
         self.validation.setWordWrap(True)
         self.validation.setObjectName("validation")
         layout.addWidget(self.validation)
+        # Shown when only the kernel's own constraints refuse: triggers Run ▸ Run anyway.
+        self.anyway_button = QPushButton("Run anyway, outside its constraints (Ctrl+Alt+R)")
+        self.anyway_button.setObjectName("run-anyway")
+        self.anyway_button.setVisible(False)
+        layout.addWidget(self.anyway_button)
+        self.refusal: Refusal | None = None  # the current configuration's, None when valid
         layout.addStretch(1)
 
         self.device_combo.currentIndexChanged.connect(self._device_picked)
@@ -338,10 +348,16 @@ class ConfigPanel(QWidget):
         # the reason shows at once.
         outcome = plan(*selection, suggest=False)
         if isinstance(outcome, Refusal):
+            if outcome.overridable and not self._memory_fits(device):
+                outcome = Refusal(outcome.reason, outcome.fix)  # memory refuses it as well
+            self.refusal = outcome
+            self.anyway_button.setVisible(outcome.overridable)
             self._show_refusal(outcome)
             if not outcome.fix:
                 self._search_fix(self._validation_generation, selection)
             return False
+        self.refusal = None
+        self.anyway_button.setVisible(False)
         self._clear_marks()
         self.validation.setStyleSheet("color: #1e8449")
         self.validation.setText(
@@ -350,6 +366,17 @@ class ConfigPanel(QWidget):
         )
         self.validity_changed.emit(True)
         return True
+
+    def _memory_fits(self, device: Any) -> bool:
+        """Whether the buffers would fit the device and the host (run anyway is never
+        offered past a device's or the memory's limit)."""
+        variant = self.model.variant
+        problem = family_for(variant)
+        try:
+            sizes = problem.check_sizes(dict(self.model.sizes))
+        except ValueError:
+            return False
+        return check_memory(problem, sizes, np.dtype(variant.dtype), device) is None
 
     def _search_fix(self, generation: int, selection: tuple[Any, ...]) -> None:
         def search() -> None:

@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.trace.analysis.report import group_findings
+from explorer.trace.records import Finding
+
 KIND_COLOURS = {
     "race": "#c0392b",
     "uninitialized": "#d35400",
@@ -28,6 +31,7 @@ KIND_COLOURS = {
     "uncoalesced": "#1f618d",
 }
 COST_KINDS = ("bank-conflict", "uncoalesced")  # costs a counterpart can be measured against
+FINDING_ROLE = Qt.ItemDataRole.UserRole + 1  # the Finding an item stands for
 
 
 class FindingsView(QWidget):
@@ -46,7 +50,7 @@ class FindingsView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.findings = QTreeWidget()
         self.findings.setHeaderLabels(["Kind", "Line", "Phase", "Buffer", "What to do"])
-        self.findings.setRootIsDecorated(False)
+        self.findings.setRootIsDecorated(True)
         self.findings.setWordWrap(True)
         self.findings.itemSelectionChanged.connect(self._selected)
         self.sites = QTreeWidget()
@@ -99,9 +103,9 @@ class FindingsView(QWidget):
         self.show_fix("")
 
     def selected_finding(self) -> object | None:
+        """The finding selected; a cause's heading stands for its first finding."""
         items = self.findings.selectedItems()
-        index = self.findings.indexOfTopLevelItem(items[0]) if items else -1
-        return self.shown[index] if 0 <= index < len(self.shown) else None
+        return items[0].data(0, FINDING_ROLE) if items else None
 
     def show_fix(self, text: str, measuring: bool = False) -> None:
         """The measured cost of the selected finding (or why there is none)."""
@@ -125,21 +129,33 @@ class FindingsView(QWidget):
             f"<b>{len(bad)} finding(s)</b> from {report['records']:,} records of "
             f"{len(report['groups_traced'])} work-group(s), {complete}."
         )
-        self.shown = list(analysis.findings)
-        for f in analysis.findings:
-            item = QTreeWidgetItem(
+        # One row per root cause; a cause with several findings lists them under it.
+        groups = group_findings(analysis.findings)
+        self.shown = [g.findings[0] for g in groups]
+        for group in groups:
+            first = group.findings[0]
+            if len(group.findings) == 1 and not group.advice:
+                self.findings.addTopLevelItem(_finding_item(first))
+                continue
+            text = f"{group.cause} What to do: {group.advice}".strip()
+            heading = QTreeWidgetItem(
                 [
-                    f.kind,
-                    str(f.line or ""),
-                    "" if f.phase is None else str(f.phase),
-                    f.buffer or "",
-                    f.message,
+                    first.kind,
+                    str(first.line or ""),
+                    "" if first.phase is None else str(first.phase),
+                    first.buffer or "",
+                    text,
                 ]
             )
-            item.setForeground(0, QColor(KIND_COLOURS.get(f.kind, "#1b2631")))
-            item.setData(0, Qt.ItemDataRole.UserRole, f.line)
-            item.setToolTip(4, f.message)
-            self.findings.addTopLevelItem(item)
+            heading.setForeground(0, QColor(KIND_COLOURS.get(first.kind, "#1b2631")))
+            heading.setData(0, Qt.ItemDataRole.UserRole, first.line)
+            heading.setData(0, FINDING_ROLE, first)
+            heading.setToolTip(4, text)
+            font = heading.font(4)
+            font.setBold(True)
+            heading.setFont(4, font)
+            heading.addChildren([_finding_item(f) for f in group.findings])
+            self.findings.addTopLevelItem(heading)
         for s in analysis.sites:
             sectors = "" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}"
             banks = "" if s.bank_conflict_degree is None else f"{s.bank_conflict_degree:.2f}"
@@ -176,13 +192,31 @@ class FindingsView(QWidget):
         self.show_fix("")
         if not items:
             return
-        index = self.findings.indexOfTopLevelItem(items[0])
         if items[0].data(0, Qt.ItemDataRole.UserRole):
             self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))
-        if 0 <= index < len(self.shown):
-            self.finding_selected.emit(self.shown[index])
+        finding = items[0].data(0, FINDING_ROLE)
+        if finding is not None:
+            self.finding_selected.emit(finding)
 
     def _site_selected(self) -> None:
         items = self.sites.selectedItems()
         if items and items[0].data(0, Qt.ItemDataRole.UserRole):
             self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))
+
+
+def _finding_item(f: Finding) -> QTreeWidgetItem:
+    """One finding's row: kind, line, phase, buffer and its message."""
+    item = QTreeWidgetItem(
+        [
+            f.kind,
+            str(f.line or ""),
+            "" if f.phase is None else str(f.phase),
+            f.buffer or "",
+            f.message,
+        ]
+    )
+    item.setForeground(0, QColor(KIND_COLOURS.get(f.kind, "#1b2631")))
+    item.setData(0, Qt.ItemDataRole.UserRole, f.line)
+    item.setData(0, FINDING_ROLE, f)
+    item.setToolTip(4, f.message)
+    return item

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from explorer.engine.catalog import CatalogError
+from explorer.engine.catalog import CatalogError, find_variant
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import COMMANDS, build_actions
 from explorer.gui.config_panel import ConfigPanel
@@ -208,6 +208,8 @@ class MainWindow(QMainWindow):
         def trace() -> None:
             if self.model.device is None:
                 QTimer.singleShot(250, trace)
+            elif session.anyway:
+                self.controllers.runs.trace_anyway(group)
             else:
                 self.controllers.runs.trace(group)
 
@@ -294,8 +296,29 @@ class MainWindow(QMainWindow):
         function: Callable[[], object] = getattr(target, method)
         return function
 
+    def open_start(self) -> None:
+        """The window started with no arguments opens on something alive: the last session's
+        configuration (restored from the settings) or, on a first start, the IOU demo (the
+        tiled matmul at 768³ on the IOU input), ready to run with the hint on the result.
+        It is not run by itself: on a CPU device its eleven launches take seconds, and a
+        lecturer starts it when the room is watching."""
+        if self.restored:
+            what = "The last session is open"
+        else:
+            self.model.set_family("matmul")
+            self.model.set_variant(find_variant("matmul", "tiled"))
+            for name in ("M", "N", "K"):
+                self.model.set_size(name, START_SIZE)
+            self.model.set_local(None)
+            self.model.set_input("iou", "IOU")
+            what = f"The IOU demo is ready: tiled matmul, {START_SIZE}³, the IOU input"
+        self.views.show_page(self.views.result_view)
+        self.views.result_view.show_hint(f"{what}. Press Ctrl+R to run.")
+
     def _restore(self) -> None:
+        self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.restored = self.restored and self.state.notice is None
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(first_size(self.screen().availableGeometry().size()))
@@ -334,6 +357,8 @@ class MainWindow(QMainWindow):
         else:
             self.showMaximized()
 
+
+START_SIZE = 768  # the IOU demo's M = N = K
 
 # Room for a window manager's title bar and borders around the window.
 FRAME_ALLOWANCE = QSize(16, 48)

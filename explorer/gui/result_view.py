@@ -77,6 +77,11 @@ class ResultView(QWidget):
         self.notice.setText(CPU_NOTICE if on_cpu else "")
         self.notice.setVisible(on_cpu)
 
+    def show_hint(self, text: str) -> None:
+        """What to do next, in the badge until something runs (e.g. "Press Ctrl+R to run")."""
+        self.badge.setText(text)
+        self.badge.setStyleSheet(BADGE_STYLE + "color: #1b2631; background: #d5f5e3;")
+
     def show_running(self, text: str) -> None:
         self.badge.setText(f"{text[:1].upper()}{text[1:]} …")
         self.badge.setStyleSheet(BADGE_STYLE + "color: #2e4053; background: #d6eaf8;")
@@ -172,6 +177,14 @@ def _show_image(view: pg.ImageView, data: np.ndarray) -> None:
 
 
 def badge_text(result: RunResult) -> str:
+    """The verdict in one line; a run outside the kernel's constraints says so first."""
+    text = _verdict_text(result)
+    if result.outside_constraints:
+        return f"⚠ Run anyway, {result.outside_label} · {text}"
+    return text
+
+
+def _verdict_text(result: RunResult) -> str:
     status = "cancelled" if result.error_kind == "cancelled" else result.status
     if status in ("verified", "wrong"):
         assert result.verdict is not None

@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
@@ -115,13 +116,17 @@ def _shoot(
     code = 0
     if args.run and window.model.device is not None:
         before = len(state.history)
-        window.worker.run(window.model.request())
+        anyway = session is not None and session.anyway
+        window.worker.run(replace(window.model.request(), anyway=anyway))
         wait_until(lambda: len(state.history) > before, args.timeout + 60)
         if state.result is None or state.result.status not in ("verified", "wrong"):
             code = 1
     wants_trace = args.trace or args.view == "grid" or args.phase is not None or group
     if wants_trace and window.model.device is not None:
-        runs.trace(group)
+        if session is not None and session.anyway:
+            runs.trace_anyway(group)
+        else:
+            runs.trace(group)
         wait_until(lambda: state.traced is not None, args.timeout + 120)
         if state.traced is None or state.traced.analysis is None:
             code = 1

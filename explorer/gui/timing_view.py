@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
 
@@ -42,12 +42,19 @@ class TimingView(QWidget):
         self.plot.showGrid(x=True, y=False, alpha=0.3)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        layout.addWidget(self.plot)
+        layout.addWidget(self.plot, 1)
+        # The figures in full and the legend, as text that wraps to the pane's width: a label
+        # drawn in the plot beside a bar runs off a narrow pane (presenter mode at 1280×720).
+        self.details = QLabel("")
+        self.details.setObjectName("timing-details")
+        self.details.setWordWrap(True)
+        layout.addWidget(self.details)
         self.labels: list[str] = []  # what each bar says, for tests and exports
         self.bar_count = 0
 
     def clear(self) -> None:
         self.plot.clear()
+        self.details.setText("")
         self.labels = []
         self.bar_count = 0
 
@@ -69,11 +76,18 @@ class TimingView(QWidget):
         self.plot.addItem(item)
         self.labels.append(text)
 
+    def show_message(self, text: str) -> None:
+        """No bars yet: what is coming, in words (e.g. a run being timed)."""
+        self.clear()
+        self._axis([""])
+        self._label(0, 0, text)
+        self.plot.setXRange(0, 1, padding=0)
+
     def show_run(self, result: RunResult) -> None:
         """Stacked upload / kernel / download, the numpy reference below."""
         self.clear()
         if result.timing is None:
-            self._axis([result.variant])
+            self._axis([bar_name(result)])
             self._label(0, 0, f"{result.status}: {result.error or result.refused or ''}"[:120])
             return
         t = result.timing
@@ -110,30 +124,26 @@ class TimingView(QWidget):
         )
         self.plot.addItem(numpy_bar)
         self.bar_count = 2
-        self._axis(["numpy reference", result.variant])
+        self._axis(["numpy reference", bar_name(result)])
         span = max(left, t.reference_ms, t.max_ms + kernel_left)
         gap = span * 0.02
-        self._label(
-            max(left, t.max_ms + kernel_left) + gap,
-            1,
-            f"kernel {t.median_ms:.3f} ms  {rate_text(result)}\n"
-            f"upload {parts[0][1]:.3f} ms · download {parts[2][1]:.3f} ms",
+        self._label(max(left, t.max_ms + kernel_left) + gap, 1, f"kernel {t.median_ms:.3f} ms")
+        self._label(t.reference_ms + gap, 0, f"numpy {t.reference_ms:.3f} ms")
+        self.details.setText(
+            "<span style='color:#5dade2'>■</span> upload "
+            "<span style='color:#27ae60'>■</span> kernel "
+            "<span style='color:#f5b041'>■</span> download · "
+            f"kernel {t.median_ms:.3f} ms, the median of {len(t.kernel_ms)} (whisker: min "
+            f"{t.min_ms:.3f} – max {t.max_ms:.3f}) · {rate_text(result)} · upload "
+            f"{parts[0][1]:.3f} ms · download {parts[2][1]:.3f} ms · numpy {t.reference_ms:.3f} "
+            "ms (float64)"
         )
-        self._label(t.reference_ms + gap, 0, f"numpy {t.reference_ms:.3f} ms (float64)")
-        legend = pg.TextItem(
-            html="<span style='color:#5dade2'>■ upload</span> &nbsp; "
-            "<span style='color:#27ae60'>■ kernel (median; whisker: min–max)</span> &nbsp; "
-            "<span style='color:#f5b041'>■ download</span>",
-            anchor=(0, 0),
-        )
-        legend.setPos(0, 1.65)
-        self.plot.addItem(legend)
-        self.plot.setXRange(0, span * 1.8, padding=0)
+        self.plot.setXRange(0, span * 2.2, padding=0)
 
     def show_compare(self, results: list[RunResult]) -> None:
         """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
         self.clear()
-        names = [r.variant for r in results][::-1]
+        names = [bar_name(r) for r in results][::-1]
         self._axis(names)
         times = [r.timing.median_ms for r in results if r.timing is not None]
         span = max(times) if times else 1.0
@@ -165,6 +175,13 @@ class TimingView(QWidget):
             )
             self.bar_count += 1
         self.plot.setXRange(0, span * 1.8, padding=0)
+
+
+def bar_name(result: RunResult) -> str:
+    """A bar's name: the variant, marked when it ran outside the kernel's constraints."""
+    if result.outside_constraints:
+        return f"{result.variant} (outside its constraints)"
+    return result.variant
 
 
 def _finite(value: float) -> float:

@@ -204,6 +204,9 @@ def test_trace_cli_json_contract(family):
         "sites",
         "loads_per_element",
         "dispatch_order",
+        "outside_constraints",
+        "groups",
     }
+    assert data["outside_constraints"] == [] and data["groups"] == []
     assert data["complete"] is True and data["records"] > 0
     assert np.isclose(data["loads_per_element"]["A"]["mean"], 2)

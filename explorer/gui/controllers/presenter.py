@@ -81,6 +81,9 @@ class PresenterController(QObject):
         self._variant_key = self._key()
         model.variant_changed.connect(self._variant_changed)
         model.device_changed.connect(self._device_changed)
+        # A device restored from the settings is chosen before the devices are known, and
+        # stays chosen when they arrive (no device_changed): the notice follows both.
+        model.devices_changed.connect(self._device_changed)
         self._keys = StageKeys(self)
         app = QApplication.instance()
         if app is not None:

@@ -51,6 +51,7 @@ class RunCompareController(QObject):
         self._compare_generation = -1
         self._tracing: tuple[str, str, str] | None = None  # the variant the trace in flight runs
         views.run_button.clicked.connect(actions["run"].trigger)
+        views.panel.anyway_button.clicked.connect(actions["run_anyway"].trigger)
         views.panel.validity_changed.connect(self._validity)
         views.source_view.line_activated.connect(self.goto_line)
         views.findings_view.line_selected.connect(self.goto_line)
@@ -80,6 +81,10 @@ class RunCompareController(QObject):
         presenter mode, gives Esc to "Leave presenter mode" (one Esc action at a time)."""
         for widget in (self.views.run_button, self.actions["run"], self.actions["trace"]):
             widget.setEnabled(self._valid)
+        refusal = self.views.panel.refusal
+        anyway = not self._valid and refusal is not None and refusal.overridable
+        for key in ("run_anyway", "trace_anyway"):
+            self.actions[key].setEnabled(anyway)
         self.actions["compare"].setEnabled(self.model.device is not None)
         busy = self.worker.busy
         self.actions["cancel"].setEnabled(busy and not self.state.presenting)
@@ -122,6 +127,24 @@ class RunCompareController(QObject):
         self.views.show_page(self.views.result_view)
         return self.worker.run(self.model.request())
 
+    def run_anyway(self) -> int | None:
+        """Run a configuration that only the kernel's own constraints refuse (a seed kernel's
+        bug shows at such sizes); None when something else refuses it."""
+        if not self._overridable():
+            return None
+        self.views.show_page(self.views.result_view)
+        return self.worker.run(replace(self.model.request(), anyway=True))
+
+    def trace_anyway(self, center: Group | None = None) -> None:
+        """Trace a configuration that only the kernel's own constraints refuse."""
+        if self._overridable():
+            self._start_trace(center, anyway=True)
+
+    def _overridable(self) -> bool:
+        self.views.panel.validate()
+        refusal = self.views.panel.refusal
+        return refusal is not None and refusal.overridable
+
     def compare_all(self) -> None:
         """Every variant of the family at this size, one bar each."""
         if self.model.device is None:
@@ -148,19 +171,25 @@ class RunCompareController(QObject):
         """Record every access; ``center``: the work-group the traced window surrounds."""
         if not self.views.panel.validate():
             return
+        self._start_trace(center, anyway=False)
+
+    def _start_trace(self, center: Group | None, anyway: bool) -> None:
         self.views.findings_view.clear("Tracing …")
         self.state.pending_group = center
         self._tracing = _identity(self.model.variant)
+        request = replace(self.model.request(), anyway=anyway)
         self.worker.trace(
-            TraceRequest(
-                self.model.request(), center=center, budget_bytes=self.trace_budget, values=True
-            )
+            TraceRequest(request, center=center, budget_bytes=self.trace_budget, values=True)
         )
 
     def trace_group(self, gx: int, gy: int, gz: int) -> None:
         """A click on a group the trace did not cover: trace a window around it."""
         self.views.say(f"Tracing around work-group ({gx}, {gy}, {gz}) …")
-        self.trace((gx, gy, gz))
+        traced = self.state.traced
+        if traced is not None and traced.result.outside_constraints:
+            self.trace_anyway((gx, gy, gz))  # the trace on screen was run anyway
+        else:
+            self.trace((gx, gy, gz))
 
     def check_with_oclgrind(self) -> None:
         device = find_oclgrind(self.model.devices)
@@ -295,8 +324,20 @@ class RunCompareController(QObject):
                 view.set_step(step)
         if state.presenting:
             view.play()
+            self._time_for_presenter(traced.result)
         else:
             self.views.show_page(view)
+
+    def _time_for_presenter(self, traced: RunResult) -> None:
+        """Presenter mode shows the timing beside the animation: a trace that no timed run of
+        the same configuration accompanies is followed by one (a trace build's own time
+        says nothing of the kernel's)."""
+        timed = self.state.result
+        if timed is not None and timed.timing is not None and _same_run(timed, traced):
+            return
+        self.views.timing_view.show_message(f"Timing {traced.variant} (the trace is not timed) …")
+        request = replace(self.model.request(), anyway=bool(traced.outside_constraints))
+        self.worker.run(request)
 
     # -- navigation ----------------------------------------------------------------------
     def _show_source(self) -> None:
@@ -318,6 +359,17 @@ class RunCompareController(QObject):
     def goto_line(self, line: int) -> None:
         self.views.source_view.editor.mark_lines([line], MARK)
         self.views.show_page(self.views.source_view)
+
+
+def _same_run(a: RunResult, b: RunResult) -> bool:
+    """Whether two results ran the same configuration (kernel, sizes, NDRange, defines)."""
+    return (a.family, a.variant, a.sizes, a.local_size, a.defines) == (
+        b.family,
+        b.variant,
+        b.sizes,
+        b.local_size,
+        b.defines,
+    )
 
 
 def _identity(variant: Variant) -> tuple[str, str, str]:

@@ -61,7 +61,9 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     msg = (
         f"Work-group ({gid[0]}, {gid[1]}, {gid[2]}): {desc}, at the barrier(s) on line(s) "
         f"{where}. Every work-item of a group must reach the same barriers, or the kernel "
-        f"may hang or read stale data: move the barrier out of the condition.{others}"
+        f"may hang or read stale data: move the barrier out of the condition so that "
+        f"every work-item reaches it, splitting the conditional work into a part before it "
+        f"and a part after it, each under the condition.{others}"
     )
     return [
         Finding(

@@ -157,7 +157,9 @@ class Races:
                     f"Race on {name} in {where}: line {wline} {wverb} {name}[] while "
                     f"other work-items {_plural(overb)} the same elements on that same line, "
                     "with no barrier between (like p[0] += p[32] run by many work-items at "
-                    f"once). Put a barrier({fence}) between the steps, or use an atomic."
+                    "once). Split the step: read into a private variable, then a "
+                    f"barrier({fence}) that every work-item of the group reaches (outside any "
+                    "branch only some take), then write; or use an atomic."
                 )
             elif (unfenced := self._unfenced_between(e)) is not None:
                 flag = "local" if local else "global"
@@ -172,7 +174,10 @@ class Races:
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} it and line "
                     f"{oline} {overb} it, by different work-items, with no barrier between. "
-                    f"A barrier({fence}) is missing between line {a} and line {c}."
+                    f"A barrier({fence}) is missing between line {a} and line {c}; place "
+                    "it where every work-item of the group reaches it (if the lines are "
+                    "inside a condition only some take, close the condition before it and "
+                    "reopen it after)."
                 )
             out.append(
                 Finding(

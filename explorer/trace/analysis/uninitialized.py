@@ -68,7 +68,9 @@ class _Uninit:
             else:
                 message = (
                     f"line {s.line} reads {name}[] before any work-item wrote it (phase "
-                    f"{e.phase}): initialise it first (and add a barrier)"
+                    f"{e.phase}): write it first, with a barrier(CLK_LOCAL_MEM_FENCE) "
+                    "between the writes and the reads that every work-item of the group "
+                    "reaches (never inside a branch only some take)"
                 )
             out.append(
                 Finding(
