@@ -122,6 +122,10 @@ class ConfigModel(QObject):
         if variant.family != self._family:
             self._family = variant.family
             self._sizes = declared_sizes(variant)
+            presets = FAMILIES[variant.family].input_presets
+            if self._input not in presets:
+                self._input = presets[0]
+                self.input_changed.emit()
             self.family_changed.emit()
             self.sizes_changed.emit()
         else:
