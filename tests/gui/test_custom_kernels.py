@@ -183,3 +183,77 @@ def test_a_matrix_order_chosen_per_matrix_changes_what_the_kernel_gets(qtbot, wi
     qtbot.keyClick(combo, Qt.Key.Key_Up)
     assert window.model.layout == "row-major" and window.model.chosen_layout is None
     assert run_and_wait(qtbot, window).status == "verified"
+
+
+SCALE = """/*---
+name = "Scaled copy, WPT elements a work-item"
+family = "custom"
+kernel = "scale"
+global = ["N / WPT"]
+local = ["64"]
+constraints = ["N % (WPT * L0) == 0"]
+[defines]
+WPT = 1
+[sizes]
+N = 1536
+[args.x]
+buffer = "float"
+count = "N"
+access = "read"
+[args.y]
+buffer = "float"
+count = "N"
+access = "write"
+result = true
+[reference]
+numpy = "2 * x"
+---*/
+__kernel void scale(__global const float* x, __global float* y)
+{
+    int base = get_global_id(0) * WPT;
+    for (int i = 0; i < WPT; i++)
+        y[base + i] = 2.0f * x[base + i];
+}
+"""
+
+
+def test_the_sweep_runs_a_custom_kernel_over_its_defines_and_local_sizes(
+    qtbot, window, monkeypatch, tmp_path
+):
+    path = tmp_path / "scale.cl"
+    path.write_text(SCALE)
+    open_kernel(window, monkeypatch, path)
+    sweep = window.views.sweep_view
+    window.views.tabs.setCurrentWidget(sweep)
+    assert [sweep.y_axis.itemText(i) for i in range(sweep.y_axis.count())] == ["local", "WPT"]
+    sweep.x_axis.setCurrentText("local")
+    sweep.x_values.setText("64,256")
+    sweep.y_axis.setCurrentText("WPT")
+    sweep.y_values.setText("1,4")
+    sweep.run_button.click()
+    qtbot.waitUntil(lambda: all(r is not None for row in sweep.grid for r in row), timeout=120000)
+    statuses = [[r.status for r in row] for row in sweep.grid]
+    # 1536 is a multiple of 64, 256 and 4·64, not of 4·256.
+    assert statuses == [["verified", "verified"], ["verified", "refused"]]
+    assert all(r.sizes == {"N": 1536} for row in sweep.grid for r in row)
+
+
+def test_saving_a_custom_kernels_header_reloads_its_sizes_and_declarations(
+    qtbot, window, monkeypatch, tmp_path
+):
+    path = tmp_path / "scale.cl"
+    path.write_text(SCALE)
+    open_kernel(window, monkeypatch, path)
+    type_into(qtbot, window.views.panel.size_spins["N"], 3072)
+    assert run_and_wait(qtbot, window).status == "verified"
+
+    # A second size in the header, and the reference changed: the panel grows a field, the
+    # size typed before stays, and the run judges against the new reference.
+    before = len(window.state.history)
+    edited = SCALE.replace("N = 1536", "N = 1536\nREPEAT = 3").replace('"2 * x"', '"3 * x"')
+    path.write_text(edited)
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert list(window.views.panel.size_spins) == ["N", "REPEAT"]
+    assert window.model.sizes == {"N": 3072, "REPEAT": 3}
+    assert window.state.result.status == "wrong"
+    assert window.state.reloads == 1
