@@ -257,3 +257,21 @@ def test_saving_a_custom_kernels_header_reloads_its_sizes_and_declarations(
     assert window.model.sizes == {"N": 3072, "REPEAT": 3}
     assert window.state.result.status == "wrong"
     assert window.state.reloads == 1
+
+
+def test_compare_runs_each_open_custom_kernel_at_its_own_sizes(
+    qtbot, window, monkeypatch, tmp_path
+):
+    scale = tmp_path / "scale.cl"
+    scale.write_text(SCALE)
+    open_kernel(window, monkeypatch, scale)
+    transpose = tmp_path / "transpose_int.cl"
+    shutil.copy(CUSTOM / "transpose_int.cl", transpose)
+    open_kernel(window, monkeypatch, transpose)
+    type_into(qtbot, window.views.panel.size_spins["ROWS"], 16)
+    trigger(window, "Compare all variants")
+    qtbot.waitUntil(lambda: len(window.state.comparison) == 2, timeout=120000)
+    by_kernel = {r.variant: r for r in window.state.comparison}
+    assert by_kernel["transpose_int"].sizes == {"ROWS": 16, "COLS": 40}
+    assert by_kernel["scale"].sizes == {"N": 1536}
+    assert all(r.status == "verified" for r in by_kernel.values())

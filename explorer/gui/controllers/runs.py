@@ -14,7 +14,7 @@ from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
 from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.gui.controllers import Views
 from explorer.gui.controllers.fix_cost import FixCostController
-from explorer.gui.model import ConfigModel
+from explorer.gui.model import ConfigModel, declared_sizes
 from explorer.gui.state import AppState, Group
 from explorer.gui.worker import RunController
 from explorer.trace.playback import Playback, make_grids
@@ -127,10 +127,14 @@ class RunCompareController(QObject):
         if self.model.device is None:
             return
         self.state.comparison = []
+        current = self.model.variant.path
         requests = [
             RunRequest(
                 variant,
-                self.model.sizes,
+                # A custom kernel's sizes are its own: the others run at their declared ones.
+                self.model.sizes
+                if variant.custom is None or variant.path == current
+                else declared_sizes(variant),
                 device_key=self.model.device_key,
                 input=self.model.input,
                 text=self.model.text,
