@@ -275,3 +275,26 @@ def test_compare_runs_each_open_custom_kernel_at_its_own_sizes(
     assert by_kernel["transpose_int"].sizes == {"ROWS": 16, "COLS": 40}
     assert by_kernel["scale"].sizes == {"N": 1536}
     assert all(r.status == "verified" for r in by_kernel.values())
+
+
+def test_the_next_start_restores_a_custom_kernel_with_its_sizes(
+    qtbot, window, monkeypatch, tmp_path, settings
+):
+    from explorer.gui import settings as stored
+    from explorer.gui.model import ConfigModel
+
+    path = tmp_path / "transpose_int.cl"
+    shutil.copy(CUSTOM / "transpose_int.cl", path)
+    open_kernel(window, monkeypatch, path)
+    type_into(qtbot, window.views.panel.size_spins["COLS"], 48)
+    stored.save(settings, window.model)
+    later = ConfigModel()
+    assert stored.restore(settings, later) is None  # no fallback notice
+    assert later.variant.path == str(path) and later.sizes == {"ROWS": 24, "COLS": 48}
+
+
+def test_choosing_the_custom_family_with_no_custom_kernel_open_keeps_the_configuration(window):
+    panel = window.views.panel
+    panel.family_combo.setCurrentIndex(panel.family_combo.findData("custom"))
+    assert window.model.family == "matmul"
+    assert panel.family_combo.currentData() == "matmul"
