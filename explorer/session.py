@@ -1,10 +1,12 @@
 """Sessions: one configuration saved as a ``.kexp.json`` file, to reopen or re-run later.
 
 A session records what a person chose (device, family, variant or own kernel file, sizes,
-local size, defines, input) and what the window showed (tab, trace phase, work-group). It is
-plain JSON, read with :func:`json.loads` and checked field by field: a file that is not a
-session, a field of the wrong type, an unknown field, a variant that no longer exists or a
-kernel file that is gone raises :class:`SessionError` naming the file and the field.
+local size, defines, matrix layout, input; for a file without a catalog header, the header
+the person declared for it in the app) and what the window showed (tab, trace phase,
+work-group). It is plain JSON, read with :func:`json.loads` and checked field by field: a
+file that is not a session, a field of the wrong type, an unknown field, a variant that no
+longer exists or a kernel file that is gone raises :class:`SessionError` naming the file and
+the field.
 
 Paths inside the session's folder are stored relative to it, so a folder holding a session
 and its kernel can be moved or shared. The device is stored by name: on another machine the
@@ -18,11 +20,12 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.arguments import family_for
+from explorer.engine.catalog import CatalogError, find_variant, load_variant_file, with_header
 from explorer.engine.devices import default_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
@@ -32,6 +35,7 @@ FORMAT_VERSION = 1
 SUFFIX = ".kexp.json"
 _MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ORDERS = ("row-major", "column-major")
 _FIELDS = (
     "format",
     "version",
@@ -45,6 +49,8 @@ _FIELDS = (
     "input",
     "text",
     "image_path",
+    "layout",
+    "header",
     "view",
     "anyway",
 )
@@ -79,12 +85,22 @@ class Session:
     view: dict[str, Any] = field(default_factory=dict)
     version: int = FORMAT_VERSION
     anyway: bool = False  # run even where only the kernel's own constraints refuse (a lesson)
+    layout: str | None = None  # a matrix layout chosen in the app; None: the variant's own
+    header: str | None = None  # the header declared in the app for a file that has none
 
 
 def session_from_request(
-    request: RunRequest, device: DeviceInfo | None, view: Mapping[str, Any] | None = None
+    request: RunRequest,
+    device: DeviceInfo | None,
+    view: Mapping[str, Any] | None = None,
+    *,
+    layout: str | None = None,
+    header: str | None = None,
 ) -> Session:
-    """The session of a configuration: a catalog variant by id, any other by its file."""
+    """The session of a configuration: a catalog variant by id, any other by its file.
+
+    ``layout`` is a matrix layout chosen instead of the variant's own; ``header`` the catalog
+    header kept in memory for a kernel file that has none (its declarations)."""
     variant = request.variant
     try:
         shipped = find_variant(variant.family, variant.id).path == variant.path
@@ -103,6 +119,8 @@ def session_from_request(
         device=device.name if device is not None else None,
         view=dict(view or {}),
         anyway=request.anyway,
+        layout=layout,
+        header=header if not shipped else None,
     )
 
 
@@ -121,6 +139,8 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
         "input": session.input,
         "text": session.text,
         "image_path": _relative(session.image_path, folder),
+        "layout": session.layout,
+        "header": session.header,
         "view": _plain(session.view),
     }
     if session.anyway:  # written only when set: older readers take every other session
@@ -214,10 +234,6 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 
     sizes = _mapping(data, "sizes", fail)
     for name, value in sizes.items():
-        if name not in problem.size_names:
-            raise fail(
-                "sizes", f"{family} has no size {name!r} (sizes: {', '.join(problem.size_names)})"
-            )
         if not _is_int(value) or not 1 <= value <= _MAX_SIZE:
             raise fail("sizes", f"{name} must be an integer from 1 to {_MAX_SIZE}, not {value!r}")
 
@@ -253,6 +269,16 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     anyway = data.get("anyway", False)
     if not isinstance(anyway, bool):
         raise fail("anyway", f"true or false expected, not {anyway!r}")
+    layout = _optional_str(data, "layout", fail)
+    if layout is not None and not _valid_layout(layout, problem.matrix_roles):
+        raise fail(
+            "layout",
+            f"{family} matrices ({', '.join(problem.matrix_roles) or 'none'}) are row-major or "
+            f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
+        )
+    header = _optional_str(data, "header", fail)
+    if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
+        raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
 
     session = Session(
         family=family,
@@ -268,8 +294,17 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         view=view,
         version=version,
         anyway=anyway,
+        layout=layout,
+        header=header,
     )
-    resolve_variant(session, where)
+    variant = resolve_variant(session, where)
+    size_names = family_for(variant).size_names
+    for name in sizes:
+        if name not in size_names:
+            raise fail(
+                "sizes",
+                f"{variant.name} has no size {name!r} (sizes: {', '.join(size_names) or 'none'})",
+            )
     return session
 
 
@@ -281,9 +316,16 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
                 where, "kernel_path", f"kernel file {session.kernel_path} does not exist"
             )
         try:
-            variant = load_variant_file(session.kernel_path)
+            if session.header is not None:
+                source = Path(session.kernel_path).read_text(encoding="utf-8")
+                variant = with_header(source, session.header, session.kernel_path)
+            else:
+                variant = load_variant_file(session.kernel_path)
         except CatalogError as exc:
-            raise SessionError(where, "kernel_path", str(exc)) from None
+            field_name = "header" if session.header else "kernel_path"
+            raise SessionError(where, field_name, str(exc)) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SessionError(where, "kernel_path", f"cannot read: {exc}") from None
         if variant.family != session.family:
             raise SessionError(
                 where,
@@ -330,6 +372,8 @@ def session_to_request(
     except ValueError as exc:
         raise SessionError("session", None, str(exc)) from None
     variant = resolve_variant(session)
+    if session.layout is not None:
+        variant = replace(variant, layout=session.layout)
     devices = list(devices)
     device = next((d for d in devices if d.name == session.device), None)
     notice = None
@@ -444,6 +488,18 @@ def _view(value: object, fail: _Fail) -> dict[str, Any]:
         ):
             raise fail(name, f"a work-group index like [3, 5] expected, not {item!r}")
     return dict(value)
+
+
+def _valid_layout(layout: str, matrices: tuple[str, ...]) -> bool:
+    """``row-major``, ``column-major`` or one order per matrix (``A:row-major,B:...``)."""
+    if not matrices:
+        return False
+    if layout in _ORDERS:
+        return True
+    parts = [part.split(":", 1) for part in layout.split(",")]
+    return all(len(p) == 2 and p[0] in matrices and p[1] in _ORDERS for p in parts) and len(
+        {p[0] for p in parts}
+    ) == len(parts)
 
 
 def _relative(path: str | None, folder: Path | None) -> str | None:

@@ -623,3 +623,27 @@ def buffer_bytes(spec: CustomSpec, names: dict[str, int]) -> float:
     """Bytes the kernel's buffers hold: what it must move at least, if it touches each once."""
     counts = buffer_counts(spec, names)
     return float(sum(counts[b.name] * element_type(b.type).nbytes for b in spec.buffers))
+
+
+def shown_shapes(
+    variant: Variant,
+    sizes: dict[str, int],
+    defines: dict[str, int],
+    local_size: tuple[int, ...],
+    compute_units: int,
+) -> dict[str, tuple[int, ...]]:
+    """How each buffer is drawn (rows first): a custom kernel's declared shapes (a strip
+    where it declares none), the family's shapes otherwise."""
+    spec = variant.custom
+    if spec is None:
+        return get_family(variant.family).shapes(sizes)
+    names = launch_names(
+        {**dict(spec.sizes), **sizes},
+        {**variant.default_defines, **defines},
+        local_size,
+        compute_units,
+    )
+    try:
+        return display_shapes(spec, names)
+    except DeclarationError:
+        return {}

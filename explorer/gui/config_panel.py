@@ -1,4 +1,5 @@
-"""The configuration panel: device, family, variant, sizes, local size, defines, input.
+"""The configuration panel: device, family, variant, sizes, local size, defines, matrix
+layouts, input. A custom kernel's named sizes are fields like a family's.
 
 It writes the :class:`ConfigModel` and redraws itself from the model's signals; it never
 talks to another widget.
@@ -15,6 +16,7 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.engine.arguments import family_for
+from explorer.engine.catalog import role_layout
 from explorer.engine.ndrange import plan
 from explorer.engine.records import Refusal
 from explorer.engine.runner import check_memory
@@ -37,6 +40,14 @@ from explorer.gui.model import ConfigModel
 MAX_SIZE = 1 << 20
 DEFINES_PER_ROW = 3  # the panel stays narrow enough for a 1600-pixel window without scrolling
 BAD_FIELD = "border: 2px solid #c0392b; border-radius: 3px;"
+ORDERS = ("row-major", "column-major")
+
+
+def compose_layout(orders: dict[str, str]) -> str:
+    """A variant's ``layout`` text for one storage order per matrix: one word when they agree."""
+    if len(set(orders.values())) == 1:
+        return next(iter(orders.values()))
+    return ",".join(f"{role}:{order}" for role, order in orders.items())
 
 
 class ConfigPanel(QWidget):
@@ -107,6 +118,14 @@ class ConfigPanel(QWidget):
         self.define_spins: dict[str, QWidget] = {}
         layout.addWidget(launch)
 
+        # How the host stores each matrix; a kernel written for another order verifies once
+        # the order it expects is chosen here (the header's [layout] is the default).
+        self.layout_box = QGroupBox("Matrix layout")
+        self.layout_form = QFormLayout(self.layout_box)
+        self.layout_combos: dict[str, QComboBox] = {}
+        self.b_transposed: QCheckBox | None = None  # matmul only
+        layout.addWidget(self.layout_box)
+
         inputs = QGroupBox("Input")
         input_form = QFormLayout(inputs)
         self.input_combo = QComboBox()
@@ -146,6 +165,7 @@ class ConfigPanel(QWidget):
         model.local_changed.connect(self._show_local)
         model.defines_changed.connect(self._show_defines)
         model.input_changed.connect(self._show_input)
+        model.layout_changed.connect(self._show_layout)
         for signal in (
             model.device_changed,
             model.variant_changed,
@@ -215,12 +235,13 @@ class ConfigPanel(QWidget):
         self.about_bug.setVisible(bool(variant.bug))
         self._rebuild_defines()
         self._show_local()
+        self._rebuild_layout()
 
     def _rebuild_sizes(self) -> None:
         while self.size_form.rowCount():
             self.size_form.removeRow(0)
         self.size_spins = {}
-        for name in FAMILIES[self.model.family].size_names:
+        for name in self.model.size_names:
             spin = QSpinBox()
             spin.setRange(1, MAX_SIZE)
             spin.setKeyboardTracking(False)
@@ -230,7 +251,7 @@ class ConfigPanel(QWidget):
             self.size_spins[name] = spin
 
     def _show_sizes(self) -> None:
-        if set(self.size_spins) != set(FAMILIES[self.model.family].size_names):
+        if set(self.size_spins) != set(self.model.size_names):
             self._rebuild_sizes()
         for name, spin in self.size_spins.items():
             value = self.model.sizes.get(name, 1)
@@ -281,6 +302,44 @@ class ConfigPanel(QWidget):
                 widget.setValue(values[name])
             widget.blockSignals(False)
 
+    def _rebuild_layout(self) -> None:
+        while self.layout_form.rowCount():
+            self.layout_form.removeRow(0)
+        self.layout_combos = {}
+        self.b_transposed = None
+        variant = self.model.variant
+        roles = () if variant.custom is not None else FAMILIES[variant.family].matrix_roles
+        self.layout_box.setVisible(bool(roles))
+        for role in roles:
+            combo = QComboBox()
+            combo.addItems(ORDERS)
+            combo.setObjectName(f"layout-{role}")
+            combo.currentIndexChanged.connect(self._layout_picked)
+            self.layout_form.addRow(role, combo)
+            self.layout_combos[role] = combo
+        if "A" in roles and "B" in roles:
+            self.b_transposed = QCheckBox("B transposed (the host passes Bᵀ)")
+            self.b_transposed.setToolTip(
+                "Bᵀ in A's order is B in the other order: what kernels that read B by rows "
+                "of Bᵀ (the tutorial SGEMMs) expect"
+            )
+            self.b_transposed.toggled.connect(self._b_transposed_toggled)
+            self.layout_form.addRow(self.b_transposed)
+        self._show_layout()
+
+    def _show_layout(self) -> None:
+        layout = self.model.layout
+        for role, combo in self.layout_combos.items():
+            combo.blockSignals(True)
+            combo.setCurrentText(role_layout(layout, role))
+            combo.blockSignals(False)
+        if self.b_transposed is not None:
+            self.b_transposed.blockSignals(True)
+            self.b_transposed.setChecked(
+                self.layout_combos["A"].currentText() != self.layout_combos["B"].currentText()
+            )
+            self.b_transposed.blockSignals(False)
+
     def _show_local(self) -> None:
         local = self.model.local
         self.local_edit.setText("x".join(map(str, local)) if local else "")
@@ -324,6 +383,17 @@ class ConfigPanel(QWidget):
             self._show_refusal(Refusal(f"local size {text!r} is not like 16x16.", ""))
             return
         self.model.set_local(local)
+
+    def _layout_picked(self) -> None:
+        orders = {role: combo.currentText() for role, combo in self.layout_combos.items()}
+        self.model.set_layout(compose_layout(orders))
+
+    def _b_transposed_toggled(self, checked: bool) -> None:
+        a, b = self.layout_combos.get("A"), self.layout_combos.get("B")
+        if a is None or b is None:
+            return
+        other = ORDERS[1 - ORDERS.index(a.currentText())]
+        b.setCurrentText(other if checked else a.currentText())  # through _layout_picked
 
     def _input_picked(self) -> None:
         if not self._updating and self.input_combo.currentData():

@@ -1,8 +1,10 @@
-"""Opening a kernel without a catalog header: pick its family, map its parameters onto the
-family's roles, and (on request) write the header into the file."""
+"""Opening a kernel without a catalog header: pick its family and map its parameters onto
+the family's roles, or declare each parameter (the ``custom`` form, guessed from the parsed
+parameter list); then, on request, write the header into the file."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -13,15 +15,57 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
+    QStackedWidget,
     QTableWidget,
     QVBoxLayout,
+    QWidget,
 )
 
 from explorer.engine import signature
-from explorer.engine.catalog import header_text, with_header
+from explorer.engine.catalog import CatalogError, header_text, load_variant_file, with_header
+from explorer.engine.declarations import (
+    SIZE_TYPES,
+    CustomGuess,
+    custom_header,
+    guess_declarations,
+)
 from explorer.engine.records import Variant
-from explorer.engine.signature import Parameter, kernel_signature
+from explorer.engine.signature import Parameter, SignatureError, kernel_signature
 from explorer.families import FAMILIES, get_family
+from explorer.families.custom import (
+    ACCESS,
+    BufferDecl,
+    Declaration,
+    DeclarationError,
+    LocalDecl,
+    ScalarDecl,
+)
+
+CUSTOM = "custom"
+# What a buffer may start as in the dialog; the header takes more (image, npy, data).
+DIALOG_CONTENTS = ("random", "zeros", "ones", "iota", "iou")
+DECLARATION_COLUMNS = ("Parameter", "Kind", "Type", "Count / value", "Contents", "Access", "Result")
+_LEADING_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n.*?\n[ \t]*---\*/[ \t]*\n?", re.DOTALL)
+_SIZE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\d+)\s*$")
+
+
+def with_written_header(source: str, header: str) -> str:
+    """``source`` with ``header`` at its top, in place of the header it had (if any); the
+    kernel text below is kept byte for byte."""
+    match = _LEADING_HEADER.match(source)
+    return header + (source[match.end() :] if match else source)
+
+
+def parse_sizes(text: str) -> tuple[tuple[str, int], ...]:
+    """``N = 1024, M = 64`` → (("N", 1024), ("M", 64)); a ValueError says what is wrong."""
+    sizes = []
+    for part in (p for p in text.split(",") if p.strip()):
+        match = _SIZE.match(part)
+        if match is None or int(match[2]) < 1:
+            raise ValueError(f"sizes: {part.strip()!r} is not like N = 1024")
+        sizes.append((match[1], int(match[2])))
+    return tuple(sizes)
 
 
 def kernel_names(source: str) -> list[str]:
@@ -96,29 +140,79 @@ class KernelMappingDialog(QDialog):
         layout.addLayout(form)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Parameter", "Kind", "Role"])
-        layout.addWidget(self.table)
+        # The custom form: the named sizes, one declaration per parameter, a reference.
+        custom_page = QWidget()
+        custom_form = QFormLayout(custom_page)
+        custom_form.setContentsMargins(0, 0, 0, 0)
+        self.sizes = QLineEdit()
+        self.sizes.setToolTip("The named sizes and their values, e.g. N = 1024, M = 64")
+        self.declarations_table = QTableWidget(0, len(DECLARATION_COLUMNS))
+        self.declarations_table.setHorizontalHeaderLabels(list(DECLARATION_COLUMNS))
+        self.reference = QLineEdit()
+        self.reference.setPlaceholderText(
+            "numpy expression for the first result, e.g. alpha * x + y (empty: not checked)"
+        )
+        custom_form.addRow("Sizes", self.sizes)
+        custom_form.addRow(self.declarations_table)
+        custom_form.addRow("Reference", self.reference)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.table)
+        self.pages.addWidget(custom_page)
+        layout.addWidget(self.pages)
         self.write = QCheckBox("Write this header at the top of the file")
         layout.addWidget(self.write)
         self.error = QLabel()
         self.error.setStyleSheet("color: #c0392b")
+        self.error.setWordWrap(True)
         layout.addWidget(self.error)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
+        self.write_button = QPushButton("&Write header into the file")
+        self.write_button.setToolTip(
+            "Put this header at the top of the file now (replacing one it has); the kernel "
+            "text below stays as it is"
+        )
+        buttons.addButton(self.write_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.write_button.clicked.connect(self.write_header)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.variant: Variant | None = None
+        self.written = False  # the header is in the file (not only in memory)
+        self._params: list[Parameter] = []
+        self._guess_family()
         self.family.currentTextChanged.connect(self._refresh)
         self.kernel.currentTextChanged.connect(self._refresh)
-        self.variant: Variant | None = None
         self._refresh()
 
     def params(self) -> list[Parameter]:
         name = self.kernel.currentText()
         return kernel_signature(self.source, name) if name else []
 
+    def _guess_family(self) -> None:
+        """The first family whose roles take every parameter; ``custom`` when none does (the
+        fixed families' scalars are sizes: a ``float`` by value means a kernel of its own)."""
+        params = self.params()
+        if any(p.space == "scalar" and p.scalar_type not in SIZE_TYPES for p in params):
+            self.family.setCurrentText(CUSTOM)
+            return
+        for family, problem in FAMILIES.items():
+            if family == CUSTOM or len(problem.roles) < len(params):
+                continue
+            if "" not in guess_roles(family, params):
+                self.family.setCurrentText(family)
+                return
+        self.family.setCurrentText(CUSTOM)
+
     def _refresh(self) -> None:
         family = self.family.currentText()
+        self.error.setText("")
+        if family == CUSTOM:
+            self.pages.setCurrentIndex(1)
+            self._refresh_custom()
+            return
+        self.pages.setCurrentIndex(0)
         params = self.params()
         guesses = guess_roles(family, params)
         self.table.setRowCount(len(params))
@@ -141,37 +235,124 @@ class KernelMappingDialog(QDialog):
         self.global_size.setText(", ".join(problem.launch_global))
         self.local_size.setText(", ".join(problem.launch_local))
 
+    def _refresh_custom(self) -> None:
+        """Guessed declarations from the parsed parameter list, one editable row each."""
+        name = self.kernel.currentText()
+        table = self.declarations_table
+        table.setRowCount(0)
+        if not name:
+            return
+        try:
+            guess = guess_declarations(self.source, name)
+        except (DeclarationError, SignatureError) as exc:
+            self.error.setText(str(exc))
+            return
+        self.sizes.setText(", ".join(f"{size} = {value}" for size, value in guess.sizes))
+        self.global_size.setText(", ".join(guess.global_size))
+        self.local_size.setText(", ".join(guess.local_size))
+        table.setRowCount(len(guess.params))
+        for row, decl in enumerate(guess.params):
+            table.setCellWidget(row, 0, QLabel(decl.name))
+            if isinstance(decl, BufferDecl):
+                kind, amount = "buffer", decl.count
+            elif isinstance(decl, LocalDecl):
+                kind, amount = "local", decl.count
+            else:
+                kind, amount = "scalar", ", ".join(decl.value)
+            table.setCellWidget(row, 1, QLabel(kind))
+            table.setCellWidget(row, 2, QLineEdit(decl.type))
+            table.setCellWidget(row, 3, QLineEdit(amount))
+            if isinstance(decl, BufferDecl):
+                contents = QComboBox()
+                contents.addItems(DIALOG_CONTENTS)
+                contents.setCurrentText(decl.contents)
+                access = QComboBox()
+                access.addItems(ACCESS)
+                access.setCurrentText(decl.access)
+                result = QCheckBox()
+                result.setChecked(decl.result)
+                table.setCellWidget(row, 4, contents)
+                table.setCellWidget(row, 5, access)
+                table.setCellWidget(row, 6, result)
+        table.resizeColumnsToContents()
+
+    def declarations(self) -> CustomGuess:
+        """The custom form as it stands: sizes, a declaration per row, the NDRange."""
+        table = self.declarations_table
+        params: list[Declaration] = []
+        for row in range(table.rowCount()):
+            name = table.cellWidget(row, 0).text()
+            kind = table.cellWidget(row, 1).text()
+            type_name = table.cellWidget(row, 2).text().strip()
+            amount = table.cellWidget(row, 3).text().strip()
+            if kind == "local":
+                params.append(LocalDecl(name, type_name, amount))
+            elif kind == "scalar":
+                values = tuple(v.strip() for v in amount.split(",") if v.strip())
+                params.append(ScalarDecl(name, type_name, values))
+            else:
+                params.append(
+                    BufferDecl(
+                        name=name,
+                        type=type_name,
+                        count=amount,
+                        contents=table.cellWidget(row, 4).currentText(),
+                        access=table.cellWidget(row, 5).currentText(),
+                        result=table.cellWidget(row, 6).isChecked(),
+                    )
+                )
+        return CustomGuess(
+            parse_sizes(self.sizes.text()),
+            tuple(params),
+            tuple(_split(self.global_size.text())),
+            tuple(_split(self.local_size.text())),
+        )
+
     def roles(self) -> list[str]:
         return [self.table.cellWidget(r, 2).currentText() for r in range(self.table.rowCount())]
 
     def header(self) -> str:
-        def split(text: str) -> list[str]:
-            return [p.strip() for p in text.split(",") if p.strip()]
-
+        """The catalog header the dialog's fields describe."""
+        if self.family.currentText() == CUSTOM:
+            return custom_header(
+                self.path.stem,
+                self.kernel.currentText(),
+                self.declarations(),
+                self.reference.text(),
+            )
         return header_text(
             self.path.stem,
             self.family.currentText(),
             self.kernel.currentText(),
             self.roles(),
-            split(self.global_size.text()),
-            split(self.local_size.text()),
+            _split(self.global_size.text()),
+            _split(self.local_size.text()),
         )
 
     def accept(self) -> None:
-        from explorer.engine.catalog import CatalogError, parse_variant
+        self._finish(write=self.write.isChecked())
 
-        roles = self.roles()
-        if "" in roles:
+    def write_header(self) -> None:
+        """Write the header into the file now (replacing a leading one), and open the file."""
+        self._finish(write=True)
+
+    def _finish(self, write: bool) -> None:
+        if self.family.currentText() != CUSTOM and "" in self.roles():
             self.error.setText("Every parameter needs a role.")
             return
         try:
             header = self.header()
-            if self.write.isChecked():
-                self.path.write_text(header + self.source, encoding="utf-8")
-                self.variant = parse_variant(header + self.source, self.path)
-            else:
-                self.variant = with_header(self.source, header, self.path)
-        except (CatalogError, OSError) as exc:
+            variant = with_header(self.source, header, self.path)  # refused before writing
+            if write:
+                self.path.write_text(with_written_header(self.source, header), encoding="utf-8")
+                variant = load_variant_file(self.path)
+        except (CatalogError, OSError, ValueError) as exc:
             self.error.setText(str(exc))
             return
+        self.variant = variant
+        self.written = write
         super().accept()
+
+
+def _split(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]

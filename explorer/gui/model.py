@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QObject, Signal
 
 from explorer.engine.catalog import variants_of
 from explorer.engine.records import DeviceInfo, RunRequest, Variant
 from explorer.families import FAMILIES
+
+
+def declared_sizes(variant: Variant) -> dict[str, int]:
+    """The sizes a variant starts with: a custom kernel's own named sizes, else its family's."""
+    if variant.custom is not None:
+        return dict(variant.custom.sizes)
+    return dict(FAMILIES[variant.family].default_sizes)
 
 
 class ConfigModel(QObject):
@@ -20,6 +29,7 @@ class ConfigModel(QObject):
     local_changed = Signal()
     defines_changed = Signal()
     input_changed = Signal()
+    layout_changed = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,6 +44,7 @@ class ConfigModel(QObject):
         self._text = "IOU"
         self._image_path: str | None = None
         self._user_variants: list[Variant] = []
+        self._layout: str | None = None  # None: the variant's own (its header's) layout
 
     # -- devices -------------------------------------------------------------------
     @property
@@ -67,6 +78,9 @@ class ConfigModel(QObject):
     def set_family(self, family: str) -> None:
         if family == self._family or family not in FAMILIES:
             return
+        if not variants_of(family) and not any(v.family == family for v in self._user_variants):
+            self.family_changed.emit()  # nothing to run there yet (open a kernel of that kind)
+            return
         self._family = family
         problem = FAMILIES[family]
         self._sizes = dict(problem.default_sizes)
@@ -75,7 +89,7 @@ class ConfigModel(QObject):
             self.input_changed.emit()
         self.family_changed.emit()
         self.sizes_changed.emit()
-        self.set_variant(variants_of(family)[0])
+        self.set_variant(self.variants()[0])
 
     @property
     def variant(self) -> Variant:
@@ -93,6 +107,12 @@ class ConfigModel(QObject):
         self._user_variants = [v for v in self._user_variants if v.path != variant.path]
         self._user_variants.append(variant)
         self._variant = variant
+        if variant.custom is not None:  # sizes still declared keep their values
+            declared = declared_sizes(variant)
+            kept = {k: v for k, v in self._sizes.items() if k in declared}
+            if set(declared) != set(self._sizes):
+                self._sizes = {**declared, **kept}
+                self.sizes_changed.emit()
         self.variant_changed.emit()
 
     def add_user_variant(self, variant: Variant) -> None:
@@ -101,7 +121,11 @@ class ConfigModel(QObject):
         self._user_variants.append(variant)
         if variant.family != self._family:
             self._family = variant.family
-            self._sizes = dict(FAMILIES[variant.family].default_sizes)
+            self._sizes = declared_sizes(variant)
+            presets = FAMILIES[variant.family].input_presets
+            if self._input not in presets:
+                self._input = presets[0]
+                self.input_changed.emit()
             self.family_changed.emit()
             self.sizes_changed.emit()
         else:
@@ -114,17 +138,32 @@ class ConfigModel(QObject):
             return
         if variant.family != self._family:
             self.set_family(variant.family)
+        own_sizes = variant.custom is not None or (
+            self._variant is not None and self._variant.custom is not None
+        )
         self._variant = variant
         self._local = None
         self._defines = {}
+        self._layout = None
+        if own_sizes:  # a custom kernel's sizes are its own
+            self._sizes = declared_sizes(variant)
+            self.sizes_changed.emit()
         self.variant_changed.emit()
         self.local_changed.emit()
         self.defines_changed.emit()
+        self.layout_changed.emit()
 
-    # -- sizes, local size, defines, input -----------------------------------------
+    # -- sizes, local size, defines, layout, input ---------------------------------
     @property
     def sizes(self) -> dict[str, int]:
         return dict(self._sizes)
+
+    @property
+    def size_names(self) -> tuple[str, ...]:
+        """The sizes the current variant takes: its family's, or a custom kernel's own."""
+        if self._variant.custom is not None:
+            return tuple(name for name, _ in self._variant.custom.sizes)
+        return FAMILIES[self._family].size_names
 
     def set_size(self, name: str, value: int) -> None:
         if self._sizes.get(name) != value:
@@ -149,6 +188,25 @@ class ConfigModel(QObject):
         if self._defines.get(name) != value:
             self._defines[name] = int(value)
             self.defines_changed.emit()
+
+    @property
+    def layout(self) -> str:
+        """How the matrices are stored: the variant's own layout unless one was chosen, as
+        ``row-major``, ``column-major`` or ``A:row-major,B:column-major,C:row-major``."""
+        return self._layout if self._layout is not None else self._variant.layout
+
+    @property
+    def chosen_layout(self) -> str | None:
+        """The layout chosen in the app, None while the variant's own is used."""
+        return self._layout
+
+    def set_layout(self, layout: str | None) -> None:
+        """Another layout for this variant's matrices; None goes back to its header's."""
+        if layout == self._variant.layout:
+            layout = None
+        if layout != self._layout:
+            self._layout = layout
+            self.layout_changed.emit()
 
     @property
     def input(self) -> str:
@@ -181,8 +239,11 @@ class ConfigModel(QObject):
             self.input_changed.emit()
 
     def request(self, repeat: int = 10, timeout_s: float = 60.0) -> RunRequest:
+        variant = self._variant
+        if self._layout is not None:
+            variant = replace(variant, layout=self._layout)
         return RunRequest(
-            variant=self._variant,
+            variant=variant,
             sizes=self.sizes,
             local=self._local,
             defines=self.defines,

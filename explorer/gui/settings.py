@@ -10,6 +10,7 @@ import json
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explorer.engine.arguments import family_for
 from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
@@ -72,7 +73,7 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
         sizes = json.loads(str(settings.value("sizes")))
         defines = json.loads(str(settings.value("defines") or "{}"))
         if not isinstance(sizes, dict) or not all(
-            k in FAMILIES[family].size_names and isinstance(v, int) and v > 0
+            k in family_for(variant).size_names and isinstance(v, int) and v > 0
             for k, v in sizes.items()
         ):
             raise ValueError(f"bad sizes {sizes!r}")

@@ -55,7 +55,7 @@ class KernelFilesController(QObject):
             dialog = KernelMappingDialog(path, self.views.window)
             if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
                 return False
-            if not dialog.write.isChecked():
+            if not dialog.written:  # kept in memory: reloads and sessions use it
                 self.state.user_headers[str(Path(path))] = dialog.header()
             variant = dialog.variant
         self.use_kernel(variant)

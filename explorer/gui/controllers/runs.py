@@ -7,14 +7,14 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
+from explorer.engine.arguments import shown_shapes
 from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.oclgrind import find_oclgrind
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
 from explorer.engine.tracing import TracedRun, TraceRequest
-from explorer.families import FAMILIES
 from explorer.gui.controllers import Views
 from explorer.gui.controllers.fix_cost import FixCostController
-from explorer.gui.model import ConfigModel
+from explorer.gui.model import ConfigModel, declared_sizes
 from explorer.gui.state import AppState, Group
 from explorer.gui.worker import RunController
 from explorer.trace.playback import Playback, make_grids
@@ -150,10 +150,14 @@ class RunCompareController(QObject):
         if self.model.device is None:
             return
         self.state.comparison = []
+        current = self.model.variant.path
         requests = [
             RunRequest(
                 variant,
-                self.model.sizes,
+                # A custom kernel's sizes are its own: the others run at their declared ones.
+                self.model.sizes
+                if variant.custom is None or variant.path == current
+                else declared_sizes(variant),
                 device_key=self.model.device_key,
                 input=self.model.input,
                 text=self.model.text,
@@ -305,11 +309,16 @@ class RunCompareController(QObject):
         assert traced.trace is not None
         if state.presenting:
             self.views.result_view.show_result(state.result or traced.result)
-        grids = make_grids(
-            traced.trace,
-            FAMILIES[variant.family].shapes(traced.result.sizes),
-            column_major=variant.layout == "column-major",
+        result = traced.result
+        device = self.model.device
+        shapes = shown_shapes(
+            variant,
+            result.sizes,
+            result.defines,
+            result.local_size or (),
+            device.compute_units if device is not None else 1,
         )
+        grids = make_grids(traced.trace, shapes, column_major=self.model.layout == "column-major")
         state.playback = Playback(traced.trace, grids)
         view.set_playback(state.playback, variant.source)
         if state.pending_group is not None:

@@ -4,6 +4,7 @@ holds the file format and its validation)."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
@@ -41,6 +42,7 @@ def apply_session(model: ConfigModel, session: Session) -> None:
     model.set_local(session.local)
     for name, value in session.defines.items():
         model.set_define(name, value)
+    model.set_layout(session.layout)
     if session.input:
         model.set_input(session.input, session.text, session.image_path)
 
@@ -90,8 +92,12 @@ class SessionController:
         """Write the configuration, the device and the view; False (said why) when refused."""
         request = self.model.request()
         view = session_view(self.state, self.views)
+        header = self.state.user_headers.get(str(Path(request.variant.path)))
+        session = session_from_request(
+            request, self.model.device, view, layout=self.model.chosen_layout, header=header
+        )
         try:
-            save_session(session_from_request(request, self.model.device, view), path)
+            save_session(session, path)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.views.say(f"Could not save {path}: {exc}")
@@ -129,6 +135,8 @@ class SessionController:
 
     def show(self, session: Session) -> None:
         """Configuration and tab now; the device once the devices are known."""
+        if session.header is not None and session.kernel_path is not None:
+            self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
         page = tab_pages(self.views).get(str(session.view.get("tab", "")))
         if page is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -31,23 +32,12 @@ class SweepController(QObject):
         """Every cell of the sweep view's grid (its axes are read from the view)."""
         if self.model.device is None:
             return
-        requests = []
+        requests: list[RunRequest] = []
+        base = self.model.request()  # sizes (a custom kernel's own), layout, input, device
         for params in self.views.sweep_view.configurations():
             local = params.get("local", self.model.local)
             defines = {**self.model.defines, **{k: v for k, v in params.items() if k != "local"}}
-            requests.append(
-                RunRequest(
-                    self.model.variant,
-                    self.model.sizes,
-                    local=local,
-                    defines=defines,
-                    device_key=self.model.device_key,
-                    input=self.model.input,
-                    text=self.model.text,
-                    image_path=self.model.image_path,
-                    keep_output=False,
-                )
-            )
+            requests.append(replace(base, local=local, defines=defines, keep_output=False))
         self.views.start_progress(len(requests))
         if self.views.sweep_view.grid_metric != "time":  # each point from a real trace
             traces = [TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES) for r in requests]

@@ -1,0 +1,205 @@
+"""A first guess of a custom kernel's declarations, and the header that writes them down.
+
+The open-kernel dialog starts from what the source says: a pointer's element type, whether
+it is ``const`` or ``__constant`` and whether the kernel writes through it (the front end's
+access sites), ``__local`` pointers, scalars and the dimensions the kernel asks
+``get_global_id`` about. Integer scalars become the named sizes (a kernel's ``n`` is almost
+always its problem size). The person corrects the guesses; :func:`custom_header` writes the
+result as the ``family = "custom"`` header that :mod:`explorer.engine.arguments` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from explorer.engine.signature import Parameter, kernel_signature
+from explorer.families.custom import (
+    ELEMENT_TYPES,
+    BufferDecl,
+    Declaration,
+    DeclarationError,
+    LocalDecl,
+    ScalarDecl,
+)
+from explorer.frontend import AccessKind, ParseError, parse
+
+SIZE_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t")
+# Bytes and booleans passed by value are flags more often than sizes.
+_FLAG_TYPES = ("char", "uchar")
+_WRITES = {
+    AccessKind.WRITE,
+    AccessKind.READ_MODIFY_WRITE,
+    AccessKind.ATOMIC,
+    AccessKind.VSTORE,
+    AccessKind.ASYNC_COPY_WRITE,
+}
+_READS = {
+    AccessKind.READ,
+    AccessKind.READ_MODIFY_WRITE,
+    AccessKind.ATOMIC,
+    AccessKind.VLOAD,
+    AccessKind.ASYNC_COPY_READ,
+}
+_DIMENSION = re.compile(r"\bget_(?:global|local|group)_id\s*\(\s*([012])\s*\)")
+_LOCALS = ("L0", "L1", "L2")
+_DEFAULT_LOCAL = {1: ("64",), 2: ("8", "8"), 3: ("4", "4", "4")}
+
+
+@dataclass(frozen=True)
+class CustomGuess:
+    """Declarations for every parameter, the named sizes and the NDRange."""
+
+    sizes: tuple[tuple[str, int], ...]
+    params: tuple[Declaration, ...]
+    global_size: tuple[str, ...]
+    local_size: tuple[str, ...]
+
+
+def dimensions(source: str) -> int:
+    """How many NDRange dimensions the kernel asks about (1 when it asks about none)."""
+    used = [int(d) for d in _DIMENSION.findall(source)]
+    return max(used, default=0) + 1
+
+
+def _uses(source: str, kernel: str) -> tuple[set[str], set[str], set[str]]:
+    """Parameters read, written, and passed on to a helper (whose accesses are not the
+    kernel's own: the guess stays on the safe side for them)."""
+    try:
+        parsed = parse(source, {}, "kernel.cl", strict=False)
+    except ParseError:
+        return set(), set(), set()
+    read: set[str] = set()
+    written: set[str] = set()
+    for site in parsed.accesses:
+        if site.function != kernel:
+            continue
+        if site.kind in _WRITES:
+            written.update(site.roots or (site.base,))
+        if site.kind in _READS:
+            read.update(site.roots or (site.base,))
+    passed = {
+        root for call in parsed.calls if call.function == kernel for roots in call.argument_roots
+        for root in roots
+    }  # fmt: skip
+    return read, written, passed
+
+
+def _element(p: Parameter) -> tuple[str, str]:
+    """A declarable element type and the factor its count is multiplied by (a struct is
+    declared as its bytes)."""
+    base = p.element_type.rstrip("0123456789") or p.element_type
+    if base in ELEMENT_TYPES:
+        return p.element_type, ""
+    return "uchar", f" * {max(1, p.element_size)}"
+
+
+def guess_declarations(source: str, kernel: str) -> CustomGuess:
+    """A declaration for every parameter of ``kernel``; a DeclarationError for a parameter
+    no custom kernel can take (an image)."""
+    params = kernel_signature(source, kernel)
+    dims = dimensions(source)
+    size_params = [
+        p
+        for p in params
+        if p.space == "scalar" and p.scalar_type in SIZE_TYPES and p.scalar_type not in _FLAG_TYPES
+    ]
+    names = [p.name for p in size_params] or ["N"]
+    default = 1024 if len(names) == 1 else 64
+    sizes = tuple((name, default) for name in names)
+    global_size = tuple(names[min(d, len(names) - 1)] for d in range(dims))
+    count = " * ".join(dict.fromkeys(global_size))
+    local_count = " * ".join(_LOCALS[:dims])
+    read, written, passed = _uses(source, kernel)
+    declared: list[Declaration] = []
+    for p in params:
+        if p.is_image:
+            raise DeclarationError(f"parameter {p.name!r} is an image: custom kernels take none")
+        if p.space == "scalar":
+            if p in size_params:
+                declared.append(ScalarDecl(p.name, p.scalar_type or "int", (p.name,)))
+            else:
+                value = "1" if (p.scalar_type or "") in SIZE_TYPES else "1.5"
+                type_name = p.element_type if p.vector_width > 1 else p.scalar_type or "float"
+                declared.append(ScalarDecl(p.name, type_name, (value,)))
+            continue
+        type_name, factor = _element(p)
+        if p.space == "local":
+            declared.append(LocalDecl(p.name, type_name, f"{local_count}{factor}"))
+            continue
+        writes = p.name in written or (p.name in passed and not p.is_const)
+        if p.is_const or p.space == "constant" or not writes:
+            access = "read"
+        elif p.name in read or p.name in passed:
+            access = "readwrite"
+        else:
+            access = "write"
+        declared.append(
+            BufferDecl(
+                name=p.name,
+                type=type_name,
+                count=f"{count}{factor}" if factor else count,
+                contents="zeros" if access == "write" else "random",
+                access=access,
+                result=access != "read",
+            )
+        )
+    return CustomGuess(sizes, tuple(declared), global_size, _DEFAULT_LOCAL[dims])
+
+
+def _q(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a TOML basic string
+
+
+def _number_or_text(text: str) -> str:
+    try:
+        float(text)
+    except ValueError:
+        return _q(text)
+    return text
+
+
+def custom_header(
+    name: str,
+    kernel: str,
+    guess: CustomGuess,
+    reference: str = "",
+    terms: str = "1",
+) -> str:
+    """The ``family = "custom"`` catalog header of these declarations (a block comment that
+    starts the file); ``reference`` is a numpy expression for the first result, or empty."""
+    lines = [
+        "/*---",
+        f"name = {_q(name)}",
+        'family = "custom"',
+        f"kernel = {_q(kernel)}",
+        f"global = [{', '.join(_q(g) for g in guess.global_size)}]",
+        f"local = [{', '.join(_q(v) for v in guess.local_size)}]",
+        "[sizes]",
+        *(f"{size} = {value}" for size, value in guess.sizes),
+    ]
+    for p in guess.params:
+        lines.append(f"[args.{p.name}]")
+        if isinstance(p, LocalDecl):
+            lines += [f"local = {_q(p.type)}", f"count = {_q(p.count)}"]
+        elif isinstance(p, ScalarDecl):
+            values = [_number_or_text(v) for v in p.value]
+            value = values[0] if len(values) == 1 else f"[{', '.join(values)}]"
+            lines += [f"scalar = {_q(p.type)}", f"value = {value}"]
+        else:
+            lines += [f"buffer = {_q(p.type)}", f"count = {_q(p.count)}"]
+            if p.contents in ("constant", "iota"):
+                lines.append(f"contents = {_q(p.contents)}")
+                lines.append(f"value = {p.value!r}")
+            elif p.contents != "random":
+                lines.append(f"contents = {_q(p.contents)}")
+            lines.append(f"access = {_q(p.access)}")
+            if p.result:
+                lines.append("result = true")
+            if p.shape:
+                lines.append(f"shape = [{', '.join(_q(s) for s in p.shape)}]")
+    if reference.strip():
+        lines += ["[reference]", f"numpy = {_q(reference.strip())}", f"terms = {_q(terms)}"]
+    lines += ["[about]", 'source = "your own kernel"', "---*/"]
+    return "\n".join(lines) + "\n"

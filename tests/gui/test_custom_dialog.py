@@ -1,0 +1,192 @@
+"""The open-kernel dialog's custom form: declarations guessed from the parsed parameter list,
+edited, kept in memory (reloads and sessions use them) or written into the file."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialogButtonBox,
+    QMessageBox,
+)
+
+from explorer.gui.kernel_dialog import KernelMappingDialog
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
+
+ROOT = Path(__file__).parents[2]
+
+GATHER = """// y = alpha * x[index] + y, no header yet
+__kernel void gather_axpy(float alpha, __global const uint* index,
+                          __global const float* x, __global float* y, int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        y[i] = alpha * x[index[i]] + y[i];
+}
+"""
+
+SUMS = """/* Each work-group sums its values through a scratch buffer the host sizes. */
+__kernel void group_sums(__global const int* values, __global int* sums,
+                         __local int* scratch)
+{
+    int lid = get_local_id(0);
+    scratch[lid] = values[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+        if (lid < stride)
+            scratch[lid] += scratch[lid + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        sums[get_group_id(0)] = scratch[0];
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_message_boxes(monkeypatch):
+    def shown(*args, **kwargs):
+        raise AssertionError(f"message box: {args[1:3]}")
+
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(shown))
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(shown))
+
+
+def when_the_dialog_opens(act):
+    """Run ``act(dialog)`` once the modal dialog is up, as the person in front of it would."""
+    seen = []
+
+    def poll():
+        dialog = QApplication.activeModalWidget()
+        if isinstance(dialog, KernelMappingDialog):
+            seen.append(dialog)
+            act(dialog)
+        else:
+            QTimer.singleShot(20, poll)
+
+    QTimer.singleShot(0, poll)
+    return seen
+
+
+def rows(dialog):
+    """Each declaration row as the person reads it: texts, choices and the result box."""
+
+    def read(cell):
+        if isinstance(cell, QComboBox):
+            return cell.currentText()
+        if isinstance(cell, QCheckBox):
+            return cell.isChecked()
+        return cell.text() if cell is not None else None
+
+    table = dialog.declarations_table
+    out = {}
+    for row in range(table.rowCount()):
+        name, *rest = (read(table.cellWidget(row, c)) for c in range(table.columnCount()))
+        out[name] = tuple(rest)
+    return out
+
+
+def test_the_custom_form_is_guessed_from_the_parameter_list(qtbot, tmp_path):
+    path = tmp_path / "gather.cl"
+    path.write_text(GATHER)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    assert dialog.family.currentText() == "custom"  # a float by value: no fixed family
+    assert dialog.sizes.text() == "n = 1024"
+    assert (dialog.global_size.text(), dialog.local_size.text()) == ("n", "64")
+    assert rows(dialog) == {
+        "alpha": ("scalar", "float", "1.5", None, None, None),
+        "index": ("buffer", "uint", "n", "random", "read", False),
+        "x": ("buffer", "float", "n", "random", "read", False),
+        "y": ("buffer", "float", "n", "random", "readwrite", True),
+        "n": ("scalar", "int", "n", None, None, None),
+    }
+    path.write_text(SUMS)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    dialog.family.setCurrentText("custom")
+    assert rows(dialog) == {
+        "values": ("buffer", "int", "N", "random", "read", False),
+        "sums": ("buffer", "int", "N", "zeros", "write", True),  # written, never read
+        "scratch": ("local", "int", "L0", None, None, None),
+    }
+
+
+def test_declared_in_memory_runs_reloads_and_is_saved_in_a_session(
+    qtbot, window, monkeypatch, tmp_path
+):
+    path = tmp_path / "gather.cl"
+    path.write_text(GATHER)
+
+    def declare(dialog):
+        dialog.sizes.setText("n = 500")
+        dialog.reference.setText("alpha * x[index] + y")
+        box = dialog.findChild(QDialogButtonBox)
+        box.button(QDialogButtonBox.StandardButton.Ok).click()
+
+    answer_file_dialogs(monkeypatch, path)
+    seen = when_the_dialog_opens(declare)
+    trigger(window, "Open kernel…")
+    assert seen and path.read_text() == GATHER  # nothing written
+    assert window.model.variant.custom is not None
+    assert window.views.panel.size_spins["n"].value() == 500
+    result = run_and_wait(qtbot, window)
+    assert result.status == "verified", result.summary()
+    assert result.global_size[0] >= 500
+
+    session = tmp_path / "gather.kexp.json"
+    answer_file_dialogs(monkeypatch, session)
+    trigger(window, "Save session…")
+    assert json.loads(session.read_text())["header"].startswith("/*---")
+    window.model.set_family("matmul")
+    trigger(window, "Open session…")
+    assert window.model.variant.path == str(path) and window.model.sizes == {"n": 500}
+    assert run_and_wait(qtbot, window).status == "verified"
+
+    before = len(window.state.history)
+    path.write_text(GATHER.replace("+ y[i];", "+ 2.0f * y[i];"))  # saved in an editor
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == "wrong"  # reloaded with the declarations in memory
+
+
+def test_write_header_into_the_file_keeps_the_kernel_text_and_runs_from_the_command_line(
+    qtbot, tmp_path
+):
+    path = tmp_path / "sums.cl"
+    path.write_text(SUMS)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    dialog.family.setCurrentText("custom")
+    dialog.sizes.setText("N = 4096")
+    dialog.write_button.click()
+    assert dialog.result() == KernelMappingDialog.DialogCode.Accepted and dialog.written
+    text = path.read_text()
+    assert text.startswith("/*---") and text.endswith(SUMS)
+    assert text[: -len(SUMS)].endswith("---*/\n")
+    command = [sys.executable, "-m", "explorer", "run", "--kernel-file", str(path), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "unchecked"
+    plain = subprocess.run(command[:-1], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert "ran, not checked" in plain.stdout.lower()
+
+    # Declared again with a reference: the header is replaced, the kernel text still kept.
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    dialog.family.setCurrentText("custom")
+    sums_row = list(rows(dialog)).index("sums")
+    count = dialog.declarations_table.cellWidget(sums_row, 3)
+    count.selectAll()
+    qtbot.keyClicks(count, "N / L0")  # one sum per work-group
+    dialog.reference.setText("sum(reshape(values, (N // L0, L0)), axis=1)")
+    dialog.write_button.click()
+    text = path.read_text()
+    assert text.count("/*---") == 1 and text.endswith(SUMS)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "verified", done.stdout
