@@ -28,6 +28,7 @@ from explorer.trace.records import (
     MAX_PHASE,
     READ,
     RMW,
+    SITE_MASK,
     VALUE_NONE,
     WRITE,
     Trace,
@@ -210,26 +211,33 @@ _VALUE_DTYPES = {
 }
 
 
-def recorded_values(trace: Trace) -> np.ndarray | None:
+def recorded_values(trace: Trace) -> RecordColumn | None:
     """Each record's value as a float64 (a vector: its first component), NaN where its site
-    records none; None when the trace has no values."""
+    records none, for the records asked for; None when the trace has no values."""
     if trace.values is None:
         return None
-    out = np.full(trace.records, np.nan)
-    raw = trace.values.astype(np.uint64)
-    by_type: dict[str, list[int]] = {}
+    values = trace.values
+    # Per site: which of the value types its records hold (-1: none the view can show).
+    names = [name for name, (size, _) in _VALUE_DTYPES.items() if size <= trace.value_bytes]
+    types = [_VALUE_DTYPES[name] for name in names]
+    kind_of = {name: i for i, name in enumerate(names)}
+    site_kind = np.full(SITE_MASK + 1, -1, dtype=np.int8)
     for s in trace.sites:
         if s.value != VALUE_NONE and s.value_type:
-            by_type.setdefault(re.sub(r"\d+$", "", s.value_type), []).append(s.id)
-    for name, ids in by_type.items():
-        size, dtype = _VALUE_DTYPES.get(name, (0, None))
-        if dtype is None or size > trace.value_bytes:
-            continue
-        sel = np.isin(trace.site, ids)
-        bits = raw[sel] & np.uint64((1 << (8 * size)) - 1)
-        unsigned = np.dtype(f"u{size}")
-        out[sel] = bits.astype(unsigned).view(dtype).astype(np.float64)
-    return out
+            site_kind[s.id] = kind_of.get(re.sub(r"\d+$", "", s.value_type), -1)
+
+    def compute(key: Any) -> np.ndarray:
+        raw = np.atleast_1d(np.asarray(values[key])).astype(np.uint64)
+        kinds = site_kind[word_site(np.atleast_1d(np.asarray(trace.word[key])))]
+        out = np.full(raw.shape, np.nan)
+        for kind in np.unique(kinds[kinds >= 0]):
+            size, dtype = types[int(kind)]
+            sel = kinds == kind
+            bits = raw[sel] & np.uint64((1 << (8 * size)) - 1)
+            out[sel] = bits.astype(np.dtype(f"u{size}")).view(dtype).astype(np.float64)
+        return out
+
+    return RecordColumn(compute)
 
 
 class Playback:
