@@ -3,12 +3,53 @@ so a stale result never overwrites a newer one."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+import gc
+
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
 from explorer.engine.devices import default_device
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import RunRequest
 from explorer.engine.tracing import TraceRequest
+
+
+class _GuiThreadCollection:
+    """Python's cycle collector runs on whichever thread happens to allocate. When it frees
+    a Qt object on the worker thread (a closed view's widgets, say, while a trace is being
+    unpickled there), the object's destructor waits for the GIL while the GUI thread waits
+    for the object's lock: the application hangs. While a worker lives, automatic
+    collection is off and the GUI thread collects on a timer, by the same thresholds."""
+
+    users = 0
+    timer: QTimer | None = None
+
+    @classmethod
+    def hold(cls) -> None:
+        if cls.users == 0:
+            gc.disable()
+            cls.timer = QTimer(QCoreApplication.instance())
+            cls.timer.timeout.connect(cls.collect)
+            cls.timer.start(500)
+        cls.users += 1
+
+    @classmethod
+    def release(cls) -> None:
+        cls.users = max(0, cls.users - 1)
+        if cls.users == 0 and cls.timer is not None:
+            cls.timer.stop()
+            cls.timer.deleteLater()
+            cls.timer = None
+            gc.enable()
+
+    @staticmethod
+    def collect() -> None:
+        counts, limits = gc.get_count(), gc.get_threshold()
+        if counts[0] <= limits[0]:
+            return
+        generation = 0
+        if counts[1] > limits[1]:
+            generation = 2 if counts[2] > limits[2] else 1
+        gc.collect(generation)
 
 
 class _Job(QObject):
@@ -137,6 +178,8 @@ class RunController(QObject):
         self._thread.start()
         self._generation = 0
         self._pending = 0
+        _GuiThreadCollection.hold()
+        self._collecting = True
 
     @property
     def busy(self) -> bool:
@@ -230,6 +273,9 @@ class RunController(QObject):
         self._cancel_processes()
         self._thread.quit()
         self._thread.wait(2000)
+        if self._collecting:
+            self._collecting = False
+            _GuiThreadCollection.release()
         self._executor.close()
         if self._job.checker is not None:
             self._job.checker.close()

@@ -47,3 +47,35 @@ def test_the_app_maximises_a_window_that_would_not_fit_and_not_one_that_would(wi
     window.resize(screen)  # with its title bar it would hang below the screen's edge
     window.show_fitted()
     qtbot.waitUntil(window.isMaximized, timeout=3000)
+
+
+def test_garbage_is_collected_on_the_gui_thread_while_the_worker_runs(window, qtbot):
+    """A cycle freed on the worker thread can take Qt objects with it there, which hangs the
+    app; while a window lives, its garbage goes on the GUI thread, whatever thread made it."""
+    import gc
+    import threading
+
+    from tests.gui.conftest import run_and_wait
+
+    freed_on: list[str] = []
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            freed_on.append(threading.current_thread().name)
+
+    def make_garbage() -> None:
+        for _ in range(50):
+            Cycle()
+        for _ in range(20000):
+            [[], []]  # allocations that would trigger a collection here
+
+    assert not gc.isenabled()
+    maker = threading.Thread(target=make_garbage, name="not-the-gui")
+    maker.start()
+    maker.join()
+    run_and_wait(qtbot, window)
+    qtbot.waitUntil(lambda: len(freed_on) == 50, timeout=10000)
+    assert set(freed_on) == {threading.main_thread().name}
