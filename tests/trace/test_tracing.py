@@ -117,22 +117,24 @@ def test_off_by_one_tile_index_is_out_of_bounds_at_its_line_without_a_crash(exec
     assert result.result.status == "wrong"  # it ran to the end: no crash
 
 
-def test_every_correct_catalog_variant_is_clean_and_computes_the_same(executor, device):
-    sizes = {
-        "matmul": {"M": 48, "N": 32, "K": 64},
-        "transpose": {"WIDTH": 70, "HEIGHT": 33},
-        "matvec": {"WIDTH": 300, "HEIGHT": 9},
-        "rowdot": {"D": 1000},
-        "stencil": {"WIDTH": 67, "HEIGHT": 45},
-    }
-    for variant in catalog():
-        if variant.bug:
-            continue
-        result = traced(executor, device, variant, sizes[variant.family])
-        assert result.result.status == "verified", variant.qualified_id
-        bad = {f.kind for f in result.analysis.findings} & BAD
-        assert not bad, (variant.qualified_id, result.analysis.findings)
-        assert result.report_json["complete"], variant.qualified_id
+CATALOG_SIZES = {
+    "matmul": {"M": 48, "N": 32, "K": 64},
+    "transpose": {"WIDTH": 70, "HEIGHT": 33},
+    "matvec": {"WIDTH": 300, "HEIGHT": 9},
+    "rowdot": {"D": 1000},
+    "stencil": {"WIDTH": 67, "HEIGHT": 45},
+}
+
+
+@pytest.mark.parametrize(
+    "variant", [v for v in catalog() if not v.bug], ids=lambda v: v.qualified_id
+)
+def test_every_correct_catalog_variant_is_clean_and_computes_the_same(executor, device, variant):
+    result = traced(executor, device, variant, CATALOG_SIZES[variant.family])
+    assert result.result.status == "verified", variant.qualified_id
+    bad = {f.kind for f in result.analysis.findings} & BAD
+    assert not bad, (variant.qualified_id, result.analysis.findings)
+    assert result.report_json["complete"], variant.qualified_id
 
 
 def test_dispatch_order_names_every_group_once(executor, device):

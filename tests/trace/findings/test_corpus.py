@@ -98,15 +98,24 @@ SITES: dict[str, list[tuple[int, str, float]]] = {
 SITES_8_BYTE_BANKS = [(23, "two", 1.0), (24, "four", 2.0)]
 
 
+class Traces(dict):
+    """Each corpus kernel traced on the default device the first time a test asks for it:
+    the tests of this module spread over the workers, each tracing what it needs."""
+
+    def __init__(self, executor, device) -> None:
+        super().__init__()
+        self.executor, self.device = executor, device
+
+    def __missing__(self, name: str):
+        variant = load_variant_file(str(CORPUS / f"{name}.cl"))
+        run = RunRequest(variant, SIZES, device_key=self.device.key, input="random")
+        self[name] = self.executor.trace(TraceRequest(run, values=True), keep_trace=True)
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def traces(executor, device):
-    """Every corpus kernel traced once on the default device."""
-    done = {}
-    for name in FINDINGS:
-        variant = load_variant_file(str(CORPUS / f"{name}.cl"))
-        run = RunRequest(variant, SIZES, device_key=device.key, input="random")
-        done[name] = executor.trace(TraceRequest(run, values=True), keep_trace=True)
-    return done
+    return Traces(executor, device)
 
 
 def test_the_corpus_holds_a_kernel_for_every_case():
