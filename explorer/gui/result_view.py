@@ -5,6 +5,8 @@ tiling ladder gains little there."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
@@ -69,6 +71,10 @@ class ResultView(QWidget):
         self.message.setWordWrap(True)
         layout.addWidget(self.tabs, 1)
         self.input_views: dict[str, pg.ImageView | pg.PlotWidget] = {}
+        # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
+        # with its histogram costs tens of milliseconds, on every run, for a tab few open.
+        self._pending: dict[QWidget, Callable[[], None]] = {}
+        self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
 
     def set_device_type(self, device_type: str | None) -> None:
@@ -102,16 +108,15 @@ class ResultView(QWidget):
             self.show_message(status.capitalize(), detail)
             return
         self.tabs.clear()
+        self._pending.clear()
         output = np.asarray(result.output, dtype=np.float64)
         if output.ndim == 2:
             _show_image(self.image, output)
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
-                diff = np.abs(output - result.reference)
-                self.error_map.setImage(
-                    np.nan_to_num(diff, nan=np.nanmax(np.where(np.isfinite(diff), diff, 0)) or 1.0),
-                    autoRange=True,
+                self._pending[self.error_map] = lambda: _show_error(
+                    self.error_map, output, np.asarray(result.reference)
                 )
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
@@ -122,7 +127,8 @@ class ResultView(QWidget):
                 if not isinstance(view, pg.ImageView):
                     view = _image_view()
                     self.input_views[role] = view
-                _show_image(view, np.asarray(array, dtype=np.float64))
+                image = np.asarray(array, dtype=np.float64)
+                self._pending[view] = lambda v=view, a=image: _show_image(v, a)
             else:
                 if not isinstance(view, pg.PlotWidget):
                     view = pg.PlotWidget(background="w")
@@ -130,6 +136,12 @@ class ResultView(QWidget):
                 view.clear()
                 view.plot(np.asarray(array, dtype=np.float64), pen=pg.mkPen("#2874a6"))
             self.tabs.addTab(view, f"Input {role}")
+
+    def _draw_current(self, index: int) -> None:
+        """A tab shown for the first time since the result came: its image is drawn now."""
+        draw = self._pending.pop(self.tabs.widget(index), None)
+        if draw is not None:
+            draw()
 
     def _show_vector(self, output: np.ndarray, reference: np.ndarray | None) -> None:
         """A 1-D output as bars (a strip of values for a long one) with the reference as
@@ -174,6 +186,14 @@ def _show_image(view: pg.ImageView, data: np.ndarray) -> None:
     lo = min(float(finite.min()), 0.0) if finite.size else 0.0
     hi = max(float(finite.max()), 1.0) if finite.size else 1.0
     view.setImage(np.nan_to_num(data, nan=lo), levels=(lo, hi), autoRange=True)
+
+
+def _show_error(view: pg.ImageView, output: np.ndarray, reference: np.ndarray) -> None:
+    diff = np.abs(output - reference)
+    view.setImage(
+        np.nan_to_num(diff, nan=np.nanmax(np.where(np.isfinite(diff), diff, 0)) or 1.0),
+        autoRange=True,
+    )
 
 
 def badge_text(result: RunResult) -> str:

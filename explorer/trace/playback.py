@@ -25,7 +25,6 @@ from explorer.trace.records import (
     FENCE,
     GLOBAL,
     LOCAL,
-    MAX_PHASE,
     READ,
     RMW,
     SITE_MASK,
@@ -262,6 +261,7 @@ class Playback:
         self.group_linear = trace.group_linear()  # per work-item
         self.local_linear = trace.local_linear()
         self.line = line_column(trace)
+        self.line_of_site = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
         self.index = element_column(trace)
         (self.wi, self.seq, self.phase, self.site, self.op, self.buffer, self.oob) = record_columns(
             trace
@@ -279,6 +279,10 @@ class Playback:
         self.group: tuple[int, int, int] | None = None
         self.steps: list[Step] = []
         self._records = np.zeros(0, dtype=np.int64)
+        self._group_words = np.zeros(0, dtype=np.uint32)  # per record of the group
+        self._group_wi = np.zeros(0, dtype=np.int64)
+        self._group_seq = np.zeros(0, dtype=np.int64)
+        self._step_order = np.zeros(0, dtype=np.int64)
         self._by_step = np.zeros(0, dtype=np.int64)  # the group's records, step by step
         self._offsets = np.zeros(1, dtype=np.int64)  # step i: _by_step[_offsets[i]:_offsets[i+1]]
         self._focus: dict[int, np.ndarray] = {}
@@ -314,10 +318,15 @@ class Playback:
         self.group = tuple(group)  # type: ignore[assignment]
         wis = np.nonzero(self.group_linear == g)[0]
         self._group_wis = {int(self.local_linear[w]): int(w) for w in wis}
-        self._records = np.concatenate(
-            [np.arange(self._wi_start[w], self._wi_start[w] + self.trace.kept[w]) for w in wis]
-            or [np.zeros(0, dtype=np.int64)]
-        ).astype(np.int64)
+        kept = np.asarray(self.trace.kept, dtype=np.int64)[wis]
+        self._group_wi = np.repeat(wis.astype(np.int64), kept)
+        self._group_seq = np.arange(int(kept.sum()), dtype=np.int64) - np.repeat(
+            np.cumsum(kept) - kept, kept
+        )
+        self._records = self._wi_start[self._group_wi] + self._group_seq
+        # The group's own columns, gathered once: every step, box and mask of the group
+        # selects from these instead of from the whole trace.
+        self._group_words = np.asarray(self.trace.word[self._records])
         self.steps = self._make_steps()
         self._focus, self._extent, self._local_writes, self._contents = {}, {}, {}, {}
         self._products = None
@@ -332,52 +341,67 @@ class Playback:
             self.select_group(self.group)
 
     def _make_steps(self) -> list[Step]:
-        t = self.trace
         recs = self._records  # in (work-item, sequence) order
         if recs.size == 0:
             self._by_step, self._offsets = recs, np.zeros(1, dtype=np.int64)
+            self._step_order = recs
             return []
-        phase = self.phase[recs].astype(np.int64)
-        line = self.line[recs].astype(np.int64)
-        seq = self.seq[recs].astype(np.int64)
+        words = self._group_words
+        phase = word_phase(words).astype(np.int64)
+        site = word_site(words).astype(np.int64)
+        line = self.line_of_site[site].astype(np.int64)
+        seq = self._group_seq
         passes = np.zeros(recs.size, dtype=np.int64)
         if self.by_iteration:
-            # The how-many-th time this work-item reached this site in this phase.
-            run = (self.wi[recs].astype(np.int64) * (MAX_PHASE + 1) + phase) * (
-                len(t.sites) + 1
-            ) + self.site[recs]
-            order = np.argsort(run, kind="stable")
-            k = run[order]
-            starts = np.r_[True, k[1:] != k[:-1]]
+            # The how-many-th time this work-item reached this site in this phase: records
+            # of one (phase, site) in record order are in (work-item, sequence) order, so
+            # a stable sort by (phase, site) alone groups each work-item's passes.
+            where = phase * (int(site.max()) + 1) + site
+            narrow = where.astype(np.uint16) if int(where.max()) < 1 << 16 else where
+            order = np.argsort(narrow, kind="stable")
+            k, w = where[order], self._group_wi[order]
+            starts = np.r_[True, (k[1:] != k[:-1]) | (w[1:] != w[:-1])]
             position = np.arange(k.size)
             passes[order] = position - np.maximum.accumulate(np.where(starts, position, 0))
             passes = np.minimum(passes, KEY_ITERATION - 1)
-        key = (phase * KEY_LINE + line) * KEY_ITERATION + passes
-        uniq, inverse = np.unique(key, return_inverse=True)
-        first = np.full(uniq.size, np.iinfo(np.int64).max)
+        lines, npasses = int(line.max()) + 1, int(passes.max()) + 1
+        span = (int(phase.max()) + 1) * lines * npasses
+        if span <= 1 << 22:
+            # (phase, line, pass) as one dense code: present codes, in order, without a sort.
+            code = (phase * lines + line) * npasses + passes
+            present = np.zeros(span, dtype=bool)
+            present[code] = True
+            codes = np.flatnonzero(present)
+            rank_of = np.zeros(span, dtype=np.int64)
+            rank_of[codes] = np.arange(codes.size)
+            inverse = rank_of[code]
+            u_phase = codes // (lines * npasses)
+            u_line = (codes // npasses) % lines
+            u_pass = codes % npasses
+        else:
+            key = (phase * KEY_LINE + line) * KEY_ITERATION + passes
+            uniq, inverse = np.unique(key, return_inverse=True)
+            inverse = inverse.ravel()
+            u_phase = uniq // (KEY_LINE * KEY_ITERATION)
+            u_line = (uniq // KEY_ITERATION) % KEY_LINE
+            u_pass = uniq % KEY_ITERATION
+        count = u_phase.size
+        first = np.full(count, np.iinfo(np.int64).max)
         np.minimum.at(first, inverse, seq)
         # Within a phase: the order in which the group first reached each (line, pass).
-        order = np.lexsort((first, uniq // (KEY_LINE * KEY_ITERATION)))
-        rank = np.empty(uniq.size, dtype=np.int64)
-        rank[order] = np.arange(uniq.size)
-        step_of = rank[inverse.ravel()]
+        order = np.lexsort((first, u_phase))
+        rank = np.empty(count, dtype=np.int64)
+        rank[order] = np.arange(count)
+        step_of = rank[inverse]
         # Fewer than 65536 steps (always, in practice): a 16-bit key sorts by radix, in O(n).
-        narrow = step_of.astype(np.uint16) if uniq.size <= 1 << 16 else step_of
-        by_step = np.argsort(narrow, kind="stable")
+        narrow_step = step_of.astype(np.uint16) if count <= 1 << 16 else step_of
+        by_step = np.argsort(narrow_step, kind="stable")
+        self._step_order = by_step  # the group's records (its own order) in step order
         self._by_step = recs[by_step]
-        self._offsets = np.searchsorted(step_of[by_step], np.arange(uniq.size + 1))
-        steps = []
-        for i, j in enumerate(order):
-            u = int(uniq[j])
-            steps.append(
-                Step(
-                    i,
-                    u // (KEY_LINE * KEY_ITERATION),
-                    (u // KEY_ITERATION) % KEY_LINE,
-                    u % KEY_ITERATION,
-                )
-            )
-        return steps
+        self._offsets = np.searchsorted(step_of[by_step], np.arange(count + 1))
+        return [
+            Step(i, int(u_phase[j]), int(u_line[j]), int(u_pass[j])) for i, j in enumerate(order)
+        ]
 
     @property
     def phases(self) -> int:

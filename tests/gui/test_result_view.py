@@ -30,3 +30,31 @@ def test_a_vector_result_is_drawn_as_bars_with_its_error_beside_it(window, qtbot
     assert len(bars[0].opts["height"]) == result.output.size == 40
     errors = [i for i in view.error_plot.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
     assert len(errors) == 1
+
+
+def test_the_error_and_input_tabs_show_their_images_when_opened(window, qtbot):
+    import numpy as np
+    from PySide6.QtCore import Qt
+
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    result = run_and_wait(qtbot, window)
+    assert result.status == "verified"
+    view = window.views.result_view
+    window.views.show_page(view)
+    bar = view.tabs.tabBar()
+    titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
+
+    def open_tab(title: str):
+        i = titles.index(title)
+        qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
+        assert view.tabs.currentIndex() == i
+        return view.tabs.widget(i).getImageItem().image
+
+    error = open_tab("Error |result − reference|")
+    assert error.shape == (32, 32)
+    assert np.allclose(error, np.abs(result.output - result.reference))
+    shown_a = open_tab("Input A")
+    assert np.array_equal(shown_a, np.asarray(result.inputs["A"], dtype=np.float64))

@@ -14,6 +14,7 @@ from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
 from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.gui.controllers import Views
 from explorer.gui.controllers.fix_cost import FixCostController
+from explorer.gui.execution_view import run_arrays
 from explorer.gui.model import ConfigModel, declared_sizes
 from explorer.gui.state import AppState, Group
 from explorer.gui.worker import RunController
@@ -319,7 +320,8 @@ class RunCompareController(QObject):
             device.compute_units if device is not None else 1,
         )
         grids = make_grids(traced.trace, shapes, column_major=self.model.layout == "column-major")
-        state.playback = Playback(traced.trace, grids)
+        # The run's values from the start: the first frame is drawn once, with them.
+        state.playback = Playback(traced.trace, grids, arrays=run_arrays(result, traced.trace))
         view.set_playback(state.playback, variant.source)
         if state.pending_group is not None:
             view.select_group(state.pending_group)
