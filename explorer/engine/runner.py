@@ -119,9 +119,13 @@ class Bound:
 
 
 def prepare(
-    request: RunRequest, source: str | None = None, display_name: str | None = None
+    request: RunRequest,
+    source: str | None = None,
+    display_name: str | None = None,
+    time_reference: bool = True,
 ) -> Prepared | RunResult:
     """Plan, build (``source`` replaces the variant's, e.g. an instrumented copy), make inputs.
+    ``time_reference``: time the numpy reference warm (a trace shows no timing: it skips it).
 
     Everything that can go wrong before launch comes back as a :class:`RunResult`.
     """
@@ -237,7 +241,8 @@ def prepare(
             started = time.perf_counter()
             reference = problem.reference(inputs, sizes)
             reference_ms = (time.perf_counter() - started) * 1e3
-            if reference_ms < 200:  # the first call pays for waking BLAS threads: time a warm one
+            if time_reference and reference_ms < 200:
+                # The first call pays for waking BLAS threads: time a warm one.
                 started = time.perf_counter()
                 problem.reference(inputs, sizes)
                 reference_ms = (time.perf_counter() - started) * 1e3

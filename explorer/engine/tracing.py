@@ -174,7 +174,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
         return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
-    p = prepare(run, source=inst.source)
+    p = prepare(run, source=inst.source, time_reference=False)
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
     cl = p.session.cl

@@ -69,8 +69,8 @@ def test_garbage_is_collected_on_the_gui_thread_while_the_worker_runs(window, qt
     def make_garbage() -> None:
         for _ in range(50):
             Cycle()
-        for _ in range(20000):
-            [[], []]  # allocations that would trigger a collection here
+        allocations = [[] for _ in range(20000)]  # enough to start a collection here
+        del allocations
 
     assert not gc.isenabled()
     maker = threading.Thread(target=make_garbage, name="not-the-gui")
