@@ -47,9 +47,19 @@ class RecordColumn:
 
     def __init__(self, compute: Callable[[Any], np.ndarray]) -> None:
         self._compute = compute
+        self._key: np.ndarray | None = None  # the last large index array asked for
+        self._value = np.zeros(0)
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        return self._compute(key)
+        # A frame asks each column for the same group's records again and again (one buffer
+        # at a time): the last large answer is kept, read-only, for the same index array.
+        if key is self._key:
+            return self._value
+        value = self._compute(key)
+        if isinstance(key, np.ndarray) and key.size >= 4096:
+            value.setflags(write=False)
+            self._key, self._value = key, value
+        return value
 
 
 def element_column(trace: Trace) -> RecordColumn:
