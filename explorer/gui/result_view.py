@@ -74,6 +74,7 @@ class ResultView(QWidget):
         # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
         # with its histogram costs tens of milliseconds, on every run, for a tab few open.
         self._pending: dict[QWidget, Callable[[], None]] = {}
+        self._drawn: np.ndarray | None = None  # the output the Result image shows
         self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
 
@@ -111,7 +112,10 @@ class ResultView(QWidget):
         self._pending.clear()
         output = np.asarray(result.output, dtype=np.float64)
         if output.ndim == 2:
-            _show_image(self.image, output)
+            # A trace of what was just run comes back with the same picture: not drawn again.
+            if not _same(output, self._drawn):
+                _show_image(self.image, output)
+                self._drawn = output
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
@@ -179,6 +183,10 @@ class ResultView(QWidget):
         if reference is not None:
             self.tabs.addTab(self.error_plot, "Error |result − reference|")
         self.showing = "plot"
+
+
+def _same(a: np.ndarray, b: np.ndarray | None) -> bool:
+    return b is not None and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
 
 
 def _show_image(view: pg.ImageView, data: np.ndarray) -> None:
