@@ -7,6 +7,7 @@ that crashes the runtime or never returns, which is why it lives over there.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
 import os
 import sys
@@ -239,7 +240,13 @@ def prepare(
             return head.refused(_OUT_OF_MEMORY)
         try:
             started = time.perf_counter()
-            reference = problem.reference(inputs, sizes)
+            if time_reference:
+                reference = problem.reference(inputs, sizes)
+            else:  # a trace: the same inputs as the last trace give the same answer
+                key = _reference_key(variant.family, variant.layout, sizes, inputs)
+                reference = _references.get(key) or problem.reference(inputs, sizes)
+                _references.clear()
+                _references[key] = reference
             reference_ms = (time.perf_counter() - started) * 1e3
             if time_reference and reference_ms < 200:
                 # The first call pays for waking BLAS threads: time a warm one.
@@ -594,6 +601,22 @@ def judge(p: Prepared, outputs: list[np.ndarray]) -> tuple[Verdict, np.ndarray]:
         range(len(outputs)), key=lambda i: (verdicts[i].verified, -verdicts[i].max_abs_error)
     )
     return verdicts[worst], outputs[worst]
+
+
+# The last reference, by what it is computed from: a trace pressed again on the same inputs
+# (another group, the same configuration) needs the same answer.
+_references: dict[bytes, Reference] = {}
+
+
+def _reference_key(
+    family: str, layout: Any, sizes: dict[str, int], inputs: dict[str, Any]
+) -> bytes:
+    digest = hashlib.blake2b(repr((family, layout, sorted(sizes.items()))).encode(), digest_size=16)
+    for role in sorted(inputs):
+        array = np.ascontiguousarray(inputs[role])
+        digest.update(f"{role} {array.dtype} {array.shape}".encode())
+        digest.update(array.data)
+    return digest.digest()
 
 
 _OUT_OF_MEMORY = Refusal(
