@@ -95,25 +95,27 @@ def parse(
                 for e in errors
             ]
         raise ParseError(filename, tuple(errors))
+    # One pass over the unit's top level (it holds every declaration of the OpenCL prelude
+    # too, each visited through a callback): the file's own macro uses and functions.
+    own: list[Any] = []
+    for c in unit.cursor.get_children():
+        if c.kind in (K.MACRO_INSTANTIATION, K.FUNCTION_DECL):
+            where = c.location.file
+            if where and where.name == filename:
+                own.append(c)
     macros = [
         _Macro(
             positions.char(c.extent.start.offset), positions.char(c.extent.end.offset), c.spelling
         )
-        for c in unit.cursor.get_children()
-        if c.kind == K.MACRO_INSTANTIATION and c.location.file and c.location.file.name == filename
+        for c in own
+        if c.kind == K.MACRO_INSTANTIATION
     ]
     walker = _Walker(source, filename, positions, macros)
-    walker.own_functions = {
-        c.spelling
-        for c in unit.cursor.get_children()
-        if c.kind == K.FUNCTION_DECL and c.location.file and c.location.file.name == filename
-    }
+    walker.own_functions = {c.spelling for c in own if c.kind == K.FUNCTION_DECL}
     functions = []
     prototypes = []
-    for c in unit.cursor.get_children():
+    for c in own:
         if c.kind != K.FUNCTION_DECL:
-            continue
-        if not c.location.file or c.location.file.name != filename:
             continue
         close, empty = _params_close(source, positions.char(c.location.offset))
         if not c.is_definition():
