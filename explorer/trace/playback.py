@@ -462,7 +462,7 @@ class Playback:
         mine = (self.buffer[recs] == grid.buffer) & ~self.oob[recs]
         if not mine.any():
             return boxes
-        r, c = grid.element_rc(self.index[recs[mine]])
+        r, c = grid.element_rc(self.index[recs][mine])
         sid = step_of[mine]
         starts = np.r_[0, np.nonzero(np.diff(sid))[0] + 1]
         at = sid[starts]
@@ -611,7 +611,7 @@ class Playback:
             if info.space == GLOBAL and not info.is_input:
                 sel = writes & (self.buffer[recs] == b)
                 elements = np.full(width, -1, dtype=np.int64)
-                elements[local[sel]] = self.index[recs[sel]]
+                elements[local[sel]] = self.index[recs][sel]
                 self._out_elements[b] = elements
         if not self.arrays and self.trace.values is None:
             return empty, empty, np.zeros(0)  # no value to multiply yet (set_arrays comes next)
