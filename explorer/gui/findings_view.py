@@ -72,6 +72,12 @@ class FindingsView(QWidget):
         box = QVBoxLayout(findings_box)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.findings)
+        # The whole of the selected row's text (the first cause's before any selection): a
+        # cause and its advice are longer than the column, which cuts them off.
+        self.detail = QLabel("")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.addWidget(self.detail)
         fix_row = QHBoxLayout()
         self.measure_fix = QPushButton("Measure the fix")
         self.measure_fix.setToolTip(
@@ -99,6 +105,7 @@ class FindingsView(QWidget):
     def clear(self, message: str = "") -> None:
         self.findings.clear()
         self.sites.clear()
+        self.detail.setText("")
         self.summary.setText(message)
         self.show_fix("")
 
@@ -123,6 +130,7 @@ class FindingsView(QWidget):
         self.findings.clear()
         self.sites.clear()
         self.fix_result.setText("")
+        self.detail.setText("")
         complete = "complete" if report["complete"] else "incomplete"
         bad = [f for f in analysis.findings if f.kind not in ("not-traced",)]
         self.summary.setText(
@@ -156,6 +164,8 @@ class FindingsView(QWidget):
             heading.setFont(4, font)
             heading.addChildren([_finding_item(f) for f in group.findings])
             self.findings.addTopLevelItem(heading)
+        if self.findings.topLevelItemCount():
+            self.detail.setText(self.findings.topLevelItem(0).toolTip(4))
         for s in analysis.sites:
             sectors = "" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}"
             banks = "" if s.bank_conflict_degree is None else f"{s.bank_conflict_degree:.2f}"
@@ -192,6 +202,7 @@ class FindingsView(QWidget):
         self.show_fix("")
         if not items:
             return
+        self.detail.setText(items[0].toolTip(4))
         if items[0].data(0, Qt.ItemDataRole.UserRole):
             self.line_selected.emit(int(items[0].data(0, Qt.ItemDataRole.UserRole)))
         finding = items[0].data(0, FINDING_ROLE)

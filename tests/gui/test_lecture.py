@@ -75,9 +75,12 @@ def test_findings_are_listed_by_root_cause_with_one_advice(window, qtbot):
     assert heading.text(0) == "race" and heading.childCount() >= 20
     assert "What to do:" in heading.text(4)
     assert "close the condition before the barrier" in heading.text(4)
+    detail = window.views.findings_view.detail  # the advice in full, not cut at the column
+    assert detail.text() == heading.text(4) and detail.isVisibleTo(window.views.findings_view)
     tree.setCurrentItem(heading.child(3))  # a finding under its cause jumps to its line
     line = int(heading.child(3).text(1))
     assert window.views.source_view.editor.marked == [line]
+    assert detail.text() == heading.child(3).toolTip(4) != heading.text(4)
 
 
 def test_the_window_opens_on_the_iou_demo_ready_to_run(qtbot, settings):
