@@ -14,7 +14,6 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -30,6 +29,7 @@ from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
     bind,
     bytes_moved,
+    content_key,
     judge,
     judge_custom,
     poison_local,
@@ -427,7 +427,6 @@ def _plain_key(p: Any) -> bytes:
     """What one launch of the kernel as written depends on: device, source, kernel, build
     options, NDRange, sizes and the contents of every input."""
     variant = p.request.variant
-    digest = hashlib.blake2b(digest_size=16)
     parts = (
         p.device.key,
         variant.source,
@@ -438,13 +437,7 @@ def _plain_key(p: Any) -> bytes:
         p.launch.local_size,
         sorted(p.sizes.items()),
     )
-    for part in parts:
-        digest.update(repr(part).encode() + b"\0")
-    for role in sorted(p.inputs):
-        array = np.ascontiguousarray(p.inputs[role])
-        digest.update(f"{role} {array.dtype} {array.shape}".encode())
-        digest.update(array.data)
-    return digest.digest()
+    return content_key(parts, p.inputs)
 
 
 def _plain_output(p: Any, bound: Any) -> np.ndarray:
