@@ -8,6 +8,7 @@ source itself as clang types them, so the seeds' kernels run with their own para
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -79,12 +80,21 @@ def kernel_signature(
     """Every parameter of ``kernel`` in declaration order, images included (the dialog
     shows them). A source that does not compile without its defines is read as far as it
     can be."""
-    parsed = parse(source, dict(defines or {}), "kernel.cl", strict=False)
+    return list(_signature(source, kernel, tuple(sorted((defines or {}).items()))))
+
+
+@lru_cache(maxsize=32)
+def _signature(
+    source: str, kernel: str, defines: tuple[tuple[str, int], ...]
+) -> tuple[Parameter, ...]:
+    """``kernel_signature``, remembered: every run and trace of a kernel asks again (a
+    libclang parse each time), and the answer depends on nothing else."""
+    parsed = parse(source, dict(defines), "kernel.cl", strict=False)
     try:
         function = parsed.kernel(kernel)
     except KeyError:
         raise SignatureError(f"no '__kernel void {kernel}(...)' in the source") from None
-    return [_parameter(p) for p in function.parameters]
+    return tuple(_parameter(p) for p in function.parameters)
 
 
 def kernel_names(source: str, defines: dict[str, int] | None = None) -> list[str]:

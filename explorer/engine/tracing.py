@@ -436,8 +436,9 @@ def _plain_key(p: Any) -> bytes:
         p.launch.global_size,
         p.launch.local_size,
         sorted(p.sizes.items()),
+        p.inputs_digest or content_key((), p.inputs),
     )
-    return content_key(parts, p.inputs)
+    return content_key(parts, {})
 
 
 def _plain_output(p: Any, bound: Any) -> np.ndarray:

@@ -617,8 +617,7 @@ class ExecutionView(QWidget):
 
     def _top(self, grid: Grid, values: np.ndarray | None) -> float:
         if grid.buffer not in self._tops:
-            finite = np.abs(values[np.isfinite(values)]) if values is not None else np.zeros(0)
-            self._tops[grid.buffer] = float(finite.max()) if finite.size else 0.0
+            self._tops[grid.buffer] = _finite_top(values) if values is not None else 0.0
         return self._tops[grid.buffer]
 
     def _overview(self, grid: Grid, values: np.ndarray | None) -> np.ndarray | None:
@@ -629,12 +628,7 @@ class ExecutionView(QWidget):
             data = pb.element_heat(grid) if self.heat_mode else values
             if data is None:
                 return None
-            cells = grid.cell_of(np.arange(grid.rows * grid.cols))
-            flat = (data.T if grid.column_major else data).ravel().astype(np.float64)
-            size = grid.cell_rows * grid.cell_cols
-            total = np.bincount(cells, weights=np.nan_to_num(flat), minlength=size)
-            count = np.maximum(np.bincount(cells, minlength=size), 1)
-            mean = (total / count).reshape(grid.cell_rows, grid.cell_cols)
+            mean = grid.cell_means(data)
             self._overviews[key] = (
                 heat_colours(mean)
                 if self.heat_mode
@@ -981,7 +975,14 @@ def _value_colours(values: np.ndarray, top: float) -> np.ndarray:
 
 
 def _finite_top(values: np.ndarray) -> float:
-    finite = np.abs(values[np.isfinite(values)])
+    """The largest magnitude among the finite values (0 without any)."""
+    flat = np.asarray(values).ravel()
+    if flat.size == 0:
+        return 0.0
+    hi, lo = float(np.fmax.reduce(flat)), float(np.fmin.reduce(flat))  # NaN skipped
+    if np.isfinite(hi) and np.isfinite(lo):
+        return max(abs(hi), abs(lo))
+    finite = np.abs(flat[np.isfinite(flat)])
     return float(finite.max()) if finite.size else 0.0
 
 

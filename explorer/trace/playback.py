@@ -13,7 +13,7 @@ else from the run's own arrays: a local element holds the global element its wri
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,6 +126,38 @@ class Step:
     iteration: int = 0  # which pass of the line within the phase (0 when stepping by line)
 
 
+@dataclass
+class GroupColumns:
+    """The selected group's records in step order, their columns gathered once: every box,
+    mask and sum a frame draws selects from these (about 0.5 M records for a 16×16 group at
+    768) instead of gathering from the whole trace again."""
+
+    records: np.ndarray  # trace record index
+    step: np.ndarray  # step of each
+    phase: np.ndarray
+    buffer: np.ndarray  # NO_BUFFER decoded as -1 … as ``word_buffer`` gives it
+    inside: np.ndarray  # a buffer access within its buffer
+    op: np.ndarray
+    index: np.ndarray  # element index in its buffer
+    local: np.ndarray  # linear local id of the work-item
+    _by_buffer: tuple[np.ndarray, np.ndarray] | None = None
+
+    def on(self, buffer: int) -> np.ndarray:
+        """The positions, in step order, of the records inside this buffer."""
+        if self._by_buffer is None:
+            # Every buffer's positions from one stable sort by buffer (a radix sort of a
+            # byte): a frame asks for each buffer's several times.
+            count = int(self.buffer.max(initial=-1)) + 2
+            key = np.where(self.inside, self.buffer + 1, 0)
+            narrow = key.astype(np.uint8) if count <= 1 << 8 else key
+            order = np.argsort(narrow, kind="stable")
+            self._by_buffer = order, np.r_[0, np.cumsum(np.bincount(key, minlength=count))]
+        order, starts = self._by_buffer
+        if not 0 <= buffer < starts.size - 2:
+            return order[:0]
+        return order[starts[buffer + 1] : starts[buffer + 2]]
+
+
 @dataclass(frozen=True)
 class Grid:
     """How a buffer is drawn: its shape, its memory order, and the cells it is shown in."""
@@ -154,6 +186,16 @@ class Grid:
         cc = c * self.cell_cols // max(self.cols, 1)
         return np.where(inside, cr * self.cell_cols + cc, -1)
 
+    def cell_means(self, data: np.ndarray) -> np.ndarray:
+        """(cell_rows, cell_cols): the mean over each cell's elements of a (rows, cols) array
+        as drawn (NaN counts as 0), the cells ``cell_of`` gives."""
+        rows = -(-np.arange(self.cell_rows) * self.rows // self.cell_rows)
+        cols = -(-np.arange(self.cell_cols) * self.cols // self.cell_cols)
+        flat = np.nan_to_num(np.asarray(data, dtype=np.float64))
+        sums = np.add.reduceat(np.add.reduceat(flat, rows, axis=0), cols, axis=1)
+        counts = np.diff(np.r_[rows, self.rows])[:, None] * np.diff(np.r_[cols, self.cols])
+        return sums / counts
+
     def elements_of_cell(self, cell: int) -> tuple[int, int, int, int]:
         """(row0, row1, col0, col1) of the elements a cell covers."""
         cr, cc = divmod(cell, self.cell_cols)
@@ -168,9 +210,10 @@ class Grid:
 
 
 def make_grids(
-    trace: Trace, shapes: dict[str, tuple[int, ...]], column_major: bool = False
+    trace: Trace, shapes: dict[str, tuple[int, ...]], column_major: Container[str] = ()
 ) -> list[Grid]:
-    """A grid for every buffer: roles take the family's shapes, local arrays their own."""
+    """A grid for every buffer: roles take the family's shapes, local arrays their own;
+    the matrices whose roles ``column_major`` holds are stored column by column."""
     grids = []
     for b, info in enumerate(trace.buffers):
         shape = shapes.get(info.role or "") if info.role else None
@@ -187,7 +230,7 @@ def make_grids(
                 info.space,
                 rows,
                 cols,
-                column_major and info.role is not None and len(shape) == 2,
+                info.role is not None and info.role in column_major and len(shape) == 2,
                 max(1, min(rows, MAX_CELLS)),
                 max(1, min(cols, MAX_CELLS)),
             )
@@ -220,12 +263,12 @@ _VALUE_DTYPES = {
 }
 
 
-def recorded_values(trace: Trace) -> RecordColumn | None:
-    """Each record's value as a float64 (a vector: its first component), NaN where its site
-    records none, for the records asked for; None when the trace has no values."""
+def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """How records' raw value bits read as float64 (a vector: its first component; NaN
+    where its site records none), given the raw values and the records' words; None when
+    the trace has no values."""
     if trace.values is None:
         return None
-    values = trace.values
     # Per site: which of the value types its records hold (-1: none the view can show).
     names = [name for name, (size, _) in _VALUE_DTYPES.items() if size <= trace.value_bytes]
     types = [_VALUE_DTYPES[name] for name in names]
@@ -235,18 +278,70 @@ def recorded_values(trace: Trace) -> RecordColumn | None:
         if s.value != VALUE_NONE and s.value_type:
             site_kind[s.id] = kind_of.get(re.sub(r"\d+$", "", s.value_type), -1)
 
-    def compute(key: Any) -> np.ndarray:
-        raw = np.atleast_1d(np.asarray(values[key])).astype(np.uint64)
-        kinds = site_kind[word_site(np.atleast_1d(np.asarray(trace.word[key])))]
+    def read(values: np.ndarray, words: np.ndarray) -> np.ndarray:
+        raw = np.atleast_1d(values)
+        kinds = site_kind[word_site(np.atleast_1d(words))]
         out = np.full(raw.shape, np.nan)
-        for kind in np.unique(kinds[kinds >= 0]):
+        present = np.flatnonzero(np.bincount(kinds + 1, minlength=len(types) + 1)[1:])
+        for kind in present:
             size, dtype = types[int(kind)]
             sel = kinds == kind
-            bits = raw[sel] & np.uint64((1 << (8 * size)) - 1)
-            out[sel] = bits.astype(np.dtype(f"u{size}")).view(dtype).astype(np.float64)
+            every = present.size == 1 and bool(sel.all())
+            bits = raw if every else raw[sel]
+            if bits.dtype.itemsize != size:
+                bits = bits.astype(np.uint64) & np.uint64((1 << (8 * size)) - 1)
+                bits = bits.astype(np.dtype(f"u{size}"))
+            shown = bits.view(dtype).astype(np.float64)
+            if every:
+                return shown
+            out[sel] = shown
         return out
 
-    return RecordColumn(compute)
+    return read
+
+
+def recorded_values(trace: Trace) -> RecordColumn | None:
+    """Each record's value as a float64 (a vector: its first component), NaN where its site
+    records none, for the records asked for; None when the trace has no values."""
+    read = value_reader(trace)
+    if read is None or trace.values is None:
+        return None
+    values = trace.values
+    return RecordColumn(lambda key: read(np.asarray(values[key]), np.asarray(trace.word[key])))
+
+
+def _box(grid: Grid, elements: np.ndarray) -> Box | None:
+    """The box of rows and columns these elements span, or None for none."""
+    if elements.size == 0:
+        return None
+    r, c = grid.element_rc(elements)
+    return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
+
+
+def _passes(where: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Per record, how many times before it its owner (work-item) reached the same ``where``
+    (a phase and site): records of one ``where`` in record order are in (work-item, sequence)
+    order, so a stable sort by ``where`` alone groups each work-item's passes."""
+    narrow = where.astype(np.uint16) if int(where.max()) < 1 << 16 else where
+    order = np.argsort(narrow, kind="stable")
+    k, w = where[order], owner[order]
+    starts = np.r_[True, (k[1:] != k[:-1]) | (w[1:] != w[:-1])]
+    position = np.arange(k.size)
+    passes = np.zeros(where.size, dtype=np.int64)
+    passes[order] = position - np.maximum.accumulate(np.where(starts, position, 0))
+    return passes
+
+
+def _stable_order(step: np.ndarray, count: int) -> np.ndarray:
+    """The positions of ``step`` in step order, each step's in their own order. Fewer than
+    65536 steps (always, in practice): a 16-bit key sorts by radix, in O(n)."""
+    narrow = step.astype(np.uint16) if count <= 1 << 16 else step
+    return np.argsort(narrow, kind="stable")
+
+
+def _no_columns() -> GroupColumns:
+    empty = np.zeros(0, dtype=np.int64)
+    return GroupColumns(empty, empty, empty, empty, np.zeros(0, dtype=bool), empty, empty, empty)
 
 
 class Playback:
@@ -272,6 +367,7 @@ class Playback:
         self.local_linear = trace.local_linear()
         self.line = line_column(trace)
         self.line_of_site = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
+        self._site_ops = trace.site_ops()
         self.index = element_column(trace)
         (self.wi, self.seq, self.phase, self.site, self.op, self.buffer, self.oob) = record_columns(
             trace
@@ -284,15 +380,21 @@ class Playback:
         self.num_groups = trace.num_groups
         total = int(np.prod(trace.num_groups))
         self.dispatch_rank = np.full(total, -1, dtype=np.int64)
-        for rank, (x, y, z) in enumerate(trace.dispatch_order):
-            self.dispatch_rank[x + gx * (y + gy * z)] = rank
+        order = np.asarray(trace.dispatch_order, dtype=np.int64).reshape(-1, 3)
+        self.dispatch_rank[order[:, 0] + gx * (order[:, 1] + gy * order[:, 2])] = np.arange(
+            order.shape[0]
+        )
         self.group: tuple[int, int, int] | None = None
         self.steps: list[Step] = []
         self._records = np.zeros(0, dtype=np.int64)
         self._group_words = np.zeros(0, dtype=np.uint32)  # per record of the group
         self._group_wi = np.zeros(0, dtype=np.int64)
+        self._group_kept = np.zeros(0, dtype=np.int64)  # records of each of its work-items
+        self._group_local = np.zeros(0, dtype=np.int64)  # per record: its linear local id
         self._group_seq = np.zeros(0, dtype=np.int64)
         self._step_order = np.zeros(0, dtype=np.int64)
+        self._g = _no_columns()
+        self._g_values: np.ndarray | None = None
         self._by_step = np.zeros(0, dtype=np.int64)  # the group's records, step by step
         self._offsets = np.zeros(1, dtype=np.int64)  # step i: _by_step[_offsets[i]:_offsets[i+1]]
         self._focus: dict[int, np.ndarray] = {}
@@ -309,6 +411,7 @@ class Playback:
         self._written_at: dict[int, np.ndarray] = {}
         # What each record read or stored, as a number (NaN: not recorded); None: no values.
         self.recorded = recorded_values(trace)
+        self._read_value = value_reader(trace)
         first = min(self.traced_groups) if self.traced_groups else 0
         self.select_group((first % gx, (first // gx) % gy, first // (gx * gy)))
 
@@ -329,6 +432,8 @@ class Playback:
         wis = np.nonzero(self.group_linear == g)[0]
         self._group_wis = {int(self.local_linear[w]): int(w) for w in wis}
         kept = np.asarray(self.trace.kept, dtype=np.int64)[wis]
+        self._group_kept = kept
+        self._group_local = np.repeat(self.local_linear[wis].astype(np.int64), kept)
         self._group_wi = np.repeat(wis.astype(np.int64), kept)
         self._group_seq = np.arange(int(kept.sum()), dtype=np.int64) - np.repeat(
             np.cumsum(kept) - kept, kept
@@ -338,6 +443,7 @@ class Playback:
         # selects from these instead of from the whole trace.
         self._group_words = np.asarray(self.trace.word[self._records])
         self.steps = self._make_steps()
+        self._g, self._g_values = self._gather_columns(), None
         self._focus, self._extent, self._local_writes, self._contents = {}, {}, {}, {}
         self._products = None
         return True
@@ -350,6 +456,42 @@ class Playback:
         if self.group is not None:
             self.select_group(self.group)
 
+    def _gather_columns(self) -> GroupColumns:
+        """The group's columns in step order: gathered in the group's own order (each
+        work-item's records lie together in the trace, so the reads run forward), then
+        permuted, which stays in cache."""
+        order = self._step_order
+        words = self._group_words[order]
+        buffer = word_buffer(words).astype(np.int64)
+        sizes = np.array([b.elem_size for b in self.trace.buffers] + [1], dtype=np.int64)
+        offset = np.asarray(self.trace.offset[self._records]).astype(np.int64)[order]
+        shifts = np.log2(np.maximum(sizes, 1)).astype(np.int64)
+        if (sizes == 1 << shifts).all():  # element sizes of 2^k bytes: a shift, not a division
+            index = offset >> shifts[buffer]
+        else:
+            index = offset // sizes[buffer]
+        n = len(self.steps)
+        return GroupColumns(
+            records=self._by_step,
+            step=np.repeat(np.arange(n, dtype=np.int64), np.diff(self._offsets)),
+            phase=word_phase(words).astype(np.int64),
+            buffer=buffer,
+            inside=(buffer >= 0) & (buffer < len(self.trace.buffers)) & ~word_oob(words),
+            op=self._site_ops[word_site(words)],
+            index=index,
+            local=self._group_local[order],
+        )
+
+    def _values_in_step_order(self) -> np.ndarray | None:
+        """What each of the group's records read or stored, in step order (NaN: not
+        recorded); None when the trace has no values."""
+        if self._read_value is None or self.trace.values is None:
+            return None
+        if self._g_values is None:
+            raw = np.asarray(self.trace.values[self._records])  # each work-item's in a run
+            self._g_values = self._read_value(raw, self._group_words)[self._step_order]
+        return self._g_values
+
     def _make_steps(self) -> list[Step]:
         recs = self._records  # in (work-item, sequence) order
         if recs.size == 0:
@@ -357,22 +499,45 @@ class Playback:
             self._step_order = recs
             return []
         words = self._group_words
+        kept = self._group_kept[self._group_kept > 0]
+        n, width = int(kept[0]), int(kept.size)
+        if (kept == n).all() and (words.reshape(width, n) == words[:n]).all():
+            # Every work-item made the same accesses in the same order (the common case):
+            # the steps of one are the steps of all, and the group's step order follows
+            # from one work-item's without sorting the whole group.
+            own = np.arange(n, dtype=np.int64)
+            steps, step_one = self._step_codes(words[:n], np.zeros(n, dtype=np.int64), own)
+            per = np.bincount(step_one, minlength=len(steps))
+            one = _stable_order(step_one, len(steps))
+            start = np.r_[0, np.cumsum(per)]
+            block = step_one[one]
+            place = width * start[block] + np.arange(n) - start[block]
+            lanes = np.arange(width, dtype=np.int64)[:, None]
+            by_step = np.empty(width * n, dtype=np.int64)
+            by_step[(place[None, :] + lanes * per[block][None, :]).ravel()] = (
+                lanes * n + one[None, :]
+            ).ravel()
+            self._offsets = np.r_[0, np.cumsum(per * width)]
+        else:
+            steps, step_of = self._step_codes(words, self._group_wi, self._group_seq)
+            by_step = _stable_order(step_of, len(steps))
+            self._offsets = np.r_[0, np.cumsum(np.bincount(step_of, minlength=len(steps)))]
+        self._step_order = by_step  # the group's records (its own order) in step order
+        self._by_step = recs[by_step]
+        return steps
+
+    def _step_codes(
+        self, words: np.ndarray, owner: np.ndarray, seq: np.ndarray
+    ) -> tuple[list[Step], np.ndarray]:
+        """The steps of these records and the step of each: the records of each work-item
+        (``owner``) lie together, the ``seq``-th of its own in its order."""
         phase = word_phase(words).astype(np.int64)
         site = word_site(words).astype(np.int64)
         line = self.line_of_site[site].astype(np.int64)
-        seq = self._group_seq
-        passes = np.zeros(recs.size, dtype=np.int64)
+        passes = np.zeros(words.size, dtype=np.int64)
         if self.by_iteration:
-            # The how-many-th time this work-item reached this site in this phase: records
-            # of one (phase, site) in record order are in (work-item, sequence) order, so
-            # a stable sort by (phase, site) alone groups each work-item's passes.
-            where = phase * (int(site.max()) + 1) + site
-            narrow = where.astype(np.uint16) if int(where.max()) < 1 << 16 else where
-            order = np.argsort(narrow, kind="stable")
-            k, w = where[order], self._group_wi[order]
-            starts = np.r_[True, (k[1:] != k[:-1]) | (w[1:] != w[:-1])]
-            position = np.arange(k.size)
-            passes[order] = position - np.maximum.accumulate(np.where(starts, position, 0))
+            # The how-many-th time this work-item reached this site in this phase.
+            passes = _passes(phase * (int(site.max()) + 1) + site, owner)
             passes = np.minimum(passes, KEY_ITERATION - 1)
         lines, npasses = int(line.max()) + 1, int(passes.max()) + 1
         span = (int(phase.max()) + 1) * lines * npasses
@@ -402,16 +567,10 @@ class Playback:
         order = np.lexsort((first, u_phase))
         rank = np.empty(count, dtype=np.int64)
         rank[order] = np.arange(count)
-        step_of = rank[inverse]
-        # Fewer than 65536 steps (always, in practice): a 16-bit key sorts by radix, in O(n).
-        narrow_step = step_of.astype(np.uint16) if count <= 1 << 16 else step_of
-        by_step = np.argsort(narrow_step, kind="stable")
-        self._step_order = by_step  # the group's records (its own order) in step order
-        self._by_step = recs[by_step]
-        self._offsets = np.searchsorted(step_of[by_step], np.arange(count + 1))
-        return [
+        steps = [
             Step(i, int(u_phase[j]), int(u_line[j]), int(u_pass[j])) for i, j in enumerate(order)
         ]
+        return steps, rank[inverse]
 
     @property
     def phases(self) -> int:
@@ -457,13 +616,12 @@ class Playback:
     def _make_focus(self, grid: Grid) -> np.ndarray:
         n = len(self.steps)
         boxes = np.full((n, 4), -1, dtype=np.int64)
-        recs = self._by_step
-        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
-        mine = (self.buffer[recs] == grid.buffer) & ~self.oob[recs]
-        if not mine.any():
+        g = self._g
+        mine = g.on(grid.buffer)
+        if mine.size == 0:
             return boxes
-        r, c = grid.element_rc(self.index[recs][mine])
-        sid = step_of[mine]
+        r, c = grid.element_rc(g.index[mine])
+        sid = g.step[mine]
         starts = np.r_[0, np.nonzero(np.diff(sid))[0] + 1]
         at = sid[starts]
         boxes[at, 0] = np.minimum.reduceat(r, starts)
@@ -479,17 +637,12 @@ class Playback:
         """(everything the group touches, everything it writes) in this buffer, as boxes:
         the group's tile of C is marked from the first step."""
         if grid.buffer not in self._extent:
-            recs = self._records
-            recs = recs[(self.buffer[recs] == grid.buffer) & ~self.oob[recs]]
-            writes = recs[np.isin(self.op[recs], (WRITE, RMW, ATOMIC))]
-            self._extent[grid.buffer] = (self._box(grid, recs), self._box(grid, writes))
+            g = self._g
+            mine = g.on(grid.buffer)
+            elements = g.index[mine]
+            written = elements[WRITES[g.op[mine]]]
+            self._extent[grid.buffer] = (_box(grid, elements), _box(grid, written))
         return self._extent[grid.buffer]
-
-    def _box(self, grid: Grid, recs: np.ndarray) -> Box | None:
-        if recs.size == 0:
-            return None
-        r, c = grid.element_rc(self.index[recs])
-        return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
 
     def window_masks(
         self, grid: Grid, records: np.ndarray, window: Box
@@ -511,19 +664,20 @@ class Playback:
     def written_before(self, grid: Grid, step: int, window: Box) -> np.ndarray:
         """Elements of a window the group has written at or before this step."""
         positions = self._writes(grid)
-        recs = self._by_step[positions[positions < self._offsets[step + 1]]]
-        return self.window_masks(grid, recs, window)[1]
+        done = positions[: int(np.searchsorted(positions, self._offsets[step + 1]))]
+        r0, r1, c0, c1 = window
+        r, c = grid.element_rc(self._g.index[done])
+        inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
+        out = np.zeros((r1 - r0, c1 - c0), dtype=bool)
+        out[r[inside] - r0, c[inside] - c0] = True
+        return out
 
     def _writes(self, grid: Grid) -> np.ndarray:
         """Positions in the step-ordered records of the group's writes to this buffer."""
         if grid.buffer not in self._local_writes:
-            recs = self._by_step
-            mine = (
-                (self.buffer[recs] == grid.buffer)
-                & np.isin(self.op[recs], (WRITE, RMW, ATOMIC))
-                & ~self.oob[recs]
-            )
-            self._local_writes[grid.buffer] = np.nonzero(mine)[0]
+            g = self._g
+            mine = g.on(grid.buffer)
+            self._local_writes[grid.buffer] = mine[WRITES[g.op[mine]]]
         return self._local_writes[grid.buffer]
 
     def work_item(self, local_linear: int) -> int | None:
@@ -600,27 +754,27 @@ class Playback:
         reads on one line; also which output element each work-item writes."""
         t = self.trace
         empty = np.zeros(0, dtype=np.int64)
-        recs = self._by_step
-        n = len(self.steps)
-        step_of = np.repeat(np.arange(n), np.diff(self._offsets))
+        g = self._g
         width = int(np.prod(t.local_size))
-        local = self.local_linear[self.wi[recs]].astype(np.int64)
-        writes = WRITES[self.op[recs]] & (self.buffer[recs] >= 0) & ~self.oob[recs]
+        writes = WRITES[g.op] & g.inside
         self._out_elements = {}
         for b, info in enumerate(t.buffers):
             if info.space == GLOBAL and not info.is_input:
-                sel = writes & (self.buffer[recs] == b)
+                mine = g.on(b)
+                sel = mine[WRITES[g.op[mine]]]
                 elements = np.full(width, -1, dtype=np.int64)
-                elements[local[sel]] = self.index[recs][sel]
+                elements[g.local[sel]] = g.index[sel]
                 self._out_elements[b] = elements
         if not self.arrays and self.trace.values is None:
             return empty, empty, np.zeros(0)  # no value to multiply yet (set_arrays comes next)
-        reads = READS[self.op[recs]] & (self.buffer[recs] >= 0) & ~self.oob[recs] & ~writes
-        key = step_of[reads] * width + local[reads]
-        read_recs = recs[reads]
-        positions = np.nonzero(reads)[0]
+        reads = READS[g.op] & g.inside & ~writes
+        positions = np.flatnonzero(reads)
+        # Step order already: a stable sort by local id within each step groups each
+        # work-item's reads of one pass.
+        key = g.step[positions] * width + g.local[positions]
         order = np.argsort(key, kind="stable")
-        key, read_recs, positions = key[order], read_recs[order], positions[order]
+        key, positions = key[order], positions[order]
+        read_recs = g.records[positions]
         if key.size < 2:
             return empty, empty, np.zeros(0)
         same_next = np.r_[key[1:] == key[:-1], False]
@@ -639,18 +793,19 @@ class Playback:
         (``positions``: the reads' places in the group's step-ordered records)."""
         t = self.trace
         values = np.full(recs.size, np.nan)
-        if self.recorded is not None:
-            values = self.recorded[recs].copy()
+        recorded = self._values_in_step_order()
+        if recorded is not None:
+            values = recorded[positions]
             if bool(np.isfinite(values).all()):
                 return values  # every read's value came from the trace itself
-        buffers = self.buffer[recs]
+        buffers = self._g.buffer[positions]
         for b in np.unique(buffers):
             info = t.buffers[int(b)]
             sel = buffers == b
             if info.space == GLOBAL:
                 flat = self._flat_values(int(b))
                 if flat is not None:
-                    index = self.index[recs[sel]]
+                    index = self._g.index[positions[sel]]
                     inside = (index >= 0) & (index < flat.size)
                     got = np.full(index.size, np.nan)
                     got[inside] = flat[index[inside]]
@@ -668,10 +823,10 @@ class Playback:
                 m = (src_buffer == sb) & (src_index < flat.size)
                 write_values[m] = flat[src_index[m]]
             big = np.int64(self._by_step.size + 1)
-            write_key = self.index[write_recs] * big + write_pos
+            write_key = self._g.index[write_pos] * big + write_pos
             order = np.argsort(write_key)
             write_key, write_values = write_key[order], write_values[order]
-            read_element = self.index[recs[sel]]
+            read_element = self._g.index[positions[sel]]
             at = np.searchsorted(write_key, read_element * big + positions[sel]) - 1
             found = (at >= 0) & (write_key[np.maximum(at, 0)] // big == read_element)
             got = np.full(read_element.size, np.nan)
@@ -692,7 +847,9 @@ class Playback:
             role = self.trace.buffers[grid.buffer].role
             array = self.arrays.get(role or "")
             out = None
-            if array is not None and array.size >= grid.rows * grid.cols:
+            if array is not None and np.shape(array) == (grid.rows, grid.cols):
+                out = np.asarray(array, dtype=np.float64)  # a matrix as the family sees it
+            elif array is not None and array.size >= grid.rows * grid.cols:
                 flat = np.asarray(array, dtype=np.float64).ravel()[: grid.rows * grid.cols]
                 out = (
                     flat.reshape(grid.cols, grid.rows).T
@@ -738,25 +895,26 @@ class Playback:
         cached = self._contents.get(grid.buffer)
         if cached is not None and cached[0] == key:
             return cached[1]  # no write to this array since: the same contents
-        recs = self._by_step[positions[:done]]  # phase order
+        g = self._g
+        pos = positions[:done]  # step order
         size = grid.rows * grid.cols
-        element = self.index[recs]
+        element = g.index[pos]
         ok = (element >= 0) & (element < size)
         last = np.full(size, -1, dtype=np.int64)
         last[element[ok]] = np.nonzero(ok)[0]  # the latest write of each element wins
-        recs = recs[np.sort(last[last >= 0])]
+        pos = pos[np.sort(last[last >= 0])]
         writer = np.full(size, -1, dtype=np.int64)
         fresh = np.zeros(size, dtype=bool)
         value = np.full(size, np.nan)
         source = np.full(size, -1, dtype=np.int64)
-        element = self.index[recs]
+        element = g.index[pos]
         ok = (element >= 0) & (element < size)
-        recs, element = recs[ok], element[ok]
-        writer[element] = self.local_linear[self.wi[recs]]
-        fresh[element[self.phase[recs] == self.steps[step].phase]] = True
+        pos, element = pos[ok], element[ok]
+        recs = g.records[pos]
+        writer[element] = g.local[pos]
+        fresh[element[g.phase[pos] == self.steps[step].phase]] = True
         written_at = np.full(size, -1, dtype=np.int64)
-        positions_kept = positions[:done][np.sort(last[last >= 0])][ok]
-        written_at[element] = np.searchsorted(self._offsets, positions_kept, side="right") - 1
+        written_at[element] = g.step[pos]
         src_buffer, src_index = self._copy_sources(recs)
         copied = src_buffer >= 0
         source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
@@ -766,8 +924,9 @@ class Playback:
                 continue
             sel = copied & (src_buffer == b) & (src_index < flat.size)
             value[element[sel]] = flat[src_index[sel]]
-        if self.recorded is not None:  # what the writes stored, as the trace recorded it
-            stored = self.recorded[recs]
+        recorded = self._values_in_step_order()
+        if recorded is not None:  # what the writes stored, as the trace recorded it
+            stored = recorded[pos]
             known = np.isfinite(stored)
             value[element[known]] = stored[known]
         shape = (grid.rows, grid.cols)
@@ -812,13 +971,14 @@ class Playback:
         if self.recorded is None:
             return None
         positions = self._writes(grid)
-        done = int(np.searchsorted(positions, self._offsets[step + 1]))
-        recs = self._by_step[positions[:done]]
-        stored = self.recorded[recs]
+        done = positions[: int(np.searchsorted(positions, self._offsets[step + 1]))]
+        recorded = self._values_in_step_order()
+        assert recorded is not None
+        stored = recorded[done]
         known = np.isfinite(stored)
         r0, r1, c0, c1 = window
         out = np.full((r1 - r0, c1 - c0), np.nan)
-        rows, cols = grid.element_rc(self.index[recs[known]])
+        rows, cols = grid.element_rc(self._g.index[done[known]])
         inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
         out[rows[inside] - r0, cols[inside] - c0] = stored[known][inside]  # later ones win
         return out
@@ -826,15 +986,16 @@ class Playback:
     def touched_by(self, grid: Grid, step: int) -> np.ndarray:
         """Per element, (rows, cols): the local id of the selected group's work-item that
         last touched it up to this step (a write, else a read), -1 where none did."""
-        t = self.trace
-        recs = self._by_step[: self._offsets[step + 1]]
-        recs = recs[(t.buffer[recs] == grid.buffer) & ~t.oob[recs]]
+        g = self._g
+        end = int(self._offsets[step + 1])
+        pos = g.on(grid.buffer)
+        pos = pos[: int(np.searchsorted(pos, end))]
         size = grid.rows * grid.cols
         out = np.full(size, -1, dtype=np.int64)
-        element = self.index[recs]
+        element = g.index[pos]
         ok = (element >= 0) & (element < size)
-        who = self.local_linear[t.wi[recs]]
-        wrote = WRITES[t.op[recs]]
+        who = g.local[pos]
+        wrote = WRITES[g.op[pos]]
         out[element[ok & ~wrote]] = who[ok & ~wrote]
         out[element[ok & wrote]] = who[ok & wrote]  # a write says more than a read
         return (
@@ -849,9 +1010,15 @@ class Playback:
         return self.touched_by(grid, step)[r0:r1, c0:c1]
 
     def _flat_values(self, buffer: int) -> np.ndarray | None:
+        """The buffer's values in its memory order (what an element index reads)."""
         role = self.trace.buffers[buffer].role
         array = self.arrays.get(role or "")
-        return None if array is None else np.asarray(array, dtype=np.float64).ravel()
+        if array is None:
+            return None
+        grid = self.grids[buffer]
+        if grid.column_major and np.ndim(array) == 2:
+            array = np.asarray(array).T  # a matrix as the family sees it, stored by columns
+        return np.asarray(array, dtype=np.float64).ravel()
 
     def element_heat(self, grid: Grid) -> np.ndarray:
         """Global loads of each element, (rows, cols), summed over every traced group."""

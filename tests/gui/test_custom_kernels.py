@@ -3,6 +3,7 @@ reloaded and saved in sessions like the fixed families' kernels."""
 
 import shutil
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
@@ -166,6 +167,35 @@ def test_b_transposed_chosen_in_the_panel_makes_a_tutorial_sgemm_verify(
     trigger(window, "Open session…")
     assert window.views.panel.b_transposed.isChecked()
     assert run_and_wait(qtbot, window).status == "verified"
+
+
+def test_the_execution_view_draws_each_matrix_in_its_own_order(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """A and C column-major, B transposed: what the view draws for C is the product of
+    what it draws for A and B (a matrix drawn in the wrong order would scramble it)."""
+    path = tmp_path / "sgemm_bt.cl"
+    path.write_text(NUGTEREN_STYLE)
+    open_kernel(window, monkeypatch, path)
+    window.model.set_input("random")
+    for name, value in (("M", 40), ("N", 24), ("K", 32)):
+        type_into(qtbot, window.views.panel.size_spins[name], value)
+    window.views.panel.b_transposed.click()
+    assert window.model.layout == "A:column-major,B:row-major,C:column-major"
+    trace_and_wait(qtbot, window)
+    playback = window.state.playback
+    drawn = {g.name: playback.values(g) for g in playback.grids if g.name in "ABC"}
+    assert {name: array.shape for name, array in drawn.items()} == {
+        "A": (40, 32),
+        "B": (32, 24),
+        "C": (40, 24),
+    }
+    assert np.allclose(drawn["A"] @ drawn["B"], drawn["C"], rtol=1e-4, atol=1e-4)
+    # Work-group (0, 0) computes C's rows 0-7 and columns 0-7 from A's rows and B's
+    # columns 0-7: where the view places what the group touched.
+    assert playback.group == (0, 0, 0)
+    touched = {g.name: playback.extent(g)[0] for g in playback.grids if g.name in "ABC"}
+    assert touched == {"A": (0, 8, 0, 32), "B": (0, 32, 0, 8), "C": (0, 8, 0, 8)}
 
 
 def test_a_matrix_order_chosen_per_matrix_changes_what_the_kernel_gets(qtbot, window):

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
 from explorer.engine.arguments import shown_shapes
+from explorer.engine.catalog import role_layout
 from explorer.engine.devices import NO_PLATFORM_HELP
 from explorer.engine.oclgrind import find_oclgrind
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
@@ -319,7 +320,9 @@ class RunCompareController(QObject):
             result.local_size or (),
             device.compute_units if device is not None else 1,
         )
-        grids = make_grids(traced.trace, shapes, column_major=self.model.layout == "column-major")
+        layout = self.model.layout
+        by_column = {role for role in shapes if role_layout(layout, role) == "column-major"}
+        grids = make_grids(traced.trace, shapes, column_major=by_column)
         # The run's values from the start: the first frame is drawn once, with them.
         state.playback = Playback(traced.trace, grids, arrays=run_arrays(result, traced.trace))
         view.set_playback(state.playback, variant.source)
