@@ -73,12 +73,14 @@ class NotTraced:
 
 
 # The record word the instrumented kernel writes beside each byte offset (see instrument.py):
-# bits 0-11 site, 12-23 phase (saturating), 24-27 buffer (NO_BUFFER for barriers and fences),
-# 28 out of bounds, 29-31 log2 of the bytes accessed.
-SITE_MASK = 0xFFF
-PHASE_SHIFT, PHASE_MASK = 12, 0xFFF
-BUFFER_SHIFT, BUFFER_MASK = 24, 0xF
-NO_BUFFER = 15
+# bits 0-9 site, 10-21 phase (saturating), 22-27 buffer (NO_BUFFER for barriers and fences),
+# 28 out of bounds, 29-31 log2 of the bytes accessed. Six bits of buffer, so a kernel with
+# fifteen or more buffers (Oclgrind's lvalue_loads, a tiled kernel's private arrays beside its
+# parameters) is traced whole; a thousand sites is twenty times the largest catalog kernel's.
+SITE_MASK = 0x3FF
+PHASE_SHIFT, PHASE_MASK = 10, 0xFFF
+BUFFER_SHIFT, BUFFER_MASK = 22, 0x3F
+NO_BUFFER = 63
 OOB_BIT = 1 << 28
 SIZE_SHIFT = 29
 MAX_PHASE = PHASE_MASK

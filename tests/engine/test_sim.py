@@ -190,3 +190,19 @@ def test_sim_file_with_build_options_traces(executor):
     )
     assert traced.analysis is not None, traced.result.summary()
     assert {"out", "taps", "scale", "scratch"} <= {b.name for b in traced.trace.buffers}
+
+
+def test_every_one_of_eighteen_buffers_is_traced(executor):
+    traced = executor.trace(
+        TraceRequest(RunRequest(load_sim(SIM / "many_buffers.sim"), {}, input="declared")),
+        keep_trace=True,
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.trace.complete
+    names = [b.name for b in traced.trace.buffers]
+    assert names == [f"i{k}" for k in range(9)] + [f"o{k}" for k in range(9)]
+    written = {names[b] for b in np.unique(traced.trace.buffer) if b >= 0}
+    assert written == set(names)
+    past_end = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
+    assert [(f.buffer, f.line, f.count) for f in past_end] == [("o8", 21, 1)]
+    assert not [f for f in traced.analysis.findings if f.kind == "not-traced"]
