@@ -128,6 +128,9 @@ class CustomSpec:
     reference_kernel: str = ""  # another kernel file run on the same inputs
     reference_kernel_name: str = ""
     terms: str = "1"  # the reduction length behind each result, for the tolerance
+    # The NDRange is launched as given (an Oclgrind .sim): where the local size does not
+    # divide it, the last work-group of a dimension is smaller (OpenCL 2.0 non-uniform groups).
+    exact_range: bool = False
 
     @property
     def buffers(self) -> tuple[BufferDecl, ...]:

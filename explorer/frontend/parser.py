@@ -62,6 +62,16 @@ READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
 MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.READ_MODIFY_WRITE}
 
 
+def language_standard(options: tuple[str, ...] | list[str]) -> str:
+    """The OpenCL C standard build options ask for (``-cl-std=CL2.0``), as the front end
+    names it; CL1.2, the compilers' default, when they name none. The last one given wins."""
+    chosen = "CL1.2"
+    for option in options:
+        if option.startswith("-cl-std="):
+            chosen = option.split("=", 1)[1]
+    return chosen
+
+
 def parse(
     source: str,
     defines: dict[str, int | str],

@@ -248,7 +248,8 @@ class Trace:
 
     @property
     def num_groups(self) -> tuple[int, int, int]:
-        dims = [g // lo for g, lo in zip(self.global_size, self.local_size, strict=True)]
+        # Rounded up: in non-uniform work-groups the last group of a dimension is smaller.
+        dims = [-(-g // lo) for g, lo in zip(self.global_size, self.local_size, strict=True)]
         return tuple((dims + [1, 1, 1])[:3])  # type: ignore[return-value]
 
     def local_linear(self) -> np.ndarray:

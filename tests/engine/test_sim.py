@@ -173,12 +173,50 @@ def test_only_the_named_build_options_are_taken_from_args_lines():
     assert build_options_of("# a comment\nk.cl  # ARGS: --build-options -DY=2\n") == ()
 
 
-def test_a_local_size_that_does_not_divide_the_ndrange_is_refused(executor):
+def _partial_groups_expected() -> list[int]:
+    values = []
+    for y in range(3):
+        for x in range(5):
+            lx, ly = (2 if x < 4 else 1), (2 if y < 2 else 1)
+            values.append((y % 2) * lx + x % 2 + 10 * lx + 100 * ly + 1000 * 2 + 10000 * 5)
+    return values
+
+
+def test_non_uniform_work_groups_run_with_the_last_groups_smaller(executor):
+    variant = load_sim(SIM / "partial_groups.sim")
+    result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
+    assert result.status == "unchecked", result.summary()
+    np.testing.assert_array_equal(result.output.ravel(), _partial_groups_expected())
+    assert result.global_size == (5, 3) and result.local_size == (2, 2)
+    assert "non-uniform work-groups: 5x3 in work-groups of 2x2" in (result.note or "")
+
+
+def test_non_uniform_work_groups_trace_only_the_work_items_of_the_ndrange(executor):
+    variant = load_sim(SIM / "partial_groups.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    trace = traced.trace
+    assert trace.complete and trace.global_size == (5, 3) and trace.num_groups == (3, 2, 1)
+    assert trace.wi_count.size == 15  # not the 24 of six whole groups
+    sizes = {tuple(g[:2]): 0 for g in trace.wi_group.tolist()}
+    for g in trace.wi_group.tolist():
+        sizes[tuple(g[:2])] += 1
+    assert sizes == {(0, 0): 4, (1, 0): 4, (2, 0): 2, (0, 1): 2, (1, 1): 2, (2, 1): 1}
+    assert sorted(trace.index().tolist()) == list(range(15))  # each element once, in bounds
+    assert not traced.analysis.findings
+    np.testing.assert_array_equal(traced.result.output.ravel(), _partial_groups_expected())
+
+
+def test_non_uniform_work_groups_with_a_barrier_are_refused_naming_the_device(executor, device):
     text = (SIM / "scaled_copy.sim").read_text().replace("8 1 1", "6 1 1", 1)
     variant = parse_sim(text, SIM / "scaled_copy.sim")
     result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
     assert result.status == "refused"
-    assert "16 % L0 == 0" in str(result.refused)
+    assert device.name in str(result.refused) and "line 11" in str(result.refused)
+    traced = executor.trace(TraceRequest(RunRequest(variant, {}, input="declared")))
+    assert traced.result.status == "refused"
     result = executor.run(RunRequest(variant, {}, local=(4,), input="declared", repeat=1))
     assert result.status == "unchecked", result.summary()
 
