@@ -111,7 +111,9 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
         space = LOCAL if b.space == LOCAL else PRIVATE if b.space == PRIVATE else GLOBAL
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
-        is_input = space == GLOBAL and role is not None and role != raw.output_role
+        # A program-scope variable (no parameter) holds what the program initialised it to.
+        program = space == GLOBAL and b.param_index is None
+        is_input = program or (space == GLOBAL and role is not None and role != raw.output_role)
         buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input))
 
     sites = tuple(

@@ -244,3 +244,17 @@ def test_every_one_of_eighteen_buffers_is_traced(executor):
     past_end = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
     assert [(f.buffer, f.line, f.count) for f in past_end] == [("o8", 21, 1)]
     assert not [f for f in traced.analysis.findings if f.kind == "not-traced"]
+
+
+def test_program_scope_variables_are_traced_as_buffers_of_their_own(executor):
+    variant = load_sim(SIM / "program_scope.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    np.testing.assert_array_equal(traced.result.output.ravel(), [110, 212, 114, 216])
+    assert traced.trace.complete and not traced.analysis.findings
+    names = {b.name: b for b in traced.trace.buffers}
+    assert (names["table"].length, names["bias"].length) == (4, 2)
+    assert names["table"].is_input and names["bias"].is_input
+    assert traced.analysis.loads_per_element["table"]["max"] == 1

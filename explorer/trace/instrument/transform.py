@@ -562,6 +562,16 @@ class _Rewrite:
                     f"sizeof({v.name}), {', '.join(dims)});",
                 )
             )
+        for v in parsed.variables:  # program scope: registered at the kernel's start
+            if v.function or v.address_space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
+                continue
+            space = BUFFER_SPACE[v.address_space]
+            self.buffers.append(
+                BufferDecl(
+                    len(self.buffers), v.name, space, None, max(1, len(v.shape)),
+                    v.element_size, v.shape,
+                )
+            )  # fmt: skip
         if len(self.buffers) > MAX_BUFFERS - 1:
             raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
         for v in parsed.variables:
