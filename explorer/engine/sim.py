@@ -306,7 +306,7 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
             param.name, type_name, str(count), "iota", start, step, access=access, result=dump
         )
     if noinit:
-        return BufferDecl(param.name, type_name, str(count), "zeros", access=access, result=dump)
+        return BufferDecl(param.name, type_name, str(count), "noinit", access=access, result=dump)
     data = tuple(number(reader.next().text) for _ in range(count))
     return BufferDecl(
         param.name, type_name, str(count), "data", data=data, access=access, result=dump

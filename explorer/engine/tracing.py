@@ -530,8 +530,9 @@ def _window_output(p: Any, trace: Trace, traced: np.ndarray, plain: np.ndarray) 
 
 def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
     """A custom kernel's inputs are the buffers declared read-only, whatever their role, and
-    its program-scope variables (no role: initialised by the program)."""
-    read_only = {b.name for b in spec.buffers if b.access == "read"}
+    its program-scope variables (no role: initialised by the program); never a ``noinit``
+    buffer, which nothing initialised, so a read of it before a write is ``uninitialized``."""
+    read_only = {b.name for b in spec.buffers if b.access == "read" and b.contents != "noinit"}
     buffers = tuple(
         replace(info, is_input=info.space == GLOBAL and (info.role in read_only or not info.role))
         for info in trace.buffers

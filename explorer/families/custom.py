@@ -38,7 +38,9 @@ ELEMENT_TYPES: dict[str, np.dtype] = {
     "double": np.dtype(np.float64),
 }
 VECTOR_WIDTHS = (1, 2, 3, 4, 8, 16)
-CONTENTS = ("random", "zeros", "ones", "iota", "constant", "iou", "image", "npy", "data")
+CONTENTS = (
+    "random", "zeros", "ones", "iota", "constant", "iou", "image", "npy", "data", "noinit",
+)  # fmt: skip
 ACCESS = ("read", "write", "readwrite")
 _TYPE = re.compile(r"^(?P<base>[a-z]+?)(?P<width>2|3|4|8|16)?$")
 
@@ -188,7 +190,7 @@ def buffer_array(
     dtype = et.base
     integer = dtype.kind in "iu"
     where = f"parameter {decl.name!r}"
-    if decl.contents == "zeros":
+    if decl.contents in ("zeros", "noinit"):  # noinit: the host's record, never uploaded
         flat = np.zeros(total, dtype=dtype)
     elif decl.contents == "ones":
         flat = np.ones(total, dtype=dtype)

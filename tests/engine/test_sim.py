@@ -114,7 +114,7 @@ def test_by_value_arguments_fill_and_range_like_buffers():
     assert decl["mask"] == ScalarDecl("mask", "uchar", ("255.0",))
     assert decl["taps"].type == "short" and decl["taps"].data == (1.0, -2.0, 3.0, -4.0)
     assert decl["scale"].type == "double" and decl["scale"].value == 0.5
-    assert decl["scratch"].contents == "zeros"
+    assert decl["scratch"].contents == "noinit"
     assert decl["out"].type == "long" and decl["out"].result
 
 
@@ -258,3 +258,21 @@ def test_program_scope_variables_are_traced_as_buffers_of_their_own(executor):
     assert (names["table"].length, names["bias"].length) == (4, 2)
     assert names["table"].is_input and names["bias"].is_input
     assert traced.analysis.loads_per_element["table"]["max"] == 1
+
+
+def test_a_noinit_buffer_is_not_initialised_and_its_reads_are_found(executor):
+    variant = load_sim(SIM / "stale.sim")
+    decl = {p.name: p for p in variant.custom.params}
+    assert decl["scratch"].contents == "noinit"
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    found = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
+    assert [(f.buffer, f.line, f.count) for f in found] == [("scratch", 5, 4)]
+    filled = (SIM / "stale.sim").read_text().replace("noinit", "fill=3")
+    traced = executor.trace(
+        TraceRequest(RunRequest(parse_sim(filled, SIM / "stale.sim"), {}, input="declared"))
+    )
+    assert traced.analysis is not None and not traced.analysis.findings
+    np.testing.assert_array_equal(traced.result.output.ravel(), [3, 3, 3, 3])
