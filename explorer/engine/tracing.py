@@ -531,10 +531,16 @@ def _window_output(p: Any, trace: Trace, traced: np.ndarray, plain: np.ndarray) 
 def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
     """A custom kernel's inputs are the buffers declared read-only, whatever their role, and
     its program-scope variables (no role: initialised by the program); never a ``noinit``
-    buffer, which nothing initialised, so a read of it before a write is ``uninitialized``."""
+    buffer, which nothing initialised, so a read of it before a write is ``uninitialized``.
+    Every other buffer the host filled with its declared contents (``host_filled``)."""
     read_only = {b.name for b in spec.buffers if b.access == "read" and b.contents != "noinit"}
+    filled = {b.name for b in spec.buffers if b.contents != "noinit"}
     buffers = tuple(
-        replace(info, is_input=info.space == GLOBAL and (info.role in read_only or not info.role))
+        replace(
+            info,
+            is_input=info.space == GLOBAL and (info.role in read_only or not info.role),
+            host_filled=info.space == GLOBAL and info.role in filled,
+        )
         for info in trace.buffers
     )
     return replace(trace, buffers=buffers)

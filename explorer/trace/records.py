@@ -46,6 +46,9 @@ class BufferInfo:
     length: int  # elements
     shape: tuple[int, ...] = ()  # declared shape for local arrays (e.g. (16, 17)), else (length,)
     is_input: bool = False  # a __global buffer the kernel was given to read, not to write
+    # A __global buffer the host filled before the launch though it is not an input (a custom
+    # kernel's readwrite buffer with declared contents): its reads before writes are fine.
+    host_filled: bool = False
 
 
 @dataclass(frozen=True)

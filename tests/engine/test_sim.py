@@ -270,7 +270,7 @@ def test_a_noinit_buffer_is_not_initialised_and_its_reads_are_found(executor):
     assert traced.analysis is not None, traced.result.summary()
     found = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
     assert [(f.buffer, f.line, f.count) for f in found] == [("scratch", 5, 4)]
-    filled = (SIM / "stale.sim").read_text().replace("noinit", "fill=3")
+    filled = (SIM / "stale.sim").read_text().replace("noinit ro", "fill=3")  # readwrite
     traced = executor.trace(
         TraceRequest(RunRequest(parse_sim(filled, SIM / "stale.sim"), {}, input="declared"))
     )
