@@ -178,8 +178,8 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         source = variant.source
         partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
         if partial is not None:  # rewritten first, so that the trace runtime sees whole groups
-            ndrange, local = partial
-            source = emulated_source(source, variant.kernel, ndrange, local, defines, std, "")
+            ndrange, group = partial
+            source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
         inst = instrumented(source, variant.kernel, tuple(defines.items()), request.values, std)
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
