@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from explorer.cli.command import Command, available_devices
-from explorer.cli.options import UsageError
+from explorer.cli.options import UsageError, add_layout, with_layout
 from explorer.engine.bench import BASELINES, bench, parse_size, parse_sweep
 from explorer.engine.catalog import catalog, find_variant
 from explorer.engine.devices import pick_device
@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variants", default="all", help="'all' or comma-separated ids")
     parser.add_argument("--sizes", default="256", help="comma-separated, e.g. 256,512 or 1100x300")
     parser.add_argument("--device")
+    add_layout(parser)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument(
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         chosen = available
     else:
         chosen = [find_variant(args.family, vid.strip()) for vid in args.variants.split(",")]
+    chosen = [with_layout(v, args.layout) for v in chosen]
     sizes = [parse_size(args.family, s.strip()) for s in args.sizes.split(",") if s.strip()]
     sweep = parse_sweep(args.sweep)
     if args.repeat < 1:

@@ -7,9 +7,9 @@ adds a size adds its flag here, with no change to this file.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from explorer.engine.catalog import find_variant, load_variant_file
+from explorer.engine.catalog import find_variant, load_variant_file, role_layout
 from explorer.engine.records import RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 
@@ -67,6 +67,7 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--define", action="append", default=[], metavar="NAME=VALUE", help="-D define (repeatable)"
     )
+    add_layout(parser)
     parser.add_argument("--input", help="input preset: iou, random, identity or image")
     parser.add_argument("--image", help="image file for --input image (PNG, PGM or .npy)")
     parser.add_argument("--text", default="IOU", help="text drawn into the iou input")
@@ -74,6 +75,56 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=_timeout, default=60.0, help="seconds, positive (default 60)"
     )
+
+
+_ORDERS = {
+    "row-major": "row-major", "row": "row-major",
+    "column-major": "column-major", "col": "column-major",
+    "transposed": "T", "T": "T",
+}  # fmt: skip
+
+
+def add_layout(parser: argparse.ArgumentParser) -> None:
+    """``--layout``: how the host stores a family's matrices (the app's Matrix layout box)."""
+    parser.add_argument(
+        "--layout",
+        metavar="SPEC",
+        help="matrix orders: row-major, column-major, or per matrix, e.g. A=col,B=T "
+        "(row, col, T: in the other order than A, as the app's 'B transposed')",
+    )
+
+
+def with_layout(variant: Variant, spec: str | None) -> Variant:
+    """``variant`` with the matrix layout ``--layout`` names (unchanged without one): one
+    order for every matrix, or ``MATRIX=ORDER`` pairs, the others keeping the variant's own.
+    ``T`` (``transposed``) is the other order than A's; A=T the other than the header's A."""
+    if not spec:
+        return variant
+    roles = FAMILIES[variant.family].matrix_roles
+    if not roles:
+        raise UsageError(f"--layout: {variant.family} kernels have no matrices to lay out")
+    if "=" not in spec:
+        order = _ORDERS.get(spec.strip())
+        if order is None or order == "T":
+            raise UsageError(f"--layout {spec!r}: give row-major, column-major or MATRIX=ORDER")
+        return replace(variant, layout=order)
+    chosen = {role: role_layout(variant.layout, role) for role in roles}
+    given: dict[str, str] = {}
+    for part in spec.split(","):
+        role, sep, order = (text.strip() for text in part.partition("="))
+        if not sep or role not in roles or order not in _ORDERS:
+            raise UsageError(
+                f"--layout {part.strip()!r}: give MATRIX=ORDER with MATRIX one of "
+                f"{', '.join(roles)} and ORDER row, col or T"
+            )
+        given[role] = _ORDERS[order]
+    base = roles[0]
+    other = {"row-major": "column-major", "column-major": "row-major"}
+    if given.get(base) == "T":
+        given[base] = other[chosen[base]]
+    chosen.update({r: o for r, o in given.items() if o != "T"})
+    chosen.update({r: other[chosen[base]] for r, o in given.items() if o == "T"})
+    return replace(variant, layout=",".join(f"{r}:{chosen[r]}" for r in roles))
 
 
 def _timeout(text: str) -> float:
@@ -195,7 +246,7 @@ def request_from_args(
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     return RunRequest(
-        variant=variant,
+        variant=with_layout(variant, getattr(args, "layout", None)),
         sizes=sizes_from_args(variant.family, args),
         local=parse_local(args.local),
         defines=parse_defines(args.define),

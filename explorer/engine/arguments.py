@@ -451,7 +451,7 @@ def bind_arguments(
             host = np.ascontiguousarray(arrays[decl.name])
             flags = mf.READ_ONLY if decl.access == "read" else mf.READ_WRITE
             buf = cl.Buffer(context, flags, max(host.nbytes, 4))
-            if host.nbytes:
+            if host.nbytes and decl.contents != "noinit":  # noinit: the host leaves it alone
                 started = time.perf_counter()
                 cl.enqueue_copy(queue, buf, host).wait()
                 upload_ms += (time.perf_counter() - started) * 1e3
@@ -466,7 +466,8 @@ def reset_buffers(
 ) -> None:
     """Every written buffer back to its initial contents, so each launch starts the same."""
     for b in spec.buffers:
-        if b.access != "read" and b.name in bound.buffers and arrays[b.name].nbytes:
+        written = b.access != "read" and b.contents != "noinit"
+        if written and b.name in bound.buffers and arrays[b.name].nbytes:
             cl.enqueue_copy(queue, bound.buffers[b.name], np.ascontiguousarray(arrays[b.name]))
     queue.finish()
 

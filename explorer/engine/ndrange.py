@@ -22,6 +22,10 @@ class LaunchPlan:
     local_mem_bytes: int  # bytes of the __local pointer arguments the launch passes
     # The kernel's own constraints this launch breaks (planned with ``anyway``), with values.
     outside: tuple[str, ...] = ()
+    # The NDRange the kernel sees where it is smaller than ``global_size``: an exact range
+    # (an Oclgrind .sim) the local size does not divide, launched in whole work-groups whose
+    # extra work-items leave at once (engine/nonuniform.py). Empty for a uniform launch.
+    ndrange: tuple[int, ...] = ()
 
 
 def resolve_defines(
@@ -162,9 +166,40 @@ def plan(
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
     if variant.custom is not None:
         custom = _custom_plan(variant.custom, global_size, local_size, defines, names, device)
-        return custom if isinstance(custom, Refusal) else replace(custom, outside=broken)
+        if isinstance(custom, Refusal):
+            return custom
+        exact = variant.custom.exact_range and global_size != raw_global
+        return replace(custom, outside=broken, ndrange=raw_global if exact else ())
     local_args = get_family(variant.family).local_arg_bytes(variant.args, local_size)
     return LaunchPlan(global_size, local_size, defines, local_args, broken)
+
+
+def exact_ndrange(
+    variant: Variant,
+    sizes: dict[str, int],
+    local: tuple[int, ...] | None,
+    defines: dict[str, int] | None,
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The (NDRange, local size) of a launch in non-uniform work-groups, before any device is
+    asked: an exact range (``CustomSpec.exact_range``) the local size does not divide; None
+    for any other launch, and where the sizes cannot be computed (``plan`` says why)."""
+    spec = variant.custom
+    if spec is None or not spec.exact_range:
+        return None
+    sizes = {**dict(spec.sizes), **sizes}
+    chosen = resolve_defines(variant, defines, sizes)
+    try:
+        local_size = tuple(local) if local else default_local(variant, chosen, sizes)
+        names = {**sizes, **chosen, "COMPUTE_UNITS": 1}
+        names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
+        ndrange = tuple(evaluate(e, names) for e in variant.global_size)
+    except ExpressionError:
+        return None
+    if len(local_size) != len(ndrange) or min(local_size, default=1) < 1:
+        return None
+    if all(g % lo == 0 for g, lo in zip(ndrange, local_size, strict=True)):
+        return None
+    return ndrange, local_size
 
 
 def _custom_plan(

@@ -35,7 +35,7 @@ from explorer.engine.arguments import (
     run_reference_kernel,
 )
 from explorer.engine.baselines import CopyKernel
-from explorer.engine.build import BuildError, build_options, platform_options
+from explorer.engine.build import BuildError, build_options, option_defines, platform_options
 from explorer.engine.catalog import role_layout
 from explorer.engine.devices import NoDeviceError, pick_device
 from explorer.engine.ndrange import (
@@ -45,6 +45,7 @@ from explorer.engine.ndrange import (
     plan,
     reported_limit_note,
 )
+from explorer.engine.nonuniform import NonUniformError, describe, emulated_source
 from explorer.engine.opencl_session import OpenCLSession, session
 from explorer.engine.records import (
     DeviceInfo,
@@ -53,6 +54,7 @@ from explorer.engine.records import (
     RunRequest,
     RunResult,
     Timing,
+    Variant,
     Verdict,
     failed_result,
 )
@@ -67,6 +69,7 @@ from explorer.engine.verify import verify
 from explorer.families import Family, InputError, Reference
 from explorer.families.custom import CustomSpec, DeclarationError
 from explorer.families.images import ImageError
+from explorer.frontend import language_standard
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
 
@@ -161,7 +164,7 @@ def prepare(
     head = replace(
         unchecked,
         sizes=sizes,
-        global_size=launch.global_size,
+        global_size=launch.ndrange or launch.global_size,
         local_size=launch.local_size,
         defines=launch.defines,
         outside_constraints=launch.outside,
@@ -173,6 +176,13 @@ def prepare(
     context, queue = s.queue(device)
     own = platform_options(variant.options, device.platform)
     options = build_options(launch.defines, (*own, *variant.build_options))
+    if launch.ndrange and source is None:  # a traced source was rewritten before instrumenting
+        try:
+            source = nonuniform_source(
+                variant, launch.ndrange, launch.local_size, launch.defines, device
+            )
+        except NonUniformError as exc:
+            return head.refused(Refusal(f"{exc}.", "Use a local size that divides the NDRange."))
     try:
         kernel = s.cache.kernel(
             cl,
@@ -205,7 +215,15 @@ def prepare(
     refusal = check_kernel_limits(launch, wg_limit, local_bytes, device)
     if refusal is not None:
         return head.refused(refusal)
-    head = replace(head, note=reported_limit_note(launch, wg_limit, device))
+    note = reported_limit_note(launch, wg_limit, device)
+    if launch.ndrange:
+        partial = (
+            f"non-uniform work-groups: {describe(launch.ndrange, launch.local_size)}, the last "
+            f"group of a dimension smaller; launched as whole groups of "
+            f"{'x'.join(map(str, launch.global_size))} work-items whose extra ones leave at once"
+        )
+        note = f"{note} {partial}" if note else partial
+    head = replace(head, note=note)
     dtype = np.dtype(variant.dtype)
     custom = None
     digest = b""
@@ -398,6 +416,20 @@ def _bytes(count: int) -> str:
             return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{count} bytes"
+
+
+def nonuniform_source(
+    variant: Variant,
+    ndrange: tuple[int, ...],
+    local: tuple[int, ...],
+    defines: dict[str, int],
+    device: DeviceInfo,
+) -> str:
+    """The variant's source rewritten to run ``ndrange`` in non-uniform work-groups of
+    ``local`` (engine/nonuniform.py); raises NonUniformError where it cannot be."""
+    names: dict[str, int | str] = {**option_defines(variant.build_options), **defines}
+    std = language_standard(variant.build_options)
+    return emulated_source(variant.source, variant.kernel, ndrange, local, names, std, device.name)
 
 
 def kernel_limits(cl: Any, kernel: Any, cl_device: Any) -> tuple[int, int]:

@@ -23,8 +23,9 @@ line ``# ARGS: --build-options OPTIONS`` (how Oclgrind's own test suite passes o
 file. Everything the format says becomes a declaration of the ``custom`` form, so the run,
 the trace, the app and sessions treat a ``.sim`` file as any other kernel.
 
-The NDRange is the file's own: a local size must divide it (Oclgrind refuses the same), since
-launching whole work-groups past it would run work-items the file never asked for.
+The NDRange is the file's own and is launched exactly: where the work-group size does not
+divide it, the last group of a dimension is smaller, as in an OpenCL 2.0 launch with
+non-uniform work-groups (``engine/nonuniform.py`` says how, on any device).
 """
 
 from __future__ import annotations
@@ -164,8 +165,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         reader.parsing = "end of file"
         raise reader.fail(f"unexpected {reader.tokens[reader.at].text!r} after the last argument")
     dims = max([1] + [i + 1 for i in range(3) if ndrange[i] > 1 or wgsize[i] > 1])
-    whole_groups = tuple(f"{ndrange[i]} % L{i} == 0" for i in range(dims))
-    spec = CustomSpec(sizes=(), params=declarations)
+    spec = CustomSpec(sizes=(), params=declarations, exact_range=True)
     results = spec.results
     return Variant(
         id=path.stem,
@@ -175,7 +175,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         args=tuple(p.name for p in params),
         global_size=tuple(str(v) for v in ndrange[:dims]),
         local_size=tuple(str(v) for v in wgsize[:dims]),
-        constraints=whole_groups,
+        constraints=(),
         dtype=element_type(results[0].type).base.name if results else "float32",
         layout="row-major",
         defines=(),
@@ -306,7 +306,7 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
             param.name, type_name, str(count), "iota", start, step, access=access, result=dump
         )
     if noinit:
-        return BufferDecl(param.name, type_name, str(count), "zeros", access=access, result=dump)
+        return BufferDecl(param.name, type_name, str(count), "noinit", access=access, result=dump)
     data = tuple(number(reader.next().text) for _ in range(count))
     return BufferDecl(
         param.name, type_name, str(count), "data", data=data, access=access, result=dump

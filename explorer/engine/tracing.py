@@ -24,7 +24,8 @@ import numpy as np
 
 from explorer.engine.build import BuildError, option_defines
 from explorer.engine.catalog import role_layout
-from explorer.engine.ndrange import resolve_defines
+from explorer.engine.ndrange import exact_ndrange, resolve_defines
+from explorer.engine.nonuniform import emulated_source
 from explorer.engine.records import RunRequest, RunResult
 from explorer.engine.runner import (
     bind,
@@ -40,6 +41,7 @@ from explorer.engine.runner import (
     silenced_stdout,
 )
 from explorer.families.custom import CustomSpec
+from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
     COUNT,
@@ -151,12 +153,16 @@ def groups_to_count(
 
 @lru_cache(maxsize=16)
 def instrumented(
-    source: str, kernel: str, defines: tuple[tuple[str, int | str], ...], values: bool
+    source: str,
+    kernel: str,
+    defines: tuple[tuple[str, int | str], ...],
+    values: bool,
+    cl_std: str = "CL1.2",
 ) -> Instrumented:
     """``instrument`` remembered per executor: pressing Trace again on the same kernel, sizes
     and defines reuses the traced source (the libclang parse and rewrite cost ~0.1 s at 768²).
     The result depends on nothing but these arguments, and ``Instrumented`` is frozen."""
-    return instrument(source, kernel, dict(defines), values)
+    return instrument(source, kernel, dict(defines), values, cl_std)
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
@@ -168,7 +174,13 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
             **option_defines(variant.build_options),
             **resolve_defines(variant, run.defines, run.sizes),
         }
-        inst = instrumented(variant.source, variant.kernel, tuple(defines.items()), request.values)
+        std = language_standard(variant.build_options)
+        source = variant.source
+        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
+        if partial is not None:  # rewritten first, so that the trace runtime sees whole groups
+            ndrange, group = partial
+            source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
+        inst = instrumented(source, variant.kernel, tuple(defines.items()), request.values, std)
     except (InstrumentError, ValueError) as exc:
         failed = prepare(run)
         if isinstance(failed, RunResult):
@@ -370,6 +382,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         roles,
         p.problem.output_role,
         planes[2] if inst.value_bytes else None,
+        p.launch.ndrange,
     )
     trace = decode(raw, inst)
     if p.custom is not None:
@@ -517,10 +530,18 @@ def _window_output(p: Any, trace: Trace, traced: np.ndarray, plain: np.ndarray) 
 
 
 def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
-    """A custom kernel's inputs are the buffers declared read-only, whatever their role."""
-    read_only = {b.name for b in spec.buffers if b.access == "read"}
+    """A custom kernel's inputs are the buffers declared read-only, whatever their role, and
+    its program-scope variables (no role: initialised by the program); never a ``noinit``
+    buffer, which nothing initialised, so a read of it before a write is ``uninitialized``.
+    Every other buffer the host filled with its declared contents (``host_filled``)."""
+    read_only = {b.name for b in spec.buffers if b.access == "read" and b.contents != "noinit"}
+    filled = {b.name for b in spec.buffers if b.contents != "noinit"}
     buffers = tuple(
-        replace(info, is_input=info.space == GLOBAL and info.role in read_only)
+        replace(
+            info,
+            is_input=info.space == GLOBAL and (info.role in read_only or not info.role),
+            host_filled=info.space == GLOBAL and info.role in filled,
+        )
         for info in trace.buffers
     )
     return replace(trace, buffers=buffers)

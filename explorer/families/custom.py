@@ -38,7 +38,9 @@ ELEMENT_TYPES: dict[str, np.dtype] = {
     "double": np.dtype(np.float64),
 }
 VECTOR_WIDTHS = (1, 2, 3, 4, 8, 16)
-CONTENTS = ("random", "zeros", "ones", "iota", "constant", "iou", "image", "npy", "data")
+CONTENTS = (
+    "random", "zeros", "ones", "iota", "constant", "iou", "image", "npy", "data", "noinit",
+)  # fmt: skip
 ACCESS = ("read", "write", "readwrite")
 _TYPE = re.compile(r"^(?P<base>[a-z]+?)(?P<width>2|3|4|8|16)?$")
 
@@ -128,6 +130,9 @@ class CustomSpec:
     reference_kernel: str = ""  # another kernel file run on the same inputs
     reference_kernel_name: str = ""
     terms: str = "1"  # the reduction length behind each result, for the tolerance
+    # The NDRange is launched as given (an Oclgrind .sim): where the local size does not
+    # divide it, the last work-group of a dimension is smaller (OpenCL 2.0 non-uniform groups).
+    exact_range: bool = False
 
     @property
     def buffers(self) -> tuple[BufferDecl, ...]:
@@ -185,7 +190,7 @@ def buffer_array(
     dtype = et.base
     integer = dtype.kind in "iu"
     where = f"parameter {decl.name!r}"
-    if decl.contents == "zeros":
+    if decl.contents in ("zeros", "noinit"):  # noinit: the host's record, never uploaded
         flat = np.zeros(total, dtype=dtype)
     elif decl.contents == "ones":
         flat = np.ones(total, dtype=dtype)

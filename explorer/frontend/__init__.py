@@ -49,7 +49,7 @@ from explorer.frontend.model import (
     Unclassified,
     Variable,
 )
-from explorer.frontend.parser import parse, parse_expanded
+from explorer.frontend.parser import language_standard, parse, parse_expanded
 
 __all__ = [
     "AccessKind",
@@ -68,6 +68,7 @@ __all__ = [
     "SyncSite",
     "Unclassified",
     "Variable",
+    "language_standard",
     "parse",
     "parse_expanded",
 ]

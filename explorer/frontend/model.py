@@ -112,8 +112,9 @@ class Prototype:
 
 @dataclass(frozen=True)
 class Variable:
-    """A `__local` variable a function body declares (an array or a scalar), or a private
-    array (`address_space` PRIVATE), whose accesses trace builds bounds-check.
+    """A `__local` variable a function body declares (an array or a scalar), a private
+    array (`address_space` PRIVATE), or a program-scope `__global`/`__constant` variable
+    (`function` empty), whose accesses trace builds bounds-check.
 
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter

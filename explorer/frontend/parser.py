@@ -62,6 +62,16 @@ READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
 MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.READ_MODIFY_WRITE}
 
 
+def language_standard(options: tuple[str, ...] | list[str]) -> str:
+    """The OpenCL C standard build options ask for (``-cl-std=CL2.0``), as the front end
+    names it; CL1.2, the compilers' default, when they name none. The last one given wins."""
+    chosen = "CL1.2"
+    for option in options:
+        if option.startswith("-cl-std="):
+            chosen = option.split("=", 1)[1]
+    return chosen
+
+
 def parse(
     source: str,
     defines: dict[str, int | str],
@@ -99,7 +109,7 @@ def parse(
     # too, each visited through a callback): the file's own macro uses and functions.
     own: list[Any] = []
     for c in unit.cursor.get_children():
-        if c.kind in (K.MACRO_INSTANTIATION, K.FUNCTION_DECL):
+        if c.kind in (K.MACRO_INSTANTIATION, K.FUNCTION_DECL, K.VAR_DECL):
             where = c.location.file
             if where and where.name == filename:
                 own.append(c)
@@ -131,7 +141,7 @@ def parse(
         unclassified=tuple(walker.unclassified),
         warnings=tuple(warnings),
         prototypes=tuple(prototypes),
-        variables=tuple(walker.variables),
+        variables=(*_program_scope(own, positions), *walker.variables),
         calls=tuple(walker.calls),
         returns=tuple(walker.returns),
     )
@@ -350,6 +360,42 @@ def _canonical_kind(t: Any) -> Any:
 def _is_pointerish(t: Any) -> bool:
     kind = _canonical_kind(t)
     return bool(kind == T.POINTER or kind in ARRAY_KINDS)
+
+
+def _program_scope(own: list[Any], positions: _Positions) -> list[Variable]:
+    """The `__global` and `__constant` arrays and scalars the file declares outside every
+    function (OpenCL C 2.0 program-scope variables; `__constant` ones in 1.2 too), with an
+    empty `function`. Pointers among them are not memory of their own."""
+    found = []
+    for c in own:
+        if c.kind != K.VAR_DECL or _canonical_kind(c.type) == T.POINTER:
+            continue
+        space = _space(c.type.spelling)
+        if space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
+            continue
+        shape: list[int] = []
+        t = c.type.get_canonical()
+        while t.kind in ARRAY_KINDS:
+            try:
+                shape.append(max(int(t.element_count), 0))
+            except Exception:  # `int a[];` where the 1.2 parse rejected its initialiser
+                break
+            t = t.element_type.get_canonical()
+        if t.kind in ARRAY_KINDS:
+            continue
+        end = positions.char(c.extent.end.offset)
+        found.append(
+            Variable(
+                name=str(c.spelling),
+                function="",
+                line=positions.line_column(end)[0],
+                address_space=space,
+                shape=tuple(shape),
+                element_size=max(int(t.get_size()), 0),
+                decl_end=end,
+            )
+        )
+    return found
 
 
 def _space(type_spelling: str) -> AddressSpace:

@@ -35,10 +35,13 @@ class RawTrace:
     roles: tuple[str | None, ...]  # the family role of each buffer (None for local arrays)
     output_role: str | None
     rec_value: np.ndarray | None = None  # (R,) uint32 or uint64: each record's value, if asked
+    # The NDRange the kernel saw, where it is smaller than ``global_size`` (non-uniform
+    # work-groups, launched whole: the work-items past it left at once and recorded nothing).
+    ndrange: tuple[int, ...] = ()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
-    dims = [g // lo for g, lo in zip(global_size, local_size, strict=True)]
+    dims = [-(-g // lo) for g, lo in zip(global_size, local_size, strict=True)]
     return tuple((dims + [1, 1, 1])[:3])  # type: ignore[return-value]
 
 
@@ -89,6 +92,14 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         axis=-1,
     ).astype(np.int32)
 
+    global_size = tuple(raw.global_size)
+    if raw.ndrange:  # only the work-items of the NDRange: the others never ran the kernel
+        g = np.array((list(raw.ndrange) + [1, 1, 1])[:3], dtype=np.int64)
+        real = ((wi_group.astype(np.int64) * local + wi_local) < g).all(axis=1)
+        wi_group, wi_local = wi_group[real], wi_local[real]
+        kept, counts, capacity = kept[real], counts[real], capacity[real]
+        global_size = tuple(raw.ndrange)
+
     meta = raw.meta.reshape(-1, 8)
     buffers = []
     for b in inst.buffers:
@@ -100,7 +111,9 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             dims = [int(d) for d in meta[b.id, 2 : 2 + max(1, b.dims)]]
         space = LOCAL if b.space == LOCAL else PRIVATE if b.space == PRIVATE else GLOBAL
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
-        is_input = space == GLOBAL and role is not None and role != raw.output_role
+        # A program-scope variable (no parameter) holds what the program initialised it to.
+        program = space == GLOBAL and b.param_index is None
+        is_input = program or (space == GLOBAL and role is not None and role != raw.output_role)
         buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input))
 
     sites = tuple(
@@ -130,7 +143,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         wi_count=counts,
         buffers=tuple(buffers),
         sites=sites,
-        global_size=tuple(raw.global_size),
+        global_size=global_size,
         local_size=tuple(raw.local_size),
         groups_traced=groups,
         dispatch_order=dispatch,

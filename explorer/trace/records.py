@@ -46,6 +46,9 @@ class BufferInfo:
     length: int  # elements
     shape: tuple[int, ...] = ()  # declared shape for local arrays (e.g. (16, 17)), else (length,)
     is_input: bool = False  # a __global buffer the kernel was given to read, not to write
+    # A __global buffer the host filled before the launch though it is not an input (a custom
+    # kernel's readwrite buffer with declared contents): its reads before writes are fine.
+    host_filled: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,12 +76,14 @@ class NotTraced:
 
 
 # The record word the instrumented kernel writes beside each byte offset (see instrument.py):
-# bits 0-11 site, 12-23 phase (saturating), 24-27 buffer (NO_BUFFER for barriers and fences),
-# 28 out of bounds, 29-31 log2 of the bytes accessed.
-SITE_MASK = 0xFFF
-PHASE_SHIFT, PHASE_MASK = 12, 0xFFF
-BUFFER_SHIFT, BUFFER_MASK = 24, 0xF
-NO_BUFFER = 15
+# bits 0-9 site, 10-21 phase (saturating), 22-27 buffer (NO_BUFFER for barriers and fences),
+# 28 out of bounds, 29-31 log2 of the bytes accessed. Six bits of buffer, so a kernel with
+# fifteen or more buffers (Oclgrind's lvalue_loads, a tiled kernel's private arrays beside its
+# parameters) is traced whole; a thousand sites is twenty times the largest catalog kernel's.
+SITE_MASK = 0x3FF
+PHASE_SHIFT, PHASE_MASK = 10, 0xFFF
+BUFFER_SHIFT, BUFFER_MASK = 22, 0x3F
+NO_BUFFER = 63
 OOB_BIT = 1 << 28
 SIZE_SHIFT = 29
 MAX_PHASE = PHASE_MASK
@@ -246,7 +251,8 @@ class Trace:
 
     @property
     def num_groups(self) -> tuple[int, int, int]:
-        dims = [g // lo for g, lo in zip(self.global_size, self.local_size, strict=True)]
+        # Rounded up: in non-uniform work-groups the last group of a dimension is smaller.
+        dims = [-(-g // lo) for g, lo in zip(self.global_size, self.local_size, strict=True)]
         return tuple((dims + [1, 1, 1])[:3])  # type: ignore[return-value]
 
     def local_linear(self) -> np.ndarray:

@@ -114,7 +114,7 @@ def test_by_value_arguments_fill_and_range_like_buffers():
     assert decl["mask"] == ScalarDecl("mask", "uchar", ("255.0",))
     assert decl["taps"].type == "short" and decl["taps"].data == (1.0, -2.0, 3.0, -4.0)
     assert decl["scale"].type == "double" and decl["scale"].value == 0.5
-    assert decl["scratch"].contents == "zeros"
+    assert decl["scratch"].contents == "noinit"
     assert decl["out"].type == "long" and decl["out"].result
 
 
@@ -173,12 +173,50 @@ def test_only_the_named_build_options_are_taken_from_args_lines():
     assert build_options_of("# a comment\nk.cl  # ARGS: --build-options -DY=2\n") == ()
 
 
-def test_a_local_size_that_does_not_divide_the_ndrange_is_refused(executor):
+def _partial_groups_expected() -> list[int]:
+    values = []
+    for y in range(3):
+        for x in range(5):
+            lx, ly = (2 if x < 4 else 1), (2 if y < 2 else 1)
+            values.append((y % 2) * lx + x % 2 + 10 * lx + 100 * ly + 1000 * 2 + 10000 * 5)
+    return values
+
+
+def test_non_uniform_work_groups_run_with_the_last_groups_smaller(executor):
+    variant = load_sim(SIM / "partial_groups.sim")
+    result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
+    assert result.status == "unchecked", result.summary()
+    np.testing.assert_array_equal(result.output.ravel(), _partial_groups_expected())
+    assert result.global_size == (5, 3) and result.local_size == (2, 2)
+    assert "non-uniform work-groups: 5x3 in work-groups of 2x2" in (result.note or "")
+
+
+def test_non_uniform_work_groups_trace_only_the_work_items_of_the_ndrange(executor):
+    variant = load_sim(SIM / "partial_groups.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    trace = traced.trace
+    assert trace.complete and trace.global_size == (5, 3) and trace.num_groups == (3, 2, 1)
+    assert trace.wi_count.size == 15  # not the 24 of six whole groups
+    sizes = {tuple(g[:2]): 0 for g in trace.wi_group.tolist()}
+    for g in trace.wi_group.tolist():
+        sizes[tuple(g[:2])] += 1
+    assert sizes == {(0, 0): 4, (1, 0): 4, (2, 0): 2, (0, 1): 2, (1, 1): 2, (2, 1): 1}
+    assert sorted(trace.index().tolist()) == list(range(15))  # each element once, in bounds
+    assert not traced.analysis.findings
+    np.testing.assert_array_equal(traced.result.output.ravel(), _partial_groups_expected())
+
+
+def test_non_uniform_work_groups_with_a_barrier_are_refused_naming_the_device(executor, device):
     text = (SIM / "scaled_copy.sim").read_text().replace("8 1 1", "6 1 1", 1)
     variant = parse_sim(text, SIM / "scaled_copy.sim")
     result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
     assert result.status == "refused"
-    assert "16 % L0 == 0" in str(result.refused)
+    assert device.name in str(result.refused) and "line 11" in str(result.refused)
+    traced = executor.trace(TraceRequest(RunRequest(variant, {}, input="declared")))
+    assert traced.result.status == "refused"
     result = executor.run(RunRequest(variant, {}, local=(4,), input="declared", repeat=1))
     assert result.status == "unchecked", result.summary()
 
@@ -190,3 +228,51 @@ def test_sim_file_with_build_options_traces(executor):
     )
     assert traced.analysis is not None, traced.result.summary()
     assert {"out", "taps", "scale", "scratch"} <= {b.name for b in traced.trace.buffers}
+
+
+def test_every_one_of_eighteen_buffers_is_traced(executor):
+    traced = executor.trace(
+        TraceRequest(RunRequest(load_sim(SIM / "many_buffers.sim"), {}, input="declared")),
+        keep_trace=True,
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.trace.complete
+    names = [b.name for b in traced.trace.buffers]
+    assert names == [f"i{k}" for k in range(9)] + [f"o{k}" for k in range(9)]
+    written = {names[b] for b in np.unique(traced.trace.buffer) if b >= 0}
+    assert written == set(names)
+    past_end = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
+    assert [(f.buffer, f.line, f.count) for f in past_end] == [("o8", 21, 1)]
+    assert not [f for f in traced.analysis.findings if f.kind == "not-traced"]
+
+
+def test_program_scope_variables_are_traced_as_buffers_of_their_own(executor):
+    variant = load_sim(SIM / "program_scope.sim")
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    np.testing.assert_array_equal(traced.result.output.ravel(), [110, 212, 114, 216])
+    assert traced.trace.complete and not traced.analysis.findings
+    names = {b.name: b for b in traced.trace.buffers}
+    assert (names["table"].length, names["bias"].length) == (4, 2)
+    assert names["table"].is_input and names["bias"].is_input
+    assert traced.analysis.loads_per_element["table"]["max"] == 1
+
+
+def test_a_noinit_buffer_is_not_initialised_and_its_reads_are_found(executor):
+    variant = load_sim(SIM / "stale.sim")
+    decl = {p.name: p for p in variant.custom.params}
+    assert decl["scratch"].contents == "noinit"
+    traced = executor.trace(
+        TraceRequest(RunRequest(variant, {}, input="declared")), keep_trace=True
+    )
+    assert traced.analysis is not None, traced.result.summary()
+    found = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
+    assert [(f.buffer, f.line, f.count) for f in found] == [("scratch", 5, 4)]
+    filled = (SIM / "stale.sim").read_text().replace("noinit ro", "fill=3")  # readwrite
+    traced = executor.trace(
+        TraceRequest(RunRequest(parse_sim(filled, SIM / "stale.sim"), {}, input="declared"))
+    )
+    assert traced.analysis is not None and not traced.analysis.findings
+    np.testing.assert_array_equal(traced.result.output.ravel(), [3, 3, 3, 3])

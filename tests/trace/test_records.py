@@ -72,6 +72,13 @@ def test_phase_saturates_and_odd_sizes_are_refused():
         pack_words(np.array([0]), np.array([0]), np.array([0]), np.array([False]), np.array([12]))
 
 
+def test_buffer_ids_past_fifteen_survive_the_record_word():
+    t = _trace([3, 4], [1, 2], [17, 61], [False, True], [4, 8], [0, 8], kept=[2])
+    assert t.buffer.tolist() == [17, 61]
+    assert t.oob.tolist() == [False, True] and t.size.tolist() == [4, 8]
+    assert t.site.tolist() == [3, 4] and t.phase.tolist() == [1, 2]
+
+
 def test_a_pickled_trace_carries_the_packed_records_only():
     import pickle
 

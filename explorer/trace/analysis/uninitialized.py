@@ -111,7 +111,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         return []
     uninit = _Uninit(ctx)
     for b, info in enumerate(t.buffers):
-        if info.space != GLOBAL or info.is_input:
+        if info.space != GLOBAL or info.is_input or info.host_filled:
             continue
         ub = [u for u in units.memory if u.buffer == b and u.m]
         if not any(u.op in READS for u in ub):

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from explorer.trace.records import NO_BUFFER, SITE_MASK
 
-MAX_BUFFERS = NO_BUFFER  # 4 bits in a record; NO_BUFFER means "no buffer"
-MAX_SITES = SITE_MASK + 1  # 12 bits in a record
+MAX_BUFFERS = NO_BUFFER  # 6 bits in a record; NO_BUFFER means "no buffer"
+MAX_SITES = SITE_MASK + 1  # 10 bits in a record
 
 
 class InstrumentError(ValueError):

@@ -110,6 +110,8 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
     ]
     for b in buffers:
         if b.param_index is None:
+            if b.space in (GLOBAL, "constant"):
+                code.append(_program_scope(b))
             continue
         prefix = {GLOBAL: "g", LOCAL: "l", "constant": "c"}[b.space]
         cast = {GLOBAL: "__global", LOCAL: "__local", "constant": "__constant"}[b.space]
@@ -120,3 +122,16 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
             f"__tr_len[{b.id}] / sizeof(*{b.name}), 1, 1, 1);"
         )
     return "".join(code)
+
+
+def _program_scope(b: BufferDecl) -> str:
+    """Registers a program-scope variable (OpenCL C 2.0) as the buffer it is: its own bytes."""
+    prefix, cast = ("g", "__global") if b.space == GLOBAL else ("c", "__constant")
+    address = b.name if b.shape else f"&{b.name}"
+    dims = [f"(ulong){d}" for d in b.shape[:4]] + ["1"] * (4 - min(len(b.shape), 4))
+    return (
+        f" __tr.{prefix}b[{b.id}] = ({cast} uchar*){address};"
+        f" __tr.{prefix}l[{b.id}] = sizeof({b.name});"
+        f" __tr_describe(__tr_ptr, {b.id}u, {max(1, b.elem_size)}, sizeof({b.name}), "
+        f"{', '.join(dims)});"
+    )

@@ -562,6 +562,16 @@ class _Rewrite:
                     f"sizeof({v.name}), {', '.join(dims)});",
                 )
             )
+        for v in parsed.variables:  # program scope: registered at the kernel's start
+            if v.function or v.address_space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
+                continue
+            space = BUFFER_SPACE[v.address_space]
+            self.buffers.append(
+                BufferDecl(
+                    len(self.buffers), v.name, space, None, max(1, len(v.shape)),
+                    v.element_size, v.shape,
+                )
+            )  # fmt: skip
         if len(self.buffers) > MAX_BUFFERS - 1:
             raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
         for v in parsed.variables:
@@ -657,18 +667,21 @@ def instrument(
     kernel: str,
     defines: Mapping[str, int | str] | None = None,
     values: bool = False,
+    cl_std: str = "CL1.2",
 ) -> Instrumented:
     """The traced version of ``kernel`` in ``source`` built with ``defines``; with
     ``values``, a build that also records the value of every access it can (``values.py``).
+    ``cl_std`` is the OpenCL C standard the build asks for (program-scope variables, the 2.0
+    work-item functions need CL2.0).
 
     Helper functions the source defines receive the trace state as an extra last argument
     (their prototypes too). Other kernels in the file keep working, untraced.
     """
     chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
     try:
-        parsed = parse(source, chosen, FILENAME)
+        parsed = parse(source, chosen, FILENAME, cl_std=cl_std)
         if parsed.has_macro_sites:
-            parsed = parse_expanded(source, chosen, FILENAME)
+            parsed = parse_expanded(source, chosen, FILENAME, cl_std=cl_std)
     except ParseError as exc:
         raise InstrumentError(str(exc)) from None
     rewrite = _Rewrite(parsed, kernel, values)
