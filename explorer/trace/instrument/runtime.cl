@@ -52,12 +52,21 @@
 #error "a trace build with values needs __TR_VALUE_T and __TR_SITE_MASK (see runtime.py)"
 #endif
 
-/* Not inlined: NVIDIA's compiler otherwise copies each helper's bounds checks into every
- * access site of the kernel, and an unrolled kernel with a few hundred sites took it over six
- * minutes to build. One call per access records exactly the same. Helpers that ask for the
- * work-item's ids (__tr_begin, the async copies) stay inline: PoCL runs a work-group as a loop
- * over its work-items and only finds those calls in the kernel's own body. */
+/* How the recording helpers are compiled. For a GPU not inlined: NVIDIA's compiler otherwise
+ * copies each helper's bounds checks into every access site of the kernel, and an unrolled
+ * kernel with a few hundred sites took it over six minutes to build. For a CPU (the compiler
+ * targets the host's own architecture, as PoCL's does) inlined: PoCL runs a work-group as a
+ * loop over its work-items, and a call per access inside that loop made the trace builds of
+ * the unrolled matmul kernels compile three to six times slower. Either way one call per
+ * access records exactly the same. Helpers that ask for the work-item's ids (__tr_begin, the
+ * async copies) are always inline: PoCL only finds those calls in the kernel's own body.
+ * __tr_val, which may walk back over the records, is never inlined. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) \
+    || defined(__powerpc64__) || defined(__riscv)
+#define __TR_HELPER
+#else
 #define __TR_HELPER __attribute__((noinline))
+#endif
 
 typedef struct {
     __global uint* roff;
@@ -125,7 +134,7 @@ static __TR_HELPER void __tr_put(__tr_state* st, uint site, uint buf, long off, 
 #ifdef __TR_VALUES
 /* The value of the latest record of `site` (see the note at the top). Nothing when a record
  * was dropped (the region is full: which one is the site's is no longer known). */
-static void __tr_val(__tr_state* st, uint site, ulong bits)
+static __attribute__((noinline)) void __tr_val(__tr_state* st, uint site, ulong bits)
 {
     if (st == 0 || !st->on || st->n > st->cap || st->n == 0u)
         return;
