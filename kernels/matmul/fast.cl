@@ -210,13 +210,12 @@ void matmul_fast(const int M, const int N, const int K,
     /* Where each of this work-item's loads starts. Rows past M (and columns past N, in
        fetchB) are clamped to the last one: always a real address, and the values only
        reach rows and columns of C that are not stored. */
-    const __global float* pA[LPTA];
-    int kA[LPTA], kB[LPTB], colB[LPTB];
+    int offA[LPTA], kA[LPTA], kB[LPTB], colB[LPTB];
     #pragma unroll
     for (int i = 0; i < LPTA; i++) {
         const int idx = t + i * NT;
         kA[i] = (idx % (BK / 4)) * 4;
-        pA[i] = A + min(offM + idx / (BK / 4), M - 1) * K + kA[i];
+        offA[i] = min(offM + idx / (BK / 4), M - 1) * K + kA[i];
     }
     #pragma unroll
     for (int i = 0; i < LPTB; i++) {
@@ -239,7 +238,7 @@ void matmul_fast(const int M, const int N, const int K,
     /* The first tiles; zero-filled past K if K < BK. */
     #pragma unroll
     for (int i = 0; i < LPTA; i++)
-        aNext[i] = fetch4(pA[i], vecA, full == 0, K - kA[i]);
+        aNext[i] = fetch4(A + offA[i], vecA, full == 0, K - kA[i]);
     #pragma unroll
     for (int i = 0; i < LPTB; i++)
         bNext[i] = (full == 0 && kB[i] >= K) ? (float4)(0.0f)
@@ -248,28 +247,24 @@ void matmul_fast(const int M, const int N, const int K,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* The main loop: every step whose successor is a full step, with aligned rows. The
-       next tiles travel from global memory into registers (plain float4 loads from fixed
-       pointers, no test) while this step's are multiplied, then go into the other buffer;
-       one barrier per step. */
+       next tiles travel from global memory into registers (plain float4 loads at offsets
+       fixed before the loop, no test) while this step's are multiplied, then go into the
+       other buffer; one barrier per step. */
     int s = 0;
     if (vecA && vecB) {
-        const __global float4* qA[LPTA];
-        const __global float4* qB[LPTB];
-        #pragma unroll
-        for (int i = 0; i < LPTA; i++)
-            qA[i] = (const __global float4*)pA[i];
+        int offB[LPTB];
         #pragma unroll
         for (int i = 0; i < LPTB; i++)
-            qB[i] = (const __global float4*)(B + kB[i] * N + min(colB[i], N - 4));
-        const int strideB = BK * (N / 4);
+            offB[i] = kB[i] * N + min(colB[i], N - 4);
         for (; s + 1 < full; s++) {
+            const int k0 = (s + 1) * BK;
             const int buf = s & 1;
             #pragma unroll
             for (int i = 0; i < LPTA; i++)
-                aNext[i] = qA[i][(s + 1) * (BK / 4)];
+                aNext[i] = *(const __global float4*)(A + offA[i] + k0);
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
-                bNext[i] = qB[i][(s + 1) * strideB];
+                bNext[i] = *(const __global float4*)(B + offB[i] + k0 * N);
             multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
             store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
             barrier(CLK_LOCAL_MEM_FENCE);
@@ -282,7 +277,7 @@ void matmul_fast(const int M, const int N, const int K,
         const int buf = s & 1;
         #pragma unroll
         for (int i = 0; i < LPTA; i++)
-            aNext[i] = vecA ? *(const __global float4*)(pA[i] + k0) : vload4(0, pA[i] + k0);
+            aNext[i] = vecA ? *(const __global float4*)(A + offA[i] + k0) : vload4(0, A + offA[i] + k0);
         #pragma unroll
         for (int i = 0; i < LPTB; i++)
             bNext[i] = fetchB(B + (k0 + kB[i]) * N, colB[i], N, vecB);
@@ -300,7 +295,7 @@ void matmul_fast(const int M, const int N, const int K,
         if (more) {
             #pragma unroll
             for (int i = 0; i < LPTA; i++)
-                aNext[i] = fetch4(pA[i] + k0, vecA, 1, K - (k0 + kA[i]));
+                aNext[i] = fetch4(A + offA[i] + k0, vecA, 1, K - (k0 + kA[i]));
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
                 bNext[i] = k0 + kB[i] >= K ? (float4)(0.0f)
