@@ -256,15 +256,16 @@ void matmul_fast(const int M, const int N, const int K,
         #pragma unroll
         for (int i = 0; i < LPTB; i++)
             offB[i] = kB[i] * N + min(colB[i], N - 4);
-        for (; s + 1 < full; s++) {
-            const int k0 = (s + 1) * BK;
+        const __global float* nextA = A + BK;
+        const __global float* nextB = B + BK * N;
+        for (; s + 1 < full; s++, nextA += BK, nextB += BK * N) {
             const int buf = s & 1;
             #pragma unroll
             for (int i = 0; i < LPTA; i++)
-                aNext[i] = *(const __global float4*)(A + offA[i] + k0);
+                aNext[i] = *(const __global float4*)(nextA + offA[i]);
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
-                bNext[i] = *(const __global float4*)(B + offB[i] + k0 * N);
+                bNext[i] = *(const __global float4*)(nextB + offB[i]);
             multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
             store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
             barrier(CLK_LOCAL_MEM_FENCE);
