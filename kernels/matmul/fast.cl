@@ -41,19 +41,21 @@ UNALIGNED = 1
 source = "the explorer's own; the register tiling of S. Boehm's CUDA SGEMM ladder, in OpenCL C"
 bug = ""
 text = """warp's tiles, order and double buffers, with a larger block per work-item and a main
-loop that tests nothing. Each work-item now computes 8×16 values of C (a 128×256 tile for
-256 work-items): per step along K it reads two float4s of A and four of B from local memory
+loop that tests nothing. Each work-item computes 8×16 values of C (a 128×256 tile for 256
+work-items): per step along K it reads two float4s of A and four of B from local memory
 for 128 multiply-adds, where warp reads four for 64, so fewer of the instructions the
-compute unit issues are not multiply-adds. warp's loop also carried the test for the last,
+compute unit issues are not multiply-adds. warp's loop also carried the tests for the last,
 partial step along K and for rows that are not 16-byte aligned into every step: NVIDIA's
-compiler kept both paths and their registers alive across the multiply. Here the steps whose
-successor is a full step run in a loop of their own, with float4 loads from pointers fixed
-before the loop, and only the last one or two steps take the guarded path; where rows of
-A or B are not 16-byte aligned (N or K not a multiple of 4) every step takes it, unless
-UNALIGNED = 1 compiles a third loop for them. On an H100 at 4096³ this runs at 0.95 of
-cuBLAS (warp: 0.89), with 249 registers per work-item, one 256-item group per compute unit.
-Below 256 tiles of 128×128, or for unaligned rows, the default is a 64×64 tile of 8×8
-blocks with BK = 16 and the third loop."""
+compiler kept both paths alive across the multiply. Here the steps whose successor is a
+full step run in a loop of their own, with float4 loads at offsets fixed before the loop,
+and only the last one or two steps take the guarded path; where rows of A or B are not
+16-byte aligned (N or K not a multiple of 4) every step takes it, unless UNALIGNED = 1
+compiles a third loop for them. Below 256 tiles of 128×128, or for unaligned rows, the
+default is a 64×64 tile of 8×8 blocks with BK = 16 and the third loop. On an H100: 0.93–0.94
+of cuBLAS at 4096³ (warp 0.87–0.88), 249 registers per work-item, one 256-item group per
+compute unit. Not a step of the ladder yet: the target is 0.95. The same loop with the
+load addresses kept in arrays of pointers measured 0.94–0.96, but the trace cannot
+instrument arrays of pointers."""
 ---*/
 
 #ifndef BM
@@ -256,16 +258,15 @@ void matmul_fast(const int M, const int N, const int K,
         #pragma unroll
         for (int i = 0; i < LPTB; i++)
             offB[i] = kB[i] * N + min(colB[i], N - 4);
-        const __global float* nextA = A + BK;
-        const __global float* nextB = B + BK * N;
-        for (; s + 1 < full; s++, nextA += BK, nextB += BK * N) {
+        for (; s + 1 < full; s++) {
+            const int k0 = (s + 1) * BK;
             const int buf = s & 1;
             #pragma unroll
             for (int i = 0; i < LPTA; i++)
-                aNext[i] = *(const __global float4*)(nextA + offA[i]);
+                aNext[i] = *(const __global float4*)(A + offA[i] + k0);
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
-                bNext[i] = *(const __global float4*)(nextB + offB[i]);
+                bNext[i] = *(const __global float4*)(B + offB[i] + k0 * N);
             multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
             store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
             barrier(CLK_LOCAL_MEM_FENCE);
