@@ -95,6 +95,7 @@ instrument arrays of pointers."""
 #define NT (RTSN * RTSM)            /* work-items per group                    */
 #define LPTA (BM * BK / 4 / NT)     /* float4 loads of A per work-item a step  */
 #define LPTB (BK * BN / 4 / NT)     /* float4 loads of B per work-item a step  */
+#define KA(i) (((t + (i) * NT) % (BK / 4)) * 4)   /* column of A of load i in the tile */
 
 /* Four consecutive values p[0..3]; `vec` says p is 16-byte aligned. With `guard`, only
    the first `left` of them exist and the rest are zero (the last step along K). */
@@ -212,12 +213,11 @@ void matmul_fast(const int M, const int N, const int K,
     /* Where each of this work-item's loads starts. Rows past M (and columns past N, in
        fetchB) are clamped to the last one: always a real address, and the values only
        reach rows and columns of C that are not stored. */
-    int offA[LPTA], kA[LPTA], kB[LPTB], colB[LPTB];
+    int offA[LPTA], kB[LPTB], colB[LPTB];
     #pragma unroll
     for (int i = 0; i < LPTA; i++) {
         const int idx = t + i * NT;
-        kA[i] = (idx % (BK / 4)) * 4;
-        offA[i] = min(offM + idx / (BK / 4), M - 1) * K + kA[i];
+        offA[i] = min(offM + idx / (BK / 4), M - 1) * K + KA(i);
     }
     #pragma unroll
     for (int i = 0; i < LPTB; i++) {
@@ -240,7 +240,7 @@ void matmul_fast(const int M, const int N, const int K,
     /* The first tiles; zero-filled past K if K < BK. */
     #pragma unroll
     for (int i = 0; i < LPTA; i++)
-        aNext[i] = fetch4(A + offA[i], vecA, full == 0, K - kA[i]);
+        aNext[i] = fetch4(A + offA[i], vecA, full == 0, K - KA(i));
     #pragma unroll
     for (int i = 0; i < LPTB; i++)
         bNext[i] = (full == 0 && kB[i] >= K) ? (float4)(0.0f)
@@ -297,7 +297,7 @@ void matmul_fast(const int M, const int N, const int K,
         if (more) {
             #pragma unroll
             for (int i = 0; i < LPTA; i++)
-                aNext[i] = fetch4(A + offA[i] + k0, vecA, 1, K - (k0 + kA[i]));
+                aNext[i] = fetch4(A + offA[i] + k0, vecA, 1, K - (k0 + KA(i)));
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
                 bNext[i] = k0 + kB[i] >= K ? (float4)(0.0f)
