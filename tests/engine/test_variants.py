@@ -106,7 +106,7 @@ def test_transpose_ladder_puts_the_rows_per_work_item_step_between_padded_and_fa
     assert [i for i in ids if i in steps] == steps
 
 
-def test_matmul_ladder_ends_with_the_warp_tiled_step():
+def test_matmul_ladder_ends_with_the_fast_step_after_the_warp_tiled_one():
     ids = [v.id for v in variants_of("matmul")]
-    ladder = ["naive", "tiled", "wpt", "reg2d", "warp"]
+    ladder = ["naive", "tiled", "wpt", "reg2d", "warp", "fast"]
     assert [i for i in ids if i in ladder] == ladder
