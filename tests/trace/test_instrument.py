@@ -141,3 +141,34 @@ def test_an_access_out_of_a_private_array_is_checked_and_others_are_not_recorded
     }
     assert "__TR_P(&(acc[get_global_id(0)]), acc," in inst.source
     assert not inst.not_traced
+
+
+UNROLLED = """
+#define STEPS 8
+__kernel void k(__global float* out, __global const float* in)
+{
+    float acc = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < STEPS; i++)
+        acc += in[i];
+    #pragma unroll 4
+    for (int i = 0; i < STEPS; i++)
+        acc += in[i + STEPS];
+    __attribute__((opencl_unroll_hint(2))) for (int i = 0; i < STEPS; i++)
+        acc += in[i];
+    out[get_global_id(0)] = acc;
+}
+"""
+
+
+def test_loops_the_kernel_unrolls_are_traced_rolled_on_the_same_lines():
+    """The trace build keeps every loop rolled (the same accesses in the same order, a
+    fraction of the code for the compiler); each pragma stays on its own line, so every
+    access keeps its line."""
+    traced = instrument(UNROLLED, "k")
+    body = traced.source[traced.source.index("__kernel void k") :]
+    assert "#pragma unroll 1" in body and "#pragma unroll 4" not in body
+    assert "opencl_unroll_hint(1)" in body and "opencl_unroll_hint(2)" not in body
+    assert body.count("#pragma unroll") == 2
+    lines = {s.line for s in traced.sites if s.op == READ}
+    assert lines == {8, 11, 13}

@@ -662,6 +662,21 @@ class _Rewrite:
         return self.render(0, len(self.text))
 
 
+_UNROLL_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+unroll)\b[^\n\\]*$", re.MULTILINE)
+_UNROLL_OPERATOR = re.compile(r'_Pragma\s*\(\s*"\s*unroll\b[^"]*"\s*\)')
+_UNROLL_HINT = re.compile(r"\bopencl_unroll_hint\b(\s*\([^()]*\))?")
+
+
+def without_unrolling(text: str) -> str:
+    """Every loop the source asks to unroll, kept rolled (``#pragma unroll 1``), each on its
+    own line as before. A rolled loop makes the same accesses in the same order, so it
+    records the same trace; unrolled, every pass copies each access's recording call, and
+    the trace builds of the unrolled matmul kernels took NVIDIA's compiler minutes."""
+    text = _UNROLL_PRAGMA.sub(r"\1 1", text)
+    text = _UNROLL_OPERATOR.sub('_Pragma("unroll 1")', text)
+    return _UNROLL_HINT.sub("opencl_unroll_hint(1)", text)
+
+
 def instrument(
     source: str,
     kernel: str,
@@ -685,7 +700,7 @@ def instrument(
     except ParseError as exc:
         raise InstrumentError(str(exc)) from None
     rewrite = _Rewrite(parsed, kernel, values)
-    body = rewrite.build()
+    body = without_unrolling(rewrite.build())
     width = plane_bytes(rewrite.value_types) if values else 0
     code = value_code(rewrite.value_types, width) if values else ""
     return Instrumented(
