@@ -110,3 +110,15 @@ def test_matmul_ladder_ends_with_the_fast_step_after_the_warp_tiled_one():
     ids = [v.id for v in variants_of("matmul")]
     ladder = ["naive", "tiled", "wpt", "reg2d", "warp", "fast"]
     assert [i for i in ids if i in ladder] == ladder
+
+
+def test_fasts_unaligned_main_loop_verifies_at_unaligned_sizes(executor, device):
+    """matmul/fast's third loop (UNALIGNED = 1, its default only for large unaligned
+    problems such as 4097³) at small unaligned sizes, with small tiles so it builds fast."""
+    variant = find_variant("matmul", "fast")
+    defines = {"UNALIGNED": 1, "BM": 32, "BN": 32, "TM": 4, "TN": 4, "BK": 16}
+    for size in ({"M": 33, "N": 70, "K": 51}, {"M": 40, "N": 36, "K": 50}):
+        result = executor.run(
+            RunRequest(variant, size, defines=defines, device_key=device.key, repeat=1)
+        )
+        assert result.status == "verified", f"{size}: {result.summary()}"
