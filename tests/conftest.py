@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The suite starts many Python processes (test workers, executors, command-line and window
+# runs): they share the package's compiled bytecode instead of each compiling it again, also
+# where the environment turns bytecode files off.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 TEST_KERNELS = Path(__file__).parent / "kernels"
 
