@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from explorer.cli.options import UsageError, with_layout
 from explorer.engine.catalog import find_variant, load_variant_file
+from tests.test_cli import Ran, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 READS_BT = str(ROOT / "tests" / "kernels" / "matmul_bt.cl")
 
 
-def _explorer(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        capture_output=True, text=True, cwd=ROOT, timeout=240,
-    )  # fmt: skip
+def _explorer(*args: str) -> Ran:
+    """``python -m explorer ARGS``, run in this process on the session's executor."""
+    return cli(*args)
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_a_kernel_reading_b_transposed_verifies_only_with_the_layout():
     common = ("run", "--kernel-file", READS_BT, "--size", "40", "--json")
     plain = _explorer(*common)
@@ -33,6 +31,7 @@ def test_a_kernel_reading_b_transposed_verifies_only_with_the_layout():
     assert json.loads(laid_out.stdout)["status"] == "verified"
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_trace_and_bench_take_the_layout_too():
     common = ("trace", "--kernel-file", READS_BT, "--size", "24")
     assert _explorer(*common).stdout.startswith("WRONG")
@@ -42,7 +41,7 @@ def test_trace_and_bench_take_the_layout_too():
     assert _statuses(_explorer(*bench, "--layout", "B=T")) == ["wrong"]
 
 
-def _statuses(done: subprocess.CompletedProcess[str]) -> list[str]:
+def _statuses(done: Ran) -> list[str]:
     records = [json.loads(line) for line in done.stdout.splitlines()]
     return [r["status"] for r in records if r["variant"] == "naive"]
 

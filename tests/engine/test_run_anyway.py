@@ -2,17 +2,15 @@
 marked as outside them; a device's or the memory's refusal never may."""
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
-from pathlib import Path
+
+import pytest
 
 from explorer.engine.catalog import find_variant
 from explorer.engine.ndrange import LaunchPlan, plan
 from explorer.engine.records import Refusal, RunRequest, result_record
 from explorer.engine.tracing import TraceRequest
 
-ROOT = Path(__file__).resolve().parents[2]
 TILE_32 = {"TILE": 32}
 SIZES = {"WIDTH": 64, "HEIGHT": 64}
 
@@ -68,15 +66,9 @@ def test_a_trace_anyway_carries_the_mark(executor, device):
     assert traced.result.outside_constraints
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_run_and_trace_anyway_on_the_command_line():
-    def explorer(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "explorer", *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=240,
-        )
+    from tests.test_cli import cli as explorer
 
     selection = ["--family", "transpose", "--variant", "tiled", "--size", "64"]
     selection += ["--local", "16x16", "--define", "TILE=32"]

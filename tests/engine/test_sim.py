@@ -5,8 +5,6 @@ The files under tests/kernels/custom/sim are our own, written in the format."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,6 @@ from explorer.families.custom import BufferDecl, LocalDecl, ScalarDecl
 from tests.conftest import TEST_KERNELS
 
 SIM = TEST_KERNELS / "custom" / "sim"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_argument_form_is_read():
@@ -87,18 +84,14 @@ def test_sim_file_traces(executor):
     assert names["in"].is_input and not names["out"].is_input
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_sim_option_on_the_command_line():
-    common = [sys.executable, "-m", "explorer"]
-    done = subprocess.run(
-        [*common, "run", "--sim", str(SIM / "scaled_copy.sim"), "--json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=240,
-    )  # fmt: skip
+    from tests.test_cli import cli
+
+    done = cli("run", "--sim", str(SIM / "scaled_copy.sim"), "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "unchecked"
-    done = subprocess.run(
-        [*common, "trace", "--sim", str(SIM / "scaled_copy.sim")],
-        capture_output=True, text=True, cwd=ROOT, timeout=240,
-    )  # fmt: skip
+    done = cli("trace", "--sim", str(SIM / "scaled_copy.sim"))
     assert done.returncode == 0, done.stderr
     assert "Trace:" in done.stdout
 

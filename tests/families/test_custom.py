@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,9 +12,9 @@ from explorer.engine.catalog import CatalogError, load_variant_file
 from explorer.engine.records import RunRequest
 from explorer.engine.tracing import TraceRequest
 from tests.conftest import TEST_KERNELS
+from tests.test_cli import cli
 
 CUSTOM = TEST_KERNELS / "custom"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def request(name: str, **sizes: int) -> RunRequest:
@@ -131,16 +128,7 @@ def test_undeclared_parameter_is_named(executor, tmp_path):
     assert result.status == "error" and "['n']" in result.error
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=240,
-    )
-
-
+@pytest.mark.usefixtures("fast_cli")
 def test_command_line_runs_and_traces_a_custom_kernel():
     done = cli("run", "--kernel-file", str(CUSTOM / "gather_axpy.cl"), "--set", "N=300", "--json")
     assert done.returncode == 0, done.stderr
@@ -152,6 +140,7 @@ def test_command_line_runs_and_traces_a_custom_kernel():
     assert "scratch" in done.stdout and "out-of-bounds" not in done.stdout
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_command_line_unchecked_run_says_so():
     done = cli("run", "--kernel-file", str(CUSTOM / "double_it.cl"), "--json")
     assert done.returncode == 0
@@ -160,6 +149,7 @@ def test_command_line_unchecked_run_says_so():
     assert record["verified"] is False
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_family_size_flags_are_refused_for_custom_kernels():
     done = cli("run", "--kernel-file", str(CUSTOM / "double_it.cl"), "--size", "64")
     assert done.returncode == 2 and "--set" in done.stderr
