@@ -8,16 +8,10 @@ from pathlib import Path
 from explorer.benchmarks.ui import PARTS
 
 
-def test_first_frame_reports_every_press_and_its_parts():
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run(
-        [sys.executable, "-m", "explorer", "bench-ui", "--first-frame", "--size", "64"]
-        + ["--presses", "3", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=root,
-    )
+def test_first_frame_reports_every_press_and_its_parts(qapp):
+    from tests.test_cli import cli
+
+    out = cli("bench-ui", "--first-frame", "--size", "64", "--presses", "3", "--json")
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout.strip().splitlines()[-1])
     assert record["size"] == 64 and record["presses"] == 3 and record["device"]

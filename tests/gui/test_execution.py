@@ -1,9 +1,5 @@
 """The animation: every highlighted cell is a record of the trace; stepping is reversible."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -253,17 +249,12 @@ def test_arrows_step_the_animation_in_presenter_mode(window, qtbot):
     assert view.current == 2
 
 
-def test_bench_ui_command_runs():
+def test_bench_ui_command_runs(qapp):
     import json
 
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run(
-        [sys.executable, "-m", "explorer", "bench-ui", "--size", "64", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=root,
-    )
+    from tests.test_cli import cli
+
+    out = cli("bench-ui", "--size", "64", "--json")  # in this process, as the command runs
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout.strip().splitlines()[-1])
     assert record["frames"] == 2 * record["steps"] > 0
