@@ -18,10 +18,14 @@ class _GuiThreadCollection:
     a Qt object on the worker thread (a closed view's widgets, say, while a trace is being
     unpickled there), the object's destructor waits for the GIL while the GUI thread waits
     for the object's lock: the application hangs. While a worker lives, automatic
-    collection is off and the GUI thread collects on a timer, by the same thresholds."""
+    collection is off and the GUI thread collects on a timer, by the interpreter's own
+    rules: a generation when its count passes its threshold, and the oldest only when it
+    has grown by a quarter since it was last collected (a full collection walks every
+    object of the application, and would otherwise run every few seconds)."""
 
     users = 0
     timer: QTimer | None = None
+    long_lived = 0  # objects in the oldest generation after its last collection
 
     @classmethod
     def hold(cls) -> None:
@@ -41,15 +45,21 @@ class _GuiThreadCollection:
             cls.timer = None
             gc.enable()
 
-    @staticmethod
-    def collect() -> None:
+    @classmethod
+    def collect(cls) -> None:
         counts, limits = gc.get_count(), gc.get_threshold()
         if counts[0] <= limits[0]:
             return
         generation = 0
         if counts[1] > limits[1]:
-            generation = 2 if counts[2] > limits[2] else 1
+            generation = 1
+            if counts[2] > limits[2]:
+                oldest = len(gc.get_objects(2))
+                if oldest - cls.long_lived > cls.long_lived // 4:
+                    generation = 2
         gc.collect(generation)
+        if generation == 2:
+            cls.long_lived = len(gc.get_objects(2))
 
 
 class _Job(QObject):

@@ -502,6 +502,40 @@ def test_stage_keys_work_wherever_the_focus_is_in_presenter_mode(window, qtbot, 
     assert window.views.stack.currentWidget() is window.views.tabs
 
 
+def test_outside_presenter_mode_the_keys_step_where_the_focus_is_in_the_execution_view(
+    window, qtbot
+):
+    """Focus on the execution view's slider, arrows and Space drive the animation; focus
+    moved back to the configuration, the same key edits the configuration again."""
+    from PySide6.QtCore import Qt
+
+    view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    view.set_step(1)
+    view.slider.setFocus()
+    qtbot.waitUntil(lambda: view.slider.hasFocus())
+    qtbot.keyClick(view.slider, Qt.Key.Key_Right)
+    assert view.current == 2
+    qtbot.keyClick(view.slider, Qt.Key.Key_End)
+    assert view.current == view.steps - 1
+    qtbot.keyClick(view.slider, Qt.Key.Key_Home)
+    assert view.current == 0
+    qtbot.keyClick(view.slider, Qt.Key.Key_Space)
+    assert view.timer.isActive()
+    qtbot.keyClick(view.slider, Qt.Key.Key_Space)
+    assert not view.timer.isActive()
+    combo = next(c for c in window.views.panel.findChildren(type(view.speed)) if c.count() > 1)
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus)
+    before, at = combo.currentIndex(), view.current
+    key = Qt.Key.Key_Up if before == combo.count() - 1 else Qt.Key.Key_Down
+    qtbot.keyClick(combo, key)
+    assert view.current == at and combo.currentIndex() != before
+
+
 def test_outside_presenter_mode_arrows_still_edit_the_configuration(window, qtbot):
     from PySide6.QtCore import Qt
 

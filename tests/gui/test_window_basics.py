@@ -79,3 +79,32 @@ def test_garbage_is_collected_on_the_gui_thread_while_the_worker_runs(window, qt
     run_and_wait(qtbot, window)
     qtbot.waitUntil(lambda: len(freed_on) == 50, timeout=10000)
     assert set(freed_on) == {threading.main_thread().name}
+
+
+def test_the_gui_threads_collector_walks_every_object_only_when_the_oldest_has_grown(
+    monkeypatch,
+):
+    """Like the interpreter's own collector: counts past every threshold collect the middle
+    generation; the oldest (every object the application holds) only once it has grown by a
+    quarter since its last collection."""
+    from explorer.gui import worker
+
+    collected: list[int] = []
+    oldest = [[object()] * 1000]
+
+    class FakeGc:
+        get_threshold = staticmethod(lambda: (700, 10, 10))
+        get_count = staticmethod(lambda: (701, 11, 11))
+        get_objects = staticmethod(lambda generation: oldest[0])
+        collect = staticmethod(collected.append)
+
+    monkeypatch.setattr(worker, "gc", FakeGc)
+    monkeypatch.setattr(worker._GuiThreadCollection, "long_lived", 0)
+    worker._GuiThreadCollection.collect()
+    assert collected == [2]  # nothing collected yet: everything is new
+    oldest[0] = oldest[0] + [object()] * 200
+    worker._GuiThreadCollection.collect()
+    assert collected == [2, 1]  # grown by a fifth
+    oldest[0] = oldest[0] + [object()] * 100
+    worker._GuiThreadCollection.collect()
+    assert collected == [2, 1, 2]  # by three tenths

@@ -4,8 +4,7 @@ Keys while presenting, wherever the focus is (a combo box, the slider, a tab bar
 tour's next stage, or play/pause), → (the tour's next stage, or the next step), ← (the
 previous step), Home and End (first and last step), F11 or F5 (toggle), Esc. An event filter
 on the application takes the stepping keys before any widget can, so a click on a combo box
-or the slider never steals them. Esc
-leaves presenter mode first, even while work runs, so a presenter is never stuck full
+or the slider never steals them. Esc leaves presenter mode first, even while work runs, so a presenter is never stuck full
 screen; outside presenter mode Esc cancels.
 
 Every view follows the configuration: a change of variant clears the animation, the
@@ -85,9 +84,6 @@ class PresenterController(QObject):
         # stays chosen when they arrive (no device_changed): the notice follows both.
         model.devices_changed.connect(self._device_changed)
         self._keys = StageKeys(self)
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self._keys)
 
     # -- presenter mode ------------------------------------------------------------------
     def set_presenter(self, on: bool, full_screen: bool = True) -> None:
@@ -199,7 +195,11 @@ class StageKeys(QObject):
     """The stepping keys, taken at the application before any widget sees them: while
     presenting anywhere in the window, otherwise only where the focus is in the execution
     view (outside it, arrows still move a cursor or a spin box). Esc, F11 and F5 stay the
-    window's shortcuts: no widget of the window claims them."""
+    window's shortcuts: no widget of the window claims them.
+
+    The filter is installed only while it can take a key (presenting, or the focus in the
+    execution view): an application-wide filter in Python is called for every event of
+    every widget, paints and timers included."""
 
     def __init__(self, presenter: PresenterController) -> None:
         super().__init__(presenter)
@@ -211,6 +211,27 @@ class StageKeys(QObject):
             Qt.Key.Key_Home: lambda: presenter.views.execution_view.first_step(),
             Qt.Key.Key_End: lambda: presenter.views.execution_view.last_step(),
         }
+        self.installed = False
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self.sync)
+        presenter.presenting_changed.connect(self.sync)
+
+    def sync(self, *_: object) -> None:
+        """Install the filter while it can take a key, remove it otherwise."""
+        app = QApplication.instance()
+        if app is None:
+            return
+        view = self.presenter.views.execution_view
+        focus = QApplication.focusWidget()
+        wanted = self.presenter.state.presenting or (
+            focus is not None and (focus is view or view.isAncestorOf(focus))
+        )
+        if wanted and not self.installed:
+            app.installEventFilter(self)
+        elif self.installed and not wanted:
+            app.removeEventFilter(self)
+        self.installed = wanted
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
