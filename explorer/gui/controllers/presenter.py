@@ -4,8 +4,8 @@ Keys while presenting, wherever the focus is (a combo box, the slider, a tab bar
 tour's next stage, or play/pause), → (the tour's next stage, or the next step), ← (the
 previous step), Home and End (first and last step), F11 or F5 (toggle), Esc. An event filter
 on the application takes the stepping keys before any widget can, so a click on a combo box
-or the slider never steals them. Esc leaves presenter mode first, even while work runs, so a presenter is never stuck full
-screen; outside presenter mode Esc cancels.
+or the slider never steals them. Esc leaves presenter mode first, even while work runs, so a
+presenter is never stuck full screen; outside presenter mode Esc cancels.
 
 Every view follows the configuration: a change of variant clears the animation, the
 highlighted line and a stale banner, so nothing on screen belongs to another kernel.
