@@ -186,7 +186,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         if isinstance(failed, RunResult):
             return TraceOutcome(failed, None)
         return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
-    p = prepare(run, source=inst.source, time_reference=False)
+    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
     cl = p.session.cl
@@ -198,7 +198,7 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 p.context,
                 p.device.key,
                 inst.source,
-                (*p.options, NO_BARRIERS_OPTION),
+                (*p.built_with, NO_BARRIERS_OPTION),
                 variant.kernel,
                 os.path.basename(variant.path) or variant.id,
             )

@@ -6,6 +6,7 @@ tiling ladder gains little there."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 import pyqtgraph as pg
@@ -58,15 +59,6 @@ class ResultView(QWidget):
         self.notice.setVisible(False)
         layout.addWidget(self.notice)
         self.tabs = QTabWidget()
-        self.image = _image_view()
-        self.error_map = _image_view()
-        self.error_map.setColorMap(pg.colormap.get("inferno"))  # once: it costs ~0.2 s a call
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.addLegend()
-        self.plot.setLabel("bottom", "element")
-        self.error_plot = pg.PlotWidget(background="w")
-        self.error_plot.setLabel("bottom", "element")
-        self.error_plot.setLabel("left", "|output − reference|")
         self.message = QLabel()
         self.message.setWordWrap(True)
         layout.addWidget(self.tabs, 1)
@@ -77,6 +69,32 @@ class ResultView(QWidget):
         self._drawn: np.ndarray | None = None  # the output the Result image shows
         self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
+
+    # The result's four views are made when a result first needs them: each costs tens of
+    # milliseconds, and a window showing images never needs the bars (nor the reverse).
+    @cached_property
+    def image(self) -> pg.ImageView:
+        return _image_view()
+
+    @cached_property
+    def error_map(self) -> pg.ImageView:
+        view = _image_view()
+        view.setColorMap(pg.colormap.get("inferno"))  # once: it costs ~0.2 s a call
+        return view
+
+    @cached_property
+    def plot(self) -> pg.PlotWidget:
+        plot = pg.PlotWidget(background="w")
+        plot.addLegend()
+        plot.setLabel("bottom", "element")
+        return plot
+
+    @cached_property
+    def error_plot(self) -> pg.PlotWidget:
+        plot = pg.PlotWidget(background="w")
+        plot.setLabel("bottom", "element")
+        plot.setLabel("left", "|output − reference|")
+        return plot
 
     def set_device_type(self, device_type: str | None) -> None:
         """The CPU notice shows while the device is a CPU, and only then."""

@@ -85,3 +85,34 @@ def test_a_kernel_with_global_atomics_runs_every_group():
     inst = instrument(tiled.source, tiled.kernel, {"TS": 16})
     assert outside_may_leave(inst, custom=False)
     assert not outside_may_leave(inst, custom=True)
+
+
+def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(device, monkeypatch):
+    """A CPU compiler's optimiser takes longer than a small launch runs: the instrumented
+    builds of a small trace skip it, those of a large one keep it, and the plain build a
+    window trace fills in from is always the optimised one a run uses."""
+    from explorer.engine.build import BuildCache
+    from explorer.engine.runner import QUICK_BUILD_WORK_ITEMS
+
+    built: list[tuple[bool, bool]] = []  # (instrumented, unoptimised) of every build asked for
+    kernel = BuildCache.kernel
+
+    def recording(self, cl, context, key, source, options, *rest):
+        built.append((source != variant.source, "-cl-opt-disable" in options))
+        return kernel(self, cl, context, key, source, options, *rest)
+
+    monkeypatch.setattr(BuildCache, "kernel", recording)
+    on_cpu = device.type.upper() == "CPU"
+    variant = find_variant("transpose", "naive")
+    small = RunRequest(variant, {"WIDTH": 64, "HEIGHT": 32}, device_key=device.key, input="random")
+    assert run_trace(TraceRequest(small)).result.status == "verified"
+    assert built and all(instrumented for instrumented, _ in built)
+    assert {quick for _, quick in built} == {on_cpu}
+
+    built.clear()
+    side = 2 * int(QUICK_BUILD_WORK_ITEMS**0.5)  # four times the limit
+    sizes = {"WIDTH": side, "HEIGHT": side}
+    large = RunRequest(variant, sizes, device_key=device.key, input="random")
+    assert run_trace(TraceRequest(large, budget_bytes=1 << 16)).result.status == "verified"
+    assert (True, False) in built  # the instrumented build, optimised
+    assert not any(quick for _, quick in built)  # the plain one too
