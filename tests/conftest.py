@@ -18,6 +18,12 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 TEST_KERNELS = Path(__file__).parent / "kernels"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``long`` first: started last, one of them would keep a worker busy alone
+    while the other has finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(scope="session")
 def executor():
     from explorer.engine.executor import Executor

@@ -45,6 +45,7 @@ def test_import_contracts_hold():
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
 
 
+@pytest.mark.long
 def test_mypy_finds_no_error_below_the_qt_layer(tmp_path: Path):
     targets = below_qt_layer()
     assert "explorer/engine" in targets and "explorer/gui" not in targets

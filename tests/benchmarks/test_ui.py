@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from explorer.benchmarks.ui import PARTS
 
 
+@pytest.mark.long
 def test_first_frame_reports_every_press_and_its_parts(qapp):
     from tests.test_cli import cli
 

@@ -112,6 +112,7 @@ def test_matmul_ladder_ends_with_the_fast_step_after_the_warp_tiled_one():
     assert [i for i in ids if i in ladder] == ladder
 
 
+@pytest.mark.long
 def test_fasts_unaligned_main_loop_verifies_at_unaligned_sizes(executor, device):
     """matmul/fast's third loop (UNALIGNED = 1, its default only for large unaligned
     problems such as 4097³) at small unaligned sizes, with small tiles so it builds fast."""

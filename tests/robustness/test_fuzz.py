@@ -200,6 +200,7 @@ def images(rng: random.Random, folder: Path, count: int) -> list[list[str]]:
     return cases
 
 
+@pytest.mark.long
 @pytest.mark.usefixtures("fast_cli")
 def test_fuzz_in_process_every_case_ends_in_a_documented_code(tmp_path, capfd):
     rng = random.Random(16)

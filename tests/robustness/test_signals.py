@@ -50,6 +50,7 @@ def running(pid: int) -> bool:
 SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGKILL, signal.SIGINT)
 
 
+@pytest.mark.long
 def test_1_the_executor_dies_with_the_command_whatever_kills_it():
     """One command per signal, run side by side: each is killed with its own signal once its
     executor is inside the hung kernel."""
