@@ -124,11 +124,12 @@ class Bound:
     guards: list[Guarded] = field(default_factory=list)
 
 
-# A CPU compiler's optimiser spends seconds on a large instrumented kernel (PoCL: 5.7 s for
-# matmul/fast's trace at 64³, 0.9 s without it), more than a small launch takes to run
-# unoptimised. Above this many work-items the optimised code wins (768² tiled: 1.0 s traced
-# optimised, 2.9 s not), so a large trace, and any trace on a GPU, is optimised as before.
-QUICK_BUILD_WORK_ITEMS = 1 << 16
+# A CPU compiler's optimiser spends seconds on a large instrumented kernel, more than a small
+# launch takes to run unoptimised. PoCL, first trace: matmul/fast at 64³ 5.7 s optimised, 0.9 s
+# not; tiled at 128² 2.5 s, 0.9 s (a repeat, built already: 0.06 s, 0.21 s). Past this many
+# work-items the repeats lose more than the first trace gains (tiled 256²: 0.46 s, 1.27 s),
+# so a larger trace, and any trace on a GPU, is optimised as a run is.
+QUICK_BUILD_WORK_ITEMS = 1 << 14
 
 
 def _builds_quicker_than_it_runs(device: DeviceInfo, global_size: tuple[int, ...]) -> bool:
