@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +19,8 @@ from explorer.session import (
     session_from_request,
 )
 from tests.conftest import TEST_KERNELS
+from tests.robustness.helpers import cli
 
-ROOT = Path(__file__).parents[1]
 BARE = "__kernel void twice(__global float* x) { x[get_global_id(0)] *= 2.0f; }\n"
 HEADER = """/*---
 name = "twice"
@@ -77,6 +75,7 @@ def test_a_bad_layout_or_header_is_refused_naming_the_field(tmp_path, changes, f
     assert f"field '{field}'" in str(caught.value) and words in str(caught.value)
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_a_header_declared_in_the_app_travels_in_the_session(tmp_path):
     kernel = tmp_path / "twice.cl"
     kernel.write_text(BARE)
@@ -86,18 +85,13 @@ def test_a_header_declared_in_the_app_travels_in_the_session(tmp_path):
     )
     path = save_session(session, tmp_path / "twice.kexp.json")
     assert kernel.read_text() == BARE  # the file itself is never written
-    done = subprocess.run(
-        [sys.executable, "-m", "explorer", "run", "--session", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.splitlines()[-1])
+    done = cli("run", "--session", str(path), "--json")
+    assert done.code == 0, done.err
+    result = json.loads(done.out.splitlines()[-1])
     assert (result["status"], result["size"]) == ("verified", {"N": 32})
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_a_layout_chosen_in_the_app_is_what_a_session_run_uses(tmp_path):
     source = (TEST_KERNELS / "custom" / "matmul_bt.cl").read_text()
     kernel = tmp_path / "bt.cl"
@@ -105,15 +99,12 @@ def test_a_layout_chosen_in_the_app_is_what_a_session_run_uses(tmp_path):
     variant = load_variant_file(kernel)
     chosen = "A:column-major,B:row-major,C:column-major"
     sizes = {"M": 24, "N": 16, "K": 8}
-    command = [sys.executable, "-m", "explorer", "run", "--json", "--session"]
     statuses = []
     for layout in (None, chosen):
         session = session_from_request(
             RunRequest(variant, sizes, input="random"), None, layout=layout
         )
         path = save_session(session, tmp_path / "bt.kexp.json")
-        done = subprocess.run(
-            [*command, str(path)], capture_output=True, text=True, cwd=ROOT, timeout=300
-        )
-        statuses.append(json.loads(done.stdout.splitlines()[-1])["status"])
+        done = cli("run", "--json", "--session", str(path))
+        statuses.append(json.loads(done.out.splitlines()[-1])["status"])
     assert statuses == ["wrong", "verified"]

@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def animate(*argv):
+    """``python -m explorer animate ARGV`` as a process of its own."""
     return subprocess.run(
         [sys.executable, "-m", "explorer", "animate", *argv],
         capture_output=True,
@@ -19,11 +20,19 @@ def animate(*argv):
     )
 
 
+def animate_here(*argv):
+    """The same command in this process, on the session's executor (``fast_cli``)."""
+    from tests.robustness.helpers import cli
+
+    return cli("animate", *argv)
+
+
+@pytest.mark.usefixtures("fast_cli", "qapp")
 def test_animate_writes_one_gif_frame_per_step(tmp_path):
     from PIL import Image
 
     out = tmp_path / "naive.gif"
-    done = animate(
+    done = animate_here(
         "--family",
         "matmul",
         "--variant",
@@ -35,7 +44,7 @@ def test_animate_writes_one_gif_frame_per_step(tmp_path):
         "--out",
         str(out),
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.err
     with Image.open(out) as gif:
         assert gif.n_frames == 32 + 1  # naive at 32: one step per k, then the store of C
         assert gif.info.get("loop") == 0
@@ -64,9 +73,10 @@ def test_animate_writes_an_mp4(tmp_path):
     assert reader.count_frames() == 10 and reader.get_meta_data()["fps"] == 5
 
 
+@pytest.mark.usefixtures("fast_cli", "qapp")
 def test_animate_refuses_another_suffix(tmp_path):
-    done = animate("--family", "matmul", "--out", str(tmp_path / "x.avi"))
-    assert done.returncode == 2 and ".gif or .mp4" in done.stderr
+    done = animate_here("--family", "matmul", "--out", str(tmp_path / "x.avi"))
+    assert done.code == 2 and ".gif or .mp4" in done.err
 
 
 def test_the_file_menu_exports_the_animation_as_mp4(window, qtbot, tmp_path, monkeypatch):

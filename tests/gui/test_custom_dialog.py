@@ -2,9 +2,6 @@
 edited, kept in memory (reloads and sessions use them) or written into the file."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QTimer
@@ -18,8 +15,6 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.kernel_dialog import KernelMappingDialog
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
-
-ROOT = Path(__file__).parents[2]
 
 GATHER = """// y = alpha * x[index] + y, no header yet
 __kernel void gather_axpy(float alpha, __global const uint* index,
@@ -155,9 +150,12 @@ def test_declared_in_memory_runs_reloads_and_is_saved_in_a_session(
     assert window.state.result.status == "wrong"  # reloaded with the declarations in memory
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_write_header_into_the_file_keeps_the_kernel_text_and_runs_from_the_command_line(
     qtbot, tmp_path
 ):
+    from tests.robustness.helpers import cli
+
     path = tmp_path / "sums.cl"
     path.write_text(SUMS)
     dialog = KernelMappingDialog(path)
@@ -169,12 +167,12 @@ def test_write_header_into_the_file_keeps_the_kernel_text_and_runs_from_the_comm
     text = path.read_text()
     assert text.startswith("/*---") and text.endswith(SUMS)
     assert text[: -len(SUMS)].endswith("---*/\n")
-    command = [sys.executable, "-m", "explorer", "run", "--kernel-file", str(path), "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.splitlines()[-1])["status"] == "unchecked"
-    plain = subprocess.run(command[:-1], capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert "ran, not checked" in plain.stdout.lower()
+    command = ["run", "--kernel-file", str(path), "--json"]
+    done = cli(*command)
+    assert done.code == 0, done.err
+    assert json.loads(done.out.splitlines()[-1])["status"] == "unchecked"
+    plain = cli(*command[:-1])
+    assert "ran, not checked" in plain.out.lower()
 
     # Declared again with a reference: the header is replaced, the kernel text still kept.
     dialog = KernelMappingDialog(path)
@@ -188,5 +186,5 @@ def test_write_header_into_the_file_keeps_the_kernel_text_and_runs_from_the_comm
     dialog.write_button.click()
     text = path.read_text()
     assert text.count("/*---") == 1 and text.endswith(SUMS)
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert json.loads(done.stdout.splitlines()[-1])["status"] == "verified", done.stdout
+    done = cli(*command)
+    assert json.loads(done.out.splitlines()[-1])["status"] == "verified", done.out
