@@ -25,16 +25,23 @@ def kept_executor():
     Executor.close(kept)
 
 
-@pytest.fixture
-def window(qtbot, settings, kept_executor, monkeypatch):
+@pytest.fixture(autouse=True)
+def _windows_share_the_kept_executor(kept_executor, monkeypatch):
+    """Every window a GUI test opens, through ``window`` or its own ``MainWindow``, runs on
+    the kept process (an Oclgrind check still starts its own, with its environment)."""
     from explorer.engine.executor import Executor
     from explorer.gui import worker
-    from explorer.gui.main_window import MainWindow
 
     def executor(env=None):
         return kept_executor if env is None else Executor(env=env)
 
     monkeypatch.setattr(worker, "Executor", executor)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    from explorer.gui.main_window import MainWindow
+
     w = MainWindow(settings=settings)
     qtbot.addWidget(w)
     qtbot.waitUntil(lambda: w.model.device is not None, timeout=60000)
