@@ -1,9 +1,6 @@
 """The command list and the options that come from the families registry."""
 
 import argparse
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +9,6 @@ from explorer.benchmarks.trace import TraceBenchError, TraceCase
 from explorer.cli import options
 from explorer.families import FAMILIES
 from explorer.families.stencil import Stencil
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -71,23 +66,17 @@ def test_a_size_of_another_family_is_refused():
         options.request_from_args(args, None)
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_trace_groups_and_refusals_keep_their_exit_codes():
-    def explorer(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "explorer", *args],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=240,
-        )
+    from tests.robustness.helpers import cli as explorer
 
     out = explorer("trace", "--family", "matmul", "--variant", "tiled", "--groups", "1,2,3,4")
-    assert out.returncode == 2 and out.stderr.startswith("error: --groups")
+    assert out.code == 2 and out.err.startswith("error: --groups")
     out = explorer(
         "trace", "--family", "matmul", "--variant", "seed003-func2", "--size", "100", "--json"
     )
-    assert out.returncode == 3, out.stderr
-    assert "16" in out.stdout
+    assert out.code == 3, out.err
+    assert "16" in out.out
 
 
 def test_bench_trace_stops_at_a_case_that_did_not_run(monkeypatch, capsys):

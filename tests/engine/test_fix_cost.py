@@ -98,6 +98,7 @@ def test_a_fix_that_does_not_run_gives_no_ratio_and_says_why(executor, device):
     assert "not measured" in cost.sentence()
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_trace_json_puts_the_measured_ratio_beside_the_finding():
     done = cli(
         "trace", "--family", "transpose", "--variant", "tiled", "--size", "64",
@@ -132,6 +133,7 @@ def test_a_sweep_carries_trace_figures_at_every_point(executor, device):
     assert rows[("16x16", 16)]["sectors_per_request"] is not None
 
 
+@pytest.mark.usefixtures("fast_cli")
 def test_bench_metric_sectors_prints_the_figure_per_point():
     done = cli(
         "bench", "--family", "transpose", "--variants", "naive,padded-rows", "--sizes", "64",
