@@ -32,7 +32,8 @@ from explorer.gui.canvas import CellCanvas, rgba
 from explorer.gui.source_view import CodeEditor
 from explorer.gui.tiling_view import FocusCanvas, Frame, HeatScale, heat_colours, value_label
 from explorer.gui.warp_view import WARP, WarpAccess, WarpView
-from explorer.trace.playback import READS, WRITES, Box, Grid, Playback
+from explorer.trace.grids import Box, Grid
+from explorer.trace.playback import READS, WRITES, Playback
 from explorer.trace.records import GLOBAL, LOCAL, OP_NAMES, Trace
 
 EMPTY = rgba("#ecf0f1")

@@ -16,7 +16,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from explorer.trace.playback import Box
+from explorer.trace.grids import Box
 
 # Fixed scale for loads per element (log2): the same colour means the same number in every
 # trace, so naive (64 loads per element at 64³) and tiled (4) differ at a glance.

@@ -12,13 +12,18 @@ else from the run's own arrays: a local element holds the global element its wri
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Container
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from explorer.trace.columns import (
+    element_column,
+    line_column,
+    record_columns,
+    recorded_values,
+    value_reader,
+)
+from explorer.trace.grids import Box, Grid, box_of
 from explorer.trace.records import (
     ATOMIC,
     BARRIER,
@@ -27,8 +32,6 @@ from explorer.trace.records import (
     LOCAL,
     READ,
     RMW,
-    SITE_MASK,
-    VALUE_NONE,
     WRITE,
     Trace,
     word_buffer,
@@ -36,86 +39,6 @@ from explorer.trace.records import (
     word_phase,
     word_site,
 )
-
-MAX_CELLS = 128  # cells per side of a buffer grid; bigger buffers are aggregated
-
-
-class RecordColumn:
-    """A per-record column computed only for the records asked for (``column[records]``):
-    the animation looks at one group's records at a time, and a column of every record of a
-    large trace costs hundreds of milliseconds of fresh memory before the first frame."""
-
-    def __init__(self, compute: Callable[[Any], np.ndarray]) -> None:
-        self._compute = compute
-        self._key: np.ndarray | None = None  # the last large index array asked for
-        self._value = np.zeros(0)
-
-    def __getitem__(self, key: Any) -> np.ndarray:
-        # A frame asks each column for the same group's records again and again (one buffer
-        # at a time): the last large answer is kept, read-only, for the same index array.
-        if key is self._key:
-            return self._value
-        value = self._compute(key)
-        if isinstance(key, np.ndarray) and key.size >= 4096:
-            value.setflags(write=False)
-            self._key, self._value = key, value
-        return value
-
-
-def element_column(trace: Trace) -> RecordColumn:
-    """Per record: the element index in its buffer (``Trace.index``, for the records asked
-    for)."""
-    sizes = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
-
-    def compute(key: Any) -> np.ndarray:
-        offset = np.asarray(trace.offset[key]).astype(np.int64)
-        buffer = word_buffer(np.atleast_1d(trace.word[key])).reshape(offset.shape)
-        return offset // sizes[buffer]
-
-    return RecordColumn(compute)
-
-
-def line_column(trace: Trace) -> RecordColumn:
-    """Per record: the source line of its site."""
-    lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
-    return RecordColumn(lambda key: lines[word_site(np.asarray(trace.word[key]))])
-
-
-def record_columns(trace: Trace) -> tuple[RecordColumn, ...]:
-    """Per record, for the records asked for: work-item, sequence, phase, site, op, buffer
-    and out-of-bounds flag (``Trace``'s columns of the same names)."""
-    kept = np.asarray(trace.kept, dtype=np.int64)
-    ends = np.cumsum(kept)
-    starts = ends - kept
-    ops = trace.site_ops()
-
-    def words(key: Any) -> np.ndarray:
-        return np.asarray(trace.word[key])
-
-    def positions(key: Any) -> np.ndarray:
-        key = np.asarray(key)
-        return np.flatnonzero(key) if key.dtype == bool else key
-
-    def wi(key: Any) -> np.ndarray:
-        return np.searchsorted(ends, positions(key), side="right").astype(np.int32)
-
-    def seq(key: Any) -> np.ndarray:
-        at = positions(key)
-        return (at - starts[wi(at)]).astype(np.int32)
-
-    def buffer(key: Any) -> np.ndarray:
-        w = words(key)
-        return word_buffer(np.atleast_1d(w)).reshape(w.shape)
-
-    return (
-        RecordColumn(wi),
-        RecordColumn(seq),
-        RecordColumn(lambda key: word_phase(words(key))),
-        RecordColumn(lambda key: word_site(words(key))),
-        RecordColumn(lambda key: ops[word_site(words(key))]),
-        RecordColumn(buffer),
-        RecordColumn(lambda key: word_oob(words(key))),
-    )
 
 
 @dataclass(frozen=True)
@@ -158,164 +81,13 @@ class GroupColumns:
         return order[starts[buffer + 1] : starts[buffer + 2]]
 
 
-@dataclass(frozen=True)
-class Grid:
-    """How a buffer is drawn: its shape, its memory order, and the cells it is shown in."""
-
-    buffer: int
-    name: str
-    space: int
-    rows: int
-    cols: int
-    column_major: bool
-    cell_rows: int
-    cell_cols: int
-
-    def element_rc(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        index = np.asarray(index, dtype=np.int64)
-        if self.column_major:
-            return index % self.rows, index // self.rows
-        return index // self.cols, index % self.cols
-
-    def cell_of(self, index: np.ndarray) -> np.ndarray:
-        """Linear cell id of each element index (elements outside the buffer: -1)."""
-        index = np.asarray(index, dtype=np.int64)
-        r, c = self.element_rc(index)
-        inside = (index >= 0) & (index < self.rows * self.cols)
-        cr = r * self.cell_rows // max(self.rows, 1)
-        cc = c * self.cell_cols // max(self.cols, 1)
-        return np.where(inside, cr * self.cell_cols + cc, -1)
-
-    def cell_means(self, data: np.ndarray) -> np.ndarray:
-        """(cell_rows, cell_cols): the mean over each cell's elements of a (rows, cols) array
-        as drawn (NaN counts as 0), the cells ``cell_of`` gives."""
-        rows = -(-np.arange(self.cell_rows) * self.rows // self.cell_rows)
-        cols = -(-np.arange(self.cell_cols) * self.cols // self.cell_cols)
-        flat = np.nan_to_num(np.asarray(data, dtype=np.float64))
-        sums = np.add.reduceat(np.add.reduceat(flat, rows, axis=0), cols, axis=1)
-        counts = np.diff(np.r_[rows, self.rows])[:, None] * np.diff(np.r_[cols, self.cols])
-        return sums / counts
-
-    def elements_of_cell(self, cell: int) -> tuple[int, int, int, int]:
-        """(row0, row1, col0, col1) of the elements a cell covers."""
-        cr, cc = divmod(cell, self.cell_cols)
-        r0 = -(-cr * self.rows // self.cell_rows)
-        r1 = -(-(cr + 1) * self.rows // self.cell_rows)
-        c0 = -(-cc * self.cols // self.cell_cols)
-        c1 = -(-(cc + 1) * self.cols // self.cell_cols)
-        return r0, max(r1, r0 + 1), c0, max(c1, c0 + 1)
-
-    def index_at(self, row: int, col: int) -> int:
-        return col * self.rows + row if self.column_major else row * self.cols + col
-
-
-def make_grids(
-    trace: Trace, shapes: dict[str, tuple[int, ...]], column_major: Container[str] = ()
-) -> list[Grid]:
-    """A grid for every buffer: roles take the family's shapes, local arrays their own;
-    the matrices whose roles ``column_major`` holds are stored column by column."""
-    grids = []
-    for b, info in enumerate(trace.buffers):
-        shape = shapes.get(info.role or "") if info.role else None
-        if shape is None:
-            dims = [d for d in info.shape if d > 0] or [info.length]
-            shape = (int(np.prod(dims[:-1])) if len(dims) > 1 else 1, dims[-1])
-        if len(shape) == 1:
-            shape = (1, shape[0])
-        rows, cols = int(shape[0]), int(shape[1])
-        grids.append(
-            Grid(
-                b,
-                info.name,
-                info.space,
-                rows,
-                cols,
-                info.role is not None and info.role in column_major and len(shape) == 2,
-                max(1, min(rows, MAX_CELLS)),
-                max(1, min(cols, MAX_CELLS)),
-            )
-        )
-    return grids
-
-
 # Per op code (READ … FENCE): whether the op reads, whether it writes; a table lookup is far
 # cheaper than ``np.isin`` on the few records of one step.
 READS = np.array([True, False, True, True, False, False])
 WRITES = np.array([False, True, True, True, False, False])
 KEY_ITERATION = 1 << 24  # passes of one line per phase that a step key can tell apart
 KEY_LINE = 1 << 20
-Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)
 Contents = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # see local_contents
-
-
-# How the value plane's bits of each type read as a number: (bytes, numpy type).
-_VALUE_DTYPES = {
-    "char": (1, np.int8),
-    "uchar": (1, np.uint8),
-    "short": (2, np.int16),
-    "ushort": (2, np.uint16),
-    "int": (4, np.int32),
-    "uint": (4, np.uint32),
-    "float": (4, np.float32),
-    "long": (8, np.int64),
-    "ulong": (8, np.uint64),
-    "double": (8, np.float64),
-}
-
-
-def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
-    """How records' raw value bits read as float64 (a vector: its first component; NaN
-    where its site records none), given the raw values and the records' words; None when
-    the trace has no values."""
-    if trace.values is None:
-        return None
-    # Per site: which of the value types its records hold (-1: none the view can show).
-    names = [name for name, (size, _) in _VALUE_DTYPES.items() if size <= trace.value_bytes]
-    types = [_VALUE_DTYPES[name] for name in names]
-    kind_of = {name: i for i, name in enumerate(names)}
-    site_kind = np.full(SITE_MASK + 1, -1, dtype=np.int8)
-    for s in trace.sites:
-        if s.value != VALUE_NONE and s.value_type:
-            site_kind[s.id] = kind_of.get(re.sub(r"\d+$", "", s.value_type), -1)
-
-    def read(values: np.ndarray, words: np.ndarray) -> np.ndarray:
-        raw = np.atleast_1d(values)
-        kinds = site_kind[word_site(np.atleast_1d(words))]
-        out = np.full(raw.shape, np.nan)
-        present = np.flatnonzero(np.bincount(kinds + 1, minlength=len(types) + 1)[1:])
-        for kind in present:
-            size, dtype = types[int(kind)]
-            sel = kinds == kind
-            every = present.size == 1 and bool(sel.all())
-            bits = raw if every else raw[sel]
-            if bits.dtype.itemsize != size:
-                bits = bits.astype(np.uint64) & np.uint64((1 << (8 * size)) - 1)
-                bits = bits.astype(np.dtype(f"u{size}"))
-            shown = bits.view(dtype).astype(np.float64)
-            if every:
-                return shown
-            out[sel] = shown
-        return out
-
-    return read
-
-
-def recorded_values(trace: Trace) -> RecordColumn | None:
-    """Each record's value as a float64 (a vector: its first component), NaN where its site
-    records none, for the records asked for; None when the trace has no values."""
-    read = value_reader(trace)
-    if read is None or trace.values is None:
-        return None
-    values = trace.values
-    return RecordColumn(lambda key: read(np.asarray(values[key]), np.asarray(trace.word[key])))
-
-
-def _box(grid: Grid, elements: np.ndarray) -> Box | None:
-    """The box of rows and columns these elements span, or None for none."""
-    if elements.size == 0:
-        return None
-    r, c = grid.element_rc(elements)
-    return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
 
 
 def _passes(where: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -641,7 +413,7 @@ class Playback:
             mine = g.on(grid.buffer)
             elements = g.index[mine]
             written = elements[WRITES[g.op[mine]]]
-            self._extent[grid.buffer] = (_box(grid, elements), _box(grid, written))
+            self._extent[grid.buffer] = (box_of(grid, elements), box_of(grid, written))
         return self._extent[grid.buffer]
 
     def window_masks(
@@ -1109,9 +881,6 @@ __all__ = [
     "LOCAL",
     "READS",
     "WRITES",
-    "Box",
-    "Grid",
     "Playback",
     "Step",
-    "make_grids",
 ]

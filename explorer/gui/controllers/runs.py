@@ -19,7 +19,8 @@ from explorer.gui.execution_view import run_arrays
 from explorer.gui.model import ConfigModel, declared_sizes
 from explorer.gui.state import AppState, Group
 from explorer.gui.worker import RunController
-from explorer.trace.playback import Playback, make_grids
+from explorer.trace.grids import make_grids
+from explorer.trace.playback import Playback
 
 # The window keeps the trace it animates: 64 MiB of records is 8 M accesses, dozens of
 # work-groups of a tiled matmul; a click on any other group traces a window around it.

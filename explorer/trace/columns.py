@@ -1,0 +1,160 @@
+"""A trace's records as columns computed on demand (work-item, sequence, phase, site, op,
+buffer, element, line, value), for the records a view asks for (numpy only, no Qt)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from explorer.trace.records import (
+    SITE_MASK,
+    VALUE_NONE,
+    Trace,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
+)
+
+
+class RecordColumn:
+    """A per-record column computed only for the records asked for (``column[records]``):
+    the animation looks at one group's records at a time, and a column of every record of a
+    large trace costs hundreds of milliseconds of fresh memory before the first frame."""
+
+    def __init__(self, compute: Callable[[Any], np.ndarray]) -> None:
+        self._compute = compute
+        self._key: np.ndarray | None = None  # the last large index array asked for
+        self._value = np.zeros(0)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        # A frame asks each column for the same group's records again and again (one buffer
+        # at a time): the last large answer is kept, read-only, for the same index array.
+        if key is self._key:
+            return self._value
+        value = self._compute(key)
+        if isinstance(key, np.ndarray) and key.size >= 4096:
+            value.setflags(write=False)
+            self._key, self._value = key, value
+        return value
+
+
+def element_column(trace: Trace) -> RecordColumn:
+    """Per record: the element index in its buffer (``Trace.index``, for the records asked
+    for)."""
+    sizes = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
+
+    def compute(key: Any) -> np.ndarray:
+        offset = np.asarray(trace.offset[key]).astype(np.int64)
+        buffer = word_buffer(np.atleast_1d(trace.word[key])).reshape(offset.shape)
+        return offset // sizes[buffer]
+
+    return RecordColumn(compute)
+
+
+def line_column(trace: Trace) -> RecordColumn:
+    """Per record: the source line of its site."""
+    lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
+    return RecordColumn(lambda key: lines[word_site(np.asarray(trace.word[key]))])
+
+
+def record_columns(trace: Trace) -> tuple[RecordColumn, ...]:
+    """Per record, for the records asked for: work-item, sequence, phase, site, op, buffer
+    and out-of-bounds flag (``Trace``'s columns of the same names)."""
+    kept = np.asarray(trace.kept, dtype=np.int64)
+    ends = np.cumsum(kept)
+    starts = ends - kept
+    ops = trace.site_ops()
+
+    def words(key: Any) -> np.ndarray:
+        return np.asarray(trace.word[key])
+
+    def positions(key: Any) -> np.ndarray:
+        key = np.asarray(key)
+        return np.flatnonzero(key) if key.dtype == bool else key
+
+    def wi(key: Any) -> np.ndarray:
+        return np.searchsorted(ends, positions(key), side="right").astype(np.int32)
+
+    def seq(key: Any) -> np.ndarray:
+        at = positions(key)
+        return (at - starts[wi(at)]).astype(np.int32)
+
+    def buffer(key: Any) -> np.ndarray:
+        w = words(key)
+        return word_buffer(np.atleast_1d(w)).reshape(w.shape)
+
+    return (
+        RecordColumn(wi),
+        RecordColumn(seq),
+        RecordColumn(lambda key: word_phase(words(key))),
+        RecordColumn(lambda key: word_site(words(key))),
+        RecordColumn(lambda key: ops[word_site(words(key))]),
+        RecordColumn(buffer),
+        RecordColumn(lambda key: word_oob(words(key))),
+    )
+
+
+# How the value plane's bits of each type read as a number: (bytes, numpy type).
+_VALUE_DTYPES = {
+    "char": (1, np.int8),
+    "uchar": (1, np.uint8),
+    "short": (2, np.int16),
+    "ushort": (2, np.uint16),
+    "int": (4, np.int32),
+    "uint": (4, np.uint32),
+    "float": (4, np.float32),
+    "long": (8, np.int64),
+    "ulong": (8, np.uint64),
+    "double": (8, np.float64),
+}
+
+
+def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """How records' raw value bits read as float64 (a vector: its first component; NaN
+    where its site records none), given the raw values and the records' words; None when
+    the trace has no values."""
+    if trace.values is None:
+        return None
+    # Per site: which of the value types its records hold (-1: none the view can show).
+    names = [name for name, (size, _) in _VALUE_DTYPES.items() if size <= trace.value_bytes]
+    types = [_VALUE_DTYPES[name] for name in names]
+    kind_of = {name: i for i, name in enumerate(names)}
+    site_kind = np.full(SITE_MASK + 1, -1, dtype=np.int8)
+    for s in trace.sites:
+        if s.value != VALUE_NONE and s.value_type:
+            site_kind[s.id] = kind_of.get(re.sub(r"\d+$", "", s.value_type), -1)
+
+    def read(values: np.ndarray, words: np.ndarray) -> np.ndarray:
+        raw = np.atleast_1d(values)
+        kinds = site_kind[word_site(np.atleast_1d(words))]
+        out = np.full(raw.shape, np.nan)
+        present = np.flatnonzero(np.bincount(kinds + 1, minlength=len(types) + 1)[1:])
+        for kind in present:
+            size, dtype = types[int(kind)]
+            sel = kinds == kind
+            every = present.size == 1 and bool(sel.all())
+            bits = raw if every else raw[sel]
+            if bits.dtype.itemsize != size:
+                bits = bits.astype(np.uint64) & np.uint64((1 << (8 * size)) - 1)
+                bits = bits.astype(np.dtype(f"u{size}"))
+            shown = bits.view(dtype).astype(np.float64)
+            if every:
+                return shown
+            out[sel] = shown
+        return out
+
+    return read
+
+
+def recorded_values(trace: Trace) -> RecordColumn | None:
+    """Each record's value as a float64 (a vector: its first component), NaN where its site
+    records none, for the records asked for; None when the trace has no values."""
+    read = value_reader(trace)
+    if read is None or trace.values is None:
+        return None
+    values = trace.values
+    return RecordColumn(lambda key: read(np.asarray(values[key]), np.asarray(trace.word[key])))
