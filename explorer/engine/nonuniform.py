@@ -43,11 +43,6 @@ class NonUniformError(ValueError):
     """A kernel that cannot run in non-uniform work-groups here; the message says why."""
 
 
-def is_partial(ndrange: tuple[int, ...], local: tuple[int, ...]) -> bool:
-    """Whether some dimension's last work-group is smaller than the local size."""
-    return any(g % lo for g, lo in zip(ndrange, local, strict=True))
-
-
 def describe(ndrange: tuple[int, ...], local: tuple[int, ...]) -> str:
     """The launch in words, e.g. ``3x3x3 in work-groups of 2x2x2``."""
     return f"{_fmt(ndrange)} in work-groups of {_fmt(local)}"

@@ -113,8 +113,7 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
             if b.space in (GLOBAL, "constant"):
                 code.append(_program_scope(b))
             continue
-        prefix = {GLOBAL: "g", LOCAL: "l", "constant": "c"}[b.space]
-        cast = {GLOBAL: "__global", LOCAL: "__local", "constant": "__constant"}[b.space]
+        prefix, cast = _STATE_FIELD[b.space]
         code.append(
             f" __tr.{prefix}b[{b.id}] = ({cast} uchar*){b.name};"
             f" __tr.{prefix}l[{b.id}] = __tr_len[{b.id}];"
@@ -124,9 +123,13 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
     return "".join(code)
 
 
+# Per address space: the prefix of the state's base and length fields, and the pointer cast.
+_STATE_FIELD = {GLOBAL: ("g", "__global"), LOCAL: ("l", "__local"), "constant": ("c", "__constant")}
+
+
 def _program_scope(b: BufferDecl) -> str:
     """Registers a program-scope variable (OpenCL C 2.0) as the buffer it is: its own bytes."""
-    prefix, cast = ("g", "__global") if b.space == GLOBAL else ("c", "__constant")
+    prefix, cast = _STATE_FIELD[b.space]
     address = b.name if b.shape else f"&{b.name}"
     dims = [f"(ulong){d}" for d in b.shape[:4]] + ["1"] * (4 - min(len(b.shape), 4))
     return (
