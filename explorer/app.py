@@ -150,7 +150,7 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
     from PySide6.QtWidgets import QMessageBox
 
     from explorer.cli.options import UsageError
-    from explorer.engine.catalog import CatalogError
+    from explorer.engine.header.catalog import CatalogError
     from explorer.gui.command_line import apply_selection
 
     try:

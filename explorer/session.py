@@ -25,8 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from explorer.engine.arguments import family_for
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file, with_header
-from explorer.engine.devices import default_device
+from explorer.engine.header.catalog import (
+    CatalogError,
+    find_variant,
+    load_variant_file,
+    with_header,
+)
+from explorer.engine.launch.devices import default_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 

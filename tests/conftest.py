@@ -34,7 +34,7 @@ def executor():
 
 @pytest.fixture(scope="session")
 def device(executor):
-    from explorer.engine.devices import default_device
+    from explorer.engine.launch.devices import default_device
 
     devices = executor.devices()
     if not devices:

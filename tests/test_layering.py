@@ -86,7 +86,7 @@ def test_the_walk_finds_every_layer():
         "explorer.cli.run",
         "explorer.cli.options",
         "explorer.benchmarks.ui",
-        "explorer.engine.runner",
+        "explorer.engine.launch.run",
         "explorer.families.matmul",
         "explorer.trace.analysis",
     ):

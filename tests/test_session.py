@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from explorer.engine.records import DeviceInfo, RunRequest
 from explorer.session import (
     FORMAT,
@@ -141,7 +141,7 @@ def test_a_request_becomes_a_session_and_back(tmp_path):
 
 
 def test_a_users_kernel_is_saved_by_its_path(tmp_path):
-    from explorer.engine.catalog import load_variant_file
+    from explorer.engine.header.catalog import load_variant_file
 
     request = RunRequest(variant=load_variant_file(USER_KERNEL), sizes={"M": 64})
     session = session_from_request(request, None)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.engine.catalog import load_variant_file, with_header
+from explorer.engine.header.catalog import load_variant_file, with_header
 from explorer.engine.records import RunRequest
 from explorer.session import (
     FORMAT,

@@ -14,9 +14,9 @@ import resource
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.devices import pick_device
 from explorer.engine.records import RunRequest
 
 BASELINE_RUNS = 10

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.devices import pick_device
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.devices import pick_device
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.devices import pick_device
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from explorer.cli.command import USAGE_ERROR, Command
 from explorer.cli.options import UsageError
-from explorer.engine.catalog import CatalogError
-from explorer.engine.devices import NoDeviceError
 from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.header.catalog import CatalogError
+from explorer.engine.launch.devices import NoDeviceError
 from explorer.engine.records import EXIT_CODES
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from explorer.cli.command import Command, available_devices
 from explorer.cli.options import UsageError, add_layout, with_layout
-from explorer.engine.bench import BASELINES, bench, parse_size, parse_sweep
-from explorer.engine.catalog import catalog, find_variant
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import catalog, find_variant
+from explorer.engine.launch.devices import pick_device
+from explorer.engine.measure.bench import BASELINES, bench, parse_size, parse_sweep
+from explorer.engine.measure.sweep_metrics import FIELDS, METRICS
 from explorer.engine.records import RunResult
-from explorer.engine.sweep_metrics import FIELDS, METRICS
 from explorer.families import FAMILIES
 
 CSV_FIELDS: tuple[str, ...] = (

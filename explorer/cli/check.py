@@ -15,9 +15,9 @@ import json
 
 from explorer.cli.command import USAGE_ERROR, Command
 from explorer.cli.options import UsageError, add_selection, request_from_args, selected_variant
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
-from explorer.engine.oclgrind import CHECK_ENV, OclgrindCheck, find_oclgrind, run_check
+from explorer.engine.launch.devices import pick_device
+from explorer.engine.record.oclgrind import CHECK_ENV, OclgrindCheck, find_oclgrind, run_check
 from explorer.engine.records import EXIT_CODES, result_record
 
 OCLGRIND_CRASHED = 5

@@ -11,8 +11,8 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from explorer.engine.devices import NO_PLATFORM_HELP, NoDeviceError
 from explorer.engine.executor import Executor
+from explorer.engine.launch.devices import NO_PLATFORM_HELP, NoDeviceError
 from explorer.engine.records import DeviceInfo
 
 USAGE_ERROR = 2

@@ -6,8 +6,8 @@ import argparse
 import json
 
 from explorer.cli.command import Command, available_devices
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
+from explorer.engine.launch.devices import pick_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

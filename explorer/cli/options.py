@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, replace
 
-from explorer.engine.catalog import find_variant, load_variant_file, role_layout
+from explorer.engine.header.catalog import find_variant, load_variant_file, role_layout
 from explorer.engine.records import RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 

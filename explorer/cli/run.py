@@ -17,8 +17,8 @@ from explorer.cli.options import (
     selected_variant,
     session_conflicts,
 )
-from explorer.engine.devices import pick_device
 from explorer.engine.executor import Executor
+from explorer.engine.launch.devices import pick_device
 from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
 
 

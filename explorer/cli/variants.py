@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from explorer.cli.command import Command
-from explorer.engine.catalog import catalog
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import catalog
 from explorer.engine.records import Variant
 from explorer.families import FAMILIES
 

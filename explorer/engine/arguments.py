@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from explorer.engine.expressions import ExpressionError, evaluate, names_in
-from explorer.engine.numpy_expressions import evaluate_array
+from explorer.description.expressions import ExpressionError, evaluate, names_in
+from explorer.description.numpy_expressions import evaluate_array
+from explorer.engine.launch.verify import verify
 from explorer.engine.records import DeviceInfo, Refusal, Variant, Verdict
-from explorer.engine.verify import verify
 from explorer.families import Family, get_family
 from explorer.families.base import Reference
 from explorer.families.custom import (
@@ -40,7 +40,7 @@ from explorer.families.custom import (
 )
 
 if TYPE_CHECKING:
-    from explorer.engine.signature import Parameter
+    from explorer.engine.header.signature import Parameter
 
 LOCAL_NAMES = ("L0", "L1", "L2")
 _BUFFER_KEYS = {
@@ -499,7 +499,7 @@ def run_reference_kernel(
     local_size: tuple[int, ...],
 ) -> dict[str, np.ndarray]:
     """The results another kernel file (the naive version) computes from the same inputs."""
-    from explorer.engine.signature import kernel_parameters
+    from explorer.engine.header.signature import kernel_parameters
 
     path = Path(spec.reference_kernel)
     try:

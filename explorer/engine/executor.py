@@ -153,8 +153,8 @@ def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) ->
     """The executor process's loop: one request in, one reply out."""
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
-    from explorer.engine import runner
-    from explorer.engine.devices import list_devices
+    from explorer.engine.launch import run as runner
+    from explorer.engine.launch.devices import list_devices
 
     while True:
         try:
@@ -165,7 +165,7 @@ def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) ->
             if kind == "run":
                 reply: Any = ("ok", runner.run_request(payload))
             elif kind == "trace":
-                from explorer.engine.tracing import trace_and_analyse
+                from explorer.engine.record.trace_launch import trace_and_analyse
 
                 reply = ("ok", trace_and_analyse(*payload))
             elif kind == "devices":
@@ -343,7 +343,7 @@ class Executor:
     ) -> Any:
         """Trace and analyse one configuration (a :class:`TraceRequest`); returns a
         :class:`TracedRun`, whose result names any crash, timeout or cancel."""
-        from explorer.engine.tracing import TracedRun
+        from explorer.engine.record.trace_launch import TracedRun
 
         what = "trace of " + _describe(request.run)
         try:

@@ -13,9 +13,9 @@ from explorer.cli.options import (
     selected_variant,
     sizes_from_args,
 )
-from explorer.engine.catalog import CatalogError
-from explorer.engine.devices import NoDeviceError
 from explorer.engine.executor import ExecutorError
+from explorer.engine.header.catalog import CatalogError
+from explorer.engine.launch.devices import NoDeviceError
 from explorer.gui.model import ConfigModel
 from explorer.session import Session, SessionError, save_session, session_from_request
 
@@ -76,8 +76,8 @@ def _with_device(session: Session, device: str) -> Session:
     """The session on the device ``--device`` picks, stored by its name."""
     from dataclasses import replace
 
-    from explorer.engine.devices import pick_device
     from explorer.engine.executor import Executor
+    from explorer.engine.launch.devices import pick_device
 
     with Executor() as executor:
         picked = pick_device(executor.devices(), device)

@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.engine.arguments import family_for
-from explorer.engine.catalog import role_layout
-from explorer.engine.ndrange import plan
+from explorer.engine.header.catalog import role_layout
+from explorer.engine.launch.plan import plan
+from explorer.engine.launch.run import check_memory
 from explorer.engine.records import Refusal
-from explorer.engine.runner import check_memory
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
 

@@ -34,7 +34,7 @@ from explorer.gui.tiling_view import FocusCanvas, Frame, HeatScale, heat_colours
 from explorer.gui.warp_view import WARP, WarpAccess, WarpView
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import READS, WRITES, Playback
-from explorer.trace.records import GLOBAL, LOCAL, OP_NAMES, Trace
+from explorer.trace.recorded import GLOBAL, LOCAL, OP_NAMES, Trace
 
 EMPTY = rgba("#ecf0f1")
 READ_C = rgba("#3498db")

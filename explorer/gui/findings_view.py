@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.trace.analysis.report import group_findings
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 KIND_COLOURS = {
     "race": "#c0392b",

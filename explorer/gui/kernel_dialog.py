@@ -22,16 +22,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.engine import signature
-from explorer.engine.catalog import CatalogError, header_text, load_variant_file, with_header
-from explorer.engine.declarations import (
+from explorer.engine.header import signature
+from explorer.engine.header.catalog import CatalogError, header_text, load_variant_file, with_header
+from explorer.engine.header.guess import (
     SIZE_TYPES,
     CustomGuess,
     custom_header,
     guess_declarations,
 )
+from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
-from explorer.engine.signature import Parameter, SignatureError, kernel_signature
 from explorer.families import FAMILIES, get_family
 from explorer.families.custom import (
     ACCESS,

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from explorer.engine.catalog import CatalogError, find_variant
+from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import COMMANDS, build_actions
 from explorer.gui.config_panel import ConfigPanel

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.engine.catalog import variants_of
+from explorer.engine.header.catalog import variants_of
 from explorer.engine.records import DeviceInfo, RunRequest, Variant
 from explorer.families import FAMILIES
 

@@ -11,7 +11,7 @@ import json
 from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.engine.arguments import family_for
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
-from explorer.engine.tracing import TracedRun
 from explorer.trace.playback import Playback
 
 Group = tuple[int, int, int]

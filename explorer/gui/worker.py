@@ -7,10 +7,10 @@ import gc
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
-from explorer.engine.devices import default_device
 from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.launch.devices import default_device
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 
 
 class _GuiThreadCollection:
@@ -110,7 +110,7 @@ class _Job(QObject):
 
     @Slot(int, object)
     def oclgrind(self, generation: int, request: RunRequest) -> None:
-        from explorer.engine.oclgrind import CHECK_ENV, check
+        from explorer.engine.record.oclgrind import CHECK_ENV, check
 
         if self.checker is None:
             self.checker = Executor(env=CHECK_ENV)
@@ -128,7 +128,7 @@ class _Job(QObject):
     @Slot(object)
     def limits(self, device_key: str | None) -> None:
         try:
-            from explorer.engine.baselines import device_limits
+            from explorer.engine.measure.baselines import device_limits
 
             self.limits_ready.emit(
                 self._executor.call(

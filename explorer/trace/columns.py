@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     SITE_MASK,
     VALUE_NONE,
     Trace,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.instrument import Instrumented
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     GLOBAL,
     LOCAL,
     NO_BUFFER,

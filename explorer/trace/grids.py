@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.records import Trace
+from explorer.trace.recorded import Trace
 
 MAX_CELLS = 128  # cells per side of a buffer grid; bigger buffers are aggregated
 Box = tuple[int, int, int, int]  # row0, row1, col0, col1 (ends excluded)

@@ -24,7 +24,7 @@ from explorer.trace.columns import (
     value_reader,
 )
 from explorer.trace.grids import Box, Grid, box_of
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
     FENCE,

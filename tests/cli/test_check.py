@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.check import OCLGRIND_CRASHED, exit_code
-from explorer.engine.catalog import find_variant
-from explorer.engine.oclgrind import OCLGRIND_CRASH, OclgrindCheck, OclgrindMessage
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.record.oclgrind import OCLGRIND_CRASH, OclgrindCheck, OclgrindMessage
 from explorer.engine.records import RunRequest, failed_result
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.options import UsageError, with_layout
-from explorer.engine.catalog import find_variant, load_variant_file
+from explorer.engine.header.catalog import find_variant, load_variant_file
 from tests.test_cli import Ran, cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.engine.catalog import catalog, load_variant_file
+from explorer.engine.header.catalog import catalog, load_variant_file
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.families import FAMILIES
 
@@ -88,7 +88,7 @@ def main() -> None:
     records: dict[str, dict[str, object]] = {}
     arrays: dict[str, np.ndarray] = {}
     with Executor() as executor:
-        from explorer.engine.devices import default_device
+        from explorer.engine.launch.devices import default_device
 
         device = default_device(executor.devices())
         for key, variant, sizes, preset in cases():

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.engine.baselines import device_limits, torch_device
-from explorer.engine.bench import add_ratios, bench, parse_sweep, sweep_points
-from explorer.engine.catalog import find_variant
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.measure.baselines import device_limits, torch_device
+from explorer.engine.measure.bench import add_ratios, bench, parse_sweep, sweep_points
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,10 +6,15 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.variants import variant_json
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file, parse_variant
-from explorer.engine.ndrange import LaunchPlan, plan
+from explorer.engine.header.catalog import (
+    CatalogError,
+    find_variant,
+    load_variant_file,
+    parse_variant,
+)
+from explorer.engine.launch.plan import LaunchPlan, plan
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 
 # The transpose is right only where RIGHT is 1: the default is 0, and the rule sets 1 for
 # inputs wider than 8, so the result shows which defines the build received.

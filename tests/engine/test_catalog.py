@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.engine.catalog import (
+from explorer.engine.header.catalog import (
     CatalogError,
     catalog,
     find_variant,

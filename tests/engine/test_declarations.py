@@ -2,8 +2,8 @@
 
 import pytest
 
-from explorer.engine.catalog import with_header
-from explorer.engine.declarations import custom_header, dimensions, guess_declarations
+from explorer.engine.header.catalog import with_header
+from explorer.engine.header.guess import custom_header, dimensions, guess_declarations
 from explorer.families.custom import BufferDecl, DeclarationError, LocalDecl, ScalarDecl
 
 VECTORS_AND_STRUCTS = """

@@ -2,8 +2,8 @@
 
 import os
 
-from explorer.engine.catalog import find_variant, load_variant_file
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.records import RunRequest
 from tests.conftest import TEST_KERNELS
 

@@ -1,6 +1,6 @@
 import pytest
 
-from explorer.engine.expressions import ExpressionError, evaluate, names_in
+from explorer.description.expressions import ExpressionError, evaluate, names_in
 
 
 def test_integer_arithmetic_follows_c_division():

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from explorer.engine.bench import bench
-from explorer.engine.catalog import CatalogError, catalog, find_variant, parse_variant
-from explorer.engine.fix_cost import FixCost, measure_fix, offer_fix
+from explorer.engine.header.catalog import CatalogError, catalog, find_variant, parse_variant
+from explorer.engine.measure.bench import bench
+from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
 from explorer.engine.records import RunRequest
 from tests.test_cli import cli
 

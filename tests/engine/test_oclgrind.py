@@ -4,10 +4,10 @@ import os
 
 import pytest
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.devices import default_device
 from explorer.engine.executor import Executor
-from explorer.engine.oclgrind import CHECK_ENV, check, find_oclgrind, parse, run_check
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.devices import default_device
+from explorer.engine.record.oclgrind import CHECK_ENV, check, find_oclgrind, parse, run_check
 from explorer.engine.records import DeviceInfo, RunRequest
 
 SAMPLE = """

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.ndrange import LaunchPlan, plan
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.plan import LaunchPlan, plan
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import Refusal, RunRequest, result_record
-from explorer.engine.tracing import TraceRequest
 
 TILE_32 = {"TILE": 32}
 SIZES = {"WIDTH": 64, "HEIGHT": 64}

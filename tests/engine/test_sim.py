@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from explorer.engine.arguments import scalar_value
-from explorer.engine.catalog import load_variant_file
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.header.sim import SimError, build_options_of, load_sim, parse_sim
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.sim import SimError, build_options_of, load_sim, parse_sim
-from explorer.engine.tracing import TraceRequest
 from explorer.families.custom import BufferDecl, LocalDecl, ScalarDecl
 from tests.conftest import TEST_KERNELS
 

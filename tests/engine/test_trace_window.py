@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from explorer.engine.tracing import RECORD_BYTES, choose_window, groups_to_count
+from explorer.engine.record.trace_launch import RECORD_BYTES, choose_window, groups_to_count
 
 GRID = (16, 16, 1)
 PER_GROUP = 1000  # records per group

@@ -3,10 +3,10 @@ entry, and the verdict still covers every element of the output."""
 
 import numpy as np
 
-import explorer.engine.tracing as tracing
-from explorer.engine.catalog import find_variant, load_variant_file
+import explorer.engine.record.trace_launch as tracing
+from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest, outside_may_leave, run_trace
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest, outside_may_leave, run_trace
 from explorer.trace.instrument import instrument
 
 SIZES = {"M": 128, "N": 128, "K": 16}  # 8×8 groups of 16×16
@@ -91,8 +91,8 @@ def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(d
     """A CPU compiler's optimiser takes longer than a small launch runs: the instrumented
     builds of a small trace skip it, those of a large one keep it, and the plain build a
     window trace fills in from is always the optimised one a run uses."""
-    from explorer.engine.build import BuildCache
-    from explorer.engine.runner import QUICK_BUILD_WORK_ITEMS
+    from explorer.engine.launch.build import BuildCache
+    from explorer.engine.launch.run import QUICK_BUILD_WORK_ITEMS
 
     built: list[tuple[bool, bool]] = []  # (instrumented, unoptimised) of every build asked for
     kernel = BuildCache.kernel

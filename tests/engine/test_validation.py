@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from explorer.engine.catalog import find_variant, load_variant_file
-from explorer.engine.ndrange import plan
+from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.engine.launch.plan import plan
 from explorer.engine.records import Refusal, RunRequest
 from tests.conftest import TEST_KERNELS
 
@@ -67,7 +67,7 @@ def test_refused_run_is_a_result_not_an_exception(executor, device):
 def _report_limit(monkeypatch, limit: int) -> None:
     """Make the driver report ``limit`` as the kernel's work-group limit, as NVIDIA's does
     for any kernel with a barrier (256, though it runs 32×32 groups of it)."""
-    from explorer.engine import runner
+    from explorer.engine.launch import run as runner
 
     real = runner.kernel_limits
 
@@ -80,8 +80,8 @@ def _report_limit(monkeypatch, limit: int) -> None:
 def test_group_above_the_kernels_reported_limit_runs_and_says_what_the_driver_reported(
     monkeypatch, device
 ):
+    from explorer.engine.launch.run import run_request
     from explorer.engine.records import result_record
-    from explorer.engine.runner import run_request
 
     _report_limit(monkeypatch, 64)
     variant = find_variant("transpose", "tiled")
@@ -96,7 +96,7 @@ def test_group_above_the_kernels_reported_limit_runs_and_says_what_the_driver_re
 
 
 def test_group_within_the_reported_limit_carries_no_note(monkeypatch, device):
-    from explorer.engine.runner import run_request
+    from explorer.engine.launch.run import run_request
 
     _report_limit(monkeypatch, 256)
     variant = find_variant("transpose", "tiled")
@@ -111,7 +111,7 @@ def test_group_within_the_reported_limit_carries_no_note(monkeypatch, device):
 def test_launch_the_runtime_rejects_is_refused_with_the_reported_figure(monkeypatch, device):
     import pyopencl as cl
 
-    from explorer.engine.runner import run_request
+    from explorer.engine.launch.run import run_request
 
     _report_limit(monkeypatch, 64)
 
@@ -133,7 +133,7 @@ def test_launch_the_runtime_rejects_is_refused_with_the_reported_figure(monkeypa
 
 
 def test_trace_above_the_reported_limit_runs_and_carries_the_note(monkeypatch, device):
-    from explorer.engine.tracing import TraceRequest, run_trace
+    from explorer.engine.record.trace_launch import TraceRequest, run_trace
 
     _report_limit(monkeypatch, 64)
     variant = find_variant("transpose", "tiled")

@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from explorer.engine.catalog import catalog, find_variant, variants_of
-from explorer.engine.ndrange import plan
+from explorer.engine.header.catalog import catalog, find_variant, variants_of
+from explorer.engine.launch.plan import plan
 from explorer.engine.records import DeviceInfo, Refusal, RunRequest, Variant
 from explorer.families import FAMILIES
 
@@ -73,7 +73,7 @@ def test_seed_bug_still_shows_on_pocl(executor, device, on_pocl, variant):
 
 def test_a_correct_variant_would_be_caught_computing_the_wrong_answer(executor, device):
     """The verdict is not a formality: an off-by-one tile index is reported wrong."""
-    from explorer.engine.catalog import load_variant_file
+    from explorer.engine.header.catalog import load_variant_file
     from tests.conftest import TEST_KERNELS
 
     broken = load_variant_file(TEST_KERNELS / "tiled_off_by_one.cl")

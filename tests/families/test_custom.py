@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import CatalogError, load_variant_file
+from explorer.engine.header.catalog import CatalogError, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 from tests.conftest import TEST_KERNELS
 from tests.test_cli import cli
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import variants_of
+from explorer.engine.header.catalog import variants_of
 from explorer.families import FAMILIES, UnknownFamilyError, get_family
 
 # The families with fixed maths; a custom kernel declares its own (tests/families/test_custom.py).

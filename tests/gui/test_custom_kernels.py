@@ -199,7 +199,7 @@ def test_the_execution_view_draws_each_matrix_in_its_own_order(
 
 
 def test_a_matrix_order_chosen_per_matrix_changes_what_the_kernel_gets(qtbot, window):
-    from explorer.engine.catalog import find_variant
+    from explorer.engine.header.catalog import find_variant
 
     window.model.set_variant(find_variant("matmul", "naive"))
     window.model.set_input("random")  # the IOU input's A is the identity, the same both ways

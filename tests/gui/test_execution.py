@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import find_variant
-from explorer.trace.records import LOCAL, READ, RMW, WRITE
+from explorer.engine.header.catalog import find_variant
+from explorer.trace.recorded import LOCAL, READ, RMW, WRITE
 from tests.gui.conftest import (
     answer_file_dialogs,
     menu_action,

@@ -1,6 +1,6 @@
 """Measure the fix, and the sweep coloured by trace figures, in the window."""
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import trace_and_wait
 
 

@@ -3,7 +3,7 @@ opening on something alive."""
 
 from PySide6.QtCore import Qt
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import menu_action, trigger
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import answer_file_dialogs, menu_action, run_and_wait, trigger
 
@@ -243,7 +243,7 @@ def test_no_device_still_opens_and_explains(qtbot, settings, monkeypatch):
 
 
 def test_no_variant_makes_the_configuration_scroll_sideways(window, qtbot):
-    from explorer.engine.catalog import catalog
+    from explorer.engine.header.catalog import catalog
 
     window.resize(1600, 1000)
     window.show()

@@ -53,7 +53,7 @@ def test_header_kept_in_memory_keeps_the_files_line_numbers(qtbot, tmp_path):
 
 
 def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(window, qtbot, tmp_path):
-    from explorer.engine.catalog import load_variant_file
+    from explorer.engine.header.catalog import load_variant_file
 
     source = (Path(__file__).parents[2] / "kernels/matmul/naive.cl").read_text()
     path = tmp_path / "mine.cl"
@@ -84,7 +84,7 @@ def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(windo
 
 
 def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path):
-    from explorer.engine.catalog import load_variant_file
+    from explorer.engine.header.catalog import load_variant_file
 
     source = (Path(__file__).parents[2] / "kernels/matmul/tiled.cl").read_text()
     path = tmp_path / "tiles.cl"
@@ -105,7 +105,7 @@ def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path)
 def test_session_saved_from_the_window_reopens_the_same_configuration(
     window, tmp_path, monkeypatch
 ):
-    from explorer.engine.catalog import find_variant
+    from explorer.engine.header.catalog import find_variant
 
     window.model.set_family("transpose")
     window.model.set_variant(find_variant("transpose", "fast"))

@@ -2,7 +2,7 @@
 
 import pyqtgraph as pg
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import run_and_wait
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import run_and_wait, trigger
 
 
@@ -41,7 +41,7 @@ def test_sweep_shows_refusals_and_loads_a_clicked_cell(window, qtbot):
 
 
 def test_check_with_oclgrind_gives_a_second_opinion(window, qtbot):
-    from explorer.engine.oclgrind import find_oclgrind
+    from explorer.engine.record.oclgrind import find_oclgrind
 
     if find_oclgrind(window.model.devices) is None:
         import pytest

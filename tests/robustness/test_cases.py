@@ -10,11 +10,11 @@ import time
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import find_variant
-from explorer.engine.expressions import ExpressionError, evaluate
-from explorer.engine.ndrange import plan
+from explorer.description.expressions import ExpressionError, evaluate
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.plan import plan
+from explorer.engine.launch.run import check_memory
 from explorer.engine.records import Refusal, RunRequest
-from explorer.engine.runner import check_memory
 from explorer.families import get_family
 from explorer.families.images import ImageError, load_grey
 from explorer.gui.state import AppState

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import run_and_wait, trigger
 from tests.robustness.helpers import KERNELS
@@ -143,7 +143,7 @@ def test_11_every_export_into_a_missing_folder_says_so_and_writes_nothing(
 def test_3_the_fix_search_runs_off_the_gui_thread_and_its_fix_arrives(window, qtbot, monkeypatch):
     import threading
 
-    from explorer.engine import ndrange
+    from explorer.engine.launch import plan as ndrange
 
     searched_on = []
     search = ndrange._suggest

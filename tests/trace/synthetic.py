@@ -13,7 +13,7 @@ from itertools import product
 
 import numpy as np
 
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
     FENCE,

@@ -11,7 +11,7 @@ import pytest
 
 from explorer.trace import analysis
 from explorer.trace.analysis import analyse, format_report, keyscan, units
-from explorer.trace.records import NotTraced, Site, Trace
+from explorer.trace.recorded import NotTraced, Site, Trace
 from tests.trace.synthetic import (
     ATOMIC,
     FENCE_GLOBAL,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.engine.catalog import load_variant_file
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
-from explorer.trace.records import OP_NAMES
+from explorer.trace.recorded import OP_NAMES
 
 CONSTRUCTS = Path(__file__).parent / "constructs"
 SIZES = {"WIDTH": 64, "HEIGHT": 32}

@@ -3,8 +3,8 @@ per-site figures of a real trace."""
 
 import pytest
 
-from explorer.engine.catalog import catalog, find_variant
-from explorer.engine.fix_cost import FIXABLE
+from explorer.engine.header.catalog import catalog, find_variant
+from explorer.engine.measure.fix_cost import FIXABLE
 from tests.trace.test_tracing import kinds, traced
 
 SIZES = {

@@ -5,11 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from explorer.engine.catalog import find_variant, load_variant_file
+from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 from explorer.trace.analysis.report import group_findings, groups_json
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 from tests.conftest import TEST_KERNELS
 
 ROOT = Path(__file__).resolve().parents[2]

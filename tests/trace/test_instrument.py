@@ -2,9 +2,9 @@
 
 from importlib import resources
 
-from explorer.engine.catalog import catalog
+from explorer.engine.header.catalog import catalog
 from explorer.trace.instrument import instrument
-from explorer.trace.records import BARRIER, FENCE, LOCAL, PHASE_SHIFT, READ, RMW, SIZE_SHIFT, WRITE
+from explorer.trace.recorded import BARRIER, FENCE, LOCAL, PHASE_SHIFT, READ, RMW, SIZE_SHIFT, WRITE
 
 SOURCE = """__kernel void k(__global float* out, const __global float* in, __local float* scratch,
                 int n)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     BARRIER,
     GLOBAL,
     LOCAL,

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from explorer.engine.catalog import catalog, find_variant, load_variant_file
+from explorer.engine.header.catalog import catalog, find_variant, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 from tests.conftest import TEST_KERNELS
 
 BAD = {"race", "uninitialized", "out-of-bounds", "barrier-divergence"}

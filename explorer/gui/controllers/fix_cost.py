@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from explorer.engine.fix_cost import FixOffer, offer_fix, summarise
+from explorer.engine.measure.fix_cost import FixOffer, offer_fix, summarise
 from explorer.engine.records import RunResult
 from explorer.gui.controllers import Views
 from explorer.gui.model import ConfigModel

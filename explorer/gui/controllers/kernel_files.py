@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
-from explorer.engine.catalog import CatalogError, load_variant_file, with_header
+from explorer.engine.header.catalog import CatalogError, load_variant_file, with_header
 from explorer.engine.records import RunResult, Variant
 from explorer.families import FAMILIES
 from explorer.gui.controllers import Views

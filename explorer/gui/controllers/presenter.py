@@ -19,7 +19,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from explorer.engine.catalog import find_variant
+from explorer.engine.header.catalog import find_variant
 from explorer.engine.records import RunResult
 from explorer.gui.controllers import Views
 from explorer.gui.controllers.runs import RunCompareController

@@ -8,11 +8,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
 from explorer.engine.arguments import shown_shapes
-from explorer.engine.catalog import role_layout
-from explorer.engine.devices import NO_PLATFORM_HELP
-from explorer.engine.oclgrind import find_oclgrind
+from explorer.engine.header.catalog import role_layout
+from explorer.engine.launch.devices import NO_PLATFORM_HELP
+from explorer.engine.record.oclgrind import find_oclgrind
+from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Variant
-from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.gui.controllers import Views
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.execution_view import run_arrays

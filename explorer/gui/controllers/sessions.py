@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from explorer.engine.catalog import CatalogError
+from explorer.engine.header.catalog import CatalogError
 from explorer.gui.controllers import Views
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState

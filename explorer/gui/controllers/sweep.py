@@ -7,9 +7,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject
 
+from explorer.engine.measure.sweep_metrics import FIELDS, SWEEP_BUDGET_BYTES, site_figures
+from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult
-from explorer.engine.sweep_metrics import FIELDS, SWEEP_BUDGET_BYTES, site_figures
-from explorer.engine.tracing import TracedRun, TraceRequest
 from explorer.gui.controllers import Views
 from explorer.gui.model import ConfigModel
 from explorer.gui.worker import RunController

@@ -24,7 +24,7 @@ from explorer.trace.analysis.report import format_report
 from explorer.trace.analysis.result import Analysis
 from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
-from explorer.trace.records import Trace
+from explorer.trace.recorded import Trace
 
 __all__ = [
     "BANK_BYTES",

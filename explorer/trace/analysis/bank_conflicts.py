@@ -13,7 +13,7 @@ from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.cost_sites import cost_sites
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 KIND = "bank-conflict"
 DEGREE = 2.0  # mean distinct words per bank per request: 2 is a two-way conflict throughout

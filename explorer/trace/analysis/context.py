@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from explorer.trace.records import ATOMIC, NO_SPACE, READ, RMW, WRITE, Trace
+from explorer.trace.recorded import ATOMIC, NO_SPACE, READ, RMW, WRITE, Trace
 
 EXAMPLES = 4  # work-items (and elements) named in one finding
 WRITES = (WRITE, RMW, ATOMIC)

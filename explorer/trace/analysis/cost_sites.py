@@ -10,7 +10,7 @@ import numpy as np
 from explorer.trace.analysis.context import EXAMPLES, Context
 from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import OP_NAMES, SiteStats
+from explorer.trace.recorded import OP_NAMES, SiteStats
 
 
 @dataclass(frozen=True)

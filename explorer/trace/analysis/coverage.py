@@ -8,7 +8,7 @@ import numpy as np
 from explorer.trace.analysis.context import EXAMPLES, WRITES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Units, cells
-from explorer.trace.records import ATOMIC, GLOBAL, Finding
+from explorer.trace.recorded import ATOMIC, GLOBAL, Finding
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:

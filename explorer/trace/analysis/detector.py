@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 
 @dataclass(frozen=True)

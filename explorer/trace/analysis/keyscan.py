@@ -15,7 +15,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
 from explorer.trace.analysis.units import Unit
-from explorer.trace.records import VALUE_WRITTEN, WRITE
+from explorer.trace.recorded import VALUE_WRITTEN, WRITE
 
 DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
 PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase

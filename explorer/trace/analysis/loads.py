@@ -9,7 +9,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import READS, WRITES, Context
 from explorer.trace.analysis.units import Units, cells
-from explorer.trace.records import ATOMIC, GLOBAL, READ, RMW
+from explorer.trace.recorded import ATOMIC, GLOBAL, READ, RMW
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from explorer.trace.analysis import keyscan, memory_model
 from explorer.trace.analysis.context import I32_MAX, Context
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import LOCAL
+from explorer.trace.recorded import LOCAL
 
 _MEMO_KEY = "local-memory"
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import FENCE_GLOBAL, FENCE_LOCAL, GLOBAL, LOCAL
+from explorer.trace.recorded import FENCE_GLOBAL, FENCE_LOCAL, GLOBAL, LOCAL
 
 _MEMO_KEY = "memory-model"
 FENCE_OF_SPACE = {LOCAL: FENCE_LOCAL, GLOBAL: FENCE_GLOBAL}

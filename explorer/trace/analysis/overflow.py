@@ -6,7 +6,7 @@ from __future__ import annotations
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:

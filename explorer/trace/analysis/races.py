@@ -16,7 +16,7 @@ from explorer.trace.analysis import keyscan, local_memory, memory_model
 from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import GLOBAL, LOCAL, Finding
+from explorer.trace.recorded import GLOBAL, LOCAL, Finding
 
 _Key = tuple[int, int, int, int | None]  # buffer, writing line, other line, phase
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.trace.analysis.result import Analysis
-from explorer.trace.records import Finding, Trace
+from explorer.trace.recorded import Finding, Trace
 
 _LINE = re.compile(r"\bline (\d+)")
 _BARRIER_RULE = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.trace.records import Finding, SiteStats, Trace
+from explorer.trace.recorded import Finding, SiteStats, Trace
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from explorer.trace.analysis import races
 from explorer.trace.analysis.context import EXAMPLES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 KIND = "same-value-writes"
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, I64_MAX, Context
 from explorer.trace.analysis.units import Cells, Unit, Units, cells
-from explorer.trace.records import GLOBAL, LOCAL, NO_SPACE, OP_NAMES, SPACE_NAMES, SiteStats
+from explorer.trace.recorded import GLOBAL, LOCAL, NO_SPACE, OP_NAMES, SPACE_NAMES, SiteStats
 
 
 def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:

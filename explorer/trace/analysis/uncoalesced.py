@@ -17,7 +17,7 @@ from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.cost_sites import cost_sites
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 KIND = "uncoalesced"
 SECTOR = 32  # bytes the memory system moves at a time

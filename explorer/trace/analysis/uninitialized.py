@@ -15,7 +15,7 @@ from explorer.trace.analysis import keyscan, local_memory
 from explorer.trace.analysis.context import EXAMPLES, READS, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import GLOBAL, Finding
+from explorer.trace.recorded import GLOBAL, Finding
 
 
 @dataclass

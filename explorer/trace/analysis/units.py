@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, Context
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
     LOCAL,

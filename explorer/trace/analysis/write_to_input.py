@@ -8,7 +8,7 @@ import numpy as np
 from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
 from explorer.trace.analysis.detector import Detector
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.records import Finding
+from explorer.trace.recorded import Finding
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.trace.records import NO_BUFFER, SITE_MASK
+from explorer.trace.recorded import NO_BUFFER, SITE_MASK
 
 MAX_BUFFERS = NO_BUFFER  # 6 bits in a record; NO_BUFFER means "no buffer"
 MAX_SITES = SITE_MASK + 1  # 10 bits in a record

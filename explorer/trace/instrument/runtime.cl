@@ -6,7 +6,7 @@
  * space; an access outside all of them is recorded as out of bounds and redirected to a
  * scratch slot, so an indexing bug becomes a finding instead of a crash.
  *
- * The record layout is not written here: explorer/trace/records.py is its one source, and the
+ * The record layout is not written here: explorer/trace/recorded.py is its one source, and the
  * Python side defines __TR_NB (buffers traced), __TR_NO_BUFFER, __TR_MAX_PHASE and the
  * __TR_*_SHIFT constants in a generated prelude before this file.
  *

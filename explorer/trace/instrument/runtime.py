@@ -2,7 +2,7 @@
 the prelude that puts it in front of an instrumented kernel, the parameters the kernel gains
 and the statements it starts with.
 
-The record word's layout has one source, ``explorer.trace.records``: the prelude defines it
+The record word's layout has one source, ``explorer.trace.recorded``: the prelude defines it
 for the runtime as ``#define`` lines generated from those constants. The prelude ends with
 ``#line 1``, so compiler messages and recorded lines are the user's own line numbers.
 """
@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 
 from explorer.trace.instrument.model import BufferDecl
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     BUFFER_SHIFT,
     GLOBAL,
     LOCAL,

@@ -49,7 +49,7 @@ from explorer.trace.instrument.values import (
     value_code,
     value_type,
 )
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
     FENCE,

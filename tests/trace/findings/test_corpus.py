@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.engine.catalog import load_variant_file
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
 from explorer.trace.analysis import analyse
 
 CORPUS = Path(__file__).parent

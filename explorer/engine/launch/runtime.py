@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.engine.build import BuildCache
-from explorer.engine.devices import list_devices
+from explorer.engine.launch.build import BuildCache
+from explorer.engine.launch.devices import list_devices
 from explorer.engine.records import DeviceInfo
 
 
-class OpenCLSession:
+class OpenCLRuntime:
     """Contexts, queues and the build cache: one per process, kept between runs."""
 
     def __init__(self) -> None:
@@ -36,12 +36,12 @@ class OpenCLSession:
         return self.queues[device.key]
 
 
-_session: OpenCLSession | None = None
+_runtime: OpenCLRuntime | None = None
 
 
-def session() -> OpenCLSession:
-    """This process's session, made on first use (PyOpenCL is imported then, not before)."""
-    global _session
-    if _session is None:
-        _session = OpenCLSession()
-    return _session
+def runtime() -> OpenCLRuntime:
+    """This process's OpenCL state, made on first use (PyOpenCL is imported then, not before)."""
+    global _runtime
+    if _runtime is None:
+        _runtime = OpenCLRuntime()
+    return _runtime

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.devices import pick_device
-from explorer.engine.opencl_session import OpenCLSession, session
+from explorer.engine.launch.devices import pick_device
+from explorer.engine.launch.runtime import OpenCLRuntime, runtime
 from explorer.families import get_family
 
 CACHE_ENV = "EXPLORER_CACHE_DIR"
@@ -83,14 +83,14 @@ LIMIT_COPY_BYTES = 512 << 20  # bytes moved (read + write) by the cached copy li
 # -- running kernels in this (the executor's) process ---------------------------------------
 
 
-def _device_and_queue(device_key: str | None) -> tuple[OpenCLSession, Any, Any, Any]:
-    s = session()
+def _device_and_queue(device_key: str | None) -> tuple[OpenCLRuntime, Any, Any, Any]:
+    s = runtime()
     device = pick_device(s.devices, device_key)
     context, queue = s.queue(device)
     return s, device, context, queue
 
 
-def _kernel(s: OpenCLSession, context: Any, device: Any, source: str, name: str) -> Any:
+def _kernel(s: OpenCLRuntime, context: Any, device: Any, source: str, name: str) -> Any:
     return s.cache.kernel(s.cl, context, device.key, source, (), name, name + ".cl")
 
 
@@ -120,7 +120,7 @@ class CopyKernel:
     measured before or after a whole row can land in another state than the row did."""
 
     def __init__(
-        self, s: OpenCLSession, context: Any, queue: Any, device: Any, bytes_moved: float
+        self, s: OpenCLRuntime, context: Any, queue: Any, device: Any, bytes_moved: float
     ) -> None:
         cl = s.cl
         self.cl, self.queue, self.device = cl, queue, device
@@ -246,7 +246,7 @@ def device_limits(device_key: str | None, refresh: bool = False) -> dict:
     ``cache_dir()/device-limits.json``; ``refresh`` measures again. Runs in the executor
     process: ``Executor().call(device_limits, key)``.
     """
-    device = pick_device(session().devices, device_key)
+    device = pick_device(runtime().devices, device_key)
     # The kernels' own text is part of the key: a better copy or FMA kernel measures again.
     digest = hashlib.sha256((COPY_SOURCE + FMA_SOURCE).encode()).hexdigest()[:12]
     key = device_cache_key(device.name, device.platform, device.driver_version) + "|" + digest

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from explorer.engine.executor import Executor
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.tracing import TraceRequest
-from explorer.trace.records import SiteStats
+from explorer.trace.recorded import SiteStats
 
 METRICS = ("time", "bank-degree", "sectors")
 FIELDS = {"bank-degree": "bank_degree", "sectors": "sectors_per_request"}

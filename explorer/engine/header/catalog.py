@@ -31,9 +31,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from explorer.description.expressions import ExpressionError, names_in
 from explorer.engine.arguments import parse_custom
-from explorer.engine.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
-from explorer.engine.expressions import ExpressionError, names_in
+from explorer.engine.launch.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.records import Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES
 from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
@@ -341,7 +341,7 @@ def load_variant_file(path: str | Path) -> Variant:
     """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file."""
     path = Path(path)
     if path.suffix.lower() == ".sim":
-        from explorer.engine.sim import SimError, load_sim  # the reader needs the signature
+        from explorer.engine.header.sim import SimError, load_sim  # the reader needs the signature
 
         try:
             return load_sim(path)

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.records import RunRequest, RunResult, Variant
 
 FIXABLE = ("bank-conflict", "uncoalesced")  # the finding kinds a counterpart can fix

@@ -103,7 +103,7 @@ def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
     one launch, so each problem is reported once. With ``log_path``, what Oclgrind prints goes
     to that file as it prints it, so the caller still has it if Oclgrind crashes the process
     (see :func:`run_check`)."""
-    from explorer.engine.runner import captured_fd
+    from explorer.engine.launch.run import captured_fd
 
     quick = replace(request, repeat=1, warmup=0, keep_output=False)
     if log_path is None:
@@ -180,7 +180,14 @@ def _launch_once(request: RunRequest) -> RunResult:
     """Build, bind, launch once and verify: the run's own path launches at least twice (a
     verified launch and a timed one), which made Oclgrind report every problem twice. Local
     memory is not poisoned first: Oclgrind tracks which bytes were written by itself."""
-    from explorer.engine.runner import bind, bytes_moved, judge, judge_custom, prepare, read_output
+    from explorer.engine.launch.run import (
+        bind,
+        bytes_moved,
+        judge,
+        judge_custom,
+        prepare,
+        read_output,
+    )
 
     p = prepare(request)
     if isinstance(p, RunResult):

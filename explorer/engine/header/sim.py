@@ -25,7 +25,7 @@ the trace, the app and sessions treat a ``.sim`` file as any other kernel.
 
 The NDRange is the file's own and is launched exactly: where the work-group size does not
 divide it, the last group of a dimension is smaller, as in an OpenCL 2.0 launch with
-non-uniform work-groups (``engine/nonuniform.py`` says how, on any device).
+non-uniform work-groups (``engine/launch/nonuniform.py`` says how, on any device).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
-from explorer.engine.signature import Parameter, SignatureError, kernel_signature
 from explorer.families.custom import (
     ELEMENT_TYPES,
     BufferDecl,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from explorer.engine.expressions import ExpressionError, evaluate, names_in
+from explorer.description.expressions import ExpressionError, evaluate, names_in
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families import get_family
 from explorer.families.custom import CustomSpec, DeclarationError
@@ -24,7 +24,7 @@ class LaunchPlan:
     outside: tuple[str, ...] = ()
     # The NDRange the kernel sees where it is smaller than ``global_size``: an exact range
     # (an Oclgrind .sim) the local size does not divide, launched in whole work-groups whose
-    # extra work-items leave at once (engine/nonuniform.py). Empty for a uniform launch.
+    # extra work-items leave at once (engine/launch/nonuniform.py). Empty for a uniform launch.
     ndrange: tuple[int, ...] = ()
 
 

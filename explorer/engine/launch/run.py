@@ -34,19 +34,27 @@ from explorer.engine.arguments import (
     reset_buffers,
     run_reference_kernel,
 )
-from explorer.engine.baselines import CopyKernel
-from explorer.engine.build import BuildError, build_options, option_defines, platform_options
-from explorer.engine.catalog import role_layout
-from explorer.engine.devices import NoDeviceError, pick_device
-from explorer.engine.ndrange import (
+from explorer.engine.header.catalog import role_layout
+from explorer.engine.header.signature import (
+    Parameter,
+    SignatureError,
+    kernel_parameters,
+    kernel_signature,
+    numpy_scalar,
+)
+from explorer.engine.launch.build import BuildError, build_options, option_defines, platform_options
+from explorer.engine.launch.devices import NoDeviceError, pick_device
+from explorer.engine.launch.nonuniform import NonUniformError, describe, emulated_source
+from explorer.engine.launch.plan import (
     LaunchPlan,
     check_kernel_limits,
     kernel_limit_refusal,
     plan,
     reported_limit_note,
 )
-from explorer.engine.nonuniform import NonUniformError, describe, emulated_source
-from explorer.engine.opencl_session import OpenCLSession, session
+from explorer.engine.launch.runtime import OpenCLRuntime, runtime
+from explorer.engine.launch.verify import verify
+from explorer.engine.measure.baselines import CopyKernel
 from explorer.engine.records import (
     DeviceInfo,
     Refusal,
@@ -58,14 +66,6 @@ from explorer.engine.records import (
     Verdict,
     failed_result,
 )
-from explorer.engine.signature import (
-    Parameter,
-    SignatureError,
-    kernel_parameters,
-    kernel_signature,
-    numpy_scalar,
-)
-from explorer.engine.verify import verify
 from explorer.families import Family, InputError, Reference
 from explorer.families.custom import CustomSpec, DeclarationError
 from explorer.families.images import ImageError
@@ -78,7 +78,7 @@ OUTPUT_TEXT_LIMIT = 64 * 1024
 class Prepared:
     """A configuration that passed every check: built, with inputs and the reference."""
 
-    session: OpenCLSession
+    session: OpenCLRuntime
     request: RunRequest
     device: DeviceInfo
     problem: Family
@@ -152,7 +152,7 @@ def prepare(
     """
     variant = request.variant
     problem = family_for(variant)
-    s = session()
+    s = runtime()
     try:
         device = pick_device(s.devices, request.device_key)
     except NoDeviceError as exc:
@@ -446,7 +446,7 @@ def nonuniform_source(
     device: DeviceInfo,
 ) -> str:
     """The variant's source rewritten to run ``ndrange`` in non-uniform work-groups of
-    ``local`` (engine/nonuniform.py); raises NonUniformError where it cannot be."""
+    ``local`` (engine/launch/nonuniform.py); raises NonUniformError where it cannot be."""
     names: dict[str, int | str] = {**option_defines(variant.build_options), **defines}
     std = language_standard(variant.build_options)
     return emulated_source(variant.source, variant.kernel, ndrange, local, names, std, device.name)
@@ -797,7 +797,7 @@ __kernel void poison_local(__local uint* scratch, uint words)
 
 
 def _poisoner(
-    s: OpenCLSession,
+    s: OpenCLRuntime,
     context: Any,
     queue: Any,
     device: DeviceInfo,

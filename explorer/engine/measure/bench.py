@@ -27,14 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.baselines import (
+from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.measure.baselines import (
     import_torch,
     measure_copy,
     measure_fma,
     torch_device,
     torch_time,
 )
-from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
 from explorer.families import Reference, get_family
 from explorer.families.base import Arrays, Sizes
@@ -59,7 +59,7 @@ def parse_size(family: str, text: str) -> dict[str, int]:
 def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
     """The numpy row: the same computation on the CPU, timed the same way (median of samples).
     Runs in the executor process; a size beyond the host's memory is a refused row."""
-    from explorer.engine.runner import available_host_bytes, memory_needs
+    from explorer.engine.launch.run import available_host_bytes, memory_needs
 
     problem = get_family(family)
     full = problem.check_sizes(sizes)
@@ -159,7 +159,7 @@ def run_memoised(request: RunRequest) -> RunResult:
     """:func:`runner.run_request`, with the inputs and the float64 reference of the last
     size kept between calls: a sweep of 40 configurations at 4096³ computes the reference
     once, not 40 times. Runs in the executor process."""
-    from explorer.engine import runner
+    from explorer.engine.launch import run as runner
 
     problem = get_family(request.variant.family)
     make, reference = problem.make_inputs, problem.reference
@@ -364,7 +364,7 @@ def bench(
     the reason). With a ``metric`` from a trace (bank-degree, sectors), each variant's
     record also carries ``bank_degree`` and ``sectors_per_request`` from a real trace of
     that configuration."""
-    from explorer.engine.sweep_metrics import METRICS, traced_figures
+    from explorer.engine.measure.sweep_metrics import METRICS, traced_figures
 
     if baseline is not None and baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {', '.join(BASELINES)}; not {baseline!r}")

@@ -1,7 +1,7 @@
 """Safe evaluation of a custom kernel's reference: a numpy expression over its named buffers.
 
 A header says ``numpy = "alpha * x + y"`` or ``numpy = "A @ B"``. The text is parsed with
-the same :mod:`ast` front as the integer header expressions (:mod:`explorer.engine.expressions`)
+the same :mod:`ast` front as the integer header expressions (:mod:`.expressions`)
 and walked over a whitelist: arithmetic, comparisons, subscripts and slices, ``.T``, and calls
 to the numpy functions below. No other attribute, no keyword other than ``axis``, no ``eval``.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.expressions import ExpressionError, _parse
+from explorer.description.expressions import ExpressionError, _parse
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from explorer.engine.signature import Parameter, kernel_signature
+from explorer.engine.header.signature import Parameter, kernel_signature
 from explorer.families.custom import (
     ELEMENT_TYPES,
     BufferDecl,

@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.build import BuildError, option_defines
-from explorer.engine.catalog import role_layout
-from explorer.engine.ndrange import exact_ndrange, resolve_defines
-from explorer.engine.nonuniform import emulated_source
-from explorer.engine.records import RunRequest, RunResult
-from explorer.engine.runner import (
+from explorer.engine.header.catalog import role_layout
+from explorer.engine.launch.build import BuildError, option_defines
+from explorer.engine.launch.nonuniform import emulated_source
+from explorer.engine.launch.plan import exact_ndrange, resolve_defines
+from explorer.engine.launch.run import (
     bind,
     bytes_moved,
     content_key,
@@ -40,6 +39,7 @@ from explorer.engine.runner import (
     reset_output,
     silenced_stdout,
 )
+from explorer.engine.records import RunRequest, RunResult
 from explorer.families.custom import CustomSpec
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
@@ -52,7 +52,7 @@ from explorer.trace.instrument import (
     InstrumentError,
     instrument,
 )
-from explorer.trace.records import (
+from explorer.trace.recorded import (
     ATOMIC,
     GLOBAL,
     RMW,

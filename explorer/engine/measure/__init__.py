@@ -1,0 +1,2 @@
+"""Measuring: benchmarks beside their baselines, sweeps, and a cost finding timed beside
+its fix."""
