@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from explorer.engine.arguments import family_for
 from explorer.engine.header.catalog import (
     CatalogError,
     find_variant,
@@ -303,7 +302,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         header=header,
     )
     variant = resolve_variant(session, where)
-    size_names = family_for(variant).size_names
+    size_names = variant.model.size_names
     for name in sizes:
         if name not in size_names:
             raise fail(

@@ -201,7 +201,7 @@ def test_printf_output_is_captured_and_returned():
 
 
 def test_save_image_writes_the_iou_product(tmp_path):
-    from explorer.families.images import load_grey
+    from explorer.description.images import load_grey
 
     path = tmp_path / "c.png"
     out = cli(

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print("--- kernel output ---")
             print(result.output_text)
     if args.save_image and result.output is not None:
-        from explorer.families.images import save_png
+        from explorer.description.images import save_png
 
         try:
             save_png(result.output, args.save_image)

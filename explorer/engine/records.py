@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from explorer.families.custom import CustomSpec
+from explorer.description.declarations import CustomSpec
+from explorer.families import FAMILIES, KernelModel
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,19 @@ class Variant:
     build_options: tuple[str, ...] = ()  # for every platform (an Oclgrind .sim's "# ARGS:")
     # Defaults chosen by size ([[by_size]]): the first rule that holds applies.
     by_size: tuple[SizeRule, ...] = ()
+    # The NDRange is launched as given (an Oclgrind .sim): where the local size does not
+    # divide it, the last work-group of a dimension is smaller (OpenCL 2.0 non-uniform groups).
+    exact_range: bool = False
+
+    @cached_property
+    def model(self) -> KernelModel:
+        """What describes this kernel's launches: its family, or its header's declarations."""
+        return FAMILIES[self.family].for_header(self.custom)
+
+    @property
+    def element(self) -> np.dtype:
+        """The element type of the family's buffers (a header's ``dtype``)."""
+        return np.dtype(self.dtype)
 
     @property
     def default_defines(self) -> dict[str, int]:
@@ -218,13 +233,30 @@ class RunResult:
     error_kind: str | None = None  # "build", "crash", "timeout", "runtime", "input"
     build_log: str | None = None
     output_text: str | None = None
-    output: np.ndarray | None = None
-    reference: np.ndarray | None = None
+    # Every result as the run left it and its answer, by buffer name, in their shown shapes;
+    # the first result is the one shown first (``output``, ``reference``).
+    outputs: dict[str, np.ndarray] | None = None
+    references: dict[str, np.ndarray] | None = None
     inputs: dict[str, np.ndarray] | None = None
     note: str | None = None  # what the driver said that the run did not trust, e.g. a limit
-    outputs: dict[str, np.ndarray] | None = None  # every result of a custom kernel, by name
     # The kernel's own constraints this run broke (it was run anyway), each with its values.
     outside_constraints: tuple[str, ...] = ()
+    # How each buffer is shown (rows first), by name, and those stored column by column:
+    # what the window draws, as the launch description said.
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    column_major: tuple[str, ...] = ()
+
+    @property
+    def output(self) -> np.ndarray | None:
+        """The first result, as shown."""
+        return next(iter(self.outputs.values()), None) if self.outputs else None
+
+    @property
+    def reference(self) -> np.ndarray | None:
+        """The first result's answer, where it has one."""
+        if not self.outputs or not self.references:
+            return None
+        return self.references.get(next(iter(self.outputs)))
 
     @property
     def outside_label(self) -> str:
@@ -250,9 +282,9 @@ class RunResult:
     def without_arrays(self) -> RunResult:
         """The same result without its output, reference and inputs: the figures a history
         keeps (768³ arrays are megabytes a run)."""
-        if self.output is None and self.reference is None and self.inputs is None:
+        if self.outputs is None and self.references is None and self.inputs is None:
             return self
-        return replace(self, output=None, reference=None, inputs=None)
+        return replace(self, outputs=None, references=None, inputs=None)
 
     @property
     def gflops(self) -> float | None:
@@ -323,6 +355,8 @@ class RunHead:
     defines: dict[str, int]
     note: str | None = None
     outside_constraints: tuple[str, ...] = ()
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    column_major: tuple[str, ...] = ()
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
         """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
@@ -354,6 +388,8 @@ class RunHead:
             build_log=build_log,
             note=self.note,
             outside_constraints=self.outside_constraints,
+            shapes=self.shapes,
+            column_major=self.column_major,
         )
 
     def refused(self, refusal: Refusal) -> RunResult:
@@ -370,6 +406,8 @@ class RunHead:
             refused=refusal,
             note=self.note,
             outside_constraints=self.outside_constraints,
+            shapes=self.shapes,
+            column_major=self.column_major,
         )
 
     def judged(
@@ -379,10 +417,9 @@ class RunHead:
         bytes_moved: float,
         timing: Timing | None = None,
         output_text: str | None = None,
-        output: np.ndarray | None = None,
-        reference: np.ndarray | None = None,
-        inputs: dict[str, np.ndarray] | None = None,
         outputs: dict[str, np.ndarray] | None = None,
+        references: dict[str, np.ndarray] | None = None,
+        inputs: dict[str, np.ndarray] | None = None,
     ) -> RunResult:
         """A run that produced output, with its verdict."""
         return RunResult(
@@ -399,12 +436,13 @@ class RunHead:
             flops=flops,
             bytes_moved=bytes_moved,
             output_text=output_text,
-            output=output,
-            reference=reference,
+            outputs=outputs,
+            references=references,
             inputs=inputs,
             note=self.note,
-            outputs=outputs,
             outside_constraints=self.outside_constraints,
+            shapes=self.shapes,
+            column_major=self.column_major,
         )
 
 

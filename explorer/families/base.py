@@ -7,69 +7,67 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from explorer.families.images import load_grey, resample
-from explorer.families.text_image import text_mask
+from explorer.description.elements import of_dtype
+from explorer.description.images import load_grey, resample
+from explorer.description.launch import (
+    BufferParam,
+    Computed,
+    LaunchDescription,
+    LocalParam,
+    Made,
+    Param,
+    Reference,
+    ScalarParam,
+    Sentinel,
+    Setting,
+    role_layout,
+)
+from explorer.description.text_image import text_mask
 
+_DTYPES = ("float32", "int32")
 Sizes = dict[str, int]
 Arrays = dict[str, np.ndarray]
 # ``rand(*shape)``: a float32 tensor of uniform values in [-1, 1) on the torch device.
 TorchRand = Callable[..., Any]
 
 
-@dataclass(frozen=True)
-class Reference:
-    """The exact answer, and the size of the terms that were summed to get it.
-
-    ``magnitude`` (Σ|terms| per output element) and ``terms`` (how many were summed)
-    scale the tolerance: a correct float32 kernel may differ from the float64 answer by
-    about ``terms · eps · magnitude``; a wrong index differs by the size of a term.
-    """
-
-    value: np.ndarray
-    magnitude: np.ndarray
-    terms: int
-
-
 class InputError(ValueError):
     """A size or input preset that a family cannot make."""
 
 
-class Family(ABC):
-    """One family: the roles a kernel's parameters play, the maths behind them, and every
-    per-family choice the engine, the command line and the app make."""
+class KernelModel(ABC):
+    """What any kernel's configuration offers a person (its sizes, their flags and help,
+    its inputs) and the one thing the engine asks of it: a :class:`LaunchDescription` for
+    one setting. A fixed :class:`Family` and a kernel whose header declares its own
+    parameters (``families/custom.py``) are both kernel models."""
 
     family: str
     # Where the family stands in menus and listings (smaller first).
     order: ClassVar[int] = 1000
     description: str = ""
-    roles: tuple[str, ...]
-    required_roles: tuple[str, ...]
-    output_role: str
+    roles: tuple[str, ...] = ()
+    required_roles: tuple[str, ...] = ()
     matrix_roles: tuple[str, ...] = ()
-    # ``__local`` pointer roles; the launch passes LOCAL_WORDS_PER_ITEM 4-byte words per
-    # work-item for each (see :meth:`local_arg_bytes`).
-    local_roles: tuple[str, ...] = ()
-    # Scalar roles that are not sizes, with their value (e.g. rowdot's FACTOR).
-    constants: ClassVar[dict[str, float]] = {}
 
-    size_names: tuple[str, ...]
-    default_sizes: ClassVar[dict[str, int]]
+    size_names: tuple[str, ...] = ()
+    default_sizes: ClassVar[dict[str, int]] = {}
     # What each size means, for ``--help`` and the app's tooltips.
     size_help: ClassVar[dict[str, str]] = {}
     # Sizes every variant is verified at: tile multiples and sizes that are not.
     test_sizes: tuple[Sizes, ...] = ()
 
-    input_presets: tuple[str, ...]
+    input_presets: tuple[str, ...] = ()
     ladder: tuple[str, ...] = ()
 
     # The NDRange a user's kernel starts from in the open-kernel dialog.
-    launch_global: tuple[str, ...]
-    launch_local: tuple[str, ...]
+    launch_global: tuple[str, ...] = ()
+    launch_local: tuple[str, ...] = ()
     # Parameter names (lower case) the open-kernel dialog maps to a role.
     role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
 
@@ -103,6 +101,63 @@ class Family(ABC):
             raise InputError(f"sizes must be at least 1: {bad}")
         return {k: int(full[k]) for k in self.size_names}
 
+    # Whether each kernel file names its own sizes (its header's), not the family's.
+    own_sizes: ClassVar[bool] = False
+    # The header key that lists a kernel's own conditions on its sizes and local size.
+    constraints_key: ClassVar[str] = "sizes"
+
+    def read_declarations(self, meta: dict[str, Any], where: str, folder: Path) -> Any:
+        """What a kernel file's header declares of its parameters beyond the family's roles
+        (None for a family, whose roles say it all); ``where`` names the file in errors and
+        ``folder`` holds the files the header names. Raises ValueError."""
+        return None
+
+    def for_header(self, declarations: Any) -> KernelModel:
+        """The model of one kernel file of this family: the family itself, or, for a kernel
+        that declares its own parameters, one made from its header's ``declarations``."""
+        return self
+
+    def header_args(self, meta: dict[str, Any], where: str) -> tuple[str, ...]:
+        """The roles a header maps onto the kernel's parameters, in parameter order."""
+        if "args" not in meta:
+            raise ValueError(f"{where}: header lacks 'args'")
+        if not isinstance(meta["args"], list):
+            raise ValueError(f"{where}: 'args' must be a list")
+        return tuple(str(a) for a in meta["args"])
+
+    def header_dtype(self, meta: dict[str, Any], where: str) -> str:
+        """The element type of the family's buffers, from the header's ``dtype``."""
+        dtype = str(meta.get("dtype", "float32"))
+        if dtype not in _DTYPES:
+            raise ValueError(f"{where}: dtype must be one of {_DTYPES}")
+        return dtype
+
+    @abstractmethod
+    def describe(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype
+    ) -> LaunchDescription:
+        """Every argument of one launch at ``setting``: ``args`` are the header's roles in
+        parameter order, ``layout`` its matrix layout, ``dtype`` its element type."""
+
+
+class Family(KernelModel):
+    """One family: the roles a kernel's parameters play, the maths behind them, and every
+    per-family choice the engine, the command line and the app make."""
+
+    output_role: str
+    # ``__local`` pointer roles; the launch passes LOCAL_WORDS_PER_ITEM 4-byte words per
+    # work-item for each.
+    local_roles: tuple[str, ...] = ()
+    # Scalar roles that are not sizes, with their value (e.g. rowdot's FACTOR).
+    constants: ClassVar[dict[str, float]] = {}
+    LOCAL_WORDS_PER_ITEM: ClassVar[int] = 1
+    # How the output starts: the sentinel (NaN, or INT_MIN), so an element never written
+    # shows; a family whose kernels accumulate into it (a histogram) starts from zeros.
+    output_contents: ClassVar[Any] = Sentinel()
+    # "write": the kernels only write the output (a second launch must give the same);
+    # "readwrite": they add to it (only the first launch, from the initial contents, counts).
+    output_access: ClassVar[str] = "write"
+
     # -- roles ---------------------------------------------------------------------------
 
     @property
@@ -117,7 +172,7 @@ class Family(ABC):
             r for r in self.roles if r not in self.scalar_roles and r not in self.local_roles
         )
 
-    def scalar(self, role: str, sizes: Sizes, inputs: Arrays) -> float:
+    def scalar(self, role: str, sizes: Sizes) -> float:
         """The value of a scalar role (a size, or a constant such as rowdot's FACTOR)."""
         if role in sizes:
             return sizes[role]
@@ -125,12 +180,55 @@ class Family(ABC):
             return self.constants[role]
         raise InputError(f"{self.family} has no scalar role {role!r}")
 
-    LOCAL_WORDS_PER_ITEM: ClassVar[int] = 1
+    # -- the description -----------------------------------------------------------------
 
-    def local_arg_bytes(self, args: tuple[str, ...], local_size: tuple[int, ...]) -> int:
-        """Bytes of ``__local`` pointer arguments a launch with this local size passes."""
-        per_role = 4 * self.LOCAL_WORDS_PER_ITEM * math.prod(local_size)
-        return sum(per_role for role in args if role in self.local_roles)
+    def describe(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype
+    ) -> LaunchDescription:
+        """The inputs made by :meth:`make_inputs` (once, when the engine makes them), the
+        output starting from :attr:`output_contents` and judged by :meth:`reference`."""
+        sizes, dtype = dict(setting.sizes), np.dtype(dtype)
+        shapes = self.shapes(sizes)
+        element = of_dtype(dtype)
+        image = setting.image_path if setting.input == "image" else None
+        inputs = Made(
+            partial(self.make_inputs, sizes, dtype, setting.input, setting.text, image),
+            (self.family, tuple(sorted(sizes.items())), dtype.str, setting.input)
+            + (setting.text, _file_key(image)),
+        )
+        local_bytes = 4 * self.LOCAL_WORDS_PER_ITEM * math.prod(setting.local_size)
+        params: list[Param] = []
+        for role in args:
+            if role in self.local_roles:
+                params.append(LocalParam(role, local_bytes))
+            elif role in self.scalar_roles:
+                params.append(ScalarParam(role, self.scalar(role, sizes)))
+            else:
+                shape = shapes[role]
+                column = (
+                    role in self.matrix_roles
+                    and len(shape) == 2
+                    and role_layout(layout, role) == "column-major"
+                )
+                output = role == self.output_role
+                params.append(
+                    BufferParam(
+                        role,
+                        element,
+                        math.prod(shape),
+                        shape,
+                        self.output_contents if output else inputs,
+                        self.output_access if output else "read",  # type: ignore[arg-type]
+                        result=output,
+                        check=Computed(partial(_family_reference, self, sizes)) if output else None,
+                        column_major=column,
+                    )
+                )
+        return LaunchDescription(
+            tuple(params),
+            flops=self.flops(sizes),
+            min_bytes=self.min_bytes(sizes, dtype.itemsize),
+        )
 
     # -- the maths -----------------------------------------------------------------------
 
@@ -150,9 +248,9 @@ class Family(ABC):
     def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         """The output in float64."""
 
-    @abstractmethod
     def output_shape(self, sizes: Sizes) -> tuple[int, ...]:
         """The output's shape, rows first."""
+        return self.shapes(sizes)[self.output_role]
 
     @abstractmethod
     def shapes(self, sizes: Sizes) -> dict[str, tuple[int, ...]]:
@@ -177,10 +275,6 @@ class Family(ABC):
         return None
 
 
-# The name the engine used before families owned every per-family choice.
-Problem = Family
-
-
 def grey_picture(
     rows: int, cols: int, preset: str, text: str, image_path: str | None
 ) -> np.ndarray:
@@ -197,3 +291,18 @@ def random_matrix(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dt
     if np.dtype(dtype).kind == "i":
         return rng.integers(0, 10, size=shape).astype(dtype)
     return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def _family_reference(family: Family, sizes: Sizes, inputs: Mapping[str, np.ndarray]) -> Reference:
+    return family.reference(dict(inputs), sizes)
+
+
+def _file_key(path: str | None) -> tuple[object, ...]:
+    """What identifies a file's contents cheaply: its path, size and time of change."""
+    if not path:
+        return ()
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return (path,)
+    return (path, stat.st_size, stat.st_mtime_ns)

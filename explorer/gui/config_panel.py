@@ -12,7 +12,6 @@ import re
 import threading
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -29,10 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.engine.arguments import family_for
 from explorer.engine.header.catalog import role_layout
 from explorer.engine.launch.plan import plan
-from explorer.engine.launch.run import check_memory
 from explorer.engine.records import Refusal
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
@@ -308,7 +305,7 @@ class ConfigPanel(QWidget):
         self.layout_combos = {}
         self.b_transposed = None
         variant = self.model.variant
-        roles = () if variant.custom is not None else FAMILIES[variant.family].matrix_roles
+        roles = variant.model.matrix_roles
         self.layout_box.setVisible(bool(roles))
         for role in roles:
             combo = QComboBox()
@@ -418,8 +415,6 @@ class ConfigPanel(QWidget):
         # the reason shows at once.
         outcome = plan(*selection, suggest=False)
         if isinstance(outcome, Refusal):
-            if outcome.overridable and not self._memory_fits(device):
-                outcome = Refusal(outcome.reason, outcome.fix)  # memory refuses it as well
             self.refusal = outcome
             self.anyway_button.setVisible(outcome.overridable)
             self._show_refusal(outcome)
@@ -436,17 +431,6 @@ class ConfigPanel(QWidget):
         )
         self.validity_changed.emit(True)
         return True
-
-    def _memory_fits(self, device: Any) -> bool:
-        """Whether the buffers would fit the device and the host (run anyway is never
-        offered past a device's or the memory's limit)."""
-        variant = self.model.variant
-        problem = family_for(variant)
-        try:
-            sizes = problem.check_sizes(dict(self.model.sizes))
-        except ValueError:
-            return False
-        return check_memory(problem, sizes, np.dtype(variant.dtype), device) is None
 
     def _search_fix(self, generation: int, selection: tuple[Any, ...]) -> None:
         def search() -> None:

@@ -22,6 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.description.declarations import (
+    ACCESS,
+    BufferDecl,
+    Declaration,
+    DeclarationError,
+    LocalDecl,
+    ScalarDecl,
+)
 from explorer.engine.header import signature
 from explorer.engine.header.catalog import CatalogError, header_text, load_variant_file, with_header
 from explorer.engine.header.guess import (
@@ -32,15 +40,7 @@ from explorer.engine.header.guess import (
 )
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
-from explorer.families import FAMILIES, get_family
-from explorer.families.custom import (
-    ACCESS,
-    BufferDecl,
-    Declaration,
-    DeclarationError,
-    LocalDecl,
-    ScalarDecl,
-)
+from explorer.families import FAMILIES, fixed_family, get_family
 
 CUSTOM = "custom"
 # What a buffer may start as in the dialog; the header takes more (image, npy, data).
@@ -75,7 +75,7 @@ def kernel_names(source: str) -> list[str]:
 
 def guess_roles(family: str, params: list[Parameter]) -> list[str]:
     """A first guess of each parameter's role: by name, then by kind and position."""
-    problem = get_family(family)
+    problem = fixed_family(family)
     roles = list(problem.roles)
     buffers = list(problem.buffer_roles)
     scalars = list(problem.scalar_roles)

@@ -12,10 +12,8 @@ from explorer.families import FAMILIES
 
 
 def declared_sizes(variant: Variant) -> dict[str, int]:
-    """The sizes a variant starts with: a custom kernel's own named sizes, else its family's."""
-    if variant.custom is not None:
-        return dict(variant.custom.sizes)
-    return dict(FAMILIES[variant.family].default_sizes)
+    """The sizes a variant starts with: its header's own named sizes, else its family's."""
+    return dict(variant.model.default_sizes)
 
 
 class ConfigModel(QObject):
@@ -107,7 +105,7 @@ class ConfigModel(QObject):
         self._user_variants = [v for v in self._user_variants if v.path != variant.path]
         self._user_variants.append(variant)
         self._variant = variant
-        if variant.custom is not None:  # sizes still declared keep their values
+        if variant.model.own_sizes:  # sizes still declared keep their values
             declared = declared_sizes(variant)
             kept = {k: v for k, v in self._sizes.items() if k in declared}
             if set(declared) != set(self._sizes):
@@ -138,8 +136,8 @@ class ConfigModel(QObject):
             return
         if variant.family != self._family:
             self.set_family(variant.family)
-        own_sizes = variant.custom is not None or (
-            self._variant is not None and self._variant.custom is not None
+        own_sizes = variant.model.own_sizes or (
+            self._variant is not None and self._variant.model.own_sizes
         )
         self._variant = variant
         self._local = None
@@ -160,10 +158,11 @@ class ConfigModel(QObject):
 
     @property
     def size_names(self) -> tuple[str, ...]:
-        """The sizes the current variant takes: its family's, or a custom kernel's own."""
-        if self._variant.custom is not None:
-            return tuple(name for name, _ in self._variant.custom.sizes)
-        return FAMILIES[self._family].size_names
+        """The sizes the current variant takes: its family's, or its header's own (while the
+        family changes, the new family's)."""
+        if self._variant.family != self._family:
+            return FAMILIES[self._family].size_names
+        return self._variant.model.size_names
 
     def set_size(self, name: str, value: int) -> None:
         if self._sizes.get(name) != value:

@@ -10,7 +10,6 @@ import json
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from explorer.engine.arguments import family_for
 from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
@@ -73,8 +72,7 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
         sizes = json.loads(str(settings.value("sizes")))
         defines = json.loads(str(settings.value("defines") or "{}"))
         if not isinstance(sizes, dict) or not all(
-            k in family_for(variant).size_names and isinstance(v, int) and v > 0
-            for k, v in sizes.items()
+            k in variant.model.size_names and isinstance(v, int) and v > 0 for k, v in sizes.items()
         ):
             raise ValueError(f"bad sizes {sizes!r}")
         if not isinstance(defines, dict) or not all(isinstance(v, int) for v in defines.values()):

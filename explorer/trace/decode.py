@@ -32,12 +32,16 @@ class RawTrace:
     slots: np.ndarray  # (G,) int32: window slot of each group, -1 if not traced
     global_size: tuple[int, ...]
     local_size: tuple[int, ...]
-    roles: tuple[str | None, ...]  # the family role of each buffer (None for local arrays)
-    output_role: str | None
+    roles: tuple[str | None, ...]  # the parameter each buffer is (None for local arrays)
+    output_role: str | None  # the first result
     rec_value: np.ndarray | None = None  # (R,) uint32 or uint64: each record's value, if asked
     # The NDRange the kernel saw, where it is smaller than ``global_size`` (non-uniform
     # work-groups, launched whole: the work-items past it left at once and recorded nothing).
     ndrange: tuple[int, ...] = ()
+    # The parameters the host gave the kernel to read, and those it filled before the launch
+    # with contents it chose (a read of them before a write is no bug).
+    inputs: frozenset[str] = frozenset()
+    host_filled: frozenset[str] = frozenset()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -113,8 +117,11 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         role = raw.roles[b.id] if b.id < len(raw.roles) else None
         # A program-scope variable (no parameter) holds what the program initialised it to.
         program = space == GLOBAL and b.param_index is None
-        is_input = program or (space == GLOBAL and role is not None and role != raw.output_role)
-        buffers.append(BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input))
+        is_input = program or (space == GLOBAL and role in raw.inputs)
+        filled = space == GLOBAL and role in raw.host_filled
+        buffers.append(
+            BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input, filled)
+        )
 
     sites = tuple(
         Site(

@@ -11,6 +11,7 @@ explained)::
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,12 +54,8 @@ def request(variant: Variant, sizes: dict[str, int], preset: str, key: str | Non
 
 
 def outputs_of(result: RunResult) -> dict[str, np.ndarray]:
-    """Every result buffer a run shows, by name ("output" for a family's one)."""
-    if result.outputs:
-        return {k: np.asarray(v) for k, v in result.outputs.items()}
-    if result.output is not None:
-        return {"output": np.asarray(result.output)}
-    return {}
+    """Every result buffer a run shows, by name."""
+    return {k: np.asarray(v) for k, v in (result.outputs or {}).items()}
 
 
 def outcome(result: RunResult) -> dict[str, object]:
@@ -69,7 +66,8 @@ def outcome(result: RunResult) -> dict[str, object]:
         "nan": verdict.not_a_number if verdict else None,
         "unchanged": list(verdict.unchanged) if verdict else None,
         "outputs": sorted(outputs_of(result)),
-        "error": result.error,
+        # How many bytes a write past a buffer changed depends on the values written.
+        "error": re.sub(r"\d+ bytes changed", "some bytes changed", result.error or "") or None,
     }
 
 

@@ -2,9 +2,14 @@
 
 import pytest
 
+from explorer.description.declarations import (
+    BufferDecl,
+    DeclarationError,
+    LocalDecl,
+    ScalarDecl,
+)
 from explorer.engine.header.catalog import with_header
 from explorer.engine.header.guess import custom_header, dimensions, guess_declarations
-from explorer.families.custom import BufferDecl, DeclarationError, LocalDecl, ScalarDecl
 
 VECTORS_AND_STRUCTS = """
 typedef struct { float x, y; int id; } particle;

@@ -31,10 +31,10 @@ def test_the_outcome_is_the_recorded_one(executor, device, on_pocl, recorded_out
     key, variant, sizes, preset = case
     result = run_case(executor.run, variant, sizes, preset, device.key)
     recorded = dict(RECORDS[key])
-    repeatable = recorded.pop("repeatable")
-    assert outcome(result) == recorded, result.summary()
-    if not repeatable:
+    if not recorded.pop("repeatable"):  # a kernel that reads what it never wrote
+        assert result.status == recorded["status"], result.summary()
         return
+    assert outcome(result) == recorded, result.summary()
     for name, value in outputs_of(result).items():
         expected = recorded_outputs[f"{key}|{name}"]
         assert value.shape == expected.shape and value.dtype == expected.dtype, name

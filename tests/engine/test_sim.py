@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.engine.arguments import scalar_value
+from explorer.description.contents import scalar_array
+from explorer.description.declarations import BufferDecl, LocalDecl, ScalarDecl
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.header.sim import SimError, build_options_of, load_sim, parse_sim
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.families.custom import BufferDecl, LocalDecl, ScalarDecl
 from tests.conftest import TEST_KERNELS
 
 SIM = TEST_KERNELS / "custom" / "sim"
@@ -34,7 +34,8 @@ def test_every_argument_form_is_read():
     assert decl["flags"].data[10:12] == (10.0, 11.0)  # hex values
     assert decl["tile"] == LocalDecl("tile", "uchar", "32")
     assert isinstance(decl["weights"], ScalarDecl) and decl["weights"].type == "float4"
-    assert scalar_value(decl["params"], {}).nbytes == 12  # a struct's bytes
+    params = decl["params"]
+    assert scalar_array(params.type, tuple(map(float, params.value))).nbytes == 12  # a struct
     assert decl["count"].value == ("16.0",)
     assert isinstance(decl["unused"], BufferDecl) and decl["unused"].null
 

@@ -30,7 +30,7 @@ def _window_elements(outcome) -> np.ndarray:
 
 def test_groups_outside_the_window_do_not_run_the_traced_build(device, monkeypatch):
     # The trace build's own output, before the plain launch fills in the rest.
-    monkeypatch.setattr(tracing, "_window_output", lambda p, trace, traced, plain: traced)
+    monkeypatch.setattr(tracing, "_window_results", lambda p, trace, traced, plain: traced)
     outcome = _window_trace(find_variant("matmul", "tiled"), device)
     assert len(outcome.trace.groups_traced) == 9
     owned = _window_elements(outcome)
@@ -80,11 +80,10 @@ ATOMIC = """__kernel void k(__global int* out, const __global int* in)
 
 
 def test_a_kernel_with_global_atomics_runs_every_group():
-    assert not outside_may_leave(instrument(ATOMIC, "k"), custom=False)
+    assert not outside_may_leave(instrument(ATOMIC, "k"))
     tiled = find_variant("matmul", "tiled")
     inst = instrument(tiled.source, tiled.kernel, {"TS": 16})
-    assert outside_may_leave(inst, custom=False)
-    assert not outside_may_leave(inst, custom=True)
+    assert outside_may_leave(inst)
 
 
 def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(device, monkeypatch):
@@ -92,7 +91,7 @@ def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(d
     builds of a small trace skip it, those of a large one keep it, and the plain build a
     window trace fills in from is always the optimised one a run uses."""
     from explorer.engine.launch.build import BuildCache
-    from explorer.engine.launch.run import QUICK_BUILD_WORK_ITEMS
+    from explorer.engine.launch.prepare import QUICK_BUILD_WORK_ITEMS
 
     built: list[tuple[bool, bool]] = []  # (instrumented, unoptimised) of every build asked for
     kernel = BuildCache.kernel

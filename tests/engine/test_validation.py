@@ -67,14 +67,14 @@ def test_refused_run_is_a_result_not_an_exception(executor, device):
 def _report_limit(monkeypatch, limit: int) -> None:
     """Make the driver report ``limit`` as the kernel's work-group limit, as NVIDIA's does
     for any kernel with a barrier (256, though it runs 32×32 groups of it)."""
-    from explorer.engine.launch import run as runner
+    from explorer.engine.launch import prepare as preparing
 
-    real = runner.kernel_limits
+    real = preparing.kernel_limits
 
     def reported(cl, kernel, cl_device):
         return limit, real(cl, kernel, cl_device)[1]
 
-    monkeypatch.setattr(runner, "kernel_limits", reported)
+    monkeypatch.setattr(preparing, "kernel_limits", reported)
 
 
 def test_group_above_the_kernels_reported_limit_runs_and_says_what_the_driver_reported(

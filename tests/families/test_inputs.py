@@ -1,8 +1,8 @@
 import numpy as np
 
+from explorer.description.images import load_grey, save_png
+from explorer.description.text_image import text_mask
 from explorer.families import FAMILIES
-from explorer.families.images import load_grey, save_png
-from explorer.families.text_image import text_mask
 
 
 def test_text_mask_draws_each_letter_apart():
@@ -71,7 +71,7 @@ def test_every_png_variant_reads_as_grey(tmp_path):
 def test_a_bad_image_file_is_named_in_the_error(tmp_path):
     import pytest
 
-    from explorer.families.images import ImageError
+    from explorer.description.images import ImageError
 
     broken = tmp_path / "holiday.png"
     broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 20)

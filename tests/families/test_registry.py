@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from explorer.description.launch import Setting
 from explorer.engine.header.catalog import variants_of
 from explorer.families import FAMILIES, UnknownFamilyError, get_family
 
@@ -44,11 +45,16 @@ def test_numpy_baseline_agrees_with_the_reference(family):
 
 def test_local_memory_arguments_come_from_the_family():
     matvec = get_family("matvec")
-    assert matvec.local_arg_bytes(("MAT", "VEC", "OUT", "SCRATCH"), (64,)) == 256
-    assert get_family("matmul").local_arg_bytes(("A", "B", "C"), (16, 16)) == 0
+    setting = Setting({"WIDTH": 128, "HEIGHT": 64}, {}, (64,))
+    described = matvec.describe(setting, ("MAT", "VEC", "OUT", "SCRATCH"), "row-major", "float32")
+    assert described.local_bytes == 256
+    matmul = get_family("matmul").describe(
+        Setting({"M": 16, "N": 16, "K": 16}, {}, (16, 16)), ("A", "B", "C"), "row-major", "float32"
+    )
+    assert matmul.local_bytes == 0
 
 
 def test_constants_are_scalars_of_their_family():
     rowdot = get_family("rowdot")
     assert "FACTOR" in rowdot.scalar_roles and "FACTOR" not in rowdot.buffer_roles
-    assert rowdot.scalar("FACTOR", {"D": 4}, {}) == 0.5
+    assert rowdot.scalar("FACTOR", {"D": 4}) == 0.5

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.description.text_image import text_mask
 from explorer.families import get_family
-from explorer.families.text_image import text_mask
 
 STENCIL = get_family("stencil")
 

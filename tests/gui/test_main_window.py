@@ -264,8 +264,8 @@ def test_refusal_marks_the_fields_it_names(window):
 
 
 def test_an_image_becomes_the_b_operand(window, qtbot, tmp_path):
-    from explorer.families.images import save_png
-    from explorer.families.text_image import text_mask
+    from explorer.description.images import save_png
+    from explorer.description.text_image import text_mask
 
     path = tmp_path / "hi.png"
     save_png(np.where(text_mask("HI", 64, 64), 0.0, 1.0), path)

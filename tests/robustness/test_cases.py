@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from explorer.description.expressions import ExpressionError, evaluate
+from explorer.description.images import ImageError, load_grey
+from explorer.description.launch import Setting
 from explorer.engine.header.catalog import find_variant
-from explorer.engine.launch.plan import plan
-from explorer.engine.launch.run import check_memory
+from explorer.engine.launch.memory import check_memory
+from explorer.engine.launch.plan import describe, plan
 from explorer.engine.records import Refusal, RunRequest
-from explorer.families import get_family
-from explorer.families.images import ImageError, load_grey
 from explorer.gui.state import AppState
 from explorer.session import SessionError, load_session
 from tests.conftest import TEST_KERNELS
@@ -57,10 +57,12 @@ def test_2_a_size_beyond_memory_is_refused_before_anything_is_allocated(device):
 
 
 def test_2_the_memory_check_names_the_bytes_and_suggests_sizes_that_fit(device):
-    problem = get_family("matmul")
-    refusal = check_memory(
-        problem, {"M": 4096, "N": 4096, "K": 4096}, np.dtype("float32"), device, 2**30
-    )
+    naive = find_variant("matmul", "naive")
+
+    def described(sizes: dict[str, int]):
+        return describe(naive, Setting(sizes, {}, (16, 16)))
+
+    refusal = check_memory(described, {"M": 4096, "N": 4096, "K": 4096}, device, 2**30)
     assert isinstance(refusal, Refusal)
     assert "host memory" in refusal.reason and "GiB" in refusal.reason
     suggested = dict(
@@ -68,7 +70,7 @@ def test_2_the_memory_check_names_the_bytes_and_suggests_sizes_that_fit(device):
         for p in refusal.fix.removeprefix("Use smaller sizes, e.g. ").rstrip(".").split(", ")
     )
     smaller = {k: int(v) for k, v in suggested.items()}
-    assert check_memory(problem, smaller, np.dtype("float32"), device, 2**30) is None
+    assert check_memory(described, smaller, device, 2**30) is None
 
 
 def test_2_bench_refuses_a_numpy_baseline_that_cannot_fit(device):

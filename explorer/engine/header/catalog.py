@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from explorer.description.expressions import ExpressionError, names_in
-from explorer.engine.arguments import parse_custom
+from explorer.description.launch import role_layout as role_layout
 from explorer.engine.launch.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.records import Counterpart, SizeRule, Variant
-from explorer.families import FAMILIES
-from explorer.families.custom import Custom, CustomSpec, DeclarationError, element_type
+from explorer.families import FAMILIES, KernelModel
 from explorer.paths import kernels_dir
 
 if sys.version_info >= (3, 11):
@@ -45,7 +44,6 @@ else:  # Python 3.10: the same parser, published as tomli
     tomllib: Any = importlib.import_module("tomli")
 
 _HEADER = re.compile(r"\A\s*/\*---[ \t]*\n(?P<toml>.*?)\n[ \t]*---\*/", re.DOTALL)
-_DTYPES = ("float32", "int32")
 _LAYOUTS = ("row-major", "column-major")
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -58,6 +56,56 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
     """Read one kernel file's header into a :class:`Variant`."""
     path = Path(path)
     where = str(path)
+    meta = _header_table(source, where)
+    h = _Header(meta, where)
+    family = str(h.need("family", str))
+    if family not in FAMILIES:
+        raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
+    try:  # the parameters as the family maps them, or as the header declares them
+        declarations = FAMILIES[family].read_declarations(meta, where, path.parent)
+        model = FAMILIES[family].for_header(declarations)
+        args = model.header_args(meta, where)
+        dtype = model.header_dtype(meta, where)
+    except ValueError as exc:
+        raise CatalogError(str(exc)) from None
+    _check_roles(args, model, where)
+    global_size, local_size, constraints = _ndrange(h, model.constraints_key)
+    defines, allowed = _defines(meta, where)
+    about = meta.get("about", {})
+    if not isinstance(about, dict):
+        raise CatalogError(
+            f"{where}: [about] must be a table (source, bug, text), not {about!r}; write it as "
+            '[about] with text = "..." under it'
+        )
+    _check_names((*global_size, *local_size, *constraints), model, defines, where)
+    size_names = set(model.size_names) | set(defines)
+    return Variant(
+        id=variant_id or path.stem,
+        family=family,
+        name=str(meta.get("name", path.stem)),
+        kernel=str(h.need("kernel", str)),
+        args=args,
+        global_size=global_size,
+        local_size=local_size,
+        constraints=constraints,
+        dtype=dtype,
+        layout=_layout(meta.get("layout", "row-major"), where, model.matrix_roles),
+        defines=tuple((k, int(v)) for k, v in defines.items()),
+        allowed=tuple((k, tuple(int(x) for x in v)) for k, v in allowed.items()),
+        source_ref=str(about.get("source", "")),
+        bug=str(about.get("bug", "")),
+        text=" ".join(str(about.get("text", "")).split()),
+        path=str(path),
+        source=source,
+        custom=declarations,
+        counterpart=_counterpart(meta.get("counterpart"), set(defines), where),
+        options=_options(meta.get("options", {}), where),
+        by_size=_by_size(meta.get("by_size", []), defines, allowed, size_names, where),
+    )
+
+
+def _header_table(source: str, where: str) -> dict[str, Any]:
+    """The TOML of the leading ``/*--- ... ---*/`` comment."""
     match = _HEADER.match(source)
     if match is None:
         raise CatalogError(
@@ -66,60 +114,63 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
             "see the README's 'Writing your own kernel'."
         )
     try:
-        meta = tomllib.loads(match.group("toml"))
+        return tomllib.loads(match.group("toml"))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{where}: header is not valid TOML: {exc}") from None
     except RecursionError:
         raise CatalogError(f"{where}: header is nested too deeply to be a catalog header") from None
 
-    def need(key: str, kind: type) -> object:
-        if key not in meta:
-            raise CatalogError(f"{where}: header lacks {key!r}")
-        value = meta[key]
+
+class _Header:
+    """A header's table and where it came from, for keys that must be there."""
+
+    def __init__(self, meta: dict[str, Any], where: str) -> None:
+        self.meta, self.where = meta, where
+
+    def need(self, key: str, kind: type) -> object:
+        if key not in self.meta:
+            raise CatalogError(f"{self.where}: header lacks {key!r}")
+        value = self.meta[key]
         if not isinstance(value, kind):
-            raise CatalogError(f"{where}: {key!r} must be a {kind.__name__}")
+            raise CatalogError(f"{self.where}: {key!r} must be a {kind.__name__}")
         return value
 
-    def need_list(key: str) -> list[object]:
-        value = need(key, list)
+    def need_list(self, key: str) -> list[object]:
+        value = self.need(key, list)
         assert isinstance(value, list)
         return value
 
-    family = str(need("family", str))
-    if family not in FAMILIES:
-        raise CatalogError(f"{where}: unknown family {family!r}; one of {', '.join(FAMILIES)}")
-    problem = FAMILIES[family]
-    custom = _custom_spec(meta, where, path) if family == "custom" else None
-    if custom is not None:
-        args = tuple(p.name for p in custom.params)
-        problem = Custom.for_spec(custom)
-    else:
-        args = tuple(str(a) for a in need_list("args"))
-    unknown = [a for a in args if a not in problem.roles]
+
+def _check_roles(args: tuple[str, ...], model: KernelModel, where: str) -> None:
+    unknown = [a for a in args if a not in model.roles]
     if unknown:
         raise CatalogError(
-            f"{where}: args {unknown} are not roles of {family} (roles: {', '.join(problem.roles)})"
+            f"{where}: args {unknown} are not roles of {model.family} "
+            f"(roles: {', '.join(model.roles)})"
         )
-    missing = [r for r in problem.required_roles if r not in args]
+    missing = [r for r in model.required_roles if r not in args]
     if missing:
-        raise CatalogError(f"{where}: args lack the roles {missing} that {family} needs")
-    global_size = tuple(str(g) for g in need_list("global"))
-    local_size = tuple(str(v) for v in need_list("local"))
+        raise CatalogError(f"{where}: args lack the roles {missing} that {model.family} needs")
+
+
+def _ndrange(
+    h: _Header, constraints_key: str
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The global and local size expressions, and the kernel's own constraints."""
+    global_size = tuple(str(g) for g in h.need_list("global"))
+    local_size = tuple(str(v) for v in h.need_list("local"))
     if not 1 <= len(global_size) <= 3 or len(local_size) != len(global_size):
-        raise CatalogError(f"{where}: 'global' and 'local' need the same 1 to 3 dimensions")
-    constraints_key = "sizes" if custom is None else "constraints"
-    raw_constraints = meta.get(constraints_key, [])
+        raise CatalogError(f"{h.where}: 'global' and 'local' need the same 1 to 3 dimensions")
+    raw_constraints = h.meta.get(constraints_key, [])
     if not isinstance(raw_constraints, list):
         raise CatalogError(
-            f"{where}: '{constraints_key}' must be a list of conditions, e.g. [\"N % TS == 0\"]"
+            f"{h.where}: '{constraints_key}' must be a list of conditions, e.g. [\"N % TS == 0\"]"
         )
-    constraints = tuple(str(c) for c in raw_constraints)
-    dtype = str(meta.get("dtype", "float32"))
-    if custom is not None and custom.results:
-        dtype = element_type(custom.results[0].type).base.name
-    layout = _layout(meta.get("layout", "row-major"), where, problem.matrix_roles)
-    if dtype not in _DTYPES and custom is None:
-        raise CatalogError(f"{where}: dtype must be one of {_DTYPES}")
+    return global_size, local_size, tuple(str(c) for c in raw_constraints)
+
+
+def _defines(meta: dict[str, Any], where: str) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """The ``[defines]`` with their defaults and the ``[allowed]`` values of some."""
     defines = meta.get("defines", {})
     if not isinstance(defines, dict):
         raise CatalogError(f"{where}: [defines] must be a table of NAME = integer")
@@ -135,18 +186,15 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
             or not all(isinstance(x, int) for x in values)
         ):
             raise CatalogError(f"{where}: [allowed] {key} must list values of a define")
-    about = meta.get("about", {})
-    if not isinstance(about, dict):
-        raise CatalogError(
-            f"{where}: [about] must be a table (source, bug, text), not {about!r}; write it as "
-            '[about] with text = "..." under it'
-        )
+    return defines, allowed
 
-    counterpart = _counterpart(meta.get("counterpart"), set(defines), where)
-    options = _options(meta.get("options", {}), where)
 
-    known = set(problem.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
-    for expression in (*global_size, *local_size, *constraints):
+def _check_names(
+    expressions: tuple[str, ...], model: KernelModel, defines: dict[str, int], where: str
+) -> None:
+    """Every name the size expressions use is a size, a define, COMPUTE_UNITS or L0-L2."""
+    known = set(model.size_names) | set(defines) | {"COMPUTE_UNITS", *_LOCAL_NAMES}
+    for expression in expressions:
         try:
             unknown_names = names_in(expression) - known
         except ExpressionError as exc:
@@ -154,36 +202,8 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         if unknown_names:
             raise CatalogError(
                 f"{where}: {expression!r} uses {sorted(unknown_names)}; known names are "
-                f"the sizes {list(problem.size_names)}, the defines, COMPUTE_UNITS, L0-L2"
+                f"the sizes {list(model.size_names)}, the defines, COMPUTE_UNITS, L0-L2"
             )
-
-    size_names = {n for n, _ in custom.sizes} if custom is not None else set(problem.size_names)
-    size_names |= set(defines)
-    by_size = _by_size(meta.get("by_size", []), defines, allowed, size_names, where)
-
-    return Variant(
-        id=variant_id or path.stem,
-        family=family,
-        name=str(meta.get("name", path.stem)),
-        kernel=str(need("kernel", str)),
-        args=args,
-        global_size=global_size,
-        local_size=local_size,
-        constraints=constraints,
-        dtype=dtype,
-        layout=layout,
-        defines=tuple((k, int(v)) for k, v in defines.items()),
-        allowed=tuple((k, tuple(int(x) for x in v)) for k, v in allowed.items()),
-        source_ref=str(about.get("source", "")),
-        bug=str(about.get("bug", "")),
-        text=" ".join(str(about.get("text", "")).split()),
-        path=str(path),
-        source=source,
-        custom=custom,
-        counterpart=counterpart,
-        options=options,
-        by_size=by_size,
-    )
 
 
 def _by_size(
@@ -318,23 +338,6 @@ def _layout(value: object, where: str, matrices: tuple[str, ...]) -> str:
     if unknown:
         raise CatalogError(f"{where}: layout names {sorted(unknown)}; matrices: {matrices}")
     return ",".join(parts)
-
-
-def role_layout(layout: str, role: str) -> str:
-    """The order one matrix is stored in, from a variant's ``layout``."""
-    if ":" not in layout:
-        return layout
-    return dict(part.split(":", 1) for part in layout.split(",")).get(role, "row-major")
-
-
-def _custom_spec(meta: dict[str, Any], where: str, path: Path) -> CustomSpec:
-    """A custom kernel's declarations; a bad one names the file, the parameter and the key."""
-    defines = meta.get("defines", {})
-    names = set(defines) if isinstance(defines, dict) else set()
-    try:
-        return parse_custom(meta, where, path.parent, names)
-    except DeclarationError as exc:
-        raise CatalogError(str(exc)) from None
 
 
 def load_variant_file(path: str | Path) -> Variant:

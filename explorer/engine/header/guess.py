@@ -5,7 +5,7 @@ it is ``const`` or ``__constant`` and whether the kernel writes through it (the 
 access sites), ``__local`` pointers, scalars and the dimensions the kernel asks
 ``get_global_id`` about. Integer scalars become the named sizes (a kernel's ``n`` is almost
 always its problem size). The person corrects the guesses; :func:`custom_header` writes the
-result as the ``family = "custom"`` header that :mod:`explorer.engine.arguments` reads.
+result as the ``family = "custom"`` header that :mod:`explorer.description.declarations` reads.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import json
 import re
 from dataclasses import dataclass
 
-from explorer.engine.header.signature import Parameter, kernel_signature
-from explorer.families.custom import (
-    ELEMENT_TYPES,
+from explorer.description.declarations import (
     BufferDecl,
     Declaration,
     DeclarationError,
     LocalDecl,
     ScalarDecl,
 )
+from explorer.description.elements import ELEMENT_TYPES
+from explorer.engine.header.signature import Parameter, kernel_signature
 from explorer.frontend import AccessKind, ParseError, parse
 
 SIZE_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t")

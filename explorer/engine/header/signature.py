@@ -123,6 +123,11 @@ def kernel_parameters(
     return params
 
 
+def passable(type_name: str | None) -> bool:
+    """Whether a scalar of this OpenCL C type can be passed from a number."""
+    return type_name in _SCALARS
+
+
 def numpy_scalar(type_name: str, value: float) -> np.generic:
     """``value`` as the numpy scalar that matches an OpenCL C scalar type."""
     scalar: np.generic = np.dtype(_SCALARS[type_name]).type(value)

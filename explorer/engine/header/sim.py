@@ -34,17 +34,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
-from explorer.engine.records import Variant
-from explorer.families.custom import (
-    ELEMENT_TYPES,
+from explorer.description.declarations import (
     BufferDecl,
     CustomSpec,
     Declaration,
     LocalDecl,
     ScalarDecl,
-    element_type,
 )
+from explorer.description.elements import ELEMENT_TYPES, element_type
+from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
+from explorer.engine.records import Variant
 
 _TOKEN = re.compile(r"<[^>\n]*>|<[^\n]*|[^\s<]+")
 _TYPE_ORDER = (
@@ -165,7 +164,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         reader.parsing = "end of file"
         raise reader.fail(f"unexpected {reader.tokens[reader.at].text!r} after the last argument")
     dims = max([1] + [i + 1 for i in range(3) if ndrange[i] > 1 or wgsize[i] > 1])
-    spec = CustomSpec(sizes=(), params=declarations, exact_range=True)
+    spec = CustomSpec(sizes=(), params=declarations)
     results = spec.results
     return Variant(
         id=path.stem,
@@ -187,6 +186,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         source=source,
         custom=spec,
         build_options=build_options_of(text),
+        exact_range=True,
     )
 
 

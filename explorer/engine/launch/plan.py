@@ -1,5 +1,6 @@
-"""The one place that turns (variant, sizes, defines, local size, device) into an NDRange,
-and the one validation routine that explains why a configuration is refused."""
+"""The one place that turns (variant, sizes, defines, local size, device) into an NDRange and
+a launch description, and the one validation routine that explains why a configuration is
+refused."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import math
 from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
+from explorer.description.launch import DescriptionError, LaunchDescription, Setting
+from explorer.engine.launch.memory import check_memory
 from explorer.engine.records import DeviceInfo, Refusal, Variant
-from explorer.families import get_family
-from explorer.families.custom import CustomSpec, DeclarationError
+from explorer.families.base import InputError
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -19,13 +21,18 @@ class LaunchPlan:
     global_size: tuple[int, ...]
     local_size: tuple[int, ...]
     defines: dict[str, int]
-    local_mem_bytes: int  # bytes of the __local pointer arguments the launch passes
+    description: LaunchDescription
     # The kernel's own constraints this launch breaks (planned with ``anyway``), with values.
     outside: tuple[str, ...] = ()
     # The NDRange the kernel sees where it is smaller than ``global_size``: an exact range
     # (an Oclgrind .sim) the local size does not divide, launched in whole work-groups whose
     # extra work-items leave at once (engine/launch/nonuniform.py). Empty for a uniform launch.
     ndrange: tuple[int, ...] = ()
+
+    @property
+    def local_mem_bytes(self) -> int:
+        """Bytes of the ``__local`` pointer arguments the launch passes."""
+        return self.description.local_bytes
 
 
 def resolve_defines(
@@ -44,8 +51,7 @@ def resolve_defines(
 def size_defaults(variant: Variant, sizes: dict[str, int]) -> dict[str, int]:
     """The defines of the first ``[[by_size]]`` rule whose condition holds for these sizes
     (with the header's defaults), or none. A rule that names a size not given does not hold."""
-    if variant.custom is not None:
-        sizes = {**dict(variant.custom.sizes), **sizes}
+    sizes = {**variant.model.default_sizes, **sizes}
     names = {**sizes, **variant.default_defines}
     for rule in variant.by_size:
         try:
@@ -68,6 +74,14 @@ def default_local(
     return tuple(evaluate(e, names) for e in variant.local_size)
 
 
+class _Refused(Exception):
+    """A step of :func:`plan` that refuses the configuration."""
+
+    def __init__(self, reason: str, fix: str, overridable: bool = False) -> None:
+        super().__init__(reason)
+        self.refusal = Refusal(reason, fix, overridable)
+
+
 def plan(
     variant: Variant,
     sizes: dict[str, int],
@@ -77,101 +91,169 @@ def plan(
     *,
     suggest: bool = True,
     anyway: bool = False,
+    input: str = "random",
+    text: str = "IOU",
+    image_path: str | None = None,
 ) -> LaunchPlan | Refusal:
-    """Compute the NDRange and check it against the variant's and device's limits.
+    """Compute the NDRange, describe the launch and check both against the variant's and the
+    device's limits.
 
     With ``suggest=False`` a refusal by the kernel's own constraints comes without the search
     for values that satisfy them (its ``fix`` is empty): the window shows the reason at once
     and runs the search off its thread. A refusal by those constraints alone is
     ``overridable``; with ``anyway`` they are not enforced, and the plan names the ones it
     breaks (``outside``), so a seed kernel's bug can be shown at the sizes that expose it.
-    Defines, the device's limits and the NDRange are enforced either way."""
-    if variant.custom is not None:  # sizes not given take the header's values
-        sizes = {**dict(variant.custom.sizes), **sizes}
-    defines = resolve_defines(variant, defines, sizes)
-    unknown = set(defines) - set(variant.default_defines)
+    Defines, the device's limits, the NDRange and the memory the buffers need are enforced
+    either way. ``input``, ``text`` and ``image_path`` choose the contents described."""
+    sizes = {**variant.model.default_sizes, **sizes}  # sizes not given take their defaults
+    try:
+        chosen = _defines(variant, defines, sizes)
+        local_size = _local_size(variant, local, chosen, sizes, device)
+        names = {**sizes, **chosen, "COMPUTE_UNITS": device.compute_units}
+        names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
+        broken = _constraints(variant, names)
+        if broken and not anyway:
+            rest = plan(variant, sizes, local, defines, device, suggest=False, anyway=True,
+                        input=input, text=text, image_path=image_path)  # fmt: skip
+            raise _constraints_refusal(variant, broken, names, sizes, chosen, suggest, rest)
+        _check_local_size(local_size, device)
+        raw_global = _global_size(variant, names)
+        setting = Setting(sizes, chosen, local_size, device.compute_units, input, text, image_path)
+        description = _description(variant, setting, device)
+    except _Refused as refused:
+        return refused.refusal
+    global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
+    exact = variant.exact_range and global_size != raw_global
+    outside = tuple(f"{c} (false for {_describe(c, names)})" for c in broken)
+    return LaunchPlan(
+        global_size, local_size, chosen, description, outside, raw_global if exact else ()
+    )
+
+
+def _defines(
+    variant: Variant, defines: dict[str, int] | None, sizes: dict[str, int]
+) -> dict[str, int]:
+    chosen = resolve_defines(variant, defines, sizes)
+    unknown = set(chosen) - set(variant.default_defines)
     if unknown:
-        return Refusal(
+        raise _Refused(
             f"{variant.qualified_id} has no define {', '.join(sorted(unknown))}.",
             f"Its defines are: {', '.join(variant.default_defines) or 'none'}.",
         )
     for key, values in variant.allowed_values.items():
-        if defines[key] not in values:
-            return Refusal(
-                f"{key}={defines[key]} is not an allowed value for {variant.qualified_id}.",
+        if chosen[key] not in values:
+            raise _Refused(
+                f"{key}={chosen[key]} is not an allowed value for {variant.qualified_id}.",
                 f"Use one of {', '.join(map(str, values))}.",
             )
+    return chosen
+
+
+def _local_size(
+    variant: Variant,
+    local: tuple[int, ...] | None,
+    defines: dict[str, int],
+    sizes: dict[str, int],
+    device: DeviceInfo,
+) -> tuple[int, ...]:
     try:
         local_size = (
             tuple(local) if local else default_local(variant, defines, sizes, device.compute_units)
         )
     except ExpressionError as exc:
-        return Refusal(f"the default local size cannot be computed: {exc}.", "Give a local size.")
+        raise _Refused(
+            f"the default local size cannot be computed: {exc}.", "Give a local size."
+        ) from None
     dims = len(variant.global_size)
     if len(local_size) != dims:
-        return Refusal(
+        raise _Refused(
             f"{variant.qualified_id} is a {dims}-D kernel but the local size "
             f"{_fmt(local_size)} has {len(local_size)} dimensions.",
             f"Give {dims} numbers, e.g. {_fmt(_safe_default(variant, defines, sizes, device))}.",
         )
+    return local_size
 
-    names = {**sizes, **defines, "COMPUTE_UNITS": device.compute_units}
-    names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
 
-    # Every failing constraint is named at once, so a person fixes them in one go.
+def _constraints(variant: Variant, names: dict[str, int]) -> list[str]:
+    """The kernel's own constraints that fail here, every one of them (a person fixes them
+    in one go)."""
     failing = []
     for constraint in variant.constraints:
         try:
             ok = evaluate(constraint, names)
         except ExpressionError as exc:
-            return Refusal(f"constraint {constraint!r} cannot be checked: {exc}.", "")
+            raise _Refused(f"constraint {constraint!r} cannot be checked: {exc}.", "") from None
         if not ok:
             failing.append(constraint)
-    broken = tuple(f"{c} (false for {_describe(c, names)})" for c in failing)
-    if failing and not anyway:
-        rest = plan(variant, sizes, local, defines, device, suggest=False, anyway=True)
-        overridable = isinstance(rest, LaunchPlan)
-        described = "; ".join(broken)
-        if not suggest:
-            return Refusal(f"{variant.qualified_id} needs {described}.", "", overridable)
-        fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
-        return Refusal(
-            f"{variant.qualified_id} needs {described}.",
-            " ".join(dict.fromkeys(fixes)),
-            overridable,
-        )
-    if any(v < 1 for v in local_size):
-        return Refusal(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
+    return failing
 
+
+def _constraints_refusal(
+    variant: Variant,
+    failing: list[str],
+    names: dict[str, int],
+    sizes: dict[str, int],
+    defines: dict[str, int],
+    suggest: bool,
+    rest: LaunchPlan | Refusal,
+) -> _Refused:
+    """The refusal by the kernel's own constraints: overridable where ``rest`` (the plan
+    run anyway) shows that nothing else refuses it."""
+    overridable = isinstance(rest, LaunchPlan)
+    described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
+    if not suggest:
+        return _Refused(f"{variant.qualified_id} needs {described}.", "", overridable)
+    fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
+    return _Refused(
+        f"{variant.qualified_id} needs {described}.", " ".join(dict.fromkeys(fixes)), overridable
+    )
+
+
+def _check_local_size(local_size: tuple[int, ...], device: DeviceInfo) -> None:
+    if any(v < 1 for v in local_size):
+        raise _Refused(f"local size {_fmt(local_size)} has a zero.", "Every dimension is ≥ 1.")
     total = math.prod(local_size)
     if total > device.max_work_group_size:
-        return Refusal(
+        raise _Refused(
             f"local size {_fmt(local_size)} is {total} work-items; {device.name} allows at most "
             f"{device.max_work_group_size} in a work-group.",
             f"Use a smaller local size, e.g. {_fmt(_shrink(local_size, device))}.",
         )
     for i, (value, limit) in enumerate(zip(local_size, device.max_work_item_sizes, strict=False)):
         if value > limit:
-            return Refusal(
+            raise _Refused(
                 f"local size {value} in dimension {i} exceeds {device.name}'s limit of {limit}.",
                 f"Use at most {limit} in dimension {i}.",
             )
 
+
+def _global_size(variant: Variant, names: dict[str, int]) -> tuple[int, ...]:
     try:
         raw_global = tuple(evaluate(e, names) for e in variant.global_size)
     except ExpressionError as exc:
-        return Refusal(f"the global size cannot be computed: {exc}.", "")
+        raise _Refused(f"the global size cannot be computed: {exc}.", "") from None
     if any(g < 1 for g in raw_global):
-        return Refusal(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
-    global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
-    if variant.custom is not None:
-        custom = _custom_plan(variant.custom, global_size, local_size, defines, names, device)
-        if isinstance(custom, Refusal):
-            return custom
-        exact = variant.custom.exact_range and global_size != raw_global
-        return replace(custom, outside=broken, ndrange=raw_global if exact else ())
-    local_args = get_family(variant.family).local_arg_bytes(variant.args, local_size)
-    return LaunchPlan(global_size, local_size, defines, local_args, broken)
+        raise _Refused(f"the global size {_fmt(raw_global)} is empty.", "Use larger sizes.")
+    return raw_global
+
+
+def _description(variant: Variant, setting: Setting, device: DeviceInfo) -> LaunchDescription:
+    """The launch description, refused where it cannot be made or its buffers do not fit."""
+    try:
+        description = describe(variant, setting)
+    except (DescriptionError, InputError) as exc:
+        raise _Refused(f"{exc}.", "Fix the declaration in the kernel's header.") from None
+    refusal = check_memory(
+        lambda smaller: describe(variant, replace(setting, sizes=smaller)), setting.sizes, device
+    )
+    if refusal is not None:
+        raise _Refused(refusal.reason, refusal.fix)
+    return description
+
+
+def describe(variant: Variant, setting: Setting) -> LaunchDescription:
+    """The launch description of ``variant`` at ``setting``, whatever the kernel is."""
+    return variant.model.describe(setting, variant.args, variant.layout, variant.element)
 
 
 def exact_ndrange(
@@ -181,12 +263,11 @@ def exact_ndrange(
     defines: dict[str, int] | None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """The (NDRange, local size) of a launch in non-uniform work-groups, before any device is
-    asked: an exact range (``CustomSpec.exact_range``) the local size does not divide; None
+    asked: an exact range (``Variant.exact_range``) the local size does not divide; None
     for any other launch, and where the sizes cannot be computed (``plan`` says why)."""
-    spec = variant.custom
-    if spec is None or not spec.exact_range:
+    if not variant.exact_range:
         return None
-    sizes = {**dict(spec.sizes), **sizes}
+    sizes = {**variant.model.default_sizes, **sizes}
     chosen = resolve_defines(variant, defines, sizes)
     try:
         local_size = tuple(local) if local else default_local(variant, chosen, sizes)
@@ -200,28 +281,6 @@ def exact_ndrange(
     if all(g % lo == 0 for g, lo in zip(ndrange, local_size, strict=True)):
         return None
     return ndrange, local_size
-
-
-def _custom_plan(
-    spec: CustomSpec,
-    global_size: tuple[int, ...],
-    local_size: tuple[int, ...],
-    defines: dict[str, int],
-    names: dict[str, int],
-    device: DeviceInfo,
-) -> LaunchPlan | Refusal:
-    """A custom kernel's ``__local`` bytes at their declared counts, and its buffers checked
-    against the device's largest allocation before any is made."""
-    from explorer.engine.arguments import allocation_refusal, local_bytes
-
-    try:
-        refusal = allocation_refusal(spec, names, device)
-        local_args = local_bytes(spec, names)
-    except DeclarationError as exc:
-        return Refusal(f"{exc}.", "Fix the declaration in the kernel's header.")
-    if refusal is not None:
-        return refusal
-    return LaunchPlan(global_size, local_size, defines, local_args)
 
 
 def check_kernel_limits(

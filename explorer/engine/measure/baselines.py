@@ -30,7 +30,7 @@ import numpy as np
 
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.launch.runtime import OpenCLRuntime, runtime
-from explorer.families import get_family
+from explorer.families import fixed_family
 
 CACHE_ENV = "EXPLORER_CACHE_DIR"
 CACHE_FILE = "device-limits.json"
@@ -312,7 +312,7 @@ def torch_time(family: str, sizes: dict[str, int], index: int, repeat: int = 10)
     def rand(*shape: int) -> Any:
         return torch.rand(*shape, device=dev, generator=gen, dtype=torch.float32) * 2 - 1
 
-    op = get_family(family).torch_op(sizes, rand)
+    op = fixed_family(family).torch_op(sizes, rand)
     if op is None:
         raise ValueError(f"no torch baseline for {family}")
     with torch.cuda.device(index):

@@ -19,7 +19,6 @@ Only verified rows get a ratio.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Iterable
@@ -36,8 +35,7 @@ from explorer.engine.measure.baselines import (
     torch_time,
 )
 from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
-from explorer.families import Reference, get_family
-from explorer.families.base import Arrays, Sizes
+from explorer.families import fixed_family, get_family
 
 BASELINES = ("copy", "fma", "numpy", "torch")
 
@@ -59,17 +57,20 @@ def parse_size(family: str, text: str) -> dict[str, int]:
 def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
     """The numpy row: the same computation on the CPU, timed the same way (median of samples).
     Runs in the executor process; a size beyond the host's memory is a refused row."""
-    from explorer.engine.launch.run import available_host_bytes, memory_needs
+    from explorer.description.launch import Setting
+    from explorer.engine.launch.memory import available_host_bytes, host_bytes
 
-    problem = get_family(family)
+    problem = fixed_family(family)
     full = problem.check_sizes(sizes)
-    _, host_bytes = memory_needs(problem, full, np.dtype(dtype))
+    setting = Setting(full, {}, (1,))
+    described = problem.describe(setting, problem.roles, "row-major", np.dtype(dtype))
+    needed = host_bytes(described)
     available = available_host_bytes()
-    if host_bytes > available * 0.6:
+    if needed > available * 0.6:
         row = _row(family, "numpy", "numpy (CPU)", "numpy " + np.__version__, full)
         row["status"], row["verified"] = "refused", False
         row["refused"] = (
-            f"the numpy baseline needs about {host_bytes >> 20} MiB of host memory; "
+            f"the numpy baseline needs about {needed >> 20} MiB of host memory; "
             f"{available >> 20} MiB is available. Use smaller sizes."
         )
         return row
@@ -152,67 +153,20 @@ def _point_json(point: dict[str, Any]) -> dict[str, Any]:
 
 # -- runs in the executor process ---------------------------------------------------------------
 
-_memo: dict[str, Any] = {}
-
 
 def run_memoised(request: RunRequest) -> RunResult:
-    """:func:`runner.run_request`, with the inputs and the float64 reference of the last
-    size kept between calls: a sweep of 40 configurations at 4096³ computes the reference
-    once, not 40 times. Runs in the executor process."""
+    """:func:`run_request`: the engine keeps the inputs and the references of the last
+    configuration, so a sweep of 40 configurations at 4096³ computes the reference once, not
+    40 times, and quotes the time it took then. Runs in the executor process."""
     from explorer.engine.launch import run as runner
 
-    problem = get_family(request.variant.family)
-    make, reference = problem.make_inputs, problem.reference
-
-    def make_inputs(
-        sizes: Sizes,
-        dtype: np.dtype,
-        preset: str,
-        text: str = "IOU",
-        image_path: str | None = None,
-        seed: int = 1234,
-    ) -> Arrays:
-        key = (
-            problem.family,
-            tuple(sorted(sizes.items())),
-            np.dtype(dtype).str,
-            preset,
-            text,
-            image_path,
-            seed,
-        )
-        if _memo.get("key") != key or preset == "image":
-            _memo.clear()
-            _memo["key"] = key
-            _memo["inputs"] = make(sizes, dtype, preset, text, image_path, seed)
-        inputs: Arrays = _memo["inputs"]
-        return inputs
-
-    def cached_reference(inputs: Arrays, sizes: Sizes) -> Reference:
-        if inputs is not _memo.get("inputs"):
-            return reference(inputs, sizes)
-        if "reference" not in _memo:
-            started = time.perf_counter()
-            _memo["reference"] = reference(inputs, sizes)
-            _memo["reference_ms"] = (time.perf_counter() - started) * 1e3
-        cached: Reference = _memo["reference"]
-        return cached
-
-    problem.make_inputs = make_inputs  # type: ignore[method-assign]
-    problem.reference = cached_reference  # type: ignore[method-assign]
-    try:
-        result = runner.run_request(request)
-    finally:
-        del problem.make_inputs
-        del problem.reference
-    if result.timing is not None and "reference_ms" in _memo:
-        timing = dataclasses.replace(result.timing, reference_ms=_memo["reference_ms"])
-        result = dataclasses.replace(result, timing=timing)
-    return result
+    return runner.run_request(request)
 
 
 def forget_memo() -> None:
-    _memo.clear()
+    from explorer.engine.launch.prepare import forget_made
+
+    forget_made()
 
 
 # -- baseline rows --------------------------------------------------------------------------------
@@ -274,7 +228,7 @@ def baseline_record(
     """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
     numpy row itself). A baseline that cannot run gives a row with status ``skipped``.
     ``rows``: the size's rows, whose paired copies make the copy row when they have any."""
-    problem = get_family(family)
+    problem = fixed_family(family)
     full = problem.check_sizes(sizes)
     flops = problem.flops(full)
     moved = problem.min_bytes(full, 4)

@@ -180,19 +180,14 @@ def _launch_once(request: RunRequest) -> RunResult:
     """Build, bind, launch once and verify: the run's own path launches at least twice (a
     verified launch and a timed one), which made Oclgrind report every problem twice. Local
     memory is not poisoned first: Oclgrind tracks which bytes were written by itself."""
-    from explorer.engine.launch.run import (
-        bind,
-        bytes_moved,
-        judge,
-        judge_custom,
-        prepare,
-        read_output,
-    )
+    from explorer.engine.launch.bind import bind, read_results
+    from explorer.engine.launch.judge import judge
+    from explorer.engine.launch.prepare import prepare
 
     p = prepare(request)
     if isinstance(p, RunResult):
         return p
-    cl = p.session.cl
+    cl = p.runtime.cl
     try:
         bound = bind(p)
         p.kernel.set_args(*bound.args)
@@ -200,12 +195,12 @@ def _launch_once(request: RunRequest) -> RunResult:
         event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size)
         event.wait()
         p.queue.finish()
-        output, _ = read_output(p, bound)
-        # A custom kernel (a .sim file) is judged over its declared results, as a run is.
-        judged = judge_custom(p) if p.custom is not None else None
+        results, _ = read_results(p, bound)
     except cl.Error as exc:
         return p.head.runtime_failed(exc)
-    verdict = judged.verdict if judged is not None else judge(p, [output])[0]
+    judged = judge(p.description, results, p.inputs, p.references)
     return p.head.judged(
-        verdict=verdict, flops=p.problem.flops(p.sizes), bytes_moved=bytes_moved(p)
+        verdict=judged.verdict,
+        flops=p.description.flops,
+        bytes_moved=p.description.bytes_moved,
     )

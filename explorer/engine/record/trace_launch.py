@@ -16,31 +16,25 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from explorer.engine.header.catalog import role_layout
+from explorer.engine.launch.bind import Bound, bind, read_results, reset
 from explorer.engine.launch.build import BuildError, option_defines
+from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines
+from explorer.engine.launch.prepare import Prepared, content_key, prepare
 from explorer.engine.launch.run import (
-    bind,
-    bytes_moved,
-    content_key,
-    judge,
-    judge_custom,
+    judged_arrays,
     poison_local,
-    prepare,
-    read_output,
     rejected_group_size,
-    reset_output,
     silenced_stdout,
 )
 from explorer.engine.records import RunRequest, RunResult
-from explorer.families.custom import CustomSpec
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -166,7 +160,34 @@ def instrumented(
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
+    """Instrument, prepare, then count, record, read back and decode (see the module)."""
     started = time.perf_counter()
+    run = request.run
+    inst = _instrument(request)
+    if isinstance(inst, str):
+        failed = prepare(run)
+        if isinstance(failed, RunResult):
+            return TraceOutcome(failed, None)
+        return TraceOutcome(failed.head.failed(f"cannot trace: {inst}", "trace"), None)
+    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    if isinstance(p, RunResult):
+        return TraceOutcome(p, None)
+    try:
+        recording = TraceLaunch(p, inst, request)
+    except BuildError as exc:
+        return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
+    recording.timings["build_ms"] = (time.perf_counter() - started) * 1e3
+    try:
+        return recording.run()
+    except p.runtime.cl.Error as exc:
+        rejected = rejected_group_size(p, exc)
+        return TraceOutcome(rejected or p.head.runtime_failed(exc), None)
+
+
+def _instrument(request: TraceRequest) -> Instrumented | str:
+    """The instrumented source of the request's kernel (an exact NDRange that the local
+    size does not divide rewritten first, so that the trace runtime sees whole groups), or
+    why it cannot be traced."""
     run = request.run
     variant = run.variant
     try:
@@ -177,24 +198,37 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
         std = language_standard(variant.build_options)
         source = variant.source
         partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
-        if partial is not None:  # rewritten first, so that the trace runtime sees whole groups
+        if partial is not None:
             ndrange, group = partial
             source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
-        inst = instrumented(source, variant.kernel, tuple(defines.items()), request.values, std)
+        return instrumented(source, variant.kernel, tuple(defines.items()), request.values, std)
     except (InstrumentError, ValueError) as exc:
-        failed = prepare(run)
-        if isinstance(failed, RunResult):
-            return TraceOutcome(failed, None)
-        return TraceOutcome(failed.head.failed(f"cannot trace: {exc}", "trace"), None)
-    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
-    if isinstance(p, RunResult):
-        return TraceOutcome(p, None)
-    cl = p.session.cl
-    try:
-        without_barriers = p.kernel  # without a barrier the counting build is the same program
+        return str(exc)
+
+
+class TraceLaunch:
+    """The instrumented kernel's launches for one trace: sized by a counting launch, then
+    recorded into per-work-item regions, read back, decoded and judged."""
+
+    def __init__(self, p: Prepared, inst: Instrumented, request: TraceRequest) -> None:
+        self.p, self.inst, self.request = p, inst, request
+        self.cl = p.runtime.cl
+        self.timings: dict[str, float] = {}
+        local = (list(p.launch.local_size) + [1, 1, 1])[:3]
+        self.per_group = int(np.prod(local))
+        dims = [g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
+        dims += [1] * (3 - len(dims))
+        self.num_groups = (dims[0], dims[1], dims[2])
+        self.total_groups = int(np.prod(self.num_groups))
+        # The value plane makes each record wider: the budget holds fewer of them.
+        self.budget = request.budget_bytes * RECORD_BYTES // (RECORD_BYTES + inst.value_bytes)
+        self.diverged = np.zeros(0, dtype=bool)
+        # Without a barrier the counting build is the same program.
+        self.without_barriers = p.kernel
         if inst.barriers:
-            without_barriers = p.session.cache.kernel(
-                cl,
+            variant = p.variant
+            self.without_barriers = p.runtime.cache.kernel(
+                self.cl,
                 p.context,
                 p.device.key,
                 inst.source,
@@ -202,213 +236,214 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
                 variant.kernel,
                 os.path.basename(variant.path) or variant.id,
             )
-    except BuildError as exc:
-        return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
-    mf = cl.mem_flags
-    local = (list(p.launch.local_size) + [1, 1, 1])[:3]
-    per_group = int(np.prod(local))
-    dims = [g // lo for g, lo in zip(p.launch.global_size, p.launch.local_size, strict=True)]
-    dims += [1] * (3 - len(dims))
-    num_groups = (dims[0], dims[1], dims[2])
-    total_groups = int(np.prod(num_groups))
-    timings = {"build_ms": (time.perf_counter() - started) * 1e3}
-    # The value plane makes each record wider: the budget holds fewer of them.
-    budget_bytes = request.budget_bytes * RECORD_BYTES // (RECORD_BYTES + inst.value_bytes)
 
-    try:
-        bound = bind(p)
-        lengths = np.zeros(max(1, len(inst.buffers)), dtype=np.uint64)
-        for b in inst.buffers:
-            if b.param_index is not None:
-                lengths[b.id] = bound.param_bytes[b.param_index]
-        ctx = p.context
-
-        def buffer(array: np.ndarray) -> Any:
-            return cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
-
-        len_buf = buffer(lengths)
-        meta = np.zeros(8 * max(1, len(inst.buffers)), dtype=np.uint64)
-        meta_buf = buffer(meta)
-        dummy_buf = cl.Buffer(ctx, mf.READ_WRITE, 256)
-
-        nbar = max(1, inst.barriers)
-        diverged = np.zeros(0, dtype=bool)
-
-        def launch(
-            slots: np.ndarray,
-            offsets: np.ndarray,
-            mode: int,
-            capacity_records: int,
-            real_barriers: bool,
-        ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
-            nonlocal diverged
-            traced_groups = int((slots >= 0).sum())
-            w = traced_groups * per_group
-            arrivals = np.zeros((max(1, traced_groups), nbar, 2), dtype=np.uint32)
-            arrivals[:, :, 0] = np.iinfo(np.uint32).max
-            bar_buf = buffer(arrivals)
-            plane = max(4, capacity_records * 4)  # offsets and words, in two planes
-            value_plane = max(8, capacity_records * inst.value_bytes)  # and values, if asked
-            rec_bufs: tuple[Any, ...] = (
-                cl.Buffer(ctx, mf.READ_WRITE, plane),
-                cl.Buffer(ctx, mf.READ_WRITE, plane),
-                cl.Buffer(ctx, mf.READ_WRITE, value_plane),
-            )
-            counts = np.zeros(max(1, w), dtype=np.uint32)
-            dispatch = np.zeros(1 + total_groups, dtype=np.uint32)
-            cnt_buf, disp_buf = buffer(counts), buffer(dispatch)
-            args = [
-                *bound.args,
-                *rec_bufs[:2],
-                buffer(offsets.astype(np.uint64)),
-                cnt_buf,
-                disp_buf,
-                buffer(slots.astype(np.int32)),
-                len_buf,
-                meta_buf,
-                dummy_buf,
-                np.uint32(mode),
-                bar_buf,
-                np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
-                rec_bufs[2],
-            ]
-            kernel = p.kernel if real_barriers else without_barriers
-            kernel.set_args(*args)
-            reset_output(p, bound)
-            poison_local(p)
-            with silenced_stdout():  # printf output belongs to the plain run
-                cl.enqueue_nd_range_kernel(
-                    p.queue, kernel, p.launch.global_size, p.launch.local_size
-                ).wait()
-            cl.enqueue_copy(p.queue, counts, cnt_buf)
-            cl.enqueue_copy(p.queue, arrivals, bar_buf)
-            cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
-            # A group whose work-items passed a barrier site different numbers of times.
-            seen = arrivals[:traced_groups]
-            diverged = ((seen[:, :, 0] != seen[:, :, 1]) & (seen[:, :, 1] > 0)).any(axis=1)
-            return counts[:w], dispatch, rec_bufs
-
-        def count(groups: np.ndarray, real_barriers: bool = False) -> np.ndarray:
-            """Records per work-item of the given groups, (groups, per_group), in order.
-            Without real barriers (the default) a barrier only some work-items reach is
-            counted, not executed (see runtime.cl)."""
-            count_slots = np.full(total_groups, -1, dtype=np.int32)
-            count_slots[groups] = np.arange(groups.size, dtype=np.int32)
-            zero = np.zeros(groups.size * per_group + 1)
-            counted, _, _ = launch(count_slots, zero, COUNT, 0, real_barriers)
-            return counted.reshape(groups.size, per_group)
-
+    def run(self) -> TraceOutcome:
+        p = self.p
+        self.bound = bind(p)
+        self._runtime_buffers()
         t0 = time.perf_counter()
-        wi_records = np.zeros((total_groups, per_group), dtype=np.uint32)
-        group_records = np.full(total_groups, np.inf)
-        if request.groups:
-            counted = groups_in_ranges(num_groups, request.groups)
-        else:
-            probe = nearest_groups(num_groups, request.center)[:1]
-            probe_records = int(count(probe).sum())
-            near = groups_to_count(probe_records, num_groups, budget_bytes, request.center)
-            counted = np.arange(total_groups) if near is None else near
-        wi_records[counted] = count(counted)
-        divergent = bool(diverged.any())
-        group_records[counted] = wi_records[counted].sum(axis=1)
-        timings["count_ms"] = (time.perf_counter() - t0) * 1e3
-
-        window = choose_window(
-            group_records, num_groups, budget_bytes, request.center, request.groups
-        )
-        slots = np.full(total_groups, -1, dtype=np.int32)
-        slots[window] = np.arange(window.size, dtype=np.int32)
-        wi_counts = wi_records[window].ravel().astype(np.uint64)
-        offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
-        capacity = int(offsets[-1])
-        mode = RECORD_EVERY_GROUP
-        if window.size < total_groups and outside_may_leave(inst, p.custom is not None):
-            mode = RECORD_WINDOW
-
+        wi_records, counted = self._count()
+        self.timings["count_ms"] = (time.perf_counter() - t0) * 1e3
         t0 = time.perf_counter()
-        counts2, dispatch, rec_bufs = launch(slots, offsets, mode, capacity, not divergent)
-        if not divergent and not np.array_equal(counts2, wi_counts):
-            # With real barriers the kernel took other paths than when counted without them
-            # (it reads what other work-items wrote): count again with them, and record.
-            wi_counts = count(window, True).ravel().astype(np.uint64)
-            offsets = np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
-            capacity = int(offsets[-1])
-            counts2, dispatch, rec_bufs = launch(slots, offsets, mode, capacity, True)
-        output, _ = read_output(p, bound)
-        plain_output = None
+        window, offsets, counts, dispatch, planes, mode = self._record(wi_records, counted)
+        results, _ = read_results(p, self.bound)
+        plain = None
         if mode == RECORD_WINDOW:
             t1 = time.perf_counter()
-            plain_output = _plain_output(p, bound)
-            timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
+            plain = _plain_results(p, self.bound)
+            self.timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
             t0 += time.perf_counter() - t1  # not part of the recording
-        judged_custom = judge_custom(p) if p.custom is not None else None
-        # Mapped, not copied: on a CPU device the records are read where the kernel wrote
-        # them (hundreds of MB). The arrays keep their buffers alive until they are dropped.
-        value_dtype = np.uint64 if inst.value_bytes == 8 else np.uint32
-        planes = tuple(
-            cl.enqueue_map_buffer(p.queue, buf, cl.map_flags.READ, 0, (capacity,), dtype)[0]
+        self.timings["record_ms"] = (time.perf_counter() - t0) * 1e3
+        t0 = time.perf_counter()
+        trace = decode(self._raw(planes, offsets, counts, dispatch, window), self.inst)
+        self.timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
+        if plain is not None:
+            t0 = time.perf_counter()
+            results = _window_results(p, trace, results, plain)
+            self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
+        judged = judge(p.description, results, p.inputs, p.references)
+        result = p.head.judged(
+            verdict=judged.verdict,
+            flops=p.description.flops,
+            bytes_moved=p.description.bytes_moved,
+            **judged_arrays(p, judged),
+        )
+        return TraceOutcome(result, trace, self.timings)
+
+    def _runtime_buffers(self) -> None:
+        """The trace runtime's own arguments: each buffer's length, the metadata it fills."""
+        lengths = np.zeros(max(1, len(self.inst.buffers)), dtype=np.uint64)
+        for b in self.inst.buffers:
+            if b.param_index is not None:
+                lengths[b.id] = self.bound.param_bytes[b.param_index]
+        self.len_buf = self._buffer(lengths)
+        self.meta = np.zeros(8 * max(1, len(self.inst.buffers)), dtype=np.uint64)
+        self.meta_buf = self._buffer(self.meta)
+        self.dummy_buf = self.cl.Buffer(self.p.context, self.cl.mem_flags.READ_WRITE, 256)
+
+    def _buffer(self, array: np.ndarray) -> Any:
+        mf = self.cl.mem_flags
+        return self.cl.Buffer(self.p.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
+
+    def _count(self) -> tuple[np.ndarray, np.ndarray]:
+        """Records per work-item of every group counted (all, or those near the chosen one
+        where one group's count shows that only a window fits), and which were counted."""
+        request = self.request
+        wi_records = np.zeros((self.total_groups, self.per_group), dtype=np.uint32)
+        if request.groups:
+            counted = groups_in_ranges(self.num_groups, request.groups)
+        else:
+            probe = nearest_groups(self.num_groups, request.center)[:1]
+            probe_records = int(self.count(probe).sum())
+            near = groups_to_count(probe_records, self.num_groups, self.budget, request.center)
+            counted = np.arange(self.total_groups) if near is None else near
+        wi_records[counted] = self.count(counted)
+        return wi_records, counted
+
+    def _record(
+        self, wi_records: np.ndarray, counted: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...], int]:
+        """The recording launch over the window of groups that fits, each work-item given a
+        region of exactly its count; counted again with real barriers where the kernel took
+        other paths with them. The planes are mapped, not copied."""
+        divergent = bool(self.diverged.any())
+        group_records = np.full(self.total_groups, np.inf)
+        group_records[counted] = wi_records[counted].sum(axis=1)
+        request = self.request
+        window = choose_window(
+            group_records, self.num_groups, self.budget, request.center, request.groups
+        )
+        slots = np.full(self.total_groups, -1, dtype=np.int32)
+        slots[window] = np.arange(window.size, dtype=np.int32)
+        wi_counts = wi_records[window].ravel().astype(np.uint64)
+        mode = RECORD_EVERY_GROUP
+        if window.size < self.total_groups and outside_may_leave(self.inst):
+            mode = RECORD_WINDOW
+        offsets = _offsets(wi_counts)
+        counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
+        if not divergent and not np.array_equal(counts, wi_counts):
+            # With real barriers the kernel took other paths than when counted without them
+            # (it reads what other work-items wrote): count again with them, and record.
+            wi_counts = self.count(window, True).ravel().astype(np.uint64)
+            offsets = _offsets(wi_counts)
+            counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, True)
+        self.slots = slots
+        planes = self._planes(rec_bufs, int(offsets[-1]))
+        self.cl.enqueue_copy(self.p.queue, self.meta, self.meta_buf).wait()
+        return window, offsets, counts, dispatch, planes, mode
+
+    def _planes(self, rec_bufs: tuple[Any, ...], capacity: int) -> tuple[np.ndarray, ...]:
+        """Offsets, words and values as arrays: on a CPU device read where the kernel wrote
+        them (hundreds of MB). The arrays keep their buffers alive until they are dropped."""
+        value_bytes = self.inst.value_bytes
+        value_dtype = (np.uint64 if value_bytes == 8 else np.uint32) if value_bytes else None
+        cl, queue = self.cl, self.p.queue
+        return tuple(
+            cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ, 0, (capacity,), dtype)[0]
             if capacity and dtype is not None
             else np.zeros(0, dtype=dtype)
-            for buf, dtype in zip(
-                rec_bufs,
-                (np.uint32, np.uint32, value_dtype if inst.value_bytes else None),
-                strict=True,
-            )
+            for buf, dtype in zip(rec_bufs, (np.uint32, np.uint32, value_dtype), strict=True)
         )
-        cl.enqueue_copy(p.queue, meta, meta_buf).wait()
-        timings["record_ms"] = (time.perf_counter() - t0) * 1e3
-    except cl.Error as exc:
-        rejected = rejected_group_size(p, exc)
-        if rejected is not None:
-            return TraceOutcome(rejected, None)
-        return TraceOutcome(p.head.runtime_failed(exc), None)
 
-    t0 = time.perf_counter()
-    # A custom kernel's roles are its parameter names, matched by name, not by position.
-    role_names = [q.name for q in p.params] if p.custom is not None else list(variant.args)
-    roles = tuple(
-        role_names[b.param_index] if b.param_index is not None else None for b in inst.buffers
-    )
-    raw = RawTrace(
-        planes[0],
-        planes[1],
-        offsets,
-        counts2,
-        dispatch,
-        meta,
-        slots,
-        p.launch.global_size,
-        p.launch.local_size,
-        roles,
-        p.problem.output_role,
-        planes[2] if inst.value_bytes else None,
-        p.launch.ndrange,
-    )
-    trace = decode(raw, inst)
-    if p.custom is not None:
-        trace = _declared_inputs(trace, p.custom.spec)
-    timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
-    if plain_output is not None:
-        t0 = time.perf_counter()
-        output = _window_output(p, trace, output, plain_output)
-        timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
-    outputs = None
-    if judged_custom is not None:
-        verdict, shown = judged_custom.verdict, judged_custom.output
-        reference_value, outputs = judged_custom.reference, judged_custom.outputs
-    else:
-        verdict, shown = judge(p, [output])
-        reference_value = p.reference.value
-    result = p.head.judged(
-        verdict=verdict,
-        flops=p.problem.flops(p.sizes),
-        bytes_moved=bytes_moved(p),
-        output=shown if run.keep_output else None,
-        reference=reference_value if run.keep_output else None,
-        inputs=p.inputs if run.keep_output else None,
-        outputs=outputs if run.keep_output else None,
-    )
-    return TraceOutcome(result, trace, timings)
+    def launch(
+        self, slots: np.ndarray, offsets: np.ndarray, mode: int, real_barriers: bool
+    ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+        """One launch of the instrumented kernel: records per traced work-item, the order the
+        groups started in and the record buffers; notes groups whose work-items passed a
+        barrier site different numbers of times (``diverged``)."""
+        p, cl, inst = self.p, self.cl, self.inst
+        mf = cl.mem_flags
+        capacity = int(offsets[-1])
+        traced_groups = int((slots >= 0).sum())
+        w = traced_groups * self.per_group
+        arrivals = np.zeros((max(1, traced_groups), max(1, inst.barriers), 2), dtype=np.uint32)
+        arrivals[:, :, 0] = np.iinfo(np.uint32).max
+        bar_buf = self._buffer(arrivals)
+        plane = max(4, capacity * 4)  # offsets and words, in two planes
+        value_plane = max(8, capacity * inst.value_bytes)  # and values, if asked
+        rec_bufs: tuple[Any, ...] = (
+            cl.Buffer(p.context, mf.READ_WRITE, plane),
+            cl.Buffer(p.context, mf.READ_WRITE, plane),
+            cl.Buffer(p.context, mf.READ_WRITE, value_plane),
+        )
+        counts = np.zeros(max(1, w), dtype=np.uint32)
+        dispatch = np.zeros(1 + self.total_groups, dtype=np.uint32)
+        cnt_buf, disp_buf = self._buffer(counts), self._buffer(dispatch)
+        args = [
+            *self.bound.args,
+            *rec_bufs[:2],
+            self._buffer(offsets.astype(np.uint64)),
+            cnt_buf,
+            disp_buf,
+            self._buffer(slots.astype(np.int32)),
+            self.len_buf,
+            self.meta_buf,
+            self.dummy_buf,
+            np.uint32(mode),
+            bar_buf,
+            np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
+            rec_bufs[2],
+        ]
+        kernel = p.kernel if real_barriers else self.without_barriers
+        kernel.set_args(*args)
+        reset(p, self.bound)
+        poison_local(p)
+        with silenced_stdout():  # printf output belongs to the plain run
+            cl.enqueue_nd_range_kernel(
+                p.queue, kernel, p.launch.global_size, p.launch.local_size
+            ).wait()
+        cl.enqueue_copy(p.queue, counts, cnt_buf)
+        cl.enqueue_copy(p.queue, arrivals, bar_buf)
+        cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()
+        seen = arrivals[:traced_groups]
+        self.diverged = ((seen[:, :, 0] != seen[:, :, 1]) & (seen[:, :, 1] > 0)).any(axis=1)
+        return counts[:w], dispatch, rec_bufs
+
+    def count(self, groups: np.ndarray, real_barriers: bool = False) -> np.ndarray:
+        """Records per work-item of the given groups, (groups, per_group), in order.
+        Without real barriers (the default) a barrier only some work-items reach is
+        counted, not executed (see runtime.cl)."""
+        slots = np.full(self.total_groups, -1, dtype=np.int32)
+        slots[groups] = np.arange(groups.size, dtype=np.int32)
+        zero = np.zeros(groups.size * self.per_group + 1, dtype=np.uint64)
+        counted, _, _ = self.launch(slots, zero, COUNT, real_barriers)
+        return counted.reshape(groups.size, self.per_group)
+
+    def _raw(
+        self,
+        planes: tuple[np.ndarray, ...],
+        offsets: np.ndarray,
+        counts: np.ndarray,
+        dispatch: np.ndarray,
+        window: np.ndarray,
+    ) -> RawTrace:
+        p = self.p
+        names = [param.name for param in p.arranged]
+        roles = tuple(
+            names[b.param_index] if b.param_index is not None else None for b in self.inst.buffers
+        )
+        results = p.description.results
+        return RawTrace(
+            planes[0],
+            planes[1],
+            offsets,
+            counts,
+            dispatch,
+            self.meta,
+            self.slots,
+            p.launch.global_size,
+            p.launch.local_size,
+            roles,
+            results[0].name if results else None,
+            planes[2] if self.inst.value_bytes else None,
+            p.launch.ndrange,
+            frozenset(b.name for b in p.description.buffers if b.is_input),
+            frozenset(b.name for b in p.description.buffers if b.host_filled),
+        )
+
+
+def _offsets(wi_counts: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
 
 
 # -- a trace of a window of groups: the others leave at entry ------------------------------
@@ -421,25 +456,22 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
 # the window's elements as the trace build wrote them, the others as the plain build did.
 
 
-def outside_may_leave(inst: Instrumented, custom: bool) -> bool:
+def outside_may_leave(inst: Instrumented) -> bool:
     """Whether the groups outside the window may skip the recording launch: not where a
     global atomic may gather other groups' work into an element the window writes (a sum
-    over every group would look wrong), nor for a custom kernel (its buffers are judged by
-    its own declarations, which a merge of two launches would not honour)."""
-    if custom:
-        return False
+    over every group would look wrong)."""
     return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
 
 
-# The last plain launch's output, by what determines it: a trace around another group of the
-# same configuration (a click on an untraced group) needs the same output again.
-_plain_outputs: dict[bytes, np.ndarray] = {}
+# The last plain launch's results, by what determines them: a trace around another group of
+# the same configuration (a click on an untraced group) needs the same results again.
+_plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
 
 
-def _plain_key(p: Any) -> bytes:
+def _plain_key(p: Prepared) -> bytes:
     """What one launch of the kernel as written depends on: device, source, kernel, build
-    options, NDRange, sizes and the contents of every input."""
-    variant = p.request.variant
+    options, NDRange, sizes and the contents of every buffer."""
+    variant = p.variant
     parts = (
         p.device.key,
         variant.source,
@@ -454,15 +486,15 @@ def _plain_key(p: Any) -> bytes:
     return content_key(parts, {})
 
 
-def _plain_output(p: Any, bound: Any) -> np.ndarray:
-    """The output of one launch of the whole grid with the kernel as written (the last one
-    again when nothing it depends on changed)."""
+def _plain_results(p: Prepared, bound: Bound) -> dict[str, np.ndarray]:
+    """The results of one launch of the whole grid with the kernel as written (the last ones
+    again when nothing they depend on changed)."""
     key = _plain_key(p)
-    if key in _plain_outputs:
-        return _plain_outputs[key].copy()
-    variant = p.request.variant
-    cl = p.session.cl
-    kernel = p.session.cache.kernel(
+    if key in _plain_results_kept:
+        return {k: v.copy() for k, v in _plain_results_kept[key].items()}
+    variant = p.variant
+    cl = p.runtime.cl
+    kernel = p.runtime.cache.kernel(
         cl,
         p.context,
         p.device.key,
@@ -472,24 +504,23 @@ def _plain_output(p: Any, bound: Any) -> np.ndarray:
         os.path.basename(variant.path) or variant.id,
     )
     kernel.set_args(*bound.args)
-    reset_output(p, bound)
+    reset(p, bound)
     poison_local(p)
     with silenced_stdout():
         cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
-    output, _ = read_output(p, bound)
-    _plain_outputs.clear()
-    _plain_outputs[key] = output.copy()
-    return output
+    results, _ = read_results(p, bound)
+    _plain_results_kept.clear()
+    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
+    return results
 
 
-def written_by_trace(trace: Trace, role: str | None, shape: tuple[int, ...]) -> np.ndarray:
-    """Which elements of the output (``role``'s buffer, ``shape`` in the buffer's order) the
-    traced work-items wrote, from their records: a mask of that shape."""
-    length = int(np.prod(shape))
-    mask = np.zeros(length, dtype=bool)
-    ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == role]
+def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int) -> np.ndarray:
+    """Which of the ``count`` elements (of ``elem_bytes`` each) of the buffer ``name`` the
+    traced work-items wrote, from their records: a mask in the buffer's order."""
+    mask = np.zeros(count, dtype=bool)
+    ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == name]
     if not ids:
-        return mask.reshape(shape)
+        return mask
     writes = np.zeros(SITE_MASK + 1, dtype=bool)
     for s in trace.sites:
         writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
@@ -506,45 +537,33 @@ def written_by_trace(trace: Trace, role: str | None, shape: tuple[int, ...]) -> 
     at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     words = trace.word[at]
     at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
-    elem = trace.buffers[ids[0]].elem_size
-    first = trace.offset[at].astype(np.int64) // elem
-    sizes = word_size(trace.word[at])
-    for size in np.unique(sizes):
-        start_at = first[sizes == size]
-        for k in range(max(1, -(-int(size) // elem))):
+    offset = trace.offset[at].astype(np.int64)
+    sizes = word_size(trace.word[at]).astype(np.int64)
+    first = offset // elem_bytes
+    last = (offset + np.maximum(sizes, 1) - 1) // elem_bytes
+    for span in np.unique(last - first):
+        start_at = first[last - first == span]
+        for k in range(int(span) + 1):
             inside = start_at + k
-            mask[inside[(inside >= 0) & (inside < length)]] = True
-    return mask.reshape(shape)
+            mask[inside[(inside >= 0) & (inside < count)]] = True
+    return mask
 
 
-def _window_output(p: Any, trace: Trace, traced: np.ndarray, plain: np.ndarray) -> np.ndarray:
-    """The output to judge: the window's elements from the trace build, the rest from the
+def _window_results(
+    p: Prepared,
+    trace: Trace,
+    traced: dict[str, np.ndarray],
+    plain: dict[str, np.ndarray],
+) -> dict[str, np.ndarray]:
+    """The results to judge: the window's elements from the trace build, the rest from the
     plain launch."""
-    role = p.problem.output_role
-    layout = role_layout(p.request.variant.layout, role)
-    shape = traced.T.shape if layout == "column-major" and traced.ndim == 2 else traced.shape
-    mask = written_by_trace(trace, role, shape)
-    if layout == "column-major" and traced.ndim == 2:
-        mask = mask.T
-    return np.where(mask, traced, plain)
-
-
-def _declared_inputs(trace: Trace, spec: CustomSpec) -> Trace:
-    """A custom kernel's inputs are the buffers declared read-only, whatever their role, and
-    its program-scope variables (no role: initialised by the program); never a ``noinit``
-    buffer, which nothing initialised, so a read of it before a write is ``uninitialized``.
-    Every other buffer the host filled with its declared contents (``host_filled``)."""
-    read_only = {b.name for b in spec.buffers if b.access == "read" and b.contents != "noinit"}
-    filled = {b.name for b in spec.buffers if b.contents != "noinit"}
-    buffers = tuple(
-        replace(
-            info,
-            is_input=info.space == GLOBAL and (info.role in read_only or not info.role),
-            host_filled=info.space == GLOBAL and info.role in filled,
-        )
-        for info in trace.buffers
-    )
-    return replace(trace, buffers=buffers)
+    merged = {}
+    for b in p.description.results:
+        mask = written_by_trace(trace, b.name, b.count, b.element.nbytes)
+        in_order = np.repeat(mask, b.element.lanes).reshape(b.device_shape)
+        written = in_order.T if b.column_major else in_order
+        merged[b.name] = np.where(written, traced[b.name], plain[b.name])
+    return merged
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,8 +7,6 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 
-from explorer.engine.arguments import shown_shapes
-from explorer.engine.header.catalog import role_layout
 from explorer.engine.launch.devices import NO_PLATFORM_HELP
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
@@ -157,9 +155,9 @@ class RunCompareController(QObject):
         requests = [
             RunRequest(
                 variant,
-                # A custom kernel's sizes are its own: the others run at their declared ones.
+                # A kernel whose header names its own sizes runs the others at theirs.
                 self.model.sizes
-                if variant.custom is None or variant.path == current
+                if not variant.model.own_sizes or variant.path == current
                 else declared_sizes(variant),
                 device_key=self.model.device_key,
                 input=self.model.input,
@@ -313,17 +311,7 @@ class RunCompareController(QObject):
         if state.presenting:
             self.views.result_view.show_result(state.result or traced.result)
         result = traced.result
-        device = self.model.device
-        shapes = shown_shapes(
-            variant,
-            result.sizes,
-            result.defines,
-            result.local_size or (),
-            device.compute_units if device is not None else 1,
-        )
-        layout = self.model.layout
-        by_column = {role for role in shapes if role_layout(layout, role) == "column-major"}
-        grids = make_grids(traced.trace, shapes, column_major=by_column)
+        grids = make_grids(traced.trace, result.shapes, column_major=set(result.column_major))
         # The run's values from the start: the first frame is drawn once, with them.
         state.playback = Playback(traced.trace, grids, arrays=run_arrays(result, traced.trace))
         view.set_playback(state.playback, variant.source)

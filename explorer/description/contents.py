@@ -1,0 +1,139 @@
+"""Making a launch's buffers from their described contents (numpy only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from explorer.description.elements import element_type
+from explorer.description.images import load_grey, resample
+from explorer.description.launch import (
+    BufferParam,
+    DescriptionError,
+    Fill,
+    Iota,
+    Made,
+    NoInit,
+    NpyFile,
+    Picture,
+    Random,
+    Sentinel,
+    Values,
+)
+from explorer.description.text_image import text_mask
+
+
+def make_buffers(buffers: tuple[BufferParam, ...]) -> dict[str, np.ndarray]:
+    """Every buffer's initial contents by name, in its host shape (NULL pointers have none).
+    Contents made by one function for several buffers (a family's inputs) are made once."""
+    made: dict[int, dict[str, np.ndarray]] = {}
+    arrays = {}
+    for b in buffers:
+        if b.null:
+            continue
+        if isinstance(b.contents, Made):
+            key = id(b.contents.make)
+            if key not in made:
+                made[key] = dict(b.contents.make())
+            array = np.asarray(made[key][b.name])
+            if array.shape != b.shape or array.dtype != b.element.base:
+                raise DescriptionError(
+                    f"{b.name}: contents of {array.shape} {array.dtype}, described as "
+                    f"{b.shape} {b.element.base}"
+                )
+            arrays[b.name] = array
+        else:
+            arrays[b.name] = make_array(b)
+    return arrays
+
+
+def make_array(b: BufferParam) -> np.ndarray:
+    """One buffer's initial contents, in its host shape."""
+    total = b.count * b.element.lanes
+    dtype = b.element.base
+    integer = dtype.kind in "iu"
+    where = f"parameter {b.name!r}"
+    c = b.contents
+    if isinstance(c, NoInit):  # the host's record of it, never uploaded
+        flat = np.zeros(total, dtype=dtype)
+    elif isinstance(c, Sentinel):
+        flat = np.full(total, np.nan if dtype.kind == "f" else sentinel_of(dtype), dtype=dtype)
+    elif isinstance(c, Fill):
+        flat = np.full(total, c.value).astype(dtype)
+    elif isinstance(c, Iota):
+        flat = (c.start + c.step * np.arange(total, dtype=np.float64)).astype(dtype)
+    elif isinstance(c, Random):
+        flat = _random(c, total, dtype)
+    elif isinstance(c, Picture):
+        flat = _picture(c, b.shown_shape, total, dtype, where)
+    elif isinstance(c, NpyFile):
+        try:
+            loaded = np.load(Path(c.file), allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise DescriptionError(f"{where}: cannot read {c.file}: {exc}") from None
+        if loaded.size != total:
+            raise DescriptionError(
+                f"{where}: {c.file} holds {loaded.size} values; the buffer has {total}"
+            )
+        flat = loaded.ravel().astype(dtype)
+    elif isinstance(c, Values):
+        given = np.asarray(c.values)
+        if given.size != total:
+            raise DescriptionError(f"{where}: {given.size} values given for {total} elements")
+        if isinstance(c.values, tuple):  # numbers written out: through float64 or int64
+            given = given.astype(np.int64 if integer else np.float64)
+        flat = given.ravel().astype(dtype)
+    else:
+        raise DescriptionError(f"{where}: contents {c!r} are made with the others")
+    return flat.reshape(b.shape)
+
+
+def sentinel_of(dtype: np.dtype) -> int:
+    """The integer an unwritten element of an integer buffer keeps."""
+    return int(np.iinfo(dtype).min)
+
+
+def _random(c: Random, total: int, dtype: np.dtype) -> np.ndarray:
+    rng = np.random.default_rng(c.seed)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = int(c.low) if c.low is not None else 0
+        high = int(c.high) if c.high is not None else min(100, int(info.max) + 1)
+        return rng.integers(low, high, size=total, dtype=np.int64).astype(dtype)
+    low_f = c.low if c.low is not None else -1.0
+    high_f = c.high if c.high is not None else 1.0
+    return rng.uniform(low_f, high_f, size=total).astype(dtype)
+
+
+def _picture(
+    c: Picture, shown: tuple[int, ...], total: int, dtype: np.dtype, where: str
+) -> np.ndarray:
+    rows, cols = shown if len(shown) == 2 else (1, total)
+    if rows * cols != total:
+        raise DescriptionError(
+            f"{where}: a picture of {rows}×{cols} does not fill {total} elements"
+        )
+    if c.file:
+        picture = resample(load_grey(c.file), rows, cols)
+    else:
+        picture = np.where(text_mask(c.text, rows, cols), 0.0, 1.0)
+    if dtype.kind in "iu":
+        return np.rint(picture * 255.0).astype(dtype).ravel()
+    return picture.astype(dtype).ravel()
+
+
+def scalar_array(type_name: str, values: tuple[float, ...]) -> np.ndarray:
+    """A scalar argument's bytes as numpy holds them: one element, a vector's lanes (one
+    value fills every lane; a 3-vector is padded to four), or, for several values of a scalar
+    type, the bytes of a struct passed by value (``.sim`` files)."""
+    et = element_type(type_name)
+    listed = list(values)
+    if et.width == 1 and len(listed) > 1:
+        return np.array(listed, dtype=np.float64).astype(et.base)
+    if len(listed) == 1:
+        listed = listed * et.width
+    if len(listed) != et.width:
+        raise DescriptionError(f"{len(listed)} values for a {type_name}")
+    listed += [0.0] * (et.lanes - et.width)
+    return np.array(listed, dtype=np.float64).astype(et.base)

@@ -1,0 +1,320 @@
+"""The one launch description every kernel becomes before the engine sees it.
+
+A family variant at some sizes, a kernel whose header declares its parameters, an Oclgrind
+``.sim`` file: each is turned into a :class:`LaunchDescription` (its buffers with element type,
+shape, layout, initial contents, access and whether they are results; its ``__local`` sizes;
+its scalars; its NDRange; and per result how it is judged). The engine plans, binds, launches,
+judges and traces from this description alone, so guards around every buffer, memory checks,
+tolerances, coverage and the shapes the window draws hold for every kernel alike.
+
+Contents are recipes, made only once the engine has checked that they fit in memory
+(:mod:`explorer.description.contents` makes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from explorer.description.elements import ElementType
+
+Arrays = dict[str, np.ndarray]
+Access = Literal["read", "write", "readwrite"]
+
+
+class DescriptionError(ValueError):
+    """A kernel that cannot be described at these sizes; the message names the parameter."""
+
+
+# -- initial contents ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Every element one value (zeros, ones, a constant)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    """NaN for floats, the most negative integer otherwise: an element the kernel never wrote
+    shows as such in the result."""
+
+
+@dataclass(frozen=True)
+class Iota:
+    """``start``, ``start + step``, ... over every scalar lane."""
+
+    start: float = 0.0
+    step: float = 1.0
+
+
+@dataclass(frozen=True)
+class Random:
+    """Uniform values from a seeded generator: [-1, 1) for floats and [0, 100) for integers
+    unless a range is given."""
+
+    seed: int
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Picture:
+    """Text drawn in black on white (``text``), or a grey image file, at the buffer's shape;
+    integers scale it to 0..255."""
+
+    text: str = "IOU"
+    file: str = ""
+
+
+@dataclass(frozen=True)
+class NpyFile:
+    """The values of a ``.npy`` file, as many as the buffer holds."""
+
+    file: str
+
+
+@dataclass(frozen=True)
+class Values:
+    """Given values: an array (a captured launch's buffer) or a list (a ``.sim`` file's)."""
+
+    values: np.ndarray | tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Made:
+    """Contents a function makes for several buffers at once (a family's inputs): ``make``
+    returns them by buffer name. ``key`` tells what they are made from, so the same contents
+    are not made twice for a repeated run."""
+
+    make: Callable[[], Mapping[str, np.ndarray]]
+    key: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoInit:
+    """The host leaves the buffer as the device allocated it: never uploaded, and a read
+    before a write is uninitialised."""
+
+
+Contents = Fill | Sentinel | Iota | Random | Picture | NpyFile | Values | Made | NoInit
+
+
+# -- how a result is judged ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The exact answer, and the size of the terms that were summed to get it.
+
+    ``magnitude`` (Σ|terms| per output element) and ``terms`` (how many were summed)
+    scale the tolerance: a correct float32 kernel may differ from the float64 answer by
+    about ``terms · eps · magnitude``; a wrong index differs by the size of a term.
+    """
+
+    value: np.ndarray
+    magnitude: np.ndarray
+    terms: int
+
+
+@dataclass(frozen=True)
+class Expected:
+    """An answer given as an array (a captured launch's output), with its tolerance terms."""
+
+    value: np.ndarray
+    terms: int = 1
+
+
+@dataclass(frozen=True)
+class Computed:
+    """An answer a function computes in float64 from the inputs by buffer name (a family's
+    numpy reference)."""
+
+    compute: Callable[[Mapping[str, np.ndarray]], Reference]
+
+
+@dataclass(frozen=True)
+class NumpyExpression:
+    """An answer written as a numpy expression over the buffers, scalars and sizes."""
+
+    expression: str
+    terms: int = 1
+
+
+@dataclass(frozen=True)
+class ReferenceKernel:
+    """The answer another kernel computes from the same inputs (a naive version)."""
+
+    path: str
+    kernel: str
+    terms: int = 1
+
+
+Check = Expected | Computed | NumpyExpression | ReferenceKernel
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BufferParam:
+    """A ``__global`` (or ``__constant``) pointer argument.
+
+    ``shape`` is the host array as made (rows first; ``(count, lanes)`` for a vector type
+    declared without a shape); ``shown`` is how a person sees it and how it is judged. A
+    ``column_major`` matrix is stored on the device column by column. ``check`` is how a
+    result is judged (None: it is shown, not checked).
+    """
+
+    name: str
+    element: ElementType
+    count: int  # elements of ``element``
+    shape: tuple[int, ...]
+    contents: Contents
+    access: Access = "readwrite"
+    result: bool = False
+    check: Check | None = None
+    shown: tuple[int, ...] = ()
+    column_major: bool = False
+    null: bool = False  # passed as a NULL pointer
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.null else self.count * self.element.nbytes
+
+    @property
+    def shown_shape(self) -> tuple[int, ...]:
+        return self.shown or self.shape
+
+    @property
+    def device_shape(self) -> tuple[int, ...]:
+        """The host array's shape in the device's order."""
+        return self.shape[::-1] if self.column_major else self.shape
+
+    @property
+    def is_input(self) -> bool:
+        """Given to the kernel to read, with contents the host chose."""
+        return self.access == "read" and not isinstance(self.contents, NoInit)
+
+    @property
+    def host_filled(self) -> bool:
+        """The host wrote meaningful contents before the launch (not a sentinel, not
+        uninitialised): a read before the kernel writes is no bug."""
+        return not isinstance(self.contents, (NoInit, Sentinel))
+
+    @property
+    def rewritten_by_kernel(self) -> bool:
+        """A result whose contents before a launch do not matter (only written): a second
+        launch over the first one's output must give the same answer."""
+        return self.access == "write" and isinstance(self.contents, Sentinel)
+
+
+@dataclass(frozen=True)
+class LocalParam:
+    """A ``__local`` pointer argument the host sizes."""
+
+    name: str
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class ScalarParam:
+    """An argument passed by value. ``type`` None: the kernel's own parameter type (a family
+    size passed to a kernel that takes it as ``uint``); ``value`` a number, or per-lane
+    values (a vector, a struct's bytes)."""
+
+    name: str
+    value: float | tuple[float, ...]
+    type: str | None = None
+
+
+Param = BufferParam | LocalParam | ScalarParam
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The choices one launch is described at: the sizes, defines and work-group shape, and
+    the input the person chose (``input``, ``text``, ``image_path``)."""
+
+    sizes: dict[str, int]
+    defines: dict[str, int]
+    local_size: tuple[int, ...]
+    compute_units: int = 1
+    input: str = "random"
+    text: str = "IOU"
+    image_path: str | None = None
+
+    @property
+    def names(self) -> dict[str, int]:
+        """The names a header's expressions see: sizes, defines, COMPUTE_UNITS, L0-L2."""
+        names = {**self.sizes, **self.defines, "COMPUTE_UNITS": self.compute_units}
+        names.update({f"L{i}": v for i, v in enumerate(self.local_size)})
+        return names
+
+
+@dataclass(frozen=True)
+class LaunchDescription:
+    """Every argument of one launch, in the kernel's parameter order (or by name), and the
+    figures a run is rated by.
+
+    ``by_name``: the parameters are matched to the kernel's by name (a header that declares
+    each one), not by position (a family's roles in the header's ``args`` order).
+    """
+
+    params: tuple[Param, ...]
+    by_name: bool = False
+    flops: float = 0.0
+    min_bytes: float = 0.0  # what the problem must move at least (0: its buffers' bytes)
+
+    @property
+    def buffers(self) -> tuple[BufferParam, ...]:
+        return tuple(p for p in self.params if isinstance(p, BufferParam))
+
+    @property
+    def results(self) -> tuple[BufferParam, ...]:
+        return tuple(b for b in self.buffers if b.result)
+
+    @property
+    def local_bytes(self) -> int:
+        """Bytes of the ``__local`` pointer arguments."""
+        return sum(p.nbytes for p in self.params if isinstance(p, LocalParam))
+
+    @property
+    def checked(self) -> bool:
+        """Whether any result has an answer to be compared with."""
+        return any(b.check is not None for b in self.results)
+
+    @property
+    def bytes_moved(self) -> float:
+        """The bytes the problem must move at least: the family's figure, or every buffer
+        once."""
+        return self.min_bytes or float(sum(b.nbytes for b in self.buffers))
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """How each buffer is shown, by name (rows first)."""
+        return {b.name: b.shown_shape for b in self.buffers}
+
+    @property
+    def column_major(self) -> tuple[str, ...]:
+        """The buffers stored column by column."""
+        return tuple(b.name for b in self.buffers if b.column_major)
+
+
+def role_layout(layout: str, role: str) -> str:
+    """The order one matrix is stored in, from a header's ``layout`` ("row-major",
+    "column-major", or per matrix: ``"A:row-major,B:column-major,C:row-major"``)."""
+    if ":" not in layout:
+        return layout
+    return dict(part.split(":", 1) for part in layout.split(",")).get(role, "row-major")

@@ -1,0 +1,217 @@
+"""A launch's arguments in place: every buffer between two guard regions and uploaded from its
+initial contents, the ``__local`` sizes, the scalars; and, after launches, the results read back
+and the guards checked.
+
+A write past the end (or before the start) of a buffer lands in its own guard, which still
+holds its pattern otherwise; the run then reports the buffer and how far the write reached,
+and the executor that ran it is not trusted with the next request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from explorer.description.contents import scalar_array
+from explorer.description.launch import (
+    BufferParam,
+    LaunchDescription,
+    LocalParam,
+    NoInit,
+    Param,
+    ScalarParam,
+)
+from explorer.engine.header.signature import Parameter, numpy_scalar
+from explorer.engine.launch.memory import guard_bytes
+from explorer.engine.launch.runtime import OpenCLRuntime
+from explorer.engine.records import DeviceInfo
+
+
+class Prepared(Protocol):
+    """What binding needs of a prepared launch (``engine/launch/prepare.py``)."""
+
+    runtime: OpenCLRuntime
+    device: DeviceInfo
+    context: Any
+    queue: Any
+    params: list[Parameter]
+    arranged: tuple[Param, ...]
+    inputs: dict[str, np.ndarray]
+
+    @property
+    def description(self) -> LaunchDescription: ...
+
+
+GUARD_PATTERN = 0xA5  # one byte, repeated; a kernel's float or int output rarely ends so
+
+
+@dataclass
+class Guarded:
+    """One kernel buffer inside a larger allocation: ``guard`` pattern bytes on each side."""
+
+    name: str
+    buffer: Any  # what the kernel gets: a sub-buffer of ``whole``, or ``whole`` itself
+    whole: Any
+    nbytes: int
+    guard: int  # 0: the device cannot make sub-buffers here, no guard
+
+
+@dataclass
+class Bound:
+    """Kernel arguments in place, in the kernel's parameter order."""
+
+    args: list[Any]
+    buffers: dict[str, Guarded]
+    upload_ms: float
+    param_bytes: list[int]  # bytes of each pointer argument (0 for scalars)
+    guards: list[Guarded] = field(default_factory=list)
+
+
+def bind(p: Prepared) -> Bound:
+    """Upload every buffer's initial contents into its guarded allocation, size the
+    ``__local`` arguments and convert the scalars to the kernel's types."""
+    cl = p.runtime.cl
+    mf = cl.mem_flags
+    guard = guard_bytes(p.description, p.device, _align_bits(p))
+    args: list[Any] = []
+    buffers: dict[str, Guarded] = {}
+    param_bytes: list[int] = []
+    upload_ms = 0.0
+    for param, kernel_param in zip(p.arranged, p.params, strict=True):
+        if isinstance(param, LocalParam):
+            args.append(cl.LocalMemory(max(param.nbytes, 4)))
+            param_bytes.append(param.nbytes)
+        elif isinstance(param, ScalarParam):
+            args.append(scalar_argument(param, kernel_param))
+            param_bytes.append(0)
+        elif param.null:
+            args.append(None)
+            param_bytes.append(0)
+        else:
+            flags = mf.READ_ONLY if param.access == "read" else mf.READ_WRITE
+            guarded = guarded_buffer(p, param.name, param.nbytes, flags, guard)
+            buffers[param.name] = guarded
+            if param.nbytes and not isinstance(param.contents, NoInit):
+                event = cl.enqueue_copy(p.queue, guarded.buffer, device_order(param, p.inputs))
+                event.wait()
+                upload_ms += event_ms(event)
+            args.append(guarded.buffer)
+            param_bytes.append(param.nbytes)
+    return Bound(args, buffers, upload_ms, param_bytes, list(buffers.values()))
+
+
+def scalar_argument(param: ScalarParam, kernel_param: Parameter) -> Any:
+    """A scalar as the kernel takes it: in its declared type, or in the kernel's own type
+    (a family's size passed to a kernel that takes it as ``uint``)."""
+    values = param.value if isinstance(param.value, tuple) else (float(param.value),)
+    if param.type is None:
+        return numpy_scalar(kernel_param.scalar_type or "int", values[0])
+    array = scalar_array(param.type, values)
+    return array[0] if array.size == 1 else array
+
+
+def device_order(b: BufferParam, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """A buffer's host array in the order the device stores it (a column-major matrix
+    transposed)."""
+    array = arrays[b.name]
+    return np.ascontiguousarray(array.T if b.column_major else array)
+
+
+def reset(p: Prepared, bound: Bound) -> None:
+    """Every buffer the kernel may write back to its initial contents (an output to its
+    sentinel), so each recorded launch starts from the same state."""
+    cl = p.runtime.cl
+    for b in p.description.buffers:
+        if b.access == "read" or b.null or isinstance(b.contents, NoInit) or not b.nbytes:
+            continue
+        cl.enqueue_copy(p.queue, bound.buffers[b.name].buffer, device_order(b, p.inputs))
+    p.queue.finish()
+
+
+def read_results(p: Prepared, bound: Bound) -> tuple[dict[str, np.ndarray], float]:
+    """Every result buffer as the last launch left it, in its host shape, and the time the
+    downloads took."""
+    cl = p.runtime.cl
+    out = {}
+    download_ms = 0.0
+    for b in p.description.results:
+        host = np.empty(b.device_shape, dtype=b.element.base)
+        if host.nbytes:
+            event = cl.enqueue_copy(p.queue, host, bound.buffers[b.name].buffer)
+            event.wait()
+            download_ms += event_ms(event)
+        out[b.name] = np.ascontiguousarray(host.T) if b.column_major else host
+    return out, download_ms if out else float("nan")
+
+
+def guarded_buffer(p: Prepared, name: str, nbytes: int, flags: int, guard: int) -> Guarded:
+    """A buffer of ``nbytes`` between two guard regions filled with :data:`GUARD_PATTERN`.
+    The kernel sees only its sub-buffer; writes past either end land in a guard, where
+    :func:`damaged_guards` finds them."""
+    cl = p.runtime.cl
+    mf = cl.mem_flags
+    size = max(nbytes, 4)
+    if "oclgrind" in p.device.platform.lower():
+        # The simulator checks every access itself, and loses track of what was
+        # initialised through a sub-buffer (it then reports every read as uninitialised).
+        plain = cl.Buffer(p.context, flags, size)
+        return Guarded(name, plain, plain, size, 0)
+    try:
+        whole = cl.Buffer(p.context, mf.READ_WRITE, guard + size + guard)
+        pattern = np.full(guard, GUARD_PATTERN, dtype=np.uint8)
+        cl.enqueue_copy(p.queue, whole, pattern, dst_offset=0)
+        cl.enqueue_copy(p.queue, whole, pattern, dst_offset=guard + size).wait()
+        sub = whole.get_sub_region(guard, size, flags)
+    except cl.Error:
+        plain = cl.Buffer(p.context, flags, size)
+        return Guarded(name, plain, plain, size, 0)
+    return Guarded(name, sub, whole, size, guard)
+
+
+def damaged_guards(p: Prepared, bound: Bound) -> str | None:
+    """Which buffer the kernel wrote outside of, and where, in words; None when every
+    guard still holds its pattern."""
+    cl = p.runtime.cl
+    for guarded in bound.guards:
+        if not guarded.guard:
+            continue
+        before = np.empty(guarded.guard, dtype=np.uint8)
+        after = np.empty(guarded.guard, dtype=np.uint8)
+        cl.enqueue_copy(p.queue, before, guarded.whole, src_offset=0)
+        end = guarded.guard + guarded.nbytes
+        cl.enqueue_copy(p.queue, after, guarded.whole, src_offset=end).wait()
+        changed_after = np.flatnonzero(after != GUARD_PATTERN)
+        changed_before = np.flatnonzero(before != GUARD_PATTERN)
+        if changed_after.size:
+            reach = int(changed_after[-1]) + 1
+            return (
+                f"wrote past the end of its buffer {guarded.name} ({guarded.nbytes} bytes): "
+                f"{changed_after.size} bytes changed within {_reach(reach)} after it"
+            )
+        if changed_before.size:
+            reach = guarded.guard - int(changed_before[0])
+            return (
+                f"wrote before the start of its buffer {guarded.name}: {changed_before.size} "
+                f"bytes changed within {_reach(reach)} before it"
+            )
+    return None
+
+
+def _reach(count: int) -> str:
+    return f"{count} bytes" if count < 1 << 20 else f"{count} bytes ({count / (1 << 20):.1f} MiB)"
+
+
+def _align_bits(p: Prepared) -> int:
+    try:
+        return int(p.context.devices[0].mem_base_addr_align)
+    except Exception:  # a device that does not say
+        return 0
+
+
+def event_ms(event: Any) -> float:
+    try:
+        return (event.profile.end - event.profile.start) * 1e-6
+    except Exception:  # Some runtimes give no profiling data for copies.
+        return float("nan")

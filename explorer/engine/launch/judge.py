@@ -1,0 +1,173 @@
+"""How a launch is judged: every result against its answer (an array, a float64 function of
+the inputs, a numpy expression, another kernel), and what the verdict says of them all."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from explorer.description.contents import scalar_array
+from explorer.description.expressions import ExpressionError
+from explorer.description.launch import (
+    BufferParam,
+    Computed,
+    DescriptionError,
+    Expected,
+    LaunchDescription,
+    NumpyExpression,
+    Reference,
+    ReferenceKernel,
+    ScalarParam,
+)
+from explorer.description.numpy_expressions import evaluate_array
+from explorer.engine.launch.verify import verify
+from explorer.engine.records import Verdict
+
+# The results another kernel computes from the same inputs, by buffer name.
+KernelResults = Callable[[ReferenceKernel], dict[str, np.ndarray]]
+
+
+def shown(b: BufferParam, array: np.ndarray) -> np.ndarray:
+    """A buffer as a person sees it and as it is judged: its shown shape."""
+    return array.reshape(b.shown_shape)
+
+
+def references(
+    description: LaunchDescription,
+    inputs: Mapping[str, np.ndarray],
+    names: Mapping[str, int],
+    kernel_results: KernelResults,
+) -> dict[str, Reference]:
+    """The expected value of every checked result, in float64, in its shown shape, with its
+    tolerance terms. ``names`` are the sizes and defines a numpy expression may use."""
+    out: dict[str, Reference] = {}
+    kernels: dict[ReferenceKernel, dict[str, np.ndarray]] = {}
+    for b in description.results:
+        check = b.check
+        if check is None:
+            continue
+        if isinstance(check, Computed):
+            ref = check.compute(inputs)
+        elif isinstance(check, Expected):
+            value = np.asarray(check.value, dtype=np.float64)
+            ref = Reference(value, np.abs(value), check.terms)
+        elif isinstance(check, ReferenceKernel):
+            if check not in kernels:
+                kernels[check] = kernel_results(check)
+            value = kernels[check][b.name].astype(np.float64)
+            ref = Reference(value, np.abs(value), check.terms)
+        else:
+            ref = _numpy_reference(check, b, description, inputs, names)
+        size = math.prod(b.shown_shape)
+        if ref.value.size != size:
+            raise DescriptionError(
+                f"the reference for {b.name!r} has {ref.value.size} values; the buffer has {size}"
+            )
+        out[b.name] = Reference(
+            ref.value.reshape(b.shown_shape), ref.magnitude.reshape(b.shown_shape), ref.terms
+        )
+    return out
+
+
+def _numpy_reference(
+    check: NumpyExpression,
+    b: BufferParam,
+    description: LaunchDescription,
+    inputs: Mapping[str, np.ndarray],
+    names: Mapping[str, int],
+) -> Reference:
+    scope: dict[str, Any] = dict(names)
+    for p in description.params:
+        if isinstance(p, ScalarParam) and p.type is not None:
+            values = p.value if isinstance(p.value, tuple) else (p.value,)
+            array = scalar_array(p.type, values)
+            scope[p.name] = array[0] if array.size == 1 else array
+        elif isinstance(p, ScalarParam):
+            scope[p.name] = p.value
+    exact = {**scope}
+    for other in description.buffers:
+        if other.name in inputs:
+            exact[other.name] = shown(other, inputs[other.name])
+    # The same expression over |inputs| bounds the size of the terms summed (exact for sums
+    # and products); integer arrays stay as they are, since they may be indices.
+    magnitude_scope = {
+        k: np.abs(v) if np.asarray(v).dtype.kind == "f" else v for k, v in exact.items()
+    }
+    try:
+        value = evaluate_array(check.expression, exact).astype(np.float64)
+    except ExpressionError as exc:
+        raise DescriptionError(f"[reference] numpy for {b.name!r}: {exc}") from None
+    magnitude = None
+    try:
+        bound = np.abs(evaluate_array(check.expression, magnitude_scope).astype(np.float64))
+        if bound.shape == value.shape:
+            magnitude = np.maximum(bound, np.abs(value))
+    except (ExpressionError, ValueError):
+        pass
+    if value.size != math.prod(b.shown_shape):
+        raise DescriptionError(
+            f"[reference] numpy for {b.name!r} has {value.size} values; the buffer "
+            f"has {math.prod(b.shown_shape)}"
+        )
+    return Reference(value, np.abs(value) if magnitude is None else magnitude, check.terms)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The verdict over every result, and each result and its answer as shown."""
+
+    verdict: Verdict
+    outputs: dict[str, np.ndarray]
+    references: dict[str, np.ndarray]
+
+
+def judge(
+    description: LaunchDescription,
+    results: Mapping[str, np.ndarray],
+    initial: Mapping[str, np.ndarray],
+    refs: Mapping[str, Reference],
+) -> Judged:
+    """Each result against its reference (when it has one), and against its initial contents:
+    a result the kernel left as it was is named in ``unchanged``."""
+    outputs = {b.name: shown(b, results[b.name]) for b in description.results}
+    unchanged = tuple(
+        b.name
+        for b in description.results
+        if results[b.name].size
+        and np.array_equal(
+            results[b.name], initial[b.name], equal_nan=results[b.name].dtype.kind == "f"
+        )
+    )
+    checked = [b for b in description.results if b.name in refs]
+    if not checked:
+        verdict = Verdict(
+            verified=False,
+            max_abs_error=float("nan"),
+            max_rel_error=float("nan"),
+            mismatches=0,
+            tolerance="no reference",
+            checked=False,
+            unchanged=unchanged,
+        )
+        return Judged(verdict, outputs, {})
+    verdicts = [verify(outputs[b.name], refs[b.name], b.element.base) for b in checked]
+    verdict = Verdict(
+        verified=all(v.verified for v in verdicts),
+        max_abs_error=max(v.max_abs_error for v in verdicts),
+        max_rel_error=max(v.max_rel_error for v in verdicts),
+        mismatches=sum(v.mismatches for v in verdicts),
+        tolerance=verdicts[0].tolerance,
+        not_a_number=sum(v.not_a_number for v in verdicts),
+        unchanged=unchanged,
+    )
+    return Judged(verdict, outputs, {b.name: refs[b.name].value for b in checked})
+
+
+def worse(a: Judged, b: Judged) -> Judged:
+    """The judgement to show of two launches: the wrong one, else the larger error."""
+    key = (a.verdict.verified, -a.verdict.max_abs_error)
+    return a if key <= (b.verdict.verified, -b.verdict.max_abs_error) else b
