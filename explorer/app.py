@@ -22,7 +22,7 @@ VIEWS = ("result", "timing", "source", "findings", "grid", "all")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from explorer.cli.options import add_selection
+    from explorer.selection import add_selection
 
     parser = argparse.ArgumentParser(prog="kernel-explorer", description="OpenCL Kernel Explorer")
     parser.add_argument("--screenshot", metavar="PATH", help="render offscreen to PATH and exit")
@@ -149,9 +149,9 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QMessageBox
 
-    from explorer.cli.options import UsageError
     from explorer.engine.header.catalog import CatalogError
     from explorer.gui.command_line import apply_selection
+    from explorer.selection import UsageError
 
     try:
         apply_selection(window.model, args)
@@ -187,7 +187,7 @@ def _load_session(args: argparse.Namespace) -> tuple[Session | None, str | None]
     """The session of ``--session``, or the reason it cannot be used."""
     if not args.session:
         return None, None
-    from explorer.cli.options import session_conflicts
+    from explorer.selection import session_conflicts
     from explorer.session import SessionError, load_session
 
     conflicts = session_conflicts(args)

@@ -12,6 +12,11 @@ from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, published as tomli
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "explorer"
 QT_LAYER = {"gui", "app.py"}
@@ -39,8 +44,51 @@ def below_qt_layer() -> list[str]:
     )
 
 
+def top_level_pieces() -> set[str]:
+    """Every module and package directly inside the explorer package, ``explorer.__main__``
+    included, found by walking."""
+    return {
+        f"explorer.{path.stem}"
+        for path in PACKAGE.iterdir()
+        if path.name != "__init__.py"
+        and not path.name.startswith(".")
+        and (path.suffix == ".py" or (path / "__init__.py").exists())
+    }
+
+
+def contract(kind: str, name_start: str) -> dict:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c["type"] == kind and c["name"].startswith(name_start))
+
+
+def layers() -> list[list[str]]:
+    """The layers contract's layers, top first, each as its modules."""
+    return [[m.strip() for m in layer.split("|")] for layer in contract("layers", "")["layers"]]
+
+
+def test_the_layers_contract_places_every_top_level_piece():
+    """A module or package added beside the others is given a layer, or this fails: the
+    contract checks only what it names."""
+    named = [m for layer in layers() for m in layer]
+    assert sorted(named) == sorted(top_level_pieces())
+    order = {m: i for i, layer in enumerate(layers()) for m in layer}
+    assert order["explorer.cli"] < order["explorer.benchmarks"] < order["explorer.gui"]
+    assert order["explorer.app"] < order["explorer.gui"] < order["explorer.selection"]
+    assert order["explorer.selection"] < order["explorer.engine"]
+
+
+def test_every_piece_below_the_qt_layer_is_in_the_qt_free_contract():
+    stack = layers()
+    below = next(i for i, layer in enumerate(stack) if "explorer.gui" in layer) + 1
+    qt_free = contract("forbidden", "Nothing below the Qt layer")
+    assert sorted(qt_free["source_modules"]) == sorted(m for lay in stack[below:] for m in lay)
+    assert {"PySide6", "pyqtgraph"} <= set(qt_free["forbidden_modules"])
+
+
 def test_import_contracts_hold():
-    """gui → engine → families | trace; nothing below gui imports Qt; trace is numpy only."""
+    """Each piece imports only the layers below it (the Qt layer imports nothing of the
+    command line); nothing below gui imports Qt; trace is numpy only."""
     out = _run(_tool("lint-imports"), "--no-cache")
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
 
@@ -49,6 +97,7 @@ def test_import_contracts_hold():
 def test_mypy_finds_no_error_below_the_qt_layer(tmp_path: Path):
     targets = below_qt_layer()
     assert "explorer/engine" in targets and "explorer/gui" not in targets
+    assert "explorer/selection.py" in targets
     out = _run(sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), *targets)
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
 

@@ -83,7 +83,7 @@ def test_cycles_are_found_and_named():
 
 def test_the_graph_is_explorer():
     edges = import_graph()
-    assert "explorer.cli.options" in edges["explorer.cli.run"]
+    assert "explorer.selection" in edges["explorer.cli.run"]
     assert "explorer.engine.executor" in edges["explorer.cli.run"]
 
 

@@ -84,7 +84,7 @@ def test_the_walk_finds_every_layer():
         "explorer.__main__",
         "explorer.cli",
         "explorer.cli.run",
-        "explorer.cli.options",
+        "explorer.selection",
         "explorer.benchmarks.ui",
         "explorer.engine.launch.run",
         "explorer.families.matmul",

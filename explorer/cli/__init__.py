@@ -19,11 +19,11 @@ import sys
 from collections.abc import Sequence
 
 from explorer.cli.command import USAGE_ERROR, Command
-from explorer.cli.options import UsageError
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
 from explorer.engine.records import EXIT_CODES
+from explorer.selection import UsageError
 
 
 def _discover() -> tuple[Command, ...]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from explorer.cli.command import Command
-from explorer.cli.options import UsageError, add_selection
 from explorer.engine.executor import Executor
+from explorer.selection import UsageError, add_selection
 
 FORMATS = (".gif", ".mp4")
 

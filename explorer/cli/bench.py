@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 from explorer.cli.command import Command, available_devices
-from explorer.cli.options import UsageError, add_layout, with_layout
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import catalog, find_variant
 from explorer.engine.launch.devices import pick_device
@@ -17,6 +16,7 @@ from explorer.engine.measure.bench import BASELINES, bench, parse_size, parse_sw
 from explorer.engine.measure.sweep_metrics import FIELDS, METRICS
 from explorer.engine.records import RunResult
 from explorer.families import FAMILIES
+from explorer.selection import UsageError, add_layout, with_layout
 
 CSV_FIELDS: tuple[str, ...] = (
     "family",

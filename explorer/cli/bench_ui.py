@@ -7,8 +7,8 @@ import json
 
 from explorer.benchmarks.ui import bench_first_frame, bench_ui
 from explorer.cli.command import Command
-from explorer.cli.options import UsageError
 from explorer.engine.executor import Executor
+from explorer.selection import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

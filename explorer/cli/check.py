@@ -14,11 +14,11 @@ import dataclasses
 import json
 
 from explorer.cli.command import USAGE_ERROR, Command
-from explorer.cli.options import UsageError, add_selection, request_from_args, selected_variant
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.record.oclgrind import CHECK_ENV, OclgrindCheck, find_oclgrind, run_check
 from explorer.engine.records import EXIT_CODES, result_record
+from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
 
 OCLGRIND_CRASHED = 5
 NO_OCLGRIND = 'no Oclgrind platform: pip install "pyopencl[oclgrind]" (or the oclgrind package)'

@@ -10,16 +10,16 @@ import sys
 from pathlib import Path
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
-from explorer.cli.options import (
+from explorer.engine.executor import Executor
+from explorer.engine.launch.devices import pick_device
+from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
+from explorer.selection import (
     UsageError,
     add_selection,
     request_from_args,
     selected_variant,
     session_conflicts,
 )
-from explorer.engine.executor import Executor
-from explorer.engine.launch.devices import pick_device
-from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,13 +8,13 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
-from explorer.cli.options import UsageError, add_selection, request_from_args, selected_variant
 from explorer.cli.run import add_anyway, anyway_hint
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
 from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TraceRequest
 from explorer.engine.records import EXIT_CODES, RunRequest
+from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
 from explorer.trace.analysis import BANK_BYTES, Analysis
 from explorer.trace.analysis.report import groups_json
 

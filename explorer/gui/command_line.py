@@ -6,17 +6,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from explorer.cli.options import (
+from explorer.engine.executor import ExecutorError
+from explorer.engine.header.catalog import CatalogError
+from explorer.engine.launch.devices import NoDeviceError
+from explorer.gui.model import ConfigModel
+from explorer.selection import (
     UsageError,
     parse_defines,
     parse_local,
     selected_variant,
     sizes_from_args,
 )
-from explorer.engine.executor import ExecutorError
-from explorer.engine.header.catalog import CatalogError
-from explorer.engine.launch.devices import NoDeviceError
-from explorer.gui.model import ConfigModel
 from explorer.session import Session, SessionError, save_session, session_from_request
 
 

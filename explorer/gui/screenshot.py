@@ -20,12 +20,12 @@ from dataclasses import replace
 from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
-from explorer.cli.options import UsageError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.gui.command_line import apply_selection
 from explorer.gui.controllers.sessions import TAB_NAMES, apply_session, session_device
 from explorer.gui.main_window import MainWindow
+from explorer.selection import UsageError
 from explorer.session import Session
 
 SIZE = (1600, 1000)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli.options import UsageError, with_layout
 from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.selection import UsageError, with_layout
 from tests.test_cli import Ran, cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,11 @@
-"""The selection options every command shares, public so the app's command line uses them too.
+"""The selection grammar: the options that choose a kernel (``--family`` and ``--variant``,
+``--kernel-file`` or ``--sim``), its sizes, local size, defines, matrix layout, input and
+device, and their parsing into a variant, sizes and a run request.
 
-The size flags (``--m``, ``--width``, ...) come from the families registry: a family that
-adds a size adds its flag here, with no change to this file.
+``python -m explorer`` (:mod:`explorer.cli`) and the app's own command line (``main.py``:
+:mod:`explorer.app`, :mod:`explorer.gui.command_line`) both speak it, so it sits below both
+and imports no Qt. The size flags (``--m``, ``--width``, ...) come from the families
+registry: a family that adds a size adds its flag here, with no change to this file.
 """
 
 from __future__ import annotations
