@@ -104,7 +104,7 @@ def with_layout(variant: Variant, spec: str | None) -> Variant:
     ``T`` (``transposed``) is the other order than A's; A=T the other than the header's A."""
     if not spec:
         return variant
-    roles = FAMILIES[variant.family].matrix_roles
+    roles = variant.model.matrix_roles
     if not roles:
         raise UsageError(f"--layout: {variant.family} kernels have no matrices to lay out")
     if "=" not in spec:
@@ -236,10 +236,10 @@ def request_from_args(
     """The run the selection options describe, on ``device_key``; usage errors name the
     option to change. ``keep_output`` brings the result's output array back (to save it)."""
     variant = selected_variant(args)
-    problem = FAMILIES[variant.family]
+    problem = variant.model
     presets = problem.input_presets
     preset = args.input or ("iou" if "iou" in presets else "random")
-    if variant.custom is not None:
+    if presets == ("declared",):
         if args.input is not None:
             raise UsageError("a custom kernel's inputs are declared in its header; drop --input")
         preset = presets[0]
