@@ -11,11 +11,11 @@ from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.run import add_anyway, anyway_hint
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
-from explorer.engine.measure.fix_cost import FIXABLE, FixCost, measure_fix, offer_fix
+from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
 from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TraceRequest
 from explorer.engine.records import EXIT_CODES, RunRequest
 from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
-from explorer.trace.analysis import BANK_BYTES, Analysis
+from explorer.trace.analysis import BANK_BYTES, Analysis, Category, registry
 from explorer.trace.analysis.report import groups_json
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
@@ -134,7 +134,7 @@ def _measure_fixes(
     measured: dict[str, FixCost] = {}
     lines = []
     for finding, shown in zip(analysis.findings, report["findings"], strict=True):
-        if finding.kind not in FIXABLE:
+        if registry.category(finding.kind) is not Category.COST:
             continue
         offer = offer_fix(run_request, finding.kind)
         if offer is None:

@@ -16,21 +16,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.trace.analysis import registry
+from explorer.trace.analysis.detector import Category
 from explorer.trace.analysis.report import group_findings
 from explorer.trace.recorded import Finding
 
-KIND_COLOURS = {
-    "race": "#c0392b",
-    "uninitialized": "#d35400",
-    "out-of-bounds": "#c0392b",
-    "barrier-divergence": "#8e44ad",
-    "coverage": "#b9770e",
-    "not-traced": "#7f8c8d",
-    "overflow": "#7f8c8d",
-    "bank-conflict": "#1f618d",
-    "uncoalesced": "#1f618d",
+# A finding's kind is drawn in its category's colour: each readable on white (a contrast of
+# 4.5 or more) and told apart from the others by hue and lightness alike.
+CATEGORY_COLOURS = {
+    Category.BUG: "#c0392b",  # red
+    Category.COST: "#1a5490",  # blue
+    Category.NOTE: "#117a65",  # teal
+    Category.TRACE: "#666666",  # grey
 }
-COST_KINDS = ("bank-conflict", "uncoalesced")  # costs a counterpart can be measured against
+UNKNOWN_COLOUR = "#1b2631"  # a kind no module declares
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1  # the Finding an item stands for
 
 
@@ -118,11 +117,11 @@ class FindingsView(QWidget):
         """The measured cost of the selected finding (or why there is none)."""
         self.fix_result.setText(text)
         finding = self.selected_finding()
-        self.measure_fix.setEnabled(not measuring and getattr(finding, "kind", None) in COST_KINDS)
+        self.measure_fix.setEnabled(not measuring and _is_cost(finding))
 
     def _measure_fix(self) -> None:
         finding = self.selected_finding()
-        if finding is not None and getattr(finding, "kind", None) in COST_KINDS:
+        if finding is not None and _is_cost(finding):
             self.show_fix("Measuring the kernel beside its counterpart …", measuring=True)
             self.measure_fix_requested.emit(finding)
 
@@ -132,7 +131,8 @@ class FindingsView(QWidget):
         self.fix_result.setText("")
         self.detail.setText("")
         complete = "complete" if report["complete"] else "incomplete"
-        bad = [f for f in analysis.findings if f.kind not in ("not-traced",)]
+        # What the trace could not record is not a finding about the kernel.
+        bad = [f for f in analysis.findings if registry.category(f.kind) is not Category.TRACE]
         self.summary.setText(
             f"<b>{len(bad)} finding(s)</b> from {report['records']:,} records of "
             f"{len(report['groups_traced'])} work-group(s), {complete}."
@@ -155,7 +155,7 @@ class FindingsView(QWidget):
                     text,
                 ]
             )
-            heading.setForeground(0, QColor(KIND_COLOURS.get(first.kind, "#1b2631")))
+            heading.setForeground(0, QColor(colour_of(first.kind)))
             heading.setData(0, Qt.ItemDataRole.UserRole, first.line)
             heading.setData(0, FINDING_ROLE, first)
             heading.setToolTip(4, text)
@@ -226,8 +226,19 @@ def _finding_item(f: Finding) -> QTreeWidgetItem:
             f.message,
         ]
     )
-    item.setForeground(0, QColor(KIND_COLOURS.get(f.kind, "#1b2631")))
+    item.setForeground(0, QColor(colour_of(f.kind)))
     item.setData(0, Qt.ItemDataRole.UserRole, f.line)
     item.setData(0, FINDING_ROLE, f)
     item.setToolTip(4, f.message)
     return item
+
+
+def colour_of(kind: str) -> str:
+    """The colour a finding of ``kind`` is drawn in: its category's."""
+    category = registry.category(kind)
+    return UNKNOWN_COLOUR if category is None else CATEGORY_COLOURS[category]
+
+
+def _is_cost(finding: object) -> bool:
+    """A cost finding: one "Measure the fix" can time beside its counterpart."""
+    return registry.category(str(getattr(finding, "kind", ""))) is Category.COST

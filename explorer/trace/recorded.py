@@ -273,9 +273,9 @@ class Trace:
 
 @dataclass(frozen=True)
 class Finding:
-    """Something a person should look at, with where and what to do."""
+    """Something a person should look at, with where and what to do. ``kind`` names the
+    finding kind (``explorer.trace.analysis``: one module per kind) that found it."""
 
-    # race, uninitialized, out-of-bounds, barrier-divergence, coverage, not-traced, overflow
     kind: str
     line: int | None
     phase: int | None
@@ -284,6 +284,11 @@ class Finding:
     count: int
     message: str
     elements: tuple[int, ...] = ()  # a few element indices involved
+    # Which form of its kind the finding is, where the cause and advice differ by form (a
+    # race between work-groups, or past a barrier that lacks the space's fence flag); set by
+    # the kind's detector, read by the same kind's cause and advice.
+    subkind: str = ""
+    other_lines: tuple[int, ...] = ()  # source lines the message names besides ``line``
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -11,6 +11,7 @@ import pytest
 
 from explorer.trace import analysis
 from explorer.trace.analysis import analyse, format_report, keyscan, units
+from explorer.trace.analysis.report import group_findings
 from explorer.trace.recorded import NotTraced, Site, Trace
 from tests.trace.synthetic import (
     ATOMIC,
@@ -685,6 +686,60 @@ def test_a_global_fence_barrier_does_not_order_local_memory():
     assert "does not name CLK_LOCAL_MEM_FENCE" in race.message
     assert not kinds(a, "uninitialized")
     assert analyse(_across_barrier(LOCAL, FENCE_LOCAL)).findings == ()
+
+
+def _neighbours(local: int, op: int) -> Trace:
+    """64 work-items in groups of ``local``: each writes (``op``) out[gid] on line 3, or with
+    RMW every one adds into out[0], and reads its neighbour's out[(gid + 1) % 64] on line 4."""
+    buffers = [buf("out", GLOBAL, 128, "C")]
+    sites = [site(0, 3, op, GLOBAL, 0, "out[gid]"), site(1, 4, READ, GLOBAL, 0, "out[...]")]
+    items = [
+        group_of(g, local) + ([(0, 0 if op == RMW else 4 * g), (1, 4 * ((g + 1) % 64))],)
+        for g in range(64)
+    ]
+    return build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(local,))
+
+
+@pytest.mark.parametrize(
+    ("trace", "cause", "advice"),
+    [
+        (
+            _reduction(with_barriers=False),
+            "No barrier orders the accesses to p on lines 7–12 (phase 1)",
+            "Order them with barrier(CLK_LOCAL_MEM_FENCE).",
+        ),
+        (
+            _neighbours(64, WRITE),
+            "No barrier orders the accesses to out on lines 3–4 (phase 0)",
+            "Order them with barrier(CLK_GLOBAL_MEM_FENCE).",
+        ),
+        (
+            _neighbours(32, RMW),
+            "Work-groups access the same elements of out on lines 3–4",
+            "Work-groups cannot wait for each other within one launch",
+        ),
+        (
+            _across_barrier(GLOBAL, FENCE_LOCAL),
+            "A barrier between the accesses to x on lines 3–5 lacks a fence flag.",
+            "Add the missing flag (named in each finding) to that barrier's flags",
+        ),
+        (
+            _across_barrier(LOCAL, FENCE_GLOBAL),
+            "A barrier between the accesses to x on lines 3–5 lacks a fence flag.",
+            "Add the missing flag",
+        ),
+    ],
+    ids=["local", "global", "between-groups", "global-fence", "local-fence"],
+)
+def test_a_races_cause_and_advice_follow_its_form_never_its_message(trace, cause, advice):
+    findings = kinds(analyse(trace), "race")
+    groups = group_findings(findings)
+    assert groups[0].cause.startswith(cause) and groups[0].advice.startswith(advice)
+    # The detector says which form a race is; the report never reads it back from the text.
+    silent = group_findings([dataclasses.replace(f, message="") for f in findings])
+    assert [(g.cause, g.advice, g.lines) for g in silent] == [
+        (g.cause, g.advice, g.lines) for g in groups
+    ]
 
 
 def test_a_fencing_barrier_later_in_the_kernel_still_orders_what_it_separates():

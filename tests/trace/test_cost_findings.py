@@ -4,7 +4,7 @@ per-site figures of a real trace."""
 import pytest
 
 from explorer.engine.header.catalog import catalog, find_variant
-from explorer.engine.measure.fix_cost import FIXABLE
+from explorer.trace.analysis import Category, registry
 from tests.trace.test_tracing import kinds, traced
 
 SIZES = {
@@ -52,7 +52,7 @@ def test_a_named_counterpart_removes_the_cost_it_is_offered_for(executor, device
     family, vid = variant_id.split("/")
     variant = find_variant(family, vid)
     before = traced(executor, device, variant, SIZES[family])
-    costs = {f.kind for f in before.analysis.findings} & set(FIXABLE)
+    costs = {f.kind for f in before.analysis.findings} & set(registry.kinds(Category.COST))
     assert costs, f"{variant_id} names a counterpart but shows no cost finding"
     fix = find_variant(family, variant.counterpart.variant)
     after = traced(executor, device, fix, SIZES[family])

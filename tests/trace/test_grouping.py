@@ -8,6 +8,7 @@ from pathlib import Path
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+from explorer.trace.analysis.races import NO_LOCAL_BARRIER
 from explorer.trace.analysis.report import group_findings, groups_json
 from explorer.trace.recorded import Finding
 from tests.conftest import TEST_KERNELS
@@ -16,18 +17,24 @@ ROOT = Path(__file__).resolve().parents[2]
 MATVEC = {"WIDTH": 1100, "HEIGHT": 64}
 
 
-def finding(kind, line, buffer, message="", phase=None):
-    return Finding(kind, line, phase, buffer, (), 1, message)
+def finding(kind, line, buffer, message="", phase=None, subkind="", other_lines=()):
+    return Finding(kind, line, phase, buffer, (), 1, message, (), subkind, other_lines)
+
+
+def race(line, other, phase):
+    """A race with no barrier between ``line`` and ``other``, as the race detector gives it."""
+    message = f"line {line} updates it and line {other} reads it"
+    return finding("race", line, "tile", message, phase, NO_LOCAL_BARRIER, (line, other))
 
 
 def test_the_same_out_of_bounds_index_at_read_and_write_is_one_cause():
     findings = [
         finding("out-of-bounds", 12, "c", "line 12 reads c[64] outside c"),
-        finding("race", 20, "tile", "line 20 updates it and line 22 reads it", phase=1),
+        race(20, 22, phase=1),
         finding("out-of-bounds", 14, "c", "line 14 writes c[64] outside c"),
         finding("coverage", None, "c", "5 of 64 elements of c were never written"),
-        finding("race", 21, "tile", "line 21 updates it and line 22 reads it", phase=1),
-        finding("race", 30, "tile", "line 30 updates it and line 31 reads it", phase=3),
+        race(21, 22, phase=1),
+        race(30, 31, phase=3),
     ]
     groups = group_findings(findings)
     assert [(g.kind, len(g.findings)) for g in groups] == [

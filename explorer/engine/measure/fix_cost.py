@@ -21,8 +21,8 @@ import numpy as np
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.records import RunRequest, RunResult, Variant
+from explorer.trace.analysis import Category, registry
 
-FIXABLE = ("bank-conflict", "uncoalesced")  # the finding kinds a counterpart can fix
 ROUNDS = 3
 
 
@@ -91,7 +91,7 @@ def offer_fix(request: RunRequest, kind: str) -> FixOffer | None:
     """The counterpart of the configuration ``request`` for a finding of ``kind``, or None
     when the kind is not a cost or the kernel's header names no counterpart."""
     counterpart = request.variant.counterpart
-    if kind not in FIXABLE or counterpart is None:
+    if kind not in registry.kinds(Category.COST) or counterpart is None:
         return None
     if counterpart.variant:
         target = _find_counterpart(request.variant, counterpart.variant)

@@ -7,18 +7,17 @@ per site, ``site_stats`` works on dense warp-request matrices, and the race and
 uninitialised-read detectors on dense per-key tables (``keyscan``).
 
 Each finding kind is one module of this package that provides ``DETECTOR``, a
-:class:`Detector` (its kind, its ``find`` and its place in the report). ``DETECTORS`` is found
-by walking the package, so adding a finding kind is adding one module; the report's order
-comes from each detector's ``order``, never from which module was imported first.
+:class:`Detector`: its kind, its category (bug, cost, note, trace), how it finds its findings,
+their place in the report, which of them share a root cause, and that cause and its advice
+in words. The kinds are found by walking the package (``registry``), so adding a finding kind
+is adding one module: the report and the findings view read everything from its record.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from explorer.trace.analysis import registry
 from explorer.trace.analysis.context import EXAMPLES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.loads import traffic
 from explorer.trace.analysis.report import format_report
 from explorer.trace.analysis.result import Analysis
@@ -31,23 +30,15 @@ __all__ = [
     "DETECTORS",
     "EXAMPLES",
     "Analysis",
+    "Category",
     "Detector",
     "analyse",
     "format_report",
+    "registry",
 ]
 
 
-def _discover() -> tuple[Detector, ...]:
-    found = []
-    for info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        detector = getattr(module, "DETECTOR", None)
-        if isinstance(detector, Detector):
-            found.append(detector)
-    return tuple(sorted(found, key=lambda d: (d.order, d.kind)))
-
-
-DETECTORS: tuple[Detector, ...] = _discover()
+DETECTORS: tuple[Detector, ...] = registry.detectors()  # the kinds this package ships
 
 
 BANK_BYTES = (4, 8)  # the widths a local memory bank can have
@@ -63,8 +54,9 @@ def analyse(trace: Trace, warp: int = 32, banks: int = 32, bank_bytes: int = 4) 
         raise ValueError(f"bank_bytes must be 4 or 8, not {bank_bytes}")
     ctx = Context(trace, warp, banks, bank_bytes)
     units = split(ctx)
-    rank = {d.kind: i for i, d in enumerate(DETECTORS)}
-    findings = [f for d in DETECTORS for f in d.find(ctx, units)]
+    kinds = registry.detectors()
+    rank = {d.kind: i for i, d in enumerate(kinds)}
+    findings = [f for d in kinds for f in d.find(ctx, units)]
     findings.sort(key=lambda f: (rank[f.kind], f.line or 0, -1 if f.phase is None else f.phase))
     moved = traffic(ctx, units)
     return Analysis(

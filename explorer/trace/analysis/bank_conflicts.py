@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.cost_sites import cost_sites
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
 
@@ -48,4 +48,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector(KIND, find, order=80)
+DETECTOR = Detector(KIND, find, order=80, category=Category.COST)

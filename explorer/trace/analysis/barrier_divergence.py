@@ -3,12 +3,16 @@ condition), which may hang the kernel or let it read stale data."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 import numpy as np
 
 from explorer.trace.analysis.context import EXAMPLES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
+
+KIND = "barrier-divergence"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -67,15 +71,45 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     )
     return [
         Finding(
-            kind="barrier-divergence",
+            kind=KIND,
             line=at[0] if at else None,
             phase=None,
             buffer=None,
             work_items=ctx.labels(examples),
             count=int(bad_groups.size),
             message=msg,
+            other_lines=tuple(at),
         )
     ]
 
 
-DETECTOR = Detector("barrier-divergence", find, order=40)
+def same_cause(f: Finding) -> Hashable:
+    """Every divergence has one cause: a barrier inside a condition."""
+    return ()
+
+
+def cause(findings: Sequence[Finding]) -> str:
+    """Divergent barriers, in words."""
+    return (
+        f"Work-items of one group pass different barriers on {span(findings)}{several(findings)}."
+    )
+
+
+def advice(findings: Sequence[Finding]) -> str:
+    """What to do once about divergent barriers."""
+    return (
+        "Move each barrier out of the condition so that every work-item of the group "
+        "reaches it: split the conditional work into a part before the barrier and a "
+        "part after it, each under the condition."
+    )
+
+
+DETECTOR = Detector(
+    KIND,
+    find,
+    order=40,
+    category=Category.BUG,
+    cause=cause,
+    advice=advice,
+    same_cause=same_cause,
+)

@@ -15,6 +15,13 @@ READS = (READ, RMW)
 VERB = {READ: "reads", WRITE: "writes", RMW: "updates", ATOMIC: "atomically updates"}
 I32_MAX = int(np.iinfo(np.int32).max)
 I64_MAX = int(np.iinfo(np.int64).max)
+# Advice that ends every piece of advice placing a barrier: right when followed literally.
+BARRIER_RULE = (
+    "Place every barrier where all work-items of the group reach it: if the lines sit inside "
+    "a condition that only some work-items take (such as if (lid < n)), close the condition "
+    "before the barrier and reopen it after; a barrier inside such a branch is a bug of its "
+    "own (barrier divergence)."
+)
 
 
 class Context:

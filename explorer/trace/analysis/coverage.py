@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.trace.analysis import out_of_bounds
 from explorer.trace.analysis.context import EXAMPLES, WRITES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units, cells
 from explorer.trace.recorded import ATOMIC, GLOBAL, Finding
+
+KIND = "coverage"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -61,7 +64,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 names = ", ".join(f"{info.name}[{e}]" for e in shown)
                 findings.append(
                     Finding(
-                        kind="coverage",
+                        kind=KIND,
                         line=None,
                         phase=None,
                         buffer=info.name,
@@ -84,7 +87,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             line = next((u.line for u in writes), None)
             findings.append(
                 Finding(
-                    kind="coverage",
+                    kind=KIND,
                     line=line,
                     phase=None,
                     buffer=info.name,
@@ -107,4 +110,6 @@ def _wi(label: tuple[int, ...]) -> str:
     return f"group ({label[0]}, {label[1]}, {label[2]}) local ({label[3]}, {label[4]}, {label[5]})"
 
 
-DETECTOR = Detector("coverage", find, order=70)
+# Elements never written, or written twice, beside indices outside the same buffer: one cause,
+# the indexing.
+DETECTOR = Detector(KIND, find, order=70, category=Category.BUG, explained_by=out_of_bounds.KIND)

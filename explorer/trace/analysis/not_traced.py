@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from explorer.trace.analysis.context import Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
+
+KIND = "not-traced"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
     """One finding per line the instrumentation reported, with its reason."""
     return [
         Finding(
-            kind="not-traced",
+            kind=KIND,
             line=nt.line,
             phase=None,
             buffer=None,
@@ -24,4 +26,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     ]
 
 
-DETECTOR = Detector("not-traced", find, order=20)
+DETECTOR = Detector(KIND, find, order=20, category=Category.TRACE)

@@ -3,12 +3,16 @@ access is recorded and skipped, so an indexing bug becomes this finding instead 
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
+
 import numpy as np
 
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import Finding
+
+KIND = "out-of-bounds"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -41,7 +45,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
         out.append(
             Finding(
-                kind="out-of-bounds",
+                kind=KIND,
                 line=s.line,
                 phase=None,
                 buffer=info.name,
@@ -54,4 +58,32 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector("out-of-bounds", find, order=30)
+def same_cause(f: Finding) -> Hashable:
+    """One index past a buffer's end is out of bounds at its read and at its write."""
+    return f.buffer
+
+
+def cause(findings: Sequence[Finding]) -> str:
+    """Indices outside one buffer, in words."""
+    buf = findings[0].buffer or ""
+    return f"Indices outside {buf} on {span(findings)}{several(findings)}."
+
+
+def advice(findings: Sequence[Finding]) -> str:
+    """What to do once about indices outside a buffer."""
+    return (
+        "Make the global size and the index agree with the buffer's size, or guard the "
+        "access itself with a bounds check (if (i < n) ...). Keep every barrier outside "
+        "such a guard: all work-items of the group must reach it."
+    )
+
+
+DETECTOR = Detector(
+    KIND,
+    find,
+    order=30,
+    category=Category.BUG,
+    cause=cause,
+    advice=advice,
+    same_cause=same_cause,
+)

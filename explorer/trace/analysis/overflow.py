@@ -4,9 +4,11 @@ so the trace is incomplete after that point."""
 from __future__ import annotations
 
 from explorer.trace.analysis.context import Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
+
+KIND = "overflow"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -18,7 +20,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     most = int(t.wi_count[over].max())
     return [
         Finding(
-            kind="overflow",
+            kind=KIND,
             line=None,
             phase=None,
             buffer=None,
@@ -35,4 +37,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     ]
 
 
-DETECTOR = Detector("overflow", find, order=10)
+DETECTOR = Detector(KIND, find, order=10, category=Category.TRACE)

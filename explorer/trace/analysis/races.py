@@ -6,17 +6,25 @@ atomics do not race with each other.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory, memory_model
-from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, VERB, WRITES, Context
+from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import GLOBAL, LOCAL, Finding
+
+KIND = "race"
+# What leaves a race's accesses unordered (``Finding.subkind``); each has its own advice.
+BETWEEN_GROUPS = "between-groups"  # work-groups never wait for each other within a launch
+UNFENCED = "unfenced-barrier"  # a barrier stands between them, without the space's fence flag
+NO_LOCAL_BARRIER = "no-local-barrier"  # nothing between them: barrier(CLK_LOCAL_MEM_FENCE)
+NO_GLOBAL_BARRIER = "no-global-barrier"  # nothing between them: barrier(CLK_GLOBAL_MEM_FENCE)
+_FENCE = {NO_LOCAL_BARRIER: "CLK_LOCAL_MEM_FENCE", NO_GLOBAL_BARRIER: "CLK_GLOBAL_MEM_FENCE"}
 
 _Key = tuple[int, int, int, int | None]  # buffer, writing line, other line, phase
 
@@ -134,8 +142,11 @@ class Races:
             where += "" if phases <= 2 else " phases"
             wverb, overb = VERB[e.write_op], VERB[e.other_op]
             local = self.scope == "local"
-            fence = "CLK_LOCAL_MEM_FENCE" if local else "CLK_GLOBAL_MEM_FENCE"
+            subkind = NO_LOCAL_BARRIER if local else NO_GLOBAL_BARRIER
+            fence = _FENCE[subkind]
+            named: tuple[int, ...] = (wline, oline)
             if self.scope == "grid":
+                subkind = BETWEEN_GROUPS
                 if wline == oline:
                     what = (
                         f"line {wline} {wverb} {name}[] and, on that same line, work-items of "
@@ -161,14 +172,16 @@ class Races:
                     f"barrier({fence}) that every work-item of the group reaches (outside any "
                     "branch only some take), then write; or use an atomic."
                 )
-            elif (unfenced := self._unfenced_between(e)) is not None:
+            elif unfenced := self._unfenced_between(e):
                 flag = "local" if local else "global"
+                barriers = ", ".join(str(n) for n in unfenced)
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} it and line "
                     f"{oline} {overb} it, by different work-items. The barrier between them "
-                    f"({unfenced}) does not name CLK_{flag.upper()}_MEM_FENCE, so it does not "
-                    f"order {flag} memory (OpenCL 1.2): add {fence} to its flags."
+                    f"(line {barriers}) does not name CLK_{flag.upper()}_MEM_FENCE, so it does "
+                    f"not order {flag} memory (OpenCL 1.2): add {fence} to its flags."
                 )
+                subkind, named = UNFENCED, named + unfenced
             else:
                 a, c = sorted((wline, oline))
                 msg = (
@@ -181,7 +194,7 @@ class Races:
                 )
             out.append(
                 Finding(
-                    kind="race",
+                    kind=KIND,
                     line=min(wline, oline),
                     phase=phase,
                     buffer=name,
@@ -189,20 +202,22 @@ class Races:
                     count=e.count,
                     message=msg,
                     elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
+                    subkind=subkind,
+                    other_lines=named,
                 )
             )
         return out
 
-    def _unfenced_between(self, pair: _Pair) -> str | None:
+    def _unfenced_between(self, pair: _Pair) -> tuple[int, ...]:
         """When the two sites of ``pair`` never run in one phase (a barrier stands between
         them, but without this space's fence flag): the lines of the barriers that lack it."""
         if self.units is None or self.scope == "grid":
-            return None
+            return ()
         space = LOCAL if self.scope == "local" else GLOBAL
         bit = memory_model.FENCE_OF_SPACE[space]
         lines = memory_model.epochs(self.ctx, self.units).unfenced[bit]
         if not lines:
-            return None
+            return ()
         phases = [
             np.unique(
                 np.concatenate(
@@ -213,8 +228,8 @@ class Races:
             for sid in (pair.write_site, pair.other_site)
         ]
         if np.intersect1d(phases[0], phases[1]).size:
-            return None
-        return "line " + ", ".join(str(n) for n in lines)
+            return ()
+        return tuple(lines)
 
 
 def _plural(verb: str) -> str:
@@ -353,4 +368,54 @@ def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, 
     return grid, group
 
 
-DETECTOR = Detector("race", find, order=50)
+def same_cause(f: Finding) -> Hashable:
+    """Races with one root cause: those on a buffer between work-groups; those past the same
+    unfenced barriers; those with no barrier, per buffer and phase (one missing barrier)."""
+    if f.subkind in (BETWEEN_GROUPS, UNFENCED):
+        return (f.subkind, f.buffer)
+    return (f.subkind, f.buffer, f.phase)
+
+
+def cause(findings: Sequence[Finding]) -> str:
+    """The root cause of races that share one, in words."""
+    first, buf, where, n = findings[0], findings[0].buffer or "", span(findings), several(findings)
+    if first.subkind == BETWEEN_GROUPS:
+        return f"Work-groups access the same elements of {buf} on {where}{n}."
+    if first.subkind == UNFENCED:
+        return f"A barrier between the accesses to {buf} on {where} lacks a fence flag{n}."
+    return (
+        f"No barrier orders the accesses to {buf} on {where} (phase {first.phase}): "
+        f"work-items of one group read and write the same elements in one phase{n}."
+    )
+
+
+def advice(findings: Sequence[Finding]) -> str:
+    """What to do once for races that share a root cause."""
+    first, buf = findings[0], findings[0].buffer or ""
+    if first.subkind == BETWEEN_GROUPS:
+        return (
+            "Work-groups cannot wait for each other within one launch: give each element to "
+            "one work-group, use atomics, or split the kernel in two."
+        )
+    if first.subkind == UNFENCED:
+        return (
+            "Add the missing flag (named in each finding) to that barrier's flags; the barrier "
+            "stays where it is."
+        )
+    return (
+        f"Order them with barrier({_FENCE.get(first.subkind, _FENCE[NO_LOCAL_BARRIER])}). "
+        f"Where one statement both reads and writes {buf} (p[0] += p[s]), split it: read into "
+        "a private variable, barrier, write back, barrier before the next step reads. "
+        f"{BARRIER_RULE}"
+    )
+
+
+DETECTOR = Detector(
+    KIND,
+    find,
+    order=50,
+    category=Category.BUG,
+    cause=cause,
+    advice=advice,
+    same_cause=same_cause,
+)

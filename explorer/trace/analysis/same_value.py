@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from explorer.trace.analysis import races
 from explorer.trace.analysis.context import EXAMPLES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
 
@@ -45,4 +45,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector(KIND, find, order=55)
+DETECTOR = Detector(KIND, find, order=55, category=Category.NOTE)

@@ -15,7 +15,7 @@ import math
 
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.cost_sites import cost_sites
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
 from explorer.trace.recorded import Finding
 
@@ -60,4 +60,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector(KIND, find, order=75)
+DETECTOR = Detector(KIND, find, order=75, category=Category.COST)

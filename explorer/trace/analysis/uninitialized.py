@@ -5,17 +5,19 @@ output) read before anything in the launch wrote them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory
-from explorer.trace.analysis.context import EXAMPLES, READS, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, READS, Context
+from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import GLOBAL, Finding
+
+KIND = "uninitialized"
 
 
 @dataclass
@@ -74,7 +76,7 @@ class _Uninit:
                 )
             out.append(
                 Finding(
-                    kind="uninitialized",
+                    kind=KIND,
                     line=s.line,
                     phase=e.phase,
                     buffer=name,
@@ -132,4 +134,31 @@ def _ignore_races(u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarra
     """Races found while looking for uninitialised reads are reported by ``races``."""
 
 
-DETECTOR = Detector("uninitialized", find, order=60)
+def same_cause(f: Finding) -> Hashable:
+    """Reads of one buffer before anything wrote it: one missing write (or barrier)."""
+    return f.buffer
+
+
+def cause(findings: Sequence[Finding]) -> str:
+    """A buffer read before anything wrote it, in words."""
+    buf = findings[0].buffer or ""
+    return f"{buf} is read before anything wrote it, on {span(findings)}{several(findings)}."
+
+
+def advice(findings: Sequence[Finding]) -> str:
+    """What to do once about reads before any write."""
+    return (
+        "Write every element before any work-item reads it; in local memory, put a "
+        f"barrier(CLK_LOCAL_MEM_FENCE) between the writes and the reads. {BARRIER_RULE}"
+    )
+
+
+DETECTOR = Detector(
+    KIND,
+    find,
+    order=60,
+    category=Category.BUG,
+    cause=cause,
+    advice=advice,
+    same_cause=same_cause,
+)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
-from explorer.trace.analysis.detector import Detector
+from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import Finding
+
+KIND = "write-to-input"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -29,7 +31,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
         out.append(
             Finding(
-                kind="write-to-input",
+                kind=KIND,
                 line=s.line,
                 phase=None,
                 buffer=info.name,
@@ -47,4 +49,4 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-DETECTOR = Detector("write-to-input", find, order=45)
+DETECTOR = Detector(KIND, find, order=45, category=Category.BUG)
