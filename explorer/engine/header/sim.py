@@ -31,6 +31,7 @@ non-uniform work-groups (``engine/launch/nonuniform.py`` says how, on any device
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,95 +201,98 @@ def _default_type(param: Parameter) -> str:
     return ""
 
 
-def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
-    reader.parsing = f"argument {index}: {param.name}"
-    header = reader.next()
-    if not header.text.startswith("<"):
+@dataclass
+class _Header:
+    """What one argument's ``<...>`` header says."""
+
+    size: int | None = None
+    type_name: str = ""
+    fill: str = ""
+    value_range: str = ""
+    dump: bool = False
+    hex_values: bool = False
+    null: bool = False
+    noinit: bool = False
+    access: str = "readwrite"
+
+
+def _read_header(reader: _Reader, param: Parameter) -> _Header:
+    """The tokens of the next ``<...>`` header, each checked on its own."""
+    token_ = reader.next()
+    if not token_.text.startswith("<"):
         reader.at -= 1
         raise reader.fail("expected an argument header <...>")
-    if not header.text.endswith(">"):
+    if not token_.text.endswith(">"):
         reader.at -= 1
         raise reader.fail("missing '>' at the end of the argument header")
-    size: int | None = None
-    type_name = ""
-    fill = value_range = ""
-    dump = hex_values = null = noinit = False
-    access = "readwrite"
-    buffer_like = param.space in ("global", "constant")
-    for token in header.text[1:-1].split():
+    h = _Header()
+    flags = {"dump": "dump", "hex": "hex_values", "null": "null", "noinit": "noinit"}
+    for token in token_.text[1:-1].split():
         key, _, value = token.partition("=")
         if token in ELEMENT_TYPES:
-            if type_name:
+            if h.type_name:
                 raise reader.fail("argument type given twice")
-            type_name = token
-        elif token == "dump":
-            dump = True
-        elif token == "hex":
-            hex_values = True
-        elif token == "null":
-            null = True
-        elif token == "noinit":
-            noinit = True
+            h.type_name = token
+        elif token in flags:
+            setattr(h, flags[token], True)
         elif token in ("ro", "wo"):
-            if access != "readwrite":
+            if h.access != "readwrite":
                 raise reader.fail("'ro' and 'wo' exclude each other")
             if param.space != "global":
                 raise reader.fail(f"'{token}' is only valid for a __global buffer")
-            access = "read" if token == "ro" else "write"
+            h.access = "read" if token == "ro" else "write"
         elif key == "fill" and value:
-            fill = value
+            h.fill = value
         elif key == "range" and value:
-            value_range = value
+            h.value_range = value
         elif key == "size":
             try:
-                size = int(value)
+                h.size = int(value)
             except ValueError:
                 raise reader.fail(f"invalid value for 'size': {value!r}") from None
         else:
             raise reader.fail(f"unrecognised header token {token!r}")
-    if sum(map(bool, (fill, value_range, noinit))) > 1:
+    return h
+
+
+def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
+    reader.parsing = f"argument {index}: {param.name}"
+    h = _read_header(reader, param)
+    buffer_like = param.space in ("global", "constant")
+    if sum(map(bool, (h.fill, h.value_range, h.noinit))) > 1:
         raise reader.fail("more than one initialiser")
-    if (null or noinit or dump) and not buffer_like:
-        word = "null" if null else "noinit" if noinit else "dump"
+    if (h.null or h.noinit or h.dump) and not buffer_like:
+        word = "null" if h.null else "noinit" if h.noinit else "dump"
         raise reader.fail(f"'{word}' is only valid for buffer arguments")
-    if null:
-        if size is not None or fill or value_range or noinit or dump:
+    if h.null:
+        if h.size is not None or h.fill or h.value_range or h.noinit or h.dump:
             raise reader.fail("'null' takes no other descriptor")
         return BufferDecl(param.name, "uchar", "0", contents="zeros", null=True)
-    if size is None:
+    if h.size is None:
         raise reader.fail("size required")
-    type_name = type_name or _default_type(param)
+    type_name = h.type_name or _default_type(param)
     if not type_name:
         raise reader.fail(f"no type for {param.element_type!r}: name one (e.g. <size=12 float>)")
     item = ELEMENT_TYPES[type_name].itemsize
-    if size % item:
-        raise reader.fail(f"size {size} is not a multiple of {type_name}'s {item} bytes")
-    count = size // item
+    if h.size % item:
+        raise reader.fail(f"size {h.size} is not a multiple of {type_name}'s {item} bytes")
+    count = h.size // item
     if param.space == "local":
-        return LocalDecl(param.name, "uchar", str(size))
+        return LocalDecl(param.name, "uchar", str(h.size))
 
     def number(text: str) -> float:
         try:
-            if hex_values:
+            if h.hex_values:
                 return float(int(text, 16))
             return float(int(text)) if ELEMENT_TYPES[type_name].kind in "iu" else float(text)
         except ValueError:
             raise reader.fail(f"{text!r} is not a {type_name} value") from None
 
-    start = step = 0.0
-    if value_range:
-        parts = value_range.split(":")
-        if len(parts) != 3:
-            raise reader.fail(f"range {value_range!r} is not START:INC:END")
-        start, step, end = (number(part) for part in parts)
-        expected = int((end - start) / step) + 1 if step else 0
-        if expected != count:
-            raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
-
+    start, step = _range(reader, h.value_range, count, number)
     if param.space == "scalar":
-        if fill:
-            values = [number(fill)] * count
-        elif value_range:
+        if h.fill:
+            values = [number(h.fill)] * count
+        elif h.value_range:
             values = [start + step * i for i in range(count)]
         else:
             values = [number(reader.next().text) for _ in range(count)]
@@ -297,20 +301,31 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         )
     if not buffer_like:
         raise reader.fail(f"a {param.space} argument cannot be given in a .sim file here")
-    if fill:
-        return BufferDecl(
-            param.name, type_name, str(count), "constant", number(fill), access=access, result=dump
-        )
-    if value_range:
-        return BufferDecl(
-            param.name, type_name, str(count), "iota", start, step, access=access, result=dump
-        )
-    if noinit:
-        return BufferDecl(param.name, type_name, str(count), "noinit", access=access, result=dump)
+    common = {"access": h.access, "result": h.dump}
+    if h.fill:
+        return BufferDecl(param.name, type_name, str(count), "constant", number(h.fill), **common)
+    if h.value_range:
+        return BufferDecl(param.name, type_name, str(count), "iota", start, step, **common)
+    if h.noinit:
+        return BufferDecl(param.name, type_name, str(count), "noinit", **common)
     data = tuple(number(reader.next().text) for _ in range(count))
-    return BufferDecl(
-        param.name, type_name, str(count), "data", data=data, access=access, result=dump
-    )
+    return BufferDecl(param.name, type_name, str(count), "data", data=data, **common)
+
+
+def _range(
+    reader: _Reader, value_range: str, count: int, number: Callable[[str], float]
+) -> tuple[float, float]:
+    """The start and step of a ``range=START:INC:END`` that fills exactly ``count`` values."""
+    if not value_range:
+        return 0.0, 0.0
+    parts = value_range.split(":")
+    if len(parts) != 3:
+        raise reader.fail(f"range {value_range!r} is not START:INC:END")
+    start, step, end = (number(part) for part in parts)
+    expected = int((end - start) / step) + 1 if step else 0
+    if expected != count:
+        raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
+    return start, step
 
 
 def _scalar_type(type_name: str, count: int, param: Parameter) -> str:
