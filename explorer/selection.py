@@ -35,12 +35,12 @@ class SizeFlag:
 def size_flags() -> dict[str, SizeFlag]:
     """Every family's size options (``--m`` sets ``M``), by option, in the registry's order."""
     flags: dict[str, SizeFlag] = {}
-    for family, problem in FAMILIES.items():
-        for name, flag in problem.size_flags().items():
+    for family, model in FAMILIES.items():
+        for name, flag in model.size_flags().items():
             known = flags.get(flag)
             families = (*known.families, family) if known else (family,)
             # A size several families share is described by its name: each means another thing.
-            help_text = f"size {name}" if known else problem.size_description(name)
+            help_text = f"size {name}" if known else model.size_description(name)
             dest = flag.removeprefix("--").replace("-", "_")
             flags[flag] = SizeFlag(dest, name, help_text, families)
     return flags
@@ -236,16 +236,16 @@ def request_from_args(
     """The run the selection options describe, on ``device_key``; usage errors name the
     option to change. ``keep_output`` brings the result's output array back (to save it)."""
     variant = selected_variant(args)
-    problem = variant.model
-    presets = problem.input_presets
+    model = variant.model
+    presets = model.input_presets
     preset = args.input or ("iou" if "iou" in presets else "random")
     if presets == ("declared",):
         if args.input is not None:
             raise UsageError("a custom kernel's inputs are declared in its header; drop --input")
         preset = presets[0]
-    if preset not in problem.input_presets:
+    if preset not in model.input_presets:
         raise UsageError(
-            f"{variant.family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"
+            f"{variant.family} inputs are {', '.join(model.input_presets)}; not {preset!r}"
         )
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")

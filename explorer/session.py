@@ -229,7 +229,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     family = data.get("family")
     if not isinstance(family, str) or family not in FAMILIES:
         raise fail("family", f"one of {', '.join(FAMILIES)} expected, not {family!r}")
-    problem = FAMILIES[family]
+    model = FAMILIES[family]
 
     variant_id = _optional_str(data, "variant", fail)
     kernel_path = _optional_path(data, "kernel_path", folder, fail)
@@ -255,9 +255,9 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
             raise fail("defines", f"NAME: integer expected, not {name!r}: {value!r}")
 
     preset = _optional_str(data, "input", fail)
-    if preset is not None and preset not in problem.input_presets:
+    if preset is not None and preset not in model.input_presets:
         raise fail(
-            "input", f"{family} inputs are {', '.join(problem.input_presets)}; not {preset!r}"
+            "input", f"{family} inputs are {', '.join(model.input_presets)}; not {preset!r}"
         )
     text = data.get("text", "IOU")
     if not isinstance(text, str):
@@ -274,10 +274,10 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if not isinstance(anyway, bool):
         raise fail("anyway", f"true or false expected, not {anyway!r}")
     layout = _optional_str(data, "layout", fail)
-    if layout is not None and not _valid_layout(layout, problem.matrix_roles):
+    if layout is not None and not _valid_layout(layout, model.matrix_roles):
         raise fail(
             "layout",
-            f"{family} matrices ({', '.join(problem.matrix_roles) or 'none'}) are row-major or "
+            f"{family} matrices ({', '.join(model.matrix_roles) or 'none'}) are row-major or "
             f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
         )
     header = _optional_str(data, "header", fail)
@@ -388,8 +388,8 @@ def session_to_request(
                 f"The session's device {session.device!r} is not on this machine; "
                 f"running on {device.label} instead."
             )
-    problem = FAMILIES[session.family]
-    preset = session.input or ("iou" if "iou" in problem.input_presets else "random")
+    model = FAMILIES[session.family]
+    preset = session.input or ("iou" if "iou" in model.input_presets else "random")
     request = RunRequest(
         variant=variant,
         sizes=dict(session.sizes),

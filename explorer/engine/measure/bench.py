@@ -60,10 +60,10 @@ def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "
     from explorer.description.launch import Setting
     from explorer.engine.launch.memory import available_host_bytes, host_bytes
 
-    problem = fixed_family(family)
-    full = problem.check_sizes(sizes)
+    model = fixed_family(family)
+    full = model.check_sizes(sizes)
     setting = Setting(full, {}, (1,))
-    described = problem.describe(setting, problem.roles, "row-major", np.dtype(dtype))
+    described = model.describe(setting, model.roles, "row-major", np.dtype(dtype))
     needed = host_bytes(described)
     available = available_host_bytes()
     if needed > available * 0.6:
@@ -74,16 +74,16 @@ def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "
             f"{available >> 20} MiB is available. Use smaller sizes."
         )
         return row
-    inputs = problem.make_inputs(full, np.dtype(dtype), "random")
-    problem.numpy_baseline(inputs)  # warm-up
+    inputs = model.make_inputs(full, np.dtype(dtype), "random")
+    model.numpy_baseline(inputs)  # warm-up
     samples = []
     for _ in range(max(1, repeat)):
         started = time.perf_counter()
-        problem.numpy_baseline(inputs)
+        model.numpy_baseline(inputs)
         samples.append((time.perf_counter() - started) * 1e3)
     median = float(np.median(samples))
-    flops = problem.flops(full)
-    moved = problem.min_bytes(full, np.dtype(dtype).itemsize)
+    flops = model.flops(full)
+    moved = model.min_bytes(full, np.dtype(dtype).itemsize)
     return {
         "family": family,
         "variant": "numpy",
@@ -228,10 +228,10 @@ def baseline_record(
     """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
     numpy row itself). A baseline that cannot run gives a row with status ``skipped``.
     ``rows``: the size's rows, whose paired copies make the copy row when they have any."""
-    problem = fixed_family(family)
-    full = problem.check_sizes(sizes)
-    flops = problem.flops(full)
-    moved = problem.min_bytes(full, 4)
+    model = fixed_family(family)
+    full = model.check_sizes(sizes)
+    flops = model.flops(full)
+    moved = model.min_bytes(full, 4)
     if baseline == "copy":
         pooled = [s for r in rows or () for s in r.get("paired_copy_ms") or () if s is not None]
         if pooled:
@@ -260,7 +260,7 @@ def baseline_record(
             row = _row(family, "torch", device_name, "torch", full)
             row.update(status="skipped", verified=False, error=note)
             return row
-        what = f"{problem.torch_what}; torch {import_torch().__version__}"
+        what = f"{model.torch_what}; torch {import_torch().__version__}"
         row = _row(family, "torch", note, what, full)
         return _timed(row, torch_time(family, full, index, repeat), flops, moved)
     return None
