@@ -210,6 +210,8 @@ class Verdict:
     not_a_number: int = 0  # NaN elements: never written, or computed from unwritten memory
     checked: bool = True  # False: a custom kernel with no reference ran, nothing was compared
     unchanged: tuple[str, ...] = ()  # results still equal to their initial contents
+    # Results with no answer to compare with, where others have one: not part of the verdict.
+    not_checked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -319,6 +321,11 @@ class RunResult:
             )
         if self.verdict.checked and not self.verdict.verified:
             err += f", {self.verdict.mismatches} wrong elements"
+        if self.verdict.not_checked:
+            err += (
+                f"; not checked: {', '.join(self.verdict.not_checked)} (no reference given for "
+                f"{'it' if len(self.verdict.not_checked) == 1 else 'them'})"
+            )
         if self.verdict.not_a_number:
             err += (
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
@@ -507,6 +514,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "note": result.note,
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
+        "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "outside_constraints": list(result.outside_constraints),
     }
 
