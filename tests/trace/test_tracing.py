@@ -123,6 +123,7 @@ CATALOG_SIZES = {
     "matvec": {"WIDTH": 300, "HEIGHT": 9},
     "rowdot": {"D": 1000},
     "stencil": {"WIDTH": 67, "HEIGHT": 45},
+    "histogram": {"VALUES": 1001, "BINS": 17},
 }
 
 
