@@ -57,7 +57,9 @@ class TraceIndex:
         return linear % gx, (linear // gx) % gy, linear // (gx * gy)
 
     def is_traced(self, group: tuple[int, int, int]) -> bool:
-        return self.group_index(group) in self.traced_groups
+        """Whether the group is in the NDRange and was traced."""
+        inside = all(0 <= int(g) < n for g, n in zip(group, self.num_groups, strict=False))
+        return inside and self.group_index(group) in self.traced_groups
 
     def records_of(self, work_item: int) -> np.ndarray:
         """The record indices of one work-item (the trace's index of it), in its order."""
