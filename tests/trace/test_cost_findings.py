@@ -58,3 +58,26 @@ def test_a_named_counterpart_removes_the_cost_it_is_offered_for(executor, device
     fix = find_variant(family, variant.counterpart.variant)
     after = traced(executor, device, fix, SIZES[family])
     assert not {f.kind for f in after.analysis.findings} & costs, fix.qualified_id
+
+
+def test_lanes_that_join_a_sweep_one_at_a_time_are_paired_phase_by_phase(executor, device):
+    """An anti-diagonal sweep: at phase m lanes 0..m touch t[x][m - x], words 15x + m apart
+    (no two in one bank). Lane x reaches the site first at phase x, so pairing lanes by their
+    k-th execution, across barriers, made up a conflict; its mirror sweep, whose lanes leave
+    one at a time, always read 1."""
+    from explorer.engine.header.catalog import load_variant_file
+    from explorer.engine.record.trace_launch import TraceRequest
+    from explorer.engine.records import RunRequest
+    from tests.conftest import TEST_KERNELS
+
+    variant = load_variant_file(TEST_KERNELS / "antidiagonal.cl")
+    swept = executor.trace(TraceRequest(RunRequest(variant, {}, device_key=device.key)))
+    degree = {
+        s.line: s.bank_conflict_degree
+        for s in swept.analysis.sites
+        if s.space == "local" and s.bank_conflict_degree is not None
+    }
+    assert degree[10] == pytest.approx(1.0) and degree[15] == pytest.approx(1.0)
+    assert degree[6] == pytest.approx(8.0)  # rows 16 words apart: two banks for 16 lanes
+    conflicts = [f.line for f in swept.analysis.findings if f.kind == "bank-conflict"]
+    assert 10 not in conflicts and 15 not in conflicts

@@ -20,7 +20,11 @@ def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
     """Each record's place in a dense (request, lane) matrix, as ``request * width + lane``,
     and the number of requests. A request is one warp executing the site once: the k-th
     execution by each of its work-items (records are in sequence order, so a record's
-    occurrence is its position among its work-item's records of the unit)."""
+    occurrence is its position among its work-item's records of the unit) between the same
+    two barriers. Lanes that reach a site a different number of times (an anti-diagonal
+    sweep whose lanes join one at a time) are paired phase by phase, never across a barrier."""
+    if u.count is None and u.m and np.any(u.phase != u.phase[0]):
+        return _phased_layout(ctx, u)
     W = ctx.W
     if u.count is not None:
         cnt = np.zeros(W, dtype=np.int64)
@@ -40,6 +44,22 @@ def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
         flat = per_wi[u.wi]
         flat += np.arange(u.m, dtype=np.int64) * ctx.width
     return flat, int(most.sum())
+
+
+def _phased_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
+    """:func:`_request_layout` where phases differ: requests keyed by (warp, phase, k-th
+    execution within that phase), numbered densely."""
+    wi = np.asarray(u.wi, dtype=np.int64)
+    phase = np.asarray(u.phase, dtype=np.int64)
+    position = np.arange(wi.size, dtype=np.int64)
+    run = wi * (int(phase.max()) + 1) + phase  # records are in (work-item, sequence) order
+    starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    occurrence = position - np.repeat(starts, np.diff(np.r_[starts, wi.size]))
+    warp = ctx.wglob[wi].astype(np.int64)
+    key = (warp * (int(phase.max()) + 1) + phase) * (int(occurrence.max()) + 1) + occurrence
+    _, request = np.unique(key, return_inverse=True)
+    flat = request.astype(np.int64) * ctx.width + ctx.lane[wi]
+    return flat, int(request.max()) + 1 if request.size else 0
 
 
 def _request_matrix(
