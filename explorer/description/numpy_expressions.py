@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import io
 import keyword
+import math
 import operator
 import tokenize
 from collections.abc import Callable, Mapping
@@ -212,7 +213,10 @@ class _Evaluator:
                 total = _BINARY[op or ast.Add](total, self.value(term))
             return total
         if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](self.value(node.left), self.value(node.right))
+            left, right = self.value(node.left), self.value(node.right)
+            if isinstance(node.op, (ast.Pow, ast.LShift)):
+                self._bounded_power(node.op, left, right)
+            return _BINARY[type(node.op)](left, right)
         if isinstance(node, ast.UnaryOp):
             operand = self.value(node.operand)
             if type(node.op) in _UNARY:
@@ -278,6 +282,18 @@ class _Evaluator:
         if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.ndim:
             return self.magnitude(node)
         return value
+
+    def _bounded_power(self, op: ast.operator, base: Any, exponent: Any) -> None:
+        """A power (or shift) of Python integers grows without bound (``9 ** 9 ** 9``): one
+        past 256 bits is refused rather than computed for minutes."""
+        if not (isinstance(base, int) and isinstance(exponent, int)):
+            return
+        if isinstance(op, ast.LShift):
+            bits = exponent + abs(base).bit_length()
+        else:
+            bits = abs(exponent) * math.log2(abs(base)) if abs(base) > 1 else 0
+        if bits > 256:
+            raise ExpressionError(f"{self.text[:80]!r}: a number too large to compute")
 
     def _name(self, node: ast.Name) -> Any:
         if node.id not in self.names:

@@ -170,3 +170,11 @@ def test_none_and_newaxis_add_an_axis_and_long_formulas_are_taken():
     assert evaluate_reference(long, {"x": x})[0] == pytest.approx(sum(i % 3 for i in range(800)))
     with pytest.raises(ExpressionError, match="unsupported"):
         evaluate_reference("x.__class__", {"x": x})
+
+
+def test_a_reference_too_large_to_compute_is_refused_at_once():
+    """Python integers grow without bound: ``9 ** 9 ** 9`` would compute for minutes."""
+    for text in ("9 ** 9 ** 9", "1 << 100000000"):
+        with pytest.raises(ExpressionError, match="too large to compute"):
+            evaluate_reference(text, {})
+    assert evaluate_reference("2 ** 63", {})[0] == 2.0**63
