@@ -15,9 +15,11 @@ SIZES = {"M": 128, "N": 128, "K": 16}  # 8×8 groups of 16×16
 def _window_trace(variant, device, data="random", **kw):
     """A 3×3 window around group (5, 5) of SIZES, through the whole trace path."""
     run = RunRequest(variant, dict(SIZES), local=(16, 16), device_key=device.key, input=data)
-    full = run_trace(TraceRequest(run))
+    full = run_trace(TraceRequest(run, values=False))
     per_group = full.trace.records // 64
-    return run_trace(TraceRequest(run, center=(5, 5, 0), budget_bytes=per_group * 8 * 9, **kw))
+    # Nine groups' records of 8 bytes: the budget of a trace without the value plane.
+    budget = per_group * 8 * 9
+    return run_trace(TraceRequest(run, center=(5, 5, 0), budget_bytes=budget, values=False, **kw))
 
 
 def _window_elements(outcome) -> np.ndarray:
