@@ -256,9 +256,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 
     preset = _optional_str(data, "input", fail)
     if preset is not None and preset not in model.input_presets:
-        raise fail(
-            "input", f"{family} inputs are {', '.join(model.input_presets)}; not {preset!r}"
-        )
+        raise fail("input", f"{family} inputs are {', '.join(model.input_presets)}; not {preset!r}")
     text = data.get("text", "IOU")
     if not isinstance(text, str):
         raise fail("text", f"a string expected, not {_kind(text)}")

@@ -210,6 +210,19 @@ class Verdict:
     not_a_number: int = 0  # NaN elements: never written, or computed from unwritten memory
     checked: bool = True  # False: a custom kernel with no reference ran, nothing was compared
     unchanged: tuple[str, ...] = ()  # results still equal to their initial contents
+    # Where every answer came from when the results were compared with given arrays ("the
+    # original run" of a captured launch); empty for a computed reference.
+    compared_with: str = ""
+
+    @property
+    def comparison(self) -> str:
+        """What a comparison with given arrays found, in words ("matches the original run",
+        "differs from the original run at 12 elements"); empty for a computed reference."""
+        if not self.compared_with or not self.checked:
+            return ""
+        if self.verified:
+            return f"matches {self.compared_with}"
+        return f"differs from {self.compared_with} at {self.mismatches} elements"
 
 
 @dataclass(frozen=True, eq=False)
@@ -319,6 +332,8 @@ class RunResult:
             )
         if self.verdict.checked and not self.verdict.verified:
             err += f", {self.verdict.mismatches} wrong elements"
+        if self.verdict.compared_with:
+            err = f"{self.verdict.comparison}; {err}"
         if self.verdict.not_a_number:
             err += (
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
@@ -507,6 +522,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "note": result.note,
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
+        "compared_with": result.verdict.compared_with if result.verdict else "",
         "outside_constraints": list(result.outside_constraints),
     }
 
