@@ -556,11 +556,18 @@ def _distinct(reads: list[_Read]) -> list[_Read]:
 
 
 def _over_budget(needed: int, written: int, limit: int) -> str:
-    mb = 1 << 20
     return (
-        f"its buffers ({needed / mb:.1f} MB) would pass --max-mb {limit / mb:g} "
-        f"({written / mb:.1f} MB written before it)"
+        f"its buffers' {_size(needed)} would pass --max-mb ({_size(limit)}, of which "
+        f"{_size(written)} were written before it)"
     )
+
+
+def _size(nbytes: int) -> str:
+    if nbytes < 1 << 10:
+        return f"{nbytes} bytes"
+    if nbytes < 1 << 20:
+        return f"{nbytes / (1 << 10):.1f} KiB"
+    return f"{nbytes / (1 << 20):.1f} MiB"
 
 
 def _options(options: Any) -> list[str]:

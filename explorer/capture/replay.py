@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,7 @@ from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.launch.build import check_option
 from explorer.engine.records import Variant
+from explorer.frontend import AccessKind, ParseError, parse
 
 # What a match means, said in every verdict of a replayed launch.
 ORIGINAL_RUN = "the original run"
@@ -35,6 +36,13 @@ ORIGINAL_RUN = "the original run"
 _CHOSEN_LOCAL = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
 _INTEGER = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|\d+)$")
 _INT64_MAX = 2**63 - 1
+_WRITES = {
+    AccessKind.WRITE,
+    AccessKind.READ_MODIFY_WRITE,
+    AccessKind.ATOMIC,
+    AccessKind.VSTORE,
+    AccessKind.ASYNC_COPY_WRITE,
+}
 
 
 @dataclass(frozen=True)
@@ -122,8 +130,8 @@ def launch_header(
     capture: Capture, launch: CapturedLaunch, file_name: Callable[[str], str]
 ) -> tuple[str, str]:
     """The ``custom`` header of ``launch`` (``file_name`` gives the name the header uses for
-    each of the capture's files) and the program's source with its non-integer macros
-    defined before it."""
+    each of the capture's files) and the program's source, its non-integer macros defined
+    before it."""
     replayable(capture, launch)
     program = capture.program_of(launch)
     assert program.source is not None
@@ -144,7 +152,9 @@ def launch_header(
         for p, a in zip(params, launch.args, strict=True)
         if a.kind == "buffer"
     }
-    results, aliased = _results(params, launch.args, buffers)
+    written = _written(macros + source, launch.kernel, options.defines)
+    results, aliased = _results(params, launch.args, buffers, written)
+    results = {p.name: results[p.name] for p in params if p.name in results}
     local = launch.local_size or chosen_local(launch.global_size)
     q = _toml
     lines = [
@@ -180,7 +190,7 @@ def launch_header(
         f"text = {q(_explanation(launch, results, aliased, options, local))}",
         "---*/",
     ]
-    return "\n".join(lines) + "\n" + macros, source
+    return "\n".join(lines) + "\n", macros + source
 
 
 def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
@@ -198,15 +208,34 @@ def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
     return _Buffer(a, et.name, a.bytes // et.nbytes, read_only)
 
 
+def _written(source: str, kernel: str, defines: dict[str, int]) -> set[str]:
+    """The parameters the kernel writes through itself, as the front end reads it."""
+    try:
+        parsed = parse(source, dict(defines), "kernel.cl", strict=False)
+    except ParseError:
+        return set()
+    return {
+        root
+        for site in parsed.accesses
+        if site.function == kernel and site.kind in _WRITES
+        for root in (site.roots or (site.base,))
+    }
+
+
 def _results(
-    params: list[Parameter], args: tuple[CapturedArg, ...], buffers: dict[int, _Buffer]
+    params: list[Parameter],
+    args: tuple[CapturedArg, ...],
+    buffers: dict[int, _Buffer],
+    written: set[str],
 ) -> tuple[dict[str, CapturedArg], list[tuple[str, str]]]:
     """The buffers judged: those the launch changed (all the writable ones where it changed
-    none), by parameter name. A buffer that is the same memory as an earlier result is not
-    judged twice: (its name, the result's) is returned for the explanation."""
+    none), by parameter name. Of several names of one memory, the one the kernel writes
+    through is judged (the first where that cannot be told): (each other name, the judged
+    one's) is returned for the explanation."""
     writable = [(p, a) for p, a in zip(params, args, strict=True) if a.index in buffers]
     writable = [(p, a) for p, a in writable if not buffers[a.index].read_only]
     chosen = [(p, a) for p, a in writable if a.changed] or writable
+    chosen.sort(key=lambda pa: pa[0].name not in written)  # stable: the kernel's order kept
     results: dict[str, CapturedArg] = {}
     aliased: list[tuple[str, str]] = []
     for p, a in chosen:
@@ -346,7 +375,12 @@ def launch_variant(capture: Capture, which: str | int | CapturedLaunch) -> Varia
         return os.path.relpath(capture.path(name), path.parent)
 
     header, source = launch_header(capture, launch, relative)
-    return parse_variant(header + "#line 1\n" + source, path, variant_id=launch.label)
+    variant = parse_variant(header + "#line 1\n" + source, path, variant_id=launch.label)
+    # The header read, the kernel is the program's text alone, as a .sim file's is: every
+    # launch of one program builds once, and compiler and trace lines are the program's.
+    text = capture.path(program.source or "").read_text(encoding="utf-8")
+    macros = source[: len(source) - len(text)]
+    return replace(variant, source=f"{macros}#line 1\n{text}" if macros else text)
 
 
 def save_launch(capture: Capture, which: str | int | CapturedLaunch, folder: Path) -> Path:

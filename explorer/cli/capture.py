@@ -41,13 +41,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def program_and_bounds(args: argparse.Namespace) -> list[str]:
+    """The program's command line. argparse hands everything after OUT to the program, the
+    bounds given between OUT and ``--`` too: those are taken back here."""
+    words = list(args.program)
+    bounds = {"--launches": ("launches", int), "--max-mb": ("max_mb", float)}
+    while words and words[0] != "--":
+        name, sep, value = words[0].partition("=")
+        if name not in bounds:
+            break
+        if not sep:
+            if len(words) < 2:
+                raise UsageError(f"{name} needs a value")
+            value, words = words[1], words[1:]
+        words = words[1:]
+        attribute, kind = bounds[name]
+        try:
+            setattr(args, attribute, kind(value))
+        except ValueError:
+            raise UsageError(f"{name} {value!r} is not a number") from None
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise UsageError("give the program after --, e.g. capture OUT -- python host.py")
+    return words
+
+
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run the program, list what was recorded (on stderr), return the program's exit code."""
-    command = list(args.program)
-    if command and command[0] == "--":
-        command = command[1:]
-    if not command:
-        raise UsageError("give the program after --, e.g. capture OUT -- python host.py")
+    command = program_and_bounds(args)
     folder = Path(args.out)
     code = capture_program(folder, command, args.launches, args.max_mb)
     capture = load_capture(folder)
