@@ -38,7 +38,7 @@ class CapturedArg:
     kind: str
     name: str | None = None
     type: str | None = None
-    bytes: int = 0
+    nbytes: int = 0  # "bytes" in capture.json
     dtype: str = ""
     memory: int | None = None
     origin: int = 0
@@ -216,7 +216,7 @@ def _launch(entry: dict[str, Any]) -> CapturedLaunch:
             kind=str(a["kind"]),
             name=a.get("name"),
             type=a.get("type"),
-            bytes=int(a.get("bytes", 0)),
+            nbytes=int(a.get("bytes", 0)),
             dtype=str(a.get("dtype", "")),
             memory=a.get("memory"),
             origin=int(a.get("origin", 0)),

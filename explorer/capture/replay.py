@@ -202,10 +202,10 @@ def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
         et = element_type(p.element_type)
     except ElementTypeError:
         et = None
-    if et is None or et.base != stored or a.bytes % et.nbytes:
+    if et is None or et.base != stored or a.nbytes % et.nbytes:
         et = of_dtype(stored)
     read_only = p.is_const or p.space == "constant" or a.flags == ("READ_ONLY",)
-    return _Buffer(a, et.name, a.bytes // et.nbytes, read_only)
+    return _Buffer(a, et.name, a.nbytes // et.nbytes, read_only)
 
 
 def _written(source: str, kernel: str, defines: dict[str, int]) -> set[str]:
@@ -257,8 +257,8 @@ def _overlap(a: CapturedArg, b: CapturedArg) -> bool:
     return (
         a.memory is not None
         and a.memory == b.memory
-        and a.origin < b.origin + b.bytes
-        and b.origin < a.origin + a.bytes
+        and a.origin < b.origin + b.nbytes
+        and b.origin < a.origin + a.nbytes
     )
 
 
@@ -271,7 +271,7 @@ def _declaration(
 ) -> list[str]:
     q = _toml
     if a.kind == "local":
-        return ['local = "uchar"', f"count = {a.bytes}"]
+        return ['local = "uchar"', f"count = {a.nbytes}"]
     if a.kind == "null":
         return ['buffer = "uchar"', "count = 0", "null = true"]
     if a.kind == "scalar":

@@ -12,8 +12,9 @@ queue = cl.CommandQueue(context)
 x = cla.to_device(queue, np.linspace(-1, 1, 300).astype(np.float32))
 y = cla.to_device(queue, np.arange(300, dtype=np.float32))
 z = 2 * x + x * y  # an array expression: pyopencl's own elementwise kernels
-shift = ElementwiseKernel(context, "float *a, const float b, const int *c", "a[i] = a[i] * b + c[i]",
-                          "shift_by")
+shift = ElementwiseKernel(
+    context, "float *a, const float b, const int *c", "a[i] = a[i] * b + c[i]", "shift_by"
+)
 counts = cla.to_device(queue, np.arange(100, dtype=np.int32) % 7)
 window = z[100:200]  # a view 400 bytes into z's buffer
 shift(window, np.float32(0.5), counts)

@@ -63,11 +63,23 @@ b_offsets, b_edges = buffer(offsets), buffer(edges)
 b_frontier, b_visited, b_cost = buffer(start), buffer(start.copy()), buffer(cost)
 b_reached, b_more = buffer(np.zeros(n, np.int32)), buffer(np.zeros(1, np.int32))
 size = (64,)
-for level in range(n):
+levels = 0
+for _ in range(n):
+    levels += 1
     more = np.zeros(1, np.int32)
     cl.enqueue_copy(queue, b_more, more)
-    visit(queue, size, (16,), b_offsets, b_edges, b_frontier, b_reached, b_visited, b_cost,
-          np.int32(n))
+    visit(
+        queue,
+        size,
+        (16,),
+        b_offsets,
+        b_edges,
+        b_frontier,
+        b_reached,
+        b_visited,
+        b_cost,
+        np.int32(n),
+    )
     advance(queue, size, (16,), b_frontier, b_reached, b_visited, b_more, np.int32(n))
     cl.enqueue_copy(queue, more, b_more)
     if not more[0]:
@@ -84,4 +96,4 @@ while head < len(queue_):
             expected[nxt] = expected[node] + 1
             queue_.append(nxt)
 assert np.array_equal(cost, expected), (cost, expected)
-print(f"levels {level + 1}, reached {int((cost >= 0).sum())} of {n}")
+print(f"levels {levels}, reached {int((cost >= 0).sum())} of {n}")

@@ -35,8 +35,16 @@ mf = cl.mem_flags
 b_pixels = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=pixels)
 b_bins = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(nbins, np.int32))
 b_fractions = cl.Buffer(context, mf.WRITE_ONLY, size=4 * nbins)
-program.histogram(queue, ((n + group - 1) // group * group,), (group,), b_pixels, b_bins,
-                  cl.LocalMemory(4 * nbins), np.int32(n), np.int32(nbins))
+program.histogram(
+    queue,
+    ((n + group - 1) // group * group,),
+    (group,),
+    b_pixels,
+    b_bins,
+    cl.LocalMemory(4 * nbins),
+    np.int32(n),
+    np.int32(nbins),
+)
 program.normalise(queue, (nbins,), None, b_bins, b_fractions, np.int32(n))
 fractions = np.empty(nbins, np.float32)
 cl.enqueue_copy(queue, fractions, b_fractions)

@@ -35,10 +35,12 @@ mf = cl.mem_flags
 b_values = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=values)
 b_partial = cl.Buffer(context, mf.READ_WRITE, size=4 * groups)
 b_total = cl.Buffer(context, mf.READ_WRITE, size=4)
-partial_sums(queue, (groups * group,), (group,), b_values, b_partial, cl.LocalMemory(4 * group),
-             np.int32(n))
-partial_sums(queue, (groups,), (groups,), b_partial, b_total, cl.LocalMemory(4 * groups),
-             np.int32(groups))
+partial_sums(
+    queue, (groups * group,), (group,), b_values, b_partial, cl.LocalMemory(4 * group), np.int32(n)
+)
+partial_sums(
+    queue, (groups,), (groups,), b_partial, b_total, cl.LocalMemory(4 * groups), np.int32(groups)
+)
 total = np.empty(1, np.float32)
 cl.enqueue_copy(queue, total, b_total)
 assert abs(total[0] - values.sum(dtype=np.float64)) < 1e-2, total

@@ -61,11 +61,29 @@ b_offsets = cl.Buffer(context, mf.READ_WRITE, size=4 * n)
 b_counts = cl.Buffer(context, mf.READ_WRITE, size=4 * (groups + 1))
 b_out = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.zeros(n, np.float32))
 padded = (groups * group,)
-program.block_scan(queue, padded, (group,), b_values, b_offsets, b_counts,
-                   cl.LocalMemory(4 * group), np.float32(threshold), np.int32(n))
+program.block_scan(
+    queue,
+    padded,
+    (group,),
+    b_values,
+    b_offsets,
+    b_counts,
+    cl.LocalMemory(4 * group),
+    np.float32(threshold),
+    np.int32(n),
+)
 program.scan_counts(queue, (1,), (1,), b_counts, np.int32(groups))
-program.scatter(queue, padded, (group,), b_values, b_offsets, b_counts, b_out,
-                np.float32(threshold), np.int32(n))
+program.scatter(
+    queue,
+    padded,
+    (group,),
+    b_values,
+    b_offsets,
+    b_counts,
+    b_out,
+    np.float32(threshold),
+    np.int32(n),
+)
 counts = np.empty(groups + 1, np.int32)
 out = np.empty(n, np.float32)
 cl.enqueue_copy(queue, counts, b_counts)
