@@ -100,7 +100,7 @@ def bench_case(
             input=case.input,
             timeout_s=timeout_s,
         )
-        traced = executor.trace(TraceRequest(run))
+        traced = executor.trace(TraceRequest(run, values=False))
     if traced.analysis is None or traced.report_json is None:
         result = traced.result
         raise TraceBenchError(case, result.status, str(result.error or result.refused))

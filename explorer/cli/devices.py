@@ -25,7 +25,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     for i, d in enumerate(devices):
         mark = "*" if d == default else " "
         print(
-            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; OpenCL {d.opencl_version})\n"
+            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; {d.opencl_version})\n"
             f"       {d.compute_units} compute units, {d.clock_mhz} MHz, max work-group "
             f"{d.max_work_group_size}, local memory {d.local_mem_bytes // 1024} KiB, "
             f"global memory {d.global_mem_bytes / 2**30:.1f} GiB"

@@ -84,11 +84,16 @@ def names_in(expression: str) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - calls
 
 
-def _parse(expression: str) -> ast.Expression:
+def _parse(
+    expression: str,
+    max_length: int = MAX_LENGTH,
+    max_depth: int = MAX_DEPTH,
+    max_nodes: int = MAX_NODES,
+) -> ast.Expression:
     text = str(expression).strip()
-    if len(text) > MAX_LENGTH:
+    if len(text) > max_length:
         raise ExpressionError(
-            f"expression {text[:40]!r}... is {len(text)} characters; at most {MAX_LENGTH}"
+            f"expression {text[:40]!r}... is {len(text)} characters; at most {max_length}"
         )
     try:
         tree = ast.parse(text, mode="eval")
@@ -96,21 +101,21 @@ def _parse(expression: str) -> ast.Expression:
         raise ExpressionError(f"cannot parse expression {expression!r}: {exc.msg}") from None
     except (RecursionError, MemoryError, ValueError):
         raise ExpressionError(f"expression {text[:40]!r} is nested too deeply") from None
-    if _depth(tree.body) > MAX_DEPTH or sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+    if _depth(tree.body, max_depth) > max_depth or sum(1 for _ in ast.walk(tree)) > max_nodes:
         raise ExpressionError(
-            f"expression {text[:40]!r} is too complex (at most {MAX_DEPTH} levels of nesting "
-            f"and {MAX_NODES} terms)"
+            f"expression {text[:40]!r} is too complex (at most {max_depth} levels of nesting "
+            f"and {max_nodes} terms)"
         )
     return tree
 
 
-def _depth(node: ast.AST) -> int:
+def _depth(node: ast.AST, limit: int = MAX_DEPTH) -> int:
     """Nesting depth, without recursion (a hostile expression may be deeper than the stack)."""
     deepest, stack = 0, [(node, 1)]
     while stack:
         current, level = stack.pop()
         deepest = max(deepest, level)
-        if deepest > MAX_DEPTH:
+        if deepest > limit:
             return deepest
         stack.extend((child, level + 1) for child in ast.iter_child_nodes(current))
     return deepest

@@ -213,6 +213,8 @@ class Verdict:
     # Where every answer came from when the results were compared with given arrays ("the
     # original run" of a captured launch); empty for a computed reference.
     compared_with: str = ""
+    # Results with no answer to compare with, where others have one: not part of the verdict.
+    not_checked: tuple[str, ...] = ()
 
     @property
     def comparison(self) -> str:
@@ -334,6 +336,11 @@ class RunResult:
             err += f", {self.verdict.mismatches} wrong elements"
         if self.verdict.compared_with:
             err = f"{self.verdict.comparison}; {err}"
+        if self.verdict.not_checked:
+            err += (
+                f"; not checked: {', '.join(self.verdict.not_checked)} (no reference given for "
+                f"{'it' if len(self.verdict.not_checked) == 1 else 'them'})"
+            )
         if self.verdict.not_a_number:
             err += (
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
@@ -523,6 +530,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
         "compared_with": result.verdict.compared_with if result.verdict else "",
+        "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "outside_constraints": list(result.outside_constraints),
     }
 

@@ -172,6 +172,11 @@ class Family(KernelModel):
             r for r in self.roles if r not in self.scalar_roles and r not in self.local_roles
         )
 
+    def local_bytes(self, role: str, sizes: Sizes, local_size: tuple[int, ...]) -> int:
+        """Bytes of a ``__local`` role's argument: :attr:`LOCAL_WORDS_PER_ITEM` 4-byte words
+        per work-item unless the family sizes it otherwise."""
+        return 4 * self.LOCAL_WORDS_PER_ITEM * math.prod(local_size)
+
     def scalar(self, role: str, sizes: Sizes) -> float:
         """The value of a scalar role (a size, or a constant such as rowdot's FACTOR)."""
         if role in sizes:
@@ -196,11 +201,10 @@ class Family(KernelModel):
             (self.family, tuple(sorted(sizes.items())), dtype.str, setting.input)
             + (setting.text, _file_key(image)),
         )
-        local_bytes = 4 * self.LOCAL_WORDS_PER_ITEM * math.prod(setting.local_size)
         params: list[Param] = []
         for role in args:
             if role in self.local_roles:
-                params.append(LocalParam(role, local_bytes))
+                params.append(LocalParam(role, self.local_bytes(role, sizes, setting.local_size)))
             elif role in self.scalar_roles:
                 params.append(ScalarParam(role, self.scalar(role, sizes)))
             else:

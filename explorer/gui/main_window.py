@@ -283,7 +283,7 @@ class MainWindow(QMainWindow):
         """The traced run's inputs and output: the values the execution view draws."""
         traced = self.state.traced
         if traced is not None and traced.trace is not None:
-            self.views.execution_view.set_arrays(run_arrays(traced.result, traced.trace))
+            self.views.execution_view.set_arrays(run_arrays(traced.result))
 
     def cycle_colouring(self) -> None:
         """The execution view's cells: by step, by value, by who touched them."""

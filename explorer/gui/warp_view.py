@@ -15,6 +15,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from explorer.trace.playback import Playback
+from explorer.trace.recorded import LOCAL
+
 WARP = 32
 SECTOR_BYTES = 32
 BANKS, BANK_BYTES = 32, 4  # 32 banks of 4 bytes
@@ -90,6 +93,21 @@ class WarpView(QWidget):
         self.accesses = accesses[:2]
         self._fit()
         self.update()
+
+    def show_warp(self, pb: Playback, who: int) -> None:
+        """The warp of work-item ``who`` (linear local id) at the cursor's step, one strip
+        per access site."""
+        group, trace = pb.cursor.group_steps, pb.trace
+        if group is None:
+            return
+        accesses = []
+        for site, offsets, size in group.warp_offsets(pb.cursor.step, who // WARP):
+            info = trace.sites[site]
+            buffer = trace.buffers[info.buffer] if info.buffer >= 0 else None
+            local = buffer is not None and buffer.space == LOCAL
+            title = f"line {info.line} {info.text or (buffer.name if buffer else '?')}"
+            accesses.append(WarpAccess(title, local, offsets, size))
+        self.set_accesses(accesses)
 
     def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         painter = QPainter(self)

@@ -148,13 +148,3 @@ def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]
         return out
 
     return read
-
-
-def recorded_values(trace: Trace) -> RecordColumn | None:
-    """Each record's value as a float64 (a vector: its first component), NaN where its site
-    records none, for the records asked for; None when the trace has no values."""
-    read = value_reader(trace)
-    if read is None or trace.values is None:
-        return None
-    values = trace.values
-    return RecordColumn(lambda key: read(np.asarray(values[key]), np.asarray(trace.word[key])))

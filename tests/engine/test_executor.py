@@ -87,3 +87,15 @@ def test_a_launch_the_runtime_stopped_is_explained_and_its_process_not_reused(de
         assert ex.call(os.getpid) != before  # a fresh process (and context) for the next run
         next_run = ex.run(RunRequest(request.variant, request.sizes, device_key=device.key))
         assert next_run.status == "verified"
+
+
+def test_device_types_are_named_from_their_bits_alone():
+    """A simulator reports every type: the list names them, and nothing of PyOpenCL's own."""
+    import pyopencl as cl
+
+    from explorer.engine.launch.devices import _type_name
+
+    assert _type_name(cl, int(cl.device_type.GPU)) == "GPU"
+    every = _type_name(cl, int(cl.device_type.ALL))
+    assert {"CPU", "GPU", "ACCELERATOR"} <= set(every.split(" | "))
+    assert "_" not in every

@@ -184,7 +184,7 @@ def test_the_execution_view_draws_each_matrix_in_its_own_order(
     assert window.model.layout == "A:column-major,B:row-major,C:column-major"
     trace_and_wait(qtbot, window)
     playback = window.state.playback
-    drawn = {g.name: playback.values(g) for g in playback.grids if g.name in "ABC"}
+    drawn = {g.name: playback.values.buffer(g) for g in playback.grids if g.name in "ABC"}
     assert {name: array.shape for name, array in drawn.items()} == {
         "A": (40, 32),
         "B": (32, 24),
@@ -194,7 +194,9 @@ def test_the_execution_view_draws_each_matrix_in_its_own_order(
     # Work-group (0, 0) computes C's rows 0-7 and columns 0-7 from A's rows and B's
     # columns 0-7: where the view places what the group touched.
     assert playback.group == (0, 0, 0)
-    touched = {g.name: playback.extent(g)[0] for g in playback.grids if g.name in "ABC"}
+    touched = {
+        g.name: playback.cursor.group_steps.extent(g)[0] for g in playback.grids if g.name in "ABC"
+    }
     assert touched == {"A": (0, 8, 0, 32), "B": (0, 32, 0, 8), "C": (0, 8, 0, 8)}
 
 

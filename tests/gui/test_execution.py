@@ -31,10 +31,10 @@ def tiled(window, qtbot):
 
 
 def test_highlighted_cells_are_the_trace_records_of_that_step(tiled):
-    tiled.granularity.setCurrentText("Each line")  # one step per (phase, line)
+    tiled.controls.granularity.setCurrentText("Each line")  # one step per (phase, line)
     pb = tiled.playback
     trace = pb.trace
-    group = pb.group_index(pb.group)
+    group = pb.index.group_index(pb.group)
     lines = np.array([s.line for s in trace.sites])
     index = trace.index()
     for step in range(tiled.steps):
@@ -68,13 +68,13 @@ def test_first_step_loads_the_groups_tile_of_a(tiled):
 
 def test_stepping_forward_and_back_gives_the_same_picture(tiled):
     tiled.set_step(5)
-    before = {b: tiled.picture(b) for b in tiled.canvases}
+    before = {b: tiled.picture(b) for b in tiled.buffers.canvases}
     tiled.step_forward()
     tiled.step_forward()
-    assert any(not np.array_equal(before[b], tiled.picture(b)) for b in tiled.canvases)
+    assert any(not np.array_equal(before[b], tiled.picture(b)) for b in tiled.buffers.canvases)
     tiled.step_back()
     tiled.step_back()
-    assert all(np.array_equal(before[b], tiled.picture(b)) for b in tiled.canvases)
+    assert all(np.array_equal(before[b], tiled.picture(b)) for b in tiled.buffers.canvases)
 
 
 def test_hover_names_the_work_items_that_touched_a_cell(tiled):
@@ -84,13 +84,13 @@ def test_hover_names_the_work_items_that_touched_a_cell(tiled):
     tiled._cell_hovered(asub, 3, 5)
     text = tiled.info.text()
     assert "work-item (5, 3, 0)" in text and "write" in text
-    assert tiled.hover_wi == 5 + 16 * 3
+    assert tiled.playback.cursor.hover_wi == 5 + 16 * 3
     tiled._cell_hovered(asub, -1, -1)
-    assert tiled.hover_wi is None
+    assert tiled.playback.cursor.hover_wi is None
 
 
 def test_play_advances_and_pause_stops(tiled, qtbot):
-    tiled.speed.setCurrentText("8×")
+    tiled.controls.speed.setCurrentText("8×")
     tiled.set_step(0)
     tiled.play()
     qtbot.waitUntil(lambda: tiled.current >= 3, timeout=5000)
@@ -115,17 +115,17 @@ def test_selecting_a_finding_moves_to_its_phase_and_line(window, qtbot):
     step = view.playback.steps[view.current]
     assert (step.phase, step.line) == (finding.phase, finding.line)
     assert window.views.tabs.currentWidget() is view
-    assert view.marked_elements.get(finding.buffer)
+    assert view.playback.cursor.marked_elements.get(finding.buffer)
 
 
 def test_heat_map_shows_loads_per_element(window, qtbot):
     naive = trace_in_window(window, qtbot, "matmul", "naive", {"M": 32, "N": 32, "K": 32}, (16, 16))
-    heat_naive = naive.playback.heat(naive.playback.grids[0]).max()
+    heat_naive = naive.playback.index.heat(naive.playback.grids[0]).max()
     tiled = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32}, (16, 16))
-    heat_tiled = tiled.playback.heat(tiled.playback.grids[0]).max()
+    heat_tiled = tiled.playback.index.heat(tiled.playback.grids[0]).max()
     assert (heat_naive, heat_tiled) == (32, 2)
-    tiled.mode.setCurrentIndex(1)
-    assert tiled.heat_mode
+    tiled.controls.mode.setCurrentIndex(1)
+    assert tiled.pictures.heat_mode
 
 
 def test_clicking_an_untraced_group_traces_around_it(window, qtbot):
@@ -134,7 +134,7 @@ def test_clicking_an_untraced_group_traces_around_it(window, qtbot):
         window, qtbot, "matmul", "tiled", {"M": 128, "N": 128, "K": 32}, (16, 16)
     )
     far = (7, 7, 0)
-    assert not view.playback.is_traced(far)
+    assert not view.playback.index.is_traced(far)
     first = window.state.playback
     view._group_clicked(7 + 8 * 7)
     qtbot.waitUntil(lambda: window.state.playback is not first, timeout=120000)
@@ -171,7 +171,9 @@ def test_esc_leaves_presenter_mode_wherever_the_focus_is(window, qtbot, focus):
 
     _present(window, qtbot)
     view = window.views.execution_view
-    widget = {"execution": view, "speed": view.speed, "slider": view.slider}[focus]
+    widget = {"execution": view, "speed": view.controls.speed, "slider": view.controls.slider}[
+        focus
+    ]
     widget.setFocus()
     qtbot.keyClick(widget, Qt.Key.Key_Escape)
     assert not window.state.presenting
@@ -214,21 +216,23 @@ def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtb
         timeout=120000,
     )
     assert window.views.timing_view.bar_count == 1
-    assert view.caption.text().startswith("1 · naive") and view.caption.isVisible()
+    assert view.lines.caption.text().startswith("1 · naive") and view.lines.caption.isVisible()
     naive = state.playback
-    view.slider.setFocus()
-    qtbot.keyClick(view.slider, Qt.Key.Key_Right)  # → advances the stage, whatever has focus
+    view.controls.slider.setFocus()
+    qtbot.keyClick(
+        view.controls.slider, Qt.Key.Key_Right
+    )  # → advances the stage, whatever has focus
     qtbot.waitUntil(
         lambda: state.playback not in (None, naive) and not window.worker.busy, timeout=120000
     )
     assert len(state.tour_results) == 2  # the tiled stage is traced as well
-    assert view.caption.text().startswith("2 · tiled")
-    qtbot.keyClick(view.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
+    assert view.lines.caption.text().startswith("2 · tiled")
+    qtbot.keyClick(view.controls.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
     qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)
     assert [r.variant for r in state.tour_results] == ["naive", "tiled", "reg2d"]
     assert window.views.timing_view.bar_count == 3
     assert view.playback is None  # the tiled trace does not stay on screen under reg2d
-    assert view.caption.text().startswith("3 · register")
+    assert view.lines.caption.text().startswith("3 · register")
     qtbot.waitUntil(lambda: not window.worker.busy, timeout=60000)
     qtbot.keyClick(view, Qt.Key.Key_Space)
     assert "That was the ladder" in window.views.result_view.badge.text()
@@ -242,10 +246,10 @@ def test_arrows_step_the_animation_in_presenter_mode(window, qtbot):
     view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
     _present(window, qtbot)
     view.set_step(2)
-    view.speed.setFocus()
-    qtbot.keyClick(view.speed, Qt.Key.Key_Right)
+    view.controls.speed.setFocus()
+    qtbot.keyClick(view.controls.speed, Qt.Key.Key_Right)
     assert view.current == 3
-    qtbot.keyClick(view.slider, Qt.Key.Key_Left)
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_Left)
     assert view.current == 2
 
 
@@ -311,15 +315,15 @@ def test_each_familys_last_step_shows_its_own_line_and_records(
     window, qtbot, family, variant, sizes
 ):
     view = trace_in_window(window, qtbot, family, variant, sizes)
-    view.granularity.setCurrentText("Each line")
+    view.controls.granularity.setCurrentText("Each line")
     pb, trace = view.playback, view.playback.trace
     view.set_step(view.steps - 1)
     step = pb.steps[view.current]
     line_text = view.source_lines[step.line - 1].strip()
-    assert view.step_label.text() == f"phase {step.phase} · line {step.line}:  {line_text}"
+    assert view.lines.step_label.text() == f"phase {step.phase} · line {step.line}:  {line_text}"
     lines = np.array([s.line for s in trace.sites])
     mine = (
-        (trace.group_linear()[trace.wi] == pb.group_index(pb.group))
+        (trace.group_linear()[trace.wi] == pb.index.group_index(pb.group))
         & (trace.phase == step.phase)
         & (lines[trace.site] == step.line)
     )
@@ -334,7 +338,7 @@ def test_each_familys_last_step_shows_its_own_line_and_records(
 
 
 def test_a_selected_findings_work_items_are_marked(window, qtbot):
-    from explorer.gui.execution_view import MARK_C
+    from explorer.gui.cell_colours import MARK_C
 
     view = trace_in_window(
         window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4}
@@ -344,10 +348,10 @@ def test_a_selected_findings_work_items_are_marked(window, qtbot):
     grid = next(g for g in view.playback.grids if g.name == race.buffer)
     w = race.work_items[0]
     lx = view.playback.trace.local_size[0]
-    recs = view.playback.work_item_records(
+    recs = view.playback.cursor.group_steps.work_item_records(
         w[3] + lx * w[4], view.playback.steps[view.current].phase
     )
-    reads, writes = view.playback.window_masks(grid, recs, view.zoom_window(grid.buffer))
+    reads, writes = view.playback.index.window_masks(grid, recs, view.zoom_window(grid.buffer))
     picture = view.picture(grid.buffer)
     assert (reads | writes).any()
     assert (picture[reads | writes] == MARK_C).all(axis=-1).all()
@@ -369,24 +373,24 @@ def test_naive_walks_along_k_one_pass_at_a_time(window, qtbot):
 
 
 def test_tiled_inner_product_draws_the_selected_work_items_row_and_column(tiled):
-    from explorer.gui.execution_view import HOVER_C
+    from explorer.gui.cell_colours import HOVER_C
 
     pb = tiled.playback
     asub = next(g for g in pb.grids if g.name == "Asub")
     bsub = next(g for g in pb.grids if g.name == "Bsub")
-    tiled.selected_wi = 5 + 16 * 3  # work-item (5, 3)
+    tiled.playback.cursor.selected_wi = 5 + 16 * 3  # work-item (5, 3)
     inner = [s for s in pb.steps if s.phase == 1 and s.line == 62]  # after barrier 1
     assert [s.iteration for s in inner] == list(range(16))  # the loop over k, pass by pass
     for s in (inner[0], inner[7]):
         tiled.set_step(s.index)
         k = s.iteration
-        assert f"read Asub[3][{k}]" in tiled.reads_label.text()
-        assert f"read Bsub[{k}][5]" in tiled.reads_label.text()
+        assert f"read Asub[3][{k}]" in tiled.lines.reads_label.text()
+        assert f"read Bsub[{k}][5]" in tiled.lines.reads_label.text()
         with_wi = tiled.picture(asub.buffer), tiled.picture(bsub.buffer)
-        tiled.selected_wi = None
+        tiled.playback.cursor.selected_wi = None
         tiled.redraw()
         without = tiled.picture(asub.buffer), tiled.picture(bsub.buffer)
-        tiled.selected_wi = 5 + 16 * 3
+        tiled.playback.cursor.selected_wi = 5 + 16 * 3
         changed_a = (with_wi[0] != without[0]).any(axis=-1)
         changed_b = (with_wi[1] != without[1]).any(axis=-1)
         # drawn without hovering: the whole row 3 of Asub and column 5 of Bsub it reads in
@@ -399,7 +403,7 @@ def test_tiled_inner_product_draws_the_selected_work_items_row_and_column(tiled)
 
 
 def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window, qtbot):
-    from explorer.gui.execution_view import WRITE_OUTLINE
+    from explorer.gui.cell_colours import WRITE_OUTLINE
 
     window.model.set_input("iou")
     view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 64, "N": 64, "K": 64})
@@ -407,15 +411,15 @@ def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window,
     b, c = pb.grids[1], pb.grids[2]
     result = window.state.traced.result
     view.set_step(0)
-    frame = view.canvases[b.buffer].frame
+    frame = view.buffers.canvases[b.buffer].frame
     r0, r1, c0, c1 = frame.window
     expected = result.inputs["B"][r0:r1, c0:c1]
     assert [[float(t) for t in row] for row in frame.labels] == expected.tolist()
     # the overview of the whole of B shows the IOU: text (0) lighter than the background (0.5)
     overview = frame.overview[..., 0].astype(int)
     assert overview.max() - overview.min() > 80
-    c_frame = view.canvases[c.buffer].frame
-    group_tile = pb.extent(c)[1]
+    c_frame = view.buffers.canvases[c.buffer].frame
+    group_tile = pb.cursor.group_steps.extent(c)[1]
     assert (group_tile, WRITE_OUTLINE, 3.0) in c_frame.outlines
     assert group_tile == (
         16 * pb.group[1],
@@ -437,11 +441,11 @@ def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window,
     k_done = 16 * (half.phase // 2) + half.iteration + 1
     tr, tc = group_tile[0], group_tile[2]
     expected = a_in[tr : tr + 16, :k_done] @ b_in[:k_done, tc : tc + 16]
-    c_frame = view.canvases[c.buffer].frame
+    c_frame = view.buffers.canvases[c.buffer].frame
     shown = np.array([[float(t or 0) for t in row] for row in c_frame.labels[rows, cols]])
     assert np.allclose(shown, expected, atol=1e-3)
     view.set_step(view.steps - 1)
-    c_frame = view.canvases[c.buffer].frame
+    c_frame = view.buffers.canvases[c.buffer].frame
     w0, _w1, v0, _v1 = c_frame.window
     tile = c_frame.labels[
         group_tile[0] - w0 : group_tile[1] - w0, group_tile[2] - v0 : group_tile[3] - v0
@@ -456,16 +460,16 @@ def test_cells_carry_values_and_the_output_tile_is_marked_from_the_start(window,
 
 def test_heat_map_gives_absolute_loads_on_one_scale(window, qtbot):
     naive = trace_in_window(window, qtbot, "matmul", "naive", {"M": 64, "N": 64, "K": 64}, (16, 16))
-    naive.mode.setCurrentIndex(1)
+    naive.controls.mode.setCurrentIndex(1)
     a = naive.playback.grids[0]
-    assert int(naive.playback.element_heat(a).max()) == 64
-    assert "up to 64" in naive.canvases[a.buffer].frame.caption
-    assert set(naive.canvases[a.buffer].frame.labels.ravel()) == {"64"}
+    assert int(naive.playback.index.element_heat(a).max()) == 64
+    assert "up to 64" in naive.buffers.canvases[a.buffer].frame.caption
+    assert set(naive.buffers.canvases[a.buffer].frame.labels.ravel()) == {"64"}
     assert naive.heat_scale.isVisibleTo(naive)
     naive_colour = naive.picture(a.buffer)[0, 0].copy()
     tiled = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 64, "N": 64, "K": 64}, (16, 16))
-    assert tiled.heat_mode
-    assert set(tiled.canvases[a.buffer].frame.labels.ravel()) == {"4"}
+    assert tiled.pictures.heat_mode
+    assert set(tiled.buffers.canvases[a.buffer].frame.labels.ravel()) == {"4"}
     assert not np.array_equal(tiled.picture(a.buffer)[0, 0], naive_colour)
 
 
@@ -476,13 +480,13 @@ def test_stage_keys_work_wherever_the_focus_is_in_presenter_mode(window, qtbot, 
     view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
     _present(window, qtbot)
     widget = {
-        "speed": view.speed,
-        "slider": view.slider,
-        "mode": view.mode,
+        "speed": view.controls.speed,
+        "slider": view.controls.slider,
+        "mode": view.controls.mode,
         "timeline": view.timeline,
     }[focus]
     widget.setFocus()
-    mode_before = view.mode.currentIndex()
+    mode_before = view.controls.mode.currentIndex()
     qtbot.keyClick(widget, Qt.Key.Key_End)
     assert view.current == view.steps - 1
     qtbot.keyClick(widget, Qt.Key.Key_Home)
@@ -492,11 +496,11 @@ def test_stage_keys_work_wherever_the_focus_is_in_presenter_mode(window, qtbot, 
     assert view.current == 2
     qtbot.keyClick(widget, Qt.Key.Key_Left)
     assert view.current == 1
-    assert view.mode.currentIndex() == mode_before  # the combo box did not take the arrows
+    assert view.controls.mode.currentIndex() == mode_before  # the combo box did not take the arrows
     qtbot.keyClick(widget, Qt.Key.Key_Space)
-    assert view.timer.isActive()
+    assert view.controls.timer.isActive()
     qtbot.keyClick(widget, Qt.Key.Key_Space)
-    assert not view.timer.isActive()
+    assert not view.controls.timer.isActive()
     qtbot.keyClick(widget, Qt.Key.Key_F11)
     assert not window.state.presenting
     assert window.views.stack.currentWidget() is window.views.tabs
@@ -515,19 +519,21 @@ def test_outside_presenter_mode_the_keys_step_where_the_focus_is_in_the_executio
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     view.set_step(1)
-    view.slider.setFocus()
-    qtbot.waitUntil(lambda: view.slider.hasFocus())
-    qtbot.keyClick(view.slider, Qt.Key.Key_Right)
+    view.controls.slider.setFocus()
+    qtbot.waitUntil(lambda: view.controls.slider.hasFocus())
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_Right)
     assert view.current == 2
-    qtbot.keyClick(view.slider, Qt.Key.Key_End)
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_End)
     assert view.current == view.steps - 1
-    qtbot.keyClick(view.slider, Qt.Key.Key_Home)
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_Home)
     assert view.current == 0
-    qtbot.keyClick(view.slider, Qt.Key.Key_Space)
-    assert view.timer.isActive()
-    qtbot.keyClick(view.slider, Qt.Key.Key_Space)
-    assert not view.timer.isActive()
-    combo = next(c for c in window.views.panel.findChildren(type(view.speed)) if c.count() > 1)
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_Space)
+    assert view.controls.timer.isActive()
+    qtbot.keyClick(view.controls.slider, Qt.Key.Key_Space)
+    assert not view.controls.timer.isActive()
+    combo = next(
+        c for c in window.views.panel.findChildren(type(view.controls.speed)) if c.count() > 1
+    )
     combo.setFocus()
     qtbot.waitUntil(combo.hasFocus)
     before, at = combo.currentIndex(), view.current
@@ -543,7 +549,9 @@ def test_outside_presenter_mode_arrows_still_edit_the_configuration(window, qtbo
     window.show()
     qtbot.waitExposed(window)
     view.set_step(3)
-    combo = next(c for c in window.views.panel.findChildren(type(view.speed)) if c.count() > 1)
+    combo = next(
+        c for c in window.views.panel.findChildren(type(view.controls.speed)) if c.count() > 1
+    )
     combo.setFocus()
     before = combo.currentIndex()
     key = Qt.Key.Key_Up if before == combo.count() - 1 else Qt.Key.Key_Down
@@ -559,8 +567,8 @@ def test_a_variant_change_clears_the_trace_line_and_banner(window, qtbot):
     assert window.views.source_view.editor.marked
     window.model.set_variant(find_variant("matmul", "naive"))
     assert view.playback is None and window.state.playback is None
-    assert not view.canvases and view.steps == 0
-    assert "trace it" in view.step_label.text()
+    assert not view.buffers.canvases and view.steps == 0
+    assert "trace it" in view.lines.step_label.text()
     assert window.views.source_view.editor.marked == []
     assert view.code.marked == []
     assert "naive" in window.views.result_view.badge.text().lower()

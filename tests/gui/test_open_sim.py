@@ -34,9 +34,12 @@ def test_a_sim_file_with_smaller_last_groups_runs_traces_and_shows_each_group(
     assert written[4] == 0 + 10 * 1 + 100 * 2 + 1000 * 2 + 10000 * 5
     view = trace_and_wait(qtbot, window)
     playback = window.state.playback
-    assert playback.num_groups == (3, 2, 1)
+    assert playback.index.num_groups == (3, 2, 1)
     assert playback.traced_groups == set(range(6))
     assert playback.select_group((2, 1, 0))  # the corner group: one work-item
     view.select_group((2, 1, 0))
     assert view.steps >= 1
-    assert playback.work_item(0) is not None and playback.work_item(1) is None
+    assert (
+        playback.cursor.group_steps.work_item(0) is not None
+        and playback.cursor.group_steps.work_item(1) is None
+    )

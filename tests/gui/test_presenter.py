@@ -27,7 +27,7 @@ def test_presenter_layout_fits_and_leaving_restores_the_panels(window, qtbot, si
     # nothing wider than its place: the view fits its pane, each buffer its panel
     assert view.minimumSizeHint().width() <= view.width()
     assert view.width() <= window.width()
-    for canvas in view.canvases.values():
+    for canvas in view.buffers.canvases.values():
         zoom, overview = canvas.areas()
         assert zoom.right() <= canvas.width() and zoom.bottom() <= canvas.height()
         if overview is not None:

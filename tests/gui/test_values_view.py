@@ -4,7 +4,7 @@ says where each came from, and any buffer can be coloured by value or by who tou
 import numpy as np
 from PySide6.QtCore import Qt
 
-from explorer.gui.execution_view import _hues
+from explorer.gui.cell_colours import hues
 from tests.gui.conftest import trigger
 from tests.gui.test_execution import trace_in_window
 
@@ -20,7 +20,7 @@ def test_local_cells_show_the_recorded_values_and_where_they_came_from(window, q
     a = window.state.traced.result.inputs["A"]
     view.set_step(1)  # after the first copy into Asub
     asub = _asub(view)
-    frame = view.canvases[asub.buffer].frame
+    frame = view.buffers.canvases[asub.buffer].frame
     r0, r1, c0, c1 = frame.window
     gy = pb.group[1]
     shown = np.array([[float(t) if t else np.nan for t in row] for row in frame.labels])
@@ -37,24 +37,24 @@ def test_colour_cells_by_cycles_value_and_who_touched_them(window, qtbot):
     pb = view.playback
     view.set_step(0)  # the copy into Asub: its cells are tinted as written this step
     asub = _asub(view)
-    by_step = view.canvases[asub.buffer].frame.pixels.copy()
+    by_step = view.buffers.canvases[asub.buffer].frame.pixels.copy()
     trigger(window, "Colour cells by…")
-    assert view.colouring == "value" and "by value" in view.info.text()
-    by_value = view.canvases[asub.buffer].frame.pixels
+    assert view.pictures.colouring == "value" and "by value" in view.info.text()
+    by_value = view.buffers.canvases[asub.buffer].frame.pixels
     assert not np.array_equal(by_step, by_value)  # no read/write tints: values alone
     window.show()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)  # keys reach a window's shortcuts once it is active
     shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     qtbot.keyClick(view, Qt.Key.Key_C, shift_ctrl)  # the command's key, from the view
-    assert view.colouring == "who"
-    frame = view.canvases[asub.buffer].frame
+    assert view.pictures.colouring == "who"
+    frame = view.buffers.canvases[asub.buffer].frame
     r0, r1, c0, c1 = frame.window
-    writers = pb.touched_by(asub, view.current)[r0:r1, c0:c1]
+    writers = pb.cursor.group_steps.touched_by(asub, view.current)[r0:r1, c0:c1]
     assert (writers >= 0).all()  # every cell of the tile was written at the first copy
-    matching = (frame.pixels == _hues(writers, 256)).all(axis=-1)
+    matching = (frame.pixels == hues(writers, 256)).all(axis=-1)
     # every cell in its writer's hue (the selected work-item's own cells are still tinted)
     assert matching.mean() > 0.9 and matching[2, 3]
     assert writers[2, 3] == 3 + 16 * 2  # Asub[2][3] by work-item (3, 2)
     trigger(window, "Colour cells by…")
-    assert view.colouring == "step"
+    assert view.pictures.colouring == "step"

@@ -19,9 +19,9 @@ def test_sectors_and_banks_of_simple_patterns():
 
 def test_the_warp_view_follows_the_step_and_the_selected_work_item(window, qtbot):
     view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 64, "N": 64, "K": 64}, (16, 16))
-    view.warp_box.setChecked(True)
+    view.controls.warp_box.setChecked(True)
     assert view.warp_view.isVisibleTo(view)
-    view.selected_wi = 0  # warp 0: local rows 0 and 1, 16 columns each
+    view.playback.cursor.selected_wi = 0  # warp 0: local rows 0 and 1, 16 columns each
     view.set_step(5)  # k = 5: A[row*K + 5] and B[5*N + col]
     accesses = view.warp_view.accesses
     a = next(acc for acc in accesses if " A[" in acc.title)
@@ -32,14 +32,14 @@ def test_the_warp_view_follows_the_step_and_the_selected_work_item(window, qtbot
     assert a.sectors() == (2, 1)
     assert b.sectors() == (2, 2)
     pb = view.playback
-    offsets = dict((site, off) for site, off, _size in pb.warp_offsets(5, 0))
+    offsets = dict((site, off) for site, off, _size in pb.cursor.group_steps.warp_offsets(5, 0))
     assert any(np.array_equal(off, b.offsets) for off in offsets.values())
 
 
 def test_the_tiled_inner_product_reads_local_memory_without_conflict(window, qtbot):
     view = trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
-    view.warp_box.setChecked(True)
-    view.selected_wi = 0
+    view.controls.warp_box.setChecked(True)
+    view.playback.cursor.selected_wi = 0
     step = next(s for s in view.playback.steps if s.line == 62 and s.phase == 1)
     view.set_step(step.index)
     accesses = view.warp_view.accesses

@@ -484,27 +484,34 @@ def test_coverage_reports_unwritten_and_multiply_written_output(path):
     assert kinds(analyse(partial), "coverage") == []
 
 
-def test_atomic_accumulation_into_the_output_is_not_multiply_written():
-    # a histogram: every work-item atomically adds into C[gid % 4]; C[4..7] are never touched
-    buffers = [buf("A", GLOBAL, 64, "A"), buf("C", GLOBAL, 8, "C")]
+def _accumulating_trace(host_filled: bool) -> Trace:
+    """A histogram: every work-item atomically adds into C[gid % 4]; C[4..7] are never
+    touched. ``host_filled``: C starts from the host's zeros, not from the sentinel."""
+    c = dataclasses.replace(buf("C", GLOBAL, 8, "C"), host_filled=host_filled)
     sites = [
         site(0, 3, READ, GLOBAL, 0, "A[gid]"),
         site(1, 4, ATOMIC, GLOBAL, 1, "atomic_add(&C[gid % 4], 1)"),
     ]
     items = [group_of(g, 32) + ([(0, 4 * g), (1, 4 * (g % 4))],) for g in range(64)]
-    a = analyse(
-        build_trace(
-            items,
-            buffers=buffers,
-            sites=sites,
-            global_size=(64,),
-            local_size=(32,),
-            output_role="C",
-        )
+    return build_trace(
+        items,
+        buffers=[buf("A", GLOBAL, 64, "A"), c],
+        sites=sites,
+        global_size=(64,),
+        local_size=(32,),
+        output_role="C",
     )
-    (f,) = a.findings
+
+
+def test_atomic_accumulation_into_the_output_is_not_multiply_written():
+    (f,) = analyse(_accumulating_trace(host_filled=False)).findings
     assert f.kind == "coverage" and "never written" in f.message
     assert (f.count, f.elements) == (4, (4, 5, 6, 7))
+
+
+def test_elements_of_an_output_that_starts_from_the_hosts_zeros_may_stay_as_they_were():
+    # a bin no value fell into keeps its zero: no finding
+    assert analyse(_accumulating_trace(host_filled=True)).findings == ()
 
 
 def test_many_out_of_bounds_accesses_are_one_finding_per_site():

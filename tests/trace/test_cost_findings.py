@@ -13,6 +13,7 @@ SIZES = {
     "matvec": {"WIDTH": 300, "HEIGHT": 9},
     "rowdot": {"D": 1000},
     "stencil": {"WIDTH": 67, "HEIGHT": 45},
+    "histogram": {"VALUES": 300, "BINS": 1000},
 }
 
 

@@ -123,6 +123,7 @@ CATALOG_SIZES = {
     "matvec": {"WIDTH": 300, "HEIGHT": 9},
     "rowdot": {"D": 1000},
     "stencil": {"WIDTH": 67, "HEIGHT": 45},
+    "histogram": {"VALUES": 1001, "BINS": 17},
 }
 
 
@@ -156,7 +157,8 @@ def test_budget_traces_a_window_around_the_chosen_group(executor, device):
         {"M": 128, "N": 128, "K": 16},
         (16, 16),
         center=(5, 5, 0),
-        budget_bytes=per_group * 8 * 9,
+        budget_bytes=per_group * 8 * 9,  # nine groups' records of 8 bytes: no value plane
+        values=False,
     )
     groups = [tuple(g) for g in small.report_json["groups_traced"]]
     assert len(groups) == 9 and (5, 5, 0) in groups

@@ -301,15 +301,16 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         )
     if not buffer_like:
         raise reader.fail(f"a {param.space} argument cannot be given in a .sim file here")
-    common = {"access": h.access, "result": h.dump}
+    name, n, access, dump = param.name, str(count), h.access, h.dump
     if h.fill:
-        return BufferDecl(param.name, type_name, str(count), "constant", number(h.fill), **common)
+        value = number(h.fill)
+        return BufferDecl(name, type_name, n, "constant", value, access=access, result=dump)
     if h.value_range:
-        return BufferDecl(param.name, type_name, str(count), "iota", start, step, **common)
+        return BufferDecl(name, type_name, n, "iota", start, step, access=access, result=dump)
     if h.noinit:
-        return BufferDecl(param.name, type_name, str(count), "noinit", **common)
+        return BufferDecl(name, type_name, n, "noinit", access=access, result=dump)
     data = tuple(number(reader.next().text) for _ in range(count))
-    return BufferDecl(param.name, type_name, str(count), "data", data=data, **common)
+    return BufferDecl(name, type_name, n, "data", data=data, access=access, result=dump)
 
 
 def _range(

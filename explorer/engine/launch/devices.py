@@ -44,6 +44,18 @@ def list_devices() -> list[DeviceInfo]:
     return infos
 
 
+def _type_name(cl: Any, bits: int) -> str:
+    """``GPU``, ``CPU``, or the types a device reports together (a simulator reports them
+    all), from the bits themselves: PyOpenCL's own listing names an internal attribute too."""
+    kinds = cl.device_type
+    names = [
+        name
+        for name in ("ACCELERATOR", "CPU", "GPU", "CUSTOM")
+        if hasattr(kinds, name) and bits & int(getattr(kinds, name))
+    ]
+    return " | ".join(names) or "DEFAULT"
+
+
 def _describe(cl: Any, p_index: int, d_index: int, platform: Any, device: Any) -> DeviceInfo:
     def get(attr: str, default: Any = 0) -> Any:  # a device attribute, or default
         try:
@@ -65,7 +77,7 @@ def _describe(cl: Any, p_index: int, d_index: int, platform: Any, device: Any) -
         name=str(get("name", "?")).strip(),
         vendor=str(get("vendor", "?")).strip(),
         platform=str(platform.name).strip(),
-        type=cl.device_type.to_string(int(get("type", 0))).replace("ALL | ", ""),
+        type=_type_name(cl, int(get("type", 0))),
         opencl_version=str(get("version", "?")).strip(),
         driver_version=str(get("driver_version", "?")).strip(),
         compute_units=int(get("max_compute_units", 1)),

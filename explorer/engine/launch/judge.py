@@ -23,7 +23,7 @@ from explorer.description.launch import (
     ReferenceKernel,
     ScalarParam,
 )
-from explorer.description.numpy_expressions import evaluate_array
+from explorer.description.numpy_expressions import evaluate_reference
 from explorer.engine.launch.verify import verify
 from explorer.engine.records import Verdict
 
@@ -80,6 +80,8 @@ def _numpy_reference(
     inputs: Mapping[str, np.ndarray],
     names: Mapping[str, int],
 ) -> Reference:
+    """The expression over the sizes, the scalars and every buffer as shown, in float64,
+    with the absolute terms behind each element for the tolerance."""
     scope: dict[str, Any] = dict(names)
     for p in description.params:
         if isinstance(p, ScalarParam) and p.type is not None:
@@ -88,32 +90,19 @@ def _numpy_reference(
             scope[p.name] = array[0] if array.size == 1 else array
         elif isinstance(p, ScalarParam):
             scope[p.name] = p.value
-    exact = {**scope}
     for other in description.buffers:
         if other.name in inputs:
-            exact[other.name] = shown(other, inputs[other.name])
-    # The same expression over |inputs| bounds the size of the terms summed (exact for sums
-    # and products); integer arrays stay as they are, since they may be indices.
-    magnitude_scope = {
-        k: np.abs(v) if np.asarray(v).dtype.kind == "f" else v for k, v in exact.items()
-    }
+            scope[other.name] = shown(other, inputs[other.name])
     try:
-        value = evaluate_array(check.expression, exact).astype(np.float64)
+        value, magnitude = evaluate_reference(check.expression, scope)
     except ExpressionError as exc:
         raise DescriptionError(f"[reference] numpy for {b.name!r}: {exc}") from None
-    magnitude = None
-    try:
-        bound = np.abs(evaluate_array(check.expression, magnitude_scope).astype(np.float64))
-        if bound.shape == value.shape:
-            magnitude = np.maximum(bound, np.abs(value))
-    except (ExpressionError, ValueError):
-        pass
     if value.size != math.prod(b.shown_shape):
         raise DescriptionError(
             f"[reference] numpy for {b.name!r} has {value.size} values; the buffer "
             f"has {math.prod(b.shown_shape)}"
         )
-    return Reference(value, np.abs(value) if magnitude is None else magnitude, check.terms)
+    return Reference(value, magnitude, check.terms)
 
 
 @dataclass(frozen=True)
@@ -143,6 +132,7 @@ def judge(
         )
     )
     checked = [b for b in description.results if b.name in refs]
+    not_checked = tuple(b.name for b in description.results if b.name not in refs)
     if not checked:
         verdict = Verdict(
             verified=False,
@@ -165,6 +155,7 @@ def judge(
         not_a_number=sum(v.not_a_number for v in verdicts),
         unchanged=unchanged,
         compared_with=sources.pop() if len(sources) == 1 else "",
+        not_checked=not_checked,
     )
     return Judged(verdict, outputs, {b.name: refs[b.name].value for b in checked})
 

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
-from explorer.description.launch import DescriptionError, LaunchDescription, Setting
+from explorer.description.launch import DescriptionError, LaunchDescription, LocalParam, Setting
 from explorer.engine.launch.memory import check_memory
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
@@ -296,13 +296,22 @@ def check_kernel_limits(
     if math.prod(plan_.local_size) > max(kernel_wg_limit, device.max_work_group_size):
         return kernel_limit_refusal(plan_, kernel_wg_limit, device)
     used = kernel_local_bytes + plan_.local_mem_bytes
-    if used > device.local_mem_bytes:
+    if used <= device.local_mem_bytes:
+        return None
+    host_sized = [p for p in plan_.description.params if isinstance(p, LocalParam) and p.nbytes]
+    if plan_.local_mem_bytes > kernel_local_bytes and host_sized:
+        # Most of it is __local arguments the launch sizes: say which, and from what.
+        biggest = max(host_sized, key=lambda p: p.nbytes)
         return Refusal(
-            f"the kernel needs {used} bytes of local memory; {device.name} has "
-            f"{device.local_mem_bytes}.",
-            "Use smaller tiles (a smaller TS or local size).",
+            f"the kernel needs {used} bytes of local memory, {biggest.nbytes} of them for its "
+            f"__local argument {biggest.name}; {device.name} has {device.local_mem_bytes}.",
+            f"Use sizes or a local size that make {biggest.name} smaller.",
         )
-    return None
+    return Refusal(
+        f"the kernel needs {used} bytes of local memory; {device.name} has "
+        f"{device.local_mem_bytes}.",
+        "Use smaller tiles (a smaller TS or local size).",
+    )
 
 
 def kernel_limit_refusal(plan_: LaunchPlan, kernel_wg_limit: int, device: DeviceInfo) -> Refusal:

@@ -37,7 +37,7 @@ def traced_figures(executor: Executor, request: RunRequest) -> dict[str, Any]:
     """Trace ``request`` (one launch, a window of groups) and return its figures, with
     ``trace_status`` naming a trace that did not run."""
     run = dataclasses.replace(request, keep_output=False, pair_copy=False, repeat=1)
-    traced = executor.trace(TraceRequest(run, budget_bytes=SWEEP_BUDGET_BYTES))
+    traced = executor.trace(TraceRequest(run, budget_bytes=SWEEP_BUDGET_BYTES, values=False))
     if traced.analysis is None:
         return {"bank_degree": None, "sectors_per_request": None, "trace_status": "not traced"}
     return {**site_figures(traced.analysis.sites), "trace_status": traced.result.status}

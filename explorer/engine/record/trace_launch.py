@@ -71,7 +71,11 @@ class TraceRequest:
     groups: tuple[tuple[int, int], ...] | None = None  # explicit ranges per dimension
     center: tuple[int, int, int] | None = None  # trace a window around this group
     budget_bytes: int = DEFAULT_BUDGET_BYTES
-    values: bool = False  # record each access's value too (a third plane: Trace.values)
+    # Record each access's value too (a third plane: Trace.values). Findings depend on it
+    # (work-items writing one element the same value is a note, not a race), so every trace
+    # that reports findings records values; a sweep's cost figures and the record-pass
+    # benchmark turn it off.
+    values: bool = True
 
 
 @dataclass(frozen=True, eq=False)

@@ -313,7 +313,7 @@ class RunCompareController(QObject):
         result = traced.result
         grids = make_grids(traced.trace, result.shapes, column_major=set(result.column_major))
         # The run's values from the start: the first frame is drawn once, with them.
-        state.playback = Playback(traced.trace, grids, arrays=run_arrays(result, traced.trace))
+        state.playback = Playback(traced.trace, grids, arrays=run_arrays(result))
         view.set_playback(state.playback, variant.source)
         if state.pending_group is not None:
             view.select_group(state.pending_group)

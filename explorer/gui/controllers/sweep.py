@@ -40,7 +40,9 @@ class SweepController(QObject):
             requests.append(replace(base, local=local, defines=defines, keep_output=False))
         self.views.start_progress(len(requests))
         if self.views.sweep_view.grid_metric != "time":  # each point from a real trace
-            traces = [TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES) for r in requests]
+            traces = [
+                TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES, values=False) for r in requests
+            ]
             self._generation = self.worker.compare(traces)
         else:
             self._generation = self.worker.compare(requests)

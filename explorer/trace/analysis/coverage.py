@@ -1,5 +1,7 @@
 """Finding: elements of the output written by no work-item, or by several (each element of the
-output should have exactly one writer)."""
+output should have exactly one writer). An output that starts from the host's contents (a
+histogram's zeros, which its kernel adds to) may keep some of them: only one the kernel must
+fill (started from the sentinel) has elements that were "never written"."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ KIND = "coverage"
 
 def find(ctx: Context, units: Units) -> list[Finding]:
     """Per output buffer, once every work-group was traced: elements written by no work-item
-    (only when nothing is missing from the trace), and elements written by several."""
+    (only when nothing is missing from the trace and the output started from the sentinel),
+    and elements written by several."""
     t = ctx.trace
     gx, gy, gz = t.num_groups
     if t.output_role is None or len(t.groups_traced) != gx * gy * gz:
@@ -56,8 +59,9 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         keep[1:] = element[1:] != element[:-1]
         rep, other = rep[first[keep]], other[first[keep]]
         several = element[keep]
-        # Gaps are only certain when nothing is missing from the trace.
-        if ctx.overflowed.size == 0 and not t.not_traced:
+        # Gaps are only certain when nothing is missing from the trace, and only a gap in an
+        # output the kernel must fill is one: a bin no value fell into keeps its zero.
+        if ctx.overflowed.size == 0 and not t.not_traced and not info.host_filled:
             never = np.flatnonzero(~written)
             if never.size:
                 shown = never[:EXAMPLES].tolist()

@@ -14,9 +14,11 @@ bug becomes a finding instead of a crash.
 No newline is added or removed inside the user's code, and the prelude ends with
 ``#line 1``, so compiler messages and recorded lines are the user's own line numbers.
 
-Modules: ``tokens`` (lexing), ``rewriter`` (one body), ``declarations`` (what to trace),
-``transform`` (``instrument``), ``runtime`` (the device side: ``runtime.cl`` and its prelude),
-``model`` (what instrumentation produces).
+Modules: ``transform`` (``instrument``: one rewrite, start to end), ``buffers`` (the buffers
+traced and which one an access names), ``accesses`` (memory accesses), ``syncs`` (barriers
+and fences), ``values`` (recording values), ``edits`` (the rewritten stretches, nested),
+``declared`` (the sites and buffers a rewrite declares), ``runtime`` (the device side:
+``runtime.cl`` and its prelude), ``model`` (what instrumentation produces).
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def test_same_value_writes_race_without_values(executor, device):
     """Without the value plane the trace cannot tell the writes agree: the race stands."""
     variant = load_variant_file(str(CORPUS / "same_value_writes.cl"))
     run = RunRequest(variant, SIZES, device_key=device.key, input="random")
-    traced = executor.trace(TraceRequest(run), keep_trace=True)
+    traced = executor.trace(TraceRequest(run, values=False), keep_trace=True)
     assert traced.trace.values is None
     found = [(f.kind, f.line, f.buffer, f.count) for f in traced.analysis.findings]
     assert found == [("race", 21, "ready", 2)]

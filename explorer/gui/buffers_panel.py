@@ -1,0 +1,118 @@
+"""The matrices of the animation: the map of work-groups and every buffer of the trace, each
+on its own canvas in its place (for A×B=C the textbook picture: B above C, A to its left,
+the local tiles beside them; otherwise the global buffers in a row, local memory below)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from explorer.gui.buffer_pictures import BufferPictures, StepScene, step_scene
+from explorer.gui.canvas import CellCanvas
+from explorer.gui.cell_colours import gradient
+from explorer.gui.tiling_view import FocusCanvas
+from explorer.trace.grids import Grid
+from explorer.trace.playback import Playback
+from explorer.trace.recorded import GLOBAL, LOCAL
+
+
+class BuffersPanel(QWidget):
+    """The work-groups and the buffers; the mouse over them comes out as signals."""
+
+    cell_hovered = Signal(object, int, int)  # grid, row, col; -1, -1 when the mouse leaves
+    cell_clicked = Signal(object, int, int)  # grid, row, col
+    group_hovered = Signal(int)  # a cell of the work-groups map; -1 when the mouse leaves
+    group_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.area = QGridLayout(self)
+        self.area.setContentsMargins(0, 0, 0, 0)
+        self.area.setSpacing(6)
+        self.groups = CellCanvas("Work-groups")
+        self.groups.clicked.connect(self.group_clicked)
+        self.groups.hovered.connect(self.group_hovered)
+        self.canvases: dict[int, FocusCanvas] = {}  # by buffer
+
+    def show_trace(self, pb: Playback) -> None:
+        """A canvas for every buffer of the trace, in its place, beside the work-groups."""
+        self.clear()
+        self.area.addWidget(self.groups, 0, 0)
+        places = _places(pb)
+        for grid, (row, col) in places.items():
+            prefix = "local " if grid.space == LOCAL else ""
+            canvas = FocusCanvas(prefix + _title(grid))
+            canvas.hovered.connect(lambda r, c, g=grid: self.cell_hovered.emit(g, r, c))
+            canvas.clicked.connect(lambda r, c, g=grid: self.cell_clicked.emit(g, r, c))
+            self.canvases[grid.buffer] = canvas
+            self.area.addWidget(canvas, row, col)
+        used = {col for _row, col in places.values()} | {0}
+        for i in range(4):
+            self.area.setRowStretch(i, 1 if i < 2 else 0)
+            self.area.setColumnStretch(i, 1 if i in used else 0)
+
+    def clear(self) -> None:
+        """No canvas but the work-groups'."""
+        while self.area.count():
+            item = self.area.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget is not self.groups:
+                widget.deleteLater()
+        self.canvases = {}
+
+    def show_groups(self, pb: Playback) -> None:
+        """The work-groups: darker started later, faded where not traced, the selected one
+        outlined."""
+        index = pb.index
+        gx, gy, gz = index.num_groups
+        rank = index.dispatch_rank[: gx * gy].reshape(gy, gx).astype(np.float64)
+        pixels = gradient(np.where(rank >= 0, rank + 1, 0))
+        traced = np.zeros(gx * gy, dtype=bool)
+        for g in index.traced_groups:
+            if g < gx * gy:
+                traced[g] = True
+        pixels[~traced.reshape(gy, gx), 3] = 90
+        self.groups.set_pixels(pixels)
+        if pb.group is not None:
+            x, y, _ = pb.group
+            self.groups.outlines = [(y, y + 1, x, x + 1, "#e74c3c")]
+        self.groups.caption = f"group {pb.group} · {len(index.traced_groups)}/{gx * gy * gz} traced"
+
+    def draw(self, pb: Playback, pictures: BufferPictures) -> StepScene:
+        """Every buffer at the cursor's step; the scene they were drawn from."""
+        scene = step_scene(pb)
+        for grid in pb.grids:
+            canvas = self.canvases.get(grid.buffer)
+            if canvas is not None:
+                canvas.set_frame(pictures.frame(pb, grid, scene, canvas.frame.title))
+        return scene
+
+
+def _places(pb: Playback) -> dict[Grid, tuple[int, int]]:
+    """Where each buffer goes (row, column of the panel; the work-groups are at 0, 0)."""
+    roles = {pb.trace.buffers[g.buffer].role: g for g in pb.grids if g.space == GLOBAL}
+    locals_ = [g for g in pb.grids if g.space == LOCAL]
+    if {"A", "B", "C"} <= set(roles) and len(roles) == 3 and len(locals_) <= 2:
+        places = {roles["B"]: (0, 1), roles["A"]: (1, 0), roles["C"]: (1, 1)}
+        for grid, place in zip(locals_, ((0, 2), (1, 2)), strict=False):
+            places[grid] = place
+        by_name = {g.name.lower(): g for g in locals_}
+        if len(locals_) == 2 and any("b" in n for n in by_name):
+            # the tile of B beside B, the tile of A beside C (A's row meets B's column)
+            b_tile = next(g for n, g in by_name.items() if "b" in n)
+            a_tile = next(g for g in locals_ if g is not b_tile)
+            places[b_tile], places[a_tile] = (0, 2), (1, 2)
+        return places
+    places = {}
+    globals_ = [g for g in pb.grids if g.space == GLOBAL]
+    for i, grid in enumerate(globals_):
+        places[grid] = (0, 1 + i)
+    for i, grid in enumerate(locals_):
+        places[grid] = (1, 1 + i)
+    return places
+
+
+def _title(grid: Grid) -> str:
+    shape = f"{grid.rows}×{grid.cols}" if grid.rows > 1 else f"{grid.cols}"
+    return f"{grid.name} {shape}"

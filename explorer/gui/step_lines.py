@@ -1,0 +1,132 @@
+"""The lines of text around the animation: above it, a talk stage's caption, the step's
+phase and source line, and what the watched work-item accesses at this step with the values;
+below it, what the mouse is over (who touched a cell, where a local value came from, when a
+work-group started) or a notice."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from explorer.gui.tiling_view import value_label
+from explorer.trace.grids import Grid
+from explorer.trace.playback import Playback
+from explorer.trace.recorded import LOCAL, OP_NAMES
+from explorer.trace.steps import Step
+
+READY = "Trace a kernel (Ctrl+T) to watch it run."
+
+
+class StepLines(QWidget):
+    """The caption, the step line and the reads line, one above the other."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lines = QVBoxLayout(self)
+        lines.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel("")
+        self.caption.setObjectName("stage-caption")
+        self.caption.setWordWrap(True)
+        self.caption.setVisible(False)
+        lines.addWidget(self.caption)
+        self.step_label = QLabel(READY)
+        self.step_label.setObjectName("step-label")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setPointSize(12)
+        self.step_label.setFont(font)  # a font, not a style sheet: cheaper to repaint
+        self.step_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lines.addWidget(self.step_label)
+        self.reads_label = QLabel(" ")
+        self.reads_label.setObjectName("reads-label")
+        self.reads_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lines.addWidget(self.reads_label)
+
+    def set_caption(self, text: str) -> None:
+        """A line above the animation that says what this stage of a talk shows."""
+        self.caption.setText(text)
+        self.caption.setVisible(bool(text))
+
+    def show_step(self, step: Step, source_lines: list[str]) -> None:
+        """The step's phase and line, and the line's text."""
+        text = source_lines[step.line - 1].strip() if 0 < step.line <= len(source_lines) else ""
+        self.step_label.setText(f"phase {step.phase} · line {step.line}:  {text}")
+
+    def show_message(self, message: str) -> None:
+        """No step to show: say why, and nothing about reads."""
+        self.step_label.setText(message)
+        self.reads_label.setText(" ")
+
+    def show_reads(self, pb: Playback, now: np.ndarray | None) -> None:
+        """The watched work-item's accesses at this step (``now``, its records), with
+        their values."""
+        who = pb.cursor.watched
+        if who is None or now is None:
+            self.reads_label.setText(" ")
+            return
+        lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
+        local = (who % lx, (who // lx) % ly)
+        parts = []
+        for r in now[:6]:
+            b = int(pb.index.buffer[r])
+            if b < 0 or bool(pb.index.oob[r]):
+                continue
+            parts.append(_access_text(pb, pb.grids[b], r))
+        detail = ", ".join(parts) if parts else "no access at this step"
+        self.reads_label.setText(f"work-item {local} of group {pb.group}: {detail}")
+
+
+def _access_text(pb: Playback, grid: Grid, record: int) -> str:
+    """One access as "read A[3][5] = 0.5": the op, the element, its value at this step."""
+    index = pb.index
+    row, col = grid.element_rc(np.array([index.index[record]]))
+    row_i, col_i = int(row[0]), int(col[0])
+    where = f"{grid.name}[{row_i}][{col_i}]" if grid.rows > 1 else f"{grid.name}[{col_i}]"
+    value = float("nan")
+    group = pb.cursor.group_steps
+    if grid.space == LOCAL and group is not None and row_i < grid.rows and col_i < grid.cols:
+        local = pb.values.local_contents(group, grid, pb.cursor.step)[0]
+        value = float(local[row_i, col_i])
+    elif (values := pb.values.buffer(grid)) is not None:
+        value = float(values[row_i, col_i])
+    op = OP_NAMES.get(int(index.op[record]), "?")
+    text = value_label(value)
+    return f"{op} {where}" + (f" = {text}" if text else "")
+
+
+class InfoLine(QLabel):
+    """The line under the animation: what the mouse is over, or a notice."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(" ", parent)
+        self.setWordWrap(True)
+        self.setMinimumHeight(40)
+
+    def show_cell(self, pb: Playback, grid: Grid, row: int, col: int) -> int | None:
+        """Who of the group touched this cell in this phase (and, in local memory, where
+        its value came from); the linear local id of the first of them, or None."""
+        cursor = pb.cursor
+        group = cursor.group_steps
+        assert group is not None
+        step = cursor.current
+        cell = int(grid.cell_of(np.array([grid.index_at(row, col)]))[0])
+        touches = group.touching(grid, cell, step.phase) if cell >= 0 else []
+        where = f"{grid.name}[{row}][{col}]" if grid.rows > 1 else f"{grid.name}[{col}]"
+        origin = ""
+        if grid.space == LOCAL:
+            origin = pb.values.local_origin(group, grid, cursor.step, row, col)
+        if not touches:
+            self.setText(f"{where}{origin}: not touched by group {pb.group} in phase {step.phase}")
+            return None
+        parts = [f"work-item {w} line {line} {op}" for w, line, op in touches[:6]]
+        more = f" … and {len(touches) - 6} more" if len(touches) > 6 else ""
+        self.setText(f"{where}{origin} in phase {step.phase}: " + "; ".join(parts) + more)
+        lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
+        first = touches[0][0]
+        return first[0] + lx * (first[1] + ly * first[2])
+
+    def show_group(self, pb: Playback, group: tuple[int, int, int]) -> None:
+        """When a work-group started, and whether it was traced."""
+        rank = int(pb.index.dispatch_rank[pb.index.group_index(group)])
+        traced = "traced" if pb.index.is_traced(group) else "not traced: click to trace"
+        self.setText(f"work-group {group}: started {rank + 1}. ({traced})")

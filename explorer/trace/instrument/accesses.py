@@ -1,0 +1,375 @@
+"""The rewrite of memory accesses: each becomes ``(*__TR_G(&(access), site, buffer))`` (or
+its local, constant, vector, atomic, component or async-copy form), which records the byte
+offset and returns the same pointer, or a scratch slot when the access is out of bounds. A
+private array's element is only bounds-checked. With values on, the expression that has an
+access's value is wrapped too, so the value is recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from explorer.frontend import AccessKind, AccessSite, AddressSpace, ParsedSource
+from explorer.trace.instrument.buffers import BufferNames
+from explorer.trace.instrument.declared import Declared
+from explorer.trace.instrument.edits import Edit, Edits
+from explorer.trace.instrument.values import (
+    SCALARS,
+    expression_end,
+    increment_before,
+    operator_after,
+    value_type,
+)
+from explorer.trace.recorded import (
+    ATOMIC,
+    GLOBAL,
+    LOCAL,
+    NO_BUFFER,
+    PRIVATE,
+    READ,
+    RMW,
+    VALUE_READ,
+    VALUE_WRITTEN,
+    WRITE,
+)
+
+OPS = {
+    AccessKind.READ: READ,
+    AccessKind.WRITE: WRITE,
+    AccessKind.READ_MODIFY_WRITE: RMW,
+    AccessKind.ATOMIC: ATOMIC,
+    AccessKind.VLOAD: READ,
+    AccessKind.VSTORE: WRITE,
+    AccessKind.ASYNC_COPY_READ: READ,
+    AccessKind.ASYNC_COPY_WRITE: WRITE,
+}
+SPACE_CODE = {AddressSpace.GLOBAL: "G", AddressSpace.LOCAL: "L", AddressSpace.CONSTANT: "C"}
+SPACE_WORD = {
+    AddressSpace.GLOBAL: "__global",
+    AddressSpace.LOCAL: "__local",
+    AddressSpace.CONSTANT: "__constant",
+}
+SCALAR_BYTES = {
+    "char": 1,
+    "uchar": 1,
+    "short": 2,
+    "ushort": 2,
+    "half": 2,
+    "int": 4,
+    "uint": 4,
+    "float": 4,
+    "long": 8,
+    "ulong": 8,
+    "double": 8,
+}
+PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE)
+PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
+ASYNC_HALVES = (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE)
+
+
+def _scalar(element_type: str) -> str:
+    """The OpenCL name of the component type of ``element_type`` as clang spells it
+    (``unsigned char4`` -> ``uchar``)."""
+    spelled = " ".join(re.sub(r"\d+$", "", element_type).split())
+    return SCALARS[spelled][0] if spelled in SCALARS else spelled
+
+
+class AccessRewriter:
+    """Rewrites the memory accesses of one parsed source for one traced kernel."""
+
+    def __init__(
+        self,
+        parsed: ParsedSource,
+        kernel: str,
+        declared: Declared,
+        edits: Edits,
+        values: bool = False,
+    ) -> None:
+        self.parsed = parsed
+        self.kernel = kernel
+        self.declared = declared
+        self.edits = edits
+        self.text = edits.text
+        self.values = values
+        self.names = BufferNames(parsed, kernel, declared.buffers)
+
+    def rewrite_all(self) -> None:
+        """Every access the front end found, each async copy once for its two halves."""
+        async_halves: dict[tuple[int, int], list[AccessSite]] = {}
+        for a in self.parsed.accesses:
+            if a.kind in ASYNC_HALVES:
+                async_halves.setdefault((a.span.start, a.span.end), []).append(a)
+            self.access(a)
+        for halves in async_halves.values():
+            write = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_WRITE), None)
+            read = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_READ), None)
+            if write is None or read is None:
+                self.declared.not_traced.append((halves[0].line, f"{halves[0].text}: not traced"))
+            else:
+                self.async_copy(write, read)
+
+    def access(self, a: AccessSite) -> None:
+        """Wrap one access site (private memory only where it is an array's element)."""
+        if a.address_space is AddressSpace.PRIVATE:
+            self.private(a)
+            return
+        declared = self.declared
+        hint = self.names.hint(a)
+        unnamed_constant = a.address_space is AddressSpace.CONSTANT and hint == NO_BUFFER
+        if unnamed_constant and (
+            a.function == self.kernel or not any(b.space == "constant" for b in declared.buffers)
+        ):
+            declared.not_traced.append(
+                (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
+            )
+            return
+        if a.address_space is AddressSpace.LOCAL:
+            declared.uses_local = True
+        space = LOCAL if a.address_space is AddressSpace.LOCAL else GLOBAL
+        code = SPACE_CODE[a.address_space]
+        if a.kind in ASYNC_HALVES:
+            return  # both halves are written by `async_copy`
+        sid = declared.site(a.line, OPS[a.kind], space, hint, a.text)
+        self.value(a, sid)  # first: an edit of the same span goes around the access's own
+        if a.builtin is not None and a.kind is AccessKind.ATOMIC:
+            self.atomic(a, code, sid, hint)
+        elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
+            self.vector(a, code, sid, hint)
+        elif a.components:
+            self.components(a, code, sid, hint)
+        else:
+            self.edits.add(
+                a.span.start,
+                a.span.end,
+                lambda edit: f"(*__TR_{code}(&({self.edits.inner(edit)}), {sid}u, {hint}u))",
+            )
+
+    def private(self, a: AccessSite) -> None:
+        """A private array's element: bounds-checked, and recorded only when out of bounds
+        (no other work-item sees private memory). Other private accesses are not recorded."""
+        bid = self._private_array(a)
+        if bid is None or a.kind not in PRIVATE_KINDS:
+            return
+        if a.size > PRIVATE_SCRATCH_BYTES:
+            self.declared.not_traced.append(
+                (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
+            )
+            return
+        self.declared.uses_private = True
+        array = self.declared.buffers[bid].name
+        sid = self.declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        inner = self.edits.inner
+        if a.components:
+
+            def emit(edit: Edit) -> str:
+                base, _, selector = inner(edit).rpartition(".")
+                return f"(*__TR_P(&({base}), {array}, {sid}u, {bid}u)).{selector}"
+
+            self.edits.add(a.span.start, a.span.end, emit)
+        else:
+            self.edits.add(
+                a.span.start,
+                a.span.end,
+                lambda edit: f"(*__TR_P(&({inner(edit)}), {array}, {sid}u, {bid}u))",
+            )
+
+    def _private_array(self, a: AccessSite) -> int | None:
+        """The buffer of the private array an access reaches, when it is one the function
+        declares (a subscript of it, or a pointer computed from it alone)."""
+        if len(a.roots) != 1:
+            return None
+        return self.declared.private_arrays.get((a.function, a.roots[0]))
+
+    def value(self, a: AccessSite, sid: int) -> None:
+        """With values on: wrap the expression that has the access's value (the load, the
+        assignment, the atomic call) so the value is recorded, and say which value the site's
+        records hold. Where no such expression can be found the site records none."""
+        if not self.values or a.kind in (AccessKind.VSTORE, AccessKind.ASYNC_COPY_READ):
+            return
+        width = 1
+        if a.kind is AccessKind.VLOAD:
+            match = re.match(r"^vload(\d+)$", a.builtin or "")
+            if match is None and a.builtin != "vload":
+                return  # vload_half: the value is a conversion, not the memory's bits
+            width = int(match.group(1)) if match else 1
+        vtype = value_type(a.element_type, width)
+        if vtype is None:
+            return
+        sites, value_types = self.declared.sites, self.declared.value_types
+        if a.kind is AccessKind.ATOMIC and (a.builtin or "").endswith("cmpxchg"):
+            value_types.append(vtype)  # __tr_cas_done records what it returned
+            sites[sid] = replace(sites[sid], value=VALUE_READ, value_type=vtype.name)
+            return
+        stretch = self._value_stretch(a)
+        if stretch is None:
+            return
+        start, end, kind = stretch
+        value_types.append(vtype)
+        sites[sid] = replace(sites[sid], value=kind, value_type=vtype.name)
+        self.edits.add(
+            start,
+            end,
+            lambda edit: f"__tr_v_{vtype.name}(__tr_ptr, {sid}u, {self.edits.inner(edit)})",
+        )
+
+    def _value_stretch(self, a: AccessSite) -> tuple[int, int, int] | None:
+        """The stretch of text whose value is the access's, and which value that is (read or
+        written); None where there is none to wrap."""
+        start, end = a.span.start, a.span.end
+        if a.kind is not AccessKind.WRITE and a.kind is not AccessKind.READ_MODIFY_WRITE:
+            return start, end, VALUE_READ
+        after = operator_after(self.text, end)
+        prefix = increment_before(self.text, start)
+        if after is not None and after[0] in ("++", "--"):
+            return start, after[1], VALUE_READ  # x++: its value is the old one
+        if after is not None:
+            rhs = expression_end(self.text, after[1])
+            return None if rhs is None else (start, rhs, VALUE_WRITTEN)
+        if prefix is not None and a.kind is AccessKind.READ_MODIFY_WRITE:
+            return prefix, end, VALUE_WRITTEN
+        return None
+
+    def components(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """A component selection (``v.x``, ``v.lo``, ``v.s3``) of a vector in memory."""
+        inner = self.edits.inner
+        single = self.single_component(a)
+        if single is not None:
+            # One component (`out4[i].y = v`) becomes that scalar's own access: through a
+            # pointer to the whole vector a GPU compiler may store all of it, losing the other
+            # components other work-items write (seen on NVIDIA).
+            index, scalar = single
+            space_word = SPACE_WORD[a.address_space]
+
+            def emit_scalar(edit: Edit) -> str:
+                base, _, _selector = inner(edit).rpartition(".")
+                element = f"((({space_word} {scalar}*)&({base}))[{index}])"
+                return f"(*__TR_{code}(&{element}, {sid}u, {hint}u))"
+
+            self.edits.add(a.span.start, a.span.end, emit_scalar)
+            return
+        offset, size = self.component(a)
+
+        def emit(edit: Edit) -> str:
+            base, _, selector = inner(edit).rpartition(".")
+            return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)).{selector}"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+
+    def single_component(self, a: AccessSite) -> tuple[int, str] | None:
+        """The index and scalar type of a one-component selection (``.y``, ``.s3``), or None."""
+        selector = (a.components or "").strip()
+        scalar = _scalar(a.element_type)
+        if scalar not in SCALAR_BYTES or a.size != SCALAR_BYTES[scalar]:
+            return None
+        if len(selector) == 1 and selector in "xyzw":
+            return "xyzw".index(selector), scalar
+        if len(selector) == 2 and selector[0] in "sS" and selector[1] in "0123456789abcdefABCDEF":
+            return int(selector[1], 16), scalar
+        return None
+
+    def component(self, a: AccessSite) -> tuple[int, int]:
+        """Byte offset in the vector and bytes touched of a component selection."""
+        selector = (a.components or "").strip()
+        scalar = SCALAR_BYTES.get(_scalar(a.element_type), 4)
+        if selector in ("lo", "even"):
+            first = 0
+        elif selector == "odd":
+            first = 1
+        elif selector == "hi":
+            first = max(1, a.size // scalar)
+        elif selector[:1] in ("s", "S"):
+            first = min(int(ch, 16) for ch in selector[1:]) if selector[1:] else 0
+        else:
+            first = min("xyzw".index(ch) for ch in selector if ch in "xyzw")
+        size = 1 << max(0, a.size.bit_length() - 1)
+        return first * scalar, size
+
+    def atomic(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """An atomic call: its pointer argument goes through the runtime. A compare-and-swap
+        is recorded as a write only when it swapped; otherwise as a read."""
+        pointer, rest = a.arguments[0], a.arguments[1:]
+        cmpxchg = (a.builtin or "").endswith("cmpxchg") and len(rest) == 2
+        sites = self.declared.sites
+        fail = 0
+        if cmpxchg:
+            fail = self.declared.site(a.line, READ, sites[sid].space, hint, a.text, atomic=True)
+            own = sites[sid]
+            sites[fail] = replace(sites[fail], value=own.value, value_type=own.value_type)
+        render, text = self.edits.render, self.text
+
+        def emit(edit: Edit) -> str:
+            p = render(pointer.start, pointer.end)
+            head = text[edit.start : pointer.start]
+            if not cmpxchg:
+                tail = render(pointer.end, edit.end)
+                return f"{head}__TR_{code}(({p}), {sid}u, {hint}u){tail}"
+            compare, value = rest
+            between = text[pointer.end : compare.start]
+            middle = text[compare.end : value.start]
+            call = (  # the record waits for the outcome: __TR_*P keeps it pending
+                f"{head}__TR_{code}P(({p}), {sid}u, {hint}u){between}"
+                f"__TR_KEEP({render(compare.start, compare.end)}){middle}"
+                f"{render(value.start, edit.end)}"
+            )
+            return f"__TR_CAS(({call}), {sid}u, {fail}u)"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+
+    def vector(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """``vloadN(offset, p)`` / ``vstoreN(data, offset, p)``: N elements at p + offset*N."""
+        match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
+        width = int(match.group(3) or 1) if match else 1
+        args = a.arguments
+        render, text = self.edits.render, self.text
+
+        def emit(edit: Edit) -> str:
+            pointer, offset = args[-1], args[-2]
+            p = render(pointer.start, pointer.end)
+            o = render(offset.start, offset.end)
+            traced = f"__TR_V{code}(({p}) + (size_t)({o}) * {width}, {width}, {sid}u, {hint}u)"
+            head = text[edit.start : args[0].start]
+            if len(args) == 2:
+                return f"{head}0, {traced})"
+            data = render(args[0].start, args[0].end)
+            return f"{head}{data}, 0, {traced})"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+
+    def async_copy(self, write: AccessSite, read: AccessSite) -> None:
+        """``async_work_group_copy``/``..._strided_copy``: the copy is shared out over the
+        group's work-items as the device may do it, one element each in turn; every
+        element is recorded as a read of the source and a write of the destination."""
+        args = write.arguments
+        declared = self.declared
+        if len(args) < 4:
+            declared.not_traced.append((write.line, f"{write.text}: an unexpected async copy"))
+            return
+        for a in (write, read):
+            if a.address_space is AddressSpace.LOCAL:
+                declared.uses_local = True
+        hint_w, hint_r = self.names.hint(write), self.names.hint(read)
+        to_local = write.address_space is AddressSpace.LOCAL
+        from_local = read.address_space is AddressSpace.LOCAL
+        sw = declared.site(write.line, WRITE, LOCAL if to_local else GLOBAL, hint_w, write.text)
+        sr = declared.site(read.line, READ, LOCAL if from_local else GLOBAL, hint_r, read.text)
+        fn = "__tr_async_lg" if to_local else "__tr_async_gl"
+        strided = len(args) == 5
+        count = args[2]
+        render, text = self.edits.render, self.text
+
+        def raw(i: int) -> str:
+            return text[args[i].start : args[i].end]
+
+        def emit(edit: Edit) -> str:
+            stride = f"(size_t)({raw(3)})" if strided else "1"
+            dst_space, src_space = ("__local", "__global") if to_local else ("__global", "__local")
+            n = render(count.start, count.end)
+            traced = (
+                f"{fn}(__tr_ptr, ({dst_space} uchar*)({raw(0)}), ({src_space} uchar*)({raw(1)}),"
+                f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
+                f" {hint_r}u)"
+            )
+            return render(edit.start, count.start) + traced + render(count.end, edit.end)
+
+        self.edits.add(write.span.start, write.span.end, emit)

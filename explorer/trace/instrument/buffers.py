@@ -1,0 +1,148 @@
+"""The buffers a traced kernel records accesses to, and which of them an access names.
+
+A buffer is a pointer parameter of the kernel, a ``__local`` variable of it, a program-scope
+``__global`` or ``__constant`` variable, or a private array of the kernel or a helper it
+calls (bounds-checked only).
+"""
+
+from __future__ import annotations
+
+from explorer.frontend import AccessSite, AddressSpace, Function, ParsedSource
+from explorer.trace.instrument.declared import Declared
+from explorer.trace.instrument.model import MAX_BUFFERS, BufferDecl, InstrumentError
+from explorer.trace.recorded import GLOBAL, LOCAL, NO_BUFFER, PRIVATE
+
+BUFFER_SPACE: dict[AddressSpace, int | str] = {
+    AddressSpace.GLOBAL: GLOBAL,
+    AddressSpace.LOCAL: LOCAL,
+    AddressSpace.CONSTANT: "constant",
+}
+
+
+def declare_buffers(
+    parsed: ParsedSource, target: Function, declared: Declared
+) -> list[tuple[int, str]]:
+    """Declare the traced kernel's buffers, in the order their ids go: its parameters,
+    its local variables, program-scope variables, private arrays. Returns the code that
+    registers each local variable at run time, with the offset it goes after."""
+    kernel, buffers = target.name, declared.buffers
+    for index, p in enumerate(target.parameters):
+        if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
+            space = BUFFER_SPACE[p.address_space]
+            buffers.append(BufferDecl(len(buffers), p.name, space, index, 1))
+    registrations = _declare_locals(parsed, kernel, declared)
+    for v in parsed.variables:  # program scope: registered at the kernel's start
+        if v.function or v.address_space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
+            continue
+        space = BUFFER_SPACE[v.address_space]
+        buffers.append(
+            BufferDecl(
+                len(buffers), v.name, space, None, max(1, len(v.shape)),
+                v.element_size, v.shape,
+            )
+        )  # fmt: skip
+    if len(buffers) > MAX_BUFFERS - 1:
+        raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
+    _declare_private_arrays(parsed, kernel, declared)
+    return registrations
+
+
+def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> list[tuple[int, str]]:
+    """The kernel's ``__local`` variables, and the code that registers each."""
+    registrations: list[tuple[int, str]] = []
+    for v in parsed.variables:
+        if v.function != kernel or v.address_space is not AddressSpace.LOCAL:
+            continue
+        bid = len(declared.buffers)
+        declared.buffers.append(BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape))))
+        declared.uses_local = True
+        address = v.name if v.shape else f"&{v.name}"
+        dims = [f"(ulong){d}" for d in v.shape[:4]] + ["1"] * (4 - min(len(v.shape), 4))
+        registrations.append(
+            (
+                v.decl_end,
+                f" __tr.lb[{bid}] = (__local uchar*){address}; __tr.ll[{bid}] = "
+                f"sizeof({v.name}); __tr_describe(__tr_ptr, {bid}u, {v.element_size}, "
+                f"sizeof({v.name}), {', '.join(dims)});",
+            )
+        )
+    return registrations
+
+
+def _declare_private_arrays(parsed: ParsedSource, kernel: str, declared: Declared) -> None:
+    """The private arrays of the kernel and of the helpers it may call."""
+    helpers = {f.name for f in parsed.helpers}
+    for v in parsed.variables:
+        traced = v.function == kernel or v.function in helpers
+        if v.address_space is not AddressSpace.PRIVATE or not traced:
+            continue
+        if len(declared.buffers) >= MAX_BUFFERS - 1:
+            declared.not_traced.append(
+                (v.line, f"{v.name}: private array not bounds-checked (too many buffers)")
+            )
+            continue
+        bid = len(declared.buffers)
+        declared.private_arrays[(v.function, v.name)] = bid
+        declared.buffers.append(
+            BufferDecl(
+                bid,
+                v.name,
+                PRIVATE,
+                None,
+                max(1, len(v.shape)),
+                v.element_size,
+                v.shape,
+                v.function,
+            )
+        )
+
+
+class BufferNames:
+    """Which of the traced kernel's buffers an access names, through the helpers it calls."""
+
+    def __init__(self, parsed: ParsedSource, kernel: str, buffers: list[BufferDecl]) -> None:
+        self.parsed = parsed
+        self.kernel = kernel
+        self.buffers = buffers
+        self.helpers = {f.name: f for f in parsed.helpers}
+
+    def hint(self, access: AccessSite) -> int:
+        """The buffer the access names: one of the traced kernel's own, or, in a helper, the
+        one buffer every call from the traced kernel passes for the pointer it goes through
+        (so the analysis and the animation name it as the kernel does). NO_BUFFER where it
+        is not one buffer; the runtime then finds the buffer from the address."""
+        found: set[int] = set()
+        for root in access.roots:
+            ids = self.resolve(access.function, root, frozenset())
+            if ids is None:
+                return NO_BUFFER
+            found |= ids
+        return found.pop() if len(found) == 1 else NO_BUFFER
+
+    def resolve(
+        self, function: str, name: str, seen: frozenset[tuple[str, str]]
+    ) -> set[int] | None:
+        """The traced kernel's buffers a name in ``function`` can stand for; None if unknown."""
+        if function == self.kernel:
+            ids = {b.id for b in self.buffers if b.name == name and b.space != PRIVATE}
+            return ids or None
+        helper = self.helpers.get(function)
+        if helper is None or (function, name) in seen:
+            return None
+        index = next((i for i, p in enumerate(helper.parameters) if p.name == name), None)
+        if index is None:
+            return None
+        found: set[int] = set()
+        callers = [c for c in self.parsed.calls if c.callee == function]
+        for call in callers:
+            if call.function != self.kernel and call.function not in self.helpers:
+                continue  # another kernel's call: it runs untraced
+            roots = call.argument_roots[index] if index < len(call.argument_roots) else ()
+            if not roots:
+                return None
+            for root in roots:
+                passed = self.resolve(call.function, root, seen | {(function, name)})
+                if passed is None:
+                    return None
+                found |= passed
+        return found or None

@@ -1,0 +1,56 @@
+"""What the rewrite of one kernel declares as it goes: the sites it records, the buffers they
+name, what it cannot trace, the types of the values it records, and whether the kernel's
+local or private memory is traced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from explorer.trace.instrument.model import (
+    MAX_SITES,
+    BufferDecl,
+    InstrumentError,
+    SiteDecl,
+)
+from explorer.trace.instrument.values import ValueType
+from explorer.trace.recorded import VALUE_NONE
+
+
+@dataclass
+class Declared:
+    """The declarations of one rewrite; sites and buffers are numbered in declaration
+    order."""
+
+    sites: list[SiteDecl] = field(default_factory=list)
+    buffers: list[BufferDecl] = field(default_factory=list)
+    not_traced: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
+    value_types: list[ValueType] = field(default_factory=list)
+    private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
+    uses_local: bool = False
+    uses_private: bool = False
+    barriers: int = 0
+
+    def site(
+        self,
+        line: int,
+        op: int,
+        space: int,
+        buffer: int,
+        text: str,
+        fences: int = 0,
+        atomic: bool = False,
+        value: int = VALUE_NONE,
+    ) -> int:
+        """Declare a site and return its id."""
+        if len(self.sites) >= MAX_SITES:
+            raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
+        sid = len(self.sites)
+        text = " ".join(text.split())
+        self.sites.append(SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value))
+        return sid
+
+    def barrier(self) -> int:
+        """Number the next barrier."""
+        index = self.barriers
+        self.barriers += 1
+        return index
