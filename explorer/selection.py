@@ -1,6 +1,7 @@
 """The selection grammar: the options that choose a kernel (``--family`` and ``--variant``,
-``--kernel-file`` or ``--sim``), its sizes, local size, defines, matrix layout, input and
-device, and their parsing into a variant, sizes and a run request.
+``--kernel-file``, ``--sim``, or a captured launch: ``--capture`` and ``--launch``), its
+sizes, local size, defines, matrix layout, input and device, and their parsing into a
+variant, sizes and a run request.
 
 ``python -m explorer`` (:mod:`explorer.cli`) and the app's own command line (``main.py``:
 :mod:`explorer.app`, :mod:`explorer.gui.command_line`) both speak it, so it sits below both
@@ -53,6 +54,14 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kernel-file", help="your own .cl file with a catalog header")
     parser.add_argument(
         "--sim", metavar="FILE", help="an Oclgrind .sim file (kernel, NDRange, args)"
+    )
+    parser.add_argument(
+        "--capture", metavar="OUT", help="a folder written by capture: replay one of its launches"
+    )
+    parser.add_argument(
+        "--launch",
+        metavar="N|KERNEL#k",
+        help="with --capture: launch N (from 1), KERNEL (its first) or KERNEL#k (its k-th)",
     )
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
@@ -141,8 +150,10 @@ def _timeout(text: str) -> float:
 
 
 def selected_variant(args: argparse.Namespace) -> Variant:
-    """The variant the options name: ``--kernel-file``, ``--sim``, or ``--family`` with
-    ``--variant``."""
+    """The variant the options name: ``--kernel-file``, ``--sim``, ``--capture`` with
+    ``--launch``, or ``--family`` with ``--variant``."""
+    if getattr(args, "capture", None) or getattr(args, "launch", None):
+        return _captured_launch(args)
     if getattr(args, "sim", None):
         if args.kernel_file:
             raise UsageError("give --sim or --kernel-file, not both")
@@ -155,6 +166,22 @@ def selected_variant(args: argparse.Namespace) -> Variant:
     if not args.family or not args.variant:
         raise UsageError("give --family and --variant, or --kernel-file")
     return find_variant(args.family, args.variant)
+
+
+def _captured_launch(args: argparse.Namespace) -> Variant:
+    """A launch of a capture, as the kernel that replays it (``--capture`` and ``--launch``)."""
+    if not args.capture or not args.launch:
+        raise UsageError("give --capture OUT and --launch N (or KERNEL, KERNEL#k) together")
+    others = [f for f in ("family", "variant", "kernel_file", "sim") if getattr(args, f, None)]
+    if others:
+        given = ", ".join(f"--{f.replace('_', '-')}" for f in others)
+        raise UsageError(f"--capture names the kernel; drop {given}")
+    from explorer.capture import CaptureError, launch_variant, load_capture
+
+    try:
+        return launch_variant(load_capture(args.capture), args.launch)
+    except CaptureError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:
@@ -219,8 +246,9 @@ def parse_defines(items: list[str]) -> dict[str, int]:
 def session_conflicts(args: argparse.Namespace) -> list[str]:
     """The selection options given beside ``--session``, which holds the whole selection."""
     sizes = (size.dest for size in size_flags().values())
-    holds = ("family", "variant", "kernel_file", "sim", "size", *sizes, "local", "input", "image")
-    given = [f"--{n.replace('_', '-')}" for n in holds if getattr(args, n) is not None]
+    holds = ("family", "variant", "kernel_file", "sim", "capture", "launch", "size", *sizes)
+    holds += ("local", "input", "image")
+    given = [f"--{n.replace('_', '-')}" for n in holds if getattr(args, n, None) is not None]
     if args.define:
         given.append("--define")
     if getattr(args, "set", []):

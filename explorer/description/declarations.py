@@ -75,6 +75,10 @@ class CustomSpec:
     reference_kernel: str = ""  # another kernel file run on the same inputs
     reference_kernel_name: str = ""
     terms: str = "1"  # the reduction length behind each result, for the tolerance
+    # (result, absolute path of a .npy file): the answer given as an array, e.g. what the
+    # launch left in the program it was captured from; ``expected_from`` names that source.
+    reference_expected: tuple[tuple[str, str], ...] = ()
+    expected_from: str = ""
 
     @property
     def buffers(self) -> tuple[BufferDecl, ...]:
@@ -96,7 +100,7 @@ class CustomSpec:
 
     @property
     def checked(self) -> bool:
-        return bool(self.reference_numpy or self.reference_kernel)
+        return bool(self.reference_numpy or self.reference_kernel or self.reference_expected)
 
     def declaration(self, name: str) -> Declaration:
         for p in self.params:
@@ -136,11 +140,11 @@ def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[st
     reference = meta.get("reference", {})
     if not isinstance(reference, dict):
         raise DeclarationError(f"{where}: [reference] must be a table (numpy = ..., kernel = ...)")
-    unknown = set(reference) - {"numpy", "kernel", "name", "terms"}
+    unknown = set(reference) - {"numpy", "kernel", "name", "terms", "expected", "expected_from"}
     if unknown:
         raise DeclarationError(
             f"{where}: [reference] has unknown keys {sorted(unknown)}; "
-            "keys: numpy, kernel, name, terms"
+            "keys: numpy, kernel, name, terms, expected, expected_from"
         )
     numpy_ref: tuple[tuple[str, str], ...] = ()
     spec_probe = CustomSpec(tuple(sizes_table.items()), params)
@@ -163,8 +167,16 @@ def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[st
     kernel_file = reference.get("kernel", "")
     if not isinstance(kernel_file, str):
         raise DeclarationError(f"{where}: [reference] kernel must be a file name")
-    if numpy_ref and kernel_file:
-        raise DeclarationError(f"{where}: [reference] gives numpy and kernel: choose one")
+    expected = _expected_files(reference, results, where, folder)
+    if sum(map(bool, (numpy_ref, kernel_file, expected))) > 1:
+        raise DeclarationError(
+            f"{where}: [reference] gives more than one of numpy, kernel and expected: choose one"
+        )
+    expected_from = reference.get("expected_from", "")
+    if not isinstance(expected_from, str):
+        raise DeclarationError(
+            f'{where}: [reference] expected_from must be text, e.g. "the original run"'
+        )
     terms = str(reference.get("terms", "1"))
     _check_names(terms, known, where, "[reference]", "terms")
     return CustomSpec(
@@ -174,7 +186,37 @@ def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[st
         reference_kernel=str((folder / kernel_file).resolve()) if kernel_file else "",
         reference_kernel_name=str(reference.get("name", "")),
         terms=terms,
+        reference_expected=expected,
+        expected_from=expected_from,
     )
+
+
+def _expected_files(
+    reference: dict[str, Any], results: list[str], where: str, folder: Path
+) -> tuple[tuple[str, str], ...]:
+    """``expected = {NAME = "file.npy", ...}``: each result's answer as an array in a .npy
+    file beside the kernel (a captured launch's output), by absolute path."""
+    given = reference.get("expected")
+    if given is None:
+        return ()
+    if not isinstance(given, dict) or not given:
+        raise DeclarationError(
+            f'{where}: [reference] expected must be a table of result = "file.npy"'
+        )
+    found = []
+    for result, name in given.items():
+        if result not in results:
+            raise DeclarationError(
+                f"{where}: [reference] expected.{result}: not a result buffer "
+                f"({', '.join(results) or 'none'})"
+            )
+        if not isinstance(name, str) or not name:
+            raise DeclarationError(f"{where}: [reference] expected.{result} must be a file name")
+        path = folder / name
+        if not path.is_file():
+            raise DeclarationError(f"{where}: [reference] expected.{result}: {path} does not exist")
+        found.append((str(result), str(path.resolve())))
+    return tuple(found)
 
 
 def _check_names(expression: str, known: set[str], where: str, param: str, key: str) -> None:

@@ -124,10 +124,13 @@ class Reference:
 
 @dataclass(frozen=True)
 class Expected:
-    """An answer given as an array (a captured launch's output), with its tolerance terms."""
+    """An answer given as an array (a captured launch's output), with its tolerance terms.
+    ``source`` names where the array comes from ("the original run"), for the verdict to say
+    what a match means."""
 
     value: np.ndarray
     terms: int = 1
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -210,8 +210,21 @@ class Verdict:
     not_a_number: int = 0  # NaN elements: never written, or computed from unwritten memory
     checked: bool = True  # False: a custom kernel with no reference ran, nothing was compared
     unchanged: tuple[str, ...] = ()  # results still equal to their initial contents
+    # Where every answer came from when the results were compared with given arrays ("the
+    # original run" of a captured launch); empty for a computed reference.
+    compared_with: str = ""
     # Results with no answer to compare with, where others have one: not part of the verdict.
     not_checked: tuple[str, ...] = ()
+
+    @property
+    def comparison(self) -> str:
+        """What a comparison with given arrays found, in words ("matches the original run",
+        "differs from the original run at 12 elements"); empty for a computed reference."""
+        if not self.compared_with or not self.checked:
+            return ""
+        if self.verified:
+            return f"matches {self.compared_with}"
+        return f"differs from {self.compared_with} at {self.mismatches} elements"
 
 
 @dataclass(frozen=True, eq=False)
@@ -321,6 +334,8 @@ class RunResult:
             )
         if self.verdict.checked and not self.verdict.verified:
             err += f", {self.verdict.mismatches} wrong elements"
+        if self.verdict.compared_with:
+            err = f"{self.verdict.comparison}; {err}"
         if self.verdict.not_checked:
             err += (
                 f"; not checked: {', '.join(self.verdict.not_checked)} (no reference given for "
@@ -514,6 +529,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "note": result.note,
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
+        "compared_with": result.verdict.compared_with if result.verdict else "",
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "outside_constraints": list(result.outside_constraints),
     }

@@ -34,6 +34,7 @@ from explorer.description.launch import (
     BufferParam,
     Check,
     Contents,
+    Expected,
     Fill,
     Iota,
     LaunchDescription,
@@ -193,6 +194,16 @@ def _check(
         return None
     if decl.name in numpy_checks:
         return NumpyExpression(numpy_checks[decl.name], terms)
+    expected = dict(spec.reference_expected)
+    if decl.name in expected:
+        try:
+            value = np.load(expected[decl.name], allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise DeclarationError(
+                f"parameter {decl.name!r}: [reference] expected: cannot read "
+                f"{expected[decl.name]}: {exc}"
+            ) from None
+        return Expected(value, terms, spec.expected_from or "the expected values")
     if spec.reference_kernel:
         return ReferenceKernel(spec.reference_kernel, spec.reference_kernel_name, terms)
     return None

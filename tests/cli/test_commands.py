@@ -28,6 +28,8 @@ def test_every_command_is_there_in_its_order():
         "trace",
         "check",
         "animate",
+        "capture",
+        "capture-save",
         "bench-trace",
         "bench-ui",
         "bench-memory",

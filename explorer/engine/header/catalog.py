@@ -101,7 +101,16 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         counterpart=_counterpart(meta.get("counterpart"), set(defines), where),
         options=_options(meta.get("options", {}), where),
         by_size=_by_size(meta.get("by_size", []), defines, allowed, size_names, where),
+        exact_range=_exact(meta.get("exact", False), where),
     )
+
+
+def _exact(value: object, where: str) -> bool:
+    """The header's ``exact``: launch the NDRange as given (a captured launch), in non-uniform
+    work-groups where the local size does not divide it, instead of rounding it up."""
+    if not isinstance(value, bool):
+        raise CatalogError(f"{where}: 'exact' must be true or false")
+    return value
 
 
 def _header_table(source: str, where: str) -> dict[str, Any]:

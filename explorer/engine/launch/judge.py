@@ -145,6 +145,7 @@ def judge(
         )
         return Judged(verdict, outputs, {})
     verdicts = [verify(outputs[b.name], refs[b.name], b.element.base) for b in checked]
+    sources = {b.check.source if isinstance(b.check, Expected) else "" for b in checked}
     verdict = Verdict(
         verified=all(v.verified for v in verdicts),
         max_abs_error=max(v.max_abs_error for v in verdicts),
@@ -153,6 +154,7 @@ def judge(
         tolerance=verdicts[0].tolerance,
         not_a_number=sum(v.not_a_number for v in verdicts),
         unchanged=unchanged,
+        compared_with=sources.pop() if len(sources) == 1 else "",
         not_checked=not_checked,
     )
     return Judged(verdict, outputs, {b.name: refs[b.name].value for b in checked})

@@ -1,0 +1,655 @@
+"""The recorder that runs inside the user's PyOpenCL program while ``capture`` watches it.
+
+It is loaded by file path from ``bootstrap/sitecustomize.py`` (first on the child's
+``PYTHONPATH``), so it imports nothing of the explorer: only the standard library, numpy and
+pyopencl, which the program itself brings. Once the program imports pyopencl it wraps:
+
+- ``Program.build``: the source and the options each program was built with;
+- the per-index argument setters every path of pyopencl ends in (``Kernel.set_arg``, and
+  ``_set_arg_multi``, ``_set_arg_buf_multi``, ``_set_arg_buf_pack_multi``, which
+  ``Kernel.__call__``, ``Kernel.set_args`` and the invokers of ``pyopencl.array``,
+  ``ElementwiseKernel`` and ``ReductionKernel`` call by name): each kernel's arguments;
+- ``enqueue_nd_range_kernel`` (the module's and ``pyopencl._cl``'s, through which the
+  generated invokers launch): every launch, with each buffer argument read back before and
+  after it with blocking copies.
+
+Each program and launch is one JSON line of ``journal.jsonl`` in the capture folder, written
+as it happens (a program that crashes keeps what it launched), and each buffer's contents a
+``.npy`` file under ``data/`` (identical contents are written once). ``capture`` turns the
+journal into ``capture.json`` when the program ends. Only the first process of the program
+that imports pyopencl records (a wrapper such as ``poetry run`` does not take it over; the
+processes the program starts are not recorded).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shlex
+import struct
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+ENV_DIR = "EXPLORER_CAPTURE_DIR"
+ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
+ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
+JOURNAL = "journal.jsonl"
+CLAIM = "recorder.pid"
+ARG_INFO = "-cl-kernel-arg-info"
+
+# OpenCL C scalar types as numpy holds them (a vector type is stored as its lanes).
+_BASES = {
+    "char": "int8", "uchar": "uint8", "unsigned char": "uint8",
+    "short": "int16", "ushort": "uint16", "unsigned short": "uint16",
+    "int": "int32", "uint": "uint32", "unsigned int": "uint32", "unsigned": "uint32",
+    "long": "int64", "ulong": "uint64", "unsigned long": "uint64",
+    "float": "float32", "double": "float64",
+}  # fmt: skip
+_QUALIFIERS = {"const", "volatile", "restrict", "__global", "global", "__constant", "constant"}
+
+
+def element_dtype(type_name: str | None) -> np.dtype:
+    """The numpy type of the elements a pointer parameter's type names (``float4*`` → float32);
+    raw bytes (uint8) for a struct or a type this cannot tell."""
+    if not type_name:
+        return np.dtype(np.uint8)
+    words = [w for w in type_name.replace("*", " ").split() if w not in _QUALIFIERS]
+    name = " ".join(words)
+    for width in ("16", "8", "4", "3", "2"):
+        if name.endswith(width) and name[: -len(width)] in _BASES:
+            name = name[: -len(width)]
+            break
+    return np.dtype(_BASES.get(name, "uint8"))
+
+
+@dataclass
+class _Arg:
+    """One argument as the program set it: a buffer (``value`` the memory object), a
+    ``__local`` size, a NULL pointer, a value's bytes, or a kind not recorded."""
+
+    kind: str  # "buffer", "local", "null", "scalar", "unsupported"
+    value: Any = None
+    data: bytes = b""
+    dtype: str = ""
+
+
+@dataclass
+class _Read:
+    """A buffer argument's contents read back around one launch."""
+
+    index: int
+    buffer: Any
+    dtype: np.dtype
+    before: np.ndarray | None = None
+    after: np.ndarray | None = None
+
+
+@dataclass
+class Recorder:
+    """Records the launches of one process into ``folder``; ``max_launches`` and
+    ``max_bytes`` bound the data kept (a launch past them is recorded without it)."""
+
+    folder: Path
+    max_launches: int | None = None
+    max_bytes: int | None = None
+    pid: int = field(default_factory=os.getpid)
+    launches: int = 0
+    written: int = 0
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _built: dict[int, tuple[str | None, list[str]]] = field(default_factory=dict)
+    _programs: dict[tuple[str | None, tuple[str, ...]], int] = field(default_factory=dict)
+    _memory: dict[int, int] = field(default_factory=dict)
+    _files: dict[str, str] = field(default_factory=dict)
+    _undo: list[Callable[[], None]] = field(default_factory=list)
+
+    def claim(self) -> bool:
+        """Whether this process records: the first of the program's processes to import
+        pyopencl (the folder's ``recorder.pid`` names it)."""
+        try:
+            fd = os.open(self.folder / CLAIM, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except OSError:
+            return False
+        with os.fdopen(fd, "w") as claim:
+            claim.write(str(os.getpid()))
+        self.pid = os.getpid()
+        self._write({"type": "start", "pid": self.pid, "python": sys.executable})
+        return True
+
+    # -- the journal ------------------------------------------------------------------------
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        with open(self.folder / JOURNAL, "a", encoding="utf-8") as journal:
+            journal.write(json.dumps(entry) + "\n")
+
+    def _save(self, array: np.ndarray, name: str) -> tuple[str, int]:
+        """The file holding ``array`` (written now unless the same contents were), and the
+        bytes that cost."""
+        digest = hashlib.sha1(array.dtype.str.encode() + array.tobytes()).hexdigest()
+        known = self._files.get(digest)
+        if known is not None:
+            return known, 0
+        relative = f"data/{name}.npy"
+        (self.folder / "data").mkdir(exist_ok=True)
+        np.save(self.folder / relative, array, allow_pickle=False)
+        self._files[digest] = relative
+        return relative, array.nbytes
+
+    # -- programs ---------------------------------------------------------------------------
+
+    def built(self, program: Any, options: Any) -> None:
+        """``Program.build`` returned: remember its source and the options as given."""
+        source = getattr(program, "_source", None)
+        if isinstance(source, bytes):
+            source = source.decode("utf-8", errors="replace")
+        try:
+            key = program.int_ptr
+        except Exception:  # a program pyopencl could not build leaves nothing to launch
+            return
+        self._built[key] = (source if isinstance(source, str) else None, _options(options))
+
+    def _program(self, kernel: Any, device: Any) -> int:
+        """The index of the program ``kernel`` belongs to, written to the journal the first
+        time it is launched."""
+        import pyopencl as cl
+
+        program = kernel.program
+        found = self._built.get(program.int_ptr)
+        if found is None:  # built past the wrapper: ask OpenCL what it was built from
+            source = None
+            with contextlib.suppress(cl.Error):
+                source = program.get_info(cl.program_info.SOURCE) or None
+            options: list[str] = []
+            try:
+                given = program.get_build_info(device, cl.program_build_info.OPTIONS)
+                options = _without_pyopencl_includes(shlex.split(given or ""))
+            except cl.Error:
+                pass
+            found = (source, options)
+        key = (found[0], tuple(found[1]))
+        index = self._programs.get(key)
+        if index is None:
+            index = self._programs[key] = len(self._programs)
+            path = None
+            if found[0] is not None:
+                (self.folder / "programs").mkdir(exist_ok=True)
+                path = f"programs/{index}.cl"
+                (self.folder / path).write_text(found[0], encoding="utf-8")
+            self._write(
+                {"type": "program", "index": index, "source": path, "options": list(found[1])}
+            )
+        return index
+
+    # -- arguments --------------------------------------------------------------------------
+
+    def set_arg(self, kernel: Any, index: int, value: Any) -> None:
+        args = _args_of(kernel)
+        args[int(index)] = _classify(value)
+
+    def set_bytes(self, kernel: Any, index: int, data: bytes, dtype: str) -> None:
+        args = _args_of(kernel)
+        args[int(index)] = _Arg("scalar", data=bytes(data), dtype=dtype)
+
+    def _memory_id(self, handle: int) -> int:
+        return self._memory.setdefault(handle, len(self._memory))
+
+    # -- launches ---------------------------------------------------------------------------
+
+    def launch(
+        self,
+        enqueue: Callable[..., Any],
+        queue: Any,
+        kernel: Any,
+        global_size: Sequence[int],
+        local_size: Sequence[int] | None,
+        global_offset: Sequence[int] | None = None,
+        wait_for: Any = None,
+        g_times_l: bool = False,
+        allow_empty_ndrange: bool = False,
+    ) -> Any:
+        """Launch as the program asked, recording the launch around it."""
+
+        def go() -> Any:
+            return enqueue(
+                queue, kernel, global_size, local_size, global_offset, wait_for,
+                g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange,
+            )  # fmt: skip
+
+        if os.getpid() != self.pid:  # a forked child of the program: not recorded
+            return go()
+        with self._lock:
+            self.launches += 1
+            number = self.launches
+            entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
+            entry["offset"] = list(global_offset) if global_offset is not None else None
+            if g_times_l and local_size is not None:
+                entry["global"] = [g * lo for g, lo in zip(global_size, local_size, strict=False)]
+            if not why:
+                why = self._read(queue, wait_for, reads, "before")
+            try:
+                event = go()
+            except Exception:  # the program sees its own error; nothing was launched
+                self.launches -= 1
+                raise
+            if not why:
+                event.wait()
+                why = self._read(queue, None, reads, "after")
+            if not why:
+                why = self._keep(number, entry, reads)
+            entry["data"] = not why
+            if why:
+                entry["why"] = why
+            self._write(entry)
+            return event
+
+    def _describe(
+        self,
+        number: int,
+        queue: Any,
+        kernel: Any,
+        global_size: Sequence[int],
+        local_size: Sequence[int] | None,
+    ) -> tuple[dict[str, Any], list[_Read], str]:
+        """The launch's journal entry without its data, the buffers to read, and why its data
+        is not kept ("" when it is)."""
+        import pyopencl as cl
+
+        device = queue.device
+        args = dict(_args_of(kernel))
+        infos = _arg_infos(kernel)
+        described: list[dict[str, Any]] = []
+        reads: list[_Read] = []
+        why = ""
+        for index in range(kernel.num_args):
+            name, type_name = infos[index] if index < len(infos) else (None, None)
+            arg = args.get(index)
+            item: dict[str, Any] = {"index": index, "name": name, "type": type_name}
+            if arg is None:
+                item["kind"] = "unset"
+                why = why or f"argument {index} was never set"
+            elif arg.kind == "buffer":
+                buffer = arg.value
+                dtype = element_dtype(type_name)
+                nbytes = int(buffer.size)
+                if nbytes % dtype.itemsize:
+                    dtype = np.dtype(np.uint8)
+                item.update(
+                    kind="buffer", bytes=nbytes, dtype=dtype.name, **self._where(cl, buffer)
+                )
+                item["flags"] = _flags(cl, buffer)
+                reads.append(_Read(index, buffer, dtype))
+            elif arg.kind == "local":
+                item.update(kind="local", bytes=int(arg.value))
+            elif arg.kind == "null":
+                item["kind"] = "null"
+            elif arg.kind == "scalar":
+                item.update(kind="scalar", dtype=arg.dtype, hex=arg.data.hex())
+                item["value"] = _scalar_value(arg.data, arg.dtype)
+            else:
+                item.update(kind="unsupported", what=str(arg.value))
+                why = why or f"argument {index} is a {arg.value}, which is not recorded"
+            described.append(item)
+        program = self._program(kernel, device)
+        entry: dict[str, Any] = {
+            "type": "launch",
+            "number": number,
+            "kernel": kernel.function_name,
+            "program": program,
+            "global": [int(g) for g in global_size],
+            "local": [int(v) for v in local_size] if local_size is not None else None,
+            "device": device.name.strip(),
+            "platform": device.platform.name.strip(),
+            "args": described,
+        }
+        if not why and self.max_launches is not None and number > self.max_launches:
+            why = f"past --launches {self.max_launches}"
+        total = sum(int(r.buffer.size) for r in _distinct(reads))
+        if not why and self.max_bytes is not None and self.written + total > self.max_bytes:
+            why = _over_budget(total, self.written, self.max_bytes)
+        return entry, reads, why
+
+    def _where(self, cl: Any, buffer: Any) -> dict[str, Any]:
+        """Which memory object a buffer argument is (the same id for the same buffer, and
+        for a sub-buffer its parent's, with its origin)."""
+        parent, origin = None, 0
+        try:
+            parent = buffer.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+            if parent is not None:
+                origin = int(buffer.get_info(cl.mem_info.OFFSET))
+        except cl.Error:
+            parent = None
+        root = parent if parent is not None else buffer
+        return {"memory": self._memory_id(int(root.int_ptr)), "origin": origin}
+
+    def _read(self, queue: Any, wait_for: Any, reads: list[_Read], phase: str) -> str:
+        """Read every buffer argument back (blocking), once the work queued before is done."""
+        import pyopencl as cl
+
+        try:
+            queue.finish()
+            if wait_for:
+                cl.wait_for_events(list(wait_for))
+            seen: dict[int, np.ndarray] = {}
+            for r in reads:
+                raw = seen.get(id(r.buffer))
+                if raw is None:
+                    raw = np.empty(int(r.buffer.size), dtype=np.uint8)
+                    cl.enqueue_copy(queue, raw, r.buffer, is_blocking=True)
+                    seen[id(r.buffer)] = raw
+                setattr(r, phase, raw.view(r.dtype))
+        except cl.Error as exc:
+            return f"a buffer could not be read back {phase} the launch: {exc}"
+        return ""
+
+    def _keep(self, number: int, entry: dict[str, Any], reads: list[_Read]) -> str:
+        """Write the contents the launch saw and left, unless they pass ``max_bytes``."""
+        arrays = [(r, p, getattr(r, p)) for r in reads for p in ("before", "after")]
+        fresh: dict[str, int] = {}
+        for _, _, array in arrays:
+            digest = hashlib.sha1(array.dtype.str.encode() + array.tobytes()).hexdigest()
+            if digest not in self._files:
+                fresh[digest] = array.nbytes
+        new = sum(fresh.values())
+        if self.max_bytes is not None and self.written + new > self.max_bytes:
+            return _over_budget(new, self.written, self.max_bytes)
+        args = entry["args"]
+        for r, phase, array in arrays:
+            name = args[r.index]["name"] or f"arg{r.index}"
+            path, cost = self._save(array, f"{number:05d}-{r.index}-{_safe(name)}-{phase}")
+            self.written += cost
+            args[r.index][phase] = path
+        for r in reads:
+            assert r.before is not None and r.after is not None
+            args[r.index]["changed"] = not np.array_equal(
+                r.before.view(np.uint8), r.after.view(np.uint8)
+            )
+        return ""
+
+    # -- installing the wrappers ------------------------------------------------------------
+
+    def patch(self, cl: ModuleType) -> None:
+        """Wrap pyopencl's build, argument setters and launch (``undo`` restores them)."""
+        import pyopencl._cl as _cl
+
+        recorder = self
+
+        def replace(owner: Any, name: str, wrapper: Callable[..., Any]) -> None:
+            original = getattr(owner, name)
+            setattr(owner, name, wrapper(original))
+            self._undo.append(lambda: setattr(owner, name, original))
+
+        def build(original: Callable[..., Any]) -> Callable[..., Any]:
+            def build(program: Any, options: Any = None, *args: Any, **kwargs: Any) -> Any:
+                # Parameter names and types (for the .npy files' element types) are only
+                # reported for programs built with this option on some drivers (PoCL).
+                given = _options(options)
+                try:
+                    result = original(program, [*given, ARG_INFO], *args, **kwargs)
+                except cl.RuntimeError:  # a driver that refuses it: the build as asked
+                    result = original(program, options, *args, **kwargs)
+                recorder.built(program, options)
+                return result
+
+            return build
+
+        def set_arg(original: Callable[..., Any]) -> Callable[..., Any]:
+            def set_arg(kernel: Any, index: int, value: Any) -> Any:
+                result = original(kernel, index, value)
+                recorder.set_arg(kernel, index, value)
+                return result
+
+            return set_arg
+
+        def set_multi(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
+                result = original(kernel, items)
+                for i in range(0, len(items), 2):
+                    recorder.set_arg(kernel, items[i], items[i + 1])
+                return result
+
+            return _set_arg_multi
+
+        def set_buf(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _set_arg_buf_multi(kernel: Any, items: Sequence[Any]) -> Any:
+                result = original(kernel, items)
+                for i in range(0, len(items), 2):
+                    recorder.set_bytes(kernel, items[i], bytes(items[i + 1]), "bytes")
+                return result
+
+            return _set_arg_buf_multi
+
+        def set_pack(original: Callable[..., Any]) -> Callable[..., Any]:
+            def _set_arg_buf_pack_multi(kernel: Any, items: Sequence[Any]) -> Any:
+                result = original(kernel, items)
+                for i in range(0, len(items), 3):
+                    char = items[i + 1].decode()
+                    data = struct.pack(char, items[i + 2])
+                    recorder.set_bytes(kernel, items[i], data, np.dtype(char).name)
+                return result
+
+            return _set_arg_buf_pack_multi
+
+        def clone(original: Callable[..., Any]) -> Callable[..., Any]:
+            def clone(kernel: Any) -> Any:
+                copy = original(kernel)
+                _args_of(copy).update(_args_of(kernel))
+                return copy
+
+            return clone
+
+        def enqueue(original: Callable[..., Any]) -> Callable[..., Any]:
+            def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
+                return recorder.launch(original, *args, **kwargs)
+
+            return enqueue_nd_range_kernel
+
+        replace(cl.Program, "build", build)
+        replace(_cl.Kernel, "set_arg", set_arg)
+        replace(_cl.Kernel, "_set_arg_multi", set_multi)
+        replace(_cl.Kernel, "_set_arg_buf_multi", set_buf)
+        replace(_cl.Kernel, "_set_arg_buf_pack_multi", set_pack)
+        replace(_cl.Kernel, "clone", clone)
+        replace(_cl, "enqueue_nd_range_kernel", enqueue)
+        replace(cl, "enqueue_nd_range_kernel", enqueue)
+
+    def unpatch(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _args_of(kernel: Any) -> dict[int, _Arg]:
+    """The arguments recorded for ``kernel``, kept on the kernel object itself (pyopencl's
+    kernels take attributes), so they live and die with it."""
+    args = getattr(kernel, "_explorer_capture_args", None)
+    if args is None:
+        args = {}
+        kernel._explorer_capture_args = args
+    return args
+
+
+def _arg_infos(kernel: Any) -> list[tuple[str | None, str | None]]:
+    """Each parameter's name and type as the driver reports them (None where it does not)."""
+    cached = getattr(kernel, "_explorer_capture_infos", None)
+    if cached is not None:
+        return list(cached)
+    import pyopencl as cl
+
+    infos: list[tuple[str | None, str | None]] = []
+    for index in range(kernel.num_args):
+        found: list[str | None] = []
+        for what in (cl.kernel_arg_info.NAME, cl.kernel_arg_info.TYPE_NAME):
+            try:
+                found.append(str(kernel.get_arg_info(index, what)))
+            except Exception:  # arg info is optional in OpenCL; any failure means "unknown"
+                found.append(None)
+        infos.append((found[0], found[1]))
+    kernel._explorer_capture_infos = infos
+    return infos
+
+
+def _classify(value: Any) -> _Arg:
+    import pyopencl as cl
+
+    if value is None:
+        return _Arg("null")
+    if isinstance(value, cl.LocalMemory):
+        return _Arg("local", int(value.size))
+    if isinstance(value, cl.Buffer):
+        return _Arg("buffer", value)
+    if isinstance(value, (cl.MemoryObjectHolder, cl.Sampler)) or type(value).__name__.startswith(
+        "SVM"
+    ):
+        return _Arg("unsupported", type(value).__name__)
+    if isinstance(value, np.generic | np.ndarray):
+        array = np.asarray(value)
+        return _Arg("scalar", data=array.tobytes(), dtype=str(array.dtype))
+    try:
+        return _Arg("scalar", data=memoryview(value).tobytes(), dtype="bytes")
+    except TypeError:
+        return _Arg("unsupported", type(value).__name__)
+
+
+def _scalar_value(data: bytes, dtype: str) -> Any:
+    """A scalar's value for a person reading capture.json: a number, a vector's lanes, or
+    the bytes of a struct."""
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:
+        kind = np.dtype(np.uint8)
+    if kind.names:  # pyopencl.cltypes vectors are structured types of one base type
+        bases = {kind.fields[n][0] for n in kind.names} if kind.fields else set()
+        kind = bases.pop() if len(bases) == 1 else np.dtype(np.uint8)
+    if kind.kind not in "iufb" or len(data) % kind.itemsize:
+        kind = np.dtype(np.uint8)
+    values = np.frombuffer(data, dtype=kind).tolist()
+    return values[0] if len(values) == 1 else values
+
+
+def _flags(cl: Any, buffer: Any) -> list[str]:
+    try:
+        flags = int(buffer.get_info(cl.mem_info.FLAGS))
+    except cl.Error:
+        return []
+    names = ("READ_WRITE", "WRITE_ONLY", "READ_ONLY", "USE_HOST_PTR", "ALLOC_HOST_PTR")
+    return [n for n in names if flags & int(getattr(cl.mem_flags, n))]
+
+
+def _distinct(reads: list[_Read]) -> list[_Read]:
+    seen: dict[int, _Read] = {}
+    for r in reads:
+        seen.setdefault(id(r.buffer), r)
+    return list(seen.values())
+
+
+def _over_budget(needed: int, written: int, limit: int) -> str:
+    return (
+        f"its buffers' {_size(needed)} would pass --max-mb ({_size(limit)}, of which "
+        f"{_size(written)} were written before it)"
+    )
+
+
+def _size(nbytes: int) -> str:
+    if nbytes < 1 << 10:
+        return f"{nbytes} bytes"
+    if nbytes < 1 << 20:
+        return f"{nbytes / (1 << 10):.1f} KiB"
+    return f"{nbytes / (1 << 20):.1f} MiB"
+
+
+def _options(options: Any) -> list[str]:
+    """Build options as a list of words, however the program gave them."""
+    if options is None:
+        return []
+    if isinstance(options, bytes):
+        options = options.decode()
+    if isinstance(options, str):
+        return shlex.split(options)
+    return [o.decode() if isinstance(o, bytes) else str(o) for o in options]
+
+
+def _without_pyopencl_includes(options: list[str]) -> list[str]:
+    """The options OpenCL reports without the include folder pyopencl adds to every build."""
+    out: list[str] = []
+    skip = False
+    for word in options:
+        if skip:
+            skip = False
+            continue
+        if word == "-I":
+            skip = True
+            continue
+        if word.startswith("-I") and "pyopencl" in word:
+            continue
+        out.append(word)
+    return out
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+
+
+# -- installing in the program's process ---------------------------------------------------
+
+
+class _PatchOnImport(importlib.abc.MetaPathFinder):
+    """Patches pyopencl right after the program imports it (importing it for a program that
+    never does would cost its start-up time)."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "pyopencl":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        execute = loader.exec_module
+        recorder = self.recorder
+
+        def exec_module(module: ModuleType) -> None:
+            execute(module)
+            if recorder.claim():
+                recorder.patch(module)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def install_from_environment() -> Recorder | None:
+    """Record this process if ``capture`` started it (``EXPLORER_CAPTURE_DIR`` names the
+    folder): pyopencl is patched once the program imports it."""
+    folder = os.environ.get(ENV_DIR)
+    if not folder:
+        return None
+    launches = os.environ.get(ENV_LAUNCHES)
+    max_bytes = os.environ.get(ENV_MAX_BYTES)
+    recorder = Recorder(
+        Path(folder),
+        int(launches) if launches else None,
+        int(max_bytes) if max_bytes else None,
+    )
+    if "pyopencl" in sys.modules:
+        if recorder.claim():
+            recorder.patch(sys.modules["pyopencl"])
+    else:
+        sys.meta_path.insert(0, _PatchOnImport(recorder))
+    return recorder

@@ -1,0 +1,99 @@
+"""``capture``: run a PyOpenCL program unchanged and record every kernel launch it makes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from explorer.capture import CapturedLaunch, load_capture
+from explorer.capture.watch import capture_program
+from explorer.cli.command import Command
+from explorer.engine.executor import Executor
+from explorer.selection import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The folder, the bounds, and the program's command line after ``--``."""
+    parser.add_argument("out", metavar="OUT", help="the folder to record into (new or empty)")
+    parser.add_argument(
+        "--launches",
+        type=int,
+        metavar="N",
+        help="keep the buffers of the first N launches only (later ones are listed without them)",
+    )
+    parser.add_argument(
+        "--max-mb",
+        type=float,
+        metavar="M",
+        help="keep at most M MiB of buffer contents (a launch past it is listed without them)",
+    )
+    parser.add_argument(
+        "program",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND ...",
+        help="the program to run, e.g. -- python host.py --size 64",
+    )
+    parser.description = (
+        "Run a PyOpenCL program unchanged and record each kernel launch: its program source "
+        "and options, NDRange, scalars, __local sizes and every buffer before and after it. "
+        "The program's output and exit code are its own; the listing goes to stderr."
+    )
+
+
+def program_and_bounds(args: argparse.Namespace) -> list[str]:
+    """The program's command line. argparse hands everything after OUT to the program, the
+    bounds given between OUT and ``--`` too: those are taken back here."""
+    words = list(args.program)
+    bounds = {"--launches": ("launches", int), "--max-mb": ("max_mb", float)}
+    while words and words[0] != "--":
+        name, sep, value = words[0].partition("=")
+        if name not in bounds:
+            break
+        if not sep:
+            if len(words) < 2:
+                raise UsageError(f"{name} needs a value")
+            value, words = words[1], words[1:]
+        words = words[1:]
+        attribute, kind = bounds[name]
+        try:
+            setattr(args, attribute, kind(value))
+        except ValueError:
+            raise UsageError(f"{name} {value!r} is not a number") from None
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise UsageError("give the program after --, e.g. capture OUT -- python host.py")
+    return words
+
+
+def run(args: argparse.Namespace, executor: Executor) -> int:
+    """Run the program, list what was recorded (on stderr), return the program's exit code."""
+    command = program_and_bounds(args)
+    folder = Path(args.out)
+    code = capture_program(folder, command, args.launches, args.max_mb)
+    capture = load_capture(folder)
+    print(listing(capture.launches, folder), file=sys.stderr)
+    return code
+
+
+def listing(launches: tuple[CapturedLaunch, ...], folder: Path) -> str:
+    """One line per launch, and how to replay one."""
+    if not launches:
+        return (
+            f"capture: no kernel launch was recorded into {folder} (the program made none, "
+            "did not import pyopencl, or ran Python with -E or -I)"
+        )
+    lines = [f"capture: {len(launches)} launches recorded into {folder}"]
+    for launch in launches:
+        local = "x".join(map(str, launch.local_size)) if launch.local_size else "driver's"
+        sizes = f"{'x'.join(map(str, launch.global_size))} / {local}"
+        kept = "" if launch.data else f"  (without its buffers: {launch.why})"
+        lines.append(f"  {launch.number:>4}  {launch.label:<28} {sizes}{kept}")
+    lines.append(f"Replay one: python -m explorer run --capture {folder} --launch N (or KERNEL#k)")
+    return "\n".join(lines)
+
+
+COMMAND = Command(
+    "capture", "run a PyOpenCL program and record its kernel launches", add_arguments, run, order=48
+)

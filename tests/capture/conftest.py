@@ -1,0 +1,46 @@
+"""Captures of the host programs in ``programs/``: each program runs once per test session,
+through the ``capture`` command in this process (the program itself in a child, as always),
+on the session's OpenCL device."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.capture import Capture, load_capture
+from tests.robustness.helpers import Outcome, cli
+
+PROGRAMS = Path(__file__).parent / "programs"
+HAND = Path(__file__).parent / "hand"
+
+
+def run_capture(folder: Path, program: str, *options: str) -> Outcome:
+    """``capture FOLDER [OPTIONS] -- python programs/PROGRAM``, in this process."""
+    return cli("capture", str(folder), *options, "--", sys.executable, str(PROGRAMS / program))
+
+
+@pytest.fixture(scope="session")
+def on_device(device) -> Iterator[None]:
+    """The host programs (which call ``create_some_context``) pick the session's device."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYOPENCL_CTX", device.key)
+        yield
+
+
+@pytest.fixture(scope="session")
+def captured(on_device, tmp_path_factory) -> Callable[[str], Capture]:
+    """The capture of a program, made the first time a test asks for it."""
+    made: dict[str, Capture] = {}
+
+    def get(program: str) -> Capture:
+        if program not in made:
+            folder = tmp_path_factory.mktemp(program.removesuffix(".py"))
+            outcome = run_capture(folder, program)
+            assert outcome.code == 0, outcome.err
+            made[program] = load_capture(folder)
+        return made[program]
+
+    return get

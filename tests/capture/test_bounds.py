@@ -1,0 +1,44 @@
+"""--launches and --max-mb: a launch past the bound is listed without its buffers, says so,
+and replaying it says why it cannot run."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.capture import load_capture
+from tests.capture.conftest import run_capture
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+
+
+def test_launches_past_the_count_are_listed_without_their_buffers(on_device, tmp_path):
+    outcome = run_capture(tmp_path, "pipeline.py", "--launches", "2")
+    assert outcome.code == 0
+    capture = load_capture(tmp_path)
+    assert [launch.data for launch in capture.launches] == [True, True] + [False] * 4
+    assert capture.launches[2].why == "past --launches 2"
+    assert "(without its buffers: past --launches 2)" in outcome.err
+    assert all(a.before is None for a in capture.launches[5].args)
+    assert cli("run", "--capture", str(tmp_path), "--launch", "2", "--repeat", "1").code == 0
+    refused = cli("run", "--capture", str(tmp_path), "--launch", "relax#2")
+    assert refused.code == 2
+    assert "launch 3 (relax#2) cannot run: it was recorded without its buffers" in refused.err
+    assert "past --launches 2" in refused.err
+
+
+def test_a_launch_past_the_size_bound_is_listed_without_its_buffers(on_device, tmp_path):
+    # 400-byte buffers: scale's (its input, its output before and after: 1,200 bytes) fit in
+    # 1,500 bytes; the bound is reached a few relax launches later (equal contents are
+    # written once).
+    outcome = run_capture(tmp_path, "pipeline.py", "--max-mb", str(1500 / 2**20))
+    assert outcome.code == 0
+    capture = load_capture(tmp_path)
+    kept = [launch.data for launch in capture.launches]
+    assert kept[0] and not all(kept)
+    stored = sum(p.stat().st_size - 128 for p in (tmp_path / "data").iterdir())  # .npy header
+    assert stored <= 1500
+    first_without = capture.launches[kept.index(False)]
+    assert "would pass --max-mb (1.5 KiB" in first_without.why
+    refused = cli("trace", "--capture", str(tmp_path), "--launch", str(first_without.number))
+    assert refused.code == 2 and "would pass --max-mb" in refused.err
