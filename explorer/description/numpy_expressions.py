@@ -288,6 +288,7 @@ class _Evaluator:
         past 256 bits is refused rather than computed for minutes."""
         if not (isinstance(base, int) and isinstance(exponent, int)):
             return
+        bits: float
         if isinstance(op, ast.LShift):
             bits = exponent + abs(base).bit_length()
         else:
