@@ -51,6 +51,7 @@ class ConfigPanel(QWidget):
     """Pick what to run; a refused configuration is explained before anything runs."""
 
     validity_changed = Signal(bool)
+    anyway_requested = Signal()  # the "Run anyway" button: Run ▸ Run anyway
     # A refusal's suggested fix, found off the GUI thread: (validation generation, fix text).
     fix_found = Signal(int, str)
 
@@ -143,6 +144,7 @@ class ConfigPanel(QWidget):
         self.anyway_button = QPushButton("Run anyway, outside its constraints (Ctrl+Alt+R)")
         self.anyway_button.setObjectName("run-anyway")
         self.anyway_button.setVisible(False)
+        self.anyway_button.clicked.connect(lambda: self.anyway_requested.emit())
         layout.addWidget(self.anyway_button)
         self.refusal: Refusal | None = None  # the current configuration's, None when valid
         layout.addStretch(1)

@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -102,6 +103,15 @@ class ResultView(QWidget):
         self.notice.setText(CPU_NOTICE if on_cpu else "")
         self.notice.setVisible(on_cpu)
 
+    def set_badge(self, text: str) -> None:
+        """A sentence in the badge, in the badge's present colours."""
+        self.badge.setText(text)
+
+    def show_traced(self, traced: TracedRun | None) -> None:
+        """The verdict of a trace build (it computes the same answer as a run)."""
+        if traced is not None:
+            self.show_result(traced.result)
+
     def show_hint(self, text: str) -> None:
         """What to do next, in the badge until something runs (e.g. "Press Ctrl+R to run")."""
         self.badge.setText(text)
@@ -137,8 +147,9 @@ class ResultView(QWidget):
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
+                reference = np.asarray(result.reference)
                 self._pending[self.error_map] = lambda: _show_error(
-                    self.error_map, output, np.asarray(result.reference)
+                    self.error_map, output, reference
                 )
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
@@ -161,7 +172,8 @@ class ResultView(QWidget):
 
     def _draw_current(self, index: int) -> None:
         """A tab shown for the first time since the result came: its image is drawn now."""
-        draw = self._pending.pop(self.tabs.widget(index), None)
+        widget = self.tabs.widget(index)
+        draw = self._pending.pop(widget, None) if widget is not None else None
         if draw is not None:
             draw()
 

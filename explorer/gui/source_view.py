@@ -29,6 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.engine.record.trace_launch import TracedRun
+from explorer.engine.records import RunResult
+
 _KEYWORDS = (
     r"\b(__kernel|kernel|__global|global|__local|local|__constant|constant|__private|private|"
     r"const|volatile|restrict|if|else|for|while|do|return|break|continue|switch|case|default|"
@@ -271,6 +274,25 @@ class SourceView(QWidget):
         errors = [line for line in lines if line]
         if errors:
             self.editor.mark_lines(errors, "#fadbd8")
+
+    def mark_lines(self, lines: list[int], colour: str = "#fdebd0") -> None:
+        """Highlight whole lines (1-based) and scroll to the first."""
+        self.editor.mark_lines(lines, colour)
+
+    def show_run(self, result: RunResult | None) -> None:
+        """A run's build log and its printed output."""
+        if result is not None:
+            self.show_build_log(result.build_log)
+            self.show_output(result.output_text)
+
+    def show_traced(self, traced: TracedRun | None) -> None:
+        """A trace's findings' lines marked; a trace that did not run, its build log."""
+        if traced is None:
+            return
+        if traced.analysis is None:
+            self.show_build_log(traced.result.build_log)
+        else:
+            self.mark_lines([f.line for f in traced.analysis.findings if f.line])
 
     def show_output(self, text: str | None) -> None:
         self.output.setPlainText(text or "")

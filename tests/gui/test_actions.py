@@ -3,7 +3,7 @@
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMenu, QStyleOptionMenuItem
 
-from explorer.gui.actions import COMMANDS
+from explorer.gui.actions import commands
 
 
 def _menu_entries(window):
@@ -19,8 +19,8 @@ def _menu_entries(window):
 
 def test_every_command_is_in_a_menu_showing_its_shortcut(window):
     entries = list(_menu_entries(window))
-    assert len(entries) == len(COMMANDS)
-    for command in COMMANDS:
+    assert len(entries) == len(commands())
+    for command in commands():
         found = [(m, a) for m, a in entries if a.objectName() == command.key]
         assert len(found) == 1, command.key
         menu, action = found[0]

@@ -129,7 +129,7 @@ def test_heat_map_shows_loads_per_element(window, qtbot):
 
 
 def test_clicking_an_untraced_group_traces_around_it(window, qtbot):
-    window.controllers.runs.trace_budget = 64 * 1024  # room for a few groups only
+    window.controllers.traces.trace_budget = 64 * 1024  # room for a few groups only
     view = trace_in_window(
         window, qtbot, "matmul", "tiled", {"M": 128, "N": 128, "K": 32}, (16, 16)
     )

@@ -135,7 +135,7 @@ def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_no
     for name in ("M", "N", "K"):
         window.model.set_size(name, 64)
     window.controllers.presenter.set_presenter(True, full_screen=False)
-    window.controllers.runs.trace((1, 1, 0))  # as --group does: a trace, no run
+    window.controllers.traces.trace((1, 1, 0))  # as --group does: a trace, no run
     timing = window.views.timing_view
     qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)  # timed after the trace
     qtbot.wait(200)

@@ -43,7 +43,7 @@ def test_the_error_and_input_tabs_show_their_images_when_opened(window, qtbot):
     result = run_and_wait(qtbot, window)
     assert result.status == "verified"
     view = window.views.result_view
-    window.views.show_page(view)
+    window.views.show_page("result")
     bar = view.tabs.tabBar()
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
 
