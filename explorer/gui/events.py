@@ -34,9 +34,9 @@ class Event(Generic[T]):
 
 
 class Observed(Generic[T]):
-    """A field whose every new value is told to its event (``owner.events.<name>``), then to
-    ``owner.events.changed`` with the field's name. Setting the value it already holds (the
-    same object) tells nobody."""
+    """A field whose every value set is told to its event (``owner.events.<name>``), then to
+    ``owner.events.changed`` with the field's name: setting a field again (an empty
+    comparison when it is empty) still tells the views that show it."""
 
     def __init__(self, default: T) -> None:
         self.default = default
@@ -58,12 +58,10 @@ class Observed(Generic[T]):
         return value
 
     def __set__(self, obj: Evented, value: T) -> None:
-        old = obj.__dict__.get(self.name, self.default)
         obj.__dict__[self.name] = value
-        if value is not old:
-            event: Event[T] = getattr(obj.events, self.name)
-            event.emit(value)
-            obj.events.changed.emit(self.name)
+        event: Event[T] = getattr(obj.events, self.name)
+        event.emit(value)
+        obj.events.changed.emit(self.name)
 
 
 class Events:
