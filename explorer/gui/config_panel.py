@@ -262,8 +262,9 @@ class ConfigPanel(QWidget):
     def _rebuild_defines(self) -> None:
         while self.define_layout.count():
             item = self.define_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            old = item.widget() if item is not None else None
+            if old is not None:
+                old.deleteLater()
         self.define_spins = {}
         variant = self.model.variant
         allowed = variant.allowed_values

@@ -1,8 +1,9 @@
 """The main window: configuration on the left; result, timing, source and findings on tabs.
 
-The window creates the widgets, lays them out, builds its menus and toolbar from the action
-table (:mod:`explorer.gui.actions`) and wires the controllers (:mod:`explorer.gui.controllers`),
-where the model, the state and the views meet. Views never talk to each other.
+The window lays out the views (:mod:`explorer.gui.views`), builds its menus and toolbar from
+the actions its controllers declare (:mod:`explorer.gui.actions`) and wires the pieces
+(:mod:`explorer.gui.wiring`): the controllers (:mod:`explorer.gui.controllers`) are where the
+model, the state and the views meet; views follow the state and never talk to each other.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ tiling ladder gains little there."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import cached_property
 
@@ -147,9 +148,8 @@ class ResultView(QWidget):
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
-                reference = np.asarray(result.reference)
-                self._pending[self.error_map] = lambda: _show_error(
-                    self.error_map, output, reference
+                self._pending[self.error_map] = functools.partial(
+                    _show_error, self.error_map, output, np.asarray(result.reference)
                 )
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
@@ -161,7 +161,7 @@ class ResultView(QWidget):
                     view = _image_view()
                     self.input_views[role] = view
                 image = np.asarray(array, dtype=np.float64)
-                self._pending[view] = lambda v=view, a=image: _show_image(v, a)
+                self._pending[view] = functools.partial(_show_image, view, image)
             else:
                 if not isinstance(view, pg.PlotWidget):
                     view = pg.PlotWidget(background="w")

@@ -11,10 +11,13 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QPainter,
+    QPaintEvent,
     QPixmap,
+    QResizeEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -52,7 +55,7 @@ def monospace() -> QFont:
 
 
 class OpenCLHighlighter(QSyntaxHighlighter):
-    def __init__(self, document) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
 
         def fmt(colour: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -102,7 +105,7 @@ class _LineNumbers(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(self.editor.number_width(), 0)
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         self.editor.paint_numbers(event)
 
 
@@ -135,24 +138,24 @@ class CodeEditor(QPlainTextEdit):
         self.updateRequest.connect(self._scroll_numbers)
         self.setViewportMargins(self.number_width(), 0, 0, 0)
         self.marked: list[int] = []
-        self._gutters: dict[tuple, QPixmap] = {}  # type: ignore[type-arg]
+        self._gutters: dict[tuple[object, ...], QPixmap] = {}
 
     def number_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
         return 12 + self.fontMetrics().horizontalAdvance("9") * digits
 
-    def _scroll_numbers(self, rect, dy) -> None:  # type: ignore[no-untyped-def]
+    def _scroll_numbers(self, rect: QRect, dy: int) -> None:
         if dy:
             self.numbers.scroll(0, dy)
         else:
             self.numbers.update(0, rect.y(), self.numbers.width(), rect.height())
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self.numbers.setGeometry(QRect(cr.left(), cr.top(), self.number_width(), cr.height()))
 
-    def paint_numbers(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paint_numbers(self, event: QPaintEvent) -> None:
         """The gutter, drawn from a small cache of pictures: while an animation steps through
         a few lines, the same gutter comes back again and again."""
         block = self.firstVisibleBlock()

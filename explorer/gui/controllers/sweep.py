@@ -39,8 +39,15 @@ class SweepController:
         base = self.model.request()  # sizes (a custom kernel's own), layout, input, device
         for params in self.sweep.configurations():
             local = params.get("local", self.model.local)
-            defines = {**self.model.defines, **{k: v for k, v in params.items() if k != "local"}}
-            requests.append(replace(base, local=local, defines=defines, keep_output=False))
+            chosen = {k: v for k, v in params.items() if isinstance(v, int)}  # the defines
+            requests.append(
+                replace(
+                    base,
+                    local=local if isinstance(local, tuple) else None,
+                    defines={**self.model.defines, **chosen},
+                    keep_output=False,
+                )
+            )
         self.status.start_progress(len(requests))
         if self.sweep.grid_metric != "time":  # each point from a real trace
             traces = [TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES) for r in requests]
