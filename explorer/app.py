@@ -176,7 +176,7 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
         if window.model.device is None:
             QTimer.singleShot(250, start)
         elif args.trace or args.view == "grid" or group:
-            window.controllers.runs.trace(group)
+            window.controllers.traces.trace(group)
         else:
             window.controllers.runs.run()
 

@@ -49,13 +49,13 @@ def test_every_readme_main_py_command_parses(argv):
 
 
 def test_the_keys_the_readme_names_are_the_menus_keys():
-    from explorer.gui.actions import COMMANDS
+    from explorer.gui.actions import commands
 
     keys_line = re.search(r"- Keys: (.*?)\.", README, re.S)
     assert keys_line is not None
     named = re.findall(r"([A-Z][a-z]+(?: [a-z]+)*) ((?:Ctrl\+|Shift\+|Alt\+)*\w+)", keys_line[1])
     assert len(named) >= 6
-    by_text = {c.text.replace("&", "").rstrip("…").lower(): c.shortcuts for c in COMMANDS}
+    by_text = {c.text.replace("&", "").rstrip("…").lower(): c.shortcuts for c in commands()}
     for words, key in named:
         matches = [k for text, k in by_text.items() if text.startswith(words.lower())]
         assert matches, f"README names {words!r}, which no menu command is"

@@ -71,13 +71,13 @@ def _iou_window(size: int, device: str | None, watch: Any = None) -> Iterator[tu
 
     from explorer.gui.main_window import MainWindow
     from explorer.gui.screenshot import dispose, wait_until
-    from explorer.gui.worker import RunController
+    from explorer.gui.worker import Worker
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([])
     scratch = tempfile.TemporaryDirectory()
     settings = QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
-    worker = RunController()
+    worker = Worker()
     if watch is not None:
         watch(worker)
     window = MainWindow(worker=worker, settings=settings)
@@ -106,7 +106,7 @@ def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
     from explorer.gui.screenshot import wait_until
 
     with _iou_window(size, device) as (app, window):
-        window.controllers.runs.trace()
+        window.controllers.traces.trace()
         traced = wait_until(lambda: window.state.traced is not None, 900)
         playback = window.state.playback
         if not traced or playback is None:
@@ -243,7 +243,9 @@ def bench_first_frame(
     with _iou_window(size, device, watch) as (app, window):
         view = window.views.execution_view
         trace_action = window.commands["trace"]
-        window.controllers.runs.trace_shown.connect(lambda: marks.setdefault("shown", time.time()))
+        window.controllers.traces.trace_shown.connect(
+            lambda: marks.setdefault("shown", time.time())
+        )
         watcher = PaintWatch(view)
         app.installEventFilter(watcher)
         totals: list[float] = []

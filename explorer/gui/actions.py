@@ -1,303 +1,177 @@
-"""Every command of the window, declared once: text, shortcuts, tip, menu and handler.
+"""Menu commands as data: an :class:`Action` is its text, menu, shortcuts and tip, the
+callable it runs and the predicate that says when it is enabled, so the menu, the key and the
+enabled state cannot drift apart.
 
-The window builds its menus, toolbar and QActions from :data:`COMMANDS`; a command is added,
-renamed or rebound here and nowhere else. ``handler`` names a controller and its method
-(``"runs.run"``); the window resolves it when it wires the controllers.
+Each controller module declares the actions it handles beside the methods they call, as
+``ACTIONS = Actions(TheController, Action(...), ...)``; :func:`declared` finds them by walking
+``PACKAGES`` (a package of one's own appended to it adds its actions the same way), and
+:func:`build_actions` makes the window's QActions and menus from them, binds each handler to
+the window's controller of that class and re-reads every predicate on :meth:`ActionSet.refresh`
+(the window calls it whenever the state or the configuration changes). Adding a menu command
+is adding one ``Action`` in the module of the controller that handles it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu
 
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState
+
+C = TypeVar("C")
+
+MENUS = ("&File", "&Run", "&View", "&Help")
+PACKAGES: tuple[str, ...] = ("explorer.gui.controllers",)
+
 
 @dataclass(frozen=True)
-class Command:
-    """One user command. A new ``section`` within a menu starts after a separator."""
+class AppContext:
+    """What an enablement predicate reads: the session's state and the configuration."""
+
+    state: AppState
+    model: ConfigModel
+
+
+Predicate = Callable[[AppContext], bool]
+
+
+@dataclass(frozen=True)
+class Action(Generic[C]):
+    """One menu command, run by ``handler`` on the window's controller of its class.
+
+    A new ``section`` within a menu starts after a separator; ``order`` places it within its
+    section (lower first; equal ones keep the order they were found in, module by module).
+    ``enabled_when`` is None for a command that can always act."""
 
     key: str
     text: str
     menu: str
-    handler: str
+    handler: Callable[[C], object]
     shortcuts: tuple[str, ...] = ()
     tip: str = ""
     section: int = 0
+    order: int = 100
     toolbar: bool = False
-    enabled: bool = True  # at start; controllers enable it when it can act
+    enabled_when: Predicate | None = None
+
+    def enabled(self, context: AppContext) -> bool:
+        return self.enabled_when is None or bool(self.enabled_when(context))
 
 
-MENUS = ("&File", "&Run", "&View", "&Help")
+class Actions(Generic[C]):
+    """The actions a controller class handles, as its module declares them in ``ACTIONS``."""
 
-COMMANDS: tuple[Command, ...] = (
-    # -- File ----------------------------------------------------------------------------
-    Command(
-        "open_kernel",
-        "&Open kernel…",
-        "&File",
-        "kernels.open_kernel_dialog",
-        ("Ctrl+O",),
-        "Open your own .cl file with a catalog header",
-    ),
-    Command(
-        "open_image",
-        "Open &image as input…",
-        "&File",
-        "kernels.open_image_dialog",
-        ("Ctrl+I",),
-        "Use a picture as B (matmul) or IN (transpose)",
-    ),
-    Command(
-        "open_session",
-        "Open s&ession…",
-        "&File",
-        "sessions.open_dialog",
-        ("Ctrl+Alt+O",),
-        "Open a .kexp.json session: its configuration, device and view",
-        section=1,
-    ),
-    Command(
-        "save_session",
-        "&Save session…",
-        "&File",
-        "sessions.save_dialog",
-        ("Ctrl+S",),
-        "Save the configuration and the view as a .kexp.json session",
-        section=1,
-    ),
-    Command(
-        "export_view_png",
-        "Export view as &PNG…",
-        "&File",
-        "exports.view_png_dialog",
-        ("Ctrl+E",),
-        "The page on screen as a PNG image",
-        section=2,
-    ),
-    Command(
-        "export_view_svg",
-        "Export view as S&VG…",
-        "&File",
-        "exports.view_svg_dialog",
-        ("Ctrl+Shift+E",),
-        "The page on screen as a scalable SVG drawing",
-        section=2,
-    ),
-    Command(
-        "export_timing_png",
-        "Export timing chart as PN&G…",
-        "&File",
-        "exports.timing_png_dialog",
-        tip="The timing bars as a PNG image",
-        section=2,
-    ),
-    Command(
-        "export_gif",
-        "Export animation as GI&F…",
-        "&File",
-        "exports.animation_gif_dialog",
-        ("Ctrl+Shift+G",),
-        "Every step of the traced animation as a looping GIF",
-        section=2,
-    ),
-    Command(
-        "export_mp4",
-        "Export animation as MP&4…",
-        "&File",
-        "exports.animation_mp4_dialog",
-        tip="Every step of the traced animation as an MP4 video for slides",
-        section=2,
-    ),
-    Command(
-        "export_frames",
-        "Export animation as PNG fra&mes…",
-        "&File",
-        "exports.animation_frames_dialog",
-        tip="Every step of the traced animation as numbered PNG files",
-        section=2,
-    ),
-    Command(
-        "export_csv",
-        "Export timing history as &CSV…",
-        "&File",
-        "exports.history_csv_dialog",
-        tip="Every run of this session, one row each",
-        section=3,
-    ),
-    Command(
-        "export_json",
-        "Export timing history as &JSON…",
-        "&File",
-        "exports.history_json_dialog",
-        tip="Every run of this session as the records of `run --json`",
-        section=3,
-    ),
-    Command("quit", "&Quit", "&File", "window.close", ("Ctrl+Q",), "Close the window", section=4),
-    # -- Run -----------------------------------------------------------------------------
-    Command(
-        "run", "&Run", "&Run", "runs.run", ("Ctrl+R",), "Run this configuration", enabled=False
-    ),
-    Command(
-        "compare",
-        "&Compare all variants",
-        "&Run",
-        "runs.compare_all",
-        ("Ctrl+Shift+R",),
-        "Run every variant of the family at this size, side by side",
-        toolbar=True,
-        enabled=False,
-    ),
-    Command(
-        "trace",
-        "&Trace",
-        "&Run",
-        "runs.trace",
-        ("Ctrl+T",),
-        "Record every access and barrier; list findings",
-        toolbar=True,
-        enabled=False,
-    ),
-    Command(
-        "run_anyway",
-        "Run &anyway, outside the kernel's constraints",
-        "&Run",
-        "runs.run_anyway",
-        ("Ctrl+Alt+R",),
-        "Run a configuration that only the kernel's own constraints refuse, to show its bug "
-        "(the result is marked as outside them; the device's limits still hold)",
-        enabled=False,
-    ),
-    Command(
-        "trace_anyway",
-        "Trace an&yway, outside the kernel's constraints",
-        "&Run",
-        "runs.trace_anyway",
-        ("Ctrl+Alt+T",),
-        "Trace a configuration that only the kernel's own constraints refuse",
-        enabled=False,
-    ),
-    Command(
-        "oclgrind",
-        "Check with &Oclgrind",
-        "&Run",
-        "runs.check_with_oclgrind",
-        ("Ctrl+Shift+O",),
-        "Run this configuration on Oclgrind with its race and uninitialised-read checks",
-        enabled=False,
-    ),
-    Command(
-        "cancel",
-        "Ca&ncel",
-        "&Run",
-        "runs.cancel",
-        ("Esc",),
-        "Stop what is running (in presenter mode Esc leaves presenter mode first)",
-        section=1,
-        toolbar=True,
-        enabled=False,
-    ),
-    # -- View ----------------------------------------------------------------------------
-    Command(
-        "presenter",
-        "&Presenter mode",
-        "&View",
-        "presenter.toggle",
-        ("F11", "F5"),
-        "Full screen, large type: the execution, the result and the timing bars",
-    ),
-    Command(
-        "leave_presenter",
-        "&Leave presenter mode",
-        "&View",
-        "presenter.leave",
-        ("Esc",),
-        "Back to the window with its menus and tabs",
-        enabled=False,
-    ),
-    Command(
-        "tour",
-        "Guided &tour",
-        "&View",
-        "presenter.start_tour",
-        ("Ctrl+G",),
-        "naive → tiled → register-blocked matmul on the IOU input; Space advances",
-    ),
-    Command(
-        "space",
-        "Next stage / play–pause",
-        "&View",
-        "presenter.space",
-        ("Space",),
-        "In presenter mode: the tour's next stage, else play or pause the animation",
-        section=1,
-        enabled=False,
-    ),
-    Command(
-        "step_forward",
-        "Step &forward",
-        "&View",
-        "presenter.step_forward",
-        ("Right",),
-        "In presenter mode: the animation's next step",
-        section=1,
-        enabled=False,
-    ),
-    Command(
-        "step_back",
-        "Step &back",
-        "&View",
-        "presenter.step_back",
-        ("Left",),
-        "In presenter mode: the animation's previous step",
-        section=1,
-        enabled=False,
-    ),
-    Command(
-        "colour_cells",
-        "&Colour cells by…",
-        "&View",
-        "window.cycle_colouring",
-        ("Ctrl+Shift+C",),
-        "The execution view's cells: this step's accesses, then by value, then by the "
-        "work-item that last touched them",
-        section=1,
-    ),
-    # -- Help ----------------------------------------------------------------------------
-    Command("about", "&About", "&Help", "window.about", tip="What this program is"),
-)
+    def __init__(self, owner: type[C], *actions: Action[C]) -> None:
+        self.owner = owner
+        self.actions = actions
 
-# Only one of these is enabled at a time; they share Esc (see PresenterController).
-ESCAPE_KEYS = ("cancel", "leave_presenter")
+
+def discover(package: str) -> tuple[Actions[Any], ...]:
+    """The ``ACTIONS`` of every module of ``package`` (an importable package's name)."""
+    found = []
+    modules = pkgutil.iter_modules(importlib.import_module(package).__path__)
+    for info in sorted(modules, key=lambda m: m.name):
+        module = importlib.import_module(f"{package}.{info.name}")
+        actions = getattr(module, "ACTIONS", None)
+        if isinstance(actions, Actions):
+            found.append(actions)
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=4)
+def _declared(packages: tuple[str, ...]) -> tuple[tuple[type, Action[Any]], ...]:
+    found = [(group.owner, a) for p in packages for group in discover(p) for a in group.actions]
+    keys = [action.key for _, action in found]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"action(s) declared twice: {', '.join(twice)}")
+    unknown = sorted({a.menu for _, a in found} - set(MENUS))
+    if unknown:
+        raise ValueError(f"no such menu {', '.join(unknown)}: the menus are {', '.join(MENUS)}")
+    return tuple(
+        sorted(found, key=lambda pair: (MENUS.index(pair[1].menu), pair[1].section, pair[1].order))
+    )
+
+
+def declared() -> tuple[tuple[type, Action[Any]], ...]:
+    """Every action of ``PACKAGES`` with the controller class that handles it, in menu
+    order."""
+    return _declared(PACKAGES)
+
+
+def commands() -> tuple[Action[Any], ...]:
+    """Every action, in menu order."""
+    return tuple(action for _, action in declared())
+
+
+class ActionSet:
+    """The window's QActions by key, each with the predicate that enables it."""
+
+    def __init__(self, context: AppContext) -> None:
+        self.context = context
+        self.qactions: dict[str, QAction] = {}
+        self._rules: list[tuple[QAction, Action[Any]]] = []
+
+    def __getitem__(self, key: str) -> QAction:
+        return self.qactions[key]
+
+    def values(self) -> Iterable[QAction]:
+        return self.qactions.values()
+
+    def add(self, qaction: QAction, action: Action[Any]) -> None:
+        self.qactions[action.key] = qaction
+        self._rules.append((qaction, action))
+
+    def refresh(self, *_: object) -> None:
+        """Every action enabled as its predicate says now."""
+        for qaction, action in self._rules:
+            qaction.setEnabled(action.enabled(self.context))
 
 
 def build_actions(
-    window: QMainWindow, resolve: Callable[[str], Callable[[], object]]
-) -> dict[str, QAction]:
-    """A QAction per command, added to the window (so its shortcut works while the menus are
-    hidden) and to its menu; ``resolve`` turns a handler name into the callable."""
+    window: QMainWindow, controllers: Iterable[object], context: AppContext
+) -> ActionSet:
+    """A QAction per declared action, added to the window (so that its shortcut works while
+    the menus are hidden) and to its menu, running its handler on the controller of its
+    class among ``controllers``."""
     menus: dict[str, QMenu] = {}
     for title in MENUS:
         menu = QMenu(title, window)
         window.menuBar().addMenu(menu)
         menus[title] = menu
-    actions: dict[str, QAction] = {}
+    found = declared()
+    owners = {owner: _instance(owner, controllers) for owner, _ in found}
+    actions = ActionSet(context)
     last_section: dict[str, int] = {}
-    for command in COMMANDS:
-        action = QAction(command.text, window)
-        action.setObjectName(command.key)
-        action.setShortcuts([QKeySequence(s) for s in command.shortcuts])
-        action.setToolTip(command.tip or command.text.replace("&", ""))
-        action.setStatusTip(command.tip)
-        action.setEnabled(command.enabled)
-        handler = resolve(command.handler)
-        action.triggered.connect(lambda _checked=False, h=handler: h())
-        window.addAction(action)
-        menu = menus[command.menu]
-        if command.menu in last_section and last_section[command.menu] != command.section:
+    for owner, action in found:
+        qaction = QAction(action.text, window)
+        qaction.setObjectName(action.key)
+        qaction.setShortcuts([QKeySequence(s) for s in action.shortcuts])
+        qaction.setToolTip(action.tip or action.text.replace("&", ""))
+        qaction.setStatusTip(action.tip)
+        handler = functools.partial(action.handler, owners[owner])
+        qaction.triggered.connect(lambda _checked=False, run=handler: run())
+        window.addAction(qaction)
+        menu = menus[action.menu]
+        if action.menu in last_section and last_section[action.menu] != action.section:
             menu.addSeparator()
-        last_section[command.menu] = command.section
-        menu.addAction(action)
-        actions[command.key] = action
+        last_section[action.menu] = action.section
+        menu.addAction(qaction)
+        actions.add(qaction, action)
+    actions.refresh()
     return actions
+
+
+def _instance(owner: type, controllers: Iterable[object]) -> object:
+    for controller in controllers:
+        if isinstance(controller, owner):
+            return controller
+    raise LookupError(f"actions are declared for {owner.__name__}, which the window does not make")

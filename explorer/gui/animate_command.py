@@ -38,12 +38,12 @@ def animate_to_file(args: argparse.Namespace) -> int:
         if args.group:
             gx, gy, gz = ([int(v) for v in args.group.split(",")] + [0, 0, 0])[:3]
             group = (gx, gy, gz)
-        window.controllers.runs.trace(group)
+        window.controllers.traces.trace(group)
         if not wait_until(lambda: window.state.playback is not None, args.timeout + 120):
             print("error: the trace did not complete", flush=True)
             return 1
         view = window.views.execution_view
-        window.views.show_page(view)
+        window.views.show_page("execution")
         app.processEvents()
         frames = frames_of(view, args.max_frames, width)
         write_frames(frames, args.out, args.fps)

@@ -4,13 +4,27 @@ looping GIF (Pillow) or an MP4 (imageio with imageio-ffmpeg, which ships its own
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
-from PySide6.QtGui import QImage
-
-from explorer.gui.execution_view import ExecutionView
+from PySide6.QtGui import QImage, QPixmap
 
 
-def frames_of(view: ExecutionView, max_frames: int, width: int) -> list[np.ndarray]:
+class Steps(Protocol):
+    """An animation that can be stepped and drawn (the execution view)."""
+
+    @property
+    def current(self) -> int: ...
+
+    @property
+    def steps(self) -> int: ...
+
+    def set_step(self, index: int) -> None: ...
+
+    def grab(self) -> QPixmap: ...
+
+
+def frames_of(view: Steps, max_frames: int, width: int) -> list[np.ndarray]:
     """Each step of the view's animation as an RGB array at most ``width`` pixels wide
     (even sizes: video encoders need them). The view is left at the step it was on."""
     start = view.current

@@ -8,8 +8,8 @@ for 16 cells or 16 384.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QPixmap
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 
@@ -80,7 +80,7 @@ class CellCanvas(QWidget):
         r = int((y - rect.top()) / rect.height() * rows)
         return min(r, rows - 1) * cols + min(c, cols - 1)
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setFont(self._bold)
         painter.setPen(QColor("#1b2631"))
@@ -122,13 +122,13 @@ class CellCanvas(QWidget):
                 self.caption,
             )
 
-    def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         self.hovered.emit(self.cell_at(event.position().x(), event.position().y()))
 
-    def leaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def leaveEvent(self, event: QEvent) -> None:
         self.hovered.emit(-1)
 
-    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         cell = self.cell_at(event.position().x(), event.position().y())
         if cell >= 0:
             self.clicked.emit(cell)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
@@ -213,7 +214,7 @@ class ExecutionView(QWidget):
             self.playback.set_by_iteration(by_iteration)
             self._show_steps()
 
-    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
         if key == Qt.Key.Key_Space:
             self.toggle_play()

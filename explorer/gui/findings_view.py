@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -16,7 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.trace.analysis import registry
+from explorer.engine.record.oclgrind import OclgrindCheck
+from explorer.engine.record.trace_launch import TracedRun
+from explorer.trace.analysis import Analysis, registry
 from explorer.trace.analysis.detector import Category
 from explorer.trace.analysis.report import group_findings
 from explorer.trace.recorded import Finding
@@ -42,7 +46,7 @@ class FindingsView(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.shown: list = []  # type: ignore[type-arg]
+        self.shown: list[Finding] = []
         self.summary = QLabel("Trace the kernel (Ctrl+T) to see what every work-item did.")
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
@@ -125,7 +129,20 @@ class FindingsView(QWidget):
             self.show_fix("Measuring the kernel beside its counterpart …", measuring=True)
             self.measure_fix_requested.emit(finding)
 
-    def show_trace(self, report: dict, analysis) -> None:  # type: ignore[no-untyped-def]
+    def show_traced(self, traced: TracedRun | None) -> None:
+        """A trace's findings and sites; a trace that did not run, why."""
+        if traced is None:
+            return
+        if traced.analysis is None:
+            self.clear(f"The trace did not run: {traced.result.summary()}")
+        else:
+            self.show_trace(traced.report_json or {}, traced.analysis)
+
+    def show_checking(self, text: str) -> None:
+        """What the Oclgrind pane says while a check runs."""
+        self.oclgrind.setPlainText(text)
+
+    def show_trace(self, report: dict[str, Any], analysis: Analysis) -> None:
         self.findings.clear()
         self.sites.clear()
         self.fix_result.setText("")
@@ -164,8 +181,9 @@ class FindingsView(QWidget):
             heading.setFont(4, font)
             heading.addChildren([_finding_item(f) for f in group.findings])
             self.findings.addTopLevelItem(heading)
-        if self.findings.topLevelItemCount():
-            self.detail.setText(self.findings.topLevelItem(0).toolTip(4))
+        first_item = self.findings.topLevelItem(0)
+        if first_item is not None:
+            self.detail.setText(first_item.toolTip(4))
         for s in analysis.sites:
             sectors = "" if s.sectors_per_request is None else f"{s.sectors_per_request:.2f}"
             banks = "" if s.bank_conflict_degree is None else f"{s.bank_conflict_degree:.2f}"
@@ -178,11 +196,14 @@ class FindingsView(QWidget):
             for column in range(tree.columnCount() - 1):
                 tree.resizeColumnToContents(column)
 
-    def show_oclgrind(self, outcome) -> None:  # type: ignore[no-untyped-def]
+    def show_oclgrind(self, outcome: object) -> None:
         """Oclgrind's verdict beside the explorer's own findings."""
+        if outcome is None:
+            return
         if isinstance(outcome, str):
             self.oclgrind.setPlainText(f"Oclgrind check failed: {outcome}")
             return
+        assert isinstance(outcome, OclgrindCheck)
         counts: dict[tuple[str, int | None], int] = {}
         for m in outcome.messages:
             counts[(m.kind, m.line)] = counts.get((m.kind, m.line), 0) + 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -43,6 +44,7 @@ from explorer.engine.records import Variant
 from explorer.families import FAMILIES, fixed_family, get_family
 
 CUSTOM = "custom"
+W = TypeVar("W", bound=QWidget)
 # What a buffer may start as in the dialog; the header takes more (image, npy, data).
 DIALOG_CONTENTS = ("random", "zeros", "ones", "iota", "iou")
 DECLARATION_COLUMNS = ("Parameter", "Kind", "Type", "Count / value", "Contents", "Access", "Result")
@@ -114,7 +116,7 @@ def guess_roles(family: str, params: list[Parameter]) -> list[str]:
 class KernelMappingDialog(QDialog):
     """Family, kernel function, a role per parameter, NDRange; writes the header on request."""
 
-    def __init__(self, path: str | Path, parent=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, path: str | Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = Path(path)
         self.source = self.path.read_text(encoding="utf-8")
@@ -281,10 +283,10 @@ class KernelMappingDialog(QDialog):
         table = self.declarations_table
         params: list[Declaration] = []
         for row in range(table.rowCount()):
-            name = table.cellWidget(row, 0).text()
-            kind = table.cellWidget(row, 1).text()
-            type_name = table.cellWidget(row, 2).text().strip()
-            amount = table.cellWidget(row, 3).text().strip()
+            name = _cell(table, row, 0, QLabel).text()
+            kind = _cell(table, row, 1, QLabel).text()
+            type_name = _cell(table, row, 2, QLineEdit).text().strip()
+            amount = _cell(table, row, 3, QLineEdit).text().strip()
             if kind == "local":
                 params.append(LocalDecl(name, type_name, amount))
             elif kind == "scalar":
@@ -296,9 +298,9 @@ class KernelMappingDialog(QDialog):
                         name=name,
                         type=type_name,
                         count=amount,
-                        contents=table.cellWidget(row, 4).currentText(),
-                        access=table.cellWidget(row, 5).currentText(),
-                        result=table.cellWidget(row, 6).isChecked(),
+                        contents=_cell(table, row, 4, QComboBox).currentText(),
+                        access=_cell(table, row, 5, QComboBox).currentText(),
+                        result=_cell(table, row, 6, QCheckBox).isChecked(),
                     )
                 )
         return CustomGuess(
@@ -309,7 +311,8 @@ class KernelMappingDialog(QDialog):
         )
 
     def roles(self) -> list[str]:
-        return [self.table.cellWidget(r, 2).currentText() for r in range(self.table.rowCount())]
+        table = self.table
+        return [_cell(table, r, 2, QComboBox).currentText() for r in range(table.rowCount())]
 
     def header(self) -> str:
         """The catalog header the dialog's fields describe."""
@@ -352,6 +355,13 @@ class KernelMappingDialog(QDialog):
         self.variant = variant
         self.written = write
         super().accept()
+
+
+def _cell(table: QTableWidget, row: int, column: int, kind: type[W]) -> W:
+    """The widget the dialog put in a cell, as the kind it put there."""
+    widget = table.cellWidget(row, column)
+    assert isinstance(widget, kind), (row, column)
+    return widget
 
 
 def _split(text: str) -> list[str]:

@@ -1,54 +1,31 @@
 """The main window: configuration on the left; result, timing, source and findings on tabs.
 
-The window creates the widgets, lays them out, builds its menus and toolbar from the action
-table (:mod:`explorer.gui.actions`) and wires the controllers (:mod:`explorer.gui.controllers`),
-where the model, the state and the views meet. Views never talk to each other.
+The window lays out the views (:mod:`explorer.gui.views`), builds its menus and toolbar from
+the actions its controllers declare (:mod:`explorer.gui.actions`) and wires the pieces
+(:mod:`explorer.gui.wiring`): the controllers (:mod:`explorer.gui.controllers`) are where the
+model, the state and the views meet; views follow the state and never talk to each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QMainWindow,
-    QMenu,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QScrollArea,
-    QSplitter,
-    QStackedWidget,
-    QTabWidget,
-    QToolBar,
-)
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
-from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui import settings as settings_store
-from explorer.gui.actions import COMMANDS, build_actions
-from explorer.gui.config_panel import ConfigPanel
-from explorer.gui.controllers import Views
-from explorer.gui.controllers.exports import ExportController
-from explorer.gui.controllers.kernel_files import KernelFilesController
-from explorer.gui.controllers.presenter import PresenterController
-from explorer.gui.controllers.runs import RunCompareController
-from explorer.gui.controllers.sessions import SessionController
-from explorer.gui.controllers.sweep import SweepController
-from explorer.gui.execution_view import ExecutionView, run_arrays
-from explorer.gui.findings_view import FindingsView
+from explorer.gui.actions import AppContext, build_actions, commands
 from explorer.gui.model import ConfigModel
-from explorer.gui.result_view import ResultView
-from explorer.gui.roofline_view import RooflineView
-from explorer.gui.source_view import SourceView
+from explorer.gui.stage_keys import StageKeys
 from explorer.gui.state import AppState
-from explorer.gui.sweep_view import SweepView
-from explorer.gui.timing_view import TimingView
-from explorer.gui.worker import RunController
+from explorer.gui.views import make_views
+from explorer.gui.wiring import (
+    connect_views,
+    follow_state,
+    make_controllers,
+    subscribe_views,
+)
+from explorer.gui.worker import Worker
 from explorer.paths import resources_dir
-from explorer.session import SessionError, load_session
 
 PRESENTER_STYLE = """
 QWidget {{ font-size: {base}pt; background: #ffffff; color: #111111; }}
@@ -71,109 +48,57 @@ def presenter_style(width: int, height: int) -> str:
 PRESENTED = (("result_view", "Result"), ("execution_view", "Execution"), ("timing_view", "Timing"))
 
 
-@dataclass(frozen=True)
-class Controllers:
-    """One controller per concern; the action table names them by these field names."""
-
-    runs: RunCompareController
-    sweep: SweepController
-    presenter: PresenterController
-    kernels: KernelFilesController
-    exports: ExportController
-    sessions: SessionController
-
-
 class MainWindow(QMainWindow):
     """The application window; ``worker`` runs OpenCL off the GUI thread."""
 
-    def __init__(
-        self, worker: RunController | None = None, settings: QSettings | None = None
-    ) -> None:
+    def __init__(self, worker: Worker | None = None, settings: QSettings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("OpenCL Kernel Explorer")
         self.setAcceptDrops(True)
         self.model = ConfigModel()
         self.state = AppState()
         self.settings = settings if settings is not None else QSettings()
-        self.worker = worker or RunController(self)
-        self.views = self._make_views()
-        handlers: dict[str, Callable[[], object]] = {}
-        self.commands = build_actions(self, lambda name: lambda: handlers[name]())
+        self.worker = worker or Worker(self)
+        self.views = make_views(self, self.model)
+        subscribe_views(self.views, self.state)
+        self.controllers = make_controllers(
+            self, self.model, self.state, self.worker, self.views, self.set_presenter_layout
+        )
+        self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
+        connect_views(self.views, self.controllers, self.commands)
+        follow_state(self.commands, self.state, self.model)
         self.lessons = self._make_lessons_menu()
         self._make_toolbar()
-        self.controllers = self._make_controllers()
-        for command in COMMANDS:
-            handlers[command.handler] = self._resolve(command.handler)
+        self.stage_keys = self._make_stage_keys()
         self._restore()
         self.worker.discover_devices()
-
-    # -- widgets and layout --------------------------------------------------------------
-    def _make_views(self) -> Views:
-        panel = ConfigPanel(self.model)
-        panel_scroll = QScrollArea()
-        panel_scroll.setWidget(panel)
-        panel_scroll.setWidgetResizable(True)
-        panel_scroll.setMinimumWidth(360)
-        dock = QDockWidget("Configuration", self)
-        dock.setObjectName("configuration")
-        dock.setWidget(panel_scroll)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-
-        result, execution, timing = ResultView(), ExecutionView(), TimingView()
-        source, findings = SourceView(), FindingsView()
-        roofline, sweep = RooflineView(), SweepView()
-        tabs = QTabWidget()
-        # No frame around the pages: drawing it filled the whole area on every repaint.
-        tabs.setDocumentMode(True)
-        tabs.addTab(result, "Result")
-        tabs.addTab(execution, "Execution")
-        tabs.addTab(timing, "Timing")
-        tabs.addTab(source, "Kernel source")
-        tabs.addTab(findings, "Findings")
-        tabs.addTab(roofline, "Roofline")
-        tabs.addTab(sweep, "Sweep")
-        presenter_split = QSplitter(Qt.Orientation.Horizontal)
-        presenter_side = QSplitter(Qt.Orientation.Vertical)
-        presenter_split.addWidget(presenter_side)
-        stack = QStackedWidget()
-        stack.addWidget(tabs)
-        stack.addWidget(presenter_split)
-        self.setCentralWidget(stack)
-
-        progress = QProgressBar()
-        progress.setMaximumWidth(220)
-        progress.setVisible(False)
-        self.statusBar().addPermanentWidget(progress)
-        return Views(
-            window=self,
-            panel=panel,
-            panel_scroll=panel_scroll,
-            result_view=result,
-            timing_view=timing,
-            source_view=source,
-            findings_view=findings,
-            execution_view=execution,
-            roofline_view=roofline,
-            sweep_view=sweep,
-            tabs=tabs,
-            stack=stack,
-            presenter_split=presenter_split,
-            presenter_side=presenter_side,
-            run_button=QPushButton("▶ Run  (Ctrl+R)"),
-            progress=progress,
-        )
 
     def _make_toolbar(self) -> None:
         toolbar = QToolBar("Run")
         toolbar.setObjectName("run-toolbar")
         toolbar.setStyleSheet("QToolBar { border: none; background: palette(window); }")  # flat
         self.addToolBar(toolbar)
-        self.views.run_button.setEnabled(False)
+        self.views.run_button.setEnabled(self.commands["run"].isEnabled())
         toolbar.addWidget(self.views.run_button)
-        for command in COMMANDS:
-            if command.toolbar:
-                toolbar.addAction(self.commands[command.key])
+        for action in commands():
+            if action.toolbar:
+                toolbar.addAction(self.commands[action.key])
+
+    def _make_stage_keys(self) -> StageKeys:
+        presenter, view = self.controllers.presenter, self.views.execution_view
+        return StageKeys(
+            self,
+            view,
+            view.code,
+            self.state,
+            {
+                Qt.Key.Key_Space: presenter.space,
+                Qt.Key.Key_Right: presenter.forward,
+                Qt.Key.Key_Left: presenter.step_back,
+                Qt.Key.Key_Home: presenter.first_step,
+                Qt.Key.Key_End: presenter.last_step,
+            },
+        )
 
     def _make_lessons_menu(self) -> dict[str, QAction]:
         """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
@@ -188,32 +113,12 @@ class MainWindow(QMainWindow):
             title = f"{number} · {words.replace('-', ' ').capitalize()}"
             action = QAction(title, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
-            action.triggered.connect(lambda _checked=False, p=str(path): self.open_lesson(p))
+            action.triggered.connect(
+                lambda _checked=False, p=str(path): self.controllers.sessions.open_lesson(p)
+            )
             menu.addAction(action)
             actions[title] = action
         return actions
-
-    def open_lesson(self, path: str) -> None:
-        """Open a lesson's session, then trace it once a device is ready (around the group
-        its view names)."""
-        try:
-            session = load_session(path)
-        except (SessionError, CatalogError) as exc:
-            QMessageBox.warning(self, "Cannot open the lesson", str(exc))
-            return
-        self.controllers.sessions.show(session)
-        named = session.view.get("group")
-        group = (int(named[0]), int(named[1]), 0) if named else None
-
-        def trace() -> None:
-            if self.model.device is None:
-                QTimer.singleShot(250, trace)
-            elif session.anyway:
-                self.controllers.runs.trace_anyway(group)
-            else:
-                self.controllers.runs.trace(group)
-
-        trace()
 
     def set_presenter_layout(self, on: bool, full_screen: bool) -> None:
         """Presenter mode's layout: no menus, toolbar or configuration; the execution beside
@@ -255,65 +160,10 @@ class MainWindow(QMainWindow):
             if self.isFullScreen():
                 self.showNormal()
 
-    # -- controllers ---------------------------------------------------------------------
-    def _make_controllers(self) -> Controllers:
-        model, state, views, actions, worker = (
-            self.model,
-            self.state,
-            self.views,
-            self.commands,
-            self.worker,
-        )
-        runs = RunCompareController(model, state, views, actions, worker)
-        presenter = PresenterController(
-            model, state, views, actions, worker, runs, self.set_presenter_layout
-        )
-        presenter.presenting_changed.connect(runs.refresh_actions)
-        runs.trace_shown.connect(self._show_values)
-        return Controllers(
-            runs=runs,
-            sweep=SweepController(model, views, worker),
-            presenter=presenter,
-            kernels=KernelFilesController(model, state, views, runs),
-            exports=ExportController(state, views),
-            sessions=SessionController(model, state, views),
-        )
-
-    def _show_values(self) -> None:
-        """The traced run's inputs and output: the values the execution view draws."""
-        traced = self.state.traced
-        if traced is not None and traced.trace is not None:
-            self.views.execution_view.set_arrays(run_arrays(traced.result))
-
-    def cycle_colouring(self) -> None:
-        """The execution view's cells: by step, by value, by who touched them."""
-        self.views.execution_view.cycle_colouring()
-
-    def _resolve(self, handler: str) -> Callable[[], object]:
-        """``"runs.run"`` → the runs controller's ``run``; ``"window.…"`` → this window's."""
-        owner, method = handler.split(".")
-        target = self if owner == "window" else getattr(self.controllers, owner)
-        function: Callable[[], object] = getattr(target, method)
-        return function
-
     def open_start(self) -> None:
-        """The window started with no arguments opens on something alive: the last session's
-        configuration (restored from the settings) or, on a first start, the IOU demo (the
-        tiled matmul at 768³ on the IOU input), ready to run with the hint on the result.
-        It is not run by itself: on a CPU device its eleven launches take seconds, and a
-        lecturer starts it when the room is watching."""
-        if self.restored:
-            what = "The last session is open"
-        else:
-            self.model.set_family("matmul")
-            self.model.set_variant(find_variant("matmul", "tiled"))
-            for name in ("M", "N", "K"):
-                self.model.set_size(name, START_SIZE)
-            self.model.set_local(None)
-            self.model.set_input("iou", "IOU")
-            what = f"The IOU demo is ready: tiled matmul, {START_SIZE}³, the IOU input"
-        self.views.show_page(self.views.result_view)
-        self.views.result_view.show_hint(f"{what}. Press Ctrl+R to run.")
+        """Open on the last session or the IOU demo, ready to run (see
+        :meth:`~explorer.gui.controllers.sessions.SessionController.open_start`)."""
+        self.controllers.sessions.open_start(self.restored)
 
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
@@ -328,13 +178,6 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.state.notice or "Looking for OpenCL devices …")
 
     # -- window events -------------------------------------------------------------------
-    def about(self) -> None:
-        QMessageBox.about(
-            self,
-            "OpenCL Kernel Explorer",
-            "See how a GPU kernel really works: run, verify, time and trace OpenCL kernels.",
-        )
-
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
         if urls and self.controllers.kernels.accepts(urls[0].toLocalFile()):
@@ -357,8 +200,6 @@ class MainWindow(QMainWindow):
         else:
             self.showMaximized()
 
-
-START_SIZE = 768  # the IOU demo's M = N = K
 
 # Room for a window manager's title bar and borders around the window.
 FRAME_ALLOWANCE = QSize(16, 48)

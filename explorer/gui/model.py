@@ -128,17 +128,19 @@ class ConfigModel(QObject):
             self.sizes_changed.emit()
         else:
             self.family_changed.emit()
-        self._variant = None  # type: ignore[assignment]
-        self.set_variant(variant)
+        self._select(variant, replaces_own_sizes=False)  # the sizes were set for it above
 
     def set_variant(self, variant: Variant) -> None:
         if variant is self._variant:
             return
         if variant.family != self._family:
             self.set_family(variant.family)
-        own_sizes = variant.model.own_sizes or (
-            self._variant is not None and self._variant.model.own_sizes
-        )
+        self._select(variant, replaces_own_sizes=self._variant.model.own_sizes)
+
+    def _select(self, variant: Variant, replaces_own_sizes: bool) -> None:
+        """Make ``variant`` current with its own local size, defines and layout; its sizes
+        are its own when it declares them or the variant it replaces did."""
+        own_sizes = variant.model.own_sizes or replaces_own_sizes
         self._variant = variant
         self._local = None
         self._defines = {}

@@ -5,6 +5,7 @@ tiling ladder gains little there."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import cached_property
 
@@ -12,6 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -102,6 +104,15 @@ class ResultView(QWidget):
         self.notice.setText(CPU_NOTICE if on_cpu else "")
         self.notice.setVisible(on_cpu)
 
+    def set_badge(self, text: str) -> None:
+        """A sentence in the badge, in the badge's present colours."""
+        self.badge.setText(text)
+
+    def show_traced(self, traced: TracedRun | None) -> None:
+        """The verdict of a trace build (it computes the same answer as a run)."""
+        if traced is not None:
+            self.show_result(traced.result)
+
     def show_hint(self, text: str) -> None:
         """What to do next, in the badge until something runs (e.g. "Press Ctrl+R to run")."""
         self.badge.setText(text)
@@ -137,8 +148,8 @@ class ResultView(QWidget):
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
-                self._pending[self.error_map] = lambda: _show_error(
-                    self.error_map, output, np.asarray(result.reference)
+                self._pending[self.error_map] = functools.partial(
+                    _show_error, self.error_map, output, np.asarray(result.reference)
                 )
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
@@ -150,7 +161,7 @@ class ResultView(QWidget):
                     view = _image_view()
                     self.input_views[role] = view
                 image = np.asarray(array, dtype=np.float64)
-                self._pending[view] = lambda v=view, a=image: _show_image(v, a)
+                self._pending[view] = functools.partial(_show_image, view, image)
             else:
                 if not isinstance(view, pg.PlotWidget):
                     view = pg.PlotWidget(background="w")
@@ -161,7 +172,8 @@ class ResultView(QWidget):
 
     def _draw_current(self, index: int) -> None:
         """A tab shown for the first time since the result came: its image is drawn now."""
-        draw = self._pending.pop(self.tabs.widget(index), None)
+        widget = self.tabs.widget(index)
+        draw = self._pending.pop(widget, None) if widget is not None else None
         if draw is not None:
             draw()
 

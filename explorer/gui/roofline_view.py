@@ -3,6 +3,8 @@ device's measured ceilings: its copy bandwidth and its peak FMA rate."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -47,7 +49,7 @@ class RooflineView(QWidget):
         self.limits = limits
         self._redraw()
 
-    def show_results(self, results: list[RunResult]) -> None:
+    def show_results(self, results: Sequence[RunResult]) -> None:
         self.points = []
         for r in results:
             if r.timing is None or not r.flops or not r.bytes_moved or r.gflops is None:

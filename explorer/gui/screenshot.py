@@ -68,7 +68,7 @@ def take_screenshot(app: QApplication, args: argparse.Namespace, session: Sessio
 def _shoot(
     app: QApplication, window: MainWindow, args: argparse.Namespace, session: Session | None
 ) -> int:
-    state, views, runs = window.state, window.views, window.controllers.runs
+    state, views, traces = window.state, window.views, window.controllers.traces
     try:
         if session is not None:
             apply_session(window.model, session)
@@ -124,9 +124,9 @@ def _shoot(
     wants_trace = args.trace or args.view == "grid" or args.phase is not None or group
     if wants_trace and window.model.device is not None:
         if session is not None and session.anyway:
-            runs.trace_anyway(group)
+            traces.trace_anyway(group)
         else:
-            runs.trace(group)
+            traces.trace(group)
         wait_until(lambda: state.traced is not None, args.timeout + 120)
         if state.traced is None or state.traced.analysis is None:
             code = 1
@@ -146,14 +146,8 @@ def _shoot(
             views.execution_view.set_step(step)
     if args.presenter:
         window.controllers.presenter.set_presenter(True, full_screen=False)
-    pages = {
-        "result": views.result_view,
-        "timing": views.timing_view,
-        "source": views.source_view,
-        "findings": views.findings_view,
-    }
-    if args.view in pages:
-        views.show_page(pages[args.view])
+    if args.view in ("result", "timing", "source", "findings"):
+        views.show_page(args.view)
     empty = {
         "result": state.result is None and state.traced is None,
         "timing": views.timing_view.bar_count == 0,

@@ -11,10 +11,13 @@ from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QPainter,
+    QPaintEvent,
     QPixmap,
+    QResizeEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -28,6 +31,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explorer.engine.record.trace_launch import TracedRun
+from explorer.engine.records import RunResult
 
 _KEYWORDS = (
     r"\b(__kernel|kernel|__global|global|__local|local|__constant|constant|__private|private|"
@@ -49,7 +55,7 @@ def monospace() -> QFont:
 
 
 class OpenCLHighlighter(QSyntaxHighlighter):
-    def __init__(self, document) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
 
         def fmt(colour: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -99,7 +105,7 @@ class _LineNumbers(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(self.editor.number_width(), 0)
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         self.editor.paint_numbers(event)
 
 
@@ -132,24 +138,24 @@ class CodeEditor(QPlainTextEdit):
         self.updateRequest.connect(self._scroll_numbers)
         self.setViewportMargins(self.number_width(), 0, 0, 0)
         self.marked: list[int] = []
-        self._gutters: dict[tuple, QPixmap] = {}  # type: ignore[type-arg]
+        self._gutters: dict[tuple[object, ...], QPixmap] = {}
 
     def number_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
         return 12 + self.fontMetrics().horizontalAdvance("9") * digits
 
-    def _scroll_numbers(self, rect, dy) -> None:  # type: ignore[no-untyped-def]
+    def _scroll_numbers(self, rect: QRect, dy: int) -> None:
         if dy:
             self.numbers.scroll(0, dy)
         else:
             self.numbers.update(0, rect.y(), self.numbers.width(), rect.height())
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self.numbers.setGeometry(QRect(cr.left(), cr.top(), self.number_width(), cr.height()))
 
-    def paint_numbers(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paint_numbers(self, event: QPaintEvent) -> None:
         """The gutter, drawn from a small cache of pictures: while an animation steps through
         a few lines, the same gutter comes back again and again."""
         block = self.firstVisibleBlock()
@@ -271,6 +277,25 @@ class SourceView(QWidget):
         errors = [line for line in lines if line]
         if errors:
             self.editor.mark_lines(errors, "#fadbd8")
+
+    def mark_lines(self, lines: list[int], colour: str = "#fdebd0") -> None:
+        """Highlight whole lines (1-based) and scroll to the first."""
+        self.editor.mark_lines(lines, colour)
+
+    def show_run(self, result: RunResult | None) -> None:
+        """A run's build log and its printed output."""
+        if result is not None:
+            self.show_build_log(result.build_log)
+            self.show_output(result.output_text)
+
+    def show_traced(self, traced: TracedRun | None) -> None:
+        """A trace's findings' lines marked; a trace that did not run, its build log."""
+        if traced is None:
+            return
+        if traced.analysis is None:
+            self.show_build_log(traced.result.build_log)
+        else:
+            self.mark_lines([f.line for f in traced.analysis.findings if f.line])
 
     def show_output(self, text: str | None) -> None:
         self.output.setPlainText(text or "")

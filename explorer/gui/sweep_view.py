@@ -31,9 +31,12 @@ METRIC_NAMES = {
 }
 
 
-def parse_values(axis: str, text: str) -> list:
+Value = int | tuple[int, ...]  # a define's value, or a local size
+
+
+def parse_values(axis: str, text: str) -> list[Value]:
     """``8x8,16x16`` for the local size, ``8,16,32`` for a define."""
-    values = []
+    values: list[Value] = []
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
@@ -129,7 +132,7 @@ class SweepView(QWidget):
         self.message.setText(f"Sweeping {len(xs) * len(ys)} configurations …")
         self.run_requested.emit(x_axis, xs, y_axis, ys)
 
-    def configurations(self) -> list[dict]:
+    def configurations(self) -> list[dict[str, Value]]:
         """Every cell's parameters, row by row."""
         assert self.axes is not None
         x_axis, xs, y_axis, ys = self.axes

@@ -12,8 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPixmap
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPixmap,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.trace.grids import Box
@@ -163,7 +173,7 @@ class FocusCanvas(QWidget):
         return min(r, r1 - 1), min(c, c1 - 1)
 
     # -- painting ------------------------------------------------------------------------
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         frame = self.frame
         painter = QPainter(self)
         painter.setFont(self._title_font())
@@ -305,13 +315,13 @@ class FocusCanvas(QWidget):
         )
 
     # -- mouse ---------------------------------------------------------------------------
-    def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         self.hovered.emit(*self.element_at(event.position().x(), event.position().y()))
 
-    def leaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def leaveEvent(self, event: QEvent) -> None:
         self.hovered.emit(-1, -1)
 
-    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         r, c = self.element_at(event.position().x(), event.position().y())
         if r >= 0:
             self.clicked.emit(r, c)
@@ -328,7 +338,7 @@ class HeatScale(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(400, int(QFontMetricsF(self.font()).height() * 2 + 10))
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         metrics = QFontMetricsF(self.font())
         label = "global loads per element:"

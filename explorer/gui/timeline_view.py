@@ -4,7 +4,7 @@ phase, a thick mark at every barrier, the current step highlighted; click or dra
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 
@@ -18,7 +18,7 @@ class Timeline(QWidget):
         self.steps: list[tuple[int, int]] = []  # (phase, line)
         self.barriers: set[int] = set()
         self.current = 0
-        self._cache: tuple | None = None  # type: ignore[type-arg]
+        self._cache: tuple[tuple[int, int, int, int], QPixmap] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self._fit_font()
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -27,7 +27,7 @@ class Timeline(QWidget):
         """Bar and text one above the other at any type size (presenter mode scales it)."""
         self.setFixedHeight(34 + self.fontMetrics().height())
 
-    def changeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
             self._fit_font()
             self._cache = None
@@ -62,7 +62,7 @@ class Timeline(QWidget):
         self._cache = (key, pixmap)
         return pixmap
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._background())
         if not self.steps:
@@ -78,7 +78,7 @@ class Timeline(QWidget):
             f"line {line}   (| = barrier)",
         )
 
-    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         if self.steps:
             index = int(event.position().x() / self.width() * len(self.steps))
             self.step_clicked.emit(max(0, min(index, len(self.steps) - 1)))

@@ -3,6 +3,8 @@ per variant when comparing; min–max whiskers over the samples; every bar label
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -140,7 +142,7 @@ class TimingView(QWidget):
         )
         self.plot.setXRange(0, span * 2.2, padding=0)
 
-    def show_compare(self, results: list[RunResult]) -> None:
+    def show_compare(self, results: Sequence[RunResult]) -> None:
         """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
         self.clear()
         names = [bar_name(r) for r in results][::-1]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.trace.playback import Playback
@@ -109,7 +109,7 @@ class WarpView(QWidget):
             accesses.append(WarpAccess(title, local, offsets, size))
         self.set_accesses(accesses)
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         line = QFontMetricsF(self.font()).height()
         band = 3 * line + 40

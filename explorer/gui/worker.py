@@ -143,7 +143,7 @@ class _Job(QObject):
         self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
 
 
-class RunController(QObject):
+class Worker(QObject):
     """Starts runs, comparisons and traces, and delivers only the newest one's results."""
 
     devices_ready = Signal(list, object)
@@ -229,7 +229,7 @@ class RunController(QObject):
         return generation
 
     @Slot(int, object)
-    def _on_oclgrind(self, generation: int, outcome) -> None:  # type: ignore[no-untyped-def]
+    def _on_oclgrind(self, generation: int, outcome: object) -> None:
         if generation == self._generation:
             self.oclgrind_finished.emit(outcome)
         self._done()
@@ -254,13 +254,13 @@ class RunController(QObject):
             self.idle.emit()
 
     @Slot(int, object)
-    def _on_result(self, generation: int, result) -> None:  # type: ignore[no-untyped-def]
+    def _on_result(self, generation: int, result: object) -> None:
         if generation == self._generation:
             self.finished.emit(generation, result)
         self._done()
 
     @Slot(int, int, int, object)
-    def _on_compare_step(self, generation: int, index: int, total: int, result) -> None:  # type: ignore[no-untyped-def]
+    def _on_compare_step(self, generation: int, index: int, total: int, result: object) -> None:
         if generation == self._generation:
             self.compare_progress.emit(generation, index, total, result)
 
@@ -271,7 +271,7 @@ class RunController(QObject):
         self._done()
 
     @Slot(int, object)
-    def _on_trace(self, generation: int, traced) -> None:  # type: ignore[no-untyped-def]
+    def _on_trace(self, generation: int, traced: object) -> None:
         if generation == self._generation:
             self.trace_finished.emit(traced)
         self._done()

@@ -3,7 +3,7 @@
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMenu, QStyleOptionMenuItem
 
-from explorer.gui.actions import COMMANDS
+from explorer.gui.actions import commands
 
 
 def _menu_entries(window):
@@ -19,8 +19,8 @@ def _menu_entries(window):
 
 def test_every_command_is_in_a_menu_showing_its_shortcut(window):
     entries = list(_menu_entries(window))
-    assert len(entries) == len(COMMANDS)
-    for command in COMMANDS:
+    assert len(entries) == len(commands())
+    for command in commands():
         found = [(m, a) for m, a in entries if a.objectName() == command.key]
         assert len(found) == 1, command.key
         menu, action = found[0]
@@ -63,3 +63,114 @@ def test_no_two_enabled_actions_share_a_shortcut(window):
         keys = [s.toString() for a in enabled for s in a.shortcuts()]
         assert len(keys) == len(set(keys)), presenting
         assert ("Esc" in keys) == presenting  # idle: Esc has nothing to cancel
+
+
+ONE_FILE = '''
+"""A command of one's own: its text, menu, key, what it runs and when it can."""
+
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.window_commands import WindowCommands
+
+CALLS = []
+
+
+def shout(commands: WindowCommands) -> None:
+    CALLS.append(commands)
+
+
+ACTIONS = Actions(
+    WindowCommands,
+    Action(
+        "shout",
+        "S&hout",
+        "&Help",
+        shout,
+        ("Ctrl+Shift+H",),
+        "Say the result out loud",
+        enabled_when=lambda app: app.state.result is not None,
+    ),
+)
+'''
+
+
+def test_a_menu_command_is_one_file(qtbot, settings, tmp_path, monkeypatch):
+    """An action declared in a module of its own appears in its menu with its key, runs its
+    callable from the menu and from the key, and is greyed out while its predicate is
+    false."""
+    import importlib
+
+    from PySide6.QtCore import Qt
+
+    from explorer.gui import actions
+    from explorer.gui.main_window import MainWindow
+    from tests.gui.controllers.fakes import result
+
+    package = tmp_path / "my_commands"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "shout.py").write_text(ONE_FILE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(actions, "PACKAGES", (*actions.PACKAGES, "my_commands"))
+    calls = importlib.import_module("my_commands.shout").CALLS
+
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    help_menu = next(m for m, _ in _menu_entries(window) if m.title() == "&Help")
+    item = next(a for a in help_menu.actions() if a.text() == "S&hout")
+    option = QStyleOptionMenuItem()
+    QMenu.initStyleOption(help_menu, option, item)
+    assert option.text.split("\t")[-1] == QKeySequence("Ctrl+Shift+H").toString(
+        QKeySequence.SequenceFormat.NativeText
+    )
+    assert not item.isEnabled()  # no result yet
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # keys reach a window's shortcuts once it is active
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window, Qt.Key.Key_H, shift_ctrl)
+    assert calls == []
+    window.state.result = result()  # a run came back: the predicate holds
+    assert item.isEnabled()
+    item.trigger()
+    qtbot.keyClick(window, Qt.Key.Key_H, shift_ctrl)
+    assert calls == [window.controllers.window] * 2
+    window.state.result = None
+    assert not item.isEnabled()
+    window.close()
+
+
+def test_each_command_is_enabled_exactly_when_it_can_act():
+    """The predicates declared beside the commands, read over a state and a model."""
+    from explorer.engine.records import Refusal
+    from explorer.gui.actions import AppContext
+    from explorer.gui.model import ConfigModel
+    from explorer.gui.state import AppState
+    from tests.gui.controllers.fakes import device
+
+    state, model = AppState(), ConfigModel()
+    context = AppContext(state, model)
+
+    def enabled() -> set[str]:
+        return {c.key for c in commands() if c.enabled(context)}
+
+    always = {
+        "open_kernel", "open_image", "open_session", "save_session", "export_view_png",
+        "export_view_svg", "export_timing_png", "export_gif", "export_mp4", "export_frames",
+        "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
+    }  # fmt: skip
+    assert enabled() == always  # no device yet, nothing valid, nothing running
+    model.set_devices([device()], device().key)
+    assert enabled() == always | {"compare"}
+    state.runnable = True
+    assert enabled() == always | {"compare", "run", "trace"}
+    state.runnable, state.refusal = False, Refusal("L0 == TS", "", overridable=True)
+    assert enabled() == always | {"compare", "run_anyway", "trace_anyway"}
+    state.refusal = Refusal("local size 4096 > 1024", "")  # the device's own limit
+    assert enabled() == always | {"compare"}
+    state.working = True
+    assert "cancel" in enabled()
+    state.presenting = True  # Esc leaves presenter mode first
+    keys = {"leave_presenter", "space", "step_forward", "step_back"}
+    assert enabled() == always | {"compare"} | keys
+    model.set_devices([device(), device(platform="Oclgrind", index=1)], device().key)
+    assert "oclgrind" in enabled()

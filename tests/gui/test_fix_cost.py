@@ -26,19 +26,6 @@ def test_measure_the_fix_shows_the_measured_ratio_beside_a_bank_conflict(window,
     assert view.measure_fix.isEnabled()
 
 
-def test_a_finding_that_is_not_a_cost_offers_no_fix(window, qtbot):
-    window.model.set_family("transpose")
-    window.model.set_variant(find_variant("transpose", "naive"))
-    for name in ("WIDTH", "HEIGHT"):
-        window.model.set_size(name, 40)
-    trace_and_wait(qtbot, window)
-    view = window.views.findings_view
-    for i in range(view.findings.topLevelItemCount()):
-        item = view.findings.topLevelItem(i)
-        view.findings.setCurrentItem(item)
-        assert view.measure_fix.isEnabled() == (item.text(0) in ("uncoalesced", "bank-conflict"))
-
-
 def test_the_sweep_colours_by_bank_conflict_degree_from_real_traces(window, qtbot):
     window.model.set_family("transpose")
     window.model.set_variant(find_variant("transpose", "tiled"))

@@ -135,7 +135,7 @@ def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_no
     for name in ("M", "N", "K"):
         window.model.set_size(name, 64)
     window.controllers.presenter.set_presenter(True, full_screen=False)
-    window.controllers.runs.trace((1, 1, 0))  # as --group does: a trace, no run
+    window.controllers.traces.trace((1, 1, 0))  # as --group does: a trace, no run
     timing = window.views.timing_view
     qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)  # timed after the trace
     qtbot.wait(200)
@@ -146,18 +146,3 @@ def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_no
     if window.model.device.type.upper() == "CPU":
         assert notice.isVisibleTo(window)
         assert notice.height() >= notice.heightForWidth(notice.width())  # not cut off
-
-
-def test_the_cpu_notice_shows_for_a_device_restored_from_the_settings(qtbot, settings):
-    from explorer.gui.main_window import MainWindow
-
-    first = MainWindow(settings=settings)
-    qtbot.addWidget(first)
-    qtbot.waitUntil(lambda: first.model.device is not None, timeout=60000)
-    on_cpu = first.model.device.type.upper() == "CPU"
-    first.close()  # saves the device
-    again = MainWindow(settings=settings)
-    qtbot.addWidget(again)
-    qtbot.waitUntil(lambda: again.model.device is not None, timeout=60000)
-    assert again.views.result_view.notice.isVisibleTo(again) == on_cpu
-    again.close()

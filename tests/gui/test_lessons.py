@@ -26,7 +26,7 @@ def test_the_lessons_menu_opens_and_traces_a_lesson(window, qtbot):
 
 
 def test_the_iou_lesson_traces_around_its_work_group(window, qtbot):
-    window.controllers.runs.trace_budget = 4 << 20  # a few groups: quick
+    window.controllers.traces.trace_budget = 4 << 20  # a few groups: quick
     lesson = next(t for t in window.lessons if "768" in t)
     window.lessons[lesson].trigger()
     qtbot.waitUntil(lambda: window.state.playback is not None, timeout=240000)

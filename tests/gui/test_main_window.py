@@ -5,7 +5,7 @@ import pytest
 
 from explorer.engine.header.catalog import find_variant
 from tests.conftest import TEST_KERNELS
-from tests.gui.conftest import answer_file_dialogs, menu_action, run_and_wait, trigger
+from tests.gui.conftest import menu_action, run_and_wait, trigger
 
 SMALL = {"matmul": 48, "transpose": 40, "matvec": 64, "rowdot": 64}
 
@@ -45,22 +45,6 @@ def test_iou_product_shows_the_text_in_the_window(window, qtbot):
         for i in range(window.views.result_view.tabs.count())
     ]
     assert tabs[:2] == ["Result", "Error |result − reference|"] and "Input B" in tabs
-
-
-def test_compare_all_shows_every_variant_with_its_verdict(window, qtbot):
-    for name in ("M", "N", "K"):
-        window.model.set_size(name, 40)  # not a tile multiple: the seeds refuse it
-    trigger(window, "Compare all variants")
-    qtbot.waitUntil(lambda: not window.worker.busy, timeout=300000)
-    variants = window.model.variants()
-    assert [r.variant for r in window.state.comparison] == [v.id for v in variants]
-    refused = [r for r in window.state.comparison if r.status == "refused"]
-    assert refused and all(r.refused.reason for r in refused)
-    assert window.views.timing_view.bar_count == sum(
-        r.timing is not None for r in window.state.comparison
-    )
-    assert sum("refused" in label for label in window.views.timing_view.labels) == len(refused)
-    assert "Compared" in window.statusBar().currentMessage()
 
 
 def test_refused_configuration_is_explained_before_running(window, qtbot):
@@ -156,61 +140,6 @@ def test_trace_lists_findings_that_select_their_source_line(window, qtbot):
     assert "p[0]" in window.model.variant.source.splitlines()[line - 1]
 
 
-def test_history_exports_hold_every_run_of_the_session(window, qtbot, tmp_path, monkeypatch):
-    import csv
-    import json
-
-    from PySide6.QtGui import QImage
-
-    for name in ("M", "N", "K"):
-        window.model.set_size(name, 32)
-    run_and_wait(qtbot, window)
-    window.model.set_variant(find_variant("matmul", "tiled"))
-    run_and_wait(qtbot, window)
-    answer_file_dialogs(monkeypatch, tmp_path / "t.csv")
-    trigger(window, "Export timing history as CSV…")
-    with open(tmp_path / "t.csv", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    assert [(r["variant"], r["verified"]) for r in rows] == [("naive", "True"), ("tiled", "True")]
-    answer_file_dialogs(monkeypatch, tmp_path / "t.json")
-    trigger(window, "Export timing history as JSON…")
-    records = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
-    assert [r["variant"] for r in records] == ["naive", "tiled"]
-    assert records[1]["size"] == {"M": 32, "N": 32, "K": 32}
-    answer_file_dialogs(monkeypatch, tmp_path / "t.png")
-    trigger(window, "Export timing chart as PNG…")
-    assert not QImage(str(tmp_path / "t.png")).isNull()
-    assert "Wrote" in window.statusBar().currentMessage()
-
-
-def test_an_export_that_cannot_be_written_says_so(window, monkeypatch, tmp_path):
-    target = tmp_path / "no-such-folder" / "view.png"
-    answer_file_dialogs(monkeypatch, target)
-    trigger(window, "Export view as PNG…")
-    assert not target.exists()
-    assert window.statusBar().currentMessage() == f"Could not write {target}"
-
-
-def test_settings_round_trip(qtbot, settings):
-    from explorer.gui.main_window import MainWindow
-
-    first = MainWindow(settings=settings)
-    qtbot.addWidget(first)
-    first.model.set_family("transpose")
-    first.model.set_variant(find_variant("transpose", "fast"))
-    first.model.set_size("WIDTH", 300)
-    first.model.set_local((32, 8))
-    first.model.set_input("random")
-    first.close()
-    second = MainWindow(settings=settings)
-    qtbot.addWidget(second)
-    assert second.state.notice is None
-    assert (second.model.family, second.model.variant.id) == ("transpose", "fast")
-    assert second.model.sizes["WIDTH"] == 300 and second.model.local == (32, 8)
-    assert second.model.input == "random"
-    second.close()
-
-
 def test_corrupt_settings_fall_back_to_defaults_with_a_notice(qtbot, settings):
     from explorer.gui.main_window import MainWindow
 
@@ -227,21 +156,6 @@ def test_corrupt_settings_fall_back_to_defaults_with_a_notice(qtbot, settings):
     window.close()
 
 
-def test_no_device_still_opens_and_explains(qtbot, settings, monkeypatch):
-    from explorer.engine.executor import Executor
-    from explorer.gui.main_window import MainWindow
-
-    monkeypatch.setattr(Executor, "devices", lambda self, timeout_s=60: [])
-    window = MainWindow(settings=settings)
-    qtbot.addWidget(window)
-    qtbot.waitUntil(
-        lambda: "No OpenCL device" in window.statusBar().currentMessage(), timeout=30000
-    )
-    assert "pip install pocl-binary-distribution" in window.views.result_view.message.text()
-    assert not menu_action(window, "Run").isEnabled()
-    window.close()
-
-
 def test_no_variant_makes_the_configuration_scroll_sideways(window, qtbot):
     from explorer.engine.header.catalog import catalog
 
@@ -252,15 +166,6 @@ def test_no_variant_makes_the_configuration_scroll_sideways(window, qtbot):
         window.model.set_variant(variant)
         qtbot.wait(20)
         assert bar.maximum() == 0, variant.qualified_id
-
-
-def test_refusal_marks_the_fields_it_names(window):
-    window.model.set_variant(find_variant("matmul", "seed003-func2"))
-    window.model.set_size("K", 100)
-    assert "#c0392b" in window.views.panel.size_spins["K"].styleSheet()
-    assert window.views.panel.size_spins["M"].styleSheet() == ""
-    window.model.set_size("K", 96)
-    assert window.views.panel.size_spins["K"].styleSheet() == ""
 
 
 def test_an_image_becomes_the_b_operand(window, qtbot, tmp_path):

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.gui.conftest import answer_file_dialogs, run_and_wait, trace_and_wait, trigger
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
 
 BARE = """// my first matmul, no header yet
 __kernel void mm(__global const float* a, __global const float* b, __global float* c,
@@ -81,25 +81,6 @@ def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(windo
     )
     assert "last good result" in window.views.result_view.badge.text()
     assert (window.views.result_view.image.getImageItem().image == shown).all()
-
-
-def test_reload_after_a_trace_keeps_the_group_and_phase(window, qtbot, tmp_path):
-    from explorer.engine.header.catalog import load_variant_file
-
-    source = (Path(__file__).parents[2] / "kernels/matmul/tiled.cl").read_text()
-    path = tmp_path / "tiles.cl"
-    path.write_text(source)
-    window.controllers.kernels.use_kernel(load_variant_file(path))
-    for name in ("M", "N", "K"):
-        window.model.set_size(name, 64)
-    view = trace_and_wait(qtbot, window)
-    assert view.select_group((1, 2, 0))
-    view.set_step(window.state.playback.first_step_of(3))
-    first = window.state.playback
-    path.write_text(source + "\n// saved again\n")
-    qtbot.waitUntil(lambda: window.state.playback is not first, timeout=120000)
-    assert window.state.playback.group == (1, 2, 0)
-    assert window.state.playback.steps[view.current].phase == 3
 
 
 def test_session_saved_from_the_window_reopens_the_same_configuration(

@@ -6,9 +6,13 @@ from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import run_and_wait
 
 
-def test_a_cpu_device_says_the_tiling_ladder_is_a_gpu_lesson(window):
-    view = window.views.result_view
-    assert window.model.device.type.upper() == "CPU"  # PoCL, the test device
+def test_a_cpu_device_says_the_tiling_ladder_is_a_gpu_lesson(qtbot):
+    from explorer.gui.result_view import ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    assert not view.notice.isVisibleTo(view)
+    view.set_device_type("CPU")
     assert view.notice.isVisibleTo(view)
     assert "GPU lesson" in view.notice.text() and "TFLOP/s" in view.notice.text()
     view.set_device_type("GPU")
@@ -43,7 +47,7 @@ def test_the_error_and_input_tabs_show_their_images_when_opened(window, qtbot):
     result = run_and_wait(qtbot, window)
     assert result.status == "verified"
     view = window.views.result_view
-    window.views.show_page(view)
+    window.views.show_page("result")
     bar = view.tabs.tabBar()
     titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
 

@@ -1,5 +1,7 @@
 """The window's cases of "nothing takes it down": cancel and close during work, a kernel
-switched mid-trace, exports, files in other encodings, a session pointing elsewhere."""
+switched mid-trace, exports, files in other encodings, a session pointing elsewhere. Those
+that are a controller's are tested on the controller alone, with a fake worker and mocked
+views (tests/gui/controllers/fakes.py); those of the window itself on the window."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from explorer.engine.header.catalog import find_variant
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import run_and_wait, trigger
+from tests.gui.controllers.fakes import FakeWorker, model_on, result, said, state, traced_run, views
 from tests.robustness.helpers import KERNELS
 
 pytest.importorskip("pytestqt")
@@ -26,8 +29,10 @@ def test_7_closing_the_window_during_a_hung_kernel_returns_within_a_second(windo
     assert time.monotonic() - started < 1.0
 
 
-def test_7_cancel_also_reaches_the_oclgrind_process(window, qtbot):
-    worker = window.worker
+def test_7_cancel_also_reaches_the_oclgrind_process(qapp):
+    from explorer.gui.worker import Worker
+
+    worker = Worker()
     worker._job.checker = checker = type(worker._executor)()  # a second process, as Oclgrind's
     try:
         cancelled = []
@@ -37,54 +42,104 @@ def test_7_cancel_also_reaches_the_oclgrind_process(window, qtbot):
         assert cancelled
     finally:
         worker._pending = 0
+        worker.shutdown()
         checker.close()
 
 
-def test_8_a_family_switch_mid_trace_discards_that_trace(window, qtbot):
-    trigger(window, "Trace")
-    window.model.set_family("rowdot")  # its sizes have no D in the traced family: KeyError before
-    qtbot.waitUntil(lambda: not window.worker.busy, timeout=120000)
-    qtbot.wait(200)
-    assert window.state.traced is None and window.state.playback is None
-    assert "Discarded the trace" in window.statusBar().currentMessage()
+def test_8_a_family_switch_mid_trace_discards_that_trace():
+    from explorer.gui.controllers.traces import TraceController
+
+    v, worker = views(), FakeWorker()
+    v.panel.validate.return_value = True
+    traces = TraceController(
+        model_on(),
+        state(),
+        worker,
+        v.panel,
+        v.execution,
+        v.findings,
+        v.result,
+        v.timing,
+        v.status,
+        v.pages,
+    )
+    traces.trace()
+    traces.model.set_family("rowdot")  # its sizes have no D in the traced family: KeyError before
+    worker.trace_finished.emit(traced_run())
+    assert traces.state.traced is None and traces.state.playback is None
+    v.execution.set_playback.assert_not_called()
+    assert "Discarded the trace" in said(v.status)
 
 
-def test_9_a_non_utf8_kernel_opened_in_the_window_is_a_message(window, monkeypatch):
+def test_9_a_non_utf8_kernel_opened_in_the_window_is_a_message(qapp, monkeypatch):
+    from unittest.mock import MagicMock
+
     from PySide6.QtWidgets import QMessageBox
+
+    from explorer.gui.controllers import roles
+    from explorer.gui.controllers.kernel_files import KernelFilesController
 
     shown = []
     monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a: shown.append(a[2])))
-    assert not window.controllers.kernels.open_kernel(str(KERNELS / "latin1.cl"))
+    v = views()
+    kernels = KernelFilesController(
+        model_on(),
+        state(),
+        MagicMock(spec=roles.Runner),
+        MagicMock(spec=roles.Tracer),
+        v.execution,
+        v.status,
+    )
+    assert not kernels.open_kernel(str(KERNELS / "latin1.cl"))
     assert shown and "not UTF-8" in shown[0]
+    assert kernels.watcher.files() == []
 
 
-def test_9_a_kernel_reloaded_as_non_utf8_keeps_the_last_good_run(window, qtbot, tmp_path):
+def test_9_a_kernel_reloaded_as_non_utf8_keeps_the_last_good_run(qapp, tmp_path):
+    from unittest.mock import MagicMock
+
+    from explorer.engine.header.catalog import load_variant_file
+    from explorer.gui.controllers import roles
+    from explorer.gui.controllers.kernel_files import KernelFilesController
+
     path = tmp_path / "k.cl"
     path.write_bytes((KERNELS / "write_past_end.cl").read_bytes())
-    assert window.controllers.kernels.open_kernel(str(path))
+    v, runner = views(), MagicMock(spec=roles.Runner)
+    kernels = KernelFilesController(
+        model_on(), state(), runner, MagicMock(spec=roles.Tracer), v.execution, v.status
+    )
+    kernels.use_kernel(load_variant_file(path))
     path.write_bytes(path.read_bytes().replace(b"Transposes", b"Transpos\xe9s"))
-    window.controllers.kernels._changed_path = str(path)
-    window.controllers.kernels.reload_kernel()
-    assert "not UTF-8" in window.statusBar().currentMessage()
+    kernels._changed_path = str(path)
+    kernels.reload_kernel()
+    assert "not UTF-8" in said(v.status)
+    runner.run.assert_not_called()
+    kernels.watcher.removePaths(kernels.watcher.files())
 
 
-def test_11_an_svg_export_into_a_missing_folder_says_so(window, tmp_path):
-    exports = window.controllers.exports
-    target = tmp_path / "missing" / "view.svg"
-    assert not exports.view_svg(window.views.timing_view, str(target))
-    assert "Could not write" in window.statusBar().currentMessage()
+def test_12_the_window_history_holds_no_arrays():
+    from explorer.gui.controllers.runs import RunsController
+
+    v, worker = views(), FakeWorker()
+    runs = RunsController(
+        model_on(), state(), worker, v.panel, v.result, v.timing, v.status, v.pages
+    )
+    for generation in range(3):
+        worker.finished.emit(generation, result("naive", arrays=True))
+    assert runs.state.result.output is not None  # the image on screen
+    assert len(runs.state.history) == 3
+    assert all(r.output is None and r.inputs is None for r in runs.state.history)
 
 
-def test_12_the_window_history_holds_no_arrays(window, qtbot):
-    window.model.set_variant(find_variant("transpose", "naive"))
-    for _ in range(3):
-        run_and_wait(qtbot, window)
-    assert window.state.result.output is not None  # the image on screen
-    assert all(r.output is None and r.inputs is None for r in window.state.history)
+def test_13_a_session_running_a_kernel_from_elsewhere_asks_first(tmp_path, monkeypatch):
+    from unittest.mock import MagicMock
 
-
-def test_13_a_session_running_a_kernel_from_elsewhere_asks_first(window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
+
+    from explorer.gui.controllers import roles
+    from explorer.gui.controllers.sessions import SessionController
+
+    v = views()
 
     asked = []
 
@@ -108,10 +163,19 @@ def test_13_a_session_running_a_kernel_from_elsewhere_asks_first(window, tmp_pat
             }
         )
     )
-    before = window.model.variant
-    assert not window.controllers.sessions.open(str(path))
+    sessions = SessionController(
+        model_on(),
+        state(),
+        MagicMock(spec=roles.Tracer),
+        v.execution,
+        v.result,
+        v.status,
+        v.pages,
+    )
+    before = sessions.model.variant
+    assert not sessions.open(str(path))
     assert asked and str(kernel) in asked[0]
-    assert window.model.variant == before
+    assert sessions.model.variant == before
 
 
 def test_11_every_export_into_a_missing_folder_says_so_and_writes_nothing(

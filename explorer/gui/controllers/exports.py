@@ -14,7 +14,8 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explorer.engine.records import result_record
-from explorer.gui.controllers import Views
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.roles import Animation, Pages, StatusLine
 from explorer.gui.state import AppState
 
 GIF_FRAME_MS = 400
@@ -22,11 +23,22 @@ GIF_MAX_WIDTH = 1000  # wider frames are scaled down: a slide or an issue commen
 
 
 class ExportController:
-    """Writes files from what the window shows and what the session ran."""
+    """Writes files from what the window shows and what the session ran. Dialogs open over
+    ``parent``."""
 
-    def __init__(self, state: AppState, views: Views) -> None:
+    def __init__(
+        self,
+        state: AppState,
+        execution: Animation,
+        status: StatusLine,
+        pages: Pages,
+        parent: QWidget | None = None,
+    ) -> None:
         self.state = state
-        self.views = views
+        self.execution = execution
+        self.status = status
+        self.pages = pages
+        self.parent_widget = parent
 
     # -- files ---------------------------------------------------------------------------
     def view_png(self, view: QWidget, path: str) -> bool:
@@ -51,9 +63,9 @@ class ExportController:
     def animation(self, path: str, max_frames: int = 240) -> bool:
         """Every step of the animation as a looping GIF, or as numbered PNG frames
         (``name-0000.png`` …) when ``path`` ends in .png."""
-        view = self.views.execution_view
+        view = self.execution
         if self.state.playback is None or not view.steps:
-            self.views.say("Trace a kernel first (Ctrl+T): nothing to animate")
+            self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
         frames_png = path.lower().endswith(".png")
         start = view.current
@@ -77,7 +89,7 @@ class ExportController:
             view.set_step(start)
         if frames_png:
             ok = len(written) == min(view.steps, max_frames)
-            self.views.say(
+            self.status.say(
                 f"Wrote {len(written)} frames as {path[:-4]}-NNNN.png"
                 if ok
                 else f"Could not write the frames {path[:-4]}-NNNN.png"
@@ -97,7 +109,7 @@ class ExportController:
                 optimize=True,
             )
         except OSError as exc:
-            self.views.say(f"Could not write {path}: {exc}")
+            self.status.say(f"Could not write {path}: {exc}")
             return False
         return self._report(path, f"Wrote {len(frames)} frames to {path}")
 
@@ -117,7 +129,7 @@ class ExportController:
                         }
                     )
         except OSError as exc:
-            self.views.say(f"Could not write {path}: {exc}")
+            self.status.say(f"Could not write {path}: {exc}")
             return False
         return self._report(path, f"Wrote {len(records)} runs to {path}")
 
@@ -127,7 +139,7 @@ class ExportController:
             with open(path, "w", encoding="utf-8") as handle:
                 json.dump([result_record(r) for r in self.state.history], handle, indent=1)
         except OSError as exc:
-            self.views.say(f"Could not write {path}: {exc}")
+            self.status.say(f"Could not write {path}: {exc}")
             return False
         return self._report(path, f"Wrote {len(self.state.history)} runs to {path}")
 
@@ -135,24 +147,24 @@ class ExportController:
         """Success only if the file exists and, where it existed before, was rewritten (Qt's
         writers fail silently and would leave an old file in place)."""
         ok = Path(path).is_file() and (before is None or _stamp(path) != before)
-        self.views.say(message if ok else f"Could not write {path}")
+        self.status.say(message if ok else f"Could not write {path}")
         return ok
 
     # -- menu commands: ask for a file, then write it ------------------------------------
     def view_png_dialog(self) -> None:
         path = self._ask("Export view as PNG", "view.png", "PNG (*.png)")
         if path:
-            self.view_png(self.views.current_page(), path)
+            self.view_png(self.pages.current_page(), path)
 
     def view_svg_dialog(self) -> None:
         path = self._ask("Export view as SVG", "view.svg", "SVG (*.svg)")
         if path:
-            self.view_svg(self.views.current_page(), path)
+            self.view_svg(self.pages.current_page(), path)
 
     def timing_png_dialog(self) -> None:
         path = self._ask("Export timing chart", "timing.png", "PNG (*.png)")
         if path:
-            self.view_png(self.views.timing_view, path)
+            self.view_png(self.pages.page("timing"), path)
 
     def animation_gif_dialog(self) -> None:
         path = self._ask("Export animation", "animation.gif", "GIF (*.gif)")
@@ -163,9 +175,9 @@ class ExportController:
         """Every step as an MP4 video for slides (see :mod:`explorer.gui.animation_file`)."""
         from explorer.gui.animation_file import frames_of, write_frames
 
-        view = self.views.execution_view
+        view = self.execution
         if self.state.playback is None or not view.steps:
-            self.views.say("Trace a kernel first (Ctrl+T): nothing to animate")
+            self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return
         path = self._ask("Export animation", "animation.mp4", "MP4 video (*.mp4)")
         if not path:
@@ -174,7 +186,7 @@ class ExportController:
             frames = frames_of(view, 2000, GIF_MAX_WIDTH)
             write_frames(frames, path, 1000 / GIF_FRAME_MS)
         except (OSError, ImportError) as exc:
-            self.views.say(f"Could not write {path}: {exc}")
+            self.status.say(f"Could not write {path}: {exc}")
             return
         self._report(path, f"Wrote {len(frames)} frames to {path}")
 
@@ -194,8 +206,80 @@ class ExportController:
             self.history_json(path)
 
     def _ask(self, title: str, name: str, filters: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self.views.window, title, name, filters)
+        path, _ = QFileDialog.getSaveFileName(self.parent_widget, title, name, filters)
         return str(path)
+
+
+ACTIONS = Actions(
+    ExportController,
+    Action(
+        "export_view_png",
+        "Export view as &PNG…",
+        "&File",
+        ExportController.view_png_dialog,
+        ("Ctrl+E",),
+        "The page on screen as a PNG image",
+        section=2,
+    ),
+    Action(
+        "export_view_svg",
+        "Export view as S&VG…",
+        "&File",
+        ExportController.view_svg_dialog,
+        ("Ctrl+Shift+E",),
+        "The page on screen as a scalable SVG drawing",
+        section=2,
+    ),
+    Action(
+        "export_timing_png",
+        "Export timing chart as PN&G…",
+        "&File",
+        ExportController.timing_png_dialog,
+        tip="The timing bars as a PNG image",
+        section=2,
+    ),
+    Action(
+        "export_gif",
+        "Export animation as GI&F…",
+        "&File",
+        ExportController.animation_gif_dialog,
+        ("Ctrl+Shift+G",),
+        "Every step of the traced animation as a looping GIF",
+        section=2,
+    ),
+    Action(
+        "export_mp4",
+        "Export animation as MP&4…",
+        "&File",
+        ExportController.animation_mp4_dialog,
+        tip="Every step of the traced animation as an MP4 video for slides",
+        section=2,
+    ),
+    Action(
+        "export_frames",
+        "Export animation as PNG fra&mes…",
+        "&File",
+        ExportController.animation_frames_dialog,
+        tip="Every step of the traced animation as numbered PNG files",
+        section=2,
+    ),
+    Action(
+        "export_csv",
+        "Export timing history as &CSV…",
+        "&File",
+        ExportController.history_csv_dialog,
+        tip="Every run of this session, one row each",
+        section=3,
+    ),
+    Action(
+        "export_json",
+        "Export timing history as &JSON…",
+        "&File",
+        ExportController.history_json_dialog,
+        tip="Every run of this session as the records of `run --json`",
+        section=3,
+    ),
+)
 
 
 def _stamp(path: str) -> int | None:

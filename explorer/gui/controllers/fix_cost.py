@@ -3,46 +3,43 @@ off the GUI thread; the ratio is shown beside the finding."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
-
 from explorer.engine.measure.fix_cost import FixOffer, offer_fix, summarise
 from explorer.engine.records import RunResult
-from explorer.gui.controllers import Views
+from explorer.gui.controllers.roles import FindingsShower, StatusLine, Worker
 from explorer.gui.model import ConfigModel
-from explorer.gui.worker import RunController
 
 
-class FixCostController(QObject):
+class FixCostController:
     """Turns "Measure the fix" into alternated runs and their ratio into a sentence."""
 
-    def __init__(self, model: ConfigModel, views: Views, worker: RunController) -> None:
-        super().__init__(views.window)
+    def __init__(
+        self, model: ConfigModel, worker: Worker, findings: FindingsShower, status: StatusLine
+    ) -> None:
         self.model = model
-        self.views = views
         self.worker = worker
+        self.findings = findings
+        self.status = status
         self._generation = -1
         self._offer: FixOffer | None = None
         self._results: list[RunResult] = []
-        views.findings_view.measure_fix_requested.connect(self.measure)
         worker.compare_progress.connect(self._step)
         worker.compare_finished.connect(self._done)
 
     def measure(self, finding: object) -> None:
         """Time the configuration on screen beside the finding's counterpart."""
-        view = self.views.findings_view
         kind = str(getattr(finding, "kind", ""))
         offer = offer_fix(self.model.request(), kind) if self.model.device else None
         if offer is None:
-            view.show_fix(
+            self.findings.show_fix(
                 "This kernel names no counterpart to measure against: add a [counterpart] "
                 "to its header (another variant, or other defines or local size)."
             )
             return
         self._offer, self._results = offer, []
         requests = offer.requests()
-        self.views.start_progress(len(requests))
+        self.status.start_progress(len(requests))
         self._generation = self.worker.compare(requests)
-        self.views.say(f"Measuring {offer.why}: {offer.fix.variant.qualified_id} …")
+        self.status.say(f"Measuring {offer.why}: {offer.fix.variant.qualified_id} …")
 
     def _step(self, generation: int, _index: int, _total: int, result: object) -> None:
         if generation == self._generation and isinstance(result, RunResult):
@@ -53,8 +50,8 @@ class FixCostController(QObject):
             return
         offer, self._offer = self._offer, None
         if len(self._results) < len(offer.requests()):
-            self.views.findings_view.show_fix("The measurement was cancelled.")
+            self.findings.show_fix("The measurement was cancelled.")
             return
         cost = summarise(offer, self._results)
-        self.views.findings_view.show_fix(cost.sentence())
-        self.views.say(cost.sentence())
+        self.findings.show_fix(cost.sentence())
+        self.status.say(cost.sentence())

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, load_variant_file, with_header
 from explorer.engine.records import RunResult, Variant
 from explorer.families import FAMILIES
-from explorer.gui.controllers import Views
-from explorer.gui.controllers.runs import RunCompareController
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.roles import Animation, Runner, StatusLine, Tracer
 from explorer.gui.kernel_dialog import KernelMappingDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
@@ -23,16 +23,27 @@ SETTLE_MS = 250  # editors save in steps (or replace the file): wait until it se
 
 class KernelFilesController(QObject):
     """Opens kernels and images; a saved kernel is rebuilt, re-run and, when its animation
-    was showing, re-traced at the same work-group and phase."""
+    was showing, re-traced at the same work-group and phase. Dialogs open over ``parent``,
+    which owns the controller (its file watcher stops with the window)."""
 
     def __init__(
-        self, model: ConfigModel, state: AppState, views: Views, runs: RunCompareController
+        self,
+        model: ConfigModel,
+        state: AppState,
+        runner: Runner,
+        tracer: Tracer,
+        execution: Animation,
+        status: StatusLine,
+        parent: QWidget | None = None,
     ) -> None:
-        super().__init__(views.window)
+        super().__init__(parent)
         self.model = model
         self.state = state
-        self.views = views
-        self.runs = runs
+        self.runner = runner
+        self.tracer = tracer
+        self.execution = execution
+        self.status = status
+        self.parent_widget = parent
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._file_changed)
         self._reload_timer = QTimer(self)
@@ -40,7 +51,7 @@ class KernelFilesController(QObject):
         self._reload_timer.timeout.connect(self.reload_kernel)
         self._changed_path: str | None = None
         self._retrace_generation: int | None = None
-        runs.run_finished.connect(self._retrace)
+        runner.run_finished.connect(self._retrace)
 
     # -- kernels -------------------------------------------------------------------------
     def open_kernel(self, path: str) -> bool:
@@ -50,9 +61,9 @@ class KernelFilesController(QObject):
             variant = load_variant_file(path)
         except CatalogError as exc:
             if "no catalog header" not in str(exc) or path.lower().endswith(".sim"):
-                QMessageBox.warning(self.views.window, "Cannot open kernel", str(exc))
+                QMessageBox.warning(self.parent_widget, "Cannot open kernel", str(exc))
                 return False
-            dialog = KernelMappingDialog(path, self.views.window)
+            dialog = KernelMappingDialog(path, self.parent_widget)
             if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
                 return False
             if not dialog.written:  # kept in memory: reloads and sessions use it
@@ -63,7 +74,7 @@ class KernelFilesController(QObject):
 
     def open_kernel_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.views.window,
+            self.parent_widget,
             "Open kernel",
             "",
             "Kernels (*.cl *.sim);;OpenCL C (*.cl);;Oclgrind simulation (*.sim)",
@@ -77,7 +88,7 @@ class KernelFilesController(QObject):
         for old in self.watcher.files():
             self.watcher.removePath(old)
         self.watcher.addPath(variant.path)
-        self.views.say(f"Opened {variant.path}; saving it re-runs it")
+        self.status.say(f"Opened {variant.path}; saving it re-runs it")
 
     def _file_changed(self, path: str) -> None:
         self._changed_path = path
@@ -93,12 +104,12 @@ class KernelFilesController(QObject):
             header = self.state.user_headers.get(str(Path(path)))
             variant = with_header(source, header, path) if header else load_variant_file(path)
         except UnicodeDecodeError:
-            self.views.say(
+            self.status.say(
                 f"{Path(path).name}: not UTF-8 text; save it as UTF-8 (the last good run stays)"
             )
             return
         except (CatalogError, OSError) as exc:
-            self.views.say(f"{Path(path).name}: {exc} (the last good run stays)")
+            self.status.say(f"{Path(path).name}: {exc} (the last good run stays)")
             return
         if variant.path != self.model.variant.path:
             return
@@ -107,9 +118,9 @@ class KernelFilesController(QObject):
         playback = self.state.playback
         keep = None
         if playback is not None and self.state.traced is not None:
-            step = self.views.execution_view.current
+            step = self.execution.current
             keep = (playback.group, playback.steps[step].phase if playback.steps else 0)
-        generation = self.runs.run()
+        generation = self.runner.run()
         if keep is not None and generation is not None:
             self.state.keep_view = keep
             self._retrace_generation = generation
@@ -120,7 +131,7 @@ class KernelFilesController(QObject):
         self._retrace_generation = None
         if result.status in ("verified", "wrong"):
             kept = self.state.keep_view
-            self.runs.trace(kept[0] if kept else None)
+            self.tracer.trace(kept[0] if kept else None)
         else:
             self.state.keep_view = None  # a build error: the animation stays as it was
 
@@ -128,15 +139,15 @@ class KernelFilesController(QObject):
     def open_image(self, path: str) -> bool:
         """A picture as the input of a family that takes one (B of matmul, IN of transpose)."""
         if "image" not in FAMILIES[self.model.family].input_presets:
-            self.views.say("Images are inputs of matmul and transpose only")
+            self.status.say("Images are inputs of matmul and transpose only")
             return False
         self.model.set_input("image", image_path=path)
-        self.views.say(f"Input image: {path}")
+        self.status.say(f"Input image: {path}")
         return True
 
     def open_image_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.views.window, "Open image", "", "Images (*.png *.pgm *.ppm *.npy)"
+            self.parent_widget, "Open image", "", "Images (*.png *.pgm *.ppm *.npy)"
         )
         if path:
             self.open_image(path)
@@ -152,3 +163,24 @@ class KernelFilesController(QObject):
             self.open_kernel(path)
         else:
             self.open_image(path)
+
+
+ACTIONS = Actions(
+    KernelFilesController,
+    Action(
+        "open_kernel",
+        "&Open kernel…",
+        "&File",
+        KernelFilesController.open_kernel_dialog,
+        ("Ctrl+O",),
+        "Open your own .cl file with a catalog header",
+    ),
+    Action(
+        "open_image",
+        "Open &image as input…",
+        "&File",
+        KernelFilesController.open_image_dialog,
+        ("Ctrl+I",),
+        "Use a picture as B (matmul) or IN (transpose)",
+    ),
+)

@@ -1,5 +1,6 @@
 """Sessions in the window: apply one, read the view back, save one (``explorer.session``
-holds the file format and its validation)."""
+holds the file format and its validation); the lessons, shipped sessions that trace; and what
+the window opens on."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from explorer.engine.header.catalog import CatalogError
-from explorer.gui.controllers import Views
+from explorer.engine.header.catalog import CatalogError, find_variant
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 from explorer.session import (
@@ -26,7 +29,15 @@ from explorer.session import (
 
 FILTER = "Sessions (*.kexp.json *.json)"
 # Session view names: the --view names of the pages, "grid" for the Execution tab.
-TAB_NAMES = ("result", "timing", "source", "findings", "grid")
+TAB_PAGES: dict[str, Page] = {
+    "result": "result",
+    "timing": "timing",
+    "source": "source",
+    "findings": "findings",
+    "grid": "execution",
+}
+TAB_NAMES = tuple(TAB_PAGES)
+START_SIZE = 768  # the IOU demo's M = N = K
 
 
 def apply_session(model: ConfigModel, session: Session) -> None:
@@ -54,44 +65,49 @@ def session_device(model: ConfigModel, session: Session) -> str | None:
     return notice
 
 
-def tab_pages(views: Views) -> dict[str, QWidget]:
-    """Each of :data:`TAB_NAMES` and its page."""
-    pages = (
-        views.result_view,
-        views.timing_view,
-        views.source_view,
-        views.findings_view,
-        views.execution_view,
-    )
-    return dict(zip(TAB_NAMES, pages, strict=True))
-
-
-def session_view(state: AppState, views: Views) -> dict[str, Any]:
+def session_view(state: AppState, pages: Pages, execution: Animation) -> dict[str, Any]:
     """The tab shown and, after a trace, the work-group and phase shown."""
     view: dict[str, Any] = {}
-    for name, page in tab_pages(views).items():
-        if views.tabs.currentWidget() is page:
+    shown = pages.current_tab()
+    for name, page in TAB_PAGES.items():
+        if page == shown:
             view["tab"] = name
     playback = state.playback
     if playback is not None and playback.group is not None and playback.steps:
         view["group"] = list(playback.group)
-        step = max(0, min(views.execution_view.current, len(playback.steps) - 1))
+        step = max(0, min(execution.current, len(playback.steps) - 1))
         view["phase"] = playback.steps[step].phase
     return view
 
 
 class SessionController:
-    """File ▸ Open session and Save session, and ``--session`` on the command line."""
+    """File ▸ Open session and Save session, ``--session`` on the command line, the lessons
+    and the window's first page. Dialogs open over ``parent``."""
 
-    def __init__(self, model: ConfigModel, state: AppState, views: Views) -> None:
+    def __init__(
+        self,
+        model: ConfigModel,
+        state: AppState,
+        tracer: Tracer,
+        execution: Animation,
+        result: ResultShower,
+        status: StatusLine,
+        pages: Pages,
+        parent: QWidget | None = None,
+    ) -> None:
         self.model = model
         self.state = state
-        self.views = views
+        self.tracer = tracer
+        self.execution = execution
+        self.result = result
+        self.status = status
+        self.pages = pages
+        self.parent_widget = parent
 
     def save(self, path: str) -> bool:
         """Write the configuration, the device and the view; False (said why) when refused."""
         request = self.model.request()
-        view = session_view(self.state, self.views)
+        view = session_view(self.state, self.pages, self.execution)
         header = self.state.user_headers.get(str(Path(request.variant.path)))
         session = session_from_request(
             request, self.model.device, view, layout=self.model.chosen_layout, header=header
@@ -100,9 +116,9 @@ class SessionController:
             save_session(session, path)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            self.views.say(f"Could not save {path}: {exc}")
+            self.status.say(f"Could not save {path}: {exc}")
             return False
-        self.views.say(f"Saved {path}")
+        self.status.say(f"Saved {path}")
         return True
 
     def open(self, path: str) -> bool:
@@ -110,21 +126,21 @@ class SessionController:
         try:
             session = load_session(path)
         except (SessionError, CatalogError) as exc:
-            QMessageBox.warning(self.views.window, "Cannot open the session", str(exc))
+            QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
             return False
         outside = kernel_outside(session, path)
         if outside is not None and not self.confirm_outside(outside):
-            self.views.say(f"Did not open {path}")
+            self.status.say(f"Did not open {path}")
             return False
         self.show(session)
-        self.views.say(f"Opened {path}")
+        self.status.say(f"Opened {path}")
         return True
 
     def confirm_outside(self, kernel: str) -> bool:
         """Ask before opening a session that runs a kernel file outside its own folder: a
         session from someone else could point at any file."""
         answer = QMessageBox.question(
-            self.views.window,
+            self.parent_widget,
             "Run a kernel from another folder?",
             f"This session runs the kernel file\n{kernel}\nwhich lies outside the session's "
             "folder. Open it only if you trust that file.",
@@ -138,16 +154,15 @@ class SessionController:
         if session.header is not None and session.kernel_path is not None:
             self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
-        page = tab_pages(self.views).get(str(session.view.get("tab", "")))
+        page = TAB_PAGES.get(str(session.view.get("tab", "")))
         if page is not None:
-            self.views.show_page(page)
+            self.pages.show_page(page)
 
         def choose_device() -> None:
             notice = session_device(self.model, session)
-            if notice:  # kept in the status bar beside the device the window announces
+            if notice:  # kept in the status bar (its view shows the notice as it changes)
                 old = self.state.notice
                 self.state.notice = f"{old}  ·  {notice}" if old else notice
-                self.views.say(self.state.notice)
 
         if self.model.devices:
             choose_device()
@@ -156,12 +171,77 @@ class SessionController:
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self.views.window, "Save session", "session.kexp.json", FILTER
+            self.parent_widget, "Save session", "session.kexp.json", FILTER
         )
         if path:
             self.save(path)
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.views.window, "Open session", "", FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.parent_widget, "Open session", "", FILTER)
         if path:
             self.open(path)
+
+    # -- lessons and the first start -----------------------------------------------------
+    def open_lesson(self, path: str) -> None:
+        """Open a lesson's session, then trace it once a device is ready (around the group
+        its view names)."""
+        try:
+            session = load_session(path)
+        except (SessionError, CatalogError) as exc:
+            QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
+            return
+        self.show(session)
+        named = session.view.get("group")
+        group = (int(named[0]), int(named[1]), 0) if named else None
+
+        def trace() -> None:
+            if self.model.device is None:
+                QTimer.singleShot(250, trace)
+            elif session.anyway:
+                self.tracer.trace_anyway(group)
+            else:
+                self.tracer.trace(group)
+
+        trace()
+
+    def open_start(self, restored: bool) -> None:
+        """The window started with no arguments opens on something alive: the last session's
+        configuration (``restored`` from the settings) or, on a first start, the IOU demo
+        (the tiled matmul at 768³ on the IOU input), ready to run with the hint on the
+        result. It is not run by itself: on a CPU device its eleven launches take seconds,
+        and a lecturer starts it when the room is watching."""
+        if restored:
+            what = "The last session is open"
+        else:
+            self.model.set_family("matmul")
+            self.model.set_variant(find_variant("matmul", "tiled"))
+            for name in ("M", "N", "K"):
+                self.model.set_size(name, START_SIZE)
+            self.model.set_local(None)
+            self.model.set_input("iou", "IOU")
+            what = f"The IOU demo is ready: tiled matmul, {START_SIZE}³, the IOU input"
+        self.pages.show_page("result")
+        self.result.show_hint(f"{what}. Press Ctrl+R to run.")
+
+
+ACTIONS = Actions(
+    SessionController,
+    Action(
+        "open_session",
+        "Open s&ession…",
+        "&File",
+        SessionController.open_dialog,
+        ("Ctrl+Alt+O",),
+        "Open a .kexp.json session: its configuration, device and view",
+        section=1,
+    ),
+    Action(
+        "save_session",
+        "&Save session…",
+        "&File",
+        SessionController.save_dialog,
+        ("Ctrl+S",),
+        "Save the configuration and the view as a .kexp.json session",
+        section=1,
+    ),
+)

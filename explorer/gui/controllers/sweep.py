@@ -5,28 +5,31 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QObject
-
 from explorer.engine.measure.sweep_metrics import FIELDS, SWEEP_BUDGET_BYTES, site_figures
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult
-from explorer.gui.controllers import Views
+from explorer.gui.controllers.roles import StatusLine, SweepGrid, Worker
 from explorer.gui.model import ConfigModel
-from explorer.gui.worker import RunController
 
 
-class SweepController(QObject):
-    """Turns the sweep view's axes into requests, fills its cells, loads a clicked cell."""
+class SweepController:
+    """Turns the sweep view's axes into requests, fills its cells, loads a clicked cell; the
+    view's axes follow the variant."""
 
-    def __init__(self, model: ConfigModel, views: Views, worker: RunController) -> None:
-        super().__init__(views.window)
+    def __init__(
+        self, model: ConfigModel, worker: Worker, sweep: SweepGrid, status: StatusLine
+    ) -> None:
         self.model = model
-        self.views = views
         self.worker = worker
+        self.sweep = sweep
+        self.status = status
         self._generation = -1  # the sweep's batch; other batches are not ours
-        views.sweep_view.run_requested.connect(self.run_sweep)
-        views.sweep_view.cell_chosen.connect(self.load_cell)
         worker.compare_progress.connect(self._step)
+        model.variant_changed.connect(self._variant_changed)
+        self._variant_changed()
+
+    def _variant_changed(self) -> None:
+        self.sweep.set_variant(self.model.variant)
 
     def run_sweep(self, *_axes: object) -> None:
         """Every cell of the sweep view's grid (its axes are read from the view)."""
@@ -34,12 +37,19 @@ class SweepController(QObject):
             return
         requests: list[RunRequest] = []
         base = self.model.request()  # sizes (a custom kernel's own), layout, input, device
-        for params in self.views.sweep_view.configurations():
+        for params in self.sweep.configurations():
             local = params.get("local", self.model.local)
-            defines = {**self.model.defines, **{k: v for k, v in params.items() if k != "local"}}
-            requests.append(replace(base, local=local, defines=defines, keep_output=False))
-        self.views.start_progress(len(requests))
-        if self.views.sweep_view.grid_metric != "time":  # each point from a real trace
+            chosen = {k: v for k, v in params.items() if isinstance(v, int)}  # the defines
+            requests.append(
+                replace(
+                    base,
+                    local=local if isinstance(local, tuple) else None,
+                    defines={**self.model.defines, **chosen},
+                    keep_output=False,
+                )
+            )
+        self.status.start_progress(len(requests))
+        if self.sweep.grid_metric != "time":  # each point from a real trace
             traces = [
                 TraceRequest(r, budget_bytes=SWEEP_BUDGET_BYTES, values=False) for r in requests
             ]
@@ -52,14 +62,14 @@ class SweepController(QObject):
             return
         figure = None
         if isinstance(outcome, TracedRun):
-            field = FIELDS.get(self.views.sweep_view.grid_metric, "")
+            field = FIELDS.get(self.sweep.grid_metric, "")
             if outcome.analysis is not None:
                 figure = site_figures(outcome.analysis.sites).get(field)
             outcome = outcome.result
         if not isinstance(outcome, RunResult):
             return
-        self.views.sweep_view.show_cell(index, outcome, figure)
-        self.views.say(f"Sweep {index + 1}/{total}: {outcome.status}")
+        self.sweep.show_cell(index, outcome, figure)
+        self.status.say(f"Sweep {index + 1}/{total}: {outcome.status}")
 
     def load_cell(self, params: dict[str, Any], result: RunResult | None) -> None:
         """A clicked cell becomes the configuration."""
@@ -68,7 +78,7 @@ class SweepController(QObject):
                 self.model.set_local(tuple(value))
             else:
                 self.model.set_define(key, int(value))
-        self.views.say(
+        self.status.say(
             "Loaded "
             + ", ".join(f"{k}={v}" for k, v in params.items())
             + (f": {result.summary()}" if result is not None else "")

@@ -1,0 +1,72 @@
+"""Devices: the list the worker found (or why there is none), the device chosen, and what
+follows it: the roofline's ceilings and the CPU notice on the result."""
+
+from __future__ import annotations
+
+from explorer.engine.launch.devices import NO_PLATFORM_HELP
+from explorer.engine.records import DeviceInfo
+from explorer.gui.controllers.roles import (
+    ConfigCheck,
+    ResultShower,
+    RooflineShower,
+    StatusLine,
+    Worker,
+)
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState
+
+
+class DeviceController:
+    """Gives the model the devices the worker found and measures the chosen one's limits."""
+
+    def __init__(
+        self,
+        model: ConfigModel,
+        state: AppState,
+        worker: Worker,
+        panel: ConfigCheck,
+        result: ResultShower,
+        roofline: RooflineShower,
+        status: StatusLine,
+    ) -> None:
+        self.model = model
+        self.state = state
+        self.worker = worker
+        self.panel = panel
+        self.result = result
+        self.roofline = roofline
+        self.status = status
+        worker.devices_ready.connect(self.devices_ready)
+        worker.devices_failed.connect(self.devices_failed)
+        worker.limits_ready.connect(roofline.set_limits)
+        model.device_changed.connect(self._device_changed)
+        # A device restored from the settings is chosen before the devices are known, and
+        # stays chosen when they arrive (no device_changed): the notice follows both.
+        model.devices_changed.connect(self._show_device_type)
+
+    def devices_ready(self, devices: list[DeviceInfo], default_key: str | None) -> None:
+        if not devices:
+            self.devices_failed(NO_PLATFORM_HELP)
+            return
+        self.model.set_devices(devices, default_key)
+        self.panel.validate()
+        device = self.model.device
+        message = f"Device: {device.label if device else '?'}"
+        notice = self.state.notice
+        self.status.say(f"{notice}  ·  {message}" if notice else message)
+
+    def devices_failed(self, message: str) -> None:
+        self.status.say("No OpenCL device")
+        self.result.show_message("No OpenCL device", message)
+        self.result.set_badge("No OpenCL device: see below how to get one.")
+
+    def _device_changed(self) -> None:
+        self.roofline.set_limits(None)
+        if self.model.device is not None:
+            self.worker.measure_limits(self.model.device_key)
+        self._show_device_type()
+
+    def _show_device_type(self) -> None:
+        """On a CPU device, the result says in one line why tiling gains little there."""
+        device = self.model.device
+        self.result.set_device_type(device.type if device is not None else None)

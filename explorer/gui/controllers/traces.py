@@ -1,0 +1,230 @@
+"""Tracing: trace, trace anyway, a window around a clicked group, the animation of what comes
+back; and the second opinion of Oclgrind."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.engine.record.oclgrind import find_oclgrind
+from explorer.engine.record.trace_launch import TracedRun, TraceRequest
+from explorer.engine.records import RunResult, Variant
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.roles import (
+    Animation,
+    ConfigCheck,
+    FindingsShower,
+    Pages,
+    ResultShower,
+    StatusLine,
+    TimingShower,
+    Worker,
+)
+from explorer.gui.execution_view import run_arrays
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState, Group
+from explorer.trace.grids import make_grids
+from explorer.trace.playback import Playback
+
+# The window keeps the trace it animates: 64 MiB of records is 8 M accesses, dozens of
+# work-groups of a tiled matmul; a click on any other group traces a window around it.
+GUI_TRACE_BUDGET = 64 << 20
+
+
+class TraceController(QObject):
+    """Starts traces and Oclgrind checks on the worker; a trace that comes back is written
+    into the state (the result, findings and source views follow it) and animated."""
+
+    trace_shown = Signal()  # a trace with its findings and animation is on screen
+
+    def __init__(
+        self,
+        model: ConfigModel,
+        state: AppState,
+        worker: Worker,
+        panel: ConfigCheck,
+        execution: Animation,
+        findings: FindingsShower,
+        result: ResultShower,
+        timing: TimingShower,
+        status: StatusLine,
+        pages: Pages,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.state = state
+        self.worker = worker
+        self.panel = panel
+        self.execution = execution
+        self.findings = findings
+        self.result = result
+        self.timing = timing
+        self.status = status
+        self.pages = pages
+        self.trace_budget = GUI_TRACE_BUDGET
+        self._tracing: tuple[str, str, str] | None = None  # the variant the trace in flight runs
+        worker.trace_finished.connect(self._trace_done)
+        worker.oclgrind_finished.connect(self._oclgrind_done)
+
+    # -- commands ------------------------------------------------------------------------
+    def trace(self, center: Group | None = None) -> None:
+        """Record every access; ``center``: the work-group the traced window surrounds."""
+        if not self.panel.validate():
+            return
+        self._start_trace(center, anyway=False)
+
+    def trace_anyway(self, center: Group | None = None) -> None:
+        """Trace a configuration that only the kernel's own constraints refuse."""
+        self.panel.validate()
+        refusal = self.panel.refusal
+        if refusal is not None and refusal.overridable:
+            self._start_trace(center, anyway=True)
+
+    def _start_trace(self, center: Group | None, anyway: bool) -> None:
+        self.findings.clear("Tracing …")
+        self.state.pending_group = center
+        self._tracing = _identity(self.model.variant)
+        request = replace(self.model.request(), anyway=anyway)
+        self.worker.trace(
+            TraceRequest(request, center=center, budget_bytes=self.trace_budget, values=True)
+        )
+
+    def trace_group(self, gx: int, gy: int, gz: int) -> None:
+        """A click on a group the trace did not cover: trace a window around it."""
+        self.status.say(f"Tracing around work-group ({gx}, {gy}, {gz}) …")
+        traced = self.state.traced
+        if traced is not None and traced.result.outside_constraints:
+            self.trace_anyway((gx, gy, gz))  # the trace on screen was run anyway
+        else:
+            self.trace((gx, gy, gz))
+
+    def check_with_oclgrind(self) -> None:
+        device = find_oclgrind(self.model.devices)
+        if device is None:
+            self.status.say('No Oclgrind platform: pip install "pyopencl[oclgrind]" to get one')
+            return
+        request = replace(self.model.request(), device_key=device.key)
+        self.findings.show_checking("Oclgrind is checking (it simulates: slow) …")
+        self.pages.show_page("findings")
+        self.worker.oclgrind(request)
+
+    # -- what comes back -----------------------------------------------------------------
+    def _oclgrind_done(self, outcome: object) -> None:
+        self.state.oclgrind = outcome
+        verdict = outcome if isinstance(outcome, str) else getattr(outcome, "verdict", "")
+        self.status.say(str(verdict))
+
+    def _trace_done(self, traced: TracedRun) -> None:
+        asked, self._tracing = self._tracing, None
+        if asked is not None and asked != _identity(self.model.variant):
+            # The variant or family changed while it ran: its records belong to a kernel
+            # that is no longer on screen.
+            self.findings.clear("The trace was discarded: the kernel changed while it ran.")
+            self.status.say(f"Discarded the trace of {asked[0]}/{asked[1]}: the kernel changed")
+            return
+        self.state.traced = traced
+        if traced.analysis is None:
+            return
+        if traced.trace is not None:
+            self._animate(traced)
+        else:
+            self.pages.show_page("findings")
+        report = traced.report_json or {}
+        self.status.say(
+            f"Trace: {report.get('records', 0):,} records, "
+            f"{len(traced.analysis.findings)} finding(s)"
+        )
+        if traced.trace is not None:  # the run's inputs and output: the values drawn
+            self.execution.set_arrays(run_arrays(traced.result))
+        self.trace_shown.emit()
+
+    def _animate(self, traced: TracedRun) -> None:
+        state, view = self.state, self.execution
+        assert traced.trace is not None
+        if state.presenting:
+            self.result.show_result(state.result or traced.result)
+        result = traced.result
+        grids = make_grids(traced.trace, result.shapes, column_major=set(result.column_major))
+        # The run's values from the start: the first frame is drawn once, with them.
+        playback = Playback(traced.trace, grids, arrays=run_arrays(result))
+        state.playback = playback
+        view.set_playback(playback, self.model.variant.source)
+        if state.pending_group is not None:
+            view.select_group(state.pending_group)
+        if state.keep_view is not None:  # after a reload: the same phase of the same group
+            kept_group, phase = state.keep_view
+            state.keep_view = None
+            if kept_group is not None:
+                view.select_group(kept_group)
+            step = playback.first_step_of(phase)
+            if step is not None:
+                view.set_step(step)
+        if state.presenting:
+            view.play()
+            self._time_for_presenter(traced.result)
+        else:
+            self.pages.show_page("execution")
+
+    def _time_for_presenter(self, traced: RunResult) -> None:
+        """Presenter mode shows the timing beside the animation: a trace that no timed run of
+        the same configuration accompanies is followed by one (a trace build's own time
+        says nothing of the kernel's)."""
+        timed = self.state.result
+        if timed is not None and timed.timing is not None and _same_run(timed, traced):
+            return
+        self.timing.show_message(f"Timing {traced.variant} (the trace is not timed) …")
+        request = replace(self.model.request(), anyway=bool(traced.outside_constraints))
+        self.worker.run(request)
+
+
+def _same_run(a: RunResult, b: RunResult) -> bool:
+    """Whether two results ran the same configuration (kernel, sizes, NDRange, defines)."""
+    return (a.family, a.variant, a.sizes, a.local_size, a.defines) == (
+        b.family,
+        b.variant,
+        b.sizes,
+        b.local_size,
+        b.defines,
+    )
+
+
+def _identity(variant: Variant) -> tuple[str, str, str]:
+    """What makes a trace belong to a kernel: its family, id and file."""
+    return (variant.family, variant.id, variant.path)
+
+
+ACTIONS = Actions(
+    TraceController,
+    Action(
+        "trace",
+        "&Trace",
+        "&Run",
+        TraceController.trace,
+        ("Ctrl+T",),
+        "Record every access and barrier; list findings",
+        order=30,
+        toolbar=True,
+        enabled_when=lambda app: app.state.runnable,
+    ),
+    Action(
+        "trace_anyway",
+        "Trace an&yway, outside the kernel's constraints",
+        "&Run",
+        TraceController.trace_anyway,
+        ("Ctrl+Alt+T",),
+        "Trace a configuration that only the kernel's own constraints refuse",
+        order=50,
+        enabled_when=lambda app: app.state.overridable,
+    ),
+    Action(
+        "oclgrind",
+        "Check with &Oclgrind",
+        "&Run",
+        TraceController.check_with_oclgrind,
+        ("Ctrl+Shift+O",),
+        "Run this configuration on Oclgrind with its race and uninitialised-read checks",
+        order=60,
+        enabled_when=lambda app: find_oclgrind(app.model.devices) is not None,
+    ),
+)

@@ -1,0 +1,104 @@
+"""Views on their own, fed as the state feeds them: the timing bars of a comparison with
+refusals, the panel marking the fields a refusal names, the animation cleared when the
+kernel changes. No window, no executor."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.records import Refusal
+from tests.gui.controllers.fakes import device, model_on, result, traced_run
+
+
+def test_the_comparison_bars_name_every_variant_and_its_verdict(qtbot):
+    from explorer.gui.timing_view import TimingView
+
+    view = TimingView()
+    qtbot.addWidget(view)
+    refused = replace(
+        result("seed003-func2"), timing=None, verdict=None, refused=Refusal("K % 16 == 0", "")
+    )
+    view.show_compare((result("naive"), refused, result("tiled", status="wrong")))
+    assert view.bar_count == 2
+    assert sum("refused" in label for label in view.labels) == 1
+    assert any("K % 16 == 0" in label for label in view.labels)
+    assert any("✘ wrong" in label for label in view.labels)
+    view.show_compare(())  # a new comparison starts: the old bars leave
+    assert view.bar_count == 0 and view.labels == []
+
+
+def test_a_refusal_marks_the_fields_it_names(qtbot):
+    from explorer.gui.config_panel import ConfigPanel
+
+    model = model_on(device())
+    panel = ConfigPanel(model)
+    qtbot.addWidget(panel)
+    verdicts = []
+    panel.validity_changed.connect(verdicts.append)
+    model.set_variant(find_variant("matmul", "seed003-func2"))
+    model.set_size("K", 100)
+    assert verdicts[-1] is False and panel.refusal is not None
+    assert "Refused" in panel.validation.text() and "K % 16 == 0" in panel.validation.text()
+    assert "#c0392b" in panel.size_spins["K"].styleSheet()
+    assert panel.size_spins["M"].styleSheet() == ""
+    for name in ("M", "N", "K"):
+        model.set_size(name, 96)
+    assert verdicts[-1] is True and panel.refusal is None
+    assert panel.size_spins["K"].styleSheet() == ""
+
+
+def test_the_panels_run_anyway_button_asks_for_run_anyway(qtbot):
+    from PySide6.QtCore import Qt
+
+    from explorer.gui.config_panel import ConfigPanel
+
+    model = model_on(device())
+    panel = ConfigPanel(model)
+    qtbot.addWidget(panel)
+    model.set_family("transpose")
+    model.set_variant(find_variant("transpose", "tiled"))
+    model.set_define("TILE", 32)
+    model.set_local((16, 16))
+    assert panel.refusal is not None and panel.refusal.overridable
+    assert panel.anyway_button.isVisibleTo(panel)
+    asked = []
+    panel.anyway_requested.connect(lambda: asked.append(True))
+    qtbot.mouseClick(panel.anyway_button, Qt.MouseButton.LeftButton)
+    assert asked == [True]
+
+
+def test_the_animation_cleared_for_a_new_kernel_keeps_nothing_of_the_old(qtbot):
+    from explorer.gui.execution_view import ExecutionView
+    from explorer.trace.grids import make_grids
+    from explorer.trace.playback import Playback
+
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    trace = traced_run().trace
+    source = find_variant("matmul", "tiled").source
+    view.set_playback(Playback(trace, make_grids(trace, {})), source)
+    view.set_step(1)
+    assert view.steps > 1 and view.canvases and view.code.marked
+    view.clear("Naive: trace it (Ctrl+T) to watch it run.")
+    assert view.playback is None and not view.canvases and view.steps == 0
+    assert view.step_label.text() == "Naive: trace it (Ctrl+T) to watch it run."
+    assert view.code.marked == []
+
+
+def test_the_settings_keep_the_configuration_for_the_next_start(settings):
+    from explorer.gui import settings as stored
+    from explorer.gui.model import ConfigModel
+
+    first = model_on(device())
+    first.set_family("transpose")
+    first.set_variant(find_variant("transpose", "fast"))
+    first.set_size("WIDTH", 300)
+    first.set_local((32, 8))
+    first.set_input("random")
+    stored.save(settings, first)
+    second = ConfigModel()
+    assert stored.restore(settings, second) is None  # no fallback notice
+    assert (second.family, second.variant.id) == ("transpose", "fast")
+    assert second.sizes["WIDTH"] == 300 and second.local == (32, 8)
+    assert second.input == "random" and second.device_key == device().key
