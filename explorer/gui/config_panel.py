@@ -60,10 +60,10 @@ class ConfigPanel(QWidget):
         self.device_combo = QComboBox()
         self.device_combo.setToolTip("OpenCL device")
         self.family_combo = QComboBox()
-        for family, problem in FAMILIES.items():
+        for family, family_model in FAMILIES.items():
             self.family_combo.addItem(family, family)
             self.family_combo.setItemData(
-                self.family_combo.count() - 1, problem.description, Qt.ItemDataRole.ToolTipRole
+                self.family_combo.count() - 1, family_model.description, Qt.ItemDataRole.ToolTipRole
             )
         self.variant_combo = QComboBox()
         form.addRow("&Device", self.device_combo)

@@ -77,19 +77,19 @@ def kernel_names(source: str) -> list[str]:
 
 def guess_roles(family: str, params: list[Parameter]) -> list[str]:
     """A first guess of each parameter's role: by name, then by kind and position."""
-    problem = fixed_family(family)
-    roles = list(problem.roles)
-    buffers = list(problem.buffer_roles)
-    scalars = list(problem.scalar_roles)
+    family_model = fixed_family(family)
+    roles = list(family_model.roles)
+    buffers = list(family_model.buffer_roles)
+    scalars = list(family_model.scalar_roles)
     chosen: list[str] = [""] * len(params)
     taken: set[str] = set()
     for i, p in enumerate(params):
         name = p.name.lower()
         for role in roles:
             if role not in taken and (
-                name == role.lower() or name in problem.role_aliases.get(role, ())
+                name == role.lower() or name in family_model.role_aliases.get(role, ())
             ):
-                kind_ok = (role in problem.local_roles) == (p.space == "local") and (
+                kind_ok = (role in family_model.local_roles) == (p.space == "local") and (
                     (p.space == "scalar") == (role in scalars)
                 )
                 if kind_ok:
@@ -102,7 +102,7 @@ def guess_roles(family: str, params: list[Parameter]) -> list[str]:
         pool = (
             scalars
             if p.space == "scalar"
-            else list(problem.local_roles)
+            else list(family_model.local_roles)
             if p.space == "local"
             else buffers
         )
@@ -199,8 +199,8 @@ class KernelMappingDialog(QDialog):
         if any(p.space == "scalar" and p.scalar_type not in SIZE_TYPES for p in params):
             self.family.setCurrentText(CUSTOM)
             return
-        for family, problem in FAMILIES.items():
-            if family == CUSTOM or len(problem.roles) < len(params):
+        for family, family_model in FAMILIES.items():
+            if family == CUSTOM or len(family_model.roles) < len(params):
                 continue
             if "" not in guess_roles(family, params):
                 self.family.setCurrentText(family)
@@ -233,9 +233,9 @@ class KernelMappingDialog(QDialog):
             combo.addItems(roles)
             combo.setCurrentText(guess)
             self.table.setCellWidget(row, 2, combo)
-        problem = get_family(family)
-        self.global_size.setText(", ".join(problem.launch_global))
-        self.local_size.setText(", ".join(problem.launch_local))
+        family_model = get_family(family)
+        self.global_size.setText(", ".join(family_model.launch_global))
+        self.local_size.setText(", ".join(family_model.launch_local))
 
     def _refresh_custom(self) -> None:
         """Guessed declarations from the parsed parameter list, one editable row each."""

@@ -80,10 +80,10 @@ class ConfigModel(QObject):
             self.family_changed.emit()  # nothing to run there yet (open a kernel of that kind)
             return
         self._family = family
-        problem = FAMILIES[family]
-        self._sizes = dict(problem.default_sizes)
-        if self._input not in problem.input_presets:
-            self._input = problem.input_presets[0]
+        family_model = FAMILIES[family]
+        self._sizes = dict(family_model.default_sizes)
+        if self._input not in family_model.input_presets:
+            self._input = family_model.input_presets[0]
             self.input_changed.emit()
         self.family_changed.emit()
         self.sizes_changed.emit()

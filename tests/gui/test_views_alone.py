@@ -79,10 +79,10 @@ def test_the_animation_cleared_for_a_new_kernel_keeps_nothing_of_the_old(qtbot):
     source = find_variant("matmul", "tiled").source
     view.set_playback(Playback(trace, make_grids(trace, {})), source)
     view.set_step(1)
-    assert view.steps > 1 and view.canvases and view.code.marked
+    assert view.steps > 1 and view.buffers.canvases and view.code.marked
     view.clear("Naive: trace it (Ctrl+T) to watch it run.")
-    assert view.playback is None and not view.canvases and view.steps == 0
-    assert view.step_label.text() == "Naive: trace it (Ctrl+T) to watch it run."
+    assert view.playback is None and not view.buffers.canvases and view.steps == 0
+    assert view.lines.step_label.text() == "Naive: trace it (Ctrl+T) to watch it run."
     assert view.code.marked == []
 
 
