@@ -9,19 +9,18 @@ import os
 
 import pytest
 
-from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.records import RunRequest
 
 # Two buffers, so the report must name the right one: ``away`` is read, ``out`` written
 # OFFSET elements away from where it should be (for one work-item only).
 STRAY = """\
-__kernel void stray(__global const float* away, __global float* out)
+__kernel void stray(__global const float* away, __global float* out, int who, int offset)
 {
     int i = get_global_id(0);
     int at = i;
-    if (i == WHO)
-        at = i + OFFSET;
+    if (i == who)
+        at = i + offset;
     out[at] = away[i] * 2.0f;
 }
 """
@@ -33,11 +32,10 @@ family = "custom"
 kernel = "stray"
 global = ["N"]
 local = ["64"]
-[defines]
-OFFSET = 0
-WHO = 0
 [sizes]
 N = 256
+WHO = 1            # the work-item that strays, counted from 1 (sizes are positive)
+SHIFT = 8388608    # how far it strays, in elements, plus 2^23
 [args.away]
 buffer = "float"
 count = "N"
@@ -47,19 +45,28 @@ buffer = "float"
 count = "N"
 contents = "zeros"
 access = "write"
+[args.who]
+scalar = "int"
+value = "WHO - 1"
+[args.offset]
+scalar = "int"
+value = "SHIFT - 8388608"
 [reference]
 numpy = "away * 2"
 ---*/
 """
 
 SIM = """\
-# ARGS: --build-options -DWHO={who} --build-options -DOFFSET={offset}
 stray.cl
 stray
 256 1 1
 64 1 1
 <size=1024 range=0:1:255 ro float>
 <size=1024 fill=0 wo dump float>
+<size=4>
+{who}
+<size=4>
+{offset}
 """
 
 MIB4 = (4 << 20) // 4  # 4 MiB of floats
@@ -88,25 +95,24 @@ def _sim(folder, who: int, offset: int):
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("kind", ["header", "sim"])
-def test_a_write_outside_is_reported_naming_the_buffer(device, kernels, kind, case):
+def test_a_write_outside_is_reported_naming_the_buffer(executor, device, kernels, kind, case):
     _, who, offset, message = case
     if kind == "header":
         variant = load_variant_file(kernels / "stray_header.cl")
-        defines = {"WHO": who, "OFFSET": offset}
-        stray = RunRequest(variant, {}, defines=defines, device_key=device.key, repeat=1)
-        fine = RunRequest(variant, {}, defines={**defines, "OFFSET": 0}, device_key=device.key)
-    else:  # a .sim file passes its defines as build options
+        sizes = {"WHO": who + 1, "SHIFT": offset + 2**23}
+        stray = RunRequest(variant, sizes, device_key=device.key, repeat=1)
+        fine = RunRequest(variant, {"WHO": who + 1}, device_key=device.key, repeat=1)
+    else:  # a .sim file gives its scalars' values
         stray = RunRequest(_sim(kernels, who, offset), {}, device_key=device.key, repeat=1)
         fine = RunRequest(_sim(kernels, who, 0), {}, device_key=device.key, repeat=1)
-    with Executor() as ex:
-        before = ex.call(os.getpid)
-        result = ex.run(stray)
-        assert result.status == "crashed", result.summary()
-        assert message in result.error, result.error
-        assert "away" not in result.error
-        assert ex.call(os.getpid) != before  # the process that ran it is not reused
-        expected = "verified" if kind == "header" else "unchecked"
-        assert ex.run(fine).status == expected
+    before = executor.call(os.getpid)
+    result = executor.run(stray)
+    assert result.status == "crashed", result.summary()
+    assert message in result.error, result.error
+    assert "away" not in result.error
+    assert executor.call(os.getpid) != before  # the process that ran it is not reused
+    expected = "verified" if kind == "header" else "unchecked"
+    assert executor.run(fine).status == expected
 
 
 def test_a_family_kernel_writing_past_its_output_names_it(executor, device):

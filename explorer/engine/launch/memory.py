@@ -17,10 +17,10 @@ _HOST_BYTES_PER_INPUT = 16
 _HOST_BYTES_PER_RESULT = 8 * 8
 _HOST_MARGIN = 0.6  # of the memory available: the rest is for Python, OpenCL and the OS
 
-# Every buffer lies between two guard regions (engine/launch/bind.py): a write that far past
+# Every buffer lies between two guard regions (engine/launch/bind.py): a write up to 4 MiB past
 # (or before) it lands in its own guard and is reported naming it. Smaller where the device
 # would not hold them (many buffers on a small device), never less than a page.
-GUARD_BYTES = 8 << 20
+GUARD_BYTES = (4 << 20) + (64 << 10)
 MIN_GUARD_BYTES = 4096
 _GUARD_SHARE = 8  # the guards take at most 1/8 of the device's global memory
 
