@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.capture.folder import Capture, CapturedArg, CapturedLaunch, CaptureError
+from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
@@ -380,7 +381,13 @@ def launch_variant(capture: Capture, which: str | int | CapturedLaunch) -> Varia
     # launch of one program builds once, and compiler and trace lines are the program's.
     text = capture.path(program.source or "").read_text(encoding="utf-8")
     macros = source[: len(source) - len(text)]
-    return replace(variant, source=f"{macros}#line 1\n{text}" if macros else text)
+    # Built with the option the recorder built it with, so that a program without options of
+    # its own is the same build as in the program (the compiler's cache serves it again).
+    return replace(
+        variant,
+        source=f"{macros}#line 1\n{text}" if macros else text,
+        build_options=(*variant.build_options, ARG_INFO),
+    )
 
 
 def save_launch(capture: Capture, which: str | int | CapturedLaunch, folder: Path) -> Path:
