@@ -16,12 +16,12 @@ queue = cl.CommandQueue(context)
 add = cl.Kernel(cl.Program(context, source).build(), "add")
 mf = cl.mem_flags
 n = 64
-data = np.arange(3 * n, dtype=np.float32)
-whole = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=data)
-align = context.devices[0].mem_base_addr_align // 8  # bytes
+align = context.devices[0].mem_base_addr_align // 8  # bytes a sub-buffer must start on
 step = max(n * 4, align)
+data = np.arange((step + n * 4) // 4, dtype=np.float32)  # room for both, whatever the device
+whole = cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=data)
 first = whole.get_sub_region(0, n * 4)
-second = whole.get_sub_region(step, n * 4) if 2 * step + n * 4 <= data.nbytes else first
+second = whole.get_sub_region(step, n * 4)
 ones = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ones(n, np.float32))
 
 add(queue, (n,), None, first, ones, first)  # in place: a and out are one buffer
