@@ -55,3 +55,49 @@ def test_an_image_parameter_is_named():
     source = "__kernel void k(read_only image2d_t img, __global float* out) { out[0] = 1; }"
     with pytest.raises(DeclarationError, match="'img'"):
         guess_declarations(source, "k")
+
+
+HISTOGRAM_BODY = """#define BLOCK_SIZE 32
+__kernel void count(__global const uint* values, __global uint* bins, const uint n)
+{
+    uint i = get_global_id(0);
+    if (i < n)
+        atomic_inc(&bins[values[i] % 64]);
+}
+"""
+
+BLUR_BODY = """__kernel __attribute__((reqd_work_group_size(16, 16, 1)))
+void box(__global const float* src, __global float* dst, int width, int height)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    dst[y * width + x] = 0.25f * (src[y * width + x] + src[y * width + min(x + 1, width - 1)]
+                                 + src[min(y + 1, height - 1) * width + x] + src[y * width + x]);
+}
+"""
+
+
+def test_the_guess_reads_the_kernels_body():
+    """An accumulator starts from zero, a #defined tile side or reqd_work_group_size gives the
+    local size, and a two-dimensional grid over a buffer of both sizes shows it as a matrix."""
+    counted = guess_declarations(HISTOGRAM_BODY, "count")
+    bins = next(p for p in counted.params if p.name == "bins")
+    assert bins.contents == "zeros" and bins.access == "readwrite"
+    assert counted.local_size == ("32",)
+    box = guess_declarations(BLUR_BODY, "box")
+    assert box.local_size == ("16", "16")
+    shapes = {p.name: p.shape for p in box.params if isinstance(p, BufferDecl)}
+    assert shapes == {"src": ("height", "width"), "dst": ("height", "width")}
+
+
+def test_a_guessed_two_dimensional_kernel_runs_and_shows_its_buffers_as_matrices(
+    executor, device, tmp_path
+):
+    from explorer.engine.header.catalog import load_variant_file
+    from explorer.engine.records import RunRequest
+
+    header = custom_header("box", "box", guess_declarations(BLUR_BODY, "box"))
+    path = tmp_path / "box.cl"
+    path.write_text(header + "#line 1\n" + BLUR_BODY, encoding="utf-8")
+    result = executor.run(RunRequest(load_variant_file(path), {}, device_key=device.key))
+    assert result.status == "unchecked", result.summary()
+    assert result.shapes["dst"] == (64, 64) and result.output.shape == (64, 64)

@@ -43,6 +43,15 @@ _READS = {
     AccessKind.ASYNC_COPY_READ,
 }
 _DIMENSION = re.compile(r"\bget_(?:global|local|group)_id\s*\(\s*([012])\s*\)")
+_REQUIRED = re.compile(
+    r"reqd_work_group_size\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)", re.IGNORECASE
+)
+# A #define that names a work-group's side: TILE, TS, BLOCK_SIZE, WG_SIZE, LOCAL_SIZE ...
+_TILE_DEFINE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(\w*(?:TILE|BLOCK|WG|WORKGROUP|GROUP|LOCAL)\w*|TS|BS)"
+    r"[ \t]+\(?\s*(\d+)\s*\)?[ \t]*$",
+    re.MULTILINE | re.IGNORECASE,
+)
 _LOCALS = ("L0", "L1", "L2")
 _DEFAULT_LOCAL = {1: ("64",), 2: ("8", "8"), 3: ("4", "4", "4")}
 
@@ -86,6 +95,50 @@ def _uses(source: str, kernel: str) -> tuple[set[str], set[str], set[str]]:
     return read, written, passed
 
 
+def _accumulated(source: str, kernel: str) -> set[str]:
+    """Buffers the kernel only adds into (``+=``, ``++``, atomics, never a plain store): they
+    are accumulators, and start from zero."""
+    try:
+        parsed = parse(source, {}, "kernel.cl", strict=False)
+    except ParseError:
+        return set()
+    added: set[str] = set()
+    stored: set[str] = set()
+    for site in parsed.accesses:
+        if site.function != kernel:
+            continue
+        roots = site.roots or (site.base,)
+        if site.kind in (AccessKind.READ_MODIFY_WRITE, AccessKind.ATOMIC):
+            added.update(roots)
+        elif site.kind in _WRITES:
+            stored.update(roots)
+    return added - stored
+
+
+def local_size_of(source: str, kernel: str, dims: int) -> tuple[str, ...]:
+    """The local size the kernel needs: its ``reqd_work_group_size``, else a ``#define``d
+    tile side (``TILE``, ``TS``, ``BLOCK_SIZE`` ...) in every dimension, else a default."""
+    head = _declaration_of(source, kernel)
+    required = _REQUIRED.search(head)
+    if required:
+        return tuple(required.group(i + 1) for i in range(dims))
+    for _, value in _TILE_DEFINE.findall(source):
+        side = int(value)
+        if 1 <= side <= 1024 and side & (side - 1) == 0 and side**dims <= 1024:
+            return tuple(value for _ in range(dims))
+    return _DEFAULT_LOCAL[dims]
+
+
+def _declaration_of(source: str, kernel: str) -> str:
+    """The text of ``kernel``'s declaration up to its parameter list (where its attributes
+    are written)."""
+    match = re.search(rf"\b{re.escape(kernel)}\s*\(", source)
+    if match is None:
+        return ""
+    start = max(source.rfind(";", 0, match.start()), source.rfind("}", 0, match.start()))
+    return source[start + 1 : match.end()]
+
+
 def _element(p: Parameter) -> tuple[str, str]:
     """A declarable element type and the factor its count is multiplied by (a struct is
     declared as its bytes)."""
@@ -112,6 +165,10 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
     count = " * ".join(dict.fromkeys(global_size))
     local_count = " * ".join(_LOCALS[:dims])
     read, written, passed = _uses(source, kernel)
+    added = _accumulated(source, kernel)
+    # A two-dimensional grid over a buffer of both sizes: rows of the second, columns of the
+    # first (``y * WIDTH + x``), shown as a matrix.
+    matrix = tuple(reversed(global_size)) if dims == 2 and len(set(global_size)) == 2 else ()
     declared: list[Declaration] = []
     for p in params:
         if p.is_image:
@@ -135,17 +192,19 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
             access = "readwrite"
         else:
             access = "write"
+        starts_at_zero = access == "write" or (access == "readwrite" and p.name in added)
         declared.append(
             BufferDecl(
                 name=p.name,
                 type=type_name,
                 count=f"{count}{factor}" if factor else count,
-                contents="zeros" if access == "write" else "random",
+                contents="zeros" if starts_at_zero else "random",
                 access=access,
                 result=access != "read",
+                shape=matrix if matrix and not factor and p.vector_width == 1 else (),
             )
         )
-    return CustomGuess(sizes, tuple(declared), global_size, _DEFAULT_LOCAL[dims])
+    return CustomGuess(sizes, tuple(declared), global_size, local_size_of(source, kernel, dims))
 
 
 def _q(value: str) -> str:
