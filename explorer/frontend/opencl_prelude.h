@@ -66,6 +66,7 @@ typedef half half3 __attribute__((ext_vector_type(3)));
 typedef half half4 __attribute__((ext_vector_type(4)));
 typedef half half8 __attribute__((ext_vector_type(8)));
 typedef half half16 __attribute__((ext_vector_type(16)));
+#define NULL ((void*)0)
 #define CLK_LOCAL_MEM_FENCE 0x01
 #define CLK_GLOBAL_MEM_FENCE 0x02
 #define CLK_IMAGE_MEM_FENCE 0x04

@@ -56,6 +56,9 @@ FENCE_GLOBAL = 0x02
 VLOAD = re.compile(r"^vload(a?_half)?(\d*)$")
 VSTORE = re.compile(r"^vstore(a?_half)?(\d*)(_\w+)?$")
 ASYNC_COPIES = {"async_work_group_copy", "async_work_group_strided_copy"}
+# Maths built-ins that store a second result through their last argument, a pointer
+# (OpenCL C 1.2, 6.12.2): the store is a write like any other.
+STORES_THROUGH_LAST = {"sincos", "fract", "modf", "frexp", "remquo", "lgamma_r"}
 IMAGE_CALL = re.compile(r"^(read|write)_image")
 
 READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
@@ -786,6 +789,8 @@ class _Walker:
             self._builtin_access(c, args, 1, AccessKind.VLOAD, int(match.group(2) or 1))
         elif (match := VSTORE.match(name)) and len(args) == 3:
             self._builtin_access(c, args, 2, AccessKind.VSTORE, int(match.group(2) or 1))
+        elif name in STORES_THROUGH_LAST and args and _canonical_kind(args[-1].type) == T.POINTER:
+            self._builtin_access(c, args, len(args) - 1, AccessKind.WRITE, 1)
         elif name in ASYNC_COPIES and len(args) >= 2:
             self._builtin_access(c, args, 1, AccessKind.ASYNC_COPY_READ, 1, visit=False)
             self._builtin_access(c, args, 0, AccessKind.ASYNC_COPY_WRITE, 1)

@@ -10,12 +10,14 @@ from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     GLOBAL,
     LOCAL,
+    MAX_PHASE,
     NO_BUFFER,
     PRIVATE,
     BufferInfo,
     NotTraced,
     Site,
     Trace,
+    word_phase,
 )
 
 
@@ -55,6 +57,25 @@ def group_coords(linear: np.ndarray, num_groups: tuple[int, int, int]) -> np.nda
     linear = np.asarray(linear, dtype=np.int64)
     return np.stack([linear % gx, (linear // gx) % gy, linear // (gx * gy)], axis=-1).astype(
         np.int32
+    )
+
+
+def _saturated(raw: RawTrace, kept: np.ndarray) -> tuple[NotTraced, ...]:
+    """A work-item past the last phase the records can tell (its phase only grows, so its
+    last record says): later barriers no longer order its accesses, and the trace says so."""
+    has = np.flatnonzero(kept > 0)
+    if has.size == 0:
+        return ()
+    last = raw.offsets[:-1].astype(np.int64)[has] + kept[has] - 1
+    if not (word_phase(raw.rec_word[last]) >= MAX_PHASE).any():
+        return ()
+    return (
+        NotTraced(
+            0,
+            f"more than {MAX_PHASE} barriers passed: the accesses after barrier {MAX_PHASE} "
+            "share one phase, so the order those barriers give them is not known and no race "
+            "or uninitialised read is reported among them",
+        ),
     )
 
 
@@ -155,7 +176,8 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         groups_traced=groups,
         dispatch_order=dispatch,
         capacity=int(capacity.max()) if capacity.size else 0,
-        not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced),
+        not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced)
+        + _saturated(raw, kept),
         output_role=raw.output_role,
         extra={"capacity_per_wi": capacity},
         values=value,

@@ -7,11 +7,22 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from explorer.trace.recorded import ATOMIC, NO_SPACE, READ, RMW, WRITE, Trace
+from explorer.trace.recorded import ATOMIC, MAX_PHASE, NO_SPACE, READ, RMW, WRITE, Finding, Trace
 
 EXAMPLES = 4  # work-items (and elements) named in one finding
 WRITES = (WRITE, RMW, ATOMIC)
 READS = (READ, RMW)
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings that depend on the order barriers give (races, uninitialised reads), less
+    those in the last phase the records can tell: past it, barriers no longer separate the
+    accesses in the records (the trace says so as not traced)."""
+    return [f for f in findings if f.phase is None or f.phase < MAX_PHASE]
+
+
+# What an uninitialised read is: an atomic reads the memory it updates too.
+LOADS = (READ, RMW, ATOMIC)
 VERB = {READ: "reads", WRITE: "writes", RMW: "updates", ATOMIC: "atomically updates"}
 I32_MAX = int(np.iinfo(np.int32).max)
 I64_MAX = int(np.iinfo(np.int64).max)

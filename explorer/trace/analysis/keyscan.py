@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.analysis.context import I32_MAX, READS, WRITES, Context
+from explorer.trace.analysis.context import I32_MAX, LOADS, WRITES, Context
 from explorer.trace.analysis.units import Unit
 from explorer.trace.recorded import VALUE_WRITTEN, WRITE
 
@@ -111,7 +111,7 @@ def scan(
         tables = [
             (rep[a], other.get(a)) for a in ((False, True) if plain else (False,)) if a in rep
         ]
-        reads = on_uninit is not None and u.op in READS
+        reads = on_uninit is not None and u.op in LOADS
         if not tables and not reads:
             continue
         bits = (PW | AT) if plain else PW
@@ -151,6 +151,10 @@ def scan(
                     kc = k[cand]
                     only_self = np.ones(cand.size, dtype=bool)  # no one else wrote it
                     for a, table in rep.items():
+                        if u.atomic and a:
+                            # Other atomics on a word nothing stored to: whichever came first
+                            # read what the memory held before.
+                            continue
                         r = table[kc]
                         only_self &= (r < 0) | (r == w[cand])
                         if a in other:

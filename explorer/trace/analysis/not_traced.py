@@ -11,16 +11,21 @@ KIND = "not-traced"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
-    """One finding per line the instrumentation reported, with its reason."""
+    """One finding per line the instrumentation reported, with its reason (line 0: what
+    the whole trace could not tell)."""
     return [
         Finding(
             kind=KIND,
-            line=nt.line,
+            line=nt.line or None,
             phase=None,
             buffer=None,
             work_items=(),
             count=1,
-            message=f"line {nt.line} was not traced: {nt.reason}",
+            message=(
+                f"line {nt.line} was not traced: {nt.reason}"
+                if nt.line
+                else f"the trace is incomplete: {nt.reason}"
+            ),
         )
         for nt in ctx.trace.not_traced
     ]

@@ -13,7 +13,14 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory, memory_model
-from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, VERB, WRITES, Context
+from explorer.trace.analysis.context import (
+    BARRIER_RULE,
+    EXAMPLES,
+    VERB,
+    WRITES,
+    Context,
+    ordered,
+)
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import GLOBAL, LOCAL, Finding
@@ -328,7 +335,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     """Races in local memory, then on global memory between work-groups, then on global
     memory within a work-group."""
     found = scan(ctx, units)
-    return found.local.findings() + found.grid.findings() + found.group.findings()
+    return ordered(found.local.findings() + found.grid.findings() + found.group.findings())
 
 
 def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, Races]:

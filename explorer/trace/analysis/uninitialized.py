@@ -12,7 +12,7 @@ from functools import partial
 import numpy as np
 
 from explorer.trace.analysis import keyscan, local_memory
-from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, READS, Context
+from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, LOADS, Context, ordered
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import GLOBAL, Finding
@@ -98,7 +98,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         for u, pos, keys in batch.uninitialised:
             uninit.add(u, pos, keys)
     local = uninit.findings()
-    return local + _outputs(ctx, units)
+    return ordered(local + _outputs(ctx, units))
 
 
 def _outputs(ctx: Context, units: Units) -> list[Finding]:
@@ -116,7 +116,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         if info.space != GLOBAL or info.is_input or info.host_filled:
             continue
         ub = [u for u in units.memory if u.buffer == b and u.m]
-        if not any(u.op in READS for u in ub):
+        if not any(u.op in LOADS for u in ub):
             continue
         size = ctx.cell_count(b)
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]

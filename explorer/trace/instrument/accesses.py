@@ -134,6 +134,8 @@ class AccessRewriter:
         self.value(a, sid)  # first: an edit of the same span goes around the access's own
         if a.builtin is not None and a.kind is AccessKind.ATOMIC:
             self.atomic(a, code, sid, hint)
+        elif a.builtin is not None and a.kind is AccessKind.WRITE:
+            self.stored_through(a, code, sid, hint)
         elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
             self.vector(a, code, sid, hint)
         elif a.components:
@@ -187,6 +189,8 @@ class AccessRewriter:
         records hold. Where no such expression can be found the site records none."""
         if not self.values or a.kind in (AccessKind.VSTORE, AccessKind.ASYNC_COPY_READ):
             return
+        if a.builtin is not None and a.kind is AccessKind.WRITE:
+            return  # the call's value is its first result, not what it stored
         width = 1
         if a.kind is AccessKind.VLOAD:
             match = re.match(r"^vload(\d+)$", a.builtin or "")
@@ -313,6 +317,19 @@ class AccessRewriter:
                 f"{render(value.start, edit.end)}"
             )
             return f"__TR_CAS(({call}), {sid}u, {fail}u)"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+
+    def stored_through(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
+        """``sincos(x, p)`` and its kind: the pointer the built-in stores its second result
+        through goes through the runtime, recorded as a write of the value's bytes."""
+        pointer = a.arguments[-1]
+        render, text = self.edits.render, self.text
+
+        def emit(edit: Edit) -> str:
+            p = render(pointer.start, pointer.end)
+            head = render(edit.start, pointer.start)
+            return f"{head}__TR_{code}(({p}), {sid}u, {hint}u){text[pointer.end : edit.end]}"
 
         self.edits.add(a.span.start, a.span.end, emit)
 
