@@ -270,3 +270,14 @@ def test_a_noinit_buffer_is_not_initialised_and_its_reads_are_found(executor):
     )
     assert traced.analysis is not None and not traced.analysis.findings
     np.testing.assert_array_equal(traced.result.output.ravel(), [3, 3, 3, 3])
+
+
+def test_a_kernel_named_like_a_built_in_is_found_in_its_own_file(executor, device):
+    """PoCL's own library takes the name ``shuffle``: the kernel runs and traces as itself."""
+    variant = load_variant_file(TEST_KERNELS / "complete" / "shuffle.sim")
+    run = RunRequest(variant, {}, device_key=device.key)
+    result = executor.run(run)
+    assert result.status == "unchecked", result.summary()
+    assert result.output.tolist() == list(range(63, -1, -1))
+    traced = executor.trace(TraceRequest(run))
+    assert traced.analysis is not None and traced.report_json["complete"]

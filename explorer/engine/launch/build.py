@@ -132,13 +132,35 @@ class BuildCache:
             try:
                 kernel = cl.Kernel(program, name)
             except cl.Error as exc:
-                raise BuildError(
-                    f"{display_name} has no kernel named {name!r}",
-                    str(exc),
-                    options,
-                ) from None
+                renamed = _renamed(source, name)
+                if renamed is None:
+                    raise BuildError(
+                        f"{display_name} has no kernel named {name!r}",
+                        str(exc),
+                        options,
+                    ) from None
+                # A kernel named like a built-in (``shuffle``) is lost to some runtimes'
+                # own library (PoCL's): build it under a name of its own, on the same line.
+                kernel = self.kernel(
+                    cl, context, device_key, renamed, options, name + _SUFFIX, display_name
+                )
             self._kernels[kernel_key] = kernel
         return kernel
+
+
+_SUFFIX = "__explorer_kernel"
+
+
+def _renamed(source: str, name: str) -> str | None:
+    """``source`` with the ``__kernel`` named ``name`` renamed (its name and nothing else, so
+    every line stays where it was); None where no such kernel is declared or it already was."""
+    if name.endswith(_SUFFIX):
+        return None
+    pattern = re.compile(
+        rf"(\b(?:__kernel|kernel)\b[^;{{}}()]*?\b){re.escape(name)}(\s*\()", re.DOTALL
+    )
+    renamed, count = pattern.subn(rf"\g<1>{name}{_SUFFIX}\g<2>", source, count=1)
+    return renamed if count else None
 
 
 def _build_log(cl: Any, exc: Exception, context: Any) -> str:
