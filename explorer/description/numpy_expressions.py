@@ -71,7 +71,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
         "transpose", "where", "zeros_like", "ones_like", "full_like", "flip", "roll",
         "rint", "round", "bitwise_and", "bitwise_or", "bitwise_xor", "right_shift",
         "left_shift", "concatenate", "stack", "einsum", "pad", "diff", "cumprod",
-        "expand_dims", "squeeze", "ravel", "trace", "diag", "tril", "triu", "sign",
+        "expand_dims", "squeeze", "ravel", "trace", "diag", "tril", "triu", "sign", "ones",
+        "zeros", "full", "eye",
     )
 }  # fmt: skip
 # Functions that only move, gather or add their arguments' elements: the magnitude of their
