@@ -57,6 +57,7 @@ _FIELDS = (
     "header",
     "view",
     "anyway",
+    "title",
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
@@ -91,6 +92,7 @@ class Session:
     anyway: bool = False  # run even where only the kernel's own constraints refuse (a lesson)
     layout: str | None = None  # a matrix layout chosen in the app; None: the variant's own
     header: str | None = None  # the header declared in the app for a file that has none
+    title: str | None = None  # what a lesson is called in the Lessons menu
 
 
 def session_from_request(
@@ -149,6 +151,8 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     }
     if session.anyway:  # written only when set: older readers take every other session
         data["anyway"] = True
+    if session.title:
+        data["title"] = session.title
     return data
 
 
@@ -278,6 +282,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
             f"{family} matrices ({', '.join(model.matrix_roles) or 'none'}) are row-major or "
             f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
         )
+    title = _optional_str(data, "title", fail)
     header = _optional_str(data, "header", fail)
     if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
         raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
@@ -298,6 +303,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         anyway=anyway,
         layout=layout,
         header=header,
+        title=title,
     )
     variant = resolve_variant(session, where)
     size_names = variant.model.size_names

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
+from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.model import ConfigModel
 from explorer.gui.stage_keys import StageKeys
 from explorer.gui.state import AppState
@@ -108,9 +109,7 @@ class MainWindow(QMainWindow):
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
         for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
-            stem = path.name.removesuffix(".kexp.json")
-            number, _, words = stem.partition("-")
-            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            title = lesson_title(path)
             action = QAction(title, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
             action.triggered.connect(

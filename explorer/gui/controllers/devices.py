@@ -43,6 +43,7 @@ class DeviceController:
         # A device restored from the settings is chosen before the devices are known, and
         # stays chosen when they arrive (no device_changed): the notice follows both.
         model.devices_changed.connect(self._show_device_type)
+        model.family_changed.connect(self._show_device_type)  # the notice is matmul's
 
     def devices_ready(self, devices: list[DeviceInfo], default_key: str | None) -> None:
         if not devices:
@@ -67,6 +68,8 @@ class DeviceController:
         self._show_device_type()
 
     def _show_device_type(self) -> None:
-        """On a CPU device, the result says in one line why tiling gains little there."""
+        """On a CPU device, the result says in one line why the tiled matmul ladder gains
+        little there; not on other kernels, whose lesson it is not."""
         device = self.model.device
-        self.result.set_device_type(device.type if device is not None else None)
+        ladder = self.model.family == "matmul"
+        self.result.set_device_type(device.type if device is not None and ladder else None)
