@@ -168,6 +168,9 @@ class MainWindow(QMainWindow):
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
         self.restored = self.restored and self.state.notice is None
+        cannot_save = settings_store.unwritable(self.settings)
+        if cannot_save:
+            self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(first_size(self.screen().availableGeometry().size()))

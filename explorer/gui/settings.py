@@ -42,6 +42,29 @@ def save(
     settings.sync()
 
 
+def unwritable(settings: QSettings) -> str | None:
+    """Why the settings will not be saved (a read-only file, folder or disk), said once at
+    start; None when they can be. A probe file is written and removed to find out."""
+    import os
+    import tempfile
+
+    from explorer.file_writes import WriteFailed, cause_of, diagnose
+
+    path = settings.fileName()
+    folder = os.path.dirname(path) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if os.path.exists(path):
+            with open(path, "a", encoding="utf-8"):
+                pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        cause = cause_of(exc) if exc.errno is not None else diagnose(path)
+        return str(WriteFailed(path, cause)) + "; settings will not be saved this session."
+    return None
+
+
 def _is_user(path: str) -> bool:
     from explorer.paths import kernels_dir
 
