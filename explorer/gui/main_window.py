@@ -168,6 +168,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
