@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
         cannot_save = settings_store.unwritable(self.settings)
         if cannot_save:
