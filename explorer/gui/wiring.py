@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from PySide6.QtWidgets import QMainWindow
 
 from explorer.gui.actions import ActionSet
+from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
@@ -45,6 +46,7 @@ class Controllers:
     exports: ExportController
     sessions: SessionController
     window: WindowCommands
+    captures: CapturesController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -105,6 +107,7 @@ def make_controllers(
             model, state, traces, v.execution_view, v.result_view, v, v, parent=window
         ),
         window=WindowCommands(window, v.execution_view),
+        captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
     )
 
 
