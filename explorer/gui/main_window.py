@@ -183,11 +183,18 @@ class MainWindow(QMainWindow):
     # -- window events -------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
-        if urls and self.controllers.kernels.accepts(urls[0].toLocalFile()):
+        path = urls[0].toLocalFile() if urls else ""
+        if path and (
+            self.controllers.kernels.accepts(path) or self.controllers.captures.accepts(path)
+        ):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        self.controllers.kernels.open_dropped(event.mimeData().urls()[0].toLocalFile())
+        path = event.mimeData().urls()[0].toLocalFile()
+        if self.controllers.captures.accepts(path):  # a capture folder
+            self.controllers.captures.open_capture(path)
+        else:
+            self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
