@@ -83,6 +83,7 @@ def test_a_lesson_opened_after_a_custom_kernel_shows_nothing_of_it(window, qtbot
         trigger(window, "Check with Oclgrind")
         qtbot.waitUntil(lambda: window.state.oclgrind is not None, timeout=120000)
         assert "Oclgrind" in v.findings_view.oclgrind.toPlainText()
+        assert "Checking" not in v.result_view.badge.text()  # the verdict is back
     sweep = v.sweep_view
     sweep.x_axis.setCurrentText("local")
     sweep.x_values.setText("32,64")
@@ -107,6 +108,7 @@ def test_a_lesson_opened_after_a_custom_kernel_shows_nothing_of_it(window, qtbot
     execution = v.execution_view
     assert execution.playback is None and execution.steps == 0
     assert execution.buffers.canvases == {} and execution.timeline.steps == []
+    assert not execution.buffers.groups.isVisibleTo(execution)  # no work-groups of the old
     assert execution.warp_view.accesses == []
     assert execution.code.toPlainText() == ""
     # Findings and their sites, the Oclgrind pane, the sweep's grid: empty.
@@ -147,6 +149,7 @@ def test_a_saved_session_reopens_at_its_source_trace_group_and_phase(
     assert window.model.variant.path == str(path)
     assert "group_sums" in window.views.source_view.editor.toPlainText()
     assert "double_it" not in view.code.toPlainText() and view.playback is None
+    assert not view.buffers.groups.isVisibleTo(view)
     # Then its trace, at the saved group and phase.
     qtbot.waitUntil(
         lambda: window.state.playback is not None and window.state.playback is not before,

@@ -126,6 +126,11 @@ class TraceController(QObject):
     def _oclgrind_done(self, outcome: object) -> None:
         self._checking = False
         self.state.oclgrind = outcome
+        shown = self.state.result or (self.state.traced.result if self.state.traced else None)
+        if shown is not None:  # the badge said "Checking … with Oclgrind"
+            self.result.show_result(shown)
+        else:
+            self.result.set_badge("Checked with Oclgrind: its report is on the Findings tab.")
         verdict = outcome if isinstance(outcome, str) else getattr(outcome, "verdict", "")
         self.status.say(str(verdict).splitlines()[0] if str(verdict) else "")
 
