@@ -100,7 +100,7 @@ class FreshnessController:
         if not state.touring:  # the tour's bars grow stage by stage
             state.comparison = ()
             self.timing.show_message(f"{name}: run it (Ctrl+R) to time it.")
-        state.hint = state.hint if keep_hint else f"{name} is ready"
+        state.hint = state.hint if keep_hint else f"{name} ({variant.family}) is ready"
 
     def _started(self, _what: str) -> None:
         self.state.hint = None
