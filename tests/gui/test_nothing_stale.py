@@ -169,3 +169,19 @@ def test_every_lesson_has_a_title_of_its_own_in_the_menu(window):
         number = path.name.split("-")[0]
         assert f"{number} · {title}" in window.lessons
     assert "3 · The IOU at 768³, around one work-group" in window.lessons
+
+
+def test_the_roofline_draws_only_the_chosen_devices_runs(qtbot):
+    from dataclasses import replace
+
+    from explorer.gui.roofline_view import RooflineView
+    from tests.gui.controllers.fakes import result
+
+    view = RooflineView()
+    qtbot.addWidget(view)
+    here, there = result("naive"), replace(result("tiled"), device="another gpu")
+    view.show_results([here, there])
+    assert len(view.points) == 2
+    view.set_device("test cpu")
+    assert [p[0].split()[0] for p in view.points] == ["naive"]
+    assert "1 run(s) on other devices not shown" in view.note.text()
