@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMainWindow
 
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.gui.actions import ActionSet
+from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
@@ -47,6 +48,7 @@ class Controllers:
     exports: ExportController
     sessions: SessionController
     window: WindowCommands
+    captures: CapturesController
     freshness: FreshnessController
 
     def __iter__(self) -> Iterator[object]:
@@ -108,6 +110,7 @@ def make_controllers(
             model, state, traces, v.execution_view, v.result_view, v, v, parent=window
         ),
         window=WindowCommands(window, v.execution_view),
+        captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
         # Made last (arguments are made in order): it clears the views and says how to run
         # after the others have followed a change.
         freshness=FreshnessController(

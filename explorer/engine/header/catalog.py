@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -438,6 +439,7 @@ def header_text(
 
 
 def with_header(source: str, header: str, path: str | Path) -> Variant:
-    """A variant for a header-less source: the header is kept in memory, and a ``#line``
-    directive keeps compiler and trace line numbers those of the user's file."""
-    return parse_variant(header + "#line 1\n" + source, path)
+    """A variant for a header-less source: the header is kept in memory and the kernel's
+    text is the file's alone, so every line number on screen (the compiler's, the trace's,
+    Oclgrind's quoted lines, the source view's) counts lines of the user's file."""
+    return replace(parse_variant(header + "#line 1\n" + source, path), source=source)

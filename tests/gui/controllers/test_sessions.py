@@ -45,7 +45,7 @@ def test_a_session_keeps_the_configuration_the_tab_and_the_step_shown(tmp_path):
     assert said(v.status) == f"Saved {path}"
     session = load_session(path)
     assert (session.family, session.variant, session.local) == ("transpose", "fast", (32, 8))
-    assert session.sizes["WIDTH"] == 300 and session.device == device().name
+    assert session.sizes["WIDTH"] == 300 and session.device.name == device().name
     assert session.view == {
         "tab": "grid",
         "group": list(playback.group),
