@@ -136,3 +136,23 @@ def test_the_cpu_notice_shows_on_matmul_only():
     model.set_family("matmul")
     v.result.set_device_type.assert_called_with("CPU")
     assert kept.model is model
+
+
+def test_an_oclgrind_report_for_an_earlier_local_size_is_set_aside():
+    from explorer.gui.controllers.traces import TraceController
+
+    v = views()
+    worker = FakeWorker()
+    oclgrind = device("CPU | GPU", platform="Oclgrind")
+    model = model_on(device(), oclgrind)
+    s = state()
+    traces = TraceController(
+        model, s, worker, v.panel, v.execution, v.findings, v.result, v.timing, v.status, v.pages
+    )
+    traces.check_with_oclgrind()
+    model.set_local((8, 8))
+    worker.oclgrind_finished.emit("no errors")
+    assert s.oclgrind is None and "Set aside" in said(v.status)
+    traces.check_with_oclgrind()
+    worker.oclgrind_finished.emit("no errors")
+    assert s.oclgrind == "no errors"
