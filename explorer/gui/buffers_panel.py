@@ -39,6 +39,7 @@ class BuffersPanel(QWidget):
         """A canvas for every buffer of the trace, in its place, beside the work-groups."""
         self.clear()
         self.area.addWidget(self.groups, 0, 0)
+        self.groups.show()
         places = _places(pb)
         for grid, (row, col) in places.items():
             prefix = "local " if grid.space == LOCAL else ""
@@ -53,7 +54,8 @@ class BuffersPanel(QWidget):
             self.area.setColumnStretch(i, 1 if i in used else 0)
 
     def clear(self) -> None:
-        """No canvas but the work-groups'."""
+        """No canvas; the work-groups' hidden until the next trace."""
+        self.groups.hide()  # taken out of the layout, it would stay where it was drawn
         while self.area.count():
             item = self.area.takeAt(0)
             widget = item.widget() if item is not None else None

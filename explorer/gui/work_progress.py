@@ -7,7 +7,14 @@ time counts up while the worker runs, traces or checks; Cancel stops it through 
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 SHOW_AFTER_MS = 1000
 TICK_MS = 100
@@ -32,6 +39,7 @@ class WorkProgress(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setToolTip("Stop the work in flight (Esc outside presenter mode)")
         self.cancel.clicked.connect(self.cancel_requested)
+        self.cancel.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         for widget in (self.label, self.bar, self.cancel):
             layout.addWidget(widget)
         self.what = ""

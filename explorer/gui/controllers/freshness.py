@@ -75,13 +75,16 @@ class FreshnessController:
             return
         kernel = self.model.kernel_identity()
         other_kernel = kernel != self._kernel
+        # The first device found: what the window opened on is still what is ready.
+        first_device = self._whole[0] is None and whole[1:] == self._whole[1:]
         self._whole, self._kernel = whole, kernel
         if other_kernel and self.worker.busy:
             self.worker.cancel()  # its results would belong to nothing on screen
-        self.forget()
+        self.forget(keep_hint=first_device and self.state.hint is not None)
 
-    def forget(self) -> None:
-        """Every view back to "not run yet" for the configuration now chosen."""
+    def forget(self, keep_hint: bool = False) -> None:
+        """Every view back to "not run yet" for the configuration now chosen; the result
+        says it is ready (``keep_hint``: in the words already there)."""
         state, variant = self.state, self.model.variant
         state.stale_up_to = self.worker.generation
         state.last_good = None
@@ -97,7 +100,7 @@ class FreshnessController:
         if not state.touring:  # the tour's bars grow stage by stage
             state.comparison = ()
             self.timing.show_message(f"{name}: run it (Ctrl+R) to time it.")
-        state.hint = f"{name} is ready"
+        state.hint = state.hint if keep_hint else f"{name} ({variant.family}) is ready"
 
     def _started(self, _what: str) -> None:
         self.state.hint = None

@@ -64,7 +64,7 @@ class TraceController(QObject):
         self.pages = pages
         self.trace_budget = GUI_TRACE_BUDGET
         self._tracing: tuple[object, ...] | None = None  # the configuration of the trace in flight
-        self._checking = False  # an Oclgrind check in flight
+        self._checking: tuple[object, ...] | None = None  # the configuration Oclgrind checks
         worker.trace_finished.connect(self._trace_done)
         worker.oclgrind_finished.connect(self._oclgrind_done)
 
@@ -108,7 +108,7 @@ class TraceController(QObject):
         request = replace(self.model.request(), device_key=device.key)
         self.findings.show_checking("Oclgrind is checking (it simulates: slow) …")
         self.pages.show_page("findings")
-        self._checking = True
+        self._checking = self.model.identity()
         self.worker.oclgrind(request)
 
     def cancelled(self) -> None:
@@ -118,14 +118,22 @@ class TraceController(QObject):
             self.findings.clear("Cancelled: the trace was stopped before it finished.")
             if self.state.presenting and self.state.result is None:
                 self.timing.show_message("Cancelled.")
-        if self._checking:
-            self._checking = False
+        if self._checking is not None:
+            self._checking = None
             self.findings.show_checking("Cancelled: the Oclgrind check was stopped.")
 
     # -- what comes back -----------------------------------------------------------------
     def _oclgrind_done(self, outcome: object) -> None:
-        self._checking = False
+        asked, self._checking = self._checking, None
+        if asked is not None and asked != self.model.identity():
+            self.status.say("Set aside Oclgrind's report: the configuration changed while it ran")
+            return
         self.state.oclgrind = outcome
+        shown = self.state.result or (self.state.traced.result if self.state.traced else None)
+        if shown is not None:  # the badge said "Checking … with Oclgrind"
+            self.result.show_result(shown)
+        else:
+            self.result.set_badge("Checked with Oclgrind: its report is on the Findings tab.")
         verdict = outcome if isinstance(outcome, str) else getattr(outcome, "verdict", "")
         self.status.say(str(verdict).splitlines()[0] if str(verdict) else "")
 

@@ -140,3 +140,13 @@ def test_the_panels_verdict_is_the_states(runs):
     controller.set_validity(True)
     assert controller.state.runnable and controller.state.refusal is None
     assert not controller.state.overridable
+
+
+def test_a_run_that_failed_says_so_in_the_status_bar(runs):
+    controller, worker, v = runs
+    generation = controller.run()
+    worker.finished.emit(generation, result(error_kind="build"))
+    assert "the run failed: error: expected ';'" in said(v.status)
+    generation = controller.run()
+    worker.finished.emit(generation, result())
+    assert "failed" not in said(v.status)
