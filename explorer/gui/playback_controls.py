@@ -4,18 +4,40 @@ timer plays the animation; what a press does to the steps is the execution view'
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSlider,
     QWidget,
 )
 
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}  # milliseconds a step
+PLAY, PAUSE = "▶ Play (Space)", "❚❚ Pause (Space)"
+
+
+class SteadyButton(QPushButton):
+    """A button as wide as the widest of the texts it takes turns showing, at any type
+    size: Play and Pause swapping never moves the buttons beside it."""
+
+    def __init__(self, texts: tuple[str, ...], parent: QWidget | None = None) -> None:
+        super().__init__(texts[0], parent)
+        self.texts = texts
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        metrics = self.fontMetrics()
+        shown = metrics.horizontalAdvance(self.text())
+        widest = max(metrics.horizontalAdvance(t) for t in self.texts)
+        return QSize(hint.width() + widest - shown, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
 
 
 class PlaybackControls(QWidget):
@@ -33,7 +55,7 @@ class PlaybackControls(QWidget):
         super().__init__(parent)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.forward)
-        self.play_button = QPushButton("▶ Play (Space)")
+        self.play_button = SteadyButton((PLAY, PAUSE))
         self.play_button.clicked.connect(self.play_pressed)
         back = QPushButton("◀ Step (←)")
         back.clicked.connect(self.back)
@@ -124,11 +146,11 @@ class PlaybackControls(QWidget):
 
     def play(self) -> None:
         self.timer.start(SPEEDS.get(self.speed.currentText(), 500))
-        self.play_button.setText("❚❚ Pause (Space)")
+        self.play_button.setText(PAUSE)
 
     def pause(self) -> None:
         self.timer.stop()
-        self.play_button.setText("▶ Play (Space)")
+        self.play_button.setText(PLAY)
 
     def _restart_timer(self) -> None:
         """A new speed takes effect at once while playing."""
