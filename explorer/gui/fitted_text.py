@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -67,17 +67,18 @@ class FittedLabel(QLabel):
         self._fit()
 
     def _fit(self) -> None:
-        """As much of the text as ``max_lines`` lines of the present width hold."""
+        """As much of the text as ``max_lines`` lines of the present width hold, measured
+        as the label itself lays text out."""
         text = breakable(self._full)
-        width = self.contentsRect().width() - 2 * self.margin() - 2 * self.indent()
-        if width > 20:
-            metrics = QFontMetrics(self.font())
-            limit = metrics.lineSpacing() * self.max_lines
-            if self._height(metrics, text, width) > limit:
+        width = self.width()
+        if width > 40:
+            super().setText("X")
+            limit = self.heightForWidth(width) + (self.max_lines - 1) * self._line()
+            if self._height(text, width) > limit:
                 lo, hi = 0, len(text)
-                while lo < hi:  # the longest prefix that fits, with "…"
+                while lo < hi:  # the longest beginning that fits, with "…"
                     mid = (lo + hi + 1) // 2
-                    if self._height(metrics, text[:mid] + "…", width) <= limit:
+                    if self._height(text[:mid].rstrip() + "…", width) <= limit:
                         lo = mid
                     else:
                         hi = mid - 1
@@ -85,7 +86,9 @@ class FittedLabel(QLabel):
         super().setText(text)
         self.setToolTip(self._full if self.elided() else "")
 
-    @staticmethod
-    def _height(metrics: QFontMetrics, text: str, width: int) -> int:
-        flags = int(Qt.TextFlag.TextWordWrap.value)
-        return metrics.boundingRect(QRect(0, 0, width, 100000), flags, text).height()
+    def _line(self) -> int:
+        return QFontMetrics(self.font()).lineSpacing()
+
+    def _height(self, text: str, width: int) -> int:
+        super().setText(text)
+        return self.heightForWidth(width)
