@@ -94,12 +94,13 @@ class PlaybackControls(QWidget):
     def _lay_out(self, back: QPushButton, forward: QPushButton) -> None:
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        for combo in (self.speed, self.granularity, self.mode):
-            # as narrow as their shortest words: the view must not widen the window
+        for combo, letters in ((self.speed, 4), (self.granularity, 9), (self.mode, 8)):
+            # as wide as their longest words, "Each pass" not cut to "Each pas", and no
+            # wider: the view must not widen the window
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            combo.setMinimumContentsLength(4)
+            combo.setMinimumContentsLength(letters)
         for w in (
             self.play_button,
             back,
