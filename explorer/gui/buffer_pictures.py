@@ -119,6 +119,8 @@ class BufferPictures:
     def frame(self, pb: Playback, grid: Grid, scene: StepScene, title: str) -> Frame:
         """The buffer's frame at the scene's step (a long 1-D buffer: wrapped)."""
         wrap = wrap_width(grid, pb.trace.local_size)
+        if wrap and grid.buffer in self.limits:  # the room view: as many a row as read
+            wrap = max(1, min(wrap, self.limits[grid.buffer][1]))
         window = (
             self._wrapped_window(pb, grid, scene.step, wrap)
             if wrap

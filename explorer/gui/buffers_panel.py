@@ -184,9 +184,8 @@ def _places(pb: Playback) -> dict[Grid, tuple[int, int]]:
 
 def _title(pb: Playback, grid: Grid) -> str:
     """The buffer's name and shape ("local" before a local array's); a wrapped vector says
-    so."""
+    so (its caption says how many elements a row)."""
     prefix = "local " if grid.space == LOCAL else ""
     shape = f"{grid.rows}×{grid.cols}" if grid.rows > 1 else f"{grid.cols}"
-    wrap = wrap_width(grid, pb.trace.local_size)
-    wrapped = f" (wrapped, {wrap} a row)" if wrap else ""
+    wrapped = " (wrapped)" if wrap_width(grid, pb.trace.local_size) else ""
     return f"{prefix}{grid.name} {shape}{wrapped}"

@@ -30,7 +30,7 @@ from explorer.paths import resources_dir
 
 PRESENTER_STYLE = """
 QWidget {{ font-size: {base}px; background: #ffffff; color: #111111; }}
-QPushButton {{ font-size: {base}px; padding: 3px 8px; }}
+QPushButton {{ font-size: {base}px; padding: 3px 6px; }}
 QLabel#badge {{ font-size: {badge}px; }}
 QLabel#step-label {{ font-size: {step}px; font-weight: bold; }}
 QLabel#stage-caption {{ font-size: {step}px; color: #1a5276; }}
@@ -145,13 +145,13 @@ class MainWindow(QMainWindow):
                 view.show()  # a widget taken out of a tab page stays hidden otherwise
             # The room view takes three quarters: two 16×16 tiles with their values beside
             # the whole matrices, at 1280×720.
+            screen = self.screen().geometry() if full_screen else self.geometry()
             views.presenter_split.setStretchFactor(0, 3)
             views.presenter_split.setStretchFactor(1, 1)
-            views.presenter_split.setSizes([3 * self.width() // 4, self.width() // 4])
+            views.presenter_split.setSizes([3 * screen.width() // 4, screen.width() // 4])
             views.stack.setCurrentWidget(views.presenter_split)
             execution.code.setVisible(False)  # the step's line is shown above the cells
             set_room_view(execution, True)
-            screen = self.screen().geometry() if full_screen else self.geometry()
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSizePolicy,
     QSlider,
@@ -67,6 +66,7 @@ class PlaybackControls(QWidget):
         self.speed = QComboBox()
         self.speed.addItems(list(SPEEDS))
         self.speed.setCurrentText("1×")
+        self.speed.setToolTip("Speed: steps a second at 1× is two")
         self.speed.currentTextChanged.connect(lambda _: self._restart_timer())
         self.loop = QCheckBox("Loop")
         self.loop.setChecked(True)
@@ -86,15 +86,18 @@ class PlaybackControls(QWidget):
         )
         self.warp_box.toggled.connect(self.warp_toggled)
         self.mode = QComboBox()
-        self.mode.addItems(["Step", "Heat map"])
-        self.mode.setToolTip("Heat map: global loads per element over every traced group")
+        self.mode.addItems(["Step", "Heat"])
+        self.mode.setToolTip(
+            "Step: this step's accesses; Heat: the heat map of global loads per element "
+            "over every traced group"
+        )
         self.mode.currentIndexChanged.connect(lambda index: self.heat_toggled.emit(index == 1))
         self._lay_out(back, forward)
 
     def _lay_out(self, back: QPushButton, forward: QPushButton) -> None:
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        for combo, letters in ((self.speed, 4), (self.granularity, 9), (self.mode, 8)):
+        for combo, letters in ((self.speed, 4), (self.granularity, 9), (self.mode, 4)):
             # as wide as their longest words, "Each pass" not cut to "Each pas", and no
             # wider: the view must not widen the window
             combo.setSizeAdjustPolicy(
@@ -106,7 +109,6 @@ class PlaybackControls(QWidget):
             back,
             forward,
             self.slider,
-            QLabel("Speed"),
             self.speed,
             self.loop,
             self.granularity,

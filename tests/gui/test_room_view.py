@@ -142,10 +142,15 @@ def test_the_room_view_reads_from_the_back_row_at_1280x720(presenting):
         and pixel_size(w) < 16
     ]
     assert small == []
-    # nothing pushed off the screen: the right column ends inside the window
+    # nothing pushed off the screen or squeezed: the right column keeps its quarter, the
+    # execution view fits its three quarters, each control is as wide as its text
     side = window.views.presenter_side
     right = side.mapTo(window, side.rect().bottomRight()).x()
-    assert right <= window.width() and side.width() >= 250
+    assert right <= window.width() and side.width() >= window.width() // 4 - 10
+    assert view.minimumSizeHint().width() <= view.width()
+    for control in view.controls.findChildren(QWidget):
+        if isinstance(control, QAbstractButton | QComboBox):
+            assert control.width() >= control.sizeHint().width(), control
 
 
 def test_a_long_failure_is_cut_to_lines_with_the_whole_text_on_hover(presenting, qtbot):
@@ -196,7 +201,7 @@ def test_a_long_vector_is_a_block_of_rows_marked_wrapped(qtbot):
     canvas = view.buffers.canvases[x.buffer]
     frame = canvas.frame
     assert frame.wrap == 32 and frame.shape == (30, 32)  # 960 elements, 32 a row
-    assert "wrapped, 32 a row" in frame.title and "wrapped" in frame.caption
+    assert "(wrapped)" in frame.title and "wrapped, 32 a row" in frame.caption
     rows, cols = frame.pixels.shape[:2]
     assert cols == 32 and rows > 1
     assert canvas.cell_size() >= 8  # a block of cells, not a strip of 1-4 px
