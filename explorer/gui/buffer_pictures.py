@@ -32,7 +32,13 @@ from explorer.gui.cell_colours import (
     tint,
     value_colours,
 )
-from explorer.gui.tiling_view import Frame, heat_colours, value_label
+from explorer.gui.tiling_view import (
+    ROOM_CELL,
+    ROOM_WIDE_CELL,
+    Frame,
+    heat_colours,
+    value_label,
+)
 from explorer.gui.wrapping import wrap_frame, wrap_width, wrapped_overview, wrapped_rows
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
@@ -120,7 +126,7 @@ class BufferPictures:
         """The buffer's frame at the scene's step (a long 1-D buffer: wrapped)."""
         wrap = wrap_width(grid, pb.trace.local_size)
         if wrap and grid.buffer in self.limits:  # the room view: as many a row as read
-            wrap = max(1, min(wrap, self.limits[grid.buffer][1]))
+            wrap = max(1, min(wrap, self.limits[grid.buffer][1] * ROOM_CELL // ROOM_WIDE_CELL))
         window = (
             self._wrapped_window(pb, grid, scene.step, wrap)
             if wrap

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QTextOption
-from PySide6.QtWidgets import QLabel, QTabWidget, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
@@ -58,9 +58,8 @@ class ResultView(QWidget):
         self.badge.setObjectName("badge")
         self.badge.setStyleSheet(BADGE_STYLE)
         layout.addWidget(self.badge)
-        self.notice = QLabel("")
+        self.notice = FittedLabel("", max_lines=2)  # the whole notice on hover
         self.notice.setObjectName("device-notice")
-        self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #7e5109; background: #fef5e7; padding: 3px;")
         self.notice.setVisible(False)
         layout.addWidget(self.notice)
@@ -273,4 +272,7 @@ def _verdict_text(result: RunResult) -> str:
         return f"⛔ Refused: {result.refused}"
     if status == "cancelled":
         return "Cancelled"
+    if status == "unchecked":  # ran; nothing to compare the result with
+        timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        return f"Ran, not checked (no reference){timing}"
     return f"⚠ {status.capitalize()}: {result.error}"

@@ -41,6 +41,7 @@ HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
 # smallest cell that holds one (the window shows no more cells than fit at that size).
 ROOM_LABEL_PX = 18
 ROOM_CELL = 24
+ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -59,8 +60,8 @@ def fitted_label(value: float, text: str, fits: Callable[[str], bool]) -> str:
     if fits(text):
         return text
     for digits in (3, 2, 1):
-        shorter = f"{value:.{digits}g}"
-        shorter = shorter[1:] if shorter.startswith("0.") else shorter
+        shorter = f"{value:.{digits}g}".replace("0.", ".", 1) if abs(value) < 1 else ""
+        shorter = shorter or f"{value:.{digits}g}"
         if fits(shorter):
             return shorter
     return "" if not fits("…") else "…"
@@ -325,7 +326,7 @@ class FocusCanvas(QWidget):
         elif pixel < 6 or widest == 0:
             return None
         font = QFont(self.font())
-        font.setBold(True)
+        font.setBold(not self.room)  # the room's values are large: regular fits 1.5
         font.setPixelSize(int(pixel))
         return font
 

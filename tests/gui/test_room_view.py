@@ -338,3 +338,29 @@ def test_hovering_a_rounded_value_gives_it_exactly(presenting, qtbot):
         canvas, QRect(int(zoom.left() + cell / 2), int(zoom.top() + cell / 2), 1, 1).topLeft()
     )
     assert canvas.toolTip() == "1.5"
+
+
+def test_a_value_too_wide_for_its_cell_is_rounded_not_dropped():
+    from explorer.gui.tiling_view import fitted_label
+
+    def fits_in(chars):
+        return lambda text: len(text) <= chars
+
+    assert fitted_label(1.5, "1.5", fits_in(3)) == "1.5"
+    assert fitted_label(-0.4213, "-.421", fits_in(3)) == "-.4"
+    assert fitted_label(0.3125, ".312", fits_in(3)) == ".31"
+    assert fitted_label(1.5, "1.5", fits_in(1)) == "2"
+
+
+def test_an_unchecked_run_says_so_in_its_badge():
+    from dataclasses import replace
+
+    from explorer.gui.result_view import badge_text
+    from tests.gui.controllers.fakes import result
+
+    ran = result("tiled")
+    ran = replace(ran, verdict=replace(ran.verdict, checked=False))
+    assert ran.status == "unchecked"
+    text = badge_text(ran)
+    assert text.startswith("Ran, not checked") and "kernel 1.000 ms" in text
+    assert "None" not in text
