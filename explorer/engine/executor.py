@@ -151,6 +151,9 @@ def _remove_shared(pid: int) -> None:
 
 def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) -> None:
     """The executor process's loop: one request in, one reply out."""
+    # Ctrl+C reaches every process of the terminal's group: the command that started this
+    # one decides what to do (it ends this process), so the interrupt is not this one's.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
     from explorer.engine.launch import run as runner

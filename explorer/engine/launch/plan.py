@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
 from explorer.description.launch import DescriptionError, LaunchDescription, LocalParam, Setting
-from explorer.engine.launch.memory import check_memory
+from explorer.engine.launch.memory import available_host_bytes, check_memory
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
 
@@ -123,6 +123,9 @@ def plan(
     except _Refused as refused:
         return refused.refusal
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
+    refusal = ndrange_refusal(global_size, local_size)
+    if refusal is not None:
+        return refusal
     exact = variant.exact_range and global_size != raw_global
     outside = tuple(f"{c} (false for {_describe(c, names)})" for c in broken)
     return LaunchPlan(
@@ -225,6 +228,79 @@ def _check_local_size(local_size: tuple[int, ...], device: DeviceInfo) -> None:
                 f"local size {value} in dimension {i} exceeds {device.name}'s limit of {limit}.",
                 f"Use at most {limit} in dimension {i}.",
             )
+
+
+# size_t on the host and on every device the explorer drives is 64 bits; a launch whose
+# NDRange or work-item count needs more wraps around in the runtime (PoCL stops with SIGFPE).
+_SIZE_T_MAX = 2**63 - 1
+# Work-groups per dimension: NVIDIA's grid limit, and where PoCL's group counters stay exact.
+MAX_GROUPS = 2**31 - 1
+
+
+def ndrange_refusal(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> Refusal | None:
+    """The refusal of an NDRange no runtime launches safely: a dimension or a work-item count
+    beyond size_t, or more work-groups in a dimension than devices count; None otherwise."""
+    total = math.prod(global_size)
+    if max(global_size) > _SIZE_T_MAX or total > _SIZE_T_MAX:
+        return Refusal(
+            f"the NDRange {_fmt_big(global_size)} has {_big(total)} work-items; a launch "
+            "holds fewer than 2^63 (the runtimes' size_t).",
+            "Use smaller sizes: the NDRange must stay below 2^63 work-items.",
+        )
+    for i, (g, lo) in enumerate(zip(global_size, local_size, strict=True)):
+        groups = g // lo
+        if groups > MAX_GROUPS:
+            return Refusal(
+                f"the NDRange {_fmt_big(global_size)} in work-groups of {_fmt(local_size)} "
+                f"makes {_big(groups)} work-groups in dimension {i}; devices count at most "
+                f"{_big(MAX_GROUPS)}.",
+                f"Use smaller sizes or a larger local size in dimension {i} (at most "
+                f"{_big(MAX_GROUPS * lo)} work-items there with {lo} per group).",
+            )
+    return None
+
+
+# Host bytes a trace takes per work-item and per work-group before it records anything: each
+# work-item's record count (uint32), each group's total, slot and order.
+_TRACE_BYTES_PER_ITEM = 4
+_TRACE_BYTES_PER_GROUP = 8 + 4 + 8
+_TRACE_HOST_SHARE = 0.5
+
+
+def trace_memory_refusal(
+    global_size: tuple[int, ...], local_size: tuple[int, ...]
+) -> Refusal | None:
+    """The refusal of a trace whose per-work-item counts alone would not fit in the host's
+    memory (a trace counts every work-item's records before it records any); None when
+    they fit."""
+    items = math.prod(global_size)
+    groups = items // max(1, math.prod(local_size))
+    needed = items * _TRACE_BYTES_PER_ITEM + groups * _TRACE_BYTES_PER_GROUP
+    available = int(available_host_bytes() * _TRACE_HOST_SHARE)
+    if needed <= available:
+        return None
+    return Refusal(
+        f"tracing the NDRange {_fmt_big(global_size)} ({_big(items)} work-items) needs "
+        f"{_mib(needed)} of host memory to count their records; {_mib(available)} is free "
+        "for it.",
+        f"Trace smaller sizes: at most about {_big(available // _TRACE_BYTES_PER_ITEM)} "
+        "work-items.",
+    )
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 30):,.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):,.1f} MiB"
+
+
+def _big(value: int) -> str:
+    """A count as a message shows it: exact when short, else as a power of two."""
+    if value < 10**12:
+        return f"{value:,}"
+    return f"about 2^{value.bit_length() - 1}"
+
+
+def _fmt_big(values: tuple[int, ...]) -> str:
+    return "x".join(_big(v) if v >= 10**12 else str(v) for v in values)
 
 
 def _global_size(variant: Variant, names: dict[str, int]) -> tuple[int, ...]:
