@@ -33,7 +33,14 @@ from explorer.engine.header.catalog import (
 from explorer.engine.launch.devices import default_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
-from explorer.paths import NotTextError, UserFileError, read_user_text, shown
+from explorer.paths import (
+    TEXT_LIMIT,
+    NotTextError,
+    UserFileError,
+    check_user_file,
+    read_user_text,
+    shown,
+)
 
 FORMAT = "kernel-explorer-session"
 FORMAT_VERSION = 1
@@ -264,10 +271,13 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if not isinstance(text, str):
         raise fail("text", f"a string expected, not {_kind(text)}")
     image_path = _optional_path(data, "image_path", folder, fail)
-    if preset == "image" and (image_path is None or not Path(image_path).is_file()):
-        raise fail(
-            "image_path", f"the image input needs an image file; {image_path or 'none'} is not one"
-        )
+    if preset == "image":
+        if image_path is None:
+            raise fail("image_path", "the image input needs an image file; none is given")
+        try:
+            check_user_file(image_path, "image")
+        except UserFileError as exc:
+            raise fail("image_path", f"the image input needs an image file: {exc}") from None
 
     device = _optional_str(data, "device", fail)
     view = _view(data.get("view", {}), fail)
@@ -316,10 +326,10 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 def resolve_variant(session: Session, where: str = "session") -> Variant:
     """The session's variant, from the catalog or from its own kernel file."""
     if session.kernel_path is not None:
-        if not Path(session.kernel_path).is_file():
-            raise SessionError(
-                where, "kernel_path", f"kernel file {session.kernel_path} does not exist"
-            )
+        try:
+            check_user_file(session.kernel_path, "kernel file", TEXT_LIMIT)
+        except UserFileError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
         try:
             if session.header is not None:
                 source = read_user_text(session.kernel_path, "kernel file")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from explorer.gui.main_window import MainWindow
 
 WRITTEN, USAGE, REFUSED, FAILED = 0, 2, 3, 4
-_START_ALLOWANCE_S = 30.0  # the executor's start and the kernel's build, beside --timeout
+_START_ALLOWANCE_S = 10.0  # the kernel's build and the window's preparation, beside --timeout
 
 
 def animate_to_file(args: argparse.Namespace) -> int:

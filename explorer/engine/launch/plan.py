@@ -5,6 +5,7 @@ refused."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
@@ -12,6 +13,7 @@ from explorer.description.launch import DescriptionError, LaunchDescription, Loc
 from explorer.engine.launch.memory import available_host_bytes, check_memory
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
+from explorer.paths import shown
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -53,11 +55,16 @@ def size_defaults(variant: Variant, sizes: dict[str, int]) -> dict[str, int]:
     (with the header's defaults), or none. A rule that names a size not given does not hold."""
     sizes = {**variant.model.default_sizes, **sizes}
     names = {**sizes, **variant.default_defines}
-    for rule in variant.by_size:
+    for number, rule in enumerate(variant.by_size, start=1):
+        if names_in(rule.when) - set(names):
+            continue
         try:
             holds = evaluate(rule.when, names)
-        except ExpressionError:
-            continue
+        except ExpressionError as exc:
+            raise ExpressionError(
+                f"[[by_size]] rule {number}: key 'when' = {shown(rule.when)!r} cannot be "
+                f"evaluated: {exc}"
+            ) from None
         if holds:
             return dict(rule.defines)
     return {}
@@ -136,13 +143,17 @@ def plan(
 def _defines(
     variant: Variant, defines: dict[str, int] | None, sizes: dict[str, int]
 ) -> dict[str, int]:
-    chosen = resolve_defines(variant, defines, sizes)
+    try:
+        chosen = resolve_defines(variant, defines, sizes)
+    except ExpressionError as exc:
+        raise _Refused(f"{exc}.", "Fix the rule in the kernel's header.") from None
     unknown = set(chosen) - set(variant.default_defines)
     if unknown:
         raise _Refused(
             f"{variant.qualified_id} has no define {', '.join(sorted(unknown))}.",
             f"Its defines are: {', '.join(variant.default_defines) or 'none'}.",
         )
+    _check_array_defines(variant, chosen)
     for key, values in variant.allowed_values.items():
         if chosen[key] not in values:
             raise _Refused(
@@ -150,6 +161,31 @@ def _defines(
                 f"Use one of {', '.join(map(str, values))}.",
             )
     return chosen
+
+
+# An array declaration: a type, a name and its bracketed sizes (``__local float tile[TILE];``).
+_ARRAY_DECLARATION = re.compile(
+    r"\b[A-Za-z_]\w*\s+\**\s*([A-Za-z_]\w*)\s*((?:\[[^\]\[;{}]*\]\s*)+)[;=]"
+)
+
+
+def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
+    """Refuse a define below 1 that sizes an array in the kernel's source: the compiler
+    takes a zero-sized array, and the loops stepping by it never end."""
+    small = {name: value for name, value in chosen.items() if value < 1}
+    if not small or not variant.source:
+        return
+    for match in _ARRAY_DECLARATION.finditer(variant.source):
+        used = set(re.findall(r"[A-Za-z_]\w*", match.group(2))) & set(small)
+        if used:
+            name = sorted(used)[0]
+            line = variant.source.count("\n", 0, match.start()) + 1
+            default = variant.default_defines.get(name)
+            raise _Refused(
+                f"{name}={small[name]} sizes the array {match.group(1)} (line {line}); an array "
+                "holds at least one element.",
+                f"Use {name} ≥ 1" + (f" (its default is {default})." if default else "."),
+            )
 
 
 def _local_size(
@@ -344,8 +380,8 @@ def exact_ndrange(
     if not variant.exact_range:
         return None
     sizes = {**variant.model.default_sizes, **sizes}
-    chosen = resolve_defines(variant, defines, sizes)
     try:
+        chosen = resolve_defines(variant, defines, sizes)
         local_size = tuple(local) if local else default_local(variant, chosen, sizes)
         names = {**sizes, **chosen, "COMPUTE_UNITS": 1}
         names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
