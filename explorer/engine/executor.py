@@ -276,7 +276,7 @@ class Executor:
         self._process, self._conn = None, None
         if conn is not None:
             conn.close()
-        if process is not None:
+        if process is not None and process.pid is not None:  # None: it never started
             if process.is_alive():
                 process.kill()
             process.join(5)
