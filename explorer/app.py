@@ -60,9 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if session is not None and args.screenshot:
-        from explorer.cli.run import print_outside
+        from explorer.session import files_outside
 
-        print_outside(session, args.session)
+        for line in files_outside(session, args.session):  # named before anything runs
+            print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
     if args.save_session and not args.screenshot:
         from explorer.gui.command_line import save_session_without_window
 

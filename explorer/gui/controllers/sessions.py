@@ -143,7 +143,7 @@ class SessionController:
         answer = QMessageBox.question(
             self.parent_widget,
             "Use files from another folder?",
-            f"This session compiles, runs or reads these files outside its folder:\n{files}\n"
+            f"This session compiles, runs or reads these files outside its folder:\n\n{files}\n\n"
             "Open it only if you trust them.",
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
