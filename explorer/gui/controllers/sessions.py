@@ -13,9 +13,11 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui.actions import Action, Actions
+from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.paths import shown
 from explorer.session import (
     Session,
     SessionError,
@@ -123,10 +125,14 @@ class SessionController:
 
     def open(self, path: str) -> bool:
         """Read a session file and show it; a bad file is refused in a message box."""
-        try:
-            session = load_session(path)
+        try:  # off the GUI thread: its kernel may be a long .sim file
+            session = off_gui_thread(lambda: load_session(path))
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
+            return False
+        except Exception as exc:
+            message = f"{shown(path)}: cannot be opened ({type(exc).__name__})"
+            QMessageBox.warning(self.parent_widget, "Cannot open the session", message)
             return False
         outside = files_outside(session, path)
         if outside and not self.confirm_outside("\n".join(outside)):
