@@ -35,11 +35,20 @@ from explorer.engine.header.catalog import (
 from explorer.engine.launch.device_names import DeviceName, remembered_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
+from explorer.paths import (
+    TEXT_LIMIT,
+    NotTextError,
+    UserFileError,
+    check_user_file,
+    read_user_text,
+    shown,
+)
 
 FORMAT = "kernel-explorer-session"
 FORMAT_VERSION = 1
 SUFFIX = ".kexp.json"
 _MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
+_MAX_SESSION_BYTES = 4 << 20  # a session with an embedded header is a few kilobytes
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ORDERS = ("row-major", "column-major")
 _FIELDS = (
@@ -184,12 +193,13 @@ def load_session(path: str | Path) -> Session:
     """Read and check a ``.kexp.json`` file."""
     path = Path(path)
     where = str(path)
+    where = shown(where)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SessionError(where, None, "not a session file (not UTF-8 text)") from None
-    except OSError as exc:
-        raise SessionError(where, None, f"cannot read: {exc.strerror}") from None
+        text = read_user_text(path, "session file", _MAX_SESSION_BYTES)
+    except NotTextError as exc:
+        raise SessionError(where, None, f"not a session file: {exc}") from None
+    except UserFileError as exc:
+        raise SessionError(where, None, f"cannot read: {exc}") from None
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -271,10 +281,13 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if not isinstance(text, str):
         raise fail("text", f"a string expected, not {_kind(text)}")
     image_path = _optional_path(data, "image_path", folder, fail)
-    if preset == "image" and (image_path is None or not Path(image_path).is_file()):
-        raise fail(
-            "image_path", f"the image input needs an image file; {image_path or 'none'} is not one"
-        )
+    if preset == "image":
+        if image_path is None:
+            raise fail("image_path", "the image input needs an image file; none is given")
+        try:
+            check_user_file(image_path, "image")
+        except UserFileError as exc:
+            raise fail("image_path", f"the image input needs an image file: {exc}") from None
 
     try:
         device = DeviceName.from_json(data.get("device"))
@@ -328,21 +341,21 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 def resolve_variant(session: Session, where: str = "session") -> Variant:
     """The session's variant, from the catalog or from its own kernel file."""
     if session.kernel_path is not None:
-        if not Path(session.kernel_path).is_file():
-            raise SessionError(
-                where, "kernel_path", f"kernel file {session.kernel_path} does not exist"
-            )
+        try:
+            check_user_file(session.kernel_path, "kernel file", TEXT_LIMIT)
+        except UserFileError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
         try:
             if session.header is not None:
-                source = Path(session.kernel_path).read_text(encoding="utf-8")
+                source = read_user_text(session.kernel_path, "kernel file")
                 variant = with_header(source, session.header, session.kernel_path)
             else:
                 variant = load_variant_file(session.kernel_path)
+        except UserFileError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
         except CatalogError as exc:
             field_name = "header" if session.header else "kernel_path"
             raise SessionError(where, field_name, str(exc)) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SessionError(where, "kernel_path", f"cannot read: {exc}") from None
         if variant.family != session.family:
             raise SessionError(
                 where,
@@ -354,6 +367,53 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
         return find_variant(session.family, str(session.variant))
     except CatalogError as exc:
         raise SessionError(where, "variant", str(exc)) from None
+
+
+def session_files(session: Session) -> list[tuple[str, str]]:
+    """Every file the session would compile, run or read, as (what it is, absolute path): its
+    kernel file (a ``.sim`` file's program too), the reference kernel and the arrays its
+    header names (embedded or in the file), and its image. A catalog variant's own files are
+    not listed: they ship with the app."""
+    files: list[tuple[str, str]] = []
+    if session.kernel_path is not None:
+        files.append(("kernel file", session.kernel_path))
+        if session.kernel_path.lower().endswith(".sim"):
+            from explorer.engine.header.sim import program_path
+
+            program = program_path(session.kernel_path)
+            if program is not None:
+                files.append(("program file of the .sim file", str(program)))
+        try:
+            variant = resolve_variant(session)
+        except SessionError:
+            variant = None
+        spec = variant.custom if variant is not None else None
+        if spec is not None:
+            if spec.reference_kernel:
+                files.append(("reference kernel", spec.reference_kernel))
+            for buffer in spec.buffers:
+                if buffer.file:
+                    files.append((f"contents of {buffer.name}", buffer.file))
+            for result, path in spec.reference_expected:
+                files.append((f"expected values of {result}", path))
+    if session.image_path is not None:
+        files.append(("image", session.image_path))
+    return files
+
+
+def files_outside(session: Session, session_path: str | Path) -> list[str]:
+    """The files of :func:`session_files` that lie outside the session's folder (symbolic
+    links followed), each as "what: path" (a shared session could point anywhere: the person
+    should know what will be compiled, run and read); empty when all lie beside it."""
+    folder = Path(os.path.realpath(os.path.abspath(session_path))).parent
+    outside = []
+    for what, path in session_files(session):
+        real = Path(os.path.realpath(path))
+        try:
+            real.relative_to(folder)
+        except ValueError:
+            outside.append(f"{what}: {shown(path)}")
+    return list(dict.fromkeys(outside))
 
 
 def kernel_outside(session: Session, session_path: str | Path) -> str | None:

@@ -37,7 +37,7 @@ from explorer.description.launch import role_layout as role_layout
 from explorer.engine.launch.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.records import Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES, KernelModel
-from explorer.paths import kernels_dir
+from explorer.paths import UserFileError, kernels_dir, read_user_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -361,14 +361,9 @@ def load_variant_file(path: str | Path) -> Variant:
         except SimError as exc:
             raise CatalogError(str(exc)) from None
     try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(f"cannot read kernel file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise CatalogError(
-            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
-            "save the kernel file as UTF-8 (plain ASCII is UTF-8) and open it again"
-        ) from None
+        source = read_user_text(path, "kernel file")
+    except UserFileError as exc:
+        raise CatalogError(str(exc)) from None
     return parse_variant(source, path)
 
 

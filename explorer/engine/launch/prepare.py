@@ -64,6 +64,7 @@ from explorer.engine.records import (
 )
 from explorer.families.base import InputError
 from explorer.frontend import language_standard
+from explorer.paths import UserFileError, read_user_text
 
 # A CPU compiler's optimiser spends seconds on a large instrumented kernel, more than a small
 # launch takes to run unoptimised. PoCL, first trace: matmul/fast at 64³ 5.7 s optimised, 0.9 s
@@ -453,9 +454,9 @@ def run_reference_kernel(p: Prepared, check: ReferenceKernel) -> dict[str, np.nd
     the same NDRange."""
     path = Path(check.path)
     try:
-        source = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DescriptionError(f"[reference] kernel: cannot read {path}: {exc.strerror}") from None
+        source = read_user_text(path, "[reference] kernel file")
+    except UserFileError as exc:
+        raise DescriptionError(str(exc)) from None
     name = check.kernel or p.variant.kernel
     rt = p.runtime
     kernel = rt.cache.kernel(rt.cl, p.context, p.device.key, source, p.options, name, path.name)

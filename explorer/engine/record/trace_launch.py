@@ -26,7 +26,7 @@ from explorer.engine.launch.bind import Bound, bind, read_results, reset
 from explorer.engine.launch.build import BuildError, option_defines
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
-from explorer.engine.launch.plan import exact_ndrange, resolve_defines
+from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, content_key, prepare
 from explorer.engine.launch.run import (
     judged_arrays,
@@ -176,6 +176,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
     if isinstance(p, RunResult):
         return TraceOutcome(p, None)
+    too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
+    if too_big is not None:
+        return TraceOutcome(p.head.refused(too_big), None)
     try:
         recording = TraceLaunch(p, inst, request)
     except BuildError as exc:

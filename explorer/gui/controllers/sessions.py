@@ -13,13 +13,15 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui.actions import Action, Actions
+from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.paths import shown
 from explorer.session import (
     Session,
     SessionError,
-    kernel_outside,
+    files_outside,
     load_session,
     resolve_variant,
     save_session,
@@ -141,27 +143,32 @@ class SessionController:
 
     def open(self, path: str) -> bool:
         """Read a session file and show it; a bad file is refused in a message box."""
-        try:
-            session = load_session(path)
+        try:  # off the GUI thread: its kernel may be a long .sim file
+            session = off_gui_thread(lambda: load_session(path))
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
             return False
-        outside = kernel_outside(session, path)
-        if outside is not None and not self.confirm_outside(outside):
+        except Exception as exc:
+            message = f"{shown(path)}: cannot be opened ({type(exc).__name__})"
+            QMessageBox.warning(self.parent_widget, "Cannot open the session", message)
+            return False
+        outside = files_outside(session, path)
+        if outside and not self.confirm_outside("\n".join(outside)):
             self.status.say(f"Did not open {path}")
             return False
         self.show(session)
         self.status.say(f"Opened {path}")
         return True
 
-    def confirm_outside(self, kernel: str) -> bool:
-        """Ask before opening a session that runs a kernel file outside its own folder: a
-        session from someone else could point at any file."""
+    def confirm_outside(self, files: str) -> bool:
+        """Ask before opening a session that uses files outside its own folder (a kernel, a
+        reference kernel, arrays, an image): a session from someone else could point at any
+        file."""
         answer = QMessageBox.question(
             self.parent_widget,
-            "Run a kernel from another folder?",
-            f"This session runs the kernel file\n{kernel}\nwhich lies outside the session's "
-            "folder. Open it only if you trust that file.",
+            "Use files from another folder?",
+            f"This session compiles, runs or reads these files outside its folder:\n\n{files}\n\n"
+            "Open it only if you trust them.",
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
