@@ -851,18 +851,33 @@ class _Walker:
 
     def _sync(self, c: Any, kind: SyncKind, args: list[Any]) -> None:
         fences: frozenset[AddressSpace]
+        dynamic = False
         if kind is SyncKind.WAIT_GROUP_EVENTS:
             fences = frozenset({AddressSpace.LOCAL, AddressSpace.GLOBAL})
         else:
             flags = clang_bridge.evaluate_int(_raw(args[0])) if args else None
-            if flags is None:
-                self._unclassified(c, "the fence flags are not a constant")
+            if flags is None and not args:
+                self._unclassified(c, "a barrier or fence without its flags")
                 return
+            # Flags computed where it runs: recorded there (both spaces until then).
+            dynamic = flags is None
+            flags = FENCE_LOCAL | FENCE_GLOBAL if flags is None else flags
             named = {FENCE_LOCAL: AddressSpace.LOCAL, FENCE_GLOBAL: AddressSpace.GLOBAL}
             fences = frozenset(space for bit, space in named.items() if flags & bit)
         span, macro = self._span(c)
+        arguments = tuple(self._span(a)[0] for a in args)
         self.syncs.append(
-            SyncSite(self.function_name, span.line, span.column, span, kind, fences, macro)
+            SyncSite(
+                self.function_name,
+                span.line,
+                span.column,
+                span,
+                kind,
+                fences,
+                macro,
+                arguments,
+                dynamic,
+            )
         )
         for a in args:
             self.visit(a, READ)
