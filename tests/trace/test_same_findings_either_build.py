@@ -9,6 +9,7 @@ from explorer.engine.header.catalog import catalog, load_variant_file
 from explorer.engine.launch import prepare as preparing
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
+from tests.conftest import TEST_KERNELS
 from tests.trace.findings.test_corpus import CORPUS, FINDINGS, SIZES
 
 
@@ -51,3 +52,19 @@ def test_catalog_variants_find_the_same_either_way(variant, device, monkeypatch)
     sizes = {name: 64 for name in variant.model.size_names}
     run = RunRequest(variant, sizes, device_key=device.key, input="random")
     assert _findings(run, True, monkeypatch) == _findings(run, False, monkeypatch)
+
+
+def test_csr_rows_at_32768_work_items_find_no_race_either_way(device, monkeypatch):
+    """A CSR "vector" SpMV shape above the unoptimised-build threshold: a warp-sized group of
+    lanes per row, a local reduction, lane 0 alone writes the row. The optimised trace build
+    records the same accesses as the unoptimised one: no race on out, no element written by
+    several work-items (only a cost: x is gathered)."""
+    if device.type.upper() != "CPU":
+        pytest.skip("only a CPU trace is ever built unoptimised")
+    variant = load_variant_file(TEST_KERNELS / "builds" / "csr_vector_rows.cl")
+    run = RunRequest(variant, {}, device_key=device.key)
+    optimised = _findings(run, False, monkeypatch)
+    assert optimised == _findings(run, True, monkeypatch)
+    assert [(kind, line, buffer) for kind, line, buffer, _, _ in optimised] == [
+        ("uncoalesced", 17, "x")
+    ]
