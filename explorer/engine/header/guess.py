@@ -22,7 +22,7 @@ from explorer.description.declarations import (
     ScalarDecl,
 )
 from explorer.description.elements import ELEMENT_TYPES
-from explorer.engine.header.signature import Parameter, kernel_signature
+from explorer.engine.header.signature import Parameter, image_refusal, kernel_signature
 from explorer.frontend import AccessKind, ParseError, parse
 
 SIZE_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t")
@@ -172,7 +172,7 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
     declared: list[Declaration] = []
     for p in params:
         if p.is_image:
-            raise DeclarationError(f"parameter {p.name!r} is an image: custom kernels take none")
+            raise DeclarationError(image_refusal(p, kernel))
         if p.space == "scalar":
             if p in size_params:
                 declared.append(ScalarDecl(p.name, p.scalar_type or "int", (p.name,)))
