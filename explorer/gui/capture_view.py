@@ -4,6 +4,8 @@ against the original run, and the commands that replay it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 from explorer.capture import Capture, CapturedLaunch
 
 COLUMNS = ("#", "Kernel", "Global", "Local", "Arguments")
+MIN_TABLE_HEIGHT = 60
 VERDICT_STYLE = "QLabel {{ padding: 4px 8px; font-size: 13pt; color: {fg}; background: {bg}; }}"
 VERDICT_COLOURS = {
     "match": ("white", "#1e8449"),
@@ -67,19 +70,6 @@ class CaptureView(QDockWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setObjectName("capture-launches")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = self.table.horizontalHeader()
-        for column in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        self.table.itemSelectionChanged.connect(self._selection_changed)
-        layout.addWidget(self.table, 1)
         row = QHBoxLayout()
         self.verdict = QLabel()
         self.verdict.setObjectName("capture-verdict")
@@ -95,6 +85,20 @@ class CaptureView(QDockWidget):
             button.clicked.connect(signal.emit)
             row.addWidget(button)
         layout.addLayout(row)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("capture-launches")
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        for column in range(len(COLUMNS) - 1):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setMinimumHeight(MIN_TABLE_HEIGHT)  # it scrolls; the verdict does not
+        layout.addWidget(self.table, 1)
         self.setWidget(body)
         self._numbers: list[int] = []
 
@@ -103,7 +107,9 @@ class CaptureView(QDockWidget):
         """List every launch of ``capture``, in order; none is chosen yet."""
         launches = capture.launches
         devices = sorted({launch.device for launch in launches if launch.device})
-        command = " ".join(capture.command) or "a program"
+        # Paths by their last part: the program, not the folders it sits in.
+        command = " ".join(Path(word).name if "/" in word else word for word in capture.command)
+        command = command or "a program"
         where = f" on {', '.join(devices)}" if devices else ""
         self.setWindowTitle(f"Capture: {capture.folder.name}")
         self.summary.setText(

@@ -26,8 +26,9 @@ from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 
 # The elements a differing verdict names (the rest are counted).
-NAMED_ELEMENTS = 6
+NAMED_ELEMENTS = 4
 DEVICE_WAIT_MS = 250
+TIMELINE_HEIGHT = 260  # pixels
 
 
 class Timeline(Protocol):
@@ -247,6 +248,11 @@ class CapturesController(QObject):
     def _docked(self) -> CaptureView:
         view = CaptureView(self.window)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, view)
+        # A strip under the views, not half the window: about six launches show at once.
+        height = min(TIMELINE_HEIGHT, self.window.height() // 3)
+        QTimer.singleShot(  # once it is shown: a hidden dock keeps its own size
+            0, lambda: self.window.resizeDocks([view], [height], Qt.Orientation.Vertical)
+        )
         return view
 
     def _when_device_ready(self, then: Callable[[], None]) -> None:
