@@ -10,6 +10,7 @@ import tempfile
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from explorer.file_writes import WriteFailed
 from explorer.gui.animation_file import frames_of, write_frames
 
 
@@ -45,9 +46,14 @@ def animate_to_file(args: argparse.Namespace) -> int:
         view = window.views.execution_view
         window.views.show_page("execution")
         app.processEvents()
-        frames = frames_of(view, args.max_frames, width)
-        write_frames(frames, args.out, args.fps)
-        print(f"wrote {len(frames)} frames to {args.out}")
+        frames = frames_of(view, args.max_frames, getattr(args, "frame_size", None))
+        try:
+            write_frames(frames, args.out, args.fps)
+        except WriteFailed as exc:
+            print(f"error: {exc}", flush=True)
+            return 2
+        height, width = frames[0].shape[:2]
+        print(f"wrote {len(frames)} frames ({width}x{height}) to {args.out}")
         return 0
     finally:
         dispose(app, window)

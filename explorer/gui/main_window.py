@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
+from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.model import ConfigModel
 from explorer.gui.stage_keys import StageKeys
 from explorer.gui.state import AppState
@@ -108,9 +109,7 @@ class MainWindow(QMainWindow):
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
         for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
-            stem = path.name.removesuffix(".kexp.json")
-            number, _, words = stem.partition("-")
-            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            title = lesson_title(path)
             action = QAction(title, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
             action.triggered.connect(
@@ -168,7 +167,11 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
+        cannot_save = settings_store.unwritable(self.settings)
+        if cannot_save:
+            self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(first_size(self.screen().availableGeometry().size()))

@@ -228,12 +228,17 @@ def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtb
     assert len(state.tour_results) == 2  # the tiled stage is traced as well
     assert view.lines.caption.text().startswith("2 · tiled")
     qtbot.keyClick(view.controls.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
+    tiled = state.playback
     qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)
     assert [r.variant for r in state.tour_results] == ["naive", "tiled", "reg2d"]
     assert window.views.timing_view.bar_count == 3
-    assert view.playback is None  # the tiled trace does not stay on screen under reg2d
     assert view.lines.caption.text().startswith("3 · register")
-    qtbot.waitUntil(lambda: not window.worker.busy, timeout=60000)
+    # Every stage shows its own variant's trace: reg2d's, not the tiled one.
+    qtbot.waitUntil(
+        lambda: state.playback not in (None, tiled) and not window.worker.busy, timeout=120000
+    )
+    assert state.traced.result.variant == "reg2d"
+    assert "global loads per element of C" in view.lines.caption.text()
     qtbot.keyClick(view, Qt.Key.Key_Space)
     assert "That was the ladder" in window.views.result_view.badge.text()
     qtbot.keyClick(view, Qt.Key.Key_Escape)

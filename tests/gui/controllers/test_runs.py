@@ -126,8 +126,9 @@ def test_cancel_stops_the_work_and_says_so(runs):
     controller.cancel()
     assert worker.cancelled == 1 and not controller.state.working
     v.result.set_badge.assert_called_with("Cancelled")
-    assert said(v.status) == "Cancelled"
+    assert said(v.status).startswith("Cancelled")
     v.status.end_progress.assert_called()
+    v.status.work_ended.assert_called()
 
 
 def test_the_panels_verdict_is_the_states(runs):
