@@ -159,3 +159,18 @@ def test_a_dropped_capture_whose_output_differs_names_the_elements(
     assert text.startswith(f"scale#1 differs from the original run at 1 elements: {name}[7] = ")
     assert f"(was {values[7]:.6g})" in text
     assert window.state.traced.result.status == "wrong"
+
+
+def test_the_arrow_keys_walk_the_timeline(qtbot, window, pipeline, monkeypatch):
+    """With the focus in the timeline, Down replays the next launch."""
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(pipeline))
+    )
+    trigger(window, "Open capture…")
+    view = timeline(window)
+    wait_verdict(qtbot, view, "scale#1 matches")
+    view.table.setFocus()
+    QTest.keyClick(view.table, Qt.Key.Key_Down)
+    assert view.chosen() == 2
+    wait_verdict(qtbot, view, "relax#1 matches the original run")
+    assert window.model.variant.id == "relax#1"
