@@ -24,6 +24,7 @@ from explorer.capture import Capture, CapturedLaunch
 
 COLUMNS = ("#", "Kernel", "Global", "Local", "Arguments")
 MIN_TABLE_HEIGHT = 60
+MIN_TABLE_WIDTH = 200
 VERDICT_STYLE = "QLabel {{ padding: 4px 8px; font-size: 13pt; color: {fg}; background: {bg}; }}"
 VERDICT_COLOURS = {
     "match": ("white", "#1e8449"),
@@ -70,11 +71,12 @@ class CaptureView(QDockWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
-        row = QHBoxLayout()
         self.verdict = QLabel()
         self.verdict.setObjectName("capture-verdict")
         self.verdict.setWordWrap(True)
-        row.addWidget(self.verdict, 1)
+        layout.addWidget(self.verdict)
+        row = QHBoxLayout()
+        row.addStretch(1)
         for text, signal, tip in (
             ("Run", self.run_requested, "Run the chosen launch again, timed"),
             ("Trace", self.trace_requested, "Trace the chosen launch and animate it"),
@@ -97,7 +99,7 @@ class CaptureView(QDockWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        self.table.setMinimumHeight(MIN_TABLE_HEIGHT)  # it scrolls; the verdict does not
+        self.table.setMinimumSize(MIN_TABLE_WIDTH, MIN_TABLE_HEIGHT)  # it scrolls
         layout.addWidget(self.table, 1)
         self.setWidget(body)
         self._numbers: list[int] = []

@@ -174,3 +174,23 @@ def test_the_arrow_keys_walk_the_timeline(qtbot, window, pipeline, monkeypatch):
     assert view.chosen() == 2
     wait_verdict(qtbot, view, "relax#1 matches the original run")
     assert window.model.variant.id == "relax#1"
+
+
+@pytest.mark.parametrize(("height", "beside"), [(650, True), (950, False)])
+def test_the_timeline_leaves_the_window_on_a_small_screen(qtbot, window, pipeline, height, beside):
+    """On a 1280×720 projector the timeline is a tab beside the configuration (under the
+    animation it would push the window past the screen); on a larger screen it is a strip
+    under the views."""
+    from PySide6.QtWidgets import QDockWidget
+
+    window.resize(1264, height)
+    window.controllers.captures.open_capture(str(pipeline))
+    view = timeline(window)
+    configuration = window.findChild(QDockWidget, "configuration")
+    assert (view in window.tabifiedDockWidgets(configuration)) == beside
+    area = window.dockWidgetArea(view)
+    assert area == (
+        Qt.DockWidgetArea.LeftDockWidgetArea if beside else Qt.DockWidgetArea.BottomDockWidgetArea
+    )
+    wait_verdict(qtbot, view, "scale#1 matches")
+    assert window.minimumSizeHint().width() <= 1264

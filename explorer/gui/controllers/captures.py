@@ -11,7 +11,7 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
 
 from explorer.capture import Capture, CaptureError, launch_variant, load_capture
 from explorer.capture.folder import CAPTURE_FILE
@@ -29,6 +29,7 @@ from explorer.gui.state import AppState
 NAMED_ELEMENTS = 4
 DEVICE_WAIT_MS = 250
 TIMELINE_HEIGHT = 260  # pixels
+ROOM_BELOW = 860  # the window's height (pixels) under which the timeline is a tab on the left
 
 
 class Timeline(Protocol):
@@ -247,6 +248,15 @@ class CapturesController(QObject):
 
     def _docked(self) -> CaptureView:
         view = CaptureView(self.window)
+        configuration = self.window.findChild(QDockWidget, "configuration")
+        if self.window.height() < ROOM_BELOW and configuration is not None:
+            # A 1280×720 projector has no room under the animation: a tab beside the
+            # configuration instead.
+            self.window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, view)
+            self.window.tabifyDockWidget(configuration, view)
+            return view
+        # Under the views, beside the configuration (not under it too).
+        self.window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, view)
         # A strip under the views, not half the window: about six launches show at once.
         height = min(TIMELINE_HEIGHT, self.window.height() // 3)
