@@ -57,6 +57,7 @@ class CaptureView(QDockWidget):
     run_requested = Signal()
     trace_requested = Signal()
     check_requested = Signal()
+    save_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Capture", parent)
@@ -81,6 +82,12 @@ class CaptureView(QDockWidget):
             ("Run", self.run_requested, "Run the chosen launch again, timed"),
             ("Trace", self.trace_requested, "Trace the chosen launch and animate it"),
             ("Check with Oclgrind", self.check_requested, "Run it on Oclgrind with its checks"),
+            (
+                "Save as kernel…",
+                self.save_requested,
+                "A kernel file with its header and its inputs beside it: a lesson, a test or "
+                "a bug report",
+            ),
         ):
             button = QPushButton(text)
             button.setToolTip(tip)

@@ -194,3 +194,28 @@ def test_the_timeline_leaves_the_window_on_a_small_screen(qtbot, window, pipelin
     )
     wait_verdict(qtbot, view, "scale#1 matches")
     assert window.minimumSizeHint().width() <= 1264
+
+
+def test_a_chosen_launch_saves_as_a_kernel_file_that_opens_and_matches(
+    qtbot, window, pipeline, tmp_path, monkeypatch
+):
+    from explorer.engine.header.catalog import load_variant_file
+
+    window.controllers.captures.open_capture(str(pipeline))
+    view = timeline(window)
+    click_row(view, 2)  # relax#2
+    wait_verdict(qtbot, view, "relax#2 matches")
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(tmp_path))
+    )
+    button(view, "Save as kernel…").click()
+    saved = tmp_path / "relax-3.cl"
+    assert saved.is_file() and (tmp_path / "relax-3.src.npy").is_file()
+    assert str(saved) in window.statusBar().currentMessage()
+    variant = load_variant_file(saved)
+    window.controllers.kernels.use_kernel(variant)
+    before = len(window.state.history)
+    trigger(window, "Run")
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == "verified"
+    assert window.state.result.verdict.compared_with == "the original run"

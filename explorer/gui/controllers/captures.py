@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
 
-from explorer.capture import Capture, CaptureError, launch_variant, load_capture
+from explorer.capture import Capture, CaptureError, launch_variant, load_capture, save_launch
 from explorer.capture.folder import CAPTURE_FILE
 from explorer.capture.recorder import JOURNAL
 from explorer.engine.header.catalog import CatalogError
@@ -39,6 +39,7 @@ class Timeline(Protocol):
     run_requested: SignalInstance
     trace_requested: SignalInstance
     check_requested: SignalInstance
+    save_requested: SignalInstance
 
     def show_capture(self, capture: Capture) -> None: ...
 
@@ -218,6 +219,27 @@ class CapturesController(QObject):
         if self.label is not None:
             self.checker.check_with_oclgrind()
 
+    def save_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self.window, "Save the launch as a kernel file in"
+        )
+        if folder:
+            self.save(folder)
+
+    def save(self, folder: str) -> Path | None:
+        """The chosen launch as a kernel file in ``folder`` (``capture-save``): its header,
+        the program's source, its inputs and expected outputs beside it."""
+        capture, label = self.capture, self.label
+        if capture is None or label is None:
+            return None
+        try:
+            path = save_launch(capture, label, Path(folder))
+        except (CaptureError, OSError) as exc:
+            QMessageBox.warning(self.window, "Cannot save the launch", str(exc))
+            return None
+        self.status.say(f"Saved {path} with its arrays beside it: File ▸ Open kernel opens it")
+        return path
+
     # -- what comes back -----------------------------------------------------------------
     def _result(self, result: RunResult | None) -> None:
         if result is not None:
@@ -243,6 +265,7 @@ class CapturesController(QObject):
             view.run_requested.connect(self.run)
             view.trace_requested.connect(self.trace)
             view.check_requested.connect(self.check)
+            view.save_requested.connect(self.save_dialog)
             self.view = view
         return self.view
 
