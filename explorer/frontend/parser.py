@@ -82,14 +82,17 @@ def parse(
     *,
     cl_std: str = "CL1.2",
     strict: bool = True,
+    include_dirs: tuple[str, ...] = (),
 ) -> ParsedSource:
     """Parse `source` (the contents of `filename`) built with `-D` `defines`.
 
     Raises ParseError with the compiler's messages, at the user's lines, when the source is
     not valid OpenCL C for these defines. With `strict` off, what clang could still read is
     returned (a dialog can list kernels and parameters of a file whose defines it lacks).
+    `include_dirs` are the folders `#include "..."` searches; what the included files define
+    is known, but only `filename`'s own functions are read.
     """
-    unit = clang_bridge.parse_unit(source, filename, defines, cl_std)
+    unit = clang_bridge.parse_unit(source, filename, defines, cl_std, include_dirs)
     positions = _Positions(source)
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
@@ -163,18 +166,28 @@ OPENCL_PREDEFINED = {
 LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.M)
 
 
-def expand(source: str, defines: dict[str, int | str], filename: str) -> str:
+def expand(
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    include_dirs: tuple[str, ...] = (),
+) -> str:
     """`source` with every macro expanded and every `#if` decided for `defines`.
 
     `#line` directives keep each line at the user's line number, so a compiler reading the
     result reports the user's lines. Names the device compiler defines itself
-    (`CLK_LOCAL_MEM_FENCE`, `FLT_MAX`) are left as they are written.
+    (`CLK_LOCAL_MEM_FENCE`, `FLT_MAX`) are left as they are written. An `#include` found in
+    `include_dirs` is read (its macros count) but stays a directive: its text is not the
+    user's file, and the compiler reads it again.
     """
     import pcpp  # type: ignore[import-untyped]  # the package ships no type information
 
     pre = pcpp.Preprocessor()
     pre.line_directive = "#line"
     pre.compress = 0
+    pre.passthru_includes = re.compile(".*")
+    for folder in include_dirs:
+        pre.add_path(folder)
     for name, value in {**OPENCL_PREDEFINED, **{k: str(v) for k, v in defines.items()}}.items():
         pre.define(f"{name} {value}")
     pre.parse(source, filename)
@@ -201,12 +214,18 @@ def line_map(expanded: str) -> tuple[int, ...]:
 
 
 def parse_expanded(
-    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    *,
+    cl_std: str = "CL1.2",
+    include_dirs: tuple[str, ...] = (),
 ) -> ParsedSource:
     """Parse `source` after expanding its macros: every access a macro writes gets a span of
     its own. Spans are offsets into the expanded text (`ParsedSource.source`); every `line`
     is the user's own line, through `ParsedSource.line_map`."""
-    return parse(expand(source, defines, filename), {}, filename, cl_std=cl_std)
+    expanded = expand(source, defines, filename, include_dirs)
+    return parse(expanded, {}, filename, cl_std=cl_std, include_dirs=include_dirs)
 
 
 def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource:
@@ -858,6 +877,10 @@ class _Walker:
                 for a in args
             ):
                 self._unclassified(c, f"{name} touches memory through a pointer")
+            elif name not in self.own_functions and self._included(c, args):
+                self._unclassified(
+                    c, f"{name} is defined in an included file: its accesses are not traced"
+                )
             if name in self.own_functions:
                 span, macro = self._span(c)
                 close = self.positions.char(c.extent.end.offset) - 1
@@ -867,6 +890,19 @@ class _Walker:
                 )
             for a in args:
                 self.visit(a, READ)
+
+    def _included(self, c: Any, args: list[Any]) -> bool:
+        """Whether `c` calls a function an `#include`d file defines, with a pointer into
+        memory the trace records (its accesses happen where the rewrite cannot reach)."""
+        target = c.referenced
+        where = target.location.file if target is not None else None
+        if where is None or where.name in (self.filename, clang_bridge.PRELUDE_NAME):
+            return False
+        return any(
+            _canonical_kind(a.type) == T.POINTER
+            and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+            for a in args
+        )
 
     def _argument_roots(self, a: Any) -> tuple[str, ...]:
         """Where a pointer argument's value comes from; () for a value or an unknown origin."""

@@ -4,6 +4,8 @@ against the original run, and the commands that replay it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,6 +23,8 @@ from PySide6.QtWidgets import (
 from explorer.capture import Capture, CapturedLaunch
 
 COLUMNS = ("#", "Kernel", "Global", "Local", "Arguments")
+MIN_TABLE_HEIGHT = 60
+MIN_TABLE_WIDTH = 200
 VERDICT_STYLE = "QLabel {{ padding: 4px 8px; font-size: 13pt; color: {fg}; background: {bg}; }}"
 VERDICT_COLOURS = {
     "match": ("white", "#1e8449"),
@@ -53,6 +57,7 @@ class CaptureView(QDockWidget):
     run_requested = Signal()
     trace_requested = Signal()
     check_requested = Signal()
+    save_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Capture", parent)
@@ -67,6 +72,28 @@ class CaptureView(QDockWidget):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+        self.verdict = QLabel()
+        self.verdict.setObjectName("capture-verdict")
+        self.verdict.setWordWrap(True)
+        layout.addWidget(self.verdict)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        for text, signal, tip in (
+            ("Run", self.run_requested, "Run the chosen launch again, timed"),
+            ("Trace", self.trace_requested, "Trace the chosen launch and animate it"),
+            ("Check with Oclgrind", self.check_requested, "Run it on Oclgrind with its checks"),
+            (
+                "Save as kernel…",
+                self.save_requested,
+                "A kernel file with its header and its inputs beside it: a lesson, a test or "
+                "a bug report",
+            ),
+        ):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.clicked.connect(signal.emit)
+            row.addWidget(button)
+        layout.addLayout(row)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("capture-launches")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -79,22 +106,8 @@ class CaptureView(QDockWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setMinimumSize(MIN_TABLE_WIDTH, MIN_TABLE_HEIGHT)  # it scrolls
         layout.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        self.verdict = QLabel()
-        self.verdict.setObjectName("capture-verdict")
-        self.verdict.setWordWrap(True)
-        row.addWidget(self.verdict, 1)
-        for text, signal, tip in (
-            ("Run", self.run_requested, "Run the chosen launch again, timed"),
-            ("Trace", self.trace_requested, "Trace the chosen launch and animate it"),
-            ("Check with Oclgrind", self.check_requested, "Run it on Oclgrind with its checks"),
-        ):
-            button = QPushButton(text)
-            button.setToolTip(tip)
-            button.clicked.connect(signal.emit)
-            row.addWidget(button)
-        layout.addLayout(row)
         self.setWidget(body)
         self._numbers: list[int] = []
 
@@ -103,7 +116,9 @@ class CaptureView(QDockWidget):
         """List every launch of ``capture``, in order; none is chosen yet."""
         launches = capture.launches
         devices = sorted({launch.device for launch in launches if launch.device})
-        command = " ".join(capture.command) or "a program"
+        # Paths by their last part: the program, not the folders it sits in.
+        command = " ".join(Path(word).name if "/" in word else word for word in capture.command)
+        command = command or "a program"
         where = f" on {', '.join(devices)}" if devices else ""
         self.setWindowTitle(f"Capture: {capture.folder.name}")
         self.summary.setText(

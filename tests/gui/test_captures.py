@@ -159,3 +159,63 @@ def test_a_dropped_capture_whose_output_differs_names_the_elements(
     assert text.startswith(f"scale#1 differs from the original run at 1 elements: {name}[7] = ")
     assert f"(was {values[7]:.6g})" in text
     assert window.state.traced.result.status == "wrong"
+
+
+def test_the_arrow_keys_walk_the_timeline(qtbot, window, pipeline, monkeypatch):
+    """With the focus in the timeline, Down replays the next launch."""
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(pipeline))
+    )
+    trigger(window, "Open capture…")
+    view = timeline(window)
+    wait_verdict(qtbot, view, "scale#1 matches")
+    view.table.setFocus()
+    QTest.keyClick(view.table, Qt.Key.Key_Down)
+    assert view.chosen() == 2
+    wait_verdict(qtbot, view, "relax#1 matches the original run")
+    assert window.model.variant.id == "relax#1"
+
+
+@pytest.mark.parametrize(("height", "beside"), [(650, True), (950, False)])
+def test_the_timeline_leaves_the_window_on_a_small_screen(qtbot, window, pipeline, height, beside):
+    """On a 1280×720 projector the timeline is a tab beside the configuration (under the
+    animation it would push the window past the screen); on a larger screen it is a strip
+    under the views."""
+    from PySide6.QtWidgets import QDockWidget
+
+    window.resize(1264, height)
+    window.controllers.captures.open_capture(str(pipeline))
+    view = timeline(window)
+    configuration = window.findChild(QDockWidget, "configuration")
+    assert (view in window.tabifiedDockWidgets(configuration)) == beside
+    area = window.dockWidgetArea(view)
+    assert area == (
+        Qt.DockWidgetArea.LeftDockWidgetArea if beside else Qt.DockWidgetArea.BottomDockWidgetArea
+    )
+    wait_verdict(qtbot, view, "scale#1 matches")
+    assert window.minimumSizeHint().width() <= 1264
+
+
+def test_a_chosen_launch_saves_as_a_kernel_file_that_opens_and_matches(
+    qtbot, window, pipeline, tmp_path, monkeypatch
+):
+    from explorer.engine.header.catalog import load_variant_file
+
+    window.controllers.captures.open_capture(str(pipeline))
+    view = timeline(window)
+    click_row(view, 2)  # relax#2
+    wait_verdict(qtbot, view, "relax#2 matches")
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(tmp_path))
+    )
+    button(view, "Save as kernel…").click()
+    saved = tmp_path / "relax-3.cl"
+    assert saved.is_file() and (tmp_path / "relax-3.src.npy").is_file()
+    assert str(saved) in window.statusBar().currentMessage()
+    variant = load_variant_file(saved)
+    window.controllers.kernels.use_kernel(variant)
+    before = len(window.state.history)
+    trigger(window, "Run")
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == "verified"
+    assert window.state.result.verdict.compared_with == "the original run"

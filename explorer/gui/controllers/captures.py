@@ -11,9 +11,9 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
 
-from explorer.capture import Capture, CaptureError, launch_variant, load_capture
+from explorer.capture import Capture, CaptureError, launch_variant, load_capture, save_launch
 from explorer.capture.folder import CAPTURE_FILE
 from explorer.capture.recorder import JOURNAL
 from explorer.engine.header.catalog import CatalogError
@@ -26,8 +26,10 @@ from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 
 # The elements a differing verdict names (the rest are counted).
-NAMED_ELEMENTS = 6
+NAMED_ELEMENTS = 4
 DEVICE_WAIT_MS = 250
+TIMELINE_HEIGHT = 260  # pixels
+ROOM_BELOW = 860  # the window's height (pixels) under which the timeline is a tab on the left
 
 
 class Timeline(Protocol):
@@ -37,6 +39,7 @@ class Timeline(Protocol):
     run_requested: SignalInstance
     trace_requested: SignalInstance
     check_requested: SignalInstance
+    save_requested: SignalInstance
 
     def show_capture(self, capture: Capture) -> None: ...
 
@@ -216,6 +219,27 @@ class CapturesController(QObject):
         if self.label is not None:
             self.checker.check_with_oclgrind()
 
+    def save_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self.window, "Save the launch as a kernel file in"
+        )
+        if folder:
+            self.save(folder)
+
+    def save(self, folder: str) -> Path | None:
+        """The chosen launch as a kernel file in ``folder`` (``capture-save``): its header,
+        the program's source, its inputs and expected outputs beside it."""
+        capture, label = self.capture, self.label
+        if capture is None or label is None:
+            return None
+        try:
+            path = save_launch(capture, label, Path(folder))
+        except (CaptureError, OSError) as exc:
+            QMessageBox.warning(self.window, "Cannot save the launch", str(exc))
+            return None
+        self.status.say(f"Saved {path} with its arrays beside it: File ▸ Open kernel opens it")
+        return path
+
     # -- what comes back -----------------------------------------------------------------
     def _result(self, result: RunResult | None) -> None:
         if result is not None:
@@ -241,12 +265,27 @@ class CapturesController(QObject):
             view.run_requested.connect(self.run)
             view.trace_requested.connect(self.trace)
             view.check_requested.connect(self.check)
+            view.save_requested.connect(self.save_dialog)
             self.view = view
         return self.view
 
     def _docked(self) -> CaptureView:
         view = CaptureView(self.window)
+        configuration = self.window.findChild(QDockWidget, "configuration")
+        if self.window.height() < ROOM_BELOW and configuration is not None:
+            # A 1280×720 projector has no room under the animation: a tab beside the
+            # configuration instead.
+            self.window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, view)
+            self.window.tabifyDockWidget(configuration, view)
+            return view
+        # Under the views, beside the configuration (not under it too).
+        self.window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, view)
+        # A strip under the views, not half the window: about six launches show at once.
+        height = min(TIMELINE_HEIGHT, self.window.height() // 3)
+        QTimer.singleShot(  # once it is shown: a hidden dock keeps its own size
+            0, lambda: self.window.resizeDocks([view], [height], Qt.Orientation.Vertical)
+        )
         return view
 
     def _when_device_ready(self, then: Callable[[], None]) -> None:
