@@ -392,3 +392,15 @@ def test_a_wrapped_vector_in_the_room_view_writes_every_value(qtbot):
     known = np.isfinite(frame.values)
     assert known.sum() >= 32
     assert all(t not in ("", "…") for t in written[known])
+
+
+def test_the_result_plots_have_no_small_print_while_presenting(presenting):
+    window = presenting
+    view = window.views.result_view
+    plot, image = view.plot, view.image  # made while presenting
+    for side in ("left", "bottom"):
+        assert plot.getAxis(side).style["tickFont"].pixelSize() >= 16
+    assert image.ui.histogram.isHidden()
+    window.controllers.presenter.set_presenter(False)
+    assert plot.getAxis("bottom").style["tickFont"] is None
+    assert not image.ui.histogram.isHidden()
