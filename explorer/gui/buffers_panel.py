@@ -108,7 +108,8 @@ class BuffersPanel(QWidget):
                 self.draw(pb, pictures)
 
     def clear(self) -> None:
-        """No canvas but the work-groups'."""
+        """No canvas; the work-groups' hidden until the next trace."""
+        self.groups.hide()  # taken out of the layout, it would stay where it was drawn
         while self.area.count():
             item = self.area.takeAt(0)
             widget = item.widget() if item is not None else None

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
+from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.model import ConfigModel
 from explorer.gui.room_view import set_room_view
 from explorer.gui.stage_keys import StageKeys
@@ -110,9 +111,7 @@ class MainWindow(QMainWindow):
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
         for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
-            stem = path.name.removesuffix(".kexp.json")
-            number, _, words = stem.partition("-")
-            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            title = lesson_title(path)
             action = QAction(title, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
             action.triggered.connect(
@@ -176,7 +175,11 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
+        cannot_save = settings_store.unwritable(self.settings)
+        if cannot_save:
+            self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(first_size(self.screen().availableGeometry().size()))
@@ -188,11 +191,18 @@ class MainWindow(QMainWindow):
     # -- window events -------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
-        if urls and self.controllers.kernels.accepts(urls[0].toLocalFile()):
+        path = urls[0].toLocalFile() if urls else ""
+        if path and (
+            self.controllers.kernels.accepts(path) or self.controllers.captures.accepts(path)
+        ):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        self.controllers.kernels.open_dropped(event.mimeData().urls()[0].toLocalFile())
+        path = event.mimeData().urls()[0].toLocalFile()
+        if self.controllers.captures.accepts(path):  # a capture folder
+            self.controllers.captures.open_capture(path)
+        else:
+            self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
