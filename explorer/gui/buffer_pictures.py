@@ -201,7 +201,9 @@ class BufferPictures:
         """The run of a 1-D buffer the window shows wrapped: whole rows, a page of them
         holding what the group touches now."""
         total = wrapped_rows(grid.cols, wrap)
-        rows = min(total, WRAPPED_ROWS, self.limits.get(grid.buffer, (total, 0))[0])
+        rows = min(total, WRAPPED_ROWS)
+        if grid.buffer in self.limits:  # the room view: cells wide enough for -.4
+            rows = min(rows, max(1, self.limits[grid.buffer][0] * ROOM_CELL // ROOM_WIDE_CELL))
         group = pb.cursor.group_steps
         assert group is not None
         box = group.focus(grid, step)

@@ -151,6 +151,7 @@ class MainWindow(QMainWindow):
             views.stack.setCurrentWidget(views.presenter_split)
             execution.code.setVisible(False)  # the step's line is shown above the cells
             set_room_view(execution, True)
+            result.set_presenting(True)
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
@@ -161,6 +162,7 @@ class MainWindow(QMainWindow):
             views.stack.setCurrentWidget(views.tabs)
             views.execution_view.code.setVisible(True)
             set_room_view(views.execution_view, False)
+            views.result_view.set_presenting(False)
             self.setStyleSheet("")
             if self.isFullScreen():
                 self.showNormal()

@@ -9,10 +9,11 @@ import functools
 import html
 from collections.abc import Callable
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QFont, QTextOption
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.engine.record.trace_launch import TracedRun
@@ -37,6 +38,7 @@ CPU_NOTICE = (
     "ladder is a GPU lesson (H100, 4096³: naive 5.3, tiled 6.5, wpt 12.7, reg2d 41.8, "
     "fast 48.3 TFLOP/s, cuBLAS 50.2; see docs/benchmarks.md)."
 )
+V = TypeVar("V", pg.ImageView, pg.PlotWidget)
 BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
 
 
@@ -74,32 +76,62 @@ class ResultView(QWidget):
         self._drawn: np.ndarray | None = None  # the output the Result image shows
         self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
+        self.presenting = False  # presenter mode: no small print in the plots
 
     # The result's four views are made when a result first needs them: each costs tens of
     # milliseconds, and a window showing images never needs the bars (nor the reverse).
     @cached_property
     def image(self) -> pg.ImageView:
-        return _image_view()
+        return self._styled(_image_view())
 
     @cached_property
     def error_map(self) -> pg.ImageView:
         view = _image_view()
         view.setColorMap(pg.colormap.get("inferno"))  # once: it costs ~0.2 s a call
-        return view
+        return self._styled(view)
 
     @cached_property
     def plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w")
         plot.addLegend()
         plot.setLabel("bottom", "element")
-        return plot
+        return self._styled(plot)
 
     @cached_property
     def error_plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w")
         plot.setLabel("bottom", "element")
         plot.setLabel("left", "|output − reference|")
-        return plot
+        return self._styled(plot)
+
+    def set_presenting(self, on: bool) -> None:
+        """Presenter mode: the images without their histogram (small print a room cannot
+        read), the plots' ticks, labels and legends at 16 px; back as they were after."""
+        self.presenting = on
+        made = [
+            self.__dict__[n]
+            for n in ("image", "error_map", "plot", "error_plot")
+            if n in self.__dict__
+        ]
+        for view in [*made, *self.input_views.values()]:
+            self._styled(view)
+
+    def _styled(self, view: V) -> V:
+        on = self.presenting
+        if isinstance(view, pg.ImageView):
+            view.ui.histogram.setVisible(not on)
+            return view
+        font = QFont()
+        if on:
+            font.setPixelSize(16)
+        for side in ("left", "bottom"):
+            axis = view.getAxis(side)
+            axis.setTickFont(font if on else None)
+            axis.label.setFont(font)
+        legend = view.getPlotItem().legend
+        if legend is not None:
+            legend.setLabelTextSize("12pt" if on else "9pt")
+        return view
 
     def set_device_type(self, device_type: str | None) -> None:
         """The CPU notice shows while the device is a CPU, and only then."""
@@ -164,13 +196,13 @@ class ResultView(QWidget):
             view = self.input_views.get(role)
             if np.asarray(array).ndim == 2:
                 if not isinstance(view, pg.ImageView):
-                    view = _image_view()
+                    view = self._styled(_image_view())
                     self.input_views[role] = view
                 image = np.asarray(array, dtype=np.float64)
                 self._pending[view] = functools.partial(_show_image, view, image)
             else:
                 if not isinstance(view, pg.PlotWidget):
-                    view = pg.PlotWidget(background="w")
+                    view = self._styled(pg.PlotWidget(background="w"))
                     self.input_views[role] = view
                 view.clear()
                 view.plot(np.asarray(array, dtype=np.float64), pen=pg.mkPen("#2874a6"))

@@ -364,3 +364,43 @@ def test_an_unchecked_run_says_so_in_its_badge():
     text = badge_text(ran)
     assert text.startswith("Ran, not checked") and "kernel 1.000 ms" in text
     assert "None" not in text
+
+
+def test_a_wrapped_vector_in_the_room_view_writes_every_value(qtbot):
+    from explorer.gui.execution_view import ExecutionView
+    from explorer.gui.tiling_view import ROOM_WIDE_CELL
+
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    view.resize(960, 640)
+    view.show()
+    qtbot.waitExposed(view)
+    pb = vector_playback(960, 64)
+    pb.set_arrays({"x": np.linspace(-1, 1, 960), "y": np.zeros(960)})
+    view.set_playback(pb, "a\nb\nc\nd\ne")
+    view.buffers.set_room(True)
+    qtbot.wait(20)
+    view.set_step(1)  # the copy into local memory
+    (canvas,) = view.buffers.canvases.values()  # the local copy, large
+    frame = canvas.frame
+    assert frame.wrap > 1 and "wrapped" in frame.caption
+    cell = canvas.cell_size()
+    assert cell >= ROOM_WIDE_CELL - 4
+    font = canvas.label_font(frame.labels, cell)
+    assert font is not None and font.pixelSize() >= ROOM_LABEL_PX
+    written = canvas.room_labels(frame.labels, QFontMetrics(font), cell)
+    known = np.isfinite(frame.values)
+    assert known.sum() >= 32
+    assert all(t not in ("", "…") for t in written[known])
+
+
+def test_the_result_plots_have_no_small_print_while_presenting(presenting):
+    window = presenting
+    view = window.views.result_view
+    plot, image = view.plot, view.image  # made while presenting
+    for side in ("left", "bottom"):
+        assert plot.getAxis(side).style["tickFont"].pixelSize() >= 16
+    assert image.ui.histogram.isHidden()
+    window.controllers.presenter.set_presenter(False)
+    assert plot.getAxis("bottom").style["tickFont"] is None
+    assert not image.ui.histogram.isHidden()
