@@ -8,14 +8,14 @@ model, the state and the views meet; views follow the state and never talk to ea
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QByteArray, QSettings, QSize
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
 from explorer.gui.model import ConfigModel
-from explorer.gui.stage_keys import StageKeys
+from explorer.gui.stage_keys import StageKeys, key_code, key_strip
 from explorer.gui.state import AppState
 from explorer.gui.views import make_views
 from explorer.gui.wiring import (
@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
         follow_state(self.commands, self.state, self.model)
+        self._before_presenting: tuple[QByteArray, int] | None = None
         self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
@@ -85,25 +86,23 @@ class MainWindow(QMainWindow):
                 toolbar.addAction(self.commands[action.key])
 
     def _make_stage_keys(self) -> StageKeys:
-        presenter, view = self.controllers.presenter, self.views.execution_view
-        return StageKeys(
-            self,
-            view,
-            view.code,
-            self.state,
-            {
-                Qt.Key.Key_Space: presenter.space,
-                Qt.Key.Key_Right: presenter.forward,
-                Qt.Key.Key_Left: presenter.step_back,
-                Qt.Key.Key_Home: presenter.first_step,
-                Qt.Key.Key_End: presenter.last_step,
-            },
-        )
+        """The actions' stepping keys (Space, ← →, Home/End, Page Up/Down, [ ]), taken
+        wherever the execution view is visible and no text field has the focus."""
+        bindings = {
+            key_code(key): self.commands[action.key].trigger
+            for action in commands()
+            for key in action.keys
+        }
+        view = self.views.execution_view
+        keys = StageKeys(self, view, self.state, bindings)
+        view.shown.connect(keys.sync)
+        keys.sync()
+        return keys
 
     def _make_lessons_menu(self) -> dict[str, QAction]:
         """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
         Help: a session that opens a configuration worth showing and traces it."""
-        menu = QMenu("L&essons", self)  # Alt+L is the Local size field's
+        menu = QMenu("&Lessons", self)
         help_menu = self.menuBar().actions()[-1]
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
@@ -133,6 +132,7 @@ class MainWindow(QMainWindow):
                 widget.setVisible(not on)
         presented = [getattr(views, name) for name, _ in PRESENTED]
         if on:
+            self._before_presenting = (self.saveState(), views.tabs.currentIndex())
             for view in presented:
                 views.tabs.removeTab(views.tabs.indexOf(view))
             result, execution, timing = presented
@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
             views.presenter_split.setSizes([3 * self.width() // 5, 2 * self.width() // 5])
             views.stack.setCurrentWidget(views.presenter_split)
             execution.code.setVisible(False)  # the step's line is shown above the cells
+            execution.set_key_strip(key_strip(commands()))
             screen = self.screen().geometry() if full_screen else self.geometry()
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
@@ -156,9 +157,15 @@ class MainWindow(QMainWindow):
                 views.tabs.insertTab(index, view, title)
             views.stack.setCurrentWidget(views.tabs)
             views.execution_view.code.setVisible(True)
+            views.execution_view.set_key_strip("")
             self.setStyleSheet("")
             if self.isFullScreen():
                 self.showNormal()
+            if self._before_presenting is not None:  # the tab and the panels' widths as before
+                docks, tab = self._before_presenting
+                self._before_presenting = None
+                self.restoreState(docks)
+                views.tabs.setCurrentIndex(tab)
 
     def open_start(self) -> None:
         """Open on the last session or the IOU demo, ready to run (see

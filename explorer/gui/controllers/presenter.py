@@ -16,7 +16,7 @@ from PySide6.QtCore import SignalInstance
 
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.records import RunResult
-from explorer.gui.actions import Action, Actions
+from explorer.gui.actions import Action, Actions, AppContext
 from explorer.gui.controllers.roles import Animation, ResultShower, Tracer, Worker
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
@@ -161,6 +161,11 @@ class PresenterController:
             self.tracer.trace()
 
 
+def _steps(app: AppContext) -> bool:
+    """Something to step: an animation, or the tour's stages."""
+    return app.state.presenting or app.state.playback is not None
+
+
 ACTIONS = Actions(
     PresenterController,
     Action(
@@ -190,32 +195,29 @@ ACTIONS = Actions(
     ),
     Action(
         "space",
-        "Next stage / play–pause",
-        "&View",
+        "Pl&ay / pause",
+        "&Step",
         PresenterController.space,
-        ("Space",),
-        "In presenter mode: the tour's next stage, else play or pause the animation",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        tip="Play or pause the animation; during the tour, its next stage",
+        enabled_when=_steps,
+        keys=("Space",),
     ),
     Action(
         "step_forward",
         "Step &forward",
-        "&View",
-        PresenterController.step_forward,
-        ("Right",),
-        "In presenter mode: the animation's next step",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        "&Step",
+        PresenterController.forward,
+        tip="The animation's next step; during the tour, its next stage",
+        enabled_when=_steps,
+        keys=("Right",),
     ),
     Action(
         "step_back",
         "Step &back",
-        "&View",
+        "&Step",
         PresenterController.step_back,
-        ("Left",),
-        "In presenter mode: the animation's previous step",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        tip="The animation's previous step",
+        enabled_when=_steps,
+        keys=("Left",),
     ),
 )
