@@ -67,7 +67,8 @@ class MainWindow(QMainWindow):
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
         follow_state(self.commands, self.state, self.model)
-        self._before_presenting: tuple[QByteArray, int] | None = None
+        # The layout presenter mode leaves: panels, geometry, maximised or not, the tab shown.
+        self._before_presenting: tuple[QByteArray, QByteArray, bool, int] | None = None
         self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
@@ -123,6 +124,14 @@ class MainWindow(QMainWindow):
         """Presenter mode's layout: no menus, toolbar or configuration; the execution beside
         the result and the timing bars; large type; full screen when asked."""
         views = self.views
+        full_screen_before = self.isFullScreen()  # (showing the panels again may end it)
+        if on:  # before the panels are hidden
+            self._before_presenting = (
+                self.saveState(),
+                self.saveGeometry(),
+                self.isMaximized(),
+                views.tabs.currentIndex(),
+            )
         for widget in (
             self.menuBar(),
             self.findChild(QToolBar, "run-toolbar"),
@@ -132,7 +141,6 @@ class MainWindow(QMainWindow):
                 widget.setVisible(not on)
         presented = [getattr(views, name) for name, _ in PRESENTED]
         if on:
-            self._before_presenting = (self.saveState(), views.tabs.currentIndex())
             for view in presented:
                 views.tabs.removeTab(views.tabs.indexOf(view))
             result, execution, timing = presented
@@ -159,13 +167,24 @@ class MainWindow(QMainWindow):
             views.execution_view.code.setVisible(True)
             views.execution_view.set_key_strip("")
             self.setStyleSheet("")
-            if self.isFullScreen():
+            self._restore_layout(full_screen_before)
+
+    def _restore_layout(self, full_screen: bool) -> None:
+        """Out of presenter mode: the window as it was before a full screen (maximised, or its
+        size and place), the panels' widths and the tab the person had."""
+        before, self._before_presenting = self._before_presenting, None
+        if before is None:
+            if full_screen:
                 self.showNormal()
-            if self._before_presenting is not None:  # the tab and the panels' widths as before
-                docks, tab = self._before_presenting
-                self._before_presenting = None
-                self.restoreState(docks)
-                views.tabs.setCurrentIndex(tab)
+            return
+        docks, geometry, maximised, tab = before
+        if full_screen and maximised:
+            self.showMaximized()
+        elif full_screen:
+            self.showNormal()
+            self.restoreGeometry(geometry)
+        self.restoreState(docks)
+        self.views.tabs.setCurrentIndex(tab)
 
     def open_start(self) -> None:
         """Open on the last session or the IOU demo, ready to run (see
@@ -183,6 +202,8 @@ class MainWindow(QMainWindow):
         state = self.settings.value("state")
         if state is not None:
             self.restoreState(state)
+        for dock in self.findChildren(QDockWidget):  # no close button: hidden only by presenting
+            dock.setVisible(True)
         self.statusBar().showMessage(self.state.notice or "Looking for OpenCL devices …")
 
     # -- window events -------------------------------------------------------------------
@@ -195,7 +216,11 @@ class MainWindow(QMainWindow):
         self.controllers.kernels.open_dropped(event.mimeData().urls()[0].toLocalFile())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
+        if self._before_presenting is not None:  # closed while presenting: the window before
+            docks, geometry = self._before_presenting[:2]
+        else:
+            docks, geometry = self.saveState(), self.saveGeometry()
+        settings_store.save(self.settings, self.model, geometry, docks)
         self.worker.shutdown()
         super().closeEvent(event)
 

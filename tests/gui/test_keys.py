@@ -267,4 +267,21 @@ def test_the_keyboard_shortcuts_window_lists_every_key(window, qtbot):
     text = dialog.findChild(QLabel, "shortcuts").text()
     for wanted in ("Next phase", "PgDown", "Previous line", "Next finding", "F8", "Ctrl+Shift+M"):
         assert wanted in text
+    assert dialog.frameGeometry().height() <= window.screen().availableGeometry().height()
     dialog.close()
+
+
+def test_a_window_closed_in_presenter_mode_opens_with_its_panels(window, qtbot, settings):
+    from PySide6.QtWidgets import QDockWidget
+
+    from explorer.gui.main_window import MainWindow
+
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    window.close()
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitExposed(again)
+    assert again.findChild(QDockWidget, "configuration").isVisible()
+    assert again.menuBar().isVisible()
+    again.close()

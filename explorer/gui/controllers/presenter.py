@@ -2,7 +2,8 @@
 
 Keys while presenting, wherever the focus is (a combo box, the slider, a tab bar): Space (the
 tour's next stage, or play/pause), → (the tour's next stage, or the next step), ← (the
-previous step), Home and End (first and last step), F11 or F5 (toggle), Esc. The stepping
+previous step), Home and End (first and last step), Page Up/Down, [ ] (phase, line: the Step
+menu's), F11 or F5 (toggle), Esc. Nothing plays until Space. The stepping
 keys are taken at the application before any widget can (:mod:`explorer.gui.stage_keys`), so a
 click on a combo box or the slider never steals them. Esc leaves presenter mode first, even
 while work runs, so a presenter is never stuck full screen; outside presenter mode Esc cancels.

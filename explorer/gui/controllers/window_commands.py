@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QDialog, QLabel, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QLabel,
+    QMessageBox,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.gui.actions import Action, Actions, commands, key_names
 from explorer.gui.controllers.roles import Animation
@@ -33,9 +40,18 @@ class WindowCommands:
         if self.keys_dialog is None:
             dialog = QDialog(self.window)
             dialog.setWindowTitle("Keyboard shortcuts")
-            label = QLabel(shortcuts_table())
-            label.setObjectName("shortcuts")
-            QVBoxLayout(dialog).addWidget(label)
+            table = QLabel(shortcuts_table())
+            table.setObjectName("shortcuts")
+            scroll = QScrollArea()  # a 1280×720 screen is shorter than the list
+            scroll.setWidget(table)
+            scroll.setWidgetResizable(True)
+            note = QLabel(STEPPING)
+            note.setWordWrap(True)
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(scroll, 1)
+            layout.addWidget(note)
+            height = self.window.screen().availableGeometry().height()
+            dialog.resize(560, min(height - 120, table.sizeHint().height() + 140))
             self.keys_dialog = dialog
         self.keys_dialog.show()
         self.keys_dialog.raise_()
@@ -96,4 +112,4 @@ def shortcuts_table() -> str:
             rows.append(f"<tr><td colspan=2><b>{menu.replace('&', '')}</b></td></tr>")
         text = html.escape(action.text.replace("&", ""))
         rows.append(f"<tr><td>{text}</td><td>{html.escape(key_names(keys))}</td></tr>")
-    return f"<table cellspacing=4>{''.join(rows)}</table><p>{STEPPING}</p>"
+    return f"<table cellspacing=4>{''.join(rows)}</table>"
