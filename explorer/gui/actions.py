@@ -28,7 +28,7 @@ from explorer.gui.state import AppState
 
 C = TypeVar("C")
 
-MENUS = ("&File", "&Run", "&View", "&Help")
+MENUS = ("&File", "&Run", "&View", "&Step", "&Help")
 PACKAGES: tuple[str, ...] = ("explorer.gui.controllers",)
 
 
@@ -49,7 +49,11 @@ class Action(Generic[C]):
 
     A new ``section`` within a menu starts after a separator; ``order`` places it within its
     section (lower first; equal ones keep the order they were found in, module by module).
-    ``enabled_when`` is None for a command that can always act."""
+    ``enabled_when`` is None for a command that can always act. ``keys`` are stepping keys
+    (Space, the arrows, Page Up/Down …): shown in the menu beside the text but never window
+    shortcuts: :mod:`explorer.gui.stage_keys` takes them where the execution view is visible
+    and no text field has the focus, so they never step an animation nobody sees nor take a
+    key from a field being typed in."""
 
     key: str
     text: str
@@ -61,6 +65,7 @@ class Action(Generic[C]):
     order: int = 100
     toolbar: bool = False
     enabled_when: Predicate | None = None
+    keys: tuple[str, ...] = ()
 
     def enabled(self, context: AppContext) -> bool:
         return self.enabled_when is None or bool(self.enabled_when(context))
@@ -152,7 +157,7 @@ def build_actions(
     actions = ActionSet(context)
     last_section: dict[str, int] = {}
     for owner, action in found:
-        qaction = QAction(action.text, window)
+        qaction = QAction(menu_text(action), window)
         qaction.setObjectName(action.key)
         qaction.setShortcuts([QKeySequence(s) for s in action.shortcuts])
         qaction.setToolTip(action.tip or action.text.replace("&", ""))
@@ -168,6 +173,19 @@ def build_actions(
         actions.add(qaction, action)
     actions.refresh()
     return actions
+
+
+def menu_text(action: Action[Any]) -> str:
+    """The item's text; its stepping keys after a tab, where a menu shows a shortcut."""
+    if not action.keys:
+        return action.text
+    return f"{action.text}\t{key_names(action.keys)}"
+
+
+def key_names(keys: Iterable[str]) -> str:
+    """Keys as the platform names them, "PgDown, Ctrl+Down"."""
+    native = QKeySequence.SequenceFormat.NativeText
+    return ", ".join(QKeySequence(k).toString(native) for k in keys)
 
 
 def _instance(owner: type, controllers: Iterable[object]) -> object:

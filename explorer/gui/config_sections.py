@@ -132,7 +132,7 @@ class LaunchFields(QGroupBox):
         form = QFormLayout(self)
         self.local_edit = QLineEdit()
         self.local_edit.setToolTip("Work-group size, e.g. 16x16; empty for the variant's default")
-        form.addRow("&Local size", self.local_edit)
+        form.addRow("L&ocal size", self.local_edit)
         self.define_row = QWidget()
         self.define_layout = QGridLayout(self.define_row)  # DEFINES_PER_ROW name/value pairs
         self.define_layout.setContentsMargins(0, 0, 0, 0)

@@ -11,10 +11,12 @@ timeline (:mod:`~explorer.gui.timeline_view`) and the legend. What is shown come
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
 from explorer.gui.buffer_pictures import COLOURING_TEXT, COLOURINGS, BufferPictures
@@ -29,8 +31,13 @@ from explorer.gui.warp_view import WarpView
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import Finding
+from explorer.trace.steps import Step
 
 LINE_MARK = "#f9e79f"  # the step's line in the source
+# The key strip is read from the back of a room: never under 18 px, whatever the window's type.
+KEY_STRIP_STYLE = (
+    "QLabel { font-size: 18px; color: #1b2631; background: #eaf2f8; padding: 2px 6px; }"
+)
 
 
 class ExecutionView(QWidget):
@@ -38,6 +45,7 @@ class ExecutionView(QWidget):
 
     step_changed = Signal(int, int)  # phase, line
     group_requested = Signal(int, int, int)  # an untraced group to trace
+    shown = Signal(bool)  # on screen or not: where the stepping keys apply
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +65,14 @@ class ExecutionView(QWidget):
         self.timeline = Timeline()
         self.legend = execution_legend()
         self.info = InfoLine()
+        self.key_strip = QLabel("")  # the stepping keys, in presenter mode
+        self.key_strip.setObjectName("key-strip")
+        self.key_strip.setWordWrap(True)
+        self.key_strip.setStyleSheet(KEY_STRIP_STYLE)
+        self.key_strip.setVisible(False)
+        # A click anywhere in the view (a buffer's cells, the work-groups) gives it the focus,
+        # out of a text field the stepping keys would otherwise type into.
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._lay_out()
         self._wire()
 
@@ -70,7 +86,14 @@ class ExecutionView(QWidget):
         middle.addWidget(self.buffers, 5)
         middle.addWidget(self.code, 1)
         layout.addLayout(middle, 1)
-        for widget in (self.warp_view, self.heat_scale, self.timeline, self.legend, self.info):
+        for widget in (
+            self.warp_view,
+            self.heat_scale,
+            self.timeline,
+            self.legend,
+            self.info,
+            self.key_strip,
+        ):
             layout.addWidget(widget)
 
     def _wire(self) -> None:
@@ -217,20 +240,66 @@ class ExecutionView(QWidget):
             self.playback.set_by_iteration(by_iteration)
             self._show_steps()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
-        if key == Qt.Key.Key_Space:
-            self.toggle_play()
-        elif key == Qt.Key.Key_Right:
-            self.step_forward()
-        elif key == Qt.Key.Key_Left:
-            self.step_back()
-        elif key == Qt.Key.Key_Home:
-            self.first_step()
-        elif key == Qt.Key.Key_End:
-            self.last_step()
-        else:
-            super().keyPressEvent(event)
+    def next_phase(self, count: int = 1) -> None:
+        """To the first step of the next phase (past the next barrier), or ``count`` on
+        (the last phase's first step at most)."""
+        pb = self.playback
+        if pb is None or not pb.steps:
+            return
+        at = pb.cursor.step
+        for _ in range(count):
+            phase = pb.steps[at].phase
+            later = next((s.index for s in pb.steps[at + 1 :] if s.phase != phase), None)
+            if later is None:
+                break
+            at = later
+        if at != pb.cursor.step:
+            self.set_step(at)
+
+    def previous_phase(self, count: int = 1) -> None:
+        """To the first step of the phase before this one, or ``count`` back (the first
+        step at least)."""
+        pb = self.playback
+        if pb is None or not pb.steps:
+            return
+        at = _run_start(pb.steps, pb.cursor.step, lambda s: s.phase)
+        for _ in range(count):
+            if at == 0:
+                break
+            at = _run_start(pb.steps, at - 1, lambda s: s.phase)
+        self.set_step(at)
+
+    def next_line(self) -> None:
+        """To the next step at another source line (the rest of this line's passes skipped)."""
+        pb = self.playback
+        if pb is None or not pb.steps:
+            return
+        now = pb.cursor.step
+        line = pb.steps[now].line
+        later = next((s.index for s in pb.steps[now + 1 :] if s.line != line), None)
+        if later is not None:
+            self.set_step(later)
+
+    def previous_line(self) -> None:
+        """To the first step of the source line run before this one."""
+        pb = self.playback
+        if pb is None or not pb.steps:
+            return
+        start = _run_start(pb.steps, pb.cursor.step, lambda s: s.line)
+        self.set_step(_run_start(pb.steps, start - 1, lambda s: s.line) if start else 0)
+
+    def set_key_strip(self, text: str) -> None:
+        """The stepping keys under the animation (presenter mode); "" hides the strip."""
+        self.key_strip.setText(text)
+        self.key_strip.setVisible(bool(text))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.shown.emit(True)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.shown.emit(False)
 
     # -- what is drawn ------------------------------------------------------------------
     def _heat_toggled(self, on: bool) -> None:
@@ -325,6 +394,15 @@ class ExecutionView(QWidget):
             self._show_group()
         else:
             self._show_step()
+
+
+def _run_start(steps: list[Step], at: int, key: Callable[[Step], int]) -> int:
+    """The first step of the run of steps, ending at ``at``, that share ``key`` (a phase, a
+    line) with it."""
+    value = key(steps[at])
+    while at > 0 and key(steps[at - 1]) == value:
+        at -= 1
+    return at
 
 
 def _group_of_cell(pb: Playback, cell: int) -> tuple[int, int, int]:

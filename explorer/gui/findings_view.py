@@ -64,6 +64,7 @@ class FindingsView(QWidget):
         self.findings.setRootIsDecorated(True)
         self.findings.setWordWrap(True)
         self.findings.itemSelectionChanged.connect(self._selected)
+        self.findings.itemActivated.connect(lambda *_: self._selected())  # Enter: jump again
         self.sites = QTreeWidget()
         self.sites.setHeaderLabels(
             [
@@ -121,6 +122,26 @@ class FindingsView(QWidget):
         """The finding selected; a cause's heading stands for its first finding."""
         items = self.findings.selectedItems()
         return items[0].data(0, FINDING_ROLE) if items else None
+
+    def select_next(self, delta: int) -> bool:
+        """Select the finding ``delta`` rows on (-1: back), wrapping around; False when there
+        is none. Selecting one shows it (``finding_selected``)."""
+        count = self.findings.topLevelItemCount()
+        if count == 0:
+            return False
+        current = self.findings.currentItem()
+        while current is not None and current.parent() is not None:
+            current = current.parent()  # a cause's finding stands for its cause
+        at = self.findings.indexOfTopLevelItem(current) if current is not None else -1
+        index = (at + delta) % count if at >= 0 else (0 if delta > 0 else count - 1)
+        item = self.findings.topLevelItem(index)
+        if item is None:
+            return False
+        if item is self.findings.currentItem() and item.isSelected():
+            self._selected()  # the only one: shown again
+        else:
+            self.findings.setCurrentItem(item)
+        return True
 
     def show_fix(self, text: str, measuring: bool = False) -> None:
         """The measured cost of the selected finding (or why there is none)."""

@@ -8,7 +8,7 @@ model, the state and the views meet; views follow the state and never talk to ea
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtCore import QByteArray, QSettings, QSize
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
@@ -17,7 +17,7 @@ from explorer.gui.actions import AppContext, build_actions, commands
 from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.model import ConfigModel
 from explorer.gui.room_view import set_room_view
-from explorer.gui.stage_keys import StageKeys
+from explorer.gui.stage_keys import StageKeys, key_code, key_strip
 from explorer.gui.state import AppState
 from explorer.gui.views import make_views
 from explorer.gui.wiring import (
@@ -70,6 +70,8 @@ class MainWindow(QMainWindow):
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
         follow_state(self.commands, self.state, self.model)
+        # The layout presenter mode leaves: panels, geometry, maximised or not, the tab shown.
+        self._before_presenting: tuple[QByteArray, QByteArray, bool, int] | None = None
         self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
@@ -88,25 +90,23 @@ class MainWindow(QMainWindow):
                 toolbar.addAction(self.commands[action.key])
 
     def _make_stage_keys(self) -> StageKeys:
-        presenter, view = self.controllers.presenter, self.views.execution_view
-        return StageKeys(
-            self,
-            view,
-            view.code,
-            self.state,
-            {
-                Qt.Key.Key_Space: presenter.space,
-                Qt.Key.Key_Right: presenter.forward,
-                Qt.Key.Key_Left: presenter.step_back,
-                Qt.Key.Key_Home: presenter.first_step,
-                Qt.Key.Key_End: presenter.last_step,
-            },
-        )
+        """The actions' stepping keys (Space, ← →, Home/End, Page Up/Down, [ ]), taken
+        wherever the execution view is visible and no text field has the focus."""
+        bindings = {
+            key_code(key): self.commands[action.key].trigger
+            for action in commands()
+            for key in action.keys
+        }
+        view = self.views.execution_view
+        keys = StageKeys(self, view, self.state, bindings)
+        view.shown.connect(keys.sync)
+        keys.sync()
+        return keys
 
     def _make_lessons_menu(self) -> dict[str, QAction]:
         """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
         Help: a session that opens a configuration worth showing and traces it."""
-        menu = QMenu("L&essons", self)  # Alt+L is the Local size field's
+        menu = QMenu("&Lessons", self)
         help_menu = self.menuBar().actions()[-1]
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
@@ -125,6 +125,14 @@ class MainWindow(QMainWindow):
         """Presenter mode's layout: no menus, toolbar or configuration; the execution beside
         the result and the timing bars; large type; full screen when asked."""
         views = self.views
+        full_screen_before = self.isFullScreen()  # (showing the panels again may end it)
+        if on:  # before the panels are hidden
+            self._before_presenting = (
+                self.saveState(),
+                self.saveGeometry(),
+                self.isMaximized(),
+                views.tabs.currentIndex(),
+            )
         for widget in (
             self.menuBar(),
             self.findChild(QToolBar, "run-toolbar"),
@@ -152,6 +160,7 @@ class MainWindow(QMainWindow):
             execution.code.setVisible(False)  # the step's line is shown above the cells
             set_room_view(execution, True)
             result.set_presenting(True)
+            execution.set_key_strip(key_strip(commands()))
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
@@ -163,9 +172,26 @@ class MainWindow(QMainWindow):
             views.execution_view.code.setVisible(True)
             set_room_view(views.execution_view, False)
             views.result_view.set_presenting(False)
+            views.execution_view.set_key_strip("")
             self.setStyleSheet("")
-            if self.isFullScreen():
+            self._restore_layout(full_screen_before)
+
+    def _restore_layout(self, full_screen: bool) -> None:
+        """Out of presenter mode: the window as it was before a full screen (maximised, or its
+        size and place), the panels' widths and the tab the person had."""
+        before, self._before_presenting = self._before_presenting, None
+        if before is None:
+            if full_screen:
                 self.showNormal()
+            return
+        docks, geometry, maximised, tab = before
+        if full_screen and maximised:
+            self.showMaximized()
+        elif full_screen:
+            self.showNormal()
+            self.restoreGeometry(geometry)
+        self.restoreState(docks)
+        self.views.tabs.setCurrentIndex(tab)
 
     def open_start(self) -> None:
         """Open on the last session or the IOU demo, ready to run (see
@@ -186,6 +212,8 @@ class MainWindow(QMainWindow):
         state = self.settings.value("state")
         if state is not None:
             self.restoreState(state)
+        for dock in self.findChildren(QDockWidget):  # no close button: hidden only by presenting
+            dock.setVisible(True)
         self.statusBar().showMessage(self.state.notice or "Looking for OpenCL devices …")
 
     # -- window events -------------------------------------------------------------------
@@ -205,7 +233,11 @@ class MainWindow(QMainWindow):
             self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())
+        if self._before_presenting is not None:  # closed while presenting: the window before
+            docks, geometry = self._before_presenting[:2]
+        else:
+            docks, geometry = self.saveState(), self.saveGeometry()
+        settings_store.save(self.settings, self.model, geometry, docks)
         self.worker.shutdown()
         super().closeEvent(event)
 

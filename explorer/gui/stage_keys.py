@@ -1,46 +1,73 @@
-"""The stepping keys of presenter mode, taken at the application before any widget sees them.
+"""The stepping keys, taken at the application before any widget sees them.
 
-While presenting, Space, →, ←, Home and End step the animation wherever the focus is in the
-window; outside presenter mode only where the focus is in the execution view (outside it,
-arrows still move a cursor or a spin box). Esc, F11 and F5 stay the window's shortcuts: no
-widget of the window claims them.
+Space, ← →, Home/End, Page Up/Down and [ ] (each an action's ``keys``: see
+:mod:`explorer.gui.actions`) drive the animation whenever the execution view is visible and
+no text field has the focus: a combo box, a button, the slider, the source pane or the canvas
+may hold it. In a text field (the local size, a spin box) the keys edit the text. While
+presenting they work wherever the focus is. They are never window shortcuts, so a key never
+steps an animation that is not on screen. Esc, F11 and F5 stay the window's shortcuts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 
+from explorer.gui.actions import Action
 from explorer.gui.state import AppState
+
+# Modifiers a key press carries that do not make it another key: the keypad's, and the level
+# shift some layouts need to type [ and ].
+_IGNORED = Qt.KeyboardModifier.KeypadModifier | Qt.KeyboardModifier.GroupSwitchModifier
+
+
+def key_code(text: str) -> int:
+    """A key as the filter compares it: key and modifiers in one integer."""
+    return QKeySequence(text)[0].toCombined()  # type: ignore[index]  # stubs lack []
+
+
+def is_text_field(widget: QWidget | None) -> bool:
+    """Whether the keys typed into ``widget`` edit text: a line edit, a spin box, an editable
+    combo box or text editor (a read-only source pane is not one)."""
+    if isinstance(widget, QLineEdit):
+        return not widget.isReadOnly()
+    if isinstance(widget, QAbstractSpinBox):
+        return True
+    if isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        return not widget.isReadOnly()
+    return isinstance(widget, QComboBox) and widget.isEditable()
 
 
 class StageKeys(QObject):
-    """An application event filter for ``handlers`` (key → what it does), installed only while
-    it can take a key (presenting, or the focus in ``view``): an application-wide filter in
-    Python is called for every event of every widget, paints and timers included. Keys in
-    ``code`` (the view's source pane) are left to it."""
+    """An application event filter for ``bindings`` (key code → what it does), installed only
+    while it can take a key (presenting, or the execution view ``view`` visible): an
+    application-wide filter in Python is called for every event of every widget."""
 
     def __init__(
         self,
         window: QWidget,
         view: QWidget,
-        code: QWidget,
         state: AppState,
-        handlers: dict[Qt.Key, Callable[[], object]],
+        bindings: Mapping[int, Callable[[], object]],
     ) -> None:
         super().__init__(window)
         self.top = window
         self.view = view
-        self.code = code
         self.state = state
-        self.handlers = handlers
+        self.bindings = bindings
         self.installed = False
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            app.focusChanged.connect(self.sync)
         state.events.presenting.connect(self.sync)
 
     def sync(self, *_: object) -> None:
@@ -48,10 +75,7 @@ class StageKeys(QObject):
         app = QApplication.instance()
         if app is None:
             return
-        focus = QApplication.focusWidget()
-        wanted = self.state.presenting or (
-            focus is not None and (focus is self.view or self.view.isAncestorOf(focus))
-        )
+        wanted = self.state.presenting or self.view.isVisible()
         if wanted and not self.installed:
             app.installEventFilter(self)
         elif self.installed and not wanted:
@@ -63,8 +87,9 @@ class StageKeys(QObject):
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             return False
         assert isinstance(event, QKeyEvent)
-        handler = self.handlers.get(Qt.Key(event.key()))
-        if handler is None or not self._ours(watched, event):
+        modifiers = event.modifiers() & ~_IGNORED
+        handler = self.bindings.get(event.key() | modifiers.value)
+        if handler is None or not self._ours(watched):
             return False
         if kind == QEvent.Type.ShortcutOverride:
             event.accept()  # no shortcut fires: the key press comes here next
@@ -72,16 +97,42 @@ class StageKeys(QObject):
         handler()
         return True
 
-    def _ours(self, watched: QObject, event: QKeyEvent) -> bool:
+    def _ours(self, watched: QObject) -> bool:
         if not isinstance(watched, QWidget) or QApplication.activeModalWidget() is not None:
-            return False
-        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             return False
         if watched.window() is not self.top:
             return False
         if self.state.presenting:
             return True
-        view, code = self.view, self.code
-        return (watched is view or view.isAncestorOf(watched)) and not (
-            watched is code or code.isAncestorOf(watched)
-        )
+        focus = QApplication.focusWidget()
+        return self.view.isVisible() and not is_text_field(focus or watched)
+
+
+# The presenter's key strip: (actions whose first keys are shown together, what they do).
+STRIP = (
+    (("space",), "play / pause"),
+    (("step_back", "step_forward"), "step"),
+    (("previous_phase", "next_phase"), "phase"),
+    (("previous_line", "next_line"), "line"),
+    (("next_finding",), "finding"),
+    (("leave_presenter",), "leave"),
+)
+_ARROWS = {"Left": "←", "Right": "→", "Up": "↑", "Down": "↓"}
+
+
+def key_strip(commands: Iterable[Action[Any]]) -> str:
+    """One line naming the stepping keys, from the actions themselves (so it cannot drift):
+    "Space play / pause · ← → step · PgUp PgDown phase · …"."""
+    by_key = {c.key: c for c in commands}
+    native = QKeySequence.SequenceFormat.NativeText
+    parts = []
+    for keys, what in STRIP:
+        found = [by_key[k] for k in keys if k in by_key]
+        names = [
+            QKeySequence((c.keys or c.shortcuts)[0]).toString(native)
+            for c in found
+            if c.keys or c.shortcuts
+        ]
+        if names:
+            parts.append(" ".join(_ARROWS.get(n, n) for n in names) + f" {what}")
+    return "   ·   ".join(parts)

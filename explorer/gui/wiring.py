@@ -88,7 +88,15 @@ def make_controllers(
         runs=runs,
         traces=traces,
         navigation=NavigationController(
-            model, state, worker, v.source_view, v.execution_view, v.result_view, v, v
+            model,
+            state,
+            worker,
+            v.source_view,
+            v.execution_view,
+            v.result_view,
+            v,
+            v,
+            findings=v.findings_view,
         ),
         presenter=PresenterController(
             model,

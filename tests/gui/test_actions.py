@@ -10,7 +10,7 @@ def _menu_entries(window):
     """(menu title, action) for every item of every menu of the menu bar; the Lessons menu
     lists shipped session files, not commands."""
     for entry in window.menuBar().actions():
-        if entry.menu().title() == "L&essons":
+        if entry.menu().title() == "&Lessons":
             continue
         for action in entry.menu().actions():
             if not action.isSeparator():
@@ -25,17 +25,22 @@ def test_every_command_is_in_a_menu_showing_its_shortcut(window):
         assert len(found) == 1, command.key
         menu, action = found[0]
         assert menu.title() == command.menu, command.key
-        assert action.text() == command.text
+        assert action.text().split("\t")[0] == command.text
         assert [s.toString() for s in action.shortcuts()] == [
             QKeySequence(s).toString() for s in command.shortcuts
         ], command.key
+        native = QKeySequence.SequenceFormat.NativeText
         if command.shortcuts:
             option = QStyleOptionMenuItem()
             QMenu.initStyleOption(menu, option, action)
             shown = option.text.split("\t")
-            assert shown[-1] == QKeySequence(command.shortcuts[0]).toString(
-                QKeySequence.SequenceFormat.NativeText
-            ), command.key
+            assert shown[-1] == QKeySequence(command.shortcuts[0]).toString(native), command.key
+        if command.keys:  # stepping keys: shown, never a window shortcut (see stage_keys)
+            assert not command.shortcuts, command.key
+            option = QStyleOptionMenuItem()
+            QMenu.initStyleOption(menu, option, action)
+            named = option.text.split("\t")[-1]
+            assert QKeySequence(command.keys[0]).toString(native) in named, command.key
 
 
 def test_the_file_menu_reaches_sessions_and_every_export(window):
@@ -158,6 +163,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_view_png", "export_view_svg", "export_timing_png", "export_gif", "export_mp4",
         "export_frames",
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
+        "keys_help",
     }  # fmt: skip
     assert enabled() == always  # no device yet, nothing valid, nothing running
     model.set_devices([device()], device().key)
@@ -173,5 +179,12 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     state.presenting = True  # Esc leaves presenter mode first
     keys = {"leave_presenter", "space", "step_forward", "step_back"}
     assert enabled() == always | {"compare"} | keys
+    state.presenting, state.playback = False, object()  # an animation to step
+    stepping = keys - {"leave_presenter"} | {
+        "first_step", "last_step", "next_phase", "previous_phase", "next_line", "previous_line",
+        "ten_phases_on", "ten_phases_back",
+    }  # fmt: skip
+    assert enabled() == always | {"compare"} | stepping | {"cancel"}
+    state.playback = None
     model.set_devices([device(), device(platform="Oclgrind", index=1)], device().key)
     assert "oclgrind" in enabled()

@@ -16,7 +16,7 @@ def test_the_lessons_menu_opens_and_traces_a_lesson(window, qtbot):
     titles = list(window.lessons)
     assert titles and all(t[0].isdigit() for t in titles)
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus.index("L&essons") == len(menus) - 2  # before Help
+    assert menus.index("&Lessons") == len(menus) - 2  # before Help
     missing_barrier = next(t for t in titles if "barrier" in t)
     window.lessons[missing_barrier].trigger()
     assert window.model.variant.id == "seed004-local-vector"

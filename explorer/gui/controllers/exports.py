@@ -261,6 +261,7 @@ ACTIONS = Actions(
         "Export animation as MP&4…",
         "&File",
         ExportController.animation_mp4_dialog,
+        ("Ctrl+Shift+M",),
         tip="Every step of the traced animation as an MP4 video for slides",
         section=2,
     ),

@@ -1,9 +1,14 @@
 """The kernel on screen: its source follows the configuration, a finding or a build-log line
 selected shows its line, and a new variant takes the old trace and its marks off the screen,
-so nothing on screen belongs to another kernel."""
+so nothing on screen belongs to another kernel. The Step menu: first and last step, the next
+and previous phase (barrier) and source line, the next and previous finding."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Protocol
+
+from explorer.gui.actions import Action, Actions, AppContext
 from explorer.gui.controllers.roles import (
     Animation,
     Pages,
@@ -19,6 +24,24 @@ from explorer.trace.recorded import Finding
 MARK = "#f9e79f"  # a line chosen: the current step's, a finding's, a build message's
 
 
+class Stepper(Animation, Protocol):
+    """The execution view, with its phase and line keys."""
+
+    def next_phase(self, count: int = 1) -> None: ...
+
+    def previous_phase(self, count: int = 1) -> None: ...
+
+    def next_line(self) -> None: ...
+
+    def previous_line(self) -> None: ...
+
+
+class FindingsList(Protocol):
+    """The findings list: its selection moved (a finding selected is shown)."""
+
+    def select_next(self, delta: int) -> bool: ...
+
+
 class NavigationController:
     """Keeps the source, the animation and the result's badge on the current kernel, and
     moves between a finding, its line and its step."""
@@ -29,10 +52,11 @@ class NavigationController:
         state: AppState,
         worker: Worker,
         source: SourceMarks,
-        execution: Animation,
+        execution: Stepper,
         result: ResultShower,
         status: StatusLine,
         pages: Pages,
+        findings: FindingsList | None = None,
     ) -> None:
         self.model = model
         self.state = state
@@ -42,6 +66,7 @@ class NavigationController:
         self.result = result
         self.status = status
         self.pages = pages
+        self.findings = findings
         self._variant_key = self._key()
         model.variant_changed.connect(self._variant_changed)
         self._show_source()
@@ -89,3 +114,150 @@ class NavigationController:
     def step_shown(self, _phase: int, line: int) -> None:
         """The animation's step: its line marked in the source too."""
         self.source.mark_lines([line], MARK)
+
+    # -- the Step menu ---------------------------------------------------------------------
+    def first_step(self) -> None:
+        self.execution.first_step()
+
+    def last_step(self) -> None:
+        self.execution.last_step()
+
+    def next_phase(self) -> None:
+        self.execution.next_phase()
+
+    def previous_phase(self) -> None:
+        self.execution.previous_phase()
+
+    def ten_phases_on(self) -> None:
+        self.execution.next_phase(10)
+
+    def ten_phases_back(self) -> None:
+        self.execution.previous_phase(10)
+
+    def next_line(self) -> None:
+        self.execution.next_line()
+
+    def previous_line(self) -> None:
+        self.execution.previous_line()
+
+    def next_finding(self) -> None:
+        """The next finding selected, and shown at its phase and line."""
+        if self.findings is not None:
+            self.findings.select_next(1)
+
+    def previous_finding(self) -> None:
+        if self.findings is not None:
+            self.findings.select_next(-1)
+
+
+def _animated(app: AppContext) -> bool:
+    return app.state.playback is not None
+
+
+def _traced(app: AppContext) -> bool:
+    traced = app.state.traced
+    return traced is not None and traced.analysis is not None and bool(traced.analysis.findings)
+
+
+def _step(
+    key: str,
+    text: str,
+    handler: Callable[[NavigationController], object],
+    keys: tuple[str, ...],
+    tip: str,
+    order: int,
+) -> Action[NavigationController]:
+    """A stepping command of the Step menu, enabled while there is an animation."""
+    return Action(
+        key, text, "&Step", handler, (), tip, section=1, order=order,
+        enabled_when=_animated, keys=keys,
+    )  # fmt: skip
+
+
+ACTIONS = Actions(
+    NavigationController,
+    _step(
+        "first_step",
+        "F&irst step",
+        NavigationController.first_step,
+        ("Home",),
+        "The animation's first step",
+        10,
+    ),
+    _step(
+        "last_step",
+        "La&st step",
+        NavigationController.last_step,
+        ("End",),
+        "The animation's last step",
+        11,
+    ),
+    _step(
+        "next_phase",
+        "&Next phase",
+        NavigationController.next_phase,
+        ("PgDown",),
+        "Past the next barrier: the first step of the next phase",
+        20,
+    ),
+    _step(
+        "previous_phase",
+        "&Previous phase",
+        NavigationController.previous_phase,
+        ("PgUp",),
+        "The first step of the phase before this one",
+        21,
+    ),
+    _step(
+        "ten_phases_on",
+        "&Ten phases on",
+        NavigationController.ten_phases_on,
+        ("Shift+PgDown",),
+        "Ten barriers on: five tiles further along K in a tiled product",
+        22,
+    ),
+    _step(
+        "ten_phases_back",
+        "Ten phases bac&k",
+        NavigationController.ten_phases_back,
+        ("Shift+PgUp",),
+        "Ten barriers back",
+        23,
+    ),
+    _step(
+        "next_line",
+        "Next &line",
+        NavigationController.next_line,
+        ("]", "Ctrl+Down"),
+        "The next step at another source line (the rest of this line's passes skipped)",
+        30,
+    ),
+    _step(
+        "previous_line",
+        "Previous lin&e",
+        NavigationController.previous_line,
+        ("[", "Ctrl+Up"),
+        "The first step of the source line before this one",
+        31,
+    ),
+    Action(
+        "next_finding",
+        "Next fin&ding",
+        "&Step",
+        NavigationController.next_finding,
+        ("F8",),
+        "The next finding of the trace, shown at its phase and line with its work-items marked",
+        section=2,
+        enabled_when=_traced,
+    ),
+    Action(
+        "previous_finding",
+        "Previous findin&g",
+        "&Step",
+        NavigationController.previous_finding,
+        ("Shift+F8",),
+        "The previous finding of the trace, shown at its phase and line",
+        section=2,
+        enabled_when=_traced,
+    ),
+)

@@ -2,7 +2,8 @@
 
 Keys while presenting, wherever the focus is (a combo box, the slider, a tab bar): Space (the
 tour's next stage, or play/pause), → (the tour's next stage, or the next step), ← (the
-previous step), Home and End (first and last step), F11 or F5 (toggle), Esc. The stepping
+previous step), Home and End (first and last step), Page Up/Down, [ ] (phase, line: the Step
+menu's), F11 or F5 (toggle), Esc. Nothing plays until Space. The stepping
 keys are taken at the application before any widget can (:mod:`explorer.gui.stage_keys`), so a
 click on a combo box or the slider never steals them. Esc leaves presenter mode first, even
 while work runs, so a presenter is never stuck full screen; outside presenter mode Esc cancels.
@@ -17,7 +18,7 @@ from PySide6.QtCore import SignalInstance
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
-from explorer.gui.actions import Action, Actions
+from explorer.gui.actions import Action, Actions, AppContext
 from explorer.gui.controllers.roles import Animation, ResultShower, Tracer, Worker
 from explorer.gui.controllers.tour_stages import (
     CLOSING,
@@ -171,6 +172,11 @@ class PresenterController:
         self._show_caption(stage)
 
 
+def _steps(app: AppContext) -> bool:
+    """Something to step: an animation, or the tour's stages."""
+    return app.state.presenting or app.state.playback is not None
+
+
 ACTIONS = Actions(
     PresenterController,
     Action(
@@ -200,32 +206,29 @@ ACTIONS = Actions(
     ),
     Action(
         "space",
-        "Next stage / play–pause",
-        "&View",
+        "Pl&ay / pause",
+        "&Step",
         PresenterController.space,
-        ("Space",),
-        "In presenter mode: the tour's next stage, else play or pause the animation",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        tip="Play or pause the animation; during the tour, its next stage",
+        enabled_when=_steps,
+        keys=("Space",),
     ),
     Action(
         "step_forward",
         "Step &forward",
-        "&View",
-        PresenterController.step_forward,
-        ("Right",),
-        "In presenter mode: the animation's next step",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        "&Step",
+        PresenterController.forward,
+        tip="The animation's next step; during the tour, its next stage",
+        enabled_when=_steps,
+        keys=("Right",),
     ),
     Action(
         "step_back",
         "Step &back",
-        "&View",
+        "&Step",
         PresenterController.step_back,
-        ("Left",),
-        "In presenter mode: the animation's previous step",
-        section=1,
-        enabled_when=lambda app: app.state.presenting,
+        tip="The animation's previous step",
+        enabled_when=_steps,
+        keys=("Left",),
     ),
 )

@@ -185,8 +185,7 @@ class TraceController(QObject):
             step = playback.first_step_of(phase)
             if step is not None:
                 view.set_step(step)
-        if state.presenting:
-            view.play()
+        if state.presenting:  # nothing plays until Space
             self._time_for_presenter(traced.result)
         else:
             self.pages.show_page("execution")
