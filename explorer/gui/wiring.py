@@ -174,6 +174,13 @@ def connect_views(views: Views, controllers: Controllers, actions: ActionSet) ->
     views.sweep_view.cell_chosen.connect(c.sweep.load_cell)
     views.work.cancel_requested.connect(c.runs.cancel)
 
+    def run_tip(_: object = None) -> None:  # the Run button says why it is disabled
+        views.run_button.setToolTip(c.freshness.how_to_run())
+
+    for event in (c.freshness.state.events.runnable, c.freshness.state.events.refusal):
+        event.connect(run_tip)
+    run_tip()
+
 
 def follow_state(actions: ActionSet, state: AppState, model: ConfigModel) -> None:
     """Every action's enablement is read again whenever the state or the model changes."""

@@ -72,3 +72,16 @@ def test_a_failed_trace_says_so_in_the_status_bar(window, qtbot, tmp_path):
     message = window.statusBar().currentMessage()
     assert "failed" in message and not message.startswith("Tracing")
     assert not window.views.work.isVisibleTo(window)
+
+
+def test_the_run_button_says_why_it_is_disabled(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    button = window.views.run_button
+    assert button.isEnabled() and button.toolTip() == "Press Ctrl+R to run."
+    edit = window.views.panel.local_edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "128x128")  # more work-items than any device's work-group takes
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert not button.isEnabled()
+    assert button.toolTip().startswith("Run is disabled: ")
