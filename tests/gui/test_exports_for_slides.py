@@ -140,23 +140,24 @@ def test_an_mp4_for_a_1080p_slide(traced, tmp_path):
     assert reader.count_frames() == 4
 
 
-def test_the_frame_size_dialog_offers_the_window_and_two_slides(traced, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog, QInputDialog
-
-    asked = {}
-
-    def pick(parent, title, label, items, current, editable):
-        asked["items"] = items
-        return items[1], True
-
-    out = tmp_path / "picked.gif"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
-    monkeypatch.setattr(QInputDialog, "getItem", pick)
-    trigger(traced, "Export animation as GIF…")
-    assert [i.split(" ")[0] for i in asked["items"][1:]] == ["1280×720", "1920×1080"]
-    assert asked["items"][0].startswith("The window's size")
+def test_the_export_dialog_offers_the_window_and_two_slide_sizes(traced, tmp_path, monkeypatch):
     from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
 
+    offered = {}
+    out = tmp_path / "picked.gif"
+
+    def pick(parent, title, name, filters):
+        offered["types"] = filters.split(";;")
+        return str(out), offered["types"][1]  # the person picks the 720p slide
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", pick)
+    trigger(traced, "Export animation as GIF…")
+    assert [t.split(" (")[0] for t in offered["types"]] == [
+        "GIF at the window's size",
+        "GIF for a 1280×720 slide",
+        "GIF for a 1920×1080 slide",
+    ]
     with Image.open(out) as picture:
         assert picture.size == (1280, 720)
 
