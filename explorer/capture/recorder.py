@@ -382,6 +382,8 @@ class Recorder:
         """Wrap pyopencl's build, argument setters and launch (``undo`` restores them)."""
         import pyopencl._cl as _cl
 
+        _name_unknown_processors(cl)
+
         recorder = self
 
         def replace(owner: Any, name: str, wrapper: Callable[..., Any]) -> None:
@@ -600,6 +602,21 @@ def _without_pyopencl_includes(options: list[str]) -> list[str]:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+
+
+def _name_unknown_processors(cl: ModuleType) -> None:
+    """The program builds on PoCL as the explorer does where PoCL's compiler does not know the
+    processor (``explorer/engine/launch/host_cpu.py``, loaded by its path like this file)."""
+    path = Path(__file__).resolve().parents[1] / "engine" / "launch" / "host_cpu.py"
+    spec = importlib.util.spec_from_file_location("_explorer_capture_host_cpu", path)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        module.name_unknown_processors(cl, cl.get_platforms())
+    except Exception:  # the program then runs exactly as it would without the explorer
+        return
 
 
 # -- installing in the program's process ---------------------------------------------------

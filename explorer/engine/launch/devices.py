@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from explorer.engine.launch.host_cpu import name_unknown_processors
 from explorer.engine.records import DeviceInfo
 
 NO_PLATFORM_HELP = (
@@ -24,9 +25,11 @@ def _platforms():  # type: ignore[no-untyped-def]
     import pyopencl as cl
 
     try:
-        return cl.get_platforms()
+        platforms = cl.get_platforms()
     except cl.Error:
         return []
+    name_unknown_processors(cl, platforms)  # PoCL on a processor newer than its compiler
+    return platforms
 
 
 def list_devices() -> list[DeviceInfo]:
