@@ -66,7 +66,7 @@ def read_only(tmp_path):
 
 @pytest.fixture
 def traced(window, qtbot):
-    """A tiled 16×16 matmul, run and traced: a few dozen steps, a row of timing."""
+    """A 16×16 matmul, run and traced: a few dozen steps, a row of timing."""
     for name in ("M", "N", "K"):
         window.model.set_size(name, 16)
     window.resize(1200, 800)
@@ -91,7 +91,7 @@ def _export_all(window, folder: Path) -> dict[str, bool]:
         elif name == "view.svg":
             said[name] = exports.view_svg(views.page("execution"), path)
         elif name == "timing.png":
-            said[name] = exports.view_png(views.page("timing"), path)
+            said[name] = exports.timing_png(path)
         elif name.endswith(".csv"):
             said[name] = exports.history_csv(path)
         elif name.endswith(".json"):
@@ -128,6 +128,22 @@ def test_the_animation_is_drawn_at_a_slide_size_with_its_highlight_colours(trace
     view = traced.views.execution_view
     with Image.open(own) as picture:
         assert picture.size == (view.width() // 2 * 2, view.height() // 2 * 2)
+
+
+def test_the_timing_chart_exported_from_another_tab_has_its_labelled_bars(traced, tmp_path):
+    from PIL import Image
+
+    traced.views.show_page("source")
+    out = tmp_path / "timing.png"
+    assert traced.controllers.exports.timing_png(str(out))
+    timing = traced.views.timing_view
+    variant = traced.state.result.variant
+    assert any(label.startswith(f"{variant}: kernel") for label in timing.labels), timing.labels
+    assert any(label.startswith("numpy reference:") for label in timing.labels)
+    with Image.open(out) as picture:
+        assert picture.size == (timing.width(), timing.height())
+        colours = {c for _, c in picture.convert("RGB").getcolors(1 << 20)}
+    assert (0x27, 0xAE, 0x60) in colours  # the kernel's bar is drawn, not an empty plot
 
 
 def test_an_mp4_for_a_1080p_slide(traced, tmp_path):

@@ -16,7 +16,7 @@ from PIL.Image import Image as PILImage
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from explorer.engine.records import result_record
 from explorer.file_writes import PNG, SVG_END, WriteFailed, write_checked, write_text
@@ -167,7 +167,16 @@ class ExportController:
     def timing_png_dialog(self) -> None:
         path = self._ask("Export timing chart", "timing.png", "PNG (*.png)")
         if path:
-            self.view_png(self.pages.page("timing"), path)
+            self.timing_png(path)
+
+    def timing_png(self, path: str) -> bool:
+        """The timing chart as a PNG, its bars labelled with their variants. A chart on a
+        hidden tab has never been laid out (an empty 640×480 plot): it is shown first."""
+        page = self.pages.page("timing")
+        if not page.isVisible():
+            self.pages.show_page("timing")
+            QApplication.processEvents()
+        return self.view_png(page, path)
 
     def animation_gif_dialog(self) -> None:
         self._animation_dialog("GIF", "gif")
