@@ -238,3 +238,14 @@ def test_the_commands_report_a_full_disk_and_leave_no_file(full_disk):
     )
     assert done.code != 0 and f"{gif}: the disk is full" in done.out + done.err
     assert [p.name for p in full_disk.iterdir()] == ["filler"]
+
+
+def test_a_screenshot_onto_a_full_disk_says_so_and_leaves_no_file(full_disk, qapp, capsys):
+    from explorer.app import build_parser
+    from explorer.gui.screenshot import take_screenshot
+
+    out = full_disk / "shot.png"
+    args = build_parser().parse_args(["--screenshot", str(out), "--family", "matmul"])
+    assert take_screenshot(qapp, args, None) == 2
+    assert f"{out}: the disk is full" in capsys.readouterr().err
+    assert [p.name for p in full_disk.iterdir()] == ["filler"]
