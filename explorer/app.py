@@ -59,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if error and (args.screenshot or args.save_session):
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if session is not None and args.screenshot:
+        from explorer.session import files_outside
+
+        for line in files_outside(session, args.session):  # named before anything runs
+            print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
     if args.save_session and not args.screenshot:
         from explorer.gui.command_line import save_session_without_window
 
@@ -83,10 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     icon = resources_dir() / "icon.svg"
     if icon.exists():
         app.setWindowIcon(QIcon(str(icon)))
+    from explorer.gui import interrupt
+
     if args.screenshot:
         from explorer.gui.screenshot import take_screenshot
 
-        return take_screenshot(app, args, session)
+        try:
+            with interrupt.interruptible():
+                return take_screenshot(app, args, session)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return interrupt.INTERRUPTED
     from PySide6.QtWidgets import QMessageBox
 
     from explorer.gui.main_window import MainWindow
@@ -104,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.open_start()  # the last session, or the IOU demo, ready to run
     else:
         _open_with_options(window, args)
-    code = int(app.exec())
+    with interrupt.interruptible():  # Ctrl+C in the terminal closes the window: exit 130
+        code = int(app.exec())
     dispose(app, window)
     return code
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from explorer.engine.header.catalog import find_variant, load_variant_file, role_layout
 from explorer.engine.records import RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
+from explorer.paths import shown
 
 
 class UsageError(Exception):
@@ -237,8 +238,11 @@ def parse_defines(items: list[str]) -> dict[str, int]:
     defines = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
-            raise UsageError(f"--define {item!r} is not NAME=INTEGER")
+        digits = value.strip().removeprefix("-")
+        if not sep or not name.strip() or not (digits.isascii() and digits.isdigit()):
+            raise UsageError(f"--define {shown(item)!r} is not NAME=INTEGER (e.g. TS=16)")
+        if len(digits) > 18:
+            raise UsageError(f"--define {shown(item)!r}: the value has more than 18 digits")
         defines[name.strip()] = int(value)
     return defines
 

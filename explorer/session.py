@@ -9,8 +9,10 @@ longer exists or a kernel file that is gone raises :class:`SessionError` naming 
 the field.
 
 Paths inside the session's folder are stored relative to it, so a folder holding a session
-and its kernel can be moved or shared. The device is stored by name: on another machine the
-session falls back to the default device, with a notice.
+and its kernel can be moved or shared. The device is stored by name and platform
+(:class:`~explorer.engine.launch.device_names.DeviceName`; an older session's name or
+``platform:device`` position is still read): where it is not found, the session runs on the
+default device, with a notice.
 """
 
 from __future__ import annotations
@@ -30,14 +32,23 @@ from explorer.engine.header.catalog import (
     load_variant_file,
     with_header,
 )
-from explorer.engine.launch.devices import default_device
+from explorer.engine.launch.device_names import DeviceName, remembered_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
+from explorer.paths import (
+    TEXT_LIMIT,
+    NotTextError,
+    UserFileError,
+    check_user_file,
+    read_user_text,
+    shown,
+)
 
 FORMAT = "kernel-explorer-session"
 FORMAT_VERSION = 1
 SUFFIX = ".kexp.json"
 _MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
+_MAX_SESSION_BYTES = 4 << 20  # a session with an embedded header is a few kilobytes
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ORDERS = ("row-major", "column-major")
 _FIELDS = (
@@ -57,6 +68,7 @@ _FIELDS = (
     "header",
     "view",
     "anyway",
+    "title",
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
@@ -85,12 +97,17 @@ class Session:
     input: str | None = None  # None: the family's default input
     text: str = "IOU"
     image_path: str | None = None
-    device: str | None = None  # the device's name, as DeviceInfo.name
+    device: DeviceName | None = None  # by name and platform (a plain name is read as one)
     view: dict[str, Any] = field(default_factory=dict)
     version: int = FORMAT_VERSION
     anyway: bool = False  # run even where only the kernel's own constraints refuse (a lesson)
     layout: str | None = None  # a matrix layout chosen in the app; None: the variant's own
     header: str | None = None  # the header declared in the app for a file that has none
+    title: str | None = None  # what a lesson is called in the Lessons menu
+
+    def __post_init__(self) -> None:
+        if isinstance(self.device, str):  # a name, or an older ``platform:device`` position
+            object.__setattr__(self, "device", DeviceName.from_json(self.device))
 
 
 def session_from_request(
@@ -120,7 +137,7 @@ def session_from_request(
         input=request.input,
         text=request.text,
         image_path=os.path.abspath(request.image_path) if request.image_path else None,
-        device=device.name if device is not None else None,
+        device=DeviceName.of(device) if device is not None else None,
         view=dict(view or {}),
         anyway=request.anyway,
         layout=layout,
@@ -133,7 +150,7 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": session.version,
-        "device": session.device,
+        "device": session.device.to_json() if session.device is not None else None,
         "family": session.family,
         "variant": session.variant,
         "kernel_path": _relative(session.kernel_path, folder),
@@ -149,6 +166,8 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     }
     if session.anyway:  # written only when set: older readers take every other session
         data["anyway"] = True
+    if session.title:
+        data["title"] = session.title
     return data
 
 
@@ -174,12 +193,13 @@ def load_session(path: str | Path) -> Session:
     """Read and check a ``.kexp.json`` file."""
     path = Path(path)
     where = str(path)
+    where = shown(where)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SessionError(where, None, "not a session file (not UTF-8 text)") from None
-    except OSError as exc:
-        raise SessionError(where, None, f"cannot read: {exc.strerror}") from None
+        text = read_user_text(path, "session file", _MAX_SESSION_BYTES)
+    except NotTextError as exc:
+        raise SessionError(where, None, f"not a session file: {exc}") from None
+    except UserFileError as exc:
+        raise SessionError(where, None, f"cannot read: {exc}") from None
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -261,12 +281,18 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if not isinstance(text, str):
         raise fail("text", f"a string expected, not {_kind(text)}")
     image_path = _optional_path(data, "image_path", folder, fail)
-    if preset == "image" and (image_path is None or not Path(image_path).is_file()):
-        raise fail(
-            "image_path", f"the image input needs an image file; {image_path or 'none'} is not one"
-        )
+    if preset == "image":
+        if image_path is None:
+            raise fail("image_path", "the image input needs an image file; none is given")
+        try:
+            check_user_file(image_path, "image")
+        except UserFileError as exc:
+            raise fail("image_path", f"the image input needs an image file: {exc}") from None
 
-    device = _optional_str(data, "device", fail)
+    try:
+        device = DeviceName.from_json(data.get("device"))
+    except ValueError as exc:
+        raise fail("device", str(exc)) from None
     view = _view(data.get("view", {}), fail)
     anyway = data.get("anyway", False)
     if not isinstance(anyway, bool):
@@ -278,6 +304,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
             f"{family} matrices ({', '.join(model.matrix_roles) or 'none'}) are row-major or "
             f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
         )
+    title = _optional_str(data, "title", fail)
     header = _optional_str(data, "header", fail)
     if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
         raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
@@ -298,6 +325,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         anyway=anyway,
         layout=layout,
         header=header,
+        title=title,
     )
     variant = resolve_variant(session, where)
     size_names = variant.model.size_names
@@ -313,21 +341,21 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
 def resolve_variant(session: Session, where: str = "session") -> Variant:
     """The session's variant, from the catalog or from its own kernel file."""
     if session.kernel_path is not None:
-        if not Path(session.kernel_path).is_file():
-            raise SessionError(
-                where, "kernel_path", f"kernel file {session.kernel_path} does not exist"
-            )
+        try:
+            check_user_file(session.kernel_path, "kernel file", TEXT_LIMIT)
+        except UserFileError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
         try:
             if session.header is not None:
-                source = Path(session.kernel_path).read_text(encoding="utf-8")
+                source = read_user_text(session.kernel_path, "kernel file")
                 variant = with_header(source, session.header, session.kernel_path)
             else:
                 variant = load_variant_file(session.kernel_path)
+        except UserFileError as exc:
+            raise SessionError(where, "kernel_path", str(exc)) from None
         except CatalogError as exc:
             field_name = "header" if session.header else "kernel_path"
             raise SessionError(where, field_name, str(exc)) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SessionError(where, "kernel_path", f"cannot read: {exc}") from None
         if variant.family != session.family:
             raise SessionError(
                 where,
@@ -339,6 +367,53 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
         return find_variant(session.family, str(session.variant))
     except CatalogError as exc:
         raise SessionError(where, "variant", str(exc)) from None
+
+
+def session_files(session: Session) -> list[tuple[str, str]]:
+    """Every file the session would compile, run or read, as (what it is, absolute path): its
+    kernel file (a ``.sim`` file's program too), the reference kernel and the arrays its
+    header names (embedded or in the file), and its image. A catalog variant's own files are
+    not listed: they ship with the app."""
+    files: list[tuple[str, str]] = []
+    if session.kernel_path is not None:
+        files.append(("kernel file", session.kernel_path))
+        if session.kernel_path.lower().endswith(".sim"):
+            from explorer.engine.header.sim import program_path
+
+            program = program_path(session.kernel_path)
+            if program is not None:
+                files.append(("program file of the .sim file", str(program)))
+        try:
+            variant = resolve_variant(session)
+        except SessionError:
+            variant = None
+        spec = variant.custom if variant is not None else None
+        if spec is not None:
+            if spec.reference_kernel:
+                files.append(("reference kernel", spec.reference_kernel))
+            for buffer in spec.buffers:
+                if buffer.file:
+                    files.append((f"contents of {buffer.name}", buffer.file))
+            for result, path in spec.reference_expected:
+                files.append((f"expected values of {result}", path))
+    if session.image_path is not None:
+        files.append(("image", session.image_path))
+    return files
+
+
+def files_outside(session: Session, session_path: str | Path) -> list[str]:
+    """The files of :func:`session_files` that lie outside the session's folder (symbolic
+    links followed), each as "what: path" (a shared session could point anywhere: the person
+    should know what will be compiled, run and read); empty when all lie beside it."""
+    folder = Path(os.path.realpath(os.path.abspath(session_path))).parent
+    outside = []
+    for what, path in session_files(session):
+        real = Path(os.path.realpath(path))
+        try:
+            real.relative_to(folder)
+        except ValueError:
+            outside.append(f"{what}: {shown(path)}")
+    return list(dict.fromkeys(outside))
 
 
 def kernel_outside(session: Session, session_path: str | Path) -> str | None:
@@ -366,9 +441,9 @@ def session_to_request(
 ) -> tuple[RunRequest, str | None]:
     """The run the session describes, and a notice when its device is not here.
 
-    The device is found by its exact name; a session saved on another machine runs on the
-    default device instead (:func:`default_device`, which raises ``NoDeviceError`` when
-    there is none)."""
+    The device is found by its name and platform; a session saved on another machine runs
+    on the default device instead (which is never Oclgrind; ``NoDeviceError`` when there is
+    no device at all)."""
     try:
         timeout_s = check_timeout(timeout_s)
     except ValueError as exc:
@@ -376,16 +451,7 @@ def session_to_request(
     variant = resolve_variant(session)
     if session.layout is not None:
         variant = replace(variant, layout=session.layout)
-    devices = list(devices)
-    device = next((d for d in devices if d.name == session.device), None)
-    notice = None
-    if device is None:
-        device = default_device(devices)
-        if session.device:
-            notice = (
-                f"The session's device {session.device!r} is not on this machine; "
-                f"running on {device.label} instead."
-            )
+    device, notice = remembered_device(devices, session.device, "session's")
     model = FAMILIES[session.family]
     preset = session.input or ("iou" if "iou" in model.input_presets else "random")
     request = RunRequest(

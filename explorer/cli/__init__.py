@@ -7,7 +7,7 @@ this module only builds the parser from it and dispatches. Adding a command is a
 module.
 
 Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
-4 crashed or timed out.
+4 crashed or timed out, 130 interrupted (Ctrl+C).
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from explorer.cli.command import USAGE_ERROR, Command
+from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
 from explorer.engine.records import EXIT_CODES
+from explorer.paths import shown
 from explorer.selection import UsageError
 
 
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m explorer",
         description="Run, verify and time OpenCL kernels (OpenCL Kernel Explorer).",
         epilog="Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, "
-        "3 refused, 4 crashed or timed out.",
+        "3 refused, 4 crashed or timed out, 130 interrupted (Ctrl+C).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
@@ -55,21 +56,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the process's arguments), run the command, return its exit
-    code; usage and environment errors are one ``error:`` line on stderr, never a traceback."""
+    code; usage and environment errors are one ``error:`` line on stderr, never a traceback.
+    Ctrl+C ends any command: its executor is stopped, and the code is 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     command = next(c for c in COMMANDS if c.name == args.command)
     try:
         with Executor() as executor:  # its process starts on the first OpenCL request
             return command.run(args, executor)
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(str(exc), 600)}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `python -m explorer variants | head`
         sys.stderr.close()
         return 0
     except ExecutorError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(str(exc), 600)}", file=sys.stderr)
         return EXIT_CODES.get("crashed", 4) if exc.kind in ("crash", "timeout") else USAGE_ERROR
+    except OSError as exc:  # the terminal or a file the command writes
+        print(f"error: {exc.strerror or type(exc).__name__}", file=sys.stderr)
+        return USAGE_ERROR
 
 
 __all__ = ["COMMANDS", "build_parser", "main"]

@@ -8,15 +8,18 @@ import json
 import sys
 from typing import Any
 
-from explorer.cli.command import Command, available_devices
+from explorer.cli.command import Command, available_devices, timeout_seconds
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import catalog, find_variant
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.bench import BASELINES, bench, parse_size, parse_sweep
 from explorer.engine.measure.sweep_metrics import FIELDS, METRICS
-from explorer.engine.records import RunResult
+from explorer.engine.records import EXIT_CODES, RunResult
 from explorer.families import FAMILIES
+from explorer.paths import shown
 from explorer.selection import UsageError, add_layout, with_layout
+
+MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
 
 CSV_FIELDS: tuple[str, ...] = (
     "family",
@@ -44,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device")
     add_layout(parser)
     parser.add_argument("--repeat", type=int, default=10)
-    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument(
+        "--timeout", type=timeout_seconds, default=120.0, help="seconds per run (default 120)"
+    )
     parser.add_argument(
         "--baseline",
         choices=list(BASELINES),
@@ -81,6 +86,14 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         chosen = [find_variant(args.family, vid.strip()) for vid in args.variants.split(",")]
     chosen = [with_layout(v, args.layout) for v in chosen]
     sizes = [parse_size(args.family, s.strip()) for s in args.sizes.split(",") if s.strip()]
+    if not sizes:
+        raise UsageError("--sizes names no size; e.g. --sizes 256,512")
+    for size in sizes:
+        if not all(1 <= v <= MAX_SIZE for v in size.values()):
+            raise UsageError(
+                f"--sizes {shown(args.sizes)}: each size from 1 to {MAX_SIZE}, not "
+                f"{'x'.join(str(v) for v in size.values())}"
+            )
     sweep = parse_sweep(args.sweep)
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
@@ -116,6 +129,19 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         _print_csv(records, fields)
     else:
         _print_table(records, args.baseline, bool(sweep), args.metric)
+    return bench_exit_code([str(r.get("status")) for r in records])
+
+
+def bench_exit_code(statuses: list[str]) -> int:
+    """The worst outcome among the runs: 4 when one crashed or timed out, 2 when one could not
+    run (a build or input error), 1 when one was wrong, 3 when every run was refused, else 0
+    (a sweep's refused points beside runs that ran are part of its answer)."""
+    ran = [s for s in statuses if s not in ("skipped",)]
+    for status, code in (("crashed", 4), ("timeout", 4), ("error", 2), ("wrong", 1)):
+        if status in ran:
+            return code
+    if ran and all(s == "refused" for s in ran):
+        return EXIT_CODES["refused"]
     return 0
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from explorer.benchmarks.memory import BASELINE_RUNS, bench_memory
+from explorer.cli.bench import bench_exit_code
 from explorer.cli.command import Command
 from explorer.engine.executor import Executor
 from explorer.selection import UsageError
@@ -21,17 +22,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run, keep each result as the window does, print the memory figures."""
-    if args.size < 16:
-        raise UsageError("--size must be at least 16")
-    if args.runs <= BASELINE_RUNS:
-        raise UsageError(f"--runs must be more than {BASELINE_RUNS}")
-    record = bench_memory(executor, args.size, args.runs, args.device).to_json()
+    if not 16 <= args.size <= 16384:
+        raise UsageError("--size from 16 to 16384")
+    if not BASELINE_RUNS < args.runs <= 100_000:
+        raise UsageError(f"--runs from {BASELINE_RUNS + 1} to 100000")
+    growth = bench_memory(executor, args.size, args.runs, args.device)
+    record = growth.to_json()
     if args.json:
         print(json.dumps(record))
     else:
         for key, value in record.items():
             print(f"{key}: {value}")
-    return 0
+    return bench_exit_code(list(growth.statuses))
 
 
 COMMAND = Command(

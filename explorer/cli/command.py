@@ -8,14 +8,20 @@ else needs to know a command exists.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import NO_PLATFORM_HELP, NoDeviceError
-from explorer.engine.records import DeviceInfo
+from explorer.engine.records import DeviceInfo, check_timeout
+from explorer.paths import shown
+from explorer.selection import UsageError
 
 USAGE_ERROR = 2
+INTERRUPTED = 130  # Ctrl+C: what a shell reports for a command ended by SIGINT
 
 
 @dataclass(frozen=True)
@@ -38,3 +44,38 @@ def available_devices(executor: Executor) -> list[DeviceInfo]:
     if not devices:
         raise NoDeviceError(NO_PLATFORM_HELP)
     return devices
+
+
+def check_output_file(path: str, option: str) -> None:
+    """Refuse an output path that cannot be written before any work: a folder, a device or
+    another special file, a folder that does not exist or cannot be written."""
+    target = Path(path)
+    label = f"{option} {shown(path)}"
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise UsageError(f"{label}: cannot be written ({exc.strerror})") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"{label}: is a folder; give a file name in it")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{label}: is not a regular file (a device or a pipe); give a file name")
+    folder = target.absolute().parent
+    if not folder.is_dir():
+        raise UsageError(f"{label}: the folder {shown(folder)} does not exist; create it first")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{label}: the folder {shown(folder)} cannot be written")
+
+
+def timeout_seconds(text: str) -> float:
+    """``--timeout``: a finite, positive number of seconds (argparse turns the error into a
+    usage message)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shown(text)!r} is not a number of seconds") from None
+    try:
+        return check_timeout(value, "--timeout")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

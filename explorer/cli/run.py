@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.engine.executor import Executor
@@ -20,6 +21,9 @@ from explorer.selection import (
     selected_variant,
     session_conflicts,
 )
+
+if TYPE_CHECKING:
+    from explorer.session import Session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +60,7 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     """The run a ``--session`` file holds; the selection options it holds are refused beside
     it, ``--device`` overrides its device, and a device it names but this machine lacks is
     replaced by the default with a note."""
-    from explorer.session import kernel_outside, load_session, session_to_request
+    from explorer.session import load_session, session_to_request
 
     conflicts = session_conflicts(args)
     if conflicts:
@@ -64,12 +68,7 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     session = load_session(args.session)  # SessionError is a ValueError: exit 2
-    outside = kernel_outside(session, args.session)
-    if outside is not None:
-        print(
-            f"note: the session runs the kernel file {outside}, outside the session's folder",
-            file=sys.stderr,
-        )
+    print_outside(session, args.session)
     devices = available_devices(executor)
     request, notice = session_to_request(
         session,
@@ -83,6 +82,14 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     if notice:
         print(f"note: {notice}", file=sys.stderr)
     return request
+
+
+def print_outside(session: Session, path: str) -> None:
+    """Name every file the session uses from outside its own folder, before anything runs."""
+    from explorer.session import files_outside
+
+    for line in files_outside(session, path):
+        print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
 
 
 def _check_image_path(path: str) -> None:

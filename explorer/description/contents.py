@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from explorer.description.elements import element_type
@@ -22,6 +20,7 @@ from explorer.description.launch import (
     Values,
 )
 from explorer.description.text_image import text_mask
+from explorer.paths import UserFileError, load_user_array
 
 
 def make_buffers(buffers: tuple[BufferParam, ...]) -> dict[str, np.ndarray]:
@@ -69,9 +68,9 @@ def make_array(b: BufferParam) -> np.ndarray:
         flat = _picture(c, b.shown_shape, total, dtype, where)
     elif isinstance(c, NpyFile):
         try:
-            loaded = np.load(Path(c.file), allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise DescriptionError(f"{where}: cannot read {c.file}: {exc}") from None
+            loaded = load_user_array(c.file, "array file")
+        except UserFileError as exc:
+            raise DescriptionError(f"{where}: {exc}") from None
         if loaded.size != total:
             raise DescriptionError(
                 f"{where}: {c.file} holds {loaded.size} values; the buffer has {total}"

@@ -5,6 +5,7 @@ read into the same declarations. ``families/custom.py`` turns them into launch d
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -319,9 +320,13 @@ def _declaration(
         ):
             raise fail("range", "must be [low, high] with low < high")
         low, high = float(bounds[0]), float(bounds[1])
+        if not (math.isfinite(low) and math.isfinite(high) and math.isfinite(high - low)):
+            raise fail("range", "must be two finite numbers less than 1e308 apart, e.g. [0, 100]")
     seed = table.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise fail("seed", "must be an integer")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63
+    ):
+        raise fail("seed", "must be an integer from 0 to 2^63 - 1")
     data = table.get("data", [])
     if not isinstance(data, list) or not all(isinstance(d, (int, float)) for d in data):
         raise fail("data", "must be a list of numbers")

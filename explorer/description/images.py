@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from explorer.paths import UserFileError, check_user_file, load_user_array, shown
+
 
 class ImageError(ValueError):
     """An image that cannot be read; the message names the file and says why."""
@@ -20,10 +22,13 @@ def load_grey(path: str | Path) -> np.ndarray:
     """The image as float64 in [0, 1], shape (rows, cols)."""
     path = Path(path)
     try:
+        check_user_file(path, "image")
         with path.open("rb") as file:
             is_npy = file.read(6) == b"\x93NUMPY"
+    except UserFileError as exc:
+        raise ImageError(str(exc)) from None
     except OSError as exc:
-        raise ImageError(f"cannot read image {path}: {exc.strerror}") from None
+        raise ImageError(f"cannot read image {shown(path)}: {exc.strerror}") from None
     if is_npy:
         return _npy(path)
     try:
@@ -83,11 +88,9 @@ def _grey(image: Image.Image) -> np.ndarray:
 
 def _npy(path: Path) -> np.ndarray:
     try:
-        array = np.load(path, allow_pickle=False)
-    except OSError as exc:
-        raise ImageError(f"cannot read image {path}: {exc}") from None
-    except (ValueError, EOFError) as exc:
-        raise ImageError(f"{path}: not a .npy array: {exc}") from None
+        array = load_user_array(path, "image")
+    except UserFileError as exc:
+        raise ImageError(str(exc)) from None
     if array.ndim != 2:
         raise ImageError(f"{path}: a .npy image must be 2-D, got shape {array.shape}")
     if array.dtype.kind not in "biuf":

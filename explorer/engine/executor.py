@@ -149,10 +149,37 @@ def _remove_shared(pid: int) -> None:
             os.unlink(path)
 
 
+def _writable_folder(folder: str) -> bool:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _without_unwritable_caches() -> None:
+    """Build without the on-disk caches where their folder cannot be written (a read-only
+    ``XDG_CACHE_HOME``): PyOpenCL would fail every build with ``KeyError:
+    'PYOPENCL_CACHE_FAILURE_FATAL'`` and PoCL would fail to store its kernels. Slower builds,
+    the same results. Called before PyOpenCL is imported (it reads the switch then)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not _writable_folder(os.path.join(base, "pyopencl")):
+        os.environ["PYOPENCL_NO_CACHE"] = "1"
+    os.environ.setdefault("PYOPENCL_CACHE_FAILURE_FATAL", "")  # its lookup has no default
+    pocl = os.environ.get("POCL_CACHE_DIR") or os.path.join(base, "pocl")
+    if not _writable_folder(pocl):
+        os.environ["POCL_KERNEL_CACHE"] = "0"
+
+
 def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) -> None:
     """The executor process's loop: one request in, one reply out."""
+    # Ctrl+C reaches every process of the terminal's group: the command that started this
+    # one decides what to do (it ends this process), so the interrupt is not this one's.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
+    _without_unwritable_caches()
     from explorer.engine.launch import run as runner
     from explorer.engine.launch.devices import list_devices
 
@@ -176,8 +203,20 @@ def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) ->
             else:
                 reply = ("error", f"unknown request {kind!r}")
         except Exception as exc:  # Reported to the caller, never lost.
-            reply = ("error", f"{type(exc).__name__}: {exc}")
+            reply = ("error", _error_text(exc))
         conn.send(_pack(reply))
+
+
+def _error_text(exc: Exception) -> str:
+    """What the caller is told of an exception in the executor: the explorer's own errors say
+    what is wrong in their message (shortened); another library's text is a detail a person
+    cannot act on, so only its kind is named."""
+    if type(exc).__module__.startswith("explorer."):
+        text = str(exc)
+        return text if len(text) <= 600 else text[:300] + " … " + text[-200:]
+    if isinstance(exc, MemoryError):
+        return "the host ran out of memory; use smaller sizes"
+    return f"an unexpected {type(exc).__name__} stopped the work; the executor carries on"
 
 
 class ExecutorError(RuntimeError):
@@ -237,7 +276,7 @@ class Executor:
         self._process, self._conn = None, None
         if conn is not None:
             conn.close()
-        if process is not None:
+        if process is not None and process.pid is not None:  # None: it never started
             if process.is_alive():
                 process.kill()
             process.join(5)

@@ -51,6 +51,7 @@ from explorer.description.launch import (
     Values,
 )
 from explorer.families.base import InputError, KernelModel, Sizes
+from explorer.paths import UserFileError, load_user_array
 
 
 def _value(expression: str, names: Mapping[str, int], param: str, key: str) -> int:
@@ -197,11 +198,10 @@ def _check(
     expected = dict(spec.reference_expected)
     if decl.name in expected:
         try:
-            value = np.load(expected[decl.name], allow_pickle=False)
-        except (OSError, ValueError) as exc:
+            value = load_user_array(expected[decl.name], "array file")
+        except UserFileError as exc:
             raise DeclarationError(
-                f"parameter {decl.name!r}: [reference] expected: cannot read "
-                f"{expected[decl.name]}: {exc}"
+                f"parameter {decl.name!r}: [reference] expected: {exc}"
             ) from None
         return Expected(value, terms, spec.expected_from or "the expected values")
     if spec.reference_kernel:

@@ -1,25 +1,42 @@
 """``python -m explorer animate``: open the window offscreen, select what the command line
-names, trace it and write the animation (see :mod:`explorer.gui.animation_file`)."""
+names, trace it and write the animation (see :mod:`explorer.gui.animation_file`).
+
+Exit codes: 0 written, 2 usage or environment (an output that cannot be written, no
+device), 3 refused, 4 the trace crashed or did not finish within ``--timeout``, 130 Ctrl+C.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import os
+import sys
 import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QApplication
 
 from explorer.file_writes import WriteFailed
-from explorer.gui.animation_file import frames_of, write_frames
+from explorer.gui import interrupt
+from explorer.gui.animation_file import Steps, frames_of, write_frames
+from explorer.paths import shown
+
+if TYPE_CHECKING:
+    from explorer.gui.main_window import MainWindow
+
+WRITTEN, USAGE, REFUSED, FAILED = 0, 2, 3, 4
+_START_ALLOWANCE_S = 10.0  # the kernel's build and the window's preparation, beside --timeout
 
 
 def animate_to_file(args: argparse.Namespace) -> int:
     """Trace the selection in an offscreen window and write ``args.out``; the exit code."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from explorer.gui.command_line import apply_selection
     from explorer.gui.main_window import MainWindow
-    from explorer.gui.screenshot import dispose, wait_until
+    from explorer.gui.screenshot import dispose
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([])
@@ -31,30 +48,112 @@ def animate_to_file(args: argparse.Namespace) -> int:
     window.resize(width, height)
     window.show()
     try:
-        if not wait_until(lambda: window.model.device is not None, 120):
-            print("error: no OpenCL device", flush=True)
-            return 1
-        apply_selection(window.model, args)
-        group = None
-        if args.group:
-            gx, gy, gz = ([int(v) for v in args.group.split(",")] + [0, 0, 0])[:3]
-            group = (gx, gy, gz)
-        window.controllers.traces.trace(group)
-        if not wait_until(lambda: window.state.playback is not None, args.timeout + 120):
-            print("error: the trace did not complete", flush=True)
-            return 1
-        view = window.views.execution_view
-        window.views.show_page("execution")
-        app.processEvents()
-        frames = frames_of(view, args.max_frames, getattr(args, "frame_size", None))
-        try:
-            write_frames(frames, args.out, args.fps)
-        except WriteFailed as exc:
-            print(f"error: {exc}", flush=True)
-            return 2
-        height, width = frames[0].shape[:2]
-        print(f"wrote {len(frames)} frames ({width}x{height}) to {args.out}")
-        return 0
+        with interrupt.interruptible():
+            return _animate(app, window, args)
+    except KeyboardInterrupt:
+        print("interrupted: nothing was written", file=sys.stderr)
+        return interrupt.INTERRUPTED
     finally:
+        window.worker.cancel()
         dispose(app, window)
         scratch.cleanup()
+
+
+def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) -> int:
+    from explorer.engine.header.catalog import CatalogError
+    from explorer.gui.command_line import apply_selection
+    from explorer.gui.screenshot import wait_until
+    from explorer.selection import UsageError
+
+    model, state, traces = window.model, window.state, window.controllers.traces
+    if not wait_until(lambda: model.device is not None, 120):
+        print("error: no OpenCL device", file=sys.stderr, flush=True)
+        return USAGE
+    try:
+        apply_selection(model, args)
+    except (UsageError, CatalogError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE
+    group = None
+    if args.group:
+        gx, gy, gz = ([int(v) for v in args.group.split(",")] + [0, 0, 0])[:3]
+        group = (gx, gy, gz)
+    traces.trace(group)
+    refusal = traces.panel.refusal
+    if refusal is not None and state.traced is None and not window.worker.busy:
+        print(f"REFUSED  {refusal.reason} {refusal.fix}".rstrip(), file=sys.stderr)
+        return REFUSED
+    limit = args.timeout + _START_ALLOWANCE_S
+    if not wait_until(lambda: state.traced is not None, limit):
+        print(
+            f"error: the trace did not finish within --timeout {args.timeout:g} s; it was "
+            "stopped. Trace smaller sizes or give a longer --timeout.",
+            file=sys.stderr,
+        )
+        return FAILED
+    traced = state.traced
+    if traced is None or state.playback is None:
+        if traced is None:
+            return FAILED
+        result = traced.result
+        print(f"error: {result.summary()}", file=sys.stderr)
+        return REFUSED if result.status == "refused" else FAILED
+    view = window.views.execution_view
+    window.views.show_page("execution")
+    app.processEvents()
+    frames = frames_of(_Checked(view), args.max_frames, getattr(args, "frame_size", None))
+    return _write(frames, args.out, args.fps)
+
+
+class _Checked:
+    """The execution view as :func:`frames_of` steps it, with Ctrl+C noted between frames."""
+
+    def __init__(self, view: Steps) -> None:
+        self._view = view
+
+    @property
+    def current(self) -> int:
+        return self._view.current
+
+    @property
+    def steps(self) -> int:
+        return self._view.steps
+
+    def set_step(self, index: int) -> None:
+        interrupt.check()
+        self._view.set_step(index)
+
+    def grab(self) -> QPixmap:
+        return self._view.grab()
+
+    def size(self) -> QSize:
+        return self._view.size()
+
+    def resize(self, width: int, height: int) -> None:
+        self._view.resize(width, height)
+
+
+def _write(frames: list, out: str, fps: float) -> int:
+    """Write the file; on any failure (a full disk, Ctrl+C) nothing is left under its name."""
+    target = Path(out)
+    partial = target.with_name(f".{target.name}.partial{target.suffix}")
+    try:
+        with interrupt.directly():
+            write_frames(frames, str(partial), fps)
+            if partial.stat().st_size == 0:
+                raise OSError(errno.ENOSPC, "nothing was written")
+            os.replace(partial, target)
+    except (OSError, ValueError, ImportError, WriteFailed) as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        reason = getattr(exc, "cause", None) or getattr(exc, "strerror", None) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            reason = "the disk is full"
+        print(f"error: cannot write {shown(out)}: {reason}; nothing was written", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
+    print(f"wrote {len(frames)} frames to {out}")
+    return WRITTEN

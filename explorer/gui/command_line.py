@@ -23,9 +23,10 @@ from explorer.session import Session, SessionError, save_session, session_from_r
 def apply_selection(model: ConfigModel, args: argparse.Namespace) -> None:
     """Family, variant or kernel file, sizes, local size, defines and input from the
     selection options every command shares; raises UsageError or CatalogError."""
-    if args.kernel_file or args.variant:
+    own_file = args.kernel_file or getattr(args, "sim", None) or getattr(args, "capture", None)
+    if own_file or args.variant:
         variant = selected_variant(args)
-        if args.kernel_file:
+        if own_file:
             model.add_user_variant(variant)
         else:
             model.set_family(variant.family)
@@ -77,8 +78,9 @@ def _with_device(session: Session, device: str) -> Session:
     from dataclasses import replace
 
     from explorer.engine.executor import Executor
+    from explorer.engine.launch.device_names import DeviceName
     from explorer.engine.launch.devices import pick_device
 
     with Executor() as executor:
         picked = pick_device(executor.devices(), device)
-    return replace(session, device=picked.name)
+    return replace(session, device=DeviceName.of(picked))

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.file_writes import PNG, WriteFailed, write_checked
+from explorer.gui import interrupt
 from explorer.gui.command_line import apply_selection
 from explorer.gui.controllers.sessions import TAB_NAMES, apply_session, session_device
 from explorer.gui.main_window import MainWindow
@@ -41,6 +42,7 @@ def wait_until(condition: Callable[[], object], seconds: float) -> bool:
     QTimer.singleShot(int(seconds * 1000), loop.quit)
     loop.exec()
     timer.stop()
+    interrupt.check()  # Ctrl+C stopped the loop: raise it here, outside any Qt slot
     return bool(condition())
 
 

@@ -132,7 +132,7 @@ def test_without_oclgrind_a_sim_check_says_how_to_install_it(monkeypatch, capsys
     ("extra", "words"),
     [
         (["--kernel-file", str(SIM / "last_writer.cl")], "give --sim or --kernel-file, not both"),
-        ([], "cannot read"),
+        ([], "does not exist"),
     ],
 )
 def test_sim_option_errors_are_usage_errors(capsys, extra, words):

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.robustness.generated import FUZZ_SCALE, session_cases, sim_cases
 from tests.robustness.helpers import KERNELS, cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -274,3 +275,104 @@ def test_fuzz_in_a_subprocess_under_a_memory_cap(args):
     )
     assert done.returncode in DOCUMENTED, done.stderr[-800:]
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``root`` (FIFOs included) with its size and modification time."""
+    found = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            info = os.lstat(os.path.join(folder, name))
+            found[os.path.join(folder, name)] = (info.st_size, info.st_mtime_ns)
+    return found
+
+
+@pytest.mark.long
+@pytest.mark.usefixtures("fast_cli")
+def test_fuzz_sim_files_and_sessions_that_point_elsewhere(tmp_path, capfd):
+    """Generated .sim files (FIFOs, devices and huge sizes among their programs and fields,
+    other encodings, cut files) and sessions whose embedded headers name reference kernels,
+    arrays and images in and out of their folder. Each ends in a documented code with a short
+    message, in time; each file outside the session's folder is named before it is used; no
+    file is written. ``KEXP_FUZZ_SCALE=10`` runs ten times as many."""
+    rng = random.Random(27)
+    cases = sim_cases(rng, tmp_path, 40 * FUZZ_SCALE) + session_cases(
+        rng, tmp_path, 30 * FUZZ_SCALE
+    )
+    before = _snapshot(tmp_path)
+    failures, codes = [], {}
+    for case in cases:
+        started = time.monotonic()
+        outcome = cli(*case.args)
+        elapsed = time.monotonic() - started
+        captured = capfd.readouterr()
+        text = outcome.out + outcome.err + captured.out + captured.err
+        codes[outcome.code] = codes.get(outcome.code, 0) + 1
+        long_line = max((len(line) for line in text.splitlines()), default=0)
+        unnamed = [p for p in case.outside if outcome.code != 2 and p not in outcome.err]
+        if (
+            outcome.code not in DOCUMENTED
+            or "Traceback" in text
+            or elapsed > CASE_LIMIT_S
+            or long_line > 800
+            or unnamed
+            or not text.strip()
+        ):
+            failures.append((case.args, outcome.code, round(elapsed, 1), unnamed, text[-400:]))
+    print(f"fuzz: {len(cases)} .sim and session cases, exit codes {dict(sorted(codes.items()))}")
+    assert not failures, failures[:3]
+    assert _snapshot(tmp_path) == before  # nothing written, nothing replaced
+
+
+def _group_left(pgid: int) -> list[int]:
+    """Processes still alive in a process group (zombies excluded)."""
+    left = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            left.append(int(entry))
+    return left
+
+
+@pytest.mark.long
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_fuzz_generated_files_in_real_processes_leave_nothing_running(tmp_path):
+    """A sample of the generated .sim and session cases as real commands, each in a process
+    group of its own under a memory cap: a documented code, no traceback, no hang, and no
+    process of the group left once the command has ended."""
+    rng = random.Random(28)
+    cases = sim_cases(rng, tmp_path, 3 * FUZZ_SCALE) + session_cases(rng, tmp_path, 3 * FUZZ_SCALE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    failures = []
+    for case in cases:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "explorer", *case.args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_capped,
+        )
+        try:
+            out, _ = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            out, _ = process.communicate()
+            failures.append((case.args, "hang", out[-300:]))
+            continue
+        deadline = time.monotonic() + 5
+        while _group_left(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = _group_left(process.pid)
+        for pid in left:
+            os.kill(pid, 9)
+        if process.returncode not in DOCUMENTED or "Traceback" in out or left:
+            failures.append((case.args, process.returncode, left, out[-300:]))
+    assert not failures, failures[:3]

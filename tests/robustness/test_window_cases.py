@@ -223,3 +223,81 @@ def test_3_the_fix_search_runs_off_the_gui_thread_and_its_fix_arrives(window, qt
     assert "Refused" in panel.validation.text()  # the reason, at once
     qtbot.waitUntil(lambda: "Try the local size L0 = 16" in panel.validation.text(), timeout=5000)
     assert threading.main_thread() not in searched_on
+
+
+@pytest.mark.long
+def test_fuzz_the_window_opens_generated_sim_files_and_sessions_without_freezing(
+    window, qtbot, tmp_path, monkeypatch
+):
+    """File ▸ Open on generated .sim files and sessions (FIFOs, devices, huge sizes, other
+    encodings, files outside the session's folder): each ends in the window or in a message,
+    no exception escapes a slot, the window keeps drawing meanwhile, and a session that uses
+    a file outside its folder is asked about, naming it."""
+    import random
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests.robustness.generated import FUZZ_SCALE, session_cases, sim_cases
+
+    warned, asked = [], []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+
+    def question(parent, title, text, *rest):
+        asked.append(text)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    ticks = []
+    beat = QTimer()
+    beat.timeout.connect(lambda: ticks.append(time.monotonic()))
+    beat.start(50)
+    rng = random.Random(29)
+    sims = sim_cases(rng, tmp_path, 8 * FUZZ_SCALE)
+    sessions = session_cases(rng, tmp_path, 8 * FUZZ_SCALE)
+    try:
+        for case in sims:
+            started, beats = time.monotonic(), len(ticks)
+            window.controllers.kernels.open_kernel(case.args[2])
+            took = time.monotonic() - started
+            assert took < 10, case.args
+            assert took < 0.5 or len(ticks) > beats, case.args  # it drew meanwhile
+        for case in sessions:
+            asked.clear()
+            refused = len(warned)
+            opened = window.controllers.sessions.open(case.args[2])
+            if len(warned) > refused:  # not a usable session: refused before using any file
+                assert not opened
+                continue
+            for path in case.outside:
+                assert not opened and any(path in text for text in asked), (case.args, asked)
+    finally:
+        beat.stop()
+    assert all(len(text) < 2000 for text in warned)
+
+
+def test_1_opening_a_slow_sim_file_keeps_the_window_drawing(window, tmp_path, monkeypatch):
+    """The .sim file is read and expanded off the GUI thread: while it takes a second, the
+    window's timers still fire; an exception in the reader ends as a message, not in the slot."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from explorer.gui.controllers import kernel_files
+
+    def slow(path):
+        time.sleep(1.0)
+        raise MemoryError  # what expanding a huge field used to end in
+
+    monkeypatch.setattr(kernel_files, "load_variant_file", slow)
+    warned = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+    ticks = []
+    beat = QTimer()
+    beat.timeout.connect(lambda: ticks.append(1))
+    beat.start(50)
+    try:
+        opened = window.controllers.kernels.open_kernel(str(tmp_path / "huge.sim"))
+    finally:
+        beat.stop()
+    assert not opened and len(ticks) >= 10
+    assert warned and "huge.sim" in warned[0] and "cannot be opened" in warned[0]

@@ -30,6 +30,7 @@ non-uniform work-groups (``engine/launch/nonuniform.py`` says how, on any device
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from explorer.description.declarations import (
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
+from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
 
 _TOKEN = re.compile(r"<[^>\n]*>|<[^\n]*|[^\s<]+")
 _TYPE_ORDER = (
@@ -59,6 +61,31 @@ _TYPE_ORDER = (
     "float",
     "double",
 )
+
+
+# size_t: the largest NDRange dimension or size a .sim file may write (the launch is checked
+# against the device's limits before anything runs).
+_SIZE_T_MAX = 2**64 - 1
+# A by-value argument's bytes: OpenCL guarantees 1024 bytes of arguments in all.
+_MAX_SCALAR_BYTES = 1024
+# A buffer's or a __local argument's bytes: beyond any device (checked against the device's
+# memory before anything is allocated).
+_MAX_BUFFER_BYTES = 2**48
+
+
+def _size_field(reader: _Reader, value: str, param: Parameter) -> int:
+    """A header's ``size=BYTES``, bounded before anything of that size is made."""
+    if not value.isdigit() or len(value) > 20:
+        raise reader.fail(f"invalid value for 'size': {shown(value)!r} (a number of bytes)")
+    size = int(value)
+    if param.space == "scalar" and size > _MAX_SCALAR_BYTES:
+        raise reader.fail(
+            f"size {size} is too large for an argument passed by value (at most "
+            f"{_MAX_SCALAR_BYTES} bytes, what every OpenCL device accepts); use a buffer"
+        )
+    if size > _MAX_BUFFER_BYTES:
+        raise reader.fail(f"size {size} is more than 2^48 bytes, beyond any device")
+    return size
 
 
 class SimError(ValueError):
@@ -103,10 +130,21 @@ def load_sim(path: str | Path) -> Variant:
     """The kernel a ``.sim`` file describes, with its arguments as custom declarations."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SimError(f"cannot read {path}: {exc.strerror}") from None
+        text = read_user_text(path, ".sim file")
+    except UserFileError as exc:
+        raise SimError(str(exc)) from None
     return parse_sim(text, path)
+
+
+def program_path(path: str | Path) -> Path | None:
+    """The program file a ``.sim`` file names (its first word), beside it; None where the
+    file cannot be read."""
+    path = Path(path)
+    try:
+        tokens = _tokens(read_user_text(path, ".sim file"))
+    except UserFileError:
+        return None
+    return path.parent / tokens[0].text if tokens else None
 
 
 class _Reader:
@@ -130,10 +168,14 @@ class _Reader:
     def integer(self) -> int:
         token = self.next()
         try:
-            return int(token.text)
+            value = int(token.text)
         except ValueError:
             self.at -= 1
-            raise self.fail(f"{token.text!r} is not a whole number") from None
+            raise self.fail(f"{shown(token.text)!r} is not a whole number") from None
+        if not 0 <= value <= _SIZE_T_MAX:
+            self.at -= 1
+            raise self.fail(f"{shown(token.text)} is outside 0 to 2^64 - 1 (a size_t)")
+        return value
 
 
 def parse_sim(text: str, path: str | Path) -> Variant:
@@ -150,12 +192,15 @@ def parse_sim(text: str, path: str | Path) -> Variant:
     if any(v < 1 for v in (*ndrange, *wgsize)):
         raise reader.fail("sizes must be at least 1")
     try:
-        raw = program.read_bytes()
-    except OSError as exc:
-        raise SimError(f"{path}: cannot read the program file {program}: {exc.strerror}") from None
+        raw = read_user_bytes(program, "program file")
+    except UserFileError as exc:
+        raise SimError(f"{shown(path)}: {exc}") from None
     if raw[:2] == b"BC":
         raise SimError(f"{path}: {program.name} is LLVM bitcode; only OpenCL C source runs here")
-    source = raw.decode("utf-8", errors="replace")
+    try:
+        source = decode_text(raw, f"program file {shown(program)}")
+    except UserFileError as exc:
+        raise SimError(f"{shown(path)}: {exc}") from None
     try:
         params = kernel_signature(source, kernel)
     except SignatureError as exc:
@@ -163,7 +208,9 @@ def parse_sim(text: str, path: str | Path) -> Variant:
     declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))
     if reader.at < len(reader.tokens):
         reader.parsing = "end of file"
-        raise reader.fail(f"unexpected {reader.tokens[reader.at].text!r} after the last argument")
+        raise reader.fail(
+            f"unexpected {shown(reader.tokens[reader.at].text)!r} after the last argument"
+        )
     dims = max([1] + [i + 1 for i in range(3) if ndrange[i] > 1 or wgsize[i] > 1])
     spec = CustomSpec(sizes=(), params=declarations)
     results = spec.results
@@ -246,12 +293,9 @@ def _read_header(reader: _Reader, param: Parameter) -> _Header:
         elif key == "range" and value:
             h.value_range = value
         elif key == "size":
-            try:
-                h.size = int(value)
-            except ValueError:
-                raise reader.fail(f"invalid value for 'size': {value!r}") from None
+            h.size = _size_field(reader, value, param)
         else:
-            raise reader.fail(f"unrecognised header token {token!r}")
+            raise reader.fail(f"unrecognised header token {shown(token)!r}")
     return h
 
 
@@ -286,7 +330,7 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
                 return float(int(text, 16))
             return float(int(text)) if ELEMENT_TYPES[type_name].kind in "iu" else float(text)
         except ValueError:
-            raise reader.fail(f"{text!r} is not a {type_name} value") from None
+            raise reader.fail(f"{shown(text)!r} is not a {type_name} value") from None
 
     start, step = _range(reader, h.value_range, count, number)
     if param.space == "scalar":
@@ -321,11 +365,15 @@ def _range(
         return 0.0, 0.0
     parts = value_range.split(":")
     if len(parts) != 3:
-        raise reader.fail(f"range {value_range!r} is not START:INC:END")
+        raise reader.fail(f"range {shown(value_range)!r} is not START:INC:END")
     start, step, end = (number(part) for part in parts)
+    if not all(math.isfinite(v) for v in (start, step, end)):
+        raise reader.fail(f"range {shown(value_range)!r} is not made of finite numbers")
     expected = int((end - start) / step) + 1 if step else 0
     if expected != count:
-        raise reader.fail(f"range {value_range!r} gives {expected} values; size holds {count}")
+        raise reader.fail(
+            f"range {shown(value_range)!r} gives {expected} values; size holds {count}"
+        )
     return start, step
 
 

@@ -5,13 +5,15 @@ refused."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
 from explorer.description.launch import DescriptionError, LaunchDescription, LocalParam, Setting
-from explorer.engine.launch.memory import check_memory
+from explorer.engine.launch.memory import available_host_bytes, check_memory
 from explorer.engine.records import DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
+from explorer.paths import shown
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -53,11 +55,16 @@ def size_defaults(variant: Variant, sizes: dict[str, int]) -> dict[str, int]:
     (with the header's defaults), or none. A rule that names a size not given does not hold."""
     sizes = {**variant.model.default_sizes, **sizes}
     names = {**sizes, **variant.default_defines}
-    for rule in variant.by_size:
+    for number, rule in enumerate(variant.by_size, start=1):
+        if names_in(rule.when) - set(names):
+            continue
         try:
             holds = evaluate(rule.when, names)
-        except ExpressionError:
-            continue
+        except ExpressionError as exc:
+            raise ExpressionError(
+                f"[[by_size]] rule {number}: key 'when' = {shown(rule.when)!r} cannot be "
+                f"evaluated: {exc}"
+            ) from None
         if holds:
             return dict(rule.defines)
     return {}
@@ -123,6 +130,9 @@ def plan(
     except _Refused as refused:
         return refused.refusal
     global_size = tuple(-(-g // lo) * lo for g, lo in zip(raw_global, local_size, strict=True))
+    refusal = ndrange_refusal(global_size, local_size)
+    if refusal is not None:
+        return refusal
     exact = variant.exact_range and global_size != raw_global
     outside = tuple(f"{c} (false for {_describe(c, names)})" for c in broken)
     return LaunchPlan(
@@ -133,13 +143,17 @@ def plan(
 def _defines(
     variant: Variant, defines: dict[str, int] | None, sizes: dict[str, int]
 ) -> dict[str, int]:
-    chosen = resolve_defines(variant, defines, sizes)
+    try:
+        chosen = resolve_defines(variant, defines, sizes)
+    except ExpressionError as exc:
+        raise _Refused(f"{exc}.", "Fix the rule in the kernel's header.") from None
     unknown = set(chosen) - set(variant.default_defines)
     if unknown:
         raise _Refused(
             f"{variant.qualified_id} has no define {', '.join(sorted(unknown))}.",
             f"Its defines are: {', '.join(variant.default_defines) or 'none'}.",
         )
+    _check_array_defines(variant, chosen)
     for key, values in variant.allowed_values.items():
         if chosen[key] not in values:
             raise _Refused(
@@ -147,6 +161,31 @@ def _defines(
                 f"Use one of {', '.join(map(str, values))}.",
             )
     return chosen
+
+
+# An array declaration: a type, a name and its bracketed sizes (``__local float tile[TILE];``).
+_ARRAY_DECLARATION = re.compile(
+    r"\b[A-Za-z_]\w*\s+\**\s*([A-Za-z_]\w*)\s*((?:\[[^\]\[;{}]*\]\s*)+)[;=]"
+)
+
+
+def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
+    """Refuse a define below 1 that sizes an array in the kernel's source: the compiler
+    takes a zero-sized array, and the loops stepping by it never end."""
+    small = {name: value for name, value in chosen.items() if value < 1}
+    if not small or not variant.source:
+        return
+    for match in _ARRAY_DECLARATION.finditer(variant.source):
+        used = set(re.findall(r"[A-Za-z_]\w*", match.group(2))) & set(small)
+        if used:
+            name = sorted(used)[0]
+            line = variant.source.count("\n", 0, match.start()) + 1
+            default = variant.default_defines.get(name)
+            raise _Refused(
+                f"{name}={small[name]} sizes the array {match.group(1)} (line {line}); an array "
+                "holds at least one element.",
+                f"Use {name} ≥ 1" + (f" (its default is {default})." if default else "."),
+            )
 
 
 def _local_size(
@@ -227,6 +266,79 @@ def _check_local_size(local_size: tuple[int, ...], device: DeviceInfo) -> None:
             )
 
 
+# size_t on the host and on every device the explorer drives is 64 bits; a launch whose
+# NDRange or work-item count needs more wraps around in the runtime (PoCL stops with SIGFPE).
+_SIZE_T_MAX = 2**63 - 1
+# Work-groups per dimension: NVIDIA's grid limit, and where PoCL's group counters stay exact.
+MAX_GROUPS = 2**31 - 1
+
+
+def ndrange_refusal(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> Refusal | None:
+    """The refusal of an NDRange no runtime launches safely: a dimension or a work-item count
+    beyond size_t, or more work-groups in a dimension than devices count; None otherwise."""
+    total = math.prod(global_size)
+    if max(global_size) > _SIZE_T_MAX or total > _SIZE_T_MAX:
+        return Refusal(
+            f"the NDRange {_fmt_big(global_size)} has {_big(total)} work-items; a launch "
+            "holds fewer than 2^63 (the runtimes' size_t).",
+            "Use smaller sizes: the NDRange must stay below 2^63 work-items.",
+        )
+    for i, (g, lo) in enumerate(zip(global_size, local_size, strict=True)):
+        groups = g // lo
+        if groups > MAX_GROUPS:
+            return Refusal(
+                f"the NDRange {_fmt_big(global_size)} in work-groups of {_fmt(local_size)} "
+                f"makes {_big(groups)} work-groups in dimension {i}; devices count at most "
+                f"{_big(MAX_GROUPS)}.",
+                f"Use smaller sizes or a larger local size in dimension {i} (at most "
+                f"{_big(MAX_GROUPS * lo)} work-items there with {lo} per group).",
+            )
+    return None
+
+
+# Host bytes a trace takes per work-item and per work-group before it records anything: each
+# work-item's record count (uint32), each group's total, slot and order.
+_TRACE_BYTES_PER_ITEM = 4
+_TRACE_BYTES_PER_GROUP = 8 + 4 + 8
+_TRACE_HOST_SHARE = 0.5
+
+
+def trace_memory_refusal(
+    global_size: tuple[int, ...], local_size: tuple[int, ...]
+) -> Refusal | None:
+    """The refusal of a trace whose per-work-item counts alone would not fit in the host's
+    memory (a trace counts every work-item's records before it records any); None when
+    they fit."""
+    items = math.prod(global_size)
+    groups = items // max(1, math.prod(local_size))
+    needed = items * _TRACE_BYTES_PER_ITEM + groups * _TRACE_BYTES_PER_GROUP
+    available = int(available_host_bytes() * _TRACE_HOST_SHARE)
+    if needed <= available:
+        return None
+    return Refusal(
+        f"tracing the NDRange {_fmt_big(global_size)} ({_big(items)} work-items) needs "
+        f"{_mib(needed)} of host memory to count their records; {_mib(available)} is free "
+        "for it.",
+        f"Trace smaller sizes: at most about {_big(available // _TRACE_BYTES_PER_ITEM)} "
+        "work-items.",
+    )
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 30):,.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):,.1f} MiB"
+
+
+def _big(value: int) -> str:
+    """A count as a message shows it: exact when short, else as a power of two."""
+    if value < 10**12:
+        return f"{value:,}"
+    return f"about 2^{value.bit_length() - 1}"
+
+
+def _fmt_big(values: tuple[int, ...]) -> str:
+    return "x".join(_big(v) if v >= 10**12 else str(v) for v in values)
+
+
 def _global_size(variant: Variant, names: dict[str, int]) -> tuple[int, ...]:
     try:
         raw_global = tuple(evaluate(e, names) for e in variant.global_size)
@@ -268,8 +380,8 @@ def exact_ndrange(
     if not variant.exact_range:
         return None
     sizes = {**variant.model.default_sizes, **sizes}
-    chosen = resolve_defines(variant, defines, sizes)
     try:
+        chosen = resolve_defines(variant, defines, sizes)
         local_size = tuple(local) if local else default_local(variant, chosen, sizes)
         names = {**sizes, **chosen, "COMPUTE_UNITS": 1}
         names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})

@@ -11,10 +11,12 @@ from explorer.engine.header.catalog import CatalogError, load_variant_file, with
 from explorer.engine.records import RunResult, Variant
 from explorer.families import FAMILIES
 from explorer.gui.actions import Action, Actions
+from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Runner, StatusLine, Tracer
 from explorer.gui.kernel_dialog import KernelMappingDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.paths import read_user_text, shown
 
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
 KERNEL_SUFFIXES = (".cl", ".sim")
@@ -57,9 +59,11 @@ class KernelFilesController(QObject):
     def open_kernel(self, path: str) -> bool:
         """Open a .cl file (one without a catalog header goes through the mapping dialog) or
         an Oclgrind .sim file (its kernel, NDRange and arguments as declared there)."""
-        try:
-            variant = load_variant_file(path)
-        except CatalogError as exc:
+        try:  # off the GUI thread: a .sim file's arguments may take a while to expand
+            variant = off_gui_thread(lambda: load_variant_file(path))
+        except Exception as exc:
+            if not isinstance(exc, CatalogError):
+                exc = CatalogError(f"{shown(path)}: cannot be opened ({type(exc).__name__})")
             if "no catalog header" not in str(exc) or path.lower().endswith(".sim"):
                 QMessageBox.warning(self.parent_widget, "Cannot open kernel", str(exc))
                 return False
@@ -100,26 +104,22 @@ class KernelFilesController(QObject):
         if path not in self.watcher.files() and Path(path).exists():
             self.watcher.addPath(path)  # the editor replaced the file
         try:
-            source = Path(path).read_text(encoding="utf-8")
             header = self.state.user_headers.get(str(Path(path)))
-            variant = with_header(source, header, path) if header else load_variant_file(path)
-        except UnicodeDecodeError:
-            self.status.say(
-                f"{Path(path).name}: not UTF-8 text; save it as UTF-8 (the last good run stays)"
-            )
-            return
-        except (CatalogError, OSError) as exc:
+            variant = off_gui_thread(lambda: _read_kernel(path, header))
+        except (CatalogError, OSError, ValueError) as exc:
             self.status.say(f"{Path(path).name}: {exc} (the last good run stays)")
             return
         if variant.path != self.model.variant.path:
             return
-        self.model.replace_variant(variant)
-        self.state.reloads += 1
+        # Read before the new version replaces the old: a header that declares other sizes
+        # is another configuration, and its views are cleared.
         playback = self.state.playback
         keep = None
         if playback is not None and self.state.traced is not None:
             step = self.execution.current
             keep = (playback.group, playback.steps[step].phase if playback.steps else 0)
+        self.model.replace_variant(variant)
+        self.state.reloads += 1
         generation = self.runner.run()
         if keep is not None and generation is not None:
             self.state.keep_view = keep
@@ -163,6 +163,13 @@ class KernelFilesController(QObject):
             self.open_kernel(path)
         else:
             self.open_image(path)
+
+
+def _read_kernel(path: str, header: str | None) -> Variant:
+    """The kernel file with the header kept for it in memory, or its own."""
+    if header:
+        return with_header(read_user_text(path, "kernel file"), header, path)
+    return load_variant_file(path)
 
 
 ACTIONS = Actions(

@@ -13,13 +13,15 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui.actions import Action, Actions
+from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.paths import shown
 from explorer.session import (
     Session,
     SessionError,
-    kernel_outside,
+    files_outside,
     load_session,
     resolve_variant,
     save_session,
@@ -56,6 +58,24 @@ def apply_session(model: ConfigModel, session: Session) -> None:
     model.set_layout(session.layout)
     if session.input:
         model.set_input(session.input, session.text, session.image_path)
+
+
+def _group(named: list[int]) -> tuple[int, int, int]:
+    """A saved work-group index ([x], [x, y] or [x, y, z]) as (x, y, z)."""
+    x, y, z = (list(named) + [0, 0])[:3]
+    return int(x), int(y), int(z)
+
+
+def lesson_title(path: Path) -> str:
+    """A lesson's menu title: its number, then the title its session gives (its file name's
+    words where it gives none)."""
+    stem = path.name.removesuffix(".kexp.json")
+    number, _, words = stem.partition("-")
+    try:
+        title = load_session(path).title
+    except (SessionError, CatalogError):
+        title = None
+    return f"{number} · {title or words.replace('-', ' ').capitalize()}"
 
 
 def session_device(model: ConfigModel, session: Session) -> str | None:
@@ -123,34 +143,40 @@ class SessionController:
 
     def open(self, path: str) -> bool:
         """Read a session file and show it; a bad file is refused in a message box."""
-        try:
-            session = load_session(path)
+        try:  # off the GUI thread: its kernel may be a long .sim file
+            session = off_gui_thread(lambda: load_session(path))
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
             return False
-        outside = kernel_outside(session, path)
-        if outside is not None and not self.confirm_outside(outside):
+        except Exception as exc:
+            message = f"{shown(path)}: cannot be opened ({type(exc).__name__})"
+            QMessageBox.warning(self.parent_widget, "Cannot open the session", message)
+            return False
+        outside = files_outside(session, path)
+        if outside and not self.confirm_outside("\n".join(outside)):
             self.status.say(f"Did not open {path}")
             return False
         self.show(session)
         self.status.say(f"Opened {path}")
         return True
 
-    def confirm_outside(self, kernel: str) -> bool:
-        """Ask before opening a session that runs a kernel file outside its own folder: a
-        session from someone else could point at any file."""
+    def confirm_outside(self, files: str) -> bool:
+        """Ask before opening a session that uses files outside its own folder (a kernel, a
+        reference kernel, arrays, an image): a session from someone else could point at any
+        file."""
         answer = QMessageBox.question(
             self.parent_widget,
-            "Run a kernel from another folder?",
-            f"This session runs the kernel file\n{kernel}\nwhich lies outside the session's "
-            "folder. Open it only if you trust that file.",
+            "Use files from another folder?",
+            f"This session compiles, runs or reads these files outside its folder:\n\n{files}\n\n"
+            "Open it only if you trust them.",
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
         return answer == QMessageBox.StandardButton.Open
 
-    def show(self, session: Session) -> None:
-        """Configuration and tab now; the device once the devices are known."""
+    def show(self, session: Session, always_trace: bool = False) -> None:
+        """Configuration and tab now; the device once the devices are known; then the trace
+        it was saved with, at its group and phase (a lesson's ``always_trace``)."""
         if session.header is not None and session.kernel_path is not None:
             self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
@@ -168,6 +194,30 @@ class SessionController:
             choose_device()
         else:
             self.model.devices_changed.connect(choose_device)
+        self._trace_as_saved(session, always_trace)
+
+    def _trace_as_saved(self, session: Session, always: bool = False) -> None:
+        """A session saved with its animation (a work-group, a phase, the Execution tab) is
+        traced again once a device is ready, and shown at that group and phase; ``always``:
+        a lesson, traced whatever it names."""
+        view = session.view
+        named = view.get("group")
+        group = _group(named) if named else None
+        phase = view.get("phase")
+        if not (always or group is not None or phase is not None or view.get("tab") == "grid"):
+            return
+        shown = group is not None or phase is not None
+        self.state.keep_view = (group, int(phase or 0)) if shown else None
+
+        def trace() -> None:
+            if self.model.device is None:
+                QTimer.singleShot(250, trace)
+            elif session.anyway:
+                self.tracer.trace_anyway(group)
+            else:
+                self.tracer.trace(group)
+
+        trace()
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
@@ -190,26 +240,15 @@ class SessionController:
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
             return
-        self.show(session)
-        named = session.view.get("group")
-        group = (int(named[0]), int(named[1]), 0) if named else None
-
-        def trace() -> None:
-            if self.model.device is None:
-                QTimer.singleShot(250, trace)
-            elif session.anyway:
-                self.tracer.trace_anyway(group)
-            else:
-                self.tracer.trace(group)
-
-        trace()
+        self.show(session, always_trace=True)
 
     def open_start(self, restored: bool) -> None:
         """The window started with no arguments opens on something alive: the last session's
         configuration (``restored`` from the settings) or, on a first start, the IOU demo
         (the tiled matmul at 768³ on the IOU input), ready to run with the hint on the
-        result. It is not run by itself: on a CPU device its eleven launches take seconds,
-        and a lecturer starts it when the room is watching."""
+        result (how to run it, or while Run is disabled, why). It is not run by itself: on a
+        CPU device its eleven launches take seconds, and a lecturer starts it when the room is
+        watching."""
         if restored:
             what = "The last session is open"
         else:
@@ -221,7 +260,7 @@ class SessionController:
             self.model.set_input("iou", "IOU")
             what = f"The IOU demo is ready: tiled matmul, {START_SIZE}³, the IOU input"
         self.pages.show_page("result")
-        self.result.show_hint(f"{what}. Press Ctrl+R to run.")
+        self.state.hint = what  # the result adds how to run it, or why Run is disabled
 
 
 ACTIONS = Actions(
