@@ -20,6 +20,7 @@ STATUS_COLOURS = {
     "error": "#8e44ad",
 }
 BAR_HEIGHT = 0.6
+LABEL_PX = 16  # read from the back of a room on a 1280×720 projector
 LABEL_ROOM = 0.95  # data units above the top bar's centre: its label fits
 PART_COLOURS = {"upload": "#5dade2", "kernel": "#27ae60", "download": "#f5b041", "numpy": "#7f8c8d"}
 
@@ -81,7 +82,7 @@ class TimingView(QWidget):
         item = pg.TextItem(text, color="#1b2631", anchor=(0, 1))
         y += BAR_HEIGHT / 2
         font = item.textItem.font()
-        font.setPointSize(11)
+        font.setPixelSize(LABEL_PX)
         item.setFont(font)
         item.setPos(x, y)
         self.plot.addItem(item)
