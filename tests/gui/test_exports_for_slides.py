@@ -249,3 +249,19 @@ def test_a_screenshot_onto_a_full_disk_says_so_and_leaves_no_file(full_disk, qap
     assert take_screenshot(qapp, args, None) == 2
     assert f"{out}: the disk is full" in capsys.readouterr().err
     assert [p.name for p in full_disk.iterdir()] == ["filler"]
+
+
+@pytest.mark.usefixtures("fast_cli", "qapp")
+def test_animate_draws_the_frames_at_the_chosen_slide_size(tmp_path):
+    from PIL import Image
+
+    from tests.robustness.helpers import cli
+
+    out = tmp_path / "slide.gif"
+    done = cli(
+        "animate", "--family", "matmul", "--variant", "tiled", "--size", "16",
+        "--max-frames", "2", "--frame-size", "1280x720", "--out", str(out),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    with Image.open(out) as picture:
+        assert picture.size == (1280, 720) and picture.n_frames == 2
