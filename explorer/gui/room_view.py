@@ -11,7 +11,7 @@ for a kernel without local memory, each buffer's window), their values always wr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt
@@ -34,14 +34,33 @@ from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
 
-if TYPE_CHECKING:
-    from explorer.gui.execution_view import ExecutionView
+
+class _Compactable(Protocol):
+    def set_compact(self, on: bool) -> None: ...
+
+
+class _Roomable(Protocol):
+    def set_room(self, on: bool) -> None: ...
+
+
+class RoomHost(Protocol):
+    """What the room view changes in the execution view."""
+
+    @property
+    def legend(self) -> _Compactable: ...
+
+    @property
+    def info(self) -> QWidget: ...
+
+    @property
+    def buffers(self) -> _Roomable: ...
+
 
 SMALLEST_BOX = 14.0  # pixels: a highlighted tile is never drawn smaller
 BAND = QColor(192, 57, 43, 55)  # everything the group touches, over the whole buffer
 
 
-def set_room_view(view: ExecutionView, on: bool) -> None:
+def set_room_view(view: RoomHost, on: bool) -> None:
     """The execution view as the room sees it (presenter mode), or as the desk does: the
     room view's buffers, the legend's keys only, no hover line (nobody hovers in a talk;
     each cell's tooltip still gives its exact value)."""

@@ -73,7 +73,9 @@ def answer_file_dialogs(monkeypatch, path):
     answer = staticmethod(lambda *args, **kwargs: (str(path), ""))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
-    default = staticmethod(lambda parent, title, label, items, current=0, *rest: (items[current], True))
+    default = staticmethod(
+        lambda parent, title, label, items, current=0, *rest: (items[current], True)
+    )
     monkeypatch.setattr(QInputDialog, "getItem", default)
 
 

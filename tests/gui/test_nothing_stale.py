@@ -50,7 +50,7 @@ def everything_on_screen(window) -> str:
     return "\n".join(
         [
             v.result_view.badge.text(),
-            v.result_view.message.text(),
+            v.result_view.message.toPlainText(),
             " ".join(v.timing_view.labels),
             v.timing_view.details.text(),
             findings.summary.text(),
