@@ -15,7 +15,9 @@ from explorer.file_writes import WriteFailed, write_text
 from explorer.gui.animation_file import HIGHLIGHTS
 from tests.gui.conftest import trigger
 
-EXPORTS = ("view.png", "view.svg", "timing.png", "runs.csv", "runs.json", "a.gif", "frames.png")
+EXPORTS = (
+    "view.png", "view.svg", "timing.png", "runs.csv", "runs.json", "a.gif", "a.mp4", "frames.png",
+)  # fmt: skip
 
 
 def _mount(folder: Path, options: str) -> None:
