@@ -4,7 +4,8 @@
 
 Renders the window at 1600×1000 after the work completes, writes the PNG and exits: 0 when
 written, 1 when the run produced no result (refused, build error, crash, timeout), 2 for bad
-arguments, 3 when the chosen view is empty. ``--view grid`` traces first.
+arguments or a PNG that could not be written whole (none is left), 3 when the chosen view is
+empty. ``--view grid`` traces first.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ STATUS_COLOURS = {
     "timeout": "#8e44ad",
     "error": "#8e44ad",
 }
+BAR_HEIGHT = 0.6
+LABEL_PX = 16  # read from the back of a room on a 1280×720 projector
+LABEL_ROOM = 0.95  # data units above the top bar's centre: its label fits
 PART_COLOURS = {"upload": "#5dade2", "kernel": "#27ae60", "download": "#f5b041", "numpy": "#7f8c8d"}
 
 
@@ -65,14 +68,21 @@ class TimingView(QWidget):
         axis.setTicks([list(enumerate(names))])
         font = axis.label.font()
         font.setPointSize(11)
-        axis.setStyle(tickFont=font)
+        # Each bar's label names it: the axis keeps the names (for the record) without
+        # writing them, so the bars and their labels get the pane's whole width.
+        axis.setStyle(tickFont=font, showValues=False)
         self.plot.getAxis("bottom").setStyle(tickFont=font)
-        self.plot.setYRange(-0.6, len(names) - 0.4 + (0.3 if len(names) == 2 else 0), padding=0)
+        # Room above the top bar for its label (each bar's label sits on the bar's top edge).
+        self.plot.setYRange(-0.6, len(names) - 1 + LABEL_ROOM, padding=0)
 
     def _label(self, x: float, y: float, text: str) -> None:
-        item = pg.TextItem(text, color="#1b2631", anchor=(0, 0.5))
+        """A bar's words, on the bar's top edge from the left: inside the chart however
+        narrow the pane (a label right of a bar ran off it at 1280×720), and naming the
+        variant, so an exported chart says which bar is which."""
+        item = pg.TextItem(text, color="#1b2631", anchor=(0, 1))
+        y += BAR_HEIGHT / 2
         font = item.textItem.font()
-        font.setPointSize(11)
+        font.setPixelSize(LABEL_PX)
         item.setFont(font)
         item.setPos(x, y)
         self.plot.addItem(item)
@@ -82,7 +92,7 @@ class TimingView(QWidget):
         """No bars yet: what is coming, in words (e.g. a run being timed)."""
         self.clear()
         self._axis([""])
-        self._label(0, 0, text)
+        self._label(0, -BAR_HEIGHT / 2, text)
         self.plot.setXRange(0, 1, padding=0)
 
     def show_run(self, result: RunResult) -> None:
@@ -103,7 +113,7 @@ class TimingView(QWidget):
             bar = pg.BarGraphItem(
                 x0=[left],
                 y=[1],
-                height=0.6,
+                height=BAR_HEIGHT,
                 width=[width],
                 brush=PART_COLOURS[name],
                 pen=pg.mkPen("w"),
@@ -122,15 +132,14 @@ class TimingView(QWidget):
             )
         )
         numpy_bar = pg.BarGraphItem(
-            x0=[0], y=[0], height=0.6, width=[t.reference_ms], brush=PART_COLOURS["numpy"]
+            x0=[0], y=[0], height=BAR_HEIGHT, width=[t.reference_ms], brush=PART_COLOURS["numpy"]
         )
         self.plot.addItem(numpy_bar)
         self.bar_count = 2
         self._axis(["numpy reference", bar_name(result)])
         span = max(left, t.reference_ms, t.max_ms + kernel_left)
-        gap = span * 0.02
-        self._label(max(left, t.max_ms + kernel_left) + gap, 1, f"kernel {t.median_ms:.3f} ms")
-        self._label(t.reference_ms + gap, 0, f"numpy {t.reference_ms:.3f} ms")
+        self._label(0, 1, f"{bar_name(result)}: kernel {t.median_ms:.3f} ms")
+        self._label(0, 0, f"numpy: {t.reference_ms:.3f} ms")
         self.details.setText(
             "<span style='color:#5dade2'>■</span> upload "
             "<span style='color:#27ae60'>■</span> kernel "
@@ -140,24 +149,28 @@ class TimingView(QWidget):
             f"{parts[0][1]:.3f} ms · download {parts[2][1]:.3f} ms · numpy {t.reference_ms:.3f} "
             "ms (float64)"
         )
-        self.plot.setXRange(0, span * 2.2, padding=0)
+        self.plot.setXRange(0, span * 1.05, padding=0)
 
     def show_compare(self, results: Sequence[RunResult]) -> None:
         """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
         self.clear()
         names = [bar_name(r) for r in results][::-1]
         self._axis(names)
-        times = [r.timing.median_ms for r in results if r.timing is not None]
+        times = [max(r.timing.median_ms, r.timing.max_ms) for r in results if r.timing is not None]
         span = max(times) if times else 1.0
         for row, result in enumerate(results[::-1]):
             colour = STATUS_COLOURS.get(result.status, "#95a5a6")
             if result.timing is None:
                 why = "refused" if result.refused else result.status
-                self._label(0, row, f"{why}: {result.refused or result.error or ''}"[:90])
+                self._label(
+                    0, row, f"{bar_name(result)} {why}: {result.refused or result.error or ''}"[:90]
+                )
                 continue
             t = result.timing
             self.plot.addItem(
-                pg.BarGraphItem(x0=[0], y=[row], height=0.6, width=[t.median_ms], brush=colour)
+                pg.BarGraphItem(
+                    x0=[0], y=[row], height=BAR_HEIGHT, width=[t.median_ms], brush=colour
+                )
             )
             self.plot.addItem(
                 pg.ErrorBarItem(
@@ -171,12 +184,10 @@ class TimingView(QWidget):
             )
             verdict = "✔" if result.status == "verified" else "✘ wrong"
             self._label(
-                max(t.max_ms, t.median_ms) + span * 0.02,
-                row,
-                f"{t.median_ms:.3f} ms  {rate_text(result)}  {verdict}",
+                0, row, f"{bar_name(result)}: {t.median_ms:.3f} ms  {rate_text(result)}  {verdict}"
             )
             self.bar_count += 1
-        self.plot.setXRange(0, span * 1.8, padding=0)
+        self.plot.setXRange(0, span * 1.05, padding=0)
 
 
 def bar_name(result: RunResult) -> str:

@@ -15,7 +15,9 @@ from explorer.file_writes import WriteFailed, write_text
 from explorer.gui.animation_file import HIGHLIGHTS
 from tests.gui.conftest import trigger
 
-EXPORTS = ("view.png", "view.svg", "timing.png", "runs.csv", "runs.json", "a.gif", "frames.png")
+EXPORTS = (
+    "view.png", "view.svg", "timing.png", "runs.csv", "runs.json", "a.gif", "a.mp4", "frames.png",
+)  # fmt: skip
 
 
 def _mount(folder: Path, options: str) -> None:
@@ -66,7 +68,7 @@ def read_only(tmp_path):
 
 @pytest.fixture
 def traced(window, qtbot):
-    """A tiled 16×16 matmul, run and traced: a few dozen steps, a row of timing."""
+    """A 16×16 matmul, run and traced: a few dozen steps, a row of timing."""
     for name in ("M", "N", "K"):
         window.model.set_size(name, 16)
     window.resize(1200, 800)
@@ -91,7 +93,7 @@ def _export_all(window, folder: Path) -> dict[str, bool]:
         elif name == "view.svg":
             said[name] = exports.view_svg(views.page("execution"), path)
         elif name == "timing.png":
-            said[name] = exports.view_png(views.page("timing"), path)
+            said[name] = exports.timing_png(path)
         elif name.endswith(".csv"):
             said[name] = exports.history_csv(path)
         elif name.endswith(".json"):
@@ -130,6 +132,22 @@ def test_the_animation_is_drawn_at_a_slide_size_with_its_highlight_colours(trace
         assert picture.size == (view.width() // 2 * 2, view.height() // 2 * 2)
 
 
+def test_the_timing_chart_exported_from_another_tab_has_its_labelled_bars(traced, tmp_path):
+    from PIL import Image
+
+    traced.views.show_page("source")
+    out = tmp_path / "timing.png"
+    assert traced.controllers.exports.timing_png(str(out))
+    timing = traced.views.timing_view
+    variant = traced.state.result.variant
+    assert any(label.startswith(f"{variant}: kernel") for label in timing.labels), timing.labels
+    assert any(label.startswith("numpy:") for label in timing.labels)
+    with Image.open(out) as picture:
+        assert picture.size == (timing.width(), timing.height())
+        colours = {c for _, c in picture.convert("RGB").getcolors(1 << 20)}
+    assert (0x27, 0xAE, 0x60) in colours  # the kernel's bar is drawn, not an empty plot
+
+
 def test_an_mp4_for_a_1080p_slide(traced, tmp_path):
     iio = pytest.importorskip("imageio.v2")
     pytest.importorskip("imageio_ffmpeg")
@@ -140,23 +158,24 @@ def test_an_mp4_for_a_1080p_slide(traced, tmp_path):
     assert reader.count_frames() == 4
 
 
-def test_the_frame_size_dialog_offers_the_window_and_two_slides(traced, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QFileDialog, QInputDialog
-
-    asked = {}
-
-    def pick(parent, title, label, items, current, editable):
-        asked["items"] = items
-        return items[1], True
-
-    out = tmp_path / "picked.gif"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
-    monkeypatch.setattr(QInputDialog, "getItem", pick)
-    trigger(traced, "Export animation as GIF…")
-    assert [i.split(" ")[0] for i in asked["items"][1:]] == ["1280×720", "1920×1080"]
-    assert asked["items"][0].startswith("The window's size")
+def test_the_export_dialog_offers_the_window_and_two_slide_sizes(traced, tmp_path, monkeypatch):
     from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
 
+    offered = {}
+    out = tmp_path / "picked.gif"
+
+    def pick(parent, title, name, filters):
+        offered["types"] = filters.split(";;")
+        return str(out), offered["types"][1]  # the person picks the 720p slide
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", pick)
+    trigger(traced, "Export animation as GIF…")
+    assert [t.split(" (")[0] for t in offered["types"]] == [
+        "GIF at the window's size",
+        "GIF for a 1280×720 slide",
+        "GIF for a 1920×1080 slide",
+    ]
     with Image.open(out) as picture:
         assert picture.size == (1280, 720)
 
@@ -221,3 +240,30 @@ def test_the_commands_report_a_full_disk_and_leave_no_file(full_disk):
     )
     assert done.code != 0 and f"{gif}: the disk is full" in done.out + done.err
     assert [p.name for p in full_disk.iterdir()] == ["filler"]
+
+
+def test_a_screenshot_onto_a_full_disk_says_so_and_leaves_no_file(full_disk, qapp, capsys):
+    from explorer.app import build_parser
+    from explorer.gui.screenshot import take_screenshot
+
+    out = full_disk / "shot.png"
+    args = build_parser().parse_args(["--screenshot", str(out), "--family", "matmul"])
+    assert take_screenshot(qapp, args, None) == 2
+    assert f"{out}: the disk is full" in capsys.readouterr().err
+    assert [p.name for p in full_disk.iterdir()] == ["filler"]
+
+
+@pytest.mark.usefixtures("fast_cli", "qapp")
+def test_animate_draws_the_frames_at_the_chosen_slide_size(tmp_path):
+    from PIL import Image
+
+    from tests.robustness.helpers import cli
+
+    out = tmp_path / "slide.gif"
+    done = cli(
+        "animate", "--family", "matmul", "--variant", "tiled", "--size", "16",
+        "--max-frames", "2", "--frame-size", "1280x720", "--out", str(out),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    with Image.open(out) as picture:
+        assert picture.size == (1280, 720) and picture.n_frames == 2

@@ -70,7 +70,7 @@ def test_the_captions_quote_the_runs_and_traces_the_tour_made(tour):
     controller.tour_next()
     tiled = _at(result("tiled", median_ms=37.73), 768, (768, 768), (16, 16))
     shown.run_finished.emit(worker.generation, tiled)
-    assert "kernel 37.7 ms" in _caption(v) and "10.0× the speed of naive" in _caption(v)
+    assert "kernel 37.7 ms" in _caption(v) and "10.0× as fast as naive" in _caption(v)
     controller.state.traced = traced_run(naive)  # a late trace of another stage: not quoted
     assert "global loads" not in _caption(v)
 

@@ -16,7 +16,7 @@ from PIL.Image import Image as PILImage
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from explorer.engine.records import result_record
 from explorer.file_writes import PNG, SVG_END, WriteFailed, write_checked, write_text
@@ -167,37 +167,37 @@ class ExportController:
     def timing_png_dialog(self) -> None:
         path = self._ask("Export timing chart", "timing.png", "PNG (*.png)")
         if path:
-            self.view_png(self.pages.page("timing"), path)
+            self.timing_png(path)
+
+    def timing_png(self, path: str) -> bool:
+        """The timing chart as a PNG, its bars labelled with their variants. A chart on a
+        hidden tab has never been laid out (an empty 640×480 plot): it is shown first."""
+        page = self.pages.page("timing")
+        if not page.isVisible():
+            self.pages.show_page("timing")
+            QApplication.processEvents()
+        return self.view_png(page, path)
 
     def animation_gif_dialog(self) -> None:
-        self._animation_dialog("animation.gif", "GIF (*.gif)")
+        self._animation_dialog("GIF", "gif")
 
     def animation_mp4_dialog(self) -> None:
         """Every step as an MP4 video for slides."""
-        self._animation_dialog("animation.mp4", "MP4 video (*.mp4)")
+        self._animation_dialog("MP4 video", "mp4")
 
-    def _animation_dialog(self, name: str, filters: str) -> None:
+    def _animation_dialog(self, kind: str, suffix: str) -> None:
+        """Ask for the file; its type in the dialog picks the frame size: the view's own
+        size or a 1280×720 or 1920×1080 slide."""
         if self.state.playback is None or not self.execution.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return
-        path = self._ask("Export animation", name, filters)
-        if not path:
-            return
-        asked, size = self._ask_frame_size()
-        if asked:
-            self.animation(path, 2000, size)
-
-    def _ask_frame_size(self) -> tuple[bool, tuple[int, int] | None]:
-        """(chosen?, the size: None for the window's own)."""
-        shown = self.execution.grab().size()
-        window = f"The window's size ({shown.width()}×{shown.height()})"
-        items = [window, "1280×720 (a 720p slide)", "1920×1080 (a 1080p slide)"]
-        item, ok = QInputDialog.getItem(
-            self.parent_widget, "Frame size", "Draw the frames at", items, 0, False
+        filters = frame_size_filters(kind, suffix)
+        path, chosen = QFileDialog.getSaveFileName(
+            self.parent_widget, "Export animation", f"animation.{suffix}", ";;".join(filters)
         )
-        if not ok:
-            return False, None
-        return True, list(FRAME_SIZES.values())[items.index(item)]
+        if path:
+            size = list(FRAME_SIZES.values())[filters.index(chosen)] if chosen in filters else None
+            self.animation(str(path), 2000, size)
 
     def animation_frames_dialog(self) -> None:
         path = self._ask("Export animation frames", "frame.png", "PNG frames (*.png)")
@@ -295,3 +295,12 @@ ACTIONS = Actions(
 def _png_writer(picture: PILImage) -> Callable[[str], object]:
     """A writer of this picture as a PNG (one per frame)."""
     return lambda path: picture.save(path, "PNG")
+
+
+def frame_size_filters(kind: str, suffix: str) -> list[str]:
+    """The save dialog's file types, one per frame size (in :data:`FRAME_SIZES` order)."""
+    return [
+        f"{kind} at the window's size (*.{suffix})",
+        f"{kind} for a 1280×720 slide (*.{suffix})",
+        f"{kind} for a 1920×1080 slide (*.{suffix})",
+    ]

@@ -79,7 +79,7 @@ def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResul
         parts.append(f"{run.gflops:,.1f} GFLOP/s")
     if first is not None and first is not run and first.timing is not None:
         ratio = first.timing.median_ms / max(run.timing.median_ms, 1e-9)
-        parts.append(f"{ratio:,.1f}× the speed of {first.variant}")
+        parts.append(f"{ratio:,.1f}× as fast as {first.variant}")
     if figures.loads_per_output is not None:
         parts.append(f"{figures.loads_per_output:,.0f} global loads per element of C (traced)")
     elif run.status in ("verified", "wrong"):
