@@ -281,7 +281,7 @@ def test_13_a_session_running_a_kernel_from_elsewhere_prints_its_path(tmp_path, 
     path.write_text(json.dumps(session), encoding="utf-8")
     outcome = cli("run", "--session", str(path))
     assert outcome.code == 0, outcome
-    assert f"runs the kernel file {kernel}" in outcome.err
+    assert f"outside its folder: kernel file: {kernel}" in outcome.err
     beside = tmp_path / "beside.kexp.json"
     beside.write_text(json.dumps({**session, "kernel_path": "copy.cl"}), encoding="utf-8")
     assert "outside" not in cli("run", "--session", str(beside)).err
