@@ -9,8 +9,10 @@ longer exists or a kernel file that is gone raises :class:`SessionError` naming 
 the field.
 
 Paths inside the session's folder are stored relative to it, so a folder holding a session
-and its kernel can be moved or shared. The device is stored by name: on another machine the
-session falls back to the default device, with a notice.
+and its kernel can be moved or shared. The device is stored by name and platform
+(:class:`~explorer.engine.launch.device_names.DeviceName`; an older session's name or
+``platform:device`` position is still read): where it is not found, the session runs on the
+default device, with a notice.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from explorer.engine.header.catalog import (
     load_variant_file,
     with_header,
 )
-from explorer.engine.launch.devices import default_device
+from explorer.engine.launch.device_names import DeviceName, remembered_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 from explorer.paths import (
@@ -66,6 +68,7 @@ _FIELDS = (
     "header",
     "view",
     "anyway",
+    "title",
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
@@ -94,12 +97,17 @@ class Session:
     input: str | None = None  # None: the family's default input
     text: str = "IOU"
     image_path: str | None = None
-    device: str | None = None  # the device's name, as DeviceInfo.name
+    device: DeviceName | None = None  # by name and platform (a plain name is read as one)
     view: dict[str, Any] = field(default_factory=dict)
     version: int = FORMAT_VERSION
     anyway: bool = False  # run even where only the kernel's own constraints refuse (a lesson)
     layout: str | None = None  # a matrix layout chosen in the app; None: the variant's own
     header: str | None = None  # the header declared in the app for a file that has none
+    title: str | None = None  # what a lesson is called in the Lessons menu
+
+    def __post_init__(self) -> None:
+        if isinstance(self.device, str):  # a name, or an older ``platform:device`` position
+            object.__setattr__(self, "device", DeviceName.from_json(self.device))
 
 
 def session_from_request(
@@ -129,7 +137,7 @@ def session_from_request(
         input=request.input,
         text=request.text,
         image_path=os.path.abspath(request.image_path) if request.image_path else None,
-        device=device.name if device is not None else None,
+        device=DeviceName.of(device) if device is not None else None,
         view=dict(view or {}),
         anyway=request.anyway,
         layout=layout,
@@ -142,7 +150,7 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": session.version,
-        "device": session.device,
+        "device": session.device.to_json() if session.device is not None else None,
         "family": session.family,
         "variant": session.variant,
         "kernel_path": _relative(session.kernel_path, folder),
@@ -158,6 +166,8 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     }
     if session.anyway:  # written only when set: older readers take every other session
         data["anyway"] = True
+    if session.title:
+        data["title"] = session.title
     return data
 
 
@@ -279,7 +289,10 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         except UserFileError as exc:
             raise fail("image_path", f"the image input needs an image file: {exc}") from None
 
-    device = _optional_str(data, "device", fail)
+    try:
+        device = DeviceName.from_json(data.get("device"))
+    except ValueError as exc:
+        raise fail("device", str(exc)) from None
     view = _view(data.get("view", {}), fail)
     anyway = data.get("anyway", False)
     if not isinstance(anyway, bool):
@@ -291,6 +304,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
             f"{family} matrices ({', '.join(model.matrix_roles) or 'none'}) are row-major or "
             f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
         )
+    title = _optional_str(data, "title", fail)
     header = _optional_str(data, "header", fail)
     if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
         raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
@@ -311,6 +325,7 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         anyway=anyway,
         layout=layout,
         header=header,
+        title=title,
     )
     variant = resolve_variant(session, where)
     size_names = variant.model.size_names
@@ -426,9 +441,9 @@ def session_to_request(
 ) -> tuple[RunRequest, str | None]:
     """The run the session describes, and a notice when its device is not here.
 
-    The device is found by its exact name; a session saved on another machine runs on the
-    default device instead (:func:`default_device`, which raises ``NoDeviceError`` when
-    there is none)."""
+    The device is found by its name and platform; a session saved on another machine runs
+    on the default device instead (which is never Oclgrind; ``NoDeviceError`` when there is
+    no device at all)."""
     try:
         timeout_s = check_timeout(timeout_s)
     except ValueError as exc:
@@ -436,16 +451,7 @@ def session_to_request(
     variant = resolve_variant(session)
     if session.layout is not None:
         variant = replace(variant, layout=session.layout)
-    devices = list(devices)
-    device = next((d for d in devices if d.name == session.device), None)
-    notice = None
-    if device is None:
-        device = default_device(devices)
-        if session.device:
-            notice = (
-                f"The session's device {session.device!r} is not on this machine; "
-                f"running on {device.label} instead."
-            )
+    device, notice = remembered_device(devices, session.device, "session's")
     model = FAMILIES[session.family]
     preset = session.input or ("iou" if "iou" in model.input_presets else "random")
     request = RunRequest(

@@ -56,12 +56,14 @@ class CapturedArg:
 
 @dataclass(frozen=True)
 class CapturedProgram:
-    """A program the kernels came from: its source file (None: built from a binary) and the
-    build options as the program gave them."""
+    """A program the kernels came from: its source file (None: built from a binary), the
+    build options as the program gave them, and the folder it was built in (``cwd``: where
+    its relative ``#include`` files and ``-I`` folders were; empty in older captures)."""
 
     index: int
     source: str | None
     options: tuple[str, ...]
+    cwd: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,12 @@ def _parse(document: dict[str, Any], folder: Path) -> Capture:
         raise CaptureError(f"{folder / CAPTURE_FILE} is not a capture of the explorer")
     try:
         programs = tuple(
-            CapturedProgram(int(p["index"]), p.get("source"), tuple(p.get("options", ())))
+            CapturedProgram(
+                int(p["index"]),
+                p.get("source"),
+                tuple(p.get("options", ())),
+                str(p.get("cwd", "")),
+            )
             for p in document["programs"]
         )
         launches = tuple(_launch(entry) for entry in document["launches"])

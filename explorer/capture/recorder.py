@@ -187,7 +187,13 @@ class Recorder:
                 path = f"programs/{index}.cl"
                 (self.folder / path).write_text(found[0], encoding="utf-8")
             self._write(
-                {"type": "program", "index": index, "source": path, "options": list(found[1])}
+                {
+                    "type": "program",
+                    "index": index,
+                    "source": path,
+                    "options": list(found[1]),
+                    "cwd": os.getcwd(),  # where a relative #include "x.h" was found
+                }
             )
         return index
 
@@ -612,6 +618,10 @@ def _name_unknown_processors(cl: ModuleType) -> None:
     if spec is None or spec.loader is None:
         return
     module = importlib.util.module_from_spec(spec)
+    # Kept for the life of the program: PoCL points at the names the module holds, and a
+    # module collected with this frame let it read freed memory ("unknown target CPU
+    # '__/lexer.cpython-311.pyc'").
+    sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
         module.name_unknown_processors(cl, cl.get_platforms())

@@ -21,12 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.capture.folder import Capture, CapturedArg, CapturedLaunch, CaptureError
+from explorer.capture.folder import (
+    Capture,
+    CapturedArg,
+    CapturedLaunch,
+    CapturedProgram,
+    CaptureError,
+)
 from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
-from explorer.engine.launch.build import check_option
+from explorer.engine.launch.build import check_option, include_dirs
 from explorer.engine.records import Variant
 from explorer.frontend import AccessKind, ParseError, parse
 
@@ -386,8 +392,27 @@ def launch_variant(capture: Capture, which: str | int | CapturedLaunch) -> Varia
     return replace(
         variant,
         source=f"{macros}#line 1\n{text}" if macros else text,
-        build_options=(*variant.build_options, ARG_INFO),
+        build_options=(*variant.build_options, *include_options(program, text), ARG_INFO),
     )
+
+
+_INCLUDES = re.compile(r"^[ \t]*#[ \t]*include\b", re.M)
+
+
+def include_options(program: CapturedProgram, source: str) -> tuple[str, ...]:
+    """Where the program's ``#include`` files were found, as ``-I`` options: the folder it
+    was built in (a relative include is found there), then its own ``-I`` folders (a relative
+    one from that folder); those that exist here. None for a program that includes nothing
+    (its build stays the program's own)."""
+    if not _INCLUDES.search(source):
+        return ()
+    base = Path(program.cwd) if program.cwd else None
+    folders = [base] if base is not None else []
+    for named in include_dirs(program.options):
+        folder = Path(named)
+        folders.append(folder if folder.is_absolute() or base is None else base / folder)
+    kept = dict.fromkeys(str(f.resolve()) for f in folders if f.is_dir())
+    return tuple(f"-I{folder}" for folder in kept)
 
 
 def save_launch(capture: Capture, which: str | int | CapturedLaunch, folder: Path) -> Path:

@@ -23,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--window", default="1600x1000", help="the window's size in pixels (default 1600x1000)"
     )
+    parser.add_argument(
+        "--frame-size",
+        default="window",
+        choices=("window", "1280x720", "1920x1080"),
+        help="draw the frames at the view's size in the window (default) or a slide's",
+    )
 
 
 def _fps(text: str) -> float:
@@ -54,6 +60,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             f"--window {shown(args.window)}: each side from {MIN_WINDOW} to {MAX_WINDOW} "
             "pixels, e.g. 1600x1000"
         )
+    args.frame_size = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}.get(args.frame_size)
     if args.group is not None:
         try:
             [int(v) for v in args.group.split(",")]

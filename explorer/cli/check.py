@@ -3,8 +3,9 @@ and invalid-access checks switched on; a second opinion beside ``trace``.
 
 Exit codes: 0 Oclgrind reported nothing and the result verified, 1 it reported problems or
 the result was wrong, 2 usage or environment error (no Oclgrind platform, a build error),
-3 refused, 4 the kernel ran past the timeout, 5 Oclgrind itself crashed (its fault, not the
-kernel's).
+3 refused, 4 the kernel ran past the timeout, 5 Oclgrind itself crashed or failed (its fault,
+not the kernel's). Where Oclgrind verifies the result, the configuration also runs on the
+default device: a wrong result there is reported as the device's disagreement.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ import json
 
 from explorer.cli.command import USAGE_ERROR, Command
 from explorer.engine.executor import Executor
-from explorer.engine.launch.devices import pick_device
-from explorer.engine.record.oclgrind import CHECK_ENV, OclgrindCheck, find_oclgrind, run_check
-from explorer.engine.records import EXIT_CODES, result_record
+from explorer.engine.launch.devices import default_device, pick_device
+from explorer.engine.record.oclgrind import (
+    CHECK_ENV,
+    OclgrindCheck,
+    against,
+    find_oclgrind,
+    run_check,
+)
+from explorer.engine.records import EXIT_CODES, RunRequest, result_record
 from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
 
 OCLGRIND_CRASHED = 5
@@ -54,6 +61,8 @@ def to_json(outcome: OclgrindCheck) -> dict[str, object]:
     return {
         "verdict": outcome.verdict,
         "oclgrind_crashed": outcome.crashed,
+        "device_disagrees": outcome.device_disagrees,
+        "device_result": result_record(outcome.device_result) if outcome.device_result else None,
         "result": result_record(outcome.result),
         "problems": [
             {"kind": kind, "line": line, "messages": n} for kind, line, n in outcome.problems()
@@ -62,6 +71,20 @@ def to_json(outcome: OclgrindCheck) -> dict[str, object]:
             {"kind": m.kind, "line": m.line, "entity": m.entity} for m in outcome.messages
         ],
     }
+
+
+def _against_the_default_device(
+    outcome: OclgrindCheck, request: RunRequest, executor: Executor
+) -> OclgrindCheck:
+    """Where Oclgrind verifies the result, the same configuration on the device runs default
+    to (when that is not Oclgrind): a wrong result there is the device's disagreement."""
+    if outcome.result.status != "verified" or outcome.messages:
+        return outcome
+    devices = [d for d in executor.devices() if find_oclgrind([d]) is None]
+    if not devices:
+        return outcome
+    device = default_device(devices)
+    return against(outcome, executor.run(dataclasses.replace(request, device_key=device.key)))
 
 
 def run(args: argparse.Namespace, executor: Executor) -> int:
@@ -80,6 +103,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             device = found
         request = request_from_args(args, device.key)
         outcome = run_check(checker, dataclasses.replace(request, repeat=1))
+    outcome = _against_the_default_device(outcome, request, executor)
     if args.json:
         print(json.dumps(to_json(outcome)))
     else:

@@ -1,4 +1,4 @@
-"""``devices``: list the OpenCL devices, the default one marked."""
+"""``devices``: list the OpenCL devices, the default one marked, a simulator said to be one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 from explorer.cli.command import Command, available_devices
 from explorer.engine.executor import Executor
-from explorer.engine.launch.devices import pick_device
+from explorer.engine.launch.devices import is_simulator, pick_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,13 +24,15 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     default = pick_device(devices, None)
     for i, d in enumerate(devices):
         mark = "*" if d == default else " "
+        simulator = "  simulator: used only when named" if is_simulator(d) else ""
         print(
-            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; {d.opencl_version})\n"
+            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; {d.opencl_version})"
+            f"{simulator}\n"
             f"       {d.compute_units} compute units, {d.clock_mhz} MHz, max work-group "
             f"{d.max_work_group_size}, local memory {d.local_mem_bytes // 1024} KiB, "
             f"global memory {d.global_mem_bytes / 2**30:.1f} GiB"
         )
-    print("* default device")
+    print("* default device (the window remembers a device by name, never by position)")
     return 0
 
 

@@ -132,10 +132,15 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print(result.output_text)
     if args.save_image and result.output is not None:
         from explorer.description.images import save_png
+        from explorer.file_writes import PNG, WriteFailed, write_checked
 
+        output = result.output
         try:
-            save_png(result.output, args.save_image)
-        except (OSError, ValueError) as exc:
+            write_checked(args.save_image, lambda path: save_png(output, path), header=PNG)
+        except WriteFailed as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        except ValueError as exc:
             print(f"error: cannot write the image {args.save_image}: {exc}", file=sys.stderr)
             return USAGE_ERROR
     if result.status == "error" and result.error_kind in ("build", "input", "environment"):

@@ -282,6 +282,15 @@ class RunResult:
         return f"outside the kernel's constraints: {'; '.join(self.outside_constraints)}"
 
     @property
+    def second_opinion(self) -> str:
+        """What to do before blaming the kernel for a wrong result on a device whose compiler
+        is known to miscompile valid kernels (PoCL 3.0 did, with Rodinia's and SHOC's); empty
+        elsewhere."""
+        if self.status != "wrong" or not on_pocl(self.platform, self.device):
+            return ""
+        return CHECK_ON_OCLGRIND
+
+    @property
     def status(self) -> str:
         """One word: verified, wrong, unchecked, refused, crashed, timeout or error."""
         if self.refused is not None:
@@ -348,6 +357,8 @@ class RunResult:
             )
         if self.note:
             err += f". Note: {self.note}"
+        if self.second_opinion:
+            err += f". {SECOND_OPINION_TEXT}"
         if self.timing is None:
             return f"{head}  {where}: {err}"
         rate = []
@@ -360,6 +371,19 @@ class RunResult:
             f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "
             f"{', '.join(rate)}; {err}"
         )
+
+
+CHECK_ON_OCLGRIND = "check on Oclgrind"
+SECOND_OPINION_TEXT = (
+    "PoCL can miscompile a valid kernel: check on Oclgrind (the check command, or Check with "
+    "Oclgrind) before taking this for a bug in the kernel"
+)
+
+
+def on_pocl(platform: str, device: str = "") -> bool:
+    """Whether a result came from PoCL (its platform, or the device name PoCL gives)."""
+    words = f"{platform} {device}".lower()
+    return "portable computing language" in words or "pocl" in words or "pthread-" in words
 
 
 @dataclass(frozen=True)
@@ -532,6 +556,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "compared_with": result.verdict.compared_with if result.verdict else "",
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "outside_constraints": list(result.outside_constraints),
+        "second_opinion": result.second_opinion or None,
     }
 
 

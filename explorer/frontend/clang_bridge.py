@@ -48,8 +48,11 @@ def index() -> Any:
     return ci.Index.create()
 
 
-def arguments(defines: dict[str, int | str], cl_std: str) -> list[str]:
-    """Compiler arguments: OpenCL C at `cl_std` for a 64-bit SPIR device, our declarations."""
+def arguments(
+    defines: dict[str, int | str], cl_std: str, include_dirs: tuple[str, ...] = ()
+) -> list[str]:
+    """Compiler arguments: OpenCL C at `cl_std` for a 64-bit SPIR device, our declarations,
+    the folders `#include "..."` searches (the kernel file's own first)."""
     args = [
         "-x",
         "cl",
@@ -63,14 +66,21 @@ def arguments(defines: dict[str, int | str], cl_std: str) -> list[str]:
         PRELUDE_NAME,
     ]
     args += [f"-D{name}={value}" for name, value in defines.items()]
+    args += [f"-I{folder}" for folder in include_dirs]
     return args
 
 
-def parse_unit(source: str, filename: str, defines: dict[str, int | str], cl_std: str) -> Any:
+def parse_unit(
+    source: str,
+    filename: str,
+    defines: dict[str, int | str],
+    cl_std: str,
+    include_dirs: tuple[str, ...] = (),
+) -> Any:
     """The translation unit of `source` as if it were the file `filename`."""
     return index().parse(
         filename,
-        args=arguments(defines, cl_std),
+        args=arguments(defines, cl_std, include_dirs),
         unsaved_files=[(filename, source), (PRELUDE_NAME, prelude_text())],
         options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
     )

@@ -204,6 +204,10 @@ class SyncSite:
     kind: SyncKind
     fences: frozenset[AddressSpace]
     macro: str | None = None
+    # The call's arguments (a wait records how many events it names); a barrier or fence
+    # whose flags are not a constant has ``dynamic_flags`` and records them where it runs.
+    arguments: tuple[Span, ...] = ()
+    dynamic_flags: bool = False
 
 
 @dataclass(frozen=True)

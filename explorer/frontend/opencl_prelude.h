@@ -67,6 +67,12 @@ typedef half half4 __attribute__((ext_vector_type(4)));
 typedef half half8 __attribute__((ext_vector_type(8)));
 typedef half half16 __attribute__((ext_vector_type(16)));
 #define NULL ((void*)0)
+#ifndef __OPENCL_VERSION__
+#define __OPENCL_VERSION__ 120
+#endif
+#define __kernel_exec(X, typen) __kernel __attribute__((work_group_size_hint(X, 1, 1))) \
+    __attribute__((vec_type_hint(typen)))
+#define kernel_exec(X, typen) __kernel_exec(X, typen)
 #define CLK_LOCAL_MEM_FENCE 0x01
 #define CLK_GLOBAL_MEM_FENCE 0x02
 #define CLK_IMAGE_MEM_FENCE 0x04
@@ -78,6 +84,94 @@ typedef half half16 __attribute__((ext_vector_type(16)));
 #define CLK_ADDRESS_REPEAT 0x6
 #define CLK_FILTER_NEAREST 0x10
 #define CLK_FILTER_LINEAR 0x20
+/* Image channel data types and orders (OpenCL C 1.2, 6.12.14.4), as the host's cl.h numbers them. */
+#ifndef CLK_ADDRESS_MIRRORED_REPEAT
+#define CLK_ADDRESS_MIRRORED_REPEAT 0x8
+#endif
+#ifndef CLK_SNORM_INT8
+#define CLK_SNORM_INT8 0x10d0
+#endif
+#ifndef CLK_SNORM_INT16
+#define CLK_SNORM_INT16 0x10d1
+#endif
+#ifndef CLK_UNORM_INT8
+#define CLK_UNORM_INT8 0x10d2
+#endif
+#ifndef CLK_UNORM_INT16
+#define CLK_UNORM_INT16 0x10d3
+#endif
+#ifndef CLK_UNORM_SHORT_565
+#define CLK_UNORM_SHORT_565 0x10d4
+#endif
+#ifndef CLK_UNORM_SHORT_555
+#define CLK_UNORM_SHORT_555 0x10d5
+#endif
+#ifndef CLK_UNORM_INT_101010
+#define CLK_UNORM_INT_101010 0x10d6
+#endif
+#ifndef CLK_SIGNED_INT8
+#define CLK_SIGNED_INT8 0x10d7
+#endif
+#ifndef CLK_SIGNED_INT16
+#define CLK_SIGNED_INT16 0x10d8
+#endif
+#ifndef CLK_SIGNED_INT32
+#define CLK_SIGNED_INT32 0x10d9
+#endif
+#ifndef CLK_UNSIGNED_INT8
+#define CLK_UNSIGNED_INT8 0x10da
+#endif
+#ifndef CLK_UNSIGNED_INT16
+#define CLK_UNSIGNED_INT16 0x10db
+#endif
+#ifndef CLK_UNSIGNED_INT32
+#define CLK_UNSIGNED_INT32 0x10dc
+#endif
+#ifndef CLK_HALF_FLOAT
+#define CLK_HALF_FLOAT 0x10dd
+#endif
+#ifndef CLK_FLOAT
+#define CLK_FLOAT 0x10de
+#endif
+#ifndef CLK_R
+#define CLK_R 0x10b0
+#endif
+#ifndef CLK_A
+#define CLK_A 0x10b1
+#endif
+#ifndef CLK_RG
+#define CLK_RG 0x10b2
+#endif
+#ifndef CLK_RA
+#define CLK_RA 0x10b3
+#endif
+#ifndef CLK_RGB
+#define CLK_RGB 0x10b4
+#endif
+#ifndef CLK_RGBA
+#define CLK_RGBA 0x10b5
+#endif
+#ifndef CLK_BGRA
+#define CLK_BGRA 0x10b6
+#endif
+#ifndef CLK_ARGB
+#define CLK_ARGB 0x10b7
+#endif
+#ifndef CLK_INTENSITY
+#define CLK_INTENSITY 0x10b8
+#endif
+#ifndef CLK_LUMINANCE
+#define CLK_LUMINANCE 0x10b9
+#endif
+#ifndef CLK_Rx
+#define CLK_Rx 0x10ba
+#endif
+#ifndef CLK_RGx
+#define CLK_RGx 0x10bb
+#endif
+#ifndef CLK_RGBx
+#define CLK_RGBx 0x10bc
+#endif
 #define MAXFLOAT 0x1.fffffep127f
 #define HUGE_VALF __builtin_huge_valf()
 #define INFINITY __builtin_inff()

@@ -82,14 +82,17 @@ def parse(
     *,
     cl_std: str = "CL1.2",
     strict: bool = True,
+    include_dirs: tuple[str, ...] = (),
 ) -> ParsedSource:
     """Parse `source` (the contents of `filename`) built with `-D` `defines`.
 
     Raises ParseError with the compiler's messages, at the user's lines, when the source is
     not valid OpenCL C for these defines. With `strict` off, what clang could still read is
     returned (a dialog can list kernels and parameters of a file whose defines it lacks).
+    `include_dirs` are the folders `#include "..."` searches; what the included files define
+    is known, but only `filename`'s own functions are read.
     """
-    unit = clang_bridge.parse_unit(source, filename, defines, cl_std)
+    unit = clang_bridge.parse_unit(source, filename, defines, cl_std, include_dirs)
     positions = _Positions(source)
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
@@ -163,18 +166,28 @@ OPENCL_PREDEFINED = {
 LINE_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*line[ \t]+(\d+)", re.M)
 
 
-def expand(source: str, defines: dict[str, int | str], filename: str) -> str:
+def expand(
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    include_dirs: tuple[str, ...] = (),
+) -> str:
     """`source` with every macro expanded and every `#if` decided for `defines`.
 
     `#line` directives keep each line at the user's line number, so a compiler reading the
     result reports the user's lines. Names the device compiler defines itself
-    (`CLK_LOCAL_MEM_FENCE`, `FLT_MAX`) are left as they are written.
+    (`CLK_LOCAL_MEM_FENCE`, `FLT_MAX`) are left as they are written. An `#include` found in
+    `include_dirs` is read (its macros count) but stays a directive: its text is not the
+    user's file, and the compiler reads it again.
     """
     import pcpp  # type: ignore[import-untyped]  # the package ships no type information
 
     pre = pcpp.Preprocessor()
     pre.line_directive = "#line"
     pre.compress = 0
+    pre.passthru_includes = re.compile(".*")
+    for folder in include_dirs:
+        pre.add_path(folder)
     for name, value in {**OPENCL_PREDEFINED, **{k: str(v) for k, v in defines.items()}}.items():
         pre.define(f"{name} {value}")
     pre.parse(source, filename)
@@ -201,12 +214,18 @@ def line_map(expanded: str) -> tuple[int, ...]:
 
 
 def parse_expanded(
-    source: str, defines: dict[str, int | str], filename: str, *, cl_std: str = "CL1.2"
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    *,
+    cl_std: str = "CL1.2",
+    include_dirs: tuple[str, ...] = (),
 ) -> ParsedSource:
     """Parse `source` after expanding its macros: every access a macro writes gets a span of
     its own. Spans are offsets into the expanded text (`ParsedSource.source`); every `line`
     is the user's own line, through `ParsedSource.line_map`."""
-    return parse(expand(source, defines, filename), {}, filename, cl_std=cl_std)
+    expanded = expand(source, defines, filename, include_dirs)
+    return parse(expanded, {}, filename, cl_std=cl_std, include_dirs=include_dirs)
 
 
 def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource:
@@ -500,22 +519,52 @@ class _Walker:
         )
 
     def _collect_assignments(self, c: Any) -> None:
-        """Every value stored into a private pointer (variable or struct member), by name."""
+        """Every value stored into a private pointer (variable, struct member or element of
+        an array of pointers: ``a[]`` stands for all of its elements), by name."""
         for node in c.walk():
             if node.kind == K.VAR_DECL and _canonical_kind(node.type) == T.POINTER:
                 kids = [k for k in _children(node) if k.kind.is_expression()]
                 if kids:
                     self.assignments.setdefault(node.spelling, []).append(kids[-1])
+            elif node.kind == K.VAR_DECL:
+                kids = [k for k in _children(node) if k.kind.is_expression()]
+                if kids and _strip(kids[-1]).kind == K.INIT_LIST_EXPR:
+                    self._initialised(str(node.spelling), node.type, _strip(kids[-1]))
             elif node.kind == K.BINARY_OPERATOR and clang_bridge.binary_operator(_raw(node)) == "=":
                 lhs, rhs = _children(node)
                 key = self._key(lhs)
                 if key is not None and _canonical_kind(lhs.type) == T.POINTER:
                     self.assignments.setdefault(key, []).append(rhs)
 
+    def _initialised(self, key: str, t: Any, init: Any) -> None:
+        """The pointers a brace initialiser stores into a struct's members or an array's
+        elements (nested ones too)."""
+        canonical = t.get_canonical()
+        values = [k for k in _children(init) if k.kind.is_expression()]
+        if canonical.kind in ARRAY_KINDS:
+            element = canonical.element_type
+            for v in values:
+                self._initialised_one(f"{key}[]", element, v)
+        elif canonical.kind == T.RECORD:
+            fields = list(canonical.get_fields())
+            for f, v in zip(fields, values, strict=False):
+                self._initialised_one(f"{key}.{f.spelling}", f.type, v)
+
+    def _initialised_one(self, key: str, t: Any, value: Any) -> None:
+        if _canonical_kind(t) == T.POINTER:
+            self.assignments.setdefault(key, []).append(value)
+        elif _strip(value).kind == K.INIT_LIST_EXPR:
+            self._initialised(key, t, _strip(value))
+
     def _key(self, c: Any) -> str | None:
         c = _strip(c)
         if c.kind == K.DECL_REF_EXPR:
             return str(c.spelling)
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            kids = [_strip(k) for k in _children(c)]
+            if len(kids) == 2 and _canonical_kind(kids[0].type) in ARRAY_KINDS:
+                inner = self._key(kids[0])
+                return f"{inner}[]" if inner else None
         if c.kind == K.MEMBER_REF_EXPR:
             kids = _children(c)
             if kids and _canonical_kind(kids[0].type) != T.POINTER:
@@ -675,14 +724,34 @@ class _Walker:
                 return None
             roots = tuple(dict.fromkeys(r for o in both if o for r in o.roots))
             return _Origin(self._text(c), True, roots)
-        if kind == K.MEMBER_REF_EXPR and _canonical_kind(c.type) == T.POINTER:
+        if kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR) and (
+            _canonical_kind(c.type) == T.POINTER
+        ):
             key = self._key(c)
             roots = self._roots(key, seen) if key else ()
-            return _Origin(key, True, roots) if key and roots else None
+            if key and roots:
+                return _Origin(key, True, roots)
+            if kind == K.MEMBER_REF_EXPR and self._from_parameter(c):
+                # A helper's struct parameter: which buffer it points into is known where it
+                # runs (the runtime finds the buffer from the address).
+                text = self._text(c)
+                return _Origin(text, True, (text,))
+            return None
         lvalue = self._lvalue(c)
         if lvalue is not None and _canonical_kind(c.type) in ARRAY_KINDS:
             return self._lvalue_origin(lvalue, seen)
         return None
+
+    def _from_parameter(self, c: Any) -> bool:
+        """Whether the struct a member is taken from is (or is pointed to by) a parameter."""
+        c = _strip(c)
+        while c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR, K.PAREN_EXPR):
+            kids = _children(c)
+            if not kids:
+                return False
+            c = _strip(kids[0])
+        ref = c.referenced if c.kind == K.DECL_REF_EXPR else None
+        return ref is not None and ref.kind == K.PARM_DECL
 
     def _roots(self, key: str, seen: frozenset[str]) -> tuple[str, ...]:
         """The roots of every value stored into a private pointer; () when one is unknown."""
@@ -712,11 +781,14 @@ class _Walker:
         if size <= 0:
             self._unclassified(node, "the accessed type has no size")
             return
+        spelling = node.type.spelling
+        if _canonical_kind(node.type) == T.POINTER:  # the pointer itself: where it is kept
+            spelling = spelling.rpartition("*")[2]
         self._site(
             node,
             kind,
             origin,
-            _space(node.type.spelling),
+            _space(spelling),
             _type_name(node.type),
             size,
             components=lvalue.components,
@@ -805,6 +877,10 @@ class _Walker:
                 for a in args
             ):
                 self._unclassified(c, f"{name} touches memory through a pointer")
+            elif name not in self.own_functions and self._included(c, args):
+                self._unclassified(
+                    c, f"{name} is defined in an included file: its accesses are not traced"
+                )
             if name in self.own_functions:
                 span, macro = self._span(c)
                 close = self.positions.char(c.extent.end.offset) - 1
@@ -814,6 +890,19 @@ class _Walker:
                 )
             for a in args:
                 self.visit(a, READ)
+
+    def _included(self, c: Any, args: list[Any]) -> bool:
+        """Whether `c` calls a function an `#include`d file defines, with a pointer into
+        memory the trace records (its accesses happen where the rewrite cannot reach)."""
+        target = c.referenced
+        where = target.location.file if target is not None else None
+        if where is None or where.name in (self.filename, clang_bridge.PRELUDE_NAME):
+            return False
+        return any(
+            _canonical_kind(a.type) == T.POINTER
+            and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+            for a in args
+        )
 
     def _argument_roots(self, a: Any) -> tuple[str, ...]:
         """Where a pointer argument's value comes from; () for a value or an unknown origin."""
@@ -851,18 +940,33 @@ class _Walker:
 
     def _sync(self, c: Any, kind: SyncKind, args: list[Any]) -> None:
         fences: frozenset[AddressSpace]
+        dynamic = False
         if kind is SyncKind.WAIT_GROUP_EVENTS:
             fences = frozenset({AddressSpace.LOCAL, AddressSpace.GLOBAL})
         else:
             flags = clang_bridge.evaluate_int(_raw(args[0])) if args else None
-            if flags is None:
-                self._unclassified(c, "the fence flags are not a constant")
+            if flags is None and not args:
+                self._unclassified(c, "a barrier or fence without its flags")
                 return
+            # Flags computed where it runs: recorded there (both spaces until then).
+            dynamic = flags is None
+            flags = FENCE_LOCAL | FENCE_GLOBAL if flags is None else flags
             named = {FENCE_LOCAL: AddressSpace.LOCAL, FENCE_GLOBAL: AddressSpace.GLOBAL}
             fences = frozenset(space for bit, space in named.items() if flags & bit)
         span, macro = self._span(c)
+        arguments = tuple(self._span(a)[0] for a in args)
         self.syncs.append(
-            SyncSite(self.function_name, span.line, span.column, span, kind, fences, macro)
+            SyncSite(
+                self.function_name,
+                span.line,
+                span.column,
+                span,
+                kind,
+                fences,
+                macro,
+                arguments,
+                dynamic,
+            )
         )
         for a in args:
             self.visit(a, READ)

@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QApplication
 
+from explorer.file_writes import WriteFailed
 from explorer.gui import interrupt
 from explorer.gui.animation_file import Steps, frames_of, write_frames
 from explorer.paths import shown
@@ -100,7 +101,7 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
     view = window.views.execution_view
     window.views.show_page("execution")
     app.processEvents()
-    frames = frames_of(_Checked(view), args.max_frames, args.window_size[0])
+    frames = frames_of(_Checked(view), args.max_frames, getattr(args, "frame_size", None))
     return _write(frames, args.out, args.fps)
 
 
@@ -125,6 +126,12 @@ class _Checked:
     def grab(self) -> QPixmap:
         return self._view.grab()
 
+    def size(self) -> QSize:
+        return self._view.size()
+
+    def resize(self, width: int, height: int) -> None:
+        self._view.resize(width, height)
+
 
 def _write(frames: list, out: str, fps: float) -> int:
     """Write the file; on any failure (a full disk, Ctrl+C) nothing is left under its name."""
@@ -136,10 +143,10 @@ def _write(frames: list, out: str, fps: float) -> int:
             if partial.stat().st_size == 0:
                 raise OSError(errno.ENOSPC, "nothing was written")
             os.replace(partial, target)
-    except (OSError, ValueError, ImportError) as exc:
+    except (OSError, ValueError, ImportError, WriteFailed) as exc:
         with contextlib.suppress(OSError):
             partial.unlink()
-        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        reason = getattr(exc, "cause", None) or getattr(exc, "strerror", None) or type(exc).__name__
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             reason = "the disk is full"
         print(f"error: cannot write {shown(out)}: {reason}; nothing was written", file=sys.stderr)

@@ -1,5 +1,10 @@
 """The traced animation as a file for slides: one frame per step, in the app's colours, as a
 looping GIF (Pillow) or an MP4 (imageio with imageio-ffmpeg, which ships its own ffmpeg).
+
+Frames are drawn at the size they are shown: the view as it is on screen, or the view laid
+out at a slide's size (1280×720, 1920×1080), never drawn small and scaled down, so the text
+reads as it does on a screen of that size. The GIF's one palette keeps the highlight colours
+(this step's reads and writes, the tile outlines) exactly, whichever frames they appear in.
 """
 
 from __future__ import annotations
@@ -7,7 +12,33 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+
+from explorer.file_writes import GIF, WriteFailed, write_checked
+from explorer.gui import cell_colours
+
+# What a presenter picks for a slide; "window" is the view's size on screen.
+FRAME_SIZES: dict[str, tuple[int, int] | None] = {
+    "window": None,
+    "1280x720": (1280, 720),
+    "1920x1080": (1920, 1080),
+}
+HIGHLIGHTS = tuple(
+    tuple(int(v) for v in c[:3])
+    for c in (
+        cell_colours.READ_C,
+        cell_colours.WRITE_C,
+        cell_colours.BOTH_C,
+        cell_colours.HOVER_C,
+        cell_colours.MARK_C,
+        cell_colours.PENDING_C,
+        cell_colours.rgba(cell_colours.STEP_OUTLINE),
+        cell_colours.rgba(cell_colours.WRITE_OUTLINE),
+    )
+)
+PALETTE_SAMPLES = 24  # frames looked at to choose the GIF's palette
+MP4 = b"ftyp"
 
 
 class Steps(Protocol):
@@ -23,47 +54,131 @@ class Steps(Protocol):
 
     def grab(self) -> QPixmap: ...
 
+    def size(self) -> QSize: ...
 
-def frames_of(view: Steps, max_frames: int, width: int) -> list[np.ndarray]:
-    """Each step of the view's animation as an RGB array at most ``width`` pixels wide
-    (even sizes: video encoders need them). The view is left at the step it was on."""
-    start = view.current
+    def resize(self, w: int, h: int) -> None: ...
+
+
+def parse_frame_size(text: str) -> tuple[int, int] | None:
+    """``window`` (None), ``1280x720`` or ``1920x1080``; ValueError otherwise."""
+    key = text.lower().replace("×", "x")
+    if key not in FRAME_SIZES:
+        raise ValueError(f"frame size {text!r}: choose {', '.join(FRAME_SIZES)}")
+    return FRAME_SIZES[key]
+
+
+def frames_of(
+    view: Steps, max_frames: int, size: tuple[int, int] | None = None
+) -> list[np.ndarray]:
+    """Each step of the view's animation as an RGB array, drawn at ``size`` (the view laid
+    out at that size) or at the view's own size; even sizes, as video encoders need. The
+    view is left at the step and size it had."""
+    start, shown = view.current, view.size()
     frames = []
     try:
+        if size is not None:
+            view.resize(*size)
         for i in range(min(view.steps, max_frames)):
             view.set_step(i)
-            image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-            if image.width() > width:
-                image = image.scaledToWidth(width)
-            w, h = image.width() // 2 * 2, image.height() // 2 * 2
-            data = np.frombuffer(image.constBits(), dtype=np.uint8)
-            rows = data.reshape(image.height(), image.bytesPerLine())[:h, : 3 * w]
-            frames.append(rows.reshape(h, w, 3).copy())
+            frames.append(_rgb(_fit(view.grab().toImage(), size)))
     finally:
+        if size is not None:
+            view.resize(shown.width(), shown.height())
         view.set_step(start)
     return frames
 
 
-def write_frames(frames: list[np.ndarray], path: str, fps: float) -> None:
-    """GIF or MP4 by the suffix; raises OSError (or ImportError without imageio for MP4)."""
-    if path.lower().endswith(".gif"):
-        from PIL import Image
+def _fit(image: QImage, size: tuple[int, int] | None) -> QImage:
+    """The grab as it is, or on a canvas of exactly ``size`` when the view could not take
+    that size (a window smaller than the slide): scaled to fit, centred, never cropped."""
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    if size is None or (image.width(), image.height()) == size:
+        return image
+    scaled = image.scaled(
+        *size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+    )
+    canvas = QImage(size[0], size[1], QImage.Format.Format_RGB888)
+    canvas.fill(QColor("white"))
+    painter = QPainter(canvas)
+    painter.drawImage((size[0] - scaled.width()) // 2, (size[1] - scaled.height()) // 2, scaled)
+    painter.end()
+    return canvas
 
-        pictures = [Image.fromarray(f) for f in frames]
-        palette = pictures[0].quantize(colors=255)  # one palette: steady colours
-        indexed = [p.quantize(palette=palette, dither=Image.Dither.NONE) for p in pictures]
-        indexed[0].save(
-            path,
-            format="GIF",
-            save_all=True,
-            append_images=indexed[1:],
-            duration=int(1000 / fps),
-            loop=0,
-            optimize=True,
-        )
-        return
+
+def _rgb(image: QImage) -> np.ndarray:
+    w, h = image.width() // 2 * 2, image.height() // 2 * 2
+    data = np.frombuffer(image.constBits(), dtype=np.uint8)
+    rows = data.reshape(image.height(), image.bytesPerLine())[:h, : 3 * w]
+    return rows.reshape(h, w, 3).copy()
+
+
+def gif_palette(frames: list[np.ndarray]) -> list[int]:
+    """One palette for the whole animation (steady colours from frame to frame): the
+    highlight colours exactly, the rest chosen from frames spread over the animation."""
+    from PIL import Image
+
+    pick = np.linspace(0, len(frames) - 1, min(len(frames), PALETTE_SAMPLES)).astype(int)
+    sample = np.concatenate([frames[i][::2, ::2] for i in pick], axis=0)
+    free = 256 - len(HIGHLIGHTS)
+    chosen = Image.fromarray(np.ascontiguousarray(sample)).quantize(colors=free)
+    colours = (chosen.getpalette() or [])[: 3 * free]
+    colours += [0] * (3 * free - len(colours))
+    for colour in HIGHLIGHTS:
+        colours.extend(colour)
+    return colours
+
+
+def write_frames(frames: list[np.ndarray], path: str, fps: float) -> None:
+    """GIF or MP4 by the suffix, checked once written; raises WriteFailed (the partial file
+    removed), or ImportError without imageio for MP4."""
+    if not frames:
+        raise WriteFailed(path, "there are no frames to write")
+    if path.lower().endswith(".gif"):
+        write_checked(path, lambda target: _write_gif(frames, target, fps), header=GIF)
+    else:
+        write_checked(path, lambda target: _write_mp4(frames, target, fps))
+        _check_mp4(path)
+
+
+def _write_gif(frames: list[np.ndarray], path: str, fps: float) -> None:
+    from PIL import Image
+
+    holder = Image.new("P", (1, 1))
+    holder.putpalette(gif_palette(frames))
+    indexed = [
+        Image.fromarray(f).quantize(palette=holder, dither=Image.Dither.NONE) for f in frames
+    ]
+    indexed[0].save(
+        path,
+        format="GIF",
+        save_all=True,
+        append_images=indexed[1:],
+        duration=int(1000 / fps),
+        loop=0,
+        optimize=False,  # optimize would drop palette entries: keep the highlights
+    )
+
+
+def _write_mp4(frames: list[np.ndarray], path: str, fps: float) -> None:
     import imageio.v2 as imageio
 
-    with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=2) as writer:
-        for frame in frames:
-            writer.append_data(frame)  # type: ignore[attr-defined]  # imageio's stub types the base writer
+    # High quality keeps small text sharp; yuv420p plays in every slide program.
+    try:
+        with imageio.get_writer(
+            path, fps=fps, codec="libx264", quality=9, macro_block_size=2, pixelformat="yuv420p"
+        ) as writer:
+            for frame in frames:
+                writer.append_data(frame)  # type: ignore[attr-defined]  # imageio's stub types the base writer
+    except (RuntimeError, ValueError) as exc:  # ffmpeg stopped (it could not write)
+        raise OSError(f"ffmpeg stopped: {str(exc)[:200]}") from exc
+
+
+def _check_mp4(path: str) -> None:
+    """An MP4 starts with an ``ftyp`` box (bytes 4–8)."""
+    from explorer.file_writes import diagnose, remove_partial
+
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+    if head[4:8] != MP4:
+        remove_partial(path)
+        raise WriteFailed(path, diagnose(path))

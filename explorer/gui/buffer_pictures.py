@@ -32,7 +32,14 @@ from explorer.gui.cell_colours import (
     tint,
     value_colours,
 )
-from explorer.gui.tiling_view import Frame, heat_colours, value_label
+from explorer.gui.tiling_view import (
+    ROOM_CELL,
+    ROOM_WIDE_CELL,
+    Frame,
+    heat_colours,
+    value_label,
+)
+from explorer.gui.wrapping import wrap_frame, wrap_width, wrapped_overview, wrapped_rows
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -40,6 +47,7 @@ from explorer.trace.trace_index import READS, WRITES
 
 MARGIN = 1  # elements of context either side of the tile in a zoom window
 STRIP = 48  # elements a window shows of a one-row buffer
+WRAPPED_ROWS = 16  # rows a window shows of a wrapped one
 # How cells are coloured, in the order the "Colour cells by" command cycles through them.
 COLOURINGS = ("step", "value", "who")
 COLOURING_TEXT = {
@@ -93,6 +101,7 @@ class Layer:
     hidden: np.ndarray | None = None  # cells of the output whose values are not shown yet
     heat: bool = False  # the values are loads per element
     outlines: list[Outline] = field(default_factory=list)
+    forming: int = 0  # cells of the output showing sums not yet written (registers)
 
 
 class BufferPictures:
@@ -105,14 +114,24 @@ class BufferPictures:
         self._tops: dict[int, float] = {}
         self._overviews: dict[tuple[int, bool], np.ndarray] = {}
         self._label_cache: dict[int, tuple[object, np.ndarray]] = {}
+        # The most rows and columns a buffer's window may show (the room view: cells large
+        # enough for their values to read), by buffer.
+        self.limits: dict[int, tuple[int, int]] = {}
 
     def forget(self) -> None:
         """Another trace, or other values: nothing kept applies."""
         self._tops, self._overviews, self._label_cache = {}, {}, {}
 
     def frame(self, pb: Playback, grid: Grid, scene: StepScene, title: str) -> Frame:
-        """The buffer's frame at the scene's step."""
-        window = self.window(pb, grid, scene.step)
+        """The buffer's frame at the scene's step (a long 1-D buffer: wrapped)."""
+        wrap = wrap_width(grid, pb.trace.local_size)
+        if wrap and grid.buffer in self.limits:  # the room view: as many a row as read
+            wrap = max(1, min(wrap, self.limits[grid.buffer][1] * ROOM_CELL // ROOM_WIDE_CELL))
+        window = (
+            self._wrapped_window(pb, grid, scene.step, wrap)
+            if wrap
+            else self.window(pb, grid, scene.step)
+        )
         mine = scene.records[(scene.buffers == grid.buffer) & scene.in_bounds]
         reads, writes = pb.index.window_masks(grid, mine, window)
         if grid.space == LOCAL:
@@ -127,8 +146,10 @@ class BufferPictures:
         outlines = layer.outlines + self._step_outline(pb, grid, scene.step, mine, reads | writes)
         labels, key = self._labels(grid, window, layer)
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
-        overview = self._overview(pb, grid) if grid.space == GLOBAL else None
-        return Frame(
+        overview = self._overview(pb, grid, wrap) if grid.space == GLOBAL else None
+        group = pb.cursor.group_steps
+        assert group is not None
+        frame = Frame(
             title=title,
             shape=(grid.rows, grid.cols),
             window=window,
@@ -139,8 +160,12 @@ class BufferPictures:
             overview=overview,
             overview_key=(grid.buffer, self.heat_mode, len(self._overviews)),
             outlines=outlines,
-            caption=self._caption(pb, grid, mine, window),
+            caption=self._caption(pb, grid, mine, window, layer),
+            values=layer.values,
+            extent=group.extent(grid)[0],
+            focus=group.focus(grid, scene.step),
         )
+        return wrap_frame(frame, wrap, grid.cols, lx) if wrap else frame
 
     def window(self, pb: Playback, grid: Grid, step: int) -> Box:
         """The elements the zoom window shows: the group's tile and one element around it
@@ -155,6 +180,11 @@ class BufferPictures:
             tr, tc = 1, lx
         if grid.space == LOCAL and grid.rows <= 40 and grid.cols <= 40:
             zr, zc = grid.rows, grid.cols
+        if grid.buffer in self.limits:
+            most_r, most_c = self.limits[grid.buffer]
+            zr, zc = max(1, min(zr, most_r)), max(1, min(zc, most_c))
+            if grid.space == LOCAL:
+                zr, zc = min(grid.rows, most_r), min(grid.cols, most_c)
         group = pb.cursor.group_steps
         assert group is not None
         box = group.focus(grid, step)
@@ -166,6 +196,18 @@ class BufferPictures:
         r0 = _snap(box[0], tr, zr, grid.rows)
         c0 = _snap(box[2], tc, zc, grid.cols)
         return r0, r0 + zr, c0, c0 + zc
+
+    def _wrapped_window(self, pb: Playback, grid: Grid, step: int, wrap: int) -> Box:
+        """The run of a 1-D buffer the window shows wrapped: whole rows, a page of them
+        holding what the group touches now."""
+        total = wrapped_rows(grid.cols, wrap)
+        rows = min(total, WRAPPED_ROWS, self.limits.get(grid.buffer, (total, 0))[0])
+        group = pb.cursor.group_steps
+        assert group is not None
+        box = group.focus(grid, step)
+        row = box[2] // wrap if box is not None else 0
+        first = _snap(row, rows, rows, total)
+        return 0, 1, first * wrap, min((first + rows) * wrap, grid.cols)
 
     # -- what the cells hold -----------------------------------------------------------------
     def _local_layer(
@@ -240,6 +282,7 @@ class BufferPictures:
             shown = value_colours(partial, self._top(grid, values))
             pixels[forming] = mix(shown[forming], PENDING_C, 0.35)
             layer.values = np.where(forming, partial, layer.values)
+            layer.forming = int(forming.sum())
             hidden = hidden & ~forming
         stored = pb.values.written_values(group, grid, step, window)
         if stored is not None and layer.values is not None:
@@ -338,9 +381,12 @@ class BufferPictures:
         self._label_cache[grid.buffer] = (key, labels)
         return labels, key
 
-    def _caption(self, pb: Playback, grid: Grid, mine: np.ndarray, window: Box) -> str:
+    def _caption(
+        self, pb: Playback, grid: Grid, mine: np.ndarray, window: Box, layer: Layer
+    ) -> str:
         """The window's place in the buffer, and what this step read and wrote in it (the
-        heat map: the most loads of an element)."""
+        heat map: the most loads of an element); the output's sums that show while nothing
+        is written yet are named as such, so the words and the cells agree."""
         r0, r1, c0, c1 = window
         where = f"[{r0}:{r1}][{c0}:{c1}]" if grid.rows > 1 else f"[{c0}:{c1}]"
         index = pb.index
@@ -350,22 +396,24 @@ class BufferPictures:
         ops = index.op[mine]
         read = np.unique(index.index[mine[READS[ops]]]).size
         written = np.unique(index.index[mine[WRITES[ops]]]).size
-        return f"{where} · {read} read, {written} written"
+        forming = f" · {layer.forming} sums so far, in registers" if layer.forming else ""
+        return f"{where} · {read} read, {written} written{forming}"
 
     def _top(self, grid: Grid, values: np.ndarray | None) -> float:
         if grid.buffer not in self._tops:
             self._tops[grid.buffer] = finite_top(values) if values is not None else 0.0
         return self._tops[grid.buffer]
 
-    def _overview(self, pb: Playback, grid: Grid) -> np.ndarray | None:
-        """The whole buffer, binned: its values, or in the heat map its loads."""
+    def _overview(self, pb: Playback, grid: Grid, wrap: int = 0) -> np.ndarray | None:
+        """The whole buffer, binned: its values, or in the heat map its loads (a long 1-D
+        buffer as its wrapped block)."""
         values = pb.values.buffer(grid)
         key = (grid.buffer, self.heat_mode)
         if key not in self._overviews:
             data = pb.index.element_heat(grid) if self.heat_mode else values
             if data is None:
                 return None
-            mean = grid.cell_means(data)
+            mean = wrapped_overview(data, wrap) if wrap else grid.cell_means(data)
             self._overviews[key] = (
                 heat_colours(mean)
                 if self.heat_mode

@@ -11,7 +11,9 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from explorer.gui.buffer_pictures import BufferPictures, StepScene, step_scene
 from explorer.gui.canvas import CellCanvas
 from explorer.gui.cell_colours import gradient
+from explorer.gui.room_view import WholeCanvas, room_places
 from explorer.gui.tiling_view import FocusCanvas
+from explorer.gui.wrapping import wrap_width
 from explorer.trace.grids import Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -34,32 +36,90 @@ class BuffersPanel(QWidget):
         self.groups.clicked.connect(self.group_clicked)
         self.groups.hovered.connect(self.group_hovered)
         self.canvases: dict[int, FocusCanvas] = {}  # by buffer
+        self.wholes: dict[int, WholeCanvas] = {}  # the room view's whole buffers
+        self.room = False  # presenter mode: the room view (see explorer.gui.room_view)
+        self._drawn: tuple[Playback, BufferPictures] | None = None
+
+    def set_room(self, on: bool) -> None:
+        """The room view (presenter mode) or the desk's focus and context, redrawn at once."""
+        if on == self.room:
+            return
+        self.room = on
+        if self._drawn is not None:
+            pb, pictures = self._drawn
+            pictures.limits = {}
+            self.show_trace(pb)
+            if pb.steps:
+                self.show_groups(pb)
+                self.draw(pb, pictures)
 
     def show_trace(self, pb: Playback) -> None:
-        """A canvas for every buffer of the trace, in its place, beside the work-groups."""
+        """A canvas for every buffer of the trace, in its place, beside the work-groups (the
+        room view: the buffers whole beside the cells that carry values)."""
         self.clear()
+        if self.room:
+            self._show_room(pb)
+            return
         self.area.addWidget(self.groups, 0, 0)
+        self.groups.show()
         places = _places(pb)
         for grid, (row, col) in places.items():
-            prefix = "local " if grid.space == LOCAL else ""
-            canvas = FocusCanvas(prefix + _title(grid))
-            canvas.hovered.connect(lambda r, c, g=grid: self.cell_hovered.emit(g, r, c))
-            canvas.clicked.connect(lambda r, c, g=grid: self.cell_clicked.emit(g, r, c))
-            self.canvases[grid.buffer] = canvas
-            self.area.addWidget(canvas, row, col)
+            self.area.addWidget(self._canvas(pb, grid), row, col)
         used = {col for _row, col in places.values()} | {0}
         for i in range(4):
             self.area.setRowStretch(i, 1 if i < 2 else 0)
             self.area.setColumnStretch(i, 1 if i in used else 0)
 
+    def _canvas(self, pb: Playback, grid: Grid) -> FocusCanvas:
+        canvas = FocusCanvas(_title(pb, grid), room=self.room)
+        canvas.hovered.connect(lambda r, c, g=grid: self.cell_hovered.emit(g, r, c))
+        canvas.clicked.connect(lambda r, c, g=grid: self.cell_clicked.emit(g, r, c))
+        self.canvases[grid.buffer] = canvas
+        return canvas
+
+    def _show_room(self, pb: Playback) -> None:
+        """The whole buffers in a column; beside them, as large as the panel allows, the
+        local arrays (or the windows) with their values."""
+        self.groups.hide()
+        whole, detailed = room_places(pb)
+        for row, grid in enumerate(whole):
+            whole_canvas = WholeCanvas(_title(pb, grid))
+            self.wholes[grid.buffer] = whole_canvas
+            self.area.addWidget(whole_canvas, row, 0)
+        span = max(len(whole), 1)
+        for col, grid in enumerate(detailed, start=1):
+            canvas = self._canvas(pb, grid)
+            canvas.resized.connect(self._fit_room)
+            self.area.addWidget(canvas, 0, col, span, 1)
+        for i in range(max(span, 4)):
+            self.area.setRowStretch(i, 1 if i < span else 0)
+        for i in range(max(len(detailed) + 1, 4)):
+            self.area.setColumnStretch(i, 1 if i == 0 else 3 if i <= len(detailed) else 0)
+
+    def _fit_room(self) -> None:
+        """Each canvas of the room view shows no more cells than fit at a readable size."""
+        if self._drawn is None or not self.room:
+            return
+        pb, pictures = self._drawn
+        limits = {b: c.room_capacity() for b, c in self.canvases.items()}
+        if limits != pictures.limits:
+            pictures.limits = limits
+            if pb.steps and pb.cursor.group_steps is not None:
+                self.draw(pb, pictures)
+
     def clear(self) -> None:
-        """No canvas but the work-groups'."""
+        """No canvas; the work-groups' hidden until the next trace."""
+        self.groups.hide()  # taken out of the layout, it would stay where it was drawn
         while self.area.count():
             item = self.area.takeAt(0)
             widget = item.widget() if item is not None else None
             if widget is not None and widget is not self.groups:
                 widget.deleteLater()
         self.canvases = {}
+        self.wholes = {}
+        if self._drawn is not None:
+            self._drawn[1].limits = {}  # sized for canvases that are gone
+        self._drawn = None
 
     def show_groups(self, pb: Playback) -> None:
         """The work-groups: darker started later, faded where not traced, the selected one
@@ -81,11 +141,21 @@ class BuffersPanel(QWidget):
 
     def draw(self, pb: Playback, pictures: BufferPictures) -> StepScene:
         """Every buffer at the cursor's step; the scene they were drawn from."""
+        self._drawn = (pb, pictures)
+        if self.room and not pictures.limits and self.canvases:
+            pictures.limits = {b: c.room_capacity() for b, c in self.canvases.items()}
         scene = step_scene(pb)
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)
+            whole = self.wholes.get(grid.buffer)
+            if canvas is None and whole is None:
+                continue
+            title = canvas.frame.title if canvas is not None else _title(pb, grid)
+            frame = pictures.frame(pb, grid, scene, title)
             if canvas is not None:
-                canvas.set_frame(pictures.frame(pb, grid, scene, canvas.frame.title))
+                canvas.set_frame(frame)
+            if whole is not None:
+                whole.set_frame(frame)
         return scene
 
 
@@ -113,6 +183,10 @@ def _places(pb: Playback) -> dict[Grid, tuple[int, int]]:
     return places
 
 
-def _title(grid: Grid) -> str:
+def _title(pb: Playback, grid: Grid) -> str:
+    """The buffer's name and shape ("local" before a local array's); a wrapped vector says
+    so (its caption says how many elements a row)."""
+    prefix = "local " if grid.space == LOCAL else ""
     shape = f"{grid.rows}×{grid.cols}" if grid.rows > 1 else f"{grid.cols}"
-    return f"{grid.name} {shape}"
+    wrapped = " (wrapped)" if wrap_width(grid, pb.trace.local_size) else ""
+    return f"{prefix}{grid.name} {shape}{wrapped}"

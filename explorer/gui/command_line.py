@@ -78,8 +78,9 @@ def _with_device(session: Session, device: str) -> Session:
     from dataclasses import replace
 
     from explorer.engine.executor import Executor
+    from explorer.engine.launch.device_names import DeviceName
     from explorer.engine.launch.devices import pick_device
 
     with Executor() as executor:
         picked = pick_device(executor.devices(), device)
-    return replace(session, device=picked.name)
+    return replace(session, device=DeviceName.of(picked))

@@ -126,6 +126,9 @@ class ExecutionView(QWidget):
         self.timeline.set_steps([], [])
         self.controls.show_steps(0)
         self.code.mark_lines([], LINE_MARK)
+        self.code.setPlainText("")  # the kernel's source comes with its next trace
+        self.source_lines = []
+        self.warp_view.clear()
         self.lines.show_message(message)
         self.info.setText(" ")
 

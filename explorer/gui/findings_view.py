@@ -35,6 +35,14 @@ CATEGORY_COLOURS = {
 }
 UNKNOWN_COLOUR = "#1b2631"  # a kind no module declares
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1  # the Finding an item stands for
+OCLGRIND_READY = (
+    "Oclgrind is installed: Run ▸ Check with Oclgrind (Ctrl+Shift+O) runs this configuration "
+    "on its simulator for a second opinion on races and uninitialised reads."
+)
+OCLGRIND_MISSING = (
+    "No Oclgrind platform is installed. For a second opinion on races and uninitialised "
+    'reads, pip install "pyopencl[oclgrind]" and start the explorer again.'
+)
 
 
 class FindingsView(QWidget):
@@ -98,10 +106,7 @@ class FindingsView(QWidget):
         splitter.addWidget(self.sites)
         self.oclgrind = QPlainTextEdit()
         self.oclgrind.setReadOnly(True)
-        self.oclgrind.setPlaceholderText(
-            "Check with Oclgrind (Run menu) gives a second opinion when an Oclgrind platform "
-            'is installed: pip install "pyopencl[oclgrind]".'
-        )
+        self.set_oclgrind_available(False)
         splitter.addWidget(self.oclgrind)
         layout.addWidget(splitter)
 
@@ -196,9 +201,16 @@ class FindingsView(QWidget):
             for column in range(tree.columnCount() - 1):
                 tree.resizeColumnToContents(column)
 
+    def set_oclgrind_available(self, available: bool) -> None:
+        """What the empty Oclgrind pane says: how to ask for a check where an Oclgrind
+        platform is installed, how to install one where none is."""
+        self.oclgrind.setPlaceholderText(OCLGRIND_READY if available else OCLGRIND_MISSING)
+
     def show_oclgrind(self, outcome: object) -> None:
-        """Oclgrind's verdict beside the explorer's own findings."""
+        """Oclgrind's verdict beside the explorer's own findings; None empties the pane
+        (the configuration changed)."""
         if outcome is None:
+            self.oclgrind.clear()
             return
         if isinstance(outcome, str):
             self.oclgrind.setPlainText(f"Oclgrind check failed: {outcome}")

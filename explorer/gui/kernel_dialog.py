@@ -47,7 +47,20 @@ CUSTOM = "custom"
 W = TypeVar("W", bound=QWidget)
 # What a buffer may start as in the dialog; the header takes more (image, npy, data).
 DIALOG_CONTENTS = ("random", "zeros", "ones", "iota", "iou")
-DECLARATION_COLUMNS = ("Parameter", "Kind", "Type", "Count / value", "Contents", "Access", "Result")
+DECLARATION_COLUMNS = (
+    "Parameter",
+    "Kind",
+    "Type",
+    "Count / value",
+    "Contents",
+    "Access",
+    "Result",
+    "Shape",
+)
+SHAPE_TIP = (
+    "How the buffer is drawn: rows, cols (names of sizes or expressions, e.g. H, W); "
+    "empty: a vector (wrapped into rows when long)"
+)
 _LEADING_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n.*?\n[ \t]*---\*/[ \t]*\n?", re.DOTALL)
 _SIZE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\d+)\s*$")
 
@@ -276,6 +289,10 @@ class KernelMappingDialog(QDialog):
                 table.setCellWidget(row, 4, contents)
                 table.setCellWidget(row, 5, access)
                 table.setCellWidget(row, 6, result)
+                shape = QLineEdit(", ".join(decl.shape))
+                shape.setPlaceholderText("vector")
+                shape.setToolTip(SHAPE_TIP)
+                table.setCellWidget(row, 7, shape)
         table.resizeColumnsToContents()
 
     def declarations(self) -> CustomGuess:
@@ -301,6 +318,7 @@ class KernelMappingDialog(QDialog):
                         contents=_cell(table, row, 4, QComboBox).currentText(),
                         access=_cell(table, row, 5, QComboBox).currentText(),
                         result=_cell(table, row, 6, QCheckBox).isChecked(),
+                        shape=tuple(_split(_cell(table, row, 7, QLineEdit).text())),
                     )
                 )
         return CustomGuess(

@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
+from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.model import ConfigModel
+from explorer.gui.room_view import set_room_view
 from explorer.gui.stage_keys import StageKeys
 from explorer.gui.state import AppState
 from explorer.gui.views import make_views
@@ -28,20 +30,21 @@ from explorer.gui.worker import Worker
 from explorer.paths import resources_dir
 
 PRESENTER_STYLE = """
-QWidget {{ font-size: {base}pt; background: #ffffff; color: #111111; }}
-QPushButton {{ font-size: {base}pt; padding: 3px 8px; }}
-QLabel#badge {{ font-size: {badge}pt; }}
-QLabel#step-label {{ font-size: {step}pt; font-weight: bold; }}
-QLabel#stage-caption {{ font-size: {step}pt; color: #1a5276; }}
+QWidget {{ font-size: {base}px; background: #ffffff; color: #111111; }}
+QPushButton {{ font-size: {base}px; padding: 3px 6px; }}
+QLabel#badge {{ font-size: {badge}px; }}
+QLabel#step-label {{ font-size: {step}px; font-weight: bold; }}
+QLabel#stage-caption {{ font-size: {step}px; color: #1a5276; }}
 """
 
 
 def presenter_style(width: int, height: int) -> str:
-    """Presenter mode's large type, scaled to the screen: 13 pt at 1920×1080, 9 pt on a
-    1280×720 projector, so nothing is cut off or drawn over its neighbour."""
+    """Presenter mode's large type, in pixels and scaled to the screen: nothing under 16 px on
+    a 1280×720 projector (the step's line and the caption 18 px), 20 px at 1920×1080."""
     scale = min(width / 1920, height / 1080)
-    base = max(9, round(13 * scale))
-    return PRESENTER_STYLE.format(base=base, badge=round(base * 1.4), step=round(base * 1.25))
+    base = max(16, round(20 * scale))
+    step = max(18, round(base * 1.15))
+    return PRESENTER_STYLE.format(base=base, badge=max(step, round(base * 1.25)), step=step)
 
 
 # The three views presenter mode shows side by side, with their tab titles and positions.
@@ -108,9 +111,7 @@ class MainWindow(QMainWindow):
         self.menuBar().insertMenu(help_menu, menu)
         actions: dict[str, QAction] = {}
         for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
-            stem = path.name.removesuffix(".kexp.json")
-            number, _, words = stem.partition("-")
-            title = f"{number} · {words.replace('-', ' ').capitalize()}"
+            title = lesson_title(path)
             action = QAction(title, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
             action.triggered.connect(
@@ -141,12 +142,15 @@ class MainWindow(QMainWindow):
             views.presenter_side.addWidget(timing)
             for view in presented:
                 view.show()  # a widget taken out of a tab page stays hidden otherwise
+            # The room view takes three quarters: two 16×16 tiles with their values beside
+            # the whole matrices, at 1280×720.
+            screen = self.screen().geometry() if full_screen else self.geometry()
             views.presenter_split.setStretchFactor(0, 3)
-            views.presenter_split.setStretchFactor(1, 2)
-            views.presenter_split.setSizes([3 * self.width() // 5, 2 * self.width() // 5])
+            views.presenter_split.setStretchFactor(1, 1)
+            views.presenter_split.setSizes([3 * screen.width() // 4, screen.width() // 4])
             views.stack.setCurrentWidget(views.presenter_split)
             execution.code.setVisible(False)  # the step's line is shown above the cells
-            screen = self.screen().geometry() if full_screen else self.geometry()
+            set_room_view(execution, True)
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
@@ -156,6 +160,7 @@ class MainWindow(QMainWindow):
                 views.tabs.insertTab(index, view, title)
             views.stack.setCurrentWidget(views.tabs)
             views.execution_view.code.setVisible(True)
+            set_room_view(views.execution_view, False)
             self.setStyleSheet("")
             if self.isFullScreen():
                 self.showNormal()
@@ -168,7 +173,11 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
         self.state.notice = settings_store.restore(self.settings, self.model)
+        self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
+        cannot_save = settings_store.unwritable(self.settings)
+        if cannot_save:
+            self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
         geometry = self.settings.value("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(first_size(self.screen().availableGeometry().size()))
@@ -180,11 +189,18 @@ class MainWindow(QMainWindow):
     # -- window events -------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
-        if urls and self.controllers.kernels.accepts(urls[0].toLocalFile()):
+        path = urls[0].toLocalFile() if urls else ""
+        if path and (
+            self.controllers.kernels.accepts(path) or self.controllers.captures.accepts(path)
+        ):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        self.controllers.kernels.open_dropped(event.mimeData().urls()[0].toLocalFile())
+        path = event.mimeData().urls()[0].toLocalFile()
+        if self.controllers.captures.accepts(path):  # a capture folder
+            self.controllers.captures.open_capture(path)
+        else:
+            self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         settings_store.save(self.settings, self.model, self.saveGeometry(), self.saveState())

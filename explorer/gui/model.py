@@ -239,6 +239,29 @@ class ConfigModel(QObject):
         if changed:
             self.input_changed.emit()
 
+    # -- what is on screen belongs to ------------------------------------------------
+    def kernel_identity(self) -> tuple[object, ...]:
+        """What a result, a trace or a sweep belongs to, besides the local size and the
+        defines: device, kernel (by file, so a saved new version of it is the same kernel),
+        sizes, input and layout."""
+        v = self._variant
+        return (
+            self._device_key,
+            v.family,
+            v.id,
+            v.path,
+            tuple(sorted(self._sizes.items())),
+            self._input,
+            self._text,
+            self._image_path,
+            self.layout,
+        )
+
+    def identity(self) -> tuple[object, ...]:
+        """The whole configuration a result or a trace belongs to: the kernel's identity,
+        the local size and the defines."""
+        return (*self.kernel_identity(), self._local, tuple(sorted(self._defines.items())))
+
     def request(self, repeat: int = 10, timeout_s: float = 60.0) -> RunRequest:
         variant = self._variant
         if self._layout is not None:

@@ -4,18 +4,39 @@ timer plays the animation; what a press does to the steps is the execution view'
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QLabel,
     QPushButton,
+    QSizePolicy,
     QSlider,
     QWidget,
 )
 
 SPEEDS = {"0.5×": 1000, "1×": 500, "2×": 250, "4×": 125, "8×": 60}  # milliseconds a step
+PLAY, PAUSE = "▶ Play (Space)", "❚❚ Pause (Space)"
+
+
+class SteadyButton(QPushButton):
+    """A button as wide as the widest of the texts it takes turns showing, at any type
+    size: Play and Pause swapping never moves the buttons beside it."""
+
+    def __init__(self, texts: tuple[str, ...], parent: QWidget | None = None) -> None:
+        super().__init__(texts[0], parent)
+        self.texts = texts
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        metrics = self.fontMetrics()
+        shown = metrics.horizontalAdvance(self.text())
+        widest = max(metrics.horizontalAdvance(t) for t in self.texts)
+        return QSize(hint.width() + widest - shown, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
 
 
 class PlaybackControls(QWidget):
@@ -33,7 +54,7 @@ class PlaybackControls(QWidget):
         super().__init__(parent)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.forward)
-        self.play_button = QPushButton("▶ Play (Space)")
+        self.play_button = SteadyButton((PLAY, PAUSE))
         self.play_button.clicked.connect(self.play_pressed)
         back = QPushButton("◀ Step (←)")
         back.clicked.connect(self.back)
@@ -45,6 +66,7 @@ class PlaybackControls(QWidget):
         self.speed = QComboBox()
         self.speed.addItems(list(SPEEDS))
         self.speed.setCurrentText("1×")
+        self.speed.setToolTip("Speed: steps a second at 1× is two")
         self.speed.currentTextChanged.connect(lambda _: self._restart_timer())
         self.loop = QCheckBox("Loop")
         self.loop.setChecked(True)
@@ -64,26 +86,29 @@ class PlaybackControls(QWidget):
         )
         self.warp_box.toggled.connect(self.warp_toggled)
         self.mode = QComboBox()
-        self.mode.addItems(["Step", "Heat map"])
-        self.mode.setToolTip("Heat map: global loads per element over every traced group")
+        self.mode.addItems(["Step", "Heat"])
+        self.mode.setToolTip(
+            "Step: this step's accesses; Heat: the heat map of global loads per element "
+            "over every traced group"
+        )
         self.mode.currentIndexChanged.connect(lambda index: self.heat_toggled.emit(index == 1))
         self._lay_out(back, forward)
 
     def _lay_out(self, back: QPushButton, forward: QPushButton) -> None:
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        for combo in (self.speed, self.granularity, self.mode):
-            # as narrow as their shortest words: the view must not widen the window
+        for combo, letters in ((self.speed, 4), (self.granularity, 9), (self.mode, 4)):
+            # as wide as their longest words, "Each pass" not cut to "Each pas", and no
+            # wider: the view must not widen the window
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
-            combo.setMinimumContentsLength(4)
+            combo.setMinimumContentsLength(letters)
         for w in (
             self.play_button,
             back,
             forward,
             self.slider,
-            QLabel("Speed"),
             self.speed,
             self.loop,
             self.granularity,
@@ -124,11 +149,11 @@ class PlaybackControls(QWidget):
 
     def play(self) -> None:
         self.timer.start(SPEEDS.get(self.speed.currentText(), 500))
-        self.play_button.setText("❚❚ Pause (Space)")
+        self.play_button.setText(PAUSE)
 
     def pause(self) -> None:
         self.timer.stop()
-        self.play_button.setText("▶ Play (Space)")
+        self.play_button.setText(PLAY)
 
     def _restart_timer(self) -> None:
         """A new speed takes effect at once while playing."""

@@ -6,15 +6,18 @@ tiling ladder gains little there."""
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
+from explorer.gui.fitted_text import FittedLabel
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
@@ -49,20 +52,20 @@ class ResultView(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.badge = QLabel("Pick a configuration and press Run (Ctrl+R).")
+        # A long verdict (a timeout naming every option) is cut to three lines, the whole
+        # text on hover: it never widens the view.
+        self.badge = FittedLabel("Pick a configuration and press Run (Ctrl+R).", max_lines=3)
         self.badge.setObjectName("badge")
-        self.badge.setWordWrap(True)
         self.badge.setStyleSheet(BADGE_STYLE)
         layout.addWidget(self.badge)
-        self.notice = QLabel("")
+        self.notice = FittedLabel("", max_lines=2)  # the whole notice on hover
         self.notice.setObjectName("device-notice")
-        self.notice.setWordWrap(True)
         self.notice.setStyleSheet("color: #7e5109; background: #fef5e7; padding: 3px;")
         self.notice.setVisible(False)
         layout.addWidget(self.notice)
         self.tabs = QTabWidget()
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = QTextBrowser()  # a build log wraps anywhere and scrolls
+        self.message.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.addWidget(self.tabs, 1)
         self.input_views: dict[str, pg.ImageView | pg.PlotWidget] = {}
         # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
@@ -124,7 +127,10 @@ class ResultView(QWidget):
 
     def show_message(self, title: str, text: str) -> None:
         self.tabs.clear()
-        self.message.setText(f"<h3>{title}</h3><pre>{text}</pre>")
+        self.message.setHtml(
+            f"<h3>{html.escape(title)}</h3>"
+            f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>"
+        )
         self.tabs.addTab(self.message, title)
         self.showing = "message"
 
@@ -266,4 +272,7 @@ def _verdict_text(result: RunResult) -> str:
         return f"⛔ Refused: {result.refused}"
     if status == "cancelled":
         return "Cancelled"
+    if status == "unchecked":  # ran; nothing to compare the result with
+        timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        return f"Ran, not checked (no reference){timing}"
     return f"⚠ {status.capitalize()}: {result.error}"

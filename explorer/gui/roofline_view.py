@@ -44,14 +44,26 @@ class RooflineView(QWidget):
         layout.addWidget(self.plot)
         self.limits: dict | None = None
         self.points: list[tuple[str, float, float]] = []  # label, intensity, GFLOP/s
+        self.results: tuple[RunResult, ...] = ()  # every run of the session
+        self.device: str | None = None  # only its runs are drawn under its ceilings
+        self.elsewhere = 0  # runs on other devices, not drawn
+
+    def set_device(self, device: str | None) -> None:
+        """The device whose ceilings and runs are drawn: another device's runs would sit
+        under ceilings that are not theirs."""
+        self.device = device
+        self.show_results(self.results)
 
     def set_limits(self, limits: dict | None) -> None:
         self.limits = limits
         self._redraw()
 
     def show_results(self, results: Sequence[RunResult]) -> None:
+        self.results = tuple(results)
         self.points = []
-        for r in results:
+        mine = [r for r in results if self.device is None or r.device == self.device]
+        self.elsewhere = len(results) - len(mine)
+        for r in mine:
             if r.timing is None or not r.flops or not r.bytes_moved or r.gflops is None:
                 continue
             self.points.append(
@@ -93,3 +105,9 @@ class RooflineView(QWidget):
             )
         elif self.points:
             self.note.setText("Measuring the device's ceilings …")
+        else:
+            self.note.setText("Run kernels to place them under the device's ceilings.")
+        if self.elsewhere:
+            self.note.setText(
+                f"{self.note.text()} ({self.elsewhere} run(s) on other devices not shown.)"
+            )

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
+from explorer.file_writes import PNG, WriteFailed, write_checked
 from explorer.gui import interrupt
 from explorer.gui.command_line import apply_selection
 from explorer.gui.controllers.sessions import TAB_NAMES, apply_session, session_device
@@ -159,12 +160,14 @@ def _shoot(
         "all": False,
     }[args.view]
     app.processEvents()
-    written = window.grab().save(args.screenshot, "PNG") and os.path.isfile(args.screenshot)
+    picture = window.grab()
+    try:
+        write_checked(args.screenshot, lambda path: picture.save(path, "PNG"), header=PNG)
+    except WriteFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.save_session and not window.controllers.sessions.save(args.save_session):
         code = 2
-    if not written:
-        print(f"error: cannot write {args.screenshot}", file=sys.stderr)
-        return 2
     if code == 0 and empty:
         print(f"error: the {args.view} view is empty (add --run or --trace)", file=sys.stderr)
         return 3

@@ -1,7 +1,9 @@
 """Persisting the configuration and window layout with QSettings.
 
 A store that cannot be read (corrupt values, an unknown variant, a newer format) falls back
-to the defaults, and the caller is told why so it can say so.
+to the defaults, and the caller is told why so it can say so. The device is remembered by
+name and platform (:func:`device_name`), never by position alone: a platform installed later
+(Oclgrind, with the test extras) changes the positions.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.launch.device_names import DeviceName
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
 
@@ -25,7 +28,9 @@ def save(
 ) -> None:
     variant = model.variant
     settings.setValue("format", FORMAT_VERSION)
-    settings.setValue("device", model.device_key or "")
+    device = model.device
+    if device is not None:  # before the devices are known, the one remembered stays
+        settings.setValue("device", json.dumps(DeviceName.of(device).to_json()))
     settings.setValue("family", model.family)
     settings.setValue("variant", variant.id)
     settings.setValue("kernel_file", variant.path if _is_user(variant.path) else "")
@@ -40,6 +45,29 @@ def save(
     if state is not None:
         settings.setValue("state", state)
     settings.sync()
+
+
+def unwritable(settings: QSettings) -> str | None:
+    """Why the settings will not be saved (a read-only file, folder or disk), said once at
+    start; None when they can be. A probe file is written and removed to find out."""
+    import os
+    import tempfile
+
+    from explorer.file_writes import WriteFailed, cause_of, diagnose
+
+    path = settings.fileName()
+    folder = os.path.dirname(path) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if os.path.exists(path):
+            with open(path, "a", encoding="utf-8"):
+                pass
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        cause = cause_of(exc) if exc.errno is not None else diagnose(path)
+        return str(WriteFailed(path, cause)) + "; settings will not be saved this session."
+    return None
 
 
 def _is_user(path: str) -> bool:
@@ -84,7 +112,6 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
             raise ValueError(f"unknown input {preset!r}")
         text = str(settings.value("text") or "IOU")
         image = str(settings.value("image") or "") or None
-        device = str(settings.value("device") or "") or None
     except (ValueError, TypeError, CatalogError, json.JSONDecodeError) as exc:
         return f"The saved settings could not be used ({exc}); the defaults are used."
     if kernel_file:
@@ -99,6 +126,14 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
         if name in variant.default_defines:
             model.set_define(name, value)
     model.set_input(preset, text, image)
-    if device:
-        model.set_device(device)
     return None
+
+
+def device_name(settings: QSettings) -> DeviceName | None:
+    """The device the settings remember (chosen once the devices are known), or None: a
+    JSON ``{"name", "platform", "index"}``, or an older version's ``platform:device``."""
+    text = str(settings.value("device") or "").strip()
+    try:
+        return DeviceName.from_json(json.loads(text) if text.startswith("{") else text)
+    except (ValueError, json.JSONDecodeError):
+        return None

@@ -283,10 +283,14 @@ class SourceView(QWidget):
         self.editor.mark_lines(lines, colour)
 
     def show_run(self, result: RunResult | None) -> None:
-        """A run's build log and its printed output."""
-        if result is not None:
-            self.show_build_log(result.build_log)
-            self.show_output(result.output_text)
+        """A run's build log and its printed output; None (nothing has run in this
+        configuration) empties both."""
+        if result is None:
+            self.build_log.clear()
+            self.output.clear()
+            return
+        self.show_build_log(result.build_log)
+        self.show_output(result.output_text)
 
     def show_traced(self, traced: TracedRun | None) -> None:
         """A trace's findings' lines marked; a trace that did not run, its build log."""

@@ -33,6 +33,7 @@ class StateEvents(Events):
     runnable: Event[bool]
     refusal: Event[Refusal | None]
     working: Event[bool]
+    hint: Event[str | None]
 
 
 class AppState(Evented):
@@ -53,6 +54,9 @@ class AppState(Evented):
     runnable = Observed[bool](False)  # the configuration passed validation: Run can act
     refusal = Observed[Refusal | None](None)  # why it did not, when it did not
     working = Observed[bool](False)  # work in flight that Cancel can stop
+    # What is ready to run, said on the result while nothing has run in this configuration
+    # (None once something runs); the result adds how to run it, or why Run is disabled.
+    hint = Observed[str | None](None)
 
     def __init__(self) -> None:
         self.events = StateEvents(self.observed())
@@ -61,6 +65,9 @@ class AppState(Evented):
         self.keep_view: tuple[Group | None, int] | None = None  # group, phase after a reload
         self.user_headers: dict[str, str] = {}  # headers of header-less files, by path
         self.reloads = 0  # how often a watched kernel was reloaded
+        # Work asked for up to this worker generation belongs to an earlier configuration:
+        # what it returns is remembered, never shown.
+        self.stale_up_to = 0
 
     def remember(self, result: RunResult) -> None:
         """Add a run to the history: its figures, never its arrays (a 768³ run's arrays are

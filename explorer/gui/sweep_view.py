@@ -104,6 +104,17 @@ class SweepView(QWidget):
         self._defaults(self.x_axis.currentText(), self.x_values)
         self._defaults(self.y_axis.currentText(), self.y_values)
 
+    def clear(self, message: str) -> None:
+        """No grid: the configuration it was run for is gone."""
+        self.axes = None
+        self.grid, self.figures = [], []
+        self.canvas.set_pixels(np.full((1, 1, 4), 255, dtype=np.uint8))  # one blank cell
+        self.canvas.outlines = []
+        self.canvas.cell_labels = None
+        self.canvas.title = ""
+        self.canvas.update()
+        self.message.setText(message)
+
     def _defaults(self, axis: str, edit: QLineEdit) -> None:
         if self.variant is None or not axis:
             return

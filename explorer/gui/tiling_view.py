@@ -9,6 +9,7 @@ few lines, so a repaint costs about the same at 64 or 768.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,6 +17,8 @@ from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontInfo,
+    QFontMetrics,
     QFontMetricsF,
     QImage,
     QMouseEvent,
@@ -23,6 +26,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPen,
     QPixmap,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -33,6 +37,11 @@ from explorer.trace.grids import Box
 HEAT_TOP = 1024
 HEAT_TICKS = (1, 4, 16, 64, 256, 1024)
 HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
+# The room view (presenter mode): the smallest a value is written, in pixels, and the
+# smallest cell that holds one (the window shows no more cells than fit at that size).
+ROOM_LABEL_PX = 18
+ROOM_CELL = 24
+ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -43,6 +52,19 @@ def heat_colours(counts: np.ndarray) -> np.ndarray:
     out = (lo + (hi - lo) * np.clip(t, 0, 1)[..., None]).astype(np.uint8)
     out[counts <= 0] = (255, 255, 255, 255)
     return out
+
+
+def fitted_label(value: float, text: str, fits: Callable[[str], bool]) -> str:
+    """``text`` (the value's label) if it fits its cell, else the value rounded to fewer
+    digits until it does (1.25 → 1.3 → 1); "" where not even one digit fits."""
+    if fits(text):
+        return text
+    for digits in (3, 2, 1):
+        shorter = f"{value:.{digits}g}".replace("0.", ".", 1) if abs(value) < 1 else ""
+        shorter = shorter or f"{value:.{digits}g}"
+        if fits(shorter):
+            return shorter
+    return "" if not fits("…") else "…"
 
 
 def value_label(value: float) -> str:
@@ -70,6 +92,11 @@ class Frame:
     overview_key: object = None
     outlines: list[tuple[Box, str, float]] = field(default_factory=list)
     caption: str = ""
+    values: np.ndarray | None = None  # the exact value of each window cell (NaN: none)
+    extent: Box | None = None  # everything the group touches in the buffer
+    focus: Box | None = None  # what the group touches at this step (or last touched)
+    wrap: int = 0  # a 1-D buffer drawn wrapped: elements a row (0: not wrapped)
+    length: int = 0  # a wrapped buffer's elements
 
 
 class FocusCanvas(QWidget):
@@ -77,9 +104,14 @@ class FocusCanvas(QWidget):
 
     hovered = Signal(int, int)  # row, col of the buffer; -1, -1 when the mouse leaves
     clicked = Signal(int, int)
+    resized = Signal()
 
-    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, title: str = "", parent: QWidget | None = None, room: bool = False) -> None:
         super().__init__(parent)
+        # The room view: values always written, at least ROOM_LABEL_PX (rounded to fit), the
+        # caption too; no overview (the whole buffer is drawn beside it).
+        self.room = room
+        self.rounded = False  # the room view rounded some values to fit their cells
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
         self._image: QImage | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
@@ -127,17 +159,38 @@ class FocusCanvas(QWidget):
         return QFontMetricsF(self._title_font()).height() + 4
 
     def _title_font(self) -> QFont:
-        font = QFont(self.font())
+        font = self.caption_font()
         font.setBold(True)
         return font
 
+    def caption_font(self) -> QFont:
+        """The font of the caption (and, bold, the title): the widget's, and in the room
+        view never under ROOM_LABEL_PX."""
+        font = QFont(self.font())
+        if self.room and QFontInfo(font).pixelSize() < ROOM_LABEL_PX:
+            font.setPixelSize(ROOM_LABEL_PX)
+        return font
+
     def _caption_height(self) -> float:
-        return QFontMetricsF(self.font()).height() + 2 if self.frame.caption else 0.0
+        return QFontMetricsF(self.caption_font()).height() + 2 if self.frame.caption else 0.0
 
     def _has_overview(self) -> bool:
         r0, r1, c0, c1 = self.frame.window
         rows, cols = self.frame.shape
-        return self.frame.overview is not None and (r1 - r0, c1 - c0) != (rows, cols)
+        shown = (r1 - r0, c1 - c0) != (rows, cols)
+        return self.frame.overview is not None and shown and not self.room
+
+    def room_capacity(self) -> tuple[int, int]:
+        """The most rows and columns of cells that fit at ROOM_CELL pixels a cell."""
+        top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
+        return (
+            max(1, int((self.height() - top - 2) // ROOM_CELL)),
+            max(1, int((self.width() - 8) // ROOM_CELL)),
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
     def areas(self) -> tuple[QRectF, QRectF | None]:
         """(the zoom window's cells, the overview) in widget coordinates; square cells."""
@@ -178,12 +231,11 @@ class FocusCanvas(QWidget):
         painter = QPainter(self)
         painter.setFont(self._title_font())
         painter.setPen(QColor("#1b2631"))
+        title = frame.title + (" · rounded to fit" if self.rounded else "")
         painter.drawText(
             QRectF(4, 0, self.width() - 8, self._title_height()),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            painter.fontMetrics().elidedText(
-                frame.title, Qt.TextElideMode.ElideRight, self.width() - 8
-            ),
+            painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 8),
         )
         if self._image is None:
             return
@@ -206,7 +258,7 @@ class FocusCanvas(QWidget):
         if overview is not None:
             self._draw_overview(painter, overview)
         if frame.caption:
-            painter.setFont(self.font())
+            painter.setFont(self.caption_font())
             painter.setPen(QColor("#34495e"))
             width = self.width() - 8
             text = painter.fontMetrics().elidedText(
@@ -234,7 +286,7 @@ class FocusCanvas(QWidget):
         """The cell lines, the tile grid and the values, drawn once per window, size and
         content: hundreds of lines and texts are too many to draw on every repaint."""
         frame = self.frame
-        key = (frame.labels_key, frame.window, frame.tile, size)
+        key = (frame.labels_key, frame.window, frame.tile, size, self.room)
         if self._labels is not None and self._labels[0] == key:
             return self._labels[2]
         picture = QPixmap(size)
@@ -264,21 +316,55 @@ class FocusCanvas(QWidget):
         self._labels = (key, size, picture)
         return picture
 
-    def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
+    def label_font(self, labels: np.ndarray, cell: float) -> QFont | None:
+        """The font the values are written in (None: not written, the cells too small);
+        in the room view never under ROOM_LABEL_PX."""
         widest = max((len(str(t)) for t in labels.ravel()), default=0)
         pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
-        if pixel < 6 or widest == 0:
-            return
+        if self.room:
+            pixel = max(ROOM_LABEL_PX, min(cell * 0.6, 2 * ROOM_LABEL_PX))
+        elif pixel < 6 or widest == 0:
+            return None
         font = QFont(self.font())
-        font.setBold(True)
+        font.setBold(not self.room)  # the room's values are large: regular fits 1.5
         font.setPixelSize(int(pixel))
+        return font
+
+    def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
+        font = self.label_font(labels, cell)
+        if font is None:
+            return
         p.setFont(font)
+        if self.room:
+            fitted = self.room_labels(labels, QFontMetrics(font), cell)
+            self.rounded = bool((fitted != labels).any())
+            labels = fitted
         p.setPen(QColor("#17202a"))
         for (r, c), text in np.ndenumerate(labels):
             if text:
                 p.drawText(
                     QRectF(c * cell, r * cell, cell, cell), Qt.AlignmentFlag.AlignCenter, text
                 )
+
+    def room_labels(self, labels: np.ndarray, metrics: QFontMetrics, cell: float) -> np.ndarray:
+        """The labels as the room view writes them: rounded where a value is wider than its
+        cell at the room's type size."""
+        values = self.frame.values
+        if values is None or values.shape != labels.shape:
+            return labels
+        room = cell - 3
+
+        def fits(text: str) -> bool:
+            return metrics.horizontalAdvance(text) <= room
+
+        out = labels.copy()
+        known: dict[str, str] = {}
+        for (r, c), text in np.ndenumerate(labels):
+            if text and text not in known:
+                known[text] = fitted_label(float(values[r, c]), text, fits)
+            if text:
+                out[r, c] = known[text]
+        return out
 
     def _draw_overview(self, painter: QPainter, rect: QRectF) -> None:
         frame = self.frame
@@ -315,14 +401,37 @@ class FocusCanvas(QWidget):
         )
 
     # -- mouse ---------------------------------------------------------------------------
+    def buffer_element_at(self, x: float, y: float) -> tuple[int, int]:
+        """The buffer's (row, col) under a point: a wrapped vector's cell is (0, element)."""
+        r, c = self.element_at(x, y)
+        wrap = self.frame.wrap
+        if r < 0 or not wrap:
+            return r, c
+        element = r * wrap + c
+        return (0, element) if element < self.frame.length else (-1, -1)
+
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        self.hovered.emit(*self.element_at(event.position().x(), event.position().y()))
+        x, y = event.position().x(), event.position().y()
+        self.hovered.emit(*self.buffer_element_at(x, y))
+        self.setToolTip(self._value_at(x, y))
+
+    def _value_at(self, x: float, y: float) -> str:
+        """The exact value of the cell under a point (the cell may show it rounded)."""
+        r, c = self.element_at(x, y)
+        values = self.frame.values
+        r0, _r1, c0, _c1 = self.frame.window
+        if r < 0 or values is None or not 0 <= r - r0 < values.shape[0]:
+            return ""
+        if not 0 <= c - c0 < values.shape[1]:
+            return ""
+        value = float(values[r - r0, c - c0])
+        return f"{value:.7g}" if np.isfinite(value) else ""
 
     def leaveEvent(self, event: QEvent) -> None:
         self.hovered.emit(-1, -1)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        r, c = self.element_at(event.position().x(), event.position().y())
+        r, c = self.buffer_element_at(event.position().x(), event.position().y())
         if r >= 0:
             self.clicked.emit(r, c)
 

@@ -35,6 +35,7 @@ class Timeline(QWidget):
 
     def set_steps(self, steps: list[tuple[int, int]], barriers: list[int]) -> None:
         self.steps, self.barriers = steps, set(barriers)
+        self.current = min(self.current, max(len(steps) - 1, 0))  # no step of another trace
         self._cache = None
         self.update()
 

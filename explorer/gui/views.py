@@ -33,6 +33,7 @@ from explorer.gui.roofline_view import RooflineView
 from explorer.gui.source_view import SourceView
 from explorer.gui.sweep_view import SweepView
 from explorer.gui.timing_view import TimingView
+from explorer.gui.work_progress import WorkProgress
 
 # The tabs, in order, with their titles.
 TABS: tuple[tuple[Page, str], ...] = (
@@ -66,6 +67,7 @@ class Views:
     presenter_side: QSplitter  # inside presenter_split, beside the execution view
     run_button: QPushButton
     progress: QProgressBar
+    work: WorkProgress  # work in flight: its elapsed time and Cancel
 
     # -- the status line -----------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -76,6 +78,12 @@ class Views:
         """A note kept in the status bar (settings reset, the session's device)."""
         if notice:
             self.say(notice)
+
+    def work_started(self, what: str) -> None:
+        self.work.start(what)
+
+    def work_ended(self) -> float:
+        return self.work.stop()
 
     def start_progress(self, total: int) -> None:
         self.progress.setRange(0, total)
@@ -145,6 +153,8 @@ def make_views(window: QMainWindow, model: ConfigModel) -> Views:
     progress.setMaximumWidth(220)
     progress.setVisible(False)
     window.statusBar().addPermanentWidget(progress)
+    work = WorkProgress()
+    window.statusBar().addPermanentWidget(work)
     return Views(
         window=window,
         panel=panel,
@@ -162,4 +172,5 @@ def make_views(window: QMainWindow, model: ConfigModel) -> Views:
         presenter_side=presenter_side,
         run_button=QPushButton("▶ Run  (Ctrl+R)"),
         progress=progress,
+        work=work,
     )

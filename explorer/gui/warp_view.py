@@ -94,6 +94,10 @@ class WarpView(QWidget):
         self._fit()
         self.update()
 
+    def clear(self) -> None:
+        """No warp: the trace it came from is gone."""
+        self.set_accesses([])
+
     def show_warp(self, pb: Playback, who: int) -> None:
         """The warp of work-item ``who`` (linear local id) at the cursor's step, one strip
         per access site."""

@@ -12,10 +12,13 @@ from dataclasses import dataclass, fields
 
 from PySide6.QtWidgets import QMainWindow
 
+from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.gui.actions import ActionSet
+from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
+from explorer.gui.controllers.freshness import FreshnessController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
 from explorer.gui.controllers.presenter import PresenterController
@@ -45,6 +48,8 @@ class Controllers:
     exports: ExportController
     sessions: SessionController
     window: WindowCommands
+    captures: CapturesController
+    freshness: FreshnessController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -76,7 +81,7 @@ def make_controllers(
         status=v,
         pages=v,
     )
-    return Controllers(
+    controllers = Controllers(
         devices=DeviceController(
             model, state, worker, v.panel, v.result_view, v.roofline_view, status=v
         ),
@@ -105,7 +110,29 @@ def make_controllers(
             model, state, traces, v.execution_view, v.result_view, v, v, parent=window
         ),
         window=WindowCommands(window, v.execution_view),
+        captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
+        # Made last (arguments are made in order): it clears the views and says how to run
+        # after the others have followed a change.
+        freshness=FreshnessController(
+            model,
+            state,
+            worker,
+            v.result_view,
+            v.timing_view,
+            v.findings_view,
+            v.execution_view,
+            v.source_view,
+            status=v,
+        ),
     )
+    runs.cancelled.connect(traces.cancelled)
+    model.devices_changed.connect(
+        lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
+    )
+    model.device_changed.connect(
+        lambda: v.roofline_view.set_device(model.device.name if model.device else None)
+    )
+    return controllers
 
 
 def subscribe_views(views: Views, state: AppState) -> None:
@@ -137,6 +164,7 @@ def connect_views(views: Views, controllers: Controllers, actions: ActionSet) ->
     views.execution_view.step_changed.connect(c.navigation.step_shown)
     views.sweep_view.run_requested.connect(c.sweep.run_sweep)
     views.sweep_view.cell_chosen.connect(c.sweep.load_cell)
+    views.work.cancel_requested.connect(c.runs.cancel)
 
 
 def follow_state(actions: ActionSet, state: AppState, model: ConfigModel) -> None:

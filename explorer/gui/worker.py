@@ -195,6 +195,11 @@ class Worker(QObject):
     def busy(self) -> bool:
         return self._pending > 0
 
+    @property
+    def generation(self) -> int:
+        """The newest request's generation (a cancel counts as one)."""
+        return self._generation
+
     def discover_devices(self) -> None:
         self._discover_requested.emit()
 

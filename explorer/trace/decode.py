@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -13,11 +13,13 @@ from explorer.trace.recorded import (
     MAX_PHASE,
     NO_BUFFER,
     PRIVATE,
+    ROLE_FLAGS,
     BufferInfo,
     NotTraced,
     Site,
     Trace,
     word_phase,
+    word_site,
 )
 
 
@@ -77,6 +79,25 @@ def _saturated(raw: RawTrace, kept: np.ndarray) -> tuple[NotTraced, ...]:
             "or uninitialised read is reported among them",
         ),
     )
+
+
+def _flags_as_run(
+    sites: tuple[Site, ...], offset: np.ndarray, word: np.ndarray
+) -> tuple[Site, ...]:
+    """A barrier or fence whose flags were computed where it ran orders the spaces its
+    records name (any work-item's: flags that differ between work-items are a finding of
+    their own, and a barrier some passed with a fence counts as fencing)."""
+    dynamic = [s.id for s in sites if s.role == ROLE_FLAGS]
+    if not dynamic:
+        return sites
+    site_of = word_site(word)
+    out = list(sites)
+    for sid in dynamic:
+        recorded = offset[site_of == sid]
+        if recorded.size:
+            bits = int(np.bitwise_or.reduce(recorded.astype(np.int64) & 3))
+            out[sid] = replace(out[sid], fences=bits)
+    return tuple(out)
 
 
 def decode(raw: RawTrace, inst: Instrumented) -> Trace:
@@ -156,9 +177,11 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.atomic,
             s.value,
             s.value_type,
+            s.role,
         )
         for s in inst.sites
     )
+    sites = _flags_as_run(sites, offset, word)
     order = np.argsort(raw.dispatch[1 : 1 + int(np.prod(num_groups))], kind="stable")
     dispatch = tuple((int(x), int(y), int(z)) for x, y, z in group_coords(order, num_groups))
     groups = tuple((int(x), int(y), int(z)) for x, y, z in group_coords(window, num_groups))

@@ -32,6 +32,11 @@ FENCE_LOCAL, FENCE_GLOBAL = 1, 2
 # an atomic's return, the old value of ``x++``), or the value it stored (an assignment, the
 # new value of ``x += y`` and ``++x``).
 VALUE_NONE, VALUE_READ, VALUE_WRITTEN = 0, 1, 2
+# What a site is besides its op (``Site.role``): an element an async copy moves (its reads
+# and writes) or the copy's call itself (a FENCE record per work-item holding a digest of
+# its arguments); a wait on async copies (a BARRIER record holding how many events it
+# names); a barrier or fence whose flags are computed where it runs (its records hold them).
+ROLE_NONE, ROLE_COPY, ROLE_WAIT, ROLE_FLAGS = "", "async-copy", "wait", "dynamic-flags"
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ class Site:
     atomic: bool = False
     value: int = VALUE_NONE  # what its records hold in Trace.values, when values were recorded
     value_type: str = ""  # the type of that value: float, int, uchar4 (a vector: its first)
+    role: str = ROLE_NONE  # ROLE_*: a copy's element or call, a wait, flags known at run time
 
 
 @dataclass(frozen=True)

@@ -101,3 +101,19 @@ def test_a_guessed_two_dimensional_kernel_runs_and_shows_its_buffers_as_matrices
     result = executor.run(RunRequest(load_variant_file(path), {}, device_key=device.key))
     assert result.status == "unchecked", result.summary()
     assert result.shapes["dst"] == (64, 64) and result.output.shape == (64, 64)
+
+
+def test_a_size_parameter_named_like_a_python_keyword_gets_a_size_of_its_own_name(tmp_path):
+    """Rodinia's backprop takes ``int in``: the guess names its size ``in_`` (a name
+    expressions can use), passes it to ``in``, and the header it writes opens."""
+    from explorer.engine.header.catalog import with_header
+    from explorer.engine.header.guess import custom_header
+
+    source = (
+        "__kernel void forward(__global const float* x, __global float* y, int in, int hid)\n"
+        "{ int i = get_global_id(0); if (i < in) y[i] = x[i] * hid; }\n"
+    )
+    guess = guess_declarations(source, "forward")
+    assert [name for name, _ in guess.sizes] == ["in_", "hid"]
+    variant = with_header(source, custom_header("forward", "forward", guess), tmp_path / "f.cl")
+    assert variant.custom is not None

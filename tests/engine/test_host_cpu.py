@@ -7,7 +7,8 @@ import ctypes
 
 from explorer.engine.launch import host_cpu
 
-ZEN5 = set("sse4_1 sse4_2 ssse3 cx16 lahf_lm popcnt avx2 bmi1 bmi2 f16c fma movbe xsave".split())
+ZEN5 = {"sse4_1", "sse4_2", "ssse3", "cx16", "lahf_lm", "popcnt"}
+ZEN5 |= {"avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"}
 ZEN5 |= {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
 
 

@@ -69,7 +69,7 @@ def test_options_are_chosen_by_platform_name():
     ("options", "message"),
     [
         ('nvidia = "-DBM=64"', r"gives -DBM=64, which the explorer does not pass"),
-        ('nvidia = "-cl-nv-verbose -I /tmp"', r"gives -I /tmp"),
+        ('nvidia = "-cl-nv-verbose -I /tmp"', r"-I /tmp: an include folder must be beside"),
         ('nvidia = "-cl-nv-maxrregcount=lots"', r"-cl-nv-maxrregcount=lots"),
         ('cuda = "-cl-mad-enable"', r"'cuda' is no platform; one of all, nvidia"),
         ("nvidia = 128", r"nvidia must be a string"),

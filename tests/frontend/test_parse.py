@@ -126,17 +126,26 @@ def test_what_cannot_be_classified_is_reported_never_dropped() -> None:
     assert all(u.reason for u in parsed.unclassified)
 
 
-def test_a_struct_initialised_as_a_whole_leaves_its_pointer_access_unclassified() -> None:
+def test_a_struct_initialised_as_a_whole_reaches_the_buffer_it_was_given() -> None:
     source = (
-        "typedef struct { __global float *dst; } view_t;\n"
-        "__kernel void k(__global float *b) {\n"
-        "    view_t v = {b};\n"
-        "    v.dst[0] = 1.0f;\n"
+        "typedef struct { __global float *src; __global float *dst; } view_t;\n"
+        "__kernel void k(__global float *a, __global float *b) {\n"
+        "    view_t v = {a, b};\n"
+        "    v.dst[0] = v.src[1];\n"
+        "    __global float *both[2] = {a, b};\n"
+        "    both[1][2] = 0.0f;\n"
         "}\n"
     )
     parsed = parse(source, {}, "k.cl")
-    assert parsed.accesses == ()
-    assert [(u.line, u.text) for u in parsed.unclassified] == [(4, "v.dst[0]")]
+    assert parsed.unclassified == ()
+    found = {
+        (s.line, s.text, s.roots) for s in parsed.accesses if s.address_space.value != "private"
+    }
+    assert found == {
+        (4, "v.dst[0]", ("b",)),
+        (4, "v.src[1]", ("a",)),
+        (6, "both[1][2]", ("a", "b")),
+    }
 
 
 def test_non_ascii_comments_do_not_shift_columns_or_spans() -> None:

@@ -66,12 +66,17 @@ def trigger(window, text):
 
 
 def answer_file_dialogs(monkeypatch, path):
-    """The next file dialogs answer ``path``, as if the person had picked it."""
-    from PySide6.QtWidgets import QFileDialog
+    """The next file dialogs answer ``path``, as if the person had picked it; a choice asked
+    after it (an animation's frame size) is answered with its default."""
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
 
     answer = staticmethod(lambda *args, **kwargs: (str(path), ""))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", answer)
+    default = staticmethod(
+        lambda parent, title, label, items, current=0, *rest: (items[current], True)
+    )
+    monkeypatch.setattr(QInputDialog, "getItem", default)
 
 
 def run_and_wait(qtbot, window, timeout=120000):

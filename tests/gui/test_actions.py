@@ -154,8 +154,9 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         return {c.key for c in commands() if c.enabled(context)}
 
     always = {
-        "open_kernel", "open_image", "open_session", "save_session", "export_view_png",
-        "export_view_svg", "export_timing_png", "export_gif", "export_mp4", "export_frames",
+        "open_kernel", "open_image", "open_capture", "open_session", "save_session",
+        "export_view_png", "export_view_svg", "export_timing_png", "export_gif", "export_mp4",
+        "export_frames",
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
     }  # fmt: skip
     assert enabled() == always  # no device yet, nothing valid, nothing running

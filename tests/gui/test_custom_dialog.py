@@ -96,20 +96,20 @@ def test_the_custom_form_is_guessed_from_the_parameter_list(qtbot, tmp_path):
     assert dialog.sizes.text() == "n = 1024"
     assert (dialog.global_size.text(), dialog.local_size.text()) == ("n", "64")
     assert rows(dialog) == {
-        "alpha": ("scalar", "float", "1.5", None, None, None),
-        "index": ("buffer", "uint", "n", "random", "read", False),
-        "x": ("buffer", "float", "n", "random", "read", False),
-        "y": ("buffer", "float", "n", "random", "readwrite", True),
-        "n": ("scalar", "int", "n", None, None, None),
+        "alpha": ("scalar", "float", "1.5", None, None, None, None),
+        "index": ("buffer", "uint", "n", "random", "read", False, ""),
+        "x": ("buffer", "float", "n", "random", "read", False, ""),
+        "y": ("buffer", "float", "n", "random", "readwrite", True, ""),
+        "n": ("scalar", "int", "n", None, None, None, None),
     }
     path.write_text(SUMS)
     dialog = KernelMappingDialog(path)
     qtbot.addWidget(dialog)
     dialog.family.setCurrentText("custom")
     assert rows(dialog) == {
-        "values": ("buffer", "int", "N", "random", "read", False),
-        "sums": ("buffer", "int", "N", "zeros", "write", True),  # written, never read
-        "scratch": ("local", "int", "L0", None, None, None),
+        "values": ("buffer", "int", "N", "random", "read", False, ""),
+        "sums": ("buffer", "int", "N", "zeros", "write", True, ""),  # written, never read
+        "scratch": ("local", "int", "L0", None, None, None, None),
     }
 
 

@@ -30,4 +30,4 @@ def test_the_iou_lesson_traces_around_its_work_group(window, qtbot):
     lesson = next(t for t in window.lessons if "768" in t)
     window.lessons[lesson].trigger()
     qtbot.waitUntil(lambda: window.state.playback is not None, timeout=240000)
-    assert window.state.playback.group == (9, 17, 0)
+    assert window.state.playback.group == (20, 18, 0)

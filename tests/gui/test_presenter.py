@@ -8,8 +8,8 @@ from tests.gui.test_execution import trace_in_window
 
 
 def test_type_is_scaled_to_the_screen():
-    assert "font-size: 13pt" in presenter_style(1920, 1080)
-    assert "font-size: 9pt" in presenter_style(1280, 720)
+    assert "font-size: 20px" in presenter_style(1920, 1080)
+    assert "font-size: 16px" in presenter_style(1280, 720)
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])

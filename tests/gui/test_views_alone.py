@@ -101,4 +101,8 @@ def test_the_settings_keep_the_configuration_for_the_next_start(settings):
     assert stored.restore(settings, second) is None  # no fallback notice
     assert (second.family, second.variant.id) == ("transpose", "fast")
     assert second.sizes["WIDTH"] == 300 and second.local == (32, 8)
-    assert second.input == "random" and second.device_key == device().key
+    assert second.input == "random"
+    # the device by its name and platform, chosen once the devices are known
+    remembered = stored.device_name(settings)
+    assert remembered is not None
+    assert (remembered.name, remembered.platform) == (device().name, device().platform)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         custom=declarations,
         counterpart=_counterpart(meta.get("counterpart"), set(defines), where),
         options=_options(meta.get("options", {}), where),
+        build_options=_includes(meta.get("options", {}), path, source, where),
         by_size=_by_size(meta.get("by_size", []), defines, allowed, size_names, where),
         exact_range=_exact(meta.get("exact", False), where),
     )
@@ -273,14 +275,66 @@ def _options(raw: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]
             )
         if not isinstance(value, str):
             raise CatalogError(f'{where}: [options] {key} must be a string, e.g. "-cl-mad-enable"')
-        bad = [option for option in value.split() if not check_option(option)]
+        words = _without_includes(value.split())
+        bad = [option for option in words if not check_option(option)]
         if bad:
             raise CatalogError(
                 f"{where}: [options] {key} gives {' '.join(bad)}, which the explorer does not "
                 f"pass to a compiler; allowed: {', '.join(OPTION_PATTERNS)}"
             )
-        options.append((str(key), tuple(value.split())))
+        options.append((str(key), tuple(words)))
     return tuple(options)
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"', re.M)
+
+
+def _include_words(words: list[str]) -> list[str]:
+    """The folders of the ``-I DIR`` and ``-IDIR`` among ``words``."""
+    found = []
+    for i, word in enumerate(words):
+        if word == "-I" and i + 1 < len(words):
+            found.append(words[i + 1])
+        elif word.startswith("-I") and len(word) > 2:
+            found.append(word[2:])
+    return found
+
+
+def _without_includes(words: list[str]) -> list[str]:
+    kept, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "-I":
+            skip = True
+        elif not word.startswith("-I"):
+            kept.append(word)
+    return kept
+
+
+def _includes(raw: object, path: Path, source: str, where: str) -> tuple[str, ...]:
+    """Where the kernel's ``#include "..."`` files are: the kernel file's own folder, then
+    the folders ``-I`` names in ``[options]`` (for every device), each beside the kernel
+    file: inside its folder. None for a kernel that includes nothing (its build is the same
+    as before, and compiler caches keep serving it)."""
+    base = path.parent.resolve()
+    folders = [base]
+    values = raw.values() if isinstance(raw, dict) else ()
+    for value in values:
+        for named in _include_words(str(value).split()):
+            folder = (base / named).resolve()
+            if folder != base and base not in folder.parents:
+                raise CatalogError(
+                    f"{where}: [options] -I {named}: an include folder must be beside the "
+                    f"kernel file, inside {base}"
+                )
+            if not folder.is_dir():
+                raise CatalogError(f"{where}: [options] -I {named}: no folder {folder}")
+            if folder not in folders:
+                folders.append(folder)
+    if not _INCLUDE.search(source):
+        return ()
+    return tuple(f"-I{folder}" for folder in folders)
 
 
 def _counterpart(raw: object, defines: set[str], where: str) -> Counterpart | None:
@@ -433,6 +487,7 @@ def header_text(
 
 
 def with_header(source: str, header: str, path: str | Path) -> Variant:
-    """A variant for a header-less source: the header is kept in memory, and a ``#line``
-    directive keeps compiler and trace line numbers those of the user's file."""
-    return parse_variant(header + "#line 1\n" + source, path)
+    """A variant for a header-less source: the header is kept in memory and the kernel's
+    text is the file's alone, so every line number on screen (the compiler's, the trace's,
+    Oclgrind's quoted lines, the source view's) counts lines of the user's file."""
+    return replace(parse_variant(header + "#line 1\n" + source, path), source=source)

@@ -11,6 +11,7 @@ result as the ``family = "custom"`` header that :mod:`explorer.description.decla
 from __future__ import annotations
 
 import json
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from explorer.description.declarations import (
     ScalarDecl,
 )
 from explorer.description.elements import ELEMENT_TYPES
-from explorer.engine.header.signature import Parameter, kernel_signature
+from explorer.engine.header.signature import Parameter, image_refusal, kernel_signature
 from explorer.frontend import AccessKind, ParseError, parse
 
 SIZE_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t")
@@ -158,7 +159,10 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
         for p in params
         if p.space == "scalar" and p.scalar_type in SIZE_TYPES and p.scalar_type not in _FLAG_TYPES
     ]
-    names = [p.name for p in size_params] or ["N"]
+    # A size is a name in expressions: one spelled like a Python keyword (Rodinia's `in`)
+    # gets an underscore, and its parameter takes that size's value.
+    size_of = {p.name: f"{p.name}_" if keyword.iskeyword(p.name) else p.name for p in size_params}
+    names = list(size_of.values()) or ["N"]
     default = 1024 if len(names) == 1 else 64
     sizes = tuple((name, default) for name in names)
     global_size = tuple(names[min(d, len(names) - 1)] for d in range(dims))
@@ -172,10 +176,10 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
     declared: list[Declaration] = []
     for p in params:
         if p.is_image:
-            raise DeclarationError(f"parameter {p.name!r} is an image: custom kernels take none")
+            raise DeclarationError(image_refusal(p, kernel))
         if p.space == "scalar":
             if p in size_params:
-                declared.append(ScalarDecl(p.name, p.scalar_type or "int", (p.name,)))
+                declared.append(ScalarDecl(p.name, p.scalar_type or "int", (size_of[p.name],)))
             else:
                 value = "1" if (p.scalar_type or "") in SIZE_TYPES else "1.5"
                 type_name = p.element_type if p.vector_width > 1 else p.scalar_type or "float"

@@ -69,27 +69,35 @@ def _parameter(p: SourceParameter) -> Parameter:
         return Parameter(p.name, _SPACES.get(p.address_space, "global"), None, False, *facts)
     words = p.element_type.replace("__read_only", "").replace("__write_only", "").split()
     base = _CANONICAL.get(" ".join(words), " ".join(words))
-    if base.startswith("image") or base.startswith("__read") or "image" in p.type_text:
+    image = base.startswith("image") or base.startswith("__read") or "image" in p.type_text
+    if image or base == "sampler_t":  # a sampler is only an image's companion
         return Parameter(p.name, "image", None, True, *facts)
     return Parameter(p.name, "scalar", base, False, *facts)
 
 
 def kernel_signature(
-    source: str, kernel: str, defines: dict[str, int] | None = None
+    source: str,
+    kernel: str,
+    defines: dict[str, int] | None = None,
+    include_dirs: tuple[str, ...] = (),
 ) -> list[Parameter]:
     """Every parameter of ``kernel`` in declaration order, images included (the dialog
     shows them). A source that does not compile without its defines is read as far as it
-    can be."""
-    return list(_signature(source, kernel, tuple(sorted((defines or {}).items()))))
+    can be; ``include_dirs`` are where its ``#include "..."`` files are."""
+    defined = tuple(sorted((defines or {}).items()))
+    return list(_signature(source, kernel, defined, include_dirs))
 
 
 @lru_cache(maxsize=32)
 def _signature(
-    source: str, kernel: str, defines: tuple[tuple[str, int], ...]
+    source: str,
+    kernel: str,
+    defines: tuple[tuple[str, int], ...],
+    include_dirs: tuple[str, ...] = (),
 ) -> tuple[Parameter, ...]:
     """``kernel_signature``, remembered: every run and trace of a kernel asks again (a
     libclang parse each time), and the answer depends on nothing else."""
-    parsed = parse(source, dict(defines), "kernel.cl", strict=False)
+    parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=include_dirs)
     try:
         function = parsed.kernel(kernel)
     except KeyError:
@@ -115,12 +123,21 @@ def kernel_parameters(
     params = kernel_signature(source, kernel, defines)
     for p in params:
         if p.is_image:
-            raise SignatureError(f"parameter {p.name} of {kernel} is an image, not supported")
+            raise SignatureError(image_refusal(p, kernel))
         if p.space == "scalar" and p.scalar_type not in _SCALARS:
             raise SignatureError(
                 f"parameter {p.name} of {kernel} has unsupported type {p.scalar_type!r}"
             )
     return params
+
+
+def image_refusal(p: Parameter, kernel: str) -> str:
+    """Why a kernel with an image or sampler parameter cannot run here, in words."""
+    return (
+        f"parameter {p.name!r} of {kernel} is an image ({p.element_type}): images and samplers "
+        "are not supported (the explorer passes buffers, __local sizes and numbers); to explore "
+        "this kernel, read the pixels from a __global buffer instead"
+    )
 
 
 def passable(type_name: str | None) -> bool:

@@ -84,6 +84,18 @@ def option_defines(options: tuple[str, ...]) -> dict[str, str]:
     return found
 
 
+def include_dirs(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders ``-I DIR`` (or ``-IDIR``) options name, in order: where ``#include "..."``
+    looks, for a front end that must read the source as the build does."""
+    found: list[str] = []
+    for i, option in enumerate(options):
+        if option == "-I" and i + 1 < len(options):
+            found.append(options[i + 1])
+        elif option.startswith("-I") and len(option) > 2:
+            found.append(option[2:])
+    return tuple(found)
+
+
 def _clean_log(log: str, display_name: str) -> str:
     """Compiler logs name a temporary file; name the user's file instead."""
     log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)

@@ -109,9 +109,12 @@ def _rename(base: int, ranges: list[tuple[int, int]]) -> str | None:
         if not readable(slot, 8):
             break
         pointer = ctypes.c_uint64.from_address(slot).value
-        if pointer > 4096 and readable(pointer, len(UNKNOWN)):
-            if ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN:
-                slots.append(slot)
+        if (
+            pointer > 4096
+            and readable(pointer, len(UNKNOWN))
+            and ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN
+        ):
+            slots.append(slot)
     if not slots:
         return None
     name = level_for(_cpu_flags())

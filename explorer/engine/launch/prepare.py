@@ -38,6 +38,7 @@ from explorer.description.launch import (
 from explorer.engine.header.signature import (
     Parameter,
     SignatureError,
+    image_refusal,
     kernel_signature,
     passable,
 )
@@ -45,6 +46,7 @@ from explorer.engine.launch.bind import bind, read_results
 from explorer.engine.launch.build import (
     BuildError,
     build_options,
+    include_dirs,
     option_defines,
     platform_options,
 )
@@ -188,7 +190,9 @@ def _prepare(
             rt.cl, context, device.key, source or variant.source, built_with, variant.kernel,
             display_name or os.path.basename(variant.path) or variant.id,
         )  # fmt: skip
-        params = kernel_signature(variant.source, variant.kernel, launch.defines)
+        params = kernel_signature(
+            variant.source, variant.kernel, launch.defines, include_dirs(variant.build_options)
+        )
         arranged = arrange(launch.description, params, variant.kernel, variant.args)
     except BuildError as exc:
         return head.failed(str(exc), "build", build_log=exc.log)
@@ -239,9 +243,7 @@ def arrange(
     none an image or a scalar of a type the explorer cannot pass."""
     for kernel_param in params:
         if kernel_param.is_image:
-            raise SignatureError(
-                f"parameter {kernel_param.name} of {kernel} is an image, not supported"
-            )
+            raise SignatureError(image_refusal(kernel_param, kernel))
     if description.by_name:
         declared = {p.name for p in description.params}
         missing = [p.name for p in params if p.name not in declared]

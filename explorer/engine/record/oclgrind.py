@@ -26,6 +26,9 @@ CHECK_ENV = {
     "OCLGRIND_DATA_RACES": "1",
     "OCLGRIND_UNINITIALIZED": "1",
     "OCLGRIND_MAX_ERRORS": "200",
+    # Built from source every time: from pyopencl's cached binary, Oclgrind has no source to
+    # quote the reported lines from ("(source not available)").
+    "PYOPENCL_NO_CACHE": "1",
 }
 LOG_LIMIT = 4 << 20  # bytes of Oclgrind's output kept
 OCLGRIND_CRASH = "oclgrind"  # the error kind of a result whose check Oclgrind itself crashed
@@ -33,6 +36,10 @@ _HEAD = re.compile(
     r"^(?P<kind>[A-Z][^\n]*?)(?: (?:at|from|to) (?:global|local|private|constant) memory.*)?$"
 )
 _LINE = re.compile(r"At line (\d+)")
+# Oclgrind's own failures: a fatal error of the simulator or of one of its plugins (an LLVM
+# intrinsic it does not implement, say), printed with the C++ file that raised it.
+_FATAL = re.compile(r"OCLGRIND FATAL ERROR\s*\(([^)\n]*)\)[ \t]*\n\s*([^\n]*)")
+_FATAL_HEAD = "OCLGRIND FATAL ERROR"
 _ENTITY = re.compile(r"(?i)entity:\s*(.*)")
 
 
@@ -49,6 +56,20 @@ class OclgrindCheck:
     result: RunResult
     messages: tuple[OclgrindMessage, ...]
     raw: str
+    # The same configuration's result on the device the user ran it on (``against``).
+    device_result: RunResult | None = None
+
+    @property
+    def device_disagrees(self) -> bool:
+        """Oclgrind verifies the result and reports nothing, where the device's was wrong:
+        the device (its compiler or runtime) is at fault, not the kernel."""
+        other = self.device_result
+        return (
+            other is not None
+            and other.status == "wrong"
+            and self.result.status == "verified"
+            and not self.messages
+        )
 
     @property
     def crashed(self) -> bool:
@@ -70,6 +91,13 @@ class OclgrindCheck:
             return str(self.result.error)
         if self.result.error or self.result.refused:
             return f"Oclgrind could not run it: {self.result.error or self.result.refused}"
+        if self.device_disagrees:
+            assert self.device_result is not None
+            return (
+                "Oclgrind verifies the result and found no race, uninitialised read or invalid "
+                f"access, where {self.device_result.device} computed a wrong one: the device "
+                "disagrees (its compiler or runtime is at fault here), not the kernel."
+            )
         if not self.messages:
             return "Oclgrind found no race, uninitialised read or invalid access."
         kinds = sorted({m.kind for m in self.messages})
@@ -80,7 +108,23 @@ def find_oclgrind(devices: list[DeviceInfo]) -> DeviceInfo | None:
     return next((d for d in devices if "oclgrind" in d.platform.lower()), None)
 
 
+def against(outcome: OclgrindCheck, device_result: RunResult) -> OclgrindCheck:
+    """``outcome`` compared with the same configuration's result on another device."""
+    return replace(outcome, device_result=device_result)
+
+
+def fatal_error(text: str) -> str | None:
+    """Oclgrind's own fatal error in what it printed (the first), in words; None if none."""
+    found = _FATAL.search(text)
+    if found is None:
+        return None
+    where, what = found.group(1).strip(), found.group(2).strip()
+    return f"{what or 'a fatal error'} (raised in Oclgrind's {where})"
+
+
 def parse(text: str) -> tuple[OclgrindMessage, ...]:
+    """The problems Oclgrind reported in the kernel (its own fatal errors are not among
+    them: see :func:`fatal_error`)."""
     messages = []
     # Messages are separated by empty lines; inside one, separators hold a tab.
     for block in re.split(r"\n\n+", text):
@@ -89,6 +133,8 @@ def parse(text: str) -> tuple[OclgrindMessage, ...]:
             continue
         head = _HEAD.match(lines[0].strip())
         if head is None or not any("Kernel:" in line for line in lines):
+            continue
+        if lines[0].strip().startswith(_FATAL_HEAD):
             continue
         line = next((int(m.group(1)) for m in map(_LINE.search, lines) if m), None)
         entity = next((m.group(1) for m in map(_ENTITY.search, lines) if m), "")
@@ -114,7 +160,23 @@ def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
         with _to_file(2, log_path):
             result = _launch_once(quick)
         raw = read_log(log_path)
-    return OclgrindCheck(result, parse(raw), raw)
+    return OclgrindCheck(_own_failure(request, result, raw), parse(raw), raw)
+
+
+def _own_failure(request: RunRequest, result: RunResult, raw: str) -> RunResult:
+    """The result, or where Oclgrind itself failed (it then drops the kernel, which reads as
+    "no kernel named", or stops simulating it, which reads as a wrong result), that failure,
+    named as Oclgrind's."""
+    from explorer.engine.records import failed_result
+
+    fatal = fatal_error(raw)
+    if fatal is None:
+        return result
+    message = (
+        f"Oclgrind itself failed: {fatal}. A limit or fault of the simulator, not of your "
+        "kernel: its verdict says nothing about the kernel"
+    )
+    return failed_result(request, message, OCLGRIND_CRASH)
 
 
 def run_check(

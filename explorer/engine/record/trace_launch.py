@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import Bound, bind, read_results, reset
-from explorer.engine.launch.build import BuildError, option_defines
+from explorer.engine.launch.build import BuildError, include_dirs, option_defines
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
@@ -156,11 +157,12 @@ def instrumented(
     defines: tuple[tuple[str, int | str], ...],
     values: bool,
     cl_std: str = "CL1.2",
+    include_dirs: tuple[str, ...] = (),
 ) -> Instrumented:
     """``instrument`` remembered per executor: pressing Trace again on the same kernel, sizes
     and defines reuses the traced source (the libclang parse and rewrite cost ~0.1 s at 768²).
     The result depends on nothing but these arguments, and ``Instrumented`` is frozen."""
-    return instrument(source, kernel, dict(defines), values, cl_std)
+    return instrument(source, kernel, dict(defines), values, cl_std, include_dirs)
 
 
 def run_trace(request: TraceRequest) -> TraceOutcome:
@@ -203,12 +205,19 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
             **resolve_defines(variant, run.defines, run.sizes),
         }
         std = language_standard(variant.build_options)
+        folders = include_dirs(variant.build_options)
+        params = kernel_signature(variant.source, variant.kernel, {}, folders)
+        refused = next((image_refusal(p, variant.kernel) for p in params if p.is_image), None)
+        if refused is not None:  # the rewrite would break the image calls' build first
+            return refused
         source = variant.source
         partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
         if partial is not None:
             ndrange, group = partial
             source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
-        return instrumented(source, variant.kernel, tuple(defines.items()), request.values, std)
+        return instrumented(
+            source, variant.kernel, tuple(defines.items()), request.values, std, folders
+        )
     except (InstrumentError, ValueError) as exc:
         return str(exc)
 

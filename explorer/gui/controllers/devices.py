@@ -1,8 +1,10 @@
-"""Devices: the list the worker found (or why there is none), the device chosen, and what
-follows it: the roofline's ceilings and the CPU notice on the result."""
+"""Devices: the list the worker found (or why there is none), the device chosen (the one the
+settings remember by name, else the default, which is never Oclgrind), and what follows it:
+the roofline's ceilings and the CPU notice on the result."""
 
 from __future__ import annotations
 
+from explorer.engine.launch.device_names import DeviceName, remembered_device
 from explorer.engine.launch.devices import NO_PLATFORM_HELP
 from explorer.engine.records import DeviceInfo
 from explorer.gui.controllers.roles import (
@@ -36,6 +38,7 @@ class DeviceController:
         self.result = result
         self.roofline = roofline
         self.status = status
+        self.remembered: DeviceName | None = None
         worker.devices_ready.connect(self.devices_ready)
         worker.devices_failed.connect(self.devices_failed)
         worker.limits_ready.connect(roofline.set_limits)
@@ -43,11 +46,24 @@ class DeviceController:
         # A device restored from the settings is chosen before the devices are known, and
         # stays chosen when they arrive (no device_changed): the notice follows both.
         model.devices_changed.connect(self._show_device_type)
+        model.family_changed.connect(self._show_device_type)  # the notice is matmul's
+
+    def remember(self, name: DeviceName | None) -> None:
+        """The device to choose once the devices are known (the settings')."""
+        self.remembered = name
 
     def devices_ready(self, devices: list[DeviceInfo], default_key: str | None) -> None:
+        """The remembered device when it is here, else the default with a notice; a
+        session opened meanwhile chooses its own (see the session controller)."""
         if not devices:
             self.devices_failed(NO_PLATFORM_HELP)
             return
+        if self.remembered is not None:
+            found, gone = remembered_device(devices, self.remembered)
+            default_key = found.key
+            if gone:
+                old = self.state.notice
+                self.state.notice = f"{old}  ·  {gone}" if old else gone
         self.model.set_devices(devices, default_key)
         self.panel.validate()
         device = self.model.device
@@ -67,6 +83,8 @@ class DeviceController:
         self._show_device_type()
 
     def _show_device_type(self) -> None:
-        """On a CPU device, the result says in one line why tiling gains little there."""
+        """On a CPU device, the result says in one line why the tiled matmul ladder gains
+        little there; not on other kernels, whose lesson it is not."""
         device = self.model.device
-        self.result.set_device_type(device.type if device is not None else None)
+        ladder = self.model.family == "matmul"
+        self.result.set_device_type(device.type if device is not None and ladder else None)

@@ -1,25 +1,31 @@
-"""Exports: the view on screen as PNG or SVG, the animation as a GIF or PNG frames, the
-session's timing history as CSV or JSON. Each reports success only once its file exists."""
+"""Exports: the view on screen as PNG or SVG, the animation as a GIF, an MP4 or PNG frames
+(at the window's size or a slide's), the session's timing history as CSV or JSON. Each
+reports success only once its file is whole (:mod:`explorer.file_writes`); a failed export
+leaves no partial file and says which file and why (the disk is full, read-only)."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-from pathlib import Path
+from collections.abc import Callable
+from typing import cast
 
-from PIL import Image
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QImage, QPainter, QRegion
+import numpy as np
+from PIL.Image import Image as PILImage
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QWidget
 
 from explorer.engine.records import result_record
+from explorer.file_writes import PNG, SVG_END, WriteFailed, write_checked, write_text
 from explorer.gui.actions import Action, Actions
+from explorer.gui.animation_file import FRAME_SIZES, Steps, frames_of, write_frames
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
 from explorer.gui.state import AppState
 
-GIF_FRAME_MS = 400
-GIF_MAX_WIDTH = 1000  # wider frames are scaled down: a slide or an issue comment shows them
+FRAME_MS = 400
 
 
 class ExportController:
@@ -43,112 +49,109 @@ class ExportController:
     # -- files ---------------------------------------------------------------------------
     def view_png(self, view: QWidget, path: str) -> bool:
         """A widget as it looks now, as a PNG."""
-        before = _stamp(path)
-        view.grab().save(path, "PNG")
-        return self._report(path, f"Wrote {path}", before)
+        return self._write(path, lambda p: view.grab().save(p, "PNG"), f"Wrote {path}", PNG)
 
     def view_svg(self, view: QWidget, path: str) -> bool:
         """A widget drawn into an SVG (text and lines stay vectors where Qt draws them so)."""
-        before = _stamp(path)
-        generator = QSvgGenerator()
-        generator.setFileName(path)
-        generator.setSize(view.size())
-        generator.setViewBox(view.rect())
-        generator.setTitle("OpenCL Kernel Explorer")
-        painter = QPainter(generator)
-        view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
-        painter.end()
-        return self._report(path, f"Wrote {path}", before)
 
-    def animation(self, path: str, max_frames: int = 240) -> bool:
-        """Every step of the animation as a looping GIF, or as numbered PNG frames
-        (``name-0000.png`` …) when ``path`` ends in .png."""
+        def draw(target: str) -> None:
+            generator = QSvgGenerator()
+            generator.setFileName(target)
+            generator.setSize(view.size())
+            generator.setViewBox(view.rect())
+            generator.setTitle("OpenCL Kernel Explorer")
+            painter = QPainter(generator)
+            view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
+            painter.end()
+
+        return self._write(path, draw, f"Wrote {path}", ending=SVG_END)
+
+    def animation(
+        self, path: str, max_frames: int = 240, size: tuple[int, int] | None = None
+    ) -> bool:
+        """Every step of the animation as a looping GIF or an MP4 (by the suffix), or as
+        numbered PNG frames (``name-0000.png`` …) when ``path`` ends in .png; drawn at
+        ``size`` (1280×720, 1920×1080) or the view's own size."""
         view = self.execution
         if self.state.playback is None or not view.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
-        frames_png = path.lower().endswith(".png")
-        start = view.current
-        frames: list[Image.Image] = []
+        try:
+            frames = frames_of(cast(Steps, view), max_frames, size)
+            if path.lower().endswith(".png"):
+                self._frames_png(frames, path)
+                return True
+            write_frames(frames, path, 1000 / FRAME_MS)
+        except WriteFailed as exc:
+            self.status.say(str(exc))
+            return False
+        except ImportError:
+            self.status.say("MP4 needs imageio and imageio-ffmpeg: pip install imageio-ffmpeg")
+            return False
+        height, width = frames[0].shape[:2]
+        self.status.say(f"Wrote {len(frames)} frames ({width}×{height}) to {path}")
+        return True
+
+    def _frames_png(self, frames: list[np.ndarray], path: str) -> None:
+        """One PNG per frame; a failure removes the frames written so far."""
+        from PIL import Image
+
+        from explorer.file_writes import remove_partial
+
         written: list[str] = []
         try:
-            for i in range(min(view.steps, max_frames)):
-                view.set_step(i)
-                image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-                if image.width() > GIF_MAX_WIDTH:
-                    image = image.scaledToWidth(
-                        GIF_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation
-                    )
-                if frames_png:
-                    name = f"{path[:-4]}-{i:04d}.png"
-                    if image.save(name):  # the format follows the .png suffix
-                        written.append(name)
-                else:
-                    frames.append(_pillow_image(image))
-        finally:
-            view.set_step(start)
-        if frames_png:
-            ok = len(written) == min(view.steps, max_frames)
-            self.status.say(
-                f"Wrote {len(written)} frames as {path[:-4]}-NNNN.png"
-                if ok
-                else f"Could not write the frames {path[:-4]}-NNNN.png"
-            )
-            return ok
-        try:
-            # One palette for the whole animation keeps colours steady from frame to frame.
-            palette = frames[0].quantize(colors=255)
-            indexed = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in frames]
-            indexed[0].save(
-                path,
-                format="GIF",
-                save_all=True,
-                append_images=indexed[1:],
-                duration=GIF_FRAME_MS,
-                loop=0,
-                optimize=True,
-            )
-        except OSError as exc:
-            self.status.say(f"Could not write {path}: {exc}")
-            return False
-        return self._report(path, f"Wrote {len(frames)} frames to {path}")
+            for i, frame in enumerate(frames):
+                name = f"{path[:-4]}-{i:04d}.png"
+                write_checked(name, _png_writer(Image.fromarray(frame)), PNG)
+                written.append(name)
+        except WriteFailed:
+            for name in written:
+                remove_partial(name)
+            raise
+        self.status.say(f"Wrote {len(written)} frames as {path[:-4]}-NNNN.png")
 
     def history_csv(self, path: str) -> bool:
         """Every run of the session, one row each; nested fields as JSON text."""
         records = [result_record(r) for r in self.state.history]
         fields = list(records[0]) if records else ["family", "variant"]
-        try:
-            with open(path, "w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=fields)
-                writer.writeheader()
-                for record in records:
-                    writer.writerow(
-                        {
-                            k: json.dumps(v) if isinstance(v, (dict, list)) else v
-                            for k, v in record.items()
-                        }
-                    )
-        except OSError as exc:
-            self.status.say(f"Could not write {path}: {exc}")
-            return False
-        return self._report(path, f"Wrote {len(records)} runs to {path}")
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=fields)
+        writer.writeheader()
+        for record in records:
+            writer.writerow(
+                {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in record.items()}
+            )
+        return self._write_text(path, text.getvalue(), f"Wrote {len(records)} runs to {path}")
 
     def history_json(self, path: str) -> bool:
         """Every run of the session as a JSON list of ``run --json`` records."""
-        try:
-            with open(path, "w", encoding="utf-8") as handle:
-                json.dump([result_record(r) for r in self.state.history], handle, indent=1)
-        except OSError as exc:
-            self.status.say(f"Could not write {path}: {exc}")
-            return False
-        return self._report(path, f"Wrote {len(self.state.history)} runs to {path}")
+        text = json.dumps([result_record(r) for r in self.state.history], indent=1)
+        return self._write_text(path, text, f"Wrote {len(self.state.history)} runs to {path}")
 
-    def _report(self, path: str, message: str, before: int | None = None) -> bool:
-        """Success only if the file exists and, where it existed before, was rewritten (Qt's
-        writers fail silently and would leave an old file in place)."""
-        ok = Path(path).is_file() and (before is None or _stamp(path) != before)
-        self.status.say(message if ok else f"Could not write {path}")
-        return ok
+    def _write(
+        self,
+        path: str,
+        writer: Callable[[str], object],
+        message: str,
+        header: bytes | None = None,
+        ending: bytes | None = None,
+    ) -> bool:
+        try:
+            write_checked(path, writer, header=header, ending=ending)
+        except WriteFailed as exc:
+            self.status.say(str(exc))
+            return False
+        self.status.say(message)
+        return True
+
+    def _write_text(self, path: str, text: str, message: str) -> bool:
+        try:
+            write_text(path, text)
+        except WriteFailed as exc:
+            self.status.say(str(exc))
+            return False
+        self.status.say(message)
+        return True
 
     # -- menu commands: ask for a file, then write it ------------------------------------
     def view_png_dialog(self) -> None:
@@ -167,28 +170,34 @@ class ExportController:
             self.view_png(self.pages.page("timing"), path)
 
     def animation_gif_dialog(self) -> None:
-        path = self._ask("Export animation", "animation.gif", "GIF (*.gif)")
-        if path:
-            self.animation(path)
+        self._animation_dialog("animation.gif", "GIF (*.gif)")
 
     def animation_mp4_dialog(self) -> None:
-        """Every step as an MP4 video for slides (see :mod:`explorer.gui.animation_file`)."""
-        from explorer.gui.animation_file import frames_of, write_frames
+        """Every step as an MP4 video for slides."""
+        self._animation_dialog("animation.mp4", "MP4 video (*.mp4)")
 
-        view = self.execution
-        if self.state.playback is None or not view.steps:
+    def _animation_dialog(self, name: str, filters: str) -> None:
+        if self.state.playback is None or not self.execution.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return
-        path = self._ask("Export animation", "animation.mp4", "MP4 video (*.mp4)")
+        path = self._ask("Export animation", name, filters)
         if not path:
             return
-        try:
-            frames = frames_of(view, 2000, GIF_MAX_WIDTH)
-            write_frames(frames, path, 1000 / GIF_FRAME_MS)
-        except (OSError, ImportError) as exc:
-            self.status.say(f"Could not write {path}: {exc}")
-            return
-        self._report(path, f"Wrote {len(frames)} frames to {path}")
+        asked, size = self._ask_frame_size()
+        if asked:
+            self.animation(path, 2000, size)
+
+    def _ask_frame_size(self) -> tuple[bool, tuple[int, int] | None]:
+        """(chosen?, the size: None for the window's own)."""
+        shown = self.execution.grab().size()
+        window = f"The window's size ({shown.width()}×{shown.height()})"
+        items = [window, "1280×720 (a 720p slide)", "1920×1080 (a 1080p slide)"]
+        item, ok = QInputDialog.getItem(
+            self.parent_widget, "Frame size", "Draw the frames at", items, 0, False
+        )
+        if not ok:
+            return False, None
+        return True, list(FRAME_SIZES.values())[items.index(item)]
 
     def animation_frames_dialog(self) -> None:
         path = self._ask("Export animation frames", "frame.png", "PNG frames (*.png)")
@@ -282,16 +291,6 @@ ACTIONS = Actions(
 )
 
 
-def _stamp(path: str) -> int | None:
-    """The file's modification time in nanoseconds, None when there is no file."""
-    try:
-        return Path(path).stat().st_mtime_ns
-    except OSError:
-        return None
-
-
-def _pillow_image(image: QImage) -> Image.Image:
-    """An RGB888 QImage as a Pillow image (its rows may be padded to 4 bytes)."""
-    data = bytes(image.constBits())
-    size = (image.width(), image.height())
-    return Image.frombuffer("RGB", size, data, "raw", "RGB", image.bytesPerLine(), 1)
+def _png_writer(picture: PILImage) -> Callable[[str], object]:
+    """A writer of this picture as a PNG (one per frame)."""
+    return lambda path: picture.save(path, "PNG")

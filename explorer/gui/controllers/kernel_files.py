@@ -111,13 +111,15 @@ class KernelFilesController(QObject):
             return
         if variant.path != self.model.variant.path:
             return
-        self.model.replace_variant(variant)
-        self.state.reloads += 1
+        # Read before the new version replaces the old: a header that declares other sizes
+        # is another configuration, and its views are cleared.
         playback = self.state.playback
         keep = None
         if playback is not None and self.state.traced is not None:
             step = self.execution.current
             keep = (playback.group, playback.steps[step].phase if playback.steps else 0)
+        self.model.replace_variant(variant)
+        self.state.reloads += 1
         generation = self.runner.run()
         if keep is not None and generation is not None:
             self.state.keep_view = keep

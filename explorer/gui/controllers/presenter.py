@@ -15,36 +15,21 @@ from collections.abc import Callable
 from PySide6.QtCore import SignalInstance
 
 from explorer.engine.header.catalog import find_variant
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import Animation, ResultShower, Tracer, Worker
+from explorer.gui.controllers.tour_stages import (
+    CLOSING,
+    TOUR,
+    Figures,
+    caption,
+    chosen_spot,
+    group_at,
+    loads_per_output,
+)
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
-
-# (variant, trace it?, caption) for each stage of the tour.
-TOUR = (
-    (
-        "naive",
-        True,
-        "1 · naive: every work-item walks its own row of A and column of B in global memory: "
-        "each element is loaded once per use (64 loads per element at 64³).",
-    ),
-    (
-        "tiled",
-        True,
-        "2 · tiled: the work-group copies a 16×16 tile of A and of B into local memory, "
-        "waits at a barrier, and every work-item reads its row and column from the copy.",
-    ),
-    (
-        "reg2d",
-        False,
-        "3 · register-blocked: each work-item computes several outputs from values held in "
-        "registers: even fewer loads per multiply.",
-    ),
-)
-CLOSING = (
-    "That was the ladder: each step keeps data closer to the arithmetic. Esc leaves presenter mode."
-)
 
 
 class PresenterController:
@@ -72,9 +57,11 @@ class PresenterController:
         self.tracer = tracer
         self._layout = layout
         self._generation = -1
-        self._wants_trace = False
+        self._spot = chosen_spot(None, None)
+        self._figures: list[Figures] = []
         run_finished.connect(self._stage_finished)
         state.events.tour_stage.connect(self._show_caption)
+        state.events.traced.connect(self._stage_traced)
 
     # -- presenter mode ------------------------------------------------------------------
     def set_presenter(self, on: bool, full_screen: bool = True) -> None:
@@ -120,12 +107,17 @@ class PresenterController:
 
     # -- the guided tour -----------------------------------------------------------------
     def start_tour(self) -> None:
-        """naive → tiled → register-blocked matmul on the IOU input, in presenter mode."""
+        """naive → tiled → register-blocked matmul on the IOU input, in presenter mode, each
+        traced around the group the person picked (else the showcase group)."""
         if self.model.device is None:
             return
+        playback, traced = self.state.playback, self.state.traced
+        picked = playback.group if playback is not None else None
+        self._spot = chosen_spot(picked, traced.result if traced is not None else None)
         self.set_presenter(True)
         self.state.tour_stage = -1
         self.state.tour_results = ()
+        self._figures = []
         self.tour_next()
 
     def tour_next(self) -> None:
@@ -137,28 +129,46 @@ class PresenterController:
             self.result.set_badge(CLOSING)
             self.state.tour_stage = len(TOUR)
             return
-        self.state.tour_stage = stage
-        variant_id, trace, _caption = TOUR[stage]
         self.model.set_family("matmul")
-        self.model.set_variant(find_variant("matmul", variant_id))
+        self.model.set_variant(find_variant("matmul", TOUR[stage].variant))
         self.model.set_input("iou")
-        self._wants_trace = trace
+        # Nothing of the previous stage's trace stays under this stage's caption.
+        self.execution.clear(f"Running {TOUR[stage].variant}; its trace follows …")
+        self._figures.append(Figures())
+        self.state.tour_stage = stage
         self._generation = self.worker.run(self.model.request())
 
     def _show_caption(self, stage: int) -> None:
-        """The stage's caption above the animation; none outside a tour (the closing words
-        keep the last stage's)."""
+        """The stage's caption above the animation, with what its run and trace measured;
+        none outside a tour (the closing words keep the last stage's)."""
         if stage < 0:
             self.execution.set_caption("")
-        elif stage < len(TOUR):
-            self.execution.set_caption(TOUR[stage][2])
+        elif stage < len(TOUR) and stage < len(self._figures):
+            first = self.state.tour_results[0] if self.state.tour_results else None
+            text = caption(stage, self.model.sizes, self._figures[stage], first)
+            self.execution.set_caption(text)
 
     def _stage_finished(self, generation: int, result: RunResult) -> None:
-        if generation != self._generation or not 0 <= self.state.tour_stage < len(TOUR):
+        stage = self.state.tour_stage
+        if generation != self._generation or not 0 <= stage < len(TOUR):
             return
         self.state.tour_results = (*self.state.tour_results, result)  # the bars grow
-        if self._wants_trace:
-            self.tracer.trace()
+        self._figures[stage] = Figures(run=result)
+        self._show_caption(stage)
+        if result.status in ("verified", "wrong"):
+            self.tracer.trace(group_at(self._spot, result))
+
+    def _stage_traced(self, traced: TracedRun | None) -> None:
+        """The stage's trace: its global loads per element of C join the caption."""
+        stage = self.state.tour_stage
+        if traced is None or traced.analysis is None or not 0 <= stage < len(self._figures):
+            return
+        if traced.result.variant != TOUR[stage].variant:
+            return
+        analysis = traced.analysis
+        loads = loads_per_output(analysis.global_bytes_read, analysis.global_bytes_written)
+        self._figures[stage] = Figures(self._figures[stage].run, loads)
+        self._show_caption(stage)
 
 
 ACTIONS = Actions(

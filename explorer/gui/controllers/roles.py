@@ -34,9 +34,16 @@ PAGES: tuple[Page, ...] = (
 
 
 class StatusLine(Protocol):
-    """The status bar: a message, and a progress bar for batches of runs."""
+    """The status bar: a message, work in flight with its elapsed time and a Cancel button,
+    and a progress bar for batches of runs."""
 
     def say(self, text: str) -> None: ...
+
+    def work_started(self, what: str) -> None:
+        """Work began (the elapsed time shows once it has taken a second)."""
+
+    def work_ended(self) -> float:
+        """No work in flight any more; the seconds it took."""
 
     def start_progress(self, total: int) -> None: ...
 
@@ -109,6 +116,10 @@ class FindingsShower(Protocol):
 
     def clear(self, message: str = "") -> None: ...
 
+    def set_oclgrind_available(self, available: bool) -> None:
+        """Whether an Oclgrind platform is installed: the pane says how to check, or how
+        to install it."""
+
     def show_checking(self, text: str) -> None:
         """What the Oclgrind pane says while a check runs."""
 
@@ -175,6 +186,9 @@ class SweepGrid(Protocol):
 
     def set_variant(self, variant: Variant) -> None: ...
 
+    def clear(self, message: str) -> None:
+        """No grid: the configuration it was run for is gone."""
+
 
 class Worker(Protocol):
     """Runs OpenCL work off the GUI thread (:class:`explorer.gui.worker.Worker`): a request
@@ -182,6 +196,9 @@ class Worker(Protocol):
 
     @property
     def busy(self) -> bool: ...
+
+    @property
+    def generation(self) -> int: ...  # the newest request's
 
     def run(self, request: RunRequest) -> int: ...
 

@@ -26,6 +26,7 @@ class RunsController(QObject):
     the views that show a result, the history or a comparison follow the state."""
 
     run_finished = Signal(int, object)  # generation, RunResult: after the views show it
+    cancelled = Signal()  # the person stopped the work in flight
 
     def __init__(
         self,
@@ -108,25 +109,34 @@ class RunsController(QObject):
         self._compare_generation = self.worker.compare(requests)
 
     def cancel(self) -> None:
-        """Stop what is running; its results are dropped."""
+        """Stop what is running (the executor abandons it); nothing of it is shown."""
         self.worker.cancel()
         self.state.working = False
         self.status.end_progress()
-        self.status.say("Cancelled")
+        seconds = self.status.work_ended()
+        self.status.say(f"Cancelled after {seconds:.1f} s")
         self.result.set_badge("Cancelled")
+        self.cancelled.emit()
 
     # -- what comes back -----------------------------------------------------------------
     def _started(self, what: str) -> None:
         self.state.working = True
         self.result.show_running(what)
         self.status.say(what[:1].upper() + what[1:] + " …")
+        self.status.work_started(what)
 
     def _idle(self) -> None:
         self.state.working = False
         self.status.end_progress()
+        self.status.work_ended()
 
     def _finished(self, generation: int, result: RunResult) -> None:
         state = self.state
+        if generation <= state.stale_up_to:
+            # Asked for before the configuration changed: its figures are kept, never shown.
+            state.remember(result)
+            self.status.say(f"Set aside the run of {result.variant}: the configuration changed")
+            return
         keep = (
             result.error_kind == "build"
             and state.last_good is not None
@@ -147,8 +157,9 @@ class RunsController(QObject):
             self.pages.show_page("source")
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        failed = "" if result.status in ("verified", "wrong") else _failure(result)
         self.status.say(
-            f"{device.name if device else ''} · {result.variant}: {result.status}{timing}"
+            f"{device.name if device else ''} · {result.variant}: {result.status}{timing}{failed}"
         )
         self.run_finished.emit(generation, result)
 
@@ -168,6 +179,15 @@ class RunsController(QObject):
         comparison = self.state.comparison
         verified = sum(r.status == "verified" for r in comparison)
         self.status.say(f"Compared {len(comparison)} variants: {verified} verified")
+
+
+def _failure(result: RunResult) -> str:
+    """What the status bar adds for a run that did not finish: that it failed, and why, on
+    one line."""
+    if result.status == "refused":
+        return f" (refused: {result.refused})"[:200]
+    why = str(result.error or "").splitlines()
+    return f" (the run failed: {why[0] if why else result.status})"[:200]
 
 
 def _has_device(app: AppContext) -> bool:

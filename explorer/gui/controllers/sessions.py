@@ -60,6 +60,24 @@ def apply_session(model: ConfigModel, session: Session) -> None:
         model.set_input(session.input, session.text, session.image_path)
 
 
+def _group(named: list[int]) -> tuple[int, int, int]:
+    """A saved work-group index ([x], [x, y] or [x, y, z]) as (x, y, z)."""
+    x, y, z = (list(named) + [0, 0])[:3]
+    return int(x), int(y), int(z)
+
+
+def lesson_title(path: Path) -> str:
+    """A lesson's menu title: its number, then the title its session gives (its file name's
+    words where it gives none)."""
+    stem = path.name.removesuffix(".kexp.json")
+    number, _, words = stem.partition("-")
+    try:
+        title = load_session(path).title
+    except (SessionError, CatalogError):
+        title = None
+    return f"{number} · {title or words.replace('-', ' ').capitalize()}"
+
+
 def session_device(model: ConfigModel, session: Session) -> str | None:
     """Select the session's device among the model's; the notice when it is missing."""
     request, notice = session_to_request(session, model.devices)
@@ -156,8 +174,9 @@ class SessionController:
         )
         return answer == QMessageBox.StandardButton.Open
 
-    def show(self, session: Session) -> None:
-        """Configuration and tab now; the device once the devices are known."""
+    def show(self, session: Session, always_trace: bool = False) -> None:
+        """Configuration and tab now; the device once the devices are known; then the trace
+        it was saved with, at its group and phase (a lesson's ``always_trace``)."""
         if session.header is not None and session.kernel_path is not None:
             self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
@@ -175,6 +194,30 @@ class SessionController:
             choose_device()
         else:
             self.model.devices_changed.connect(choose_device)
+        self._trace_as_saved(session, always_trace)
+
+    def _trace_as_saved(self, session: Session, always: bool = False) -> None:
+        """A session saved with its animation (a work-group, a phase, the Execution tab) is
+        traced again once a device is ready, and shown at that group and phase; ``always``:
+        a lesson, traced whatever it names."""
+        view = session.view
+        named = view.get("group")
+        group = _group(named) if named else None
+        phase = view.get("phase")
+        if not (always or group is not None or phase is not None or view.get("tab") == "grid"):
+            return
+        shown = group is not None or phase is not None
+        self.state.keep_view = (group, int(phase or 0)) if shown else None
+
+        def trace() -> None:
+            if self.model.device is None:
+                QTimer.singleShot(250, trace)
+            elif session.anyway:
+                self.tracer.trace_anyway(group)
+            else:
+                self.tracer.trace(group)
+
+        trace()
 
     def save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
@@ -197,26 +240,15 @@ class SessionController:
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
             return
-        self.show(session)
-        named = session.view.get("group")
-        group = (int(named[0]), int(named[1]), 0) if named else None
-
-        def trace() -> None:
-            if self.model.device is None:
-                QTimer.singleShot(250, trace)
-            elif session.anyway:
-                self.tracer.trace_anyway(group)
-            else:
-                self.tracer.trace(group)
-
-        trace()
+        self.show(session, always_trace=True)
 
     def open_start(self, restored: bool) -> None:
         """The window started with no arguments opens on something alive: the last session's
         configuration (``restored`` from the settings) or, on a first start, the IOU demo
         (the tiled matmul at 768³ on the IOU input), ready to run with the hint on the
-        result. It is not run by itself: on a CPU device its eleven launches take seconds,
-        and a lecturer starts it when the room is watching."""
+        result (how to run it, or while Run is disabled, why). It is not run by itself: on a
+        CPU device its eleven launches take seconds, and a lecturer starts it when the room is
+        watching."""
         if restored:
             what = "The last session is open"
         else:
@@ -228,7 +260,7 @@ class SessionController:
             self.model.set_input("iou", "IOU")
             what = f"The IOU demo is ready: tiled matmul, {START_SIZE}³, the IOU input"
         self.pages.show_page("result")
-        self.result.show_hint(f"{what}. Press Ctrl+R to run.")
+        self.state.hint = what  # the result adds how to run it, or why Run is disabled
 
 
 ACTIONS = Actions(

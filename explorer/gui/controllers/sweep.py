@@ -14,7 +14,8 @@ from explorer.gui.model import ConfigModel
 
 class SweepController:
     """Turns the sweep view's axes into requests, fills its cells, loads a clicked cell; the
-    view's axes follow the variant."""
+    view's axes follow the variant, and its grid is emptied when the kernel, device, sizes,
+    input or layout change (a clicked cell's local size or define keeps it)."""
 
     def __init__(
         self, model: ConfigModel, worker: Worker, sweep: SweepGrid, status: StatusLine
@@ -24,12 +25,29 @@ class SweepController:
         self.sweep = sweep
         self.status = status
         self._generation = -1  # the sweep's batch; other batches are not ours
+        self._kernel = model.kernel_identity()
         worker.compare_progress.connect(self._step)
         model.variant_changed.connect(self._variant_changed)
-        self._variant_changed()
+        for signal in (
+            model.device_changed,
+            model.family_changed,
+            model.sizes_changed,
+            model.input_changed,
+            model.layout_changed,
+        ):
+            signal.connect(self._kernel_changed)
+        self.sweep.set_variant(self.model.variant)
 
     def _variant_changed(self) -> None:
         self.sweep.set_variant(self.model.variant)
+        self._kernel_changed()
+
+    def _kernel_changed(self) -> None:
+        kernel = self.model.kernel_identity()
+        if kernel != self._kernel:
+            self._kernel = kernel
+            self._generation = -1  # cells still coming belong to the grid cleared here
+            self.sweep.clear(f"{self.model.variant.name}: pick two parameters, then Run sweep.")
 
     def run_sweep(self, *_axes: object) -> None:
         """Every cell of the sweep view's grid (its axes are read from the view)."""

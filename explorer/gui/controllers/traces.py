@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
-from explorer.engine.records import RunResult, Variant
+from explorer.engine.records import RunResult
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import (
     Animation,
@@ -63,7 +63,8 @@ class TraceController(QObject):
         self.status = status
         self.pages = pages
         self.trace_budget = GUI_TRACE_BUDGET
-        self._tracing: tuple[str, str, str] | None = None  # the variant the trace in flight runs
+        self._tracing: tuple[object, ...] | None = None  # the configuration of the trace in flight
+        self._checking: tuple[object, ...] | None = None  # the configuration Oclgrind checks
         worker.trace_finished.connect(self._trace_done)
         worker.oclgrind_finished.connect(self._oclgrind_done)
 
@@ -84,7 +85,7 @@ class TraceController(QObject):
     def _start_trace(self, center: Group | None, anyway: bool) -> None:
         self.findings.clear("Tracing …")
         self.state.pending_group = center
-        self._tracing = _identity(self.model.variant)
+        self._tracing = self.model.identity()
         request = replace(self.model.request(), anyway=anyway)
         self.worker.trace(
             TraceRequest(request, center=center, budget_bytes=self.trace_budget, values=True)
@@ -107,24 +108,48 @@ class TraceController(QObject):
         request = replace(self.model.request(), device_key=device.key)
         self.findings.show_checking("Oclgrind is checking (it simulates: slow) …")
         self.pages.show_page("findings")
+        self._checking = self.model.identity()
         self.worker.oclgrind(request)
+
+    def cancelled(self) -> None:
+        """The work in flight was cancelled: the findings say so, not "Tracing …"."""
+        if self._tracing is not None:
+            self._tracing = None
+            self.findings.clear("Cancelled: the trace was stopped before it finished.")
+            if self.state.presenting and self.state.result is None:
+                self.timing.show_message("Cancelled.")
+        if self._checking is not None:
+            self._checking = None
+            self.findings.show_checking("Cancelled: the Oclgrind check was stopped.")
 
     # -- what comes back -----------------------------------------------------------------
     def _oclgrind_done(self, outcome: object) -> None:
+        asked, self._checking = self._checking, None
+        if asked is not None and asked != self.model.identity():
+            self.status.say("Set aside Oclgrind's report: the configuration changed while it ran")
+            return
         self.state.oclgrind = outcome
+        shown = self.state.result or (self.state.traced.result if self.state.traced else None)
+        if shown is not None:  # the badge said "Checking … with Oclgrind"
+            self.result.show_result(shown)
+        else:
+            self.result.set_badge("Checked with Oclgrind: its report is on the Findings tab.")
         verdict = outcome if isinstance(outcome, str) else getattr(outcome, "verdict", "")
-        self.status.say(str(verdict))
+        self.status.say(str(verdict).splitlines()[0] if str(verdict) else "")
 
     def _trace_done(self, traced: TracedRun) -> None:
         asked, self._tracing = self._tracing, None
-        if asked is not None and asked != _identity(self.model.variant):
-            # The variant or family changed while it ran: its records belong to a kernel
-            # that is no longer on screen.
-            self.findings.clear("The trace was discarded: the kernel changed while it ran.")
-            self.status.say(f"Discarded the trace of {asked[0]}/{asked[1]}: the kernel changed")
+        if asked is not None and asked != self.model.identity():
+            # The configuration changed while it ran: its records belong to a kernel or a
+            # launch that is no longer on screen.
+            self.findings.clear("The trace was discarded: the configuration changed while it ran.")
+            self.status.say(
+                f"Discarded the trace of {traced.result.variant}: the configuration changed"
+            )
             return
         self.state.traced = traced
         if traced.analysis is None:
+            self.status.say(_failed(traced.result))
             return
         if traced.trace is not None:
             self._animate(traced)
@@ -189,9 +214,10 @@ def _same_run(a: RunResult, b: RunResult) -> bool:
     )
 
 
-def _identity(variant: Variant) -> tuple[str, str, str]:
-    """What makes a trace belong to a kernel: its family, id and file."""
-    return (variant.family, variant.id, variant.path)
+def _failed(result: RunResult) -> str:
+    """The status bar's line for a trace that did not run: that it failed, and why."""
+    why = str(result.error or result.refused or result.status).splitlines()
+    return f"The trace of {result.variant} failed: {result.status}: {why[0] if why else ''}"[:200]
 
 
 ACTIONS = Actions(

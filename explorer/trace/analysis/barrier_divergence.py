@@ -7,15 +7,22 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from explorer.trace.analysis import group_agreement
 from explorer.trace.analysis.context import EXAMPLES, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Units
-from explorer.trace.recorded import Finding
+from explorer.trace.recorded import ROLE_WAIT, Finding
 
 KIND = "barrier-divergence"
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
+    """Groups whose (fully recorded) work-items passed different barriers; those that
+    disagree at an async copy, a wait or a barrier's run-time flags (``group_agreement``)."""
+    return _passes(ctx, units) + group_agreement.find(ctx)
+
+
+def _passes(ctx: Context, units: Units) -> list[Finding]:
     """Groups whose (fully recorded) work-items passed different barriers."""
     bars = units.barriers
     if not bars or all(u.count is not None for u in bars):
@@ -59,11 +66,13 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         examples = wis[:2].tolist()
     gid = ctx.label(int(wis[0]))[:3]
     where = ", ".join(str(x) for x in at)
+    waits = {u.line for u in bars if ctx.trace.sites[u.site].role == ROLE_WAIT}
+    what = "wait_group_events" if waits and waits >= set(at) else "barrier(s)"
     others = (
         f" {bad_groups.size - 1} other work-group(s) do the same." if bad_groups.size > 1 else ""
     )
     msg = (
-        f"Work-group ({gid[0]}, {gid[1]}, {gid[2]}): {desc}, at the barrier(s) on line(s) "
+        f"Work-group ({gid[0]}, {gid[1]}, {gid[2]}): {desc}, at the {what} on line(s) "
         f"{where}. Every work-item of a group must reach the same barriers, or the kernel "
         f"may hang or read stale data: move the barrier out of the condition so that "
         f"every work-item reaches it, splitting the conditional work into a part before it "
@@ -84,12 +93,15 @@ def find(ctx: Context, units: Units) -> list[Finding]:
 
 
 def same_cause(f: Finding) -> Hashable:
-    """Every divergence has one cause: a barrier inside a condition."""
-    return ()
+    """Every divergence of barriers has one cause: a barrier inside a condition; each
+    disagreement at a copy, a wait or run-time flags is its own."""
+    return () if not f.subkind else (f.subkind, f.line)
 
 
 def cause(findings: Sequence[Finding]) -> str:
     """Divergent barriers, in words."""
+    if findings[0].subkind:
+        return findings[0].message.split(". ")[0] + "."
     return (
         f"Work-items of one group pass different barriers on {span(findings)}{several(findings)}."
     )
@@ -97,6 +109,8 @@ def cause(findings: Sequence[Finding]) -> str:
 
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about divergent barriers."""
+    if findings[0].subkind:
+        return ""  # the finding's message says what to do
     return (
         "Move each barrier out of the condition so that every work-item of the group "
         "reaches it: split the conditional work into a part before the barrier and a "

@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from explorer.trace.analysis import keyscan, local_memory, memory_model
+from explorer.trace.analysis import async_copies, keyscan, local_memory, memory_model
 from explorer.trace.analysis.context import (
     BARRIER_RULE,
     EXAMPLES,
@@ -63,11 +63,19 @@ class Races:
         self.scale = scale  # each racing key stands for this many (one per work-group)
         self.found: dict[_Key, _Pair] = {}
         self.pending: dict[_Key, list[np.ndarray]] = {}
+        self.copies = async_copies.copy_sites(ctx)
 
     def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
         """Take racing records of ``u`` (``keyscan.OnRace``), grouped by line pair and phase."""
         ctx = self.ctx
         ns = ctx.nsites
+        if self.scope != "grid" and self.copies.size:
+            # Within a group a copy is the group's own operation: async_copies finds those.
+            keep = ~np.isin(partner % ns, self.copies) & (u.site not in self.copies)
+            if not keep.all():
+                pos, keys, partner = pos[keep], keys[keep], partner[keep]
+            if pos.size == 0:
+                return
         if self.scope == "group":
             # Pairs from different groups are the "grid" scope's to report.
             same = ctx.gdense[partner // ns] == ctx.gdense[u.wi[pos]]
@@ -335,7 +343,8 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     """Races in local memory, then on global memory between work-groups, then on global
     memory within a work-group."""
     found = scan(ctx, units)
-    return ordered(found.local.findings() + found.grid.findings() + found.group.findings())
+    copies = async_copies.in_flight(ctx)
+    return ordered(found.local.findings() + found.grid.findings() + found.group.findings() + copies)
 
 
 def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, Races]:
@@ -378,7 +387,7 @@ def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, 
 def same_cause(f: Finding) -> Hashable:
     """Races with one root cause: those on a buffer between work-groups; those past the same
     unfenced barriers; those with no barrier, per buffer and phase (one missing barrier)."""
-    if f.subkind in (BETWEEN_GROUPS, UNFENCED):
+    if f.subkind in (BETWEEN_GROUPS, UNFENCED, async_copies.SUBKIND):
         return (f.subkind, f.buffer)
     return (f.subkind, f.buffer, f.phase)
 
@@ -390,6 +399,8 @@ def cause(findings: Sequence[Finding]) -> str:
         return f"Work-groups access the same elements of {buf} on {where}{n}."
     if first.subkind == UNFENCED:
         return f"A barrier between the accesses to {buf} on {where} lacks a fence flag{n}."
+    if first.subkind == async_copies.SUBKIND:
+        return f"{buf} is accessed on {where} while an async copy may still move it{n}."
     return (
         f"No barrier orders the accesses to {buf} on {where} (phase {first.phase}): "
         f"work-items of one group read and write the same elements in one phase{n}."
@@ -403,6 +414,12 @@ def advice(findings: Sequence[Finding]) -> str:
         return (
             "Work-groups cannot wait for each other within one launch: give each element to "
             "one work-group, use atomics, or split the kernel in two."
+        )
+    if first.subkind == async_copies.SUBKIND:
+        return (
+            "Wait for each async copy (wait_group_events with its event, reached by every "
+            "work-item of the group) before any work-item touches what it moves, and put a "
+            "barrier between the writes a copy reads and the copy."
         )
     if first.subkind == UNFENCED:
         return (

@@ -23,12 +23,15 @@ from explorer.trace.instrument.values import (
 )
 from explorer.trace.recorded import (
     ATOMIC,
+    FENCE,
     GLOBAL,
     LOCAL,
     NO_BUFFER,
+    NO_SPACE,
     PRIVATE,
     READ,
     RMW,
+    ROLE_COPY,
     VALUE_READ,
     VALUE_WRITTEN,
     WRITE,
@@ -368,8 +371,13 @@ class AccessRewriter:
         hint_w, hint_r = self.names.hint(write), self.names.hint(read)
         to_local = write.address_space is AddressSpace.LOCAL
         from_local = read.address_space is AddressSpace.LOCAL
-        sw = declared.site(write.line, WRITE, LOCAL if to_local else GLOBAL, hint_w, write.text)
-        sr = declared.site(read.line, READ, LOCAL if from_local else GLOBAL, hint_r, read.text)
+        sw = declared.site(
+            write.line, WRITE, LOCAL if to_local else GLOBAL, hint_w, write.text, role=ROLE_COPY
+        )
+        sr = declared.site(
+            read.line, READ, LOCAL if from_local else GLOBAL, hint_r, read.text, role=ROLE_COPY
+        )
+        sc = declared.site(write.line, FENCE, NO_SPACE, NO_BUFFER, write.text, role=ROLE_COPY)
         fn = "__tr_async_lg" if to_local else "__tr_async_gl"
         strided = len(args) == 5
         count = args[2]
@@ -385,7 +393,7 @@ class AccessRewriter:
             traced = (
                 f"{fn}(__tr_ptr, ({dst_space} uchar*)({raw(0)}), ({src_space} uchar*)({raw(1)}),"
                 f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
-                f" {hint_r}u)"
+                f" {hint_r}u, {sc}u)"
             )
             return render(edit.start, count.start) + traced + render(count.end, edit.end)
 

@@ -40,13 +40,16 @@ class Declared:
         fences: int = 0,
         atomic: bool = False,
         value: int = VALUE_NONE,
+        role: str = "",
     ) -> int:
         """Declare a site and return its id."""
         if len(self.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.sites)
         text = " ".join(text.split())
-        self.sites.append(SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value))
+        self.sites.append(
+            SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value, role=role)
+        )
         return sid
 
     def barrier(self) -> int:

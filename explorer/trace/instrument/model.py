@@ -44,6 +44,7 @@ class SiteDecl:
     atomic: bool = False  # a READ made by an atomic (records.Site.atomic)
     value: int = 0  # what its records hold in the value plane (records.VALUE_*)
     value_type: str = ""  # the OpenCL type of that value (records.Site.value_type)
+    role: str = ""  # records.ROLE_*: an async copy's site, a wait, run-time barrier flags
 
 
 @dataclass(frozen=True)

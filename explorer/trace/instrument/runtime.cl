@@ -272,22 +272,36 @@ static __TR_HELPER __private uchar* __tr_p(__tr_state* st, __private uchar* p, u
     return st->pdummy;
 }
 
-/* Records a barrier and counts the work-item's arrival there (see the note at the top). */
-static __TR_HELPER int __tr_barrier(__tr_state* st, uint site, uint index)
+/* Records a barrier and counts the work-item's arrival there (see the note at the top).
+ * `arg` is what the group must agree on besides reaching it (flags computed where it runs,
+ * the number of events a wait names), 0 where there is nothing: the record's offset. */
+static __TR_HELPER int __tr_sync(__tr_state* st, uint site, uint index, uint arg)
 {
     if (st == 0)
         return 1;
-    __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);
+    __tr_put(st, site, __TR_NO_BUFFER, (long)arg, 1u, 0u);
     st->phase++;
     if (index < __TR_NBAR)
         st->bar_seen[index]++;
     return 1;
 }
 
+static int __tr_barrier(__tr_state* st, uint site, uint index)
+{
+    return __tr_sync(st, site, index, 0u);
+}
+
+/* A wait on async copies is a barrier of the group too (PoCL implements it with one): the
+ * build without barriers leaves it out as well. */
 #ifdef __TR_NO_BARRIERS
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
+#define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
+#define __TR_WAIT(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #else
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
+#define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) \
+    ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), CALL)
+#define __TR_WAIT(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), CALL)
 #endif
 
 static long __tr_keep(__tr_state* st, long value)
@@ -313,13 +327,25 @@ static __TR_HELPER long __tr_cas_done(__tr_state* st, long old, uint site_swappe
     return old;
 }
 
-/* An async copy of n elements, shared out over the group: work-item i records elements
- * i, i + group size, ... (a read of the source, a write of the destination). */
+/* Every work-item records the call of an async copy with a digest of its arguments, which
+ * the whole group must give alike; the copy's elements are shared out over the group:
+ * work-item i records elements i, i + group size, ... (a read of the source, a write of the
+ * destination). Whoever records an element, the analysis takes it as the group's. */
+static uint __tr_digest(ulong dst, ulong src, size_t n, size_t stride)
+{
+    ulong h = dst * 0x9E3779B97F4A7C15ul ^ src * 0xC2B2AE3D27D4EB4Ful ^ (ulong)n * 0x165667B1ul
+              ^ (ulong)stride * 0x27D4EB2Ful;
+    return (uint)(h ^ (h >> 32));
+}
+
 static size_t __tr_async_lg(__tr_state* st, __local uchar* dst, __global uchar* src, size_t n,
-                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr)
+                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr,
+                            uint sc)
 {
     if (st == 0 || !st->on)
         return n;
+    __tr_put(st, sc, __TR_NO_BUFFER, (long)__tr_digest((ulong)dst, (ulong)src, n, stride), 1u,
+             0u);
     size_t lid = get_local_id(0) + get_local_size(0) * (get_local_id(1)
                  + get_local_size(1) * get_local_id(2));
     size_t group = get_local_size(0) * get_local_size(1) * get_local_size(2);
@@ -331,10 +357,13 @@ static size_t __tr_async_lg(__tr_state* st, __local uchar* dst, __global uchar* 
 }
 
 static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* src, size_t n,
-                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr)
+                            size_t elem, size_t stride, uint sw, uint sr, uint hw, uint hr,
+                            uint sc)
 {
     if (st == 0 || !st->on)
         return n;
+    __tr_put(st, sc, __TR_NO_BUFFER, (long)__tr_digest((ulong)dst, (ulong)src, n, stride), 1u,
+             0u);
     size_t lid = get_local_id(0) + get_local_size(0) * (get_local_id(1)
                  + get_local_size(1) * get_local_id(2));
     size_t group = get_local_size(0) * get_local_size(1) * get_local_size(2);
@@ -345,9 +374,9 @@ static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* 
     return n;
 }
 
-static void __tr_fence(__tr_state* st, uint site)
+static void __tr_fence(__tr_state* st, uint site, uint flags)
 {
-    __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);
+    __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);
 }
 
 static __TR_HELPER void __tr_end(__tr_state* st)

@@ -131,20 +131,24 @@ def instrument(
     defines: Mapping[str, int | str] | None = None,
     values: bool = False,
     cl_std: str = "CL1.2",
+    include_dirs: tuple[str, ...] = (),
 ) -> Instrumented:
     """The traced version of ``kernel`` in ``source`` built with ``defines``; with
     ``values``, a build that also records the value of every access it can (``values.py``).
     ``cl_std`` is the OpenCL C standard the build asks for (program-scope variables, the 2.0
-    work-item functions need CL2.0).
+    work-item functions need CL2.0); ``include_dirs`` are where its ``#include "..."`` files
+    are (what they define is known; calls into them with a pointer are not traced).
 
     Helper functions the source defines receive the trace state as an extra last argument
     (their prototypes too). Other kernels in the file keep working, untraced.
     """
     chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
     try:
-        parsed = parse(source, chosen, FILENAME, cl_std=cl_std)
+        parsed = parse(source, chosen, FILENAME, cl_std=cl_std, include_dirs=include_dirs)
         if parsed.has_macro_sites:
-            parsed = parse_expanded(source, chosen, FILENAME, cl_std=cl_std)
+            parsed = parse_expanded(
+                source, chosen, FILENAME, cl_std=cl_std, include_dirs=include_dirs
+            )
     except ParseError as exc:
         raise InstrumentError(str(exc)) from None
     rewrite = _Rewrite(parsed, kernel, values)

@@ -72,8 +72,10 @@ class FakeWorker(QObject):
 
 def views() -> SimpleNamespace:
     """One mock per role, each refusing a call its protocol does not name."""
+    status = MagicMock(spec=roles.StatusLine)
+    status.work_ended.return_value = 0.0  # the seconds the work took
     return SimpleNamespace(
-        status=MagicMock(spec=roles.StatusLine),
+        status=status,
         pages=MagicMock(spec=roles.Pages),
         panel=MagicMock(spec=roles.ConfigCheck),
         result=MagicMock(spec=roles.ResultShower),

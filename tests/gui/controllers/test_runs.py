@@ -126,8 +126,9 @@ def test_cancel_stops_the_work_and_says_so(runs):
     controller.cancel()
     assert worker.cancelled == 1 and not controller.state.working
     v.result.set_badge.assert_called_with("Cancelled")
-    assert said(v.status) == "Cancelled"
+    assert said(v.status).startswith("Cancelled")
     v.status.end_progress.assert_called()
+    v.status.work_ended.assert_called()
 
 
 def test_the_panels_verdict_is_the_states(runs):
@@ -139,3 +140,13 @@ def test_the_panels_verdict_is_the_states(runs):
     controller.set_validity(True)
     assert controller.state.runnable and controller.state.refusal is None
     assert not controller.state.overridable
+
+
+def test_a_run_that_failed_says_so_in_the_status_bar(runs):
+    controller, worker, v = runs
+    generation = controller.run()
+    worker.finished.emit(generation, result(error_kind="build"))
+    assert "the run failed: error: expected ';'" in said(v.status)
+    generation = controller.run()
+    worker.finished.emit(generation, result())
+    assert "failed" not in said(v.status)

@@ -1,0 +1,144 @@
+"""Files the user asked for, written so that success means a whole file: after writing, the
+file must exist with the expected size or header, or the write failed; a failed write leaves
+no partial file behind and its message names the file and the cause (the disk is full, the
+file system is read-only, the folder is not writable). Qt's and Pillow's writers can fail
+silently or leave 0-byte files; this module is the one place that checks them."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+PNG = b"\x89PNG\r\n\x1a\n"
+GIF = (b"GIF87a", b"GIF89a")
+SVG_END = b"</svg>"
+
+CAUSES = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied (the folder or file is not writable)",
+    errno.EPERM: "permission denied (the folder or file is not writable)",
+    errno.ENOENT: "the folder does not exist",
+    errno.EISDIR: "it is a folder",
+    errno.ENAMETOOLONG: "the file name is too long",
+}
+
+
+class WriteFailed(Exception):
+    """A file was not written whole; ``str()`` names the file and the cause."""
+
+    def __init__(self, path: str, cause: str) -> None:
+        super().__init__(f"Could not write {path}: {cause}")
+        self.path = path
+        self.cause = cause
+
+
+def cause_of(error: OSError) -> str:
+    """An OSError in words a person can act on."""
+    if error.errno in CAUSES:
+        return CAUSES[error.errno]
+    return error.strerror or type(error).__name__
+
+
+def diagnose(path: str) -> str:
+    """Why a writer that gave no reason failed: the disk, the file system or the folder."""
+    folder = Path(path).absolute().parent
+    if not folder.is_dir():
+        return CAUSES[errno.ENOENT]
+    try:
+        fs = os.statvfs(folder)
+    except OSError as exc:
+        return cause_of(exc)
+    if fs.f_flag & os.ST_RDONLY:
+        return CAUSES[errno.EROFS]
+    if fs.f_bavail == 0 or fs.f_bavail * fs.f_frsize < 64 * 1024:
+        return CAUSES[errno.ENOSPC]
+    if not os.access(folder, os.W_OK):
+        return CAUSES[errno.EACCES]
+    return "the writer reported a failure (the file is missing or incomplete)"
+
+
+def remove_partial(path: str) -> None:
+    """Remove what a failed write left, only if it is an ordinary file (never a device such
+    as /dev/full, a folder or a FIFO)."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def check_file(
+    path: str,
+    header: bytes | tuple[bytes, ...] | None = None,
+    size: int | None = None,
+    ending: bytes | None = None,
+) -> str | None:
+    """None when ``path`` is an ordinary, non-empty file with this size, header and ending;
+    else what is wrong with it."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "the file is missing after writing"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not an ordinary file"
+    if info.st_size == 0:
+        return "the file is empty"
+    if size is not None and info.st_size != size:
+        return f"the file has {info.st_size:,} bytes of {size:,}"
+    heads = (header,) if isinstance(header, bytes) else header or ()
+    tail_size = len(ending) + 16 if ending else 0
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(max((len(h) for h in heads), default=0))
+            if ending:
+                handle.seek(max(info.st_size - tail_size, 0))
+                tail = handle.read()
+    except OSError as exc:
+        return cause_of(exc)
+    if heads and not any(start.startswith(h) for h in heads):
+        return "the file does not start as it should (incomplete)"
+    if ending and ending not in tail:
+        return "the file does not end as it should (incomplete)"
+    return None
+
+
+def write_checked(
+    path: str,
+    writer: Callable[[str], object],
+    header: bytes | tuple[bytes, ...] | None = None,
+    size: int | None = None,
+    ending: bytes | None = None,
+) -> None:
+    """Run ``writer(path)``; a writer that raises OSError or returns False, or a file that
+    fails :func:`check_file`, removes the partial file and raises :class:`WriteFailed`."""
+    try:
+        outcome = writer(path)
+    except OSError as exc:
+        remove_partial(path)
+        known = exc.errno in CAUSES
+        raise WriteFailed(path, cause_of(exc) if known else diagnose(path)) from exc
+    problem = check_file(path, header, size, ending)
+    if outcome is False or problem is not None:
+        remove_partial(path)
+        cause = diagnose(path)
+        if cause.startswith("the writer") and problem is not None:
+            cause = problem
+        raise WriteFailed(path, cause)
+
+
+def write_text(path: str, text: str) -> None:
+    """UTF-8 text written and checked by its size in bytes."""
+    data = text.encode("utf-8")
+
+    def write(target: str) -> None:
+        with open(target, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    write_checked(path, write, size=len(data))

@@ -1,0 +1,134 @@
+"""The guided tour's stages and what their captions say: the idea of each rung of the matmul
+ladder, and the figures of the runs and traces the tour itself made (never quoted from
+elsewhere), with the work-group each stage shows.
+
+The showcase group is (20, 18) at 768³ with 16×16 tiles: the inner corner of the O, where the
+group's tiles of B and C are part text (0) and part background (0.5), so the values read.
+Other sizes show the same spot of the picture; a group the person picked wins over it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.engine.records import RunResult
+
+Group = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One rung: the variant run (and traced) and the idea its caption states."""
+
+    variant: str
+    title: str
+    idea: str
+
+
+TOUR = (
+    Stage(
+        "naive",
+        "naive",
+        "every work-item walks its own row of A and column of B in global memory.",
+    ),
+    Stage(
+        "tiled",
+        "tiled",
+        "the work-group copies a 16×16 tile of A and of B into local memory, waits at a "
+        "barrier, and every work-item reads its row and column from the copy.",
+    ),
+    Stage(
+        "reg2d",
+        "register-blocked",
+        "each work-item computes an 8×8 block of C from values held in registers, fed "
+        "from 64×16 and 16×128 tiles in local memory.",
+    ),
+)
+CLOSING = (
+    "That was the ladder: each step keeps data closer to the arithmetic. Esc leaves presenter mode."
+)
+SHOWCASE_GROUP: Group = (20, 18, 0)
+SHOWCASE_SIZE = 768
+SHOWCASE_TILE = 16
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What one stage measured: its run, and its trace's global traffic."""
+
+    run: RunResult | None = None
+    loads_per_output: float | None = None
+
+
+def size_text(sizes: dict[str, int]) -> str:
+    """768³ for a cube, else M×N×K."""
+    m, n, k = (sizes.get(name, 0) for name in ("M", "N", "K"))
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResult | None) -> str:
+    """The stage's idea, then what this tour measured for it (or that it is measuring)."""
+    stage = TOUR[index]
+    head = f"{index + 1} · {stage.title}, {size_text(sizes)}: {stage.idea}"
+    run = figures.run
+    if run is None:
+        return f"{head}\nMeasuring: running {stage.variant} …"
+    if run.timing is None:
+        return f"{head}\nThis run: {run.status}"
+    parts = [f"kernel {run.timing.median_ms:,.1f} ms"]
+    if run.gflops is not None:
+        parts.append(f"{run.gflops:,.1f} GFLOP/s")
+    if first is not None and first is not run and first.timing is not None:
+        ratio = first.timing.median_ms / max(run.timing.median_ms, 1e-9)
+        parts.append(f"{ratio:,.1f}× the speed of {first.variant}")
+    if figures.loads_per_output is not None:
+        parts.append(f"{figures.loads_per_output:,.0f} global loads per element of C (traced)")
+    elif run.status in ("verified", "wrong"):
+        parts.append("tracing …")
+    return f"{head}\nThis run: " + " · ".join(parts)
+
+
+def tile_of_group(result: RunResult) -> tuple[float, float] | None:
+    """How many (rows, columns) of C one work-group of this run computes."""
+    shape = result.shapes.get("C")
+    if not result.global_size or not result.local_size or not shape or len(shape) != 2:
+        return None
+    g0, g1 = result.global_size[:2]
+    l0, l1 = result.local_size[:2]
+    rows, cols = shape
+    return (rows / g1 * l1, cols / g0 * l0)
+
+
+def chosen_spot(group: Group | None, result: RunResult | None) -> tuple[float, float]:
+    """Where in C (as fractions of its rows and columns) the tour looks: the centre of the
+    group the person picked in ``result``'s trace, else the showcase group's."""
+    if group is not None and result is not None:
+        tile = tile_of_group(result)
+        shape = result.shapes.get("C")
+        if tile is not None and shape:
+            gx, gy, _ = group
+            return ((gy + 0.5) * tile[0] / shape[0], (gx + 0.5) * tile[1] / shape[1])
+    gx, gy, _ = SHOWCASE_GROUP
+    middle = SHOWCASE_TILE / 2
+    return (
+        (gy * SHOWCASE_TILE + middle) / SHOWCASE_SIZE,
+        (gx * SHOWCASE_TILE + middle) / SHOWCASE_SIZE,
+    )
+
+
+def group_at(spot: tuple[float, float], result: RunResult) -> Group | None:
+    """The work-group of this run whose tile of C holds the spot."""
+    tile = tile_of_group(result)
+    shape = result.shapes.get("C")
+    if tile is None or not shape or not result.global_size or not result.local_size:
+        return None
+    row, col = spot[0] * shape[0], spot[1] * shape[1]
+    groups_x = -(-result.global_size[0] // result.local_size[0])
+    groups_y = -(-result.global_size[1] // result.local_size[1])
+    gx = min(int(col // tile[1]), groups_x - 1)
+    gy = min(int(row // tile[0]), groups_y - 1)
+    return (max(gx, 0), max(gy, 0), 0)
+
+
+def loads_per_output(bytes_read: int, bytes_written: int) -> float | None:
+    """Global loads per element of C over the traced groups (float in, float out)."""
+    return bytes_read / bytes_written if bytes_written else None

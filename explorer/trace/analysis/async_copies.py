@@ -1,0 +1,197 @@
+"""Races through async copies still in flight.
+
+An ``async_work_group_copy`` is one operation of the whole work-group: it may move its elements
+at any time from the call until a ``wait_group_events`` for its event (a barrier does not wait
+for it). Any access by a work-item of the group to an element the copy writes, or a write to
+one it reads, in that span (or in the barrier interval of the call, before it) is unordered
+with the copy: a race, whichever work-item the trace happened to record the copy's element
+with. Races between work-groups through copies are the race scan's, like any access's.
+
+The runtime records each copied element as a read of the source and a write of the
+destination (sites of role ``ROLE_COPY``); each work-item records the waits it passes. A wait
+is taken to complete every copy the group started before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.trace.analysis.context import EXAMPLES, VERB, WRITES, Context
+from explorer.trace.recorded import (
+    ATOMIC,
+    READ,
+    RMW,
+    ROLE_COPY,
+    ROLE_WAIT,
+    WRITE,
+    Finding,
+)
+
+KIND = "race"
+SUBKIND = "copy-in-flight"
+_MEMORY = (READ, WRITE, RMW, ATOMIC)
+_MEMO_KEY = "async-copies"
+
+
+def copy_sites(ctx: Context) -> np.ndarray:
+    """The ids of the sites of the elements async copies move."""
+    return np.array(
+        [s.id for s in ctx.trace.sites if s.role == ROLE_COPY and s.op in (READ, WRITE)],
+        dtype=np.int64,
+    )
+
+
+@dataclass
+class _Conflict:
+    write: bool  # the copy writes the element (its destination); else it reads it
+    phase: int
+    never_waited: bool
+    wis: list[int] = field(default_factory=list)
+    elements: set[int] = field(default_factory=set)
+    keys: int = 0  # distinct (group, cell) pairs
+
+
+def in_flight(ctx: Context) -> list[Finding]:
+    """Accesses of a work-group to what one of its copies moves while the copy may be in
+    flight (kept per analysis)."""
+    kept = ctx.memo.get(_MEMO_KEY)
+    if isinstance(kept, list):
+        return kept
+    found = _scan(ctx)
+    ctx.memo[_MEMO_KEY] = found
+    return found
+
+
+def _scan(ctx: Context) -> list[Finding]:
+    t = ctx.trace
+    copies = copy_sites(ctx)
+    if copies.size == 0 or t.records == 0:
+        return []
+    site = t.site.astype(np.int64)
+    ops = t.site_ops()[site]
+    buffer = t.buffer.astype(np.int64)
+    usable = (buffer >= 0) & ~t.oob & np.isin(ops, _MEMORY) & ctx.ok_wi[t.wi]
+    is_copy = usable & np.isin(site, copies)
+    if not is_copy.any():
+        return []
+    group = ctx.gdense[t.wi]
+    phase = t.phase.astype(np.int64)
+    P = int(phase.max()) + 2
+    waits = [s.id for s in t.sites if s.role == ROLE_WAIT]
+    wmask = np.isin(site, waits)
+    wait_keys = np.unique(group[wmask] * P + phase[wmask])
+    ci = np.flatnonzero(is_copy)
+    start = group[ci] * P + phase[ci]
+    at = np.searchsorted(wait_keys, start)
+    found = at < wait_keys.size
+    at = np.minimum(at, max(wait_keys.size - 1, 0))
+    if wait_keys.size:
+        waited = found & (wait_keys[at] // P == group[ci])
+        end = np.where(waited, wait_keys[at] % P, P)
+    else:
+        waited = np.zeros(ci.size, dtype=bool)
+        end = np.full(ci.size, P, dtype=np.int64)
+    touched = np.unique(buffer[ci])
+    pi = np.flatnonzero(usable & ~is_copy & np.isin(buffer, touched))
+    if pi.size == 0:
+        return []
+    sizes = t.size.astype(np.int64)
+    offs = t.offset.astype(np.int64)
+    cell = int(np.gcd.reduce(np.concatenate([sizes[ci], sizes[pi], offs[ci], offs[pi]])))
+    cell = max(1, cell) if cell else 1
+    lo = int(min(offs[ci].min(), offs[pi].min())) // cell
+    hi = int(max((offs[ci] + sizes[ci]).max(), (offs[pi] + sizes[pi]).max())) // cell
+    span = hi - lo + 1
+    nb = len(t.buffers)
+
+    def cells(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, key) per cell each record covers; key = (group, buffer, cell)."""
+        n = sizes[rows] // cell
+        rep = np.repeat(rows, n)
+        within = np.arange(rep.size) - np.repeat(np.cumsum(n) - n, n)
+        c = offs[rep] // cell + within - lo
+        return rep, (group[rep] * nb + buffer[rep]) * span + c
+
+    crow, ckey = cells(ci)
+    where_in_ci = np.searchsorted(ci, crow)
+    order = np.argsort(ckey, kind="stable")
+    crow, ckey, where_in_ci = crow[order], ckey[order], where_in_ci[order]
+    prow, pkey = cells(pi)
+    first = np.searchsorted(ckey, pkey, side="left")
+    last = np.searchsorted(ckey, pkey, side="right")
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # other row, copy row, key
+    for j in range(int((last - first).max()) if pkey.size else 0):
+        has = np.flatnonzero(first + j < last)
+        if has.size == 0:
+            break
+        m = first[has] + j
+        r, c = prow[has], crow[m]
+        w = where_in_ci[m]
+        inside = (phase[r] >= phase[c]) & (phase[r] <= end[w])
+        bad = np.flatnonzero(inside & ((ops[c] == WRITE) | np.isin(ops[r], WRITES)))
+        if bad.size:
+            parts.append((r[bad], c[bad], pkey[has[bad]]))
+    if not parts:
+        return []
+    r = np.concatenate([p[0] for p in parts])
+    c = np.concatenate([p[1] for p in parts])
+    keys = np.concatenate([p[2] for p in parts])
+    never = ~waited[np.searchsorted(ci, c)]
+    pair = (site[c] * len(t.sites) + site[r]) * nb + buffer[r]
+    conflicts: dict[tuple[int, int, int], _Conflict] = {}
+    for code in np.unique(pair).tolist():
+        sel = np.flatnonzero(pair == code)
+        copy_site, rest = divmod(int(code), len(t.sites) * nb)
+        other_site, b = divmod(rest, nb)
+        elem = max(1, t.buffers[b].elem_size)
+        conflicts[(copy_site, other_site, b)] = _Conflict(
+            write=bool(ops[c[sel[0]]] == WRITE),
+            phase=int(phase[r[sel]].min()),
+            never_waited=bool(never[sel].any()),
+            wis=list(dict.fromkeys(t.wi[r[sel]].tolist()))[:EXAMPLES],
+            elements=set(np.unique(offs[r[sel]] // elem)[:EXAMPLES].tolist()),
+            keys=int(np.unique(keys[sel]).size),
+        )
+    return [_finding(ctx, key, e) for key, e in sorted(conflicts.items())]
+
+
+def _finding(ctx: Context, key: tuple[int, int, int], e: _Conflict) -> Finding:
+    copy_site, other_site, b = key
+    sites = ctx.trace.sites
+    cline, oline = sites[copy_site].line, sites[other_site].line
+    name = ctx.trace.buffers[b].name
+    verb = VERB[sites[other_site].op]
+    role = "writing" if e.write else "reading"
+    part = "destination" if e.write else "source"
+    if oline < cline:
+        when = (
+            f"before the async copy on line {cline} starts, with no barrier between: the copy "
+            f"may move {name}[] before that access is done"
+        )
+        fix = f"put a barrier that every work-item reaches between line {oline} and the copy"
+    else:
+        never = " and nothing waits for it" if e.never_waited else ""
+        when = (
+            f"while the async copy on line {cline} may still be {role} it (a copy is in "
+            f"flight until a wait_group_events for its event; a barrier does not wait for "
+            f"it){never}"
+        )
+        fix = (
+            f"call wait_group_events for the copy's event, in every work-item of the group, "
+            f"before line {oline} touches its {part}"
+        )
+    msg = f"Race on {name} in phase {e.phase}: line {oline} {verb} {name}[] {when}. To fix: {fix}."
+    return Finding(
+        kind=KIND,
+        line=min(cline, oline),
+        phase=e.phase,
+        buffer=name,
+        work_items=ctx.labels(e.wis),
+        count=e.keys,
+        message=msg,
+        elements=tuple(sorted(e.elements))[:EXAMPLES],
+        subkind=SUBKIND,
+        other_lines=(cline, oline),
+    )

@@ -1,0 +1,1 @@
+inline float offset(float x) { return x + 1.0f; }

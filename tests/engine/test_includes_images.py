@@ -1,0 +1,165 @@
+"""A kernel file's own includes: ``#include "x.h"`` is found beside the kernel file wherever
+the explorer runs from, and ``-I DIR`` in its header's ``[options]`` names folders beside it
+(a folder outside is refused). An image or sampler parameter is refused with a sentence that
+says images are not supported."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.engine.header.catalog import CatalogError, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest
+
+HEADER = """/*---
+name = "scale"
+family = "custom"
+kernel = "scale"
+global = ["N"]
+local = ["16"]
+[sizes]
+N = 64
+[args.x]
+buffer = "float"
+count = "N"
+access = "read"
+[args.y]
+buffer = "float"
+count = "N"
+contents = "zeros"
+access = "write"
+result = true
+[reference]
+numpy = "3 * x + 1"
+{options}---*/
+"""
+KERNEL = """#include "{include}"
+__kernel void scale(__global const float *x, __global float *y)
+{{
+    int i = get_global_id(0);
+    y[i] = scaled(x[i]) + ONE;
+}}
+"""
+HELPERS = """#define ONE 1.0f
+inline float scaled(float x) { return 3.0f * x; }
+"""
+COPY = """inline void copy_one(__global const float *from, __global float *to, int i)
+{ to[i] = from[i]; }
+"""
+
+
+def kernel_file(folder, include="helpers.h", options=""):
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "scale.cl"
+    path.write_text(HEADER.format(options=options) + KERNEL.format(include=include))
+    return path
+
+
+def line_of(path, text: str) -> int:
+    return next(i + 1 for i, t in enumerate(path.read_text().splitlines()) if text in t)
+
+
+def run(executor, device, path):
+    return executor.run(RunRequest(load_variant_file(path), {}, device_key=device.key, repeat=1))
+
+
+def test_an_include_beside_the_kernel_file_builds_runs_and_traces(
+    executor, device, tmp_path, monkeypatch
+):
+    path = kernel_file(tmp_path / "mine")
+    (tmp_path / "mine" / "helpers.h").write_text(HELPERS)
+    monkeypatch.chdir(tmp_path)  # not the kernel's folder: found beside the file all the same
+    assert run(executor, device, path).status == "verified"
+    request = TraceRequest(RunRequest(load_variant_file(path), {}, device_key=device.key))
+    traced = executor.trace(request)
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.result.status == "verified"
+    lines = {s.line for s in traced.analysis.sites}
+    assert lines == {line_of(path, "y[i] =")}  # the file's own line, the include kept out
+    assert not [f for f in traced.analysis.findings if f.kind == "not-traced"]
+
+
+def test_an_include_folder_named_in_options_is_searched(executor, device, tmp_path):
+    folder = tmp_path / "mine"
+    (folder / "include").mkdir(parents=True)
+    (folder / "include" / "helpers.h").write_text(HELPERS)
+    path = kernel_file(folder, options='[options]\nall = "-I include"\n')
+    assert run(executor, device, path).status == "verified"
+
+
+@pytest.mark.parametrize("named", ["..", "/etc", "../elsewhere"])
+def test_an_include_folder_outside_the_kernels_folder_is_refused(tmp_path, named):
+    (tmp_path / "elsewhere").mkdir()
+    path = kernel_file(tmp_path / "mine", options=f'[options]\nall = "-I {named}"\n')
+    with pytest.raises(CatalogError, match="must be beside the kernel file"):
+        load_variant_file(path)
+
+
+def test_a_call_into_an_included_function_with_a_buffer_is_not_traced(executor, device, tmp_path):
+    """What an included file does through a pointer happens where the rewrite cannot reach:
+    the trace says so instead of claiming to be complete."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "copy.h").write_text(COPY)
+    path = folder / "copy.cl"
+    path.write_text(
+        HEADER.format(options="").replace("3 * x + 1", "x").replace('"scale"', '"copy"')
+        + '#include "copy.h"\n'
+        "__kernel void copy(__global const float *x, __global float *y)\n"
+        "{\n    copy_one(x, y, get_global_id(0));\n}\n"
+    )
+    request = TraceRequest(RunRequest(load_variant_file(path), {}, device_key=device.key))
+    traced = executor.trace(request)
+    assert traced.result.status == "verified"
+    missing = [f for f in traced.analysis.findings if f.kind == "not-traced"]
+    assert missing and missing[0].line == line_of(path, "copy_one(x, y")
+    assert "copy_one is defined in an included file" in missing[0].message
+
+
+IMAGE = """/*---
+name = "blur"
+family = "custom"
+kernel = "blur"
+global = ["N"]
+local = ["16"]
+[sizes]
+N = 64
+[args.src]
+buffer = "float"
+count = "N"
+[args.out]
+buffer = "float"
+count = "N"
+contents = "zeros"
+access = "write"
+result = true
+---*/
+__constant sampler_t smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+__kernel void blur(__read_only image2d_t src, __global float *out)
+{
+    int i = get_global_id(0);
+    out[i] = read_imagef(src, smp, (int2)(i, 0)).x;
+}
+"""
+
+
+def test_an_image_parameter_is_refused_as_unsupported_by_run_and_trace(executor, device, tmp_path):
+    path = tmp_path / "blur.cl"
+    path.write_text(IMAGE)
+    variant = load_variant_file(path)
+    ran = executor.run(RunRequest(variant, {}, device_key=device.key, repeat=1))
+    traced = executor.trace(TraceRequest(RunRequest(variant, {}, device_key=device.key)))
+    for result in (ran, traced.result):
+        assert result.status == "error"
+        assert "parameter 'src' of blur is an image" in result.error
+        assert "images and samplers are not supported" in result.error
+        assert "declare it with the key" not in result.error
+
+
+def test_the_dialogs_guess_refuses_an_image_with_the_same_words():
+    from explorer.description.declarations import DeclarationError
+    from explorer.engine.header.guess import guess_declarations
+
+    source = IMAGE.split("---*/\n", 1)[1]
+    with pytest.raises(DeclarationError, match="images and samplers are not supported"):
+        guess_declarations(source, "blur")

@@ -1,0 +1,74 @@
+"""Work in flight: its elapsed time and a Cancel button in the status bar once it has taken a
+second; Cancel stops it and nothing of it is shown; a trace that fails says so."""
+
+import pytest
+
+from tests.conftest import TEST_KERNELS
+from tests.gui.conftest import trigger
+
+
+@pytest.fixture
+def hanging(window):
+    """The window on a kernel that never returns."""
+    assert window.controllers.kernels.open_kernel(str(TEST_KERNELS / "hang.cl"))
+    return window
+
+
+def shows_elapsed(window) -> bool:
+    work = window.views.work
+    return work.isVisibleTo(window) and work.label.text().endswith(" s")
+
+
+@pytest.mark.parametrize("command", ["Run", "Trace"])
+def test_a_slow_kernel_shows_its_elapsed_time_and_cancel_stops_it(hanging, qtbot, command):
+    window = hanging
+    window.show()
+    v = window.views
+    trigger(window, command)
+    assert not v.work.isVisibleTo(window)  # not before a second has passed
+    qtbot.waitUntil(lambda: shows_elapsed(window), timeout=10000)
+    what = "Running" if command == "Run" else "Tracing"
+    assert v.work.label.text().startswith(what)
+    first = v.work.elapsed()
+    qtbot.waitUntil(lambda: v.work.elapsed() > first + 0.3, timeout=5000)
+    assert f"{v.work.elapsed():.1f}"[:-1] in v.work.label.text()  # it counts up
+
+    v.work.cancel.click()  # the button beside it, as a person clicks it
+    assert not v.work.isVisibleTo(window)
+    assert "Cancelled" in v.result_view.badge.text()
+    assert window.statusBar().currentMessage().startswith("Cancelled after")
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=30000)
+    # Nothing of the cancelled work is shown: no result, no trace, findings say cancelled.
+    assert window.state.result is None and window.state.traced is None
+    assert window.state.playback is None
+    if command == "Trace":
+        assert v.findings_view.summary.text().startswith("Cancelled")
+    assert "Cancelled" in v.result_view.badge.text()
+
+
+BROKEN = """/*---
+name = "Does not build"
+family = "transpose"
+kernel = "broken"
+args = ["IN", "OUT", "WIDTH", "HEIGHT"]
+global = ["WIDTH"]
+local = ["1"]
+---*/
+__kernel void broken(const __global float* in, __global float* out, int width, int height)
+{
+    out[0] = in[0] +;
+}
+"""
+
+
+def test_a_failed_trace_says_so_in_the_status_bar(window, qtbot, tmp_path):
+    path = tmp_path / "broken.cl"
+    path.write_text(BROKEN)
+    assert window.controllers.kernels.open_kernel(str(path))
+    trigger(window, "Trace")
+    assert window.statusBar().currentMessage().startswith("Tracing")
+    qtbot.waitUntil(lambda: window.state.traced is not None, timeout=120000)
+    assert window.state.traced.analysis is None
+    message = window.statusBar().currentMessage()
+    assert "failed" in message and not message.startswith("Tracing")
+    assert not window.views.work.isVisibleTo(window)

@@ -1,0 +1,366 @@
+"""Readable from the back row: presenter mode's room view at 1280×720 (A, B and C whole with
+the group's tiles boxed, the local tiles large with their values), 1-D buffers wrapped into
+blocks, custom buffers in their declared shape, long messages cut with the whole text on
+hover, and a Play button that keeps its width. Sizes are read from the views' own geometry
+and fonts, never from screenshot pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QFontInfo, QFontMetrics
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QWidget
+
+from explorer.gui.tiling_view import ROOM_LABEL_PX
+from explorer.trace.grids import make_grids
+from explorer.trace.playback import Playback
+from tests.trace import synthetic
+from tests.trace.synthetic import GLOBAL, LOCAL, READ, WRITE, barrier, buf, site
+
+N, TS = 32, 16  # four work-groups of 16×16, two tiles along K
+
+
+def tiled_playback() -> Playback:
+    """A traced 16×16-tile matmul whose A is 1.5·I (values of three characters) and whose B
+    holds text (zeros and ones), as the IOU demo has them."""
+    trace = synthetic.matmul_tiled(N, TS)
+    shapes = {role: (N, N) for role in "ABC"}
+    b = np.zeros((N, N))
+    b[8:24, 4:8] = 1.0
+    arrays = {"A": 1.5 * np.eye(N), "B": b, "C": 1.5 * b}
+    return Playback(trace, make_grids(trace, shapes), arrays=arrays)
+
+
+def vector_playback(length: int = 960, local: int = 64) -> Playback:
+    """A 1-D kernel over ``length`` elements: each work-item copies x[i] into local memory,
+    waits, and writes y[i] from it."""
+    buffers = [
+        buf("x", GLOBAL, length, "x"),
+        buf("y", GLOBAL, length, "y"),
+        buf("xs", LOCAL, local),
+    ]
+    sites = [
+        site(0, 3, READ, GLOBAL, 0, "x[i]"),
+        site(1, 3, WRITE, LOCAL, 2, "xs[l]"),
+        barrier(2, 4),
+        site(3, 5, READ, LOCAL, 2, "xs[l]"),
+        site(4, 5, WRITE, GLOBAL, 1, "y[i]"),
+    ]
+    wi_group, wi_local = synthetic.grid((length,), (local,))
+    count = len(wi_group)
+    i = np.arange(count, dtype=np.int64)
+    lid = wi_local[:, 0].astype(np.int64)
+    offsets = np.stack([i, lid, 0 * i, lid, i], axis=1) * 4
+    trace = synthetic.from_records(
+        np.repeat(np.arange(count, dtype=np.int32), 5),
+        np.tile(np.arange(5, dtype=np.int32), count),
+        offsets.ravel(),
+        wi_group=wi_group,
+        wi_local=wi_local,
+        buffers=buffers,
+        sites=sites,
+        global_size=(length,),
+        local_size=(local,),
+        output_role="y",
+    )
+    x = np.arange(length, dtype=np.float64) / 10
+    return Playback(trace, make_grids(trace, {}), arrays={"x": x, "y": 2 * x})
+
+
+def pixel_size(widget: QWidget) -> int:
+    return QFontInfo(widget.font()).pixelSize()
+
+
+@pytest.fixture
+def presenting(window, qtbot):
+    """The window at 1280×720 in presenter mode, showing the tiled trace at the step where
+    the group loads its first tile of B."""
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.views.execution_view
+    pb = tiled_playback()
+    view.set_playback(pb, "\n".join(f"line {n}" for n in range(1, 20)))
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    qtbot.wait(50)
+    load_b = next(i for i, s in enumerate(pb.steps) if s.line == 11)
+    view.set_step(load_b)
+    qtbot.wait(20)
+    return window
+
+
+def test_the_room_view_reads_from_the_back_row_at_1280x720(presenting):
+    window = presenting
+    view = window.views.execution_view
+    buffers = view.buffers
+    # A, B and C whole, the local tiles beside them
+    assert sorted(c.title.split()[0] for c in buffers.wholes.values()) == ["A", "B", "C"]
+    assert sorted(c.frame.title for c in buffers.canvases.values()) == [
+        "local As 16×16",
+        "local Bs 16×16",
+    ]
+    assert not buffers.groups.isVisible()
+    for canvas in buffers.canvases.values():
+        frame = canvas.frame
+        assert frame.window == (0, TS, 0, TS)  # the whole tile, not a part of it
+        cell = canvas.cell_size()
+        font = canvas.label_font(frame.labels, cell)
+        assert font is not None and font.pixelSize() >= ROOM_LABEL_PX
+        metrics = QFontMetrics(font)
+        written = canvas.room_labels(frame.labels, metrics, cell)
+        known = np.isfinite(frame.values)
+        assert known.any()
+        # every known value is written, and fits its cell at that size
+        assert all(written[known]), "a local value left unwritten"
+        assert max(metrics.horizontalAdvance(t) for t in written[known]) <= cell
+        assert QFontInfo(canvas.caption_font()).pixelSize() >= ROOM_LABEL_PX
+        zoom, overview = canvas.areas()
+        assert overview is None and zoom.right() <= canvas.width()
+        assert zoom.bottom() <= canvas.height()
+    # the step loads B's tile: boxed in B, as large as a finger at least; C's tile marked
+    b = next(c for c in buffers.wholes.values() if c.title.startswith("B"))
+    c = next(c for c in buffers.wholes.values() if c.title.startswith("C"))
+    (box, colour, _w), *_ = b.highlights()
+    assert colour == "#c0392b" and box == (0, TS, 0, TS)
+    rect = b.box_rect(box)
+    assert rect.width() >= 14 and b.picture_rect().contains(rect.center())
+    assert any(colour == "#e67e22" for _box, colour, _w in c.highlights())
+    for whole in buffers.wholes.values():
+        assert QFontInfo(whole.title_font()).pixelSize() >= ROOM_LABEL_PX
+        assert whole.picture_rect().width() >= 100
+    # the step line and the caption at 18 px at least; every other text at 16 px at least
+    view.set_caption("1 · tiled: the group copies a tile of A and of B into local memory")
+    assert pixel_size(view.lines.step_label) >= 18
+    assert pixel_size(view.lines.caption) >= 18
+    assert view.legend.text_pixel_size() >= 16
+    small = [
+        (type(w).__name__, w.objectName(), pixel_size(w))
+        for w in window.findChildren(QWidget)
+        if isinstance(w, QLabel | QAbstractButton | QComboBox | QTabBar)
+        and w.isVisible()
+        and pixel_size(w) < 16
+    ]
+    assert small == []
+    # nothing pushed off the screen or squeezed: the right column keeps its quarter, the
+    # execution view fits its three quarters, each control is as wide as its text
+    side = window.views.presenter_side
+    right = side.mapTo(window, side.rect().bottomRight()).x()
+    assert right <= window.width() and side.width() >= window.width() // 4 - 10
+    assert view.minimumSizeHint().width() <= view.width()
+    for control in view.controls.findChildren(QWidget):
+        if isinstance(control, QAbstractButton | QComboBox):
+            assert control.width() >= control.sizeHint().width(), control
+
+
+def test_a_long_failure_is_cut_to_lines_with_the_whole_text_on_hover(presenting, qtbot):
+    window = presenting
+    badge = window.views.result_view.badge
+    long_message = (
+        "⚠ Timeout: the trace of matmul/tiled did not finish in 60 s on Oclgrind Simulator "
+        "with options -DTS=16 -I /a/very/long/path/to/the/site-packages/pyopencl/cl/include"
+        "/and/more/of/it/without/any/space " * 4
+    )
+    side = window.views.presenter_side
+    width_before = side.width()
+    window.views.result_view.set_badge("✔ Verified")
+    qtbot.wait(20)
+    one_line = badge.height()
+    window.views.result_view.set_badge(long_message)
+    qtbot.wait(20)
+    assert badge.text() == long_message
+    assert badge.elided() and badge.toolTip() == long_message
+    lines = QFontMetrics(badge.font()).lineSpacing()
+    assert one_line + lines < badge.height() <= one_line + 2 * lines + 2  # three lines
+    assert side.width() == width_before  # the column kept its place
+    right = side.mapTo(window, side.rect().bottomRight()).x()
+    assert right <= window.width()
+    window.views.result_view.set_badge("✔ Verified")
+    assert not badge.elided() and badge.toolTip() == ""
+
+
+def test_leaving_presenter_mode_gives_the_desk_view_back(presenting):
+    window = presenting
+    buffers = window.views.execution_view.buffers
+    window.controllers.presenter.set_presenter(False)
+    assert buffers.wholes == {} and not buffers.groups.isHidden()
+    assert not any(c.room for c in buffers.canvases.values())
+    assert not window.views.execution_view.info.isHidden()
+
+
+def test_a_long_vector_is_a_block_of_rows_marked_wrapped(qtbot):
+    from explorer.gui.execution_view import ExecutionView
+
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    view.show()
+    pb = vector_playback(960, 64)
+    view.set_playback(pb, "a\nb\nc\nd\ne")
+    x = next(g for g in pb.grids if g.name == "x")
+    canvas = view.buffers.canvases[x.buffer]
+    frame = canvas.frame
+    assert frame.wrap == 32 and frame.shape == (30, 32)  # 960 elements, 32 a row
+    assert "(wrapped)" in frame.title and "wrapped, 32 a row" in frame.caption
+    rows, cols = frame.pixels.shape[:2]
+    assert cols == 32 and rows > 1
+    assert canvas.cell_size() >= 8  # a block of cells, not a strip of 1-4 px
+    # the overview is the whole block, the window is marked in it
+    assert frame.overview is not None and frame.overview.shape[:2] == (30, 32)
+    # a cell of the block stands for its element of the vector
+    zoom, _ = canvas.areas()
+    step = zoom.width() / 32
+    r, c = canvas.buffer_element_at(zoom.left() + 5.5 * step, zoom.top() + 1.5 * step)
+    assert (r, c) == (0, (frame.window[0] + 1) * 32 + 5)
+    # a work-group of 16 gives a row per group
+    pb16 = vector_playback(256, 16)
+    view.set_playback(pb16, "a\nb\nc\nd\ne")
+    x16 = next(g for g in pb16.grids if g.name == "x")
+    assert view.buffers.canvases[x16.buffer].frame.wrap == 16
+
+
+def test_a_custom_kernels_2d_buffer_is_drawn_in_its_declared_shape(qtbot):
+    """A custom buffer declared [rows, cols] is a matrix on screen, not a strip."""
+    from explorer.gui.execution_view import ExecutionView
+
+    trace = synthetic.matmul_tiled(N, TS)  # renamed: a custom kernel's own buffers
+    rename = {"A": "img", "B": "mask", "C": "out"}
+    buffers = tuple(
+        b.__class__(
+            **{**b.__dict__, "name": rename.get(b.name, b.name), "role": rename.get(b.name)}
+        )
+        for b in trace.buffers
+    )
+    trace = trace.__class__(**{**trace.__dict__, "buffers": buffers})
+    shapes = {"img": (N, N), "mask": (N, N), "out": (N, N)}
+    grids = make_grids(trace, shapes)
+    assert {g.name: (g.rows, g.cols) for g in grids if g.space == GLOBAL} == shapes
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    view.set_playback(Playback(trace, grids), "x")
+    img = next(g for g in grids if g.name == "img")
+    assert view.buffers.canvases[img.buffer].frame.shape == (N, N)
+
+
+IMAGE_KERNEL = """__kernel void scale(__global const float* src, __global float* dst, float k,
+                    int W, int H)
+{
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x < W && y < H)
+        dst[y * W + x] = k * src[y * W + x];
+}
+"""
+
+
+def test_the_open_kernel_dialog_offers_a_shape_per_buffer(qtbot, tmp_path):
+    from PySide6.QtWidgets import QLineEdit
+
+    from explorer.gui.kernel_dialog import DECLARATION_COLUMNS, KernelMappingDialog
+
+    path = tmp_path / "blur.cl"
+    path.write_text(IMAGE_KERNEL)
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    assert dialog.family.currentText() == "custom"
+    table = dialog.declarations_table
+    column = DECLARATION_COLUMNS.index("Shape")
+    shapes = {
+        table.cellWidget(r, 0).text(): table.cellWidget(r, column)
+        for r in range(table.rowCount())
+        if isinstance(table.cellWidget(r, column), QLineEdit)
+    }
+    # the guess from the index pattern y * W + x: rows of H, columns of W
+    assert {name: edit.text() for name, edit in shapes.items()} == {
+        "src": "H, W",
+        "dst": "H, W",
+    }
+    assert 'shape = ["H", "W"]' in dialog.header()
+    shapes["dst"].setText("")  # the person wants dst as a vector
+    header = dialog.header()
+    assert header.count("shape = ") == 1
+    shapes["src"].setText("W")  # one figure is not a shape: refused, with the reason
+    dialog.accept()
+    assert dialog.variant is None and "shape" in dialog.error.text()
+
+
+def test_play_and_pause_keep_the_buttons_in_place(qtbot):
+    from explorer.gui.playback_controls import PlaybackControls
+
+    controls = PlaybackControls()
+    qtbot.addWidget(controls)
+    controls.resize(1200, 40)
+    controls.show()
+    qtbot.waitExposed(controls)
+    back = next(b for b in controls.findChildren(QAbstractButton) if "◀ Step" in b.text())
+    before = (controls.play_button.width(), back.geometry())
+    controls.play()
+    qtbot.wait(10)
+    assert (controls.play_button.width(), back.geometry()) == before
+    controls.setStyleSheet("QWidget { font-size: 20px; }")  # presenter type: still steady
+    qtbot.wait(10)
+    wide = (controls.play_button.width(), back.geometry())
+    controls.pause()
+    qtbot.wait(10)
+    assert (controls.play_button.width(), back.geometry()) == wide
+    controls.pause()
+
+
+def test_the_c_caption_names_the_sums_its_cells_show(qtbot):
+    """While the group accumulates in registers, C's cells show the sums so far: its caption
+    says so instead of a bare "0 written"."""
+    from explorer.gui.execution_view import ExecutionView
+
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    pb = tiled_playback()
+    view.set_playback(pb, "x")
+    c = next(g for g in pb.grids if g.name == "C")
+    inner = next(i for i, s in enumerate(pb.steps) if s.line == 14)
+    view.set_step(inner)
+    frame = view.buffers.canvases[c.buffer].frame
+    forming = pb.values.partial_sums(pb.cursor.group_steps, c, inner, frame.window)
+    shown = int(np.isfinite(forming).sum())
+    assert shown == TS * TS  # the group's tile of C shows its sums...
+    assert f"0 written · {shown} sums so far, in registers" in frame.caption  # ...and says so
+    view.set_step(len(pb.steps) - 1)
+    caption = view.buffers.canvases[c.buffer].frame.caption
+    assert f"{TS * TS} written" in caption and "sums so far" not in caption
+
+
+def test_hovering_a_rounded_value_gives_it_exactly(presenting, qtbot):
+    view = presenting.views.execution_view
+    canvas = next(c for c in view.buffers.canvases.values() if c.frame.title.endswith("As 16×16"))
+    pb = view.playback
+    view.set_step(next(i for i, s in enumerate(pb.steps) if s.line == 14))
+    zoom, _ = canvas.areas()
+    cell = canvas.cell_size()
+    qtbot.mouseMove(
+        canvas, QRect(int(zoom.left() + cell / 2), int(zoom.top() + cell / 2), 1, 1).topLeft()
+    )
+    assert canvas.toolTip() == "1.5"
+
+
+def test_a_value_too_wide_for_its_cell_is_rounded_not_dropped():
+    from explorer.gui.tiling_view import fitted_label
+
+    def fits_in(chars):
+        return lambda text: len(text) <= chars
+
+    assert fitted_label(1.5, "1.5", fits_in(3)) == "1.5"
+    assert fitted_label(-0.4213, "-.421", fits_in(3)) == "-.4"
+    assert fitted_label(0.3125, ".312", fits_in(3)) == ".31"
+    assert fitted_label(1.5, "1.5", fits_in(1)) == "2"
+
+
+def test_an_unchecked_run_says_so_in_its_badge():
+    from dataclasses import replace
+
+    from explorer.gui.result_view import badge_text
+    from tests.gui.controllers.fakes import result
+
+    ran = result("tiled")
+    ran = replace(ran, verdict=replace(ran.verdict, checked=False))
+    assert ran.status == "unchecked"
+    text = badge_text(ran)
+    assert text.startswith("Ran, not checked") and "kernel 1.000 ms" in text
+    assert "None" not in text

@@ -1,0 +1,24 @@
+/*---
+name = "an async copy whose source differs between work-items"
+family = "custom"
+kernel = "k"
+global = ["64"]
+local = ["16"]
+[args.src]
+buffer = "float"
+count = "64"
+access = "read"
+[args.out]
+buffer = "float"
+count = "64"
+contents = "zeros"
+---*/
+#line 1
+__kernel void k(__global const float* src, __global float* out)
+{
+    __local float tile[4];
+    int l = get_local_id(0);
+    event_t e = async_work_group_copy(tile, src + l * 4, 4, 0);
+    wait_group_events(1, &e);
+    out[get_global_id(0)] = tile[l % 4];
+}

@@ -1,0 +1,24 @@
+/*---
+name = "reads a local copy before waiting for it"
+family = "custom"
+kernel = "k"
+global = ["64"]
+local = ["16"]
+[args.src]
+buffer = "float"
+count = "64"
+access = "read"
+[args.out]
+buffer = "float"
+count = "64"
+contents = "zeros"
+---*/
+#line 1
+__kernel void k(__global const float* src, __global float* out)
+{
+    __local float tile[16];
+    int l = get_local_id(0), g = get_group_id(0);
+    event_t e = async_work_group_copy(tile, src + g * 16, 16, 0);
+    out[get_global_id(0)] = tile[l];
+    wait_group_events(1, &e);
+}
