@@ -299,7 +299,7 @@ ACTIONS = Actions(
     CapturesController,
     Action(
         "open_capture",
-        "Open &capture…",
+        "Open cap&ture…",
         "&File",
         CapturesController.open_capture_dialog,
         (),
