@@ -350,6 +350,8 @@ def test_a_value_too_wide_for_its_cell_is_rounded_not_dropped():
     assert fitted_label(-0.4213, "-.421", fits_in(3)) == "-.4"
     assert fitted_label(0.3125, ".312", fits_in(3)) == ".31"
     assert fitted_label(1.5, "1.5", fits_in(1)) == "2"
+    assert fitted_label(0.0049, ".0049", fits_in(3)) == "0"
+    assert fitted_label(-0.0049, "-.0049", fits_in(3)) == "0"
 
 
 def test_an_unchecked_run_says_so_in_its_badge():
