@@ -64,7 +64,7 @@ def fitted_label(value: float, text: str, fits: Callable[[str], bool]) -> str:
         shorter = shorter or f"{value:.{digits}g}"
         if fits(shorter):
             return shorter
-    whole = str(int(round(value))) if np.isfinite(value) else ""
+    whole = str(round(value)) if np.isfinite(value) else ""
     if whole and fits(whole):
         return "0" if whole == "-0" else whole  # .004 is 0 to the back row
     return "" if not fits("…") else "…"
