@@ -64,6 +64,9 @@ def fitted_label(value: float, text: str, fits: Callable[[str], bool]) -> str:
         shorter = shorter or f"{value:.{digits}g}"
         if fits(shorter):
             return shorter
+    whole = str(round(value)) if np.isfinite(value) else ""
+    if whole and fits(whole):
+        return "0" if whole == "-0" else whole  # .004 is 0 to the back row
     return "" if not fits("…") else "…"
 
 
@@ -228,6 +231,12 @@ class FocusCanvas(QWidget):
     # -- painting ------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
         frame = self.frame
+        zoom, overview = self.areas()
+        size = zoom.size().toSize()
+        overlay = None
+        if self._image is not None and size.width() >= 1 and size.height() >= 1:
+            _r0, _r1, c0, c1 = frame.window
+            overlay = self._overlay(size, zoom.width() / max(c1 - c0, 1))  # says: rounded?
         painter = QPainter(self)
         painter.setFont(self._title_font())
         painter.setPen(QColor("#1b2631"))
@@ -237,16 +246,12 @@ class FocusCanvas(QWidget):
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
             painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 8),
         )
-        if self._image is None:
-            return
-        zoom, overview = self.areas()
-        size = zoom.size().toSize()
-        if size.width() < 1 or size.height() < 1:
+        if self._image is None or overlay is None:
             return
         painter.drawImage(zoom, self._image)  # a few hundred cells: scaled as drawn
         _r0, _r1, c0, c1 = frame.window
         cell = zoom.width() / max(c1 - c0, 1)
-        painter.drawPixmap(zoom.topLeft(), self._overlay(size, cell))
+        painter.drawPixmap(zoom.topLeft(), overlay)
         painter.setClipRect(zoom.adjusted(-3, -3, 3, 3))
         for box, colour, width in frame.outlines:
             rect = self._box_rect(box, zoom, cell)
@@ -321,12 +326,18 @@ class FocusCanvas(QWidget):
         in the room view never under ROOM_LABEL_PX."""
         widest = max((len(str(t)) for t in labels.ravel()), default=0)
         pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
-        if self.room:
-            pixel = max(ROOM_LABEL_PX, min(cell * 0.6, 2 * ROOM_LABEL_PX))
-        elif pixel < 6 or widest == 0:
-            return None
         font = QFont(self.font())
         font.setBold(not self.room)  # the room's values are large: regular fits 1.5
+        if self.room:
+            # as large as the cell allows and the widest value still fits, never under
+            # ROOM_LABEL_PX (a value that then does not fit is rounded)
+            font.setPixelSize(100)
+            metrics = QFontMetrics(font)
+            longest = max((metrics.horizontalAdvance(str(t)) for t in labels.ravel()), default=1)
+            fit = (cell - 3) * 100 / max(longest, 1)
+            pixel = max(ROOM_LABEL_PX, min(cell * 0.6, fit, 2 * ROOM_LABEL_PX))
+        elif pixel < 6 or widest == 0:
+            return None
         font.setPixelSize(int(pixel))
         return font
 

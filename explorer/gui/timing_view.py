@@ -56,12 +56,18 @@ class TimingView(QWidget):
         layout.addWidget(self.details)
         self.labels: list[str] = []  # what each bar says, for tests and exports
         self.bar_count = 0
+        # Labels beside the bars, and the time the axis ends at before they are fitted: on a
+        # narrow pane the axis is lengthened until every label ends inside the chart.
+        self._placed: list[tuple[float, pg.TextItem]] = []
+        self._x_end = 1.0
+        self.plot.getPlotItem().getViewBox().sigResized.connect(self._fit_labels)
 
     def clear(self) -> None:
         self.plot.clear()
         self.details.setText("")
         self.labels = []
         self.bar_count = 0
+        self._placed = []
 
     def _axis(self, names: list[str]) -> None:
         axis = self.plot.getAxis("left")
@@ -87,6 +93,21 @@ class TimingView(QWidget):
         item.setPos(x, y)
         self.plot.addItem(item)
         self.labels.append(text)
+        self._placed.append((x, item))
+
+    def _set_x_end(self, end: float) -> None:
+        self._x_end = end
+        self._fit_labels()
+
+    def _fit_labels(self, *_args: object) -> None:
+        """The time axis long enough for each label beside a bar to end inside the chart."""
+        width = self.plot.getPlotItem().getViewBox().width()
+        end = self._x_end
+        for x, item in self._placed:
+            room = width - item.textItem.boundingRect().width() - 6
+            if x > 0 and room > 0:
+                end = max(end, x * width / room)
+        self.plot.setXRange(0, end, padding=0)
 
     def show_message(self, text: str) -> None:
         """No bars yet: what is coming, in words (e.g. a run being timed)."""
@@ -149,7 +170,7 @@ class TimingView(QWidget):
             f"{parts[0][1]:.3f} ms · download {parts[2][1]:.3f} ms · numpy {t.reference_ms:.3f} "
             "ms (float64)"
         )
-        self.plot.setXRange(0, span * 1.05, padding=0)
+        self._set_x_end(span * 1.05)
 
     def show_compare(self, results: Sequence[RunResult]) -> None:
         """One bar per variant, in catalog order; wrong and refused ones stay in the chart."""
@@ -187,7 +208,7 @@ class TimingView(QWidget):
                 0, row, f"{bar_name(result)}: {t.median_ms:.3f} ms  {rate_text(result)}  {verdict}"
             )
             self.bar_count += 1
-        self.plot.setXRange(0, span * 1.05, padding=0)
+        self._set_x_end(span * 1.05)
 
 
 def bar_name(result: RunResult) -> str:

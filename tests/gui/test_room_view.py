@@ -350,6 +350,8 @@ def test_a_value_too_wide_for_its_cell_is_rounded_not_dropped():
     assert fitted_label(-0.4213, "-.421", fits_in(3)) == "-.4"
     assert fitted_label(0.3125, ".312", fits_in(3)) == ".31"
     assert fitted_label(1.5, "1.5", fits_in(1)) == "2"
+    assert fitted_label(0.0049, ".0049", fits_in(3)) == "0"
+    assert fitted_label(-0.0049, "-.0049", fits_in(3)) == "0"
 
 
 def test_an_unchecked_run_says_so_in_its_badge():
@@ -404,3 +406,23 @@ def test_the_result_plots_have_no_small_print_while_presenting(presenting):
     window.controllers.presenter.set_presenter(False)
     assert plot.getAxis("bottom").style["tickFont"] is None
     assert not image.ui.histogram.isHidden()
+
+
+def test_values_are_rounded_only_where_the_screen_is_too_small_and_the_title_says_so(
+    presenting, qtbot
+):
+    window = presenting
+    view = window.views.execution_view
+    pb = view.playback
+    view.set_step(next(i for i, s in enumerate(pb.steps) if s.line == 14))
+    a_tile = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
+    a_tile.grab()  # painted as on screen
+    assert a_tile.rounded  # 1.5 does not fit a cell of 1280×720 at 18 px: written 2
+    window.resize(1920, 1080)
+    qtbot.wait(50)
+    window.controllers.presenter.set_presenter(False)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    qtbot.wait(50)
+    a_tile = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
+    a_tile.grab()
+    assert not a_tile.rounded  # at 1920×1080 it is written 1.5
