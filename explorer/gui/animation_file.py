@@ -9,6 +9,8 @@ reads as it does on a screen of that size. The GIF's one palette keeps the highl
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
@@ -73,19 +75,53 @@ def frames_of(
     """Each step of the view's animation as an RGB array, drawn at ``size`` (the view laid
     out at that size) or at the view's own size; even sizes, as video encoders need. The
     view is left at the step and size it had."""
+    with laid_out(view, size):
+        return [drawn(view, i, size) for i in range(min(view.steps, max_frames))]
+
+
+@contextmanager
+def laid_out(view: Steps, size: tuple[int, int] | None) -> Iterator[None]:
+    """The view at ``size`` for the frames drawn inside, then back at its step and size."""
     start, shown = view.current, view.size()
-    frames = []
     try:
         if size is not None:
             view.resize(*size)
-        for i in range(min(view.steps, max_frames)):
-            view.set_step(i)
-            frames.append(_rgb(_fit(view.grab().toImage(), size)))
+        yield
     finally:
         if size is not None:
             view.resize(shown.width(), shown.height())
         view.set_step(start)
-    return frames
+
+
+def drawn(view: Steps, step: int, size: tuple[int, int] | None) -> np.ndarray:
+    """One step drawn as an RGB array (see :func:`frames_of`)."""
+    view.set_step(step)
+    return _rgb(_fit(view.grab().toImage(), size))
+
+
+def write_animation(
+    view: Steps, path: str, fps: float, max_frames: int, size: tuple[int, int] | None
+) -> tuple[int, int, int]:
+    """Draw and write the animation frame by frame, never holding every frame in memory
+    (961 steps at 1920×1080 would be 6 GB): a GIF's palette from frames spread over the
+    animation first, an MP4 streamed to the encoder. Returns (frames, width, height); raises
+    WriteFailed (the partial file removed) or ImportError."""
+    count = min(view.steps, max_frames)
+    if count == 0:
+        raise WriteFailed(path, "there are no frames to write")
+    with laid_out(view, size):
+        first = drawn(view, 0, size)
+        height, width = first.shape[:2]
+        if path.lower().endswith(".gif"):
+            samples = np.linspace(0, count - 1, min(count, PALETTE_SAMPLES)).astype(int)
+            palette = gif_palette([drawn(view, int(i), size) for i in samples])
+            pictures = (drawn(view, i, size) for i in range(count))
+            write_checked(path, lambda t: _write_gif(pictures, t, fps, palette), header=GIF)
+        else:
+            pictures = (drawn(view, i, size) for i in range(count))
+            write_checked(path, lambda t: _write_mp4(pictures, t, fps))
+            _check_mp4(path)
+    return count, width, height
 
 
 def _fit(image: QImage, size: tuple[int, int] | None) -> QImage:
@@ -134,17 +170,19 @@ def write_frames(frames: list[np.ndarray], path: str, fps: float) -> None:
     if not frames:
         raise WriteFailed(path, "there are no frames to write")
     if path.lower().endswith(".gif"):
-        write_checked(path, lambda target: _write_gif(frames, target, fps), header=GIF)
+        palette = gif_palette(frames)
+        write_checked(path, lambda t: _write_gif(frames, t, fps, palette), header=GIF)
     else:
-        write_checked(path, lambda target: _write_mp4(frames, target, fps))
+        write_checked(path, lambda t: _write_mp4(frames, t, fps))
         _check_mp4(path)
 
 
-def _write_gif(frames: list[np.ndarray], path: str, fps: float) -> None:
+def _write_gif(frames: Iterable[np.ndarray], path: str, fps: float, palette: list[int]) -> None:
     from PIL import Image
 
     holder = Image.new("P", (1, 1))
-    holder.putpalette(gif_palette(frames))
+    holder.putpalette(palette)
+    # Indexed as they come: a byte a pixel is kept per frame, not three.
     indexed = [
         Image.fromarray(f).quantize(palette=holder, dither=Image.Dither.NONE) for f in frames
     ]
@@ -159,9 +197,13 @@ def _write_gif(frames: list[np.ndarray], path: str, fps: float) -> None:
     )
 
 
-def _write_mp4(frames: list[np.ndarray], path: str, fps: float) -> None:
+def _write_mp4(frames: Iterable[np.ndarray], path: str, fps: float) -> None:
     import imageio.v2 as imageio
 
+    # A folder that cannot take the file fails here, before ffmpeg is started (its pipes
+    # would otherwise be left to the garbage collector).
+    with open(path, "wb"):
+        pass
     # High quality keeps small text sharp; yuv420p plays in every slide program.
     try:
         with imageio.get_writer(

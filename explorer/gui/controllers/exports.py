@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable
 from typing import cast
 
-import numpy as np
 from PIL.Image import Image as PILImage
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QPainter, QRegion
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from explorer.engine.records import result_record
 from explorer.file_writes import PNG, SVG_END, WriteFailed, write_checked, write_text
 from explorer.gui.actions import Action, Actions
-from explorer.gui.animation_file import FRAME_SIZES, Steps, frames_of, write_frames
+from explorer.gui.animation_file import FRAME_SIZES, Steps, drawn, laid_out, write_animation
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
 from explorer.gui.state import AppState
 
@@ -76,39 +75,48 @@ class ExportController:
         if self.state.playback is None or not view.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
+        steps = cast(Steps, view)
         try:
-            frames = frames_of(cast(Steps, view), max_frames, size)
             if path.lower().endswith(".png"):
-                self._frames_png(frames, path)
-                return True
-            write_frames(frames, path, 1000 / FRAME_MS)
+                count, width, height = self._frames_png(steps, path, max_frames, size)
+            else:
+                count, width, height = write_animation(
+                    steps, path, 1000 / FRAME_MS, max_frames, size
+                )
         except WriteFailed as exc:
             self.status.say(str(exc))
             return False
         except ImportError:
             self.status.say("MP4 needs imageio and imageio-ffmpeg: pip install imageio-ffmpeg")
             return False
-        height, width = frames[0].shape[:2]
-        self.status.say(f"Wrote {len(frames)} frames ({width}×{height}) to {path}")
+        where = f"as {path[:-4]}-NNNN.png" if path.lower().endswith(".png") else f"to {path}"
+        self.status.say(f"Wrote {count} frames ({width}×{height}) {where}")
         return True
 
-    def _frames_png(self, frames: list[np.ndarray], path: str) -> None:
-        """One PNG per frame; a failure removes the frames written so far."""
+    def _frames_png(
+        self, view: Steps, path: str, max_frames: int, size: tuple[int, int] | None
+    ) -> tuple[int, int, int]:
+        """One PNG per frame, each written as it is drawn; a failure removes the frames
+        written so far."""
         from PIL import Image
 
         from explorer.file_writes import remove_partial
 
         written: list[str] = []
+        width = height = 0
         try:
-            for i, frame in enumerate(frames):
-                name = f"{path[:-4]}-{i:04d}.png"
-                write_checked(name, _png_writer(Image.fromarray(frame)), PNG)
-                written.append(name)
+            with laid_out(view, size):
+                for i in range(min(view.steps, max_frames)):
+                    frame = drawn(view, i, size)
+                    height, width = frame.shape[:2]
+                    name = f"{path[:-4]}-{i:04d}.png"
+                    write_checked(name, _png_writer(Image.fromarray(frame)), PNG)
+                    written.append(name)
         except WriteFailed:
             for name in written:
                 remove_partial(name)
             raise
-        self.status.say(f"Wrote {len(written)} frames as {path[:-4]}-NNNN.png")
+        return len(written), width, height
 
     def history_csv(self, path: str) -> bool:
         """Every run of the session, one row each; nested fields as JSON text."""
