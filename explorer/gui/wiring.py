@@ -172,7 +172,10 @@ def connect_views(views: Views, controllers: Controllers, actions: ActionSet) ->
     views.execution_view.step_changed.connect(c.navigation.step_shown)
     views.sweep_view.run_requested.connect(c.sweep.run_sweep)
     views.sweep_view.cell_chosen.connect(c.sweep.load_cell)
-    views.work.cancel_requested.connect(c.runs.cancel)
+    # one Cancel button: an export in progress, else the worker's run, trace or check
+    views.work.cancel_requested.connect(
+        lambda: c.exports.cancel() if c.exports.exporting else c.runs.cancel()
+    )
 
     def run_tip(_: object = None) -> None:  # the Run button says why it is disabled
         views.run_button.setToolTip(c.freshness.how_to_run())

@@ -85,3 +85,55 @@ def test_the_run_button_says_why_it_is_disabled(window, qtbot):
     qtbot.keyClick(edit, Qt.Key.Key_Return)
     assert not button.isEnabled()
     assert button.toolTip().startswith("Run is disabled: ")
+
+
+@pytest.mark.parametrize("name", ["anim.gif", "frame.png"])
+def test_an_animation_export_shows_its_elapsed_time_and_cancel_leaves_no_file(
+    window, qtbot, tmp_path, monkeypatch, name
+):
+    from tests.gui.conftest import answer_file_dialogs
+    from tests.gui.test_execution import trace_in_window
+
+    window.show()
+    view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 16, "N": 16, "K": 16})
+    view.set_step(3)
+    v = window.views
+    said = []
+    monkeypatch.setattr(type(v), "say", lambda self, text: said.append(text))
+    clock = {"now": 0.0}
+
+    class Clock:  # the export's clock: each frame drawn takes 0.2 s
+        def start(self):
+            clock["now"] = 0.0
+
+        def isValid(self):
+            return True
+
+        def elapsed(self):
+            return int(clock["now"] * 1000)
+
+    monkeypatch.setattr(v.work, "_clock", Clock())
+    frames, shown = [], []
+    draw = type(view).set_step
+
+    def slow_step(self, index):  # each frame takes a while: the export passes a second
+        draw(self, index)
+        frames.append(index)
+        clock["now"] = 0.2 * len(frames)
+        v.work._tick()
+        if len(frames) == 8:
+            shown.append(v.work.isVisibleTo(window) and v.work.label.text())
+            v.work.cancel.click()  # as a person clicks it while the frames are drawn
+
+    monkeypatch.setattr(type(view), "set_step", slow_step)
+    answer_file_dialogs(monkeypatch, tmp_path / name)
+    command = (
+        "Export animation as GIF…" if name.endswith(".gif") else "Export animation as PNG frames…"
+    )
+    trigger(window, command)
+    assert shown[0] and shown[0].startswith("Exporting") and shown[0].endswith("1.6 s")
+    assert 8 <= len(frames) < view.steps  # stopped at the next frame, not at the end
+    assert list(tmp_path.iterdir()) == []  # no file, no partial file, no frames
+    assert said[-1].startswith("Export cancelled after")
+    assert not v.work.isVisibleTo(window)
+    assert window.state.playback is not None and view.current == 3  # the trace stays as it was

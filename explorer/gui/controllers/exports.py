@@ -12,13 +12,20 @@ from collections.abc import Callable
 from typing import cast
 
 from PIL.Image import Image as PILImage
-from PySide6.QtCore import QPoint
-from PySide6.QtGui import QPainter, QRegion
+from PySide6.QtCore import QPoint, QSize
+from PySide6.QtGui import QPainter, QPixmap, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from explorer.engine.records import result_record
-from explorer.file_writes import PNG, SVG_END, WriteFailed, write_checked, write_text
+from explorer.file_writes import (
+    PNG,
+    SVG_END,
+    WriteFailed,
+    remove_partial,
+    write_checked,
+    write_text,
+)
 from explorer.gui.actions import Action, Actions
 from explorer.gui.animation_file import FRAME_SIZES, Steps, drawn, laid_out, write_animation
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
@@ -44,6 +51,13 @@ class ExportController:
         self.status = status
         self.pages = pages
         self.parent_widget = parent
+        self._cancelled = False
+        self.exporting = False  # an animation's frames are being drawn
+
+    def cancel(self) -> None:
+        """The Cancel button beside the elapsed time: an export in progress stops at its next
+        frame and leaves no file."""
+        self._cancelled = True
 
     # -- files ---------------------------------------------------------------------------
     def view_png(self, view: QWidget, path: str) -> bool:
@@ -75,7 +89,10 @@ class ExportController:
         if self.state.playback is None or not view.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
-        steps = cast(Steps, view)
+        steps = _Watched(cast(Steps, view), self)
+        self._cancelled, self.exporting = False, True
+        self.status.work_started(f"Exporting {min(view.steps, max_frames)} frames")
+        failure = None
         try:
             if path.lower().endswith(".png"):
                 count, width, height = self._frames_png(steps, path, max_frames, size)
@@ -84,10 +101,19 @@ class ExportController:
                     steps, path, 1000 / FRAME_MS, max_frames, size
                 )
         except WriteFailed as exc:
-            self.status.say(str(exc))
-            return False
+            failure = str(exc)
         except ImportError:
-            self.status.say("MP4 needs imageio and imageio-ffmpeg: pip install imageio-ffmpeg")
+            failure = "MP4 needs imageio and imageio-ffmpeg: pip install imageio-ffmpeg"
+        except ExportCancelled:
+            remove_partial(path)
+            failure = "cancelled"
+        finally:
+            self.exporting = False
+            seconds = self.status.work_ended()
+        if failure == "cancelled":
+            failure = f"Export cancelled after {seconds:.1f} s: nothing was written"
+        if failure is not None:
+            self.status.say(failure)
             return False
         where = f"as {path[:-4]}-NNNN.png" if path.lower().endswith(".png") else f"to {path}"
         self.status.say(f"Wrote {count} frames ({width}×{height}) {where}")
@@ -100,8 +126,6 @@ class ExportController:
         written so far."""
         from PIL import Image
 
-        from explorer.file_writes import remove_partial
-
         written: list[str] = []
         width = height = 0
         try:
@@ -112,7 +136,7 @@ class ExportController:
                     name = f"{path[:-4]}-{i:04d}.png"
                     write_checked(name, _png_writer(Image.fromarray(frame)), PNG)
                     written.append(name)
-        except WriteFailed:
+        except BaseException:  # a failure, Cancel or anything else: no frames left behind
             for name in written:
                 remove_partial(name)
             raise
@@ -312,3 +336,40 @@ def frame_size_filters(kind: str, suffix: str) -> list[str]:
         f"{kind} for a 1280×720 slide (*.{suffix})",
         f"{kind} for a 1920×1080 slide (*.{suffix})",
     ]
+
+
+class ExportCancelled(Exception):
+    """The person pressed Cancel while frames were drawn."""
+
+
+class _Watched:
+    """The execution view as an export steps it: each frame drawn counts in the status bar,
+    the window stays responsive (Cancel can be pressed) and Cancel stops the export."""
+
+    def __init__(self, view: Steps, exports: ExportController) -> None:
+        self._view = view
+        self._exports = exports
+
+    @property
+    def current(self) -> int:
+        return self._view.current
+
+    @property
+    def steps(self) -> int:
+        return self._view.steps
+
+    def set_step(self, index: int) -> None:
+        QApplication.processEvents()  # the elapsed time ticks and Cancel can be pressed
+        if self._exports._cancelled:
+            self._exports._cancelled = False  # once: the view is then put back at its step
+            raise ExportCancelled
+        self._view.set_step(index)
+
+    def grab(self) -> QPixmap:
+        return self._view.grab()
+
+    def size(self) -> QSize:
+        return self._view.size()
+
+    def resize(self, w: int, h: int) -> None:
+        self._view.resize(w, h)
