@@ -44,6 +44,9 @@ class TimingView(QWidget):
         self.plot.setLabel("bottom", "time", units="ms")
         # The values are already milliseconds: pyqtgraph's own prefix would make "mms".
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
+        label_font = self.plot.getAxis("bottom").label.font()
+        label_font.setPixelSize(LABEL_PX)
+        self.plot.getAxis("bottom").label.setFont(label_font)
         self.plot.showGrid(x=True, y=False, alpha=0.3)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
@@ -73,7 +76,7 @@ class TimingView(QWidget):
         axis = self.plot.getAxis("left")
         axis.setTicks([list(enumerate(names))])
         font = axis.label.font()
-        font.setPointSize(11)
+        font.setPixelSize(LABEL_PX)  # the time axis reads from the back of a room too
         # Each bar's label names it: the axis keeps the names (for the record) without
         # writing them, so the bars and their labels get the pane's whole width.
         axis.setStyle(tickFont=font, showValues=False)
@@ -104,6 +107,10 @@ class TimingView(QWidget):
         width = self.plot.getPlotItem().getViewBox().width()
         end = self._x_end
         for x, item in self._placed:
+            if x == 0 and width > 40:  # a label from the left edge wraps inside the chart
+                item.textItem.setTextWidth(-1)
+                if item.textItem.boundingRect().width() > width - 6:
+                    item.textItem.setTextWidth(width - 6)
             room = width - item.textItem.boundingRect().width() - 6
             if x > 0 and room > 0:
                 end = max(end, x * width / room)
@@ -114,7 +121,7 @@ class TimingView(QWidget):
         self.clear()
         self._axis([""])
         self._label(0, -BAR_HEIGHT / 2, text)
-        self.plot.setXRange(0, 1, padding=0)
+        self._set_x_end(1)
 
     def show_run(self, result: RunResult) -> None:
         """Stacked upload / kernel / download, the numpy reference below."""

@@ -154,3 +154,16 @@ def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_no
     if window.model.device.type.upper() == "CPU":
         assert notice.isVisibleTo(window)
         assert notice.height() >= notice.heightForWidth(notice.width())  # not cut off
+
+
+def test_presenter_mode_at_1280x720_the_timing_words_stay_inside_the_chart(window, qtbot):
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    timing = window.views.timing_view
+    timing.show_message("A kernel with a long name: run it (Ctrl+R) to time it, then compare.")
+    qtbot.wait(50)
+    assert _inside_the_plot(timing)  # wrapped, not cut at the pane's edge
+    axis = timing.plot.getAxis("bottom")
+    assert axis.style["tickFont"].pixelSize() >= 16 and axis.label.font().pixelSize() >= 16
