@@ -120,13 +120,13 @@ def test_a_refused_configuration_is_not_traced(traces):
     assert worker.requests == []
 
 
-def test_in_presenter_mode_the_trace_plays_and_its_kernel_is_timed(traces):
+def test_in_presenter_mode_the_trace_waits_for_space_and_its_kernel_is_timed(traces):
     controller, worker, v = traces
     controller.state.presenting = True
     traced = traced_run(result("tiled"))
     controller.trace()
     worker.trace_finished.emit(traced)
-    v.execution.play.assert_called_once()
+    v.execution.play.assert_not_called()  # nothing plays until Space
     v.result.show_result.assert_called_with(traced.result)  # no timed run yet: the trace's
     assert "the trace is not timed" in v.timing.show_message.call_args.args[0]
     assert worker.last("run").variant.id == "tiled"  # a timed run follows
