@@ -227,6 +227,8 @@ def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtb
     )
     assert len(state.tour_results) == 2  # the tiled stage is traced as well
     assert view.lines.caption.text().startswith("2 · tiled")
+    # It opens past the first barrier, the tiles in local memory loaded.
+    qtbot.waitUntil(lambda: view.current == state.playback.first_step_of(1), timeout=5000)
     qtbot.keyClick(view.controls.speed, Qt.Key.Key_Space)  # Space advances whatever has the focus
     tiled = state.playback
     qtbot.waitUntil(lambda: len(state.tour_results) == 3, timeout=60000)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import QTimer, SignalInstance
 
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.record.trace_launch import TracedRun
@@ -170,6 +170,17 @@ class PresenterController:
         loads = loads_per_output(analysis.global_bytes_read, analysis.global_bytes_written)
         self._figures[stage] = Figures(self._figures[stage].run, loads)
         self._show_caption(stage)
+        # Once the animation is on screen: open it past the first barrier, where the local
+        # tiles hold what the group loaded (step 1 shows them empty).
+        QTimer.singleShot(0, self._show_loaded_tiles)
+
+    def _show_loaded_tiles(self) -> None:
+        playback = self.state.playback
+        if playback is None or not self.state.touring:
+            return
+        step = playback.first_step_of(1)
+        if step is not None:
+            self.execution.set_step(step)
 
 
 def _steps(app: AppContext) -> bool:
