@@ -38,6 +38,8 @@ def apply_selection(model: ConfigModel, args: argparse.Namespace) -> None:
     model.set_local(parse_local(args.local))
     for name, value in parse_defines(args.define).items():
         model.set_define(name, value)
+    if getattr(args, "timeout", None) is not None:
+        model.timeout_s = float(args.timeout)
     if args.input or args.text != "IOU" or args.image:
         model.set_input(
             args.input or ("image" if args.image else model.input), args.text, args.image

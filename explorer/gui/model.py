@@ -43,6 +43,7 @@ class ConfigModel(QObject):
         self._image_path: str | None = None
         self._user_variants: list[Variant] = []
         self._layout: str | None = None  # None: the variant's own (its header's) layout
+        self.timeout_s = 60.0  # each run's and trace's limit (``main.py --timeout``)
 
     # -- devices -------------------------------------------------------------------
     @property
@@ -262,7 +263,7 @@ class ConfigModel(QObject):
         the local size and the defines."""
         return (*self.kernel_identity(), self._local, tuple(sorted(self._defines.items())))
 
-    def request(self, repeat: int = 10, timeout_s: float = 60.0) -> RunRequest:
+    def request(self, repeat: int = 10, timeout_s: float | None = None) -> RunRequest:
         variant = self._variant
         if self._layout is not None:
             variant = replace(variant, layout=self._layout)
@@ -276,5 +277,5 @@ class ConfigModel(QObject):
             text=self._text,
             image_path=self._image_path,
             repeat=repeat,
-            timeout_s=timeout_s,
+            timeout_s=self.timeout_s if timeout_s is None else timeout_s,
         )

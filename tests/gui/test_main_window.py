@@ -190,3 +190,18 @@ def test_printf_output_is_shown_beside_the_source(window, qtbot):
         window.model.set_size(name, 32)
     run_and_wait(qtbot, window)
     assert "acc = " in window.views.source_view.output.toPlainText()
+
+
+def test_the_command_lines_timeout_limits_the_windows_work(window, qtbot):
+    from explorer.app import build_parser
+    from explorer.gui.command_line import apply_selection
+
+    argv = ["--kernel-file", str(TEST_KERNELS / "hang.cl"), "--timeout", "2"]
+    args = build_parser().parse_args(argv)
+    apply_selection(window.model, args)
+    assert window.model.request().timeout_s == 2.0
+    trigger(window, "Run")
+    # stopped by its own limit, long before the 60 s a run gets by default
+    qtbot.waitUntil(lambda: window.state.result is not None, timeout=40000)
+    assert window.state.result.status == "timeout"
+    assert "after 2 s" in window.state.result.summary()
