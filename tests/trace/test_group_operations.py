@@ -38,6 +38,15 @@ EXPECTED = {
     "barrier_flags_differ": [("barrier-divergence", 6, "flags")],
     # Flags computed at run time, the same for every work-item: they order local memory.
     "barrier_flags_at_run_time": [],
+    # A wait ends only the copies whose event it names. Copies into a[] (ea) and b[] (eb),
+    # a wait for ea only, then b[] is read: the copy on line 6 may still be writing it.
+    "copy_wait_other_event": [("race", 6, "copy-in-flight")],
+    # The second copy is given the first one's event and returns it: one wait ends both.
+    "copy_shared_event": [],
+    # evs[0] and evs[1] waited together with wait_group_events(2, evs).
+    "copy_events_array": [],
+    # wait_group_events(1, evs) names evs[0] only: b[], copied on line 7, is read on line 9.
+    "copy_events_array_in_part": [("race", 7, "copy-in-flight")],
 }
 
 
@@ -80,3 +89,12 @@ def test_differing_barrier_flags_are_named_not_a_missing_barrier(traced):
     assert "CLK_LOCAL_MEM_FENCE by 8" in finding.message
     assert "CLK_GLOBAL_MEM_FENCE by 8" in finding.message
     assert "no barrier between" not in finding.message
+
+
+@pytest.mark.parametrize(
+    "name, copy, read", [("copy_wait_other_event", 6, 8), ("copy_events_array_in_part", 7, 9)]
+)
+def test_a_copy_whose_event_no_wait_named_races_with_the_read(traced, name, copy, read):
+    (race,) = traced(name).analysis.findings
+    assert race.buffer == "b" and race.other_lines == (copy, read)
+    assert f"line {read} reads b[]" in race.message

@@ -8,8 +8,10 @@ with the copy: a race, whichever work-item the trace happened to record the copy
 with. Races between work-groups through copies are the race scan's, like any access's.
 
 The runtime records each copied element as a read of the source and a write of the
-destination (sites of role ``ROLE_COPY``); each work-item records the waits it passes. A wait
-is taken to complete every copy the group started before it.
+destination (sites of role ``ROLE_COPY``) and which event the copy returns; each work-item
+records the waits it passes and the events each names. A wait completes the copies whose
+event it names (several copies may share one event); where the trace could not follow an
+event (stored in no plain variable), it falls back to a wait completing every copy.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     ROLE_COPY,
+    ROLE_COPY_EVENT,
     ROLE_WAIT,
+    ROLE_WAIT_EVENT,
     WRITE,
     Finding,
 )
@@ -64,6 +68,54 @@ def in_flight(ctx: Context) -> list[Finding]:
     return found
 
 
+def _keys(
+    ctx: Context, role: str, group: np.ndarray, phase: np.ndarray, P: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the sites of `role` and their (group, phase) keys."""
+    ids = [s.id for s in ctx.trace.sites if s.role == role]
+    rows = np.flatnonzero(np.isin(ctx.trace.site, ids))
+    return rows, group[rows] * P + phase[rows]
+
+
+def _first_at_or_after(keys: np.ndarray, start: np.ndarray, P: int) -> np.ndarray:
+    """Per start key, the phase of the first of the sorted `keys` at or after it in the same
+    group; P where there is none."""
+    if keys.size == 0:
+        return np.full(start.size, P, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, start), keys.size - 1)
+    hit = (keys[at] >= start) & (keys[at] // P == start // P)
+    return np.where(hit, keys[at] % P, P)
+
+
+def _ends(ctx: Context, ci: np.ndarray, group: np.ndarray, phase: np.ndarray, P: int) -> np.ndarray:
+    """The phase in which each copy row's copy ends: the first wait of its group that names
+    its event (P where none does). A copy whose event is not known ends at any wait, and a
+    wait that names an event not known ends every copy."""
+    t = ctx.trace
+    offs = t.offset.astype(np.int64)
+    start = group[ci] * P + phase[ci]
+    _, wkeys = _keys(ctx, ROLE_WAIT, group, phase, P)
+    erows, _ = _keys(ctx, ROLE_COPY_EVENT, group, phase, P)
+    k = np.searchsorted(erows, ci, side="right") - 1
+    known = k >= 0
+    k = np.maximum(k, 0)
+    if erows.size:
+        known &= t.wi[erows[k]] == t.wi[ci]
+        event = np.where(known, offs[erows[k]], 0)
+    else:
+        event = np.zeros(ci.size, dtype=np.int64)
+    nrows, nkeys = _keys(ctx, ROLE_WAIT_EVENT, group, phase, P)
+    named = offs[nrows] > 0
+    any_wait = np.unique(wkeys)
+    wildcard = np.union1d(np.setdiff1d(any_wait, nkeys[named]), nkeys[~named])
+    end = _first_at_or_after(wildcard, start, P)
+    end = np.where(event == 0, _first_at_or_after(any_wait, start, P), end)
+    span = (int(group.max()) + 1) * P
+    pairs = np.unique(offs[nrows[named]] * span + nkeys[named])
+    by_event = _first_at_or_after(pairs, event * span + start, P)  # same event and group
+    return np.where(event > 0, np.minimum(end, by_event), end)
+
+
 def _scan(ctx: Context) -> list[Finding]:
     t = ctx.trace
     copies = copy_sites(ctx)
@@ -79,20 +131,9 @@ def _scan(ctx: Context) -> list[Finding]:
     group = ctx.gdense[t.wi]
     phase = t.phase.astype(np.int64)
     P = int(phase.max()) + 2
-    waits = [s.id for s in t.sites if s.role == ROLE_WAIT]
-    wmask = np.isin(site, waits)
-    wait_keys = np.unique(group[wmask] * P + phase[wmask])
     ci = np.flatnonzero(is_copy)
-    start = group[ci] * P + phase[ci]
-    at = np.searchsorted(wait_keys, start)
-    found = at < wait_keys.size
-    at = np.minimum(at, max(wait_keys.size - 1, 0))
-    if wait_keys.size:
-        waited = found & (wait_keys[at] // P == group[ci])
-        end = np.where(waited, wait_keys[at] % P, P)
-    else:
-        waited = np.zeros(ci.size, dtype=bool)
-        end = np.full(ci.size, P, dtype=np.int64)
+    end = _ends(ctx, ci, group, phase, P)
+    waited = end < P
     touched = np.unique(buffer[ci])
     pi = np.flatnonzero(usable & ~is_copy & np.isin(buffer, touched))
     if pi.size == 0:
