@@ -45,8 +45,9 @@ EXPECTED = {
     "copy_shared_event": [],
     # evs[0] and evs[1] waited together with wait_group_events(2, evs).
     "copy_events_array": [],
-    # wait_group_events(1, evs) names evs[0] only: b[], copied on line 7, is read on line 9.
-    "copy_events_array_in_part": [("race", 7, "copy-in-flight")],
+    # wait_group_events(2, evs) names evs[0] and evs[1] only: a[] and b[] are safe to read,
+    # c[], copied on line 8 for evs[2], is read on line 10.
+    "copy_events_array_in_part": [("race", 8, "copy-in-flight")],
 }
 
 
@@ -92,9 +93,10 @@ def test_differing_barrier_flags_are_named_not_a_missing_barrier(traced):
 
 
 @pytest.mark.parametrize(
-    "name, copy, read", [("copy_wait_other_event", 6, 8), ("copy_events_array_in_part", 7, 9)]
+    "name, buffer, copy, read",
+    [("copy_wait_other_event", "b", 6, 8), ("copy_events_array_in_part", "c", 8, 10)],
 )
-def test_a_copy_whose_event_no_wait_named_races_with_the_read(traced, name, copy, read):
+def test_a_copy_whose_event_no_wait_named_races_with_the_read(traced, name, buffer, copy, read):
     (race,) = traced(name).analysis.findings
-    assert race.buffer == "b" and race.other_lines == (copy, read)
-    assert f"line {read} reads b[]" in race.message
+    assert race.buffer == buffer and race.other_lines == (copy, read)
+    assert f"line {read} reads {buffer}[]" in race.message

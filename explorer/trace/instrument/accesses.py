@@ -407,17 +407,21 @@ class AccessRewriter:
 
 _LVALUE = r"[A-Za-z_]\w*(?:\s*\[[^\[\]=;]*\])?"
 _STORED_IN = re.compile(rf"({_LVALUE})\s*=\s*$")
+_NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 
 
 def _event_variables(text: str, call: int, last: str) -> str:
-    """The addresses of the event variable a copy is given (its last argument, 0 where that
-    is not a variable) and of the one its result is stored in (0 where it is not stored in
-    one): how the trace follows which event each copy returns."""
+    """The addresses of the event variable a copy is given (its last argument: 0 where it is
+    no event, 1 where it is not a plain variable) and of the one its result is stored in (0
+    where it is not stored in one): how the trace follows which event each copy returns."""
     last = last.strip()
-    given = f"(ulong)&({last})" if re.fullmatch(_LVALUE, last) else "0ul"
+    if _NO_EVENT.fullmatch(last):
+        given = "0ul"
+    else:
+        given = f"(ulong)&({last})" if re.fullmatch(_LVALUE, last) else "1ul"
     head = text[max(0, call - 200) : call]
     stored = _STORED_IN.search(head)
     into = "0ul"
-    if stored and not head[: stored.start()].rstrip().endswith(("=", "!", "<", ">")):
+    if stored and not head[: stored.start()].rstrip().endswith((".", ">", "*")):
         into = f"(ulong)&({stored.group(1)})"
     return f"{given}, {into}"

@@ -383,32 +383,34 @@ static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* 
 /* Which event a copy returns and which events a wait names. Event values are opaque (and
  * alike on some devices), so the trace follows the variables instead: a copy's event is a
  * fresh one, or the one the variable given as its last argument holds (OpenCL returns that
- * same event); the variable its result is stored in (`to`, 0 where none) then holds it. The
- * record's offset is the event's number, 0 where it is not known. */
+ * same event); the variable its result is stored in (`to`, 0 where none) then holds it.
+ * `from` is 0 where the copy is given no event, 1 where it is given one the trace cannot
+ * follow. The record's offset is the event's number, 0 where it is not known. */
+static uint __tr_ev_find(__tr_state* st, ulong at)
+{
+    uint i = 0u;
+    while (i < st->ev_n && st->ev_at[i] != at)
+        i++;
+    return i;
+}
+
 static uint __tr_ev_of(__tr_state* st, ulong at)
 {
-    for (uint i = 0u; i < st->ev_n; i++)
-        if (st->ev_at[i] == at)
-            return st->ev_id[i];
-    return 0u;
+    uint i = __tr_ev_find(st, at);
+    return i < st->ev_n ? st->ev_id[i] : 0u;
 }
 
 static __TR_HELPER size_t __tr_ev_copy(__tr_state* st, size_t n, uint site, ulong from, ulong to)
 {
     if (st == 0 || !st->on)
         return n;
-    uint id = from != 0ul ? __tr_ev_of(st, from) : 0u;
-    if (id == 0u)
-        id = ++st->ev_next;
-    if (to != 0ul) {
-        uint i = 0u;
-        while (i < st->ev_n && st->ev_at[i] != to)
-            i++;
-        if (i < __TR_NEV) {
-            st->ev_at[i] = to;
-            st->ev_id[i] = id;
-            st->ev_n = max(st->ev_n, i + 1u);
-        }
+    uint i = from > 1ul ? __tr_ev_find(st, from) : st->ev_n;
+    uint id = from == 1ul ? 0u : i < st->ev_n ? st->ev_id[i] : ++st->ev_next;
+    i = __tr_ev_find(st, to);
+    if (to != 0ul && i < __TR_NEV) {
+        st->ev_at[i] = to;
+        st->ev_id[i] = id;
+        st->ev_n = max(st->ev_n, i + 1u);
     }
     __tr_put(st, site, __TR_NO_BUFFER, (long)id, 1u, 0u);
     return n;
