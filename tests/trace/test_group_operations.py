@@ -81,6 +81,7 @@ def test_group_operations_give_exactly_their_findings(traced, name):
 def test_a_race_through_a_copy_says_to_wait_for_it(traced):
     (race,) = traced("copy_barrier_is_no_wait").analysis.findings
     assert "a barrier does not wait for it" in race.message
+    assert "names other events" not in race.message
     assert "wait_group_events" in race.message and "line 7" in race.message
 
 
@@ -93,10 +94,13 @@ def test_differing_barrier_flags_are_named_not_a_missing_barrier(traced):
 
 
 @pytest.mark.parametrize(
-    "name, buffer, copy, read",
-    [("copy_wait_other_event", "b", 6, 8), ("copy_events_array_in_part", "c", 8, 10)],
+    "name, buffer, copy, wait, read",
+    [("copy_wait_other_event", "b", 6, 7, 8), ("copy_events_array_in_part", "c", 8, 9, 10)],
 )
-def test_a_copy_whose_event_no_wait_named_races_with_the_read(traced, name, buffer, copy, read):
+def test_a_copy_whose_event_no_wait_named_races_with_the_read(
+    traced, name, buffer, copy, wait, read
+):
     (race,) = traced(name).analysis.findings
     assert race.buffer == buffer and race.other_lines == (copy, read)
     assert f"line {read} reads {buffer}[]" in race.message
+    assert f"the wait_group_events on line {wait} names other events" in race.message

@@ -52,6 +52,7 @@ class _Conflict:
     write: bool  # the copy writes the element (its destination); else it reads it
     phase: int
     never_waited: bool
+    passed_wait: int  # the line of a wait the group passed that did not name the copy's event
     wis: list[int] = field(default_factory=list)
     elements: set[int] = field(default_factory=set)
     keys: int = 0  # distinct (group, cell) pairs
@@ -134,6 +135,9 @@ def _scan(ctx: Context) -> list[Finding]:
     ci = np.flatnonzero(is_copy)
     end = _ends(ctx, ci, group, phase, P)
     waited = end < P
+    wrows, wkeys = _keys(ctx, ROLE_WAIT, group, phase, P)
+    lines = [t.sites[i].line for i in site[wrows].tolist()]
+    wait_line = dict(zip(wkeys.tolist(), lines, strict=True))
     touched = np.unique(buffer[ci])
     pi = np.flatnonzero(usable & ~is_copy & np.isin(buffer, touched))
     if pi.size == 0:
@@ -180,6 +184,9 @@ def _scan(ctx: Context) -> list[Finding]:
     c = np.concatenate([p[1] for p in parts])
     keys = np.concatenate([p[2] for p in parts])
     never = ~waited[np.searchsorted(ci, c)]
+    # the first wait the group passed after the copy started, where it did not end the copy
+    passed = _first_at_or_after(np.unique(wkeys), group[c] * P + phase[c], P)
+    passed = np.where((passed < phase[r]) & (passed < end[np.searchsorted(ci, c)]), passed, P)
     pair = (site[c] * len(t.sites) + site[r]) * nb + buffer[r]
     conflicts: dict[tuple[int, int, int], _Conflict] = {}
     for code in np.unique(pair).tolist():
@@ -191,6 +198,10 @@ def _scan(ctx: Context) -> list[Finding]:
             write=bool(ops[c[sel[0]]] == WRITE),
             phase=int(phase[r[sel]].min()),
             never_waited=bool(never[sel].any()),
+            passed_wait=min(
+                (wait_line[int(group[c[i]]) * P + int(passed[i])] for i in sel if passed[i] < P),
+                default=0,
+            ),
             wis=list(dict.fromkeys(t.wi[r[sel]].tolist()))[:EXAMPLES],
             elements=set(np.unique(offs[r[sel]] // elem)[:EXAMPLES].tolist()),
             keys=int(np.unique(keys[sel]).size),
@@ -214,6 +225,8 @@ def _finding(ctx: Context, key: tuple[int, int, int], e: _Conflict) -> Finding:
         fix = f"put a barrier that every work-item reaches between line {oline} and the copy"
     else:
         never = " and nothing waits for it" if e.never_waited else ""
+        if e.passed_wait:
+            never += f"; the wait_group_events on line {e.passed_wait} names other events"
         when = (
             f"while the async copy on line {cline} may still be {role} it (a copy is in "
             f"flight until a wait_group_events for its event; a barrier does not wait for "
