@@ -405,7 +405,9 @@ class AccessRewriter:
         self.edits.add(write.span.start, write.span.end, emit)
 
 
-_LVALUE = r"[A-Za-z_]\w*(?:\s*\[[^\[\]=;]*\])?"
+# A plain event variable or array element, its index free of calls and side effects: the
+# trace evaluates it once more to take its address.
+_LVALUE = r"[A-Za-z_]\w*(?:\s*\[(?:[\w\s*/%]|\+(?!\+)|-(?!-))*\])?"
 _STORED_IN = re.compile(rf"({_LVALUE})\s*=\s*$")
 _NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 
