@@ -32,7 +32,6 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     ROLE_COPY,
-    ROLE_COPY_EVENT,
     VALUE_READ,
     VALUE_WRITTEN,
     WRITE,
@@ -379,7 +378,6 @@ class AccessRewriter:
             read.line, READ, LOCAL if from_local else GLOBAL, hint_r, read.text, role=ROLE_COPY
         )
         sc = declared.site(write.line, FENCE, NO_SPACE, NO_BUFFER, write.text, role=ROLE_COPY)
-        se = declared.site(write.line, FENCE, NO_SPACE, NO_BUFFER, write.text, role=ROLE_COPY_EVENT)
         fn = "__tr_async_lg" if to_local else "__tr_async_gl"
         strided = len(args) == 5
         count = args[2]
@@ -388,13 +386,10 @@ class AccessRewriter:
         def raw(i: int) -> str:
             return text[args[i].start : args[i].end]
 
-        events = _event_variables(text, write.span.start, raw(len(args) - 1))
-
         def emit(edit: Edit) -> str:
             stride = f"(size_t)({raw(3)})" if strided else "1"
             dst_space, src_space = ("__local", "__global") if to_local else ("__global", "__local")
-            given = render(count.start, count.end)
-            n = f"__tr_ev_copy(__tr_ptr, (size_t)({given}), {se}u, {events})"
+            n = render(count.start, count.end)
             traced = (
                 f"{fn}(__tr_ptr, ({dst_space} uchar*)({raw(0)}), ({src_space} uchar*)({raw(1)}),"
                 f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
@@ -403,27 +398,3 @@ class AccessRewriter:
             return render(edit.start, count.start) + traced + render(count.end, edit.end)
 
         self.edits.add(write.span.start, write.span.end, emit)
-
-
-# A plain event variable or array element, its index free of calls and side effects: the
-# trace evaluates it once more to take its address.
-_LVALUE = r"[A-Za-z_]\w*(?:\s*\[(?:[\w\s*/%]|\+(?!\+)|-(?!-))*\])?"
-_STORED_IN = re.compile(rf"({_LVALUE})\s*=\s*$")
-_NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
-
-
-def _event_variables(text: str, call: int, last: str) -> str:
-    """The addresses of the event variable a copy is given (its last argument: 0 where it is
-    no event, 1 where it is not a plain variable) and of the one its result is stored in (0
-    where it is not stored in one): how the trace follows which event each copy returns."""
-    last = last.strip()
-    if _NO_EVENT.fullmatch(last):
-        given = "0ul"
-    else:
-        given = f"(ulong)&({last})" if re.fullmatch(_LVALUE, last) else "1ul"
-    head = text[max(0, call - 200) : call]
-    stored = _STORED_IN.search(head)
-    into = "0ul"
-    if stored and not head[: stored.start()].rstrip().endswith((".", ">", "*")):
-        into = f"(ulong)&({stored.group(1)})"
-    return f"{given}, {into}"

@@ -68,8 +68,6 @@
 #define __TR_HELPER __attribute__((noinline))
 #endif
 
-#define __TR_NEV 16u
-
 typedef struct {
     __global uint* roff;
     __global uint* rword;
@@ -94,10 +92,6 @@ typedef struct {
     uint pend_size;
     uint pend_oob;
     long keep;
-    ulong ev_at[__TR_NEV];  /* where an event variable is ... */
-    uint ev_id[__TR_NEV];   /* ... and which copy's event it holds (see __tr_ev_copy) */
-    uint ev_n;
-    uint ev_next;
     __global uchar* gb[__TR_NB];
     ulong gl[__TR_NB];
     __constant uchar* cb[__TR_NB];
@@ -380,52 +374,6 @@ static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* 
     return n;
 }
 
-/* Which event a copy returns and which events a wait names. Event values are opaque (and
- * alike on some devices), so the trace follows the variables instead: a copy's event is a
- * fresh one, or the one the variable given as its last argument holds (OpenCL returns that
- * same event); the variable its result is stored in (`to`, 0 where none) then holds it.
- * `from` is 0 where the copy is given no event, 1 where it is given one the trace cannot
- * follow. The record's offset is the event's number, 0 where it is not known. */
-static uint __tr_ev_find(__tr_state* st, ulong at)
-{
-    uint i = 0u;
-    while (i < st->ev_n && st->ev_at[i] != at)
-        i++;
-    return i;
-}
-
-static uint __tr_ev_of(__tr_state* st, ulong at)
-{
-    uint i = __tr_ev_find(st, at);
-    return i < st->ev_n ? st->ev_id[i] : 0u;
-}
-
-static __TR_HELPER size_t __tr_ev_copy(__tr_state* st, size_t n, uint site, ulong from, ulong to)
-{
-    if (st == 0 || !st->on)
-        return n;
-    uint i = from > 1ul ? __tr_ev_find(st, from) : st->ev_n;
-    uint id = from == 1ul ? 0u : i < st->ev_n ? st->ev_id[i] : ++st->ev_next;
-    i = __tr_ev_find(st, to);
-    if (to != 0ul && i < __TR_NEV) {
-        st->ev_at[i] = to;
-        st->ev_id[i] = id;
-        st->ev_n = max(st->ev_n, i + 1u);
-    }
-    __tr_put(st, site, __TR_NO_BUFFER, (long)id, 1u, 0u);
-    return n;
-}
-
-/* A wait names `n` events at `list` (each `size` bytes): one record each, before the wait's. */
-static __TR_HELPER uint __tr_ev_wait(__tr_state* st, uint site, uint n, ulong list, ulong size)
-{
-    if (st == 0 || !st->on)
-        return n;
-    for (uint i = 0u; i < n; i++)
-        __tr_put(st, site, __TR_NO_BUFFER, (long)__tr_ev_of(st, list + i * size), 1u, 0u);
-    return n;
-}
-
 static void __tr_fence(__tr_state* st, uint site, uint flags)
 {
     __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);
@@ -478,8 +426,6 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
     st->keep = 0;
-    st->ev_n = 0u;
-    st->ev_next = 0u;
 #ifdef __TR_VALUES
     st->rval = (__global __TR_VALUE_T*)rval;
     st->last_site = 0xFFFFFFFFu;

@@ -1,7 +1,6 @@
 """The rewrite of synchronisation: every ``barrier`` (and ``work_group_barrier``) and every
 ``mem_fence`` is recorded where it is, with its fence flags; ``wait_group_events`` is
-recorded as a barrier: after it every work-item of the group sees what the copies wrote; just
-before it, each event it names is recorded (which copy's event it is).
+recorded as a barrier: after it every work-item of the group sees what the copies wrote.
 
 Where the group must agree on an argument (how many events a wait names; flags a barrier or
 fence computes where it runs) the record holds the argument, so work-items that disagree are
@@ -22,7 +21,6 @@ from explorer.trace.recorded import (
     ROLE_FLAGS,
     ROLE_NONE,
     ROLE_WAIT,
-    ROLE_WAIT_EVENT,
 )
 
 BARRIERS = (SyncKind.BARRIER, SyncKind.WORK_GROUP_BARRIER)
@@ -42,7 +40,13 @@ def rewrite_sync(s: SyncSite, declared: Declared, edits: Edits) -> None:
 
     role = ROLE_FLAGS if s.dynamic_flags else ROLE_NONE
     if s.kind is SyncKind.WAIT_GROUP_EVENTS:
-        _rewrite_wait(s, declared, edits, fences)
+        sid = declared.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences, role=ROLE_WAIT)
+        index = declared.barrier()
+        edits.add(
+            s.span.start,
+            s.span.end,
+            lambda edit: f"__TR_WAIT({sid}u, {index}u, {argument(edit)}, {edits.inner(edit)})",
+        )
     elif s.kind in BARRIERS:
         sid = declared.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences, role=role)
         index = declared.barrier()
@@ -67,23 +71,3 @@ def rewrite_sync(s: SyncSite, declared: Declared, edits: Edits) -> None:
             s.span.end,
             lambda edit: f"(__tr_fence(__tr_ptr, {sid}u, {argument(edit)}), {edits.inner(edit)})",
         )
-
-
-def _rewrite_wait(s: SyncSite, declared: Declared, edits: Edits, fences: int) -> None:
-    """``wait_group_events(n, list)``: a record per event it names, then a barrier's."""
-    name = s.kind.value
-    sid = declared.site(s.line, BARRIER, NO_SPACE, NO_BUFFER, name, fences, role=ROLE_WAIT)
-    sev = declared.site(s.line, FENCE, NO_SPACE, NO_BUFFER, name, role=ROLE_WAIT_EVENT)
-    index = declared.barrier()
-
-    def emit(edit: Edit) -> str:
-        if len(s.arguments) < 2:
-            return f"__TR_WAIT({sid}u, {index}u, 0, {edits.inner(edit)})"
-        n, events = (edits.render(a.start, a.end) for a in s.arguments[:2])
-        named = (
-            f"__tr_ev_wait(__tr_ptr, {sev}u, (uint)({n}), (ulong)({events}),"
-            f" (ulong)sizeof(*({events})))"
-        )
-        return f"__TR_WAIT({sid}u, {index}u, {named}, {edits.inner(edit)})"
-
-    edits.add(s.span.start, s.span.end, emit)
