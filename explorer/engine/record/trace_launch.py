@@ -38,6 +38,7 @@ from explorer.engine.launch.run import (
 from explorer.engine.records import RunRequest, RunResult
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
+from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument import (
     COUNT,
     NO_BARRIERS_OPTION,
@@ -206,18 +207,36 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
         }
         std = language_standard(variant.build_options)
         folders = include_dirs(variant.build_options)
+        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
+        # Headers from include folders are read by the parse, not named by the key: a kernel
+        # that has them is instrumented again in every process.
+        key = None
+        if not folders:
+            key = instrument_cache.cache_key(
+                variant.source,
+                variant.kernel,
+                tuple(defines.items()),
+                request.values,
+                std,
+                (repr(partial),),
+            )
+            kept = instrument_cache.load(key)
+            if kept is not None:
+                return kept
         params = kernel_signature(variant.source, variant.kernel, {}, folders)
         refused = next((image_refusal(p, variant.kernel) for p in params if p.is_image), None)
         if refused is not None:  # the rewrite would break the image calls' build first
             return refused
         source = variant.source
-        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
         if partial is not None:
             ndrange, group = partial
             source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
-        return instrumented(
+        made = instrumented(
             source, variant.kernel, tuple(defines.items()), request.values, std, folders
         )
+        if key is not None:
+            instrument_cache.store(key, made)
+        return made
     except (InstrumentError, ValueError) as exc:
         return str(exc)
 
