@@ -38,7 +38,6 @@ from explorer.engine.launch.run import (
 from explorer.engine.records import RunRequest, RunResult
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
-from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument import (
     COUNT,
     NO_BARRIERS_OPTION,
@@ -48,6 +47,7 @@ from explorer.trace.instrument import (
     InstrumentError,
     instrument,
 )
+from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.recorded import (
     ATOMIC,
     GLOBAL,

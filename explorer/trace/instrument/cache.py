@@ -14,6 +14,7 @@ is ever an error: the kernel is instrumented again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -79,7 +80,7 @@ def load(key: str) -> Instrumented | None:
             return None
         with path.open("rb") as handle:
             value = pickle.load(handle)
-    except Exception:  # noqa: BLE001 - any damaged or foreign file is a miss, never a crash
+    except Exception:
         return None
     return value if isinstance(value, Instrumented) else None
 
@@ -98,7 +99,5 @@ def store(key: str, value: Instrumented) -> None:
             pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, folder / f"{key}.pickle")
     except (OSError, pickle.PicklingError):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
