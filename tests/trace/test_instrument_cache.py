@@ -114,3 +114,17 @@ def test_a_cache_folder_that_is_a_file_is_no_cache(device, cache_home):
     cache_home.write_text("a file where the folder should be")
     assert _trace(device).result.status == "verified"
     assert cache_home.read_text() == "a file where the folder should be"
+
+
+def test_a_parse_is_read_back_and_a_new_define_parses_again(cache_home, monkeypatch):
+    from explorer.frontend import clang_bridge, parser
+
+    source = "__kernel void k(__global float* a) { a[get_global_id(0)] = N; }"
+    first = parser.parse(source, {"N": 1}, "kernel.cl")
+    parses = []
+    real = clang_bridge.parse_unit
+    monkeypatch.setattr(clang_bridge, "parse_unit", lambda *a: parses.append(a[2]) or real(*a))
+    assert parser.parse(source, {"N": 1}, "kernel.cl") == first
+    assert parses == []  # read back, no libclang
+    parser.parse(source, {"N": 2}, "kernel.cl")
+    assert parses == [{"N": 2}]
