@@ -17,7 +17,9 @@ from explorer.trace.instrument.model import Instrumented
 
 CACHE_ENV = disk_cache.CACHE_ENV
 FOLDER = "instrumented"
-_CODE = ("trace/instrument", "frontend")  # what instrumenting runs: its own version
+# What instrumenting runs, so its own version: the rewrite and its runtime, the record
+# layout it writes (trace/), the frontend, and the partial-group rewrite (engine/launch).
+_CODE = ("trace/instrument", "trace", "frontend", "engine/launch")
 
 
 def cache_folder() -> Path:
