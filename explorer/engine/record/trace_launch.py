@@ -561,14 +561,17 @@ def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int
         writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
     # The write records, a slice at a time: whole-trace temporaries of tens of MB cost more
     # in fresh memory than the work itself.
+    # Sites fit 16 bits, and ``take`` into a kept mask allocates nothing per slice.
     chunk = 1 << 20
-    site = np.empty(chunk, dtype=np.uint32)
+    site = np.empty(chunk, dtype=np.uint16)
+    is_write = np.empty(chunk, dtype=bool)
     found = []
     for start in range(0, trace.word.size, chunk):
         words = trace.word[start : start + chunk]
         n = words.size
-        np.bitwise_and(words, SITE_MASK, out=site[:n])
-        found.append(np.flatnonzero(writes[site[:n]]) + start)
+        np.bitwise_and(words, SITE_MASK, out=site[:n], casting="unsafe")
+        np.take(writes, site[:n], out=is_write[:n])
+        found.append(np.flatnonzero(is_write[:n]) + start)
     at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     words = trace.word[at]
     at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
