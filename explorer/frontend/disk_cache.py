@@ -24,6 +24,7 @@ T = TypeVar("T")
 CACHE_ENV = "EXPLORER_CACHE_DIR"  # the same override as the device limits' cache
 _PACKAGE = Path(__file__).resolve().parent.parent
 _MAX_FILE_BYTES = 64 << 20
+MAX_FILES = 2000  # results kept per kind; the oldest go first
 
 
 def cache_root() -> Path:
@@ -92,3 +93,19 @@ def store(folder: str, key: str, value: object) -> None:
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        return
+    _prune(target)
+
+
+def _prune(target: Path, keep: int | None = None) -> None:
+    """At most :data:`MAX_FILES` results in ``target``: past that, the least recently
+    written go until ``keep`` are left (an editor parses at every pause in typing)."""
+    with contextlib.suppress(OSError):
+        entries = [e for e in os.scandir(target) if e.name.endswith(".pickle")]
+        if len(entries) <= MAX_FILES:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime_ns)
+        left = MAX_FILES * 3 // 4 if keep is None else keep
+        for entry in entries[: len(entries) - left]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)

@@ -128,3 +128,14 @@ def test_a_parse_is_read_back_and_a_new_define_parses_again(cache_home, monkeypa
     assert parses == []  # read back, no libclang
     parser.parse(source, {"N": 2}, "kernel.cl")
     assert parses == [{"N": 2}]
+
+
+def test_the_cache_keeps_a_bounded_number_of_results(cache_home, monkeypatch):
+    from explorer.frontend import disk_cache
+
+    monkeypatch.setattr(disk_cache, "MAX_FILES", 8)
+    for n in range(9):
+        disk_cache.store("parsed", f"k{n}", n)
+        os.utime(cache_home.parent / "parsed" / f"k{n}.pickle", ns=(n * 10**9, n * 10**9))
+    kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.pickle"))
+    assert kept == ["k3", "k4", "k5", "k6", "k7", "k8"]  # the three oldest went
