@@ -7,7 +7,10 @@ own, not the largest of the cases before it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,3 +131,95 @@ def bench_trace(
     :class:`TraceBenchError`."""
     for case in cases:
         yield bench_case(case, device)
+
+
+# -- a small kernel's trace, warm, beside Oclgrind ----------------------------------------------
+
+SMALL_CASE = TraceCase(
+    "naive transpose 16²", "transpose", "naive", {"WIDTH": 16, "HEIGHT": 16}, "random"
+)
+
+
+@dataclass(frozen=True)
+class WarmTraceRecord:
+    """One round of a small kernel traced and checked on Oclgrind, each in its own started
+    executor; ``bench-trace --small --json`` prints its fields, in this order."""
+
+    case: str
+    device: str
+    round: int
+    trace_ms: float  # the trace request: instrument, build, count, record, decode, analyse
+    oclgrind_ms: float  # the same launch (kernel, sizes, input) checked on Oclgrind
+    ratio: float  # trace_ms / oclgrind_ms: under 1, the trace is the cheaper
+    command_s: float  # ``python -m explorer trace`` of the case as a process, start to report
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def summary(self) -> str:
+        return (
+            f"{self.case}, round {self.round}: trace {self.trace_ms} ms on {self.device}, "
+            f"Oclgrind {self.oclgrind_ms} ms on the same launch, ratio {self.ratio}; "
+            f"`trace` command {self.command_s} s"
+        )
+
+
+def _timed(function: Callable[[], Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    value = function()
+    return value, (time.perf_counter() - started) * 1e3
+
+
+def _request(case: TraceCase, device_key: str) -> RunRequest:
+    variant = find_variant(case.family, case.variant)
+    return RunRequest(variant, dict(case.sizes), device_key=device_key, input=case.input)
+
+
+def _command_s(case: TraceCase, device_key: str) -> float:
+    """The ``trace`` command's wall time as a person types it (its own interpreter)."""
+    (size,) = set(case.sizes.values())  # one square size: ``--size`` sets every size
+    command = [sys.executable, "-m", "explorer", "trace", "--family", case.family]
+    command += ["--variant", case.variant, "--size", str(size), "--input", case.input]
+    command += ["--device", device_key]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise TraceBenchError(case, "error", f"the trace command failed: {done.stderr[-400:]}")
+    return round(time.perf_counter() - started, 3)
+
+
+def warm_trace_round(case: TraceCase, device: str | None, number: int) -> WarmTraceRecord:
+    """Trace ``case`` in a fresh executor (started before the clock runs) and check the same
+    launch on Oclgrind in another; then time the ``trace`` command as a whole."""
+    from explorer.engine.record.oclgrind import CHECK_ENV, find_oclgrind, run_check
+
+    with Executor() as executor:
+        chosen = pick_device(executor.devices(), device)
+        traced, trace_ms = _timed(lambda: executor.trace(TraceRequest(_request(case, chosen.key))))
+    if traced.analysis is None:
+        result = traced.result
+        raise TraceBenchError(case, result.status, str(result.error or result.refused))
+    with Executor(env=CHECK_ENV) as checker:
+        simulator = find_oclgrind(checker.devices())
+        if simulator is None:
+            raise TraceBenchError(case, "error", "no Oclgrind platform to compare with")
+        checked, oclgrind_ms = _timed(lambda: run_check(checker, _request(case, simulator.key)))
+    if checked.result.status != "verified":
+        raise TraceBenchError(case, checked.result.status, "Oclgrind did not verify it")
+    return WarmTraceRecord(
+        case=case.label,
+        device=traced.result.device,
+        round=number,
+        trace_ms=round(trace_ms, 1),
+        oclgrind_ms=round(oclgrind_ms, 1),
+        ratio=round(trace_ms / oclgrind_ms, 2),
+        command_s=_command_s(case, chosen.key),
+    )
+
+
+def bench_warm_trace(
+    device: str | None = None, rounds: int = 3, case: TraceCase = SMALL_CASE
+) -> Iterator[WarmTraceRecord]:
+    """Round 0 fills the caches (a first trace of the kernel); rounds 1… are the warm ones."""
+    for number in range(rounds + 1):
+        yield warm_trace_round(case, device, number)

@@ -17,7 +17,7 @@ from typing import Any
 
 import clang.cindex as ci  # type: ignore[import-untyped]  # the wheel ships no type information
 
-from explorer.frontend import clang_bridge
+from explorer.frontend import clang_bridge, disk_cache
 from explorer.frontend.model import (
     AccessKind,
     AccessSite,
@@ -92,6 +92,34 @@ def parse(
     `include_dirs` are the folders `#include "..."` searches; what the included files define
     is known, but only `filename`'s own functions are read.
     """
+    if include_dirs:  # the headers are read by the parse, not named by a key: no cache
+        return _parse(source, defines, filename, cl_std, strict, include_dirs)
+    key = disk_cache.digest(
+        disk_cache.code_version("frontend"),
+        source,
+        repr(sorted(defines.items())),
+        filename,
+        cl_std,
+        repr(strict),
+    )
+    kept = disk_cache.load(_CACHE_FOLDER, key, ParsedSource)
+    if kept is None:
+        kept = _parse(source, defines, filename, cl_std, strict, include_dirs)
+        disk_cache.store(_CACHE_FOLDER, key, kept)
+    return kept
+
+
+_CACHE_FOLDER = "parsed"  # a parse is the same for the same source, defines and options
+
+
+def _parse(
+    source: str,
+    defines: dict[str, int | str],
+    filename: str,
+    cl_std: str,
+    strict: bool,
+    include_dirs: tuple[str, ...],
+) -> ParsedSource:
     unit = clang_bridge.parse_unit(source, filename, defines, cl_std, include_dirs)
     positions = _Positions(source)
     errors: list[Diagnostic] = []

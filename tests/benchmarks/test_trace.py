@@ -49,3 +49,26 @@ def test_the_standard_cases_are_the_documented_ones():
         "tiled matmul 256², every group",
         "IOU matmul 768², default window",
     ]
+
+
+def test_the_small_case_is_timed_beside_oclgrind_on_the_same_launch(monkeypatch):
+    from explorer.benchmarks import trace as bench
+
+    commands = []
+    monkeypatch.setattr(bench, "_command_s", lambda case, key: commands.append(key) or 0.5)
+    (first, warm) = list(bench.bench_warm_trace(rounds=1))
+    assert [first.round, warm.round] == [0, 1]
+    assert list(warm.to_json()) == [
+        "case",
+        "device",
+        "round",
+        "trace_ms",
+        "oclgrind_ms",
+        "ratio",
+        "command_s",
+    ]
+    assert warm.case == bench.SMALL_CASE.label and "Oclgrind" not in warm.device
+    assert warm.trace_ms > 0 and warm.oclgrind_ms > 0
+    assert warm.ratio == pytest.approx(warm.trace_ms / warm.oclgrind_ms, abs=0.02)
+    assert len(commands) == 2 and warm.command_s == 0.5
+    assert "ratio" in warm.summary()

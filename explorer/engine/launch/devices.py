@@ -32,8 +32,19 @@ def _platforms():  # type: ignore[no-untyped-def]
     return platforms
 
 
+_listed: list[DeviceInfo] | None = None
+
+
 def list_devices() -> list[DeviceInfo]:
-    """Every device of every platform, in platform order."""
+    """Every device of every platform, in platform order; described once per process (each
+    description builds a probe kernel), as the platforms an ICD loader found stay the same."""
+    global _listed
+    if _listed is None:
+        _listed = _list_devices()
+    return list(_listed)
+
+
+def _list_devices() -> list[DeviceInfo]:
     import pyopencl as cl
 
     infos = []

@@ -47,6 +47,7 @@ from explorer.trace.instrument import (
     InstrumentError,
     instrument,
 )
+from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.recorded import (
     ATOMIC,
     GLOBAL,
@@ -206,18 +207,36 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
         }
         std = language_standard(variant.build_options)
         folders = include_dirs(variant.build_options)
+        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
+        # Headers from include folders are read by the parse, not named by the key: a kernel
+        # that has them is instrumented again in every process.
+        key = None
+        if not folders:
+            key = instrument_cache.cache_key(
+                variant.source,
+                variant.kernel,
+                tuple(defines.items()),
+                request.values,
+                std,
+                (repr(partial),),
+            )
+            kept = instrument_cache.load(key)
+            if kept is not None:
+                return kept
         params = kernel_signature(variant.source, variant.kernel, {}, folders)
         refused = next((image_refusal(p, variant.kernel) for p in params if p.is_image), None)
         if refused is not None:  # the rewrite would break the image calls' build first
             return refused
         source = variant.source
-        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
         if partial is not None:
             ndrange, group = partial
             source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
-        return instrumented(
+        made = instrumented(
             source, variant.kernel, tuple(defines.items()), request.values, std, folders
         )
+        if key is not None:
+            instrument_cache.store(key, made)
+        return made
     except (InstrumentError, ValueError) as exc:
         return str(exc)
 
@@ -542,14 +561,17 @@ def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int
         writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
     # The write records, a slice at a time: whole-trace temporaries of tens of MB cost more
     # in fresh memory than the work itself.
+    # Sites fit 16 bits, and ``take`` into a kept mask allocates nothing per slice.
     chunk = 1 << 20
-    site = np.empty(chunk, dtype=np.uint32)
+    site = np.empty(chunk, dtype=np.uint16)
+    is_write = np.empty(chunk, dtype=bool)
     found = []
     for start in range(0, trace.word.size, chunk):
         words = trace.word[start : start + chunk]
         n = words.size
-        np.bitwise_and(words, SITE_MASK, out=site[:n])
-        found.append(np.flatnonzero(writes[site[:n]]) + start)
+        np.bitwise_and(words, SITE_MASK, out=site[:n], casting="unsafe")
+        np.take(writes, site[:n], out=is_write[:n])
+        found.append(np.flatnonzero(is_write[:n]) + start)
     at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     words = trace.word[at]
     at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]

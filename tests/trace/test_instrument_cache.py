@@ -1,0 +1,141 @@
+"""The instrumented source kept on disk: a second trace of the same kernel reads it back, a
+changed kernel, define or option is instrumented again, and a damaged or unwritable cache
+is never more than a miss."""
+
+import os
+import pickle
+
+import pytest
+
+import explorer.engine.record.trace_launch as tracing
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
+from explorer.engine.records import RunRequest
+from explorer.trace.instrument import cache
+
+SOURCE = "__kernel void k(__global float* a) { a[get_global_id(0)] *= 2.0f; }"
+
+
+@pytest.fixture
+def cache_home(tmp_path, monkeypatch):
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    tracing.instrumented.cache_clear()  # the executor's own memory of earlier traces
+    yield tmp_path / "opencl-kernel-explorer" / cache.FOLDER
+    tracing.instrumented.cache_clear()
+
+
+def test_the_cache_folder_follows_xdg_cache_home(cache_home):
+    assert cache.cache_folder() == cache_home
+
+
+def test_the_explorer_cache_override_wins(cache_home, tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "mine"))
+    assert cache.cache_folder() == tmp_path / "mine" / cache.FOLDER
+
+
+def test_a_changed_source_define_option_or_value_plane_gets_a_new_key():
+    base = (SOURCE, "k", (("N", 16),), True, "CL1.2")
+    key = cache.cache_key(*base)
+    assert cache.cache_key(*base) == key
+    assert cache.cache_key(SOURCE.replace("2.0f", "3.0f"), *base[1:]) != key
+    assert cache.cache_key(SOURCE, "k", (("N", 32),), True, "CL1.2") != key
+    assert cache.cache_key(SOURCE, "k", (("N", 16), ("TILE", 4)), True, "CL1.2") != key
+    assert cache.cache_key(SOURCE, "k", (("N", 16),), False, "CL1.2") != key
+    assert cache.cache_key(SOURCE, "k", (("N", 16),), True, "CL2.0") != key
+    assert cache.cache_key(*base, ("(64, 16)",)) != key
+
+
+def _trace(device, sizes=None, name="naive"):
+    variant = find_variant("transpose", name)
+    run = RunRequest(variant, sizes or {"WIDTH": 16, "HEIGHT": 16}, device_key=device.key)
+    return trace_and_analyse(TraceRequest(run))
+
+
+def _no_instrumenting(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("instrumented again although the cache holds it")
+
+    monkeypatch.setattr(tracing, "instrument", refuse)
+
+
+def test_a_second_trace_reads_the_cache_and_finds_the_same(device, cache_home, monkeypatch):
+    first = _trace(device)
+    assert first.result.status == "verified"
+    assert len(list(cache_home.glob("*.pickle"))) == 1
+    tracing.instrumented.cache_clear()  # as a new executor process would start
+    _no_instrumenting(monkeypatch)
+    second = _trace(device)
+    assert second.result.status == first.result.status == "verified"
+    assert second.report_json["findings"] == first.report_json["findings"]
+    assert second.report_text == first.report_text
+
+
+def test_another_kernel_is_instrumented_again(device, cache_home):
+    assert _trace(device).result.status == "verified"
+    # Another size of the same kernel: its sizes are arguments, one instrumentation serves
+    assert _trace(device, {"WIDTH": 32, "HEIGHT": 16}).result.status == "verified"
+    assert len(list(cache_home.glob("*.pickle"))) == 1
+    assert _trace(device, name="tiled").result.status == "verified"
+    assert len(list(cache_home.glob("*.pickle"))) == 2
+
+
+def test_a_corrupt_cache_file_is_a_miss(device, cache_home):
+    first = _trace(device)
+    assert first.result.status == "verified"
+    (kept,) = cache_home.glob("*.pickle")
+    kept.write_bytes(b"not a pickle at all")
+    tracing.instrumented.cache_clear()
+    second = _trace(device)
+    assert second.result.status == "verified"
+    assert second.report_json["findings"] == first.report_json["findings"]
+    assert cache.load(kept.stem) is not None  # written again, whole
+
+
+def test_a_cache_file_of_another_kind_is_a_miss(cache_home):
+    cache_home.mkdir(parents=True)
+    (cache_home / "abc.pickle").write_bytes(pickle.dumps({"source": "x"}))
+    assert cache.load("abc") is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_an_unwritable_cache_folder_is_no_cache(device, cache_home):
+    cache_home.mkdir(parents=True)
+    cache_home.chmod(0o500)
+    try:
+        assert _trace(device).result.status == "verified"
+        assert list(cache_home.iterdir()) == []
+    finally:
+        cache_home.chmod(0o700)
+
+
+def test_a_cache_folder_that_is_a_file_is_no_cache(device, cache_home):
+    cache_home.parent.mkdir(parents=True)
+    cache_home.write_text("a file where the folder should be")
+    assert _trace(device).result.status == "verified"
+    assert cache_home.read_text() == "a file where the folder should be"
+
+
+def test_a_parse_is_read_back_and_a_new_define_parses_again(cache_home, monkeypatch):
+    from explorer.frontend import clang_bridge, parser
+
+    source = "__kernel void k(__global float* a) { a[get_global_id(0)] = N; }"
+    first = parser.parse(source, {"N": 1}, "kernel.cl")
+    parses = []
+    real = clang_bridge.parse_unit
+    monkeypatch.setattr(clang_bridge, "parse_unit", lambda *a: parses.append(a[2]) or real(*a))
+    assert parser.parse(source, {"N": 1}, "kernel.cl") == first
+    assert parses == []  # read back, no libclang
+    parser.parse(source, {"N": 2}, "kernel.cl")
+    assert parses == [{"N": 2}]
+
+
+def test_the_cache_keeps_a_bounded_number_of_results(cache_home, monkeypatch):
+    from explorer.frontend import disk_cache
+
+    monkeypatch.setattr(disk_cache, "MAX_FILES", 8)
+    for n in range(9):
+        disk_cache.store("parsed", f"k{n}", n)
+        os.utime(cache_home.parent / "parsed" / f"k{n}.pickle", ns=(n * 10**9, n * 10**9))
+    kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.pickle"))
+    assert kept == ["k3", "k4", "k5", "k6", "k7", "k8"]  # the three oldest went
