@@ -366,7 +366,10 @@ def test_5_animate_honours_its_timeout(tmp_path):
         env={"QT_QPA_PLATFORM": "offscreen"},
     )  # fmt: skip
     assert done.returncode == 4, done.stderr[-600:]
-    assert "--timeout 2" in done.stderr and "Traceback" not in done.stderr
+    # the trace stops at its own limit (--timeout reaches the window's work), or animate's
+    # wait for it gives up: either way the message names the 2 s
+    stopped = "timed out after 2 s" in done.stderr or "--timeout 2" in done.stderr
+    assert stopped and "Traceback" not in done.stderr
     assert time.monotonic() - started < 60
     assert not list(tmp_path.iterdir())
 
