@@ -16,13 +16,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, QSize
-from PySide6.QtGui import QPixmap
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from explorer.file_writes import WriteFailed
 from explorer.gui import interrupt
-from explorer.gui.animation_file import Steps, frames_of, write_frames
+from explorer.gui.animation_file import BeforeEachStep, frames_of, write_frames
 from explorer.paths import shown
 
 if TYPE_CHECKING:
@@ -101,36 +100,10 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
     view = window.views.execution_view
     window.views.show_page("execution")
     app.processEvents()
-    frames = frames_of(_Checked(view), args.max_frames, getattr(args, "frame_size", None))
+    frames = frames_of(
+        BeforeEachStep(view, interrupt.check), args.max_frames, getattr(args, "frame_size", None)
+    )
     return _write(frames, args.out, args.fps)
-
-
-class _Checked:
-    """The execution view as :func:`frames_of` steps it, with Ctrl+C noted between frames."""
-
-    def __init__(self, view: Steps) -> None:
-        self._view = view
-
-    @property
-    def current(self) -> int:
-        return self._view.current
-
-    @property
-    def steps(self) -> int:
-        return self._view.steps
-
-    def set_step(self, index: int) -> None:
-        interrupt.check()
-        self._view.set_step(index)
-
-    def grab(self) -> QPixmap:
-        return self._view.grab()
-
-    def size(self) -> QSize:
-        return self._view.size()
-
-    def resize(self, width: int, height: int) -> None:
-        self._view.resize(width, height)
 
 
 def _write(frames: list, out: str, fps: float) -> int:

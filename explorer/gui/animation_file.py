@@ -9,7 +9,7 @@ reads as it does on a screen of that size. The GIF's one palette keeps the highl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
@@ -59,6 +59,36 @@ class Steps(Protocol):
     def size(self) -> QSize: ...
 
     def resize(self, w: int, h: int) -> None: ...
+
+
+class BeforeEachStep:
+    """``view`` as an export steps it, ``before()`` called before each step is drawn (Ctrl+C
+    noted, Cancel pressed: ``before`` raises to stop the export)."""
+
+    def __init__(self, view: Steps, before: Callable[[], None]) -> None:
+        self._view = view
+        self._before = before
+
+    @property
+    def current(self) -> int:
+        return self._view.current
+
+    @property
+    def steps(self) -> int:
+        return self._view.steps
+
+    def set_step(self, index: int) -> None:
+        self._before()
+        self._view.set_step(index)
+
+    def grab(self) -> QPixmap:
+        return self._view.grab()
+
+    def size(self) -> QSize:
+        return self._view.size()
+
+    def resize(self, w: int, h: int) -> None:
+        self._view.resize(w, h)
 
 
 def parse_frame_size(text: str) -> tuple[int, int] | None:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import cast
 
 from PIL.Image import Image as PILImage
-from PySide6.QtCore import QPoint, QSize
-from PySide6.QtGui import QPainter, QPixmap, QRegion
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
@@ -27,7 +27,14 @@ from explorer.file_writes import (
     write_text,
 )
 from explorer.gui.actions import Action, Actions
-from explorer.gui.animation_file import FRAME_SIZES, Steps, drawn, laid_out, write_animation
+from explorer.gui.animation_file import (
+    FRAME_SIZES,
+    BeforeEachStep,
+    Steps,
+    drawn,
+    laid_out,
+    write_animation,
+)
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
 from explorer.gui.state import AppState
 
@@ -53,6 +60,13 @@ class ExportController:
         self.parent_widget = parent
         self._cancelled = False
         self.exporting = False  # an animation's frames are being drawn
+
+    def _before_frame(self) -> None:
+        """Between two frames: the elapsed time ticks, Cancel can be pressed and stops it."""
+        QApplication.processEvents()
+        if self._cancelled:
+            self._cancelled = False  # once: the view is then put back at its step
+            raise ExportCancelled
 
     def cancel(self) -> None:
         """The Cancel button beside the elapsed time: an export in progress stops at its next
@@ -89,7 +103,7 @@ class ExportController:
         if self.state.playback is None or not view.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
-        steps = _Watched(cast(Steps, view), self)
+        steps = BeforeEachStep(cast(Steps, view), self._before_frame)
         self._cancelled, self.exporting = False, True
         self.status.work_started(f"Exporting {min(view.steps, max_frames)} frames")
         failure = None
@@ -340,36 +354,3 @@ def frame_size_filters(kind: str, suffix: str) -> list[str]:
 
 class ExportCancelled(Exception):
     """The person pressed Cancel while frames were drawn."""
-
-
-class _Watched:
-    """The execution view as an export steps it: each frame drawn counts in the status bar,
-    the window stays responsive (Cancel can be pressed) and Cancel stops the export."""
-
-    def __init__(self, view: Steps, exports: ExportController) -> None:
-        self._view = view
-        self._exports = exports
-
-    @property
-    def current(self) -> int:
-        return self._view.current
-
-    @property
-    def steps(self) -> int:
-        return self._view.steps
-
-    def set_step(self, index: int) -> None:
-        QApplication.processEvents()  # the elapsed time ticks and Cancel can be pressed
-        if self._exports._cancelled:
-            self._exports._cancelled = False  # once: the view is then put back at its step
-            raise ExportCancelled
-        self._view.set_step(index)
-
-    def grab(self) -> QPixmap:
-        return self._view.grab()
-
-    def size(self) -> QSize:
-        return self._view.size()
-
-    def resize(self, w: int, h: int) -> None:
-        self._view.resize(w, h)
