@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from explorer.engine.header.catalog import variants_of
 from explorer.engine.records import DeviceInfo, RunRequest, Variant
@@ -256,6 +256,19 @@ class ConfigModel(QObject):
             self._text,
             self._image_path,
             self.layout,
+        )
+
+    def configuration_signals(self) -> tuple[SignalInstance, ...]:
+        """Every signal of a change to the configuration (not to the list of devices)."""
+        return (
+            self.device_changed,
+            self.family_changed,
+            self.variant_changed,
+            self.sizes_changed,
+            self.local_changed,
+            self.defines_changed,
+            self.input_changed,
+            self.layout_changed,
         )
 
     def identity(self) -> tuple[object, ...]:

@@ -188,15 +188,5 @@ def connect_views(views: Views, controllers: Controllers, actions: ActionSet) ->
 def follow_state(actions: ActionSet, state: AppState, model: ConfigModel) -> None:
     """Every action's enablement is read again whenever the state or the model changes."""
     state.events.changed.connect(actions.refresh)
-    for signal in (
-        model.devices_changed,
-        model.device_changed,
-        model.family_changed,
-        model.variant_changed,
-        model.sizes_changed,
-        model.local_changed,
-        model.defines_changed,
-        model.input_changed,
-        model.layout_changed,
-    ):
+    for signal in (model.devices_changed, *model.configuration_signals()):
         signal.connect(actions.refresh)

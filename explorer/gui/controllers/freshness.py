@@ -53,16 +53,7 @@ class FreshnessController:
         self.status = status
         self._kernel = model.kernel_identity()
         self._whole = model.identity()
-        for signal in (
-            model.device_changed,
-            model.family_changed,
-            model.variant_changed,
-            model.sizes_changed,
-            model.local_changed,
-            model.defines_changed,
-            model.input_changed,
-            model.layout_changed,
-        ):
+        for signal in model.configuration_signals():
             signal.connect(self._changed)
         for event in (state.events.hint, state.events.runnable, state.events.refusal):
             event.connect(self._show_hint)
