@@ -8,7 +8,9 @@ difference: another phase (a barrier missing or added), another operation (a rea
 reference writes), another buffer or element (a swapped index), another value written, or
 no access at all on one side (a loop bound that stops early or runs late). Over the whole
 launch the first difference is the earliest in program order: the lowest phase, then the
-lowest position in the work-item's own sequence, then the lowest work-group and local id.
+fewest accesses its work-item made before it in that phase, then the lowest work-group and
+local id (work-items that loop a different number of times before a barrier still meet at
+the barrier).
 
 Values are compared where both traces recorded them, for plain writes only (``=``, ``+=``):
 what a read or an atomic returns depends on the order the device ran work-items in, what a
@@ -22,12 +24,10 @@ with :class:`LaunchMismatch`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
-from explorer.trace.diff_sets import BufferDiff, buffer_diffs
+from explorer.trace.diff_records import Access, Difference, TraceDiff
+from explorer.trace.diff_sets import buffer_diffs
 from explorer.trace.diff_sides import (
     Accesses,
     LaunchMismatch,
@@ -54,139 +54,6 @@ WHAT = {
     MINE_ENDED: "missing",
     REFERENCE_ENDED: "extra",
 }
-
-
-@dataclass(frozen=True)
-class Access:
-    """One memory access as one of the two traces recorded it."""
-
-    line: int  # the source line, in that kernel's own file
-    phase: int  # barriers the work-item had passed
-    op: str  # read, write, rmw or atomic
-    buffer: str  # that kernel's own name for the buffer
-    element: int  # element index in the buffer (of the buffer's declared type)
-    text: str  # the source text of the access, e.g. "p[32]"
-    value: float | int | None = None  # the value written, where recorded and compared
-    out_of_bounds: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "line": self.line,
-            "phase": self.phase,
-            "op": self.op,
-            "buffer": self.buffer,
-            "element": self.element,
-            "text": self.text,
-            "value": self.value,
-            "out_of_bounds": self.out_of_bounds,
-        }
-
-    def words(self) -> str:
-        """Like "reads partialDotProduct[32] (p[32], line 55, phase 1)"."""
-        verb = {
-            "read": "reads",
-            "write": "writes",
-            "rmw": "updates",
-            "atomic": "atomically updates",
-        }
-        value = "" if self.value is None or self.op == "read" else f" = {self.value:g}"
-        return (
-            f"{verb.get(self.op, self.op)} {self.buffer}[{self.element}]{value} "
-            f"({self.text}, line {self.line}, phase {self.phase})"
-        )
-
-
-@dataclass(frozen=True)
-class Difference:
-    """A work-item's first access that differs from the reference's at the same position
-    of its sequence. ``mine`` is None where this kernel made no such access (the reference
-    made more), ``reference`` None where the reference made none ("no such access")."""
-
-    group: tuple[int, int, int]
-    local: tuple[int, int, int]
-    position: int  # 0-based, in the work-item's own sequence of memory accesses
-    phase: int  # this kernel's phase at that access (the reference's where it made none)
-    line: int | None  # the line in this kernel: of the access, else of its last access
-    # What differs: phase, operation, buffer, element, value; "missing": this kernel made no
-    # such access, "extra": the reference made none.
-    what: str
-    mine: Access | None
-    reference: Access | None
-
-    @property
-    def buffer(self) -> str | None:
-        side = self.mine or self.reference
-        return side.buffer if side else None
-
-    @property
-    def element(self) -> int | None:
-        return self.mine.element if self.mine else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "group": list(self.group),
-            "work_item": list(self.local),
-            "position": self.position,
-            "phase": self.phase,
-            "line": self.line,
-            "what": self.what,
-            "mine": None if self.mine is None else self.mine.to_json(),
-            "reference": None if self.reference is None else self.reference.to_json(),
-        }
-
-    def sentence(self) -> str:
-        """The difference in words, one sentence."""
-        ours = f"here it {self.mine.words()}" if self.mine else "here it makes no such access"
-        theirs = (
-            f"the reference {self.reference.words()}"
-            if self.reference
-            else "the reference has no such access"
-        )
-        return (
-            f"work-item {self.local} of work-group {self.group}, its access "
-            f"{self.position + 1}, differs in its {self.what}: {ours}; {theirs}."
-        )
-
-
-@dataclass(frozen=True, eq=False)
-class TraceDiff:
-    """Two traces of one launch compared work-item by work-item (see the module)."""
-
-    identical: bool
-    first: Difference | None
-    first_per_group: tuple[Difference, ...]  # each differing group's first, in program order
-    work_items_compared: int
-    work_items_differing: int
-    groups_compared: int
-    groups_differing: int
-    buffers: tuple[BufferDiff, ...]  # elements touched by one only, loads side by side
-    complete: bool  # both traces recorded every access of the work-items compared
-    notes: tuple[str, ...] = ()
-    # The records of this kernel's trace that are a work-item's first difference (where it
-    # made one): what the execution view marks.
-    first_records: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain Python types only: the ``trace --against --json`` object's ``diff``."""
-        return {
-            "identical": self.identical,
-            "first": None if self.first is None else self.first.to_json(),
-            "first_per_group": [d.to_json() for d in self.first_per_group],
-            "work_items_compared": self.work_items_compared,
-            "work_items_differing": self.work_items_differing,
-            "groups_compared": self.groups_compared,
-            "groups_differing": self.groups_differing,
-            "buffers": [b.to_json() for b in self.buffers],
-            "complete": self.complete,
-            "notes": list(self.notes),
-        }
-
-    def text(self, groups_shown: int = 8) -> str:
-        """A short report: the verdict, the first difference, each group's first (up to
-        ``groups_shown``), then elements touched by one kernel only and loads per element."""
-        from explorer.trace.diff_text import diff_text
-
-        return diff_text(self, groups_shown)
 
 
 def diff_traces(mine: Trace, reference: Trace, values: bool = True) -> TraceDiff:
@@ -344,14 +211,15 @@ class _Lined:
         self, first_k: np.ndarray, why: np.ndarray, values: bool
     ) -> tuple[int, list[Difference]]:
         """How many work-items differ, and each differing work-group's first difference in
-        program order (phase, position, then work-item): the launch's first is the first."""
+        program order (phase, place in the phase, then work-item): the launch's first is the
+        first."""
         pairs = np.flatnonzero(first_k >= 0)
         if pairs.size == 0:
             return 0, []
         ks = first_k[pairs]
-        phase = self._phases(pairs, ks)
+        phase, in_phase = self._phases(pairs, ks)
         keys = work_item_keys(self.mine)[self.wm[pairs]]
-        order = np.lexsort((keys, ks, phase))
+        order = np.lexsort((keys, in_phase, phase))
         group = keys[order] // _per_group(self.mine)
         _, firsts = np.unique(group, return_index=True)
         chosen = pairs[order][np.sort(firsts)]
@@ -362,14 +230,17 @@ class _Lined:
     def _record(self, side: Accesses, w: int, k: int) -> int | None:
         return int(side.records[side.start[w] + k]) if k < side.count[w] else None
 
-    def _phases(self, pairs: np.ndarray, ks: np.ndarray) -> np.ndarray:
-        """Mine's phase at each pair's position, the reference's where mine has none."""
-        out = np.zeros(pairs.size, dtype=np.int64)
+    def _phases(self, pairs: np.ndarray, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Mine's phase at each pair's position and the accesses its work-item made before
+        it in that phase; the reference's where mine made no access there."""
+        phase = np.zeros(pairs.size, dtype=np.int64)
+        in_phase = np.zeros(pairs.size, dtype=np.int64)
         for side, trace, w in ((self.ar, self.reference, self.wr), (self.am, self.mine, self.wm)):
             has = ks < side.count[w[pairs]]
-            at = side.records[side.start[w[pairs][has]] + ks[has]]
-            out[has] = trace.phase[at]
-        return out
+            at = side.start[w[pairs][has]] + ks[has]
+            phase[has] = trace.phase[side.records[at]]
+            in_phase[has] = side.in_phase[at]
+        return phase, in_phase
 
     def _difference(self, p: int, k: int, why: int, values: bool) -> Difference:
         w_m, w_r = int(self.wm[p]), int(self.wr[p])

@@ -86,11 +86,13 @@ def buffer_codes(mine: Trace, reference: Trace) -> tuple[np.ndarray, np.ndarray]
 class Accesses:
     """One trace's memory accesses (``__global`` and ``__local``), work-item by work-item:
     ``records[start[w]:start[w] + count[w]]`` are work-item ``w``'s in the order it made
-    them (indices into the trace's records)."""
+    them (indices into the trace's records); ``in_phase[i]`` is how many accesses its
+    work-item made before ``records[i]`` in the same phase."""
 
     records: np.ndarray
     start: np.ndarray
     count: np.ndarray
+    in_phase: np.ndarray
 
 
 def accesses(trace: Trace) -> Accesses:
@@ -102,7 +104,12 @@ def accesses(trace: Trace) -> Accesses:
     records = np.flatnonzero(keep)
     count = np.bincount(trace.wi[records], minlength=int(trace.kept.size)).astype(np.int64)
     start = np.cumsum(count) - count
-    return Accesses(records, start, count)
+    # A work-item's phase only grows: a run of one (work-item, phase) starts where it changes.
+    wi, phase = trace.wi[records].astype(np.int64), trace.phase[records].astype(np.int64)
+    new = np.ones(records.size, dtype=bool)
+    new[1:] = (wi[1:] != wi[:-1]) | (phase[1:] != phase[:-1])
+    run_start = np.maximum.accumulate(np.where(new, np.arange(records.size), 0))
+    return Accesses(records, start, count, np.arange(records.size) - run_start)
 
 
 def work_item_keys(trace: Trace) -> np.ndarray:
