@@ -284,12 +284,8 @@ def _why(result: RunResult) -> str:
 
 
 def _runs_check(exercise: Exercise, result: RunResult) -> Check:
-    local = "×".join(map(str, result.local_size or ())) or "the header's"
     if result.refused is not None:
-        if exercise.local_size_yours:
-            return Check("runs", False, f"The launch with local size {local} is refused: "
-                         f"{result.refused}")  # fmt: skip
-        return Check("runs", False, f"The launch is refused: {result.refused}")
+        return Check("runs", False, f"The device refuses the launch: {result.refused}")
     if result.error is not None:
         log = result.build_log or ""
         errors = [line for line in log.splitlines() if "error" in line.lower()]
@@ -298,6 +294,7 @@ def _runs_check(exercise: Exercise, result: RunResult) -> Check:
             return Check("runs", False, f"The kernel does not build: {detail}")
         return Check("runs", False, f"The kernel did not finish ({result.status}): {detail}")
     if exercise.local_size_yours:
+        local = "×".join(map(str, result.local_size or ()))
         return Check("runs", True, f"The device accepts the local size {local}.")
     return Check("runs", True, "The kernel builds and runs.")
 
@@ -324,9 +321,9 @@ def _findings_check(analysis: Analysis, trace: Trace) -> Check:
     if not bad:
         return Check("no-bug-finding", False, "The trace is incomplete: it cannot vouch for it.")
     first = bad[0]
-    where = f"line {first.line}" if first.line is not None else "the kernel"
-    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
-    return Check("no-bug-finding", False, f"The trace finds a {first.kind} at {where}: "
+    where = f" at line {first.line}" if first.line is not None else ""
+    more = f" (and {len(bad) - 1} more findings)" if len(bad) > 1 else ""
+    return Check("no-bug-finding", False, f"The trace finds a bug{where} ({first.kind}): "
                  f"{first.message}{more}")  # fmt: skip
 
 
