@@ -32,6 +32,7 @@ from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.exercises.catalog import Exercise, FigureCheck
 from explorer.trace.analysis import Analysis, Category, registry
+from explorer.trace.diff import Difference, LaunchMismatch, diff_traces
 from explorer.trace.recorded import Trace
 
 GRADE_TIMEOUT_S = 30.0  # an attempt that loops forever fails after this long
@@ -83,7 +84,7 @@ class Grade:
     passed: bool
     checks: tuple[Check, ...]
     figures: tuple[Figure, ...] = ()
-    first_difference: Any = None
+    first_difference: Difference | None = None
     parting: str = ""
     parting_line: int | None = None
     summary: str = ""  # the run's one-line verdict
@@ -199,23 +200,49 @@ def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
     if first is None:
         return grade_
     return replace(
-        grade_, first_difference=first, parting=_parting_sentence(first), parting_line=first.line
+        grade_, first_difference=first, parting=parting_sentence(first), parting_line=first.line
     )
 
 
-def first_difference(mine: Trace, reference: Trace) -> Any:
-    """The first access where ``mine`` parts from ``reference``, from the trace diff; None
-    where they make the same accesses (or where no trace diff is available)."""
-    return None
+def first_difference(mine: Trace, reference: Trace) -> Difference | None:
+    """The first access where ``mine`` parts from ``reference`` (the trace diff); None where
+    they make the same accesses, or where the two launches differ in shape."""
+    try:
+        return diff_traces(mine, reference).first
+    except LaunchMismatch:
+        return None
 
 
-def _parting_sentence(first: Any) -> str:
-    return f"Your kernel parts from the solution at line {first.line}."
+_VERBS = {"read": "reads", "write": "writes", "rmw": "updates", "atomic": "atomically updates"}
 
 
-def _difference_json(first: Any) -> dict[str, Any]:
-    to_json = getattr(first, "to_json", None)
-    return dict(to_json()) if callable(to_json) else {"line": getattr(first, "line", None)}
+def parting_sentence(first: Difference) -> str:
+    """Where an attempt parts from the solution, in words: the attempt's own access (its
+    text), and what the solution does there without quoting the solution's source."""
+    ours = f"it {first.mine.words()}" if first.mine else "it makes no such access"
+    theirs = first.reference
+    if theirs is None:
+        solution = "the solution makes no such access"
+    else:
+        solution = (
+            f"the solution {_VERBS.get(theirs.op, theirs.op)} {theirs.buffer}[{theirs.element}]"
+            f" in phase {theirs.phase}"
+        )
+    return (
+        f"Your kernel parts from the solution at line {first.line}: work-item {first.local} "
+        f"of work-group {first.group}, at its access {first.position + 1}, differs in its "
+        f"{first.what}: {ours}; {solution}."
+    )
+
+
+def _difference_json(first: Difference) -> dict[str, Any]:
+    """The trace diff's first difference, less the solution's source text and lines."""
+    shown = first.to_json()
+    if shown["reference"] is not None:
+        shown["reference"] = {
+            k: v for k, v in shown["reference"].items() if k not in ("text", "line")
+        }
+    return shown
 
 
 # -- the reference trace ---------------------------------------------------------------

@@ -182,7 +182,8 @@ def written_values(trace: Trace, records: np.ndarray) -> tuple[np.ndarray, np.nd
 def _floats(raw: np.ndarray, is_float: np.ndarray) -> np.ndarray:
     """The float32 values whose bits are the low 32 of ``raw`` (0 where not a float)."""
     bits = (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    return np.where(is_float, bits.view(np.float32).astype(np.float64), 0.0)
+    with np.errstate(invalid="ignore"):  # integers whose bits read as a signalling NaN
+        return np.where(is_float, bits.view(np.float32).astype(np.float64), 0.0)
 
 
 class _Lined:
