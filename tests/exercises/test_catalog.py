@@ -73,3 +73,21 @@ def test_every_exercise_file_is_shipped_in_the_wheel():
     for path in files:
         relative = path.relative_to(exercises_dir().parent).as_posix()
         assert any(g.fullmatch(relative) for g in globs), relative
+
+
+def _docs_table() -> list[list[str]]:
+    text = (ROOT / "docs" / "exercises.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `([a-z0-9-]+)` \|(.*)$", text, re.M)
+    return [
+        [number, name, *[c.strip() for c in rest.split("|")[:3]]] for number, name, rest in rows
+    ]
+
+
+def test_the_docs_list_every_exercise_with_its_figures_bounds():
+    rows = _docs_table()
+    assert [(int(r[0]), r[1]) for r in rows] == [(e.number, e.name) for e in exercises()]
+    for row, exercise in zip(rows, exercises(), strict=True):
+        figures = row[4]
+        shown = re.findall(r"`(\w+)` (?:on|of) (\w+) at (most|least) ([\d.]+)", figures)
+        bounds = [(f.figure, f.buffer, f.bound) for f in exercise.figures]
+        assert [(f, b, f"at {w} {float(v):g}") for f, b, w, v in shown] == bounds, row

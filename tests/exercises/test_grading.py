@@ -6,6 +6,7 @@ accesses part from the solution's."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,13 @@ REFUSED = [
 ]
 
 
+def _docs_start_rows() -> dict[str, set[str]]:
+    """What docs/exercises.md says each starting kernel fails ("figure": its figures)."""
+    text = (Path(__file__).parents[2] / "docs" / "exercises.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \d+ \| `([a-z0-9-]+)` \|[^|]*\|([^|]*)\|", text, re.M)
+    return {name: {c.strip() for c in fails.split(",")} for name, fails in rows}
+
+
 def _source(name: str, attempt: str) -> str:
     if attempt == "start":
         return find_exercise(name).start_source
@@ -105,6 +113,9 @@ def test_a_wrong_attempt_fails_where_it_parts_from_the_solution(
     assert result.parting_line == result.first_difference.line == line, result.parting
     assert result.parting.startswith(f"Your kernel parts from the solution at line {line}:")
     assert f"line {line}" in result.text()
+    if attempt == "start" and on_pocl:  # as docs/exercises.md says
+        kinds = {c.split(":")[0] for c in failing}
+        assert _docs_start_rows()[name] == kinds
 
 
 @pytest.mark.parametrize(("name", "attempt", "why"), REFUSED, ids=[a for _, a, _ in REFUSED])
@@ -115,14 +126,30 @@ def test_a_local_size_that_is_refused_fails_and_says_why(name, attempt, why, exe
     assert result.checks[0].passed and not result.checks[1].passed
     assert why in result.checks[1].sentence
     assert result.first_difference is None
+    if attempt == "start":
+        assert _docs_start_rows()[name] == {"runs"}
 
 
-def test_a_local_size_of_ones_own_that_the_device_accepts_passes(executor, device):
+@pytest.mark.parametrize("side", [8, 64])
+def test_a_local_size_of_ones_own_passes_where_the_device_accepts_it(side, executor, device):
     exercise = find_exercise("local-size")
-    source = exercise.start_source.replace('local = ["128", "128"]', 'local = ["8", "8"]')
+    chosen = f'local = ["{side}", "{side}"]'
+    source = exercise.start_source.replace('local = ["128", "128"]', chosen)
     result = grade(exercise, source, executor, device.key)
-    assert result.passed, result.text()
-    assert "The device accepts the local size 8×8." in result.text()
+    if side * side <= device.max_work_group_size:  # PoCL takes 64 x 64, a GPU of 1024 not
+        assert result.passed, result.text()
+        assert f"The device accepts the local size {side}×{side}." in result.text()
+    else:
+        assert not result.passed and "refuses the launch" in result.checks[1].sentence
+
+
+def test_an_attempt_that_never_ends_is_stopped_and_fails(executor, device):
+    exercise = find_exercise("tree-reduction")
+    endless = exercise.start_source.replace("s < items; s *= 2", "s < items; s *= 1")
+    result = grade(exercise, endless, executor, device.key, timeout_s=2.0)
+    assert not result.passed
+    runs = result.checks[-1]
+    assert runs.name == "runs" and runs.sentence.startswith("The kernel did not finish (timeout)")
 
 
 def test_a_changed_header_fails_before_anything_runs(executor, device):
