@@ -15,6 +15,10 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   ``parting_line``: where its accesses part from the solution's (the trace diff).
   ``Grade.text()`` and ``Grade.to_json()`` are the command's two outputs; neither holds the
   solution's text.
+- For a caller that traces the attempt itself (to show the trace too): :func:`header_check`,
+  then :func:`grade_traced` on the traced run (``keep_trace=True``), then
+  :func:`with_parting` with :func:`reference_trace` (the solution traced once per device and
+  local size, and kept).
 
 Nothing here imports Qt: the window calls :func:`grade` from its worker thread.
 """
@@ -37,6 +41,7 @@ from explorer.exercises.grading import (
     grade,
     grade_traced,
     header_check,
+    reference_trace,
     with_parting,
 )
 
@@ -54,5 +59,6 @@ __all__ = [
     "grade",
     "grade_traced",
     "header_check",
+    "reference_trace",
     "with_parting",
 ]
