@@ -27,13 +27,14 @@ def traces(executor, device):
     made = {}
 
     def trace(name, sizes=ROWS, local=None):
-        if name not in made:
+        key = (name, tuple(sorted(sizes.items())), local)
+        if key not in made:
             variant = load_variant_file(KERNELS / f"{name}.cl")
             run = RunRequest(variant, sizes, local=local, device_key=device.key, input="random")
             traced = executor.trace(TraceRequest(run), keep_trace=True)
             assert traced.trace is not None, traced.result.summary()
-            made[name] = (variant, traced.trace)
-        return made[name]
+            made[key] = (variant, traced.trace)
+        return made[key]
 
     return trace
 
@@ -105,20 +106,47 @@ def test_another_launch_shape_is_refused_with_what_differs(traces):
         diff_traces(halves, rows)
 
 
-def test_coalesced3_against_coalesced2_points_at_the_reduction(executor, device):
+@pytest.mark.parametrize(
+    ("local", "line", "here", "there"),
+    [
+        (64, 56, 16, 16),  # p[16] in the phase of p[32]; Coalesced2 reads it after a barrier
+        (256, 55, 32, 128),  # p[32] where Coalesced2's first step adds element 128
+    ],
+)
+def test_coalesced3_against_coalesced2_points_at_the_reduction(
+    executor, device, local, line, here, there
+):
     """Seed 002: the warp-synchronous reduction parts from the barrier-per-step tree at its
     own p[0] += p[...] lines, in every work-group; traced together through the engine."""
     mine = find_variant("matvec", "nvidia-coalesced3")
-    run = RunRequest(mine, {"WIDTH": 200, "HEIGHT": 4}, local=(64,), device_key=device.key)
+    run = RunRequest(mine, {"WIDTH": 200, "HEIGHT": 4}, local=(local,), device_key=device.key)
     request = TraceRequest(run, against=find_variant("matvec", "nvidia-coalesced2"))
     traced = executor.trace(request)
     against = traced.against
     assert against is not None and against.diff is not None, against and against.refused
     reduction = {i + 1 for i, t in enumerate(mine.source.splitlines()) if "p[0] += p[" in t}
     diff = against.diff
-    assert diff.first is not None and diff.first.line in reduction
+    assert diff.first is not None and diff.first.line == line and line in reduction
+    assert (diff.first.local, diff.first.mine.element, diff.first.reference.element) == (
+        (0, 0, 0),
+        here,
+        there,
+    )
     assert diff.groups_differing == 4
     assert {d.line for d in diff.first_per_group} <= reduction
     found = [f for f in traced.analysis.findings if f.kind == "differs"]
     assert len(found) == 4 and {f.line for f in found} <= reduction
     assert against.to_json()["diff"]["first"]["line"] == diff.first.line
+
+
+def test_findings_name_the_first_64_differing_work_groups_and_the_diff_all(traces):
+    from explorer.trace.analysis import analyse
+
+    sizes = {"WIDTH": 8, "HEIGHT": 272}  # 68 work-groups of 4, each reading by column
+    _, swapped = traces("rows_swapped", sizes)
+    _, right = traces("rows", sizes)
+    diff = diff_traces(swapped, right)
+    assert diff.groups_differing == len(diff.first_per_group) == 68
+    found = [f for f in analyse(swapped, diff=diff).findings if f.kind == "differs"]
+    assert len(found) == 64
+    assert [f.work_items[0][:3] for f in found] == [d.group for d in diff.first_per_group[:64]]

@@ -5,6 +5,7 @@ sizes, local size, defines, input and device, so any difference is the kernels'.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from explorer.engine.records import RunResult, Variant
 from explorer.trace.diff import LaunchMismatch, TraceDiff, diff_traces
@@ -40,7 +41,10 @@ def reference_name(variant: Variant) -> str:
     """How a report names the reference: its catalog id, or its file."""
     from explorer.engine.header.catalog import catalog
 
-    if not variant.path or any(v.path == variant.path for v in catalog()):
+    if not variant.path:
+        return variant.qualified_id
+    path = Path(variant.path).resolve()
+    if any(Path(v.path).resolve() == path for v in catalog() if v.path):
         return variant.qualified_id
     return variant.path
 
