@@ -78,7 +78,8 @@ class Grade:
     """The grade of one attempt. ``passed`` when every check passed. ``first_difference``
     is the trace diff's first access where the attempt parts from the solution (None when
     it passed, when either trace is missing, or when the two do the same accesses);
-    ``parting`` says it in a sentence and ``parting_line`` is its line in the attempt."""
+    ``parting`` says it in a sentence (or that every access is the solution's) and
+    ``parting_line`` is its line in the attempt."""
 
     exercise: str
     passed: bool
@@ -196,7 +197,13 @@ def grade_traced(exercise: Exercise, header: Check, traced: TracedRun) -> Grade:
 
 def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
     """``grade_`` with the trace diff of ``mine`` against the solution's ``reference``."""
-    first = first_difference(mine, reference)
+    try:
+        diff = diff_traces(mine, reference)
+    except LaunchMismatch:
+        return grade_
+    first = diff.first
+    if diff.identical and diff.complete:
+        return replace(grade_, parting=SAME_ACCESSES)
     if first is None:
         return grade_
     return replace(
@@ -204,13 +211,11 @@ def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
     )
 
 
-def first_difference(mine: Trace, reference: Trace) -> Difference | None:
-    """The first access where ``mine`` parts from ``reference`` (the trace diff); None where
-    they make the same accesses, or where the two launches differ in shape."""
-    try:
-        return diff_traces(mine, reference).first
-    except LaunchMismatch:
-        return None
+SAME_ACCESSES = (
+    "Your kernel makes the same accesses as the solution, in the same order and phases, and "
+    "writes the same values: look at what the failed checks say (a barrier's fence flags, for "
+    "instance)."
+)
 
 
 _VERBS = {"read": "reads", "write": "writes", "rmw": "updates", "atomic": "atomically updates"}

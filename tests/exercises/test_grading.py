@@ -186,3 +186,16 @@ def test_the_grade_as_json_names_the_first_difference_without_the_solutions_text
     assert "text" not in first["reference"] and "line" not in first["reference"]
     assert "get_local_id(0) + stride" not in shown  # the solution's own access
     assert "get_local_id(0) + stride" not in result.text()
+
+
+def test_wrong_fence_flags_fail_though_every_access_is_the_solutions(executor, device):
+    """A barrier that names only global memory orders no local access: the race is found,
+    and the grade says the accesses themselves are the solution's."""
+    exercise = find_exercise("seed004-mem-fence")
+    source = exercise.solution_source.replace("CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE")
+    result = grade(exercise, source, executor, device.key)
+    assert not result.passed
+    assert {c.name for c in result.failed_checks} == {"no-bug-finding"}
+    assert "does not name CLK_LOCAL_MEM_FENCE" in result.checks[-1].sentence
+    assert result.first_difference is None and result.parting_line is None
+    assert result.parting.startswith("Your kernel makes the same accesses as the solution")
