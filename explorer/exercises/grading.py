@@ -236,8 +236,18 @@ def parting_sentence(first: Difference) -> str:
     return (
         f"Your kernel parts from the solution at line {first.line}: work-item {first.local} "
         f"of work-group {first.group}, at its access {first.position + 1}, differs in its "
-        f"{first.what}: {ours}; {solution}."
+        f"{first.what}: {ours}; {solution}{_barriers_between(first)}."
     )
+
+
+def _barriers_between(first: Difference) -> str:
+    """Where the phases differ: how many more barriers one kernel has passed by then."""
+    if first.what != "phase" or first.mine is None or first.reference is None:
+        return ""
+    more = first.reference.phase - first.mine.phase
+    count = f"{abs(more)} more barrier{'s' if abs(more) != 1 else ''}"
+    who = "the solution" if more > 0 else "your kernel"
+    return f" ({who} has passed {count} by then)"
 
 
 def _difference_json(first: Difference) -> dict[str, Any]:
