@@ -143,4 +143,6 @@ def written_value(trace: Trace, record: int) -> float | int | None:
 
 def as_float32(raw: np.ndarray) -> np.ndarray:
     """The float32 values whose bits are the low 32 of ``raw``, as float64."""
-    return (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32).astype(np.float64)
+    bits = (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    with np.errstate(invalid="ignore"):  # integers whose bits read as a signalling NaN
+        return bits.view(np.float32).astype(np.float64)

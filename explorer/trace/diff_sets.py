@@ -168,6 +168,9 @@ class Touched:
 
 
 def _only(these: np.ndarray, those: np.ndarray) -> OnlyOne:
-    """Elements set in ``these`` and not in ``those`` (masks of one buffer)."""
-    left = np.flatnonzero(these & ~those)
+    """Elements set in ``these`` and not in ``those`` (masks of one buffer; of two lengths
+    where a local array was declared with another shape, such as a padded tile)."""
+    if those.size < these.size:
+        those = np.r_[those, np.zeros(these.size - those.size, dtype=bool)]
+    left = np.flatnonzero(these & ~those[: these.size])
     return OnlyOne(int(left.size), tuple(int(e) for e in left[:EXAMPLES]))

@@ -99,3 +99,22 @@ def test_only_work_items_both_traces_recorded_are_compared():
     diff = diff_traces(one, everyone)
     assert diff.identical and diff.work_items_compared == 1
     assert diff.notes[0].startswith("only the 1 work-items both traces recorded are compared")
+
+
+def test_a_local_array_of_another_shape_is_compared_element_by_element():
+    def tiled(length, element):
+        buffers = [*BUFFERS, buf("tile", LOCAL, length)]
+        sites = [*SITES, site(4, 16, WRITE, LOCAL, 2, "tile[l]")]
+        return trace([[(0, 0), (4, 4 * element)]], buffers, sites)
+
+    padded, plain = tiled(17, 16), tiled(16, 15)
+    local = next(b for b in diff_traces(padded, plain).buffers if b.buffer == "tile")
+    assert (local.written_only_here.examples, local.written_only_reference.examples) == (
+        (16,),
+        (15,),
+    )
+    local = next(b for b in diff_traces(plain, padded).buffers if b.buffer == "tile")
+    assert (local.written_only_here.examples, local.written_only_reference.examples) == (
+        (15,),
+        (16,),
+    )
