@@ -118,3 +118,21 @@ def test_a_local_array_of_another_shape_is_compared_element_by_element():
         (15,),
         (16,),
     )
+
+
+def test_floats_written_match_within_a_relative_1e_4_and_integers_bit_for_bit():
+    from dataclasses import replace
+
+    def written(value, value_type):
+        sites = [replace(s, value_type=value_type) for s in SITES]
+        t = trace([[(0, 0), (1, 0)]], sites=sites)
+        bits = np.array([value], dtype=np.float32 if value_type == "float" else np.int32)
+        return replace(t, values=np.array([0, bits.view(np.uint32)[0]], dtype=np.uint32))
+
+    one = written(1.0, "float")
+    assert diff_traces(written(1.00005, "float"), one).identical
+    first = diff_traces(written(1.0002, "float"), one).first
+    assert (first.what, first.line) == ("value", 12)
+    assert first.mine.value == np.float32(1.0002) and first.reference.value == 1.0
+    assert diff_traces(written(7, "int"), written(8, "int")).first.what == "value"
+    assert diff_traces(written(7, "int"), written(7, "int")).identical
