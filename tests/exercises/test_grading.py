@@ -26,8 +26,8 @@ FAILING = [
     ("naive-matmul", "start", {"verified", "no-bug-finding"}, 50),  # B[k * K + col]
     ("naive-matmul", "a-by-column", {"verified"}, 50),  # A[k * M + row]
     ("naive-matmul", "loop-bound", {"verified"}, 51),  # k < N stops early: the store
-    ("coalesced-matvec", "start", {"figure:sectors_per_request:mat"}, 45),  # chunks
-    ("coalesced-matvec", "wrong-step", {"verified", "figure:sectors_per_request:mat"}, 45),
+    ("coalesced-matvec", "start", {"figure:sectors_over_needed:mat"}, 45),  # chunks
+    ("coalesced-matvec", "wrong-step", {"verified"}, 45),  # coalesced, but each read 16 times
     ("coalesced-matvec", "vec-index", {"verified"}, 45),  # vec[lid]
     ("tiled-matmul", "start", {"verified", "no-bug-finding"}, 59),  # no barrier at all
     ("tiled-matmul", "first-barrier-only", {"no-bug-finding"}, 55),  # next step's copy
