@@ -101,16 +101,23 @@ class Difference:
         }
 
     def brief(self) -> str:
-        """Like "line 56, phase 1, work-item (0, 0, 0): phase (p[16]; reference: ...)"."""
+        """Like "line 56, phase 1, work-item (0, 0, 0): its phase differs (p[16]; reference:
+        ...)"; a work-item that stops early "makes no more accesses", one that goes on "makes
+        an access more"."""
         ours = self.mine.text if self.mine else "no access"
         theirs = (
             f"{self.reference.text}, line {self.reference.line}, phase {self.reference.phase}"
             if self.reference
             else "no access"
         )
+        what = {
+            "missing": "it makes no more accesses",
+            "extra": "it makes an access more",
+        }.get(self.what, f"its {self.what} differs")
+        where = f"line {self.line}, " if self.line is not None else ""
         return (
-            f"line {self.line}, phase {self.phase}, work-item {self.local}: its {self.what} "
-            f"differs ({ours}; the reference: {theirs})"
+            f"{where}phase {self.phase}, work-item {self.local}: {what} ({ours}; the "
+            f"reference: {theirs})"
         )
 
     def sentence(self) -> str:

@@ -59,10 +59,12 @@ def test_an_access_only_one_kernel_makes_is_missing_or_extra_at_the_last_line():
         first.sentence()
     )
     assert "differs in its missing" not in first.sentence()
+    assert "it makes no more accesses (no access; the reference: " in first.brief()
     first = diff_traces(right, short).first
     assert (first.what, first.reference, first.line) == ("extra", None, 14)
     assert "the reference has no such access" in first.sentence()
     assert "makes an access more, its access 3" in first.sentence()
+    assert "it makes an access more (" in first.brief()
     nothing = trace([[]])
     first = diff_traces(nothing, right).first
     assert first.line is None and "makes no access at all" in first.sentence()
