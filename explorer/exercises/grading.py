@@ -145,6 +145,7 @@ def grade(
     lies (its name appears in messages; relative files in its header are found beside it);
     by default the exercise's own folder."""
     where = Path(path) if path is not None else exercise.folder / "attempt.cl"
+    attempt_source = attempt_source.removeprefix("\ufeff")  # a Windows editor's UTF-8 mark
     try:
         variant = parse_variant(attempt_source, where, variant_id=exercise.name)
     except CatalogError as exc:

@@ -177,3 +177,11 @@ def test_a_local_size_the_constraints_refuse_is_not_the_devices_refusal(executor
         assert runs.sentence.startswith("The kernel's constraints refuse the launch")
         assert "L0 == L1" in runs.sentence
     assert "L1 = 1024" not in runs.sentence  # 1024 x 1024 fits no device
+
+
+def test_a_file_saved_by_a_windows_editor_passes(executor, device):
+    """A byte-order mark and CRLF line ends, as Notepad saves a file."""
+    exercise = find_exercise("index-map")
+    windows = "\ufeff" + exercise.solution_source.replace("\n", "\r\n")
+    result = grade(exercise, windows, executor, device.key)
+    assert result.passed, result.text()
