@@ -33,7 +33,7 @@ TN = [4, 8, 16]
 WX = [2, 4, 8, 16, 32]
 GM = [0, 1, 2, 4, 8, 16, 32]
 APAD = [0, 4]
-UNALIGNED = [0, 1, 2]
+UNALIGNED = [0, 1]
 EDGE = [0, 1]
 [[by_size]]
 when = "cdiv(M, 128) * cdiv(N, 128) < 256"
@@ -46,32 +46,32 @@ WX = 8
 [[by_size]]
 when = "M % 128 <= 4 and N % 128 <= 4 and (N % 4 != 0 or K % 4 != 0)"
 EDGE = 1
-UNALIGNED = 2
+UNALIGNED = 1
 [[by_size]]
 when = "M % 128 <= 4 and N % 128 <= 4"
 EDGE = 1
 [[by_size]]
 when = "N % 4 != 0 or K % 4 != 0"
-UNALIGNED = 2
+UNALIGNED = 1
 [about]
 source = "the explorer's own"
 bug = ""
 text = """fast's loop, with two groups per compute unit and the edges apart. fast gives each
 of 256 work-items an 8×16 block (a 128×256 tile) and compiles to 249 registers: its group
-fills a compute unit's 65536 registers alone, so when it waits at its barrier the unit idles.
-Here 128 work-items of 16×8 values share a 128×128 tile; at 231 registers two groups fit in
-one unit, and while one waits the other's warps multiply. The reads of local memory per
-multiply-add stay those of fast (six float4s per 128); 16×8 rather than 8×16 needs 20
-registers fewer. The edges: 4097 rows make 33 tiles of 128, so 4097³ is 1089 tiles, more
-than four rounds of the 264 that run at once, and the fifth round computes one row and one
-column of C while most of the GPU waits. With EDGE = 1 only full tiles are tiles (1024, as
-at 4096³) and the strips left below and beside them are dot products done by extra groups,
-which finish within the last round; the default takes it where the strips are at most four
-wide. Rows that are not 16-byte aligned (N or K not a multiple of 4) are read one float at
-a time (UNALIGNED = 2), consecutive work-items on consecutive floats of a tile's row, so a
-warp's load touches 4 rows of A or one of B, where fast's float4-shaped loads touch 16.
-Below 256 tiles of 128×128 (1024³) the default is a 64×128 tile of 8×8 blocks. On an H100:
-MEASURED."""
+fills a compute unit's 65536 registers alone, so while it waits at its barrier the unit
+idles. Here 128 work-items of 16×8 values share a 128×128 tile; at 231 registers two groups
+fit in one unit, and while one waits the other's warps multiply. The reads of local memory
+per multiply-add stay fast's (six float4s per 128); 16×8 rather than 8×16 takes 20 registers
+fewer and ran about 2% faster. The edges: 4097 rows make 33 tiles of 128, so 4097³ is 1089
+tiles, more than four rounds of the 264 groups that run at once, and a fifth round computes
+one row and one column of C while most of the GPU waits. With EDGE = 1 only full tiles are
+tiles (1024, as at 4096³) and the strips left below and beside them are dot products done by
+extra groups, which finish within the last round; the default takes it where the strips are
+at most four wide. On an H100, three calls of bench: 0.967–0.971 of cuBLAS at 4096³
+(49.5–49.7 TFLOP/s; fast 0.934–0.938), 0.98 at 4000³, 1.01–1.18 at 2048³ and 1.18–1.46 at
+1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks), but only
+0.90 at 4097³, where rows are not 16-byte aligned and each float4 is four loads (fast
+0.88–0.89)."""
 ---*/
 
 #ifndef BM
@@ -99,8 +99,7 @@ MEASURED."""
 #define APAD 4    /* padding of a row of transposed A in local memory (0 or 4)  */
 #endif
 #ifndef UNALIGNED
-#define UNALIGNED 0  /* 1, 2: an unguarded main loop for rows not 16-byte aligned too:
-                        float4-shaped loads (1) or one float per load, by rows (2) */
+#define UNALIGNED 0  /* 1: an unguarded main loop for rows not 16-byte aligned too */
 #endif
 #ifndef EDGE
 #define EDGE 0    /* 1: full tiles only; the strips left over as dot products     */
@@ -351,7 +350,7 @@ void matmul_wave(const int M, const int N, const int K,
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
-#if UNALIGNED == 1
+#if UNALIGNED
     /* The same for rows that are not 16-byte aligned: loads of four values where needed. */
     for (; s + 1 < full; s++) {
         const int k0 = (s + 1) * BK;
@@ -364,37 +363,6 @@ void matmul_wave(const int M, const int N, const int K,
             bNext[i] = fetchB(B + (k0 + kB[i]) * N, colB[i], N, vecB);
         multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
         store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-#elif UNALIGNED == 2
-    /* The same for rows that are not 16-byte aligned, one float per load: consecutive
-       work-items read consecutive floats of a row of a tile (BK of A, BN of B), so a warp's
-       load touches 32 / BK rows of A or one row of B instead of 16 rows of each. */
-    for (; s + 1 < full; s++) {
-        const int k0 = (s + 1) * BK;
-        const int buf = s & 1;
-        float aOne[4 * LPTA], bOne[4 * LPTB];
-        #pragma unroll
-        for (int i = 0; i < 4 * LPTA; i++) {
-            const int e = t + i * NT;
-            aOne[i] = A[min(offM + e / BK, M - 1) * K + k0 + e % BK];
-        }
-        #pragma unroll
-        for (int i = 0; i < 4 * LPTB; i++) {
-            const int e = t + i * NT;
-            bOne[i] = B[(k0 + e / BN) * N + min(offN + e % BN, N - 1)];
-        }
-        multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
-        #pragma unroll
-        for (int i = 0; i < 4 * LPTA; i++) {
-            const int e = t + i * NT;
-            As[buf ^ 1][e % BK][e / BK] = aOne[i];
-        }
-        #pragma unroll
-        for (int i = 0; i < 4 * LPTB; i++) {
-            const int e = t + i * NT;
-            Bs[buf ^ 1][e / BN][e % BN] = bOne[i];
-        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
