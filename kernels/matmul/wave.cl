@@ -66,12 +66,13 @@ fewer and ran about 2% faster. The edges: 4097 rows make 33 tiles of 128, so 409
 tiles, more than four rounds of the 264 groups that run at once, and a fifth round computes
 one row and one column of C while most of the GPU waits. With EDGE = 1 only full tiles are
 tiles (1024, as at 4096³) and the strips left below and beside them are dot products done by
-extra groups, which finish within the last round; the default takes it where the strips are
-at most four wide. On an H100, three calls of bench: 0.967–0.971 of cuBLAS at 4096³
-(49.5–49.7 TFLOP/s; fast 0.934–0.938), 0.98 at 4000³, 1.01–1.18 at 2048³ and 1.18–1.46 at
-1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks), but only
-0.90 at 4097³, where rows are not 16-byte aligned and each float4 is four loads (fast
-0.88–0.89)."""
+extra groups, which finish within the last round (the strip beside the tiles reads A one
+row per work-item, uncoalesced, as a trace shows: a sliver of the work); the default takes
+it where the strips are at most four wide. On an H100, three runs of bench one after the
+other: 0.967–0.971 of cuBLAS at 4096³ (49.5–49.7 TFLOP/s; fast 0.934–0.938), 0.98 at
+4000³, 1.01–1.18 at 2048³ and 1.18–1.46 at 1024³ (below 256 tiles of 128×128 the default
+is a 64×128 tile of 8×8 blocks), but only 0.90 at 4097³, where rows are not 16-byte aligned
+and each float4 is four loads (fast 0.88–0.89)."""
 ---*/
 
 #ifndef BM
