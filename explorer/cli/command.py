@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import NO_PLATFORM_HELP, NoDeviceError
@@ -35,6 +37,51 @@ class Command:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Executor], int]
     order: int
+
+
+def add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--host`` and ``--executor-command``, on every command: its OpenCL work runs on
+    another machine, whose devices it lists and picks."""
+    group = parser.add_argument_group("another machine's devices")
+    group.add_argument(
+        "--host",
+        metavar="USER@SERVER",
+        help="run the OpenCL work on that machine, through ssh (the explorer must be "
+        "installed there); its devices are named 'server: …'",
+    )
+    group.add_argument(
+        "--executor-command",
+        metavar="CMD",
+        help="the command that starts the executor there instead of ssh, e.g. "
+        '"ssh -p 2222 me@gpu ~/venv/bin/python -m explorer executor-serve"',
+    )
+
+
+def executor_for(
+    args: argparse.Namespace, env: dict[str, str] | None = None, local: Any = Executor
+) -> Executor:
+    """This machine's executor (made by ``local``), or the one ``--host`` and
+    ``--executor-command`` name, which tells how a long transfer goes on standard error."""
+    target = getattr(args, "host", None) or ""
+    command = getattr(args, "executor_command", None) or ""
+    if not target and not command:
+        return local(env=env) if env else local()
+    from explorer.engine.remote.client import CommandExecutor
+    from explorer.engine.remote.hosts import Host
+
+    try:
+        host = Host.parse(target, command)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return CommandExecutor(host, env=env, progress=_say_progress)
+
+
+def _say_progress(text: str, finished: bool) -> None:
+    """A transfer's progress on standard error: one line rewritten on a terminal."""
+    if sys.stderr.isatty():
+        print(f"\r{text}", end="\n" if finished else "", file=sys.stderr, flush=True)
+    elif finished:
+        print(text, file=sys.stderr)
 
 
 def available_devices(executor: Executor) -> list[DeviceInfo]:

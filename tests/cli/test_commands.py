@@ -35,6 +35,7 @@ def test_every_command_is_there_in_its_order():
         "bench-memory",
         "bench",
         "install-desktop",
+        "executor-serve",
     ]
 
 

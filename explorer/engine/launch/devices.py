@@ -147,6 +147,11 @@ def pick_device(devices: list[DeviceInfo], selector: str | None) -> DeviceInfo:
     for device in devices:
         if device.key == selector:
             return device
+    _, slash, here = selector.rpartition("/")
+    if slash:  # another machine's key, read by that machine's executor: its own devices
+        for device in devices:
+            if not device.host and device.key == here:
+                return device
     if selector.isdigit():
         index = int(selector)
         if index < len(devices):
