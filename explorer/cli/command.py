@@ -19,6 +19,7 @@ from typing import Any
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import NO_PLATFORM_HELP, NoDeviceError
 from explorer.engine.records import DeviceInfo, check_timeout
+from explorer.engine.remote.hosts import Host
 from explorer.paths import shown
 from explorer.selection import UsageError
 
@@ -57,23 +58,40 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def host_of(args: argparse.Namespace) -> Host | None:
+    """The host ``--host`` and ``--executor-command`` name, or None for this machine."""
+    target = getattr(args, "host", None) or ""
+    command = getattr(args, "executor_command", None) or ""
+    if not target and not command:
+        return None
+    try:
+        return Host.parse(target, command)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def executor_for(
     args: argparse.Namespace, env: dict[str, str] | None = None, local: Any = Executor
 ) -> Executor:
     """This machine's executor (made by ``local``), or the one ``--host`` and
     ``--executor-command`` name, which tells how a long transfer goes on standard error."""
-    target = getattr(args, "host", None) or ""
-    command = getattr(args, "executor_command", None) or ""
-    if not target and not command:
+    host = host_of(args)
+    if host is None:
         return local(env=env) if env else local()
     from explorer.engine.remote.client import CommandExecutor
-    from explorer.engine.remote.hosts import Host
 
-    try:
-        host = Host.parse(target, command)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     return CommandExecutor(host, env=env, progress=_say_progress)
+
+
+def host_options(args: argparse.Namespace) -> list[str]:
+    """The ``--host``/``--executor-command`` options ``args`` were given, for a command this
+    one starts."""
+    options = []
+    for name in ("host", "executor_command"):
+        value = getattr(args, name, None)
+        if value:
+            options += [f"--{name.replace('_', '-')}", value]
+    return options
 
 
 def _say_progress(text: str, finished: bool) -> None:
