@@ -144,8 +144,8 @@ def pick_device(devices: list[DeviceInfo], selector: str | None) -> DeviceInfo:
     if selector is None or selector == "":
         return default_device(devices)
     selector = selector.strip()
-    for device in devices:
-        if device.key == selector:
+    for device in devices:  # a host's device by its own key there too: --host s --device 0:1
+        if device.key in (selector, f"{device.host}/{selector}"):
             return device
     _, slash, here = selector.rpartition("/")
     if slash:  # another machine's key, read by that machine's executor: its own devices

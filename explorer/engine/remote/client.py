@@ -278,7 +278,7 @@ class _ErrorOutput:
         self._thread.start()
 
     def _pump(self, stream: Any) -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError), stream:
             for data in iter(lambda: os.read(stream.fileno(), 65536), b""):
                 self._tail = (self._tail + data)[-4096:]
                 with contextlib.suppress(OSError, ValueError, AttributeError):

@@ -43,6 +43,7 @@ class FrameReader:
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._frames: list[bytes] = []
+        self._last = 0  # the size of the last whole frame
 
     def feed(self, data: bytes) -> None:
         """Take ``data``; :class:`ProtocolError` when the stream is not frames."""
@@ -55,11 +56,15 @@ class FrameReader:
             if len(self._buffer) < HEAD_BYTES + size:
                 return
             self._frames.append(bytes(self._buffer[HEAD_BYTES : HEAD_BYTES + size]))
+            self._last = size
             del self._buffer[: HEAD_BYTES + size]
 
     @property
     def pending(self) -> tuple[int, int]:
-        """(bytes received, bytes expected) of the frame arriving now; (0, 0) for none."""
+        """(bytes received, bytes expected) of the frame arriving now, or of the last whole
+        one when none is arriving."""
+        if not self._buffer:
+            return (self._last, self._last)
         if len(self._buffer) < HEAD_BYTES:
             return (len(self._buffer), 0)
         _, size = _HEAD.unpack_from(self._buffer)
