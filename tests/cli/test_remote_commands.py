@@ -93,10 +93,10 @@ def test_bench_gives_the_same_rows(both):
 @needs_oclgrind
 def test_check_gives_the_same_verdict_on_the_hosts_oclgrind(both):
     here, there = both("check", *RACY)
-    assert there["verdict"] == here["verdict"]  # messages per line vary from run to run
-    assert {(m["kind"], m["line"]) for m in there["messages"]} == {
-        (m["kind"], m["line"]) for m in here["messages"]
-    }
+    # Oclgrind keeps its first 200 messages, of a race whose order varies: their lines vary.
+    assert there["verdict"] == here["verdict"]
+    assert {m["kind"] for m in there["messages"]} == {m["kind"] for m in here["messages"]}
+    assert there["result"]["status"] == here["result"]["status"] == "wrong"
 
 
 def test_animate_draws_the_same_frames(fast_cli, tmp_path, qapp):
