@@ -187,7 +187,9 @@ class Worker(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._executor = HostRouter(progress=lambda text, _done: self.transfer.emit(text))
+        self._executor = HostRouter(
+            Executor(), progress=lambda text, _done: self.transfer.emit(text)
+        )
         self._thread = QThread()
         self._thread.setObjectName("opencl-worker")
         self._job = _Job(self._executor)

@@ -15,8 +15,8 @@ from explorer.engine.remote.hosts import Host, host_of_key
 class HostRouter:
     """Executors by machine: "" for this one, a host's label for each host added."""
 
-    def __init__(self, progress: Progress | None = None) -> None:
-        self.local = Executor()
+    def __init__(self, local: Executor | None = None, progress: Progress | None = None) -> None:
+        self.local = local if local is not None else Executor()
         self.progress = progress
         self._hosts: dict[str, CommandExecutor] = {}
         self.problems: dict[str, str] = {}  # a host's label → why its devices are missing

@@ -84,7 +84,7 @@ ACTIONS = Actions(
     Action(
         "add_host",
         "Add &host…",
-        "&Devices",
+        "D&evices",
         HostsController.add_host,
         tip="Use another machine's devices (a GPU server) through ssh; the window stays here",
     ),

@@ -1,0 +1,79 @@
+"""Devices ▸ Add host… with a command that starts the executor (a local one here, the same
+protocol as through ssh): the host's devices join the list as 'remote: …', choosing one runs
+and traces there, the host is remembered for the next start, and closing the window leaves
+no executor behind."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QInputDialog
+
+from explorer.engine.header.catalog import find_variant
+from tests.engine.remote_helpers import SERVE, alive, children, wait_for
+from tests.gui.conftest import trigger
+
+
+def _answer(monkeypatch, text):
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: (text, True)))
+
+
+def _host_devices(window):
+    return [d for d in window.model.devices if d.host == "remote"]
+
+
+def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeypatch, settings):
+    local = list(window.model.devices)
+    _answer(monkeypatch, SERVE)
+    trigger(window, "Add host…")
+    qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
+    assert window.model.devices[: len(local)] == local  # this machine's first, unchanged
+    combo = window.views.panel.device_combo
+    texts = [combo.itemText(i) for i in range(combo.count())]
+    assert any(t.startswith("remote: ") for t in texts)
+    far = next(d for d in _host_devices(window) if d.name == window.model.device.name)
+    combo.setCurrentIndex(combo.findData(far.key))  # as a person picks it
+    assert window.model.device == far
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    finished = []
+    window.worker.finished.connect(lambda _g, result: finished.append(result))
+    trigger(window, "Run")
+    qtbot.waitUntil(lambda: bool(finished), timeout=60000)
+    assert finished[-1].status == "verified"
+    assert finished[-1].device == f"remote: {far.name}"
+    trigger(window, "Trace")
+    qtbot.waitUntil(lambda: window.state.traced is not None, timeout=60000)
+    assert window.state.traced.result.device == f"remote: {far.name}"
+    assert window.state.traced.analysis is not None
+    assert "remote" in str(settings.value("hosts"))
+
+
+def test_a_remembered_host_is_connected_at_start_and_closing_ends_it(qtbot, settings):
+    from explorer.engine.remote.hosts import Host
+    from explorer.gui.main_window import MainWindow
+    from explorer.gui.settings import save_hosts
+
+    save_hosts(settings, [Host.parse("", SERVE)])
+    window = MainWindow(settings=settings)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
+    servers = [pid for pid in children(_pid()) if "executor-serve" in _command_line(pid)]
+    assert servers
+    window.close()
+    window.worker.shutdown()
+    assert wait_for(lambda: not any(alive(pid) for pid in servers))
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def _command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
