@@ -12,7 +12,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = shlex.quote(sys.executable)
 # ``env`` puts this checkout first, as an installed copy would be on a server.
-SERVE = f"env PYTHONPATH={shlex.quote(str(ROOT))} {PYTHON} -m explorer executor-serve"
+SEARCH_PATH = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH", ""))))
+SERVE = f"env PYTHONPATH={shlex.quote(SEARCH_PATH)} {PYTHON} -m explorer executor-serve"
 RELAY = f"{PYTHON} {shlex.quote(str(Path(__file__).with_name('relay.py')))} {SERVE}"
 
 

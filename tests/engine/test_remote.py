@@ -20,7 +20,15 @@ from explorer.engine.remote import client
 from explorer.engine.remote.client import CommandExecutor
 from explorer.engine.remote.hosts import Host
 from tests.conftest import TEST_KERNELS
-from tests.engine.remote_helpers import PYTHON, RELAY, ROOT, SERVE, alive, children, wait_for
+from tests.engine.remote_helpers import (
+    PYTHON,
+    RELAY,
+    SEARCH_PATH,
+    SERVE,
+    alive,
+    children,
+    wait_for,
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +80,7 @@ def test_a_long_transfer_tells_its_progress(remote, monkeypatch):
 def test_another_version_there_says_what_to_install():
     older = (
         "env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 "
-        f"PYTHONPATH={shlex.quote(str(ROOT))} {PYTHON} -c "
+        f"PYTHONPATH={shlex.quote(SEARCH_PATH)} {PYTHON} -c "
         + shlex.quote(
             "import explorer; explorer.__version__ = '0.0.1'; "
             "from explorer.cli import main; main(['executor-serve'])"
@@ -155,7 +163,7 @@ def test_a_killed_client_leaves_no_executor_on_the_far_end(device):
     command = [sys.executable, "-m", "explorer", "run", "--kernel-file"]
     command += [str(TEST_KERNELS / "hang.cl"), "--width", "4", "--height", "4"]
     command += ["--timeout", "60", "--executor-command", SERVE, "--device", device.key]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": SEARCH_PATH}
     client_process = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
     try:
         assert wait_for(lambda: bool(children(client_process.pid)), 30)
