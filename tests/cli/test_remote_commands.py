@@ -108,3 +108,10 @@ def test_animate_draws_the_same_frames(fast_cli, tmp_path, qapp):
             return int(gif.n_frames)
 
     assert frames(*FAR) == frames() == 6
+
+
+def test_a_long_transfer_tells_its_progress_on_standard_error(monkeypatch):
+    monkeypatch.setattr(client, "_SHOW_AFTER_S", 0.0)  # every transfer counts as long
+    done = cli("trace", *TILED, *FAR)
+    assert done.code == 0, done.err
+    assert "receiving trace of matmul/tiled (M=32, N=32, K=32) from remote: " in done.err

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QInputDialog
 
 from explorer.engine.header.catalog import find_variant
+from explorer.engine.remote import client
 from tests.engine.remote_helpers import SERVE, alive, children, wait_for
 from tests.gui.conftest import trigger
 
@@ -22,6 +23,7 @@ def _host_devices(window):
 
 def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeypatch, settings):
     local = list(window.model.devices)
+    monkeypatch.setattr(client, "_SHOW_AFTER_S", 0.0)  # every transfer counts as long
     _answer(monkeypatch, SERVE)
     trigger(window, "Add host…")
     qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
@@ -42,10 +44,13 @@ def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeyp
     qtbot.waitUntil(lambda: bool(finished), timeout=60000)
     assert finished[-1].status == "verified"
     assert finished[-1].device == f"remote: {far.name}"
+    shown: list[str] = []
+    window.statusBar().messageChanged.connect(shown.append)
     trigger(window, "Trace")
     qtbot.waitUntil(lambda: window.state.traced is not None, timeout=60000)
     assert window.state.traced.result.device == f"remote: {far.name}"
     assert window.state.traced.analysis is not None
+    assert any(m.startswith("receiving trace of matmul/tiled") for m in shown)  # status bar
     assert "remote" in str(settings.value("hosts"))
 
 
