@@ -11,7 +11,7 @@ from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.launch.devices import default_device
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.hosts import Host, host_of_key
 from explorer.engine.remote.router import HostRouter
 
 
@@ -82,6 +82,7 @@ class _Job(QObject):
         self._executor = executor
         self.cancelled_generation = -1
         self.checker: Executor | None = None  # a second process with Oclgrind's checks on
+        self._checker_host = ""  # the machine it runs on
 
     @Slot()
     def discover(self) -> None:
@@ -129,8 +130,17 @@ class _Job(QObject):
     def oclgrind(self, generation: int, request: RunRequest) -> None:
         from explorer.engine.record.oclgrind import CHECK_ENV, check
 
+        where = host_of_key(request.device_key)  # Oclgrind runs where the device is
+        if self.checker is not None and where != self._checker_host:
+            self.checker.close()
+            self.checker = None
         if self.checker is None:
-            self.checker = Executor(env=CHECK_ENV)
+            try:
+                self.checker = self._executor.with_env(request.device_key, CHECK_ENV)
+            except ExecutorError as exc:
+                self.oclgrind_ready.emit(generation, str(exc))
+                return
+            self._checker_host = where
         try:
             outcome = self.checker.call(
                 check,

@@ -66,6 +66,16 @@ class HostRouter:
             )
         return self._hosts[label]
 
+    def with_env(self, key: str | None, env: dict[str, str]) -> Executor:
+        """Another executor on the machine ``key`` names, started with ``env`` (Oclgrind's
+        switches, read when its runtime loads)."""
+        label = host_of_key(key)
+        if not label:
+            return Executor(env=env)
+        far = self.executor_for(key)
+        assert isinstance(far, CommandExecutor)
+        return CommandExecutor(far.host, env=env, progress=self.progress)
+
     def run(self, request: RunRequest) -> RunResult:
         try:
             executor = self.executor_for(request.device_key)
