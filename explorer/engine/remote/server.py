@@ -25,6 +25,7 @@ from typing import Any
 
 from explorer import __version__
 from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
+from explorer.engine.launch import devices
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
 
 _CHUNK = 1 << 20
@@ -33,6 +34,7 @@ _CHUNK = 1 << 20
 def serve() -> int:
     """Serve requests until standard input closes; never returns while it is open."""
     _single_threaded_blas()
+    devices.serving_a_window_elsewhere = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the connection's end stops this process
     out = os.dup(1)
     os.dup2(2, 1)  # stray prints go to standard error, never into the frames
