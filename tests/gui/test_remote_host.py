@@ -25,8 +25,13 @@ def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeyp
     local = list(window.model.devices)
     monkeypatch.setattr(client, "_SHOW_AFTER_S", 0.0)  # every transfer counts as long
     _answer(monkeypatch, SERVE)
+    shown: list[str] = []
+    window.statusBar().messageChanged.connect(shown.append)
     trigger(window, "Add host…")
     qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
+    count = len(_host_devices(window))
+    assert shown[0] == "Connecting to remote…"
+    assert shown[-1] == f"remote: {count} device{'s' if count > 1 else ''} added to the device list"
     assert window.model.devices[: len(local)] == local  # this machine's first, unchanged
     combo = window.views.panel.device_combo
     texts = [combo.itemText(i) for i in range(combo.count())]
@@ -44,8 +49,7 @@ def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeyp
     qtbot.waitUntil(lambda: bool(finished), timeout=60000)
     assert finished[-1].status == "verified"
     assert finished[-1].device == f"remote: {far.name}"
-    shown: list[str] = []
-    window.statusBar().messageChanged.connect(shown.append)
+    shown.clear()
     trigger(window, "Trace")
     qtbot.waitUntil(lambda: window.state.traced is not None, timeout=60000)
     assert window.state.traced.result.device == f"remote: {far.name}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
+from explorer.engine.records import DeviceInfo
 from explorer.engine.remote.hosts import Host
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import Action, Actions
@@ -31,8 +32,10 @@ class HostsController:
         self.worker = worker
         self.status = status
         self.hosts: list[Host] = []
+        self._connecting: set[str] = set()  # hosts whose devices have not come yet
         worker.hosts_failed.connect(self._unreachable)
         worker.transfer.connect(status.say)
+        worker.devices_ready.connect(self._devices_came)
         # After the window's first listing of this machine's devices, never before it: a
         # host that is slow to answer must not hold up the local devices.
         QTimer.singleShot(0, self._connect_remembered)
@@ -73,9 +76,20 @@ class HostsController:
     def _use(self, host: Host) -> None:
         self.hosts = [h for h in self.hosts if h.label != host.label] + [host]
         self.status.say(f"Connecting to {host.label}…")
+        self._connecting.add(host.label)
         self.worker.add_host(host)
 
+    def _devices_came(self, devices: list[DeviceInfo], _default: object) -> None:
+        """Say which host's devices joined the list (after the device chosen is said)."""
+        for label in sorted(self._connecting):
+            count = sum(d.host == label for d in devices)
+            if count:
+                self._connecting.discard(label)
+                plural = "s" if count > 1 else ""
+                self.status.say(f"{label}: {count} device{plural} added to the device list")
+
     def _unreachable(self, why: str) -> None:
+        self._connecting.clear()
         self.status.say(f"A host's devices are missing: {why}")
 
 
