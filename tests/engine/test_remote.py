@@ -14,6 +14,7 @@ import threading
 import pytest
 
 from explorer import __version__
+from explorer.engine.executor import ExecutorError
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.records import RunRequest
 from explorer.engine.remote import client
@@ -88,6 +89,7 @@ def test_another_version_there_says_what_to_install():
     )
     with CommandExecutor(Host.parse("old", older)) as executor, pytest.raises(Exception) as info:
         executor.devices()
+    assert info.type is ExecutorError
     message = str(info.value)
     assert "old runs the explorer 0.0.1" in message and f"this one is {__version__}" in message
     assert f"pip install opencl-kernel-explorer=={__version__}" in message
@@ -98,6 +100,7 @@ def test_a_host_without_the_explorer_says_what_to_install(tmp_path):
     host = Host("bare", tuple(shlex.split(bare)), bare)
     with CommandExecutor(host) as executor, pytest.raises(Exception) as info:
         executor.devices()
+    assert info.type is ExecutorError
     assert "bare has no OpenCL Kernel Explorer" in str(info.value)
     assert "pip install opencl-kernel-explorer" in str(info.value)
 

@@ -94,7 +94,13 @@ class CommandExecutor(Executor):
     def _handshake(self, process: _Transport, channel: _Channel) -> None:
         """Versions first: a far end without the explorer, or with another version, gets a
         message saying what to install there."""
-        channel.send(("hello", {"protocol": PROTOCOL, "version": __version__, "env": self._env}))
+        try:
+            channel.send(
+                ("hello", {"protocol": PROTOCOL, "version": __version__, "env": self._env})
+            )
+        except OSError:  # it ended before reading anything
+            process.join(5)
+            raise ExecutorError(self._not_started(process, channel), "error") from None
         deadline = time.monotonic() + _CONNECT_S
         while not channel.poll(0.05):
             if self._cancelled.is_set():
