@@ -9,7 +9,9 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +181,50 @@ def test_a_killed_client_leaves_no_executor_on_the_far_end(device):
     finally:
         client_process.kill()
         client_process.wait()
+
+
+DOUBLE_FROM_FILE = """/*---
+name = "Doubles a file's numbers"
+family = "custom"
+kernel = "double_it"
+global = ["N"]
+local = ["32"]
+[sizes]
+N = 64
+[args.data]
+buffer = "float"
+count = "N"
+contents = "npy"
+file = "numbers.npy"
+result = true
+[reference]
+expected = { data = "doubled.npy" }
+---*/
+__kernel void double_it(__global float* data)
+{
+    data[get_global_id(0)] *= 2.0f;
+}
+"""
+
+
+def test_the_files_a_run_reads_travel_with_it_and_go_with_the_executor(remote, device, tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    numbers = np.arange(64, dtype=np.float32)
+    np.save(tmp_path / "numbers.npy", numbers)
+    np.save(tmp_path / "doubled.npy", numbers * 2)
+    (tmp_path / "double.cl").write_text(DOUBLE_FROM_FILE)
+    picture = tmp_path / "picture.png"
+    Image.fromarray((np.arange(32 * 32) % 251).astype(np.uint8).reshape(32, 32)).save(picture)
+    key = f"pipe/{device.key}"
+    custom = RunRequest(load_variant_file(tmp_path / "double.cl"), {"N": 64}, device_key=key)
+    image = _on(key, input="image", image_path=str(picture))
+    assert remote.run(custom).status == "verified"
+    assert remote.run(image).status == "verified"
+    server = _server_of(remote)
+    kept = Path(tempfile.gettempdir()) / f"opencl-explorer-files-{server}"
+    names = {p.name for p in kept.rglob("*") if p.is_file()}
+    assert names == {"numbers.npy", "doubled.npy", "picture.png"}  # copies there, once each
+    remote.close()
+    assert wait_for(lambda: not kept.exists())

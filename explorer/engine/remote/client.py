@@ -20,11 +20,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from explorer import __version__
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+from explorer.engine.remote import files
 from explorer.engine.remote.hosts import Host
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
 
@@ -33,6 +35,7 @@ _CHUNK = 4 << 20
 _CONNECT_S = 60.0  # ssh's own connection and login, then Python loading the explorer
 _SHOW_AFTER_S = 1.0  # a transfer is shown once it has taken this long
 _SHOW_EVERY_S = 0.25
+_CLOSE_S = 1.0  # the far end ends this long after its input closes, else it is killed
 
 # What a transfer says: a line of text, and whether the transfer is over.
 Progress = Callable[[str, bool], None]
@@ -48,10 +51,30 @@ class CommandExecutor(Executor):
         self.host = host
         self.progress = progress
         self.facts: dict[str, Any] = {}  # what the far end said of itself
+        self._copies: dict[str, tuple[str, tuple[int, int]]] = {}  # file → (copy there, stamp)
 
     def devices(self, timeout_s: float = 60.0) -> list[DeviceInfo]:
         """The host's devices, each named with the host (``server: NVIDIA H100``)."""
         return [replace(d, host=self.host.label) for d in super().devices(timeout_s)]
+
+    def _request(self, kind: str, payload: Any, timeout_s: float, what: str) -> Any:
+        """As every executor's, after sending the files of this machine the request reads."""
+        paths = [p for run in files.requests_in(kind, payload) for p in files.paths_in(run)]
+        if paths:
+            payload = files.with_moved(kind, payload, self._copies_of(paths, timeout_s, what))
+        return super()._request(kind, payload, timeout_s, what)
+
+    def _copies_of(self, paths: list[str], timeout_s: float, what: str) -> dict[str, str]:
+        """Where the host keeps its copy of each file (each sent once while it is the same)."""
+        stamps = {p: _stamp(p) for p in paths}
+        if not self.alive:
+            self._copies = {}
+        new = [p for p in paths if self._copies.get(p, ("", None))[1] != stamps[p]]
+        if new:
+            contents = {p: Path(p).read_bytes() for p in new}
+            there = super()._request("files", contents, timeout_s, f"the files of {what}")
+            self._copies.update({p: (there[p], stamps[p]) for p in new})
+        return {p: self._copies[p][0] for p in paths}
 
     def run(self, request: RunRequest) -> RunResult:
         return self._named(super().run(request))
@@ -148,6 +171,15 @@ class CommandExecutor(Executor):
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
         return f"the executor on {self.host.label} did not start ({how}): {last}"
 
+    def _discard(self) -> None:
+        """Close the connection first: the far end ends at the end of its input, removing
+        what it kept; the command is killed only if it has not ended within a second."""
+        if self._conn is not None:
+            self._conn.close()
+        if self._process is not None:
+            self._process.join(_CLOSE_S)
+        super()._discard()
+
     def _crash_message(self, what: str) -> str:
         process, channel = self._process, self._conn
         code = None
@@ -165,6 +197,11 @@ class CommandExecutor(Executor):
     def say(self, text: str, finished: bool) -> None:
         if self.progress is not None:
             self.progress(text, finished)
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    info = os.stat(path)
+    return (info.st_mtime_ns, info.st_size)
 
 
 def _exit_text(code: int | None) -> str:

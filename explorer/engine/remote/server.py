@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 import platform
 import queue
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 from typing import Any
 
@@ -46,6 +48,8 @@ def serve() -> int:
         if kind == "hello":
             prepare_process(dict(payload.get("env") or {}))
             reply: Any = ("hello", facts())
+        elif kind == "files":
+            reply = _keep_files(payload)
         else:
             reply = handle(kind, payload)
         _write(out, reply)
@@ -59,6 +63,25 @@ def facts() -> dict[str, Any]:
         "python": platform.python_version(),
         "machine": platform.node(),
     }
+
+
+_FOLDER = os.path.join(tempfile.gettempdir(), f"opencl-explorer-files-{os.getpid()}")
+
+
+def _keep_files(contents: dict[str, bytes]) -> tuple[str, Any]:
+    """The window's files a request reads, kept here under their own names in a folder of
+    this process (removed when it ends); the reply maps each to its copy."""
+    where = {}
+    try:
+        os.makedirs(_FOLDER, exist_ok=True)
+        for path, data in contents.items():
+            copy = os.path.join(tempfile.mkdtemp(dir=_FOLDER), os.path.basename(path))
+            with open(copy, "wb") as f:
+                f.write(data)
+            where[path] = copy
+    except OSError as exc:
+        return ("error", f"the files could not be kept on {platform.node()}: {exc.strerror}")
+    return ("ok", where)
 
 
 def _single_threaded_blas() -> None:
@@ -85,6 +108,7 @@ def _read_input(inbox: queue.Queue[Any]) -> None:
                 inbox.put(reader.pop())
     except (OSError, ProtocolError) as exc:
         print(f"executor-serve: {exc}", file=sys.stderr)
+    shutil.rmtree(_FOLDER, ignore_errors=True)
     os._exit(0)
 
 
