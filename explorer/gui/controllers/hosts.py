@@ -38,7 +38,7 @@ class HostsController:
         worker.devices_ready.connect(self._devices_came)
         # After the window's first listing of this machine's devices, never before it: a
         # host that is slow to answer must not hold up the local devices.
-        QTimer.singleShot(0, self._connect_remembered)
+        QTimer.singleShot(0, window, self._connect_remembered)  # dropped if the window goes
 
     def _connect_remembered(self) -> None:
         for host in settings_store.hosts(self.settings):
