@@ -5,6 +5,8 @@ no executor behind."""
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtWidgets import QInputDialog
 
 from explorer.engine.header.catalog import find_variant
@@ -58,26 +60,35 @@ def test_a_host_added_from_the_menu_runs_and_traces_there(qtbot, window, monkeyp
     assert "remote" in str(settings.value("hosts"))
 
 
-def test_a_remembered_host_is_connected_at_start_and_closing_ends_it(qtbot, settings):
+def _servers() -> list[int]:
+    """The executors this process started through a command (their command line says so)."""
+    return [pid for pid in children(os.getpid()) if "executor-serve" in _command_line(pid)]
+
+
+def test_a_remembered_host_is_connected_at_start_forgotten_and_closed(qtbot, settings, monkeypatch):
     from explorer.engine.remote.hosts import Host
     from explorer.gui.main_window import MainWindow
-    from explorer.gui.settings import save_hosts
+    from explorer.gui.settings import hosts, save_hosts
 
     save_hosts(settings, [Host.parse("", SERVE)])
     window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
-    servers = [pid for pid in children(_pid()) if "executor-serve" in _command_line(pid)]
-    assert servers
-    window.close()
-    window.worker.shutdown()
-    assert wait_for(lambda: not any(alive(pid) for pid in servers))
-
-
-def _pid() -> int:
-    import os
-
-    return os.getpid()
+    first = _servers()
+    assert first
+    pick = staticmethod(lambda parent, title, label, items, *rest: (items[0], True))
+    monkeypatch.setattr(QInputDialog, "getItem", pick)
+    trigger(window, "Forget host…")
+    qtbot.waitUntil(lambda: not _host_devices(window), timeout=30000)
+    assert hosts(settings) == []
+    assert wait_for(lambda: not any(alive(pid) for pid in first))
+    _answer(monkeypatch, SERVE)
+    trigger(window, "Add host…")
+    qtbot.waitUntil(lambda: bool(_host_devices(window)), timeout=60000)
+    second = _servers()
+    assert second
+    window.close()  # the window's close ends its executors, here and there
+    assert wait_for(lambda: not any(alive(pid) for pid in second))
 
 
 def _command_line(pid: int) -> str:

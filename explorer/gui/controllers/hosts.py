@@ -59,6 +59,23 @@ class HostsController:
         self._use(host)
         settings_store.save_hosts(self.settings, self.hosts)
 
+    def forget_host(self) -> None:
+        """Stop using a host: its executor there ends and its devices leave the list."""
+        if not self.hosts:
+            self.status.say("No host to forget: Devices ▸ Add host… adds one")
+            return
+        names = [f"{h.label}  ({h.text})" for h in self.hosts]
+        chosen, ok = QInputDialog.getItem(
+            self.window, "Forget host", "Stop using this host's devices:", names, 0, False
+        )
+        if not ok or chosen not in names:
+            return
+        host = self.hosts.pop(names.index(chosen))
+        self._connecting.discard(host.label)
+        self.worker.remove_host(host.label)
+        settings_store.save_hosts(self.settings, self.hosts)
+        self.status.say(f"{host.label}'s devices are no longer used")
+
     def _host_from(self, text: str) -> Host:
         """``user@server``, or a command (it has spaces), named by the ``user@server`` word
         in it where there is one; a name already used gets a number."""
@@ -101,5 +118,12 @@ ACTIONS = Actions(
         "D&evices",
         HostsController.add_host,
         tip="Use another machine's devices (a GPU server) through ssh; the window stays here",
+    ),
+    Action(
+        "forget_host",
+        "&Forget host…",
+        "D&evices",
+        HostsController.forget_host,
+        tip="Stop using a host's devices (its executor there ends)",
     ),
 )

@@ -215,6 +215,8 @@ class Worker(Protocol):
 
     def add_host(self, host: Host) -> None: ...  # its devices join the list (devices_ready)
 
+    def remove_host(self, label: str) -> None: ...  # its devices leave it
+
     @property
     def hosts_failed(self) -> SignalInstance: ...  # (why a host's devices are missing)
 
