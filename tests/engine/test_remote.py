@@ -228,3 +228,14 @@ def test_the_files_a_run_reads_travel_with_it_and_go_with_the_executor(remote, d
     assert names == {"numbers.npy", "doubled.npy", "picture.png"}  # copies there, once each
     remote.close()
     assert wait_for(lambda: not kept.exists())
+
+
+def test_a_runtime_crash_there_is_named_and_the_next_run_connects_again(remote, device):
+    key = f"pipe/{device.key}"
+    crash = load_variant_file(TEST_KERNELS / "crash.cl")
+    result = remote.run(RunRequest(crash, {"WIDTH": 64, "HEIGHT": 1}, device_key=key))
+    assert result.status == "crashed"
+    assert "the executor on pipe stopped (signal 11, SIGSEGV) while running transpose/crash" in (
+        result.error
+    )
+    assert remote.run(_on(key)).status == "verified"
