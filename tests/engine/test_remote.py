@@ -97,6 +97,19 @@ def test_another_version_there_says_what_to_install():
     assert f"pip install opencl-kernel-explorer=={__version__}" in message
 
 
+def test_an_explorer_without_executor_serve_there_says_what_to_install():
+    older = f"env PYTHONPATH={shlex.quote(SEARCH_PATH)} {PYTHON} -c " + shlex.quote(
+        "import explorer.cli as cli; "
+        "cli.COMMANDS = tuple(c for c in cli.COMMANDS if c.name != 'executor-serve'); "
+        "cli.main(['executor-serve'])"
+    )
+    with CommandExecutor(Host.parse("old", older)) as executor, pytest.raises(Exception) as info:
+        executor.devices()
+    assert info.type is ExecutorError
+    assert "old has an older OpenCL Kernel Explorer, without executor-serve" in str(info.value)
+    assert f"pip install opencl-kernel-explorer=={__version__}" in str(info.value)
+
+
 def test_a_host_without_the_explorer_says_what_to_install(tmp_path):
     bare = f"{PYTHON} -I -S -m explorer executor-serve"  # no site-packages, no checkout
     host = Host("bare", tuple(shlex.split(bare)), bare)

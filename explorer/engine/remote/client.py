@@ -167,6 +167,11 @@ class CommandExecutor(Executor):
             )
         if "No module named" in said:
             return f"{self.host.label} has no OpenCL Kernel Explorer: " + self._install_hint()
+        if "invalid choice: 'executor-serve'" in said:
+            return (
+                f"{self.host.label} has an older OpenCL Kernel Explorer, without "
+                "executor-serve: " + self._install_hint()
+            )
         how = _exit_text(process.exitcode)
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
         return f"the executor on {self.host.label} did not start ({how}): {last}"
