@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from explorer.engine.record.oclgrind import find_oclgrind
@@ -19,6 +20,7 @@ from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
+from explorer.gui.controllers.hosts import HostsController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
 from explorer.gui.controllers.presenter import PresenterController
@@ -50,6 +52,7 @@ class Controllers:
     sessions: SessionController
     window: WindowCommands
     captures: CapturesController
+    hosts: HostsController
     trace_diff: TraceDiffController
     freshness: FreshnessController
 
@@ -64,6 +67,7 @@ def make_controllers(
     worker: Worker,
     views: Views,
     layout: Callable[[bool, bool], None],
+    settings: QSettings | None = None,
 ) -> Controllers:
     """Each controller with the views it uses; ``layout(on, full_screen)`` is the window's
     presenter layout."""
@@ -121,6 +125,7 @@ def make_controllers(
         ),
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
+        hosts=HostsController(window, settings or QSettings(), worker, status=v),
         trace_diff=TraceDiffController(
             model, state, traces, v.execution_view, status=v, parent=window
         ),
@@ -143,7 +148,7 @@ def make_controllers(
         lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
     )
     model.device_changed.connect(
-        lambda: v.roofline_view.set_device(model.device.name if model.device else None)
+        lambda: v.roofline_view.set_device(model.device.shown_name if model.device else None)
     )
     return controllers
 
