@@ -201,11 +201,10 @@ def parameters_check(exercise: Exercise, attempt: Variant) -> Check | None:
     if sorted(ours) == sorted(theirs):
         return None
     unknown = [name for name in ours if name not in theirs]
-    named = (
-        f" ({', '.join(unknown)} is not one of them)"
-        if len(unknown) == 1
-        else (f" ({', '.join(unknown)} are not among them)" if unknown else "")
-    )
+    named = ""
+    if unknown:
+        verb = "is not one of them" if len(unknown) == 1 else "are not among them"
+        named = f" ({', '.join(unknown)} {verb})"
     return Check(
         "runs",
         False,
