@@ -20,7 +20,8 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   and :func:`parameters_check`, then :func:`grade_traced` on the traced run
   (``keep_trace=True``) with :func:`figure_buffers` (the attempt's own names of the buffers
   a figure measures), then :func:`with_parting` with :func:`reference_trace` (the solution
-  traced once per device and local size, and kept).
+  traced once per device and local size, and kept). A trace made against the solution
+  grades the same: its ``differs`` findings are not bugs of the attempt.
 
 Nothing here imports Qt: the window calls :func:`grade` from its worker thread.
 """

@@ -38,6 +38,7 @@ from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.exercises.catalog import Exercise, FigureCheck
 from explorer.frontend import ParseError
 from explorer.trace.analysis import Analysis, Category, registry
+from explorer.trace.analysis.differs import KIND as DIFFERS_KIND
 from explorer.trace.diff import Difference, LaunchMismatch, TraceDiff, diff_traces
 from explorer.trace.diff_sides import buffer_codes
 from explorer.trace.recorded import SiteStats, Trace
@@ -460,7 +461,13 @@ def _verified_check(result: RunResult) -> Check:
 
 def _findings_check(analysis: Analysis, trace: Trace) -> Check:
     kinds = (Category.BUG, Category.TRACE)
-    bad = [f for f in analysis.findings if registry.category(f.kind) in kinds]
+    # A trace made against a reference (the solution) holds where the two part: no bug of
+    # the attempt's own, and a right answer may part from the solution anywhere.
+    bad = [
+        f
+        for f in analysis.findings
+        if registry.category(f.kind) in kinds and f.kind != DIFFERS_KIND
+    ]
     if not bad and trace.complete:
         return Check("no-bug-finding", True, "The trace finds no bug.")
     if not bad:

@@ -152,3 +152,19 @@ def test_a_file_saved_by_a_windows_editor_passes(executor, device):
     windows = "\ufeff" + exercise.solution_source.replace("\n", "\r\n")
     result = grade(exercise, windows, executor, device.key)
     assert result.passed, result.text()
+
+
+def test_a_right_answer_traced_against_the_solution_still_passes(executor, device):
+    """A front end that traces the attempt against the solution (to mark where they part)
+    and grades that trace: the comparison's own findings are no bug of the attempt."""
+    from explorer.exercises import grade_traced, header_check
+
+    exercise = find_exercise("tiled-matmul")
+    source = _attempt("tiled-matmul", "ok-barrier-at-top")
+    variant = parse_variant(source, exercise.folder / "attempt.cl", variant_id=exercise.name)
+    solution = parse_variant(exercise.solution_source, exercise.solution_path)
+    request = RunRequest(variant=variant, sizes={}, device_key=device.key, repeat=1, warmup=0)
+    traced = executor.trace(TraceRequest(request, against=solution), keep_trace=True)
+    assert any(f.kind == "differs" for f in traced.analysis.findings)  # they do part
+    result = grade_traced(exercise, header_check(exercise, variant), traced)
+    assert result.passed, result.text()
