@@ -23,8 +23,8 @@
  * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
  * slower work-group function even where it is never executed. (Why not a check at the
  * barrier itself: a work-item that does not reach the barrier is somewhere else, so no
- * point before the barrier is reached by all.) Only the counting launch folds the
- * arrivals; the recording launch does not need them.
+ * point before the barrier is reached by all.) Only the build without barriers folds the
+ * arrivals (in __tr_end); a launch with real barriers does not need them.
  *
  * An opaque zero. The address of a __local variable is a link-time constant; passed to the
  * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
@@ -292,12 +292,15 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
 }
 
 /* A wait on async copies is a barrier of the group too (PoCL implements it with one): the
- * build without barriers leaves it out as well. */
+ * build without barriers leaves it out as well, and the barrier at the kernel's end
+ * (__tr_end says why). */
 #ifdef __TR_NO_BARRIERS
+#define __TR_EXIT_BARRIER()
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #define __TR_WAIT(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #else
+#define __TR_EXIT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) \
     ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), CALL)
@@ -379,8 +382,26 @@ static void __tr_fence(__tr_state* st, uint site, uint flags)
     __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);
 }
 
-static __TR_HELPER void __tr_end(__tr_state* st)
+/* The kernel's one end. Every return of the traced kernel jumps to its bottom, where a
+ * barrier that every work-item of the group reaches (none in the build without barriers)
+ * comes before __tr_end; a group outside the traced window jumps straight to __tr_end. In a
+ * build with real barriers __tr_end has no branch: it writes the record count (a group
+ * outside the window writes it to the scratch slot), and only the build without barriers
+ * folds the barrier arrivals.
+ *
+ * Why: PoCL 3.0 (LLVM 14) mis-builds, with its optimiser on, a kernel whose barriers sit
+ * under a condition when a second path (a return, the window's early exit) or a branch
+ * comes after them on the way to the kernel's end: it took a later condition that depends
+ * on the work-item (`if (lane == 0) out[row] = ...` after a CSR row's reduction) as uniform,
+ * evaluated it once for the whole group, and every lane ran the lane-0 store. The kernel as
+ * written ran right; its trace build reported a race it does not have, and only above the
+ * launch size where the trace builds optimised. With the jumps meeting after that barrier,
+ * the trace build runs as the kernel does, optimised or not. A kernel whose own code has
+ * that shape (an early return and code after the condition's barriers) is mis-built by
+ * PoCL 3.0 as written: the trace then shows what it ran. */
+static void __tr_end(__tr_state* st)
 {
+#ifdef __TR_NO_BARRIERS
     if (st == 0 || !st->on)
         return;
     st->cnt[st->wi] = st->n;
@@ -390,6 +411,10 @@ static __TR_HELPER void __tr_end(__tr_state* st)
         atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
         atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
     }
+#else
+    __global uint* at = st->on ? st->cnt + st->wi : (__global uint*)st->gdummy;
+    *at = st->n;
+#endif
 }
 
 static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword,

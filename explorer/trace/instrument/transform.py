@@ -23,7 +23,13 @@ from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edits
 from explorer.trace.instrument.model import Instrumented, InstrumentError
-from explorer.trace.instrument.runtime import EXTRA_PARAMS, begin_code, prelude
+from explorer.trace.instrument.runtime import (
+    EXIT_LABEL,
+    EXTRA_PARAMS,
+    RETURN_LABEL,
+    begin_code,
+    prelude,
+)
 from explorer.trace.instrument.syncs import rewrite_sync
 from explorer.trace.instrument.values import plane_bytes, value_code
 
@@ -58,14 +64,13 @@ class _Rewrite:
             if u.function == self.kernel or u.function in helpers:
                 declared.not_traced.append((u.line, f"{' '.join(u.text.split())}: {u.reason}"))
         self._pass_state(helpers)
-        for r in parsed.returns:
-            if r.function == self.kernel and not r.has_value:
-                self.edits.insert(r.span.start, r.span.start, "{ __tr_end(__tr_ptr); ")
-                after = self.edits.text.find(";", r.span.end) + 1
-                self.edits.insert(after, after, " }")
+        returns = [r for r in parsed.returns if r.function == self.kernel and not r.has_value]
+        for r in returns:
+            # Every return goes to the kernel's one end (runtime.cl's __tr_end says why).
+            self.edits.insert(r.span.start, r.span.start + len("return"), f"goto {RETURN_LABEL}")
         for at, code in registrations:
             self.edits.insert(at, at, code)
-        self._enter_and_leave(target.params_close, target.params_empty, target.body)
+        self._enter_and_leave(target.params_close, target.params_empty, target.body, bool(returns))
         return self.edits.apply()
 
     def _pass_state(self, helpers: set[str]) -> None:
@@ -89,9 +94,13 @@ class _Rewrite:
                 continue
             edits.insert(f.body.start + 1, f.body.start + 1, " __tr_state* __tr_ptr = 0;")
 
-    def _enter_and_leave(self, params_close: int, params_empty: bool, body: Span) -> None:
+    def _enter_and_leave(
+        self, params_close: int, params_empty: bool, body: Span, returns: bool
+    ) -> None:
         """The traced kernel's extra parameters, the trace's start at the top of its body
-        and its end at the bottom."""
+        and its one end at the bottom: where its returns go (``returns``: it has some), a
+        barrier every work-item that ran the kernel reaches, and where the groups outside
+        the traced window go at once (runtime.cl's ``__tr_end`` says why)."""
         edits, declared = self.edits, self.declared
         glue = ", ".join(EXTRA_PARAMS)
         start = params_close
@@ -107,7 +116,9 @@ class _Rewrite:
             lambda edit: begin_code(declared.buffers, declared.uses_local, declared.uses_private),
         )
         closing = body.end - 1
-        edits.insert(closing, closing, " __tr_end(__tr_ptr); ")
+        label = f" {RETURN_LABEL}:" if returns else ""  # an unused label is a warning
+        end = f"{label} __TR_EXIT_BARRIER(); {EXIT_LABEL}: __tr_end(__tr_ptr); "
+        edits.insert(closing, closing, end)
 
 
 _UNROLL_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+unroll)\b[^\n\\]*$", re.MULTILINE)
