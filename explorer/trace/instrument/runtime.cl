@@ -377,6 +377,25 @@ static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* 
     return n;
 }
 
+/* The events of async copies (events.py follows them by name): the number of the event a
+ * copy returns, recorded; and before a wait, one record for each event it names, read from
+ * the shadows of its list (`ids` from `first`, `count` of them there: 0 past its end, or
+ * where the list is not followed). Only a kernel that copies calls these. */
+static uint __tr_ev_note(__tr_state* st, uint site, uint id)
+{
+    __tr_put(st, site, __TR_NO_BUFFER, (long)id, 1u, 0u);
+    return id;
+}
+
+static uint __tr_ev_wait(__tr_state* st, uint site, uint n, const uint* ids, uint first,
+                         uint count)
+{
+    for (uint i = 0u; i < n; i++)
+        __tr_put(st, site, __TR_NO_BUFFER, (long)(first + i < count ? ids[first + i] : 0u), 1u,
+                 0u);
+    return n;
+}
+
 static void __tr_fence(__tr_state* st, uint site, uint flags)
 {
     __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);

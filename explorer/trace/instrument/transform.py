@@ -22,6 +22,7 @@ from explorer.trace.instrument.accesses import AccessRewriter
 from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edits
+from explorer.trace.instrument.events import EventShadows
 from explorer.trace.instrument.model import Instrumented, InstrumentError
 from explorer.trace.instrument.runtime import (
     EXIT_LABEL,
@@ -48,6 +49,7 @@ class _Rewrite:
         self.values = values
         self.declared = Declared()
         self.edits = Edits(parsed.source)
+        self.events = EventShadows()
 
     def build(self) -> str:
         """The rewritten source (what it declared is in ``declared``)."""
@@ -56,9 +58,13 @@ class _Rewrite:
         if target is None:
             raise InstrumentError(f"no '__kernel void {self.kernel}(...)' definition in the source")
         registrations = declare_buffers(parsed, target, declared)
-        AccessRewriter(parsed, self.kernel, declared, self.edits, self.values).rewrite_all()
+        body = parsed.source[target.body.start : target.body.end]
+        self.events = EventShadows.of(body)
+        AccessRewriter(
+            parsed, self.kernel, declared, self.edits, self.values, self.events
+        ).rewrite_all()
         for s in parsed.syncs:
-            rewrite_sync(s, declared, self.edits)
+            rewrite_sync(s, declared, self.edits, self.events, self.kernel)
         helpers = {f.name for f in parsed.helpers}
         for u in parsed.unclassified:
             if u.function == self.kernel or u.function in helpers:
@@ -113,7 +119,10 @@ class _Rewrite:
         edits.add(
             opening,
             opening,
-            lambda edit: begin_code(declared.buffers, declared.uses_local, declared.uses_private),
+            lambda edit: (
+                begin_code(declared.buffers, declared.uses_local, declared.uses_private)
+                + self.events.declarations()
+            ),
         )
         closing = body.end - 1
         label = f" {RETURN_LABEL}:" if returns else ""  # an unused label is a warning
