@@ -1,7 +1,8 @@
 """Findings do not depend on the build: every kernel of the findings corpus and of our own
 trace kernels, and every catalog variant, traced with the compiler's optimiser and without it
-give the same findings and as many records at each site, at a launch above the size where the trace builds optimised
-(``QUICK_BUILD_WORK_ITEMS``, 16,384 work-items) wherever the kernel's header allows one."""
+give the same findings and as many records at each site, at a launch above the size where
+the trace builds optimised (``QUICK_BUILD_WORK_ITEMS``, 16,384 work-items) wherever the
+kernel's header allows one."""
 
 from __future__ import annotations
 
