@@ -126,6 +126,7 @@ VARIANT_SIZES = {
     "matmul/warp": {"M": 1056, "N": 1056, "K": 32},
     "matmul/fast": {"M": 1056, "N": 1056, "K": 32},
     "matmul/hopper": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/wave": {"M": 1056, "N": 1056, "K": 32},
     "matmul/cpu-float8": {"M": 1536, "N": 1536, "K": 32},
     "transpose/padded-rows": {"WIDTH": 384, "HEIGHT": 384},
     "transpose/fast": {"WIDTH": 768, "HEIGHT": 768},
@@ -156,7 +157,10 @@ def test_every_catalog_variant_finds_the_same_either_way(variant, cpu, monkeypat
     sizes = VARIANT_SIZES.get(variant.qualified_id, CATALOG_SIZES[variant.family])
     run = RunRequest(variant, sizes, device_key=cpu.key, input="random")
     optimised, unoptimised, traced = _both(run, monkeypatch)
-    assert (math.prod(traced.trace.global_size) > ABOVE) == (variant.qualified_id not in BOUNDED)
+    launched = math.prod(traced.trace.global_size)
+    assert (launched > ABOVE) == (variant.qualified_id not in BOUNDED), (
+        f"{variant.qualified_id} launched {launched} work-items: give it sizes in VARIANT_SIZES"
+    )
     assert optimised == unoptimised
     if not variant.bug:
         assert traced.result.status == "verified", variant.qualified_id

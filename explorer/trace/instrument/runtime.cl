@@ -64,8 +64,18 @@
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) \
     || defined(__powerpc64__) || defined(__riscv)
 #define __TR_HELPER
+#define __TR_CPU 1
 #else
 #define __TR_HELPER __attribute__((noinline))
+#endif
+
+/* The barrier at the kernel's one end (__tr_end says why): in a CPU's build with real
+ * barriers only. A GPU needs none, and one there would wait for ever where part of a group
+ * is inside a group operation that no barrier count shows (a copy under a condition). */
+#if defined(__TR_CPU) && !defined(__TR_NO_BARRIERS)
+#define __TR_EXIT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define __TR_EXIT_BARRIER()
 #endif
 
 typedef struct {
@@ -295,12 +305,10 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
  * build without barriers leaves it out as well, and the barrier at the kernel's end
  * (__tr_end says why). */
 #ifdef __TR_NO_BARRIERS
-#define __TR_EXIT_BARRIER()
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #define __TR_WAIT(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #else
-#define __TR_EXIT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) \
     ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), CALL)
@@ -401,12 +409,12 @@ static void __tr_fence(__tr_state* st, uint site, uint flags)
     __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);
 }
 
-/* The kernel's one end. Every return of the traced kernel jumps to its bottom, where a
- * barrier that every work-item of the group reaches (none in the build without barriers)
- * comes before __tr_end; a group outside the traced window jumps straight to __tr_end. In a
- * build with real barriers __tr_end has no branch: it writes the record count (a group
- * outside the window writes it to the scratch slot), and only the build without barriers
- * folds the barrier arrivals.
+/* The kernel's one end. Every return of the traced kernel jumps to its bottom, where, in a
+ * kernel with barriers traced on a CPU, a barrier that every work-item of the group reaches
+ * (none in the build without barriers) comes before __tr_end; a group outside the traced
+ * window jumps straight to __tr_end. In a build with real barriers __tr_end has no branch:
+ * it writes the record count (a group outside the window writes it to the scratch slot),
+ * and only the build without barriers folds the barrier arrivals.
  *
  * Why: PoCL 3.0 (LLVM 14) mis-builds, with its optimiser on, a kernel whose barriers sit
  * under a condition when a second path (a return, the window's early exit) or a branch
@@ -414,7 +422,7 @@ static void __tr_fence(__tr_state* st, uint site, uint flags)
  * on the work-item (`if (lane == 0) out[row] = ...` after a CSR row's reduction) as uniform,
  * evaluated it once for the whole group, and every lane ran the lane-0 store. The kernel as
  * written ran right; its trace build reported a race it does not have, and only above the
- * launch size where the trace builds optimised. With the jumps meeting after that barrier,
+ * launch size where the trace builds optimised. With every exit meeting at that one end,
  * the trace build runs as the kernel does, optimised or not. A kernel whose own code has
  * that shape (an early return and code after the condition's barriers) is mis-built by
  * PoCL 3.0 as written: the trace then shows what it ran. */

@@ -126,7 +126,9 @@ class _Rewrite:
         )
         closing = body.end - 1
         label = f" {RETURN_LABEL}:" if returns else ""  # an unused label is a warning
-        end = f"{label} __TR_EXIT_BARRIER(); {EXIT_LABEL}: __tr_end(__tr_ptr); "
+        # Only where barriers sit in the kernel: a kernel without any keeps its shape.
+        barrier = " __TR_EXIT_BARRIER();" if declared.barriers else ""
+        end = f"{label}{barrier} {EXIT_LABEL}: __tr_end(__tr_ptr); "
         edits.insert(closing, closing, end)
 
 
