@@ -480,6 +480,7 @@ class TraceLaunch:
             p.launch.ndrange,
             frozenset(b.name for b in p.description.buffers if b.is_input),
             frozenset(b.name for b in p.description.buffers if b.host_filled),
+            tuple((b.name, w) for b in p.description.buffers if (w := b.promise) is not None),
         )
 
 
