@@ -106,3 +106,22 @@ def test_an_index_outside_the_shape_is_refused_before_the_run(tmp_path, fast_cli
     assert ran.returncode != 0
     assert "parameter 'dst': key 'writes'" in ran.stdout + ran.stderr
     assert "index 16 is outside dimension 0 of the buffer's shape 16 × 16" in ran.stdout
+
+
+HALF = """__kernel void evens(__global float* out)
+{
+    int i = get_global_id(0);
+    if (i % 2 == 0)
+        out[i] = 1.0f;
+}
+"""
+
+
+def test_a_sim_file_promises_nothing(executor, device, tmp_path):
+    """Oclgrind's format has no promise: a ``noinit`` result written in every other element
+    is what the device left in the others, not a coverage finding."""
+    (tmp_path / "half.cl").write_text(HALF, encoding="utf-8")
+    sim = tmp_path / "half.sim"
+    sim.write_text("half.cl\nevens\n64 1 1\n16 1 1\n<size=256 float noinit dump>\n", "utf-8")
+    _, found = _findings(executor, device, sim)
+    assert found == []
