@@ -73,10 +73,12 @@ int main(int argc, char** argv)
     for (int i = 0; i < launches; i++) {
         const auto start = std::chrono::steady_clock::now();
         matmul_tiled<<<grid, block>>>(n, n, n, da, db, dc);
-        check(cudaDeviceSynchronize(), "launch");
+        check(cudaGetLastError(), "launch");
+        check(cudaDeviceSynchronize(), "kernel");
         const auto stop = std::chrono::steady_clock::now();
         std::printf("launch %d: %.3f ms\n", i,
                     std::chrono::duration<double, std::milli>(stop - start).count());
+        std::fflush(stdout);
     }
     check(cudaMemcpy(c.data(), dc, count * 4, cudaMemcpyDeviceToHost), "download C");
     double worst = 0.0;

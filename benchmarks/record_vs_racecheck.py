@@ -162,11 +162,21 @@ def trace_rounds(
         }
         del outcome, trace
         out.append(row)
+        with contextlib.suppress(ImportError):  # the code before the staged planes has none
+            from explorer.engine.record.staging import wait_for_pools
+
+            wait_for_pools()
     return out
 
 
 def cuda_rounds(
-    size: int, rounds: int, binary: Path, sanitizer: str | None, timeout_s: float, launches: int
+    size: int,
+    rounds: int,
+    binary: Path,
+    sanitizer: str | None,
+    timeout_s: float,
+    launches: int,
+    logs: str | None = None,
 ) -> list[dict]:
     """The twin's launches at size³, plain and under racecheck, ``rounds`` processes each;
     the first launch of each process (module load, the checker's patching) is reported
@@ -186,6 +196,9 @@ def cuda_rounds(
                 out.append({"size": size, "tool": tool, "timeout_s": timeout_s})
                 break
             wall = (time.perf_counter() - started) * 1e3
+            if logs:
+                log = Path(logs) / f"{tool}-{size}-{number + 1}.txt"
+                log.write_text(done.stdout + "\n--- stderr ---\n" + done.stderr)
             launches = [float(m) for m in re.findall(r"launch \d+: ([0-9.]+) ms", done.stdout)]
             hazards = re.search(r"RACECHECK SUMMARY: (\d+) hazard", done.stdout + done.stderr)
             out.append(
@@ -204,17 +217,16 @@ def cuda_rounds(
     return out
 
 
-def build_twin(workdir: Path) -> Path | None:
+def build_twin(workdir: Path, arch: str) -> Path | None:
     nvcc = shutil.which("nvcc") or (
         "/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None
     )
     if nvcc is None:
         return None
     binary = workdir / "matmul_tiled"
-    subprocess.run(
-        [nvcc, "-O3", "-arch=native", "-o", str(binary), str(HERE / "matmul_tiled.cu")],
-        check=True,
-    )
+    source = str(HERE / "matmul_tiled.cu")
+    command = [nvcc, "-O3", f"-arch={arch}", "-lineinfo", "-o", str(binary), source]
+    subprocess.run(command, check=True)
     return binary
 
 
@@ -230,6 +242,8 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--cuda-timeout", type=float, default=300.0, help="seconds per process")
+    parser.add_argument("--arch", default="native", help="nvcc's -arch (default: native)")
+    parser.add_argument("--logs", help="a folder for each CUDA process's whole output")
     parser.add_argument("--launches", type=int, default=3, help="launches per CUDA process")
     parser.add_argument("--trace-sizes", help="sizes to trace (default: --sizes)")
     args = parser.parse_args()
@@ -247,11 +261,17 @@ def main() -> int:
             else None
         )
         with tempfile.TemporaryDirectory() as workdir:
-            binary = build_twin(Path(workdir))
+            binary = build_twin(Path(workdir), args.arch)
             if binary is not None:
                 for size in sizes:
                     rows += cuda_rounds(
-                        size, args.rounds, binary, sanitizer, args.cuda_timeout, args.launches
+                        size,
+                        args.rounds,
+                        binary,
+                        sanitizer,
+                        args.cuda_timeout,
+                        args.launches,
+                        args.logs,
                     )
     for row in rows:
         print(json.dumps(row) if args.json else row, flush=True)

@@ -114,6 +114,7 @@ def serve_requests(
         except Exception as exc:  # Reported to the caller, never lost.
             reply = ("error", _error_text(exc))
         conn.send(pack(reply))
+        del reply  # a trace's planes go back to their pool before the next request
 
 
 def _error_text(exc: Exception) -> str:
