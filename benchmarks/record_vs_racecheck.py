@@ -163,9 +163,9 @@ def trace_rounds(
         del outcome, trace
         out.append(row)
         with contextlib.suppress(ImportError):  # the code before the staged planes has none
-            from explorer.engine.record.staging import wait_for_pools
+            from explorer.engine.record.staging import grow_pending
 
-            wait_for_pools()
+            grow_pending()  # as the executor does once its reply is sent
     return out
 
 

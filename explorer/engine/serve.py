@@ -115,6 +115,9 @@ def serve_requests(
             reply = ("error", _error_text(exc))
         conn.send(pack(reply))
         del reply  # a trace's planes go back to their pool before the next request
+        staging = sys.modules.get("explorer.engine.record.staging")
+        if staging is not None:  # while the caller reads the reply
+            staging.grow_pending()
 
 
 def _error_text(exc: Exception) -> str:

@@ -9,7 +9,7 @@ import pytest
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.runtime import runtime
-from explorer.engine.record.staging import staging_pool
+from explorer.engine.record.staging import grow_pending, staging_pool
 from explorer.engine.record.trace_launch import TraceRequest, run_trace
 from explorer.engine.records import RunRequest
 from explorer.trace.analysis import analyse
@@ -34,11 +34,10 @@ def staged(monkeypatch):
 def test_staged_planes_hold_the_same_records_and_findings(device, monkeypatch):
     mapped = run_trace(_request(device)).trace
     monkeypatch.setattr(tracing, "read_planes_staged", lambda device_type: True)
-    # The first into ordinary memory (no entry yet), the next into the page-locked entries
-    # made meanwhile.
+    # The first mapped (no entries yet), the next into the page-locked entries made after.
     for _ in range(2):
         staged = run_trace(_request(device)).trace
-        _pool(device).wait()
+        grow_pending()
         assert _pool(device).entries
         for plane in ("offset", "word", "values"):
             assert np.array_equal(getattr(staged, plane), getattr(mapped, plane)), plane
@@ -46,8 +45,8 @@ def test_staged_planes_hold_the_same_records_and_findings(device, monkeypatch):
 
 
 def test_a_held_trace_keeps_its_memory_and_a_dropped_one_lends_it_again(device, staged):
-    run_trace(_request(device, "iou"))  # entries of this size made (after this trace)
-    _pool(device).wait()
+    run_trace(_request(device, "iou"))
+    grow_pending()  # entries of this size made, as the executor does after its reply
     first = run_trace(_request(device, "random")).trace
     words, values = first.word.copy(), first.values.copy()
     second = run_trace(_request(device, "iou")).trace  # other values: other value plane
@@ -59,7 +58,7 @@ def test_a_held_trace_keeps_its_memory_and_a_dropped_one_lends_it_again(device, 
     assert not held & {getattr(second, plane).ctypes.data for plane in planes}
     del first, second
     gc.collect()
-    _pool(device).wait()
+    grow_pending()
     lent = {entry.host.ctypes.data for entry in _pool(device).entries}
     for _ in range(3):
         again = run_trace(_request(device)).trace

@@ -1,4 +1,4 @@
-"""Reading the record planes back from a GPU: into pinned host memory, kept between traces.
+"""Reading the record planes back from a GPU: into page-locked host memory kept between traces.
 
 The records of a 256² tiled matmul with values are 480 MB. Mapped for reading (what a CPU
 device does at no cost: its buffers are host memory), NVIDIA's driver allocates fresh host
@@ -11,25 +11,23 @@ once that array and every view of it are gone (the arrays are made with ``np.fro
 memoryview, so each view of them keeps the array itself alive, and a weak reference to it
 tells). A trace that is still held keeps its memory.
 
-Page-locking fresh memory is itself slow (about as slow as the map), so a plane with no free
-entry to go to (the first trace of a process, or one larger than any before) is read into
-ordinary memory whose pages several threads have touched first, and a page-locked entry of
-that size is made on another thread for the next trace.
+Page-locking fresh memory is itself slow (about as slow as the map, and the driver holds the
+interpreter while it does it), so a trace that finds no free entries for its planes (the
+first of a process, or one larger than any before) maps them as before, and the entries are
+made afterwards, once the executor has sent its reply and waits for the next request
+(:func:`grow_pending`).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-# Entries kept free for the next trace beyond those in use (one trace's three planes); more
-# are released.
+# Entries kept free beyond those in use (one trace's three planes); more are released.
 KEEP_FREE = 3
 
 
@@ -52,7 +50,7 @@ class StagingPool:
         self.cl, self.context, self.queue = cl, context, queue
         self.entries: list[_Entry] = []
         self.lock = threading.Lock()
-        self.growing: list[threading.Thread] = []
+        self.pending: list[int] = []  # bytes of the planes a trace found no entries for
 
     def _lend(self, dtype: np.dtype[Any], count: int) -> np.ndarray | None:
         """``count`` items of ``dtype`` over the smallest free entry that holds them without
@@ -69,51 +67,16 @@ class StagingPool:
             entry.lease = weakref.ref(view)
             return view
 
-    def _grow(self, nbytes: int) -> None:
-        """A page-locked entry of ``nbytes`` (made on its own queue); free entries beyond
-        :data:`KEEP_FREE` are let go."""
-        cl = self.cl
-        size = max(nbytes, 64)
-        try:
-            queue = cl.CommandQueue(self.context)
-            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
-            buffer = cl.Buffer(self.context, flags, size)
-            host, _ = cl.enqueue_map_buffer(
-                queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, (size,), np.uint8
-            )
-        except (cl.Error, MemoryError):
-            return  # no page-locked memory that large: later traces read as the first did
-        with self.lock:
-            free = sorted((e for e in self.entries if e.free), key=lambda e: -e.nbytes)
-            for e in free[KEEP_FREE:]:
-                self.entries.remove(e)  # its mapping and buffer go with the last reference
-            self.entries.append(_Entry(buffer, host, size))
-
-    def _grow_later(self, sizes: list[int]) -> None:
-        def grow() -> None:
-            for nbytes in sizes:
-                self._grow(nbytes)
-
-        thread = threading.Thread(target=grow, name="staging-pool", daemon=True)
-        self.growing = [t for t in self.growing if t.is_alive()] + [thread]
-        thread.start()
-
-    def wait(self) -> None:
-        """Until the entries being made are there (tests, benchmarks)."""
-        for thread in self.growing:
-            thread.join()
-
-    def read(self, planes: list[tuple[Any, np.dtype[Any], int]]) -> tuple[np.ndarray, ...]:
-        """Each (device buffer, dtype, count) read into an entry of its own, or into touched
-        ordinary memory where none is free; all copies in flight together. The arrays hold
-        their entries until they are dropped."""
+    def read(self, planes: list[tuple[Any, np.dtype[Any], int]]) -> tuple[np.ndarray, ...] | None:
+        """Each (device buffer, dtype, count) read into a free entry of its own, all copies in
+        flight together; the arrays hold their entries until they are dropped. None when not
+        every plane found one: the sizes are noted for :meth:`grow`."""
         out: list[np.ndarray] = []
-        missing: list[int] = []
         for _, dtype, count in planes:
             view = self._lend(np.dtype(dtype), count)
             if view is None:
-                view = _touched(np.empty(count, dtype=dtype))
-                missing.append(view.nbytes)
+                self.pending = [n * np.dtype(d).itemsize for _, d, n in planes]
+                return None  # the views lent so far are dropped here: their entries are free
             out.append(view)
         events = [
             self.cl.enqueue_copy(self.queue, host, buffer, is_blocking=False)
@@ -122,31 +85,36 @@ class StagingPool:
         ]
         for event in events:
             event.wait()
-        if missing:
-            self._grow_later(missing)
         return tuple(out)
 
+    def grow(self) -> None:
+        """The entries the last trace found missing (all of its planes', so that the next
+        trace of that size finds them together)."""
+        pending, self.pending = self.pending, []
+        for nbytes in pending:
+            if not self._grow(nbytes):
+                return
 
-_TOUCH_CHUNK = 8 << 20
-
-
-def _touched(array: np.ndarray) -> np.ndarray:
-    """``array`` with every page written once, by up to eight threads: fresh memory is faulted
-    in by whoever first writes it, and a driver's copy does that on one thread."""
-    flat = array.reshape(-1).view(np.uint8)
-    starts = range(0, flat.size, _TOUCH_CHUNK)
-    workers = min(8, os.cpu_count() or 1, len(starts))
-
-    def touch(start: int) -> None:
-        flat[start : start + _TOUCH_CHUNK] = 0
-
-    if workers <= 1:
-        for start in starts:
-            touch(start)
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(touch, starts))
-    return array
+    def _grow(self, nbytes: int) -> bool:
+        """A page-locked entry of ``nbytes``, whether one could be made; free entries beyond
+        :data:`KEEP_FREE` are let go first."""
+        cl = self.cl
+        size = max(nbytes, 64)
+        with self.lock:
+            free = sorted((e for e in self.entries if e.free), key=lambda e: -e.nbytes)
+            for e in free[KEEP_FREE:]:
+                self.entries.remove(e)  # its mapping and buffer go with the last reference
+        try:
+            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
+            buffer = cl.Buffer(self.context, flags, size)
+            host, _ = cl.enqueue_map_buffer(
+                self.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE, 0, (size,), np.uint8
+            )
+        except (cl.Error, MemoryError):
+            return False  # no page-locked memory that large: later traces map, as this one
+        with self.lock:
+            self.entries.append(_Entry(buffer, host, size))
+        return True
 
 
 _pools: dict[int, StagingPool] = {}
@@ -160,8 +128,8 @@ def staging_pool(cl: Any, context: Any, queue: Any) -> StagingPool:
     return pool
 
 
-def wait_for_pools() -> None:
-    """Until every pool's entries being made are there (benchmarks: the next trace as it
-    would come a moment later)."""
+def grow_pending() -> None:
+    """Make the entries the traces so far found missing (the executor does it once its reply
+    is sent; benchmarks between rounds)."""
     for pool in list(_pools.values()):
-        pool.wait()
+        pool.grow()

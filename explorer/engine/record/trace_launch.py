@@ -373,7 +373,8 @@ class TraceLaunch:
     def _planes(self, rec_bufs: tuple[Any, ...], capacity: int) -> tuple[np.ndarray, ...]:
         """Offsets, words and values as arrays: on a CPU device read where the kernel wrote
         them (hundreds of MB); from a GPU, copied into page-locked memory kept between
-        traces (see staging.py). The arrays keep their memory alive until they are dropped."""
+        traces where the pool has it (see staging.py), else mapped. The arrays keep their
+        memory alive until they are dropped."""
         value_bytes = self.inst.value_bytes
         value_dtype = (np.uint64 if value_bytes == 8 else np.uint32) if value_bytes else None
         dtypes = (np.uint32, np.uint32, value_dtype)
@@ -384,11 +385,9 @@ class TraceLaunch:
             if capacity and dtype is not None
         ]
         if wanted and read_planes_staged(self.p.device.type):
-            try:
-                staged = iter(staging_pool(cl, self.p.context, queue).read(wanted))
-            except (cl.Error, MemoryError):  # no page-locked memory that large: map, as a CPU
-                pass
-            else:
+            read = staging_pool(cl, self.p.context, queue).read(wanted)
+            if read is not None:
+                staged = iter(read)
                 return tuple(
                     next(staged) if capacity and dtype is not None else np.zeros(0, dtype=dtype)
                     for dtype in dtypes
