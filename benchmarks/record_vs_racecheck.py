@@ -244,12 +244,19 @@ def main() -> int:
     parser.add_argument("--cuda-timeout", type=float, default=300.0, help="seconds per process")
     parser.add_argument("--arch", default="native", help="nvcc's -arch (default: native)")
     parser.add_argument("--logs", help="a folder for each CUDA process's whole output")
+    parser.add_argument(
+        "--first-read", choices=("fresh", "map"), help="how a process's first trace reads"
+    )
     parser.add_argument("--launches", type=int, default=3, help="launches per CUDA process")
     parser.add_argument("--trace-sizes", help="sizes to trace (default: --sizes)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows: list[dict] = []
     traced = [int(s) for s in args.trace_sizes.split(",")] if args.trace_sizes else sizes
+    if args.first_read:
+        from explorer.engine.record import trace_launch
+
+        trace_launch.FIRST_READ = args.first_read
     for size in traced:
         rows += trace_rounds(size, args.rounds, args.device, not args.no_values)
     if args.window:

@@ -13,15 +13,20 @@ tells). A trace that is still held keeps its memory.
 
 Page-locking fresh memory is itself slow (about as slow as the map, and the driver holds the
 interpreter while it does it), so a trace that finds no free entries for its planes (the
-first of a process, or one larger than any before) maps them as before, and the entries are
-made afterwards, once the executor has sent its reply and waits for the next request
-(:func:`grow_pending`).
+first of a process, or one larger than any before) reads them into ordinary memory
+(:meth:`StagingPool.read_fresh`), and the entries are made afterwards, once the executor has
+sent its reply and waits for the next request (:func:`grow_pending`). Fresh memory is
+faulted in by whoever first writes it, one page at a time: a driver's copy does that on one
+thread, so the pages are written first by several (numpy lets go of the interpreter's lock
+in each).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +92,19 @@ class StagingPool:
             event.wait()
         return tuple(out)
 
+    def read_fresh(self, planes: list[tuple[Any, np.dtype[Any], int]]) -> tuple[np.ndarray, ...]:
+        """Each (device buffer, dtype, count) read into new ordinary memory, its pages written
+        first by several threads; all copies in flight together."""
+        out = tuple(_touched(np.empty(count, dtype=dtype)) for _, dtype, count in planes)
+        events = [
+            self.cl.enqueue_copy(self.queue, host, buffer, is_blocking=False)
+            for host, (buffer, _, _) in zip(out, planes, strict=True)
+            if host.nbytes
+        ]
+        for event in events:
+            event.wait()
+        return out
+
     def grow(self) -> None:
         """The entries the last trace found missing (all of its planes', so that the next
         trace of that size finds them together)."""
@@ -115,6 +133,33 @@ class StagingPool:
         with self.lock:
             self.entries.append(_Entry(buffer, host, size))
         return True
+
+
+_TOUCH_BYTES = 8 << 20
+_ZEROS = np.zeros(0, dtype=np.uint8)
+
+
+def _touched(array: np.ndarray) -> np.ndarray:
+    """``array``, every page of it written once, 8 MB at a time on up to eight threads."""
+    global _ZEROS
+    if _ZEROS.size < _TOUCH_BYTES:
+        _ZEROS = np.zeros(_TOUCH_BYTES, dtype=np.uint8)
+    zeros = _ZEROS
+    flat = array.reshape(-1).view(np.uint8)
+    starts = range(0, flat.size, _TOUCH_BYTES)
+
+    def touch(start: int) -> None:
+        part = flat[start : start + _TOUCH_BYTES]
+        np.positive(zeros[: part.size], out=part)  # a ufunc: the lock is let go inside
+
+    workers = min(8, os.cpu_count() or 1, len(starts))
+    if workers <= 1:
+        for start in starts:
+            touch(start)
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(touch, starts))
+    return array
 
 
 _pools: dict[int, StagingPool] = {}

@@ -385,7 +385,10 @@ class TraceLaunch:
             if capacity and dtype is not None
         ]
         if wanted and read_planes_staged(self.p.device.type):
-            read = staging_pool(cl, self.p.context, queue).read(wanted)
+            pool = staging_pool(cl, self.p.context, queue)
+            read = pool.read(wanted)
+            if read is None and FIRST_READ == "fresh":
+                read = pool.read_fresh(wanted)
             if read is not None:
                 staged = iter(read)
                 return tuple(
@@ -499,6 +502,9 @@ class TraceLaunch:
 # How the record planes come back from a device whose memory is not the host's: "staged"
 # (page-locked memory kept between traces) or "map" (the driver's own copy, fresh each time).
 PLANES_FROM_GPU = "staged"
+# Where the planes go when the pool has no free entries for them (a process's first trace):
+# "fresh" (new memory whose pages several threads wrote first) or "map" (the driver's copy).
+FIRST_READ = "fresh"
 
 
 def read_planes_staged(device_type: str) -> bool:
