@@ -49,6 +49,8 @@ def test_a_program_built_again_in_a_new_cache_comes_from_disk_and_runs(
 
 
 def test_a_compile_error_through_the_cache_still_names_its_line(device, monkeypatch, tmp_path):
+    # (NVIDIA's compiler calls the file <kernel>, PoCL's the file it was given: the line is
+    # what every device names.)
     _cached_builds(monkeypatch, tmp_path)
     cl = runtime().cl
     context, _ = runtime().queue(device)
@@ -57,6 +59,6 @@ def test_a_compile_error_through_the_cache_still_names_its_line(device, monkeypa
         BuildCache().kernel(cl, context, device.key, broken, (), "k", "broken.cl")
     except BuildError as exc:
         assert "undefined_name" in exc.log
-        assert "broken.cl:2" in exc.log
+        assert ":2:" in exc.log
     else:
         raise AssertionError("the broken kernel built")

@@ -41,7 +41,10 @@ def test_staged_planes_hold_the_same_records_and_findings(device, monkeypatch):
         assert _pool(device).entries
         for plane in ("offset", "word", "values"):
             assert np.array_equal(getattr(staged, plane), getattr(mapped, plane)), plane
-        assert analyse(staged).to_json(staged) == analyse(mapped).to_json(mapped)
+        found, expected = analyse(staged).to_json(staged), analyse(mapped).to_json(mapped)
+        for report in (found, expected):  # the order groups started in is the device's own
+            report.pop("dispatch_order")
+        assert found == expected
 
 
 def test_a_held_trace_keeps_its_memory_and_a_dropped_one_lends_it_again(device, staged):
