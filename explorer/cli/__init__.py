@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 
-from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command
+from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command, add_host_arguments, executor_for
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
@@ -46,6 +46,12 @@ def __getattr__(name: str) -> tuple[Command, ...]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _commands() -> tuple[Command, ...]:
+    """:data:`COMMANDS`, or the commands a caller set it to (an older command line, say)."""
+    assigned: tuple[Command, ...] | None = globals().get("COMMANDS")
+    return _discover() if assigned is None else assigned
+
+
 def _typed(argv: Sequence[str]) -> Command | None:
     """The command ``argv`` names, from its own module alone; None when it names none."""
     name = argv[0] if argv else ""
@@ -69,8 +75,10 @@ def build_parser(commands: Sequence[Command] | None = None) -> argparse.Argument
         "3 refused, 4 crashed or timed out, 130 interrupted (Ctrl+C).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in _discover() if commands is None else commands:
-        command.add_arguments(sub.add_parser(command.name, help=command.help))
+    for command in _commands() if commands is None else commands:
+        command_parser = sub.add_parser(command.name, help=command.help)
+        command.add_arguments(command_parser)
+        add_host_arguments(command_parser)
     return parser
 
 
@@ -87,11 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    typed = _typed(argv)
+    typed = None if "COMMANDS" in globals() else _typed(argv)
     args = build_parser(None if typed is None else (typed,)).parse_args(argv)
-    command = typed or next(c for c in _discover() if c.name == args.command)
+    command = typed or next(c for c in _commands() if c.name == args.command)
     try:
-        with Executor() as executor:  # its process starts on the first OpenCL request
+        # Its process starts on the first OpenCL request.
+        with executor_for(args, local=Executor) as executor:
             return command.run(args, executor)
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {shown(str(exc), 600)}", file=sys.stderr)

@@ -21,7 +21,7 @@ from explorer.engine.serve import serve_requests
 
 # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside them in the
 # same process fights them for the cores and runs many times slower.
-SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+SINGLE_THREADED = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")
 
 # The commands whose first request goes to the executor (a device's run or trace), and the
 # modules their executor will need, imported before the request comes.
@@ -46,7 +46,7 @@ def spawn(env: dict[str, str], warm: tuple[str, ...] = ()) -> tuple[Any, Connect
         name="opencl-executor",
         daemon=True,
     )
-    extra = {**dict.fromkeys(SINGLE_THREADED, "1"), **env}
+    extra = {**SINGLE_THREADED, **env}
     saved = {k: os.environ.get(k) for k in extra}
     os.environ.update(extra)
     try:
@@ -65,7 +65,11 @@ def start_for(argv: list[str]) -> None:
     """Start the executor now when ``argv`` names a command that will use one (the first
     :class:`~explorer.engine.executor.Executor` made without extra environment adopts it)."""
     global _started
-    if _started is None and argv and argv[0] in _WARM and "-h" not in argv and "--help" not in argv:
+    # Help, or the work on another machine (--host, --executor-command): no local executor.
+    elsewhere = ("-h", "--help", "--host", "--executor-command")
+    if any(a == e or a.startswith(e + "=") for a in argv for e in elsewhere):
+        return
+    if _started is None and argv and argv[0] in _WARM:
         _started = spawn({}, _WARM[argv[0]])
 
 

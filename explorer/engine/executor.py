@@ -8,7 +8,7 @@ process. Build caches live in the process and survive between requests.
 A large reply (a trace of tens of millions of records) does not go through the pipe: its
 arrays are written once into a file in shared memory (``/dev/shm``) that the caller maps
 instead of copying; only the rest is pickled down the pipe (see reply.py). The process's own
-loop is serve.py.
+loop is serve.py; it may have been started before the caller imported this module (early.py).
 
 The process never outlives the one that started it, whatever ends that one (Ctrl+C,
 SIGTERM, SIGHUP, SIGKILL): on Linux the kernel sends it SIGKILL when its parent dies
@@ -21,10 +21,10 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from multiprocessing.connection import Connection
 from typing import Any
 
 from explorer.engine import early
+from explorer.engine.early import SINGLE_THREADED
 from explorer.engine.records import (
     DeviceInfo,
     RunRequest,
@@ -33,6 +33,7 @@ from explorer.engine.records import (
     failed_result,
 )
 from explorer.engine.reply import remove_shared, unpack
+from explorer.engine.serve import handle, prepare_process
 
 _POLL_S = 0.05
 # The first request also pays for starting Python and loading the OpenCL runtime.
@@ -55,20 +56,27 @@ class Executor:
         a simulator's checks)."""
         self._env = dict(env or {})
         self._process: Any = None
-        self._conn: Connection | None = None
+        self._conn: Any = None
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._started_at = 0.0
+        self.working_on = ""  # the request in flight (or the last one), in words
 
     # -- lifecycle ---------------------------------------------------------------
 
-    def _ensure_started(self) -> Connection:
-        if self._process is None or not self._process.is_alive():
-            started = None if self._env else early.take()
-            self._process, self._conn = started or early.spawn(self._env)
+    def _ensure_started(self) -> Any:
+        if not self.alive:
+            self._process, self._conn = self._start()
             self._started_at = time.monotonic()
         assert self._conn is not None
         return self._conn
+
+    def _start(self) -> tuple[Any, Any]:
+        """A fresh process and the connection to it (something with ``send``, ``poll``,
+        ``recv`` and ``close``, as a pipe's end has): the one the command started before its
+        imports, when this is its first executor (early.py), else a new one."""
+        started = None if self._env else early.take()
+        return started or early.spawn(self._env)
 
     def _discard(self) -> None:
         process, conn = self._process, self._conn
@@ -109,7 +117,8 @@ class Executor:
             raise ExecutorError(f"{exc} ({what})", "error") from None
         with self._lock:
             self._cancelled.clear()
-            fresh = self._process is None or not self._process.is_alive()
+            self.working_on = what
+            fresh = not self.alive
             conn = self._ensure_started()
             deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
             try:
@@ -184,11 +193,12 @@ class Executor:
         from explorer.engine.record.trace_launch import TracedRun
 
         what = "trace of " + _describe(request.run)
+        both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's
         try:
             return self._request(
                 "trace",
                 (request, warp, banks, keep_trace, bank_bytes),
-                request.run.timeout_s,
+                request.run.timeout_s * both,
                 what,
             )
         except ExecutorError as exc:
@@ -217,4 +227,5 @@ def _describe(request: RunRequest) -> str:
     return f"{request.variant.qualified_id} ({sizes})"
 
 
-__all__ = ["Executor", "ExecutorError"]
+# handle, prepare_process and SINGLE_THREADED: what a process serving a remote window shares.
+__all__ = ["SINGLE_THREADED", "Executor", "ExecutorError", "handle", "prepare_process"]

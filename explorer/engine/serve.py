@@ -1,4 +1,5 @@
-"""The executor's process: its loop, one request in, one reply out (see executor.py).
+"""The executor's process: its loop, one request in, one reply out (see executor.py), and
+what a process serving a remote window shares with it (:func:`handle`, :func:`prepare_process`).
 
 Started by :mod:`explorer.engine.early`; it imports the engine itself, so the process that
 starts it need not have.
@@ -71,6 +72,37 @@ def _without_unwritable_caches() -> None:
         os.environ["POCL_KERNEL_CACHE"] = "0"
 
 
+def prepare_process(env: dict[str, str] | None = None) -> None:
+    """What an executor process does before it touches OpenCL: ``env`` (a simulator's
+    switches) applied, and the on-disk caches left alone where they cannot be written."""
+    if env:
+        os.environ.update(env)
+    _without_unwritable_caches()
+
+
+def handle(kind: str, payload: Any) -> tuple[str, Any]:
+    """One request's reply, ``("ok", value)`` or ``("error", message)``; the same in a local
+    executor process and in one serving a remote window."""
+    from explorer.engine.launch import run as runner
+    from explorer.engine.launch.devices import list_devices
+
+    try:
+        if kind == "run":
+            return ("ok", runner.run_request(payload))
+        if kind == "trace":
+            from explorer.engine.record.trace_launch import trace_and_analyse
+
+            return ("ok", trace_and_analyse(*payload))
+        if kind == "devices":
+            return ("ok", list_devices())
+        if kind == "call":
+            function, args = payload
+            return ("ok", function(*args))
+        return ("error", f"unknown request {kind!r}")
+    except Exception as exc:  # Reported to the caller, never lost.
+        return ("error", _error_text(exc))
+
+
 def serve_requests(
     conn: Connection, parent_pid: int = 0, death_signal: bool = False, warm: tuple[str, ...] = ()
 ) -> None:
@@ -82,10 +114,9 @@ def serve_requests(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
-    _without_unwritable_caches()
+    prepare_process()
     import importlib
 
-    from explorer.engine.launch import run as runner
     from explorer.engine.launch.devices import list_devices
 
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
@@ -97,22 +128,7 @@ def serve_requests(
             kind, payload = conn.recv()
         except (EOFError, OSError):
             return
-        try:
-            if kind == "run":
-                reply: Any = ("ok", runner.run_request(payload))
-            elif kind == "trace":
-                from explorer.engine.record.trace_launch import trace_and_analyse
-
-                reply = ("ok", trace_and_analyse(*payload))
-            elif kind == "devices":
-                reply = ("ok", list_devices())
-            elif kind == "call":
-                function, args = payload
-                reply = ("ok", function(*args))
-            else:
-                reply = ("error", f"unknown request {kind!r}")
-        except Exception as exc:  # Reported to the caller, never lost.
-            reply = ("error", _error_text(exc))
+        reply = handle(kind, payload)
         conn.send(pack(reply))
         del reply  # a trace's planes go back to their pool before the next request
         staging = sys.modules.get("explorer.engine.record.staging")

@@ -65,7 +65,13 @@ class MainWindow(QMainWindow):
         self.views = make_views(self, self.model)
         subscribe_views(self.views, self.state)
         self.controllers = make_controllers(
-            self, self.model, self.state, self.worker, self.views, self.set_presenter_layout
+            self,
+            self.model,
+            self.state,
+            self.worker,
+            self.views,
+            self.set_presenter_layout,
+            self.settings,
         )
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)

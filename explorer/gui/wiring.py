@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from explorer.engine.record.oclgrind import find_oclgrind
@@ -19,6 +20,7 @@ from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
+from explorer.gui.controllers.hosts import HostsController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
 from explorer.gui.controllers.presenter import PresenterController
@@ -26,6 +28,7 @@ from explorer.gui.controllers.roles import Worker
 from explorer.gui.controllers.runs import RunsController
 from explorer.gui.controllers.sessions import SessionController
 from explorer.gui.controllers.sweep import SweepController
+from explorer.gui.controllers.trace_diff import TraceDiffController
 from explorer.gui.controllers.traces import TraceController
 from explorer.gui.controllers.window_commands import WindowCommands
 from explorer.gui.model import ConfigModel
@@ -49,6 +52,8 @@ class Controllers:
     sessions: SessionController
     window: WindowCommands
     captures: CapturesController
+    hosts: HostsController
+    trace_diff: TraceDiffController
     freshness: FreshnessController
 
     def __iter__(self) -> Iterator[object]:
@@ -62,6 +67,7 @@ def make_controllers(
     worker: Worker,
     views: Views,
     layout: Callable[[bool, bool], None],
+    settings: QSettings | None = None,
 ) -> Controllers:
     """Each controller with the views it uses; ``layout(on, full_screen)`` is the window's
     presenter layout."""
@@ -119,6 +125,10 @@ def make_controllers(
         ),
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
+        hosts=HostsController(window, settings or QSettings(), worker, status=v),
+        trace_diff=TraceDiffController(
+            model, state, traces, v.execution_view, status=v, parent=window
+        ),
         # Made last (arguments are made in order): it clears the views and says how to run
         # after the others have followed a change.
         freshness=FreshnessController(
@@ -138,7 +148,7 @@ def make_controllers(
         lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
     )
     model.device_changed.connect(
-        lambda: v.roofline_view.set_device(model.device.name if model.device else None)
+        lambda: v.roofline_view.set_device(model.device.shown_name if model.device else None)
     )
     return controllers
 

@@ -163,13 +163,13 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_view_png", "export_view_svg", "export_timing_png", "export_gif", "export_mp4",
         "export_frames",
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
-        "keys_help",
+        "keys_help", "add_host", "forget_host",
     }  # fmt: skip
     assert enabled() == always  # no device yet, nothing valid, nothing running
     model.set_devices([device()], device().key)
     assert enabled() == always | {"compare"}
     state.runnable = True
-    assert enabled() == always | {"compare", "run", "trace"}
+    assert enabled() == always | {"compare", "run", "trace", "compare_trace"}
     state.runnable, state.refusal = False, Refusal("L0 == TS", "", overridable=True)
     assert enabled() == always | {"compare", "run_anyway", "trace_anyway"}
     state.refusal = Refusal("local size 4096 > 1024", "")  # the device's own limit

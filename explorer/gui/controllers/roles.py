@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import Refusal, RunRequest, RunResult, Variant
+from explorer.engine.remote.hosts import Host
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import Finding
 
@@ -211,6 +212,16 @@ class Worker(Protocol):
     def cancel(self) -> None: ...
 
     def measure_limits(self, device_key: str | None) -> None: ...
+
+    def add_host(self, host: Host) -> None: ...  # its devices join the list (devices_ready)
+
+    def remove_host(self, label: str) -> None: ...  # its devices leave it
+
+    @property
+    def hosts_failed(self) -> SignalInstance: ...  # (why a host's devices are missing)
+
+    @property
+    def transfer(self) -> SignalInstance: ...  # (a long transfer's progress, in words)
 
     @property
     def devices_ready(self) -> SignalInstance: ...  # (devices, default key)
