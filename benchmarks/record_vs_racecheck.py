@@ -199,15 +199,15 @@ def cuda_rounds(
             if logs:
                 log = Path(logs) / f"{tool}-{size}-{number + 1}.txt"
                 log.write_text(done.stdout + "\n--- stderr ---\n" + done.stderr)
-            launches = [float(m) for m in re.findall(r"launch \d+: ([0-9.]+) ms", done.stdout)]
+            timed = [float(m) for m in re.findall(r"launch \d+: ([0-9.]+) ms", done.stdout)]
             hazards = re.search(r"RACECHECK SUMMARY: (\d+) hazard", done.stdout + done.stderr)
             out.append(
                 {
                     "size": size,
                     "tool": tool,
                     "round": number + 1,
-                    "first_launch_ms": launches[0] if launches else None,
-                    "later_launch_ms": min(launches[1:]) if len(launches) > 1 else None,
+                    "first_launch_ms": timed[0] if timed else None,
+                    "later_launch_ms": min(timed[1:]) if len(timed) > 1 else None,
                     "process_ms": round(wall, 1),
                     "hazards": int(hazards.group(1)) if hazards else None,
                     "rc": done.returncode,
