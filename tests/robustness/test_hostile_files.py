@@ -13,12 +13,13 @@ import resource
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import TEST_KERNELS
-from tests.robustness.helpers import cli
+from tests.robustness.helpers import cli, group_in_kernel, wait_until_each
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY_CAP = 3 << 30
@@ -218,26 +219,6 @@ def _start(command: list[str]) -> subprocess.Popen[str]:
     )
 
 
-def _spinning_kernel(group: int, cpu_s: float = 0.5) -> bool:
-    """Whether a process of the process group ``group`` runs a kernel now: a thread other
-    than its main one (the device's worker, not an import or a build) has used ``cpu_s``
-    seconds of CPU. The kernel below never returns, so such a thread keeps spinning."""
-    ticks = cpu_s * os.sysconf("SC_CLK_TCK")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-                if int(stat.read().rsplit(")", 1)[1].split()[2]) != group:
-                    continue
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{tid}/stat", encoding="ascii") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-                if tid != pid and int(fields[11]) + int(fields[12]) >= ticks:
-                    return True
-        except (OSError, IndexError, ValueError):
-            continue  # a process or thread that ended meanwhile
-    return False
-
-
 @pytest.mark.long
 def test_3_ctrl_c_ends_run_animate_and_screenshot_within_a_second_with_130(tmp_path):
     """The three side by side, each in the middle of a kernel that never returns; Ctrl+C
@@ -254,13 +235,8 @@ def test_3_ctrl_c_ends_run_animate_and_screenshot_within_a_second_with_130(tmp_p
     }
     processes = {name: _start(command) for name, command in commands.items()}
     try:
-        waiting = dict(processes)
-        deadline = time.monotonic() + 120
-        while waiting and time.monotonic() < deadline:  # until each is inside the kernel
-            waiting = {n: p for n, p in waiting.items() if not _spinning_kernel(p.pid)}
-            if waiting:
-                time.sleep(0.1)
-        assert not waiting, f"{sorted(waiting)} never reached the kernel"
+        # each inside the kernel (each started a session: its process group is its pid)
+        wait_until_each({name: partial(group_in_kernel, p.pid) for name, p in processes.items()})
         stopped = {}
         for name, process in processes.items():
             os.killpg(process.pid, signal.SIGINT)

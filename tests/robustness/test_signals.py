@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_KERNELS
+from tests.robustness.helpers import in_kernel, wait_until_each
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
@@ -83,7 +84,13 @@ def test_1_the_executor_dies_with_the_command_whatever_kills_it():
                 if found:
                     executors.setdefault(sig, found)
         assert len(executors) == len(SIGNALS), "a command never started its executor"
-        time.sleep(3)  # into the kernel that never returns
+        # each executor into the kernel that never returns
+        wait_until_each(
+            {
+                sig.name: (lambda pid=parent.pid: any(map(in_kernel, children(pid))))
+                for sig, parent in parents.items()
+            }
+        )
         for sig, parent in parents.items():
             assert parent.poll() is None, sig.name
             os.kill(parent.pid, sig)
