@@ -48,11 +48,11 @@ TM = 8
 TN = 8
 WX = 8
 [[by_size]]
-when = "M % 128 <= 4 and N % 128 <= 4 and (N % 4 != 0 or K % 4 != 0)"
+when = "M % 128 <= 4 and N % 128 <= 4 and M % 128 + N % 128 > 0 and (N % 4 != 0 or K % 4 != 0)"
 EDGE = 1
 UNALIGNED = 3
 [[by_size]]
-when = "M % 128 <= 4 and N % 128 <= 4"
+when = "M % 128 <= 4 and N % 128 <= 4 and M % 128 + N % 128 > 0"
 EDGE = 1
 [[by_size]]
 when = "N % 4 != 0 or K % 4 != 0"
