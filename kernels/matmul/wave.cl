@@ -25,7 +25,6 @@ APAD = 4
 UNALIGNED = 0
 EDGE = 0
 AMAP = 0
-EDGEDIAG = 0
 [allowed]
 BM = [32, 64, 128, 256]
 BN = [32, 64, 128, 256]
@@ -37,7 +36,6 @@ GM = [0, 1, 2, 4, 8, 16, 32]
 APAD = [0, 4]
 UNALIGNED = [0, 1, 3]
 AMAP = [0, 1]
-EDGEDIAG = [0, 1, 2]
 EDGE = [0, 1]
 [[by_size]]
 when = "cdiv(M, 128) * cdiv(N, 128) < 256"
@@ -69,14 +67,19 @@ per multiply-add stay fast's (six float4s per 128); 16×8 rather than 8×16 take
 fewer and ran about 2% faster. The edges: 4097 rows make 33 tiles of 128, so 4097³ is 1089
 tiles, more than four rounds of the 264 groups that run at once, and a fifth round computes
 one row and one column of C while most of the GPU waits. With EDGE = 1 only full tiles are
-tiles (1024, as at 4096³) and the strips left below and beside them are dot products done by
-extra groups, which finish within the last round (the strip beside the tiles reads A one
-row per work-item, uncoalesced, as a trace shows: a sliver of the work); the default takes
-it where the strips are at most four wide. On an H100, three runs of bench one after the
-other: 0.967–0.971 of cuBLAS at 4096³ (49.5–49.7 TFLOP/s; fast 0.934–0.938), 0.98 at
-4000³, 1.01–1.18 at 2048³ and 1.18–1.46 at 1024³ (below 256 tiles of 128×128 the default
-is a 64×128 tile of 8×8 blocks), but only 0.90 at 4097³, where rows are not 16-byte aligned
-and each float4 is four loads (fast 0.88–0.89)."""
+tiles (1024, as at 4096³) and the strips left below and beside them go to extra groups of 32
+lines each (257 at 4097³), whose warps split K and add their parts in local memory. Timed
+apart, the strips took 0.89 ms when each work-item walked all of K for its line: longer than
+a round of tiles, so they ran past the tiles' end (4097³ at 0.89 of cuBLAS, 0.99 without
+them); split four ways, 0.26 ms, inside the last round. The default takes EDGE where strips exist and are at
+most four wide. Rows of A that are not 16-byte aligned (K % 4 != 0) load as aligned float4s
+there (UNALIGNED = 3): a row of the tile spans three of them, and each value goes into local
+memory at its column less the row's misalignment (A is stored transposed, one value at a
+time, anyway), the values outside the tile into spare rows. B keeps four single loads per
+float4 (two aligned loads shifted in registers were much slower). On an H100, three runs of
+bench: 0.970–1.004 of cuBLAS at 4096³ (49.6–50.0 TFLOP/s; fast 0.935–0.971), 0.98–1.00 at
+4000³, 1.02–1.04 at 4097³ (44.5–44.6 TFLOP/s; fast 0.88–0.90), 0.98–1.05 at 2048³ and
+1.18–1.48 at 1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks)."""
 ---*/
 
 #ifndef BM
@@ -111,9 +114,6 @@ and each float4 is four loads (fast 0.88–0.89)."""
 #endif
 #ifndef AMAP
 #define AMAP 0    /* UNALIGNED 3: consecutive work-items load 0: a row, 1: a column of float4s */
-#endif
-#ifndef EDGEDIAG
-#define EDGEDIAG 0 /* diagnostic: 1 tiles only, 2 strips only (wrong results)    */
 #endif
 
 #define WY (32 / WX)                /* work-items of a warp along M            */
@@ -297,14 +297,10 @@ void matmul_wave(const int M, const int N, const int K,
 #if EDGE
     __local float part[NT * 4];
     if (pid >= numM * numN) {
-        if (EDGEDIAG == 1)
-            return;
         edge_strips(M, N, K, A, B, C, pid - numM * numN, t, part);
         return;
     }
 #endif
-    if (EDGEDIAG == 2)
-        return;
     /* Which tile of C: consecutive groups walk bands GM tiles tall (as in warp), so what
        they read is still in the L2 cache when the next one needs it. */
     int gm = pid / numN;
