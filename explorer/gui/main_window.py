@@ -233,6 +233,9 @@ class MainWindow(QMainWindow):
             self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.controllers.editing.may_leave():  # unsaved edits: the person stays
+            event.ignore()
+            return
         if self._before_presenting is not None:  # closed while presenting: the window before
             docks, geometry = self._before_presenting[:2]
         else:

@@ -19,6 +19,7 @@ from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
+from explorer.gui.controllers.kernel_editing import KernelEditingController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
 from explorer.gui.controllers.presenter import PresenterController
@@ -50,6 +51,7 @@ class Controllers:
     window: WindowCommands
     captures: CapturesController
     freshness: FreshnessController
+    editing: KernelEditingController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -110,8 +112,10 @@ def make_controllers(
         ),
         sweep=SweepController(model, worker, v.sweep_view, status=v),
         fix_cost=FixCostController(model, worker, v.findings_view, status=v),
-        kernels=KernelFilesController(
-            model, state, runs, traces, v.execution_view, status=v, parent=window
+        kernels=(
+            kernels := KernelFilesController(
+                model, state, runs, traces, v.execution_view, status=v, parent=window
+            )
         ),
         exports=ExportController(state, v.execution_view, status=v, pages=v, parent=window),
         sessions=SessionController(
@@ -132,6 +136,7 @@ def make_controllers(
             v.source_view,
             status=v,
         ),
+        editing=KernelEditingController(model, v.source_view, kernels, status=v, parent=window),
     )
     runs.cancelled.connect(traces.cancelled)
     model.devices_changed.connect(
