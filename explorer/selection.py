@@ -13,8 +13,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from explorer.engine.header.catalog import find_variant, load_variant_file, role_layout
+from explorer.engine.header.catalog import (
+    CatalogError,
+    find_variant,
+    load_variant_file,
+    role_layout,
+)
 from explorer.engine.records import RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
 from explorer.paths import shown
@@ -167,6 +173,35 @@ def selected_variant(args: argparse.Namespace) -> Variant:
     if not args.family or not args.variant:
         raise UsageError("give --family and --variant, or --kernel-file")
     return find_variant(args.family, args.variant)
+
+
+def reference_variant(text: str, mine: Variant) -> Variant:
+    """The reference kernel ``--against`` names for a trace diff with ``mine``: a kernel file
+    with a catalog header (or an Oclgrind ``.sim``), ``FAMILY/VARIANT`` of the catalog, or a
+    variant of ``mine``'s family. It must describe the same launch: a kernel of another
+    family has other sizes and buffers, and is refused."""
+    text = text.strip()
+    try:
+        if Path(text).is_file():
+            reference = load_variant_file(text)
+        elif "/" in text:
+            family, _, variant_id = text.partition("/")
+            if family not in FAMILIES:
+                raise UsageError(
+                    f"--against {shown(text)!r}: no file of that name and no family "
+                    f"{shown(family)!r} (families: {', '.join(FAMILIES)})"
+                )
+            reference = find_variant(family, variant_id)
+        else:
+            reference = find_variant(mine.family, text)
+    except CatalogError as exc:
+        raise UsageError(f"--against {shown(text)!r}: {exc}") from None
+    if reference.family != mine.family:
+        raise UsageError(
+            f"--against {shown(text)!r} is a {reference.family} kernel and this one a "
+            f"{mine.family} kernel: a trace diff compares two kernels of the same launch"
+        )
+    return reference
 
 
 def _captured_launch(args: argparse.Namespace) -> Variant:

@@ -14,7 +14,13 @@ from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
 from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TraceRequest
 from explorer.engine.records import EXIT_CODES, RunRequest
-from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
+from explorer.selection import (
+    UsageError,
+    add_selection,
+    reference_variant,
+    request_from_args,
+    selected_variant,
+)
 from explorer.trace.analysis import BANK_BYTES, Analysis, Category, registry
 from explorer.trace.analysis.report import groups_json
 
@@ -51,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="time each bank-conflict or uncoalesced finding's counterpart (named in the "
         "kernel's header) beside the kernel, alternately, and put the time ratio beside it",
     )
+    parser.add_argument(
+        "--against",
+        metavar="FILE|VARIANT",
+        help="trace this reference kernel too, at the same launch, and report where the "
+        "accesses part from it (the trace diff): a kernel file with a header, an Oclgrind "
+        ".sim file, FAMILY/VARIANT, or a variant of the same family",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_anyway(parser)
 
@@ -81,14 +94,17 @@ def parse_groups(
 
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Trace and analyse; print the report (or one JSON object). A trace that did not run
-    exits with its run's code: refused 3, crashed or timed out 4, otherwise 2."""
-    selected_variant(args)  # usage errors before any OpenCL work
+    exits with its run's code: refused 3, crashed or timed out 4, otherwise 2; a trace that
+    could not be compared with ``--against`` (another launch shape, a reference that failed)
+    exits with 2 after its report."""
+    mine = selected_variant(args)  # usage errors before any OpenCL work
+    against = reference_variant(args.against, mine) if args.against else None
     ranges, center = parse_groups(args.groups)
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
     device = pick_device(available_devices(executor), args.device)
     run_request = replace(request_from_args(args, device.key), anyway=args.anyway)
-    request = TraceRequest(run_request, ranges, center, args.budget_mb << 20)
+    request = TraceRequest(run_request, ranges, center, args.budget_mb << 20, against=against)
     traced = executor.trace(request, args.warp, args.banks, bank_bytes=args.bank_bytes)
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
@@ -122,6 +138,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     else:
         print(result.summary())
         print(report_text)
+    if traced.against is not None and traced.against.refused:
+        return USAGE_ERROR  # the traces ran, but could not be compared
     return 0
 
 

@@ -385,11 +385,12 @@ class Executor:
         from explorer.engine.record.trace_launch import TracedRun
 
         what = "trace of " + _describe(request.run)
+        both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's
         try:
             return self._request(
                 "trace",
                 (request, warp, banks, keep_trace, bank_bytes),
-                request.run.timeout_s,
+                request.run.timeout_s * both,
                 what,
             )
         except ExecutorError as exc:

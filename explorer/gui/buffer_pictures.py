@@ -15,6 +15,7 @@ import numpy as np
 
 from explorer.gui.cell_colours import (
     BOTH_C,
+    DIFF_OUTLINE,
     EMPTY,
     HOVER_C,
     MARK_C,
@@ -46,6 +47,7 @@ from explorer.trace.recorded import GLOBAL, LOCAL
 from explorer.trace.trace_index import READS, WRITES
 
 MARGIN = 1  # elements of context either side of the tile in a zoom window
+DIFF_BOXES = 256  # cells boxed as differing from the reference, at most, per buffer
 STRIP = 48  # elements a window shows of a one-row buffer
 WRAPPED_ROWS = 16  # rows a window shows of a wrapped one
 # How cells are coloured, in the order the "Colour cells by" command cycles through them.
@@ -70,6 +72,8 @@ class StepScene:
     watched_line: np.ndarray | None  # …at every pass of this step's line in this phase
     marked: np.ndarray | None  # a finding's work-items' records in this phase
     marked_elements: dict[str, set[int]]  # a finding's elements, by buffer name
+    # this step's records where a work-item first parts from the reference (a trace diff)
+    differing: np.ndarray | None = None
 
 
 def step_scene(pb: Playback) -> StepScene:
@@ -89,6 +93,7 @@ def step_scene(pb: Playback) -> StepScene:
         line,
         cursor.marked_records(),
         cursor.marked_elements,
+        cursor.differing_now(),
     )
 
 
@@ -144,6 +149,7 @@ class BufferPictures:
         self._draw_watched(pb, grid, scene, window, pixels)
         self._draw_marks(pb, grid, scene, window, pixels)
         outlines = layer.outlines + self._step_outline(pb, grid, scene.step, mine, reads | writes)
+        outlines += _differing_outlines(pb, grid, scene)
         labels, key = self._labels(grid, window, layer)
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         overview = self._overview(pb, grid, wrap) if grid.space == GLOBAL else None
@@ -422,6 +428,19 @@ class BufferPictures:
                 else value_colours(mean, self._top(grid, values))
             )
         return self._overviews[key]
+
+
+def _differing_outlines(pb: Playback, grid: Grid, scene: StepScene) -> list[Outline]:
+    """A box around each cell of the buffer that a work-item's first access differing from
+    the reference touches at this step (a trace diff's marks)."""
+    if scene.differing is None or scene.differing.size == 0:
+        return []
+    index = pb.index
+    recs = scene.differing[(index.buffer[scene.differing] == grid.buffer)]
+    recs = recs[~index.oob[recs]]
+    rows, cols = grid.element_rc(index.index[recs])
+    cells = sorted(set(zip(rows.tolist(), cols.tolist(), strict=True)))[:DIFF_BOXES]
+    return [((r, r + 1, c, c + 1), DIFF_OUTLINE, 4.0) for r, c in cells]
 
 
 def _snap(start: int, tile: int, size: int, total: int) -> int:

@@ -20,6 +20,7 @@ WRITTEN_C = rgba("#d6dbdf")  # written, value unknown
 PENDING_C = rgba("#fdf2e9")  # the group's output tile before the group writes it
 VALUE_LOW, VALUE_HIGH = "#ffffff", "#85929e"
 STEP_OUTLINE, WRITE_OUTLINE = "#c0392b", "#e67e22"
+DIFF_OUTLINE = "#e600ac"  # a work-item's first access that differs from the reference's
 VALUE_RAMP = (
     rgba(VALUE_LOW).astype(np.float64)
     + (rgba(VALUE_HIGH).astype(np.float64) - rgba(VALUE_LOW).astype(np.float64))

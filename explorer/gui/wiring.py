@@ -27,6 +27,7 @@ from explorer.gui.controllers.roles import Worker
 from explorer.gui.controllers.runs import RunsController
 from explorer.gui.controllers.sessions import SessionController
 from explorer.gui.controllers.sweep import SweepController
+from explorer.gui.controllers.trace_diff import TraceDiffController
 from explorer.gui.controllers.traces import TraceController
 from explorer.gui.controllers.window_commands import WindowCommands
 from explorer.gui.model import ConfigModel
@@ -50,6 +51,7 @@ class Controllers:
     sessions: SessionController
     window: WindowCommands
     captures: CapturesController
+    trace_diff: TraceDiffController
     freshness: FreshnessController
     editing: KernelEditingController
 
@@ -123,6 +125,9 @@ def make_controllers(
         ),
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
+        trace_diff=TraceDiffController(
+            model, state, traces, v.execution_view, status=v, parent=window
+        ),
         # Made last (arguments are made in order): it clears the views and says how to run
         # after the others have followed a change.
         freshness=FreshnessController(

@@ -31,6 +31,9 @@ class Cursor:
         self.hover_wi: int | None = None  # the work-item under the mouse, drawn instead
         self.marked_wis: set[tuple[int, ...]] = set()  # a finding's (group + local ids)
         self.marked_elements: dict[str, set[int]] = {}  # a finding's, by buffer name
+        # Records where a work-item first parts from a reference kernel (a trace diff's
+        # ``first_records``), sorted; empty when the trace was compared with none.
+        self.differing = np.zeros(0, dtype=np.int64)
         first = min(index.traced_groups) if index.traced_groups else 0
         self.select_group(index.group_at(first))
 
@@ -143,6 +146,14 @@ class Cursor:
         if target is not None:
             self.go(target)
         return moved
+
+    def differing_now(self) -> np.ndarray:
+        """The records of this step that are a work-item's first difference from the
+        reference (none without a trace diff)."""
+        if self.group_steps is None or self.differing.size == 0 or not self.steps:
+            return np.zeros(0, dtype=np.int64)
+        records = self.group_steps.step_records(self.step)
+        return records[np.isin(records, self.differing)]
 
     def marked_records(self) -> np.ndarray | None:
         """The records, in this step's phase, of the marked work-items of the selected

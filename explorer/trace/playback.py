@@ -77,5 +77,10 @@ class Playback:
     def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         self.values.set_arrays(arrays)
 
+    def set_differing(self, records: np.ndarray) -> None:
+        """The records where a work-item first parts from a reference kernel (a trace diff's
+        ``first_records``): the view marks them at their step."""
+        self.cursor.differing = np.sort(np.asarray(records, dtype=np.int64))
+
 
 __all__ = ["Playback", "Step"]

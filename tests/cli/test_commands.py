@@ -27,6 +27,7 @@ def test_every_command_is_there_in_its_order():
         "run",
         "trace",
         "check",
+        "exercise",
         "animate",
         "capture",
         "capture-save",

@@ -169,7 +169,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     model.set_devices([device()], device().key)
     assert enabled() == always | {"compare"}
     state.runnable = True
-    assert enabled() == always | {"compare", "run", "trace"}
+    assert enabled() == always | {"compare", "run", "trace", "compare_trace"}
     state.runnable, state.refusal = False, Refusal("L0 == TS", "", overridable=True)
     assert enabled() == always | {"compare", "run_anyway", "trace_anyway"}
     state.refusal = Refusal("local size 4096 > 1024", "")  # the device's own limit

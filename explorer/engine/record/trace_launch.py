@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -35,7 +35,8 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
-from explorer.engine.records import RunRequest, RunResult
+from explorer.engine.record.trace_against import Against, compare, reference_name
+from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -78,6 +79,9 @@ class TraceRequest:
     # that reports findings records values; a sweep's cost figures and the record-pass
     # benchmark turn it off.
     values: bool = True
+    # A reference kernel traced at the same launch (its sizes, local size, defines, input and
+    # device) and compared access by access with this one: ``TracedRun.against``.
+    against: Variant | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -616,6 +620,20 @@ class TracedRun:
     report_json: dict[str, Any] | None = None  # the `trace --json` object
     report_text: str = ""  # the human report
     finished_at: float = 0.0  # when the executor was done (time.time()): the transfer starts
+    # The comparison with ``TraceRequest.against`` (explorer.engine.record.trace_against.
+    # Against): its diff's first difference per work-group are findings of the analysis too.
+    against: Any = None
+
+
+def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
+    """Trace ``request.against`` at the launch that gave ``mine`` (the same sizes, local
+    size, defines, input and device) and compare the two; None without a reference."""
+    variant = request.against
+    if variant is None:
+        return None
+    run = replace(request.run, variant=variant, local=tuple(mine.local_size))
+    outcome = run_trace(replace(request, run=run, against=None))
+    return compare(reference_name(variant), outcome.result, mine, outcome.trace, request.values)
 
 
 def trace_and_analyse(
@@ -634,17 +652,24 @@ def trace_and_analyse(
     outcome = run_trace(request)
     if outcome.trace is None:
         return TracedRun(outcome.result, None, None, dict(outcome.timings_ms))
+    against = trace_against(request, outcome.trace)
     t0 = time.perf_counter()
-    analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes)
+    diff = against.diff if against is not None else None
+    analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    report, text = analysis.to_json(outcome.trace), format_report(outcome.trace, analysis)
+    if against is not None:
+        report["against"] = against.to_json()
+        text += "\n\n" + against.text()
     return TracedRun(
         outcome.result,
         analysis,
         outcome.trace if keep_trace else None,
         timings,
         peak,
-        analysis.to_json(outcome.trace),
-        format_report(outcome.trace, analysis),
+        report,
+        text,
         time.time(),
+        against,
     )

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
-from explorer.engine.records import RunResult
+from explorer.engine.records import RunResult, Variant
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import (
     Animation,
@@ -69,11 +69,13 @@ class TraceController(QObject):
         worker.oclgrind_finished.connect(self._oclgrind_done)
 
     # -- commands ------------------------------------------------------------------------
-    def trace(self, center: Group | None = None) -> None:
-        """Record every access; ``center``: the work-group the traced window surrounds."""
+    def trace(self, center: Group | None = None, against: Variant | None = None) -> None:
+        """Record every access; ``center``: the work-group the traced window surrounds;
+        ``against``: a reference kernel traced at the same launch and compared (the trace
+        diff: its first differences become findings and marks)."""
         if not self.panel.validate():
             return
-        self._start_trace(center, anyway=False)
+        self._start_trace(center, anyway=False, against=against)
 
     def trace_anyway(self, center: Group | None = None) -> None:
         """Trace a configuration that only the kernel's own constraints refuse."""
@@ -82,13 +84,17 @@ class TraceController(QObject):
         if refusal is not None and refusal.overridable:
             self._start_trace(center, anyway=True)
 
-    def _start_trace(self, center: Group | None, anyway: bool) -> None:
+    def _start_trace(
+        self, center: Group | None, anyway: bool, against: Variant | None = None
+    ) -> None:
         self.findings.clear("Tracing …")
         self.state.pending_group = center
         self._tracing = self.model.identity()
         request = replace(self.model.request(), anyway=anyway)
         self.worker.trace(
-            TraceRequest(request, center=center, budget_bytes=self.trace_budget, values=True)
+            TraceRequest(
+                request, center=center, budget_bytes=self.trace_budget, values=True, against=against
+            )
         )
 
     def trace_group(self, gx: int, gy: int, gz: int) -> None:
@@ -173,6 +179,8 @@ class TraceController(QObject):
         grids = make_grids(traced.trace, result.shapes, column_major=set(result.column_major))
         # The run's values from the start: the first frame is drawn once, with them.
         playback = Playback(traced.trace, grids, arrays=run_arrays(result))
+        if traced.against is not None and traced.against.diff is not None:
+            playback.set_differing(traced.against.diff.first_records)  # marked from the start
         state.playback = playback
         view.set_playback(playback, self.model.variant.source)
         if state.pending_group is not None:

@@ -23,6 +23,7 @@ from explorer.trace.analysis.report import format_report
 from explorer.trace.analysis.result import Analysis
 from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
+from explorer.trace.diff import TraceDiff
 from explorer.trace.recorded import Trace
 
 __all__ = [
@@ -44,15 +45,23 @@ DETECTORS: tuple[Detector, ...] = registry.detectors()  # the kinds this package
 BANK_BYTES = (4, 8)  # the widths a local memory bank can have
 
 
-def analyse(trace: Trace, warp: int = 32, banks: int = 32, bank_bytes: int = 4) -> Analysis:
+def analyse(
+    trace: Trace,
+    warp: int = 32,
+    banks: int = 32,
+    bank_bytes: int = 4,
+    diff: TraceDiff | None = None,
+) -> Analysis:
     """Analyse every record of ``trace``. ``warp`` is the number of consecutive local ids that
     execute together (a request), ``banks`` the number of local memory banks and
-    ``bank_bytes`` the width of one (4, or 8 as Kepler's 8-byte mode)."""
+    ``bank_bytes`` the width of one (4, or 8 as Kepler's 8-byte mode). ``diff``: the trace's
+    diff against a reference kernel, whose first differences become findings (``differs``)."""
     if warp < 1 or banks < 1:
         raise ValueError("warp and banks must be positive")
     if bank_bytes not in BANK_BYTES:
         raise ValueError(f"bank_bytes must be 4 or 8, not {bank_bytes}")
     ctx = Context(trace, warp, banks, bank_bytes)
+    ctx.diff = diff
     units = split(ctx)
     kinds = registry.detectors()
     rank = {d.kind: i for i, d in enumerate(kinds)}

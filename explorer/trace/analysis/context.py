@@ -74,6 +74,8 @@ class Context:
         # Per buffer: the bytes of one key of the race, uninitialised and coverage passes
         # (``units.split`` sets them; 4 where nothing says otherwise).
         self.cells: dict[int, int] = {}
+        # The trace's diff against a reference kernel (a TraceDiff), when one was asked for.
+        self.diff: object | None = None
 
     def cell_bytes(self, buffer: int) -> int:
         """The bytes of one key of ``buffer``: 4 (a word) where every access covers whole

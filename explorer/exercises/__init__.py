@@ -1,0 +1,64 @@
+"""Exercises: shipped kernels with a gap or a bug, graded on the learner's device.
+
+The API a front end needs (the app's Exercises menu, ``python -m explorer exercise``):
+
+- :func:`exercises` — every exercise in order; each an :class:`Exercise` with ``name``,
+  ``number``, ``title``, ``text``, ``hints`` (to unlock one at a time), ``start_source`` (the
+  kernel to begin from), ``solution_source`` (shown only when the learner asks) and the
+  figures that grade its cost.
+- :func:`find_exercise` — one by name (or number); an unknown name is an
+  :class:`ExerciseError` naming the others.
+- :func:`grade` — ``grade(exercise, attempt_source, executor, device_key)`` runs, verifies and
+  traces the attempt through the executor and returns a frozen :class:`Grade`: ``passed``,
+  ``checks`` (each a :class:`Check` with ``name``, ``passed`` and a sentence), ``figures``
+  (the measured costs), and, for a failed attempt, ``first_difference``, ``parting`` and
+  ``parting_line``: where its accesses part from the solution's (the trace diff).
+  ``Grade.text()`` and ``Grade.to_json()`` are the command's two outputs; neither holds the
+  solution's text.
+- For a caller that traces the attempt itself (to show the trace too): :func:`header_check`,
+  then :func:`grade_traced` on the traced run (``keep_trace=True``), then
+  :func:`with_parting` with :func:`reference_trace` (the solution traced once per device and
+  local size, and kept).
+
+Nothing here imports Qt: the window calls :func:`grade` from its worker thread.
+"""
+
+from __future__ import annotations
+
+from explorer.exercises.catalog import (
+    FIGURES,
+    Exercise,
+    ExerciseError,
+    FigureCheck,
+    exercises,
+    exercises_dir,
+    find_exercise,
+)
+from explorer.exercises.grading import (
+    Check,
+    Figure,
+    Grade,
+    grade,
+    grade_traced,
+    header_check,
+    reference_trace,
+    with_parting,
+)
+
+__all__ = [
+    "FIGURES",
+    "Check",
+    "Exercise",
+    "ExerciseError",
+    "Figure",
+    "FigureCheck",
+    "Grade",
+    "exercises",
+    "exercises_dir",
+    "find_exercise",
+    "grade",
+    "grade_traced",
+    "header_check",
+    "reference_trace",
+    "with_parting",
+]

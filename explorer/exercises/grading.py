@@ -1,0 +1,402 @@
+"""Grading an attempt: run it, verify it, trace it, read its findings and figures, and say
+where its accesses part from the solution's.
+
+An attempt is the learner's whole kernel file, header included. It reaches the engine as
+any kernel file does (:func:`~explorer.engine.header.catalog.parse_variant`, a
+:class:`~explorer.engine.records.RunRequest`, one traced launch through the executor):
+there is no second way to run it. The checks, in order, each a sentence the learner reads:
+
+1. ``header``: the launch is the exercise's (its header unchanged, except the local size
+   where the exercise lets the learner choose it);
+2. ``runs``: it builds, the device accepts the launch, it ends;
+3. ``verified``: the result matches the reference;
+4. ``no-bug-finding``: the trace found no race, out-of-bounds access, uninitialised read,
+   barrier divergence, and missed no access;
+5. one check per figure of the exercise (``figure:NAME:BUFFER``).
+
+A failed attempt is also compared with the solution traced on the same launch (the trace
+diff): the first access where it parts from it, with its line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import CatalogError, parse_variant
+from explorer.engine.record.trace_launch import TracedRun, TraceRequest
+from explorer.engine.records import RunRequest, RunResult, Variant
+from explorer.exercises.catalog import Exercise, FigureCheck
+from explorer.trace.analysis import Analysis, Category, registry
+from explorer.trace.diff import Difference, LaunchMismatch, diff_traces
+from explorer.trace.recorded import Trace
+
+GRADE_TIMEOUT_S = 30.0  # an attempt that loops forever fails after this long
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing a passing attempt must do: ``name`` (stable, for programs), whether it
+    passed, and a sentence that says what was seen."""
+
+    name: str
+    passed: bool
+    sentence: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "sentence": self.sentence}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure the trace measured for a figure check: its value (None where the trace saw
+    no access to the buffer) and the line it comes from (the worst line, where the figure is
+    a worst line's)."""
+
+    check: FigureCheck
+    value: float | None
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "figure": self.check.figure,
+            "buffer": self.check.buffer,
+            "value": self.value,
+            "line": self.line,
+            "at_most": self.check.at_most,
+            "at_least": self.check.at_least,
+            "passed": self.value is not None and self.check.holds(self.value),
+        }
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The grade of one attempt. ``passed`` when every check passed. ``first_difference``
+    is the trace diff's first access where the attempt parts from the solution (None when
+    it passed, when either trace is missing, or when the two do the same accesses);
+    ``parting`` says it in a sentence (or that every access is the solution's) and
+    ``parting_line`` is its line in the attempt."""
+
+    exercise: str
+    passed: bool
+    checks: tuple[Check, ...]
+    figures: tuple[Figure, ...] = ()
+    first_difference: Difference | None = None
+    parting: str = ""
+    parting_line: int | None = None
+    summary: str = ""  # the run's one-line verdict
+    device: str = ""
+
+    @property
+    def failed_checks(self) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if not c.passed)
+
+    def to_json(self) -> dict[str, Any]:
+        """``exercise check --json``: plain Python types only, never the solution's text."""
+        first = self.first_difference
+        return {
+            "exercise": self.exercise,
+            "passed": self.passed,
+            "device": self.device,
+            "summary": self.summary,
+            "checks": [c.to_json() for c in self.checks],
+            "figures": [f.to_json() for f in self.figures],
+            "first_difference": None if first is None else _difference_json(first),
+            "parting": self.parting,
+            "parting_line": self.parting_line,
+        }
+
+    def text(self) -> str:
+        """The grade as a person reads it: the verdict, each check, where it parts."""
+        lines = [f"{'PASSED' if self.passed else 'NOT YET'}  {self.exercise}"]
+        lines += [f"  [{'ok' if c.passed else 'no'}] {c.sentence}" for c in self.checks]
+        if self.parting:
+            lines.append(f"  {self.parting}")
+        return "\n".join(lines)
+
+
+def grade(
+    exercise: Exercise,
+    attempt_source: str,
+    executor: Executor,
+    device_key: str | None = None,
+    path: str | Path | None = None,
+    timeout_s: float = GRADE_TIMEOUT_S,
+) -> Grade:
+    """Grade ``attempt_source`` (a whole kernel file, header included) on the device
+    ``device_key`` names (the executor's default where None). ``path`` is where the file
+    lies (its name appears in messages; relative files in its header are found beside it);
+    by default the exercise's own folder."""
+    where = Path(path) if path is not None else exercise.folder / "attempt.cl"
+    try:
+        variant = parse_variant(attempt_source, where, variant_id=exercise.name)
+    except CatalogError as exc:
+        return _failed(exercise, Check("header", False, f"The header cannot be read: {exc}"))
+    header = header_check(exercise, variant)
+    if not header.passed:
+        return _failed(exercise, header)
+    traced = executor.trace(
+        TraceRequest(_request(variant, device_key, timeout_s, None)), keep_trace=True
+    )
+    grade_ = grade_traced(exercise, header, traced)
+    if grade_.passed or traced.trace is None or traced.result.local_size is None:
+        return grade_
+    reference = reference_trace(
+        exercise, executor, device_key, tuple(traced.result.local_size), timeout_s
+    )
+    if reference is None:
+        return grade_
+    return with_parting(grade_, traced.trace, reference)
+
+
+def header_check(exercise: Exercise, attempt: Variant) -> Check:
+    """Whether ``attempt`` launches as the exercise does: its header may differ from the
+    starting file's only in its name and ``[about]`` (and its local size where the learner
+    chooses it)."""
+    start = parse_variant(exercise.start_source, exercise.start_path, variant_id=exercise.name)
+    if _launch_of(attempt, exercise) == _launch_of(start, exercise):
+        return Check("header", True, "The header is the exercise's.")
+    free = " (except its local size)" if exercise.local_size_yours else ""
+    return Check(
+        "header",
+        False,
+        f"The header differs from the exercise's: put the starting file's header back{free}; "
+        "the kernel below it is yours to change.",
+    )
+
+
+def grade_traced(exercise: Exercise, header: Check, traced: TracedRun) -> Grade:
+    """The grade of a traced attempt (what :func:`grade` does after the trace, for a caller
+    that traced it already); without the trace diff (:func:`with_parting` adds it)."""
+    result = traced.result
+    runs = _runs_check(exercise, result)
+    checks = [header, runs]
+    figures: tuple[Figure, ...] = ()
+    if runs.passed:
+        checks.append(_verified_check(result))
+        analysis = traced.analysis
+        if analysis is None or traced.trace is None:
+            checks.append(Check("no-bug-finding", False, "The trace did not run: " + _why(result)))
+        else:
+            checks.append(_findings_check(analysis, traced.trace))
+            figures = tuple(measure(f, analysis) for f in exercise.figures)
+            checks += [_figure_check(f) for f in figures]
+    return Grade(
+        exercise=exercise.name,
+        passed=all(c.passed for c in checks),
+        checks=tuple(checks),
+        figures=figures,
+        summary=result.summary(),
+        device=result.device,
+    )
+
+
+def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
+    """``grade_`` with the trace diff of ``mine`` against the solution's ``reference``."""
+    try:
+        diff = diff_traces(mine, reference)
+    except LaunchMismatch:
+        return grade_
+    first = diff.first
+    if diff.identical and diff.complete:
+        return replace(grade_, parting=SAME_ACCESSES)
+    if first is None:
+        return grade_
+    return replace(
+        grade_, first_difference=first, parting=parting_sentence(first), parting_line=first.line
+    )
+
+
+SAME_ACCESSES = (
+    "Your kernel makes the same accesses as the solution, in the same order and phases, and "
+    "writes the same values: look at what the failed checks say (a barrier's fence flags, for "
+    "instance)."
+)
+
+
+_VERBS = {"read": "reads", "write": "writes", "rmw": "updates", "atomic": "atomically updates"}
+
+
+def parting_sentence(first: Difference) -> str:
+    """Where an attempt parts from the solution, in words: the attempt's own access (its
+    text), and what the solution does there without quoting the solution's source."""
+    ours = f"it {first.mine.words()}" if first.mine else "it makes no such access"
+    theirs = first.reference
+    if theirs is None:
+        solution = "the solution makes no such access"
+    else:
+        solution = (
+            f"the solution {_VERBS.get(theirs.op, theirs.op)} {theirs.buffer}[{theirs.element}]"
+            f" in phase {theirs.phase}"
+        )
+    return (
+        f"Your kernel parts from the solution at line {first.line}: work-item {first.local} "
+        f"of work-group {first.group}, at its access {first.position + 1}, differs in its "
+        f"{first.what}: {ours}; {solution}{_barriers_between(first)}."
+    )
+
+
+def _barriers_between(first: Difference) -> str:
+    """Where the phases differ: how many more barriers one kernel has passed by then."""
+    if first.what != "phase" or first.mine is None or first.reference is None:
+        return ""
+    more = first.reference.phase - first.mine.phase
+    count = f"{abs(more)} more barrier{'s' if abs(more) != 1 else ''}"
+    who = "the solution" if more > 0 else "your kernel"
+    return f" ({who} has passed {count} by then)"
+
+
+def _difference_json(first: Difference) -> dict[str, Any]:
+    """The trace diff's first difference, less the solution's source text and lines."""
+    shown = first.to_json()
+    if shown["reference"] is not None:
+        shown["reference"] = {
+            k: v for k, v in shown["reference"].items() if k not in ("text", "line")
+        }
+    return shown
+
+
+# -- the reference trace ---------------------------------------------------------------
+
+_REFERENCES: dict[tuple[str, str, str | None, tuple[int, ...]], Trace | None] = {}
+_REFERENCES_LOCK = threading.Lock()
+
+
+def reference_trace(
+    exercise: Exercise,
+    executor: Executor,
+    device_key: str | None,
+    local: tuple[int, ...],
+    timeout_s: float = GRADE_TIMEOUT_S,
+) -> Trace | None:
+    """The solution's trace on ``device_key`` with the local size ``local`` (kept: every
+    attempt at an exercise is compared with the same one); None where it did not trace."""
+    source = exercise.solution_source
+    key = (exercise.name, hashlib.sha1(source.encode()).hexdigest(), device_key, local)
+    with _REFERENCES_LOCK:
+        if key in _REFERENCES:
+            return _REFERENCES[key]
+    variant = parse_variant(source, exercise.solution_path, variant_id=exercise.name)
+    request = _request(variant, device_key, timeout_s, local)
+    trace = executor.trace(TraceRequest(request), keep_trace=True).trace
+    with _REFERENCES_LOCK:
+        _REFERENCES[key] = trace
+    return trace
+
+
+# -- the checks ------------------------------------------------------------------------
+
+
+def _request(
+    variant: Variant, device_key: str | None, timeout_s: float, local: tuple[int, ...] | None
+) -> RunRequest:
+    presets = variant.model.input_presets
+    preset = presets[0] if presets == ("declared",) else ("iou" if "iou" in presets else "random")
+    return RunRequest(
+        variant=variant,
+        sizes={},
+        local=local,
+        device_key=device_key,
+        input=preset,
+        repeat=1,
+        warmup=0,
+        timeout_s=timeout_s,
+        keep_output=False,
+    )
+
+
+def _launch_of(variant: Variant, exercise: Exercise) -> Variant:
+    """``variant`` without what the learner may change: its name, text and file."""
+    local = () if exercise.local_size_yours else variant.local_size
+    return replace(
+        variant, id="", name="", source_ref="", bug="", text="", path="", source="",
+        local_size=local,
+    )  # fmt: skip
+
+
+def _why(result: RunResult) -> str:
+    if result.refused is not None:
+        return str(result.refused)
+    first = (result.error or "").strip().splitlines()
+    return first[0] if first else result.status
+
+
+def _runs_check(exercise: Exercise, result: RunResult) -> Check:
+    if result.refused is not None:
+        return Check("runs", False, f"The device refuses the launch: {result.refused}")
+    if result.error is not None:
+        log = result.build_log or ""
+        errors = [line for line in log.splitlines() if "error" in line.lower()]
+        detail = errors[0].strip() if errors else _why(result)
+        if result.error_kind == "build":
+            return Check("runs", False, f"The kernel does not build: {detail}")
+        return Check("runs", False, f"The kernel did not finish ({result.status}): {detail}")
+    if exercise.local_size_yours:
+        local = "×".join(map(str, result.local_size or ()))
+        return Check("runs", True, f"The device accepts the local size {local}.")
+    return Check("runs", True, "The kernel builds and runs.")
+
+
+def _verified_check(result: RunResult) -> Check:
+    verdict = result.verdict
+    if result.status == "verified":
+        return Check("verified", True, "The result matches the reference.")
+    if verdict is not None and verdict.checked:
+        return Check(
+            "verified",
+            False,
+            f"The result is wrong at {verdict.mismatches} elements "
+            f"(largest error {verdict.max_abs_error:.3g}).",
+        )
+    return Check("verified", False, f"The result was not checked: {result.summary()}")
+
+
+def _findings_check(analysis: Analysis, trace: Trace) -> Check:
+    kinds = (Category.BUG, Category.TRACE)
+    bad = [f for f in analysis.findings if registry.category(f.kind) in kinds]
+    if not bad and trace.complete:
+        return Check("no-bug-finding", True, "The trace finds no bug.")
+    if not bad:
+        return Check("no-bug-finding", False, "The trace is incomplete: it cannot vouch for it.")
+    first = bad[0]
+    where = f" at line {first.line}" if first.line is not None else ""
+    more = f" (and {len(bad) - 1} more findings)" if len(bad) > 1 else ""
+    return Check("no-bug-finding", False, f"The trace finds a bug{where} ({first.kind}): "
+                 f"{first.message}{more}")  # fmt: skip
+
+
+def measure(check: FigureCheck, analysis: Analysis) -> Figure:
+    """The figure ``check`` names, as the analysis measured it."""
+    if check.figure == "loads_per_element":
+        loads = analysis.loads_per_element.get(check.buffer)
+        return Figure(check, None if loads is None else float(loads["mean"]))
+    sites = [s for s in analysis.sites if s.buffer == check.buffer]
+    if check.figure == "items_per_request":
+        requests = sum(s.requests for s in sites)
+        value = sum(s.accesses for s in sites) / requests if requests else None
+        return Figure(check, value)
+    measured = [(float(v), s.line) for s in sites if (v := getattr(s, check.figure)) is not None]
+    if not measured:
+        return Figure(check, None)
+    value, line = max(measured)
+    return Figure(check, value, line)
+
+
+def _figure_check(figure: Figure) -> Check:
+    check = figure.check
+    name = f"figure:{check.figure}:{check.buffer}"
+    if figure.value is None:
+        return Check(name, False, f"The trace saw no access to measure {check.label}.")
+    at = f" at line {figure.line}" if figure.line is not None else ""
+    said = f"{check.label[0].upper()}{check.label[1:]}: {figure.value:.3g}{at} ({check.bound})."
+    if check.holds(figure.value):
+        return Check(name, True, said)
+    return Check(name, False, f"{said} {check.why}".strip())
+
+
+def _failed(exercise: Exercise, check: Check) -> Grade:
+    return Grade(exercise=exercise.name, passed=False, checks=(check,))

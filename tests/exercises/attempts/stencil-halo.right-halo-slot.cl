@@ -1,0 +1,45 @@
+/*---
+name = "Exercise: a stencil with a halo"
+family = "custom"
+kernel = "blur"
+global = ["N"]
+local = ["64"]
+[sizes]
+N = 256
+[args.in]
+buffer = "float"
+count = "N"
+access = "read"
+[args.out]
+buffer = "float"
+count = "N"
+access = "write"
+result = true
+[args.n]
+scalar = "int"
+value = "N"
+[args.tile]
+local = "float"
+count = "L0 + 2"
+[reference]
+numpy = "pad(in, 1)[:-2] + in + pad(in, 1)[2:]"
+terms = "3"
+---*/
+/* out[i] = in[i - 1] + in[i] + in[i + 1], with zeros outside in. Each work-group copies
+   its part of in into local memory once, with one more element on each side (the halo),
+   and every work-item reads its three values from there. */
+__kernel void blur(__global const float* in, __global float* out, int n,
+                   __local float* tile)
+{
+    int i = get_global_id(0);
+    int lid = get_local_id(0);
+    int items = get_local_size(0);
+    tile[lid + 1] = (i < n) ? in[i] : 0.0f;           /* this work-item's own element */
+    if (lid == 0)                                     /* the halo on the left */
+        tile[0] = (i > 0) ? in[i - 1] : 0.0f;
+    if (lid == items - 1)                             /* the halo on the right */
+        tile[items] = (i + 1 < n) ? in[i + 1] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n)
+        out[i] = tile[lid] + tile[lid + 1] + tile[lid + 2];
+}
