@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
 from explorer.gui.controllers.sessions import lesson_title
+from explorer.gui.exercise_room import install_exercises
 from explorer.gui.model import ConfigModel
 from explorer.gui.room_view import set_room_view
 from explorer.gui.stage_keys import StageKeys, key_code, key_strip
@@ -76,6 +77,9 @@ class MainWindow(QMainWindow):
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
         self._restore()
+        self.exercises = install_exercises(
+            self, self.views, self.model, self.state, self.worker, self.settings, self.controllers
+        )
         self.worker.discover_devices()
 
     def _make_toolbar(self) -> None:

@@ -4,6 +4,7 @@ so a stale result never overwrites a newer one."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
@@ -73,6 +74,7 @@ class _Job(QObject):
     trace_ready = Signal(int, object)  # generation, TracedRun
     limits_ready = Signal(object)  # dict, or None when they could not be measured
     oclgrind_ready = Signal(int, object)  # generation, OclgrindCheck or an error string
+    call_ready = Signal(int, object)  # generation, what the work returned (or its exception)
 
     def __init__(self, executor: Executor) -> None:
         super().__init__()
@@ -142,6 +144,14 @@ class _Job(QObject):
     def trace(self, generation: int, request: TraceRequest) -> None:
         self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
 
+    @Slot(int, object)
+    def call(self, generation: int, work: Callable[[Executor], object]) -> None:
+        try:
+            outcome = work(self._executor)
+        except Exception as exc:  # handed to the one who asked, who says it
+            outcome = exc
+        self.call_ready.emit(generation, outcome)
+
 
 class Worker(QObject):
     """Starts runs, comparisons and traces, and delivers only the newest one's results."""
@@ -156,12 +166,14 @@ class Worker(QObject):
     trace_finished = Signal(object)  # TracedRun
     limits_ready = Signal(object)
     oclgrind_finished = Signal(object)
+    call_finished = Signal(int, object)  # generation, what the work returned (or raised)
     idle = Signal()
     _limits_requested = Signal(object)
     _oclgrind_requested = Signal(int, object)
     _run_requested = Signal(int, object)
     _compare_requested = Signal(int, object)
     _trace_requested = Signal(int, object)
+    _call_requested = Signal(int, object)
     _discover_requested = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -174,6 +186,8 @@ class Worker(QObject):
         self._run_requested.connect(self._job.run)
         self._compare_requested.connect(self._job.compare)
         self._trace_requested.connect(self._job.trace)
+        self._call_requested.connect(self._job.call)
+        self._job.call_ready.connect(self._on_call)
         self._discover_requested.connect(self._job.discover)
         self._limits_requested.connect(self._job.limits)
         self._oclgrind_requested.connect(self._job.oclgrind)
@@ -232,6 +246,19 @@ class Worker(QObject):
         generation = self._next(f"checking {request.variant.qualified_id} with Oclgrind")
         self._oclgrind_requested.emit(generation, request)
         return generation
+
+    def call(self, work: Callable[[Executor], object], what: str) -> int:
+        """``work(executor)`` on the worker thread, as a run is (grading an exercise runs and
+        traces through the executor); ``call_finished`` tells what it returned or raised."""
+        generation = self._next(what)
+        self._call_requested.emit(generation, work)
+        return generation
+
+    @Slot(int, object)
+    def _on_call(self, generation: int, outcome: object) -> None:
+        if generation == self._generation:
+            self.call_finished.emit(generation, outcome)
+        self._done()
 
     @Slot(int, object)
     def _on_oclgrind(self, generation: int, outcome: object) -> None:

@@ -7,10 +7,11 @@ from explorer.gui.actions import commands
 
 
 def _menu_entries(window):
-    """(menu title, action) for every item of every menu of the menu bar; the Lessons menu
-    lists shipped session files, not commands."""
+    """(menu title, action) for every item of every menu of the menu bar; the Lessons and
+    Exercises menus list shipped lessons and exercises (the Exercises menu's own commands on
+    the open exercise are tested with it, tests/gui/test_exercises_app.py)."""
     for entry in window.menuBar().actions():
-        if entry.menu().title() == "&Lessons":
+        if entry.menu().title() in ("&Lessons", "&Exercises"):
             continue
         for action in entry.menu().actions():
             if not action.isSeparator():

@@ -89,6 +89,8 @@ class KernelFilesController(QObject):
     def use_kernel(self, variant: Variant) -> None:
         """Make a user's kernel current and watch its file: saving it re-runs it."""
         self.model.add_user_variant(variant)
+        if self.model.variant.path != variant.path:
+            return  # the person stayed with the kernel they were editing
         for old in self.watcher.files():
             self.watcher.removePath(old)
         self.watcher.addPath(variant.path)

@@ -1,0 +1,218 @@
+"""Doing an exercise in the app: open one (its starting kernel copied once to the person's
+own attempt file, so reopening resumes it and the shipped file is never changed), unlock its
+hints one at a time, and have every save graded.
+
+A save, in the app's editor or in the person's own (the file is watched), reloads the
+attempt by the one reload path (:mod:`~explorer.gui.controllers.kernel_files`: rebuilt and
+re-run); once that work is done, the attempt is graded on the worker's thread by
+:func:`explorer.exercises.grade` (the status bar's progress and Cancel, as any work), the
+grade shown check by check; a failed attempt is then traced against the solution through the
+trace diff's controller, which marks the first differing accesses in the execution view and
+lists them as findings at their lines. Passing is remembered in the settings."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
+
+from explorer.engine.executor import Executor
+from explorer.engine.header.catalog import parse_variant
+from explorer.engine.records import Variant
+from explorer.exercises import Exercise, Grade, exercises, grade
+from explorer.file_writes import WriteFailed, replace_text
+from explorer.gui import settings as store
+from explorer.gui.controllers.roles import Pages, SourceMarks, StatusLine
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState
+
+MARK = "#fadbd8"  # the line where the attempt parts from the solution
+
+
+class Calls(Protocol):
+    """The worker, as this controller uses it."""
+
+    call_finished: SignalInstance
+    idle: SignalInstance
+
+    @property
+    def busy(self) -> bool: ...
+
+    def call(self, work: Callable[[Executor], object], what: str) -> int: ...
+
+
+class Opener(Protocol):
+    def open_kernel(self, path: str) -> bool: ...
+
+
+class Comparer(Protocol):
+    def compare_with(self, reference: Variant | str) -> bool: ...
+
+
+class Shower(Protocol):
+    """The exercise's panel."""
+
+    def show_exercise(self, exercise: Exercise, total: int, hints: int) -> None: ...
+
+    def show_hints(self, count: int) -> None: ...
+
+    def show_message(self, text: str) -> None: ...
+
+    def show_grade(self, grade: Grade) -> None: ...
+
+
+class ExerciseController(QObject):
+    """The open exercise, its hints, and the grading of each saved attempt."""
+
+    opened = Signal(object)  # the exercise now open, or None
+    graded = Signal(object)  # the Grade of the attempt as last saved
+    progress_changed = Signal()  # an exercise passed for the first time
+
+    def __init__(
+        self,
+        model: ConfigModel,
+        state: AppState,
+        worker: Calls,
+        settings: QSettings,
+        files: Opener,
+        comparer: Comparer,
+        panel: Shower,
+        source: SourceMarks,
+        status: StatusLine,
+        pages: Pages,
+    ) -> None:
+        super().__init__()
+        self.model, self.state, self.worker = model, state, worker
+        self.settings, self.files, self.comparer = settings, files, comparer
+        self.panel, self.source, self.status, self.pages = panel, source, status, pages
+        self.exercise: Exercise | None = None
+        self.attempt: str | None = None  # the attempt's file
+        self._reloads = state.reloads
+        self._due = False  # a save waits for the work it started before it is graded
+        self._generation = -1
+        self.last_grade: Grade | None = None
+        model.variant_changed.connect(self._variant_changed)
+        worker.idle.connect(self._grade_when_idle)
+        worker.call_finished.connect(self._graded)
+
+    # -- opening ---------------------------------------------------------------------------
+    def attempt_path(self, exercise: Exercise) -> Path:
+        folder = Path(store.attempts_folder(self.settings))
+        return folder / f"{exercise.number:02d}-{exercise.name}.cl"
+
+    def open(self, exercise: Exercise) -> bool:
+        """Open ``exercise`` on the person's attempt (the starting kernel, the first time)."""
+        path = self.attempt_path(exercise)
+        if not path.exists():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                replace_text(str(path), exercise.start_source)
+            except (OSError, WriteFailed) as exc:
+                self.status.say(f"Cannot start exercise {exercise.number}: {exc}")
+                return False
+        if not self.files.open_kernel(str(path)) or self.model.variant.path != str(path):
+            return False  # not opened, or the person stayed with unsaved edits
+        self.exercise, self.attempt = exercise, str(path)
+        self.last_grade = None
+        self.panel.show_exercise(
+            exercise, len(exercises()), store.hints_shown(self.settings, exercise.name)
+        )
+        self.pages.show_page("source")
+        self.status.say(f"Exercise {exercise.number}: {exercise.title}. Ctrl+S grades it.")
+        self.opened.emit(exercise)
+        return True
+
+    def open_next(self) -> bool:
+        """The exercise after the open one (the first not passed, when none is open)."""
+        every = exercises()
+        if self.exercise is not None:
+            later = [e for e in every if e.number > self.exercise.number]
+        else:
+            passed = store.passed_exercises(self.settings)
+            later = [e for e in every if e.name not in passed]
+        if not later:
+            self.status.say("No exercise after this one: every exercise is done.")
+            return False
+        return self.open(later[0])
+
+    def _variant_changed(self) -> None:
+        if self.attempt is None:
+            return
+        if self.model.variant.path != self.attempt:
+            self.exercise = self.attempt = None
+            self.opened.emit(None)
+            return
+        QTimer.singleShot(0, self._after_reload)  # once the reload has counted itself
+
+    def _after_reload(self) -> None:
+        if self.attempt is None or self.state.reloads == self._reloads:
+            return
+        self._reloads = self.state.reloads  # the attempt was saved: grade it
+        self._due = True
+        self.panel.show_message("Saved: building, running and grading …")
+        self._grade_when_idle()
+
+    # -- hints -----------------------------------------------------------------------------
+    def hint(self) -> None:
+        """One more hint of the open exercise."""
+        exercise = self.exercise
+        if exercise is None:
+            return
+        count = min(len(exercise.hints), store.hints_shown(self.settings, exercise.name) + 1)
+        store.set_hints_shown(self.settings, exercise.name, count)
+        self.panel.show_hints(count)
+
+    # -- grading ---------------------------------------------------------------------------
+    def check(self) -> None:
+        """Grade the attempt as saved now."""
+        if self.exercise is not None:
+            self._due = True
+            self._grade_when_idle()
+
+    def _grade_when_idle(self) -> None:
+        exercise, path = self.exercise, self.attempt
+        if not self._due or exercise is None or path is None or self.worker.busy:
+            return
+        self._due = False
+        source = self.model.variant.source
+        work = functools.partial(
+            _grade, exercise, source, device_key=self.model.device_key, path=path
+        )
+        self._generation = self.worker.call(work, f"grading exercise {exercise.number}")
+
+    def _graded(self, generation: int, outcome: object) -> None:
+        if generation != self._generation or self.exercise is None:
+            return
+        if not isinstance(outcome, Grade):
+            self.panel.show_message(f"Could not grade the attempt: {outcome}")
+            return
+        self.last_grade = outcome
+        self.panel.show_grade(outcome)
+        self.graded.emit(outcome)
+        exercise = self.exercise
+        if outcome.passed:
+            self.source.mark_lines([])
+            self.status.say(f"Exercise {exercise.number} passed")
+            if exercise.name not in store.passed_exercises(self.settings):
+                store.mark_passed(self.settings, exercise.name)
+                self.progress_changed.emit()
+            return
+        self.status.say(f"Exercise {exercise.number}: not yet")
+        if outcome.first_difference is not None:
+            self.comparer.compare_with(solution_variant(exercise))
+        if outcome.parting_line:
+            self.source.mark_lines([outcome.parting_line], MARK)
+
+
+def _grade(
+    exercise: Exercise, source: str, executor: Executor, device_key: str | None, path: str
+) -> Grade:
+    return grade(exercise, source, executor, device_key, path=path)
+
+
+def solution_variant(exercise: Exercise) -> Variant:
+    """The solution as a kernel the trace diff traces beside the attempt."""
+    return parse_variant(exercise.solution_source, exercise.solution_path, variant_id=exercise.name)

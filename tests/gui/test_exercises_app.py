@@ -1,0 +1,169 @@
+"""Doing an exercise in the app: the Exercises menu opens one on the person's own attempt
+file, the fix is typed into the source editor and saved with Ctrl+S, the save is graded
+(passed: the menu's check mark, kept in the settings; failed: the first differing access's
+line marked and boxed in the execution view), and presenter mode shows the exercise and the
+editor readable from the back row."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QFontInfo, QTextCursor
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QAbstractButton, QLabel, QMessageBox, QWidget
+
+from explorer.exercises import find_exercise
+from explorer.gui import settings as store
+from explorer.gui.cell_colours import DIFF_OUTLINE
+from tests.gui.conftest import menu_action, trigger
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+GRADE_S = 120000
+
+
+def open_exercise(window, qtbot, name: str):
+    """The exercise chosen in the Exercises menu; its editor focused."""
+    exercise = find_exercise(name)
+    trigger(window, f"{exercise.number}. {exercise.title}")
+    editor = window.views.source_view.editor
+    qtbot.waitUntil(lambda: window.exercises.controller.exercise is exercise)
+    editor.setFocus()
+    return exercise, editor
+
+
+def put_cursor(editor, text: str, offset: int = 0) -> None:
+    """The text cursor moved to ``text`` (plus ``offset`` characters), as a click would."""
+    found = editor.document().find(text)
+    assert not found.isNull(), text
+    cursor = QTextCursor(editor.document())
+    cursor.setPosition(found.selectionStart() + offset)
+    editor.setTextCursor(cursor)
+
+
+def save_and_grade(window, qtbot, editor):
+    """Ctrl+S in the editor; the grade of the saved attempt."""
+    with qtbot.waitSignal(window.exercises.controller.graded, timeout=GRADE_S) as graded:
+        QTest.keyClick(editor, Qt.Key.Key_S, CTRL)
+    return graded.args[0]
+
+
+@pytest.fixture
+def shown(window, qtbot):
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown, qtbot, settings):
+    window = shown
+    exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    attempt = window.exercises.controller.attempt_path(exercise)
+    assert window.model.variant.path == str(attempt)
+    assert editor.toPlainText() == exercise.start_source
+    panel = window.exercises.panel
+    assert exercise.title in panel.title.text() and panel.text.text() == exercise.text
+    assert not panel.hints.isVisibleTo(panel)
+    panel.hint_button.click()  # the first hint, and only it
+    assert exercise.hints[0] in panel.hints.text() and exercise.hints[1] not in panel.hints.text()
+    assert store.hints_shown(settings, exercise.name) == 1
+    # the fix typed: B has N columns
+    put_cursor(editor, "k * K + col", len("k * "))
+    QTest.keyClick(editor, Qt.Key.Key_Delete)
+    QTest.keyClicks(editor, "N")
+    grade = save_and_grade(window, qtbot, editor)
+    assert grade.passed and all(check.passed for check in grade.checks)
+    assert "Passed" in panel.verdict.text()
+    assert all(html.escape(check.sentence) in panel.checks.text() for check in grade.checks)
+    assert "B[k * N + col]" in attempt.read_text()
+    assert exercise.start_source.count("k * K + col") == 1  # the shipped kernel unchanged
+    item = menu_action(window, f"{exercise.number}. {exercise.title}")
+    assert item.isChecked()
+    assert exercise.name in store.passed_exercises(settings)
+    kept = QSettings(settings.fileName(), QSettings.Format.IniFormat)  # as the next start reads
+    assert exercise.name in str(kept.value("exercises/passed"))
+
+
+def test_a_wrong_attempt_fails_with_its_first_difference_marked(shown, qtbot):
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "index-map")
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    QTest.keyClicks(editor, "// my first try")
+    controller = window.controllers.trace_diff
+    with qtbot.waitSignal(controller.compared, timeout=GRADE_S):
+        grade = save_and_grade(window, qtbot, editor)
+    assert not grade.passed and grade.parting_line is not None
+    assert [c.name for c in grade.failed_checks][:1] == ["verified"]
+    panel = window.exercises.panel
+    assert "Not yet" in panel.verdict.text() and html.escape(grade.parting) in panel.parting.text()
+    lines = editor.toPlainText().splitlines()
+    assert "out[row * cols + col] =" in lines[grade.parting_line - 1]  # the mirrored write
+    assert window.views.source_view.editor.marked == [grade.parting_line]
+    differs = [f for f in window.views.findings_view.shown if f.kind == "differs"]
+    assert grade.parting_line in [f.line for f in differs]
+    view = window.views.execution_view
+    boxed = set()
+    for step in range(view.steps):
+        view.set_step(step)
+        boxed |= {
+            box
+            for canvas in view.buffers.canvases.values()
+            for box, colour, _ in canvas.frame.outlines
+            if colour == DIFF_OUTLINE
+        }
+    assert boxed  # the differing accesses are boxed in the execution view
+
+
+def test_reopening_an_exercise_resumes_the_attempt(shown, qtbot, monkeypatch):
+    window = shown
+    exercise, editor = open_exercise(window, qtbot, "index-map")
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    QTest.keyClicks(editor, "// resumed")
+    monkeypatch.setattr(
+        QMessageBox, "question", staticmethod(lambda *a: QMessageBox.StandardButton.Save)
+    )
+    trigger(window, "Next exercise")  # asks about the unsaved edit: saved
+    assert window.exercises.controller.exercise.number == exercise.number + 1
+    open_exercise(window, qtbot, "index-map")
+    assert editor.toPlainText().endswith("// resumed")
+
+
+def test_presenting_an_exercise_shows_text_grade_and_editor_at_16px(shown, qtbot):
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    qtbot.wait(50)
+    panel, source = window.exercises.panel, window.views.source_view
+    assert panel.isVisible() and source.isVisible() and window.views.execution_view.isVisible()
+    with qtbot.waitSignal(window.controllers.trace_diff.compared, timeout=GRADE_S):
+        grade = save_and_grade(window, qtbot, editor)
+    assert not grade.passed and panel.checks.text()
+    small = [
+        (w.objectName() or type(w).__name__, QFontInfo(w.font()).pixelSize())
+        for w in (*panel.findChildren(QWidget), editor, *source.findChildren(QWidget))
+        if isinstance(w, QLabel | QAbstractButton) or w is editor
+        if w.isVisible() and QFontInfo(w.font()).pixelSize() < 16
+    ]
+    assert small == []
+    # Space and the arrows type in the editor; they step from the execution view
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus)
+    view = window.views.execution_view
+    before, text = view.current, editor.toPlainText()
+    QTest.keyClick(editor, Qt.Key.Key_Space)
+    QTest.keyClick(editor, Qt.Key.Key_Right)
+    assert editor.toPlainText() != text and view.current == before
+    assert not view.controls.playing
+    editor.undo()
+    editor.undo()
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_Right)
+    assert view.steps > 1 and view.current == before + 1
+    QTest.keyClick(view, Qt.Key.Key_Space)
+    assert view.controls.playing
+    QTest.keyClick(view, Qt.Key.Key_Space)
+    QTest.keyClick(window, Qt.Key.Key_Escape)  # Esc still leaves presenter mode
+    assert not window.state.presenting
+    assert window.views.tabs.indexOf(source) == 3 and not panel.isHidden()
