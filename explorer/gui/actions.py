@@ -28,7 +28,7 @@ from explorer.gui.state import AppState
 
 C = TypeVar("C")
 
-MENUS = ("&File", "&Run", "&View", "&Step", "&Help")
+MENUS = ("&File", "&Run", "&View", "&Step", "&Exercises", "&Help")
 PACKAGES: tuple[str, ...] = ("explorer.gui.controllers",)
 
 

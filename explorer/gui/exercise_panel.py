@@ -11,6 +11,8 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.exercises import Exercise, Grade
+from explorer.gui.source_view import CodeEditor
 
 PASSED_COLOUR = "#1e8449"
 FAILED_COLOUR = "#c0392b"
@@ -119,3 +122,19 @@ class ExercisePanel(QScrollArea):
             )
         )
         self.parting.setText(html.escape(grade.parting))
+
+
+class SolutionDialog(QDialog):
+    """A solution, read-only, in a window of its own."""
+
+    def __init__(self, exercise: Exercise, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Exercise {exercise.number}: a solution")
+        layout = QVBoxLayout(self)
+        self.code = CodeEditor()
+        self.code.load(exercise.solution_source)
+        layout.addWidget(self.code)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        layout.addWidget(close)
+        self.resize(760, 600)

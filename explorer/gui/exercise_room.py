@@ -10,34 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
     QDockWidget,
     QMainWindow,
     QMenu,
-    QMessageBox,
     QSplitter,
-    QVBoxLayout,
-    QWidget,
 )
 
 from explorer.exercises import Exercise, exercises
 from explorer.gui import settings as store
 from explorer.gui.controllers.exercises import ExerciseController
 from explorer.gui.exercise_panel import ExercisePanel
-from explorer.gui.model import ConfigModel
-from explorer.gui.source_view import CodeEditor
 from explorer.gui.state import AppState
 from explorer.gui.views import TABS, Views
-from explorer.gui.wiring import Controllers
-from explorer.gui.worker import Worker
-
-NEXT_KEYS = "Ctrl+Alt+N"
-HINT_KEYS = "Ctrl+Alt+H"
-CHECK_KEYS = "Ctrl+Alt+G"
 
 
 class ExerciseRoom:
@@ -91,129 +78,59 @@ class ExerciseRoom:
         self.column = None
 
 
-class ExercisesMenu:
-    """The menu: every exercise (checked once passed), then the commands on the open one."""
+class ExerciseItems:
+    """The exercises at the top of the Exercises menu, in order, each checked once passed;
+    the menu's commands on the open exercise follow them (declared with the controller)."""
 
     def __init__(self, window: QMainWindow, controller: ExerciseController) -> None:
-        self.window = window
         self.controller = controller
-        self.menu = QMenu("&Exercises", window)
-        help_menu = window.menuBar().actions()[-1]
-        window.menuBar().insertMenu(help_menu, self.menu)
+        menu = next(m for m in window.findChildren(QMenu) if m.title() == "&Exercises")
+        first = menu.actions()[0]  # the commands on the open exercise (Next exercise …)
         self.items: dict[str, QAction] = {}
         for exercise in exercises():
             action = QAction(f"{exercise.number}. {exercise.title}", window)
+            action.setObjectName(f"exercise:{exercise.name}")
             action.setCheckable(True)
             action.setStatusTip(exercise.text)
             action.triggered.connect(lambda _=False, e=exercise: self._open(e))
-            self.menu.addAction(action)
+            menu.insertAction(first, action)
             self.items[exercise.name] = action
-        self.menu.addSeparator()
-        self.next = self._command("&Next exercise", NEXT_KEYS, controller.open_next)
-        self.hint = self._command("&Hint", HINT_KEYS, controller.hint)
-        self.check = self._command("&Check now", CHECK_KEYS, controller.check)
-        self.solution = self._command("Show &solution…", "", self.show_solution)
+        menu.insertSeparator(first)
         controller.progress_changed.connect(self.show_progress)
-        controller.opened.connect(self._opened)
         self.show_progress()
-        self._opened(None)
-
-    def _command(self, text: str, keys: str, run: object) -> QAction:
-        action = QAction(text, self.window)
-        if keys:
-            action.setShortcut(QKeySequence(keys))
-        action.triggered.connect(lambda _=False: run())  # type: ignore[operator]
-        self.window.addAction(action)  # its key works while presenting hides the menus
-        self.menu.addAction(action)
-        return action
 
     def _open(self, exercise: Exercise) -> None:
         self.controller.open(exercise)
         self.show_progress()  # a click toggles the check mark: it shows the progress again
-
-    def _opened(self, exercise: Exercise | None) -> None:
-        for action in (self.hint, self.check, self.solution):
-            action.setEnabled(exercise is not None)
 
     def show_progress(self) -> None:
         passed = store.passed_exercises(self.controller.settings)
         for name, action in self.items.items():
             action.setChecked(name in passed)
 
-    def show_solution(self) -> None:
-        """The open exercise's solution, after a question, in a read-only window of its own
-        (the attempt is left as it is)."""
-        exercise = self.controller.exercise
-        if exercise is None:
-            return
-        answer = QMessageBox.question(
-            self.window,
-            "Show the solution?",
-            f"Show a solution of exercise {exercise.number}? Trying the hints first teaches more.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        SolutionDialog(exercise, self.window).open()
-
-
-class SolutionDialog(QDialog):
-    def __init__(self, exercise: Exercise, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(f"Exercise {exercise.number}: a solution")
-        layout = QVBoxLayout(self)
-        self.code = CodeEditor()
-        self.code.load(exercise.solution_source)
-        layout.addWidget(self.code)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        close.rejected.connect(self.reject)
-        layout.addWidget(close)
-        self.resize(760, 600)
-
 
 @dataclass(frozen=True)
 class Exercises:
-    """The window's exercise pieces."""
+    """The window's exercise pieces besides the controller."""
 
-    controller: ExerciseController
-    panel: ExercisePanel
     room: ExerciseRoom
-    menu: ExercisesMenu
+    items: ExerciseItems
 
 
 def install_exercises(
-    window: QMainWindow,
-    views: Views,
-    model: ConfigModel,
-    state: AppState,
-    worker: Worker,
-    settings: QSettings,
-    controllers: Controllers,
+    window: QMainWindow, views: Views, state: AppState, controller: ExerciseController
 ) -> Exercises:
-    """The Exercises menu, its panel and its controller, in ``window``."""
-    panel = ExercisePanel()
-    controller = ExerciseController(
-        model,
-        state,
-        worker,
-        settings,
-        files=controllers.kernels,
-        comparer=controllers.trace_diff,
-        panel=panel,
-        source=views.source_view,
-        status=views,
-        pages=views,
-    )
+    """The exercises in the Exercises menu, and the panel placed as the mode asks."""
+    panel = views.exercise_panel
     room = ExerciseRoom(window, views, panel)
-    menu = ExercisesMenu(window, controller)
+    items = ExerciseItems(window, controller)
     panel.hint_requested.connect(controller.hint)
-    panel.solution_requested.connect(menu.show_solution)
+    panel.solution_requested.connect(controller.show_solution)
     panel.next_requested.connect(controller.open_next)
 
     def place(*_: object) -> None:
-        room.place(state.presenting, controller.exercise is not None)
+        room.place(state.presenting, state.exercise is not None)
 
     state.events.presenting.connect(place)
-    controller.opened.connect(place)
-    return Exercises(controller, panel, room, menu)
+    state.events.exercise.connect(place)
+    return Exercises(room, items)

@@ -66,7 +66,13 @@ class MainWindow(QMainWindow):
         self.views = make_views(self, self.model)
         subscribe_views(self.views, self.state)
         self.controllers = make_controllers(
-            self, self.model, self.state, self.worker, self.views, self.set_presenter_layout
+            self,
+            self.model,
+            self.state,
+            self.worker,
+            self.views,
+            self.set_presenter_layout,
+            self.settings,
         )
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
@@ -77,9 +83,7 @@ class MainWindow(QMainWindow):
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
         self._restore()
-        self.exercises = install_exercises(
-            self, self.views, self.model, self.state, self.worker, self.settings, self.controllers
-        )
+        self.exercises = install_exercises(self, self.views, self.state, self.controllers.exercises)
         self.worker.discover_devices()
 
     def _make_toolbar(self) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMainWindow
 
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.gui.actions import ActionSet
 from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
+from explorer.gui.controllers.exercises import ExerciseController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
@@ -54,6 +56,7 @@ class Controllers:
     trace_diff: TraceDiffController
     freshness: FreshnessController
     editing: KernelEditingController
+    exercises: ExerciseController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -66,9 +69,10 @@ def make_controllers(
     worker: Worker,
     views: Views,
     layout: Callable[[bool, bool], None],
+    settings: QSettings | None = None,
 ) -> Controllers:
     """Each controller with the views it uses; ``layout(on, full_screen)`` is the window's
-    presenter layout."""
+    presenter layout; ``settings`` keep the exercises' progress."""
     v = views
     runs = RunsController(
         model, state, worker, v.panel, v.result_view, v.timing_view, status=v, pages=v
@@ -125,8 +129,10 @@ def make_controllers(
         ),
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
-        trace_diff=TraceDiffController(
-            model, state, traces, v.execution_view, status=v, parent=window
+        trace_diff=(
+            trace_diff := TraceDiffController(
+                model, state, traces, v.execution_view, status=v, parent=window
+            )
         ),
         # Made last (arguments are made in order): it clears the views and says how to run
         # after the others have followed a change.
@@ -142,6 +148,19 @@ def make_controllers(
             status=v,
         ),
         editing=KernelEditingController(model, v.source_view, kernels, status=v, parent=window),
+        exercises=ExerciseController(
+            model,
+            state,
+            worker,
+            settings if settings is not None else QSettings(),
+            files=kernels,
+            comparer=trace_diff,
+            panel=v.exercise_panel,
+            source=v.source_view,
+            status=v,
+            pages=v,
+            parent=window,
+        ),
     )
     runs.cancelled.connect(traces.cancelled)
     model.devices_changed.connect(

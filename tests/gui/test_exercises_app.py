@@ -28,7 +28,7 @@ def open_exercise(window, qtbot, name: str):
     exercise = find_exercise(name)
     trigger(window, f"{exercise.number}. {exercise.title}")
     editor = window.views.source_view.editor
-    qtbot.waitUntil(lambda: window.exercises.controller.exercise is exercise)
+    qtbot.waitUntil(lambda: window.controllers.exercises.exercise is exercise)
     editor.setFocus()
     return exercise, editor
 
@@ -44,7 +44,7 @@ def put_cursor(editor, text: str, offset: int = 0) -> None:
 
 def save_and_grade(window, qtbot, editor):
     """Ctrl+S in the editor; the grade of the saved attempt."""
-    with qtbot.waitSignal(window.exercises.controller.graded, timeout=GRADE_S) as graded:
+    with qtbot.waitSignal(window.controllers.exercises.graded, timeout=GRADE_S) as graded:
         QTest.keyClick(editor, Qt.Key.Key_S, CTRL)
     return graded.args[0]
 
@@ -60,15 +60,20 @@ def shown(window, qtbot):
 def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown, qtbot, settings):
     window = shown
     exercise, editor = open_exercise(window, qtbot, "naive-matmul")
-    attempt = window.exercises.controller.attempt_path(exercise)
+    attempt = window.controllers.exercises.attempt_path(exercise)
     assert window.model.variant.path == str(attempt)
     assert editor.toPlainText() == exercise.start_source
-    panel = window.exercises.panel
+    panel = window.views.exercise_panel
     assert exercise.title in panel.title.text() and panel.text.text() == exercise.text
     assert not panel.hints.isVisibleTo(panel)
     panel.hint_button.click()  # the first hint, and only it
     assert exercise.hints[0] in panel.hints.text() and exercise.hints[1] not in panel.hints.text()
     assert store.hints_shown(settings, exercise.name) == 1
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # a window's shortcuts reach it once it is active
+    QTest.keyClick(editor, Qt.Key.Key_H, CTRL | Qt.KeyboardModifier.AltModifier)  # Hint
+    assert exercise.hints[1] in panel.hints.text() and editor.hasFocus()
+    assert store.hints_shown(settings, exercise.name) == 2
     # the fix typed: B has N columns
     put_cursor(editor, "k * K + col", len("k * "))
     QTest.keyClick(editor, Qt.Key.Key_Delete)
@@ -96,7 +101,7 @@ def test_a_wrong_attempt_fails_with_its_first_difference_marked(shown, qtbot):
         grade = save_and_grade(window, qtbot, editor)
     assert not grade.passed and grade.parting_line is not None
     assert [c.name for c in grade.failed_checks][:1] == ["verified"]
-    panel = window.exercises.panel
+    panel = window.views.exercise_panel
     assert "Not yet" in panel.verdict.text() and html.escape(grade.parting) in panel.parting.text()
     lines = editor.toPlainText().splitlines()
     assert "out[row * cols + col] =" in lines[grade.parting_line - 1]  # the mirrored write
@@ -125,7 +130,7 @@ def test_reopening_an_exercise_resumes_the_attempt(shown, qtbot, monkeypatch):
         QMessageBox, "question", staticmethod(lambda *a: QMessageBox.StandardButton.Save)
     )
     trigger(window, "Next exercise")  # asks about the unsaved edit: saved
-    assert window.exercises.controller.exercise.number == exercise.number + 1
+    assert window.controllers.exercises.exercise.number == exercise.number + 1
     open_exercise(window, qtbot, "index-map")
     assert editor.toPlainText().endswith("// resumed")
 
@@ -135,7 +140,7 @@ def test_presenting_an_exercise_shows_text_grade_and_editor_at_16px(shown, qtbot
     _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
     window.controllers.presenter.set_presenter(True, full_screen=False)
     qtbot.wait(50)
-    panel, source = window.exercises.panel, window.views.source_view
+    panel, source = window.views.exercise_panel, window.views.source_view
     assert panel.isVisible() and source.isVisible() and window.views.execution_view.isVisible()
     with qtbot.waitSignal(window.controllers.trace_diff.compared, timeout=GRADE_S):
         grade = save_and_grade(window, qtbot, editor)
@@ -167,3 +172,24 @@ def test_presenting_an_exercise_shows_text_grade_and_editor_at_16px(shown, qtbot
     QTest.keyClick(window, Qt.Key.Key_Escape)  # Esc still leaves presenter mode
     assert not window.state.presenting
     assert window.views.tabs.indexOf(source) == 3 and not panel.isHidden()
+
+
+def test_the_solution_is_shown_only_when_asked_and_confirmed(shown, qtbot, monkeypatch):
+    window = shown
+    exercise, editor = open_exercise(window, qtbot, "index-map")
+    asked = []
+
+    def question(parent, title, text, *rest):
+        asked.append(title)
+        return answer
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    answer = QMessageBox.StandardButton.No
+    trigger(window, "Show solution…")
+    assert asked == ["Show the solution?"] and window.controllers.exercises.solution is None
+    answer = QMessageBox.StandardButton.Yes
+    trigger(window, "Show solution…")
+    dialog = window.controllers.exercises.solution
+    assert dialog.isVisible() and dialog.code.toPlainText() == exercise.solution_source
+    assert dialog.code.isReadOnly() and editor.toPlainText() == exercise.start_source
+    dialog.close()

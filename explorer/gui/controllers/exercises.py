@@ -13,11 +13,11 @@ lists them as findings at their lines. Passing is remembered in the settings."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import parse_variant
@@ -25,23 +25,13 @@ from explorer.engine.records import Variant
 from explorer.exercises import Exercise, Grade, exercises, grade
 from explorer.file_writes import WriteFailed, replace_text
 from explorer.gui import settings as store
-from explorer.gui.controllers.roles import Pages, SourceMarks, StatusLine
+from explorer.gui.actions import Action, Actions, AppContext
+from explorer.gui.controllers.roles import Pages, SourceMarks, StatusLine, Worker
+from explorer.gui.exercise_panel import SolutionDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 
 MARK = "#fadbd8"  # the line where the attempt parts from the solution
-
-
-class Calls(Protocol):
-    """The worker, as this controller uses it."""
-
-    call_finished: SignalInstance
-    idle: SignalInstance
-
-    @property
-    def busy(self) -> bool: ...
-
-    def call(self, work: Callable[[Executor], object], what: str) -> int: ...
 
 
 class Opener(Protocol):
@@ -75,7 +65,7 @@ class ExerciseController(QObject):
         self,
         model: ConfigModel,
         state: AppState,
-        worker: Calls,
+        worker: Worker,
         settings: QSettings,
         files: Opener,
         comparer: Comparer,
@@ -83,8 +73,11 @@ class ExerciseController(QObject):
         source: SourceMarks,
         status: StatusLine,
         pages: Pages,
+        parent: QWidget | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(parent)
+        self.parent_widget = parent
+        self.solution: SolutionDialog | None = None  # the solution's window, once asked
         self.model, self.state, self.worker = model, state, worker
         self.settings, self.files, self.comparer = settings, files, comparer
         self.panel, self.source, self.status, self.pages = panel, source, status, pages
@@ -116,6 +109,7 @@ class ExerciseController(QObject):
         if not self.files.open_kernel(str(path)) or self.model.variant.path != str(path):
             return False  # not opened, or the person stayed with unsaved edits
         self.exercise, self.attempt = exercise, str(path)
+        self.state.exercise = exercise.name
         self.last_grade = None
         self.panel.show_exercise(
             exercise, len(exercises()), store.hints_shown(self.settings, exercise.name)
@@ -143,6 +137,7 @@ class ExerciseController(QObject):
             return
         if self.model.variant.path != self.attempt:
             self.exercise = self.attempt = None
+            self.state.exercise = None
             self.opened.emit(None)
             return
         QTimer.singleShot(0, self._after_reload)  # once the reload has counted itself
@@ -164,6 +159,23 @@ class ExerciseController(QObject):
         count = min(len(exercise.hints), store.hints_shown(self.settings, exercise.name) + 1)
         store.set_hints_shown(self.settings, exercise.name, count)
         self.panel.show_hints(count)
+
+    def show_solution(self) -> None:
+        """The open exercise's solution, after a question, in a read-only window of its own
+        (the attempt is left as it is)."""
+        exercise = self.exercise
+        if exercise is None:
+            return
+        answer = QMessageBox.question(
+            self.parent_widget,
+            "Show the solution?",
+            f"Show a solution of exercise {exercise.number}? Trying the hints first teaches more.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.solution = SolutionDialog(exercise, self.parent_widget)
+            self.solution.open()
 
     # -- grading ---------------------------------------------------------------------------
     def check(self) -> None:
@@ -216,3 +228,47 @@ def _grade(
 def solution_variant(exercise: Exercise) -> Variant:
     """The solution as a kernel the trace diff traces beside the attempt."""
     return parse_variant(exercise.solution_source, exercise.solution_path, variant_id=exercise.name)
+
+
+def _open(app: AppContext) -> bool:
+    return app.state.exercise is not None
+
+
+ACTIONS = Actions(
+    ExerciseController,
+    Action(
+        "next_exercise",
+        "&Next exercise",
+        "&Exercises",
+        ExerciseController.open_next,
+        ("Ctrl+Alt+N",),
+        "Open the exercise after this one (the first not passed yet, when none is open)",
+    ),
+    Action(
+        "exercise_hint",
+        "&Hint",
+        "&Exercises",
+        ExerciseController.hint,
+        ("Ctrl+Alt+H",),
+        "Unlock the open exercise's next hint",
+        enabled_when=_open,
+    ),
+    Action(
+        "check_exercise",
+        "&Check now",
+        "&Exercises",
+        ExerciseController.check,
+        ("Ctrl+Alt+G",),
+        "Grade the attempt as saved now (each save is graded by itself)",
+        enabled_when=_open,
+    ),
+    Action(
+        "show_solution",
+        "Show &solution…",
+        "&Exercises",
+        ExerciseController.show_solution,
+        (),
+        "Show a solution of the open exercise, after a question",
+        enabled_when=_open,
+    ),
+)

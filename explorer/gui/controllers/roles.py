@@ -8,6 +8,7 @@ its views, which satisfy these protocols as they are; a controller test passes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, Protocol
 
 import numpy as np
@@ -15,6 +16,7 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QWidget
 
+from explorer.engine.executor import Executor
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import Refusal, RunRequest, RunResult, Variant
 from explorer.trace.playback import Playback
@@ -211,6 +213,11 @@ class Worker(Protocol):
     def cancel(self) -> None: ...
 
     def measure_limits(self, device_key: str | None) -> None: ...
+
+    def call(self, work: Callable[[Executor], object], what: str) -> int: ...
+
+    @property
+    def call_finished(self) -> SignalInstance: ...  # (generation, what work returned/raised)
 
     @property
     def devices_ready(self) -> SignalInstance: ...  # (devices, default key)
