@@ -48,6 +48,7 @@ class ExercisePanel(QScrollArea):
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # wrapped
         self.setMinimumWidth(260)
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -57,19 +58,21 @@ class ExercisePanel(QScrollArea):
         self.verdict = _label("exercise-verdict")
         self.checks = _label("exercise-checks")
         self.parting = _label("exercise-parting")
-        buttons = QHBoxLayout()
         self.hint_button = QPushButton("Hint")
         self.hint_button.clicked.connect(self.hint_requested)
         self.solution_button = QPushButton("Show solution…")
         self.solution_button.clicked.connect(self.solution_requested)
         self.next_button = QPushButton("Next exercise")
         self.next_button.clicked.connect(self.next_requested)
-        for button in (self.hint_button, self.solution_button, self.next_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
         for widget in (self.title, self.text, self.hints):
             layout.addWidget(widget)
-        layout.addLayout(buttons)
+        # Two rows: the panel stands in a narrow column beside the animation when presented.
+        for row in ((self.hint_button, self.solution_button), (self.next_button,)):
+            buttons = QHBoxLayout()
+            for button in row:
+                buttons.addWidget(button)
+            buttons.addStretch(1)
+            layout.addLayout(buttons)
         for widget in (self.verdict, self.checks, self.parting):
             layout.addWidget(widget)
         layout.addStretch(1)

@@ -2,9 +2,11 @@
 
 The menu lists the exercises in order, a check mark on each one passed (the progress kept in
 the settings), then Next exercise, Hint, Check now and Show solution. At the desk the
-exercise's panel is a dock beside the views and the kernel is edited on the source tab; in
-presenter mode (a lecturer solving it live) the panel and the editor take the place of the
-result and the timing, beside the execution view, in the presenter's large type."""
+exercise's panel is a tab beside the configuration and the kernel is edited on the source tab; in
+presenter mode (a lecturer solving it live) the execution view and the editor share the left
+on two tabs, the editor in front until a graded attempt's differing accesses are to be seen,
+and the panel stands beside them in place of the result and the timing, in the presenter's
+type."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
     QMenu,
-    QSplitter,
+    QTabWidget,
 )
 
 from explorer.exercises import Exercise, exercises
@@ -26,56 +28,86 @@ from explorer.gui.exercise_panel import ExercisePanel
 from explorer.gui.state import AppState
 from explorer.gui.views import TABS, Views
 
+PANEL_WIDTH = 340  # the exercise's text and grade, wrapped, beside the animation
+
 
 class ExerciseRoom:
-    """Puts the panel in its dock at the desk, or beside the execution view with the editor
-    while presenting; shown only while an exercise is open."""
+    """Puts the panel in its dock (a tab beside the configuration) at the desk; while
+    presenting, the execution view and the editor on two tabs (each needs the screen's
+    height at 1280×720) with the panel beside them, in place of the result and the timing.
+    Shown only while an exercise is open."""
 
     def __init__(self, window: QMainWindow, views: Views, panel: ExercisePanel) -> None:
+        self.window = window
         self.views = views
         self.panel = panel
         self.dock = QDockWidget("Exercise", window)
         self.dock.setObjectName("exercise")
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.dock.setWidget(panel)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        # A tab beside the configuration: at 1280 pixels the views leave no room for a
+        # third column.
+        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+        configuration = window.findChild(QDockWidget, "configuration")
+        if isinstance(configuration, QDockWidget):
+            window.tabifyDockWidget(configuration, self.dock)
         self.dock.hide()
-        self.column: QSplitter | None = None  # the panel over the editor, while presenting
+        self.left: QTabWidget | None = None  # the animation and the editor, while presenting
 
     def place(self, presenting: bool, open_: bool) -> None:
-        if presenting and open_ and self.column is None:
+        if presenting and open_ and self.left is None:
             self._present()
-        elif self.column is not None and not (presenting and open_):
+        elif self.left is not None and not (presenting and open_):
             self._back()
-        self.dock.setVisible(open_ and not presenting)
+        docked = open_ and not presenting
+        if docked and not self.dock.isVisible():
+            self.dock.show()
+            self.dock.raise_()  # the exercise's tab in front of the configuration's
+        self.dock.setVisible(docked)
 
     def _present(self) -> None:
         views = self.views
+        split = views.presenter_split
         views.tabs.removeTab(views.tabs.indexOf(views.source_view))
-        column = QSplitter(Qt.Orientation.Vertical)
-        column.setObjectName("exercise-column")
-        column.addWidget(self.panel)
-        column.addWidget(views.source_view)
-        column.setSizes([300, 400])
+        left = QTabWidget()
+        left.setObjectName("exercise-left")
+        left.setDocumentMode(True)
+        split.insertWidget(0, left)
+        left.addTab(views.execution_view, "Execution")
+        left.addTab(views.source_view, "Kernel source")
+        left.setCurrentWidget(views.source_view)
         views.presenter_side.hide()
-        views.presenter_split.addWidget(column)
-        half = max(views.presenter_split.width(), 2) // 2
-        views.presenter_split.setSizes([half, 0, half])
+        split.addWidget(self.panel)
+        width = max(split.width(), 2)
+        split.setSizes([width - PANEL_WIDTH, 0, PANEL_WIDTH])
+        views.source_view.set_compact(True)
         self.panel.show()
-        views.source_view.show()
-        self.column = column
-        views.source_view.editor.setFocus()
+        self.left = left
+        views.source_view.editor.setFocus()  # the editor in front takes what is typed
+
+    def show_execution(self, *_: object) -> None:
+        """The animation in front (a graded attempt's differing accesses marked there)."""
+        if self.left is not None:
+            self.left.setCurrentWidget(self.views.execution_view)
+
+    def show_source(self, *_: object) -> None:
+        if self.left is not None:
+            self.left.setCurrentWidget(self.views.source_view)
 
     def _back(self) -> None:
         views = self.views
+        left, self.left = self.left, None
+        if left is not None and left.indexOf(views.execution_view) >= 0:
+            views.presenter_split.insertWidget(0, views.execution_view)  # still presenting
+            views.execution_view.show()
         title = dict(TABS)["source"]
         views.tabs.insertTab(views.tabs.indexOf(views.findings_view), views.source_view, title)
+        views.source_view.set_compact(False)
         self.dock.setWidget(self.panel)
         views.presenter_side.show()
-        if self.column is not None:
-            self.column.setParent(None)
-            self.column.deleteLater()
-        self.column = None
+        if left is not None:
+            left.setParent(None)
+            left.deleteLater()
 
 
 class ExerciseItems:
@@ -133,4 +165,6 @@ def install_exercises(
 
     state.events.presenting.connect(place)
     state.events.exercise.connect(place)
+    controller.compared.connect(room.show_execution)
+    controller.opened.connect(room.show_source)
     return Exercises(room, items)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTextEdit,
@@ -83,7 +84,10 @@ class CodeEditor(QPlainTextEdit):
         self.setReadOnly(True)
         self.setFont(monospace())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setStyleSheet(FLAT_SCROLLBARS)
+        # The family named here too: a window's style sheet that sets a font size (presenter
+        # mode's) would otherwise give the code a proportional font.
+        family = monospace().family()
+        self.setStyleSheet(FLAT_SCROLLBARS + f"CodeEditor {{ font-family: '{family}'; }}")
         self.numbers = _LineNumbers(self)
         self.highlighter = OpenCLHighlighter(self.document())
         self.blockCountChanged.connect(
@@ -263,9 +267,13 @@ class SourceView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel()
+        # A long path is cut at the view's edge (whole in the tooltip): it never widens the
+        # view, which stands beside the animation while an exercise is presented.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.title)
         bar = QHBoxLayout()
         self.editing = QLabel(READ_ONLY)
+        self.editing.setWordWrap(True)
         self.editing.setObjectName("editing-state")
         self.copy_button = QPushButton("Save a copy to edit…")
         self.copy_button.setToolTip("Write this kernel to a file of your own and edit that")
@@ -307,6 +315,7 @@ class SourceView(QWidget):
         self.editor.document().setModified(False)
         self._loaded = source
         self.title.setText(title)
+        self.title.setToolTip(title)
 
     # -- editing ---------------------------------------------------------------------------
     def set_editable(self, on: bool) -> None:
@@ -337,8 +346,17 @@ class SourceView(QWidget):
         self.editor.load(self._loaded)
         self._show_editing()
 
-    def focus_editor(self) -> None:
-        self.editor.setFocus()
+    def reveal(self, line: int) -> None:
+        """The text cursor at the start of ``line`` (1-based), scrolled to the top."""
+        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        self.editor.setTextCursor(QTextCursor(block))
+        self.editor.verticalScrollBar().setValue(max(0, block.firstLineNumber() - 1))
+
+    def set_compact(self, on: bool) -> None:
+        """Only the title and the editor (presenting an exercise: the grade says what the
+        build log would); the build log and the printed output come back after."""
+        self.tabs.setVisible(not on)
+        self.copy_button.setVisible(not on and not self.editable())
 
     def _show_editing(self, *_: object) -> None:
         if not self.editable():

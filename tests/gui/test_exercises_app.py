@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QTabWidget
 
 from explorer.exercises import find_exercise
 from explorer.gui import settings as store
@@ -141,10 +141,17 @@ def test_presenting_an_exercise_the_editor_takes_space_and_arrows_esc_still_leav
     window.controllers.presenter.set_presenter(True, full_screen=False)
     qtbot.wait(50)
     panel, source = window.views.exercise_panel, window.views.source_view
-    assert panel.isVisible() and source.isVisible() and window.views.execution_view.isVisible()
-    with qtbot.waitSignal(window.controllers.trace_diff.compared, timeout=GRADE_S):
+    assert panel.isVisible() and source.isVisible() and editor.hasFocus()
+    with qtbot.waitSignal(window.controllers.exercises.compared, timeout=GRADE_S):
         grade = save_and_grade(window, qtbot, editor)
     assert not grade.passed and panel.checks.text()
+    # the animation in front, with the differing accesses; the editor a tab away
+    assert window.views.execution_view.isVisible() and not editor.isVisible()
+    left = window.findChild(QTabWidget, "exercise-left")
+    QTest.mouseClick(
+        left.tabBar(), Qt.MouseButton.LeftButton, pos=left.tabBar().tabRect(1).center()
+    )
+    assert editor.isVisible()
     # Space and the arrows type in the editor; they step from the execution view
     editor.setFocus()
     qtbot.waitUntil(editor.hasFocus)
@@ -156,6 +163,7 @@ def test_presenting_an_exercise_the_editor_takes_space_and_arrows_esc_still_leav
     assert not view.controls.playing
     editor.undo()
     editor.undo()
+    left.setCurrentWidget(view)
     view.setFocus()
     QTest.keyClick(view, Qt.Key.Key_Right)
     assert view.steps > 1 and view.current == before + 1

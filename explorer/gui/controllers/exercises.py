@@ -16,7 +16,7 @@ import functools
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.engine.executor import Executor
@@ -34,11 +34,22 @@ from explorer.gui.state import AppState
 MARK = "#fadbd8"  # the line where the attempt parts from the solution
 
 
+class AttemptSource(SourceMarks, Protocol):
+    """The source view: marks, and a line brought to the top."""
+
+    def reveal(self, line: int) -> None: ...
+
+
 class Opener(Protocol):
     def open_kernel(self, path: str) -> bool: ...
 
 
 class Comparer(Protocol):
+    """The trace diff's controller."""
+
+    @property
+    def compared(self) -> SignalInstance: ...  # (Against), once the trace is on screen
+
     def compare_with(self, reference: Variant | str) -> bool: ...
 
 
@@ -60,6 +71,7 @@ class ExerciseController(QObject):
     opened = Signal(object)  # the exercise now open, or None
     graded = Signal(object)  # the Grade of the attempt as last saved
     progress_changed = Signal()  # an exercise passed for the first time
+    compared = Signal()  # a failed attempt's trace against the solution is on screen
 
     def __init__(
         self,
@@ -70,7 +82,7 @@ class ExerciseController(QObject):
         files: Opener,
         comparer: Comparer,
         panel: Shower,
-        source: SourceMarks,
+        source: AttemptSource,
         status: StatusLine,
         pages: Pages,
         parent: QWidget | None = None,
@@ -90,6 +102,8 @@ class ExerciseController(QObject):
         model.variant_changed.connect(self._variant_changed)
         worker.idle.connect(self._grade_when_idle)
         worker.call_finished.connect(self._graded)
+        self._comparing = False
+        comparer.compared.connect(self._compared)
 
     # -- opening ---------------------------------------------------------------------------
     def attempt_path(self, exercise: Exercise) -> Path:
@@ -115,6 +129,10 @@ class ExerciseController(QObject):
             exercise, len(exercises()), store.hints_shown(self.settings, exercise.name)
         )
         self.pages.show_page("source")
+        kernel = [
+            i for i, text in enumerate(exercise.start_source.splitlines(), 1) if "__kernel" in text
+        ]
+        self.source.reveal(kernel[0] if kernel else 1)  # the kernel, under its header
         self.status.say(f"Exercise {exercise.number}: {exercise.title}. Ctrl+S grades it.")
         self.opened.emit(exercise)
         return True
@@ -214,9 +232,14 @@ class ExerciseController(QObject):
             return
         self.status.say(f"Exercise {exercise.number}: not yet")
         if outcome.first_difference is not None:
-            self.comparer.compare_with(solution_variant(exercise))
+            self._comparing = self.comparer.compare_with(solution_variant(exercise))
         if outcome.parting_line:
             self.source.mark_lines([outcome.parting_line], MARK)
+
+    def _compared(self, _against: object) -> None:
+        if self._comparing:
+            self._comparing = False
+            self.compared.emit()
 
 
 def _grade(
