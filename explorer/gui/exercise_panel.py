@@ -116,7 +116,8 @@ class ExercisePanel(QScrollArea):
         solution (never the solution's text)."""
         colour = PASSED_COLOUR if grade.passed else FAILED_COLOUR
         words = "✔ Passed" if grade.passed else "✘ Not yet"
-        self.verdict.setText(f'<b style="color:{colour}">{words}</b>')
+        # Larger than the sentences: the verdict is what the back row reads first.
+        self.verdict.setText(f'<b style="color:{colour}; font-size:x-large">{words}</b>')
         self.checks.setText(
             "<br>".join(
                 f'<span style="color:{PASSED_COLOUR if c.passed else FAILED_COLOUR}">'

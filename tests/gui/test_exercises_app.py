@@ -119,6 +119,8 @@ def test_a_wrong_attempt_fails_with_its_first_difference_marked(shown, qtbot):
             if colour == DIFF_OUTLINE
         }
     assert boxed  # the differing accesses are boxed in the execution view
+    caption = view.lines.caption.text()
+    assert caption.startswith("Parts from custom/solution") and "solution.cl" not in caption
 
 
 def test_reopening_an_exercise_resumes_the_attempt(shown, qtbot, monkeypatch):

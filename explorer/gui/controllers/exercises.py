@@ -13,6 +13,7 @@ lists them as findings at their lines. Passing is remembered in the settings."""
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -249,8 +250,12 @@ def _grade(
 
 
 def solution_variant(exercise: Exercise) -> Variant:
-    """The solution as a kernel the trace diff traces beside the attempt."""
-    return parse_variant(exercise.solution_source, exercise.solution_path, variant_id=exercise.name)
+    """The solution as a kernel the trace diff traces beside the attempt, named "solution"
+    where the comparison is told (not by the file it lies in)."""
+    solution = parse_variant(
+        exercise.solution_source, exercise.solution_path, variant_id="solution"
+    )
+    return replace(solution, path="")
 
 
 def _open(app: AppContext) -> bool:
