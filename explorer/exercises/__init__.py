@@ -12,7 +12,8 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   traces the attempt through the executor and returns a frozen :class:`Grade`: ``passed``,
   ``checks`` (each a :class:`Check` with ``name``, ``passed`` and a sentence), ``figures``
   (the measured costs), and, for a failed attempt, ``first_difference``, ``parting`` and
-  ``parting_line``: where its accesses part from the solution's (the trace diff).
+  ``parting_line``: where its accesses part from the solution's, and ``diff``, the whole trace
+  diff (its ``first_records`` are the attempt's records an execution view marks).
   ``Grade.text()`` and ``Grade.to_json()`` are the command's two outputs; neither holds the
   solution's text.
 - For a caller that traces the attempt itself (to show the trace too): :func:`header_check`,

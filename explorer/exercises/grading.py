@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.exercises.catalog import Exercise, FigureCheck
 from explorer.trace.analysis import Analysis, Category, registry
-from explorer.trace.diff import Difference, LaunchMismatch, diff_traces
+from explorer.trace.diff import Difference, LaunchMismatch, TraceDiff, diff_traces
 from explorer.trace.recorded import Trace
 
 GRADE_TIMEOUT_S = 30.0  # an attempt that loops forever fails after this long
@@ -90,6 +90,9 @@ class Grade:
     parting_line: int | None = None
     summary: str = ""  # the run's one-line verdict
     device: str = ""
+    # The whole trace diff against the solution (its ``first_records`` are what an execution
+    # view marks); None where none was made. Not in the JSON.
+    diff: TraceDiff | None = field(default=None, compare=False, repr=False)
 
     @property
     def failed_checks(self) -> tuple[Check, ...]:
@@ -203,11 +206,12 @@ def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
         return grade_
     first = diff.first
     if diff.identical and diff.complete:
-        return replace(grade_, parting=SAME_ACCESSES)
+        return replace(grade_, parting=SAME_ACCESSES, diff=diff)
     if first is None:
-        return grade_
+        return replace(grade_, diff=diff)
+    sentence = parting_sentence(first)
     return replace(
-        grade_, first_difference=first, parting=parting_sentence(first), parting_line=first.line
+        grade_, first_difference=first, parting=sentence, parting_line=first.line, diff=diff
     )
 
 

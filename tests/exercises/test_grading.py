@@ -113,6 +113,8 @@ def test_a_wrong_attempt_fails_where_it_parts_from_the_solution(
     assert result.parting_line == result.first_difference.line == line, result.parting
     assert result.parting.startswith(f"Your kernel parts from the solution at line {line}:")
     assert f"line {line}" in result.text()
+    assert result.diff is not None and result.diff.first == result.first_difference
+    assert result.diff.first_records.size >= 1  # what the execution view marks
     if result.first_difference.what == "phase":  # a barrier missing (or one too many)
         assert "more barrier" in result.parting and "by then" in result.parting
     if attempt == "start" and on_pocl:  # as docs/exercises.md says
