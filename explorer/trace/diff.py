@@ -26,6 +26,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.trace.diff_align import (
+    BUFFER,
+    ELEMENT,
+    MINE_ENDED,
+    OP,
+    PHASE,
+    REFERENCE_ENDED,
+    VALUE,
+    first_differences,
+    written_value,
+)
 from explorer.trace.diff_records import Access, Difference, TraceDiff
 from explorer.trace.diff_sets import buffer_diffs
 from explorer.trace.diff_sides import (
@@ -36,16 +47,14 @@ from explorer.trace.diff_sides import (
     check_launch,
     matched_work_items,
     overflowed,
+    places_in_phase,
     work_item_keys,
 )
-from explorer.trace.recorded import ATOMIC, OP_NAMES, RMW, VALUE_WRITTEN, WRITE, Trace
+from explorer.trace.recorded import OP_NAMES, Trace
 
 __all__ = ["Access", "Difference", "LaunchMismatch", "TraceDiff", "diff_traces"]
 
-FLOAT_RTOL, FLOAT_ATOL = 1e-4, 1e-6
-# Why a position differs, in the order a difference is named when several apply.
-SAME, PHASE, OP, BUFFER, ELEMENT, VALUE, MINE_ENDED, REFERENCE_ENDED = range(8)
-WHAT = {
+WHAT = {  # a reason code (explorer.trace.diff_align) in words
     PHASE: "phase",
     OP: "operation",
     BUFFER: "buffer",
@@ -65,23 +74,15 @@ def diff_traces(mine: Trace, reference: Trace, values: bool = True) -> TraceDiff
     codes_m, codes_r = buffer_codes(mine, reference)
     am, ar = accesses(mine), accesses(reference)
     wm, wr = matched_work_items(mine, reference)
-    n_m, n_r = am.count[wm], ar.count[wr]
-    length = np.minimum(n_m, n_r)
-    pair = np.repeat(np.arange(wm.size, dtype=np.int64), length)
-    k = np.arange(int(length.sum()), dtype=np.int64) - np.repeat(np.cumsum(length) - length, length)
-    rm = am.records[am.start[wm][pair] + k]
-    rr = ar.records[ar.start[wr][pair] + k]
-    reason = _reasons(mine, reference, rm, rr, codes_m, codes_r, values)
-    first_k = np.full(wm.size, -1, dtype=np.int64)
-    why = np.zeros(wm.size, dtype=np.int64)
-    d = np.flatnonzero(reason)
-    hit, at = np.unique(pair[d], return_index=True)
-    first_k[hit], why[hit] = k[d[at]], reason[d[at]]
+    first_k, why = first_differences(
+        mine, reference, (am, ar), (wm, wr), (codes_m, codes_r), values
+    )
     # Alike as far as both go, but one goes further: unless the shorter one's records ran out
     # (an overflow), that is where they part.
+    n_m, n_r = am.count[wm], ar.count[wr]
     cut = np.where(n_m < n_r, overflowed(mine)[wm], overflowed(reference)[wr])
     ended = (first_k < 0) & (n_m != n_r) & ~cut
-    first_k[ended] = length[ended]
+    first_k[ended] = np.minimum(n_m, n_r)[ended]
     why[ended] = np.where(n_m[ended] < n_r[ended], MINE_ENDED, REFERENCE_ENDED)
     lined = _Lined(mine, reference, am, ar, wm, wr)
     differing, per_group = lined.differences(first_k, why, values)
@@ -94,7 +95,9 @@ def diff_traces(mine: Trace, reference: Trace, values: bool = True) -> TraceDiff
         work_items_differing=differing,
         groups_compared=int(groups.size),
         groups_differing=len(per_group),
-        buffers=buffer_diffs(mine, reference, am, ar, wm, wr, codes_m, codes_r),
+        buffers=buffer_diffs(
+            mine, reference, (am, ar), (wm, wr), (codes_m, codes_r), same=differing == 0
+        ),
         complete=bool(mine.complete and reference.complete),
         notes=_notes(mine, reference, wm),
         first_records=lined.first_records(first_k),
@@ -117,73 +120,6 @@ def _notes(mine: Trace, reference: Trace, wm: np.ndarray) -> tuple[str, ...]:
     if not (mine.complete and reference.complete):
         notes.append("a trace is incomplete: accesses it did not record are not compared")
     return tuple(notes)
-
-
-def _reasons(
-    mine: Trace,
-    reference: Trace,
-    rm: np.ndarray,
-    rr: np.ndarray,
-    codes_m: np.ndarray,
-    codes_r: np.ndarray,
-    values: bool,
-) -> np.ndarray:
-    """Per compared position (records ``rm`` of mine, ``rr`` of the reference): SAME or the
-    first reason they differ."""
-    op_m, op_r = mine.site_ops()[mine.site[rm]], reference.site_ops()[reference.site[rr]]
-    buf_m = codes_m[mine.buffer[rm].astype(np.int64)]
-    buf_r = codes_r[reference.buffer[rr].astype(np.int64)]
-    where_m = mine.offset[rm].astype(np.int64), mine.size[rm]
-    where_r = reference.offset[rr].astype(np.int64), reference.size[rr]
-    conditions = [
-        mine.phase[rm] != reference.phase[rr],
-        op_m != op_r,
-        buf_m != buf_r,
-        (where_m[0] != where_r[0]) | (where_m[1] != where_r[1]),
-    ]
-    choices = [PHASE, OP, BUFFER, ELEMENT]
-    if values:
-        conditions.append(_values_differ(mine, reference, rm, rr))
-        choices.append(VALUE)
-    return np.select(conditions, choices, default=SAME).astype(np.int64)
-
-
-def _values_differ(mine: Trace, reference: Trace, rm: np.ndarray, rr: np.ndarray) -> np.ndarray:
-    """Per compared position: both wrote a recorded value, and the values differ."""
-    has_m, raw_m, float_m = written_values(mine, rm)
-    has_r, raw_r, float_r = written_values(reference, rr)
-    both = has_m & has_r
-    as_float = both & float_m & float_r
-    close = np.isclose(
-        np.where(as_float, _floats(raw_m, float_m), 0.0),
-        np.where(as_float, _floats(raw_r, float_r), 0.0),
-        rtol=FLOAT_RTOL,
-        atol=FLOAT_ATOL,
-        equal_nan=True,
-    )
-    return both & np.where(as_float, ~close, raw_m != raw_r)
-
-
-def written_values(trace: Trace, records: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per record: whether it is a plain write whose stored value was recorded, that value's
-    raw bits (uint64) and whether they are a float32 (else compared bit for bit)."""
-    n = records.size
-    if trace.values is None or not trace.sites:
-        return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool)
-    site = trace.site[records]
-    writes = np.array(
-        [s.value == VALUE_WRITTEN and s.op in (WRITE, RMW) and s.op != ATOMIC for s in trace.sites]
-    )
-    floats = np.array([s.value_type.startswith("float") for s in trace.sites])
-    raw = trace.values[records].astype(np.uint64)
-    return writes[site], raw, floats[site]
-
-
-def _floats(raw: np.ndarray, is_float: np.ndarray) -> np.ndarray:
-    """The float32 values whose bits are the low 32 of ``raw`` (0 where not a float)."""
-    bits = (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    with np.errstate(invalid="ignore"):  # integers whose bits read as a signalling NaN
-        return np.where(is_float, bits.view(np.float32).astype(np.float64), 0.0)
 
 
 class _Lined:
@@ -240,7 +176,7 @@ class _Lined:
             has = ks < side.count[w[pairs]]
             at = side.start[w[pairs][has]] + ks[has]
             phase[has] = trace.phase[side.records[at]]
-            in_phase[has] = side.in_phase[at]
+            in_phase[has] = places_in_phase(trace, side, w[pairs][has], ks[has])
         return phase, in_phase
 
     def _difference(self, p: int, k: int, why: int, values: bool) -> Difference:
@@ -271,11 +207,7 @@ def access(trace: Trace, record: int, values: bool = True) -> Access:
     """One record of ``trace`` as an :class:`Access`."""
     site = trace.sites[int(trace.site[record])]
     info = trace.buffers[int(trace.buffer[record])]
-    value: float | int | None = None
-    if values:
-        has, raw, is_float = written_values(trace, np.array([record]))
-        if has[0]:
-            value = float(_floats(raw, is_float)[0]) if is_float[0] else int(raw[0])
+    value = written_value(trace, record) if values else None
     return Access(
         line=site.line,
         phase=int(trace.phase[record]),

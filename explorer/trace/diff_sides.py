@@ -12,7 +12,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.recorded import ATOMIC, GLOBAL, LOCAL, READ, RMW, WRITE, BufferInfo, Trace
+from explorer.trace.recorded import (
+    ATOMIC,
+    BUFFER_MASK,
+    BUFFER_SHIFT,
+    GLOBAL,
+    LOCAL,
+    PHASE_MASK,
+    PHASE_SHIFT,
+    READ,
+    RMW,
+    SITE_MASK,
+    WRITE,
+    BufferInfo,
+    Trace,
+)
 
 MEMORY_OPS = (READ, WRITE, RMW, ATOMIC)
 
@@ -86,30 +100,39 @@ def buffer_codes(mine: Trace, reference: Trace) -> tuple[np.ndarray, np.ndarray]
 class Accesses:
     """One trace's memory accesses (``__global`` and ``__local``), work-item by work-item:
     ``records[start[w]:start[w] + count[w]]`` are work-item ``w``'s in the order it made
-    them (indices into the trace's records); ``in_phase[i]`` is how many accesses its
-    work-item made before ``records[i]`` in the same phase."""
+    them (indices into the trace's records)."""
 
     records: np.ndarray
     start: np.ndarray
     count: np.ndarray
-    in_phase: np.ndarray
 
 
 def accesses(trace: Trace) -> Accesses:
     """The records of ``trace`` that are memory accesses of its own buffers, per work-item."""
-    ops = trace.site_ops()[trace.site] if trace.records else np.zeros(0, dtype=np.int8)
-    spaces = np.array([b.space for b in trace.buffers] + [-1], dtype=np.int64)
-    keep = np.isin(ops, MEMORY_OPS) & (trace.buffer >= 0)
-    keep &= np.isin(spaces[trace.buffer], (GLOBAL, LOCAL))
+    memory_site = np.zeros(SITE_MASK + 1, dtype=bool)
+    memory_site[: len(trace.sites)] = np.isin(trace.site_ops()[:-1], MEMORY_OPS)
+    spaces = np.zeros(BUFFER_MASK + 1, dtype=bool)
+    spaces[: len(trace.buffers)] = [b.space in (GLOBAL, LOCAL) for b in trace.buffers]
+    word = trace.word
+    keep = memory_site[word & SITE_MASK]
+    keep &= spaces[(word >> BUFFER_SHIFT) & BUFFER_MASK]
     records = np.flatnonzero(keep)
-    count = np.bincount(trace.wi[records], minlength=int(trace.kept.size)).astype(np.int64)
-    start = np.cumsum(count) - count
-    # A work-item's phase only grows: a run of one (work-item, phase) starts where it changes.
-    wi, phase = trace.wi[records].astype(np.int64), trace.phase[records].astype(np.int64)
-    new = np.ones(records.size, dtype=bool)
-    new[1:] = (wi[1:] != wi[:-1]) | (phase[1:] != phase[:-1])
-    run_start = np.maximum.accumulate(np.where(new, np.arange(records.size), 0))
-    return Accesses(records, start, count, np.arange(records.size) - run_start)
+    # Records are in work-item order: each work-item's accesses lie between its bounds.
+    ends = np.cumsum(np.asarray(trace.kept, dtype=np.int64))
+    bounds = np.asarray(np.searchsorted(records, np.r_[0, ends]), dtype=np.int64)
+    count = np.diff(bounds).astype(np.int64)
+    return Accesses(records, bounds[:-1], count)
+
+
+def places_in_phase(trace: Trace, side: Accesses, w: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """How many accesses work-item ``w[i]`` made before its ``k[i]``-th in that access's
+    phase (its phase only grows, so the first of the phase is found by bisection)."""
+    phase = ((trace.word[side.records] >> PHASE_SHIFT) & PHASE_MASK).astype(np.int64)
+    owner = trace.wi[side.records].astype(np.int64)
+    keys = (owner << 12) | phase
+    at = side.start[w] + k
+    first = np.searchsorted(keys, keys[at], side="left")
+    return np.asarray(at - first, dtype=np.int64)
 
 
 def work_item_keys(trace: Trace) -> np.ndarray:

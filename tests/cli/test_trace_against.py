@@ -68,3 +68,11 @@ def test_a_reference_that_names_nothing_or_another_family_is_a_usage_error():
     assert out.code == 2 and "no variant 'no-such-variant' in family 'matvec'" in out.err
     out = trace("rows", "--against", "matmul/tiled")
     assert out.code == 2 and "is a matmul kernel and this one a matvec kernel" in out.err
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_an_oclgrind_sim_file_is_compared_with_itself():
+    sim = Path(__file__).parents[1] / "kernels" / "custom" / "sim" / "scaled_copy.sim"
+    out = explorer("trace", "--sim", str(sim), "--against", str(sim), "--json")
+    assert out.code == 0, out.err
+    assert json.loads(out.out)["against"]["diff"]["identical"] is True

@@ -72,6 +72,9 @@ class TraceDiffController(QObject):
         except UsageError as exc:
             self.status.say(f"Cannot compare: {exc}")
             return False
+        if not self.state.runnable:
+            self.status.say(f"Cannot compare: {self.model.variant.name} cannot be traced as set up")
+            return False
         if variant.family != self.model.variant.family:
             self.status.say(
                 f"Cannot compare with a {variant.family} kernel: this one is a "
