@@ -163,6 +163,7 @@ def make_controllers(
         ),
     )
     runs.cancelled.connect(traces.cancelled)
+    runs.cancelled.connect(controllers.exercises.cancelled)
     model.devices_changed.connect(
         lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
     )

@@ -7,14 +7,15 @@ editor are text (tests/gui/test_room_view.py reads the exercise from the back ro
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QTabWidget
 
-from explorer.exercises import find_exercise
+from explorer.exercises import exercises, find_exercise
 from explorer.gui import settings as store
 from explorer.gui.cell_colours import DIFF_OUTLINE
 from tests.gui.conftest import menu_action, trigger
@@ -62,6 +63,10 @@ def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown
     exercise, editor = open_exercise(window, qtbot, "naive-matmul")
     attempt = window.controllers.exercises.attempt_path(exercise)
     assert window.model.variant.path == str(attempt)
+    assert attempt.parent.parent == Path(settings.fileName()).parent  # beside the settings
+    dock = window.findChild(QDockWidget, "exercise")
+    configuration = window.findChild(QDockWidget, "configuration")
+    assert dock.isVisible() and configuration in window.tabifiedDockWidgets(dock)
     assert editor.toPlainText() == exercise.start_source
     panel = window.views.exercise_panel
     assert exercise.title in panel.title.text() and panel.text.text() == exercise.text
@@ -86,6 +91,16 @@ def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown
     assert exercise.start_source.count("k * K + col") == 1  # the shipped kernel unchanged
     item = menu_action(window, f"{exercise.number}. {exercise.title}")
     assert item.isChecked()
+    listed = [
+        a.text()
+        for entry in window.menuBar().actions()
+        if entry.menu().title() == "&Exercises"
+        for a in entry.menu().actions()
+        if a.isCheckable()
+    ]
+    assert listed == [f"{e.number}. {e.title}" for e in exercises()]  # all, in order
+    checked = [a for e in exercises() if (a := menu_action(window, f"{e.number}. {e.title}"))]
+    assert [a for a in checked if a.isChecked()] == [item]  # only the one passed
     assert exercise.name in store.passed_exercises(settings)
     kept = QSettings(settings.fileName(), QSettings.Format.IniFormat)  # as the next start reads
     assert exercise.name in str(kept.value("exercises/passed"))
@@ -131,7 +146,10 @@ def test_reopening_an_exercise_resumes_the_attempt(shown, qtbot, monkeypatch):
     monkeypatch.setattr(
         QMessageBox, "question", staticmethod(lambda *a: QMessageBox.StandardButton.Save)
     )
-    trigger(window, "Next exercise")  # asks about the unsaved edit: saved
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    alt_ctrl = CTRL | Qt.KeyboardModifier.AltModifier
+    QTest.keyClick(editor, Qt.Key.Key_N, alt_ctrl)  # Next exercise: asks about the edit, saved
     assert window.controllers.exercises.exercise.number == exercise.number + 1
     open_exercise(window, qtbot, "index-map")
     assert editor.toPlainText().endswith("// resumed")
@@ -208,3 +226,17 @@ def test_a_save_in_the_persons_own_editor_is_graded_the_same_way(shown, qtbot):
     assert graded.args[0].passed
     assert editor.toPlainText() == fixed and not window.views.source_view.modified()
     assert menu_action(window, f"{exercise.number}. {exercise.title}").isChecked()
+
+
+def test_cancel_stops_the_grading_of_a_save(shown, qtbot):
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    graded = []
+    window.controllers.exercises.graded.connect(graded.append)
+    QTest.keyClick(editor, Qt.Key.Key_S, CTRL)
+    qtbot.waitUntil(lambda: window.state.working, timeout=GRADE_S)  # the reload, then grading
+    trigger(window, "Cancel")
+    assert "cancelled" in window.views.exercise_panel.verdict.text()
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=GRADE_S)
+    qtbot.wait(300)
+    assert graded == []

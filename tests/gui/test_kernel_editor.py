@@ -65,14 +65,18 @@ def test_opencl_is_highlighted_by_kind(qtbot):
 
     editor = CodeEditor()
     qtbot.addWidget(editor)
-    editor.load("__kernel void f(__global float* x) { // note\n  x[0] = 1.5f; barrier(0);\n}\n")
+    editor.load(
+        "__kernel void f(__global float* x) { // note\n  x[0] = 1.5f; barrier(0);\n"
+        "  for (;;) {}\n}\n#define TS 16\n"
+    )
     qualifier, type_ = format_at(editor, 0, 0), format_at(editor, 0, 9)
     plain = format_at(editor, 0, 14)  # the name f
     comment = format_at(editor, 0, 38)
     number, builtin = format_at(editor, 1, 9), format_at(editor, 1, 16)
     assert plain is None  # a name is plain text
-    kinds = (qualifier, type_, comment, number, builtin)
-    assert len({f.foreground().color().name() for f in kinds}) == 5  # each its own colour
+    keyword, preprocessor = format_at(editor, 2, 2), format_at(editor, 4, 9)
+    kinds = (qualifier, type_, comment, number, builtin, keyword, preprocessor)
+    assert len({f.foreground().color().name() for f in kinds}) == 7  # each its own colour
     assert comment.fontItalic() and qualifier.fontWeight() > 400
 
 
@@ -85,6 +89,10 @@ def test_own_kernel_is_edited_undone_and_saved_with_ctrl_s(own_kernel, qtbot):
     assert view.modified() and "Unsaved" in view.editing.text()
     QTest.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo
     assert "// mine" not in editor.toPlainText()
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    QTest.keyClick(editor, Qt.Key.Key_Z, shift_ctrl)  # redo
+    assert editor.toPlainText().endswith("// mine")
+    QTest.keyClick(editor, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     type_text(editor, "// kept")
     reloads = window.state.reloads
     QTest.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
@@ -139,6 +147,10 @@ def test_a_shipped_kernel_is_read_only_and_copied_to_edit(window, tmp_path, monk
     view.copy_button.click()
     assert copy.read_text() == before
     assert window.model.variant.path == str(copy) and view.editable()
+    again = tmp_path / "again.cl"  # the File menu's item does the same
+    answer_file_dialogs(monkeypatch, again)
+    trigger(window, "Save a copy of the kernel to edit…")
+    assert again.read_text() == before and window.model.variant.path == str(again)
 
 
 def test_marks_follow_their_line_while_it_is_edited(own_kernel):

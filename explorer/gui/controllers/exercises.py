@@ -214,9 +214,17 @@ class ExerciseController(QObject):
         )
         self._generation = self.worker.call(work, f"grading exercise {exercise.number}")
 
+    def cancelled(self) -> None:
+        """The person pressed Cancel: the save waiting to be graded, or being graded, is not."""
+        if self.exercise is None or not (self._due or self._generation >= 0):
+            return
+        self._due, self._generation = False, -1
+        self.panel.show_message("Grading cancelled: save again (Ctrl+S) to grade the attempt.")
+
     def _graded(self, generation: int, outcome: object) -> None:
         if generation != self._generation or self.exercise is None:
             return
+        self._generation = -1
         if not isinstance(outcome, Grade):
             self.panel.show_message(f"Could not grade the attempt: {outcome}")
             return
