@@ -28,7 +28,7 @@ from explorer.gui.exercise_panel import ExercisePanel
 from explorer.gui.state import AppState
 from explorer.gui.views import TABS, Views
 
-PANEL_WIDTH = 340  # the exercise's text and grade, wrapped, beside the animation
+PANEL_WIDTH = 340  # the exercise's text and grade, wrapped, beside the animation (at least)
 
 
 class ExerciseRoom:
@@ -78,8 +78,13 @@ class ExerciseRoom:
         left.setCurrentWidget(views.source_view)
         views.presenter_side.hide()
         split.addWidget(self.panel)
-        width = max(split.width(), 2)
-        split.setSizes([width - PANEL_WIDTH, 0, PANEL_WIDTH])
+        # A quarter of the screen (340 pixels at least); when the window grows to full
+        # screen, the views on the left take what it gains.
+        panel = max(PANEL_WIDTH, split.screen().geometry().width() // 4)
+        split.setStretchFactor(split.indexOf(left), 1)
+        split.setStretchFactor(split.indexOf(self.panel), 0)
+        width = max(split.width(), panel + 2)
+        split.setSizes([width - panel, 0, panel])
         views.source_view.set_compact(True)
         self.panel.show()
         self.left = left
