@@ -240,3 +240,15 @@ def test_cancel_stops_the_grading_of_a_save(shown, qtbot):
     qtbot.waitUntil(lambda: not window.worker.busy, timeout=GRADE_S)
     qtbot.wait(300)
     assert graded == []
+
+
+def test_the_differences_listed_never_quote_the_solution(shown, qtbot):
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    with qtbot.waitSignal(window.controllers.exercises.compared, timeout=GRADE_S):
+        grade = save_and_grade(window, qtbot, editor)  # the starting kernel, as it is
+    assert not grade.passed
+    differs = [f for f in window.views.findings_view.shown if f.kind == "differs"]
+    assert differs and all("the solution reads B[" in f.message for f in differs)
+    assert not any("k * N" in f.message for f in differs)  # the solution's own index
+    assert any("B[k * K + col]" in f.message for f in differs)  # the attempt's, quoted

@@ -22,8 +22,11 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import parse_variant
+from explorer.engine.record.trace_against import Against
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import Variant
 from explorer.exercises import Exercise, Grade, exercises, grade
+from explorer.exercises.grading import parting_sentence
 from explorer.file_writes import WriteFailed, replace_text
 from explorer.gui import settings as store
 from explorer.gui.actions import Action, Actions, AppContext
@@ -31,6 +34,7 @@ from explorer.gui.controllers.roles import Pages, SourceMarks, StatusLine, Worke
 from explorer.gui.exercise_panel import SolutionDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.trace.diff import TraceDiff
 
 MARK = "#fadbd8"  # the line where the attempt parts from the solution
 
@@ -245,10 +249,14 @@ class ExerciseController(QObject):
         if outcome.parting_line:
             self.source.mark_lines([outcome.parting_line], MARK)
 
-    def _compared(self, _against: object) -> None:
-        if self._comparing:
-            self._comparing = False
-            self.compared.emit()
+    def _compared(self, against: Against) -> None:
+        if not self._comparing:
+            return
+        self._comparing = False
+        traced = self.state.traced
+        if against.diff is not None and traced is not None and traced.analysis is not None:
+            self.state.traced = without_solution_text(traced, against.diff)
+        self.compared.emit()
 
 
 def _grade(
@@ -308,3 +316,17 @@ ACTIONS = Actions(
         enabled_when=_open,
     ),
 )
+
+
+def without_solution_text(traced: TracedRun, diff: TraceDiff) -> TracedRun:
+    """``traced`` with each ``differs`` finding told as a grade tells it: what the solution
+    does there, never its source (the trace diff quotes a reference's access as written)."""
+    assert traced.analysis is not None
+    by_item = {d.group + d.local: d for d in diff.first_per_group}
+    findings = tuple(
+        replace(f, message=parting_sentence(by_item[f.work_items[0]]))
+        if f.kind == "differs" and f.work_items and f.work_items[0] in by_item
+        else f
+        for f in traced.analysis.findings
+    )
+    return replace(traced, analysis=replace(traced.analysis, findings=findings))
