@@ -252,3 +252,16 @@ def test_the_differences_listed_never_quote_the_solution(shown, qtbot):
     assert differs and all("the solution reads B[" in f.message for f in differs)
     assert not any("k * N" in f.message for f in differs)  # the solution's own index
     assert any("B[k * K + col]" in f.message for f in differs)  # the attempt's, quoted
+
+
+def test_the_exercise_open_at_closing_is_open_at_the_next_start(window, qtbot, settings):
+    from explorer.gui.main_window import MainWindow
+
+    exercise, _editor = open_exercise(window, qtbot, "tree-reduction")
+    window.close()
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    assert again.state.exercise == exercise.name
+    assert again.model.variant.path == str(again.controllers.exercises.attempt_path(exercise))
+    assert exercise.title in again.views.exercise_panel.title.text()
+    again.close()

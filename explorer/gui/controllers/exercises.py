@@ -108,6 +108,7 @@ class ExerciseController(QObject):
         worker.idle.connect(self._grade_when_idle)
         worker.call_finished.connect(self._graded)
         self._comparing = False
+        self._opening = False  # opening an attempt (its own kernel change is not a resume)
         comparer.compared.connect(self._compared)
 
     # -- opening ---------------------------------------------------------------------------
@@ -125,7 +126,12 @@ class ExerciseController(QObject):
             except (OSError, WriteFailed) as exc:
                 self.status.say(f"Cannot start exercise {exercise.number}: {exc}")
                 return False
-        if not self.files.open_kernel(str(path)) or self.model.variant.path != str(path):
+        self._opening = True
+        try:
+            opened = self.files.open_kernel(str(path))
+        finally:
+            self._opening = False
+        if not opened or self.model.variant.path != str(path):
             return False  # not opened, or the person stayed with unsaved edits
         self.exercise, self.attempt = exercise, str(path)
         self.state.exercise = exercise.name
@@ -157,6 +163,7 @@ class ExerciseController(QObject):
 
     def _variant_changed(self) -> None:
         if self.attempt is None:
+            self._resume()
             return
         if self.model.variant.path != self.attempt:
             self.exercise = self.attempt = None
@@ -172,6 +179,16 @@ class ExerciseController(QObject):
         self._due = True
         self.panel.show_message("Saved: building, running and grading …")
         self._grade_when_idle()
+
+    def _resume(self) -> None:
+        """The kernel now current is an exercise's attempt (the last session's, restored at
+        start, or the file opened by hand): that exercise is open."""
+        if self._opening:
+            return
+        path = self.model.variant.path
+        found = [e for e in exercises() if str(self.attempt_path(e)) == path]
+        if found:
+            self.open(found[0])
 
     # -- hints -----------------------------------------------------------------------------
     def hint(self) -> None:
