@@ -190,9 +190,18 @@ def test_presenting_an_exercise_the_editor_takes_space_and_arrows_esc_still_leav
     QTest.keyClick(view, Qt.Key.Key_Space)
     assert view.controls.playing
     QTest.keyClick(view, Qt.Key.Key_Space)
-    QTest.keyClick(window, Qt.Key.Key_Escape)  # Esc still leaves presenter mode
+    left.setCurrentWidget(source)
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus)
+    QTest.keyClick(editor, Qt.Key.Key_Escape)  # Esc from the editor still leaves presenting
     assert not window.state.presenting
     assert window.views.tabs.indexOf(source) == 3 and not panel.isHidden()
+    window.views.tabs.setCurrentWidget(source)
+    editor.setFocus()
+    qtbot.waitUntil(editor.hasFocus)
+    QTest.keyClick(editor, Qt.Key.Key_F11)  # and F11 from it presents again
+    assert window.state.presenting
+    window.controllers.presenter.set_presenter(False)
 
 
 def test_the_solution_is_shown_only_when_asked_and_confirmed(shown, qtbot, monkeypatch):
