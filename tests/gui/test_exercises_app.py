@@ -229,6 +229,8 @@ def test_a_save_in_the_persons_own_editor_is_graded_the_same_way(shown, qtbot):
     window = shown
     exercise, editor = open_exercise(window, qtbot, "naive-matmul")
     attempt = window.controllers.exercises.attempt_path(exercise)
+    assert not save_and_grade(window, qtbot, editor).passed  # saved in the app first
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=GRADE_S)
     fixed = exercise.start_source.replace("B[k * K + col]", "B[k * N + col]")
     with qtbot.waitSignal(window.controllers.exercises.graded, timeout=GRADE_S) as graded:
         attempt.write_text(fixed)  # another editor saves the file

@@ -237,9 +237,10 @@ class ExerciseController(QObject):
 
     def cancelled(self) -> None:
         """The person pressed Cancel: the save waiting to be graded, or being graded, is not."""
-        if self.exercise is None or not (self._due or self._generation >= 0):
+        saved = self.state.reloads != self._reloads  # a save not yet taken for grading
+        if self.exercise is None or not (saved or self._due or self._generation >= 0):
             return
-        self._due, self._generation = False, -1
+        self._due, self._generation, self._reloads = False, -1, self.state.reloads
         self.panel.show_message("Grading cancelled: save again (Ctrl+S) to grade the attempt.")
 
     def _graded(self, generation: int, outcome: object) -> None:
