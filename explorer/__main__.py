@@ -1,6 +1,13 @@
 """``python -m explorer``: the command-line interface."""
 
+import os
 import sys
+
+if sys.argv[1:2] == ["executor-serve"]:
+    # Before numpy loads, which reads these once: a multi-threaded BLAS would fight a CPU
+    # device's threads (explorer.engine.executor.SINGLE_THREADED; the server checks them).
+    for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_name] = "1"
 
 from explorer.cli import main
 

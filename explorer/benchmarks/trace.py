@@ -10,7 +10,7 @@ import dataclasses
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,9 @@ from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+
+# What makes a fresh executor: ``Executor`` itself, or another machine's (``--host``).
+Executors = Callable[..., Executor]
 
 
 @dataclass(frozen=True)
@@ -90,11 +93,15 @@ class TraceBenchError(RuntimeError):
 
 
 def bench_case(
-    case: TraceCase, device: str | None = None, timeout_s: float = 600.0
+    case: TraceCase,
+    device: str | None = None,
+    timeout_s: float = 600.0,
+    executors: Executors = Executor,
 ) -> TraceBenchRecord:
     """Trace ``case`` on ``device`` (a key, index or name substring; None: the default) in a
-    fresh executor and report each stage's time."""
-    with Executor() as executor:
+    fresh executor (made by ``executors``: another machine's with ``--host``) and report
+    each stage's time."""
+    with executors() as executor:
         chosen = pick_device(executor.devices(), device)
         run = RunRequest(
             find_variant(case.family, case.variant),
@@ -125,12 +132,14 @@ def bench_case(
 
 
 def bench_trace(
-    device: str | None = None, cases: Iterable[TraceCase] = STANDARD_CASES
+    device: str | None = None,
+    cases: Iterable[TraceCase] = STANDARD_CASES,
+    executors: Executors = Executor,
 ) -> Iterator[TraceBenchRecord]:
     """Each case's record as soon as it is measured; the first case that fails raises
     :class:`TraceBenchError`."""
     for case in cases:
-        yield bench_case(case, device)
+        yield bench_case(case, device, executors=executors)
 
 
 # -- a small kernel's trace, warm, beside Oclgrind ----------------------------------------------
@@ -175,12 +184,12 @@ def _request(case: TraceCase, device_key: str) -> RunRequest:
     return RunRequest(variant, dict(case.sizes), device_key=device_key, input=case.input)
 
 
-def _command_s(case: TraceCase, device_key: str) -> float:
+def _command_s(case: TraceCase, device_key: str, where: Sequence[str] = ()) -> float:
     """The ``trace`` command's wall time as a person types it (its own interpreter)."""
     (size,) = set(case.sizes.values())  # one square size: ``--size`` sets every size
     command = [sys.executable, "-m", "explorer", "trace", "--family", case.family]
     command += ["--variant", case.variant, "--size", str(size), "--input", case.input]
-    command += ["--device", device_key]
+    command += ["--device", device_key, *where]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0:
@@ -188,18 +197,24 @@ def _command_s(case: TraceCase, device_key: str) -> float:
     return round(time.perf_counter() - started, 3)
 
 
-def warm_trace_round(case: TraceCase, device: str | None, number: int) -> WarmTraceRecord:
+def warm_trace_round(
+    case: TraceCase,
+    device: str | None,
+    number: int,
+    executors: Executors = Executor,
+    where: Sequence[str] = (),
+) -> WarmTraceRecord:
     """Trace ``case`` in a fresh executor (started before the clock runs) and check the same
     launch on Oclgrind in another; then time the ``trace`` command as a whole."""
     from explorer.engine.record.oclgrind import CHECK_ENV, find_oclgrind, run_check
 
-    with Executor() as executor:
+    with executors() as executor:
         chosen = pick_device(executor.devices(), device)
         traced, trace_ms = _timed(lambda: executor.trace(TraceRequest(_request(case, chosen.key))))
     if traced.analysis is None:
         result = traced.result
         raise TraceBenchError(case, result.status, str(result.error or result.refused))
-    with Executor(env=CHECK_ENV) as checker:
+    with executors(env=CHECK_ENV) as checker:
         simulator = find_oclgrind(checker.devices())
         if simulator is None:
             raise TraceBenchError(case, "error", "no Oclgrind platform to compare with")
@@ -213,13 +228,18 @@ def warm_trace_round(case: TraceCase, device: str | None, number: int) -> WarmTr
         trace_ms=round(trace_ms, 1),
         oclgrind_ms=round(oclgrind_ms, 1),
         ratio=round(trace_ms / oclgrind_ms, 2),
-        command_s=_command_s(case, chosen.key),
+        command_s=_command_s(case, chosen.key, where),
     )
 
 
 def bench_warm_trace(
-    device: str | None = None, rounds: int = 3, case: TraceCase = SMALL_CASE
+    device: str | None = None,
+    rounds: int = 3,
+    case: TraceCase = SMALL_CASE,
+    executors: Executors = Executor,
+    where: Sequence[str] = (),
 ) -> Iterator[WarmTraceRecord]:
-    """Round 0 fills the caches (a first trace of the kernel); rounds 1… are the warm ones."""
+    """Round 0 fills the caches (a first trace of the kernel); rounds 1… are the warm ones.
+    ``where``: the trace command's ``--host``/``--executor-command`` options."""
     for number in range(rounds + 1):
-        yield warm_trace_round(case, device, number)
+        yield warm_trace_round(case, device, number, executors, where)

@@ -60,11 +60,15 @@ def resident_mb() -> float:
 
 
 @contextmanager
-def _iou_window(size: int, device: str | None, watch: Any = None) -> Iterator[tuple[Any, Any]]:
+def _iou_window(
+    size: int, device: str | None, watch: Any = None, host: Any = None
+) -> Iterator[tuple[Any, Any]]:
     """The main window offscreen (1600×1000, its own settings and executor) set to the
     ``size``² IOU tiled matmul on ``device``, once a device is found; closed afterwards.
     ``watch``, called with the window's worker before the window connects to it, may connect
-    first (to see a result arrive before the window handles it)."""
+    first (to see a result arrive before the window handles it). ``host``: a
+    :class:`~explorer.engine.remote.hosts.Host` whose device (``device`` among its devices)
+    runs the work."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -77,6 +81,10 @@ def _iou_window(size: int, device: str | None, watch: Any = None) -> Iterator[tu
     app = existing if isinstance(existing, QApplication) else QApplication([])
     scratch = tempfile.TemporaryDirectory()
     settings = QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
+    if host is not None:
+        from explorer.gui.settings import save_hosts
+
+        save_hosts(settings, [host])
     worker = Worker()
     if watch is not None:
         watch(worker)
@@ -87,7 +95,12 @@ def _iou_window(size: int, device: str | None, watch: Any = None) -> Iterator[tu
     try:
         if not wait_until(lambda: window.model.device is not None, 120):
             raise RuntimeError("no OpenCL device")
-        if device:
+        if host is not None:
+            here = lambda: [d for d in window.model.devices if d.host == host.label]  # noqa: E731
+            if not wait_until(lambda: bool(here()), 120):
+                raise RuntimeError(f"{host.label}'s devices did not come")
+            window.model.set_device(pick_device(here(), device).key)
+        elif device:
             window.model.set_device(pick_device(window.model.devices, device).key)
         window.model.set_family("matmul")
         window.model.set_variant(find_variant("matmul", "tiled"))
@@ -100,12 +113,12 @@ def _iou_window(size: int, device: str | None, watch: Any = None) -> Iterator[tu
         scratch.cleanup()
 
 
-def bench_ui(size: int = 768, device: str | None = None) -> UiBenchRecord:
+def bench_ui(size: int = 768, device: str | None = None, host: Any = None) -> UiBenchRecord:
     """Open the main window offscreen (1600×1000), trace the ``size``² IOU tiled matmul on
     ``device`` and play the selected group's steps twice, timing every repaint."""
     from explorer.gui.screenshot import wait_until
 
-    with _iou_window(size, device) as (app, window):
+    with _iou_window(size, device, host=host) as (app, window):
         window.controllers.traces.trace()
         traced = wait_until(lambda: window.state.traced is not None, 900)
         playback = window.state.playback
@@ -199,7 +212,7 @@ def _press_parts(
 
 
 def bench_first_frame(
-    size: int = 768, device: str | None = None, presses: int = 4
+    size: int = 768, device: str | None = None, presses: int = 4, host: Any = None
 ) -> FirstFrameRecord:
     """Press the window's Trace action ``presses`` times (at least 2) on the ``size``² IOU
     tiled matmul, each time timing from the press until the execution view has painted the
@@ -240,7 +253,7 @@ def bench_first_frame(
                 QTimer.singleShot(0, lambda: marks.setdefault("painted", time.time()))
             return False
 
-    with _iou_window(size, device, watch) as (app, window):
+    with _iou_window(size, device, watch, host) as (app, window):
         view = window.views.execution_view
         trace_action = window.commands["trace"]
         window.controllers.traces.trace_shown.connect(

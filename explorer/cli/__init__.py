@@ -18,7 +18,7 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command
+from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command, add_host_arguments, executor_for
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
@@ -50,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
-        command.add_arguments(sub.add_parser(command.name, help=command.help))
+        command_parser = sub.add_parser(command.name, help=command.help)
+        command.add_arguments(command_parser)
+        add_host_arguments(command_parser)
     return parser
 
 
@@ -69,7 +71,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     command = next(c for c in COMMANDS if c.name == args.command)
     try:
-        with Executor() as executor:  # its process starts on the first OpenCL request
+        # Its process starts on the first OpenCL request.
+        with executor_for(args, local=Executor) as executor:
             return command.run(args, executor)
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {shown(str(exc), 600)}", file=sys.stderr)

@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--baseline",
         choices=list(BASELINES),
         help="add ratio_to_baseline to every row: copy (float4 copy kernel, GB/s ratio), "
-        "fma (multiply-add kernel, GFLOP/s ratio), numpy or torch (time ratio); higher is better",
+        "fma (multiply-add kernel, GFLOP/s ratio), numpy, torch or clblast (time ratio; clblast "
+        "needs the optional pyclblast); higher is better",
     )
     parser.add_argument(
         "--sweep",
@@ -168,7 +169,7 @@ def _print_table(
     head = f"{'variant':<24}{'size':<16}{'status':<10}{'median ms':>12}{'GFLOP/s':>10}"
     head += f"{'GB/s':>9}"
     if baseline:
-        head += f"{'vs ' + baseline:>10}"
+        head += f"{'vs ' + baseline:>11}"
     if metric != "time":
         head += f"{metric:>13}"
     if sweep:
@@ -182,7 +183,7 @@ def _print_table(
             f"{_fmt(r['gbps'], 1):>9}"
         )
         if baseline:
-            line += f"{_fmt(r.get('ratio_to_baseline'), 3):>10}"
+            line += f"{_fmt(r.get('ratio_to_baseline'), 3):>11}"
         if metric != "time":
             line += f"{_fmt(r.get(FIELDS[metric]), 2):>13}"
         if sweep and r.get("sweep"):

@@ -7,7 +7,7 @@ import json
 import sys
 
 from explorer.benchmarks.trace import TraceBenchError, bench_trace, bench_warm_trace
-from explorer.cli.command import USAGE_ERROR, Command
+from explorer.cli.command import USAGE_ERROR, Command, executor_for, host_options
 from explorer.engine.executor import Executor
 from explorer.engine.records import EXIT_CODES
 from explorer.selection import UsageError
@@ -31,7 +31,16 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     stops the benchmark with its run's exit code. Each case uses its own executor."""
     if args.rounds < 1:
         raise UsageError("--rounds must be positive")
-    records = bench_warm_trace(args.device, args.rounds) if args.small else bench_trace(args.device)
+
+    def executors(env: dict[str, str] | None = None) -> Executor:
+        return executor_for(args, env)
+
+    where = host_options(args)
+    records = (
+        bench_warm_trace(args.device, args.rounds, executors=executors, where=where)
+        if args.small
+        else bench_trace(args.device, executors=executors)
+    )
     try:
         for record in records:
             print(json.dumps(record.to_json()) if args.json else record.summary(), flush=True)

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from explorer.benchmarks.ui import bench_first_frame, bench_ui
-from explorer.cli.command import Command
+from explorer.cli.command import Command, host_of
 from explorer.engine.executor import Executor
 from explorer.selection import UsageError
 
@@ -34,10 +34,10 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.first_frame:
         if args.presses < 2:
             raise UsageError("--presses must be at least 2 (the first press is reported apart)")
-        frame = bench_first_frame(args.size, args.device, args.presses)
+        frame = bench_first_frame(args.size, args.device, args.presses, host_of(args))
         print(json.dumps(frame.to_json()) if args.json else frame.summary())
         return 0
-    record = bench_ui(args.size, args.device).to_json()
+    record = bench_ui(args.size, args.device, host_of(args)).to_json()
     if args.json:
         print(json.dumps(record))
     else:

@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 import json
 
-from explorer.cli.command import USAGE_ERROR, Command
+from explorer.cli.command import USAGE_ERROR, Command, executor_for
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import default_device, pick_device
 from explorer.engine.record.oclgrind import (
@@ -90,7 +90,7 @@ def _against_the_default_device(
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Check on Oclgrind and print the verdict (or one JSON object)."""
     selected_variant(args)  # usage errors before any OpenCL work
-    with Executor(env=CHECK_ENV) as checker:  # Oclgrind reads its switches at start-up
+    with executor_for(args, env=CHECK_ENV) as checker:  # Oclgrind reads them at start-up
         devices = checker.devices()
         if args.device:
             device = pick_device(devices, args.device)

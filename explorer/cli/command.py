@@ -10,13 +10,16 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import NO_PLATFORM_HELP, NoDeviceError
 from explorer.engine.records import DeviceInfo, check_timeout
+from explorer.engine.remote.hosts import Host
 from explorer.paths import shown
 from explorer.selection import UsageError
 
@@ -35,6 +38,68 @@ class Command:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Executor], int]
     order: int
+
+
+def add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--host`` and ``--executor-command``, on every command: its OpenCL work runs on
+    another machine, whose devices it lists and picks."""
+    group = parser.add_argument_group("another machine's devices")
+    group.add_argument(
+        "--host",
+        metavar="USER@SERVER",
+        help="run the OpenCL work on that machine, through ssh (the explorer must be "
+        "installed there); its devices are named 'server: …'",
+    )
+    group.add_argument(
+        "--executor-command",
+        metavar="CMD",
+        help="the command that starts the executor there instead of ssh, e.g. "
+        '"ssh -p 2222 me@gpu ~/venv/bin/python -m explorer executor-serve"',
+    )
+
+
+def host_of(args: argparse.Namespace) -> Host | None:
+    """The host ``--host`` and ``--executor-command`` name, or None for this machine."""
+    target = getattr(args, "host", None) or ""
+    command = getattr(args, "executor_command", None) or ""
+    if not target and not command:
+        return None
+    try:
+        return Host.parse(target, command)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def executor_for(
+    args: argparse.Namespace, env: dict[str, str] | None = None, local: Any = Executor
+) -> Executor:
+    """This machine's executor (made by ``local``), or the one ``--host`` and
+    ``--executor-command`` name, which tells how a long transfer goes on standard error."""
+    host = host_of(args)
+    if host is None:
+        return local(env=env) if env else local()
+    from explorer.engine.remote.client import CommandExecutor
+
+    return CommandExecutor(host, env=env, progress=_say_progress)
+
+
+def host_options(args: argparse.Namespace) -> list[str]:
+    """The ``--host``/``--executor-command`` options ``args`` were given, for a command this
+    one starts."""
+    options = []
+    for name in ("host", "executor_command"):
+        value = getattr(args, name, None)
+        if value:
+            options += [f"--{name.replace('_', '-')}", value]
+    return options
+
+
+def _say_progress(text: str, finished: bool) -> None:
+    """A transfer's progress on standard error: one line rewritten on a terminal."""
+    if sys.stderr.isatty():
+        print(f"\r{text}", end="\n" if finished else "", file=sys.stderr, flush=True)
+    elif finished:
+        print(text, file=sys.stderr)
 
 
 def available_devices(executor: Executor) -> list[DeviceInfo]:

@@ -26,7 +26,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         mark = "*" if d == default else " "
         simulator = "  simulator: used only when named" if is_simulator(d) else ""
         print(
-            f"{mark}[{i}] {d.key}  {d.name}  ({d.type}, {d.platform}; {d.opencl_version})"
+            f"{mark}[{i}] {d.key}  {d.shown_name}  ({d.type}, {d.platform}; {d.opencl_version})"
             f"{simulator}\n"
             f"       {d.compute_units} compute units, {d.clock_mhz} MHz, max work-group "
             f"{d.max_work_group_size}, local memory {d.local_mem_bytes // 1024} KiB, "

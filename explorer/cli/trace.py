@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "accesses part from it (the trace diff): a kernel file with a header, an Oclgrind "
         ".sim file, FAMILY/VARIANT, or a variant of the same family",
     )
+    parser.add_argument(
+        "--against-device",
+        metavar="DEVICE",
+        help="trace the reference on this device (key, index or name substring, as "
+        "--device): without --against, the same kernel on two devices",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_anyway(parser)
 
@@ -102,9 +108,15 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     ranges, center = parse_groups(args.groups)
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
-    device = pick_device(available_devices(executor), args.device)
+    devices = available_devices(executor)
+    device = pick_device(devices, args.device)
+    other = pick_device(devices, args.against_device).key if args.against_device else None
+    if other is not None and against is None:
+        against = mine  # the same kernel, on another device
     run_request = replace(request_from_args(args, device.key), anyway=args.anyway)
-    request = TraceRequest(run_request, ranges, center, args.budget_mb << 20, against=against)
+    request = TraceRequest(
+        run_request, ranges, center, args.budget_mb << 20, against=against, against_device=other
+    )
     traced = executor.trace(request, args.warp, args.banks, bank_bytes=args.bank_bytes)
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text

@@ -41,7 +41,7 @@ from explorer.engine.records import (
 )
 
 _POLL_S = 0.05
-_SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+SINGLE_THREADED = dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")
 # The first request also pays for starting Python and loading the OpenCL runtime.
 _STARTUP_ALLOWANCE_S = 30.0
 
@@ -172,6 +172,37 @@ def _without_unwritable_caches() -> None:
         os.environ["POCL_KERNEL_CACHE"] = "0"
 
 
+def prepare_process(env: dict[str, str] | None = None) -> None:
+    """What an executor process does before it touches OpenCL: ``env`` (a simulator's
+    switches) applied, and the on-disk caches left alone where they cannot be written."""
+    if env:
+        os.environ.update(env)
+    _without_unwritable_caches()
+
+
+def handle(kind: str, payload: Any) -> tuple[str, Any]:
+    """One request's reply, ``("ok", value)`` or ``("error", message)``; the same in a local
+    executor process and in one serving a remote window."""
+    from explorer.engine.launch import run as runner
+    from explorer.engine.launch.devices import list_devices
+
+    try:
+        if kind == "run":
+            return ("ok", runner.run_request(payload))
+        if kind == "trace":
+            from explorer.engine.record.trace_launch import trace_and_analyse
+
+            return ("ok", trace_and_analyse(*payload))
+        if kind == "devices":
+            return ("ok", list_devices())
+        if kind == "call":
+            function, args = payload
+            return ("ok", function(*args))
+        return ("error", f"unknown request {kind!r}")
+    except Exception as exc:  # Reported to the caller, never lost.
+        return ("error", _error_text(exc))
+
+
 def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) -> None:
     """The executor process's loop: one request in, one reply out."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
@@ -179,32 +210,13 @@ def _serve(conn: Connection, parent_pid: int = 0, death_signal: bool = False) ->
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
-    _without_unwritable_caches()
-    from explorer.engine.launch import run as runner
-    from explorer.engine.launch.devices import list_devices
-
+    prepare_process()
     while True:
         try:
             kind, payload = conn.recv()
         except (EOFError, OSError):
             return
-        try:
-            if kind == "run":
-                reply: Any = ("ok", runner.run_request(payload))
-            elif kind == "trace":
-                from explorer.engine.record.trace_launch import trace_and_analyse
-
-                reply = ("ok", trace_and_analyse(*payload))
-            elif kind == "devices":
-                reply = ("ok", list_devices())
-            elif kind == "call":
-                function, args = payload
-                reply = ("ok", function(*args))
-            else:
-                reply = ("error", f"unknown request {kind!r}")
-        except Exception as exc:  # Reported to the caller, never lost.
-            reply = ("error", _error_text(exc))
-        conn.send(_pack(reply))
+        conn.send(_pack(handle(kind, payload)))
 
 
 def _error_text(exc: Exception) -> str:
@@ -236,40 +248,46 @@ class Executor:
         self._env = dict(env or {})
         self._mp = mp.get_context("spawn")
         self._process: Any = None
-        self._conn: Connection | None = None
+        self._conn: Any = None
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._started_at = 0.0
+        self.working_on = ""  # the request in flight (or the last one), in words
 
     # -- lifecycle ---------------------------------------------------------------
 
-    def _ensure_started(self) -> Connection:
-        if self._process is None or not self._process.is_alive():
-            parent, child = self._mp.Pipe()
-            self._process = self._mp.Process(
-                target=_serve,
-                args=(child, os.getpid(), threading.current_thread() is threading.main_thread()),
-                name="opencl-executor",
-                daemon=True,
-            )
-            # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside
-            # them in the same process fights them for the cores and runs many times slower.
-            extra = {**dict.fromkeys(_SINGLE_THREADED, "1"), **self._env}
-            saved = {k: os.environ.get(k) for k in extra}
-            os.environ.update(extra)
-            try:
-                self._process.start()
-            finally:
-                for key, value in saved.items():
-                    if value is None:
-                        os.environ.pop(key, None)
-                    else:
-                        os.environ[key] = value
-            child.close()
-            self._conn = parent
+    def _ensure_started(self) -> Any:
+        if not self.alive:
+            self._process, self._conn = self._start()
             self._started_at = time.monotonic()
         assert self._conn is not None
         return self._conn
+
+    def _start(self) -> tuple[Any, Any]:
+        """A fresh process and the connection to it (something with ``send``, ``poll``,
+        ``recv`` and ``close``, as a pipe's end has)."""
+        parent, child = self._mp.Pipe()
+        process = self._mp.Process(
+            target=_serve,
+            args=(child, os.getpid(), threading.current_thread() is threading.main_thread()),
+            name="opencl-executor",
+            daemon=True,
+        )
+        # A CPU OpenCL device keeps its worker threads hot; a multi-threaded BLAS beside
+        # them in the same process fights them for the cores and runs many times slower.
+        extra = {**SINGLE_THREADED, **self._env}
+        saved = {k: os.environ.get(k) for k in extra}
+        os.environ.update(extra)
+        try:
+            process.start()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        child.close()
+        return process, parent
 
     def _discard(self) -> None:
         process, conn = self._process, self._conn
@@ -310,7 +328,8 @@ class Executor:
             raise ExecutorError(f"{exc} ({what})", "error") from None
         with self._lock:
             self._cancelled.clear()
-            fresh = self._process is None or not self._process.is_alive()
+            self.working_on = what
+            fresh = not self.alive
             conn = self._ensure_started()
             deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
             try:

@@ -33,10 +33,17 @@ class DeviceInfo:
     max_alloc_bytes: int
     clock_mhz: int
     preferred_multiple: int
+    # The machine it is on, as the window names it ("server"); "" for this machine's own.
+    host: str = ""
+
+    @property
+    def shown_name(self) -> str:
+        """Its name, after its host's where it is another machine's: ``server: NVIDIA H100``."""
+        return f"{self.host}: {self.name}" if self.host else self.name
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.type}, {self.platform})"
+        return f"{self.shown_name} ({self.type}, {self.platform})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,12 +62,15 @@ class DeviceInfo:
             "max_alloc_bytes": self.max_alloc_bytes,
             "clock_mhz": self.clock_mhz,
             "preferred_work_group_multiple": self.preferred_multiple,
+            **({"host": self.host} if self.host else {}),
         }
 
     @property
     def key(self) -> str:
-        """``platform:device``, the way ``PYOPENCL_CTX`` names a device."""
-        return f"{self.platform_index}:{self.device_index}"
+        """``platform:device``, the way ``PYOPENCL_CTX`` names a device; ``host/platform:device``
+        for another machine's (its executor is told the part after the slash)."""
+        where = f"{self.platform_index}:{self.device_index}"
+        return f"{self.host}/{where}" if self.host else where
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   diff (its ``first_records`` are the attempt's records an execution view marks).
   ``Grade.text()`` and ``Grade.to_json()`` are the command's two outputs; neither holds the
   solution's text.
-- For a caller that traces the attempt itself (to show the trace too): :func:`header_check`,
-  then :func:`grade_traced` on the traced run (``keep_trace=True``), then
-  :func:`with_parting` with :func:`reference_trace` (the solution traced once per device and
-  local size, and kept).
+- For a caller that traces the attempt itself (to show the trace too): :func:`header_check`
+  and :func:`parameters_check`, then :func:`grade_traced` on the traced run
+  (``keep_trace=True``) with :func:`figure_buffers` (the attempt's own names of the buffers
+  a figure measures), then :func:`with_parting` with :func:`reference_trace` (the solution
+  traced once per device and local size, and kept). A trace made against the solution
+  grades the same: its ``differs`` findings are not bugs of the attempt.
 
 Nothing here imports Qt: the window calls :func:`grade` from its worker thread.
 """
@@ -39,9 +41,11 @@ from explorer.exercises.grading import (
     Check,
     Figure,
     Grade,
+    figure_buffers,
     grade,
     grade_traced,
     header_check,
+    parameters_check,
     reference_trace,
     with_parting,
 )
@@ -56,10 +60,12 @@ __all__ = [
     "Grade",
     "exercises",
     "exercises_dir",
+    "figure_buffers",
     "find_exercise",
     "grade",
     "grade_traced",
     "header_check",
+    "parameters_check",
     "reference_trace",
     "with_parting",
 ]

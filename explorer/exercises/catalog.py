@@ -29,6 +29,8 @@ _FOLDER = re.compile(r"^(?P<number>\d+)-(?P<name>[a-z0-9][a-z0-9-]*)$")
 FIGURES = {
     "loads_per_element": "global loads per element of {buffer} (mean)",
     "sectors_per_request": "32-byte sectors per warp request on {buffer} (worst line)",
+    "sectors_over_needed": "32-byte sectors per warp request on {buffer}, over the fewest "
+    "its bytes fit in (worst line)",
     "bank_conflict_degree": "bank-conflict degree on {buffer} (worst line)",
     "items_per_request": "busy work-items per warp request on {buffer} (all its accesses)",
 }
@@ -44,9 +46,12 @@ class FigureCheck:
 
     ``figure`` is one of :data:`FIGURES`: ``loads_per_element`` (the trace's mean loads of
     each element of a global input buffer), ``sectors_per_request`` and
-    ``bank_conflict_degree`` (the worst line accessing ``buffer``), ``items_per_request``
-    (accesses over warp requests, over every access to ``buffer``: low when a branch leaves
-    most work-items of a warp idle). Exactly one of ``at_most`` and ``at_least`` is set."""
+    ``bank_conflict_degree`` (the worst line accessing ``buffer``), ``sectors_over_needed``
+    (the worst line's sectors per request over the fewest sectors the bytes its work-items
+    ask for fit in: 1 for a coalesced access of any width, a float or a float4),
+    ``items_per_request`` (accesses over warp requests, over every access to ``buffer``: low
+    when a branch leaves most work-items of a warp idle). Exactly one of ``at_most`` and
+    ``at_least`` is set."""
 
     figure: str
     buffer: str
@@ -57,6 +62,10 @@ class FigureCheck:
     @property
     def label(self) -> str:
         return FIGURES[self.figure].format(buffer=self.buffer)
+
+    def label_for(self, name: str) -> str:
+        """The label, on the attempt's own ``name`` for the buffer."""
+        return FIGURES[self.figure].format(buffer=f"{name} (the exercise's {self.buffer})")
 
     @property
     def bound(self) -> str:

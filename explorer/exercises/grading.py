@@ -21,19 +21,27 @@ diff): the first access where it parts from it, with its line.
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import CatalogError, parse_variant
+from explorer.engine.header.signature import SignatureError, kernel_signature
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.exercises.catalog import Exercise, FigureCheck
+from explorer.frontend import ParseError
 from explorer.trace.analysis import Analysis, Category, registry
+from explorer.trace.analysis.differs import KIND as DIFFERS_KIND
 from explorer.trace.diff import Difference, LaunchMismatch, TraceDiff, diff_traces
-from explorer.trace.recorded import Trace
+from explorer.trace.diff_sides import buffer_codes
+from explorer.trace.recorded import SiteStats, Trace
 
 GRADE_TIMEOUT_S = 30.0  # an attempt that loops forever fails after this long
 
@@ -60,6 +68,8 @@ class Figure:
     check: FigureCheck
     value: float | None
     line: int | None = None
+    detail: str = ""  # what the value is made of, where it is a ratio
+    renamed: str = ""  # the attempt's own name for the buffer, where it is not the exercise's
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +77,7 @@ class Figure:
             "buffer": self.check.buffer,
             "value": self.value,
             "line": self.line,
+            "detail": self.detail,
             "at_most": self.check.at_most,
             "at_least": self.check.at_least,
             "passed": self.value is not None and self.check.holds(self.value),
@@ -135,6 +146,7 @@ def grade(
     lies (its name appears in messages; relative files in its header are found beside it);
     by default the exercise's own folder."""
     where = Path(path) if path is not None else exercise.folder / "attempt.cl"
+    attempt_source = attempt_source.removeprefix("\ufeff")  # a Windows editor's UTF-8 mark
     try:
         variant = parse_variant(attempt_source, where, variant_id=exercise.name)
     except CatalogError as exc:
@@ -142,18 +154,23 @@ def grade(
     header = header_check(exercise, variant)
     if not header.passed:
         return _failed(exercise, header)
+    renamed = parameters_check(exercise, variant)
+    if renamed is not None:
+        return replace(_failed(exercise, header), checks=(header, renamed))
     traced = executor.trace(
         TraceRequest(_request(variant, device_key, timeout_s, None)), keep_trace=True
     )
-    grade_ = grade_traced(exercise, header, traced)
-    if grade_.passed or traced.trace is None or traced.result.local_size is None:
+    trace, local = traced.trace, traced.result.local_size
+    if trace is None or local is None:
+        return grade_traced(exercise, header, traced)
+
+    def reference() -> Trace | None:
+        return reference_trace(exercise, executor, device_key, tuple(local), timeout_s)
+
+    grade_ = grade_traced(exercise, header, traced, figure_buffers(exercise, trace, reference))
+    if grade_.passed or (solution := reference()) is None:
         return grade_
-    reference = reference_trace(
-        exercise, executor, device_key, tuple(traced.result.local_size), timeout_s
-    )
-    if reference is None:
-        return grade_
-    return with_parting(grade_, traced.trace, reference)
+    return with_parting(grade_, trace, solution)
 
 
 def header_check(exercise: Exercise, attempt: Variant) -> Check:
@@ -172,9 +189,62 @@ def header_check(exercise: Exercise, attempt: Variant) -> Check:
     )
 
 
-def grade_traced(exercise: Exercise, header: Check, traced: TracedRun) -> Grade:
+def parameters_check(exercise: Exercise, attempt: Variant) -> Check | None:
+    """A failed ``runs`` check where the attempt's kernel names its parameters otherwise
+    than the exercise's header does (which passes each argument by name); None where they
+    agree, or where the source cannot be read that far (the build then says why)."""
+    start = parse_variant(exercise.start_source, exercise.start_path, variant_id=exercise.name)
+    try:
+        theirs = [p.name for p in kernel_signature(start.source, start.kernel)]
+        ours = [p.name for p in kernel_signature(attempt.source, attempt.kernel)]
+    except (SignatureError, ParseError):
+        return None
+    if sorted(ours) == sorted(theirs):
+        return None
+    unknown = [name for name in ours if name not in theirs]
+    named = ""
+    if unknown:
+        verb = "is not one of them" if len(unknown) == 1 else "are not among them"
+        named = f" ({', '.join(unknown)} {verb})"
+    return Check(
+        "runs",
+        False,
+        f"The kernel's parameters must keep the names the header gives them: "
+        f"{', '.join(theirs)}{named}. The header passes each argument by name; rename "
+        "variables inside the kernel as you like.",
+    )
+
+
+def figure_buffers(
+    exercise: Exercise, mine: Trace, reference: Callable[[], Trace | None]
+) -> dict[str, str]:
+    """The attempt's own name for each buffer a figure of the exercise measures, where the
+    attempt renamed it (a ``__local`` array called ``t`` where the solution says ``tile``):
+    the buffers meet as the trace diff pairs them, local arrays in the order they are
+    declared. ``reference`` gives the solution's trace, asked for only where needed."""
+    names = {b.name for b in mine.buffers}
+    wanted = {f.buffer for f in exercise.figures} - names
+    solution = reference() if wanted else None
+    if solution is None:
+        return {}
+    _, codes_r = buffer_codes(mine, solution)
+    found = {}
+    for i, b in enumerate(solution.buffers):
+        if b.name in wanted and codes_r[i] < len(mine.buffers):
+            found[b.name] = mine.buffers[int(codes_r[i])].name
+    return found
+
+
+def grade_traced(
+    exercise: Exercise,
+    header: Check,
+    traced: TracedRun,
+    renamed: Mapping[str, str] | None = None,
+) -> Grade:
     """The grade of a traced attempt (what :func:`grade` does after the trace, for a caller
-    that traced it already); without the trace diff (:func:`with_parting` adds it)."""
+    that traced it already); without the trace diff (:func:`with_parting` adds it).
+    ``renamed``: the attempt's own name of a buffer a figure measures, where it differs
+    from the exercise's (:func:`figure_buffers`)."""
     result = traced.result
     runs = _runs_check(exercise, result)
     checks = [header, runs]
@@ -186,7 +256,10 @@ def grade_traced(exercise: Exercise, header: Check, traced: TracedRun) -> Grade:
             checks.append(Check("no-bug-finding", False, "The trace did not run: " + _why(result)))
         else:
             checks.append(_findings_check(analysis, traced.trace))
-            figures = tuple(measure(f, analysis) for f in exercise.figures)
+            names = renamed or {}
+            figures = tuple(
+                measure(f, analysis, traced.trace, names.get(f.buffer)) for f in exercise.figures
+            )
             checks += [_figure_check(f) for f in figures]
     return Grade(
         exercise=exercise.name,
@@ -228,19 +301,36 @@ _VERBS = {"read": "reads", "write": "writes", "rmw": "updates", "atomic": "atomi
 def parting_sentence(first: Difference) -> str:
     """Where an attempt parts from the solution, in words: the attempt's own access (its
     text), and what the solution does there without quoting the solution's source."""
-    ours = f"it {first.mine.words()}" if first.mine else "it makes no such access"
+    who = f"work-item {first.local} of work-group {first.group}"
     theirs = first.reference
-    if theirs is None:
-        solution = "the solution makes no such access"
-    else:
-        solution = (
-            f"the solution {_VERBS.get(theirs.op, theirs.op)} {theirs.buffer}[{theirs.element}]"
-            f" in phase {theirs.phase}"
+    solution = (
+        "the solution makes no such access"
+        if theirs is None
+        else f"the solution {_VERBS.get(theirs.op, theirs.op)} {theirs.buffer}"
+        f"[{theirs.elements}] in phase {theirs.phase}"
+    )
+    if first.what == "missing":  # the attempt made no more accesses; the solution goes on
+        if first.line is None:
+            return (
+                f"Your kernel parts from the solution at its first access: {who} makes no "
+                f"access at all, where {solution}."
+            )
+        return (
+            f"Your kernel parts from the solution after line {first.line}: {who} makes no "
+            f"access after its access {first.position} (line {first.line}), where "
+            f"{solution}."
+        )
+    ours = f"it {first.mine.words()}" if first.mine else "it makes no such access"
+    if first.what == "extra":
+        return (
+            f"Your kernel parts from the solution at line {first.line}: {who} makes an access "
+            f"more than the solution, its access {first.position + 1}: {ours}; the solution "
+            "has made all of its accesses by then."
         )
     return (
-        f"Your kernel parts from the solution at line {first.line}: work-item {first.local} "
-        f"of work-group {first.group}, at its access {first.position + 1}, differs in its "
-        f"{first.what}: {ours}; {solution}{_barriers_between(first)}."
+        f"Your kernel parts from the solution at line {first.line}: {who}, at its access "
+        f"{first.position + 1}, differs in its {first.what}: {ours}; "
+        f"{solution}{_barriers_between(first)}."
     )
 
 
@@ -250,8 +340,12 @@ def _barriers_between(first: Difference) -> str:
         return ""
     more = first.reference.phase - first.mine.phase
     count = f"{abs(more)} more barrier{'s' if abs(more) != 1 else ''}"
-    who = "the solution" if more > 0 else "your kernel"
-    return f" ({who} has passed {count} by then)"
+    if more > 0:
+        return f" (the solution has passed {count} by then)"
+    return (
+        f" (your kernel has passed {count} by then: the solution makes this access before "
+        f"{'that barrier' if abs(more) == 1 else 'those barriers'})"
+    )
 
 
 def _difference_json(first: Difference) -> dict[str, Any]:
@@ -331,7 +425,13 @@ def _why(result: RunResult) -> str:
 
 def _runs_check(exercise: Exercise, result: RunResult) -> Check:
     if result.refused is not None:
-        return Check("runs", False, f"The device refuses the launch: {result.refused}")
+        # only the header's constraints refuse it: the device itself would take it
+        who = (
+            "The kernel's constraints refuse"
+            if result.refused.overridable
+            else ("The device refuses")
+        )
+        return Check("runs", False, f"{who} the launch: {result.refused}")
     if result.error is not None:
         log = result.build_log or ""
         errors = [line for line in log.splitlines() if "error" in line.lower()]
@@ -361,7 +461,13 @@ def _verified_check(result: RunResult) -> Check:
 
 def _findings_check(analysis: Analysis, trace: Trace) -> Check:
     kinds = (Category.BUG, Category.TRACE)
-    bad = [f for f in analysis.findings if registry.category(f.kind) in kinds]
+    # A trace made against a reference (the solution) holds where the two part: no bug of
+    # the attempt's own, and a right answer may part from the solution anywhere.
+    bad = [
+        f
+        for f in analysis.findings
+        if registry.category(f.kind) in kinds and f.kind != DIFFERS_KIND
+    ]
     if not bad and trace.complete:
         return Check("no-bug-finding", True, "The trace finds no bug.")
     if not bad:
@@ -373,8 +479,18 @@ def _findings_check(analysis: Analysis, trace: Trace) -> Check:
                  f"{first.message}{more}")  # fmt: skip
 
 
-def measure(check: FigureCheck, analysis: Analysis) -> Figure:
-    """The figure ``check`` names, as the analysis measured it."""
+def measure(
+    check: FigureCheck,
+    analysis: Analysis,
+    trace: Trace | None = None,
+    buffer: str | None = None,
+) -> Figure:
+    """The figure ``check`` names, as the analysis measured it (``sectors_over_needed``
+    also reads the width of each access from ``trace``); on ``buffer`` where the attempt
+    calls the exercise's buffer so."""
+    if buffer is not None and buffer != check.buffer:
+        figure = measure(replace(check, buffer=buffer), analysis, trace)
+        return replace(figure, check=check, renamed=buffer)
     if check.figure == "loads_per_element":
         loads = analysis.loads_per_element.get(check.buffer)
         return Figure(check, None if loads is None else float(loads["mean"]))
@@ -383,6 +499,8 @@ def measure(check: FigureCheck, analysis: Analysis) -> Figure:
         requests = sum(s.requests for s in sites)
         value = sum(s.accesses for s in sites) / requests if requests else None
         return Figure(check, value)
+    if check.figure == "sectors_over_needed":
+        return _sectors_over_needed(check, sites, trace)
     measured = [(float(v), s.line) for s in sites if (v := getattr(s, check.figure)) is not None]
     if not measured:
         return Figure(check, None)
@@ -390,13 +508,39 @@ def measure(check: FigureCheck, analysis: Analysis) -> Figure:
     return Figure(check, value, line)
 
 
+SECTOR_BYTES = 32
+
+
+def _sectors_over_needed(check: FigureCheck, sites: list[SiteStats], trace: Trace | None) -> Figure:
+    """The worst line's sectors per warp request over the fewest sectors the bytes its
+    work-items ask for fit in (each access as wide as the site's widest record)."""
+    worst: tuple[float, int, str] | None = None
+    for s in sites:
+        if s.sectors_per_request is None or not s.requests or trace is None:
+            continue
+        ids = [t.id for t in trace.sites if t.line == s.line and t.text == s.text]
+        chosen = np.isin(trace.site, ids)
+        width = int(trace.size[chosen].max()) if chosen.any() else 4
+        lanes = s.accesses / s.requests
+        needed = max(1, math.ceil(width * lanes / SECTOR_BYTES - 1e-9))
+        ratio = s.sectors_per_request / needed
+        if worst is None or ratio > worst[0]:
+            detail = f"{s.sectors_per_request:.3g} sectors where {needed} would do"
+            worst = (ratio, s.line, detail)
+    if worst is None:
+        return Figure(check, None)
+    return Figure(check, worst[0], worst[1], worst[2])
+
+
 def _figure_check(figure: Figure) -> Check:
     check = figure.check
     name = f"figure:{check.figure}:{check.buffer}"
+    label = check.label_for(figure.renamed) if figure.renamed else check.label
     if figure.value is None:
-        return Check(name, False, f"The trace saw no access to measure {check.label}.")
+        return Check(name, False, f"The trace saw no access to measure {label}.")
     at = f" at line {figure.line}" if figure.line is not None else ""
-    said = f"{check.label[0].upper()}{check.label[1:]}: {figure.value:.3g}{at} ({check.bound})."
+    detail = f" ({figure.detail})" if figure.detail else ""
+    said = f"{label[0].upper()}{label[1:]}: {figure.value:.3g}{detail}{at} ({check.bound})."
     if check.holds(figure.value):
         return Check(name, True, said)
     return Check(name, False, f"{said} {check.why}".strip())

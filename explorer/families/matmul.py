@@ -43,7 +43,7 @@ class Matmul(Family):
         {"M": 33, "N": 7, "K": 130},
     )
     input_presets = ("iou", "random", "identity", "image")
-    ladder = ("naive", "tiled", "wpt", "reg2d", "warp", "fast")
+    ladder = ("naive", "tiled", "wpt", "reg2d", "warp", "fast", "wave")
     launch_global = ("N", "M")
     launch_local = ("16", "16")
     role_aliases: ClassVar[dict[str, tuple[str, ...]]] = {

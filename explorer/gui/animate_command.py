@@ -25,6 +25,7 @@ from explorer.gui.animation_file import BeforeEachStep, frames_of, write_frames
 from explorer.paths import shown
 
 if TYPE_CHECKING:
+    from explorer.engine.remote.hosts import Host
     from explorer.gui.main_window import MainWindow
 
 WRITTEN, USAGE, REFUSED, FAILED = 0, 2, 3, 4
@@ -40,9 +41,13 @@ def animate_to_file(args: argparse.Namespace) -> int:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication([])
     scratch = tempfile.TemporaryDirectory()
-    window = MainWindow(
-        settings=QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
-    )
+    settings = QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
+    host = _host(args)
+    if host is not None:  # the window connects to the hosts its settings name
+        from explorer.gui.settings import save_hosts
+
+        save_hosts(settings, [host])
+    window = MainWindow(settings=settings)
     width, height = args.window_size
     window.resize(width, height)
     window.show()
@@ -60,6 +65,7 @@ def animate_to_file(args: argparse.Namespace) -> int:
 
 def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) -> int:
     from explorer.engine.header.catalog import CatalogError
+    from explorer.engine.launch.devices import NoDeviceError
     from explorer.gui.command_line import apply_selection
     from explorer.gui.screenshot import wait_until
     from explorer.selection import UsageError
@@ -69,8 +75,9 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
         print("error: no OpenCL device", file=sys.stderr, flush=True)
         return USAGE
     try:
+        _choose_device(window, args)
         apply_selection(model, args)
-    except (UsageError, CatalogError, ValueError) as exc:
+    except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE
     group = None
@@ -104,6 +111,37 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
         BeforeEachStep(view, interrupt.check), args.max_frames, getattr(args, "frame_size", None)
     )
     return _write(frames, args.out, args.fps)
+
+
+def _host(args: argparse.Namespace) -> Host | None:
+    """The host ``--host`` or ``--executor-command`` names, or None."""
+    from explorer.engine.remote.hosts import Host
+
+    target = getattr(args, "host", None) or ""
+    command = getattr(args, "executor_command", None) or ""
+    return Host.parse(target, command) if target or command else None
+
+
+def _choose_device(window: MainWindow, args: argparse.Namespace) -> None:
+    """The device ``--device`` names, among the host's devices with ``--host``; the host's
+    default one when only the host is given. UsageError when the host's devices never
+    came."""
+    from explorer.engine.launch.devices import pick_device
+    from explorer.gui.screenshot import wait_until
+    from explorer.selection import UsageError
+
+    host = _host(args)
+    model = window.model
+    if host is None:
+        if args.device:
+            model.set_device(pick_device(model.devices, args.device).key)
+        return
+    if not wait_until(lambda: any(d.host == host.label for d in model.devices), 120):
+        raise UsageError(
+            f"{host.label}'s devices did not come: {window.statusBar().currentMessage()}"
+        )
+    here = [d for d in model.devices if d.host == host.label]
+    model.set_device(pick_device(here, args.device).key)
 
 
 def _write(frames: list, out: str, fps: float) -> int:

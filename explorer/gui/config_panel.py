@@ -144,9 +144,9 @@ class ConfigPanel(QWidget):
         self._updating = True
         self.device_combo.clear()
         for device in self.model.devices:
-            self.device_combo.addItem(f"{device.name} ({device.type})", device.key)
+            self.device_combo.addItem(f"{device.shown_name} ({device.type})", device.key)
             tip = (
-                f"{device.name}\n{device.platform}, {device.opencl_version}\n"
+                f"{device.shown_name}\n{device.platform}, {device.opencl_version}\n"
                 f"driver {device.driver_version}\n{device.compute_units} compute units, "
                 f"{device.clock_mhz} MHz\nmax work-group {device.max_work_group_size}, "
                 f"local memory {device.local_mem_bytes // 1024} KiB, global memory "

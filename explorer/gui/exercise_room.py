@@ -121,7 +121,7 @@ class ExerciseItems:
 
     def __init__(self, window: QMainWindow, controller: ExerciseController) -> None:
         self.controller = controller
-        menu = next(m for m in window.findChildren(QMenu) if m.title() == "&Exercises")
+        menu = next(m for m in window.findChildren(QMenu) if m.title() == "E&xercises")
         first = menu.actions()[0]  # the commands on the open exercise (Next exercise …)
         self.items: dict[str, QAction] = {}
         for exercise in exercises():

@@ -14,6 +14,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.launch.device_names import DeviceName
+from explorer.engine.remote.hosts import Host
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
 
@@ -137,6 +138,27 @@ def device_name(settings: QSettings) -> DeviceName | None:
         return DeviceName.from_json(json.loads(text) if text.startswith("{") else text)
     except (ValueError, json.JSONDecodeError):
         return None
+
+
+def hosts(settings: QSettings) -> list[Host]:
+    """The hosts the window uses besides this machine (Devices ▸ Add host…); a value that
+    cannot be read is left out."""
+    try:
+        values = json.loads(str(settings.value("hosts") or "[]"))
+    except json.JSONDecodeError:
+        return []
+    found = []
+    for value in values if isinstance(values, list) else []:
+        try:
+            found.append(Host.from_json(value))
+        except ValueError:
+            continue
+    return found
+
+
+def save_hosts(settings: QSettings, chosen: list[Host]) -> None:
+    settings.setValue("hosts", json.dumps([host.to_json() for host in chosen]))
+    settings.sync()
 
 
 # -- exercises: progress and where the attempts are -------------------------------------

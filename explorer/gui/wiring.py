@@ -21,6 +21,7 @@ from explorer.gui.controllers.exercises import ExerciseController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
+from explorer.gui.controllers.hosts import HostsController
 from explorer.gui.controllers.kernel_editing import KernelEditingController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
@@ -53,6 +54,7 @@ class Controllers:
     sessions: SessionController
     window: WindowCommands
     captures: CapturesController
+    hosts: HostsController
     trace_diff: TraceDiffController
     freshness: FreshnessController
     editing: KernelEditingController
@@ -129,6 +131,7 @@ def make_controllers(
         ),
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
+        hosts=HostsController(window, settings or QSettings(), worker, status=v),
         trace_diff=(
             trace_diff := TraceDiffController(
                 model, state, traces, v.execution_view, status=v, parent=window
@@ -168,7 +171,7 @@ def make_controllers(
         lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
     )
     model.device_changed.connect(
-        lambda: v.roofline_view.set_device(model.device.name if model.device else None)
+        lambda: v.roofline_view.set_device(model.device.shown_name if model.device else None)
     )
     return controllers
 

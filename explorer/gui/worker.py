@@ -12,6 +12,8 @@ from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.launch.devices import default_device
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+from explorer.engine.remote.hosts import Host, host_of_key
+from explorer.engine.remote.router import HostRouter
 
 
 class _GuiThreadCollection:
@@ -68,6 +70,7 @@ class _Job(QObject):
 
     devices_ready = Signal(list, object)  # devices, default key (or None)
     devices_failed = Signal(str)
+    hosts_failed = Signal(str)  # why a host's devices are missing, one line per host
     result_ready = Signal(int, object)  # generation, RunResult
     compare_step = Signal(int, int, int, object)  # generation, index, total, RunResult
     compare_done = Signal(int)
@@ -76,11 +79,12 @@ class _Job(QObject):
     oclgrind_ready = Signal(int, object)  # generation, OclgrindCheck or an error string
     call_ready = Signal(int, object)  # generation, what the work returned (or its exception)
 
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: HostRouter) -> None:
         super().__init__()
         self._executor = executor
         self.cancelled_generation = -1
         self.checker: Executor | None = None  # a second process with Oclgrind's checks on
+        self._checker_host = ""  # the machine it runs on
 
     @Slot()
     def discover(self) -> None:
@@ -91,6 +95,20 @@ class _Job(QObject):
             return
         default = default_device(devices).key if devices else None
         self.devices_ready.emit(devices, default)
+        problems = self._executor.problems
+        if problems:
+            self.hosts_failed.emit("\n".join(f"{h}: {why}" for h, why in problems.items()))
+
+    @Slot(object)
+    def add_host(self, host: Host) -> None:
+        """Use ``host``'s devices too: connect to it and list every device again."""
+        self._executor.add(host)
+        self.discover()
+
+    @Slot(str)
+    def remove_host(self, label: str) -> None:
+        self._executor.remove(label)
+        self.discover()
 
     @Slot(int, object)
     def run(self, generation: int, request: RunRequest) -> None:
@@ -114,8 +132,17 @@ class _Job(QObject):
     def oclgrind(self, generation: int, request: RunRequest) -> None:
         from explorer.engine.record.oclgrind import CHECK_ENV, check
 
+        where = host_of_key(request.device_key)  # Oclgrind runs where the device is
+        if self.checker is not None and where != self._checker_host:
+            self.checker.close()
+            self.checker = None
         if self.checker is None:
-            self.checker = Executor(env=CHECK_ENV)
+            try:
+                self.checker = self._executor.with_env(request.device_key, CHECK_ENV)
+            except ExecutorError as exc:
+                self.oclgrind_ready.emit(generation, str(exc))
+                return
+            self._checker_host = where
         try:
             outcome = self.checker.call(
                 check,
@@ -145,7 +172,7 @@ class _Job(QObject):
         self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
 
     @Slot(int, object)
-    def call(self, generation: int, work: Callable[[Executor], object]) -> None:
+    def call(self, generation: int, work: Callable[[HostRouter], object]) -> None:
         try:
             outcome = work(self._executor)
         except Exception as exc:  # handed to the one who asked, who says it
@@ -158,6 +185,8 @@ class Worker(QObject):
 
     devices_ready = Signal(list, object)
     devices_failed = Signal(str)
+    hosts_failed = Signal(str)
+    transfer = Signal(str)  # a long transfer from or to a host, in words
     started = Signal(str)  # what is running, in words
     # Each carries the generation its request returned, so the one who asked knows it is theirs.
     finished = Signal(int, object)  # generation, RunResult of the newest run
@@ -175,10 +204,14 @@ class Worker(QObject):
     _trace_requested = Signal(int, object)
     _call_requested = Signal(int, object)
     _discover_requested = Signal()
+    _add_host_requested = Signal(object)
+    _remove_host_requested = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._executor = Executor()
+        self._executor = HostRouter(
+            Executor(), progress=lambda text, _done: self.transfer.emit(text)
+        )
         self._thread = QThread()
         self._thread.setObjectName("opencl-worker")
         self._job = _Job(self._executor)
@@ -189,6 +222,9 @@ class Worker(QObject):
         self._call_requested.connect(self._job.call)
         self._job.call_ready.connect(self._on_call)
         self._discover_requested.connect(self._job.discover)
+        self._add_host_requested.connect(self._job.add_host)
+        self._remove_host_requested.connect(self._job.remove_host)
+        self._job.hosts_failed.connect(self.hosts_failed)
         self._limits_requested.connect(self._job.limits)
         self._oclgrind_requested.connect(self._job.oclgrind)
         self._job.oclgrind_ready.connect(self._on_oclgrind)
@@ -216,6 +252,14 @@ class Worker(QObject):
 
     def discover_devices(self) -> None:
         self._discover_requested.emit()
+
+    def add_host(self, host: Host) -> None:
+        """List ``host``'s devices beside this machine's (its executor starts there);
+        ``devices_ready`` follows with every device."""
+        self._add_host_requested.emit(host)
+
+    def remove_host(self, label: str) -> None:
+        self._remove_host_requested.emit(label)
 
     def _next(self, what: str) -> int:
         self._generation += 1
@@ -247,9 +291,10 @@ class Worker(QObject):
         self._oclgrind_requested.emit(generation, request)
         return generation
 
-    def call(self, work: Callable[[Executor], object], what: str) -> int:
-        """``work(executor)`` on the worker thread, as a run is (grading an exercise runs and
-        traces through the executor); ``call_finished`` tells what it returned or raised."""
+    def call(self, work: Callable[[HostRouter], object], what: str) -> int:
+        """``work(executors)`` on the worker thread, as a run is (grading an exercise runs and
+        traces through the executor of its device); ``call_finished`` tells what it returned
+        or raised."""
         generation = self._next(what)
         self._call_requested.emit(generation, work)
         return generation

@@ -50,7 +50,7 @@ from explorer.trace.diff_sides import (
     places_in_phase,
     work_item_keys,
 )
-from explorer.trace.recorded import OP_NAMES, Trace
+from explorer.trace.recorded import OP_NAMES, Trace, word_size
 
 __all__ = ["Access", "Difference", "LaunchMismatch", "TraceDiff", "diff_traces"]
 
@@ -208,6 +208,7 @@ def access(trace: Trace, record: int, values: bool = True) -> Access:
     site = trace.sites[int(trace.site[record])]
     info = trace.buffers[int(trace.buffer[record])]
     value = written_value(trace, record) if values else None
+    size = int(word_size(trace.word[record : record + 1])[0])
     return Access(
         line=site.line,
         phase=int(trace.phase[record]),
@@ -217,4 +218,5 @@ def access(trace: Trace, record: int, values: bool = True) -> Access:
         text=site.text,
         value=value,
         out_of_bounds=bool(trace.oob[record]),
+        count=max(1, size // max(1, info.elem_size)),
     )

@@ -24,6 +24,7 @@ class Access:
     text: str  # the source text of the access, e.g. "p[32]"
     value: float | int | None = None  # the value written, where recorded and compared
     out_of_bounds: bool = False
+    count: int = 1  # elements it covers from ``element`` on (4 for a vload4 of floats)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -35,10 +36,19 @@ class Access:
             "text": self.text,
             "value": self.value,
             "out_of_bounds": self.out_of_bounds,
+            "count": self.count,
         }
 
+    @property
+    def elements(self) -> str:
+        """The element it addresses, or the range a vector access covers: "32", "0..3"."""
+        if self.count > 1:
+            return f"{self.element}..{self.element + self.count - 1}"
+        return str(self.element)
+
     def words(self) -> str:
-        """Like "reads partialDotProduct[32] (p[32], line 55, phase 1)"."""
+        """Like "reads partialDotProduct[32] (p[32], line 55, phase 1)"; a vector access
+        names the elements it covers ("reads mat[0..3]")."""
         verb = {
             "read": "reads",
             "write": "writes",
@@ -47,7 +57,7 @@ class Access:
         }
         value = "" if self.value is None or self.op == "read" else f" = {self.value:g}"
         return (
-            f"{verb.get(self.op, self.op)} {self.buffer}[{self.element}]{value} "
+            f"{verb.get(self.op, self.op)} {self.buffer}[{self.elements}]{value} "
             f"({self.text}, line {self.line}, phase {self.phase})"
         )
 
@@ -91,29 +101,49 @@ class Difference:
         }
 
     def brief(self) -> str:
-        """Like "line 56, phase 1, work-item (0, 0, 0): phase (p[16]; reference: ...)"."""
+        """Like "line 56, phase 1, work-item (0, 0, 0): its phase differs (p[16]; reference:
+        ...)"; a work-item that stops early "makes no more accesses", one that goes on "makes
+        an access more"."""
         ours = self.mine.text if self.mine else "no access"
         theirs = (
             f"{self.reference.text}, line {self.reference.line}, phase {self.reference.phase}"
             if self.reference
             else "no access"
         )
+        what = {
+            "missing": "it makes no more accesses",
+            "extra": "it makes an access more",
+        }.get(self.what, f"its {self.what} differs")
+        where = f"line {self.line}, " if self.line is not None else ""
         return (
-            f"line {self.line}, phase {self.phase}, work-item {self.local}: its {self.what} "
-            f"differs ({ours}; the reference: {theirs})"
+            f"{where}phase {self.phase}, work-item {self.local}: {what} ({ours}; the "
+            f"reference: {theirs})"
         )
 
     def sentence(self) -> str:
         """The difference in words, one sentence."""
+        who = f"work-item {self.local} of work-group {self.group}"
+        if self.what == "missing":  # this kernel made no more accesses
+            theirs = self.reference.words() if self.reference else "goes on"
+            if self.position == 0:
+                return f"{who} makes no access at all; the reference {theirs}."
+            return (
+                f"{who} makes no access after its access {self.position} (line {self.line}); "
+                f"the reference goes on: it {theirs}."
+            )
         ours = f"here it {self.mine.words()}" if self.mine else "here it makes no such access"
+        if self.what == "extra":
+            return (
+                f"{who} makes an access more, its access {self.position + 1}: {ours}; the "
+                "reference has no such access."
+            )
         theirs = (
             f"the reference {self.reference.words()}"
             if self.reference
             else "the reference has no such access"
         )
         return (
-            f"work-item {self.local} of work-group {self.group}, its access "
-            f"{self.position + 1}, differs in its {self.what}: {ours}; {theirs}."
+            f"{who}, its access {self.position + 1}, differs in its {self.what}: {ours}; {theirs}."
         )
 
 
@@ -161,7 +191,8 @@ def diff_text(diff: TraceDiff, groups_shown: int = 8) -> str:
     lines = [_verdict(diff)]
     if diff.first is not None:
         d = diff.first
-        lines.append(f"First difference (line {d.line}, phase {d.phase}): {d.sentence()}")
+        where = f"line {d.line}, " if d.line is not None else ""
+        lines.append(f"First difference ({where}phase {d.phase}): {d.sentence()}")
     if len(diff.first_per_group) > 1:
         lines.append("First difference per work-group:")
         for d in diff.first_per_group[:groups_shown]:

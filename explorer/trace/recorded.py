@@ -35,8 +35,11 @@ VALUE_NONE, VALUE_READ, VALUE_WRITTEN = 0, 1, 2
 # What a site is besides its op (``Site.role``): an element an async copy moves (its reads
 # and writes) or the copy's call itself (a FENCE record per work-item holding a digest of
 # its arguments); a wait on async copies (a BARRIER record holding how many events it
-# names); a barrier or fence whose flags are computed where it runs (its records hold them).
+# names); a barrier or fence whose flags are computed where it runs (its records hold them);
+# the event a copy returns (a FENCE record holding its number, 0 where it is not known) and
+# the events a wait names (a FENCE record each, just before the wait's; instrument/events.py).
 ROLE_NONE, ROLE_COPY, ROLE_WAIT, ROLE_FLAGS = "", "async-copy", "wait", "dynamic-flags"
+ROLE_COPY_EVENT, ROLE_WAIT_EVENT = "copy-event", "wait-event"
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def test_the_small_case_is_timed_beside_oclgrind_on_the_same_launch(monkeypatch)
     from explorer.benchmarks import trace as bench
 
     commands = []
-    monkeypatch.setattr(bench, "_command_s", lambda case, key: commands.append(key) or 0.5)
+    monkeypatch.setattr(bench, "_command_s", lambda case, key, *_: commands.append(key) or 0.5)
     (first, warm) = list(bench.bench_warm_trace(rounds=1))
     assert [first.round, warm.round] == [0, 1]
     assert list(warm.to_json()) == [

@@ -36,6 +36,7 @@ def test_every_command_is_there_in_its_order():
         "bench-memory",
         "bench",
         "install-desktop",
+        "executor-serve",
     ]
 
 
@@ -89,7 +90,7 @@ def test_trace_groups_and_refusals_keep_their_exit_codes():
 def test_bench_trace_stops_at_a_case_that_did_not_run(monkeypatch, capsys):
     from explorer.cli import bench_trace
 
-    def refused(device):
+    def refused(device, **options):
         raise TraceBenchError(TraceCase("big", "matmul", "tiled", {}, "iou"), "refused", "no")
         yield  # a generator, as the benchmark is
 

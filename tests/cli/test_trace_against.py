@@ -76,3 +76,21 @@ def test_an_oclgrind_sim_file_is_compared_with_itself():
     out = explorer("trace", "--sim", str(sim), "--against", str(sim), "--json")
     assert out.code == 0, out.err
     assert json.loads(out.out)["against"]["diff"]["identical"] is True
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_a_kernel_on_two_devices_is_compared_with_against_device(executor, device):
+    others = [d for d in executor.devices() if d.key != device.key]
+    if not others:
+        pytest.skip("a second OpenCL device is needed (Oclgrind, say)")
+    other = others[0]
+    out = trace("rows", "--device", device.key, "--against-device", other.key)
+    assert out.code == 0, out.err
+    head = f"Trace diff against {KERNELS / 'rows.cl'} on {other.name}:\nIdentical: the 8"
+    assert head in out.out  # the kernel itself, on the other device
+    swapped = trace(
+        "rows_swapped", "--against", str(KERNELS / "rows.cl"), "--against-device", other.key,
+        "--json",
+    )  # fmt: skip
+    first = json.loads(swapped.out)["against"]["diff"]["first"]
+    assert (first["line"], first["what"], first["reference"]["element"]) == (19, "element", 8)

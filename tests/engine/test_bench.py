@@ -1,6 +1,7 @@
 """Benchmarks: baselines and their ratios, sweeps, the cached device limits."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import find_variant
-from explorer.engine.measure.baselines import device_limits, torch_device
+from explorer.engine.measure.baselines import clblast_missing, device_limits, torch_device
 from explorer.engine.measure.bench import add_ratios, bench, parse_sweep, sweep_points
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -218,3 +219,110 @@ def test_cli_rejects_an_unknown_baseline():
     )
     assert out.returncode == 2
     assert "copy" in out.stderr
+
+
+def test_clblast_baseline_is_skipped_with_a_note_when_pyclblast_does_not_import(executor, device):
+    if executor.call(clblast_missing) is None:
+        pytest.skip("pyclblast imports here")
+    records = bench(
+        executor,
+        [find_variant("matmul", "naive")],
+        [{"M": 32, "N": 32, "K": 32}],
+        device.key,
+        1,
+        baseline="clblast",
+        device_name=device.name,
+    )
+    row = records[-1]
+    assert row["variant"] == "clblast" and row["status"] == "skipped"
+    assert "pyclblast is not importable" in row["error"]
+    assert all(r["ratio_to_baseline"] is None for r in records)
+
+
+FAKE_PYCLBLAST = '''
+"""A stand-in for pyclblast: C = A·B through numpy, as CLBlast's gemm is called."""
+__version__ = "0.0-test"
+WRONG = False
+
+
+def gemm(queue, m, n, k, a, b, c, a_ld, b_ld, c_ld):
+    product = a.get().reshape(m, a_ld)[:, :k] @ b.get().reshape(k, b_ld)[:, :n]
+    c.set(product + (1.0 if WRONG else 0.0))
+'''
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_cli_bench_against_clblast_where_pyclblast_imports(tmp_path, wrong):
+    """The clblast row is timed, checked and gives the ratios when pyclblast imports (here a
+    stand-in computing with numpy); a wrong product is a wrong row and gives none."""
+    (tmp_path / "pyclblast.py").write_text(FAKE_PYCLBLAST.replace("False", str(wrong)))
+    env = dict(__import__("os").environ, EXPLORER_CACHE_DIR=str(tmp_path))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tmp_path), env.get("PYTHONPATH")) if p)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "bench",
+            "--family",
+            "matmul",
+            "--variants",
+            "tiled",
+            "--sizes",
+            "32",
+            "--baseline",
+            "clblast",
+            "--repeat",
+            "2",
+            "--csv",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
+    rows = [line.split(",") for line in out.stdout.strip().splitlines()]
+    header, *rows = rows
+    clblast = dict(zip(header, rows[-1], strict=True))
+    tiled = dict(zip(header, rows[0], strict=True))
+    assert clblast["variant"] == "clblast"
+    if wrong:
+        assert out.returncode == 1, out.stderr
+        assert clblast["status"] == "wrong" and tiled["ratio_to_baseline"] == ""
+    else:
+        assert out.returncode == 0, out.stderr
+        assert clblast["status"] == "verified" and float(clblast["ratio_to_baseline"]) == 1.0
+        assert float(tiled["ratio_to_baseline"]) > 0
+
+
+def test_cli_bench_says_why_there_is_no_clblast_row(tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "bench",
+            "--family",
+            "matmul",
+            "--variants",
+            "naive",
+            "--sizes",
+            "16",
+            "--baseline",
+            "clblast",
+            "--repeat",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**__import__("os").environ, "EXPLORER_CACHE_DIR": str(tmp_path)},
+        timeout=300,
+    )
+    if "pyclblast (" in out.stdout or "CLBlast SGEMM" in out.stdout:
+        pytest.skip("pyclblast imports here")
+    assert out.returncode == 0, out.stderr
+    line = out.stdout.strip().splitlines()[-1]
+    assert line.startswith("clblast") and "skipped" in line
+    assert "pyclblast is not importable" in line and "pip install pyclblast" in line

@@ -101,6 +101,15 @@ def test_user_file_with_header_becomes_a_variant(tmp_path: Path):
     assert variant.source.startswith("/*---")
 
 
+def test_a_file_with_windows_line_ends_is_read_like_any_other(tmp_path: Path):
+    """CRLF line ends, as a Windows editor or git's autocrlf writes them: the same variant."""
+    unix, windows = tmp_path / "mine.cl", tmp_path / "crlf.cl"
+    unix.write_text(HEADER)
+    windows.write_bytes(HEADER.replace("\n", "\r\n").encode())
+    a, b = load_variant_file(unix), load_variant_file(windows)
+    assert (b.family, b.kernel, b.global_size) == (a.family, a.kernel, a.global_size)
+
+
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

@@ -144,3 +144,16 @@ def test_trace_above_the_reported_limit_runs_and_carries_the_note(monkeypatch, d
     assert outcome.result.status == "verified"
     assert outcome.trace is not None
     assert "at most 64" in outcome.result.note
+
+
+def test_a_local_size_suggested_for_the_kernels_constraints_fits_the_device(device):
+    """A square local size asked for as (limit, 1): making it square by raising L1 to the
+    limit would ask for limit² work-items, which no device takes; that is never suggested."""
+    from explorer.exercises import find_exercise
+
+    exercise = find_exercise("local-size")  # constraints L0 == L1, L0 * L1 >= 64
+    variant = load_variant_file(exercise.start_path)
+    limit = device.max_work_group_size
+    outcome = plan(variant, {}, (limit, 1), {}, device)
+    assert isinstance(outcome, Refusal) and "L0 == L1" in outcome.reason
+    assert f"L1 = {limit}" not in outcome.fix

@@ -110,9 +110,9 @@ def test_transpose_ladder_puts_the_rows_per_work_item_step_between_padded_and_fa
     assert [i for i in ids if i in steps] == steps
 
 
-def test_matmul_ladder_ends_with_the_fast_step_after_the_warp_tiled_one():
+def test_matmul_ladder_ends_with_the_wave_step_after_fast_and_warp():
     ids = [v.id for v in variants_of("matmul")]
-    ladder = ["naive", "tiled", "wpt", "reg2d", "warp", "fast"]
+    ladder = ["naive", "tiled", "wpt", "reg2d", "warp", "fast", "wave"]
     assert [i for i in ids if i in ladder] == ladder
 
 
@@ -127,3 +127,34 @@ def test_fasts_unaligned_main_loop_verifies_at_unaligned_sizes(executor, device)
             RunRequest(variant, size, defines=defines, device_key=device.key, repeat=1)
         )
         assert result.status == "verified", f"{size}: {result.summary()}"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("unaligned", [0, 1])
+def test_waves_edge_strips_and_row_loads_verify_at_odd_sizes(executor, device, unaligned):
+    """matmul/wave's strips beside the full tiles (EDGE = 1, its default where they are thin,
+    as at 4097³) and its main loop for unaligned rows (UNALIGNED = 1) at small sizes: strips
+    of 1 to 7 rows and columns, none at all, and a problem smaller than one tile."""
+    variant = find_variant("matmul", "wave")
+    defines = {
+        "EDGE": 1,
+        "UNALIGNED": unaligned,
+        "BM": 64,
+        "BN": 64,
+        "TM": 8,
+        "TN": 8,
+        "WX": 8,
+        "BK": 16,
+    }
+    sizes = (
+        {"M": 129, "N": 67, "K": 51},
+        {"M": 71, "N": 134, "K": 33},
+        {"M": 64, "N": 128, "K": 20},
+        {"M": 40, "N": 36, "K": 50},
+    )
+    for size in sizes:
+        result = executor.run(
+            RunRequest(variant, size, defines=defines, device_key=device.key, repeat=1)
+        )
+        assert result.status == "verified", f"{size}: {result.summary()}"
+        assert result.verdict is not None and result.verdict.mismatches == 0

@@ -26,8 +26,8 @@ FAILING = [
     ("naive-matmul", "start", {"verified", "no-bug-finding"}, 50),  # B[k * K + col]
     ("naive-matmul", "a-by-column", {"verified"}, 50),  # A[k * M + row]
     ("naive-matmul", "loop-bound", {"verified"}, 51),  # k < N stops early: the store
-    ("coalesced-matvec", "start", {"figure:sectors_per_request:mat"}, 45),  # chunks
-    ("coalesced-matvec", "wrong-step", {"verified", "figure:sectors_per_request:mat"}, 45),
+    ("coalesced-matvec", "start", {"figure:sectors_over_needed:mat"}, 45),  # chunks
+    ("coalesced-matvec", "wrong-step", {"verified"}, 45),  # coalesced, but each read 16 times
     ("coalesced-matvec", "vec-index", {"verified"}, 45),  # vec[lid]
     ("tiled-matmul", "start", {"verified", "no-bug-finding"}, 59),  # no barrier at all
     ("tiled-matmul", "first-barrier-only", {"no-bug-finding"}, 55),  # next step's copy
@@ -54,6 +54,10 @@ FAILING = [
     ("coalesced3-warp-sync", "loop-without-barrier", {"verified", "no-bug-finding"}, 69),
     ("coalesced3-warp-sync", "stride-too-large", {"verified", "no-bug-finding"}, 69),
 ]
+# Attempts whose result depends on memory outside a buffer: tile-guard's start reads one
+# element past the end of A on its last row, and whatever lies there (now and then an
+# infinity) times the tile's zero can spoil that row of C, so "verified" may fail too.
+OUTSIDE_A_BUFFER = {("tile-guard", "start")}
 # The local-size exercise is graded on the launch the learner chooses: a local size the
 # device or the kernel's constraints refuse never runs, so there is nothing to compare.
 REFUSED = [
@@ -106,7 +110,8 @@ def test_a_wrong_attempt_fails_where_it_parts_from_the_solution(
     result = grade(exercise, _source(name, attempt), executor, device.key)
     assert not result.passed
     failed = {c.name for c in result.failed_checks}
-    if not on_pocl:  # a race may happen to give the right answer on another device
+    if not on_pocl or (name, attempt) in OUTSIDE_A_BUFFER:
+        # a race may happen to give the right answer on another device
         failed, failing = failed - {"verified"}, failing - {"verified"}
     assert failed == failing, result.text()
     assert result.first_difference is not None

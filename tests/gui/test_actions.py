@@ -164,7 +164,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_view_png", "export_view_svg", "export_timing_png", "export_gif", "export_mp4",
         "export_frames",
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
-        "keys_help", "save_kernel_copy", "next_exercise",
+        "keys_help", "save_kernel_copy", "next_exercise", "add_host", "forget_host",
     }  # fmt: skip
     assert enabled() == always  # no device yet, nothing valid, nothing running
     model.set_devices([device()], device().key)

@@ -94,7 +94,7 @@ def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown
     listed = [
         a.text()
         for entry in window.menuBar().actions()
-        if entry.menu().title() == "&Exercises"
+        if entry.menu().title() == "E&xercises"
         for a in entry.menu().actions()
         if a.isCheckable()
     ]

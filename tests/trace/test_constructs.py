@@ -79,7 +79,8 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
         {
             (16, R, "IN", 4),
             (16, W, "tile", 4),
-            (16, "fence", "-", 1),  # each work-item's call of the copy, with its arguments
+            (16, "fence", "-", 1),  # each work-item's call of the copy, and the event it returns
+            (17, "fence", "-", 1),  # the event the wait names
             (17, B, "-", 1),
             (18, R, "tile", 4),
             (18, W, "OUT", 4),

@@ -55,9 +55,20 @@ def test_an_access_only_one_kernel_makes_is_missing_or_extra_at_the_last_line():
     first = diff_traces(short, right).first
     assert (first.what, first.mine, first.line) == ("missing", None, 10)  # its last access
     assert (first.reference.line, first.reference.element) == (14, 2)
+    assert "makes no access after its access 2 (line 10); the reference goes on" in (
+        first.sentence()
+    )
+    assert "differs in its missing" not in first.sentence()
+    assert "it makes no more accesses (no access; the reference: " in first.brief()
     first = diff_traces(right, short).first
     assert (first.what, first.reference, first.line) == ("extra", None, 14)
     assert "the reference has no such access" in first.sentence()
+    assert "makes an access more, its access 3" in first.sentence()
+    assert "it makes an access more (" in first.brief()
+    nothing = trace([[]])
+    first = diff_traces(nothing, right).first
+    assert first.line is None and "makes no access at all" in first.sentence()
+    assert "line None" not in diff_traces(nothing, right).text()
 
 
 def test_records_an_overflow_lost_are_no_difference():
@@ -86,6 +97,8 @@ def test_a_vector_load_reads_every_element_it_covers():
     narrow = trace([[(0, 0)]], sites=vector)
     diff = diff_traces(wide, narrow)
     assert diff.first.what == "element"  # the same offset, four times the bytes
+    assert "reads IN[0..3] (vload4(0, IN)" in diff.first.sentence()  # what it covers
+    assert diff.first.mine.count == 4 and diff.first.mine.to_json()["count"] == 4
     inputs = next(b for b in diff.buffers if b.buffer == "IN")
     assert inputs.read_only_here.examples == (1, 2, 3)
     assert inputs.loads_here == {"min": 0, "max": 1, "mean": 0.0625}

@@ -1,8 +1,14 @@
-"""Findings do not depend on the build: the findings corpus and the catalog's correct variants
-traced with the compiler's optimiser and without it give the same findings."""
+"""Findings do not depend on the build: every kernel of the findings corpus and of our own
+trace kernels, and every catalog variant, traced with the compiler's optimiser and without it
+give the same findings and as many records at each site, at a launch above the size where
+the trace builds optimised (``QUICK_BUILD_WORK_ITEMS``, 16,384 work-items) wherever the
+kernel's header allows one."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from explorer.engine.header.catalog import catalog, load_variant_file
@@ -10,66 +16,151 @@ from explorer.engine.launch import prepare as preparing
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from tests.conftest import TEST_KERNELS
-from tests.trace.findings.test_corpus import CORPUS, FINDINGS, SIZES
+from tests.trace.findings.test_corpus import CORPUS, FINDINGS
+
+ABOVE = preparing.QUICK_BUILD_WORK_ITEMS  # the launches below are larger than this
+# A window of a few groups is recorded; every group of the launch still runs.
+BUDGET = 256 << 10
 
 
-def _findings(run: RunRequest, unoptimised: bool, monkeypatch) -> list[tuple]:
+def _traced(run: RunRequest, unoptimised: bool, monkeypatch):
     # A CPU trace of at most QUICK_BUILD_WORK_ITEMS work-items is built unoptimised.
     monkeypatch.setattr(preparing, "QUICK_BUILD_WORK_ITEMS", 1 << 40 if unoptimised else 0)
-    traced = trace_and_analyse(TraceRequest(run))
+    traced = trace_and_analyse(TraceRequest(run, budget_bytes=BUDGET), keep_trace=True)
     assert traced.analysis is not None, traced.result.summary()
-    return [(f.kind, f.line, f.buffer, f.count, f.phase) for f in traced.analysis.findings]
+    return traced
 
 
-# The kernels whose findings depend on order and placement: races, a missing barrier, a
-# fence that names the wrong space, an uninitialised read, a predicated store.
-ORDERED = [
-    "local_race",
-    "missing_barrier",
-    "global_race_local_fence",
-    "uninitialized_local",
-    "coverage_written_twice",
-]
+def _findings(traced) -> list[tuple]:
+    """The findings, and how many records each site made: the same accesses recorded."""
+    per_site = np.bincount(traced.trace.site, minlength=len(traced.trace.sites)).tolist()
+    found = [(f.kind, f.line, f.buffer, f.count, f.phase) for f in traced.analysis.findings]
+    return [*found, ("records per site", per_site)]
 
 
-@pytest.mark.parametrize("name", ORDERED)
-def test_the_corpus_finds_the_same_either_way(name, device, monkeypatch):
-    assert name in FINDINGS
+def _both(run: RunRequest, monkeypatch):
+    """The findings of the optimised and of the unoptimised build, and the optimised run."""
+    optimised = _traced(run, False, monkeypatch)
+    unoptimised = _traced(run, True, monkeypatch)
+    return _findings(optimised), _findings(unoptimised), optimised
+
+
+@pytest.fixture
+def cpu(device):
     if device.type.upper() != "CPU":
         pytest.skip("only a CPU trace is ever built unoptimised")
-    run = RunRequest(load_variant_file(CORPUS / f"{name}.cl"), SIZES, device_key=device.key)
-    assert _findings(run, True, monkeypatch) == _findings(run, False, monkeypatch)
+    return device
 
 
-@pytest.mark.parametrize(
-    "variant",
-    [v for v in catalog() if v.id in ("tiled", "nvidia-coalesced3", "local-bins")],
-    ids=lambda v: v.qualified_id,
-)
-def test_catalog_variants_find_the_same_either_way(variant, device, monkeypatch):
-    if device.type.upper() != "CPU":
-        pytest.skip("only a CPU trace is ever built unoptimised")
-    sizes = {name: 64 for name in variant.model.size_names}
-    run = RunRequest(variant, sizes, device_key=device.key, input="random")
-    assert _findings(run, True, monkeypatch) == _findings(run, False, monkeypatch)
+# The findings corpus (matvec kernels with one work-group of 32 per row band) at 16,416 rows.
+LARGE_CORPUS = {"WIDTH": 8, "HEIGHT": 16416}
 
 
-def test_csr_rows_at_32768_work_items_find_the_same_either_way(device, monkeypatch):
-    """A CSR "vector" SpMV shape above the unoptimised-build threshold: a warp-sized group of
-    lanes per row, a local reduction, lane 0 alone writes the row. Both builds give the same
-    findings, and no race on out (known to fail on PoCL: see the xfail below)."""
-    if device.type.upper() != "CPU":
-        pytest.skip("only a CPU trace is ever built unoptimised")
-    variant = load_variant_file(TEST_KERNELS / "builds" / "csr_vector_rows.cl")
-    run = RunRequest(variant, {}, device_key=device.key)
-    optimised = _findings(run, False, monkeypatch)
-    unoptimised = _findings(run, True, monkeypatch)
-    kinds = [(kind, line, buffer) for kind, line, buffer, _, _ in optimised]
-    pocl = "portable computing language" in device.platform.lower()
-    if pocl and (optimised != unoptimised or ("race", 26, "out") in kinds):
-        # PoCL runs the traced build's lane-0 store (after a barrier inside the row's
-        # condition) in every lane: 3.0 in the optimised build only, 5.0 in both. The kernel
-        # as written computes the right rows there.
-        pytest.xfail("PoCL mis-executes the traced build of this kernel")
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_the_findings_corpus_finds_the_same_either_way(name, cpu, monkeypatch):
+    run = RunRequest(load_variant_file(CORPUS / f"{name}.cl"), LARGE_CORPUS, device_key=cpu.key)
+    optimised, unoptimised, traced = _both(run, monkeypatch)
+    assert math.prod(traced.trace.global_size) > ABOVE
     assert optimised == unoptimised
-    assert kinds == [("uncoalesced", 17, "x")]
+
+
+def _own_kernels() -> list[str]:
+    """Every kernel file of those folders: a .cl with its header, or a .sim (which names
+    its own .cl)."""
+    found = []
+    for folder in ("builds", "complete", "group_ops", "partial"):
+        for p in sorted((TEST_KERNELS / folder).iterdir()):
+            headed = p.suffix == ".cl" and p.read_text(encoding="utf-8").startswith("/*---")
+            if headed or p.suffix == ".sim":
+                found.append(p.relative_to(TEST_KERNELS).as_posix())
+    return found
+
+
+OWN = _own_kernels()
+
+
+@pytest.mark.parametrize("path", OWN)
+def test_our_trace_kernels_find_the_same_either_way(path, cpu, monkeypatch):
+    """The kernels of the trace's own groups (builds, complete, group_ops, partial) at their
+    sizes."""
+    run = RunRequest(load_variant_file(TEST_KERNELS / path), {}, device_key=cpu.key)
+    optimised, unoptimised, _ = _both(run, monkeypatch)
+    assert optimised == unoptimised
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (TEST_KERNELS / "builds").glob("*.cl")))
+def test_csr_rows_at_32768_work_items_have_no_race(name, device, monkeypatch):
+    """CSR "vector" SpMV shapes above the unoptimised-build threshold: a warp-sized group of
+    lanes per row, a local reduction under the row's condition, lane 0 alone writes the row
+    (then, in one, every work-item writes its lane; in another, a launch without rows
+    returns at once). PoCL 3.0's optimiser ran the trace build's lane-0 store in every lane
+    (see runtime.cl's __tr_end): a race on out, and wrong rows. On a CPU both builds; on a
+    GPU the one a trace uses."""
+    path = TEST_KERNELS / "builds" / f"{name}.cl"
+    run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+    if device.type.upper() == "CPU":
+        optimised, unoptimised, traced = _both(run, monkeypatch)
+        assert optimised == unoptimised
+    else:
+        traced = _traced(run, False, monkeypatch)
+        optimised = _findings(traced)
+    assert math.prod(traced.trace.global_size) == 32768
+    assert traced.result.status == "verified"  # the trace build computed the reference's rows
+    assert [kind for kind, *_ in optimised[:-1]] == ["uncoalesced"]  # x[...] only: no race
+
+
+BOUNDED_MATVEC = ("uncoalesced1", "coalesced0", "coalesced1", "coalesced2", "coalesced3")
+# Sizes that launch more than 16,384 work-items, small otherwise (a short K, narrow rows).
+CATALOG_SIZES = {
+    "matmul": {"M": 160, "N": 160, "K": 32},
+    "transpose": {"WIDTH": 160, "HEIGHT": 160},
+    "matvec": {"WIDTH": 8, "HEIGHT": 16640},
+    "rowdot": {"D": 272},
+    "stencil": {"WIDTH": 160, "HEIGHT": 160},
+    "histogram": {"VALUES": 20000, "BINS": 17},
+}
+# Variants whose work-items each do more: larger problems for the same launch.
+VARIANT_SIZES = {
+    "matmul/wpt": {"M": 384, "N": 384, "K": 32},
+    "matmul/reg2d": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/warp": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/fast": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/hopper": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/wave": {"M": 1056, "N": 1056, "K": 32},
+    "matmul/cpu-float8": {"M": 1536, "N": 1536, "K": 32},
+    "transpose/padded-rows": {"WIDTH": 384, "HEIGHT": 384},
+    "transpose/fast": {"WIDTH": 768, "HEIGHT": 768},
+    "transpose/cpu-blocked": {"WIDTH": 2080, "HEIGHT": 2080},
+    "rowdot/fast": {"D": 1024},
+    "stencil/fast": {"WIDTH": 384, "HEIGHT": 384},
+    "rowdot/seed004-original": {"D": 1000},
+    "rowdot/seed004-local-vector": {"D": 1000},
+    "rowdot/seed004-group-row": {"D": 1000},
+    "rowdot/local-vector": {"D": 1024},
+    # A few groups per compute unit walk every row: the rows make the work, not the launch.
+    **{f"matvec/nvidia-{name}": {"WIDTH": 64, "HEIGHT": 64} for name in BOUNDED_MATVEC},
+}
+# Variants whose header bounds the launch at or below 16,384 work-items: a fixed D of 1,000
+# (a work-item per row), or a launch of a few groups per compute unit, whatever the sizes.
+BOUNDED = {
+    "rowdot/seed004-original",
+    "rowdot/seed004-local-vector",
+    "rowdot/local-vector",  # a work-item per row of a D x D matrix: 16,384 rows is 1 GiB
+    *(f"matvec/nvidia-{name}" for name in BOUNDED_MATVEC),
+    "histogram/grid-stride",
+}
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("variant", catalog(), ids=lambda v: v.qualified_id)
+def test_every_catalog_variant_finds_the_same_either_way(variant, cpu, monkeypatch):
+    sizes = VARIANT_SIZES.get(variant.qualified_id, CATALOG_SIZES[variant.family])
+    run = RunRequest(variant, sizes, device_key=cpu.key, input="random")
+    optimised, unoptimised, traced = _both(run, monkeypatch)
+    launched = math.prod(traced.trace.global_size)
+    assert (launched > ABOVE) == (variant.qualified_id not in BOUNDED), (
+        f"{variant.qualified_id} launched {launched} work-items: give it sizes in VARIANT_SIZES"
+    )
+    assert optimised == unoptimised
+    if not variant.bug:
+        assert traced.result.status == "verified", variant.qualified_id

@@ -44,7 +44,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, published as tomli
     tomllib: Any = importlib.import_module("tomli")
 
-_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n(?P<toml>.*?)\n[ \t]*---\*/", re.DOTALL)
+_HEADER = re.compile(r"\A\s*/\*---[ \t]*\r?\n(?P<toml>.*?)\r?\n[ \t]*---\*/", re.DOTALL)
 _LAYOUTS = ("row-major", "column-major")
 _LOCAL_NAMES = ("L0", "L1", "L2")
 

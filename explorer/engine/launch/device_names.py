@@ -1,8 +1,9 @@
 """A device remembered by its name, so that settings and sessions find it again after the
 platforms have changed order (a newly installed Oclgrind can become platform 0).
 
-A device is remembered as its name and its platform's name; its ``platform:device`` position
-is kept only to tell two identical devices apart. An older file that remembered a position
+A device is remembered as its name and its platform's name, and its host's where it is
+another machine's; its ``platform:device`` position is kept only to tell two identical devices
+apart. An older file that remembered a position
 alone is still read: the device now at that position is used, unless it is a simulator
 (Oclgrind is used only when asked for by name).
 """
@@ -23,25 +24,30 @@ _POSITION = re.compile(r"\d+:\d+")
 @dataclass(frozen=True)
 class DeviceName:
     """How a device is remembered: ``name`` and ``platform`` ("" where an older file gave
-    none), ``index`` (``platform:device``) only as a tie-break between identical devices."""
+    none), ``index`` (``platform:device``) only as a tie-break between identical devices,
+    ``host`` the machine it is on ("" for the one the window runs on)."""
 
     name: str
     platform: str = ""
     index: str = ""
+    host: str = ""
 
     @classmethod
     def of(cls, device: DeviceInfo) -> DeviceName:
-        return cls(device.name, device.platform, device.key)
+        return cls(device.name, device.platform, device.key, device.host)
 
     @property
     def label(self) -> str:
-        """As a person reads it: ``name (platform)``, or the position an older file gave."""
+        """As a person reads it: ``host: name (platform)``, or the position an older file
+        gave."""
         if not self.name:
             return f"at position {self.index}"
-        return f"{self.name} ({self.platform})" if self.platform else self.name
+        name = f"{self.host}: {self.name}" if self.host else self.name
+        return f"{name} ({self.platform})" if self.platform else name
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "platform": self.platform, "index": self.index}
+        named = {"name": self.name, "platform": self.platform, "index": self.index}
+        return {**named, "host": self.host} if self.host else named
 
     @classmethod
     def from_json(cls, value: Any) -> DeviceName | None:
@@ -53,13 +59,14 @@ class DeviceName:
         if isinstance(value, str):
             text = value.strip()
             return cls("", "", text) if _POSITION.fullmatch(text) else cls(text)
-        if isinstance(value, dict) and set(value) <= {"name", "platform", "index"}:
-            parts = [value.get(k, "") for k in ("name", "platform", "index")]
+        fields = ("name", "platform", "index", "host")
+        if isinstance(value, dict) and set(value) <= set(fields):
+            parts = [value.get(k, "") for k in fields]
             if all(isinstance(p, str) for p in parts) and parts[0].strip():
-                return cls(parts[0].strip(), parts[1].strip(), parts[2].strip())
+                return cls(*(p.strip() for p in parts))
         raise ValueError(
-            'a device name (a string) or {"name": …, "platform": …, "index": …} expected, '
-            f"not {value!r}"
+            'a device name (a string) or {"name": …, "platform": …, "index": …, "host": …} '
+            f"expected, not {value!r}"
         )
 
 
@@ -69,10 +76,12 @@ def find_device(devices: Sequence[DeviceInfo], wanted: DeviceName) -> DeviceInfo
         same = [
             d
             for d in devices
-            if d.name == wanted.name and (not wanted.platform or d.platform == wanted.platform)
+            if d.name == wanted.name
+            and d.host == wanted.host
+            and (not wanted.platform or d.platform == wanted.platform)
         ]
         return next((d for d in same if d.key == wanted.index), same[0] if same else None)
-    at = next((d for d in devices if d.key == wanted.index), None)
+    at = next((d for d in devices if d.key == wanted.index and not d.host), None)
     return None if at is None or is_simulator(at) else at
 
 
@@ -94,7 +103,11 @@ def remembered_device(
                 f"The {whose} device at position {wanted.index} is now {now.label}, a "
                 f"simulator; running on {default.label} instead."
             )
+    where = (
+        f"among {wanted.host}'s devices (add that host, or pass --host)"
+        if wanted.host
+        else "on this machine"
+    )
     return default, (
-        f"The {whose} device {wanted.label} is not on this machine; "
-        f"running on {default.label} instead."
+        f"The {whose} device {wanted.label} is not {where}; running on {default.label} instead."
     )

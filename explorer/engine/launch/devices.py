@@ -33,6 +33,9 @@ def _platforms():  # type: ignore[no-untyped-def]
 
 
 _listed: list[DeviceInfo] | None = None
+# In an executor serving a window on another machine: the window names this machine's
+# devices ``host/platform:device`` (see :mod:`explorer.engine.remote.server`).
+serving_a_window_elsewhere = False
 
 
 def list_devices() -> list[DeviceInfo]:
@@ -144,9 +147,14 @@ def pick_device(devices: list[DeviceInfo], selector: str | None) -> DeviceInfo:
     if selector is None or selector == "":
         return default_device(devices)
     selector = selector.strip()
-    for device in devices:
-        if device.key == selector:
+    for device in devices:  # a host's device by its own key there too: --host s --device 0:1
+        if device.key in (selector, f"{device.host}/{selector}"):
             return device
+    _, slash, here = selector.rpartition("/")
+    if slash and serving_a_window_elsewhere:  # the window's key of a device of this machine
+        for device in devices:
+            if not device.host and device.key == here:
+                return device
     if selector.isdigit():
         index = int(selector)
         if index < len(devices):

@@ -122,7 +122,9 @@ def plan(
         if broken and not anyway:
             rest = plan(variant, sizes, local, defines, device, suggest=False, anyway=True,
                         input=input, text=text, image_path=image_path)  # fmt: skip
-            raise _constraints_refusal(variant, broken, names, sizes, chosen, suggest, rest)
+            raise _constraints_refusal(
+                variant, broken, names, sizes, chosen, suggest, rest, device.max_work_group_size
+            )
         _check_local_size(local_size, device)
         raw_global = _global_size(variant, names)
         setting = Setting(sizes, chosen, local_size, device.compute_units, input, text, image_path)
@@ -235,6 +237,7 @@ def _constraints_refusal(
     defines: dict[str, int],
     suggest: bool,
     rest: LaunchPlan | Refusal,
+    group_limit: int = 0,
 ) -> _Refused:
     """The refusal by the kernel's own constraints: overridable where ``rest`` (the plan
     run anyway) shows that nothing else refuses it."""
@@ -242,7 +245,7 @@ def _constraints_refusal(
     described = "; ".join(f"{c} (false for {_describe(c, names)})" for c in failing)
     if not suggest:
         return _Refused(f"{variant.qualified_id} needs {described}.", "", overridable)
-    fixes = [_suggest(c, names, sizes, defines, variant.constraints) for c in failing]
+    fixes = [_suggest(c, names, sizes, defines, variant.constraints, group_limit) for c in failing]
     return _Refused(
         f"{variant.qualified_id} needs {described}.", " ".join(dict.fromkeys(fixes)), overridable
     )
@@ -464,9 +467,11 @@ def _suggest(
     sizes: dict[str, int],
     defines: dict[str, int],
     constraints: tuple[str, ...] = (),
+    group_limit: int = 0,
 ) -> str:
     """Nearest values of one name (a size, a define or the local size) that satisfy every
-    constraint at once, in words."""
+    constraint at once, in words; a local size suggested keeps within ``group_limit``
+    work-items a group (the device's, where known)."""
     everything = constraints or (constraint,)
     used = names_in(constraint)
     keys = [n for n in sizes if n in used] + [n for n in _LOCAL_NAMES if n in used]
@@ -475,7 +480,12 @@ def _suggest(
         # The candidate must satisfy every constraint that mentions this name.
         related = [c for c in everything if key in names_in(c)]
 
-        def fits(candidate_names: dict[str, int], related: list[str] = related) -> bool:
+        def fits(
+            candidate_names: dict[str, int], related: list[str] = related, key: str = key
+        ) -> bool:
+            local = [candidate_names[n] for n in _LOCAL_NAMES if n in candidate_names]
+            if key in _LOCAL_NAMES and group_limit and math.prod(local) > group_limit:
+                return False
             try:
                 return all(evaluate(c, candidate_names) for c in related)
             except ExpressionError:

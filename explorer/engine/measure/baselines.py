@@ -9,6 +9,8 @@
   with TF32 off, a transpose copy, cuBLAS SGEMV, ...), when torch with CUDA is
   importable and one of its devices is the OpenCL device; otherwise skipped with a note.
   Never a required dependency.
+- ``clblast``: CLBlast's SGEMM (matmul only) on the same OpenCL device, through its Python
+  bindings ``pyclblast`` when they import; otherwise skipped with a note. Never required.
 
 :func:`device_limits` measures the copy and fma limits once per device and keeps them in a
 JSON file in the user's cache folder, keyed by device name, platform and driver version.
@@ -23,6 +25,7 @@ import hashlib
 import importlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -332,15 +335,97 @@ def torch_time(family: str, sizes: dict[str, int], index: int, repeat: int = 10)
     return samples
 
 
+# -- CLBlast (pyclblast), in the executor process ------------------------------------------------
+
+CLBLAST_FAMILIES = ("matmul",)
+
+
+def import_clblast() -> Any:
+    """pyclblast, an optional dependency: CLBlast's Python bindings, built from source against
+    an installed CLBlast library (there are no wheels), so often absent."""
+    return importlib.import_module("pyclblast")
+
+
+def clblast_missing() -> str | None:
+    """Why the CLBlast baseline cannot run in this process, or None when it can."""
+    try:
+        import_clblast()
+    except Exception as exc:  # ImportError, or a library that fails to load
+        return (
+            f"pyclblast is not importable ({type(exc).__name__}: {exc}); the CLBlast baseline "
+            "is optional: `pip install pyclblast` builds it against an installed CLBlast"
+        )
+    return None
+
+
+def measure_clblast(
+    device_key: str | None, family: str, sizes: dict[str, int], repeat: int
+) -> dict:
+    """CLBlast's SGEMM (row-major C = A·B, the family's shapes) on the OpenCL device: one
+    warm-up call (CLBlast compiles its kernels then), ``repeat`` timed ones by the wall clock
+    from an idle queue to the end of the call, and a check of the first rows against a
+    float64 product. Returns ``{"error": why}`` where it cannot run. Runs in the executor
+    process."""
+    if family not in CLBLAST_FAMILIES:
+        return {"error": f"CLBlast has no baseline for {family} here (matmul only)"}
+    missing = clblast_missing()
+    if missing is not None:
+        return {"error": missing}
+    clblast = import_clblast()
+    from pyopencl.array import to_device
+
+    _s, device, _context, queue = _device_and_queue(device_key)
+    m, n, k = sizes["M"], sizes["N"], sizes["K"]
+    rng = np.random.default_rng(1234)
+    a_host = (rng.random((m, k), dtype=np.float32) * 2 - 1).astype(np.float32)
+    b_host = (rng.random((k, n), dtype=np.float32) * 2 - 1).astype(np.float32)
+    arrays = [to_device(queue, x) for x in (a_host, b_host, np.zeros((m, n), np.float32))]
+
+    def launch() -> float:
+        # The wall clock around the whole call: CLBlast may run several kernels (padding,
+        # transposing, the product) and returns the event of one of them, whose profile
+        # covered 0.045 ms of a 2.8 ms product on an H100. The clock adds the launch's
+        # overhead (tens of microseconds) to CLBlast's time.
+        a, b, c = arrays
+        queue.finish()
+        started = time.perf_counter()
+        clblast.gemm(queue, m, n, k, a, b, c, a_ld=k, b_ld=n, c_ld=n)
+        queue.finish()
+        return (time.perf_counter() - started) * 1e3
+
+    try:
+        launch()
+        samples = [launch() for _ in range(max(1, repeat))]
+        rows = min(m, 8)
+        got = arrays[2].get()[:rows].astype(np.float64)
+        want = a_host[:rows].astype(np.float64) @ b_host.astype(np.float64)
+        magnitude = np.abs(a_host[:rows]).astype(np.float64) @ np.abs(b_host).astype(np.float64)
+        bound = (k + 2) * np.finfo(np.float32).eps * magnitude
+        correct = bool(np.all(np.abs(got - want) <= bound + np.finfo(np.float32).tiny))
+    except Exception as exc:  # a CLBlast status error, an unsupported device
+        return {"error": f"CLBlast failed: {exc}"}
+    finally:
+        arrays.clear()  # the device memory goes with the arrays
+    return {
+        "device": device.name,
+        "version": str(getattr(clblast, "__version__", "")),
+        "samples_ms": samples,
+        "verified": correct,
+    }
+
+
 def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
 __all__ = [
+    "CLBLAST_FAMILIES",
     "COPY_SOURCE",
     "FMA_SOURCE",
     "cache_dir",
+    "clblast_missing",
     "device_limits",
+    "measure_clblast",
     "measure_copy",
     "measure_fma",
     "torch_device",

@@ -13,6 +13,8 @@ the same run, at the same size:
   every pair's copy.
 - ``fma``: row GFLOP/s / the multiply-add kernel's GFLOP/s (none for a family without
   arithmetic, e.g. transpose).
+- ``clblast``: CLBlast's SGEMM time / row time (matmul; a ``skipped`` row saying why where
+  pyclblast does not import).
 
 Only verified rows get a ratio.
 """
@@ -29,6 +31,7 @@ import numpy as np
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.measure.baselines import (
     import_torch,
+    measure_clblast,
     measure_copy,
     measure_fma,
     torch_device,
@@ -37,7 +40,7 @@ from explorer.engine.measure.baselines import (
 from explorer.engine.records import RunRequest, RunResult, Variant, failed_result, result_record
 from explorer.families import fixed_family, get_family
 
-BASELINES = ("copy", "fma", "numpy", "torch")
+BASELINES = ("copy", "fma", "numpy", "torch", "clblast")
 
 
 def parse_size(family: str, text: str) -> dict[str, int]:
@@ -225,7 +228,7 @@ def baseline_record(
     timeout_s: float,
     rows: list[dict] | None = None,
 ) -> dict | None:
-    """The baseline row at this size: ``copy``, ``fma`` or ``torch`` (``numpy`` is the
+    """The baseline row at this size: ``copy``, ``fma``, ``torch`` or ``clblast`` (``numpy`` is the
     numpy row itself). A baseline that cannot run gives a row with status ``skipped``.
     ``rows``: the size's rows, whose paired copies make the copy row when they have any."""
     model = fixed_family(family)
@@ -263,7 +266,41 @@ def baseline_record(
         what = f"{model.torch_what}; torch {import_torch().__version__}"
         row = _row(family, "torch", note, what, full)
         return _timed(row, torch_time(family, full, index, repeat), flops, moved)
+    if baseline == "clblast":
+        return _clblast_row(executor, family, full, device_key, device_name, repeat, timeout_s)
     return None
+
+
+def _clblast_row(
+    executor: Executor,
+    family: str,
+    sizes: dict[str, int],
+    device_key: str | None,
+    device_name: str,
+    repeat: int,
+    timeout_s: float,
+) -> dict:
+    """CLBlast's SGEMM on the same device, measured in the executor process; a ``skipped`` row
+    with the reason where pyclblast does not import or CLBlast has no such routine."""
+    model = fixed_family(family)
+    got = executor.call(
+        measure_clblast,
+        device_key,
+        family,
+        sizes,
+        repeat,
+        timeout_s=timeout_s * (repeat + 2),
+        what="the CLBlast baseline",
+    )
+    if "error" in got:
+        row = _row(family, "clblast", device_name, "CLBlast (pyclblast)", sizes)
+        row.update(status="skipped", verified=False, error=got["error"])
+        return row
+    version = f" {got['version']}" if got.get("version") else ""
+    row = _row(family, "clblast", got["device"], f"CLBlast SGEMM (pyclblast{version})", sizes)
+    if not got["verified"]:
+        row.update(status="wrong", verified=False, error="CLBlast's product differs from float64")
+    return _timed(row, got["samples_ms"], model.flops(sizes), model.min_bytes(sizes, 4))
 
 
 def add_ratios(records: list[dict], base: dict | None, baseline: str) -> None:
@@ -365,7 +402,7 @@ def bench(
         numpy_row = _numpy_row(executor, family, size, repeat, timeout_s)
         rows.append(numpy_row)
         base = numpy_row if baseline == "numpy" else None
-        if baseline in ("copy", "fma", "torch"):
+        if baseline in ("copy", "fma", "torch", "clblast"):
             base = baseline_record(
                 executor, baseline, family, size, device_key, device_name, repeat, timeout_s, rows
             )

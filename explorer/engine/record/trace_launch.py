@@ -82,6 +82,8 @@ class TraceRequest:
     # A reference kernel traced at the same launch (its sizes, local size, defines, input and
     # device) and compared access by access with this one: ``TracedRun.against``.
     against: Variant | None = None
+    # The reference's device, where it is not this one's (a kernel on two devices).
+    against_device: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -627,13 +629,18 @@ class TracedRun:
 
 def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
     """Trace ``request.against`` at the launch that gave ``mine`` (the same sizes, local
-    size, defines, input and device) and compare the two; None without a reference."""
+    size, defines, input and device, or ``request.against_device``) and compare the two;
+    None without a reference."""
     variant = request.against
     if variant is None:
         return None
-    run = replace(request.run, variant=variant, local=tuple(mine.local_size))
-    outcome = run_trace(replace(request, run=run, against=None))
-    return compare(reference_name(variant), outcome.result, mine, outcome.trace, request.values)
+    device = request.against_device or request.run.device_key
+    run = replace(request.run, variant=variant, local=tuple(mine.local_size), device_key=device)
+    outcome = run_trace(replace(request, run=run, against=None, against_device=None))
+    name = reference_name(variant)
+    if request.against_device:
+        name += f" on {outcome.result.device or device}"
+    return compare(name, outcome.result, mine, outcome.trace, request.values)
 
 
 def trace_and_analyse(

@@ -39,6 +39,8 @@ class DeviceController:
         self.roofline = roofline
         self.status = status
         self.remembered: DeviceName | None = None
+        # The device standing in for a remembered host's while that host's are not listed yet.
+        self._stand_in: str | None = None
         worker.devices_ready.connect(self.devices_ready)
         worker.devices_failed.connect(self.devices_failed)
         worker.limits_ready.connect(roofline.set_limits)
@@ -58,13 +60,21 @@ class DeviceController:
         if not devices:
             self.devices_failed(NO_PLATFORM_HELP)
             return
+        chosen = None
         if self.remembered is not None:
             found, gone = remembered_device(devices, self.remembered)
             default_key = found.key
-            if gone:
+            host = self.remembered.host
+            waiting = bool(gone and host and not any(d.host == host for d in devices))
+            if gone and not waiting:
                 old = self.state.notice
                 self.state.notice = f"{old}  ·  {gone}" if old else gone
+            if not gone and self.model.device_key == self._stand_in:
+                chosen = found.key  # the host answered: its device replaces the stand-in
+            self._stand_in = found.key if waiting else None
         self.model.set_devices(devices, default_key)
+        if chosen is not None:
+            self.model.set_device(chosen)
         self.panel.validate()
         device = self.model.device
         message = f"Device: {device.label if device else '?'}"

@@ -20,11 +20,11 @@ from typing import Protocol
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.record.trace_against import Against
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import Variant
+from explorer.engine.remote.router import HostRouter
 from explorer.exercises import Exercise, Grade, exercises, grade
 from explorer.exercises.grading import parting_sentence
 from explorer.file_writes import WriteFailed, replace_text
@@ -278,8 +278,10 @@ class ExerciseController(QObject):
 
 
 def _grade(
-    exercise: Exercise, source: str, executor: Executor, device_key: str | None, path: str
+    exercise: Exercise, source: str, executors: HostRouter, device_key: str | None, path: str
 ) -> Grade:
+    """The grade, on the machine whose device is chosen (this one, or a host's)."""
+    executor = executors.executor_for(device_key)
     return grade(exercise, source, executor, device_key, path=path)
 
 
@@ -301,7 +303,7 @@ ACTIONS = Actions(
     Action(
         "next_exercise",
         "&Next exercise",
-        "&Exercises",
+        "E&xercises",
         ExerciseController.open_next,
         ("Ctrl+Alt+N",),
         "Open the exercise after this one (the first not passed yet, when none is open)",
@@ -309,7 +311,7 @@ ACTIONS = Actions(
     Action(
         "exercise_hint",
         "&Hint",
-        "&Exercises",
+        "E&xercises",
         ExerciseController.hint,
         ("Ctrl+Alt+H",),
         "Unlock the open exercise's next hint",
@@ -318,7 +320,7 @@ ACTIONS = Actions(
     Action(
         "check_exercise",
         "&Check now",
-        "&Exercises",
+        "E&xercises",
         ExerciseController.check,
         ("Ctrl+Alt+G",),
         "Grade the attempt as saved now (each save is graded by itself)",
@@ -327,7 +329,7 @@ ACTIONS = Actions(
     Action(
         "show_solution",
         "Show &solution…",
-        "&Exercises",
+        "E&xercises",
         ExerciseController.show_solution,
         (),
         "Show a solution of the open exercise, after a question",

@@ -16,9 +16,10 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QWidget
 
-from explorer.engine.executor import Executor
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import Refusal, RunRequest, RunResult, Variant
+from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.router import HostRouter
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import Finding
 
@@ -214,7 +215,17 @@ class Worker(Protocol):
 
     def measure_limits(self, device_key: str | None) -> None: ...
 
-    def call(self, work: Callable[[Executor], object], what: str) -> int: ...
+    def add_host(self, host: Host) -> None: ...  # its devices join the list (devices_ready)
+
+    def remove_host(self, label: str) -> None: ...  # its devices leave it
+
+    @property
+    def hosts_failed(self) -> SignalInstance: ...  # (why a host's devices are missing)
+
+    @property
+    def transfer(self) -> SignalInstance: ...  # (a long transfer's progress, in words)
+
+    def call(self, work: Callable[[HostRouter], object], what: str) -> int: ...
 
     @property
     def call_finished(self) -> SignalInstance: ...  # (generation, what work returned/raised)

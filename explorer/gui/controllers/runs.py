@@ -158,9 +158,8 @@ class RunsController(QObject):
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
         failed = "" if result.status in ("verified", "wrong") else _failure(result)
-        self.status.say(
-            f"{device.name if device else ''} · {result.variant}: {result.status}{timing}{failed}"
-        )
+        where = device.shown_name if device else ""
+        self.status.say(f"{where} · {result.variant}: {result.status}{timing}{failed}")
         self.run_finished.emit(generation, result)
 
     def _compare_step(self, generation: int, index: int, total: int, result: object) -> None:

@@ -8,8 +8,10 @@ with the copy: a race, whichever work-item the trace happened to record the copy
 with. Races between work-groups through copies are the race scan's, like any access's.
 
 The runtime records each copied element as a read of the source and a write of the
-destination (sites of role ``ROLE_COPY``); each work-item records the waits it passes. A wait
-is taken to complete every copy the group started before it.
+destination (sites of role ``ROLE_COPY``) and which event the copy returns; each work-item
+records the waits it passes and the events each names. A wait completes the copies whose
+event it names (several copies may share one event); where the trace could not follow an
+event (stored in no plain variable), it falls back to a wait completing every copy.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     ROLE_COPY,
+    ROLE_COPY_EVENT,
     ROLE_WAIT,
+    ROLE_WAIT_EVENT,
     WRITE,
     Finding,
 )
@@ -48,6 +52,7 @@ class _Conflict:
     write: bool  # the copy writes the element (its destination); else it reads it
     phase: int
     never_waited: bool
+    passed_wait: int  # the line of a wait the group passed that did not name the copy's event
     wis: list[int] = field(default_factory=list)
     elements: set[int] = field(default_factory=set)
     keys: int = 0  # distinct (group, cell) pairs
@@ -62,6 +67,54 @@ def in_flight(ctx: Context) -> list[Finding]:
     found = _scan(ctx)
     ctx.memo[_MEMO_KEY] = found
     return found
+
+
+def _keys(
+    ctx: Context, role: str, group: np.ndarray, phase: np.ndarray, P: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the sites of `role` and their (group, phase) keys."""
+    ids = [s.id for s in ctx.trace.sites if s.role == role]
+    rows = np.flatnonzero(np.isin(ctx.trace.site, ids))
+    return rows, group[rows] * P + phase[rows]
+
+
+def _first_at_or_after(keys: np.ndarray, start: np.ndarray, P: int) -> np.ndarray:
+    """Per start key, the phase of the first of the sorted `keys` at or after it in the same
+    group; P where there is none."""
+    if keys.size == 0:
+        return np.full(start.size, P, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, start), keys.size - 1)
+    hit = (keys[at] >= start) & (keys[at] // P == start // P)
+    return np.where(hit, keys[at] % P, P)
+
+
+def _ends(ctx: Context, ci: np.ndarray, group: np.ndarray, phase: np.ndarray, P: int) -> np.ndarray:
+    """The phase in which each copy row's copy ends: the first wait of its group that names
+    its event (P where none does). A copy whose event is not known ends at any wait, and a
+    wait that names an event not known ends every copy."""
+    t = ctx.trace
+    offs = t.offset.astype(np.int64)
+    start = group[ci] * P + phase[ci]
+    _, wkeys = _keys(ctx, ROLE_WAIT, group, phase, P)
+    erows, _ = _keys(ctx, ROLE_COPY_EVENT, group, phase, P)
+    k = np.searchsorted(erows, ci, side="right") - 1
+    known = k >= 0
+    k = np.maximum(k, 0)
+    if erows.size:
+        known &= t.wi[erows[k]] == t.wi[ci]
+        event = np.where(known, offs[erows[k]], 0)
+    else:
+        event = np.zeros(ci.size, dtype=np.int64)
+    nrows, nkeys = _keys(ctx, ROLE_WAIT_EVENT, group, phase, P)
+    named = offs[nrows] > 0
+    any_wait = np.unique(wkeys)
+    wildcard = np.union1d(np.setdiff1d(any_wait, nkeys[named]), nkeys[~named])
+    end = _first_at_or_after(wildcard, start, P)
+    end = np.where(event == 0, _first_at_or_after(any_wait, start, P), end)
+    span = (int(group.max()) + 1) * P
+    pairs = np.unique(offs[nrows[named]] * span + nkeys[named])
+    by_event = _first_at_or_after(pairs, event * span + start, P)  # same event and group
+    return np.where(event > 0, np.minimum(end, by_event), end)
 
 
 def _scan(ctx: Context) -> list[Finding]:
@@ -79,20 +132,12 @@ def _scan(ctx: Context) -> list[Finding]:
     group = ctx.gdense[t.wi]
     phase = t.phase.astype(np.int64)
     P = int(phase.max()) + 2
-    waits = [s.id for s in t.sites if s.role == ROLE_WAIT]
-    wmask = np.isin(site, waits)
-    wait_keys = np.unique(group[wmask] * P + phase[wmask])
     ci = np.flatnonzero(is_copy)
-    start = group[ci] * P + phase[ci]
-    at = np.searchsorted(wait_keys, start)
-    found = at < wait_keys.size
-    at = np.minimum(at, max(wait_keys.size - 1, 0))
-    if wait_keys.size:
-        waited = found & (wait_keys[at] // P == group[ci])
-        end = np.where(waited, wait_keys[at] % P, P)
-    else:
-        waited = np.zeros(ci.size, dtype=bool)
-        end = np.full(ci.size, P, dtype=np.int64)
+    end = _ends(ctx, ci, group, phase, P)
+    waited = end < P
+    wrows, wkeys = _keys(ctx, ROLE_WAIT, group, phase, P)
+    lines = [t.sites[i].line for i in site[wrows].tolist()]
+    wait_line = dict(zip(wkeys.tolist(), lines, strict=True))
     touched = np.unique(buffer[ci])
     pi = np.flatnonzero(usable & ~is_copy & np.isin(buffer, touched))
     if pi.size == 0:
@@ -139,6 +184,9 @@ def _scan(ctx: Context) -> list[Finding]:
     c = np.concatenate([p[1] for p in parts])
     keys = np.concatenate([p[2] for p in parts])
     never = ~waited[np.searchsorted(ci, c)]
+    # the first wait the group passed after the copy started, where it did not end the copy
+    passed = _first_at_or_after(np.unique(wkeys), group[c] * P + phase[c], P)
+    passed = np.where((passed < phase[r]) & (passed < end[np.searchsorted(ci, c)]), passed, P)
     pair = (site[c] * len(t.sites) + site[r]) * nb + buffer[r]
     conflicts: dict[tuple[int, int, int], _Conflict] = {}
     for code in np.unique(pair).tolist():
@@ -150,6 +198,10 @@ def _scan(ctx: Context) -> list[Finding]:
             write=bool(ops[c[sel[0]]] == WRITE),
             phase=int(phase[r[sel]].min()),
             never_waited=bool(never[sel].any()),
+            passed_wait=min(
+                (wait_line[int(group[c[i]]) * P + int(passed[i])] for i in sel if passed[i] < P),
+                default=0,
+            ),
             wis=list(dict.fromkeys(t.wi[r[sel]].tolist()))[:EXAMPLES],
             elements=set(np.unique(offs[r[sel]] // elem)[:EXAMPLES].tolist()),
             keys=int(np.unique(keys[sel]).size),
@@ -173,6 +225,8 @@ def _finding(ctx: Context, key: tuple[int, int, int], e: _Conflict) -> Finding:
         fix = f"put a barrier that every work-item reaches between line {oline} and the copy"
     else:
         never = " and nothing waits for it" if e.never_waited else ""
+        if e.passed_wait:
+            never += f"; the wait_group_events on line {e.passed_wait} names other events"
         when = (
             f"while the async copy on line {cline} may still be {role} it (a copy is in "
             f"flight until a wait_group_events for its event; a barrier does not wait for "

@@ -14,6 +14,7 @@ from explorer.frontend import AccessKind, AccessSite, AddressSpace, ParsedSource
 from explorer.trace.instrument.buffers import BufferNames
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edit, Edits
+from explorer.trace.instrument.events import EventShadows
 from explorer.trace.instrument.values import (
     SCALARS,
     expression_end,
@@ -32,6 +33,7 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     ROLE_COPY,
+    ROLE_COPY_EVENT,
     VALUE_READ,
     VALUE_WRITTEN,
     WRITE,
@@ -88,8 +90,10 @@ class AccessRewriter:
         declared: Declared,
         edits: Edits,
         values: bool = False,
+        events: EventShadows | None = None,
     ) -> None:
         self.parsed = parsed
+        self.events = events or EventShadows()
         self.kernel = kernel
         self.declared = declared
         self.edits = edits
@@ -378,6 +382,8 @@ class AccessRewriter:
             read.line, READ, LOCAL if from_local else GLOBAL, hint_r, read.text, role=ROLE_COPY
         )
         sc = declared.site(write.line, FENCE, NO_SPACE, NO_BUFFER, write.text, role=ROLE_COPY)
+        se = declared.site(write.line, FENCE, NO_SPACE, NO_BUFFER, write.text, role=ROLE_COPY_EVENT)
+        event = self._copy_event(write, se)
         fn = "__tr_async_lg" if to_local else "__tr_async_gl"
         strided = len(args) == 5
         count = args[2]
@@ -389,7 +395,7 @@ class AccessRewriter:
         def emit(edit: Edit) -> str:
             stride = f"(size_t)({raw(3)})" if strided else "1"
             dst_space, src_space = ("__local", "__global") if to_local else ("__global", "__local")
-            n = render(count.start, count.end)
+            n = f"({event}, (size_t)({render(count.start, count.end)}))"
             traced = (
                 f"{fn}(__tr_ptr, ({dst_space} uchar*)({raw(0)}), ({src_space} uchar*)({raw(1)}),"
                 f" (size_t)({n}), sizeof(*({raw(0)})), {stride}, {sw}u, {sr}u, {hint_w}u,"
@@ -398,3 +404,18 @@ class AccessRewriter:
             return render(edit.start, count.start) + traced + render(count.end, edit.end)
 
         self.edits.add(write.span.start, write.span.end, emit)
+
+    def _copy_event(self, write: AccessSite, site: int) -> str:
+        """The expression that records, at ``site``, the number of the event a copy returns
+        and keeps it in the shadow of the variable the result goes to (``events.py``); a
+        copy given an event the trace cannot follow is "not traced"."""
+        events, args = self.events, write.arguments
+        given = self.text[args[-1].start : args[-1].end]
+        number = events.event_number(given) if write.function == self.kernel else "0u"
+        into = events.stored_in(self.text[max(0, write.span.start - 200) : write.span.start])
+        if number == "0u":
+            self.declared.not_traced.append(
+                (write.line, f"{write.text}: the event it is given is not followed")
+            )
+        note = f"__tr_ev_note(__tr_ptr, {site}u, {number})"
+        return f"{into} = {note}" if into and write.function == self.kernel else note

@@ -23,8 +23,8 @@
  * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
  * slower work-group function even where it is never executed. (Why not a check at the
  * barrier itself: a work-item that does not reach the barrier is somewhere else, so no
- * point before the barrier is reached by all.) Only the counting launch folds the
- * arrivals; the recording launch does not need them.
+ * point before the barrier is reached by all.) Only the build without barriers folds the
+ * arrivals (in __tr_end); a launch with real barriers does not need them.
  *
  * An opaque zero. The address of a __local variable is a link-time constant; passed to the
  * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
@@ -64,8 +64,18 @@
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) \
     || defined(__powerpc64__) || defined(__riscv)
 #define __TR_HELPER
+#define __TR_CPU 1
 #else
 #define __TR_HELPER __attribute__((noinline))
+#endif
+
+/* The barrier at the kernel's one end (__tr_end says why): in a CPU's build with real
+ * barriers only. A GPU needs none, and one there would wait for ever where part of a group
+ * is inside a group operation that no barrier count shows (a copy under a condition). */
+#if defined(__TR_CPU) && !defined(__TR_NO_BARRIERS)
+#define __TR_EXIT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#define __TR_EXIT_BARRIER()
 #endif
 
 typedef struct {
@@ -292,7 +302,8 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
 }
 
 /* A wait on async copies is a barrier of the group too (PoCL implements it with one): the
- * build without barriers leaves it out as well. */
+ * build without barriers leaves it out as well, and the barrier at the kernel's end
+ * (__tr_end says why). */
 #ifdef __TR_NO_BARRIERS
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
@@ -374,13 +385,50 @@ static size_t __tr_async_gl(__tr_state* st, __global uchar* dst, __local uchar* 
     return n;
 }
 
+/* The events of async copies (events.py follows them by name): the number of the event a
+ * copy returns, recorded; and before a wait, one record for each event it names, read from
+ * the shadows of its list (`ids` from `first`, `count` of them there: 0 past its end, or
+ * where the list is not followed). Only a kernel that copies calls these. */
+static uint __tr_ev_note(__tr_state* st, uint site, uint id)
+{
+    __tr_put(st, site, __TR_NO_BUFFER, (long)id, 1u, 0u);
+    return id;
+}
+
+static uint __tr_ev_wait(__tr_state* st, uint site, uint n, const uint* ids, uint first,
+                         uint count)
+{
+    for (uint i = 0u; i < n; i++)
+        __tr_put(st, site, __TR_NO_BUFFER, (long)(first + i < count ? ids[first + i] : 0u), 1u,
+                 0u);
+    return n;
+}
+
 static void __tr_fence(__tr_state* st, uint site, uint flags)
 {
     __tr_put(st, site, __TR_NO_BUFFER, (long)flags, 1u, 0u);
 }
 
-static __TR_HELPER void __tr_end(__tr_state* st)
+/* The kernel's one end. Every return of the traced kernel jumps to its bottom, where, in a
+ * kernel with barriers traced on a CPU, a barrier that every work-item of the group reaches
+ * (none in the build without barriers) comes before __tr_end; a group outside the traced
+ * window jumps straight to __tr_end. In a build with real barriers __tr_end has no branch:
+ * it writes the record count (a group outside the window writes it to the scratch slot),
+ * and only the build without barriers folds the barrier arrivals.
+ *
+ * Why: PoCL 3.0 (LLVM 14) mis-builds, with its optimiser on, a kernel whose barriers sit
+ * under a condition when a second path (a return, the window's early exit) or a branch
+ * comes after them on the way to the kernel's end: it took a later condition that depends
+ * on the work-item (`if (lane == 0) out[row] = ...` after a CSR row's reduction) as uniform,
+ * evaluated it once for the whole group, and every lane ran the lane-0 store. The kernel as
+ * written ran right; its trace build reported a race it does not have, and only above the
+ * launch size where the trace builds optimised. With every exit meeting at that one end,
+ * the trace build runs as the kernel does, optimised or not. A kernel whose own code has
+ * that shape (an early return and code after the condition's barriers) is mis-built by
+ * PoCL 3.0 as written: the trace then shows what it ran. */
+static void __tr_end(__tr_state* st)
 {
+#ifdef __TR_NO_BARRIERS
     if (st == 0 || !st->on)
         return;
     st->cnt[st->wi] = st->n;
@@ -390,6 +438,10 @@ static __TR_HELPER void __tr_end(__tr_state* st)
         atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
         atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
     }
+#else
+    __global uint* at = st->on ? st->cnt + st->wi : (__global uint*)st->gdummy;
+    *at = st->n;
+#endif
 }
 
 static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword,

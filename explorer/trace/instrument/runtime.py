@@ -34,6 +34,10 @@ RECORD_EVERY_GROUP = 0  # every group runs the kernel; the window's groups recor
 COUNT = 1  # the window's groups count their records; the others leave at once
 RECORD_WINDOW = 2  # the window's groups record; the others leave at once
 
+# Where every exit of the traced kernel goes: its one end (runtime.cl's __tr_end says why).
+EXIT_LABEL = "__tr_exit"
+RETURN_LABEL = "__tr_return"
+
 EXTRA_PARAMS = (
     "__global uint* __tr_roff",
     "__global uint* __tr_rword",
@@ -105,8 +109,9 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         f" __tr_count_only & {COUNT}u, __tr_bar,"
         f" __tr_zero, __tr_rval);"
         # Groups outside the window leave at once unless the launch runs every group (the
-        # whole group leaves: the slot is the group's, so no barrier is left waiting).
-        f" if (__tr_count_only != {RECORD_EVERY_GROUP}u && !__tr.on) return;"
+        # whole group leaves: the slot is the group's, so no barrier is left waiting), through
+        # the kernel's one end, as its returns do (runtime.cl's __tr_end says why).
+        f" if (__tr_count_only != {RECORD_EVERY_GROUP}u && !__tr.on) goto {EXIT_LABEL};"
     ]
     for b in buffers:
         if b.param_index is None:

@@ -22,8 +22,15 @@ from explorer.trace.instrument.accesses import AccessRewriter
 from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edits
+from explorer.trace.instrument.events import EventShadows
 from explorer.trace.instrument.model import Instrumented, InstrumentError
-from explorer.trace.instrument.runtime import EXTRA_PARAMS, begin_code, prelude
+from explorer.trace.instrument.runtime import (
+    EXIT_LABEL,
+    EXTRA_PARAMS,
+    RETURN_LABEL,
+    begin_code,
+    prelude,
+)
 from explorer.trace.instrument.syncs import rewrite_sync
 from explorer.trace.instrument.values import plane_bytes, value_code
 
@@ -42,6 +49,7 @@ class _Rewrite:
         self.values = values
         self.declared = Declared()
         self.edits = Edits(parsed.source)
+        self.events = EventShadows()
 
     def build(self) -> str:
         """The rewritten source (what it declared is in ``declared``)."""
@@ -50,22 +58,25 @@ class _Rewrite:
         if target is None:
             raise InstrumentError(f"no '__kernel void {self.kernel}(...)' definition in the source")
         registrations = declare_buffers(parsed, target, declared)
-        AccessRewriter(parsed, self.kernel, declared, self.edits, self.values).rewrite_all()
+        body = parsed.source[target.body.start : target.body.end]
+        self.events = EventShadows.of(body)
+        AccessRewriter(
+            parsed, self.kernel, declared, self.edits, self.values, self.events
+        ).rewrite_all()
         for s in parsed.syncs:
-            rewrite_sync(s, declared, self.edits)
+            rewrite_sync(s, declared, self.edits, self.events, self.kernel)
         helpers = {f.name for f in parsed.helpers}
         for u in parsed.unclassified:
             if u.function == self.kernel or u.function in helpers:
                 declared.not_traced.append((u.line, f"{' '.join(u.text.split())}: {u.reason}"))
         self._pass_state(helpers)
-        for r in parsed.returns:
-            if r.function == self.kernel and not r.has_value:
-                self.edits.insert(r.span.start, r.span.start, "{ __tr_end(__tr_ptr); ")
-                after = self.edits.text.find(";", r.span.end) + 1
-                self.edits.insert(after, after, " }")
+        returns = [r for r in parsed.returns if r.function == self.kernel and not r.has_value]
+        for r in returns:
+            # Every return goes to the kernel's one end (runtime.cl's __tr_end says why).
+            self.edits.insert(r.span.start, r.span.start + len("return"), f"goto {RETURN_LABEL}")
         for at, code in registrations:
             self.edits.insert(at, at, code)
-        self._enter_and_leave(target.params_close, target.params_empty, target.body)
+        self._enter_and_leave(target.params_close, target.params_empty, target.body, bool(returns))
         return self.edits.apply()
 
     def _pass_state(self, helpers: set[str]) -> None:
@@ -89,9 +100,13 @@ class _Rewrite:
                 continue
             edits.insert(f.body.start + 1, f.body.start + 1, " __tr_state* __tr_ptr = 0;")
 
-    def _enter_and_leave(self, params_close: int, params_empty: bool, body: Span) -> None:
+    def _enter_and_leave(
+        self, params_close: int, params_empty: bool, body: Span, returns: bool
+    ) -> None:
         """The traced kernel's extra parameters, the trace's start at the top of its body
-        and its end at the bottom."""
+        and its one end at the bottom: where its returns go (``returns``: it has some), a
+        barrier every work-item that ran the kernel reaches, and where the groups outside
+        the traced window go at once (runtime.cl's ``__tr_end`` says why)."""
         edits, declared = self.edits, self.declared
         glue = ", ".join(EXTRA_PARAMS)
         start = params_close
@@ -104,10 +119,17 @@ class _Rewrite:
         edits.add(
             opening,
             opening,
-            lambda edit: begin_code(declared.buffers, declared.uses_local, declared.uses_private),
+            lambda edit: (
+                begin_code(declared.buffers, declared.uses_local, declared.uses_private)
+                + self.events.declarations()
+            ),
         )
         closing = body.end - 1
-        edits.insert(closing, closing, " __tr_end(__tr_ptr); ")
+        label = f" {RETURN_LABEL}:" if returns else ""  # an unused label is a warning
+        # Only where barriers sit in the kernel: a kernel without any keeps its shape.
+        barrier = " __TR_EXIT_BARRIER();" if declared.barriers else ""
+        end = f"{label}{barrier} {EXIT_LABEL}: __tr_end(__tr_ptr); "
+        edits.insert(closing, closing, end)
 
 
 _UNROLL_PRAGMA = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+unroll)\b[^\n\\]*$", re.MULTILINE)

@@ -27,6 +27,8 @@ value = "32"
 buffer = "float"
 count = "1024"
 contents = "zeros"
+[reference.numpy]
+out = "sum(reshape(vals, (1024, 40)) * x[(7 * reshape(arange(40960), (1024, 40)) + reshape(arange(1024), (1024, 1))) % 1024], axis=1)"
 ---*/
 #line 1
 #define PER_ROW 40

@@ -1,0 +1,5 @@
+"""An executor on another machine: started through ``ssh`` (or any command), spoken to over
+its standard input and output in frames (:mod:`.wire`), served there by :mod:`.server`,
+driven here by :class:`.client.CommandExecutor`, which sends the files a request reads
+(:mod:`.files`); :mod:`.hosts` names hosts, and :mod:`.router` sends each request to the
+executor of its device's machine."""

@@ -1,0 +1,338 @@
+"""The window's end of a remote executor: a :class:`CommandExecutor` starts the host's command
+(``ssh user@server python3 -m explorer executor-serve``, or any command that runs
+``executor-serve`` with its standard input and output) and speaks :mod:`.wire` frames to it.
+
+It is an :class:`~explorer.engine.executor.Executor` in every other respect: a request has
+the same deadline, Cancel and a timeout stop the command (which closes the connection, and
+the far end ends with its input), a lost connection is reported as a crash naming the work
+that was running, and the next request connects again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from explorer import __version__
+from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+from explorer.engine.remote import files
+from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
+
+PACKAGE = "opencl-kernel-explorer"
+_CHUNK = 4 << 20
+_CONNECT_S = 60.0  # ssh's own connection and login, then Python loading the explorer
+_SHOW_AFTER_S = 1.0  # a transfer is shown once it has taken this long
+_SHOW_EVERY_S = 0.25
+_CLOSE_S = 1.0  # the far end ends this long after its input closes, else it is killed
+
+# What a transfer says: a line of text, and whether the transfer is over.
+Progress = Callable[[str, bool], None]
+
+
+class CommandExecutor(Executor):
+    """An executor on ``host``, reached through its command."""
+
+    def __init__(
+        self, host: Host, env: dict[str, str] | None = None, progress: Progress | None = None
+    ) -> None:
+        super().__init__(env)
+        self.host = host
+        self.progress = progress
+        self.facts: dict[str, Any] = {}  # what the far end said of itself
+        self._copies: dict[str, tuple[str, tuple[int, int]]] = {}  # file → (copy there, stamp)
+
+    def devices(self, timeout_s: float = 60.0) -> list[DeviceInfo]:
+        """The host's devices, each named with the host (``server: NVIDIA H100``)."""
+        return [replace(d, host=self.host.label) for d in super().devices(timeout_s)]
+
+    def _request(self, kind: str, payload: Any, timeout_s: float, what: str) -> Any:
+        """As every executor's, after sending the files of this machine the request reads."""
+        paths = [p for run in files.requests_in(kind, payload) for p in files.paths_in(run)]
+        if paths:
+            payload = files.with_moved(kind, payload, self._copies_of(paths, timeout_s, what))
+        return super()._request(kind, payload, timeout_s, what)
+
+    def _copies_of(self, paths: list[str], timeout_s: float, what: str) -> dict[str, str]:
+        """Where the host keeps its copy of each file (each sent once while it is the same)."""
+        stamps = {p: _stamp(p) for p in paths}
+        if not self.alive:
+            self._copies = {}
+        new = [p for p in paths if self._copies.get(p, ("", None))[1] != stamps[p]]
+        if new:
+            contents = {p: Path(p).read_bytes() for p in new}
+            there = super()._request("files", contents, timeout_s, f"the files of {what}")
+            self._copies.update({p: (there[p], stamps[p]) for p in new})
+        return {p: self._copies[p][0] for p in paths}
+
+    def run(self, request: RunRequest) -> RunResult:
+        return self._named(super().run(request))
+
+    def trace(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        traced = super().trace(request, *args, **kwargs)
+        return replace(traced, result=self._named(traced.result))
+
+    def _named(self, result: RunResult) -> RunResult:
+        """The result says which machine's device gave it: ``server: NVIDIA H100``."""
+        if not result.device or result.device.startswith(f"{self.host.label}: "):
+            return result
+        return replace(result, device=f"{self.host.label}: {result.device}")
+
+    def _start(self) -> tuple[Any, Any]:
+        try:
+            popen = subprocess.Popen(
+                self.host.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise ExecutorError(
+                f"{self.host.label}: {self.host.command[0]} could not be started "
+                f"({exc.strerror or exc})",
+                "error",
+            ) from None
+        process, channel = _Transport(popen), _Channel(popen, self)
+        try:
+            self._handshake(process, channel)
+        except BaseException:
+            channel.close()
+            process.kill()
+            process.join(5)
+            raise
+        return process, channel
+
+    def _handshake(self, process: _Transport, channel: _Channel) -> None:
+        """Versions first: a far end without the explorer, or with another version, gets a
+        message saying what to install there."""
+        try:
+            channel.send(
+                ("hello", {"protocol": PROTOCOL, "version": __version__, "env": self._env})
+            )
+        except OSError:  # it ended before reading anything
+            process.join(5)
+            raise ExecutorError(self._not_started(process, channel), "error") from None
+        deadline = time.monotonic() + _CONNECT_S
+        while not channel.poll(0.05):
+            if self._cancelled.is_set():
+                raise ExecutorError(f"cancelled while connecting to {self.host.label}", "cancelled")
+            if time.monotonic() > deadline:
+                raise ExecutorError(
+                    f"{self.host.label} did not answer within {_CONNECT_S:g} s", "timeout"
+                )
+        try:
+            kind, facts = channel.recv()
+        except EOFError:
+            process.join(5)
+            raise ExecutorError(self._not_started(process, channel), "error") from None
+        if kind != "hello" or not isinstance(facts, dict):
+            raise ExecutorError(f"{self.host.label} answered {kind!r}, not the executor", "error")
+        if facts.get("protocol") != PROTOCOL or facts.get("version") != __version__:
+            raise ExecutorError(self._other_version(facts), "error")
+        self.facts = facts
+
+    def _install_hint(self) -> str:
+        return (
+            f"install the same version there (pip install {PACKAGE}=={__version__}, or this "
+            "repository at the same commit), or give the command that starts it with "
+            "--executor-command"
+        )
+
+    def _other_version(self, facts: dict[str, Any]) -> str:
+        return (
+            f"{self.host.label} runs the explorer {facts.get('version', '?')} (protocol "
+            f"{facts.get('protocol', '?')}); this one is {__version__} (protocol {PROTOCOL}): "
+            + self._install_hint()
+        )
+
+    def _not_started(self, process: _Transport, channel: _Channel) -> str:
+        said = channel.errors()
+        if channel.problem:
+            return (
+                f"{self.host.label} printed something other than the executor's frames "
+                f"({channel.problem}); a login script that prints to standard output "
+                "must be quiet for commands"
+            )
+        if "No module named" in said:
+            return f"{self.host.label} has no OpenCL Kernel Explorer: " + self._install_hint()
+        if "invalid choice: 'executor-serve'" in said:
+            return (
+                f"{self.host.label} has an older OpenCL Kernel Explorer, without "
+                "executor-serve: " + self._install_hint()
+            )
+        how = _exit_text(process.exitcode)
+        last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
+        return f"the executor on {self.host.label} did not start ({how}): {last}"
+
+    def _discard(self) -> None:
+        """Close the connection first: the far end ends at the end of its input, removing
+        what it kept; the command is killed only if it has not ended within a second."""
+        if self._conn is not None:
+            self._conn.close()
+        if self._process is not None:
+            self._process.join(_CLOSE_S)
+        super()._discard()
+
+    def _crash_message(self, what: str) -> str:
+        process, channel = self._process, self._conn
+        code = None
+        if process is not None:
+            process.join(5)
+            code = process.exitcode
+        problem = channel.problem if channel is not None else ""
+        self._discard()
+        return (
+            f"the executor on {self.host.label} stopped ({problem or _exit_text(code)}) while "
+            f"running {what}: its OpenCL runtime crashed or the connection was lost; the next "
+            "action connects again"
+        )
+
+    def say(self, text: str, finished: bool) -> None:
+        if self.progress is not None:
+            self.progress(text, finished)
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    info = os.stat(path)
+    return (info.st_mtime_ns, info.st_size)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {-code}, {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+class _Transport:
+    """The command's process, as the executor handles its own: alive, kill, join, exit code."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def kill(self) -> None:
+        if self.is_alive():
+            self._popen.kill()
+
+    def join(self, timeout: float | None = None) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout)
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()
+
+
+class _Channel:
+    """Frames over the command's standard input and output, read as they arrive so that the
+    executor's wait (its Cancel, its deadline) goes on during a long transfer."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], owner: CommandExecutor) -> None:
+        assert popen.stdin and popen.stdout and popen.stderr
+        self._stdin, self._stdout = popen.stdin, popen.stdout
+        self._owner = owner
+        self._reader = FrameReader()
+        self._ended = False
+        self.problem = ""  # what the stream carried that is not a frame
+        self._began = 0.0
+        self._said = 0.0
+        self._errors = _ErrorOutput(popen.stderr)
+
+    def errors(self) -> str:
+        return self._errors.text()
+
+    def send(self, message: Any) -> None:
+        frame = memoryview(encode(message))
+        began, total = time.monotonic(), len(frame)
+        fd = self._stdin.fileno()
+        while frame:
+            frame = frame[os.write(fd, frame[:_CHUNK]) :]
+            self._show("sending", began, total - len(frame), total, not frame)
+
+    def poll(self, timeout: float) -> bool:
+        """Whether a whole frame (or the end of the stream) is here, waiting up to
+        ``timeout`` seconds and reading what arrives meanwhile."""
+        end = time.monotonic() + timeout
+        fd = self._stdout.fileno()
+        while not (self._reader.ready() or self._ended):
+            ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+            if not ready:
+                return False
+            data = os.read(fd, _CHUNK)
+            if not self._began:
+                self._began = time.monotonic()
+            try:
+                self._reader.feed(data)
+            except ProtocolError as exc:
+                self.problem, self._ended = str(exc), True
+            self._ended = self._ended or not data
+            done, total = self._reader.pending
+            self._show("receiving", self._began, done, total, self._reader.ready())
+        return True
+
+    def recv(self) -> Any:
+        if self._reader.ready():
+            self._began = 0.0
+            return self._reader.pop()
+        raise EOFError(self.problem or "the connection closed")
+
+    def close(self) -> None:
+        for stream in (self._stdin, self._stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def _show(self, how: str, began: float, done: int, total: int, finished: bool) -> None:
+        """Progress of a transfer that has taken over a second, a few times a second."""
+        now = time.monotonic()
+        if not began or now - began < _SHOW_AFTER_S or not total:
+            return
+        if not finished and now - self._said < _SHOW_EVERY_S:
+            return
+        self._said = now
+        owner = self._owner
+        direction = "to" if how == "sending" else "from"
+        self._owner.say(
+            f"{how} {owner.working_on} {direction} {owner.host.label}: "
+            f"{done / 1e6:.1f} of {total / 1e6:.1f} MB compressed, {now - began:.1f} s",
+            finished,
+        )
+
+
+class _ErrorOutput:
+    """The far end's standard error: passed on to ours (a kernel's ``printf``, a warning),
+    its end kept to explain a failed start."""
+
+    def __init__(self, stream: Any) -> None:
+        self._tail = b""
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: Any) -> None:
+        with contextlib.suppress(OSError, ValueError), stream:
+            for data in iter(lambda: os.read(stream.fileno(), 65536), b""):
+                self._tail = (self._tail + data)[-4096:]
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    sys.stderr.write(data.decode("utf-8", "replace"))
+                    sys.stderr.flush()
+
+    def text(self) -> str:
+        self._thread.join(2.0)  # what the far end wrote as it ended may still be on its way
+        return self._tail.decode("utf-8", "replace")

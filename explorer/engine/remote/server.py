@@ -1,0 +1,125 @@
+"""The executor's end of a remote connection: ``python -m explorer executor-serve`` reads
+frames from its standard input and answers on its standard output, running each request as
+a local executor process does (:func:`explorer.engine.executor.handle`).
+
+The first exchange is ``("hello", facts)`` both ways: the window's protocol and package
+versions and the environment its executor needs (a simulator's switches), then this end's
+versions and machine name; the window checks them and says what to install on a mismatch.
+
+Standard output carries frames only: it is moved to a private descriptor at start, and
+descriptor 1 (where a kernel's ``printf`` and any library's prints go) becomes standard
+error. The process ends as soon as its standard input closes (the window closed the
+connection, or ``ssh`` was stopped), even while a kernel never returns: a thread reads the
+input and ends the process at its end, so no executor outlives its connection.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from typing import Any
+
+from explorer import __version__
+from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
+from explorer.engine.launch import devices
+from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
+
+_CHUNK = 1 << 20
+
+
+def serve() -> int:
+    """Serve requests until standard input closes; never returns while it is open."""
+    _single_threaded_blas()
+    devices.serving_a_window_elsewhere = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the connection's end stops this process
+    out = os.dup(1)
+    os.dup2(2, 1)  # stray prints go to standard error, never into the frames
+    sys.stdout = sys.stderr
+    inbox: queue.Queue[Any] = queue.Queue()
+    threading.Thread(target=_read_input, args=(inbox,), name="stdin-reader", daemon=True).start()
+    while True:
+        kind, payload = inbox.get()
+        if kind == "hello":
+            prepare_process(dict(payload.get("env") or {}))
+            reply: Any = ("hello", facts())
+        elif kind == "files":
+            reply = _keep_files(payload)
+        else:
+            reply = handle(kind, payload)
+        _write(out, reply)
+
+
+def facts() -> dict[str, Any]:
+    """What this end tells the window first."""
+    return {
+        "protocol": PROTOCOL,
+        "version": __version__,
+        "python": platform.python_version(),
+        "machine": platform.node(),
+    }
+
+
+_FOLDER = os.path.join(tempfile.gettempdir(), f"opencl-explorer-files-{os.getpid()}")
+
+
+def _keep_files(contents: dict[str, bytes]) -> tuple[str, Any]:
+    """The window's files a request reads, kept here under their own names in a folder of
+    this process (removed when it ends); the reply maps each to its copy."""
+    where = {}
+    try:
+        os.makedirs(_FOLDER, exist_ok=True)
+        for path, data in contents.items():
+            copy = os.path.join(tempfile.mkdtemp(dir=_FOLDER), os.path.basename(path))
+            with open(copy, "wb") as f:
+                f.write(data)
+            where[path] = copy
+    except OSError as exc:
+        return ("error", f"the files could not be kept on {platform.node()}: {exc.strerror}")
+    return ("ok", where)
+
+
+def _single_threaded_blas() -> None:
+    """As the local executor: a multi-threaded BLAS fights a CPU device's threads. Its
+    thread count is read when numpy loads, which has happened by now, so the process starts
+    itself again once with the switches set (same process id, same standard streams)."""
+    if all(os.environ.get(k) == v for k, v in SINGLE_THREADED.items()):
+        return
+    os.environ.update(SINGLE_THREADED)
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "explorer", "executor-serve"])
+
+
+def _read_input(inbox: queue.Queue[Any]) -> None:
+    """Frames from standard input into ``inbox``; the process ends with the input."""
+    reader = FrameReader()
+    try:
+        while True:
+            data = os.read(0, _CHUNK)
+            if not data:
+                break
+            reader.feed(data)
+            while reader.ready():
+                inbox.put(reader.pop())
+    except (OSError, ProtocolError) as exc:
+        print(f"executor-serve: {exc}", file=sys.stderr)
+    shutil.rmtree(_FOLDER, ignore_errors=True)
+    os._exit(0)
+
+
+def _write(fd: int, reply: Any) -> None:
+    try:
+        frame = encode(reply)
+    except Exception as exc:  # a value that cannot be sent is reported, never lost
+        frame = encode(("error", f"the reply could not be sent ({type(exc).__name__})"))
+    view = memoryview(frame)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:  # the window is gone
+        os._exit(0)

@@ -1,0 +1,141 @@
+"""Which event each async copy returns and which events each ``wait_group_events`` names.
+
+Event values are opaque (alike for every copy on some devices), and their variables' addresses
+do not compare alike on every device, so the trace follows the variables by name instead.
+Each ``event_t`` variable (or array) the traced kernel declares gets a private shadow of the
+same shape, ``__tr_ev_<name>``, holding the number of the copy whose event it holds (0: none
+known). A copy's event is a fresh number, or the one the variable given as its last argument
+holds (OpenCL returns that same event); where its result is stored in a variable, that
+variable's shadow takes the number. The copy records the number (a FENCE record of role
+``ROLE_COPY_EVENT``), and a wait records, just before its barrier record, the number of each
+event it names (``ROLE_WAIT_EVENT``), read from the shadows.
+
+Only a kernel that copies pays for this: the shadows and the counter of fresh numbers are
+declared where the kernel declares event variables, and nothing else changes. What the
+trace cannot follow it says: a copy given an event that is not a plain variable or element
+gets number 0 (any wait ends it), and a wait whose list is not one is taken to end every
+copy, and its line is "not traced".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+SHADOW = "__tr_ev_"
+NEXT = "__tr_ev_next"  # the last fresh event number of this work-item
+
+# A plain variable or array element, its index free of calls and side effects (it is
+# evaluated once more, on the shadow).
+_INDEX = r"(?:[\w\s*/%]|\+(?!\+)|-(?!-))*"
+_LVALUE = re.compile(rf"(?P<name>[A-Za-z_]\w*)\s*(?P<index>\[{_INDEX}\])?")
+_STORED_IN = re.compile(rf"(?P<lvalue>[A-Za-z_]\w*\s*(?:\[{_INDEX}\])?)\s*=\s*$")
+_NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
+# The list a wait names: &e, e (an array), &e[i], e + i.
+_LIST = re.compile(
+    rf"&\s*(?P<a>[A-Za-z_]\w*)\s*(?P<ai>\[{_INDEX}\])?|(?P<b>[A-Za-z_]\w*)(?P<bo>\s*\+{_INDEX})?"
+)
+_DECLARATION = re.compile(r"\bevent_t\s+")
+_DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)")
+
+
+@dataclass
+class EventShadows:
+    """The event variables of one kernel body and how their shadows are named."""
+
+    shapes: dict[str, str] = field(default_factory=dict)  # name -> "[3]" or ""
+
+    @classmethod
+    def of(cls, body: str) -> EventShadows:
+        """The ``event_t`` variables declared in ``body`` (the kernel's text)."""
+        shapes: dict[str, str] = {}
+        for m in _DECLARATION.finditer(body):
+            for name, dims in _declarators(body, m.end()):
+                shapes.setdefault(name, dims)
+        return cls(shapes)
+
+    def declarations(self) -> str:
+        """The shadows and the counter, for the top of the kernel's body ("" where the
+        kernel declares no event)."""
+        if not self.shapes:
+            return ""
+        parts = [
+            f"{SHADOW}{name}{dims}" + (" = {0}" if dims else " = 0u")
+            for name, dims in self.shapes.items()
+        ]
+        return f" uint {NEXT} = 0u, {', '.join(parts)};"
+
+    def shadow(self, lvalue: str) -> str | None:
+        """The shadow of an event variable or element (``e``, ``evs[i]``), or None."""
+        m = _LVALUE.fullmatch(lvalue.strip())
+        if m is None or m.group("name") not in self.shapes:
+            return None
+        dims, index = self.shapes[m.group("name")], m.group("index") or ""
+        if bool(dims) != bool(index):
+            return None
+        return f"{SHADOW}{m.group('name')}{index}"
+
+    def event_number(self, given: str) -> str:
+        """The number of the event a copy given ``given`` (its last argument) returns."""
+        if _NO_EVENT.fullmatch(given.strip()):
+            return f"++{NEXT}"
+        return self.shadow(given) or "0u"
+
+    def stored_in(self, before: str) -> str | None:
+        """The shadow of the variable the copy's result is stored in, from the text just
+        before the call (``e = ``, ``evs[1] = ``, ``event_t e = ``), or None."""
+        m = _STORED_IN.search(before)
+        if m is None:
+            return None
+        if before[: m.start()].rstrip().endswith((".", ">", "*")):  # a field, through a pointer
+            return None
+        return self.shadow(m.group("lvalue"))
+
+    def wait_list(self, events: str) -> str | None:
+        """The arguments ``ids, first, count`` of ``__tr_ev_wait`` for a wait's list
+        (``&e``, ``evs``, ``&evs[i]``, ``evs + i``), or None where the trace does not follow
+        it."""
+        m = _LIST.fullmatch(events.strip())
+        if m is None:
+            return None
+        if m.group("a"):
+            name, index = m.group("a"), m.group("ai")
+            dims = self.shapes.get(name)
+            if dims is None or bool(dims) != bool(index):
+                return None
+            if not dims:
+                return f"&{SHADOW}{name}, 0u, 1u"
+            first = index[1:-1]
+        else:
+            name, offset = m.group("b"), m.group("bo")
+            if not self.shapes.get(name):
+                return None
+            first = offset.strip()[1:] if offset else "0"
+        count = f"(uint)(sizeof({SHADOW}{name}) / sizeof(uint))"
+        return f"{SHADOW}{name}, (uint)({first}), {count}"
+
+
+def _declarators(text: str, at: int) -> list[tuple[str, str]]:
+    """The (name, dimensions) of the declarators of a declaration from ``at`` (just after
+    its type) to its ``;``: initialisers, with their calls and commas, are skipped."""
+    found = []
+    i, n = at, len(text)
+    while i < n:
+        m = _DECLARATOR.match(text, i)
+        if m is None:
+            break
+        found.append((m.group(1), re.sub(r"\s+", "", m.group(2))))
+        i, depth = m.end(), 0
+        while i < n:  # to the next declarator, or the end of the declaration
+            c = text[i]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif depth == 0 and c in ",;":
+                break
+            i += 1
+        if i >= n or text[i] == ";":
+            break
+        i += 1
+    return found
