@@ -8,7 +8,9 @@ re-run); once that work is done, the attempt is graded on the worker's thread by
 :func:`explorer.exercises.grade` (the status bar's progress and Cancel, as any work), the
 grade shown check by check; a failed attempt is then traced against the solution through the
 trace diff's controller, which marks the first differing accesses in the execution view and
-lists them as findings at their lines. Passing is remembered in the settings."""
+lists them as findings at their lines (told as the grade tells them: what the solution does
+there, never its source). Passing is remembered in the settings; an attempt opened again (by
+the menu, by hand, or as the last session at start) opens its exercise."""
 
 from __future__ import annotations
 
