@@ -8,6 +8,11 @@ if sys.argv[1:2] == ["executor-serve"]:
     # device's threads (explorer.engine.executor.SINGLE_THREADED; the server checks them).
     for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_name] = "1"
+elif __name__ == "__main__":
+    # The executor's process first: it starts while the command imports the engine.
+    from explorer.engine.early import start_for
+
+    start_for(sys.argv[1:])
 
 from explorer.cli import main
 

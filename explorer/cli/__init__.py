@@ -4,7 +4,8 @@ engine as the app.
 Each sub-command is one module of this package holding ``COMMAND``, a
 :class:`~explorer.cli.command.Command`; :data:`COMMANDS` is found by walking the package, and
 this module only builds the parser from it and dispatches. Adding a command is adding its
-module.
+module. A command typed by its name imports only its own module (``bench-trace`` is
+``bench_trace``): the others' imports would only delay it.
 
 Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
 4 crashed or timed out, 130 interrupted (Ctrl+C).
@@ -17,6 +18,7 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from functools import cache
 
 from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command, add_host_arguments, executor_for
 from explorer.engine.executor import Executor, ExecutorError
@@ -27,6 +29,7 @@ from explorer.paths import shown
 from explorer.selection import UsageError
 
 
+@cache
 def _discover() -> tuple[Command, ...]:
     found = []
     for info in pkgutil.iter_modules(__path__):
@@ -37,11 +40,34 @@ def _discover() -> tuple[Command, ...]:
     return tuple(sorted(found, key=lambda c: (c.order, c.name)))
 
 
-COMMANDS: tuple[Command, ...] = _discover()
+def __getattr__(name: str) -> tuple[Command, ...]:
+    if name == "COMMANDS":  # every command, found on first use
+        return _discover()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command in :data:`COMMANDS`, in that order."""
+def _commands() -> tuple[Command, ...]:
+    """:data:`COMMANDS`, or the commands a caller set it to (an older command line, say)."""
+    assigned: tuple[Command, ...] | None = globals().get("COMMANDS")
+    return _discover() if assigned is None else assigned
+
+
+def _typed(argv: Sequence[str]) -> Command | None:
+    """The command ``argv`` names, from its own module alone; None when it names none."""
+    name = argv[0] if argv else ""
+    module_name = name.replace("-", "_")
+    if not module_name.isidentifier() or module_name in ("command", "__init__"):
+        return None
+    try:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+    except ImportError:
+        return None
+    command = getattr(module, "COMMAND", None)
+    return command if isinstance(command, Command) and command.name == name else None
+
+
+def build_parser(commands: Sequence[Command] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (default: every command in :data:`COMMANDS`), in order."""
     parser = argparse.ArgumentParser(
         prog="python -m explorer",
         description="Run, verify and time OpenCL kernels (OpenCL Kernel Explorer).",
@@ -49,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "3 refused, 4 crashed or timed out, 130 interrupted (Ctrl+C).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
+    for command in _commands() if commands is None else commands:
         command_parser = sub.add_parser(command.name, help=command.help)
         command.add_arguments(command_parser)
         add_host_arguments(command_parser)
@@ -68,8 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
-    command = next(c for c in COMMANDS if c.name == args.command)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    typed = None if "COMMANDS" in globals() else _typed(argv)
+    args = build_parser(None if typed is None else (typed,)).parse_args(argv)
+    command = typed or next(c for c in _commands() if c.name == args.command)
     try:
         # Its process starts on the first OpenCL request.
         with executor_for(args, local=Executor) as executor:

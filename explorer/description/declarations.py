@@ -13,6 +13,7 @@ from typing import Any
 from explorer.description.elements import ElementTypeError, element_type
 from explorer.description.expressions import ExpressionError, names_in
 from explorer.description.launch import DescriptionError
+from explorer.description.regions import ALL, NOTHING, RegionError, parse_region
 
 CONTENTS = (
     "random", "zeros", "ones", "iota", "constant", "iou", "image", "npy", "data", "noinit",
@@ -43,6 +44,9 @@ class BufferDecl:
     result: bool = False
     shape: tuple[str, ...] = ()  # how to show it: rows, cols; () is a 1-D strip
     null: bool = False  # pass a NULL pointer (Oclgrind's ``null``)
+    # What the kernel promises to write: "all", a region such as "[1:-1, 1:-1]" over its
+    # shape, or "" (nothing: the elements it leaves keep their contents, no finding).
+    writes: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,7 @@ class CustomSpec:
 LOCAL_NAMES = ("L0", "L1", "L2")
 _BUFFER_KEYS = {
     "buffer", "count", "contents", "value", "step", "seed", "range", "file", "data",
-    "access", "result", "shape", "null",
+    "access", "result", "shape", "null", "writes",
 }  # fmt: skip
 _LOCAL_KEYS = {"local", "count"}
 _SCALAR_KEYS = {"scalar", "value"}
@@ -348,6 +352,7 @@ def _declaration(
         raise fail("result", "must be true or false")
     if result and access == "read":
         raise fail("result", "a result buffer is written: its access cannot be 'read'")
+    writes = _writes(table.get("writes", ""), access, len(shape) or 1, fail)
     return BufferDecl(
         name=name,
         type=type_name,
@@ -364,4 +369,22 @@ def _declaration(
         result=result,
         shape=tuple(shape),
         null=bool(table.get("null", False)),
+        writes=writes,
     )
+
+
+def _writes(value: object, access: str, dims: int, fail: Any) -> str:
+    """The ``writes`` key: "all", "none" or a subscript over the buffer's ``dims``-dimensional
+    shape, checked here so a mistake names the file, the parameter and the key."""
+    if value in ("", NOTHING):
+        return ""
+    if not isinstance(value, str):
+        raise fail("writes", f'must be "{ALL}", "{NOTHING}" or a region such as "[1:-1, 1:-1]"')
+    if access == "read":
+        raise fail("writes", "a buffer declared access = 'read' is not written")
+    try:
+        parse_region(value, dims)
+    except RegionError as exc:
+        shape = "[rows, cols]" if dims == 2 else "one dimension (no 'shape')"
+        raise fail("writes", f"{exc}; the region is a subscript of its shape, {shape}") from None
+    return value.strip()

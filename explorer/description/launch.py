@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 
 from explorer.description.elements import ElementType
+from explorer.description.regions import NOTHING, region_mask
 
 Arrays = dict[str, np.ndarray]
 Access = Literal["read", "write", "readwrite"]
@@ -161,6 +162,34 @@ class ReferenceKernel:
 Check = Expected | Computed | NumpyExpression | ReferenceKernel
 
 
+# -- what a launch promises to write ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Promise:
+    """The elements of a buffer a launch promises to write: ``region`` "all" or a numpy-style
+    subscript over ``shape`` (the buffer as a person sees it, rows first, in elements of
+    ``lane_bytes`` bytes; a ``column_major`` buffer is stored column by column). An element of
+    the region no work-item wrote is a coverage finding; one outside it is simply what the
+    buffer held before the launch."""
+
+    region: str
+    shape: tuple[int, ...]
+    lane_bytes: int
+    column_major: bool = False
+
+    def mask(self) -> np.ndarray:
+        """True for each promised element, rows first."""
+        return region_mask(self.region, self.shape)
+
+    def device_bytes(self) -> np.ndarray:
+        """True for each promised byte, in the order the device stores the buffer."""
+        mask = self.mask()
+        if self.column_major and mask.ndim == 2:
+            mask = mask.T
+        return np.repeat(mask.ravel(), self.lane_bytes)
+
+
 # -- parameters ------------------------------------------------------------------------------
 
 
@@ -171,7 +200,9 @@ class BufferParam:
     ``shape`` is the host array as made (rows first; ``(count, lanes)`` for a vector type
     declared without a shape); ``shown`` is how a person sees it and how it is judged. A
     ``column_major`` matrix is stored on the device column by column. ``check`` is how a
-    result is judged (None: it is shown, not checked).
+    result is judged (None: it is shown, not checked). ``writes`` is what the launch promises
+    to write of it: "all" (a family's output), a region such as ``"[1:-1, 1:-1]"`` over
+    ``shown``, or nothing ("" or "none": the elements it leaves are its initial contents).
     """
 
     name: str
@@ -185,6 +216,7 @@ class BufferParam:
     shown: tuple[int, ...] = ()
     column_major: bool = False
     null: bool = False  # passed as a NULL pointer
+    writes: str = ""
 
     @property
     def nbytes(self) -> int:
@@ -209,6 +241,14 @@ class BufferParam:
         """The host wrote meaningful contents before the launch (not a sentinel, not
         uninitialised): a read before the kernel writes is no bug."""
         return not isinstance(self.contents, (NoInit, Sentinel))
+
+    @property
+    def promise(self) -> Promise | None:
+        """What the launch promises to write of this buffer, if anything."""
+        if self.writes in ("", NOTHING) or self.null:
+            return None
+        lane_bytes = self.element.nbytes // max(1, self.element.lanes)
+        return Promise(self.writes, self.shown_shape, lane_bytes, self.column_major)
 
     @property
     def rewritten_by_kernel(self) -> bool:

@@ -157,6 +157,10 @@ class Family(KernelModel):
     # "write": the kernels only write the output (a second launch must give the same);
     # "readwrite": they add to it (only the first launch, from the initial contents, counts).
     output_access: ClassVar[str] = "write"
+    # What a launch promises to write of the output: every element ("all"), so an element no
+    # work-item wrote is a coverage finding; a histogram promises nothing (an empty bin keeps
+    # its zero).
+    output_writes: ClassVar[str] = "all"
 
     # -- roles ---------------------------------------------------------------------------
 
@@ -226,6 +230,7 @@ class Family(KernelModel):
                         result=output,
                         check=Computed(partial(_family_reference, self, sizes)) if output else None,
                         column_major=column,
+                        writes=self.output_writes if output else "",
                     )
                 )
         return LaunchDescription(

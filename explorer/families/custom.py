@@ -50,6 +50,7 @@ from explorer.description.launch import (
     Setting,
     Values,
 )
+from explorer.description.regions import RegionError
 from explorer.families.base import InputError, KernelModel, Sizes
 from explorer.paths import UserFileError, load_user_array
 
@@ -224,7 +225,7 @@ def _buffer(
                 f"{count * et.lanes} elements"
             )
         shown = (rows, cols)
-    return BufferParam(
+    param = BufferParam(
         decl.name,
         et,
         count,
@@ -235,4 +236,12 @@ def _buffer(
         check=check,
         shown=shown,
         null=decl.null,
+        writes=decl.writes,
     )
+    promise = param.promise
+    if promise is not None:
+        try:
+            promise.mask()
+        except RegionError as exc:
+            raise DeclarationError(f"parameter {decl.name!r}: key 'writes': {exc}") from None
+    return param

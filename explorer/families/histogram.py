@@ -37,6 +37,7 @@ class Histogram(Family):
     # The kernels add to HIST: it starts from zeros, and only the first launch is judged.
     output_contents: ClassVar[Any] = Fill(0.0)
     output_access: ClassVar[str] = "readwrite"
+    output_writes: ClassVar[str] = "none"  # a bin no value fell into keeps its zero
     size_names = ("VALUES", "BINS")
     default_sizes: ClassVar[dict[str, int]] = {"VALUES": 1 << 20, "BINS": 256}
     size_help: ClassVar[dict[str, str]] = {

@@ -56,10 +56,15 @@ DECLARATION_COLUMNS = (
     "Access",
     "Result",
     "Shape",
+    "Writes",
 )
 SHAPE_TIP = (
     "How the buffer is drawn: rows, cols (names of sizes or expressions, e.g. H, W); "
     "empty: a vector (wrapped into rows when long)"
+)
+WRITES_TIP = (
+    "What the kernel promises to write: all, or a region of the shape such as [1:-1, 1:-1]; "
+    "the trace reports promised elements never written. Empty: nothing promised"
 )
 _LEADING_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n.*?\n[ \t]*---\*/[ \t]*\n?", re.DOTALL)
 _SIZE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\d+)\s*$")
@@ -293,6 +298,10 @@ class KernelMappingDialog(QDialog):
                 shape.setPlaceholderText("vector")
                 shape.setToolTip(SHAPE_TIP)
                 table.setCellWidget(row, 7, shape)
+                writes = QLineEdit(decl.writes)
+                writes.setPlaceholderText("nothing promised")
+                writes.setToolTip(WRITES_TIP)
+                table.setCellWidget(row, 8, writes)
         table.resizeColumnsToContents()
 
     def declarations(self) -> CustomGuess:
@@ -319,6 +328,7 @@ class KernelMappingDialog(QDialog):
                         access=_cell(table, row, 5, QComboBox).currentText(),
                         result=_cell(table, row, 6, QCheckBox).isChecked(),
                         shape=tuple(_split(_cell(table, row, 7, QLineEdit).text())),
+                        writes=_cell(table, row, 8, QLineEdit).text().strip(),
                     )
                 )
         return CustomGuess(

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from explorer.description.launch import Promise
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     GLOBAL,
@@ -46,6 +47,8 @@ class RawTrace:
     # with contents it chose (a read of them before a write is no bug).
     inputs: frozenset[str] = frozenset()
     host_filled: frozenset[str] = frozenset()
+    # What the launch promises to write of each parameter that promises anything.
+    promised: tuple[tuple[str, Promise], ...] = ()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -147,6 +150,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         global_size = tuple(raw.ndrange)
 
     meta = raw.meta.reshape(-1, 8)
+    promised = dict(raw.promised)
     buffers = []
     for b in inst.buffers:
         if b.space == PRIVATE:  # described by the instrumentation, not by the kernel
@@ -161,8 +165,11 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         program = space == GLOBAL and b.param_index is None
         is_input = program or (space == GLOBAL and role in raw.inputs)
         filled = space == GLOBAL and role in raw.host_filled
+        promise = promised.get(role) if space == GLOBAL and role is not None else None
         buffers.append(
-            BufferInfo(b.name, role, space, elem, nbytes // elem, tuple(dims), is_input, filled)
+            BufferInfo(
+                b.name, role, space, elem, nbytes // elem, tuple(dims), is_input, filled, promise
+            )
         )
 
     sites = tuple(

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.description.launch import Promise
+
 # Operation codes, as recorded by the instrumented kernel.
 READ, WRITE, RMW, ATOMIC, BARRIER, FENCE = 0, 1, 2, 3, 4, 5
 OP_NAMES = {
@@ -57,6 +59,9 @@ class BufferInfo:
     # A __global buffer the host filled before the launch though it is not an input (a custom
     # kernel's readwrite buffer with declared contents): its reads before writes are fine.
     host_filled: bool = False
+    # The elements the launch promised to write (a family's output: all of them; a custom
+    # buffer: what its ``writes`` declares); None: no promise, no element is missing.
+    promised: Promise | None = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from explorer.engine import executor as executor_module
+from explorer.engine import reply as reply_module
 
 
 def large_reply(n: int) -> dict:
@@ -13,7 +13,7 @@ def large_reply(n: int) -> dict:
 
 
 def _reply_files() -> set[str]:
-    pattern = os.path.join(executor_module._shared_dir(), executor_module._SHARED_PREFIX + "*")
+    pattern = os.path.join(reply_module.shared_dir(), reply_module.SHARED_PREFIX + "*")
     return set(glob.glob(pattern))
 
 
@@ -28,10 +28,10 @@ def test_a_large_reply_arrives_whole_and_leaves_no_file(executor):
 
 def test_a_reply_through_shared_memory_is_the_reply_that_was_sent():
     reply = ("ok", large_reply(1 << 18))
-    packed = executor_module._pack(reply)
+    packed = reply_module.pack(reply)
     assert packed[0] == "shared" and os.path.exists(packed[2])
-    status, value = executor_module._unpack(packed)
+    status, value = reply_module.unpack(packed)
     assert status == "ok" and np.array_equal(value["records"], reply[1]["records"])
     assert not os.path.exists(packed[2])
     small = ("ok", large_reply(10))
-    assert executor_module._pack(small) is small  # small replies take the pipe as before
+    assert reply_module.pack(small) is small  # small replies take the pipe as before

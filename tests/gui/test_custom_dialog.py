@@ -96,20 +96,20 @@ def test_the_custom_form_is_guessed_from_the_parameter_list(qtbot, tmp_path):
     assert dialog.sizes.text() == "n = 1024"
     assert (dialog.global_size.text(), dialog.local_size.text()) == ("n", "64")
     assert rows(dialog) == {
-        "alpha": ("scalar", "float", "1.5", None, None, None, None),
-        "index": ("buffer", "uint", "n", "random", "read", False, ""),
-        "x": ("buffer", "float", "n", "random", "read", False, ""),
-        "y": ("buffer", "float", "n", "random", "readwrite", True, ""),
-        "n": ("scalar", "int", "n", None, None, None, None),
+        "alpha": ("scalar", "float", "1.5", None, None, None, None, None),
+        "index": ("buffer", "uint", "n", "random", "read", False, "", ""),
+        "x": ("buffer", "float", "n", "random", "read", False, "", ""),
+        "y": ("buffer", "float", "n", "random", "readwrite", True, "", ""),
+        "n": ("scalar", "int", "n", None, None, None, None, None),
     }
     path.write_text(SUMS)
     dialog = KernelMappingDialog(path)
     qtbot.addWidget(dialog)
     dialog.family.setCurrentText("custom")
     assert rows(dialog) == {
-        "values": ("buffer", "int", "N", "random", "read", False, ""),
-        "sums": ("buffer", "int", "N", "zeros", "write", True, ""),  # written, never read
-        "scratch": ("local", "int", "L0", None, None, None, None),
+        "values": ("buffer", "int", "N", "random", "read", False, "", ""),
+        "sums": ("buffer", "int", "N", "zeros", "write", True, "", ""),  # written, never read
+        "scratch": ("local", "int", "L0", None, None, None, None, None),
     }
 
 
@@ -188,3 +188,31 @@ def test_write_header_into_the_file_keeps_the_kernel_text_and_runs_from_the_comm
     assert text.count("/*---") == 1 and text.endswith(SUMS)
     done = cli(*command)
     assert json.loads(done.out.splitlines()[-1])["status"] == "verified", done.out
+
+
+def test_a_promise_typed_in_the_writes_column_is_written_and_traced(qtbot, tmp_path, fast_cli):
+    """One sum per work-group into a buffer of N: promising "all" of it makes the sums the
+    kernel never writes a coverage finding; promising its first N / 64 elements, none."""
+    from tests.robustness.helpers import cli
+
+    path = tmp_path / "sums.cl"
+    path.write_text(SUMS)
+    found = {}
+    for promise in ("all", "[:4]"):
+        dialog = KernelMappingDialog(path)
+        qtbot.addWidget(dialog)
+        dialog.family.setCurrentText("custom")
+        dialog.sizes.setText("N = 256")
+        dialog.local_size.setText("64")
+        writes = dialog.declarations_table.cellWidget(list(rows(dialog)).index("sums"), 8)
+        writes.setFocus()
+        writes.selectAll()
+        qtbot.keyClicks(writes, promise)
+        dialog.write_button.click()
+        assert f'writes = "{promise}"' in path.read_text()
+        done = cli("trace", "--kernel-file", str(path), "--json")
+        assert done.code == 0, done.err
+        found[promise] = [
+            (f["kind"], f["buffer"], f["count"]) for f in json.loads(done.out)["findings"]
+        ]
+    assert found == {"all": [("coverage", "sums", 252)], "[:4]": []}

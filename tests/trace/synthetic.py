@@ -13,6 +13,7 @@ from itertools import product
 
 import numpy as np
 
+from explorer.description.launch import Promise
 from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
@@ -150,6 +151,14 @@ def from_records(
             replace(
                 b, is_input=b.is_input or (b.space == GLOBAL and b.role not in (None, output_role))
             )
+            for b in buffers
+        ]
+        # As a family's output (from the sentinel): every element is promised; one the host
+        # filled (a histogram's zeros) promises nothing.
+        buffers = [
+            replace(b, promised=Promise("all", (b.length,), b.elem_size))
+            if b.role == output_role and b.space == GLOBAL and not b.host_filled
+            else b
             for b in buffers
         ]
     if groups_traced is None:

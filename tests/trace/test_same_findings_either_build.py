@@ -68,7 +68,7 @@ def _own_kernels() -> list[str]:
     """Every kernel file of those folders: a .cl with its header, or a .sim (which names
     its own .cl)."""
     found = []
-    for folder in ("builds", "complete", "group_ops", "partial"):
+    for folder in ("builds", "complete", "group_ops", "partial", "promised"):
         for p in sorted((TEST_KERNELS / folder).iterdir()):
             headed = p.suffix == ".cl" and p.read_text(encoding="utf-8").startswith("/*---")
             if headed or p.suffix == ".sim":
@@ -81,8 +81,8 @@ OWN = _own_kernels()
 
 @pytest.mark.parametrize("path", OWN)
 def test_our_trace_kernels_find_the_same_either_way(path, cpu, monkeypatch):
-    """The kernels of the trace's own groups (builds, complete, group_ops, partial) at their
-    sizes."""
+    """The kernels of the trace's own groups (builds, complete, group_ops, partial,
+    promised) at their sizes."""
     run = RunRequest(load_variant_file(TEST_KERNELS / path), {}, device_key=cpu.key)
     optimised, unoptimised, _ = _both(run, monkeypatch)
     assert optimised == unoptimised

@@ -262,6 +262,8 @@ def custom_header(
                 lines.append("result = true")
             if p.shape:
                 lines.append(f"shape = [{', '.join(_q(s) for s in p.shape)}]")
+            if p.writes:
+                lines.append(f"writes = {_q(p.writes)}")
     if reference.strip():
         lines += ["[reference]", f"numpy = {_q(reference.strip())}", f"terms = {_q(terms)}"]
     lines += ["[about]", 'source = "your own kernel"', "---*/"]

@@ -80,14 +80,7 @@ def _describe(cl: Any, p_index: int, d_index: int, platform: Any, device: Any) -
         except (cl.Error, AttributeError):
             return default
 
-    try:
-        ctx = cl.Context([device])
-        probe = cl.Program(ctx, "__kernel void probe(__global int* x) { x[0] = 1; }").build()
-        multiple = cl.Kernel(probe, "probe").get_work_group_info(
-            cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, device
-        )
-    except cl.Error:
-        multiple = 1
+    multiple = preferred_multiple(cl, platform, device)
     return DeviceInfo(
         platform_index=p_index,
         device_index=d_index,
@@ -105,6 +98,46 @@ def _describe(cl: Any, p_index: int, d_index: int, platform: Any, device: Any) -
         max_alloc_bytes=int(get("max_mem_alloc_size", 0)),
         clock_mhz=int(get("max_clock_frequency", 0)),
         preferred_multiple=int(multiple),
+    )
+
+
+def preferred_multiple(cl: Any, platform: Any, device: Any) -> int:
+    """The device's preferred multiple of the work-group size, which only a built kernel
+    tells: a probe kernel is built once per device and driver, and the answer kept on disk
+    (``<cache folder>/devices``), keyed by the platform's, the device's and the driver's
+    names and versions. Describing PoCL took a tenth of a second of every process's start
+    (a context, a build, a kernel), Oclgrind half as much again."""
+    from explorer.frontend import disk_cache  # the package's import is paid by its users
+
+    try:
+        identity = [platform.name, platform.version, device.name, device.version]
+        identity += [device.driver_version, device.vendor]
+    except cl.Error:
+        identity = []
+    key = disk_cache.digest("preferred-multiple", *map(str, identity)) if identity else ""
+    kept = disk_cache.load(_DEVICE_FOLDER, key, int) if key else None
+    if kept is not None:
+        return kept
+    try:
+        multiple = probe_multiple(cl, device)
+    except cl.Error:
+        return 1
+    if key:
+        disk_cache.store(_DEVICE_FOLDER, key, multiple)
+    return multiple
+
+
+_DEVICE_FOLDER = "devices"
+
+
+def probe_multiple(cl: Any, device: Any) -> int:
+    """Build a probe kernel on ``device`` and ask it for the preferred multiple."""
+    ctx = cl.Context([device])
+    probe = cl.Program(ctx, "__kernel void probe(__global int* x) { x[0] = 1; }").build()
+    return int(
+        cl.Kernel(probe, "probe").get_work_group_info(
+            cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, device
+        )
     )
 
 

@@ -15,7 +15,9 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -35,6 +37,7 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
+from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.frontend import language_standard
@@ -375,15 +378,34 @@ class TraceLaunch:
 
     def _planes(self, rec_bufs: tuple[Any, ...], capacity: int) -> tuple[np.ndarray, ...]:
         """Offsets, words and values as arrays: on a CPU device read where the kernel wrote
-        them (hundreds of MB). The arrays keep their buffers alive until they are dropped."""
+        them (hundreds of MB); from a GPU, copied into page-locked memory kept between
+        traces where the pool has it (see staging.py), else mapped. The arrays keep their
+        memory alive until they are dropped."""
         value_bytes = self.inst.value_bytes
         value_dtype = (np.uint64 if value_bytes == 8 else np.uint32) if value_bytes else None
+        dtypes = (np.uint32, np.uint32, value_dtype)
         cl, queue = self.cl, self.p.queue
+        wanted = [
+            (buf, np.dtype(dtype), capacity)
+            for buf, dtype in zip(rec_bufs, dtypes, strict=True)
+            if capacity and dtype is not None
+        ]
+        if wanted and read_planes_staged(self.p.device.type):
+            pool = staging_pool(cl, self.p.context, queue)
+            read = pool.read(wanted)
+            if read is None and FIRST_READ == "fresh":
+                read = pool.read_fresh(wanted)
+            if read is not None:
+                staged = iter(read)
+                return tuple(
+                    next(staged) if capacity and dtype is not None else np.zeros(0, dtype=dtype)
+                    for dtype in dtypes
+                )
         return tuple(
             cl.enqueue_map_buffer(queue, buf, cl.map_flags.READ, 0, (capacity,), dtype)[0]
             if capacity and dtype is not None
             else np.zeros(0, dtype=dtype)
-            for buf, dtype in zip(rec_bufs, (np.uint32, np.uint32, value_dtype), strict=True)
+            for buf, dtype in zip(rec_bufs, dtypes, strict=True)
         )
 
     def launch(
@@ -480,7 +502,22 @@ class TraceLaunch:
             p.launch.ndrange,
             frozenset(b.name for b in p.description.buffers if b.is_input),
             frozenset(b.name for b in p.description.buffers if b.host_filled),
+            tuple((b.name, w) for b in p.description.buffers if (w := b.promise) is not None),
         )
+
+
+# How the record planes come back from a device whose memory is not the host's: "staged"
+# (page-locked memory kept between traces) or "map" (the driver's own copy, fresh each time).
+PLANES_FROM_GPU = "staged"
+# Where the planes go when the pool has no free entries for them (a process's first trace):
+# "fresh" (new memory whose pages several threads wrote first) or "map" (the driver's copy).
+FIRST_READ = "fresh"
+
+
+def read_planes_staged(device_type: str) -> bool:
+    """Whether the planes of a device of ``device_type`` are read into the staging pool: not
+    on a CPU device, whose buffers the host maps where they are."""
+    return PLANES_FROM_GPU == "staged" and "CPU" not in device_type.upper()
 
 
 def _offsets(wi_counts: np.ndarray) -> np.ndarray:
@@ -565,20 +602,7 @@ def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int
     writes = np.zeros(SITE_MASK + 1, dtype=bool)
     for s in trace.sites:
         writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
-    # The write records, a slice at a time: whole-trace temporaries of tens of MB cost more
-    # in fresh memory than the work itself.
-    # Sites fit 16 bits, and ``take`` into a kept mask allocates nothing per slice.
-    chunk = 1 << 20
-    site = np.empty(chunk, dtype=np.uint16)
-    is_write = np.empty(chunk, dtype=bool)
-    found = []
-    for start in range(0, trace.word.size, chunk):
-        words = trace.word[start : start + chunk]
-        n = words.size
-        np.bitwise_and(words, SITE_MASK, out=site[:n], casting="unsafe")
-        np.take(writes, site[:n], out=is_write[:n])
-        found.append(np.flatnonzero(is_write[:n]) + start)
-    at = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    at = _records_of_sites(trace.word, writes)
     words = trace.word[at]
     at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
     offset = trace.offset[at].astype(np.int64)
@@ -591,6 +615,38 @@ def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int
             inside = start_at + k
             mask[inside[(inside >= 0) & (inside < count)]] = True
     return mask
+
+
+_SCAN_CHUNK = 1 << 20
+_scratch = threading.local()
+
+
+def _records_of_sites(word: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The positions of the records whose site ``wanted`` marks, in order: a slice at a
+    time (whole-trace temporaries of tens of MB cost more in fresh memory than the work
+    itself), the slices on several threads (numpy lets go of the interpreter lock for each
+    pass: on a 16-core host beside an H100, 100 ms became a few)."""
+
+    def scan(start: int) -> np.ndarray:
+        if getattr(_scratch, "site", None) is None:
+            # Sites fit 16 bits, and ``take`` into a kept mask allocates nothing per slice.
+            _scratch.site = np.empty(_SCAN_CHUNK, dtype=np.uint16)
+            _scratch.hit = np.empty(_SCAN_CHUNK, dtype=bool)
+        words = word[start : start + _SCAN_CHUNK]
+        n = words.size
+        site, hit = _scratch.site[:n], _scratch.hit[:n]
+        np.bitwise_and(words, SITE_MASK, out=site, casting="unsafe")
+        np.take(wanted, site, out=hit)
+        return np.flatnonzero(hit) + start
+
+    starts = range(0, word.size, _SCAN_CHUNK)
+    workers = min(8, os.cpu_count() or 1, len(starts))
+    if workers <= 1:
+        found = [scan(start) for start in starts]
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            found = list(pool.map(scan, starts))
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _window_results(

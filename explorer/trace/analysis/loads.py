@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.analysis.context import READS, WRITES, Context
-from explorer.trace.analysis.units import Units, cells
+from explorer.trace.analysis.threads import thread_map
+from explorer.trace.analysis.units import Unit, Units, cells
 from explorer.trace.recorded import ATOMIC, GLOBAL, READ, RMW
 
 
@@ -30,6 +31,7 @@ def traffic(ctx: Context, units: Units) -> Traffic:
         if info.space == GLOBAL and not (t.output_role is not None and info.role == t.output_role)
     }
     read = written = 0
+    loaded = []
     for u in units.memory:
         if ctx.space(u.buffer) != GLOBAL:
             continue
@@ -39,9 +41,18 @@ def traffic(ctx: Context, units: Units) -> Traffic:
         if u.op in WRITES:
             written += nbytes
         if u.op in READS and u.buffer in counts:
-            c = counts[u.buffer]
-            for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
-                c += np.bincount(e, minlength=c.size)[: c.size]
+            loaded.append(u)
+
+    def loads_of(u: Unit) -> np.ndarray:
+        size = counts[u.buffer].size
+        total = np.zeros(size, dtype=np.int64)
+        for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
+            total += np.bincount(e, minlength=size)[:size]
+        return total
+
+    # Each site's loads counted on its own thread, added up in the same order as before.
+    for u, c in zip(loaded, thread_map(loads_of, loaded), strict=True):
+        counts[u.buffer] += c
     loads: dict[str, dict[str, float]] = {}
     for b, c in counts.items():
         loads[t.buffers[b].name] = (

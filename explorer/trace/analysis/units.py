@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, Context
+from explorer.trace.analysis.threads import thread_map
 from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
@@ -294,12 +295,20 @@ def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None
     if local and groups_alike(ctx, L, np.sort(np.concatenate(local))):
         ctx.local_scale = ctx.ngroups
     offsets = t.offset.reshape(W, L)
-    for sid, b, z, c in combos:
-        nwi, scale = W, 1
+
+    def rows_and_scale(b: int) -> tuple[int, int]:
         if t.buffers[b].space == LOCAL and ctx.local_scale > 1:
-            nwi, scale = ctx.group_size, ctx.local_scale  # the first group stands for all
+            return ctx.group_size, ctx.local_scale  # the first group stands for all
+        return W, 1
+
+    # Each site's offsets gathered from the (W, L) matrix, the sites side by side.
+    gathered = thread_map(
+        lambda combo: np.take(offsets[: rows_and_scale(combo[1])[0]], combo[3], axis=1).reshape(-1),
+        combos,
+    )
+    for (sid, b, z, c), off in zip(combos, gathered, strict=True):
+        nwi, scale = rows_and_scale(b)
         wi = np.repeat(np.arange(nwi, dtype=np.int32), c.size)
-        off = np.take(offsets[:nwi], c, axis=1).reshape(-1)
         units.memory.append(
             Unit(ctx, sid, b, wi, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
         )
@@ -360,7 +369,10 @@ def groups_alike(ctx: Context, L: int, cols: np.ndarray) -> bool:
     first = np.take(off3[0], cols, axis=1)
     step = max(1, (1 << 20) // max(1, first.size))
     return all(
-        bool((np.take(off3[g : g + step], cols, axis=2) == first).all()) for g in range(1, G, step)
+        thread_map(
+            lambda g: bool((np.take(off3[g : g + step], cols, axis=2) == first).all()),
+            range(1, G, step),
+        )
     )
 
 
@@ -368,13 +380,12 @@ def rows_equal(mat: np.ndarray, block: int = 1 << 20, mask: np.integer | None = 
     """Whether every row of ``mat`` (bitwise-and ``mask``, when given) equals its first (in
     blocks, to stay in cache)."""
     rows = max(1, block // max(1, mat.shape[1]))
+    starts = range(0, mat.shape[0], rows)
     if mask is None:
         first = mat[0]
-        return all(bool((mat[i : i + rows] == first).all()) for i in range(0, mat.shape[0], rows))
+        return all(thread_map(lambda i: bool((mat[i : i + rows] == first).all()), starts))
     first = mat[0] & mask
-    return all(
-        bool(((mat[i : i + rows] & mask) == first).all()) for i in range(0, mat.shape[0], rows)
-    )
+    return all(thread_map(lambda i: bool(((mat[i : i + rows] & mask) == first).all()), starts))
 
 
 def cells(

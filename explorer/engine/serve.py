@@ -1,0 +1,148 @@
+"""The executor's process: its loop, one request in, one reply out (see executor.py), and
+what a process serving a remote window shares with it (:func:`handle`, :func:`prepare_process`).
+
+Started by :mod:`explorer.engine.early`; it imports the engine itself, so the process that
+starts it need not have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from explorer.engine.reply import pack
+
+_WATCH_S = 0.2
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int, death_signal: bool) -> None:
+    """Make this process end when ``parent_pid`` does.
+
+    ``death_signal``: ask Linux for SIGKILL at the parent's death. Linux sends it when the
+    *thread* that started this process ends, so the parent asks only from its main thread.
+    The watch thread covers every other case (and other systems): an orphan is re-parented,
+    so ``getppid`` changes.
+    """
+    if death_signal and sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(_WATCH_S)
+        os._exit(1)
+
+    if os.getppid() != parent_pid:  # the parent died before the death signal was set
+        os._exit(1)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _writable_folder(folder: str) -> bool:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _without_unwritable_caches() -> None:
+    """Build without the on-disk caches where their folder cannot be written (a read-only
+    ``XDG_CACHE_HOME``): PyOpenCL would fail every build with ``KeyError:
+    'PYOPENCL_CACHE_FAILURE_FATAL'`` and PoCL would fail to store its kernels. Slower builds,
+    the same results. Called before PyOpenCL is imported (it reads the switch then)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not _writable_folder(os.path.join(base, "pyopencl")):
+        os.environ["PYOPENCL_NO_CACHE"] = "1"
+    os.environ.setdefault("PYOPENCL_CACHE_FAILURE_FATAL", "")  # its lookup has no default
+    pocl = os.environ.get("POCL_CACHE_DIR") or os.path.join(base, "pocl")
+    if not _writable_folder(pocl):
+        os.environ["POCL_KERNEL_CACHE"] = "0"
+
+
+def prepare_process(env: dict[str, str] | None = None) -> None:
+    """What an executor process does before it touches OpenCL: ``env`` (a simulator's
+    switches) applied, and the on-disk caches left alone where they cannot be written."""
+    if env:
+        os.environ.update(env)
+    _without_unwritable_caches()
+
+
+def handle(kind: str, payload: Any) -> tuple[str, Any]:
+    """One request's reply, ``("ok", value)`` or ``("error", message)``; the same in a local
+    executor process and in one serving a remote window."""
+    from explorer.engine.launch import run as runner
+    from explorer.engine.launch.devices import list_devices
+
+    try:
+        if kind == "run":
+            return ("ok", runner.run_request(payload))
+        if kind == "trace":
+            from explorer.engine.record.trace_launch import trace_and_analyse
+
+            return ("ok", trace_and_analyse(*payload))
+        if kind == "devices":
+            return ("ok", list_devices())
+        if kind == "call":
+            function, args = payload
+            return ("ok", function(*args))
+        return ("error", f"unknown request {kind!r}")
+    except Exception as exc:  # Reported to the caller, never lost.
+        return ("error", _error_text(exc))
+
+
+def serve_requests(
+    conn: Connection, parent_pid: int = 0, death_signal: bool = False, warm: tuple[str, ...] = ()
+) -> None:
+    """The executor process's loop: one request in, one reply out. The devices are described
+    before the first request (every caller asks for them first), and the ``warm`` modules
+    imported, while the caller is still starting."""
+    # Ctrl+C reaches every process of the terminal's group: the command that started this
+    # one decides what to do (it ends this process), so the interrupt is not this one's.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent_pid:
+        _die_with_parent(parent_pid, death_signal)
+    prepare_process()
+    import importlib
+
+    from explorer.engine.launch.devices import list_devices
+
+    with contextlib.suppress(Exception):  # a failure is reported when the caller asks
+        list_devices()
+    for module in warm:
+        importlib.import_module(module)
+    while True:
+        try:
+            kind, payload = conn.recv()
+        except (EOFError, OSError):
+            return
+        reply = handle(kind, payload)
+        conn.send(pack(reply))
+        del reply  # a trace's planes go back to their pool before the next request
+        staging = sys.modules.get("explorer.engine.record.staging")
+        if staging is not None:  # while the caller reads the reply
+            staging.grow_pending()
+
+
+def _error_text(exc: Exception) -> str:
+    """What the caller is told of an exception in the executor: the explorer's own errors say
+    what is wrong in their message (shortened); another library's text is a detail a person
+    cannot act on, so only its kind is named."""
+    if type(exc).__module__.startswith("explorer."):
+        text = str(exc)
+        return text if len(text) <= 600 else text[:300] + " … " + text[-200:]
+    if isinstance(exc, MemoryError):
+        return "the host ran out of memory; use smaller sizes"
+    return f"an unexpected {type(exc).__name__} stopped the work; the executor carries on"

@@ -1,0 +1,64 @@
+"""Builds through PyOpenCL's on-disk binary cache where PyOpenCL would skip it (NVIDIA's
+platform): on PoCL the cache is switched on by hand, as on NVIDIA."""
+
+import numpy as np
+import pyopencl.cache
+
+import explorer.engine.launch.build as build
+from explorer.engine.launch.build import BuildCache, BuildError
+from explorer.engine.launch.runtime import runtime
+
+SOURCE = """__kernel void twice(__global float* x) { x[get_global_id(0)] *= 2.0f; }
+/* %s */
+"""
+
+
+def _cached_builds(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(build, "binary_cache_wanted", lambda cl, context, options: True)
+    seen: list[tuple[str, bool]] = []  # (source, read from disk) of every cached build
+    original = pyopencl.cache.create_built_program_from_source_cached
+
+    def spy(context, source, *args, **kwargs):
+        kwargs["cache_dir"] = kwargs.get("cache_dir") or str(tmp_path)
+        program, was_cached = original(context, source, *args, **kwargs)
+        seen.append((source, was_cached))
+        return program, was_cached
+
+    monkeypatch.setattr(pyopencl.cache, "create_built_program_from_source_cached", spy)
+    return seen
+
+
+def test_a_program_built_again_in_a_new_cache_comes_from_disk_and_runs(
+    device, monkeypatch, tmp_path
+):
+    seen = _cached_builds(monkeypatch, tmp_path)
+    cl = runtime().cl
+    context, queue = runtime().queue(device)
+    source = SOURCE % tmp_path.name  # a source no earlier test built
+    for _ in range(2):  # a fresh cache each time, as a new process has
+        kernel = BuildCache().kernel(cl, context, device.key, source, ("-DX=1",), "twice", "t.cl")
+        host = np.arange(8, dtype=np.float32)
+        buffer = cl.Buffer(
+            context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host
+        )
+        kernel(queue, (8,), None, buffer)
+        cl.enqueue_copy(queue, host, buffer).wait()
+        assert np.array_equal(host, 2 * np.arange(8, dtype=np.float32))
+    assert [cached for built, cached in seen if built == source] == [False, True]
+
+
+def test_a_compile_error_through_the_cache_still_names_its_line(device, monkeypatch, tmp_path):
+    # (NVIDIA's compiler calls the file <kernel>, PoCL's the file it was given: the line is
+    # what every device names.)
+    _cached_builds(monkeypatch, tmp_path)
+    cl = runtime().cl
+    context, _ = runtime().queue(device)
+    broken = "__kernel void k(__global float* x) {\n  x[0] = undefined_name;\n}\n"
+    try:
+        BuildCache().kernel(cl, context, device.key, broken, (), "k", "broken.cl")
+    except BuildError as exc:
+        assert "undefined_name" in exc.log
+        assert ":2:" in exc.log
+    else:
+        raise AssertionError("the broken kernel built")
