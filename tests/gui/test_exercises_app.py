@@ -276,3 +276,22 @@ def test_the_exercise_open_at_closing_is_open_at_the_next_start(window, qtbot, s
     assert again.model.variant.path == str(again.controllers.exercises.attempt_path(exercise))
     assert exercise.title in again.views.exercise_panel.title.text()
     again.close()
+
+
+def test_check_now_asks_to_save_edits_first_and_grades_a_saved_attempt(shown, qtbot):
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    graded = []
+    window.controllers.exercises.graded.connect(graded.append)
+    put_cursor(editor, "k * K + col", len("k * "))
+    QTest.keyClick(editor, Qt.Key.Key_Delete)
+    QTest.keyClicks(editor, "N")  # the fix, not saved
+    trigger(window, "Check now")
+    assert "not saved yet" in window.views.exercise_panel.verdict.text()
+    assert not window.worker.busy and graded == []
+    editor.undo()
+    editor.undo()
+    assert not window.views.source_view.modified()
+    with qtbot.waitSignal(window.controllers.exercises.graded, timeout=GRADE_S):
+        trigger(window, "Check now")  # the starting kernel, as saved
+    assert not graded[0].passed

@@ -42,9 +42,11 @@ MARK = "#fadbd8"  # the line where the attempt parts from the solution
 
 
 class AttemptSource(SourceMarks, Protocol):
-    """The source view: marks, and a line brought to the top."""
+    """The source view: marks, a line brought to the top, whether it holds unsaved edits."""
 
     def reveal(self, line: int) -> None: ...
+
+    def modified(self) -> bool: ...  # edits not saved yet
 
 
 class Opener(Protocol):
@@ -221,10 +223,15 @@ class ExerciseController(QObject):
 
     # -- grading ---------------------------------------------------------------------------
     def check(self) -> None:
-        """Grade the attempt as saved now."""
-        if self.exercise is not None:
-            self._due = True
-            self._grade_when_idle()
+        """Grade the attempt as saved now; with edits not saved yet, say to save them (a
+        grade of the file without them would mislead)."""
+        if self.exercise is None:
+            return
+        if self.source.modified():
+            self.panel.show_message("Your edits are not saved yet: Ctrl+S saves and grades them.")
+            return
+        self._due = True
+        self._grade_when_idle()
 
     def _grade_when_idle(self) -> None:
         exercise, path = self.exercise, self.attempt
