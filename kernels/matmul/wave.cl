@@ -5,7 +5,7 @@ kernel = "matmul_wave"
 args = ["M", "N", "K", "A", "B", "C"]
 global = [
     "(EDGE * max(N / BN, 1) + (1 - EDGE) * cdiv(N, BN)) * (BN / TN)",
-    "(EDGE * (M / BM + cdiv(min(M % BM, 1) * cdiv(N, (BN / TN) * (BM / TM)) + min(N % BN, 1) * cdiv(M - M % BM, (BN / TN) * (BM / TM)), max(N / BN, 1))) + (1 - EDGE) * cdiv(M, BM)) * (BM / TM)",
+    "(EDGE * (M / BM + cdiv(min(M % BM, 1) * cdiv(N, 32) + min(N % BN, 1) * cdiv(M - M % BM, 32), max(N / BN, 1))) + (1 - EDGE) * cdiv(M, BM)) * (BM / TM)",
 ]
 local = ["BN / TN", "BM / TM"]
 sizes = [
@@ -24,6 +24,7 @@ GM = 8
 APAD = 4
 UNALIGNED = 0
 EDGE = 0
+AMAP = 0
 [allowed]
 BM = [32, 64, 128, 256]
 BN = [32, 64, 128, 256]
@@ -33,7 +34,8 @@ TN = [4, 8, 16]
 WX = [2, 4, 8, 16, 32]
 GM = [0, 1, 2, 4, 8, 16, 32]
 APAD = [0, 4]
-UNALIGNED = [0, 1]
+UNALIGNED = [0, 1, 3]
+AMAP = [0, 1]
 EDGE = [0, 1]
 [[by_size]]
 when = "cdiv(M, 128) * cdiv(N, 128) < 256"
@@ -44,11 +46,11 @@ TM = 8
 TN = 8
 WX = 8
 [[by_size]]
-when = "M % 128 <= 4 and N % 128 <= 4 and (N % 4 != 0 or K % 4 != 0)"
+when = "M % 128 <= 4 and N % 128 <= 4 and M % 128 + N % 128 > 0 and (N % 4 != 0 or K % 4 != 0)"
 EDGE = 1
-UNALIGNED = 1
+UNALIGNED = 3
 [[by_size]]
-when = "M % 128 <= 4 and N % 128 <= 4"
+when = "M % 128 <= 4 and N % 128 <= 4 and M % 128 + N % 128 > 0"
 EDGE = 1
 [[by_size]]
 when = "N % 4 != 0 or K % 4 != 0"
@@ -65,14 +67,19 @@ per multiply-add stay fast's (six float4s per 128); 16×8 rather than 8×16 take
 fewer and ran about 2% faster. The edges: 4097 rows make 33 tiles of 128, so 4097³ is 1089
 tiles, more than four rounds of the 264 groups that run at once, and a fifth round computes
 one row and one column of C while most of the GPU waits. With EDGE = 1 only full tiles are
-tiles (1024, as at 4096³) and the strips left below and beside them are dot products done by
-extra groups, which finish within the last round (the strip beside the tiles reads A one
-row per work-item, uncoalesced, as a trace shows: a sliver of the work); the default takes
-it where the strips are at most four wide. On an H100, three runs of bench one after the
-other: 0.967–0.971 of cuBLAS at 4096³ (49.5–49.7 TFLOP/s; fast 0.934–0.938), 0.98 at
-4000³, 1.01–1.18 at 2048³ and 1.18–1.46 at 1024³ (below 256 tiles of 128×128 the default
-is a 64×128 tile of 8×8 blocks), but only 0.90 at 4097³, where rows are not 16-byte aligned
-and each float4 is four loads (fast 0.88–0.89)."""
+tiles (1024, as at 4096³) and the strips left below and beside them go to extra groups of 32
+lines each (257 at 4097³), whose warps split K and add their parts in local memory. Timed
+apart, the strips took 0.89 ms when each work-item walked all of K for its line: longer than
+a round of tiles, so they ran past the tiles' end (4097³ at 0.89 of cuBLAS, 0.99 without
+them); split four ways, 0.26 ms, inside the last round. The default takes EDGE where strips exist and are at
+most four wide. Rows of A that are not 16-byte aligned (K % 4 != 0) load as aligned float4s
+there (UNALIGNED = 3): a row of the tile spans three of them, and each value goes into local
+memory at its column less the row's misalignment (A is stored transposed, one value at a
+time, anyway), the values outside the tile into spare rows. B keeps four single loads per
+float4 (two aligned loads shifted in registers were much slower). On an H100, three runs of
+bench: 0.970–1.004 of cuBLAS at 4096³ (49.6–50.0 TFLOP/s; fast 0.935–0.971), 0.98–1.00 at
+4000³, 1.02–1.04 at 4097³ (44.5–44.6 TFLOP/s; fast 0.88–0.90), 0.98–1.05 at 2048³ and
+1.18–1.48 at 1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks)."""
 ---*/
 
 #ifndef BM
@@ -105,6 +112,9 @@ and each float4 is four loads (fast 0.88–0.89)."""
 #ifndef EDGE
 #define EDGE 0    /* 1: full tiles only; the strips left over as dot products     */
 #endif
+#ifndef AMAP
+#define AMAP 0    /* UNALIGNED 3: consecutive work-items load 0: a row, 1: a column of float4s */
+#endif
 
 #define WY (32 / WX)                /* work-items of a warp along M            */
 #define WTM (WY * TM)               /* rows of a warp's tile of C              */
@@ -116,6 +126,14 @@ and each float4 is four loads (fast 0.88–0.89)."""
 #define LPTA (BM * BK / 4 / NT)     /* float4 loads of A per work-item a step  */
 #define LPTB (BK * BN / 4 / NT)     /* float4 loads of B per work-item a step  */
 #define KA(i) (((t + (i) * NT) % (BK / 4)) * 4)   /* column of A of load i in the tile */
+#define FA (BK / 4 + 1)             /* aligned float4s a row of A's tile can span */
+#define LPTF ((BM * FA + NT - 1) / NT) /* of them per work-item a step           */
+#if UNALIGNED == 3
+#define AJ 3                        /* spare rows of As before (and 4 after) the tile */
+#else
+#define AJ 0
+#endif
+#define AROWS (BK + (AJ ? 7 : 0))   /* rows of As, spare ones included           */
 
 /* Four consecutive values p[0..3]; `vec` says p is 16-byte aligned. With `guard`, only
    the first `left` of them exist and the rest are zero (the last step along K). */
@@ -194,55 +212,73 @@ inline void multiply(const __local float* As, const __local float* Bs,
     }
 }
 
-/* The strips of C that the full tiles leave (EDGE = 1), in the groups after the last tile:
-   below the tiles one column of the strip per work-item, beside them one row per work-item.
-   Each work-item walks K once for up to four of its strip's rows (or columns). */
+/* The strips of C that the full tiles leave (EDGE = 1), in the groups after the last tile.
+   A group takes 32 lines of a strip: below the tiles 32 columns, beside them 32 rows, each
+   for up to four of the strip's rows (or columns) at a time. Its NT / 32 warps split K, so
+   each work-item walks a part of K, with loads that never wait on a test (indices past the
+   strip are clamped; those values are never stored), and the parts meet in local memory.
+   Below the tiles a warp reads a row of B coalesced and A's values are one for all; beside
+   them each work-item reads a row of A, and B's few columns are one for all. */
 inline void edge_strips(const int M, const int N, const int K, const __global float* A,
-                        const __global float* B, __global float* C, int e, const int t)
+                        const __global float* B, __global float* C, const int e, const int t,
+                        __local float* part)
 {
     const int Mi = (M / BM) * BM;
     const int Ni = (N / BN) * BN;
-    const int below = M > Mi ? (N + NT - 1) / NT : 0;
-    if (e < below) {
-        const int col = e * NT + t;
-        if (col >= N)
-            return;
-        for (int r0 = Mi; r0 < M; r0 += 4) {
-            const int rows = min(M - r0, 4);
-            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            #pragma unroll 4
-            for (int k = 0; k < K; k++) {
-                const float b = B[k * N + col];
-                #pragma unroll
-                for (int r = 0; r < 4; r++)
-                    if (r < rows)
-                        acc[r] += A[(r0 + r) * K + k] * b;
-            }
-            #pragma unroll
-            for (int r = 0; r < 4; r++)
-                if (r < rows)
-                    C[(r0 + r) * N + col] = acc[r];
-        }
-        return;
-    }
-    const int row = (e - below) * NT + t;
-    if (row >= Mi)
-        return;
-    for (int c0 = Ni; c0 < N; c0 += 4) {
-        const int cols = min(N - c0, 4);
+    const int below = M > Mi ? (N + 31) / 32 : 0;
+    const int lane = t % 32;
+    const int p = t / 32;
+    const int kc = (K + NT / 32 - 1) / (NT / 32);
+    const int kb = p * kc;
+    const int ke = min(K, kb + kc);
+    const int side = e >= below;
+    const int line = (side ? e - below : e) * 32 + lane;
+    const int lines = side ? Mi : N;
+    const int l = min(line, lines - 1);
+    const int first = side ? Ni : Mi;
+    const int last = side ? N : M;
+    for (int w0 = first; w0 < last; w0 += 4) {
         float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        #pragma unroll 4
-        for (int k = 0; k < K; k++) {
-            const float a = A[row * K + k];
-            #pragma unroll
-            for (int c = 0; c < 4; c++)
-                if (c < cols)
-                    acc[c] += a * B[k * N + c0 + c];
+        if (!side) {
+            const int r1 = min(w0 + 1, M - 1), r2 = min(w0 + 2, M - 1), r3 = min(w0 + 3, M - 1);
+            #pragma unroll 8
+            for (int k = kb; k < ke; k++) {
+                const float b = B[k * N + l];
+                acc[0] += A[w0 * K + k] * b;
+                acc[1] += A[r1 * K + k] * b;
+                acc[2] += A[r2 * K + k] * b;
+                acc[3] += A[r3 * K + k] * b;
+            }
+        } else {
+            const int c1 = min(w0 + 1, N - 1), c2 = min(w0 + 2, N - 1), c3 = min(w0 + 3, N - 1);
+            #pragma unroll 8
+            for (int k = kb; k < ke; k++) {
+                const float a = A[l * K + k];
+                acc[0] += a * B[k * N + w0];
+                acc[1] += a * B[k * N + c1];
+                acc[2] += a * B[k * N + c2];
+                acc[3] += a * B[k * N + c3];
+            }
         }
         #pragma unroll
-        for (int c = 0; c < 4; c++)
-            if (c < cols)
-                C[row * N + c0 + c] = acc[c];
+        for (int r = 0; r < 4; r++)
+            part[(p * 4 + r) * 32 + lane] = acc[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (p == 0 && line < lines) {
+            #pragma unroll
+            for (int r = 0; r < 4; r++) {
+                float sum = 0.0f;
+                for (int q = 0; q < NT / 32; q++)
+                    sum += part[(q * 4 + r) * 32 + lane];
+                if (w0 + r < last) {
+                    if (side)
+                        C[line * N + w0 + r] = sum;
+                    else
+                        C[(w0 + r) * N + line] = sum;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -258,10 +294,13 @@ void matmul_wave(const int M, const int N, const int K,
     const int numN = EDGE ? N / BN : (int)get_num_groups(0);
     const int numM = EDGE ? M / BM : (int)get_num_groups(1);
     int pid = get_group_id(1) * get_num_groups(0) + get_group_id(0);
-    if (EDGE && pid >= numM * numN) {
-        edge_strips(M, N, K, A, B, C, pid - numM * numN, t);
+#if EDGE
+    __local float part[NT * 4];
+    if (pid >= numM * numN) {
+        edge_strips(M, N, K, A, B, C, pid - numM * numN, t, part);
         return;
     }
+#endif
     /* Which tile of C: consecutive groups walk bands GM tiles tall (as in warp), so what
        they read is still in the L2 cache when the next one needs it. */
     int gm = pid / numN;
@@ -282,7 +321,7 @@ void matmul_wave(const int M, const int N, const int K,
     const int rowBase = (warp / WARPS_N) * WTM + (lane / WX) * 4;   /* + i * 4 * WY */
     const int colBase = (warp % WARPS_N) * WTN + (lane % WX) * 4;   /* + j * 4 * WX */
 
-    __local float As[2][BK][BM + APAD] __attribute__((aligned(16)));
+    __local float As[2][AROWS][BM + APAD] __attribute__((aligned(16)));
     __local float Bs[2][BK][BN] __attribute__((aligned(16)));
 
     /* float4 global loads need 16-byte aligned rows: K (for A) and N (for B) % 4 == 0. */
@@ -324,7 +363,7 @@ void matmul_wave(const int M, const int N, const int K,
     for (int i = 0; i < LPTB; i++)
         bNext[i] = (full == 0 && kB[i] >= K) ? (float4)(0.0f)
                                              : fetchB(B + kB[i] * N, colB[i], N, vecB);
-    store_tiles(&As[0][0][0], &Bs[0][0][0], aNext, bNext, t);
+    store_tiles(&As[0][AJ][0], &Bs[0][0][0], aNext, bNext, t);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* The main loop: every step whose successor is a full step, with aligned rows. The
@@ -346,11 +385,60 @@ void matmul_wave(const int M, const int N, const int K,
             #pragma unroll
             for (int i = 0; i < LPTB; i++)
                 bNext[i] = *(const __global float4*)(B + offB[i] + k0 * N);
-            multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
-            store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
+            multiply(&As[buf][AJ][0], &Bs[buf][0][0], rowBase, colBase, acc);
+            store_tiles(&As[buf ^ 1][AJ][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
+#if UNALIGNED == 3
+    /* Rows of A that are not 16-byte aligned (K % 4 != 0), in tiles full along N: A by
+       aligned float4 loads only. A row of the tile spans FA aligned float4s; each of their
+       values is stored (transposed, as A always is) at its column less the row's
+       misalignment o, and the values outside the tile land in spare rows of As. o is the
+       same every step (k0 is a multiple of 4). B is loaded as in the loop below. The last
+       two full steps are left to the guarded loop, so no load passes the end of a row. */
+    if (offN + BN <= N && full > 2) {
+        int offF[LPTF], sF[LPTF];
+        #pragma unroll
+        for (int i = 0; i < LPTF; i++) {
+            const int idx = min(t + i * NT, BM * FA - 1);
+            const int m = AMAP ? idx % BM : idx / FA;
+            const int p = AMAP ? idx / BM : idx % FA;
+            const int base = min(offM + m, M - 1) * K;
+            const int o = base & 3;
+            offF[i] = base - o + ((p == FA - 1 && o == 0) ? 0 : 4 * p);
+            sF[i] = (4 * p - o + AJ) * (BM + APAD) + m;
+        }
+        for (; s + 2 < full; s++) {
+            const int k0 = (s + 1) * BK;
+            const int buf = s & 1;
+            float4 aF[LPTF];
+            #pragma unroll
+            for (int i = 0; i < LPTF; i++)
+                aF[i] = *(const __global float4*)(A + offF[i] + k0);
+            #pragma unroll
+            for (int i = 0; i < LPTB; i++)
+                bNext[i] = fetchB(B + (k0 + kB[i]) * N, colB[i], N, vecB);
+            multiply(&As[buf][AJ][0], &Bs[buf][0][0], rowBase, colBase, acc);
+            __local float* as = &As[buf ^ 1][0][0];
+            #pragma unroll
+            for (int i = 0; i < LPTF; i++) {
+                if ((BM * FA) % NT != 0 && t + i * NT >= BM * FA)
+                    continue;
+                as[sF[i]] = aF[i].x;
+                as[sF[i] + (BM + APAD)] = aF[i].y;
+                as[sF[i] + 2 * (BM + APAD)] = aF[i].z;
+                as[sF[i] + 3 * (BM + APAD)] = aF[i].w;
+            }
+            #pragma unroll
+            for (int i = 0; i < LPTB; i++) {
+                const int idx = t + i * NT;
+                *(__local float4*)(&Bs[buf ^ 1][0][0] + (idx / (BN / 4)) * BN + (idx % (BN / 4)) * 4) = bNext[i];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+#endif
 #if UNALIGNED
     /* The same for rows that are not 16-byte aligned: loads of four values where needed. */
     for (; s + 1 < full; s++) {
@@ -362,8 +450,8 @@ void matmul_wave(const int M, const int N, const int K,
         #pragma unroll
         for (int i = 0; i < LPTB; i++)
             bNext[i] = fetchB(B + (k0 + kB[i]) * N, colB[i], N, vecB);
-        multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
-        store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
+        multiply(&As[buf][AJ][0], &Bs[buf][0][0], rowBase, colBase, acc);
+        store_tiles(&As[buf ^ 1][AJ][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
@@ -382,9 +470,9 @@ void matmul_wave(const int M, const int N, const int K,
                 bNext[i] = k0 + kB[i] >= K ? (float4)(0.0f)
                                            : fetchB(B + (k0 + kB[i]) * N, colB[i], N, vecB);
         }
-        multiply(&As[buf][0][0], &Bs[buf][0][0], rowBase, colBase, acc);
+        multiply(&As[buf][AJ][0], &Bs[buf][0][0], rowBase, colBase, acc);
         if (more)
-            store_tiles(&As[buf ^ 1][0][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
+            store_tiles(&As[buf ^ 1][AJ][0], &Bs[buf ^ 1][0][0], aNext, bNext, t);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 

@@ -130,11 +130,12 @@ def test_fasts_unaligned_main_loop_verifies_at_unaligned_sizes(executor, device)
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("unaligned", [0, 1])
+@pytest.mark.parametrize("unaligned", [0, 1, 3])
 def test_waves_edge_strips_and_row_loads_verify_at_odd_sizes(executor, device, unaligned):
     """matmul/wave's strips beside the full tiles (EDGE = 1, its default where they are thin,
-    as at 4097³) and its main loop for unaligned rows (UNALIGNED = 1) at small sizes: strips
-    of 1 to 7 rows and columns, none at all, and a problem smaller than one tile."""
+    as at 4097³) and its main loops for unaligned rows (UNALIGNED = 1, and 3: A by aligned
+    loads shifted into local memory) at small sizes: strips of 1 to 7 rows and columns, none
+    at all, a problem smaller than one tile, and one whose unaligned loop runs three steps."""
     variant = find_variant("matmul", "wave")
     defines = {
         "EDGE": 1,
@@ -151,6 +152,7 @@ def test_waves_edge_strips_and_row_loads_verify_at_odd_sizes(executor, device, u
         {"M": 71, "N": 134, "K": 33},
         {"M": 64, "N": 128, "K": 20},
         {"M": 40, "N": 36, "K": 50},
+        {"M": 97, "N": 131, "K": 83},
     )
     for size in sizes:
         result = executor.run(
