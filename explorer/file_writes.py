@@ -142,3 +142,31 @@ def write_text(path: str, text: str) -> None:
             os.fsync(handle.fileno())
 
     write_checked(path, write, size=len(data))
+
+
+def replace_text(path: str, text: str) -> None:
+    """A person's text file (a kernel saved from the app's editor) replaced whole: the text
+    is written beside it and checked, then renamed over it, so a write that fails (a full
+    disk, a read-only folder) leaves the file as it was. A link is followed: its target is
+    replaced."""
+    import shutil
+    import tempfile
+
+    target = os.path.realpath(path)
+    try:
+        handle, temporary = tempfile.mkstemp(
+            dir=os.path.dirname(target), prefix=".", suffix=".saving"
+        )
+        os.close(handle)
+    except OSError as exc:
+        raise WriteFailed(path, cause_of(exc)) from exc
+    try:
+        write_text(temporary, text)
+        if os.path.exists(target):
+            shutil.copymode(target, temporary)
+        os.replace(temporary, target)
+    except WriteFailed as exc:
+        raise WriteFailed(path, exc.cause) from exc
+    except OSError as exc:
+        remove_partial(temporary)
+        raise WriteFailed(path, cause_of(exc)) from exc

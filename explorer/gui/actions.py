@@ -28,7 +28,7 @@ from explorer.gui.state import AppState
 
 C = TypeVar("C")
 
-MENUS = ("&File", "&Run", "D&evices", "&View", "&Step", "&Help")
+MENUS = ("&File", "&Run", "D&evices", "&View", "&Step", "E&xercises", "&Help")
 PACKAGES: tuple[str, ...] = ("explorer.gui.controllers",)
 
 

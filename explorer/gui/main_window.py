@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
 from explorer.gui.controllers.sessions import lesson_title
+from explorer.gui.exercise_room import install_exercises
 from explorer.gui.model import ConfigModel
 from explorer.gui.room_view import set_room_view
 from explorer.gui.stage_keys import StageKeys, key_code, key_strip
@@ -82,6 +83,7 @@ class MainWindow(QMainWindow):
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
         self._restore()
+        self.exercises = install_exercises(self, self.views, self.state, self.controllers.exercises)
         self.worker.discover_devices()
 
     def _make_toolbar(self) -> None:
@@ -239,6 +241,9 @@ class MainWindow(QMainWindow):
             self.controllers.kernels.open_dropped(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.controllers.editing.may_leave():  # unsaved edits: the person stays
+            event.ignore()
+            return
         if self._before_presenting is not None:  # closed while presenting: the window before
             docks, geometry = self._before_presenting[:2]
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
@@ -44,6 +45,9 @@ class ConfigModel(QObject):
         self._user_variants: list[Variant] = []
         self._layout: str | None = None  # None: the variant's own (its header's) layout
         self.timeout_s = 60.0  # each run's and trace's limit (``main.py --timeout``)
+        # Asked before another kernel replaces the current one (its editor may hold unsaved
+        # edits: the person saves, discards or stays); False keeps the current kernel.
+        self.may_leave_kernel: Callable[[], bool] = lambda: True
 
     # -- devices -------------------------------------------------------------------
     @property
@@ -79,6 +83,8 @@ class ConfigModel(QObject):
             return
         if not variants_of(family) and not any(v.family == family for v in self._user_variants):
             self.family_changed.emit()  # nothing to run there yet (open a kernel of that kind)
+            return
+        if not self._may_leave(None):
             return
         self._family = family
         family_model = FAMILIES[family]
@@ -116,6 +122,8 @@ class ConfigModel(QObject):
 
     def add_user_variant(self, variant: Variant) -> None:
         """A kernel file the user opened; it replaces an earlier one of the same path."""
+        if not self._may_leave(variant):
+            return
         self._user_variants = [v for v in self._user_variants if v.path != variant.path]
         self._user_variants.append(variant)
         if variant.family != self._family:
@@ -132,11 +140,23 @@ class ConfigModel(QObject):
         self._select(variant, replaces_own_sizes=False)  # the sizes were set for it above
 
     def set_variant(self, variant: Variant) -> None:
-        if variant is self._variant:
+        if variant is self._variant or not self._may_leave(variant):
             return
         if variant.family != self._family:
             self.set_family(variant.family)
         self._select(variant, replaces_own_sizes=self._variant.model.own_sizes)
+
+    def _may_leave(self, variant: Variant | None) -> bool:
+        """Whether the current kernel may give way to ``variant`` (None: another family's);
+        when it may not, the widgets that already show the other one are told the current
+        one again."""
+        if variant is not None and variant.path == self._variant.path:
+            return True  # the same file, read again
+        if self.may_leave_kernel():
+            return True
+        self.family_changed.emit()
+        self.variant_changed.emit()
+        return False
 
     def _select(self, variant: Variant, replaces_own_sizes: bool) -> None:
         """Make ``variant`` current with its own local size, defines and layout; its sizes

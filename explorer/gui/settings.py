@@ -159,3 +159,36 @@ def hosts(settings: QSettings) -> list[Host]:
 def save_hosts(settings: QSettings, chosen: list[Host]) -> None:
     settings.setValue("hosts", json.dumps([host.to_json() for host in chosen]))
     settings.sync()
+
+
+# -- exercises: progress and where the attempts are -------------------------------------
+def passed_exercises(settings: QSettings) -> set[str]:
+    """The names of the exercises passed so far."""
+    return {name for name in str(settings.value("exercises/passed") or "").split(",") if name}
+
+
+def mark_passed(settings: QSettings, name: str) -> None:
+    passed = sorted(passed_exercises(settings) | {name})
+    settings.setValue("exercises/passed", ",".join(passed))
+    settings.sync()
+
+
+def hints_shown(settings: QSettings, name: str) -> int:
+    """How many of an exercise's hints the person has unlocked."""
+    try:
+        return max(0, int(str(settings.value(f"exercises/hints/{name}") or 0)))
+    except ValueError:
+        return 0
+
+
+def set_hints_shown(settings: QSettings, name: str, count: int) -> None:
+    settings.setValue(f"exercises/hints/{name}", count)
+    settings.sync()
+
+
+def attempts_folder(settings: QSettings) -> str:
+    """The person's own folder of exercise attempts, beside the settings file: the shipped
+    starting kernels are copied there and never changed."""
+    import os
+
+    return os.path.join(os.path.dirname(settings.fileName()) or ".", "exercises")

@@ -5,26 +5,29 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QRegularExpression, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontDatabase,
+    QKeyEvent,
+    QKeySequence,
     QPainter,
     QPaintEvent,
     QPixmap,
     QResizeEvent,
-    QSyntaxHighlighter,
-    QTextCharFormat,
+    QTextBlock,
     QTextCursor,
-    QTextDocument,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTextEdit,
@@ -34,67 +37,13 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
-
-_KEYWORDS = (
-    r"\b(__kernel|kernel|__global|global|__local|local|__constant|constant|__private|private|"
-    r"const|volatile|restrict|if|else|for|while|do|return|break|continue|switch|case|default|"
-    r"struct|typedef|inline|static|sizeof|void|bool|char|uchar|short|ushort|int|uint|long|"
-    r"ulong|float|double|half|size_t|float2|float3|float4|float8|float16|int2|int4|uint2|uint4)\b"
-)
-_BUILTINS = (
-    r"\b(get_global_id|get_local_id|get_group_id|get_global_size|get_local_size|"
-    r"get_num_groups|barrier|mem_fence|read_mem_fence|write_mem_fence|vload\d+|vstore\d+|"
-    r"atomic_\w+|atom_\w+|printf|mad|fma|min|max|clamp|dot)\b"
-)
+from explorer.gui.opencl_highlighter import OpenCLHighlighter
 
 
 def monospace() -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setPointSize(11)
     return font
-
-
-class OpenCLHighlighter(QSyntaxHighlighter):
-    def __init__(self, document: QTextDocument) -> None:
-        super().__init__(document)
-
-        def fmt(colour: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
-            f = QTextCharFormat()
-            f.setForeground(QColor(colour))
-            if bold:
-                f.setFontWeight(QFont.Weight.Bold)
-            f.setFontItalic(italic)
-            return f
-
-        self.rules = [
-            (QRegularExpression(_KEYWORDS), fmt("#1f4e9c", bold=True)),
-            (QRegularExpression(_BUILTINS), fmt("#8e44ad")),
-            (QRegularExpression(r"\b[0-9]+(\.[0-9]*)?f?\b"), fmt("#b9770e")),
-            (QRegularExpression(r'"[^"]*"'), fmt("#1e8449")),
-            (QRegularExpression(r"^\s*#.*"), fmt("#7d6608")),
-            (QRegularExpression(r"//[^\n]*"), fmt("#7f8c8d", italic=True)),
-        ]
-        self.comment = fmt("#7f8c8d", italic=True)
-
-    def highlightBlock(self, text: str) -> None:
-        for pattern, style in self.rules:
-            it = pattern.globalMatch(text)
-            while it.hasNext():
-                m = it.next()
-                self.setFormat(m.capturedStart(), m.capturedLength(), style)
-        # Block comments, across lines.
-        self.setCurrentBlockState(0)
-        start = 0 if self.previousBlockState() == 1 else text.find("/*")
-        while start >= 0:
-            end = text.find(
-                "*/", start + (0 if self.previousBlockState() == 1 and start == 0 else 2)
-            )
-            if end < 0:
-                self.setCurrentBlockState(1)
-                self.setFormat(start, len(text) - start, self.comment)
-                break
-            self.setFormat(start, end + 2 - start, self.comment)
-            start = text.find("/*", end + 2)
 
 
 class _LineNumbers(QWidget):
@@ -122,14 +71,23 @@ QScrollBar::add-page, QScrollBar::sub-page { background: none; }
 
 
 class CodeEditor(QPlainTextEdit):
-    """Read-only source with line numbers and highlighted lines."""
+    """Source with line numbers and highlighted lines: read-only, or editable (undo and redo
+    are the editor's own; Ctrl+S asks for a save with ``save_requested``).
+
+    Marked lines are numbered as in the text last loaded or saved (the trace's and the
+    compiler's numbering): while it is edited, each mark follows its line."""
+
+    save_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setReadOnly(True)
         self.setFont(monospace())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setStyleSheet(FLAT_SCROLLBARS)
+        # The family named here too: a window's style sheet that sets a font size (presenter
+        # mode's) would otherwise give the code a proportional font.
+        family = monospace().family()
+        self.setStyleSheet(FLAT_SCROLLBARS + f"CodeEditor {{ font-family: '{family}'; }}")
         self.numbers = _LineNumbers(self)
         self.highlighter = OpenCLHighlighter(self.document())
         self.blockCountChanged.connect(
@@ -137,9 +95,62 @@ class CodeEditor(QPlainTextEdit):
         )
         self.updateRequest.connect(self._scroll_numbers)
         self.setViewportMargins(self.number_width(), 0, 0, 0)
-        self.marked: list[int] = []
+        self.marked: list[int] = []  # as numbered in the text last loaded or saved
+        self._anchors: list[QTextCursor] = []  # the start of each of those lines, as edited
         self._gutters: dict[tuple[object, ...], QPixmap] = {}
 
+    # -- text and editing ------------------------------------------------------------------
+    def load(self, text: str) -> None:
+        """New text: no undo history, nothing modified, lines numbered afresh."""
+        self.setPlainText(text)
+        self.set_saved()
+
+    def set_saved(self) -> None:
+        """The text as it is now is what the file holds: its lines are the numbering."""
+        self.document().setModified(False)
+        if self.isReadOnly():
+            self._anchors = []
+            return
+        block = self.document().begin()
+        self._anchors = []
+        while block.isValid():
+            self._anchors.append(QTextCursor(block))
+            block = block.next()
+
+    def set_editable(self, on: bool) -> None:
+        if on == (not self.isReadOnly()):
+            return
+        self.setReadOnly(not on)
+        self.setUndoRedoEnabled(on)
+        if on:
+            self.set_saved()
+        else:
+            self._anchors = []
+
+    def event(self, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Save)
+            and not self.isReadOnly()
+        ):
+            event.accept()  # Ctrl+S here saves this file, not the window's session
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.isReadOnly() and event.matches(QKeySequence.StandardKey.Save):
+            self.save_requested.emit()
+            return
+        super().keyPressEvent(event)
+
+    def block_number(self, line: int) -> int:
+        """Where line ``line`` (1-based, as last loaded or saved) is now (0-based)."""
+        if self._anchors and self.document().isModified() and 0 < line <= len(self._anchors):
+            return self._anchors[line - 1].blockNumber()
+        return line - 1
+
+    # -- the gutter ------------------------------------------------------------------------
     def number_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
         return 12 + self.fontMetrics().horizontalAdvance("9") * digits
@@ -160,81 +171,120 @@ class CodeEditor(QPlainTextEdit):
         a few lines, the same gutter comes back again and again."""
         block = self.firstVisibleBlock()
         offset = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        marked = {self.block_number(line) for line in self.marked}
         key = (
             block.blockNumber(),
             round(offset),
-            tuple(self.marked),
+            tuple(sorted(marked)),
             self.numbers.width(),
             self.numbers.height(),
             self.blockCount(),
+            self.font().pointSizeF(),
+            self.font().pixelSize(),
         )
         pixmap = self._gutters.get(key)
         if pixmap is None:
-            pixmap = QPixmap(self.numbers.size())
-            pixmap.fill(QColor("#eef2f5"))
-            painter = QPainter(pixmap)
-            painter.setFont(self.font())
-            number = block.blockNumber()
-            top = round(offset)
-            height = round(self.blockBoundingRect(block).height())
-            while block.isValid() and top <= self.numbers.height():
-                if block.isVisible():
-                    marked = number + 1 in self.marked
-                    painter.setPen(QColor("#c0392b" if marked else "#7f8c8d"))
-                    painter.drawText(
-                        0,
-                        top,
-                        self.numbers.width() - 6,
-                        height,
-                        Qt.AlignmentFlag.AlignRight,
-                        str(number + 1),
-                    )
-                block = block.next()
-                top += height
-                number += 1
-            painter.end()
+            pixmap = self._draw_gutter(block, round(offset), marked)
             if len(self._gutters) > 64:
                 self._gutters.clear()
             self._gutters[key] = pixmap
         QPainter(self.numbers).drawPixmap(0, 0, pixmap)
 
+    def _draw_gutter(self, block: QTextBlock, top: int, marked: set[int]) -> QPixmap:
+        pixmap = QPixmap(self.numbers.size())
+        pixmap.fill(QColor("#eef2f5"))
+        painter = QPainter(pixmap)
+        painter.setFont(self.font())
+        number = block.blockNumber()
+        height = round(self.blockBoundingRect(block).height())
+        while block.isValid() and top <= self.numbers.height():
+            if block.isVisible():
+                painter.setPen(QColor("#c0392b" if number in marked else "#7f8c8d"))
+                painter.drawText(
+                    0,
+                    top,
+                    self.numbers.width() - 6,
+                    height,
+                    Qt.AlignmentFlag.AlignRight,
+                    str(number + 1),
+                )
+            block = block.next()
+            top += height
+            number += 1
+        painter.end()
+        return pixmap
+
+    # -- marks -----------------------------------------------------------------------------
     def mark_lines(self, lines: list[int], colour: str = "#fdebd0") -> None:
-        """Highlight whole lines (1-based) and scroll to the first."""
+        """Highlight whole lines (1-based) and scroll to the first; while the text is being
+        edited the cursor stays where the person left it."""
         self.marked = sorted(set(lines))
         selections = []
+        blocks = []
         for line in self.marked:
-            block = self.document().findBlockByNumber(line - 1)
+            block = self.document().findBlockByNumber(self.block_number(line))
             if not block.isValid():
                 continue
+            blocks.append(block)
             sel = QTextEdit.ExtraSelection()
             sel.format.setBackground(QColor(colour))
             sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             sel.cursor = QTextCursor(block)
             selections.append(sel)
         self.setExtraSelections(selections)
-        if self.marked:
-            block = self.document().findBlockByNumber(self.marked[0] - 1)
+        if blocks:
+            self._show_block(blocks[0])
+        self.numbers.update()
+
+    def _show_block(self, block: QTextBlock) -> None:
+        if self.isReadOnly():
             self.setTextCursor(QTextCursor(block))
             self.centerCursor()
-        self.numbers.update()
+        elif not self.hasFocus():  # scrolled to, the text cursor left alone
+            rows = max(1, self.viewport().height() // max(1, self.fontMetrics().lineSpacing()))
+            self.verticalScrollBar().setValue(max(0, block.firstLineNumber() - rows // 2))
 
 
 _LOG_LINE = re.compile(r":(\d+):(?:(\d+):)?")
 
 
+READ_ONLY = "A shipped kernel: read-only."
+EDITABLE = "Ctrl+S saves it and runs it."
+UNSAVED = "● Unsaved changes: Ctrl+S saves them and runs the kernel."
+
+
 class SourceView(QWidget):
-    """The source, and below it the build log and the kernel's printed output."""
+    """The source, and below it the build log and the kernel's printed output. The source is
+    an editor for a person's own file (``set_editable``); a shipped kernel is read-only, with
+    a button to save a copy to edit."""
 
     line_activated = Signal(int)
+    save_requested = Signal()
+    copy_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.title = QLabel()
+        # A long path is cut at the view's edge (whole in the tooltip): it never widens the
+        # view, which stands beside the animation while an exercise is presented.
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.title)
+        bar = QHBoxLayout()
+        self.editing = QLabel(READ_ONLY)
+        self.editing.setWordWrap(True)
+        self.editing.setObjectName("editing-state")
+        self.copy_button = QPushButton("Save a copy to edit…")
+        self.copy_button.setToolTip("Write this kernel to a file of your own and edit that")
+        self.copy_button.clicked.connect(self.copy_requested)
+        bar.addWidget(self.editing, 1)
+        bar.addWidget(self.copy_button)
+        layout.addLayout(bar)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.editor = CodeEditor()
+        self.editor.save_requested.connect(self.save_requested)
+        self.editor.modificationChanged.connect(self._show_editing)
         splitter.addWidget(self.editor)
         self.tabs = QTabWidget()
         self.build_log = QListWidget()
@@ -250,11 +300,69 @@ class SourceView(QWidget):
         splitter.setSizes([700, 200])
         layout.addWidget(splitter)
         self.line_activated.connect(lambda line: self.editor.mark_lines([line], "#f9e79f"))
+        self._loaded = ""  # the text last loaded or saved
 
     def show_source(self, title: str, source: str) -> None:
+        """The kernel's text; unsaved edits of the kernel shown (the same title) stay."""
+        if self.modified() and title == self.title.text():
+            if source != self._loaded:
+                self.editing.setText(
+                    "● Unsaved changes, and the file changed on disk: Ctrl+S writes yours."
+                )
+            return
         if self.editor.toPlainText() != source:
-            self.editor.setPlainText(source)
+            self.editor.load(source)
+        self.editor.document().setModified(False)
+        self._loaded = source
         self.title.setText(title)
+        self.title.setToolTip(title)
+
+    # -- editing ---------------------------------------------------------------------------
+    def set_editable(self, on: bool) -> None:
+        """Editable (a person's own file) or read-only (a shipped kernel, with "Save a copy
+        to edit")."""
+        self.editor.set_editable(on)
+        self.copy_button.setVisible(not on)
+        self._show_editing()
+
+    def editable(self) -> bool:
+        return not self.editor.isReadOnly()
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def modified(self) -> bool:
+        """Whether the text holds edits not saved yet."""
+        return self.editable() and self.editor.document().isModified()
+
+    def set_saved(self) -> None:
+        """The text shown was written to the file."""
+        self._loaded = self.text()
+        self.editor.set_saved()
+        self._show_editing()
+
+    def discard(self) -> None:
+        """Back to the text last loaded or saved."""
+        self.editor.load(self._loaded)
+        self._show_editing()
+
+    def reveal(self, line: int) -> None:
+        """The text cursor at the start of ``line`` (1-based), scrolled to the top."""
+        block = self.editor.document().findBlockByNumber(max(0, line - 1))
+        self.editor.setTextCursor(QTextCursor(block))
+        self.editor.verticalScrollBar().setValue(max(0, block.firstLineNumber() - 1))
+
+    def set_compact(self, on: bool) -> None:
+        """Only the title and the editor (presenting an exercise: the grade says what the
+        build log would); the build log and the printed output come back after."""
+        self.tabs.setVisible(not on)
+        self.copy_button.setVisible(not on and not self.editable())
+
+    def _show_editing(self, *_: object) -> None:
+        if not self.editable():
+            self.editing.setText(READ_ONLY)
+        else:
+            self.editing.setText(UNSAVED if self.modified() else EDITABLE)
 
     def show_build_log(self, log: str | None) -> None:
         self.build_log.clear()

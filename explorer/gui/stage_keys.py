@@ -3,8 +3,9 @@
 Space, ← →, Home/End, Page Up/Down and [ ] (each an action's ``keys``: see
 :mod:`explorer.gui.actions`) drive the animation whenever the execution view is visible and
 no text field has the focus: a combo box, a button, the slider, the source pane or the canvas
-may hold it. In a text field (the local size, a spin box) the keys edit the text. While
-presenting they work wherever the focus is. They are never window shortcuts, so a key never
+may hold it. In a text field (the local size, a spin box, the kernel's editor) the keys edit
+the text. While presenting they work wherever the focus is, but in a text field on screen (the
+editor of an exercise solved live). They are never window shortcuts, so a key never
 steps an animation that is not on screen. Esc, F11 and F5 stay the window's shortcuts.
 """
 
@@ -102,10 +103,10 @@ class StageKeys(QObject):
             return False
         if watched.window() is not self.top:
             return False
-        if self.state.presenting:
-            return True
-        focus = QApplication.focusWidget()
-        return self.view.isVisible() and not is_text_field(focus or watched)
+        focus = QApplication.focusWidget() or watched
+        if self.state.presenting:  # the kernel's editor on screen takes what is typed
+            return not (is_text_field(focus) and focus.isVisible())
+        return self.view.isVisible() and not is_text_field(focus)
 
 
 # The presenter's key strip: (actions whose first keys are shown together, what they do).

@@ -34,6 +34,7 @@ class StateEvents(Events):
     refusal: Event[Refusal | None]
     working: Event[bool]
     hint: Event[str | None]
+    exercise: Event[str | None]
 
 
 class AppState(Evented):
@@ -57,6 +58,7 @@ class AppState(Evented):
     # What is ready to run, said on the result while nothing has run in this configuration
     # (None once something runs); the result adds how to run it, or why Run is disabled.
     hint = Observed[str | None](None)
+    exercise = Observed[str | None](None)  # the exercise open (its name), None when none
 
     def __init__(self) -> None:
         self.events = StateEvents(self.observed())

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from explorer.gui.config_panel import ConfigPanel
 from explorer.gui.controllers.roles import PAGES, Page
 from explorer.gui.execution_view import ExecutionView
+from explorer.gui.exercise_panel import ExercisePanel
 from explorer.gui.findings_view import FindingsView
 from explorer.gui.model import ConfigModel
 from explorer.gui.result_view import ResultView
@@ -68,6 +69,7 @@ class Views:
     run_button: QPushButton
     progress: QProgressBar
     work: WorkProgress  # work in flight: its elapsed time and Cancel
+    exercise_panel: ExercisePanel  # the open exercise (placed by explorer.gui.exercise_room)
 
     # -- the status line -----------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -173,4 +175,5 @@ def make_views(window: QMainWindow, model: ConfigModel) -> Views:
         run_button=QPushButton("▶ Run  (Ctrl+R)"),
         progress=progress,
         work=work,
+        exercise_panel=ExercisePanel(),
     )

@@ -17,10 +17,12 @@ from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.gui.actions import ActionSet
 from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
+from explorer.gui.controllers.exercises import ExerciseController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
 from explorer.gui.controllers.hosts import HostsController
+from explorer.gui.controllers.kernel_editing import KernelEditingController
 from explorer.gui.controllers.kernel_files import KernelFilesController
 from explorer.gui.controllers.navigation import NavigationController
 from explorer.gui.controllers.presenter import PresenterController
@@ -55,6 +57,8 @@ class Controllers:
     hosts: HostsController
     trace_diff: TraceDiffController
     freshness: FreshnessController
+    editing: KernelEditingController
+    exercises: ExerciseController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -70,7 +74,7 @@ def make_controllers(
     settings: QSettings | None = None,
 ) -> Controllers:
     """Each controller with the views it uses; ``layout(on, full_screen)`` is the window's
-    presenter layout."""
+    presenter layout; ``settings`` keep the exercises' progress."""
     v = views
     runs = RunsController(
         model, state, worker, v.panel, v.result_view, v.timing_view, status=v, pages=v
@@ -116,8 +120,10 @@ def make_controllers(
         ),
         sweep=SweepController(model, worker, v.sweep_view, status=v),
         fix_cost=FixCostController(model, worker, v.findings_view, status=v),
-        kernels=KernelFilesController(
-            model, state, runs, traces, v.execution_view, status=v, parent=window
+        kernels=(
+            kernels := KernelFilesController(
+                model, state, runs, traces, v.execution_view, status=v, parent=window
+            )
         ),
         exports=ExportController(state, v.execution_view, status=v, pages=v, parent=window),
         sessions=SessionController(
@@ -126,8 +132,10 @@ def make_controllers(
         window=WindowCommands(window, v.execution_view),
         captures=CapturesController(model, state, runs, traces, traces, status=v, window=window),
         hosts=HostsController(window, settings or QSettings(), worker, status=v),
-        trace_diff=TraceDiffController(
-            model, state, traces, v.execution_view, status=v, parent=window
+        trace_diff=(
+            trace_diff := TraceDiffController(
+                model, state, traces, v.execution_view, status=v, parent=window
+            )
         ),
         # Made last (arguments are made in order): it clears the views and says how to run
         # after the others have followed a change.
@@ -142,8 +150,23 @@ def make_controllers(
             v.source_view,
             status=v,
         ),
+        editing=KernelEditingController(model, v.source_view, kernels, status=v, parent=window),
+        exercises=ExerciseController(
+            model,
+            state,
+            worker,
+            settings if settings is not None else QSettings(),
+            files=kernels,
+            comparer=trace_diff,
+            panel=v.exercise_panel,
+            source=v.source_view,
+            status=v,
+            pages=v,
+            parent=window,
+        ),
     )
     runs.cancelled.connect(traces.cancelled)
+    runs.cancelled.connect(controllers.exercises.cancelled)
     model.devices_changed.connect(
         lambda: v.findings_view.set_oclgrind_available(find_oclgrind(model.devices) is not None)
     )

@@ -4,6 +4,7 @@ so a stale result never overwrites a newer one."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
@@ -76,6 +77,7 @@ class _Job(QObject):
     trace_ready = Signal(int, object)  # generation, TracedRun
     limits_ready = Signal(object)  # dict, or None when they could not be measured
     oclgrind_ready = Signal(int, object)  # generation, OclgrindCheck or an error string
+    call_ready = Signal(int, object)  # generation, what the work returned (or its exception)
 
     def __init__(self, executor: HostRouter) -> None:
         super().__init__()
@@ -169,6 +171,14 @@ class _Job(QObject):
     def trace(self, generation: int, request: TraceRequest) -> None:
         self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
 
+    @Slot(int, object)
+    def call(self, generation: int, work: Callable[[HostRouter], object]) -> None:
+        try:
+            outcome = work(self._executor)
+        except Exception as exc:  # handed to the one who asked, who says it
+            outcome = exc
+        self.call_ready.emit(generation, outcome)
+
 
 class Worker(QObject):
     """Starts runs, comparisons and traces, and delivers only the newest one's results."""
@@ -185,12 +195,14 @@ class Worker(QObject):
     trace_finished = Signal(object)  # TracedRun
     limits_ready = Signal(object)
     oclgrind_finished = Signal(object)
+    call_finished = Signal(int, object)  # generation, what the work returned (or raised)
     idle = Signal()
     _limits_requested = Signal(object)
     _oclgrind_requested = Signal(int, object)
     _run_requested = Signal(int, object)
     _compare_requested = Signal(int, object)
     _trace_requested = Signal(int, object)
+    _call_requested = Signal(int, object)
     _discover_requested = Signal()
     _add_host_requested = Signal(object)
     _remove_host_requested = Signal(str)
@@ -207,6 +219,8 @@ class Worker(QObject):
         self._run_requested.connect(self._job.run)
         self._compare_requested.connect(self._job.compare)
         self._trace_requested.connect(self._job.trace)
+        self._call_requested.connect(self._job.call)
+        self._job.call_ready.connect(self._on_call)
         self._discover_requested.connect(self._job.discover)
         self._add_host_requested.connect(self._job.add_host)
         self._remove_host_requested.connect(self._job.remove_host)
@@ -276,6 +290,20 @@ class Worker(QObject):
         generation = self._next(f"checking {request.variant.qualified_id} with Oclgrind")
         self._oclgrind_requested.emit(generation, request)
         return generation
+
+    def call(self, work: Callable[[HostRouter], object], what: str) -> int:
+        """``work(executors)`` on the worker thread, as a run is (grading an exercise runs and
+        traces through the executor of its device); ``call_finished`` tells what it returned
+        or raised."""
+        generation = self._next(what)
+        self._call_requested.emit(generation, work)
+        return generation
+
+    @Slot(int, object)
+    def _on_call(self, generation: int, outcome: object) -> None:
+        if generation == self._generation:
+            self.call_finished.emit(generation, outcome)
+        self._done()
 
     @Slot(int, object)
     def _on_oclgrind(self, generation: int, outcome: object) -> None:

@@ -8,12 +8,13 @@ from explorer.gui.actions import commands
 
 def _menu_entries(window):
     """(menu title, action) for every item of every menu of the menu bar; the Lessons menu
-    lists shipped session files, not commands."""
+    lists shipped session files, and the Exercises menu the shipped exercises before its
+    commands: those are not commands."""
     for entry in window.menuBar().actions():
         if entry.menu().title() == "&Lessons":
             continue
         for action in entry.menu().actions():
-            if not action.isSeparator():
+            if not action.isSeparator() and not action.objectName().startswith("exercise:"):
                 yield entry.menu(), action
 
 
@@ -163,7 +164,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_view_png", "export_view_svg", "export_timing_png", "export_gif", "export_mp4",
         "export_frames",
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
-        "keys_help", "add_host", "forget_host",
+        "keys_help", "save_kernel_copy", "next_exercise", "add_host", "forget_host",
     }  # fmt: skip
     assert enabled() == always  # no device yet, nothing valid, nothing running
     model.set_devices([device()], device().key)
@@ -188,3 +189,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     state.playback = None
     model.set_devices([device(), device(platform="Oclgrind", index=1)], device().key)
     assert "oclgrind" in enabled()
+    on_exercise = {"exercise_hint", "check_exercise", "show_solution"}
+    assert not on_exercise & enabled()
+    state.exercise = "index-map"  # an exercise open: its hint, check and solution
+    assert on_exercise <= enabled()

@@ -426,3 +426,51 @@ def test_values_are_rounded_only_where_the_screen_is_too_small_and_the_title_say
     a_tile = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
     a_tile.grab()
     assert not a_tile.rounded  # at 1920×1080 it is written 1.5
+
+
+def test_an_exercise_solved_live_reads_from_the_back_row_at_1280x720(window, qtbot):
+    """Presenter mode with an exercise open: its text, hints and grade beside the editor and
+    the execution view (two tabs, each the screen's height), in the presenter's type;
+    nothing runs off the screen."""
+    from PySide6.QtWidgets import QTabWidget
+
+    from explorer.exercises import find_exercise
+
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    controller = window.controllers.exercises
+    assert controller.open(find_exercise("naive-matmul"))
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    panel, source = window.views.exercise_panel, window.views.source_view
+    execution = window.views.execution_view
+    assert panel.isVisible() and source.isVisible()  # the editor in front to begin with
+    panel.hint_button.click()
+    with qtbot.waitSignal(controller.compared, timeout=120000):
+        controller.check()  # the starting kernel: not yet, traced against the solution
+    qtbot.wait(50)
+    assert execution.isVisible() and panel.checks.text() and panel.hints.text()
+
+    def too_small():
+        return [
+            (type(w).__name__, w.objectName(), pixel_size(w))
+            for w in window.findChildren(QWidget)
+            if (isinstance(w, QLabel | QAbstractButton | QComboBox | QTabBar) or w is source.editor)
+            and w.isVisible()
+            and pixel_size(w) < 16
+        ]
+
+    assert too_small() == []
+    left = window.findChild(QTabWidget, "exercise-left")
+    left.setCurrentWidget(source)
+    assert source.editor.isVisible() and too_small() == []
+    for widget in (panel, source, left):
+        right = widget.mapTo(window, widget.rect().bottomRight()).x()
+        assert right <= window.width() and widget.width() >= 300, widget
+    assert source.editor.height() >= 10 * source.editor.fontMetrics().lineSpacing()
+    # the exercise's sentences wrap within the panel rather than run past it
+    for label in (panel.text, panel.checks, panel.title):
+        assert label.wordWrap() and label.width() <= panel.viewport().width()
+    window.controllers.presenter.set_presenter(False)
+    assert window.views.tabs.indexOf(source) >= 0 and not window.views.presenter_side.isHidden()
+    assert window.views.tabs.indexOf(execution) >= 0

@@ -89,10 +89,21 @@ class KernelFilesController(QObject):
     def use_kernel(self, variant: Variant) -> None:
         """Make a user's kernel current and watch its file: saving it re-runs it."""
         self.model.add_user_variant(variant)
+        if self.model.variant.path != variant.path:
+            return  # the person stayed with the kernel they were editing
         for old in self.watcher.files():
             self.watcher.removePath(old)
         self.watcher.addPath(variant.path)
         self.status.say(f"Opened {variant.path}; saving it re-runs it")
+
+    def file_saved(self, path: str) -> None:
+        """The app wrote the kernel's file itself (its editor's Ctrl+S): the reload a save in
+        another editor starts, by the same path; the watcher's own report of the write joins
+        it, so the kernel runs once. The file was replaced whole: it is watched anew."""
+        if path in self.watcher.files():
+            self.watcher.removePath(path)
+        self.watcher.addPath(path)
+        self._file_changed(path)
 
     def _file_changed(self, path: str) -> None:
         self._changed_path = path

@@ -8,6 +8,7 @@ its views, which satisfy these protocols as they are; a controller test passes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, Protocol
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QWidget
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import Refusal, RunRequest, RunResult, Variant
 from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.router import HostRouter
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import Finding
 
@@ -222,6 +224,11 @@ class Worker(Protocol):
 
     @property
     def transfer(self) -> SignalInstance: ...  # (a long transfer's progress, in words)
+
+    def call(self, work: Callable[[HostRouter], object], what: str) -> int: ...
+
+    @property
+    def call_finished(self) -> SignalInstance: ...  # (generation, what work returned/raised)
 
     @property
     def devices_ready(self) -> SignalInstance: ...  # (devices, default key)
