@@ -135,23 +135,24 @@ def test_waves_edge_strips_and_row_loads_verify_at_odd_sizes(executor, device, u
     """matmul/wave's strips beside the full tiles (EDGE = 1, its default where they are thin,
     as at 4097³) and its main loops for unaligned rows (UNALIGNED = 1, and 3: A by aligned
     loads shifted into local memory) at small sizes: strips of 1 to 7 rows and columns, none
-    at all, a problem smaller than one tile, and one whose unaligned loop runs three steps."""
+    at all, a problem smaller than one tile, and K = 83 over 16-wide steps; with 32×32 tiles,
+    whose builds take seconds on a CPU where 64×64 took half a minute."""
     variant = find_variant("matmul", "wave")
     defines = {
         "EDGE": 1,
         "UNALIGNED": unaligned,
-        "BM": 64,
-        "BN": 64,
-        "TM": 8,
-        "TN": 8,
+        "BM": 32,
+        "BN": 32,
+        "TM": 4,
+        "TN": 4,
         "WX": 8,
         "BK": 16,
     }
     sizes = (
-        {"M": 129, "N": 67, "K": 51},
-        {"M": 71, "N": 134, "K": 33},
-        {"M": 64, "N": 128, "K": 20},
-        {"M": 40, "N": 36, "K": 50},
+        {"M": 65, "N": 35, "K": 51},
+        {"M": 39, "N": 70, "K": 33},
+        {"M": 32, "N": 64, "K": 20},
+        {"M": 20, "N": 18, "K": 50},
         {"M": 97, "N": 131, "K": 83},
     )
     for size in sizes:
