@@ -36,7 +36,7 @@ BADGE_STYLE = "font-size: 15pt; padding: 6px; border-radius: 6px;"
 CPU_NOTICE = (
     "On a CPU device local memory is ordinary cached memory, so tiling gains little here: the "
     "ladder is a GPU lesson (H100, 4096³: naive 5.3, tiled 6.5, wpt 12.7, reg2d 41.8, "
-    "fast 48.3 TFLOP/s, cuBLAS 50.2; see docs/benchmarks.md)."
+    "fast 48.3, wave 49.6-50.0 TFLOP/s, cuBLAS 49.4-51.6; see docs/benchmarks.md)."
 )
 V = TypeVar("V", pg.ImageView, pg.PlotWidget)
 BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
