@@ -86,3 +86,16 @@ def test_a_reference_of_another_family_is_refused_on_the_status_line(window, qtb
     _coalesced3(window, qtbot)
     assert not window.controllers.trace_diff.compare_with("matmul/tiled")
     assert "matmul kernel and this one a matvec kernel" in window.statusBar().currentMessage()
+
+
+def test_the_verdict_names_no_line_where_the_kernel_makes_no_access_at_all():
+    from explorer.engine.record.trace_against import Against
+    from explorer.gui.controllers.trace_diff import verdict
+    from explorer.trace.diff_records import Access, Difference, TraceDiff
+
+    theirs = Access(line=7, phase=0, op="write", buffer="out", element=0, text="out[i]")
+    first = Difference((0, 0, 0), (0, 0, 0), 0, 0, None, "missing", None, theirs)
+    diff = TraceDiff(False, first, (first,), 4, 4, 1, 1, (), True)
+    text = verdict(Against("solution", None, diff))
+    assert "line None" not in text
+    assert text.startswith("Parts from solution first at its first access, phase 0")

@@ -122,8 +122,10 @@ def verdict(against: Against) -> str:
         )
     first = diff.first
     assert first is not None
+    # No line where the first work-item that parts makes no access at all.
+    where = f"line {first.line}" if first.line is not None else "its first access"
     return (
-        f"Parts from {against.reference} first at line {first.line}, phase {first.phase} "
+        f"Parts from {against.reference} first at {where}, phase {first.phase} "
         f"({diff.groups_differing} of {diff.groups_compared} work-group(s)): "
         "boxed cells are each work-item's first access that differs."
     )
