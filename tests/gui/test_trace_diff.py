@@ -99,3 +99,15 @@ def test_the_verdict_names_no_line_where_the_kernel_makes_no_access_at_all():
     text = verdict(Against("solution", None, diff))
     assert "line None" not in text
     assert text.startswith("Parts from solution first at its first access, phase 0")
+
+
+def test_no_difference_in_an_incomplete_trace_is_not_called_the_same_accesses():
+    from explorer.engine.record.trace_against import Against
+    from explorer.gui.controllers.trace_diff import verdict
+    from explorer.trace.diff_records import TraceDiff
+
+    complete = verdict(Against("solution", None, TraceDiff(True, None, (), 4, 0, 1, 0, (), True)))
+    partial = verdict(Against("solution", None, TraceDiff(True, None, (), 4, 0, 1, 0, (), False)))
+    assert complete.startswith("Same accesses as solution")
+    assert "Same accesses" not in partial
+    assert "incomplete" in partial

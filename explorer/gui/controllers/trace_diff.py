@@ -115,6 +115,11 @@ def verdict(against: Against) -> str:
     diff = against.diff
     if diff is None:
         return f"Not compared with {against.reference}: {against.refused}"
+    if diff.identical and not diff.complete:
+        return (
+            f"No difference from {against.reference} in the accesses recorded: a trace is "
+            "incomplete, so accesses it did not record were not compared."
+        )
     if diff.identical:
         return (
             f"Same accesses as {against.reference}: every work-item of "
