@@ -103,13 +103,21 @@ class _Job(QObject):
     def add_hosts(self, hosts: list[Host]) -> None:
         """Use ``hosts``' devices too: connect to them and list every device again, once."""
         for host in hosts:
+            self._close_checker_on(host.label)  # a host added again replaces its executors
             self._executor.add(host)
         self.discover()
 
     @Slot(str)
     def remove_host(self, label: str) -> None:
+        self._close_checker_on(label)
         self._executor.remove(label)
         self.discover()
+
+    def _close_checker_on(self, label: str) -> None:
+        """End the Oclgrind executor on host ``label``, with the host's other executor."""
+        if self.checker is not None and self._checker_host == label:
+            self.checker.close()
+            self.checker = None
 
     @Slot(int, object)
     def run(self, generation: int, request: RunRequest) -> None:

@@ -1,6 +1,7 @@
 """Remembered hosts are connected at start together: the devices are listed once, not once
 per host (each listing asks every host added so far again, an unreachable one up to its
-timeout)."""
+timeout); a host forgotten ends every executor the window had there, its Oclgrind one
+too."""
 
 from __future__ import annotations
 
@@ -37,3 +38,29 @@ def test_remembered_hosts_are_added_in_one_request(qtbot, settings):
     assert worker.added == [remembered]
     assert controller.hosts == remembered
     assert said(status) == "Connecting to one, two…"
+
+
+class _Router:
+    def __init__(self) -> None:
+        self.problems: dict[str, str] = {}
+        self.removed: list[str] = []
+
+    def remove(self, label: str) -> None:
+        self.removed.append(label)
+
+    def devices(self) -> list:
+        return []
+
+
+def test_forgetting_a_host_ends_its_oclgrind_executor_too():
+    from unittest.mock import MagicMock
+
+    from explorer.gui.worker import _Job
+
+    job = _Job(_Router())  # type: ignore[arg-type]
+    checker = MagicMock()
+    job.checker, job._checker_host = checker, "gpu"
+    job.remove_host("other")
+    assert job.checker is checker and not checker.close.called
+    job.remove_host("gpu")
+    assert job.checker is None and checker.close.called
