@@ -17,6 +17,8 @@ from explorer.engine.executor import Executor
         ["trace", "-h"],
         ["run", "--host", "me@gpu"],
         ["trace", "--host=me@gpu"],
+        ["run", "--ho", "me@gpu"],
+        ["run", "--exec=ssh gpu python3 -m explorer executor-serve"],
         ["check", "--executor-command", "ssh gpu python3 -m explorer executor-serve"],
     ],
 )
