@@ -65,10 +65,13 @@ def start_for(argv: list[str]) -> None:
     """Start the executor now when ``argv`` names a command that will use one (the first
     :class:`~explorer.engine.executor.Executor` made without extra environment adopts it)."""
     global _started
-    # Help, or the work on another machine (--host, --executor-command): no local executor.
-    elsewhere = ("-h", "--help", "--host", "--executor-command")
-    if any(a == e or a.startswith(e + "=") for a in argv for e in elsewhere):
-        return
+    # Help, or the work on another machine (--host, --executor-command): no local executor;
+    # argparse takes an option's abbreviation too (--ho, --exec=…).
+    elsewhere = ("--help", "--host", "--executor-command")
+    for arg in argv:
+        name = arg.partition("=")[0]
+        if arg == "-h" or (len(name) > 2 and any(e.startswith(name) for e in elsewhere)):
+            return
     if _started is None and argv and argv[0] in _WARM:
         _started = spawn({}, _WARM[argv[0]])
 

@@ -155,23 +155,20 @@ class Executor:
                     )
 
     def _crash_message(self, what: str) -> str:
+        return (
+            f"the OpenCL runtime crashed ({self._ended()}) while running {what}; the executor "
+            "was restarted"
+        )
+
+    def _ended(self) -> str:
+        """How the process ended (given a few seconds to), in words; it is discarded."""
         process = self._process
         code = None
         if process is not None:
             process.join(5)
             code = process.exitcode
         self._discard()
-        if code is not None and code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = "unknown signal"
-            how = f"signal {-code}, {name}"
-        else:
-            how = f"exit code {code}"
-        return (
-            f"the OpenCL runtime crashed ({how}) while running {what}; the executor was restarted"
-        )
+        return exit_text(code)
 
     def devices(self, timeout_s: float = 60.0) -> list[DeviceInfo]:
         return list(self._request("devices", None, timeout_s, "device discovery"))
@@ -211,6 +208,16 @@ class Executor:
             return self._request("run", request, request.timeout_s, what)
         except ExecutorError as exc:
             return failed_result(request, str(exc), exc.kind)
+
+
+def exit_text(code: int | None) -> str:
+    """A process's exit code in words: ``signal 11, SIGSEGV`` or ``exit code 1``."""
+    if code is not None and code < 0:
+        try:
+            return f"signal {-code}, {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}, unknown signal"
+    return f"exit code {code}"
 
 
 def _left_damage(value: Any) -> bool:

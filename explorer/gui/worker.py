@@ -100,15 +100,24 @@ class _Job(QObject):
             self.hosts_failed.emit("\n".join(f"{h}: {why}" for h, why in problems.items()))
 
     @Slot(object)
-    def add_host(self, host: Host) -> None:
-        """Use ``host``'s devices too: connect to it and list every device again."""
-        self._executor.add(host)
+    def add_hosts(self, hosts: list[Host]) -> None:
+        """Use ``hosts``' devices too: connect to them and list every device again, once."""
+        for host in hosts:
+            self._close_checker_on(host.label)  # a host added again replaces its executors
+            self._executor.add(host)
         self.discover()
 
     @Slot(str)
     def remove_host(self, label: str) -> None:
+        self._close_checker_on(label)
         self._executor.remove(label)
         self.discover()
+
+    def _close_checker_on(self, label: str) -> None:
+        """End the Oclgrind executor on host ``label``, with the host's other executor."""
+        if self.checker is not None and self._checker_host == label:
+            self.checker.close()
+            self.checker = None
 
     @Slot(int, object)
     def run(self, generation: int, request: RunRequest) -> None:
@@ -204,7 +213,7 @@ class Worker(QObject):
     _trace_requested = Signal(int, object)
     _call_requested = Signal(int, object)
     _discover_requested = Signal()
-    _add_host_requested = Signal(object)
+    _add_hosts_requested = Signal(object)
     _remove_host_requested = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -222,7 +231,7 @@ class Worker(QObject):
         self._call_requested.connect(self._job.call)
         self._job.call_ready.connect(self._on_call)
         self._discover_requested.connect(self._job.discover)
-        self._add_host_requested.connect(self._job.add_host)
+        self._add_hosts_requested.connect(self._job.add_hosts)
         self._remove_host_requested.connect(self._job.remove_host)
         self._job.hosts_failed.connect(self.hosts_failed)
         self._limits_requested.connect(self._job.limits)
@@ -253,10 +262,10 @@ class Worker(QObject):
     def discover_devices(self) -> None:
         self._discover_requested.emit()
 
-    def add_host(self, host: Host) -> None:
-        """List ``host``'s devices beside this machine's (its executor starts there);
-        ``devices_ready`` follows with every device."""
-        self._add_host_requested.emit(host)
+    def add_hosts(self, hosts: list[Host]) -> None:
+        """List ``hosts``' devices beside this machine's (their executors start there);
+        ``devices_ready`` follows, once, with every device."""
+        self._add_hosts_requested.emit(list(hosts))
 
     def remove_host(self, label: str) -> None:
         self._remove_host_requested.emit(label)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
 import subprocess
 import sys
 import threading
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import __version__
-from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.executor import Executor, ExecutorError, exit_text
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
 from explorer.engine.remote import files
 from explorer.engine.remote.hosts import Host
@@ -172,7 +171,7 @@ class CommandExecutor(Executor):
                 f"{self.host.label} has an older OpenCL Kernel Explorer, without "
                 "executor-serve: " + self._install_hint()
             )
-        how = _exit_text(process.exitcode)
+        how = exit_text(process.exitcode)
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
         return f"the executor on {self.host.label} did not start ({how}): {last}"
 
@@ -186,15 +185,10 @@ class CommandExecutor(Executor):
         super()._discard()
 
     def _crash_message(self, what: str) -> str:
-        process, channel = self._process, self._conn
-        code = None
-        if process is not None:
-            process.join(5)
-            code = process.exitcode
-        problem = channel.problem if channel is not None else ""
-        self._discard()
+        problem = self._conn.problem if self._conn is not None else ""
+        how = self._ended()
         return (
-            f"the executor on {self.host.label} stopped ({problem or _exit_text(code)}) while "
+            f"the executor on {self.host.label} stopped ({problem or how}) while "
             f"running {what}: its OpenCL runtime crashed or the connection was lost; the next "
             "action connects again"
         )
@@ -207,15 +201,6 @@ class CommandExecutor(Executor):
 def _stamp(path: str) -> tuple[int, int]:
     info = os.stat(path)
     return (info.st_mtime_ns, info.st_size)
-
-
-def _exit_text(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            return f"signal {-code}, {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
 
 
 class _Transport:

@@ -41,8 +41,11 @@ class HostsController:
         QTimer.singleShot(0, window, self._connect_remembered)  # dropped if the window goes
 
     def _connect_remembered(self) -> None:
-        for host in settings_store.hosts(self.settings):
-            self._use(host)
+        """Every remembered host at once: one listing of the devices, not one per host (each
+        listing asks every host added so far again, an unreachable one up to its timeout)."""
+        remembered = settings_store.hosts(self.settings)
+        if remembered:
+            self._use(*remembered)
 
     def add_host(self) -> None:
         """Ask for a host and use its devices."""
@@ -90,11 +93,12 @@ class HostsController:
             label, n = f"{host.label}-{n}", n + 1
         return Host(label, host.command, host.text)
 
-    def _use(self, host: Host) -> None:
-        self.hosts = [h for h in self.hosts if h.label != host.label] + [host]
-        self.status.say(f"Connecting to {host.label}…")
-        self._connecting.add(host.label)
-        self.worker.add_host(host)
+    def _use(self, *hosts: Host) -> None:
+        labels = [h.label for h in hosts]
+        self.hosts = [h for h in self.hosts if h.label not in labels] + list(hosts)
+        self.status.say(f"Connecting to {', '.join(labels)}…")
+        self._connecting.update(labels)
+        self.worker.add_hosts(list(hosts))
 
     def _devices_came(self, devices: list[DeviceInfo], _default: object) -> None:
         """Say which host's devices joined the list (after the device chosen is said)."""

@@ -215,7 +215,7 @@ class Worker(Protocol):
 
     def measure_limits(self, device_key: str | None) -> None: ...
 
-    def add_host(self, host: Host) -> None: ...  # its devices join the list (devices_ready)
+    def add_hosts(self, hosts: list[Host]) -> None: ...  # their devices join the list, once
 
     def remove_host(self, label: str) -> None: ...  # its devices leave it
 
