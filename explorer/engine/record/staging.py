@@ -107,21 +107,24 @@ class StagingPool:
 
     def grow(self) -> None:
         """The entries the last trace found missing (all of its planes', so that the next
-        trace of that size finds them together)."""
+        trace of that size finds them together). Free entries beyond :data:`KEEP_FREE`
+        counting the new ones are let go first, the oldest first: the entries kept are those
+        of the size traced last, whatever sizes came before."""
         pending, self.pending = self.pending, []
+        if not pending:
+            return
+        with self.lock:
+            free = [e for e in self.entries if e.free]  # oldest first
+            for e in free[: max(0, len(free) + len(pending) - KEEP_FREE)]:
+                self.entries.remove(e)  # its mapping and buffer go with the last reference
         for nbytes in pending:
             if not self._grow(nbytes):
                 return
 
     def _grow(self, nbytes: int) -> bool:
-        """A page-locked entry of ``nbytes``, whether one could be made; free entries beyond
-        :data:`KEEP_FREE` are let go first."""
+        """A page-locked entry of ``nbytes``, whether one could be made."""
         cl = self.cl
         size = max(nbytes, 64)
-        with self.lock:
-            free = sorted((e for e in self.entries if e.free), key=lambda e: -e.nbytes)
-            for e in free[KEEP_FREE:]:
-                self.entries.remove(e)  # its mapping and buffer go with the last reference
         try:
             flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
             buffer = cl.Buffer(self.context, flags, size)
