@@ -23,10 +23,8 @@ in each).
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,13 +153,9 @@ def _touched(array: np.ndarray) -> np.ndarray:
         part = flat[start : start + _TOUCH_BYTES]
         np.positive(zeros[: part.size], out=part)  # a ufunc: the lock is let go inside
 
-    workers = min(8, os.cpu_count() or 1, len(starts))
-    if workers <= 1:
-        for start in starts:
-            touch(start)
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(touch, starts))
+    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
+
+    thread_map(touch, starts)
     return array
 
 

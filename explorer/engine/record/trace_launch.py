@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -639,13 +638,9 @@ def _records_of_sites(word: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         np.take(wanted, site, out=hit)
         return np.flatnonzero(hit) + start
 
-    starts = range(0, word.size, _SCAN_CHUNK)
-    workers = min(8, os.cpu_count() or 1, len(starts))
-    if workers <= 1:
-        found = [scan(start) for start in starts]
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            found = list(pool.map(scan, starts))
+    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
+
+    found = thread_map(scan, range(0, word.size, _SCAN_CHUNK))
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
