@@ -505,18 +505,16 @@ class TraceLaunch:
         )
 
 
-# How the record planes come back from a device whose memory is not the host's: "staged"
-# (page-locked memory kept between traces) or "map" (the driver's own copy, fresh each time).
-PLANES_FROM_GPU = "staged"
 # Where the planes go when the pool has no free entries for them (a process's first trace):
 # "fresh" (new memory whose pages several threads wrote first) or "map" (the driver's copy).
 FIRST_READ = "fresh"
 
 
 def read_planes_staged(device_type: str) -> bool:
-    """Whether the planes of a device of ``device_type`` are read into the staging pool: not
-    on a CPU device, whose buffers the host maps where they are."""
-    return PLANES_FROM_GPU == "staged" and "CPU" not in device_type.upper()
+    """Whether the planes of a device of ``device_type`` are read into the staging pool
+    (page-locked memory kept between traces): not on a CPU device, whose buffers the host
+    maps where they are."""
+    return "CPU" not in device_type.upper()
 
 
 def _offsets(wi_counts: np.ndarray) -> np.ndarray:
