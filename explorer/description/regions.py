@@ -62,10 +62,9 @@ def _part(part: str, text: str) -> slice | int:
     return slice(start, stop, step)
 
 
-def region_mask(text: str, shape: tuple[int, ...]) -> np.ndarray:
-    """True for each element of an array of ``shape`` (rows first) the region holds.
-    Raises :class:`RegionError` for an index outside the shape."""
-    mask = np.zeros(shape, dtype=bool)
+def checked_region(text: str, shape: tuple[int, ...]) -> Subscript:
+    """The subscript ``text`` writes over an array of ``shape`` (rows first), checked without
+    making the array. Raises :class:`RegionError` for an index outside the shape."""
     subscript = parse_region(text, len(shape))
     for axis, part in enumerate(subscript):
         if isinstance(part, int) and not -shape[axis] <= part < shape[axis]:
@@ -73,5 +72,12 @@ def region_mask(text: str, shape: tuple[int, ...]) -> np.ndarray:
                 f"{text!r}: index {part} is outside dimension {axis} of the buffer's shape "
                 f"{' × '.join(map(str, shape))}"
             )
-    mask[subscript] = True
+    return subscript
+
+
+def region_mask(text: str, shape: tuple[int, ...]) -> np.ndarray:
+    """True for each element of an array of ``shape`` (rows first) the region holds.
+    Raises :class:`RegionError` for an index outside the shape."""
+    mask = np.zeros(shape, dtype=bool)
+    mask[checked_region(text, shape)] = True
     return mask

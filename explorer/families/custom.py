@@ -50,7 +50,7 @@ from explorer.description.launch import (
     Setting,
     Values,
 )
-from explorer.description.regions import RegionError
+from explorer.description.regions import RegionError, checked_region
 from explorer.families.base import InputError, KernelModel, Sizes
 from explorer.paths import UserFileError, load_user_array
 
@@ -241,7 +241,7 @@ def _buffer(
     promise = param.promise
     if promise is not None:
         try:
-            promise.mask()
+            checked_region(promise.region, promise.shape)  # the mask: where coverage needs it
         except RegionError as exc:
             raise DeclarationError(f"parameter {decl.name!r}: key 'writes': {exc}") from None
     return param

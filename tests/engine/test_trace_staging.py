@@ -9,7 +9,7 @@ import pytest
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.runtime import runtime
-from explorer.engine.record.staging import grow_pending, staging_pool
+from explorer.engine.record.staging import KEEP_FREE, StagingPool, grow_pending, staging_pool
 from explorer.engine.record.trace_launch import TraceRequest, run_trace
 from explorer.engine.records import RunRequest
 from explorer.trace.analysis import analyse
@@ -68,3 +68,43 @@ def test_a_held_trace_keeps_its_memory_and_a_dropped_one_lends_it_again(device, 
         assert np.array_equal(again.word, words)
         assert again.word.ctypes.data in lent  # memory lent before, not new
         del again
+
+
+class _FakeCL:
+    """Just enough of pyopencl for the pool's bookkeeping: buffers that are never touched."""
+
+    class Error(Exception):
+        pass
+
+    class mem_flags:
+        READ_WRITE = ALLOC_HOST_PTR = 0
+
+    class map_flags:
+        READ = WRITE = 0
+
+    @staticmethod
+    def Buffer(context, flags, size):
+        return object()
+
+    @staticmethod
+    def enqueue_map_buffer(queue, buffer, flags, offset, shape, dtype):
+        return np.zeros(shape, dtype), None  # zeros never written: no memory is used
+
+    @staticmethod
+    def enqueue_copy(queue, host, buffer, is_blocking):
+        return type("Done", (), {"wait": lambda self: None})()
+
+
+def test_a_small_trace_after_a_large_one_finds_its_entries_the_next_time():
+    pool = StagingPool(_FakeCL, None, None)
+
+    def planes(count):
+        return [(None, np.dtype(np.uint32), count)] * 3
+
+    for count in (50 << 20, 1 << 18):  # 200 MB planes, then 1 MB planes
+        assert pool.read(planes(count)) is None  # read fresh; entries made after the reply
+        pool.grow()
+        held = pool.read(planes(count))
+        assert held is not None  # the second trace of a size is staged
+        del held
+        assert len(pool.entries) == KEEP_FREE  # the large entries made way for the small

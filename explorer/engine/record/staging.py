@@ -23,10 +23,8 @@ in each).
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,21 +105,24 @@ class StagingPool:
 
     def grow(self) -> None:
         """The entries the last trace found missing (all of its planes', so that the next
-        trace of that size finds them together)."""
+        trace of that size finds them together). Free entries beyond :data:`KEEP_FREE`
+        counting the new ones are let go first, the oldest first: the entries kept are those
+        of the size traced last, whatever sizes came before."""
         pending, self.pending = self.pending, []
+        if not pending:
+            return
+        with self.lock:
+            free = [e for e in self.entries if e.free]  # oldest first
+            for e in free[: max(0, len(free) + len(pending) - KEEP_FREE)]:
+                self.entries.remove(e)  # its mapping and buffer go with the last reference
         for nbytes in pending:
             if not self._grow(nbytes):
                 return
 
     def _grow(self, nbytes: int) -> bool:
-        """A page-locked entry of ``nbytes``, whether one could be made; free entries beyond
-        :data:`KEEP_FREE` are let go first."""
+        """A page-locked entry of ``nbytes``, whether one could be made."""
         cl = self.cl
         size = max(nbytes, 64)
-        with self.lock:
-            free = sorted((e for e in self.entries if e.free), key=lambda e: -e.nbytes)
-            for e in free[KEEP_FREE:]:
-                self.entries.remove(e)  # its mapping and buffer go with the last reference
         try:
             flags = cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR
             buffer = cl.Buffer(self.context, flags, size)
@@ -152,13 +153,9 @@ def _touched(array: np.ndarray) -> np.ndarray:
         part = flat[start : start + _TOUCH_BYTES]
         np.positive(zeros[: part.size], out=part)  # a ufunc: the lock is let go inside
 
-    workers = min(8, os.cpu_count() or 1, len(starts))
-    if workers <= 1:
-        for start in starts:
-            touch(start)
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(touch, starts))
+    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
+
+    thread_map(touch, starts)
     return array
 
 

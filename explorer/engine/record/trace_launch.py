@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -506,18 +505,16 @@ class TraceLaunch:
         )
 
 
-# How the record planes come back from a device whose memory is not the host's: "staged"
-# (page-locked memory kept between traces) or "map" (the driver's own copy, fresh each time).
-PLANES_FROM_GPU = "staged"
 # Where the planes go when the pool has no free entries for them (a process's first trace):
 # "fresh" (new memory whose pages several threads wrote first) or "map" (the driver's copy).
 FIRST_READ = "fresh"
 
 
 def read_planes_staged(device_type: str) -> bool:
-    """Whether the planes of a device of ``device_type`` are read into the staging pool: not
-    on a CPU device, whose buffers the host maps where they are."""
-    return PLANES_FROM_GPU == "staged" and "CPU" not in device_type.upper()
+    """Whether the planes of a device of ``device_type`` are read into the staging pool
+    (page-locked memory kept between traces): not on a CPU device, whose buffers the host
+    maps where they are."""
+    return "CPU" not in device_type.upper()
 
 
 def _offsets(wi_counts: np.ndarray) -> np.ndarray:
@@ -639,13 +636,9 @@ def _records_of_sites(word: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         np.take(wanted, site, out=hit)
         return np.flatnonzero(hit) + start
 
-    starts = range(0, word.size, _SCAN_CHUNK)
-    workers = min(8, os.cpu_count() or 1, len(starts))
-    if workers <= 1:
-        found = [scan(start) for start in starts]
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            found = list(pool.map(scan, starts))
+    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
+
+    found = thread_map(scan, range(0, word.size, _SCAN_CHUNK))
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.trace.analysis.context import READS, WRITES, Context
-from explorer.trace.analysis.threads import thread_map
+from explorer.trace.analysis.threads import thread_count, thread_map
 from explorer.trace.analysis.units import Unit, Units, cells
 from explorer.trace.recorded import ATOMIC, GLOBAL, READ, RMW
 
@@ -43,16 +43,23 @@ def traffic(ctx: Context, units: Units) -> Traffic:
         if u.op in READS and u.buffer in counts:
             loaded.append(u)
 
-    def loads_of(u: Unit) -> np.ndarray:
-        size = counts[u.buffer].size
-        total = np.zeros(size, dtype=np.int64)
-        for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
-            total += np.bincount(e, minlength=size)[:size]
-        return total
+    def loads_of(part: list[Unit]) -> dict[int, np.ndarray]:
+        totals: dict[int, np.ndarray] = {}
+        for u in part:
+            size = counts[u.buffer].size
+            total = totals.get(u.buffer)
+            if total is None:
+                total = totals[u.buffer] = np.zeros(size, dtype=np.int64)
+            for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
+                total += np.bincount(e, minlength=size)[:size]
+        return totals
 
-    # Each site's loads counted on its own thread, added up in the same order as before.
-    for u, c in zip(loaded, thread_map(loads_of, loaded), strict=True):
-        counts[u.buffer] += c
+    # The sites' loads counted on several threads, each into a total per buffer of its own:
+    # one per site would hold a buffer-sized array for each of a stencil's reads at once.
+    parts = thread_count(len(loaded))
+    for totals in thread_map(loads_of, [loaded[i::parts] for i in range(parts)]):
+        for b, total in totals.items():
+            counts[b] += total
     loads: dict[str, dict[str, float]] = {}
     for b, c in counts.items():
         loads[t.buffers[b].name] = (

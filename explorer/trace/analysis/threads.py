@@ -21,10 +21,15 @@ _MIN_ITEMS = 2
 _MAX_WORKERS = 8
 
 
+def thread_count(items: int) -> int:
+    """How many threads :func:`thread_map` spreads ``items`` calls over."""
+    return min(_MAX_WORKERS, os.cpu_count() or 1, items)
+
+
 def thread_map(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """``[function(x) for x in items]``, the calls spread over up to eight threads."""
     listed = list(items)
-    workers = min(_MAX_WORKERS, os.cpu_count() or 1, len(listed))
+    workers = thread_count(len(listed))
     if workers < 2 or len(listed) < _MIN_ITEMS:
         return [function(x) for x in listed]
     with ThreadPoolExecutor(workers) as pool:
