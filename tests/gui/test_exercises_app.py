@@ -86,6 +86,8 @@ def test_an_exercise_fixed_in_the_editor_passes_and_is_checked_in_the_menu(shown
     grade = save_and_grade(window, qtbot, editor)
     assert grade.passed and all(check.passed for check in grade.checks)
     assert "Passed" in panel.verdict.text()
+    badge = window.views.result_view.badge.text()
+    assert "grading" not in badge.lower() and "Verified" in badge  # the run's, not "Grading …"
     assert all(html.escape(check.sentence) in panel.checks.text() for check in grade.checks)
     assert "B[k * N + col]" in attempt.read_text()
     assert exercise.start_source.count("k * K + col") == 1  # the shipped kernel unchanged

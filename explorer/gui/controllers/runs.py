@@ -52,6 +52,7 @@ class RunsController(QObject):
         worker.started.connect(self._started)
         worker.idle.connect(self._idle)
         worker.finished.connect(self._finished)
+        worker.call_finished.connect(self._call_done)
         worker.compare_progress.connect(self._compare_step)
         worker.compare_finished.connect(self._compare_done)
 
@@ -129,6 +130,14 @@ class RunsController(QObject):
         self.state.working = False
         self.status.end_progress()
         self.status.work_ended()
+
+    def _call_done(self, _generation: int, _outcome: object) -> None:
+        """Other work done (an exercise graded): the badge that said it was running gives
+        back the verdict of the result on screen."""
+        if self.state.result is not None:
+            self.result.show_result(self.state.result)
+        else:
+            self.result.set_badge("")
 
     def _finished(self, generation: int, result: RunResult) -> None:
         state = self.state

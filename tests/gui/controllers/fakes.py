@@ -32,6 +32,7 @@ class FakeWorker(QObject):
     trace_finished = Signal(object)
     limits_ready = Signal(object)
     oclgrind_finished = Signal(object)
+    call_finished = Signal(int, object)
     idle = Signal()
 
     def __init__(self) -> None:

@@ -28,6 +28,20 @@ def test_run_asks_the_worker_and_shows_the_result_page(runs):
     v.pages.show_page.assert_called_with("result")
 
 
+def test_other_work_done_gives_the_badge_back_to_the_result_on_screen(runs):
+    controller, worker, v = runs
+    shown = result()
+    controller.state.result = shown
+    worker.started.emit("grading exercise 1")
+    v.result.show_running.assert_called_with("grading exercise 1")
+    worker.call_finished.emit(3, object())  # the grade (the exercise panel shows it)
+    v.result.show_result.assert_called_with(shown)  # not "Grading exercise 1 …" for good
+    controller.state.result = None
+    worker.started.emit("grading exercise 1")
+    worker.call_finished.emit(4, object())
+    v.result.set_badge.assert_called_with("")
+
+
 def test_a_refused_configuration_is_not_run(runs):
     controller, worker, v = runs
     v.panel.validate.return_value = False
