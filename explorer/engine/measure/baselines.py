@@ -35,7 +35,6 @@ from explorer.engine.launch.devices import pick_device
 from explorer.engine.launch.runtime import OpenCLRuntime, runtime
 from explorer.families import fixed_family
 
-CACHE_ENV = "EXPLORER_CACHE_DIR"
 CACHE_FILE = "device-limits.json"
 
 # One work-item copies one float4; the tail (bytes not a multiple of 16) is not copied.
@@ -208,16 +207,11 @@ def measure_fma(device_key: str | None, repeat: int = 10) -> dict:
 
 
 def cache_dir() -> Path:
-    """``$EXPLORER_CACHE_DIR``, else the user cache folder (platformdirs), else ~/.cache/…"""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    try:
-        import platformdirs
+    """The explorer's one cache folder (``$EXPLORER_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or
+    ~/.cache, then opencl-kernel-explorer), where the parse and instrument caches live too."""
+    from explorer.frontend import disk_cache  # the package's import is paid by its users
 
-        return Path(platformdirs.user_cache_dir("opencl-kernel-explorer", appauthor=False))
-    except ImportError:
-        return Path.home() / ".cache" / "opencl-kernel-explorer"
+    return disk_cache.cache_root()
 
 
 def device_cache_key(name: str, platform: str, driver_version: str) -> str:
