@@ -45,8 +45,9 @@ _STAGES = (
     "_planes",
     "read_results",
     "decode",
-    "_plain_results",
-    "_window_results",
+    "plain_results",
+    "records_of_sites",
+    "window_results",
     "written_by_trace",
     "judge",
 )
@@ -93,6 +94,7 @@ def phases_of_run_trace() -> Iterator[Phases]:
     import pyopencl as cl
 
     from explorer.engine.record import trace_launch as tl
+    from explorer.engine.record import window_verify as wv
 
     phases = Phases()
     saved: list[tuple[Any, str, Any]] = []
@@ -102,9 +104,11 @@ def phases_of_run_trace() -> Iterator[Phases]:
         setattr(owner, name, wrapped)
 
     for name in _STAGES:
-        owner = tl.TraceLaunch if hasattr(tl.TraceLaunch, name) else tl
-        if hasattr(owner, name):
-            patch(owner, name, phases.stage(name, getattr(owner, name)))
+        # Where the stage is looked up when it runs: a method, or a module's global.
+        for owner in (tl.TraceLaunch, tl, wv):
+            if hasattr(owner, name):
+                patch(owner, name, phases.stage(name, getattr(owner, name)))
+                break
     from explorer.engine.launch.build import BuildCache
 
     patch(BuildCache, "kernel", phases.stage("build", BuildCache.kernel))

@@ -1,10 +1,13 @@
 """A trace of a window of work-groups: the groups outside it leave the recording launch at
 entry, and the verdict still covers every element of the output."""
 
+from dataclasses import replace
+
 import numpy as np
 
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.engine.launch.run import run_request
 from explorer.engine.record.trace_launch import TraceRequest, outside_may_leave, run_trace
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import instrument
@@ -32,7 +35,7 @@ def _window_elements(outcome) -> np.ndarray:
 
 def test_groups_outside_the_window_do_not_run_the_traced_build(device, monkeypatch):
     # The trace build's own output, before the plain launch fills in the rest.
-    monkeypatch.setattr(tracing, "_window_results", lambda p, trace, traced, plain: traced)
+    monkeypatch.setattr(tracing, "window_results", lambda p, trace, traced, plain: traced)
     outcome = _window_trace(find_variant("matmul", "tiled"), device)
     assert len(outcome.trace.groups_traced) == 9
     owned = _window_elements(outcome)
@@ -117,3 +120,62 @@ def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(d
     assert run_trace(TraceRequest(large, budget_bytes=1 << 16)).result.status == "verified"
     assert (True, False) in built  # the instrumented build, optimised
     assert not any(quick for _, quick in built)  # the plain one too
+
+
+def _plain_output(run: RunRequest) -> np.ndarray:
+    """The output of ``run`` as a run of the kernel computes it, on the same device."""
+    return run_request(replace(run, repeat=1, warmup=0)).output
+
+
+def _traced_plus_one(variant, tmp_path, store: str, plus: str):
+    """``variant`` with ``plus`` done before ``store`` in its trace build only."""
+    source = variant.source.replace(store, f"#ifdef EXPLORER_TRACE\n{plus}\n#endif\n{store}", 1)
+    assert "EXPLORER_TRACE" in source
+    path = tmp_path / f"traced_{variant.kernel}.cl"
+    path.write_text(source, encoding="utf-8")
+    return load_variant_file(path)
+
+
+def test_a_window_output_is_the_trace_builds_inside_and_a_plain_runs_outside(device, tmp_path):
+    naive = find_variant("matmul", "naive")
+    variant = _traced_plus_one(naive, tmp_path, "C[row * N + col] = acc;", "acc += 1.0f;")
+    outcome = _window_trace(variant, device)
+    owned = _window_elements(outcome)
+    run = RunRequest(variant, dict(SIZES), local=(16, 16), device_key=device.key, input="random")
+    plain = _plain_output(run)
+    output = outcome.result.output
+    assert 0 < owned.sum() < owned.size
+    np.testing.assert_array_equal(output[~owned], plain[~owned])
+    np.testing.assert_allclose(output[owned], plain[owned] + 1.0, rtol=1e-6)
+
+
+def test_every_element_a_traced_vector_store_covers_comes_from_the_trace_build(device, tmp_path):
+    # vstore8 writes eight elements in one record: all eight come from the trace build.
+    float8 = find_variant("matmul", "cpu-float8")
+    variant = _traced_plus_one(
+        float8, tmp_path, "vstore8(lo[r], 0, C", "lo[r] += 1.0f; hi[r] += 1.0f;"
+    )
+    sizes = {"M": 64, "N": 64, "K": 16}  # blocks of 8×16, 16 work-items stacked: 4×1 groups
+    run = RunRequest(variant, sizes, device_key=device.key, input="random")
+    full = run_trace(TraceRequest(run, values=False))
+    groups = len(full.trace.groups_traced)
+    assert groups == 4
+    budget = full.trace.records // groups * 8  # one group's records
+    outcome = run_trace(TraceRequest(run, center=(2, 0, 0), budget_bytes=budget, values=False))
+    assert outcome.trace.groups_traced == ((2, 0, 0),)
+    owned = np.zeros((64, 64), dtype=bool)
+    owned[:, 32:48] = True  # group 2: columns 32..47 of every row
+    output, plain = outcome.result.output, _plain_output(run)
+    np.testing.assert_array_equal(output[~owned], plain[~owned])
+    np.testing.assert_allclose(output[owned], plain[owned] + 1.0, rtol=1e-6)
+
+
+def test_the_records_of_a_few_sites_or_of_many_are_found_across_slices():
+    from explorer.engine.record.window_verify import _SCAN_CHUNK, records_of_sites
+    from explorer.trace.recorded import SITE_MASK
+
+    rng = np.random.default_rng(5)
+    word = rng.integers(0, 1 << 32, size=2 * _SCAN_CHUNK + 77, dtype=np.uint32)
+    for sites in ([3], [3, 900, 17], list(range(0, SITE_MASK + 1, 37)), []):
+        expected = np.flatnonzero(np.isin(word & SITE_MASK, sites))
+        np.testing.assert_array_equal(records_of_sites(word, sites), expected)

@@ -15,7 +15,6 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -24,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.header.signature import image_refusal, kernel_signature
-from explorer.engine.launch.bind import Bound, bind, read_results, reset
+from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError, include_dirs, option_defines
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
-from explorer.engine.launch.prepare import Prepared, content_key, prepare
+from explorer.engine.launch.prepare import Prepared, prepare
 from explorer.engine.launch.run import (
     judged_arrays,
     poison_local,
@@ -38,6 +37,11 @@ from explorer.engine.launch.run import (
 )
 from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
+from explorer.engine.record.window_verify import (
+    PlainFill,
+    outside_may_leave,
+    window_results,
+)
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.frontend import language_standard
 from explorer.trace.decode import RawTrace, decode, group_coords
@@ -51,17 +55,7 @@ from explorer.trace.instrument import (
     instrument,
 )
 from explorer.trace.instrument import cache as instrument_cache
-from explorer.trace.recorded import (
-    ATOMIC,
-    GLOBAL,
-    RMW,
-    SITE_MASK,
-    WRITE,
-    Trace,
-    word_buffer,
-    word_oob,
-    word_size,
-)
+from explorer.trace.recorded import Trace
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
 # records, every group of a 256² tiled matmul, recorded and analysed in about half a second on
@@ -266,6 +260,8 @@ class TraceLaunch:
         # The value plane makes each record wider: the budget holds fewer of them.
         self.budget = request.budget_bytes * RECORD_BYTES // (RECORD_BYTES + inst.value_bytes)
         self.diverged = np.zeros(0, dtype=bool)
+        # What a window's verdict needs besides the trace, made ready meanwhile.
+        self.fill: PlainFill | None = None
         # Without a barrier the counting build is the same program.
         self.without_barriers = p.kernel
         if inst.barriers:
@@ -293,7 +289,7 @@ class TraceLaunch:
         plain = None
         if mode == RECORD_WINDOW:
             t1 = time.perf_counter()
-            plain = _plain_results(p, self.bound)
+            plain = self._fill().results(self.bound)
             self.timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
             t0 += time.perf_counter() - t1  # not part of the recording
         self.timings["record_ms"] = (time.perf_counter() - t0) * 1e3
@@ -302,7 +298,7 @@ class TraceLaunch:
         self.timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
         if plain is not None:
             t0 = time.perf_counter()
-            results = _window_results(p, trace, results, plain)
+            results = window_results(p, trace, results, plain)
             self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
         judged = judge(p.description, results, p.inputs, p.references)
         result = p.head.judged(
@@ -340,8 +336,16 @@ class TraceLaunch:
             probe_records = int(self.count(probe).sum())
             near = groups_to_count(probe_records, self.num_groups, self.budget, request.center)
             counted = np.arange(self.total_groups) if near is None else near
+        if counted.size < self.total_groups and outside_may_leave(self.inst):
+            self._fill()  # a window for sure: its verdict is made ready while the device works
         wi_records[counted] = self.count(counted)
         return wi_records, counted
+
+    def _fill(self) -> PlainFill:
+        """The window's plain launch, made ready on a thread of its own from the first call."""
+        if self.fill is None:
+            self.fill = PlainFill(self.p)
+        return self.fill
 
     def _record(
         self, wi_records: np.ndarray, counted: np.ndarray
@@ -362,6 +366,7 @@ class TraceLaunch:
         mode = RECORD_EVERY_GROUP
         if window.size < self.total_groups and outside_may_leave(self.inst):
             mode = RECORD_WINDOW
+            self._fill()
         offsets = _offsets(wi_counts)
         counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
         if not divergent and not np.array_equal(counts, wi_counts):
@@ -519,144 +524,6 @@ def read_planes_staged(device_type: str) -> bool:
 
 def _offsets(wi_counts: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
-
-
-# -- a trace of a window of groups: the others leave at entry ------------------------------
-#
-# Where the budget holds only a window of the work-groups, the recording launch lets every
-# other group leave at entry (RECORD_WINDOW; the whole group leaves, so no barrier is left
-# waiting), instead of running the instrumented kernel unrecorded: on a 768² matmul that was
-# most of a trace. The trace build then writes only the window's part of the output; the rest
-# comes from one launch of the kernel as written, so the verdict still covers every element:
-# the window's elements as the trace build wrote them, the others as the plain build did.
-
-
-def outside_may_leave(inst: Instrumented) -> bool:
-    """Whether the groups outside the window may skip the recording launch: not where a
-    global atomic may gather other groups' work into an element the window writes (a sum
-    over every group would look wrong)."""
-    return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
-
-
-# The last plain launch's results, by what determines them: a trace around another group of
-# the same configuration (a click on an untraced group) needs the same results again.
-_plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
-
-
-def _plain_key(p: Prepared) -> bytes:
-    """What one launch of the kernel as written depends on: device, source, kernel, build
-    options, NDRange, sizes and the contents of every buffer."""
-    variant = p.variant
-    parts = (
-        p.device.key,
-        variant.source,
-        variant.kernel,
-        variant.layout,
-        p.options,
-        p.launch.global_size,
-        p.launch.local_size,
-        sorted(p.sizes.items()),
-        p.inputs_digest or content_key((), p.inputs),
-    )
-    return content_key(parts, {})
-
-
-def _plain_results(p: Prepared, bound: Bound) -> dict[str, np.ndarray]:
-    """The results of one launch of the whole grid with the kernel as written (the last ones
-    again when nothing they depend on changed)."""
-    key = _plain_key(p)
-    if key in _plain_results_kept:
-        return {k: v.copy() for k, v in _plain_results_kept[key].items()}
-    variant = p.variant
-    cl = p.runtime.cl
-    kernel = p.runtime.cache.kernel(
-        cl,
-        p.context,
-        p.device.key,
-        variant.source,
-        p.options,
-        variant.kernel,
-        os.path.basename(variant.path) or variant.id,
-    )
-    kernel.set_args(*bound.args)
-    reset(p, bound)
-    poison_local(p)
-    with silenced_stdout():
-        cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
-    results, _ = read_results(p, bound)
-    _plain_results_kept.clear()
-    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
-    return results
-
-
-def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int) -> np.ndarray:
-    """Which of the ``count`` elements (of ``elem_bytes`` each) of the buffer ``name`` the
-    traced work-items wrote, from their records: a mask in the buffer's order."""
-    mask = np.zeros(count, dtype=bool)
-    ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == name]
-    if not ids:
-        return mask
-    writes = np.zeros(SITE_MASK + 1, dtype=bool)
-    for s in trace.sites:
-        writes[s.id] = s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)
-    at = _records_of_sites(trace.word, writes)
-    words = trace.word[at]
-    at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
-    offset = trace.offset[at].astype(np.int64)
-    sizes = word_size(trace.word[at]).astype(np.int64)
-    first = offset // elem_bytes
-    last = (offset + np.maximum(sizes, 1) - 1) // elem_bytes
-    for span in np.unique(last - first):
-        start_at = first[last - first == span]
-        for k in range(int(span) + 1):
-            inside = start_at + k
-            mask[inside[(inside >= 0) & (inside < count)]] = True
-    return mask
-
-
-_SCAN_CHUNK = 1 << 20
-_scratch = threading.local()
-
-
-def _records_of_sites(word: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The positions of the records whose site ``wanted`` marks, in order: a slice at a
-    time (whole-trace temporaries of tens of MB cost more in fresh memory than the work
-    itself), the slices on several threads (numpy lets go of the interpreter lock for each
-    pass: on a 16-core host beside an H100, 100 ms became a few)."""
-
-    def scan(start: int) -> np.ndarray:
-        if getattr(_scratch, "site", None) is None:
-            # Sites fit 16 bits, and ``take`` into a kept mask allocates nothing per slice.
-            _scratch.site = np.empty(_SCAN_CHUNK, dtype=np.uint16)
-            _scratch.hit = np.empty(_SCAN_CHUNK, dtype=bool)
-        words = word[start : start + _SCAN_CHUNK]
-        n = words.size
-        site, hit = _scratch.site[:n], _scratch.hit[:n]
-        np.bitwise_and(words, SITE_MASK, out=site, casting="unsafe")
-        np.take(wanted, site, out=hit)
-        return np.flatnonzero(hit) + start
-
-    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
-
-    found = thread_map(scan, range(0, word.size, _SCAN_CHUNK))
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-
-
-def _window_results(
-    p: Prepared,
-    trace: Trace,
-    traced: dict[str, np.ndarray],
-    plain: dict[str, np.ndarray],
-) -> dict[str, np.ndarray]:
-    """The results to judge: the window's elements from the trace build, the rest from the
-    plain launch."""
-    merged = {}
-    for b in p.description.results:
-        mask = written_by_trace(trace, b.name, b.count, b.element.nbytes)
-        in_order = np.repeat(mask, b.element.lanes).reshape(b.device_shape)
-        written = in_order.T if b.column_major else in_order
-        merged[b.name] = np.where(written, traced[b.name], plain[b.name])
-    return merged
 
 
 @dataclass(frozen=True, eq=False)

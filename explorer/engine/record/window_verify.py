@@ -1,0 +1,256 @@
+"""The verdict of a trace of a window of groups: the rest of the output from the kernel as written.
+
+Where the budget holds only a window of the work-groups, the recording launch lets every
+other group leave at entry (RECORD_WINDOW; the whole group leaves, so no barrier is left
+waiting), instead of running the instrumented kernel unrecorded: on a 768² matmul that was
+most of a trace. The trace build then writes only the window's part of the output; the rest
+comes from one launch of the kernel as written, so the verdict still covers every element:
+the window's elements as the trace build wrote them, the others as the plain build did.
+
+What that costs a process's first trace is paid ahead, on a thread of its own, from the
+moment the trace knows it keeps a window (:class:`PlainFill`): the plain build (from the
+binary cache, or compiled) and the scan's buffers, every page of them written once. On an
+H100 the first such trace of a process spent 99 ms scanning its records against 27–30 ms
+for later ones: the scan's temporaries were new memory each time a slice needed one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from explorer.engine.launch.bind import Bound, read_results, reset
+from explorer.engine.launch.prepare import Prepared, content_key
+from explorer.engine.launch.run import poison_local, silenced_stdout
+from explorer.trace.instrument import Instrumented
+from explorer.trace.recorded import (
+    ATOMIC,
+    GLOBAL,
+    RMW,
+    SITE_MASK,
+    WRITE,
+    Trace,
+    word_buffer,
+    word_oob,
+    word_size,
+)
+
+
+def outside_may_leave(inst: Instrumented) -> bool:
+    """Whether the groups outside the window may skip the recording launch: not where a
+    global atomic may gather other groups' work into an element the window writes (a sum
+    over every group would look wrong)."""
+    return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
+
+
+# The last plain launch's results, by what determines them: a trace around another group of
+# the same configuration (a click on an untraced group) needs the same results again.
+_plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
+
+
+def plain_key(p: Prepared) -> bytes:
+    """What one launch of the kernel as written depends on: device, source, kernel, build
+    options, NDRange, sizes and the contents of every buffer."""
+    variant = p.variant
+    parts = (
+        p.device.key,
+        variant.source,
+        variant.kernel,
+        variant.layout,
+        p.options,
+        p.launch.global_size,
+        p.launch.local_size,
+        sorted(p.sizes.items()),
+        p.inputs_digest or content_key((), p.inputs),
+    )
+    return content_key(parts, {})
+
+
+def plain_kernel(p: Prepared) -> Any:
+    """The kernel as written, built as a run builds it (the build cache's, once built)."""
+    variant = p.variant
+    return p.runtime.cache.kernel(
+        p.runtime.cl,
+        p.context,
+        p.device.key,
+        variant.source,
+        p.options,
+        variant.kernel,
+        os.path.basename(variant.path) or variant.id,
+    )
+
+
+class PlainFill:
+    """What the window's verdict needs besides the trace, made ready while the device records:
+    the plain launch's key and build, and the scan's buffers (:func:`warm_scan`), on a thread
+    of its own; :meth:`results` waits for it, then launches."""
+
+    def __init__(self, p: Prepared) -> None:
+        self.p = p
+        self.key: bytes | None = None
+        self._thread = threading.Thread(target=self._ready, name="plain-fill", daemon=True)
+        self._thread.start()
+
+    def _ready(self) -> None:
+        # A failure here is met again, and reported, where the trace needs the kernel.
+        with contextlib.suppress(Exception):
+            self.key = plain_key(self.p)
+            if self.key not in _plain_results_kept:
+                plain_kernel(self.p)
+        warm_scan()
+
+    def results(self, bound: Bound) -> dict[str, np.ndarray]:
+        """The plain launch's results (see :func:`plain_results`), once the thread is done."""
+        self._thread.join()
+        return plain_results(self.p, bound, self.key)
+
+
+def plain_results(p: Prepared, bound: Bound, key: bytes | None = None) -> dict[str, np.ndarray]:
+    """The results of one launch of the whole grid with the kernel as written (the last ones
+    again when nothing they depend on changed). ``key``: :func:`plain_key` of ``p``, where
+    it is known already."""
+    key = key or plain_key(p)
+    if key in _plain_results_kept:
+        return {k: v.copy() for k, v in _plain_results_kept[key].items()}
+    cl = p.runtime.cl
+    kernel = plain_kernel(p)
+    kernel.set_args(*bound.args)
+    reset(p, bound)
+    poison_local(p)
+    with silenced_stdout():
+        cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
+    results, _ = read_results(p, bound)
+    _plain_results_kept.clear()
+    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
+    return results
+
+
+def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int) -> np.ndarray:
+    """Which of the ``count`` elements (of ``elem_bytes`` each) of the buffer ``name`` the
+    traced work-items wrote, from their records: a mask in the buffer's order."""
+    mask = np.zeros(count, dtype=bool)
+    ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == name]
+    if not ids:
+        return mask
+    writes = [s.id for s in trace.sites if s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)]
+    at = records_of_sites(trace.word, writes)
+    words = trace.word[at]
+    at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
+    offset = trace.offset[at].astype(np.int64)
+    sizes = word_size(trace.word[at]).astype(np.int64)
+    first = offset // elem_bytes
+    last = (offset + np.maximum(sizes, 1) - 1) // elem_bytes
+    spans = last - first  # elements past the first that one write covers: 0 mostly
+    for span in np.flatnonzero(np.bincount(spans)).tolist():
+        start_at = first[spans == span]
+        for k in range(int(span) + 1):
+            inside = start_at + k
+            mask[inside[(inside >= 0) & (inside < count)]] = True
+    return mask
+
+
+# -- finding the records of some sites among tens of millions --------------------------------
+
+_SCAN_CHUNK = 1 << 18
+# Up to this many sites are found by comparing each record's site with each of them (a pass
+# of a few milliseconds per site on 42 M records); more, by a lookup table indexed by site.
+_COMPARED_SITES = 4
+
+
+class _Scratch:
+    """One slice's buffers: its records' sites, and which of them are wanted."""
+
+    def __init__(self) -> None:
+        self.site = np.ones(_SCAN_CHUNK, dtype=np.uint32)  # ones: every page written now
+        self.hit = np.ones(_SCAN_CHUNK, dtype=bool)
+        self.other = np.ones(_SCAN_CHUNK, dtype=bool)
+        self.index: np.ndarray | None = None  # the sites as table indices, where needed
+
+
+_free: list[_Scratch] = []
+_free_lock = threading.Lock()
+
+
+def _lend() -> _Scratch:
+    with _free_lock:
+        if _free:
+            return _free.pop()
+    return _Scratch()
+
+
+def _give_back(scratch: _Scratch) -> None:
+    with _free_lock:
+        _free.append(scratch)
+
+
+def warm_scan() -> None:
+    """A slice's buffers for each thread the scan runs on, kept for the process: its first
+    scan writes into pages already faulted in, as later ones do."""
+    from explorer.trace.analysis.threads import thread_count  # loaded with the analysis
+
+    with _free_lock:
+        missing = thread_count(1 << 30) - len(_free)
+    made = [_Scratch() for _ in range(max(0, missing))]
+    with _free_lock:
+        _free.extend(made)
+
+
+def records_of_sites(word: np.ndarray, sites: list[int]) -> np.ndarray:
+    """The positions of the records of the given sites, in order: a slice at a time into
+    buffers kept between scans (a temporary per slice was new memory each time, and
+    ``take`` makes one of its indices: most of a process's first scan), the slices on
+    several threads (numpy lets go of the interpreter lock for each pass)."""
+    wanted = np.zeros(SITE_MASK + 1, dtype=bool)
+    wanted[sites] = True
+    ids = np.flatnonzero(wanted).tolist()  # Python ints: compared in the records' own type
+    if not ids:
+        return np.zeros(0, dtype=np.int64)
+
+    def scan(start: int) -> np.ndarray:
+        scratch = _lend()
+        try:
+            words = word[start : start + _SCAN_CHUNK]
+            n = words.size
+            hit = scratch.hit[:n]
+            if len(ids) <= _COMPARED_SITES:
+                site, other = scratch.site[:n], scratch.other[:n]
+                np.bitwise_and(words, SITE_MASK, out=site)
+                np.equal(site, ids[0], out=hit)
+                for s in ids[1:]:
+                    np.equal(site, s, out=other)
+                    np.logical_or(hit, other, out=hit)
+            else:
+                if scratch.index is None:
+                    scratch.index = np.empty(_SCAN_CHUNK, dtype=np.intp)
+                index = scratch.index[:n]
+                np.bitwise_and(words, SITE_MASK, out=index, casting="unsafe")
+                np.take(wanted, index, out=hit, mode="clip")  # in range: masked above
+            return np.flatnonzero(hit) + start
+        finally:
+            _give_back(scratch)
+
+    from explorer.trace.analysis.threads import thread_map  # loaded with the analysis
+
+    found = thread_map(scan, range(0, word.size, _SCAN_CHUNK))
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def window_results(
+    p: Prepared,
+    trace: Trace,
+    traced: dict[str, np.ndarray],
+    plain: dict[str, np.ndarray],
+) -> dict[str, np.ndarray]:
+    """The results to judge: the window's elements from the trace build, the rest from the
+    plain launch."""
+    merged = {}
+    for b in p.description.results:
+        mask = written_by_trace(trace, b.name, b.count, b.element.nbytes)
+        in_order = np.repeat(mask, b.element.lanes).reshape(b.device_shape)
+        written = in_order.T if b.column_major else in_order
+        merged[b.name] = np.where(written, traced[b.name], plain[b.name])
+    return merged
