@@ -46,9 +46,9 @@ _STAGES = (
     "read_results",
     "decode",
     "plain_results",
-    "records_of_sites",
     "window_results",
-    "written_by_trace",
+    "global_writes",
+    "records_of_sites",
     "judge",
 )
 

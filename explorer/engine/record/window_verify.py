@@ -129,17 +129,26 @@ def plain_results(p: Prepared, bound: Bound, key: bytes | None = None) -> dict[s
     return results
 
 
-def written_by_trace(trace: Trace, name: str | None, count: int, elem_bytes: int) -> np.ndarray:
+def global_writes(trace: Trace) -> np.ndarray:
+    """The positions of the records of writes to global memory that stayed inside their
+    buffer, in order: one scan of the records, whatever the number of results."""
+    sites = [s.id for s in trace.sites if s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)]
+    at = records_of_sites(trace.word, sites)
+    return at[~word_oob(trace.word[at])]
+
+
+def written_by_trace(
+    trace: Trace, name: str | None, count: int, elem_bytes: int, writes: np.ndarray | None = None
+) -> np.ndarray:
     """Which of the ``count`` elements (of ``elem_bytes`` each) of the buffer ``name`` the
-    traced work-items wrote, from their records: a mask in the buffer's order."""
+    traced work-items wrote, from their records: a mask in the buffer's order. ``writes``:
+    :func:`global_writes` of the trace, where it is known already."""
     mask = np.zeros(count, dtype=bool)
     ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == name]
     if not ids:
         return mask
-    writes = [s.id for s in trace.sites if s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)]
-    at = records_of_sites(trace.word, writes)
-    words = trace.word[at]
-    at = at[np.isin(word_buffer(words), ids) & ~word_oob(words)]
+    at = global_writes(trace) if writes is None else writes
+    at = at[np.isin(word_buffer(trace.word[at]), ids)]
     offset = trace.offset[at].astype(np.int64)
     sizes = word_size(trace.word[at]).astype(np.int64)
     first = offset // elem_bytes
@@ -248,8 +257,9 @@ def window_results(
     """The results to judge: the window's elements from the trace build, the rest from the
     plain launch."""
     merged = {}
+    writes = global_writes(trace) if p.description.results else None
     for b in p.description.results:
-        mask = written_by_trace(trace, b.name, b.count, b.element.nbytes)
+        mask = written_by_trace(trace, b.name, b.count, b.element.nbytes, writes)
         in_order = np.repeat(mask, b.element.lanes).reshape(b.device_shape)
         written = in_order.T if b.column_major else in_order
         merged[b.name] = np.where(written, traced[b.name], plain[b.name])
