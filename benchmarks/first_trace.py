@@ -15,6 +15,7 @@ minor page faults it took and its system CPU time (the kernel's, mostly faulting
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -71,6 +72,16 @@ def _wrap_parts(parts: Parts) -> None:
     for owner, name, label in where:
         if hasattr(owner, name):
             setattr(owner, name, parts.wrap(label, getattr(owner, name)))
+    for name in ("split", "traffic", "site_stats"):  # the analysis's own parts
+        setattr(analysis, name, parts.wrap(f"analyse: {name}", getattr(analysis, name)))
+    kinds = analysis.registry.detectors
+
+    def detectors() -> tuple[Any, ...]:
+        return tuple(
+            dataclasses.replace(d, find=parts.wrap(f"analyse: {d.kind}", d.find)) for d in kinds()
+        )
+
+    analysis.registry.detectors = detectors  # type: ignore[assignment]
 
 
 def traces(device: str | None, size: int, count: int) -> list[dict[str, Any]]:
@@ -128,6 +139,8 @@ def _print(row: dict[str, Any], as_json: bool) -> None:
     stages = " + ".join(f"{name[:-3]} {row[name]}" for name in STAGES)
     print(f"process {row['process']}, trace {row['trace']}: {stages} = {row['total_ms']} ms")
     for label, (ms, faults, system) in row["parts"].items():
+        if ms < 0.5:
+            continue  # a finding kind with nothing to look at, mostly
         print(f"    {label:34} {ms:8.1f} ms {faults:8d} faults {system:7.1f} ms system")
 
 
