@@ -163,3 +163,16 @@ def test_the_dialogs_guess_refuses_an_image_with_the_same_words():
     source = IMAGE.split("---*/\n", 1)[1]
     with pytest.raises(DeclarationError, match="images and samplers are not supported"):
         guess_declarations(source, "blur")
+
+
+def test_an_edited_header_builds_again_in_the_same_executor(executor, device, tmp_path):
+    """The executor keeps built programs; one whose header changed is not the same program."""
+    folder = tmp_path / "mine"
+    path = kernel_file(folder)
+    helpers = folder / "helpers.h"
+    helpers.write_text(HELPERS)
+    assert run(executor, device, path).status == "verified"
+    helpers.write_text(HELPERS.replace("#define ONE 1.0f", "#define ONE 2.0f"))
+    assert run(executor, device, path).status == "wrong"  # the reference still adds 1
+    helpers.write_text(HELPERS)
+    assert run(executor, device, path).status == "verified"
