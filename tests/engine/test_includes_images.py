@@ -176,3 +176,24 @@ def test_an_edited_header_builds_again_in_the_same_executor(executor, device, tm
     assert run(executor, device, path).status == "wrong"  # the reference still adds 1
     helpers.write_text(HELPERS)
     assert run(executor, device, path).status == "verified"
+
+
+def test_a_trace_of_some_groups_after_a_header_edit_fills_the_rest_from_the_new_build(
+    executor, device, tmp_path
+):
+    """Outside a window of groups the output comes from a launch of the kernel as written,
+    kept while nothing it depends on changes: its headers are among those things."""
+    folder = tmp_path / "mine"
+    path = kernel_file(folder)
+    helpers = folder / "helpers.h"
+    helpers.write_text(HELPERS)
+
+    def trace():
+        run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+        traced = executor.trace(TraceRequest(run, budget_bytes=64 * 16), keep_trace=True)
+        assert traced.trace is not None and len(traced.trace.groups_traced) < 4
+        return traced.result.status
+
+    assert trace() == "verified"
+    helpers.write_text(HELPERS.replace("#define ONE 1.0f", "#define ONE 2.0f"))
+    assert trace() == "wrong"

@@ -127,7 +127,7 @@ def included_files(source: str, options: tuple[str, ...]) -> list[str]:
     return found
 
 
-def _build_digest(source: str, options: tuple[str, ...]) -> str:
+def build_digest(source: str, options: tuple[str, ...]) -> str:
     """What a build depends on besides its options: the source and every header it reads
     (an edited header builds again)."""
     digest = hashlib.sha256(source.encode())
@@ -165,7 +165,7 @@ class BuildCache:
         name: str,
         display_name: str,
     ) -> Any:
-        key = (device_key, _build_digest(source, options), options)
+        key = (device_key, build_digest(source, options), options)
         program = self._programs.get(key)
         if program is None:
             try:

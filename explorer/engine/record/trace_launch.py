@@ -25,7 +25,7 @@ import numpy as np
 
 from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import Bound, bind, read_results, reset
-from explorer.engine.launch.build import BuildError, include_dirs, option_defines
+from explorer.engine.launch.build import BuildError, build_digest, include_dirs, option_defines
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
@@ -544,12 +544,12 @@ _plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
 
 
 def _plain_key(p: Prepared) -> bytes:
-    """What one launch of the kernel as written depends on: device, source, kernel, build
-    options, NDRange, sizes and the contents of every buffer."""
+    """What one launch of the kernel as written depends on: device, source and the headers
+    it includes, kernel, build options, NDRange, sizes and the contents of every buffer."""
     variant = p.variant
     parts = (
         p.device.key,
-        variant.source,
+        build_digest(variant.source, p.options),
         variant.kernel,
         variant.layout,
         p.options,
