@@ -182,18 +182,23 @@ def test_a_trace_of_some_groups_after_a_header_edit_fills_the_rest_from_the_new_
     executor, device, tmp_path
 ):
     """Outside a window of groups the output comes from a launch of the kernel as written,
-    kept while nothing it depends on changes: its headers are among those things."""
+    kept while nothing it depends on changes: its headers are among those things. The edit
+    changes only what the groups outside the window compute."""
     folder = tmp_path / "mine"
     path = kernel_file(folder)
+    path.write_text(path.read_text().replace("+ ONE;", "+ BIAS(i);"))
     helpers = folder / "helpers.h"
-    helpers.write_text(HELPERS)
+    helpers.write_text(HELPERS + "#define BIAS(i) 1.0f\n")
 
     def trace():
         run = RunRequest(load_variant_file(path), {}, device_key=device.key)
         traced = executor.trace(TraceRequest(run, budget_bytes=64 * 16), keep_trace=True)
         assert traced.trace is not None and len(traced.trace.groups_traced) < 4
-        return traced.result.status
+        return traced.result.status, traced.trace.groups_traced
 
-    assert trace() == "verified"
-    helpers.write_text(HELPERS.replace("#define ONE 1.0f", "#define ONE 2.0f"))
-    assert trace() == "wrong"
+    status, groups = trace()
+    assert status == "verified"
+    outside = next(g for g in range(4) if (g, 0, 0) not in groups)  # groups of 16
+    helpers.write_text(HELPERS + f"#define BIAS(i) ((i) / 16 == {outside} ? 2.0f : 1.0f)\n")
+    status, again = trace()
+    assert again == groups and status == "wrong"  # the new build's output outside the window
