@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +98,14 @@ class Phases:
 
 
 @contextlib.contextmanager
-def phases_of_run_trace() -> Iterator[Phases]:
-    """Wrap the trace's stages and OpenCL calls for as long as the block runs."""
+def phases_of_run_trace(phases: Phases | None = None) -> Iterator[Phases]:
+    """Wrap the trace's stages and OpenCL calls for as long as the block runs (adding to
+    ``phases`` where given)."""
     import pyopencl as cl
 
     from explorer.engine.record import trace_launch as tl
 
-    phases = Phases()
+    phases = phases or Phases()
     saved: list[tuple[Any, str, Any]] = []
 
     def patch(owner: Any, name: str, wrapped: Any) -> None:
@@ -234,7 +235,7 @@ def window_bands(counts: Any, window_bytes: int, record_bytes: int) -> list[tupl
 
 def windowed_rounds(
     size: int, rounds: int, device: str | None, values: bool, window_bytes: int | None
-) -> list[dict]:
+) -> Iterator[dict]:
     """``rounds`` traces of every group of matmul/tiled at size³, each in successive windows
     of groups, after a first one (round 0: the builds' and the page-locked memory's first in
     the process): the sums over the windows of each stage, the counting launch of every
@@ -261,14 +262,15 @@ def windowed_rounds(
     bands = window_bands(counts, limit, record_bytes)
     tiles = -(-size // 16)
     expected = size * size * (tiles * 38 + 1)
-    out = []
     for number in range(rounds + 1):
         sums: dict[str, float] = defaultdict(float)
         windows: list[dict] = []
         records = 0
+        phases = Phases()
         for groups in bands:
             started = time.perf_counter()
-            outcome = run_trace(TraceRequest(run, groups=groups, values=values))
+            with phases_of_run_trace(phases):
+                outcome = run_trace(TraceRequest(run, groups=groups, values=values))
             wall = (time.perf_counter() - started) * 1e3
             trace = outcome.trace
             if trace is None or outcome.result.status != "verified":
@@ -288,7 +290,7 @@ def windowed_rounds(
             started = time.perf_counter()
             grow_pending()  # as the executor does once its reply is sent
             sums["pin_ms"] += (time.perf_counter() - started) * 1e3
-        out.append(
+        yield (
             {
                 "case": f"every group, {len(bands)} window{'s' if len(bands) > 1 else ''}",
                 "size": size,
@@ -307,9 +309,9 @@ def windowed_rounds(
                 "window_record_ms": [w["record_ms"] for w in windows],
                 "window_records": [w["records"] for w in windows],
                 "window_groups": [w["groups"] for w in windows],
+                **{f"phase.{k}": round(v, 2) for k, v in sorted(phases.ms.items())},
             }
         )
-    return out
 
 
 def cuda_rounds(
@@ -404,7 +406,13 @@ def main() -> int:
     )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    rows: list[dict] = []
+
+    def emit(rows: Iterable[dict]) -> None:
+        """Each row printed as soon as it is measured: a later stage that fails or runs out
+        of time leaves the earlier ones."""
+        for row in rows:
+            print(json.dumps(row) if args.json else row, flush=True)
+
     traced = [int(s) for s in args.trace_sizes.split(",")] if args.trace_sizes else sizes
     if args.first_read:
         from explorer.engine.record import trace_launch
@@ -413,12 +421,15 @@ def main() -> int:
     limits = [parse_bytes(b) for b in args.window_bytes.split(",")] if args.window_bytes else [0]
     for size in traced:
         if not args.windowed:
-            rows += trace_rounds(size, args.rounds, args.device, not args.no_values)
+            emit(trace_rounds(size, args.rounds, args.device, not args.no_values))
             continue
         for limit in limits:
-            rows += windowed_rounds(size, args.rounds, args.device, not args.no_values, limit)
+            try:
+                emit(windowed_rounds(size, args.rounds, args.device, not args.no_values, limit))
+            except (SystemExit, Exception) as exc:  # the next stages still run
+                emit([{"size": size, "window_bytes": limit, "error": repr(exc)[:500]}])
     if args.window:
-        rows += trace_rounds(args.window, args.rounds, args.device, False, window=True)
+        emit(trace_rounds(args.window, args.rounds, args.device, False, window=True))
     if not args.no_cuda:
         sanitizer = shutil.which("compute-sanitizer") or (
             "/usr/local/cuda/bin/compute-sanitizer"
@@ -429,17 +440,17 @@ def main() -> int:
             binary = build_twin(Path(workdir), args.arch)
             if binary is not None:
                 for size in sizes:
-                    rows += cuda_rounds(
-                        size,
-                        args.rounds,
-                        binary,
-                        sanitizer,
-                        args.cuda_timeout,
-                        args.launches,
-                        args.logs,
+                    emit(
+                        cuda_rounds(
+                            size,
+                            args.rounds,
+                            binary,
+                            sanitizer,
+                            args.cuda_timeout,
+                            args.launches,
+                            args.logs,
+                        )
                     )
-    for row in rows:
-        print(json.dumps(row) if args.json else row, flush=True)
     return 0
 
 
