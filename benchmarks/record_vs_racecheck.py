@@ -64,7 +64,8 @@ _STAGES = (
 
 class Phases:
     """Wall time of each stage of ``run_trace``, and the OpenCL work inside each: kernels by
-    their profiling events, copies, maps and buffer creations by the host clock."""
+    their profiling events (``.kernel``; the host's call and wait, ``.kernel_call``), copies
+    and maps by the host clock."""
 
     def __init__(self) -> None:
         self.ms: dict[str, float] = defaultdict(float)
@@ -88,10 +89,12 @@ class Phases:
             started = time.perf_counter()
             value = function(*args, **kwargs)
             where = "/".join(self.stack) or "other"
-            if kind == "kernel":
+            label = kind
+            if kind == "kernel":  # its profiled time, and apart the call and wait around it
                 value.wait()
                 self.ms[f"{where}.kernel"] += (value.profile.end - value.profile.start) * 1e-6
-            self.ms[f"{where}.{kind}"] += (time.perf_counter() - started) * 1e3
+                label = "kernel_call"
+            self.ms[f"{where}.{label}"] += (time.perf_counter() - started) * 1e3
             return value
 
         return timed
