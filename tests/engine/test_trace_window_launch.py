@@ -5,7 +5,13 @@ import numpy as np
 
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant, load_variant_file
-from explorer.engine.record.trace_launch import TraceRequest, outside_may_leave, run_trace
+from explorer.engine.record.trace_launch import (
+    GroupCounts,
+    TraceRequest,
+    count_groups,
+    outside_may_leave,
+    run_trace,
+)
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import instrument
 
@@ -117,3 +123,30 @@ def test_a_small_trace_on_a_cpu_is_built_unoptimised_and_a_large_one_optimised(d
     assert run_trace(TraceRequest(large, budget_bytes=1 << 16)).result.status == "verified"
     assert (True, False) in built  # the instrumented build, optimised
     assert not any(quick for _, quick in built)  # the plain one too
+
+
+def test_windows_of_groups_together_record_what_the_counting_launch_counted(device):
+    """A launch too large for one trace is traced in successive windows of groups: the
+    counting launch of every group tells each group's records, and the windows' traces
+    together record exactly those, each verified over the whole output."""
+    sizes = {"M": 120, "N": 104, "K": 40}  # edge groups are partly outside: fewer records
+    run = RunRequest(find_variant("matmul", "tiled"), sizes, local=(16, 16), device_key=device.key)
+    counts = count_groups(TraceRequest(run, values=False))
+    assert counts.num_groups == (7, 8, 1)
+    per_group = counts.records.reshape(8, 7)  # (gy, gx)
+    assert per_group[0, 0] > per_group[7, 6] > 0
+    whole = run_trace(TraceRequest(run, values=False))
+    assert whole.trace.records == counts.records.sum()
+    bands = [(0, 3), (3, 6), (6, 8)]
+    windows = [run_trace(TraceRequest(run, groups=((0, 7), band), values=False)) for band in bands]
+    assert [w.result.status for w in windows] == ["verified"] * 3
+    assert [w.trace.records for w in windows] == [per_group[lo:hi].sum() for lo, hi in bands]
+    assert sum(w.trace.records for w in windows) == whole.trace.records
+
+
+def test_a_launch_that_cannot_run_is_not_counted_and_says_why(device):
+    tiled = find_variant("matmul", "tiled")
+    run = RunRequest(tiled, {"M": 32, "N": 32, "K": 0}, device_key=device.key)
+    refused = count_groups(TraceRequest(run))
+    assert not isinstance(refused, GroupCounts)
+    assert refused.status == "error" and "at least 1" in refused.summary()
