@@ -163,3 +163,42 @@ def test_the_dialogs_guess_refuses_an_image_with_the_same_words():
     source = IMAGE.split("---*/\n", 1)[1]
     with pytest.raises(DeclarationError, match="images and samplers are not supported"):
         guess_declarations(source, "blur")
+
+
+def test_an_edited_header_builds_again_in_the_same_executor(executor, device, tmp_path):
+    """The executor keeps built programs; one whose header changed is not the same program."""
+    folder = tmp_path / "mine"
+    path = kernel_file(folder)
+    helpers = folder / "helpers.h"
+    helpers.write_text(HELPERS)
+    assert run(executor, device, path).status == "verified"
+    helpers.write_text(HELPERS.replace("#define ONE 1.0f", "#define ONE 2.0f"))
+    assert run(executor, device, path).status == "wrong"  # the reference still adds 1
+    helpers.write_text(HELPERS)
+    assert run(executor, device, path).status == "verified"
+
+
+def test_a_trace_of_some_groups_after_a_header_edit_fills_the_rest_from_the_new_build(
+    executor, device, tmp_path
+):
+    """Outside a window of groups the output comes from a launch of the kernel as written,
+    kept while nothing it depends on changes: its headers are among those things. The edit
+    changes only what the groups outside the window compute."""
+    folder = tmp_path / "mine"
+    path = kernel_file(folder)
+    path.write_text(path.read_text().replace("+ ONE;", "+ BIAS(i);"))
+    helpers = folder / "helpers.h"
+    helpers.write_text(HELPERS + "#define BIAS(i) 1.0f\n")
+
+    def trace():
+        run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+        traced = executor.trace(TraceRequest(run, budget_bytes=64 * 16), keep_trace=True)
+        assert traced.trace is not None and len(traced.trace.groups_traced) < 4
+        return traced.result.status, traced.trace.groups_traced
+
+    status, groups = trace()
+    assert status == "verified"
+    outside = next(g for g in range(4) if (g, 0, 0) not in groups)  # groups of 16
+    helpers.write_text(HELPERS + f"#define BIAS(i) ((i) / 16 == {outside} ? 2.0f : 1.0f)\n")
+    status, again = trace()
+    assert again == groups and status == "wrong"  # the new build's output outside the window

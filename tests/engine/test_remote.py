@@ -18,6 +18,7 @@ import pytest
 from explorer import __version__
 from explorer.engine.executor import ExecutorError
 from explorer.engine.header.catalog import find_variant, load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from explorer.engine.remote import client
 from explorer.engine.remote.client import CommandExecutor
@@ -241,6 +242,73 @@ def test_the_files_a_run_reads_travel_with_it_and_go_with_the_executor(remote, d
     assert names == {"numbers.npy", "doubled.npy", "picture.png"}  # copies there, once each
     remote.close()
     assert wait_for(lambda: not kept.exists())
+
+
+INCLUDING = """/*---
+name = "offset"
+family = "custom"
+kernel = "offset"
+global = ["N"]
+local = ["16"]
+[sizes]
+N = 64
+[args.x]
+buffer = "float"
+count = "N"
+access = "read"
+[args.y]
+buffer = "float"
+count = "N"
+contents = "zeros"
+access = "write"
+result = true
+[reference]
+numpy = "2 * x + 5"
+[options]
+all = "-I shared"
+---*/
+#include "ops.h"
+__kernel void offset(__global const float *x, __global float *y)
+{
+    int i = get_global_id(0);
+    y[i] = twice(x[i]) + FIVE;
+}
+"""
+
+
+def test_a_kernels_headers_travel_with_it_keeping_their_places(remote, device, tmp_path):
+    """ops.h (in the -I folder) includes "detail/five.h" beside itself, which includes
+    "../../config.h" from the kernel's own folder: each is found there as it is here."""
+    folder = tmp_path / "mine"
+    (folder / "shared" / "detail").mkdir(parents=True)
+    (folder / "shared" / "ops.h").write_text(
+        '#include "detail/five.h"\ninline float twice(float v) { return 2.0f * v; }\n'
+    )
+    (folder / "shared" / "detail" / "five.h").write_text('#include "../../config.h"\n')
+    (folder / "config.h").write_text("#define FIVE 5.0f\n")
+    path = folder / "offset.cl"
+    path.write_text(INCLUDING)
+    variant = load_variant_file(path)
+    request = RunRequest(variant, {}, device_key=f"pipe/{device.key}", repeat=1)
+    assert remote.run(request).status == "verified"
+    traced = remote.trace(TraceRequest(request))
+    assert traced.result.status == "verified"
+    line = next(i + 1 for i, t in enumerate(INCLUDING.splitlines()) if "y[i] =" in t)
+    assert {s.line for s in traced.analysis.sites} == {line}
+    assert not [f for f in traced.analysis.findings if f.kind == "not-traced"]
+    server = _server_of(remote)
+    kept = Path(tempfile.gettempdir()) / f"opencl-explorer-files-{server}"
+    copies = {p.relative_to(kept).as_posix() for p in kept.rglob("*.h")}
+    here = {p.resolve().as_posix().lstrip("/") for p in folder.rglob("*.h")}
+    assert copies >= here  # each header at its place, under the host's own folder
+    # The build there reads the copies, not this machine's files: a header changed here
+    # behind the executor's back (the same size and time, so it is not sent again) leaves
+    # the host's build as it was.
+    config = folder / "config.h"
+    stamp = config.stat()
+    config.write_text("#define FIVE 6.0f\n")
+    os.utime(config, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert remote.run(request).status == "verified"
 
 
 def test_a_runtime_crash_there_is_named_and_the_next_run_connects_again(remote, device):

@@ -8,7 +8,13 @@ import numpy as np
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.launch.run import run_request
-from explorer.engine.record.trace_launch import TraceRequest, outside_may_leave, run_trace
+from explorer.engine.record.trace_launch import (
+    GroupCounts,
+    TraceRequest,
+    count_groups,
+    outside_may_leave,
+    run_trace,
+)
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import instrument
 
@@ -179,3 +185,30 @@ def test_the_records_of_a_few_sites_or_of_many_are_found_across_slices():
     for sites in ([3], [3, 900, 17], list(range(0, SITE_MASK + 1, 37)), []):
         expected = np.flatnonzero(np.isin(word & SITE_MASK, sites))
         np.testing.assert_array_equal(records_of_sites(word, sites), expected)
+
+
+def test_windows_of_groups_together_record_what_the_counting_launch_counted(device):
+    """A launch too large for one trace is traced in successive windows of groups: the
+    counting launch of every group tells each group's records, and the windows' traces
+    together record exactly those, each verified over the whole output."""
+    sizes = {"M": 120, "N": 104, "K": 40}  # edge groups are partly outside: fewer records
+    run = RunRequest(find_variant("matmul", "tiled"), sizes, local=(16, 16), device_key=device.key)
+    counts = count_groups(TraceRequest(run, values=False))
+    assert counts.num_groups == (7, 8, 1)
+    per_group = counts.records.reshape(8, 7)  # (gy, gx)
+    assert per_group[0, 0] > per_group[7, 6] > 0
+    whole = run_trace(TraceRequest(run, values=False))
+    assert whole.trace.records == counts.records.sum()
+    bands = [(0, 3), (3, 6), (6, 8)]
+    windows = [run_trace(TraceRequest(run, groups=((0, 7), band), values=False)) for band in bands]
+    assert [w.result.status for w in windows] == ["verified"] * 3
+    assert [w.trace.records for w in windows] == [per_group[lo:hi].sum() for lo, hi in bands]
+    assert sum(w.trace.records for w in windows) == whole.trace.records
+
+
+def test_a_launch_that_cannot_run_is_not_counted_and_says_why(device):
+    tiled = find_variant("matmul", "tiled")
+    run = RunRequest(tiled, {"M": 32, "N": 32, "K": 0}, device_key=device.key)
+    refused = count_groups(TraceRequest(run))
+    assert not isinstance(refused, GroupCounts)
+    assert refused.status == "error" and "at least 1" in refused.summary()

@@ -12,6 +12,7 @@ from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
+from explorer.session import Session, save_session
 from tests.gui.conftest import answer_file_dialogs, trigger
 
 NAIVE = Path(__file__).parents[2] / "kernels/matmul/naive.cl"
@@ -123,6 +124,33 @@ def test_switching_kernel_asks_about_unsaved_edits(own_kernel, monkeypatch):
     assert path.read_text().startswith("/* x */")  # saved before leaving
 
 
+def test_opening_a_session_over_unsaved_edits_asks_once_and_cancel_opens_nothing(
+    own_kernel, monkeypatch, tmp_path
+):
+    window, path, editor = own_kernel
+    mine = window.model.variant
+    session_path = save_session(
+        Session(family="transpose", variant="naive", sizes={"WIDTH": 32, "HEIGHT": 48}),
+        tmp_path / "other.kexp.json",
+    )
+    type_text(editor, "/* x */")
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    answer_file_dialogs(monkeypatch, session_path)
+    trigger(window, "Open session…")
+    assert len(asked) == 1 and mine.name in asked[0]
+    # Nothing of the session applied: the kernel, its family and its sizes are as they were.
+    assert window.model.variant is mine and window.model.family == "matmul"
+    assert window.model.sizes == {"M": 16, "N": 16, "K": 16}
+    assert editor.toPlainText().startswith("/* x */")
+    assert "Did not open" in window.statusBar().currentMessage()
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Discard)
+    trigger(window, "Open session…")
+    assert len(asked) == 1  # asked once, not again for each part of the session
+    assert window.model.family == "transpose" and window.model.variant.id == "naive"
+    assert window.model.sizes == {"WIDTH": 32, "HEIGHT": 48}
+    assert not path.read_text().startswith("/* x */")  # discarded: the file as it was
+
+
 def test_discarding_on_close_keeps_the_file_and_cancel_keeps_the_window(own_kernel, monkeypatch):
     window, path, editor = own_kernel
     saved = path.read_text()
@@ -167,3 +195,17 @@ def test_marks_follow_their_line_while_it_is_edited(own_kernel):
     assert "acc +=" in selection.cursor.block().text()
     assert editor.textCursor().blockNumber() == 1  # the typing cursor stayed
     editor.undo()
+
+
+def test_a_lesson_over_unsaved_edits_stays_away_when_the_person_stays(own_kernel, monkeypatch):
+    window, _path, editor = own_kernel
+    mine = window.model.variant
+    type_text(editor, "/* x */")
+    tab = window.views.tabs.currentIndex()
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    window.lessons[next(iter(window.lessons))].trigger()
+    assert len(asked) == 1
+    # None of the lesson applied (its sizes, its page), so nothing of it gets traced.
+    assert window.model.variant is mine and window.model.sizes == {"M": 16, "N": 16, "K": 16}
+    assert window.views.tabs.currentIndex() == tab
+    assert editor.toPlainText().startswith("/* x */")

@@ -83,6 +83,31 @@ def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(windo
     assert (window.views.result_view.image.getImageItem().image == shown).all()
 
 
+def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
+    """A header saved in another editor (replaced whole, as editors save) re-runs the kernel
+    that includes it, built again with the header as saved; and again at the next save."""
+    from explorer.engine.header.catalog import load_variant_file
+
+    source = (Path(__file__).parents[2] / "kernels/matmul/naive.cl").read_text()
+    source = source.replace("C[row * N + col] = acc;", "C[row * N + col] = SCALE * acc;")
+    marker = source.index("__kernel")
+    path = tmp_path / "mine.cl"
+    path.write_text(source[:marker] + '#include "scale.h"\n' + source[marker:])
+    header = tmp_path / "scale.h"
+    header.write_text("#define SCALE 1.0f\n")
+    window.controllers.kernels.use_kernel(load_variant_file(path))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    assert run_and_wait(qtbot, window).status == "verified"
+    for scale, status in (("2.0f", "wrong"), ("1.0f", "verified")):
+        before = len(window.state.history)
+        replacement = tmp_path / "scale.h.new"
+        replacement.write_text(f"#define SCALE {scale}\n")
+        replacement.replace(header)  # a new file under the old name
+        qtbot.waitUntil(lambda count=before: len(window.state.history) > count, timeout=60000)
+        assert window.state.result.status == status
+
+
 def test_session_saved_from_the_window_reopens_the_same_configuration(
     window, tmp_path, monkeypatch
 ):

@@ -97,6 +97,50 @@ def include_dirs(options: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def included_files(source: str, options: tuple[str, ...]) -> list[str]:
+    """The files ``source``'s ``#include "..."`` lines read, found as a build with
+    ``options`` finds them: beside the file that includes them, then in the ``-I`` folders;
+    the headers' own includes too. An include inside an ``#if`` is listed whether or not the
+    build reads it; none without an ``-I`` folder (the kernel file's own folder is one)."""
+    folders = list(include_dirs(options))
+    found: list[str] = []
+    pending: list[tuple[str, str | None]] = [(source, None)] if folders else []
+    while pending:
+        text, beside = pending.pop()
+        for name in _QUOTED_INCLUDE.findall(text):
+            for folder in ([beside] if beside else []) + folders:
+                candidate = os.path.normpath(os.path.join(folder, name))
+                if not os.path.isfile(candidate):
+                    continue
+                if candidate not in found:
+                    found.append(candidate)
+                    try:
+                        with open(candidate, encoding="utf-8", errors="replace") as f:
+                            header = f.read()
+                    except OSError:
+                        header = ""
+                    pending.append((header, os.path.dirname(candidate)))
+                break
+    return found
+
+
+def build_digest(source: str, options: tuple[str, ...]) -> str:
+    """What a build depends on besides its options: the source and every header it reads
+    (an edited header builds again)."""
+    digest = hashlib.sha256(source.encode())
+    for path in included_files(source, options):
+        digest.update(b"\0" + path.encode(errors="replace") + b"\0")
+        try:
+            with open(path, "rb") as f:
+                digest.update(f.read())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
+
+
 def _clean_log(log: str, display_name: str) -> str:
     """Compiler logs name a temporary file; name the user's file instead."""
     log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)
@@ -121,8 +165,7 @@ class BuildCache:
         name: str,
         display_name: str,
     ) -> Any:
-        digest = hashlib.sha256(source.encode()).hexdigest()
-        key = (device_key, digest, options)
+        key = (device_key, build_digest(source, options), options)
         program = self._programs.get(key)
         if program is None:
             try:

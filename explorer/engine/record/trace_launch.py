@@ -171,29 +171,60 @@ def instrumented(
 def run_trace(request: TraceRequest) -> TraceOutcome:
     """Instrument, prepare, then count, record, read back and decode (see the module)."""
     started = time.perf_counter()
-    run = request.run
-    inst = _instrument(request)
-    if isinstance(inst, str):
-        failed = prepare(run)
-        if isinstance(failed, RunResult):
-            return TraceOutcome(failed, None)
-        return TraceOutcome(failed.head.failed(f"cannot trace: {inst}", "trace"), None)
-    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
-    if isinstance(p, RunResult):
-        return TraceOutcome(p, None)
-    too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
-    if too_big is not None:
-        return TraceOutcome(p.head.refused(too_big), None)
-    try:
-        recording = TraceLaunch(p, inst, request)
-    except BuildError as exc:
-        return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
+    recording = _trace_launch(request)
+    if isinstance(recording, RunResult):
+        return TraceOutcome(recording, None)
     recording.timings["build_ms"] = (time.perf_counter() - started) * 1e3
+    p = recording.p
     try:
         return recording.run()
     except p.runtime.cl.Error as exc:
         rejected = rejected_group_size(p, exc)
         return TraceOutcome(rejected or p.head.runtime_failed(exc), None)
+
+
+@dataclass(frozen=True, eq=False)
+class GroupCounts:
+    """Records each work-group of a launch writes, from one counting launch of them all."""
+
+    num_groups: tuple[int, int, int]
+    records: np.ndarray  # int64, one per group, by linear group id (x fastest)
+
+
+def count_groups(request: TraceRequest) -> GroupCounts | RunResult:
+    """The records of every work-group of the request's launch, counted and not recorded:
+    what a launch too large for one trace needs to be traced in successive windows of groups
+    (``TraceRequest.groups``) whose records fit. A RunResult says why it could not run."""
+    counting = _trace_launch(request)
+    if isinstance(counting, RunResult):
+        return counting
+    p = counting.p
+    try:
+        records = counting.count_every_group()
+    except p.runtime.cl.Error as exc:
+        return rejected_group_size(p, exc) or p.head.runtime_failed(exc)
+    return GroupCounts(counting.num_groups, records)
+
+
+def _trace_launch(request: TraceRequest) -> TraceLaunch | RunResult:
+    """The request's kernel instrumented, prepared and built for tracing, or why not."""
+    run = request.run
+    inst = _instrument(request)
+    if isinstance(inst, str):
+        failed = prepare(run)
+        if isinstance(failed, RunResult):
+            return failed
+        return failed.head.failed(f"cannot trace: {inst}", "trace")
+    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    if isinstance(p, RunResult):
+        return p
+    too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
+    if too_big is not None:
+        return p.head.refused(too_big)
+    try:
+        return TraceLaunch(p, inst, request)
+    except BuildError as exc:
+        return p.head.failed(str(exc), "build", build_log=exc.log)
 
 
 def _instrument(request: TraceRequest) -> Instrumented | str:
@@ -308,6 +339,12 @@ class TraceLaunch:
             **judged_arrays(p, judged),
         )
         return TraceOutcome(result, trace, self.timings)
+
+    def count_every_group(self) -> np.ndarray:
+        """One counting launch of every group and nothing recorded: records per group."""
+        self.bound = bind(self.p)
+        self._runtime_buffers()
+        return self.count(np.arange(self.total_groups)).sum(axis=1, dtype=np.int64)
 
     def _runtime_buffers(self) -> None:
         """The trace runtime's own arguments: each buffer's length, the metadata it fills."""

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.launch.bind import Bound, read_results, reset
+from explorer.engine.launch.build import build_digest
 from explorer.engine.launch.prepare import Prepared, content_key
 from explorer.engine.launch.run import poison_local, silenced_stdout
 from explorer.trace.instrument import Instrumented
@@ -53,12 +54,12 @@ _plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
 
 
 def plain_key(p: Prepared) -> bytes:
-    """What one launch of the kernel as written depends on: device, source, kernel, build
-    options, NDRange, sizes and the contents of every buffer."""
+    """What one launch of the kernel as written depends on: device, source and the headers
+    it includes, kernel, build options, NDRange, sizes and the contents of every buffer."""
     variant = p.variant
     parts = (
         p.device.key,
-        variant.source,
+        build_digest(variant.source, p.options),
         variant.kernel,
         variant.layout,
         p.options,

@@ -1,19 +1,22 @@
 """The files of this machine a request reads (an input image, a custom kernel's ``.npy``
-contents and expected answers, its reference kernel): a host has none of them, so they travel
-with the request and it is rewritten to name their copies there.
+contents and expected answers, its reference kernel, the files its ``#include "..."`` lines
+read): a host has none of them, so they travel with the request and it is rewritten to name
+their copies there.
 
-Files a kernel ``#include``s are not sent: a kernel that includes headers beside it runs on
-a host where the same folder holds them.
+The host keeps each copy at its path here under one folder of its own, so the headers keep
+their places beside each other and the ``-I`` folders of the build are that folder's copies.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
 from typing import Any
 
 from explorer.description.declarations import BufferDecl, CustomSpec
-from explorer.engine.records import RunRequest
+from explorer.engine.launch.build import include_dirs, included_files
+from explorer.engine.records import RunRequest, Variant
 
 
 def paths_in(request: RunRequest) -> list[str]:
@@ -27,7 +30,13 @@ def paths_in(request: RunRequest) -> list[str]:
         found += [path for _, path in spec.reference_expected]
         if spec.reference_kernel:
             found.append(spec.reference_kernel)
+    found += headers_of(request.variant)
     return [p for p in dict.fromkeys(found) if os.path.isfile(p)]
+
+
+def headers_of(variant: Variant) -> list[str]:
+    """The files the kernel's ``#include "..."`` lines read (as its build finds them)."""
+    return included_files(variant.source, variant.build_options)
 
 
 def moved(request: RunRequest, where: dict[str, str]) -> RunRequest:
@@ -38,7 +47,43 @@ def moved(request: RunRequest, where: dict[str, str]) -> RunRequest:
     variant = request.variant
     if variant.custom is not None:
         variant = replace(variant, custom=_moved_spec(variant.custom, where))
+    if include_dirs(variant.build_options):
+        variant = replace(variant, build_options=_moved_options(variant.build_options, where))
     return replace(request, image_path=image, variant=variant)
+
+
+def kept_at(root: str, path: str) -> str:
+    """Where a host keeps its copy of this machine's ``path``: at the same path under
+    ``root`` (a drive letter becomes a folder)."""
+    drive, rest = os.path.splitdrive(os.path.normpath(path))
+    parts = [p for p in re.split(r"[\\/]", drive.rstrip(":") + "/" + rest) if p]
+    return os.path.join(root, *parts)
+
+
+def _moved_options(options: tuple[str, ...], where: dict[str, str]) -> tuple[str, ...]:
+    """The build's ``-I`` folders named by their copies' folder on the host, where its copies
+    of the headers are."""
+    roots = {_root_of(path, copy) for path, copy in where.items()}
+    roots.discard(None)
+    if len(roots) != 1:
+        return options
+    (root,) = roots
+    moved_options: list[str] = []
+    for i, option in enumerate(options):
+        if option.startswith("-I") and len(option) > 2:
+            option = "-I" + kept_at(str(root), option[2:])
+        elif i > 0 and options[i - 1] == "-I":
+            option = kept_at(str(root), option)
+        moved_options.append(option)
+    return tuple(moved_options)
+
+
+def _root_of(path: str, copy: str) -> str | None:
+    """The folder under which ``copy`` keeps ``path`` (:func:`kept_at`), if it does."""
+    tail = kept_at("", path)
+    if not copy.endswith(tail):
+        return None
+    return copy[: len(copy) - len(tail)].rstrip("/\\") or None
 
 
 def _moved_spec(spec: CustomSpec, where: dict[str, str]) -> CustomSpec:

@@ -28,6 +28,7 @@ from typing import Any
 from explorer import __version__
 from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
 from explorer.engine.launch import devices
+from explorer.engine.remote.files import kept_at
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
 
 _CHUNK = 1 << 20
@@ -69,13 +70,14 @@ _FOLDER = os.path.join(tempfile.gettempdir(), f"opencl-explorer-files-{os.getpid
 
 
 def _keep_files(contents: dict[str, bytes]) -> tuple[str, Any]:
-    """The window's files a request reads, kept here under their own names in a folder of
-    this process (removed when it ends); the reply maps each to its copy."""
+    """The window's files a request reads, kept here at their paths there under a folder of
+    this process (removed when it ends), so a kernel's headers keep their places beside each
+    other; the reply maps each to its copy."""
     where = {}
     try:
-        os.makedirs(_FOLDER, exist_ok=True)
         for path, data in contents.items():
-            copy = os.path.join(tempfile.mkdtemp(dir=_FOLDER), os.path.basename(path))
+            copy = kept_at(_FOLDER, path)
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
             with open(copy, "wb") as f:
                 f.write(data)
             where[path] = copy

@@ -8,6 +8,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, load_variant_file, with_header
+from explorer.engine.launch.build import included_files
 from explorer.engine.records import RunResult, Variant
 from explorer.families import FAMILIES
 from explorer.gui.actions import Action, Actions
@@ -52,6 +53,7 @@ class KernelFilesController(QObject):
         self._reload_timer.setSingleShot(True)
         self._reload_timer.timeout.connect(self.reload_kernel)
         self._changed_path: str | None = None
+        self._headers: set[str] = set()  # the watched kernel's #include files
         self._retrace_generation: int | None = None
         runner.run_finished.connect(self._retrace)
 
@@ -94,7 +96,19 @@ class KernelFilesController(QObject):
         for old in self.watcher.files():
             self.watcher.removePath(old)
         self.watcher.addPath(variant.path)
+        self._headers = set()
+        self._watch_headers(variant)
         self.status.say(f"Opened {variant.path}; saving it re-runs it")
+
+    def _watch_headers(self, variant: Variant) -> None:
+        """Watch the files the kernel ``#include``s too: saving one re-runs the kernel."""
+        headers = set(included_files(variant.source, variant.build_options))
+        for gone in self._headers - headers:
+            self.watcher.removePath(gone)
+        watched = set(self.watcher.files())
+        for header in headers - watched:
+            self.watcher.addPath(header)  # again after an editor replaced the file
+        self._headers = headers
 
     def file_saved(self, path: str) -> None:
         """The app wrote the kernel's file itself (its editor's Ctrl+S): the reload a save in
@@ -106,6 +120,8 @@ class KernelFilesController(QObject):
         self._file_changed(path)
 
     def _file_changed(self, path: str) -> None:
+        if path in self._headers:  # a header of the kernel: the kernel is built again
+            path = self.model.variant.path
         self._changed_path = path
         self._reload_timer.start(SETTLE_MS)
 
@@ -122,6 +138,7 @@ class KernelFilesController(QObject):
             return
         if variant.path != self.model.variant.path:
             return
+        self._watch_headers(variant)
         # Read before the new version replaces the old: a header that declares other sizes
         # is another configuration, and its views are cleared.
         playback = self.state.playback

@@ -156,6 +156,10 @@ class SessionController:
         if outside and not self.confirm_outside("\n".join(outside)):
             self.status.say(f"Did not open {path}")
             return False
+        # Asked once, before any of it applies: staying with unsaved edits opens nothing.
+        if not self.model.may_leave_kernel():
+            self.status.say(f"Did not open {path}: the kernel's unsaved edits stay")
+            return False
         self.show(session)
         self.status.say(f"Opened {path}")
         return True
@@ -239,6 +243,9 @@ class SessionController:
             session = load_session(path)
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
+            return
+        if not self.model.may_leave_kernel():
+            self.status.say("Did not open the lesson: the kernel's unsaved edits stay")
             return
         self.show(session, always_trace=True)
 
