@@ -128,15 +128,17 @@ VARIANT_SIZES = {
     "matmul/hopper": {"M": 1056, "N": 1056, "K": 32},
     "matmul/wave": {"M": 1056, "N": 1056, "K": 32},
     "matmul/cpu-float8": {"M": 1536, "N": 1536, "K": 32},
-    "transpose/padded-rows": {"WIDTH": 384, "HEIGHT": 384},
-    "transpose/fast": {"WIDTH": 768, "HEIGHT": 768},
+    "transpose/padded-rows": {"WIDTH": 288, "HEIGHT": 288},
+    "transpose/fast": {"WIDTH": 576, "HEIGHT": 576},
     "transpose/cpu-blocked": {"WIDTH": 2080, "HEIGHT": 2080},
-    "rowdot/fast": {"D": 1024},
-    "stencil/fast": {"WIDTH": 384, "HEIGHT": 384},
+    "rowdot/fast": {"D": 544},
+    "stencil/fast": {"WIDTH": 288, "HEIGHT": 288},
     "rowdot/seed004-original": {"D": 1000},
     "rowdot/seed004-local-vector": {"D": 1000},
     "rowdot/seed004-group-row": {"D": 1000},
     "rowdot/local-vector": {"D": 1024},
+    # 32 work-items per row: 520 rows are 16,640 work-items.
+    "matvec/fast": {"WIDTH": 8, "HEIGHT": 520},
     # A few groups per compute unit walk every row: the rows make the work, not the launch.
     **{f"matvec/nvidia-{name}": {"WIDTH": 64, "HEIGHT": 64} for name in BOUNDED_MATVEC},
 }
