@@ -21,12 +21,15 @@ from tests.trace.findings.test_corpus import CORPUS, FINDINGS
 ABOVE = preparing.QUICK_BUILD_WORK_ITEMS  # the launches below are larger than this
 # A window of a few groups is recorded; every group of the launch still runs.
 BUDGET = 256 << 10
+# Room for every record of the whole launch: every group's records are compared, and no
+# launch of the kernel as written is needed to check the outputs outside a window.
+WHOLE = 64 << 20
 
 
-def _traced(run: RunRequest, unoptimised: bool, monkeypatch):
+def _traced(run: RunRequest, unoptimised: bool, monkeypatch, budget: int = BUDGET):
     # A CPU trace of at most QUICK_BUILD_WORK_ITEMS work-items is built unoptimised.
     monkeypatch.setattr(preparing, "QUICK_BUILD_WORK_ITEMS", 1 << 40 if unoptimised else 0)
-    traced = trace_and_analyse(TraceRequest(run, budget_bytes=BUDGET), keep_trace=True)
+    traced = trace_and_analyse(TraceRequest(run, budget_bytes=budget), keep_trace=True)
     assert traced.analysis is not None, traced.result.summary()
     return traced
 
@@ -38,10 +41,10 @@ def _findings(traced) -> list[tuple]:
     return [*found, ("records per site", per_site)]
 
 
-def _both(run: RunRequest, monkeypatch):
+def _both(run: RunRequest, monkeypatch, budget: int = BUDGET):
     """The findings of the optimised and of the unoptimised build, and the optimised run."""
-    optimised = _traced(run, False, monkeypatch)
-    unoptimised = _traced(run, True, monkeypatch)
+    optimised = _traced(run, False, monkeypatch, budget)
+    unoptimised = _traced(run, True, monkeypatch, budget)
     return _findings(optimised), _findings(unoptimised), optimised
 
 
@@ -52,15 +55,19 @@ def cpu(device):
     return device
 
 
-# The findings corpus (matvec kernels with one work-group of 32 per row band) at 16,416 rows.
+# The findings corpus (matvec kernels with one work-group of 32 per row band) at 16,416 rows,
+# every group recorded.
 LARGE_CORPUS = {"WIDTH": 8, "HEIGHT": 16416}
 
 
 @pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_the_findings_corpus_finds_the_same_either_way(name, cpu, monkeypatch):
     run = RunRequest(load_variant_file(CORPUS / f"{name}.cl"), LARGE_CORPUS, device_key=cpu.key)
-    optimised, unoptimised, traced = _both(run, monkeypatch)
-    assert math.prod(traced.trace.global_size) > ABOVE
+    optimised, unoptimised, traced = _both(run, monkeypatch, WHOLE)
+    trace = traced.trace
+    assert math.prod(trace.global_size) > ABOVE
+    sizes = zip(trace.global_size, trace.local_size, strict=True)
+    assert len(trace.groups_traced) == math.prod(g // size for g, size in sizes)
     assert optimised == unoptimised
 
 
