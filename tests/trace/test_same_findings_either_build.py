@@ -86,10 +86,11 @@ def _own_kernels() -> list[str]:
 OWN = _own_kernels()
 
 
-@pytest.mark.parametrize("path", OWN)
+# builds/ is compared both ways by test_csr_rows_at_32768_work_items_have_no_race below.
+@pytest.mark.parametrize("path", [p for p in OWN if not p.startswith("builds/")])
 def test_our_trace_kernels_find_the_same_either_way(path, cpu, monkeypatch):
-    """The kernels of the trace's own groups (builds, complete, group_ops, partial,
-    promised) at their sizes."""
+    """The kernels of the trace's own groups (complete, group_ops, partial, promised) at
+    their sizes."""
     run = RunRequest(load_variant_file(TEST_KERNELS / path), {}, device_key=cpu.key)
     optimised, unoptimised, _ = _both(run, monkeypatch)
     assert optimised == unoptimised
