@@ -16,6 +16,23 @@ READS = np.array([True, False, True, True, False, False])
 WRITES = np.array([False, True, True, True, False, False])
 
 
+class Accesses:
+    """Some records' buffer, whether each stayed inside it, element and op, read once: a
+    frame asks for them buffer by buffer, and each read of a record column costs more than
+    the selection of one buffer's records."""
+
+    def __init__(self, index: TraceIndex, records: np.ndarray) -> None:
+        self.records = records
+        self.buffers = index.buffer[records]
+        self.in_bounds = ~index.oob[records]
+        self.elements = index.index[records]
+        self.ops = index.op[records]
+
+    def of(self, buffer: int) -> np.ndarray:
+        """Which of the records are on ``buffer`` and inside it (a mask)."""
+        return (self.buffers == buffer) & self.in_bounds
+
+
 class TraceIndex:
     """One trace and the buffer grids it is drawn in, indexed: per-record columns (computed
     for the records asked for), per work-item where its records start, per group whether
@@ -88,21 +105,18 @@ class TraceIndex:
         )
 
     def window_masks(
-        self, grid: Grid, records: np.ndarray, window: Box
+        self, grid: Grid, records: np.ndarray | Accesses, window: Box
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(read, write) per element of a window of the buffer, for these records."""
-        r0, r1, c0, c1 = window
-        mine = records[(self.buffer[records] == grid.buffer) & ~self.oob[records]]
-        r, c = grid.element_rc(self.index[mine])
-        inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
-        ops = self.op[mine][inside]
-        r, c = r[inside] - r0, c[inside] - c0
-        reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
-        writes = np.zeros_like(reads)
-        is_read, is_write = READS[ops], WRITES[ops]
-        reads[r[is_read], c[is_read]] = True
-        writes[r[is_write], c[is_write]] = True
-        return reads, writes
+        """(read, write) per element of a window of the buffer, for these records (or their
+        :class:`Accesses`, read once for every buffer)."""
+        if not isinstance(records, Accesses):
+            records = Accesses(self, records)
+        mine = records.of(grid.buffer)
+        return masks_in_window(grid, records.elements[mine], records.ops[mine], window)
+
+    def accesses(self, records: np.ndarray) -> Accesses:
+        """These records' columns a frame draws, read once."""
+        return Accesses(self, records)
 
     def box(self, grid: Grid, records: np.ndarray) -> Box | None:
         """The box of elements these records of the buffer touch, or None for none."""
@@ -141,3 +155,23 @@ class TraceIndex:
         heat = (counts / np.maximum(per_cell, 1)).reshape(grid.cell_rows, grid.cell_cols)
         self._heat[grid.buffer] = heat
         return heat
+
+
+def masks_in_window(
+    grid: Grid, elements: np.ndarray, ops: np.ndarray, window: Box
+) -> tuple[np.ndarray, np.ndarray]:
+    """(read, write) per element of a window of the buffer, for accesses of these elements
+    (inside the buffer) by these ops."""
+    r0, r1, c0, c1 = window
+    reads = np.zeros((r1 - r0, c1 - c0), dtype=bool)
+    if elements.size == 0:  # most buffers, for one work-item's accesses
+        return reads, np.zeros_like(reads)
+    r, c = grid.element_rc(elements)
+    inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
+    ops = ops[inside]
+    r, c = r[inside] - r0, c[inside] - c0
+    writes = np.zeros_like(reads)
+    is_read, is_write = READS[ops], WRITES[ops]
+    reads[r[is_read], c[is_read]] = True
+    writes[r[is_write], c[is_write]] = True
+    return reads, writes
