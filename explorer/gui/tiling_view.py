@@ -149,9 +149,10 @@ class FocusCanvas(QWidget):
             return
         if self._image is None or not np.array_equal(pixels, self.frame.pixels):
             rows, cols = pixels.shape[:2]
+            # In the painter's own format: scaling it up as drawn then needs no conversion.
             self._image = QImage(
                 pixels.data, cols, rows, 4 * cols, QImage.Format.Format_RGBA8888
-            ).copy()
+            ).convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
         if self._overview is not None and self._overview[0] != frame.overview_key:
             self._overview = None
         self.frame = frame
