@@ -212,3 +212,20 @@ def test_a_launch_that_cannot_run_is_not_counted_and_says_why(device):
     refused = count_groups(TraceRequest(run))
     assert not isinstance(refused, GroupCounts)
     assert refused.status == "error" and "at least 1" in refused.summary()
+
+
+def test_a_window_of_non_uniform_groups_shows_the_rest_as_a_run_computes_it(device):
+    """A 5×3 NDRange in groups of 2×2 runs as whole groups whose extra work-items leave: the
+    groups outside a window come from that same launch, not from the kernel as written over
+    6×4 work-items (which writes other values, at other places); then a 6×3 NDRange, also
+    launched as 6×4 on the same buffer, is not given the 5×3 one's output."""
+    from explorer.engine.header.sim import parse_sim
+    from tests.conftest import TEST_KERNELS
+
+    path = TEST_KERNELS / "custom" / "sim" / "partial_groups.sim"
+    for ndrange in ("5 3 1", "6 3 1"):
+        text = path.read_text().replace("5 3 1", ndrange).replace("size=60", "size=72")
+        run = RunRequest(parse_sim(text, path), {}, device_key=device.key, input="declared")
+        outcome = run_trace(TraceRequest(run, groups=((0, 1), (0, 1)), values=False))
+        assert outcome.trace.groups_traced == ((0, 0, 0),)
+        np.testing.assert_array_equal(outcome.result.output, _plain_output(run))

@@ -25,7 +25,7 @@ import numpy as np
 
 from explorer.engine.launch.bind import Bound, read_results, reset
 from explorer.engine.launch.build import build_digest
-from explorer.engine.launch.prepare import Prepared, content_key
+from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
 from explorer.engine.launch.run import poison_local, silenced_stdout
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
@@ -55,7 +55,8 @@ _plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
 
 def plain_key(p: Prepared) -> bytes:
     """What one launch of the kernel as written depends on: device, source and the headers
-    it includes, kernel, build options, NDRange, sizes and the contents of every buffer."""
+    it includes, kernel, build options, NDRange (the exact one of non-uniform groups too),
+    sizes and the contents of every buffer."""
     variant = p.variant
     parts = (
         p.device.key,
@@ -65,6 +66,7 @@ def plain_key(p: Prepared) -> bytes:
         p.options,
         p.launch.global_size,
         p.launch.local_size,
+        p.launch.ndrange,
         sorted(p.sizes.items()),
         p.inputs_digest or content_key((), p.inputs),
     )
@@ -72,13 +74,16 @@ def plain_key(p: Prepared) -> bytes:
 
 
 def plain_kernel(p: Prepared) -> Any:
-    """The kernel as written, built as a run builds it (the build cache's, once built)."""
+    """The kernel as written, built as a run builds it (the build cache's, once built): an
+    NDRange in non-uniform groups rewritten as the run does, so that the extra work-items of
+    the whole groups launched leave at once."""
     variant = p.variant
+    source = nonuniform_source(variant, p.launch, p.device) if p.launch.ndrange else None
     return p.runtime.cache.kernel(
         p.runtime.cl,
         p.context,
         p.device.key,
-        variant.source,
+        source or variant.source,
         p.options,
         variant.kernel,
         os.path.basename(variant.path) or variant.id,
@@ -93,6 +98,7 @@ class PlainFill:
     def __init__(self, p: Prepared) -> None:
         self.p = p
         self.key: bytes | None = None
+        self.kernel: Any = None
         self._thread = threading.Thread(target=self._ready, name="plain-fill", daemon=True)
         self._thread.start()
 
@@ -101,24 +107,27 @@ class PlainFill:
         with contextlib.suppress(Exception):
             self.key = plain_key(self.p)
             if self.key not in _plain_results_kept:
-                plain_kernel(self.p)
+                self.kernel = plain_kernel(self.p)
         warm_scan()
 
     def results(self, bound: Bound) -> dict[str, np.ndarray]:
         """The plain launch's results (see :func:`plain_results`), once the thread is done."""
         self._thread.join()
-        return plain_results(self.p, bound, self.key)
+        return plain_results(self.p, bound, self.key, self.kernel)
 
 
-def plain_results(p: Prepared, bound: Bound, key: bytes | None = None) -> dict[str, np.ndarray]:
+def plain_results(
+    p: Prepared, bound: Bound, key: bytes | None = None, kernel: Any = None
+) -> dict[str, np.ndarray]:
     """The results of one launch of the whole grid with the kernel as written (the last ones
-    again when nothing they depend on changed). ``key``: :func:`plain_key` of ``p``, where
-    it is known already."""
+    again when nothing they depend on changed). ``key`` and ``kernel``: :func:`plain_key`
+    and :func:`plain_kernel` of ``p``, where they are known already."""
     key = key or plain_key(p)
     if key in _plain_results_kept:
         return {k: v.copy() for k, v in _plain_results_kept[key].items()}
     cl = p.runtime.cl
-    kernel = plain_kernel(p)
+    if kernel is None:
+        kernel = plain_kernel(p)
     kernel.set_args(*bound.args)
     reset(p, bound)
     poison_local(p)
