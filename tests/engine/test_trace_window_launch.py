@@ -229,3 +229,29 @@ def test_a_window_of_non_uniform_groups_shows_the_rest_as_a_run_computes_it(devi
         outcome = run_trace(TraceRequest(run, groups=((0, 1), (0, 1)), values=False))
         assert outcome.trace.groups_traced == ((0, 0, 0),)
         np.testing.assert_array_equal(outcome.result.output, _plain_output(run))
+
+
+def test_a_window_trace_that_fails_leaves_no_build_running_into_the_next_request(
+    device, monkeypatch
+):
+    import threading
+    import time
+
+    import explorer.engine.record.window_verify as window_verify
+
+    built = window_verify.plain_kernel
+
+    def slow_build(p):
+        time.sleep(0.5)
+        return built(p)
+
+    def lost(self, wi_records, counted):
+        self._fill()
+        raise self.cl.RuntimeError("clEnqueueNDRangeKernel failed: OUT_OF_RESOURCES")
+
+    monkeypatch.setattr(window_verify, "plain_kernel", slow_build)
+    monkeypatch.setattr(tracing.TraceLaunch, "_record", lost)
+    run = RunRequest(find_variant("matmul", "tiled"), dict(SIZES), device_key=device.key)
+    outcome = run_trace(TraceRequest(run, groups=((0, 2), (0, 2)), values=False))
+    assert outcome.result.status == "error" and "OUT_OF_RESOURCES" in outcome.result.summary()
+    assert not [t for t in threading.enumerate() if t.name == "plain-fill"]

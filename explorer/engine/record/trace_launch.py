@@ -181,6 +181,9 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     except p.runtime.cl.Error as exc:
         rejected = rejected_group_size(p, exc)
         return TraceOutcome(rejected or p.head.runtime_failed(exc), None)
+    finally:
+        if recording.fill is not None:
+            recording.fill.join()
 
 
 @dataclass(frozen=True, eq=False)

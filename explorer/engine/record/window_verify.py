@@ -110,9 +110,14 @@ class PlainFill:
                 self.kernel = plain_kernel(self.p)
         warm_scan()
 
+    def join(self) -> None:
+        """Wait for the thread: a trace that fails before the verdict must not leave it
+        building beside the executor's next request."""
+        self._thread.join()
+
     def results(self, bound: Bound) -> dict[str, np.ndarray]:
         """The plain launch's results (see :func:`plain_results`), once the thread is done."""
-        self._thread.join()
+        self.join()
         return plain_results(self.p, bound, self.key, self.kernel)
 
 
