@@ -25,6 +25,7 @@ import numpy as np
 
 from explorer.engine.launch.bind import Bound, read_results, reset
 from explorer.engine.launch.build import build_digest
+from explorer.engine.launch.devices import is_simulator
 from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
 from explorer.engine.launch.run import poison_local, silenced_stdout
 from explorer.trace.instrument import Instrumented
@@ -100,7 +101,10 @@ class PlainFill:
         self.key: bytes | None = None
         self.kernel: Any = None
         self._thread = threading.Thread(target=self._ready, name="plain-fill", daemon=True)
-        self._thread.start()
+        # Oclgrind's runtime is not safe to call from two threads at once: there the plain
+        # build waits for the verdict, on the trace's own thread.
+        if not is_simulator(p.device):
+            self._thread.start()
 
     def _ready(self) -> None:
         # A failure here is met again, and reported, where the trace needs the kernel.
@@ -113,7 +117,8 @@ class PlainFill:
     def join(self) -> None:
         """Wait for the thread: a trace that fails before the verdict must not leave it
         building beside the executor's next request."""
-        self._thread.join()
+        if self._thread.is_alive() or self._thread.ident is not None:
+            self._thread.join()
 
     def results(self, bound: Bound) -> dict[str, np.ndarray]:
         """The plain launch's results (see :func:`plain_results`), once the thread is done."""
