@@ -202,3 +202,20 @@ def test_a_trace_of_some_groups_after_a_header_edit_fills_the_rest_from_the_new_
     helpers.write_text(HELPERS + f"#define BIAS(i) ((i) / 16 == {outside} ? 2.0f : 1.0f)\n")
     status, again = trace()
     assert again == groups and status == "wrong"  # the new build's output outside the window
+
+
+def test_an_edited_header_included_with_angle_brackets_from_an_include_folder_builds_again(
+    executor, device, tmp_path
+):
+    """``#include <bias.h>`` is found in the ``-I`` folders as ``"..."`` is: an edit to the
+    header it names is a new build, as an edit to a quoted one is."""
+    folder = tmp_path / "mine"
+    (folder / "include").mkdir(parents=True)
+    (folder / "include" / "bias.h").write_text("#define ONE 1.0f\n")
+    (folder / "helpers.h").write_text(
+        "#include <bias.h>\n" + HELPERS.replace("#define ONE 1.0f\n", "")
+    )
+    path = kernel_file(folder, options='[options]\nall = "-I include"\n')
+    assert run(executor, device, path).status == "verified"
+    (folder / "include" / "bias.h").write_text("#define ONE 2.0f\n")
+    assert run(executor, device, path).status == "wrong"  # the reference still adds 1

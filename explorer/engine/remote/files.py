@@ -1,5 +1,5 @@
 """The files of this machine a request reads (an input image, a custom kernel's ``.npy``
-contents and expected answers, its reference kernel, the files its ``#include "..."`` lines
+contents and expected answers, its reference kernel, the files its ``#include`` lines
 read): a host has none of them, so they travel with the request and it is rewritten to name
 their copies there.
 
@@ -35,7 +35,7 @@ def paths_in(request: RunRequest) -> list[str]:
 
 
 def headers_of(variant: Variant) -> list[str]:
-    """The files the kernel's ``#include "..."`` lines read (as its build finds them)."""
+    """The files the kernel's ``#include`` lines read (as its build finds them)."""
     return included_files(variant.source, variant.build_options)
 
 
