@@ -314,6 +314,36 @@ def test_a_kernels_headers_travel_with_it_keeping_their_places(remote, device, t
     assert remote.run(request).status == "verified"
 
 
+def test_a_header_that_cannot_be_read_here_is_a_failed_run_naming_it(
+    remote, device, tmp_path, monkeypatch
+):
+    """A header the build reads that this machine cannot read (its permissions) is not sent:
+    the run fails saying which file, as a run here fails to build, and the next run goes on."""
+    folder = tmp_path / "mine"
+    (folder / "shared" / "detail").mkdir(parents=True)
+    (folder / "shared" / "ops.h").write_text(
+        '#include "detail/five.h"\ninline float twice(float v) { return 2.0f * v; }\n'
+    )
+    (folder / "shared" / "detail" / "five.h").write_text("#define FIVE 5.0f\n")
+    path = folder / "offset.cl"
+    path.write_text(INCLUDING)
+    request = RunRequest(load_variant_file(path), {}, device_key=f"pipe/{device.key}", repeat=1)
+    unreadable = str(folder / "shared" / "detail" / "five.h")
+
+    class Guarded(type(Path())):
+        def read_bytes(self):
+            if str(self) == unreadable:
+                raise PermissionError(13, "Permission denied", str(self))
+            return super().read_bytes()
+
+    monkeypatch.setattr(client, "Path", Guarded)
+    result = remote.run(request)
+    assert result.status == "error" and unreadable in result.error
+    assert "Permission denied" in result.error
+    monkeypatch.undo()
+    assert remote.run(request).status == "verified"
+
+
 @pytest.mark.parametrize(
     ("here", "there", "root"),
     [
