@@ -256,3 +256,16 @@ def test_a_kernels_parameters_follow_an_edited_header(tmp_path):
     assert kernel_signature(source, "k", {}, (str(tmp_path),))[0].element_type == "float"
     (tmp_path / "real.h").write_text("#define REAL int\n")
     assert kernel_signature(source, "k", {}, (str(tmp_path),))[0].element_type == "int"
+
+
+@pytest.mark.parametrize("options", ["", '[options]\nall = "-I include"\n'])
+def test_an_include_with_angle_brackets_is_found_beside_the_kernel_or_in_its_folders(
+    executor, device, tmp_path, options
+):
+    folder = tmp_path / "mine"
+    (folder / "include").mkdir(parents=True)
+    (folder / ("include" if options else ".") / "helpers.h").write_text(HELPERS)
+    path = kernel_file(folder, options=options)
+    path.write_text(path.read_text().replace('#include "helpers.h"', "#include <helpers.h>"))
+    result = run(executor, device, path)
+    assert result.status == "verified", result.summary()
