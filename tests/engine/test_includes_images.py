@@ -202,3 +202,70 @@ def test_a_trace_of_some_groups_after_a_header_edit_fills_the_rest_from_the_new_
     helpers.write_text(HELPERS + f"#define BIAS(i) ((i) / 16 == {outside} ? 2.0f : 1.0f)\n")
     status, again = trace()
     assert again == groups and status == "wrong"  # the new build's output outside the window
+
+
+def test_an_edited_header_included_with_angle_brackets_from_an_include_folder_builds_again(
+    executor, device, tmp_path
+):
+    """``#include <bias.h>`` is found in the ``-I`` folders as ``"..."`` is: an edit to the
+    header it names is a new build, as an edit to a quoted one is."""
+    folder = tmp_path / "mine"
+    (folder / "include").mkdir(parents=True)
+    (folder / "include" / "bias.h").write_text("#define ONE 1.0f\n")
+    (folder / "helpers.h").write_text(
+        "#include <bias.h>\n" + HELPERS.replace("#define ONE 1.0f\n", "")
+    )
+    path = kernel_file(folder, options='[options]\nall = "-I include"\n')
+    assert run(executor, device, path).status == "verified"
+    (folder / "include" / "bias.h").write_text("#define ONE 2.0f\n")
+    assert run(executor, device, path).status == "wrong"  # the reference still adds 1
+
+
+def test_a_trace_after_a_header_edit_describes_the_kernel_as_the_header_now_makes_it(
+    executor, device, tmp_path
+):
+    """The executor remembers a kernel's instrumentation; a header that now sizes a private
+    array otherwise is another instrumentation, not the one remembered."""
+    folder = tmp_path / "mine"
+    path = kernel_file(folder)
+    path.write_text(
+        path.read_text().replace(
+            "    y[i] = scaled(x[i]) + ONE;",
+            "    float keep[LEN];\n    for (int k = 0; k < LEN; k++) keep[k] = x[i];\n"
+            "    y[i] = scaled(keep[LEN - 1]) + ONE;",
+        )
+    )
+
+    def shape_of_keep(length):
+        (folder / "helpers.h").write_text(HELPERS + f"#define LEN {length}\n")
+        run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+        traced = executor.trace(TraceRequest(run), keep_trace=True)
+        assert traced.result.status == "verified", traced.result.summary()
+        return next(b.shape for b in traced.trace.buffers if b.name == "keep")
+
+    assert shape_of_keep(4) == (4,)
+    assert shape_of_keep(8) == (8,)
+
+
+def test_a_kernels_parameters_follow_an_edited_header(tmp_path):
+    """A parameter's type may come from a header; read again once the header changes."""
+    from explorer.engine.header.signature import kernel_signature
+
+    (tmp_path / "real.h").write_text("#define REAL float\n")
+    source = '#include "real.h"\n__kernel void k(__global REAL *x) { x[0] = 1; }\n'
+    assert kernel_signature(source, "k", {}, (str(tmp_path),))[0].element_type == "float"
+    (tmp_path / "real.h").write_text("#define REAL int\n")
+    assert kernel_signature(source, "k", {}, (str(tmp_path),))[0].element_type == "int"
+
+
+@pytest.mark.parametrize("options", ["", '[options]\nall = "-I include"\n'])
+def test_an_include_with_angle_brackets_is_found_beside_the_kernel_or_in_its_folders(
+    executor, device, tmp_path, options
+):
+    folder = tmp_path / "mine"
+    (folder / "include").mkdir(parents=True)
+    (folder / ("include" if options else ".") / "helpers.h").write_text(HELPERS)
+    path = kernel_file(folder, options=options)
+    path.write_text(path.read_text().replace('#include "helpers.h"', "#include <helpers.h>"))
+    result = run(executor, device, path)
+    assert result.status == "verified", result.summary()

@@ -4,13 +4,16 @@ is missing or another version, and no process left on either side whatever is st
 
 from __future__ import annotations
 
+import ntpath
 import os
+import posixpath
 import shlex
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -309,6 +312,72 @@ def test_a_kernels_headers_travel_with_it_keeping_their_places(remote, device, t
     config.write_text("#define FIVE 6.0f\n")
     os.utime(config, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     assert remote.run(request).status == "verified"
+
+
+def test_a_header_that_cannot_be_read_here_is_a_failed_run_naming_it(
+    remote, device, tmp_path, monkeypatch
+):
+    """A header the build reads that this machine cannot read (its permissions) is not sent:
+    the run fails saying which file, as a run here fails to build, and the next run goes on."""
+    folder = tmp_path / "mine"
+    (folder / "shared" / "detail").mkdir(parents=True)
+    (folder / "shared" / "ops.h").write_text(
+        '#include "detail/five.h"\ninline float twice(float v) { return 2.0f * v; }\n'
+    )
+    (folder / "shared" / "detail" / "five.h").write_text("#define FIVE 5.0f\n")
+    path = folder / "offset.cl"
+    path.write_text(INCLUDING)
+    request = RunRequest(load_variant_file(path), {}, device_key=f"pipe/{device.key}", repeat=1)
+    unreadable = str(folder / "shared" / "detail" / "five.h")
+
+    class Guarded(type(Path())):
+        def read_bytes(self):
+            if str(self) == unreadable:
+                raise PermissionError(13, "Permission denied", str(self))
+            return super().read_bytes()
+
+    monkeypatch.setattr(client, "Path", Guarded)
+    result = remote.run(request)
+    assert result.status == "error" and unreadable in result.error
+    assert "Permission denied" in result.error
+    monkeypatch.undo()
+    assert remote.run(request).status == "verified"
+
+
+@pytest.mark.parametrize(
+    ("here", "there", "root"),
+    [
+        (ntpath, posixpath, "/tmp/opencl-explorer-files-7"),  # a window on Windows
+        (posixpath, ntpath, "C:\\Temp\\opencl-explorer-files-7"),  # a host on Windows
+    ],
+)
+def test_the_include_folder_names_the_hosts_copies_whichever_system_each_end_runs(
+    monkeypatch, here, there, root
+):
+    """The host keeps a header at its path from the window under a folder of its own; the
+    build there gets the -I folder where that copy is, however either system spells paths."""
+    from types import SimpleNamespace
+
+    from explorer.engine.launch.build import include_dirs
+    from explorer.engine.remote import files
+
+    window_folder = "C:\\Users\\me\\kernels" if here is ntpath else "/home/me/kernels"
+    header = here.join(window_folder, "scale.h")
+    monkeypatch.setattr(files, "os", SimpleNamespace(path=there))
+    where = {header: files.kept_at(root, header)}  # as the host answers
+    monkeypatch.setattr(files, "os", SimpleNamespace(path=here))
+    variant = find_variant("matmul", "naive")
+    request = RunRequest(replace(variant, build_options=(f"-I{window_folder}",)), {})
+    (folder,) = include_dirs(files.moved(request, where).variant.build_options)
+    assert where[header].replace("\\", "/") == folder.replace("\\", "/") + "/scale.h"
+
+
+def test_a_files_copy_stays_inside_the_hosts_folder():
+    from explorer.engine.remote.files import kept_at
+
+    for path in ("C:\\k\\..\\..\\..\\etc\\x.h", "/k/../../etc/x.h", "../../x.h"):
+        assert kept_at("/tmp/kept", path).startswith("/tmp/kept/")
+        assert ".." not in kept_at("/tmp/kept", path).split("/")
 
 
 def test_a_runtime_crash_there_is_named_and_the_next_run_connects_again(remote, device):

@@ -83,11 +83,8 @@ def test_saving_the_file_reruns_it_and_a_build_error_keeps_the_last_result(windo
     assert (window.views.result_view.image.getImageItem().image == shown).all()
 
 
-def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
-    """A header saved in another editor (replaced whole, as editors save) re-runs the kernel
-    that includes it, built again with the header as saved; and again at the next save."""
-    from explorer.engine.header.catalog import load_variant_file
-
+def _kernel_with_a_header(tmp_path):
+    """naive.cl scaled by SCALE from scale.h beside it."""
     source = (Path(__file__).parents[2] / "kernels/matmul/naive.cl").read_text()
     source = source.replace("C[row * N + col] = acc;", "C[row * N + col] = SCALE * acc;")
     marker = source.index("__kernel")
@@ -95,6 +92,15 @@ def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
     path.write_text(source[:marker] + '#include "scale.h"\n' + source[marker:])
     header = tmp_path / "scale.h"
     header.write_text("#define SCALE 1.0f\n")
+    return path, header
+
+
+def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
+    """A header saved in another editor (replaced whole, as editors save) re-runs the kernel
+    that includes it, built again with the header as saved; and again at the next save."""
+    from explorer.engine.header.catalog import load_variant_file
+
+    path, header = _kernel_with_a_header(tmp_path)
     window.controllers.kernels.use_kernel(load_variant_file(path))
     for name in ("M", "N", "K"):
         window.model.set_size(name, 32)
@@ -106,6 +112,22 @@ def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
         replacement.replace(header)  # a new file under the old name
         qtbot.waitUntil(lambda count=before: len(window.state.history) > count, timeout=60000)
         assert window.state.result.status == status
+
+
+def test_saving_a_header_of_a_kernel_left_for_another_reruns_nothing(window, qtbot, tmp_path):
+    """The header belongs to the kernel that includes it: once another kernel is shown, a
+    save of that header is no reason to reload and run the one on screen."""
+    from explorer.engine.header.catalog import find_variant, load_variant_file
+
+    path, header = _kernel_with_a_header(tmp_path)
+    window.controllers.kernels.use_kernel(load_variant_file(path))
+    shipped = find_variant("matmul", "tiled")
+    window.model.set_variant(shipped)
+    runs, reloads = len(window.state.history), window.state.reloads
+    header.write_text("#define SCALE 2.0f\n")
+    qtbot.wait(1000)  # four times the settling time of a save
+    assert window.state.reloads == reloads and len(window.state.history) == runs
+    assert window.model.variant is shipped
 
 
 def test_session_saved_from_the_window_reopens_the_same_configuration(

@@ -286,7 +286,7 @@ def _options(raw: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]
     return tuple(options)
 
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]', re.M)
 
 
 def _include_words(words: list[str]) -> list[str]:
@@ -313,10 +313,10 @@ def _without_includes(words: list[str]) -> list[str]:
 
 
 def _includes(raw: object, path: Path, source: str, where: str) -> tuple[str, ...]:
-    """Where the kernel's ``#include "..."`` files are: the kernel file's own folder, then
-    the folders ``-I`` names in ``[options]`` (for every device), each beside the kernel
-    file: inside its folder. None for a kernel that includes nothing (its build is the same
-    as before, and compiler caches keep serving it)."""
+    """Where the kernel's ``#include "..."`` and ``<...>`` files are: the kernel file's own
+    folder, then the folders ``-I`` names in ``[options]`` (for every device), each beside
+    the kernel file: inside its folder. None for a kernel that includes nothing (its build
+    is the same as before, and compiler caches keep serving it)."""
     base = path.parent.resolve()
     folders = [base]
     values = raw.values() if isinstance(raw, dict) else ()

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from explorer.engine.launch.build import build_digest
 from explorer.frontend import AddressSpace, ParseError, parse
 from explorer.frontend import Parameter as SourceParameter
 
@@ -85,7 +86,8 @@ def kernel_signature(
     shows them). A source that does not compile without its defines is read as far as it
     can be; ``include_dirs`` are where its ``#include "..."`` files are."""
     defined = tuple(sorted((defines or {}).items()))
-    return list(_signature(source, kernel, defined, include_dirs))
+    headers = build_digest(source, tuple(f"-I{d}" for d in include_dirs)) if include_dirs else ""
+    return list(_signature(source, kernel, defined, include_dirs, headers))
 
 
 @lru_cache(maxsize=32)
@@ -94,9 +96,11 @@ def _signature(
     kernel: str,
     defines: tuple[tuple[str, int], ...],
     include_dirs: tuple[str, ...] = (),
+    headers: str = "",
 ) -> tuple[Parameter, ...]:
     """``kernel_signature``, remembered: every run and trace of a kernel asks again (a
-    libclang parse each time), and the answer depends on nothing else."""
+    libclang parse each time), and the answer depends on nothing else but the files it
+    includes (``headers``: their digest, a key only; an edited one is read again)."""
     parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=include_dirs)
     try:
         function = parsed.kernel(kernel)

@@ -97,22 +97,24 @@ def include_dirs(options: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
-_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
 
 
 def included_files(source: str, options: tuple[str, ...]) -> list[str]:
-    """The files ``source``'s ``#include "..."`` lines read, found as a build with
-    ``options`` finds them: beside the file that includes them, then in the ``-I`` folders;
-    the headers' own includes too. An include inside an ``#if`` is listed whether or not the
-    build reads it; none without an ``-I`` folder (the kernel file's own folder is one)."""
+    """The files ``source``'s ``#include`` lines read, found as a build with ``options``
+    finds them: a ``"..."`` one beside the file that includes it, then in the ``-I``
+    folders; a ``<...>`` one in the ``-I`` folders; the headers' own includes too. An include
+    inside an ``#if`` is listed whether or not the build reads it; none without an ``-I``
+    folder (the kernel file's own folder is one)."""
     folders = list(include_dirs(options))
     found: list[str] = []
     pending: list[tuple[str, str | None]] = [(source, None)] if folders else []
     while pending:
         text, beside = pending.pop()
-        for name in _QUOTED_INCLUDE.findall(text):
-            for folder in ([beside] if beside else []) + folders:
-                candidate = os.path.normpath(os.path.join(folder, name))
+        for quoted, angled in _INCLUDE.findall(text):
+            near = [beside] if quoted and beside else []
+            for folder in near + folders:
+                candidate = os.path.normpath(os.path.join(folder, quoted or angled))
                 if not os.path.isfile(candidate):
                     continue
                 if candidate not in found:

@@ -24,7 +24,12 @@ import numpy as np
 
 from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
-from explorer.engine.launch.build import BuildError, include_dirs, option_defines
+from explorer.engine.launch.build import (
+    BuildError,
+    build_digest,
+    include_dirs,
+    option_defines,
+)
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
@@ -161,10 +166,13 @@ def instrumented(
     values: bool,
     cl_std: str = "CL1.2",
     include_dirs: tuple[str, ...] = (),
+    headers: str = "",
 ) -> Instrumented:
     """``instrument`` remembered per executor: pressing Trace again on the same kernel, sizes
     and defines reuses the traced source (the libclang parse and rewrite cost ~0.1 s at 768²).
-    The result depends on nothing but these arguments, and ``Instrumented`` is frozen."""
+    The result depends on nothing but these arguments and the files the source includes
+    (``headers``: their digest, a key only; an edited one is instrumented again), and
+    ``Instrumented`` is frozen."""
     return instrument(source, kernel, dict(defines), values, cl_std, include_dirs)
 
 
@@ -267,8 +275,9 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
         if partial is not None:
             ndrange, group = partial
             source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
+        headers = build_digest(variant.source, variant.build_options) if folders else ""
         made = instrumented(
-            source, variant.kernel, tuple(defines.items()), request.values, std, folders
+            source, variant.kernel, tuple(defines.items()), request.values, std, folders, headers
         )
         if key is not None:
             instrument_cache.store(key, made)

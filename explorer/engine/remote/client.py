@@ -65,12 +65,18 @@ class CommandExecutor(Executor):
 
     def _copies_of(self, paths: list[str], timeout_s: float, what: str) -> dict[str, str]:
         """Where the host keeps its copy of each file (each sent once while it is the same)."""
-        stamps = {p: _stamp(p) for p in paths}
-        if not self.alive:
-            self._copies = {}
-        new = [p for p in paths if self._copies.get(p, ("", None))[1] != stamps[p]]
-        if new:
+        try:
+            stamps = {p: _stamp(p) for p in paths}
+            if not self.alive:
+                self._copies = {}
+            new = [p for p in paths if self._copies.get(p, ("", None))[1] != stamps[p]]
             contents = {p: Path(p).read_bytes() for p in new}
+        except OSError as exc:  # a header the build reads, say, that is not readable
+            raise ExecutorError(
+                f"{exc.filename} cannot be read to send to {self.host.label} ({exc.strerror})",
+                "error",
+            ) from None
+        if new:
             there = super()._request("files", contents, timeout_s, f"the files of {what}")
             self._copies.update({p: (there[p], stamps[p]) for p in new})
         return {p: self._copies[p][0] for p in paths}

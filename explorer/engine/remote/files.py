@@ -1,5 +1,5 @@
 """The files of this machine a request reads (an input image, a custom kernel's ``.npy``
-contents and expected answers, its reference kernel, the files its ``#include "..."`` lines
+contents and expected answers, its reference kernel, the files its ``#include`` lines
 read): a host has none of them, so they travel with the request and it is rewritten to name
 their copies there.
 
@@ -35,7 +35,7 @@ def paths_in(request: RunRequest) -> list[str]:
 
 
 def headers_of(variant: Variant) -> list[str]:
-    """The files the kernel's ``#include "..."`` lines read (as its build finds them)."""
+    """The files the kernel's ``#include`` lines read (as its build finds them)."""
     return included_files(variant.source, variant.build_options)
 
 
@@ -54,10 +54,16 @@ def moved(request: RunRequest, where: dict[str, str]) -> RunRequest:
 
 def kept_at(root: str, path: str) -> str:
     """Where a host keeps its copy of this machine's ``path``: at the same path under
-    ``root`` (a drive letter becomes a folder)."""
-    drive, rest = os.path.splitdrive(os.path.normpath(path))
-    parts = [p for p in re.split(r"[\\/]", drive.rstrip(":") + "/" + rest) if p]
-    return os.path.join(root, *parts)
+    ``root``, spelled alike by the window and the host whichever system each runs (either
+    slash separates, a drive letter becomes a folder, ``..`` never leaves ``root``)."""
+    parts: list[str] = []
+    for part in re.split(r"[\\/]", path):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part[0] if re.fullmatch(r"[A-Za-z]:", part) and not parts else part)
+    return "/".join([root.rstrip("/\\"), *parts])
 
 
 def _moved_options(options: tuple[str, ...], where: dict[str, str]) -> tuple[str, ...]:

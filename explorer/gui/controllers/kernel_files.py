@@ -54,6 +54,7 @@ class KernelFilesController(QObject):
         self._reload_timer.timeout.connect(self.reload_kernel)
         self._changed_path: str | None = None
         self._headers: set[str] = set()  # the watched kernel's #include files
+        self._includer = ""  # the kernel file whose #include files these are
         self._retrace_generation: int | None = None
         runner.run_finished.connect(self._retrace)
 
@@ -108,7 +109,7 @@ class KernelFilesController(QObject):
         watched = set(self.watcher.files())
         for header in headers - watched:
             self.watcher.addPath(header)  # again after an editor replaced the file
-        self._headers = headers
+        self._headers, self._includer = headers, variant.path
 
     def file_saved(self, path: str) -> None:
         """The app wrote the kernel's file itself (its editor's Ctrl+S): the reload a save in
@@ -121,7 +122,7 @@ class KernelFilesController(QObject):
 
     def _file_changed(self, path: str) -> None:
         if path in self._headers:  # a header of the kernel: the kernel is built again
-            path = self.model.variant.path
+            path = self._includer
         self._changed_path = path
         self._reload_timer.start(SETTLE_MS)
 
