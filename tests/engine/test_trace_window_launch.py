@@ -255,3 +255,21 @@ def test_a_window_trace_that_fails_leaves_no_build_running_into_the_next_request
     outcome = run_trace(TraceRequest(run, groups=((0, 2), (0, 2)), values=False))
     assert outcome.result.status == "error" and "OUT_OF_RESOURCES" in outcome.result.summary()
     assert not [t for t in threading.enumerate() if t.name == "plain-fill"]
+
+
+def test_a_kernel_as_written_that_fails_to_build_in_a_window_trace_says_so_with_its_log(
+    device, tmp_path
+):
+    """The groups outside a window come from the kernel as written: where only that build
+    fails, the trace is a build failure with the compiler's log, not an executor error."""
+    source = find_variant("matmul", "naive").source.replace(
+        "C[row * N + col] = acc;",
+        "#ifndef EXPLORER_TRACE\n    C[row * N + col] = undeclared_name;\n#endif\n"
+        "    C[row * N + col] = acc;",
+    )
+    path = tmp_path / "only_traced_builds.cl"
+    path.write_text(source, encoding="utf-8")
+    run = RunRequest(load_variant_file(path), dict(SIZES), local=(16, 16), device_key=device.key)
+    outcome = run_trace(TraceRequest(run, center=(5, 5, 0), budget_bytes=4096, values=False))
+    assert outcome.result.status == "error" and outcome.result.error_kind == "build"
+    assert "undeclared_name" in outcome.result.build_log

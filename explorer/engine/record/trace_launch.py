@@ -189,6 +189,8 @@ def run_trace(request: TraceRequest) -> TraceOutcome:
     except p.runtime.cl.Error as exc:
         rejected = rejected_group_size(p, exc)
         return TraceOutcome(rejected or p.head.runtime_failed(exc), None)
+    except BuildError as exc:  # the kernel as written, which fills a window's other groups
+        return TraceOutcome(p.head.failed(str(exc), "build", build_log=exc.log), None)
     finally:
         if recording.fill is not None:
             recording.fill.join()
