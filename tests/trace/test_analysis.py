@@ -336,6 +336,24 @@ def test_global_race_within_a_group_and_between_groups():
     assert {w[0] for w in races[0].work_items} == {0, 1}
 
 
+def test_a_plain_read_beside_other_groups_atomics_is_told_to_read_atomically():
+    """A compare-and-swap loop's first guess (best = *slot, then atomic_cmpxchg on it): the
+    race between work-groups is named, and the advice is to read it atomically (the kernel
+    already uses atomics), with what such a first guess costs."""
+    buffers = [buf("best", GLOBAL, 4, "C")]
+    sites = [site(0, 5, READ, GLOBAL, 0, "*slot"), site(1, 7, ATOMIC, GLOBAL, 0, "cmpxchg")]
+    items = [group_of(g, 32) + ([(0, 0), (1, 0)],) for g in range(64)]
+    a = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,))
+    )
+    (race,) = kinds(a, "race")
+    assert "between work-groups" in race.message and "read it with an atomic too" in race.message
+    assert "use atomics" not in race.message
+    (group,) = group_findings(list(a.findings))
+    assert "read it with an atomic too" in group.advice and "use atomics" not in group.advice
+    assert "compare-and-swap" in group.advice
+
+
 def test_results_are_the_same_when_tables_are_built_in_batches(monkeypatch):
     traces = [matmul_tiled(64, 16, barriers=False), _reduction(False), _uninit_trace(False)]
     before = [analyse(t).findings for t in traces]

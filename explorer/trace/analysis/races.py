@@ -23,11 +23,14 @@ from explorer.trace.analysis.context import (
 )
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import GLOBAL, LOCAL, Finding
+from explorer.trace.recorded import ATOMIC, GLOBAL, LOCAL, READ, Finding
 
 KIND = "race"
 # What leaves a race's accesses unordered (``Finding.subkind``); each has its own advice.
 BETWEEN_GROUPS = "between-groups"  # work-groups never wait for each other within a launch
+# …where one side is a plain read and the other an atomic (a compare-and-swap loop's first
+# guess, a flag polled without an atomic): the advice is to read atomically, not "use atomics"
+READ_BESIDE_ATOMIC = "read-beside-atomic"
 UNFENCED = "unfenced-barrier"  # a barrier stands between them, without the space's fence flag
 NO_LOCAL_BARRIER = "no-local-barrier"  # nothing between them: barrier(CLK_LOCAL_MEM_FENCE)
 NO_GLOBAL_BARRIER = "no-global-barrier"  # nothing between them: barrier(CLK_GLOBAL_MEM_FENCE)
@@ -178,6 +181,13 @@ class Races:
                     "for each other within one launch: give each element to one work-group, "
                     "use atomics, or split the kernel in two."
                 )
+                if {e.write_op, e.other_op} == {READ, ATOMIC}:
+                    subkind = READ_BESIDE_ATOMIC
+                    read_line = wline if e.write_op == READ else oline
+                    msg = (
+                        f"Race on {name} between work-groups: {what}. The plain read on line "
+                        f"{read_line} is not ordered with the atomic: {_READ_ATOMICALLY}"
+                    )
             elif wline == oline:
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} {name}[] while "
@@ -384,10 +394,18 @@ def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, 
     return grid, group
 
 
+_READ_ATOMICALLY = (
+    "read it with an atomic too (atomic_or(p, 0) returns the value), or, where it is only "
+    "the first guess of a compare-and-swap loop that goes on with the value atomic_cmpxchg "
+    "returns, the answer comes out right on common devices, but the read remains a race in "
+    "OpenCL's memory model."
+)
+
+
 def same_cause(f: Finding) -> Hashable:
     """Races with one root cause: those on a buffer between work-groups; those past the same
     unfenced barriers; those with no barrier, per buffer and phase (one missing barrier)."""
-    if f.subkind in (BETWEEN_GROUPS, UNFENCED, async_copies.SUBKIND):
+    if f.subkind in (BETWEEN_GROUPS, READ_BESIDE_ATOMIC, UNFENCED, async_copies.SUBKIND):
         return (f.subkind, f.buffer)
     return (f.subkind, f.buffer, f.phase)
 
@@ -397,6 +415,11 @@ def cause(findings: Sequence[Finding]) -> str:
     first, buf, where, n = findings[0], findings[0].buffer or "", span(findings), several(findings)
     if first.subkind == BETWEEN_GROUPS:
         return f"Work-groups access the same elements of {buf} on {where}{n}."
+    if first.subkind == READ_BESIDE_ATOMIC:
+        return (
+            f"A plain read of {buf} meets atomic updates of the same elements by other "
+            f"work-groups on {where}{n}."
+        )
     if first.subkind == UNFENCED:
         return f"A barrier between the accesses to {buf} on {where} lacks a fence flag{n}."
     if first.subkind == async_copies.SUBKIND:
@@ -415,6 +438,8 @@ def advice(findings: Sequence[Finding]) -> str:
             "Work-groups cannot wait for each other within one launch: give each element to "
             "one work-group, use atomics, or split the kernel in two."
         )
+    if first.subkind == READ_BESIDE_ATOMIC:
+        return "Where a value other work-groups update atomically is read, " + _READ_ATOMICALLY
     if first.subkind == async_copies.SUBKIND:
         return (
             "Wait for each async copy (wait_group_events with its event, reached by every "
