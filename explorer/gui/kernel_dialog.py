@@ -93,17 +93,61 @@ def kernel_names(source: str) -> list[str]:
     return signature.kernel_names(source)
 
 
-def guess_roles(family: str, params: list[Parameter]) -> list[str]:
-    """A first guess of each parameter's role: by name, then by kind and position."""
+# Words in a kernel's name that say which family it is (a word of the name, or part of a
+# longer word for the longer cues): ``blur3`` is a stencil, ``sgemm_naive`` a matmul.
+_NAME_CUES: dict[str, tuple[str, ...]] = {
+    "matmul": ("matmul", "gemm", "mm", "matrixmul", "matmult"),
+    "transpose": ("transpose", "trans"),
+    "matvec": ("matvec", "gemv", "mv", "spmv"),
+    "rowdot": ("rowdot",),
+    "stencil": ("stencil", "blur", "conv", "convolve", "laplace", "jacobi", "sobel", "smooth"),
+    "histogram": ("hist", "histogram", "histo", "bincount"),
+}
+
+
+def _named_after(family: str, kernel: str) -> bool:
+    """Whether the kernel's name says it is one of ``family``'s."""
+    words = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", kernel).lower())
+    return any(
+        word == cue or (len(cue) >= 4 and cue in word)
+        for word in words
+        for cue in _NAME_CUES.get(family, ())
+    )
+
+
+def guess_family(params: list[Parameter], kernel: str, source: str = "") -> str:
+    """The family a kernel most likely is: among the families whose roles take every
+    parameter, the one whose role names (and their usual spellings) name the most parameters,
+    its name counting as two; ``custom`` where nothing names one, or where a scalar is not a
+    size (a ``float`` by value means a kernel of its own). A histogram counts with atomics:
+    a source without them is not one (a reduction's in, out, scratch and n would fit)."""
+    if any(p.space == "scalar" and p.scalar_type not in SIZE_TYPES for p in params):
+        return CUSTOM
+    best, best_score = CUSTOM, 0
+    for family, family_model in FAMILIES.items():
+        if family == CUSTOM or len(family_model.roles) < len(params):
+            continue
+        if family == "histogram" and source and not re.search(r"\b(?:atomic|atom)_", source):
+            continue
+        if "" in guess_roles(family, params):
+            continue
+        named = sum(1 for role in roles_by_name(family, params) if role)
+        score = named + 2 * _named_after(family, kernel)
+        if score > best_score:  # the first family of the best score
+            best, best_score = family, score
+    return best
+
+
+def roles_by_name(family: str, params: list[Parameter]) -> list[str]:
+    """Each parameter's role where its name is the role's or one of its usual spellings
+    (and its kind fits), else ""."""
     family_model = fixed_family(family)
-    roles = list(family_model.roles)
-    buffers = list(family_model.buffer_roles)
     scalars = list(family_model.scalar_roles)
     chosen: list[str] = [""] * len(params)
     taken: set[str] = set()
     for i, p in enumerate(params):
         name = p.name.lower()
-        for role in roles:
+        for role in family_model.roles:
             if role not in taken and (
                 name == role.lower() or name in family_model.role_aliases.get(role, ())
             ):
@@ -114,6 +158,16 @@ def guess_roles(family: str, params: list[Parameter]) -> list[str]:
                     chosen[i] = role
                     taken.add(role)
                     break
+    return chosen
+
+
+def guess_roles(family: str, params: list[Parameter]) -> list[str]:
+    """A first guess of each parameter's role: by name, then by kind and position."""
+    family_model = fixed_family(family)
+    buffers = list(family_model.buffer_roles)
+    scalars = list(family_model.scalar_roles)
+    chosen = roles_by_name(family, params)
+    taken = {role for role in chosen if role}
     for i, p in enumerate(params):
         if chosen[i]:
             continue
@@ -211,19 +265,9 @@ class KernelMappingDialog(QDialog):
         return kernel_signature(self.source, name) if name else []
 
     def _guess_family(self) -> None:
-        """The first family whose roles take every parameter; ``custom`` when none does (the
-        fixed families' scalars are sizes: a ``float`` by value means a kernel of its own)."""
-        params = self.params()
-        if any(p.space == "scalar" and p.scalar_type not in SIZE_TYPES for p in params):
-            self.family.setCurrentText(CUSTOM)
-            return
-        for family, family_model in FAMILIES.items():
-            if family == CUSTOM or len(family_model.roles) < len(params):
-                continue
-            if "" not in guess_roles(family, params):
-                self.family.setCurrentText(family)
-                return
-        self.family.setCurrentText(CUSTOM)
+        """The family :func:`guess_family` takes the kernel for."""
+        kernel = self.kernel.currentText()
+        self.family.setCurrentText(guess_family(self.params(), kernel, self.source))
 
     def _refresh(self) -> None:
         family = self.family.currentText()

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
 
 BARE = """// my first matmul, no header yet
@@ -156,3 +158,45 @@ def test_session_saved_from_the_window_reopens_the_same_configuration(
     monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a, **k: shown.append(a[2])))
     trigger(window, "Open session…")
     assert shown and "s.kexp.json" in shown[0]
+
+
+GUESSED = {
+    # A 3×3 blur named as such: a stencil, not the first family with room for 2 + 2 params.
+    "stencil": "__kernel void blur3(__global const float *src, __global float *dst,\n"
+    "                    const int width, const int height)\n"
+    "{\n    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    if (x < 1 || y < 1 || x >= width - 1 || y >= height - 1) return;\n"
+    "    float s = 0.0f;\n    for (int dy = -1; dy <= 1; dy++)\n"
+    "        for (int dx = -1; dx <= 1; dx++) s += src[(y + dy) * width + x + dx];\n"
+    "    dst[y * width + x] = s / 9.0f;\n}\n",
+    # Counts with atomics into bins: a histogram.
+    "histogram": "__kernel void count_values(__global const uint *data, __global uint *bins,"
+    " const int n)\n{\n    int i = get_global_id(0);\n"
+    "    if (i < n) atomic_inc(&bins[data[i] % 256]);\n}\n",
+    # Named for what it is, its parameters named as NVIDIA's sample names them.
+    "transpose": "__kernel void transpose(__global float *odata, __global const float *idata,"
+    " int width, int height)\n{\n    int x = get_global_id(0), y = get_global_id(1);\n"
+    "    odata[x * height + y] = idata[y * width + x];\n}\n",
+    "matvec": "__kernel void gemv(__global const float *A, __global const float *x,"
+    " __global float *y, int rows, int cols)\n{\n    int r = get_global_id(0);\n"
+    "    float s = 0.0f;\n    for (int c = 0; c < cols; c++) s += A[r * cols + c] * x[c];\n"
+    "    y[r] = s;\n}\n",
+    # Like the histogram's names (in, out, scratch, n), but no atomic: not a histogram.
+    "matvec ": "__kernel void reduce(__global const float *in, __global float *out,"
+    " __local float *scratch, int n)\n{\n    int l = get_local_id(0);\n"
+    "    scratch[l] = in[get_global_id(0)];\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (l == 0) out[get_group_id(0)] = scratch[0];\n}\n",
+    "matmul": BARE,
+}
+
+
+@pytest.mark.parametrize("family", list(GUESSED))
+def test_the_dialog_guesses_the_family_from_names_and_atomics(qtbot, tmp_path, family):
+    from explorer.gui.kernel_dialog import KernelMappingDialog
+
+    path = tmp_path / "bare.cl"
+    path.write_text(GUESSED[family])
+    dialog = KernelMappingDialog(path)
+    qtbot.addWidget(dialog)
+    assert dialog.family.currentText() == family.strip()
+    assert "" not in dialog.roles()
