@@ -187,6 +187,9 @@ GUESSED = {
     "    scratch[l] = in[get_global_id(0)];\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (l == 0) out[get_group_id(0)] = scratch[0];\n}\n",
     "matmul": BARE,
+    # Nothing in its names points at a family: the custom form, not the first that fits.
+    "custom": "__kernel void step(__global const float *p, __global float *q)\n{\n"
+    "    int i = get_global_id(0);\n    q[i] = p[i] * p[i];\n}\n",
 }
 
 
@@ -199,4 +202,5 @@ def test_the_dialog_guesses_the_family_from_names_and_atomics(qtbot, tmp_path, f
     dialog = KernelMappingDialog(path)
     qtbot.addWidget(dialog)
     assert dialog.family.currentText() == family.strip()
-    assert "" not in dialog.roles()
+    if family != "custom":
+        assert "" not in dialog.roles()
