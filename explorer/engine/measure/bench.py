@@ -204,6 +204,12 @@ def _row(family: str, variant: str, device: str, platform: str, sizes: dict[str,
     }
 
 
+def _skipped(row: dict, why: str) -> dict:
+    """A baseline row that could not run here, and why."""
+    row.update(status="skipped", verified=False, error=why)
+    return row
+
+
 def _timed(row: dict, samples: list[float], flops: float, moved: float) -> dict:
     median = float(np.median(samples))
     row.update(
@@ -260,9 +266,7 @@ def baseline_record(
     if baseline == "torch":
         index, note = torch_device(device_name)
         if index is None:
-            row = _row(family, "torch", device_name, "torch", full)
-            row.update(status="skipped", verified=False, error=note)
-            return row
+            return _skipped(_row(family, "torch", device_name, "torch", full), note)
         what = f"{model.torch_what}; torch {import_torch().__version__}"
         row = _row(family, "torch", note, what, full)
         return _timed(row, torch_time(family, full, index, repeat), flops, moved)
@@ -293,9 +297,9 @@ def _clblast_row(
         what="the CLBlast baseline",
     )
     if "error" in got:
-        row = _row(family, "clblast", device_name, "CLBlast (pyclblast)", sizes)
-        row.update(status="skipped", verified=False, error=got["error"])
-        return row
+        return _skipped(
+            _row(family, "clblast", device_name, "CLBlast (pyclblast)", sizes), got["error"]
+        )
     version = f" {got['version']}" if got.get("version") else ""
     row = _row(family, "clblast", got["device"], f"CLBlast SGEMM (pyclblast{version})", sizes)
     if not got["verified"]:

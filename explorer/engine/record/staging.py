@@ -81,27 +81,26 @@ class StagingPool:
                 self.pending = [n * np.dtype(d).itemsize for _, d, n in planes]
                 return None  # the views lent so far are dropped here: their entries are free
             out.append(view)
-        events = [
-            self.cl.enqueue_copy(self.queue, host, buffer, is_blocking=False)
-            for host, (buffer, _, _) in zip(out, planes, strict=True)
-            if host.nbytes
-        ]
-        for event in events:
-            event.wait()
+        self._read_into(out, planes)
         return tuple(out)
 
     def read_fresh(self, planes: list[tuple[Any, np.dtype[Any], int]]) -> tuple[np.ndarray, ...]:
         """Each (device buffer, dtype, count) read into new ordinary memory, its pages written
         first by several threads; all copies in flight together."""
         out = tuple(_touched(np.empty(count, dtype=dtype)) for _, dtype, count in planes)
+        self._read_into(out, planes)
+        return out
+
+    def _read_into(self, hosts: Any, planes: list[tuple[Any, np.dtype[Any], int]]) -> None:
+        """Each plane's device buffer copied into its host array, all copies in flight
+        together."""
         events = [
             self.cl.enqueue_copy(self.queue, host, buffer, is_blocking=False)
-            for host, (buffer, _, _) in zip(out, planes, strict=True)
+            for host, (buffer, _, _) in zip(hosts, planes, strict=True)
             if host.nbytes
         ]
         for event in events:
             event.wait()
-        return out
 
     def grow(self) -> None:
         """The entries the last trace found missing (all of its planes', so that the next
