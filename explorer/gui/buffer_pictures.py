@@ -44,7 +44,7 @@ from explorer.gui.wrapping import wrap_frame, wrap_width, wrapped_overview, wrap
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
-from explorer.trace.trace_index import READS, WRITES, Accesses
+from explorer.trace.trace_index import READS, WRITES, Accesses, masks_in_window
 
 MARGIN = 1  # elements of context either side of the tile in a zoom window
 DIFF_BOXES = 256  # cells boxed as differing from the reference, at most, per buffer
@@ -62,23 +62,17 @@ Outline = tuple[Box, str, float]
 
 @dataclass(frozen=True)
 class StepScene:
-    """What every buffer's picture of one step shares."""
+    """What every buffer's picture of one step shares: records with the columns a frame
+    reads of them, read once for every buffer."""
 
     step: int
-    records: np.ndarray  # the group's records at this step
-    buffers: np.ndarray  # the buffer of each
-    in_bounds: np.ndarray  # whether each stayed inside its buffer
-    watched_now: np.ndarray | None  # the watched work-item's records at this step
-    watched_line: np.ndarray | None  # …at every pass of this step's line in this phase
-    marked: np.ndarray | None  # a finding's work-items' records in this phase
+    records: Accesses  # the group's records at this step
+    watched_now: Accesses | None  # the watched work-item's records at this step
+    watched_line: Accesses | None  # …at every pass of this step's line in this phase
+    marked: Accesses | None  # a finding's work-items' records in this phase
     marked_elements: dict[str, set[int]]  # a finding's elements, by buffer name
     # this step's records where a work-item first parts from the reference (a trace diff)
     differing: np.ndarray | None = None
-    # The columns every buffer's frame reads of the records above, read once for all.
-    accesses: Accesses | None = None
-    watched_now_accesses: Accesses | None = None
-    watched_line_accesses: Accesses | None = None
-    marked_accesses: Accesses | None = None
 
 
 def step_scene(pb: Playback) -> StepScene:
@@ -86,29 +80,20 @@ def step_scene(pb: Playback) -> StepScene:
     cursor, index = pb.cursor, pb.index
     group = cursor.group_steps
     assert group is not None
-    records = group.step_records(cursor.step)
     who = cursor.watched
     now, line = group.work_item_step(who, cursor.step) if who is not None else (None, None)
-    marked = cursor.marked_records()
-    accesses = index.accesses(records)
 
     def read(some: np.ndarray | None) -> Accesses | None:
         return index.accesses(some) if some is not None else None
 
     return StepScene(
         cursor.step,
-        records,
-        accesses.buffers,
-        accesses.in_bounds,
-        now,
-        line,
-        marked,
-        cursor.marked_elements,
-        cursor.differing_now(),
-        accesses,
+        index.accesses(group.step_records(cursor.step)),
         read(now),
         read(line),
-        read(marked),
+        read(cursor.marked_records()),
+        cursor.marked_elements,
+        cursor.differing_now(),
     )
 
 
@@ -152,8 +137,10 @@ class BufferPictures:
             if wrap
             else self.window(pb, grid, scene.step)
         )
-        mine = scene.records[(scene.buffers == grid.buffer) & scene.in_bounds]
-        reads, writes = pb.index.window_masks(grid, scene.accesses or mine, window)
+        now = scene.records
+        on_buffer = now.of(grid.buffer)
+        mine = now.records[on_buffer]
+        reads, writes = masks_in_window(grid, now.elements[on_buffer], now.ops[on_buffer], window)
         if grid.space == LOCAL:
             layer = self._local_layer(pb, grid, scene.step, window, reads | writes, reads & ~writes)
         elif self.heat_mode:
@@ -355,13 +342,9 @@ class BufferPictures:
         strongest."""
         if scene.watched_line is None or scene.watched_now is None:
             return
-        lr, lw = pb.index.window_masks(
-            grid, scene.watched_line_accesses or scene.watched_line, window
-        )
+        lr, lw = pb.index.window_masks(grid, scene.watched_line, window)
         tint(pixels, lr | lw, HOVER_C, 0.3)
-        nr, nw = pb.index.window_masks(
-            grid, scene.watched_now_accesses or scene.watched_now, window
-        )
+        nr, nw = pb.index.window_masks(grid, scene.watched_now, window)
         tint(pixels, nr | nw, HOVER_C, 0.8)
 
     def _draw_marks(
@@ -369,7 +352,7 @@ class BufferPictures:
     ) -> None:
         """A selected finding's work-items' accesses in this phase, and its elements."""
         if scene.marked is not None:
-            mr, mw = pb.index.window_masks(grid, scene.marked_accesses or scene.marked, window)
+            mr, mw = pb.index.window_masks(grid, scene.marked, window)
             pixels[mr | mw] = MARK_C
         r0, r1, c0, c1 = window
         for element in scene.marked_elements.get(grid.name, ()):

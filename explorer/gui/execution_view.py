@@ -325,7 +325,7 @@ class ExecutionView(QWidget):
         if pb is None or not pb.steps:
             return
         scene = self.buffers.draw(pb, self.pictures)
-        self.lines.show_reads(pb, scene.watched_now)
+        self.lines.show_reads(pb, scene.watched_now.records if scene.watched_now else None)
         who = pb.cursor.watched
         if who is not None and self.warp_view.isVisibleTo(self):
             self.warp_view.show_warp(pb, who)
