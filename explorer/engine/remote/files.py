@@ -16,7 +16,7 @@ from typing import Any
 
 from explorer.description.declarations import BufferDecl, CustomSpec
 from explorer.engine.launch.build import include_dirs, included_files
-from explorer.engine.records import RunRequest, Variant
+from explorer.engine.records import RunRequest
 
 
 def paths_in(request: RunRequest) -> list[str]:
@@ -30,13 +30,8 @@ def paths_in(request: RunRequest) -> list[str]:
         found += [path for _, path in spec.reference_expected]
         if spec.reference_kernel:
             found.append(spec.reference_kernel)
-    found += headers_of(request.variant)
+    found += included_files(request.variant.source, request.variant.build_options)
     return [p for p in dict.fromkeys(found) if os.path.isfile(p)]
-
-
-def headers_of(variant: Variant) -> list[str]:
-    """The files the kernel's ``#include`` lines read (as its build finds them)."""
-    return included_files(variant.source, variant.build_options)
 
 
 def moved(request: RunRequest, where: dict[str, str]) -> RunRequest:
