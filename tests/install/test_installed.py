@@ -39,11 +39,11 @@ import pyopencl as cl
 context = cl.create_some_context(interactive=False)
 queue = cl.CommandQueue(context)
 source = "__kernel void scale(__global float *x, const float a) { x[get_global_id(0)] *= a; }"
-program = cl.Program(context, source).build()
+scale = cl.Kernel(cl.Program(context, source).build(), "scale")
 x = np.arange(64, dtype=np.float32)
 buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
-program.scale(queue, x.shape, (16,), buffer, np.float32(2))
-program.scale(queue, x.shape, (16,), buffer, np.float32(3))
+scale(queue, x.shape, (16,), buffer, np.float32(2))
+scale(queue, x.shape, (16,), buffer, np.float32(3))
 cl.enqueue_copy(queue, x, buffer)
 print("sum", int(x.sum()))
 """
