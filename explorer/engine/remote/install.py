@@ -13,8 +13,10 @@ What the far end prints while it installs is shown line by line.
 
 from __future__ import annotations
 
+import base64
 import collections
 import contextlib
+import posixpath
 import re
 import shlex
 import subprocess
@@ -149,7 +151,7 @@ class Installation:
         data = wheel.path.read_bytes()
         minimum = re.fullmatch(r">=\s*([0-9]+(?:\.[0-9]+)*)", wheel.requires_python)
         command = reach.command(
-            reach.python, "-I", "-u", "-c", PROGRAM, wheel.version, str(len(data)),
+            reach.python, "-I", "-u", "-c", _one_line(PROGRAM), wheel.version, str(len(data)),
             wheel.sha256, minimum.group(1) if minimum else "", wheel.name, INSTALLED,
         )  # fmt: skip
         progress(f"sending {wheel.name} ({len(data) / 1e6:.1f} MB)")
@@ -185,7 +187,7 @@ class Installation:
         try:
             assert process.stdout is not None
             for raw in iter(process.stdout.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip()
+                line = _printable(raw.decode("utf-8", "replace").rstrip())
                 if line.startswith(INSTALLED):
                     python = line[len(INSTALLED) :].strip()
                 elif line.strip():
@@ -201,7 +203,21 @@ class Installation:
                 process.stdout.close()
         errors = [line for line in last if line.startswith("error: ")]
         said = errors[-1][len("error: ") :] if errors else (last[-1] if last else "nothing")
+        if code == 0 and not posixpath.isabs(python):
+            return "", f"it named no Python to start ({python or 'nothing'})"
         return (python if code == 0 else ""), f"{said} ({exit_text(code)})"
+
+
+def _one_line(program: str) -> str:
+    """``program`` as one line of safe characters, whichever shell reads it there (a csh's
+    quotes cannot hold a line break)."""
+    encoded = base64.b64encode(program.encode()).decode()
+    return f'import base64;exec(base64.b64decode("{encoded}").decode())'
+
+
+def _printable(line: str, limit: int = 400) -> str:
+    """A line the host printed, without control characters (a terminal's escape codes)."""
+    return "".join(c if c.isprintable() else " " for c in line)[:limit]
 
 
 def _feed(process: subprocess.Popen[bytes], data: bytes) -> None:
