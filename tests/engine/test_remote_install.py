@@ -204,6 +204,8 @@ def test_a_host_saved_by_another_version_runs_this_versions_explorer():
     older = {**saved, "command": saved["command"].replace(f"venv-{__version__}", "venv-0.0.1")}
     assert older != saved
     assert Host.from_json(older) == Host.parse("me@gpu")
+    before = {**saved, "command": "ssh -T me@gpu python3 -m explorer executor-serve"}
+    assert Host.from_json(before) == Host.parse("me@gpu")  # saved before installs existed
     custom = Host.parse("gpu", "ssh gpu /opt/venv-0.0.1/bin/python -m explorer executor-serve")
     assert Host.from_json(custom.to_json()) == custom  # a command given whole stays as given
 
@@ -216,11 +218,15 @@ def test_a_host_saved_by_another_version_runs_this_versions_explorer():
         ("env A=1 /usr/bin/python3 -m explorer executor-serve",
          ("env", "A=1"), "/usr/bin/python3", False),
         ("ssh gpu .local/bin/kernel-explorer-cli executor-serve", ("ssh", "gpu"), "python3", True),
+        ("python3.12 -X dev -m explorer executor-serve", (), "python3.12", False),
     ],
 )  # fmt: skip
 def test_the_words_of_a_command_that_reach_the_host(command, prefix, python, shell):
     reach = Host.parse("gpu", command).reach()
     assert (reach.prefix, reach.python, reach.shell) == (prefix, python, shell)
+    if " -m explorer " in command:  # the Python's options stay with the installed one
+        tail = (reach.python, *reach.options, "-m", "explorer", "executor-serve")
+        assert (*reach.prefix, *tail) == tuple(shlex.split(command))
 
 
 def test_a_command_not_ending_in_the_executor_cannot_install_and_says_why(tmp_path, monkeypatch):
@@ -231,6 +237,20 @@ def test_a_command_not_ending_in_the_executor_cannot_install_and_says_why(tmp_pa
     message = str(info.value)
     assert "does not end with 'PYTHON -m explorer executor-serve'" in message
     assert "install it there by hand" in message and ".whl" in message
+
+
+def test_an_explorer_there_that_cannot_read_this_ones_frames_needs_an_install():
+    complaint = "executor-serve: not the executor's protocol: 'OKX2'"
+    older = f"{shlex.quote(sys.executable)} -c " + shlex.quote(
+        f"import sys; sys.stdin.buffer.read(4); sys.stderr.write({complaint!r} + chr(10))"
+    )
+    with CommandExecutor(Host.parse("old", older)) as executor, pytest.raises(Exception) as info:
+        executor.connect()
+    assert info.type is HostNeedsInstall
+    assert (
+        info.value.found == "old runs another version of the explorer, which cannot read "
+        "this one's frames"
+    )
 
 
 # -- installing ------------------------------------------------------------------------------

@@ -174,6 +174,12 @@ class CommandExecutor(Executor):
                 self.host,
                 f"{self.host.label} has an older OpenCL Kernel Explorer, without executor-serve",
             )
+        if "executor-serve: " in said:  # its own complaint about the frames it was sent
+            raise HostNeedsInstall(
+                self.host,
+                f"{self.host.label} runs another version of the explorer, which cannot read "
+                "this one's frames",
+            )
         how = exit_text(process.exitcode)
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
         return f"the executor on {self.host.label} did not start ({how}): {last}"

@@ -72,10 +72,12 @@ class Host:
         label = str(value.get("label") or "remote")
         if not words or "/" in label:
             raise ValueError(f"not a host: {value!r}")
-        host = cls(label, words, str(value.get("text") or value["command"]))
-        if host.by_name:  # saved by another version: its installed Python is this one's
-            return cls(label, cls.parse(host.text).command, host.text)
-        return host
+        text = str(value.get("text") or value["command"])
+        if words[:3] == ("ssh", "-T", text) and not any(c.isspace() for c in text):
+            # ``user@server``, saved by another version: this one's command, which starts
+            # this version's installed Python
+            return cls(label, cls.parse(text).command, text)
+        return cls(label, words, text)
 
     def reach(self) -> Reach:
         """How the command reaches the host (what :mod:`.install` runs there); ``ValueError``,
@@ -85,7 +87,8 @@ class Host:
         words = self.command
         if len(words) >= 4 and words[-3:] == SERVE:
             at = len(words) - 4
-            while at > 0 and words[at].startswith("-"):  # the Python's own options
+            # Back over the Python's own options (``-u``, ``-X dev``) to the Python.
+            while at > 0 and (words[at].startswith("-") or words[at - 1] in ("-X", "-W")):
                 at -= 1
             prefix, python, options = words[:at], words[at], words[at + 1 : -3]
         elif len(words) >= 2 and (os.path.basename(words[-2]), words[-1]) == CLI_SERVE:

@@ -132,11 +132,8 @@ class HostsController:
         if isinstance(outcome, HostNeedsInstall):
             self._offer_install(host, outcome)
             return
-        if outcome is not None:  # remembered all the same, as its devices may come later
-            self.hosts = [h for h in self.hosts if h.label != host.label] + [host]
-            settings_store.save_hosts(self.settings, self.hosts)
-            self.status.say(f"A host's devices are missing: {host.label}: {outcome}")
-            return
+        # Used and remembered even where it did not answer: the listing says why, and asks
+        # it again whenever the devices are listed.
         self._use(host)
         settings_store.save_hosts(self.settings, self.hosts)
 
