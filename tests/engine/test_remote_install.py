@@ -319,7 +319,7 @@ def sshd_host(tmp_path, fake_host):
         "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
         "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nLogLevel ERROR\n"
         f"SetEnv XDG_CACHE_HOME={fake_host.home / '.cache'} "
-        + " ".join(f"{k}={v}" for k, v in settings.items() if k not in ("HOME", "PATH"))
+        + " ".join(f"{k}={v}" for k, v in settings.items() if k != "HOME")
         + "\n"
     )
     ssh = ["ssh", "-F", "/dev/null", "-p", str(port), "-i", str(folder / "user_key")]
@@ -342,6 +342,12 @@ def sshd_host(tmp_path, fake_host):
             server.kill()
             why = (server.communicate(timeout=5)[1] or "no answer").strip().splitlines()
             pytest.skip(f"sshd could not be started here: {why[-1] if why else 'no answer'}")
+        there = subprocess.run(
+            [*ssh, target, "python3 -c 'import sys; print(sys.version_info[:2])'"],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        if there.stdout.strip() != str(sys.version_info[:2]):  # a login script chose another
+            pytest.skip(f"python3 over ssh is {there.stdout.strip()}, whose libraries differ")
         yield target, wrapper.parent
     finally:
         server.kill()
