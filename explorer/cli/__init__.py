@@ -7,8 +7,9 @@ this module only builds the parser from it and dispatches. Adding a command is a
 module. A command typed by its name imports only its own module (``bench-trace`` is
 ``bench_trace``): the others' imports would only delay it.
 
-Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, 3 refused,
-4 crashed or timed out, 130 interrupted (Ctrl+C).
+Exit codes: 0 verified, 1 wrong result, 2 usage or environment error (a host without this
+version of the explorer among them: the message gives the command with ``--install``),
+3 refused, 4 crashed or timed out, 130 interrupted (Ctrl+C).
 """
 
 from __future__ import annotations
@@ -16,15 +17,25 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import shlex
 import sys
 from collections.abc import Sequence
 from functools import cache
 
-from explorer.cli.command import INTERRUPTED, USAGE_ERROR, Command, add_host_arguments, executor_for
+from explorer.cli.command import (
+    INTERRUPTED,
+    USAGE_ERROR,
+    Command,
+    add_host_arguments,
+    executor_for,
+    install_if_asked,
+    with_install,
+)
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
 from explorer.engine.records import EXIT_CODES
+from explorer.engine.remote.install import HostNeedsInstall
 from explorer.paths import shown
 from explorer.selection import UsageError
 
@@ -71,8 +82,9 @@ def build_parser(commands: Sequence[Command] | None = None) -> argparse.Argument
     parser = argparse.ArgumentParser(
         prog="python -m explorer",
         description="Run, verify and time OpenCL kernels (OpenCL Kernel Explorer).",
-        epilog="Exit codes: 0 verified, 1 wrong result, 2 usage or environment error, "
-        "3 refused, 4 crashed or timed out, 130 interrupted (Ctrl+C).",
+        epilog="Exit codes: 0 verified, 1 wrong result, 2 usage or environment error (a "
+        "host without this version of the explorer: rerun with --install), 3 refused, "
+        "4 crashed or timed out, 130 interrupted (Ctrl+C).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for command in _commands() if commands is None else commands:
@@ -99,9 +111,13 @@ def _main(argv: Sequence[str] | None) -> int:
     args = build_parser(None if typed is None else (typed,)).parse_args(argv)
     command = typed or next(c for c in _commands() if c.name == args.command)
     try:
+        install_if_asked(args)
         # Its process starts on the first OpenCL request.
         with executor_for(args, local=Executor) as executor:
             return command.run(args, executor)
+    except HostNeedsInstall as exc:
+        print(f"error: {_install_advice(exc, argv, args)}", file=sys.stderr)
+        return USAGE_ERROR
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {shown(str(exc), 600)}", file=sys.stderr)
         return USAGE_ERROR
@@ -114,6 +130,25 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:  # the terminal or a file the command writes
         print(f"error: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return USAGE_ERROR
+
+
+def _install_advice(need: HostNeedsInstall, argv: Sequence[str], args: argparse.Namespace) -> str:
+    """What a host without this version of the explorer needs: the command to run."""
+    from explorer import __version__
+    from explorer.engine.remote.install import by_hand
+
+    if getattr(args, "install", False):
+        return f"{need.found}, even after installing {__version__} there"
+    try:
+        need.host.reach()
+    except ValueError as exc:
+        return f"{need.found}; " + by_hand(need.host, str(exc))
+    return (
+        f"{need.found}. To install opencl-kernel-explorer {__version__} there (a virtual "
+        f"environment in ~/.cache/opencl-kernel-explorer on {need.host.label}, whose own pip "
+        "installs its dependencies), run:\n"
+        f"  python -m explorer {shlex.join(with_install(argv))}"
+    )
 
 
 __all__ = ["COMMANDS", "build_parser", "main"]

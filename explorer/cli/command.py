@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,14 +48,21 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--host",
         metavar="USER@SERVER",
-        help="run the OpenCL work on that machine, through ssh (the explorer must be "
-        "installed there); its devices are named 'server: …'",
+        help="run the OpenCL work on that machine, through ssh (this version of the explorer "
+        "must be installed there: see --install); its devices are named 'server: …'",
     )
     group.add_argument(
         "--executor-command",
         metavar="CMD",
         help="the command that starts the executor there instead of ssh, e.g. "
         '"ssh -p 2222 me@gpu ~/venv/bin/python -m explorer executor-serve"',
+    )
+    group.add_argument(
+        "--install",
+        action="store_true",
+        help="where the host has no explorer or another version: install this one there first, "
+        "through the same command (a virtual environment in the host's "
+        "~/.cache/opencl-kernel-explorer; the host's pip installs the dependencies)",
     )
 
 
@@ -68,6 +76,57 @@ def host_of(args: argparse.Namespace) -> Host | None:
         return Host.parse(target, command)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def install_if_asked(args: argparse.Namespace) -> None:
+    """``--install``: connect to the host first and, where it lacks this version of the
+    explorer, install it there, saying the far end's progress on standard error. A command
+    given whole then starts the installed one (``args`` is changed, and the new command
+    said)."""
+    if not getattr(args, "install", False):
+        return
+    host = host_of(args)
+    if host is None:
+        raise UsageError(
+            "--install installs the explorer on a host: give --host or --executor-command"
+        )
+    from explorer import __version__
+    from explorer.engine.remote.client import CommandExecutor
+    from explorer.engine.remote.install import HostNeedsInstall, Installation
+
+    probe = CommandExecutor(host, progress=_say_progress)
+    try:
+        probe.connect()
+        return
+    except HostNeedsInstall as need:
+        print(f"{need.found}: installing {__version__} there", file=sys.stderr, flush=True)
+    finally:
+        probe.close()
+    installed = Installation(host).run(
+        lambda line: print(f"{host.label}: {line}", file=sys.stderr, flush=True)
+    )
+    print(f"{host.label}: the explorer {__version__} is installed", file=sys.stderr, flush=True)
+    if installed != host:
+        args.executor_command = installed.text
+        print(
+            f"from now on give --executor-command {shlex.quote(installed.text)}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def with_install(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--install`` after its ``--host`` or ``--executor-command`` option
+    (before a ``--`` that ends the explorer's own options)."""
+    words = list(argv)
+    for at, word in enumerate(words):
+        if word == "--":
+            break
+        if word in ("--host", "--executor-command"):
+            return [*words[: at + 2], "--install", *words[at + 2 :]]
+        if word.startswith(("--host=", "--executor-command=")):
+            return [*words[: at + 1], "--install", *words[at + 1 :]]
+    return [*words, "--install"]
 
 
 def executor_for(

@@ -249,6 +249,7 @@ class MainWindow(QMainWindow):
         else:
             docks, geometry = self.saveState(), self.saveGeometry()
         settings_store.save(self.settings, self.model, geometry, docks)
+        self.controllers.hosts.close()  # a host being checked or installed on
         self.worker.shutdown()
         super().closeEvent(event)
 

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from explorer import __version__
-from explorer.engine.executor import ExecutorError
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from explorer.engine.remote import client
 from explorer.engine.remote.client import CommandExecutor
 from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.install import HostNeedsInstall
 from tests.conftest import TEST_KERNELS
 from tests.engine.remote_helpers import (
     PYTHON,
@@ -95,10 +95,11 @@ def test_another_version_there_says_what_to_install():
     )
     with CommandExecutor(Host.parse("old", older)) as executor, pytest.raises(Exception) as info:
         executor.devices()
-    assert info.type is ExecutorError
+    assert info.type is HostNeedsInstall
     message = str(info.value)
     assert "old runs the explorer 0.0.1" in message and f"this one is {__version__}" in message
-    assert f"pip install opencl-kernel-explorer=={__version__}" in message
+    assert f"offers to install opencl-kernel-explorer {__version__} there" in message
+    assert "on the command line --install does" in message
 
 
 def test_an_explorer_without_executor_serve_there_says_what_to_install():
@@ -109,9 +110,9 @@ def test_an_explorer_without_executor_serve_there_says_what_to_install():
     )
     with CommandExecutor(Host.parse("old", older)) as executor, pytest.raises(Exception) as info:
         executor.devices()
-    assert info.type is ExecutorError
+    assert info.type is HostNeedsInstall
     assert "old has an older OpenCL Kernel Explorer, without executor-serve" in str(info.value)
-    assert f"pip install opencl-kernel-explorer=={__version__}" in str(info.value)
+    assert f"offers to install opencl-kernel-explorer {__version__} there" in str(info.value)
 
 
 def test_a_host_without_the_explorer_says_what_to_install(tmp_path):
@@ -119,9 +120,9 @@ def test_a_host_without_the_explorer_says_what_to_install(tmp_path):
     host = Host("bare", tuple(shlex.split(bare)), bare)
     with CommandExecutor(host) as executor, pytest.raises(Exception) as info:
         executor.devices()
-    assert info.type is ExecutorError
+    assert info.type is HostNeedsInstall
     assert "bare has no OpenCL Kernel Explorer" in str(info.value)
-    assert "pip install opencl-kernel-explorer" in str(info.value)
+    assert f"offers to install opencl-kernel-explorer {__version__} there" in str(info.value)
 
 
 def _server_of(executor: CommandExecutor) -> int:

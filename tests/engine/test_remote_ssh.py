@@ -120,17 +120,3 @@ def test_a_host_through_sshd_runs_and_a_dropped_connection_ends_its_executor(ssh
         assert wait_for(lambda: not alive(server))
         assert executor.run(_on(key)).status == "verified"  # connected again
     assert wait_for(lambda: not _marked(mark))
-
-
-def test_a_host_by_name_is_reached_with_the_persons_own_ssh():
-    host = Host.parse("me@gpu.example.org")
-    assert host.label == "gpu.example.org"
-    assert host.command == (
-        "ssh",
-        "-T",
-        "me@gpu.example.org",
-        "python3",
-        "-m",
-        "explorer",
-        "executor-serve",
-    )

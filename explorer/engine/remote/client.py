@@ -27,9 +27,9 @@ from explorer.engine.executor import Executor, ExecutorError, exit_text
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
 from explorer.engine.remote import files
 from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.install import HostNeedsInstall
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
 
-PACKAGE = "opencl-kernel-explorer"
 _CHUNK = 4 << 20
 _CONNECT_S = 60.0  # ssh's own connection and login, then Python loading the explorer
 _SHOW_AFTER_S = 1.0  # a transfer is shown once it has taken this long
@@ -120,8 +120,8 @@ class CommandExecutor(Executor):
         return process, channel
 
     def _handshake(self, process: _Transport, channel: _Channel) -> None:
-        """Versions first: a far end without the explorer, or with another version, gets a
-        message saying what to install there."""
+        """Versions first: a far end without the explorer, or with another version, is
+        :class:`HostNeedsInstall` (which offers to install this one there)."""
         try:
             channel.send(
                 ("hello", {"protocol": PROTOCOL, "version": __version__, "env": self._env})
@@ -145,22 +145,19 @@ class CommandExecutor(Executor):
         if kind != "hello" or not isinstance(facts, dict):
             raise ExecutorError(f"{self.host.label} answered {kind!r}, not the executor", "error")
         if facts.get("protocol") != PROTOCOL or facts.get("version") != __version__:
-            raise ExecutorError(self._other_version(facts), "error")
+            raise HostNeedsInstall(
+                self.host,
+                f"{self.host.label} runs the explorer {facts.get('version', '?')} (protocol "
+                f"{facts.get('protocol', '?')}); this one is {__version__} (protocol {PROTOCOL})",
+            )
         self.facts = facts
 
-    def _install_hint(self) -> str:
-        return (
-            f"install the same version there (pip install {PACKAGE}=={__version__}, or this "
-            "repository at the same commit), or give the command that starts it with "
-            "--executor-command"
-        )
-
-    def _other_version(self, facts: dict[str, Any]) -> str:
-        return (
-            f"{self.host.label} runs the explorer {facts.get('version', '?')} (protocol "
-            f"{facts.get('protocol', '?')}); this one is {__version__} (protocol {PROTOCOL}): "
-            + self._install_hint()
-        )
+    def connect(self) -> None:
+        """Start the host's command and compare versions now rather than at the first
+        request: :class:`HostNeedsInstall` when this version is not what runs there."""
+        with self._lock:
+            self._cancelled.clear()
+            self._ensure_started()
 
     def _not_started(self, process: _Transport, channel: _Channel) -> str:
         said = channel.errors()
@@ -170,12 +167,18 @@ class CommandExecutor(Executor):
                 f"({channel.problem}); a login script that prints to standard output "
                 "must be quiet for commands"
             )
-        if "No module named" in said:
-            return f"{self.host.label} has no OpenCL Kernel Explorer: " + self._install_hint()
+        if "No module named" in said:  # the explorer, or a library it needs
+            raise HostNeedsInstall(self.host, f"{self.host.label} has no OpenCL Kernel Explorer")
         if "invalid choice: 'executor-serve'" in said:
-            return (
-                f"{self.host.label} has an older OpenCL Kernel Explorer, without "
-                "executor-serve: " + self._install_hint()
+            raise HostNeedsInstall(
+                self.host,
+                f"{self.host.label} has an older OpenCL Kernel Explorer, without executor-serve",
+            )
+        if "executor-serve: " in said:  # its own complaint about the frames it was sent
+            raise HostNeedsInstall(
+                self.host,
+                f"{self.host.label} runs another version of the explorer, which cannot read "
+                "this one's frames",
             )
         how = exit_text(process.exitcode)
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"

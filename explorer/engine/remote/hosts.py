@@ -2,18 +2,33 @@
 sends each request to the executor of its device's machine.
 
 A host is a label (what its devices are prefixed with: ``server: NVIDIA H100``) and the
-command that starts its executor: ``ssh -T user@server python3 -m explorer executor-serve``
-for ``user@server`` (the person's own ssh configuration, keys and agent), or any command
-given whole.
+command that starts its executor: for ``user@server``, ``ssh -T user@server`` (the person's
+own ssh configuration, keys and agent) running ``python -m explorer executor-serve`` with the
+Python of the explorer installed for this version in the host's cache folder
+(:mod:`.install`), else ``python3``; or any command given whole.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
-SERVE = ("python3", "-m", "explorer", "executor-serve")
+from explorer import __version__
+
+SERVE = ("-m", "explorer", "executor-serve")  # after the Python that runs the executor
+CLI_SERVE = ("kernel-explorer-cli", "executor-serve")  # the installed script's way
+# Where a host keeps the explorer installed for it, as its shell and Python find it.
+CACHE_SH = '"${XDG_CACHE_HOME:-$HOME/.cache}/opencl-kernel-explorer"'
+VENV = f"venv-{__version__}"
+# The remote command of ``user@server``: the installed Python when there is one. A single
+# quoted ``sh -c`` script, whatever shell the account logs in with.
+DEFAULT_SERVE = "sh -c " + shlex.quote(
+    f'p={CACHE_SH}/{VENV}/bin/python; [ -x "$p" ] || p=python3; '
+    'exec "$p" -m explorer executor-serve'
+)
+_SHELL_TRANSPORTS = ("ssh", "autossh")  # they hand the rest of the command to a shell there
 
 
 @dataclass(frozen=True)
@@ -38,7 +53,12 @@ class Host:
             return cls(_label(target) if target else "remote", words, command)
         if target.startswith("-") or any(c.isspace() for c in target):
             raise ValueError(f"{target!r} is not a host: give user@server (as for ssh)")
-        return cls(_label(target), ("ssh", "-T", target, *SERVE), target)
+        return cls(_label(target), ("ssh", "-T", target, DEFAULT_SERVE), target)
+
+    @property
+    def by_name(self) -> bool:
+        """Whether this is ``user@server`` reached with ssh's default command."""
+        return self.command[:3] == ("ssh", "-T", self.text) and len(self.command) == 4
 
     def to_json(self) -> dict[str, str]:
         return {"label": self.label, "text": self.text, "command": shlex.join(self.command)}
@@ -52,7 +72,55 @@ class Host:
         label = str(value.get("label") or "remote")
         if not words or "/" in label:
             raise ValueError(f"not a host: {value!r}")
-        return cls(label, words, str(value.get("text") or value["command"]))
+        text = str(value.get("text") or value["command"])
+        if words[:3] == ("ssh", "-T", text) and not any(c.isspace() for c in text):
+            # ``user@server``, saved by another version: this one's command, which starts
+            # this version's installed Python
+            return cls(label, cls.parse(text).command, text)
+        return cls(label, words, text)
+
+    def reach(self) -> Reach:
+        """How the command reaches the host (what :mod:`.install` runs there); ``ValueError``,
+        saying why, for a command that does not end in the executor's own words."""
+        if self.by_name:
+            return Reach(self.command[:3], "python3", (), True)
+        words = self.command
+        if len(words) >= 4 and words[-3:] == SERVE:
+            at = len(words) - 4
+            # Back over the Python's own options (``-u``, ``-X dev``) to the Python.
+            while at > 0 and (words[at].startswith("-") or words[at - 1] in ("-X", "-W")):
+                at -= 1
+            prefix, python, options = words[:at], words[at], words[at + 1 : -3]
+        elif len(words) >= 2 and (os.path.basename(words[-2]), words[-1]) == CLI_SERVE:
+            prefix, python, options = words[:-2], "python3", ()
+        else:
+            raise ValueError(
+                f"the command of {self.label} ({self.text}) does not end with 'PYTHON -m "
+                "explorer executor-serve' or 'kernel-explorer-cli executor-serve', so which of "
+                "its words reach the host is not known"
+            )
+        shell = any(os.path.basename(w) in _SHELL_TRANSPORTS for w in prefix)
+        return Reach(prefix, python, options, shell)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A host's command taken apart: the words that reach the host (``ssh -p 2222 me@gpu``,
+    ``env …``, or none for this machine), the Python there and its options, and whether a
+    shell there reads the rest (ssh), so that each word must be quoted for it."""
+
+    prefix: tuple[str, ...]
+    python: str  # as the command gives it (for a shell there: its text, ``~`` and all)
+    options: tuple[str, ...]
+    shell: bool
+
+    def command(self, python: str, *words: str) -> tuple[str, ...]:
+        """``python`` (already in the form the far end reads) with ``words``, there."""
+        return (*self.prefix, python, *(shlex.quote(w) if self.shell else w for w in words))
+
+    def quoted(self, path: str) -> str:
+        """A path of the host as a word of its command."""
+        return shlex.quote(path) if self.shell else path
 
 
 def _label(target: str) -> str:

@@ -1,24 +1,48 @@
 """Other machines' devices: Devices ▸ Add host… asks for ``user@server`` (reached with ssh)
 or a whole command that starts the explorer's executor there; the host is remembered in the
 settings and connected to again at the next start, and its devices join the device list as
-``server: NVIDIA H100 …``. Work on one of them runs on that machine; the window stays here."""
+``server: NVIDIA H100 …``. Work on one of them runs on that machine; the window stays here.
+
+A host added is connected to first (off the GUI thread): where it has no explorer, or
+another version, the window offers to install this one there (:mod:`explorer.engine.remote.
+install`), showing the far end's progress in the status bar, and then uses it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, QTimer
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
+from explorer import __version__
+from explorer.engine.executor import ExecutorError
 from explorer.engine.records import DeviceInfo
+from explorer.engine.remote.client import CommandExecutor
 from explorer.engine.remote.hosts import Host
+from explorer.engine.remote.install import HostNeedsInstall, Installation
+from explorer.engine.remote.wheel import DISTRIBUTION
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import StatusLine, Worker
 
 ASK = (
-    "user@server: its devices are used through ssh (the explorer must be installed there).\n"
-    "Or a whole command that starts the executor there, e.g.\n"
+    "user@server: its devices are used through ssh (the explorer is installed there if it\n"
+    "is missing, when you agree). Or a whole command that starts the executor there, e.g.\n"
     "ssh -p 2222 me@gpu ~/venv/bin/python -m explorer executor-serve"
 )
+_CLOSE_WAIT_S = 5.0
+_Job = CommandExecutor | Installation  # a connection check or an install, on its thread
+
+
+class _Background(QObject):
+    """What the thread that connects to or installs on a host says to the GUI thread."""
+
+    checked = Signal(object, object)  # host, None (this version runs there) or the error
+    installed = Signal(object, object)  # host, the host that starts the installed one or the error
+    said = Signal(str)  # a line of the far end's output while it installs
 
 
 class HostsController:
@@ -33,6 +57,13 @@ class HostsController:
         self.status = status
         self.hosts: list[Host] = []
         self._connecting: set[str] = set()  # hosts whose devices have not come yet
+        self._background = _Background()
+        self._background.checked.connect(self._checked)
+        self._background.installed.connect(self._installed)
+        self._background.said.connect(status.say)
+        self._thread: threading.Thread | None = None
+        self._in_flight: _Job | None = None  # what close() stops
+        self._closed = False
         worker.hosts_failed.connect(self._unreachable)
         worker.transfer.connect(status.say)
         worker.devices_ready.connect(self._devices_came)
@@ -48,7 +79,11 @@ class HostsController:
             self._use(*remembered)
 
     def add_host(self) -> None:
-        """Ask for a host and use its devices."""
+        """Ask for a host, connect to it, offer to install this explorer there where it is
+        missing or another version, and use its devices."""
+        if self._thread is not None and self._thread.is_alive():
+            self.status.say("A host is being added: wait until it is connected or installed")
+            return
         text, ok = QInputDialog.getText(
             self.window, "Add host", ASK, QLineEdit.EchoMode.Normal, "user@server"
         )
@@ -59,8 +94,94 @@ class HostsController:
         except ValueError as exc:
             QMessageBox.warning(self.window, "Add host", str(exc))
             return
+        self.status.say(f"Connecting to {host.label}…")
+        self._start(self._check, host, CommandExecutor(host))
+
+    def close(self) -> None:
+        """Stop a connection check or an install in flight (the window is closing)."""
+        self._closed = True
+        in_flight, thread = self._in_flight, self._thread
+        if in_flight is not None:
+            in_flight.cancel()
+        if thread is not None:
+            thread.join(_CLOSE_WAIT_S)
+
+    def _start(self, work: Callable[[Host, Any], None], host: Host, job: _Job) -> None:
+        """``work(host, job)`` on a thread of its own; :meth:`close` cancels ``job``."""
+        self._in_flight = job
+        self._thread = threading.Thread(
+            target=work, args=(host, job), name="host-setup", daemon=True
+        )
+        self._thread.start()
+
+    def _check(self, host: Host, executor: CommandExecutor) -> None:
+        """On its own thread: whether this version of the explorer runs on ``host``."""
+        outcome: ExecutorError | None = None
+        try:
+            executor.connect()
+        except ExecutorError as exc:
+            outcome = exc
+        finally:
+            executor.close()
+        self._tell(self._background.checked, host, outcome)
+
+    def _checked(self, host: Host, outcome: ExecutorError | None) -> None:
+        self._in_flight = None
+        if self._closed:
+            return
+        if isinstance(outcome, HostNeedsInstall):
+            self._offer_install(host, outcome)
+            return
+        # Used and remembered even where it did not answer: the listing says why, and asks
+        # it again whenever the devices are listed.
         self._use(host)
         settings_store.save_hosts(self.settings, self.hosts)
+
+    def _offer_install(self, host: Host, need: HostNeedsInstall) -> None:
+        answer = QMessageBox.question(
+            self.window,
+            "Add host",
+            f"Install {DISTRIBUTION} {__version__} on {host.label}?\n\n"
+            f"{need.found}. This version's wheel goes there through the host's own command "
+            f"({host.text}) into a virtual environment in ~/.cache/opencl-kernel-explorer; "
+            f"the pip of {host.label} installs its dependencies (numpy, PyOpenCL, …) from the "
+            "package index it uses.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            self.status.say(f"{host.label} was not added: {need.found}")
+            return
+        self.status.say(f"Installing {DISTRIBUTION} {__version__} on {host.label}…")
+        self._start(self._install, host, Installation(host))
+
+    def _install(self, host: Host, installation: Installation) -> None:
+        """On its own thread: install this version on ``host``, saying each line there."""
+        outcome: Host | ExecutorError
+        try:
+            outcome = installation.run(
+                lambda line: self._tell(self._background.said, f"{host.label}: {line}")
+            )
+        except ExecutorError as exc:
+            outcome = exc
+        self._tell(self._background.installed, host, outcome)
+
+    def _installed(self, host: Host, outcome: Host | ExecutorError) -> None:
+        self._in_flight = None
+        if self._closed:
+            return
+        if not isinstance(outcome, Host):
+            self.status.say(f"{host.label} was not added: {outcome}")
+            QMessageBox.warning(self.window, "Add host", f"{host.label} was not added: {outcome}")
+            return
+        self._use(outcome)
+        settings_store.save_hosts(self.settings, self.hosts)
+
+    @staticmethod
+    def _tell(signal: Any, *values: object) -> None:
+        """Hand ``values`` to the GUI thread (nothing once the window has gone)."""
+        with contextlib.suppress(RuntimeError):
+            signal.emit(*values)
 
     def forget_host(self) -> None:
         """Stop using a host: its executor there ends and its devices leave the list."""
