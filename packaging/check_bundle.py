@@ -348,7 +348,7 @@ class Checker:
                 )
 
     def timed(self, runs: int, argv: list[str], extra: dict[str, str]) -> list[float]:
-        times = []
+        times: list[float] = []
         for _ in range(runs):
             start = time.perf_counter()
             try:

@@ -13,7 +13,7 @@ import sys
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10: build.sh installs tomli first
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 
 def main(argv: list[str]) -> int:

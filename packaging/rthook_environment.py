@@ -15,17 +15,17 @@ bundle_main.py to give to the person's program under ``capture``.
 """
 
 
-def _person_environment():
+def _person_environment() -> dict[str, str]:
     import os
     import sys
 
-    bundle = os.path.normcase(os.path.abspath(sys._MEIPASS))
+    bundle = os.path.normcase(os.path.abspath(sys._MEIPASS))  # type: ignore[attr-defined]
 
-    def inside(entry):
+    def inside(entry: str) -> bool:
         path = os.path.normcase(os.path.abspath(entry))
         return path == bundle or path.startswith(bundle + os.sep)
 
-    def outside(entries):
+    def outside(entries: str) -> str:
         kept = [entry for entry in entries.split(os.pathsep) if entry and not inside(entry)]
         return os.pathsep.join(kept)
 
