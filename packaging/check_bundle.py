@@ -4,13 +4,13 @@ each step runs the copy's executables from there with a clean environment (PATH=
 a fresh HOME, so no cache, setting, virtual environment or PYTHONPATH of this machine helps),
 and prints PASS or FAIL with the reason.
 
-Steps: the files only found at run time are in the folder; the command line lists a PoCL
-device; runs and verifies a kernel on it; traces one (the libclang front end and the trace
-runtime) and finds its uncoalesced write; captures a small PyOpenCL program run by the
-person's own Python (``--python``) and replays its launch; the window renders itself offscreen
-after a run (``--screenshot``), which starts the window's own executor; ``install-desktop``
-writes a menu entry that starts the window; no process of the bundle is left running. Then
-the figures: the folder's size and the start times.
+Steps: the files only found at run time are in the folder; the command line lists a PoCL device;
+runs and verifies a kernel on it; traces one (the libclang front end and the trace runtime) and
+finds its uncoalesced write; captures a small PyOpenCL program run by the person's own Python
+(``--python``) and replays its launch; the window renders itself offscreen after a run
+(``--screenshot``), which starts the window's own executor; ``animate`` writes an MP4 through
+the bundled ffmpeg; ``install-desktop`` writes a menu entry that starts the window; no process
+of the bundle is left running. Then the figures: the folder's size and the start times.
 
 Usage (Linux; the standard library only)::
 
@@ -222,7 +222,7 @@ class Checker:
         if probe.returncode != 0:
             raise Failed(
                 f"{self.python} cannot import numpy and pyopencl (give --python a Python that "
-                f"can, as a person's own would): {tail(probe.stderr)}"
+                f"can, as a person's own would): {tail(probe.stderr, 1)}"
             )
         program = self.scratch / "host.py"
         program.write_text(HOST_PROGRAM, encoding="utf-8")
@@ -299,6 +299,22 @@ class Checker:
             f"{width}x{height} PNG after a verified run, {rows} different rows of {height}, "
             f"{shot.stat().st_size // 1024} KiB"
         )
+
+    def animation(self) -> str:
+        """``animate --out FILE.mp4``: the work-group animation through the bundled ffmpeg."""
+        self.need_device()
+        movie = self.scratch / "tiled.mp4"
+        args = ["--family", "matmul", "--variant", "tiled", "--size", "32", "--out", str(movie)]
+        done = self.cli("animate", *args, "--device", self.device)
+        if done.returncode != 0:
+            raise Failed(f"animate exited {done.returncode}: {tail(done.stderr)}")
+        try:
+            head = movie.read_bytes()[:12]
+        except OSError:
+            raise Failed(f"animate wrote no {movie.name}: {tail(done.stderr)}") from None
+        if head[4:8] != b"ftyp":
+            raise Failed(f"{movie.name} is not an MP4 file (it starts {head!r})")
+        return f"{tail(done.stdout, 1)} ({movie.stat().st_size // 1024} KiB)"
 
     def desktop_entry(self) -> str:
         """The README's ``kernel-explorer install-desktop``, from either executable: a menu entry
@@ -454,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         checker.step("CLI trace (libclang front end)", checker.trace)
         checker.step("capture of a PyOpenCL program", checker.capture)
         checker.step("window screenshot after a run (offscreen)", checker.screenshot)
+        checker.step("animation as MP4 (the bundled ffmpeg)", checker.animation)
         checker.step("install-desktop (a menu entry that opens the window)", checker.desktop_entry)
         checker.step("no process left behind", checker.nothing_left)
         print(f"size of {bundle.name}/: {size_of(bundle)}")
