@@ -136,6 +136,12 @@ XCB_LIBRARIES = {
 }
 
 
+def _started_as() -> str:
+    """The command that started this window, as a person would type it again: ``python
+    main.py`` in a checkout, else the installed ``kernel-explorer``."""
+    return "python main.py" if os.path.basename(sys.argv[0]) == "main.py" else "kernel-explorer"
+
+
 def display_problem() -> str | None:
     """Why a window cannot open on this Linux machine, or None: Qt would abort the process
     (exit 134) with a message about platform plugins that names no package."""
@@ -146,7 +152,7 @@ def display_problem() -> str | None:
     if not os.environ.get("DISPLAY"):
         return (
             "no display to open a window on (DISPLAY is not set). Run it on a desktop, "
-            "or render offscreen: python main.py --screenshot out.png --run"
+            f"or render offscreen: {_started_as()} --screenshot out.png --run"
         )
     import ctypes.util
 

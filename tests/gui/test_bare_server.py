@@ -16,7 +16,20 @@ def test_without_a_display_main_says_so_and_exits_2():
         [sys.executable, "main.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2
-    assert "no display" in done.stderr and "--screenshot" in done.stderr
+    assert "no display" in done.stderr and "python main.py --screenshot" in done.stderr
+
+
+def test_without_a_display_the_installed_command_names_itself(monkeypatch):
+    from explorer import app
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "argv", ["/home/me/.venv/bin/kernel-explorer"])
+    problem = app.display_problem()
+    assert problem is not None and "kernel-explorer --screenshot out.png --run" in problem
+    assert "main.py" not in problem
 
 
 def test_a_missing_x11_library_is_named_with_its_package(monkeypatch):
