@@ -230,34 +230,62 @@ def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> b
 # -- strict JSON, TOML -------------------------------------------------------------------
 
 
+class NotJsonError(DocumentError):
+    """A document that is not JSON; ``line`` and ``reason`` say where and why."""
+
+    def __init__(self, message: str, line: int = 0, reason: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.reason = reason
+
+
+class RepeatedFieldError(DocumentError):
+    """A map of a document that gives the field ``field`` twice."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class TooDeepError(DocumentError):
+    """A document nested deeper than its reader allows."""
+
+
 def parse_strict_json(text: str, label: str, max_depth: int = MAX_DEPTH) -> Any:
-    """``text`` as JSON as its standard has it: a key given twice, ``NaN`` or ``Infinity``
-    (which Python's reader accepts), an integer of thousands of digits and nesting deeper
-    than ``max_depth`` are each a :class:`DocumentError` naming ``label``."""
+    """``text`` as JSON as its standard has it: a key given twice
+    (:class:`RepeatedFieldError`), ``NaN`` or ``Infinity`` (which Python's reader accepts),
+    an integer of thousands of digits (:class:`NotJsonError`), and nesting deeper than
+    ``max_depth`` (:class:`TooDeepError`) are each refused, naming ``label``."""
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         for key, value in items:
             if key in found:
-                raise DocumentError(f"{label}: the field {shown(key, 60)!r} is given twice")
+                raise RepeatedFieldError(
+                    f"{label}: the field {shown(key, 60)!r} is given twice", key
+                )
             found[key] = value
         return found
 
     def constant(name: str) -> Any:
-        raise DocumentError(f"{label}: {name} is not a JSON number")
+        reason = f"{name} is not a JSON number"
+        raise NotJsonError(f"{label} is not valid JSON ({reason})", 0, reason)
 
+    deep = f"{label} is nested deeper than {max_depth} levels"
     try:
         value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except json.JSONDecodeError as exc:
-        raise DocumentError(f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        message = f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})"
+        raise NotJsonError(message, exc.lineno, exc.msg) from None
     except RecursionError:
-        raise DocumentError(f"{label} is nested deeper than {max_depth} levels") from None
+        raise TooDeepError(deep) from None
     except DocumentError:
         raise
     except ValueError as exc:  # an integer of more digits than Python converts
-        raise DocumentError(f"{label} is not usable JSON ({shown(exc, 120)})") from None
+        reason = shown(exc, 120)
+        raise NotJsonError(f"{label} is not valid JSON ({reason})", 0, reason) from None
     if _depth_over(value, max_depth):
-        raise DocumentError(f"{label} is nested deeper than {max_depth} levels")
+        raise TooDeepError(deep)
     return value
 
 

@@ -34,6 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run the configuration saved in a .kexp.json session (--device overrides its device)",
     )
+    parser.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="with --session: use the files it names outside its own folder (kernels, "
+        "arrays, an image); without it such a session is refused, naming them",
+    )
     parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     add_anyway(parser)
@@ -60,7 +66,7 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     """The run a ``--session`` file holds; the selection options it holds are refused beside
     it, ``--device`` overrides its device, and a device it names but this machine lacks is
     replaced by the default with a note."""
-    from explorer.session import load_session, session_to_request
+    from explorer.session import check_files, load_session, session_to_request
 
     conflicts = session_conflicts(args)
     if conflicts:
@@ -68,7 +74,12 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     session = load_session(args.session)  # SessionError is a ValueError: exit 2
-    print_outside(session, args.session)
+    if print_outside(session, args.session) and not args.allow_outside:
+        raise UsageError(
+            "the session uses files outside its folder (named above); run it with "
+            "--allow-outside to use them"
+        )
+    check_files(session, args.session)
     devices = available_devices(executor)
     request, notice = session_to_request(
         session,
@@ -84,12 +95,15 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     return request
 
 
-def print_outside(session: Session, path: str) -> None:
-    """Name every file the session uses from outside its own folder, before anything runs."""
+def print_outside(session: Session, path: str) -> bool:
+    """Name every file the session uses from outside its own folder, before any of them is
+    read; whether there is one."""
     from explorer.session import files_outside
 
-    for line in files_outside(session, path):
+    outside = files_outside(session, path)
+    for line in outside:
         print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
+    return bool(outside)
 
 
 def _check_image_path(path: str) -> None:

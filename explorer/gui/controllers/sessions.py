@@ -21,6 +21,7 @@ from explorer.paths import shown
 from explorer.session import (
     Session,
     SessionError,
+    check_files,
     files_outside,
     load_session,
     resolve_variant,
@@ -156,6 +157,12 @@ class SessionController:
         if outside and not self.confirm_outside("\n".join(outside)):
             self.status.say(f"Did not open {path}")
             return False
+        if outside:  # only now are the files outside its folder read and checked
+            try:
+                off_gui_thread(lambda: check_files(session, shown(path)))
+            except (SessionError, CatalogError) as exc:
+                QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
+                return False
         # Asked once, before any of it applies: staying with unsaved edits opens nothing.
         if not self.model.may_leave_kernel():
             self.status.say(f"Did not open {path}: the kernel's unsaved edits stay")
@@ -239,8 +246,9 @@ class SessionController:
     def open_lesson(self, path: str) -> None:
         """Open a lesson's session, then trace it once a device is ready (around the group
         its view names)."""
-        try:
+        try:  # a lesson ships with the app: the files it names are checked at once
             session = load_session(path)
+            check_files(session, path)
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
             return
