@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="open a .kexp.json session: its configuration, device and view",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="let --screenshot and --save-session replace a file already there (a symbolic "
+        "link there is replaced itself, never written through)",
+    )
+    parser.add_argument(
         "--allow-outside",
         action="store_true",
         help="with --session and --screenshot or --save-session: use the files the session "
@@ -61,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return install_desktop(args_list[1:])
     args = build_parser().parse_args(args_list)
+    refused = _outputs_refused(args)
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
     session, error = _load_session(args)
     if error and (args.screenshot or args.save_session):
         print(f"error: {error}", file=sys.stderr)
@@ -200,6 +210,19 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
             window.controllers.runs.run()
 
     QTimer.singleShot(0, start)
+
+
+def _outputs_refused(args: argparse.Namespace) -> str | None:
+    """Why ``--screenshot`` or ``--save-session`` cannot be written, before any work: a file
+    already there without ``--force``, a folder, a device, a folder that is missing."""
+    from explorer.file_writes import output_problem
+    from explorer.paths import shown
+
+    for option, path in (("--screenshot", args.screenshot), ("--save-session", args.save_session)):
+        problem = output_problem(path, args.force) if path else None
+        if problem:
+            return f"{option} {shown(path)}: {problem}"
+    return None
 
 
 def _outside_refused(session: Session, args: argparse.Namespace) -> str | None:

@@ -190,23 +190,28 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     return data
 
 
-def save_session(session: Session, path: str | Path) -> Path:
+def save_session(session: Session, path: str | Path, force: bool | None = None) -> Path:
     """Check the session as :func:`load_session` would, its files too (the person's own,
-    wherever they are), then write it (atomically)."""
+    wherever they are), then write it whole (:func:`explorer.file_writes.write_output`).
+    ``force`` None: a path the Save dialog confirmed, replaced; True or False: a path the
+    command line names, where a file already there is replaced only with ``force``."""
+    from explorer.file_writes import WriteFailed, write_output
+
     path = Path(path)
     folder = path.absolute().parent
     data = session_to_json(session, folder)
     checked = session_from_json(data, str(path), folder)  # never write what cannot be read
     check_files(checked, str(path))
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    temporary = path.with_name(f".{path.name}.tmp")
+    encoded = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def write(target: str) -> None:
+        with open(target, "wb") as handle:
+            handle.write(encoded)
+
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise SessionError(str(path), None, f"cannot write: {exc.strerror}") from None
+        write_output(str(path), write, size=len(encoded), force=True if force is None else force)
+    except WriteFailed as exc:
+        raise SessionError(str(path), None, f"cannot write: {exc.cause}") from None
     return path
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.cli.command import USAGE_ERROR, Command, available_devices
+from explorer.cli.command import (
+    USAGE_ERROR,
+    Command,
+    add_force,
+    available_devices,
+    check_output_file,
+)
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
@@ -41,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "arrays, an image); without it such a session is refused, naming them",
     )
     parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
+    add_force(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     add_anyway(parser)
 
@@ -106,23 +111,11 @@ def print_outside(session: Session, path: str) -> bool:
     return bool(outside)
 
 
-def _check_image_path(path: str) -> None:
-    """Refuse an image path that cannot be written before anything runs."""
-    target = Path(path)
-    folder = target.absolute().parent
-    if target.is_dir():
-        raise UsageError(f"--save-image {path}: is a folder; give a file name such as result.png")
-    if not folder.is_dir():
-        raise UsageError(f"--save-image {path}: the folder {folder} does not exist; create it")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"--save-image {path}: the folder {folder} is not writable")
-
-
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run, print the verdict (or one JSON line), save the image if asked; the exit code is
     the verdict's."""
-    if args.save_image:
-        _check_image_path(args.save_image)
+    if args.save_image:  # refused before anything runs
+        check_output_file(args.save_image, "--save-image", args.force)
     if args.session:
         request = session_request(executor, args)
     else:
@@ -146,11 +139,13 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print(result.output_text)
     if args.save_image and result.output is not None:
         from explorer.description.images import save_png
-        from explorer.file_writes import PNG, WriteFailed, write_checked
+        from explorer.file_writes import PNG, WriteFailed, write_output
 
         output = result.output
         try:
-            write_checked(args.save_image, lambda path: save_png(output, path), header=PNG)
+            write_output(
+                args.save_image, lambda path: save_png(output, path), PNG, force=args.force
+            )
         except WriteFailed as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR

@@ -125,8 +125,10 @@ class SessionController:
         self.pages = pages
         self.parent_widget = parent
 
-    def save(self, path: str) -> bool:
-        """Write the configuration, the device and the view; False (said why) when refused."""
+    def save(self, path: str, force: bool | None = None) -> bool:
+        """Write the configuration, the device and the view; False (said why) when refused.
+        ``force`` None: a path the Save dialog confirmed; True or False: the command line's
+        ``--save-session``, which replaces a file only with ``--force``."""
         request = self.model.request()
         view = session_view(self.state, self.pages, self.execution)
         header = self.state.user_headers.get(str(Path(request.variant.path)))
@@ -134,7 +136,7 @@ class SessionController:
             request, self.model.device, view, layout=self.model.chosen_layout, header=header
         )
         try:
-            save_session(session, path)
+            save_session(session, path, force=force)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.status.say(f"Could not save {path}: {exc}")
