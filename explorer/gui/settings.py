@@ -156,7 +156,10 @@ def _text(settings: QSettings, key: str) -> str:
 def _json(settings: QSettings, key: str, default: str, depth: int) -> Any:
     """The setting ``key`` as JSON, bounded in size and depth (a DocumentError, a
     ValueError, names the setting)."""
-    return parse_json(_text(settings, key) or default, f"setting {key}", depth)
+    try:
+        return parse_json(_text(settings, key) or default, f"setting {key}", depth)
+    except ValueError as exc:  # an integer of more digits than Python converts, say
+        raise ValueError(f"{key}: not usable JSON ({shown(exc, 120)})") from None
 
 
 def _names(settings: QSettings, key: str, default: str) -> dict[str, Any]:
