@@ -82,7 +82,7 @@ def test_strict_json_refuses_what_the_standard_refuses() -> None:
     assert caught.value.field == "a"
     with pytest.raises(NotJsonError, match="NaN is not a JSON number"):
         parse_strict_json('{"a": NaN}', "s.json")
-    with pytest.raises(NotJsonError, match="s.json is not valid JSON"):
+    with pytest.raises(NotJsonError, match=r"s\.json is not valid JSON"):
         parse_strict_json('{"a": ' + "9" * 5000 + "}", "s.json")
     with pytest.raises(NotJsonError) as cut:
         parse_strict_json('{\n"a": ', "s.json")
