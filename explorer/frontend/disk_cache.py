@@ -14,10 +14,10 @@ one field of the wrong type is a miss, never an error: the result is made again.
 that cannot be written is no cache.
 
 The folder is bounded by the entries' total size and count (:data:`MAX_BYTES`,
-:data:`MAX_ENTRIES`): past either, the oldest entries go first. Only what this module
-writes is ever removed: files named as it names them (``<key>.json``, ``.entry-*.part``
-left by a write that was cut, and ``<key>.pickle`` written by earlier versions), in its own
-sub-folders, reached without following a symbolic link.
+:data:`MAX_ENTRIES`, checked every few stores): past either, the oldest entries go first.
+Only what this module writes is ever removed: files named as it names them (``<key>.json``,
+``.entry-*.part`` left by a write that was cut, and ``<key>.pickle`` written by earlier
+versions), in its own sub-folders, reached without following a symbolic link.
 """
 
 from __future__ import annotations
@@ -53,6 +53,10 @@ MAX_BYTES = 32 << 20  # every entry of every kind together
 MAX_ENTRIES = 4000
 MAX_DEPTH = 16  # a parse nests six levels deep
 STALE_PART_S = 3600.0  # a temporary file older than this was left by a write that was cut
+# The folder is scanned at a process's first store, then after PRUNE_EVERY stores or a
+# sixteenth of MAX_BYTES written: between scans it may exceed its bounds by that much.
+PRUNE_EVERY = 32
+_written = [0, 0]  # stores and bytes since the last scan, in this process
 _KEY = re.compile(r"[0-9a-f]{64}")
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _LEGACY = re.compile(r"[0-9a-f]{64}\.pickle")  # written by versions before this format
@@ -201,7 +205,11 @@ def store(folder: str, key: str, value: object) -> None:
             _write_entry(folder_fd, f"{key}.json", data)
     except (OSError, ValueError):
         return
-    prune()
+    _written[0] += 1
+    _written[1] += len(data)
+    if _written[0] == 1 or _written[0] >= PRUNE_EVERY or _written[1] >= MAX_BYTES // 16:
+        prune()  # the first store of a process, then every few: a scan costs a stat an entry
+        _written[:] = [1, 0]
 
 
 def _write_entry(folder_fd: int, name: str, data: bytes) -> None:

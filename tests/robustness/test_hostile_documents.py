@@ -708,6 +708,7 @@ def test_the_cache_removes_only_what_it_wrote(cache, outside, monkeypatch):
     (folder / f"{'c' * 64}.json").symlink_to(outside / "entry.json")  # a link: not ours
     (folder / "sub").mkdir()
     monkeypatch.setattr(disk_cache, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(disk_cache, "PRUNE_EVERY", 1)  # the folder scanned at every store
     for n in range(6):
         disk_cache.store("parsed", f"{n:064x}", n)
     ours = sorted(p.name for p in folder.glob("0*.json"))

@@ -104,6 +104,7 @@ def test_the_cache_keeps_a_bounded_number_of_results(cache_home, monkeypatch):
     from explorer.frontend import disk_cache
 
     monkeypatch.setattr(disk_cache, "MAX_ENTRIES", 8)
+    monkeypatch.setattr(disk_cache, "PRUNE_EVERY", 1)  # the folder scanned at every store
     keys = [f"{n:064x}" for n in range(9)]
     for n, key in enumerate(keys):
         disk_cache.store("parsed", key, n)
@@ -126,3 +127,14 @@ def test_the_cache_keeps_a_bounded_number_of_bytes(cache_home, monkeypatch):
     kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.json"))
     assert kept == keys[3:]  # down to three quarters of the bound: the oldest went
     assert disk_cache.load("parsed", keys[5], str) == "x" * 1000
+
+
+def test_the_folder_is_scanned_every_few_stores_not_at_each(cache_home, monkeypatch):
+    from explorer.frontend import disk_cache
+
+    scans = []
+    monkeypatch.setattr(disk_cache, "prune", lambda: scans.append(1))
+    monkeypatch.setattr(disk_cache, "_written", [0, 0])  # as a new process starts
+    for n in range(disk_cache.PRUNE_EVERY + 1):
+        disk_cache.store("parsed", f"{n:064x}", n)
+    assert len(scans) == 2  # the process's first store, then after PRUNE_EVERY more
