@@ -34,7 +34,7 @@ import time
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from explorer.documents import DocumentError, as_data, from_data, parse_json
 
@@ -61,8 +61,16 @@ _KEY = re.compile(r"[0-9a-f]{64}")
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
 _LEGACY = re.compile(r"[0-9a-f]{64}\.pickle")  # written by versions before this format
 _PART = re.compile(r"\.entry-[0-9a-f]{16}\.part")
-_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+# Where the system lets a folder be held open and its files named relative to it (POSIX),
+# a link swapped in for the folder meanwhile is never followed; elsewhere (Windows) the
+# folder and each file are checked not to be links just before they are used.
+_BY_FOLDER = (
+    hasattr(os, "O_DIRECTORY")
+    and {os.open, os.unlink, os.mkdir, os.rename} <= os.supports_dir_fd  # replace: as rename
+    and os.scandir in os.supports_fd
+)
 
 
 def cache_root() -> Path:
@@ -108,8 +116,39 @@ def _kind_name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+class _Folder:
+    """One of the cache's sub-folders, opened: its files named by name only."""
+
+    def __init__(self, path: Path, fd: int | None) -> None:
+        self.path = path
+        self.fd = fd
+
+    def open(self, name: str, flags: int, mode: int = 0o600) -> int:
+        if self.fd is not None:
+            return os.open(name, flags | _OPEN | _NOFOLLOW, mode, dir_fd=self.fd)
+        target = self.path / name
+        if not flags & os.O_CREAT and stat.S_ISLNK(os.lstat(target).st_mode):
+            raise OSError(f"{target} is a symbolic link")
+        return os.open(target, flags | _OPEN | _NOFOLLOW, mode)
+
+    def unlink(self, name: str) -> None:
+        if self.fd is not None:
+            os.unlink(name, dir_fd=self.fd)
+        else:
+            os.unlink(self.path / name)
+
+    def replace(self, source: str, target: str) -> None:
+        if self.fd is not None:
+            os.replace(source, target, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        else:
+            os.replace(self.path / source, self.path / target)
+
+    def scan(self) -> Any:
+        return os.scandir(self.fd if self.fd is not None else self.path)
+
+
 @contextlib.contextmanager
-def _folder(folder: str, create: bool) -> Iterator[int]:
+def _folder(folder: str, create: bool) -> Iterator[_Folder]:
     """The sub-folder ``folder`` of the cache, opened; a link or anything but a folder
     there raises OSError (the cache folder itself may be a link: the person's choice)."""
     if folder not in FOLDERS:
@@ -117,16 +156,27 @@ def _folder(folder: str, create: bool) -> Iterator[int]:
     root = cache_root()
     if create:
         root.mkdir(parents=True, exist_ok=True)
-    root_fd = os.open(root, _DIRECTORY)
+    if not _BY_FOLDER:
+        path = root / folder
+        if create:
+            with contextlib.suppress(FileExistsError):
+                path.mkdir(0o700)
+        if not stat.S_ISDIR(os.lstat(path).st_mode):  # a link or a file: not this cache's
+            raise OSError(f"{path} is not a folder")
+        yield _Folder(path, None)
+        return
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         if create:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(folder, 0o700, dir_fd=root_fd)
-        fd = os.open(folder, _DIRECTORY | _NOFOLLOW, dir_fd=root_fd)
+        fd = os.open(
+            folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | _NOFOLLOW, dir_fd=root_fd
+        )
     finally:
         os.close(root_fd)
     try:
-        yield fd
+        yield _Folder(root / folder, fd)
     finally:
         os.close(fd)
 
@@ -137,8 +187,8 @@ def load(folder: str, key: str, kind: type[T]) -> T | None:
     if not _KEY.fullmatch(key):
         return None
     try:
-        with _folder(folder, create=False) as folder_fd:
-            data = _read_entry(folder_fd, f"{key}.json")
+        with _folder(folder, create=False) as place:
+            data = _read_entry(place, f"{key}.json")
     except (OSError, ValueError):
         return None
     if data is None:
@@ -160,10 +210,10 @@ def load(folder: str, key: str, kind: type[T]) -> T | None:
         return None  # any damaged or foreign entry is a miss, never a crash
 
 
-def _read_entry(folder_fd: int, name: str) -> bytes | None:
+def _read_entry(place: _Folder, name: str) -> bytes | None:
     """The bytes of the regular file ``name`` (no link followed, never waiting on a FIFO),
     or None when it is anything else or larger than :data:`MAX_ENTRY_BYTES`."""
-    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | _NOFOLLOW, dir_fd=folder_fd)
+    fd = place.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
@@ -201,8 +251,8 @@ def store(folder: str, key: str, value: object) -> None:
     if len(data) > MAX_ENTRY_BYTES:
         return
     try:
-        with _folder(folder, create=True) as folder_fd:
-            _write_entry(folder_fd, f"{key}.json", data)
+        with _folder(folder, create=True) as place:
+            _write_entry(place, f"{key}.json", data)
     except (OSError, ValueError):
         return
     _written[0] += 1
@@ -212,17 +262,16 @@ def store(folder: str, key: str, value: object) -> None:
         _written[:] = [1, 0]
 
 
-def _write_entry(folder_fd: int, name: str, data: bytes) -> None:
+def _write_entry(place: _Folder, name: str, data: bytes) -> None:
     temporary = f".entry-{secrets.token_hex(8)}.part"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | _NOFOLLOW
-    fd = os.open(temporary, flags, 0o600, dir_fd=folder_fd)
+    fd = place.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(temporary, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        place.replace(temporary, name)
     except OSError:
         with contextlib.suppress(OSError):
-            os.unlink(temporary, dir_fd=folder_fd)
+            place.unlink(temporary)
         raise
 
 
@@ -236,13 +285,13 @@ def prune(max_bytes: int | None = None, max_entries: int | None = None) -> None:
     now = time.time()
     for folder in FOLDERS:
         try:
-            with _folder(folder, create=False) as folder_fd:
-                for name, info in _own_files(folder_fd):
+            with _folder(folder, create=False) as place:
+                for name, info in _own_files(place):
                     if _ENTRY.fullmatch(name):
                         entries.append((info.st_mtime_ns, info.st_size, folder, name))
                     elif _LEGACY.fullmatch(name) or now - info.st_mtime > STALE_PART_S:
                         with contextlib.suppress(OSError):
-                            os.unlink(name, dir_fd=folder_fd)
+                            place.unlink(name)
         except (OSError, ValueError):
             continue
     total = sum(size for _, size, _, _ in entries)
@@ -260,18 +309,18 @@ def prune(max_bytes: int | None = None, max_entries: int | None = None) -> None:
         count -= 1
     for folder, names in doomed.items():
         try:
-            with _folder(folder, create=False) as folder_fd:
+            with _folder(folder, create=False) as place:
                 for name in names:
                     with contextlib.suppress(OSError):
-                        os.unlink(name, dir_fd=folder_fd)
+                        place.unlink(name)
         except (OSError, ValueError):
             continue
 
 
-def _own_files(folder_fd: int) -> Iterator[tuple[str, os.stat_result]]:
+def _own_files(place: _Folder) -> Iterator[tuple[str, os.stat_result]]:
     """The regular files in the folder named as this module names them (links, folders and
     anything else are left alone), with their status."""
-    with os.scandir(folder_fd) as found:
+    with place.scan() as found:
         for item in found:
             name = item.name
             if not (_ENTRY.fullmatch(name) or _LEGACY.fullmatch(name) or _PART.fullmatch(name)):

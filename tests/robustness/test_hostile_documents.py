@@ -521,9 +521,12 @@ def test_an_exercise_folder_that_links_out_is_refused(tmp_path, outside):
 SOURCE = "__kernel void k(__global float* a) { a[get_global_id(0)] = a[get_global_id(0)] * N; }"
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch) -> Path:
+@pytest.fixture(params=[True, False], ids=["by-folder", "by-path"])
+def cache(tmp_path, monkeypatch, request) -> Path:
+    """An empty cache folder, its files named relative to the opened folder (POSIX) or by
+    their paths (where the system cannot, as on Windows)."""
     monkeypatch.setenv(disk_cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr(disk_cache, "_BY_FOLDER", request.param and disk_cache._BY_FOLDER)
     return tmp_path / "cache"
 
 
