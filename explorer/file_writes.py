@@ -271,7 +271,7 @@ def _put_in_place(temporary: str, path: str, force: bool) -> None:
         os.replace(temporary, path)
         return
     try:
-        os.link(temporary, path, follow_symlinks=False)
+        os.link(temporary, path)  # the temporary is a regular file: nothing to follow
     except FileExistsError:
         raise
     except OSError:  # no hard links on this file system
