@@ -464,7 +464,7 @@ def files_outside(session: Session, session_path: str | Path) -> list[str]:
     links followed), each as "what: path" (a shared session could point anywhere: the person
     should know what will be compiled, run and read); empty when all lie beside it. Nothing
     outside the folder is read to find them."""
-    folder = Path(os.path.realpath(os.path.abspath(session_path))).parent
+    folder = Path(os.path.abspath(session_path)).parent  # as load_session (links resolved later)
     outside = []
     for what, path in session_files(session, within=folder):
         if not is_inside(folder, path):
@@ -478,7 +478,7 @@ def kernel_outside(session: Session, session_path: str | Path) -> str | None:
     None for a catalog variant or a kernel beside the session."""
     if session.kernel_path is None:
         return None
-    folder = Path(os.path.realpath(os.path.abspath(session_path))).parent
+    folder = Path(os.path.abspath(session_path)).parent  # as load_session (links resolved later)
     if is_inside(folder, session.kernel_path):
         return None
     return str(Path(os.path.abspath(session.kernel_path)))
