@@ -38,6 +38,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="open a .kexp.json session: its configuration, device and view",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="let --screenshot and --save-session replace a file already there (a symbolic "
+        "link there is replaced itself, never written through)",
+    )
+    parser.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="with --session and --screenshot or --save-session: use the files the session "
+        "names outside its own folder (the window asks instead)",
+    )
+    parser.add_argument(
         "--save-session",
         metavar="PATH",
         help="save the configuration as a session and exit, with no window "
@@ -55,15 +67,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return install_desktop(args_list[1:])
     args = build_parser().parse_args(args_list)
+    refused = _outputs_refused(args)
+    if refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
     session, error = _load_session(args)
     if error and (args.screenshot or args.save_session):
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if session is not None and args.screenshot:
-        from explorer.session import files_outside
-
-        for line in files_outside(session, args.session):  # named before anything runs
-            print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
+    if session is not None and (args.screenshot or args.save_session):
+        error = _outside_refused(session, args)
+        if error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     if args.save_session and not args.screenshot:
         from explorer.gui.command_line import save_session_without_window
 
@@ -200,6 +216,39 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
             window.controllers.runs.run()
 
     QTimer.singleShot(0, start)
+
+
+def _outputs_refused(args: argparse.Namespace) -> str | None:
+    """Why ``--screenshot`` or ``--save-session`` cannot be written, before any work: a file
+    already there without ``--force``, a folder, a device, a folder that is missing."""
+    from explorer.file_writes import output_problem
+    from explorer.paths import shown
+
+    for option, path in (("--screenshot", args.screenshot), ("--save-session", args.save_session)):
+        problem = output_problem(path, args.force) if path else None
+        if problem:
+            return f"{option} {shown(path)}: {problem}"
+    return None
+
+
+def _outside_refused(session: Session, args: argparse.Namespace) -> str | None:
+    """Name the files the session uses outside its own folder, before any is read; why it
+    cannot be used (no ``--allow-outside``, or a file that fails its checks), or None."""
+    from explorer.session import SessionError, check_files, files_outside
+
+    outside = files_outside(session, args.session)
+    for line in outside:
+        print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
+    if outside and not args.allow_outside:
+        return (
+            "the session uses files outside its folder (named above); add --allow-outside "
+            "to use them"
+        )
+    try:
+        check_files(session, args.session)
+    except SessionError as exc:
+        return str(exc)
+    return None
 
 
 def _load_session(args: argparse.Namespace) -> tuple[Session | None, str | None]:

@@ -10,9 +10,14 @@ no symbolic link out). A document that fails any of it is a :class:`DocumentErro
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import functools
 import json
 import math
 import os
+import types
+import typing
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, TypeVar
@@ -220,3 +225,255 @@ def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> b
     except ValueError:
         return False
     return True
+
+
+# -- strict JSON, TOML -------------------------------------------------------------------
+
+
+class NotJsonError(DocumentError):
+    """A document that is not JSON; ``line`` and ``reason`` say where and why."""
+
+    def __init__(self, message: str, line: int = 0, reason: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.reason = reason
+
+
+class RepeatedFieldError(DocumentError):
+    """A map of a document that gives the field ``field`` twice."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class TooDeepError(DocumentError):
+    """A document nested deeper than its reader allows."""
+
+
+def parse_strict_json(text: str, label: str, max_depth: int = MAX_DEPTH) -> Any:
+    """``text`` as JSON as its standard has it: a key given twice
+    (:class:`RepeatedFieldError`), ``NaN`` or ``Infinity`` (which Python's reader accepts),
+    an integer of thousands of digits (:class:`NotJsonError`), and nesting deeper than
+    ``max_depth`` (:class:`TooDeepError`) are each refused, naming ``label``."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for key, value in items:
+            if key in found:
+                raise RepeatedFieldError(
+                    f"{label}: the field {shown(key, 60)!r} is given twice", key
+                )
+            found[key] = value
+        return found
+
+    def constant(name: str) -> Any:
+        reason = f"{name} is not a JSON number"
+        raise NotJsonError(f"{label} is not valid JSON ({reason})", 0, reason)
+
+    deep = f"{label} is nested deeper than {max_depth} levels"
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        message = f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})"
+        raise NotJsonError(message, exc.lineno, exc.msg) from None
+    except RecursionError:
+        raise TooDeepError(deep) from None
+    except DocumentError:
+        raise
+    except ValueError as exc:  # an integer of more digits than Python converts
+        reason = shown(exc, 120)
+        raise NotJsonError(f"{label} is not valid JSON ({reason})", 0, reason) from None
+    if _depth_over(value, max_depth):
+        raise TooDeepError(deep)
+    return value
+
+
+def read_strict_json(
+    path: str | os.PathLike[str], what: str, limit: int = TEXT_LIMIT, max_depth: int = MAX_DEPTH
+) -> Any:
+    """The JSON value of the file ``path`` read as :func:`read_json` reads it, parsed as
+    :func:`parse_strict_json` parses it."""
+    label = f"{what} {shown(os.fspath(path))}"
+    data = read_user_bytes(path, what, limit)
+    return parse_strict_json(decode_text(data, label), label, max_depth)
+
+
+def read_toml(
+    path: str | os.PathLike[str], what: str, limit: int = 1 << 20, max_depth: int = MAX_DEPTH
+) -> dict[str, Any]:
+    """The tables of the TOML file ``path`` (a ``what``), bounded in size and depth; a file
+    that is not TOML is a :class:`DocumentError` naming it and the line."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: the same parser, published as tomli
+        import importlib
+
+        tomllib: Any = importlib.import_module("tomli")
+    label = f"{what} {shown(os.fspath(path))}"
+    text = decode_text(read_user_bytes(path, what, limit), label)
+    try:
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DocumentError(f"{label} is not valid TOML ({shown(exc, 200)})") from None
+    except RecursionError:
+        raise DocumentError(f"{label} is nested deeper than {max_depth} levels") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise DocumentError(f"{label} is not usable TOML ({shown(exc, 120)})") from None
+    if _depth_over(value, max_depth):
+        raise DocumentError(f"{label} is nested deeper than {max_depth} levels")
+    return dict(value)
+
+
+# -- records as data ---------------------------------------------------------------------
+# A record the explorer keeps (a frozen dataclass of enums, tuples, frozensets and plain
+# values) written as JSON data and read back checked against its type hints, field by
+# field: what a file holds is data, never code, and a value of the wrong type is a
+# DocumentError naming where it is, never a record that breaks later.
+
+
+def as_data(value: Any) -> Any:
+    """``value`` as JSON data: a dataclass as a map of its fields, an enum as its value,
+    a tuple, list or frozenset as a list (a frozenset's items sorted), a map of text keys as
+    a map. Anything else (a float that is not finite, an object) is a ``TypeError``."""
+    if isinstance(value, enum.Enum):
+        return as_data(value.value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise TypeError(f"{value} is not a finite number")
+        return value
+    if isinstance(value, (tuple, list)):
+        return [as_data(item) for item in value]
+    if isinstance(value, (frozenset, set)):
+        return sorted((as_data(item) for item in value), key=repr)
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {key: as_data(item) for key, item in value.items()}
+    raise TypeError(f"{type(value).__name__} is not a record of data")
+
+
+def from_data(kind: type[T], value: Any, where: str) -> T:
+    """The ``kind`` (a dataclass, an enum, a plain type) ``value`` holds as :func:`as_data`
+    wrote it, each field checked against the dataclass's type hints; a
+    :class:`DocumentError` names the first field that is not what it must be."""
+    hint: Any = kind  # a type is hashable: its reader is built once
+    result: T = _reader(hint)(value, where)
+    return result
+
+
+_Reader = Callable[[Any, str], Any]
+
+
+@functools.cache
+def _reader(hint: Any) -> _Reader:
+    """How to read a value of the type ``hint`` (built once per type)."""
+    plain: dict[Any, _Reader] = {
+        int: integer,
+        float: number,
+        str: text,
+        bool: flag,
+        type(None): _null,
+    }
+    if hint in plain:
+        return plain[hint]
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return _union(typing.get_args(hint))
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enumeration(hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _record(hint)
+    arguments = typing.get_args(hint)
+    if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
+        each = _reader(arguments[0])
+        return lambda v, w: tuple(each(item, f"{w}[{i}]") for i, item in enumerate(items(v, w)))
+    if origin is tuple and arguments:
+        readers = tuple(_reader(a) for a in arguments)
+        return lambda v, w: _fixed(readers, v, w)
+    if origin in (frozenset, set, list):
+        each = _reader(arguments[0]) if arguments else _unreadable(hint)
+        made = {frozenset: frozenset, set: set, list: list}[origin]
+        return lambda v, w: made(each(item, f"{w}[{i}]") for i, item in enumerate(items(v, w)))
+    if origin is dict and arguments and arguments[0] is str:
+        each = _reader(arguments[1])
+        return lambda v, w: {key: each(item, f"{w}.{key}") for key, item in _map(v, w).items()}
+    return _unreadable(hint)
+
+
+def _unreadable(hint: Any) -> _Reader:
+    raise TypeError(f"{hint!r} is not a type a record of data holds")
+
+
+def _null(value: Any, where: str) -> None:
+    if value is not None:
+        raise DocumentError(f"{where}: expected null, found {_kind(value)}")
+
+
+def _map(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise DocumentError(f"{where}: expected a map of fields, found {_kind(value)}")
+    return value
+
+
+def _fixed(readers: tuple[_Reader, ...], value: Any, where: str) -> tuple[Any, ...]:
+    found = items(value, where)
+    if len(found) != len(readers):
+        raise DocumentError(f"{where}: expected {len(readers)} items, found {len(found)}")
+    pairs = enumerate(zip(readers, found, strict=True))
+    return tuple(read(item, f"{where}[{i}]") for i, (read, item) in pairs)
+
+
+def _union(alternatives: tuple[Any, ...]) -> _Reader:
+    readers = [_reader(a) for a in alternatives]
+    names = " or ".join(getattr(a, "__name__", str(a)) for a in alternatives)
+
+    def read(value: Any, where: str) -> Any:
+        for reader in readers:
+            try:
+                return reader(value, where)
+            except DocumentError:
+                continue
+        raise DocumentError(f"{where}: expected {names}, found {_kind(value)}")
+
+    return read
+
+
+def _enumeration(kind: type[enum.Enum]) -> _Reader:
+    members = {member.value: member for member in kind}
+    allowed = ", ".join(repr(v) for v in members)
+
+    def read(value: Any, where: str) -> enum.Enum:
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and value in members:
+            return members[value]
+        raise DocumentError(f"{where}: expected one of {allowed}, found {_kind(value)}")
+
+    return read
+
+
+def _record(kind: type) -> _Reader:
+    hints = typing.get_type_hints(kind)
+    known = {f.name: f for f in dataclasses.fields(kind) if f.init}
+    readers = {name: _reader(hints[name]) for name in known}
+    required = {
+        name
+        for name, f in known.items()
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+
+    def read(value: Any, where: str) -> Any:
+        fields_ = _map(value, where)
+        for name in fields_:
+            if name not in readers:
+                raise DocumentError(f"{where}.{shown(name, 60)}: not a field of {kind.__name__}")
+        for name in required:
+            if name not in fields_:
+                raise DocumentError(f"{where}.{name}: missing")
+        values = {name: readers[name](item, f"{where}.{name}") for name, item in fields_.items()}
+        return kind(**values)
+
+    return read

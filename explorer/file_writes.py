@@ -170,3 +170,113 @@ def replace_text(path: str, text: str) -> None:
     except OSError as exc:
         remove_partial(temporary)
         raise WriteFailed(path, cause_of(exc)) from exc
+
+
+# -- files the command line names ---------------------------------------------------------
+# A path typed on the command line was not confirmed by a Save dialog: a file already there
+# is replaced only when the person says so (--force), and a symbolic link there is never
+# written through (with --force the link itself is replaced, never the file it points to).
+
+
+def output_problem(path: str, force: bool = False) -> str | None:
+    """Why ``path`` cannot take a new file before any work is done (a file or a link already
+    there without ``force``, a folder, a device, a missing or read-only folder); None when
+    it can."""
+    try:
+        info: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return cause_of(exc)
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            if not force:
+                return (
+                    "it is a symbolic link, which is never written through; give another name, "
+                    "or add --force to replace the link itself"
+                )
+        elif stat.S_ISDIR(info.st_mode):
+            return "it is a folder; give a file name in it"
+        elif not stat.S_ISREG(info.st_mode):
+            return "it is not a regular file (a device or a pipe); give a file name"
+        elif not force:
+            return "the file exists; add --force to replace it, or give another name"
+    folder = Path(path).absolute().parent
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist; create it first"
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} cannot be written"
+    return None
+
+
+def write_output(
+    path: str,
+    writer: Callable[[str], object],
+    header: bytes | tuple[bytes, ...] | None = None,
+    size: int | None = None,
+    ending: bytes | None = None,
+    *,
+    force: bool | None = None,
+) -> None:
+    """The one way the explorer writes a file a person asked for.
+
+    ``force`` None: a path chosen in a Save dialog, which asked before replacing a file:
+    written in place by :func:`write_checked`. ``force`` True or False: a path the command
+    line names. The file is written beside it under a temporary name, checked as
+    :func:`write_checked` checks it, then put in place: without ``force`` only where nothing
+    is there (a file that appeared meanwhile is kept and the write fails), with ``force`` by
+    replacing what is there (a link is replaced, never followed)."""
+    if force is None:
+        write_checked(path, writer, header, size, ending)
+        return
+    problem = output_problem(path, force)
+    if problem is not None:
+        raise WriteFailed(path, problem)
+    import secrets
+
+    target = Path(path)
+    temporary = str(
+        target.with_name(f".{target.name}.{secrets.token_hex(6)}.partial{target.suffix}")
+    )
+    try:
+        write_checked(temporary, writer, header, size, ending)
+        if not stat.S_ISREG(os.lstat(temporary).st_mode):
+            raise WriteFailed(temporary, "it is not an ordinary file")
+    except WriteFailed as exc:
+        remove_partial(temporary)
+        raise WriteFailed(path, exc.cause) from exc
+    except OSError as exc:
+        remove_partial(temporary)
+        raise WriteFailed(path, cause_of(exc)) from exc
+    except BaseException:  # Ctrl+C while writing: nothing is left behind
+        remove_partial(temporary)
+        raise
+    try:
+        _put_in_place(temporary, path, force)
+    except FileExistsError:
+        remove_partial(temporary)
+        raise WriteFailed(
+            path, "a file of that name appeared while writing; it is kept (add --force)"
+        ) from None
+    except OSError as exc:
+        remove_partial(temporary)
+        raise WriteFailed(path, cause_of(exc)) from exc
+
+
+def _put_in_place(temporary: str, path: str, force: bool) -> None:
+    """Rename ``temporary`` to ``path``: over what is there with ``force``, else only where
+    nothing is (a hard link fails when the name is taken; where the file system has none,
+    the name is checked just before the rename)."""
+    if force:
+        os.replace(temporary, path)
+        return
+    try:
+        os.link(temporary, path)  # the temporary is a regular file: nothing to follow
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this file system
+        if os.path.lexists(path):
+            raise FileExistsError(path) from None
+        os.replace(temporary, path)
+        return
+    os.unlink(temporary)

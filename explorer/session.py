@@ -3,16 +3,21 @@
 A session records what a person chose (device, family, variant or own kernel file, sizes,
 local size, defines, matrix layout, input; for a file without a catalog header, the header
 the person declared for it in the app) and what the window showed (tab, trace phase,
-work-group). It is plain JSON, read with :func:`json.loads` and checked field by field: a
-file that is not a session, a field of the wrong type, an unknown field, a variant that no
-longer exists or a kernel file that is gone raises :class:`SessionError` naming the file and
-the field.
+work-group). A session may come from anyone, so it is read as untrusted input: plain JSON,
+bounded in size and depth (:func:`explorer.documents.parse_strict_json`) and checked field by
+field: a file that is not a session, a field of the wrong type, an unknown field, a variant
+that no longer exists or a kernel file that is gone raises :class:`SessionError` naming the
+file, the field and what was expected.
 
 Paths inside the session's folder are stored relative to it, so a folder holding a session
-and its kernel can be moved or shared. The device is stored by name and platform
-(:class:`~explorer.engine.launch.device_names.DeviceName`; an older session's name or
-``platform:device`` position is still read): where it is not found, the session runs on the
-default device, with a notice.
+and its kernel can be moved or shared. A session saved with a kernel or an image elsewhere
+holds its absolute path: such a file outside the session's folder (by ``..``, an absolute
+path or a symbolic link out) is neither read nor looked at by :func:`load_session`; the
+window asks the person first and the command line needs ``--allow-outside``
+(:func:`files_outside` lists them, :func:`check_files` then checks them). The device is
+stored by name and platform (:class:`~explorer.engine.launch.device_names.DeviceName`; an
+older session's name or ``platform:device`` position is still read): where it is not found,
+the session runs on the default device, with a notice.
 """
 
 from __future__ import annotations
@@ -26,6 +31,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from explorer.documents import (
+    NotJsonError,
+    RepeatedFieldError,
+    TooDeepError,
+    is_inside,
+    parse_strict_json,
+)
 from explorer.engine.header.catalog import (
     CatalogError,
     find_variant,
@@ -40,6 +52,8 @@ from explorer.paths import (
     NotTextError,
     UserFileError,
     check_user_file,
+    decode_text,
+    read_user_bytes,
     read_user_text,
     shown,
 )
@@ -49,6 +63,11 @@ FORMAT_VERSION = 1
 SUFFIX = ".kexp.json"
 _MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
 _MAX_SESSION_BYTES = 4 << 20  # a session with an embedded header is a few kilobytes
+_MAX_DEPTH = 8  # a session nests three levels deep (view.group)
+_MAX_PATH = 4096  # characters of a path a session names
+_MAX_TEXT = 4096  # characters of the rendered text, a title, a tab's name
+_MAX_HEADER = 1 << 20  # characters of an embedded catalog header
+_MAX_NAMES = 64  # sizes or defines a session names
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ORDERS = ("row-major", "column-major")
 _FIELDS = (
@@ -171,56 +190,66 @@ def session_to_json(session: Session, folder: Path | None = None) -> dict[str, A
     return data
 
 
-def save_session(session: Session, path: str | Path) -> Path:
-    """Check the session as :func:`load_session` would, then write it (atomically)."""
+def save_session(session: Session, path: str | Path, force: bool | None = None) -> Path:
+    """Check the session as :func:`load_session` would, its files too (the person's own,
+    wherever they are), then write it whole (:func:`explorer.file_writes.write_output`).
+    ``force`` None: a path the Save dialog confirmed, replaced; True or False: a path the
+    command line names, where a file already there is replaced only with ``force``."""
+    from explorer.file_writes import WriteFailed, write_output
+
     path = Path(path)
     folder = path.absolute().parent
     data = session_to_json(session, folder)
-    session_from_json(data, str(path), folder)  # never write a file that cannot be read
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    temporary = path.with_name(f".{path.name}.tmp")
+    checked = session_from_json(data, str(path), folder)  # never write what cannot be read
+    check_files(checked, str(path))
+    encoded = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+    def write(target: str) -> None:
+        with open(target, "wb") as handle:
+            handle.write(encoded)
+
     try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise SessionError(str(path), None, f"cannot write: {exc.strerror}") from None
+        write_output(str(path), write, size=len(encoded), force=True if force is None else force)
+    except WriteFailed as exc:
+        raise SessionError(str(path), None, f"cannot write: {exc.cause}") from None
     return path
 
 
 def load_session(path: str | Path) -> Session:
-    """Read and check a ``.kexp.json`` file."""
+    """Read and check a ``.kexp.json`` file, and the files it names inside its own folder.
+    A file it names outside its folder is neither read nor looked at here: see
+    :func:`files_outside` and :func:`check_files`."""
     path = Path(path)
-    where = str(path)
-    where = shown(where)
+    where = shown(str(path))
     try:
-        text = read_user_text(path, "session file", _MAX_SESSION_BYTES)
+        data = read_user_bytes(path, "session file", _MAX_SESSION_BYTES)
+        text = decode_text(data, f"session file {where}")
     except NotTextError as exc:
         raise SessionError(where, None, f"not a session file: {exc}") from None
     except UserFileError as exc:
         raise SessionError(where, None, f"cannot read: {exc}") from None
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise SessionError(
-            where, None, f"not a session file: invalid JSON at line {exc.lineno}: {exc.msg}"
-        ) from None
-    except _DuplicateKey as exc:
-        raise SessionError(where, str(exc), "given twice") from None
-    except _BadConstant as exc:
-        raise SessionError(where, None, f"not a session file: {exc} is not JSON") from None
-    except RecursionError:
+        value = parse_strict_json(text, where, _MAX_DEPTH)
+    except RepeatedFieldError as exc:
+        raise SessionError(where, shown(exc.field, 60), "given twice") from None
+    except TooDeepError:
         raise SessionError(
             where, None, "not a session file: its JSON is nested too deeply to be a session"
         ) from None
-    except ValueError as exc:  # e.g. an integer of thousands of digits
-        raise SessionError(where, None, f"not a session file: {exc}") from None
-    return session_from_json(data, where, path.absolute().parent)
+    except NotJsonError as exc:
+        at = f" at line {exc.line}" if exc.line else ""
+        raise SessionError(
+            where, None, f"not a session file: invalid JSON{at}: {exc.reason}"
+        ) from None
+    folder = path.absolute().parent
+    session = session_from_json(value, where, folder)
+    check_files(session, where, within=folder)
+    return session
 
 
 def session_from_json(data: object, where: str, folder: Path) -> Session:
-    """Check a decoded session object field by field; relative paths are under ``folder``."""
+    """Check a decoded session object field by field; relative paths are under ``folder``.
+    The files it names are not looked at: :func:`check_files` does that."""
     if not isinstance(data, dict):
         raise SessionError(
             where, None, f"not a session file: a JSON object expected, not {_kind(data)}"
@@ -228,10 +257,10 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     if "format" not in data:
         raise SessionError(where, None, f"not a session file: no 'format': \"{FORMAT}\" field")
     if data["format"] != FORMAT:
-        raise SessionError(where, "format", f"expected {FORMAT!r}, not {data['format']!r}")
+        raise SessionError(where, "format", f"expected {FORMAT!r}, not {_quoted(data['format'])}")
     version = data.get("version")
     if not isinstance(version, int) or not _is_int(version) or version < 1:
-        raise SessionError(where, "version", f"a positive integer expected, not {version!r}")
+        raise SessionError(where, "version", f"a positive integer expected, not {_quoted(version)}")
     if version > FORMAT_VERSION:
         raise SessionError(
             where,
@@ -241,14 +270,16 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         )
     unknown = [key for key in data if key not in _FIELDS]
     if unknown:
-        raise SessionError(where, unknown[0], f"unknown field (fields: {', '.join(_FIELDS)})")
+        raise SessionError(
+            where, shown(unknown[0], 60), f"unknown field (fields: {', '.join(_FIELDS)})"
+        )
 
     def fail(name: str, message: str) -> SessionError:
         return SessionError(where, name, message)
 
     family = data.get("family")
     if not isinstance(family, str) or family not in FAMILIES:
-        raise fail("family", f"one of {', '.join(FAMILIES)} expected, not {family!r}")
+        raise fail("family", f"one of {', '.join(FAMILIES)} expected, not {_quoted(family)}")
     model = FAMILIES[family]
 
     variant_id = _optional_str(data, "variant", fail)
@@ -259,7 +290,10 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     sizes = _mapping(data, "sizes", fail)
     for name, value in sizes.items():
         if not _is_int(value) or not 1 <= value <= _MAX_SIZE:
-            raise fail("sizes", f"{name} must be an integer from 1 to {_MAX_SIZE}, not {value!r}")
+            raise fail(
+                "sizes",
+                f"{shown(name, 60)} must be an integer from 1 to {_MAX_SIZE}, not {_quoted(value)}",
+            )
 
     local = data.get("local")
     if local is not None and (
@@ -267,49 +301,52 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         or not 1 <= len(local) <= 3
         or not all(_is_int(v) and v >= 1 for v in local)
     ):
-        raise fail("local", f"null or 1 to 3 positive integers expected, not {local!r}")
+        raise fail("local", f"null or 1 to 3 positive integers expected, not {_quoted(local)}")
 
     defines = _mapping(data, "defines", fail)
     for name, value in defines.items():
         if not _NAME.fullmatch(name) or not _is_int(value):
-            raise fail("defines", f"NAME: integer expected, not {name!r}: {value!r}")
+            raise fail("defines", f"NAME: integer expected, not {_quoted(name)}: {_quoted(value)}")
 
     preset = _optional_str(data, "input", fail)
     if preset is not None and preset not in model.input_presets:
-        raise fail("input", f"{family} inputs are {', '.join(model.input_presets)}; not {preset!r}")
+        raise fail(
+            "input", f"{family} inputs are {', '.join(model.input_presets)}; not {_quoted(preset)}"
+        )
     text = data.get("text", "IOU")
-    if not isinstance(text, str):
-        raise fail("text", f"a string expected, not {_kind(text)}")
+    if not isinstance(text, str) or len(text) > _MAX_TEXT:
+        raise fail(
+            "text", f"a string of at most {_MAX_TEXT} characters expected, not {_kind(text)}"
+        )
     image_path = _optional_path(data, "image_path", folder, fail)
-    if preset == "image":
-        if image_path is None:
-            raise fail("image_path", "the image input needs an image file; none is given")
-        try:
-            check_user_file(image_path, "image")
-        except UserFileError as exc:
-            raise fail("image_path", f"the image input needs an image file: {exc}") from None
+    if preset == "image" and image_path is None:
+        raise fail("image_path", "the image input needs an image file; none is given")
 
     try:
         device = DeviceName.from_json(data.get("device"))
-    except ValueError as exc:
-        raise fail("device", str(exc)) from None
+    except ValueError:
+        raise fail(
+            "device",
+            'a device name (a string) or {"name": …, "platform": …, "index": …, "host": …} '
+            f"expected, not {_kind(data.get('device'))}",
+        ) from None
     view = _view(data.get("view", {}), fail)
     anyway = data.get("anyway", False)
     if not isinstance(anyway, bool):
-        raise fail("anyway", f"true or false expected, not {anyway!r}")
+        raise fail("anyway", f"true or false expected, not {_quoted(anyway)}")
     layout = _optional_str(data, "layout", fail)
     if layout is not None and not _valid_layout(layout, model.matrix_roles):
         raise fail(
             "layout",
             f"{family} matrices ({', '.join(model.matrix_roles) or 'none'}) are row-major or "
-            f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {layout!r}',
+            f'column-major, e.g. "A:row-major,B:column-major,C:row-major"; not {_quoted(layout)}',
         )
     title = _optional_str(data, "title", fail)
-    header = _optional_str(data, "header", fail)
+    header = _optional_str(data, "header", fail, _MAX_HEADER)
     if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
         raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
 
-    session = Session(
+    return Session(
         family=family,
         variant=variant_id,
         kernel_path=kernel_path,
@@ -327,15 +364,34 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
         header=header,
         title=title,
     )
-    variant = resolve_variant(session, where)
-    size_names = variant.model.size_names
-    for name in sizes:
-        if name not in size_names:
-            raise fail(
-                "sizes",
-                f"{variant.name} has no size {name!r} (sizes: {', '.join(size_names) or 'none'})",
-            )
-    return session
+
+
+def check_files(session: Session, where: str = "session", within: Path | None = None) -> None:
+    """Check the files the session names: its variant (from the catalog, or its kernel file
+    with the sizes it names) and its image. ``within``: only those inside that folder (what
+    :func:`load_session` may look at before the person agrees to the others)."""
+
+    def looked_at(path: str) -> bool:
+        return within is None or is_inside(within, path)
+
+    if session.kernel_path is None or looked_at(session.kernel_path):
+        variant = resolve_variant(session, where)
+        size_names = variant.model.size_names
+        for name in session.sizes:
+            if name not in size_names:
+                raise SessionError(
+                    where,
+                    "sizes",
+                    f"{variant.name} has no size {shown(name, 60)!r} "
+                    f"(sizes: {', '.join(size_names) or 'none'})",
+                )
+    if session.input == "image" and session.image_path and looked_at(session.image_path):
+        try:
+            check_user_file(session.image_path, "image")
+        except UserFileError as exc:
+            raise SessionError(
+                where, "image_path", f"the image input needs an image file: {exc}"
+            ) from None
 
 
 def resolve_variant(session: Session, where: str = "session") -> Variant:
@@ -369,22 +425,24 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
         raise SessionError(where, "variant", str(exc)) from None
 
 
-def session_files(session: Session) -> list[tuple[str, str]]:
+def session_files(session: Session, within: Path | None = None) -> list[tuple[str, str]]:
     """Every file the session would compile, run or read, as (what it is, absolute path): its
     kernel file (a ``.sim`` file's program too), the reference kernel and the arrays its
     header names (embedded or in the file), and its image. A catalog variant's own files are
-    not listed: they ship with the app."""
+    not listed: they ship with the app. ``within``: a kernel file outside that folder is
+    listed but not read (the files its own header names are the kernel's business)."""
     files: list[tuple[str, str]] = []
     if session.kernel_path is not None:
         files.append(("kernel file", session.kernel_path))
-        if session.kernel_path.lower().endswith(".sim"):
+        readable = within is None or is_inside(within, session.kernel_path)
+        if readable and session.kernel_path.lower().endswith(".sim"):
             from explorer.engine.header.sim import program_path
 
             program = program_path(session.kernel_path)
             if program is not None:
                 files.append(("program file of the .sim file", str(program)))
         try:
-            variant = resolve_variant(session)
+            variant = resolve_variant(session) if readable else None
         except SessionError:
             variant = None
         spec = variant.custom if variant is not None else None
@@ -404,14 +462,12 @@ def session_files(session: Session) -> list[tuple[str, str]]:
 def files_outside(session: Session, session_path: str | Path) -> list[str]:
     """The files of :func:`session_files` that lie outside the session's folder (symbolic
     links followed), each as "what: path" (a shared session could point anywhere: the person
-    should know what will be compiled, run and read); empty when all lie beside it."""
-    folder = Path(os.path.realpath(os.path.abspath(session_path))).parent
+    should know what will be compiled, run and read); empty when all lie beside it. Nothing
+    outside the folder is read to find them."""
+    folder = Path(os.path.abspath(session_path)).parent  # as load_session (links resolved later)
     outside = []
-    for what, path in session_files(session):
-        real = Path(os.path.realpath(path))
-        try:
-            real.relative_to(folder)
-        except ValueError:
+    for what, path in session_files(session, within=folder):
+        if not is_inside(folder, path):
             outside.append(f"{what}: {shown(path)}")
     return list(dict.fromkeys(outside))
 
@@ -422,13 +478,10 @@ def kernel_outside(session: Session, session_path: str | Path) -> str | None:
     None for a catalog variant or a kernel beside the session."""
     if session.kernel_path is None:
         return None
-    folder = Path(os.path.abspath(session_path)).parent
-    kernel = Path(os.path.abspath(session.kernel_path))
-    try:
-        kernel.relative_to(folder)
-    except ValueError:
-        return str(kernel)
-    return None
+    folder = Path(os.path.abspath(session_path)).parent  # as load_session (links resolved later)
+    if is_inside(folder, session.kernel_path):
+        return None
+    return str(Path(os.path.abspath(session.kernel_path)))
 
 
 def session_to_request(
@@ -476,27 +529,6 @@ def session_to_request(
 _Fail = Callable[[str, str], SessionError]
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-class _BadConstant(Exception):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> None:
-    raise _BadConstant(name)  # NaN, Infinity: Python's json accepts them, JSON does not
-
-
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -513,17 +545,28 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _optional_str(data: dict[str, Any], name: str, fail: _Fail) -> str | None:
+def _quoted(value: object) -> str:
+    """A value as a message quotes it: its ``repr``, at most a line long."""
+    return shown(repr(value), 120)
+
+
+def _optional_str(
+    data: dict[str, Any], name: str, fail: _Fail, limit: int = _MAX_TEXT
+) -> str | None:
     value = data.get(name)
     if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise fail(name, f"a non-empty string or null expected, not {value!r}")
+        raise fail(name, f"a non-empty string or null expected, not {_quoted(value)}")
+    if value is not None and len(value) > limit:
+        raise fail(name, f"at most {limit} characters expected, not {len(value)}")
     return value
 
 
 def _optional_path(data: dict[str, Any], name: str, folder: Path, fail: _Fail) -> str | None:
-    value = _optional_str(data, name, fail)
+    value = _optional_str(data, name, fail, _MAX_PATH)
     if value is None:
         return None
+    if "\0" in value:
+        raise fail(name, f"a file name expected, not {_quoted(value)} (it holds a NUL character)")
     return os.path.abspath(os.path.join(folder, os.path.expanduser(value)))
 
 
@@ -533,6 +576,8 @@ def _mapping(data: dict[str, Any], name: str, fail: _Fail) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise fail(name, f"an object expected, not {_kind(value)}")
+    if len(value) > _MAX_NAMES:
+        raise fail(name, f"at most {_MAX_NAMES} names expected, not {len(value)}")
     return value
 
 
@@ -542,19 +587,19 @@ def _view(value: object, fail: _Fail) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise fail("view", f"an object expected, not {_kind(value)}")
     for key, item in value.items():
-        name = f"view.{key}"
+        name = f"view.{shown(key, 60)}"
         if key not in VIEW_FIELDS:
             raise fail(name, f"unknown field (view fields: {', '.join(VIEW_FIELDS)})")
-        if key == "tab" and (not isinstance(item, str) or not item):
-            raise fail(name, f"a tab name expected, not {item!r}")
-        if key == "phase" and (not _is_int(item) or item < 0):
-            raise fail(name, f"a phase number (0 or more) expected, not {item!r}")
+        if key == "tab" and (not isinstance(item, str) or not item or len(item) > _MAX_TEXT):
+            raise fail(name, f"a tab name expected, not {_quoted(item)}")
+        if key == "phase" and (not _is_int(item) or not 0 <= item <= _MAX_SIZE):
+            raise fail(name, f"a phase number (0 or more) expected, not {_quoted(item)}")
         if key == "group" and (
             not isinstance(item, list)
             or not 1 <= len(item) <= 3
-            or not all(_is_int(v) and v >= 0 for v in item)
+            or not all(_is_int(v) and 0 <= v <= _MAX_SIZE for v in item)
         ):
-            raise fail(name, f"a work-group index like [3, 5] expected, not {item!r}")
+            raise fail(name, f"a work-group index like [3, 5] expected, not {_quoted(item)}")
     return dict(value)
 
 

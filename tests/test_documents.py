@@ -64,3 +64,68 @@ def test_a_symbolic_link_out_of_the_folder_is_refused(tmp_path) -> None:
     with pytest.raises(DocumentError, match="symbolic link"):
         inside(folder, "programs/p.cl", "capture.json: programs[0].source")
     assert inside(folder, "programs/q.cl", "x").read_text() == "kernel void k() {}"
+
+
+# -- strict JSON, TOML, records as data ------------------------------------------------------
+
+
+def test_strict_json_refuses_what_the_standard_refuses() -> None:
+    from explorer.documents import (
+        NotJsonError,
+        RepeatedFieldError,
+        TooDeepError,
+        parse_strict_json,
+    )
+
+    with pytest.raises(RepeatedFieldError, match="'a' is given twice") as caught:
+        parse_strict_json('{"a": 1, "a": 2}', "s.json")
+    assert caught.value.field == "a"
+    with pytest.raises(NotJsonError, match="NaN is not a JSON number"):
+        parse_strict_json('{"a": NaN}', "s.json")
+    with pytest.raises(NotJsonError, match=r"s\.json is not valid JSON"):
+        parse_strict_json('{"a": ' + "9" * 5000 + "}", "s.json")
+    with pytest.raises(NotJsonError) as cut:
+        parse_strict_json('{\n"a": ', "s.json")
+    assert cut.value.line == 2
+    with pytest.raises(TooDeepError):
+        parse_strict_json("[" * 10 + "]" * 10, "s.json", max_depth=4)
+
+
+def test_toml_is_read_bounded_in_size_and_depth(tmp_path) -> None:
+    from explorer.documents import read_toml
+
+    path = tmp_path / "e.toml"
+    path.write_text('title = "t"\n[[figure]]\nat_most = 1.5\n')
+    assert read_toml(path, "exercise file") == {"title": "t", "figure": [{"at_most": 1.5}]}
+    path.write_text("x = " + "[" * 40 + "]" * 40)
+    with pytest.raises(DocumentError, match="nested deeper than 8"):
+        read_toml(path, "exercise file", max_depth=8)
+    path.write_text('title = "open')
+    with pytest.raises(DocumentError, match=r"e\.toml is not valid TOML"):
+        read_toml(path, "exercise file")
+    path.write_text("x" * 100)
+    with pytest.raises(UserFileError, match="at most"):
+        read_toml(path, "exercise file", limit=10)
+
+
+def test_a_record_comes_back_from_data_equal_and_a_wrong_field_is_named() -> None:
+    from explorer.documents import as_data, from_data
+    from explorer.frontend.model import AddressSpace, Span, SyncKind, SyncSite
+
+    span = Span(0, 10, 1, 1, 1, 11)
+    site = SyncSite("k", 3, 5, span, SyncKind.BARRIER, frozenset({AddressSpace.LOCAL}))
+    data = as_data(site)
+    assert data["kind"] == "barrier" and data["fences"] == ["local"]
+    assert from_data(SyncSite, data, "entry") == site
+    with pytest.raises(DocumentError, match=r"entry\.span\.line: expected a whole number"):
+        from_data(SyncSite, {**data, "span": {**data["span"], "line": "1"}}, "entry")
+    with pytest.raises(DocumentError, match=r"entry\.kind: expected one of 'barrier'"):
+        from_data(SyncSite, {**data, "kind": "reboot"}, "entry")
+    with pytest.raises(DocumentError, match=r"entry\.fences\[0\]: expected one of"):
+        from_data(SyncSite, {**data, "fences": ["heap"]}, "entry")
+    with pytest.raises(DocumentError, match=r"entry\.code: not a field of SyncSite"):
+        from_data(SyncSite, {**data, "code": "x"}, "entry")
+    with pytest.raises(DocumentError, match=r"entry\.span: missing"):
+        from_data(SyncSite, {k: v for k, v in data.items() if k != "span"}, "entry")
+    with pytest.raises(TypeError):
+        as_data(object())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from explorer.session import (
     FORMAT_VERSION,
     Session,
     SessionError,
+    check_files,
+    files_outside,
     load_session,
     save_session,
     session_from_request,
@@ -220,12 +223,32 @@ def test_a_bad_file_is_refused_naming_the_file_and_the_field(tmp_path, content, 
 
 
 def test_a_kernel_of_another_family_is_refused(tmp_path):
+    shutil.copy(USER_KERNEL, tmp_path / "mine.cl")
     path = _write(
         tmp_path / "k.kexp.json",
-        _valid(family="transpose", variant=None, kernel_path=str(USER_KERNEL.resolve())),
+        _valid(family="transpose", variant=None, kernel_path="mine.cl"),
     )
     with pytest.raises(SessionError, match=r"kernel_path.*matmul kernel, not transpose"):
         load_session(path)
+
+
+def test_a_kernel_outside_the_folder_is_not_read_until_the_person_agrees(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    kernel = elsewhere / "mine.cl"
+    shutil.copy(USER_KERNEL, kernel)
+    long_ago = 1_000_000_000
+    os.utime(kernel, (long_ago, long_ago))
+    (tmp_path / "a").mkdir()
+    path = _write(
+        tmp_path / "a" / "k.kexp.json",
+        _valid(family="transpose", variant=None, kernel_path=str(kernel)),
+    )
+    session = load_session(path)  # its checks of the kernel wait for the person's yes
+    assert files_outside(session, path) == [f"kernel file: {kernel}"]
+    assert kernel.stat().st_atime == long_ago  # not read, not even opened
+    with pytest.raises(SessionError, match=r"kernel_path.*matmul kernel, not transpose"):
+        check_files(session, str(path))
 
 
 def test_a_kernel_file_without_a_header_is_refused(tmp_path):

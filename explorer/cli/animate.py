@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from explorer.cli.command import Command, check_output_file
+from explorer.cli.command import Command, add_force, check_output_file
 from explorer.engine.executor import Executor
 from explorer.paths import shown
 from explorer.selection import UsageError, add_selection
@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The selection, ``--out``, ``--group``, ``--fps``, ``--max-frames`` and ``--window``."""
     add_selection(parser)
     parser.add_argument("--out", required=True, help="FILE.gif or FILE.mp4")
+    add_force(parser)
     parser.add_argument("--group", help="the work-group to animate, gx,gy (traced around it)")
     parser.add_argument("--fps", type=_fps, default=4.0, help="frames per second (default 4)")
     parser.add_argument("--max-frames", type=int, default=400, help="at most (default 400)")
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     """Open the window offscreen (its own executor), trace, write one frame per step."""
     if not args.out.lower().endswith(FORMATS):
         raise UsageError(f"--out {shown(args.out)}: the file name must end in .gif or .mp4")
-    check_output_file(args.out, "--out")
+    check_output_file(args.out, "--out", args.force)
     if not 1 <= args.max_frames <= 100_000:
         raise UsageError("--max-frames from 1 to 100000")
     try:

@@ -8,13 +8,10 @@ else needs to know a command exists.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from explorer.engine.executor import Executor
@@ -170,26 +167,25 @@ def available_devices(executor: Executor) -> list[DeviceInfo]:
     return devices
 
 
-def check_output_file(path: str, option: str) -> None:
-    """Refuse an output path that cannot be written before any work: a folder, a device or
-    another special file, a folder that does not exist or cannot be written."""
-    target = Path(path)
-    label = f"{option} {shown(path)}"
-    try:
-        info = target.stat()
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise UsageError(f"{label}: cannot be written ({exc.strerror})") from None
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise UsageError(f"{label}: is a folder; give a file name in it")
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        raise UsageError(f"{label}: is not a regular file (a device or a pipe); give a file name")
-    folder = target.absolute().parent
-    if not folder.is_dir():
-        raise UsageError(f"{label}: the folder {shown(folder)} does not exist; create it first")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"{label}: the folder {shown(folder)} cannot be written")
+def check_output_file(path: str, option: str, force: bool = False) -> None:
+    """Refuse an output path before any work: a file or a symbolic link already there
+    (unless ``force``), a folder, a device or another special file, a folder that does not
+    exist or cannot be written (:func:`explorer.file_writes.output_problem`)."""
+    from explorer.file_writes import output_problem
+
+    problem = output_problem(path, force)
+    if problem is not None:
+        raise UsageError(f"{option} {shown(path)}: {problem}")
+
+
+def add_force(parser: argparse.ArgumentParser) -> None:
+    """``--force``: a command's output may replace a file already there."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a file already at the output path (without it the command refuses; "
+        "a symbolic link there is replaced itself, never written through)",
+    )
 
 
 def timeout_seconds(text: str) -> float:

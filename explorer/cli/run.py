@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from explorer.cli.command import USAGE_ERROR, Command, available_devices
+from explorer.cli.command import (
+    USAGE_ERROR,
+    Command,
+    add_force,
+    available_devices,
+    check_output_file,
+)
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.records import EXIT_CODES, RunRequest, RunResult, result_record
@@ -34,7 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run the configuration saved in a .kexp.json session (--device overrides its device)",
     )
+    parser.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="with --session: use the files it names outside its own folder (kernels, "
+        "arrays, an image); without it such a session is refused, naming them",
+    )
     parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
+    add_force(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     add_anyway(parser)
 
@@ -60,7 +71,7 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     """The run a ``--session`` file holds; the selection options it holds are refused beside
     it, ``--device`` overrides its device, and a device it names but this machine lacks is
     replaced by the default with a note."""
-    from explorer.session import load_session, session_to_request
+    from explorer.session import check_files, load_session, session_to_request
 
     conflicts = session_conflicts(args)
     if conflicts:
@@ -68,7 +79,12 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     session = load_session(args.session)  # SessionError is a ValueError: exit 2
-    print_outside(session, args.session)
+    if print_outside(session, args.session) and not args.allow_outside:
+        raise UsageError(
+            "the session uses files outside its folder (named above); run it with "
+            "--allow-outside to use them"
+        )
+    check_files(session, args.session)
     devices = available_devices(executor)
     request, notice = session_to_request(
         session,
@@ -84,31 +100,22 @@ def session_request(executor: Executor, args: argparse.Namespace) -> RunRequest:
     return request
 
 
-def print_outside(session: Session, path: str) -> None:
-    """Name every file the session uses from outside its own folder, before anything runs."""
+def print_outside(session: Session, path: str) -> bool:
+    """Name every file the session uses from outside its own folder, before any of them is
+    read; whether there is one."""
     from explorer.session import files_outside
 
-    for line in files_outside(session, path):
+    outside = files_outside(session, path)
+    for line in outside:
         print(f"note: the session uses a file outside its folder: {line}", file=sys.stderr)
-
-
-def _check_image_path(path: str) -> None:
-    """Refuse an image path that cannot be written before anything runs."""
-    target = Path(path)
-    folder = target.absolute().parent
-    if target.is_dir():
-        raise UsageError(f"--save-image {path}: is a folder; give a file name such as result.png")
-    if not folder.is_dir():
-        raise UsageError(f"--save-image {path}: the folder {folder} does not exist; create it")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"--save-image {path}: the folder {folder} is not writable")
+    return bool(outside)
 
 
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run, print the verdict (or one JSON line), save the image if asked; the exit code is
     the verdict's."""
-    if args.save_image:
-        _check_image_path(args.save_image)
+    if args.save_image:  # refused before anything runs
+        check_output_file(args.save_image, "--save-image", args.force)
     if args.session:
         request = session_request(executor, args)
     else:
@@ -132,11 +139,13 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             print(result.output_text)
     if args.save_image and result.output is not None:
         from explorer.description.images import save_png
-        from explorer.file_writes import PNG, WriteFailed, write_checked
+        from explorer.file_writes import PNG, WriteFailed, write_output
 
         output = result.output
         try:
-            write_checked(args.save_image, lambda path: save_png(output, path), header=PNG)
+            write_output(
+                args.save_image, lambda path: save_png(output, path), PNG, force=args.force
+            )
         except WriteFailed as exc:
             print(f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR

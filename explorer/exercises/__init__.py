@@ -6,6 +6,8 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   ``number``, ``title``, ``text``, ``hints`` (to unlock one at a time), ``start_source`` (the
   kernel to begin from), ``solution_source`` (shown only when the learner asks) and the
   figures that grade its cost.
+- :func:`exercises_in` — the exercises of another folder, read as a document from outside
+  (see :mod:`explorer.exercises.catalog`).
 - :func:`find_exercise` — one by name (or number); an unknown name is an
   :class:`ExerciseError` naming the others.
 - :func:`grade` — ``grade(exercise, attempt_source, executor, device_key)`` runs, verifies and
@@ -35,6 +37,7 @@ from explorer.exercises.catalog import (
     FigureCheck,
     exercises,
     exercises_dir,
+    exercises_in,
     find_exercise,
 )
 from explorer.exercises.grading import (
@@ -60,6 +63,7 @@ __all__ = [
     "Grade",
     "exercises",
     "exercises_dir",
+    "exercises_in",
     "figure_buffers",
     "find_exercise",
     "grade",

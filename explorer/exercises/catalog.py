@@ -4,26 +4,38 @@ A folder ``NN-name/`` holds ``exercise.toml`` (title, text, hints, the figures t
 cost), ``start.cl`` (the kernel the learner starts from, with a gap or a bug) and
 ``solution.cl`` (a right answer). Both kernels carry the same catalog header, so each runs,
 traces and opens in the app like any kernel file. Adding an exercise is adding a folder.
+
+An exercise folder is read as any document from outside (:mod:`explorer.documents`): the
+TOML bounded in size and depth, each field checked with a message naming the file, the field
+and what was expected, and its kernels kept inside its folder (a symbolic link out of it,
+or a FIFO, a device or a folder where a kernel belongs, is refused).
 """
 
 from __future__ import annotations
 
-import importlib
+import os
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from explorer.paths import resources_dir
+from explorer.documents import REQUIRED, DocumentError, Fields, inside, read_toml
+from explorer.paths import (
+    TEXT_LIMIT,
+    UserFileError,
+    check_user_file,
+    read_user_text,
+    resources_dir,
+    shown,
+)
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser, published as tomli
-    tomllib: Any = importlib.import_module("tomli")
-
-_FOLDER = re.compile(r"^(?P<number>\d+)-(?P<name>[a-z0-9][a-z0-9-]*)$")
+_FOLDER = re.compile(r"^(?P<number>\d{1,4})-(?P<name>[a-z0-9][a-z0-9-]{0,63})$")
+_KEYS = ("title", "text", "hints", "figure", "local_size")
+_FIGURE_KEYS = ("figure", "buffer", "at_most", "at_least", "why")
+_TOML_LIMIT = 256 << 10  # an exercise's text and hints are a few kilobytes
+_TOML_DEPTH = 4  # [[figure]] tables are the deepest: the file, the list, a figure
+_MAX_EXERCISES = 200
 
 # What a figure measures, in the words a grade uses (see ``FigureCheck``).
 FIGURES = {
@@ -108,12 +120,12 @@ class Exercise:
     @property
     def start_source(self) -> str:
         """The kernel the learner starts from (copy it to a file of one's own to work)."""
-        return self.start_path.read_text(encoding="utf-8")
+        return _kernel_text(self.start_path)
 
     @property
     def solution_source(self) -> str:
         """A right answer; whether to show it is the caller's choice."""
-        return self.solution_path.read_text(encoding="utf-8")
+        return _kernel_text(self.solution_path)
 
     def to_json(self) -> dict[str, Any]:
         """What ``exercise list --json`` prints of it (no solution)."""
@@ -140,7 +152,14 @@ def exercises_dir() -> Path:
 
 def exercises() -> tuple[Exercise, ...]:
     """Every shipped exercise, in order."""
-    return _load(str(exercises_dir()))
+    return exercises_in(exercises_dir())
+
+
+def exercises_in(root: str | os.PathLike[str]) -> tuple[Exercise, ...]:
+    """The exercises of the folder ``root`` (one folder ``NN-name`` each), in order; a
+    folder that is not a whole exercise is an :class:`ExerciseError` naming its file, the
+    field and what was expected."""
+    return _load(os.path.abspath(root))
 
 
 def find_exercise(name: str) -> Exercise:
@@ -150,16 +169,28 @@ def find_exercise(name: str) -> Exercise:
         if name.strip().lower() in (exercise.name, str(exercise.number)):
             return exercise
     names = ", ".join(e.name for e in exercises())
-    raise ExerciseError(f"no exercise {name!r}; the exercises are: {names}")
+    raise ExerciseError(f"no exercise {shown(name, 60)!r}; the exercises are: {names}")
 
 
 @lru_cache(maxsize=2)
 def _load(root: str) -> tuple[Exercise, ...]:
-    found = []
-    for folder in sorted(Path(root).iterdir()):
-        match = _FOLDER.match(folder.name)
-        if match is None or not folder.is_dir():
+    found: list[Exercise] = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError as exc:
+        raise ExerciseError(
+            f"{shown(root)}: the exercises' folder cannot be read ({exc.strerror})"
+        ) from None
+    for entry in names:
+        match = _FOLDER.match(entry)
+        if match is None or not os.path.isdir(os.path.join(root, entry)):
             continue
+        if len(found) >= _MAX_EXERCISES:
+            raise ExerciseError(f"{shown(root)}: more than {_MAX_EXERCISES} exercises")
+        try:
+            folder = inside(root, entry, f"{shown(root)}: exercise folder")
+        except DocumentError as exc:
+            raise ExerciseError(str(exc)) from None
         found.append(_read(folder, int(match["number"]), match["name"]))
     numbers = [e.number for e in found]
     if numbers != list(range(1, len(found) + 1)):
@@ -168,40 +199,95 @@ def _load(root: str) -> tuple[Exercise, ...]:
 
 
 def _read(folder: Path, number: int, name: str) -> Exercise:
-    where = folder / "exercise.toml"
+    where = shown(folder / "exercise.toml")
     try:
-        meta = tomllib.loads(where.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ExerciseError(f"{where}: {exc}") from None
-    for kernel in ("start.cl", "solution.cl"):
-        if not (folder / kernel).is_file():
-            raise ExerciseError(f"{folder}: {kernel} is missing")
-    hints = meta.get("hints", [])
-    if not meta.get("title") or not meta.get("text") or not hints:
-        raise ExerciseError(f"{where}: needs a title, a text and at least one hint")
+        meta = read_toml(
+            inside(folder, "exercise.toml", f"{where}"), "exercise file", _TOML_LIMIT, _TOML_DEPTH
+        )
+        for kernel in ("start.cl", "solution.cl"):
+            path = inside(folder, kernel, f"{shown(folder)}: {kernel}")
+            check_user_file(path, "exercise kernel", TEXT_LIMIT)
+        unknown = [key for key in meta if key not in _KEYS]
+        if unknown:
+            raise DocumentError(
+                f"{where}.{shown(unknown[0], 60)}: not a field of an exercise "
+                f"(fields: {', '.join(_KEYS)})"
+            )
+        fields = Fields(meta, where)
+        title = _words(fields.text("title", REQUIRED, limit=200), fields.at("title"))
+        text = _words(fields.text("text", REQUIRED, limit=20_000), fields.at("text"))
+        hints = fields.texts("hints", REQUIRED, limit=20)
+        if not hints:
+            raise DocumentError(f"{fields.at('hints')}: expected at least one hint")
+        for i, hint in enumerate(hints):
+            _words(hint, f"{fields.at('hints')}[{i}]", 4000)
+        local_size = fields.text("local_size", "", limit=20)
+        if local_size not in ("", "yours"):
+            raise DocumentError(
+                f'{fields.at("local_size")}: expected "yours" (the learner chooses the local '
+                f"size) or no field, found {shown(local_size, 60)!r}"
+            )
+        figures = tuple(
+            _figure(Fields(raw, f"{fields.at('figure')}[{i}]"))
+            for i, raw in enumerate(fields.items("figure", [], limit=20))
+        )
+    except (DocumentError, UserFileError) as exc:
+        raise ExerciseError(str(exc)) from None
     return Exercise(
         number=number,
         name=name,
-        title=str(meta["title"]),
-        text=" ".join(str(meta["text"]).split()),
-        hints=tuple(" ".join(str(h).split()) for h in hints),
+        title=title,
+        text=text,
+        hints=tuple(" ".join(h.split()) for h in hints),
         folder=folder,
-        figures=tuple(_figure(raw, where) for raw in meta.get("figure", [])),
-        local_size_yours=meta.get("local_size", "") == "yours",
+        figures=figures,
+        local_size_yours=local_size == "yours",
     )
 
 
-def _figure(raw: dict[str, Any], where: Path) -> FigureCheck:
-    figure = raw.get("figure", "")
+def _words(value: str, where: str, limit: int = 20_000) -> str:
+    """``value`` with its white space made single spaces: refused when it is empty."""
+    words = " ".join(value.split())
+    if not words:
+        raise DocumentError(f"{where}: expected some text, found none")
+    if len(value) > limit:
+        raise DocumentError(f"{where}: expected at most {limit} characters, found {len(value)}")
+    return words
+
+
+def _figure(fields: Fields) -> FigureCheck:
+    unknown = [key for key in fields.value if key not in _FIGURE_KEYS]
+    if unknown:
+        raise DocumentError(
+            f"{fields.at(shown(unknown[0], 60))}: not a field of a figure "
+            f"(fields: {', '.join(_FIGURE_KEYS)})"
+        )
+    figure = fields.text("figure", REQUIRED, limit=100)
     if figure not in FIGURES:
-        raise ExerciseError(f"{where}: figure {figure!r} is not one of {', '.join(FIGURES)}")
-    bounds = [raw.get("at_most"), raw.get("at_least")]
-    if sum(b is not None for b in bounds) != 1 or not raw.get("buffer"):
-        raise ExerciseError(f"{where}: a figure needs a buffer and one of at_most, at_least")
+        raise DocumentError(
+            f"{fields.at('figure')}: expected one of {', '.join(FIGURES)}, "
+            f"found {shown(figure, 60)!r}"
+        )
+    buffer = fields.text("buffer", REQUIRED, limit=100)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", buffer):
+        raise DocumentError(
+            f"{fields.at('buffer')}: expected a buffer's name, found {shown(buffer, 60)!r}"
+        )
+    at_most, at_least = fields.number("at_most"), fields.number("at_least")
+    if (at_most is None) == (at_least is None):
+        raise DocumentError(f"{fields.where}: expected one of at_most and at_least, not both")
     return FigureCheck(
         figure=figure,
-        buffer=str(raw["buffer"]),
-        at_most=None if bounds[0] is None else float(bounds[0]),
-        at_least=None if bounds[1] is None else float(bounds[1]),
-        why=" ".join(str(raw.get("why", "")).split()),
+        buffer=buffer,
+        at_most=at_most,
+        at_least=at_least,
+        why=" ".join(fields.text("why", "", limit=2000).split()),
     )
+
+
+def _kernel_text(path: Path) -> str:
+    """An exercise's kernel, read as any file from outside (bounded, a regular file)."""
+    try:
+        return read_user_text(path, "exercise kernel")
+    except UserFileError as exc:
+        raise ExerciseError(str(exc)) from None

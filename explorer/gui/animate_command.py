@@ -8,18 +8,16 @@ device), 3 refused, 4 the trace crashed or did not finish within ``--timeout``, 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import os
 import sys
 import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from explorer.file_writes import WriteFailed
+from explorer.file_writes import WriteFailed, write_output
 from explorer.gui import interrupt
 from explorer.gui.animation_file import BeforeEachStep, frames_of, write_frames
 from explorer.paths import shown
@@ -110,7 +108,7 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
     frames = frames_of(
         BeforeEachStep(view, interrupt.check), args.max_frames, getattr(args, "frame_size", None)
     )
-    return _write(frames, args.out, args.fps)
+    return _write(frames, args.out, args.fps, bool(getattr(args, "force", False)))
 
 
 def _host(args: argparse.Namespace) -> Host | None:
@@ -144,27 +142,18 @@ def _choose_device(window: MainWindow, args: argparse.Namespace) -> None:
     model.set_device(pick_device(here, args.device).key)
 
 
-def _write(frames: list, out: str, fps: float) -> int:
-    """Write the file; on any failure (a full disk, Ctrl+C) nothing is left under its name."""
-    target = Path(out)
-    partial = target.with_name(f".{target.name}.partial{target.suffix}")
+def _write(frames: list, out: str, fps: float, force: bool) -> int:
+    """Write the file (:func:`explorer.file_writes.write_output`: a file already there is
+    replaced only with ``--force``, a link never written through); on any failure (a full
+    disk, Ctrl+C) nothing is left under its name."""
     try:
         with interrupt.directly():
-            write_frames(frames, str(partial), fps)
-            if partial.stat().st_size == 0:
-                raise OSError(errno.ENOSPC, "nothing was written")
-            os.replace(partial, target)
+            write_output(out, lambda path: write_frames(frames, path, fps), force=force)
     except (OSError, ValueError, ImportError, WriteFailed) as exc:
-        with contextlib.suppress(OSError):
-            partial.unlink()
         reason = getattr(exc, "cause", None) or getattr(exc, "strerror", None) or type(exc).__name__
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             reason = "the disk is full"
         print(f"error: cannot write {shown(out)}: {reason}; nothing was written", file=sys.stderr)
         return USAGE
-    except KeyboardInterrupt:
-        with contextlib.suppress(OSError):
-            partial.unlink()
-        raise
     print(f"wrote {len(frames)} frames to {out}")
     return WRITTEN

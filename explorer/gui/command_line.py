@@ -60,7 +60,7 @@ def save_session_without_window(args: argparse.Namespace, session: Session | Non
             session = session_from_request(model.request(), None)
         if args.device:
             session = _with_device(session, args.device)
-        save_session(session, args.save_session)
+        save_session(session, args.save_session, force=bool(getattr(args, "force", False)))
     except (
         UsageError,
         CatalogError,

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
-from explorer.file_writes import PNG, WriteFailed, write_checked
+from explorer.file_writes import PNG, WriteFailed, write_output
 from explorer.gui import interrupt
 from explorer.gui.command_line import apply_selection
 from explorer.gui.controllers.sessions import TAB_NAMES, apply_session, session_device
@@ -163,13 +163,22 @@ def _shoot(
     app.processEvents()
     picture = window.grab()
     try:
-        write_checked(args.screenshot, lambda path: picture.save(path, "PNG"), header=PNG)
+        write_output(
+            args.screenshot, lambda path: picture.save(path, "PNG"), PNG, force=_force(args)
+        )
     except WriteFailed as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.save_session and not window.controllers.sessions.save(args.save_session):
+    if args.save_session and not window.controllers.sessions.save(
+        args.save_session, force=_force(args)
+    ):
         code = 2
     if code == 0 and empty:
         print(f"error: the {args.view} view is empty (add --run or --trace)", file=sys.stderr)
         return 3
     return code
+
+
+def _force(args: argparse.Namespace) -> bool:
+    """Whether the command line's outputs may replace files already there (``--force``)."""
+    return bool(getattr(args, "force", False))

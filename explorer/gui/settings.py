@@ -1,7 +1,9 @@
 """Persisting the configuration and window layout with QSettings.
 
-A store that cannot be read (corrupt values, an unknown variant, a newer format) falls back
-to the defaults, and the caller is told why so it can say so. The device is remembered by
+A settings file is read as untrusted input: each value it holds is checked (JSON bounded in
+size and depth, every field of the type it must have) before it is used. A store that cannot
+be read (corrupt values, an unknown variant, a newer format) falls back to the defaults, and
+the caller is told why, naming the setting, so it can say so. The device is remembered by
 name and platform (:func:`device_name`), never by position alone: a platform installed later
 (Oclgrind, with the test extras) changes the positions.
 """
@@ -9,16 +11,21 @@ name and platform (:func:`device_name`), never by position alone: a platform ins
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from explorer.documents import parse_json
 from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
 from explorer.engine.launch.device_names import DeviceName
 from explorer.engine.remote.hosts import Host
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
+from explorer.paths import shown
 
 FORMAT_VERSION = 1
+_MAX_VALUE = 64 << 10  # characters of one setting (a list of hosts is the longest)
+_MAX_SIZE = 2**31 - 1  # sizes reach kernels as C ints
 
 
 def save(
@@ -87,33 +94,40 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
     if not settings.contains("format"):
         return None  # first start
     try:
-        version = int(settings.value("format"))
+        version = _integer(_text(settings, "format"), "format")
         if version != FORMAT_VERSION:
             raise ValueError(f"settings format {version}, this version reads {FORMAT_VERSION}")
-        family = str(settings.value("family"))
+        family = _text(settings, "family")
         if family not in FAMILIES:
-            raise ValueError(f"unknown family {family!r}")
-        kernel_file = str(settings.value("kernel_file") or "")
+            raise ValueError(f"family: unknown family {shown(family, 60)!r}")
+        kernel_file = _text(settings, "kernel_file")
         if kernel_file:
             variant = load_variant_file(kernel_file)
         else:
-            variant = find_variant(family, str(settings.value("variant")))
-        sizes = json.loads(str(settings.value("sizes")))
-        defines = json.loads(str(settings.value("defines") or "{}"))
-        if not isinstance(sizes, dict) or not all(
-            k in variant.model.size_names and isinstance(v, int) and v > 0 for k, v in sizes.items()
-        ):
-            raise ValueError(f"bad sizes {sizes!r}")
-        if not isinstance(defines, dict) or not all(isinstance(v, int) for v in defines.values()):
-            raise ValueError(f"bad defines {defines!r}")
-        local_text = str(settings.value("local") or "")
-        local = tuple(int(p) for p in local_text.split("x")) if local_text else None
-        preset = str(settings.value("input") or FAMILIES[family].input_presets[0])
+            variant = find_variant(family, _text(settings, "variant"))
+        sizes = _names(settings, "sizes", "{}")
+        for name, value in sizes.items():
+            if name not in variant.model.size_names or not _whole(value, 1, _MAX_SIZE):
+                raise ValueError(
+                    f"sizes: {shown(name, 60)} = {shown(repr(value), 60)} is not a size of "
+                    f"{variant.name} from 1 to {_MAX_SIZE}"
+                )
+        defines = _names(settings, "defines", "{}")
+        for name, value in defines.items():
+            if not _whole(value, -(2**63), 2**63 - 1):
+                raise ValueError(
+                    f"defines: {shown(name, 60)} = {shown(repr(value), 60)} is not a whole number"
+                )
+        local_text = _text(settings, "local")
+        local = tuple(_integer(p, "local") for p in local_text.split("x")) if local_text else None
+        if local is not None and not (1 <= len(local) <= 3 and all(v >= 1 for v in local)):
+            raise ValueError(f"local: {shown(local_text, 60)!r} is not 1 to 3 sizes of 1 or more")
+        preset = _text(settings, "input") or FAMILIES[family].input_presets[0]
         if preset not in FAMILIES[family].input_presets:
-            raise ValueError(f"unknown input {preset!r}")
-        text = str(settings.value("text") or "IOU")
-        image = str(settings.value("image") or "") or None
-    except (ValueError, TypeError, CatalogError, json.JSONDecodeError) as exc:
+            raise ValueError(f"input: unknown input {shown(preset, 60)!r}")
+        text = _text(settings, "text") or "IOU"
+        image = _text(settings, "image") or None
+    except (ValueError, TypeError, CatalogError) as exc:
         return f"The saved settings could not be used ({exc}); the defaults are used."
     if kernel_file:
         model.add_user_variant(variant)
@@ -130,13 +144,51 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
     return None
 
 
+def _text(settings: QSettings, key: str) -> str:
+    """The setting ``key`` as text ("" when absent), at most :data:`_MAX_VALUE` characters."""
+    value = settings.value(key)
+    text = "" if value is None else str(value)
+    if len(text) > _MAX_VALUE:
+        raise ValueError(f"{key}: {len(text)} characters, more than a setting holds")
+    return text
+
+
+def _json(settings: QSettings, key: str, default: str, depth: int) -> Any:
+    """The setting ``key`` as JSON, bounded in size and depth (a DocumentError, a
+    ValueError, names the setting)."""
+    try:
+        return parse_json(_text(settings, key) or default, f"setting {key}", depth)
+    except ValueError as exc:  # an integer of more digits than Python converts, say
+        raise ValueError(f"{key}: not usable JSON ({shown(exc, 120)})") from None
+
+
+def _names(settings: QSettings, key: str, default: str) -> dict[str, Any]:
+    """A setting that maps names to values (sizes, defines)."""
+    value = _json(settings, key, default, 2)
+    if not isinstance(value, dict) or len(value) > 64:
+        raise ValueError(f"{key}: expected a map of at most 64 names, not {shown(value, 60)}")
+    return value
+
+
+def _integer(text: str, key: str) -> int:
+    if not text.strip().lstrip("-").isdigit() or len(text) > 20:
+        raise ValueError(f"{key}: expected a whole number, not {shown(text, 60)!r}")
+    return int(text)
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def device_name(settings: QSettings) -> DeviceName | None:
     """The device the settings remember (chosen once the devices are known), or None: a
     JSON ``{"name", "platform", "index"}``, or an older version's ``platform:device``."""
-    text = str(settings.value("device") or "").strip()
     try:
-        return DeviceName.from_json(json.loads(text) if text.startswith("{") else text)
-    except (ValueError, json.JSONDecodeError):
+        text = _text(settings, "device").strip()
+        return DeviceName.from_json(
+            _json(settings, "device", "", 2) if text.startswith("{") else text
+        )
+    except ValueError:  # a DocumentError too
         return None
 
 
@@ -144,8 +196,8 @@ def hosts(settings: QSettings) -> list[Host]:
     """The hosts the window uses besides this machine (Devices ▸ Add host…); a value that
     cannot be read is left out."""
     try:
-        values = json.loads(str(settings.value("hosts") or "[]"))
-    except json.JSONDecodeError:
+        values = _json(settings, "hosts", "[]", 3)
+    except ValueError:  # a DocumentError too
         return []
     found = []
     for value in values if isinstance(values, list) else []:

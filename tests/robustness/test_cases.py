@@ -279,7 +279,10 @@ def test_13_a_session_running_a_kernel_from_elsewhere_prints_its_path(tmp_path, 
     }
     path = folder / "s.kexp.json"
     path.write_text(json.dumps(session), encoding="utf-8")
-    outcome = cli("run", "--session", str(path))
+    refused = cli("run", "--session", str(path))
+    assert refused.code == 2 and "--allow-outside" in refused.err
+    assert f"outside its folder: kernel file: {kernel}" in refused.err
+    outcome = cli("run", "--session", str(path), "--allow-outside")
     assert outcome.code == 0, outcome
     assert f"outside its folder: kernel file: {kernel}" in outcome.err
     beside = tmp_path / "beside.kexp.json"

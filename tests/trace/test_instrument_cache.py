@@ -3,7 +3,6 @@ changed kernel, define or option is instrumented again, and a damaged or unwrita
 is never more than a miss."""
 
 import os
-import pickle
 
 import pytest
 
@@ -62,7 +61,7 @@ def _no_instrumenting(monkeypatch):
 def test_a_second_trace_reads_the_cache_and_finds_the_same(device, cache_home, monkeypatch):
     first = _trace(device)
     assert first.result.status == "verified"
-    assert len(list(cache_home.glob("*.pickle"))) == 1
+    assert len(list(cache_home.glob("*.json"))) == 1
     tracing.instrumented.cache_clear()  # as a new executor process would start
     _no_instrumenting(monkeypatch)
     second = _trace(device)
@@ -75,16 +74,16 @@ def test_another_kernel_is_instrumented_again(device, cache_home):
     assert _trace(device).result.status == "verified"
     # Another size of the same kernel: its sizes are arguments, one instrumentation serves
     assert _trace(device, {"WIDTH": 32, "HEIGHT": 16}).result.status == "verified"
-    assert len(list(cache_home.glob("*.pickle"))) == 1
+    assert len(list(cache_home.glob("*.json"))) == 1
     assert _trace(device, name="tiled").result.status == "verified"
-    assert len(list(cache_home.glob("*.pickle"))) == 2
+    assert len(list(cache_home.glob("*.json"))) == 2
 
 
 def test_a_corrupt_cache_file_is_a_miss(device, cache_home):
     first = _trace(device)
     assert first.result.status == "verified"
-    (kept,) = cache_home.glob("*.pickle")
-    kept.write_bytes(b"not a pickle at all")
+    (kept,) = cache_home.glob("*.json")
+    kept.write_bytes(b"not a cache entry at all")
     tracing.instrumented.cache_clear()
     second = _trace(device)
     assert second.result.status == "verified"
@@ -93,49 +92,49 @@ def test_a_corrupt_cache_file_is_a_miss(device, cache_home):
 
 
 def test_a_cache_file_of_another_kind_is_a_miss(cache_home):
-    cache_home.mkdir(parents=True)
-    (cache_home / "abc.pickle").write_bytes(pickle.dumps({"source": "x"}))
-    assert cache.load("abc") is None
+    from explorer.frontend import disk_cache
 
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_an_unwritable_cache_folder_is_no_cache(device, cache_home):
-    cache_home.mkdir(parents=True)
-    cache_home.chmod(0o500)
-    try:
-        assert _trace(device).result.status == "verified"
-        assert list(cache_home.iterdir()) == []
-    finally:
-        cache_home.chmod(0o700)
-
-
-def test_a_cache_folder_that_is_a_file_is_no_cache(device, cache_home):
-    cache_home.parent.mkdir(parents=True)
-    cache_home.write_text("a file where the folder should be")
-    assert _trace(device).result.status == "verified"
-    assert cache_home.read_text() == "a file where the folder should be"
-
-
-def test_a_parse_is_read_back_and_a_new_define_parses_again(cache_home, monkeypatch):
-    from explorer.frontend import clang_bridge, parser
-
-    source = "__kernel void k(__global float* a) { a[get_global_id(0)] = N; }"
-    first = parser.parse(source, {"N": 1}, "kernel.cl")
-    parses = []
-    real = clang_bridge.parse_unit
-    monkeypatch.setattr(clang_bridge, "parse_unit", lambda *a: parses.append(a[2]) or real(*a))
-    assert parser.parse(source, {"N": 1}, "kernel.cl") == first
-    assert parses == []  # read back, no libclang
-    parser.parse(source, {"N": 2}, "kernel.cl")
-    assert parses == [{"N": 2}]
+    key = "ab" * 32
+    disk_cache.store("instrumented", key, 7)  # an int where an instrumentation belongs
+    assert (cache_home / f"{key}.json").is_file()
+    assert cache.load(key) is None
 
 
 def test_the_cache_keeps_a_bounded_number_of_results(cache_home, monkeypatch):
     from explorer.frontend import disk_cache
 
-    monkeypatch.setattr(disk_cache, "MAX_FILES", 8)
-    for n in range(9):
-        disk_cache.store("parsed", f"k{n}", n)
-        os.utime(cache_home.parent / "parsed" / f"k{n}.pickle", ns=(n * 10**9, n * 10**9))
-    kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.pickle"))
-    assert kept == ["k3", "k4", "k5", "k6", "k7", "k8"]  # the three oldest went
+    monkeypatch.setattr(disk_cache, "MAX_ENTRIES", 8)
+    monkeypatch.setattr(disk_cache, "PRUNE_EVERY", 1)  # the folder scanned at every store
+    keys = [f"{n:064x}" for n in range(9)]
+    for n, key in enumerate(keys):
+        disk_cache.store("parsed", key, n)
+        path = cache_home.parent / "parsed" / f"{key}.json"
+        os.utime(path, ns=(n * 10**9, n * 10**9))
+    kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.json"))
+    assert kept == keys[3:]  # the three oldest went
+
+
+def test_the_cache_keeps_a_bounded_number_of_bytes(cache_home, monkeypatch):
+    from explorer.frontend import disk_cache
+
+    keys = [f"{n:064x}" for n in range(6)]
+    for n, key in enumerate(keys):
+        disk_cache.store("parsed", key, "x" * 1000)
+        os.utime(cache_home.parent / "parsed" / f"{key}.json", ns=(n * 10**9, n * 10**9))
+    size = (cache_home.parent / "parsed" / f"{keys[0]}.json").stat().st_size
+    monkeypatch.setattr(disk_cache, "MAX_BYTES", 5 * size)  # one entry too many
+    disk_cache.prune()
+    kept = sorted(p.stem for p in (cache_home.parent / "parsed").glob("*.json"))
+    assert kept == keys[3:]  # down to three quarters of the bound: the oldest went
+    assert disk_cache.load("parsed", keys[5], str) == "x" * 1000
+
+
+def test_the_folder_is_scanned_every_few_stores_not_at_each(cache_home, monkeypatch):
+    from explorer.frontend import disk_cache
+
+    scans = []
+    monkeypatch.setattr(disk_cache, "prune", lambda: scans.append(1))
+    monkeypatch.setattr(disk_cache, "_written", [0, 0])  # as a new process starts
+    for n in range(disk_cache.PRUNE_EVERY + 1):
+        disk_cache.store("parsed", f"{n:064x}", n)
+    assert len(scans) == 2  # the process's first store, then after PRUNE_EVERY more

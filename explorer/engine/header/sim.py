@@ -20,8 +20,10 @@ Header tokens: a type (char ... double; by default the kernel's own), ``size=BYT
 a scalar (a vector, a struct's bytes) as they fill a buffer. ``#`` starts a comment; a comment
 line ``# ARGS: --build-options OPTIONS`` (how Oclgrind's own test suite passes options such as
 ``-cl-std=CL2.0``) gives the build options. The program file is found beside the ``.sim``
-file. Everything the format says becomes a declaration of the ``custom`` form, so the run,
-the trace, the app and sessions treat a ``.sim`` file as any other kernel.
+file, inside its folder: a ``.sim`` file may come from anyone, so an absolute path, ``..`` or
+a symbolic link out of its folder is refused. Everything the format says becomes a
+declaration of the ``custom`` form, so the run, the trace, the app and sessions treat a
+``.sim`` file as any other kernel.
 
 The NDRange is the file's own and is launched exactly: where the work-group size does not
 divide it, the last group of a dimension is smaller, as in an OpenCL 2.0 launch with
@@ -44,6 +46,7 @@ from explorer.description.declarations import (
     ScalarDecl,
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
+from explorer.documents import DocumentError, inside
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -137,14 +140,30 @@ def load_sim(path: str | Path) -> Variant:
 
 
 def program_path(path: str | Path) -> Path | None:
-    """The program file a ``.sim`` file names (its first word), beside it; None where the
-    file cannot be read."""
+    """The program file a ``.sim`` file names (its first word), inside its folder; None
+    where the file cannot be read or names a program outside its folder."""
     path = Path(path)
     try:
         tokens = _tokens(read_user_text(path, ".sim file"))
     except UserFileError:
         return None
-    return path.parent / tokens[0].text if tokens else None
+    if not tokens:
+        return None
+    try:
+        return _program_inside(path, tokens[0])
+    except SimError:
+        return None
+
+
+def _program_inside(path: Path, token: _Token) -> Path:
+    """The program file ``token`` names, found beside the ``.sim`` file as Oclgrind finds
+    it, and kept inside that folder: an absolute path, ``..`` or a symbolic link out of the
+    folder is refused (a ``.sim`` file from elsewhere names files of its own folder only)."""
+    where = f"{shown(path)} line {token.line} (program file)"
+    try:
+        return inside(path.parent, token.text, where)
+    except DocumentError as exc:
+        raise SimError(str(exc)) from None
 
 
 class _Reader:
@@ -179,10 +198,10 @@ class _Reader:
 
 
 def parse_sim(text: str, path: str | Path) -> Variant:
-    """Read a ``.sim`` file's text; the program file is found beside it."""
+    """Read a ``.sim`` file's text; the program file is found beside it, inside its folder."""
     path = Path(path)
     reader = _Reader(_tokens(text), str(path))
-    program = path.parent / reader.next().text
+    program = _program_inside(path, reader.next())
     reader.parsing = "kernel"
     kernel = reader.next().text
     reader.parsing = "NDRange"

@@ -219,11 +219,27 @@ def device_cache_key(name: str, platform: str, driver_version: str) -> str:
 
 
 def _read_cache(path: Path) -> dict:
+    """The cached limits: a cache is read as untrusted input (bounded in size and depth, a
+    FIFO or a device refused); what cannot be read is no cache, and an entry whose figures
+    are not positive numbers is measured again."""
+    from explorer.documents import read_json
+    from explorer.paths import UserFileError
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path, "device limits cache", 1 << 20, 3)
+    except (UserFileError, ValueError):  # a DocumentError too
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: entry for key, entry in data.items() if _usable(entry)}
+
+
+def _usable(entry: Any) -> bool:
+    figures = [entry.get(k) for k in ("copy_gbps", "fma_gflops")] if isinstance(entry, dict) else []
+    return len(figures) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")
+        for v in figures
+    )
 
 
 def _write_cache(path: Path, data: dict) -> None:

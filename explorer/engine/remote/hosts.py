@@ -65,14 +65,23 @@ class Host:
 
     @classmethod
     def from_json(cls, value: Any) -> Host:
-        """What :meth:`to_json` gave; ``ValueError`` for anything else."""
-        if not isinstance(value, dict) or not isinstance(value.get("command"), str):
-            raise ValueError(f"a host is {{label, text, command}}, not {value!r}")
-        words = tuple(shlex.split(value["command"]))
-        label = str(value.get("label") or "remote")
-        if not words or "/" in label:
-            raise ValueError(f"not a host: {value!r}")
-        text = str(value.get("text") or value["command"])
+        """What :meth:`to_json` gave (read from a settings file, which is checked as any
+        document from outside); ``ValueError`` naming the field for anything else."""
+        limit = 4096  # characters of a host's label, text or command
+        quoted = repr(value) if len(repr(value)) <= 120 else f"{repr(value)[:117]}..."
+        if not isinstance(value, dict) or set(value) - {"label", "text", "command"}:
+            raise ValueError(f"a host is {{label, text, command}}, not {quoted}")
+        for key in ("label", "text", "command"):
+            field = value.get(key)
+            if field is not None and (not isinstance(field, str) or len(field) > limit):
+                raise ValueError(f"a host's {key} is text of at most {limit} characters: {quoted}")
+        if not value.get("command"):
+            raise ValueError(f"a host needs the command that starts its executor: {quoted}")
+        words = tuple(shlex.split(value["command"]))  # an unclosed quote: ValueError
+        label = value.get("label") or "remote"
+        if not words or "/" in label or not label.isprintable():
+            raise ValueError(f"not a host: {quoted}")
+        text = value.get("text") or value["command"]
         if words[:3] == ("ssh", "-T", text) and not any(c.isspace() for c in text):
             # ``user@server``, saved by another version: this one's command, which starts
             # this version's installed Python

@@ -21,6 +21,7 @@ from explorer.paths import shown
 from explorer.session import (
     Session,
     SessionError,
+    check_files,
     files_outside,
     load_session,
     resolve_variant,
@@ -124,8 +125,10 @@ class SessionController:
         self.pages = pages
         self.parent_widget = parent
 
-    def save(self, path: str) -> bool:
-        """Write the configuration, the device and the view; False (said why) when refused."""
+    def save(self, path: str, force: bool | None = None) -> bool:
+        """Write the configuration, the device and the view; False (said why) when refused.
+        ``force`` None: a path the Save dialog confirmed; True or False: the command line's
+        ``--save-session``, which replaces a file only with ``--force``."""
         request = self.model.request()
         view = session_view(self.state, self.pages, self.execution)
         header = self.state.user_headers.get(str(Path(request.variant.path)))
@@ -133,7 +136,7 @@ class SessionController:
             request, self.model.device, view, layout=self.model.chosen_layout, header=header
         )
         try:
-            save_session(session, path)
+            save_session(session, path, force=force)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.status.say(f"Could not save {path}: {exc}")
@@ -156,6 +159,12 @@ class SessionController:
         if outside and not self.confirm_outside("\n".join(outside)):
             self.status.say(f"Did not open {path}")
             return False
+        if outside:  # only now are the files outside its folder read and checked
+            try:
+                off_gui_thread(lambda: check_files(session, shown(path)))
+            except (SessionError, CatalogError) as exc:
+                QMessageBox.warning(self.parent_widget, "Cannot open the session", str(exc))
+                return False
         # Asked once, before any of it applies: staying with unsaved edits opens nothing.
         if not self.model.may_leave_kernel():
             self.status.say(f"Did not open {path}: the kernel's unsaved edits stay")
@@ -239,8 +248,9 @@ class SessionController:
     def open_lesson(self, path: str) -> None:
         """Open a lesson's session, then trace it once a device is ready (around the group
         its view names)."""
-        try:
+        try:  # a lesson ships with the app: the files it names are checked at once
             session = load_session(path)
+            check_files(session, path)
         except (SessionError, CatalogError) as exc:
             QMessageBox.warning(self.parent_widget, "Cannot open the lesson", str(exc))
             return

@@ -5,6 +5,7 @@ and the window opens on something alive."""
 from __future__ import annotations
 
 import json
+import os
 from unittest.mock import MagicMock
 
 import pytest
@@ -17,6 +18,7 @@ from explorer.paths import resources_dir
 from explorer.session import load_session
 from explorer.trace.grids import make_grids
 from explorer.trace.playback import Playback
+from tests.conftest import TEST_KERNELS
 from tests.gui.controllers.fakes import device, model_on, said, state, traced_run, views
 
 
@@ -112,3 +114,26 @@ def test_the_window_opens_on_the_iou_demo_or_the_last_session(restored):
             {"M": 768, "N": 768, "K": 768},
             "iou",
         )
+
+
+def test_a_session_using_a_kernel_from_elsewhere_asks_before_reading_it(tmp_path, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    kernel = elsewhere / "mine.cl"
+    kernel.write_bytes((TEST_KERNELS / "tiled_off_by_one.cl").read_bytes())
+    long_ago = 1_000_000_000
+    os.utime(kernel, (long_ago, long_ago))
+    (tmp_path / "shared").mkdir()
+    path = tmp_path / "shared" / "s.kexp.json"
+    session = {"format": "kernel-explorer-session", "version": 1, "family": "matmul"}
+    path.write_text(json.dumps({**session, "kernel_path": str(kernel)}))
+    controller, _tracer, v = _sessions()
+    asked = []
+    monkeypatch.setattr(controller, "confirm_outside", lambda files: asked.append(files) or False)
+    assert not controller.open(str(path))
+    assert asked == [f"kernel file: {kernel}"]
+    assert kernel.stat().st_atime == long_ago  # refused: the kernel was never read
+    assert said(v.status) == f"Did not open {path}"
+    monkeypatch.setattr(controller, "confirm_outside", lambda files: True)
+    assert controller.open(str(path))
+    assert controller.model.variant.path == str(kernel)
