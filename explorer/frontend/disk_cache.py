@@ -89,16 +89,26 @@ def code_version(*folders: str) -> str:
     version and of the libclang bindings installed: an edit or upgrade gives new keys."""
     import clang.cindex as ci  # type: ignore[import-untyped]
 
-    found = Path(ci.__file__).stat()
-    digest = hashlib.sha256(
-        f"{sys.version}|{ci.__file__}|{found.st_size}|{found.st_mtime_ns}".encode()
-    )
+    digest = hashlib.sha256(f"{sys.version}|{_stamp(ci.__file__)}".encode())
+    if getattr(sys, "frozen", False):  # a bundle: its sources may not be files of their own
+        digest.update(_stamp(sys.executable).encode())
     for folder in folders:
-        for path in sorted((_PACKAGE / folder).iterdir()):
+        place = _PACKAGE / folder
+        for path in sorted(place.iterdir()) if place.is_dir() else ():
             if path.suffix in (".py", ".cl", ".h") and path.is_file():
                 digest.update(path.name.encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _stamp(path: str | None) -> str:
+    """``path`` with its size and time, or the path alone where it is no file (a module
+    inside a bundle's archive)."""
+    try:
+        found = os.stat(path or "")
+    except OSError:
+        return str(path)
+    return f"{path}|{found.st_size}|{found.st_mtime_ns}"
 
 
 def digest(*parts: str) -> str:
