@@ -91,7 +91,9 @@ class Fields:
         self.where = where
 
     def at(self, key: str) -> str:
-        return f"{self.where}.{key}"
+        """The field ``key`` as a message names it: ``capture.json: launches[3].number`` (the
+        document's own fields, where ``where`` ends with ``:``, as ``capture.json: version``)."""
+        return f"{self.where} {key}" if self.where.endswith(":") else f"{self.where}.{key}"
 
     def has(self, key: str) -> bool:
         return self.value.get(key) is not None
@@ -230,7 +232,9 @@ def inside(folder: str | os.PathLike[str], relative: str, where: str) -> Path:
     """The file ``relative`` names inside ``folder``: refused when it is absolute, climbs out
     with ``..``, or leads out through a symbolic link (the folder itself may be a link)."""
     if not isinstance(relative, str) or not relative or "\0" in relative:
-        raise DocumentError(f"{where}: expected a file name inside the folder, found {relative!r}")
+        raise DocumentError(
+            f"{where}: expected a file name inside the folder, found {shown(repr(relative))}"
+        )
     for flavour in (PurePosixPath(relative), PureWindowsPath(relative)):
         if flavour.is_absolute() or flavour.drive or flavour.root:
             raise DocumentError(
@@ -242,24 +246,24 @@ def inside(folder: str | os.PathLike[str], relative: str, where: str) -> Path:
             f"{where}: {shown(relative)} climbs out of the folder (..); a document names files "
             "inside its own folder only"
         )
-    base = Path(folder).resolve()
-    target = Path(base, relative)
-    if not is_inside(base, target):
+    base = os.path.realpath(folder)
+    target = os.path.join(base, relative)
+    if not _within(base, os.path.realpath(target)):
         raise DocumentError(
             f"{where}: {shown(relative)} leads out of the folder through a symbolic link; a "
             "document names files inside its own folder only"
         )
-    return target
+    return Path(target)
 
 
 def is_inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether ``path``, every link followed, lies within ``folder`` (links followed too)."""
-    base = Path(folder).resolve()
-    try:
-        Path(path).resolve().relative_to(base)
-    except ValueError:
-        return False
-    return True
+    return _within(os.path.realpath(folder), os.path.realpath(path))
+
+
+def _within(base: str, real: str) -> bool:
+    """Whether the real path ``real`` is the real folder ``base`` or lies under it."""
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 # -- arrays a document names -------------------------------------------------------------

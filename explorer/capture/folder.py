@@ -153,7 +153,7 @@ class Capture:
         """Launch ``N`` (from 1), ``KERNEL`` (its first launch) or ``KERNEL#k`` (its k-th)."""
         text = str(which).strip()
         if text.isascii() and text.isdigit():
-            number = int(text)
+            number = int(text) if len(text) < 19 else 0
             if not 1 <= number <= len(self.launches):
                 raise CaptureError(
                     f"--launch {shown(text, 40)}: the capture holds launches 1 to "
@@ -172,7 +172,7 @@ class Capture:
             )
         if not sep:
             return mine[0]
-        if not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= len(mine):
+        if not (k.isascii() and k.isdigit() and len(k) < 19) or not 1 <= int(k) <= len(mine):
             raise CaptureError(
                 f"--launch {shown(text, 80)}: {kernel} was launched {len(mine)} times; give "
                 f"{kernel}#1 to {kernel}#{len(mine)}"
@@ -292,11 +292,11 @@ def assemble(
 
 
 def _parse(document: Any, folder: Path, label: str) -> Capture:
-    top = Fields(document, label)
-    if top.value.get("format") != FORMAT:
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise CaptureError(
-            f"{label} is not a capture of the explorer (its format is not {FORMAT!r})"
+            f"{label} is not a capture of the explorer (a map whose format is {FORMAT!r})"
         )
+    top = Fields(document, f"{label}:")
     top.integer("version", REQUIRED, minimum=VERSION, maximum=VERSION)
     raw_programs = top.items("programs", REQUIRED, MAX_PROGRAMS)
     programs = tuple(

@@ -132,7 +132,7 @@ class IncludePlan:
         return (
             f"not searched for #include files: {'; '.join(self.folders)} (outside the capture "
             f"folder; a capture may come from anyone). Give {FLAG} to build with them (the "
-            "window asks)",
+            "window asks when the capture is opened)",
         )
 
     def check(self) -> None:
@@ -144,7 +144,7 @@ class IncludePlan:
         folders = f" (the program's own: {'; '.join(self.folders)})" if self.folders else ""
         raise CaptureError(
             f"{self.files[0]}{more}. Files outside the capture folder{folders} are not read "
-            f"unless you agree: give {FLAG} (the window asks)"
+            f"unless you agree: give {FLAG} (the window asks when the capture is opened)"
         )
 
 

@@ -556,7 +556,7 @@ def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CaptureError(f"cannot make the folder {shown(folder)}: {exc.strerror}") from None
-    taken = [name for name, data in files.items() if _taken(folder / name, data)]
+    taken = sorted(name for name, data in files.items() if _taken(folder / name, data))
     if taken:
         more = f" and {len(taken) - 3} more" if len(taken) > 3 else ""
         raise CaptureError(
