@@ -221,7 +221,7 @@ def _captured_launch(args: argparse.Namespace) -> Variant:
         raise UsageError(f"--capture names the kernel; drop {given}")
     known = getattr(args, "_replayed", None)  # read once: notes said once
     if known is not None:
-        return known  # type: ignore[no-any-return]
+        return known
     from explorer.capture import CaptureError, load_capture, replay
 
     try:

@@ -73,9 +73,7 @@ def answer(monkeypatch, button) -> list[str]:
     return asked
 
 
-def test_agreeing_replays_with_the_programs_own_include_folders(
-    controller, captured, monkeypatch
-):
+def test_agreeing_replays_with_the_programs_own_include_folders(controller, captured, monkeypatch):
     capture = captured("includes.py")
     asked = answer(monkeypatch, QMessageBox.StandardButton.Yes)
     assert controller.open_capture(str(capture.folder))
@@ -86,9 +84,7 @@ def test_agreeing_replays_with_the_programs_own_include_folders(
     assert controller.traced == ["trace"]
 
 
-def test_declining_replays_nothing_that_needs_them_and_says_why(
-    controller, captured, monkeypatch
-):
+def test_declining_replays_nothing_that_needs_them_and_says_why(controller, captured, monkeypatch):
     capture = captured("includes.py")
     answer(monkeypatch, QMessageBox.StandardButton.No)
     assert controller.open_capture(str(capture.folder))
