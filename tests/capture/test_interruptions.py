@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,9 +18,13 @@ import pytest
 
 from explorer.capture import load_capture
 from tests.capture.conftest import PROGRAMS
+from tests.robustness.helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = str(PROGRAMS / "steps.py")
+
+
+SLEEPER = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
 
 
 def alive(pid: int) -> bool:
@@ -57,33 +62,64 @@ def launches_in(folder: Path) -> int:
     return journal.read_text().count('"type": "launch"') if journal.exists() else 0
 
 
+def _signal_when(sig: int, ready) -> threading.Thread:
+    """Send ``sig`` to this process (where ``capture`` runs, in the main thread) once
+    ``ready()`` holds."""
+
+    def send() -> None:
+        deadline = time.monotonic() + 90
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), sig)
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread
+
+
 @pytest.mark.usefixtures("on_device")
-def test_a_signal_to_capture_ends_the_program_and_keeps_what_was_recorded(tmp_path):
-    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGKILL)
-    runs = {}
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_to_capture_is_passed_on_and_what_was_recorded_is_kept(tmp_path, sig):
+    folder, pidfile = tmp_path / "out", tmp_path / "pid"
+    handler = signal.getsignal(sig)
+    if sig == signal.SIGTERM:  # a recording program, stopped after two launches
+        program = [sys.executable, STEPS, "2000", "64", "0.05", str(pidfile)]
+        thread = _signal_when(sig, lambda: launches_in(folder) >= 2)
+    else:  # any program: what matters is that the signal reaches it
+        program = [sys.executable, "-c", SLEEPER, str(pidfile)]
+        thread = _signal_when(sig, pidfile.exists)
+    outcome = cli("capture", str(folder), "--", *program)
+    thread.join()
+    assert outcome.code == 128 + sig, outcome.err
+    assert not alive(int(pidfile.read_text()))
+    recorded = load_capture(folder)
+    assert recorded.exit_code == -sig and (folder / "capture.json").exists()
+    if sig == signal.SIGTERM:
+        assert len(recorded.launches) >= 2 and recorded.launches[0].data
+    assert signal.getsignal(sig) == handler  # capture's own handler is gone again
+    assert "Traceback" not in outcome.err
+
+
+@pytest.mark.usefixtures("on_device")
+def test_a_capture_killed_ends_its_program_which_leaves_its_record(tmp_path):
+    folder, pidfile = tmp_path / "out", tmp_path / "pid"
+    program = [sys.executable, STEPS, "2000", "64", "0.05", str(pidfile)]
+    capture = explorer("capture", str(folder), "--", *program)
     try:
-        for sig in signals:  # all at once: each waits on its own program
-            folder, pidfile = tmp_path / sig.name, tmp_path / f"{sig.name}.pid"
-            program = [sys.executable, STEPS, "2000", "64", "0.05", str(pidfile)]
-            runs[sig] = (folder, pidfile, explorer("capture", str(folder), "--", *program))
-        for sig, (folder, pidfile, capture) in runs.items():
-            wait_for(lambda folder=folder: launches_in(folder) >= 2, capture)
-            program = int(pidfile.read_text())
-            capture.send_signal(sig)
-            err = capture.communicate(timeout=60)[1]
-            assert capture.returncode == (-sig if sig == signal.SIGKILL else 128 + sig), err
-            wait_for(lambda program=program: not alive(program), timeout=15)
-            recorded = load_capture(folder)  # capture.json, or the journal after a SIGKILL
-            assert len(recorded.launches) >= 2 and recorded.launches[0].data
-            assert (folder / "capture.json").exists() == (sig != signal.SIGKILL)
-            assert str(ROOT / "explorer") not in err  # the program's own traceback at most
+        wait_for(lambda: launches_in(folder) >= 2, capture)
+        capture.kill()
+        capture.communicate(timeout=60)
+        wait_for(lambda: not alive(int(pidfile.read_text())), timeout=15)
     finally:
-        for _, pidfile, capture in runs.values():
-            if capture.poll() is None:
-                capture.kill()
-            capture.communicate()
-            if pidfile.exists() and alive(int(pidfile.read_text())):
-                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        if capture.poll() is None:
+            capture.kill()
+        capture.communicate()
+        if pidfile.exists() and alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    recorded = load_capture(folder)  # from its journal: capture.json was never written
+    assert not (folder / "capture.json").exists()
+    assert len(recorded.launches) >= 2 and recorded.launches[0].data
+    assert cli("capture-save", str(folder), "--launch", "1", "--out", str(tmp_path / "k")).code == 0
 
 
 def _mount_tmpfs(where: Path, size: str) -> bool:
