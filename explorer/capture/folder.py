@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.recorder import CLAIM, JOURNAL
+from explorer.capture.recorder import CLAIM, JOURNAL, JOURNAL_LIMIT
 from explorer.documents import (
     REQUIRED,
     DocumentError,
@@ -43,7 +43,7 @@ FORMAT = "opencl-kernel-explorer capture"
 VERSION = 1
 
 # What a capture may hold: far more than any program launches, well under what fits in memory.
-DOCUMENT_LIMIT = 64 << 20  # bytes of capture.json, and of journal.jsonl
+DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
 LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
 MAX_LAUNCHES = 1 << 20
 MAX_PROGRAMS = 1 << 16
@@ -279,10 +279,11 @@ def assemble(
     if lost:
         document["lost"] = lost
     if write:
+        text = json.dumps(document, indent=1)
+        if len(text) > DOCUMENT_LIMIT:  # a long journal: as compact as it came
+            text = json.dumps(document, separators=(",", ":"))
         try:
-            (folder / CAPTURE_FILE).write_text(
-                json.dumps(document, indent=1) + "\n", encoding="utf-8"
-            )
+            (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
         except OSError:  # a full disk: none of it, and the journal stays to be read
             (folder / CAPTURE_FILE).unlink(missing_ok=True)
             raise

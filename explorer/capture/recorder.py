@@ -50,6 +50,9 @@ ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
 # (a full disk cannot take even that line); the fd is used only where it is still that pipe.
 ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
 JOURNAL = "journal.jsonl"
+# The journal is listed up to this size (some 50,000 launches), so that the capture stays
+# readable: a reader takes capture.json and the journal up to twice this (folder.py).
+JOURNAL_LIMIT = 32 << 20
 CLAIM = "recorder.pid"
 ARG_INFO = "-cl-kernel-arg-info"
 
@@ -122,6 +125,7 @@ class Recorder:
     active: bool = True
     no_data: str = ""
     status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
+    journaled: int = 0  # bytes written to the journal
 
     def claim(self) -> bool:
         """Whether this process records: the first of the program's processes to import
@@ -144,6 +148,9 @@ class Recorder:
     def _write(self, entry: dict[str, Any]) -> None:
         """One line of the journal (refusing a link where the journal should be)."""
         line = (json.dumps(entry) + "\n").encode("utf-8")
+        if self.journaled + len(line) > JOURNAL_LIMIT:
+            raise OSError(0, f"the journal reached its {JOURNAL_LIMIT >> 20} MiB")
+        self.journaled += len(line)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(self.folder / JOURNAL, flags, 0o666)
         try:
@@ -717,6 +724,10 @@ def _pipe(value: str | None) -> int | None:
     except (ValueError, OSError):
         return None
     if not stat.S_ISFIFO(info.st_mode) or (info.st_dev, info.st_ino) != (device, inode):
+        return None
+    try:
+        os.set_blocking(fd, False)  # a full pipe drops a line, never stops the program
+    except OSError:
         return None
     return fd
 

@@ -40,7 +40,7 @@ from explorer.capture.recorder import (
     ENV_STATUS,
     JOURNAL,
 )
-from explorer.paths import shown
+from explorer.paths import UserFileError, shown
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 MARKER_TEXT = (
@@ -394,4 +394,6 @@ def capture_program(
             f"{CAPTURE_FILE} could not be written ({exc.strerror or exc}): the launches are "
             f"read from {JOURNAL}"
         )
+    except UserFileError as exc:  # a journal that cannot be read back
+        lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
     return (128 - code if code < 0 else code), lost
