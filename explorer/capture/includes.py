@@ -63,32 +63,23 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     return list(zip(starts, cleaned, strict=True))
 
 
+# A string or character literal (kept), or a comment (made a space): one scan, left to right.
+_LITERAL_OR_COMMENT = re.compile(
+    r""""(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S
+)
+
+
 def _without_comments(text: str) -> str:
     """``text`` with each comment a space (a block comment keeps its newlines, so lines keep
     their places); string and character literals kept as they are."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            end = i + 1
-            while end < n and text[end] not in (c, "\n"):
-                end += 2 if text[end] == "\\" else 1
-            out.append(text[i : end + 1])
-            i = end + 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            out.append(" ")
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            body = text[i : n if end < 0 else end]
-            out.append(" " + "\n" * body.count("\n"))
-            i = n if end < 0 else end + 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+
+    def blank(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.startswith(("//", "/*")):
+            return " " + "\n" * found.count("\n")
+        return found
+
+    return _LITERAL_OR_COMMENT.sub(blank, text)
 
 
 def includes(text: str) -> list[Include]:

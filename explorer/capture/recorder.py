@@ -149,8 +149,7 @@ class Recorder:
         """One line of the journal (refusing a link where the journal should be)."""
         line = (json.dumps(entry) + "\n").encode("utf-8")
         if self.journaled + len(line) > JOURNAL_LIMIT:
-            raise OSError(0, f"the journal reached its {JOURNAL_LIMIT >> 20} MiB")
-        self.journaled += len(line)
+            raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(self.folder / JOURNAL, flags, 0o666)
         try:
@@ -159,6 +158,7 @@ class Recorder:
                 view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
+        self.journaled += len(line)
 
     def _new_file(self, relative: str, write: Callable[[Any], None]) -> None:
         """Write a file of the capture that must not exist yet (a link or a file of someone
@@ -309,7 +309,7 @@ class Recorder:
                     why = self._read(queue, wait_for, reads, "before")
             except Exception as exc:  # whatever it is, it costs the record, not the launch
                 entry = None
-                self._stop(f"recording stopped at launch {number}: {_reason(exc)}")
+                self._stop(_stopped(number, _reason(exc)))
             event = go()  # the program's own errors reach it as they are
             self.launches = number
             if entry is None:
@@ -323,12 +323,13 @@ class Recorder:
                 entry["data"] = not why
                 if why:
                     entry["why"] = why
-                self._write(entry)
             except Exception as exc:
-                self._stop(
-                    f"recording stopped at launch {number}: the journal could not be written "
-                    f"({_reason(exc)}); the program ran on, its later launches are not listed"
-                )
+                self._stop(_stopped(number, _reason(exc)))
+                return event
+            try:
+                self._write(entry)
+            except OSError as exc:
+                self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
     def _describe(
@@ -704,6 +705,13 @@ def _without_pyopencl_includes(options: list[str]) -> list[str]:
 
 # A file of the capture is made new: never written through a link or over a file in its place.
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _stopped(number: int, why: str) -> str:
+    return (
+        f"recording stopped at launch {number}: {why}; the program ran on, its later launches "
+        "are not listed"
+    )
 
 
 def _reason(exc: BaseException) -> str:

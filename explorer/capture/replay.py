@@ -84,12 +84,11 @@ def split_options(options: tuple[str, ...]) -> BuildOptions:
         i += 1
         if word.startswith("-D") and len(word) > 2:
             name, sep, value = word[2:].partition("=")
+            number = _integer(value) if sep else 1
             if not _NAME.fullmatch(name) or _CONTROL.search(value):
                 dropped.append(word)  # not a macro a compiler line could define
-            elif not sep:
-                defines[name] = 1
-            elif _integer(value) is not None:
-                defines[name] = _integer(value)  # type: ignore[assignment]
+            elif number is not None:
+                defines[name] = number
             else:
                 macros.append(f"#define {name} {value}")
         elif check_option(word):
@@ -517,7 +516,11 @@ def save_launch(
             relative = getattr(a, phase)
             if relative is None:
                 continue
-            names.setdefault(relative, f"{stem}.{label}{suffix}")
+            if relative not in names:
+                name = f"{stem}.{label}{suffix}"
+                if name in names.values():  # two names alike (a capture's, made plain)
+                    name = f"{stem}.{label}-{a.index}{suffix}"
+                names[relative] = name
             count = a.nbytes // np.dtype(a.dtype).itemsize
             shapes.setdefault(relative, (a.dtype, count, f"{launch.where}.args[{position}]"))
 
