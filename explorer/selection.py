@@ -12,6 +12,7 @@ registry: a family that adds a size adds its flag here, with no change to this f
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -69,6 +70,12 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         "--launch",
         metavar="N|KERNEL#k",
         help="with --capture: launch N (from 1), KERNEL (its first) or KERNEL#k (its k-th)",
+    )
+    parser.add_argument(
+        "--allow-outside-includes",
+        action="store_true",
+        help="with --capture: build with the program's own #include folders and files outside "
+        "the capture folder (not used otherwise: a capture may come from anyone)",
     )
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
@@ -212,12 +219,23 @@ def _captured_launch(args: argparse.Namespace) -> Variant:
     if others:
         given = ", ".join(f"--{f.replace('_', '-')}" for f in others)
         raise UsageError(f"--capture names the kernel; drop {given}")
-    from explorer.capture import CaptureError, launch_variant, load_capture
+    known = getattr(args, "_replayed", None)  # read once: notes said once
+    if known is not None:
+        return known
+    from explorer.capture import CaptureError, load_capture, replay
 
     try:
-        return launch_variant(load_capture(args.capture), args.launch)
+        replayed = replay(
+            load_capture(args.capture),
+            args.launch,
+            allow_outside=bool(getattr(args, "allow_outside_includes", False)),
+        )
     except CaptureError as exc:
         raise UsageError(str(exc)) from None
+    for note in replayed.notes:
+        print(f"note: {note}", file=sys.stderr)
+    args._replayed = replayed.variant
+    return replayed.variant
 
 
 def sizes_from_args(family: str, args: argparse.Namespace) -> dict[str, int]:

@@ -66,6 +66,45 @@ def test_a_symbolic_link_out_of_the_folder_is_refused(tmp_path) -> None:
     assert inside(folder, "programs/q.cl", "x").read_text() == "kernel void k() {}"
 
 
+def test_an_integer_of_thousands_of_digits_is_refused_naming_the_document() -> None:
+    with pytest.raises(DocumentError, match=r"capture\.json holds a value that cannot be read"):
+        parse_json("[" + "7" * 5000 + "]", "capture.json")
+
+
+def test_a_choice_and_a_file_are_checked_and_named(tmp_path) -> None:
+    entry = Fields({"kind": "image", "before": "../x.npy"}, "capture.json: launches[0].args[1]")
+    with pytest.raises(DocumentError, match=r"args\[1\]\.kind: expected one of buffer, local"):
+        entry.choice("kind", ("buffer", "local"))
+    with pytest.raises(DocumentError, match=r"args\[1\]\.before: \.\./x\.npy climbs out"):
+        entry.file("before", tmp_path)
+    assert Fields({"before": "data/x.npy"}, "x").file("before", tmp_path) == "data/x.npy"
+    assert Fields({}, "capture.json:").at("version") == "capture.json: version"
+
+
+def test_an_array_file_must_hold_what_its_document_says(tmp_path) -> None:
+    import numpy as np
+
+    from explorer.documents import array_file, load_array
+
+    path = tmp_path / "y.npy"
+    np.save(path, np.arange(100, dtype=np.float32))
+    assert load_array(path, "contents", "float32", (100,), "args[1]").sum() == 4950
+    with pytest.raises(
+        UserFileError, match=r"holds float32 values of shape \(100,\); args\[1\] says"
+    ):
+        array_file(path, "contents", "int32", (100,), "args[1]")
+    path.write_bytes(path.read_bytes()[:-4])
+    with pytest.raises(UserFileError, match="cut short"):
+        array_file(path, "contents", "float32", (100,), "args[1]")
+    np.save(path, np.array([None, {}], dtype=object), allow_pickle=True)
+    with pytest.raises(UserFileError, match="Python objects"):
+        array_file(path, "contents", "float32", (2,), "args[1]")
+    os.unlink(path)
+    os.mkfifo(path)
+    with pytest.raises(UserFileError, match="named pipe"):
+        array_file(path, "contents", "float32", (100,), "args[1]")
+
+
 # -- strict JSON, TOML, records as data ------------------------------------------------------
 
 

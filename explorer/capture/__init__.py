@@ -15,15 +15,21 @@ from explorer.capture.folder import (
     CaptureError,
     load_capture,
 )
-from explorer.capture.replay import launch_variant, save_launch
+from explorer.capture.includes import FLAG as ALLOW_OUTSIDE_FLAG
+from explorer.capture.includes import capture_outside
+from explorer.capture.replay import Replay, launch_variant, replay, save_launch
 
 __all__ = [
+    "ALLOW_OUTSIDE_FLAG",
     "Capture",
     "CaptureError",
     "CapturedArg",
     "CapturedLaunch",
     "CapturedProgram",
+    "Replay",
+    "capture_outside",
     "launch_variant",
     "load_capture",
+    "replay",
     "save_launch",
 ]

@@ -6,25 +6,69 @@ programs' sources under ``programs/`` and the buffers as ``.npy`` files under ``
 the program runs, the recorder appends to ``journal.jsonl``; :func:`assemble` turns that into
 ``capture.json`` (``capture`` does it when the program ends, and :func:`load_capture` does it
 for a folder whose capture was cut short).
+
+A capture folder may come from anyone: both files are read as :mod:`explorer.documents` reads
+any document from outside (bounded in size and depth, every field checked, every file it names
+kept inside the folder), and a damaged one is a :class:`CaptureError` naming the file and field.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.recorder import CLAIM, JOURNAL
+from explorer.capture.recorder import CLAIM, JOURNAL, JOURNAL_LIMIT
+from explorer.documents import (
+    REQUIRED,
+    DocumentError,
+    Fields,
+    inside,
+    items,
+    parse_json,
+    read_json,
+)
+from explorer.paths import UserFileError, decode_text, read_user_bytes, shown
 
 CAPTURE_FILE = "capture.json"
+# Written by ``capture`` into every folder it records into: only a folder holding it (or an
+# empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
+MARKER = ".opencl-explorer-capture"
 FORMAT = "opencl-kernel-explorer capture"
 VERSION = 1
 
+# What a capture may hold: far more than any program launches, well under what fits in memory.
+DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
+LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
+MAX_LAUNCHES = 1 << 20
+MAX_PROGRAMS = 1 << 16
+MAX_ARGS = 4096  # OpenCL kernels take far fewer (CL_DEVICE_MAX_PARAMETER_SIZE)
+MAX_SIZE = (1 << 63) - 1  # a size_t of the host
+KINDS = ("buffer", "local", "null", "scalar", "unsupported", "unset")
+# The element types the recorder writes buffers as (docs/capture.md).
+BUFFER_DTYPES = (
+    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64",
+)  # fmt: skip
 
-class CaptureError(ValueError):
+
+class CaptureError(DocumentError):
     """A capture folder, or a launch of it, that cannot be used; the message says why."""
+
+
+@contextmanager
+def as_capture_error() -> Iterator[None]:
+    """Any file or document error inside becomes a :class:`CaptureError` with its message."""
+    try:
+        yield
+    except CaptureError:
+        raise
+    except UserFileError as exc:
+        raise CaptureError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -70,7 +114,8 @@ class CapturedProgram:
 class CapturedLaunch:
     """One launch. ``number`` counts every launch of the program from 1; ``occurrence``
     counts this kernel's launches from 1 (``label``: ``KERNEL#k``). ``data`` is False for a
-    launch recorded without its buffers, ``why`` says why."""
+    launch recorded without its buffers, ``why`` says why. ``where`` names it in its document
+    (``capture.json: launches[3]``), for messages about its fields."""
 
     number: int
     kernel: str
@@ -84,6 +129,7 @@ class CapturedLaunch:
     args: tuple[CapturedArg, ...]
     data: bool
     why: str = ""
+    where: str = ""
 
     @property
     def label(self) -> str:
@@ -93,24 +139,27 @@ class CapturedLaunch:
 @dataclass(frozen=True)
 class Capture:
     """Everything one program launched. :meth:`find` picks a launch the way ``--launch``
-    names it."""
+    names it. ``lost`` says what the recorder could not keep (a full disk, a cut journal)."""
 
     folder: Path
     command: tuple[str, ...]
     exit_code: int | None
     programs: tuple[CapturedProgram, ...]
     launches: tuple[CapturedLaunch, ...]
+    lost: tuple[str, ...] = ()
+    document: str = CAPTURE_FILE  # the file it was read from (capture.json or the journal)
 
     def find(self, which: str | int) -> CapturedLaunch:
         """Launch ``N`` (from 1), ``KERNEL`` (its first launch) or ``KERNEL#k`` (its k-th)."""
         text = str(which).strip()
-        if text.isdigit():
-            number = int(text)
+        if text.isascii() and text.isdigit():
+            number = int(text) if len(text) < 19 else 0
             if not 1 <= number <= len(self.launches):
                 raise CaptureError(
-                    f"--launch {text}: the capture holds launches 1 to {len(self.launches)}"
+                    f"--launch {shown(text, 40)}: the capture holds launches 1 to "
+                    f"{len(self.launches)}"
                     if self.launches
-                    else f"--launch {text}: the capture holds no launch"
+                    else f"--launch {shown(text, 40)}: the capture holds no launch"
                 )
             return self.launches[number - 1]
         kernel, sep, k = text.partition("#")
@@ -118,22 +167,27 @@ class Capture:
         if not mine:
             names = ", ".join(sorted({launch.kernel for launch in self.launches})) or "none"
             raise CaptureError(
-                f"--launch {text}: no launch of a kernel {kernel!r} (kernels: {names})"
+                f"--launch {shown(text, 80)}: no launch of a kernel {shown(repr(kernel), 80)} "
+                f"(kernels: {shown(names, 300)})"
             )
         if not sep:
             return mine[0]
-        if not k.isdigit() or not 1 <= int(k) <= len(mine):
+        if not (k.isascii() and k.isdigit() and len(k) < 19) or not 1 <= int(k) <= len(mine):
             raise CaptureError(
-                f"--launch {text}: {kernel} was launched {len(mine)} times; give {kernel}#1 "
-                f"to {kernel}#{len(mine)}"
+                f"--launch {shown(text, 80)}: {kernel} was launched {len(mine)} times; give "
+                f"{kernel}#1 to {kernel}#{len(mine)}"
             )
         return mine[int(k) - 1]
 
     def program_of(self, launch: CapturedLaunch) -> CapturedProgram:
         return self.programs[launch.program]
 
-    def path(self, relative: str) -> Path:
-        return self.folder / relative
+    def path(self, relative: str, where: str = "capture.json") -> Path:
+        """The file ``relative`` (a name the capture gives) inside the capture folder; a name
+        that leads out of it (absolute, ``..``, a symbolic link out) is refused, naming
+        ``where`` (the field that gave it)."""
+        with as_capture_error():
+            return inside(self.folder, relative, where)
 
 
 def load_capture(folder: str | Path) -> Capture:
@@ -141,38 +195,79 @@ def load_capture(folder: str | Path) -> Capture:
     cut short), with its launches listed in order."""
     folder = Path(folder)
     document = folder / CAPTURE_FILE
-    if not document.is_file():
-        if not (folder / JOURNAL).is_file():
-            raise CaptureError(f"{folder} holds no capture (no {CAPTURE_FILE})")
-        return _parse(assemble(folder, (), None, write=False), folder)
-    try:
-        return _parse(json.loads(document.read_text(encoding="utf-8")), folder)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CaptureError(f"cannot read {document}: {exc}") from None
+    with as_capture_error():
+        if not folder.is_dir():
+            what = "does not exist" if not os.path.lexists(folder) else "is not a folder"
+            raise CaptureError(f"{shown(folder)} {what}; give the folder capture wrote")
+        if not os.path.lexists(document):
+            if not os.path.lexists(folder / JOURNAL):
+                raise CaptureError(f"{shown(folder)} holds no capture (no {CAPTURE_FILE})")
+            return _parse(assemble(folder, (), None, write=False), folder, JOURNAL)
+        label = shown(document)
+        inside(folder, CAPTURE_FILE, label)  # a capture.json that is a link out is not read
+        return _parse(read_json(document, "capture", DOCUMENT_LIMIT), folder, label)
+
+
+def journal_entries(folder: Path) -> tuple[list[tuple[int, Any]], list[str]]:
+    """The journal's entries with their line numbers, and what could not be read of it (a
+    line cut by a program killed while writing it, damaged lines)."""
+    journal = folder / JOURNAL
+    if not os.path.lexists(journal):
+        return [], []
+    label = shown(journal)
+    inside(folder, JOURNAL, label)
+    text = decode_text(read_user_bytes(journal, "capture journal", DOCUMENT_LIMIT), label)
+    entries: list[tuple[int, Any]] = []
+    lost: list[str] = []
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if len(line) > LINE_LIMIT:
+            lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
+            continue
+        try:
+            entries.append((number, parse_json(line, f"{JOURNAL} line {number}")))
+        except DocumentError as exc:
+            cut = number == len(lines) and not text.endswith("\n")
+            lost.append(f"{JOURNAL} line {number} was cut short" if cut else str(exc))
+    return entries, lost
 
 
 def assemble(
-    folder: Path, command: tuple[str, ...], exit_code: int | None, *, write: bool = True
+    folder: Path,
+    command: tuple[str, ...],
+    exit_code: int | None,
+    *,
+    write: bool = True,
+    lost: Sequence[str] = (),
 ) -> dict[str, Any]:
     """``capture.json`` from the recorder's journal: the programs and the launches in order,
-    each launch with the number of its kernel's launch (``occurrence``)."""
+    each launch with the number of its kernel's launch (``occurrence``). What the journal or
+    the recorder could not keep is listed under ``lost``."""
     programs: list[dict[str, Any]] = []
     launches: list[dict[str, Any]] = []
     seen: Counter[str] = Counter()
-    journal = folder / JOURNAL
-    lines = journal.read_text(encoding="utf-8").splitlines() if journal.is_file() else []
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:  # the last line of a program killed while writing it
+    entries, unread = journal_entries(folder)
+    lost = [*lost, *unread]
+    for number, entry in entries:
+        if not isinstance(entry, dict):
+            lost.append(f"{JOURNAL} line {number}: expected a map of fields")
             continue
         kind = entry.pop("type", None)
         if kind == "program":
             programs.append(entry)
         elif kind == "launch":
-            seen[entry["kernel"]] += 1
-            entry["occurrence"] = seen[entry["kernel"]]
+            kernel = entry.get("kernel")
+            if not isinstance(kernel, str):
+                lost.append(f"{JOURNAL} line {number}.kernel: expected text")
+                continue
+            seen[kernel] += 1
+            entry["occurrence"] = seen[kernel]
             launches.append(entry)
+        elif kind == "lost":
+            why = entry.get("why")
+            lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -181,72 +276,118 @@ def assemble(
         "programs": programs,
         "launches": launches,
     }
+    if lost:
+        document["lost"] = lost
     if write:
-        (folder / CAPTURE_FILE).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        journal.unlink(missing_ok=True)
+        text = json.dumps(document, indent=1)
+        if len(text) > DOCUMENT_LIMIT:  # a long journal: as compact as it came
+            text = json.dumps(document, separators=(",", ":"))
+        try:
+            (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
+        except OSError:  # a full disk: none of it, and the journal stays to be read
+            (folder / CAPTURE_FILE).unlink(missing_ok=True)
+            raise
+        (folder / JOURNAL).unlink(missing_ok=True)
         (folder / CLAIM).unlink(missing_ok=True)
     return document
 
 
-def _parse(document: dict[str, Any], folder: Path) -> Capture:
-    if document.get("format") != FORMAT:
-        raise CaptureError(f"{folder / CAPTURE_FILE} is not a capture of the explorer")
-    try:
-        programs = tuple(
-            CapturedProgram(
-                int(p["index"]),
-                p.get("source"),
-                tuple(p.get("options", ())),
-                str(p.get("cwd", "")),
-            )
-            for p in document["programs"]
+def _parse(document: Any, folder: Path, label: str) -> Capture:
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise CaptureError(
+            f"{label} is not a capture of the explorer (a map whose format is {FORMAT!r})"
         )
-        launches = tuple(_launch(entry) for entry in document["launches"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CaptureError(f"{folder / CAPTURE_FILE} is damaged: {exc!r}") from None
+    top = Fields(document, f"{label}:")
+    top.integer("version", REQUIRED, minimum=VERSION, maximum=VERSION)
+    raw_programs = top.items("programs", REQUIRED, MAX_PROGRAMS)
+    programs = tuple(
+        _program(Fields(p, f"{label}: programs[{i}]"), i, folder)
+        for i, p in enumerate(raw_programs)
+    )
+    raw_launches = top.items("launches", REQUIRED, MAX_LAUNCHES)
+    launches = tuple(
+        _launch(Fields(entry, f"{label}: launches[{i}]"), i, folder, len(programs))
+        for i, entry in enumerate(raw_launches)
+    )
     return Capture(
         folder=folder,
-        command=tuple(document.get("command", ())),
-        exit_code=document.get("exit_code"),
+        command=top.texts("command", (), 4096),
+        exit_code=top.integer("exit_code", None, minimum=-(1 << 31), maximum=1 << 31),
         programs=programs,
         launches=launches,
+        lost=top.texts("lost", (), 4096),
+        document=label,
     )
 
 
-def _launch(entry: dict[str, Any]) -> CapturedLaunch:
-    def sizes(value: Any) -> tuple[int, ...] | None:
-        return tuple(int(v) for v in value) if value is not None else None
+def _program(entry: Fields, position: int, folder: Path) -> CapturedProgram:
+    entry.integer("index", REQUIRED, minimum=position, maximum=position)
+    return CapturedProgram(
+        index=position,
+        source=entry.file("source", folder),
+        options=entry.texts("options", (), 4096),
+        cwd=entry.text("cwd", "", 4096),
+    )
 
+
+def _launch(entry: Fields, position: int, folder: Path, programs: int) -> CapturedLaunch:
     args = tuple(
-        CapturedArg(
-            index=int(a["index"]),
-            kind=str(a["kind"]),
-            name=a.get("name"),
-            type=a.get("type"),
-            nbytes=int(a.get("bytes", 0)),
-            dtype=str(a.get("dtype", "")),
-            memory=a.get("memory"),
-            origin=int(a.get("origin", 0)),
-            flags=tuple(a.get("flags", ())),
-            before=a.get("before"),
-            after=a.get("after"),
-            changed=bool(a.get("changed", False)),
-            hex=str(a.get("hex", "")),
-            value=a.get("value"),
-        )
-        for a in entry["args"]
+        _arg(Fields(a, f"{entry.at('args')}[{i}]"), i, folder)
+        for i, a in enumerate(entry.items("args", REQUIRED, MAX_ARGS))
     )
+    if programs == 0:
+        raise CaptureError(f"{entry.at('program')}: the capture lists no program")
+    data = entry.flag("data", False)
+    if data and any(a.kind == "buffer" and (a.before is None or a.after is None) for a in args):
+        index = next(a.index for a in args if a.kind == "buffer" and None in (a.before, a.after))
+        raise CaptureError(
+            f"{entry.at('args')}[{index}]: a buffer of a launch with its data names its "
+            "contents before and after it (before, after)"
+        )
     return CapturedLaunch(
-        number=int(entry["number"]),
-        kernel=str(entry["kernel"]),
-        occurrence=int(entry.get("occurrence", 1)),
-        program=int(entry["program"]),
-        global_size=sizes(entry["global"]) or (),
-        local_size=sizes(entry.get("local")),
-        offset=sizes(entry.get("offset")),
-        device=str(entry.get("device", "")),
-        platform=str(entry.get("platform", "")),
+        number=entry.integer("number", REQUIRED, minimum=position + 1, maximum=position + 1),
+        kernel=entry.text("kernel", REQUIRED, 1024),
+        occurrence=entry.integer("occurrence", 1, minimum=1, maximum=MAX_LAUNCHES),
+        program=entry.integer("program", REQUIRED, minimum=0, maximum=programs - 1),
+        global_size=entry.integers("global", REQUIRED, 3, minimum=0, maximum=MAX_SIZE),
+        local_size=entry.integers("local", None, 3, minimum=1, maximum=MAX_SIZE),
+        offset=entry.integers("offset", None, 3, minimum=0, maximum=MAX_SIZE),
+        device=entry.text("device", "", 1024),
+        platform=entry.text("platform", "", 1024),
         args=args,
-        data=bool(entry.get("data", False)),
-        why=str(entry.get("why", "")),
+        data=data,
+        why=entry.text("why", "", 4096),
+        where=entry.where,
+    )
+
+
+def _arg(entry: Fields, position: int, folder: Path) -> CapturedArg:
+    kind = entry.choice("kind", KINDS, REQUIRED)
+    buffer = kind == "buffer"
+    hex_text = entry.text("hex", "", 1 << 16)
+    try:
+        bytes.fromhex(hex_text)
+    except ValueError:
+        raise CaptureError(f"{entry.at('hex')}: expected hexadecimal digits (two a byte)") from None
+    value = entry.value.get("value")
+    numbers = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, (int, float)) for v in items(numbers, entry.at("value"), 1 << 16)):
+        value = None  # shown to people reading capture.json only: a struct's bytes, a number
+    return CapturedArg(
+        index=entry.integer("index", REQUIRED, minimum=position, maximum=position),
+        kind=kind,
+        name=entry.text("name", None, 1024),
+        type=entry.text("type", None, 1024),
+        nbytes=entry.integer("bytes", 0, minimum=0, maximum=MAX_SIZE),
+        dtype=(
+            entry.choice("dtype", BUFFER_DTYPES, "uint8") if buffer else entry.text("dtype", "", 64)
+        ),
+        memory=entry.integer("memory", None, minimum=0, maximum=MAX_SIZE),
+        origin=entry.integer("origin", 0, minimum=0, maximum=MAX_SIZE),
+        flags=entry.texts("flags", (), 16),
+        before=entry.file("before", folder) if buffer else None,
+        after=entry.file("after", folder) if buffer else None,
+        changed=entry.flag("changed", False),
+        hex=hex_text,
+        value=value,
     )

@@ -31,6 +31,7 @@ import importlib.util
 import json
 import os
 import shlex
+import stat
 import struct
 import sys
 import threading
@@ -45,7 +46,13 @@ import numpy as np
 ENV_DIR = "EXPLORER_CAPTURE_DIR"
 ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
 ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
+# "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
+# (a full disk cannot take even that line); the fd is used only where it is still that pipe.
+ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
 JOURNAL = "journal.jsonl"
+# The journal is listed up to this size (some 50,000 launches), so that the capture stays
+# readable: a reader takes capture.json and the journal up to twice this (folder.py).
+JOURNAL_LIMIT = 32 << 20
 CLAIM = "recorder.pid"
 ARG_INFO = "-cl-kernel-arg-info"
 
@@ -113,25 +120,59 @@ class Recorder:
     _memory: dict[int, int] = field(default_factory=dict)
     _files: dict[str, str] = field(default_factory=dict)
     _undo: list[Callable[[], None]] = field(default_factory=list)
+    # Recording goes on while the journal takes lines; buffers are written while the folder
+    # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
+    active: bool = True
+    no_data: str = ""
+    status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
+    journaled: int = 0  # bytes written to the journal
 
     def claim(self) -> bool:
         """Whether this process records: the first of the program's processes to import
         pyopencl (the folder's ``recorder.pid`` names it)."""
         try:
-            fd = os.open(self.folder / CLAIM, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            fd = os.open(self.folder / CLAIM, _NEW_FILE, 0o666)
         except OSError:
             return False
-        with os.fdopen(fd, "w") as claim:
-            claim.write(str(os.getpid()))
         self.pid = os.getpid()
-        self._write({"type": "start", "pid": self.pid, "python": sys.executable})
+        try:
+            with os.fdopen(fd, "w") as claim:
+                claim.write(str(self.pid))
+            self._write({"type": "start", "pid": self.pid, "python": sys.executable})
+        except OSError as exc:
+            self._stop(f"recording did not start: {_reason(exc)}")
         return True
 
     # -- the journal ------------------------------------------------------------------------
 
     def _write(self, entry: dict[str, Any]) -> None:
-        with open(self.folder / JOURNAL, "a", encoding="utf-8") as journal:
-            journal.write(json.dumps(entry) + "\n")
+        """One line of the journal (refusing a link where the journal should be)."""
+        line = (json.dumps(entry) + "\n").encode("utf-8")
+        if self.journaled + len(line) > JOURNAL_LIMIT:
+            raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(self.folder / JOURNAL, flags, 0o666)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        self.journaled += len(line)
+
+    def _new_file(self, relative: str, write: Callable[[Any], None]) -> None:
+        """Write a file of the capture that must not exist yet (a link or a file of someone
+        else's in its place is refused); a file cut short by a full disk is removed."""
+        path = self.folder / relative
+        path.parent.mkdir(exist_ok=True)
+        fd = os.open(path, _NEW_FILE, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                write(handle)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
 
     def _save(self, array: np.ndarray, name: str) -> tuple[str, int]:
         """The file holding ``array`` (written now unless the same contents were), and the
@@ -141,10 +182,31 @@ class Recorder:
         if known is not None:
             return known, 0
         relative = f"data/{name}.npy"
-        (self.folder / "data").mkdir(exist_ok=True)
-        np.save(self.folder / relative, array, allow_pickle=False)
+        self._new_file(relative, lambda handle: np.save(handle, array, allow_pickle=False))
         self._files[digest] = relative
         return relative, array.nbytes
+
+    # -- what could not be kept ---------------------------------------------------------------
+
+    def _tell(self, why: str) -> None:
+        """Say ``why`` to ``capture`` through its pipe, never waiting (a full pipe drops it)."""
+        if self.status is None:
+            return
+        with contextlib.suppress(OSError):
+            os.write(self.status, (why.replace("\n", " ") + "\n").encode("utf-8")[:4000])
+
+    def _stop(self, why: str) -> None:
+        """The journal cannot be written: recording stops, the program runs on."""
+        self.active = False
+        self._tell(why)
+
+    def _lose_data(self, number: int, exc: BaseException) -> str:
+        """A launch's buffers could not be written: this launch and the later ones are listed
+        without them (a disk that filled stays full)."""
+        self.no_data = f"the capture folder took no more buffers from launch {number} on"
+        why = f"its buffers could not be written ({_reason(exc)})"
+        self._tell(f"launch {number} and later ones are listed without their buffers: {why}")
+        return why
 
     # -- programs ---------------------------------------------------------------------------
 
@@ -183,9 +245,9 @@ class Recorder:
             index = self._programs[key] = len(self._programs)
             path = None
             if found[0] is not None:
-                (self.folder / "programs").mkdir(exist_ok=True)
                 path = f"programs/{index}.cl"
-                (self.folder / path).write_text(found[0], encoding="utf-8")
+                data = found[0].encode("utf-8", errors="replace")
+                self._new_file(path, lambda handle: handle.write(data))
             self._write(
                 {
                     "type": "program",
@@ -232,31 +294,42 @@ class Recorder:
                 g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange,
             )  # fmt: skip
 
-        if os.getpid() != self.pid:  # a forked child of the program: not recorded
+        if os.getpid() != self.pid or not self.active:  # a forked child, or stopped
             return go()
         with self._lock:
-            self.launches += 1
-            number = self.launches
-            entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
-            entry["offset"] = list(global_offset) if global_offset is not None else None
-            if g_times_l and local_size is not None:
-                entry["global"] = [g * lo for g, lo in zip(global_size, local_size, strict=False)]
-            if not why:
-                why = self._read(queue, wait_for, reads, "before")
+            number = self.launches + 1
             try:
-                event = go()
-            except Exception:  # the program sees its own error; nothing was launched
-                self.launches -= 1
-                raise
-            if not why:
-                event.wait()
-                why = self._read(queue, None, reads, "after")
-            if not why:
-                why = self._keep(number, entry, reads)
-            entry["data"] = not why
-            if why:
-                entry["why"] = why
-            self._write(entry)
+                entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
+                entry["offset"] = list(global_offset) if global_offset is not None else None
+                if g_times_l and local_size is not None:
+                    entry["global"] = [
+                        g * lo for g, lo in zip(global_size, local_size, strict=False)
+                    ]
+                if not why:
+                    why = self._read(queue, wait_for, reads, "before")
+            except Exception as exc:  # whatever it is, it costs the record, not the launch
+                entry = None
+                self._stop(_stopped(number, _reason(exc)))
+            event = go()  # the program's own errors reach it as they are
+            self.launches = number
+            if entry is None:
+                return event
+            try:
+                if not why:
+                    event.wait()
+                    why = self._read(queue, None, reads, "after")
+                if not why:
+                    why = self._keep(number, entry, reads)
+                entry["data"] = not why
+                if why:
+                    entry["why"] = why
+            except Exception as exc:
+                self._stop(_stopped(number, _reason(exc)))
+                return event
+            try:
+                self._write(entry)
+            except OSError as exc:
+                self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
     def _describe(
@@ -318,6 +391,8 @@ class Recorder:
             "platform": device.platform.name.strip(),
             "args": described,
         }
+        if not why and self.no_data:
+            why = self.no_data
         if not why and self.max_launches is not None and number > self.max_launches:
             why = f"past --launches {self.max_launches}"
         total = sum(int(r.buffer.size) for r in _distinct(reads))
@@ -372,7 +447,13 @@ class Recorder:
         args = entry["args"]
         for r, phase, array in arrays:
             name = args[r.index]["name"] or f"arg{r.index}"
-            path, cost = self._save(array, f"{number:05d}-{r.index}-{_safe(name)}-{phase}")
+            try:
+                path, cost = self._save(array, f"{number:05d}-{r.index}-{_safe(name)}-{phase}")
+            except OSError as exc:
+                for r_ in reads:
+                    args[r_.index].pop("before", None)
+                    args[r_.index].pop("after", None)
+                return self._lose_data(number, exc)
             self.written += cost
             args[r.index][phase] = path
         for r in reads:
@@ -406,7 +487,8 @@ class Recorder:
                     result = original(program, [*given, ARG_INFO], *args, **kwargs)
                 except cl.RuntimeError:  # a driver that refuses it: the build as asked
                     result = original(program, options, *args, **kwargs)
-                recorder.built(program, options)
+                with contextlib.suppress(Exception):  # the record's loss, not the program's
+                    recorder.built(program, options)
                 return result
 
             return build
@@ -414,7 +496,8 @@ class Recorder:
         def set_arg(original: Callable[..., Any]) -> Callable[..., Any]:
             def set_arg(kernel: Any, index: int, value: Any) -> Any:
                 result = original(kernel, index, value)
-                recorder.set_arg(kernel, index, value)
+                with contextlib.suppress(Exception):
+                    recorder.set_arg(kernel, index, value)
                 return result
 
             return set_arg
@@ -422,8 +505,9 @@ class Recorder:
         def set_multi(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                for i in range(0, len(items), 2):
-                    recorder.set_arg(kernel, items[i], items[i + 1])
+                with contextlib.suppress(Exception):
+                    for i in range(0, len(items), 2):
+                        recorder.set_arg(kernel, items[i], items[i + 1])
                 return result
 
             return _set_arg_multi
@@ -431,8 +515,9 @@ class Recorder:
         def set_buf(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_buf_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                for i in range(0, len(items), 2):
-                    recorder.set_bytes(kernel, items[i], bytes(items[i + 1]), "bytes")
+                with contextlib.suppress(Exception):
+                    for i in range(0, len(items), 2):
+                        recorder.set_bytes(kernel, items[i], bytes(items[i + 1]), "bytes")
                 return result
 
             return _set_arg_buf_multi
@@ -440,10 +525,11 @@ class Recorder:
         def set_pack(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_buf_pack_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                for i in range(0, len(items), 3):
-                    char = items[i + 1].decode()
-                    data = struct.pack(char, items[i + 2])
-                    recorder.set_bytes(kernel, items[i], data, np.dtype(char).name)
+                with contextlib.suppress(Exception):
+                    for i in range(0, len(items), 3):
+                        char = items[i + 1].decode()
+                        data = struct.pack(char, items[i + 2])
+                        recorder.set_bytes(kernel, items[i], data, np.dtype(char).name)
                 return result
 
             return _set_arg_buf_pack_multi
@@ -451,7 +537,8 @@ class Recorder:
         def clone(original: Callable[..., Any]) -> Callable[..., Any]:
             def clone(kernel: Any) -> Any:
                 copy = original(kernel)
-                _args_of(copy).update(_args_of(kernel))
+                with contextlib.suppress(Exception):
+                    _args_of(copy).update(_args_of(kernel))
                 return copy
 
             return clone
@@ -470,6 +557,16 @@ class Recorder:
         replace(_cl.Kernel, "clone", clone)
         replace(_cl, "enqueue_nd_range_kernel", enqueue)
         replace(cl, "enqueue_nd_range_kernel", enqueue)
+
+    def start(self, cl: ModuleType) -> None:
+        """Record this process if it is the first of the program's to import pyopencl; a
+        failure to wrap pyopencl leaves it as it was (nothing recorded, the program as is)."""
+        try:
+            if self.claim():
+                self.patch(cl)
+        except Exception as exc:
+            self.unpatch()
+            self._stop(f"not recording: pyopencl could not be wrapped ({_reason(exc)})")
 
     def unpatch(self) -> None:
         while self._undo:
@@ -606,6 +703,43 @@ def _without_pyopencl_includes(options: list[str]) -> list[str]:
     return out
 
 
+# A file of the capture is made new: never written through a link or over a file in its place.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _stopped(number: int, why: str) -> str:
+    return (
+        f"recording stopped at launch {number}: {why}; the program ran on, its later launches "
+        "are not listed"
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a write (or anything else) failed, as a person reads it: "No space left on device"."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _pipe(value: str | None) -> int | None:
+    """The fd ``ENV_STATUS`` names, where it is still the pipe ``capture`` made (a program
+    that closes fds may have reused the number for a file of its own: never written then)."""
+    if not value:
+        return None
+    try:
+        fd, device, inode = (int(part) for part in value.split(":"))
+        info = os.fstat(fd)
+    except (ValueError, OSError):
+        return None
+    if not stat.S_ISFIFO(info.st_mode) or (info.st_dev, info.st_ino) != (device, inode):
+        return None
+    try:
+        os.set_blocking(fd, False)  # a full pipe drops a line, never stops the program
+    except OSError:
+        return None
+    return fd
+
+
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
 
@@ -654,8 +788,7 @@ class _PatchOnImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module: ModuleType) -> None:
             execute(module)
-            if recorder.claim():
-                recorder.patch(module)
+            recorder.start(module)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
@@ -674,9 +807,9 @@ def install_from_environment() -> Recorder | None:
         int(launches) if launches else None,
         int(max_bytes) if max_bytes else None,
     )
+    recorder.status = _pipe(os.environ.get(ENV_STATUS))
     if "pyopencl" in sys.modules:
-        if recorder.claim():
-            recorder.patch(sys.modules["pyopencl"])
+        recorder.start(sys.modules["pyopencl"])
     else:
         sys.meta_path.insert(0, _PatchOnImport(recorder))
     return recorder

@@ -10,11 +10,11 @@ which ``run --kernel-file`` opens like any other.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,14 +27,18 @@ from explorer.capture.folder import (
     CapturedLaunch,
     CapturedProgram,
     CaptureError,
+    as_capture_error,
 )
+from explorer.capture.includes import IncludePlan, plan_includes
 from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
+from explorer.documents import array_file, load_array
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
-from explorer.engine.launch.build import check_option, include_dirs
+from explorer.engine.launch.build import check_option
 from explorer.engine.records import Variant
 from explorer.frontend import AccessKind, ParseError, parse
+from explorer.paths import TEXT_LIMIT, UserFileError, read_user_bytes, read_user_text, shown
 
 # What a match means, said in every verdict of a replayed launch.
 ORIGINAL_RUN = "the original run"
@@ -42,6 +46,8 @@ ORIGINAL_RUN = "the original run"
 # within every device's limit (256 work-items at least on the GPUs and CPUs of OpenCL 1.2).
 _CHOSEN_LOCAL = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
 _INTEGER = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|\d+)$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _INT64_MAX = 2**63 - 1
 _WRITES = {
     AccessKind.WRITE,
@@ -78,10 +84,11 @@ def split_options(options: tuple[str, ...]) -> BuildOptions:
         i += 1
         if word.startswith("-D") and len(word) > 2:
             name, sep, value = word[2:].partition("=")
-            if not sep:
-                defines[name] = 1
-            elif _INTEGER.match(value.strip()):
-                defines[name] = int(value.strip(), 0)
+            number = _integer(value) if sep else 1
+            if not _NAME.fullmatch(name) or _CONTROL.search(value):
+                dropped.append(word)  # not a macro a compiler line could define
+            elif number is not None:
+                defines[name] = number
             else:
                 macros.append(f"#define {name} {value}")
         elif check_option(word):
@@ -89,6 +96,19 @@ def split_options(options: tuple[str, ...]) -> BuildOptions:
         else:
             dropped.append(word)
     return BuildOptions(defines, tuple(switches), tuple(macros), tuple(dropped))
+
+
+def _integer(text: str) -> int | None:
+    """``text`` as a C integer constant a header's ``[defines]`` holds (64 bits), else None
+    (``010`` is C's octal: left to the compiler as a macro)."""
+    text = text.strip()
+    if not _INTEGER.match(text) or len(text) > 20:
+        return None
+    try:
+        value = int(text, 0)
+    except ValueError:
+        return None
+    return value if -_INT64_MAX - 1 <= value <= _INT64_MAX else None
 
 
 def chosen_local(global_size: tuple[int, ...]) -> tuple[int, ...]:
@@ -133,22 +153,71 @@ class _Buffer:
     read_only: bool
 
 
+def program_text(capture: Capture, program: CapturedProgram) -> tuple[str, Path, str]:
+    """A program's text as its build compiles it (its non-integer macros as ``#define`` lines
+    before its source), its source file (inside the capture folder, a regular file of text) and
+    the field that names that file."""
+    index = capture.programs.index(program)
+    where = f"{capture.document}: programs[{index}].source"
+    if program.source is None:
+        raise CaptureError(f"{where}: the program was built from a binary, not source")
+    with as_capture_error():
+        path = capture.path(program.source, where)
+        source = read_user_text(path, "program source", TEXT_LIMIT)
+    macros = "".join(f"{line}\n" for line in split_options(program.options).macros)
+    return macros + source, path, where
+
+
+def _signature(
+    text: str, launch: CapturedLaunch, defines: dict[str, int], folders: tuple[str, ...]
+) -> list[Parameter]:
+    try:
+        return kernel_signature(text, launch.kernel, defines, folders)
+    except SignatureError as exc:
+        raise CaptureError(f"launch {launch.number}: {exc}") from None
+    except RecursionError:
+        raise CaptureError(
+            f"launch {launch.number}: its program's source nests too deeply to be read"
+        ) from None
+
+
+def check_contents(capture: Capture, launch: CapturedLaunch) -> None:
+    """Refuse a launch whose buffers' files do not hold what ``capture.json`` says: numbers
+    of the buffer's element type, as many as its bytes make, each file inside the folder."""
+    for position, a in enumerate(launch.args):
+        if a.kind != "buffer":
+            continue
+        field = f"{launch.where}.args[{position}]"
+        itemsize = np.dtype(a.dtype).itemsize
+        if a.nbytes % itemsize:
+            raise CaptureError(
+                f"{field}.bytes: {a.nbytes} bytes are not a whole number of {a.dtype} values"
+            )
+        for phase in ("before", "after"):
+            relative = getattr(a, phase)
+            assert relative is not None  # a launch with its data names both (folder.py)
+            with as_capture_error():
+                path = capture.path(relative, f"{field}.{phase}")
+                array_file(path, "captured contents", a.dtype, (a.nbytes // itemsize,), f"{field}")
+
+
 def launch_header(
-    capture: Capture, launch: CapturedLaunch, file_name: Callable[[str], str]
+    capture: Capture,
+    launch: CapturedLaunch,
+    file_name: Callable[[str], str],
+    plan: IncludePlan,
 ) -> tuple[str, str]:
     """The ``custom`` header of ``launch`` (``file_name`` gives the name the header uses for
     each of the capture's files) and the program's source, its non-integer macros defined
-    before it."""
+    before it. ``plan`` (checked) says where its ``#include`` files are read."""
     replayable(capture, launch)
+    plan.check()
     program = capture.program_of(launch)
-    assert program.source is not None
-    source = capture.path(program.source).read_text(encoding="utf-8")
+    text, path, _ = program_text(capture, program)
+    check_contents(capture, launch)
     options = split_options(program.options)
-    macros = "".join(f"{line}\n" for line in options.macros)
-    try:
-        params = kernel_signature(macros + source, launch.kernel, options.defines)
-    except SignatureError as exc:
-        raise CaptureError(f"launch {launch.number}: {exc}") from None
+    folders = (str(path.parent), *(o[2:] for o in plan.options)) if plan.includes else ()
+    params = _signature(text, launch, options.defines, folders)
     if len(params) != len(launch.args):
         raise CaptureError(
             f"launch {launch.number}: {launch.kernel} has {len(params)} parameters in its "
@@ -159,7 +228,7 @@ def launch_header(
         for p, a in zip(params, launch.args, strict=True)
         if a.kind == "buffer"
     }
-    written = _written(macros + source, launch.kernel, options.defines)
+    written = _written(text, launch.kernel, options.defines, folders)
     results, aliased = _results(params, launch.args, buffers, written)
     results = {p.name: results[p.name] for p in params if p.name in results}
     local = launch.local_size or chosen_local(launch.global_size)
@@ -197,7 +266,7 @@ def launch_header(
         f"text = {q(_explanation(launch, results, aliased, options, local))}",
         "---*/",
     ]
-    return "\n".join(lines) + "\n", macros + source
+    return "\n".join(lines) + "\n", text
 
 
 def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
@@ -215,11 +284,13 @@ def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
     return _Buffer(a, et.name, a.nbytes // et.nbytes, read_only)
 
 
-def _written(source: str, kernel: str, defines: dict[str, int]) -> set[str]:
+def _written(
+    source: str, kernel: str, defines: dict[str, int], folders: tuple[str, ...]
+) -> set[str]:
     """The parameters the kernel writes through itself, as the front end reads it."""
     try:
-        parsed = parse(source, dict(defines), "kernel.cl", strict=False)
-    except ParseError:
+        parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=folders)
+    except (ParseError, RecursionError):
         return set()
     return {
         root
@@ -371,71 +442,157 @@ def _toml(value: object) -> str:
 # -- the two ways of replaying -------------------------------------------------------------
 
 
-def launch_variant(capture: Capture, which: str | int | CapturedLaunch) -> Variant:
+@dataclass(frozen=True)
+class Replay:
+    """A launch as the kernel that replays it, and what the replay did not use and why (the
+    program's include folders outside the capture, unless the person agreed)."""
+
+    variant: Variant
+    notes: tuple[str, ...] = ()
+
+
+def replay(
+    capture: Capture, which: str | int | CapturedLaunch, allow_outside: bool = False
+) -> Replay:
     """The launch as a kernel the engine runs, traces and checks: the program's source with
-    the launch's header in memory; its line numbers are the program's."""
+    the launch's header in memory; its line numbers are the program's. Files outside the
+    capture folder (the program's include folders) are used only where ``allow_outside``."""
     launch = which if isinstance(which, CapturedLaunch) else capture.find(which)
     program = capture.program_of(launch)
-    path = capture.path(program.source or "programs/unknown.cl")
+    replayable(capture, launch)
+    plan = plan_includes(capture, program, allow_outside)
+    plan.check()  # before the front end reads the source: it reads what it includes
+    _, path, _ = program_text(capture, program)
 
     def relative(name: str) -> str:
         return os.path.relpath(capture.path(name), path.parent)
 
-    header, source = launch_header(capture, launch, relative)
-    variant = parse_variant(header + "#line 1\n" + source, path, variant_id=launch.label)
+    header, text = launch_header(capture, launch, relative, plan)
+    variant = parse_variant(header + "#line 1\n" + text, path, variant_id=launch.label)
     # The header read, the kernel is the program's text alone, as a .sim file's is: every
     # launch of one program builds once, and compiler and trace lines are the program's.
-    text = capture.path(program.source or "").read_text(encoding="utf-8")
-    macros = source[: len(source) - len(text)]
+    macros = "".join(f"{line}\n" for line in split_options(program.options).macros)
+    source = text[len(macros) :]
+    notes = plan.notes()
     # Built with the option the recorder built it with, so that a program without options of
     # its own is the same build as in the program (the compiler's cache serves it again).
-    return replace(
+    variant = replace(
         variant,
-        source=f"{macros}#line 1\n{text}" if macros else text,
-        build_options=(*variant.build_options, *include_options(program, text), ARG_INFO),
+        source=f"{macros}#line 1\n{source}" if macros else source,
+        build_options=(*variant.build_options, *plan.options, ARG_INFO),
+        text=" ".join((variant.text, *(f"{n[0].upper()}{n[1:]}." for n in notes))),
     )
+    return Replay(variant, notes)
 
 
-_INCLUDES = re.compile(r"^[ \t]*#[ \t]*include\b", re.M)
+def launch_variant(
+    capture: Capture, which: str | int | CapturedLaunch, allow_outside: bool = False
+) -> Variant:
+    """:func:`replay`'s kernel alone."""
+    return replay(capture, which, allow_outside).variant
 
 
-def include_options(program: CapturedProgram, source: str) -> tuple[str, ...]:
-    """Where the program's ``#include`` files were found, as ``-I`` options: the folder it
-    was built in (a relative include is found there), then its own ``-I`` folders (a relative
-    one from that folder); those that exist here. None for a program that includes nothing
-    (its build stays the program's own)."""
-    if not _INCLUDES.search(source):
-        return ()
-    base = Path(program.cwd) if program.cwd else None
-    folders = [base] if base is not None else []
-    for named in include_dirs(program.options):
-        folder = Path(named)
-        folders.append(folder if folder.is_absolute() or base is None else base / folder)
-    kept = dict.fromkeys(str(f.resolve()) for f in folders if f.is_dir())
-    return tuple(f"-I{folder}" for folder in kept)
+def _plain(name: str) -> str:
+    """A name from a capture as a part of a file name: letters, digits, ``_`` and ``-``."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "_"
 
 
-def save_launch(capture: Capture, which: str | int | CapturedLaunch, folder: Path) -> Path:
+def save_launch(
+    capture: Capture,
+    which: str | int | CapturedLaunch,
+    folder: Path,
+    allow_outside: bool = False,
+) -> Path:
     """A standalone kernel file for the launch in ``folder`` (``KERNEL-N.cl``), with its
-    inputs and expected outputs as ``.npy`` files beside it; returns the kernel file."""
+    inputs and expected outputs as ``.npy`` files beside it; returns the kernel file. No file
+    already in ``folder`` is replaced (one holding the very same bytes is left as it is)."""
     launch = which if isinstance(which, CapturedLaunch) else capture.find(which)
-    stem = f"{launch.kernel}-{launch.number}"
+    stem = f"{_plain(launch.kernel)}-{launch.number}"
     names: dict[str, str] = {}
-    for a in launch.args:
-        label = a.name or f"arg{a.index}"
-        if a.before is not None:
-            names.setdefault(a.before, f"{stem}.{label}.npy")
-        if a.after is not None and a.after not in names:
-            names[a.after] = f"{stem}.{label}.expected.npy"
+    shapes: dict[str, tuple[str, int, str]] = {}
+    for position, a in enumerate(launch.args):
+        label = _plain(a.name or f"arg{a.index}")
+        for phase, suffix in (("before", ".npy"), ("after", ".expected.npy")):
+            relative = getattr(a, phase)
+            if relative is None:
+                continue
+            if relative not in names:
+                name = f"{stem}.{label}{suffix}"
+                if name in names.values():  # two names alike (a capture's, made plain)
+                    name = f"{stem}.{label}-{a.index}{suffix}"
+                names[relative] = name
+            count = a.nbytes // np.dtype(a.dtype).itemsize
+            shapes.setdefault(relative, (a.dtype, count, f"{launch.where}.args[{position}]"))
 
     def named(relative: str) -> str:
         return names[relative]
 
-    header, source = launch_header(capture, launch, named)
-    folder.mkdir(parents=True, exist_ok=True)
+    replayable(capture, launch)
+    plan = plan_includes(capture, capture.program_of(launch), allow_outside)
+    plan.check()
+    header, text = launch_header(capture, launch, named, plan)
+    files: dict[str, bytes] = {}
     for relative, name in names.items():
-        if f'"{name}"' in header:
-            shutil.copyfile(capture.path(relative), folder / name)
-    kernel_file = folder / f"{stem}.cl"
-    kernel_file.write_text(header + source, encoding="utf-8")
-    return kernel_file
+        if f'"{name}"' not in header:
+            continue
+        dtype, count, field = shapes[relative]
+        with as_capture_error():
+            array = load_array(
+                capture.path(relative, field), "captured contents", dtype, (count,), field
+            )
+        data = io.BytesIO()
+        np.save(data, array, allow_pickle=False)
+        files[name] = data.getvalue()
+    kernel_file = f"{stem}.cl"
+    files[kernel_file] = (header + text).encode("utf-8")
+    write_new_files(folder, files)
+    return folder / kernel_file
+
+
+def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` (name: bytes) into ``folder`` (made if missing), never replacing a file
+    there: where one of the names is taken by a file of other bytes (or by anything else),
+    nothing is written. A file holding the very bytes is left as it is."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise CaptureError(f"{shown(folder)} is not a folder; give a folder to save into")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CaptureError(f"cannot make the folder {shown(folder)}: {exc.strerror}") from None
+    taken = sorted(name for name, data in files.items() if _taken(folder / name, data))
+    if taken:
+        more = f" and {len(taken) - 3} more" if len(taken) > 3 else ""
+        raise CaptureError(
+            f"{shown(folder)} already holds {', '.join(taken[:3])}{more}; a save never "
+            "replaces a file: choose another folder, or move those away"
+        )
+    written: list[Path] = []
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    target = folder
+    try:
+        for name, data in files.items():
+            target = folder / name
+            if os.path.lexists(target):
+                continue  # the same bytes, saved before
+            fd = os.open(target, flags, 0o666)
+            written.append(target)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+    except OSError as exc:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise CaptureError(
+            f"cannot write {shown(target)}: {exc.strerror or exc}; nothing was saved"
+        ) from None
+
+
+def _taken(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is there and holds anything but ``data``."""
+    if not os.path.lexists(path):
+        return False
+    if path.is_symlink() or not path.is_file():
+        return True
+    try:
+        return read_user_bytes(path, "file", len(data)) != data
+    except UserFileError:
+        return True

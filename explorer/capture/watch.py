@@ -3,60 +3,337 @@
 The program runs unchanged in a child process, its output and exit code its own. The folder
 ``bootstrap/`` goes first on its ``PYTHONPATH``, so every Python it starts loads the recorder
 (``recorder.py``) before the program's first line; the bounds travel in the environment.
+
+The program runs in a process group of its own: TERM, HUP and INT sent to ``capture`` are
+passed on to all of it, and a small watchdog process (not the program's, nor in ``capture``'s
+group) ends the group should ``capture`` itself be killed (SIGKILL leaves no chance to pass
+anything on). At a terminal the program's group is given the terminal, so it reads its input
+and gets Ctrl+C and Ctrl+Z as it would alone. What was recorded is kept however it ended: the
+journal is read when ``capture.json`` could not be written.
+
+The folder is the person's: ``capture`` records only into a new or empty folder, or one an
+earlier capture made (it holds the marker file :data:`MARKER`), and then replaces only the
+files a capture writes. Nothing else is ever removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
+import signal
+import stat
 import subprocess
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
-from explorer.capture.folder import CAPTURE_FILE, CaptureError, assemble
-from explorer.capture.recorder import CLAIM, ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, JOURNAL
+from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble
+from explorer.capture.recorder import (
+    CLAIM,
+    ENV_DIR,
+    ENV_LAUNCHES,
+    ENV_MAX_BYTES,
+    ENV_STATUS,
+    JOURNAL,
+)
+from explorer.paths import UserFileError, shown
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
-_OURS = (CAPTURE_FILE, JOURNAL, CLAIM, "data", "programs")
+MARKER_TEXT = (
+    "This folder holds a capture written by `python -m explorer capture` (docs/capture.md).\n"
+    "A later capture into this folder replaces only the files a capture writes.\n"
+)
+# The files a capture writes: at the top, and in its two folders (recorder.py names them).
+_TOP = (CAPTURE_FILE, JOURNAL, CLAIM)
+_MINE = {
+    "data": re.compile(r"\d{5,}-\d+-[\w-]{0,40}-(before|after)\.npy"),
+    "programs": re.compile(r"\d+\.cl"),
+}
+FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+# The program's own process group: made before it runs (Python 3.11), or by os.setpgrp between
+# fork and exec, a single system call, on Python 3.10.
+_OWN_GROUP: dict[str, Any] = (
+    {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+)
+STATUS_LIMIT = 1 << 16  # bytes of the recorder's notes read back
+
+# Started beside the program: reads its stdin (a pipe from capture) until capture says "done"
+# or the pipe closes without it (capture was killed): then it ends the program's group.
+WATCHDOG = """
+import os, signal, sys
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+group = int(sys.argv[1])
+said = b""
+while True:
+    try:
+        chunk = os.read(0, 64)
+    except InterruptedError:
+        continue
+    except OSError:
+        break
+    if not chunk:
+        break
+    said += chunk
+if b"done" not in said:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+# -- the folder ----------------------------------------------------------------------------
 
 
 def prepare_folder(folder: Path) -> None:
-    """An empty folder to record into: created, or emptied of an earlier capture. A folder
-    holding anything else is refused, so no file of the person's is ever removed."""
-    if folder.exists() and not folder.is_dir():
-        raise CaptureError(f"{folder} is a file; give a folder for the capture")
-    folder.mkdir(parents=True, exist_ok=True)
-    others = sorted(p.name for p in folder.iterdir() if p.name not in _OURS)
-    if others:
+    """A folder to record into: made, or empty, or an earlier capture's (its marker there),
+    whose own files are removed. Anything else is refused before anything is touched."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise CaptureError(f"{shown(folder)} is not a folder; give a new or empty folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
         raise CaptureError(
-            f"{folder} holds other files ({', '.join(others[:3])}"
-            f"{', ...' if len(others) > 3 else ''}); give a new or empty folder, or an earlier "
-            "capture's folder"
+            f"cannot make or read the folder {shown(folder)}: {exc.strerror}"
+        ) from None
+    if names and not _marked(folder):
+        shown_names = ", ".join(shown(n, 60) for n in names[:3]) + (
+            ", ..." if len(names) > 3 else ""
         )
-    for name in _OURS:
+        raise CaptureError(
+            f"{shown(folder)} holds files capture did not write ({shown_names}); give a new "
+            f"or empty folder, or the folder of an earlier capture (it holds {MARKER}). "
+            "Nothing was changed"
+        )
+    ours = list(_own_files(folder)) if names else []
+    try:
+        for path in ours:
+            path.unlink()
+        for name in _MINE:
+            with contextlib.suppress(OSError):  # left where it holds a file of someone else's
+                (folder / name).rmdir()
+        if not (folder / MARKER).exists():
+            (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    except OSError as exc:
+        raise CaptureError(f"cannot write into {shown(folder)}: {exc.strerror}") from None
+
+
+def _marked(folder: Path) -> bool:
+    """Whether ``folder`` holds a capture's marker (a plain file, not a link to one)."""
+    try:
+        return stat.S_ISREG(os.lstat(folder / MARKER).st_mode)
+    except OSError:
+        return False
+
+
+def _own_files(folder: Path) -> Iterator[Path]:
+    """The files an earlier capture wrote into ``folder``, by the names a capture gives them.
+    A link or a folder where a capture writes a file of its own is refused (a capture would
+    write through it)."""
+    for name in _TOP:
         path = folder / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink(missing_ok=True)
+        if os.path.lexists(path):
+            yield _own(path, folder)
+    for name, pattern in _MINE.items():
+        inner = folder / name
+        if not os.path.lexists(inner):
+            continue
+        if inner.is_symlink() or not inner.is_dir():
+            raise CaptureError(
+                f"{shown(inner)} is not a folder of its own (a link, or a file); capture writes "
+                "its files there: move it away. Nothing was changed"
+            )
+        for entry in sorted(os.listdir(inner)):
+            if pattern.fullmatch(entry):
+                yield _own(inner / entry, folder)
+
+
+def _own(path: Path, folder: Path) -> Path:
+    if path.is_symlink() or not path.is_file():
+        raise CaptureError(
+            f"{shown(path)} is not a file a capture wrote (a link or a folder where capture "
+            "writes its own file): move it away. Nothing was changed"
+        )
+    return path
+
+
+# -- the program's environment ---------------------------------------------------------------
 
 
 def environment(
-    folder: Path, launches: int | None, max_mb: float | None, base: dict[str, str]
+    folder: Path,
+    launches: int | None,
+    max_mb: float | None,
+    base: dict[str, str],
+    status: str | None = None,
 ) -> dict[str, str]:
     """The program's environment: its own, with the recorder's bootstrap first on
-    ``PYTHONPATH`` and the capture folder and bounds named."""
+    ``PYTHONPATH`` and the capture folder, bounds and status pipe named."""
     env = dict(base)
     env[ENV_DIR] = str(folder.resolve())
-    env.pop(ENV_LAUNCHES, None)
-    env.pop(ENV_MAX_BYTES, None)
+    for name in (ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS):
+        env.pop(name, None)
     if launches is not None:
         env[ENV_LAUNCHES] = str(launches)
     if max_mb is not None:
         env[ENV_MAX_BYTES] = str(int(max_mb * (1 << 20)))
+    if status is not None:
+        env[ENV_STATUS] = status
     paths = [str(BOOTSTRAP)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
+
+
+# -- running it ----------------------------------------------------------------------------
+
+
+class _Terminal:
+    """The controlling terminal on stdin, where ``capture`` runs in the foreground: the
+    program's group gets it while it runs (as a shell gives it to a job), and ``capture``
+    takes it back after. Elsewhere (a pipe, a file, the background) it does nothing."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.given = 0  # the group it was given to
+        try:
+            if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
+                self.fd = 0
+        except OSError:
+            self.fd = None
+
+    def give(self, group: int) -> None:
+        """To ``group``, where ``capture`` holds it (not after ``bg``)."""
+        with contextlib.suppress(OSError):
+            if self.fd is not None and os.tcgetpgrp(self.fd) == os.getpgrp():
+                self._set(group)
+                self.given = group
+
+    def take_back(self) -> None:
+        with contextlib.suppress(OSError):
+            if self.fd is not None and os.tcgetpgrp(self.fd) == self.given:
+                self._set(os.getpgrp())
+
+    def _set(self, group: int) -> None:
+        # Setting it from the background sends SIGTTOU, which would stop capture itself.
+        assert self.fd is not None
+        old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        try:
+            os.tcsetpgrp(self.fd, group)
+        finally:
+            signal.signal(signal.SIGTTOU, old)
+
+
+class _Forwarding:
+    """TERM, HUP and INT sent to ``capture`` go to the program's group while it runs (those
+    that come before it started, once it has). Only the main thread handles signals: from
+    another, nothing is changed."""
+
+    def __init__(self) -> None:
+        self.group = 0
+        self.pending: list[int] = []
+        self.saved: dict[int, object] = {}
+
+    def __enter__(self) -> _Forwarding:
+        try:
+            for signum in FORWARDED:
+                self.saved[signum] = signal.signal(signum, self._forward)
+        except ValueError:  # not the main thread
+            pass
+        return self
+
+    def started(self, group: int) -> None:
+        self.group = group
+        for signum in self.pending:
+            self._forward(signum, None)
+
+    def _forward(self, signum: int, frame: FrameType | None) -> None:
+        if not self.group:
+            self.pending.append(signum)
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.group, signum)
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _watchdog(group: int) -> tuple[subprocess.Popen[bytes], int] | None:
+    """A process that ends the program's group if ``capture`` dies without saying "done" on
+    the pipe returned (the pipe closes with ``capture``, however it ends)."""
+    read, write = os.pipe()
+    try:
+        dog = subprocess.Popen(
+            [sys.executable, "-E", "-S", "-s", "-c", WATCHDOG, str(group)],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a kill of capture's group or session spares it
+            close_fds=True,
+        )
+    except OSError:
+        os.close(write)
+        return None
+    finally:
+        os.close(read)
+    return dog, write
+
+
+def _status_pipe() -> tuple[int, int, str]:
+    """A pipe the recorder tells what it could not keep through: (read end, write end, how
+    the environment names the write end)."""
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    info = os.fstat(write)
+    return read, write, f"{write}:{info.st_dev}:{info.st_ino}"
+
+
+def _read_status(fd: int) -> list[str]:
+    """What the recorder said, without waiting for a pipe the program's leftovers may hold."""
+    data = b""
+    with contextlib.suppress(OSError):
+        while len(data) < STATUS_LIMIT:
+            chunk = os.read(fd, STATUS_LIMIT)
+            if not chunk:
+                break
+            data += chunk
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+
+
+def _wait(process: subprocess.Popen[bytes], terminal: _Terminal) -> int:
+    """Wait for the program; at a terminal, a program stopped (Ctrl+Z) stops ``capture`` too,
+    and both go on together (``fg``, ``bg``), as one job of the shell."""
+    options = os.WUNTRACED if terminal.fd is not None else 0
+    while True:
+        try:
+            pid, status = os.waitpid(process.pid, options)
+        except ChildProcessError:  # reaped elsewhere: its code is not known
+            return 1
+        if pid == 0:
+            continue
+        if os.WIFSTOPPED(status):
+            tty_stop = os.WSTOPSIG(status) in (signal.SIGTTIN, signal.SIGTTOU)
+            if tty_stop and terminal.given == process.pid:
+                # It read the terminal just before it was given it: it holds it now.
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGCONT)
+                continue
+            terminal.take_back()
+            os.kill(os.getpid(), signal.SIGSTOP)  # the shell sees the job stop
+            terminal.give(process.pid)  # continued: in the foreground again (fg), or not (bg)
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGCONT)
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        process.returncode = code
+        return code
 
 
 def capture_program(
@@ -64,10 +341,10 @@ def capture_program(
     command: Sequence[str],
     launches: int | None = None,
     max_mb: float | None = None,
-) -> int:
-    """Run ``command`` with its launches recorded into ``folder``; its exit code (128 + the
-    signal's number where a signal ended it, as a shell says). ``capture.json`` is written
-    whatever way it ended."""
+) -> tuple[int, list[str]]:
+    """Run ``command`` with its launches recorded into ``folder``: its exit code (128 + the
+    signal's number where a signal ended it, as a shell says) and what could not be kept (a
+    full disk). ``capture.json`` is written however it ended, where the folder takes it."""
     if not command:
         raise CaptureError("give the program to run after --, e.g. -- python host.py")
     if launches is not None and launches < 0:
@@ -75,14 +352,48 @@ def capture_program(
     if max_mb is not None and max_mb < 0:
         raise CaptureError("--max-mb must be 0 or more")
     prepare_folder(folder)
-    env = environment(folder, launches, max_mb, dict(os.environ))
+    status_read, status_write, status_name = _status_pipe()
+    env = environment(folder, launches, max_mb, dict(os.environ), status_name)
+    if shutil.which(command[0], path=env.get("PATH")) is None and os.sep not in command[0]:
+        os.close(status_read)
+        os.close(status_write)
+        raise CaptureError(f"cannot start {shown(command[0])}: no such program on the PATH")
+    terminal = _Terminal()
+    lost: list[str] = []
     try:
-        process = subprocess.Popen(list(command), env=env)
+        with _Forwarding() as forwarding:
+            try:
+                process = subprocess.Popen(
+                    list(command), env=env, pass_fds=(status_write,), **_OWN_GROUP
+                )
+            except OSError as exc:
+                raise CaptureError(
+                    f"cannot start {shown(command[0])}: {exc.strerror or exc}"
+                ) from None
+            finally:
+                os.close(status_write)
+            forwarding.started(process.pid)
+            dog = _watchdog(process.pid)
+            terminal.give(process.pid)
+            try:
+                code = _wait(process, terminal)
+            finally:
+                terminal.take_back()
+                if dog is not None:
+                    with contextlib.suppress(OSError):
+                        os.write(dog[1], b"done")
+                    os.close(dog[1])
+                    dog[0].wait()
+        lost = _read_status(status_read)
+    finally:
+        os.close(status_read)
+    try:
+        assemble(folder, tuple(command), code, lost=lost)
     except OSError as exc:
-        raise CaptureError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
-    try:
-        code = process.wait()
-    except KeyboardInterrupt:  # the program got the interrupt too: let it end, keep its record
-        code = process.wait()
-    assemble(folder, tuple(command), code)
-    return 128 - code if code < 0 else code
+        lost.append(
+            f"{CAPTURE_FILE} could not be written ({exc.strerror or exc}): the launches are "
+            f"read from {JOURNAL}"
+        )
+    except UserFileError as exc:  # a journal that cannot be read back
+        lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
+    return (128 - code if code < 0 else code), lost

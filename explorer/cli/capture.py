@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from explorer.capture import CapturedLaunch, load_capture
+from explorer.capture import CapturedLaunch, CaptureError, load_capture
 from explorer.capture.watch import capture_program
 from explorer.cli.command import Command
 from explorer.engine.executor import Executor
@@ -18,13 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", help="the folder to record into (new or empty)")
     parser.add_argument(
         "--launches",
-        type=int,
+        type=_typed(launches_bound),
         metavar="N",
         help="keep the buffers of the first N launches only (later ones are listed without them)",
     )
     parser.add_argument(
         "--max-mb",
-        type=float,
+        type=_typed(max_mb_bound),
         metavar="M",
         help="keep at most M MiB of buffer contents (a launch past it is listed without them)",
     )
@@ -41,11 +44,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# The most --launches and --max-mb say: beyond any program's launches, any disk.
+MAX_LAUNCHES = 1 << 31
+MAX_MB = 1 << 30  # a pebibyte
+
+
+def launches_bound(text: str) -> int:
+    """``--launches N``: a whole number from 0."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise UsageError(f"--launches {text!r}: expected a whole number, e.g. 20") from None
+    if not 0 <= value <= MAX_LAUNCHES:
+        raise UsageError(f"--launches {value}: expected 0 to {MAX_LAUNCHES}")
+    return value
+
+
+def max_mb_bound(text: str) -> float:
+    """``--max-mb M``: a finite number of MiB from 0."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise UsageError(f"--max-mb {text!r}: expected a number of MiB, e.g. 200") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_MB:
+        raise UsageError(f"--max-mb {text}: expected a number of MiB from 0 to {MAX_MB}")
+    return value
+
+
+def _typed(check: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``check`` as an argparse type: its message, as a usage error (exit 2)."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(text)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 def program_and_bounds(args: argparse.Namespace) -> list[str]:
     """The program's command line. argparse hands everything after OUT to the program, the
     bounds given between OUT and ``--`` too: those are taken back here."""
     words = list(args.program)
-    bounds = {"--launches": ("launches", int), "--max-mb": ("max_mb", float)}
+    bounds: dict[str, tuple[str, Callable[[str], Any]]] = {
+        "--launches": ("launches", launches_bound),
+        "--max-mb": ("max_mb", max_mb_bound),
+    }
     while words and words[0] != "--":
         name, sep, value = words[0].partition("=")
         if name not in bounds:
@@ -55,11 +100,8 @@ def program_and_bounds(args: argparse.Namespace) -> list[str]:
                 raise UsageError(f"{name} needs a value")
             value, words = words[1], words[1:]
         words = words[1:]
-        attribute, kind = bounds[name]
-        try:
-            setattr(args, attribute, kind(value))
-        except ValueError:
-            raise UsageError(f"{name} {value!r} is not a number") from None
+        attribute, check = bounds[name]
+        setattr(args, attribute, check(value))
     if words and words[0] == "--":
         words = words[1:]
     if not words:
@@ -71,9 +113,17 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     """Run the program, list what was recorded (on stderr), return the program's exit code."""
     command = program_and_bounds(args)
     folder = Path(args.out)
-    code = capture_program(folder, command, args.launches, args.max_mb)
-    capture = load_capture(folder)
-    print(listing(capture.launches, folder), file=sys.stderr)
+    code, lost = capture_program(folder, command, args.launches, args.max_mb)
+    try:
+        capture = load_capture(folder)
+    except CaptureError as exc:  # the record is lost (a full disk); the program's code stands
+        print(f"capture: nothing could be read back from {folder}: {exc}", file=sys.stderr)
+    else:
+        print(listing(capture.launches, folder), file=sys.stderr)
+        lost = list(dict.fromkeys((*capture.lost, *lost)))
+    if lost:
+        print("capture: not everything could be recorded:", file=sys.stderr)
+        print("\n".join(f"  {line}" for line in lost), file=sys.stderr)
     return code
 
 

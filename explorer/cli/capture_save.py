@@ -16,13 +16,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--launch", required=True, help="the launch: its number N, KERNEL or KERNEL#k"
     )
-    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write into")
+    parser.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="the folder to write into (no file already there is replaced)",
+    )
+    parser.add_argument(
+        "--allow-outside-includes",
+        action="store_true",
+        help="save a program whose #include lines name files outside the capture folder",
+    )
 
 
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Write the kernel file and its .npy files; print how to run it."""
     capture = load_capture(args.capture)
-    kernel_file = save_launch(capture, args.launch, Path(args.out))
+    kernel_file = save_launch(
+        capture, args.launch, Path(args.out), allow_outside=args.allow_outside_includes
+    )
     print(f"wrote {kernel_file}")
     print(f"run it: python -m explorer run --kernel-file {kernel_file}")
     return 0

@@ -58,7 +58,7 @@ def test_the_programs_output_and_exit_code_pass_through(on_device, tmp_path, cap
 def test_a_folder_with_other_files_is_refused(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     outcome = cli("capture", str(tmp_path), "--", sys.executable, "-c", "pass")
-    assert outcome.code == 2 and "other files" in outcome.err
+    assert outcome.code == 2 and "holds files capture did not write (notes.txt)" in outcome.err
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 

@@ -13,7 +13,14 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
 
-from explorer.capture import Capture, CaptureError, launch_variant, load_capture, save_launch
+from explorer.capture import (
+    Capture,
+    CaptureError,
+    capture_outside,
+    load_capture,
+    replay,
+    save_launch,
+)
 from explorer.capture.folder import CAPTURE_FILE
 from explorer.capture.recorder import JOURNAL
 from explorer.engine.header.catalog import CatalogError
@@ -142,6 +149,9 @@ class CapturesController(QObject):
         self.view: Timeline | None = None
         self.capture: Capture | None = None
         self.label: str | None = None  # the chosen launch's KERNEL#k (its variant's id)
+        # Whether the person agreed to the capture's files outside its folder (#include).
+        self.allow_outside = False
+        self.notes = ""  # what the chosen launch's replay did not use, and why
         state.events.result.connect(self._result)
         state.events.traced.connect(self._traced)
 
@@ -168,6 +178,8 @@ class CapturesController(QObject):
         except CaptureError as exc:
             QMessageBox.warning(self.window, "Cannot open the capture", str(exc))
             return False
+        outside = capture_outside(capture)
+        self.allow_outside = bool(outside) and self.confirm_outside("\n".join(outside))
         self.capture = capture
         view = self._timeline()
         view.show_capture(capture)
@@ -196,16 +208,34 @@ class CapturesController(QObject):
             )
             return
         try:
-            variant = launch_variant(capture, launch)
+            replayed = replay(capture, launch, allow_outside=self.allow_outside)
         except (CaptureError, CatalogError) as exc:
             self.label = None
             view.show_verdict(f"Launch {number} ({launch.label}) cannot be replayed: {exc}")
             return
+        variant = replayed.variant
         self.label = variant.id
+        self.notes = " ".join(f"{n[0].upper()}{n[1:]}." for n in replayed.notes)
         self.model.add_user_variant(variant)
-        view.show_verdict(f"Tracing launch {number}, {launch.label}, with its captured inputs …")
+        view.show_verdict(
+            f"Tracing launch {number}, {launch.label}, with its captured inputs … {self.notes}"
+        )
         self.status.say(f"Launch {number} of {capture.folder.name}: {launch.label}")
         self._when_device_ready(self.tracer.trace)
+
+    def confirm_outside(self, files: str) -> bool:
+        """Ask before a capture's replays read files outside its folder (the program's own
+        #include folders and files): a capture from someone else could name any file."""
+        answer = QMessageBox.question(
+            self.window,
+            "Use files from outside the capture?",
+            "This capture's programs build with #include files from outside its folder:\n\n"
+            f"{files}\n\nUse them only if you trust them. Without them, a launch that needs "
+            "them is not replayed.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def run(self) -> None:
         if self.label is not None:
@@ -233,7 +263,7 @@ class CapturesController(QObject):
         if capture is None or label is None:
             return None
         try:
-            path = save_launch(capture, label, Path(folder))
+            path = save_launch(capture, label, Path(folder), allow_outside=self.allow_outside)
         except (CaptureError, OSError) as exc:
             QMessageBox.warning(self.window, "Cannot save the launch", str(exc))
             return None
@@ -255,7 +285,7 @@ class CapturesController(QObject):
         if result.family != "custom" or result.variant != self.label:
             return
         text, kind = verdict_line(self.label, result)
-        self.view.show_verdict(text, kind)
+        self.view.show_verdict(f"{text} {self.notes}".strip(), kind)
 
     # -- the timeline --------------------------------------------------------------------
     def _timeline(self) -> Timeline:

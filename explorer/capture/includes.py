@@ -1,0 +1,256 @@
+"""What a captured program's build reads besides its own source: the files its ``#include``
+lines name, found in the folder it was built in (``cwd``) and its ``-I`` folders.
+
+A capture folder may come from anyone, and a build reads every file an ``#include`` names
+(a compiler error then quotes its lines). So a replay follows includes inside the capture
+folder only, until the person agrees to more (``--allow-outside-includes``, or the window's
+question): without that, the program's own folders outside the capture are not searched (the
+replay says so), and an ``#include`` that names a file outside the capture (an absolute path,
+a ``..``, a link out, or a name made by a macro, which cannot be checked) is refused.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from explorer.capture.folder import Capture, CapturedProgram, CaptureError, as_capture_error
+from explorer.documents import is_inside
+from explorer.engine.launch.build import include_dirs
+from explorer.paths import TEXT_LIMIT, UserFileError, read_user_text, shown
+
+FLAG = "--allow-outside-includes"
+# Headers followed inside the capture folder, at most (a program includes a handful).
+MAX_HEADERS = 256
+_DIRECTIVE = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(include_next|include|import|embed)\b(.*)$")
+_NAMED = re.compile(r'^[ \t\f\v]*(?:"([^"]*)"|<([^>]*)>)')
+
+
+@dataclass(frozen=True)
+class Include:
+    """One include-like directive: its physical line and the file name it gives (None: a
+    name made by a macro)."""
+
+    line: int
+    name: str | None
+
+
+def logical_lines(text: str) -> list[tuple[int, str]]:
+    """``text`` as the preprocessor reads its directives: backslash-newlines joined (the
+    ``??/`` trigraph too), comments gone, each line with the physical line it starts on."""
+    text = text.replace("??=", "#").replace("??/", "\\").replace("\r\n", "\n")
+    joined: list[str] = []
+    starts: list[int] = []
+    pending: list[str] = []
+    start = 1
+    for number, line in enumerate(text.split("\n"), 1):
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending.append(line[:-1])
+            continue
+        pending.append(line)
+        joined.append("".join(pending))
+        starts.append(start)
+        pending = []
+    if pending:
+        joined.append("".join(pending))
+        starts.append(start)
+    cleaned = _without_comments("\n".join(joined)).split("\n")
+    return list(zip(starts, cleaned, strict=True))
+
+
+# A string or character literal (kept), or a comment (made a space): one scan, left to right.
+_LITERAL_OR_COMMENT = re.compile(
+    r""""(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S
+)
+
+
+def _without_comments(text: str) -> str:
+    """``text`` with each comment a space (a block comment keeps its newlines, so lines keep
+    their places); string and character literals kept as they are."""
+
+    def blank(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.startswith(("//", "/*")):
+            return " " + "\n" * found.count("\n")
+        return found
+
+    return _LITERAL_OR_COMMENT.sub(blank, text)
+
+
+def includes(text: str) -> list[Include]:
+    """Every ``#include`` (``#include_next``, ``#import``, ``#embed``) of ``text``, those
+    inside ``#if 0`` too (a build may read them)."""
+    found = []
+    for number, line in logical_lines(text):
+        directive = _DIRECTIVE.match(line)
+        if directive is None:
+            continue
+        named = _NAMED.match(directive.group(2))
+        name = (
+            None
+            if named is None
+            else (named.group(1) if named.group(1) is not None else named.group(2))
+        )
+        found.append(Include(number, name))
+    return found
+
+
+@dataclass(frozen=True)
+class IncludePlan:
+    """How a replay builds a program with ``#include`` lines: the ``-I`` options it gets, the
+    folders outside the capture it would search (with the person's agreement: ``allowed``),
+    and the files outside it its ``#include`` lines name."""
+
+    options: tuple[str, ...]
+    folders: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    allowed: bool = False
+    includes: bool = True  # whether the source has #include lines at all
+
+    @property
+    def outside(self) -> tuple[str, ...]:
+        return self.folders + self.files
+
+    def notes(self) -> tuple[str, ...]:
+        """What the replay did not use, and why ("" where everything was used)."""
+        if self.allowed or not self.folders:
+            return ()
+        return (
+            f"not searched for #include files: {'; '.join(self.folders)} (outside the capture "
+            f"folder; a capture may come from anyone). Give {FLAG} to build with them (the "
+            "window asks when the capture is opened)",
+        )
+
+    def check(self) -> None:
+        """Refuse a build that would read a file outside the capture unasked (a compiler, and
+        the explorer's C front end, read every file an ``#include`` names)."""
+        if not self.files or self.allowed:
+            return
+        more = f" ({len(self.files) - 1} more such includes)" if len(self.files) > 1 else ""
+        folders = f" (the program's own: {'; '.join(self.folders)})" if self.folders else ""
+        raise CaptureError(
+            f"{self.files[0]}{more}. Files outside the capture folder{folders} are not read "
+            f"unless you agree: give {FLAG} (the window asks when the capture is opened)"
+        )
+
+
+def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> IncludePlan:
+    """The include plan of a program of ``capture`` (one built from source). None of it is
+    read outside the capture folder."""
+    index = capture.programs.index(program)
+    field = f"{capture.document}: programs[{index}].source"
+    if program.source is None:
+        raise CaptureError(f"{field}: the program was built from a binary, not source")
+    with as_capture_error():
+        source = capture.path(program.source, field)
+        text = read_user_text(source, "program source", TEXT_LIMIT)
+    folder, where = capture.folder, program.source
+    found = includes(text)
+    if not found:
+        return IncludePlan((), allowed=allow, includes=False)
+    base = Path(program.cwd) if program.cwd else None
+    searched: list[tuple[str, Path]] = []
+    if base is not None:
+        searched.append(("the folder the program was built in", base))
+    for named in include_dirs(program.options):
+        path = Path(named)
+        if not path.is_absolute() and base is not None:
+            path = base / path
+        searched.append((f"its -I {named}", path))
+    inner = [source.parent]
+    outer: list[str] = []
+    outer_paths: list[Path] = []
+    options: list[str] = []
+    for what, path in searched:
+        if not os.path.isdir(path):
+            continue  # not on this machine: a build could not search it anyway
+        if is_inside(folder, path):
+            inner.append(path)
+        elif all(not os.path.samefile(path, known) for known in outer_paths):
+            outer.append(f"{what}, {shown(path)}")
+            outer_paths.append(path)
+        if allow or is_inside(folder, path):
+            options.append(f"-I{Path(path).resolve()}")
+    files = () if allow else _outside_files(folder, found, inner, where)
+    return IncludePlan(tuple(dict.fromkeys(options)), tuple(dict.fromkeys(outer)), files, allow)
+
+
+def _outside_files(
+    folder: Path, found: list[Include], searched: list[Path], where: str
+) -> tuple[str, ...]:
+    """The ``#include`` lines (of the source, and of the headers they find inside the capture
+    folder) that would read a file outside it, each as "FILE line N includes NAME"."""
+    outside: list[str] = []
+    pending = [(where, found, searched[0])]
+    seen: set[str] = set()
+    while pending and len(seen) <= MAX_HEADERS:
+        label, lines, beside = pending.pop()
+        for include in lines:
+            at = f"{label} line {include.line}"
+            name = include.name
+            if name is None:
+                outside.append(f"{at} includes a file named by a macro, which cannot be checked")
+                continue
+            if _leaves(name):
+                outside.append(f"{at} includes {shown(name, 200)}, outside the capture folder")
+                continue
+            for folder_searched in [beside, *searched]:
+                candidate = Path(os.path.normpath(os.path.join(folder_searched, name)))
+                if not os.path.lexists(candidate):
+                    continue
+                if not is_inside(folder, candidate):
+                    outside.append(
+                        f"{at} includes {shown(name, 200)}, a link out of the capture folder"
+                    )
+                elif candidate.is_file() and str(candidate) not in seen:
+                    seen.add(str(candidate))
+                    try:
+                        header = read_user_text(candidate, "header", TEXT_LIMIT)
+                    except UserFileError as exc:
+                        raise CaptureError(f"{at}: {exc}") from None
+                    relative = os.path.relpath(candidate, folder)
+                    pending.append((relative, includes(header), candidate.parent))
+                break
+            else:
+                if not _shipped(name):
+                    outside.append(
+                        f"{at} includes {shown(name, 200)}, which is not in the capture folder"
+                    )
+    return tuple(outside)
+
+
+def _shipped(name: str) -> bool:
+    """Whether ``name`` is one of the headers pyopencl ships (``pyopencl-complex.h``), which
+    every pyopencl build finds: part of the software, not of anyone's files."""
+    spec = importlib.util.find_spec("pyopencl")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if os.path.isfile(os.path.join(location, "cl", name)):
+            return True
+    return False
+
+
+def _leaves(name: str) -> bool:
+    """Whether an include name is absolute or climbs with ``..`` (out of any folder)."""
+    for flavour in (PurePosixPath(name), PureWindowsPath(name)):
+        if flavour.is_absolute() or flavour.drive or flavour.root:
+            return True
+    return ".." in PurePosixPath(name.replace("\\", "/")).parts or "\0" in name
+
+
+def capture_outside(capture: Capture) -> tuple[str, ...]:
+    """Everything outside the capture folder its programs' builds would read (for a question
+    before the replays use them): folders searched for includes, and files included."""
+    found: list[str] = []
+    for program in capture.programs:
+        if program.source is None:
+            continue
+        try:
+            found.extend(plan_includes(capture, program, allow=False).outside)
+        except UserFileError:
+            continue  # said when a launch of it is replayed
+    return tuple(dict.fromkeys(found))
