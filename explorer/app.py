@@ -44,12 +44,6 @@ def build_parser() -> argparse.ArgumentParser:
         "link there is replaced itself, never written through)",
     )
     parser.add_argument(
-        "--allow-outside",
-        action="store_true",
-        help="with --session and --screenshot or --save-session: use the files the session "
-        "names outside its own folder (the window asks instead)",
-    )
-    parser.add_argument(
         "--save-session",
         metavar="PATH",
         help="save the configuration as a session and exit, with no window "

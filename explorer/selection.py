@@ -72,10 +72,13 @@ def add_selection(parser: argparse.ArgumentParser) -> None:
         help="with --capture: launch N (from 1), KERNEL (its first) or KERNEL#k (its k-th)",
     )
     parser.add_argument(
+        "--allow-outside",
         "--allow-outside-includes",
+        dest="allow_outside",
         action="store_true",
-        help="with --capture: build with the program's own #include folders and files outside "
-        "the capture folder (not used otherwise: a capture may come from anyone)",
+        help="use the files a session or a capture names outside its own folder (a session's "
+        "kernels, arrays or image; a captured program's #include folders and files): without "
+        "it they are refused, naming them, since a document may come from anyone",
     )
     parser.add_argument("--device", help="device: platform:device key, index or name substring")
     parser.add_argument("--size", type=int, help="square size: sets every size of the family")
@@ -228,7 +231,7 @@ def _captured_launch(args: argparse.Namespace) -> Variant:
         replayed = replay(
             load_capture(args.capture),
             args.launch,
-            allow_outside=bool(getattr(args, "allow_outside_includes", False)),
+            allow_outside=bool(getattr(args, "allow_outside", False)),
         )
     except CaptureError as exc:
         raise UsageError(str(exc)) from None

@@ -3,7 +3,7 @@ lines name, found in the folder it was built in (``cwd``) and its ``-I`` folders
 
 A capture folder may come from anyone, and a build reads every file an ``#include`` names
 (a compiler error then quotes its lines). So a replay follows includes inside the capture
-folder only, until the person agrees to more (``--allow-outside-includes``, or the window's
+folder only, until the person agrees to more (``--allow-outside``, or the window's
 question): without that, the program's own folders outside the capture are not searched (the
 replay says so), and an ``#include`` that names a file outside the capture (an absolute path,
 a ``..``, a link out, or a name made by a macro, which cannot be checked) is refused.
@@ -22,7 +22,7 @@ from explorer.documents import is_inside
 from explorer.engine.launch.build import include_dirs
 from explorer.paths import TEXT_LIMIT, UserFileError, read_user_text, shown
 
-FLAG = "--allow-outside-includes"
+FLAG = "--allow-outside"
 # Headers followed inside the capture folder, at most (a program includes a handful).
 MAX_HEADERS = 256
 _DIRECTIVE = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(include_next|include|import|embed)\b(.*)$")

@@ -23,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the folder to write into (no file already there is replaced)",
     )
     parser.add_argument(
+        "--allow-outside",
         "--allow-outside-includes",
+        dest="allow_outside",
         action="store_true",
         help="save a program whose #include lines name files outside the capture folder",
     )
@@ -33,7 +35,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     """Write the kernel file and its .npy files; print how to run it."""
     capture = load_capture(args.capture)
     kernel_file = save_launch(
-        capture, args.launch, Path(args.out), allow_outside=args.allow_outside_includes
+        capture, args.launch, Path(args.out), allow_outside=args.allow_outside
     )
     print(f"wrote {kernel_file}")
     print(f"run it: python -m explorer run --kernel-file {kernel_file}")

@@ -38,12 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run the configuration saved in a .kexp.json session (--device overrides its device)",
     )
-    parser.add_argument(
-        "--allow-outside",
-        action="store_true",
-        help="with --session: use the files it names outside its own folder (kernels, "
-        "arrays, an image); without it such a session is refused, naming them",
-    )
     parser.add_argument("--save-image", metavar="PATH", help="write the result as a PNG")
     add_force(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON line")

@@ -1,6 +1,6 @@
 """A captured program whose kernel includes files of its own (from the folder it ran in and
 through ``-I``): those folders lie outside the capture folder, so a replay searches them only
-when the person agrees (``--allow-outside-includes``, the window's question); then its launches
+when the person agrees (``--allow-outside``, the window's question); then its launches
 replay and trace in memory, the includes found where the program found them. Without it, the
 replay says what it did not search, and an ``#include`` of a file outside is refused."""
 
@@ -41,7 +41,7 @@ def test_without_agreement_the_includes_outside_are_refused_naming_the_folders(c
     message = str(refused.value)
     assert message.startswith("programs/0.cl line 1 includes weights.h, which is not in the")
     assert f"the folder the program was built in, {folder}; its -I more, {folder}/more)" in message
-    assert "--allow-outside-includes" in message
+    assert "--allow-outside" in message
     assert capture_outside(capture)[0] == f"the folder the program was built in, {folder}"
 
 
@@ -51,10 +51,10 @@ def test_the_command_line_says_what_it_did_not_use_and_the_flag_that_allows_it(c
     refused = cli("run", "--capture", folder, "--launch", "weigh", "--repeat", "1")
     assert refused.code == 2, refused.out + refused.err
     assert "includes weights.h, which is not in the capture folder" in refused.err
-    assert "give --allow-outside-includes" in refused.err
+    assert "give --allow-outside" in refused.err
     allowed = cli(
         "run", "--capture", folder, "--launch", "weigh", "--repeat", "1",
-        "--allow-outside-includes",
+        "--allow-outside",
     )  # fmt: skip
     assert allowed.code == 0, allowed.out + allowed.err
     assert "matches the original run" in allowed.out and "note:" not in allowed.err
@@ -91,7 +91,7 @@ def test_an_include_of_a_file_outside_the_capture_is_refused_unread(captured, tm
     capture = load_capture(folder)
     with pytest.raises(CaptureError, match=r"programs/0\.cl line \d includes") as refused:
         replay(capture, "relax#3")
-    assert "--allow-outside-includes" in str(refused.value)
+    assert "--allow-outside" in str(refused.value)
     saved = cli("capture-save", str(folder), "--launch", "relax#3", "--out", str(tmp_path / "k"))
     assert saved.code == 2 and "programs/0.cl line" in saved.err
     assert not (tmp_path / "k").exists() or not os.listdir(tmp_path / "k")
@@ -118,7 +118,7 @@ def test_a_header_inside_the_capture_is_used_and_the_folders_outside_are_named(c
     (folder / "capture.json").write_text(json.dumps(document))
     (note,) = replay(load_capture(folder), "relax#3").notes
     assert note.startswith("not searched for #include files: ")
-    assert f"its -I {elsewhere}, {elsewhere}" in note and "--allow-outside-includes" in note
+    assert f"its -I {elsewhere}, {elsewhere}" in note and "--allow-outside" in note
     ran = cli("run", "--capture", str(folder), "--launch", "relax#3", "--repeat", "1")
     assert ran.code == 0 and "matches the original run" in ran.out, ran.out + ran.err
     assert f"note: {note}" in ran.err
