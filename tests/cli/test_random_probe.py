@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.cli.test_check import needs_oclgrind
 from tests.conftest import TEST_KERNELS
 from tests.robustness.helpers import cli
 
@@ -57,3 +58,19 @@ def test_bench_runs_on_random_data_and_names_no_probe():
     assert naive["status"] == "verified"
     assert naive["probe_seed"] is None
     assert naive["probe"] == "the input shown is random data already"
+
+
+@needs_oclgrind
+def test_check_on_oclgrind_probes_too_and_reports_each_problem_once():
+    swapped = cli("check", "--kernel-file", SWAPPED, "--size", "16", "--input", "iou", "--json")
+    assert swapped.code == 1, swapped.out + swapped.err
+    result = json.loads(swapped.out)["result"]
+    assert result["status"] == "wrong"
+    assert result["probe"].startswith("WRONG on random data (seed 4321:")
+    # A kernel Oclgrind reports (a read past A's end): the probe's launch adds no report of
+    # its own, the problems are those of the run on random data, which has no probe.
+    off_by_one = ("check", "--kernel-file", str(TEST_KERNELS / "tiled_off_by_one.cl"))
+    probed = json.loads(cli(*off_by_one, "--size", "16", "--input", "iou", "--json").out)
+    alone = json.loads(cli(*off_by_one, "--size", "16", "--input", "random", "--json").out)
+    assert probed["result"]["probe_seed"] == 4321 and alone["result"]["probe_seed"] is None
+    assert probed["problems"] and probed["problems"] == alone["problems"]

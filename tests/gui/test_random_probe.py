@@ -4,6 +4,8 @@ random data, and why the picture cannot show it."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -45,3 +47,16 @@ def test_the_badge_of_a_right_kernel_says_random_data_verified_it_too(qtbot, win
     result = _open_and_run(qtbot, window, monkeypatch, path)
     assert result.status == "verified", result.summary()
     assert window.views.result_view.badge.text().startswith("✔ Verified, also on random data")
+
+
+def test_the_exported_history_keeps_the_probe(qtbot, window, monkeypatch, tmp_path):
+    """File ▸ Export timing history as JSON: each run's record names its probe."""
+    result = _open_and_run(qtbot, window, monkeypatch, MUTANTS / "naive_a_swapped.cl")
+    assert result.status == "wrong"
+    path = tmp_path / "history.json"
+    answer_file_dialogs(monkeypatch, path)
+    trigger(window, "Export timing history as JSON…")
+    (record,) = json.loads(path.read_text(encoding="utf-8"))
+    assert record["status"] == "wrong" and record["max_abs_error"] == 0.0
+    assert record["probe_seed"] == 4321 and record["probe_verified"] is False
+    assert "the IOU input cannot show this bug" in record["probe"]
