@@ -429,7 +429,9 @@ class RunResult:
         if self.verdict.probe_sentence:
             err += f"; {self.verdict.probe_sentence}"
         elif self.verdict.unprobed:
-            err += f"; judged on {self.verdict.shown_input} only (a run also checks random data)"
+            why = self.verdict.probe_note
+            why = "a run also checks random data" if why in ("", NOT_PROBED) else why
+            err += f"; judged on {self.verdict.shown_input} only ({why})"
         if self.note:
             err += f". Note: {self.note}"
         if self.second_opinion:

@@ -38,6 +38,7 @@ from explorer.engine.records import (
     Verdict,
     failed_result,
 )
+from explorer.families.base import ProbeDescription
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
 
@@ -91,7 +92,7 @@ def _run(request: RunRequest) -> RunResult:
         # kernel that reads memory it never wrote can look right there, or only there.
         judged = worse(judged, judge(p.description, launches.last, p.inputs, p.references))
     return p.head.judged(
-        verdict=probed_verdict(judged.verdict, launches.probe),
+        verdict=probed_verdict(judged.verdict, launches.probe, p),
         timing=Timing(
             tuple(launches.samples),
             bound.upload_ms,
@@ -185,10 +186,17 @@ def probe_launch(
     return judge(p.description, results, made.inputs, made.references), made
 
 
-def probed_verdict(verdict: Verdict, probe: tuple[Judged, ProbeInputs] | str) -> Verdict:
-    """The verdict on the input shown with the random probe's beside it (or why none ran)."""
+def probed_verdict(
+    verdict: Verdict, probe: tuple[Judged, ProbeInputs] | str, p: Prepared
+) -> Verdict:
+    """The verdict on the input shown with the random probe's beside it (or why none ran:
+    where one was due and could not be made, the verdict still names the input shown)."""
     if isinstance(probe, str):
-        return without_probe(verdict, probe)
+        due = p.probe if isinstance(p.probe, ProbeDescription) else None
+        if due is None:
+            return without_probe(verdict, probe)
+        why = f"the random probe did not run: {probe}"
+        return replace(without_probe(verdict, why), shown_input=due.shown, hides=due.hides)
     judged, made = probe
     return with_probe(verdict, judged.verdict, made.seed, made.shown, made.hides)
 

@@ -267,7 +267,7 @@ def _launch_once(request: RunRequest) -> RunResult:
         return p.head.runtime_failed(exc)
     judged = judge(p.description, results, p.inputs, p.references)
     return p.head.judged(
-        verdict=probed_verdict(judged.verdict, probe),
+        verdict=probed_verdict(judged.verdict, probe, p),
         flops=p.description.flops,
         bytes_moved=p.description.bytes_moved,
     )
