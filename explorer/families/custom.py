@@ -193,10 +193,7 @@ class Custom(KernelModel):
                 "no input holds a placeholder a random probe may replace (float data of "
                 "zeros, ones, a constant or a picture)"
             )
-        params = tuple(
-            replace(p, contents=_probe_contents(p, seed)) if _probed(p) else p
-            for p in description.params
-        )
+        params = tuple(_probed(p, seed) for p in description.params)
         hides = "; ".join(_placeholder_words(b) for b in placeholders)
         return ProbeDescription(replace(description, params=params), "the declared contents", hides)
 
@@ -210,12 +207,14 @@ def _placeholder(p: Param) -> bool:
     return isinstance(c, Picture) or (isinstance(c, Fill) and p.element.base.kind == "f")
 
 
-def _probed(p: Param) -> bool:
-    """A buffer the probe fills with random contents: a placeholder, or one declared
-    random (drawn again)."""
-    return _placeholder(p) or (
-        isinstance(p, BufferParam) and not p.null and isinstance(p.contents, Random)
-    )
+def _probed(p: Param, seed: int) -> Param:
+    """The parameter as the probe passes it: a placeholder, or a buffer declared random (drawn
+    again), with random contents; any other as it is."""
+    if not isinstance(p, BufferParam) or p.null:
+        return p
+    if _placeholder(p) or isinstance(p.contents, Random):
+        return replace(p, contents=_probe_contents(p, seed))
+    return p
 
 
 def _probe_contents(b: BufferParam, seed: int) -> Contents:

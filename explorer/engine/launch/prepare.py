@@ -411,7 +411,9 @@ def make_probe(p: Prepared) -> ProbeInputs | str:
     expression, a family's reference, another kernel on the same contents); why there is
     no probe otherwise. Nothing is timed and nothing is built again."""
     probe, seed = p.probe, p.request.probe_seed
-    if isinstance(probe, str) or seed is None:
+    if seed is None:
+        return "no random probe was asked for"
+    if isinstance(probe, str):
         return probe or "no random probe was asked for"
     probed = replace(p, launch=replace(p.launch, description=probe.description))
     key = made_key(probed)
