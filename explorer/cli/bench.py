@@ -36,6 +36,8 @@ CSV_FIELDS: tuple[str, ...] = (
     "max_abs_error",
     "refused",
     "error",
+    "probe_seed",
+    "probe",
 )
 
 
@@ -192,6 +194,8 @@ def _print_table(
                 line += f"  ({r['refused']})"
         if r["status"] == "skipped":
             line += f"  ({r['error']})"
+        if r["status"] == "wrong" and r.get("probe_verified") is False:
+            line += f"  ({r['probe']})"  # what the random probe found, and why
         print(line)
 
 

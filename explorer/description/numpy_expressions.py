@@ -278,7 +278,12 @@ class _Evaluator:
 
     def _array_magnitude(self, node: ast.AST) -> Any:
         """An argument's magnitude where it is an array of values; as it is otherwise (a
-        shape, an axis, an einsum's subscripts)."""
+        shape, an axis, an einsum's subscripts). A tuple or list is taken element by element:
+        ``concatenate((border, interior))`` joins the magnitudes of its arrays, not their
+        values (a stencil's interior summed from terms of both signs is far smaller than
+        the terms it was summed from)."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return tuple(self._array_magnitude(element) for element in node.elts)
         value = self.value(node)
         if isinstance(value, np.ndarray) and value.dtype.kind in "fiu" and value.ndim:
             return self.magnitude(node)

@@ -11,6 +11,7 @@ import numpy as np
 
 from explorer.description.declarations import CustomSpec
 from explorer.families import FAMILIES, KernelModel
+from explorer.families.base import PROBE_SEED
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,9 @@ class RunRequest:
     # Launch even when the kernel's own constraints (its header's ``sizes``) refuse the
     # configuration, to show what its bug does; the device's limits still hold.
     anyway: bool = False
+    # The seed of the random probe: the kernel launched again on random contents of the same
+    # shapes, where the input shown can hide a bug; None launches on the input shown only.
+    probe_seed: int | None = PROBE_SEED
 
 
 @dataclass(frozen=True)
@@ -225,6 +229,60 @@ class Verdict:
     compared_with: str = ""
     # Results with no answer to compare with, where others have one: not part of the verdict.
     not_checked: tuple[str, ...] = ()
+    # The random probe: the same kernel launched again on random contents of the same shapes
+    # (drawn with ``probe_seed``), where the input shown can hide a bug (A = 1.5·I is
+    # symmetric). ``verified`` holds only where both launches are right; the other figures
+    # above are the input shown's. ``probe_seed`` None: no probe ran (``probe_note`` says
+    # why, or that this launch was judged on the input shown alone).
+    probe_seed: int | None = None
+    probe_verified: bool = True
+    probe_mismatches: int = 0
+    probe_max_abs_error: float = 0.0
+    probe_not_a_number: int = 0
+    shown_input: str = ""  # the input shown, in words: "the IOU input"
+    hides: str = ""  # why it can hide a bug: "A = 1.5·I is symmetric and diagonal"
+    probe_note: str = ""
+
+    @property
+    def probed(self) -> bool:
+        """Whether the random probe ran."""
+        return self.probe_seed is not None
+
+    @property
+    def unprobed(self) -> bool:
+        """Judged on an input that can hide a bug, without the random probe (a trace build:
+        a run of the same launch probes it)."""
+        return self.checked and not self.probed and bool(self.shown_input)
+
+    @property
+    def on_shown_input(self) -> bool:
+        """Whether the results of the input shown match their answers (the probe aside)."""
+        return self.checked and self.mismatches == 0
+
+    @property
+    def wrong_on_probe_only(self) -> bool:
+        """Right on the input shown, wrong on random data: a bug the input shown hides."""
+        return self.probed and not self.probe_verified and self.on_shown_input
+
+    @property
+    def probe_sentence(self) -> str:
+        """What the random probe found, in words; empty where none ran."""
+        if not self.probed or not self.checked:
+            return ""
+        if self.probe_verified:
+            return f"also verified on random data (seed {self.probe_seed})"
+        found = f"{self.probe_mismatches} wrong elements"
+        if self.probe_not_a_number:
+            found += f" ({self.probe_not_a_number} NaN)"
+        found += f", max abs error {self.probe_max_abs_error:.3g}"
+        if not self.on_shown_input:
+            return f"also wrong on random data (seed {self.probe_seed}: {found})"
+        shown = self.shown_input or "the input shown"
+        why = f" ({self.hides})" if self.hides else ""
+        return (
+            f"WRONG on random data (seed {self.probe_seed}: {found}); {shown} cannot show "
+            f"this bug{why}"
+        )
 
     @property
     def comparison(self) -> str:
@@ -344,6 +402,9 @@ class RunResult:
         assert self.verdict is not None
         head = "VERIFIED" if self.verdict.verified else "WRONG"
         err = f"max abs error {self.verdict.max_abs_error:.3g}"
+        if self.verdict.wrong_on_probe_only:
+            shown = self.verdict.shown_input or "the input shown"
+            err = f"right on {shown} (max abs error {self.verdict.max_abs_error:.3g})"
         if not self.verdict.checked:
             head, err = "RAN, NOT CHECKED", "no reference to compare with"
         if self.verdict.unchanged:
@@ -351,7 +412,7 @@ class RunResult:
                 f"; the kernel wrote nothing new into {', '.join(self.verdict.unchanged)} "
                 "(equal to the initial contents)"
             )
-        if self.verdict.checked and not self.verdict.verified:
+        if self.verdict.checked and not self.verdict.on_shown_input:
             err += f", {self.verdict.mismatches} wrong elements"
         if self.verdict.compared_with:
             err = f"{self.verdict.comparison}; {err}"
@@ -365,6 +426,12 @@ class RunResult:
                 f", {self.verdict.not_a_number} NaN (never written, or computed from "
                 "memory the kernel never wrote)"
             )
+        if self.verdict.probe_sentence:
+            err += f"; {self.verdict.probe_sentence}"
+        elif self.verdict.unprobed:
+            why = self.verdict.probe_note
+            why = "a run also checks random data" if why in ("", NOT_PROBED) else why
+            err += f"; judged on {self.verdict.shown_input} only ({why})"
         if self.note:
             err += f". Note: {self.note}"
         if self.second_opinion:
@@ -383,6 +450,8 @@ class RunResult:
         )
 
 
+# Why a launch whose input can hide a bug had no random probe (a trace build).
+NOT_PROBED = "judged on the input shown only; a run also checks random data"
 CHECK_ON_OCLGRIND = "check on Oclgrind"
 SECOND_OPINION_TEXT = (
     "PoCL can miscompile a valid kernel: check on Oclgrind (the check command, or Check with "
@@ -413,6 +482,11 @@ class RunHead:
     outside_constraints: tuple[str, ...] = ()
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     column_major: tuple[str, ...] = ()
+    # What a verdict says of the random probe where the launch that gives it ran none: the
+    # input shown and why it can hide a bug, and why no probe ran.
+    shown_input: str = ""
+    hides: str = ""
+    probe_note: str = ""
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
         """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
@@ -477,7 +551,15 @@ class RunHead:
         references: dict[str, np.ndarray] | None = None,
         inputs: dict[str, np.ndarray] | None = None,
     ) -> RunResult:
-        """A run that produced output, with its verdict."""
+        """A run that produced output, with its verdict (which says what the input shown is
+        and, where no probe ran, why)."""
+        if not verdict.shown_input and not verdict.probe_note:
+            verdict = replace(
+                verdict,
+                shown_input=self.shown_input,
+                hides=self.hides,
+                probe_note="" if verdict.probed else self.probe_note,
+            )
         return RunResult(
             family=self.family,
             variant=self.variant,
@@ -567,7 +649,27 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "outside_constraints": list(result.outside_constraints),
         "second_opinion": result.second_opinion or None,
+        **_probe_record(result.verdict),
     }
+
+
+def _probe_record(verdict: Verdict | None) -> dict[str, Any]:
+    """The random probe's part of a record: its seed (null where none ran), whether it
+    verified, its wrong elements and largest error, and what it found or why none ran."""
+    probed = verdict is not None and verdict.probed
+    return {
+        "probe_seed": verdict.probe_seed if verdict is not None else None,
+        "probe_verified": bool(verdict.probe_verified) if probed and verdict else None,
+        "probe_mismatches": verdict.probe_mismatches if probed and verdict else None,
+        "probe_max_abs_error": (
+            _finite(verdict.probe_max_abs_error) if probed and verdict else None
+        ),
+        "probe": (verdict.probe_sentence or verdict.probe_note) if verdict else None,
+    }
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if value == value else None
 
 
 EXIT_CODES = {

@@ -9,7 +9,9 @@ there is no second way to run it. The checks, in order, each a sentence the lear
 1. ``header``: the launch is the exercise's (its header unchanged, except the local size
    where the exercise lets the learner choose it);
 2. ``runs``: it builds, the device accepts the launch, it ends;
-3. ``verified``: the result matches the reference;
+3. ``verified``: the result matches the reference, on the input shown and, where that
+   input can hide a bug (a constant or a picture), on random data (the random probe: a run
+   of the attempt, since a trace judges the input shown only);
 4. ``no-bug-finding``: the trace found no race, out-of-bounds access, uninitialised read,
    barrier divergence, and missed no access;
 5. one check per figure of the exercise (``figure:NAME:BUFFER``).
@@ -157,20 +159,31 @@ def grade(
     renamed = parameters_check(exercise, variant)
     if renamed is not None:
         return replace(_failed(exercise, header), checks=(header, renamed))
-    traced = executor.trace(
-        TraceRequest(_request(variant, device_key, timeout_s, None)), keep_trace=True
-    )
+    request = _request(variant, device_key, timeout_s, None)
+    traced = executor.trace(TraceRequest(request), keep_trace=True)
     trace, local = traced.trace, traced.result.local_size
+    probed = probe_run(traced.result, replace(request, local=local), executor)
     if trace is None or local is None:
-        return grade_traced(exercise, header, traced)
+        return grade_traced(exercise, header, traced, probed=probed)
 
     def reference() -> Trace | None:
         return reference_trace(exercise, executor, device_key, tuple(local), timeout_s)
 
-    grade_ = grade_traced(exercise, header, traced, figure_buffers(exercise, trace, reference))
+    buffers = figure_buffers(exercise, trace, reference)
+    grade_ = grade_traced(exercise, header, traced, buffers, probed=probed)
     if grade_.passed or (solution := reference()) is None:
         return grade_
     return with_parting(grade_, trace, solution)
+
+
+def probe_run(traced: RunResult, request: RunRequest, executor: Executor) -> RunResult | None:
+    """A run of the attempt, where its trace verified it on an input that can hide a bug
+    (a trace judges the input shown only): it judges the random probe too. None where no
+    such run is needed."""
+    verdict = traced.verdict
+    if verdict is None or not verdict.verified or not verdict.unprobed:
+        return None
+    return executor.run(replace(request, repeat=1, warmup=0, keep_output=False))
 
 
 def header_check(exercise: Exercise, attempt: Variant) -> Check:
@@ -240,15 +253,20 @@ def grade_traced(
     header: Check,
     traced: TracedRun,
     renamed: Mapping[str, str] | None = None,
+    probed: RunResult | None = None,
 ) -> Grade:
     """The grade of a traced attempt (what :func:`grade` does after the trace, for a caller
     that traced it already); without the trace diff (:func:`with_parting` adds it).
     ``renamed``: the attempt's own name of a buffer a figure measures, where it differs
-    from the exercise's (:func:`figure_buffers`)."""
+    from the exercise's (:func:`figure_buffers`). ``probed``: the run that judged the
+    random probe (:func:`probe_run`), where the trace verified an input that can hide a
+    bug; a wrong result there fails the ``verified`` check."""
     result = traced.result
     runs = _runs_check(exercise, result)
     checks = [header, runs]
     figures: tuple[Figure, ...] = ()
+    if runs.passed and probed is not None:
+        result = probed  # its verdict (and its summary) say what the trace could not see
     if runs.passed:
         checks.append(_verified_check(result))
         analysis = traced.analysis
@@ -448,7 +466,22 @@ def _runs_check(exercise: Exercise, result: RunResult) -> Check:
 def _verified_check(result: RunResult) -> Check:
     verdict = result.verdict
     if result.status == "verified":
+        if verdict is not None and verdict.probed:
+            return Check("verified", True, "The result matches the reference, also on random data.")
         return Check("verified", True, "The result matches the reference.")
+    if verdict is not None and verdict.wrong_on_probe_only:
+        shown = verdict.shown_input or "the input shown"
+        why = f" ({verdict.hides})" if verdict.hides else ""
+        return Check(
+            "verified",
+            False,
+            f"The result is right on {shown} but wrong on random data at "
+            f"{verdict.probe_mismatches} elements (largest error "
+            f"{verdict.probe_max_abs_error:.3g}, seed {verdict.probe_seed}): {shown} cannot "
+            f"show this bug{why}.",
+        )
+    if result.error is not None or result.refused is not None:
+        return Check("verified", False, f"The run on random data failed: {_why(result)}")
     if verdict is not None and verdict.checked:
         return Check(
             "verified",

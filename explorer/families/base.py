@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,6 +40,23 @@ TorchRand = Callable[..., Any]
 
 class InputError(ValueError):
     """A size or input preset that a family cannot make."""
+
+
+# The seed of a family's random input (the ``random`` preset), and of the random probe every
+# other input is checked against: a second launch on random data of the same shapes.
+RANDOM_SEED = 1234
+PROBE_SEED = 4321
+
+
+@dataclass(frozen=True)
+class ProbeDescription:
+    """The same launch on random contents (a probe of the kernel beside the input shown),
+    and what the shown input is and why it can hide a bug, in words a person reads:
+    ``shown`` "the IOU input", ``hides`` "A = 1.5·I is symmetric and diagonal"."""
+
+    description: LaunchDescription
+    shown: str
+    hides: str
 
 
 class KernelModel(ABC):
@@ -139,6 +157,14 @@ class KernelModel(ABC):
         """Every argument of one launch at ``setting``: ``args`` are the header's roles in
         parameter order, ``layout`` its matrix layout, ``dtype`` its element type."""
 
+    def probe(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype, seed: int
+    ) -> ProbeDescription | str:
+        """The launch :meth:`describe` gives, on random contents drawn with ``seed`` where
+        the input shown can hide a bug (a symmetric, blank or constant input); otherwise a
+        sentence saying why no probe is needed or possible."""
+        return "this kernel has no input a random probe may replace"
+
 
 class Family(KernelModel):
     """One family: the roles a kernel's parameters play, the maths behind them, and every
@@ -191,19 +217,41 @@ class Family(KernelModel):
 
     # -- the description -----------------------------------------------------------------
 
+    # What each input preset but ``random`` is, and why it can hide a bug that random data
+    # shows (what a verdict says where only the random probe found it).
+    hiding: ClassVar[dict[str, tuple[str, str]]] = {}
+
     def describe(
         self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype
     ) -> LaunchDescription:
         """The inputs made by :meth:`make_inputs` (once, when the engine makes them), the
         output starting from :attr:`output_contents` and judged by :meth:`reference`."""
+        return self._described(setting, args, layout, dtype, RANDOM_SEED)
+
+    def probe(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype, seed: int
+    ) -> ProbeDescription | str:
+        """The same launch on the family's ``random`` input drawn with ``seed``; none where
+        the input shown is random already (a second draw of the same kind shows no more)."""
+        if setting.input == "random":
+            return "the input shown is random data already"
+        shown, hides = self.hiding.get(
+            setting.input, (f"the {setting.input} input", "it is not random data")
+        )
+        random = replace(setting, input="random", image_path=None)
+        return ProbeDescription(self._described(random, args, layout, dtype, seed), shown, hides)
+
+    def _described(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype, seed: int
+    ) -> LaunchDescription:
         sizes, dtype = dict(setting.sizes), np.dtype(dtype)
         shapes = self.shapes(sizes)
         element = of_dtype(dtype)
         image = setting.image_path if setting.input == "image" else None
         inputs = Made(
-            partial(self.make_inputs, sizes, dtype, setting.input, setting.text, image),
+            partial(self.make_inputs, sizes, dtype, setting.input, setting.text, image, seed),
             (self.family, tuple(sorted(sizes.items())), dtype.str, setting.input)
-            + (setting.text, _file_key(image)),
+            + (setting.text, _file_key(image), seed),
         )
         params: list[Param] = []
         for role in args:
@@ -249,7 +297,7 @@ class Family(KernelModel):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         """Input arrays by role, 2-D for matrices (row = first index), in ``dtype``."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -51,7 +52,7 @@ from explorer.description.launch import (
     Values,
 )
 from explorer.description.regions import RegionError, checked_region
-from explorer.families.base import InputError, KernelModel, Sizes
+from explorer.families.base import InputError, KernelModel, ProbeDescription, Sizes
 from explorer.paths import UserFileError, load_user_array
 
 
@@ -170,6 +171,68 @@ class Custom(KernelModel):
                 check = _check(decl, spec, numpy_checks, terms)
                 params.append(_buffer(decl, names, setting.text, decl.name in results, check))
         return LaunchDescription(tuple(params), by_name=True)
+
+    def probe(
+        self, setting: Setting, args: tuple[str, ...], layout: str, dtype: np.dtype, seed: int
+    ) -> ProbeDescription | str:
+        """The same launch with random contents in place of the placeholders a header gives
+        its float inputs (zeros, ones, a constant, a picture), and a fresh draw of every
+        buffer declared random (in its declared range). Nothing else changes: integer
+        inputs may be indices, counts or sizes, an iota may be a sorted precondition, a
+        ``.npy`` file or listed data are the person's own, and a result starts from what
+        its kernel expects."""
+        description = self.describe(setting, args, layout, dtype)
+        results = description.results
+        if not description.checked:
+            return "nothing is compared: the kernel has no reference"
+        if any(isinstance(b.check, Expected) for b in results):
+            return "its answers are given arrays, which hold for the inputs given with them"
+        placeholders = [b for b in description.buffers if _placeholder(b)]
+        if not placeholders:
+            return (
+                "no input holds a placeholder a random probe may replace (float data of "
+                "zeros, ones, a constant or a picture)"
+            )
+        params = tuple(_probed(p, seed) for p in description.params)
+        hides = "; ".join(_placeholder_words(b) for b in placeholders)
+        return ProbeDescription(replace(description, params=params), "the declared contents", hides)
+
+
+def _placeholder(p: Param) -> bool:
+    """A read-only input whose contents stand in for data: float zeros, ones or a constant,
+    or a picture."""
+    if not isinstance(p, BufferParam) or p.null or not p.count or p.access != "read":
+        return False
+    c = p.contents
+    return isinstance(c, Picture) or (isinstance(c, Fill) and p.element.base.kind == "f")
+
+
+def _probed(p: Param, seed: int) -> Param:
+    """The parameter as the probe passes it: a placeholder, or a buffer declared random (drawn
+    again), with random contents; any other as it is."""
+    if not isinstance(p, BufferParam) or p.null:
+        return p
+    if _placeholder(p) or isinstance(p.contents, Random):
+        return replace(p, contents=_probe_contents(p, seed))
+    return p
+
+
+def _probe_contents(b: BufferParam, seed: int) -> Contents:
+    own = zlib.crc32(f"{seed}:{b.name}".encode())
+    c = b.contents
+    if isinstance(c, Random):
+        return Random(own, c.low, c.high)
+    if isinstance(c, Picture):  # a picture's values: 0 to 1, or 0 to 255 in integers
+        return Random(own, 0.0, 256.0) if b.element.base.kind in "iu" else Random(own, 0.0, 1.0)
+    return Random(own)
+
+
+def _placeholder_words(b: BufferParam) -> str:
+    c = b.contents
+    if isinstance(c, Picture):
+        return f"{b.name} is an image" if c.file else f"{b.name} is the {c.text} picture"
+    assert isinstance(c, Fill)
+    return f"{b.name} is {c.value:g} everywhere"
 
 
 def _count(expression: str, names: Mapping[str, int], param: str) -> int:

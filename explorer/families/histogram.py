@@ -15,6 +15,7 @@ import numpy as np
 
 from explorer.description.launch import Fill
 from explorer.families.base import (
+    RANDOM_SEED,
     Arrays,
     Family,
     InputError,
@@ -54,6 +55,10 @@ class Histogram(Family):
         {"VALUES": 4096, "BINS": 256},
     )
     input_presets = ("iou", "random", "image")
+    hiding: ClassVar[dict[str, tuple[str, str]]] = {
+        "iou": ("the IOU input", "almost every value falls into the first or the last bin"),
+        "image": ("the image input", "an image's grey levels crowd into a few bins"),
+    }
     ladder = ("naive", "local-bins", "grid-stride")
     launch_global = ("VALUES",)
     launch_local = ("256",)
@@ -85,7 +90,7 @@ class Histogram(Family):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         n, bins = sizes["VALUES"], sizes["BINS"]
         if preset in ("iou", "image"):

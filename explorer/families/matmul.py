@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from explorer.families.base import (
+    RANDOM_SEED,
     Arrays,
     Family,
     InputError,
@@ -43,6 +44,14 @@ class Matmul(Family):
         {"M": 33, "N": 7, "K": 130},
     )
     input_presets = ("iou", "random", "identity", "image")
+    hiding: ClassVar[dict[str, tuple[str, str]]] = {
+        "iou": (
+            "the IOU input",
+            "A = 1.5·I is symmetric and diagonal, and B is one value but for the text",
+        ),
+        "image": ("the image input", "A = 1.5·I is symmetric and diagonal"),
+        "identity": ("the identity input", "A = I is symmetric and diagonal"),
+    }
     ladder = ("naive", "tiled", "wpt", "reg2d", "warp", "fast", "wave")
     launch_global = ("N", "M")
     launch_local = ("16", "16")
@@ -60,7 +69,7 @@ class Matmul(Family):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         m, n, k = sizes["M"], sizes["N"], sizes["K"]
         rng = np.random.default_rng(seed)

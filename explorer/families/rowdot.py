@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from explorer.families.base import (
+    RANDOM_SEED,
     Arrays,
     Family,
     InputError,
@@ -60,7 +61,7 @@ class Rowdot(Family):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         if preset != "random":
             raise InputError(f"rowdot inputs are random only; not {preset!r}")

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from explorer.families.base import (
+    RANDOM_SEED,
     Arrays,
     Family,
     InputError,
@@ -61,6 +62,13 @@ class Stencil(Family):
         {"WIDTH": 3, "HEIGHT": 100},
     )
     input_presets = ("iou", "random", "image")
+    hiding: ClassVar[dict[str, tuple[str, str]]] = {
+        "iou": (
+            "the IOU input",
+            "it is white but for the text: most pixels equal their neighbours",
+        ),
+        "image": ("the image input", "neighbouring pixels of an image are often equal"),
+    }
     ladder = ("naive", "tiled", "fast")
     launch_global = ("WIDTH", "HEIGHT")
     launch_local = ("16", "16")
@@ -79,7 +87,7 @@ class Stencil(Family):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         h, w = sizes["HEIGHT"], sizes["WIDTH"]
         if np.dtype(dtype).kind != "f":

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from explorer.families.base import (
+    RANDOM_SEED,
     Arrays,
     Family,
     InputError,
@@ -43,6 +44,16 @@ class Transpose(Family):
         {"WIDTH": 3000, "HEIGHT": 1000},
     )
     input_presets = ("iou", "random", "image")
+    hiding: ClassVar[dict[str, tuple[str, str]]] = {
+        "iou": (
+            "the IOU input",
+            "its values lie between 0 and 1 and change little from one element to the next",
+        ),
+        "image": (
+            "the image input",
+            "its values lie between 0 and 1 and change little from one pixel to the next",
+        ),
+    }
     ladder = ("naive", "tiled", "tiled-padded", "padded-rows", "fast")
     launch_global = ("WIDTH", "HEIGHT")
     launch_local = ("16", "16")
@@ -61,7 +72,7 @@ class Transpose(Family):
         preset: str,
         text: str = "IOU",
         image_path: str | None = None,
-        seed: int = 1234,
+        seed: int = RANDOM_SEED,
     ) -> Arrays:
         h, w = sizes["HEIGHT"], sizes["WIDTH"]
         if preset in ("iou", "image"):

@@ -17,7 +17,7 @@ from PySide6.QtGui import QFont, QTextOption
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.engine.record.trace_launch import TracedRun
-from explorer.engine.records import RunResult
+from explorer.engine.records import RunResult, Verdict
 from explorer.gui.fitted_text import FittedLabel
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -289,15 +289,7 @@ def _verdict_text(result: RunResult) -> str:
             rate = f" · {result.gflops:,.1f} GFLOP/s"
         elif result.gbps is not None:
             rate = f" · {result.gbps:,.1f} GB/s"
-        v = result.verdict
-        verdict = (
-            "✔ Verified"
-            if status == "verified"
-            else (
-                f"✘ Wrong: {v.mismatches:,} elements, max error {v.max_abs_error:.3g}"
-                + (f", {v.not_a_number:,} NaN" if v.not_a_number else "")
-            )
-        )
+        verdict = _verdict_words(result.verdict)
         timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
         return f"{verdict}{timing}{rate}"
     if status == "refused":
@@ -308,3 +300,29 @@ def _verdict_text(result: RunResult) -> str:
         timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
         return f"Ran, not checked (no reference){timing}"
     return f"⚠ {status.capitalize()}: {result.error}"
+
+
+def _verdict_words(v: Verdict) -> str:
+    """Verified or wrong, on the input shown and on the random probe: a bug only the probe
+    found says so, and why the input shown (the picture on screen) cannot show it."""
+    shown = v.shown_input or "the input shown"
+    if v.verified:
+        if v.probed:
+            return "✔ Verified, also on random data"
+        if v.unprobed:  # a trace build: judged on the input shown alone
+            return f"✔ Verified on {shown} only (a run also checks random data)"
+        return "✔ Verified"
+    if v.wrong_on_probe_only:
+        nan = f", {v.probe_not_a_number:,} NaN" if v.probe_not_a_number else ""
+        why = f": {v.hides}" if v.hides else ""
+        return (
+            f"✘ Wrong on random data (seed {v.probe_seed}): {v.probe_mismatches:,} elements, "
+            f"max error {v.probe_max_abs_error:.3g}{nan}. Right on {shown}, which cannot "
+            f"show this bug{why}"
+        )
+    also = ", also on random data" if v.probed and not v.probe_verified else ""
+    return (
+        f"✘ Wrong: {v.mismatches:,} elements, max error {v.max_abs_error:.3g}"
+        + (f", {v.not_a_number:,} NaN" if v.not_a_number else "")
+        + also
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -164,3 +164,30 @@ def worse(a: Judged, b: Judged) -> Judged:
     """The judgement to show of two launches: the wrong one, else the larger error."""
     key = (a.verdict.verified, -a.verdict.max_abs_error)
     return a if key <= (b.verdict.verified, -b.verdict.max_abs_error) else b
+
+
+def with_probe(
+    verdict: Verdict, probe: Verdict | None, seed: int, shown: str, hides: str
+) -> Verdict:
+    """The verdict on the input shown and on the random probe drawn with ``seed``: verified
+    only where both are, its figures the input shown's (what the window draws), the probe's
+    beside them. ``probe`` None: the probe did not launch (see :func:`without_probe`)."""
+    if probe is None or not verdict.checked:
+        return verdict
+    return replace(
+        verdict,
+        verified=verdict.verified and probe.verified,
+        probe_seed=seed,
+        probe_verified=probe.verified,
+        probe_mismatches=probe.mismatches,
+        probe_max_abs_error=probe.max_abs_error,
+        probe_not_a_number=probe.not_a_number,
+        shown_input=shown,
+        hides=hides,
+        probe_note="",
+    )
+
+
+def without_probe(verdict: Verdict, why: str) -> Verdict:
+    """The verdict of a launch that had no random probe, saying why."""
+    return replace(verdict, probe_seed=None, probe_note=why)

@@ -56,6 +56,7 @@ from explorer.engine.launch.nonuniform import NonUniformError, describe, emulate
 from explorer.engine.launch.plan import LaunchPlan, check_kernel_limits, plan, reported_limit_note
 from explorer.engine.launch.runtime import OpenCLRuntime, runtime
 from explorer.engine.records import (
+    NOT_PROBED,
     DeviceInfo,
     Refusal,
     RunHead,
@@ -64,7 +65,7 @@ from explorer.engine.records import (
     Variant,
     failed_result,
 )
-from explorer.families.base import InputError
+from explorer.families.base import InputError, ProbeDescription
 from explorer.frontend import language_standard
 from explorer.paths import UserFileError, read_user_text
 
@@ -104,6 +105,8 @@ class Prepared:
     options: tuple[str, ...] = ()  # the variant's compiler options, defines first
     inputs_digest: bytes = b""  # ``content_key`` of the inputs alone
     built_with: tuple[str, ...] = ()  # what ``kernel`` was built with (``quick_build``)
+    # The launch again on random contents (the random probe), or why there is none.
+    probe: ProbeDescription | str = ""
 
     @property
     def description(self) -> LaunchDescription:
@@ -205,12 +208,41 @@ def _prepare(
     if refusal is not None:
         return head.refused(refusal)
     head = replace(head, note=_launch_note(launch, wg_limit, device))
+    probe = _probe(request, sizes, launch, device)
+    if isinstance(probe, ProbeDescription):
+        head = replace(head, shown_input=probe.shown, hides=probe.hides, probe_note=NOT_PROBED)
     p = Prepared(
         rt, request, device, sizes, launch, context, queue, kernel, params, arranged,
-        {}, {}, 0.0, local_bytes, head, wg_limit, options, b"", built_with,
+        {}, {}, 0.0, local_bytes, head, wg_limit, options, b"", built_with, probe,
     )  # fmt: skip
     made = _make(p, time_reference)
     return made if isinstance(made, RunResult) else p
+
+
+def _probe(
+    request: RunRequest, sizes: dict[str, int], launch: LaunchPlan, device: DeviceInfo
+) -> ProbeDescription | str:
+    """The launch on random contents of the same shapes (see :meth:`KernelModel.probe`), or
+    why there is none."""
+    if request.probe_seed is None:
+        return "no random probe was asked for"
+    variant = request.variant
+    setting = Setting(
+        sizes, launch.defines, launch.local_size, device.compute_units,
+        request.input, request.text, request.image_path,
+    )  # fmt: skip
+    try:
+        probe = variant.model.probe(
+            setting, variant.args, variant.layout, variant.element, request.probe_seed
+        )
+    except (DescriptionError, InputError) as exc:
+        return f"the random probe cannot be described: {exc}"
+    if isinstance(probe, str):
+        return probe
+    made = {b.name: (b.shape, b.element.base, b.null) for b in probe.description.buffers}
+    if made != {b.name: (b.shape, b.element.base, b.null) for b in launch.description.buffers}:
+        return "the random probe's buffers differ from the launch's"
+    return probe
 
 
 def _unplanned_head(request: RunRequest, device: DeviceInfo) -> RunHead:
@@ -359,6 +391,52 @@ def _make(p: Prepared, time_reference: bool) -> RunResult | None:
     return None
 
 
+@dataclass(frozen=True)
+class ProbeInputs:
+    """The random probe's contents and answers, and what they were drawn with."""
+
+    seed: int
+    inputs: dict[str, np.ndarray]
+    references: dict[str, Reference]
+    shown: str
+    hides: str
+
+
+# The last probe's contents and answers, by what they were made from (see ``_made``).
+_probed: dict[bytes, tuple[dict[str, np.ndarray], dict[str, Reference]]] = {}
+
+
+def make_probe(p: Prepared) -> ProbeInputs | str:
+    """The random probe's contents and answers, made as the launch's own are (a numpy
+    expression, a family's reference, another kernel on the same contents); why there is
+    no probe otherwise. Nothing is timed and nothing is built again."""
+    probe, seed = p.probe, p.request.probe_seed
+    if seed is None:
+        return "no random probe was asked for"
+    if isinstance(probe, str):
+        return probe or "no random probe was asked for"
+    probed = replace(p, launch=replace(p.launch, description=probe.description))
+    key = made_key(probed)
+    if key is not None and key in _probed:
+        inputs, refs = _probed[key]
+        return ProbeInputs(seed, inputs, refs, probe.shown, probe.hides)
+    _probed.clear()
+    try:
+        probed.inputs = make_buffers(probe.description.buffers)
+        refs = references(probe.description, probed.inputs, _names(p), _kernel_results(probed))
+    except BuildError as exc:
+        return f"the reference kernel did not build for the random probe: {exc}"
+    except (DescriptionError, InputError, ImageError, SignatureError) as exc:
+        return f"the random probe's contents or answers cannot be made: {exc}"
+    except MemoryError:
+        return "the host ran out of memory for the random probe's contents or answers"
+    except p.runtime.cl.Error as exc:
+        return f"the reference kernel failed on the random probe: {exc}"
+    if key is not None:
+        _probed[key] = (probed.inputs, refs)
+    return ProbeInputs(seed, probed.inputs, refs, probe.shown, probe.hides)
+
+
 def _names(p: Prepared) -> dict[str, int]:
     setting = Setting(p.sizes, p.launch.defines, p.launch.local_size, p.device.compute_units)
     return setting.names
@@ -367,6 +445,7 @@ def _names(p: Prepared) -> dict[str, int]:
 def forget_made() -> None:
     """Drop the inputs and answers kept for the next launch (their memory)."""
     _made.clear()
+    _probed.clear()
 
 
 def made_key(p: Prepared) -> bytes | None:

@@ -17,13 +17,28 @@ from typing import Any
 
 import numpy as np
 
-from explorer.engine.launch.bind import Bound, bind, damaged_guards, read_results
-from explorer.engine.launch.judge import Judged, judge, worse
+from explorer.description.launch import NoInit
+from explorer.engine.launch.bind import Bound, bind, damaged_guards, device_order, read_results
+from explorer.engine.launch.judge import Judged, judge, with_probe, without_probe, worse
 from explorer.engine.launch.plan import LaunchPlan, kernel_limit_refusal
-from explorer.engine.launch.prepare import OUT_OF_MEMORY, Prepared, prepare
+from explorer.engine.launch.prepare import (
+    OUT_OF_MEMORY,
+    Prepared,
+    ProbeInputs,
+    make_probe,
+    prepare,
+)
 from explorer.engine.launch.runtime import OpenCLRuntime
 from explorer.engine.measure.baselines import CopyKernel
-from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Timing, failed_result
+from explorer.engine.records import (
+    DeviceInfo,
+    RunRequest,
+    RunResult,
+    Timing,
+    Verdict,
+    failed_result,
+)
+from explorer.families.base import ProbeDescription
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
 
@@ -39,7 +54,8 @@ def run_request(request: RunRequest) -> RunResult:
 @dataclass
 class _Launches:
     """What the launches of one run left: the first one's judgement (it started from the
-    initial contents), the samples, the copies timed beside them, the printf output."""
+    initial contents), the samples, the copies timed beside them, the printf output, and
+    the random probe's judgement (or why there was none)."""
 
     first: Judged
     last: dict[str, np.ndarray]
@@ -48,6 +64,7 @@ class _Launches:
     download_ms: float
     output_text: str | None
     damage: str | None
+    probe: tuple[Judged, ProbeInputs] | str = ""
 
 
 def _run(request: RunRequest) -> RunResult:
@@ -75,7 +92,7 @@ def _run(request: RunRequest) -> RunResult:
         # kernel that reads memory it never wrote can look right there, or only there.
         judged = worse(judged, judge(p.description, launches.last, p.inputs, p.references))
     return p.head.judged(
-        verdict=judged.verdict,
+        verdict=probed_verdict(judged.verdict, launches.probe, p),
         timing=Timing(
             tuple(launches.samples),
             bound.upload_ms,
@@ -138,8 +155,50 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
         if pair is not None:
             pair.release()
     last, download_ms = read_results(p, bound)
+    probe = probe_launch(p, bound)
     damage = damaged_guards(p, bound)
-    return _Launches(first, last, samples, paired, download_ms, captured.text, damage)
+    return _Launches(first, last, samples, paired, download_ms, captured.text, damage, probe)
+
+
+def probe_launch(
+    p: Prepared, bound: Bound, poison: bool = True
+) -> tuple[Judged, ProbeInputs] | str:
+    """One more launch of the built kernel, on the random probe's contents (every buffer
+    uploaded again, results back to their initial contents), judged against the probe's
+    answers; why there is no probe otherwise. Not timed; its ``printf`` output is not kept.
+    ``poison``: fill local memory with NaN first, as before the first launch."""
+    made = make_probe(p)
+    if isinstance(made, str):
+        return made
+    cl = p.runtime.cl
+    for b in p.description.buffers:
+        if b.null or not b.nbytes or isinstance(b.contents, NoInit):
+            continue
+        cl.enqueue_copy(p.queue, bound.buffers[b.name].buffer, device_order(b, made.inputs))
+    p.queue.finish()
+    if poison:
+        poison_local(p)
+    launch = p.launch
+    with silenced_stdout():
+        cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size).wait()
+        p.queue.finish()
+    results, _ = read_results(p, bound)
+    return judge(p.description, results, made.inputs, made.references), made
+
+
+def probed_verdict(
+    verdict: Verdict, probe: tuple[Judged, ProbeInputs] | str, p: Prepared
+) -> Verdict:
+    """The verdict on the input shown with the random probe's beside it (or why none ran:
+    where one was due and could not be made, the verdict still names the input shown)."""
+    if isinstance(probe, str):
+        due = p.probe if isinstance(p.probe, ProbeDescription) else None
+        if due is None:
+            return without_probe(verdict, probe)
+        why = f"the random probe did not run: {probe}"
+        return replace(without_probe(verdict, why), shown_input=due.shown, hides=due.hides)
+    judged, made = probe
+    return with_probe(verdict, judged.verdict, made.seed, made.shown, made.hides)
 
 
 def rejected_group_size(p: Prepared, exc: Exception) -> RunResult | None:
@@ -219,16 +278,22 @@ def _poisoner(
     return run
 
 
+def silenced_stdout() -> contextlib.AbstractContextManager[None]:
+    return silenced(1)
+
+
 @contextlib.contextmanager
-def silenced_stdout() -> Iterator[None]:
-    sys.stdout.flush()
+def silenced(fd: int) -> Iterator[None]:
+    """Nothing written to the file descriptor ``fd`` (1, ``printf``; 2, a simulator's
+    reports) while the block runs."""
+    (sys.stdout if fd == 1 else sys.stderr).flush()
     with open(os.devnull, "wb") as sink:
-        saved = os.dup(1)
-        os.dup2(sink.fileno(), 1)
+        saved = os.dup(fd)
+        os.dup2(sink.fileno(), fd)
         try:
             yield
         finally:
-            os.dup2(saved, 1)
+            os.dup2(saved, fd)
             os.close(saved)
 
 
