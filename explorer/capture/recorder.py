@@ -276,7 +276,7 @@ class Recorder:
 
     def launch(
         self,
-        enqueue: Callable[..., Any],
+        go: Callable[[], Any],
         queue: Any,
         kernel: Any,
         global_size: Sequence[int],
@@ -284,16 +284,9 @@ class Recorder:
         global_offset: Sequence[int] | None = None,
         wait_for: Any = None,
         g_times_l: bool = False,
-        allow_empty_ndrange: bool = False,
     ) -> Any:
-        """Launch as the program asked, recording the launch around it."""
-
-        def go() -> Any:
-            return enqueue(
-                queue, kernel, global_size, local_size, global_offset, wait_for,
-                g_times_l=g_times_l, allow_empty_ndrange=allow_empty_ndrange,
-            )  # fmt: skip
-
+        """Launch as the program asked (``go`` makes the very call it made), recording the
+        launch around it."""
         if os.getpid() != self.pid or not self.active:  # a forked child, or stopped
             return go()
         with self._lock:
@@ -469,17 +462,28 @@ class Recorder:
         """Wrap pyopencl's build, argument setters and launch (``undo`` restores them)."""
         import pyopencl._cl as _cl
 
-        _name_unknown_processors(cl)
-
         recorder = self
+        missing: list[str] = []
+        # Nothing of OpenCL is touched before the program does (a program that forks workers
+        # after importing pyopencl must find no OpenCL platform started): PoCL's processor
+        # is named at the program's first build.
+        named: list[bool] = []
 
         def replace(owner: Any, name: str, wrapper: Callable[..., Any]) -> None:
-            original = getattr(owner, name)
+            original = getattr(owner, name, None)
+            if original is None:
+                missing.append(f"{getattr(owner, '__name__', owner)}.{name}")
+                return
             setattr(owner, name, wrapper(original))
             self._undo.append(lambda: setattr(owner, name, original))
 
         def build(original: Callable[..., Any]) -> Callable[..., Any]:
             def build(program: Any, options: Any = None, *args: Any, **kwargs: Any) -> Any:
+                if os.getpid() != recorder.pid or not recorder.active:
+                    return original(program, options, *args, **kwargs)
+                if not named:
+                    named.append(True)
+                    _name_unknown_processors(cl)
                 # Parameter names and types (for the .npy files' element types) are only
                 # reported for programs built with this option on some drivers (PoCL).
                 given = _options(options)
@@ -545,7 +549,12 @@ class Recorder:
 
         def enqueue(original: Callable[..., Any]) -> Callable[..., Any]:
             def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
-                return recorder.launch(original, *args, **kwargs)
+                if os.getpid() != recorder.pid or not recorder.active:
+                    return original(*args, **kwargs)
+                parts = launch_parts(args, kwargs)
+                if parts is None:  # a call pyopencl refuses: its own error, as it is
+                    return original(*args, **kwargs)
+                return recorder.launch(lambda: original(*args, **kwargs), *parts)
 
             return enqueue_nd_range_kernel
 
@@ -557,6 +566,13 @@ class Recorder:
         replace(_cl.Kernel, "clone", clone)
         replace(_cl, "enqueue_nd_range_kernel", enqueue)
         replace(cl, "enqueue_nd_range_kernel", enqueue)
+        note = version_note(getattr(cl, "VERSION", None))
+        if missing:
+            note = note or "explorer capture: this pyopencl lacks functions the recorder wraps"
+            note += f" (not found: {', '.join(missing)})"
+        if note:
+            print(note, file=sys.stderr)
+            self._tell(note.removeprefix("explorer capture: "))
 
     def start(self, cl: ModuleType) -> None:
         """Record this process if it is the first of the program's to import pyopencl; a
@@ -701,6 +717,78 @@ def _without_pyopencl_includes(options: list[str]) -> list[str]:
             continue
         out.append(word)
     return out
+
+
+# -- the launch as pyopencl takes it -------------------------------------------------------
+
+# ``enqueue_nd_range_kernel``'s parameters in order (as pyopencl names them), with the other
+# names pyopencl versions gave some of them. Every launch reaches it: ``Kernel.__call__`` and
+# the invokers of ``pyopencl.array``, ``ElementwiseKernel`` and ``ReductionKernel`` call it
+# positionally, a program by position or by keyword.
+LAUNCH_PARAMETERS = (
+    ("queue",),
+    ("kernel",),
+    ("global_work_size", "global_size"),
+    ("local_work_size", "local_size"),
+    ("global_work_offset", "global_offset"),
+    ("wait_for",),
+    ("g_times_l",),
+    ("allow_empty_ndrange",),
+)
+_LAUNCH_NAMES = {name: i for i, names in enumerate(LAUNCH_PARAMETERS) for name in names}
+_LAUNCH_DEFAULTS: tuple[Any, ...] = (None, None, None, None, None, None, False, False)
+
+
+def launch_parts(
+    args: Sequence[Any], kwargs: dict[str, Any]
+) -> tuple[Any, Any, Any, Any, Any, Any, bool] | None:
+    """(queue, kernel, global size, local size, offset, wait_for, g_times_l) of a call of
+    ``enqueue_nd_range_kernel``, however it was made; None for a call pyopencl would refuse
+    (its own error then reaches the program)."""
+    if len(args) > len(LAUNCH_PARAMETERS):
+        return None
+    values = list(args) + list(_LAUNCH_DEFAULTS[len(args) :])
+    given = [True] * len(args) + [False] * (len(LAUNCH_PARAMETERS) - len(args))
+    for name, value in kwargs.items():
+        index = _LAUNCH_NAMES.get(name)
+        if index is None or given[index]:
+            return None
+        values[index], given[index] = value, True
+    if not all(given[:3]):
+        return None
+    queue, kernel, global_size, local_size, offset, wait_for, g_times_l, _ = values
+    return queue, kernel, global_size, local_size, offset, wait_for, bool(g_times_l)
+
+
+# The pyopencl versions whose private functions the recorder was made for and tested with
+# (``pyopencl.VERSION``): from 2022.1 to 2026.1. Another is recorded where its functions are
+# the same, and said once on stderr.
+KNOWN_VERSIONS = ((2022, 1), (2026, 1))
+# What the recorder wraps, by owner: every path to a launch passes through these.
+WRAPPED = {
+    "pyopencl.Program": ("build",),
+    "pyopencl._cl.Kernel": (
+        "set_arg", "_set_arg_multi", "_set_arg_buf_multi", "_set_arg_buf_pack_multi", "clone",
+    ),
+    "pyopencl._cl": ("enqueue_nd_range_kernel",),
+    "pyopencl": ("enqueue_nd_range_kernel",),
+}  # fmt: skip
+
+
+def version_note(version: Any) -> str:
+    """What to say of pyopencl ``version`` ("" for one the recorder knows)."""
+    try:
+        known = KNOWN_VERSIONS[0] <= tuple(version)[:2] <= KNOWN_VERSIONS[1]
+        shown = ".".join(str(v) for v in version)
+    except TypeError:
+        known, shown = False, repr(version)
+    if known:
+        return ""
+    low, high = (".".join(map(str, v)) for v in KNOWN_VERSIONS)
+    return (
+        f"explorer capture: pyopencl {shown} is not one the recorder knows ({low} to {high}); "
+        "its launches are recorded where they pass through the functions the recorder wraps"
+    )
 
 
 # A file of the capture is made new: never written through a link or over a file in its place.

@@ -1,0 +1,98 @@
+"""Every way pyopencl takes a launch is recorded, the program's output the same as without
+capture, and each launch replays matching the original run; the private pyopencl functions
+the recorder wraps, and the versions it knows, are pinned here."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pyopencl as cl
+import pyopencl._cl as _cl
+import pytest
+
+from explorer.capture import load_capture
+from explorer.capture import recorder as rec
+from tests.capture.conftest import PROGRAMS, run_capture
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+
+
+def test_each_launch_form_is_recorded_with_the_programs_output_unchanged(on_device, tmp_path,
+                                                                         capfd):
+    program = str(PROGRAMS / "launch_forms.py")
+    plain = subprocess.run([sys.executable, program], capture_output=True, text=True,
+                           env=dict(os.environ), check=True, timeout=120)
+    outcome = run_capture(tmp_path, "launch_forms.py")
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    assert printed.out == plain.stdout
+    assert "Traceback" not in printed.err
+    capture = load_capture(tmp_path)
+    forms = [(launch.kernel, launch.global_size, launch.local_size, launch.offset)
+             for launch in capture.launches]  # fmt: skip
+    assert forms[:8] == [
+        ("affine", (64,), (16,), None),  # kernel(queue, g, l, *args)
+        ("affine", (64,), None, None),  # kernel.__call__, the driver's local size
+        ("affine", (64,), (16,), (0,)),  # global_offset=, wait_for=, g_times_l=False
+        ("affine", (64,), (16,), None),  # g_times_l=True: 4 groups of 16
+        ("affine", (64,), (8,), None),  # declared scalar types
+        ("affine", (64,), (16,), None),  # enqueue_nd_range_kernel by position
+        ("affine", (64,), (32,), (0,)),  # enqueue_nd_range_kernel by keyword
+        ("affine", (56,), None, (8,)),  # a global offset by position
+    ]
+    scalars = [launch.args[2].value for launch in capture.launches[:8]]
+    assert scalars == [2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    assert capture.launches[8].program != capture.launches[0].program  # pyopencl.array's
+    assert all(launch.data for launch in capture.launches)
+    for launch in capture.launches:
+        replayed = cli("run", "--capture", str(tmp_path), "--launch", str(launch.number),
+                       "--repeat", "1")  # fmt: skip
+        if launch.offset and any(launch.offset):
+            assert replayed.code == 2 and "with a global offset 8" in replayed.err
+            continue
+        assert replayed.code == 0, replayed.out + replayed.err
+        assert "matches the original run" in replayed.out
+
+
+def test_the_wrapped_private_functions_exist_in_this_pyopencl():
+    owners = {"pyopencl.Program": cl.Program, "pyopencl._cl.Kernel": _cl.Kernel,
+              "pyopencl._cl": _cl, "pyopencl": cl}  # fmt: skip
+    for owner, names in rec.WRAPPED.items():
+        for name in names:
+            assert callable(getattr(owners[owner], name, None)), f"{owner}.{name}"
+    assert cl.enqueue_nd_range_kernel is _cl.enqueue_nd_range_kernel
+    assert rec.version_note(cl.VERSION) == ""  # the installed version is one it knows
+    assert rec.KNOWN_VERSIONS == ((2022, 1), (2026, 1))
+
+
+def test_an_unknown_version_is_said_once_and_its_launches_still_recorded(on_device, tmp_path,
+                                                                         monkeypatch, capfd):
+    note = rec.version_note((2031, 2))
+    assert "pyopencl 2031.2 is not one the recorder knows (2022.1 to 2026.1)" in note
+    assert "pyopencl 'odd' is not one" in rec.version_note("odd")
+    # The program claims a version the recorder does not know: recorded all the same.
+    script = tmp_path / "newer.py"
+    script.write_text(
+        "import pyopencl\npyopencl.VERSION = (2031, 2)\n"
+        f"exec(open({str(PROGRAMS / 'launch_forms.py')!r}).read())\n"
+    )
+    outcome = cli("capture", str(tmp_path / "out"), "--", sys.executable, str(script))
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    assert len(load_capture(tmp_path / "out").launches) == 9
+
+
+def test_launch_parts_takes_positions_keywords_and_old_names():
+    q, k = object(), object()
+    assert rec.launch_parts((q, k, (8,), (4,)), {}) == (q, k, (8,), (4,), None, None, False)
+    assert rec.launch_parts((q, k, (8,), None, (2,), None, True, False), {}) == (
+        q, k, (8,), None, (2,), None, True)  # fmt: skip
+    assert rec.launch_parts(
+        (q, k), {"global_work_size": (8,), "local_work_size": None, "global_offset": (1,),
+                 "wait_for": [], "g_times_l": 1}) == (q, k, (8,), None, (1,), [], True)  # fmt: skip
+    assert rec.launch_parts((q, k, (8,)), {"global_work_size": (8,)}) is None  # given twice
+    assert rec.launch_parts((q, k, (8,), None), {"mystery": 1}) is None
+    assert rec.launch_parts((q,), {}) is None
