@@ -53,6 +53,11 @@ JOURNAL = "journal.jsonl"
 # The journal is listed up to this size (some 50,000 launches), so that the capture stays
 # readable: a reader takes capture.json and the journal up to twice this (folder.py).
 JOURNAL_LIMIT = 32 << 20
+# Buffers are read back and written this many bytes at a time.
+CHUNK = 8 << 20
+# The buffer contents a capture keeps unless --max-mb says otherwise: a launch past it is
+# listed without its buffers.
+DEFAULT_MAX_BYTES = 1 << 30
 CLAIM = "recorder.pid"
 ARG_INFO = "-cl-kernel-arg-info"
 
@@ -94,13 +99,18 @@ class _Arg:
 
 @dataclass
 class _Read:
-    """A buffer argument's contents read back around one launch."""
+    """A buffer argument's contents around one launch: the file each is in, and its digest."""
 
     index: int
     buffer: Any
     dtype: np.dtype
-    before: np.ndarray | None = None
-    after: np.ndarray | None = None
+    before: str = ""
+    after: str = ""
+    digests: dict[str, str] = field(default_factory=dict)
+
+
+class _OverBound(Exception):
+    """The launch's buffers would pass the size bound (its message says so)."""
 
 
 @dataclass
@@ -120,6 +130,8 @@ class Recorder:
     _memory: dict[int, int] = field(default_factory=dict)
     _files: dict[str, str] = field(default_factory=dict)
     _undo: list[Callable[[], None]] = field(default_factory=list)
+    _fresh: list[tuple[int, str, str, int]] = field(default_factory=list)  # this launch's files
+    _chunk: np.ndarray | None = None
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
     active: bool = True
@@ -173,18 +185,6 @@ class Recorder:
             with contextlib.suppress(OSError):
                 path.unlink()
             raise
-
-    def _save(self, array: np.ndarray, name: str) -> tuple[str, int]:
-        """The file holding ``array`` (written now unless the same contents were), and the
-        bytes that cost."""
-        digest = hashlib.sha1(array.dtype.str.encode() + array.tobytes()).hexdigest()
-        known = self._files.get(digest)
-        if known is not None:
-            return known, 0
-        relative = f"data/{name}.npy"
-        self._new_file(relative, lambda handle: np.save(handle, array, allow_pickle=False))
-        self._files[digest] = relative
-        return relative, array.nbytes
 
     # -- what could not be kept ---------------------------------------------------------------
 
@@ -299,7 +299,7 @@ class Recorder:
                         g * lo for g, lo in zip(global_size, local_size, strict=False)
                     ]
                 if not why:
-                    why = self._read(queue, wait_for, reads, "before")
+                    why = self._read(number, entry, queue, wait_for, reads, "before")
             except Exception as exc:  # whatever it is, it costs the record, not the launch
                 entry = None
                 self._stop(_stopped(number, _reason(exc)))
@@ -310,13 +310,16 @@ class Recorder:
             try:
                 if not why:
                     event.wait()
-                    why = self._read(queue, None, reads, "after")
-                if not why:
-                    why = self._keep(number, entry, reads)
+                    why = self._read(number, entry, queue, None, reads, "after")
+                if why:
+                    self._forget(number)
+                else:
+                    self._keep(entry, reads)
                 entry["data"] = not why
                 if why:
                     entry["why"] = why
             except Exception as exc:
+                self._forget(number)
                 self._stop(_stopped(number, _reason(exc)))
                 return event
             try:
@@ -406,55 +409,107 @@ class Recorder:
         root = parent if parent is not None else buffer
         return {"memory": self._memory_id(int(root.int_ptr)), "origin": origin}
 
-    def _read(self, queue: Any, wait_for: Any, reads: list[_Read], phase: str) -> str:
-        """Read every buffer argument back (blocking), once the work queued before is done."""
+    def _read(
+        self,
+        number: int,
+        entry: dict[str, Any],
+        queue: Any,
+        wait_for: Any,
+        reads: list[_Read],
+        phase: str,
+    ) -> str:
+        """Stream every buffer argument into its file (blocking reads of :data:`CHUNK` bytes
+        at a time, so the program grows by one piece, never by a buffer), once the work
+        queued before is done; "" or why the launch is listed without its buffers."""
         import pyopencl as cl
 
         try:
             queue.finish()
             if wait_for:
                 cl.wait_for_events(list(wait_for))
-            seen: dict[int, np.ndarray] = {}
+            seen: dict[tuple[int, str], tuple[str, str]] = {}
             for r in reads:
-                raw = seen.get(id(r.buffer))
-                if raw is None:
-                    raw = np.empty(int(r.buffer.size), dtype=np.uint8)
-                    cl.enqueue_copy(queue, raw, r.buffer, is_blocking=True)
-                    seen[id(r.buffer)] = raw
-                setattr(r, phase, raw.view(r.dtype))
+                key = (id(r.buffer), r.dtype.str)
+                found = seen.get(key)
+                if found is None:
+                    name = entry["args"][r.index]["name"] or f"arg{r.index}"
+                    relative = f"{number:05d}-{r.index}-{_safe(name)}-{phase}"
+                    found = seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative)
+                setattr(r, phase, found[0])
+                r.digests[phase] = found[1]
         except cl.Error as exc:
+            self._forget(number)
             return f"a buffer could not be read back {phase} the launch: {exc}"
+        except _OverBound as exc:
+            self._forget(number)
+            return str(exc)
+        except OSError as exc:
+            self._forget(number)
+            return self._lose_data(number, exc)
         return ""
 
-    def _keep(self, number: int, entry: dict[str, Any], reads: list[_Read]) -> str:
-        """Write the contents the launch saw and left, unless they pass ``max_bytes``."""
-        arrays = [(r, p, getattr(r, p)) for r in reads for p in ("before", "after")]
-        fresh: dict[str, int] = {}
-        for _, _, array in arrays:
-            digest = hashlib.sha1(array.dtype.str.encode() + array.tobytes()).hexdigest()
-            if digest not in self._files:
-                fresh[digest] = array.nbytes
-        new = sum(fresh.values())
-        if self.max_bytes is not None and self.written + new > self.max_bytes:
-            return _over_budget(new, self.written, self.max_bytes)
+    def _stream(
+        self, number: int, queue: Any, buffer: Any, dtype: np.dtype, name: str
+    ) -> tuple[str, str]:
+        """Write ``buffer``'s contents as the ``.npy`` file ``data/NAME.npy`` (one already
+        written with the same contents stands for it): its path and digest."""
+        import pyopencl as cl
+
+        nbytes = int(buffer.size)
+        digest = hashlib.sha1(dtype.str.encode())
+        if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
+            self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
+        chunk = self._chunk
+        header = {
+            "descr": np.lib.format.dtype_to_descr(dtype),
+            "fortran_order": False,
+            "shape": (nbytes // dtype.itemsize,),
+        }
+
+        def write(handle: Any) -> None:
+            np.lib.format.write_array_header_1_0(handle, header)
+            for offset in range(0, nbytes, CHUNK):
+                part = chunk[: min(CHUNK, nbytes - offset)]
+                cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=True)
+                digest.update(part)
+                handle.write(part)
+
+        relative = f"data/{name}.npy"
+        self._new_file(relative, write)
+        key = digest.hexdigest()
+        known = self._files.get(key)
+        if known is not None or (
+            self.max_bytes is not None and self.written + nbytes > self.max_bytes
+        ):
+            with contextlib.suppress(OSError):
+                (self.folder / relative).unlink()
+            if known is not None:
+                return known, key
+            raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
+        self._files[key] = relative
+        self.written += nbytes
+        self._fresh.append((number, key, relative, nbytes))
+        return relative, key
+
+    def _forget(self, number: int) -> None:
+        """Remove the files launch ``number`` wrote: it is listed without its buffers."""
+        for launch, key, relative, nbytes in self._fresh:
+            if launch != number:
+                continue
+            with contextlib.suppress(OSError):
+                (self.folder / relative).unlink()
+            self._files.pop(key, None)
+            self.written -= nbytes
+        self._fresh = [f for f in self._fresh if f[0] != number]
+
+    def _keep(self, entry: dict[str, Any], reads: list[_Read]) -> None:
+        """Name each buffer's files in the launch's entry, and whether the launch changed it."""
         args = entry["args"]
-        for r, phase, array in arrays:
-            name = args[r.index]["name"] or f"arg{r.index}"
-            try:
-                path, cost = self._save(array, f"{number:05d}-{r.index}-{_safe(name)}-{phase}")
-            except OSError as exc:
-                for r_ in reads:
-                    args[r_.index].pop("before", None)
-                    args[r_.index].pop("after", None)
-                return self._lose_data(number, exc)
-            self.written += cost
-            args[r.index][phase] = path
         for r in reads:
-            assert r.before is not None and r.after is not None
-            args[r.index]["changed"] = not np.array_equal(
-                r.before.view(np.uint8), r.after.view(np.uint8)
-            )
-        return ""
+            args[r.index]["before"] = r.before
+            args[r.index]["after"] = r.after
+            args[r.index]["changed"] = r.digests["before"] != r.digests["after"]
+        self._fresh.clear()
 
     # -- installing the wrappers ------------------------------------------------------------
 
@@ -677,8 +732,9 @@ def _distinct(reads: list[_Read]) -> list[_Read]:
 
 
 def _over_budget(needed: int, written: int, limit: int) -> str:
+    given = " by default" if limit == DEFAULT_MAX_BYTES else ""
     return (
-        f"its buffers' {_size(needed)} would pass --max-mb ({_size(limit)}, of which "
+        f"its buffers' {_size(needed)} would pass --max-mb ({_size(limit)}{given}, of which "
         f"{_size(written)} were written before it)"
     )
 
@@ -688,7 +744,9 @@ def _size(nbytes: int) -> str:
         return f"{nbytes} bytes"
     if nbytes < 1 << 20:
         return f"{nbytes / (1 << 10):.1f} KiB"
-    return f"{nbytes / (1 << 20):.1f} MiB"
+    if nbytes < 1 << 30:
+        return f"{nbytes / (1 << 20):.1f} MiB"
+    return f"{nbytes / (1 << 30):.1f} GiB"
 
 
 def _options(options: Any) -> list[str]:
@@ -893,7 +951,7 @@ def install_from_environment() -> Recorder | None:
     recorder = Recorder(
         Path(folder),
         int(launches) if launches else None,
-        int(max_bytes) if max_bytes else None,
+        int(max_bytes) if max_bytes else DEFAULT_MAX_BYTES,
     )
     recorder.status = _pipe(os.environ.get(ENV_STATUS))
     if "pyopencl" in sys.modules:

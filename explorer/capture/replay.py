@@ -125,9 +125,11 @@ def replayable(capture: Capture, launch: CapturedLaunch) -> None:
     """Raise :class:`CaptureError` saying why ``launch`` cannot run again, if it cannot."""
     where = f"launch {launch.number} ({launch.label})"
     if not launch.data:
+        bounded = launch.why.startswith("past --launches") or "would pass --max-mb" in launch.why
+        again = "; capture again with a larger --launches or --max-mb to replay it"
         raise CaptureError(
-            f"{where} cannot run: it was recorded without its buffers ({launch.why}); capture "
-            "again with a larger --launches or --max-mb to replay it"
+            f"{where} cannot run: it was recorded without its buffers ({launch.why})"
+            + (again if bounded else "")
         )
     program = capture.program_of(launch)
     if program.source is None:

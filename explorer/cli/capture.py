@@ -29,7 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-mb",
         type=_typed(max_mb_bound),
         metavar="M",
-        help="keep at most M MiB of buffer contents (a launch past it is listed without them)",
+        help=(
+            "keep at most M MiB of buffer contents (1024 by default; a launch past it is "
+            "listed without them)"
+        ),
     )
     parser.add_argument(
         "program",

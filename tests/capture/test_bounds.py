@@ -42,3 +42,25 @@ def test_a_launch_past_the_size_bound_is_listed_without_its_buffers(on_device, t
     assert "would pass --max-mb (1.5 KiB" in first_without.why
     refused = cli("trace", "--capture", str(tmp_path), "--launch", str(first_without.number))
     assert refused.code == 2 and "would pass --max-mb" in refused.err
+
+
+def test_a_launch_with_an_svm_argument_is_not_sent_to_the_bounds(captured, tmp_path):
+    # A launch listed without its buffers for what it passes (an SVM pointer): no bound can
+    # help, so the refusal does not tell the person to raise one.
+    import json
+    import shutil
+
+    folder = tmp_path / "svm"
+    shutil.copytree(captured("pipeline.py").folder, folder)
+    record = json.loads((folder / "capture.json").read_text())
+    launch = record["launches"][1]
+    launch["data"] = False
+    launch["why"] = "argument 0 is a SVMAllocation, which is not recorded"
+    for arg in launch["args"]:
+        for key in ("before", "after", "changed"):
+            arg.pop(key, None)
+    (folder / "capture.json").write_text(json.dumps(record))
+    refused = cli("run", "--capture", str(folder), "--launch", "2")
+    assert refused.code == 2
+    assert "(argument 0 is a SVMAllocation, which is not recorded)" in refused.err
+    assert "--max-mb" not in refused.err and "--launches" not in refused.err

@@ -1,0 +1,54 @@
+"""A large buffer costs the recorded program a piece of memory, not the buffer again: its
+contents are read back and written in pieces; and a launch past the size bound is listed
+without its buffers, reading nothing back."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from explorer.capture import load_capture
+from tests.capture.conftest import PROGRAMS
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+MIB = 64
+
+
+def peak_kib(err: str) -> int:
+    return int(re.search(r"^peak (\d+)$", err, re.M).group(1))  # type: ignore[union-attr]
+
+
+def test_a_large_buffer_is_kept_with_memory_near_one_piece(on_device, tmp_path, capfd):
+    alone = subprocess.run([sys.executable, str(PROGRAMS / "big.py"), str(MIB)],
+                           capture_output=True, text=True, env=dict(os.environ), check=True,
+                           timeout=120)  # fmt: skip
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, str(PROGRAMS / "big.py"), str(MIB))
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    assert printed.out == alone.stdout
+    grown = peak_kib(printed.err) - peak_kib(alone.stderr)
+    # Read whole, the buffer before and after it would add at least 2 x 64 MiB.
+    assert grown < (MIB // 4) << 10, f"capture grew the program by {grown} KiB"
+    launch = load_capture(tmp_path).launches[0]
+    assert launch.data
+    before = np.load(tmp_path / launch.args[0].before, mmap_mode="r")
+    after = np.load(tmp_path / launch.args[0].after, mmap_mode="r")
+    assert before.shape == (MIB << 18,) and launch.args[0].changed
+    assert int(before[123_457]) == 123_457 % 1000 and int(after[123_457]) == 1 + 123_457 % 1000
+
+
+def test_a_buffer_past_the_bound_is_listed_without_it(on_device, tmp_path, capfd):
+    big = str(PROGRAMS / "big.py")
+    outcome = cli("capture", str(tmp_path), "--max-mb", "3", "--", sys.executable, big, "4")
+    capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    launch = load_capture(tmp_path).launches[0]
+    assert not launch.data
+    assert launch.why.startswith("its buffers' 4.0 MiB would pass --max-mb (3.0 MiB")
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
