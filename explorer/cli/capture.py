@@ -130,21 +130,51 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     return code
 
 
+# Up to this many launches are listed one per line; more are summarised.
+LISTED = 50
+HEAD, TAIL = 20, 10
+
+
 def listing(launches: tuple[CapturedLaunch, ...], folder: Path) -> str:
-    """One line per launch, and how to replay one."""
+    """One line per launch (the first and last ones of a long capture, and a summary of the
+    rest), and how to replay one."""
     if not launches:
         return (
             f"capture: no kernel launch was recorded into {folder} (the program made none, "
             "did not import pyopencl, or ran Python with -E or -I)"
         )
     lines = [f"capture: {len(launches)} launches recorded into {folder}"]
-    for launch in launches:
+    shown = launches if len(launches) <= LISTED else (*launches[:HEAD], *launches[-TAIL:])
+    for launch in shown:
+        if len(launches) > LISTED and launch is launches[-TAIL]:
+            lines.extend(_summary(launches[HEAD:-TAIL]))
         local = "x".join(map(str, launch.local_size)) if launch.local_size else "driver's"
         sizes = f"{'x'.join(map(str, launch.global_size))} / {local}"
         kept = "" if launch.data else f"  (without its buffers: {launch.why})"
         lines.append(f"  {launch.number:>4}  {launch.label:<28} {sizes}{kept}")
     lines.append(f"Replay one: python -m explorer run --capture {folder} --launch N (or KERNEL#k)")
     return "\n".join(lines)
+
+
+def _summary(middle: tuple[CapturedLaunch, ...]) -> list[str]:
+    """The launches between the first and last listed: how many of each kernel, and how many
+    were kept without their buffers and why (the first reason of each kind)."""
+    kernels: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    for launch in middle:
+        kernels[launch.kernel] = kernels.get(launch.kernel, 0) + 1
+        if not launch.data:
+            reason = launch.why.split(" (")[0] if "would pass" in launch.why else launch.why
+            reasons[reason] = reasons.get(reason, 0) + 1
+    counts = ", ".join(f"{name} {count}" for name, count in list(kernels.items())[:8])
+    more = f", and {len(kernels) - 8} more kernels" if len(kernels) > 8 else ""
+    lines = [
+        f"  ....  launches {middle[0].number} to {middle[-1].number} ({len(middle)}): "
+        f"{counts}{more}"
+    ]
+    for reason, count in list(reasons.items())[:3]:
+        lines.append(f"        {count} of them without their buffers: {reason}")
+    return lines
 
 
 COMMAND = Command(

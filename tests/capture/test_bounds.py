@@ -3,10 +3,12 @@ and replaying it says why it cannot run."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from explorer.capture import load_capture
-from tests.capture.conftest import run_capture
+from tests.capture.conftest import PROGRAMS, run_capture
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -64,3 +66,18 @@ def test_a_launch_with_an_svm_argument_is_not_sent_to_the_bounds(captured, tmp_p
     assert refused.code == 2
     assert "(argument 0 is a SVMAllocation, which is not recorded)" in refused.err
     assert "--max-mb" not in refused.err and "--launches" not in refused.err
+
+
+def test_a_long_capture_is_listed_in_summary(on_device, tmp_path, capfd):
+    # 300 launches past --launches 5: the listing names the first 20 and the last 10, and
+    # summarises the 270 between them.
+    many = str(PROGRAMS / "many.py")
+    outcome = cli("capture", str(tmp_path), "--launches", "5", "--", sys.executable, many, "300")
+    assert outcome.code == 0 and capfd.readouterr().out == "sum 4800\n"
+    lines = outcome.err.splitlines()
+    assert lines[0] == f"capture: 300 launches recorded into {tmp_path}"
+    assert len(lines) < 40 and len(outcome.err) < 4000
+    assert lines[21] == "  ....  launches 21 to 290 (270): inc 270"
+    assert lines[22] == "        270 of them without their buffers: past --launches 5"
+    assert lines[23].split()[:2] == ["291", "inc#291"]
+    assert lines[-2].split()[:2] == ["300", "inc#300"]
