@@ -7,6 +7,12 @@ one launch into a kernel of the ``custom`` form (:mod:`replay`) that runs, trace
 like any other, judged against what it left in the original run.
 """
 
+import contextlib
+import os
+import sys
+import types
+from pathlib import Path
+
 from explorer.capture.folder import (
     Capture,
     CapturedArg,
@@ -33,3 +39,19 @@ __all__ = [
     "replay",
     "save_launch",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """``explorer.capture("out")`` is :func:`explorer.capture.inprocess.capture`: the package
+    is called as the context manager it names."""
+
+    def __call__(
+        self, out: str | os.PathLike[str], *, launches: int | None = None,
+        max_mb: float | None = None,
+    ) -> contextlib.AbstractContextManager[Path]:  # fmt: skip
+        from explorer.capture.inprocess import capture
+
+        return capture(out, launches=launches, max_mb=max_mb)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -137,6 +137,7 @@ class Recorder:
     active: bool = True
     no_data: str = ""
     status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
+    notes: list[str] = field(default_factory=list)  # what was said through it
     journaled: int = 0  # bytes written to the journal
 
     def claim(self) -> bool:
@@ -190,6 +191,8 @@ class Recorder:
 
     def _tell(self, why: str) -> None:
         """Say ``why`` to ``capture`` through its pipe, never waiting (a full pipe drops it)."""
+        if len(self.notes) < 100:
+            self.notes.append(why.replace("\n", " "))
         if self.status is None:
             return
         with contextlib.suppress(OSError):
@@ -471,7 +474,7 @@ class Recorder:
             for offset in range(0, nbytes, CHUNK):
                 part = chunk[: min(CHUNK, nbytes - offset)]
                 cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=True)
-                digest.update(part)
+                digest.update(part.data)
                 handle.write(part)
 
         relative = f"data/{name}.npy"

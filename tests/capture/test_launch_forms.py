@@ -20,11 +20,18 @@ from tests.robustness.helpers import cli
 pytestmark = pytest.mark.usefixtures("fast_cli")
 
 
-def test_each_launch_form_is_recorded_with_the_programs_output_unchanged(on_device, tmp_path,
-                                                                         capfd):
+def test_each_launch_form_is_recorded_with_the_programs_output_unchanged(
+    on_device, tmp_path, capfd
+):
     program = str(PROGRAMS / "launch_forms.py")
-    plain = subprocess.run([sys.executable, program], capture_output=True, text=True,
-                           env=dict(os.environ), check=True, timeout=120)
+    plain = subprocess.run(
+        [sys.executable, program],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=True,
+        timeout=120,
+    )
     outcome = run_capture(tmp_path, "launch_forms.py")
     printed = capfd.readouterr()
     assert outcome.code == 0, outcome.err
@@ -68,21 +75,11 @@ def test_the_wrapped_private_functions_exist_in_this_pyopencl():
     assert rec.KNOWN_VERSIONS == ((2022, 1), (2026, 1))
 
 
-def test_an_unknown_version_is_said_once_and_its_launches_still_recorded(on_device, tmp_path,
-                                                                         monkeypatch, capfd):
+def test_an_unknown_version_is_described():
+    # Said once and recorded all the same: test_inprocess.py runs a program under it.
     note = rec.version_note((2031, 2))
     assert "pyopencl 2031.2 is not one the recorder knows (2022.1 to 2026.1)" in note
     assert "pyopencl 'odd' is not one" in rec.version_note("odd")
-    # The program claims a version the recorder does not know: recorded all the same.
-    script = tmp_path / "newer.py"
-    script.write_text(
-        "import pyopencl\npyopencl.VERSION = (2031, 2)\n"
-        f"exec(open({str(PROGRAMS / 'launch_forms.py')!r}).read())\n"
-    )
-    outcome = cli("capture", str(tmp_path / "out"), "--", sys.executable, str(script))
-    printed = capfd.readouterr()
-    assert outcome.code == 0, outcome.err
-    assert len(load_capture(tmp_path / "out").launches) == 9
 
 
 def test_launch_parts_takes_positions_keywords_and_old_names():

@@ -28,7 +28,8 @@ def test_a_large_buffer_is_kept_with_memory_near_one_piece(on_device, tmp_path, 
     alone = subprocess.run([sys.executable, str(PROGRAMS / "big.py"), str(MIB)],
                            capture_output=True, text=True, env=dict(os.environ), check=True,
                            timeout=120)  # fmt: skip
-    outcome = cli("capture", str(tmp_path), "--", sys.executable, str(PROGRAMS / "big.py"), str(MIB))
+    big = str(PROGRAMS / "big.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, big, str(MIB))
     printed = capfd.readouterr()
     assert outcome.code == 0, outcome.err
     assert printed.out == alone.stdout

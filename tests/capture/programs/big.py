@@ -11,9 +11,12 @@ mib = int(sys.argv[1]) if len(sys.argv) > 1 else 64
 count = mib << 18  # int32 values
 context = cl.create_some_context(interactive=False)
 queue = cl.CommandQueue(context)
-program = cl.Program(context, """
+program = cl.Program(
+    context,
+    """
 __kernel void bump(__global int *v) { v[get_global_id(0)] += 1; }
-""").build()
+""",
+).build()
 values = np.arange(count, dtype=np.int32) % 1000
 buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=values)
 del values

@@ -38,8 +38,18 @@ show("call")
 affine.__call__(queue, (n,), None, x_buf, y_buf, np.float32(3), np.int32(n))
 show("dunder-call")
 event = cl.enqueue_marker(queue)
-affine(queue, (n,), (16,), x_buf, y_buf, np.float32(4), np.int32(n), global_offset=(0,),
-     wait_for=[event], g_times_l=False)
+affine(
+    queue,
+    (n,),
+    (16,),
+    x_buf,
+    y_buf,
+    np.float32(4),
+    np.int32(n),
+    global_offset=(0,),
+    wait_for=[event],
+    g_times_l=False,
+)
 show("call-keywords")
 affine(queue, (n // 16,), (16,), x_buf, y_buf, np.float32(5), np.int32(n), g_times_l=True)
 show("g-times-l")
@@ -49,8 +59,14 @@ affine.set_args(x_buf, y_buf, np.float32(7), np.int32(n))
 cl.enqueue_nd_range_kernel(queue, affine, (n,), (16,))
 show("enqueue")
 affine.set_arg(2, np.float32(8))
-cl.enqueue_nd_range_kernel(queue, affine, global_work_size=(n,), local_work_size=(32,),
-                           global_work_offset=(0,), wait_for=None)
+cl.enqueue_nd_range_kernel(
+    queue,
+    affine,
+    global_work_size=(n,),
+    local_work_size=(32,),
+    global_work_offset=(0,),
+    wait_for=None,
+)
 show("enqueue-keywords")
 affine.set_arg(2, np.float32(9))
 cl.enqueue_nd_range_kernel(queue, affine, (n - 8,), None, (8,))

@@ -16,8 +16,9 @@ def work(start: int) -> int:
     queue = cl.CommandQueue(context)
     kernel = cl.Kernel(cl.Program(context, SOURCE).build(), "square")
     values = np.arange(start, start + 16, dtype=np.int32)
-    buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                       hostbuf=values)
+    buffer = cl.Buffer(
+        context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=values
+    )
     kernel(queue, (16,), None, buffer)
     cl.enqueue_copy(queue, values, buffer)
     return int(values.sum())
