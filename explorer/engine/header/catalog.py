@@ -34,7 +34,7 @@ from typing import Any
 
 from explorer.description.expressions import ExpressionError, names_in
 from explorer.description.launch import role_layout as role_layout
-from explorer.engine.launch.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
+from explorer.engine.build_inputs import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.records import Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES, KernelModel
 from explorer.paths import UserFileError, kernels_dir, read_user_text
