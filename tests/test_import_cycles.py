@@ -1,4 +1,7 @@
-"""No module of explorer imports, directly or through others, a module that imports it back.
+"""No module of explorer imports, directly or through others, a module that imports it back;
+nor does a package: the pieces side by side in one package (``engine.header``,
+``engine.launch``, ``engine.executor``, ...) import each other one way only, so each can be read
+knowing only those below it.
 
 The graph holds every import grimp finds, those inside functions too: a lazy import hides a
 cycle from the interpreter, not from the reader.
@@ -75,10 +78,53 @@ def _shortest_cycle(edges: dict[str, set[str]], group: set[str]) -> list[str]:
     raise AssertionError(f"{sorted(group)} is not a cycle")
 
 
+def sibling_graph(edges: dict[str, set[str]], package: str) -> dict[str, set[str]]:
+    """The pieces directly inside ``package`` (its modules and sub-packages) and, for each, the
+    pieces beside it that any module inside it imports."""
+    prefix = package + "."
+
+    def piece(module: str) -> str | None:
+        if not module.startswith(prefix):
+            return None
+        return prefix + module[len(prefix) :].split(".")[0]
+
+    pieces: dict[str, set[str]] = {}
+    for module, imported in edges.items():
+        importer = piece(module)
+        if importer is None:
+            continue
+        pieces.setdefault(importer, set())
+        for other in filter(None, map(piece, imported)):
+            pieces.setdefault(other, set())
+            if other != importer:
+                pieces[importer].add(other)
+    return pieces
+
+
+def packages(edges: dict[str, set[str]], under: str) -> list[str]:
+    """``under`` and every package below it."""
+    return sorted({m.rsplit(".", 1)[0] for m in edges if m.startswith(under + ".")} | {under})
+
+
 def test_cycles_are_found_and_named():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
     assert sorted(cycles(edges)) == [["a", "b", "c", "a"], ["e", "e"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_pieces_of_a_package_are_its_children_with_their_imports():
+    edges = {
+        "p": set(),
+        "p.a": set(),
+        "p.a.x": {"p.b.y"},
+        "p.b": set(),
+        "p.b.y": {"p.a", "q"},
+        "p.c": {"p.a.x"},
+        "q": set(),
+    }
+    assert sibling_graph(edges, "p") == {"p.a": {"p.b"}, "p.b": {"p.a"}, "p.c": {"p.a"}}
+    assert cycles(sibling_graph(edges, "p")) == [["p.a", "p.b", "p.a"]]
+    assert packages(edges, "p") == ["p", "p.a", "p.b"]
 
 
 def test_the_graph_is_explorer():
@@ -90,3 +136,20 @@ def test_the_graph_is_explorer():
 def test_no_import_cycle():
     found = cycles(import_graph())
     assert found == [], "import cycles: " + "; ".join(" → ".join(c) for c in found)
+
+
+def test_no_package_cycle_in_the_engine():
+    """header, launch, measure, record, executor, remote and the rest: each imports only
+    pieces that never import it back, at every depth of the engine."""
+    edges = import_graph()
+    assert "explorer.engine.launch" in packages(edges, "explorer.engine")
+    engine = sibling_graph(edges, "explorer.engine")
+    assert {"explorer.engine.header", "explorer.engine.launch", "explorer.engine.record"} <= set(
+        engine
+    )
+    found = [
+        c
+        for package in packages(edges, "explorer.engine")
+        for c in cycles(sibling_graph(edges, package))
+    ]
+    assert found == [], "package cycles: " + "; ".join(" → ".join(c) for c in found)

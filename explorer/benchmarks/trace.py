@@ -206,7 +206,8 @@ def warm_trace_round(
 ) -> WarmTraceRecord:
     """Trace ``case`` in a fresh executor (started before the clock runs) and check the same
     launch on Oclgrind in another; then time the ``trace`` command as a whole."""
-    from explorer.engine.record.oclgrind import CHECK_ENV, find_oclgrind, run_check
+    from explorer.engine.record.oclgrind import CHECK_ENV, find_oclgrind
+    from explorer.engine.second_opinion import run_check
 
     with executors() as executor:
         chosen = pick_device(executor.devices(), device)

@@ -22,9 +22,9 @@ from explorer.engine.record.oclgrind import (
     OclgrindCheck,
     against,
     find_oclgrind,
-    run_check,
 )
 from explorer.engine.records import EXIT_CODES, RunRequest, result_record
+from explorer.engine.second_opinion import run_check
 from explorer.selection import UsageError, add_selection, request_from_args, selected_variant
 
 OCLGRIND_CRASHED = 5

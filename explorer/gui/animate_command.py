@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.file_writes import WriteFailed, write_output
 from explorer.gui import interrupt
-from explorer.gui.animation_file import BeforeEachStep, frames_of, write_frames
+from explorer.gui.animation_file import BeforeEachStep, Steps, write_animation
 from explorer.paths import shown
 
 if TYPE_CHECKING:
@@ -105,10 +105,9 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
     view = window.views.execution_view
     window.views.show_page("execution")
     app.processEvents()
-    frames = frames_of(
-        BeforeEachStep(view, interrupt.check), args.max_frames, getattr(args, "frame_size", None)
-    )
-    return _write(frames, args.out, args.fps, bool(getattr(args, "force", False)))
+    steps = BeforeEachStep(view, interrupt.check)
+    size = getattr(args, "frame_size", None)
+    return _write(steps, args, size, bool(getattr(args, "force", False)))
 
 
 def _host(args: argparse.Namespace) -> Host | None:
@@ -142,18 +141,28 @@ def _choose_device(window: MainWindow, args: argparse.Namespace) -> None:
     model.set_device(pick_device(here, args.device).key)
 
 
-def _write(frames: list, out: str, fps: float, force: bool) -> int:
-    """Write the file (:func:`explorer.file_writes.write_output`: a file already there is
-    replaced only with ``--force``, a link never written through); on any failure (a full
-    disk, Ctrl+C) nothing is left under its name."""
+def _write(
+    steps: Steps, args: argparse.Namespace, size: tuple[int, int] | None, force: bool
+) -> int:
+    """Draw and write the file frame by frame, as the window's export does
+    (:func:`~explorer.gui.animation_file.write_animation`: no frame is kept once written, so
+    400 frames at 1920×1080 need not 2.5 GB). Written as
+    :func:`explorer.file_writes.write_output` writes (a file already there is replaced only
+    with ``--force``, a link never written through); on any failure (a full disk, Ctrl+C,
+    noted before each step is drawn) nothing is left under its name."""
+    out = args.out
+    written: list[int] = []
+
+    def write(path: str) -> None:
+        written.append(write_animation(steps, path, args.fps, args.max_frames, size)[0])
+
     try:
-        with interrupt.directly():
-            write_output(out, lambda path: write_frames(frames, path, fps), force=force)
+        write_output(out, write, force=force)
     except (OSError, ValueError, ImportError, WriteFailed) as exc:
         reason = getattr(exc, "cause", None) or getattr(exc, "strerror", None) or type(exc).__name__
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             reason = "the disk is full"
         print(f"error: cannot write {shown(out)}: {reason}; nothing was written", file=sys.stderr)
         return USAGE
-    print(f"wrote {len(frames)} frames to {out}")
+    print(f"wrote {written[-1]} frames to {out}")
     return WRITTEN

@@ -99,16 +99,6 @@ def parse_frame_size(text: str) -> tuple[int, int] | None:
     return FRAME_SIZES[key]
 
 
-def frames_of(
-    view: Steps, max_frames: int, size: tuple[int, int] | None = None
-) -> list[np.ndarray]:
-    """Each step of the view's animation as an RGB array, drawn at ``size`` (the view laid
-    out at that size) or at the view's own size; even sizes, as video encoders need. The
-    view is left at the step and size it had."""
-    with laid_out(view, size):
-        return [drawn(view, i, size) for i in range(min(view.steps, max_frames))]
-
-
 @contextmanager
 def laid_out(view: Steps, size: tuple[int, int] | None) -> Iterator[None]:
     """The view at ``size`` for the frames drawn inside, then back at its step and size."""
@@ -124,7 +114,8 @@ def laid_out(view: Steps, size: tuple[int, int] | None) -> Iterator[None]:
 
 
 def drawn(view: Steps, step: int, size: tuple[int, int] | None) -> np.ndarray:
-    """One step drawn as an RGB array (see :func:`frames_of`)."""
+    """One step drawn as an RGB array, at ``size`` (the view laid out at that size, see
+    :func:`laid_out`) or at the view's own size; even sizes, as video encoders need."""
     view.set_step(step)
     return _rgb(_fit(view.grab().toImage(), size))
 
@@ -192,19 +183,6 @@ def gif_palette(frames: list[np.ndarray]) -> list[int]:
     for colour in HIGHLIGHTS:
         colours.extend(colour)
     return colours
-
-
-def write_frames(frames: list[np.ndarray], path: str, fps: float) -> None:
-    """GIF or MP4 by the suffix, checked once written; raises WriteFailed (the partial file
-    removed), or ImportError without imageio for MP4."""
-    if not frames:
-        raise WriteFailed(path, "there are no frames to write")
-    if path.lower().endswith(".gif"):
-        palette = gif_palette(frames)
-        write_checked(path, lambda t: _write_gif(frames, t, fps, palette), header=GIF)
-    else:
-        write_checked(path, lambda t: _write_mp4(frames, t, fps))
-        _check_mp4(path)
 
 
 def _write_gif(frames: Iterable[np.ndarray], path: str, fps: float, palette: list[int]) -> None:

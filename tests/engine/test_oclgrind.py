@@ -7,8 +7,9 @@ import pytest
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.devices import default_device
-from explorer.engine.record.oclgrind import CHECK_ENV, check, find_oclgrind, parse, run_check
+from explorer.engine.record.oclgrind import CHECK_ENV, check, find_oclgrind, parse
 from explorer.engine.records import DeviceInfo, RunRequest
+from explorer.engine.second_opinion import run_check
 
 SAMPLE = """
 Read-write data race at local memory address 0x1000000000004

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.variants import variant_json
+from explorer.engine.build_inputs import platform_options
 from explorer.engine.header.catalog import CatalogError, load_variant_file, parse_variant
-from explorer.engine.launch.build import platform_options
 from explorer.engine.records import RunRequest
 
 # The transpose is right only where the compiler was given -cl-fast-relaxed-math: OpenCL C

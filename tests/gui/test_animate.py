@@ -89,3 +89,34 @@ def test_the_file_menu_exports_the_animation_as_mp4(window, qtbot, tmp_path, mon
     answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
     trigger(window, "Export animation as MP4…")
     assert iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == view.steps
+
+
+@pytest.mark.usefixtures("fast_cli", "qapp")
+def test_animate_streams_its_frames_to_the_encoder(tmp_path, monkeypatch):
+    """Each frame is drawn as the encoder asks for it and dropped once written: at most one is
+    alive at a time, so 400 frames at 1920×1080 never sit in memory (2.5 GB) together."""
+    import weakref
+
+    from explorer.gui import animation_file
+
+    alive_at_most = []
+
+    def encoder(frames, path, fps):
+        kept = []
+        for frame in frames:
+            kept.append(weakref.ref(frame))
+            alive_at_most.append(sum(ref() is not None for ref in kept))  # this one included
+            del frame
+        with open(path, "wb") as handle:
+            handle.write(b"\0\0\0\x18" + animation_file.MP4 + b"isom")
+
+    monkeypatch.setattr(animation_file, "_write_mp4", encoder)
+    out = tmp_path / "naive.mp4"
+    done = animate_here(
+        "--family", "matmul", "--variant", "naive", "--size", "16", "--local", "8x8",
+        "--max-frames", "12", "--out", str(out),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    assert "wrote 12 frames" in done.out
+    assert len(alive_at_most) == 12
+    assert max(alive_at_most) == 1

@@ -34,7 +34,8 @@ from typing import Any
 
 from explorer.description.expressions import ExpressionError, names_in
 from explorer.description.launch import role_layout as role_layout
-from explorer.engine.launch.build import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
+from explorer.engine.build_inputs import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
+from explorer.engine.header import toml_writer
 from explorer.engine.records import Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES, KernelModel
 from explorer.paths import UserFileError, kernels_dir, read_user_text
@@ -466,24 +467,20 @@ def header_text(
     text: str = "",
 ) -> str:
     """A catalog header for a user's kernel (the block comment that starts the file)."""
-
-    def q(value: str) -> str:
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-    lines = [
-        "/*---",
-        f"name = {q(name)}",
-        f"family = {q(family)}",
-        f"kernel = {q(kernel)}",
-        f"args = [{', '.join(q(a) for a in args)}]",
-        f"global = [{', '.join(q(g) for g in global_size)}]",
-        f"local = [{', '.join(q(v) for v in local_size)}]",
-        "[about]",
-        'source = "your own kernel"',
-        f"text = {q(text or 'A kernel opened in the explorer.')}",
-        "---*/",
-    ]
-    return "\n".join(lines) + "\n"
+    return toml_writer.header(
+        {
+            "name": name,
+            "family": family,
+            "kernel": kernel,
+            "args": args,
+            "global": global_size,
+            "local": local_size,
+            "about": {
+                "source": "your own kernel",
+                "text": text or "A kernel opened in the explorer.",
+            },
+        }
+    )
 
 
 def with_header(source: str, header: str, path: str | Path) -> Variant:

@@ -10,7 +10,6 @@ result as the ``family = "custom"`` header that :mod:`explorer.description.decla
 
 from __future__ import annotations
 
-import json
 import keyword
 import re
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from explorer.description.declarations import (
     ScalarDecl,
 )
 from explorer.description.elements import ELEMENT_TYPES
+from explorer.engine.header import toml_writer
 from explorer.engine.header.signature import Parameter, image_refusal, kernel_signature
 from explorer.frontend import AccessKind, ParseError, parse
 
@@ -211,15 +211,14 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
     return CustomGuess(sizes, tuple(declared), global_size, local_size_of(source, kernel, dims))
 
 
-def _q(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)  # a TOML basic string
-
-
-def _number_or_text(text: str) -> str:
-    try:
-        float(text)
-    except ValueError:
-        return _q(text)
+def _number_or_text(text: str) -> int | float | str:
+    """A scalar's value as the header writes it: a number where the text is one, else the
+    text (an expression of the sizes)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
     return text
 
 
@@ -232,39 +231,38 @@ def custom_header(
 ) -> str:
     """The ``family = "custom"`` catalog header of these declarations (a block comment that
     starts the file); ``reference`` is a numpy expression for the first result, or empty."""
-    lines = [
-        "/*---",
-        f"name = {_q(name)}",
-        'family = "custom"',
-        f"kernel = {_q(kernel)}",
-        f"global = [{', '.join(_q(g) for g in guess.global_size)}]",
-        f"local = [{', '.join(_q(v) for v in guess.local_size)}]",
-        "[sizes]",
-        *(f"{size} = {value}" for size, value in guess.sizes),
-    ]
+    args: dict[str, dict[str, object]] = {}
     for p in guess.params:
-        lines.append(f"[args.{p.name}]")
         if isinstance(p, LocalDecl):
-            lines += [f"local = {_q(p.type)}", f"count = {_q(p.count)}"]
+            args[p.name] = {"local": p.type, "count": p.count}
         elif isinstance(p, ScalarDecl):
             values = [_number_or_text(v) for v in p.value]
-            value = values[0] if len(values) == 1 else f"[{', '.join(values)}]"
-            lines += [f"scalar = {_q(p.type)}", f"value = {value}"]
+            args[p.name] = {"scalar": p.type, "value": values[0] if len(values) == 1 else values}
         else:
-            lines += [f"buffer = {_q(p.type)}", f"count = {_q(p.count)}"]
+            entry: dict[str, object] = {"buffer": p.type, "count": p.count}
             if p.contents in ("constant", "iota"):
-                lines.append(f"contents = {_q(p.contents)}")
-                lines.append(f"value = {p.value!r}")
+                entry |= {"contents": p.contents, "value": p.value}
             elif p.contents != "random":
-                lines.append(f"contents = {_q(p.contents)}")
-            lines.append(f"access = {_q(p.access)}")
+                entry["contents"] = p.contents
+            entry["access"] = p.access
             if p.result:
-                lines.append("result = true")
+                entry["result"] = True
             if p.shape:
-                lines.append(f"shape = [{', '.join(_q(s) for s in p.shape)}]")
+                entry["shape"] = list(p.shape)
             if p.writes:
-                lines.append(f"writes = {_q(p.writes)}")
+                entry["writes"] = p.writes
+            args[p.name] = entry
+    fields: dict[str, object] = {
+        "name": name,
+        "family": "custom",
+        "kernel": kernel,
+        "global": list(guess.global_size),
+        "local": list(guess.local_size),
+        "sizes": dict(guess.sizes),
+    }
+    if args:
+        fields["args"] = args
     if reference.strip():
-        lines += ["[reference]", f"numpy = {_q(reference.strip())}", f"terms = {_q(terms)}"]
-    lines += ["[about]", 'source = "your own kernel"', "---*/"]
-    return "\n".join(lines) + "\n"
+        fields["reference"] = {"numpy": reference.strip(), "terms": terms}
+    fields["about"] = {"source": "your own kernel"}
+    return toml_writer.header(fields)

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from explorer.engine.launch.build import build_digest
+from explorer.engine.build_inputs import build_digest
 from explorer.frontend import AddressSpace, ParseError, parse
 from explorer.frontend import Parameter as SourceParameter
 

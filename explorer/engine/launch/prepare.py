@@ -35,6 +35,12 @@ from explorer.description.launch import (
     Setting,
     Values,
 )
+from explorer.engine.build_inputs import (
+    build_options,
+    include_dirs,
+    option_defines,
+    platform_options,
+)
 from explorer.engine.header.signature import (
     Parameter,
     SignatureError,
@@ -43,13 +49,7 @@ from explorer.engine.header.signature import (
     passable,
 )
 from explorer.engine.launch.bind import bind, read_results
-from explorer.engine.launch.build import (
-    BuildError,
-    build_options,
-    include_dirs,
-    option_defines,
-    platform_options,
-)
+from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.engine.launch.judge import references
 from explorer.engine.launch.nonuniform import NonUniformError, describe, emulated_source

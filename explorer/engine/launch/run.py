@@ -19,6 +19,7 @@ import numpy as np
 
 from explorer.description.launch import NoInit
 from explorer.engine.launch.bind import Bound, bind, damaged_guards, device_order, read_results
+from explorer.engine.launch.copy_kernel import CopyKernel
 from explorer.engine.launch.judge import Judged, judge, with_probe, without_probe, worse
 from explorer.engine.launch.plan import LaunchPlan, kernel_limit_refusal
 from explorer.engine.launch.prepare import (
@@ -29,7 +30,6 @@ from explorer.engine.launch.prepare import (
     prepare,
 )
 from explorer.engine.launch.runtime import OpenCLRuntime
-from explorer.engine.measure.baselines import CopyKernel
 from explorer.engine.records import (
     DeviceInfo,
     RunRequest,

@@ -31,22 +31,17 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.launch.copy_kernel import (
+    COPY_SOURCE,
+    CopyKernel,
+    baseline_kernel,
+    group_size,
+)
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.launch.runtime import OpenCLRuntime, runtime
 from explorer.families import fixed_family
 
 CACHE_FILE = "device-limits.json"
-
-# One work-item copies one float4; the tail (bytes not a multiple of 16) is not copied.
-COPY_SOURCE = """
-__kernel void copy_float4(const __global float4* restrict src,
-                          __global float4* restrict dst, const int n4)
-{
-    const int i = get_global_id(0);
-    if (i < n4)
-        dst[i] = src[i];
-}
-"""
 
 # CHAINS independent chains of float8 multiply-adds per work-item, ITER steps each, all in
 # registers; the sum is stored so that nothing is optimised away. FLOPs = 2 * 8 * CHAINS * ITER
@@ -92,10 +87,6 @@ def _device_and_queue(device_key: str | None) -> tuple[OpenCLRuntime, Any, Any, 
     return s, device, context, queue
 
 
-def _kernel(s: OpenCLRuntime, context: Any, device: Any, source: str, name: str) -> Any:
-    return s.cache.kernel(s.cl, context, device.key, source, (), name, name + ".cl")
-
-
 def _time_launches(
     cl: Any, queue: Any, kernel: Any, gsize: int, lsize: int, repeat: int
 ) -> list[float]:
@@ -107,56 +98,6 @@ def _time_launches(
         event.wait()
         samples.append((event.profile.end - event.profile.start) * 1e-6)
     return samples
-
-
-def _group(device: Any, want: int = 256) -> int:
-    return max(1, min(want, device.max_work_group_size))
-
-
-class CopyKernel:
-    """The float4 copy of ``bytes_moved`` (half read, half written), ready to launch.
-
-    ``bench --baseline copy`` launches it right after each timed launch of a row
-    (``RunRequest.pair_copy``), so that both are timed under the same conditions: on a shared
-    or virtual machine memory bandwidth drifts by a factor of two over seconds, and a copy
-    measured before or after a whole row can land in another state than the row did."""
-
-    def __init__(
-        self, s: OpenCLRuntime, context: Any, queue: Any, device: Any, bytes_moved: float
-    ) -> None:
-        cl = s.cl
-        self.cl, self.queue, self.device = cl, queue, device
-        self.n4 = max(1, int(bytes_moved // 2) // 16)
-        self.kernel = _kernel(s, context, device, COPY_SOURCE, "copy_float4")
-        self.src = cl.Buffer(context, cl.mem_flags.READ_ONLY, self.n4 * 16)
-        self.dst = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, self.n4 * 16)
-        self.host = np.arange(self.n4 * 4, dtype=np.float32)
-        cl.enqueue_copy(queue, self.src, self.host).wait()
-        self.lsize = _group(device)
-        self.gsize = -(-self.n4 // self.lsize) * self.lsize
-        self.time_ms()  # warm-up: first touch of the destination
-
-    @property
-    def bytes_moved(self) -> float:
-        return 2.0 * self.n4 * 16
-
-    def time_ms(self) -> float:
-        self.kernel.set_args(self.src, self.dst, np.int32(self.n4))
-        event = self.cl.enqueue_nd_range_kernel(
-            self.queue, self.kernel, (self.gsize,), (self.lsize,)
-        )
-        event.wait()
-        return (event.profile.end - event.profile.start) * 1e-6
-
-    def check(self) -> None:
-        copied = np.empty_like(self.host)
-        self.cl.enqueue_copy(self.queue, copied, self.dst).wait()
-        if not np.array_equal(copied, self.host):
-            raise RuntimeError(f"the copy kernel gave a wrong copy on {self.device.name}")
-
-    def release(self) -> None:
-        self.src.release()
-        self.dst.release()
 
 
 def measure_copy(device_key: str | None, bytes_moved: float, repeat: int = 10) -> dict:
@@ -184,8 +125,8 @@ def measure_fma(device_key: str | None, repeat: int = 10) -> dict:
     every compute unit several times."""
     s, device, context, queue = _device_and_queue(device_key)
     cl = s.cl
-    kernel = _kernel(s, context, device, FMA_SOURCE, "fma_peak")
-    lsize = _group(device)
+    kernel = baseline_kernel(s, context, device, FMA_SOURCE, "fma_peak")
+    lsize = group_size(device)
     gsize = max(1, device.compute_units) * 2048
     gsize = -(-gsize // lsize) * lsize
     out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, gsize * 4)

@@ -12,15 +12,10 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
-
-if TYPE_CHECKING:
-    from explorer.engine.executor import Executor
 
 CHECK_ENV = {
     "OCLGRIND_DATA_RACES": "1",
@@ -148,7 +143,7 @@ def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
     """Run in an executor process started with :data:`CHECK_ENV` (see ``Executor(env=...)``):
     one launch, so each problem is reported once. With ``log_path``, what Oclgrind prints goes
     to that file as it prints it, so the caller still has it if Oclgrind crashes the process
-    (see :func:`run_check`)."""
+    (see :func:`explorer.engine.second_opinion.run_check`)."""
     from explorer.engine.launch.run import captured_fd
 
     quick = replace(request, repeat=1, warmup=0, keep_output=False)
@@ -177,38 +172,6 @@ def _own_failure(request: RunRequest, result: RunResult, raw: str) -> RunResult:
         "kernel: its verdict says nothing about the kernel"
     )
     return failed_result(request, message, OCLGRIND_CRASH)
-
-
-def run_check(
-    executor: Executor, request: RunRequest, function: Callable[..., OclgrindCheck] = check
-) -> OclgrindCheck:
-    """Run :func:`check` (or ``function``, with the same arguments) in ``executor``, which must
-    have been started with :data:`CHECK_ENV`. A simulated kernel cannot crash its process:
-    Oclgrind catches every invalid access. So when the process dies, Oclgrind itself (one of
-    its plugins) crashed, and the result says so, with what it printed before it died."""
-    from explorer.engine.executor import ExecutorError
-    from explorer.engine.records import failed_result
-
-    with tempfile.TemporaryDirectory(prefix="oclgrind-") as folder:
-        log_path = os.path.join(folder, "stderr.txt")
-        try:
-            return executor.call(
-                function, request, log_path, timeout_s=request.timeout_s, what="Oclgrind check"
-            )
-        except ExecutorError as exc:
-            raw = read_log(log_path)
-            if exc.kind == "timeout":
-                message = (
-                    f"the kernel ran past {request.timeout_s:g} s on Oclgrind (a simulator is "
-                    "slow: try smaller sizes)"
-                )
-                return OclgrindCheck(failed_result(request, message, "timeout"), parse(raw), raw)
-            tail = "\n".join(raw.strip().splitlines()[-5:])
-            message = (
-                "Oclgrind itself crashed while checking the kernel (a fault of Oclgrind or "
-                "one of its plugins, not of your kernel)" + (f": {tail}" if tail else "")
-            )
-            return OclgrindCheck(failed_result(request, message, OCLGRIND_CRASH), parse(raw), raw)
 
 
 def read_log(path: str) -> str:

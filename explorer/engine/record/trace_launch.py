@@ -22,14 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.build_inputs import build_digest, include_dirs, option_defines
 from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
-from explorer.engine.launch.build import (
-    BuildError,
-    build_digest,
-    include_dirs,
-    option_defines,
-)
+from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.engine.build_inputs import build_digest
 from explorer.engine.launch.bind import Bound, read_results, reset
-from explorer.engine.launch.build import build_digest
 from explorer.engine.launch.devices import is_simulator
 from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
 from explorer.engine.launch.run import poison_local, silenced_stdout
