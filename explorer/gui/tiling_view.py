@@ -48,6 +48,7 @@ ROOM_SMALLEST_PX = 16
 ROOM_STRETCHES = (100, 87, 75)
 ROOM_CELL = 24
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
+DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -172,6 +173,18 @@ class FocusCanvas(QWidget):
         return (
             max(1, int((self.height() - top - 2) // ROOM_CELL)),
             max(1, int((self.width() - 8) // ROOM_CELL)),
+        )
+
+    def desk_capacity(self) -> tuple[int, int]:
+        """The most rows and columns of DESK_CELL cells the desk's zoom window holds beside
+        its overview."""
+        top = self._title_height() + QFontMetricsF(self.font()).height() + 4
+        height = self.height() - top - 2
+        width = self.width() - 8
+        side = min(width * 0.22, height * 0.45, 200.0) + 8  # the overview, as areas() has it
+        return (
+            max(1, int(height // DESK_CELL)),
+            max(1, int((width - side) // DESK_CELL)),
         )
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -514,3 +514,29 @@ def test_an_exercise_solved_live_reads_from_the_back_row_at_1280x720(window, qtb
     window.controllers.presenter.set_presenter(False)
     assert window.views.tabs.indexOf(source) >= 0 and not window.views.presenter_side.isHidden()
     assert window.views.tabs.indexOf(execution) >= 0
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_a_vector_in_the_normal_window_is_a_block_not_a_strip(window, qtbot, size):
+    """Outside presenter mode too a 1-D buffer is wrapped into rows its canvas can hold at a
+    readable cell (the lesson on seed 004 showed its vectors as strips 5-10 px high)."""
+    from explorer.gui.tiling_view import DESK_CELL
+
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.views.execution_view
+    window.views.show_page("execution")
+    pb = vector_playback(1000, 40)  # seed 004's D = 1000, local size 40
+    pb.set_arrays({"x": np.linspace(-1, 1, 1000), "y": np.zeros(1000)})
+    view.set_playback(pb, "a\nb\nc\nd\ne")
+    qtbot.wait(50)
+    x = next(g for g in pb.grids if g.name == "x")
+    canvas = view.buffers.canvases[x.buffer]
+    qtbot.waitUntil(lambda: canvas.frame.wrap > 0)
+    zoom, _overview = canvas.areas()
+    rows = canvas.frame.window[1] - canvas.frame.window[0]
+    assert canvas.cell_size() >= DESK_CELL - 1  # cells, not a strip of 1-4 px
+    assert zoom.height() >= 4 * DESK_CELL and rows >= 4  # a block: rows of cells
+    assert zoom.height() >= canvas.height() / 3  # the picture fills its canvas
+    assert "wrapped" in canvas.frame.caption
