@@ -122,6 +122,9 @@ class BufferPictures:
         # The most rows and columns a buffer's window may show (the room view: cells large
         # enough for their values to read), by buffer.
         self.limits: dict[int, tuple[int, int]] = {}
+        # The desk's wrapped vectors: (rows, elements a row) their canvases hold at DESK_CELL
+        # pixels a cell, so a vector reads as a block there too, never a strip.
+        self.desk_wraps: dict[int, tuple[int, int]] = {}
 
     def forget(self) -> None:
         """Another trace, or other values: nothing kept applies."""
@@ -132,6 +135,8 @@ class BufferPictures:
         wrap = wrap_width(grid, pb.trace.local_size)
         if wrap and grid.buffer in self.limits:  # the room view: as many a row as read
             wrap = max(1, min(wrap, self.limits[grid.buffer][1] * ROOM_CELL // ROOM_WIDE_CELL))
+        elif wrap and grid.buffer in self.desk_wraps:  # the desk: as many a row as fit
+            wrap = max(1, min(wrap, self.desk_wraps[grid.buffer][1]))
         window = (
             self._wrapped_window(pb, grid, scene.step, wrap)
             if wrap
@@ -212,6 +217,8 @@ class BufferPictures:
         rows = min(total, WRAPPED_ROWS)
         if grid.buffer in self.limits:  # the room view: cells wide enough for -.4
             rows = min(rows, max(1, self.limits[grid.buffer][0] * ROOM_CELL // ROOM_WIDE_CELL))
+        elif grid.buffer in self.desk_wraps:
+            rows = min(rows, max(1, self.desk_wraps[grid.buffer][0]))
         group = pb.cursor.group_steps
         assert group is not None
         box = group.focus(grid, step)

@@ -47,7 +47,7 @@ class BuffersPanel(QWidget):
         self.room = on
         if self._drawn is not None:
             pb, pictures = self._drawn
-            pictures.limits = {}
+            pictures.limits, pictures.desk_wraps = {}, {}
             self.show_trace(pb)
             if pb.steps:
                 self.show_groups(pb)
@@ -64,7 +64,10 @@ class BuffersPanel(QWidget):
         self.groups.show()
         places = _places(pb)
         for grid, (row, col) in places.items():
-            self.area.addWidget(self._canvas(pb, grid), row, col)
+            canvas = self._canvas(pb, grid)
+            if wrap_width(grid, pb.trace.local_size):
+                canvas.resized.connect(self._fit_desk)
+            self.area.addWidget(canvas, row, col)
         used = {col for _row, col in places.values()} | {0}
         for i in range(4):
             self.area.setRowStretch(i, 1 if i < 2 else 0)
@@ -107,6 +110,22 @@ class BuffersPanel(QWidget):
             if pb.steps and pb.cursor.group_steps is not None:
                 self.draw(pb, pictures)
 
+    def _fit_desk(self) -> None:
+        """Each wrapped vector of the desk shows as many elements a row as its canvas holds
+        at a readable size: a block of cells, as in the room view, not a strip."""
+        if self._drawn is None or self.room:
+            return
+        pb, pictures = self._drawn
+        wraps = {
+            g.buffer: self.canvases[g.buffer].desk_capacity()
+            for g in pb.grids
+            if g.buffer in self.canvases and wrap_width(g, pb.trace.local_size)
+        }
+        if wraps != pictures.desk_wraps:
+            pictures.desk_wraps = wraps
+            if pb.steps and pb.cursor.group_steps is not None:
+                self.draw(pb, pictures)
+
     def clear(self) -> None:
         """No canvas; the work-groups' hidden until the next trace."""
         self.groups.hide()  # taken out of the layout, it would stay where it was drawn
@@ -119,6 +138,7 @@ class BuffersPanel(QWidget):
         self.wholes = {}
         if self._drawn is not None:
             self._drawn[1].limits = {}  # sized for canvases that are gone
+            self._drawn[1].desk_wraps = {}
         self._drawn = None
 
     def show_groups(self, pb: Playback) -> None:
@@ -144,6 +164,12 @@ class BuffersPanel(QWidget):
         self._drawn = (pb, pictures)
         if self.room and not pictures.limits and self.canvases:
             pictures.limits = {b: c.room_capacity() for b, c in self.canvases.items()}
+        if not self.room and not pictures.desk_wraps and self.canvases:
+            pictures.desk_wraps = {
+                g.buffer: self.canvases[g.buffer].desk_capacity()
+                for g in pb.grids
+                if g.buffer in self.canvases and wrap_width(g, pb.trace.local_size)
+            }
         scene = step_scene(pb)
         for grid in pb.grids:
             canvas = self.canvases.get(grid.buffer)

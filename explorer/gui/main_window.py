@@ -8,12 +8,13 @@ model, the state and the views meet; views follow the state and never talk to ea
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, QSize
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
+from explorer.gui.controllers.presenter import stages_ahead
 from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.exercise_room import install_exercises
 from explorer.gui.model import ConfigModel
@@ -79,9 +80,12 @@ class MainWindow(QMainWindow):
         follow_state(self.commands, self.state, self.model)
         # The layout presenter mode leaves: panels, geometry, maximised or not, the tab shown.
         self._before_presenting: tuple[QByteArray, QByteArray, bool, int] | None = None
+        self._window_rect = QRect()
         self.lessons = self._make_lessons_menu()
         self._make_toolbar()
         self.stage_keys = self._make_stage_keys()
+        for event in (self.state.events.working, self.state.events.tour_stage):
+            event.connect(self._show_key_strip)
         self._restore()
         self.exercises = install_exercises(self, self.views, self.state, self.controllers.exercises)
         self.worker.discover_devices()
@@ -110,6 +114,14 @@ class MainWindow(QMainWindow):
         view.shown.connect(keys.sync)
         keys.sync()
         return keys
+
+    def _show_key_strip(self, *_: object) -> None:
+        """The presenter's key strip as the keys act now (the tour's stages, work running)."""
+        if self.state.presenting or self._before_presenting is not None:
+            strip = key_strip(
+                commands(), touring=stages_ahead(self.state), working=self.state.working
+            )
+            self.views.execution_view.set_key_strip(strip)
 
     def _make_lessons_menu(self) -> dict[str, QAction]:
         """The shipped lessons (``resources/lessons/*.kexp.json``), one menu item each, before
@@ -141,6 +153,7 @@ class MainWindow(QMainWindow):
                 self.isMaximized(),
                 views.tabs.currentIndex(),
             )
+            self._window_rect = self.geometry()  # exactly: restoreGeometry adjusts for frames
         for widget in (
             self.menuBar(),
             self.findChild(QToolBar, "run-toolbar"),
@@ -168,7 +181,7 @@ class MainWindow(QMainWindow):
             execution.code.setVisible(False)  # the step's line is shown above the cells
             set_room_view(execution, True)
             result.set_presenting(True)
-            execution.set_key_strip(key_strip(commands()))
+            self._show_key_strip()
             self.setStyleSheet(presenter_style(screen.width(), screen.height()))
             if full_screen:
                 self.showFullScreen()
@@ -192,14 +205,30 @@ class MainWindow(QMainWindow):
             if full_screen:
                 self.showNormal()
             return
-        docks, geometry, maximised, tab = before
+        docks, _geometry, maximised, tab = before
         if full_screen and maximised:
             self.showMaximized()
         elif full_screen:
             self.showNormal()
-            self.restoreGeometry(geometry)
         self.restoreState(docks)
         self.views.tabs.setCurrentIndex(tab)
+        # The presenter's larger minimum sizes and a window manager's own settling last until
+        # after this returns: the place, size and panels' widths again then, exactly, or
+        # the window and its configuration panel lose a little on each round trip.
+        rect = self._window_rect
+
+        def settle() -> None:
+            if self._before_presenting is not None:  # presenting again meanwhile
+                return
+            if full_screen and not maximised and not self.isFullScreen():
+                self.setGeometry(rect)
+            self.restoreState(docks)
+
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the desk's minimum sizes, not the presenter's
+        settle()
+        QTimer.singleShot(0, settle)
 
     def open_start(self) -> None:
         """Open on the last session or the IOU demo, ready to run (see

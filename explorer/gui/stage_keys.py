@@ -109,7 +109,9 @@ class StageKeys(QObject):
         return self.view.isVisible() and not is_text_field(focus)
 
 
-# The presenter's key strip: (actions whose first keys are shown together, what they do).
+# The presenter's key strip: (actions whose first keys are shown together, what they do), as
+# the keys act in each mode: during the tour's stages Space and → take the next stage; while
+# work runs Esc cancels it (and leaves presenter mode only once nothing runs).
 STRIP = (
     (("space",), "play / pause"),
     (("step_back", "step_forward"), "step"),
@@ -118,16 +120,26 @@ STRIP = (
     (("next_finding",), "finding"),
     (("leave_presenter",), "leave"),
 )
+TOUR_STRIP = (
+    (("space", "step_forward"), "next stage"),
+    (("step_back",), "step back"),
+    *STRIP[2:],
+)
+CANCEL = (("cancel",), "cancel")
 _ARROWS = {"Left": "←", "Right": "→", "Up": "↑", "Down": "↓"}
 
 
-def key_strip(commands: Iterable[Action[Any]]) -> str:
-    """One line naming the stepping keys, from the actions themselves (so it cannot drift):
-    "Space play / pause · ← → step · PgUp PgDown phase · …"."""
+def key_strip(commands: Iterable[Action[Any]], touring: bool = False, working: bool = False) -> str:
+    """One line naming the stepping keys as they act now, from the actions themselves (so
+    it cannot drift): "Space play / pause · ← → step · PgUp PgDown phase · …"; during the
+    tour's stages "Space → next stage · ← step back · …"; "Esc cancel" while work runs."""
     by_key = {c.key: c for c in commands}
     native = QKeySequence.SequenceFormat.NativeText
+    strip = list(TOUR_STRIP if touring else STRIP)
+    if working:
+        strip[-1] = CANCEL
     parts = []
-    for keys, what in STRIP:
+    for keys, what in strip:
         found = [by_key[k] for k in keys if k in by_key]
         names = [
             QKeySequence((c.keys or c.shortcuts)[0]).toString(native)

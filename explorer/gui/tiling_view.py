@@ -9,7 +9,6 @@ few lines, so a repaint costs about the same at 64 or 768.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +29,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from explorer.gui.value_text import CUT, exact_text, fitted_text, readable_cut, value_label
 from explorer.trace.grids import Box
+
+__all__ = ["ROOM_LABEL_PX", "ROOM_SMALLEST_PX", "FocusCanvas", "Frame", "value_label"]
 
 # Fixed scale for loads per element (log2): the same colour means the same number in every
 # trace, so naive (64 loads per element at 64³) and tiled (4) differ at a glance.
@@ -40,8 +42,13 @@ HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
 # The room view (presenter mode): the smallest a value is written, in pixels, and the
 # smallest cell that holds one (the window shows no more cells than fit at that size).
 ROOM_LABEL_PX = 18
+# A value wider than its cell at ROOM_LABEL_PX is written narrower (the font's condensed
+# widths), then smaller, never under ROOM_SMALLEST_PX; only then cut, with the legend's mark.
+ROOM_SMALLEST_PX = 16
+ROOM_STRETCHES = (100, 87, 75)
 ROOM_CELL = 24
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
+DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -52,32 +59,6 @@ def heat_colours(counts: np.ndarray) -> np.ndarray:
     out = (lo + (hi - lo) * np.clip(t, 0, 1)[..., None]).astype(np.uint8)
     out[counts <= 0] = (255, 255, 255, 255)
     return out
-
-
-def fitted_label(value: float, text: str, fits: Callable[[str], bool]) -> str:
-    """``text`` (the value's label) if it fits its cell, else the value rounded to fewer
-    digits until it does (1.25 → 1.3 → 1); "" where not even one digit fits."""
-    if fits(text):
-        return text
-    for digits in (3, 2, 1):
-        shorter = f"{value:.{digits}g}".replace("0.", ".", 1) if abs(value) < 1 else ""
-        shorter = shorter or f"{value:.{digits}g}"
-        if fits(shorter):
-            return shorter
-    whole = str(round(value)) if np.isfinite(value) else ""
-    if whole and fits(whole):
-        return "0" if whole == "-0" else whole  # .004 is 0 to the back row
-    return "" if not fits("…") else "…"
-
-
-def value_label(value: float) -> str:
-    """A cell's value in few characters, to fit a cell: 1.5, .75, 12, 3e+03."""
-    if not np.isfinite(value):
-        return ""
-    if value == int(value) and abs(value) < 10000:
-        return str(int(value))
-    text = f"{value:.3g}"
-    return text[1:] if text.startswith("0.") else text
 
 
 @dataclass
@@ -111,10 +92,12 @@ class FocusCanvas(QWidget):
 
     def __init__(self, title: str = "", parent: QWidget | None = None, room: bool = False) -> None:
         super().__init__(parent)
-        # The room view: values always written, at least ROOM_LABEL_PX (rounded to fit), the
-        # caption too; no overview (the whole buffer is drawn beside it).
+        # The room view: values always written, at ROOM_SMALLEST_PX at least (cut with the
+        # legend's mark where a value is wider than its cell), the caption at ROOM_LABEL_PX;
+        # no overview (the whole buffer is drawn beside it).
         self.room = room
-        self.rounded = False  # the room view rounded some values to fit their cells
+        self.cut = False  # the room view cut some values to fit their cells
+        self.drawn: np.ndarray | None = None  # the texts the cells were last painted with
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
         self._image: QImage | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
@@ -192,6 +175,18 @@ class FocusCanvas(QWidget):
             max(1, int((self.width() - 8) // ROOM_CELL)),
         )
 
+    def desk_capacity(self) -> tuple[int, int]:
+        """The most rows and columns of DESK_CELL cells the desk's zoom window holds beside
+        its overview."""
+        top = self._title_height() + QFontMetricsF(self.font()).height() + 4
+        height = self.height() - top - 2
+        width = self.width() - 8
+        side = min(width * 0.22, height * 0.45, 200.0) + 8  # the overview, as areas() has it
+        return (
+            max(1, int(height // DESK_CELL)),
+            max(1, int((width - side) // DESK_CELL)),
+        )
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.resized.emit()
@@ -237,11 +232,11 @@ class FocusCanvas(QWidget):
         overlay = None
         if self._image is not None and size.width() >= 1 and size.height() >= 1:
             _r0, _r1, c0, c1 = frame.window
-            overlay = self._overlay(size, zoom.width() / max(c1 - c0, 1))  # says: rounded?
+            overlay = self._overlay(size, zoom.width() / max(c1 - c0, 1))  # says: cut?
         painter = QPainter(self)
         painter.setFont(self._title_font())
         painter.setPen(QColor("#1b2631"))
-        title = frame.title + (" · rounded to fit" if self.rounded else "")
+        title = frame.title + (f" · {CUT} more digits: hover" if self.cut else "")
         painter.drawText(
             QRectF(4, 0, self.width() - 8, self._title_height()),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
@@ -324,33 +319,59 @@ class FocusCanvas(QWidget):
 
     def label_font(self, labels: np.ndarray, cell: float) -> QFont | None:
         """The font the values are written in (None: not written, the cells too small);
-        in the room view never under ROOM_LABEL_PX."""
+        in the room view never under ROOM_SMALLEST_PX."""
         widest = max((len(str(t)) for t in labels.ravel()), default=0)
         pixel = min(cell * 0.45, (cell * 0.92) / max(widest * 0.62, 1))
         font = QFont(self.font())
         font.setBold(not self.room)  # the room's values are large: regular fits 1.5
         if self.room:
-            # as large as the cell allows and the widest value still fits, never under
-            # ROOM_LABEL_PX (a value that then does not fit is rounded)
-            font.setPixelSize(100)
-            metrics = QFontMetrics(font)
-            longest = max((metrics.horizontalAdvance(str(t)) for t in labels.ravel()), default=1)
-            fit = (cell - 3) * 100 / max(longest, 1)
-            pixel = max(ROOM_LABEL_PX, min(cell * 0.6, fit, 2 * ROOM_LABEL_PX))
-        elif pixel < 6 or widest == 0:
+            return self._room_font(font, self.room_texts(labels), cell)
+        if pixel < 6 or widest == 0:
             return None
         font.setPixelSize(int(pixel))
+        return font
+
+    def _room_font(self, font: QFont, texts: np.ndarray, cell: float) -> QFont:
+        """The largest type (up to 0.6 of the cell, twice ROOM_LABEL_PX at most), then the
+        narrowest, in which every value that can be written whole is, and every other with
+        two significant digits where it can; never under ROOM_SMALLEST_PX."""
+        room = cell - 3
+        top = int(max(ROOM_SMALLEST_PX, min(cell * 0.6, 2 * ROOM_LABEL_PX)))
+        choices = [(px, s) for px in range(top, ROOM_SMALLEST_PX - 1, -1) for s in ROOM_STRETCHES]
+
+        def metrics(px: int, stretch: int) -> QFontMetrics:
+            font.setPixelSize(px)
+            font.setStretch(stretch)
+            return QFontMetrics(font)
+
+        narrowest = metrics(*choices[-1])
+        widths: dict[str, int] = {}
+        for text in {str(t) for t in texts.ravel() if t}:
+            for form in (text, readable_cut(text)):  # whole, else cut to two digits
+                if narrowest.horizontalAdvance(form) <= room:
+                    widths[form] = narrowest.horizontalAdvance(form)
+                    break
+        whole = sorted(widths, key=widths.__getitem__, reverse=True)[:4]  # the widest decide
+        px, stretch = next(
+            (c for c in choices if all(metrics(*c).horizontalAdvance(w) <= room for w in whole)),
+            choices[-1],
+        )
+        font.setPixelSize(px)
+        font.setStretch(stretch)
         return font
 
     def _draw_labels(self, p: QPainter, labels: np.ndarray, cell: float) -> None:
         font = self.label_font(labels, cell)
         if font is None:
+            self.drawn = None
             return
         p.setFont(font)
         if self.room:
+            texts = self.room_texts(labels)
             fitted = self.room_labels(labels, QFontMetrics(font), cell)
-            self.rounded = bool((fitted != labels).any())
+            self.cut = bool((fitted != texts).any())
             labels = fitted
+        self.drawn = labels
         p.setPen(QColor("#17202a"))
         for (r, c), text in np.ndenumerate(labels):
             if text:
@@ -358,9 +379,21 @@ class FocusCanvas(QWidget):
                     QRectF(c * cell, r * cell, cell, cell), Qt.AlignmentFlag.AlignCenter, text
                 )
 
+    def room_texts(self, labels: np.ndarray) -> np.ndarray:
+        """Each labelled cell's value in full (the shortest text that reads back as it)."""
+        values = self.frame.values
+        if values is None or values.shape != labels.shape:
+            return labels
+        out = np.full(labels.shape, "", dtype=object)
+        for (r, c), text in np.ndenumerate(labels):
+            if text:
+                out[r, c] = exact_text(float(values[r, c]))
+        return out
+
     def room_labels(self, labels: np.ndarray, metrics: QFontMetrics, cell: float) -> np.ndarray:
-        """The labels as the room view writes them: rounded where a value is wider than its
-        cell at the room's type size."""
+        """The labels as the room view writes them: each value whole where it fits its cell
+        at the room's type, else its leading digits and the legend's mark (never rounded to
+        another number)."""
         values = self.frame.values
         if values is None or values.shape != labels.shape:
             return labels
@@ -369,13 +402,14 @@ class FocusCanvas(QWidget):
         def fits(text: str) -> bool:
             return metrics.horizontalAdvance(text) <= room
 
-        out = labels.copy()
-        known: dict[str, str] = {}
+        out = np.full(labels.shape, "", dtype=object)
+        known: dict[float, str] = {}
         for (r, c), text in np.ndenumerate(labels):
-            if text and text not in known:
-                known[text] = fitted_label(float(values[r, c]), text, fits)
             if text:
-                out[r, c] = known[text]
+                value = float(values[r, c])
+                if value not in known:
+                    known[value] = fitted_text(value, fits)
+                out[r, c] = known[value]
         return out
 
     def _draw_overview(self, painter: QPainter, rect: QRectF) -> None:

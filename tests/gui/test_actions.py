@@ -177,11 +177,14 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     assert enabled() == always | {"compare"}
     state.working = True
     assert "cancel" in enabled()
-    state.presenting = True  # Esc leaves presenter mode first
-    keys = {"leave_presenter", "space", "step_forward", "step_back"}
-    assert enabled() == always | {"compare"} | keys
+    state.presenting = True  # Esc cancels the work first: one action for the key
+    keys = {"space", "step_forward", "step_back"}
+    assert enabled() == always | {"compare", "cancel"} | keys
+    state.working = False  # then Esc leaves presenter mode
+    assert enabled() == always | {"compare", "leave_presenter"} | keys
+    state.working = True
     state.presenting, state.playback = False, object()  # an animation to step
-    stepping = keys - {"leave_presenter"} | {
+    stepping = keys | {
         "first_step", "last_step", "next_phase", "previous_phase", "next_line", "previous_line",
         "ten_phases_on", "ten_phases_back",
     }  # fmt: skip

@@ -180,21 +180,25 @@ def test_esc_leaves_presenter_mode_wherever_the_focus_is(window, qtbot, focus):
     assert window.menuBar().isVisible() and window.views.stack.currentWidget() is window.views.tabs
 
 
-def test_esc_leaves_presenter_mode_first_then_cancels(window, qtbot):
+def test_esc_cancels_a_hanging_run_first_then_leaves_presenter_mode(window, qtbot):
     from PySide6.QtCore import Qt
 
     from tests.conftest import TEST_KERNELS
 
     window.controllers.kernels.open_kernel(str(TEST_KERNELS / "hang.cl"))
     _present(window, qtbot)
-    assert not menu_action(window, "Cancel").isEnabled()  # Esc belongs to leaving
+    assert not menu_action(window, "Cancel").isEnabled()  # nothing runs: Esc leaves
     window.worker.run(window.model.request())
-    qtbot.waitUntil(lambda: window.worker.busy, timeout=5000)
+    qtbot.waitUntil(lambda: window.worker.busy and window.state.working, timeout=5000)
+    assert "Esc cancel" in window.views.execution_view.key_strip.text()
     qtbot.keyClick(window.views.execution_view, Qt.Key.Key_Escape)
-    assert not window.state.presenting and window.worker.busy  # the work goes on
-    qtbot.keyClick(window.views.panel, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: not window.worker.busy, timeout=30000)
+    assert window.state.presenting and not window.state.working  # the talk goes on
     assert "Cancelled" in window.views.result_view.badge.text()
+    assert "Esc leave" in window.views.execution_view.key_strip.text()
+    qtbot.keyClick(window.views.execution_view, Qt.Key.Key_Escape)
+    assert not window.state.presenting
+    window.worker.cancel()  # the hanging kernel's process is discarded before the next test
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=30000)
 
 
 def test_guided_tour_grows_the_timing_bars_stage_by_stage_with_space(window, qtbot):

@@ -12,7 +12,8 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QFontInfo, QFontMetrics
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QLabel, QTabBar, QWidget
 
-from explorer.gui.tiling_view import ROOM_LABEL_PX
+from explorer.gui.tiling_view import ROOM_LABEL_PX, ROOM_SMALLEST_PX
+from explorer.gui.value_text import CUT, exact_text, same_number
 from explorer.trace.grids import make_grids
 from explorer.trace.playback import Playback
 from tests.trace import synthetic
@@ -106,7 +107,7 @@ def test_the_room_view_reads_from_the_back_row_at_1280x720(presenting):
         assert frame.window == (0, TS, 0, TS)  # the whole tile, not a part of it
         cell = canvas.cell_size()
         font = canvas.label_font(frame.labels, cell)
-        assert font is not None and font.pixelSize() >= ROOM_LABEL_PX
+        assert font is not None and font.pixelSize() >= ROOM_SMALLEST_PX
         metrics = QFontMetrics(font)
         written = canvas.room_labels(frame.labels, metrics, cell)
         known = np.isfinite(frame.values)
@@ -340,18 +341,22 @@ def test_hovering_a_rounded_value_gives_it_exactly(presenting, qtbot):
     assert canvas.toolTip() == "1.5"
 
 
-def test_a_value_too_wide_for_its_cell_is_rounded_not_dropped():
-    from explorer.gui.tiling_view import fitted_label
+def test_a_value_too_wide_for_its_cell_is_cut_with_the_mark_never_rounded():
+    from explorer.gui.value_text import fitted_text, value_label
 
     def fits_in(chars):
         return lambda text: len(text) <= chars
 
-    assert fitted_label(1.5, "1.5", fits_in(3)) == "1.5"
-    assert fitted_label(-0.4213, "-.421", fits_in(3)) == "-.4"
-    assert fitted_label(0.3125, ".312", fits_in(3)) == ".31"
-    assert fitted_label(1.5, "1.5", fits_in(1)) == "2"
-    assert fitted_label(0.0049, ".0049", fits_in(3)) == "0"
-    assert fitted_label(-0.0049, "-.0049", fits_in(3)) == "0"
+    assert fitted_text(1.5, fits_in(3)) == "1.5"
+    assert fitted_text(-0.4213, fits_in(4)) == "-.4…"
+    assert fitted_text(0.3125, fits_in(4)) == ".31…"
+    assert fitted_text(1.5, fits_in(2)) == "1…"  # never "2"
+    assert fitted_text(1.5, fits_in(1)) == "…"
+    assert fitted_text(0.0049, fits_in(3)) == ".0…"  # never "0"
+    assert fitted_text(12345.5, fits_in(5)) == "…"  # never "1234…", a tenth of it
+    assert fitted_text(np.float32(0.1), fits_in(3)) == ".1"  # the float32 0.1 reads back
+    assert value_label(1234.5678) == "1234…" and value_label(2.0) == "2"
+    assert value_label(123456.0) == "123456"  # wider than asked, but the same number
 
 
 def test_an_unchecked_run_says_so_in_its_badge():
@@ -389,7 +394,7 @@ def test_a_wrapped_vector_in_the_room_view_writes_every_value(qtbot):
     cell = canvas.cell_size()
     assert cell >= ROOM_WIDE_CELL - 4
     font = canvas.label_font(frame.labels, cell)
-    assert font is not None and font.pixelSize() >= ROOM_LABEL_PX
+    assert font is not None and font.pixelSize() >= ROOM_SMALLEST_PX
     written = canvas.room_labels(frame.labels, QFontMetrics(font), cell)
     known = np.isfinite(frame.values)
     assert known.sum() >= 32
@@ -408,24 +413,59 @@ def test_the_result_plots_have_no_small_print_while_presenting(presenting):
     assert not image.ui.histogram.isHidden()
 
 
-def test_values_are_rounded_only_where_the_screen_is_too_small_and_the_title_says_so(
-    presenting, qtbot
-):
-    window = presenting
-    view = window.views.execution_view
-    pb = view.playback
-    view.set_step(next(i for i, s in enumerate(pb.steps) if s.line == 14))
-    a_tile = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
-    a_tile.grab()  # painted as on screen
-    assert a_tile.rounded  # 1.5 does not fit a cell of 1280×720 at 18 px: written 2
-    window.resize(1920, 1080)
+HARD_VALUES = (1.5, 1 / 3, 1234.5678, -0.0625)
+
+
+def drawn_values(window, qtbot, size, a):
+    """The texts the room view paints in the local tile of A at ``size``, A's diagonal
+    holding ``a``: (value → text, whether some were cut, the font, the cell's side)."""
+    window.resize(*size)
     qtbot.wait(50)
-    window.controllers.presenter.set_presenter(False)
+    view = window.views.execution_view
+    pb = tiled_playback()
+    diagonal = np.resize(np.array(a, dtype=np.float64), N)
+    pb.set_arrays({"A": np.diag(diagonal), "B": np.eye(N), "C": np.diag(diagonal)})
+    view.set_playback(pb, "\n".join(f"line {n}" for n in range(1, 20)))
     window.controllers.presenter.set_presenter(True, full_screen=False)
     qtbot.wait(50)
-    a_tile = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
-    a_tile.grab()
-    assert not a_tile.rounded  # at 1920×1080 it is written 1.5
+    view.set_step(next(i for i, s in enumerate(pb.steps) if s.line == 14))
+    canvas = next(c for c in view.buffers.canvases.values() if "As" in c.frame.title)
+    canvas.grab()  # painted as on screen
+    drawn = canvas.drawn
+    assert drawn is not None
+    cell = canvas.cell_size()
+    font = canvas.label_font(canvas.frame.labels, cell)
+    values = canvas.frame.values.ravel()
+    shown = {float(v): str(t) for v, t in zip(values, drawn.ravel(), strict=True)}
+    cut = canvas.cut
+    window.controllers.presenter.set_presenter(False)
+    return shown, cut, font, cell
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_no_value_is_written_as_another_number(window, qtbot, size):
+    """1.5 is written "1.5" at 1280×720 too (narrower, then smaller type, never under
+    16 px); a value no cell can hold whole is its leading digits and the legend's mark,
+    never a rounded number."""
+    window.show()
+    qtbot.waitExposed(window)
+    legend = window.views.execution_view.legend
+    shown, cut, font, cell = drawn_values(window, qtbot, size, [1.5])
+    assert shown[1.5] == "1.5" and not cut  # A = 1.5·I, as the class must read it
+    assert font.pixelSize() >= ROOM_SMALLEST_PX
+    shown, cut, font, cell = drawn_values(window, qtbot, size, HARD_VALUES)
+    assert font.pixelSize() >= ROOM_SMALLEST_PX
+    metrics = QFontMetrics(font)
+    for value in HARD_VALUES:
+        text = shown[value]
+        assert text, f"{value} left unwritten"
+        assert metrics.horizontalAdvance(text) <= cell
+        if not same_number(text, value):
+            # the mark, after the value's own leading digits (or alone)
+            assert text.endswith(CUT) and exact_text(value).startswith(text[:-1]), text
+            assert f"{CUT}</b> more digits than the cell holds" in legend.label.text()
+    assert shown[1.5] == "1.5"
+    assert cut  # 0.333… is cut at any size: the title says what the mark means
 
 
 def test_an_exercise_solved_live_reads_from_the_back_row_at_1280x720(window, qtbot):
@@ -474,3 +514,29 @@ def test_an_exercise_solved_live_reads_from_the_back_row_at_1280x720(window, qtb
     window.controllers.presenter.set_presenter(False)
     assert window.views.tabs.indexOf(source) >= 0 and not window.views.presenter_side.isHidden()
     assert window.views.tabs.indexOf(execution) >= 0
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_a_vector_in_the_normal_window_is_a_block_not_a_strip(window, qtbot, size):
+    """Outside presenter mode too a 1-D buffer is wrapped into rows its canvas can hold at a
+    readable cell (the lesson on seed 004 showed its vectors as strips 5-10 px high)."""
+    from explorer.gui.tiling_view import DESK_CELL
+
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.views.execution_view
+    window.views.show_page("execution")
+    pb = vector_playback(1000, 40)  # seed 004's D = 1000, local size 40
+    pb.set_arrays({"x": np.linspace(-1, 1, 1000), "y": np.zeros(1000)})
+    view.set_playback(pb, "a\nb\nc\nd\ne")
+    qtbot.wait(50)
+    x = next(g for g in pb.grids if g.name == "x")
+    canvas = view.buffers.canvases[x.buffer]
+    qtbot.waitUntil(lambda: canvas.frame.wrap > 0)
+    zoom, _overview = canvas.areas()
+    rows = canvas.frame.window[1] - canvas.frame.window[0]
+    assert canvas.cell_size() >= DESK_CELL - 1  # cells, not a strip of 1-4 px
+    assert zoom.height() >= 4 * DESK_CELL and rows >= 4  # a block: rows of cells
+    assert zoom.height() >= canvas.height() / 3  # the picture fills its canvas
+    assert "wrapped" in canvas.frame.caption

@@ -5,8 +5,8 @@ tour's next stage, or play/pause), → (the tour's next stage, or the next step)
 previous step), Home and End (first and last step), Page Up/Down, [ ] (phase, line: the Step
 menu's), F11 or F5 (toggle), Esc. Nothing plays until Space. The stepping
 keys are taken at the application before any widget can (:mod:`explorer.gui.stage_keys`), so a
-click on a combo box or the slider never steals them. Esc leaves presenter mode first, even
-while work runs, so a presenter is never stuck full screen; outside presenter mode Esc cancels.
+click on a combo box or the slider never steals them. Esc cancels the work in flight first and
+leaves presenter mode once nothing runs, so a running job can be stopped without leaving.
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ from explorer.gui.controllers.tour_stages import (
 )
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+
+
+def stages_ahead(state: AppState) -> bool:
+    """Whether the tour is at one of its stages (not before it, nor at its closing words)."""
+    return 0 <= state.tour_stage < len(TOUR)
 
 
 class PresenterController:
@@ -70,7 +75,13 @@ class PresenterController:
         if on == self.state.presenting:
             return
         if not on:
+            closing = self.state.tour_stage >= len(TOUR)
             self.state.tour_stage = -1
+            if closing:  # the closing words belong to the tour: the run's verdict again
+                if self.state.result is not None:
+                    self.result.show_result(self.state.result)
+                else:
+                    self.result.set_badge("")
         self._layout(on, full_screen)
         self.state.presenting = on
 
@@ -80,16 +91,21 @@ class PresenterController:
     def leave(self) -> None:
         self.set_presenter(False)
 
+    def stages_ahead(self) -> bool:
+        """Whether Space and → take the tour's next stage (after its last stage they play
+        and step the animation again, as the key strip then says)."""
+        return stages_ahead(self.state)
+
     def space(self) -> None:
         """The tour's next stage while a tour runs, else play or pause the animation."""
-        if self.state.touring:
+        if self.stages_ahead():
             self.tour_next()
         else:
             self.execution.toggle_play()
 
     def forward(self) -> None:
         """→: the tour's next stage while a tour runs, else the animation's next step."""
-        if self.state.touring:
+        if self.stages_ahead():
             self.tour_next()
         else:
             self.step_forward()
@@ -204,8 +220,9 @@ ACTIONS = Actions(
         "&View",
         PresenterController.leave,
         ("Esc",),
-        "Back to the window with its menus and tabs",
-        enabled_when=lambda app: app.state.presenting,
+        "Back to the window with its menus and tabs (Esc, once nothing runs: while work runs "
+        "Esc cancels it)",
+        enabled_when=lambda app: app.state.presenting and not app.state.working,
     ),
     Action(
         "tour",

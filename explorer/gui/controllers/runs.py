@@ -242,10 +242,10 @@ ACTIONS = Actions(
         "&Run",
         RunsController.cancel,
         ("Esc",),
-        "Stop what is running (in presenter mode Esc leaves presenter mode first)",
+        "Stop what is running (in presenter mode too: Esc leaves it once nothing runs)",
         section=1,
         toolbar=True,
-        # Esc leaves presenter mode first: one enabled action per key.
-        enabled_when=lambda app: app.state.working and not app.state.presenting,
+        # Esc cancels first, then leaves presenter mode: one enabled action per key.
+        enabled_when=lambda app: app.state.working,
     ),
 )
