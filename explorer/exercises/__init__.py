@@ -18,12 +18,13 @@ The API a front end needs (the app's Exercises menu, ``python -m explorer exerci
   diff (its ``first_records`` are the attempt's records an execution view marks).
   ``Grade.text()`` and ``Grade.to_json()`` are the command's two outputs; neither holds the
   solution's text.
-- For a caller that traces the attempt itself (to show the trace too): :func:`header_check`
-  and :func:`parameters_check`, then :func:`grade_traced` on the traced run
-  (``keep_trace=True``) with :func:`figure_buffers` (the attempt's own names of the buffers
-  a figure measures), then :func:`with_parting` with :func:`reference_trace` (the solution
-  traced once per device and local size, and kept). A trace made against the solution
-  grades the same: its ``differs`` findings are not bugs of the attempt.
+  ``Grade.traced`` is the one trace run the grade read (the attempt traced against the
+  solution, whose accesses its ``differs`` findings tell without the solution's text): a
+  window shows it as it is, with no second trace.
+- For a caller that traces the attempt itself: :func:`header_check` and
+  :func:`parameters_check`, then :func:`grade_traced` on the run of
+  :func:`against_solution`'s request (``keep_trace=True``). Its ``differs`` findings are
+  not bugs of the attempt.
 
 Nothing here imports Qt: the window calls :func:`grade` from its worker thread.
 """
@@ -44,12 +45,12 @@ from explorer.exercises.grading import (
     Check,
     Figure,
     Grade,
+    against_solution,
     figure_buffers,
     grade,
     grade_traced,
     header_check,
     parameters_check,
-    reference_trace,
     with_parting,
 )
 
@@ -61,6 +62,7 @@ __all__ = [
     "Figure",
     "FigureCheck",
     "Grade",
+    "against_solution",
     "exercises",
     "exercises_dir",
     "exercises_in",
@@ -70,6 +72,5 @@ __all__ = [
     "grade_traced",
     "header_check",
     "parameters_check",
-    "reference_trace",
     "with_parting",
 ]

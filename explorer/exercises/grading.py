@@ -16,16 +16,15 @@ there is no second way to run it. The checks, in order, each a sentence the lear
    barrier divergence, and missed no access;
 5. one check per figure of the exercise (``figure:NAME:BUFFER``).
 
-A failed attempt is also compared with the solution traced on the same launch (the trace
-diff): the first access where it parts from it, with its line.
+The attempt is traced once, with the solution traced at the same launch and compared (the
+trace diff): a failed grade names the first access where it parts from it, with its line,
+and the same trace run (its findings telling the solution's accesses without its text) is
+what a window shows.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import threading
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,14 +34,14 @@ import numpy as np
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import CatalogError, parse_variant
 from explorer.engine.header.signature import SignatureError, kernel_signature
+from explorer.engine.record.trace_against import Against
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.exercises.catalog import Exercise, FigureCheck
 from explorer.frontend import ParseError
 from explorer.trace.analysis import Analysis, Category, registry
 from explorer.trace.analysis.differs import KIND as DIFFERS_KIND
-from explorer.trace.diff import Difference, LaunchMismatch, TraceDiff, diff_traces
-from explorer.trace.diff_sides import buffer_codes
+from explorer.trace.diff import Difference, TraceDiff
 from explorer.trace.recorded import SiteStats, Trace
 
 GRADE_TIMEOUT_S = 30.0  # an attempt that loops forever fails after this long
@@ -106,6 +105,9 @@ class Grade:
     # The whole trace diff against the solution (its ``first_records`` are what an execution
     # view marks); None where none was made. Not in the JSON.
     diff: TraceDiff | None = field(default=None, compare=False, repr=False)
+    # The attempt's trace run the grade read (against the solution: what a window shows);
+    # None where nothing was traced. Not in the JSON.
+    traced: TracedRun | None = field(default=None, compare=False, repr=False)
 
     @property
     def failed_checks(self) -> tuple[Check, ...]:
@@ -150,7 +152,8 @@ def grade(
     where = Path(path) if path is not None else exercise.folder / "attempt.cl"
     attempt_source = attempt_source.removeprefix("\ufeff")  # a Windows editor's UTF-8 mark
     try:
-        variant = parse_variant(attempt_source, where, variant_id=exercise.name)
+        # named by its file where it has one, as the window names the kernel it shows
+        variant = parse_variant(attempt_source, where, variant_id=None if path else exercise.name)
     except CatalogError as exc:
         return _failed(exercise, Check("header", False, f"The header cannot be read: {exc}"))
     header = header_check(exercise, variant)
@@ -160,20 +163,29 @@ def grade(
     if renamed is not None:
         return replace(_failed(exercise, header), checks=(header, renamed))
     request = _request(variant, device_key, timeout_s, None)
-    traced = executor.trace(TraceRequest(request), keep_trace=True)
-    trace, local = traced.trace, traced.result.local_size
-    probed = probe_run(traced.result, replace(request, local=local), executor)
-    if trace is None or local is None:
-        return grade_traced(exercise, header, traced, probed=probed)
+    traced = executor.trace(against_solution(exercise, request), keep_trace=True)
+    local = traced.result.local_size
+    probed = None
+    if local is not None:
+        probed = probe_run(traced.result, replace(request, local=local), executor)
+    return grade_traced(exercise, header, traced, probed=probed)
 
-    def reference() -> Trace | None:
-        return reference_trace(exercise, executor, device_key, tuple(local), timeout_s)
 
-    buffers = figure_buffers(exercise, trace, reference)
-    grade_ = grade_traced(exercise, header, traced, buffers, probed=probed)
-    if grade_.passed or (solution := reference()) is None:
-        return grade_
-    return with_parting(grade_, trace, solution)
+SOLUTION = "the solution"  # how a learner reads the solution named
+
+
+def against_solution(exercise: Exercise, request: RunRequest) -> TraceRequest:
+    """The one trace a grade reads: the attempt's, with the solution traced at the same
+    launch and compared (its differences told without the solution's text or lines)."""
+    solution = parse_variant(
+        exercise.solution_source, exercise.solution_path, variant_id="solution"
+    )
+    return TraceRequest(
+        request,
+        against=replace(solution, path=""),
+        against_called=SOLUTION,
+        against_quoted=False,
+    )
 
 
 def probe_run(traced: RunResult, request: RunRequest, executor: Executor) -> RunResult | None:
@@ -228,39 +240,35 @@ def parameters_check(exercise: Exercise, attempt: Variant) -> Check | None:
     )
 
 
-def figure_buffers(
-    exercise: Exercise, mine: Trace, reference: Callable[[], Trace | None]
-) -> dict[str, str]:
+def figure_buffers(exercise: Exercise, diff: TraceDiff | None) -> dict[str, str]:
     """The attempt's own name for each buffer a figure of the exercise measures, where the
     attempt renamed it (a ``__local`` array called ``t`` where the solution says ``tile``):
-    the buffers meet as the trace diff pairs them, local arrays in the order they are
-    declared. ``reference`` gives the solution's trace, asked for only where needed."""
-    names = {b.name for b in mine.buffers}
-    wanted = {f.buffer for f in exercise.figures} - names
-    solution = reference() if wanted else None
-    if solution is None:
+    the buffers meet as the trace diff against the solution paired them."""
+    wanted = {f.buffer for f in exercise.figures}
+    if diff is None:
         return {}
-    _, codes_r = buffer_codes(mine, solution)
-    found = {}
-    for i, b in enumerate(solution.buffers):
-        if b.name in wanted and codes_r[i] < len(mine.buffers):
-            found[b.name] = mine.buffers[int(codes_r[i])].name
-    return found
+    return {
+        b.reference_name: b.buffer
+        for b in diff.buffers
+        if b.reference_name in wanted and b.buffer != b.reference_name
+    }
 
 
 def grade_traced(
     exercise: Exercise,
     header: Check,
     traced: TracedRun,
-    renamed: Mapping[str, str] | None = None,
     probed: RunResult | None = None,
 ) -> Grade:
     """The grade of a traced attempt (what :func:`grade` does after the trace, for a caller
-    that traced it already); without the trace diff (:func:`with_parting` adds it).
-    ``renamed``: the attempt's own name of a buffer a figure measures, where it differs
-    from the exercise's (:func:`figure_buffers`). ``probed``: the run that judged the
-    random probe (:func:`probe_run`), where the trace verified an input that can hide a
-    bug; a wrong result there fails the ``verified`` check."""
+    that traced it already, best against the solution: :func:`against_solution`). Where
+    the trace was compared with the solution, a failed grade says where they part, and
+    figures are measured on the attempt's own names of the buffers. ``probed``: the run
+    that judged the random probe (:func:`probe_run`), where the trace verified an input
+    that can hide a bug; a wrong result there fails the ``verified`` check."""
+    against = traced.against
+    diff = against.diff if isinstance(against, Against) else None
+    renamed = figure_buffers(exercise, diff)
     result = traced.result
     runs = _runs_check(exercise, result)
     checks = [header, runs]
@@ -274,27 +282,26 @@ def grade_traced(
             checks.append(Check("no-bug-finding", False, "The trace did not run: " + _why(result)))
         else:
             checks.append(_findings_check(analysis, traced.trace))
-            names = renamed or {}
             figures = tuple(
-                measure(f, analysis, traced.trace, names.get(f.buffer)) for f in exercise.figures
+                measure(f, analysis, traced.trace, renamed.get(f.buffer)) for f in exercise.figures
             )
             checks += [_figure_check(f) for f in figures]
-    return Grade(
+    grade_ = Grade(
         exercise=exercise.name,
         passed=all(c.passed for c in checks),
         checks=tuple(checks),
         figures=figures,
         summary=result.summary(),
         device=result.device,
+        traced=traced,
     )
-
-
-def with_parting(grade_: Grade, mine: Trace, reference: Trace) -> Grade:
-    """``grade_`` with the trace diff of ``mine`` against the solution's ``reference``."""
-    try:
-        diff = diff_traces(mine, reference)
-    except LaunchMismatch:
+    if grade_.passed or diff is None:
         return grade_
+    return with_parting(grade_, diff)
+
+
+def with_parting(grade_: Grade, diff: TraceDiff) -> Grade:
+    """``grade_`` with the trace diff of the attempt against the solution."""
     first = diff.first
     if diff.identical and diff.complete:
         return replace(grade_, parting=SAME_ACCESSES, diff=diff)
@@ -374,34 +381,6 @@ def _difference_json(first: Difference) -> dict[str, Any]:
             k: v for k, v in shown["reference"].items() if k not in ("text", "line")
         }
     return shown
-
-
-# -- the reference trace ---------------------------------------------------------------
-
-_REFERENCES: dict[tuple[str, str, str | None, tuple[int, ...]], Trace | None] = {}
-_REFERENCES_LOCK = threading.Lock()
-
-
-def reference_trace(
-    exercise: Exercise,
-    executor: Executor,
-    device_key: str | None,
-    local: tuple[int, ...],
-    timeout_s: float = GRADE_TIMEOUT_S,
-) -> Trace | None:
-    """The solution's trace on ``device_key`` with the local size ``local`` (kept: every
-    attempt at an exercise is compared with the same one); None where it did not trace."""
-    source = exercise.solution_source
-    key = (exercise.name, hashlib.sha1(source.encode()).hexdigest(), device_key, local)
-    with _REFERENCES_LOCK:
-        if key in _REFERENCES:
-            return _REFERENCES[key]
-    variant = parse_variant(source, exercise.solution_path, variant_id=exercise.name)
-    request = _request(variant, device_key, timeout_s, local)
-    trace = executor.trace(TraceRequest(request), keep_trace=True).trace
-    with _REFERENCES_LOCK:
-        _REFERENCES[key] = trace
-    return trace
 
 
 # -- the checks ------------------------------------------------------------------------
@@ -507,7 +486,8 @@ def _findings_check(analysis: Analysis, trace: Trace) -> Check:
         return Check("no-bug-finding", False, "The trace is incomplete: it cannot vouch for it.")
     first = bad[0]
     where = f" at line {first.line}" if first.line is not None else ""
-    more = f" (and {len(bad) - 1} more findings)" if len(bad) > 1 else ""
+    others = len(bad) - 1
+    more = f" (and {others} more finding{'s' if others != 1 else ''})" if others else ""
     return Check("no-bug-finding", False, f"The trace finds a bug{where} ({first.kind}): "
                  f"{first.message}{more}")  # fmt: skip
 

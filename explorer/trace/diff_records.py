@@ -4,7 +4,7 @@ two whole traces (see :mod:`explorer.trace.diff`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,10 +56,16 @@ class Access:
             "atomic": "atomically updates",
         }
         value = "" if self.value is None or self.op == "read" else f" = {self.value:g}"
-        return (
-            f"{verb.get(self.op, self.op)} {self.buffer}[{self.elements}]{value} "
-            f"({self.text}, line {self.line}, phase {self.phase})"
-        )
+        # An access told without its source (``unquoted``) has no text and no line.
+        where = [self.text] if self.text else []
+        where += [f"line {self.line}"] if self.line > 0 else []
+        where.append(f"phase {self.phase}")
+        shown = f"{self.buffer}[{self.elements}]{value}"
+        return f"{verb.get(self.op, self.op)} {shown} ({', '.join(where)})"
+
+    def unquoted(self) -> Access:
+        """This access without its source text and line (a solution's, told to a learner)."""
+        return replace(self, text="", line=0)
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ class Difference:
     what: str
     mine: Access | None
     reference: Access | None
+    # How sentences name the other kernel ("the solution" for an exercise's).
+    called: str = "the reference"
 
     @property
     def buffer(self) -> str | None:
@@ -105,19 +113,21 @@ class Difference:
         ...)"; a work-item that stops early "makes no more accesses", one that goes on "makes
         an access more"."""
         ours = self.mine.text if self.mine else "no access"
-        theirs = (
-            f"{self.reference.text}, line {self.reference.line}, phase {self.reference.phase}"
-            if self.reference
-            else "no access"
-        )
+        theirs = "no access"
+        if self.reference is not None:
+            r = self.reference
+            theirs = ", ".join(
+                ([r.text] if r.text else []) + ([f"line {r.line}"] if r.line > 0 else [])
+                + [f"phase {r.phase}"]
+            )  # fmt: skip
         what = {
             "missing": "it makes no more accesses",
             "extra": "it makes an access more",
         }.get(self.what, f"its {self.what} differs")
         where = f"line {self.line}, " if self.line is not None else ""
         return (
-            f"{where}phase {self.phase}, work-item {self.local}: {what} ({ours}; the "
-            f"reference: {theirs})"
+            f"{where}phase {self.phase}, work-item {self.local}: {what} ({ours}; "
+            f"{self.called}: {theirs})"
         )
 
     def sentence(self) -> str:
@@ -126,25 +136,31 @@ class Difference:
         if self.what == "missing":  # this kernel made no more accesses
             theirs = self.reference.words() if self.reference else "goes on"
             if self.position == 0:
-                return f"{who} makes no access at all; the reference {theirs}."
+                return f"{who} makes no access at all; {self.called} {theirs}."
             return (
                 f"{who} makes no access after its access {self.position} (line {self.line}); "
-                f"the reference goes on: it {theirs}."
+                f"{self.called} goes on: it {theirs}."
             )
         ours = f"here it {self.mine.words()}" if self.mine else "here it makes no such access"
         if self.what == "extra":
             return (
-                f"{who} makes an access more, its access {self.position + 1}: {ours}; the "
-                "reference has no such access."
+                f"{who} makes an access more, its access {self.position + 1}: {ours}; "
+                f"{self.called} has no such access."
             )
         theirs = (
-            f"the reference {self.reference.words()}"
+            f"{self.called} {self.reference.words()}"
             if self.reference
-            else "the reference has no such access"
+            else f"{self.called} has no such access"
         )
         return (
             f"{who}, its access {self.position + 1}, differs in its {self.what}: {ours}; {theirs}."
         )
+
+    def unquoted(self, called: str) -> Difference:
+        """This difference told without the other kernel's source text and lines, naming
+        it ``called``."""
+        theirs = self.reference.unquoted() if self.reference is not None else None
+        return replace(self, reference=theirs, called=called)
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,6 +195,16 @@ class TraceDiff:
             "complete": self.complete,
             "notes": list(self.notes),
         }
+
+    def unquoted(self, called: str) -> TraceDiff:
+        """The diff with every difference told without the other kernel's source text and
+        lines, naming it ``called`` (an exercise's solution: the learner reads what it does,
+        never how it is written)."""
+        return replace(
+            self,
+            first=None if self.first is None else self.first.unquoted(called),
+            first_per_group=tuple(d.unquoted(called) for d in self.first_per_group),
+        )
 
     def text(self, groups_shown: int = 8) -> str:
         """A short report: the verdict, the first difference, each group's first (up to

@@ -208,3 +208,45 @@ def test_wrong_fence_flags_fail_though_every_access_is_the_solutions(executor, d
     assert "does not name CLK_LOCAL_MEM_FENCE" in result.checks[-1].sentence
     assert result.first_difference is None and result.parting_line is None
     assert result.parting.startswith("Your kernel makes the same accesses as the solution")
+
+
+class _Counting:
+    """The executor, with each trace request it is asked for kept."""
+
+    def __init__(self, executor):
+        self.executor, self.traces = executor, []
+
+    def trace(self, request, **kwargs):
+        self.traces.append(request)
+        return self.executor.trace(request, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.executor, name)
+
+
+def test_a_failed_attempt_is_graded_and_compared_from_one_trace(executor, device):
+    exercise = find_exercise("naive-matmul")
+    counting = _Counting(executor)
+    result = grade(exercise, exercise.start_source, counting, device.key)
+    assert not result.passed and result.parting_line == 50
+    [request] = counting.traces  # the attempt, with the solution beside it: one trace
+    assert request.against is not None and not request.against_quoted
+    traced = result.traced
+    assert traced is not None and traced.against.diff is result.diff
+    differs = [f for f in traced.analysis.findings if f.kind == "differs"]
+    assert differs and all("the solution reads B[" in f.message for f in differs)
+    assert any("B[k * K + col]" in f.message for f in differs)  # the attempt's own, quoted
+    shown = traced.report_text + json.dumps(traced.report_json)
+    assert "k * N" not in shown and "solution.cl" not in shown  # never the solution's text
+    assert "custom/solution" not in shown
+
+
+def test_the_count_of_further_findings_is_said_in_good_english(executor, device):
+    counts = []
+    for name, attempt, *_ in FAILING[:12]:
+        result = grade(find_exercise(name), _source(name, attempt), executor, device.key)
+        for check in result.failed_checks:
+            for n, plural in re.findall(r"and (\d+) more finding(s?)\)", check.sentence):
+                assert (plural == "s") == (int(n) != 1), check.sentence
+                counts.append(int(n))
+    assert 1 in counts  # "1 more finding" is among them

@@ -17,7 +17,7 @@ import pytest
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from explorer.exercises import find_exercise, grade, reference_trace
+from explorer.exercises import find_exercise, grade
 from explorer.trace.diff import diff_traces
 
 ATTEMPTS = Path(__file__).parent / "attempts_unseen"
@@ -75,9 +75,11 @@ def _attempt(name: str, label: str) -> str:
     return (ATTEMPTS / f"{name}.{label}.cl").read_text(encoding="utf-8")
 
 
-def _trace(exercise, source, executor, device):
+def _trace(exercise, source, executor, device, local=None):
     variant = parse_variant(source, exercise.folder / "attempt.cl", variant_id=exercise.name)
-    request = RunRequest(variant=variant, sizes={}, device_key=device.key, repeat=1, warmup=0)
+    request = RunRequest(
+        variant=variant, sizes={}, device_key=device.key, repeat=1, warmup=0, local=local
+    )
     traced = executor.trace(TraceRequest(request), keep_trace=True)
     assert traced.trace is not None, traced.result.summary()
     return traced.trace
@@ -100,8 +102,7 @@ def test_a_right_answer_unlike_the_solution_passes(name, attempt, compare, execu
     assert all(f.value is not None and f.check.holds(f.value) for f in result.figures)
     if compare:  # its accesses are not the solution's, and the grade does not mind
         mine = _trace(exercise, _attempt(name, f"ok-{attempt}"), executor, device)
-        solution = reference_trace(exercise, executor, device.key, tuple(mine.local_size))
-        assert solution is not None
+        solution = _trace(exercise, exercise.solution_source, executor, device, mine.local_size)
         assert not diff_traces(mine, solution, values=False).identical  # the accesses differ
 
 
@@ -157,14 +158,13 @@ def test_a_file_saved_by_a_windows_editor_passes(executor, device):
 def test_a_right_answer_traced_against_the_solution_still_passes(executor, device):
     """A front end that traces the attempt against the solution (to mark where they part)
     and grades that trace: the comparison's own findings are no bug of the attempt."""
-    from explorer.exercises import grade_traced, header_check
+    from explorer.exercises import against_solution, grade_traced, header_check
 
     exercise = find_exercise("tiled-matmul")
     source = _attempt("tiled-matmul", "ok-barrier-at-top")
     variant = parse_variant(source, exercise.folder / "attempt.cl", variant_id=exercise.name)
-    solution = parse_variant(exercise.solution_source, exercise.solution_path)
     request = RunRequest(variant=variant, sizes={}, device_key=device.key, repeat=1, warmup=0)
-    traced = executor.trace(TraceRequest(request, against=solution), keep_trace=True)
+    traced = executor.trace(against_solution(exercise, request), keep_trace=True)
     assert any(f.kind == "differs" for f in traced.analysis.findings)  # they do part
     result = grade_traced(exercise, header_check(exercise, variant), traced)
     assert result.passed, result.text()

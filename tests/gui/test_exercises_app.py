@@ -137,7 +137,8 @@ def test_a_wrong_attempt_fails_with_its_first_difference_marked(shown, qtbot):
         }
     assert boxed  # the differing accesses are boxed in the execution view
     caption = view.lines.caption.text()
-    assert caption.startswith("Parts from custom/solution") and "solution.cl" not in caption
+    assert caption.startswith("Parts from the solution first at line") and "custom/" not in caption
+    assert window.state.traced is grade.traced  # the grade's own trace, no second one
 
 
 def test_reopening_an_exercise_resumes_the_attempt(shown, qtbot, monkeypatch):
@@ -258,9 +259,13 @@ def test_cancel_stops_the_grading_of_a_save(shown, qtbot):
 def test_the_differences_listed_never_quote_the_solution(shown, qtbot):
     window = shown
     _exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    traced = []
+    window.worker.trace_finished.connect(traced.append)
     with qtbot.waitSignal(window.controllers.exercises.compared, timeout=GRADE_S):
         grade = save_and_grade(window, qtbot, editor)  # the starting kernel, as it is
     assert not grade.passed
+    qtbot.waitUntil(lambda: not window.worker.busy, timeout=GRADE_S)
+    assert traced == [] and window.state.traced is grade.traced  # graded from one trace
     differs = [f for f in window.views.findings_view.shown if f.kind == "differs"]
     assert differs and all("the solution reads B[" in f.message for f in differs)
     assert not any("k * N" in f.message for f in differs)  # the solution's own index

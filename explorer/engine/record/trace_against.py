@@ -50,10 +50,17 @@ def reference_name(variant: Variant) -> str:
 
 
 def compare(
-    name: str, result: RunResult, mine: Trace, reference: Trace | None, values: bool
+    name: str,
+    result: RunResult,
+    mine: Trace,
+    reference: Trace | None,
+    values: bool,
+    quoted: bool = True,
 ) -> Against:
     """The comparison of ``mine`` with the reference's trace (None: it did not trace,
-    ``result`` says why); ``values``: compare the values written too."""
+    ``result`` says why); ``values``: compare the values written too; ``quoted``: the
+    differences may quote the reference's source text and lines (else they say what it
+    does only, naming it ``name``)."""
     if reference is None:
         why = result.summary().splitlines()[0]
         return Against(name, result, None, f"the reference did not trace: {why}")
@@ -61,4 +68,4 @@ def compare(
         diff = diff_traces(mine, reference, values=values)
     except LaunchMismatch as exc:
         return Against(name, result, None, f"not the same launch: {exc}")
-    return Against(name, result, diff)
+    return Against(name, result, diff if quoted else diff.unquoted(name))

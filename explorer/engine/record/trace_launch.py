@@ -81,6 +81,11 @@ class TraceRequest:
     against: Variant | None = None
     # The reference's device, where it is not this one's (a kernel on two devices).
     against_device: str | None = None
+    # How the comparison names the reference ("" : its catalog id or file), and whether its
+    # findings and report may quote the reference's source text and lines (not an exercise's
+    # solution, which a learner must not read by accident).
+    against_called: str = ""
+    against_quoted: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -600,10 +605,12 @@ def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
     device = request.against_device or request.run.device_key
     run = replace(request.run, variant=variant, local=tuple(mine.local_size), device_key=device)
     outcome = run_trace(replace(request, run=run, against=None, against_device=None))
-    name = reference_name(variant)
+    name = request.against_called or reference_name(variant)
     if request.against_device:
         name += f" on {outcome.result.device or device}"
-    return compare(name, outcome.result, mine, outcome.trace, request.values)
+    return compare(
+        name, outcome.result, mine, outcome.trace, request.values, request.against_quoted
+    )
 
 
 def trace_and_analyse(

@@ -6,29 +6,26 @@ A save, in the app's editor or in the person's own (the file is watched), reload
 attempt by the one reload path (:mod:`~explorer.gui.controllers.kernel_files`: rebuilt and
 re-run); once that work is done, the attempt is graded on the worker's thread by
 :func:`explorer.exercises.grade` (the status bar's progress and Cancel, as any work), the
-grade shown check by check; a failed attempt is then traced against the solution through the
-trace diff's controller, which marks the first differing accesses in the execution view and
-lists them as findings at their lines (told as the grade tells them: what the solution does
-there, never its source). Passing is remembered in the settings; an attempt opened again (by
-the menu, by hand, or as the last session at start) opens its exercise."""
+grade shown check by check. The grade traced the attempt once, against the solution: a failed
+attempt's trace run is shown as it is through the trace diff's controller, which marks the
+first differing accesses in the execution view and lists them as findings at their lines
+(telling what the solution does there, never its source). Passing is remembered in the
+settings; an attempt opened again (by the menu, by hand, or as the last session at start)
+opens its exercise."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from explorer.engine.header.catalog import parse_variant
 from explorer.engine.record.trace_against import Against
 from explorer.engine.record.trace_launch import TracedRun
-from explorer.engine.records import Variant
 from explorer.engine.remote.router import HostRouter
 from explorer.exercises import Exercise, Grade, exercises, grade
-from explorer.exercises.grading import parting_sentence
 from explorer.file_writes import WriteFailed, replace_text
 from explorer.gui import settings as store
 from explorer.gui.actions import Action, Actions, AppContext
@@ -36,7 +33,6 @@ from explorer.gui.controllers.roles import Pages, SourceMarks, StatusLine, Worke
 from explorer.gui.exercise_panel import SolutionDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
-from explorer.trace.diff import TraceDiff
 
 MARK = "#fadbd8"  # the line where the attempt parts from the solution
 
@@ -59,7 +55,7 @@ class Comparer(Protocol):
     @property
     def compared(self) -> SignalInstance: ...  # (Against), once the trace is on screen
 
-    def compare_with(self, reference: Variant | str) -> bool: ...
+    def show_compared(self, traced: TracedRun) -> None: ...
 
 
 class Shower(Protocol):
@@ -271,8 +267,9 @@ class ExerciseController(QObject):
                 self.progress_changed.emit()
             return
         self.status.say(f"Exercise {exercise.number}: not yet")
-        if outcome.first_difference is not None:
-            self._comparing = self.comparer.compare_with(solution_variant(exercise))
+        if outcome.first_difference is not None and outcome.traced is not None:
+            self._comparing = True
+            self.comparer.show_compared(outcome.traced)  # the grade's own trace, as it is
         if outcome.parting_line:
             self.source.mark_lines([outcome.parting_line], MARK)
 
@@ -280,9 +277,6 @@ class ExerciseController(QObject):
         if not self._comparing:
             return
         self._comparing = False
-        traced = self.state.traced
-        if against.diff is not None and traced is not None and traced.analysis is not None:
-            self.state.traced = without_solution_text(traced, against.diff)
         self.compared.emit()
 
 
@@ -292,15 +286,6 @@ def _grade(
     """The grade, on the machine whose device is chosen (this one, or a host's)."""
     executor = executors.executor_for(device_key)
     return grade(exercise, source, executor, device_key, path=path)
-
-
-def solution_variant(exercise: Exercise) -> Variant:
-    """The solution as a kernel the trace diff traces beside the attempt, named "solution"
-    where the comparison is told (not by the file it lies in)."""
-    solution = parse_variant(
-        exercise.solution_source, exercise.solution_path, variant_id="solution"
-    )
-    return replace(solution, path="")
 
 
 def _open(app: AppContext) -> bool:
@@ -345,17 +330,3 @@ ACTIONS = Actions(
         enabled_when=_open,
     ),
 )
-
-
-def without_solution_text(traced: TracedRun, diff: TraceDiff) -> TracedRun:
-    """``traced`` with each ``differs`` finding told as a grade tells it: what the solution
-    does there, never its source (the trace diff quotes a reference's access as written)."""
-    assert traced.analysis is not None
-    by_item = {d.group + d.local: d for d in diff.first_per_group}
-    findings = tuple(
-        replace(f, message=parting_sentence(by_item[f.work_items[0]]))
-        if f.kind == "differs" and f.work_items and f.work_items[0] in by_item
-        else f
-        for f in traced.analysis.findings
-    )
-    return replace(traced, analysis=replace(traced.analysis, findings=findings))

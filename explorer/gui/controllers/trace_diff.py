@@ -7,10 +7,11 @@ view boxes the cells of each work-item's first differing access at the step it h
 (:meth:`Playback.set_differing`). This controller starts the comparison, says its verdict
 on the status line and above the animation, and tells whoever asked (``compared``).
 
-For another piece of the app (an exercise editor that compares each saved attempt with its
-solution), the entry is :meth:`TraceDiffController.compare_with`: a reference kernel (a
-:class:`~explorer.engine.records.Variant`, a kernel file or ``FAMILY/VARIANT``) in, the
-comparison out through the ``compared`` signal once the trace is on screen.
+For another piece of the app, the entry is :meth:`TraceDiffController.compare_with`: a
+reference kernel (a :class:`~explorer.engine.records.Variant`, a kernel file or
+``FAMILY/VARIANT``) in, the comparison out through the ``compared`` signal once the trace is
+on screen; :meth:`TraceDiffController.show_compared` shows a trace run made against a
+reference elsewhere (an exercise's grade), told the same way.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from explorer.engine.record.trace_against import Against
+from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import Variant
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import Animation, StatusLine
@@ -84,6 +86,12 @@ class TraceDiffController(QObject):
         self.status.say(f"Tracing {self.model.variant.qualified_id} and {variant.name} …")
         self.traces.trace(against=variant)
         return True
+
+    def show_compared(self, traced: TracedRun) -> None:
+        """Show a trace run made against a reference elsewhere (an exercise's grade): its
+        comparison comes through ``compared`` once it is on screen, as after
+        :meth:`compare_with`."""
+        self.traces.show_traced(traced)
 
     def choose_reference(self) -> None:
         """Compare with…: ask for a reference kernel file, then compare with it."""

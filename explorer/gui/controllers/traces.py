@@ -153,6 +153,11 @@ class TraceController(QObject):
                 f"Discarded the trace of {traced.result.variant}: the configuration changed"
             )
             return
+        self.show_traced(traced)
+
+    def show_traced(self, traced: TracedRun) -> None:
+        """Put a trace run on screen (its findings, its animation), whoever traced it (an
+        exercise's grade traces the attempt against its solution)."""
         self.state.traced = traced
         if traced.analysis is None:
             self.status.say(_failed(traced.result))
