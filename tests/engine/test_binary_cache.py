@@ -62,3 +62,39 @@ def test_a_compile_error_through_the_cache_still_names_its_line(device, monkeypa
         assert ":2:" in exc.log
     else:
         raise AssertionError("the broken kernel built")
+
+
+# NVIDIA's driver (535, an H100) on a kernel with an undeclared name, as PyOpenCL raises it.
+NVIDIA_FAILURE = """clBuildProgram failed: BUILD_PROGRAM_FAILURE - clBuildProgram failed: \
+BUILD_PROGRAM_FAILURE - clBuildProgram failed: BUILD_PROGRAM_FAILURE
+
+Build on <pyopencl.Device 'NVIDIA H100 80GB HBM3' on 'NVIDIA CUDA' at 0x55d0c1a2b3c0>:
+
+<kernel>:2:10: error: use of undeclared identifier 'undefined_name'
+  x[0] = undefined_name;
+         ^
+<kernel>:3:1: warning: no newline at end of file
+(options: -I /opt/explorer/kernels)
+(source saved as /tmp/tmpk1x9.cl)"""
+
+
+def test_an_nvidia_build_log_names_the_users_file_not_kernel(monkeypatch):
+    import types
+
+    class RuntimeError_(Exception):
+        pass
+
+    def failing_build(cl, context, source, options):
+        raise RuntimeError_(NVIDIA_FAILURE)
+
+    monkeypatch.setattr(build, "_source_build", failing_build)
+    cl = types.SimpleNamespace(RuntimeError=RuntimeError_, CompilerWarning=UserWarning)
+    broken = "__kernel void k(__global float* x) {\n  x[0] = undefined_name;\n}"
+    try:
+        BuildCache().kernel(cl, None, "nvidia:0", broken, (), "k", "mine.cl")
+    except BuildError as exc:
+        assert "mine.cl:2:10: error: use of undeclared identifier 'undefined_name'" in exc.log
+        assert "mine.cl:3:1: warning" in exc.log
+        assert "<kernel>" not in exc.log
+    else:
+        raise AssertionError("the failing build was not reported")

@@ -26,9 +26,11 @@ class BuildError(RuntimeError):
 
 
 def _clean_log(log: str, display_name: str) -> str:
-    """Compiler logs name a temporary file; name the user's file instead."""
+    """Compiler logs name a temporary file (PoCL) or ``<kernel>`` (NVIDIA's driver); name
+    the user's file instead."""
     log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)
     log = re.sub(r"/[^\s:]*?/(?:tempfile_\w+|input)\.cl(?=:\d+)", display_name, log)
+    log = re.sub(r"(?m)^(\s*)<kernel>(?=:\d+)", lambda m: m.group(1) + display_name, log)
     return log.strip()
 
 
