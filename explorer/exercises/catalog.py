@@ -33,6 +33,7 @@ from explorer.paths import (
 _FOLDER = re.compile(r"^(?P<number>\d{1,4})-(?P<name>[a-z0-9][a-z0-9-]{0,63})$")
 _KEYS = ("title", "text", "hints", "figure", "local_size")
 _FIGURE_KEYS = ("figure", "buffer", "at_most", "at_least", "why")
+_HEADER_COMMENT = re.compile(r"\A\s*/\*---.*?---\*/", re.DOTALL)  # the catalog header
 _TOML_LIMIT = 256 << 10  # an exercise's text and hints are a few kilobytes
 _TOML_DEPTH = 4  # [[figure]] tables are the deepest: the file, the list, a figure
 _MAX_EXERCISES = 200
@@ -126,6 +127,22 @@ class Exercise:
     def solution_source(self) -> str:
         """A right answer; whether to show it is the caller's choice."""
         return _kernel_text(self.solution_path)
+
+    @property
+    def header_lines(self) -> int:
+        """The lines of the starting file's leading ``/*--- ... ---*/`` header (0: none)."""
+        found = _HEADER_COMMENT.match(self.start_source)
+        return found.group(0).count("\n") + 1 if found else 0
+
+    @property
+    def first_line_to_change(self) -> int:
+        """The first line (1-based) of the starting file that the solution changes: where an
+        editor opens it."""
+        start, solution = self.start_source.splitlines(), self.solution_source.splitlines()
+        for number, (ours, theirs) in enumerate(zip(start, solution, strict=False), 1):
+            if ours != theirs:
+                return number
+        return min(len(start), len(solution)) + 1
 
     def to_json(self) -> dict[str, Any]:
         """What ``exercise list --json`` prints of it (no solution)."""

@@ -98,12 +98,52 @@ class CodeEditor(QPlainTextEdit):
         self.marked: list[int] = []  # as numbered in the text last loaded or saved
         self._anchors: list[QTextCursor] = []  # the start of each of those lines, as edited
         self._gutters: dict[tuple[object, ...], QPixmap] = {}
+        self.folded = 0  # the first lines hidden (an exercise's header): kept in the text
+        self.cursorPositionChanged.connect(self._out_of_fold)
 
     # -- text and editing ------------------------------------------------------------------
     def load(self, text: str) -> None:
         """New text: no undo history, nothing modified, lines numbered afresh."""
         self.setPlainText(text)
         self.set_saved()
+        self._apply_fold()
+
+    def fold_top(self, lines: int) -> None:
+        """Hide the first ``lines`` lines from view (0: none): they stay in the text, so a
+        save writes them, and every line keeps its number in the file; the text cursor and
+        edits stay below them."""
+        self.folded = max(0, lines)
+        self._apply_fold()
+
+    def _apply_fold(self) -> None:
+        document = self.document()
+        block = document.begin()
+        while block.isValid():
+            block.setVisible(block.blockNumber() >= self.folded)
+            block = block.next()
+        document.markContentsDirty(0, document.characterCount())
+        self._gutters.clear()
+        self.viewport().update()
+        self.numbers.update()
+        self._out_of_fold()
+
+    def _fold_end(self) -> int:
+        """The position where the visible text starts."""
+        if not self.folded:
+            return 0
+        block = self.document().findBlockByNumber(self.folded)
+        return block.position() if block.isValid() else self.document().characterCount() - 1
+
+    def _out_of_fold(self) -> None:
+        """The text cursor (and a selection's both ends) moved below the hidden lines."""
+        end = self._fold_end()
+        cursor = self.textCursor()
+        if not end or min(cursor.anchor(), cursor.position()) >= end:
+            return
+        anchor, position = max(cursor.anchor(), end), max(cursor.position(), end)
+        cursor.setPosition(anchor)
+        cursor.setPosition(position, QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
 
     def set_saved(self) -> None:
         """The text as it is now is what the file holds: its lines are the numbering."""
@@ -142,6 +182,14 @@ class CodeEditor(QPlainTextEdit):
         if not self.isReadOnly() and event.matches(QKeySequence.StandardKey.Save):
             self.save_requested.emit()
             return
+        cursor = self.textCursor()
+        if (
+            self.folded
+            and event.key() == Qt.Key.Key_Backspace
+            and not cursor.hasSelection()
+            and cursor.position() == self._fold_end()
+        ):
+            return  # it would join the first visible line to a hidden one
         super().keyPressEvent(event)
 
     def block_number(self, line: int) -> int:
@@ -345,6 +393,11 @@ class SourceView(QWidget):
         """Back to the text last loaded or saved."""
         self.editor.load(self._loaded)
         self._show_editing()
+
+    def fold_header(self, lines: int) -> None:
+        """Hide the first ``lines`` lines (an exercise's header) from the editor, kept in
+        the text and the file; 0 shows every line again."""
+        self.editor.fold_top(lines)
 
     def reveal(self, line: int) -> None:
         """The text cursor at the start of ``line`` (1-based), scrolled to the top."""

@@ -303,3 +303,49 @@ def test_check_now_asks_to_save_edits_first_and_grades_a_saved_attempt(shown, qt
         # Ctrl+Alt+G in the editor: the starting kernel, as saved
         QTest.keyClick(editor, Qt.Key.Key_G, CTRL | Qt.KeyboardModifier.AltModifier)
     assert not graded[0].passed
+
+
+def test_the_editor_opens_at_the_line_to_change_with_the_header_folded_away(shown, qtbot):
+    window = shown
+    exercise, editor = open_exercise(window, qtbot, "naive-matmul")
+    header = exercise.header_lines
+    assert header > 1 and exercise.start_source.splitlines()[header - 1].strip() == "---*/"
+    document = editor.document()
+    assert not any(document.findBlockByNumber(n).isVisible() for n in range(header))
+    assert document.findBlockByNumber(header).isVisible()
+    cursor = editor.textCursor()
+    line = cursor.blockNumber() + 1  # numbered as in the file
+    assert line == exercise.first_line_to_change
+    assert "B[k * K + col]" in cursor.block().text()  # the line with the bug
+    assert editor.firstVisibleBlock().blockNumber() >= header  # no header line on screen
+    # keys never reach the hidden header: Ctrl+Home goes to the first line shown
+    QTest.keyClick(editor, Qt.Key.Key_Home, CTRL)
+    assert editor.textCursor().blockNumber() == header
+    QTest.keyClick(editor, Qt.Key.Key_Backspace)
+    QTest.keyClicks(editor, "// mine")
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    put_cursor(editor, "k * K + col", len("k * "))
+    QTest.keyClick(editor, Qt.Key.Key_Delete)
+    QTest.keyClicks(editor, "N")
+    grade = save_and_grade(window, qtbot, editor)
+    assert grade.passed, grade.text()
+    saved = window.controllers.exercises.attempt_path(exercise).read_text()
+    start = exercise.start_source.splitlines()
+    assert saved.splitlines()[:header] == start[:header]  # the header, kept in the file
+    assert saved.splitlines()[header] == "// mine"
+    # another kernel opened: every line of it is shown
+    trigger(window, f"{exercise.number + 1}. {find_exercise('coalesced-matvec').title}")
+    qtbot.waitUntil(lambda: window.controllers.exercises.exercise.name == "coalesced-matvec")
+    assert editor.document().findBlockByNumber(0).isVisible() is False  # its own header
+    local = find_exercise("local-size")  # the line to change is in its header: nothing hidden
+    trigger(window, f"{local.number}. {local.title}")
+    qtbot.waitUntil(lambda: window.controllers.exercises.exercise is local)
+    assert all(b.isVisible() for b in _blocks(editor.document()))
+    assert 'local = ["128", "128"]' in editor.textCursor().block().text()
+
+
+def _blocks(document):
+    block = document.begin()
+    while block.isValid():
+        yield block
+        block = block.next()

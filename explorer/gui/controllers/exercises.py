@@ -42,6 +42,8 @@ class AttemptSource(SourceMarks, Protocol):
 
     def reveal(self, line: int) -> None: ...
 
+    def fold_header(self, lines: int) -> None: ...  # hidden from view, kept in the file
+
     def modified(self) -> bool: ...  # edits not saved yet
 
 
@@ -140,10 +142,10 @@ class ExerciseController(QObject):
             exercise, len(exercises()), store.hints_shown(self.settings, exercise.name)
         )
         self.pages.show_page("source")
-        kernel = [
-            i for i, text in enumerate(exercise.start_source.splitlines(), 1) if "__kernel" in text
-        ]
-        self.source.reveal(kernel[0] if kernel else 1)  # the kernel, under its header
+        first = exercise.first_line_to_change
+        # The header folded away, unless the line to change is in it (the local size)
+        self.source.fold_header(exercise.header_lines if first > exercise.header_lines else 0)
+        self.source.reveal(first)
         self.status.say(f"Exercise {exercise.number}: {exercise.title}. Ctrl+S grades it.")
         self.opened.emit(exercise)
         return True
@@ -166,6 +168,7 @@ class ExerciseController(QObject):
             self._resume()
             return
         if self.model.variant.path != self.attempt:
+            self.source.fold_header(0)
             self.exercise = self.attempt = None
             self.state.exercise = None
             self.opened.emit(None)
