@@ -11,7 +11,6 @@ import os
 import pickle
 import struct
 import sys
-import time
 import zlib
 
 HEAD = struct.Struct(">4sHHIQ")  # magic, protocol, flags (1: a reply), request number, size
@@ -48,7 +47,7 @@ def read_request() -> tuple[int, object]:
     head = read_exactly(HEAD.size)
     _, _, _, number, size = HEAD.unpack(head)
     body = read_exactly(size)
-    stored, inflated, _ = struct.unpack_from(">III", body)
+    stored, _, _ = struct.unpack_from(">III", body)
     return number, json.loads(zlib.decompress(body[12 : 12 + stored]))
 
 

@@ -556,9 +556,9 @@ def test_a_reply_is_never_read_as_a_request():
 
 
 def _connect(mode: str, probe: Path | None = None, timeout_s: float = 30.0) -> str:
-    with CommandExecutor(Host.parse("far", far_end(mode, probe))) as executor:
-        with pytest.raises(ExecutorError) as info:
-            executor.devices(timeout_s)
+    far = CommandExecutor(Host.parse("far", far_end(mode, probe)))
+    with far as executor, pytest.raises(ExecutorError) as info:
+        executor.devices(timeout_s)
     message = str(info.value)
     assert "Traceback" not in message
     return message
@@ -599,7 +599,7 @@ def test_a_far_end_that_stalls_meets_the_deadline(monkeypatch):
     assert "far did not answer within 0.5 s" in _connect("stall")
     with CommandExecutor(Host.parse("far", far_end("stall-mid-frame"))) as executor:
         assert executor.devices() == []  # the first answer is whole, the second stops
-        with pytest.raises(ExecutorError, match="timed out after 0.5 s while running device"):
+        with pytest.raises(ExecutorError, match=r"timed out after 0\.5 s while running device"):
             executor.devices(0.5)
 
 
@@ -643,9 +643,9 @@ def test_the_command_line_stops_a_bomb_at_its_bound():
 
 
 def test_a_frame_declaring_more_than_the_limit_is_an_error_not_a_crash():
-    with CommandExecutor(Host.parse("far", far_end("bomb-declared"))) as executor:
-        with pytest.raises(ExecutorError) as info:
-            executor.devices()
+    far = CommandExecutor(Host.parse("far", far_end("bomb-declared")))
+    with far as executor, pytest.raises(ExecutorError) as info:
+        executor.devices()
     assert info.value.kind == "error"  # the command line's code 2, as for a version mismatch
     assert "sent 4.0 GiB after decompression; the limit is 2.0 GiB" in str(info.value)
 
@@ -671,9 +671,9 @@ def _cli_with(command: str) -> tuple[int, str, int]:
 
 
 def test_a_lost_connection_mid_frame_is_a_crash():
-    with CommandExecutor(Host.parse("far", far_end("truncated"))) as executor:
-        with pytest.raises(ExecutorError) as info:
-            executor.devices()
+    far = CommandExecutor(Host.parse("far", far_end("truncated")))
+    with far as executor, pytest.raises(ExecutorError) as info:
+        executor.devices()
     assert info.value.kind == "crash"  # the command line's code 4, as for any lost connection
     assert "the connection closed in the middle of a frame" in str(info.value)
 
