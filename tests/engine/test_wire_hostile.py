@@ -603,26 +603,35 @@ def test_a_far_end_that_stalls_meets_the_deadline(monkeypatch):
             executor.devices(0.5)
 
 
-def _cli(mode: str, probe: Path | None = None) -> tuple[int, str, int]:
+# The command line's main, then the peak of its own memory: VmHWM is that of the process
+# since it started its program (a wait's rusage would count the test's own, copied at fork).
+_MEASURED = (
+    "import sys; from explorer.cli import main; code = main(sys.argv[1:]); "
+    "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+    "print('peak', peak.split()[1], file=sys.stderr); sys.exit(code)"
+)
+
+
+def _cli(mode: str, probe: Path | None = None, command: str = "") -> tuple[int, str, int]:
     """The exit code, standard error and peak memory (MB) of ``devices`` against a far end."""
-    command = [
-        sys.executable,
-        "-m",
-        "explorer",
-        "devices",
-        "--executor-command",
-        far_end(mode, probe),
-    ]
-    env = {**os.environ, "PYTHONPATH": SEARCH_PATH}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _MEASURED,
+            "devices",
+            "--executor-command",
+            command or far_end(mode, probe),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": SEARCH_PATH},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
-    assert process.stderr is not None
-    with process.stderr:
-        err = process.stderr.read().decode()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here
-    return process.returncode, err, usage.ru_maxrss // 1024
+    err, _, peak = done.stderr.rpartition("peak ")
+    return done.returncode, err, int(peak) // 1024
 
 
 def test_the_command_line_refuses_a_pickle_naming_a_command_and_runs_nothing(tmp_path):
@@ -651,23 +660,10 @@ def test_a_frame_declaring_more_than_the_limit_is_an_error_not_a_crash():
 
 
 def test_the_command_line_names_a_far_end_that_repeats_what_it_is_sent():
-    code, err, _ = _cli_with("cat")
+    code, err, _ = _cli("", command="cat")
     assert code == 2 and "Traceback" not in err
     assert "remote broke the executor's protocol when it was greeted" in err
     assert "it repeats what it is sent instead of running the executor" in err
-
-
-def _cli_with(command: str) -> tuple[int, str, int]:
-    done = subprocess.run(
-        [sys.executable, "-m", "explorer", "devices", "--executor-command", command],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": SEARCH_PATH},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return done.returncode, done.stderr, 0
 
 
 def test_a_lost_connection_mid_frame_is_a_crash():

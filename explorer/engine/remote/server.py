@@ -1,6 +1,8 @@
 """The executor's end of a remote connection: ``python -m explorer executor-serve`` reads
-frames from its standard input and answers on its standard output, running each request as
-a local executor process does (:func:`explorer.engine.executor.handle`).
+frames (:mod:`.wire`, data only) from its standard input and answers on its standard output,
+running each request as a local executor process does (:func:`explorer.engine.executor.handle`).
+A request it cannot read is answered with the reason; a stream that is not this protocol's
+frames (another version's, say) ends it with exit code 2 and the reason on standard error.
 
 The first exchange is ``("hello", facts)`` both ways: the window's protocol and package
 versions and the environment its executor needs (a simulator's switches), then this end's
