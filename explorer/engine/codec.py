@@ -42,6 +42,10 @@ import numpy as np
 # frame's header (remote/wire.py, reply.py) and in the first exchange.
 PROTOCOL = 2
 MAX_DEPTH = 48
+# A message's JSON text: the largest real one (a trace's reply with the order of tens of
+# thousands of work-groups) is a few MB; each JSON number or string costs tens of bytes
+# more once read.
+MAX_TEXT_BYTES = 64 << 20
 MAX_DIMS = 32
 MAX_BLOBS = 1 << 16
 ARRAY_DTYPES = frozenset(
@@ -303,9 +307,9 @@ class _Decoder:
             return node  # null, a boolean, a number or a string: JSON's own
         if depth >= MAX_DEPTH:
             raise ProtocolError(f"the message nests deeper than {MAX_DEPTH} levels")
-        tag = node.get("$")
-        if tag is None:
+        if "$" not in node:
             return {key: self.value(item, depth + 1, path) for key, item in node.items()}
+        tag = node["$"]
         if type(tag) is not str:
             raise ProtocolError(f"{path}: a tag must be a name, not {_shown(tag)}")
         if tag in _TAGS:

@@ -29,6 +29,7 @@ from typing import Any
 
 from explorer.engine.codec import (
     MAX_BLOBS,
+    MAX_TEXT_BYTES,
     PROTOCOL,
     CodecError,
     ProtocolError,
@@ -151,6 +152,10 @@ def _read(view: memoryview, reply: bool, pid: int | None) -> Any:
         raise VersionMismatch(f"it speaks protocol {protocol}, not {PROTOCOL}", protocol)
     if bool(flags & REPLY) != reply:
         raise ProtocolError("a request came where a reply was expected, or the other way round")
+    if text_size > MAX_TEXT_BYTES:
+        raise ProtocolError(
+            f"a message of {size_text(text_size)}; the limit is {size_text(MAX_TEXT_BYTES)}"
+        )
     if count > MAX_BLOBS:
         raise ProtocolError(f"a message declares {count} data blocks; the limit is {MAX_BLOBS}")
     at = _HEAD.size

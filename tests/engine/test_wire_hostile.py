@@ -223,7 +223,10 @@ BODIES = {
     ),
     "bytes after the body": (_with_counts(TEXT, [], tail=b"!"), "add up to"),
     "a text larger than declared": (_with_counts(TEXT, [], size=10), "inflates to more"),
-    "a text over its limit": (_with_counts(TEXT, [], size=300 << 20), "a message of 300.0 MiB"),
+    "a text over its limit": (
+        _with_counts(TEXT, [], size=300 << 20),
+        "a message of 300.0 MiB; the limit is 64.0 MiB",
+    ),
     "a text that is not JSON": (_with_counts(b"\x80\x05pickle", []), "not a JSON text"),
     "a pickle for a text": (
         _with_counts(pickle.dumps(("hello", RunsACommand("/nonexistent/probe"))), []),
@@ -537,10 +540,19 @@ def test_a_span_past_its_file_or_message_is_refused():
         (lambda b: b[:4] + struct.pack(">H", 1) + b[6:], "protocol 1, not 2"),
         (lambda b: b[:6] + struct.pack(">H", 0) + b[8:], "a request came where a reply"),
         (lambda b: b[:16] + struct.pack(">I", 1 << 20) + b[20:], "data blocks"),
-        (lambda b: b[:8] + struct.pack(">Q", 1 << 40) + b[16:], "before its data"),
+        (lambda b: b[:8] + struct.pack(">Q", 1 << 40) + b[16:], "the limit is 64.0 MiB"),
+        (lambda b: b[:8] + struct.pack(">Q", 1 << 20) + b[16:], "before its data"),
         (lambda b: b[:10], "too short to be one"),
     ],
-    ids=["magic", "version", "direction", "blocks", "text size", "short"],
+    ids=[
+        "magic",
+        "version",
+        "direction",
+        "blocks",
+        "text over its limit",
+        "text past the end",
+        "short",
+    ],
 )
 def test_a_malformed_local_message_is_refused(change, expected):
     assert expected in _local(change(reply.pack(("ok", [1, 2, 3]))))

@@ -29,6 +29,7 @@ from typing import Any
 
 from explorer.engine.codec import (
     MAX_BLOBS,
+    MAX_TEXT_BYTES,
     PROTOCOL,
     ProtocolError,
     VersionMismatch,
@@ -49,7 +50,6 @@ REPLY = 1
 # of the default budget (320 MiB of records) is well inside both.
 MAX_FRAME_BYTES = 1 << 30
 MAX_INFLATED_BYTES = 2 << 30
-MAX_TEXT_BYTES = 256 << 20  # the JSON text, inflated
 # Level 1: a trace's records shrink many times at hundreds of MB/s; higher levels gain
 # little on them and cost seconds.
 _LEVEL = 1
