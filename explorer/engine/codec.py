@@ -32,7 +32,7 @@ import json
 import math
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Union
 
@@ -322,7 +322,12 @@ class _Decoder:
     def tagged(self, tag: str, node: dict[str, Any], depth: int, path: str) -> Any:
         if tag == "tuple":
             items = self._list(node, "v", path)
-            return tuple(self.value(item, depth, path) for item in items)
+            return tuple(
+                [
+                    item if type(item) not in (list, dict) else self.value(item, depth, path)
+                    for item in items
+                ]
+            )
         if tag == "pairs":
             pairs = self._list(node, "v", path)
             out: dict[Any, Any] = {}
@@ -461,37 +466,62 @@ def _shown(value: Any) -> str:
 
 def _matches(value: Any, annotation: Any) -> bool:
     """Whether ``value`` (decoded) is of the type ``annotation`` names."""
+    return _checker(annotation)(value)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    )
+
+
+def _is_float(value: Any) -> bool:
+    return type(value) is float or _is_int(value) or isinstance(value, (float, np.floating))
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+@cache
+def _checker(annotation: Any) -> Callable[[Any], bool]:
+    """A test of whether a value is of the type ``annotation`` names, made once per type (a
+    trace's reply checks tens of thousands of values)."""
     if annotation is Any or annotation is object:
-        return True
+        return lambda value: True
     if annotation is None or annotation is type(None):
-        return value is None
-    origin = typing.get_origin(annotation)
+        return lambda value: value is None
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is None:
-        if annotation is float:
-            return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-                value, (bool, np.bool_)
-            )
-        if annotation is int:
-            return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-        if annotation is bool:
-            return isinstance(value, (bool, np.bool_))
-        return isinstance(value, annotation)
-    args = typing.get_args(annotation)
+        plain = {int: _is_int, float: _is_float, bool: _is_bool}.get(annotation)
+        if plain is not None:
+            return plain
+        if not isinstance(annotation, type):
+            raise TypeError(f"the protocol cannot check a field of type {annotation}")
+        return lambda value: isinstance(value, annotation)
     if origin is Union or origin is types.UnionType:
-        return any(_matches(value, arg) for arg in args)
+        options = tuple(_checker(arg) for arg in args)
+        return lambda value: any(check(value) for check in options)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        each = _checker(args[0])
+        return lambda value: type(value) is tuple and all(map(each, value))
+    if origin is tuple and len(set(args)) == 1:  # (int, int, int), say
+        each, count = _checker(args[0]), len(args)
+        return lambda value: type(value) is tuple and len(value) == count and all(map(each, value))
     if origin is tuple:
-        if type(value) is not tuple:
-            return False
-        if len(args) == 2 and args[1] is Ellipsis:
-            return all(_matches(item, args[0]) for item in value)
-        return len(value) == len(args) and all(
-            _matches(item, arg) for item, arg in zip(value, args, strict=True)
+        parts = tuple(_checker(arg) for arg in args)
+        return lambda value: (
+            type(value) is tuple
+            and len(value) == len(parts)
+            and all(check(item) for check, item in zip(parts, value, strict=True))
         )
     if origin is list:
-        return type(value) is list and all(_matches(item, args[0]) for item in value)
+        each = _checker(args[0])
+        return lambda value: type(value) is list and all(map(each, value))
     if origin is dict:
-        return type(value) is dict and all(
-            _matches(k, args[0]) and _matches(v, args[1]) for k, v in value.items()
+        keys, values = _checker(args[0]), _checker(args[1])
+        return lambda value: (
+            type(value) is dict and all(map(keys, value)) and all(map(values, value.values()))
         )
     raise TypeError(f"the protocol cannot check a field of type {annotation}")
 
