@@ -5,10 +5,12 @@ dies (a segfault in the driver) or misses the deadline (a kernel that never retu
 the caller gets a result naming what happened, and the next request starts a fresh
 process. Build caches live in the process and survive between requests.
 
-A large reply (a trace of tens of millions of records) does not go through the pipe: its
-arrays are written once into a file in shared memory (``/dev/shm``) that the caller maps
-instead of copying; only the rest is pickled down the pipe (see reply.py). The process's own
-loop is serve.py; it may have been started before the caller imported this module (early.py).
+Requests and replies are data only (codec.py: no pickle, no code), checked against their
+kind's schema; a reply that breaks the protocol is refused and the process restarted. A large
+reply (a trace of tens of millions of records) does not go through the pipe: its arrays are
+written once into a file in shared memory (``/dev/shm``) that the caller maps instead of
+copying (see reply.py). The process's own loop is serve.py; it may have been started before
+the caller imported this module (early.py).
 
 The process never outlives the one that started it, whatever ends that one (Ctrl+C,
 SIGTERM, SIGHUP, SIGKILL): on Linux the kernel sends it SIGKILL when its parent dies
@@ -23,7 +25,8 @@ import threading
 import time
 from typing import Any
 
-from explorer.engine import early
+from explorer.engine import calls, early
+from explorer.engine.codec import CodecError, ProtocolError, check_reply
 from explorer.engine.early import SINGLE_THREADED
 from explorer.engine.records import (
     DeviceInfo,
@@ -32,7 +35,7 @@ from explorer.engine.records import (
     check_timeout,
     failed_result,
 )
-from explorer.engine.reply import remove_shared, unpack
+from explorer.engine.reply import MAX_MESSAGE_BYTES, pack_request, remove_shared, unpack
 from explorer.engine.serve import handle, prepare_process
 
 _POLL_S = 0.05
@@ -72,11 +75,12 @@ class Executor:
         return self._conn
 
     def _start(self) -> tuple[Any, Any]:
-        """A fresh process and the connection to it (something with ``send``, ``poll``,
-        ``recv`` and ``close``, as a pipe's end has): the one the command started before its
-        imports, when this is its first executor (early.py), else a new one."""
+        """A fresh process and the connection to it (something with ``send`` of a request,
+        ``poll``, ``recv`` of its checked reply, and ``close``): the one the command started
+        before its imports, when this is its first executor (early.py), else a new one."""
         started = None if self._env else early.take()
-        return started or early.spawn(self._env)
+        process, conn = started or early.spawn(self._env)
+        return process, _Pipe(conn, process.pid)
 
     def _discard(self) -> None:
         process, conn = self._process, self._conn
@@ -123,6 +127,10 @@ class Executor:
             deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
             try:
                 conn.send((kind, payload))
+            except CodecError as exc:  # not data: nothing was sent
+                raise ExecutorError(
+                    f"{what} cannot be sent to the executor: {exc}", "error"
+                ) from None
             except (BrokenPipeError, OSError):
                 self._discard()
                 raise ExecutorError(
@@ -138,7 +146,11 @@ class Executor:
                     ready = True
                 if ready:
                     try:
-                        status, value = unpack(conn.recv())
+                        status, value = conn.recv()
+                    except ProtocolError as exc:
+                        message = self._broken_message(str(exc), what)
+                        self._discard()
+                        raise ExecutorError(message, "error") from None
                     except (EOFError, OSError):
                         raise ExecutorError(self._crash_message(what), "crash") from None
                     if status == "error":
@@ -160,6 +172,13 @@ class Executor:
             "was restarted"
         )
 
+    def _broken_message(self, problem: str, what: str) -> str:
+        """A reply that broke the protocol (``problem``), which was not used."""
+        return (
+            f"the executor process sent a reply to {what} that breaks the protocol "
+            f"({problem}); nothing of it was used and the executor was restarted"
+        )
+
     def _ended(self) -> str:
         """How the process ended (given a few seconds to), in words; it is discarded."""
         process = self._process
@@ -174,8 +193,14 @@ class Executor:
         return list(self._request("devices", None, timeout_s, "device discovery"))
 
     def call(self, function: Any, *args: Any, timeout_s: float = 600.0, what: str = "") -> Any:
-        """Run a module-level function in the executor process (used by benchmarks)."""
-        return self._request("call", (function, args), timeout_s, what or function.__name__)
+        """Run a module-level function in the executor process (used by benchmarks): one of
+        :mod:`explorer.engine.calls`, sent by its name."""
+        what = what or getattr(function, "__name__", str(function))
+        try:
+            name = calls.name_of(function)
+        except calls.NotCallable as exc:
+            raise ExecutorError(f"{exc} ({what})", "error") from None
+        return self._request("call", (name, args), timeout_s, what)
 
     def trace(
         self,
@@ -208,6 +233,44 @@ class Executor:
             return self._request("run", request, request.timeout_s, what)
         except ExecutorError as exc:
             return failed_result(request, str(exc), exc.kind)
+
+
+class _Pipe:
+    """The caller's end of a local executor's pipe: requests sent and replies read as
+    reply.py's messages, each reply checked against the schema of the request it answers."""
+
+    def __init__(self, conn: Any, pid: int) -> None:
+        self._conn = conn
+        self._pid = pid
+        self._kind = ""
+        self._told: set[str] = set()  # the functions of calls.allow the process was named
+
+    def send(self, message: tuple[str, Any]) -> None:
+        data = pack_request(message)
+        kind, payload = message
+        name = payload[0] if kind == "call" else ""
+        if name and name not in calls.CALLABLE and name not in self._told:
+            self._conn.send_bytes(pack_request(("allow", (name,))))
+            self._told.add(name)
+        self._kind = kind
+        self._conn.send_bytes(data)
+
+    def poll(self, timeout: float) -> bool:
+        return bool(self._conn.poll(timeout))
+
+    def recv(self) -> tuple[str, Any]:
+        try:
+            data = self._conn.recv_bytes(MAX_MESSAGE_BYTES)
+        except OSError as exc:
+            if "bad message length" in str(exc):  # over the limit: never read
+                raise ProtocolError(
+                    f"a reply of more than {MAX_MESSAGE_BYTES >> 20} MiB through the pipe"
+                ) from None
+            raise
+        return check_reply(self._kind, unpack(data, self._pid))
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def exit_text(code: int | None) -> str:

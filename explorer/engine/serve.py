@@ -18,8 +18,6 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from explorer.engine.reply import pack
-
 _WATCH_S = 0.2
 _PR_SET_PDEATHSIG = 1
 
@@ -96,8 +94,10 @@ def handle(kind: str, payload: Any) -> tuple[str, Any]:
         if kind == "devices":
             return ("ok", list_devices())
         if kind == "call":
-            function, args = payload
-            return ("ok", function(*args))
+            from explorer.engine import calls
+
+            name, args = payload
+            return ("ok", calls.resolve(name)(*args))
         return ("error", f"unknown request {kind!r}")
     except Exception as exc:  # Reported to the caller, never lost.
         return ("error", _error_text(exc))
@@ -106,9 +106,11 @@ def handle(kind: str, payload: Any) -> tuple[str, Any]:
 def serve_requests(
     conn: Connection, parent_pid: int = 0, death_signal: bool = False, warm: tuple[str, ...] = ()
 ) -> None:
-    """The executor process's loop: one request in, one reply out. The devices are described
-    before the first request (every caller asks for them first), and the ``warm`` modules
-    imported, while the caller is still starting."""
+    """The executor process's loop: one request in, one reply out (reply.py's messages, data
+    only). The devices are described before the first request (every caller asks for them
+    first), and the ``warm`` modules imported, while the caller is still starting. The
+    caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
+    that it will ask for (:func:`explorer.engine.calls.allow`)."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -123,13 +125,28 @@ def serve_requests(
         list_devices()
     for module in warm:
         importlib.import_module(module)
+    from explorer.engine.codec import ProtocolError, check_request
+    from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
+
     while True:
         try:
-            kind, payload = conn.recv()
+            data = conn.recv_bytes(MAX_MESSAGE_BYTES)
         except (EOFError, OSError):
             return
-        reply = handle(kind, payload)
-        conn.send(pack(reply))
+        try:
+            kind, payload = check_request(read_request(data), local=True)
+            if kind == "allow":
+                from explorer.engine import calls
+
+                with contextlib.suppress(Exception):  # the call itself says it is unknown
+                    calls.allow_named(payload)
+                continue
+        except ProtocolError as exc:
+            reply: tuple[str, Any] = ("error", f"the request could not be read: {exc}")
+        else:
+            reply = handle(kind, payload)
+        del data
+        conn.send_bytes(pack(reply))
         del reply  # a trace's planes go back to their pool before the next request
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply

@@ -19,7 +19,7 @@ from explorer.engine.remote.router import HostRouter
 class _GuiThreadCollection:
     """Python's cycle collector runs on whichever thread happens to allocate. When it frees
     a Qt object on the worker thread (a closed view's widgets, say, while a trace is being
-    unpickled there), the object's destructor waits for the GIL while the GUI thread waits
+    decoded there), the object's destructor waits for the GIL while the GUI thread waits
     for the object's lock: the application hangs. While a worker lives, automatic
     collection is off and the GUI thread collects on a timer, by the interpreter's own
     rules: a generation when its count passes its threshold, and the oldest only when it

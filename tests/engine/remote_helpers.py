@@ -15,6 +15,16 @@ PYTHON = shlex.quote(sys.executable)
 SEARCH_PATH = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH", ""))))
 SERVE = f"env PYTHONPATH={shlex.quote(SEARCH_PATH)} {PYTHON} -m explorer executor-serve"
 RELAY = f"{PYTHON} {shlex.quote(str(Path(__file__).with_name('relay.py')))} {SERVE}"
+# The executor there letting the window call os.urandom too (explorer.engine.calls.allow); its
+# environment is the one executor-serve would start itself again with.
+SERVE_URANDOM = (
+    "env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 "
+    f"PYTHONPATH={shlex.quote(SEARCH_PATH)} {PYTHON} -c "
+    + shlex.quote(
+        "import os; from explorer.engine import calls; calls.allow(os.urandom); "
+        "from explorer.cli import main; main(['executor-serve'])"
+    )
+)
 
 
 def alive(pid: int) -> bool:

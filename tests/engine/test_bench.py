@@ -9,12 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explorer.engine import calls
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.measure.baselines import clblast_missing, device_limits, torch_device
 from explorer.engine.measure.bench import add_ratios, bench, parse_sweep, sweep_points
 
 ROOT = Path(__file__).resolve().parents[2]
+calls.allow(clblast_missing)
 
 
 def test_parse_sweep_reads_local_sizes_and_defines():

@@ -2,6 +2,7 @@
 
 import os
 
+from explorer.engine import calls
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.records import RunRequest
@@ -75,6 +76,10 @@ def _launch_stopped_by_the_runtime(request: RunRequest) -> object:
         defines={},
     )
     return head.runtime_failed(Fault("clWaitForEvents failed: <unknown error -9999>"))
+
+
+calls.allow(os.getpid)
+calls.allow(_launch_stopped_by_the_runtime)
 
 
 def test_a_launch_the_runtime_stopped_is_explained_and_its_process_not_reused(device):

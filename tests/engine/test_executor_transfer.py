@@ -5,11 +5,16 @@ import os
 
 import numpy as np
 
+from explorer.engine import calls
 from explorer.engine import reply as reply_module
 
 
 def large_reply(n: int) -> dict:
     return {"records": np.arange(n, dtype=np.int64), "small": np.ones(3), "text": "kept"}
+
+
+calls.allow(os.getpid)
+calls.allow(large_reply)
 
 
 def _reply_files(pid: int) -> set[str]:
@@ -30,10 +35,17 @@ def test_a_large_reply_arrives_whole_and_leaves_no_file(executor):
 
 def test_a_reply_through_shared_memory_is_the_reply_that_was_sent():
     reply = ("ok", large_reply(1 << 18))
+    before = _reply_files(os.getpid())
     packed = reply_module.pack(reply)
-    assert packed[0] == "shared" and os.path.exists(packed[2])
-    status, value = reply_module.unpack(packed)
+    (written,) = _reply_files(os.getpid()) - before
+    assert written.encode() in packed and len(packed) < 4096  # the records are in the file
+    status, value = reply_module.unpack(packed, os.getpid())
     assert status == "ok" and np.array_equal(value["records"], reply[1]["records"])
-    assert not os.path.exists(packed[2])
+    assert value["text"] == "kept" and value["small"].tolist() == [1.0, 1.0, 1.0]
+    assert not os.path.exists(written)
     small = ("ok", large_reply(10))
-    assert reply_module.pack(small) is small  # small replies take the pipe as before
+    assert _reply_files(os.getpid()) == before
+    packed = reply_module.pack(small)  # small replies take the pipe as before
+    assert _reply_files(os.getpid()) == before
+    status, value = reply_module.unpack(packed, os.getpid())
+    assert np.array_equal(value["records"], np.arange(10))

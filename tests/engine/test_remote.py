@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from explorer import __version__
+from explorer.engine import calls
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
@@ -32,6 +33,7 @@ from tests.engine.remote_helpers import (
     RELAY,
     SEARCH_PATH,
     SERVE,
+    SERVE_URANDOM,
     alive,
     children,
     wait_for,
@@ -73,11 +75,16 @@ def test_the_hosts_devices_are_named_with_it_and_run_as_here(remote, executor, d
     assert remote.facts["version"] == __version__
 
 
-def test_a_long_transfer_tells_its_progress(remote, monkeypatch):
+def test_a_long_transfer_tells_its_progress(monkeypatch):
     said: list[tuple[str, bool]] = []
     monkeypatch.setattr(client, "_SHOW_AFTER_S", 0.0)
-    monkeypatch.setattr(remote, "progress", lambda text, done: said.append((text, done)))
-    data = remote.call(os.urandom, 3_000_000, what="random bytes")
+    monkeypatch.setitem(calls._allowed, "posix:urandom", os.urandom)
+
+    def progress(text: str, done: bool) -> None:
+        said.append((text, done))
+
+    with CommandExecutor(Host.parse("pipe", SERVE_URANDOM), progress=progress) as remote:
+        data = remote.call(os.urandom, 3_000_000, what="random bytes")
     assert len(data) == 3_000_000
     text, finished = said[-1]
     assert finished and text.startswith("receiving random bytes from pipe: ")

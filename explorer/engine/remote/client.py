@@ -20,15 +20,23 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from explorer import __version__
+from explorer.engine.codec import ProtocolError, VersionMismatch, check_reply
 from explorer.engine.executor import Executor, ExecutorError, exit_text
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
 from explorer.engine.remote import files
 from explorer.engine.remote.hosts import Host
 from explorer.engine.remote.install import HostNeedsInstall
-from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
+from explorer.engine.remote.wire import (
+    MAX_FRAME_BYTES,
+    MAX_INFLATED_BYTES,
+    PROTOCOL,
+    FrameReader,
+    NotFrames,
+    encode,
+)
 
 _CHUNK = 4 << 20
 _CONNECT_S = 60.0  # ssh's own connection and login, then Python loading the explorer
@@ -160,6 +168,14 @@ class CommandExecutor(Executor):
             self._ensure_started()
 
     def _not_started(self, process: _Transport, channel: _Channel) -> str:
+        failure = channel.failure
+        if isinstance(failure, VersionMismatch):
+            self._other_protocol(failure.protocol)
+        if failure is not None and not isinstance(failure, NotFrames):
+            return (
+                f"{self.host.label} broke the executor's protocol when it was greeted: "
+                f"{failure}; nothing it sent was used"
+            )
         said = channel.errors()
         if channel.problem:
             return (
@@ -167,6 +183,8 @@ class CommandExecutor(Executor):
                 f"({channel.problem}); a login script that prints to standard output "
                 "must be quiet for commands"
             )
+        if "executor-serve: not the executor's protocol" in said:  # protocol 1 refuses ours
+            self._other_protocol(1)
         if "No module named" in said:  # the explorer, or a library it needs
             raise HostNeedsInstall(self.host, f"{self.host.label} has no OpenCL Kernel Explorer")
         if "invalid choice: 'executor-serve'" in said:
@@ -183,6 +201,23 @@ class CommandExecutor(Executor):
         how = exit_text(process.exitcode)
         last = said.strip().splitlines()[-1] if said.strip() else "nothing on its error output"
         return f"the executor on {self.host.label} did not start ({how}): {last}"
+
+    def _other_protocol(self, protocol: int) -> NoReturn:
+        """The far end speaks another protocol (its frames were never read): this version can
+        be installed there."""
+        age = "an older" if protocol < PROTOCOL else "a newer"
+        raise HostNeedsInstall(
+            self.host,
+            f"{self.host.label} runs {age} OpenCL Kernel Explorer (protocol {protocol}); this "
+            f"one is {__version__} (protocol {PROTOCOL}) and cannot speak with it",
+        )
+
+    def _broken_message(self, problem: str, what: str) -> str:
+        return (
+            f"{self.host.label} broke the executor's protocol while running {what}: {problem}; "
+            "nothing it sent was used and the connection was closed (the next action connects "
+            "again)"
+        )
 
     def _discard(self) -> None:
         """Close the connection first: the far end ends at the end of its input, removing
@@ -205,6 +240,16 @@ class CommandExecutor(Executor):
     def say(self, text: str, finished: bool) -> None:
         if self.progress is not None:
             self.progress(text, finished)
+
+
+def _limits_for(message: Any) -> tuple[int, int]:
+    """How large the reply to ``message`` may be as it arrives and inflated: the defaults,
+    or for a trace room for three times its record budget (the records, their values and
+    the run's arrays)."""
+    kind, payload = message
+    budget = getattr(payload[0], "budget_bytes", 0) if kind == "trace" else 0
+    room = 3 * int(budget) + (256 << 20)
+    return max(MAX_FRAME_BYTES, room), max(MAX_INFLATED_BYTES, room)
 
 
 def _stamp(path: str) -> tuple[int, int]:
@@ -241,11 +286,15 @@ class _Channel:
 
     def __init__(self, popen: subprocess.Popen[bytes], owner: CommandExecutor) -> None:
         assert popen.stdin and popen.stdout and popen.stderr
+        self._popen = popen
         self._stdin, self._stdout = popen.stdin, popen.stdout
         self._owner = owner
         self._reader = FrameReader()
         self._ended = False
-        self.problem = ""  # what the stream carried that is not a frame
+        self.problem = ""  # what ended the stream early: text that is not a frame, a cut
+        self.failure: ProtocolError | None = None  # how the far end broke the protocol
+        self._number = 0  # the request in flight
+        self._kind = ""
         self._began = 0.0
         self._said = 0.0
         self._errors = _ErrorOutput(popen.stderr)
@@ -254,7 +303,11 @@ class _Channel:
         return self._errors.text()
 
     def send(self, message: Any) -> None:
-        frame = memoryview(encode(message))
+        """Send a request (its reply is read within limits that fit it)."""
+        self._number += 1
+        frame = memoryview(encode(message, self._number))
+        self._kind = message[0]
+        self._reader.frame_limit, self._reader.inflated_limit = _limits_for(message)
         began, total = time.monotonic(), len(frame)
         fd = self._stdin.fileno()
         while frame:
@@ -276,17 +329,44 @@ class _Channel:
             try:
                 self._reader.feed(data)
             except ProtocolError as exc:
-                self.problem, self._ended = str(exc), True
-            self._ended = self._ended or not data
+                self._fail(exc)
+            if not data and not self._ended:
+                self._ended = True
+                if self._reader.partial:
+                    done, total = self._reader.pending
+                    self.problem = (
+                        f"the connection closed in the middle of a frame, {done} of "
+                        f"{total or '?'} bytes in"
+                    )
             done, total = self._reader.pending
             self._show("receiving", self._began, done, total, self._reader.ready())
         return True
 
     def recv(self) -> Any:
-        if self._reader.ready():
-            self._began = 0.0
-            return self._reader.pop()
-        raise EOFError(self.problem or "the connection closed")
+        """The reply to the request in flight, checked against its kind's schema:
+        :class:`ProtocolError` (an ``EOFError``: the stream cannot go on) when the far end
+        broke the protocol, ``EOFError`` when the stream ended."""
+        if self.failure is not None:
+            raise self.failure
+        if not self._reader.ready():
+            raise EOFError(self.problem or "the connection closed")
+        self._began = 0.0
+        number, body = self._reader.pop_frame()
+        try:
+            if number != self._number:
+                raise ProtocolError(
+                    f"it answered request {number} when request {self._number} was in flight"
+                )
+            return check_reply(self._kind, self._reader.decode(body))
+        except ProtocolError as exc:
+            self._fail(exc)
+            raise
+
+    def _fail(self, exc: ProtocolError) -> None:
+        """The far end broke the protocol: nothing more is read from it, and it is stopped."""
+        self.failure, self.problem, self._ended = exc, str(exc), True
+        with contextlib.suppress(OSError):
+            self._popen.kill()
 
     def close(self) -> None:
         for stream in (self._stdin, self._stdout):

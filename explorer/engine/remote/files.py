@@ -118,8 +118,8 @@ def with_moved(kind: str, payload: Any, where: dict[str, str]) -> Any:
         trace, *rest = payload
         return (replace(trace, run=moved(trace.run, where)), *rest)
     if kind == "call":
-        function, args = payload
-        return (function, tuple(_moved_arg(a, where) for a in args))
+        name, args = payload
+        return (name, tuple(_moved_arg(a, where) for a in args))
     return payload
 
 

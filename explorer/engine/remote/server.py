@@ -1,6 +1,8 @@
 """The executor's end of a remote connection: ``python -m explorer executor-serve`` reads
-frames from its standard input and answers on its standard output, running each request as
-a local executor process does (:func:`explorer.engine.executor.handle`).
+frames (:mod:`.wire`, data only) from its standard input and answers on its standard output,
+running each request as a local executor process does (:func:`explorer.engine.executor.handle`).
+A request it cannot read is answered with the reason; a stream that is not this protocol's
+frames (another version's, say) ends it with exit code 2 and the reason on standard error.
 
 The first exchange is ``("hello", facts)`` both ways: the window's protocol and package
 versions and the environment its executor needs (a simulator's switches), then this end's
@@ -26,10 +28,11 @@ import threading
 from typing import Any
 
 from explorer import __version__
+from explorer.engine.codec import CodecError, ProtocolError, VersionMismatch, check_request
 from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
 from explorer.engine.launch import devices
 from explorer.engine.remote.files import kept_at
-from explorer.engine.remote.wire import PROTOCOL, FrameReader, ProtocolError, encode
+from explorer.engine.remote.wire import PROTOCOL, FrameReader, encode
 
 _CHUNK = 1 << 20
 
@@ -42,10 +45,17 @@ def serve() -> int:
     out = os.dup(1)
     os.dup2(2, 1)  # stray prints go to standard error, never into the frames
     sys.stdout = sys.stderr
-    inbox: queue.Queue[Any] = queue.Queue()
+    inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
     threading.Thread(target=_read_input, args=(inbox,), name="stdin-reader", daemon=True).start()
     while True:
-        kind, payload = inbox.get()
+        number, message = inbox.get()
+        try:
+            if isinstance(message, ProtocolError):
+                raise message
+            kind, payload = check_request(message)
+        except ProtocolError as exc:
+            _write(out, number, ("error", f"the request could not be read: {exc}"))
+            continue
         if kind == "hello":
             prepare_process(dict(payload.get("env") or {}))
             reply: Any = ("hello", facts())
@@ -53,7 +63,7 @@ def serve() -> int:
             reply = _keep_files(payload)
         else:
             reply = handle(kind, payload)
-        _write(out, reply)
+        _write(out, number, reply)
 
 
 def facts() -> dict[str, Any]:
@@ -97,9 +107,12 @@ def _single_threaded_blas() -> None:
     os.execv(sys.executable, [sys.executable, "-m", "explorer", "executor-serve"])
 
 
-def _read_input(inbox: queue.Queue[Any]) -> None:
-    """Frames from standard input into ``inbox``; the process ends with the input."""
-    reader = FrameReader()
+def _read_input(inbox: queue.Queue[tuple[int, Any]]) -> None:
+    """Requests from standard input into ``inbox`` (a frame whose message breaks the
+    protocol, as an error to answer); the process ends with the input, or at a stream that
+    is not this protocol's frames (exit code 2, the reason on standard error)."""
+    reader = FrameReader(replies=False)
+    code = 0
     try:
         while True:
             data = os.read(0, _CHUNK)
@@ -107,18 +120,38 @@ def _read_input(inbox: queue.Queue[Any]) -> None:
                 break
             reader.feed(data)
             while reader.ready():
-                inbox.put(reader.pop())
-    except (OSError, ProtocolError) as exc:
+                inbox.put(_next_request(reader))
+    except VersionMismatch as exc:
+        print(
+            f"executor-serve: the window's explorer {exc} cannot speak with this one "
+            f"({__version__}, protocol {PROTOCOL}): install the same version on both machines",
+            file=sys.stderr,
+        )
+        code = 2
+    except ProtocolError as exc:
+        print(f"executor-serve: {exc}", file=sys.stderr)
+        code = 2
+    except OSError as exc:
         print(f"executor-serve: {exc}", file=sys.stderr)
     shutil.rmtree(_FOLDER, ignore_errors=True)
-    os._exit(0)
+    os._exit(code)
 
 
-def _write(fd: int, reply: Any) -> None:
+def _next_request(reader: FrameReader) -> tuple[int, Any]:
+    """The next request's number and message, or the :class:`ProtocolError` that says why
+    its message cannot be read (the loop answers with it)."""
+    number, body = reader.pop_frame()
     try:
-        frame = encode(reply)
-    except Exception as exc:  # a value that cannot be sent is reported, never lost
-        frame = encode(("error", f"the reply could not be sent ({type(exc).__name__})"))
+        return number, reader.decode(body)
+    except ProtocolError as exc:
+        return number, exc
+
+
+def _write(fd: int, number: int, reply: Any) -> None:
+    try:
+        frame = encode(reply, number, reply=True)
+    except CodecError as exc:  # a value that cannot be sent is reported, never lost
+        frame = encode(("error", f"the reply could not be sent ({exc})"), number, reply=True)
     view = memoryview(frame)
     try:
         while view:
