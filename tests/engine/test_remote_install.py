@@ -248,8 +248,8 @@ def test_an_explorer_there_that_cannot_read_this_ones_frames_needs_an_install():
         executor.connect()
     assert info.type is HostNeedsInstall
     assert (
-        info.value.found == "old runs another version of the explorer, which cannot read "
-        "this one's frames"
+        info.value.found == "old runs an older OpenCL Kernel Explorer (protocol 1); this one "
+        f"is {__version__} (protocol 2) and cannot speak with it"
     )
 
 
