@@ -20,9 +20,11 @@ gone, even while the main thread is stuck in a kernel that never returns.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from explorer.engine import calls, early
@@ -41,6 +43,29 @@ from explorer.engine.serve import handle, prepare_process
 _POLL_S = 0.05
 # The first request also pays for starting Python and loading the OpenCL runtime.
 _STARTUP_ALLOWANCE_S = 30.0
+
+
+# What the thread making requests still wants (see :func:`only_while`).
+_wanted = threading.local()
+
+
+@contextlib.contextmanager
+def only_while(still_wanted: Callable[[], bool]) -> Iterator[None]:
+    """Requests this thread makes inside the block are cancelled as soon as ``still_wanted()``
+    is False, a request whose caller gave up before it even started included: a caller with a
+    queue of work (the window's worker) says which of it is still wanted, where
+    :meth:`Executor.cancel` reaches only the request already in flight."""
+    previous = getattr(_wanted, "check", None)
+    _wanted.check = still_wanted
+    try:
+        yield
+    finally:
+        _wanted.check = previous
+
+
+def _given_up() -> bool:
+    check = getattr(_wanted, "check", None)
+    return check is not None and not check()
 
 
 class ExecutorError(RuntimeError):
@@ -122,6 +147,8 @@ class Executor:
         with self._lock:
             self._cancelled.clear()
             self.working_on = what
+            if _given_up():  # its caller cancelled it while it waited to be sent
+                raise ExecutorError(f"cancelled before it started: {what}", "cancelled")
             fresh = not self.alive
             conn = self._ensure_started()
             deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
@@ -137,7 +164,7 @@ class Executor:
                     f"the executor process could not be reached ({what})", "crash"
                 ) from None
             while True:
-                if self._cancelled.is_set():
+                if self._cancelled.is_set() or _given_up():
                     self._discard()
                     raise ExecutorError(f"cancelled while running {what}", "cancelled")
                 try:

@@ -3,12 +3,13 @@ so a stale result never overwrites a newer one."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
-from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.executor import Executor, ExecutorError, only_while
 from explorer.engine.launch.devices import default_device
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
@@ -119,9 +120,15 @@ class _Job(QObject):
             self.checker.close()
             self.checker = None
 
+    def _wanted(self, generation: int) -> contextlib.AbstractContextManager[None]:
+        """Requests of ``generation`` stop once it is cancelled, also one cancelled while it
+        waited in this thread's queue."""
+        return only_while(lambda: self.cancelled_generation < generation)
+
     @Slot(int, object)
     def run(self, generation: int, request: RunRequest) -> None:
-        self.result_ready.emit(generation, self._executor.run(request))
+        with self._wanted(generation):
+            self.result_ready.emit(generation, self._executor.run(request))
 
     @Slot(int, object)
     def compare(self, generation: int, requests: list) -> None:
@@ -129,11 +136,12 @@ class _Job(QObject):
             if self.cancelled_generation >= generation:
                 break
             # A sweep coloured by trace figures sends traces: each step is then a TracedRun.
-            outcome = (
-                self._executor.trace(request)
-                if isinstance(request, TraceRequest)
-                else self._executor.run(request)
-            )
+            with self._wanted(generation):
+                outcome = (
+                    self._executor.trace(request)
+                    if isinstance(request, TraceRequest)
+                    else self._executor.run(request)
+                )
             self.compare_step.emit(generation, index, len(requests), outcome)
         self.compare_done.emit(generation)
 
@@ -153,12 +161,13 @@ class _Job(QObject):
                 return
             self._checker_host = where
         try:
-            outcome = self.checker.call(
-                check,
-                request,
-                timeout_s=request.timeout_s * 10,
-                what=f"Oclgrind check of {request.variant.qualified_id}",
-            )
+            with self._wanted(generation):
+                outcome = self.checker.call(
+                    check,
+                    request,
+                    timeout_s=request.timeout_s * 10,
+                    what=f"Oclgrind check of {request.variant.qualified_id}",
+                )
         except ExecutorError as exc:
             outcome = str(exc)
         self.oclgrind_ready.emit(generation, outcome)
@@ -178,12 +187,14 @@ class _Job(QObject):
 
     @Slot(int, object)
     def trace(self, generation: int, request: TraceRequest) -> None:
-        self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
+        with self._wanted(generation):
+            self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
 
     @Slot(int, object)
     def call(self, generation: int, work: Callable[[HostRouter], object]) -> None:
         try:
-            outcome = work(self._executor)
+            with self._wanted(generation):
+                outcome = work(self._executor)
         except Exception as exc:  # handed to the one who asked, who says it
             outcome = exc
         self.call_ready.emit(generation, outcome)

@@ -137,3 +137,19 @@ def test_an_animation_export_shows_its_elapsed_time_and_cancel_leaves_no_file(
     assert said[-1].startswith("Export cancelled after")
     assert not v.work.isVisibleTo(window)
     assert window.state.playback is not None and view.current == 3  # the trace stays as it was
+
+
+def test_a_run_cancelled_before_it_reached_the_device_never_starts(hanging, qtbot):
+    """Cancel pressed while the run still waits behind other work on the worker's thread: the
+    run is not sent at all (before, the request cleared the cancel as it started, and the
+    kernel ran on until its timeout)."""
+    import threading
+
+    window = hanging
+    worker = window.worker
+    release = threading.Event()
+    worker.call(lambda executors: release.wait(10), "holding the worker's thread")
+    worker.run(window.model.request())  # the hanging kernel, queued behind it
+    worker.cancel()
+    release.set()
+    qtbot.waitUntil(lambda: not worker.busy, timeout=5000)
