@@ -1,10 +1,12 @@
 """Benchmarks: baselines and their ratios, sweeps, the cached device limits."""
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -160,19 +162,72 @@ def test_sweep_of_local_sizes(executor, device):
 
 
 def test_device_limits_are_measured_once_and_cached(tmp_path, monkeypatch, device):
+    """The one real measurement of the suite: the copy and FMA kernels on the device."""
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
     with Executor() as ex:  # a fresh process, so it sees the cache folder
         first = ex.call(device_limits, device.key)
         second = ex.call(device_limits, device.key)
-        again = ex.call(device_limits, device.key, True)
     assert first["device"] == device.name
     assert first["copy_gbps"] > 0 and first["fma_gflops"] > 0
-    assert first["cached"] is False and second["cached"] is True and again["cached"] is False
-    assert second["copy_gbps"] == first["copy_gbps"]
+    assert first["cached"] is False and second["cached"] is True
+    assert (second["copy_gbps"], second["fma_gflops"]) == (first["copy_gbps"], first["fma_gflops"])
     assert "T" in first["measured"]  # an ISO date and time
     stored = json.loads((tmp_path / "device-limits.json").read_text())
     (key,) = stored
     assert device.name in key and device.driver_version in key
+
+
+def test_refreshed_device_limits_are_measured_again_and_replace_the_cached_ones(
+    tmp_path, monkeypatch, device
+):
+    """``refresh`` measures again and keeps the new figures; another driver of the device is
+    measured on its own. The kernels are stand-ins here (the test above times the real
+    ones), each call giving new figures, so that a figure read from the cache shows."""
+    from explorer.engine.measure import baselines
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+    newer = dataclasses.replace(
+        device, device_index=device.device_index + 1, driver_version="a newer driver"
+    )
+    assert newer.key != device.key
+    monkeypatch.setattr(baselines, "runtime", lambda: SimpleNamespace(devices=[device, newer]))
+    measured = []
+
+    def copy(device_key, bytes_moved, repeat=10):
+        measured.append(("copy", device_key))
+        return {"gbps": 10.0 * len(measured), "bytes_moved": bytes_moved}
+
+    def fma(device_key, repeat=10):
+        measured.append(("fma", device_key))
+        return {"gflops": 100.0 * len(measured)}
+
+    monkeypatch.setattr(baselines, "measure_copy", copy)
+    monkeypatch.setattr(baselines, "measure_fma", fma)
+
+    first = device_limits(device.key)
+    assert measured == [("copy", device.key), ("fma", device.key)]
+    assert (first["cached"], first["copy_gbps"], first["fma_gflops"]) == (False, 10.0, 200.0)
+    second = device_limits(device.key)
+    assert len(measured) == 2  # read, not measured
+    assert (second["cached"], second["copy_gbps"], second["fma_gflops"]) == (True, 10.0, 200.0)
+
+    again = device_limits(device.key, True)
+    assert measured[2:] == [("copy", device.key), ("fma", device.key)]
+    assert (again["cached"], again["copy_gbps"], again["fma_gflops"]) == (False, 30.0, 400.0)
+    kept = device_limits(device.key)
+    assert (kept["cached"], kept["copy_gbps"], kept["fma_gflops"]) == (True, 30.0, 400.0)
+    assert kept["measured"] == again["measured"]
+
+    other = device_limits(newer.key)
+    assert measured[4:] == [("copy", newer.key), ("fma", newer.key)]
+    assert other["cached"] is False and other["driver"] == "a newer driver"
+    assert device_limits(device.key)["copy_gbps"] == 30.0  # the first driver's entry stays
+    stored = json.loads((tmp_path / "device-limits.json").read_text())
+    assert len(stored) == 2
+    assert {entry["driver"] for entry in stored.values()} == {
+        device.driver_version,
+        "a newer driver",
+    }
 
 
 def test_cli_bench_with_baseline_and_sweep(tmp_path):

@@ -107,6 +107,36 @@ def fake_host(tmp_path, monkeypatch):
     return make_fake_host(tmp_path)
 
 
+@dataclass(frozen=True)
+class Installed:
+    """A stand-in host on which ``run --install`` put this version, and that first run."""
+
+    host: FakeHost
+    env: dict[str, str]  # this end's: ``ssh`` reaches the host, the checkout's explorer runs
+    command: list[str]  # the run, without ``--install``
+    first: subprocess.CompletedProcess[str]  # the run with ``--install``
+
+
+@pytest.fixture(scope="module")
+def installed_host(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The one install of this module that goes through the command line: the tests that
+    need an installed host read this install and its output instead of making another."""
+    folder = tmp_path_factory.mktemp("installed")
+    host = make_fake_host(folder)
+    env = {
+        **os.environ,
+        "PATH": f"{host.bin}:{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+        "EXPLORER_CACHE_DIR": str(folder / "cache"),  # this end's wheels
+    }
+    run = ["run", "--family", "matmul", "--variant", "tiled", "--size", "32", "--json"]
+    command = [sys.executable, "-m", "explorer", *run, "--host", "me@fakehost"]
+    first = subprocess.run(
+        [*command, "--install"], env=env, capture_output=True, text=True, cwd=host.home
+    )
+    return Installed(host, env, command, first)
+
+
 # -- the wheel ------------------------------------------------------------------------------
 def _entries(path: Path) -> dict[str, bytes]:
     with zipfile.ZipFile(path) as archive:
@@ -146,18 +176,15 @@ def test_the_wheel_holds_what_setuptools_packs_and_every_module_that_runs(tmp_pa
 
 
 @pytest.mark.long
-def test_the_wheel_installs_and_an_installed_explorer_packs_the_same_wheel(tmp_path, monkeypatch):
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
-    wheel = running_wheel()
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    installed = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
-         "-q", str(wheel.path)],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
-    assert installed.returncode == 0, installed.stderr
+def test_the_wheel_installs_and_an_installed_explorer_packs_the_same_wheel(
+    installed_host, tmp_path, monkeypatch
+):
+    """The wheel the install sent, installed there by the host's pip, packs itself again
+    from what pip installed: the same bytes."""
+    assert installed_host.first.returncode == 0, installed_host.first.stderr
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", installed_host.env["EXPLORER_CACHE_DIR"])
+    wheel = running_wheel()  # the one the install sent: made once for the same code
+    python = str(installed_host.host.venv / "bin" / "python")
     again = subprocess.run(
         [python, "-I", "-c",
          "import explorer.engine.remote, pathlib, sys; from explorer.engine.remote.wheel import "
@@ -269,17 +296,8 @@ def test_without_install_the_command_line_says_the_command_that_installs(fake_ho
 
 
 @pytest.mark.long
-def test_install_puts_this_version_there_and_the_host_runs_it(fake_host):
-    env = {
-        **os.environ,
-        "PATH": f"{fake_host.bin}:{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-    }
-    run = ["run", "--family", "matmul", "--variant", "tiled", "--size", "32", "--json"]
-    command = [sys.executable, "-m", "explorer", *run, "--host", "me@fakehost"]
-    done = subprocess.run(
-        [*command, "--install"], env=env, capture_output=True, text=True, cwd=fake_host.home
-    )
+def test_install_puts_this_version_there_and_the_host_runs_it(installed_host):
+    done, env, command = installed_host.first, installed_host.env, installed_host.command
     assert done.returncode == 0, done.stderr
     said = done.stderr.splitlines()
     assert "fakehost has no OpenCL Kernel Explorer: installing" in done.stderr
@@ -289,8 +307,9 @@ def test_install_puts_this_version_there_and_the_host_runs_it(fake_host):
     )
     assert f"fakehost: the explorer {__version__} is installed" in said
     assert '"status": "verified"' in done.stdout and '"device": "fakehost: ' in done.stdout
-    assert (fake_host.venv / "bin" / "python").exists()
-    again = subprocess.run(command, env=env, capture_output=True, text=True, cwd=fake_host.home)
+    assert (installed_host.host.venv / "bin" / "python").exists()
+    home = installed_host.host.home
+    again = subprocess.run(command, env=env, capture_output=True, text=True, cwd=home)
     assert again.returncode == 0, again.stderr  # the next run finds it, nothing installed
     assert "install" not in again.stderr and '"status": "verified"' in again.stdout
 

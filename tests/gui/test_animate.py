@@ -1,27 +1,15 @@
-"""`python -m explorer animate`: the animation as a file for slides, one frame per step."""
+"""`python -m explorer animate`: the animation as a file for slides, one frame per step.
 
-import subprocess
-import sys
-from pathlib import Path
+The commands run in this process, on the session's executor and its one QApplication
+(``fast_cli``); tests/robustness runs ``animate`` as a process of its own (its Ctrl+C, its
+timeout), as a person does.
+"""
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def animate(*argv):
-    """``python -m explorer animate ARGV`` as a process of its own."""
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", "animate", *argv],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
-
 
 def animate_here(*argv):
-    """The same command in this process, on the session's executor (``fast_cli``)."""
+    """``python -m explorer animate ARGV`` in this process, on the session's executor."""
     from tests.robustness.helpers import cli
 
     return cli("animate", *argv)
@@ -41,6 +29,8 @@ def test_animate_writes_one_gif_frame_per_step(tmp_path):
         "32",
         "--local",
         "16x16",
+        "--window",  # the frames' size does not change their number: small ones are quick
+        "640x400",
         "--out",
         str(out),
     )
@@ -50,11 +40,12 @@ def test_animate_writes_one_gif_frame_per_step(tmp_path):
         assert gif.info.get("loop") == 0
 
 
+@pytest.mark.usefixtures("fast_cli", "qapp")
 def test_animate_writes_an_mp4(tmp_path):
     iio = pytest.importorskip("imageio.v2")
     pytest.importorskip("imageio_ffmpeg")
     out = tmp_path / "tiled.mp4"
-    done = animate(
+    done = animate_here(
         "--family",
         "matmul",
         "--variant",
@@ -68,7 +59,7 @@ def test_animate_writes_an_mp4(tmp_path):
         "--fps",
         "5",
     )
-    assert done.returncode == 0, done.stderr
+    assert done.code == 0, done.err
     reader = iio.get_reader(str(out))
     assert reader.count_frames() == 10 and reader.get_meta_data()["fps"] == 5
 
@@ -77,18 +68,6 @@ def test_animate_writes_an_mp4(tmp_path):
 def test_animate_refuses_another_suffix(tmp_path):
     done = animate_here("--family", "matmul", "--out", str(tmp_path / "x.avi"))
     assert done.code == 2 and ".gif or .mp4" in done.err
-
-
-def test_the_file_menu_exports_the_animation_as_mp4(window, qtbot, tmp_path, monkeypatch):
-    iio = pytest.importorskip("imageio.v2")
-    pytest.importorskip("imageio_ffmpeg")
-    from tests.gui.conftest import answer_file_dialogs, trigger
-    from tests.gui.test_execution import trace_in_window
-
-    view = trace_in_window(window, qtbot, "matmul", "naive", {"M": 16, "N": 16, "K": 16})
-    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
-    trigger(window, "Export animation as MP4…")
-    assert iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == view.steps
 
 
 @pytest.mark.usefixtures("fast_cli", "qapp")

@@ -66,20 +66,47 @@ def read_only(tmp_path):
         folder.chmod(0o755)
 
 
+@pytest.fixture(scope="module")
+def traced_window(qapp, kept_executor, tmp_path_factory):
+    """One window for the exports of this module: a 16×16 matmul, run and traced (a few
+    dozen steps, a row of timing). Each test reads it or exports it; opening, running and
+    tracing a window for each of them cost more than the tests themselves."""
+    from PySide6.QtCore import QSettings
+
+    from explorer.engine.executor import Executor
+    from explorer.gui import worker
+    from explorer.gui.main_window import MainWindow
+    from explorer.gui.screenshot import dispose, wait_until
+
+    settings = QSettings(
+        str(tmp_path_factory.mktemp("traced") / "settings.ini"), QSettings.Format.IniFormat
+    )
+    with pytest.MonkeyPatch.context() as patch:  # the kept executor, as every GUI test's
+        patch.setattr(
+            worker, "Executor", lambda env=None: kept_executor if env is None else Executor(env=env)
+        )
+        window = MainWindow(settings=settings)
+    try:
+        assert wait_until(lambda: window.model.device is not None, 60), "no device came"
+        for name in ("M", "N", "K"):
+            window.model.set_size(name, 16)
+        window.resize(1200, 800)
+        window.show()
+        trigger(window, "Run")
+        assert wait_until(lambda: window.state.history, 120), "the run did not finish"
+        trigger(window, "Trace")
+        assert wait_until(lambda: window.state.playback is not None, 120), "no trace came"
+        assert wait_until(lambda: not window.worker.busy, 120)
+        yield window
+    finally:
+        dispose(qapp, window)
+
+
 @pytest.fixture
-def traced(window, qtbot):
-    """A 16×16 matmul, run and traced: a few dozen steps, a row of timing."""
-    for name in ("M", "N", "K"):
-        window.model.set_size(name, 16)
-    window.resize(1200, 800)
-    window.show()
-    before = len(window.state.history)
-    trigger(window, "Run")
-    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=120000)
-    trigger(window, "Trace")
-    qtbot.waitUntil(lambda: window.state.playback is not None, timeout=120000)
-    qtbot.waitUntil(lambda: not window.worker.busy, timeout=120000)
-    return window
+def traced(traced_window):
+    """The shared window as its trace left it: the execution view in front."""
+    traced_window.views.show_page("execution")
+    return traced_window
 
 
 def _export_all(window, folder: Path) -> dict[str, bool]:
@@ -178,6 +205,17 @@ def test_the_export_dialog_offers_the_window_and_two_slide_sizes(traced, tmp_pat
     ]
     with Image.open(out) as picture:
         assert picture.size == (1280, 720)
+
+
+def test_the_file_menu_exports_the_animation_as_mp4(traced, tmp_path, monkeypatch):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    from tests.gui.conftest import answer_file_dialogs
+
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
+    trigger(traced, "Export animation as MP4…")
+    steps = traced.views.execution_view.steps
+    assert steps > 1 and iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == steps
 
 
 def test_exports_into_a_read_only_folder_fail_and_leave_nothing(traced, read_only):

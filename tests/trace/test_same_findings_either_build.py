@@ -2,11 +2,20 @@
 trace kernels, and every catalog variant, traced with the compiler's optimiser and without it
 give the same findings and as many records at each site, at a launch above the size where
 the trace builds optimised (``QUICK_BUILD_WORK_ITEMS``, 16,384 work-items) wherever the
-kernel's header allows one."""
+kernel's header allows one.
+
+The suite runs a sample of each list: the fewest kernels that between them show every
+feature any kernel of the list shows (the constructs an optimiser treats apart, the families,
+the finding kinds: :func:`features`), the same sample on every run. The whole sweep, some
+ninety kernels each built twice, is ``python benchmarks/either_build_sweep.py`` (it sets
+``EXPLORER_EITHER_BUILD=all``; docs/benchmarks.md).
+"""
 
 from __future__ import annotations
 
 import math
+import os
+import re
 
 import numpy as np
 import pytest
@@ -24,6 +33,69 @@ BUDGET = 256 << 10
 # Room for every record of the whole launch: every group's records are compared, and no
 # launch of the kernel as written is needed to check the outputs outside a window.
 WHOLE = 64 << 20
+
+# -- the sample the suite runs ------------------------------------------------------------------
+SWEEP = "EXPLORER_EITHER_BUILD"  # "all": every kernel of every list, not the sample
+
+_TYPE = r"(?:u?char|u?short|u?int|u?long|float|double|half)"
+_FUNCTION = r"^(?:static\s+|inline\s+)*(?:void|" + _TYPE + r")\w*\s+\w+\s*\([^;{]*\)\s*\{"
+# What an optimiser treats apart, read from the kernel's code (comments left out): each is
+# a way the two builds could part (PoCL's optimiser once ran a predicated store in every lane).
+CONSTRUCTS = {
+    "local memory": r"\b__local\b|\blocal\s+[a-z_]",
+    "barrier": r"\b(?:work_group_)?barrier\s*\(",
+    "fence without a barrier": r"\b(?:read_|write_)?mem_fence\s*\(",
+    "a global fence": r"\bCLK_GLOBAL_MEM_FENCE\b",
+    "atomics": r"\batomic?_\w+\s*\(",
+    "async copies": r"\basync_work_group_(?:strided_)?copy\b",
+    "strided async copy": r"\basync_work_group_strided_copy\b",
+    "a wait on several events": r"\bwait_group_events\s*\(\s*(?:[2-9]|\d\d+|[a-z_]\w*)\s*,",
+    "vector types": _TYPE + r"(?:2|3|4|8|16)\b|\bv(?:load|store)\d",
+    "narrow types": r"\bu?(?:char|short)\b",
+    "loop": r"\b(?:for|while)\s*\(",
+    "unrolled loop": r"#\s*pragma\s+unroll",
+    "early return": r"\breturn\s*;",
+    "choice in an expression": r"\?|\bselect\s*\(",
+    "second dimension": r"\bget_\w+_id\s*\(\s*1\s*\)",
+    "helper function": _FUNCTION,
+    "private array": r"^\s*" + _TYPE + r"\d*\s+\w+\s*\[[^\]]+\]\s*[=;]",
+    "struct": r"\bstruct\b",
+    "null pointer": r"\bNULL\b",
+    "builtin writing through a pointer": r"\b(?:sincos|modf|fract|frexp|remquo|lgamma_r)\s*\(",
+    "printf": r"\bprintf\s*\(",
+}
+
+
+def constructs(source: str) -> set[str]:
+    """The :data:`CONSTRUCTS` the kernel's code uses."""
+    code = re.sub(r"//[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", source, flags=re.S))
+    return {name for name, pattern in CONSTRUCTS.items() if re.search(pattern, code, re.M)}
+
+
+def sample(features: dict[str, set[str]], cost: dict[str, float] | None = None) -> list[str]:
+    """The cases to run: greedily, the one that adds the most features not yet shown per
+    unit of ``cost`` (ties: the first by name) until every feature of any case is shown;
+    every case when ``$EXPLORER_EITHER_BUILD`` is ``all``. Sorted by name."""
+    if os.environ.get(SWEEP) == "all":
+        return sorted(features)
+    names = sorted(features)
+    missing = set().union(*features.values())
+    chosen: list[str] = []
+    while missing:
+        best = max(names, key=lambda n: len(features[n] & missing) / (cost or {}).get(n, 1.0))
+        chosen.append(best)
+        missing -= features[best]
+    return sorted(chosen)
+
+
+def corpus_features() -> dict[str, set[str]]:
+    """Each corpus kernel's constructs and the kinds of finding it makes ("no finding" for
+    the kernels that must make none)."""
+    return {
+        name: constructs(load_variant_file(CORPUS / f"{name}.cl").source)
+        | ({f"finding {kind}" for kind, *_ in expected} or {"no finding"})
+        for name, expected in FINDINGS.items()
+    }
 
 
 def _traced(run: RunRequest, unoptimised: bool, monkeypatch, budget: int = BUDGET):
@@ -60,7 +132,7 @@ def cpu(device):
 LARGE_CORPUS = {"WIDTH": 8, "HEIGHT": 16416}
 
 
-@pytest.mark.parametrize("name", sorted(FINDINGS))
+@pytest.mark.parametrize("name", sample(corpus_features()))
 def test_the_findings_corpus_finds_the_same_either_way(name, cpu, monkeypatch):
     run = RunRequest(load_variant_file(CORPUS / f"{name}.cl"), LARGE_CORPUS, device_key=cpu.key)
     optimised, unoptimised, traced = _both(run, monkeypatch, WHOLE)
@@ -86,8 +158,21 @@ def _own_kernels() -> list[str]:
 OWN = _own_kernels()
 
 
+def own_features() -> dict[str, set[str]]:
+    """Each of our trace kernels (builds/ apart): its constructs, its folder (a kind of
+    coverage: complete, partial, promised, or the group operations), an Oclgrind .sim."""
+    found = {}
+    for path in OWN:
+        folder = path.split("/")[0]
+        if folder != "builds":
+            variant = load_variant_file(TEST_KERNELS / path)
+            sim = {"an Oclgrind .sim"} if path.endswith(".sim") else set()
+            found[path] = constructs(variant.source) | {f"folder {folder}"} | sim
+    return found
+
+
 # builds/ is compared both ways by test_csr_rows_at_32768_work_items_have_no_race below.
-@pytest.mark.parametrize("path", [p for p in OWN if not p.startswith("builds/")])
+@pytest.mark.parametrize("path", sample(own_features()))
 def test_our_trace_kernels_find_the_same_either_way(path, cpu, monkeypatch):
     """The kernels of the trace's own groups (complete, group_ops, partial, promised) at
     their sizes."""
@@ -161,10 +246,29 @@ BOUNDED = {
 }
 
 
+def catalog_sizes(variant) -> dict[str, int]:
+    return VARIANT_SIZES.get(variant.qualified_id, CATALOG_SIZES[variant.family])
+
+
+def catalog_features() -> tuple[dict[str, set[str]], dict[str, float]]:
+    """Each catalog variant's constructs, its family, whether it has a known bug and whether
+    its header bounds the launch; and what it costs, the product of its sizes (the matmuls
+    tuned for GPUs, at 1056², cost the most)."""
+    features, cost = {}, {}
+    for variant in catalog():
+        name = variant.qualified_id
+        features[name] = constructs(variant.source) | {f"family {variant.family}"}
+        features[name] |= {"a known bug"} if variant.bug else set()
+        features[name] |= {"a bounded launch"} if name in BOUNDED else set()
+        cost[name] = float(math.prod(catalog_sizes(variant).values()))
+    return features, cost
+
+
 @pytest.mark.long
-@pytest.mark.parametrize("variant", catalog(), ids=lambda v: v.qualified_id)
-def test_every_catalog_variant_finds_the_same_either_way(variant, cpu, monkeypatch):
-    sizes = VARIANT_SIZES.get(variant.qualified_id, CATALOG_SIZES[variant.family])
+@pytest.mark.parametrize("name", sample(*catalog_features()))
+def test_catalog_variants_find_the_same_either_way(name, cpu, monkeypatch):
+    variant = next(v for v in catalog() if v.qualified_id == name)
+    sizes = catalog_sizes(variant)
     run = RunRequest(variant, sizes, device_key=cpu.key, input="random")
     optimised, unoptimised, traced = _both(run, monkeypatch)
     launched = math.prod(traced.trace.global_size)
@@ -174,3 +278,26 @@ def test_every_catalog_variant_finds_the_same_either_way(variant, cpu, monkeypat
     assert optimised == unoptimised
     if not variant.bug:
         assert traced.result.status == "verified", variant.qualified_id
+
+
+def test_the_sample_shows_every_family_finding_kind_and_folder():
+    """What the suite leaves to the sweep is more of the same: its sample of each list shows
+    every feature of the list, so every family, every kind of finding the corpus makes and
+    every folder of our trace kernels."""
+    catalog_cases, cost = catalog_features()
+    for features, chosen in [
+        (corpus_features(), sample(corpus_features())),
+        (own_features(), sample(own_features())),
+        (catalog_cases, sample(catalog_cases, cost)),
+    ]:
+        assert set(chosen) <= set(features)
+        assert set().union(*(features[n] for n in chosen)) == set().union(*features.values())
+    assert {name.split("/")[0] for name in sample(catalog_cases, cost)} == {
+        v.family for v in catalog()
+    }
+    kinds = {kind for expected in FINDINGS.values() for kind, *_ in expected}
+    chosen = sample(corpus_features())
+    assert {kind for name in chosen for kind, *_ in FINDINGS[name]} == kinds
+    assert any(not FINDINGS[name] for name in chosen)  # and a kernel that must find nothing
+    folders = {p.split("/")[0] for p in OWN} - {"builds"}
+    assert {p.split("/")[0] for p in sample(own_features())} == folders
