@@ -21,7 +21,7 @@ def readme_commands(prefix: str) -> list[list[str]]:
         line = re.sub(r"\[([^\]|]+)(\|[^\]]*)?\]", r"\1", line)
         if "…" in line or line.rstrip().endswith("..."):
             continue
-        found.append(shlex.split(line)[len(prefix.split()) :])
+        found.append(shlex.split(line, comments=True)[len(prefix.split()) :])  # "# why" is no word
     return found
 
 
