@@ -279,8 +279,10 @@ def assemble(
     if lost:
         document["lost"] = lost
     if write:
-        text = json.dumps(document, indent=1)
-        if len(text) > DOCUMENT_LIMIT:  # a long journal: as compact as it came
+        # Laid out for a person to read up to INDENTED launches; a longer one as compact as
+        # the journal it came from (and written at once, where layout costs seconds).
+        text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
+        if not text or len(text) > DOCUMENT_LIMIT:
             text = json.dumps(document, separators=(",", ":"))
         try:
             (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
@@ -290,6 +292,28 @@ def assemble(
         (folder / JOURNAL).unlink(missing_ok=True)
         (folder / CLAIM).unlink(missing_ok=True)
     return document
+
+
+# capture.json is laid out with one field a line up to this many launches.
+INDENTED = 1000
+
+
+class _Files(dict[str, str]):
+    """The files one capture names, each checked once (before a launch, a buffer's contents
+    are most often the file of its contents after the launch before)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def check(self, entry: Fields, key: str) -> str | None:
+        value = entry.value.get(key)
+        if isinstance(value, str) and value in self:
+            return value
+        name: str | None = entry.file(key, self.folder)
+        if name is not None:
+            self[name] = name
+        return name
 
 
 def _parse(document: Any, folder: Path, label: str) -> Capture:
@@ -305,8 +329,9 @@ def _parse(document: Any, folder: Path, label: str) -> Capture:
         for i, p in enumerate(raw_programs)
     )
     raw_launches = top.items("launches", REQUIRED, MAX_LAUNCHES)
+    files = _Files(folder)
     launches = tuple(
-        _launch(Fields(entry, f"{label}: launches[{i}]"), i, folder, len(programs))
+        _launch(Fields(entry, f"{label}: launches[{i}]"), i, files, len(programs))
         for i, entry in enumerate(raw_launches)
     )
     return Capture(
@@ -330,9 +355,9 @@ def _program(entry: Fields, position: int, folder: Path) -> CapturedProgram:
     )
 
 
-def _launch(entry: Fields, position: int, folder: Path, programs: int) -> CapturedLaunch:
+def _launch(entry: Fields, position: int, files: _Files, programs: int) -> CapturedLaunch:
     args = tuple(
-        _arg(Fields(a, f"{entry.at('args')}[{i}]"), i, folder)
+        _arg(Fields(a, f"{entry.at('args')}[{i}]"), i, files)
         for i, a in enumerate(entry.items("args", REQUIRED, MAX_ARGS))
     )
     if programs == 0:
@@ -361,7 +386,7 @@ def _launch(entry: Fields, position: int, folder: Path, programs: int) -> Captur
     )
 
 
-def _arg(entry: Fields, position: int, folder: Path) -> CapturedArg:
+def _arg(entry: Fields, position: int, files: _Files) -> CapturedArg:
     kind = entry.choice("kind", KINDS, REQUIRED)
     buffer = kind == "buffer"
     hex_text = entry.text("hex", "", 1 << 16)
@@ -385,8 +410,8 @@ def _arg(entry: Fields, position: int, folder: Path) -> CapturedArg:
         memory=entry.integer("memory", None, minimum=0, maximum=MAX_SIZE),
         origin=entry.integer("origin", 0, minimum=0, maximum=MAX_SIZE),
         flags=entry.texts("flags", (), 16),
-        before=entry.file("before", folder) if buffer else None,
-        after=entry.file("after", folder) if buffer else None,
+        before=files.check(entry, "before") if buffer else None,
+        after=files.check(entry, "after") if buffer else None,
         changed=entry.flag("changed", False),
         hex=hex_text,
         value=value,
