@@ -102,12 +102,16 @@ class CapturedArg:
 class CapturedProgram:
     """A program the kernels came from: its source file (None: built from a binary), the
     build options as the program gave them, and the folder it was built in (``cwd``: where
-    its relative ``#include`` files and ``-I`` folders were; empty in older captures)."""
+    its relative ``#include`` files and ``-I`` folders were; empty in older captures).
+    ``include``: the copies of the folders its build searched for ``#include`` files (the
+    folder it ran in, its ``-I`` folders, pyopencl's own), inside the capture, in the order
+    the build searched them, with the headers it read; empty in older captures."""
 
     index: int
     source: str | None
     options: tuple[str, ...]
     cwd: str = ""
+    include: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -294,6 +298,8 @@ def assemble(
     return document
 
 
+# The folders of copied headers a program lists, at most.
+MAX_INCLUDE = 64
 # capture.json is laid out with one field a line up to this many launches.
 INDENTED = 1000
 
@@ -352,6 +358,10 @@ def _program(entry: Fields, position: int, folder: Path) -> CapturedProgram:
         source=entry.file("source", folder),
         options=entry.texts("options", (), 4096),
         cwd=entry.text("cwd", "", 4096),
+        include=tuple(
+            Fields(copy, f"{entry.at('include')}[{i}]").file("copy", folder, REQUIRED)
+            for i, copy in enumerate(entry.items("include", (), MAX_INCLUDE))
+        ),
     )
 
 

@@ -32,6 +32,7 @@ import io
 import itertools
 import json
 import os
+import re
 import shlex
 import stat
 import struct
@@ -298,9 +299,11 @@ class Recorder:
         if index is None:
             index = self._programs[key] = len(self._programs)
             path = None
+            include: list[dict[str, str]] = []
             if found[0] is not None:
                 path = f"programs/{index}.cl"
                 self._new_file(path, found[0].encode("utf-8", errors="replace"))
+                include = self._headers(index, found[0], found[1])
             self._write(
                 {
                     "type": "program",
@@ -308,9 +311,63 @@ class Recorder:
                     "source": path,
                     "options": list(found[1]),
                     "cwd": os.getcwd(),  # where a relative #include "x.h" was found
+                    "include": include,
                 }
             )
         return index
+
+    def _headers(self, index: int, source: str, options: list[str]) -> list[dict[str, str]]:
+        """Copy the files the source's ``#include`` lines read (and theirs), found as the
+        build found them: a quoted name beside the file that includes it, then in the folder
+        the program runs in, then in its ``-I`` folders and in pyopencl's own (which pyopencl
+        gives every build). Each folder searched is mirrored as
+        ``programs/include/INDEX/N/``; the list of them (``copy``, and the folder it stands
+        for, ``from``) in the order the build searched them, those that hold a copy."""
+        cwd = os.getcwd()
+        roots: list[str] = []
+        for folder in [cwd, *_include_dirs(options), _pyopencl_headers()]:
+            if folder:
+                full = os.path.realpath(os.path.join(cwd, folder))
+                if full not in roots and os.path.isdir(full):
+                    roots.append(full)
+        used: set[int] = set()
+        seen: set[str] = set()
+        total = 0
+        pending: list[tuple[str, tuple[int, str] | None]] = [(source, (0, cwd) if roots else None)]
+        while pending and len(seen) < MAX_HEADERS:
+            text, beside = pending.pop()
+            for name in _include_names(text):
+                if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+                    continue  # outside any folder: the replay names it
+                places = [beside] if beside is not None else []
+                for root, folder in [*places, *enumerate(roots)]:
+                    candidate = os.path.realpath(os.path.join(folder, name))
+                    relative = os.path.relpath(candidate, roots[root])
+                    if relative.startswith(".."):
+                        continue
+                    try:
+                        info = os.stat(candidate)
+                    except OSError:
+                        continue
+                    if not stat.S_ISREG(info.st_mode) or info.st_size > HEADER_LIMIT:
+                        continue
+                    if candidate not in seen and total + info.st_size <= HEADERS_LIMIT:
+                        seen.add(candidate)
+                        try:
+                            with open(candidate, "rb") as handle:
+                                data = handle.read(HEADER_LIMIT)
+                        except OSError:  # unreadable: the replay says it is not in the capture
+                            break
+                        total += len(data)
+                        self._new_file(f"programs/include/{index}/{root}/{relative}", data)
+                        used.add(root)
+                        header = data.decode("utf-8", errors="replace")
+                        pending.append((header, (root, os.path.dirname(candidate))))
+                    break
+        return [
+            {"copy": f"programs/include/{index}/{root}", "from": roots[root]}
+            for root in sorted(used)
+        ]
 
     # -- arguments --------------------------------------------------------------------------
 
@@ -1142,6 +1199,47 @@ _KEEP_CONTENTS = frozenset(
     }
 )  # fmt: skip
 _MAPS = frozenset({"enqueue_map_buffer", "enqueue_map_image", "_enqueue_svm_map"})
+
+# The headers a program's build reads are copied with it, up to these sizes (each, and all).
+MAX_HEADERS = 256
+HEADER_LIMIT = 1 << 20
+HEADERS_LIMIT = 16 << 20
+_INCLUDE_LINE = re.compile(
+    r'^[ \t]*(?:#|%:)[ \t]*(?:include_next|include|import)[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>)', re.M
+)
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|//[^\n]*", re.S)
+
+
+def _include_names(text: str) -> list[str]:
+    """The file names of ``text``'s ``#include`` lines (those inside an ``#if`` too; not a
+    name made by a macro). The replay checks what it reads with the explorer's own reading
+    of them; this only finds what to copy."""
+    text = _COMMENT.sub(" ", text.replace("\\\n", "").replace("\\\r\n", ""))
+    return [quoted or angled for quoted, angled in _INCLUDE_LINE.findall(text) if quoted or angled]
+
+
+def _include_dirs(options: list[str]) -> list[str]:
+    """The folders ``-I DIR`` and ``-IDIR`` options name, in order."""
+    found: list[str] = []
+    for i, option in enumerate(options):
+        if option == "-I" and i + 1 < len(options):
+            found.append(options[i + 1])
+        elif option.startswith("-I") and len(option) > 2:
+            found.append(option[2:])
+    return found
+
+
+def _pyopencl_headers() -> str:
+    """The folder of pyopencl's own headers (``pyopencl-complex.h``), which pyopencl gives
+    every build with ``-I``."""
+    import pyopencl as cl
+
+    find = getattr(cl, "_find_pyopencl_include_path", None)
+    with contextlib.suppress(Exception):
+        if find is not None:
+            return str(find())
+    return os.path.join(os.path.dirname(cl.__file__), "cl")
+
 
 # A file of the capture is made new: never written through a link or over a file in its place.
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
