@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -298,6 +300,8 @@ def assemble(
     return document
 
 
+# A name the recorder gives a buffer's contents: a file right inside data/.
+_DATA_NAME = re.compile(r"data/[\w.-]{1,120}\.npy")
 # The folders of copied headers a program lists, at most.
 MAX_INCLUDE = 64
 # capture.json is laid out with one field a line up to this many launches.
@@ -306,15 +310,33 @@ INDENTED = 1000
 
 class _Files(dict[str, str]):
     """The files one capture names, each checked once (before a launch, a buffer's contents
-    are most often the file of its contents after the launch before)."""
+    are most often the file of its contents after the launch before). A name the recorder
+    gives (``data/NAME.npy``, no further folder) in a ``data`` folder that is no link is
+    inside the capture unless the file itself is a link: one ``lstat`` for it, where the
+    check of any name resolves every folder on its way."""
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
         self.folder = folder
+        try:
+            self.plain_data = stat.S_ISDIR(os.lstat(folder / "data").st_mode)
+        except OSError:
+            self.plain_data = False
+
+    def _plain(self, value: str) -> bool:
+        if not self.plain_data or not _DATA_NAME.fullmatch(value):
+            return False
+        try:
+            return not stat.S_ISLNK(os.lstat(self.folder / value).st_mode)
+        except FileNotFoundError:
+            return True  # missing: said when it is read, as for any name
+        except OSError:
+            return False
 
     def check(self, entry: Fields, key: str) -> str | None:
         value = entry.value.get(key)
-        if isinstance(value, str) and value in self:
+        if isinstance(value, str) and (value in self or self._plain(value)):
+            self[value] = value
             return value
         name: str | None = entry.file(key, self.folder)
         if name is not None:

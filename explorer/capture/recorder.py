@@ -470,13 +470,13 @@ class Recorder:
             elif arg.kind == "buffer":
                 buffer = arg.value
                 root, origin, flags, nbytes, host = _buffer_facts(cl, buffer)
-                dtype = element_dtype(type_name)
+                dtype, dtype_name = facts.dtypes[index]
                 if nbytes % dtype.itemsize:
-                    dtype = np.dtype(np.uint8)
+                    dtype, dtype_name = np.dtype(np.uint8), "uint8"
                 item.update(
                     kind="buffer",
                     bytes=nbytes,
-                    dtype=dtype.name,
+                    dtype=dtype_name,
                     memory=self._memory_id(root),
                     origin=origin,
                     flags=list(flags),
@@ -999,6 +999,7 @@ class _KernelFacts:
     num_args: int
     infos: list[tuple[str | None, str | None]]
     read_only: list[bool]  # per parameter: ``const`` or ``__constant`` (the kernel cannot write it)
+    dtypes: list[tuple[np.dtype, str]]  # per parameter: its elements' type, and its name
 
 
 def _kernel_facts(kernel: Any) -> _KernelFacts:
@@ -1017,7 +1018,10 @@ def _kernel_facts(kernel: Any) -> _KernelFacts:
             read_only.append(const or space == int(cl.kernel_arg_address_qualifier.CONSTANT))
         except Exception:  # not reported: the kernel may write it
             read_only.append(False)
-    facts = _KernelFacts(str(kernel.function_name), int(kernel.num_args), infos, read_only)
+    dtypes = [(element_dtype(t), element_dtype(t).name) for _, t in infos]
+    count = int(kernel.num_args)
+    dtypes += [(np.dtype(np.uint8), "uint8")] * (count - len(dtypes))
+    facts = _KernelFacts(str(kernel.function_name), count, infos, read_only, dtypes)
     with contextlib.suppress(Exception):
         kernel._explorer_capture_kernel = facts
     return facts
