@@ -4,7 +4,7 @@ median wall time of each and their ratio; with ``--baseline DIR`` also under the
 another checkout of the explorer (e.g. ``git archive OLD | tar -x -C DIR``), in the same
 rounds, for a before/after comparison on the same machine.
 
-    PYOPENCL_CTX=1 python benchmarks/capture_cost.py [--rounds 5] [--baseline DIR]
+    PYOPENCL_CTX=1 python benchmarks/capture_cost.py [--rounds 5] [--baseline DIR] [many.py ...]
 
 Programs: ``tests/capture/programs`` pipeline.py (6 launches), bfs.py (18), lu.py (10) and
 many.py (10,000 launches of a 16-element kernel). Times include starting Python; the
@@ -53,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--baseline", type=Path, help="another checkout of the explorer")
+    parser.add_argument("programs", nargs="*", help="only these (e.g. many.py)")
     args = parser.parse_args()
     roots = [("capture", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     header = f"{'program':<16}{'alone':>8}"
@@ -60,6 +61,8 @@ def main() -> None:
         header += f"{name:>10}{'inside':>8}{'ratio':>7}"
     print(header, flush=True)
     for program, *extra in CASES:
+        if args.programs and program not in args.programs:
+            continue
         command = [sys.executable, str(PROGRAMS / program), *extra]
         plain: list[float] = []
         under: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in roots}
