@@ -5,12 +5,13 @@ from the capture folder alone, reading nothing outside it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
 import pytest
 
-from explorer.capture import capture_outside, launch_variant, load_capture
+from explorer.capture import CaptureError, capture_outside, launch_variant, load_capture
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from tests.capture.conftest import run_capture
@@ -68,3 +69,14 @@ def test_a_link_among_the_copied_headers_is_refused_with_nothing_changed(on_devi
     refused = run_capture(tmp_path, "includes.py")
     assert refused.code == 2 and "is a link where capture writes its own folder" in refused.err
     assert (tmp_path / "capture.json").is_file() and (tmp_path / "programs" / "0.cl").is_file()
+
+
+@pytest.mark.parametrize("copy", ["../elsewhere", "/usr/include", 5])
+def test_a_copy_of_headers_named_outside_the_capture_is_refused(captured, tmp_path, copy):
+    folder = tmp_path / "capture"
+    shutil.copytree(captured("includes.py").folder, folder)
+    document = json.loads((folder / "capture.json").read_text())
+    document["programs"][0]["include"] = [{"copy": copy, "from": "/somewhere"}]
+    (folder / "capture.json").write_text(json.dumps(document))
+    with pytest.raises(CaptureError, match=r"programs\[0\]\.include\[0\]\.copy"):
+        load_capture(folder)
