@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -102,12 +104,16 @@ class CapturedArg:
 class CapturedProgram:
     """A program the kernels came from: its source file (None: built from a binary), the
     build options as the program gave them, and the folder it was built in (``cwd``: where
-    its relative ``#include`` files and ``-I`` folders were; empty in older captures)."""
+    its relative ``#include`` files and ``-I`` folders were; empty in older captures).
+    ``include``: the copies of the folders its build searched for ``#include`` files (the
+    folder it ran in, its ``-I`` folders, pyopencl's own), inside the capture, in the order
+    the build searched them, with the headers it read; empty in older captures."""
 
     index: int
     source: str | None
     options: tuple[str, ...]
     cwd: str = ""
+    include: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -279,8 +285,10 @@ def assemble(
     if lost:
         document["lost"] = lost
     if write:
-        text = json.dumps(document, indent=1)
-        if len(text) > DOCUMENT_LIMIT:  # a long journal: as compact as it came
+        # Laid out for a person to read up to INDENTED launches; a longer one as compact as
+        # the journal it came from (and written at once, where layout costs seconds).
+        text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
+        if not text or len(text) > DOCUMENT_LIMIT:
             text = json.dumps(document, separators=(",", ":"))
         try:
             (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
@@ -290,6 +298,50 @@ def assemble(
         (folder / JOURNAL).unlink(missing_ok=True)
         (folder / CLAIM).unlink(missing_ok=True)
     return document
+
+
+# A name the recorder gives a buffer's contents: a file right inside data/.
+_DATA_NAME = re.compile(r"data/[\w.-]{1,120}\.npy")
+# The folders of copied headers a program lists, at most.
+MAX_INCLUDE = 64
+# capture.json is laid out with one field a line up to this many launches.
+INDENTED = 1000
+
+
+class _Files(dict[str, str]):
+    """The files one capture names, each checked once (before a launch, a buffer's contents
+    are most often the file of its contents after the launch before). A name the recorder
+    gives (``data/NAME.npy``, no further folder) in a ``data`` folder that is no link is
+    inside the capture unless the file itself is a link: one ``lstat`` for it, where the
+    check of any name resolves every folder on its way."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+        try:
+            self.plain_data = stat.S_ISDIR(os.lstat(folder / "data").st_mode)
+        except OSError:
+            self.plain_data = False
+
+    def _plain(self, value: str) -> bool:
+        if not self.plain_data or not _DATA_NAME.fullmatch(value):
+            return False
+        try:
+            return not stat.S_ISLNK(os.lstat(self.folder / value).st_mode)
+        except FileNotFoundError:
+            return True  # missing: said when it is read, as for any name
+        except OSError:
+            return False
+
+    def check(self, entry: Fields, key: str) -> str | None:
+        value = entry.value.get(key)
+        if isinstance(value, str) and (value in self or self._plain(value)):
+            self[value] = value
+            return value
+        name: str | None = entry.file(key, self.folder)
+        if name is not None:
+            self[name] = name
+        return name
 
 
 def _parse(document: Any, folder: Path, label: str) -> Capture:
@@ -305,8 +357,9 @@ def _parse(document: Any, folder: Path, label: str) -> Capture:
         for i, p in enumerate(raw_programs)
     )
     raw_launches = top.items("launches", REQUIRED, MAX_LAUNCHES)
+    files = _Files(folder)
     launches = tuple(
-        _launch(Fields(entry, f"{label}: launches[{i}]"), i, folder, len(programs))
+        _launch(Fields(entry, f"{label}: launches[{i}]"), i, files, len(programs))
         for i, entry in enumerate(raw_launches)
     )
     return Capture(
@@ -327,12 +380,16 @@ def _program(entry: Fields, position: int, folder: Path) -> CapturedProgram:
         source=entry.file("source", folder),
         options=entry.texts("options", (), 4096),
         cwd=entry.text("cwd", "", 4096),
+        include=tuple(
+            Fields(copy, f"{entry.at('include')}[{i}]").file("copy", folder, REQUIRED)
+            for i, copy in enumerate(entry.items("include", (), MAX_INCLUDE))
+        ),
     )
 
 
-def _launch(entry: Fields, position: int, folder: Path, programs: int) -> CapturedLaunch:
+def _launch(entry: Fields, position: int, files: _Files, programs: int) -> CapturedLaunch:
     args = tuple(
-        _arg(Fields(a, f"{entry.at('args')}[{i}]"), i, folder)
+        _arg(Fields(a, f"{entry.at('args')}[{i}]"), i, files)
         for i, a in enumerate(entry.items("args", REQUIRED, MAX_ARGS))
     )
     if programs == 0:
@@ -361,7 +418,7 @@ def _launch(entry: Fields, position: int, folder: Path, programs: int) -> Captur
     )
 
 
-def _arg(entry: Fields, position: int, folder: Path) -> CapturedArg:
+def _arg(entry: Fields, position: int, files: _Files) -> CapturedArg:
     kind = entry.choice("kind", KINDS, REQUIRED)
     buffer = kind == "buffer"
     hex_text = entry.text("hex", "", 1 << 16)
@@ -385,8 +442,8 @@ def _arg(entry: Fields, position: int, folder: Path) -> CapturedArg:
         memory=entry.integer("memory", None, minimum=0, maximum=MAX_SIZE),
         origin=entry.integer("origin", 0, minimum=0, maximum=MAX_SIZE),
         flags=entry.texts("flags", (), 16),
-        before=entry.file("before", folder) if buffer else None,
-        after=entry.file("after", folder) if buffer else None,
+        before=files.check(entry, "before") if buffer else None,
+        after=files.check(entry, "after") if buffer else None,
         changed=entry.flag("changed", False),
         hex=hex_text,
         value=value,

@@ -1,6 +1,11 @@
 """What a captured program's build reads besides its own source: the files its ``#include``
 lines name, found in the folder it was built in (``cwd``) and its ``-I`` folders.
 
+The recorder copies the headers the build read into the capture (``programs/include/N/K``,
+one folder for each folder the build searched, pyopencl's own among them; the program's
+``include`` lists them in order): a replay of such a capture searches those copies only and
+reads nothing outside. An older capture names the program's own folders only:
+
 A capture folder may come from anyone, and a build reads every file an ``#include`` names
 (a compiler error then quotes its lines). So a replay follows includes inside the capture
 folder only, until the person agrees to more (``--allow-outside``, or the window's
@@ -155,13 +160,18 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
         return IncludePlan((), allowed=allow, includes=False)
     base = Path(program.cwd) if program.cwd else None
     searched: list[tuple[str, Path]] = []
-    if base is not None:
-        searched.append(("the folder the program was built in", base))
-    for named in include_dirs(program.options):
-        path = Path(named)
-        if not path.is_absolute() and base is not None:
-            path = base / path
-        searched.append((f"its -I {named}", path))
+    if program.include:  # the folders the build searched, copied with the headers it read
+        for copy in program.include:
+            with as_capture_error():
+                searched.append((f"the headers copied into {copy}", capture.path(copy, field)))
+    else:  # an older capture: the program's own folders, where they are
+        if base is not None:
+            searched.append(("the folder the program was built in", base))
+        for named in include_dirs(program.options):
+            path = Path(named)
+            if not path.is_absolute() and base is not None:
+                path = base / path
+            searched.append((f"its -I {named}", path))
     inner = [source.parent]
     outer: list[str] = []
     outer_paths: list[Path] = []

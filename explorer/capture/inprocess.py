@@ -69,6 +69,7 @@ def capture(
         _recording.clear()
         recorder.unpatch()
         recorder.active = False
+        recorder.close()
         if hook is not None and hook in sys.meta_path:
             sys.meta_path.remove(hook)
         command = ("python", *sys.argv) if sys.argv and sys.argv[0] else ("python",)

@@ -28,8 +28,11 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import io
+import itertools
 import json
 import os
+import re
 import shlex
 import stat
 import struct
@@ -37,6 +40,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -104,9 +108,18 @@ class _Read:
     index: int
     buffer: Any
     dtype: np.dtype
+    nbytes: int = 0
+    root: int = 0  # the handle of the memory object it is (its parent's, for a sub-buffer)
+    writes: bool = True  # whether the kernel may write it (not ``const``, nor aliased)
+    host: bool = False  # its memory is the program's (USE_HOST_PTR): the host may change it
     before: str = ""
     after: str = ""
     digests: dict[str, str] = field(default_factory=dict)
+
+
+# Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
+# numbers its programs anew).
+_TOKENS = itertools.count()
 
 
 class _OverBound(Exception):
@@ -139,6 +152,17 @@ class Recorder:
     status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
     notes: list[str] = field(default_factory=list)  # what was said through it
     journaled: int = 0  # bytes written to the journal
+    _journal: int | None = None  # its fd, open while recording (each line one write)
+    _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
+    _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
+    # What the recorder knows of a buffer's contents: the file it read after the last launch
+    # that could change it, kept on the buffer object with the epoch and the generation of
+    # its memory object then. Any pyopencl call that may write a buffer (a copy, a fill, a
+    # write, a kernel launched past the recorder...) starts a new epoch; a launch that may
+    # write a memory object starts its next generation; a map ends what is known for good.
+    _epoch: int = 0
+    _generation: dict[int, int] = field(default_factory=dict)
+    _mapped: bool = False
 
     def claim(self) -> bool:
         """Whether this process records: the first of the program's processes to import
@@ -163,28 +187,47 @@ class Recorder:
         line = (json.dumps(entry) + "\n").encode("utf-8")
         if self.journaled + len(line) > JOURNAL_LIMIT:
             raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(self.folder / JOURNAL, flags, 0o666)
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        if self._journal is None:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            self._journal = os.open(self.folder / JOURNAL, flags, 0o666)
+        # One unbuffered write a line: a process killed at any moment leaves whole lines and
+        # at most one cut last line, which every reader drops.
+        view = memoryview(line)
+        while view:
+            view = view[os.write(self._journal, view) :]
         self.journaled += len(line)
 
-    def _new_file(self, relative: str, write: Callable[[Any], None]) -> None:
+    def close(self) -> None:
+        """Close the journal (recording has ended)."""
+        fd, self._journal = self._journal, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _new_file(self, relative: str, write: Callable[[Any], None] | bytes) -> None:
         """Write a file of the capture that must not exist yet (a link or a file of someone
-        else's in its place is refused); a file cut short by a full disk is removed."""
-        path = self.folder / relative
-        path.parent.mkdir(exist_ok=True)
+        else's in its place is refused): ``write`` writes it through a file object, or is
+        its bytes; a file cut short by a full disk is removed."""
+        path = os.path.join(self.folder, relative)
+        parent = os.path.dirname(relative)
+        if parent not in self._folders:
+            os.makedirs(os.path.join(self.folder, parent), exist_ok=True)
+            self._folders.add(parent)
         fd = os.open(path, _NEW_FILE, 0o666)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                write(handle)
+            if isinstance(write, bytes):
+                try:
+                    view = memoryview(write)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                finally:
+                    os.close(fd)
+            else:
+                with os.fdopen(fd, "wb") as handle:
+                    write(handle)
         except BaseException:
             with contextlib.suppress(OSError):
-                path.unlink()
+                os.unlink(path)
             raise
 
     # -- what could not be kept ---------------------------------------------------------------
@@ -224,9 +267,18 @@ class Recorder:
             return
         self._built[key] = (source if isinstance(source, str) else None, _options(options))
 
-    def _program(self, kernel: Any, device: Any) -> int:
+    def _program(self, kernel: Any, queue: Any) -> int:
         """The index of the program ``kernel`` belongs to, written to the journal the first
-        time it is launched."""
+        time it is launched (and kept on the kernel for its later launches)."""
+        cached = getattr(kernel, "_explorer_capture_program", None)
+        if cached is not None and cached[0] == self._token:
+            return int(cached[1])
+        index = self._find_program(kernel, queue.device)
+        with contextlib.suppress(Exception):
+            kernel._explorer_capture_program = (self._token, index)
+        return index
+
+    def _find_program(self, kernel: Any, device: Any) -> int:
         import pyopencl as cl
 
         program = kernel.program
@@ -247,10 +299,11 @@ class Recorder:
         if index is None:
             index = self._programs[key] = len(self._programs)
             path = None
+            include: list[dict[str, str]] = []
             if found[0] is not None:
                 path = f"programs/{index}.cl"
-                data = found[0].encode("utf-8", errors="replace")
-                self._new_file(path, lambda handle: handle.write(data))
+                self._new_file(path, found[0].encode("utf-8", errors="replace"))
+                include = self._headers(index, found[0], found[1])
             self._write(
                 {
                     "type": "program",
@@ -258,9 +311,63 @@ class Recorder:
                     "source": path,
                     "options": list(found[1]),
                     "cwd": os.getcwd(),  # where a relative #include "x.h" was found
+                    "include": include,
                 }
             )
         return index
+
+    def _headers(self, index: int, source: str, options: list[str]) -> list[dict[str, str]]:
+        """Copy the files the source's ``#include`` lines read (and theirs), found as the
+        build found them: a quoted name beside the file that includes it, then in the folder
+        the program runs in, then in its ``-I`` folders and in pyopencl's own (which pyopencl
+        gives every build). Each folder searched is mirrored as
+        ``programs/include/INDEX/N/``; the list of them (``copy``, and the folder it stands
+        for, ``from``) in the order the build searched them, those that hold a copy."""
+        cwd = os.getcwd()
+        roots: list[str] = []
+        for folder in [cwd, *_include_dirs(options), _pyopencl_headers()]:
+            if folder:
+                full = os.path.realpath(os.path.join(cwd, folder))
+                if full not in roots and os.path.isdir(full):
+                    roots.append(full)
+        used: set[int] = set()
+        seen: set[str] = set()
+        total = 0
+        pending: list[tuple[str, tuple[int, str] | None]] = [(source, (0, cwd) if roots else None)]
+        while pending and len(seen) < MAX_HEADERS:
+            text, beside = pending.pop()
+            for name in _include_names(text):
+                if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+                    continue  # outside any folder: the replay names it
+                places = [beside] if beside is not None else []
+                for root, folder in [*places, *enumerate(roots)]:
+                    candidate = os.path.realpath(os.path.join(folder, name))
+                    relative = os.path.relpath(candidate, roots[root])
+                    if relative.startswith(".."):
+                        continue
+                    try:
+                        info = os.stat(candidate)
+                    except OSError:
+                        continue
+                    if not stat.S_ISREG(info.st_mode) or info.st_size > HEADER_LIMIT:
+                        continue
+                    if candidate not in seen and total + info.st_size <= HEADERS_LIMIT:
+                        seen.add(candidate)
+                        try:
+                            with open(candidate, "rb") as handle:
+                                data = handle.read(HEADER_LIMIT)
+                        except OSError:  # unreadable: the replay says it is not in the capture
+                            break
+                        total += len(data)
+                        self._new_file(f"programs/include/{index}/{root}/{relative}", data)
+                        used.add(root)
+                        header = data.decode("utf-8", errors="replace")
+                        pending.append((header, (root, os.path.dirname(candidate))))
+                    break
+        return [
+            {"copy": f"programs/include/{index}/{root}", "from": roots[root]}
+            for root in sorted(used)
+        ]
 
     # -- arguments --------------------------------------------------------------------------
 
@@ -294,6 +401,7 @@ class Recorder:
             return go()
         with self._lock:
             number = self.launches + 1
+            epoch = self._epoch
             try:
                 entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
                 entry["offset"] = list(global_offset) if global_offset is not None else None
@@ -309,20 +417,23 @@ class Recorder:
             event = go()  # the program's own errors reach it as they are
             self.launches = number
             if entry is None:
+                self._epoch += 1
                 return event
             try:
                 if not why:
-                    event.wait()
-                    why = self._read(number, entry, queue, None, reads, "after")
-                if why:
+                    why = self._read(number, entry, queue, [event], reads, "after")
+                if why:  # what it wrote is not known
                     self._forget(number)
+                    self._epoch += 1
                 else:
                     self._keep(entry, reads)
+                    self._learn(reads, epoch)
                 entry["data"] = not why
                 if why:
                     entry["why"] = why
             except Exception as exc:
                 self._forget(number)
+                self._epoch += 1
                 self._stop(_stopped(number, _reason(exc)))
                 return event
             try:
@@ -343,14 +454,14 @@ class Recorder:
         is not kept ("" when it is)."""
         import pyopencl as cl
 
-        device = queue.device
-        args = dict(_args_of(kernel))
-        infos = _arg_infos(kernel)
+        facts = _kernel_facts(kernel)
+        device, platform, _ = _queue_facts(queue)
+        args = _args_of(kernel)
         described: list[dict[str, Any]] = []
         reads: list[_Read] = []
         why = ""
-        for index in range(kernel.num_args):
-            name, type_name = infos[index] if index < len(infos) else (None, None)
+        for index in range(facts.num_args):
+            name, type_name = facts.infos[index] if index < len(facts.infos) else (None, None)
             arg = args.get(index)
             item: dict[str, Any] = {"index": index, "name": name, "type": type_name}
             if arg is None:
@@ -358,15 +469,20 @@ class Recorder:
                 why = why or f"argument {index} was never set"
             elif arg.kind == "buffer":
                 buffer = arg.value
-                dtype = element_dtype(type_name)
-                nbytes = int(buffer.size)
+                root, origin, flags, nbytes, host = _buffer_facts(cl, buffer)
+                dtype, dtype_name = facts.dtypes[index]
                 if nbytes % dtype.itemsize:
-                    dtype = np.dtype(np.uint8)
+                    dtype, dtype_name = np.dtype(np.uint8), "uint8"
                 item.update(
-                    kind="buffer", bytes=nbytes, dtype=dtype.name, **self._where(cl, buffer)
+                    kind="buffer",
+                    bytes=nbytes,
+                    dtype=dtype_name,
+                    memory=self._memory_id(root),
+                    origin=origin,
+                    flags=list(flags),
                 )
-                item["flags"] = _flags(cl, buffer)
-                reads.append(_Read(index, buffer, dtype))
+                writes = index >= len(facts.read_only) or not facts.read_only[index]
+                reads.append(_Read(index, buffer, dtype, nbytes, root, writes, host))
             elif arg.kind == "local":
                 item.update(kind="local", bytes=int(arg.value))
             elif arg.kind == "null":
@@ -378,39 +494,31 @@ class Recorder:
                 item.update(kind="unsupported", what=str(arg.value))
                 why = why or f"argument {index} is a {arg.value}, which is not recorded"
             described.append(item)
-        program = self._program(kernel, device)
+        # A ``const`` argument is read again after the launch where another argument of the
+        # same memory object (the same buffer, or a sub-buffer of its parent) may write it.
+        written = {r.root for r in reads if r.writes}
+        for r in reads:
+            r.writes = r.writes or r.root in written
+        program = self._program(kernel, queue)
         entry: dict[str, Any] = {
             "type": "launch",
             "number": number,
-            "kernel": kernel.function_name,
+            "kernel": facts.name,
             "program": program,
             "global": [int(g) for g in global_size],
             "local": [int(v) for v in local_size] if local_size is not None else None,
-            "device": device.name.strip(),
-            "platform": device.platform.name.strip(),
+            "device": device,
+            "platform": platform,
             "args": described,
         }
         if not why and self.no_data:
             why = self.no_data
         if not why and self.max_launches is not None and number > self.max_launches:
             why = f"past --launches {self.max_launches}"
-        total = sum(int(r.buffer.size) for r in _distinct(reads))
+        total = sum(r.nbytes for r in _distinct(reads))
         if not why and self.max_bytes is not None and self.written + total > self.max_bytes:
             why = _over_budget(total, self.written, self.max_bytes)
         return entry, reads, why
-
-    def _where(self, cl: Any, buffer: Any) -> dict[str, Any]:
-        """Which memory object a buffer argument is (the same id for the same buffer, and
-        for a sub-buffer its parent's, with its origin)."""
-        parent, origin = None, 0
-        try:
-            parent = buffer.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
-            if parent is not None:
-                origin = int(buffer.get_info(cl.mem_info.OFFSET))
-        except cl.Error:
-            parent = None
-        root = parent if parent is not None else buffer
-        return {"memory": self._memory_id(int(root.int_ptr)), "origin": origin}
 
     def _read(
         self,
@@ -421,23 +529,55 @@ class Recorder:
         reads: list[_Read],
         phase: str,
     ) -> str:
-        """Stream every buffer argument into its file (blocking reads of :data:`CHUNK` bytes
-        at a time, so the program grows by one piece, never by a buffer), once the work
-        queued before is done; "" or why the launch is listed without its buffers."""
+        """Read every buffer argument the launch may change into its file, once the work
+        queued before (and ``wait_for``) is done; "" or why the launch is listed without its
+        buffers. Buffers of up to :data:`CHUNK` bytes are read together with one wait; a
+        larger one is streamed a piece at a time (the program grows by one piece, never by a
+        buffer). A ``const`` argument's contents after the launch are those before it."""
         import pyopencl as cl
 
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]] = []
         try:
-            queue.finish()
-            if wait_for:
-                cl.wait_for_events(list(wait_for))
+            waits = list(wait_for) if wait_for else []
+            if not _queue_facts(queue)[2]:  # out of order: its earlier work may run after
+                queue.finish()
+                if waits:
+                    cl.wait_for_events(waits)
+                waits = []
             seen: dict[tuple[int, str], tuple[str, str]] = {}
+            batch = 0
             for r in reads:
                 key = (id(r.buffer), r.dtype.str)
-                found = seen.get(key)
-                if found is None:
-                    name = entry["args"][r.index]["name"] or f"arg{r.index}"
-                    relative = f"{number:05d}-{r.index}-{_safe(name)}-{phase}"
-                    found = seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative)
+                if (phase == "after" and not r.writes) or key in seen:
+                    continue
+                if phase == "before":
+                    known = self._known(r)
+                    if known is not None:
+                        seen[key] = known
+                        continue
+                name = entry["args"][r.index]["name"] or f"arg{r.index}"
+                relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
+                if r.nbytes > CHUNK:
+                    self._settle(number, pending, seen)
+                    if waits:
+                        cl.wait_for_events(waits)
+                    seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative)
+                    continue
+                if batch + r.nbytes > CHUNK:
+                    self._settle(number, pending, seen)
+                    batch = 0
+                host = np.empty(r.nbytes, dtype=np.uint8)
+                event = cl.enqueue_copy(
+                    queue, host, r.buffer, is_blocking=False, wait_for=waits or None
+                )
+                pending.append((key, relative, r.dtype, host, event))
+                batch += r.nbytes
+            self._settle(number, pending, seen)
+            for r in reads:
+                if phase == "after" and not r.writes:
+                    r.after, r.digests["after"] = r.before, r.digests["before"]
+                    continue
+                found = seen[(id(r.buffer), r.dtype.str)]
                 setattr(r, phase, found[0])
                 r.digests[phase] = found[1]
         except cl.Error as exc:
@@ -449,13 +589,96 @@ class Recorder:
         except OSError as exc:
             self._forget(number)
             return self._lose_data(number, exc)
+        finally:
+            for *_, event in pending:  # no read may go on filling an array that is let go
+                with contextlib.suppress(Exception):
+                    event.wait()
         return ""
 
-    def _stream(
-        self, number: int, queue: Any, buffer: Any, dtype: np.dtype, name: str
+    def _known(self, r: _Read) -> tuple[str, str] | None:
+        """The file and digest of a buffer's contents where nothing can have changed them
+        since the recorder read them; None where it must read them."""
+        if self._mapped or r.host:
+            return None
+        known = getattr(r.buffer, "_explorer_capture_known", None)
+        if known is None:
+            return None
+        token, epoch, generation, dtype, path, digest = known
+        if (
+            token != self._token
+            or epoch != self._epoch
+            or generation != self._generation.get(r.root, 0)
+            or dtype != r.dtype.str
+        ):
+            return None
+        return path, digest
+
+    def _learn(self, reads: list[_Read], epoch: int) -> None:
+        """A launch is kept: the memory objects it may write start their next generation,
+        and each buffer's contents after it are known (``epoch`` is the one it started in:
+        a call from another thread meanwhile leaves nothing known)."""
+        if self._epoch != epoch:
+            return
+        for root in {r.root for r in reads if r.writes}:
+            self._generation[root] = self._generation.get(root, 0) + 1
+        for r in reads:
+            if r.host:
+                continue
+            known = (self._token, epoch, self._generation.get(r.root, 0), r.dtype.str, r.after)
+            with contextlib.suppress(Exception):
+                r.buffer._explorer_capture_known = (*known, r.digests["after"])
+
+    def touched(self, mapped: bool = False) -> None:
+        """A pyopencl call that may change a buffer's contents without a launch (or, for
+        ``mapped``, let the program change them at any time) was made."""
+        self._epoch += 1
+        self._mapped = self._mapped or mapped
+
+    def _settle(
+        self,
+        number: int,
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]],
+        seen: dict[tuple[int, str], tuple[str, str]],
+    ) -> None:
+        """Wait for the reads under way and keep each one's contents."""
+        import pyopencl as cl
+
+        if not pending:
+            return
+        cl.wait_for_events([p[4] for p in pending])
+        done = list(pending)
+        pending.clear()
+        for key, relative, dtype, host, _ in done:
+            seen[key] = self._small(number, host, dtype, relative)
+
+    def _small(
+        self, number: int, data: np.ndarray, dtype: np.dtype, relative: str
     ) -> tuple[str, str]:
-        """Write ``buffer``'s contents as the ``.npy`` file ``data/NAME.npy`` (one already
-        written with the same contents stands for it): its path and digest."""
+        """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
+        already written holds the same (known by its digest before any file is written): its
+        path and digest."""
+        digest = hashlib.sha1(dtype.str.encode())
+        digest.update(data.data)
+        key = digest.hexdigest()
+        known = self._files.get(key)
+        if known is not None:
+            return known, key
+        nbytes = data.nbytes
+        if self.max_bytes is not None and self.written + nbytes > self.max_bytes:
+            raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes))
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        self._new_file(relative, header + data.tobytes())
+        self._files[key] = relative
+        self.written += nbytes
+        self._fresh.append((number, key, relative, nbytes))
+        return relative, key
+
+    def _stream(
+        self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
+    ) -> tuple[str, str]:
+        """Write a buffer larger than :data:`CHUNK` as the ``.npy`` file ``relative``, read
+        a piece at a time with blocking copies (one already written with the same contents
+        stands for it): its path and digest."""
         import pyopencl as cl
 
         nbytes = int(buffer.size)
@@ -463,30 +686,15 @@ class Recorder:
         if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
             self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
         chunk = self._chunk
-        header = {
-            "descr": np.lib.format.dtype_to_descr(dtype),
-            "fortran_order": False,
-            "shape": (nbytes // dtype.itemsize,),
-        }
 
         def write(handle: Any) -> None:
-            np.lib.format.write_array_header_1_0(handle, header)
+            handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
             for offset in range(0, nbytes, CHUNK):
                 part = chunk[: min(CHUNK, nbytes - offset)]
                 cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=True)
                 digest.update(part.data)
                 handle.write(part)
 
-        relative = f"data/{name}.npy"
-        if nbytes <= CHUNK:  # one piece: read and known by its digest before any file
-            part = chunk[:nbytes]
-            cl.enqueue_copy(queue, part, buffer, is_blocking=True)
-            digest.update(part.data)
-            key = digest.hexdigest()
-            known = self._files.get(key)
-            if known is not None:
-                return known, key
-            digest = hashlib.sha1(dtype.str.encode())
         self._new_file(relative, write)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -494,7 +702,7 @@ class Recorder:
             self.max_bytes is not None and self.written + nbytes > self.max_bytes
         ):
             with contextlib.suppress(OSError):
-                (self.folder / relative).unlink()
+                os.unlink(os.path.join(self.folder, relative))
             if known is not None:
                 return known, key
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
@@ -614,6 +822,15 @@ class Recorder:
 
             return clone
 
+        def touch(original: Callable[..., Any], mapping: bool) -> Callable[..., Any]:
+            def touching(*args: Any, **kwargs: Any) -> Any:
+                recorder.touched(mapping)
+                return original(*args, **kwargs)
+
+            touching.__name__ = getattr(original, "__name__", "touching")
+            touching.__doc__ = getattr(original, "__doc__", None)
+            return touching
+
         def enqueue(original: Callable[..., Any]) -> Callable[..., Any]:
             def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
                 if os.getpid() != recorder.pid or not recorder.active:
@@ -633,6 +850,20 @@ class Recorder:
         replace(_cl.Kernel, "clone", clone)
         replace(_cl, "enqueue_nd_range_kernel", enqueue)
         replace(cl, "enqueue_nd_range_kernel", enqueue)
+        # Every other call that may change a buffer's contents ends what the recorder knows
+        # of them (it then reads them back before the next launch): the same function where
+        # pyopencl holds it under its own name too.
+        for name in sorted(dir(_cl)):
+            original = getattr(_cl, name, None)
+            if "enqueue" not in name or name in _KEEP_CONTENTS or not callable(original):
+                continue
+            if isinstance(original, type):  # a class of pyopencl's (an enumeration)
+                continue
+            touching = touch(original, name in _MAPS)
+            for owner in (_cl, cl):
+                if getattr(owner, name, None) is original:
+                    setattr(owner, name, touching)
+                    self._undo.append(partial(setattr, owner, name, original))
         note = version_note(getattr(cl, "VERSION", None))
         if missing:
             note = note or "explorer capture: this pyopencl lacks functions the recorder wraps"
@@ -727,13 +958,113 @@ def _scalar_value(data: bytes, dtype: str) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def _flags(cl: Any, buffer: Any) -> list[str]:
+def _flags(cl: Any, buffer: Any) -> tuple[str, ...]:
     try:
         flags = int(buffer.get_info(cl.mem_info.FLAGS))
     except cl.Error:
-        return []
+        return ()
     names = ("READ_WRITE", "WRITE_ONLY", "READ_ONLY", "USE_HOST_PTR", "ALLOC_HOST_PTR")
-    return [n for n in names if flags & int(getattr(cl.mem_flags, n))]
+    return tuple(n for n in names if flags & int(getattr(cl.mem_flags, n)))
+
+
+def _buffer_facts(cl: Any, buffer: Any) -> tuple[int, int, tuple[str, ...], int, bool]:
+    """What of a buffer argument cannot change, asked of OpenCL once and kept on the buffer
+    object: the handle of the memory object it is (a sub-buffer's parent's), where in it the
+    buffer starts, its flags, its size in bytes and whether its memory is the program's
+    (``USE_HOST_PTR``, its own or its parent's)."""
+    cached = getattr(buffer, "_explorer_capture_facts", None)
+    if cached is not None:
+        return cached
+    parent, origin = None, 0
+    try:
+        parent = buffer.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+        if parent is not None:
+            origin = int(buffer.get_info(cl.mem_info.OFFSET))
+    except cl.Error:
+        parent = None
+    root = parent if parent is not None else buffer
+    flags = _flags(cl, buffer)
+    host = "USE_HOST_PTR" in flags or (root is not buffer and "USE_HOST_PTR" in _flags(cl, root))
+    facts = (int(root.int_ptr), origin, flags, int(buffer.size), host)
+    with contextlib.suppress(Exception):
+        buffer._explorer_capture_facts = facts
+    return facts
+
+
+@dataclass(frozen=True)
+class _KernelFacts:
+    """What of a kernel cannot change, asked of OpenCL once and kept on the kernel object."""
+
+    name: str
+    num_args: int
+    infos: list[tuple[str | None, str | None]]
+    read_only: list[bool]  # per parameter: ``const`` or ``__constant`` (the kernel cannot write it)
+    dtypes: list[tuple[np.dtype, str]]  # per parameter: its elements' type, and its name
+
+
+def _kernel_facts(kernel: Any) -> _KernelFacts:
+    cached = getattr(kernel, "_explorer_capture_kernel", None)
+    if isinstance(cached, _KernelFacts):
+        return cached
+    import pyopencl as cl
+
+    infos = _arg_infos(kernel)
+    read_only: list[bool] = []
+    for index in range(len(infos)):
+        try:
+            qualifier = int(kernel.get_arg_info(index, cl.kernel_arg_info.TYPE_QUALIFIER))
+            space = int(kernel.get_arg_info(index, cl.kernel_arg_info.ADDRESS_QUALIFIER))
+            const = bool(qualifier & int(cl.kernel_arg_type_qualifier.CONST))
+            read_only.append(const or space == int(cl.kernel_arg_address_qualifier.CONSTANT))
+        except Exception:  # not reported: the kernel may write it
+            read_only.append(False)
+    dtypes = [(element_dtype(t), element_dtype(t).name) for _, t in infos]
+    count = int(kernel.num_args)
+    dtypes += [(np.dtype(np.uint8), "uint8")] * (count - len(dtypes))
+    facts = _KernelFacts(str(kernel.function_name), count, infos, read_only, dtypes)
+    with contextlib.suppress(Exception):
+        kernel._explorer_capture_kernel = facts
+    return facts
+
+
+def _queue_facts(queue: Any) -> tuple[str, str, bool]:
+    """A queue's device name, platform name and whether it runs its commands in order, asked
+    of OpenCL once and kept on the queue object."""
+    cached = getattr(queue, "_explorer_capture_queue", None)
+    if cached is not None:
+        return cached
+    import pyopencl as cl
+
+    device = queue.device
+    in_order = True
+    with contextlib.suppress(Exception):
+        properties = int(queue.properties)
+        in_order = not properties & int(cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    facts = (device.name.strip(), device.platform.name.strip(), in_order)
+    with contextlib.suppress(Exception):
+        queue._explorer_capture_queue = facts
+    return facts
+
+
+_HEADERS: dict[tuple[str, int], bytes] = {}
+
+
+def _npy_header(dtype: np.dtype, count: int) -> bytes:
+    """The ``.npy`` header of a one-dimensional array of ``count`` elements of ``dtype``."""
+    key = (dtype.str, count)
+    header = _HEADERS.get(key)
+    if header is None:
+        out = io.BytesIO()
+        fields = {
+            "descr": np.lib.format.dtype_to_descr(dtype),
+            "fortran_order": False,
+            "shape": (count,),
+        }
+        np.lib.format.write_array_header_1_0(out, fields)
+        header = out.getvalue()
+        if len(_HEADERS) < 1024:
+            _HEADERS[key] = header
+    return header
 
 
 def _distinct(reads: list[_Read]) -> list[_Read]:
@@ -859,6 +1190,59 @@ def version_note(version: Any) -> str:
         f"explorer capture: pyopencl {shown} is not one the recorder knows ({low} to {high}); "
         "its launches are recorded where they pass through the functions the recorder wraps"
     )
+
+
+# The enqueue functions of ``pyopencl._cl`` that cannot change a buffer's contents (every
+# other one ends what the recorder knows of them), and those that map memory for the host.
+_KEEP_CONTENTS = frozenset(
+    {
+        "enqueue_nd_range_kernel",  # recorded itself
+        "_enqueue_read_buffer", "_enqueue_read_buffer_rect", "_enqueue_read_image",
+        "_enqueue_marker", "_enqueue_marker_with_wait_list", "_enqueue_barrier",
+        "_enqueue_barrier_with_wait_list", "_enqueue_wait_for_events",
+    }
+)  # fmt: skip
+_MAPS = frozenset({"enqueue_map_buffer", "enqueue_map_image", "_enqueue_svm_map"})
+
+# The headers a program's build reads are copied with it, up to these sizes (each, and all).
+MAX_HEADERS = 256
+HEADER_LIMIT = 1 << 20
+HEADERS_LIMIT = 16 << 20
+_INCLUDE_LINE = re.compile(
+    r'^[ \t]*(?:#|%:)[ \t]*(?:include_next|include|import)[ \t]*(?:"([^"\n]*)"|<([^>\n]*)>)', re.M
+)
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|//[^\n]*", re.S)
+
+
+def _include_names(text: str) -> list[str]:
+    """The file names of ``text``'s ``#include`` lines (those inside an ``#if`` too; not a
+    name made by a macro). The replay checks what it reads with the explorer's own reading
+    of them; this only finds what to copy."""
+    text = _COMMENT.sub(" ", text.replace("\\\n", "").replace("\\\r\n", ""))
+    return [quoted or angled for quoted, angled in _INCLUDE_LINE.findall(text) if quoted or angled]
+
+
+def _include_dirs(options: list[str]) -> list[str]:
+    """The folders ``-I DIR`` and ``-IDIR`` options name, in order."""
+    found: list[str] = []
+    for i, option in enumerate(options):
+        if option == "-I" and i + 1 < len(options):
+            found.append(options[i + 1])
+        elif option.startswith("-I") and len(option) > 2:
+            found.append(option[2:])
+    return found
+
+
+def _pyopencl_headers() -> str:
+    """The folder of pyopencl's own headers (``pyopencl-complex.h``), which pyopencl gives
+    every build with ``-I``."""
+    import pyopencl as cl
+
+    find = getattr(cl, "_find_pyopencl_include_path", None)
+    with contextlib.suppress(Exception):
+        if find is not None:
+            return str(find())
+    return os.path.join(os.path.dirname(cl.__file__), "cl")
 
 
 # A file of the capture is made new: never written through a link or over a file in its place.

@@ -115,6 +115,13 @@ def prepare_folder(folder: Path) -> None:
     try:
         for path in ours:
             path.unlink()
+        if os.path.isdir(folder / HEADERS) and not os.path.islink(folder / HEADERS):
+            for root, inner, _ in os.walk(folder / HEADERS, topdown=False):
+                for name in inner:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(os.path.join(root, name))
+            with contextlib.suppress(OSError):
+                os.rmdir(folder / HEADERS)
         for name in _MINE:
             with contextlib.suppress(OSError):  # left where it holds a file of someone else's
                 (folder / name).rmdir()
@@ -122,6 +129,10 @@ def prepare_folder(folder: Path) -> None:
             (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     except OSError as exc:
         raise CaptureError(f"cannot write into {shown(folder)}: {exc.strerror}") from None
+
+
+# Where the recorder copies the headers each program's build read (recorder.Recorder._headers).
+HEADERS = os.path.join("programs", "include")
 
 
 def _marked(folder: Path) -> bool:
@@ -152,6 +163,24 @@ def _own_files(folder: Path) -> Iterator[Path]:
         for entry in sorted(os.listdir(inner)):
             if pattern.fullmatch(entry):
                 yield _own(inner / entry, folder)
+    headers = folder / HEADERS  # the headers the programs' builds read, copied
+    if not os.path.lexists(headers):
+        return
+    for root, inner_folders, files in os.walk(headers):
+        path = Path(root)
+        if path.is_symlink() or not path.is_dir():
+            raise CaptureError(
+                f"{shown(path)} is not a folder of its own (a link, or a file); capture writes "
+                "its files there: move it away. Nothing was changed"
+            )
+        for name in inner_folders:
+            if os.path.islink(path / name):
+                raise CaptureError(
+                    f"{shown(path / name)} is a link where capture writes its own folder: move "
+                    "it away. Nothing was changed"
+                )
+        for name in sorted(files):
+            yield _own(path / name, folder)
 
 
 def _own(path: Path, folder: Path) -> Path:

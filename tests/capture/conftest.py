@@ -4,6 +4,8 @@ on the session's OpenCL device."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,3 +46,15 @@ def captured(on_device, tmp_path_factory) -> Callable[[str], Capture]:
         return made[program]
 
     return get
+
+
+def without_headers(capture: Capture, folder: Path) -> Path:
+    """A copy of ``capture`` in ``folder`` as a capture made before the headers its programs'
+    builds read were copied into it (its programs name their own folders only)."""
+    shutil.copytree(capture.folder, folder)
+    shutil.rmtree(folder / "programs" / "include", ignore_errors=True)
+    document = json.loads((folder / "capture.json").read_text())
+    for program in document["programs"]:
+        program.pop("include", None)
+    (folder / "capture.json").write_text(json.dumps(document))
+    return folder

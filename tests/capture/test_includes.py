@@ -1,8 +1,10 @@
 """A captured program whose kernel includes files of its own (from the folder it ran in and
-through ``-I``): those folders lie outside the capture folder, so a replay searches them only
-when the person agrees (``--allow-outside``, the window's question); then its launches
-replay and trace in memory, the includes found where the program found them. Without it, the
-replay says what it did not search, and an ``#include`` of a file outside is refused."""
+through ``-I``): the recorder copies them into the capture (tests/capture/test_headers.py);
+a capture made before it did names those folders, which lie outside the capture folder, so
+a replay searches them only when the person agrees (``--allow-outside``, the window's
+question); then its launches replay and trace in memory, the includes found where the
+program found them. Without it, the replay says what it did not search, and an ``#include``
+of a file outside is refused."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 from explorer.capture import CaptureError, capture_outside, launch_variant, load_capture, replay
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+from tests.capture.conftest import without_headers
 from tests.robustness.helpers import cli
 
 
@@ -33,8 +36,12 @@ def test_with_agreement_a_launch_whose_kernel_includes_files_replays_and_traces(
     assert {s.line for s in traced.analysis.sites} == {6}  # the program's own line
 
 
-def test_without_agreement_the_includes_outside_are_refused_naming_the_folders(captured):
-    capture = captured("includes.py")
+def _older(captured, tmp_path):
+    return without_headers(captured("includes.py"), tmp_path / "older")
+
+
+def test_without_agreement_the_includes_outside_are_refused_naming_the_folders(captured, tmp_path):
+    capture = load_capture(_older(captured, tmp_path))
     folder = capture.programs[0].cwd
     with pytest.raises(CaptureError) as refused:
         replay(capture, "weigh")
@@ -46,8 +53,8 @@ def test_without_agreement_the_includes_outside_are_refused_naming_the_folders(c
 
 
 @pytest.mark.usefixtures("fast_cli")
-def test_the_command_line_says_what_it_did_not_use_and_the_flag_that_allows_it(captured):
-    folder = str(captured("includes.py").folder)
+def test_the_command_line_says_what_it_did_not_use_and_the_flag_that_allows_it(captured, tmp_path):
+    folder = str(_older(captured, tmp_path))
     refused = cli("run", "--capture", folder, "--launch", "weigh", "--repeat", "1")
     assert refused.code == 2, refused.out + refused.err
     assert "includes weights.h, which is not in the capture folder" in refused.err

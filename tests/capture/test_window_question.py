@@ -1,6 +1,8 @@
 """The window asks before a capture's replays read files outside its folder (the program's
-own #include folders), as it asks before a session's outside kernel: yes replays with them,
-no replays without them and the timeline says why a launch that needs them does not run."""
+own #include folders, in a capture made before the headers were copied into it), as it asks
+before a session's outside kernel: yes replays with them, no replays without them and the
+timeline says why a launch that needs them does not run. A capture holding its headers asks
+nothing."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
+from explorer.capture import load_capture
 from explorer.gui.controllers.captures import CapturesController
+from tests.capture.conftest import without_headers
 
 
 class FakeTimeline(QObject):
@@ -73,8 +77,10 @@ def answer(monkeypatch, button) -> list[str]:
     return asked
 
 
-def test_agreeing_replays_with_the_programs_own_include_folders(controller, captured, monkeypatch):
-    capture = captured("includes.py")
+def test_agreeing_replays_with_the_programs_own_include_folders(
+    controller, captured, monkeypatch, tmp_path
+):
+    capture = load_capture(without_headers(captured("includes.py"), tmp_path / "older"))
     asked = answer(monkeypatch, QMessageBox.StandardButton.Yes)
     assert controller.open_capture(str(capture.folder))
     (text,) = asked
@@ -84,8 +90,10 @@ def test_agreeing_replays_with_the_programs_own_include_folders(controller, capt
     assert controller.traced == ["trace"]
 
 
-def test_declining_replays_nothing_that_needs_them_and_says_why(controller, captured, monkeypatch):
-    capture = captured("includes.py")
+def test_declining_replays_nothing_that_needs_them_and_says_why(
+    controller, captured, monkeypatch, tmp_path
+):
+    capture = load_capture(without_headers(captured("includes.py"), tmp_path / "older"))
     answer(monkeypatch, QMessageBox.StandardButton.No)
     assert controller.open_capture(str(capture.folder))
     assert controller.model.variants == [] and controller.traced == []
@@ -98,3 +106,17 @@ def test_a_capture_with_nothing_outside_asks_nothing(controller, captured, monke
     asked = answer(monkeypatch, QMessageBox.StandardButton.No)
     assert controller.open_capture(str(captured("pipeline.py").folder))
     assert asked == [] and controller.traced == ["trace"]
+
+
+def test_a_capture_holding_its_headers_asks_nothing_and_replays_with_them(
+    controller, captured, monkeypatch
+):
+    capture = captured("includes.py")
+    asked = answer(monkeypatch, QMessageBox.StandardButton.No)
+    assert controller.open_capture(str(capture.folder))
+    assert asked == [] and controller.traced == ["trace"]
+    variant = controller.model.variants[-1]
+    copies = [str(capture.folder / copy) for copy in capture.programs[0].include]
+    searched = [o for o in variant.build_options if o.startswith("-I/")]
+    assert [o for o in searched if "programs/include/" in o] == [f"-I{c}" for c in copies]
+    assert all(o.startswith(f"-I{capture.folder}") for o in searched)  # nothing outside
