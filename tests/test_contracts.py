@@ -106,20 +106,26 @@ def every_piece() -> list[str]:
     )
 
 
+# Files, each written whole and renamed into place: a run killed midway, or two at once (the
+# checkouts of one machine share the folder), leave no broken cache. mypy's default store, a
+# SQLite database written without syncing, can be left corrupt by a killed run.
+MYPY_CACHE_FORMAT = "--no-sqlite-cache"
+
+
 def mypy_cache(config: dict) -> Path:
     """mypy's incremental cache, kept between runs in the user's cache folder (a fresh clone
-    has no ``.mypy_cache``), one per mypy version, Python and ``[tool.mypy]`` table.
+    has no ``.mypy_cache``), one per mypy version, Python, cache format and ``[tool.mypy]``.
 
     mypy checks each cached module against its file by size, time and then content hash, so
-    a clone elsewhere, an edit or another version of a dependency is checked again: the cache
-    saves the work on what did not change (numpy's and Qt's stubs, most of ours), never an
-    error. A cold cache costs the first run about a fifth more (writing it)."""
+    a clone elsewhere, an edit or another version of a dependency is checked again, and the
+    errors of a module are reported from the cache as from a check: the cache saves the work
+    on what did not change (numpy's and Qt's stubs, most of ours), never an error."""
     from mypy.version import __version__ as mypy_version
 
-    key = json.dumps([mypy_version, sys.version_info[:2], config["tool"]["mypy"]], sort_keys=True)
+    key = [mypy_version, sys.version_info[:2], MYPY_CACHE_FORMAT, config["tool"]["mypy"]]
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    name = f"mypy-{mypy_version}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-    return Path(base) / "opencl-kernel-explorer" / "tests" / name
+    return Path(base) / "opencl-kernel-explorer" / "tests" / f"mypy-{mypy_version}-{digest}"
 
 
 @pytest.mark.long
@@ -138,7 +144,7 @@ def test_mypy_finds_no_error_in_any_layer(tmp_path: Path):
         cache.mkdir(parents=True, exist_ok=True)
     except OSError:  # a read-only home: this run's cache only
         cache = tmp_path
-    out = _run(sys.executable, "-m", "mypy", "--cache-dir", str(cache), *targets)
+    out = _run(sys.executable, "-m", "mypy", MYPY_CACHE_FORMAT, "--cache-dir", str(cache), *targets)
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
 
 
