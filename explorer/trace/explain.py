@@ -1,0 +1,305 @@
+"""Why is this element wrong: what flowed into it (:mod:`explorer.trace.provenance`) beside
+what its reference needs, the inputs that should not be there, the needed ones that never
+arrived, and the first offending input with the access that loaded it (numpy only).
+
+The reference's needs come from the layer that knows the reference (a family's maths, a
+numpy expression): boolean masks over each input, rows first, or a sentence saying why they
+are not known. Everything else comes from the trace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from explorer.trace.provenance import Access, Inflow, Provenance, element_text
+
+# How many elements a list in the text names before it says how many more.
+SHOWN = 4
+# How many elements of each kind the JSON lists in full.
+JSON_LIMIT = 10_000
+THROUGH_REGISTERS = (
+    "a store that computes its value (not a copy of one load) is credited with every load "
+    "its work-item made before it, since its previous store to the same buffer: an "
+    "over-approximation at work-item granularity, narrowed by the loop where the kernel "
+    "stores inside it"
+)
+ALL_GOOD = "all needed inputs, nothing else"
+
+
+class ElementError(ValueError):
+    """An element to explain that is not written as ``NAME[i, j]`` or lies outside."""
+
+
+def parse_element(text: str) -> tuple[str | None, tuple[int, ...]]:
+    """``C[3,5]``, ``C[3][5]``, ``OUT[7]`` or ``3,5`` (the first result) → (name, index)."""
+    t = text.strip()
+    match = re.fullmatch(r"([A-Za-z_]\w*)?\s*((?:\[[^\[\]]*\]\s*)+)", t)
+    if match:
+        name = match.group(1)
+        inner = [p for p in re.findall(r"\[([^\[\]]*)\]", match.group(2))]
+        parts = [q for p in inner for q in p.split(",")]
+    elif re.fullmatch(r"[\d\s,]+", t):
+        name, parts = None, t.split(",")
+    else:
+        raise ElementError(f"{text!r}: write an element as NAME[i, j] (C[3, 5]) or NAME[i]")
+    try:
+        index = tuple(int(p.strip()) for p in parts)
+    except ValueError:
+        raise ElementError(f"{text!r}: each index must be a whole number") from None
+    if not index or any(i < 0 for i in index):
+        raise ElementError(f"{text!r}: indices are whole numbers from 0")
+    return name, index
+
+
+def describe_elements(name: str, mask: np.ndarray, local: bool = False) -> str:
+    """A set of elements in a few words: ``A[3, 0:64]`` where they fill a box, else how
+    many and the first few."""
+    where = np.argwhere(mask)
+    count = len(where)
+    if count == 0:
+        return f"no element of {name}"
+    lo, hi = where.min(axis=0), where.max(axis=0) + 1
+    if count == int(np.prod(hi - lo)):
+        parts = [str(a) if b == a + 1 else f"{a}:{b}" for a, b in zip(lo, hi, strict=True)]
+        box = f"{name}[{', '.join(parts)}]"
+        return box if count == 1 else f"{box} ({count} elements)"
+    first = ", ".join(element_text(name, tuple(int(v) for v in w), local) for w in where[:SHOWN])
+    more = ", …" if count > SHOWN else ""
+    return f"{count} elements of {name}: {first}{more}"
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One output element: its provenance, what its reference needs, and the verdict."""
+
+    provenance: Provenance
+    shapes: dict[str, tuple[int, ...]]  # each input's shape, rows first
+    needs: dict[str, np.ndarray] | None  # per input, rows first; None: not known
+    needs_unknown: str = ""  # why the needs are not known
+    value: float | None = None  # the element as the run left it
+    reference: float | None = None  # and as the reference has it
+    wrong: bool | None = None  # the run judged it wrong (None: not judged)
+    inflow_masks: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def extra(self) -> tuple[Inflow, ...]:
+        """Inputs that flowed in but the reference does not need, in the order they entered
+        the writing work-item (empty where the needs are not known)."""
+        if self.needs is None:
+            return ()
+        out = []
+        for inflow in self.provenance.inflow:
+            mask = self.needs.get(inflow.buffer)
+            if mask is None or not _inside(mask, inflow.where) or not mask[inflow.where]:
+                out.append(inflow)
+        return tuple(out)
+
+    @property
+    def missing(self) -> dict[str, np.ndarray]:
+        """The needed elements that never arrived, per input (only those with some)."""
+        if self.needs is None:
+            return {}
+        out = {}
+        for name, mask in self.needs.items():
+            arrived = self.inflow_masks.get(name)
+            lacking = mask & ~arrived if arrived is not None else mask.copy()
+            if lacking.any():
+                out[name] = lacking
+        return out
+
+    @property
+    def first_offending(self) -> Inflow | None:
+        """The first input that should not be there (where to attach more about its index)."""
+        extra = self.extra
+        return extra[0] if extra else None
+
+    @property
+    def verdict(self) -> str:
+        p = self.provenance
+        if not p.written:
+            return f"no traced work-item wrote {element_text(p.output, p.where)}"
+        if self.needs is None:
+            return f"the reference's needs are not known ({self.needs_unknown})"
+        extra, missing = self.extra, self.missing
+        if not extra and not missing:
+            return ALL_GOOD
+        parts = []
+        if extra:
+            parts.append(f"{len(extra)} input(s) that should not be there")
+        if missing:
+            parts.append(f"{sum(int(m.sum()) for m in missing.values())} needed input(s) missing")
+        return ", ".join(parts)
+
+    def summary(self) -> str:
+        """One line: the element, the verdict, the first offending input and its line."""
+        p = self.provenance
+        head = f"{element_text(p.output, p.where)}: {self.verdict}"
+        first = self.first_offending
+        if first is not None:
+            head += f"; first {element_text(first.buffer, first.where)}, line {first.load.line}"
+        return head
+
+    def text(self) -> str:
+        """The explanation as a person reads it."""
+        p = self.provenance
+        name = element_text(p.output, p.where)
+        lines = [self._headline(name)]
+        if not p.written:
+            lines.append(
+                f"No traced work-item wrote {name}"
+                + ("" if p.complete else " (the trace is incomplete)")
+                + ": trace its work-group (--groups, or click it in the work-groups map)."
+            )
+            return "\n".join(lines)
+        writer = p.stores[0]
+        lines.append(
+            f"Written by work-item {_who(writer)} at line {writer.line} "
+            f"`{writer.text}` ({writer.op}, phase {writer.phase})."
+        )
+        for other in p.stores[1:4]:
+            lines.append(f"  also {other.op} by {_who(other)} at line {other.line}.")
+        if len(p.stores) > 4:
+            lines.append(f"  and {len(p.stores) - 4} more store(s).")
+        flowed = [describe_elements(b, m) for b, m in self.inflow_masks.items() if m.any()]
+        lines.append(_sentence("Flowed in: " + ("; ".join(flowed) or "nothing from the inputs")))
+        lines.append(f"  (through local memory by address and barrier order; {THROUGH_REGISTERS})")
+        if self.needs is None:
+            lines.append(f"The reference's needs are not known: {self.needs_unknown}.")
+        else:
+            needed = [describe_elements(b, m) for b, m in self.needs.items() if m.any()]
+            lines.append(_sentence("The reference needs: " + ("; ".join(needed) or "no input")))
+            extra, missing = self.extra, self.missing
+            if not extra and not missing:
+                lines.append(f"Verdict: {ALL_GOOD}.")
+            if extra:
+                lines.append(_sentence("Should not be there: " + "; ".join(_by_buffer(extra))))
+            if missing:
+                lacking = (describe_elements(b, m) for b, m in missing.items())
+                lines.append(_sentence("Never arrived: " + "; ".join(lacking)))
+            first = self.first_offending
+            if first is not None:
+                lines.append("First offending input: " + _story(first) + ".")
+        for note in p.notes:
+            lines.append(f"Note: {note}.")
+        if not p.complete:
+            lines.append("Note: the trace is incomplete: accesses it did not record are missing.")
+        return "\n".join(lines)
+
+    def _headline(self, name: str) -> str:
+        if self.value is None:
+            return f"Why {name}?"
+        value = f"{name} = {self.value:.6g}"
+        if self.reference is None:
+            return value
+        judged = {True: "wrong", False: "right"}.get(self.wrong, "")  # type: ignore[arg-type]
+        return f"{value}; the reference: {self.reference:.6g}" + (f" ({judged})" if judged else "")
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.provenance
+        first = self.first_offending
+        return {
+            "output": p.output,
+            "element": list(p.where),
+            "value": self.value,
+            "reference": self.reference,
+            "wrong": self.wrong,
+            "written": p.written,
+            "stores": [s.to_json() for s in p.stores],
+            "inflow": {b: _cells(m) for b, m in self.inflow_masks.items()},
+            "registers": THROUGH_REGISTERS,
+            "needs_known": self.needs is not None,
+            "needs_unknown": self.needs_unknown or None,
+            "needs": {b: _cells(m) for b, m in (self.needs or {}).items()},
+            "extra": [i.to_json() for i in self.extra[:JSON_LIMIT]],
+            "extra_count": len(self.extra),
+            "missing": {b: _cells(m) for b, m in self.missing.items()},
+            "first_offending": first.to_json() if first is not None else None,
+            "verdict": self.verdict,
+            "notes": list(p.notes),
+            "complete": p.complete,
+        }
+
+
+def explain(
+    provenance: Provenance,
+    shapes: dict[str, tuple[int, ...]],
+    needs: dict[str, np.ndarray] | str,
+    value: float | None = None,
+    reference: float | None = None,
+    wrong: bool | None = None,
+) -> Explanation:
+    """The explanation of one element from its provenance and its reference's needs (masks
+    over each input, rows first, or why they are not known); ``shapes`` gives each input's
+    shape (rows first)."""
+    masks: dict[str, np.ndarray] = {}
+    for inflow in provenance.inflow:
+        shape = shapes.get(inflow.buffer)
+        if shape is None or not _fits(shape, inflow.where):
+            continue
+        mask = masks.setdefault(inflow.buffer, np.zeros(shape, dtype=bool))
+        mask[inflow.where] = True
+    if isinstance(needs, str):
+        return Explanation(provenance, shapes, None, needs, value, reference, wrong, masks)
+    needed = {
+        b: np.asarray(m, dtype=bool).reshape(shapes.get(b, np.shape(m))) for b, m in needs.items()
+    }
+    return Explanation(provenance, shapes, needed, "", value, reference, wrong, masks)
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith(("…", ".")) else text + "."
+
+
+def _fits(shape: tuple[int, ...], where: tuple[int, ...]) -> bool:
+    return len(shape) == len(where) and all(0 <= w < s for w, s in zip(where, shape, strict=True))
+
+
+def _inside(mask: np.ndarray, where: tuple[int, ...]) -> bool:
+    return _fits(mask.shape, where)
+
+
+def _cells(mask: np.ndarray) -> list[list[int]]:
+    return [[int(v) for v in w] for w in np.argwhere(mask)[:JSON_LIMIT]]
+
+
+def _by_buffer(extra: tuple[Inflow, ...]) -> list[str]:
+    out = []
+    for name in dict.fromkeys(i.buffer for i in extra):
+        mine = [i for i in extra if i.buffer == name]
+        shown = ", ".join(element_text(name, i.where) for i in mine[:SHOWN])
+        more = ", …" if len(mine) > SHOWN else ""
+        out.append(f"{len(mine)} element(s) of {name}: {shown}{more}")
+    return out
+
+
+def _who(a: Access) -> str:
+    g, lid = a.work_item[:3], a.work_item[3:]
+    return f"group ({', '.join(map(str, g))}) local ({', '.join(map(str, lid))})"
+
+
+def _story(i: Inflow) -> str:
+    """Where one input came in: its load, the local element it went through, the read that
+    brought it to the writing work-item."""
+    load = i.load
+    text = (
+        f"{element_text(i.buffer, i.where)}, loaded at line {load.line} `{load.text}` by "
+        f"work-item {_who(load)} in phase {load.phase}"
+    )
+    if i.stored is not None:
+        step = f", tile step {i.tile_step}" if i.tile_step is not None else ""
+        text += (
+            f", stored into {i.stored.element_text} at line {i.stored.line} "
+            f"(phase {i.stored.phase}{step})"
+        )
+    if i.entry.record != load.record:
+        text += (
+            f", read by the writing work-item at line {i.entry.line} `{i.entry.text}` "
+            f"({i.entry.element_text}, phase {i.entry.phase})"
+        )
+    if i.race:
+        text += " through a write not ordered before its read (a race)"
+    return text

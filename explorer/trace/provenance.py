@@ -1,0 +1,606 @@
+"""Where one element of a result came from, by the recorded trace alone (numpy only).
+
+For an output element, the query finds the store(s) that wrote it and follows what flowed
+into each, backwards through the records:
+
+- through local memory by address and order: a read of a local element was given its value
+  by the last write to that element before the read in barrier order (the reader's own
+  earlier write in the same phase, else the writes of the latest earlier phase; several
+  writes of one phase are all kept, narrowed by the values where the trace has them; where
+  no ordered write gave the value read, an unordered write of the same phase that did is
+  taken, and marked as a race);
+- through registers at work-item granularity: a store whose statement copies a load (the
+  load just before it on the same line, with the same value where values were recorded)
+  carries that load; any other store carries every load its work-item made before it since
+  its previous store to the same buffer. That is an over-approximation (a work-item that
+  computes several outputs is credited with all of their inputs), narrowed by the loop where
+  the kernel stores inside it;
+- a read-modify-write or atomic also carries the element's previous value.
+
+The global loads reached are the inputs that flowed in. Each is told with the access that
+loaded it, the local write it went through (and which fill of that local buffer it was) and
+the access by which it entered the writing work-item, so a later query (the index anatomy of
+one access) can start from any of them: :class:`Access` carries the record, line and
+work-item.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.recorded import (
+    ATOMIC,
+    GLOBAL,
+    LOCAL,
+    OP_NAMES,
+    READ,
+    RMW,
+    VALUE_READ,
+    VALUE_WRITTEN,
+    WRITE,
+    Trace,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
+    word_size,
+)
+
+_STORES = (WRITE, RMW, ATOMIC)
+# Nodes one query may visit before it stops and says it stopped (a long chain of atomics).
+VISIT_BUDGET = 2_000_000
+
+
+@dataclass(frozen=True)
+class Access:
+    """One recorded access: where in the source (line, the access's text), by whom (group
+    and local id), in which phase, on which element. ``record`` is its index in the trace:
+    the handle to ask more of it (the values of its index terms, say)."""
+
+    record: int
+    line: int
+    text: str
+    op: str
+    buffer: str
+    element: int  # in the buffer's storage order
+    where: tuple[int, ...]  # as a person indexes it (rows first)
+    work_item: tuple[int, ...]  # group (x, y, z) then local (x, y, z)
+    phase: int
+    local: bool = False  # an access to local memory
+
+    @property
+    def element_text(self) -> str:
+        return element_text(self.buffer, self.where, self.local)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "record": self.record,
+            "line": self.line,
+            "access": self.text,
+            "op": self.op,
+            "buffer": self.buffer,
+            "element": list(self.where),
+            "work_item": {"group": list(self.work_item[:3]), "local": list(self.work_item[3:])},
+            "phase": self.phase,
+        }
+
+
+@dataclass(frozen=True)
+class Inflow:
+    """One input element that flowed into the output element."""
+
+    buffer: str
+    element: int  # storage order
+    where: tuple[int, ...]
+    load: Access  # the global load that fetched it
+    entry: Access  # how it entered the writing work-item (a local read, or the load itself)
+    stored: Access | None = None  # the local write the loaded value went into
+    tile_step: int | None = None  # which fill of that local buffer by the group (0: the first)
+    race: bool = False  # it came through a write not ordered before its read
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "buffer": self.buffer,
+            "element": list(self.where),
+            "load": self.load.to_json(),
+            "entry": self.entry.to_json(),
+            "stored": self.stored.to_json() if self.stored else None,
+            "tile_step": self.tile_step,
+            "race": self.race,
+        }
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the trace says of one output element: who wrote it, and what flowed in."""
+
+    output: str
+    element: int
+    where: tuple[int, ...]
+    stores: tuple[Access, ...]  # the store that gave its value first, then any others
+    inflow: tuple[Inflow, ...]  # in the order they entered the writing work-item
+    notes: tuple[str, ...] = ()
+    complete: bool = True  # every access of the kernel was recorded
+
+    @property
+    def written(self) -> bool:
+        return bool(self.stores)
+
+
+def element_text(buffer: str, where: tuple[int, ...], local: bool = False) -> str:
+    """``A[3, 5]`` (a buffer as a person indexes it), ``Asub[3][5]`` (a local array, as C
+    indexes it)."""
+    if local:
+        return buffer + "".join(f"[{w}]" for w in where)
+    return f"{buffer}[{', '.join(str(w) for w in where)}]"
+
+
+class Layout:
+    """How each buffer's elements are indexed by a person: its shape (rows first) and
+    whether it is stored column by column; a local array by its declared shape."""
+
+    def __init__(
+        self,
+        trace: Trace,
+        shapes: dict[str, tuple[int, ...]],
+        column_major: tuple[str, ...] | frozenset[str] = (),
+    ) -> None:
+        self.trace = trace
+        self.shapes: list[tuple[int, ...]] = []
+        self.column: list[bool] = []
+        for b in trace.buffers:
+            shape = shapes.get(b.role or "") if b.role else None
+            if shape is None or int(np.prod(shape)) != b.length:
+                shape = tuple(d for d in b.shape if d > 0) or (b.length,)
+                if int(np.prod(shape)) != b.length:
+                    shape = (b.length,)
+            self.shapes.append(tuple(int(d) for d in shape))
+            self.column.append(b.role in column_major and len(shape) == 2)
+
+    def where(self, buffer: int, element: int) -> tuple[int, ...]:
+        shape = self.shapes[buffer]
+        if not 0 <= element < int(np.prod(shape)):
+            return (int(element),)
+        if self.column[buffer]:
+            r, c = element % shape[0], element // shape[0]
+            return (int(r), int(c))
+        return tuple(int(v) for v in np.unravel_index(int(element), shape))
+
+    def element(self, buffer: int, where: tuple[int, ...]) -> int:
+        """The storage index of an element given as a person indexes it; ValueError outside."""
+        shape = self.shapes[buffer]
+        if len(where) != len(shape) or any(
+            not 0 <= w < s for w, s in zip(where, shape, strict=True)
+        ):
+            raise ValueError(
+                f"{element_text(self.trace.buffers[buffer].name, where)} is outside "
+                f"{self.trace.buffers[buffer].name}, of shape {'×'.join(map(str, shape))}"
+            )
+        if self.column[buffer]:
+            return int(where[1] * shape[0] + where[0])
+        return int(np.ravel_multi_index(where, shape))
+
+    def storage_mask(self, buffer: int, mask: np.ndarray) -> np.ndarray:
+        """A mask of elements as a person indexes them, in storage order (flat)."""
+        shape = self.shapes[buffer]
+        mask = np.asarray(mask, dtype=bool).reshape(shape)
+        return (mask.T if self.column[buffer] else mask).ravel()
+
+
+class _Group:
+    """One work-group's records, each work-item's together in its own order, with the
+    columns the query reads; positions index these arrays."""
+
+    def __init__(self, trace: Trace, wis: np.ndarray, layout: Layout) -> None:
+        self.trace, self.layout = trace, layout
+        kept = np.asarray(trace.kept, dtype=np.int64)
+        starts = np.cumsum(kept) - kept
+        counts = kept[wis]
+        self.first = np.cumsum(counts) - counts  # each work-item's first position
+        self.seq = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(self.first, counts)
+        self.rec = np.repeat(starts[wis], counts) + self.seq
+        self.wi = np.repeat(wis.astype(np.int64), counts)
+        word = np.asarray(trace.word[self.rec])
+        site = word_site(word)
+        self.phase = word_phase(word).astype(np.int64)
+        self.buffer = word_buffer(word).astype(np.int64)
+        self.oob = word_oob(word)
+        self.op = trace.site_ops()[site]
+        self.site = site
+        lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int64)
+        self.line = lines[site]
+        elem = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
+        offset = np.asarray(trace.offset[self.rec]).astype(np.int64)
+        self.element = offset // elem[self.buffer]
+        self.count = np.maximum(1, word_size(word).astype(np.int64) // elem[self.buffer])
+        spaces = np.array([b.space for b in trace.buffers] + [-1], dtype=np.int64)
+        self.space = spaces[self.buffer]
+        kinds = np.array([s.value for s in trace.sites] + [0], dtype=np.int64)
+        self.value_kind = kinds[site]
+        self.value = None if trace.values is None else np.asarray(trace.values[self.rec])
+        self._writes: tuple[np.ndarray, np.ndarray] | None = None
+        self._copy_sites: set[int] | None = None
+        self._fills: dict[int, np.ndarray] = {}
+
+    # -- single records ----------------------------------------------------------------
+    def access(self, p: int) -> Access:
+        t, b = self.trace, int(self.buffer[p])
+        site = t.sites[int(self.site[p])]
+        w = int(self.wi[p])
+        element = int(self.element[p])
+        local = b >= 0 and t.buffers[b].space == LOCAL
+        return Access(
+            record=int(self.rec[p]),
+            line=int(self.line[p]),
+            text=site.text,
+            op=OP_NAMES.get(int(self.op[p]), "?"),
+            buffer=t.buffers[b].name if b >= 0 else "",
+            element=element,
+            where=self.layout.where(b, element) if b >= 0 else (),
+            work_item=tuple(int(v) for v in t.wi_group[w]) + tuple(int(v) for v in t.wi_local[w]),
+            phase=int(self.phase[p]),
+            local=local,
+        )
+
+    def same_value(self, load: int, store: int) -> bool | None:
+        """Whether a load and a store moved the same bits (None: not recorded)."""
+        if self.value is None:
+            return None
+        if self.value_kind[load] != VALUE_READ or self.value_kind[store] != VALUE_WRITTEN:
+            return None
+        return bool(self.value[load] == self.value[store])
+
+    def copy_source(self, p: int) -> int | None:
+        """The load a store copies: the record just before it, a load on the same line
+        (with the same value, where values were recorded)."""
+        if self.seq[p] == 0 or self.op[p] not in _STORES:
+            return None
+        q = p - 1
+        if self.op[q] != READ or self.line[q] != self.line[p] or self.oob[q]:
+            return None
+        if self.op[p] == WRITE and self.same_value(q, p) is False:
+            return None
+        return q
+
+    def copy_sites(self) -> set[int]:
+        """Store sites that copy a load at least once: where such a store runs without its
+        load (a guard chose a constant, ``cond ? A[i] : 0.0f``), nothing flowed in."""
+        if self._copy_sites is None:
+            stores = np.flatnonzero(np.isin(self.op, (WRITE,)) & (self.seq > 0))
+            prev = stores - 1
+            same = (self.op[prev] == READ) & (self.line[prev] == self.line[stores])
+            same &= ~self.oob[prev]
+            if self.value is not None:
+                known = (self.value_kind[prev] == VALUE_READ) & (
+                    self.value_kind[stores] == VALUE_WRITTEN
+                )
+                same &= ~known | (self.value[prev] == self.value[stores])
+            self._copy_sites = {int(s) for s in np.unique(self.site[stores[same]])}
+        return self._copy_sites
+
+    def copy_loads(self, loads: np.ndarray) -> np.ndarray:
+        """Which of these loads went straight into the store after them (a tile being
+        filled): they flow through that store, not through the work-item's registers."""
+        if loads.size == 0:
+            return np.zeros(0, dtype=bool)
+        nxt = np.minimum(loads + 1, self.rec.size - 1)
+        copy = (nxt > loads) & (self.wi[nxt] == self.wi[loads]) & np.isin(self.op[nxt], _STORES)
+        copy &= (self.line[nxt] == self.line[loads]) & ~self.oob[loads]
+        if self.value is not None:
+            known = (self.op[nxt] == WRITE) & (self.value_kind[loads] == VALUE_READ)
+            known &= self.value_kind[nxt] == VALUE_WRITTEN
+            copy &= ~known | (self.value[loads] == self.value[nxt])
+        return copy
+
+    # -- where values come from --------------------------------------------------------
+    def writes_to(self, buffer: int, element: int) -> np.ndarray:
+        """Positions of the group's stores that cover this element of this buffer."""
+        if self._writes is None:
+            stores = np.flatnonzero(np.isin(self.op, _STORES) & ~self.oob & (self.buffer >= 0))
+            reps = self.count[stores]
+            pos = np.repeat(stores, reps)
+            offs = np.arange(int(reps.sum()), dtype=np.int64) - np.repeat(
+                np.cumsum(reps) - reps, reps
+            )
+            keys = self.buffer[pos] * (1 << 40) + self.element[pos] + offs
+            order = np.argsort(keys, kind="stable")
+            self._writes = keys[order], pos[order]
+        keys, pos = self._writes
+        key = buffer * (1 << 40) + element
+        lo, hi = np.searchsorted(keys, key), np.searchsorted(keys, key, side="right")
+        return pos[lo:hi]
+
+    def writers(self, p: int, element: int) -> tuple[list[int], bool]:
+        """The stores whose value a read (or a read-modify-write's old value) of one element
+        saw: the reader's own latest earlier store in its phase, else the stores of the
+        latest earlier phase (those whose value is the one read, where recorded); failing
+        those, in local memory, the stores of the same phase by other work-items (that gave
+        the value read, where recorded): a race, told by True."""
+        cands = self.writes_to(int(self.buffer[p]), element)
+        cands = cands[cands != p]
+        if cands.size == 0:
+            return [], False
+        own = (self.wi[cands] == self.wi[p]) & (self.seq[cands] < self.seq[p])
+        own_now = own & (self.phase[cands] == self.phase[p])
+        if own_now.any():
+            return [int(cands[own_now].max())], False
+        if self.space[p] == GLOBAL:  # across work-items global memory is not ordered here
+            earlier = cands[own]
+        else:
+            earlier = cands[(self.phase[cands] < self.phase[p]) | own]
+        read_value = None
+        if self.value is not None and self.op[p] == READ and self.value_kind[p] == VALUE_READ:
+            read_value = self.value[p]
+        chosen: list[int] = []
+        if earlier.size:
+            latest = earlier[self.phase[earlier] == self.phase[earlier].max()]
+            chosen = [int(x) for x in latest]
+            plain = latest[(self.op[latest] == WRITE) & (self.value_kind[latest] == VALUE_WRITTEN)]
+            if read_value is not None and plain.size:
+                match = plain[self.value[plain] == read_value]  # type: ignore[index]
+                if match.size and plain.size > 1:
+                    chosen = [int(x) for x in match]
+                    chosen += [int(x) for x in latest[self.op[latest] != WRITE]]
+                if match.size or plain.size < latest.size:
+                    return chosen, False
+            else:
+                return chosen, False
+        if self.space[p] != LOCAL:
+            return chosen, False
+        now = cands[(self.phase[cands] == self.phase[p]) & (self.wi[cands] != self.wi[p])]
+        if read_value is not None:
+            now = now[(self.op[now] == WRITE) & (self.value_kind[now] == VALUE_WRITTEN)]
+            now = now[self.value[now] == read_value]  # type: ignore[index]
+        if now.size:
+            return [int(x) for x in now], True
+        return chosen, False
+
+    def window(self, p: int) -> np.ndarray:
+        """The loads that reach a computed store through the work-item's registers: every
+        load of its work-item before it, since its previous store to the same buffer
+        (before the last load), copies into local memory excepted."""
+        w_first = int(self.first[np.searchsorted(self.first, p, side="right") - 1])
+        span = np.arange(w_first, p)
+        loads = span[(self.op[span] == READ) & np.isin(self.space[span], (GLOBAL, LOCAL))]
+        if loads.size == 0:
+            return loads
+        before = span[: int(loads[-1]) - w_first]
+        same = before[np.isin(self.op[before], _STORES) & (self.buffer[before] == self.buffer[p])]
+        if same.size:
+            loads = loads[loads > same.max()]
+        return loads[~self.copy_loads(loads)]
+
+    def fill_step(self, p: int) -> int:
+        """Which fill of its local buffer a store was: how many earlier phases the group
+        wrote that buffer in."""
+        b = int(self.buffer[p])
+        if b not in self._fills:
+            self._fills[b] = np.unique(
+                self.phase[(self.buffer == b) & np.isin(self.op, _STORES) & ~self.oob]
+            )
+        return int(np.searchsorted(self._fills[b], self.phase[p]))
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    load: int  # the global load
+    stored: int | None  # the local store it went through, nearest the load
+    race: bool
+    via: int  # the node of the writing work-item it was reached from
+
+
+class _Walk:
+    """Follows values backwards through one work-group's records, each node once: a read
+    to the stores it saw, a store to the reads its value came from. A node is a read's
+    position, or ``-1 - position`` of a store."""
+
+    def __init__(self, group: _Group) -> None:
+        self.g = group
+        self.seen: set[int] = set()
+        self.visits = 0
+        self.uninitialised: set[int] = set()
+        self.out_of_bounds: set[int] = set()
+        self.stopped = False
+
+    def sources(self, store: int) -> list[tuple[int, bool]]:
+        """Where a store's value came from: the load it copies, else the loads of its
+        work-item's registers (nothing for a guarded copy that chose a constant); and a
+        read-modify-write's or atomic's previous value (as store nodes)."""
+        g = self.g
+        src = g.copy_source(store)
+        if src is not None:
+            found = [(src, False)]
+        elif g.op[store] == WRITE and int(g.site[store]) in g.copy_sites():
+            found = []
+        else:
+            found = [(int(q), False) for q in g.window(store)]
+        if g.op[store] in (RMW, ATOMIC):
+            before, race = g.writers(store, int(g.element[store]))
+            found += [(-1 - w, race) for w in before]
+        return found
+
+    def leaves(self, start: int) -> list[_Leaf]:
+        """The global loads a node carries, depth first."""
+        g, out = self.g, []
+        stack: list[tuple[int, int | None, bool]] = [(start, None, False)]
+        while stack:
+            node, stored, race = stack.pop()
+            if node in self.seen:
+                continue
+            self.seen.add(node)
+            self.visits += 1
+            if self.visits > VISIT_BUDGET:
+                self.stopped = True
+                break
+            if node < 0:
+                store = -1 - node
+                if g.space[store] == LOCAL:
+                    stored = store
+                for q, r in reversed(self.sources(store)):
+                    stack.append((q, stored, race or r))
+                continue
+            if g.oob[node]:
+                self.out_of_bounds.add(node)
+                continue
+            found: list[tuple[int, bool]] = []
+            for k in range(int(g.count[node])):
+                writes, r = g.writers(node, int(g.element[node]) + k)
+                found += [(w, r) for w in writes]
+            if not found:
+                if g.space[node] == GLOBAL:
+                    out.append(_Leaf(node, stored, race, start))
+                else:
+                    self.uninitialised.add(node)
+                continue
+            for w, r in reversed(found):
+                stack.append((-1 - w, stored, race or r))
+        return out
+
+
+def provenance(
+    trace: Trace,
+    output: int,
+    element: int,
+    layout: Layout,
+    final_bits: int | None = None,
+) -> Provenance:
+    """Who wrote ``element`` (storage order) of buffer ``output``, and every input element
+    that flowed into it. ``final_bits``: the element's value as the run left it (its bits),
+    to tell which of several plain stores gave it."""
+    info = trace.buffers[output]
+    where = layout.where(output, element)
+    stores = _stores_of(trace, output, element)
+    if stores.size == 0:
+        return Provenance(info.name, element, where, (), (), (), trace.complete)
+    groups: dict[tuple[int, ...], _Group] = {}
+    notes: list[str] = []
+
+    def placed(record: int) -> tuple[_Group, int]:
+        w = int(np.searchsorted(np.cumsum(trace.kept), record, side="right"))
+        key = tuple(int(v) for v in trace.wi_group[w])
+        if key not in groups:
+            same = np.flatnonzero((trace.wi_group == np.array(key)).all(axis=1))
+            groups[key] = _Group(trace, same, layout)
+        g = groups[key]
+        return g, int(np.flatnonzero(g.rec == record)[0])
+
+    every = [placed(int(r)) for r in stores]
+    plain = [(g, p) for g, p in every if g.op[p] == WRITE]
+    ordered = [(g, p) for g, p in every if g.op[p] != WRITE]
+    if plain:
+        ordered.insert(0, _final_plain(plain, final_bits))
+        writers = len({(id(g), int(g.wi[p])) for g, p in plain})
+        if writers > 1:
+            notes.append(
+                f"{writers - 1} other work-item(s) also wrote "
+                f"{element_text(info.name, where)}: the store whose value it kept is explained"
+            )
+    found: list[tuple[tuple[int, int], Inflow]] = []
+    seen_inputs: set[tuple[int, int]] = set()
+    walks: dict[int, _Walk] = {}
+    for rank, (g, p) in enumerate(ordered):
+        walk = walks.setdefault(id(g), _Walk(g))
+        for node, race in walk.sources(p):
+            for leaf in walk.leaves(node):
+                entry = _entry(g, leaf, p)
+                key = (rank, entry.record)
+                for inflow in _inflows(g, leaf, entry, race, seen_inputs):
+                    found.append((key, inflow))
+    found.sort(key=lambda item: item[0])
+    for walk in walks.values():
+        notes += _walk_notes(walk)
+    return Provenance(
+        info.name,
+        element,
+        where,
+        tuple(g.access(p) for g, p in ordered),
+        tuple(inflow for _, inflow in found),
+        tuple(notes),
+        trace.complete,
+    )
+
+
+def _entry(g: _Group, leaf: _Leaf, store: int) -> Access:
+    """How a leaf entered the writing work-item: the read it was reached from, or, through
+    the element's previous value, its own load where the writer made it."""
+    if leaf.via >= 0:
+        return g.access(leaf.via)
+    if g.wi[leaf.load] == g.wi[store]:
+        return g.access(leaf.load)
+    return g.access(-1 - leaf.via)
+
+
+def _inflows(
+    g: _Group, leaf: _Leaf, entry: Access, race: bool, seen: set[tuple[int, int]]
+) -> list[Inflow]:
+    out = []
+    for k in range(int(g.count[leaf.load])):
+        b, e = int(g.buffer[leaf.load]), int(g.element[leaf.load]) + k
+        if (b, e) in seen:
+            continue
+        seen.add((b, e))
+        out.append(
+            Inflow(
+                buffer=g.trace.buffers[b].name,
+                element=e,
+                where=g.layout.where(b, e),
+                load=g.access(leaf.load),
+                entry=entry,
+                stored=g.access(leaf.stored) if leaf.stored is not None else None,
+                tile_step=g.fill_step(leaf.stored) if leaf.stored is not None else None,
+                race=race or leaf.race,
+            )
+        )
+    return out
+
+
+def _walk_notes(walk: _Walk) -> list[str]:
+    g, notes = walk.g, []
+    for node in sorted(walk.uninitialised):
+        a = g.access(node)
+        notes.append(
+            f"line {a.line}: {a.element_text} was read before anything wrote it "
+            f"(work-item {_who(a)}, phase {a.phase})"
+        )
+    for node in sorted(walk.out_of_bounds):
+        a = g.access(node)
+        notes.append(
+            f"line {a.line}: an out-of-bounds read of {a.buffer} (`{a.text}`, work-item "
+            f"{_who(a)}) flowed in; the trace skipped it"
+        )
+    if walk.stopped:
+        notes.append(f"the query stopped after {VISIT_BUDGET:,} steps: the inflow is partial")
+    return notes
+
+
+def _stores_of(trace: Trace, output: int, element: int) -> np.ndarray:
+    """Records that store into one element of a buffer (vector stores included)."""
+    elem = trace.buffers[output].elem_size
+    offset = np.asarray(trace.offset)
+    top = element * elem
+    low = max(0, (element - 15) * elem)
+    near = np.flatnonzero((offset >= offset.dtype.type(low)) & (offset <= offset.dtype.type(top)))
+    if near.size == 0:
+        return near
+    word = np.asarray(trace.word[near])
+    ok = (word_buffer(word) == output) & ~word_oob(word)
+    ok &= np.isin(trace.site_ops()[word_site(word)], _STORES)
+    ok &= offset[near].astype(np.int64) + word_size(word) > top
+    return near[ok]
+
+
+def _final_plain(plain: list[tuple[_Group, int]], final_bits: int | None) -> tuple[_Group, int]:
+    """Of several plain stores, the one whose recorded value is the element's as the run
+    left it; else the last recorded."""
+    if final_bits is not None:
+        for g, p in reversed(plain):
+            known = g.value is not None and g.value_kind[p] == VALUE_WRITTEN
+            if known and int(g.value[p]) == final_bits:  # type: ignore[index]
+                return g, p
+    return plain[-1]
+
+
+def _who(a: Access) -> str:
+    return f"{a.work_item[:3]}/{a.work_item[3:]}"
