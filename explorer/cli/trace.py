@@ -12,8 +12,9 @@ from explorer.cli.run import add_anyway, anyway_hint
 from explorer.engine.executor import Executor
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
-from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TraceRequest
-from explorer.engine.records import EXIT_CODES, RunRequest
+from explorer.engine.record.explain import explain_element
+from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TracedRun, TraceRequest
+from explorer.engine.records import EXIT_CODES, RunRequest, Variant
 from explorer.selection import (
     UsageError,
     add_selection,
@@ -23,6 +24,7 @@ from explorer.selection import (
 )
 from explorer.trace.analysis import BANK_BYTES, Analysis, Category, registry
 from explorer.trace.analysis.report import groups_json
+from explorer.trace.explain import ElementError, parse_element
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -70,6 +72,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="trace the reference on this device (key, index or name substring, as "
         "--device): without --against, the same kernel on two devices",
     )
+    parser.add_argument(
+        "--explain",
+        action="append",
+        default=[],
+        metavar="ELEMENT",
+        help="why is this element of the result wrong: the work-item that wrote it, every "
+        "input element that flowed into it (through local memory and registers) beside those "
+        "its reference needs, and the first input that should not be there, with its line; "
+        "ELEMENT as C[3,5] (C[3][5], OUT[7]; 3,5 for the first result); repeatable",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_anyway(parser)
 
@@ -104,6 +116,11 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     could not be compared with ``--against`` (another launch shape, a reference that failed)
     exits with 2 after its report."""
     mine = selected_variant(args)  # usage errors before any OpenCL work
+    for text in args.explain:
+        try:
+            parse_element(text)
+        except ElementError as exc:
+            raise UsageError(f"--explain {exc}") from None
     against = reference_variant(args.against, mine) if args.against else None
     ranges, center = parse_groups(args.groups)
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
@@ -113,11 +130,15 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     other = pick_device(devices, args.against_device).key if args.against_device else None
     if other is not None and against is None:
         against = mine  # the same kernel, on another device
-    run_request = replace(request_from_args(args, device.key), anyway=args.anyway)
+    # An element explained is read beside its reference: the arrays come back with it.
+    keep = bool(args.explain)
+    run_request = replace(request_from_args(args, device.key, keep), anyway=args.anyway)
     request = TraceRequest(
         run_request, ranges, center, args.budget_mb << 20, against=against, against_device=other
     )
-    traced = executor.trace(request, args.warp, args.banks, bank_bytes=args.bank_bytes)
+    traced = executor.trace(
+        request, args.warp, args.banks, keep_trace=bool(args.explain), bank_bytes=args.bank_bytes
+    )
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
     shown = traced.analysis
@@ -138,8 +159,11 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         return USAGE_ERROR
     if args.measure_fix and report_json is not None and shown is not None:
         report_text += _measure_fixes(executor, request.run, shown, report_json)
+    explained, failed = _explain(args.explain, traced, mine, device.compute_units)
     if args.json:
         if report_json is not None:
+            if args.explain:
+                report_json["explain"] = explained
             report_json["outside_constraints"] = list(result.outside_constraints)
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
@@ -150,9 +174,35 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     else:
         print(result.summary())
         print(report_text)
+        for item in explained:
+            print("\n" + str(item["text"]))
+    if failed:
+        return USAGE_ERROR  # an element that cannot be explained (named in its text)
     if traced.against is not None and traced.against.refused:
         return USAGE_ERROR  # the traces ran, but could not be compared
     return 0
+
+
+def _explain(
+    elements: list[str], traced: TracedRun, variant: Variant, compute_units: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """Each element of ``--explain`` explained by the trace (its JSON with its text), and
+    whether one could not be (outside the result, not a result)."""
+    out: list[dict[str, Any]] = []
+    failed = False
+    for text in elements:
+        if traced.trace is None:
+            out.append({"element": text, "error": "the trace did not come back", "text": ""})
+            failed = True
+            continue
+        try:
+            explanation = explain_element(traced.trace, traced.result, variant, text, compute_units)
+        except ElementError as exc:
+            out.append({"element": text, "error": str(exc), "text": f"--explain {exc}"})
+            failed = True
+            continue
+        out.append({**explanation.to_json(), "text": explanation.text()})
+    return out, failed
 
 
 def _measure_fixes(

@@ -29,6 +29,7 @@ from explorer.description.launch import (
     Setting,
     role_layout,
 )
+from explorer.description.reference_needs import Needs
 from explorer.description.text_image import text_mask
 
 _DTYPES = ("float32", "int32")
@@ -165,6 +166,18 @@ class KernelModel(ABC):
         sentence saying why no probe is needed or possible."""
         return "this kernel has no input a random probe may replace"
 
+    def reference_needs(
+        self,
+        setting: Setting,
+        inputs: Mapping[str, np.ndarray],
+        output: str,
+        where: tuple[int, ...],
+    ) -> Needs | str:
+        """Which input elements element ``where`` (rows first) of result ``output`` depends
+        on by the reference: a mask over each input, rows first, as shown; or a sentence
+        saying why that is not known. ``inputs`` are the run's inputs, as shown."""
+        return "the kernel's reference does not say which inputs each element needs"
+
 
 class Family(KernelModel):
     """One family: the roles a kernel's parameters play, the maths behind them, and every
@@ -288,6 +301,33 @@ class Family(KernelModel):
         )
 
     # -- the maths -----------------------------------------------------------------------
+
+    def reference_needs(
+        self,
+        setting: Setting,
+        inputs: Mapping[str, np.ndarray],
+        output: str,
+        where: tuple[int, ...],
+    ) -> Needs | str:
+        """The family's own statement of each element's inputs (:meth:`needed`)."""
+        sizes = self.check_sizes(setting.sizes)
+        if output != self.output_role:
+            return f"{output} is not the {self.family} family's result {self.output_role}"
+        shapes = self.shapes(sizes)
+        needs = {
+            role: np.zeros(shapes[role], dtype=bool)
+            for role in self.buffer_roles
+            if role != self.output_role and role in shapes
+        }
+        self.needed(needs, where, inputs, sizes)
+        return needs
+
+    @abstractmethod
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """Mark in ``needs`` (a mask per input role, rows first) the inputs the output's
+        element ``where`` depends on: matmul's row of A and column of B, …"""
 
     @abstractmethod
     def make_inputs(

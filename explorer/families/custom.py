@@ -51,6 +51,7 @@ from explorer.description.launch import (
     Setting,
     Values,
 )
+from explorer.description.reference_needs import Needs, expression_needs, reference_scope
 from explorer.description.regions import RegionError, checked_region
 from explorer.families.base import InputError, KernelModel, ProbeDescription, Sizes
 from explorer.paths import UserFileError, load_user_array
@@ -196,6 +197,35 @@ class Custom(KernelModel):
         params = tuple(_probed(p, seed) for p in description.params)
         hides = "; ".join(_placeholder_words(b) for b in placeholders)
         return ProbeDescription(replace(description, params=params), "the declared contents", hides)
+
+    def reference_needs(
+        self,
+        setting: Setting,
+        inputs: Mapping[str, np.ndarray],
+        output: str,
+        where: tuple[int, ...],
+    ) -> Needs | str:
+        """By the header's numpy reference, where it makes them known; an answer given as
+        an array or computed by another kernel says nothing of which inputs it read."""
+        if self.spec is None:
+            return "a custom kernel declares its parameters in its header"
+        description = self.describe(setting, self.roles, "row-major", np.dtype("float32"))
+        result = next((b for b in description.results if b.name == output), None)
+        if result is None:
+            return f"{output} is not one of the kernel's results"
+        check = result.check
+        if isinstance(check, NumpyExpression):
+            sizes = {**dict(self.spec.sizes), **setting.sizes}
+            names = Setting(sizes, setting.defines, setting.local_size, setting.compute_units)
+            scope = reference_scope(description, inputs, names.names)
+            shapes = {b.name: b.shown_shape for b in description.buffers if b.name in inputs}
+            return expression_needs(check.expression, scope, shapes, result.shown_shape, where)
+        if isinstance(check, Expected):
+            source = check.source or "the expected values"
+            return f"the answer is an array ({source}), which does not say what it was made from"
+        if isinstance(check, ReferenceKernel):
+            return f"the answer comes from another kernel ({Path(check.path).name})"
+        return "the kernel has no reference"
 
 
 def _placeholder(p: Param) -> bool:

@@ -8,12 +8,13 @@ zeros, is judged; later (timed) launches keep adding to the same bins.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from explorer.description.launch import Fill
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -113,6 +114,16 @@ class Histogram(Family):
             np.float64
         )
         return Reference(counts, counts, 1)
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """HIST[b] needs the values of IN that equal b (by the input's values: which
+        elements those are depends on the data)."""
+        (b,) = where
+        values = inputs.get("IN")
+        if values is not None:
+            needs["IN"][:] = np.asarray(values).ravel()[: needs["IN"].size] == b
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         # bincount knows no BINS here: its length is the largest value + 1 (BINS when the

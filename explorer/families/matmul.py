@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -95,6 +96,14 @@ class Matmul(Family):
         a = inputs["A"].astype(np.float64)
         b = inputs["B"].astype(np.float64)
         return Reference(a @ b, np.abs(a) @ np.abs(b), sizes["K"])
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """C[i, j] needs row i of A and column j of B."""
+        i, j = where
+        needs["A"][i, :] = True
+        needs["B"][:, j] = True
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return np.asarray(inputs["A"] @ inputs["B"])

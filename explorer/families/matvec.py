@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -84,6 +85,14 @@ class Matvec(Family):
         mat = inputs["MAT"].astype(np.float64)
         vec = inputs["VEC"].astype(np.float64)
         return Reference(mat @ vec, np.abs(mat) @ np.abs(vec), sizes["WIDTH"])
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """OUT[i] needs row i of MAT and all of VEC."""
+        (i,) = where
+        needs["MAT"][i, :] = True
+        needs["VEC"][:] = True
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return np.asarray(inputs["MAT"] @ inputs["VEC"])

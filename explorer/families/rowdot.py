@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -77,6 +78,15 @@ class Rowdot(Family):
         v = inputs["VECTOR"].astype(np.float64)
         m = inputs["MAT1"].astype(np.float64) * inputs["MAT2"].astype(np.float64)
         return Reference(FACTOR * (m @ v), FACTOR * (np.abs(m) @ np.abs(v)), 2 * sizes["D"])
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """RESULT[y] needs row y of MAT1 and of MAT2, and all of VECTOR."""
+        (y,) = where
+        needs["MAT1"][y, :] = True
+        needs["MAT2"][y, :] = True
+        needs["VECTOR"][:] = True
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return np.asarray(

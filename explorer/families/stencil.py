@@ -8,11 +8,12 @@ weighted mean of nine real pixels and a constant image stays constant.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -104,6 +105,17 @@ class Stencil(Family):
     def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         image = inputs["IN"].astype(np.float64)
         return Reference(blur(image), blur(np.abs(image)), 9)
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """OUT[y, x] needs the 3×3 neighbourhood of IN[y, x], clamped at the edges (a pixel
+        by an edge needs the edge pixel, once)."""
+        y, x = where
+        rows, cols = needs["IN"].shape
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                needs["IN"][min(max(y + dy, 0), rows - 1), min(max(x + dx, 0), cols - 1)] = True
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return blur(inputs["IN"])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from explorer.description.reference_needs import Needs
 from explorer.families.base import (
     RANDOM_SEED,
     Arrays,
@@ -91,6 +92,13 @@ class Transpose(Family):
     def reference(self, inputs: Arrays, sizes: Sizes) -> Reference:
         value = inputs["IN"].astype(np.float64).T
         return Reference(value, np.abs(value), 0)
+
+    def needed(
+        self, needs: Needs, where: tuple[int, ...], inputs: Mapping[str, np.ndarray], sizes: Sizes
+    ) -> None:
+        """OUT[i, j] needs IN[j, i]."""
+        i, j = where
+        needs["IN"][j, i] = True
 
     def numpy_baseline(self, inputs: Arrays) -> np.ndarray:
         return np.ascontiguousarray(inputs["IN"].T)

@@ -22,10 +22,8 @@ SHOWN = 4
 # How many elements of each kind the JSON lists in full.
 JSON_LIMIT = 10_000
 THROUGH_REGISTERS = (
-    "a store that computes its value (not a copy of one load) is credited with every load "
-    "its work-item made before it, since its previous store to the same buffer: an "
-    "over-approximation at work-item granularity, narrowed by the loop where the kernel "
-    "stores inside it"
+    "through registers at work-item granularity: a computed store carries every load its "
+    "work-item made before it, since its previous store to that buffer (an over-approximation)"
 )
 ALL_GOOD = "all needed inputs, nothing else"
 
@@ -82,7 +80,6 @@ class Explanation:
     needs_unknown: str = ""  # why the needs are not known
     value: float | None = None  # the element as the run left it
     reference: float | None = None  # and as the reference has it
-    wrong: bool | None = None  # the run judged it wrong (None: not judged)
     inflow_masks: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
@@ -166,7 +163,7 @@ class Explanation:
             lines.append(f"  and {len(p.stores) - 4} more store(s).")
         flowed = [describe_elements(b, m) for b, m in self.inflow_masks.items() if m.any()]
         lines.append(_sentence("Flowed in: " + ("; ".join(flowed) or "nothing from the inputs")))
-        lines.append(f"  (through local memory by address and barrier order; {THROUGH_REGISTERS})")
+        lines.append(f"  How: through local memory by address and barrier order; {THROUGH_REGISTERS}.")
         if self.needs is None:
             lines.append(f"The reference's needs are not known: {self.needs_unknown}.")
         else:
@@ -194,9 +191,10 @@ class Explanation:
             return f"Why {name}?"
         value = f"{name} = {self.value:.6g}"
         if self.reference is None:
-            return value
-        judged = {True: "wrong", False: "right"}.get(self.wrong, "")  # type: ignore[arg-type]
-        return f"{value}; the reference: {self.reference:.6g}" + (f" ({judged})" if judged else "")
+            return value + " (no reference to compare with)"
+        off = abs(self.value - self.reference)
+        by = f"off by {off:.3g}" if off or off != off else "the same"
+        return f"{value}; the reference: {self.reference:.6g} ({by})"
 
     def to_json(self) -> dict[str, Any]:
         p = self.provenance
@@ -206,7 +204,6 @@ class Explanation:
             "element": list(p.where),
             "value": self.value,
             "reference": self.reference,
-            "wrong": self.wrong,
             "written": p.written,
             "stores": [s.to_json() for s in p.stores],
             "inflow": {b: _cells(m) for b, m in self.inflow_masks.items()},
@@ -230,7 +227,6 @@ def explain(
     needs: dict[str, np.ndarray] | str,
     value: float | None = None,
     reference: float | None = None,
-    wrong: bool | None = None,
 ) -> Explanation:
     """The explanation of one element from its provenance and its reference's needs (masks
     over each input, rows first, or why they are not known); ``shapes`` gives each input's
@@ -243,11 +239,11 @@ def explain(
         mask = masks.setdefault(inflow.buffer, np.zeros(shape, dtype=bool))
         mask[inflow.where] = True
     if isinstance(needs, str):
-        return Explanation(provenance, shapes, None, needs, value, reference, wrong, masks)
+        return Explanation(provenance, shapes, None, needs, value, reference, masks)
     needed = {
         b: np.asarray(m, dtype=bool).reshape(shapes.get(b, np.shape(m))) for b, m in needs.items()
     }
-    return Explanation(provenance, shapes, needed, "", value, reference, wrong, masks)
+    return Explanation(provenance, shapes, needed, "", value, reference, masks)
 
 
 def _sentence(text: str) -> str:

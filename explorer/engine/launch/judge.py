@@ -6,11 +6,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
-from explorer.description.contents import scalar_array
 from explorer.description.expressions import ExpressionError
 from explorer.description.launch import (
     BufferParam,
@@ -21,19 +19,14 @@ from explorer.description.launch import (
     NumpyExpression,
     Reference,
     ReferenceKernel,
-    ScalarParam,
 )
 from explorer.description.numpy_expressions import evaluate_reference
+from explorer.description.reference_needs import reference_scope, shown
 from explorer.engine.launch.verify import verify
 from explorer.engine.records import Verdict
 
 # The results another kernel computes from the same inputs, by buffer name.
 KernelResults = Callable[[ReferenceKernel], dict[str, np.ndarray]]
-
-
-def shown(b: BufferParam, array: np.ndarray) -> np.ndarray:
-    """A buffer as a person sees it and as it is judged: its shown shape."""
-    return array.reshape(b.shown_shape)
 
 
 def references(
@@ -82,17 +75,7 @@ def _numpy_reference(
 ) -> Reference:
     """The expression over the sizes, the scalars and every buffer as shown, in float64,
     with the absolute terms behind each element for the tolerance."""
-    scope: dict[str, Any] = dict(names)
-    for p in description.params:
-        if isinstance(p, ScalarParam) and p.type is not None:
-            values = p.value if isinstance(p.value, tuple) else (p.value,)
-            array = scalar_array(p.type, values)
-            scope[p.name] = array[0] if array.size == 1 else array
-        elif isinstance(p, ScalarParam):
-            scope[p.name] = p.value
-    for other in description.buffers:
-        if other.name in inputs:
-            scope[other.name] = shown(other, inputs[other.name])
+    scope = reference_scope(description, inputs, names)
     try:
         value, magnitude = evaluate_reference(check.expression, scope)
     except ExpressionError as exc:
