@@ -163,7 +163,8 @@ class Explanation:
             lines.append(f"  and {len(p.stores) - 4} more store(s).")
         flowed = [describe_elements(b, m) for b, m in self.inflow_masks.items() if m.any()]
         lines.append(_sentence("Flowed in: " + ("; ".join(flowed) or "nothing from the inputs")))
-        lines.append(f"  How: through local memory by address and barrier order; {THROUGH_REGISTERS}.")
+        how = "through local memory by address and barrier order; " + THROUGH_REGISTERS
+        lines.append(f"  How: {how}.")
         if self.needs is None:
             lines.append(f"The reference's needs are not known: {self.needs_unknown}.")
         else:
