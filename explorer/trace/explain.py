@@ -81,16 +81,20 @@ class Explanation:
     value: float | None = None  # the element as the run left it
     reference: float | None = None  # and as the reference has it
     inflow_masks: dict[str, np.ndarray] = field(default_factory=dict)
+    # What the element and the siblings stored from the same loads need together (see
+    # ``Provenance.siblings``); None where it has none.
+    shared: dict[str, np.ndarray] | None = None
 
     @property
     def extra(self) -> tuple[Inflow, ...]:
         """Inputs that flowed in but the reference does not need, in the order they entered
         the writing work-item (empty where the needs are not known)."""
-        if self.needs is None:
+        needs = self.shared if self.shared is not None else self.needs
+        if needs is None:
             return ()
         out = []
         for inflow in self.provenance.inflow:
-            mask = self.needs.get(inflow.buffer)
+            mask = needs.get(inflow.buffer)
             if mask is None or not _inside(mask, inflow.where) or not mask[inflow.where]:
                 out.append(inflow)
         return tuple(out)
@@ -109,10 +113,23 @@ class Explanation:
         return out
 
     @property
+    def offending(self) -> tuple[Inflow, ...]:
+        """The inputs that should not be there and surely flowed in (not only by the
+        over-approximation through a work-item's registers)."""
+        return tuple(i for i in self.extra if not i.approximate)
+
+    @property
+    def doubtful(self) -> tuple[Inflow, ...]:
+        """Inputs not needed that are credited only by the over-approximation: they went
+        through a store computed in registers from several loads."""
+        return tuple(i for i in self.extra if i.approximate)
+
+    @property
     def first_offending(self) -> Inflow | None:
-        """The first input that should not be there (where to attach more about its index)."""
-        extra = self.extra
-        return extra[0] if extra else None
+        """The first input that should not be there, in the order they entered the writing
+        work-item: where to attach more about its index (``Inflow.load`` is its access)."""
+        offending = self.offending
+        return offending[0] if offending else None
 
     @property
     def verdict(self) -> str:
@@ -121,12 +138,14 @@ class Explanation:
             return f"no traced work-item wrote {element_text(p.output, p.where)}"
         if self.needs is None:
             return f"the reference's needs are not known ({self.needs_unknown})"
-        extra, missing = self.extra, self.missing
-        if not extra and not missing:
+        offending, doubtful, missing = self.offending, self.doubtful, self.missing
+        if not offending and not doubtful and not missing:
             return ALL_GOOD
         parts = []
-        if extra:
-            parts.append(f"{len(extra)} input(s) that should not be there")
+        if offending:
+            parts.append(f"{len(offending)} input(s) that should not be there")
+        if doubtful:
+            parts.append(f"{len(doubtful)} input(s) credited through registers, perhaps wrongly")
         if missing:
             parts.append(f"{sum(int(m.sum()) for m in missing.values())} needed input(s) missing")
         return ", ".join(parts)
@@ -157,6 +176,14 @@ class Explanation:
             f"Written by work-item {_who(writer)} at line {writer.line} "
             f"`{writer.text}` ({writer.op}, phase {writer.phase})."
         )
+        if p.siblings:
+            shown = ", ".join(element_text(p.output, w) for w in p.siblings[:SHOWN])
+            more = ", …" if len(p.siblings) > SHOWN else ""
+            lines.append(
+                f"The work-item stored {len(p.siblings)} other element(s) of {p.output} from the "
+                f"same loads ({shown}{more}): an input one of them needs is not counted as one "
+                "that should not be there."
+            )
         for other in p.stores[1:4]:
             lines.append(f"  also {other.op} by {_who(other)} at line {other.line}.")
         if len(p.stores) > 4:
@@ -170,11 +197,19 @@ class Explanation:
         else:
             needed = [describe_elements(b, m) for b, m in self.needs.items() if m.any()]
             lines.append(_sentence("The reference needs: " + ("; ".join(needed) or "no input")))
-            extra, missing = self.extra, self.missing
-            if not extra and not missing:
+            offending, doubtful, missing = self.offending, self.doubtful, self.missing
+            if not offending and not doubtful and not missing:
                 lines.append(f"Verdict: {ALL_GOOD}.")
-            if extra:
-                lines.append(_sentence("Should not be there: " + "; ".join(_by_buffer(extra))))
+            if offending:
+                lines.append(_sentence("Should not be there: " + "; ".join(_by_buffer(offending))))
+            if doubtful:
+                lines.append(
+                    _sentence(
+                        "Not needed, but credited only because they went through a store "
+                        "its work-item computed in registers from several loads (they may "
+                        "not really have flowed in): " + "; ".join(_by_buffer(doubtful))
+                    )
+                )
             if missing:
                 lacking = (describe_elements(b, m) for b, m in missing.items())
                 lines.append(_sentence("Never arrived: " + "; ".join(lacking)))
@@ -212,11 +247,14 @@ class Explanation:
             "needs_known": self.needs is not None,
             "needs_unknown": self.needs_unknown or None,
             "needs": {b: _cells(m) for b, m in (self.needs or {}).items()},
-            "extra": [i.to_json() for i in self.extra[:JSON_LIMIT]],
-            "extra_count": len(self.extra),
+            "extra": [i.to_json() for i in self.offending[:JSON_LIMIT]],
+            "extra_count": len(self.offending),
+            "doubtful": [i.to_json() for i in self.doubtful[:JSON_LIMIT]],
+            "doubtful_count": len(self.doubtful),
             "missing": {b: _cells(m) for b, m in self.missing.items()},
             "first_offending": first.to_json() if first is not None else None,
             "verdict": self.verdict,
+            "siblings": [list(w) for w in p.siblings],
             "notes": list(p.notes),
             "complete": p.complete,
         }
@@ -228,10 +266,11 @@ def explain(
     needs: dict[str, np.ndarray] | str,
     value: float | None = None,
     reference: float | None = None,
+    sibling_needs: list[dict[str, np.ndarray]] | None = None,
 ) -> Explanation:
     """The explanation of one element from its provenance and its reference's needs (masks
     over each input, rows first, or why they are not known); ``shapes`` gives each input's
-    shape (rows first)."""
+    shape (rows first); ``sibling_needs`` the needs of ``provenance.siblings``."""
     masks: dict[str, np.ndarray] = {}
     for inflow in provenance.inflow:
         shape = shapes.get(inflow.buffer)
@@ -244,7 +283,14 @@ def explain(
     needed = {
         b: np.asarray(m, dtype=bool).reshape(shapes.get(b, np.shape(m))) for b, m in needs.items()
     }
-    return Explanation(provenance, shapes, needed, "", value, reference, masks)
+    shared = None
+    if sibling_needs:
+        shared = {b: m.copy() for b, m in needed.items()}
+        for other in sibling_needs:
+            for b, m in other.items():
+                if b in shared:
+                    shared[b] |= np.asarray(m, dtype=bool).reshape(shared[b].shape)
+    return Explanation(provenance, shapes, needed, "", value, reference, masks, shared)
 
 
 def _sentence(text: str) -> str:

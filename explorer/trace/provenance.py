@@ -99,6 +99,9 @@ class Inflow:
     stored: Access | None = None  # the local write the loaded value went into
     tile_step: int | None = None  # which fill of that local buffer by the group (0: the first)
     race: bool = False  # it came through a write not ordered before its read
+    # It came through a store to local memory computed in registers from several loads, all
+    # of them credited: it may not really have flowed in (an over-approximation).
+    approximate: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -109,6 +112,7 @@ class Inflow:
             "stored": self.stored.to_json() if self.stored else None,
             "tile_step": self.tile_step,
             "race": self.race,
+            "approximate": self.approximate,
         }
 
 
@@ -123,6 +127,9 @@ class Provenance:
     inflow: tuple[Inflow, ...]  # in the order they entered the writing work-item
     notes: tuple[str, ...] = ()
     complete: bool = True  # every access of the kernel was recorded
+    # Other elements of the output the writing work-item stored from the same loads (a
+    # register-blocked kernel's block): through registers their inputs cannot be told apart.
+    siblings: tuple[tuple[int, ...], ...] = ()
 
     @property
     def written(self) -> bool:
@@ -139,7 +146,9 @@ def element_text(buffer: str, where: tuple[int, ...], local: bool = False) -> st
 
 class Layout:
     """How each buffer's elements are indexed by a person: its shape (rows first) and
-    whether it is stored column by column; a local array by its declared shape."""
+    whether it is stored column by column; a local array by its declared shape. A buffer is
+    named as the launch names it (a family's role, a custom kernel's parameter), a local
+    array as the kernel does."""
 
     def __init__(
         self,
@@ -150,6 +159,7 @@ class Layout:
         self.trace = trace
         self.shapes: list[tuple[int, ...]] = []
         self.column: list[bool] = []
+        self.names: list[str] = []
         for b in trace.buffers:
             shape = shapes.get(b.role or "") if b.role else None
             if shape is None or int(np.prod(shape)) != b.length:
@@ -158,6 +168,7 @@ class Layout:
                     shape = (b.length,)
             self.shapes.append(tuple(int(d) for d in shape))
             self.column.append(b.role in column_major and len(shape) == 2)
+            self.names.append(b.role if b.role and b.space == GLOBAL else b.name)
 
     def where(self, buffer: int, element: int) -> tuple[int, ...]:
         shape = self.shapes[buffer]
@@ -171,44 +182,135 @@ class Layout:
     def element(self, buffer: int, where: tuple[int, ...]) -> int:
         """The storage index of an element given as a person indexes it; ValueError outside."""
         shape = self.shapes[buffer]
+        name = self.names[buffer]
         if len(where) != len(shape) or any(
             not 0 <= w < s for w, s in zip(where, shape, strict=True)
         ):
             raise ValueError(
-                f"{element_text(self.trace.buffers[buffer].name, where)} is outside "
-                f"{self.trace.buffers[buffer].name}, of shape {'×'.join(map(str, shape))}"
+                f"{element_text(name, where)} is outside {name}, of shape "
+                f"{'×'.join(map(str, shape))}"
             )
         if self.column[buffer]:
             return int(where[1] * shape[0] + where[0])
         return int(np.ravel_multi_index(where, shape))
 
-    def storage_mask(self, buffer: int, mask: np.ndarray) -> np.ndarray:
-        """A mask of elements as a person indexes them, in storage order (flat)."""
-        shape = self.shapes[buffer]
-        mask = np.asarray(mask, dtype=bool).reshape(shape)
-        return (mask.T if self.column[buffer] else mask).ravel()
+    def storage(self, buffer: int, array: np.ndarray) -> np.ndarray:
+        """An array as a person indexes it (rows first), flat in storage order."""
+        array = np.asarray(array).reshape(self.shapes[buffer])
+        return (array.T if self.column[buffer] else array).ravel()
+
+
+# A node of the walk: ("read", p, -1) a load; ("store", p, i) the i-th element of a store;
+# ("element", p, k) the k-th element of a vector load alone (the one a store holds).
+Node = tuple[str, int, int]
+
+
+class _WorkItem:
+    """One work-item's positions, sorted: its loads (which are copies into the store after
+    them), its stores by buffer, and where the value of each element it loaded from an input
+    lies (to find a later store that holds exactly that value)."""
+
+    def __init__(self, g: _Group, start: int, end: int) -> None:
+        span = np.arange(start, end)
+        reading = (g.op[span] == READ) & np.isin(g.space[span], (GLOBAL, LOCAL))
+        self.loads = span[reading]
+        self.copy = g.copy_loads(self.loads)
+        stores = span[np.isin(g.op[span], _STORES) & ~g.oob[span] & (g.buffer[span] >= 0)]
+        self.stores = {int(b): stores[g.buffer[stores] == b] for b in np.unique(g.buffer[stores])}
+        # Each input element loaded, by its bits: (bits, position, lane), sorted by bits.
+        keys, pos, lane = [], [], []
+        for q in self.loads[~g.oob[self.loads]]:
+            bits = g.contents.get(int(g.buffer[q]))
+            if bits is None or g.space[q] != GLOBAL:
+                continue
+            first, n = int(g.element[q]), int(g.count[q])
+            got = bits[first : first + n]
+            keys.append(got)
+            pos.append(np.full(got.size, q, dtype=np.int64))
+            lane.append(np.arange(got.size, dtype=np.int64))
+        if keys:
+            every = np.concatenate(keys)
+            order = np.argsort(every, kind="stable")
+            self.bits = every[order]
+            self.bit_pos = np.concatenate(pos)[order]
+            self.bit_lane = np.concatenate(lane)[order]
+        else:
+            self.bits = np.zeros(0, dtype=np.uint64)
+            self.bit_pos = self.bit_lane = np.zeros(0, dtype=np.int64)
+        self.staged: np.ndarray | None = None  # loads whose value a later local store holds
+
+    def cut(self, g: _Group, p: int) -> int:
+        """Where the register window of a store at ``p`` begins (exclusive): its
+        work-item's previous store to the same buffer before the last load before it."""
+        before = int(np.searchsorted(self.loads, p))
+        if before == 0:
+            return p
+        last = int(self.loads[before - 1])
+        same = self.stores.get(int(g.buffer[p]))
+        if same is None:
+            return -1
+        at = int(np.searchsorted(same, last))
+        return int(same[at - 1]) if at else -1
+
+    def holding(self, g: _Group, p: int) -> list[tuple[int, int]]:
+        """The (load, lane) pairs of the window of store ``p`` whose input value is the very
+        value ``p`` stored: a value staged in registers, then stored (empty where values
+        were not recorded or none matches)."""
+        if g.value is None or g.value_kind[p] != VALUE_WRITTEN or self.bits.size == 0:
+            return []
+        v = np.uint64(int(g.value[p]))
+        lo, hi = np.searchsorted(self.bits, v), np.searchsorted(self.bits, v, side="right")
+        pos, lane = self.bit_pos[lo:hi], self.bit_lane[lo:hi]
+        inside = (pos > self.cut(g, p)) & (pos < p)
+        return [(int(q), int(k)) for q, k in zip(pos[inside], lane[inside], strict=True)]
+
+    def staged_loads(self, g: _Group) -> np.ndarray:
+        """Loads whose value a later computed store to local memory holds (a tile staged
+        through registers): they reach other stores through that local memory."""
+        if self.staged is None:
+            found: set[int] = set()
+            for b, stores in self.stores.items():
+                if g.trace.buffers[b].space != LOCAL:
+                    continue
+                for p in stores:
+                    if g.op[p] == WRITE and g.copy_source(int(p)) is None:
+                        found.update(q for q, _ in self.holding(g, int(p)))
+            self.staged = np.array(sorted(found), dtype=np.int64)
+        return self.staged
+
+    def window(self, g: _Group, p: int) -> np.ndarray:
+        """The loads that reach a computed store through the registers: every load of the
+        work-item before it since :meth:`cut`, copies and staged tiles excepted."""
+        loads, copy = self.loads, self.copy
+        inside = (loads > self.cut(g, p)) & (loads < p) & ~copy
+        chosen = loads[inside]
+        staged = self.staged_loads(g)
+        return chosen[~np.isin(chosen, staged)] if staged.size else chosen
 
 
 class _Group:
     """One work-group's records, each work-item's together in its own order, with the
     columns the query reads; positions index these arrays."""
 
-    def __init__(self, trace: Trace, wis: np.ndarray, layout: Layout) -> None:
-        self.trace, self.layout = trace, layout
+    def __init__(
+        self, trace: Trace, wis: np.ndarray, layout: Layout, contents: dict[int, np.ndarray]
+    ) -> None:
+        self.trace, self.layout, self.contents = trace, layout, contents
         kept = np.asarray(trace.kept, dtype=np.int64)
         starts = np.cumsum(kept) - kept
         counts = kept[wis]
         self.first = np.cumsum(counts) - counts  # each work-item's first position
+        self.ends = self.first + counts
         self.seq = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(self.first, counts)
         self.rec = np.repeat(starts[wis], counts) + self.seq
         self.wi = np.repeat(wis.astype(np.int64), counts)
         word = np.asarray(trace.word[self.rec])
         site = word_site(word)
+        self.site = site
         self.phase = word_phase(word).astype(np.int64)
         self.buffer = word_buffer(word).astype(np.int64)
         self.oob = word_oob(word)
         self.op = trace.site_ops()[site]
-        self.site = site
         lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int64)
         self.line = lines[site]
         elem = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
@@ -223,34 +325,38 @@ class _Group:
         self._writes: tuple[np.ndarray, np.ndarray] | None = None
         self._copy_sites: set[int] | None = None
         self._fills: dict[int, np.ndarray] = {}
+        self._items: dict[int, _WorkItem] = {}
+        self._access: dict[int, Access] = {}
+
+    def item(self, p: int) -> _WorkItem:
+        """The work-item of position ``p``, its sorted positions made once."""
+        at = int(np.searchsorted(self.first, p, side="right") - 1)
+        if at not in self._items:
+            self._items[at] = _WorkItem(self, int(self.first[at]), int(self.ends[at]))
+        return self._items[at]
 
     # -- single records ----------------------------------------------------------------
     def access(self, p: int) -> Access:
+        if p in self._access:
+            return self._access[p]
         t, b = self.trace, int(self.buffer[p])
         site = t.sites[int(self.site[p])]
         w = int(self.wi[p])
         element = int(self.element[p])
-        local = b >= 0 and t.buffers[b].space == LOCAL
-        return Access(
+        made = Access(
             record=int(self.rec[p]),
             line=int(self.line[p]),
             text=site.text,
             op=OP_NAMES.get(int(self.op[p]), "?"),
-            buffer=t.buffers[b].name if b >= 0 else "",
+            buffer=self.layout.names[b] if b >= 0 else "",
             element=element,
             where=self.layout.where(b, element) if b >= 0 else (),
             work_item=tuple(int(v) for v in t.wi_group[w]) + tuple(int(v) for v in t.wi_local[w]),
             phase=int(self.phase[p]),
-            local=local,
+            local=b >= 0 and t.buffers[b].space == LOCAL,
         )
-
-    def same_value(self, load: int, store: int) -> bool | None:
-        """Whether a load and a store moved the same bits (None: not recorded)."""
-        if self.value is None:
-            return None
-        if self.value_kind[load] != VALUE_READ or self.value_kind[store] != VALUE_WRITTEN:
-            return None
-        return bool(self.value[load] == self.value[store])
+        self._access[p] = made
+        return made
 
     def copy_source(self, p: int) -> int | None:
         """The load a store copies: the record just before it, a load on the same line
@@ -260,24 +366,20 @@ class _Group:
         q = p - 1
         if self.op[q] != READ or self.line[q] != self.line[p] or self.oob[q]:
             return None
-        if self.op[p] == WRITE and self.same_value(q, p) is False:
-            return None
+        if self.op[p] == WRITE and self.value is not None:
+            known = self.value_kind[q] == VALUE_READ and self.value_kind[p] == VALUE_WRITTEN
+            if known and self.value[q] != self.value[p]:
+                return None
         return q
 
     def copy_sites(self) -> set[int]:
         """Store sites that copy a load at least once: where such a store runs without its
         load (a guard chose a constant, ``cond ? A[i] : 0.0f``), nothing flowed in."""
         if self._copy_sites is None:
-            stores = np.flatnonzero(np.isin(self.op, (WRITE,)) & (self.seq > 0))
-            prev = stores - 1
-            same = (self.op[prev] == READ) & (self.line[prev] == self.line[stores])
-            same &= ~self.oob[prev]
-            if self.value is not None:
-                known = (self.value_kind[prev] == VALUE_READ) & (
-                    self.value_kind[stores] == VALUE_WRITTEN
-                )
-                same &= ~known | (self.value[prev] == self.value[stores])
-            self._copy_sites = {int(s) for s in np.unique(self.site[stores[same]])}
+            stores = np.flatnonzero((self.op == WRITE) & (self.seq > 0))
+            self._copy_sites = {
+                int(s) for s in np.unique(self.site[stores[self._copies(stores - 1, stores)]])
+            }
         return self._copy_sites
 
     def copy_loads(self, loads: np.ndarray) -> np.ndarray:
@@ -286,12 +388,17 @@ class _Group:
         if loads.size == 0:
             return np.zeros(0, dtype=bool)
         nxt = np.minimum(loads + 1, self.rec.size - 1)
-        copy = (nxt > loads) & (self.wi[nxt] == self.wi[loads]) & np.isin(self.op[nxt], _STORES)
-        copy &= (self.line[nxt] == self.line[loads]) & ~self.oob[loads]
+        ok = (nxt > loads) & (self.wi[nxt] == self.wi[loads])
+        return ok & self._copies(loads, nxt)
+
+    def _copies(self, loads: np.ndarray, stores: np.ndarray) -> np.ndarray:
+        """Per pair: the store copies the load just before it (same line, same value)."""
+        copy = (self.op[loads] == READ) & np.isin(self.op[stores], _STORES)
+        copy &= (self.line[stores] == self.line[loads]) & ~self.oob[loads]
         if self.value is not None:
-            known = (self.op[nxt] == WRITE) & (self.value_kind[loads] == VALUE_READ)
-            known &= self.value_kind[nxt] == VALUE_WRITTEN
-            copy &= ~known | (self.value[loads] == self.value[nxt])
+            known = (self.op[stores] == WRITE) & (self.value_kind[loads] == VALUE_READ)
+            known &= self.value_kind[stores] == VALUE_WRITTEN
+            copy &= ~known | (self.value[loads] == self.value[stores])
         return copy
 
     # -- where values come from --------------------------------------------------------
@@ -338,14 +445,13 @@ class _Group:
             latest = earlier[self.phase[earlier] == self.phase[earlier].max()]
             chosen = [int(x) for x in latest]
             plain = latest[(self.op[latest] == WRITE) & (self.value_kind[latest] == VALUE_WRITTEN)]
-            if read_value is not None and plain.size:
-                match = plain[self.value[plain] == read_value]  # type: ignore[index]
-                if match.size and plain.size > 1:
-                    chosen = [int(x) for x in match]
-                    chosen += [int(x) for x in latest[self.op[latest] != WRITE]]
-                if match.size or plain.size < latest.size:
-                    return chosen, False
-            else:
+            if read_value is None or not plain.size:
+                return chosen, False
+            match = plain[self.value[plain] == read_value]  # type: ignore[index]
+            if match.size and plain.size > 1:
+                chosen = [int(x) for x in match]
+                chosen += [int(x) for x in latest[self.op[latest] != WRITE]]
+            if match.size or plain.size < latest.size:
                 return chosen, False
         if self.space[p] != LOCAL:
             return chosen, False
@@ -356,21 +462,6 @@ class _Group:
         if now.size:
             return [int(x) for x in now], True
         return chosen, False
-
-    def window(self, p: int) -> np.ndarray:
-        """The loads that reach a computed store through the work-item's registers: every
-        load of its work-item before it, since its previous store to the same buffer
-        (before the last load), copies into local memory excepted."""
-        w_first = int(self.first[np.searchsorted(self.first, p, side="right") - 1])
-        span = np.arange(w_first, p)
-        loads = span[(self.op[span] == READ) & np.isin(self.space[span], (GLOBAL, LOCAL))]
-        if loads.size == 0:
-            return loads
-        before = span[: int(loads[-1]) - w_first]
-        same = before[np.isin(self.op[before], _STORES) & (self.buffer[before] == self.buffer[p])]
-        if same.size:
-            loads = loads[loads > same.max()]
-        return loads[~self.copy_loads(loads)]
 
     def fill_step(self, p: int) -> int:
         """Which fill of its local buffer a store was: how many earlier phases the group
@@ -386,47 +477,69 @@ class _Group:
 @dataclass(frozen=True)
 class _Leaf:
     load: int  # the global load
+    lane: int | None  # the one element of a vector load it is, where that is known
     stored: int | None  # the local store it went through, nearest the load
     race: bool
-    via: int  # the node of the writing work-item it was reached from
+    via: Node  # the node of the writing work-item it was reached from
+    # It went through a store to local memory whose value was computed in registers from
+    # several loads: every one of them is credited, which may be more than the truth.
+    approximate: bool = False
 
 
 class _Walk:
     """Follows values backwards through one work-group's records, each node once: a read
-    to the stores it saw, a store to the reads its value came from. A node is a read's
-    position, or ``-1 - position`` of a store."""
+    to the stores it saw, a store to the reads its value came from."""
 
     def __init__(self, group: _Group) -> None:
         self.g = group
-        self.seen: set[int] = set()
+        self.seen: set[Node] = set()
         self.visits = 0
         self.uninitialised: set[int] = set()
         self.out_of_bounds: set[int] = set()
         self.stopped = False
 
-    def sources(self, store: int) -> list[tuple[int, bool]]:
-        """Where a store's value came from: the load it copies, else the loads of its
-        work-item's registers (nothing for a guarded copy that chose a constant); and a
-        read-modify-write's or atomic's previous value (as store nodes)."""
+    def sources(self, store: int, lane: int = 0) -> tuple[list[tuple[Node, bool]], bool]:
+        """Where element ``lane`` of a store's value came from: the load it copies; else
+        the element of an input it holds (a value staged in registers); else the loads of
+        its work-item's registers (nothing for a guarded copy that chose a constant): True
+        then, an over-approximation; and a read-modify-write's or atomic's previous value."""
         g = self.g
         src = g.copy_source(store)
+        found: list[tuple[Node, bool]]
+        approximate = False
         if src is not None:
-            found = [(src, False)]
+            vector = int(g.count[src]) == int(g.count[store]) > 1
+            node: Node = ("element", src, lane) if vector else ("read", src, -1)
+            found = [(node, False)]
         elif g.op[store] == WRITE and int(g.site[store]) in g.copy_sites():
             found = []
         else:
-            found = [(int(q), False) for q in g.window(store)]
+            item = g.item(store)
+            held = item.holding(g, store) if g.space[store] == LOCAL else []
+            if held:
+                q, k = held[-1]
+                found = [(("element", q, k + lane), False)]
+            else:
+                window = item.window(g, store)
+                if g.space[store] == LOCAL and (g.space[window] == GLOBAL).any():
+                    # A store into local memory after loads from global memory stages them
+                    # (a tile fetched into registers first): what it read of local memory
+                    # before went into other registers.
+                    window = window[g.space[window] == GLOBAL]
+                found = [(("read", int(q), -1), False) for q in window]
+                approximate = bool(found)
         if g.op[store] in (RMW, ATOMIC):
-            before, race = g.writers(store, int(g.element[store]))
-            found += [(-1 - w, race) for w in before]
-        return found
+            element = int(g.element[store]) + lane
+            before, race = g.writers(store, element)
+            found += [(("store", w, element - int(g.element[w])), race) for w in before]
+        return found, approximate
 
-    def leaves(self, start: int) -> list[_Leaf]:
+    def leaves(self, start: Node) -> list[_Leaf]:
         """The global loads a node carries, depth first."""
         g, out = self.g, []
-        stack: list[tuple[int, int | None, bool]] = [(start, None, False)]
+        stack: list[tuple[Node, int | None, bool, bool]] = [(start, None, False, False)]
         while stack:
-            node, stored, race = stack.pop()
+            node, stored, race, approx = stack.pop()
             if node in self.seen:
                 continue
             self.seen.add(node)
@@ -434,28 +547,34 @@ class _Walk:
             if self.visits > VISIT_BUDGET:
                 self.stopped = True
                 break
-            if node < 0:
-                store = -1 - node
-                if g.space[store] == LOCAL:
-                    stored = store
-                for q, r in reversed(self.sources(store)):
-                    stack.append((q, stored, race or r))
+            kind, p, lane = node
+            if kind == "store":
+                local = g.space[p] == LOCAL
+                stored = p if local else stored
+                sources, guessed = self.sources(p, lane)
+                for source, r in reversed(sources):
+                    stack.append((source, stored, race or r, approx or (guessed and local)))
                 continue
-            if g.oob[node]:
-                self.out_of_bounds.add(node)
+            if kind == "element":
+                if 0 <= lane < int(g.count[p]):
+                    out.append(_Leaf(p, lane, stored, race, start, approx))
                 continue
-            found: list[tuple[int, bool]] = []
-            for k in range(int(g.count[node])):
-                writes, r = g.writers(node, int(g.element[node]) + k)
-                found += [(w, r) for w in writes]
+            if g.oob[p]:
+                self.out_of_bounds.add(p)
+                continue
+            found: list[tuple[Node, bool]] = []
+            for k in range(int(g.count[p])):
+                element = int(g.element[p]) + k
+                writes, r = g.writers(p, element)
+                found += [(("store", w, element - int(g.element[w])), r) for w in writes]
             if not found:
-                if g.space[node] == GLOBAL:
-                    out.append(_Leaf(node, stored, race, start))
+                if g.space[p] == GLOBAL:
+                    out.append(_Leaf(p, None, stored, race, start, approx))
                 else:
-                    self.uninitialised.add(node)
+                    self.uninitialised.add(p)
                 continue
             for w, r in reversed(found):
-                stack.append((-1 - w, stored, race or r))
+                stack.append((w, stored, race or r, approx))
         return out
 
 
@@ -465,26 +584,30 @@ def provenance(
     element: int,
     layout: Layout,
     final_bits: int | None = None,
+    contents: dict[int, np.ndarray] | None = None,
 ) -> Provenance:
     """Who wrote ``element`` (storage order) of buffer ``output``, and every input element
     that flowed into it. ``final_bits``: the element's value as the run left it (its bits),
-    to tell which of several plain stores gave it."""
-    info = trace.buffers[output]
+    to tell which of several plain stores gave it. ``contents``: the inputs' values, by
+    buffer, as stored (their bits, zero-extended to 64), to tell which loaded element a
+    value staged in registers and then stored is."""
+    name = layout.names[output]
     where = layout.where(output, element)
     stores = _stores_of(trace, output, element)
     if stores.size == 0:
-        return Provenance(info.name, element, where, (), (), (), trace.complete)
+        return Provenance(name, element, where, (), (), (), trace.complete)
     groups: dict[tuple[int, ...], _Group] = {}
     notes: list[str] = []
+    ends = np.cumsum(np.asarray(trace.kept, dtype=np.int64))
 
     def placed(record: int) -> tuple[_Group, int]:
-        w = int(np.searchsorted(np.cumsum(trace.kept), record, side="right"))
+        w = int(np.searchsorted(ends, record, side="right"))
         key = tuple(int(v) for v in trace.wi_group[w])
         if key not in groups:
             same = np.flatnonzero((trace.wi_group == np.array(key)).all(axis=1))
-            groups[key] = _Group(trace, same, layout)
+            groups[key] = _Group(trace, same, layout, contents or {})
         g = groups[key]
-        return g, int(np.flatnonzero(g.rec == record)[0])
+        return g, int(np.searchsorted(g.rec, record))
 
     every = [placed(int(r)) for r in stores]
     plain = [(g, p) for g, p in every if g.op[p] == WRITE]
@@ -494,15 +617,16 @@ def provenance(
         writers = len({(id(g), int(g.wi[p])) for g, p in plain})
         if writers > 1:
             notes.append(
-                f"{writers - 1} other work-item(s) also wrote "
-                f"{element_text(info.name, where)}: the store whose value it kept is explained"
+                f"{writers - 1} other work-item(s) also wrote {element_text(name, where)}: "
+                "the store whose value it kept is explained"
             )
     found: list[tuple[tuple[int, int], Inflow]] = []
     seen_inputs: set[tuple[int, int]] = set()
     walks: dict[int, _Walk] = {}
     for rank, (g, p) in enumerate(ordered):
         walk = walks.setdefault(id(g), _Walk(g))
-        for node, race in walk.sources(p):
+        lane = element - int(g.element[p])
+        for node, race in walk.sources(p, lane)[0]:
             for leaf in walk.leaves(node):
                 entry = _entry(g, leaf, p)
                 key = (rank, entry.record)
@@ -511,39 +635,57 @@ def provenance(
     found.sort(key=lambda item: item[0])
     for walk in walks.values():
         notes += _walk_notes(walk)
+    g, p = ordered[0]
     return Provenance(
-        info.name,
+        name,
         element,
         where,
         tuple(g.access(p) for g, p in ordered),
         tuple(inflow for _, inflow in found),
         tuple(notes),
         trace.complete,
+        tuple(layout.where(output, e) for e in _siblings(g, p) if e != element),
     )
+
+
+def _siblings(g: _Group, p: int) -> list[int]:
+    """Elements of the same buffer that a computed store's work-item stored between the
+    same two loads (its block of outputs, computed from the same registers)."""
+    if g.copy_source(p) is not None or g.op[p] != WRITE:
+        return []
+    item = g.item(p)
+    at = int(np.searchsorted(item.loads, p))
+    lo = int(item.loads[at - 1]) if at else -1
+    hi = int(item.loads[at]) if at < item.loads.size else g.rec.size
+    same = item.stores.get(int(g.buffer[p]), np.zeros(0, dtype=np.int64))
+    run = same[(same > lo) & (same < hi)]
+    return sorted({int(g.element[q]) + k for q in run for k in range(int(g.count[q]))})
 
 
 def _entry(g: _Group, leaf: _Leaf, store: int) -> Access:
     """How a leaf entered the writing work-item: the read it was reached from, or, through
     the element's previous value, its own load where the writer made it."""
-    if leaf.via >= 0:
-        return g.access(leaf.via)
+    kind, at = leaf.via[0], leaf.via[1]
+    if kind != "store":
+        return g.access(at)
     if g.wi[leaf.load] == g.wi[store]:
         return g.access(leaf.load)
-    return g.access(-1 - leaf.via)
+    return g.access(at)
 
 
 def _inflows(
     g: _Group, leaf: _Leaf, entry: Access, race: bool, seen: set[tuple[int, int]]
 ) -> list[Inflow]:
     out = []
-    for k in range(int(g.count[leaf.load])):
+    lanes = range(int(g.count[leaf.load])) if leaf.lane is None else (leaf.lane,)
+    for k in lanes:
         b, e = int(g.buffer[leaf.load]), int(g.element[leaf.load]) + k
         if (b, e) in seen:
             continue
         seen.add((b, e))
         out.append(
             Inflow(
-                buffer=g.trace.buffers[b].name,
+                buffer=g.layout.names[b],
                 element=e,
                 where=g.layout.where(b, e),
                 load=g.access(leaf.load),
@@ -551,6 +693,7 @@ def _inflows(
                 stored=g.access(leaf.stored) if leaf.stored is not None else None,
                 tile_step=g.fill_step(leaf.stored) if leaf.stored is not None else None,
                 race=race or leaf.race,
+                approximate=leaf.approximate,
             )
         )
     return out

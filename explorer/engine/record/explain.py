@@ -9,6 +9,7 @@ import numpy as np
 
 from explorer.description.expressions import ExpressionError
 from explorer.description.launch import DescriptionError, Setting
+from explorer.description.reference_needs import Needs
 from explorer.engine.records import RunResult, Variant
 from explorer.families.base import InputError
 from explorer.trace.explain import ElementError, Explanation, explain, parse_element
@@ -45,18 +46,40 @@ def explain_element(
     except ValueError as exc:
         raise ElementError(str(exc)) from None
     value, reference, bits = _values(result, name, tuple(index))
-    found = provenance(trace, buffer, stored, layout, bits)
+    found = provenance(trace, buffer, stored, layout, bits, _contents(trace, layout, result))
     setting = Setting(
         dict(result.sizes),
         dict(result.defines),
         tuple(result.local_size or trace.local_size),
         compute_units,
     )
-    try:
-        needs = variant.model.reference_needs(setting, result.inputs or {}, name, tuple(index))
-    except (DescriptionError, InputError, ExpressionError, ValueError, KeyError) as exc:
-        needs = f"the reference could not be read ({exc})"
-    return explain(found, dict(result.shapes), needs, value, reference)
+    inputs = result.inputs or {}
+
+    def needs_of(where: tuple[int, ...]) -> Needs | str:
+        try:
+            return variant.model.reference_needs(setting, inputs, str(name), where)
+        except (DescriptionError, InputError, ExpressionError, ValueError, KeyError) as exc:
+            return f"the reference could not be read ({exc})"
+
+    needs = needs_of(tuple(index))
+    siblings = [needs_of(w) for w in found.siblings] if not isinstance(needs, str) else []
+    shared = [s for s in siblings if not isinstance(s, str)]
+    return explain(found, dict(result.shapes), needs, value, reference, shared)
+
+
+def _contents(trace: Trace, layout: Layout, result: RunResult) -> dict[int, np.ndarray]:
+    """Each input's values as the device holds them: their bits, zero-extended."""
+    out = {}
+    for b, info in enumerate(trace.buffers):
+        array = (result.inputs or {}).get(info.role or "")
+        if info.space != GLOBAL or array is None:
+            continue
+        array = np.ascontiguousarray(array)
+        if array.dtype.itemsize != info.elem_size or array.dtype.itemsize not in (1, 2, 4, 8):
+            continue
+        flat = layout.storage(b, array)
+        out[b] = flat.view(f"u{array.dtype.itemsize}").astype(np.uint64)
+    return out
 
 
 def _values(
