@@ -1,0 +1,48 @@
+"""``trace --explain ELEMENT``: why an element of the result is wrong, in text and JSON."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KERNELS
+from tests.robustness.helpers import cli as explorer
+
+SHIFTED = str(TEST_KERNELS / "explain" / "tiled_b_column_shift.cl")
+LAUNCH = ("--size", "16", "--define", "TS=8", "--local", "8x8", "--input", "random")
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_the_first_offending_input_is_named_with_its_line_in_text_and_json():
+    out = explorer("trace", "--kernel-file", SHIFTED, *LAUNCH, "--explain", "C[3,5]")
+    assert out.code == 0, out.err
+    text = out.out.split("\nC[3, 5] = ", 1)[1]
+    line = next(
+        i + 1
+        for i, source in enumerate(Path(SHIFTED).read_text().splitlines())
+        if "B[kB * N + col + 1]" in source
+    )
+    assert "The reference needs: A[3, 0:16] (16 elements); B[0:16, 5] (16 elements)." in text
+    assert "Should not be there: 16 element(s) of B: B[0, 6], B[1, 6]" in text
+    assert "Never arrived: B[0:16, 5] (16 elements)." in text
+    assert f"First offending input: B[0, 6], loaded at line {line} `B[kB * N + col + 1]`" in text
+    out = explorer("trace", "--kernel-file", SHIFTED, *LAUNCH, "--explain", "C[3][5]", "--json")
+    assert out.code == 0, out.err
+    (explained,) = json.loads(out.out)["explain"]
+    first = explained["first_offending"]
+    assert (first["buffer"], first["element"], first["load"]["line"]) == ("B", [0, 6], line)
+    assert first["stored"]["buffer"] == "Bsub" and first["tile_step"] == 0
+    assert explained["missing"] == {"B": [[k, 5] for k in range(16)]}
+    assert explained["text"].startswith("C[3, 5] = ")
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_an_element_outside_the_result_exits_2_with_its_reason():
+    out = explorer(
+        "trace", "--family", "matmul", "--variant", "tiled", *LAUNCH, "--explain", "C[16,2]"
+    )
+    assert out.code == 2
+    assert "--explain C[16, 2] is outside C, of shape 16×16" in out.out
+    out = explorer("trace", "--family", "matmul", "--variant", "tiled", "--explain", "C(1)")
+    assert out.code == 2
+    assert "write an element as NAME[i, j]" in out.err + out.out
