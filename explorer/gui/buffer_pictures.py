@@ -13,12 +13,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.gui.canvas import rgba
 from explorer.gui.cell_colours import (
     BOTH_C,
     DIFF_OUTLINE,
+    DOUBTFUL_C,
     EMPTY,
+    EXPLAINED_OUTLINE,
     HOVER_C,
     MARK_C,
+    MISSING_OUTLINE,
+    NEEDED_C,
+    OFFENDING_C,
     PENDING_C,
     READ_C,
     STEP_OUTLINE,
@@ -41,6 +47,7 @@ from explorer.gui.tiling_view import (
     value_label,
 )
 from explorer.gui.wrapping import wrap_frame, wrap_width, wrapped_overview, wrapped_rows
+from explorer.trace.explain_marks import ExplainMarks
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -48,6 +55,13 @@ from explorer.trace.trace_index import READS, WRITES, Accesses, masks_in_window
 
 MARGIN = 1  # elements of context either side of the tile in a zoom window
 DIFF_BOXES = 256  # cells boxed as differing from the reference, at most, per buffer
+MISSING_BOXES = 256  # cells boxed as needed but never arrived, at most, per buffer
+# How an explained element's inputs are drawn: kind, colour, strength of the tint.
+EXPLAINED = (
+    ("needed", NEEDED_C, 0.6),
+    ("doubtful", DOUBTFUL_C, 0.7),
+    ("offending", OFFENDING_C, 0.9),
+)
 STRIP = 48  # elements a window shows of a one-row buffer
 WRAPPED_ROWS = 16  # rows a window shows of a wrapped one
 # How cells are coloured, in the order the "Colour cells by" command cycles through them.
@@ -125,6 +139,8 @@ class BufferPictures:
         # The desk's wrapped vectors: (rows, elements a row) their canvases hold at DESK_CELL
         # pixels a cell, so a vector reads as a block there too, never a strip.
         self.desk_wraps: dict[int, tuple[int, int]] = {}
+        # An element explained: what flowed into it, drawn over every buffer at every step.
+        self.explained: ExplainMarks | None = None
 
     def forget(self) -> None:
         """Another trace, or other values: nothing kept applies."""
@@ -157,9 +173,14 @@ class BufferPictures:
         self._draw_marks(pb, grid, scene, window, pixels)
         outlines = layer.outlines + self._step_outline(pb, grid, scene.step, mine, reads | writes)
         outlines += _differing_outlines(pb, grid, scene)
+        outlines += self._draw_explained(pb, grid, scene.step, window, pixels)
         labels, key = self._labels(grid, window, layer)
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         overview = self._overview(pb, grid, wrap) if grid.space == GLOBAL else None
+        overview_key: object = (grid.buffer, self.heat_mode, len(self._overviews))
+        if overview is not None and self.explained is not None and not wrap:
+            overview = _explained_overview(grid, overview, self.explained)
+            overview_key = (overview_key, id(self.explained))
         group = pb.cursor.group_steps
         assert group is not None
         frame = Frame(
@@ -171,7 +192,7 @@ class BufferPictures:
             labels=labels,
             labels_key=key,
             overview=overview,
-            overview_key=(grid.buffer, self.heat_mode, len(self._overviews)),
+            overview_key=overview_key,
             outlines=outlines,
             caption=self._caption(pb, grid, mine, window, layer),
             values=layer.values,
@@ -368,6 +389,41 @@ class BufferPictures:
             if 0 <= er < r1 - r0 and 0 <= ec < c1 - c0:
                 pixels[er, ec] = MARK_C
 
+    def _draw_explained(
+        self, pb: Playback, grid: Grid, step: int, window: Box, pixels: np.ndarray
+    ) -> list[Outline]:
+        """An explained element's inflow: in a global buffer its inputs by kind, the needed
+        ones that never arrived boxed, the element itself boxed; in local memory the
+        elements its work-item reads in this step's phase (those that carried an input that
+        should not be there in the offending colour)."""
+        marks = self.explained
+        if marks is None:
+            return []
+        b = grid.buffer
+        if grid.space == LOCAL:
+            reads = marks.reads[marks.reads[:, 0] == b]
+            if reads.size and pb.steps:
+                now = reads[pb.index.phase[reads[:, 2]] == pb.steps[step].phase]
+                for kind, colour, amount in EXPLAINED:
+                    if kind != "doubtful":
+                        bad = int(kind == "offending")
+                        cells = _window_mask(grid, now[now[:, 3] == bad, 1], window)
+                        tint(pixels, cells, colour, amount)
+            return []
+        for kind, colour, amount in EXPLAINED:
+            tint(pixels, _window_mask(grid, marks.of(kind, b), window), colour, amount)
+        r0, _r1, c0, _c1 = window
+        lacking = np.argwhere(_window_mask(grid, marks.of("missing", b), window))[:MISSING_BOXES]
+        outlines: list[Outline] = [
+            ((r0 + int(r), r0 + int(r) + 1, c0 + int(c), c0 + int(c) + 1), MISSING_OUTLINE, 2.0)
+            for r, c in lacking
+        ]
+        if marks.output is not None and marks.output[0] == b:
+            rows, cols = grid.element_rc(np.array([marks.output[1]]))
+            r, c = int(rows[0]), int(cols[0])
+            outlines.append(((r, r + 1, c, c + 1), EXPLAINED_OUTLINE, 4.0))
+        return outlines
+
     def _step_outline(
         self, pb: Playback, grid: Grid, step: int, mine: np.ndarray, touched: np.ndarray
     ) -> list[Outline]:
@@ -450,6 +506,32 @@ def _differing_outlines(pb: Playback, grid: Grid, scene: StepScene) -> list[Outl
     rows, cols = grid.element_rc(index.index[recs])
     cells = sorted(set(zip(rows.tolist(), cols.tolist(), strict=True)))[:DIFF_BOXES]
     return [((r, r + 1, c, c + 1), DIFF_OUTLINE, 4.0) for r, c in cells]
+
+
+def _window_mask(grid: Grid, elements: np.ndarray, window: Box) -> np.ndarray:
+    """Which cells of a window hold these elements (storage order)."""
+    r0, r1, c0, c1 = window
+    mask = np.zeros((r1 - r0, c1 - c0), dtype=bool)
+    if elements.size:
+        rows, cols = grid.element_rc(elements)
+        inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+        mask[rows[inside] - r0, cols[inside] - c0] = True
+    return mask
+
+
+def _explained_overview(grid: Grid, overview: np.ndarray, marks: ExplainMarks) -> np.ndarray:
+    """The overview with the cells holding an explained element's inputs coloured by kind
+    (a cell of several elements takes the worst kind among them)."""
+    out = overview.copy()
+    size = grid.cell_rows * grid.cell_cols
+    if out.shape[:2] != (grid.cell_rows, grid.cell_cols):
+        return overview
+    for kind, colour, amount in (("missing", rgba(MISSING_OUTLINE), 0.6), *EXPLAINED):
+        cells = grid.cell_of(marks.of(kind, grid.buffer))
+        mask = np.zeros(size, dtype=bool)
+        mask[cells[cells >= 0]] = True
+        tint(out, mask.reshape(grid.cell_rows, grid.cell_cols), colour, amount)
+    return out
 
 
 def _snap(start: int, tile: int, size: int, total: int) -> int:

@@ -21,6 +21,13 @@ PENDING_C = rgba("#fdf2e9")  # the group's output tile before the group writes i
 VALUE_LOW, VALUE_HIGH = "#ffffff", "#85929e"
 STEP_OUTLINE, WRITE_OUTLINE = "#c0392b", "#e67e22"
 DIFF_OUTLINE = "#e600ac"  # a work-item's first access that differs from the reference's
+# An explained element ("Why is this element wrong"): its inputs that flowed in and are
+# needed, those that should not be there, those credited only by the over-approximation,
+# the needed ones that never arrived (boxed) and the element itself (boxed).
+NEEDED_C = rgba("#27ae60")
+OFFENDING_C = rgba("#c2185b")
+DOUBTFUL_C = rgba("#f4d03f")
+MISSING_OUTLINE, EXPLAINED_OUTLINE = "#6c3483", "#17202a"
 VALUE_RAMP = (
     rgba(VALUE_LOW).astype(np.float64)
     + (rgba(VALUE_HIGH).astype(np.float64) - rgba(VALUE_LOW).astype(np.float64))

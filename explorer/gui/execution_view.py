@@ -28,12 +28,18 @@ from explorer.gui.step_lines import READY, InfoLine, StepLines
 from explorer.gui.tiling_view import HeatScale
 from explorer.gui.timeline_view import Timeline
 from explorer.gui.warp_view import WarpView
+from explorer.trace.explain_marks import ExplainMarks
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import Finding
 from explorer.trace.steps import Step
 
 LINE_MARK = "#f9e79f"  # the step's line in the source
+# What the colours of an explained element mean (buffer_pictures draws them).
+EXPLAIN_KEY = (
+    "green: needed and came in · magenta: should not be there · yellow: credited through "
+    "registers only · purple box: needed, never came"
+)
 # The key strip is read from the back of a room: never under 18 px, whatever the window's type.
 KEY_STRIP_STYLE = (
     "QLabel { font-size: 18px; color: #1b2631; background: #eaf2f8; padding: 2px 6px; }"
@@ -127,6 +133,7 @@ class ExecutionView(QWidget):
         if self.code.toPlainText() != source:
             self.code.setPlainText(source)
         self.pictures.forget()
+        self.pictures.explained = None  # an explanation belongs to the trace it came from
         self.buffers.show_trace(playback)
         self._show_group()
 
@@ -145,6 +152,7 @@ class ExecutionView(QWidget):
         """Forget the trace (the configuration changed): nothing stale stays on screen."""
         self.pause()
         self.playback = None
+        self.pictures.explained = None
         self.buffers.clear()
         self.timeline.set_steps([], [])
         self.controls.show_steps(0)
@@ -394,6 +402,47 @@ class ExecutionView(QWidget):
             self._show_group()
         else:
             self._show_step()
+
+    def show_explanation(self, marks: ExplainMarks) -> None:
+        """Draw what flowed into an explained element over every buffer, at every step: the
+        writing work-item's group selected, that work-item's reads drawn, the animation at
+        the step where the first input that should not be there came in (else its store)."""
+        pb = self.playback
+        if pb is None:
+            return
+        self.pictures.explained = marks
+        if marks.group is not None and pb.group != marks.group:
+            self.select_group(marks.group)
+        if marks.local is not None:
+            pb.cursor.selected_wi = marks.local
+            pb.cursor.hover_wi = None
+        self.lines.set_caption(f"{marks.summary}  ·  {EXPLAIN_KEY}")
+        step = _step_of(pb, marks.focus) if marks.focus is not None else None
+        if step is not None:
+            self.set_step(step)
+        else:
+            self.redraw()
+
+    def clear_explanation(self) -> None:
+        """No element explained any more: its marks and caption go."""
+        if self.pictures.explained is None:
+            return
+        self.pictures.explained = None
+        self.lines.set_caption("")
+        self.redraw()
+
+    @property
+    def explained(self) -> ExplainMarks | None:
+        return self.pictures.explained
+
+
+def _step_of(pb: Playback, record: int) -> int | None:
+    """The step of the selected group at which a record of it happens."""
+    group = pb.cursor.group_steps
+    if group is None:
+        return None
+    hit = np.flatnonzero(group.columns.records == record)
+    return int(group.columns.step[hit[0]]) if hit.size else None
 
 
 def _run_start(steps: list[Step], at: int, key: Callable[[Step], int]) -> int:

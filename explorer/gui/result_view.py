@@ -13,8 +13,16 @@ from typing import TypeVar
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont, QTextOption
-from PySide6.QtWidgets import QTabWidget, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPen, QTextOption
+from PySide6.QtWidgets import (
+    QGraphicsRectItem,
+    QPushButton,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult, Verdict
@@ -50,6 +58,11 @@ def _image_view() -> pg.ImageView:
 
 
 class ResultView(QWidget):
+    # An element of the first result clicked in its error map: (row, col), or (i,) for a
+    # vector: "why is this element wrong".
+    element_clicked = Signal(object)
+    inflow_requested = Signal()  # the way from the explanation to its drawing was taken
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
@@ -69,6 +82,18 @@ class ResultView(QWidget):
         self.message = QTextBrowser()  # a build log wraps anywhere and scrolls
         self.message.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.addWidget(self.tabs, 1)
+        # Why the element clicked in the error map is wrong (hidden until one is clicked),
+        # and the way to its drawing.
+        self.explanation = QTextBrowser()
+        self.explanation.setObjectName("explanation")
+        self.explanation.setMaximumHeight(260)
+        self.explanation.setVisible(False)
+        layout.addWidget(self.explanation)
+        self.inflow_button = QPushButton("Show what flowed in (Execution tab)")
+        self.inflow_button.clicked.connect(self.inflow_requested)
+        self.inflow_button.setVisible(False)
+        layout.addWidget(self.inflow_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self._marker: QGraphicsRectItem | None = None  # the element explained, on the map
         self.input_views: dict[str, pg.ImageView | pg.PlotWidget] = {}
         # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
         # with its histogram costs tens of milliseconds, on every run, for a tab few open.
@@ -76,6 +101,7 @@ class ResultView(QWidget):
         self._drawn: np.ndarray | None = None  # the output the Result image shows
         self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
+        self._vector_length = 0  # elements of a vector result drawn as bars
         self.presenting = False  # presenter mode: no small print in the plots
 
     # The result's four views are made when a result first needs them: each costs tens of
@@ -88,7 +114,59 @@ class ResultView(QWidget):
     def error_map(self) -> pg.ImageView:
         view = _image_view()
         view.setColorMap(pg.colormap.get("inferno"))  # once: it costs ~0.2 s a call
+        view.scene.sigMouseClicked.connect(self._map_clicked)
         return self._styled(view)
+
+    def _map_clicked(self, event: object) -> None:
+        """A click on an element of the error map asks why it is wrong."""
+        item = self.error_map.getImageItem()
+        if item.image is None or event.button() != Qt.MouseButton.LeftButton:  # type: ignore[attr-defined]
+            return
+        point = item.mapFromScene(event.scenePos())  # type: ignore[attr-defined]
+        row, col = int(np.floor(point.y())), int(np.floor(point.x()))
+        rows, cols = item.image.shape[:2]
+        if 0 <= row < rows and 0 <= col < cols:
+            self.element_clicked.emit((row, col))
+
+    def _plot_clicked(self, event: object) -> None:
+        """A click on a bar of a vector's error asks why that element is wrong."""
+        if event.button() != Qt.MouseButton.LeftButton:  # type: ignore[attr-defined]
+            return
+        box = self.error_plot.getPlotItem().getViewBox()
+        point = box.mapSceneToView(event.scenePos())  # type: ignore[attr-defined]
+        index = int(np.floor(point.x() + 0.5))
+        if 0 <= index < self._vector_length:
+            self.element_clicked.emit((index,))
+
+    def show_explanation(self, text: str, where: tuple[int, ...]) -> None:
+        """Why the element clicked is wrong, under the result; the element outlined on the
+        error map."""
+        self.explanation.setHtml(f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>")
+        self.explanation.setVisible(True)
+        self.inflow_button.setVisible(True)
+        self._mark(where)
+
+    def clear_explanation(self) -> None:
+        self.explanation.clear()
+        self.explanation.setVisible(False)
+        self.inflow_button.setVisible(False)
+        self._mark(None)
+
+    def _mark(self, where: tuple[int, ...] | None) -> None:
+        if "error_map" not in self.__dict__:
+            return
+        box = self.error_map.getView()
+        if self._marker is not None:
+            box.removeItem(self._marker)
+            self._marker = None
+        if where is not None and len(where) == 2:
+            row, col = where
+            marker = QGraphicsRectItem(QRectF(col, row, 1, 1))
+            pen = QPen(QColor("#2ecc71"), 2)
+            pen.setCosmetic(True)  # two pixels wide at any zoom
+            marker.setPen(pen)
+            box.addItem(marker)
+            self._marker = marker
 
     @cached_property
     def plot(self) -> pg.PlotWidget:
@@ -102,6 +180,7 @@ class ResultView(QWidget):
         plot = pg.PlotWidget(background="w")
         plot.setLabel("bottom", "element")
         plot.setLabel("left", "|output − reference|")
+        plot.scene().sigMouseClicked.connect(self._plot_clicked)
         return self._styled(plot)
 
     def set_presenting(self, on: bool) -> None:
@@ -158,6 +237,7 @@ class ResultView(QWidget):
         self.badge.setStyleSheet(BADGE_STYLE + "color: #2e4053; background: #d6eaf8;")
 
     def show_message(self, title: str, text: str) -> None:
+        self.clear_explanation()
         self.tabs.clear()
         self.message.setHtml(
             f"<h3>{html.escape(title)}</h3>"
@@ -171,6 +251,7 @@ class ResultView(QWidget):
         colour = BADGE_COLOURS.get(status, "#5d6d7e")
         self.badge.setStyleSheet(BADGE_STYLE + f"color: white; background: {colour};")
         self.badge.setText(badge_text(result))
+        self.clear_explanation()
         if result.output is None:
             detail = result.build_log or str(result.refused or result.error or "")
             self.show_message(status.capitalize(), detail)
@@ -221,6 +302,7 @@ class ResultView(QWidget):
         self.plot.clear()
         self.error_plot.clear()
         output = output.ravel()
+        self._vector_length = output.size
         x = np.arange(output.size)
         values = np.nan_to_num(output)
         if output.size <= BARS_UP_TO:

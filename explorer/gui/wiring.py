@@ -18,6 +18,7 @@ from explorer.gui.actions import ActionSet
 from explorer.gui.controllers.captures import CapturesController
 from explorer.gui.controllers.devices import DeviceController
 from explorer.gui.controllers.exercises import ExerciseController
+from explorer.gui.controllers.explain import ExplainController
 from explorer.gui.controllers.exports import ExportController
 from explorer.gui.controllers.fix_cost import FixCostController
 from explorer.gui.controllers.freshness import FreshnessController
@@ -59,6 +60,7 @@ class Controllers:
     freshness: FreshnessController
     editing: KernelEditingController
     exercises: ExerciseController
+    explain: ExplainController
 
     def __iter__(self) -> Iterator[object]:
         return (getattr(self, f.name) for f in fields(self))
@@ -164,6 +166,9 @@ def make_controllers(
             pages=v,
             parent=window,
         ),
+        explain=ExplainController(
+            model, state, traces, v.result_view, v.execution_view, status=v, pages=v
+        ),
     )
     runs.cancelled.connect(traces.cancelled)
     runs.cancelled.connect(controllers.exercises.cancelled)
@@ -203,6 +208,8 @@ def connect_views(views: Views, controllers: Controllers, actions: ActionSet) ->
     views.findings_view.measure_fix_requested.connect(c.fix_cost.measure)
     views.execution_view.group_requested.connect(c.traces.trace_group)
     views.execution_view.step_changed.connect(c.navigation.step_shown)
+    views.result_view.element_clicked.connect(c.explain.explain)
+    views.result_view.inflow_requested.connect(c.explain.show_inflow)
     views.sweep_view.run_requested.connect(c.sweep.run_sweep)
     views.sweep_view.cell_chosen.connect(c.sweep.load_cell)
     # one Cancel button: an export in progress, else the worker's run, trace or check

@@ -1,0 +1,187 @@
+"""Why is this element wrong: a click on an element of the result's error map (or Run ▸ Why
+is the worst element wrong?) explains it from the trace on screen, tracing first where there
+is none or the trace did not cover the work-item that wrote it.
+
+The explanation (:func:`explorer.engine.record.explain.explain_element`) is written under
+the result, the element outlined on the error map; the execution view draws what flowed in
+on every buffer (the inputs by kind, the local elements the writing work-item read) at the
+step where the first input that should not be there came in.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from PySide6.QtCore import QObject
+
+from explorer.engine.record.explain import explain_element
+from explorer.engine.record.trace_launch import TracedRun
+from explorer.engine.records import RunResult
+from explorer.gui.actions import Action, Actions
+from explorer.gui.controllers.roles import Pages, StatusLine
+from explorer.gui.controllers.traces import TraceController
+from explorer.gui.model import ConfigModel
+from explorer.gui.state import AppState
+from explorer.trace.explain import ElementError
+from explorer.trace.explain_marks import ExplainMarks, explain_marks
+from explorer.trace.provenance import Layout, element_text
+
+
+class ExplanationShower(Protocol):
+    """The result view: the explanation under the result, the element on the error map."""
+
+    def show_explanation(self, text: str, where: tuple[int, ...]) -> None: ...
+
+    def clear_explanation(self) -> None: ...
+
+
+class InflowDrawer(Protocol):
+    """The execution view: what flowed into the element, drawn on every buffer."""
+
+    def show_explanation(self, marks: ExplainMarks) -> None: ...
+
+
+class ExplainController(QObject):
+    """Explains the element a person points at, tracing first when it must."""
+
+    def __init__(
+        self,
+        model: ConfigModel,
+        state: AppState,
+        traces: TraceController,
+        result: ExplanationShower,
+        execution: InflowDrawer,
+        status: StatusLine,
+        pages: Pages,
+    ) -> None:
+        super().__init__()
+        self.model = model
+        self.state = state
+        self.traces = traces
+        self.result = result
+        self.execution = execution
+        self.status = status
+        self.pages = pages
+        # The element waiting for a trace, and whether that trace was asked for it (a window
+        # around its work-group: not asked again when that one did not cover it either).
+        self._pending: tuple[int, ...] | None = None
+        self._traced_for: tuple[int, ...] | None = None
+        traces.trace_shown.connect(self._trace_shown)
+
+    # -- commands ------------------------------------------------------------------------
+    def explain(self, where: tuple[int, ...]) -> None:
+        """Explain element ``where`` (rows first) of the first result on screen."""
+        shown = self._shown()
+        if shown is None or not shown.outputs:
+            self.status.say("Nothing to explain: run or trace the kernel first")
+            return
+        traced = self.state.traced
+        if traced is None or traced.trace is None or not _same_launch(traced.result, shown):
+            self._trace_for(shown, where)
+            return
+        self._explain(traced, where)
+
+    def explain_worst(self) -> None:
+        """Explain the element furthest from its reference."""
+        shown = self._shown()
+        if shown is None or shown.output is None or shown.reference is None:
+            self.status.say("Nothing to explain: the result has no reference to differ from")
+            return
+        error = np.abs(np.asarray(shown.output, dtype=np.float64) - shown.reference)
+        error = np.where(np.isnan(error), np.inf, error)
+        self.explain(tuple(int(i) for i in np.unravel_index(int(np.argmax(error)), error.shape)))
+
+    def show_inflow(self) -> None:
+        """The execution view, where what flowed in is drawn."""
+        self.pages.show_page("execution")
+
+    # -- the work ------------------------------------------------------------------------
+    def _shown(self) -> RunResult | None:
+        traced = self.state.traced
+        return self.state.result or (traced.result if traced is not None else None)
+
+    def _trace_for(self, shown: RunResult, where: tuple[int, ...]) -> None:
+        """Trace around the work-group that most likely wrote the element, then explain it."""
+        if not self.state.runnable:
+            self.status.say("Cannot trace to explain the element: the configuration is refused")
+            return
+        self._pending = self._traced_for = where
+        name = next(iter(shown.outputs or {}), "")
+        self.status.say(f"Tracing to explain {element_text(name, where)} …")
+        self.traces.trace(center=_likely_group(shown, where))
+
+    def _trace_shown(self) -> None:
+        where, self._pending = self._pending, None
+        traced = self.state.traced
+        if where is not None and traced is not None and traced.trace is not None:
+            self._explain(traced, where)
+
+    def _explain(self, traced: TracedRun, where: tuple[int, ...]) -> None:
+        assert traced.trace is not None
+        result = traced.result
+        name = next(iter(result.outputs or {}), None)
+        device = self.model.device
+        try:
+            explanation = explain_element(
+                traced.trace,
+                result,
+                self.model.variant,
+                (name, where),
+                device.compute_units if device is not None else 1,
+            )
+        except ElementError as exc:
+            self.status.say(f"Cannot explain that element: {exc}")
+            return
+        covered = len(set(map(tuple, traced.trace.groups_traced)))
+        every = int(np.prod(traced.trace.num_groups))
+        if not explanation.provenance.written and covered < every and self._traced_for != where:
+            self._trace_for(result, where)  # its writer is outside the window traced
+            return
+        traced_for_it, self._traced_for = self._traced_for is not None, None
+        layout = Layout(traced.trace, result.shapes, tuple(result.column_major))
+        self.result.show_explanation(explanation.text(), where)
+        self.execution.show_explanation(explain_marks(explanation, layout))
+        self.status.say(explanation.summary())
+        if traced_for_it:  # the trace brought its animation to the front: back to the answer
+            self.pages.show_page("result")
+
+
+def _same_launch(a: RunResult, b: RunResult) -> bool:
+    """Whether a trace's result and the result on screen ran the same launch."""
+    return (a.family, a.variant, a.sizes, a.local_size, a.defines) == (
+        b.family,
+        b.variant,
+        b.sizes,
+        b.local_size,
+        b.defines,
+    )
+
+
+def _likely_group(result: RunResult, where: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """The work-group that writes an element where the NDRange runs along the result as
+    most kernels run it (dimension 0 along its columns); a guess the trace then checks."""
+    local = tuple(result.local_size or ())
+    if not local:
+        return None
+    lx = local[0]
+    ly = local[1] if len(local) > 1 else 1
+    if len(where) == 2:
+        return where[1] // max(lx, 1), where[0] // max(ly, 1), 0
+    return where[0] // max(lx, 1), 0, 0
+
+
+ACTIONS = Actions(
+    ExplainController,
+    Action(
+        "explain_worst",
+        "&Why is the worst element wrong?",
+        "&Run",
+        ExplainController.explain_worst,
+        tip="Explain the element furthest from its reference (or click any element of the "
+        "error map): what flowed into it, what its reference needs, the first input that "
+        "should not be there",
+        order=40,
+        enabled_when=lambda app: app.state.result is not None or app.state.traced is not None,
+    ),
+)

@@ -1,0 +1,104 @@
+"""Why is this element wrong, in the window: a click on a wrong element of the error map
+traces the kernel, writes the explanation under the result and draws what flowed in on the
+buffers of the Execution view."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
+
+from tests.conftest import TEST_KERNELS
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
+
+SHIFTED = TEST_KERNELS / "explain" / "tiled_b_column_shift.cl"
+
+
+def click_error_map(qtbot, window, row, col):
+    """Click the middle of element (row, col) of the error map, as a person would."""
+    view = window.views.result_view
+    tabs = view.tabs
+    tabs.setCurrentWidget(view.error_map)  # the tab drawn once shown
+    qtbot.waitUntil(lambda: view.error_map.getImageItem().image is not None)
+    graphics = view.error_map.ui.graphicsView
+    scene_point = view.error_map.getImageItem().mapToScene(QPointF(col + 0.5, row + 0.5))
+    QTest.mouseClick(
+        graphics.viewport(), Qt.MouseButton.LeftButton, pos=graphics.mapFromScene(scene_point)
+    )
+
+
+def tinted(marked, plain, colour, amount):
+    """The cell was drawn with the explanation's tint of ``colour`` over its plain picture."""
+    from explorer.gui.cell_colours import mix
+
+    return np.array_equal(marked, mix(plain[None], colour, amount)[0])
+
+
+def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, window, monkeypatch):
+    from explorer.gui.buffer_pictures import EXPLAINED
+
+    style = {kind: (colour, amount) for kind, colour, amount in EXPLAINED}
+    window.show()
+    qtbot.waitExposed(window)
+    answer_file_dialogs(monkeypatch, SHIFTED)
+    trigger(window, "Open kernel…")
+    for name in ("M", "N", "K"):
+        window.views.panel.size_spins[name].setValue(32)
+    window.model.set_input("random")
+    result = run_and_wait(qtbot, window)
+    assert result.status == "wrong", result.summary()
+    error = np.abs(result.output - result.reference)
+    row, col = 3, 5
+    assert error[row, col] > 1e-3  # a wrong element: B's column 6 came in, not column 5
+
+    click_error_map(qtbot, window, row, col)
+    view = window.views.result_view
+    qtbot.waitUntil(lambda: view.explanation.isVisible(), timeout=60000)  # traced first
+    text = view.explanation.toPlainText()
+    source = SHIFTED.read_text().splitlines()
+    load_line = 1 + next(i for i, s in enumerate(source) if "B[kB * N + col + 1]" in s)
+    read_line = 1 + next(i for i, s in enumerate(source) if "acc += Asub[ty][k]" in s)
+    assert text.startswith(f"C[3, 5] = {result.output[3, 5]:.6g}")
+    assert "The reference needs: A[3, 0:32] (32 elements); B[0:32, 5] (32 elements)." in text
+    assert f"First offending input: B[0, 6], loaded at line {load_line}" in text
+    assert view.inflow_button.isVisible() and window.views.tabs.currentWidget() is view
+
+    execution = window.views.execution_view
+    marks = execution.explained
+    assert marks is not None and marks.group == (0, 0, 0)
+    pb = window.state.playback
+    assert pb.cursor.selected_wi == 5 + 16 * 3  # the writing work-item's reads are drawn
+    assert pb.steps[pb.cursor.step].line == read_line  # where Bsub[0][5] is read
+    grids = {pb.trace.buffers[g.buffer].name: g.buffer for g in pb.grids}
+    marked = {name: execution.picture(b) for name, b in grids.items()}
+    windows = {name: execution.zoom_window(b) for name, b in grids.items()}
+
+    def cell(pictures, name, row, col):
+        r0, _r1, c0, _c1 = windows[name]
+        return pictures[name][row - r0, col - c0]
+
+    from explorer.gui.cell_colours import EXPLAINED_OUTLINE, MISSING_OUTLINE
+
+    b_outlines = execution.buffers.canvases[grids["B"]].frame.outlines
+    assert ((0, 1, 5, 6), MISSING_OUTLINE, 2.0) in b_outlines  # B[0, 5]: needed, never came
+    c_outlines = execution.buffers.canvases[grids["C"]].frame.outlines
+    assert ((3, 4, 5, 6), EXPLAINED_OUTLINE, 4.0) in c_outlines
+    execution.clear_explanation()  # the same step without it: what the marks were drawn over
+    plain = {name: execution.picture(b) for name, b in grids.items()}
+    assert tinted(cell(marked, "B", 0, 6), cell(plain, "B", 0, 6), *style["offending"])
+    assert tinted(cell(marked, "A", 3, 0), cell(plain, "A", 3, 0), *style["needed"])
+    assert np.array_equal(cell(marked, "A", 4, 0), cell(plain, "A", 4, 0))  # did not come in
+    # In local memory, what the writing work-item reads at this step: Bsub[0][5].
+    assert tinted(cell(marked, "Bsub", 0, 5), cell(plain, "Bsub", 0, 5), *style["offending"])
+    assert np.array_equal(cell(marked, "Bsub", 0, 4), cell(plain, "Bsub", 0, 4))
+
+    QTest.mouseClick(view.inflow_button, Qt.MouseButton.LeftButton)
+    assert window.views.tabs.currentWidget() is execution
+
+    # Run ▸ Why is the worst element wrong? explains from the trace on screen.
+    traced = window.state.traced
+    trigger(window, "Why is the worst element wrong?")
+    worst = np.unravel_index(int(np.argmax(error)), error.shape)
+    assert window.state.traced is traced
+    assert view.explanation.toPlainText().startswith(f"C[{worst[0]}, {worst[1]}] = ")
+    assert f"B[0, {worst[1] + 1}], loaded at line {load_line}" in view.explanation.toPlainText()
