@@ -26,6 +26,7 @@ work-item.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,12 +173,17 @@ class Layout:
 
     def where(self, buffer: int, element: int) -> tuple[int, ...]:
         shape = self.shapes[buffer]
-        if not 0 <= element < int(np.prod(shape)):
-            return (int(element),)
+        element = int(element)
+        if not 0 <= element < math.prod(shape):
+            return (element,)
         if self.column[buffer]:
-            r, c = element % shape[0], element // shape[0]
-            return (int(r), int(c))
-        return tuple(int(v) for v in np.unravel_index(int(element), shape))
+            return (element % shape[0], element // shape[0])
+        out = []
+        for size in reversed(shape[1:]):
+            element, rest = divmod(element, size)
+            out.append(rest)
+        out.append(element)
+        return tuple(out[::-1])
 
     def element(self, buffer: int, where: tuple[int, ...]) -> int:
         """The storage index of an element given as a person indexes it; ValueError outside."""

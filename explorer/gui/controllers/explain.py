@@ -159,16 +159,19 @@ def _same_launch(a: RunResult, b: RunResult) -> bool:
 
 
 def _likely_group(result: RunResult, where: tuple[int, ...]) -> tuple[int, int, int] | None:
-    """The work-group that writes an element where the NDRange runs along the result as
-    most kernels run it (dimension 0 along its columns); a guess the trace then checks."""
-    local = tuple(result.local_size or ())
-    if not local:
+    """The work-group that writes an element where the groups tile the result evenly, as
+    most kernels do (dimension 0 along its columns, a block of elements a work-item too): a
+    guess the trace then checks."""
+    local, ndrange, output = result.local_size, result.global_size, result.output
+    if not local or not ndrange or output is None or np.ndim(output) != len(where):
         return None
-    lx = local[0]
-    ly = local[1] if len(local) > 1 else 1
+    groups = [-(-g // max(lo, 1)) for g, lo in zip(ndrange, local, strict=False)] + [1, 1]
+    shape = np.shape(output)
     if len(where) == 2:
-        return where[1] // max(lx, 1), where[0] // max(ly, 1), 0
-    return where[0] // max(lx, 1), 0, 0
+        gx = where[1] * groups[0] // max(shape[1], 1)
+        gy = where[0] * groups[1] // max(shape[0], 1)
+        return min(gx, groups[0] - 1), min(gy, groups[1] - 1), 0
+    return min(where[0] * groups[0] // max(shape[0], 1), groups[0] - 1), 0, 0
 
 
 ACTIONS = Actions(
