@@ -102,3 +102,26 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     assert window.state.traced is traced
     assert view.explanation.toPlainText().startswith(f"C[{worst[0]}, {worst[1]}] = ")
     assert f"B[0, {worst[1] + 1}], loaded at line {load_line}" in view.explanation.toPlainText()
+
+
+def test_a_click_on_a_bar_of_a_vector_error_asks_for_that_element(qtbot):
+    from explorer.gui.result_view import ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    output = np.arange(20, dtype=np.float64)
+    reference = output.copy()
+    reference[7] += 3.0
+    view._show_vector(output, reference)  # what show_result draws for a vector result
+    view.tabs.setCurrentWidget(view.error_plot)
+    plot = view.error_plot
+    box = plot.getPlotItem().getViewBox()
+    qtbot.waitUntil(lambda: box.viewRange()[0][1] > 19)
+    asked = []
+    view.element_clicked.connect(asked.append)
+    point = plot.mapFromScene(box.mapViewToScene(QPointF(7.1, 1.5)))
+    QTest.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert asked == [(7,)]

@@ -65,7 +65,7 @@ class ExplainController(QObject):
         self.pages = pages
         # The element waiting for a trace, and whether that trace was asked for it (a window
         # around its work-group: not asked again when that one did not cover it either).
-        self._pending: tuple[int, ...] | None = None
+        self._pending: tuple[tuple[int, ...], tuple[object, ...]] | None = None
         self._traced_for: tuple[int, ...] | None = None
         traces.trace_shown.connect(self._trace_shown)
 
@@ -103,18 +103,28 @@ class ExplainController(QObject):
 
     def _trace_for(self, shown: RunResult, where: tuple[int, ...]) -> None:
         """Trace around the work-group that most likely wrote the element, then explain it."""
-        if not self.state.runnable:
+        anyway = bool(shown.outside_constraints)  # the result on screen was run anyway
+        if not (self.state.overridable if anyway else self.state.runnable):
             self.status.say("Cannot trace to explain the element: the configuration is refused")
             return
-        self._pending = self._traced_for = where
+        self._pending, self._traced_for = (where, self.model.identity()), where
         name = next(iter(shown.outputs or {}), "")
         self.status.say(f"Tracing to explain {element_text(name, where)} …")
-        self.traces.trace(center=_likely_group(shown, where))
+        center = _likely_group(shown, where)
+        if anyway:
+            self.traces.trace_anyway(center)
+        else:
+            self.traces.trace(center=center)
 
     def _trace_shown(self) -> None:
-        where, self._pending = self._pending, None
+        """A trace is on screen: the element waiting for it is explained, where the
+        configuration is still the one it was clicked in."""
+        pending, self._pending = self._pending, None
         traced = self.state.traced
-        if where is not None and traced is not None and traced.trace is not None:
+        if pending is None or traced is None or traced.trace is None:
+            return
+        where, identity = pending
+        if identity == self.model.identity():
             self._explain(traced, where)
 
     def _explain(self, traced: TracedRun, where: tuple[int, ...]) -> None:
