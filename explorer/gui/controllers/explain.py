@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 
 from explorer.engine.record.explain import explain_element
 from explorer.engine.record.trace_launch import TracedRun
@@ -23,7 +23,7 @@ from explorer.gui.controllers.roles import Pages, StatusLine
 from explorer.gui.controllers.traces import TraceController
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
-from explorer.trace.explain import ElementError
+from explorer.trace.explain import ElementError, Explanation
 from explorer.trace.explain_marks import ExplainMarks, explain_marks
 from explorer.trace.provenance import Layout, element_text
 
@@ -45,6 +45,11 @@ class InflowDrawer(Protocol):
 class ExplainController(QObject):
     """Explains the element a person points at, tracing first when it must."""
 
+    # The explanation now on screen (an explorer.trace.explain.Explanation): where more
+    # about one access starts from, e.g. ``explanation.first_offending.load`` (its trace
+    # record, line and work-item) for the values of that access's index terms.
+    explained = Signal(object)
+
     def __init__(
         self,
         model: ConfigModel,
@@ -65,6 +70,7 @@ class ExplainController(QObject):
         self.pages = pages
         # The element waiting for a trace, and whether that trace was asked for it (a window
         # around its work-group: not asked again when that one did not cover it either).
+        self.explanation: Explanation | None = None  # the one last shown
         self._pending: tuple[tuple[int, ...], tuple[object, ...]] | None = None
         self._traced_for: tuple[int, ...] | None = None
         traces.trace_shown.connect(self._trace_shown)
@@ -153,6 +159,8 @@ class ExplainController(QObject):
         self.result.show_explanation(explanation.text(), where)
         self.execution.show_explanation(explain_marks(explanation, layout))
         self.status.say(explanation.summary())
+        self.explanation = explanation
+        self.explained.emit(explanation)
         if traced_for_it:  # the trace brought its animation to the front: back to the answer
             self.pages.show_page("result")
 
