@@ -135,7 +135,8 @@ class Explanation:
     def verdict(self) -> str:
         p = self.provenance
         if not p.written:
-            return f"no traced work-item wrote {element_text(p.output, p.where)}"
+            who = "no work-item" if p.every_group else "no traced work-item"
+            return f"{who} wrote {element_text(p.output, p.where)}"
         if self.needs is None:
             return f"the reference's needs are not known ({self.needs_unknown})"
         offending, doubtful, missing = self.offending, self.doubtful, self.missing
@@ -156,7 +157,7 @@ class Explanation:
         head = f"{element_text(p.output, p.where)}: {self.verdict}"
         first = self.first_offending
         if first is not None:
-            head += f"; first {element_text(first.buffer, first.where)}, line {first.load.line}"
+            head += f"; first {_named(first)}, line {first.load.line}"
         return head
 
     def text(self) -> str:
@@ -164,6 +165,13 @@ class Explanation:
         p = self.provenance
         name = element_text(p.output, p.where)
         lines = [self._headline(name)]
+        if not p.written and p.every_group:
+            lines.append(
+                f"No work-item wrote {name}: every work-group was traced"
+                + ("" if p.complete else " (but the trace is incomplete)")
+                + ", and none stored into it (its value is what the buffer held before)."
+            )
+            return "\n".join(lines)
         if not p.written:
             lines.append(
                 f"No traced work-item wrote {name}"
@@ -309,11 +317,17 @@ def _cells(mask: np.ndarray) -> list[list[int]]:
     return [[int(v) for v in w] for w in np.argwhere(mask)[:JSON_LIMIT]]
 
 
+def _named(i: Inflow) -> str:
+    """An input element as the report names it (one outside its buffer says so)."""
+    text = element_text(i.buffer, i.where)
+    return f"{text} (outside {i.buffer})" if i.outside else text
+
+
 def _by_buffer(extra: tuple[Inflow, ...]) -> list[str]:
     out = []
     for name in dict.fromkeys(i.buffer for i in extra):
         mine = [i for i in extra if i.buffer == name]
-        shown = ", ".join(element_text(name, i.where) for i in mine[:SHOWN])
+        shown = ", ".join(_named(i) for i in mine[:SHOWN])
         more = ", …" if len(mine) > SHOWN else ""
         out.append(f"{len(mine)} element(s) of {name}: {shown}{more}")
     return out
@@ -329,7 +343,7 @@ def _story(i: Inflow) -> str:
     brought it to the writing work-item."""
     load = i.load
     text = (
-        f"{element_text(i.buffer, i.where)}, loaded at line {load.line} `{load.text}` by "
+        f"{_named(i)}, loaded at line {load.line} `{load.text}` by "
         f"work-item {_who(load)} in phase {load.phase}"
     )
     if i.stored is not None:

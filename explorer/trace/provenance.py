@@ -103,6 +103,7 @@ class Inflow:
     # It came through a store to local memory computed in registers from several loads, all
     # of them credited: it may not really have flowed in (an over-approximation).
     approximate: bool = False
+    outside: bool = False  # an element outside the buffer (read out of bounds, skipped)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -114,6 +115,7 @@ class Inflow:
             "tile_step": self.tile_step,
             "race": self.race,
             "approximate": self.approximate,
+            "outside": self.outside,
         }
 
 
@@ -131,6 +133,7 @@ class Provenance:
     # Other elements of the output the writing work-item stored from the same loads (a
     # register-blocked kernel's block): through registers their inputs cannot be told apart.
     siblings: tuple[tuple[int, ...], ...] = ()
+    every_group: bool = True  # every work-group of the launch was traced
 
     @property
     def written(self) -> bool:
@@ -320,8 +323,10 @@ class _Group:
         lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int64)
         self.line = lines[site]
         elem = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
-        offset = np.asarray(trace.offset[self.rec]).astype(np.int64)
-        self.element = offset // elem[self.buffer]
+        offset = np.asarray(trace.offset[self.rec])
+        if offset.dtype == np.uint32:  # an int32 really: out of bounds it may be negative
+            offset = offset.view(np.int32)
+        self.element = offset.astype(np.int64) // elem[self.buffer]
         self.count = np.maximum(1, word_size(word).astype(np.int64) // elem[self.buffer])
         spaces = np.array([b.space for b in trace.buffers] + [-1], dtype=np.int64)
         self.space = spaces[self.buffer]
@@ -366,13 +371,14 @@ class _Group:
 
     def copy_source(self, p: int) -> int | None:
         """The load a store copies: the record just before it, a load on the same line
-        (with the same value, where values were recorded)."""
+        (with the same value, where values were recorded; a load out of bounds, skipped,
+        is copied as it is: the explanation names it)."""
         if self.seq[p] == 0 or self.op[p] not in _STORES:
             return None
         q = p - 1
-        if self.op[q] != READ or self.line[q] != self.line[p] or self.oob[q]:
+        if self.op[q] != READ or self.line[q] != self.line[p]:
             return None
-        if self.op[p] == WRITE and self.value is not None:
+        if self.op[p] == WRITE and self.value is not None and not self.oob[q]:
             known = self.value_kind[q] == VALUE_READ and self.value_kind[p] == VALUE_WRITTEN
             if known and self.value[q] != self.value[p]:
                 return None
@@ -400,9 +406,10 @@ class _Group:
     def _copies(self, loads: np.ndarray, stores: np.ndarray) -> np.ndarray:
         """Per pair: the store copies the load just before it (same line, same value)."""
         copy = (self.op[loads] == READ) & np.isin(self.op[stores], _STORES)
-        copy &= (self.line[stores] == self.line[loads]) & ~self.oob[loads]
-        if self.value is not None:
+        copy &= self.line[stores] == self.line[loads]
+        if self.value is not None:  # a load skipped out of bounds has no value to compare
             known = (self.op[stores] == WRITE) & (self.value_kind[loads] == VALUE_READ)
+            known &= ~self.oob[loads]
             known &= self.value_kind[stores] == VALUE_WRITTEN
             copy &= ~known | (self.value[loads] == self.value[stores])
         return copy
@@ -490,6 +497,7 @@ class _Leaf:
     # It went through a store to local memory whose value was computed in registers from
     # several loads: every one of them is credited, which may be more than the truth.
     approximate: bool = False
+    outside: bool = False  # a load outside its buffer (the trace skipped it)
 
 
 class _Walk:
@@ -567,6 +575,7 @@ class _Walk:
                 continue
             if g.oob[p]:
                 self.out_of_bounds.add(p)
+                out.append(_Leaf(p, None, stored, race, start, approx, outside=True))
                 continue
             found: list[tuple[Node, bool]] = []
             for k in range(int(g.count[p])):
@@ -600,8 +609,9 @@ def provenance(
     name = layout.names[output]
     where = layout.where(output, element)
     stores = _stores_of(trace, output, element)
+    all_groups = len(set(trace.groups_traced)) >= math.prod(trace.num_groups)
     if stores.size == 0:
-        return Provenance(name, element, where, (), (), (), trace.complete)
+        return Provenance(name, element, where, (), (), (), trace.complete, (), all_groups)
     groups: dict[tuple[int, ...], _Group] = {}
     notes: list[str] = []
     ends = np.cumsum(np.asarray(trace.kept, dtype=np.int64))
@@ -651,6 +661,7 @@ def provenance(
         tuple(notes),
         trace.complete,
         tuple(layout.where(output, e) for e in _siblings(g, p) if e != element),
+        all_groups,
     )
 
 
@@ -684,6 +695,8 @@ def _inflows(
 ) -> list[Inflow]:
     out = []
     lanes = range(int(g.count[leaf.load])) if leaf.lane is None else (leaf.lane,)
+    if leaf.outside:
+        lanes = range(1)  # where the access began: the element it names
     for k in lanes:
         b, e = int(g.buffer[leaf.load]), int(g.element[leaf.load]) + k
         if (b, e) in seen:
@@ -700,6 +713,7 @@ def _inflows(
                 tile_step=g.fill_step(leaf.stored) if leaf.stored is not None else None,
                 race=race or leaf.race,
                 approximate=leaf.approximate,
+                outside=leaf.outside,
             )
         )
     return out
@@ -713,11 +727,16 @@ def _walk_notes(walk: _Walk) -> list[str]:
             f"line {a.line}: {a.element_text} was read before anything wrote it "
             f"(work-item {_who(a)}, phase {a.phase})"
         )
+    by_line: dict[tuple[int, str, str], list[Access]] = {}
     for node in sorted(walk.out_of_bounds):
         a = g.access(node)
+        by_line.setdefault((a.line, a.buffer, a.text), []).append(a)
+    for (line, buffer, text), reads in by_line.items():
+        shown = ", ".join(f"{buffer}[{a.element}]" for a in reads[:4])
+        more = ", …" if len(reads) > 4 else ""
         notes.append(
-            f"line {a.line}: an out-of-bounds read of {a.buffer} (`{a.text}`, work-item "
-            f"{_who(a)}) flowed in; the trace skipped it"
+            f"line {line}: {len(reads)} read(s) outside {buffer} (`{text}`) flowed in: "
+            f"{shown}{more}; the trace skipped them (what a device reads there is anything)"
         )
     if walk.stopped:
         notes.append(f"the query stopped after {VISIT_BUDGET:,} steps: the inflow is partial")

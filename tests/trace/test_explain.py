@@ -22,12 +22,17 @@ CORRECT = {"M": 17, "N": 16, "K": 20}  # not tile multiples: the edge tiles load
 _TRACED: dict = {}
 
 
-def traced(executor, device, variant, sizes, defines=None):
+def traced(executor, device, variant, sizes, defines=None, anyway=False):
     """The trace of a launch on random inputs, traced once for the tests that share it."""
     key = (variant.path, tuple(sorted(sizes.items())), tuple(sorted((defines or {}).items())))
     if key not in _TRACED:
         request = RunRequest(
-            variant, sizes, defines=defines or {}, device_key=device.key, input="random"
+            variant,
+            sizes,
+            defines=defines or {},
+            device_key=device.key,
+            input="random",
+            anyway=anyway,
         )
         run = executor.trace(TraceRequest(request), keep_trace=True)
         assert run.trace is not None, run.result.summary()
@@ -184,3 +189,19 @@ def test_an_element_outside_the_result_or_of_no_result_is_refused_by_name(execut
     assert parse_element("OUT[7]") == ("OUT", (7,))
     with pytest.raises(ElementError, match="NAME"):
         parse_element("C(3,5)")
+
+
+def test_a_read_outside_its_buffer_that_flowed_in_is_the_first_offending_input(executor, device):
+    """Loading the tile of A one tile too far along K: at 17³ (run anyway) C[16, 16] gets
+    A[16, 16] and then elements past the end of A, which the trace skipped."""
+    variant = load_variant_file(str(TEST_KERNELS / "tiled_off_by_one.cl"))
+    run = traced(executor, device, variant, {"M": 17, "N": 17, "K": 17}, anyway=True)
+    explanation = explain_element(run.trace, run.result, variant, "C[16,16]")
+    first = explanation.first_offending
+    assert first is not None and first.outside
+    assert (first.buffer, first.where) == ("A", (16 * 17 + 16 + 1,))  # one past A[16, 16]
+    assert first.load.line == line_of(variant, "As[ty][tx] = A[row * K + (t + 1) * 16 + tx]")
+    assert first.stored.element_text == "As[0][1]"
+    text = explanation.text()
+    assert f"First offending input: A[{16 * 17 + 17}] (outside A), loaded at line" in text
+    assert "15 read(s) outside A" in text
