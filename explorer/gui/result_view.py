@@ -256,6 +256,9 @@ class ResultView(QWidget):
             detail = result.build_log or str(result.refused or result.error or "")
             self.show_message(status.capitalize(), detail)
             return
+        # The tab looked at stays in front (a trace of the run on screen comes back with the
+        # same tabs: its error map stays where the person clicked it).
+        looked_at = self.tabs.tabText(self.tabs.currentIndex()) if self.tabs.count() else ""
         self.tabs.clear()
         self._pending.clear()
         output = np.asarray(result.output, dtype=np.float64)
@@ -288,6 +291,9 @@ class ResultView(QWidget):
                 view.clear()
                 view.plot(np.asarray(array, dtype=np.float64), pen=pg.mkPen("#2874a6"))
             self.tabs.addTab(view, f"Input {role}")
+        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        if looked_at in titles[1:]:
+            self.tabs.setCurrentIndex(titles.index(looked_at))
 
     def _draw_current(self, index: int) -> None:
         """A tab shown for the first time since the result came: its image is drawn now."""
