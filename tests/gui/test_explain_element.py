@@ -62,6 +62,7 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     assert "The reference needs: A[3, 0:32] (32 elements); B[0:32, 5] (32 elements)." in text
     assert f"First offending input: B[0, 6], loaded at line {load_line}" in text
     assert view.inflow_button.isVisible() and window.views.tabs.currentWidget() is view
+    assert view.tabs.currentWidget() is view.error_map  # where the person clicked, still
     hook = window.controllers.explain.explanation.first_offending.load  # what more starts from
     assert (hook.line, hook.buffer, hook.where, hook.work_item) == (
         load_line,
