@@ -42,6 +42,22 @@ HIGHLIGHTS = tuple(
 )
 PALETTE_SAMPLES = 24  # frames looked at to choose the GIF's palette
 MP4 = b"ftyp"
+# Said when the MP4 encoder is not installed (a GIF and PNG frames need nothing more).
+MP4_NEEDS = (
+    "MP4 needs the imageio and imageio-ffmpeg packages (pip install imageio imageio-ffmpeg); "
+    "nothing was written. A GIF or PNG frames need neither"
+)
+
+
+def mp4_encoder_missing() -> str | None:
+    """What to say when an MP4 cannot be written here (its encoder is not installed); None
+    when it can."""
+    try:
+        import imageio.v2  # noqa: F401
+        import imageio_ffmpeg  # noqa: F401
+    except ImportError:
+        return MP4_NEEDS
+    return None
 
 
 class Steps(Protocol):
@@ -120,8 +136,13 @@ def write_animation(view: Steps, path: str, fps: float, max_frames: int) -> tupl
         height, width = first.shape[:2]
         if path.lower().endswith(".gif"):
             samples = np.linspace(0, count - 1, min(count, PALETTE_SAMPLES)).astype(int)
-            palette = gif_palette([drawn(view, int(i)) for i in samples])
-            pictures = (drawn(view, i) for i in range(count))
+            sampled = [drawn(view, int(i)) for i in samples]
+            palette = gif_palette(sampled)
+            if len(sampled) == count:  # every frame was drawn for the palette: once is enough
+                pictures: Iterator[np.ndarray] = iter(sampled)
+            else:
+                del sampled
+                pictures = (drawn(view, i) for i in range(count))
             write_checked(path, lambda t: _write_gif(pictures, t, fps, palette), header=GIF)
         else:
             pictures = (drawn(view, i) for i in range(count))

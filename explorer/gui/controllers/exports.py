@@ -26,18 +26,21 @@ from explorer.file_writes import (
     write_text,
 )
 from explorer.gui.actions import Action, Actions
-from explorer.gui.animation_file import FRAME_SIZES, Steps, drawn, laid_out, write_animation
+from explorer.gui.animation_file import (
+    FRAME_SIZES,
+    MP4_NEEDS,
+    Steps,
+    drawn,
+    laid_out,
+    mp4_encoder_missing,
+    write_animation,
+)
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
 from explorer.gui.slide_view import Slide, SlideTooSmall, frames_of, slide
 from explorer.gui.state import AppState
 
 FRAME_MS = 400
 SVG_DPI = 96  # a CSS pixel: an SVG's width and height say its size in them
-# Said when the MP4 encoder is not installed (the GIF and PNG frames need nothing more).
-MP4_NEEDS = (
-    "MP4 needs the imageio and imageio-ffmpeg packages (pip install imageio imageio-ffmpeg); "
-    "nothing was written: GIF and PNG frames need neither"
-)
 
 
 class ExportController:
@@ -265,7 +268,12 @@ class ExportController:
         self._animation_dialog("GIF", "gif")
 
     def animation_mp4_dialog(self) -> None:
-        """Every step as an MP4 video for slides."""
+        """Every step as an MP4 video for slides; where its encoder is not installed, says
+        what to install before any file is asked for."""
+        missing = mp4_encoder_missing()
+        if missing is not None and self.state.playback is not None:
+            self.status.say(missing)
+            return
         self._animation_dialog("MP4 video", "mp4")
 
     def _animation_dialog(self, kind: str, suffix: str, max_frames: int = 2000) -> None:
