@@ -170,9 +170,11 @@ class FocusCanvas(QWidget):
 
     def room_capacity(self) -> tuple[int, int]:
         """The most rows and columns of cells that fit at ROOM_CELL pixels a cell (or, where
-        values are never under ``smallest_px``, cells that hold that type: 0.6 of a cell)."""
+        values are never under a larger ``smallest_px``, cells whose 0.6 is that type)."""
         top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
-        cell = max(ROOM_CELL, (self.smallest_px * 5 + 2) // 3)  # the type is 0.6 of a cell
+        cell = ROOM_CELL
+        if self.smallest_px > ROOM_SMALLEST_PX:  # a slide's: 30 px cells for 18 px values
+            cell = max(ROOM_CELL, (self.smallest_px * 5 + 2) // 3)
         return (
             max(1, int((self.height() - top - 2) // cell)),
             max(1, int((self.width() - 8) // cell)),
