@@ -329,6 +329,24 @@ def test_the_svg_for_a_720p_slide_is_the_room_view_at_that_size(traced, tmp_path
     assert _flat_edges(rows[:, : 3 * 1280].reshape(720, 1280, 3)) == []
 
 
+def test_the_png_for_a_1080p_slide_is_the_room_view_at_that_size(traced, tmp_path, monkeypatch):
+    import numpy as np
+    from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
+
+    out = tmp_path / "slide.png"
+    monkeypatch.setattr(
+        QFileDialog,
+        "getSaveFileName",
+        lambda _p, _t, _n, filters: (str(out), filters.split(";;")[2]),
+    )
+    trigger(traced, "Export view as PNG…")
+    assert traced.statusBar().currentMessage() == f"Wrote {out} (1920×1080 slide)"
+    with Image.open(out) as picture:
+        assert picture.size == (1920, 1080)
+        assert _flat_edges(np.asarray(picture.convert("RGB"))) == []
+
+
 def test_a_slide_too_small_for_the_view_is_refused_with_its_needs(traced):
     from explorer.gui.slide_view import SlideTooSmall, slide
 
