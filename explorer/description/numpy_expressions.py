@@ -507,6 +507,8 @@ def _refusal(node: ast.AST, text: str) -> str | None:
     if isinstance(node, ast.Attribute):
         return _attribute_refusal(node, where)
     if isinstance(node, ast.Call):
+        if not isinstance(node.func, (ast.Name, ast.Attribute)):  # (lambda: x)(), x[0]()
+            return _refusal(node.func, text) or f"{where}: only numpy's functions may be called"
         return _call_refusal(node, where)
     construct = _CONSTRUCTS.get(type(node))
     return f"{where}: {construct}" if construct else f"{where} is not supported in a reference"
@@ -540,7 +542,7 @@ def _call_refusal(node: ast.Call, where: str) -> str | None:
             f"reference may call: {', '.join(METHODS)})"
         )
     if not isinstance(func, ast.Name) or func.id not in _CALLABLE:
-        named = func.id.removeprefix(_MANGLE) if isinstance(func, ast.Name) else "this"
+        named = func.id.removeprefix(_MANGLE) if isinstance(func, ast.Name) else "it"
         return (
             f"{where}: {named}() is not a function a reference may call (it may call "
             f"{_FUNCTION_LIST}, with or without np.)"

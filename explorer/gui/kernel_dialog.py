@@ -350,7 +350,9 @@ class KernelMappingDialog(QDialog):
         self.family.currentTextChanged.connect(self._family_chosen)
         self.kernel.currentTextChanged.connect(self._kernel_chosen)
         self._proposing = False
-        self.resize(860, 560)
+        # As wide as the custom form's columns need, within a 1280×720 screen.
+        available = self.screen().availableGeometry()
+        self.resize(min(1000, available.width() - 60), min(640, available.height() - 40))
 
     def params(self) -> list[Parameter]:
         name = self.kernel.currentText()

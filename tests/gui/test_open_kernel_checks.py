@@ -359,3 +359,32 @@ def test_compare_trace_with_a_kernel_of_another_family_says_why_in_the_window(
     assert title == "Cannot compare the trace"
     assert text.startswith("mm.cl is a matmul kernel, and blur on screen a stencil kernel.")
     assert "--" not in text
+
+
+def test_a_reduction_declared_with_a_reshape_reference_runs_verified(
+    window, qtbot, monkeypatch, tmp_path, boxes
+):
+    """One sum per work-group: its result holds n / L0 values, and the reference a person
+    writes for it is a method chain on a buffer named like a Python keyword."""
+    path = tmp_path / "reduce.cl"
+    path.write_text(REDUCTION)
+    said = {}
+
+    def declare(dialog):
+        said["local"] = dialog.local_size.text()
+        _type(qtbot, dialog.sizes, "n = 4096")
+        row = next(
+            r
+            for r in range(dialog.declarations_table.rowCount())
+            if dialog.declarations_table.cellWidget(r, 0).text() == "out"
+        )
+        _type(qtbot, dialog.declarations_table.cellWidget(row, 3), "n / L0")
+        _type(qtbot, dialog.reference, "in.reshape(n // L0, L0).sum(axis=1)")
+        qtbot.waitUntil(lambda: dialog.reference_note.text().startswith("Computes"))
+        said["computes"] = dialog.reference_note.text()
+        _ok(dialog)
+
+    _open(window, monkeypatch, path, declare)
+    assert said == {"local": "64", "computes": "Computes 64 values for out at n = 4096."}
+    result = run_and_wait(qtbot, window)
+    assert result.status == "verified", result.summary()

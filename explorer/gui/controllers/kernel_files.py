@@ -142,7 +142,12 @@ class KernelFilesController(QObject):
         worker.call_finished.disconnect(done)
         worker.idle.disconnect(loop.quit)
         result = outcome.get("result")
-        return result if isinstance(result, RunResult) else None
+        name = Path(variant.path).name
+        if isinstance(result, RunResult):
+            self.status.say(f"Checked {name} as a {variant.family} kernel: {result.status}")
+            return result
+        self.status.say(f"Did not check {name} as a {variant.family} kernel: cancelled")
+        return None
 
     def open_kernel_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
