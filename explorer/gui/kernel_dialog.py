@@ -361,17 +361,19 @@ class KernelMappingDialog(QDialog):
     # -- what is proposed --------------------------------------------------------------
     def _propose(self, answers: str | None) -> None:
         """The first proposal: the answers given last time, the kernel on screen's family
-        for a comparison, else the family the names point at where a run agrees with it,
-        else the custom form."""
+        for a comparison, else the family the names point at where a run agrees with it
+        (checked once the dialog is up, the dialog disabled meanwhile), else the custom
+        form."""
+        on_screen = self.compared_with
+        if on_screen is not None:
+            self.family.setEnabled(False)  # a comparison needs the family on screen
         if answers and self._apply_answers(answers):
             return
         kernel = self.kernel.currentText()
-        if self.compared_with is not None:
-            family = self.compared_with.family
-            self._set_family(family)
-            self.family.setEnabled(False)
+        if on_screen is not None:
+            self._set_family(on_screen.family)
             self.note.setText(
-                f"Mapped as a {family} kernel, as {self.compared_with.name} on screen is: a "
+                f"Mapped as a {on_screen.family} kernel, as {on_screen.name} on screen is: a "
                 "trace comparison runs both at the same launch."
             )
             return
@@ -383,7 +385,17 @@ class KernelMappingDialog(QDialog):
             )
             return
         self._set_family(named)  # the roles and NDRange the check runs with
+        if self.checker is None:
+            self._propose_checked(named)
+        else:
+            self.setEnabled(False)  # until the check has said what to propose
+            QTimer.singleShot(0, lambda: self._propose_checked(named))
+
+    def _propose_checked(self, named: str) -> None:
+        """``named`` where a run agrees with its reference, else the custom form, saying
+        why."""
         result = self._check(named)
+        self.setEnabled(True)
         if isinstance(result, RunResult) and result.status == "verified":
             self.note.setText(self._agrees(named))
             return
@@ -407,6 +419,9 @@ class KernelMappingDialog(QDialog):
             return False
         if self.kernel.findText(kept.kernel) < 0:
             return False
+        on_screen = self.compared_with
+        if on_screen is not None and kept.family != on_screen.family:
+            return False  # given for another use of the file: the comparison needs its family
         self.kernel.setCurrentText(kept.kernel)
         self.family.setCurrentText(kept.family)
         if kept.custom is not None:
