@@ -388,3 +388,41 @@ def test_a_reduction_declared_with_a_reshape_reference_runs_verified(
     assert said == {"local": "64", "computes": "Computes 64 values for out at n = 4096."}
     result = run_and_wait(qtbot, window)
     assert result.status == "verified", result.summary()
+
+
+HOSTILE_ANSWERS = {
+    "deep": "[" * 10_000 + "]" * 10_000,
+    "cut": '{"',
+    "a list": '["/*---\\n---*/"]',
+    "not text": '{"PATH": 5}',
+    "not a header": '{"PATH": "family = 1"}',
+    "toml nested deep": '{"PATH": "/*---\\nx = ' + "[" * 5000 + "]" * 5000 + '\\n---*/\\n"}',
+    "another kernel": '{"PATH": "/*---\\nname = \\"x\\"\\nfamily = \\"stencil\\"\\nkernel = '
+    '\\"nothere\\"\\nargs = [\\"IN\\", \\"OUT\\", \\"WIDTH\\", \\"HEIGHT\\"]\\n---*/\\n"}',
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_ANSWERS))
+def test_answers_kept_in_the_settings_are_read_as_untrusted(qtbot, settings, tmp_path, case):
+    """A settings file is anyone's: kept answers that are not a header of this file reopen
+    nothing and propose nothing, and say so where it matters (at start)."""
+    import json
+
+    from explorer.gui import settings as store
+    from explorer.gui.model import ConfigModel
+
+    path = tmp_path / "blur.cl"
+    path.write_text(BINOMIAL)
+    value = HOSTILE_ANSWERS[case].replace("PATH", json.dumps(str(path.resolve()))[1:-1])
+    for key, stored in {"format": 1, "family": "custom", "variant": "blur"}.items():
+        settings.setValue(key, stored)
+    settings.setValue("kernel_file", str(path))
+    settings.setValue("kernel_headers", value)
+    headers: dict[str, str] = {}
+    notice = store.restore(settings, ConfigModel(), headers)
+    assert notice is not None and "defaults are used" in notice and "blur.cl" in notice
+    assert headers == {}
+    dialog = KernelMappingDialog(path, answers=store.remembered_header(settings, str(path)))
+    qtbot.addWidget(dialog)
+    assert not dialog.note.text().startswith("Your answers")
+    assert dialog.kernel.currentText() == "smooth"
