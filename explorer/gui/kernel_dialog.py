@@ -36,7 +36,7 @@ from explorer.description.declarations import (
     ScalarDecl,
 )
 from explorer.description.expressions import evaluate
-from explorer.description.launch import DescriptionError, Setting
+from explorer.description.launch import Setting
 from explorer.description.numpy_expressions import check_expression
 from explorer.engine.header import signature
 from explorer.engine.header.catalog import CatalogError, header_text, load_variant_file, with_header
@@ -332,7 +332,6 @@ class KernelMappingDialog(QDialog):
         self.write_button.clicked.connect(self.write_header)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        self.buttons = buttons
         layout.addWidget(buttons)
         self.variant: Variant | None = None
         self.written = False  # the header is in the file (not only in memory)
@@ -493,7 +492,7 @@ class KernelMappingDialog(QDialog):
             result = self.checker(variant, sizes)
         finally:
             self.setEnabled(True)
-        outcome = "there is no device to check that on" if result is None else result
+        outcome = result or "the check did not run (it was cancelled, or no device is ready)"
         self.checked[family] = outcome
         return outcome
 
@@ -648,7 +647,8 @@ class KernelMappingDialog(QDialog):
         for the first result (said under it too)."""
         self._try_timer.stop()
         problem, fine = self._reference_outcome()
-        self.reference_note.setStyleSheet(f"color: {'#c0392b' if problem else '#1e8449'}")
+        colour = "#c0392b" if problem else "#1e8449" if fine.startswith("Computes") else "#555555"
+        self.reference_note.setStyleSheet(f"color: {colour}")
         self.reference_note.setText(problem or fine)
         return problem
 
@@ -783,7 +783,7 @@ def reference_outcome(variant: Variant, text: str) -> tuple[str | None, str]:
     try:
         inputs = make_buffers(description.buffers)
         answers = references(description, inputs, setting.names, lambda _check: {})
-    except (DescriptionError, ValueError, ArithmeticError, IndexError, TypeError) as exc:
+    except (ValueError, ArithmeticError, IndexError, TypeError, MemoryError) as exc:
         message = str(exc)
         prefix = re.match(r"\[reference\] numpy for '[^']*': ", message)
         return f"Reference: {message[prefix.end() :] if prefix else message}", ""

@@ -86,6 +86,13 @@ class TraceDiffController(QObject):
         says why) when it cannot be compared; otherwise the result comes through ``compared``
         once the trace is on screen."""
         mine = self.model.variant
+        if not self.state.runnable:  # said before a reference is asked for
+            why = self.state.refusal.reason if self.state.refusal is not None else ""
+            return self._refuse(
+                f"{mine.name} cannot be traced as it is set up"
+                + (f": {why.rstrip('.')}." if why else ".")
+                + " Change the configuration, then compare again."
+            )
         if isinstance(reference, Variant):
             variant: Variant | None = reference
         elif Path(reference.strip()).is_file():
@@ -96,13 +103,6 @@ class TraceDiffController(QObject):
             variant = self._from_catalog(reference.strip())
         if variant is None:
             return False
-        if not self.state.runnable:
-            why = self.state.refusal.reason if self.state.refusal is not None else ""
-            return self._refuse(
-                f"{mine.name} cannot be traced as it is set up"
-                + (f": {why.rstrip('.')}." if why else ".")
-                + " Change the configuration, then compare again."
-            )
         if variant.family != mine.family:
             return self._refuse(
                 f"{_named(variant)} is a {variant.family} kernel, and {mine.name} on screen a "
