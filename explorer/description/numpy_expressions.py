@@ -309,7 +309,9 @@ class _Evaluator:
 
     def value(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant) and (
-            node.value is None or isinstance(node.value, (int, float, bool, str))
+            node.value is None
+            or node.value is Ellipsis
+            or isinstance(node.value, (int, float, bool, str))
         ):
             return node.value
         if isinstance(node, ast.Name):
@@ -491,9 +493,15 @@ def _refusal(node: ast.AST, text: str) -> str | None:
     if isinstance(node, (*_PARTS, *_LEAVES)):
         return None
     if isinstance(node, ast.Constant):
-        if node.value is None or isinstance(node.value, (int, float, bool, str)):
+        if (
+            node.value is None
+            or node.value is Ellipsis
+            or isinstance(node.value, (int, float, bool, str))
+        ):
             return None
-        return f"{where}: the constant is not supported (numbers, True, False, None and text are)"
+        return (
+            f"{where}: the constant is not supported (numbers, True, False, None, ... and text are)"
+        )
     if isinstance(node, ast.UnaryOp):
         if type(node.op) in _UNARY:
             return None

@@ -24,6 +24,7 @@ SAME = [
     ("src.transpose(1, 0).flatten()", IMAGE.T.ravel()),
     ("x.astype(np.float32).astype(float)", VALUES.astype(np.float32)),
     ("np.zeros(x.shape) + x.size + src.ndim", np.zeros(12) + 14),
+    ("src[..., 0]", IMAGE[:, 0]),
     (
         "x.clip(0.25, 0.75).max(axis=0, keepdims=True)",
         np.clip(VALUES, 0.25, 0.75).max(keepdims=True),
