@@ -219,7 +219,9 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
-        self.state.notice = settings_store.restore(self.settings, self.model)
+        self.state.notice = settings_store.restore(
+            self.settings, self.model, self.state.user_headers
+        )
         self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
         cannot_save = settings_store.unwritable(self.settings)
@@ -259,7 +261,7 @@ class MainWindow(QMainWindow):
             docks, geometry = self._before_presenting[:2]
         else:
             docks, geometry = self.saveState(), self.saveGeometry()
-        settings_store.save(self.settings, self.model, geometry, docks)
+        settings_store.save(self.settings, self.model, geometry, docks, self.state.user_headers)
         self.controllers.hosts.close()  # a host being checked or installed on
         self.worker.shutdown()
         super().closeEvent(event)
