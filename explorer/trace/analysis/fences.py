@@ -1,0 +1,118 @@
+"""Which ``mem_fence`` stands between two racing accesses of one work-group.
+
+A fence (``mem_fence``, ``read_mem_fence``, ``write_mem_fence``) orders one work-item's own
+accesses; it never makes another work-item wait. Seed 004 puts one where a barrier is
+needed: a work-item copies its part of a vector, passes the fence, and reads parts that
+others may not have copied yet. Such a race is told apart from one with nothing between the
+accesses by counting the fences each work-item had passed in the phase: where the writer
+was before a fence that the other work-item had passed (or the other way round), a barrier
+at that fence would have ordered the two. A few racing pairs per finding are checked, each by
+a look at its two work-items' own records, never a pass over the whole trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.trace.analysis.context import Context
+from explorer.trace.recorded import (
+    FENCE,
+    ROLE_FLAGS,
+    ROLE_NONE,
+    Site,
+    word_phase,
+    word_site,
+    word_size,
+)
+
+_MEMO_KEY = "fences"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One racing pair: a record of one work-item (``record``, a trace index) and the
+    work-item and site of an access of another that it races with."""
+
+    record: int
+    partner: int  # the other work-item
+    partner_site: int
+
+
+class _Fences:
+    """Per trace: the memory-fence sites and where each work-item's records start."""
+
+    def __init__(self, ctx: Context) -> None:
+        t = ctx.trace
+        ids = [s.id for s in t.sites if s.op == FENCE and s.role in (ROLE_NONE, ROLE_FLAGS)]
+        self.is_fence = np.zeros(len(t.sites) + 1, dtype=bool)
+        self.is_fence[ids] = True
+        kept = np.asarray(t.kept, dtype=np.int64)
+        self.start = np.concatenate([[0], np.cumsum(kept)])
+        self.any = bool(ids)
+
+
+def _fences(ctx: Context) -> _Fences:
+    kept = ctx.memo.get(_MEMO_KEY)
+    if isinstance(kept, _Fences):
+        return kept
+    made = _Fences(ctx)
+    ctx.memo[_MEMO_KEY] = made
+    return made
+
+
+def between(ctx: Context, samples: list[Sample]) -> Site | None:
+    """The fence site that stands between the two accesses of one of ``samples`` (each in
+    the same phase), or None where no fence does."""
+    f = _fences(ctx)
+    if not f.any:
+        return None
+    t = ctx.trace
+    for s in samples:
+        found = _between(ctx, f, s)
+        if found is not None:
+            return t.sites[found]
+    return None
+
+
+def _between(ctx: Context, f: _Fences, s: Sample) -> int | None:
+    t = ctx.trace
+    w = int(np.searchsorted(f.start, s.record, side="right")) - 1
+    word = t.word[s.record : s.record + 1]
+    phase = int(word_phase(word)[0])
+    lo = int(t.offset[s.record])
+    hi = lo + int(word_size(word)[0])
+    mine = _passed(t.word, f, w, phase)
+    here = int(mine[s.record - f.start[w]])
+    a, b = int(f.start[s.partner]), int(f.start[s.partner + 1])
+    words = t.word[a:b]
+    sites = word_site(words)
+    phases = word_phase(words)
+    offs = t.offset[a:b].astype(np.int64)
+    ends = offs + word_size(words)
+    hit = np.flatnonzero((sites == s.partner_site) & (phases == phase) & (offs < hi) & (ends > lo))
+    if hit.size == 0:
+        return None
+    theirs = _passed(t.word, f, s.partner, phase)[hit]
+    differ = np.flatnonzero(theirs != here)
+    if differ.size == 0:
+        return None
+    there = int(theirs[differ[0]])
+    # The fence that one of them had passed and the other had not: the later one's first
+    # fence of the phase past the earlier one's count.
+    later = s.partner if there > here else w
+    k = min(here, there)
+    a, b = int(f.start[later]), int(f.start[later + 1])
+    words = t.word[a:b]
+    sites = word_site(words)
+    fenced = np.flatnonzero(f.is_fence[sites] & (word_phase(words) == phase))
+    return int(sites[fenced[k]]) if k < fenced.size else None
+
+
+def _passed(words: np.ndarray, f: _Fences, w: int, phase: int) -> np.ndarray:
+    """Per record of work-item ``w``: the fences it had passed in ``phase`` before it."""
+    a, b = int(f.start[w]), int(f.start[w + 1])
+    mine = words[a:b]
+    fence = f.is_fence[word_site(mine)] & (word_phase(mine) == phase)
+    return np.cumsum(fence) - fence
