@@ -329,7 +329,7 @@ class Finding:
     other_lines: tuple[int, ...] = ()  # source lines the message names besides ``line``
     # The change the finding proposes, in the kernel's own terms, for its cause's advice to
     # quote: the guard an out-of-bounds access needs, the barrier a fence should be.
-    fix: str = ""
+    remedy: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -35,7 +35,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         verb = VERB.get(s.op, "accesses")
         low = min(int(u.off.min()) for u in us if u.m) // info.elem_size
         high = max(int(u.off.max()) for u in us if u.m) // info.elem_size
-        fix = guards.guard(s.text, info, dict(t.names), low, high) or ""
+        remedy = guards.guard(s.text, info, dict(t.names), low, high) or ""
         if count == 1:
             msg = (
                 f"line {s.line} {verb} {names} outside {info.name} ({info.length} elements); "
@@ -47,8 +47,8 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
                 f"elements), {count} accesses; the accesses were skipped"
             )
-        if fix:
-            msg += f". Guard it in the kernel's own terms: {fix}"
+        if remedy:
+            msg += f". Guard it in the kernel's own terms: {remedy}"
         out.append(
             Finding(
                 kind=KIND,
@@ -59,7 +59,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 count=count,
                 message=msg,
                 elements=tuple(shown),
-                fix=fix,
+                remedy=remedy,
             )
         )
     return out
@@ -78,7 +78,7 @@ def cause(findings: Sequence[Finding]) -> str:
 
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about indices outside a buffer."""
-    guarded = list(dict.fromkeys((f.line, f.fix) for f in findings if f.fix))
+    guarded = list(dict.fromkeys((f.line, f.remedy) for f in findings if f.remedy))
     if not guarded:
         info = findings[0].buffer or "the buffer"
         return (
@@ -86,7 +86,7 @@ def advice(findings: Sequence[Finding]) -> str:
             f"access itself with a bounds check that keeps its index inside {info}. Keep "
             "every barrier outside such a guard: all work-items of the group must reach it."
         )
-    where = "; ".join(f"line {line}: {fix}" for line, fix in guarded)
+    where = "; ".join(f"line {line}: {remedy}" for line, remedy in guarded)
     return (
         f"Guard each access with its own bounds ({where}), or make the global size and the "
         "index agree with the buffer's size. Keep every barrier outside such a guard: all "

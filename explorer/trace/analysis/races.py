@@ -178,12 +178,12 @@ class Races:
             subkind = NO_LOCAL_BARRIER if local else NO_GLOBAL_BARRIER
             fence = _FENCE[subkind]
             named: tuple[int, ...] = (wline, oline)
-            fix = ""
+            remedy = ""
             fence_site = None if self.scope == "grid" else fences.between(self.ctx, e.samples)
             if fence_site is not None:
                 subkind = FENCE_NOT_BARRIER
                 named = (wline, oline, fence_site.line)
-                fix = (
+                remedy = (
                     f"replace the {fence_site.text} at line {fence_site.line} with barrier({fence})"
                 )
                 both = (
@@ -264,7 +264,7 @@ class Races:
                     elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
                     subkind=subkind,
                     other_lines=named,
-                    fix=fix,
+                    remedy=remedy,
                 )
             )
         return out
@@ -444,7 +444,7 @@ def same_cause(f: Finding) -> Hashable:
     if f.subkind in (BETWEEN_GROUPS, READ_BESIDE_ATOMIC, UNFENCED, async_copies.SUBKIND):
         return (f.subkind, f.buffer)
     if f.subkind == FENCE_NOT_BARRIER:
-        return (f.subkind, f.buffer, f.fix)  # one fence to replace
+        return (f.subkind, f.buffer, f.remedy)  # one fence to replace
     return (f.subkind, f.buffer, f.phase)
 
 
@@ -491,7 +491,7 @@ def advice(findings: Sequence[Finding]) -> str:
             "barrier between the writes a copy reads and the copy."
         )
     if first.subkind == FENCE_NOT_BARRIER:
-        return f"{first.fix[0].upper()}{first.fix[1:]}. {BARRIER_RULE}"
+        return f"{first.remedy[0].upper()}{first.remedy[1:]}. {BARRIER_RULE}"
     if first.subkind == UNFENCED:
         return (
             "Add the missing flag (named in each finding) to that barrier's flags; the barrier "
