@@ -35,6 +35,9 @@ EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "fence_on_global": [("race", 4, "fence-not-barrier"), ("race", 6, "no-global-barrier")],
     # The fence comes after both accesses: the race is an ordinary missing barrier.
     "fence_after_the_race": [("race", 5, "no-local-barrier")],
+    # A row loop: part[] read by work-item 0 with no barrier after the writes (the missing
+    # barrier comes first), and the next row's writes past only a mem_fence (named too).
+    "fence_and_missing_barrier": [("race", 6, "no-local-barrier")],
     # A 2-D copy over an NDRange larger than M x N: at its read and its write. Columns past
     # N land on the next row: written twice there, the same value both times.
     "oob_rows_cols": [
@@ -82,6 +85,11 @@ SAYS: dict[tuple[str, str, int], list[str]] = {
     ("fence_on_global", "race", 6): ["with no barrier between"],
     ("fence_after_the_race", "race", 5): [
         "A barrier(CLK_LOCAL_MEM_FENCE) is missing between line 5 and line 6",
+    ],
+    ("fence_and_missing_barrier", "race", 6): [
+        "A barrier(CLK_LOCAL_MEM_FENCE) is missing between line 6 and line 10",
+        "The mem_fence at line 13 does not order them either: it orders this work-item's own "
+        "accesses only, so a barrier(CLK_LOCAL_MEM_FENCE) is needed in its place too.",
     ],
     ("oob_rows_cols", "out-of-bounds", 4): [
         "outside dst (960 elements)",
@@ -146,6 +154,15 @@ def test_the_fence_is_named_in_the_cause_and_replaced_in_the_advice(traced):
     assert group["advice"].startswith(
         "Replace the mem_fence at line 9 with barrier(CLK_LOCAL_MEM_FENCE). Place every "
         "barrier where all work-items of the group reach it"
+    )
+
+
+def test_where_a_barrier_is_missing_besides_the_fence_the_advice_asks_for_both(traced):
+    (group,) = groups_json(traced("fence_and_missing_barrier").analysis.findings)
+    assert group["cause"].startswith("No barrier orders the accesses to part")
+    assert (
+        "Also replace the mem_fence at line 13 with barrier(CLK_LOCAL_MEM_FENCE): it orders "
+        "nothing between work-items." in group["advice"]
     )
 
 

@@ -62,21 +62,37 @@ def _fences(ctx: Context) -> _Fences:
     return made
 
 
-def between(ctx: Context, samples: list[Sample]) -> Site | None:
-    """The fence site that stands between the two accesses of one of ``samples`` (each in
-    the same phase), or None where no fence does."""
+@dataclass(frozen=True)
+class Between:
+    """What stands between the racing pairs of a finding: the fence some of them are on both
+    sides of (None: none), and whether every pair is (``only``: else some pair has nothing
+    between it at all)."""
+
+    fence: Site | None
+    only: bool
+
+
+def between(ctx: Context, samples: list[Sample]) -> Between:
+    """The fence that stands between the two accesses of ``samples`` (each in the same
+    phase), and whether it stands between every one of them."""
     f = _fences(ctx)
     if not f.any:
-        return None
+        return Between(None, False)
     t = ctx.trace
+    fence: int | None = None
+    unordered = False
     for s in samples:
-        found = _between(ctx, f, s)
-        if found is not None:
-            return t.sites[found]
-    return None
+        same, site = _between(ctx, f, s)
+        unordered |= same
+        if site is not None and fence is None:
+            fence = site
+    return Between(None if fence is None else t.sites[fence], fence is not None and not unordered)
 
 
-def _between(ctx: Context, f: _Fences, s: Sample) -> int | None:
+def _between(ctx: Context, f: _Fences, s: Sample) -> tuple[bool, int | None]:
+    """Whether the partner made such an access with nothing between it and the record (the
+    same count of fences passed in the phase), and the fence between the record and the
+    partner's nearest such access across one (None where there is none)."""
     t = ctx.trace
     w = int(np.searchsorted(f.start, s.record, side="right")) - 1
     word = t.word[s.record : s.record + 1]
@@ -93,21 +109,21 @@ def _between(ctx: Context, f: _Fences, s: Sample) -> int | None:
     ends = offs + word_size(words)
     hit = np.flatnonzero((sites == s.partner_site) & (phases == phase) & (offs < hi) & (ends > lo))
     if hit.size == 0:
-        return None
+        return False, None
     theirs = _passed(t.word, f, s.partner, phase)[hit]
-    differ = np.flatnonzero(theirs != here)
-    if differ.size == 0:
-        return None
-    there = int(theirs[differ[0]])
-    # The fence that one of them had passed and the other had not: the later one's first
-    # fence of the phase past the earlier one's count.
+    same = bool((theirs == here).any())
+    across = theirs[theirs != here]
+    if across.size == 0:
+        return same, None
+    # The nearest of the partner's accesses across a fence: the fence after the earlier one.
+    there = int(across[np.argmin(np.abs(across - here))])
     later = s.partner if there > here else w
     k = min(here, there)
     a, b = int(f.start[later]), int(f.start[later + 1])
     words = t.word[a:b]
     sites = word_site(words)
     fenced = np.flatnonzero(f.is_fence[sites] & (word_phase(words) == phase))
-    return int(sites[fenced[k]]) if k < fenced.size else None
+    return same, (int(sites[fenced[k]]) if k < fenced.size else None)
 
 
 def _passed(words: np.ndarray, f: _Fences, w: int, phase: int) -> np.ndarray:

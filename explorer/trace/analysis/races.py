@@ -179,13 +179,23 @@ class Races:
             fence = _FENCE[subkind]
             named: tuple[int, ...] = (wline, oline)
             remedy = ""
-            fence_site = None if self.scope == "grid" else fences.between(self.ctx, e.samples)
+            between = None if self.scope == "grid" else fences.between(self.ctx, e.samples)
+            fence_site = None if between is None else between.fence
+            also = ""
             if fence_site is not None:
-                subkind = FENCE_NOT_BARRIER
                 named = (wline, oline, fence_site.line)
                 remedy = (
                     f"replace the {fence_site.text} at line {fence_site.line} with barrier({fence})"
                 )
+                # Some pairs have the fence between them, others nothing at all: the missing
+                # barrier comes first, and the fence is named as needing to be one too.
+                also = (
+                    f" The {fence_site.text} at line {fence_site.line} does not order them "
+                    "either: it orders this work-item's own accesses only, so a "
+                    f"barrier({fence}) is needed in its place too."
+                )
+            if between is not None and between.only and fence_site is not None:
+                subkind = FENCE_NOT_BARRIER
                 both = (
                     f"line {wline} {wverb} {name}[] while other work-items "
                     f"{_plural(overb)} the same elements on that same line"
@@ -231,7 +241,7 @@ class Races:
                     "once). Split the step: read into a private variable, then a "
                     f"barrier({fence}) that every work-item of the group reaches (outside any "
                     "branch only some take), then write; or use an atomic."
-                )
+                ) + also
             elif unfenced := self._unfenced_between(e):
                 flag = "local" if local else "global"
                 barriers = ", ".join(str(n) for n in unfenced)
@@ -251,7 +261,7 @@ class Races:
                     "it where every work-item of the group reaches it (if the lines are "
                     "inside a condition only some take, close the condition before it and "
                     "reopen it after)."
-                )
+                ) + also
             out.append(
                 Finding(
                     kind=KIND,
@@ -497,11 +507,15 @@ def advice(findings: Sequence[Finding]) -> str:
             "Add the missing flag (named in each finding) to that barrier's flags; the barrier "
             "stays where it is."
         )
+    fences_too = "".join(
+        f" Also {r}: it orders nothing between work-items."
+        for r in dict.fromkeys(f.remedy for f in findings if f.remedy)
+    )
     return (
         f"Order them with barrier({_FENCE.get(first.subkind, _FENCE[NO_LOCAL_BARRIER])}). "
         f"Where one statement both reads and writes {buf} (p[0] += p[s]), split it: read into "
-        "a private variable, barrier, write back, barrier before the next step reads. "
-        f"{BARRIER_RULE}"
+        f"a private variable, barrier, write back, barrier before the next step reads."
+        f"{fences_too} {BARRIER_RULE}"
     )
 
 
