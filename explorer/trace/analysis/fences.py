@@ -51,6 +51,7 @@ class _Fences:
         kept = np.asarray(t.kept, dtype=np.int64)
         self.start = np.concatenate([[0], np.cumsum(kept)])
         self.any = bool(ids)
+        self.passed: dict[tuple[int, int], np.ndarray] = {}  # (work-item, phase) -> counts
 
 
 def _fences(ctx: Context) -> _Fences:
@@ -128,7 +129,10 @@ def _between(ctx: Context, f: _Fences, s: Sample) -> tuple[bool, int | None]:
 
 def _passed(words: np.ndarray, f: _Fences, w: int, phase: int) -> np.ndarray:
     """Per record of work-item ``w``: the fences it had passed in ``phase`` before it."""
-    a, b = int(f.start[w]), int(f.start[w + 1])
-    mine = words[a:b]
-    fence = f.is_fence[word_site(mine)] & (word_phase(mine) == phase)
-    return np.cumsum(fence) - fence
+    kept = f.passed.get((w, phase))
+    if kept is None:
+        a, b = int(f.start[w]), int(f.start[w + 1])
+        mine = words[a:b]
+        fence = f.is_fence[word_site(mine)] & (word_phase(mine) == phase)
+        kept = f.passed[(w, phase)] = np.cumsum(fence) - fence
+    return kept
