@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--frame-size",
         default="window",
         choices=("window", "1280x720", "1920x1080"),
-        help="draw the frames at the view's size in the window (default) or a slide's",
+        help="the frames: the view as in the window (default), or laid out for a slide of "
+        "that size, as presenter mode shows it (values written large)",
     )
 
 

@@ -203,4 +203,9 @@ def _eval(node: ast.AST, names: Mapping[str, int], text: str) -> int:
             raise ExpressionError(
                 f"wrong number of arguments to {node.func.id} in {text!r}"
             ) from None
-    raise ExpressionError(f"unsupported construct in {text!r}: {ast.dump(node)[:60]}")
+    piece = ast.get_source_segment(str(text).strip(), node) or type(node).__name__
+    raise ExpressionError(
+        f"{text!r}: {piece!r} is not supported in a size expression (numbers; the names of "
+        "sizes and defines; + - * / // % ** << >> & | ^; comparisons, and, or, not, x if c "
+        f"else y; {', '.join(FUNCTIONS)})"
+    )

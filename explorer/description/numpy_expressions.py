@@ -4,9 +4,12 @@ A header says ``numpy = "alpha * x + y"`` or ``numpy = "A @ B"``. The text is pa
 the same :mod:`ast` front as the integer header expressions (:mod:`.expressions`), with room
 for a long reference (bounded by its terms and nesting, not by a character count), and walked
 over a whitelist: arithmetic, comparisons, subscripts and slices (``None`` and ``newaxis``
-add an axis), ``.T``, and calls to the numpy functions below. No other attribute, no keyword
-other than ``axis`` and ``mode``, no ``eval``. A buffer may be named like a Python keyword
-(``in``): such names are read as names.
+add an axis), ``.T``, ``.shape``, ``.size``, ``.ndim``, calls to the numpy functions below
+(written ``pad(x, 1)``, ``np.pad(x, 1)`` or ``numpy.pad(x, 1)``) and the array methods that
+are those functions (``x.reshape(H, W)``, ``x.sum(axis=1)``). No other attribute, no keyword
+but the few below, no ``eval``. A buffer may be named like a Python keyword (``in``): such
+names are read as names. What is not supported is refused in one sentence that names it
+(:func:`check_expression` says it before anything is computed).
 
 :func:`evaluate_reference` computes in float64 (float inputs promoted, integers widened to 64
 bits) and gives, beside the value, the sum of the absolute values of the terms behind each
@@ -82,7 +85,27 @@ _ADDITIVE = {
     "transpose", "flip", "roll", "concatenate", "stack", "einsum", "pad", "expand_dims",
     "squeeze", "ravel", "trace", "diag", "tril", "triu",
 }  # fmt: skip
-_KEYWORDS = ("axis", "mode")
+# Array methods, as the function of the same name with the array first (``x.sum(axis=1)`` is
+# ``sum(x, axis=1)``); reshape and transpose take their shape as separate numbers too.
+METHODS = (
+    "reshape", "transpose", "sum", "mean", "max", "min", "prod", "cumsum", "cumprod",
+    "ravel", "flatten", "squeeze", "clip", "round", "dot", "repeat", "astype", "trace",
+)  # fmt: skip
+_PACKED = ("reshape", "transpose")  # x.reshape(H, W) is reshape(x, (H, W))
+_ALIASES = {"flatten": "ravel"}
+# Element types a reference may convert to: np.float32(x), x.astype(np.int32).
+DTYPES: dict[str, Any] = {
+    name: getattr(np, name)
+    for name in (
+        "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+        "uint16", "uint32", "uint64", "bool_",
+    )
+} | {"float": np.float64, "int": np.int64, "bool": np.bool_}  # fmt: skip
+# Constants of numpy a reference may name, with or without ``np.``.
+CONSTANTS: dict[str, Any] = {"newaxis": None, "pi": math.pi, "e": math.e, "inf": math.inf}
+_ARRAY_ATTRIBUTES = ("T", "shape", "size", "ndim")
+_MODULES = ("np", "numpy")
+_KEYWORDS = ("axis", "mode", "constant_values", "keepdims", "k", "n", "axes")
 _SUMS = (ast.Add, ast.Sub)
 _PRODUCTS = (ast.Mult, ast.Div)
 _CHAINED = (*_SUMS, *_PRODUCTS)
@@ -91,9 +114,9 @@ _MANGLE = "__kw_"
 
 def evaluate_array(expression: str, names: Mapping[str, Any]) -> np.ndarray:
     """The value of ``expression`` over ``names`` (arrays and numbers), as an array."""
-    tree, scope = _prepared(expression, names)
+    tree, scope, text = _prepared(expression, names)
     try:
-        return np.asarray(_Evaluator(scope, expression).value(tree.body))
+        return np.asarray(_Evaluator(scope, text).value(tree.body))
     except ExpressionError:
         raise
     except (ArithmeticError, ValueError, TypeError, IndexError) as exc:
@@ -103,8 +126,8 @@ def evaluate_array(expression: str, names: Mapping[str, Any]) -> np.ndarray:
 def evaluate_reference(expression: str, names: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """The value of ``expression`` in float64 and, element by element, the sum of the
     absolute values of the terms it adds up (the tolerance's Σ|terms|)."""
-    tree, scope = _prepared(expression, _widened(names))
-    evaluator = _Evaluator(scope, expression)
+    tree, scope, text = _prepared(expression, _widened(names))
+    evaluator = _Evaluator(scope, text)
     try:
         value = np.asarray(evaluator.value(tree.body), dtype=np.float64)
         magnitude = np.asarray(evaluator.magnitude(tree.body), dtype=np.float64)
@@ -132,19 +155,87 @@ def _widened(names: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _prepared(expression: str, names: Mapping[str, Any]) -> tuple[ast.Expression, dict[str, Any]]:
+def _prepared(
+    expression: str, names: Mapping[str, Any]
+) -> tuple[ast.Expression, dict[str, Any], str]:
     """The parsed expression, with names that are Python keywords (a buffer called ``in``)
-    read as names, and the scope under those names."""
+    read as names, the scope under those names, and the text parsed."""
     keywords = {n for n in names if keyword.iskeyword(n)}
-    text = _mangled(expression, keywords) if keywords else expression
-    tree = _parse(text, MAX_LENGTH, MAX_NODES, MAX_NODES)
+    text = (_mangled(expression, keywords) if keywords else str(expression)).strip()
+    try:
+        tree = _parse(text, MAX_LENGTH, MAX_NODES, MAX_NODES)
+    except ExpressionError as exc:
+        raise ExpressionError(str(exc).replace(_MANGLE, "")) from None
     if _nesting(tree.body) > MAX_DEPTH:
         raise ExpressionError(
             f"expression {text[:40]!r} is too complex (at most {MAX_DEPTH} levels of nesting)"
         )
+    _normalised(tree)
     scope = {(_MANGLE + n if n in keywords else n): v for n, v in names.items()}
-    scope.setdefault("newaxis", None)
-    return tree, scope
+    for constant, value in {**CONSTANTS, **DTYPES}.items():
+        scope.setdefault(constant, value)
+    return tree, scope, text
+
+
+def check_expression(expression: str, names: Mapping[str, Any] | set[str]) -> str | None:
+    """Why ``expression`` cannot be a reference over ``names``, in one sentence, before
+    anything is computed (a name it does not know, a function, method, attribute, keyword or
+    construct it does not support, a syntax error); None when it may be evaluated."""
+    known = dict.fromkeys(names) if isinstance(names, set) else dict(names)
+    try:
+        tree, scope, text = _prepared(expression, known)
+    except ExpressionError as exc:
+        return str(exc)
+    evaluator = _Evaluator(scope, text)
+    nodes = list(ast.walk(tree.body))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    for node in nodes:
+        if isinstance(node, ast.Name) and id(node) in called:
+            continue  # a function's name: the call says whether it is one
+        if isinstance(node, ast.Name) and node.id not in scope:
+            return str(evaluator.unknown(node))
+        problem = _refusal(node, text)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _normalised(tree: ast.Expression) -> None:
+    """Rewrite, in place, what numpy users write into the one form the walk knows:
+    ``np.pad(x, 1)`` and ``numpy.pad`` as ``pad(x, 1)``, ``np.newaxis`` as ``newaxis``, an
+    array method ``x.reshape(H, W)`` as ``reshape(x, (H, W))``. Without recursion (a long
+    formula is a deep tree): the nodes are listed first, then each call is rewritten."""
+    for node in list(ast.walk(tree)):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.Attribute) and _numpy_name(value):
+                setattr(node, field, ast.copy_location(ast.Name(value.attr, ast.Load()), value))
+            elif isinstance(value, list):
+                value[:] = [
+                    ast.copy_location(ast.Name(v.attr, ast.Load()), v)
+                    if isinstance(v, ast.Attribute) and _numpy_name(v)
+                    else v
+                    for v in value
+                ]
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        method = node.func
+        if method.attr not in METHODS or _numpy_name(method):
+            continue
+        args = list(node.args)
+        if method.attr in _PACKED and len(args) > 1:
+            args = [ast.copy_location(ast.Tuple(args, ast.Load()), args[0])]
+        name = _ALIASES.get(method.attr, method.attr)
+        node.func = ast.copy_location(ast.Name(name, ast.Load()), method)
+        node.args = [method.value, *args]
+
+
+def _numpy_name(node: ast.Attribute) -> bool:
+    """``np.NAME`` or ``numpy.NAME`` for a function, an element type or a constant."""
+    return (
+        isinstance(node.value, ast.Name)
+        and node.value.id in _MODULES
+        and (node.attr in FUNCTIONS or node.attr in DTYPES or node.attr in CONSTANTS)
+    )
 
 
 def _terms(node: ast.AST, ops: tuple[type, ...]) -> list[tuple[type | None, ast.AST]]:
@@ -176,32 +267,51 @@ def _nesting(node: ast.AST) -> int:
 
 def _mangled(expression: str, keywords: set[str]) -> str:
     """The expression with each keyword token that names a buffer renamed."""
+    text = str(expression)
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(str(expression)).readline))
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return expression
-    out = [
-        (
-            t.type,
-            _MANGLE + t.string if t.type == tokenize.NAME and t.string in keywords else t.string,
-        )
+        return text
+    # Each name prefixed where it stands, the rest kept as typed: a message quotes the text.
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    offsets = [
+        starts[t.start[0] - 1] + t.start[1]
         for t in tokens
+        if t.type == tokenize.NAME and t.string in keywords
     ]
-    return tokenize.untokenize(out)
+    for offset in reversed(offsets):
+        text = text[:offset] + _MANGLE + text[offset:]
+    return text
 
 
 class _Evaluator:
     """Walks a parsed expression over a scope: its value, or its magnitude."""
 
     def __init__(self, names: Mapping[str, Any], text: str) -> None:
-        self.names, self.text = names, text
+        self.names, self.parsed = names, text  # the text parsed: nodes point into it
+        self.text = text.replace(_MANGLE, "")  # as the person wrote it
 
     def fail(self, node: ast.AST) -> ExpressionError:
-        return ExpressionError(f"unsupported construct in {self.text!r}: {ast.dump(node)[:60]}")
+        """What is not supported at ``node``, in one sentence that names it."""
+        sentence = _refusal(node, self.parsed) or _quoted(node, self.parsed) + " is not supported"
+        return ExpressionError(sentence)
+
+    def unknown(self, node: ast.Name) -> ExpressionError:
+        own = (n for n in self.names if n not in CONSTANTS and n not in DTYPES)
+        known = ", ".join(sorted(n.removeprefix(_MANGLE) for n in own))
+        name = node.id.removeprefix(_MANGLE)
+        return ExpressionError(
+            f"{self.text!r} names {name!r}, which is not a buffer, scalar or size of the kernel "
+            f"(known: {known or 'none'})"
+        )
 
     def value(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant) and (
-            node.value is None or isinstance(node.value, (int, float, bool, str))
+            node.value is None
+            or node.value is Ellipsis
+            or isinstance(node.value, (int, float, bool, str))
         ):
             return node.value
         if isinstance(node, ast.Name):
@@ -228,8 +338,8 @@ class _Evaluator:
                 return _COMPARE[type(node.ops[0])](left, self.value(node.comparators[0]))
         if isinstance(node, ast.IfExp):
             return self.value(node.body if self.value(node.test) else node.orelse)
-        if isinstance(node, ast.Attribute) and node.attr == "T":
-            return np.asarray(self.value(node.value)).T
+        if isinstance(node, ast.Attribute) and node.attr in _ARRAY_ATTRIBUTES:
+            return getattr(np.asarray(self.value(node.value)), node.attr)
         if isinstance(node, ast.Subscript):
             return self.value(node.value)[self._index(node.slice)]
         if isinstance(node, (ast.Tuple, ast.List)):
@@ -304,20 +414,15 @@ class _Evaluator:
 
     def _name(self, node: ast.Name) -> Any:
         if node.id not in self.names:
-            known = ", ".join(sorted(n.removeprefix(_MANGLE) for n in self.names)) or "none"
-            name = node.id.removeprefix(_MANGLE)
-            raise ExpressionError(f"unknown name {name!r} in {self.text!r} (known: {known})")
+            raise self.unknown(node)
         return self.names[node.id]
 
     def _call(self, node: ast.Call) -> tuple[Callable[..., Any], list[ast.expr], dict[str, Any]]:
-        if (
-            not isinstance(node.func, ast.Name)
-            or node.func.id not in FUNCTIONS
-            or any(k.arg not in _KEYWORDS for k in node.keywords)
-        ):
+        if _refusal(node, self.parsed) is not None:
             raise self.fail(node)
+        assert isinstance(node.func, ast.Name)
         keywords = {str(k.arg): self.value(k.value) for k in node.keywords}
-        return FUNCTIONS[node.func.id], list(node.args), keywords
+        return _CALLABLE[node.func.id], list(node.args), keywords
 
     def _index(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Slice):
@@ -326,3 +431,136 @@ class _Evaluator:
         if isinstance(node, ast.Tuple):
             return tuple(self._index(e) for e in node.elts)
         return self.value(node)
+
+
+def _astype(array: Any, dtype: Any) -> np.ndarray:
+    """``x.astype(np.float32)``: to one of the element types a reference may name."""
+    if not any(dtype is known for known in DTYPES.values()):
+        raise ExpressionError(
+            f"astype takes one of {', '.join('np.' + n for n in DTYPES)}, not {dtype!r}"
+        )
+    return np.asarray(array).astype(dtype)
+
+
+# Every name a reference may call: numpy's functions, the element types, astype.
+_CALLABLE: dict[str, Callable[..., Any]] = {**FUNCTIONS, **DTYPES, "astype": _astype}
+
+
+def _quoted(node: ast.AST, text: str) -> str:
+    """The piece of the reference at ``node``, as the person wrote it (a keyword-named buffer
+    under its own name)."""
+    piece = ast.get_source_segment(text, node) if hasattr(node, "col_offset") else None
+    piece = (piece or type(node).__name__).replace(_MANGLE, "")
+    return repr(piece if len(piece) <= 60 else piece[:57] + "...")
+
+
+def _dotted(node: ast.AST) -> str:
+    """``np.linalg.inv`` for an attribute chain; the node's kind otherwise."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    parts.append(node.id if isinstance(node, ast.Name) else "(...)")
+    return ".".join(reversed(parts))
+
+
+_FUNCTION_LIST = ", ".join(sorted(FUNCTIONS))
+_CONSTRUCTS: dict[type, str] = {
+    ast.BoolOp: "'and' and 'or' are not supported: combine comparisons with & and |, each in "
+    "parentheses",
+    ast.Lambda: "a lambda is not supported",
+    ast.ListComp: "a comprehension is not supported: write the terms out, or use a numpy "
+    "function over an axis (sum, cumsum, stack, ...)",
+    ast.GeneratorExp: "a comprehension is not supported: write the terms out, or use a numpy "
+    "function over an axis (sum, cumsum, stack, ...)",
+    ast.SetComp: "a comprehension is not supported",
+    ast.DictComp: "a comprehension is not supported",
+    ast.Dict: "a dict is not supported",
+    ast.Set: "a set is not supported",
+    ast.NamedExpr: "an assignment (:=) is not supported: a reference is one expression",
+    ast.JoinedStr: "an f-string is not supported",
+    ast.Starred: "a starred argument (*args) is not supported",
+}
+# Nodes that are parts of others (operators, contexts, a keyword argument, a slice).
+_PARTS = (ast.operator, ast.unaryop, ast.cmpop, ast.expr_context, ast.keyword, ast.Slice)
+_LEAVES = (ast.Name, ast.BinOp, ast.IfExp, ast.Subscript, ast.Tuple, ast.List)
+
+
+def _refusal(node: ast.AST, text: str) -> str | None:
+    """Why ``node`` (one node: its children are judged on their own) is not something a
+    reference computes, in one sentence naming it; None when it is supported."""
+    where = _quoted(node, text)
+    if isinstance(node, (*_PARTS, *_LEAVES)):
+        return None
+    if isinstance(node, ast.Constant):
+        if (
+            node.value is None
+            or node.value is Ellipsis
+            or isinstance(node.value, (int, float, bool, str))
+        ):
+            return None
+        return (
+            f"{where}: the constant is not supported (numbers, True, False, None, ... and text are)"
+        )
+    if isinstance(node, ast.UnaryOp):
+        if type(node.op) in _UNARY:
+            return None
+        return f"{where}: 'not' is not supported: use ~ on a comparison in parentheses"
+    if isinstance(node, ast.Compare):
+        if len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+            return None
+        if len(node.ops) > 1:
+            return f"{where}: a chained comparison is not supported: write (a < b) & (b < c)"
+        return f"{where}: 'in' and 'is' are not supported: compare with == or !="
+    if isinstance(node, ast.Attribute):
+        return _attribute_refusal(node, where)
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, (ast.Name, ast.Attribute)):  # (lambda: x)(), x[0]()
+            return _refusal(node.func, text) or f"{where}: only numpy's functions may be called"
+        return _call_refusal(node, where)
+    construct = _CONSTRUCTS.get(type(node))
+    return f"{where}: {construct}" if construct else f"{where} is not supported in a reference"
+
+
+def _attribute_refusal(node: ast.Attribute, where: str) -> str | None:
+    if isinstance(node.value, ast.Name) and node.value.id in _MODULES:
+        return (
+            f"{where}: {_dotted(node)} is not a numpy name a reference knows (its functions: "
+            f"{_FUNCTION_LIST}; element types such as np.float32; np.newaxis, np.pi, np.e)"
+        )
+    if node.attr in _ARRAY_ATTRIBUTES:
+        return None
+    return (
+        f"{where}: the attribute .{node.attr} is not supported (an array's .T, .shape, .size "
+        f"and .ndim are, and the methods {', '.join(METHODS)})"
+    )
+
+
+def _call_refusal(node: ast.Call, where: str) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        named = _dotted(func)
+        if named.split(".")[0] in _MODULES:  # np.X where X is one of ours is a name by now
+            return (
+                f"{where}: {named}() is not a numpy function a reference may call (it may "
+                f"call {_FUNCTION_LIST}, with or without np.)"
+            )
+        return (
+            f"{where}: the method .{func.attr}() is not supported (an array's methods a "
+            f"reference may call: {', '.join(METHODS)})"
+        )
+    if not isinstance(func, ast.Name) or func.id not in _CALLABLE:
+        named = func.id.removeprefix(_MANGLE) if isinstance(func, ast.Name) else "it"
+        return (
+            f"{where}: {named}() is not a function a reference may call (it may call "
+            f"{_FUNCTION_LIST}, with or without np.)"
+        )
+    for k in node.keywords:
+        if k.arg is None:
+            return f"{where}: ** in a call is not supported"
+        if k.arg not in _KEYWORDS:
+            return (
+                f"{where}: the keyword {k.arg}= is not supported (a reference's calls take "
+                f"{', '.join(_KEYWORDS)})"
+            )
+    return None

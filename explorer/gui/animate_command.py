@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.file_writes import WriteFailed, write_output
 from explorer.gui import interrupt
-from explorer.gui.animation_file import BeforeEachStep, Steps, write_animation
+from explorer.gui.animation_file import Steps, write_animation
+from explorer.gui.slide_view import frames_of
 from explorer.paths import shown
 
 if TYPE_CHECKING:
@@ -105,9 +106,8 @@ def _animate(app: QApplication, window: MainWindow, args: argparse.Namespace) ->
     view = window.views.execution_view
     window.views.show_page("execution")
     app.processEvents()
-    steps = BeforeEachStep(view, interrupt.check)
     size = getattr(args, "frame_size", None)
-    return _write(steps, args, size, bool(getattr(args, "force", False)))
+    return _write(view, args, size, bool(getattr(args, "force", False)))
 
 
 def _host(args: argparse.Namespace) -> Host | None:
@@ -141,28 +141,35 @@ def _choose_device(window: MainWindow, args: argparse.Namespace) -> None:
     model.set_device(pick_device(here, args.device).key)
 
 
-def _write(
-    steps: Steps, args: argparse.Namespace, size: tuple[int, int] | None, force: bool
-) -> int:
-    """Draw and write the file frame by frame, as the window's export does
-    (:func:`~explorer.gui.animation_file.write_animation`: no frame is kept once written, so
-    400 frames at 1920×1080 need not 2.5 GB). Written as
+def _write(view: Steps, args: argparse.Namespace, size: tuple[int, int] | None, force: bool) -> int:
+    """Draw and write the file frame by frame, as the window's export does: at the view's
+    size in the window, or the view laid out as a slide of ``size``
+    (:func:`~explorer.gui.slide_view.frames_of`), no frame kept once written
+    (:func:`~explorer.gui.animation_file.write_animation`: 400 frames at 1920×1080 need not
+    2.5 GB). Written as
     :func:`explorer.file_writes.write_output` writes (a file already there is replaced only
     with ``--force``, a link never written through); on any failure (a full disk, Ctrl+C,
     noted before each step is drawn) nothing is left under its name."""
     out = args.out
-    written: list[int] = []
+    written: list[tuple[int, int, int]] = []
 
     def write(path: str) -> None:
-        written.append(write_animation(steps, path, args.fps, args.max_frames, size)[0])
+        with frames_of(view, size, interrupt.check) as steps:
+            written.append(write_animation(steps, path, args.fps, args.max_frames))
 
     try:
         write_output(out, write, force=force)
     except (OSError, ValueError, ImportError, WriteFailed) as exc:
-        reason = getattr(exc, "cause", None) or getattr(exc, "strerror", None) or type(exc).__name__
+        reason = (
+            getattr(exc, "cause", None)
+            or getattr(exc, "strerror", None)
+            or str(exc)
+            or type(exc).__name__
+        )
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             reason = "the disk is full"
         print(f"error: cannot write {shown(out)}: {reason}; nothing was written", file=sys.stderr)
         return USAGE
-    print(f"wrote {written[-1]} frames to {out}")
+    count, width, height = written[-1]
+    print(f"wrote {count} frames ({width}x{height}) to {out}")
     return WRITTEN

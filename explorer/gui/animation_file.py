@@ -1,10 +1,12 @@
 """The traced animation as a file for slides: one frame per step, in the app's colours, as a
 looping GIF (Pillow) or an MP4 (imageio with imageio-ffmpeg, which ships its own ffmpeg).
 
-Frames are drawn at the size they are shown: the view as it is on screen, or the view laid
-out at a slide's size (1280×720, 1920×1080), never drawn small and scaled down, so the text
-reads as it does on a screen of that size. The GIF's one palette keeps the highlight colours
-(this step's reads and writes, the tile outlines) exactly, whichever frames they appear in.
+Frames are drawn at the size they are shown: the view as it is on screen, or, for a slide
+(1280×720, 1920×1080), the room view laid out at exactly that size
+(:mod:`explorer.gui.slide_view`): never a small view scaled up or down, never bars around it,
+so the values read as they do in presenter mode on a projector of that size. The GIF's one
+palette keeps the highlight colours (this step's reads and writes, the tile outlines)
+exactly, whichever frames they appear in.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+from PySide6.QtGui import QImage, QPixmap
 
 from explorer.file_writes import GIF, WriteFailed, write_checked
 from explorer.gui import cell_colours
@@ -41,6 +42,22 @@ HIGHLIGHTS = tuple(
 )
 PALETTE_SAMPLES = 24  # frames looked at to choose the GIF's palette
 MP4 = b"ftyp"
+# Said when the MP4 encoder is not installed (a GIF and PNG frames need nothing more).
+MP4_NEEDS = (
+    "MP4 needs the imageio and imageio-ffmpeg packages (pip install imageio imageio-ffmpeg); "
+    "nothing was written. A GIF or PNG frames need neither"
+)
+
+
+def mp4_encoder_missing() -> str | None:
+    """What to say when an MP4 cannot be written here (its encoder is not installed); None
+    when it can."""
+    try:
+        import imageio.v2  # noqa: F401
+        import imageio_ffmpeg  # noqa: F401
+    except ImportError:
+        return MP4_NEEDS
+    return None
 
 
 class Steps(Protocol):
@@ -55,10 +72,6 @@ class Steps(Protocol):
     def set_step(self, index: int) -> None: ...
 
     def grab(self) -> QPixmap: ...
-
-    def size(self) -> QSize: ...
-
-    def resize(self, w: int, h: int) -> None: ...
 
 
 class BeforeEachStep:
@@ -84,12 +97,6 @@ class BeforeEachStep:
     def grab(self) -> QPixmap:
         return self._view.grab()
 
-    def size(self) -> QSize:
-        return self._view.size()
-
-    def resize(self, w: int, h: int) -> None:
-        self._view.resize(w, h)
-
 
 def parse_frame_size(text: str) -> tuple[int, int] | None:
     """``window`` (None), ``1280x720`` or ``1920x1080``; ValueError otherwise."""
@@ -100,29 +107,23 @@ def parse_frame_size(text: str) -> tuple[int, int] | None:
 
 
 @contextmanager
-def laid_out(view: Steps, size: tuple[int, int] | None) -> Iterator[None]:
-    """The view at ``size`` for the frames drawn inside, then back at its step and size."""
-    start, shown = view.current, view.size()
+def laid_out(view: Steps) -> Iterator[None]:
+    """The view's frames drawn inside, then the view back at the step it showed."""
+    start = view.current
     try:
-        if size is not None:
-            view.resize(*size)
         yield
     finally:
-        if size is not None:
-            view.resize(shown.width(), shown.height())
         view.set_step(start)
 
 
-def drawn(view: Steps, step: int, size: tuple[int, int] | None) -> np.ndarray:
-    """One step drawn as an RGB array, at ``size`` (the view laid out at that size, see
-    :func:`laid_out`) or at the view's own size; even sizes, as video encoders need."""
+def drawn(view: Steps, step: int) -> np.ndarray:
+    """One step drawn as an RGB array at the view's size; even sizes, as video encoders
+    need (a slide's are)."""
     view.set_step(step)
-    return _rgb(_fit(view.grab().toImage(), size))
+    return _rgb(view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888))
 
 
-def write_animation(
-    view: Steps, path: str, fps: float, max_frames: int, size: tuple[int, int] | None
-) -> tuple[int, int, int]:
+def write_animation(view: Steps, path: str, fps: float, max_frames: int) -> tuple[int, int, int]:
     """Draw and write the animation frame by frame, never holding every frame in memory
     (961 steps at 1920×1080 would be 6 GB): a GIF's palette from frames spread over the
     animation first, an MP4 streamed to the encoder. Returns (frames, width, height); raises
@@ -130,36 +131,24 @@ def write_animation(
     count = min(view.steps, max_frames)
     if count == 0:
         raise WriteFailed(path, "there are no frames to write")
-    with laid_out(view, size):
-        first = drawn(view, 0, size)
+    with laid_out(view):
+        first = drawn(view, 0)
         height, width = first.shape[:2]
         if path.lower().endswith(".gif"):
             samples = np.linspace(0, count - 1, min(count, PALETTE_SAMPLES)).astype(int)
-            palette = gif_palette([drawn(view, int(i), size) for i in samples])
-            pictures = (drawn(view, i, size) for i in range(count))
+            sampled = [drawn(view, int(i)) for i in samples]
+            palette = gif_palette(sampled)
+            if len(sampled) == count:  # every frame was drawn for the palette: once is enough
+                pictures: Iterator[np.ndarray] = iter(sampled)
+            else:
+                del sampled
+                pictures = (drawn(view, i) for i in range(count))
             write_checked(path, lambda t: _write_gif(pictures, t, fps, palette), header=GIF)
         else:
-            pictures = (drawn(view, i, size) for i in range(count))
+            pictures = (drawn(view, i) for i in range(count))
             write_checked(path, lambda t: _write_mp4(pictures, t, fps))
             _check_mp4(path)
     return count, width, height
-
-
-def _fit(image: QImage, size: tuple[int, int] | None) -> QImage:
-    """The grab as it is, or on a canvas of exactly ``size`` when the view could not take
-    that size (a window smaller than the slide): scaled to fit, centred, never cropped."""
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    if size is None or (image.width(), image.height()) == size:
-        return image
-    scaled = image.scaled(
-        *size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
-    )
-    canvas = QImage(size[0], size[1], QImage.Format.Format_RGB888)
-    canvas.fill(QColor("white"))
-    painter = QPainter(canvas)
-    painter.drawImage((size[0] - scaled.width()) // 2, (size[1] - scaled.height()) // 2, scaled)
-    painter.end()
-    return canvas
 
 
 def _rgb(image: QImage) -> np.ndarray:

@@ -18,7 +18,7 @@ from explorer.gui.controllers.presenter import stages_ahead
 from explorer.gui.controllers.sessions import lesson_title
 from explorer.gui.exercise_room import install_exercises
 from explorer.gui.model import ConfigModel
-from explorer.gui.room_view import set_room_view
+from explorer.gui.room_view import presenter_style, set_room_view
 from explorer.gui.stage_keys import StageKeys, key_code, key_strip
 from explorer.gui.state import AppState
 from explorer.gui.views import make_views
@@ -30,24 +30,6 @@ from explorer.gui.wiring import (
 )
 from explorer.gui.worker import Worker
 from explorer.paths import resources_dir
-
-PRESENTER_STYLE = """
-QWidget {{ font-size: {base}px; background: #ffffff; color: #111111; }}
-QPushButton {{ font-size: {base}px; padding: 3px 6px; }}
-QLabel#badge {{ font-size: {badge}px; }}
-QLabel#step-label {{ font-size: {step}px; font-weight: bold; }}
-QLabel#stage-caption {{ font-size: {step}px; color: #1a5276; }}
-"""
-
-
-def presenter_style(width: int, height: int) -> str:
-    """Presenter mode's large type, in pixels and scaled to the screen: nothing under 16 px on
-    a 1280×720 projector (the step's line and the caption 18 px), 20 px at 1920×1080."""
-    scale = min(width / 1920, height / 1080)
-    base = max(16, round(20 * scale))
-    step = max(18, round(base * 1.15))
-    return PRESENTER_STYLE.format(base=base, badge=max(step, round(base * 1.25)), step=step)
-
 
 # The three views presenter mode shows side by side, with their tab titles and positions.
 PRESENTED = (("result_view", "Result"), ("execution_view", "Execution"), ("timing_view", "Timing"))
@@ -237,7 +219,9 @@ class MainWindow(QMainWindow):
 
     def _restore(self) -> None:
         self.restored = self.settings.contains("format")
-        self.state.notice = settings_store.restore(self.settings, self.model)
+        self.state.notice = settings_store.restore(
+            self.settings, self.model, self.state.user_headers
+        )
         self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
         cannot_save = settings_store.unwritable(self.settings)
@@ -277,7 +261,7 @@ class MainWindow(QMainWindow):
             docks, geometry = self._before_presenting[:2]
         else:
             docks, geometry = self.saveState(), self.saveGeometry()
-        settings_store.save(self.settings, self.model, geometry, docks)
+        settings_store.save(self.settings, self.model, geometry, docks, self.state.user_headers)
         self.controllers.hosts.close()  # a host being checked or installed on
         self.worker.shutdown()
         super().closeEvent(event)

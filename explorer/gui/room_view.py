@@ -60,6 +60,24 @@ SMALLEST_BOX = 14.0  # pixels: a highlighted tile is never drawn smaller
 BAND = QColor(192, 57, 43, 55)  # everything the group touches, over the whole buffer
 
 
+PRESENTER_STYLE = """
+QWidget {{ font-size: {base}px; background: #ffffff; color: #111111; }}
+QPushButton {{ font-size: {base}px; padding: 3px 6px; }}
+QLabel#badge {{ font-size: {badge}px; }}
+QLabel#step-label {{ font-size: {step}px; font-weight: bold; }}
+QLabel#stage-caption {{ font-size: {step}px; color: #1a5276; }}
+"""
+
+
+def presenter_style(width: int, height: int) -> str:
+    """Presenter mode's large type, in pixels and scaled to the screen: nothing under 16 px on
+    a 1280×720 projector (the step's line and the caption 18 px), 20 px at 1920×1080."""
+    scale = min(width / 1920, height / 1080)
+    base = max(16, round(20 * scale))
+    step = max(18, round(base * 1.15))
+    return PRESENTER_STYLE.format(base=base, badge=max(step, round(base * 1.25)), step=step)
+
+
 def set_room_view(view: RoomHost, on: bool) -> None:
     """The execution view as the room sees it (presenter mode), or as the desk does: the
     room view's buffers, the legend's keys only, no hover line (nobody hovers in a talk;

@@ -11,17 +11,25 @@ name and platform (:func:`device_name`), never by position alone: a platform ins
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from explorer.documents import parse_json
-from explorer.engine.header.catalog import CatalogError, find_variant, load_variant_file
+from explorer.engine.header.catalog import (
+    CatalogError,
+    find_variant,
+    load_variant_file,
+    with_header,
+)
 from explorer.engine.launch.device_names import DeviceName
+from explorer.engine.records import Variant
 from explorer.engine.remote.hosts import Host
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
-from explorer.paths import shown
+from explorer.paths import read_user_text, shown
 
 FORMAT_VERSION = 1
 _MAX_VALUE = 64 << 10  # characters of one setting (a list of hosts is the longest)
@@ -33,8 +41,14 @@ def save(
     model: ConfigModel,
     geometry: QByteArray | None = None,
     state: QByteArray | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> None:
+    """The configuration and the window's layout; ``headers``: the headers declared in the
+    window for files without one, by path (the open one's is kept, to reopen it at start)."""
     variant = model.variant
+    header = (headers or {}).get(str(Path(variant.path))) if variant.path else None
+    if header and _is_user(variant.path):
+        remember_header(settings, variant.path, header)
     settings.setValue("format", FORMAT_VERSION)
     device = model.device
     if device is not None:  # before the devices are known, the one remembered stays
@@ -87,8 +101,12 @@ def _is_user(path: str) -> bool:
         return True
 
 
-def restore(settings: QSettings, model: ConfigModel) -> str | None:
-    """Apply the stored configuration; returns a notice when it had to fall back."""
+def restore(
+    settings: QSettings, model: ConfigModel, headers: dict[str, str] | None = None
+) -> str | None:
+    """Apply the stored configuration; returns a notice when it had to fall back. A kernel
+    file without a header of its own is read with the header declared for it in the window
+    (:func:`remembered_header`), which is added to ``headers``."""
     if settings.status() != QSettings.Status.NoError:
         return "The settings file could not be read; the defaults are used."
     if not settings.contains("format"):
@@ -102,7 +120,7 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
             raise ValueError(f"family: unknown family {shown(family, 60)!r}")
         kernel_file = _text(settings, "kernel_file")
         if kernel_file:
-            variant = load_variant_file(kernel_file)
+            variant = _user_kernel(settings, kernel_file, headers)
         else:
             variant = find_variant(family, _text(settings, "variant"))
         sizes = _names(settings, "sizes", "{}")
@@ -127,7 +145,7 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
             raise ValueError(f"input: unknown input {shown(preset, 60)!r}")
         text = _text(settings, "text") or "IOU"
         image = _text(settings, "image") or None
-    except (ValueError, TypeError, CatalogError) as exc:
+    except (ValueError, TypeError, CatalogError, OSError) as exc:
         return f"The saved settings could not be used ({exc}); the defaults are used."
     if kernel_file:
         model.add_user_variant(variant)
@@ -142,6 +160,59 @@ def restore(settings: QSettings, model: ConfigModel) -> str | None:
             model.set_define(name, value)
     model.set_input(preset, text, image)
     return None
+
+
+# -- the answers given in the open-kernel dialog, per file ------------------------------
+_HEADERS = "kernel_headers"  # {path: header}, oldest first; all of it one bounded setting
+
+
+def _headers(settings: QSettings) -> dict[str, str]:
+    """The headers declared in the window, by file; a value that cannot be read is none."""
+    try:
+        value = _json(settings, _HEADERS, "{}", 2)
+    except ValueError:  # a DocumentError too
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def remembered_header(settings: QSettings, path: str) -> str | None:
+    """The header declared in the window the last time the file ``path`` was opened (the
+    open-kernel dialog's answers), or None."""
+    return _headers(settings).get(_key(path))
+
+
+def remember_header(settings: QSettings, path: str, header: str) -> None:
+    """Keep the dialog's answers for ``path``: reopening the file proposes them again, and a
+    window closed on it reopens it at start. The oldest files' go first when the setting
+    would be too long."""
+    kept = _headers(settings)
+    kept.pop(_key(path), None)
+    kept[_key(path)] = header
+    while kept and len(json.dumps(kept)) > _MAX_VALUE:
+        kept.pop(next(iter(kept)))
+    settings.setValue(_HEADERS, json.dumps(kept))
+    settings.sync()
+
+
+def _user_kernel(settings: QSettings, path: str, headers: dict[str, str] | None) -> Variant:
+    """The kernel file the window was closed on: with its own header, or with the one
+    declared for it in the window (added to ``headers``)."""
+    try:
+        return load_variant_file(path)
+    except CatalogError as exc:
+        header = remembered_header(settings, path)
+        if "no catalog header" not in str(exc) or not header:
+            raise
+    variant = with_header(read_user_text(path, "kernel file"), header, path)
+    if headers is not None:
+        headers[str(Path(path))] = header
+    return variant
+
+
+def _key(path: str) -> str:
+    return str(Path(path).resolve())
 
 
 def _text(settings: QSettings, key: str) -> str:

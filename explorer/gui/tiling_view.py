@@ -96,6 +96,7 @@ class FocusCanvas(QWidget):
         # legend's mark where a value is wider than its cell), the caption at ROOM_LABEL_PX;
         # no overview (the whole buffer is drawn beside it).
         self.room = room
+        self.smallest_px = ROOM_SMALLEST_PX  # a slide's room view: larger (see slide_view)
         self.cut = False  # the room view cut some values to fit their cells
         self.drawn: np.ndarray | None = None  # the texts the cells were last painted with
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
@@ -168,11 +169,15 @@ class FocusCanvas(QWidget):
         return self.frame.overview is not None and shown and not self.room
 
     def room_capacity(self) -> tuple[int, int]:
-        """The most rows and columns of cells that fit at ROOM_CELL pixels a cell."""
+        """The most rows and columns of cells that fit at ROOM_CELL pixels a cell (or, where
+        values are never under a larger ``smallest_px``, cells whose 0.6 is that type)."""
         top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
+        cell = ROOM_CELL
+        if self.smallest_px > ROOM_SMALLEST_PX:  # a slide's: 30 px cells for 18 px values
+            cell = max(ROOM_CELL, (self.smallest_px * 5 + 2) // 3)
         return (
-            max(1, int((self.height() - top - 2) // ROOM_CELL)),
-            max(1, int((self.width() - 8) // ROOM_CELL)),
+            max(1, int((self.height() - top - 2) // cell)),
+            max(1, int((self.width() - 8) // cell)),
         )
 
     def desk_capacity(self) -> tuple[int, int]:
@@ -336,8 +341,8 @@ class FocusCanvas(QWidget):
         narrowest, in which every value that can be written whole is, and every other with
         two significant digits where it can; never under ROOM_SMALLEST_PX."""
         room = cell - 3
-        top = int(max(ROOM_SMALLEST_PX, min(cell * 0.6, 2 * ROOM_LABEL_PX)))
-        choices = [(px, s) for px in range(top, ROOM_SMALLEST_PX - 1, -1) for s in ROOM_STRETCHES]
+        top = int(max(self.smallest_px, min(cell * 0.6, 2 * ROOM_LABEL_PX)))
+        choices = [(px, s) for px in range(top, self.smallest_px - 1, -1) for s in ROOM_STRETCHES]
 
         def metrics(px: int, stretch: int) -> QFontMetrics:
             font.setPixelSize(px)

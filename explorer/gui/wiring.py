@@ -124,7 +124,15 @@ def make_controllers(
         fix_cost=FixCostController(model, worker, v.findings_view, status=v),
         kernels=(
             kernels := KernelFilesController(
-                model, state, runs, traces, v.execution_view, status=v, parent=window
+                model,
+                state,
+                runs,
+                traces,
+                v.execution_view,
+                status=v,
+                parent=window,
+                worker=worker,
+                settings=settings,
             )
         ),
         exports=ExportController(state, v.execution_view, status=v, pages=v, parent=window),
@@ -136,7 +144,7 @@ def make_controllers(
         hosts=HostsController(window, settings or QSettings(), worker, status=v),
         trace_diff=(
             trace_diff := TraceDiffController(
-                model, state, traces, v.execution_view, status=v, parent=window
+                model, state, traces, v.execution_view, status=v, parent=window, files=kernels
             )
         ),
         # Made last (arguments are made in order): it clears the views and says how to run

@@ -49,6 +49,8 @@ class RawTrace:
     host_filled: frozenset[str] = frozenset()
     # What the launch promises to write of each parameter that promises anything.
     promised: tuple[tuple[str, Promise], ...] = ()
+    # The integers the kernel names (``Trace.names``).
+    names: tuple[tuple[str, int], ...] = ()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -211,4 +213,5 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         output_role=raw.output_role,
         extra={"capacity_per_wi": capacity},
         values=value,
+        names=raw.names,
     )

@@ -34,6 +34,27 @@ FENCE_LOCAL, FENCE_GLOBAL = 1, 2
 # an atomic's return, the old value of ``x++``), or the value it stored (an assignment, the
 # new value of ``x += y`` and ``++x``).
 VALUE_NONE, VALUE_READ, VALUE_WRITTEN = 0, 1, 2
+# How much of a written value the plane holds (``value_form``): all its bytes, as they lie in
+# memory; its first component then a digest of the others (a vector wider than the plane);
+# or only its first bytes (a vector of components as wide as the plane, such as a double2).
+WHOLE_VALUE, DIGEST_VALUE, PART_VALUE = "whole", "digest", "part"
+_COMPONENT_BYTES = {
+    "char": 1, "uchar": 1, "short": 2, "ushort": 2, "half": 2, "int": 4, "uint": 4,
+    "float": 4, "long": 8, "ulong": 8, "double": 8,
+}  # fmt: skip
+
+
+def value_form(value_type: str, plane_bytes: int) -> str:
+    """What the plane (``plane_bytes`` wide) holds of a value of ``value_type`` (float,
+    uchar4): WHOLE_VALUE, DIGEST_VALUE or PART_VALUE (the instrumentation's values.py)."""
+    base = value_type.rstrip("0123456789")
+    width = int(value_type[len(base) :] or 1)
+    size = _COMPONENT_BYTES.get(base, plane_bytes)
+    if size * width <= plane_bytes:
+        return WHOLE_VALUE
+    return DIGEST_VALUE if width > 1 and size < plane_bytes else PART_VALUE
+
+
 # What a site is besides its op (``Site.role``): an element an async copy moves (its reads
 # and writes) or the copy's call itself (a FENCE record per work-item holding a digest of
 # its arguments); a wait on async copies (a BARRIER record holding how many events it
@@ -195,6 +216,9 @@ class Trace:
     output_role: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     values: np.ndarray | None = None
+    # The integers the kernel names (its integer arguments as launched, its defines, its
+    # macros), so that a finding can write its advice in the kernel's own terms.
+    names: tuple[tuple[str, int], ...] = ()
 
     @cached_property
     def wi(self) -> np.ndarray:
@@ -303,6 +327,9 @@ class Finding:
     # the kind's detector, read by the same kind's cause and advice.
     subkind: str = ""
     other_lines: tuple[int, ...] = ()  # source lines the message names besides ``line``
+    # The change the finding proposes, in the kernel's own terms, for its cause's advice to
+    # quote: the guard an out-of-bounds access needs, the barrier a fence should be.
+    remedy: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -133,30 +133,229 @@ def _export_all(window, folder: Path) -> dict[str, bool]:
     return said
 
 
-def test_the_animation_is_drawn_at_a_slide_size_with_its_highlight_colours(traced, tmp_path):
+def test_the_animation_at_the_windows_size_is_the_view_as_on_screen(traced, tmp_path):
     from PIL import Image
 
-    exports = traced.controllers.exports
-    gif = tmp_path / "slide.gif"
-    assert exports.animation(str(gif), size=(1280, 720))
-    assert "1280×720" in traced.statusBar().currentMessage()
-    with Image.open(gif) as picture:
-        assert picture.size == (1280, 720)
-        palette = picture.getpalette()
-        colours = {tuple(palette[i : i + 3]) for i in range(0, len(palette), 3)}
-        assert set(HIGHLIGHTS) <= colours  # the reads, writes and outlines keep their colours
-        seen = set()
-        for frame in range(picture.n_frames):
-            picture.seek(frame)
-            seen |= {c for _, c in picture.convert("RGB").getcolors(1 << 20)}
-    read, step_outline = HIGHLIGHTS[0], HIGHLIGHTS[6]
-    assert read in seen and step_outline in seen  # drawn exactly, not mapped to a near grey
-    # The window's own size: the view as it is on screen, not scaled down.
     own = tmp_path / "own.gif"
-    assert exports.animation(str(own), max_frames=2)
+    assert traced.controllers.exports.animation(str(own), max_frames=2)
     view = traced.views.execution_view
     with Image.open(own) as picture:
         assert picture.size == (view.width() // 2 * 2, view.height() // 2 * 2)
+
+
+def _flat_edges(frame, band: int = 32) -> list[str]:
+    """The edges of an RGB frame that are one flat colour ``band`` pixels deep (an MP4's
+    few levels of noise allowed): the bars a picture scaled onto a larger canvas leaves."""
+    import numpy as np
+
+    edges = {
+        "left": frame[:, :band], "right": frame[:, -band:],
+        "top": frame[:band], "bottom": frame[-band:],
+    }  # fmt: skip
+    return [
+        name
+        for name, strip in edges.items()
+        if int(np.ptp(strip.reshape(-1, 3).astype(int), axis=0).max()) <= 12
+    ]
+
+
+@pytest.fixture
+def slides_drawn(monkeypatch):
+    """What each slide frame was drawn with: per frame, each value canvas's type size in
+    pixels and its (written text, true value) pairs."""
+    import numpy as np
+
+    from explorer.gui import slide_view
+
+    frames: list[list[tuple[int, list[tuple[str, float]]]]] = []
+    real = slide_view.Slide.image
+
+    def image(self):
+        picture = real(self)
+        canvases = []
+        for canvas in self.view.buffers.canvases.values():
+            _r0, _r1, c0, c1 = canvas.frame.window
+            cell = canvas.areas()[0].width() / max(c1 - c0, 1)
+            font = canvas.label_font(canvas.frame.labels, cell)
+            texts, values = canvas.drawn, canvas.frame.values
+            pairs = [
+                (str(t), float(values[rc])) for rc, t in np.ndenumerate(texts) if t
+            ] if texts is not None and values is not None else []  # fmt: skip
+            canvases.append((font.pixelSize() if font is not None else 0, pairs))
+        frames.append(canvases)
+        return picture
+
+    monkeypatch.setattr(slide_view.Slide, "image", image)
+    return frames
+
+
+def _assert_read_from_the_back_row(frames) -> None:
+    """Every slide frame wrote its values at 18 px or more, each the true number (or its
+    leading digits and the legend's mark), never another number."""
+    from explorer.gui.value_text import CUT, exact_text, same_number
+
+    assert frames
+    written = 0
+    for canvases in frames:
+        assert canvases, "a slide frame without the room view's value cells"
+        for pixels, pairs in canvases:
+            assert pixels >= 18, f"values written at {pixels} px on a 1280×720 slide"
+            for text, value in pairs:
+                whole = same_number(text, value)
+                cut = text.endswith(CUT) and exact_text(value).startswith(text[: -len(CUT)])
+                assert whole or cut, f"{value!r} written as {text!r}"
+                written += 1
+    assert written > 0
+
+
+def test_the_gif_for_a_720p_slide_is_the_room_view_laid_out_at_that_size(
+    traced, tmp_path, monkeypatch, slides_drawn
+):
+    """Picked in the File menu's dialog: every frame exactly 1280×720, no bars at its
+    edges, the values written at 18 px or more and never as another number, the highlight
+    colours exact; the window's view is left at its size and its step."""
+    import numpy as np
+    from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
+
+    view = traced.views.execution_view
+    view.set_step(3)
+    size_before = view.size()
+    out = tmp_path / "slide.gif"
+    offered = []
+
+    def pick(_parent, _title, _name, filters):
+        offered.extend(filters.split(";;"))
+        return str(out), offered[1]  # the person picks the 720p slide
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", pick)
+    trigger(traced, "Export animation as GIF…")
+    assert [t.split(" (")[0] for t in offered] == [
+        "GIF at the window's size", "GIF for a 1280×720 slide", "GIF for a 1920×1080 slide",
+    ]  # fmt: skip
+    assert "(1280×720)" in traced.statusBar().currentMessage()
+    seen = set()
+    with Image.open(out) as picture:
+        assert picture.size == (1280, 720) and picture.n_frames == view.steps
+        palette = picture.getpalette()
+        for frame in range(picture.n_frames):
+            picture.seek(frame)  # the first frame indexed, the later ones RGB(A)
+            for _, c in picture.getcolors(1 << 20):
+                seen.add(tuple(palette[3 * c : 3 * c + 3]) if picture.mode == "P" else c[:3])
+            if frame in (0, picture.n_frames // 2, picture.n_frames - 1):
+                rgb = np.asarray(picture.convert("RGB"))
+                assert _flat_edges(rgb) == [], f"bars at the edges of frame {frame}"
+    read, step_outline = HIGHLIGHTS[0], HIGHLIGHTS[6]
+    assert read in seen and step_outline in seen  # drawn exactly, not mapped to a near grey
+    _assert_read_from_the_back_row(slides_drawn)
+    assert view.size() == size_before and view.current == 3
+
+
+def test_an_mp4_for_a_720p_slide_from_the_file_menu(traced, tmp_path, monkeypatch):
+    iio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    import numpy as np
+    from PySide6.QtWidgets import QFileDialog
+
+    out = tmp_path / "slide.mp4"
+    monkeypatch.setattr(
+        QFileDialog,
+        "getSaveFileName",
+        lambda _p, _t, _n, filters: (str(out), filters.split(";;")[1]),
+    )
+    trigger(traced, "Export animation as MP4…")
+    reader = iio.get_reader(str(out))
+    try:
+        count = reader.count_frames()
+        frame = np.asarray(reader.get_data(count // 2))
+    finally:
+        reader.close()
+    assert count == traced.views.execution_view.steps > 1  # every step, as the window's GIF
+    assert frame.shape == (720, 1280, 3)
+    assert _flat_edges(frame) == []
+
+
+def test_without_the_mp4_encoder_the_menu_says_what_to_install(traced, monkeypatch, tmp_path):
+    import sys
+
+    from tests.gui.conftest import answer_file_dialogs
+
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)  # as if not installed
+    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
+    trigger(traced, "Export animation as MP4…")
+    message = traced.statusBar().currentMessage()
+    assert "pip install imageio imageio-ffmpeg" in message and "nothing was written" in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_svg_for_a_720p_slide_is_the_room_view_at_that_size(traced, tmp_path, monkeypatch):
+    """Export view as SVG with the animation in front offers the slide sizes; the 1280×720
+    one is the room view laid out at that size (its text vectors at 18 px or more), 1280×720
+    CSS pixels, with no bars when drawn."""
+    import re
+
+    import numpy as np
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+    from PySide6.QtWidgets import QFileDialog
+
+    out = tmp_path / "slide.svg"
+    offered = []
+
+    def pick(_parent, _title, _name, filters):
+        offered.extend(filters.split(";;"))
+        return str(out), offered[1]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", pick)
+    trigger(traced, "Export view as SVG…")
+    assert [t.split(" (")[0] for t in offered] == [
+        "SVG at the window's size", "SVG for a 1280×720 slide", "SVG for a 1920×1080 slide",
+    ]  # fmt: skip
+    text = out.read_text(encoding="utf-8")
+    assert 'viewBox="0 0 1280 720"' in text
+    width_mm = float(re.search(r'<svg width="([0-9.]+)mm"', text).group(1))
+    assert width_mm == pytest.approx(1280 / 96 * 25.4, abs=0.01)  # 1280 CSS pixels
+    step_line = traced.views.execution_view.lines.step_label.text().split(":")[0]
+    assert step_line in text  # the step's line, as text
+    sizes = [float(v) for v in re.findall(r'<text [^>]*font-size="([0-9.]+)"', text)]
+    assert sizes and min(sizes) >= 16  # no small print on the slide
+    renderer = QSvgRenderer(str(out))
+    image = QImage(1280, 720, QImage.Format.Format_RGB888)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    renderer.render(painter)
+    painter.end()
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(720, image.bytesPerLine())
+    assert _flat_edges(rows[:, : 3 * 1280].reshape(720, 1280, 3)) == []
+
+
+def test_the_png_for_a_1080p_slide_is_the_room_view_at_that_size(traced, tmp_path, monkeypatch):
+    import numpy as np
+    from PIL import Image
+    from PySide6.QtWidgets import QFileDialog
+
+    out = tmp_path / "slide.png"
+    monkeypatch.setattr(
+        QFileDialog,
+        "getSaveFileName",
+        lambda _p, _t, _n, filters: (str(out), filters.split(";;")[2]),
+    )
+    trigger(traced, "Export view as PNG…")
+    assert traced.statusBar().currentMessage() == f"Wrote {out} (1920×1080 slide)"
+    with Image.open(out) as picture:
+        assert picture.size == (1920, 1080)
+        assert _flat_edges(np.asarray(picture.convert("RGB"))) == []
+
+
+def test_a_slide_too_small_for_the_view_is_refused_with_its_needs(traced):
+    from explorer.gui.slide_view import SlideTooSmall, slide
+
+    too_small = r"needs at least \d+×\d+ pixels, more than a 200×120 slide"
+    with (
+        pytest.raises(SlideTooSmall, match=too_small),
+        slide(traced.views.execution_view, (200, 120)),
+    ):
+        pass
 
 
 def test_the_timing_chart_exported_from_another_tab_has_its_labelled_bars(traced, tmp_path):
@@ -173,49 +372,6 @@ def test_the_timing_chart_exported_from_another_tab_has_its_labelled_bars(traced
         assert picture.size == (timing.width(), timing.height())
         colours = {c for _, c in picture.convert("RGB").getcolors(1 << 20)}
     assert (0x27, 0xAE, 0x60) in colours  # the kernel's bar is drawn, not an empty plot
-
-
-def test_an_mp4_for_a_1080p_slide(traced, tmp_path):
-    iio = pytest.importorskip("imageio.v2")
-    pytest.importorskip("imageio_ffmpeg")
-    out = tmp_path / "slide.mp4"
-    assert traced.controllers.exports.animation(str(out), max_frames=4, size=(1920, 1080))
-    reader = iio.get_reader(str(out))
-    assert reader.get_data(0).shape == (1080, 1920, 3)
-    assert reader.count_frames() == 4
-
-
-def test_the_export_dialog_offers_the_window_and_two_slide_sizes(traced, tmp_path, monkeypatch):
-    from PIL import Image
-    from PySide6.QtWidgets import QFileDialog
-
-    offered = {}
-    out = tmp_path / "picked.gif"
-
-    def pick(parent, title, name, filters):
-        offered["types"] = filters.split(";;")
-        return str(out), offered["types"][1]  # the person picks the 720p slide
-
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", pick)
-    trigger(traced, "Export animation as GIF…")
-    assert [t.split(" (")[0] for t in offered["types"]] == [
-        "GIF at the window's size",
-        "GIF for a 1280×720 slide",
-        "GIF for a 1920×1080 slide",
-    ]
-    with Image.open(out) as picture:
-        assert picture.size == (1280, 720)
-
-
-def test_the_file_menu_exports_the_animation_as_mp4(traced, tmp_path, monkeypatch):
-    iio = pytest.importorskip("imageio.v2")
-    pytest.importorskip("imageio_ffmpeg")
-    from tests.gui.conftest import answer_file_dialogs
-
-    answer_file_dialogs(monkeypatch, tmp_path / "anim.mp4")
-    trigger(traced, "Export animation as MP4…")
-    steps = traced.views.execution_view.steps
-    assert steps > 1 and iio.get_reader(str(tmp_path / "anim.mp4")).count_frames() == steps
 
 
 def test_exports_into_a_read_only_folder_fail_and_leave_nothing(traced, read_only):
@@ -293,6 +449,8 @@ def test_a_screenshot_onto_a_full_disk_says_so_and_leaves_no_file(full_disk, qap
 
 @pytest.mark.usefixtures("fast_cli", "qapp")
 def test_animate_draws_the_frames_at_the_chosen_slide_size(tmp_path):
+    """``animate --frame-size 1920x1080``: the room view laid out at that size, no bars."""
+    import numpy as np
     from PIL import Image
 
     from tests.robustness.helpers import cli
@@ -300,8 +458,11 @@ def test_animate_draws_the_frames_at_the_chosen_slide_size(tmp_path):
     out = tmp_path / "slide.gif"
     done = cli(
         "animate", "--family", "matmul", "--variant", "tiled", "--size", "16",
-        "--max-frames", "2", "--frame-size", "1280x720", "--out", str(out),
+        "--max-frames", "2", "--frame-size", "1920x1080", "--out", str(out),
     )  # fmt: skip
     assert done.code == 0, done.err
+    assert "wrote 2 frames (1920x1080)" in done.out
     with Image.open(out) as picture:
-        assert picture.size == (1280, 720) and picture.n_frames == 2
+        assert picture.size == (1920, 1080) and picture.n_frames == 2
+        picture.seek(1)
+        assert _flat_edges(np.asarray(picture.convert("RGB"))) == []

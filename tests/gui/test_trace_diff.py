@@ -82,10 +82,19 @@ def test_a_kernel_compared_with_itself_boxes_nothing_and_a_plain_trace_drops_the
     assert not view.lines.caption.isVisibleTo(view)
 
 
-def test_a_reference_of_another_family_is_refused_on_the_status_line(window, qtbot):
+def test_a_reference_of_another_family_is_refused_in_the_windows_words(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a, **k: shown.append(a[1:3])))
     _coalesced3(window, qtbot)
     assert not window.controllers.trace_diff.compare_with("matmul/tiled")
-    assert "matmul kernel and this one a matvec kernel" in window.statusBar().currentMessage()
+    assert len(shown) == 1
+    title, text = shown[0]
+    assert title == "Cannot compare the trace"
+    assert text.startswith("matmul/tiled is a matmul kernel, and ")
+    assert "on screen a matvec kernel" in text and "--against" not in text
+    assert window.statusBar().currentMessage() == f"Not compared: {text}"
 
 
 def test_the_verdict_names_no_line_where_the_kernel_makes_no_access_at_all():

@@ -439,7 +439,10 @@ def test_out_of_bounds_names_the_line_and_the_element():
     )
     (f,) = a.findings
     assert (f.kind, f.line, f.buffer, f.count, f.elements) == ("out-of-bounds", 19, "A", 1, (4096,))
-    assert f.message == ("line 19 reads A[4096] outside A (4096 elements); the access was skipped")
+    assert f.message == (
+        "line 19 reads A[4096] outside A (4096 elements); the access was skipped. Guard it in "
+        "the kernel's own terms: if (gid + 1 < 4096)"
+    )
     assert f.work_items == ((15, 0, 0, 255, 0, 0),)
     assert site_at(a, 19, "A").accesses == n - 1  # the skipped access is not counted
     assert a.loads_per_element["A"]["min"] == 0  # A[0] is never read
@@ -551,7 +554,8 @@ def test_many_out_of_bounds_accesses_are_one_finding_per_site():
     assert (f.kind, f.line, f.count, f.elements) == ("out-of-bounds", 8, 32, (32, 33, 34, 35))
     assert f.message == (
         "line 8 reads s[32], s[33], s[34], s[35] and others outside s "
-        "(32 elements), 32 accesses; the accesses were skipped"
+        "(32 elements), 32 accesses; the accesses were skipped. Guard it in the kernel's own "
+        "terms: if (lid < 32)"
     )
 
 

@@ -51,6 +51,18 @@ EXPECTED = {
     # The waits are in a helper given a pointer to the event: which events they name is not
     # followed, so the trace says so (incomplete) instead of taking them as waits for all.
     "copy_wait_in_helper": [("not-traced", 3, "")],
+    # Two copies into tile[] at once, and no wait for either: the copies race with each
+    # other, and each is never waited for.
+    "copies_into_one_span": [
+        ("race", 5, "copy-in-flight"),
+        ("unwaited-copy", 5, ""),
+        ("unwaited-copy", 6, ""),
+    ],
+    # A copy out whose event is dropped: nothing waits for it before the kernel ends.
+    "copy_never_waited": [("unwaited-copy", 7, "")],
+    # One call in a loop, the event shared: the second call fills tile[] while the first may
+    # still be filling it; the wait after the loop ends both.
+    "copy_again_before_wait": [("race", 8, "copy-in-flight")],
 }
 
 
@@ -87,6 +99,34 @@ def test_a_race_through_a_copy_says_to_wait_for_it(traced):
     assert "a barrier does not wait for it" in race.message
     assert "names other events" not in race.message
     assert "wait_group_events" in race.message and "line 7" in race.message
+
+
+def test_copies_in_flight_into_one_span_and_never_waited_are_named_at_their_lines(traced):
+    findings = traced("copies_into_one_span").analysis.findings
+    race = next(f for f in findings if f.kind == "race")
+    assert race.other_lines == (5, 6) and race.buffer == "tile"
+    assert race.message.startswith(
+        "Race on tile in phase 0: the async copy on line 5 writes tile[] and the async copy "
+        "on line 6 writes the same elements while both may be in flight"
+    )
+    assert "and nothing waits for them" in race.message
+    for line in (5, 6):
+        (unwaited,) = [f for f in findings if f.kind == "unwaited-copy" and f.line == line]
+        assert unwaited.buffer == "tile" and unwaited.count == 4  # every work-group
+        assert unwaited.message.startswith(
+            f"The async copy on line {line} (into tile[] from src[]) is never waited for: in 4 "
+            "work-groups, no wait_group_events names its event before the kernel ends"
+        )
+    (dropped,) = traced("copy_never_waited").analysis.findings
+    assert dropped.buffer == "out" and "(into out[] from tile[])" in dropped.message
+    (again,) = traced("copy_again_before_wait").analysis.findings
+    assert "the async copy on line 8, called again before a wait_group_events" in again.message
+
+
+def test_a_copy_read_before_its_wait_is_one_race_not_also_unwaited(traced):
+    """The race already says nothing waits for the copy: no second finding for it."""
+    kinds = [f.kind for f in traced("copy_events_array_in_part").analysis.findings]
+    assert kinds == ["race"]
 
 
 def test_differing_barrier_flags_are_named_not_a_missing_barrier(traced):

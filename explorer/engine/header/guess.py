@@ -11,6 +11,7 @@ result as the ``family = "custom"`` header that :mod:`explorer.description.decla
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from dataclasses import dataclass
 
@@ -52,6 +53,14 @@ _TILE_DEFINE = re.compile(
     r"^[ \t]*#[ \t]*define[ \t]+(\w*(?:TILE|BLOCK|WG|WORKGROUP|GROUP|LOCAL)\w*|TS|BS)"
     r"[ \t]+\(?\s*(\d+)\s*\)?[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
+)
+# A whole-number #define, and a __local array declared in a kernel's body with its subscripts.
+_INT_DEFINE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?\s*(\d+)[uU]?\s*\)?[ \t]*$", re.MULTILINE
+)
+_LOCAL_ARRAY = re.compile(
+    r"\b(?:__local|local)\s+(?:(?:const|volatile|unsigned|signed)\s+)*\w+\s+\w+\s*"
+    r"((?:\[[^\]]+\]\s*)+)"
 )
 _LOCALS = ("L0", "L1", "L2")
 _DEFAULT_LOCAL = {1: ("64",), 2: ("8", "8"), 3: ("4", "4", "4")}
@@ -117,17 +126,71 @@ def _accumulated(source: str, kernel: str) -> set[str]:
 
 
 def local_size_of(source: str, kernel: str, dims: int) -> tuple[str, ...]:
-    """The local size the kernel needs: its ``reqd_work_group_size``, else a ``#define``d
-    tile side (``TILE``, ``TS``, ``BLOCK_SIZE`` ...) in every dimension, else a default."""
+    """The local size the kernel needs (:func:`required_local_size`), else a default."""
+    return required_local_size(source, kernel, dims) or _DEFAULT_LOCAL[dims]
+
+
+def required_local_size(source: str, kernel: str, dims: int) -> tuple[str, ...] | None:
+    """The local size the kernel's own text asks for, or None where it asks for none: its
+    ``reqd_work_group_size``; else a ``__local`` tile it declares, sized by a ``#define`` or
+    a number (``tile[TS + 2][TS + 2]`` with ``TS`` 8 is a group of 8×8: the group fills the
+    tile's inside, the halo or padding is the part beyond); else a ``#define``d tile side
+    (``TILE``, ``TS``, ``BLOCK_SIZE`` ...) in every dimension."""
     head = _declaration_of(source, kernel)
     required = _REQUIRED.search(head)
     if required:
         return tuple(required.group(i + 1) for i in range(dims))
+    defines = {name: int(value) for name, value in _INT_DEFINE.findall(source)}
+    for subscripts in _LOCAL_ARRAY.findall(_body_of(source, kernel)):
+        sides = [_side(s, defines) for s in re.findall(r"\[([^\]]+)\]", subscripts)]
+        if len(sides) != dims or None in sides:
+            continue
+        # tile[y][x]: the first subscript is the row (dimension 1), the last the column.
+        chosen = tuple(reversed([side for side in sides if side is not None]))
+        if math.prod(chosen) <= 1024:
+            return tuple(str(side) for side in chosen)
     for _, value in _TILE_DEFINE.findall(source):
         side = int(value)
         if 1 <= side <= 1024 and side & (side - 1) == 0 and side**dims <= 1024:
             return tuple(value for _ in range(dims))
-    return _DEFAULT_LOCAL[dims]
+    return None
+
+
+def _side(subscript: str, defines: dict[str, int]) -> int | None:
+    """The work-group side a local array's subscript is sized for: the largest define it
+    names (``TS + 2 * HALO`` is ``TS``), else its number where that is a power of two or
+    one or two past one (a padded or haloed tile of 16 is 17 or 18)."""
+    named = [defines[word] for word in re.findall(r"[A-Za-z_]\w*", subscript) if word in defines]
+    if named:
+        side = max(named)
+        return side if 1 <= side <= 1024 else None
+    if not subscript.strip().isdigit():
+        return None
+    number = int(subscript)
+    for side in (number, number - 1, number - 2):
+        if side >= 1 and side & (side - 1) == 0:
+            return side
+    return None
+
+
+def _body_of(source: str, kernel: str) -> str:
+    """The text of ``kernel``'s body, from its opening brace to the matching closing one
+    (empty where it is not found)."""
+    match = re.search(rf"\b{re.escape(kernel)}\s*\(", source)
+    if match is None:
+        return ""
+    start = source.find("{", match.end())
+    if start < 0:
+        return ""
+    depth = 0
+    for index in range(start, len(source)):
+        if source[index] == "{":
+            depth += 1
+        elif source[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return source[start : index + 1]
+    return source[start:]
 
 
 def _declaration_of(source: str, kernel: str) -> str:

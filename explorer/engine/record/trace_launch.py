@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.description.launch import ScalarParam
 from explorer.engine.build_inputs import build_digest, include_dirs, option_defines
 from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
@@ -45,6 +46,7 @@ from explorer.engine.record.window_verify import (
 )
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.frontend import language_standard
+from explorer.trace.c_expr import integer_names
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
     COUNT,
@@ -559,7 +561,19 @@ class TraceLaunch:
             frozenset(b.name for b in p.description.buffers if b.is_input),
             frozenset(b.name for b in p.description.buffers if b.host_filled),
             tuple((b.name, w) for b in p.description.buffers if (w := b.promise) is not None),
+            names=kernel_names(p),
         )
+
+
+def kernel_names(p: Prepared) -> tuple[tuple[str, int], ...]:
+    """The integers the kernel names: its integer scalar arguments as launched, the defines
+    of its build, the integer macros of its source (``Trace.names``)."""
+    scalars = [
+        (param.name, param.scalar_type or "", given.value)
+        for param, given in zip(p.params, p.arranged, strict=False)
+        if isinstance(given, ScalarParam)
+    ]
+    return integer_names(p.variant.source, option_defines(p.options), scalars)
 
 
 # Where the planes go when the pool has no free entries for them (a process's first trace):

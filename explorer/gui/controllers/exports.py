@@ -9,7 +9,6 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from typing import cast
 
 from PIL.Image import Image as PILImage
 from PySide6.QtCore import QPoint
@@ -29,16 +28,19 @@ from explorer.file_writes import (
 from explorer.gui.actions import Action, Actions
 from explorer.gui.animation_file import (
     FRAME_SIZES,
-    BeforeEachStep,
+    MP4_NEEDS,
     Steps,
     drawn,
     laid_out,
+    mp4_encoder_missing,
     write_animation,
 )
 from explorer.gui.controllers.roles import Animation, Pages, StatusLine
+from explorer.gui.slide_view import Slide, SlideTooSmall, frames_of, slide
 from explorer.gui.state import AppState
 
 FRAME_MS = 400
+SVG_DPI = 96  # a CSS pixel: an SVG's width and height say its size in them
 
 
 class ExportController:
@@ -74,24 +76,42 @@ class ExportController:
         self._cancelled = True
 
     # -- files ---------------------------------------------------------------------------
-    def view_png(self, view: QWidget, path: str) -> bool:
-        """A widget as it looks now, as a PNG."""
+    def view_png(self, view: QWidget, path: str, size: tuple[int, int] | None = None) -> bool:
+        """A widget as it looks now, as a PNG; for a slide (``size``), the animation laid out
+        at that size (:mod:`explorer.gui.slide_view`) instead."""
+        if size is not None:
+            return self._slide_file(path, size, lambda made, p: made.grab().save(p, "PNG"), PNG)
         return self._write(path, lambda p: view.grab().save(p, "PNG"), f"Wrote {path}", PNG)
 
-    def view_svg(self, view: QWidget, path: str) -> bool:
-        """A widget drawn into an SVG (text and lines stay vectors where Qt draws them so)."""
+    def view_svg(self, view: QWidget, path: str, size: tuple[int, int] | None = None) -> bool:
+        """A widget drawn into an SVG (text and lines stay vectors where Qt draws them so);
+        for a slide (``size``), the animation laid out at that size instead."""
+        if size is not None:
+            return self._slide_file(
+                path, size, lambda made, p: _draw_svg(made.widget(), p), ending=SVG_END
+            )
+        return self._write(path, lambda p: _draw_svg(view, p), f"Wrote {path}", ending=SVG_END)
 
-        def draw(target: str) -> None:
-            generator = QSvgGenerator()
-            generator.setFileName(target)
-            generator.setSize(view.size())
-            generator.setViewBox(view.rect())
-            generator.setTitle("OpenCL Kernel Explorer")
-            painter = QPainter(generator)
-            view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
-            painter.end()
-
-        return self._write(path, draw, f"Wrote {path}", ending=SVG_END)
+    def _slide_file(
+        self,
+        path: str,
+        size: tuple[int, int],
+        draw: Callable[[Slide, str], object],
+        header: bytes | None = None,
+        ending: bytes | None = None,
+    ) -> bool:
+        """The animation's step on screen, laid out as a slide of ``size``, written by
+        ``draw``."""
+        if self.state.playback is None or not self.execution.steps:
+            self.status.say("Trace a kernel first (Ctrl+T): no animation to lay out as a slide")
+            return False
+        try:
+            with slide(self.execution, size) as made:
+                message = f"Wrote {path} ({size[0]}×{size[1]} slide)"
+                return self._write(path, lambda p: draw(made, p), message, header, ending)
+        except SlideTooSmall as exc:
+            self.status.say(f"Could not write {path}: {exc}; nothing was written")
+            return False
 
     def animation(
         self, path: str, max_frames: int = 240, size: tuple[int, int] | None = None
@@ -103,21 +123,21 @@ class ExportController:
         if self.state.playback is None or not view.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return False
-        steps = BeforeEachStep(cast(Steps, view), self._before_frame)
         self._cancelled, self.exporting = False, True
         self.status.work_started(f"Exporting {min(view.steps, max_frames)} frames")
         failure = None
         try:
-            if path.lower().endswith(".png"):
-                count, width, height = self._frames_png(steps, path, max_frames, size)
-            else:
-                count, width, height = write_animation(
-                    steps, path, 1000 / FRAME_MS, max_frames, size
-                )
+            with frames_of(view, size, self._before_frame) as steps:
+                if path.lower().endswith(".png"):
+                    count, width, height = self._frames_png(steps, path, max_frames)
+                else:
+                    count, width, height = write_animation(steps, path, 1000 / FRAME_MS, max_frames)
         except WriteFailed as exc:
             failure = str(exc)
+        except SlideTooSmall as exc:
+            failure = f"Could not write {path}: {exc}; nothing was written"
         except ImportError:
-            failure = "MP4 needs imageio and imageio-ffmpeg: pip install imageio-ffmpeg"
+            failure = MP4_NEEDS
         except ExportCancelled:
             remove_partial(path)
             failure = "cancelled"
@@ -133,9 +153,7 @@ class ExportController:
         self.status.say(f"Wrote {count} frames ({width}×{height}) {where}")
         return True
 
-    def _frames_png(
-        self, view: Steps, path: str, max_frames: int, size: tuple[int, int] | None
-    ) -> tuple[int, int, int]:
+    def _frames_png(self, view: Steps, path: str, max_frames: int) -> tuple[int, int, int]:
         """One PNG per frame, each written as it is drawn; a failure removes the frames
         written so far."""
         from PIL import Image
@@ -143,9 +161,9 @@ class ExportController:
         written: list[str] = []
         width = height = 0
         try:
-            with laid_out(view, size):
+            with laid_out(view):
                 for i in range(min(view.steps, max_frames)):
-                    frame = drawn(view, i, size)
+                    frame = drawn(view, i)
                     height, width = frame.shape[:2]
                     name = f"{path[:-4]}-{i:04d}.png"
                     write_checked(name, _png_writer(Image.fromarray(frame)), PNG)
@@ -201,14 +219,36 @@ class ExportController:
 
     # -- menu commands: ask for a file, then write it ------------------------------------
     def view_png_dialog(self) -> None:
-        path = self._ask("Export view as PNG", "view.png", "PNG (*.png)")
-        if path:
-            self.view_png(self.pages.current_page(), path)
+        self._view_dialog("PNG", "png", self.view_png)
 
     def view_svg_dialog(self) -> None:
-        path = self._ask("Export view as SVG", "view.svg", "SVG (*.svg)")
+        self._view_dialog("SVG", "svg", self.view_svg)
+
+    def _view_dialog(
+        self,
+        kind: str,
+        suffix: str,
+        export: Callable[[QWidget, str, tuple[int, int] | None], bool],
+    ) -> None:
+        """Ask for the file. With the animation in front, its type in the dialog also picks
+        the size: the page as on screen, or the animation laid out for a 1280×720 or
+        1920×1080 slide."""
+        filters = (
+            frame_size_filters(kind, suffix)
+            if self._animation_in_front()
+            else [f"{kind} (*.{suffix})"]
+        )
+        path, chosen = QFileDialog.getSaveFileName(
+            self.parent_widget, f"Export view as {kind}", f"view.{suffix}", ";;".join(filters)
+        )
         if path:
-            self.view_svg(self.pages.current_page(), path)
+            export(self.pages.current_page(), str(path), chosen_size(filters, chosen))
+
+    def _animation_in_front(self) -> bool:
+        """Whether the page on screen shows the traced animation (its tab, or presenting)."""
+        if self.state.playback is None or not self.execution.steps:
+            return False
+        return self.state.presenting or self.pages.current_tab() == "execution"
 
     def timing_png_dialog(self) -> None:
         path = self._ask("Export timing chart", "timing.png", "PNG (*.png)")
@@ -228,27 +268,34 @@ class ExportController:
         self._animation_dialog("GIF", "gif")
 
     def animation_mp4_dialog(self) -> None:
-        """Every step as an MP4 video for slides."""
+        """Every step as an MP4 video for slides; where its encoder is not installed, says
+        what to install before any file is asked for."""
+        missing = mp4_encoder_missing()
+        if missing is not None and self.state.playback is not None:
+            self.status.say(missing)
+            return
         self._animation_dialog("MP4 video", "mp4")
 
-    def _animation_dialog(self, kind: str, suffix: str) -> None:
+    def _animation_dialog(self, kind: str, suffix: str, max_frames: int = 2000) -> None:
         """Ask for the file; its type in the dialog picks the frame size: the view's own
         size or a 1280×720 or 1920×1080 slide."""
         if self.state.playback is None or not self.execution.steps:
             self.status.say("Trace a kernel first (Ctrl+T): nothing to animate")
             return
         filters = frame_size_filters(kind, suffix)
+        default = "frame.png" if suffix == "png" else f"animation.{suffix}"
         path, chosen = QFileDialog.getSaveFileName(
-            self.parent_widget, "Export animation", f"animation.{suffix}", ";;".join(filters)
+            self.parent_widget, "Export animation", default, ";;".join(filters)
         )
         if path:
-            size = list(FRAME_SIZES.values())[filters.index(chosen)] if chosen in filters else None
-            self.animation(str(path), 2000, size)
+            path = str(path)
+            if not path.lower().endswith(f".{suffix}"):
+                path += f".{suffix}"
+            self.animation(path, max_frames, chosen_size(filters, chosen))
 
     def animation_frames_dialog(self) -> None:
-        path = self._ask("Export animation frames", "frame.png", "PNG frames (*.png)")
-        if path:
-            self.animation(path if path.lower().endswith(".png") else path + ".png")
+        """Every step as numbered PNG files."""
+        self._animation_dialog("PNG frames", "png", 240)
 
     def history_csv_dialog(self) -> None:
         path = self._ask("Export timing history", "timings.csv", "CSV (*.csv)")
@@ -341,6 +388,28 @@ ACTIONS = Actions(
 def _png_writer(picture: PILImage) -> Callable[[str], object]:
     """A writer of this picture as a PNG (one per frame)."""
     return lambda path: picture.save(path, "PNG")
+
+
+def chosen_size(filters: list[str], chosen: str) -> tuple[int, int] | None:
+    """The frame size the file type picked in the dialog stands for (the window's size when
+    the dialog offered no sizes or said nothing)."""
+    if chosen not in filters or len(filters) != len(FRAME_SIZES):
+        return None
+    return list(FRAME_SIZES.values())[filters.index(chosen)]
+
+
+def _draw_svg(view: QWidget, target: str) -> None:
+    """``view`` drawn into an SVG file of its size: as many CSS pixels (96 to the inch, as
+    browsers and slide programs read them) as the view has pixels."""
+    generator = QSvgGenerator()
+    generator.setFileName(target)
+    generator.setResolution(SVG_DPI)
+    generator.setSize(view.size())
+    generator.setViewBox(view.rect())
+    generator.setTitle("OpenCL Kernel Explorer")
+    painter = QPainter(generator)
+    view.render(painter, QPoint(), QRegion(), QWidget.RenderFlag.DrawChildren)
+    painter.end()
 
 
 def frame_size_filters(kind: str, suffix: str) -> list[str]:

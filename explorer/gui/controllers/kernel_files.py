@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
+from PySide6.QtCore import QEventLoop, QFileSystemWatcher, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from explorer.engine.header.catalog import CatalogError, load_variant_file, with_header
 from explorer.engine.launch.build import included_files
-from explorer.engine.records import RunResult, Variant
+from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.families import FAMILIES
+from explorer.gui import settings as settings_store
 from explorer.gui.actions import Action, Actions
 from explorer.gui.background import off_gui_thread
-from explorer.gui.controllers.roles import Animation, Runner, StatusLine, Tracer
+from explorer.gui.controllers.roles import Animation, Runner, StatusLine, Tracer, Worker
 from explorer.gui.kernel_dialog import KernelMappingDialog
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
@@ -22,6 +23,7 @@ from explorer.paths import read_user_text, shown
 IMAGE_SUFFIXES = (".png", ".pgm", ".ppm", ".npy")
 KERNEL_SUFFIXES = (".cl", ".sim")
 SETTLE_MS = 250  # editors save in steps (or replace the file): wait until it settles
+CHECK_TIMEOUT_S = 20.0  # one small launch of the open-kernel dialog's family check
 
 
 class KernelFilesController(QObject):
@@ -38,8 +40,12 @@ class KernelFilesController(QObject):
         execution: Animation,
         status: StatusLine,
         parent: QWidget | None = None,
+        worker: Worker | None = None,
+        settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
+        self.worker = worker  # runs the dialog's family checks; None: nothing is checked
+        self.settings = settings  # keeps the dialog's answers per file
         self.model = model
         self.state = state
         self.runner = runner
@@ -62,22 +68,86 @@ class KernelFilesController(QObject):
     def open_kernel(self, path: str) -> bool:
         """Open a .cl file (one without a catalog header goes through the mapping dialog) or
         an Oclgrind .sim file (its kernel, NDRange and arguments as declared there)."""
+        variant = self.kernel_for(path, "Cannot open kernel")
+        if variant is None:
+            return False
+        self.use_kernel(variant)
+        return True
+
+    def kernel_for(
+        self, path: str, title: str, compared_with: Variant | None = None
+    ) -> Variant | None:
+        """The kernel of a file the person chose, as any command of the window takes one:
+        its own header, an Oclgrind .sim file, or, without a header, what the open-kernel
+        dialog is told (the answers given for the file before are proposed again, and kept).
+        None when the person cancels, or the file cannot be read (said in a message box
+        titled ``title``). ``compared_with``: the kernel on screen, when the file is the
+        reference of a trace comparison."""
         try:  # off the GUI thread: a .sim file's arguments may take a while to expand
-            variant = off_gui_thread(lambda: load_variant_file(path))
+            return off_gui_thread(lambda: load_variant_file(path))
         except Exception as exc:
             if not isinstance(exc, CatalogError):
                 exc = CatalogError(f"{shown(path)}: cannot be opened ({type(exc).__name__})")
             if "no catalog header" not in str(exc) or path.lower().endswith(".sim"):
-                QMessageBox.warning(self.parent_widget, "Cannot open kernel", str(exc))
-                return False
-            dialog = KernelMappingDialog(path, self.parent_widget)
-            if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
-                return False
-            if not dialog.written:  # kept in memory: reloads and sessions use it
-                self.state.user_headers[str(Path(path))] = dialog.header()
-            variant = dialog.variant
-        self.use_kernel(variant)
-        return True
+                QMessageBox.warning(self.parent_widget, title, str(exc))
+                return None
+        answers = self.state.user_headers.get(str(Path(path)))
+        if answers is None and self.settings is not None:
+            answers = settings_store.remembered_header(self.settings, path)
+        dialog = KernelMappingDialog(
+            path, self.parent_widget, self.check_run, answers, compared_with=compared_with
+        )
+        if dialog.exec() != QDialog.DialogCode.Accepted or dialog.variant is None:
+            return None
+        header = dialog.header()
+        if not dialog.written:  # kept in memory: reloads and sessions use it
+            self.state.user_headers[str(Path(path))] = header
+        if self.settings is not None:  # proposed again when the file is opened again
+            settings_store.remember_header(self.settings, path, header)
+        return dialog.variant
+
+    def check_run(self, variant: Variant, sizes: dict[str, int]) -> RunResult | None:
+        """One launch of ``variant`` at ``sizes`` on random data, on the device chosen, off
+        the window's thread (the window keeps painting; Cancel stops it); None where there is
+        no device yet or the launch was cancelled."""
+        worker = self.worker
+        if worker is None or self.model.device is None:
+            return None
+        request = RunRequest(
+            variant,
+            sizes,
+            device_key=self.model.device_key,
+            input="random",
+            repeat=1,
+            warmup=0,
+            timeout_s=CHECK_TIMEOUT_S,
+            keep_output=False,
+            probe_seed=None,
+        )
+        outcome: dict[str, object] = {}
+        loop = QEventLoop()
+
+        def done(finished: int, value: object) -> None:
+            if finished == generation:
+                outcome["result"] = value
+                loop.quit()
+
+        worker.call_finished.connect(done)
+        worker.idle.connect(loop.quit)  # cancelled: no result comes
+        generation = worker.call(
+            lambda executors: executors.run(request), f"checking {Path(variant.path).name}"
+        )
+        if "result" not in outcome:
+            loop.exec()
+        worker.call_finished.disconnect(done)
+        worker.idle.disconnect(loop.quit)
+        result = outcome.get("result")
+        name = Path(variant.path).name
+        if isinstance(result, RunResult):
+            self.status.say(f"Checked {name} as a {variant.family} kernel: {result.status}")
+            return result
+        self.status.say(f"Did not check {name} as a {variant.family} kernel: cancelled")
+        return None
 
     def open_kernel_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

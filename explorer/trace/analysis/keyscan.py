@@ -15,10 +15,18 @@ import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, LOADS, WRITES, Context
 from explorer.trace.analysis.units import Unit
-from explorer.trace.recorded import VALUE_WRITTEN, WRITE
+from explorer.trace.recorded import (
+    DIGEST_VALUE,
+    PART_VALUE,
+    VALUE_WRITTEN,
+    WHOLE_VALUE,
+    WRITE,
+    value_form,
+)
 
 DENSE_LIMIT = 1 << 23  # entries in one dense per-key table; larger key spaces go in batches
 PW, AT, INIT = 1, 2, 4  # status bits of a key: plain write, atomic, written in an earlier phase
+_CELL_MARK = np.int64(0x5BD1E995)  # tells a vector's cells apart where they hold its digest
 
 # (unit, its racing records, their keys, work-item * nsites + site of a write they race with)
 OnRace = Callable[[Unit, np.ndarray, np.ndarray, np.ndarray], None]
@@ -79,6 +87,8 @@ def scan(
             table[keys] = wi if sel is None else wi[sel]
         if same is not None and values is not None:
             same.add(job, values)
+    if same is not None:
+        same.settle()
     first_seq = np.full(size, I32_MAX, dtype=np.int32) if on_uninit else None
     for job in writers:
         u = job.unit
@@ -182,21 +192,30 @@ class _SameValue:
         self.value = np.zeros(size, dtype=np.int64)
         self.has = np.zeros(size, dtype=bool)
         self.mixed = np.zeros(size, dtype=bool)
+        self.whole: list[Job] = []  # writes of vectors that agree only as a whole
 
     def add(self, job: Job, values: np.ndarray) -> None:
-        """Take the writes of ``job``."""
+        """Take the writes of ``job``. A vector wider than the plane holds its first component
+        and a digest of the others: each of its cells takes the whole recorded value (with
+        the cell's place), so its writes agree only where the whole vectors do."""
         u = job.unit
         site = self.ctx.trace.sites[u.site]
-        known = u.op == WRITE and site.value == VALUE_WRITTEN
+        form = value_form(site.value_type, values.itemsize)
+        known = u.op == WRITE and site.value == VALUE_WRITTEN and form != PART_VALUE
         vals = u.gather(values).astype(np.uint64) if known else None
         cell = self.ctx.cell_bytes(u.buffer)
         mask = np.uint64((1 << (8 * cell)) - 1)
+        if form == DIGEST_VALUE:
+            self.whole.append(job)
         for j, (sel, keys) in enumerate(job.key_fn()):
-            if vals is None or (j + 1) * cell > values.itemsize:
+            if vals is None or (form == WHOLE_VALUE and (j + 1) * cell > values.itemsize):
                 self.mixed[keys] = True
                 continue
             whole = vals if sel is None else vals[sel]
-            v = ((whole >> np.uint64(8 * cell * j)) & mask).astype(np.int64)
+            if form == DIGEST_VALUE:
+                v = whole.view(np.int64) ^ np.int64(j + 1) * _CELL_MARK
+            else:
+                v = ((whole >> np.uint64(8 * cell * j)) & mask).astype(np.int64)
             held = self.value[keys]
             self.mixed[keys[self.has[keys] & (held != v)]] = True
             self.value[keys] = v
@@ -204,6 +223,28 @@ class _SameValue:
             # Two writes of one batch to the same key with different values: the last one
             # stored stands; any that differ from it mark the key.
             self.mixed[keys[self.value[keys] != v]] = True
+
+    def settle(self) -> None:
+        """A vector's writes agree only as a whole: where one of a record's cells holds
+        values that differ, none of its cells agrees (so a store of one float4 is a race or
+        a note, never both)."""
+        changed = bool(self.whole)
+        while changed:
+            changed = False
+            for job in self.whole:
+                parts = list(job.key_fn())
+                ok = np.ones(job.unit.m, dtype=bool)
+                for sel, keys in parts:
+                    here = self.agreed(keys)
+                    if sel is None:
+                        ok &= here
+                    else:
+                        ok[sel] &= here
+                for sel, keys in parts:
+                    bad = keys[~(ok if sel is None else ok[sel])]
+                    if bad.size and not self.mixed[bad].all():
+                        self.mixed[bad] = True
+                        changed = True
 
     def agreed(self, keys: np.ndarray) -> np.ndarray:
         """Whether every write to each key stored the same value."""

@@ -7,6 +7,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from explorer.trace.analysis import guards
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
@@ -32,6 +33,9 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
         names = ", ".join(f"{info.name}[{e}]" for e in shown)
         verb = VERB.get(s.op, "accesses")
+        low = min(int(u.off.min()) for u in us if u.m) // info.elem_size
+        high = max(int(u.off.max()) for u in us if u.m) // info.elem_size
+        remedy = guards.guard(s.text, info, dict(t.names), low, high) or ""
         if count == 1:
             msg = (
                 f"line {s.line} {verb} {names} outside {info.name} ({info.length} elements); "
@@ -43,6 +47,8 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
                 f"elements), {count} accesses; the accesses were skipped"
             )
+        if remedy:
+            msg += f". Guard it in the kernel's own terms: {remedy}"
         out.append(
             Finding(
                 kind=KIND,
@@ -53,6 +59,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 count=count,
                 message=msg,
                 elements=tuple(shown),
+                remedy=remedy,
             )
         )
     return out
@@ -71,10 +78,19 @@ def cause(findings: Sequence[Finding]) -> str:
 
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about indices outside a buffer."""
+    guarded = list(dict.fromkeys((f.line, f.remedy) for f in findings if f.remedy))
+    if not guarded:
+        info = findings[0].buffer or "the buffer"
+        return (
+            "Make the global size and the index agree with the buffer's size, or guard the "
+            f"access itself with a bounds check that keeps its index inside {info}. Keep "
+            "every barrier outside such a guard: all work-items of the group must reach it."
+        )
+    where = "; ".join(f"line {line}: {remedy}" for line, remedy in guarded)
     return (
-        "Make the global size and the index agree with the buffer's size, or guard the "
-        "access itself with a bounds check (if (i < n) ...). Keep every barrier outside "
-        "such a guard: all work-items of the group must reach it."
+        f"Guard each access with its own bounds ({where}), or make the global size and the "
+        "index agree with the buffer's size. Keep every barrier outside such a guard: all "
+        "work-items of the group must reach it."
     )
 
 

@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from explorer.trace.analysis import async_copies, keyscan, local_memory, memory_model
+from explorer.trace.analysis import async_copies, fences, keyscan, local_memory, memory_model
 from explorer.trace.analysis.context import (
     BARRIER_RULE,
     EXAMPLES,
@@ -32,6 +32,7 @@ BETWEEN_GROUPS = "between-groups"  # work-groups never wait for each other withi
 # guess, a flag polled without an atomic): the advice is to read atomically, not "use atomics"
 READ_BESIDE_ATOMIC = "read-beside-atomic"
 UNFENCED = "unfenced-barrier"  # a barrier stands between them, without the space's fence flag
+FENCE_NOT_BARRIER = "fence-not-barrier"  # only a mem_fence stands between them
 NO_LOCAL_BARRIER = "no-local-barrier"  # nothing between them: barrier(CLK_LOCAL_MEM_FENCE)
 NO_GLOBAL_BARRIER = "no-global-barrier"  # nothing between them: barrier(CLK_GLOBAL_MEM_FENCE)
 _FENCE = {NO_LOCAL_BARRIER: "CLK_LOCAL_MEM_FENCE", NO_GLOBAL_BARRIER: "CLK_GLOBAL_MEM_FENCE"}
@@ -50,6 +51,10 @@ class _Pair:
     count: int = 0
     wis: list[int] = field(default_factory=list)
     elements: list[int] = field(default_factory=list)
+    samples: list[fences.Sample] = field(default_factory=list)  # racing pairs, a few
+
+
+_SAMPLES = 16  # racing pairs per finding looked at for a fence between them
 
 
 class Races:
@@ -112,6 +117,14 @@ class Races:
             if len(entry.elements) < EXAMPLES:
                 es = ctx.trace.buffers[u.buffer].elem_size
                 entry.elements += (u.off[pos[few]] // es).tolist()
+            if self.scope != "grid" and len(entry.samples) < _SAMPLES:
+                some = slice(0, _SAMPLES) if sel is None else sel[:_SAMPLES]
+                records = u.positions(pos[some]).tolist()
+                partners = (partner[some] // ns).tolist()
+                entry.samples += [
+                    fences.Sample(int(r), int(w), int(c) // pspan)
+                    for r, w in zip(records, partners, strict=True)
+                ]
             self.pending.setdefault(key, []).append(keys if sel is None else keys[sel])
 
     def flush(self, size: int) -> None:
@@ -142,6 +155,7 @@ class Races:
                 _, entry, _ = merged[(b, oline, wline)]
                 entry.wis += e.wis
                 entry.elements += e.elements
+                entry.samples += e.samples[: max(0, _SAMPLES - len(entry.samples))]
                 if e.count > mirrored[(b, oline, wline, phase)]:
                     entry.count += e.count - mirrored[(b, oline, wline, phase)]
                 continue
@@ -150,6 +164,7 @@ class Races:
             if key in merged:
                 first, entry, phases = merged[key]
                 entry.count += e.count
+                entry.samples += e.samples[: max(0, _SAMPLES - len(entry.samples))]
                 merged[key] = (first, entry, phases + 1)
             else:
                 merged[key] = (phase, replace(e), 1)
@@ -163,13 +178,43 @@ class Races:
             subkind = NO_LOCAL_BARRIER if local else NO_GLOBAL_BARRIER
             fence = _FENCE[subkind]
             named: tuple[int, ...] = (wline, oline)
-            if self.scope == "grid":
+            remedy = ""
+            between = None if self.scope == "grid" else fences.between(self.ctx, e.samples)
+            fence_site = None if between is None else between.fence
+            also = ""
+            if fence_site is not None:
+                named = (wline, oline, fence_site.line)
+                remedy = (
+                    f"replace the {fence_site.text} at line {fence_site.line} with barrier({fence})"
+                )
+                # Some pairs have the fence between them, others nothing at all: the missing
+                # barrier comes first, and the fence is named as needing to be one too.
+                also = (
+                    f" The {fence_site.text} at line {fence_site.line} does not order them "
+                    "either: it orders this work-item's own accesses only, so a "
+                    f"barrier({fence}) is needed in its place too."
+                )
+            if between is not None and between.only and fence_site is not None:
+                subkind = FENCE_NOT_BARRIER
+                both = (
+                    f"line {wline} {wverb} {name}[] while other work-items "
+                    f"{_plural(overb)} the same elements on that same line"
+                    if wline == oline
+                    else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
+                    "work-items"
+                )
+                msg = (
+                    f"Race on {name} in {where}: {both}, with only a {fence_site.text} "
+                    f"between them. The {fence_site.text} at line {fence_site.line} orders "
+                    f"this work-item's own accesses only; a barrier({fence}) is needed here "
+                    f"(in its place, where every work-item of the group reaches it)."
+                )
+            elif self.scope == "grid":
                 subkind = BETWEEN_GROUPS
                 if wline == oline:
                     what = (
                         f"line {wline} {wverb} {name}[] and, on that same line, work-items of "
-                        f"other work-groups {overb.replace('updates', 'update')} the same "
-                        "elements"
+                        f"other work-groups {_plural(overb)} the same elements"
                     )
                 else:
                     what = (
@@ -196,7 +241,7 @@ class Races:
                     "once). Split the step: read into a private variable, then a "
                     f"barrier({fence}) that every work-item of the group reaches (outside any "
                     "branch only some take), then write; or use an atomic."
-                )
+                ) + also
             elif unfenced := self._unfenced_between(e):
                 flag = "local" if local else "global"
                 barriers = ", ".join(str(n) for n in unfenced)
@@ -216,7 +261,7 @@ class Races:
                     "it where every work-item of the group reaches it (if the lines are "
                     "inside a condition only some take, close the condition before it and "
                     "reopen it after)."
-                )
+                ) + also
             out.append(
                 Finding(
                     kind=KIND,
@@ -229,6 +274,7 @@ class Races:
                     elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
                     subkind=subkind,
                     other_lines=named,
+                    remedy=remedy,
                 )
             )
         return out
@@ -407,6 +453,8 @@ def same_cause(f: Finding) -> Hashable:
     unfenced barriers; those with no barrier, per buffer and phase (one missing barrier)."""
     if f.subkind in (BETWEEN_GROUPS, READ_BESIDE_ATOMIC, UNFENCED, async_copies.SUBKIND):
         return (f.subkind, f.buffer)
+    if f.subkind == FENCE_NOT_BARRIER:
+        return (f.subkind, f.buffer, f.remedy)  # one fence to replace
     return (f.subkind, f.buffer, f.phase)
 
 
@@ -424,6 +472,12 @@ def cause(findings: Sequence[Finding]) -> str:
         return f"A barrier between the accesses to {buf} on {where} lacks a fence flag{n}."
     if first.subkind == async_copies.SUBKIND:
         return f"{buf} is accessed on {where} while an async copy may still move it{n}."
+    if first.subkind == FENCE_NOT_BARRIER:
+        return (
+            f"Only a fence stands between accesses to the same elements of {buf} by "
+            f"different work-items of one group on {where}; a fence orders each "
+            f"work-item's own accesses only{n}."
+        )
     return (
         f"No barrier orders the accesses to {buf} on {where} (phase {first.phase}): "
         f"work-items of one group read and write the same elements in one phase{n}."
@@ -446,16 +500,22 @@ def advice(findings: Sequence[Finding]) -> str:
             "work-item of the group) before any work-item touches what it moves, and put a "
             "barrier between the writes a copy reads and the copy."
         )
+    if first.subkind == FENCE_NOT_BARRIER:
+        return f"{first.remedy[0].upper()}{first.remedy[1:]}. {BARRIER_RULE}"
     if first.subkind == UNFENCED:
         return (
             "Add the missing flag (named in each finding) to that barrier's flags; the barrier "
             "stays where it is."
         )
+    fences_too = "".join(
+        f" Also {r}: it orders nothing between work-items."
+        for r in dict.fromkeys(f.remedy for f in findings if f.remedy)
+    )
     return (
         f"Order them with barrier({_FENCE.get(first.subkind, _FENCE[NO_LOCAL_BARRIER])}). "
         f"Where one statement both reads and writes {buf} (p[0] += p[s]), split it: read into "
-        "a private variable, barrier, write back, barrier before the next step reads. "
-        f"{BARRIER_RULE}"
+        f"a private variable, barrier, write back, barrier before the next step reads."
+        f"{fences_too} {BARRIER_RULE}"
     )
 
 

@@ -36,6 +36,7 @@ _LIST = re.compile(
     rf"&\s*(?P<a>[A-Za-z_]\w*)\s*(?P<ai>\[{_INDEX}\])?|(?P<b>[A-Za-z_]\w*)(?P<bo>\s*\+{_INDEX})?"
 )
 _DECLARATION = re.compile(r"\bevent_t\s+")
+_COPY = re.compile(r"\basync_work_group_(?:strided_)?copy\s*\(")
 _DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)")
 
 
@@ -44,6 +45,7 @@ class EventShadows:
     """The event variables of one kernel body and how their shadows are named."""
 
     shapes: dict[str, str] = field(default_factory=dict)  # name -> "[3]" or ""
+    copies: bool = False  # the body calls a copy (whose fresh number needs the counter)
 
     @classmethod
     def of(cls, body: str) -> EventShadows:
@@ -52,13 +54,13 @@ class EventShadows:
         for m in _DECLARATION.finditer(body):
             for name, dims in _declarators(body, m.end()):
                 shapes.setdefault(name, dims)
-        return cls(shapes)
+        return cls(shapes, _COPY.search(body) is not None)
 
     def declarations(self) -> str:
         """The shadows and the counter, for the top of the kernel's body ("" where the
-        kernel declares no event)."""
+        kernel neither declares an event nor copies)."""
         if not self.shapes:
-            return ""
+            return f" uint {NEXT} = 0u;" if self.copies else ""
         parts = [
             f"{SHADOW}{name}{dims}" + (" = {0}" if dims else " = 0u")
             for name, dims in self.shapes.items()

@@ -28,6 +28,9 @@ SCALARS: dict[str, tuple[str, int, str]] = {
 }
 VECTOR_WIDTHS = (2, 3, 4, 8, 16)
 COMPONENTS = "0123456789abcdef"
+# The digest of a vector's components past the first, where the vector is wider than the
+# plane (FNV-1a over the widened components, folded once).
+DIGEST_SEED, DIGEST_PRIME = 0xCBF29CE484222325, 0x100000001B3
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,22 @@ class ValueType:
         _, size, widen = SCALARS[self.scalar]
         if self.width == 1:
             bits = widen.format("v")
+        elif plane_bytes > size and self.bytes > plane_bytes:
+            # Too wide for the plane: the first component, then a digest of the others in
+            # the rest, so two stores compare whole (recorded.value_form: which form a site's
+            # records hold).
+            rest = "".join(
+                f"    h = (h ^ {widen.format(f'v.s{COMPONENTS[k]}')}) * {DIGEST_PRIME}UL;\n"
+                for k in range(1, self.width)
+            )
+            body = (
+                f"static {self.name} __tr_v_{self.name}(__tr_state* st, uint site, "
+                f"{self.name} v)\n{{\n    ulong h = {DIGEST_SEED}UL;\n{rest}"
+                f"    h ^= h >> 29;\n"
+                f"    __tr_val(st, site, {widen.format('v.s0')} | (h << {8 * size}));\n"
+                f"    return v;\n}}\n"
+            )
+            return _fp64(self.scalar, body)
         else:
             parts = [
                 f"({widen.format(f'v.s{COMPONENTS[k]}')} << {8 * size * k})"
@@ -58,13 +77,18 @@ class ValueType:
             f"static {self.name} __tr_v_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
             f"{{\n    __tr_val(st, site, {bits});\n    return v;\n}}\n"
         )
-        if self.scalar == "double":
-            return (
-                "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-                + body
-                + "#endif\n"
-            )
-        return body
+        return _fp64(self.scalar, body)
+
+
+def _fp64(scalar: str, body: str) -> str:
+    """``body``, only where the device has doubles when ``scalar`` is one."""
+    if scalar == "double":
+        return (
+            "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+            + body
+            + "#endif\n"
+        )
+    return body
 
 
 def value_type(element_type: str, components: int = 1) -> ValueType | None:
