@@ -7,7 +7,9 @@ numpy expression gets them from the expression, walked over the same whitelist i
 evaluated with (:mod:`.numpy_expressions`): names, ``.T``, arithmetic and comparisons
 element by element with broadcasting, basic subscripts and slices, ``@``/``matmul``/``dot``,
 ``einsum`` with explicit letters, ``transpose``, ``outer``, ``flip``, ``roll`` along an axis,
-``where``, and sums, means, maxima and minima along axes. Anything else (a gather by an
+``where``, conversions of the element type, and sums, means, maxima and minima along axes;
+written with or without ``np.``, or as an array's methods (``x.sum(axis=1)``), which the
+expression front turns into the same calls. Anything else (a gather by an
 index array, ``reshape`` of a range, ``pad``, ``sort`` …) leaves the needs unknown, said as
 such, never guessed.
 """
@@ -28,6 +30,7 @@ from explorer.description.numpy_expressions import (
     _MANGLE,
     _PRODUCTS,
     _SUMS,
+    DTYPES,
     _Evaluator,
     _prepared,
     _terms,
@@ -89,8 +92,8 @@ def expression_needs(
     ``where`` of the result (shown as ``result_shape``) depends on, by the expression; or why
     the expression does not make them known."""
     try:
-        tree, prepared = _prepared(expression, _widened(scope))
-        walker = _Walker(prepared, expression, buffers)
+        tree, prepared, text = _prepared(expression, _widened(scope))
+        walker = _Walker(prepared, text, buffers)
         shape = walker.shape(tree.body)
         if shape != tuple(result_shape):
             if int(np.prod(shape)) != int(np.prod(result_shape)):
@@ -143,6 +146,8 @@ class _Walker:
             return []
         if isinstance(node, ast.Attribute) and node.attr == "T":
             return self.needs(node.value, spec[::-1])
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "size", "ndim"):
+            return []  # a number from the shape: no element's value
         if isinstance(node, ast.UnaryOp):
             return self.needs(node.operand, spec)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
@@ -224,6 +229,8 @@ class _Walker:
             return []
         if name in _ELEMENTWISE:
             return self._elementwise(args, spec)
+        if (name in DTYPES or name == "astype") and args:  # a conversion, element by element
+            return self._elementwise(args[:1], spec)
         if name in ("matmul", "dot") and len(args) == 2:
             return self._matmul(args[0], args[1], spec)
         if name == "where" and len(args) == 3:

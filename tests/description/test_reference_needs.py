@@ -26,7 +26,17 @@ def cells(mask):
 
 @pytest.mark.parametrize(
     "expression",
-    ["A @ B", "matmul(A, B)", "dot(A, B)", "einsum('ik,kj->ij', A, B)", "(B.T @ A.T).T"],
+    [
+        "A @ B",
+        "matmul(A, B)",
+        "dot(A, B)",
+        "einsum('ik,kj->ij', A, B)",
+        "np.einsum('ik,kj->ij', A, B)",
+        "numpy.matmul(A, B)",
+        "A.dot(B)",
+        "(B.T @ A.T).T",
+        "(A @ B).astype(np.float32)",
+    ],
 )
 def test_a_product_needs_a_row_of_a_and_a_column_of_b(expression):
     found = needs(expression, {"A": A, "B": B}, (2, 3))
@@ -47,8 +57,9 @@ def test_a_stencil_written_with_slices_needs_its_neighbours():
     assert cells(found["img"]) == {(1, 3), (3, 3), (2, 2), (2, 4), (2, 3)}
 
 
-def test_a_sum_along_an_axis_needs_that_whole_axis_and_a_scalar_needs_nothing():
-    found = needs("alpha * sum(A, axis=1) + y", {"A": A, "y": np.ones(5), "alpha": 2.0}, (3,))
+@pytest.mark.parametrize("expression", ["alpha * sum(A, axis=1) + y", "alpha * A.sum(axis=1) + y"])
+def test_a_sum_along_an_axis_needs_that_whole_axis_and_a_scalar_needs_nothing(expression):
+    found = needs(expression, {"A": A, "y": np.ones(5), "alpha": 2.0}, (3,))
     assert cells(found["A"]) == {(3, k) for k in range(4)}
     assert cells(found["y"]) == {(3,)}
 
