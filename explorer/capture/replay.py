@@ -33,9 +33,9 @@ from explorer.capture.includes import IncludePlan, plan_includes
 from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
 from explorer.documents import array_file, load_array
+from explorer.engine.build_inputs import check_option
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
-from explorer.engine.launch.build import check_option
 from explorer.engine.records import Variant
 from explorer.frontend import AccessKind, ParseError, parse
 from explorer.paths import TEXT_LIMIT, UserFileError, read_user_bytes, read_user_text, shown
