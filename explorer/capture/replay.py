@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.capture.bootstrap.recorder import ARG_INFO
 from explorer.capture.folder import (
     Capture,
     CapturedArg,
@@ -28,7 +29,6 @@ from explorer.capture.folder import (
     as_capture_error,
 )
 from explorer.capture.includes import IncludePlan, plan_includes
-from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
 from explorer.documents import array_file, load_array
 from explorer.engine.build_inputs import check_option

@@ -9,7 +9,8 @@ import sys
 
 import numpy as np
 
-from explorer.capture import launch_variant, load_capture, save_launch
+from explorer.capture.folder import load_capture
+from explorer.capture.replay import launch_variant, save_launch
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.records import RunRequest
 from tests.capture.conftest import PROGRAMS
