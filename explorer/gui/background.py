@@ -40,7 +40,7 @@ class _Mail(QObject):
         super().__init__()
         self.arrived.connect(self._open)
 
-    def _open(self, letter: Callable[[], None]) -> None:
+    def _open(self, letter: Callable[[], object]) -> None:
         letter()
 
 
@@ -121,7 +121,8 @@ class Lane:
         error = outcome.get("error")
         if isinstance(error, BaseException):
             raise error
-        return outcome["value"]  # type: ignore[no-any-return]
+        value: T = outcome["value"]
+        return value
 
     def stop(self, wait_s: float = 2.0) -> bool:
         """Drop the work not yet started, wait up to ``wait_s`` for the one in flight, and
@@ -145,7 +146,7 @@ class Lane:
                 job = self._work.popleft()
             job()
 
-    def _deliver(self, letter: Callable[[], None]) -> None:
+    def _deliver(self, letter: Callable[[], object]) -> None:
         def opened() -> None:
             if not self._stopped:
                 letter()
