@@ -42,6 +42,9 @@ VALUE_NONE, VALUE_READ, VALUE_WRITTEN = 0, 1, 2
 # the events a wait names (a FENCE record each, just before the wait's; instrument/events.py).
 ROLE_NONE, ROLE_COPY, ROLE_WAIT, ROLE_FLAGS = "", "async-copy", "wait", "dynamic-flags"
 ROLE_COPY_EVENT, ROLE_WAIT_EVENT = "copy-event", "wait-event"
+# A value an index anatomy build records (explorer.trace.anatomy): a term of an index where an
+# access uses it, or what a definition stored (a FENCE record holding the value, no memory).
+ROLE_ANATOMY = "anatomy"
 
 
 @dataclass(frozen=True)

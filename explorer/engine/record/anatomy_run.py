@@ -1,0 +1,138 @@
+"""Index anatomy of a traced run: the static anatomy of the kernel's accesses for its findings,
+and, for the lines asked about (and the bug findings' lines where asked), an anatomy build
+run after the trace to record the values (``explorer.trace.anatomy``).
+
+The trace itself is never the anatomy build: a trace asked nothing runs as it did, and one
+with no finding at a line costs no parse either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from explorer.engine.record.traced_source import traced_source
+from explorer.trace.analysis import Category, registry
+from explorer.trace.anatomy import AccessExplanation, TraceAnatomy, lines_up, recorded_anatomy
+from explorer.trace.instrument import InstrumentError, static_anatomy
+from explorer.trace.recorded import Finding, Trace
+
+if TYPE_CHECKING:
+    from explorer.engine.record.trace_launch import TraceOutcome, TraceRequest
+
+
+def finding_lines(findings: Sequence[Finding]) -> set[int]:
+    """The lines of the bug findings (an access there is what they report)."""
+    return {
+        f.line
+        for f in findings
+        if f.line is not None and f.work_items and registry.category(f.kind) is Category.BUG
+    }
+
+
+def trace_anatomy(
+    request: TraceRequest,
+    trace: Trace,
+    findings: Sequence[Finding],
+    run_trace: Callable[[TraceRequest, tuple[int, ...]], TraceOutcome],
+) -> TraceAnatomy | None:
+    """The anatomy of ``trace``'s accesses: static, and with values for the lines asked
+    (``request.anatomy_lines``, and the bug findings' with ``anatomy_findings``), recorded by
+    an anatomy build of the same launch (``run_trace`` given the lines). None where nothing
+    needs it."""
+    asked = set(request.anatomy_lines)
+    if request.anatomy_findings:
+        asked |= finding_lines(findings)
+    wanted = asked | {f.line for f in findings if f.line is not None and f.work_items}
+    if not wanted:
+        return None
+    made = traced_source(request.run)
+    try:
+        static = static_anatomy(made.source(), made.defines, made.cl_std, made.include_dirs)
+    except (InstrumentError, ValueError):
+        return None  # the trace build parsed it: only an odd source gets here, and no anatomy
+    lines = tuple(sorted(line for line in asked if static.at_line(line)))
+    if not lines:
+        return TraceAnatomy(static)
+    recording = replace(request, values=True, against=None, against_device=None)
+    outcome = run_trace(recording, lines)
+    build = outcome.instrumented.anatomy if outcome.instrumented is not None else None
+    if outcome.trace is None or build is None:
+        why = outcome.result.error or outcome.result.status
+        return TraceAnatomy(static, lines, note=f"values not recorded: the anatomy build {why}")
+    if not lines_up(outcome.trace.sites, trace):
+        return TraceAnatomy(
+            static, lines, note="values not recorded: the anatomy build's accesses differ"
+        )
+    return recorded_anatomy(build, outcome.trace)
+
+
+@dataclass
+class AnatomyNotes:
+    """What the anatomy adds to a report: a line under each finding it explains (by the
+    finding's index) and a section for the lines asked about."""
+
+    findings: dict[int, str] = field(default_factory=dict)
+    text: str = ""
+
+
+def anatomy_report(
+    request: TraceRequest,
+    trace: Trace,
+    findings: Sequence[Finding],
+    anatomy: TraceAnatomy | None,
+    report: dict[str, Any],
+) -> AnatomyNotes:
+    """Each finding's anatomy (``report["findings"][i]["anatomy"]`` and a line of text), and
+    the anatomy of each line asked about (``report["anatomy"]`` and a section of text)."""
+    notes = AnatomyNotes()
+    if anatomy is None:
+        return notes
+    for number, (finding, shown) in enumerate(zip(findings, report["findings"], strict=True)):
+        explained = anatomy.explain_finding(trace, finding)
+        if explained is None:
+            continue
+        shown["anatomy"] = explained.to_json()
+        notes.findings[number] = "      " + explained.text_line()
+    if not request.anatomy_lines:
+        return notes
+    sections = []
+    report["anatomy"] = []
+    for line in sorted(set(request.anatomy_lines)):
+        explained_all = _at_line(anatomy, trace, line, request.anatomy_work_item)
+        report["anatomy"].append({"line": line, "accesses": [e.to_json() for e in explained_all]})
+        if not explained_all:
+            sections.append(f"  line {line}: no access there that the traced work-items made")
+        for e in explained_all:
+            who = f"work-item {e.group}/{e.local}"
+            recorded = "" if e.recorded else f" (static only{': ' + e.note if e.note else ''})"
+            sections.append(f"  line {line}, {e.text}, {who}{recorded}:")
+            sections.extend(f"    {chain}" for chain in e.chains() or ["no variable in its index"])
+    notes.text = "\nIndex anatomy:\n" + "\n".join(sections) + "\n"
+    return notes
+
+
+def _at_line(
+    anatomy: TraceAnatomy, trace: Trace, line: int, work_item: tuple[int, ...]
+) -> list[AccessExplanation]:
+    """The anatomy of the accesses at ``line`` by ``work_item`` (group then local id), or by
+    the first traced work-item that made one."""
+    if work_item:
+        label = (list(work_item) + [0] * 6)[:6]
+        match = np.flatnonzero(
+            (trace.wi_group == np.array(label[:3])).all(axis=1)
+            & (trace.wi_local == np.array(label[3:])).all(axis=1)
+        )
+        candidates = [int(w) for w in match[:1]]
+    else:
+        sites = [s.id for s in trace.sites if s.line == line]
+        has = np.unique(trace.wi[np.isin(trace.site, sites)]) if sites else np.zeros(0, int)
+        candidates = [int(w) for w in has[:1]]
+    for wi in candidates:
+        found = anatomy.explain_at(trace, line, wi)
+        if found:
+            return found
+    return []
