@@ -1,0 +1,48 @@
+"""``trace --anatomy``: the index anatomy of a line's accesses on the command line."""
+
+import json
+
+import pytest
+
+from tests.conftest import TEST_KERNELS
+from tests.robustness.helpers import cli as explorer
+
+SWAPPED = str(TEST_KERNELS / "mutants" / "tiled_tx_swapped.cl")
+
+
+def trace(*more):
+    return explorer("trace", "--kernel-file", SWAPPED, "--size", "32", *more)
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_a_line_asked_about_is_explained_for_the_work_item_named():
+    out = trace("--anatomy", "52", "--work-item", "1,0/6,2")
+    assert out.code == 0, out.err
+    section = out.out[out.out.index("Index anatomy:") :]
+    assert "line 52, Asub[ty][tx], work-item (1, 0, 0)/(6, 2, 0):" in section
+    assert "    tx = 2 ← get_local_id(1) at line 34" in section
+    # col = get_group_id(0) * TS + tx = 1 * 16 + 2, read at line 53 by B's index.
+    out = trace("--anatomy", "53", "--work-item", "1,0/6,2", "--json")
+    report = json.loads(out.out)
+    (line,) = report["anatomy"]
+    b = next(a for a in line["accesses"] if a["access"] == "B[kB * N + col]")
+    assert b["values_recorded"] is True
+    assert {t["text"]: t["value"] for t in b["terms"]} == {"kB": "2", "N": "32", "col": "18"}
+    assert b["work_item"] == {"group": [1, 0, 0], "local": [6, 2, 0]}
+
+
+@pytest.mark.usefixtures("fast_cli")
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--anatomy", "x"), "--anatomy 'x': give a line number of the kernel's file"),
+        (("--anatomy", "0"), "--anatomy '0': give a line number"),
+        (("--work-item", "1,0/6,2"), "--work-item says whose accesses --anatomy explains"),
+        (("--anatomy", "52", "--work-item", "1,0"), "--work-item '1,0': use 'gx,gy[,gz]/lx"),
+    ],
+)
+def test_wrong_anatomy_arguments_are_usage_errors(args, says):
+    out = trace(*args)
+    assert out.code == 2
+    assert says in out.err
+    assert "Traceback" not in out.err
