@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 
 
 def finding_lines(findings: Sequence[Finding]) -> set[int]:
-    """The lines of the bug findings (an access there is what they report)."""
+    """The lines of the bug findings and the notes (an access there is what they report;
+    work-items that all store one value at one element are a note, and often the bug)."""
     return {
         f.line
         for f in findings
-        if f.line is not None and f.work_items and registry.category(f.kind) is Category.BUG
+        if f.line is not None
+        and f.work_items
+        and registry.category(f.kind) in (Category.BUG, Category.NOTE)
     }
 
 
@@ -42,12 +45,13 @@ def trace_anatomy(
     """The anatomy of ``trace``'s accesses: static, and with values for the lines asked
     (``request.anatomy_lines``, and the bug findings' with ``anatomy_findings``), recorded by
     an anatomy build of the same launch (``run_trace`` given the lines). None where nothing
-    needs it."""
+    needs it: no finding at a line and nothing asked (``anatomy_findings`` asks for the static
+    anatomy of every access, as the window shows it on hover)."""
     asked = set(request.anatomy_lines)
     if request.anatomy_findings:
         asked |= finding_lines(findings)
     wanted = asked | {f.line for f in findings if f.line is not None and f.work_items}
-    if not wanted:
+    if not wanted and not request.anatomy_findings:
         return None
     made = traced_source(request.run)
     try:

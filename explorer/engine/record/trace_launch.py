@@ -89,9 +89,10 @@ class TraceRequest:
     # Index anatomy (explorer.trace.anatomy): the lines whose accesses also record the values
     # of their index terms and of the definitions behind them, in a second, anatomy build run
     # after the trace (the trace itself is the plain one: nothing asked, nothing paid); with
-    # ``anatomy_findings``, the lines of the bug findings too. ``anatomy_work_item`` (group
-    # then local id, six numbers) is the work-item whose access at each asked line the report
-    # explains; none: the first that made one.
+    # ``anatomy_findings``, the lines of the bug findings too, and the static anatomy of
+    # every access even without a finding (the window shows it on hover).
+    # ``anatomy_work_item`` (group then local id, six numbers) is the work-item whose access
+    # at each asked line the report explains; none: the first that made one.
     anatomy_lines: tuple[int, ...] = ()
     anatomy_findings: bool = False
     anatomy_work_item: tuple[int, ...] = ()
