@@ -342,12 +342,12 @@ class _Anatomist:
             definitions.append(_replace(b.record, reaching=reaching, sources=sources))
         accesses: dict[tuple[int, int], AccessAnatomy] = {}
         for a in self.parsed.accesses:
-            key = (a.span.start, a.span.end)
-            seen = self.seen.get(key)
-            if seen is None or key in accesses:
+            span = (a.span.start, a.span.end)
+            seen = self.seen.get(span)
+            if seen is None or span in accesses:
                 continue
             reaching = tuple((k, tuple(sorted(v))) for k, v in seen.reaching.items())
-            accesses[key] = _replace(seen.record, reaching=reaching)
+            accesses[span] = _replace(seen.record, reaching=reaching)
         return KernelAnatomy(tuple(accesses.values()), tuple(definitions))
 
     # -- positions ------------------------------------------------------------------------
@@ -485,9 +485,9 @@ class _Anatomist:
                 self.loops[-1].breaks.append(state)
             return None
         if kind == K.CONTINUE_STMT:
-            loop = next((x for x in reversed(self.loops) if not x.switch), None)
-            if loop is not None and state is not None:
-                loop.continues.append(state)
+            around = next((x for x in reversed(self.loops) if not x.switch), None)
+            if around is not None and state is not None:
+                around.continues.append(state)
             return None
         if kind == K.RETURN_STMT:
             for k in kids:
@@ -615,7 +615,7 @@ class _Anatomist:
         return parts[0], parts[1], parts[2]
 
     # -- expressions ----------------------------------------------------------------------
-    def expr(self, node: Any, state: State | None) -> State | None:
+    def expr(self, node: Any, state: State | None) -> State:
         """Walk an expression in evaluation order: note the accesses it holds and apply the
         definitions it makes."""
         if state is None:
@@ -636,7 +636,7 @@ class _Anatomist:
                 return self.assign(node, target, kids[1], state, ASSIGNMENT)
             if op in ("&&", "||"):
                 state = self.expr(kids[0], state)
-                return _merge(state, self.expr(kids[1], state))
+                return _merge(state, self.expr(kids[1], state)) or {}
             if op == ",":
                 return self.expr(kids[1], self.expr(kids[0], state))
         if kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
@@ -657,7 +657,7 @@ class _Anatomist:
                 return self.assign(node, target, None, state, UPDATE, post)
         if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
             state = self.expr(kids[0], state)
-            return _merge(self.expr(kids[1], state), self.expr(kids[2], state))
+            return _merge(self.expr(kids[1], state), self.expr(kids[2], state)) or {}
         if kind == K.CALL_EXPR:
             return self.call(node, state)
         for k in kids:
@@ -746,11 +746,13 @@ class _Anatomist:
         out = dict(state)
         before: frozenset[int] = frozenset()
         if member:  # the other members keep their definitions; this one's are replaced
-            own = member if member != "." else ""
+            stored = member if member != "." else ""
             before = frozenset(
                 d
                 for d in state.get(key, frozenset())
-                if not own or not self.defs[d].record.member or self.defs[d].record.member != own
+                if not stored
+                or not self.defs[d].record.member
+                or self.defs[d].record.member != stored
             )
         out[key] = before | {number}
         return out
@@ -758,7 +760,7 @@ class _Anatomist:
     def call(self, node: Any, state: State) -> State:
         args = node.get_arguments()
         for a in args:
-            state = self.expr(a, state) or state
+            state = self.expr(a, state)
         callee = node.referenced
         name = str(node.spelling)
         if callee is None or name not in self.own_functions:

@@ -9,19 +9,41 @@ with no finding at a line costs no parse either.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
 from explorer.engine.record.traced_source import traced_source
+from explorer.engine.records import RunRequest, RunResult
 from explorer.trace.analysis import Category, registry
 from explorer.trace.anatomy import AccessExplanation, TraceAnatomy, lines_up, recorded_anatomy
-from explorer.trace.instrument import InstrumentError, static_anatomy
+from explorer.trace.instrument import Instrumented, InstrumentError, static_anatomy
 from explorer.trace.recorded import Finding, Trace
 
-if TYPE_CHECKING:
-    from explorer.engine.record.trace_launch import TraceOutcome, TraceRequest
+
+class Asked(Protocol):
+    """What a trace request asks of the anatomy (``TraceRequest``'s fields)."""
+
+    @property
+    def run(self) -> RunRequest: ...
+    @property
+    def anatomy_lines(self) -> tuple[int, ...]: ...
+    @property
+    def anatomy_findings(self) -> bool: ...
+    @property
+    def anatomy_work_item(self) -> tuple[int, ...]: ...
+
+
+class Recorded(Protocol):
+    """What a trace's run gives back (``TraceOutcome``'s fields)."""
+
+    @property
+    def result(self) -> RunResult: ...
+    @property
+    def trace(self) -> Trace | None: ...
+    @property
+    def instrumented(self) -> Instrumented | None: ...
 
 
 def finding_lines(findings: Sequence[Finding]) -> set[int]:
@@ -37,14 +59,14 @@ def finding_lines(findings: Sequence[Finding]) -> set[int]:
 
 
 def trace_anatomy(
-    request: TraceRequest,
+    request: Asked,
     trace: Trace,
     findings: Sequence[Finding],
-    run_trace: Callable[[TraceRequest, tuple[int, ...]], TraceOutcome],
+    record: Callable[[tuple[int, ...]], Recorded],
 ) -> TraceAnatomy | None:
     """The anatomy of ``trace``'s accesses: static, and with values for the lines asked
     (``request.anatomy_lines``, and the bug findings' with ``anatomy_findings``), recorded by
-    an anatomy build of the same launch (``run_trace`` given the lines). None where nothing
+    an anatomy build of the same launch (``record`` runs it for the lines). None where nothing
     needs it: no finding at a line and nothing asked (``anatomy_findings`` asks for the static
     anatomy of every access, as the window shows it on hover)."""
     asked = set(request.anatomy_lines)
@@ -61,8 +83,7 @@ def trace_anatomy(
     lines = tuple(sorted(line for line in asked if static.at_line(line)))
     if not lines:
         return TraceAnatomy(static)
-    recording = replace(request, values=True, against=None, against_device=None)
-    outcome = run_trace(recording, lines)
+    outcome = record(lines)
     build = outcome.instrumented.anatomy if outcome.instrumented is not None else None
     if outcome.trace is None or build is None:
         why = outcome.result.error or outcome.result.status
@@ -84,7 +105,7 @@ class AnatomyNotes:
 
 
 def anatomy_report(
-    request: TraceRequest,
+    request: Asked,
     trace: Trace,
     findings: Sequence[Finding],
     anatomy: TraceAnatomy | None,

@@ -647,7 +647,10 @@ def trace_and_analyse(
     analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     t0 = time.perf_counter()
-    anatomy = trace_anatomy(request, outcome.trace, analysis.findings, run_trace)
+    recording = replace(request, values=True, against=None, against_device=None)
+    anatomy = trace_anatomy(
+        request, outcome.trace, analysis.findings, lambda lines: run_trace(recording, lines)
+    )
     if anatomy is not None:
         timings["anatomy_ms"] = (time.perf_counter() - t0) * 1e3
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
