@@ -46,3 +46,16 @@ def test_wrong_anatomy_arguments_are_usage_errors(args, says):
     assert out.code == 2
     assert says in out.err
     assert "Traceback" not in out.err
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_the_findings_lines_are_recorded_for_their_own_work_items():
+    """``--anatomy findings``: the out-of-bounds read of ``k <= K`` is explained with the
+    values of the work-item the finding names (row 31 reads A[31 * 32 + 32])."""
+    loop_bound = str(TEST_KERNELS / "mutants" / "naive_loop_bound.cl")
+    out = explorer("trace", "--kernel-file", loop_bound, "--size", "32", "--anatomy", "findings")
+    assert out.code == 0, out.err
+    assert (
+        "index of A[row * K + k]: row = 31 ← get_global_id(1) at line 22; K = 32 ← kernel "
+        "argument (line 16); k = 32 ← k++ at line 26 (k = 31)"
+    ) in out.out

@@ -62,13 +62,17 @@ def trace_anatomy(
     request: Asked,
     trace: Trace,
     findings: Sequence[Finding],
-    record: Callable[[tuple[int, ...]], Recorded],
+    record: Callable[[tuple[int, ...], Ranges | None], Recorded],
+    whole_window: bool = True,
 ) -> TraceAnatomy | None:
     """The anatomy of ``trace``'s accesses: static, and with values for the lines asked
     (``request.anatomy_lines``, and the bug findings' with ``anatomy_findings``), recorded by
-    an anatomy build of the same launch (``record`` runs it for the lines). None where nothing
-    needs it: no finding at a line and nothing asked (``anatomy_findings`` asks for the static
-    anatomy of every access, as the window shows it on hover)."""
+    an anatomy build of the same launch (``record`` runs it for the lines, over the trace's
+    window or the groups given). Without ``whole_window`` (a report, which explains the
+    findings' work-items and the one asked about only) just the groups of those work-items
+    are recorded. None where nothing needs it: no finding at a line and nothing asked
+    (``anatomy_findings`` asks for the static anatomy of every access, as the window shows
+    it on hover)."""
     asked = set(request.anatomy_lines)
     if request.anatomy_findings:
         asked |= finding_lines(findings)
@@ -83,7 +87,8 @@ def trace_anatomy(
     lines = tuple(sorted(line for line in asked if static.at_line(line)))
     if not lines:
         return TraceAnatomy(static)
-    outcome = record(lines)
+    groups = None if whole_window else _box(_explained_groups(request, trace, findings, lines))
+    outcome = record(lines, groups)
     build = outcome.instrumented.anatomy if outcome.instrumented is not None else None
     if outcome.trace is None or build is None:
         why = outcome.result.error or outcome.result.status
@@ -93,6 +98,34 @@ def trace_anatomy(
             static, lines, note="values not recorded: the anatomy build's accesses differ"
         )
     return recorded_anatomy(build, outcome.trace)
+
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+def _explained_groups(
+    request: Asked, trace: Trace, findings: Sequence[Finding], lines: tuple[int, ...]
+) -> set[tuple[int, int, int]]:
+    """The work-groups of the work-items a report explains at ``lines``: each finding's
+    first, and the one asked about (or the first that made an access there)."""
+    groups: set[tuple[int, int, int]] = set()
+    for f in findings:
+        if f.line in lines and f.work_items:
+            g = f.work_items[0]
+            groups.add((int(g[0]), int(g[1]), int(g[2])))
+    for line in request.anatomy_lines:
+        wi = _work_item_at(trace, line, request.anatomy_work_item)
+        if wi is not None:
+            x, y, z = (int(v) for v in trace.wi_group[wi])
+            groups.add((x, y, z))
+    return groups
+
+
+def _box(groups: set[tuple[int, int, int]]) -> Ranges | None:
+    """The ranges of groups that hold ``groups`` (None: no group to hold)."""
+    if not groups:
+        return None
+    return tuple((min(g[d] for g in groups), max(g[d] for g in groups) + 1) for d in range(3))
 
 
 @dataclass
@@ -145,19 +178,20 @@ def _at_line(
 ) -> list[AccessExplanation]:
     """The anatomy of the accesses at ``line`` by ``work_item`` (group then local id), or by
     the first traced work-item that made one."""
+    wi = _work_item_at(trace, line, work_item)
+    return [] if wi is None else anatomy.explain_at(trace, line, wi)
+
+
+def _work_item_at(trace: Trace, line: int, work_item: tuple[int, ...]) -> int | None:
+    """The trace's index of ``work_item`` (group then local id), or of the first traced
+    work-item that made an access at ``line``; None where there is none."""
     if work_item:
         label = (list(work_item) + [0] * 6)[:6]
         match = np.flatnonzero(
             (trace.wi_group == np.array(label[:3])).all(axis=1)
             & (trace.wi_local == np.array(label[3:])).all(axis=1)
         )
-        candidates = [int(w) for w in match[:1]]
     else:
         sites = [s.id for s in trace.sites if s.line == line]
-        has = np.unique(trace.wi[np.isin(trace.site, sites)]) if sites else np.zeros(0, int)
-        candidates = [int(w) for w in has[:1]]
-    for wi in candidates:
-        found = anatomy.explain_at(trace, line, wi)
-        if found:
-            return found
-    return []
+        match = np.unique(trace.wi[np.isin(trace.site, sites)]) if sites else np.zeros(0, int)
+    return int(match[0]) if match.size else None

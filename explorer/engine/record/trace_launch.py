@@ -648,9 +648,12 @@ def trace_and_analyse(
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     t0 = time.perf_counter()
     recording = replace(request, values=True, against=None, against_device=None)
-    anatomy = trace_anatomy(
-        request, outcome.trace, analysis.findings, lambda lines: run_trace(recording, lines)
-    )
+
+    def record(lines: tuple[int, ...], groups: tuple[tuple[int, int], ...] | None) -> Any:
+        within = recording if groups is None else replace(recording, groups=groups, center=None)
+        return run_trace(within, lines)
+
+    anatomy = trace_anatomy(request, outcome.trace, analysis.findings, record, keep_trace)
     if anatomy is not None:
         timings["anatomy_ms"] = (time.perf_counter() - t0) * 1e3
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -670,5 +673,5 @@ def trace_and_analyse(
         text,
         time.time(),
         against,
-        anatomy,
+        anatomy if keep_trace else None,  # its values explain the trace's records: with it
     )
