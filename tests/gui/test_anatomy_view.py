@@ -15,9 +15,13 @@ def test_the_step_lines_and_the_hover_trace_tx_back_to_line_34(qtbot, window, mo
     for name in ("M", "N", "K"):
         window.views.panel.size_spins[name].setValue(32)
     view = trace_and_wait(qtbot, window)
-    anatomy = window.state.traced.anatomy
+    traced = window.state.traced
+    anatomy = traced.anatomy
     assert anatomy is not None and 52 in anatomy.lines  # its finding's line: values recorded
-    assert view.select_group((1, 0, 0))
+    # The group of the work-item the finding at line 52 names: recorded with values.
+    (finding,) = [f for f in traced.analysis.findings if f.line == 52]
+    gx, gy, gz = finding.work_items[0][:3]
+    assert view.select_group((gx, gy, gz))
     pb = view.playback
     asub = next(g for g in pb.grids if g.name == "Asub")
     view.set_step(pb.first_step_of(0, 52))
@@ -33,10 +37,21 @@ def test_the_step_lines_and_the_hover_trace_tx_back_to_line_34(qtbot, window, mo
     hover = view.info.text()
     assert f"({lx}, 2, 0): index of Asub[ty][tx]:" in hover
     assert "tx = 2 ← get_local_id(1) at line 34" in hover
-    # The output: col = get_group_id(0) * 16 + tx = 1 * 16 + 2 at line 36.
+    # The output: col = get_group_id(0) * 16 + tx at line 36, for tx = 2: C[16 gy + 2][16 gx + 2].
     c = next(g for g in pb.grids if g.name == "C")
     view.set_step(pb.first_step_of(pb.phases - 1, 72))
-    view._cell_hovered(c, 2, 18)
+    view._cell_hovered(c, 16 * gy + 2, 16 * gx + 2)
     hover = view.info.text()
-    assert "col = 18 ← get_group_id(0) * TS + tx at line 36" in hover
+    assert f"col = {16 * gx + 2} ← get_group_id(0) * TS + tx at line 36" in hover
     assert "tx = 2 ← get_local_id(1) at line 34" in hover
+    # A group whose values were not recorded still names the chain, without values.
+    other = next(g for g in traced.trace.groups_traced if (g[0], g[1], g[2]) != (gx, gy, gz))
+    if other not in _recorded_groups(anatomy):
+        assert view.select_group(other)
+        view.set_step(pb.first_step_of(0, 52))
+        view._cell_hovered(asub, 2, 2)
+        assert "tx ← get_local_id(1) at line 34" in view.info.text()
+
+
+def _recorded_groups(anatomy):
+    return {tuple(int(v) for v in g) for g in anatomy.values.wi_group}

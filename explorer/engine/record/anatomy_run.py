@@ -33,6 +33,8 @@ class Asked(Protocol):
     def anatomy_findings(self) -> bool: ...
     @property
     def anatomy_work_item(self) -> tuple[int, ...]: ...
+    @property
+    def center(self) -> tuple[int, int, int] | None: ...
 
 
 class Recorded(Protocol):
@@ -107,8 +109,12 @@ def _explained_groups(
     request: Asked, trace: Trace, findings: Sequence[Finding], lines: tuple[int, ...]
 ) -> set[tuple[int, int, int]]:
     """The work-groups of the work-items a report explains at ``lines``: each finding's
-    first, and the one asked about (or the first that made an access there)."""
+    first, and the one asked about (or the first that made an access there); and the group
+    the trace's window surrounds, the one the window shows first."""
     groups: set[tuple[int, int, int]] = set()
+    center = request.center
+    if center is not None:
+        groups.add((int(center[0]), int(center[1]), int(center[2])))
     for f in findings:
         if f.line in lines and f.work_items:
             g = f.work_items[0]

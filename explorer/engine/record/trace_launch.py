@@ -653,7 +653,10 @@ def trace_and_analyse(
         within = recording if groups is None else replace(recording, groups=groups, center=None)
         return run_trace(within, lines)
 
-    anatomy = trace_anatomy(request, outcome.trace, analysis.findings, record, keep_trace)
+    # Lines asked of a trace that is kept: any of its work-items may be asked about, so the
+    # whole window; otherwise the groups of the work-items explained (a report, a finding).
+    whole = keep_trace and bool(request.anatomy_lines)
+    anatomy = trace_anatomy(request, outcome.trace, analysis.findings, record, whole)
     if anatomy is not None:
         timings["anatomy_ms"] = (time.perf_counter() - t0) * 1e3
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
