@@ -54,6 +54,10 @@ from explorer.trace.recorded import (
     WRITE,
     Finding,
     Trace,
+    word_buffer,
+    word_oob,
+    word_phase,
+    word_site,
 )
 
 MAX_DEPTH = 8  # definitions followed back from one term (a chain longer is cut, and says so)
@@ -93,15 +97,18 @@ class TraceAnatomy:
         site), with the values that work-item's access used where they were recorded; None
         for a record of no access the front end knows."""
         record = int(record)
-        sid = int(trace.site[record])
+        sid = int(word_site(trace.word[record : record + 1])[0])
         site = trace.sites[sid]
         access = self._access_of(sid, site.line, site.text)
         if access is None:
             return None
         number, a = access
-        wi = int(trace.wi[record])
-        start = int(np.cumsum(trace.kept)[wi] - trace.kept[wi])
-        occurrence = int(np.count_nonzero(trace.site[start:record] == sid))
+        # From the packed words, a work-item's stretch at a time: the trace's unpacked columns
+        # would cost a number per record of the whole trace for one access.
+        ends = np.cumsum(trace.kept)
+        wi = int(np.searchsorted(ends, record, side="right"))
+        start = int(ends[wi] - trace.kept[wi])
+        occurrence = int(np.count_nonzero(word_site(trace.word[start:record]) == sid))
         group = tuple(int(v) for v in trace.wi_group[wi])
         local = tuple(int(v) for v in trace.wi_local[wi])
         resolver = None
@@ -138,7 +145,7 @@ class TraceAnatomy:
         into the trace's work-items) made, at its ``occurrence``-th pass there."""
         start = int(np.cumsum(trace.kept)[work_item] - trace.kept[work_item])
         end = start + int(trace.kept[work_item])
-        sites = trace.site[start:end]
+        sites = word_site(trace.word[start:end])
         out = []
         for s in trace.sites:
             if s.line != line or s.op not in ACCESS_OPS or s.role == ROLE_ANATOMY:
@@ -191,17 +198,18 @@ def finding_record(trace: Trace, finding: Finding) -> int | None:
     wi = int(match[0])
     start = int(np.cumsum(trace.kept)[wi] - trace.kept[wi])
     end = start + int(trace.kept[wi])
-    mine = start + np.flatnonzero(np.isin(trace.site[start:end], sites))
+    mine = start + np.flatnonzero(np.isin(word_site(trace.word[start:end]), sites))
     if mine.size == 0:
         return None
+    words = trace.word[mine]
     score = np.zeros(mine.size)
     if finding.kind == "out-of-bounds":
-        score += 4 * trace.oob[mine]
+        score += 4 * word_oob(words)
     if finding.phase is not None:
-        score += 2 * (trace.phase[mine] == finding.phase)
+        score += 2 * (word_phase(words) == finding.phase)
     if finding.buffer is not None:
         names = np.array([b.name == finding.buffer for b in trace.buffers] + [False])
-        score += names[trace.buffer[mine]]
+        score += names[word_buffer(words)]
     return int(mine[int(np.argmax(score))])
 
 

@@ -19,7 +19,7 @@ from explorer.engine.records import RunRequest, RunResult
 from explorer.trace.analysis import Category, registry
 from explorer.trace.anatomy import AccessExplanation, TraceAnatomy, lines_up, recorded_anatomy
 from explorer.trace.instrument import Instrumented, InstrumentError, static_anatomy
-from explorer.trace.recorded import Finding, Trace
+from explorer.trace.recorded import Finding, Trace, word_site
 
 
 class Asked(Protocol):
@@ -199,5 +199,6 @@ def _work_item_at(trace: Trace, line: int, work_item: tuple[int, ...]) -> int | 
         )
     else:
         sites = [s.id for s in trace.sites if s.line == line]
-        match = np.unique(trace.wi[np.isin(trace.site, sites)]) if sites else np.zeros(0, int)
+        first = np.flatnonzero(np.isin(word_site(trace.word), sites))[:1]
+        match = np.searchsorted(np.cumsum(trace.kept), first, side="right")
     return int(match[0]) if match.size else None
