@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import clang.cindex as ci  # type: ignore[import-untyped]  # the wheel ships no type information
@@ -339,7 +339,7 @@ class _Anatomist:
         for b in self.defs:
             reaching = tuple((k, tuple(sorted(v))) for k, v in b.reaching.items())
             sources = tuple(dict.fromkeys(b.sources))
-            definitions.append(_replace(b.record, reaching=reaching, sources=sources))
+            definitions.append(replace(b.record, reaching=reaching, sources=sources))
         accesses: dict[tuple[int, int], AccessAnatomy] = {}
         for a in self.parsed.accesses:
             span = (a.span.start, a.span.end)
@@ -347,7 +347,7 @@ class _Anatomist:
             if seen is None or span in accesses:
                 continue
             reaching = tuple((k, tuple(sorted(v))) for k, v in seen.reaching.items())
-            accesses[span] = _replace(seen.record, reaching=reaching)
+            accesses[span] = replace(seen.record, reaching=reaching)
         return KernelAnatomy(tuple(accesses.values()), tuple(definitions))
 
     # -- positions ------------------------------------------------------------------------
@@ -433,7 +433,7 @@ class _Anatomist:
         if number is None:
             number = len(self.defs)
             self.def_at[key] = number
-            self.defs.append(_Building(_replace(record, id=number)))
+            self.defs.append(_Building(replace(record, id=number)))
         building = self.defs[number]
         for term in building.record.terms:
             if term.variable and state is not None:
@@ -581,9 +581,7 @@ class _Anatomist:
             if grown == entry:
                 break
             entry = grown
-        if cond is None and kind != K.DO_STMT:
-            return exit_state  # for (;;): only its breaks leave
-        return exit_state
+        return exit_state  # where the condition fails, and its breaks (for (;;): only those)
 
     def for_header(self, node: Any) -> tuple[Any, Any, Any]:
         """The init, condition and increment of a ``for`` (clang leaves out the missing ones,
@@ -1060,12 +1058,6 @@ class _Anatomist:
             )
         for a in args:
             yield from self._terms(a, inside)
-
-
-def _replace(record: Any, **changes: Any) -> Any:
-    from dataclasses import replace
-
-    return replace(record, **changes)
 
 
 def _key(decl: Any) -> str:

@@ -602,8 +602,9 @@ class TracedRun:
     # Against): its diff's first difference per work-group are findings of the analysis too.
     against: Any = None
     # The index anatomy of the trace's accesses (explorer.trace.anatomy.TraceAnatomy): for the
-    # findings' lines and those asked, with values where an anatomy build recorded them; None
-    # where nothing needed it (no finding at a line, nothing asked).
+    # findings' lines and those asked, with values where an anatomy build recorded them; it
+    # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
+    # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
     anatomy: Any = None
 
 
