@@ -285,11 +285,19 @@ def _origin(d: ExplainedDefinition) -> str:
     if d.kind == KERNEL_ARGUMENT:
         return f"kernel argument (line {d.line})"
     what = d.text if d.kind in (UPDATE, ARGUMENT, PART) else d.value_text
-    if d.kind == HELPER_PARAMETER and not d.terms:
-        return f"{d.text} (line {d.line})"
+    if d.kind == HELPER_PARAMETER:
+        calls = [t.definitions[0] for t in d.terms if t.definitions]
+        if len(calls) == 1:  # the argument of the call that ran (or of its only call)
+            return _origin(calls[0])
+        if not calls:
+            return f"{d.text} (line {d.line})"
+        return f"{d.text}, from {len(calls)} calls: " + "; ".join(_origin(c) for c in calls)
     text = f"{what} at line {d.line}"
-    redundant = len(d.terms) == 1 and d.terms[0].text == d.value_text
-    parts = [] if redundant else [t.chain() for t in d.terms]
+    terms = list(d.terms)
+    if d.kind == UPDATE and terms and not terms[0].value and not terms[0].definitions:
+        terms = terms[1:]  # ``k++`` reads k: worth naming with its value only
+    redundant = len(terms) == 1 and terms[0].text == d.value_text
+    parts = [] if redundant else [t.chain() for t in terms]
     if d.cut:
         parts.append("…")
     return text + (f" ({', '.join(parts)})" if parts else "")

@@ -59,3 +59,16 @@ def test_the_findings_lines_are_recorded_for_their_own_work_items():
         "index of A[row * K + k]: row = 31 ← get_global_id(1) at line 22; K = 32 ← kernel "
         "argument (line 16); k = 32 ← k++ at line 26 (k = 31)"
     ) in out.out
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_an_access_in_a_helper_is_traced_back_through_the_call():
+    """Work-item 3 of group 2: g = 19, row = 19 / 8 = 2, at(2, 3, 8) = 19 passed as i."""
+    helper = str(TEST_KERNELS / "anatomy" / "helper_access.cl")
+    out = explorer("trace", "--kernel-file", helper, "--anatomy", "18", "--work-item", "2,0/3,0")
+    assert out.code == 0, out.err
+    assert (
+        "    i = 19 ← i = at(row, g % 8, 8) (passed to put()) at line 23 (at(row, g % 8, 8) = "
+        "19, row = 2 ← g / 8 at line 22 (g = 19 ← get_global_id(0) at line 21), g = 19 ← "
+        "get_global_id(0) at line 21)"
+    ) in out.out
