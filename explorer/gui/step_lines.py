@@ -85,6 +85,10 @@ class StepLines(QWidget):
         self.reads_label.setText(f"work-item {local} of group {pb.group}: {detail}")
         self._show_anatomy(anatomy_text(pb, now))
 
+    def show_anatomy_line(self, on: bool) -> None:
+        """Show the index anatomy line (the desk) or not (the room view of presenter mode)."""
+        self.anatomy_label.setVisible(on)
+
     def _show_anatomy(self, text: str) -> None:
         self.anatomy_label.setText(text or " ")
         self.anatomy_label.setToolTip(text)
