@@ -45,6 +45,7 @@ from explorer.engine.record.window_verify import (
     window_results,
 )
 from explorer.engine.records import RunRequest, RunResult, Variant
+from explorer.trace.anatomy import TraceAnatomy
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
     COUNT,
@@ -605,7 +606,7 @@ class TracedRun:
     # findings' lines and those asked, with values where an anatomy build recorded them; it
     # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
     # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
-    anatomy: Any = None
+    anatomy: TraceAnatomy | None = None
 
 
 def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
