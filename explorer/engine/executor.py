@@ -252,6 +252,8 @@ class Executor:
 
         what = "trace of " + _describe(request.run)
         both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's
+        if getattr(request, "anatomy_lines", ()) or getattr(request, "anatomy_findings", False):
+            both += 1  # and the anatomy build's
         try:
             return self._request(
                 "trace",
