@@ -141,6 +141,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.json:
         if report_json is not None:
             report_json["outside_constraints"] = list(result.outside_constraints)
+            report_json["build_log"] = result.build_log  # the compiler's warnings
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
                 for number, group in enumerate(report_json["groups"]):
@@ -149,6 +150,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         print(json.dumps(report_json))
     else:
         print(result.summary())
+        if result.build_log:
+            print(result.build_log)
         print(report_text)
     if traced.against is not None and traced.against.refused:
         return USAGE_ERROR  # the traces ran, but could not be compared
