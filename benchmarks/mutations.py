@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import functools
 import json
 import random
 import re
@@ -71,7 +72,7 @@ SIZES: dict[str, tuple[dict[str, int], ...]] = {
     "histogram": ({"VALUES": 1001, "BINS": 37}, {"VALUES": 1024, "BINS": 64}),
 }
 ROUNDING = 1e-5  # a difference at most this share of the largest value is rounding
-TIMEOUT_S = 30.0
+TIMEOUT_S = 60.0  # a loop a mutant made endless; generous, the machine may be busy
 
 
 # -- tokens -------------------------------------------------------------------------------
@@ -398,6 +399,7 @@ class Outcome:
     not_measured: list[str] = field(default_factory=list)
     first_difference_line: int | None = None
     finding_lines: list[int] = field(default_factory=list)
+    new_findings: list[str] = field(default_factory=list)  # kind:line, not the unmutated's
     trace_status: str = ""
     summary: str = ""
     seconds: float = 0.0
@@ -515,6 +517,7 @@ def place_by_explain(p: PlacementInput) -> bool | None:
     return p.mutant.line in lines
 
 
+@functools.lru_cache(maxsize=1)
 def _has_explain() -> bool:
     from explorer.cli import build_parser
 
@@ -675,7 +678,10 @@ class Bench:
                 outcome.change, outcome.max_difference = compare(
                     random_run.outputs, baseline.outputs
                 )
-        if outcome.changes_result:
+        # A barrier removed that this device runs right all the same (PoCL runs a group's
+        # work-items in an order that can hide it) is traced too: does the trace see it?
+        hidden_barrier = mutant.operator == "no-barrier" and outcome.change == "same"
+        if outcome.changes_result or hidden_barrier:
             request = TraceRequest(
                 self.request(mutated, baseline.sizes, baseline.shown, False),
                 against=variant,
@@ -685,8 +691,14 @@ class Bench:
             outcome.trace_status = traced.result.status
             outcome.first_difference_line = first_difference_line(traced)
             if traced.analysis is not None:
-                outcome.finding_lines = sorted(
-                    {f.line for f in traced.analysis.findings if f.line and f.kind != "differs"}
+                mine = [f for f in traced.analysis.findings if f.kind != "differs"]
+                outcome.finding_lines = sorted({f.line for f in mine if f.line})
+                outcome.new_findings = sorted(
+                    {
+                        f"{f.kind}:{f.line}"
+                        for f in mine
+                        if (f.kind, f.line) not in baseline.findings
+                    }
                 )
             placing = PlacementInput(
                 mutant, baseline, traced, wrong_element(traced), self.written(mutant)
@@ -826,6 +838,24 @@ def report(outcomes: list[Outcome]) -> str:
         out.append(
             f"Unmutated kernels whose two runs on random input differ: {', '.join(unsteady)}"
         )
+    kept = [o for o in outcomes if o.change == "same" and o.detected]
+    if kept:
+        out.append("")
+        out.append(
+            f"Mutants that leave the result as it was and still do not read VERIFIED: "
+            f"{len(kept)} (" + "; ".join(f"{o.mutant} {o.status}" for o in kept) + ")"
+        )
+    hidden = [o for o in outcomes if o.operator == "no-barrier" and o.change == "same"]
+    if hidden:
+        seen = [o for o in hidden if o.new_findings]
+        out.append("")
+        out.append(
+            f"Barriers removed that this device runs right all the same: {len(hidden)}; the "
+            f"trace has a new finding for {len(seen)} of them, at the barrier's line for "
+            f"{sum(o.placed for o in hidden)}, a race around it for "
+            f"{sum('race-brackets' in o.placed_by for o in hidden)}."
+        )
+        out += [f"- {o.mutant}: {', '.join(o.new_findings) or 'no new finding'}" for o in hidden]
     missed = [o for o in outcomes if o.changes_result and not o.detected]
     out.append("")
     out.append(f"Result-changing mutants that read VERIFIED: {len(missed)}")
