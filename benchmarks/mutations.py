@@ -62,9 +62,11 @@ sys.path.append(str(HERE.parent))  # the repository's code, unless PYTHONPATH na
 
 OPERATORS = ("off-by-one", "swap-dims", "swap-tile", "no-barrier", "lt-to-le", "swap-sizes")
 # Non-square, odd sizes first; then sizes that tiles of 16 and 32 divide, for the kernels whose
-# own constraints ask for them (the seeds); rowdot's only size is its matrices' side.
+# own constraints ask for them (the seeds); rowdot's only size is its matrices' side. K is
+# past two tiles of 32 (wpt's), so that what a loop over the tiles carries from one pass to
+# the next (the second barrier) matters.
 SIZES: dict[str, tuple[dict[str, int], ...]] = {
-    "matmul": ({"M": 45, "N": 37, "K": 29}, {"M": 48, "N": 32, "K": 64}),
+    "matmul": ({"M": 45, "N": 37, "K": 67}, {"M": 48, "N": 32, "K": 64}),
     "transpose": ({"WIDTH": 45, "HEIGHT": 37}, {"WIDTH": 96, "HEIGHT": 64}),
     "matvec": ({"WIDTH": 45, "HEIGHT": 37}, {"WIDTH": 96, "HEIGHT": 64}),
     "rowdot": ({"D": 45}, {"D": 1000}),
@@ -493,9 +495,11 @@ def place_by_anatomy(p: PlacementInput) -> bool | None:
 
 
 def place_by_explain(p: PlacementInput) -> bool | None:
-    """Why is this element wrong" (``trace --explain 'C[i,j]'``) on a wrong element: its
-    first offending access's line or its anatomy chain is the changed line. None where the
-    command has no ``--explain`` yet or no element is wrong on the shown input."""
+    """'Why is this element wrong' (``trace --explain 'C[i,j]'``) on a wrong element of the
+    shown input: its first offending access's line, or its anatomy chain, is the changed
+    line. None where the command has no ``--explain`` yet or no element is wrong there. The
+    JSON read: ``explain`` with a ``first`` entry holding ``line`` and ``anatomy`` (a list of
+    lines, or of entries with a ``line``); adjust here if the command answers otherwise."""
     if p.wrong_element is None or p.kernel_file is None or not _has_explain():
         return None
     import subprocess
@@ -510,22 +514,22 @@ def place_by_explain(p: PlacementInput) -> bool | None:
     explained = report.get("explain") if isinstance(report, dict) else None
     if not isinstance(explained, dict):
         return False
-    first = explained.get("first") if isinstance(explained.get("first"), dict) else explained
-    lines = _anatomy_lines(first) or set()
-    if isinstance(first.get("line"), int):
-        lines.add(first["line"])
+    first = explained.get("first")
+    entry: dict[str, Any] = first if isinstance(first, dict) else explained
+    lines = _anatomy_lines(entry) or set()
+    if isinstance(entry.get("line"), int):
+        lines.add(entry["line"])
     return p.mutant.line in lines
 
 
 @functools.lru_cache(maxsize=1)
 def _has_explain() -> bool:
-    from explorer.cli import build_parser
+    """Whether ``trace`` takes ``--explain``."""
+    from explorer.cli.trace import add_arguments
 
-    for action in build_parser()._subparsers._group_actions:
-        trace = getattr(action, "choices", {}).get("trace")
-        if trace is not None:
-            return any("--explain" in a.option_strings for a in trace._actions)
-    return False
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return any("--explain" in action.option_strings for action in parser._actions)
 
 
 def _size_flags(baseline: Baseline) -> list[str]:
