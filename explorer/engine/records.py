@@ -487,8 +487,8 @@ class RunHead:
     shown_input: str = ""
     hides: str = ""
     probe_note: str = ""
-    # The compiler's warnings on the kernel as written (``compiler_warnings``): every
-    # outcome after the build carries them, so a kernel that builds with a warning shows it.
+    # The compiler's warnings on the kernel as written (``compiler_warnings``): a judged
+    # result carries them, so a kernel that builds with a warning shows it.
     build_log: str | None = None
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
@@ -518,7 +518,7 @@ class RunHead:
             defines=self.defines,
             error=message,
             error_kind=kind,
-            build_log=build_log if build_log is not None else self.build_log,
+            build_log=build_log,  # the failure's own log: the window shows it instead of the error
             note=self.note,
             outside_constraints=self.outside_constraints,
             shapes=self.shapes,
