@@ -44,7 +44,7 @@ VECTOR_KINDS = {T.VECTOR, T.EXTVECTOR}
 INTEGER_KINDS = {
     T.BOOL, T.CHAR_U, T.UCHAR, T.USHORT, T.UINT, T.ULONG, T.ULONGLONG,
     T.CHAR_S, T.SCHAR, T.SHORT, T.INT, T.LONG, T.LONGLONG, T.ENUM,
-}
+}  # fmt: skip
 SPACE_WORDS = {
     "__global": AddressSpace.GLOBAL,
     "global": AddressSpace.GLOBAL,

@@ -221,10 +221,7 @@ WARNED = {
         "incompatible pointer types",
     ),
     "an implicit int": (
-        "__kernel void k(__global float *y) {\n"
-        "    const n = 4;\n"
-        "    y[get_global_id(0)] = n;\n"
-        "}\n",
+        "__kernel void k(__global float *y) {\n    const n = 4;\n    y[get_global_id(0)] = n;\n}\n",
         2,
         "type specifier missing",
     ),
