@@ -141,6 +141,9 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.json:
         if report_json is not None:
             report_json["outside_constraints"] = list(result.outside_constraints)
+            report_json["status"] = result.status
+            unreferenced = result.verdict.unreferenced if result.verdict else ""
+            report_json["not_checked_reason"] = unreferenced or None
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
                 for number, group in enumerate(report_json["groups"]):
