@@ -39,6 +39,7 @@ class BuffersPanel(QWidget):
         self.wholes: dict[int, WholeCanvas] = {}  # the room view's whole buffers
         self.room = False  # presenter mode: the room view (see explorer.gui.room_view)
         self.smallest_value_px = ROOM_SMALLEST_PX  # the room view's values (a slide's: 18)
+        self.interactive = True  # False on a slide: no title tells to hover
         self._drawn: tuple[Playback, BufferPictures] | None = None
 
     def set_room(self, on: bool) -> None:
@@ -77,6 +78,7 @@ class BuffersPanel(QWidget):
     def _canvas(self, pb: Playback, grid: Grid) -> FocusCanvas:
         canvas = FocusCanvas(_title(pb, grid), room=self.room)
         canvas.smallest_px = self.smallest_value_px
+        canvas.interactive = self.interactive
         canvas.hovered.connect(lambda r, c, g=grid: self.cell_hovered.emit(g, r, c))
         canvas.clicked.connect(lambda r, c, g=grid: self.cell_clicked.emit(g, r, c))
         self.canvases[grid.buffer] = canvas

@@ -16,6 +16,16 @@ KEYS = (
     "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output &nbsp; "
     "<b>1.2…</b> more digits than the cell holds (hover the cell for the value)"
 )
+# On a slide nothing is clicked or hovered: the keys say what the picture shows.
+SLIDE_KEYS = (
+    "<span style='color:#3498db'>■</span> read this step &nbsp; "
+    "<span style='color:#e67e22'>■</span> written &nbsp; "
+    "<span style='color:#8e44ad'>■</span> both &nbsp; "
+    "<span style='color:#16a085'>■</span> the work-item followed &nbsp; "
+    "<span style='color:#c0392b'>□</span> the group's tile this step "
+    "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output &nbsp; "
+    "<b>1.2…</b> the leading digits of a value longer than its cell"
+)
 DETAILS = (
     "darker = larger value · thick lines: the tile grid · local memory: the values "
     "copied in (faded: an earlier phase) · work-groups: darker started later"
@@ -47,6 +57,13 @@ class FrozenLabel(QWidget):
             self.label.setText(text)
             self._key = None
             self._render(max(self.width(), 100))
+
+    def set_compact_text(self, text: str) -> None:
+        """What the compact form says (a slide's legend: no key tells to click or hover)."""
+        showing = self.label.text() == self.compact
+        self.compact = text
+        if showing:
+            self.set_compact(True)
 
     def sizeHint(self) -> QSize:
         return QSize(400, self.pixmap.height())
