@@ -45,8 +45,13 @@ HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
 ROOM_LABEL_PX = 18
 # A value wider than its cell at ROOM_LABEL_PX is written narrower (the font's condensed
 # widths), then smaller, never under ROOM_SMALLEST_PX; only then cut, with the legend's mark.
-ROOM_SMALLEST_PX = 16
-ROOM_STRETCHES = (100, 87, 75)
+# Cell values are never under 18 px in the room view, on a 1280×720 projector too, where
+# a 16×16 tile's cells are 24 px: "1.5" fits one at 68 % of the font's width.
+ROOM_SMALLEST_PX = 18
+ROOM_STRETCHES = (100, 87, 75, 68)
+# The presenter's cells: 16 rows of a 16×16 tile fit beside the whole matrices at 720p
+# (18 px values in them are condensed where they need it). A slide, with no playback bar
+# or side column, asks for larger ones (see slide_view).
 ROOM_CELL = 24
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
@@ -140,7 +145,8 @@ class FocusCanvas(QWidget):
         # legend's mark where a value is wider than its cell), the caption at ROOM_LABEL_PX;
         # no overview (the whole buffer is drawn beside it).
         self.room = room
-        self.smallest_px = ROOM_SMALLEST_PX  # a slide's room view: larger (see slide_view)
+        self.smallest_px = ROOM_SMALLEST_PX  # the smallest value type in the room view
+        self.room_cell = ROOM_CELL  # the room view's cell (a slide's: larger)
         self.interactive = True  # False on a slide: no text tells to hover or click
         self.cut = False  # the room view cut some values to fit their cells
         self.drawn: np.ndarray | None = None  # the texts the cells were last painted with
@@ -215,12 +221,9 @@ class FocusCanvas(QWidget):
         return self.frame.overview is not None and shown and not self.room
 
     def room_capacity(self) -> tuple[int, int]:
-        """The most rows and columns of cells that fit at ROOM_CELL pixels a cell (or, where
-        values are never under a larger ``smallest_px``, cells whose 0.6 is that type)."""
+        """The most rows and columns of cells that fit at ``room_cell`` pixels a cell."""
         top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
-        cell = ROOM_CELL
-        if self.smallest_px > ROOM_SMALLEST_PX:  # a slide's: 30 px cells for 18 px values
-            cell = max(ROOM_CELL, (self.smallest_px * 5 + 2) // 3)
+        cell = self.room_cell
         return (
             max(1, int((self.height() - top - 2) // cell)),
             max(1, int((self.width() - 8) // cell)),

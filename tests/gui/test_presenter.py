@@ -33,6 +33,16 @@ def test_presenter_layout_fits_and_leaving_restores_the_panels(window, qtbot, si
         if overview is not None:
             assert overview.right() <= canvas.width()
             assert not overview.intersects(zoom)
+    # the tiled kernel's 16×16 tiles: every row and column, each value whole at 18 px or more
+    # (DESIGN: cell values under 18 px nowhere, on a 1280×720 projector too)
+    view.set_step(view.steps // 2)
+    for canvas in view.buffers.canvases.values():
+        r0, r1, c0, c1 = canvas.frame.window
+        assert (r1 - r0, c1 - c0) == (16, 16), canvas.frame.title
+        canvas.repaint()
+        font = canvas.label_font(canvas.frame.labels, canvas.cell_size())
+        assert font is not None and font.pixelSize() >= 18, canvas.frame.title
+        assert canvas.drawn is not None and not canvas.cut
     timeline = view.timeline
     assert timeline.height() >= timeline.fontMetrics().height() + 30  # text below the marks
     window.controllers.presenter.set_presenter(False)

@@ -114,6 +114,8 @@ def test_the_room_view_reads_from_the_back_row_at_1280x720(presenting):
         assert known.any()
         # every known value is written, and fits its cell at that size
         assert all(written[known]), "a local value left unwritten"
+        whole = canvas.room_texts(frame.labels)
+        assert (written[known] == whole[known]).all(), "1.5 cut at 18 px"  # condensed, whole
         assert max(metrics.horizontalAdvance(t) for t in written[known]) <= cell
         assert QFontInfo(canvas.caption_font()).pixelSize() >= ROOM_LABEL_PX
         zoom, overview = canvas.areas()
