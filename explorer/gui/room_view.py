@@ -55,6 +55,8 @@ class RoomHost(Protocol):
     @property
     def buffers(self) -> _Roomable: ...
 
+    def set_tight(self, on: bool) -> None: ...
+
 
 SMALLEST_BOX = 14.0  # pixels: a highlighted tile is never drawn smaller
 BAND = QColor(192, 57, 43, 55)  # everything the group touches, over the whole buffer
@@ -81,9 +83,10 @@ def presenter_style(width: int, height: int) -> str:
 def set_room_view(view: RoomHost, on: bool) -> None:
     """The execution view as the room sees it (presenter mode), or as the desk does: the
     room view's buffers, the legend's keys only, no hover line (nobody hovers in a talk;
-    each cell's tooltip still gives its exact value)."""
+    each cell's tooltip still gives its exact value), its parts closer together."""
     view.legend.set_compact(on)
     view.info.setVisible(not on)
+    view.set_tight(on)
     view.buffers.set_room(on)
 
 

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from explorer.gui.animation_file import BeforeEachStep, Steps
 from explorer.gui.execution_view import ExecutionView
-from explorer.gui.legend import SLIDE_KEYS
 from explorer.gui.room_view import presenter_style, set_room_view
 
 # A value in a cell on a slide is never written smaller (read from the back of a hall on a
@@ -58,7 +57,6 @@ class Slide:
         view.buffers.smallest_value_px = SLIDE_VALUE_PX
         view.buffers.room_cell_px = SLIDE_CELL_PX
         view.buffers.interactive = False  # a slide is watched, never clicked
-        view.legend.set_compact_text(SLIDE_KEYS)
         view.controls.hide()
         view.code.hide()
         view.set_key_strip("")

@@ -46,13 +46,13 @@ ROOM_LABEL_PX = 18
 # A value wider than its cell at ROOM_LABEL_PX is written narrower (the font's condensed
 # widths), then smaller, never under ROOM_SMALLEST_PX; only then cut, with the legend's mark.
 # Cell values are never under 18 px in the room view, on a 1280×720 projector too, where
-# a 16×16 tile's cells are 24 px: "1.5" fits one at 68 % of the font's width.
+# a 16×16 tile's cells are 23 to 25 px: "1.5" fits one at 68 % of the font's width.
 ROOM_SMALLEST_PX = 18
 ROOM_STRETCHES = (100, 87, 75, 68)
-# The presenter's cells: 16 rows of a 16×16 tile fit beside the whole matrices at 720p
-# (18 px values in them are condensed where they need it). A slide, with no playback bar
-# or side column, asks for larger ones (see slide_view).
-ROOM_CELL = 24
+# The presenter's smallest cell: at 1280×720 the 16 rows of a 16×16 tile fit beside the
+# whole matrices under a talk's caption of four lines (its 18 px values condensed where they
+# need it). A slide, with no playback bar or side column, asks for larger ones (slide_view).
+ROOM_CELL = 23
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
 

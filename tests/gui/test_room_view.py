@@ -590,7 +590,7 @@ def test_a_slide_says_what_the_picture_shows_and_shortens_cs_caption_by_words(qt
         made.set_step(60)
         made.image()
         legend = made.view.legend.label.text()
-        assert "the work-item followed" in legend and "the leading digits" in legend
+        assert "work-item followed" in legend and "more digits" in legend
         for word in ("click", "hover", "pick"):
             assert word not in legend.lower()
         canvases = made.view.buffers.canvases.values()
