@@ -349,6 +349,8 @@ def test_sizes_the_reference_no_longer_fits_run_and_trace_with_the_check_not_don
     badge = window.views.result_view.badge.text()
     assert f"not checked: {why}" in badge and "Verified" not in badge
     assert f"kernel {result.timing.median_ms:.3f} ms" in badge
+    said = window.statusBar().currentMessage()
+    assert "unchecked, kernel" in said and "failed" not in said
     assert window.views.timing_view.bar_count == 2  # timed beside the numpy bar
     shown = window.views.result_view.image.getImageItem().image
     assert shown.shape == (40, 32) and np.array_equal(shown, result.inputs["src"].T)
