@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.gui.cell_colours import STEP_OUTLINE, WRITE_OUTLINE
-from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame
+from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame, fitted_words
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -109,6 +109,7 @@ class WholeCanvas(QWidget):
     def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
+        self.drawn_title = ""  # the title as last painted, shortened by words to fit
         self.frame: Frame | None = None
         self._picture: tuple[object, QSize, QPixmap] | None = None
         self.setMinimumSize(90, 90)
@@ -165,10 +166,12 @@ class WholeCanvas(QWidget):
         painter.setFont(font)
         painter.setPen(QColor("#1b2631"))
         height = QFontMetricsF(font).height() + 4
+        metrics, width = painter.fontMetrics(), self.width() - 8
+        self.drawn_title = fitted_words(self.title, lambda t: metrics.horizontalAdvance(t) <= width)
         painter.drawText(
-            QRectF(4, 0, self.width() - 8, height),
+            QRectF(4, 0, width, height),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            painter.fontMetrics().elidedText(self.title, Qt.TextElideMode.ElideRight, self.width()),
+            self.drawn_title,  # "A…", never "A 256×…"
         )
         frame = self.frame
         if frame is None:

@@ -632,3 +632,16 @@ def test_a_caption_is_shortened_by_whole_words_never_after_a_number():
     assert fitted_words("local As 16×16", fits_in(10)) == "local As…"
     assert fitted_words("A 64×64", fits_in(5)) == "A…"  # never "A 64…"
     assert fitted_words("A 64×64", fits_in(1)) == ""  # nothing rather than a cut word
+
+
+def test_a_whole_buffers_title_too_wide_is_shortened_by_words(qtbot):
+    from explorer.gui.room_view import WholeCanvas
+
+    canvas = WholeCanvas("A 256×256")
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 200)
+    canvas.grab()  # painted
+    assert canvas.drawn_title == "A 256×256"
+    canvas.resize(90, 200)  # the narrow column of the naive stage at 1280×720
+    canvas.grab()
+    assert canvas.drawn_title == f"A{CUT}"  # never "A 256×…", a number cut
