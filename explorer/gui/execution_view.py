@@ -73,6 +73,7 @@ class ExecutionView(QWidget):
         # A click anywhere in the view (a buffer's cells, the work-groups) gives it the focus,
         # out of a text field the stepping keys would otherwise type into.
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self._loose: tuple[QMargins, int, int] | None = None  # the desk's spacing
         self._lay_out()
         self._wire()
 
@@ -80,6 +81,7 @@ class ExecutionView(QWidget):
         """The room view's spacing: its parts two pixels apart (at 1280×720 every row of
         pixels goes to the tiles, a talk's caption above them); the desk's as it was."""
         layout, lines = self._layout, self.lines.layout()
+        assert lines is not None
         if self._loose is None:
             self._loose = (layout.contentsMargins(), layout.spacing(), lines.spacing())
         margins, spacing, between = self._loose
@@ -97,7 +99,6 @@ class ExecutionView(QWidget):
         the heat map's scale, the timeline, the legend and the info line below."""
         layout = QVBoxLayout(self)
         self._layout = layout
-        self._loose: tuple[QMargins, int, int] | None = None  # the desk's spacing
         layout.addWidget(self.controls)
         layout.addWidget(self.lines)
         middle = QHBoxLayout()
