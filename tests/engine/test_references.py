@@ -257,3 +257,18 @@ def test_a_reference_that_cannot_be_computed_does_not_stop_the_trace(executor, d
     assert traced.result.status == "unchecked" and not verdict.verified
     assert verdict.unreferenced.startswith(f"{variant.path}: [reference] numpy for 'dst'")
     assert "not checked: " in traced.result.summary()
+
+
+def test_the_reason_names_the_file_run_even_where_the_same_answers_were_made(
+    executor, device, tmp_path
+):
+    """Two files with the same header: the second run reuses the inputs made for the first
+    and still names its own file."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+    sizes = {"ROWS": 32, "COLS": 40}
+    for folder in (first, second):
+        variant = _kernel(folder, FIXED_SIZE_REFERENCE, TRANSPOSE_BODY)
+        result = executor.run(RunRequest(variant, sizes, device_key=device.key, repeat=1))
+        assert result.verdict.unreferenced == f"{folder / 'k.cl'}: {NOT_FITTING}"

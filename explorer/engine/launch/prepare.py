@@ -363,8 +363,9 @@ def _make(p: Prepared, time_reference: bool) -> RunResult | None:
     description = p.description
     key = made_key(p)
     if key is not None and key in _made:
-        p.inputs, p.references, p.reference_ms, unreferenced = _made[key]
-        p.head = replace(p.head, unreferenced=unreferenced)
+        p.inputs, p.references, p.reference_ms, why = _made[key]
+        if why:  # the same answers another file may declare: its own path in the reason
+            _unreferenced(p, why)
         p.inputs_digest = key
         return None
     _made.clear()  # before making new ones: the last may be hundreds of MB
@@ -386,14 +387,18 @@ def _make(p: Prepared, time_reference: bool) -> RunResult | None:
     except MemoryError:
         return p.head.refused(OUT_OF_MEMORY)
     except BuildError as exc:
-        _unreferenced(p, f"the reference kernel did not build: {_first_error(exc)}")
+        why = f"the reference kernel did not build: {_first_error(exc)}"
     except (DescriptionError, InputError, ImageError, SignatureError) as exc:
-        _unreferenced(p, str(exc))
+        why = str(exc)
     except p.runtime.cl.Error as exc:
-        _unreferenced(p, f"the reference kernel: the OpenCL runtime reported: {exc}")
+        why = f"the reference kernel: the OpenCL runtime reported: {exc}"
+    else:
+        why = ""
+    if why:
+        _unreferenced(p, why)
     p.inputs_digest = key or content_key((), p.inputs)
     if key is not None:
-        _made[key] = (p.inputs, p.references, p.reference_ms, p.head.unreferenced)
+        _made[key] = (p.inputs, p.references, p.reference_ms, why)
     return None
 
 
