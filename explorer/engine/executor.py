@@ -254,6 +254,8 @@ class Executor:
         both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's
         if getattr(request, "anatomy_lines", ()) or getattr(request, "anatomy_findings", False):
             both += 1  # and the anatomy build's
+        if both > 1:  # the limit given is each launch's: say so beside the sum waited
+            what += f" ({request.run.timeout_s:g} s for each of its {both} launches)"
         try:
             return self._request(
                 "trace",
