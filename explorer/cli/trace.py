@@ -15,6 +15,7 @@ from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
 from explorer.engine.record.anatomy_run import Ranges
 from explorer.engine.record.explain import (
     anatomy_request,
+    answered,
     explain_anatomy,
     explain_element,
     record_anatomy,
@@ -281,8 +282,9 @@ def _explain(
         assert traced.trace is not None
         if (lines, groups) not in recorded:  # elements explained by the same accesses
             asked = anatomy_request(request, traced.trace)
+            outcome: object
             try:
-                recorded[lines, groups] = executor.call(
+                outcome = executor.call(
                     record_anatomy,
                     asked,
                     traced.trace.sites,
@@ -292,7 +294,8 @@ def _explain(
                     what=f"the index anatomy of line(s) {', '.join(map(str, lines))}",
                 )
             except ExecutorError as exc:
-                recorded[lines, groups] = str(exc)
+                outcome = exc
+            recorded[lines, groups] = answered(outcome)
         return recorded[lines, groups]
 
     for text in elements:

@@ -137,6 +137,22 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     qtbot.waitUntil(lambda: controller.explanation.anatomy.recorded, timeout=60000)
     assert f"col = {worst[1]} ← get_group_id(0)" in view.explanation.toPlainText()
 
+    # Where no values can be had (an executor that cannot record them), the static chains,
+    # saying why.
+    from explorer.gui.controllers import explain
+
+    monkeypatch.setattr(explain, "record_anatomy", lambda *_: None)
+    trigger(window, "Why is the worst element wrong?")
+    qtbot.waitUntil(lambda: "values not recorded" in view.explanation.toPlainText(), timeout=60000)
+    text = view.explanation.toPlainText()
+    assert "Index anatomy of the accesses that brought it in (values not recorded: " in text
+    assert "is not among the functions an executor calls" in text
+    assert (
+        f"col ← get_group_id(0) * TS + tx at line {col_line} (get_group_id(0), TS = 16, "
+        f"tx ← get_local_id(0) at line {tx_line})"
+    ) in text
+    assert "(static only):" in text and "recording the values" not in text
+
 
 def test_a_click_on_a_bar_of_a_vector_error_asks_for_that_element(qtbot):
     from explorer.gui.result_view import ResultView

@@ -10,6 +10,7 @@ import pytest
 from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.explain import (
     anatomy_request,
+    answered,
     explain_anatomy,
     explain_element,
     record_anatomy,
@@ -383,6 +384,10 @@ def test_without_values_the_static_chain_is_shown_and_says_why(executor, device)
     assert head + " stopped):" in text
     assert f"    its load, B[kB * N + col + 1] at line {line_of(variant, 'col + 1]')}" in text
     assert "(static only):" in text
+    # What a call gave back, as the anatomy or why there is none.
+    assert answered(static) is static and answered(None) is None
+    assert answered(RuntimeError("the executor crashed")) == "the executor crashed"
+    assert answered({"static": "made up"}) == "the executor's answer is not an index anatomy"
 
 
 def test_a_correct_element_asks_for_no_anatomy(executor, device):

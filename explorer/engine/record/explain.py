@@ -179,6 +179,17 @@ def record_anatomy(
     return recorded_lines(static, asked, run_trace(within, asked), sites)
 
 
+def answered(outcome: object) -> TraceAnatomy | str | None:
+    """What a call of :func:`record_anatomy` gave back, as ``explain_anatomy``'s ``record``
+    returns it: the anatomy, None (not parsed), or why there is none (what the call raised;
+    an answer of another kind, from an executor that is not ours, is not used)."""
+    if outcome is None or isinstance(outcome, TraceAnatomy):
+        return outcome
+    if isinstance(outcome, Exception):
+        return str(outcome) or type(outcome).__name__
+    return "the executor's answer is not an index anatomy"
+
+
 def explain_anatomy(
     explanation: Explanation,
     trace: Trace,

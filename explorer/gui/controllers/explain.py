@@ -25,6 +25,7 @@ from explorer.engine.record.explain import (
     RECORDING,
     anatomy_asked,
     anatomy_request,
+    answered,
     explain_element,
     record_anatomy,
 )
@@ -248,14 +249,13 @@ class ExplainController(QObject):
             return
         trace, kept = waiting.traced.trace, waiting.traced.anatomy
         assert trace is not None
-        if isinstance(outcome, TraceAnatomy):
-            final = with_anatomy(waiting.explanation, trace, outcome)
-        elif outcome is None:
+        got = answered(outcome)  # the call's exception, if it raised: why there are no values
+        if isinstance(got, TraceAnatomy):
+            final = with_anatomy(waiting.explanation, trace, got)
+        elif got is None:
             final = with_anatomy(waiting.explanation, trace, kept, "the kernel could not be parsed")
-        else:  # what the call raised
-            final = with_anatomy(
-                waiting.explanation, trace, kept, f"values not recorded: {outcome}"
-            )
+        else:
+            final = with_anatomy(waiting.explanation, trace, kept, f"values not recorded: {got}")
         self._show(final, waiting.where)
 
     def _worker_idle(self) -> None:
