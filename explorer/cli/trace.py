@@ -9,10 +9,17 @@ from typing import Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.run import add_anyway, anyway_hint
-from explorer.engine.executor import Executor
+from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
-from explorer.engine.record.explain import explain_element
+from explorer.engine.record.anatomy_run import Ranges
+from explorer.engine.record.explain import (
+    anatomy_request,
+    answered,
+    explain_anatomy,
+    explain_element,
+    record_anatomy,
+)
 from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TracedRun, TraceRequest
 from explorer.engine.records import EXIT_CODES, RunRequest, Variant
 from explorer.selection import (
@@ -24,6 +31,7 @@ from explorer.selection import (
 )
 from explorer.trace.analysis import BANK_BYTES, Analysis, Category, registry
 from explorer.trace.analysis.report import groups_json
+from explorer.trace.anatomy import TraceAnatomy
 from explorer.trace.explain import ElementError, parse_element
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
@@ -228,7 +236,9 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         return USAGE_ERROR
     if args.measure_fix and report_json is not None and shown is not None:
         report_text += _measure_fixes(executor, request.run, shown, report_json)
-    explained, failed = _explain(args.explain, traced, mine, device.compute_units)
+    explained, failed = _explain(
+        args.explain, traced, mine, device.compute_units, executor, request
+    )
     if args.json:
         if report_json is not None:
             if args.explain:
@@ -259,12 +269,41 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
 
 
 def _explain(
-    elements: list[str], traced: TracedRun, variant: Variant, compute_units: int
+    elements: list[str],
+    traced: TracedRun,
+    variant: Variant,
+    compute_units: int,
+    executor: Executor,
+    request: TraceRequest,
 ) -> tuple[list[dict[str, Any]], bool]:
-    """Each element of ``--explain`` explained by the trace (its JSON with its text), and
-    whether one could not be (outside the result, not a result)."""
+    """Each element of ``--explain`` explained by the trace (its JSON with its text), with
+    the index anatomy of its first offending input's accesses (recorded by an anatomy build
+    over their group, after the trace), and whether one could not be (outside the result,
+    not a result)."""
     out: list[dict[str, Any]] = []
     failed = False
+    recorded: dict[tuple[tuple[int, ...], Ranges], TraceAnatomy | str | None] = {}
+
+    def record(lines: tuple[int, ...], groups: Ranges) -> TraceAnatomy | str | None:
+        assert traced.trace is not None
+        if (lines, groups) not in recorded:  # elements explained by the same accesses
+            asked = anatomy_request(request, traced.trace)
+            outcome: object
+            try:
+                outcome = executor.call(
+                    record_anatomy,
+                    asked,
+                    traced.trace.sites,
+                    lines,
+                    groups,
+                    timeout_s=asked.run.timeout_s,
+                    what=f"the index anatomy of line(s) {', '.join(map(str, lines))}",
+                )
+            except ExecutorError as exc:
+                outcome = exc
+            recorded[lines, groups] = answered(outcome)
+        return recorded[lines, groups]
+
     for text in elements:
         if traced.trace is None:
             out.append({"element": text, "error": "the trace did not come back", "text": ""})
@@ -276,6 +315,7 @@ def _explain(
             out.append({"element": text, "error": str(exc), "text": f"--explain {exc}"})
             failed = True
             continue
+        explanation = explain_anatomy(explanation, traced.trace, traced.anatomy, record)
         out.append({**explanation.to_json(), "text": explanation.text()})
     return out, failed
 

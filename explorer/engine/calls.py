@@ -24,6 +24,7 @@ CALLABLE = frozenset(
         "explorer.engine.measure.baselines:measure_clblast",
         "explorer.engine.measure.baselines:device_limits",
         "explorer.engine.record.oclgrind:check",
+        "explorer.engine.record.explain:record_anatomy",
     )
 )
 

@@ -94,6 +94,8 @@ class ResultView(QWidget):
         self.inflow_button.setVisible(False)
         layout.addWidget(self.inflow_button, 0, Qt.AlignmentFlag.AlignLeft)
         self._marker: QGraphicsRectItem | None = None  # the element explained, on the map
+        self._explaining: tuple[int, ...] | None = None  # and its explanation is shown
+        self._scrolled: tuple[tuple[int, ...] | None, int] = (None, 0)  # where it was scrolled
         self.input_views: dict[str, pg.ImageView | pg.PlotWidget] = {}
         # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
         # with its histogram costs tens of milliseconds, on every run, for a tab few open.
@@ -140,17 +142,31 @@ class ResultView(QWidget):
 
     def show_explanation(self, text: str, where: tuple[int, ...]) -> None:
         """Why the element clicked is wrong, under the result; the element outlined on the
-        error map."""
+        error map. The same element's explanation shown again (its index anatomy's values
+        came, after the result was drawn again) keeps the place it was scrolled to."""
+        bar = self.explanation.verticalScrollBar()
+        if self._explaining is not None:
+            self._scrolled = (self._explaining, bar.value())
+        kept = self._scrolled[1] if where == self._scrolled[0] else 0
         self.explanation.setHtml(f"<pre style='white-space: pre-wrap'>{html.escape(text)}</pre>")
         self.explanation.setVisible(True)
         self.inflow_button.setVisible(True)
         self._mark(where)
+        self._explaining = where
+        bar.setValue(kept)
 
     def clear_explanation(self) -> None:
+        if self._explaining is not None:
+            self._scrolled = (self._explaining, self.explanation.verticalScrollBar().value())
         self.explanation.clear()
         self.explanation.setVisible(False)
         self.inflow_button.setVisible(False)
         self._mark(None)
+        self._explaining = None
+
+    def explaining(self) -> tuple[int, ...] | None:
+        """The element whose explanation is on screen (None: none)."""
+        return self._explaining
 
     def _mark(self, where: tuple[int, ...] | None) -> None:
         if "error_map" not in self.__dict__:

@@ -733,9 +733,9 @@ def recorded_anatomy(build: AnatomyBuild, trace: Trace) -> TraceAnatomy:
     return TraceAnatomy(static, build.lines, build.sites, build.access_sites, values)
 
 
-def lines_up(build_sites: tuple[Any, ...], plain: Trace) -> bool:
-    """Whether the access sites of an anatomy build's trace are the plain trace's, number
-    for number (the anatomy's own come after them)."""
+def lines_up(build_sites: tuple[Any, ...], plain_sites: tuple[Any, ...]) -> bool:
+    """Whether the access sites of an anatomy build's trace are the plain trace's
+    (``Trace.sites``), number for number (the anatomy's own come after them)."""
     mine = [(s.line, s.op, s.text) for s in build_sites if s.role != ROLE_ANATOMY]
-    theirs = [(s.line, s.op, s.text) for s in plain.sites]
+    theirs = [(s.line, s.op, s.text) for s in plain_sites]
     return mine == theirs

@@ -1,6 +1,7 @@
 """Why is this element wrong: what flowed into it (:mod:`explorer.trace.provenance`) beside
 what its reference needs, the inputs that should not be there, the needed ones that never
-arrived, and the first offending input with the access that loaded it (numpy only).
+arrived, and the first offending input with the access that loaded it and the index anatomy
+of the accesses that brought it in (numpy only).
 
 The reference's needs come from the layer that knows the reference (a family's maths, a
 numpy expression): boolean masks over each input, rows first, or a sentence saying why they
@@ -10,12 +11,14 @@ are not known. Everything else comes from the trace.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from explorer.trace.anatomy import AccessExplanation, TraceAnatomy
 from explorer.trace.provenance import Access, Inflow, Provenance, element_text
+from explorer.trace.recorded import Trace
 
 # How many elements a list in the text names before it says how many more.
 SHOWN = 4
@@ -70,6 +73,65 @@ def describe_elements(name: str, mask: np.ndarray, local: bool = False) -> str:
     return f"{count} elements of {name}: {first}{more}"
 
 
+# The accesses that brought the first offending input in, in the order it travelled: the
+# load that fetched it, the store into local memory it went through, the read of that local
+# element by the writing work-item (``Inflow``'s fields) and how the text names each.
+ROUTE = (
+    ("load", "its load"),
+    ("stored", "its store into local memory"),
+    ("entry", "its read by the writing work-item"),
+)
+
+
+@dataclass(frozen=True)
+class OffendingAnatomy:
+    """The index anatomy of the accesses that brought the first offending input in (each
+    an :class:`AccessExplanation`, or None where the input took no such step): with the
+    values those very accesses used where an anatomy build recorded them, otherwise the
+    definitions that can reach (static), ``note`` saying why (or that they are coming)."""
+
+    load: AccessExplanation | None = None
+    stored: AccessExplanation | None = None
+    entry: AccessExplanation | None = None
+    note: str = ""
+
+    def steps(self) -> list[tuple[str, AccessExplanation]]:
+        """(role, anatomy) of each access it explains, in the order the input travelled."""
+        return [(role, e) for role, e in ((r, getattr(self, r)) for r, _ in ROUTE) if e]
+
+    @property
+    def recorded(self) -> bool:
+        """Whether every access it explains has the values it used."""
+        steps = self.steps()
+        return bool(steps) and all(e.recorded for _, e in steps)
+
+    def text_lines(self) -> list[str]:
+        """The section under the first offending input: per access, where and whose, then
+        one line per term of its index."""
+        named = dict(ROUTE)
+        head = "  Index anatomy of the accesses that brought it in"
+        lines = [head + (f" ({self.note})" if self.note else "") + ":"]
+        if not self.steps():
+            lines[0] = f"  Index anatomy: not known ({self.note or 'no access of it parsed'})."
+        for role, e in self.steps():
+            static = "" if e.recorded else " (static only" + (f": {e.note})" if e.note else ")")
+            lines.append(
+                f"    {named[role]}, {e.text} at line {e.line}, work-item {e.group}/{e.local}"
+                f"{static}:"
+            )
+            lines.extend(f"      {chain}" for chain in e.chains() or ["no variable in its index"])
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {r: (e.to_json() if e else None) for r, e in self._all()}
+        out["values_recorded"] = self.recorded
+        out["note"] = self.note or None
+        return out
+
+    def _all(self) -> list[tuple[str, AccessExplanation | None]]:
+        return [(role, getattr(self, role)) for role, _ in ROUTE]
+
+
 @dataclass(frozen=True)
 class Explanation:
     """One output element: its provenance, what its reference needs, and the verdict."""
@@ -84,6 +146,9 @@ class Explanation:
     # What the element and the siblings stored from the same loads need together (see
     # ``Provenance.siblings``); None where it has none.
     shared: dict[str, np.ndarray] | None = None
+    # The index anatomy of the accesses that brought the first offending input in, once
+    # asked (:func:`with_anatomy`); None before.
+    anatomy: OffendingAnatomy | None = None
 
     @property
     def extra(self) -> tuple[Inflow, ...]:
@@ -224,6 +289,8 @@ class Explanation:
             first = self.first_offending
             if first is not None:
                 lines.append("First offending input: " + _story(first) + ".")
+                if self.anatomy is not None:
+                    lines.extend(self.anatomy.text_lines())
         for note in p.notes:
             lines.append(f"Note: {note}.")
         if not p.complete:
@@ -260,7 +327,7 @@ class Explanation:
             "doubtful": [i.to_json() for i in self.doubtful[:JSON_LIMIT]],
             "doubtful_count": len(self.doubtful),
             "missing": {b: _cells(m) for b, m in self.missing.items()},
-            "first_offending": first.to_json() if first is not None else None,
+            "first_offending": _first_json(first, self.anatomy),
             "verdict": self.verdict,
             "siblings": [list(w) for w in p.siblings],
             "notes": list(p.notes),
@@ -299,6 +366,46 @@ def explain(
                 if b in shared:
                     shared[b] |= np.asarray(m, dtype=bool).reshape(shared[b].shape)
     return Explanation(provenance, shapes, needed, "", value, reference, masks, shared)
+
+
+def offending_route(explanation: Explanation) -> tuple[tuple[str, Access], ...]:
+    """The accesses that brought the first offending input in, by role (``ROUTE``): its
+    load; where it went through local memory, the store there and the writing work-item's
+    read of it. Empty where there is no first offending input."""
+    first = explanation.first_offending
+    if first is None:
+        return ()
+    route = [("load", first.load)]
+    if first.stored is not None:
+        route.append(("stored", first.stored))
+    if first.entry.record != first.load.record:
+        route.append(("entry", first.entry))
+    return tuple(route)
+
+
+def with_anatomy(
+    explanation: Explanation, trace: Trace, anatomy: TraceAnatomy | None, note: str = ""
+) -> Explanation:
+    """The explanation with the index anatomy of its first offending input's accesses
+    (``offending_route``), read from ``anatomy`` (the values where it recorded them for
+    those work-items, else the static chains; None: not known, ``note`` says why)."""
+    route = offending_route(explanation)
+    if not route:
+        return explanation
+    if anatomy is None:
+        unknown = OffendingAnatomy(note=note or "the kernel could not be parsed")
+        return replace(explanation, anatomy=unknown)
+    steps = {role: anatomy.explain(trace, access.record) for role, access in route}
+    explained = OffendingAnatomy(steps.get("load"), steps.get("stored"), steps.get("entry"), note)
+    return replace(explanation, anatomy=explained)
+
+
+def _first_json(first: Inflow | None, anatomy: OffendingAnatomy | None) -> dict[str, Any] | None:
+    if first is None:
+        return None
+    out = first.to_json()
+    out["anatomy"] = anatomy.to_json() if anatomy is not None else None
+    return out
 
 
 def _sentence(text: str) -> str:

@@ -51,6 +51,9 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     row, col = 3, 5
     assert error[row, col] > 1e-3  # a wrong element: B's column 6 came in, not column 5
 
+    controller = window.controllers.explain
+    shown = []
+    controller.explained.connect(shown.append)
     click_error_map(qtbot, window, row, col)
     view = window.views.result_view
     qtbot.waitUntil(lambda: view.explanation.isVisible(), timeout=60000)  # traced first
@@ -61,6 +64,27 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     assert text.startswith(f"C[3, 5] = {result.output[3, 5]:.6g}")
     assert "The reference needs: A[3, 0:32] (32 elements); B[0:32, 5] (32 elements)." in text
     assert f"First offending input: B[0, 6], loaded at line {load_line}" in text
+    # Under it, the index anatomy of the accesses that brought it in: at once from the trace
+    # (the static chains, the values coming), then with the values an anatomy build of
+    # their lines recorded over group (0, 0), in the same place.
+    qtbot.waitUntil(lambda: controller.explanation.anatomy.recorded, timeout=60000)
+    assert shown[0].anatomy.note == "recording the values …" and not shown[0].anatomy.recorded
+    assert "(static only" in shown[0].text() and "recording the values …" in shown[0].text()
+    text = view.explanation.toPlainText()
+    col_line = 1 + next(i for i, s in enumerate(source) if "col = get_group_id(0) * TS + tx" in s)
+    tx_line = 1 + next(i for i, s in enumerate(source) if "tx  = get_local_id(0)" in s)
+    assert f"its load, B[kB * N + col + 1] at line {load_line}, work-item (0, 0, 0)/(5, 0, 0):" in (
+        text
+    )
+    assert (
+        f"col = 5 ← get_group_id(0) * TS + tx at line {col_line} (get_group_id(0) = 0, TS = 16, "
+        f"tx = 5 ← get_local_id(0) at line {tx_line})"
+    ) in text
+    assert "its store into local memory, Bsub[ty][tx]" in text
+    writer_read = f"its read by the writing work-item, Bsub[k][tx] at line {read_line}, work-item"
+    assert writer_read + " (0, 0, 0)/(5, 3, 0):" in text
+    assert "static only" not in text and "recording the values" not in text
+    assert view.tabs.currentWidget() is view.error_map and view.explaining() == (3, 5)
     assert view.inflow_button.isVisible() and window.views.tabs.currentWidget() is view
     assert view.tabs.currentWidget() is view.error_map  # where the person clicked, still
     hook = window.controllers.explain.explanation.first_offending.load  # what more starts from
@@ -110,6 +134,24 @@ def test_a_click_on_a_wrong_element_explains_it_and_draws_its_inflow(qtbot, wind
     assert window.state.traced is traced
     assert view.explanation.toPlainText().startswith(f"C[{worst[0]}, {worst[1]}] = ")
     assert f"B[0, {worst[1] + 1}], loaded at line {load_line}" in view.explanation.toPlainText()
+    qtbot.waitUntil(lambda: controller.explanation.anatomy.recorded, timeout=60000)
+    assert f"col = {worst[1]} ← get_group_id(0)" in view.explanation.toPlainText()
+
+    # Where no values can be had (an executor that cannot record them), the static chains,
+    # saying why.
+    from explorer.gui.controllers import explain
+
+    monkeypatch.setattr(explain, "record_anatomy", lambda *_: None)
+    trigger(window, "Why is the worst element wrong?")
+    qtbot.waitUntil(lambda: "values not recorded" in view.explanation.toPlainText(), timeout=60000)
+    text = view.explanation.toPlainText()
+    assert "Index anatomy of the accesses that brought it in (values not recorded: " in text
+    assert "is not among the functions an executor calls" in text
+    assert (
+        f"col ← get_group_id(0) * TS + tx at line {col_line} (get_group_id(0), TS = 16, "
+        f"tx ← get_local_id(0) at line {tx_line})"
+    ) in text
+    assert "(static only):" in text and "recording the values" not in text
 
 
 def test_a_click_on_a_bar_of_a_vector_error_asks_for_that_element(qtbot):
@@ -133,3 +175,26 @@ def test_a_click_on_a_bar_of_a_vector_error_asks_for_that_element(qtbot):
     point = plot.mapFromScene(box.mapViewToScene(QPointF(7.1, 1.5)))
     QTest.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=point)
     assert asked == [(7,)]
+
+
+def test_an_explanation_shown_again_keeps_its_place(qtbot):
+    """The values of the index anatomy come after the explanation is shown (the result is
+    drawn again when they do): the same element's explanation stays where it was scrolled."""
+    from explorer.gui.result_view import ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    text = "\n".join(f"line {i}" for i in range(200))
+    view.show_explanation(text, (3, 5))
+    bar = view.explanation.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 100)
+    bar.setValue(100)
+    view.clear_explanation()
+    assert view.explaining() is None
+    view.show_explanation(text + "\nwith values", (3, 5))
+    assert view.explaining() == (3, 5) and bar.value() == 100
+    view.show_explanation(text, (4, 4))  # another element: from its start
+    assert bar.value() == 0

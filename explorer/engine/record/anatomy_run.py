@@ -16,6 +16,7 @@ import numpy as np
 
 from explorer.engine.record.traced_source import traced_source
 from explorer.engine.records import RunRequest, RunResult
+from explorer.frontend.anatomy import KernelAnatomy
 from explorer.trace.analysis import Category, registry
 from explorer.trace.anatomy import AccessExplanation, TraceAnatomy, lines_up, recorded_anatomy
 from explorer.trace.instrument import Instrumented, InstrumentError, static_anatomy
@@ -81,28 +82,44 @@ def trace_anatomy(
     wanted = asked | {f.line for f in findings if f.line is not None and f.work_items}
     if not wanted and not request.anatomy_findings:
         return None
-    made = traced_source(request.run)
-    try:
-        static = static_anatomy(made.source(), made.defines, made.cl_std, made.include_dirs)
-    except (InstrumentError, ValueError):
+    static = static_of(request.run)
+    if static is None:
         return None  # the trace build parsed it: only an odd source gets here, and no anatomy
     lines = tuple(sorted(line for line in asked if static.at_line(line)))
     if not lines:
         return TraceAnatomy(static)
-    groups = None if whole_window else _box(_explained_groups(request, trace, findings, lines))
-    outcome = record(lines, groups)
+    groups = None if whole_window else box(_explained_groups(request, trace, findings, lines))
+    return recorded_lines(static, lines, record(lines, groups), trace.sites)
+
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+def static_of(run: RunRequest) -> KernelAnatomy | None:
+    """The static anatomy of the kernel ``run`` traces, from the text its trace build parses;
+    None where it cannot be parsed."""
+    made = traced_source(run)
+    try:
+        return static_anatomy(made.source(), made.defines, made.cl_std, made.include_dirs)
+    except (InstrumentError, ValueError):
+        return None
+
+
+def recorded_lines(
+    static: KernelAnatomy, lines: tuple[int, ...], outcome: Recorded, plain_sites: tuple[Any, ...]
+) -> TraceAnatomy:
+    """The anatomy with the values of ``lines`` that the anatomy build ``outcome`` recorded,
+    for the plain trace whose sites are ``plain_sites``; the static anatomy alone, saying why,
+    where the build failed or its accesses are not the plain trace's."""
     build = outcome.instrumented.anatomy if outcome.instrumented is not None else None
     if outcome.trace is None or build is None:
         why = outcome.result.error or outcome.result.status
         return TraceAnatomy(static, lines, note=f"values not recorded: the anatomy build {why}")
-    if not lines_up(outcome.trace.sites, trace):
+    if not lines_up(outcome.trace.sites, plain_sites):
         return TraceAnatomy(
             static, lines, note="values not recorded: the anatomy build's accesses differ"
         )
     return recorded_anatomy(build, outcome.trace)
-
-
-Ranges = tuple[tuple[int, int], ...]
 
 
 def _explained_groups(
@@ -127,7 +144,7 @@ def _explained_groups(
     return groups
 
 
-def _box(groups: set[tuple[int, int, int]]) -> Ranges | None:
+def box(groups: set[tuple[int, int, int]]) -> Ranges | None:
     """The ranges of groups that hold ``groups`` (None: no group to hold)."""
     if not groups:
         return None

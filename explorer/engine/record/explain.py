@@ -1,20 +1,44 @@
 """Why is this element wrong: a traced run's element explained by its trace beside what its
 reference needs. Both command lines and the window ask here; the trace says what flowed in
 (:mod:`explorer.trace.provenance`), the kernel's model what the reference needs
-(``KernelModel.reference_needs``), :mod:`explorer.trace.explain` puts them side by side."""
+(``KernelModel.reference_needs``), :mod:`explorer.trace.explain` puts them side by side.
+
+The first input that should not be there comes with the index anatomy of the accesses that
+brought it in (its load, and the local store and read it went through): the values those
+accesses used come from an anatomy build of their lines over the group that made them,
+run after the trace (:func:`record_anatomy`, in the executor), as ``trace --anatomy`` runs
+one; a trace that already recorded them (the window's, for its findings' lines) is read
+instead. Where no values can be had, the static chains, saying why.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from explorer.description.expressions import ExpressionError
 from explorer.description.launch import DescriptionError, Setting
 from explorer.description.reference_needs import Needs
+from explorer.engine.record.anatomy_run import Ranges, box, recorded_lines, static_of
+from explorer.engine.record.trace_launch import TraceRequest, run_trace
 from explorer.engine.records import RunResult, Variant
 from explorer.families.base import InputError
-from explorer.trace.explain import ElementError, Explanation, explain, parse_element
+from explorer.trace.anatomy import TraceAnatomy
+from explorer.trace.explain import (
+    ElementError,
+    Explanation,
+    explain,
+    offending_route,
+    parse_element,
+    with_anatomy,
+)
 from explorer.trace.provenance import Layout, provenance
-from explorer.trace.recorded import GLOBAL, Trace
+from explorer.trace.recorded import GLOBAL, Site, Trace
+
+# What the explanation says while the values of its index anatomy are being recorded.
+RECORDING = "recording the values …"
 
 
 def explain_element(
@@ -99,3 +123,88 @@ def _values(
     if ref is not None and np.ndim(ref) == len(index):
         reference = float(np.asarray(ref)[index])
     return value, reference, bits
+
+
+# -- the index anatomy of the first offending input ----------------------------------------
+
+
+def anatomy_asked(
+    explanation: Explanation, trace: Trace, kept: TraceAnatomy | None
+) -> tuple[tuple[int, ...], Ranges] | None:
+    """The lines and the groups an anatomy build must record for the index anatomy of the
+    accesses that brought the first offending input in (``offending_route``); None where
+    there is none, or ``kept`` (the trace's own anatomy) already has their values."""
+    route = offending_route(explanation)
+    if not route:
+        return None
+    if kept is not None:
+        known = with_anatomy(explanation, trace, kept).anatomy
+        if known is not None and known.recorded:
+            return None
+    lines = tuple(sorted({access.line for _, access in route}))
+    groups = box({(a.work_item[0], a.work_item[1], a.work_item[2]) for _, a in route})
+    assert groups is not None  # a route has an access
+    return lines, groups
+
+
+def anatomy_request(request: TraceRequest, trace: Trace) -> TraceRequest:
+    """The trace request an anatomy build of ``trace``'s launch runs from: the same run (its
+    local size as the trace had it), recording values, asking nothing more."""
+    return replace(
+        request,
+        run=replace(request.run, local=tuple(trace.local_size)),
+        values=True,
+        against=None,
+        against_device=None,
+        anatomy_lines=(),
+        anatomy_findings=False,
+        anatomy_work_item=(),
+    )
+
+
+def record_anatomy(
+    request: TraceRequest, sites: tuple[Site, ...], lines: tuple[int, ...], groups: Ranges
+) -> TraceAnatomy | None:
+    """In the executor: the static anatomy of the request's kernel with the values of the
+    accesses at ``lines``, recorded by an anatomy build over the ``groups`` (ranges per
+    dimension) of the launch that traced ``sites``; the static anatomy alone, saying why,
+    where the build fails; None where the kernel cannot be parsed."""
+    static = static_of(request.run)
+    if static is None:
+        return None
+    asked = tuple(sorted(line for line in set(lines) if static.at_line(line)))
+    if not asked:
+        return TraceAnatomy(static)
+    within = replace(request, groups=groups, center=None)
+    return recorded_lines(static, asked, run_trace(within, asked), sites)
+
+
+def answered(outcome: object) -> TraceAnatomy | str | None:
+    """What a call of :func:`record_anatomy` gave back, as ``explain_anatomy``'s ``record``
+    returns it: the anatomy, None (not parsed), or why there is none (what the call raised;
+    an answer of another kind, from an executor that is not ours, is not used)."""
+    if outcome is None or isinstance(outcome, TraceAnatomy):
+        return outcome
+    if isinstance(outcome, Exception):
+        return str(outcome) or type(outcome).__name__
+    return "the executor's answer is not an index anatomy"
+
+
+def explain_anatomy(
+    explanation: Explanation,
+    trace: Trace,
+    kept: TraceAnatomy | None,
+    record: Callable[[tuple[int, ...], Ranges], TraceAnatomy | str | None],
+) -> Explanation:
+    """The explanation with the index anatomy of its first offending input's accesses:
+    from ``kept`` where it has their values, else recorded by ``record(lines, groups)``
+    (``record_anatomy`` through an executor; a string says why it could not run: the
+    static chains are shown with it)."""
+    asked = anatomy_asked(explanation, trace, kept)
+    if asked is None:
+        return with_anatomy(explanation, trace, kept)
+    got = record(*asked)
+    if isinstance(got, str):
+        return with_anatomy(explanation, trace, kept, f"values not recorded: {got}")
+    unknown = "" if got or kept else "the kernel could not be parsed"
+    return with_anatomy(explanation, trace, got or kept, unknown)

@@ -5,25 +5,40 @@ is none or the trace did not cover the work-item that wrote it.
 The explanation (:func:`explorer.engine.record.explain.explain_element`) is written under
 the result, the element outlined on the error map; the execution view draws what flowed in
 on every buffer (the inputs by kind, the local elements the writing work-item read) at the
-step where the first input that should not be there came in.
+step where the first input that should not be there came in. Under that input, the index
+anatomy of the accesses that brought it in: at once from the trace on screen (its values
+where it recorded them, else the static chains, saying the values are coming), then, once
+the worker is free, with the values an anatomy build of those lines recorded over their
+group (:func:`explorer.engine.record.explain.record_anatomy`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from explorer.engine.record.explain import explain_element
-from explorer.engine.record.trace_launch import TracedRun
+from explorer.engine.record.anatomy_run import Ranges
+from explorer.engine.record.explain import (
+    RECORDING,
+    anatomy_asked,
+    anatomy_request,
+    answered,
+    explain_element,
+    record_anatomy,
+)
+from explorer.engine.record.trace_launch import TracedRun, TraceRequest
 from explorer.engine.records import RunResult
+from explorer.engine.remote.router import HostRouter
 from explorer.gui.actions import Action, Actions
 from explorer.gui.controllers.roles import Pages, StatusLine
 from explorer.gui.controllers.traces import TraceController
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
-from explorer.trace.explain import ElementError, Explanation
+from explorer.trace.anatomy import TraceAnatomy
+from explorer.trace.explain import ElementError, Explanation, with_anatomy
 from explorer.trace.explain_marks import ExplainMarks, explain_marks
 from explorer.trace.provenance import Layout, element_text
 
@@ -35,11 +50,25 @@ class ExplanationShower(Protocol):
 
     def clear_explanation(self) -> None: ...
 
+    def explaining(self) -> tuple[int, ...] | None: ...  # the element explained on screen
+
 
 class InflowDrawer(Protocol):
     """The execution view: what flowed into the element, drawn on every buffer."""
 
     def show_explanation(self, marks: ExplainMarks) -> None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class _Waiting:
+    """An explanation on screen waiting for the values of its index anatomy: the trace it
+    explains, the element, and the lines and groups an anatomy build records."""
+
+    traced: TracedRun
+    where: tuple[int, ...]
+    explanation: Explanation
+    lines: tuple[int, ...]
+    groups: Ranges
 
 
 class ExplainController(QObject):
@@ -74,6 +103,13 @@ class ExplainController(QObject):
         self._pending: tuple[tuple[int, ...], tuple[object, ...]] | None = None
         self._traced_for: tuple[int, ...] | None = None
         traces.trace_shown.connect(self._trace_shown)
+        # The explanation whose index anatomy waits for the worker, and the one whose values
+        # are being recorded (with the worker's generation for it).
+        self.worker = traces.worker
+        self._waiting: _Waiting | None = None
+        self._recording: tuple[int, _Waiting] | None = None
+        self.worker.call_finished.connect(self._values_came)
+        self.worker.idle.connect(self._worker_idle)
 
     # -- commands ------------------------------------------------------------------------
     def explain(self, where: tuple[int, ...]) -> None:
@@ -156,13 +192,90 @@ class ExplainController(QObject):
             return
         traced_for_it, self._traced_for = self._traced_for is not None, None
         layout = Layout(traced.trace, result.shapes, tuple(result.column_major))
-        self.result.show_explanation(explanation.text(), where)
+        asked = anatomy_asked(explanation, traced.trace, traced.anatomy)
+        note = RECORDING if asked is not None else ""
+        explanation = with_anatomy(explanation, traced.trace, traced.anatomy, note)
+        self._show(explanation, where)
         self.execution.show_explanation(explain_marks(explanation, layout))
         self.status.say(explanation.summary())
-        self.explanation = explanation
-        self.explained.emit(explanation)
+        self._waiting = None if asked is None else _Waiting(traced, where, explanation, *asked)
+        self._record_values()
         if traced_for_it:  # the trace brought its animation to the front: back to the answer
             self.pages.show_page("result")
+
+    def _show(self, explanation: Explanation, where: tuple[int, ...]) -> None:
+        self.result.show_explanation(explanation.text(), where)
+        self.explanation = explanation
+        self.explained.emit(explanation)
+
+    # -- the values of the first offending input's index anatomy -------------------------
+    def _record_values(self) -> None:
+        """Ask the worker for the values the explanation waits for, once it is free (it is
+        busy while the trace it came from is still being delivered)."""
+        waiting = self._waiting
+        if waiting is None or self._recording is not None or self.worker.busy:
+            return
+        self._waiting = None
+        if not self._current(waiting) or self.result.explaining() != waiting.where:
+            return  # another explanation, or none, is on screen now
+        trace = waiting.traced.trace
+        assert trace is not None
+        # The trace on screen belongs to the configuration chosen (a change clears it).
+        run = replace(self.model.request(), anyway=bool(waiting.traced.result.outside_constraints))
+        request = anatomy_request(TraceRequest(run), trace)
+        sites, lines, groups = trace.sites, waiting.lines, waiting.groups
+        listed = ", ".join(map(str, lines))
+
+        def work(executors: HostRouter) -> object:
+            return executors.call(
+                record_anatomy,
+                request,
+                sites,
+                lines,
+                groups,
+                timeout_s=request.run.timeout_s,
+                what=f"the index anatomy of line(s) {listed}",
+            )
+
+        generation = self.worker.call(work, f"recording the index anatomy of line(s) {listed}")
+        self._recording = (generation, waiting)
+
+    def _values_came(self, generation: int, outcome: object) -> None:
+        if self._recording is None or self._recording[0] != generation:
+            return  # another controller's call
+        waiting = self._recording[1]
+        self._recording = None
+        if not self._current(waiting):
+            return
+        trace, kept = waiting.traced.trace, waiting.traced.anatomy
+        assert trace is not None
+        got = answered(outcome)  # the call's exception, if it raised: why there are no values
+        if isinstance(got, TraceAnatomy):
+            final = with_anatomy(waiting.explanation, trace, got)
+        elif got is None:
+            final = with_anatomy(waiting.explanation, trace, kept, "the kernel could not be parsed")
+        else:
+            final = with_anatomy(waiting.explanation, trace, kept, f"values not recorded: {got}")
+        self._show(final, waiting.where)
+
+    def _worker_idle(self) -> None:
+        """The worker is free: a call for values that ended without an answer (cancelled)
+        says so; an explanation waiting for values asks now."""
+        if self._recording is not None:
+            waiting = self._recording[1]
+            self._recording = None
+            trace = waiting.traced.trace
+            if self._current(waiting) and trace is not None:
+                stopped = "values not recorded: stopped before they came"
+                kept = waiting.traced.anatomy
+                self._show(with_anatomy(waiting.explanation, trace, kept, stopped), waiting.where)
+        self._record_values()
+
+    def _current(self, waiting: _Waiting) -> bool:
+        """Whether ``waiting``'s explanation is still the last one shown, of the trace on
+        screen. (A call's values come only where no other work was asked after it: the
+        result drawn again when a call ends clears the explanation, which is shown again.)"""
+        return self.explanation is waiting.explanation and self.state.traced is waiting.traced
 
 
 def _same_launch(a: RunResult, b: RunResult) -> bool:
