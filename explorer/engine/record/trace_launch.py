@@ -24,7 +24,7 @@ import numpy as np
 
 from explorer.description.launch import ScalarParam
 from explorer.engine.build_inputs import build_digest, include_dirs, option_defines
-from explorer.engine.header.signature import image_refusal, kernel_signature
+from explorer.engine.header.signature import kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.judge import judge
@@ -273,7 +273,15 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
             if kept is not None:
                 return kept
         params = kernel_signature(variant.source, variant.kernel, {}, folders)
-        refused = next((image_refusal(p, variant.kernel) for p in params if p.is_image), None)
+        refused = next(
+            (
+                f"parameter {p.name!r} of {variant.kernel} is an image or a sampler: a trace "
+                "does not record image reads and writes yet (run it to judge it)"
+                for p in params
+                if p.is_image
+            ),
+            None,
+        )
         if refused is not None:  # the rewrite would break the image calls' build first
             return refused
         source = variant.source
