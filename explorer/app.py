@@ -111,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return interrupt.INTERRUPTED
     from PySide6.QtWidgets import QMessageBox
 
+    from explorer.gui.background import stop_all
     from explorer.gui.main_window import MainWindow
     from explorer.gui.screenshot import dispose
 
@@ -129,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with interrupt.interruptible():  # Ctrl+C in the terminal closes the window: exit 130
         code = int(app.exec())
     dispose(app, window)
+    stop_all()  # the work of any other window, or of none, ends with the application
     return code
 
 

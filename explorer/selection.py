@@ -225,7 +225,8 @@ def _captured_launch(args: argparse.Namespace) -> Variant:
     known = getattr(args, "_replayed", None)  # read once: notes said once
     if known is not None:
         return known
-    from explorer.capture import CaptureError, load_capture, replay
+    from explorer.capture.folder import CaptureError, load_capture
+    from explorer.capture.replay import replay
 
     try:
         replayed = replay(

@@ -10,7 +10,8 @@ thing either one does is to hand such a start to multiprocessing, which runs the
 and exits, before any window or command line is looked at.
 
 ``capture`` runs the person's program with the person's own Python (the command after
-``--``): the recorder is shipped as source files that Python loads by path. That program gets
+``--``): the recorder is shipped as source files that Python imports as a package from the
+capture bootstrap's folder. That program gets
 the environment the person started the bundle with (kept by rthook_environment.py), not the
 one the bundle made for itself; capture needs nothing of Qt. ``install-desktop`` from either
 executable adds a menu entry that starts the window.

@@ -53,8 +53,9 @@ RUN_TIME_FILES = {
     "the trace runtime": "_internal/explorer/trace/instrument/runtime.cl",
     "the parser's declarations": "_internal/explorer/frontend/opencl_prelude.h",
     "the capture bootstrap": "_internal/explorer/capture/bootstrap/sitecustomize.py",
-    "the recorder it loads by path": "_internal/explorer/capture/recorder.py",
-    "the CPU naming it loads by path": "_internal/explorer/engine/launch/host_cpu.py",
+    "the package it imports": "_internal/explorer/capture/bootstrap/__init__.py",
+    "the recorder it imports by name": "_internal/explorer/capture/bootstrap/recorder.py",
+    "the CPU naming the recorder imports": "_internal/explorer/capture/bootstrap/host_cpu.py",
 }
 
 # The person's own program for the capture step: plain PyOpenCL, PoCL's platform when there is

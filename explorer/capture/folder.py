@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.recorder import CLAIM, JOURNAL, JOURNAL_LIMIT
+from explorer.capture.bootstrap.recorder import CLAIM, JOURNAL, JOURNAL_LIMIT
 from explorer.documents import (
     REQUIRED,
     DocumentError,

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from explorer.capture.folder import Capture, CapturedProgram, CaptureError, as_capture_error
 from explorer.documents import is_inside
-from explorer.engine.launch.build import include_dirs
+from explorer.engine.build_inputs import include_dirs
 from explorer.paths import TEXT_LIMIT, UserFileError, read_user_text, shown
 
 FLAG = "--allow-outside"

@@ -1,7 +1,7 @@
 """Capturing the launches of the running Python process: ``with explorer.capture("out"): ...``
 and the notebook cell magic ``%%explorer_capture out`` (``%load_ext explorer``).
 
-The recorder that ``capture OUT -- COMMAND`` loads into a program (:mod:`recorder`) is
+The recorder that ``capture OUT -- COMMAND`` loads into a program (:mod:`bootstrap.recorder`) is
 installed here for the length of the block: pyopencl's functions are wrapped at its start (or
 when the block imports pyopencl) and restored at its end, when ``capture.json`` is written
 from the journal, in the same folder format the window and the command line open. IPython is
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from explorer.capture import recorder as rec
+from explorer.capture.bootstrap import recorder as rec
 from explorer.capture.folder import CaptureError, assemble
 from explorer.capture.watch import prepare_folder
 

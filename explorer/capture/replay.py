@@ -11,8 +11,6 @@ which ``run --kernel-file`` opens like any other.
 from __future__ import annotations
 
 import io
-import json
-import math
 import os
 import re
 from collections.abc import Callable
@@ -21,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.capture.bootstrap.recorder import ARG_INFO
 from explorer.capture.folder import (
     Capture,
     CapturedArg,
@@ -30,12 +29,12 @@ from explorer.capture.folder import (
     as_capture_error,
 )
 from explorer.capture.includes import IncludePlan, plan_includes
-from explorer.capture.recorder import ARG_INFO
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
 from explorer.documents import array_file, load_array
+from explorer.engine.build_inputs import check_option
+from explorer.engine.header import toml_writer
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
-from explorer.engine.launch.build import check_option
 from explorer.engine.records import Variant
 from explorer.frontend import AccessKind, ParseError, parse
 from explorer.paths import TEXT_LIMIT, UserFileError, read_user_bytes, read_user_text, shown
@@ -234,41 +233,34 @@ def launch_header(
     results, aliased = _results(params, launch.args, buffers, written)
     results = {p.name: results[p.name] for p in params if p.name in results}
     local = launch.local_size or chosen_local(launch.global_size)
-    q = _toml
-    lines = [
-        "/*---",
-        f"name = {q(f'{launch.kernel}, launch {launch.number} of a capture')}",
-        'family = "custom"',
-        f"kernel = {q(launch.kernel)}",
-        f"global = {q([str(g) for g in launch.global_size])}",
-        f"local = {q([str(v) for v in local])}",
-        "exact = true",
-    ]
+    fields: dict[str, object] = {
+        "name": f"{launch.kernel}, launch {launch.number} of a capture",
+        "family": "custom",
+        "kernel": launch.kernel,
+        "global": [str(g) for g in launch.global_size],
+        "local": [str(v) for v in local],
+        "exact": True,
+    }
     if options.defines:
-        lines.append("[defines]")
-        lines += [f"{name} = {value}" for name, value in options.defines.items()]
+        fields["defines"] = dict(options.defines)
     if options.switches:
-        lines += ["[options]", f"all = {q(' '.join(options.switches))}"]
-    for p, a in zip(params, launch.args, strict=True):
-        lines.append(f"[args.{p.name}]")
-        lines += _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
+        fields["options"] = {"all": " ".join(options.switches)}
+    if params:
+        fields["args"] = {
+            p.name: _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
+            for p, a in zip(params, launch.args, strict=True)
+        }
     if results:
-        expected = ", ".join(
-            f"{name} = {q(file_name(str(arg.after)))}" for name, arg in results.items()
-        )
-        lines += [
-            "[reference]",
-            f"expected = {{ {expected} }}",
-            f"expected_from = {q(ORIGINAL_RUN)}",
-            'terms = "1"',
-        ]
-    lines += [
-        "[about]",
-        f"source = {q(_provenance(capture, launch))}",
-        f"text = {q(_explanation(launch, results, aliased, options, local))}",
-        "---*/",
-    ]
-    return "\n".join(lines) + "\n", text
+        fields["reference"] = {
+            "expected": {name: file_name(str(arg.after)) for name, arg in results.items()},
+            "expected_from": ORIGINAL_RUN,
+            "terms": "1",
+        }
+    fields["about"] = {
+        "source": _provenance(capture, launch),
+        "text": _explanation(launch, results, aliased, options, local),
+    }
+    return toml_writer.header(fields), text
 
 
 def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
@@ -348,27 +340,34 @@ def _declaration(
     buffer: _Buffer | None,
     result: bool,
     file_name: Callable[[str], str],
-) -> list[str]:
-    q = _toml
+) -> dict[str, object]:
     if a.kind == "local":
-        return ['local = "uchar"', f"count = {a.nbytes}"]
+        return {"local": "uchar", "count": a.nbytes}
     if a.kind == "null":
-        return ['buffer = "uchar"', "count = 0", "null = true"]
+        return {"buffer": "uchar", "count": 0, "null": True}
     if a.kind == "scalar":
         type_name, values = _scalar(p, a.data)
-        value = q(values[0]) if len(values) == 1 else q(values)
-        return [f"scalar = {q(type_name)}", f"value = {value}"]
+        written = [_number(v) for v in values]
+        return {"scalar": type_name, "value": written[0] if len(written) == 1 else written}
     assert buffer is not None and a.before is not None
-    lines = [
-        f"buffer = {q(buffer.type)}",
-        f"count = {buffer.count}",
-        'contents = "npy"',
-        f"file = {q(file_name(a.before))}",
-        f'access = "{"read" if buffer.read_only else "readwrite"}"',
-    ]
+    declared: dict[str, object] = {
+        "buffer": buffer.type,
+        "count": buffer.count,
+        "contents": "npy",
+        "file": file_name(a.before),
+        "access": "read" if buffer.read_only else "readwrite",
+    }
     if result:
-        lines.append("result = true")
-    return lines
+        declared["result"] = True
+    return declared
+
+
+def _number(value: int | float) -> int | float | str:
+    """A scalar's value as the header holds it: an integer past TOML's (64 bits, signed),
+    a ``ulong`` from 2**63 up, as its decimal text, which the reader takes exactly."""
+    if isinstance(value, int) and not -_INT64_MAX - 1 <= value <= _INT64_MAX:
+        return str(value)
+    return value
 
 
 def _scalar(p: Parameter, data: bytes) -> tuple[str, list[int | float]]:
@@ -419,26 +418,6 @@ def _explanation(
     if options.dropped:
         parts.append(f"Build options not carried over: {' '.join(options.dropped)}.")
     return " ".join(parts)
-
-
-def _toml(value: object) -> str:
-    """``value`` as TOML: strings (JSON's escapes are TOML's), numbers (nan and inf too),
-    lists."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value) if abs(value) <= _INT64_MAX else repr(float(value))
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    raise TypeError(f"no TOML for {value!r}")
 
 
 # -- the two ways of replaying -------------------------------------------------------------

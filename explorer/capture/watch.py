@@ -2,7 +2,8 @@
 
 The program runs unchanged in a child process, its output and exit code its own. The folder
 ``bootstrap/`` goes first on its ``PYTHONPATH``, so every Python it starts loads the recorder
-(``recorder.py``) before the program's first line; the bounds travel in the environment.
+(``bootstrap/recorder.py``) before the program's first line; the bounds travel in the
+environment.
 
 The program runs in a process group of its own: TERM, HUP and INT sent to ``capture`` are
 passed on to all of it, and a small watchdog process (not the program's, nor in ``capture``'s
@@ -31,8 +32,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble
-from explorer.capture.recorder import (
+from explorer.capture.bootstrap.recorder import (
     CLAIM,
     ENV_DIR,
     ENV_LAUNCHES,
@@ -40,6 +40,7 @@ from explorer.capture.recorder import (
     ENV_STATUS,
     JOURNAL,
 )
+from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble
 from explorer.paths import UserFileError, shown
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
@@ -47,7 +48,7 @@ MARKER_TEXT = (
     "This folder holds a capture written by `python -m explorer capture` (docs/capture.md).\n"
     "A later capture into this folder replaces only the files a capture writes.\n"
 )
-# The files a capture writes: at the top, and in its two folders (recorder.py names them).
+# The files a capture writes: at the top, and in its two folders (the recorder names them).
 _TOP = (CAPTURE_FILE, JOURNAL, CLAIM)
 _MINE = {
     "data": re.compile(r"\d{5,}-\d+-[\w-]{0,40}-(before|after)\.npy"),

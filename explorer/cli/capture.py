@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.capture import CapturedLaunch, CaptureError, load_capture
+from explorer.capture.folder import CapturedLaunch, CaptureError, load_capture
 from explorer.capture.watch import capture_program
 from explorer.cli.command import Command
 from explorer.engine.executor import Executor

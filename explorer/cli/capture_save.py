@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.capture import load_capture, save_launch
+from explorer.capture.folder import load_capture
+from explorer.capture.replay import save_launch
 from explorer.cli.command import Command
 from explorer.engine.executor import Executor
 

@@ -82,6 +82,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "its reference needs, and the first input that should not be there, with its line; "
         "ELEMENT as C[3,5] (C[3][5], OUT[7]; 3,5 for the first result); repeatable",
     )
+    parser.add_argument(
+        "--anatomy",
+        action="append",
+        default=[],
+        metavar="LINE",
+        help="the index anatomy of the accesses at this line of the kernel's file: the value "
+        "of each term of each index and where it came from, back to the definitions "
+        "(repeat for more lines; 'findings' for the lines of the bug findings). The trace "
+        "runs as without it; a second build that records these values runs after it",
+    )
+    parser.add_argument(
+        "--work-item",
+        metavar="GX,GY[,GZ]/LX,LY[,LZ]",
+        help="whose accesses --anatomy explains: a work-group and a local id (default: the "
+        "first traced work-item that made one)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     add_anyway(parser)
 
@@ -110,6 +126,47 @@ def parse_groups(
     return None, (gx, gy, gz)
 
 
+def parse_anatomy(values: list[str]) -> tuple[tuple[int, ...], bool]:
+    """``--anatomy`` values: the lines asked, and whether the findings' lines are too."""
+    lines: list[int] = []
+    findings = False
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().lower()
+            if part == "findings":
+                findings = True
+                continue
+            try:
+                line = int(part)
+            except ValueError:
+                line = 0
+            if line < 1:
+                raise UsageError(
+                    f"--anatomy {value!r}: give a line number of the kernel's file (1 or more), "
+                    "or 'findings'"
+                )
+            lines.append(line)
+    return tuple(dict.fromkeys(lines)), findings
+
+
+def parse_work_item(text: str | None) -> tuple[int, ...]:
+    """``--work-item gx,gy[,gz]/lx,ly[,lz]`` as six numbers (group, then local id)."""
+    if not text:
+        return ()
+    usage = f"--work-item {text!r}: use 'gx,gy[,gz]/lx,ly[,lz]', such as 2,1/5,3"
+    group, slash, local = text.partition("/")
+    if not slash:
+        raise UsageError(usage)
+    try:
+        g = [int(v) for v in group.split(",")]
+        lo = [int(v) for v in local.split(",")]
+    except ValueError:
+        raise UsageError(usage) from None
+    if not (1 <= len(g) <= 3 and 1 <= len(lo) <= 3) or min(g + lo) < 0:
+        raise UsageError(usage)
+    return (*(g + [0, 0])[:3], *(lo + [0, 0])[:3])
+
+
 def run(args: argparse.Namespace, executor: Executor) -> int:
     """Trace and analyse; print the report (or one JSON object). A trace that did not run
     exits with its run's code: refused 3, crashed or timed out 4, otherwise 2; a trace that
@@ -123,6 +180,10 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             raise UsageError(f"--explain {exc}") from None
     against = reference_variant(args.against, mine) if args.against else None
     ranges, center = parse_groups(args.groups)
+    anatomy_lines, anatomy_findings = parse_anatomy(args.anatomy)
+    work_item = parse_work_item(args.work_item)
+    if work_item and not (anatomy_lines or anatomy_findings):
+        raise UsageError("--work-item says whose accesses --anatomy explains: give --anatomy too")
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
     devices = available_devices(executor)
@@ -134,7 +195,15 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     keep = bool(args.explain)
     run_request = replace(request_from_args(args, device.key, keep), anyway=args.anyway)
     request = TraceRequest(
-        run_request, ranges, center, args.budget_mb << 20, against=against, against_device=other
+        run_request,
+        ranges,
+        center,
+        args.budget_mb << 20,
+        against=against,
+        against_device=other,
+        anatomy_lines=anatomy_lines,
+        anatomy_findings=anatomy_findings,
+        anatomy_work_item=work_item,
     )
     traced = executor.trace(
         request, args.warp, args.banks, keep_trace=bool(args.explain), bank_bytes=args.bank_bytes

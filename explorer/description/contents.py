@@ -137,10 +137,20 @@ def scalar_array(type_name: str, values: tuple[float, ...]) -> np.ndarray:
     et = element_type(type_name)
     listed = list(values)
     if et.width == 1 and len(listed) > 1:
-        return np.array(listed, dtype=np.float64).astype(et.base)
+        return _numbers(listed, et.base)
     if len(listed) == 1:
         listed = listed * et.width
     if len(listed) != et.width:
         raise DescriptionError(f"{len(listed)} values for a {type_name}")
-    listed += [0.0] * (et.lanes - et.width)
-    return np.array(listed, dtype=np.float64).astype(et.base)
+    listed += [0] * (et.lanes - et.width)
+    return _numbers(listed, et.base)
+
+
+def _numbers(values: list[float], base: np.dtype) -> np.ndarray:
+    """``values`` in ``base``: integers that fit an integer type exactly (float64 holds
+    only 53 bits: a ``ulong`` of 2**64 - 1 would not survive it), the rest through float64."""
+    if base.kind in "iu" and all(type(v) is int for v in values):
+        limits = np.iinfo(base)
+        if all(limits.min <= v <= limits.max for v in values):
+            return np.array(values, dtype=base)
+    return np.array(values, dtype=np.float64).astype(base)

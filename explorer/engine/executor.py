@@ -163,35 +163,44 @@ class Executor:
                 raise ExecutorError(
                     f"the executor process could not be reached ({what})", "crash"
                 ) from None
-            while True:
-                if self._cancelled.is_set() or _given_up():
-                    self._discard()
-                    raise ExecutorError(f"cancelled while running {what}", "cancelled")
-                try:
-                    ready = conn.poll(_POLL_S)
-                except (EOFError, OSError):
-                    ready = True
-                if ready:
-                    try:
-                        status, value = conn.recv()
-                    except ProtocolError as exc:
-                        message = self._broken_message(str(exc), what)
-                        self._discard()
-                        raise ExecutorError(message, "error") from None
-                    except (EOFError, OSError):
-                        raise ExecutorError(self._crash_message(what), "crash") from None
-                    if status == "error":
-                        raise ExecutorError(value, "error")
-                    if _left_damage(value):
-                        self._discard()  # memory it wrote out of bounds must not outlive it
-                    return value
-                if time.monotonic() > deadline:
-                    self._discard()
-                    raise ExecutorError(
-                        f"timed out after {timeout_s:g} s while running {what}; the kernel "
-                        "was stopped and the executor restarted",
-                        "timeout",
-                    )
+            late = (
+                f"timed out after {timeout_s:g} s while running {what}; the kernel was "
+                "stopped and the executor restarted"
+            )
+            try:
+                status, value = self._reply(conn, deadline, f"running {what}", late)
+            except ProtocolError as exc:
+                message = self._broken_message(str(exc), what)
+                self._discard()
+                raise ExecutorError(message, "error") from None
+            except (EOFError, OSError):
+                raise ExecutorError(self._crash_message(what), "crash") from None
+            if status == "error":
+                raise ExecutorError(value, "error")
+            if _left_damage(value):
+                self._discard()  # memory it wrote out of bounds must not outlive it
+            return value
+
+    def _reply(self, conn: Any, deadline: float, doing: str, late: str) -> Any:
+        """The reply ``conn`` brings to what was sent on it: the one wait of every request, and
+        of a remote executor's greeting. Cancel (or a caller that no longer wants it) and the
+        ``deadline`` end the wait with an :class:`ExecutorError` (``doing`` and ``late`` say
+        what was cancelled and what timed out), the process discarded. How the reply is read
+        may raise: :class:`ProtocolError` for one that breaks the protocol, ``EOFError`` or
+        ``OSError`` where the stream ended; the caller says what that means."""
+        while True:
+            if self._cancelled.is_set() or _given_up():
+                self._discard()
+                raise ExecutorError(f"cancelled while {doing}", "cancelled")
+            try:
+                ready = conn.poll(_POLL_S)
+            except (EOFError, OSError):
+                ready = True  # recv says how it ended
+            if ready:
+                return conn.recv()
+            if time.monotonic() > deadline:
+                self._discard()
+                raise ExecutorError(late, "timeout")
 
     def _crash_message(self, what: str) -> str:
         return (
@@ -243,6 +252,8 @@ class Executor:
 
         what = "trace of " + _describe(request.run)
         both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's
+        if getattr(request, "anatomy_lines", ()) or getattr(request, "anatomy_findings", False):
+            both += 1  # and the anatomy build's
         try:
             return self._request(
                 "trace",

@@ -11,6 +11,7 @@ Counts, shapes and scalar values are expressions over the named sizes, the defin
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -58,6 +59,9 @@ from explorer.description.reference_needs import Needs, expression_needs, refere
 from explorer.description.regions import RegionError, checked_region
 from explorer.families.base import InputError, KernelModel, ProbeDescription, Sizes
 from explorer.paths import UserFileError, load_user_array
+
+# A scalar value written as a decimal integer: taken as one, exactly.
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
 
 
 def _value(expression: str, names: Mapping[str, int], param: str, key: str) -> int:
@@ -278,12 +282,17 @@ def _count(expression: str, names: Mapping[str, int], param: str) -> int:
 
 
 def _scalar(decl: ScalarDecl, names: Mapping[str, int]) -> tuple[float, ...]:
-    values = []
+    """Each value of a scalar: a decimal integer exactly (a ``ulong`` past float64's 53
+    bits), another number as a float, an expression over the sizes as its integer."""
+    values: list[float] = []
     for text in decl.value:
+        if _DECIMAL.fullmatch(text.strip()):
+            values.append(int(text))
+            continue
         try:
             values.append(float(text))
         except ValueError:
-            values.append(float(_value(text, names, decl.name, "value")))
+            values.append(_value(text, names, decl.name, "value"))
     return tuple(values)
 
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.capture import Capture, CapturedLaunch
+from explorer.capture.folder import Capture, CapturedLaunch
 
 COLUMNS = ("#", "Kernel", "Global", "Local", "Arguments")
 MIN_TABLE_HEIGHT = 60

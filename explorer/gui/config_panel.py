@@ -9,8 +9,6 @@ the panel lays them out and explains a refused configuration.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
 from explorer.engine.launch.plan import plan
 from explorer.engine.records import Refusal
 from explorer.families import FAMILIES
+from explorer.gui.background import Lane
 from explorer.gui.config_sections import (
     AboutVariant,
     InputFields,
@@ -44,15 +43,14 @@ class ConfigPanel(QWidget):
 
     validity_changed = Signal(bool)
     anyway_requested = Signal()  # the "Run anyway" button: Run ▸ Run anyway
-    # A refusal's suggested fix, found off the GUI thread: (validation generation, fix text).
-    fix_found = Signal(int, str)
 
     def __init__(self, model: ConfigModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         self._validation_generation = 0
         self._refusal_reason = ""
-        self.fix_found.connect(self._fix_arrived)
+        # A refusal's suggested fix is searched for off the GUI thread (it may try many).
+        self._fixes = Lane("local-size fix search", owner=self)
         self._updating = False
         layout = QVBoxLayout(self)
 
@@ -244,13 +242,17 @@ class ConfigPanel(QWidget):
         return True
 
     def _search_fix(self, generation: int, selection: tuple[Any, ...]) -> None:
-        def search() -> None:
+        def search() -> str:
+            if generation != self._validation_generation:  # another refusal came meanwhile
+                return ""
             found = plan(*selection)
-            fix = found.fix if isinstance(found, Refusal) else ""
-            with contextlib.suppress(RuntimeError):  # the panel closed while it searched
-                self.fix_found.emit(generation, fix)
+            return found.fix if isinstance(found, Refusal) else ""
 
-        threading.Thread(target=search, name="local-size fix search", daemon=True).start()
+        self._fixes.submit(search, lambda fix: self._fix_arrived(generation, fix))
+
+    def stop_searching(self) -> None:
+        """End the search for a fix (the window is closing)."""
+        self._fixes.stop()
 
     def _fix_arrived(self, generation: int, fix: str) -> None:
         if generation == self._validation_generation and fix:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -350,7 +351,10 @@ class KernelMappingDialog(QDialog):
         self.kernel.currentTextChanged.connect(self._kernel_chosen)
         self._proposing = False
         # As wide as the custom form's columns need, within a 1280×720 screen.
-        available = self.screen().availableGeometry()
+        # The parent window's screen: asking an unshown dialog for its own screen here let
+        # PySide delete the application's QScreen later (a crash at a random place).
+        screen = parent.screen() if parent is not None else QGuiApplication.primaryScreen()
+        available = screen.availableGeometry()
         self.resize(min(1000, available.width() - 60), min(640, available.height() - 40))
 
     def params(self) -> list[Parameter]:

@@ -263,6 +263,7 @@ class MainWindow(QMainWindow):
             docks, geometry = self.saveState(), self.saveGeometry()
         settings_store.save(self.settings, self.model, geometry, docks, self.state.user_headers)
         self.controllers.hosts.close()  # a host being checked or installed on
+        self.views.panel.stop_searching()
         self.worker.shutdown()
         super().closeEvent(event)
 

@@ -43,11 +43,18 @@ class _Roomable(Protocol):
     def set_room(self, on: bool) -> None: ...
 
 
+class _AnatomyLine(Protocol):
+    def show_anatomy_line(self, on: bool) -> None: ...
+
+
 class RoomHost(Protocol):
     """What the room view changes in the execution view."""
 
     @property
     def legend(self) -> _Compactable: ...
+
+    @property
+    def lines(self) -> _AnatomyLine: ...
 
     @property
     def info(self) -> QWidget: ...
@@ -81,9 +88,11 @@ def presenter_style(width: int, height: int) -> str:
 def set_room_view(view: RoomHost, on: bool) -> None:
     """The execution view as the room sees it (presenter mode), or as the desk does: the
     room view's buffers, the legend's keys only, no hover line (nobody hovers in a talk;
-    each cell's tooltip still gives its exact value)."""
+    each cell's tooltip still gives its exact value) and no index anatomy line (a debugging
+    aid, whose row the tiles need at 1280×720)."""
     view.legend.set_compact(on)
     view.info.setVisible(not on)
+    view.lines.show_anatomy_line(not on)
     view.buffers.set_room(on)
 
 

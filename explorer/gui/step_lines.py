@@ -1,7 +1,8 @@
 """The lines of text around the animation: above it, a talk stage's caption, the step's
-phase and source line, and what the watched work-item accesses at this step with the values;
-below it, what the mouse is over (who touched a cell, where a local value came from, when a
-work-group started) or a notice."""
+phase and source line, what the watched work-item accesses at this step with the values, and
+the index anatomy of that access (each term of its index, its value and where it came from);
+below it, what the mouse is over (who touched a cell and the anatomy of that access, where a
+local value came from, when a work-group started) or a notice."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from explorer.gui.tiling_view import value_label
 from explorer.trace.grids import Grid
 from explorer.trace.playback import Playback
-from explorer.trace.recorded import LOCAL, OP_NAMES
+from explorer.trace.recorded import ATOMIC, LOCAL, OP_NAMES, RMW, WRITE
 from explorer.trace.steps import Step
 
 READY = "Trace a kernel (Ctrl+T) to watch it run."
@@ -41,6 +42,12 @@ class StepLines(QWidget):
         self.reads_label.setObjectName("reads-label")
         self.reads_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lines.addWidget(self.reads_label)
+        # One line, as wide as the view (the whole text on hover): a step's change never moves
+        # the animation below it.
+        self.anatomy_label = QLabel(" ")
+        self.anatomy_label.setObjectName("anatomy-label")
+        self.anatomy_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lines.addWidget(self.anatomy_label)
 
     def set_caption(self, text: str) -> None:
         """A line above the animation that says what this stage of a talk shows."""
@@ -56,6 +63,7 @@ class StepLines(QWidget):
         """No step to show: say why, and nothing about reads."""
         self.step_label.setText(message)
         self.reads_label.setText(" ")
+        self._show_anatomy("")
 
     def show_reads(self, pb: Playback, now: np.ndarray | None) -> None:
         """The watched work-item's accesses at this step (``now``, its records), with
@@ -63,6 +71,7 @@ class StepLines(QWidget):
         who = pb.cursor.watched
         if who is None or now is None:
             self.reads_label.setText(" ")
+            self._show_anatomy("")
             return
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         local = (who % lx, (who // lx) % ly)
@@ -74,6 +83,30 @@ class StepLines(QWidget):
             parts.append(_access_text(pb, pb.grids[b], r))
         detail = ", ".join(parts) if parts else "no access at this step"
         self.reads_label.setText(f"work-item {local} of group {pb.group}: {detail}")
+        self._show_anatomy(anatomy_text(pb, now))
+
+    def show_anatomy_line(self, on: bool) -> None:
+        """Show the index anatomy line (the desk) or not (the room view of presenter mode)."""
+        self.anatomy_label.setVisible(on)
+
+    def _show_anatomy(self, text: str) -> None:
+        self.anatomy_label.setText(text or " ")
+        self.anatomy_label.setToolTip(text)
+
+
+def anatomy_text(pb: Playback, records: np.ndarray) -> str:
+    """The index anatomy of the first of ``records`` that made an access with an index, a
+    write first (``Asub[ty][tx] = A[...]`` is about the store): ``index of Asub[ty][tx]: ty
+    = 3 ← get_local_id(1) at line 35; …``; "" without one."""
+    records = records[:6]
+    writes = np.isin(pb.index.op[records], (WRITE, RMW, ATOMIC))
+    for r in np.concatenate([records[writes], records[~writes]]):
+        if int(pb.index.buffer[r]) < 0:
+            continue
+        explained = pb.explain(int(r))
+        if explained is not None and explained.terms:
+            return explained.text_line()
+    return ""
 
 
 def _access_text(pb: Playback, grid: Grid, record: int) -> str:
@@ -120,7 +153,9 @@ class InfoLine(QLabel):
             return None
         parts = [f"work-item {w} line {line} {op}" for w, line, op in touches[:6]]
         more = f" … and {len(touches) - 6} more" if len(touches) > 6 else ""
-        self.setText(f"{where}{origin} in phase {step.phase}: " + "; ".join(parts) + more)
+        text = f"{where}{origin} in phase {step.phase}: " + "; ".join(parts) + more
+        anatomy = anatomy_text(pb, group.touching_records(grid, cell, step.phase)[:1])
+        self.setText(text + (f"\n{touches[0][0]}: {anatomy}" if anatomy else ""))
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         first = touches[0][0]
         return first[0] + lx * (first[1] + ly * first[2])

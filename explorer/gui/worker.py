@@ -1,5 +1,6 @@
-"""OpenCL work off the GUI thread, through the executor; results carry a generation number
-so a stale result never overwrites a newer one."""
+"""OpenCL work off the GUI thread, through the executor, on the worker's lane
+(:mod:`explorer.gui.background`); results carry a generation number so a stale result never
+overwrites a newer one."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import contextlib
 import gc
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from explorer.engine.executor import Executor, ExecutorError, only_while
 from explorer.engine.launch.devices import default_device
 from explorer.engine.record.trace_launch import TraceRequest
-from explorer.engine.records import RunRequest
+from explorer.engine.records import DeviceInfo, RunRequest
 from explorer.engine.remote.hosts import Host, host_of_key
 from explorer.engine.remote.router import HostRouter
+from explorer.gui.background import Lane
 
 
 class _GuiThreadCollection:
@@ -66,53 +68,37 @@ class _GuiThreadCollection:
             cls.long_lived = len(gc.get_objects(2))
 
 
-class _Job(QObject):
-    """Lives in the worker thread; each slot blocks there, never on the GUI thread."""
-
-    devices_ready = Signal(list, object)  # devices, default key (or None)
-    devices_failed = Signal(str)
-    hosts_failed = Signal(str)  # why a host's devices are missing, one line per host
-    result_ready = Signal(int, object)  # generation, RunResult
-    compare_step = Signal(int, int, int, object)  # generation, index, total, RunResult
-    compare_done = Signal(int)
-    trace_ready = Signal(int, object)  # generation, TracedRun
-    limits_ready = Signal(object)  # dict, or None when they could not be measured
-    oclgrind_ready = Signal(int, object)  # generation, OclgrindCheck or an error string
-    call_ready = Signal(int, object)  # generation, what the work returned (or its exception)
+class _Job:
+    """What the worker's lane runs: each method blocks there, never on the GUI thread, and
+    returns what it found (a comparison hands each step over as it comes)."""
 
     def __init__(self, executor: HostRouter) -> None:
-        super().__init__()
         self._executor = executor
         self.cancelled_generation = -1
         self.checker: Executor | None = None  # a second process with Oclgrind's checks on
         self._checker_host = ""  # the machine it runs on
 
-    @Slot()
-    def discover(self) -> None:
+    def discover(self) -> tuple[list[DeviceInfo], str | None, str] | str:
+        """(devices, the default's key, why hosts' devices are missing), or why none came."""
         try:
             devices = self._executor.devices()
         except ExecutorError as exc:
-            self.devices_failed.emit(str(exc))
-            return
+            return str(exc)
         default = default_device(devices).key if devices else None
-        self.devices_ready.emit(devices, default)
         problems = self._executor.problems
-        if problems:
-            self.hosts_failed.emit("\n".join(f"{h}: {why}" for h, why in problems.items()))
+        return devices, default, "\n".join(f"{h}: {why}" for h, why in problems.items())
 
-    @Slot(object)
-    def add_hosts(self, hosts: list[Host]) -> None:
+    def add_hosts(self, hosts: list[Host]) -> tuple[list[DeviceInfo], str | None, str] | str:
         """Use ``hosts``' devices too: connect to them and list every device again, once."""
         for host in hosts:
             self._close_checker_on(host.label)  # a host added again replaces its executors
             self._executor.add(host)
-        self.discover()
+        return self.discover()
 
-    @Slot(str)
-    def remove_host(self, label: str) -> None:
+    def remove_host(self, label: str) -> tuple[list[DeviceInfo], str | None, str] | str:
         self._close_checker_on(label)
         self._executor.remove(label)
-        self.discover()
+        return self.discover()
 
     def _close_checker_on(self, label: str) -> None:
         """End the Oclgrind executor on host ``label``, with the host's other executor."""
@@ -122,16 +108,16 @@ class _Job(QObject):
 
     def _wanted(self, generation: int) -> contextlib.AbstractContextManager[None]:
         """Requests of ``generation`` stop once it is cancelled, also one cancelled while it
-        waited in this thread's queue."""
+        waited in the lane."""
         return only_while(lambda: self.cancelled_generation < generation)
 
-    @Slot(int, object)
-    def run(self, generation: int, request: RunRequest) -> None:
+    def run(self, generation: int, request: RunRequest) -> object:
         with self._wanted(generation):
-            self.result_ready.emit(generation, self._executor.run(request))
+            return self._executor.run(request)
 
-    @Slot(int, object)
-    def compare(self, generation: int, requests: list) -> None:
+    def compare(
+        self, generation: int, requests: list, step: Callable[[int, int, object], None]
+    ) -> None:
         for index, request in enumerate(requests):
             if self.cancelled_generation >= generation:
                 break
@@ -142,11 +128,9 @@ class _Job(QObject):
                     if isinstance(request, TraceRequest)
                     else self._executor.run(request)
                 )
-            self.compare_step.emit(generation, index, len(requests), outcome)
-        self.compare_done.emit(generation)
+            step(index, len(requests), outcome)
 
-    @Slot(int, object)
-    def oclgrind(self, generation: int, request: RunRequest) -> None:
+    def oclgrind(self, generation: int, request: RunRequest) -> object:
         from explorer.engine.record.oclgrind import CHECK_ENV, check
 
         where = host_of_key(request.device_key)  # Oclgrind runs where the device is
@@ -157,51 +141,44 @@ class _Job(QObject):
             try:
                 self.checker = self._executor.with_env(request.device_key, CHECK_ENV)
             except ExecutorError as exc:
-                self.oclgrind_ready.emit(generation, str(exc))
-                return
+                return str(exc)
             self._checker_host = where
         try:
             with self._wanted(generation):
-                outcome = self.checker.call(
+                return self.checker.call(
                     check,
                     request,
                     timeout_s=request.timeout_s * 10,
                     what=f"Oclgrind check of {request.variant.qualified_id}",
                 )
         except ExecutorError as exc:
-            outcome = str(exc)
-        self.oclgrind_ready.emit(generation, outcome)
+            return str(exc)
 
-    @Slot(object)
-    def limits(self, device_key: str | None) -> None:
+    def limits(self, device_key: str | None) -> object:
         try:
             from explorer.engine.measure.baselines import device_limits
 
-            self.limits_ready.emit(
-                self._executor.call(
-                    device_limits, device_key, what="measuring the device's ceilings"
-                )
+            return self._executor.call(
+                device_limits, device_key, what="measuring the device's ceilings"
             )
         except (ImportError, ExecutorError):
-            self.limits_ready.emit(None)
+            return None
 
-    @Slot(int, object)
-    def trace(self, generation: int, request: TraceRequest) -> None:
+    def trace(self, generation: int, request: TraceRequest) -> object:
         with self._wanted(generation):
-            self.trace_ready.emit(generation, self._executor.trace(request, keep_trace=True))
+            return self._executor.trace(request, keep_trace=True)
 
-    @Slot(int, object)
-    def call(self, generation: int, work: Callable[[HostRouter], object]) -> None:
+    def call(self, generation: int, work: Callable[[HostRouter], object]) -> object:
         try:
             with self._wanted(generation):
-                outcome = work(self._executor)
+                return work(self._executor)
         except Exception as exc:  # handed to the one who asked, who says it
-            outcome = exc
-        self.call_ready.emit(generation, outcome)
+            return exc
 
 
 class Worker(QObject):
-    """Starts runs, comparisons and traces, and delivers only the newest one's results."""
+    """Starts runs, comparisons and traces on its lane, and delivers only the newest one's
+    results."""
 
     devices_ready = Signal(list, object)
     devices_failed = Signal(str)
@@ -217,45 +194,14 @@ class Worker(QObject):
     oclgrind_finished = Signal(object)
     call_finished = Signal(int, object)  # generation, what the work returned (or raised)
     idle = Signal()
-    _limits_requested = Signal(object)
-    _oclgrind_requested = Signal(int, object)
-    _run_requested = Signal(int, object)
-    _compare_requested = Signal(int, object)
-    _trace_requested = Signal(int, object)
-    _call_requested = Signal(int, object)
-    _discover_requested = Signal()
-    _add_hosts_requested = Signal(object)
-    _remove_host_requested = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._executor = HostRouter(
             Executor(), progress=lambda text, _done: self.transfer.emit(text)
         )
-        self._thread = QThread()
-        self._thread.setObjectName("opencl-worker")
+        self._lane = Lane("opencl-worker", owner=self)
         self._job = _Job(self._executor)
-        self._job.moveToThread(self._thread)
-        self._run_requested.connect(self._job.run)
-        self._compare_requested.connect(self._job.compare)
-        self._trace_requested.connect(self._job.trace)
-        self._call_requested.connect(self._job.call)
-        self._job.call_ready.connect(self._on_call)
-        self._discover_requested.connect(self._job.discover)
-        self._add_hosts_requested.connect(self._job.add_hosts)
-        self._remove_host_requested.connect(self._job.remove_host)
-        self._job.hosts_failed.connect(self.hosts_failed)
-        self._limits_requested.connect(self._job.limits)
-        self._oclgrind_requested.connect(self._job.oclgrind)
-        self._job.oclgrind_ready.connect(self._on_oclgrind)
-        self._job.limits_ready.connect(self.limits_ready)
-        self._job.result_ready.connect(self._on_result)
-        self._job.compare_step.connect(self._on_compare_step)
-        self._job.compare_done.connect(self._on_compare_done)
-        self._job.trace_ready.connect(self._on_trace)
-        self._job.devices_ready.connect(self.devices_ready)
-        self._job.devices_failed.connect(self.devices_failed)
-        self._thread.start()
         self._generation = 0
         self._pending = 0
         _GuiThreadCollection.hold()
@@ -271,15 +217,25 @@ class Worker(QObject):
         return self._generation
 
     def discover_devices(self) -> None:
-        self._discover_requested.emit()
+        self._lane.submit(self._job.discover, self._on_devices)
 
     def add_hosts(self, hosts: list[Host]) -> None:
         """List ``hosts``' devices beside this machine's (their executors start there);
         ``devices_ready`` follows, once, with every device."""
-        self._add_hosts_requested.emit(list(hosts))
+        chosen = list(hosts)
+        self._lane.submit(lambda: self._job.add_hosts(chosen), self._on_devices)
 
     def remove_host(self, label: str) -> None:
-        self._remove_host_requested.emit(label)
+        self._lane.submit(lambda: self._job.remove_host(label), self._on_devices)
+
+    def _on_devices(self, found: tuple[list[DeviceInfo], str | None, str] | str) -> None:
+        if isinstance(found, str):
+            self.devices_failed.emit(found)
+            return
+        devices, default, problems = found
+        self.devices_ready.emit(devices, default)
+        if problems:
+            self.hosts_failed.emit(problems)
 
     def _next(self, what: str) -> int:
         self._generation += 1
@@ -289,43 +245,61 @@ class Worker(QObject):
 
     def measure_limits(self, device_key: str | None) -> None:
         """The device's copy bandwidth and FMA peak, for the roofline (cached per device)."""
-        self._limits_requested.emit(device_key)
+        self._lane.submit(lambda: self._job.limits(device_key), self.limits_ready.emit)
 
     def run(self, request: RunRequest) -> int:
         generation = self._next(f"running {request.variant.qualified_id}")
-        self._run_requested.emit(generation, request)
+        self._lane.submit(
+            lambda: self._job.run(generation, request),
+            lambda result: self._on_result(generation, result),
+        )
         return generation
 
     def compare(self, requests: list[RunRequest] | list[TraceRequest]) -> int:
         generation = self._next(f"comparing {len(requests)} variants")
-        self._compare_requested.emit(generation, list(requests))
+        listed = list(requests)
+
+        def step(index: int, total: int, outcome: object) -> None:
+            self._lane.post(self._on_compare_step, generation, index, total, outcome)
+
+        self._lane.submit(
+            lambda: self._job.compare(generation, listed, step),
+            lambda _: self._on_compare_done(generation),
+        )
         return generation
 
     def trace(self, request: TraceRequest) -> int:
         generation = self._next(f"tracing {request.run.variant.qualified_id}")
-        self._trace_requested.emit(generation, request)
+        self._lane.submit(
+            lambda: self._job.trace(generation, request),
+            lambda traced: self._on_trace(generation, traced),
+        )
         return generation
 
     def oclgrind(self, request: RunRequest) -> int:
         generation = self._next(f"checking {request.variant.qualified_id} with Oclgrind")
-        self._oclgrind_requested.emit(generation, request)
+        self._lane.submit(
+            lambda: self._job.oclgrind(generation, request),
+            lambda outcome: self._on_oclgrind(generation, outcome),
+        )
         return generation
 
     def call(self, work: Callable[[HostRouter], object], what: str) -> int:
-        """``work(executors)`` on the worker thread, as a run is (grading an exercise runs and
+        """``work(executors)`` on the worker's lane, as a run is (grading an exercise runs and
         traces through the executor of its device); ``call_finished`` tells what it returned
         or raised."""
         generation = self._next(what)
-        self._call_requested.emit(generation, work)
+        self._lane.submit(
+            lambda: self._job.call(generation, work),
+            lambda outcome: self._on_call(generation, outcome),
+        )
         return generation
 
-    @Slot(int, object)
     def _on_call(self, generation: int, outcome: object) -> None:
         if generation == self._generation:
             self.call_finished.emit(generation, outcome)
         self._done()
 
-    @Slot(int, object)
     def _on_oclgrind(self, generation: int, outcome: object) -> None:
         if generation == self._generation:
             self.oclgrind_finished.emit(outcome)
@@ -350,36 +324,31 @@ class Worker(QObject):
         if not self._pending:
             self.idle.emit()
 
-    @Slot(int, object)
     def _on_result(self, generation: int, result: object) -> None:
         if generation == self._generation:
             self.finished.emit(generation, result)
         self._done()
 
-    @Slot(int, int, int, object)
     def _on_compare_step(self, generation: int, index: int, total: int, result: object) -> None:
         if generation == self._generation:
             self.compare_progress.emit(generation, index, total, result)
 
-    @Slot(int)
     def _on_compare_done(self, generation: int) -> None:
         if generation == self._generation:
             self.compare_finished.emit(generation)
         self._done()
 
-    @Slot(int, object)
     def _on_trace(self, generation: int, traced: object) -> None:
         if generation == self._generation:
             self.trace_finished.emit(traced)
         self._done()
 
     def shutdown(self) -> None:
-        """Stop everything within a second: the request in flight is abandoned (its process
-        killed), then the thread ends."""
+        """Stop everything within a second or two: the request in flight is abandoned (its
+        process killed), the lane's thread ended and joined; nothing more is delivered."""
         self._job.cancelled_generation = self._generation
         self._cancel_processes()
-        self._thread.quit()
-        self._thread.wait(2000)
+        self._lane.stop(2.0)
         if self._collecting:
             self._collecting = False
             _GuiThreadCollection.release()

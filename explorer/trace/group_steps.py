@@ -280,14 +280,18 @@ class GroupSteps:
         recs, index = self.records, self.index
         return recs[(index.buffer[recs] == grid.buffer) & ~index.oob[recs]]
 
-    def touching(self, grid: Grid, cell: int, phase: int) -> list[tuple[tuple[int, ...], int, str]]:
-        """Who touched a cell in this phase of the group: (local id, line, op)."""
+    def touching_records(self, grid: Grid, cell: int, phase: int) -> np.ndarray:
+        """The group's records of a cell in this phase (the first 64)."""
         index = self.index
         recs = self.phase_records(phase)
         recs = recs[(index.buffer[recs] == grid.buffer) & ~index.oob[recs]]
-        recs = recs[grid.cell_of(index.index[recs]) == cell]
+        return recs[grid.cell_of(index.index[recs]) == cell][:64]
+
+    def touching(self, grid: Grid, cell: int, phase: int) -> list[tuple[tuple[int, ...], int, str]]:
+        """Who touched a cell in this phase of the group: (local id, line, op)."""
+        index = self.index
         out = []
-        for r in recs[:64]:
+        for r in self.touching_records(grid, cell, phase):
             local = tuple(int(v) for v in index.trace.wi_local[index.wi[r]])
             out.append((local, int(index.line[r]), OP_WORDS.get(int(index.op[r]), "?")))
         return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.trace.anatomy import AccessExplanation, TraceAnatomy
 from explorer.trace.cell_values import CellValues
 from explorer.trace.cursor import Cursor
 from explorer.trace.grids import Grid
@@ -38,6 +39,8 @@ class Playback:
         self.index = TraceIndex(trace, grids)
         self.cursor = Cursor(self.index, by_iteration)
         self.values = CellValues(self.index, arrays)
+        self.anatomy: TraceAnatomy | None = None
+        self._explained: dict[int, AccessExplanation | None] = {}
 
     # What the window asks of the animation as a whole.
     @property
@@ -76,6 +79,20 @@ class Playback:
 
     def set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
         self.values.set_arrays(arrays)
+
+    def set_anatomy(self, anatomy: TraceAnatomy | None) -> None:
+        """The index anatomy of the trace's accesses (``explorer.trace.anatomy``)."""
+        self.anatomy = anatomy
+        self._explained = {}
+
+    def explain(self, record: int) -> AccessExplanation | None:
+        """The index anatomy of the access a record made (None without one)."""
+        if self.anatomy is None:
+            return None
+        record = int(record)
+        if record not in self._explained:
+            self._explained[record] = self.anatomy.explain(self.trace, record)
+        return self._explained[record]
 
     def set_differing(self, records: np.ndarray) -> None:
         """The records where a work-item first parts from a reference kernel (a trace diff's

@@ -63,6 +63,9 @@ def value_form(value_type: str, plane_bytes: int) -> str:
 # the events a wait names (a FENCE record each, just before the wait's; instrument/events.py).
 ROLE_NONE, ROLE_COPY, ROLE_WAIT, ROLE_FLAGS = "", "async-copy", "wait", "dynamic-flags"
 ROLE_COPY_EVENT, ROLE_WAIT_EVENT = "copy-event", "wait-event"
+# A value an index anatomy build records (explorer.trace.anatomy): a term of an index where an
+# access uses it, or what a definition stored (a FENCE record holding the value, no memory).
+ROLE_ANATOMY = "anatomy"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture import Capture, load_capture
+from explorer.capture.folder import Capture, load_capture
 from tests.robustness.helpers import Outcome, cli
 
 PROGRAMS = Path(__file__).parent / "programs"

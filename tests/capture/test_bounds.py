@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS, run_capture
 from tests.robustness.helpers import cli
 

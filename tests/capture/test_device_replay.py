@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture import launch_variant, load_capture
+from explorer.capture.folder import load_capture
+from explorer.capture.replay import launch_variant
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.capture.recorder import element_dtype
+from explorer.capture.bootstrap.recorder import element_dtype
 from explorer.capture.replay import chosen_local, split_options
 from explorer.engine.header.catalog import CatalogError, load_variant_file
 from explorer.engine.records import RunRequest

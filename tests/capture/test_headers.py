@@ -11,7 +11,9 @@ import shutil
 
 import pytest
 
-from explorer.capture import CaptureError, capture_outside, launch_variant, load_capture
+from explorer.capture.folder import CaptureError, load_capture
+from explorer.capture.includes import capture_outside
+from explorer.capture.replay import launch_variant
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from tests.capture.conftest import run_capture

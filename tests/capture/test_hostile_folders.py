@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from explorer.capture import CaptureError, capture_outside, load_capture, replay
+from explorer.capture.folder import CaptureError, load_capture
+from explorer.capture.includes import capture_outside
+from explorer.capture.replay import replay
 from explorer.engine.header.catalog import CatalogError
 from tests.robustness.helpers import cli
 

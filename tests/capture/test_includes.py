@@ -14,7 +14,9 @@ import shutil
 
 import pytest
 
-from explorer.capture import CaptureError, capture_outside, launch_variant, load_capture, replay
+from explorer.capture.folder import CaptureError, load_capture
+from explorer.capture.includes import capture_outside
+from explorer.capture.replay import launch_variant, replay
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from tests.capture.conftest import without_headers

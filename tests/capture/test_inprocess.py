@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS
 from tests.robustness.helpers import cli
 
@@ -123,7 +123,7 @@ def test_a_block_refuses_a_folder_of_other_files_and_a_second_block(tmp_path):
     (tmp_path / "mine.txt").write_text("mine")
     done = python("""
         import sys, explorer
-        from explorer.capture import CaptureError
+        from explorer.capture.folder import CaptureError
         try:
             with explorer.capture(sys.argv[1]):
                 pass

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS
 from tests.robustness.helpers import cli
 

@@ -7,17 +7,26 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pyopencl as cl
 import pyopencl._cl as _cl
 import pytest
+from packaging.version import Version
 
-from explorer.capture import load_capture
-from explorer.capture import recorder as rec
+from explorer.capture.bootstrap import recorder as rec
+from explorer.capture.folder import load_capture
+from packaging.requirements import Requirement
 from tests.capture.conftest import PROGRAMS, run_capture
 from tests.robustness.helpers import cli
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, published as tomli
+    import tomli as tomllib
+
 pytestmark = pytest.mark.usefixtures("fast_cli")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_each_launch_form_is_recorded_with_the_programs_output_unchanged(
@@ -64,15 +73,74 @@ def test_each_launch_form_is_recorded_with_the_programs_output_unchanged(
         assert "matches the original run" in replayed.out
 
 
+# The private names of pyopencl the recorder wraps: a change to them is a change of what a
+# capture depends on in pyopencl, made here too on purpose.
+PINNED = {
+    "pyopencl.Program": ("build",),
+    "pyopencl._cl.Kernel": (
+        "set_arg", "_set_arg_multi", "_set_arg_buf_multi", "_set_arg_buf_pack_multi", "clone",
+    ),
+    "pyopencl._cl": ("enqueue_nd_range_kernel",),
+    "pyopencl": ("enqueue_nd_range_kernel",),
+}  # fmt: skip
+OWNERS = {"pyopencl.Program": cl.Program, "pyopencl._cl.Kernel": _cl.Kernel,
+          "pyopencl._cl": _cl, "pyopencl": cl}  # fmt: skip
+
+
 def test_the_wrapped_private_functions_exist_in_this_pyopencl():
-    owners = {"pyopencl.Program": cl.Program, "pyopencl._cl.Kernel": _cl.Kernel,
-              "pyopencl._cl": _cl, "pyopencl": cl}  # fmt: skip
+    assert rec.WRAPPED == PINNED
     for owner, names in rec.WRAPPED.items():
         for name in names:
-            assert callable(getattr(owners[owner], name, None)), f"{owner}.{name}"
+            assert callable(getattr(OWNERS[owner], name, None)), f"{owner}.{name}"
     assert cl.enqueue_nd_range_kernel is _cl.enqueue_nd_range_kernel
     assert rec.version_note(cl.VERSION) == ""  # the installed version is one it knows
     assert rec.KNOWN_VERSIONS == ((2022, 1), (2026, 1))
+
+
+def test_the_recorder_wraps_the_pinned_names_and_puts_them_back(tmp_path, capfd):
+    """Besides the pinned names it wraps only pyopencl's ``enqueue`` functions (to know when a
+    buffer may have changed)."""
+
+    def functions() -> dict[tuple[str, str], object]:
+        return {
+            (owner, name): getattr(o, name)
+            for owner, o in OWNERS.items()
+            for name in dir(o)
+            if not name.startswith("__")
+        }
+
+    before = functions()
+    recorder = rec.Recorder(tmp_path)
+    try:
+        recorder.patch(cl)
+        during = functions()
+    finally:
+        recorder.unpatch()
+    assert functions() == before
+    changed = {key for key, f in during.items() if f != before.get(key)}
+    pinned = {(owner, name) for owner, names in PINNED.items() for name in names}
+    assert pinned <= changed
+    assert all("enqueue" in name for _, name in changed - pinned)
+    assert capfd.readouterr().err == ""  # nothing to say of this pyopencl
+
+
+def test_the_dependency_allows_only_the_versions_the_recorder_knows():
+    """The explorer's own pyopencl stays in the range the recorder was made for (a program
+    under capture may bring another: it is recorded where it can be, and told so)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = [Requirement(d) for d in config["project"]["dependencies"]]
+    (pyopencl,) = [r for r in wanted if r.name == "pyopencl"]
+    (low, high) = rec.KNOWN_VERSIONS
+    assert {s.operator for s in pyopencl.specifier} == {">=", "<"}
+    assert all(
+        Version(s.version) >= Version(f"{low[0]}.{low[1]}")
+        for s in pyopencl.specifier
+        if s.operator == ">="
+    )
+    assert [s.version for s in pyopencl.specifier if s.operator == "<"] == [
+        f"{high[0]}.{high[1] + 1}"
+    ]
+    assert cl.VERSION_TEXT in pyopencl.specifier  # the one installed here
 
 
 def test_an_unknown_version_is_described():

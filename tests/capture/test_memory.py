@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS
 from tests.robustness.helpers import cli
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.capture import CaptureError, load_capture
+from explorer.capture.folder import CaptureError, load_capture
 from tests.capture.conftest import HAND, PROGRAMS, run_capture
 from tests.robustness.helpers import cli
 

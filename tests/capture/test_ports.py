@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pytest
 
-from explorer.capture import launch_variant
+from explorer.capture.replay import launch_variant
 from explorer.engine.records import RunRequest
 
 PORTS = {

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from explorer.gui.controllers.captures import CapturesController
 from tests.capture.conftest import without_headers
 

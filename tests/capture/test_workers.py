@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.capture.conftest import run_capture
 
 pytestmark = pytest.mark.usefixtures("fast_cli")

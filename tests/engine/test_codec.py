@@ -79,7 +79,9 @@ def real_messages(device_key: str, not_traced: str) -> dict[str, Any]:
         device_key=device_key,
         repeat=2,
     )
-    traced = TraceRequest(run, against=find_variant("matvec", "nvidia-coalesced2"))
+    traced = TraceRequest(  # its races' lines get an anatomy build: every record crosses
+        run, against=find_variant("matvec", "nvidia-coalesced2"), anatomy_findings=True
+    )
     custom = RunRequest(
         load_variant_file(TEST_KERNELS / "custom" / "local_sum.cl"),
         {"N": 256},

@@ -366,7 +366,7 @@ def test_the_include_folder_names_the_hosts_copies_whichever_system_each_end_run
     build there gets the -I folder where that copy is, however either system spells paths."""
     from types import SimpleNamespace
 
-    from explorer.engine.launch.build import include_dirs
+    from explorer.engine.build_inputs import include_dirs
     from explorer.engine.remote import files
 
     window_folder = "C:\\Users\\me\\kernels" if here is ntpath else "/home/me/kernels"

@@ -16,6 +16,8 @@ import shlex
 import struct
 import subprocess
 import sys
+import threading
+import time
 import tracemalloc
 import types
 import typing
@@ -28,7 +30,7 @@ import pytest
 
 from explorer import __version__
 from explorer.engine import calls, codec, reply
-from explorer.engine.executor import ExecutorError
+from explorer.engine.executor import ExecutorError, only_while
 from explorer.engine.remote import client, wire
 from explorer.engine.remote.client import CommandExecutor
 from explorer.engine.remote.hosts import Host
@@ -615,6 +617,33 @@ def test_a_far_end_that_stalls_meets_the_deadline(monkeypatch):
         assert executor.devices() == []  # the first answer is whole, the second stops
         with pytest.raises(ExecutorError, match=r"timed out after 0\.5 s while running device"):
             executor.devices(0.5)
+
+
+def test_cancel_and_a_caller_that_gave_up_reach_a_greeting_that_stalls():
+    """The greeting waits as every request does: Cancel, or a caller that no longer wants
+    the work, ends it at once and stops the far end."""
+    far = CommandExecutor(Host.parse("far", far_end("stall")))
+    canceller = threading.Timer(0.5, far.cancel)
+    canceller.start()
+    began = time.monotonic()
+    try:
+        with pytest.raises(ExecutorError, match="cancelled while connecting to far") as info:
+            far.devices()
+    finally:
+        canceller.join()
+    assert info.value.kind == "cancelled"
+    assert time.monotonic() - began < 10
+    given_up = threading.Event()
+    giver = threading.Timer(0.5, given_up.set)
+    giver.start()
+    try:
+        with only_while(lambda: not given_up.is_set()), pytest.raises(ExecutorError) as info:
+            far.devices()
+    finally:
+        giver.join()
+        far.close()
+    assert info.value.kind == "cancelled"
+    assert "cancelled while connecting to far" in str(info.value)
 
 
 # The command line's main, then the peak of its own memory: VmHWM is that of the process

@@ -1,39 +1,57 @@
 """Started by Python in every process of a program that ``python -m explorer capture`` runs
-(this folder is first on the program's ``PYTHONPATH``): loads the recorder beside this folder
-by its path, so nothing of the explorer needs to be importable by the program's Python, then
-runs the ``sitecustomize`` Python would have run without this one.
+(this folder is first on the program's ``PYTHONPATH``): imports this folder as a package of a
+name no program uses, starts its recorder, and runs the ``sitecustomize`` Python would have
+run without this one. The folder then leaves ``sys.path``, which is the program's own again:
+its modules are reached through the package only.
 
-Imported under any other name (a test that imports every module), it does nothing.
+Imported under any other name (as ``explorer.capture.bootstrap.sitecustomize``), it does
+nothing.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import sys
+
+# The name this folder's package has in the program (``explorer.capture.bootstrap`` in the
+# explorer): no program's module, nor the explorer's should the program import it too.
+PACKAGE = "_explorer_capture_bootstrap"
+
+
+def _folder() -> str:
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def _import_package() -> None:
+    """This folder as the package :data:`PACKAGE`: its modules are then imported by name
+    (``PACKAGE.recorder``), and import each other relatively."""
+    here = _folder()
+    spec = importlib.util.spec_from_file_location(
+        PACKAGE, os.path.join(here, "__init__.py"), submodule_search_locations=[here]
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{here} is not a package")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[PACKAGE] = package
+    spec.loader.exec_module(package)
 
 
 def _start_recording() -> None:
     if not os.environ.get("EXPLORER_CAPTURE_DIR"):
         return
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(os.path.dirname(here), "recorder.py")
-    spec = importlib.util.spec_from_file_location("_explorer_capture_recorder", path)
-    if spec is None or spec.loader is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
     try:
-        spec.loader.exec_module(module)
-        module.install_from_environment()
+        _import_package()
+        importlib.import_module(f"{PACKAGE}.recorder").install_from_environment()
     except Exception as exc:  # never stop the program: say why nothing is recorded
         print(f"explorer capture: not recording ({exc})", file=sys.stderr)
 
 
-def _run_the_next_one() -> None:
-    """Import the ``sitecustomize`` that lies further on ``sys.path`` (a distribution's own)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    saved = list(sys.path)
+def _leave_the_path() -> None:
+    """Take this folder off ``sys.path`` (its modules would shadow a program's ``recorder``),
+    and import the ``sitecustomize`` that lies further on it (a distribution's own)."""
+    here = _folder()
     me = sys.modules.pop("sitecustomize", None)
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     try:
@@ -41,10 +59,8 @@ def _run_the_next_one() -> None:
     except ImportError:
         if me is not None:
             sys.modules["sitecustomize"] = me
-    finally:
-        sys.path[:] = saved
 
 
 if __name__ == "sitecustomize":
     _start_recording()
-    _run_the_next_one()
+    _leave_the_path()

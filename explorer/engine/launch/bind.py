@@ -144,7 +144,7 @@ def download(p: Prepared, bound: Bound, b: BufferParam) -> tuple[np.ndarray, flo
 def scalar_argument(param: ScalarParam, kernel_param: Parameter) -> Any:
     """A scalar as the kernel takes it: in its declared type, or in the kernel's own type
     (a family's size passed to a kernel that takes it as ``uint``)."""
-    values = param.value if isinstance(param.value, tuple) else (float(param.value),)
+    values = param.value if isinstance(param.value, tuple) else (param.value,)
     if param.type is None:
         return numpy_scalar(kernel_param.scalar_type or "int", values[0])
     array = scalar_array(param.type, values)

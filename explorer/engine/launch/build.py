@@ -10,11 +10,6 @@ from typing import Any
 
 from explorer.engine.build_inputs import build_digest, include_dirs
 
-# Named here too for the capture and remote modules and the window's kernel-file controller,
-# which still import them from this module; new code imports them from build_inputs.
-from explorer.engine.build_inputs import check_option as check_option
-from explorer.engine.build_inputs import included_files as included_files
-
 
 class BuildError(RuntimeError):
     """The compiler refused the source; ``log`` holds its messages with the user's line numbers."""

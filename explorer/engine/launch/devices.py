@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from explorer.engine.launch.host_cpu import name_unknown_processors
+from explorer.capture.bootstrap.host_cpu import name_unknown_processors
 from explorer.engine.records import DeviceInfo
 
 NO_PLATFORM_HELP = (

@@ -35,8 +35,9 @@ def references(
     names: Mapping[str, int],
     kernel_results: KernelResults,
 ) -> dict[str, Reference]:
-    """The expected value of every checked result, in float64, in its shown shape, with its
-    tolerance terms. ``names`` are the sizes and defines a numpy expression may use."""
+    """The expected value of every checked result, in float64 (integers given as arrays stay
+    integers), in its shown shape, with its tolerance terms. ``names`` are the sizes and
+    defines a numpy expression may use."""
     out: dict[str, Reference] = {}
     kernels: dict[ReferenceKernel, dict[str, np.ndarray]] = {}
     for b in description.results:
@@ -46,13 +47,11 @@ def references(
         if isinstance(check, Computed):
             ref = check.compute(inputs)
         elif isinstance(check, Expected):
-            value = np.asarray(check.value, dtype=np.float64)
-            ref = Reference(value, np.abs(value), check.terms)
+            ref = _given(np.asarray(check.value), check.terms)
         elif isinstance(check, ReferenceKernel):
             if check not in kernels:
                 kernels[check] = kernel_results(check)
-            value = kernels[check][b.name].astype(np.float64)
-            ref = Reference(value, np.abs(value), check.terms)
+            ref = _given(kernels[check][b.name], check.terms)
         else:
             ref = _numpy_reference(check, b, description, inputs, names)
         size = math.prod(b.shown_shape)
@@ -64,6 +63,14 @@ def references(
             ref.value.reshape(b.shown_shape), ref.magnitude.reshape(b.shown_shape), ref.terms
         )
     return out
+
+
+def _given(value: np.ndarray, terms: int) -> Reference:
+    """An answer given as an array: integers as they are (float64 holds 53 bits of a 64-bit
+    integer), anything else in float64."""
+    if value.dtype.kind not in "iub":
+        value = value.astype(np.float64)
+    return Reference(value, np.abs(value.astype(np.float64)), terms)
 
 
 def _numpy_reference(

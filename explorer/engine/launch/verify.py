@@ -11,8 +11,9 @@ from explorer.families.base import Reference
 def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict:
     """Compare element-wise, with a tolerance scaled to the reduction length and dtype.
 
-    Integers must match exactly (modulo the 32-bit wrap the device computes in). For
-    floats, an element may differ by ``(terms + 2) · eps · Σ|terms|``: the classical
+    Integers must match exactly (modulo the 32-bit wrap the device computes in), every bit
+    of them where the reference holds integers (float64 cannot tell 2**64 - 1 from 2**64 - 2).
+    For floats, an element may differ by ``(terms + 2) · eps · Σ|terms|``: the classical
     bound for summing ``terms`` rounded products, whatever the summation order.
     """
     expected = reference.value
@@ -21,8 +22,12 @@ def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict
         raise ValueError(f"output shape {got.shape} differs from reference {expected.shape}")
     dtype = np.dtype(dtype)
     if dtype.kind in "iub":
-        wrapped = expected.astype(np.int64).astype(dtype).astype(np.float64)
-        diff = np.abs(got - wrapped)
+        exact = expected if expected.dtype.kind in "iub" else expected.astype(np.int64)
+        exact = exact.astype(dtype)
+        wrapped = exact.astype(np.float64)
+        # Integers that differ differ by 1 at least, also where float64 rounds both alike.
+        same = output.astype(dtype) == exact
+        diff = np.where(same, 0.0, np.maximum(np.abs(got - wrapped), 1.0))
         allowed = np.zeros_like(diff)
         tolerance = "exact (integers)"
         expected = wrapped

@@ -23,13 +23,12 @@ from typing import Any
 import numpy as np
 
 from explorer.description.launch import ScalarParam
-from explorer.engine.build_inputs import build_digest, include_dirs, option_defines
+from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.header.signature import kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.judge import judge
-from explorer.engine.launch.nonuniform import emulated_source
-from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
+from explorer.engine.launch.plan import trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, prepare
 from explorer.engine.launch.run import (
     judged_arrays,
@@ -37,15 +36,17 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
+from explorer.engine.record.anatomy_run import anatomy_report, trace_anatomy
 from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
+from explorer.engine.record.traced_source import traced_source
 from explorer.engine.record.window_verify import (
     PlainFill,
     outside_may_leave,
     window_results,
 )
 from explorer.engine.records import RunRequest, RunResult, Variant
-from explorer.frontend import language_standard
+from explorer.trace.anatomy import TraceAnatomy
 from explorer.trace.c_expr import integer_names
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -88,6 +89,16 @@ class TraceRequest:
     # solution, which a learner must not read by accident).
     against_called: str = ""
     against_quoted: bool = True
+    # Index anatomy (explorer.trace.anatomy): the lines whose accesses also record the values
+    # of their index terms and of the definitions behind them, in a second, anatomy build run
+    # after the trace (the trace itself is the plain one: nothing asked, nothing paid); with
+    # ``anatomy_findings``, the lines of the bug findings too, and the static anatomy of
+    # every access even without a finding (the window shows it on hover).
+    # ``anatomy_work_item`` (group then local id, six numbers) is the work-item whose access
+    # at each asked line the report explains; none: the first that made one.
+    anatomy_lines: tuple[int, ...] = ()
+    anatomy_findings: bool = False
+    anatomy_work_item: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +106,7 @@ class TraceOutcome:
     result: RunResult  # the trace build's own verdict (it must compute the same answer)
     trace: Trace | None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    instrumented: Instrumented | None = None  # the build that recorded it
 
 
 def nearest_groups(
@@ -170,19 +182,20 @@ def instrumented(
     cl_std: str = "CL1.2",
     include_dirs: tuple[str, ...] = (),
     headers: str = "",
+    anatomy_lines: tuple[int, ...] = (),
 ) -> Instrumented:
     """``instrument`` remembered per executor: pressing Trace again on the same kernel, sizes
     and defines reuses the traced source (the libclang parse and rewrite cost ~0.1 s at 768²).
     The result depends on nothing but these arguments and the files the source includes
     (``headers``: their digest, a key only; an edited one is instrumented again), and
     ``Instrumented`` is frozen."""
-    return instrument(source, kernel, dict(defines), values, cl_std, include_dirs)
+    return instrument(source, kernel, dict(defines), values, cl_std, include_dirs, anatomy_lines)
 
 
-def run_trace(request: TraceRequest) -> TraceOutcome:
+def run_trace(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> TraceOutcome:
     """Instrument, prepare, then count, record, read back and decode (see the module)."""
     started = time.perf_counter()
-    recording = _trace_launch(request)
+    recording = _trace_launch(request, anatomy_lines)
     if isinstance(recording, RunResult):
         return TraceOutcome(recording, None)
     recording.timings["build_ms"] = (time.perf_counter() - started) * 1e3
@@ -222,10 +235,12 @@ def count_groups(request: TraceRequest) -> GroupCounts | RunResult:
     return GroupCounts(counting.num_groups, records)
 
 
-def _trace_launch(request: TraceRequest) -> TraceLaunch | RunResult:
+def _trace_launch(
+    request: TraceRequest, anatomy_lines: tuple[int, ...] = ()
+) -> TraceLaunch | RunResult:
     """The request's kernel instrumented, prepared and built for tracing, or why not."""
     run = request.run
-    inst = _instrument(request)
+    inst = _instrument(request, anatomy_lines)
     if isinstance(inst, str):
         failed = prepare(run)
         if isinstance(failed, RunResult):
@@ -243,31 +258,22 @@ def _trace_launch(request: TraceRequest) -> TraceLaunch | RunResult:
         return p.head.failed(str(exc), "build", build_log=exc.log)
 
 
-def _instrument(request: TraceRequest) -> Instrumented | str:
-    """The instrumented source of the request's kernel (an exact NDRange that the local
-    size does not divide rewritten first, so that the trace runtime sees whole groups), or
-    why it cannot be traced."""
-    run = request.run
-    variant = run.variant
+def _instrument(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> Instrumented | str:
+    """The instrumented source of the request's kernel (``traced_source``; an anatomy build
+    recording the index anatomy of ``anatomy_lines`` too), or why it cannot be traced."""
+    variant = request.run.variant
     try:
-        defines: dict[str, int | str] = {
-            **option_defines(variant.build_options),
-            **resolve_defines(variant, run.defines, run.sizes),
-        }
-        std = language_standard(variant.build_options)
-        folders = include_dirs(variant.build_options)
-        partial = exact_ndrange(variant, run.sizes, run.local, run.defines)
+        made = traced_source(request.run)
+        lines = tuple(sorted(set(anatomy_lines)))
+        values = request.values or bool(lines)
+        defines, folders = made.defines, made.include_dirs
         # Headers from include folders are read by the parse, not named by the key: a kernel
         # that has them is instrumented again in every process.
         key = None
         if not folders:
+            extra = (repr(made.partial), repr(lines)) if lines else (repr(made.partial),)
             key = instrument_cache.cache_key(
-                variant.source,
-                variant.kernel,
-                tuple(defines.items()),
-                request.values,
-                std,
-                (repr(partial),),
+                variant.source, variant.kernel, tuple(defines.items()), values, made.cl_std, extra
             )
             kept = instrument_cache.load(key)
             if kept is not None:
@@ -284,17 +290,20 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
         )
         if refused is not None:  # the rewrite would break the image calls' build first
             return refused
-        source = variant.source
-        if partial is not None:
-            ndrange, group = partial
-            source = emulated_source(source, variant.kernel, ndrange, group, defines, std, "")
         headers = build_digest(variant.source, variant.build_options) if folders else ""
-        made = instrumented(
-            source, variant.kernel, tuple(defines.items()), request.values, std, folders, headers
+        inst = instrumented(
+            made.source(),
+            variant.kernel,
+            tuple(defines.items()),
+            values,
+            made.cl_std,
+            folders,
+            headers,
+            lines,
         )
         if key is not None:
-            instrument_cache.store(key, made)
-        return made
+            instrument_cache.store(key, inst)
+        return inst
     except (InstrumentError, ValueError) as exc:
         return str(exc)
 
@@ -363,7 +372,7 @@ class TraceLaunch:
             bytes_moved=p.description.bytes_moved,
             **judged_arrays(p, judged),
         )
-        return TraceOutcome(result, trace, self.timings)
+        return TraceOutcome(result, trace, self.timings, self.inst)
 
     def count_every_group(self) -> np.ndarray:
         """One counting launch of every group and nothing recorded: records per group."""
@@ -615,6 +624,11 @@ class TracedRun:
     # The comparison with ``TraceRequest.against`` (explorer.engine.record.trace_against.
     # Against): its diff's first difference per work-group are findings of the analysis too.
     against: Any = None
+    # The index anatomy of the trace's accesses (explorer.trace.anatomy.TraceAnatomy): for the
+    # findings' lines and those asked, with values where an anatomy build recorded them; it
+    # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
+    # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
+    anatomy: TraceAnatomy | None = None
 
 
 def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
@@ -656,8 +670,23 @@ def trace_and_analyse(
     diff = against.diff if against is not None else None
     analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
+    t0 = time.perf_counter()
+    recording = replace(request, values=True, against=None, against_device=None)
+
+    def record(lines: tuple[int, ...], groups: tuple[tuple[int, int], ...] | None) -> Any:
+        within = recording if groups is None else replace(recording, groups=groups, center=None)
+        return run_trace(within, lines)
+
+    # Lines asked of a trace that is kept: any of its work-items may be asked about, so the
+    # whole window; otherwise the groups of the work-items explained (a report, a finding).
+    whole = keep_trace and bool(request.anatomy_lines)
+    anatomy = trace_anatomy(request, outcome.trace, analysis.findings, record, whole)
+    if anatomy is not None:
+        timings["anatomy_ms"] = (time.perf_counter() - t0) * 1e3
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    report, text = analysis.to_json(outcome.trace), format_report(outcome.trace, analysis)
+    report = analysis.to_json(outcome.trace)
+    notes = anatomy_report(request, outcome.trace, analysis.findings, anatomy, report)
+    text = format_report(outcome.trace, analysis, notes.findings) + notes.text
     if against is not None:
         report["against"] = against.to_json()
         text += "\n\n" + against.text()
@@ -671,4 +700,5 @@ def trace_and_analyse(
         text,
         time.time(),
         against,
+        anatomy if keep_trace else None,  # its values explain the trace's records: with it
     )

@@ -138,15 +138,9 @@ class CommandExecutor(Executor):
             process.join(5)
             raise ExecutorError(self._not_started(process, channel), "error") from None
         deadline = time.monotonic() + _CONNECT_S
-        while not channel.poll(0.05):
-            if self._cancelled.is_set():
-                raise ExecutorError(f"cancelled while connecting to {self.host.label}", "cancelled")
-            if time.monotonic() > deadline:
-                raise ExecutorError(
-                    f"{self.host.label} did not answer within {_CONNECT_S:g} s", "timeout"
-                )
+        late = f"{self.host.label} did not answer within {_CONNECT_S:g} s"
         try:
-            kind, facts = channel.recv()
+            kind, facts = self._reply(channel, deadline, f"connecting to {self.host.label}", late)
         except EOFError:
             process.join(5)
             raise ExecutorError(self._not_started(process, channel), "error") from None

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.description.declarations import BufferDecl, CustomSpec
-from explorer.engine.launch.build import include_dirs, included_files
+from explorer.engine.build_inputs import include_dirs, included_files
 from explorer.engine.records import RunRequest
 
 

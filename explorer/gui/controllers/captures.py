@@ -13,16 +13,10 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, SignalInstance
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMessageBox
 
-from explorer.capture import (
-    Capture,
-    CaptureError,
-    capture_outside,
-    load_capture,
-    replay,
-    save_launch,
-)
-from explorer.capture.folder import CAPTURE_FILE
-from explorer.capture.recorder import JOURNAL
+from explorer.capture.bootstrap.recorder import JOURNAL
+from explorer.capture.folder import CAPTURE_FILE, Capture, CaptureError, load_capture
+from explorer.capture.includes import capture_outside
+from explorer.capture.replay import replay, save_launch
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult

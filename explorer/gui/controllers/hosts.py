@@ -9,12 +9,10 @@ install`), showing the far end's progress in the status bar, and then uses it.""
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
 
 from explorer import __version__
@@ -26,6 +24,7 @@ from explorer.engine.remote.install import HostNeedsInstall, Installation
 from explorer.engine.remote.wheel import DISTRIBUTION
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import Action, Actions
+from explorer.gui.background import Lane
 from explorer.gui.controllers.roles import StatusLine, Worker
 
 ASK = (
@@ -34,15 +33,7 @@ ASK = (
     "ssh -p 2222 me@gpu ~/venv/bin/python -m explorer executor-serve"
 )
 _CLOSE_WAIT_S = 5.0
-_Job = CommandExecutor | Installation  # a connection check or an install, on its thread
-
-
-class _Background(QObject):
-    """What the thread that connects to or installs on a host says to the GUI thread."""
-
-    checked = Signal(object, object)  # host, None (this version runs there) or the error
-    installed = Signal(object, object)  # host, the host that starts the installed one or the error
-    said = Signal(str)  # a line of the far end's output while it installs
+_Job = CommandExecutor | Installation  # a connection check or an install, on the lane
 
 
 class HostsController:
@@ -57,11 +48,7 @@ class HostsController:
         self.status = status
         self.hosts: list[Host] = []
         self._connecting: set[str] = set()  # hosts whose devices have not come yet
-        self._background = _Background()
-        self._background.checked.connect(self._checked)
-        self._background.installed.connect(self._installed)
-        self._background.said.connect(status.say)
-        self._thread: threading.Thread | None = None
+        self._lane = Lane("host-setup", owner=window)
         self._in_flight: _Job | None = None  # what close() stops
         self._closed = False
         worker.hosts_failed.connect(self._unreachable)
@@ -81,7 +68,7 @@ class HostsController:
     def add_host(self) -> None:
         """Ask for a host, connect to it, offer to install this explorer there where it is
         missing or another version, and use its devices."""
-        if self._thread is not None and self._thread.is_alive():
+        if self._lane.busy:
             self.status.say("A host is being added: wait until it is connected or installed")
             return
         text, ok = QInputDialog.getText(
@@ -95,35 +82,33 @@ class HostsController:
             QMessageBox.warning(self.window, "Add host", str(exc))
             return
         self.status.say(f"Connecting to {host.label}…")
-        self._start(self._check, host, CommandExecutor(host))
+        executor = CommandExecutor(host)
+        self._start(executor, lambda: self._check(executor), lambda o: self._checked(host, o))
 
     def close(self) -> None:
         """Stop a connection check or an install in flight (the window is closing)."""
         self._closed = True
-        in_flight, thread = self._in_flight, self._thread
-        if in_flight is not None:
-            in_flight.cancel()
-        if thread is not None:
-            thread.join(_CLOSE_WAIT_S)
+        if self._in_flight is not None:
+            self._in_flight.cancel()
+        self._lane.stop(_CLOSE_WAIT_S)
 
-    def _start(self, work: Callable[[Host, Any], None], host: Host, job: _Job) -> None:
-        """``work(host, job)`` on a thread of its own; :meth:`close` cancels ``job``."""
+    def _start(self, job: _Job, work: Callable[[], Any], then: Callable[[Any], None]) -> None:
+        """``work()`` on the lane, ``then(what it returned)`` back here; :meth:`close`
+        cancels ``job``."""
         self._in_flight = job
-        self._thread = threading.Thread(
-            target=work, args=(host, job), name="host-setup", daemon=True
-        )
-        self._thread.start()
+        self._lane.submit(work, then)
 
-    def _check(self, host: Host, executor: CommandExecutor) -> None:
-        """On its own thread: whether this version of the explorer runs on ``host``."""
-        outcome: ExecutorError | None = None
+    @staticmethod
+    def _check(executor: CommandExecutor) -> ExecutorError | None:
+        """On the lane: whether this version of the explorer runs on the executor's host
+        (None), or why not."""
         try:
             executor.connect()
         except ExecutorError as exc:
-            outcome = exc
+            return exc
         finally:
             executor.close()
-        self._tell(self._background.checked, host, outcome)
+        return None
 
     def _checked(self, host: Host, outcome: ExecutorError | None) -> None:
         self._in_flight = None
@@ -153,18 +138,22 @@ class HostsController:
             self.status.say(f"{host.label} was not added: {need.found}")
             return
         self.status.say(f"Installing {DISTRIBUTION} {__version__} on {host.label}…")
-        self._start(self._install, host, Installation(host))
+        installation = Installation(host)
+        self._start(
+            installation,
+            lambda: self._install(host, installation),
+            lambda outcome: self._installed(host, outcome),
+        )
 
-    def _install(self, host: Host, installation: Installation) -> None:
-        """On its own thread: install this version on ``host``, saying each line there."""
-        outcome: Host | ExecutorError
+    def _install(self, host: Host, installation: Installation) -> Host | ExecutorError:
+        """On the lane: install this version on ``host``, saying each line there; the host
+        that starts the installed one, or why it was not installed."""
         try:
-            outcome = installation.run(
-                lambda line: self._tell(self._background.said, f"{host.label}: {line}")
+            return installation.run(
+                lambda line: self._lane.post(self.status.say, f"{host.label}: {line}")
             )
         except ExecutorError as exc:
-            outcome = exc
-        self._tell(self._background.installed, host, outcome)
+            return exc
 
     def _installed(self, host: Host, outcome: Host | ExecutorError) -> None:
         self._in_flight = None
@@ -176,12 +165,6 @@ class HostsController:
             return
         self._use(outcome)
         settings_store.save_hosts(self.settings, self.hosts)
-
-    @staticmethod
-    def _tell(signal: Any, *values: object) -> None:
-        """Hand ``values`` to the GUI thread (nothing once the window has gone)."""
-        with contextlib.suppress(RuntimeError):
-            signal.emit(*values)
 
     def forget_host(self) -> None:
         """Stop using a host: its executor there ends and its devices leave the list."""

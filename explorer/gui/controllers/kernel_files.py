@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QFileSystemWatcher, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
+from explorer.engine.build_inputs import included_files
 from explorer.engine.header.catalog import CatalogError, load_variant_file, with_header
-from explorer.engine.launch.build import included_files
 from explorer.engine.records import RunRequest, RunResult, Variant
 from explorer.families import FAMILIES
 from explorer.gui import settings as settings_store

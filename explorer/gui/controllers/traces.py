@@ -93,7 +93,14 @@ class TraceController(QObject):
         request = replace(self.model.request(), anyway=anyway)
         self.worker.trace(
             TraceRequest(
-                request, center=center, budget_bytes=self.trace_budget, values=True, against=against
+                request,
+                center=center,
+                budget_bytes=self.trace_budget,
+                values=True,
+                against=against,
+                # Hover and the step lines show each access's index anatomy; the values of
+                # those the findings report are recorded by an anatomy build after the trace.
+                anatomy_findings=True,
             )
         )
 
@@ -186,6 +193,7 @@ class TraceController(QObject):
         playback = Playback(traced.trace, grids, arrays=run_arrays(result))
         if traced.against is not None and traced.against.diff is not None:
             playback.set_differing(traced.against.diff.first_records)  # marked from the start
+        playback.set_anatomy(traced.anatomy)
         state.playback = playback
         view.set_playback(playback, self.model.variant.source)
         if state.pending_group is not None:

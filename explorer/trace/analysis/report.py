@@ -91,8 +91,10 @@ def groups_json(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return [g.to_json([position[id(f)] for f in g.findings]) for g in group_findings(findings)]
 
 
-def format_report(trace: Trace, analysis: Analysis) -> str:
-    """A plain-text report: summary, findings, per-site table, loads per element."""
+def format_report(trace: Trace, analysis: Analysis, notes: dict[int, str] | None = None) -> str:
+    """A plain-text report: summary, findings, per-site table, loads per element. ``notes``:
+    a line to print under a finding, by its index in ``analysis.findings`` (its index
+    anatomy)."""
     gx, gy, gz = trace.num_groups
     total = gx * gy * gz
     state = "complete" if trace.complete else "INCOMPLETE"
@@ -105,6 +107,7 @@ def format_report(trace: Trace, analysis: Analysis) -> str:
     ]
     if analysis.findings:
         groups = group_findings(analysis.findings)
+        position = {id(f): i for i, f in enumerate(analysis.findings)}
         lines.append(
             f"Findings ({len(analysis.findings)}), by root cause ({len(groups)} cause(s)):"
         )
@@ -119,6 +122,9 @@ def format_report(trace: Trace, analysis: Analysis) -> str:
                 if f.work_items:
                     shown = "; ".join("({},{},{})/({},{},{})".format(*w) for w in f.work_items)
                     lines.append(f"      e.g. group/local {shown}  (count {f.count})")
+                note = (notes or {}).get(position[id(f)])
+                if note:
+                    lines.append(note)
     else:
         lines.append("Findings: none.")
     lines.append("")

@@ -38,7 +38,7 @@ from explorer.trace.instrument.runtime import (
     RECORD_EVERY_GROUP,
     RECORD_WINDOW,
 )
-from explorer.trace.instrument.transform import instrument
+from explorer.trace.instrument.transform import instrument, static_anatomy
 
 __all__ = [
     "COUNT",
@@ -53,4 +53,5 @@ __all__ = [
     "Instrumented",
     "SiteDecl",
     "instrument",
+    "static_anatomy",
 ]

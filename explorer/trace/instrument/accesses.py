@@ -138,6 +138,7 @@ class AccessRewriter:
         if a.kind in ASYNC_HALVES:
             return  # both halves are written by `async_copy`
         sid = declared.site(a.line, OPS[a.kind], space, hint, a.text)
+        declared.recorded_at(a.span.start, a.span.end, sid)
         self.value(a, sid)  # first: an edit of the same span goes around the access's own
         if a.builtin is not None and a.kind is AccessKind.ATOMIC:
             self.atomic(a, code, sid, hint)
@@ -168,6 +169,7 @@ class AccessRewriter:
         self.declared.uses_private = True
         array = self.declared.buffers[bid].name
         sid = self.declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        self.declared.recorded_at(a.span.start, a.span.end, sid)
         inner = self.edits.inner
         if a.components:
 
@@ -305,6 +307,7 @@ class AccessRewriter:
         fail = 0
         if cmpxchg:
             fail = self.declared.site(a.line, READ, sites[sid].space, hint, a.text, atomic=True)
+            self.declared.recorded_at(a.span.start, a.span.end, fail)
             own = sites[sid]
             sites[fail] = replace(sites[fail], value=own.value, value_type=own.value_type)
         render, text = self.edits.render, self.text

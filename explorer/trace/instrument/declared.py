@@ -26,6 +26,8 @@ class Declared:
     not_traced: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     value_types: list[ValueType] = field(default_factory=list)
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
+    # The sites that record each access, by the access's span (start, end) in the text.
+    access_sites: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     uses_local: bool = False
     uses_private: bool = False
     barriers: int = 0
@@ -51,6 +53,10 @@ class Declared:
             SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value, role=role)
         )
         return sid
+
+    def recorded_at(self, start: int, end: int, sid: int) -> None:
+        """Note that site ``sid`` records the access written at [start, end)."""
+        self.access_sites.setdefault((start, end), []).append(sid)
 
     def barrier(self) -> int:
         """Number the next barrier."""

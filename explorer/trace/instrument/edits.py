@@ -18,6 +18,7 @@ class Edit:
     start: int
     end: int
     emit: Callable[[], str]
+    outer: bool = False  # rendered around the other edits of the same stretch
 
 
 class Edits:
@@ -29,9 +30,11 @@ class Edits:
         self._starts: list[int] = []
         self._order: dict[int, int] = {}  # id of an edit -> its place in the sorted edits
 
-    def add(self, start: int, end: int, emit: Callable[[Edit], str]) -> None:
-        """Replace [start, end) by what ``emit`` makes of the edit when rendered."""
-        edit = Edit(start, end, lambda: "")
+    def add(self, start: int, end: int, emit: Callable[[Edit], str], outer: bool = False) -> None:
+        """Replace [start, end) by what ``emit`` makes of the edit when rendered; with
+        ``outer``, around every edit of the same stretch that is not ``outer`` (otherwise the
+        edit added first goes around)."""
+        edit = Edit(start, end, lambda: "", outer)
         edit.emit = lambda: emit(edit)
         self.edits.append(edit)
 
@@ -66,7 +69,7 @@ class Edits:
     def apply(self) -> str:
         """The whole text with every edit applied."""
         # Outermost first at each offset; insertions at an offset go before what starts there.
-        self.edits.sort(key=lambda e: (e.start, e.end > e.start, -(e.end - e.start)))
+        self.edits.sort(key=lambda e: (e.start, e.end > e.start, -(e.end - e.start), not e.outer))
         self._starts = [e.start for e in self.edits]
         self._order = {id(e): i for i, e in enumerate(self.edits)}
         return self.render(0, len(self.text))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.frontend.anatomy import KernelAnatomy
 from explorer.trace.recorded import NO_BUFFER, SITE_MASK
 
 MAX_BUFFERS = NO_BUFFER  # 6 bits in a record; NO_BUFFER means "no buffer"
@@ -47,6 +48,36 @@ class SiteDecl:
     role: str = ""  # records.ROLE_*: an async copy's site, a wait, run-time barrier flags
 
 
+ACCESS, DEFINITION = "access", "definition"  # the points an anatomy build records at
+
+
+@dataclass(frozen=True)
+class AnatomySite:
+    """A site of an anatomy build: which term of which point its records hold.
+
+    ``point`` is ``access`` (``index`` into ``KernelAnatomy.accesses``) or ``definition``
+    (``index`` a definition's id); ``term`` indexes the point's terms, -1 for the value a
+    definition stored.
+    """
+
+    site: int
+    point: str
+    index: int
+    term: int
+
+
+@dataclass(frozen=True)
+class AnatomyBuild:
+    """What an anatomy build records: the static anatomy it was made from, the lines asked,
+    its anatomy sites, and the sites that record each access (by the access's index into
+    ``static.accesses``)."""
+
+    static: KernelAnatomy
+    lines: tuple[int, ...]
+    sites: tuple[AnatomySite, ...]
+    access_sites: tuple[tuple[int, tuple[int, ...]], ...]
+
+
 @dataclass(frozen=True)
 class Instrumented:
     """The traced source of one kernel and what it records."""
@@ -59,3 +90,5 @@ class Instrumented:
     extra_params: tuple[str, ...]  # appended to the kernel's parameters, in order
     barriers: int = 0  # barrier sites, each counted per work-item to find divergence
     value_bytes: int = 0  # width of the value plane (4 or 8); 0: values not recorded
+    # What an index anatomy build records besides (anatomy.py); None: a plain build.
+    anatomy: AnatomyBuild | None = None

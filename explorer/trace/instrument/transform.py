@@ -18,12 +18,14 @@ import re
 from collections.abc import Mapping
 
 from explorer.frontend import ParsedSource, ParseError, Span, parse, parse_expanded
+from explorer.frontend import anatomy as index_anatomy
 from explorer.trace.instrument.accesses import AccessRewriter
+from explorer.trace.instrument.anatomy import AnatomyRewrite
 from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edits
 from explorer.trace.instrument.events import EventShadows
-from explorer.trace.instrument.model import Instrumented, InstrumentError
+from explorer.trace.instrument.model import AnatomyBuild, Instrumented, InstrumentError
 from explorer.trace.instrument.runtime import (
     EXIT_LABEL,
     EXTRA_PARAMS,
@@ -43,13 +45,22 @@ class _Rewrite:
     accesses (:mod:`accesses`) and synchronisation (:mod:`syncs`) rewritten to record what
     they do, the trace state passed to the helpers it calls, and its entry and exits."""
 
-    def __init__(self, parsed: ParsedSource, kernel: str, values: bool = False) -> None:
+    def __init__(
+        self,
+        parsed: ParsedSource,
+        kernel: str,
+        values: bool = False,
+        anatomy: tuple[index_anatomy.KernelAnatomy, tuple[int, ...]] | None = None,
+    ) -> None:
         self.parsed = parsed
         self.kernel = kernel
         self.values = values
         self.declared = Declared()
         self.edits = Edits(parsed.source)
         self.events = EventShadows()
+        self.anatomy = anatomy  # the static anatomy and the lines whose values to record
+        self.anatomy_rewrite: AnatomyRewrite | None = None
+        self.anatomy_build: AnatomyBuild | None = None
 
     def build(self) -> str:
         """The rewritten source (what it declared is in ``declared``)."""
@@ -65,6 +76,10 @@ class _Rewrite:
         ).rewrite_all()
         for s in parsed.syncs:
             rewrite_sync(s, declared, self.edits, self.events, self.kernel)
+        if self.anatomy is not None:  # after every other site: theirs keep their numbers
+            static, lines = self.anatomy
+            self.anatomy_rewrite = AnatomyRewrite(static, lines, declared, self.edits)
+            self.anatomy_build = self.anatomy_rewrite.build()
         helpers = {f.name for f in parsed.helpers}
         for u in parsed.unclassified:
             if u.function == self.kernel or u.function in helpers:
@@ -147,6 +162,42 @@ def without_unrolling(text: str) -> str:
     return _UNROLL_HINT.sub("opencl_unroll_hint(1)", text)
 
 
+def _parsed(
+    source: str, defines: dict[str, int | str], cl_std: str, include_dirs: tuple[str, ...]
+) -> tuple[ParsedSource, dict[str, int | str]]:
+    """The parse a rewrite works on (the source expanded, where an access, a barrier or a
+    call was written inside a macro) and the defines that text was parsed with."""
+    try:
+        parsed = parse(source, defines, FILENAME, cl_std=cl_std, include_dirs=include_dirs)
+        if parsed.has_macro_sites:
+            expanded = parse_expanded(
+                source, defines, FILENAME, cl_std=cl_std, include_dirs=include_dirs
+            )
+            return expanded, {}
+    except ParseError as exc:
+        raise InstrumentError(str(exc)) from None
+    return parsed, defines
+
+
+def static_anatomy(
+    source: str,
+    defines: Mapping[str, int | str] | None = None,
+    cl_std: str = "CL1.2",
+    include_dirs: tuple[str, ...] = (),
+) -> index_anatomy.KernelAnatomy:
+    """The index anatomy of every access of ``source`` as its trace build sees it (the same
+    parse, the same positions): what each address is made of and the definitions behind
+    it, without running anything (``explorer.frontend.anatomy``)."""
+    chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
+    parsed, used = _parsed(source, chosen, cl_std, include_dirs)
+    try:
+        return index_anatomy.analyse(
+            parsed, used, FILENAME, cl_std=cl_std, include_dirs=include_dirs
+        )
+    except ParseError as exc:
+        raise InstrumentError(str(exc)) from None
+
+
 def instrument(
     source: str,
     kernel: str,
@@ -154,30 +205,37 @@ def instrument(
     values: bool = False,
     cl_std: str = "CL1.2",
     include_dirs: tuple[str, ...] = (),
+    anatomy_lines: tuple[int, ...] = (),
 ) -> Instrumented:
     """The traced version of ``kernel`` in ``source`` built with ``defines``; with
     ``values``, a build that also records the value of every access it can (``values.py``).
     ``cl_std`` is the OpenCL C standard the build asks for (program-scope variables, the 2.0
     work-item functions need CL2.0); ``include_dirs`` are where its ``#include "..."`` files
     are (what they define is known; calls into them with a pointer are not traced).
+    ``anatomy_lines``: lines of the user's file whose accesses also record their index
+    anatomy's values (``anatomy.py``; values are then recorded too); none, the plain build.
 
     Helper functions the source defines receive the trace state as an extra last argument
     (their prototypes too). Other kernels in the file keep working, untraced.
     """
     chosen: dict[str, int | str] = {**dict(defines or {}), "EXPLORER_TRACE": 1}  # as built
-    try:
-        parsed = parse(source, chosen, FILENAME, cl_std=cl_std, include_dirs=include_dirs)
-        if parsed.has_macro_sites:
-            parsed = parse_expanded(
-                source, chosen, FILENAME, cl_std=cl_std, include_dirs=include_dirs
+    parsed, used = _parsed(source, chosen, cl_std, include_dirs)
+    anatomy = None
+    if anatomy_lines:
+        values = True
+        try:
+            static = index_anatomy.analyse(
+                parsed, used, FILENAME, cl_std=cl_std, include_dirs=include_dirs
             )
-    except ParseError as exc:
-        raise InstrumentError(str(exc)) from None
-    rewrite = _Rewrite(parsed, kernel, values)
+        except ParseError as exc:
+            raise InstrumentError(str(exc)) from None
+        anatomy = (static, tuple(sorted(set(anatomy_lines))))
+    rewrite = _Rewrite(parsed, kernel, values, anatomy)
     body = without_unrolling(rewrite.build())
     declared = rewrite.declared
-    width = plane_bytes(declared.value_types) if values else 0
-    code = value_code(declared.value_types, width) if values else ""
+    own = rewrite.anatomy_rewrite.types if rewrite.anatomy_rewrite is not None else []
+    width = plane_bytes(declared.value_types + own) if values else 0
+    code = value_code(declared.value_types, width, own) if values else ""
     return Instrumented(
         source=prelude(len(declared.buffers), declared.barriers, width, code) + body,
         kernel=kernel,
@@ -187,4 +245,5 @@ def instrument(
         extra_params=EXTRA_PARAMS,
         barriers=declared.barriers,
         value_bytes=width,
+        anatomy=rewrite.anatomy_build,
     )

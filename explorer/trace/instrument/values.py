@@ -46,8 +46,10 @@ class ValueType:
         """Bytes of the value (a 3-vector counts its three components)."""
         return SCALARS[self.scalar][1] * self.width
 
-    def function(self, plane_bytes: int) -> str:
-        """The OpenCL C function that records this type's first ``plane_bytes`` bytes."""
+    def function(self, plane_bytes: int, own_record: bool = False) -> str:
+        """The OpenCL C function that records this type's first ``plane_bytes`` bytes into
+        the latest record of its site (``__tr_v_<type>``); with ``own_record``, into a record
+        of its own that it makes first (``__tr_a_<type>``, index anatomy's values)."""
         _, size, widen = SCALARS[self.scalar]
         if self.width == 1:
             bits = widen.format("v")
@@ -73,9 +75,12 @@ class ValueType:
                 for k in range(min(self.width, max(1, plane_bytes // size)))
             ]
             bits = " | ".join(parts)
+        prefix, put = "__tr_v_", ""
+        if own_record:
+            prefix, put = "__tr_a_", "    __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);\n"
         body = (
-            f"static {self.name} __tr_v_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
-            f"{{\n    __tr_val(st, site, {bits});\n    return v;\n}}\n"
+            f"static {self.name} {prefix}{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"{{\n{put}    __tr_val(st, site, {bits});\n    return v;\n}}\n"
         )
         return _fp64(self.scalar, body)
 
@@ -109,10 +114,15 @@ def value_type(element_type: str, components: int = 1) -> ValueType | None:
     return ValueType(name, spelled, width)
 
 
-def value_code(types: list[ValueType], plane_bytes: int) -> str:
-    """The typed recording functions for ``types``, each once."""
+def value_code(
+    types: list[ValueType], plane_bytes: int, own_records: list[ValueType] | None = None
+) -> str:
+    """The typed recording functions for ``types``, each once, and those that make a record
+    of their own for ``own_records``."""
     seen: dict[str, ValueType] = {t.name: t for t in types}
-    return "".join(seen[name].function(plane_bytes) for name in sorted(seen))
+    code = "".join(seen[name].function(plane_bytes) for name in sorted(seen))
+    own = {t.name: t for t in own_records or []}
+    return code + "".join(own[name].function(plane_bytes, True) for name in sorted(own))
 
 
 def plane_bytes(types: list[ValueType]) -> int:

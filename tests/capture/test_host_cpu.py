@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 
-from explorer.engine.launch import host_cpu
+from explorer.capture.bootstrap import host_cpu
 
 ZEN5 = {"sse4_1", "sse4_2", "ssse3", "cx16", "lahf_lm", "popcnt"}
 ZEN5 |= {"avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"}

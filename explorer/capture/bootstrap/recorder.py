@@ -1,8 +1,9 @@
 """The recorder that runs inside the user's PyOpenCL program while ``capture`` watches it.
 
-It is loaded by file path from ``bootstrap/sitecustomize.py`` (first on the child's
-``PYTHONPATH``), so it imports nothing of the explorer: only the standard library, numpy and
-pyopencl, which the program itself brings. Once the program imports pyopencl it wraps:
+``sitecustomize.py`` beside it imports it by name in the program's process (this folder is
+first on the child's ``PYTHONPATH``); so it imports nothing of the explorer, only the standard
+library, numpy and pyopencl, which the program itself brings, and :mod:`host_cpu` beside it.
+Once the program imports pyopencl it wraps (:data:`WRAPPED`):
 
 - ``Program.build``: the source and the options each program was built with;
 - the per-index argument setters every path of pyopencl ends in (``Kernel.set_arg``, and
@@ -46,6 +47,8 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from .host_cpu import name_unknown_processors
 
 ENV_DIR = "EXPLORER_CAPTURE_DIR"
 ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
@@ -842,14 +845,16 @@ class Recorder:
 
             return enqueue_nd_range_kernel
 
-        replace(cl.Program, "build", build)
-        replace(_cl.Kernel, "set_arg", set_arg)
-        replace(_cl.Kernel, "_set_arg_multi", set_multi)
-        replace(_cl.Kernel, "_set_arg_buf_multi", set_buf)
-        replace(_cl.Kernel, "_set_arg_buf_pack_multi", set_pack)
-        replace(_cl.Kernel, "clone", clone)
-        replace(_cl, "enqueue_nd_range_kernel", enqueue)
-        replace(cl, "enqueue_nd_range_kernel", enqueue)
+        wrappers = {
+            "build": build, "set_arg": set_arg, "_set_arg_multi": set_multi,
+            "_set_arg_buf_multi": set_buf, "_set_arg_buf_pack_multi": set_pack, "clone": clone,
+            "enqueue_nd_range_kernel": enqueue,
+        }  # fmt: skip
+        owners = {"pyopencl.Program": cl.Program, "pyopencl._cl.Kernel": _cl.Kernel,
+                  "pyopencl._cl": _cl, "pyopencl": cl}  # fmt: skip
+        for holder, names in WRAPPED.items():
+            for name in names:
+                replace(owners[holder], name, wrappers[name])
         # Every other call that may change a buffer's contents ends what the recorder knows
         # of them (it then reads them back before the next launch): the same function where
         # pyopencl holds it under its own name too.
@@ -1288,19 +1293,9 @@ def _safe(name: str) -> str:
 
 def _name_unknown_processors(cl: ModuleType) -> None:
     """The program builds on PoCL as the explorer does where PoCL's compiler does not know the
-    processor (``explorer/engine/launch/host_cpu.py``, loaded by its path like this file)."""
-    path = Path(__file__).resolve().parents[1] / "engine" / "launch" / "host_cpu.py"
-    spec = importlib.util.spec_from_file_location("_explorer_capture_host_cpu", path)
-    if spec is None or spec.loader is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-    # Kept for the life of the program: PoCL points at the names the module holds, and a
-    # module collected with this frame let it read freed memory ("unknown target CPU
-    # '__/lexer.cpython-311.pyc'").
-    sys.modules[spec.name] = module
+    processor (:mod:`host_cpu`)."""
     try:
-        spec.loader.exec_module(module)
-        module.name_unknown_processors(cl, cl.get_platforms())
+        name_unknown_processors(cl, cl.get_platforms())
     except Exception:  # the program then runs exactly as it would without the explorer
         return
 
