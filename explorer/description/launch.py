@@ -437,8 +437,9 @@ class LaunchDescription:
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:
-        """How each buffer is shown, by name (rows first)."""
-        return {b.name: b.shown_shape for b in self.buffers}
+        """How each buffer is shown, by name (rows first); an image by its pixels, as its
+        trace records them ((H, W), or (D, H, W) for a 3-D image)."""
+        return {b.name: b.image.pixels if b.image else b.shown_shape for b in self.buffers}
 
     @property
     def column_major(self) -> tuple[str, ...]:

@@ -143,16 +143,18 @@ __kernel void blur(__read_only image2d_t src, __global float *out)
 """
 
 
-def test_an_image_parameter_declared_as_a_buffer_is_refused_naming_the_image_key(
+def test_an_image_parameter_declared_as_a_buffer_is_refused_by_run_and_trace_naming_the_key(
     executor, device, tmp_path
 ):
     path = tmp_path / "blur.cl"
     path.write_text(IMAGE)
     variant = load_variant_file(path)
     ran = executor.run(RunRequest(variant, {}, device_key=device.key, repeat=1))
-    assert ran.status == "error"
-    assert "parameter 'src' is an image2d_t in the source" in ran.error
-    assert "declare it with the key 'image'" in ran.error
+    traced = executor.trace(TraceRequest(RunRequest(variant, {}, device_key=device.key)))
+    for result in (ran, traced.result):
+        assert result.status == "error"
+        assert "parameter 'src' is an image2d_t in the source" in result.error
+        assert "declare it with the key 'image'" in result.error
 
 
 def test_the_dialogs_guess_sends_an_image_to_the_header():
