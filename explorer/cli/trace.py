@@ -234,6 +234,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             if args.explain:
                 report_json["explain"] = explained
             report_json["outside_constraints"] = list(result.outside_constraints)
+            report_json["build_log"] = result.build_log  # the compiler's warnings
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
                 for number, group in enumerate(report_json["groups"]):
@@ -242,6 +243,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         print(json.dumps(report_json))
     else:
         print(result.summary())
+        if result.build_log:
+            print(result.build_log)
         print(report_text)
         for item in explained:
             print("\n" + str(item["text"]))

@@ -487,6 +487,9 @@ class RunHead:
     shown_input: str = ""
     hides: str = ""
     probe_note: str = ""
+    # The compiler's warnings on the kernel as written (``compiler_warnings``): a judged
+    # result carries them, so a kernel that builds with a warning shows it.
+    build_log: str | None = None
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
         """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
@@ -515,7 +518,7 @@ class RunHead:
             defines=self.defines,
             error=message,
             error_kind=kind,
-            build_log=build_log,
+            build_log=build_log,  # the failure's own log: the window shows it instead of the error
             note=self.note,
             outside_constraints=self.outside_constraints,
             shapes=self.shapes,
@@ -577,6 +580,7 @@ class RunHead:
             outputs=outputs,
             references=references,
             inputs=inputs,
+            build_log=self.build_log,
             note=self.note,
             outside_constraints=self.outside_constraints,
             shapes=self.shapes,
@@ -642,6 +646,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "refused": str(result.refused) if result.refused else None,
         "error": result.error,
         "output": result.output_text,
+        "build_log": result.build_log,
         "note": result.note,
         "checked": bool(result.verdict.checked) if result.verdict else False,
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],

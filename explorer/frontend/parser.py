@@ -43,6 +43,10 @@ K = ci.CursorKind
 T = ci.TypeKind
 ARRAY_KINDS = {T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VARIABLEARRAY, T.DEPENDENTSIZEDARRAY}
 VECTOR_KINDS = {T.VECTOR, T.EXTVECTOR}
+INTEGER_KINDS = {
+    T.BOOL, T.CHAR_U, T.UCHAR, T.USHORT, T.UINT, T.ULONG, T.ULONGLONG,
+    T.CHAR_S, T.SCHAR, T.SHORT, T.INT, T.LONG, T.LONGLONG, T.ENUM,
+}  # fmt: skip
 SPACE_WORDS = {
     "__global": AddressSpace.GLOBAL,
     "global": AddressSpace.GLOBAL,
@@ -151,7 +155,10 @@ def _parse(
                 own.append(c)
     macros = [
         _Macro(
-            positions.char(c.extent.start.offset), positions.char(c.extent.end.offset), c.spelling
+            positions.char(c.extent.start.offset),
+            positions.char(c.extent.end.offset),
+            c.spelling,
+            _ours(c),
         )
         for c in own
         if c.kind == K.MACRO_INSTANTIATION
@@ -353,6 +360,16 @@ class _Macro:
     start: int
     end: int
     name: str
+    # One of the prelude's (`as_float(x)`): each argument appears once in its expansion,
+    # so an access written in an argument keeps its own text.
+    prelude: bool = False
+
+
+def _ours(macro_use: Any) -> bool:
+    """Whether a macro use names a macro of our prelude."""
+    definition = macro_use.referenced
+    where = definition.location.file if definition is not None else None
+    return bool(where is not None and where.name == clang_bridge.PRELUDE_NAME)
 
 
 @dataclass(frozen=True)
@@ -496,6 +513,29 @@ def _strip(c: Any) -> Any:
             return c
         c = kids[0]
     return c
+
+
+def _from_integer(c: Any) -> bool:
+    """Whether the address `c` stands for is an integer's value: the integer itself (its
+    conversion into a pointer implicit) or an explicit cast of one."""
+    c = _strip(c)
+    if c.kind == K.CSTYLE_CAST_EXPR:
+        kids = _children(c)
+        return bool(kids) and _is_integer(kids[-1].type)
+    return _is_integer(c.type)
+
+
+def _points_outside_private(c: Any) -> bool:
+    """Whether `c` is a pointer into memory the trace records by address (global, local,
+    constant); a private pointer's accesses are recorded only through a known array."""
+    canonical = c.type.get_canonical()
+    if canonical.kind != T.POINTER:
+        return False
+    return _space(canonical.get_pointee().spelling) is not AddressSpace.PRIVATE
+
+
+def _is_integer(t: Any) -> bool:
+    return bool(_canonical_kind(t) in INTEGER_KINDS)
 
 
 def _is_vector_select(c: Any, child: Any) -> bool:
@@ -739,7 +779,16 @@ class _Walker:
         return text or None
 
     def _origin(self, c: Any, seen: frozenset[str] = frozenset()) -> _Origin | None:
-        """Which parameters or variables the pointer value `c` is computed from."""
+        """Which parameters or variables the pointer value `c` is computed from; for a
+        pointer made from an integer (cast or not, as OpenCL compilers accept), the text
+        written: no name leads to its buffer, and the runtime finds it from the address."""
+        origin = self._named_origin(c, seen)
+        if origin is None and _from_integer(c) and _points_outside_private(c):
+            text = self._text(c)
+            return _Origin(text, True, (text,))
+        return origin
+
+    def _named_origin(self, c: Any, seen: frozenset[str]) -> _Origin | None:
         c = _strip(c)
         kind = c.kind
         kids = _children(c)
@@ -887,10 +936,24 @@ class _Walker:
         end = self.positions.char(node.extent.end.offset)
         names = []
         for m in self.macros:
+            if m.prelude and m.start <= start < m.end:
+                inside = self._in_argument(node, m)
+                if inside is not None:
+                    start, end = inside
+                    continue
             if m.start <= start < m.end or m.start <= end < m.end:
                 start, end = min(start, m.start), max(end, m.end)
                 names.append(m.name)
         return self.positions.span(start, end), (names[0] if names else None)
+
+    def _in_argument(self, node: Any, macro: _Macro) -> tuple[int, int] | None:
+        """Where `node` is written when that is inside one of `macro`'s arguments."""
+        first_file, first = clang_bridge.written_at(node.extent.start)
+        last_file, last = clang_bridge.written_at(node.extent.end)
+        if first_file != self.filename or last_file != self.filename:
+            return None
+        start, end = self.positions.char(first), self.positions.char(last)
+        return (start, end) if macro.start < start <= end < macro.end else None
 
     def _text(self, node: Any) -> str:
         span, _ = self._span(node)

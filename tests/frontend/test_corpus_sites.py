@@ -156,6 +156,9 @@ GOLDEN: dict[str, list[tuple[int, str, AddressSpace, AccessKind, int]]] = {
     "23_fences.cl": [],
     "24_unclassified.cl": [
         (5, "out", G, WRITE, 4),
+        # A global pointer made from an integer: no name leads to its buffer; the trace
+        # finds it from the address.
+        (5, "((__global const float *)addresses[i])", G, READ, 4),
         (5, "addresses", G, READ, 8),
         (6, "out", G, WRITE, 4),
     ],

@@ -126,7 +126,12 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
         {(14, R, "IN", 4), (14, W, "acc", 4), (15, W, "OUT", 4)},
         [("out-of-bounds", 14)],
     ),
+    # Pointers stored into integers and back without casts, as OpenCL compilers build them
+    # (with a warning each): the buffers are found from the addresses.
+    "18_integer_pointers.cl": ({(17, R, "IN", 4), (17, W, "OUT", 4)}, []),
 }
+# The compiler's warnings each construct's result carries, by line (none for the others).
+WARNED = {"18_integer_pointers.cl": [12, 13, 14, 16]}
 
 
 def test_every_corpus_kernel_has_a_golden_entry():
@@ -154,5 +159,8 @@ def test_construct_is_traced_as_written(executor, device, name):
     assert seen == sites
     assert sorted((f.kind, f.line) for f in result.analysis.findings) == sorted(findings)
     assert trace.complete
+    warnings = (result.result.build_log or "").splitlines()
+    assert [int(w.split(":")[1]) for w in warnings] == WARNED.get(name, [])
+    assert all(w.startswith(f"{name}:") and ": warning: " in w for w in warnings)
     if not [f for f in findings if f[0] not in COSTS]:  # a cost leaves the result right
         assert result.result.status == "verified" or "VERIFIED" in result.result.summary()

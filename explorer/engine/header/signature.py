@@ -129,6 +129,38 @@ def _signature(
     return tuple(_parameter(p) for p in function.parameters)
 
 
+def compiler_warnings(
+    source: str,
+    defines: dict[str, int] | None = None,
+    include_dirs: tuple[str, ...] = (),
+    display_name: str = "kernel.cl",
+) -> str | None:
+    """The warnings OpenCL C compilers give for ``source`` (an integer stored into a pointer
+    without a cast, incompatible pointer types), one per line as a compiler prints them with
+    the file named ``display_name``; None where there is none. The same on every device: the
+    device's own build log is empty on some (Oclgrind) and noisy on others."""
+    defined = tuple(sorted((defines or {}).items()))
+    headers = build_digest(source, tuple(f"-I{d}" for d in include_dirs)) if include_dirs else ""
+    found = _warnings(source, defined, include_dirs, headers)
+    lines = [f"{display_name}:{line}:{column}: warning: {text}" for line, column, text in found]
+    return "\n".join(lines) or None
+
+
+@lru_cache(maxsize=32)
+def _warnings(
+    source: str,
+    defines: tuple[tuple[str, int], ...],
+    include_dirs: tuple[str, ...] = (),
+    headers: str = "",
+) -> tuple[tuple[int, int, str], ...]:
+    """``compiler_warnings``, remembered as ``_signature`` is (the same parse)."""
+    try:
+        parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=include_dirs)
+    except ParseError:
+        return ()
+    return tuple((w.line, w.column, w.message) for w in parsed.warnings if w.line > 0)
+
+
 def kernel_names(source: str, defines: dict[str, int] | None = None) -> list[str]:
     """The ``__kernel`` functions of ``source``, in source order."""
     try:

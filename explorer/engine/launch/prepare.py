@@ -45,6 +45,7 @@ from explorer.engine.build_inputs import (
 from explorer.engine.header.signature import (
     Parameter,
     SignatureError,
+    compiler_warnings,
     image_refusal,
     kernel_signature,
     passable,
@@ -198,6 +199,13 @@ def _prepare(
         params = kernel_signature(
             variant.source, variant.kernel, launch.defines, include_dirs(variant.build_options)
         )
+        warned = compiler_warnings(
+            variant.source,
+            launch.defines,
+            include_dirs(variant.build_options),
+            display_name or os.path.basename(variant.path) or variant.id,
+        )
+        head = replace(head, build_log=warned)
         arranged = arrange(launch.description, params, variant.kernel, variant.args)
     except BuildError as exc:
         return head.failed(str(exc), "build", build_log=exc.log)
