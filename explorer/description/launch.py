@@ -209,7 +209,7 @@ CHANNEL_TYPES: dict[str, str] = {
     "signed_int32": "int",
 }
 # The channel orders a header may give, with their number of channels.
-CHANNEL_ORDERS: dict[str, int] = {"R": 1, "RG": 2, "RGBA": 4}
+CHANNEL_ORDERS: dict[str, int] = {"R": 1, "RG": 2, "RGBA": 4, "BGRA": 4}
 
 
 @dataclass(frozen=True)
