@@ -148,6 +148,8 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
             return USAGE_ERROR
     if result.status == "error" and result.error_kind in ("build", "input", "environment"):
         return USAGE_ERROR
+    if result.verdict is not None and result.verdict.unreferenced:
+        return USAGE_ERROR  # it ran and was timed; the header's reference needs fixing
     return EXIT_CODES.get(result.status, USAGE_ERROR)
 
 

@@ -235,6 +235,9 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
                 report_json["explain"] = explained
             report_json["outside_constraints"] = list(result.outside_constraints)
             report_json["build_log"] = result.build_log  # the compiler's warnings
+            report_json["status"] = result.status
+            unreferenced = result.verdict.unreferenced if result.verdict else ""
+            report_json["not_checked_reason"] = unreferenced or None
             if shown is not None:
                 report_json["groups"] = groups_json(shown.findings)
                 for number, group in enumerate(report_json["groups"]):

@@ -242,6 +242,9 @@ class Verdict:
     shown_input: str = ""  # the input shown, in words: "the IOU input"
     hides: str = ""  # why it can hide a bug: "A = 1.5·I is symmetric and diagonal"
     probe_note: str = ""
+    # Why nothing was compared although the launch declares a reference: the reference
+    # cannot be computed for this launch (one sentence naming it); empty otherwise.
+    unreferenced: str = ""
 
     @property
     def probed(self) -> bool:
@@ -407,6 +410,8 @@ class RunResult:
             err = f"right on {shown} (max abs error {self.verdict.max_abs_error:.3g})"
         if not self.verdict.checked:
             head, err = "RAN, NOT CHECKED", "no reference to compare with"
+            if self.verdict.unreferenced:
+                err = f"not checked: {self.verdict.unreferenced}"
         if self.verdict.unchanged:
             err += (
                 f"; the kernel wrote nothing new into {', '.join(self.verdict.unchanged)} "
@@ -490,6 +495,9 @@ class RunHead:
     # The compiler's warnings on the kernel as written (``compiler_warnings``): a judged
     # result carries them, so a kernel that builds with a warning shows it.
     build_log: str | None = None
+    # Why the declared reference cannot be computed for this launch: its verdicts say
+    # "not checked" with this sentence (the kernel still runs, is timed and traced).
+    unreferenced: str = ""
 
     def runtime_failed(self, exc: BaseException) -> RunResult:
         """The runtime stopped the launch. Error -9999 (NVIDIA) and CL_OUT_OF_RESOURCES (-5)
@@ -563,6 +571,8 @@ class RunHead:
                 hides=self.hides,
                 probe_note="" if verdict.probed else self.probe_note,
             )
+        if self.unreferenced and not verdict.checked:
+            verdict = replace(verdict, unreferenced=self.unreferenced)
         return RunResult(
             family=self.family,
             variant=self.variant,
@@ -652,6 +662,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
         "compared_with": result.verdict.compared_with if result.verdict else "",
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
+        "not_checked_reason": (result.verdict.unreferenced or None) if result.verdict else None,
         "outside_constraints": list(result.outside_constraints),
         "second_opinion": result.second_opinion or None,
         **_probe_record(result.verdict),

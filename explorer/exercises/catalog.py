@@ -31,7 +31,7 @@ from explorer.paths import (
 )
 
 _FOLDER = re.compile(r"^(?P<number>\d{1,4})-(?P<name>[a-z0-9][a-z0-9-]{0,63})$")
-_KEYS = ("title", "text", "hints", "figure", "local_size")
+_KEYS = ("title", "text", "hints", "figure", "local_size", "line_to_change")
 _FIGURE_KEYS = ("figure", "buffer", "at_most", "at_least", "why")
 _HEADER_COMMENT = re.compile(r"\A\s*/\*---.*?---\*/", re.DOTALL)  # the catalog header
 _TOML_LIMIT = 256 << 10  # an exercise's text and hints are a few kilobytes
@@ -109,6 +109,9 @@ class Exercise:
     folder: Path
     figures: tuple[FigureCheck, ...] = ()
     local_size_yours: bool = False
+    # Text of the first line the learner has to change, where the solution's first change
+    # is not it (a comment reworded, a definition it no longer needs); "" otherwise.
+    line_to_change: str = ""
 
     @property
     def start_path(self) -> Path:
@@ -136,9 +139,12 @@ class Exercise:
 
     @property
     def first_line_to_change(self) -> int:
-        """The first line (1-based) of the starting file that the solution changes: where an
-        editor opens it."""
+        """The first line (1-based) of the starting file to change, where an editor opens it:
+        the first holding ``line_to_change`` where the exercise names one, else the first
+        that the solution changes."""
         start, solution = self.start_source.splitlines(), self.solution_source.splitlines()
+        if self.line_to_change:
+            return next(n for n, text in enumerate(start, 1) if self.line_to_change in text)
         for number, (ours, theirs) in enumerate(zip(start, solution, strict=False), 1):
             if ours != theirs:
                 return number
@@ -248,6 +254,14 @@ def _read(folder: Path, number: int, name: str) -> Exercise:
             _figure(Fields(raw, f"{fields.at('figure')}[{i}]"))
             for i, raw in enumerate(fields.items("figure", [], limit=20))
         )
+        line_to_change = fields.text("line_to_change", "", limit=200)
+        if line_to_change and not any(
+            line_to_change in text for text in _kernel_text(folder / "start.cl").splitlines()
+        ):
+            raise DocumentError(
+                f"{fields.at('line_to_change')}: expected the text of a line of start.cl, "
+                f"found {shown(line_to_change, 60)!r} on none"
+            )
     except (DocumentError, UserFileError) as exc:
         raise ExerciseError(str(exc)) from None
     return Exercise(
@@ -259,6 +273,7 @@ def _read(folder: Path, number: int, name: str) -> Exercise:
         folder=folder,
         figures=figures,
         local_size_yours=local_size == "yours",
+        line_to_change=line_to_change,
     )
 
 

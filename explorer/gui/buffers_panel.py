@@ -12,7 +12,7 @@ from explorer.gui.buffer_pictures import BufferPictures, StepScene, step_scene
 from explorer.gui.canvas import CellCanvas
 from explorer.gui.cell_colours import gradient
 from explorer.gui.room_view import WholeCanvas, room_places
-from explorer.gui.tiling_view import ROOM_SMALLEST_PX, FocusCanvas
+from explorer.gui.tiling_view import ROOM_CELL, ROOM_SMALLEST_PX, FocusCanvas
 from explorer.gui.wrapping import wrap_width
 from explorer.trace.grids import Grid
 from explorer.trace.playback import Playback
@@ -38,7 +38,9 @@ class BuffersPanel(QWidget):
         self.canvases: dict[int, FocusCanvas] = {}  # by buffer
         self.wholes: dict[int, WholeCanvas] = {}  # the room view's whole buffers
         self.room = False  # presenter mode: the room view (see explorer.gui.room_view)
-        self.smallest_value_px = ROOM_SMALLEST_PX  # the room view's values (a slide's: 18)
+        self.smallest_value_px = ROOM_SMALLEST_PX  # the room view's smallest values
+        self.room_cell_px = ROOM_CELL  # the room view's cells (a slide's: larger)
+        self.interactive = True  # False on a slide: no title tells to hover
         self._drawn: tuple[Playback, BufferPictures] | None = None
 
     def set_room(self, on: bool) -> None:
@@ -77,6 +79,8 @@ class BuffersPanel(QWidget):
     def _canvas(self, pb: Playback, grid: Grid) -> FocusCanvas:
         canvas = FocusCanvas(_title(pb, grid), room=self.room)
         canvas.smallest_px = self.smallest_value_px
+        canvas.room_cell = self.room_cell_px
+        canvas.interactive = self.interactive
         canvas.hovered.connect(lambda r, c, g=grid: self.cell_hovered.emit(g, r, c))
         canvas.clicked.connect(lambda r, c, g=grid: self.cell_clicked.emit(g, r, c))
         self.canvases[grid.buffer] = canvas

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QMargins, Qt, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -79,13 +79,32 @@ class ExecutionView(QWidget):
         # A click anywhere in the view (a buffer's cells, the work-groups) gives it the focus,
         # out of a text field the stepping keys would otherwise type into.
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self._loose: tuple[QMargins, int, int] | None = None  # the desk's spacing
         self._lay_out()
         self._wire()
+
+    def set_tight(self, on: bool) -> None:
+        """The room view's spacing: its parts two pixels apart (at 1280×720 every row of
+        pixels goes to the tiles, a talk's caption above them); the desk's as it was."""
+        layout, lines = self._layout, self.lines.layout()
+        assert lines is not None
+        if self._loose is None:
+            self._loose = (layout.contentsMargins(), layout.spacing(), lines.spacing())
+        margins, spacing, between = self._loose
+        if on:
+            layout.setContentsMargins(2, 2, 2, 2)
+            layout.setSpacing(2)
+            lines.setSpacing(0)
+        else:
+            layout.setContentsMargins(margins)
+            layout.setSpacing(spacing)
+            lines.setSpacing(between)
 
     def _lay_out(self) -> None:
         """The controls and the lines of text above the buffers and the source; the warp,
         the heat map's scale, the timeline, the legend and the info line below."""
         layout = QVBoxLayout(self)
+        self._layout = layout
         layout.addWidget(self.controls)
         layout.addWidget(self.lines)
         middle = QHBoxLayout()

@@ -16,6 +16,17 @@ KEYS = (
     "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output &nbsp; "
     "<b>1.2…</b> more digits than the cell holds (hover the cell for the value)"
 )
+# The room view's keys (presenter mode, a slide): one line at 1280×720, and what the picture
+# shows, never how to click or hover (nobody does in a talk, nor in a video).
+ROOM_KEYS = (
+    "<span style='color:#3498db'>■</span> read &nbsp; "
+    "<span style='color:#e67e22'>■</span> written &nbsp; "
+    "<span style='color:#8e44ad'>■</span> both &nbsp; "
+    "<span style='color:#16a085'>■</span> work-item followed &nbsp; "
+    "<span style='color:#c0392b'>□</span> tile this step &nbsp; "
+    "<span style='color:#e67e22'>□</span> tile of the output &nbsp; "
+    "<b>1.2…</b> more digits"
+)
 DETAILS = (
     "darker = larger value · thick lines: the tile grid · local memory: the values "
     "copied in (faded: an earlier phase) · work-groups: darker started later"
@@ -32,7 +43,7 @@ class FrozenLabel(QWidget):
         super().__init__()
         self.label = label
         self.full = label.text()
-        self.compact = compact or self.full  # the text in the room view: the keys only
+        self.compact = compact or self.full  # the text in the room view: its keys only
         label.setWordWrap(True)
         self.pixmap = QPixmap()
         self._key: tuple[int, int] | None = None
@@ -83,4 +94,4 @@ class FrozenLabel(QWidget):
 
 def execution_legend() -> FrozenLabel:
     """The legend under the animation."""
-    return FrozenLabel(QLabel(LEGEND), compact=KEYS)
+    return FrozenLabel(QLabel(LEGEND), compact=ROOM_KEYS)

@@ -389,6 +389,9 @@ def _verdict_text(result: RunResult) -> str:
         return "Cancelled"
     if status == "unchecked":  # ran; nothing to compare the result with
         timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        why = result.verdict.unreferenced if result.verdict is not None else ""
+        if why:  # a reference was declared but cannot be computed for this launch
+            return f"Ran{timing} · not checked: {why}"
         return f"Ran, not checked (no reference){timing}"
     return f"⚠ {status.capitalize()}: {result.error}"
 

@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.gui.cell_colours import STEP_OUTLINE, WRITE_OUTLINE
-from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame
+from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame, fitted_words
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -62,6 +62,8 @@ class RoomHost(Protocol):
     @property
     def buffers(self) -> _Roomable: ...
 
+    def set_tight(self, on: bool) -> None: ...
+
 
 SMALLEST_BOX = 14.0  # pixels: a highlighted tile is never drawn smaller
 BAND = QColor(192, 57, 43, 55)  # everything the group touches, over the whole buffer
@@ -88,11 +90,12 @@ def presenter_style(width: int, height: int) -> str:
 def set_room_view(view: RoomHost, on: bool) -> None:
     """The execution view as the room sees it (presenter mode), or as the desk does: the
     room view's buffers, the legend's keys only, no hover line (nobody hovers in a talk;
-    each cell's tooltip still gives its exact value) and no index anatomy line (a debugging
-    aid, whose row the tiles need at 1280×720)."""
+    each cell's tooltip still gives its exact value), no index anatomy line (a debugging
+    aid, whose row the tiles need at 1280×720), its parts closer together."""
     view.legend.set_compact(on)
     view.info.setVisible(not on)
     view.lines.show_anatomy_line(not on)
+    view.set_tight(on)
     view.buffers.set_room(on)
 
 
@@ -115,6 +118,7 @@ class WholeCanvas(QWidget):
     def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
+        self.drawn_title = ""  # the title as last painted, shortened by words to fit
         self.frame: Frame | None = None
         self._picture: tuple[object, QSize, QPixmap] | None = None
         self.setMinimumSize(90, 90)
@@ -171,10 +175,12 @@ class WholeCanvas(QWidget):
         painter.setFont(font)
         painter.setPen(QColor("#1b2631"))
         height = QFontMetricsF(font).height() + 4
+        metrics, width = painter.fontMetrics(), self.width() - 8
+        self.drawn_title = fitted_words(self.title, lambda t: metrics.horizontalAdvance(t) <= width)
         painter.drawText(
-            QRectF(4, 0, self.width() - 8, height),
+            QRectF(4, 0, width, height),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            painter.fontMetrics().elidedText(self.title, Qt.TextElideMode.ElideRight, self.width()),
+            self.drawn_title,  # "A…", never "A 256×…"
         )
         frame = self.frame
         if frame is None:

@@ -23,8 +23,11 @@ from explorer.gui.execution_view import ExecutionView
 from explorer.gui.room_view import presenter_style, set_room_view
 
 # A value in a cell on a slide is never written smaller (read from the back of a hall on a
-# 1280×720 projector): each buffer's window shows no more cells than hold it.
+# 1280×720 projector), and its cells are large enough that 18 px is 0.6 of one: with no
+# playback bar and no side column, a slide has the room (each buffer's window shows no more
+# cells than fit at that size).
 SLIDE_VALUE_PX = 18
+SLIDE_CELL_PX = (SLIDE_VALUE_PX * 5 + 2) // 3  # 30
 
 
 class SlideTooSmall(ValueError):
@@ -52,6 +55,8 @@ class Slide:
         view.controls.warp_box.setChecked(shown.controls.warp_box.isChecked())
         view.pictures.colouring = shown.pictures.colouring
         view.buffers.smallest_value_px = SLIDE_VALUE_PX
+        view.buffers.room_cell_px = SLIDE_CELL_PX
+        view.buffers.interactive = False  # a slide is watched, never clicked
         view.controls.hide()
         view.code.hide()
         view.set_key_strip("")

@@ -400,10 +400,12 @@ class SourceView(QWidget):
         self.editor.fold_top(lines)
 
     def reveal(self, line: int) -> None:
-        """The text cursor at the start of ``line`` (1-based), scrolled to the top."""
+        """The text cursor at the start of ``line`` (1-based), scrolled to the top, and the
+        keys typed there (an exercise opened: the fix is typed at its line)."""
         block = self.editor.document().findBlockByNumber(max(0, line - 1))
         self.editor.setTextCursor(QTextCursor(block))
         self.editor.verticalScrollBar().setValue(max(0, block.firstLineNumber() - 1))
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def set_compact(self, on: bool) -> None:
         """Only the title and the editor (presenting an exercise: the grade says what the

@@ -9,6 +9,7 @@ few lines, so a repaint costs about the same at 64 or 768.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,11 +45,59 @@ HEAT_LOW, HEAT_HIGH = "#fef9e7", "#78281f"
 ROOM_LABEL_PX = 18
 # A value wider than its cell at ROOM_LABEL_PX is written narrower (the font's condensed
 # widths), then smaller, never under ROOM_SMALLEST_PX; only then cut, with the legend's mark.
-ROOM_SMALLEST_PX = 16
-ROOM_STRETCHES = (100, 87, 75)
-ROOM_CELL = 24
+# Cell values are never under 18 px in the room view, on a 1280×720 projector too, where
+# a 16×16 tile's cells are 23 to 25 px: "1.5" fits one at 68 % of the font's width.
+ROOM_SMALLEST_PX = 18
+ROOM_STRETCHES = (100, 87, 75, 68)
+# The presenter's smallest cell: at 1280×720 the 16 rows of a 16×16 tile fit beside the
+# whole matrices under a talk's caption of four lines (its 18 px values condensed where they
+# need it). A slide, with no playback bar or side column, asks for larger ones (slide_view).
+ROOM_CELL = 23
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
+
+
+# Words a shortened caption does not end on: each leads to the word cut after it.
+_DANGLING = frozenset({"a", "an", "the", "in", "of", "to", "at", "by", "on", "for", "and", "or"})
+
+
+def fitted_words(text: str, fits: Callable[[str], bool]) -> str:
+    """``text`` shortened by whole words until it fits one line, with "…" after the last
+    word kept; never cut inside a word, never ending on a number (the legend's "1.2…" means
+    more digits) nor on a little word that leads to the next ("in…"): "… 192 sums so far…", not
+    "… 192 s…" nor "… 192…". Empty where not even one word fits."""
+    if fits(text):
+        return text
+    words = text.split(" ")
+    for end in range(len(words) - 1, 0, -1):
+        kept = " ".join(words[:end]).rstrip(" ·,;:")
+        last = kept.rsplit(" ", 1)[-1]
+        if last in _DANGLING or any(ch.isdigit() for ch in last):
+            continue
+        if fits(kept + CUT):
+            return kept + CUT
+    return ""
+
+
+def fitted_caption(text: str, fits: Callable[[str], bool]) -> str:
+    """A caption in one line: whole where it fits; else without the window's place in the
+    buffer ("[0:16][0:12] · ": the whole buffer is drawn beside it); else its last part, the
+    most particular ("192 sums so far, in registers" after "0 read, 0 written"); else that
+    part shortened by words (see :func:`fitted_words`)."""
+    parts = text.split(" · ")
+    if len(parts) > 1 and parts[0].startswith("["):
+        parts = parts[1:]
+    for said in (text, " · ".join(parts), parts[-1]):
+        if fits(said):
+            return said
+    return fitted_words(parts[-1], fits)
+
+
+def _one_line(
+    text: str, metrics: QFontMetrics, width: float, fit: Callable[[str, Callable[[str], bool]], str]
+) -> str:
+    """``text`` as ``fit`` shortens it to ``width`` pixels in ``metrics``."""
+    return fit(text, lambda candidate: metrics.horizontalAdvance(candidate) <= width)
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -96,9 +145,12 @@ class FocusCanvas(QWidget):
         # legend's mark where a value is wider than its cell), the caption at ROOM_LABEL_PX;
         # no overview (the whole buffer is drawn beside it).
         self.room = room
-        self.smallest_px = ROOM_SMALLEST_PX  # a slide's room view: larger (see slide_view)
+        self.smallest_px = ROOM_SMALLEST_PX  # the smallest value type in the room view
+        self.room_cell = ROOM_CELL  # the room view's cell (a slide's: larger)
+        self.interactive = True  # False on a slide: no text tells to hover or click
         self.cut = False  # the room view cut some values to fit their cells
         self.drawn: np.ndarray | None = None  # the texts the cells were last painted with
+        self.drawn_lines = ("", "")  # the title and the caption as last painted (fitted)
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
         self._image: QImage | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
@@ -169,12 +221,9 @@ class FocusCanvas(QWidget):
         return self.frame.overview is not None and shown and not self.room
 
     def room_capacity(self) -> tuple[int, int]:
-        """The most rows and columns of cells that fit at ROOM_CELL pixels a cell (or, where
-        values are never under a larger ``smallest_px``, cells whose 0.6 is that type)."""
+        """The most rows and columns of cells that fit at ``room_cell`` pixels a cell."""
         top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
-        cell = ROOM_CELL
-        if self.smallest_px > ROOM_SMALLEST_PX:  # a slide's: 30 px cells for 18 px values
-            cell = max(ROOM_CELL, (self.smallest_px * 5 + 2) // 3)
+        cell = self.room_cell
         return (
             max(1, int((self.height() - top - 2) // cell)),
             max(1, int((self.width() - 8) // cell)),
@@ -241,11 +290,12 @@ class FocusCanvas(QWidget):
         painter = QPainter(self)
         painter.setFont(self._title_font())
         painter.setPen(QColor("#1b2631"))
-        title = frame.title + (f" · {CUT} more digits: hover" if self.cut else "")
+        title = _one_line(frame.title, painter.fontMetrics(), self.width() - 8, self._fitted_title)
+        self.drawn_lines = (title, "")
         painter.drawText(
             QRectF(4, 0, self.width() - 8, self._title_height()),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 8),
+            title,
         )
         if self._image is None or overlay is None:
             return
@@ -267,14 +317,23 @@ class FocusCanvas(QWidget):
             painter.setFont(self.caption_font())
             painter.setPen(QColor("#34495e"))
             width = self.width() - 8
-            text = painter.fontMetrics().elidedText(
-                frame.caption, Qt.TextElideMode.ElideRight, width
-            )
+            text = _one_line(frame.caption, painter.fontMetrics(), width, fitted_caption)
+            self.drawn_lines = (title, text)
             painter.drawText(
                 QRectF(4, zoom.bottom() + 2, width, self._caption_height()),
                 Qt.AlignmentFlag.AlignLeft,
                 text,
             )
+
+    def _fitted_title(self, title: str, fits: Callable[[str], bool]) -> str:
+        """The title, saying when some values are cut (and, where a mouse can, how to read
+        them whole), as much of that as fits."""
+        if self.cut:
+            hover = ": hover" if self.interactive else ""
+            for said in (f"{title} · {CUT} more digits{hover}", f"{title} · {CUT} more digits"):
+                if fits(said):
+                    return said
+        return fitted_words(title, fits)
 
     def _box_rect(self, box: Box, zoom: QRectF, cell: float) -> QRectF | None:
         r0, r1, c0, c1 = self.frame.window

@@ -87,6 +87,31 @@ def test_trace_groups_and_refusals_keep_their_exit_codes():
     assert "16" in out.out
 
 
+@pytest.mark.usefixtures("fast_cli")
+def test_a_reference_that_cannot_be_computed_is_said_by_run_and_trace(tmp_path):
+    import json
+
+    from tests.robustness.helpers import cli as explorer
+
+    shipped = Path(__file__).parents[1] / "kernels" / "custom" / "transpose_int.cl"
+    kernel = tmp_path / "transpose.cl"
+    kernel.write_text(shipped.read_text().replace('"src.T"', '"src.T @ dst"'))
+    why = f"{kernel}: [reference] numpy for 'dst': 'src.T @ dst' fails"
+    out = explorer("run", "--kernel-file", str(kernel), "--repeat", "1")
+    assert out.code == 2 and out.out.startswith("RAN, NOT CHECKED"), out.out + out.err
+    assert " kernel " in out.out and f"not checked: {why}" in out.out
+    out = explorer("run", "--kernel-file", str(kernel), "--repeat", "1", "--json")
+    record = json.loads(out.out)
+    assert record["status"] == "unchecked" and record["kernel_ms_median"] is not None
+    assert record["not_checked_reason"].startswith(why)
+    out = explorer("trace", "--kernel-file", str(kernel), "--json")
+    report = json.loads(out.out)
+    assert out.code == 0 and report["complete"] and report["status"] == "unchecked"
+    assert report["not_checked_reason"].startswith(why)
+    out = explorer("trace", "--kernel-file", str(kernel))
+    assert out.code == 0 and f"not checked: {why}" in out.out and "Findings: none" in out.out
+
+
 def test_bench_trace_stops_at_a_case_that_did_not_run(monkeypatch, capsys):
     from explorer.cli import bench_trace
 

@@ -10,7 +10,8 @@ import pytest
 from explorer.description.expressions import ExpressionError
 from explorer.description.numpy_expressions import evaluate_reference
 from explorer.engine.header.catalog import load_variant_file
-from explorer.engine.records import RunRequest
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest, result_record
 
 
 def _kernel(tmp_path, header: str, body: str):
@@ -178,3 +179,96 @@ def test_a_reference_too_large_to_compute_is_refused_at_once():
         with pytest.raises(ExpressionError, match="too large to compute"):
             evaluate_reference(text, {})
     assert evaluate_reference("2 ** 63", {})[0] == 2.0**63
+
+
+# A transpose whose reference was written for the header's own sizes: the slice keeps 24
+# columns of the transpose, which is all of it at ROWS = 24 and not at any other size.
+FIXED_SIZE_REFERENCE = """/*---
+name = "Transpose with a reference written for 24 rows"
+family = "custom"
+kernel = "transpose_int"
+global = ["COLS", "ROWS"]
+local = ["8", "8"]
+[sizes]
+ROWS = 24
+COLS = 40
+[args.src]
+buffer = "int"
+count = "ROWS * COLS"
+access = "read"
+shape = ["ROWS", "COLS"]
+[args.dst]
+buffer = "int"
+count = "ROWS * COLS"
+access = "write"
+result = true
+shape = ["COLS", "ROWS"]
+[args.rows]
+scalar = "int"
+value = "ROWS"
+[args.cols]
+scalar = "int"
+value = "COLS"
+[reference]
+numpy = "src.T[:, :24]"
+---*/
+"""
+TRANSPOSE_BODY = """__kernel void transpose_int(__global const int* src, __global int* dst,
+                            int rows, int cols)
+{
+    int c = get_global_id(0), r = get_global_id(1);
+    if (r < rows && c < cols)
+        dst[c * rows + r] = src[r * cols + c];
+}
+"""
+NOT_FITTING = "[reference] numpy for 'dst' has 960 values; the buffer has 1280"
+
+
+def test_a_reference_that_no_longer_fits_leaves_the_run_timed_and_not_checked(
+    executor, device, tmp_path
+):
+    variant = _kernel(tmp_path, FIXED_SIZE_REFERENCE, TRANSPOSE_BODY)
+    fits = executor.run(RunRequest(variant, {}, device_key=device.key, repeat=1))
+    assert fits.status == "verified", fits.summary()
+    sizes = {"ROWS": 32, "COLS": 40}  # changed in the panel: the slice no longer fits
+    result = executor.run(RunRequest(variant, sizes, device_key=device.key, repeat=2))
+    assert result.status == "unchecked" and result.error is None, result.summary()
+    assert result.verdict.unreferenced == f"{variant.path}: {NOT_FITTING}"
+    assert not result.verdict.verified
+    assert len(result.timing.kernel_ms) == 2  # it ran and was timed
+    src = result.inputs["src"]
+    assert np.array_equal(result.outputs["dst"], src.T)  # its output is kept and shown
+    summary = result.summary()
+    assert summary.startswith("RAN, NOT CHECKED") and "VERIFIED" not in summary
+    assert f"not checked: {variant.path}: {NOT_FITTING}" in summary
+    record = result_record(result)
+    assert record["status"] == "unchecked" and record["verified"] is False
+    assert record["not_checked_reason"] == f"{variant.path}: {NOT_FITTING}"
+
+
+def test_a_reference_that_cannot_be_computed_does_not_stop_the_trace(executor, device, tmp_path):
+    header = FIXED_SIZE_REFERENCE.replace('numpy = "src.T[:, :24]"', 'numpy = "src.T @ dst"')
+    variant = _kernel(tmp_path, header, TRANSPOSE_BODY)
+    request = RunRequest(variant, {}, device_key=device.key, repeat=1)
+    traced = executor.trace(TraceRequest(request))
+    assert traced.analysis is not None and traced.report_json["complete"]
+    assert traced.report_json["records"] == 2 * 24 * 40  # a read and a write per element
+    verdict = traced.result.verdict
+    assert traced.result.status == "unchecked" and not verdict.verified
+    assert verdict.unreferenced.startswith(f"{variant.path}: [reference] numpy for 'dst'")
+    assert "not checked: " in traced.result.summary()
+
+
+def test_the_reason_names_the_file_run_even_where_the_same_answers_were_made(
+    executor, device, tmp_path
+):
+    """Two files with the same header: the second run reuses the inputs made for the first
+    and still names its own file."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+    sizes = {"ROWS": 32, "COLS": 40}
+    for folder in (first, second):
+        variant = _kernel(folder, FIXED_SIZE_REFERENCE, TRANSPOSE_BODY)
+        result = executor.run(RunRequest(variant, sizes, device_key=device.key, repeat=1))
+        assert result.verdict.unreferenced == f"{folder / 'k.cl'}: {NOT_FITTING}"

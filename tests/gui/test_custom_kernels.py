@@ -330,3 +330,31 @@ def test_choosing_the_custom_family_with_no_custom_kernel_open_keeps_the_configu
     panel.family_combo.setCurrentIndex(panel.family_combo.findData("custom"))
     assert window.model.family == "matmul"
     assert panel.family_combo.currentData() == "matmul"
+
+
+def test_sizes_the_reference_no_longer_fits_run_and_trace_with_the_check_not_done(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """A hand-written reference made for the header's own sizes: at others the kernel still
+    runs, is timed and traced; only the check is not done, and the badge says why."""
+    path = tmp_path / "transpose_24.cl"
+    source = (CUSTOM / "transpose_int.cl").read_text()
+    path.write_text(source.replace('numpy = "src.T"', 'numpy = "src.T[:, :24]"'))
+    open_kernel(window, monkeypatch, path)
+    assert run_and_wait(qtbot, window).status == "verified"  # at the header's sizes it fits
+    type_into(qtbot, window.views.panel.size_spins["ROWS"], 32)
+    result = run_and_wait(qtbot, window)
+    why = f"{path}: [reference] numpy for 'dst' has 960 values; the buffer has 1280"
+    assert result.status == "unchecked" and result.verdict.unreferenced == why
+    badge = window.views.result_view.badge.text()
+    assert f"not checked: {why}" in badge and "Verified" not in badge
+    assert f"kernel {result.timing.median_ms:.3f} ms" in badge
+    said = window.statusBar().currentMessage()
+    assert "unchecked, kernel" in said and "failed" not in said
+    assert window.views.timing_view.bar_count == 2  # timed beside the numpy bar
+    shown = window.views.result_view.image.getImageItem().image
+    assert shown.shape == (40, 32) and np.array_equal(shown, result.inputs["src"].T)
+    view = trace_and_wait(qtbot, window)
+    assert window.state.playback is not None and view.isEnabled()
+    assert window.state.traced.result.verdict.unreferenced == why
+    assert f"not checked: {why}" in window.views.result_view.badge.text()

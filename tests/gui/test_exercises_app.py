@@ -349,3 +349,50 @@ def _blocks(document):
     while block.isValid():
         yield block
         block = block.next()
+
+
+# The gap or the bug of each exercise: the editor opens on the first line holding it.
+LINE_TO_CHANGE = {
+    "index-map": "int row = get_global_id(0);",
+    "naive-matmul": "B[k * K + col]",
+    "coalesced-matvec": "for (int x = lid * chunk;",
+    "tiled-matmul": "/* ? */",
+    "tile-guard": "kA <= K",
+    "transpose-tile": "__local float tile[TS][TS];",
+    "tree-reduction": "for (int s = 1; s < items; s *= 2)",
+    "stencil-halo": "/* ? the halo on the left */",
+    "local-histogram": "local_bins[values[get_global_id(0)]] += 1;",
+    "local-size": 'local = ["128", "128"]',  # in the header: nothing folded
+    "seed004-mem-fence": "mem_fence(CLK_LOCAL_MEM_FENCE);",
+    "coalesced3-warp-sync": "// Thread local ID within a warp",  # the racing reduction
+}
+
+
+def test_every_exercise_opens_at_its_gap_or_bug_with_the_header_folded(shown, qtbot):
+    window = shown
+    editor = window.views.source_view.editor
+    assert sorted(LINE_TO_CHANGE) == sorted(e.name for e in exercises())
+    for number, exercise in enumerate(exercises(), 1):
+        if number == 1:
+            trigger(window, f"{exercise.number}. {exercise.title}")
+        else:  # Next exercise, Ctrl+Alt+N, wherever the focus is
+            window.activateWindow()
+            qtbot.waitUntil(window.isActiveWindow)
+            QTest.keyClick(editor, Qt.Key.Key_N, CTRL | Qt.KeyboardModifier.AltModifier)
+        qtbot.waitUntil(lambda e=exercise: window.controllers.exercises.exercise is e)
+        lines = editor.toPlainText().splitlines()
+        marker = LINE_TO_CHANGE[exercise.name]
+        expected = next(n for n, text in enumerate(lines, 1) if marker in text)
+        cursor = editor.textCursor()
+        assert cursor.blockNumber() + 1 == expected, (exercise.name, cursor.block().text())
+        header = exercise.header_lines
+        document = editor.document()
+        folded = [document.findBlockByNumber(n).isVisible() for n in range(header)]
+        if expected > header:
+            assert not any(folded), f"{exercise.name}: its header is on screen"
+            assert editor.firstVisibleBlock().blockNumber() >= header
+        else:
+            assert all(folded), f"{exercise.name}: its line to change is folded away"
+        assert cursor.block().isVisible()
+        assert editor.viewport().rect().contains(editor.cursorRect()), exercise.name
+        assert editor.hasFocus(), f"{exercise.name}: typing would not reach the editor"

@@ -114,6 +114,8 @@ def test_the_room_view_reads_from_the_back_row_at_1280x720(presenting):
         assert known.any()
         # every known value is written, and fits its cell at that size
         assert all(written[known]), "a local value left unwritten"
+        whole = canvas.room_texts(frame.labels)
+        assert (written[known] == whole[known]).all(), "1.5 cut at 18 px"  # condensed, whole
         assert max(metrics.horizontalAdvance(t) for t in written[known]) <= cell
         assert QFontInfo(canvas.caption_font()).pixelSize() >= ROOM_LABEL_PX
         zoom, overview = canvas.areas()
@@ -540,3 +542,106 @@ def test_a_vector_in_the_normal_window_is_a_block_not_a_strip(window, qtbot, siz
     assert zoom.height() >= 4 * DESK_CELL and rows >= 4  # a block: rows of cells
     assert zoom.height() >= canvas.height() / 3  # the picture fills its canvas
     assert "wrapped" in canvas.frame.caption
+
+
+def naive_playback(n: int = 64) -> Playback:
+    """A traced naive matmul on the IOU's kind of input: each work-item walks a row of A and
+    a column of B, its sum forming in a register until it writes C at the end."""
+    trace = synthetic.matmul_naive(n)
+    b = np.zeros((n, n))
+    b[8:56, 4:8] = 1.0
+    arrays = {"A": 1.5 * np.eye(n), "B": b, "C": 1.5 * b}
+    return Playback(trace, make_grids(trace, {r: (n, n) for r in "ABC"}), arrays=arrays)
+
+
+def _assert_caption_fitted(canvas, must_keep: str) -> None:
+    """The caption as painted: one line within the canvas, made of whole parts of the
+    caption (its place in the buffer and the counts may go) or of the last part's own
+    words, never cut inside a word or after a number; it keeps ``must_keep``."""
+    full = canvas.frame.caption
+    drawn = canvas.drawn_lines[1]
+    metrics = QFontMetrics(canvas.caption_font())
+    assert metrics.horizontalAdvance(full) > canvas.width() - 8  # too long for one line
+    assert drawn and metrics.horizontalAdvance(drawn) <= canvas.width() - 8
+    assert must_keep in drawn
+    parts = full.split(" · ")
+    if not drawn.endswith(CUT):
+        assert " · ".join(p for p in parts if p in drawn.split(" · ")) == drawn
+        return
+    words = drawn.removesuffix(CUT).split(" ")
+    assert not words[-1][-1].isdigit()  # "192…" would read as a cut number
+    assert parts[-1].startswith(" ".join(words) + " ") or parts[-1].startswith(
+        " ".join(words) + ", "
+    )
+
+
+def test_a_slide_says_what_the_picture_shows_and_shortens_cs_caption_by_words(qtbot):
+    """A 1280×720 slide of naive: the legend says what the colours and marks are, nothing
+    about clicking or hovering (nobody does, in a video), and C's long caption keeps whole
+    words and its number of sums instead of ending in "192 s…"."""
+    from explorer.gui.execution_view import ExecutionView
+    from explorer.gui.slide_view import slide
+
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    pb = naive_playback()
+    view.set_playback(pb, "\n".join(f"line {n}" for n in range(1, 12)))
+    with slide(view, (1280, 720)) as made:
+        made.set_step(60)
+        made.image()
+        legend = made.view.legend.label.text()
+        assert "work-item followed" in legend and "more digits" in legend
+        for word in ("click", "hover", "pick"):
+            assert word not in legend.lower()
+        canvases = made.view.buffers.canvases.values()
+        assert all("hover" not in c.drawn_lines[0] for c in canvases)
+        c = next(c for c in canvases if c.frame.title.startswith("C"))
+        assert "192 sums so far, in registers" in c.frame.caption
+        _assert_caption_fitted(c, "192 sums so far, in registers")
+
+
+def test_cs_caption_in_presenter_mode_at_1280x720_is_shortened_by_words(window, qtbot):
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.views.execution_view
+    view.set_playback(naive_playback(), "\n".join(f"line {n}" for n in range(1, 12)))
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    qtbot.wait(50)
+    view.set_step(60)
+    c = next(c for c in view.buffers.canvases.values() if c.frame.title.startswith("C"))
+    c.repaint()
+    assert "sums so far" in c.frame.caption
+    _assert_caption_fitted(c, "sums so far")
+
+
+def test_a_caption_is_shortened_by_whole_words_never_after_a_number():
+    from explorer.gui.tiling_view import fitted_caption, fitted_words
+
+    def fits_in(chars):
+        return lambda text: len(text) <= chars
+
+    caption = "[0:16][0:12] · 0 read, 0 written · 192 sums so far, in registers"
+    assert fitted_caption(caption, fits_in(80)) == caption
+    without_place = "0 read, 0 written · 192 sums so far, in registers"
+    assert fitted_caption(caption, fits_in(60)) == without_place
+    assert fitted_caption(caption, fits_in(45)) == "192 sums so far, in registers"
+    assert fitted_caption(caption, fits_in(22)) == "192 sums so far…"  # never "… s…"
+    assert fitted_caption(caption, fits_in(9)) == "192 sums…"
+    assert fitted_caption(caption, fits_in(5)) == ""  # never "192…"
+    assert fitted_words("local As 16×16", fits_in(10)) == "local As…"
+    assert fitted_words("A 64×64", fits_in(5)) == "A…"  # never "A 64…"
+    assert fitted_words("A 64×64", fits_in(1)) == ""  # nothing rather than a cut word
+
+
+def test_a_whole_buffers_title_too_wide_is_shortened_by_words(qtbot):
+    from explorer.gui.room_view import WholeCanvas
+
+    canvas = WholeCanvas("A 256×256")
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 200)
+    canvas.grab()  # painted
+    assert canvas.drawn_title == "A 256×256"
+    canvas.resize(90, 200)  # the narrow column of the naive stage at 1280×720
+    canvas.grab()
+    assert canvas.drawn_title == f"A{CUT}"  # never "A 256×…", a number cut

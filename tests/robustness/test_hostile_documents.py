@@ -446,6 +446,10 @@ TOML_CASES = {
         "finite",
     ),
     "local-size": ('local_size = "mine"', "local_size: expected"),
+    "line-to-change": (
+        'line_to_change = "no such line"',
+        "line_to_change: expected the text of a line of start.cl, found 'no such line' on none",
+    ),
     "unknown": ('script = "import os"', "script: not a field of an exercise"),
     "deep": ("deep = " + "[" * 50 + "]" * 50, "nested deeper"),
     "huge-int": ("title = " + "9" * 5000, "not usable TOML"),

@@ -414,21 +414,29 @@ def nonuniform_source(variant: Variant, launch: LaunchPlan, device: DeviceInfo) 
 
 # The last inputs and answers made, by what they were made from: a run pressed again, a trace
 # around another group, a sweep of local sizes at one size make them once.
-_made: dict[bytes, tuple[dict[str, np.ndarray], dict[str, Reference], float]] = {}
+_made: dict[bytes, tuple[dict[str, np.ndarray], dict[str, Reference], float, str]] = {}
 
 
 def _make(p: Prepared, time_reference: bool) -> RunResult | None:
     """Fill ``p.inputs``, ``p.references`` and ``p.reference_ms``; a RunResult where the
-    contents or the answers cannot be made."""
+    contents cannot be made. Answers that cannot be made leave the launch unchecked, with
+    the reason in ``p.head.unreferenced``."""
     description = p.description
     key = made_key(p)
     if key is not None and key in _made:
-        p.inputs, p.references, p.reference_ms = _made[key]
+        p.inputs, p.references, p.reference_ms, why = _made[key]
+        if why:  # the same answers another file may declare: its own path in the reason
+            _unreferenced(p, why)
         p.inputs_digest = key
         return None
     _made.clear()  # before making new ones: the last may be hundreds of MB
     try:
         p.inputs = make_buffers(description.buffers)
+    except (DescriptionError, InputError, ImageError) as exc:
+        return p.head.failed(f"{p.variant.path}: {exc}", "input")
+    except MemoryError:
+        return p.head.refused(OUT_OF_MEMORY)
+    try:
         started = time.perf_counter()
         p.references = references(description, p.inputs, _names(p), _kernel_results(p))
         p.reference_ms = (time.perf_counter() - started) * 1e3
@@ -437,19 +445,36 @@ def _make(p: Prepared, time_reference: bool) -> RunResult | None:
             started = time.perf_counter()
             references(description, p.inputs, _names(p), _kernel_results(p))
             p.reference_ms = (time.perf_counter() - started) * 1e3
-    except BuildError as exc:
-        return p.head.failed(f"the reference kernel: {exc}", "build", build_log=exc.log)
-    except (DescriptionError, InputError, ImageError, SignatureError) as exc:
-        return p.head.failed(f"{p.variant.path}: {exc}", "input")
     except MemoryError:
         return p.head.refused(OUT_OF_MEMORY)
+    except BuildError as exc:
+        why = f"the reference kernel did not build: {_first_error(exc)}"
+    except (DescriptionError, InputError, ImageError, SignatureError) as exc:
+        why = str(exc)
     except p.runtime.cl.Error as exc:
-        message = f"the reference kernel: the OpenCL runtime reported: {exc}"
-        return p.head.failed(message, "runtime")
+        why = f"the reference kernel: the OpenCL runtime reported: {exc}"
+    else:
+        why = ""
+    if why:
+        _unreferenced(p, why)
     p.inputs_digest = key or content_key((), p.inputs)
     if key is not None:
-        _made[key] = (p.inputs, p.references, p.reference_ms)
+        _made[key] = (p.inputs, p.references, p.reference_ms, why)
     return None
+
+
+def _unreferenced(p: Prepared, why: str) -> None:
+    """The declared reference cannot be computed for this launch: the kernel still runs, is
+    timed and traced; its verdict says "not checked" and why, naming the file."""
+    p.references, p.reference_ms = {}, 0.0
+    where = f"{p.variant.path}: " if p.variant.path else ""
+    p.head = replace(p.head, unreferenced=f"{where}{why}")
+
+
+def _first_error(exc: BuildError) -> str:
+    """A build failure in one line: its message and the compiler's first error."""
+    lines = [line.strip() for line in exc.log.splitlines() if "error" in line.lower()]
+    return f"{exc} ({lines[0]})" if lines else str(exc)
 
 
 @dataclass(frozen=True)
@@ -474,6 +499,8 @@ def make_probe(p: Prepared) -> ProbeInputs | str:
     probe, seed = p.probe, p.request.probe_seed
     if seed is None:
         return "no random probe was asked for"
+    if p.head.unreferenced:
+        return "the reference cannot be computed"
     if isinstance(probe, str):
         return probe or "no random probe was asked for"
     probed = replace(p, launch=replace(p.launch, description=probe.description))

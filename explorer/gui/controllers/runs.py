@@ -166,7 +166,8 @@ class RunsController(QObject):
             self.pages.show_page("source")
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
-        failed = "" if result.status in ("verified", "wrong") else _failure(result)
+        finished = ("verified", "wrong", "unchecked")  # ran to the end: nothing failed
+        failed = "" if result.status in finished else _failure(result)
         where = device.shown_name if device else ""
         self.status.say(f"{where} · {result.variant}: {result.status}{timing}{failed}")
         self.run_finished.emit(generation, result)
