@@ -51,7 +51,7 @@ MAX_LAUNCHES = 1 << 20
 MAX_PROGRAMS = 1 << 16
 MAX_ARGS = 4096  # OpenCL kernels take far fewer (CL_DEVICE_MAX_PARAMETER_SIZE)
 MAX_SIZE = (1 << 63) - 1  # a size_t of the host
-KINDS = ("buffer", "local", "null", "scalar", "unsupported", "unset")
+KINDS = ("buffer", "image", "sampler", "local", "null", "scalar", "unsupported", "unset")
 # The element types the recorder writes buffers as (docs/capture.md).
 BUFFER_DTYPES = (
     "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64",
@@ -94,10 +94,29 @@ class CapturedArg:
     changed: bool = False
     hex: str = ""
     value: Any = None
+    # An image: its kind (IMAGE2D, IMAGE3D, ...), channel order and type as OpenCL names them
+    # (RGBA, FLOAT), and its size in pixels (depth 0 for a 2-D image); its contents are rows
+    # of pixels without padding, ``dtype`` values each.
+    image: str = ""
+    channel_order: str = ""
+    channel_type: str = ""
+    width: int = 0
+    height: int = 0
+    depth: int = 0
+    # A sampler: normalised coordinates, its addressing and filter modes as OpenCL names them
+    # (CLAMP_TO_EDGE, NEAREST); empty where the recorder could not ask.
+    normalized: bool = False
+    address: str = ""
+    filter: str = ""
 
     @property
     def data(self) -> bytes:
         return bytes.fromhex(self.hex)
+
+    @property
+    def has_contents(self) -> bool:
+        """A buffer or an image: its contents before and after the launch are files."""
+        return self.kind in ("buffer", "image")
 
 
 @dataclass(frozen=True)
@@ -395,8 +414,8 @@ def _launch(entry: Fields, position: int, files: _Files, programs: int) -> Captu
     if programs == 0:
         raise CaptureError(f"{entry.at('program')}: the capture lists no program")
     data = entry.flag("data", False)
-    if data and any(a.kind == "buffer" and (a.before is None or a.after is None) for a in args):
-        index = next(a.index for a in args if a.kind == "buffer" and None in (a.before, a.after))
+    if data and any(a.has_contents and (a.before is None or a.after is None) for a in args):
+        index = next(a.index for a in args if a.has_contents and None in (a.before, a.after))
         raise CaptureError(
             f"{entry.at('args')}[{index}]: a buffer of a launch with its data names its "
             "contents before and after it (before, after)"
@@ -420,7 +439,7 @@ def _launch(entry: Fields, position: int, files: _Files, programs: int) -> Captu
 
 def _arg(entry: Fields, position: int, files: _Files) -> CapturedArg:
     kind = entry.choice("kind", KINDS, REQUIRED)
-    buffer = kind == "buffer"
+    buffer = kind in ("buffer", "image")
     hex_text = entry.text("hex", "", 1 << 16)
     try:
         bytes.fromhex(hex_text)
@@ -447,4 +466,13 @@ def _arg(entry: Fields, position: int, files: _Files) -> CapturedArg:
         changed=entry.flag("changed", False),
         hex=hex_text,
         value=value,
+        image=entry.text("image", "", 64) if kind == "image" else "",
+        channel_order=entry.text("channel_order", "", 64) if kind == "image" else "",
+        channel_type=entry.text("channel_type", "", 64) if kind == "image" else "",
+        width=entry.integer("width", 0, minimum=0, maximum=MAX_SIZE),
+        height=entry.integer("height", 0, minimum=0, maximum=MAX_SIZE),
+        depth=entry.integer("depth", 0, minimum=0, maximum=MAX_SIZE),
+        normalized=entry.flag("normalized", False),
+        address=entry.text("address", "", 64) if kind == "sampler" else "",
+        filter=entry.text("filter", "", 64) if kind == "sampler" else "",
     )

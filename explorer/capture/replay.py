@@ -11,6 +11,7 @@ which ``run --kernel-file`` opens like any other.
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 from collections.abc import Callable
@@ -30,6 +31,12 @@ from explorer.capture.folder import (
 )
 from explorer.capture.includes import IncludePlan, plan_includes
 from explorer.description.elements import ElementType, ElementTypeError, element_type, of_dtype
+from explorer.description.launch import (
+    CHANNEL_ORDERS,
+    CHANNEL_TYPES,
+    SAMPLER_ADDRESSES,
+    SAMPLER_FILTERS,
+)
 from explorer.documents import array_file, load_array
 from explorer.engine.build_inputs import check_option
 from explorer.engine.header import toml_writer
@@ -186,10 +193,12 @@ def check_contents(capture: Capture, launch: CapturedLaunch) -> None:
     """Refuse a launch whose buffers' files do not hold what ``capture.json`` says: numbers
     of the buffer's element type, as many as its bytes make, each file inside the folder."""
     for position, a in enumerate(launch.args):
-        if a.kind != "buffer":
+        if not a.has_contents:
             continue
         field = f"{launch.where}.args[{position}]"
         itemsize = np.dtype(a.dtype).itemsize
+        if a.kind == "image":
+            _check_image(a, field)
         if a.nbytes % itemsize:
             raise CaptureError(
                 f"{field}.bytes: {a.nbytes} bytes are not a whole number of {a.dtype} values"
@@ -224,10 +233,12 @@ def launch_header(
             f"launch {launch.number}: {launch.kernel} has {len(params)} parameters in its "
             f"source but was launched with {len(launch.args)} arguments"
         )
+    for p, a in zip(params, launch.args, strict=True):
+        _check_kind(launch, p, a)
     buffers = {
-        a.index: _declared_buffer(p, a)
+        a.index: _declared_image(p, a) if a.kind == "image" else _declared_buffer(p, a)
         for p, a in zip(params, launch.args, strict=True)
-        if a.kind == "buffer"
+        if a.has_contents
     }
     written = _written(text, launch.kernel, options.defines, folders)
     results, aliased = _results(params, launch.args, buffers, written)
@@ -261,6 +272,68 @@ def launch_header(
         "text": _explanation(launch, results, aliased, options, local),
     }
     return toml_writer.header(fields), text
+
+
+def _check_image(a: CapturedArg, field: str) -> None:
+    """Refuse an image argument whose format the explorer does not replay, or whose size and
+    bytes disagree."""
+    kind = {"IMAGE2D": 2, "IMAGE3D": 3}.get(a.image)
+    if kind is None:
+        raise CaptureError(
+            f"{field}.image: an {a.image or 'image of no kind'}; the explorer replays 2-D "
+            "and 3-D images (IMAGE2D, IMAGE3D)"
+        )
+    if a.channel_type.lower() not in CHANNEL_TYPES:
+        raise CaptureError(
+            f"{field}.channel_type: {shown(a.channel_type, 40)} images are not replayed; the "
+            f"channel types replayed: {', '.join(t.upper() for t in CHANNEL_TYPES)}"
+        )
+    if a.channel_order not in CHANNEL_ORDERS:
+        raise CaptureError(
+            f"{field}.channel_order: {shown(a.channel_order, 40)} images are not replayed; "
+            f"the channel orders replayed: {', '.join(CHANNEL_ORDERS)}"
+        )
+    sides = (a.width, a.height, a.depth)[:kind]
+    if min(sides) < 1:
+        raise CaptureError(f"{field}: an {a.image} of {'×'.join(map(str, sides))} pixels")
+    et = element_type(_pixel_type(a))
+    if a.nbytes != math.prod(sides) * et.nbytes or np.dtype(a.dtype) != et.base:
+        raise CaptureError(
+            f"{field}.bytes: {a.nbytes} bytes of {a.dtype} are not an {a.image} of "
+            f"{'×'.join(map(str, sides))} {a.channel_order} {a.channel_type} pixels"
+        )
+
+
+def _pixel_type(a: CapturedArg) -> str:
+    """The element type of one pixel of a captured image (``float4`` for RGBA FLOAT)."""
+    count = CHANNEL_ORDERS[a.channel_order]
+    return CHANNEL_TYPES[a.channel_type.lower()] + (str(count) if count > 1 else "")
+
+
+def _check_kind(launch: CapturedLaunch, p: Parameter, a: CapturedArg) -> None:
+    """An image or sampler argument given for a parameter of that kind, and a sampler whose
+    properties the recorder could ask."""
+    where = f"launch {launch.number}: argument {a.index} ({p.name})"
+    if (a.kind == "image") != (p.space == "image") or (a.kind == "sampler") != p.is_sampler:
+        given = {"image": "an image", "sampler": "a sampler"}.get(a.kind, f"a {a.kind}")
+        raise CaptureError(
+            f"{where} was given {given} for a parameter of type {p.element_type or p.space}"
+        )
+    if a.kind == "image" and p.image_dims != {"IMAGE2D": 2, "IMAGE3D": 3}.get(a.image):
+        raise CaptureError(f"{where}: an {a.image} given for an {p.image_type}")
+    if a.kind == "sampler" and (
+        a.address.lower() not in SAMPLER_ADDRESSES or a.filter.lower() not in SAMPLER_FILTERS
+    ):
+        raise CaptureError(
+            f"{where}: a sampler whose addressing ({shown(a.address, 40) or 'not recorded'}) "
+            f"or filter ({shown(a.filter, 40) or 'not recorded'}) is not one of OpenCL's"
+        )
+
+
+def _declared_image(p: Parameter, a: CapturedArg) -> _Buffer:
+    """An image is declared by its format; its pixels are the elements."""
+    et = element_type(_pixel_type(a))
+    return _Buffer(a, et.name, a.nbytes // et.nbytes, p.image_access == "read")
 
 
 def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
@@ -349,7 +422,26 @@ def _declaration(
         type_name, values = _scalar(p, a.data)
         written = [_number(v) for v in values]
         return {"scalar": type_name, "value": written[0] if len(written) == 1 else written}
+    if a.kind == "sampler":
+        return {
+            "sampler": a.address.lower(),
+            "normalized": a.normalized,
+            "filter": a.filter.lower(),
+        }
     assert buffer is not None and a.before is not None
+    if a.kind == "image":
+        sides = dict(zip(("width", "height", "depth"), (a.width, a.height, a.depth), strict=True))
+        image: dict[str, object] = {
+            "image": a.channel_type.lower(),
+            "channels": a.channel_order,
+            **{k: v for k, v in sides.items() if k != "depth" or a.image == "IMAGE3D"},
+            "contents": "npy",
+            "file": file_name(a.before),
+            "access": p.image_access or "read",
+        }
+        if result:
+            image["result"] = True
+        return image
     declared: dict[str, object] = {
         "buffer": buffer.type,
         "count": buffer.count,

@@ -64,6 +64,14 @@ def make_array(b: BufferParam) -> np.ndarray:
         flat = (c.start + c.step * np.arange(total, dtype=np.float64)).astype(dtype)
     elif isinstance(c, Random):
         flat = _random(c, total, dtype)
+    elif isinstance(c, Picture) and b.image is not None:
+        # The picture in every channel of every slice: a grey image, slice after slice.
+        depth, rows, cols = (1, *b.image.pixels) if b.image.dims == 2 else b.image.pixels
+        plane = _picture(c, (rows, cols), rows * cols, dtype, where)
+        channels = b.image.channel_count
+        flat = np.broadcast_to(
+            plane.reshape(1, rows, cols, 1), (depth, rows, cols, channels)
+        ).ravel()
     elif isinstance(c, Picture):
         flat = _picture(c, b.shown_shape, total, dtype, where)
     elif isinstance(c, NpyFile):

@@ -12,7 +12,13 @@ from typing import Any
 
 from explorer.description.elements import ElementTypeError, element_type
 from explorer.description.expressions import ExpressionError, names_in
-from explorer.description.launch import DescriptionError
+from explorer.description.launch import (
+    CHANNEL_ORDERS,
+    CHANNEL_TYPES,
+    SAMPLER_ADDRESSES,
+    SAMPLER_FILTERS,
+    DescriptionError,
+)
 from explorer.description.regions import ALL, NOTHING, RegionError, parse_region
 
 CONTENTS = (
@@ -47,6 +53,16 @@ class BufferDecl:
     # What the kernel promises to write: "all", a region such as "[1:-1, 1:-1]" over its
     # shape, or "" (nothing: the elements it leaves keep their contents, no finding).
     writes: str = ""
+    # An image argument (``image = "float"``): its channel type as OpenCL names it, its
+    # channel order ("R", "RG", "RGBA") and its (width, height[, depth]), expressions.
+    # ``type`` is then one pixel's element type and ``count`` the pixels.
+    image: str = ""
+    channels: str = ""
+    image_size: tuple[str, ...] = ()
+
+    @property
+    def is_image(self) -> bool:
+        return bool(self.image)
 
 
 @dataclass(frozen=True)
@@ -67,7 +83,18 @@ class ScalarDecl:
     value: tuple[str, ...]
 
 
-Declaration = BufferDecl | LocalDecl | ScalarDecl
+@dataclass(frozen=True)
+class SamplerDecl:
+    """A ``sampler_t`` argument: normalised coordinates or not, the addressing mode and the
+    filter (``docs/custom.md``, Images)."""
+
+    name: str
+    address: str = "clamp_to_edge"
+    normalized: bool = False
+    filter: str = "nearest"
+
+
+Declaration = BufferDecl | LocalDecl | ScalarDecl | SamplerDecl
 
 
 @dataclass(frozen=True)
@@ -98,6 +125,10 @@ class CustomSpec:
         return tuple(p for p in self.params if isinstance(p, ScalarDecl))
 
     @property
+    def samplers(self) -> tuple[SamplerDecl, ...]:
+        return tuple(p for p in self.params if isinstance(p, SamplerDecl))
+
+    @property
     def results(self) -> tuple[BufferDecl, ...]:
         """The buffers shown and checked: those marked as results, else every written one."""
         marked = tuple(b for b in self.buffers if b.result)
@@ -121,6 +152,10 @@ _BUFFER_KEYS = {
 }  # fmt: skip
 _LOCAL_KEYS = {"local", "count"}
 _SCALAR_KEYS = {"scalar", "value"}
+_IMAGE_KEYS = (_BUFFER_KEYS - {"buffer", "count", "shape", "null"}) | {
+    "image", "channels", "width", "height", "depth",
+}  # fmt: skip
+_SAMPLER_KEYS = {"sampler", "normalized", "filter"}
 
 
 def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[str]) -> CustomSpec:
@@ -138,7 +173,8 @@ def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[st
         raise DeclarationError(
             f"{where}: a custom kernel declares its parameters as tables [args.NAME] "
             '(buffer = "float", count = "N", ...; local = "float", count = "L0"; '
-            'scalar = "float", value = 2.0)'
+            'scalar = "float", value = 2.0; image = "float", width = "W", height = "H"; '
+            'sampler = "clamp_to_edge")'
         )
     known = set(sizes_table) | defines | {"COMPUTE_UNITS", *LOCAL_NAMES}
     params = tuple(_declaration(name, table, where, folder, known) for name, table in args.items())
@@ -242,14 +278,20 @@ def _declaration(
     param = f"parameter {name!r}"
     if not isinstance(table, dict):
         raise DeclarationError(f"{where}: {param}: declare it as a table [args.{name}]")
-    kinds = [k for k in ("buffer", "local", "scalar") if k in table]
+    kinds = [k for k in ("buffer", "local", "scalar", "image", "sampler") if k in table]
     if len(kinds) != 1:
         raise DeclarationError(
-            f"{where}: {param}: give exactly one of the keys 'buffer', 'local' or 'scalar' "
-            "(its element type)"
+            f"{where}: {param}: give exactly one of the keys 'buffer', 'local', 'scalar' "
+            "(its element type), 'image' (its channel type) or 'sampler' (its addressing mode)"
         )
     kind = kinds[0]
-    allowed = {"buffer": _BUFFER_KEYS, "local": _LOCAL_KEYS, "scalar": _SCALAR_KEYS}[kind]
+    allowed = {
+        "buffer": _BUFFER_KEYS,
+        "local": _LOCAL_KEYS,
+        "scalar": _SCALAR_KEYS,
+        "image": _IMAGE_KEYS,
+        "sampler": _SAMPLER_KEYS,
+    }[kind]
     extra = set(table) - allowed
     if extra:
         raise DeclarationError(
@@ -260,13 +302,7 @@ def _declaration(
     def fail(key: str, message: str) -> DeclarationError:
         return DeclarationError(f"{where}: {param}: key {key!r}: {message}")
 
-    type_name = table[kind]
-    if not isinstance(type_name, str):
-        raise fail(kind, 'must be an element type such as "float" or "uint4"')
-    try:
-        element_type(type_name)
-    except ElementTypeError as exc:
-        raise fail(kind, str(exc)) from None
+    table = dict(table)  # an image adds its pixel type: the header's own table is kept
 
     def expression(key: str, default: str | None = None) -> str:
         value = table.get(key, default)
@@ -277,6 +313,22 @@ def _declaration(
         text = str(value)
         _check_names(text, known, where, param, key)
         return text
+
+    if kind == "sampler":
+        return _sampler(name, table, fail)
+    image: tuple[str, str, tuple[str, ...]] | None = None
+    if kind == "image":
+        image = _image(table, fail, expression)
+        table["buffer"] = _pixel_type(image[0], image[1])
+        table.setdefault("access", "read")
+        kind = "buffer"
+    type_name = table[kind]
+    if not isinstance(type_name, str):
+        raise fail(kind, 'must be an element type such as "float" or "uint4"')
+    try:
+        element_type(type_name)
+    except ElementTypeError as exc:
+        raise fail(kind, str(exc)) from None
 
     if kind == "local":
         return LocalDecl(name, type_name, expression("count"))
@@ -350,13 +402,21 @@ def _declaration(
     result = table.get("result", False)
     if not isinstance(result, bool):
         raise fail("result", "must be true or false")
+    if image is not None and result and access == "read":
+        raise fail(
+            "result",
+            "a result image is written: give it access = 'write' (a write_only image) "
+            "or 'readwrite'",
+        )
     if result and access == "read":
         raise fail("result", "a result buffer is written: its access cannot be 'read'")
-    writes = _writes(table.get("writes", ""), access, len(shape) or 1, fail)
+    dims = len(image[2]) if image is not None else len(shape) or 1
+    writes = _writes(table.get("writes", ""), access, dims, fail)
+    count = "*".join(f"({e})" for e in image[2]) if image is not None else expression("count")
     return BufferDecl(
         name=name,
         type=type_name,
-        count=expression("count"),
+        count=count,
         contents=contents,
         value=float(value),
         step=float(table.get("step", 1.0)),
@@ -370,7 +430,48 @@ def _declaration(
         shape=tuple(shape),
         null=bool(table.get("null", False)),
         writes=writes,
+        image=image[0] if image is not None else "",
+        channels=image[1] if image is not None else "",
+        image_size=image[2] if image is not None else (),
     )
+
+
+def _image(table: dict[str, Any], fail: Any, expression: Any) -> tuple[str, str, tuple[str, ...]]:
+    """An image's channel type, channel order and (width, height[, depth]) expressions."""
+    given = table["image"]
+    channel_type = given.lower().removeprefix("cl_") if isinstance(given, str) else ""
+    if channel_type not in CHANNEL_TYPES:
+        raise fail("image", f"must be a channel type: {', '.join(CHANNEL_TYPES)}")
+    order = table.get("channels", "R")
+    channels = order.upper().removeprefix("CL_") if isinstance(order, str) else ""
+    if channels not in CHANNEL_ORDERS:
+        raise fail("channels", f"must be a channel order: {', '.join(CHANNEL_ORDERS)}")
+    for key in ("width", "height"):
+        if key not in table:
+            raise fail(key, "missing: an image gives its width and height (expressions)")
+    size = tuple(expression(k) for k in ("width", "height", "depth") if k in table)
+    return channel_type, channels, size
+
+
+def _pixel_type(channel_type: str, channels: str) -> str:
+    """The element type one pixel is on the host: ``float4`` for RGBA float."""
+    count = CHANNEL_ORDERS[channels]
+    return CHANNEL_TYPES[channel_type] + (str(count) if count > 1 else "")
+
+
+def _sampler(name: str, table: dict[str, Any], fail: Any) -> SamplerDecl:
+    address = table["sampler"]
+    address = address.lower().removeprefix("clk_address_") if isinstance(address, str) else ""
+    if address not in SAMPLER_ADDRESSES:
+        raise fail("sampler", f"must be an addressing mode: {', '.join(SAMPLER_ADDRESSES)}")
+    normalized = table.get("normalized", False)
+    if not isinstance(normalized, bool):
+        raise fail("normalized", "must be true (coordinates from 0 to 1) or false (pixels)")
+    filtered = table.get("filter", "nearest")
+    filtered = filtered.lower().removeprefix("clk_filter_") if isinstance(filtered, str) else ""
+    if filtered not in SAMPLER_FILTERS:
+        raise fail("filter", f"must be one of {', '.join(SAMPLER_FILTERS)}")
+    return SamplerDecl(name, address, normalized, filtered)
 
 
 def _writes(value: object, access: str, dims: int, fail: Any) -> str:

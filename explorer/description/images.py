@@ -112,13 +112,29 @@ def resample(image: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return image[ys[:, None], xs[None, :]]
 
 
+def flat_picture(values: np.ndarray) -> np.ndarray:
+    """An array as a 2-D picture: a 1-D or 2-D array as it is; an image's (H, W, channels)
+    with each pixel's channels side by side in its row, (H, W·channels); a 3-D image's
+    (D, H, W[, channels]) slice under slice, (D·H, W[·channels]). Three axes whose last
+    holds 2 or 4 values are read as channels."""
+    array = np.asarray(values)
+    if array.ndim <= 2:
+        return array
+    if array.ndim == 3 and array.shape[-1] in (2, 4):
+        return array.reshape(array.shape[0], -1)
+    if array.ndim == 3:
+        return array.reshape(-1, array.shape[-1])
+    return array.reshape(array.shape[0] * array.shape[1], -1)
+
+
 def to_rgb8(values: np.ndarray) -> np.ndarray:
-    """Scale a 1-D or 2-D array to grey RGB bytes; NaN in magenta.
+    """Scale an array (as :func:`flat_picture` lays it out) to grey RGB bytes; NaN in
+    magenta.
 
     The scale always spans [0, 1] at least, so the IOU product (0.75 with text in 0)
     comes out as dark text on grey, as in seed 003.
     """
-    data = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    data = np.atleast_2d(flat_picture(np.asarray(values, dtype=np.float64)))
     finite = np.isfinite(data)
     lo = min(float(data[finite].min()), 0.0) if finite.any() else 0.0
     hi = max(float(data[finite].max()), 1.0) if finite.any() else 1.0

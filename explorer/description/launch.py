@@ -192,6 +192,87 @@ class Promise:
 
 # -- parameters ------------------------------------------------------------------------------
 
+# OpenCL's image channel types by the name a header gives them, with the element type each
+# channel holds on the host (a normalised type reads as a float in [0, 1] or [-1, 1] in the
+# kernel; the host holds its integers).
+CHANNEL_TYPES: dict[str, str] = {
+    "float": "float",
+    "unorm_int8": "uchar",
+    "unorm_int16": "ushort",
+    "snorm_int8": "char",
+    "snorm_int16": "short",
+    "unsigned_int8": "uchar",
+    "unsigned_int16": "ushort",
+    "unsigned_int32": "uint",
+    "signed_int8": "char",
+    "signed_int16": "short",
+    "signed_int32": "int",
+}
+# The channel orders a header may give, with their number of channels.
+CHANNEL_ORDERS: dict[str, int] = {"R": 1, "RG": 2, "RGBA": 4, "BGRA": 4}
+
+
+@dataclass(frozen=True)
+class ImageFormat:
+    """What makes a buffer an OpenCL image: its channel type and order (as OpenCL names
+    them, ``"float"``/``"RGBA"``) and its size in pixels, ``(width, height[, depth])``."""
+
+    channel_type: str
+    channels: str
+    size: tuple[int, ...]
+
+    @property
+    def dims(self) -> int:
+        return len(self.size)
+
+    @property
+    def channel_count(self) -> int:
+        return CHANNEL_ORDERS[self.channels]
+
+    @property
+    def pixels(self) -> tuple[int, ...]:
+        """The image's pixels as numpy indexes them: (height, width) or (depth, height,
+        width)."""
+        return tuple(reversed(self.size))
+
+    @property
+    def array_shape(self) -> tuple[int, ...]:
+        """How the host holds it and a reference sees it: (H, W[, channels]), or
+        (D, H, W[, channels]) for a 3-D image."""
+        count = self.channel_count
+        return self.pixels + ((count,) if count > 1 else ())
+
+    @property
+    def kind(self) -> str:
+        """The OpenCL C type that takes it: ``image2d_t`` or ``image3d_t``."""
+        return f"image{self.dims}d_t"
+
+    @property
+    def words(self) -> str:
+        """The format in words: "RGBA float 64×48"."""
+        return f"{self.channels} {self.channel_type} {'×'.join(map(str, self.size))}"
+
+
+@dataclass(frozen=True)
+class SamplerParam:
+    """A ``sampler_t`` argument: whether its coordinates are normalised, what a coordinate
+    outside the image reads (``address``: none, clamp_to_edge, clamp, repeat,
+    mirrored_repeat) and how pixels are sampled (``filter``: nearest or linear)."""
+
+    name: str
+    normalized: bool = False
+    address: str = "clamp_to_edge"
+    filter: str = "nearest"
+
+    @property
+    def words(self) -> str:
+        coords = "normalised" if self.normalized else "pixel"
+        return f"{coords} coordinates, address {self.address}, filter {self.filter}"
+
+
+SAMPLER_ADDRESSES = ("none", "clamp_to_edge", "clamp", "repeat", "mirrored_repeat")
+SAMPLER_FILTERS = ("nearest", "linear")
+
 
 @dataclass(frozen=True)
 class BufferParam:
@@ -217,6 +298,10 @@ class BufferParam:
     column_major: bool = False
     null: bool = False  # passed as a NULL pointer
     writes: str = ""
+    # An image (``image2d_t``, ``image3d_t``) rather than a pointer: its format and size.
+    # ``element`` is then one pixel (``float4`` for RGBA float), ``shape`` and ``shown``
+    # the image's ``array_shape``.
+    image: ImageFormat | None = None
 
     @property
     def nbytes(self) -> int:
@@ -247,6 +332,8 @@ class BufferParam:
         """What the launch promises to write of this buffer, if anything."""
         if self.writes in ("", NOTHING) or self.null:
             return None
+        if self.image is not None:  # a region of pixels, each of a whole element
+            return Promise(self.writes, self.image.pixels, self.element.nbytes)
         lane_bytes = self.element.nbytes // max(1, self.element.lanes)
         return Promise(self.writes, self.shown_shape, lane_bytes, self.column_major)
 
@@ -276,7 +363,7 @@ class ScalarParam:
     type: str | None = None
 
 
-Param = BufferParam | LocalParam | ScalarParam
+Param = BufferParam | LocalParam | ScalarParam | SamplerParam
 
 
 @dataclass(frozen=True)
@@ -323,6 +410,10 @@ class LaunchDescription:
         return tuple(b for b in self.buffers if b.result)
 
     @property
+    def images(self) -> tuple[BufferParam, ...]:
+        return tuple(b for b in self.buffers if b.image is not None)
+
+    @property
     def local_bytes(self) -> int:
         """Bytes of the ``__local`` pointer arguments."""
         return sum(p.nbytes for p in self.params if isinstance(p, LocalParam))
@@ -346,8 +437,9 @@ class LaunchDescription:
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:
-        """How each buffer is shown, by name (rows first)."""
-        return {b.name: b.shown_shape for b in self.buffers}
+        """How each buffer is shown, by name (rows first); an image by its pixels, as its
+        trace records them ((H, W), or (D, H, W) for a 3-D image)."""
+        return {b.name: b.image.pixels if b.image else b.shown_shape for b in self.buffers}
 
     @property
     def column_major(self) -> tuple[str, ...]:

@@ -83,6 +83,7 @@ RECORDS: tuple[str, ...] = (
     "explorer.description.declarations:BufferDecl",
     "explorer.description.declarations:LocalDecl",
     "explorer.description.declarations:ScalarDecl",
+    "explorer.description.declarations:SamplerDecl",
     "explorer.description.declarations:CustomSpec",
     "explorer.description.launch:Promise",
     "explorer.trace.recorded:BufferInfo",

@@ -26,6 +26,7 @@ from explorer.description.declarations import (
     CustomSpec,
     DeclarationError,
     LocalDecl,
+    SamplerDecl,
     ScalarDecl,
 )
 from explorer.description.elements import (
@@ -38,6 +39,7 @@ from explorer.description.launch import (
     Contents,
     Expected,
     Fill,
+    ImageFormat,
     Iota,
     LaunchDescription,
     LocalParam,
@@ -48,6 +50,7 @@ from explorer.description.launch import (
     Picture,
     Random,
     ReferenceKernel,
+    SamplerParam,
     ScalarParam,
     Setting,
     Values,
@@ -172,6 +175,8 @@ class Custom(KernelModel):
                 params.append(LocalParam(decl.name, count * element_type(decl.type).nbytes))
             elif isinstance(decl, ScalarDecl):
                 params.append(ScalarParam(decl.name, _scalar(decl, names), decl.type))
+            elif isinstance(decl, SamplerDecl):
+                params.append(SamplerParam(decl.name, decl.normalized, decl.address, decl.filter))
             else:
                 check = _check(decl, spec, numpy_checks, terms)
                 params.append(_buffer(decl, names, setting.text, decl.name in results, check))
@@ -317,9 +322,20 @@ def _buffer(
 ) -> BufferParam:
     et = element_type(decl.type)
     count = _count(decl.count, names, decl.name)
-    shape = (count, et.lanes) if et.lanes > 1 else (count,)
+    shape: tuple[int, ...] = (count, et.lanes) if et.lanes > 1 else (count,)
     shown: tuple[int, ...] = (count * et.lanes,)
-    if decl.shape:
+    image = None
+    if decl.is_image:
+        keys = ("width", "height", "depth")
+        size = tuple(
+            _value(e, names, decl.name, key) for e, key in zip(decl.image_size, keys, strict=False)
+        )
+        bad = [f"{key} {v}" for v, key in zip(size, keys, strict=False) if v < 1]
+        if bad:
+            raise DeclarationError(f"parameter {decl.name!r}: an image of {bad[0]} is empty")
+        image = ImageFormat(decl.image, decl.channels, size)
+        shape = shown = image.array_shape
+    elif decl.shape:
         rows, cols = (_value(s, names, decl.name, "shape") for s in decl.shape)
         if rows * cols != count * et.lanes:
             raise DeclarationError(
@@ -339,6 +355,7 @@ def _buffer(
         shown=shown,
         null=decl.null,
         writes=decl.writes,
+        image=image,
     )
     promise = param.promise
     if promise is not None:

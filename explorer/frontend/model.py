@@ -194,6 +194,42 @@ class AccessSite:
 
 
 @dataclass(frozen=True)
+class ImageCall:
+    """A ``read_image*`` or ``write_image*`` call of a 2-D or 3-D image: which image (the
+    name it goes through, ``image``, and the parameters or variables it comes from,
+    ``roots``), its type as clang prints it (``__read_only image2d_t``), the coordinate's
+    type (``int2``, ``float4``) and the sampler. ``sampler`` names the parameter a sampler
+    argument is; ``sampler_flags`` is its value where it is a constant (an inline
+    ``CLK_ADDRESS_CLAMP | ...`` or a variable initialised with one), in the values of the
+    prelude's ``CLK_*`` macros; neither for a call without a sampler or a sampler of
+    unknown origin (``has_sampler`` tells them apart). ``arguments`` are the spans of the
+    call's arguments."""
+
+    function: str
+    line: int
+    column: int
+    span: Span
+    text: str
+    builtin: str
+    write: bool
+    image: str
+    roots: tuple[str, ...]
+    image_type: str
+    coordinate_type: str
+    arguments: tuple[Span, ...]
+    has_sampler: bool = False
+    sampler: str = ""
+    sampler_flags: int | None = None
+    macro: str | None = None
+
+    @property
+    def dims(self) -> int:
+        """2 or 3 for an ``image2d_t`` or ``image3d_t``; 0 for another image type."""
+        words = self.image_type.split()
+        return {"image2d_t": 2, "image3d_t": 3}.get(words[-1] if words else "", 0)
+
+
+@dataclass(frozen=True)
 class SyncSite:
     """A barrier, a fence or a wait on async copies, with the address spaces it orders."""
 
@@ -246,6 +282,7 @@ class ParsedSource:
     calls: tuple[Call, ...] = ()
     returns: tuple[Return, ...] = ()
     line_map: tuple[int, ...] = ()  # user line of each line of `source`, when it was expanded
+    images: tuple[ImageCall, ...] = ()  # read_image*/write_image* calls
 
     @property
     def has_macro_sites(self) -> bool:
@@ -254,6 +291,7 @@ class ParsedSource:
             any(a.macro for a in self.accesses)
             or any(s.macro for s in self.syncs)
             or any(c.macro for c in self.calls)
+            or any(i.macro for i in self.images)
         )
 
     @property

@@ -2,6 +2,12 @@
  * (-fdeclare-opencl-builtins) leaves to a header: integer and vector types, fence flags.
  * The explorer's own file, read by its front end; it declares names, it defines no code. */
 #define __opencl_c_named_address_space_builtins 1
+/* read_write images (OpenCL C 2.0): the built-in table declares their reads and writes only
+ * under this feature macro, which a device compiler for 2.0 defines. */
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200 \
+    && !defined(__opencl_c_read_write_images)
+#define __opencl_c_read_write_images 1
+#endif
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,6 +26,7 @@ from explorer.frontend.model import (
     Call,
     Diagnostic,
     Function,
+    ImageCall,
     Parameter,
     ParsedSource,
     ParseError,
@@ -185,6 +187,7 @@ def _parse(
         variables=(*_program_scope(own, positions), *walker.variables),
         calls=tuple(walker.calls),
         returns=tuple(walker.returns),
+        images=tuple(walker.images),
     )
     return _at_user_lines(parsed, lines) if lines else parsed
 
@@ -280,6 +283,7 @@ def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource
         variables=tuple(replace(v, line=user(v.line)) for v in parsed.variables),
         calls=tuple(replace(c, line=user(c.line)) for c in parsed.calls),
         returns=tuple(replace(r, line=user(r.line)) for r in parsed.returns),
+        images=tuple(replace(i, line=user(i.line)) for i in parsed.images),
         line_map=lines,
     )
 
@@ -416,6 +420,23 @@ def _raw(c: Any) -> Any:
     return c.cursor if isinstance(c, _Node) else c
 
 
+def _constant_int(c: Any) -> int | None:
+    """The value of an integer constant expression under ``c``, looking through the casts
+    and parentheses around it (a sampler's flags are an ``int`` cast to ``sampler_t``)."""
+    node = c
+    for _ in range(8):
+        value = clang_bridge.evaluate_int(_raw(node))
+        if value is not None:
+            return value
+        kids = _children(node)
+        if len(kids) != 1 or node.kind not in (
+            K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR, K.INTEGER_LITERAL,
+        ):  # fmt: skip
+            return None
+        node = kids[0]
+    return None
+
+
 def _children(c: Any) -> list[Any]:
     return c.kids if isinstance(c, _Node) else list(c.get_children())
 
@@ -437,6 +458,8 @@ def _program_scope(own: list[Any], positions: _Positions) -> list[Variable]:
     for c in own:
         if c.kind != K.VAR_DECL or _canonical_kind(c.type) == T.POINTER:
             continue
+        if "sampler_t" in c.type.get_canonical().spelling:
+            continue  # a sampler is no memory the kernel reads
         space = _space(c.type.spelling)
         if space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
             continue
@@ -546,6 +569,7 @@ class _Walker:
         self.variables: list[Variable] = []
         self.calls: list[Call] = []
         self.returns: list[Return] = []
+        self.images: list[ImageCall] = []
         self.own_functions: set[str] = set()
 
     def function(self, c: Any) -> Function:
@@ -958,7 +982,7 @@ class _Walker:
             self._builtin_access(c, args, 1, AccessKind.ASYNC_COPY_READ, 1, visit=False)
             self._builtin_access(c, args, 0, AccessKind.ASYNC_COPY_WRITE, 1)
         elif IMAGE_CALL.match(name):
-            self._unclassified(c, "image reads and writes are not traced")
+            self._image_call(c, name, args)
             for a in args:
                 self.visit(a, READ)
         else:
@@ -982,6 +1006,108 @@ class _Walker:
             for a in args:
                 self.visit(a, READ)
 
+    def _image_call(self, c: Any, name: str, args: list[Any]) -> None:
+        """A read or write of a 2-D or 3-D image: which image, the coordinate's type and
+        the sampler, for the trace to record the pixel it reaches."""
+        write = name.startswith("write_")
+        if len(args) < 2 or (write and len(args) != 3) or (not write and len(args) > 3):
+            self._unclassified(c, f"{name}: an image call of an unexpected form")
+            return
+        image_type = " ".join(str(args[0].type.spelling).split())
+        words = image_type.split()
+        if not words or words[-1] not in ("image2d_t", "image3d_t"):
+            self._unclassified(c, f"{name} of an {words[-1] if words else 'image'}: not traced")
+            return
+        if name.endswith("h"):
+            self._unclassified(c, f"{name}: half-precision image calls are not traced")
+            return
+        origin = self._origin_of_value(args[0])
+        has_sampler = not write and len(args) == 3
+        sampler, flags = self._sampler(args[1]) if has_sampler else ("", None)
+        coordinate = args[1] if write or len(args) == 2 else args[2]
+        span, macro = self._span(c)
+        self.images.append(
+            ImageCall(
+                function=self.function_name,
+                line=span.line,
+                column=span.column,
+                span=span,
+                text=self.source[span.start : span.end],
+                builtin=name,
+                write=write,
+                image=origin[0] if origin else "",
+                roots=origin,
+                image_type=image_type,
+                coordinate_type=_type_name(coordinate.type),
+                arguments=self._call_arguments(span, len(args)),
+                has_sampler=has_sampler,
+                sampler=sampler,
+                sampler_flags=flags,
+                macro=macro,
+            )
+        )
+
+    def _call_arguments(self, span: Span, count: int) -> tuple[Span, ...]:
+        """The spans of a call's ``count`` arguments, split at its top-level commas (clang's
+        extent of a vector literal cast such as ``(float4)(v)`` stops before its last
+        parenthesis)."""
+        text = self.source[span.start : span.end]
+        opening = text.find("(")
+        cuts, depth, quote = [opening], 0, ""
+        for at in range(opening, len(text)):
+            ch = text[at]
+            if quote:
+                quote = "" if ch == quote and text[at - 1] != "\\" else quote
+            elif ch in "\"'":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    cuts.append(at)
+                    break
+            elif ch == "," and depth == 1:
+                cuts.append(at)
+        spans = []
+        for left, right in itertools.pairwise(cuts):
+            piece = text[left + 1 : right]
+            start = span.start + left + 1 + (len(piece) - len(piece.lstrip()))
+            end = span.start + right - (len(piece) - len(piece.rstrip()))
+            spans.append(self.positions.span(start, end))
+        return tuple(spans[:count])
+
+    def _origin_of_value(self, a: Any) -> tuple[str, ...]:
+        """The parameter or variable an image (or sampler) argument names, through casts and
+        parentheses; () where it is an expression of something else."""
+        node = a
+        while _children(node) and node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
+            node = _children(node)[-1]
+        if node.kind == K.DECL_REF_EXPR:
+            return (str(node.spelling),)
+        return ()
+
+    def _sampler(self, a: Any) -> tuple[str, int | None]:
+        """A sampler argument: the parameter it is, or its flags where they are a constant
+        (an inline ``CLK_...`` expression, or a variable initialised with one)."""
+        flags = _constant_int(a)
+        if flags is not None:
+            return "", flags
+        node = a
+        while _children(node) and node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
+            node = _children(node)[-1]
+        if node.kind != K.DECL_REF_EXPR:
+            return "", None
+        target = _raw(node).referenced
+        if target is None:
+            return "", None
+        if target.kind == K.PARM_DECL:
+            return str(target.spelling), None
+        if target.kind == K.VAR_DECL:
+            kids = list(target.get_children())
+            return "", _constant_int(kids[-1]) if kids else None
+        return "", None
+
     def _included(self, c: Any, args: list[Any]) -> bool:
         """Whether `c` calls a function an `#include`d file defines, with a pointer into
         memory the trace records (its accesses happen where the rewrite cannot reach)."""
@@ -996,7 +1122,11 @@ class _Walker:
         )
 
     def _argument_roots(self, a: Any) -> tuple[str, ...]:
-        """Where a pointer argument's value comes from; () for a value or an unknown origin."""
+        """Where a pointer argument's value comes from, or the name an image or a sampler
+        argument is; () for a value or an unknown origin."""
+        spelling = str(a.type.get_canonical().spelling)
+        if ("image" in spelling and spelling.endswith("_t")) or "sampler_t" in spelling:
+            return self._origin_of_value(a)
         if not _is_pointerish(a.type):
             return ()
         origin = self._origin(a)

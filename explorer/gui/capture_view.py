@@ -45,7 +45,7 @@ def arguments_text(launch: CapturedLaunch) -> str:
     names = []
     for arg in launch.args:
         name = arg.name or f"arg{arg.index}"
-        names.append(f"{name}*" if arg.kind == "buffer" and arg.changed else name)
+        names.append(f"{name}*" if arg.has_contents and arg.changed else name)
     return ", ".join(names)
 
 

@@ -617,8 +617,10 @@ class KernelMappingDialog(QDialog):
                 kind, amount = "buffer", decl.count
             elif isinstance(decl, LocalDecl):
                 kind, amount = "local", decl.count
-            else:
+            elif isinstance(decl, ScalarDecl):
                 kind, amount = "scalar", ", ".join(decl.value)
+            else:  # a sampler: the form guesses none (images are declared in the header)
+                continue
             table.setCellWidget(row, 1, QLabel(kind))
             table.setCellWidget(row, 2, QLineEdit(decl.type))
             table.setCellWidget(row, 3, QLineEdit(amount))

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.description.images import flat_picture
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult, Verdict
 from explorer.gui.fitted_text import FittedLabel
@@ -277,7 +278,8 @@ class ResultView(QWidget):
         looked_at = self.tabs.tabText(self.tabs.currentIndex()) if self.tabs.count() else ""
         self.tabs.clear()
         self._pending.clear()
-        output = np.asarray(result.output, dtype=np.float64)
+        # An image's (H, W, channels) or a 3-D image's slices: drawn as a 2-D picture.
+        output = flat_picture(np.asarray(result.output, dtype=np.float64))
         if output.ndim == 2:
             # A trace of what was just run comes back with the same picture: not drawn again.
             if not _same(output, self._drawn):
@@ -287,14 +289,15 @@ class ResultView(QWidget):
             self.showing = "image"
             if result.reference is not None:
                 self._pending[self.error_map] = functools.partial(
-                    _show_error, self.error_map, output, np.asarray(result.reference)
+                    _show_error, self.error_map, output, flat_picture(result.reference)
                 )
                 self.tabs.addTab(self.error_map, "Error |result − reference|")
         else:
             self._show_vector(output, result.reference)
-        for role, array in (result.inputs or {}).items():
+        for role, given in (result.inputs or {}).items():
+            array = flat_picture(given)
             view = self.input_views.get(role)
-            if np.asarray(array).ndim == 2:
+            if array.ndim == 2:
                 if not isinstance(view, pg.ImageView):
                     view = self._styled(_image_view())
                     self.input_views[role] = view

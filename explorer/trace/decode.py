@@ -170,7 +170,16 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         promise = promised.get(role) if space == GLOBAL and role is not None else None
         buffers.append(
             BufferInfo(
-                b.name, role, space, elem, nbytes // elem, tuple(dims), is_input, filled, promise
+                b.name,
+                role,
+                space,
+                elem,
+                nbytes // elem,
+                tuple(dims),
+                is_input,
+                filled,
+                promise,
+                b.image,
             )
         )
 

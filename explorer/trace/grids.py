@@ -78,6 +78,8 @@ def make_grids(
             shape = (int(np.prod(dims[:-1])) if len(dims) > 1 else 1, dims[-1])
         if len(shape) == 1:
             shape = (1, shape[0])
+        elif len(shape) > 2:  # a 3-D image: its slices one under the other
+            shape = (int(np.prod(shape[:-1])), shape[-1])
         rows, cols = int(shape[0]), int(shape[1])
         grids.append(
             Grid(

@@ -86,6 +86,10 @@ class BufferInfo:
     # The elements the launch promised to write (a family's output: all of them; a custom
     # buffer: what its ``writes`` declares); None: no promise, no element is missing.
     promised: Promise | None = None
+    # 2 or 3: an image2d_t or image3d_t, whose elements are pixels, ``shape`` (height,
+    # width) or (depth, height, width); an access outside it holds its coordinates
+    # (``outside_pixels``).
+    image: int = 0
 
 
 @dataclass(frozen=True)
@@ -370,3 +374,15 @@ class SiteStats:
             "sectors_per_request": self.sectors_per_request,
             "bank_conflict_degree": self.bank_conflict_degree,
         }
+
+
+def outside_pixels(offsets: np.ndarray, dims: int) -> list[tuple[int, ...]]:
+    """The (x, y[, z]) coordinates of out-of-bounds accesses of an image, from their
+    records' offsets (the trace runtime packs them into a negative offset: runtime.cl's
+    ``__tr_outside``; saturated at ±16384 in 2-D, ±512 in 3-D)."""
+    packed = -1 - np.asarray(offsets, dtype=np.int64)
+    if dims == 3:
+        parts = [(packed >> shift) & 0x3FF for shift in (0, 10, 20)]
+        return list(zip(*[(p - 512).tolist() for p in parts], strict=True))
+    parts = [(packed >> shift) & 0x7FFF for shift in (0, 15)]
+    return list(zip(*[(p - 16384).tolist() for p in parts], strict=True))

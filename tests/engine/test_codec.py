@@ -1,7 +1,7 @@
 """Every record that crosses between the window and the executor comes back equal from the
 data-only codec: real replies of PoCL (a run, a trace kept with its comparison to another
-kernel, the devices, a custom kernel's request), compared in the executor's own process where
-they were made, and through the pipe and a remote stream."""
+kernel, the devices, a custom kernel's request, one with an image and a sampler), compared in
+the executor's own process where they were made, and through the pipe and a remote stream."""
 
 from __future__ import annotations
 
@@ -106,6 +106,12 @@ def real_messages(device_key: str, not_traced: str) -> dict[str, Any]:
     by_size = RunRequest(
         find_variant("matmul", "fast"), {"M": 64, "N": 64, "K": 64}, device_key=device_key
     )
+    images = RunRequest(  # an image and a sampler declared in the header
+        load_variant_file(TEST_KERNELS / "images" / "box_blur.cl"),
+        {"W": 12, "H": 9},
+        device_key=device_key,
+        repeat=1,
+    )
     refused = dataclasses.replace(promised, local=(4096, 4096))
     missing_run = RunRequest(load_variant_file(not_traced), {}, device_key=device_key)
     missing = (TraceRequest(missing_run), 32, 32, True, 4)
@@ -119,6 +125,7 @@ def real_messages(device_key: str, not_traced: str) -> dict[str, Any]:
         "trace": ("trace", trace_args, handle("trace", trace_args)),
         "custom": ("run", custom, handle("run", custom)),
         "scalars": ("run", scalars, handle("run", scalars)),
+        "images": ("run", images, handle("run", images)),
         "promised": (
             "trace",
             (TraceRequest(promised),),
@@ -156,7 +163,7 @@ def test_real_replies_come_back_equal_through_the_codec(executor, device, tmp_pa
         "{\n    copy_one(x, y, get_global_id(0));\n}\n"
     )
     found = executor.call(round_trips, device.key, str(kernel), timeout_s=300)
-    assert len(found) == 10
+    assert len(found) == 11
     for name, outcome in found.items():
         assert outcome["status"] == "ok", (name, outcome)
         assert outcome["records"], name

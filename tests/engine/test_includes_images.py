@@ -1,7 +1,7 @@
 """A kernel file's own includes: ``#include "x.h"`` is found beside the kernel file wherever
 the explorer runs from, and ``-I DIR`` in its header's ``[options]`` names folders beside it
-(a folder outside is refused). An image or sampler parameter is refused with a sentence that
-says images are not supported."""
+(a folder outside is refused). An image parameter declared as a buffer is refused with a
+sentence that names the key that declares an image."""
 
 from __future__ import annotations
 
@@ -143,7 +143,9 @@ __kernel void blur(__read_only image2d_t src, __global float *out)
 """
 
 
-def test_an_image_parameter_is_refused_as_unsupported_by_run_and_trace(executor, device, tmp_path):
+def test_an_image_parameter_declared_as_a_buffer_is_refused_by_run_and_trace_naming_the_key(
+    executor, device, tmp_path
+):
     path = tmp_path / "blur.cl"
     path.write_text(IMAGE)
     variant = load_variant_file(path)
@@ -151,18 +153,26 @@ def test_an_image_parameter_is_refused_as_unsupported_by_run_and_trace(executor,
     traced = executor.trace(TraceRequest(RunRequest(variant, {}, device_key=device.key)))
     for result in (ran, traced.result):
         assert result.status == "error"
-        assert "parameter 'src' of blur is an image" in result.error
-        assert "images and samplers are not supported" in result.error
-        assert "declare it with the key" not in result.error
+        assert "parameter 'src' is an image2d_t in the source" in result.error
+        assert "declare it with the key 'image'" in result.error
 
 
-def test_the_dialogs_guess_refuses_an_image_with_the_same_words():
+def test_the_dialogs_guess_sends_an_image_to_the_header():
     from explorer.description.declarations import DeclarationError
     from explorer.engine.header.guess import guess_declarations
 
     source = IMAGE.split("---*/\n", 1)[1]
-    with pytest.raises(DeclarationError, match="images and samplers are not supported"):
+    with pytest.raises(DeclarationError, match="the form does not guess images and samplers"):
         guess_declarations(source, "blur")
+
+
+def test_an_image1d_parameter_is_refused_as_not_a_2d_or_3d_image(executor, device, tmp_path):
+    path = tmp_path / "blur.cl"
+    path.write_text(IMAGE.replace("image2d_t", "image1d_t").replace("(int2)(i, 0)", "i"))
+    ran = executor.run(RunRequest(load_variant_file(path), {}, device_key=device.key, repeat=1))
+    assert ran.status == "error"
+    assert "parameter 'src' of blur is an image1d_t" in ran.error
+    assert "only image2d_t and image3d_t images are supported" in ran.error
 
 
 def test_an_edited_header_builds_again_in_the_same_executor(executor, device, tmp_path):

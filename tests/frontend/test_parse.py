@@ -119,7 +119,12 @@ def test_derived_pointers_name_the_buffer_they_come_from() -> None:
 def test_what_cannot_be_classified_is_reported_never_dropped() -> None:
     parsed = corpus("24_unclassified.cl")
     left = [(u.line, u.text) for u in parsed.unclassified]
-    assert left == [(6, "read_imagef(img, smp, (int2)(i, 0))")]
+    assert left == []
+    # An image read is described for the trace: the image, its coordinate and its sampler.
+    (image,) = parsed.images
+    assert (image.line, image.image, image.coordinate_type, image.sampler) == (
+        6, "img", "int2", "smp",
+    )  # fmt: skip
     # A private pointer made from an integer: the trace records private memory only through
     # an array it knows, so this one is named, not silently left out.
     source = (
@@ -131,6 +136,15 @@ def test_what_cannot_be_classified_is_reported_never_dropped() -> None:
     private = parse(source, {}, "k.cl").unclassified
     assert [(u.line, u.text) for u in private] == [(3, "((const float *)addresses[i])[0]")]
     assert all(u.reason for u in (*parsed.unclassified, *private))
+
+
+def test_an_image_of_another_kind_than_2d_or_3d_is_reported() -> None:
+    source = (
+        "__kernel void k(read_only image1d_t img, __global float *out)\n"
+        "{ out[0] = read_imagef(img, 0).x; }\n"
+    )
+    parsed = parse(source, {}, "k.cl")
+    assert [u.reason for u in parsed.unclassified] == ["read_imagef of an image1d_t: not traced"]
 
 
 def test_a_struct_initialised_as_a_whole_reaches_the_buffer_it_was_given() -> None:

@@ -11,8 +11,9 @@ Once the program imports pyopencl it wraps (:data:`WRAPPED`):
   ``Kernel.__call__``, ``Kernel.set_args`` and the invokers of ``pyopencl.array``,
   ``ElementwiseKernel`` and ``ReductionKernel`` call by name): each kernel's arguments;
 - ``enqueue_nd_range_kernel`` (the module's and ``pyopencl._cl``'s, through which the
-  generated invokers launch): every launch, with each buffer argument read back before and
-  after it with blocking copies.
+  generated invokers launch): every launch, with each buffer and image argument read back
+  before and after it with blocking copies (an image's format and size and a sampler's
+  properties in the launch's entry).
 
 Each program and launch is one JSON line of ``journal.jsonl`` in the capture folder, written
 as it happens (a program that crashes keeps what it launched), and each buffer's contents a
@@ -98,7 +99,7 @@ class _Arg:
     """One argument as the program set it: a buffer (``value`` the memory object), a
     ``__local`` size, a NULL pointer, a value's bytes, or a kind not recorded."""
 
-    kind: str  # "buffer", "local", "null", "scalar", "unsupported"
+    kind: str  # "buffer", "image", "sampler", "local", "null", "scalar", "unsupported"
     value: Any = None
     data: bytes = b""
     dtype: str = ""
@@ -118,6 +119,7 @@ class _Read:
     before: str = ""
     after: str = ""
     digests: dict[str, str] = field(default_factory=dict)
+    region: tuple[int, ...] = ()  # an image's (width, height[, depth]): read as an image
 
 
 # Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
@@ -486,6 +488,26 @@ class Recorder:
                 )
                 writes = index >= len(facts.read_only) or not facts.read_only[index]
                 reads.append(_Read(index, buffer, dtype, nbytes, root, writes, host))
+            elif arg.kind == "image":
+                image = _image_facts(cl, arg.value)
+                if image is None:
+                    item.update(kind="unsupported", what="image of an unknown kind")
+                    why = why or f"argument {index} is an image that could not be described"
+                else:
+                    facts_of, region = image
+                    dtype = np.dtype(facts_of["dtype"])
+                    flags = _flags(cl, arg.value)
+                    root = int(arg.value.int_ptr)
+                    item.update(kind="image", **facts_of, memory=self._memory_id(root))
+                    item["flags"] = list(flags)
+                    writes = index >= len(facts.read_only) or not facts.read_only[index]
+                    host = "USE_HOST_PTR" in flags
+                    nbytes = int(facts_of["bytes"])
+                    reads.append(
+                        _Read(index, arg.value, dtype, nbytes, root, writes, host, region=region)
+                    )
+            elif arg.kind == "sampler":
+                item.update(kind="sampler", **_sampler_facts(cl, arg.value))
             elif arg.kind == "local":
                 item.update(kind="local", bytes=int(arg.value))
             elif arg.kind == "null":
@@ -560,6 +582,18 @@ class Recorder:
                         continue
                 name = entry["args"][r.index]["name"] or f"arg{r.index}"
                 relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
+                if r.region:  # an image: read whole, as rows of pixels without padding
+                    if batch + r.nbytes > CHUNK:
+                        self._settle(number, pending, seen)
+                        batch = 0
+                    host = np.empty(r.nbytes, dtype=np.uint8)
+                    event = cl.enqueue_copy(
+                        queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
+                        is_blocking=False, wait_for=waits or None,
+                    )  # fmt: skip
+                    pending.append((key, relative, r.dtype, host, event))
+                    batch += r.nbytes
+                    continue
                 if r.nbytes > CHUNK:
                     self._settle(number, pending, seen)
                     if waits:
@@ -934,9 +968,11 @@ def _classify(value: Any) -> _Arg:
         return _Arg("local", int(value.size))
     if isinstance(value, cl.Buffer):
         return _Arg("buffer", value)
-    if isinstance(value, (cl.MemoryObjectHolder, cl.Sampler)) or type(value).__name__.startswith(
-        "SVM"
-    ):
+    if isinstance(value, cl.Image):
+        return _Arg("image", value)
+    if isinstance(value, cl.Sampler):
+        return _Arg("sampler", value)
+    if isinstance(value, cl.MemoryObjectHolder) or type(value).__name__.startswith("SVM"):
         return _Arg("unsupported", type(value).__name__)
     if isinstance(value, np.generic | np.ndarray):
         array = np.asarray(value)
@@ -996,6 +1032,70 @@ def _buffer_facts(cl: Any, buffer: Any) -> tuple[int, int, tuple[str, ...], int,
     return facts
 
 
+# The numpy type of each image channel type's values (a half float's as its bits); another
+# channel type (a packed one, 565 or 101010) as bytes.
+_CHANNEL_DTYPES = {
+    "FLOAT": "float32", "HALF_FLOAT": "uint16",
+    "UNORM_INT8": "uint8", "UNSIGNED_INT8": "uint8", "SNORM_INT8": "int8", "SIGNED_INT8": "int8",
+    "UNORM_INT16": "uint16", "UNSIGNED_INT16": "uint16", "SNORM_INT16": "int16",
+    "SIGNED_INT16": "int16", "UNSIGNED_INT32": "uint32", "SIGNED_INT32": "int32",
+}  # fmt: skip
+
+
+def _image_facts(cl: Any, image: Any) -> tuple[dict[str, Any], tuple[int, ...]] | None:
+    """What of an image argument cannot change, asked of OpenCL once and kept on the image
+    object: its kind (IMAGE2D, IMAGE3D, ...), channel order and type as OpenCL names them,
+    width, height and depth (0 for a 2-D image), its bytes as rows of pixels without padding
+    and the numpy type of its values; and the region a read of it copies. None for an image
+    that does not say."""
+    cached = getattr(image, "_explorer_capture_image", None)
+    if cached is not None:
+        return cached
+    try:
+        info = cl.image_info
+        kind = cl.mem_object_type.to_string(int(image.type))
+        order = cl.channel_order.to_string(int(image.format.channel_order))
+        channel = cl.channel_type.to_string(int(image.format.channel_data_type))
+        width = int(image.get_image_info(info.WIDTH))
+        height = int(image.get_image_info(info.HEIGHT))
+        depth = int(image.get_image_info(info.DEPTH))
+        pixel = int(image.get_image_info(info.ELEMENT_SIZE))
+    except Exception:  # an image of a kind this pyopencl cannot describe
+        return None
+    dtype = np.dtype(_CHANNEL_DTYPES.get(channel, "uint8"))
+    if pixel % dtype.itemsize:
+        dtype = np.dtype(np.uint8)
+    sides = [width, max(height, 1), max(depth, 1)]
+    region = tuple(sides[: 3 if kind == "IMAGE3D" else 2 if kind != "IMAGE1D" else 1])
+    facts = {
+        "image": kind,
+        "channel_order": order,
+        "channel_type": channel,
+        "width": width,
+        "height": height,
+        "depth": depth,
+        "bytes": width * max(height, 1) * max(depth, 1) * pixel,
+        "dtype": dtype.name,
+    }
+    found = (facts, region)
+    with contextlib.suppress(Exception):
+        image._explorer_capture_image = found
+    return found
+
+
+def _sampler_facts(cl: Any, sampler: Any) -> dict[str, Any]:
+    """A sampler argument's properties, as OpenCL names them."""
+    info = cl.sampler_info
+    try:
+        return {
+            "normalized": bool(sampler.get_info(info.NORMALIZED_COORDS)),
+            "address": cl.addressing_mode.to_string(int(sampler.get_info(info.ADDRESSING_MODE))),
+            "filter": cl.filter_mode.to_string(int(sampler.get_info(info.FILTER_MODE))),
+        }
+    except Exception:  # a sampler that does not say: the replay refuses it, saying so
+        return {}
+
+
 @dataclass(frozen=True)
 class _KernelFacts:
     """What of a kernel cannot change, asked of OpenCL once and kept on the kernel object."""
@@ -1019,8 +1119,11 @@ def _kernel_facts(kernel: Any) -> _KernelFacts:
         try:
             qualifier = int(kernel.get_arg_info(index, cl.kernel_arg_info.TYPE_QUALIFIER))
             space = int(kernel.get_arg_info(index, cl.kernel_arg_info.ADDRESS_QUALIFIER))
+            access = int(kernel.get_arg_info(index, cl.kernel_arg_info.ACCESS_QUALIFIER))
             const = bool(qualifier & int(cl.kernel_arg_type_qualifier.CONST))
-            read_only.append(const or space == int(cl.kernel_arg_address_qualifier.CONSTANT))
+            constant = space == int(cl.kernel_arg_address_qualifier.CONSTANT)
+            image_read = access == int(cl.kernel_arg_access_qualifier.READ_ONLY)  # an image's
+            read_only.append(const or constant or image_read)
         except Exception:  # not reported: the kernel may write it
             read_only.append(False)
     dtypes = [(element_dtype(t), element_dtype(t).name) for _, t in infos]

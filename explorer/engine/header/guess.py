@@ -20,6 +20,7 @@ from explorer.description.declarations import (
     Declaration,
     DeclarationError,
     LocalDecl,
+    SamplerDecl,
     ScalarDecl,
 )
 from explorer.description.elements import ELEMENT_TYPES
@@ -239,7 +240,14 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
     declared: list[Declaration] = []
     for p in params:
         if p.is_image:
-            raise DeclarationError(image_refusal(p, kernel))
+            raise DeclarationError(
+                image_refusal(p, kernel)
+                if p.space == "image" and not p.image_dims
+                else f"parameter {p.name!r} of {kernel} is an "
+                f"{p.image_type or 'sampler_t'}: the form does not guess images and samplers; "
+                'declare them in the kernel\'s header (image = "float", width, height; '
+                'sampler = "clamp_to_edge"), as docs/custom.md says'
+            )
         if p.space == "scalar":
             if p in size_params:
                 declared.append(ScalarDecl(p.name, p.scalar_type or "int", (size_of[p.name],)))
@@ -301,8 +309,13 @@ def custom_header(
         elif isinstance(p, ScalarDecl):
             values = [_number_or_text(v) for v in p.value]
             args[p.name] = {"scalar": p.type, "value": values[0] if len(values) == 1 else values}
+        elif isinstance(p, SamplerDecl):
+            args[p.name] = {"sampler": p.address, "normalized": p.normalized, "filter": p.filter}
         else:
             entry: dict[str, object] = {"buffer": p.type, "count": p.count}
+            if p.is_image:
+                entry = {"image": p.image, "channels": p.channels}
+                entry |= dict(zip(("width", "height", "depth"), p.image_size, strict=False))
             if p.contents in ("constant", "iota"):
                 entry |= {"contents": p.contents, "value": p.value}
             elif p.contents != "random":

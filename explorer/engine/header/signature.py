@@ -48,15 +48,28 @@ _SPACES = {
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    space: str  # "global", "local", "constant" for pointers; "image"; "scalar" otherwise
+    space: str  # "global", "local", "constant" for pointers; "image", "sampler"; "scalar"
     scalar_type: str | None  # for scalars: "int", "uint", "float", ...
-    is_image: bool = False  # an image2d_t/image3d_t/... memory object
+    is_image: bool = False  # an image2d_t/image3d_t/... memory object, or a sampler_t
     # The pointee's type for pointers, the type itself otherwise, in OpenCL C spelling
     # ("uint", "float4", a struct's name), its size in bytes and its vector width.
     element_type: str = ""
     element_size: int = 0
     vector_width: int = 1
     is_const: bool = False
+    # An image's type ("image2d_t", "image3d_t", "image1d_t", ...) and its access qualifier
+    # ("read", "write", "readwrite"), as the kernel declares them.
+    image_type: str = ""
+    image_access: str = ""
+
+    @property
+    def is_sampler(self) -> bool:
+        return self.space == "sampler"
+
+    @property
+    def image_dims(self) -> int:
+        """2 for ``image2d_t``, 3 for ``image3d_t``; 0 for another image type or none."""
+        return {"image2d_t": 2, "image3d_t": 3}.get(self.image_type, 0)
 
 
 class SignatureError(ValueError):
@@ -68,11 +81,18 @@ def _parameter(p: SourceParameter) -> Parameter:
     facts = (element, p.element_size, p.vector_width, p.is_const)
     if p.is_pointer:
         return Parameter(p.name, _SPACES.get(p.address_space, "global"), None, False, *facts)
-    words = p.element_type.replace("__read_only", "").replace("__write_only", "").split()
+    text = p.element_type
+    qualifiers = ("__read_only", "__write_only", "__read_write")
+    words = [w for w in text.split() if w not in qualifiers]
     base = _CANONICAL.get(" ".join(words), " ".join(words))
-    image = base.startswith("image") or base.startswith("__read") or "image" in p.type_text
-    if image or base == "sampler_t":  # a sampler is only an image's companion
-        return Parameter(p.name, "image", None, True, *facts)
+    if base == "sampler_t":
+        return Parameter(p.name, "sampler", None, True, *facts)
+    if base.startswith("image") or "image" in p.type_text:
+        access = "read"
+        if "__write_only" in text or "__read_write" in text:
+            access = "write" if "__write_only" in text else "readwrite"
+        kind = next((w for w in words if w.startswith("image")), base)
+        return Parameter(p.name, "image", None, True, *facts, image_type=kind, image_access=access)
     return Parameter(p.name, "scalar", base, False, *facts)
 
 
@@ -155,10 +175,10 @@ def kernel_parameters(
     source: str, kernel: str, defines: dict[str, int] | None = None
 ) -> list[Parameter]:
     """The parameters of ``kernel`` in declaration order, each one a type the runner can
-    pass (a buffer, a local size or a number)."""
+    pass (a buffer, a local size, a number, a 2-D or 3-D image or a sampler)."""
     params = kernel_signature(source, kernel, defines)
     for p in params:
-        if p.is_image:
+        if p.space == "image" and not p.image_dims:
             raise SignatureError(image_refusal(p, kernel))
         if p.space == "scalar" and p.scalar_type not in _SCALARS:
             raise SignatureError(
@@ -168,11 +188,12 @@ def kernel_parameters(
 
 
 def image_refusal(p: Parameter, kernel: str) -> str:
-    """Why a kernel with an image or sampler parameter cannot run here, in words."""
+    """Why a kernel's image parameter cannot run here, in words: an image type other than a
+    2-D or 3-D image (``image1d_t``, an image array, an image over a buffer)."""
     return (
-        f"parameter {p.name!r} of {kernel} is an image ({p.element_type}): images and samplers "
-        "are not supported (the explorer passes buffers, __local sizes and numbers); to explore "
-        "this kernel, read the pixels from a __global buffer instead"
+        f"parameter {p.name!r} of {kernel} is an {p.image_type or p.element_type}: only "
+        "image2d_t and image3d_t images are supported (declared with image = ..., width, "
+        "height[, depth]); to explore this kernel, read the pixels from a __global buffer"
     )
 
 

@@ -21,9 +21,11 @@ from explorer.description.launch import (
     LocalParam,
     NoInit,
     Param,
+    SamplerParam,
     ScalarParam,
 )
 from explorer.engine.header.signature import Parameter, numpy_scalar
+from explorer.engine.launch import images
 from explorer.engine.launch.memory import guard_bytes
 from explorer.engine.launch.runtime import OpenCLRuntime
 from explorer.engine.records import DeviceInfo
@@ -86,9 +88,21 @@ def bind(p: Prepared) -> Bound:
         elif isinstance(param, ScalarParam):
             args.append(scalar_argument(param, kernel_param))
             param_bytes.append(0)
+        elif isinstance(param, SamplerParam):
+            args.append(images.sampler(cl, p.context, param))
+            param_bytes.append(0)
         elif param.null:
             args.append(None)
             param_bytes.append(0)
+        elif param.image is not None:  # no guards: the runtime keeps an image's bounds
+            image = images.create(cl, p.context, param)
+            buffers[param.name] = Guarded(param.name, image, image, param.nbytes, 0)
+            if not isinstance(param.contents, NoInit):
+                event = images.upload(cl, p.queue, image, param, p.inputs[param.name])
+                event.wait()
+                upload_ms += event_ms(event)
+            args.append(image)
+            param_bytes.append(param.nbytes)
         else:
             flags = mf.READ_ONLY if param.access == "read" else mf.READ_WRITE
             guarded = guarded_buffer(p, param.name, param.nbytes, flags, guard)
@@ -100,6 +114,31 @@ def bind(p: Prepared) -> Bound:
             args.append(guarded.buffer)
             param_bytes.append(param.nbytes)
     return Bound(args, buffers, upload_ms, param_bytes, list(buffers.values()))
+
+
+def upload(p: Prepared, bound: Bound, b: BufferParam, arrays: dict[str, np.ndarray]) -> Any:
+    """``arrays[b.name]`` copied into the kernel's buffer or image ``b``; the event."""
+    cl = p.runtime.cl
+    target = bound.buffers[b.name].buffer
+    if b.image is not None:
+        return images.upload(cl, p.queue, target, b, arrays[b.name])
+    return cl.enqueue_copy(p.queue, target, device_order(b, arrays))
+
+
+def download(p: Prepared, bound: Bound, b: BufferParam) -> tuple[np.ndarray, float]:
+    """The kernel's buffer or image ``b`` as the device holds it now, in its host shape, and
+    the time the copy took."""
+    cl = p.runtime.cl
+    host = np.empty(b.device_shape, dtype=b.element.base)
+    if not host.nbytes:
+        return host, 0.0
+    source = bound.buffers[b.name].buffer
+    if b.image is not None:
+        event = images.download(cl, p.queue, host, source, b)
+    else:
+        event = cl.enqueue_copy(p.queue, host, source)
+    event.wait()
+    return (np.ascontiguousarray(host.T) if b.column_major else host), event_ms(event)
 
 
 def scalar_argument(param: ScalarParam, kernel_param: Parameter) -> Any:
@@ -122,27 +161,21 @@ def device_order(b: BufferParam, arrays: dict[str, np.ndarray]) -> np.ndarray:
 def reset(p: Prepared, bound: Bound) -> None:
     """Every buffer the kernel may write back to its initial contents (an output to its
     sentinel), so each recorded launch starts from the same state."""
-    cl = p.runtime.cl
     for b in p.description.buffers:
         if b.access == "read" or b.null or isinstance(b.contents, NoInit) or not b.nbytes:
             continue
-        cl.enqueue_copy(p.queue, bound.buffers[b.name].buffer, device_order(b, p.inputs))
+        upload(p, bound, b, p.inputs)
     p.queue.finish()
 
 
 def read_results(p: Prepared, bound: Bound) -> tuple[dict[str, np.ndarray], float]:
     """Every result buffer as the last launch left it, in its host shape, and the time the
     downloads took."""
-    cl = p.runtime.cl
     out = {}
     download_ms = 0.0
     for b in p.description.results:
-        host = np.empty(b.device_shape, dtype=b.element.base)
-        if host.nbytes:
-            event = cl.enqueue_copy(p.queue, host, bound.buffers[b.name].buffer)
-            event.wait()
-            download_ms += event_ms(event)
-        out[b.name] = np.ascontiguousarray(host.T) if b.column_major else host
+        out[b.name], ms = download(p, bound, b)
+        download_ms += ms
     return out, download_ms if out else float("nan")
 
 

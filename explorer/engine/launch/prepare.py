@@ -31,6 +31,7 @@ from explorer.description.launch import (
     Picture,
     Reference,
     ReferenceKernel,
+    SamplerParam,
     ScalarParam,
     Setting,
     Values,
@@ -49,6 +50,7 @@ from explorer.engine.header.signature import (
     kernel_signature,
     passable,
 )
+from explorer.engine.launch import images
 from explorer.engine.launch.bind import bind, read_results
 from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.devices import NoDeviceError, pick_device
@@ -213,6 +215,8 @@ def _prepare(
         return head.failed(f"{variant.path}: {exc}", "input")
     wg_limit, local_bytes = kernel_limits(rt.cl, kernel, context.devices[0])
     refusal = check_kernel_limits(launch, wg_limit, local_bytes, device)
+    if refusal is None:
+        refusal = images.device_refusal(rt.cl, context, launch.description, device.name)
     if refusal is not None:
         return head.refused(refusal)
     head = replace(head, note=_launch_note(launch, wg_limit, device))
@@ -280,9 +284,10 @@ def arrange(
     """The description's parameter for each of the kernel's, in the kernel's order: matched
     by name where the description names them (a header that declares each), by position
     where it lists roles; each one what the source says it is (buffer, local, scalar), and
-    none an image or a scalar of a type the explorer cannot pass."""
+    none a scalar of a type the explorer cannot pass; an image declared as one of the
+    kernel's image type and access, a sampler as a sampler."""
     for kernel_param in params:
-        if kernel_param.is_image:
+        if kernel_param.space == "image" and not kernel_param.image_dims:
             raise SignatureError(image_refusal(kernel_param, kernel))
     if description.by_name:
         declared = {p.name for p in description.params}
@@ -312,6 +317,9 @@ def arrange(
                 f"parameter {kernel_param.name} of {kernel} has unsupported type "
                 f"{kernel_param.scalar_type!r}"
             )
+        if kernel_param.space in ("image", "sampler") or _is_image(param):
+            _check_image(kernel_param, param, kernel, description.by_name)
+            continue
         kinds = {"global": BufferParam, "constant": BufferParam, "local": LocalParam}
         if description.by_name and not isinstance(
             param, kinds.get(kernel_param.space, ScalarParam)
@@ -324,6 +332,51 @@ def arrange(
                 f"source: declare it with the key {what!r}"
             )
     return arranged
+
+
+def _is_image(param: Param) -> bool:
+    return isinstance(param, SamplerParam) or (
+        isinstance(param, BufferParam) and param.image is not None
+    )
+
+
+def _check_image(kernel_param: Parameter, param: Param, kernel: str, by_name: bool) -> None:
+    """An image parameter declared as an image of its type and access, a sampler as a
+    sampler, and neither declared for a parameter of another kind."""
+    name = repr(kernel_param.name)
+    if kernel_param.space == "sampler":
+        if not isinstance(param, SamplerParam):
+            raise DescriptionError(
+                f"parameter {name} is a sampler_t in the source: declare it with the key "
+                "'sampler' (its addressing mode, e.g. sampler = \"clamp_to_edge\")"
+            )
+        return
+    if kernel_param.space != "image":
+        what = "sampler" if isinstance(param, SamplerParam) else "an image"
+        raise DescriptionError(
+            f"parameter {name} is declared as {what}, but it is a "
+            f"{kernel_param.element_type or kernel_param.space} in the source"
+        )
+    if not isinstance(param, BufferParam) or param.image is None:
+        key = "declare it with the key 'image'" if by_name else "declare it in a custom header"
+        raise DescriptionError(
+            f"parameter {name} is an {kernel_param.image_type} in the source: {key} "
+            '(its channel type, e.g. image = "float", channels = "RGBA", width, height'
+            + (", depth)" if kernel_param.image_dims == 3 else ")")
+        )
+    image = param.image
+    if image.dims != kernel_param.image_dims:
+        given = "width, height and depth" if image.dims == 3 else "a width and a height"
+        raise DescriptionError(
+            f"parameter {name} is an {kernel_param.image_type} in the source, but its "
+            f"declaration gives {given} (an {image.kind})"
+        )
+    if param.access != kernel_param.image_access:
+        qualifier = {"read": "read_only", "write": "write_only", "readwrite": "read_write"}
+        raise DescriptionError(
+            f"parameter {name} is {qualifier[kernel_param.image_access]} in the source: "
+            f"declare it with access = {kernel_param.image_access!r}"
+        )
 
 
 def kernel_limits(cl: Any, kernel: Any, cl_device: Any) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from explorer.description.launch import NoInit
-from explorer.engine.launch.bind import Bound, bind, damaged_guards, device_order, read_results
+from explorer.engine.launch.bind import Bound, bind, damaged_guards, read_results, upload
 from explorer.engine.launch.copy_kernel import CopyKernel
 from explorer.engine.launch.judge import Judged, judge, with_probe, without_probe, worse
 from explorer.engine.launch.plan import LaunchPlan, kernel_limit_refusal
@@ -174,7 +174,7 @@ def probe_launch(
     for b in p.description.buffers:
         if b.null or not b.nbytes or isinstance(b.contents, NoInit):
             continue
-        cl.enqueue_copy(p.queue, bound.buffers[b.name].buffer, device_order(b, made.inputs))
+        upload(p, bound, b, made.inputs)
     p.queue.finish()
     if poison:
         poison_local(p)

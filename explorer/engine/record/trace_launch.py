@@ -22,9 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.description.launch import ScalarParam
+from explorer.description.launch import BufferParam, SamplerParam, ScalarParam
 from explorer.engine.build_inputs import build_digest, option_defines
-from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError
 from explorer.engine.launch.judge import judge
@@ -59,6 +58,7 @@ from explorer.trace.instrument import (
     instrument,
 )
 from explorer.trace.instrument import cache as instrument_cache
+from explorer.trace.instrument.images import mode as image_mode
 from explorer.trace.recorded import Trace
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
@@ -278,10 +278,6 @@ def _instrument(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> I
             kept = instrument_cache.load(key)
             if kept is not None:
                 return kept
-        params = kernel_signature(variant.source, variant.kernel, {}, folders)
-        refused = next((image_refusal(p, variant.kernel) for p in params if p.is_image), None)
-        if refused is not None:  # the rewrite would break the image calls' build first
-            return refused
         headers = build_digest(variant.source, variant.build_options) if folders else ""
         inst = instrumented(
             made.source(),
@@ -374,10 +370,20 @@ class TraceLaunch:
 
     def _runtime_buffers(self) -> None:
         """The trace runtime's own arguments: each buffer's length, the metadata it fills."""
-        lengths = np.zeros(max(1, len(self.inst.buffers)), dtype=np.uint64)
-        for b in self.inst.buffers:
+        inst, arranged = self.inst, self.p.arranged
+        lengths = np.zeros(max(1, len(inst.buffers) + len(inst.samplers)), dtype=np.uint64)
+        for b in inst.buffers:
             if b.param_index is not None:
                 lengths[b.id] = self.bound.param_bytes[b.param_index]
+            given = arranged[b.param_index] if b.param_index is not None else None
+            if b.image and isinstance(given, BufferParam):  # an image: one pixel's bytes
+                lengths[b.id] = given.element.nbytes
+        for k, index in enumerate(inst.samplers):  # after them, the samplers' modes
+            sampler = arranged[index]
+            if isinstance(sampler, SamplerParam):
+                lengths[len(inst.buffers) + k] = image_mode(
+                    sampler.address, sampler.normalized, sampler.filter == "linear"
+                )
         self.len_buf = self._buffer(lengths)
         self.meta = np.zeros(8 * max(1, len(self.inst.buffers)), dtype=np.uint64)
         self.meta_buf = self._buffer(self.meta)

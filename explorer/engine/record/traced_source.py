@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.engine.build_inputs import include_dirs, option_defines
+from explorer.engine.build_inputs import include_dirs, option_defines, platform_options
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines
 from explorer.engine.records import RunRequest
@@ -49,7 +49,9 @@ def traced_source(run: RunRequest) -> TracedSource:
         variant.source,
         variant.kernel,
         defines,
-        language_standard(variant.build_options),
+        # The standard a header's options for every platform ask for (read_write images
+        # need CL2.0), or a .sim file's build options.
+        language_standard((*platform_options(variant.options, ""), *variant.build_options)),
         include_dirs(variant.build_options),
         exact_ndrange(variant, run.sizes, run.local, run.defines),
     )

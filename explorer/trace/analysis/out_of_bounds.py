@@ -11,7 +11,7 @@ from explorer.trace.analysis import guards
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import Finding
+from explorer.trace.recorded import BufferInfo, Finding, outside_pixels
 
 KIND = "out-of-bounds"
 
@@ -27,6 +27,9 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         s = t.sites[sid]
         info = t.buffers[b]
         count = sum(u.m for u in us)
+        if info.image:
+            out.append(_outside_image(ctx, s.line, VERB.get(s.op, "accesses"), info, us, count))
+            continue
         sample = np.concatenate([u.off[: 64 * EXAMPLES] for u in us]) // info.elem_size
         distinct = list(dict.fromkeys(int(e) for e in sample))
         shown = distinct[:EXAMPLES]
@@ -63,6 +66,41 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
         )
     return out
+
+
+def _outside_image(
+    ctx: Context, line: int, verb: str, info: BufferInfo, us: list[Unit], count: int
+) -> Finding:
+    """Pixels outside an image that no sampler addressing brought back, by coordinates."""
+    offsets = np.concatenate([u.off[: 64 * EXAMPLES] for u in us])
+    pixels = list(dict.fromkeys(outside_pixels(offsets, info.image)))
+    names = ", ".join(f"({', '.join(map(str, p))})" for p in pixels[:EXAMPLES])
+    more = " and others" if len(pixels) > EXAMPLES or offsets.size < count else ""
+    size = "×".join(map(str, reversed(info.shape)))
+    axes = "x, y and z" if info.image == 3 else "x and y"
+    within = ", ".join(f"{a} < {n}" for a, n in zip("xyz", reversed(info.shape), strict=False))
+    msg = (
+        f"line {line} {verb} {info.name} at {names}{more}, outside its {size} pixels "
+        f"({axes} from 0), with no sampler addressing to bring "
+        f"{'it' if count == 1 else 'them'} back; "
+        f"{'the access was' if count == 1 else f'{count} accesses were'} skipped"
+    )
+    remedy = (
+        f"keep the coordinates inside the image ({within}), or read through a sampler with "
+        "CLK_ADDRESS_CLAMP_TO_EDGE (the edge pixel) or CLK_ADDRESS_CLAMP (the border colour)"
+    )
+    wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
+    return Finding(
+        kind=KIND,
+        line=line,
+        phase=None,
+        buffer=info.name,
+        work_items=ctx.labels(wis),
+        count=count,
+        message=msg,
+        elements=(),
+        remedy=remedy,
+    )
 
 
 def same_cause(f: Finding) -> Hashable:

@@ -30,6 +30,9 @@ def declare_buffers(
         if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
             space = BUFFER_SPACE[p.address_space]
             buffers.append(BufferDecl(len(buffers), p.name, space, index, 1))
+        elif image_dims(p.type_text):  # a buffer of pixels
+            dims = image_dims(p.type_text)
+            buffers.append(BufferDecl(len(buffers), p.name, GLOBAL, index, dims, image=dims))
     registrations = _declare_locals(parsed, kernel, declared)
     for v in parsed.variables:  # program scope: registered at the kernel's start
         if v.function or v.address_space not in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
@@ -45,6 +48,12 @@ def declare_buffers(
         raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
     _declare_private_arrays(parsed, kernel, declared)
     return registrations
+
+
+def image_dims(type_text: str) -> int:
+    """2 or 3 for an ``image2d_t`` or ``image3d_t`` type (with its access qualifier), else 0."""
+    words = type_text.split()
+    return {"image2d_t": 2, "image3d_t": 3}.get(words[-1] if words else "", 0)
 
 
 def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> list[tuple[int, str]]:

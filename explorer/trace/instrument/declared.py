@@ -28,6 +28,8 @@ class Declared:
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
     # The sites that record each access, by the access's span (start, end) in the text.
     access_sites: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    samplers: list[int] = field(default_factory=list)  # kernel sampler parameters passed
+    image_code: list[str] = field(default_factory=list)  # the image calls' functions
     uses_local: bool = False
     uses_private: bool = False
     barriers: int = 0

@@ -29,6 +29,7 @@ class BufferDecl:
     elem_size: int = 0
     shape: tuple[int, ...] = ()
     function: str = ""  # the function that declares a private array
+    image: int = 0  # 2 or 3: an image2d_t or image3d_t parameter, whose elements are pixels
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,6 @@ class Instrumented:
     value_bytes: int = 0  # width of the value plane (4 or 8); 0: values not recorded
     # What an index anatomy build records besides (anatomy.py); None: a plain build.
     anatomy: AnatomyBuild | None = None
+    # The kernel's sampler parameters (their positions) whose addressing modes the host
+    # passes after the buffers' lengths, in this order (images.py encodes a mode).
+    samplers: tuple[int, ...] = ()

@@ -108,6 +108,7 @@ typedef struct {
     ulong cl[__TR_NB];
     __local uchar* lb[__TR_NB];
     ulong ll[__TR_NB];
+    __global const ulong* modes;
 #ifdef __TR_VALUES
     __global __TR_VALUE_T* rval;
     uint last_site;
@@ -478,6 +479,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
     st->keep = 0;
+    st->modes = 0;
 #ifdef __TR_VALUES
     st->rval = (__global __TR_VALUE_T*)rval;
     st->last_site = 0xFFFFFFFFu;
@@ -496,6 +498,114 @@ static __TR_HELPER void __tr_describe(__tr_state* st, uint id, ulong elem, ulong
         __global ulong* m = st->meta + 8 * id;
         m[0] = elem; m[1] = bytes; m[2] = d0; m[3] = d1; m[4] = d2; m[5] = d3;
     }
+}
+
+/* Images. An image2d_t or image3d_t parameter is a buffer of width × height [× depth]
+ * pixels: its base stays 0 (no pointer is ever compared with it) and its length field holds
+ * one pixel's bytes, which the host passes in its place. Each read_image* or write_image*
+ * call goes through a function generated beside this runtime (instrument/images.py) that
+ * records the pixels the call reaches, found as the sampler finds them, then makes the call.
+ * `mode` says how the sampler finds them: bits 0-2 its addressing (0 none, 1 clamp to edge,
+ * 2 clamp, 3 repeat, 4 mirrored repeat), bit 3 normalised coordinates, bit 4 linear
+ * filtering (two pixels along each axis). A pixel clamp leaves outside the image reads the
+ * border colour: no memory, no record. A pixel outside the image with no addressing to bring
+ * it back in is recorded as out of bounds, its coordinates packed into a negative offset
+ * (__tr_outside), and the call is skipped: a read gives 0. The sampler of a kernel argument
+ * has its mode passed by the host after the buffers' lengths (st->modes). */
+#define __TR_BORDER (-2147483647 - 1)
+
+static uint __tr_smode(__tr_state* st, uint k)
+{
+    return (st != 0 && st->modes != 0) ? (uint)st->modes[k] : 0u;
+}
+
+/* The one or two pixel indices along one axis of `n` pixels (both the same where one). */
+static int2 __tr_texels(int n, float s, int i, int is_float, uint mode)
+{
+    uint address = mode & 7u;
+    int normalized = (mode >> 3) & 1u;
+    int linear = is_float && ((mode >> 4) & 1u);
+    int i0 = i, i1 = i;
+    if (is_float) {
+        float u = normalized ? s * (float)n : s;
+        if (normalized && address == 3u)
+            u = (s - floor(s)) * (float)n;
+        else if (normalized && address == 4u)
+            u = fabs(s - 2.0f * rint(0.5f * s)) * (float)n;
+        i0 = (int)floor(linear ? u - 0.5f : u);
+        i1 = linear ? i0 + 1 : i0;
+        if (normalized && address == 3u) {
+            if (i0 < 0)
+                i0 += n;
+            if (i0 > n - 1)
+                i0 -= n;
+            if (i1 > n - 1)
+                i1 -= n;
+        } else if (normalized && address == 4u) {
+            i0 = linear ? max(i0, 0) : min(i0, n - 1);
+            i1 = min(i1, n - 1);
+        }
+    }
+    if (address == 1u) {
+        i0 = clamp(i0, 0, n - 1);
+        i1 = clamp(i1, 0, n - 1);
+    } else if (address == 2u) {
+        i0 = (i0 < 0 || i0 >= n) ? __TR_BORDER : i0;
+        i1 = (i1 < 0 || i1 >= n) ? __TR_BORDER : i1;
+    }
+    return (int2)(i0, i1);
+}
+
+/* A pixel outside the image as a negative offset: x and y in 15 bits each (2-D), or x, y
+ * and z in 10 bits each (3-D), saturated; trace/recorded.py unpacks them. */
+static long __tr_outside(int x, int y, int z, int d)
+{
+    long packed;
+    if (d > 0)
+        packed = (long)(clamp(x, -512, 511) + 512) | ((long)(clamp(y, -512, 511) + 512) << 10)
+                 | ((long)(clamp(z, -512, 511) + 512) << 20);
+    else
+        packed = (long)(clamp(x, -16384, 16383) + 16384)
+                 | ((long)(clamp(y, -16384, 16383) + 16384) << 15);
+    return -1 - packed;
+}
+
+/* Records the pixels an image call reaches (`d` 0 for a 2-D image); 0 when one of them is
+ * outside the image with nothing to bring it back (the call is then skipped). */
+static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, int h, int d,
+                                  float4 f, int4 c, int is_float, uint mode)
+{
+    if (st == 0)
+        return 1;
+    int2 xs = __tr_texels(w, f.x, c.x, is_float, mode);
+    int2 ys = __tr_texels(h, f.y, c.y, is_float, mode);
+    int2 zs = d > 0 ? __tr_texels(d, f.z, c.z, is_float, mode) : (int2)(0, 0);
+    uint px = (uint)st->gl[buf];
+    int ok = 1;
+    for (int k = 0; k < 2; k++) {
+        int z = k ? zs.y : zs.x;
+        if (k && zs.y == zs.x)
+            break;
+        for (int j = 0; j < 2; j++) {
+            int y = j ? ys.y : ys.x;
+            if (j && ys.y == ys.x)
+                break;
+            for (int i = 0; i < 2; i++) {
+                int x = i ? xs.y : xs.x;
+                if (i && xs.y == xs.x)
+                    break;
+                if (x == __TR_BORDER || y == __TR_BORDER || z == __TR_BORDER)
+                    continue;
+                if (x < 0 || x >= w || y < 0 || y >= h || z < 0 || (d > 0 && z >= d)) {
+                    ok = 0;
+                    __tr_put(st, site, buf, __tr_outside(x, y, z, d), px, 1u);
+                } else {
+                    __tr_put(st, site, buf, (((long)z * h + y) * w + x) * (long)px, px, 0u);
+                }
+            }
+        }
+    }
+    return ok;
 }
 
 #define __TR_G(P, SITE, HINT) ((__typeof__(P)) __tr_g(__tr_ptr, (__global uchar*)(P), \

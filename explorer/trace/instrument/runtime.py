@@ -113,10 +113,15 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         # the kernel's one end, as its returns do (runtime.cl's __tr_end says why).
         f" if (__tr_count_only != {RECORD_EVERY_GROUP}u && !__tr.on) goto {EXIT_LABEL};"
     ]
+    # The host passes the samplers' modes after the buffers' lengths (runtime.cl, Images).
+    code.append(f" __tr.modes = __tr_len + {len(buffers)};")
     for b in buffers:
         if b.param_index is None:
             if b.space in (GLOBAL, "constant"):
                 code.append(_program_scope(b))
+            continue
+        if b.image:
+            code.append(_image(b))
             continue
         prefix, cast = _STATE_FIELD[b.space]
         code.append(
@@ -130,6 +135,21 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
 
 # Per address space: the prefix of the state's base and length fields, and the pointer cast.
 _STATE_FIELD = {GLOBAL: ("g", "__global"), LOCAL: ("l", "__local"), "constant": ("c", "__constant")}
+
+
+def _image(b: BufferDecl) -> str:
+    """Registers an image parameter: its pixel's bytes (passed as its length) and its
+    shape in pixels, rows first ((height, width) or (depth, height, width))."""
+    sides = [f"get_image_height({b.name})", f"get_image_width({b.name})"]
+    if b.image == 3:
+        sides.insert(0, f"get_image_depth({b.name})")
+    pixels = " * ".join(f"(ulong){side}" for side in sides)
+    dims = ", ".join([f"(ulong){side}" for side in sides] + ["1"] * (4 - len(sides)))
+    return (
+        f" __tr.gl[{b.id}] = __tr_len[{b.id}];"
+        f" __tr_describe(__tr_ptr, {b.id}u, __tr_len[{b.id}], {pixels} * __tr_len[{b.id}], "
+        f"{dims});"
+    )
 
 
 def _program_scope(b: BufferDecl) -> str:

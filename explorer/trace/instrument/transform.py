@@ -25,6 +25,7 @@ from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.edits import Edits
 from explorer.trace.instrument.events import EventShadows
+from explorer.trace.instrument.images import ImageRewriter
 from explorer.trace.instrument.model import AnatomyBuild, Instrumented, InstrumentError
 from explorer.trace.instrument.runtime import (
     EXIT_LABEL,
@@ -74,6 +75,7 @@ class _Rewrite:
         AccessRewriter(
             parsed, self.kernel, declared, self.edits, self.values, self.events
         ).rewrite_all()
+        ImageRewriter(parsed, self.kernel, declared, self.edits).rewrite_all()
         for s in parsed.syncs:
             rewrite_sync(s, declared, self.edits, self.events, self.kernel)
         if self.anatomy is not None:  # after every other site: theirs keep their numbers
@@ -236,6 +238,7 @@ def instrument(
     own = rewrite.anatomy_rewrite.types if rewrite.anatomy_rewrite is not None else []
     width = plane_bytes(declared.value_types + own) if values else 0
     code = value_code(declared.value_types, width, own) if values else ""
+    code += "".join(declared.image_code)
     return Instrumented(
         source=prelude(len(declared.buffers), declared.barriers, width, code) + body,
         kernel=kernel,
@@ -246,4 +249,5 @@ def instrument(
         barriers=declared.barriers,
         value_bytes=width,
         anatomy=rewrite.anatomy_build,
+        samplers=tuple(declared.samplers),
     )
