@@ -87,13 +87,21 @@ def _without_comments(text: str) -> str:
     return _LITERAL_OR_COMMENT.sub(blank, text)
 
 
-def includes(text: str) -> list[Include]:
-    """Every ``#include`` (``#include_next``, ``#import``, ``#embed``) of ``text``, those
-    inside ``#if 0`` too (a build may read them)."""
+def includes(text: str, cplusplus: bool = False) -> list[Include]:
+    """Every ``#include`` (``#include_next``, ``#import``, ``#embed``) of ``text`` a build may
+    read: all of them but those in a group no build of it enters (``#if 0``, and
+    ``#ifdef __cplusplus`` where the build is OpenCL C: ``cplusplus`` False and the text
+    defines no ``__cplusplus`` itself). Every other condition counts as entered."""
     found = []
+    cplusplus = cplusplus or bool(_DEFINES_CPLUSPLUS.search(text))
+    groups = _Groups(cplusplus)
     for number, line in logical_lines(text):
+        conditional = _CONDITIONAL.match(line)
+        if conditional is not None:
+            groups.directive(conditional.group(1), conditional.group(2))
+            continue
         directive = _DIRECTIVE.match(line)
-        if directive is None:
+        if directive is None or groups.skipped:
             continue
         named = _NAMED.match(directive.group(2))
         name = (
@@ -103,6 +111,64 @@ def includes(text: str) -> list[Include]:
         )
         found.append(Include(number, name))
     return found
+
+
+_CONDITIONAL = re.compile(
+    r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$"
+)
+_DEFINES_CPLUSPLUS = re.compile(r"(?:#|%:)[ \t\f\v]*(?:define|undef)[ \t\f\v]+__cplusplus\b")
+_CPLUSPLUS_OPTION = re.compile(r"^-(?:cl-std=clc\+\+|D\s*__cplusplus\b|U\s*__cplusplus\b)", re.I)
+
+
+def builds_cplusplus(options: tuple[str, ...]) -> bool:
+    """Whether a build with ``options`` may have ``__cplusplus`` defined: C++ for OpenCL
+    (``-cl-std=CLC++...``), or a ``-D``/``-U`` of it."""
+    words = [a + b for a, b in zip(options, options[1:], strict=False) if a in ("-D", "-U")]
+    return any(_CPLUSPLUS_OPTION.match(word) for word in (*options, *words))
+
+
+class _Groups:
+    """Which conditional group a line is in, as far as it can be told without a device: a
+    group is skipped where its condition is known false (``0``, ``__cplusplus`` defined in
+    an OpenCL C build) or a group before it in its chain is known taken (``1``, ``__cplusplus``
+    undefined), and everything inside a skipped group is skipped."""
+
+    def __init__(self, cplusplus: bool) -> None:
+        self._cplusplus = cplusplus
+        # per open #if: (the group around it is skipped, this group is, one before it is taken)
+        self._stack: list[tuple[bool, bool, bool]] = []
+
+    @property
+    def skipped(self) -> bool:
+        return bool(self._stack) and self._stack[-1][1]
+
+    def directive(self, kind: str, rest: str) -> None:
+        if kind in ("if", "ifdef", "ifndef"):
+            outer = self.skipped
+            truth = self._truth(kind, rest)
+            self._stack.append((outer, outer or truth is False, truth is True))
+        elif not self._stack:
+            return  # unbalanced: the compiler says so
+        elif kind == "endif":
+            self._stack.pop()
+        else:
+            outer, _, taken = self._stack[-1]
+            truth = self._truth("if", rest) if kind == "elif" else True
+            self._stack[-1] = (outer, outer or taken or truth is False, taken or truth is True)
+
+    def _truth(self, kind: str, rest: str) -> bool | None:
+        """Whether the condition holds in every build (True), in none (False), or either."""
+        condition = re.sub(r"\s+", "", rest)
+        if kind != "if":
+            name = rest.split()[0] if rest.split() else ""
+            condition = f"{'!' if kind == 'ifndef' else ''}defined({name})"
+        if condition in ("0", "1"):
+            return condition == "1"
+        negated = condition.startswith("!")
+        name = condition.removeprefix("!")
+        if self._cplusplus or name not in ("defined(__cplusplus)", "defined__cplusplus"):
+            return None
+        return negated  # __cplusplus is not defined in an OpenCL C build
 
 
 @dataclass(frozen=True)
@@ -155,7 +221,8 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
         source = capture.path(program.source, field)
         text = read_user_text(source, "program source", TEXT_LIMIT)
     folder, where = capture.folder, program.source
-    found = includes(text)
+    cplusplus = builds_cplusplus(program.options)
+    found = includes(text, cplusplus)
     if not found:
         return IncludePlan((), allowed=allow, includes=False)
     base = Path(program.cwd) if program.cwd else None
@@ -186,12 +253,12 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
             outer_paths.append(path)
         if allow or is_inside(folder, path):
             options.append(f"-I{Path(path).resolve()}")
-    files = () if allow else _outside_files(folder, found, inner, where)
+    files = () if allow else _outside_files(folder, found, inner, where, cplusplus)
     return IncludePlan(tuple(dict.fromkeys(options)), tuple(dict.fromkeys(outer)), files, allow)
 
 
 def _outside_files(
-    folder: Path, found: list[Include], searched: list[Path], where: str
+    folder: Path, found: list[Include], searched: list[Path], where: str, cplusplus: bool
 ) -> tuple[str, ...]:
     """The ``#include`` lines (of the source, and of the headers they find inside the capture
     folder) that would read a file outside it, each as "FILE line N includes NAME"."""
@@ -224,7 +291,7 @@ def _outside_files(
                     except UserFileError as exc:
                         raise CaptureError(f"{at}: {exc}") from None
                     relative = os.path.relpath(candidate, folder)
-                    pending.append((relative, includes(header), candidate.parent))
+                    pending.append((relative, includes(header, cplusplus), candidate.parent))
                 break
             else:
                 if not _shipped(name):
