@@ -249,6 +249,8 @@ def launch_header(
         lines += [f"{name} = {value}" for name, value in options.defines.items()]
     if options.switches:
         lines += ["[options]", f"all = {q(' '.join(options.switches))}"]
+    if not params:
+        lines.append("[args]")  # a kernel without parameters
     for p, a in zip(params, launch.args, strict=True):
         lines.append(f"[args.{p.name}]")
         lines += _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
