@@ -17,6 +17,7 @@ a ``..``, a link out, or a name made by a macro, which cannot be checked) is ref
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -113,9 +114,7 @@ def includes(text: str, cplusplus: bool = False) -> list[Include]:
     return found
 
 
-_CONDITIONAL = re.compile(
-    r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$"
-)
+_CONDITIONAL = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 _DEFINES_CPLUSPLUS = re.compile(r"(?:#|%:)[ \t\f\v]*(?:define|undef)[ \t\f\v]+__cplusplus\b")
 _CPLUSPLUS_OPTION = re.compile(r"^-(?:cl-std=clc\+\+|D\s*__cplusplus\b|U\s*__cplusplus\b)", re.I)
 
@@ -123,7 +122,7 @@ _CPLUSPLUS_OPTION = re.compile(r"^-(?:cl-std=clc\+\+|D\s*__cplusplus\b|U\s*__cpl
 def builds_cplusplus(options: tuple[str, ...]) -> bool:
     """Whether a build with ``options`` may have ``__cplusplus`` defined: C++ for OpenCL
     (``-cl-std=CLC++...``), or a ``-D``/``-U`` of it."""
-    words = [a + b for a, b in zip(options, options[1:], strict=False) if a in ("-D", "-U")]
+    words = [a + b for a, b in itertools.pairwise(options) if a in ("-D", "-U")]
     return any(_CPLUSPLUS_OPTION.match(word) for word in (*options, *words))
 
 

@@ -229,10 +229,11 @@ class Verdict:
     compared_with: str = ""
     # Results with no answer to compare with, where others have one: not part of the verdict.
     not_checked: tuple[str, ...] = ()
-    # (result, how many elements, the first few flat indices) its inputs do not decide: two launches from the very same inputs
-    # left them different (local memory filled with other bytes before each), so memory the
-    # kernel never wrote, a race or the order of atomics decides them. Where the answer was
-    # recorded from a run (a captured launch), they are left out of the comparison.
+    # (result, how many elements, the first few flat indices) its inputs do not decide: two
+    # launches from the very same inputs left them different (local memory filled with other
+    # bytes before each), so memory the kernel never wrote, a race or the order of atomics
+    # decides them. Where the answer was recorded from a run (a captured launch), they are
+    # left out of the comparison.
     undetermined: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
     # The random probe: the same kernel launched again on random contents of the same shapes
     # (drawn with ``probe_seed``), where the input shown can hide a bug (A = 1.5·I is
@@ -672,11 +673,10 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "unchanged": list(result.verdict.unchanged) if result.verdict else [],
         "compared_with": result.verdict.compared_with if result.verdict else "",
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
-        "undetermined": (
-            {name: {"count": n, "first": list(first)} for name, n, first in result.verdict.undetermined}
-            if result.verdict
-            else {}
-        ),
+        "undetermined": {
+            name: {"count": n, "first": list(first)}
+            for name, n, first in (result.verdict.undetermined if result.verdict else ())
+        },
         "outside_constraints": list(result.outside_constraints),
         "second_opinion": result.second_opinion or None,
         **_probe_record(result.verdict),

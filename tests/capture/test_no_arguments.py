@@ -12,7 +12,12 @@ pytestmark = pytest.mark.usefixtures("fast_cli")
 
 def test_a_kernel_without_parameters_replays_and_traces(captured):
     capture = captured("no_arguments.py")
-    assert [launch.label for launch in capture.launches] == ["empty#1", "empty#2", "empty#3", "ones#1"]
+    assert [launch.label for launch in capture.launches] == [
+        "empty#1",
+        "empty#2",
+        "empty#3",
+        "ones#1",
+    ]
     folder = str(capture.folder)
     ran = cli("run", "--capture", folder, "--launch", "empty#2", "--repeat", "1")
     assert ran.code == 0, ran.out + ran.err
