@@ -35,10 +35,12 @@ def verify(
         diff = np.abs(got - expected)
         tolerance = f"({reference.terms} + 2)·eps·Σ|terms|, eps = {eps:.3g}"
     both_nan = np.isnan(got) & np.isnan(expected)
+    # Equal values match: the same infinity too, whose difference is NaN.
+    alike = both_nan | (got == expected)
     if ignore is not None:
-        both_nan |= ignore
-    diff = np.where(both_nan, 0.0, diff)
-    bad = ~(diff <= allowed)  # NaN in diff counts as bad
+        alike |= ignore
+    diff = np.where(alike, 0.0, diff)
+    bad = ~(alike | (diff <= allowed))  # NaN in diff counts as bad (and a NaN allowance)
     finite = np.where(np.isfinite(diff), diff, np.inf)
     max_abs = float(finite.max()) if finite.size else 0.0
     # Relative to the largest reference value: elements near zero (the text of the
@@ -51,7 +53,7 @@ def verify(
         max_rel_error=max_rel,
         mismatches=int(bad.sum()),
         tolerance=tolerance,
-        not_a_number=int((np.isnan(got) & ~np.isnan(expected) & ~both_nan).sum()),
+        not_a_number=int((np.isnan(got) & ~np.isnan(expected) & ~alike).sum()),
     )
 
 
