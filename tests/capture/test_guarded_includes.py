@@ -1,13 +1,14 @@
-"""An ``#include`` in a group no OpenCL C build enters (``#ifdef __cplusplus``, ``#if 0``)
-names no file the build reads: a capture whose headers hold such lines (pyopencl's Random123
-headers, which every ``pyopencl.clrandom`` program includes, do) replays from the capture
-alone, while one an OpenCL C build may read is still refused."""
+"""An ``#include`` in a group no OpenCL C build enters (``#ifdef __cplusplus``, ``#if 0``,
+``#ifdef CUDA`` unless the build defines it) names no file the build reads: a capture whose
+headers hold such lines (pyopencl's Random123 headers, which every ``pyopencl.clrandom``
+program includes, do; reikna's FFT, shared with CUDA) replays from the capture alone, while
+one an OpenCL C build may read is still refused."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.capture.includes import builds_cplusplus, includes
+from explorer.capture.includes import builds_cplusplus, defined_by, includes
 from tests.robustness.helpers import cli
 
 DUAL = """#include "always.h"
@@ -76,3 +77,27 @@ def test_an_include_a_build_may_read_is_still_refused(captured, tmp_path):
     header.write_text(header.read_text().replace("#if 0", "#if FEATURE"))
     with pytest.raises(CaptureError, match=r"includes notes_never_written\.h, which is not in"):
         replay(capture, "scale")
+
+
+SHARED_WITH_CUDA = """#ifdef CUDA
+#ifndef NAN
+#include <math_constants.h>
+#endif
+#endif
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#else
+#include "opencl_half.h"
+#endif
+"""
+
+
+def test_includes_of_a_cuda_build_are_not_counted_unless_the_build_defines_its_names():
+    # reikna's kernels are shared with CUDA: its FFT includes math_constants.h under CUDA.
+    assert [i.name for i in includes(SHARED_WITH_CUDA)] == ["opencl_half.h"]
+    assert [i.name for i in includes(SHARED_WITH_CUDA, defined=defined_by(("-DCUDA",)))] == [
+        "math_constants.h", "opencl_half.h",
+    ]  # fmt: skip
+    defined_here = includes("#define CUDA 1\n" + SHARED_WITH_CUDA)
+    assert [i.name for i in defined_here] == ["math_constants.h", "opencl_half.h"]
+    assert defined_by(("-D", "X=1", "-UY", "-DZ=3", "-I", "inc")) == {"X", "Y", "Z"}
