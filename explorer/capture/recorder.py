@@ -404,10 +404,11 @@ class Recorder:
             epoch = self._epoch
             try:
                 entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
-                entry["offset"] = list(global_offset) if global_offset is not None else None
+                offset = [int(o) for o in global_offset] if global_offset is not None else None
+                entry["offset"] = offset
                 if g_times_l and local_size is not None:
-                    entry["global"] = [
-                        g * lo for g, lo in zip(global_size, local_size, strict=False)
+                    entry["global"] = [  # numpy integers too (pyopencl's scan passes them)
+                        int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
                     ]
                 if not why:
                     why = self._read(number, entry, queue, wait_for, reads, "before")
@@ -438,7 +439,7 @@ class Recorder:
                 return event
             try:
                 self._write(entry)
-            except OSError as exc:
+            except (OSError, TypeError, ValueError) as exc:  # never the program's error
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
