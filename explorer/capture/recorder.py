@@ -765,7 +765,9 @@ class Recorder:
                 given = _options(options)
                 try:
                     result = original(program, [*given, ARG_INFO], *args, **kwargs)
-                except cl.RuntimeError:  # a driver that refuses it: the build as asked
+                except cl.RuntimeError:  # a driver that refuses it, or a source that fails
+                    result = None
+                if result is None:  # the build as asked, its error the program's alone
                     result = original(program, options, *args, **kwargs)
                 with contextlib.suppress(Exception):  # the record's loss, not the program's
                     recorder.built(program, options)
