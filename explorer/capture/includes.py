@@ -17,6 +17,7 @@ a ``..``, a link out, or a name made by a macro, which cannot be checked) is ref
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -87,13 +88,25 @@ def _without_comments(text: str) -> str:
     return _LITERAL_OR_COMMENT.sub(blank, text)
 
 
-def includes(text: str) -> list[Include]:
-    """Every ``#include`` (``#include_next``, ``#import``, ``#embed``) of ``text``, those
-    inside ``#if 0`` too (a build may read them)."""
+def includes(
+    text: str, cplusplus: bool = False, defined: frozenset[str] = frozenset()
+) -> list[Include]:
+    """Every ``#include`` (``#include_next``, ``#import``, ``#embed``) of ``text`` a build may
+    read: all of them but those in a group no build of it enters (``#if 0``;
+    ``#ifdef __cplusplus`` where the build is OpenCL C: ``cplusplus`` False and the text
+    defines no ``__cplusplus`` itself; ``#ifdef CUDA``, ``__CUDACC__`` or ``__CUDA_ARCH__``
+    where neither the build's options, ``defined``, nor the text define it). Every other
+    condition counts as entered."""
     found = []
+    cplusplus = cplusplus or bool(_DEFINES_CPLUSPLUS.search(text))
+    groups = _Groups(cplusplus, defined | set(_DEFINES_CUDA.findall(text)))
     for number, line in logical_lines(text):
+        conditional = _CONDITIONAL.match(line)
+        if conditional is not None:
+            groups.directive(conditional.group(1), conditional.group(2))
+            continue
         directive = _DIRECTIVE.match(line)
-        if directive is None:
+        if directive is None or groups.skipped:
             continue
         named = _NAMED.match(directive.group(2))
         name = (
@@ -103,6 +116,81 @@ def includes(text: str) -> list[Include]:
         )
         found.append(Include(number, name))
     return found
+
+
+_CONDITIONAL = re.compile(r"^[ \t\f\v]*(?:#|%:)[ \t\f\v]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+# The names a CUDA compiler defines (and the one code shared with CUDA tests, as reikna's
+# does): an OpenCL build has them only where its options or its text define them.
+_CUDA = ("CUDA", "__CUDACC__", "__CUDA_ARCH__")
+_DEFINES_CUDA = re.compile(
+    r"(?:#|%:)[ \t\f\v]*(?:define|undef)[ \t\f\v]+(CUDA|__CUDACC__|__CUDA_ARCH__)\b"
+)
+_DEFINES_CPLUSPLUS = re.compile(r"(?:#|%:)[ \t\f\v]*(?:define|undef)[ \t\f\v]+__cplusplus\b")
+_CPLUSPLUS_OPTION = re.compile(r"^-(?:cl-std=clc\+\+|D\s*__cplusplus\b|U\s*__cplusplus\b)", re.I)
+
+
+def defined_by(options: tuple[str, ...]) -> frozenset[str]:
+    """The macro names ``options`` define or undefine (``-DNAME``, ``-D NAME=1``, ``-U``)."""
+    words = [*options, *(a + b for a, b in itertools.pairwise(options) if a in ("-D", "-U"))]
+    return frozenset(
+        re.split(r"[=\s]", word[2:].strip(), maxsplit=1)[0]
+        for word in words
+        if word[:2] in ("-D", "-U") and len(word) > 2
+    )
+
+
+def builds_cplusplus(options: tuple[str, ...]) -> bool:
+    """Whether a build with ``options`` may have ``__cplusplus`` defined: C++ for OpenCL
+    (``-cl-std=CLC++...``), or a ``-D``/``-U`` of it."""
+    words = [a + b for a, b in itertools.pairwise(options) if a in ("-D", "-U")]
+    return any(_CPLUSPLUS_OPTION.match(word) for word in (*options, *words))
+
+
+class _Groups:
+    """Which conditional group a line is in, as far as it can be told without a device: a
+    group is skipped where its condition is known false (``0``, ``__cplusplus`` defined in
+    an OpenCL C build) or a group before it in its chain is known taken (``1``, ``__cplusplus``
+    undefined), and everything inside a skipped group is skipped."""
+
+    def __init__(self, cplusplus: bool, defined: frozenset[str] = frozenset()) -> None:
+        self._cplusplus = cplusplus
+        self._defined = defined
+        # per open #if: (the group around it is skipped, this group is, one before it is taken)
+        self._stack: list[tuple[bool, bool, bool]] = []
+
+    @property
+    def skipped(self) -> bool:
+        return bool(self._stack) and self._stack[-1][1]
+
+    def directive(self, kind: str, rest: str) -> None:
+        if kind in ("if", "ifdef", "ifndef"):
+            outer = self.skipped
+            truth = self._truth(kind, rest)
+            self._stack.append((outer, outer or truth is False, truth is True))
+        elif not self._stack:
+            return  # unbalanced: the compiler says so
+        elif kind == "endif":
+            self._stack.pop()
+        else:
+            outer, _, taken = self._stack[-1]
+            truth = self._truth("if", rest) if kind == "elif" else True
+            self._stack[-1] = (outer, outer or taken or truth is False, taken or truth is True)
+
+    def _truth(self, kind: str, rest: str) -> bool | None:
+        """Whether the condition holds in every build (True), in none (False), or either."""
+        condition = re.sub(r"\s+", "", rest)
+        if kind != "if":
+            name = rest.split()[0] if rest.split() else ""
+            condition = f"{'!' if kind == 'ifndef' else ''}defined({name})"
+        if condition in ("0", "1"):
+            return condition == "1"
+        negated = condition.startswith("!")
+        name = condition.removeprefix("!").removeprefix("defined").strip("()")
+        if name == "__cplusplus" and not self._cplusplus:
+            return negated  # __cplusplus is not defined in an OpenCL C build
+        if name in _CUDA and name not in self._defined:
+            return negated  # a CUDA build's names: not defined unless the build defines them
+        return None
 
 
 @dataclass(frozen=True)
@@ -155,7 +243,9 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
         source = capture.path(program.source, field)
         text = read_user_text(source, "program source", TEXT_LIMIT)
     folder, where = capture.folder, program.source
-    found = includes(text)
+    cplusplus = builds_cplusplus(program.options)
+    defined = defined_by(program.options)
+    found = includes(text, cplusplus, defined)
     if not found:
         return IncludePlan((), allowed=allow, includes=False)
     base = Path(program.cwd) if program.cwd else None
@@ -186,12 +276,17 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
             outer_paths.append(path)
         if allow or is_inside(folder, path):
             options.append(f"-I{Path(path).resolve()}")
-    files = () if allow else _outside_files(folder, found, inner, where)
+    files = () if allow else _outside_files(folder, found, inner, where, cplusplus, defined)
     return IncludePlan(tuple(dict.fromkeys(options)), tuple(dict.fromkeys(outer)), files, allow)
 
 
 def _outside_files(
-    folder: Path, found: list[Include], searched: list[Path], where: str
+    folder: Path,
+    found: list[Include],
+    searched: list[Path],
+    where: str,
+    cplusplus: bool,
+    defined: frozenset[str],
 ) -> tuple[str, ...]:
     """The ``#include`` lines (of the source, and of the headers they find inside the capture
     folder) that would read a file outside it, each as "FILE line N includes NAME"."""
@@ -224,7 +319,9 @@ def _outside_files(
                     except UserFileError as exc:
                         raise CaptureError(f"{at}: {exc}") from None
                     relative = os.path.relpath(candidate, folder)
-                    pending.append((relative, includes(header), candidate.parent))
+                    pending.append(
+                        (relative, includes(header, cplusplus, defined), candidate.parent)
+                    )
                 break
             else:
                 if not _shipped(name):

@@ -256,11 +256,11 @@ def launch_header(
         fields["defines"] = dict(options.defines)
     if options.switches:
         fields["options"] = {"all": " ".join(options.switches)}
-    if params:
-        fields["args"] = {
-            p.name: _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
-            for p, a in zip(params, launch.args, strict=True)
-        }
+    # every launch declares its [args], a kernel without parameters an empty table
+    fields["args"] = {
+        p.name: _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
+        for p, a in zip(params, launch.args, strict=True)
+    }
     if results:
         fields["reference"] = {
             "expected": {name: file_name(str(arg.after)) for name, arg in results.items()},

@@ -169,7 +169,7 @@ def parse_custom(meta: dict[str, Any], where: str, folder: Path, defines: set[st
             'e.g. N = 1024 (a list of constraints goes in "constraints")'
         )
     args = meta.get("args")
-    if not isinstance(args, dict) or not args:
+    if not isinstance(args, dict):  # an empty [args] declares a kernel without parameters
         raise DeclarationError(
             f"{where}: a custom kernel declares its parameters as tables [args.NAME] "
             '(buffer = "float", count = "N", ...; local = "float", count = "L0"; '

@@ -229,6 +229,12 @@ class Verdict:
     compared_with: str = ""
     # Results with no answer to compare with, where others have one: not part of the verdict.
     not_checked: tuple[str, ...] = ()
+    # (result, how many elements, the first few flat indices) its inputs do not decide: two
+    # launches from the very same inputs left them different (local memory filled with other
+    # bytes before each), so memory the kernel never wrote, a race or the order of atomics
+    # decides them. Where the answer was recorded from a run (a captured launch), they are
+    # left out of the comparison.
+    undetermined: tuple[tuple[str, int, tuple[int, ...]], ...] = ()
     # The random probe: the same kernel launched again on random contents of the same shapes
     # (drawn with ``probe_seed``), where the input shown can hide a bug (A = 1.5·I is
     # symmetric). ``verified`` holds only where both launches are right; the other figures
@@ -285,6 +291,24 @@ class Verdict:
         return (
             f"WRONG on random data (seed {self.probe_seed}: {found}); {shown} cannot show "
             f"this bug{why}"
+        )
+
+    @property
+    def undetermined_sentence(self) -> str:
+        """Which elements were not judged and why, in words; empty where all were."""
+        if not self.undetermined:
+            return ""
+        parts = ", ".join(
+            f"{count} element{'s' if count != 1 else ''} of {name} (at "
+            f"{', '.join(map(str, first))}{', ...' if count > len(first) else ''})"
+            for name, count, first in self.undetermined
+        )
+        return (
+            f"not judged: {parts}, which two launches from the same inputs left different "
+            "(local memory filled with other bytes before each): memory the kernel never "
+            "wrote (an unassigned struct field, an uninitialised local read), a race or the "
+            "order of atomics decides them, not the inputs the capture holds; the trace names "
+            "the races and uninitialised local reads it sees"
         )
 
     @property
@@ -421,6 +445,8 @@ class RunResult:
             err += f", {self.verdict.mismatches} wrong elements"
         if self.verdict.compared_with:
             err = f"{self.verdict.comparison}; {err}"
+        if self.verdict.undetermined:
+            err += f"; {self.verdict.undetermined_sentence}"
         if self.verdict.not_checked:
             err += (
                 f"; not checked: {', '.join(self.verdict.not_checked)} (no reference given for "
@@ -663,6 +689,10 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "compared_with": result.verdict.compared_with if result.verdict else "",
         "not_checked": list(result.verdict.not_checked) if result.verdict else [],
         "not_checked_reason": (result.verdict.unreferenced or None) if result.verdict else None,
+        "undetermined": {
+            name: {"count": n, "first": list(first)}
+            for name, n, first in (result.verdict.undetermined if result.verdict else ())
+        },
         "outside_constraints": list(result.outside_constraints),
         "second_opinion": result.second_opinion or None,
         **_probe_record(result.verdict),

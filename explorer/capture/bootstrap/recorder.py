@@ -409,10 +409,11 @@ class Recorder:
             epoch = self._epoch
             try:
                 entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
-                entry["offset"] = list(global_offset) if global_offset is not None else None
+                offset = [int(o) for o in global_offset] if global_offset is not None else None
+                entry["offset"] = offset
                 if g_times_l and local_size is not None:
-                    entry["global"] = [
-                        g * lo for g, lo in zip(global_size, local_size, strict=False)
+                    entry["global"] = [  # numpy integers too (pyopencl's scan passes them)
+                        int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
                     ]
                 if not why:
                     why = self._read(number, entry, queue, wait_for, reads, "before")
@@ -443,7 +444,7 @@ class Recorder:
                 return event
             try:
                 self._write(entry)
-            except OSError as exc:
+            except (OSError, TypeError, ValueError) as exc:  # never the program's error
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
@@ -801,7 +802,9 @@ class Recorder:
                 given = _options(options)
                 try:
                     result = original(program, [*given, ARG_INFO], *args, **kwargs)
-                except cl.RuntimeError:  # a driver that refuses it: the build as asked
+                except cl.RuntimeError:  # a driver that refuses it, or a source that fails
+                    result = None
+                if result is None:  # the build as asked, its error the program's alone
                     result = original(program, options, *args, **kwargs)
                 with contextlib.suppress(Exception):  # the record's loss, not the program's
                     recorder.built(program, options)

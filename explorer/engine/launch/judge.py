@@ -25,6 +25,9 @@ from explorer.description.reference_needs import reference_scope, shown
 from explorer.engine.launch.verify import verify
 from explorer.engine.records import Verdict
 
+# Elements named of those a result's inputs do not decide (the rest are counted).
+_NAMED_ELEMENTS = 4
+
 # The results another kernel computes from the same inputs, by buffer name.
 KernelResults = Callable[[ReferenceKernel], dict[str, np.ndarray]]
 
@@ -109,9 +112,13 @@ def judge(
     results: Mapping[str, np.ndarray],
     initial: Mapping[str, np.ndarray],
     refs: Mapping[str, Reference],
+    unsettled: Mapping[str, np.ndarray] | None = None,
 ) -> Judged:
     """Each result against its reference (when it has one), and against its initial contents:
-    a result the kernel left as it was is named in ``unchanged``."""
+    a result the kernel left as it was is named in ``unchanged``. ``unsettled``: by result,
+    the elements (True, in its shown shape) its inputs do not decide, left out of the
+    comparison and counted in ``undetermined``."""
+    unsettled = unsettled or {}
     outputs = {b.name: shown(b, results[b.name]) for b in description.results}
     unchanged = tuple(
         b.name
@@ -134,7 +141,19 @@ def judge(
             unchanged=unchanged,
         )
         return Judged(verdict, outputs, {})
-    verdicts = [verify(outputs[b.name], refs[b.name], b.element.base) for b in checked]
+    verdicts = [
+        verify(outputs[b.name], refs[b.name], b.element.base, unsettled.get(b.name))
+        for b in checked
+    ]
+    undetermined = tuple(
+        (
+            b.name,
+            int(unsettled[b.name].sum()),
+            tuple(int(i) for i in np.flatnonzero(unsettled[b.name])[:_NAMED_ELEMENTS]),
+        )
+        for b in checked
+        if b.name in unsettled and unsettled[b.name].any()
+    )
     sources = {b.check.source if isinstance(b.check, Expected) else "" for b in checked}
     verdict = Verdict(
         verified=all(v.verified for v in verdicts),
@@ -146,6 +165,7 @@ def judge(
         unchanged=unchanged,
         compared_with=sources.pop() if len(sources) == 1 else "",
         not_checked=not_checked,
+        undetermined=undetermined,
     )
     return Judged(verdict, outputs, {b.name: refs[b.name].value for b in checked})
 

@@ -11,16 +11,30 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from explorer.description.launch import NoInit
-from explorer.engine.launch.bind import Bound, bind, damaged_guards, read_results, upload
+from explorer.description.launch import Expected, NoInit
+from explorer.engine.launch.bind import (
+    Bound,
+    bind,
+    damaged_guards,
+    read_results,
+    reset,
+    upload,
+)
 from explorer.engine.launch.copy_kernel import CopyKernel
-from explorer.engine.launch.judge import Judged, judge, with_probe, without_probe, worse
+from explorer.engine.launch.judge import (
+    Judged,
+    judge,
+    shown,
+    with_probe,
+    without_probe,
+    worse,
+)
 from explorer.engine.launch.plan import LaunchPlan, kernel_limit_refusal
 from explorer.engine.launch.prepare import (
     OUT_OF_MEMORY,
@@ -41,6 +55,15 @@ from explorer.engine.records import (
 from explorer.families.base import ProbeDescription
 
 OUTPUT_TEXT_LIMIT = 64 * 1024
+# What local memory is filled with before a launch: a float NaN, so that a result computed
+# from local memory the kernel never wrote shows as NaN; and another word, for the launch
+# that tells which elements of a result such memory decides (:func:`undetermined`).
+NAN_WORD = 0x7FC00000
+OTHER_WORD = 0x00000000
+# Fill launches at most, and (where local memory is not the host's, as on a GPU) how many in a
+# row must find no area not filled before.
+_MOST_FILLS = 256
+_QUIET_FILLS = 8
 
 
 def run_request(request: RunRequest) -> RunResult:
@@ -87,10 +110,21 @@ def _run(request: RunRequest) -> RunResult:
             "crash",
         )
     judged = launches.first
-    if all(b.rewritten_by_kernel for b in p.description.results):
+    rewritten = all(b.rewritten_by_kernel for b in p.description.results)
+    if rewritten:
         # Outputs only written: a later launch over the first one's output must agree; a
         # kernel that reads memory it never wrote can look right there, or only there.
         judged = worse(judged, judge(p.description, launches.last, p.inputs, p.references))
+    if not judged.verdict.verified and recorded_answers(p):
+        try:
+            unsettled = undetermined(p, bound, launches.first.outputs)
+        except cl.Error as exc:
+            return p.head.runtime_failed(exc)
+        if unsettled:
+            judged = judge(p.description, launches.first.outputs, p.inputs, p.references, unsettled)
+            if rewritten:
+                last = judge(p.description, launches.last, p.inputs, p.references, unsettled)
+                judged = worse(judged, last)
     return p.head.judged(
         verdict=probed_verdict(judged.verdict, launches.probe, p),
         timing=Timing(
@@ -160,6 +194,42 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
     return _Launches(first, last, samples, paired, download_ms, captured.text, damage, probe)
 
 
+def recorded_answers(p: Prepared) -> bool:
+    """Whether a result's answer is an array recorded from a run (a captured launch's
+    output), which memory the kernel never wrote may have decided there too."""
+    return any(isinstance(b.check, Expected) for b in p.description.results)
+
+
+def undetermined(
+    p: Prepared, bound: Bound, first: Mapping[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """By result with a recorded answer, the elements (True, in its shown shape) that a
+    launch from the very same inputs leaves otherwise than the first launch did, local
+    memory filled with another word before it: what decides them is not in the inputs
+    (local memory the kernel never wrote, a race between work-items, the order of atomics).
+    Only results where some elements are decided count: a result that differs everywhere
+    is judged as it is. The buffers are set back to their initial contents first."""
+    cl = p.runtime.cl
+    reset(p, bound)
+    poison_local(p, OTHER_WORD)
+    launch = p.launch
+    with silenced_stdout():
+        cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size).wait()
+        p.queue.finish()
+    again, _ = read_results(p, bound)
+    found: dict[str, np.ndarray] = {}
+    for b in p.description.results:
+        if not isinstance(b.check, Expected):
+            continue
+        before, after = first[b.name], shown(b, again[b.name])
+        same = before == after
+        if before.dtype.kind in "fc":
+            same |= np.isnan(before) & np.isnan(after)
+        if not same.all() and same.any():
+            found[b.name] = ~same
+    return found
+
+
 def probe_launch(
     p: Prepared, bound: Bound, poison: bool = True
 ) -> tuple[Judged, ProbeInputs] | str:
@@ -215,10 +285,11 @@ def rejected_group_size(p: Prepared, exc: Exception) -> RunResult | None:
     return head.refused(kernel_limit_refusal(p.launch, p.kernel_wg_limit, p.device))
 
 
-def poison_local(p: Prepared) -> None:
+def poison_local(p: Prepared, word: int = NAN_WORD) -> None:
+    """Fill the local memory the next launch gets with ``word`` (a float NaN by default)."""
     run = _poisoner(p.runtime, p.context, p.queue, p.device, p.launch, p.local_bytes)
     if run is not None:
-        run()
+        run(word)
 
 
 def _event_ms(event: Any) -> float:
@@ -229,10 +300,12 @@ def _event_ms(event: Any) -> float:
 
 
 _POISON_SOURCE = """
-__kernel void poison_local(__local uint* scratch, uint words)
+__kernel void poison_local(__local uint* scratch, uint words, uint word, __global ulong* where)
 {
     for (uint i = get_local_id(0); i < words; i += get_local_size(0))
-        scratch[i] = 0x7fc00000u;  /* a float NaN */
+        scratch[i] = word;
+    if (get_local_id(0) == 0)
+        where[get_group_id(0)] = (ulong)scratch;
 }
 """
 
@@ -245,11 +318,20 @@ def _poisoner(
     launch: LaunchPlan,
     kernel_local_bytes: int,
 ) -> Any:
-    """Fill local memory with NaN before the first launch.
+    """Fill local memory with a word (NaN) before the first launch.
 
     Local memory keeps whatever the last kernel left there. A kernel that reads local
     memory before writing it (seed 004's ``sum[]``, a missing barrier) can then look
     right by luck; after this it reads NaN and the verdict shows it.
+
+    A device may keep several areas of local memory, one per worker: PoCL's CPU device
+    keeps one per thread (a thread per compute unit) and runs a launch's groups in the areas
+    of the threads that take them, often all in one, the same thread several launches in a
+    row. One fill launch reaches only the areas its groups ran in, so the fill is launched
+    again, each group telling where its local memory lies, until a CPU device's every
+    compute unit has shown its area (elsewhere, as on a GPU, where every group sees the same
+    addresses, until a few launches in a row show no new one): the launch that follows
+    then finds the word whichever area it gets.
     """
     used = kernel_local_bytes + launch.local_mem_bytes
     if used == 0 or device.local_mem_bytes < 64:
@@ -269,11 +351,27 @@ def _poisoner(
             ),
         ),
     )
-    groups = max(1, device.compute_units) * 8
+    units = max(1, device.compute_units)
+    groups = units * 8
+    per_thread = "CPU" in device.type.upper()
 
-    def run() -> None:
-        kernel.set_args(cl.LocalMemory(4 * words), np.uint32(words))
-        cl.enqueue_nd_range_kernel(queue, kernel, (group * groups,), (group,)).wait()
+    def run(word: int) -> None:
+        where = np.zeros(groups, dtype=np.uint64)
+        where_buffer = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, where.nbytes)
+        kernel.set_args(cl.LocalMemory(4 * words), np.uint32(words), np.uint32(word), where_buffer)
+        seen: set[int] = set()
+        quiet = 0
+        try:
+            for _ in range(_MOST_FILLS):
+                cl.enqueue_nd_range_kernel(queue, kernel, (group * groups,), (group,))
+                cl.enqueue_copy(queue, where, where_buffer)  # waits: a blocking read
+                new = set(where.tolist()) - seen
+                seen |= new
+                quiet = 0 if new else quiet + 1
+                if len(seen) >= units if per_thread else quiet >= _QUIET_FILLS:
+                    break
+        finally:
+            where_buffer.release()
 
     return run
 

@@ -8,13 +8,16 @@ from explorer.engine.records import Verdict
 from explorer.families.base import Reference
 
 
-def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict:
+def verify(
+    output: np.ndarray, reference: Reference, dtype: np.dtype, ignore: np.ndarray | None = None
+) -> Verdict:
     """Compare element-wise, with a tolerance scaled to the reduction length and dtype.
 
     Integers must match exactly (modulo the 32-bit wrap the device computes in), every bit
     of them where the reference holds integers (float64 cannot tell 2**64 - 1 from 2**64 - 2).
     For floats, an element may differ by ``(terms + 2) · eps · Σ|terms|``: the classical
     bound for summing ``terms`` rounded products, whatever the summation order.
+    ``ignore`` (True where an element is not judged) leaves elements out of every figure.
     """
     expected = reference.value
     got = output.astype(np.float64)
@@ -37,8 +40,12 @@ def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict
         diff = np.abs(got - expected)
         tolerance = f"({reference.terms} + 2)·eps·Σ|terms|, eps = {eps:.3g}"
     both_nan = np.isnan(got) & np.isnan(expected)
-    diff = np.where(both_nan, 0.0, diff)
-    bad = ~(diff <= allowed)  # NaN in diff counts as bad
+    # Equal values match: the same infinity too, whose difference is NaN.
+    alike = both_nan | (got == expected)
+    if ignore is not None:
+        alike |= ignore
+    diff = np.where(alike, 0.0, diff)
+    bad = ~(alike | (diff <= allowed))  # NaN in diff counts as bad (and a NaN allowance)
     finite = np.where(np.isfinite(diff), diff, np.inf)
     max_abs = float(finite.max()) if finite.size else 0.0
     # Relative to the largest reference value: elements near zero (the text of the
@@ -51,7 +58,7 @@ def verify(output: np.ndarray, reference: Reference, dtype: np.dtype) -> Verdict
         max_rel_error=max_rel,
         mismatches=int(bad.sum()),
         tolerance=tolerance,
-        not_a_number=int((np.isnan(got) & ~np.isnan(expected)).sum()),
+        not_a_number=int((np.isnan(got) & ~np.isnan(expected) & ~alike).sum()),
     )
 
 
