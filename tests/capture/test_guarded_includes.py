@@ -68,7 +68,8 @@ def test_a_header_with_a_cplusplus_part_replays_from_the_capture_alone(captured)
 def test_an_include_a_build_may_read_is_still_refused(captured, tmp_path):
     import shutil
 
-    from explorer.capture import CaptureError, load_capture, replay
+    from explorer.capture.folder import CaptureError, load_capture
+    from explorer.capture.replay import replay
 
     folder = tmp_path / "edited"
     shutil.copytree(captured("guarded_includes.py").folder, folder)

@@ -16,7 +16,7 @@ def test_numpy_integer_sizes_are_recorded_and_the_scan_replays(on_device, tmp_pa
     outcome = run_capture(tmp_path / "out", "numpy_sizes.py")
     assert outcome.code == 0, outcome.err
     assert "scanned 4501500" in capfd.readouterr().out
-    from explorer.capture import load_capture
+    from explorer.capture.folder import load_capture
 
     capture = load_capture(tmp_path / "out")
     twice = capture.find("twice")

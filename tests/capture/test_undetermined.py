@@ -13,7 +13,7 @@ import shutil
 import numpy as np
 import pytest
 
-from explorer.capture import load_capture
+from explorer.capture.folder import load_capture
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
