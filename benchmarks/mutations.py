@@ -32,8 +32,9 @@ For each mutant:
   input, against the unmutated kernel (``trace --against``). Each ``PLACERS`` entry says
   whether it points at the changed line: a finding at the line (not one the unmutated
   kernel's trace has there too; ``differs`` findings are the diff's), the trace diff's first
-  difference at the line, the index anatomy of the reported access, and "why is this
-  element wrong". A placer that the tool cannot answer yet says None (not measured).
+  difference at the line, the line in the index anatomy of a new finding (``--anatomy
+  findings``), and in that of the accesses that brought a wrong element's first offending
+  input in (``--explain``). A placer with nothing to read says None (not measured).
 
 The scores: the share of result-changing mutants that are not VERIFIED (the target: all of
 them), and the share placed at their changed line (the target: 90 %), by operator and by
