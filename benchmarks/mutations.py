@@ -402,6 +402,10 @@ class Outcome:
     first_difference_line: int | None = None
     finding_lines: list[int] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)  # kind:line, not the unmutated's
+    # The lines the index anatomy of the new findings names, and that of the wrong element's
+    # first offending input ("why is this element wrong"): how many lines each points at.
+    anatomy_lines: list[int] = field(default_factory=list)
+    explain_lines: list[int] = field(default_factory=list)
     trace_status: str = ""
     summary: str = ""
     seconds: float = 0.0
@@ -492,10 +496,9 @@ def _term_lines(terms: Any, lines: set[int], depth: int) -> None:
             _term_lines(d.get("terms"), lines, depth + 1)
 
 
-def place_by_anatomy(p: PlacementInput) -> bool | None:
-    """The changed line is in the index anatomy (the access line and the definition lines of
-    its chains) of a finding the unmutated kernel's trace has not: ``trace --anatomy
-    findings`` gives each finding an ``anatomy``. None where no finding carries one."""
+def anatomy_chains(p: PlacementInput) -> list[set[int]]:
+    """The lines of each index anatomy the trace's JSON gives a finding the unmutated
+    kernel's trace has not (``trace --anatomy findings``: each finding's ``anatomy``)."""
     report = p.traced.report_json or {}
     chains = []
     for f in report.get("findings", []):
@@ -504,20 +507,24 @@ def place_by_anatomy(p: PlacementInput) -> bool | None:
         if (f.get("kind"), f.get("line")) in p.baseline.findings:
             continue
         chains.append(chain_lines(f["anatomy"]))
+    return chains
+
+
+def place_by_anatomy(p: PlacementInput) -> bool | None:
+    """The changed line is in the index anatomy (the access line and the definition lines of
+    its chains) of a finding the unmutated kernel's trace has not. None where no finding
+    carries one."""
+    chains = anatomy_chains(p)
     if not chains:
         return None
     return any(p.mutant.line in chain for chain in chains)
 
 
-def place_by_explain(p: PlacementInput) -> bool | None:
-    """'Why is this element wrong' (``trace --explain 'C[i,j]'``) on a wrong element of the
-    shown input: the changed line is in the index anatomy of an access that brought its
-    first offending input in (``first_offending.anatomy``: ``load``, ``stored``, ``entry``).
-    None where no element is wrong there, or none has a first offending input."""
-    if not p.explained:
-        return None
+def explain_chains(p: PlacementInput) -> list[set[int]]:
+    """The lines of the index anatomy of each access that brought the wrong element's first
+    offending input in (``first_offending.anatomy``: ``load``, ``stored``, ``entry``)."""
     chains = []
-    for item in p.explained:
+    for item in p.explained or []:
         first = item.get("first_offending") if isinstance(item, dict) else None
         anatomy = first.get("anatomy") if isinstance(first, dict) else None
         if not isinstance(anatomy, dict):
@@ -525,6 +532,15 @@ def place_by_explain(p: PlacementInput) -> bool | None:
         for role in ("load", "stored", "entry"):
             if isinstance(anatomy.get(role), dict):
                 chains.append(chain_lines(anatomy[role]))
+    return chains
+
+
+def place_by_explain(p: PlacementInput) -> bool | None:
+    """'Why is this element wrong' (``trace --explain 'C[i,j]'``) on a wrong element of the
+    shown input: the changed line is in the index anatomy of an access that brought its
+    first offending input in. None where no element is wrong there, or none has a first
+    offending input with an anatomy."""
+    chains = explain_chains(p)
     if not chains:
         return None
     return any(p.mutant.line in chain for chain in chains)
@@ -703,6 +719,8 @@ class Bench:
             placing = PlacementInput(
                 mutant, baseline, traced, element, self.explain(traced, mutated, request, element)
             )
+            outcome.anatomy_lines = sorted(set().union(*anatomy_chains(placing)))
+            outcome.explain_lines = sorted(set().union(*explain_chains(placing)))
             for name, placer in PLACERS.items():
                 answer = placer(placing)
                 if answer is None:
