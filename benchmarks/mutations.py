@@ -32,8 +32,9 @@ For each mutant:
   input, against the unmutated kernel (``trace --against``). Each ``PLACERS`` entry says
   whether it points at the changed line: a finding at the line (not one the unmutated
   kernel's trace has there too; ``differs`` findings are the diff's), the trace diff's first
-  difference at the line, the index anatomy of the reported access, and "why is this
-  element wrong". A placer that the tool cannot answer yet says None (not measured).
+  difference at the line, the line in the index anatomy of a new finding (``--anatomy
+  findings``), and in that of the accesses that brought a wrong element's first offending
+  input in (``--explain``). A placer with nothing to read says None (not measured).
 
 The scores: the share of result-changing mutants that are not VERIFIED (the target: all of
 them), and the share placed at their changed line (the target: 90 %), by operator and by
@@ -44,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import functools
 import json
 import random
 import re
@@ -402,6 +402,10 @@ class Outcome:
     first_difference_line: int | None = None
     finding_lines: list[int] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)  # kind:line, not the unmutated's
+    # The lines the index anatomy of the new findings names, and that of the wrong element's
+    # first offending input ("why is this element wrong"): how many lines each points at.
+    anatomy_lines: list[int] = field(default_factory=list)
+    explain_lines: list[int] = field(default_factory=list)
     trace_status: str = ""
     summary: str = ""
     seconds: float = 0.0
@@ -429,7 +433,8 @@ class PlacementInput:
     baseline: Baseline
     traced: Any  # TracedRun
     wrong_element: str | None  # 'C[i,j]' of a wrong element, for "why is this element wrong"
-    kernel_file: Path | None  # the mutant written out, where a placer needs a file
+    # ``trace --explain`` of that element: the JSON ``explain`` list (None: nothing wrong).
+    explained: list[dict[str, Any]] | None = None
 
 
 def place_by_finding(p: PlacementInput) -> bool | None:
@@ -464,80 +469,81 @@ def place_by_race_brackets(p: PlacementInput) -> bool | None:
     return False
 
 
-def _anatomy_lines(item: dict[str, Any]) -> set[int] | None:
-    """The lines of an access's index anatomy in a JSON finding or diff entry, None where
-    it carries none: a list of lines, or of entries with a ``line``."""
-    chain = item.get("anatomy")
-    if not isinstance(chain, list):
-        return None
-    lines = set()
-    for link in chain:
-        if isinstance(link, int):
-            lines.add(link)
-        elif isinstance(link, dict) and isinstance(link.get("line"), int):
-            lines.add(link["line"])
+def chain_lines(access: Any) -> set[int]:
+    """The lines of an index anatomy in the trace's JSON (an access's ``line``, ``terms``,
+    each term's ``definitions`` with their ``line`` and own ``terms``): the access line and
+    every definition line its chains name. Where the records say which definitions of a
+    term ran, those; otherwise every one that can reach (the static chain shows them all)."""
+    if not isinstance(access, dict) or not isinstance(access.get("line"), int):
+        return set()
+    lines = {access["line"]}
+    _term_lines(access.get("terms"), lines, 0)
     return lines
 
 
-def place_by_anatomy(p: PlacementInput) -> bool | None:
-    """The changed line is in the index anatomy (the chain of lines that computed an index)
-    of a reported access: a finding's, or the trace diff's first difference. None while the
-    trace's JSON carries no anatomy."""
+def _term_lines(terms: Any, lines: set[int], depth: int) -> None:
+    if not isinstance(terms, list) or depth > 32:
+        return
+    for term in terms:
+        definitions = term.get("definitions") if isinstance(term, dict) else None
+        if not isinstance(definitions, list):
+            continue
+        chosen = [d for d in definitions if isinstance(d, dict)]
+        ran = [d for d in chosen if d.get("ran") is True]
+        for d in ran or chosen:
+            if isinstance(d.get("line"), int):
+                lines.add(d["line"])
+            _term_lines(d.get("terms"), lines, depth + 1)
+
+
+def anatomy_chains(p: PlacementInput) -> list[set[int]]:
+    """The lines of each index anatomy the trace's JSON gives a finding the unmutated
+    kernel's trace has not (``trace --anatomy findings``: each finding's ``anatomy``)."""
     report = p.traced.report_json or {}
-    items = [f for f in report.get("findings", []) if isinstance(f, dict)]
-    diff = (report.get("against") or {}).get("diff") or {}
-    if isinstance(diff.get("first"), dict):
-        items.append(diff["first"])
-    chains = [c for c in (_anatomy_lines(i) for i in items) if c is not None]
+    chains = []
+    for f in report.get("findings", []):
+        if not isinstance(f, dict) or not isinstance(f.get("anatomy"), dict):
+            continue
+        if (f.get("kind"), f.get("line")) in p.baseline.findings:
+            continue
+        chains.append(chain_lines(f["anatomy"]))
+    return chains
+
+
+def place_by_anatomy(p: PlacementInput) -> bool | None:
+    """The changed line is in the index anatomy (the access line and the definition lines of
+    its chains) of a finding the unmutated kernel's trace has not. None where no finding
+    carries one."""
+    chains = anatomy_chains(p)
     if not chains:
         return None
     return any(p.mutant.line in chain for chain in chains)
 
 
+def explain_chains(p: PlacementInput) -> list[set[int]]:
+    """The lines of the index anatomy of each access that brought the wrong element's first
+    offending input in (``first_offending.anatomy``: ``load``, ``stored``, ``entry``)."""
+    chains = []
+    for item in p.explained or []:
+        first = item.get("first_offending") if isinstance(item, dict) else None
+        anatomy = first.get("anatomy") if isinstance(first, dict) else None
+        if not isinstance(anatomy, dict):
+            continue
+        for role in ("load", "stored", "entry"):
+            if isinstance(anatomy.get(role), dict):
+                chains.append(chain_lines(anatomy[role]))
+    return chains
+
+
 def place_by_explain(p: PlacementInput) -> bool | None:
     """'Why is this element wrong' (``trace --explain 'C[i,j]'``) on a wrong element of the
-    shown input: its first offending access's line, or its anatomy chain, is the changed
-    line. None where the command has no ``--explain`` yet or no element is wrong there. The
-    JSON read: ``explain`` with a ``first`` entry holding ``line`` and ``anatomy`` (a list of
-    lines, or of entries with a ``line``); adjust here if the command answers otherwise."""
-    if p.wrong_element is None or p.kernel_file is None or not _has_explain():
+    shown input: the changed line is in the index anatomy of an access that brought its
+    first offending input in. None where no element is wrong there, or none has a first
+    offending input with an anatomy."""
+    chains = explain_chains(p)
+    if not chains:
         return None
-    import subprocess
-
-    command = [sys.executable, "-m", "explorer", "trace", "--kernel-file", str(p.kernel_file)]
-    command += _size_flags(p.baseline) + ["--explain", p.wrong_element, "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    try:
-        report = json.loads(done.stdout)
-    except ValueError:
-        return False
-    explained = report.get("explain") if isinstance(report, dict) else None
-    if not isinstance(explained, dict):
-        return False
-    first = explained.get("first")
-    entry: dict[str, Any] = first if isinstance(first, dict) else explained
-    lines = _anatomy_lines(entry) or set()
-    if isinstance(entry.get("line"), int):
-        lines.add(entry["line"])
-    return p.mutant.line in lines
-
-
-@functools.lru_cache(maxsize=1)
-def _has_explain() -> bool:
-    """Whether ``trace`` takes ``--explain``."""
-    from explorer.cli.trace import add_arguments
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return any("--explain" in action.option_strings for action in parser._actions)
-
-
-def _size_flags(baseline: Baseline) -> list[str]:
-    model = baseline.variant.model
-    flags = []
-    for name, value in baseline.sizes.items():
-        flags += [model.size_flag(name), str(value)]
-    return flags
+    return any(p.mutant.line in chain for chain in chains)
 
 
 PLACERS: dict[str, Callable[[PlacementInput], bool | None]] = {
@@ -601,9 +607,12 @@ def compare(
 class Bench:
     """One executor, the baselines, and each mutant run, judged, traced and placed."""
 
-    def __init__(self, executor: Any, device_key: str, keep: Path | None = None) -> None:
+    def __init__(
+        self, executor: Any, device_key: str, keep: Path | None = None, compute_units: int = 1
+    ) -> None:
         self.executor = executor
         self.device_key = device_key
+        self.compute_units = compute_units
         self.keep = keep
         self.baselines: dict[str, Baseline | str] = {}
 
@@ -690,8 +699,9 @@ class Bench:
                 self.request(mutated, baseline.sizes, baseline.shown, False),
                 against=variant,
                 against_called="the unmutated kernel",
+                anatomy_findings=True,  # each finding's index anatomy (``--anatomy findings``)
             )
-            traced = self.executor.trace(request)
+            traced = self.executor.trace(request, keep_trace=True)
             outcome.trace_status = traced.result.status
             outcome.first_difference_line = first_difference_line(traced)
             if traced.analysis is not None:
@@ -704,9 +714,13 @@ class Bench:
                         if (f.kind, f.line) not in baseline.findings
                     }
                 )
+            self.written(mutant)
+            element = wrong_element(traced)
             placing = PlacementInput(
-                mutant, baseline, traced, wrong_element(traced), self.written(mutant)
+                mutant, baseline, traced, element, self.explain(traced, mutated, request, element)
             )
+            outcome.anatomy_lines = sorted(set().union(*anatomy_chains(placing)))
+            outcome.explain_lines = sorted(set().union(*explain_chains(placing)))
             for name, placer in PLACERS.items():
                 answer = placer(placing)
                 if answer is None:
@@ -716,9 +730,22 @@ class Bench:
         outcome.seconds = time.perf_counter() - started
         return outcome
 
+    def explain(
+        self, traced: Any, variant: Any, request: Any, element: str | None
+    ) -> list[dict[str, Any]] | None:
+        """``trace --explain ELEMENT --json``'s ``explain`` list for the traced run, made by the
+        command's own code on this executor; None where no element is wrong."""
+        if element is None or traced.trace is None:
+            return None
+        from explorer.cli.trace import _explain
+
+        explained, _ = _explain(
+            [element], traced, variant, self.compute_units, self.executor, request
+        )
+        return explained
+
     def written(self, mutant: Mutant) -> Path | None:
-        """The mutant as a kernel file in ``--keep``'s folder (a placer that runs the command
-        line needs one)."""
+        """The mutant as a kernel file in ``--keep``'s folder."""
         if self.keep is None:
             return None
         name = re.sub(r"[^\w.-]+", "_", mutant.name) + ".cl"
@@ -978,7 +1005,7 @@ def run_all(
     try:
         devices = ex.devices()
         chosen_device = pick_device(devices, device) if device else default_device(devices)
-        bench = Bench(ex, chosen_device.key, keep)
+        bench = Bench(ex, chosen_device.key, keep, chosen_device.compute_units)
         for number, (variant, mutant) in enumerate(chosen, 1):
             baseline = bench.baseline(variant)
             if isinstance(baseline, str):

@@ -167,3 +167,36 @@ def test_real_mutants_of_the_naive_transpose_are_scored(executor, device):
     # The same mutant, had its run read VERIFIED, is a miss, and the benchmark says so.
     fooled = replace(write, status="verified")
     assert mutations.rates([same, fooled]).detected == 0
+
+
+@pytest.mark.usefixtures("on_pocl")
+def test_index_anatomy_and_why_is_this_element_wrong_place_real_mutants(executor, device):
+    (variant,) = mutations.selected_variants([], ["matmul/tiled"])
+    lines = variant.source.split("\n")
+
+    def line_of(text):
+        return next(n for n, source in enumerate(lines, 1) if text in source)
+
+    bench = mutations.Bench(executor, device.key)
+    baseline = bench.baseline(variant)
+    assert not isinstance(baseline, str), baseline
+    chosen = {
+        (m.operator, m.line, m.before): m
+        for _, m in mutations.all_mutants([variant], ["swap-tile", "swap-dims"], None)
+    }
+    # Bsub[k][tx] read as Bsub[tx][k]: the element's first offending input came through it.
+    read = line_of("acc += Asub[ty][k] * Bsub[k][tx]")
+    swapped = bench.run(chosen["swap-tile", read, "[k][tx]"], variant, baseline)
+    assert swapped.changes_result and swapped.status == "wrong"
+    assert {"anatomy", "explain"} <= set(swapped.placed_by)
+    # tx = get_local_id(1): wrong where it is defined, seen where it is used; only the chain
+    # of the reported access reaches back to its line.
+    tx = line_of("tx  = get_local_id(0)")
+    transposed = bench.run(chosen["swap-dims", tx, "0"], variant, baseline)
+    assert transposed.changes_result and transposed.first_difference_line != tx
+    assert "anatomy" in transposed.placed_by
+    # Said of a line in no chain (a barrier), the same run is placed by neither reader.
+    elsewhere = replace(chosen["swap-tile", read, "[k][tx]"], line=line_of("barrier("))
+    missed = bench.run(elsewhere, variant, baseline)
+    assert missed.changes_result and missed.not_measured == []
+    assert not {"anatomy", "explain"} & set(missed.placed_by)
