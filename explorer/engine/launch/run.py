@@ -19,6 +19,7 @@ import numpy as np
 
 from explorer.description.launch import NoInit
 from explorer.engine.launch.bind import Bound, bind, damaged_guards, device_order, read_results
+from explorer.engine.launch.build import launch_and_wait
 from explorer.engine.launch.copy_kernel import CopyKernel
 from explorer.engine.launch.judge import Judged, judge, with_probe, without_probe, worse
 from explorer.engine.launch.plan import LaunchPlan, kernel_limit_refusal
@@ -125,8 +126,7 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
     request, launch = p.request, p.launch
     poison_local(p)
     with _captured_stdout() as captured:
-        event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size)
-        event.wait()
+        launch_and_wait(cl, p.queue, p.kernel, launch.global_size, launch.local_size)
         p.queue.finish()
     # The first launch is kept apart: a kernel that reads memory it never wrote can look
     # right on later launches, which find the first one's leftovers; a kernel that updates
@@ -273,7 +273,7 @@ def _poisoner(
 
     def run() -> None:
         kernel.set_args(cl.LocalMemory(4 * words), np.uint32(words))
-        cl.enqueue_nd_range_kernel(queue, kernel, (group * groups,), (group,)).wait()
+        launch_and_wait(cl, queue, kernel, (group * groups,), (group,))
 
     return run
 
