@@ -26,6 +26,7 @@ from explorer.engine.build_inputs import build_digest, include_dirs, option_defi
 from explorer.engine.header.signature import image_refusal, kernel_signature
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError, launch_and_wait
+from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines, trace_memory_refusal
@@ -36,6 +37,7 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
+from explorer.engine.launch.runtime import runtime
 from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
 from explorer.engine.record.window_verify import (
@@ -250,7 +252,7 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
     try:
         defines: dict[str, int | str] = {
             **option_defines(variant.build_options),
-            **resolve_defines(variant, run.defines, run.sizes),
+            **resolve_defines(variant, run.defines, run.sizes, _device_type(run.device_key)),
         }
         std = language_standard(variant.build_options)
         folders = include_dirs(variant.build_options)
@@ -287,6 +289,15 @@ def _instrument(request: TraceRequest) -> Instrumented | str:
         return made
     except (InstrumentError, ValueError) as exc:
         return str(exc)
+
+
+def _device_type(key: str | None) -> str | None:
+    """The type of the device ``key`` names (its ``[[by_size]]`` rules may name it), or None
+    where there is none (preparing the run says why)."""
+    try:
+        return pick_device(runtime().devices, key).type
+    except NoDeviceError:
+        return None
 
 
 class TraceLaunch:
