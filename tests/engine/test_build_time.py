@@ -9,7 +9,7 @@ from explorer.engine import executor as executor_module
 from explorer.engine.executor import Executor
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.records import RunRequest
-from tests.engine.slow_build import fresh_copy, slow_next_build
+from tests.engine.slow_build import fresh_copy, late_next_launch, slow_next_build
 
 SIZES = {"WIDTH": 37, "HEIGHT": 21}
 
@@ -36,6 +36,17 @@ def test_a_build_longer_than_the_timeout_does_not_time_the_run_out(
     assert result.status == "verified", result.summary()
     name = f"{variant.qualified_id} (WIDTH=37, HEIGHT=21)"
     assert told == [f"building {name} (first time; cached after)", ""]
+
+
+def test_a_launch_that_waits_for_its_code_is_not_the_kernels_time(executor, device, told, tmp_path):
+    variant = load_variant_file(fresh_copy(tmp_path))
+    executor.call(late_next_launch, 2.5)
+    result = executor.run(RunRequest(variant, SIZES, device_key=device.key, timeout_s=1))
+    assert result.status == "verified", result.summary()
+    assert told == [
+        f"building {variant.qualified_id} (WIDTH=37, HEIGHT=21) (first time; cached after)",
+        "",
+    ]
 
 
 def test_a_quick_build_is_not_said(executor, device, told, tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import time
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -186,30 +186,50 @@ def launch_and_wait(
     cl: Any, queue: Any, kernel: Any, global_size: tuple[int, ...], local_size: Any
 ) -> Any:
     """Launch ``kernel``, wait for it, and return its event. PoCL compiles a kernel's code for
-    each local size at its first launch, not when the program is built (matmul/fast at
-    8×8 blocks: 10 CPU-seconds), and its event stays submitted until the code is ready: that
-    wait is told as a build, so the kernel's clock starts when the kernel does."""
+    each local size at its first launch, not when the program is built (matmul/fast at 8×8
+    blocks: 10 CPU-seconds), and its event stays submitted until the code is ready: that wait
+    is told as a build, so the kernel's clock starts when the kernel does. The event is
+    watched from a thread of its own while this one waits (a runtime that runs a kernel only
+    once it is waited for still runs it)."""
     event = cl.enqueue_nd_range_kernel(queue, kernel, global_size, local_size)
     listener = _listener
-    if listener is not None:
-        queue.flush()
-        _wait_while_compiling(cl, event, listener)
-    event.wait()
+    if listener is None:
+        event.wait()
+        return event
+    queue.flush()
+    done = threading.Event()
+    watch = threading.Thread(
+        target=_tell_while_compiling,
+        args=(cl, event, listener, done),
+        name="launch-watch",
+        daemon=True,
+    )
+    watch.start()
+    try:
+        event.wait()
+    finally:
+        done.set()
+        watch.join()
     return event
 
 
-def _wait_while_compiling(cl: Any, event: Any, listener: BuildListener) -> None:
+def _tell_while_compiling(
+    cl: Any, event: Any, listener: BuildListener, done: threading.Event
+) -> None:
+    """While the launch waits to start (past a short grace: not queued behind other work),
+    it is compiling: "building", then "built" once it runs or ends."""
     status = cl.command_execution_status
     waiting = (status.QUEUED, status.SUBMITTED)
-    started = time.monotonic()
-    pause = 0.0005
+    if done.wait(_COMPILE_GRACE_S):
+        return
     said = False
+    pause = 0.001
     try:
-        while event.command_execution_status in waiting:
-            if not said and time.monotonic() - started >= _COMPILE_GRACE_S:
+        while not done.is_set() and event.command_execution_status in waiting:
+            if not said:
                 listener("building")
                 said = True
-            time.sleep(pause)
+            done.wait(pause)
             pause = min(pause * 2, _POLL_MAX_S)
     finally:
         if said:
