@@ -132,11 +132,15 @@ def executor_for(
     """This machine's executor (made by ``local``), or the one ``--host`` and
     ``--executor-command`` name, which tells how a long transfer goes on standard error."""
     host = host_of(args)
+    executor: Executor
     if host is None:
-        return local(env=env) if env else local()
-    from explorer.engine.remote.client import CommandExecutor
+        executor = local(env=env) if env else local()
+    else:
+        from explorer.engine.remote.client import CommandExecutor
 
-    return CommandExecutor(host, env=env, progress=_say_progress)
+        executor = CommandExecutor(host, env=env, progress=_say_progress)
+    executor.on_build = _build_teller()
+    return executor
 
 
 def host_options(args: argparse.Namespace) -> list[str]:
@@ -148,6 +152,20 @@ def host_options(args: argparse.Namespace) -> list[str]:
         if value:
             options += [f"--{name.replace('_', '-')}", value]
     return options
+
+
+def _build_teller() -> Callable[[str], None]:
+    """What says on standard error that a build has taken a second ("building matmul/fast
+    (M=100, N=36, K=257) (first time; cached after) …"): once per thing built, never on
+    standard output (which ``--json`` keeps for its record)."""
+    told: set[str] = set()
+
+    def tell(text: str) -> None:
+        if text and text not in told:
+            told.add(text)
+            print(f"{text} …", file=sys.stderr, flush=True)
+
+    return tell
 
 
 def _say_progress(text: str, finished: bool) -> None:

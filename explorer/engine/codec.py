@@ -595,13 +595,19 @@ def check_request(message: Any, local: bool = False) -> tuple[str, Any]:
     return kind, payload
 
 
+# What the executor's process may say before its reply, each ``(notice, "")``: a build began,
+# a build ended (the caller's clock for the kernel stops in between).
+NOTICES = ("building", "built")
+
+
 def check_reply(kind: str, message: Any) -> tuple[str, Any]:
     """``(status, value)`` of the reply to a ``kind`` request, checked against its schema:
-    ``("ok", value)`` or ``("error", message)``; the hello's is ``("hello", facts)``."""
+    ``("ok", value)`` or ``("error", message)``; the hello's is ``("hello", facts)``. Before
+    the reply to a request other than the hello may come notices (:data:`NOTICES`)."""
     if type(message) is not tuple or len(message) != 2:
         raise ProtocolError(f"a reply is (status, value), not {_shown(message)}")
     status, value = message
-    statuses = ("hello", "error") if kind == "hello" else ("ok", "error")
+    statuses = ("hello", "error") if kind == "hello" else ("ok", "error", *NOTICES)
     if status not in statuses:
         raise ProtocolError(
             f"the reply to {kind} says {_shown(status)}, not {' or '.join(statuses)}"
@@ -609,6 +615,10 @@ def check_reply(kind: str, message: Any) -> tuple[str, Any]:
     if status == "error":
         if type(value) is not str:
             raise ProtocolError(f"an error reply carries its message, not {_shown(value)}")
+        return status, value
+    if status in NOTICES:
+        if value != "":
+            raise ProtocolError(f"a {status} notice carries nothing, not {_shown(value)}")
         return status, value
     schema = _schemas()[1][kind]
     if not _matches(value, schema):

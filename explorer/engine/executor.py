@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from explorer.engine import calls, early
-from explorer.engine.codec import CodecError, ProtocolError, check_reply
+from explorer.engine.codec import NOTICES, CodecError, ProtocolError, check_reply
 from explorer.engine.early import SINGLE_THREADED
 from explorer.engine.records import (
     DeviceInfo,
@@ -43,6 +43,17 @@ from explorer.engine.serve import handle, prepare_process
 _POLL_S = 0.05
 # The first request also pays for starting Python and loading the OpenCL runtime.
 _STARTUP_ALLOWANCE_S = 30.0
+# A build's own bound: its time never counts against the request's timeout, which is the
+# kernel's (PoCL compiles a large kernel for 10 s on a quiet machine, a minute on a busy one).
+BUILD_LIMIT_S = 600.0
+# A build that takes longer than this is said while it runs (the window's progress, a line
+# on the command line's stderr); a quicker one is not.
+BUILD_NOTICE_AFTER_S = 1.0
+
+# Told, on the thread that made the request, what a build says while it runs: its words once
+# it has taken BUILD_NOTICE_AFTER_S ("building matmul/fast (…) (first time; cached after)"),
+# then "" when it is over.
+BuildNotice = Callable[[str], None]
 
 
 # What the thread making requests still wants (see :func:`only_while`).
@@ -79,10 +90,13 @@ class ExecutorError(RuntimeError):
 class Executor:
     """Runs requests in a child process; restarts it after a crash, timeout or cancel."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str] | None = None, on_build: BuildNotice | None = None
+    ) -> None:
         """``env``: extra environment variables for the executor process (e.g. to switch on
-        a simulator's checks)."""
+        a simulator's checks). ``on_build``: told of a build that takes over a second."""
         self._env = dict(env or {})
+        self.on_build = on_build
         self._process: Any = None
         self._conn: Any = None
         self._lock = threading.Lock()
@@ -151,7 +165,7 @@ class Executor:
                 raise ExecutorError(f"cancelled before it started: {what}", "cancelled")
             fresh = not self.alive
             conn = self._ensure_started()
-            deadline = time.monotonic() + timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0)
+            clock = _Clock(timeout_s + (_STARTUP_ALLOWANCE_S if fresh else 0.0))
             try:
                 conn.send((kind, payload))
             except CodecError as exc:  # not data: nothing was sent
@@ -168,26 +182,34 @@ class Executor:
                 "stopped and the executor restarted"
             )
             try:
-                status, value = self._reply(conn, deadline, f"running {what}", late)
-            except ProtocolError as exc:
-                message = self._broken_message(str(exc), what)
-                self._discard()
-                raise ExecutorError(message, "error") from None
-            except (EOFError, OSError):
-                raise ExecutorError(self._crash_message(what), "crash") from None
-            if status == "error":
-                raise ExecutorError(value, "error")
-            if _left_damage(value):
-                self._discard()  # memory it wrote out of bounds must not outlive it
-            return value
+                try:
+                    status, value = self._reply(conn, clock, f"running {what}", late, what)
+                except ProtocolError as exc:
+                    message = self._broken_message(str(exc), what)
+                    self._discard()
+                    raise ExecutorError(message, "error") from None
+                except (EOFError, OSError):
+                    raise ExecutorError(self._crash_message(what), "crash") from None
+                if status == "error":
+                    raise ExecutorError(value, "error")
+                if _left_damage(value):
+                    self._discard()  # memory it wrote out of bounds must not outlive it
+                return value
+            finally:
+                self._tell_build(clock, what, over=True)
 
-    def _reply(self, conn: Any, deadline: float, doing: str, late: str) -> Any:
+    def _reply(
+        self, conn: Any, deadline: float | _Clock, doing: str, late: str, what: str = ""
+    ) -> Any:
         """The reply ``conn`` brings to what was sent on it: the one wait of every request, and
-        of a remote executor's greeting. Cancel (or a caller that no longer wants it) and the
-        ``deadline`` end the wait with an :class:`ExecutorError` (``doing`` and ``late`` say
-        what was cancelled and what timed out), the process discarded. How the reply is read
-        may raise: :class:`ProtocolError` for one that breaks the protocol, ``EOFError`` or
-        ``OSError`` where the stream ended; the caller says what that means."""
+        of a remote executor's greeting. The build notices heard before it (codec.NOTICES)
+        stop the kernel's clock and reach ``on_build``. Cancel (or a caller that no longer
+        wants it) and the deadline (a time, or a request's :class:`_Clock`) end the wait with
+        an :class:`ExecutorError` (``doing`` and ``late`` say what was cancelled and what
+        timed out; ``what``, what was being built), the process discarded. How the reply is
+        read may raise: :class:`ProtocolError` for one that breaks the protocol, ``EOFError``
+        or ``OSError`` where the stream ended; the caller says what that means."""
+        clock = deadline if isinstance(deadline, _Clock) else _Clock(deadline - time.monotonic())
         while True:
             if self._cancelled.is_set() or _given_up():
                 self._discard()
@@ -197,10 +219,36 @@ class Executor:
             except (EOFError, OSError):
                 ready = True  # recv says how it ended
             if ready:
-                return conn.recv()
-            if time.monotonic() > deadline:
+                status, value = conn.recv()
+                if status in NOTICES:
+                    clock.heard(status)
+                    self._tell_build(clock, what)
+                    continue
+                return status, value
+            self._tell_build(clock, what)
+            if clock.build_expired():
+                self._discard()
+                raise ExecutorError(
+                    f"the build took longer than {BUILD_LIMIT_S:g} s while preparing {what}; "
+                    "it was stopped and the executor restarted",
+                    "timeout",
+                )
+            if clock.expired():
                 self._discard()
                 raise ExecutorError(late, "timeout")
+
+    def _tell_build(self, clock: _Clock, what: str, over: bool = False) -> None:
+        """Tell ``on_build`` of a build that has taken a second, and that it is over."""
+        if self.on_build is None:
+            return
+        if clock.told and (over or clock.building_for() is None):
+            clock.told = False
+            self.on_build("")
+        elif not over and not clock.told:
+            seconds = clock.building_for()
+            if seconds is not None and seconds >= BUILD_NOTICE_AFTER_S:
+                clock.told = True
+                self.on_build(f"building {what} (first time; cached after)")
 
     def _crash_message(self, what: str) -> str:
         return (
@@ -275,6 +323,37 @@ class Executor:
             return failed_result(request, str(exc), exc.kind)
 
 
+class _Clock:
+    """A request's time: the kernel's runs except while the process builds (it says so,
+    codec.NOTICES), and each build has its own bound (:data:`BUILD_LIMIT_S`)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+        self.since = time.monotonic()
+        self.build_began: float | None = None
+        self.told = False  # on_build has been told of the build in progress
+
+    def heard(self, notice: str) -> None:
+        now = time.monotonic()
+        if notice == "building" and self.build_began is None:
+            self.left -= now - self.since
+            self.build_began = now
+        elif notice == "built" and self.build_began is not None:
+            self.since = now
+            self.build_began = None
+
+    def building_for(self) -> float | None:
+        """Seconds the build in progress has taken; None while none is."""
+        return None if self.build_began is None else time.monotonic() - self.build_began
+
+    def build_expired(self) -> bool:
+        seconds = self.building_for()
+        return seconds is not None and seconds > BUILD_LIMIT_S
+
+    def expired(self) -> bool:
+        return self.build_began is None and time.monotonic() - self.since > self.left
+
+
 class _Pipe:
     """The caller's end of a local executor's pipe: requests sent and replies read as
     reply.py's messages, each reply checked against the schema of the request it answers."""
@@ -338,4 +417,11 @@ def _describe(request: RunRequest) -> str:
 
 
 # handle, prepare_process and SINGLE_THREADED: what a process serving a remote window shares.
-__all__ = ["SINGLE_THREADED", "Executor", "ExecutorError", "handle", "prepare_process"]
+__all__ = [
+    "SINGLE_THREADED",
+    "BuildNotice",
+    "Executor",
+    "ExecutorError",
+    "handle",
+    "prepare_process",
+]

@@ -86,10 +86,14 @@ class Counterpart:
     why: str = ""
 
 
+# The name a ``[[by_size]]`` condition gives the device: 1 on a CPU device, 0 on another.
+CPU_NAME = "CPU"
+
+
 @dataclass(frozen=True)
 class SizeRule:
-    """One ``[[by_size]]`` rule of a header: where ``when`` (sizes and defines) holds, these
-    defines replace the defaults."""
+    """One ``[[by_size]]`` rule of a header: where ``when`` (sizes, defines and
+    :data:`CPU_NAME`) holds, these defines replace the defaults."""
 
     when: str
     defines: tuple[tuple[str, int], ...]

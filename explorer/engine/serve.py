@@ -126,7 +126,16 @@ def serve_requests(
     for module in warm:
         importlib.import_module(module)
     from explorer.engine.codec import ProtocolError, check_request
+    from explorer.engine.launch import build
     from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
+
+    def tell(notice: str) -> None:
+        """A build began or ended (see codec.NOTICES); the caller's clock for the kernel
+        stops meanwhile."""
+        with contextlib.suppress(OSError):  # a caller that is gone hears nothing more
+            conn.send_bytes(pack((notice, "")))
+
+    build.listen(tell)
 
     while True:
         try:

@@ -84,6 +84,9 @@ class Views:
     def work_started(self, what: str) -> None:
         self.work.start(what)
 
+    def work_building(self, text: str) -> None:
+        self.work.building(text)
+
     def work_ended(self) -> float:
         return self.work.stop()
 

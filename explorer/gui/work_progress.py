@@ -2,6 +2,8 @@
 
 Shown once the work has taken a second (a quick run only flickers otherwise); the elapsed
 time counts up while the worker runs, traces or checks; Cancel stops it through the worker.
+A build that takes over a second says so in place of the work ("Building matmul/fast (…)
+(first time; cached after)"): its time is not the kernel's.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class WorkProgress(QWidget):
         for widget in (self.label, self.bar, self.cancel):
             layout.addWidget(widget)
         self.what = ""
+        self._work = ""  # the work itself, said again once a build within it is over
         self._clock = QElapsedTimer()
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -55,9 +58,17 @@ class WorkProgress(QWidget):
 
     def start(self, what: str) -> None:
         """Work began; a new piece of work while one runs restarts the clock."""
-        self.what = what[:1].upper() + what[1:]
+        self.what = self._work = what[:1].upper() + what[1:]
         self._clock.start()
         self._timer.start()
+        self._tick()
+
+    def building(self, text: str) -> None:
+        """A build within the work has taken a second (``text`` says which), or is over
+        (""); the clock goes on counting the work's time."""
+        if not self.running:
+            return
+        self.what = text[:1].upper() + text[1:] if text else self._work
         self._tick()
 
     def stop(self) -> float:

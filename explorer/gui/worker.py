@@ -185,6 +185,8 @@ class Worker(QObject):
     hosts_failed = Signal(str)
     transfer = Signal(str)  # a long transfer from or to a host, in words
     started = Signal(str)  # what is running, in words
+    # A build of a second or more within it, in words ("" once over): not the kernel's time.
+    building = Signal(str)
     # Each carries the generation its request returned, so the one who asked knows it is theirs.
     finished = Signal(int, object)  # generation, RunResult of the newest run
     compare_progress = Signal(int, int, int, object)  # generation, index, total, RunResult
@@ -198,7 +200,8 @@ class Worker(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._executor = HostRouter(
-            Executor(), progress=lambda text, _done: self.transfer.emit(text)
+            Executor(on_build=self.building.emit),
+            progress=lambda text, _done: self.transfer.emit(text),
         )
         self._lane = Lane("opencl-worker", owner=self)
         self._job = _Job(self._executor)

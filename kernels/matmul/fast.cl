@@ -31,6 +31,13 @@ GM = [0, 1, 2, 4, 8, 16, 32]
 APAD = [0, 4]
 UNALIGNED = [0, 1]
 [[by_size]]
+when = "CPU"
+BM = 64
+BN = 64
+BK = 16
+TM = 4
+TN = 4
+[[by_size]]
 when = "(N % 4 != 0 or K % 4 != 0) and cdiv(M, 128) * cdiv(N, 128) >= 256"
 BM = 64
 BN = 64
@@ -59,7 +66,10 @@ and only the last one or two steps take the guarded path; where rows of A or B a
 compiles a third loop for them. Below 256 tiles of 128×128, or for unaligned rows, the
 default is a 64×64 tile of 8×8 blocks with BK = 16, with the third loop only where rows
 are unaligned and the problem is large (4097³): a small problem spends little time in
-its steps, and the third loop triples the code to compile. On an H100: 0.96 of
+its steps, and the third loop triples the code to compile. On a CPU device the default is a
+64×64 tile of 4×4 blocks at every size: PoCL compiles a group's work-items as loops over the
+kernel, and the 8×8 blocks took it 10 CPU-seconds at 100×36×257 (4×4: 2) and ran slower
+(512³: 217 ms, 4×4: 77 ms). On an H100: 0.96 of
 cuBLAS at 4096³ (48.3 TFLOP/s; warp 0.89), one 256-item group per compute unit; the trace
 shows the cause in its local reads: 6 float4s per 128 multiply-adds against warp's 4 per 64."""
 ---*/

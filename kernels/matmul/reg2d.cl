@@ -23,6 +23,11 @@ TSK = [4, 8, 16, 32]
 WPTM = [4, 8, 16]
 WPTN = [4, 8, 16]
 DBUF = [0, 1]
+[[by_size]]
+when = "CPU"
+TSN = 64
+WPTM = 4
+WPTN = 4
 [about]
 source = "after C. Nugteren's SGEMM tutorial (kernels 6 and 7: 2D register blocking, wider loads), cited by seed 000; written anew with edge handling"
 bug = ""
@@ -34,7 +39,9 @@ next tiles are fetched from global memory (as float4 where aligned) into registe
 current ones are multiplied, so memory latency hides behind arithmetic; with DBUF = 1 they are
 then stored into a second pair of local tiles, so one barrier per step along K suffices. The
 defaults are the fastest of a sweep on an H200 that is good at both 1024³ and 4096³ (a
-64×128 tile gives 1024³ enough work-groups to fill 132 compute units)."""
+64×128 tile gives 1024³ enough work-groups to fill 132 compute units). On a CPU device the
+default is a 64×64 tile of 4×4 blocks: PoCL compiles the 8×8 blocks' code for 4 CPU-seconds
+at 100×36×257, these for 2."""
 ---*/
 
 /* Defaults; the host passes every define with -D. */

@@ -38,6 +38,14 @@ UNALIGNED = [0, 1, 3]
 AMAP = [0, 1]
 EDGE = [0, 1]
 [[by_size]]
+when = "CPU"
+BM = 64
+BN = 64
+BK = 16
+TM = 4
+TN = 4
+WX = 8
+[[by_size]]
 when = "cdiv(M, 128) * cdiv(N, 128) < 256"
 BM = 64
 BN = 128
@@ -79,7 +87,10 @@ time, anyway), the values outside the tile into spare rows. B keeps four single 
 float4 (two aligned loads shifted in registers were much slower). On an H100, three runs of
 bench: 0.970–1.004 of cuBLAS at 4096³ (49.6–50.0 TFLOP/s; fast 0.935–0.971), 0.98–1.00 at
 4000³, 1.02–1.04 at 4097³ (44.5–44.6 TFLOP/s; fast 0.88–0.90), 0.98–1.05 at 2048³ and
-1.18–1.48 at 1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks)."""
+1.18–1.48 at 1024³ (below 256 tiles of 128×128 the default is a 64×128 tile of 8×8 blocks).
+On a CPU device the default is a 64×64 tile of 4×4 blocks, without the strips and the loops
+for unaligned rows: PoCL took 11 CPU-seconds to compile the 8×8 blocks at 100×36×257, 3 for
+these, which also run faster there (512³: 88 ms, 454 ms)."""
 ---*/
 
 #ifndef BM

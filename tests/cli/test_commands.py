@@ -32,6 +32,7 @@ def test_every_command_is_there_in_its_order():
         "capture",
         "capture-save",
         "bench-trace",
+        "bench-first-run",
         "bench-ui",
         "bench-memory",
         "bench",

@@ -1,6 +1,7 @@
 """A header's [[by_size]] rules: defaults chosen by the problem's size, checked when the file
 is read, used by runs and traces alike, and overridden by the user's own -D."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -76,9 +77,10 @@ def test_the_trace_builds_with_the_same_defines(tmp_path, executor, device):
 
 def test_warp_takes_a_64_tile_where_128_gives_too_few_groups(device):
     warp = find_variant("matmul", "warp")
+    gpu = dataclasses.replace(device, type="GPU")
     chosen = {}
     for n in (1024, 1000, 4097, 2048, 4096):
-        launch = plan(warp, {"M": n, "N": n, "K": n}, None, None, device)
+        launch = plan(warp, {"M": n, "N": n, "K": n}, None, None, gpu)
         assert isinstance(launch, LaunchPlan), launch
         chosen[n] = (launch.defines["BM"], launch.defines["BN"], launch.local_size)
     assert chosen == {
@@ -88,8 +90,50 @@ def test_warp_takes_a_64_tile_where_128_gives_too_few_groups(device):
         2048: (128, 128, (16, 16)),
         4096: (128, 128, (16, 16)),
     }
-    given = plan(warp, {"M": 1024, "N": 1024, "K": 1024}, None, {"BM": 128, "BN": 128}, device)
+    given = plan(warp, {"M": 1024, "N": 1024, "K": 1024}, None, {"BM": 128, "BN": 128}, gpu)
     assert isinstance(given, LaunchPlan) and given.local_size == (16, 16)
+
+
+CPU_ONLY = '[[by_size]]\nwhen = "CPU"\nRIGHT = 1'
+
+
+def test_a_rule_may_name_the_cpu_and_holds_on_a_cpu_device_only(tmp_path, device):
+    variant = _variant(tmp_path, CPU_ONLY)
+    sizes = {"WIDTH": 8, "HEIGHT": 8}
+    cpu = dataclasses.replace(device, type="CPU")
+    on_cpu = plan(variant, sizes, None, None, cpu)
+    on_gpu = plan(variant, sizes, None, None, dataclasses.replace(device, type="GPU"))
+    assert isinstance(on_cpu, LaunchPlan) and isinstance(on_gpu, LaunchPlan)
+    assert (on_cpu.defines["RIGHT"], on_gpu.defines["RIGHT"]) == (1, 0)
+    assert plan(variant, sizes, None, {"RIGHT": 0}, cpu).defines["RIGHT"] == 0  # the user's wins
+
+
+def test_the_trace_of_a_cpu_rule_builds_with_the_runs_defines(tmp_path, executor, device):
+    """The trace instruments the kernel with the defines the run is built with, here the
+    rule's where the device is a CPU (PoCL) and the default on another."""
+    request = RunRequest(
+        _variant(tmp_path, CPU_ONLY), {"WIDTH": 16, "HEIGHT": 8}, device_key=device.key
+    )
+    run = executor.run(request)
+    traced = executor.trace(TraceRequest(request))
+    assert traced.result.status == run.status, traced.result.summary()
+    assert run.status == ("verified" if device.type == "CPU" else "wrong"), run.summary()
+
+
+@pytest.mark.parametrize("variant", ["fast", "wave", "reg2d", "hopper", "warp"])
+def test_matmuls_register_blocks_are_4x4_on_a_cpu_and_as_before_on_a_gpu(device, variant):
+    """PoCL compiled matmul/fast's 8×8 blocks for 10 CPU-seconds at 100×36×257, its 4×4 in 2
+    (and runs them faster): a CPU device takes its own default."""
+    kernel = find_variant("matmul", variant)
+    sizes = {"M": 100, "N": 36, "K": 257}
+    blocks = {}
+    for kind in ("CPU", "GPU"):
+        launch = plan(kernel, sizes, None, None, dataclasses.replace(device, type=kind))
+        assert isinstance(launch, LaunchPlan), launch
+        d = launch.defines
+        blocks[kind] = (d.get("TM", d.get("WPTM")), d.get("TN", d.get("WPTN")))
+    assert blocks["CPU"] == (4, 4)
+    assert blocks["GPU"][0] * blocks["GPU"][1] >= 64
 
 
 def test_variants_lists_the_rules(tmp_path):

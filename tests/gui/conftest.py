@@ -32,10 +32,15 @@ def _windows_share_the_kept_executor(kept_executor, monkeypatch):
     from explorer.engine.executor import Executor
     from explorer.gui import worker
 
-    def executor(env=None):
-        return kept_executor if env is None else Executor(env=env)
+    def executor(env=None, on_build=None):
+        if env is not None:
+            return Executor(env=env, on_build=on_build)
+        kept_executor.on_build = on_build  # the newest window hears of its builds
+        return kept_executor
 
     monkeypatch.setattr(worker, "Executor", executor)
+    yield
+    kept_executor.on_build = None
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
 """Work in flight: its elapsed time and a Cancel button in the status bar once it has taken a
-second; Cancel stops it and nothing of it is shown; a trace that fails says so."""
+second; a build that takes a second says so there; Cancel stops it and nothing of it is
+shown; a trace that fails says so."""
 
 import pytest
 
 from tests.conftest import TEST_KERNELS
+from tests.engine.slow_build import fresh_copy, slow_next_build
 from tests.gui.conftest import trigger
 
 
@@ -44,6 +46,24 @@ def test_a_slow_kernel_shows_its_elapsed_time_and_cancel_stops_it(hanging, qtbot
     if command == "Trace":
         assert v.findings_view.summary.text().startswith("Cancelled")
     assert "Cancelled" in v.result_view.badge.text()
+
+
+def test_a_slow_build_says_it_is_building_then_the_run_ends(window, qtbot, tmp_path, kept_executor):
+    window.show()
+    assert window.controllers.kernels.open_kernel(str(fresh_copy(tmp_path)))
+    kept_executor.call(slow_next_build, 2.5)
+    work = window.views.work
+    trigger(window, "Run")
+    qtbot.waitUntil(
+        lambda: work.isVisibleTo(window) and work.label.text().startswith("Building"),
+        timeout=20000,
+    )
+    text = work.label.text()
+    assert "transpose/naive-copy" in text and "(first time; cached after) … " in text
+    assert text.endswith(" s")  # the work's clock goes on
+    qtbot.waitUntil(lambda: window.state.result is not None, timeout=60000)
+    assert window.state.result.status == "verified", window.state.result.summary()
+    assert not work.isVisibleTo(window)
 
 
 BROKEN = """/*---

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,17 +27,19 @@ class SharedExecutor:
     """Stands in for ``Executor()`` in ``explorer.cli.main``: the session's process, which
     ``close`` leaves running (a crash or timeout still restarts it)."""
 
-    def __init__(self, executor: object) -> None:
+    def __init__(self, executor: Any) -> None:
         self._executor = executor
+        self.on_build = None  # what the command says of a long build, handed to the process
 
     def __call__(self) -> SharedExecutor:
         return self
 
     def __enter__(self) -> object:
+        self._executor.on_build = self.on_build
         return self._executor
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        self._executor.on_build = None
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ from explorer.description.expressions import ExpressionError, names_in
 from explorer.description.launch import role_layout as role_layout
 from explorer.engine.build_inputs import OPTION_PATTERNS, OPTION_PLATFORMS, check_option
 from explorer.engine.header import toml_writer
-from explorer.engine.records import Counterpart, SizeRule, Variant
+from explorer.engine.records import CPU_NAME, Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES, KernelModel
 from explorer.paths import UserFileError, kernels_dir, read_user_text
 
@@ -80,7 +80,7 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
             '[about] with text = "..." under it'
         )
     _check_names((*global_size, *local_size, *constraints), model, defines, where)
-    size_names = set(model.size_names) | set(defines)
+    size_names = set(model.size_names) | set(defines) | {CPU_NAME}
     return Variant(
         id=variant_id or path.stem,
         family=family,
@@ -243,7 +243,7 @@ def _by_size(
         if unknown:
             raise CatalogError(
                 f"{where}: [[by_size]] rule {number} uses {sorted(unknown)}; its condition may "
-                "use the sizes and the defines"
+                f"use the sizes, the defines and {CPU_NAME} (1 on a CPU device)"
             )
         values = {k: v for k, v in rule.items() if k != "when"}
         for key, value in values.items():

@@ -1,10 +1,15 @@
-"""The one build cache: programs per (device, source, options), kernels fetched once."""
+"""The one build cache: programs per (device, source, options), kernels fetched once; and
+what a build says to the one waiting for it (:func:`listen`), including the compile that some
+runtimes do at a kernel's first launch (:func:`launch_and_wait`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import threading
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +59,8 @@ class BuildCache:
                     # A successful build with compiler output (NVIDIA's driver prints one for
                     # most kernels) is not a failure: never let a warnings filter make it one.
                     warnings.simplefilter("ignore", cl.CompilerWarning)
-                    program = _source_build(cl, context, source, options)
+                    with building():
+                        program = _source_build(cl, context, source, options)
             except cl.RuntimeError as exc:
                 log = _build_log(cl, exc, context) or str(exc)
                 raise BuildError(
@@ -137,3 +143,89 @@ def _build_log(cl: Any, exc: Exception, context: Any) -> str:
         parts = text.split("Build on", 1)[1]
         return parts.split(":", 1)[1] if ":" in parts else parts
     return text
+
+
+# -- builds, as the one waiting hears of them ----------------------------------------------
+
+# Told "building" as a build begins and "built" as it ends: the executor's loop passes both to
+# its caller, whose clock for the kernel stops meanwhile (a build has a bound of its own).
+BuildListener = Callable[[str], None]
+_listener: BuildListener | None = None
+
+# A launch still waiting this long to start is compiling, not queued behind other work.
+_COMPILE_GRACE_S = 0.02
+_POLL_MAX_S = 0.02
+
+
+def listen(listener: BuildListener | None) -> None:
+    """Tell ``listener`` of every build in this process from now on (None: nobody)."""
+    global _listener
+    _listener = listener
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """The block is a build: the listener hears "building" before it and "built" after it."""
+    listener = _listener
+    if listener is None:
+        yield
+        return
+    listener("building")
+    try:
+        yield
+    finally:
+        listener("built")
+
+
+def launch_and_wait(
+    cl: Any, queue: Any, kernel: Any, global_size: tuple[int, ...], local_size: Any
+) -> Any:
+    """Launch ``kernel``, wait for it, and return its event. PoCL compiles a kernel's code for
+    each local size at its first launch, not when the program is built (matmul/fast at 8×8
+    blocks: 10 CPU-seconds), and its event stays submitted until the code is ready: that wait
+    is told as a build, so the kernel's clock starts when the kernel does. The event is
+    watched from a thread of its own while this one waits (a runtime that runs a kernel only
+    once it is waited for still runs it)."""
+    event = cl.enqueue_nd_range_kernel(queue, kernel, global_size, local_size)
+    listener = _listener
+    if listener is None:
+        event.wait()
+        return event
+    queue.flush()
+    done = threading.Event()
+    watch = threading.Thread(
+        target=_tell_while_compiling,
+        args=(cl, event, listener, done),
+        name="launch-watch",
+        daemon=True,
+    )
+    watch.start()
+    try:
+        event.wait()
+    finally:
+        done.set()
+        watch.join()
+    return event
+
+
+def _tell_while_compiling(
+    cl: Any, event: Any, listener: BuildListener, done: threading.Event
+) -> None:
+    """While the launch waits to start (past a short grace: not queued behind other work),
+    it is compiling: "building", then "built" once it runs or ends."""
+    status = cl.command_execution_status
+    waiting = (status.QUEUED, status.SUBMITTED)
+    if done.wait(_COMPILE_GRACE_S):
+        return
+    said = False
+    pause = 0.001
+    try:
+        while not done.is_set() and event.command_execution_status in waiting:
+            if not said:
+                listener("building")
+                said = True
+            done.wait(pause)
+            pause = min(pause * 2, _POLL_MAX_S)
+    finally:
+        if said:
+            listener("built")

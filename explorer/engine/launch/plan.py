@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from explorer.description.expressions import ExpressionError, evaluate, names_in
 from explorer.description.launch import DescriptionError, LaunchDescription, LocalParam, Setting
 from explorer.engine.launch.memory import available_host_bytes, check_memory
-from explorer.engine.records import DeviceInfo, Refusal, Variant
+from explorer.engine.records import CPU_NAME, DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
 from explorer.paths import shown
 
@@ -38,23 +38,33 @@ class LaunchPlan:
 
 
 def resolve_defines(
-    variant: Variant, overrides: dict[str, int] | None, sizes: dict[str, int] | None = None
+    variant: Variant,
+    overrides: dict[str, int] | None,
+    sizes: dict[str, int] | None = None,
+    device_type: str | None = None,
 ) -> dict[str, int]:
     """The defines a kernel is built with: the header's defaults, those its first
-    ``[[by_size]]`` rule that holds for ``sizes`` gives, then the user's (which win)."""
+    ``[[by_size]]`` rule that holds for ``sizes`` (on a device of ``device_type``) gives, then
+    the user's (which win)."""
     defines = variant.default_defines
     if sizes is not None:
-        defines.update(size_defaults(variant, sizes))
+        defines.update(size_defaults(variant, sizes, device_type))
     for key, value in (overrides or {}).items():
         defines[key] = int(value)
     return defines
 
 
-def size_defaults(variant: Variant, sizes: dict[str, int]) -> dict[str, int]:
+def size_defaults(
+    variant: Variant, sizes: dict[str, int], device_type: str | None = None
+) -> dict[str, int]:
     """The defines of the first ``[[by_size]]`` rule whose condition holds for these sizes
-    (with the header's defaults), or none. A rule that names a size not given does not hold."""
+    (with the header's defaults) on a device of ``device_type``, or none. A condition may
+    name :data:`CPU_NAME` (a CPU device compiles a large kernel for seconds where a GPU's
+    driver takes a fraction of one: its own, smaller blocks). A rule that names a size not
+    given, or the device where none is known, does not hold."""
     sizes = {**variant.model.default_sizes, **sizes}
-    names = {**sizes, **variant.default_defines}
+    device = {} if device_type is None else {CPU_NAME: int(device_type.upper() == "CPU")}
+    names = {**device, **sizes, **variant.default_defines}
     for number, rule in enumerate(variant.by_size, start=1):
         if names_in(rule.when) - set(names):
             continue
@@ -114,7 +124,7 @@ def plan(
     either way. ``input``, ``text`` and ``image_path`` choose the contents described."""
     sizes = {**variant.model.default_sizes, **sizes}  # sizes not given take their defaults
     try:
-        chosen = _defines(variant, defines, sizes)
+        chosen = _defines(variant, defines, sizes, device.type)
         local_size = _local_size(variant, local, chosen, sizes, device)
         names = {**sizes, **chosen, "COMPUTE_UNITS": device.compute_units}
         names.update({_LOCAL_NAMES[i]: v for i, v in enumerate(local_size)})
@@ -143,10 +153,10 @@ def plan(
 
 
 def _defines(
-    variant: Variant, defines: dict[str, int] | None, sizes: dict[str, int]
+    variant: Variant, defines: dict[str, int] | None, sizes: dict[str, int], device_type: str
 ) -> dict[str, int]:
     try:
-        chosen = resolve_defines(variant, defines, sizes)
+        chosen = resolve_defines(variant, defines, sizes, device_type)
     except ExpressionError as exc:
         raise _Refused(f"{exc}.", "Fix the rule in the kernel's header.") from None
     unknown = set(chosen) - set(variant.default_defines)

@@ -52,7 +52,7 @@ from explorer.engine.header.signature import (
 )
 from explorer.engine.launch import images
 from explorer.engine.launch.bind import bind, read_results
-from explorer.engine.launch.build import BuildError
+from explorer.engine.launch.build import BuildError, launch_and_wait
 from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.engine.launch.judge import references
 from explorer.engine.launch.nonuniform import NonUniformError, describe, emulated_source
@@ -634,6 +634,6 @@ def run_reference_kernel(p: Prepared, check: ReferenceKernel) -> dict[str, np.nd
     other = replace(p, kernel=kernel, params=params, arranged=arranged)
     bound = bind(other)
     kernel.set_args(*bound.args)
-    rt.cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size).wait()
+    launch_and_wait(rt.cl, p.queue, kernel, p.launch.global_size, p.launch.local_size)
     results, _ = read_results(other, bound)
     return results

@@ -26,6 +26,7 @@ from explorer.engine.launch.bind import (
     reset,
     upload,
 )
+from explorer.engine.launch.build import launch_and_wait
 from explorer.engine.launch.copy_kernel import CopyKernel
 from explorer.engine.launch.judge import (
     Judged,
@@ -159,8 +160,7 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
     request, launch = p.request, p.launch
     poison_local(p)
     with _captured_stdout() as captured:
-        event = cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size)
-        event.wait()
+        launch_and_wait(cl, p.queue, p.kernel, launch.global_size, launch.local_size)
         p.queue.finish()
     # The first launch is kept apart: a kernel that reads memory it never wrote can look
     # right on later launches, which find the first one's leftovers; a kernel that updates

@@ -25,7 +25,7 @@ import numpy as np
 from explorer.description.launch import BufferParam, SamplerParam, ScalarParam
 from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.launch.bind import bind, read_results, reset
-from explorer.engine.launch.build import BuildError
+from explorer.engine.launch.build import BuildError, launch_and_wait
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.plan import trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, prepare
@@ -525,9 +525,7 @@ class TraceLaunch:
         reset(p, self.bound)
         poison_local(p)
         with silenced_stdout():  # printf output belongs to the plain run
-            cl.enqueue_nd_range_kernel(
-                p.queue, kernel, p.launch.global_size, p.launch.local_size
-            ).wait()
+            launch_and_wait(cl, p.queue, kernel, p.launch.global_size, p.launch.local_size)
         cl.enqueue_copy(p.queue, counts, cnt_buf)
         cl.enqueue_copy(p.queue, arrivals, bar_buf)
         cl.enqueue_copy(p.queue, dispatch, disp_buf).wait()

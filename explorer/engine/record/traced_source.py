@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.engine.build_inputs import include_dirs, option_defines, platform_options
+from explorer.engine.launch.devices import NoDeviceError, pick_device
 from explorer.engine.launch.nonuniform import emulated_source
 from explorer.engine.launch.plan import exact_ndrange, resolve_defines
+from explorer.engine.launch.runtime import runtime
 from explorer.engine.records import RunRequest
 from explorer.frontend import language_standard
 
@@ -43,7 +45,7 @@ def traced_source(run: RunRequest) -> TracedSource:
     variant = run.variant
     defines: dict[str, int | str] = {
         **option_defines(variant.build_options),
-        **resolve_defines(variant, run.defines, run.sizes),
+        **resolve_defines(variant, run.defines, run.sizes, device_type(run.device_key)),
     }
     return TracedSource(
         variant.source,
@@ -55,3 +57,12 @@ def traced_source(run: RunRequest) -> TracedSource:
         include_dirs(variant.build_options),
         exact_ndrange(variant, run.sizes, run.local, run.defines),
     )
+
+
+def device_type(key: str | None) -> str | None:
+    """The type of the device ``key`` names (its ``[[by_size]]`` rules may name it: the trace
+    builds what the run built), or None where there is none (preparing the run says why)."""
+    try:
+        return pick_device(runtime().devices, key).type
+    except NoDeviceError:
+        return None

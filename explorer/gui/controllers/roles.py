@@ -45,6 +45,9 @@ class StatusLine(Protocol):
     def work_started(self, what: str) -> None:
         """Work began (the elapsed time shows once it has taken a second)."""
 
+    def work_building(self, text: str) -> None:
+        """A build within the work has taken a second (``text`` says which; "" once over)."""
+
     def work_ended(self) -> float:
         """No work in flight any more; the seconds it took."""
 
@@ -238,6 +241,9 @@ class Worker(Protocol):
 
     @property
     def started(self) -> SignalInstance: ...  # (what, in words)
+
+    @property
+    def building(self) -> SignalInstance: ...  # (a build of a second or more, in words; "")
 
     @property
     def finished(self) -> SignalInstance: ...  # (generation, RunResult)

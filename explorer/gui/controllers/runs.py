@@ -50,6 +50,7 @@ class RunsController(QObject):
         self.pages = pages
         self._compare_generation = -1
         worker.started.connect(self._started)
+        worker.building.connect(self.status.work_building)
         worker.idle.connect(self._idle)
         worker.finished.connect(self._finished)
         worker.call_finished.connect(self._call_done)

@@ -26,6 +26,7 @@ class FakeWorker(QObject):
     devices_ready = Signal(list, object)
     devices_failed = Signal(str)
     started = Signal(str)
+    building = Signal(str)
     finished = Signal(int, object)
     compare_progress = Signal(int, int, int, object)
     compare_finished = Signal(int)
