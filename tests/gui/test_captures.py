@@ -219,3 +219,31 @@ def test_a_chosen_launch_saves_as_a_kernel_file_that_opens_and_matches(
     qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
     assert window.state.result.status == "verified"
     assert window.state.result.verdict.compared_with == "the original run"
+
+
+def test_the_timeline_goes_when_another_kernel_opens_and_comes_back_with_a_capture(
+    qtbot, window, pipeline, monkeypatch
+):
+    """The capture's timeline belongs to its launches: opening another kernel from the menu
+    takes it off the layout, opening the capture again brings it back."""
+    from tests.gui.conftest import answer_file_dialogs
+
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(pipeline))
+    )
+    window.show()
+    qtbot.waitExposed(window)
+    trigger(window, "Open capture…")
+    view = timeline(window)
+    wait_verdict(qtbot, view, "scale#1 matches the original run")
+    assert view.isVisible()
+
+    answer_file_dialogs(monkeypatch, Path(__file__).parents[1] / "kernels" / "antidiagonal.cl")
+    trigger(window, "Open kernel…")
+    assert window.model.variant.kernel == "diag"
+    qtbot.waitUntil(lambda: not view.isVisible(), timeout=5000)
+
+    trigger(window, "Open capture…")
+    qtbot.waitUntil(view.isVisible, timeout=5000)
+    wait_verdict(qtbot, view, "scale#1 matches the original run")
+    assert window.model.variant.id == "scale#1"

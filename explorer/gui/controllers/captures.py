@@ -50,6 +50,8 @@ class Timeline(Protocol):
 
     def show(self) -> None: ...
 
+    def hide(self) -> None: ...
+
     def raise_(self) -> None: ...
 
 
@@ -148,6 +150,7 @@ class CapturesController(QObject):
         self.notes = ""  # what the chosen launch's replay did not use, and why
         state.events.result.connect(self._result)
         state.events.traced.connect(self._traced)
+        model.variant_changed.connect(self._variant_changed)
 
     # -- commands ------------------------------------------------------------------------
     def open_capture_dialog(self) -> None:
@@ -216,6 +219,13 @@ class CapturesController(QObject):
         )
         self.status.say(f"Launch {number} of {capture.folder.name}: {launch.label}")
         self._when_device_ready(self.tracer.trace)
+
+    def _variant_changed(self) -> None:
+        """Another kernel on screen than the capture's launch chosen: the timeline goes with
+        it (it is back when a capture is opened again)."""
+        if self.view is not None and self.model.variant.id != self.label:
+            self.label = None
+            self.view.hide()
 
     def confirm_outside(self, files: str) -> bool:
         """Ask before a capture's replays read files outside its folder (the program's own
