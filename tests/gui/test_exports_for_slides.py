@@ -82,9 +82,14 @@ def traced_window(qapp, kept_executor, tmp_path_factory):
         str(tmp_path_factory.mktemp("traced") / "settings.ini"), QSettings.Format.IniFormat
     )
     with pytest.MonkeyPatch.context() as patch:  # the kept executor, as every GUI test's
-        patch.setattr(
-            worker, "Executor", lambda env=None: kept_executor if env is None else Executor(env=env)
-        )
+
+        def executor(env=None, on_build=None):
+            if env is not None:
+                return Executor(env=env, on_build=on_build)
+            kept_executor.on_build = on_build  # this window hears of its builds
+            return kept_executor
+
+        patch.setattr(worker, "Executor", executor)
         window = MainWindow(settings=settings)
     try:
         assert wait_until(lambda: window.model.device is not None, 60), "no device came"

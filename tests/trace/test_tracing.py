@@ -210,8 +210,11 @@ def test_trace_cli_json_contract(family):
         "dispatch_order",
         "outside_constraints",
         "build_log",
+        "status",
+        "not_checked_reason",
         "groups",
     }
+    assert data["status"] == "verified" and data["not_checked_reason"] is None
     assert data["outside_constraints"] == [] and data["groups"] == []
     assert data["build_log"] is None  # the compiler's warnings: the catalog's kernels have none
     assert data["complete"] is True and data["records"] > 0
