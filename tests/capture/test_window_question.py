@@ -43,6 +43,7 @@ class FakeTimeline(QObject):
 class Events(QObject):
     result = Signal(object)
     traced = Signal(object)
+    variant_changed = Signal()
 
 
 @pytest.fixture
@@ -52,6 +53,8 @@ def controller(qtbot):
     traced: list[str] = []
     model = SimpleNamespace(device=object(), variants=[])
     model.add_user_variant = model.variants.append
+    model.events = Events()  # kept: the signal lives with it
+    model.variant_changed = model.events.variant_changed
     control = CapturesController(
         model,
         SimpleNamespace(events=Events()),
