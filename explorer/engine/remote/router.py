@@ -30,7 +30,7 @@ class HostRouter:
         old = self._hosts.pop(host.label, None)
         if old is not None:
             old.close()
-        self._hosts[host.label] = CommandExecutor(host, progress=self.progress)
+        self._hosts[host.label] = self._far(host)
 
     def remove(self, label: str) -> None:
         old = self._hosts.pop(label, None)
@@ -74,7 +74,13 @@ class HostRouter:
             return Executor(env=env)
         far = self.executor_for(key)
         assert isinstance(far, CommandExecutor)
-        return CommandExecutor(far.host, env=env, progress=self.progress)
+        return self._far(far.host, env)
+
+    def _far(self, host: Host, env: dict[str, str] | None = None) -> CommandExecutor:
+        """An executor on ``host`` that tells of its builds as this machine's does."""
+        executor = CommandExecutor(host, env=env, progress=self.progress)
+        executor.on_build = self.local.on_build
+        return executor
 
     def run(self, request: RunRequest) -> RunResult:
         try:

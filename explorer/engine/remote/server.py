@@ -30,11 +30,14 @@ from typing import Any
 from explorer import __version__
 from explorer.engine.codec import CodecError, ProtocolError, VersionMismatch, check_request
 from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
-from explorer.engine.launch import devices
+from explorer.engine.launch import build, devices
 from explorer.engine.remote.files import kept_at
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, encode
 
 _CHUNK = 1 << 20
+# One frame at a time on the output: a build's notices may come from the thread that watches
+# a launch while it compiles.
+_WRITING = threading.Lock()
 
 
 def serve() -> int:
@@ -47,6 +50,14 @@ def serve() -> int:
     sys.stdout = sys.stderr
     inbox: queue.Queue[tuple[int, Any]] = queue.Queue()
     threading.Thread(target=_read_input, args=(inbox,), name="stdin-reader", daemon=True).start()
+    number = 0
+
+    def tell(notice: str) -> None:
+        """A build of the request in flight began or ended (codec.NOTICES): the window's
+        clock for the kernel stops meanwhile and it says what is being built."""
+        _write(out, number, (notice, ""))
+
+    build.listen(tell)
     while True:
         number, message = inbox.get()
         try:
@@ -153,8 +164,9 @@ def _write(fd: int, number: int, reply: Any) -> None:
     except CodecError as exc:  # a value that cannot be sent is reported, never lost
         frame = encode(("error", f"the reply could not be sent ({exc})"), number, reply=True)
     view = memoryview(frame)
-    try:
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:  # the window is gone
-        os._exit(0)
+    with _WRITING:
+        try:
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:  # the window is gone
+            os._exit(0)
