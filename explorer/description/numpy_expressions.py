@@ -14,7 +14,12 @@ names are read as names. What is not supported is refused in one sentence that n
 :func:`evaluate_reference` computes in float64 (float inputs promoted, integers widened to 64
 bits) and gives, beside the value, the sum of the absolute values of the terms behind each
 element (subtraction adds magnitudes; a product multiplies them): the bound the tolerance is
-scaled by.
+scaled by. It follows the terms through whatever only moves, joins or converts them
+(``concatenate``, ``pad``, subscripts, ``astype(np.float32)`` …), through ``diff`` (a running
+sum's differences keep only the terms between them) and through ``maximum``/``clip``/``abs``,
+so a correct kernel whose element sums terms of both signs to almost nothing is not judged by
+that small value. A formula over several lines, a line starting with its operator, is read as
+the one line it means.
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
         "rint", "round", "bitwise_and", "bitwise_or", "bitwise_xor", "right_shift",
         "left_shift", "concatenate", "stack", "einsum", "pad", "diff", "cumprod",
         "expand_dims", "squeeze", "ravel", "trace", "diag", "tril", "triu", "sign", "ones",
-        "zeros", "full", "eye",
+        "zeros", "full", "eye", "vstack", "hstack",
     )
 }  # fmt: skip
 # Functions that only move, gather or add their arguments' elements: the magnitude of their
@@ -83,8 +88,11 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 _ADDITIVE = {
     "cumsum", "dot", "matmul", "mean", "outer", "repeat", "reshape", "sum", "tile",
     "transpose", "flip", "roll", "concatenate", "stack", "einsum", "pad", "expand_dims",
-    "squeeze", "ravel", "trace", "diag", "tril", "triu",
+    "squeeze", "ravel", "trace", "diag", "tril", "triu", "vstack", "hstack",
 }  # fmt: skip
+# Functions whose value is one of their arguments' values (or its size): its error is at most
+# the largest of theirs, so its magnitude is the largest of their magnitudes, taken the same way.
+_SELECTING = {"abs", "max", "min", "maximum", "minimum", "fmax", "fmin", "clip"}
 # Array methods, as the function of the same name with the array first (``x.sum(axis=1)`` is
 # ``sum(x, axis=1)``); reshape and transpose take their shape as separate numbers too.
 METHODS = (
@@ -165,7 +173,7 @@ def _prepared(
     try:
         tree = _parse(text, MAX_LENGTH, MAX_NODES, MAX_NODES)
     except ExpressionError as exc:
-        raise ExpressionError(str(exc).replace(_MANGLE, "")) from None
+        tree, text = _parsed_as_one_line(text, exc)
     if _nesting(tree.body) > MAX_DEPTH:
         raise ExpressionError(
             f"expression {text[:40]!r} is too complex (at most {MAX_DEPTH} levels of nesting)"
@@ -175,6 +183,19 @@ def _prepared(
     for constant, value in {**CONSTANTS, **DTYPES}.items():
         scope.setdefault(constant, value)
     return tree, scope, text
+
+
+def _parsed_as_one_line(text: str, error: ExpressionError) -> tuple[ast.Expression, str]:
+    """A formula written over several lines, a line starting with its operator (``a\\n + b``,
+    as in a header's triple-quoted string), read as the one line it means: each line break a
+    space, so every piece keeps its place. Otherwise ``error``, as the text was written."""
+    joined = text.replace("\r", " ").replace("\n", " ")
+    if joined == text or "#" in text:  # a comment would swallow the lines after it
+        raise ExpressionError(str(error).replace(_MANGLE, "")) from None
+    try:
+        return _parse(joined, MAX_LENGTH, MAX_NODES, MAX_NODES), joined
+    except ExpressionError:
+        raise ExpressionError(str(error).replace(_MANGLE, "")) from None
 
 
 def check_expression(expression: str, names: Mapping[str, Any] | set[str]) -> str | None:
@@ -369,6 +390,10 @@ class _Evaluator:
             return total
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             return self.magnitude(node.left) @ self.magnitude(node.right)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            exponent = self.value(node.right)
+            if _whole_power(exponent):  # (a - b) ** 2 is (a - b) * (a - b)
+                return np.asarray(self.magnitude(node.left), dtype=np.float64) ** int(exponent)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.magnitude(node.operand)
         if isinstance(node, ast.Attribute) and node.attr == "T":
@@ -384,7 +409,106 @@ class _Evaluator:
             if node.func.id == "where" and len(node.args) == 3:
                 condition = self.value(node.args[0])
                 return np.where(condition, *(self.magnitude(a) for a in node.args[1:]))
+            if node.func.id in _SELECTING:
+                return self._selected_magnitude(node)
+            if node.func.id == "diff" and node.args:
+                return self._difference_magnitude(node)
+            converted = self._converted(node)
+            if converted is not None:
+                return self.magnitude(converted)
         return np.abs(np.asarray(self.value(node), dtype=np.float64))
+
+    def _shaped_magnitude(self, node: ast.AST) -> np.ndarray:
+        """``node``'s magnitude in the shape of its value."""
+        shape = np.shape(self.value(node))
+        return np.broadcast_to(np.asarray(self.magnitude(node), dtype=np.float64), shape)
+
+    def _converted(self, node: ast.Call) -> ast.AST | None:
+        """The argument of a conversion to a floating type (``np.float32(x)``,
+        ``x.astype(np.float32)``): rounding to the kernel's own type changes no term, so the
+        magnitude is the argument's. None for anything else (a conversion to an integer
+        type is judged by its value)."""
+        assert isinstance(node.func, ast.Name)
+        name = node.func.id
+        if name in DTYPES and len(node.args) == 1 and not node.keywords:
+            target, argument = DTYPES[name], node.args[0]
+        elif name == "astype" and len(node.args) == 2 and not node.keywords:
+            target, argument = self.value(node.args[1]), node.args[0]
+        else:
+            return None
+        try:
+            floating = np.dtype(target).kind == "f"
+        except TypeError:
+            return None
+        return argument if floating else None
+
+    def _selected_magnitude(self, node: ast.Call) -> Any:
+        """``abs``, ``maximum``, ``max``, ``clip``…: the value is one of the values it is
+        given (or its size), whose error is at most the largest of theirs: the largest of
+        their magnitudes, over the same axes for a reduction (also for ``min``: the least
+        value may be the one with the largest error)."""
+        _, args, keywords = self._call(node)
+        name = node.func.id if isinstance(node.func, ast.Name) else ""
+        if name in ("max", "min"):
+            rest = [self.value(a) for a in args[1:]]
+            return np.max(self._shaped_magnitude(args[0]), *rest, **keywords)
+        if name == "clip":  # a bound counts only where the value is that bound
+            value = np.asarray(self.value(node))
+            total = self._shaped_magnitude(args[0])
+            for bound in args[1:]:
+                if not (isinstance(bound, ast.Constant) and bound.value is None):
+                    at = value == np.asarray(self.value(bound))
+                    total = np.where(at, np.maximum(total, self.magnitude(bound)), total)
+            return total
+        total = np.zeros(np.shape(self.value(node)))
+        for argument in args:
+            total = np.maximum(total, np.asarray(self.magnitude(argument), dtype=np.float64))
+        return total
+
+    def _difference_magnitude(self, node: ast.Call) -> Any:
+        """``diff(x)`` takes ``x[i + 1] - x[i]``: their magnitudes add. A running sum read at
+        some places (``diff(concatenate(([0], cumsum(p)))[starts])``, a sparse row's sum)
+        differs by the terms between those places, whose magnitude is the difference of its
+        running magnitudes: the terms summed before them cancel, and do not count."""
+        _, args, keywords = self._call(node)
+        order = keywords.get("n", self.value(args[1]) if len(args) > 1 else 1)
+        axis = keywords.get("axis", self.value(args[2]) if len(args) > 2 else -1)
+        magnitude = self._shaped_magnitude(args[0])
+        if order == 1 and self._running_sum(args[0], axis):
+            return np.abs(np.diff(magnitude, axis=axis))
+        moved = np.moveaxis(magnitude, axis, -1)
+        for _ in range(int(order)):
+            moved = moved[..., 1:] + moved[..., :-1]
+        return np.moveaxis(moved, -1, axis)
+
+    def _running_sum(self, node: ast.AST, axis: Any) -> bool:
+        """Whether ``node`` holds the elements of one running sum (``cumsum``) such that
+        any two of them a ``diff`` along ``axis`` subtracts are two partial sums of the same
+        terms: a one-dimensional running sum read through subscripts, joined with zeros
+        (``concatenate(([0], cumsum(p)))``) or padded with them; or a running sum along
+        ``axis`` itself, as it is."""
+        if (
+            isinstance(node, ast.Call)
+            and _call_of(node, "cumsum")
+            and np.ndim(self.value(node)) > 1
+        ):
+            given = {k.arg: k.value for k in node.keywords}
+            summed = given.get("axis", node.args[1] if len(node.args) > 1 else None)
+            ndim = np.ndim(self.value(node))
+            return summed is not None and int(self.value(summed)) % ndim == int(axis) % ndim
+        while True:
+            if isinstance(node, ast.Subscript):
+                node = node.value
+            elif isinstance(node, ast.Call) and _call_of(node, "concatenate", "hstack"):
+                parts = [p for p in _parts(node) if not _zero(p)]
+                if len(parts) != 1:  # one running sum, the rest zeros
+                    return False
+                node = parts[0]
+            elif isinstance(node, ast.Call) and _call_of(node, "pad") and _padded_with_zeros(node):
+                node = node.args[0]
+            else:
+                break
+        return _call_of(node, "cumsum") and np.ndim(self.value(node)) == 1
 
     def _array_magnitude(self, node: ast.AST) -> Any:
         """An argument's magnitude where it is an array of values; as it is otherwise (a
@@ -431,6 +555,45 @@ class _Evaluator:
         if isinstance(node, ast.Tuple):
             return tuple(self._index(e) for e in node.elts)
         return self.value(node)
+
+
+def _whole_power(exponent: Any) -> bool:
+    """A power that multiplies its base by itself: a whole number from 1 to 64."""
+    if isinstance(exponent, bool) or not isinstance(exponent, (int, float, np.number)):
+        return False
+    return float(exponent).is_integer() and bool(1 <= exponent <= 64)
+
+
+def _call_of(node: ast.AST, *names: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _parts(node: ast.Call) -> list[ast.expr]:
+    """The arrays a ``concatenate``/``hstack`` call joins, written out as a tuple or list
+    (none where they are not written out)."""
+    if node.args and isinstance(node.args[0], (ast.Tuple, ast.List)):
+        return list(node.args[0].elts)
+    return []
+
+
+def _zero(node: ast.AST) -> bool:
+    """A zero written out: ``0``, ``[0]``, ``(0.0, 0.0)``, ``zeros(...)``, ``zeros_like(x)``."""
+    if isinstance(node, ast.Constant):
+        number = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return number and node.value == 0
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(_zero(e) for e in node.elts)
+    return _call_of(node, "zeros", "zeros_like")
+
+
+def _padded_with_zeros(node: ast.Call) -> bool:
+    """``pad(x, widths)`` in its constant mode with zeros (numpy's default)."""
+    keywords = {str(k.arg): k.value for k in node.keywords}
+    mode = keywords.get("mode", node.args[2] if len(node.args) > 2 else None)
+    if mode is not None and not (isinstance(mode, ast.Constant) and mode.value == "constant"):
+        return False
+    values = keywords.get("constant_values")
+    return bool(node.args) and (values is None or _zero(values))
 
 
 def _astype(array: Any, dtype: Any) -> np.ndarray:
