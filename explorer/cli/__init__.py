@@ -31,6 +31,7 @@ from explorer.cli.command import (
     install_if_asked,
     with_install,
 )
+from explorer.engine import stage_times
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
@@ -110,11 +111,14 @@ def _main(argv: Sequence[str] | None) -> int:
     typed = None if "COMMANDS" in globals() else _typed(argv)
     args = build_parser(None if typed is None else (typed,)).parse_args(argv)
     command = typed or next(c for c in _commands() if c.name == args.command)
+    stage_times.mark("arguments parsed")
     try:
         install_if_asked(args)
         # Its process starts on the first OpenCL request.
         with executor_for(args, local=Executor) as executor:
-            return command.run(args, executor)
+            code = command.run(args, executor)
+            stage_times.mark("command done")
+            return code
     except HostNeedsInstall as exc:
         print(f"error: {_install_advice(exc, argv, args)}", file=sys.stderr)
         return USAGE_ERROR

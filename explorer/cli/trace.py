@@ -9,6 +9,7 @@ from typing import Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.run import add_anyway, anyway_hint
+from explorer.engine import stage_times
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
@@ -195,6 +196,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
     devices = available_devices(executor)
+    stage_times.mark("devices answered")
     device = pick_device(devices, args.device)
     other = pick_device(devices, args.against_device).key if args.against_device else None
     if other is not None and against is None:
@@ -216,6 +218,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     traced = executor.trace(
         request, args.warp, args.banks, keep_trace=bool(args.explain), bank_bytes=args.bank_bytes
     )
+    stage_times.mark("trace answered")
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
     shown = traced.analysis

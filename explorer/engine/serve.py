@@ -114,6 +114,10 @@ def serve_requests(
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from explorer.engine import stage_times
+
+    stage_times.role = "executor"
+    stage_times.mark("process started")
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
     prepare_process()
@@ -121,10 +125,13 @@ def serve_requests(
 
     from explorer.engine.launch.devices import list_devices
 
+    stage_times.mark("engine imported")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
         list_devices()
+    stage_times.mark("devices described")
     for module in warm:
         importlib.import_module(module)
+    stage_times.mark("warm modules imported")
     from explorer.engine.codec import ProtocolError, check_request
     from explorer.engine.launch import build
     from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
@@ -153,9 +160,11 @@ def serve_requests(
         except ProtocolError as exc:
             reply: tuple[str, Any] = ("error", f"the request could not be read: {exc}")
         else:
+            stage_times.mark(f"request {kind} read")
             reply = handle(kind, payload)
         del data
         conn.send_bytes(pack(reply))
+        stage_times.mark("reply sent")
         del reply  # a trace's planes go back to their pool before the next request
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from explorer.description.launch import BufferParam, SamplerParam, ScalarParam
+from explorer.engine import stage_times
 from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError, launch_and_wait
@@ -199,6 +200,7 @@ def run_trace(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> Tra
     if isinstance(recording, RunResult):
         return TraceOutcome(recording, None)
     recording.timings["build_ms"] = (time.perf_counter() - started) * 1e3
+    stage_times.mark("trace: counting build ready")
     p = recording.p
     try:
         return recording.run()
@@ -241,12 +243,14 @@ def _trace_launch(
     """The request's kernel instrumented, prepared and built for tracing, or why not."""
     run = request.run
     inst = _instrument(request, anatomy_lines)
+    stage_times.mark("trace: instrumented")
     if isinstance(inst, str):
         failed = prepare(run)
         if isinstance(failed, RunResult):
             return failed
         return failed.head.failed(f"cannot trace: {inst}", "trace")
     p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    stage_times.mark("trace: prepared (context, build, inputs, reference)")
     if isinstance(p, RunResult):
         return p
     too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
@@ -336,6 +340,7 @@ class TraceLaunch:
         t0 = time.perf_counter()
         wi_records, counted = self._count()
         self.timings["count_ms"] = (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: counted")
         t0 = time.perf_counter()
         window, offsets, counts, dispatch, planes, mode = self._record(wi_records, counted)
         results, _ = read_results(p, self.bound)
@@ -346,6 +351,7 @@ class TraceLaunch:
             self.timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
             t0 += time.perf_counter() - t1  # not part of the recording
         self.timings["record_ms"] = (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: recorded (and verified)")
         t0 = time.perf_counter()
         trace = decode(self._raw(planes, offsets, counts, dispatch, window), self.inst)
         self.timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
@@ -353,6 +359,7 @@ class TraceLaunch:
             t0 = time.perf_counter()
             results = window_results(p, trace, results, plain)
             self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: decoded")
         judged = judge(p.description, results, p.inputs, p.references)
         result = p.head.judged(
             verdict=judged.verdict,
@@ -664,8 +671,10 @@ def trace_and_analyse(
     against = trace_against(request, outcome.trace)
     t0 = time.perf_counter()
     diff = against.diff if against is not None else None
+    stage_times.mark("trace: judged")
     analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
+    stage_times.mark("trace: analysed")
     t0 = time.perf_counter()
     recording = replace(request, values=True, against=None, against_device=None)
 
@@ -686,6 +695,7 @@ def trace_and_analyse(
     if against is not None:
         report["against"] = against.to_json()
         text += "\n\n" + against.text()
+    stage_times.mark("trace: reported")
     return TracedRun(
         outcome.result,
         analysis,
