@@ -7,13 +7,26 @@ part while the command imports its own, and it describes the devices before it i
 
 This module and the process's loop (serve.py) import nothing but the standard library at
 first, so starting early costs the command nothing it would not pay anyway.
+
+How it starts. On Linux, outside a bundle, the command's first executor is a fork of the
+command itself, made before the command has imported anything but this module (no thread,
+no numpy yet): no second interpreter starts, re-reads its modules and unpickles what it was
+given, and no resource tracker beside it (multiprocessing's "spawn" starts both), which
+took 0.1–0.3 s of a process's first trace. Every other executor (a restarted one, the
+window's, one with its own environment, any on another system) is started by
+multiprocessing's "spawn", which is safe in a process that has threads and libraries loaded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
+import signal
+import socket
+import sys
 import threading
+import time
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -61,6 +74,90 @@ def spawn(env: dict[str, str], warm: tuple[str, ...] = ()) -> tuple[Any, Connect
     return process, parent
 
 
+class ForkedProcess:
+    """An executor process made by :func:`fork`, with what the executor asks of a process
+    (multiprocessing's ``Process``'s ``pid``, ``is_alive``, ``kill``, ``join``,
+    ``exitcode``, signals as negative codes)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.exitcode: int | None = None
+
+    def _reap(self) -> bool:
+        if self.exitcode is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: gone, how is not known
+                self.exitcode = -signal.SIGKILL
+                return True
+            if done:
+                self.exitcode = os.waitstatus_to_exitcode(status)
+        return self.exitcode is not None
+
+    def is_alive(self) -> bool:
+        return not self._reap()
+
+    def kill(self) -> None:
+        if not self._reap():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def join(self, timeout: float | None = None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.001
+        while not self._reap():
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+
+def fork(warm: tuple[str, ...] = ()) -> tuple[ForkedProcess, Connection]:
+    """An executor process forked from this one, which must have no thread but its main one
+    and nothing loaded that a fork would break (numpy's thread pools, an OpenCL runtime):
+    the very start of a command. ``warm`` as :func:`spawn`'s."""
+    parent_end, child_end = socket.socketpair()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent_pid = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the executor: it never returns into the command's code
+        code = 1
+        try:
+            parent_end.close()
+            _detach_stdin()
+            os.environ.update(SINGLE_THREADED)  # before numpy is imported, here
+            serve_requests(Connection(child_end.detach()), parent_pid, True, warm)
+            code = 0
+        except BaseException:  # its traceback on stderr, then the exit code says it failed
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    child_end.close()
+    return ForkedProcess(pid), Connection(parent_end.detach())
+
+
+def _detach_stdin() -> None:
+    """The terminal's input is the command's, never the executor's."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+
+def _may_fork() -> bool:
+    """Whether the first executor may be a fork of the command: on Linux (elsewhere a fork
+    without exec is unsafe or absent), outside a bundle (whose executable starts its
+    processes itself), and with no other thread in the process yet."""
+    return (
+        sys.platform.startswith("linux")
+        and not getattr(sys, "frozen", False)
+        and threading.active_count() == 1
+    )
+
+
 def start_for(argv: list[str]) -> None:
     """Start the executor now when ``argv`` names a command that will use one (the first
     :class:`~explorer.engine.executor.Executor` made without extra environment adopts it)."""
@@ -73,7 +170,8 @@ def start_for(argv: list[str]) -> None:
         if arg == "-h" or (len(name) > 2 and any(e.startswith(name) for e in elsewhere)):
             return
     if _started is None and argv and argv[0] in _WARM:
-        _started = spawn({}, _WARM[argv[0]])
+        warm = _WARM[argv[0]]
+        _started = fork(warm) if _may_fork() else spawn({}, warm)
 
 
 def take() -> tuple[Any, Connection] | None:

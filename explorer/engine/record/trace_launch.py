@@ -37,6 +37,8 @@ from explorer.engine.launch.run import (
     silenced_stdout,
 )
 from explorer.engine.record.anatomy_run import anatomy_report, trace_anatomy
+from explorer.engine.record.requests import DEFAULT_BUDGET_BYTES as DEFAULT_BUDGET_BYTES
+from explorer.engine.record.requests import TracedRun, TraceRequest
 from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
 from explorer.engine.record.traced_source import traced_source
@@ -45,8 +47,7 @@ from explorer.engine.record.window_verify import (
     outside_may_leave,
     window_results,
 )
-from explorer.engine.records import RunRequest, RunResult, Variant
-from explorer.trace.anatomy import TraceAnatomy
+from explorer.engine.records import RunResult
 from explorer.trace.c_expr import integer_names
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -62,44 +63,9 @@ from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument.images import mode as image_mode
 from explorer.trace.recorded import Trace
 
-# Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
-# records, every group of a 256² tiled matmul, recorded and analysed in about half a second on
-# two cores.
-DEFAULT_BUDGET_BYTES = 320 << 20
+# Records are 8 bytes (a byte offset and a packed word, in two planes; DEFAULT_BUDGET_BYTES
+# holds 42 M of them).
 RECORD_BYTES = 8
-
-
-@dataclass(frozen=True)
-class TraceRequest:
-    run: RunRequest
-    groups: tuple[tuple[int, int], ...] | None = None  # explicit ranges per dimension
-    center: tuple[int, int, int] | None = None  # trace a window around this group
-    budget_bytes: int = DEFAULT_BUDGET_BYTES
-    # Record each access's value too (a third plane: Trace.values). Findings depend on it
-    # (work-items writing one element the same value is a note, not a race), so every trace
-    # that reports findings records values; a sweep's cost figures and the record-pass
-    # benchmark turn it off.
-    values: bool = True
-    # A reference kernel traced at the same launch (its sizes, local size, defines, input and
-    # device) and compared access by access with this one: ``TracedRun.against``.
-    against: Variant | None = None
-    # The reference's device, where it is not this one's (a kernel on two devices).
-    against_device: str | None = None
-    # How the comparison names the reference ("" : its catalog id or file), and whether its
-    # findings and report may quote the reference's source text and lines (not an exercise's
-    # solution, which a learner must not read by accident).
-    against_called: str = ""
-    against_quoted: bool = True
-    # Index anatomy (explorer.trace.anatomy): the lines whose accesses also record the values
-    # of their index terms and of the definitions behind them, in a second, anatomy build run
-    # after the trace (the trace itself is the plain one: nothing asked, nothing paid); with
-    # ``anatomy_findings``, the lines of the bug findings too, and the static anatomy of
-    # every access even without a finding (the window shows it on hover).
-    # ``anatomy_work_item`` (group then local id, six numbers) is the work-item whose access
-    # at each asked line the report explains; none: the first that made one.
-    anatomy_lines: tuple[int, ...] = ()
-    anatomy_findings: bool = False
-    anatomy_work_item: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -612,28 +578,6 @@ def _offsets(wi_counts: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
 
 
-@dataclass(frozen=True, eq=False)
-class TracedRun:
-    """What crosses back from the executor: the verdict, the analysis, maybe the trace."""
-
-    result: RunResult
-    analysis: Any  # explorer.trace.analysis.Analysis, or None when the trace did not run
-    trace: Trace | None
-    timings_ms: dict[str, float]
-    peak_rss_mb: float = 0.0
-    report_json: dict[str, Any] | None = None  # the `trace --json` object
-    report_text: str = ""  # the human report
-    finished_at: float = 0.0  # when the executor was done (time.time()): the transfer starts
-    # The comparison with ``TraceRequest.against`` (explorer.engine.record.trace_against.
-    # Against): its diff's first difference per work-group are findings of the analysis too.
-    against: Any = None
-    # The index anatomy of the trace's accesses (explorer.trace.anatomy.TraceAnatomy): for the
-    # findings' lines and those asked, with values where an anatomy build recorded them; it
-    # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
-    # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
-    anatomy: TraceAnatomy | None = None
-
-
 def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
     """Trace ``request.against`` at the launch that gave ``mine`` (the same sizes, local
     size, defines, input and device, or ``request.against_device``) and compare the two;
@@ -695,10 +639,17 @@ def trace_and_analyse(
     if against is not None:
         report["against"] = against.to_json()
         text += "\n\n" + against.text()
+    if request.report_only:  # the findings' groups, as the command line's JSON gives them
+        from explorer.trace.analysis.report import groups_json
+
+        report["groups"] = groups_json(analysis.findings)
+        for number, group in enumerate(report["groups"]):
+            for index in group["findings"]:
+                report["findings"][index]["group"] = number
     stage_times.mark("trace: reported")
     return TracedRun(
         outcome.result,
-        analysis,
+        None if request.report_only else analysis,
         outcome.trace if keep_trace else None,
         timings,
         peak,
