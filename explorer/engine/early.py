@@ -47,15 +47,24 @@ _WARM: dict[str, tuple[str, ...]] = {
 _started: tuple[Any, Connection] | None = None
 
 
-def spawn(env: dict[str, str], warm: tuple[str, ...] = ()) -> tuple[Any, Connection]:
+def spawn(
+    env: dict[str, str], warm: tuple[str, ...] = (), context: str | None = None
+) -> tuple[Any, Connection]:
     """Start an executor process with ``env`` added to its environment: the process and the
     caller's end of its pipe. ``warm``: modules it imports, after describing the devices,
-    before it reads its first request."""
+    before it reads its first request; ``context``: the device whose context it makes
+    meanwhile (serve.py)."""
     context = mp.get_context("spawn")
     parent, child = context.Pipe()
     process = context.Process(
         target=serve_requests,
-        args=(child, os.getpid(), threading.current_thread() is threading.main_thread(), warm),
+        args=(
+            child,
+            os.getpid(),
+            threading.current_thread() is threading.main_thread(),
+            warm,
+            context,
+        ),
         name="opencl-executor",
         daemon=True,
     )
@@ -112,10 +121,12 @@ class ForkedProcess:
             pause = min(pause * 2, 0.05)
 
 
-def fork(warm: tuple[str, ...] = ()) -> tuple[ForkedProcess, Connection]:
+def fork(
+    warm: tuple[str, ...] = (), context: str | None = None
+) -> tuple[ForkedProcess, Connection]:
     """An executor process forked from this one, which must have no thread but its main one
     and nothing loaded that a fork would break (numpy's thread pools, an OpenCL runtime):
-    the very start of a command. ``warm`` as :func:`spawn`'s."""
+    the very start of a command. ``warm`` and ``context`` as :func:`spawn`'s."""
     parent_end, child_end = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -127,7 +138,7 @@ def fork(warm: tuple[str, ...] = ()) -> tuple[ForkedProcess, Connection]:
             parent_end.close()
             _detach_stdin()
             os.environ.update(SINGLE_THREADED)  # before numpy is imported, here
-            serve_requests(Connection(child_end.detach()), parent_pid, True, warm)
+            serve_requests(Connection(child_end.detach()), parent_pid, True, warm, context)
             code = 0
         except BaseException:  # its traceback on stderr, then the exit code says it failed
             import traceback
@@ -171,7 +182,21 @@ def start_for(argv: list[str]) -> None:
             return
     if _started is None and argv and argv[0] in _WARM:
         warm = _WARM[argv[0]]
-        _started = fork(warm) if _may_fork() else spawn({}, warm)
+        # The device of a run or a trace is known now: its context is made ahead.
+        context = _device_asked(argv) if argv[0] in ("run", "trace") else None
+        _started = fork(warm, context) if _may_fork() else spawn({}, warm, context)
+
+
+def _device_asked(argv: list[str]) -> str:
+    """The ``--device`` of a command's arguments ("" where none is given: the default)."""
+    for at, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--device" and at + 1 < len(argv):
+            return argv[at + 1]
+        if arg.startswith("--device="):
+            return arg.partition("=")[2]
+    return ""
 
 
 def take() -> tuple[Any, Connection] | None:

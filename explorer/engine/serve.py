@@ -104,13 +104,19 @@ def handle(kind: str, payload: Any) -> tuple[str, Any]:
 
 
 def serve_requests(
-    conn: Connection, parent_pid: int = 0, death_signal: bool = False, warm: tuple[str, ...] = ()
+    conn: Connection,
+    parent_pid: int = 0,
+    death_signal: bool = False,
+    warm: tuple[str, ...] = (),
+    context: str | None = None,
 ) -> None:
     """The executor process's loop: one request in, one reply out (reply.py's messages, data
     only). The devices are described before the first request (every caller asks for them
     first), and the ``warm`` modules imported, while the caller is still starting. The
     caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
-    that it will ask for (:func:`explorer.engine.calls.allow`)."""
+    that it will ask for (:func:`explorer.engine.calls.allow`). The drivers start on a
+    thread meanwhile, and ``context`` (a device as ``--device`` names it, "" for the default
+    device) is the device whose context is made ahead, on another (launch/loader.py)."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -121,14 +127,21 @@ def serve_requests(
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
     prepare_process()
+    from explorer.engine.launch import loader
+
+    drivers = loader.start_drivers()
     import importlib
 
     from explorer.engine.launch.devices import list_devices
 
     stage_times.mark("engine imported")
+    drivers.join()  # the loader's own start is not safe beside another call
+    stage_times.mark("drivers started")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
-        list_devices()
-    stage_times.mark("devices described")
+        devices = list_devices()
+        stage_times.mark("devices described")
+        if context is not None:
+            _context_ahead(devices, context)
     for module in warm:
         importlib.import_module(module)
     stage_times.mark("warm modules imported")
@@ -169,6 +182,21 @@ def serve_requests(
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply
             staging.grow_pending()
+
+
+def _context_ahead(devices: list[Any], selector: str) -> None:
+    """Make the context of the device ``selector`` picks (the default one for "") on a
+    thread, not a simulator's (Oclgrind is not safe to call from two threads at once)."""
+    from explorer.engine.launch import loader
+    from explorer.engine.launch.devices import is_simulator, pick_device
+
+    device = pick_device(devices, selector or None)
+    if is_simulator(device) or device.host:
+        return
+    import pyopencl as cl
+
+    platform = cl.get_platforms()[device.platform_index]
+    loader.make_context(device.key, platform.get_devices()[device.device_index].int_ptr)
 
 
 def _error_text(exc: Exception) -> str:
