@@ -27,6 +27,7 @@ from explorer.engine import stage_times
 from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError, launch_and_wait
+from explorer.engine.launch.devices import NoDeviceError, list_devices, pick_device
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.plan import trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, prepare
@@ -36,6 +37,7 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
+from explorer.engine.record import staging
 from explorer.engine.record.anatomy_run import anatomy_report, trace_anatomy
 from explorer.engine.record.requests import DEFAULT_BUDGET_BYTES as DEFAULT_BUDGET_BYTES
 from explorer.engine.record.requests import TracedRun, TraceRequest
@@ -47,7 +49,7 @@ from explorer.engine.record.window_verify import (
     outside_may_leave,
     window_results,
 )
-from explorer.engine.records import RunResult
+from explorer.engine.records import DeviceInfo, RunResult
 from explorer.trace.c_expr import integer_names
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -55,6 +57,8 @@ from explorer.trace.instrument import (
     NO_BARRIERS_OPTION,
     RECORD_EVERY_GROUP,
     RECORD_WINDOW,
+    SKIP_BARRIERS,
+    SWITCH_BARRIERS_OPTION,
     Instrumented,
     InstrumentError,
     instrument,
@@ -162,6 +166,20 @@ def instrumented(
 def run_trace(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> TraceOutcome:
     """Instrument, prepare, then count, record, read back and decode (see the module)."""
     started = time.perf_counter()
+    device = _device(request.run.device_key)
+    if device is not None and read_planes_staged(device.type):
+        # A first trace's planes (at most its budget, each plane's start rounded): their
+        # memory, written meanwhile.
+        staging.touch_ahead(request.budget_bytes + 4096)
+    try:
+        return _run_trace(request, anatomy_lines, started)
+    finally:
+        staging.forget_ahead()
+
+
+def _run_trace(
+    request: TraceRequest, anatomy_lines: tuple[int, ...], started: float
+) -> TraceOutcome:
     recording = _trace_launch(request, anatomy_lines)
     if isinstance(recording, RunResult):
         return TraceOutcome(recording, None)
@@ -215,7 +233,14 @@ def _trace_launch(
         if isinstance(failed, RunResult):
             return failed
         return failed.head.failed(f"cannot trace: {inst}", "trace")
-    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    switched = bool(inst.barriers) and one_build(run.device_key)
+    p = prepare(
+        run,
+        source=inst.source,
+        time_reference=False,
+        quick_build=True,
+        extra_options=(SWITCH_BARRIERS_OPTION,) if switched else (),
+    )
     stage_times.mark("trace: prepared (context, build, inputs, reference)")
     if isinstance(p, RunResult):
         return p
@@ -223,7 +248,7 @@ def _trace_launch(
     if too_big is not None:
         return p.head.refused(too_big)
     try:
-        return TraceLaunch(p, inst, request)
+        return TraceLaunch(p, inst, request, switched)
     except BuildError as exc:
         return p.head.failed(str(exc), "build", build_log=exc.log)
 
@@ -270,7 +295,11 @@ class TraceLaunch:
     """The instrumented kernel's launches for one trace: sized by a counting launch, then
     recorded into per-work-item regions, read back, decoded and judged."""
 
-    def __init__(self, p: Prepared, inst: Instrumented, request: TraceRequest) -> None:
+    def __init__(
+        self, p: Prepared, inst: Instrumented, request: TraceRequest, switched: bool = False
+    ) -> None:
+        """``switched``: ``p.kernel`` was built with SWITCH_BARRIERS_OPTION, so that one
+        program counts and records (:func:`one_build`)."""
         self.p, self.inst, self.request = p, inst, request
         self.cl = p.runtime.cl
         self.timings: dict[str, float] = {}
@@ -285,9 +314,11 @@ class TraceLaunch:
         self.diverged = np.zeros(0, dtype=bool)
         # What a window's verdict needs besides the trace, made ready meanwhile.
         self.fill: PlainFill | None = None
-        # Without a barrier the counting build is the same program.
+        # Without a barrier the counting build is the same program; with the barriers
+        # switched, too, each launch without them saying so in its mode.
         self.without_barriers = p.kernel
-        if inst.barriers:
+        self.skip_barriers = SKIP_BARRIERS if switched else 0
+        if inst.barriers and not switched:
             variant = p.variant
             self.without_barriers = p.runtime.cache.kernel(
                 self.cl,
@@ -488,7 +519,7 @@ class TraceLaunch:
             self.len_buf,
             self.meta_buf,
             self.dummy_buf,
-            np.uint32(mode),
+            np.uint32(mode if real_barriers else mode | self.skip_barriers),
             bar_buf,
             np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
             rec_bufs[2],
@@ -560,6 +591,31 @@ def kernel_names(p: Prepared) -> tuple[tuple[str, int], ...]:
         if isinstance(given, ScalarParam)
     ]
     return integer_names(p.variant.source, option_defines(p.options), scalars)
+
+
+# Whether a trace's counting launches and its recording launch run one program whose
+# barriers each launch switches on or off (runtime.cl): None decides by the device (a CPU's
+# trace keeps two builds: PoCL makes a slower work-group function of a program whose barriers
+# sit under a condition, docs/benchmarks.md); True or False decides for every device (what
+# the benchmark measuring it sets).
+ONE_BUILD: bool | None = None
+
+
+def one_build(device_key: str) -> bool:
+    """Whether the trace on ``device_key`` counts and records with one program
+    (:data:`ONE_BUILD`): every device but a CPU, by default."""
+    if ONE_BUILD is not None:
+        return ONE_BUILD
+    device = _device(device_key)
+    return device is not None and "CPU" not in device.type.upper()
+
+
+def _device(device_key: str) -> DeviceInfo | None:
+    """The device ``device_key`` names; None where none does (prepare says why)."""
+    try:
+        return pick_device(list_devices(), device_key)
+    except NoDeviceError:
+        return None
 
 
 # Where the planes go when the pool has no free entries for them (a process's first trace):
