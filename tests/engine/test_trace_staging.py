@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import explorer.engine.record.trace_launch as tracing
-from explorer.engine.record import staging
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.runtime import runtime
+from explorer.engine.record import staging
 from explorer.engine.record.staging import KEEP_FREE, StagingPool, grow_pending, staging_pool
 from explorer.engine.record.trace_launch import TraceRequest, run_trace
 from explorer.engine.records import RunRequest
