@@ -39,16 +39,19 @@ def traces(device: str | None, case: str, one_build: bool) -> list[dict[str, Any
     from explorer.engine.serve import prepare_process
 
     prepare_process()
-    from explorer.engine.header.catalog import find_variant
+    from explorer.engine.header.catalog import find_variant, load_variant_file
     from explorer.engine.launch.devices import list_devices, pick_device
     from explorer.engine.record import trace_launch
     from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
     from explorer.engine.records import RunRequest
 
     trace_launch.ONE_BUILD = one_build
-    name, _, size = case.partition(":")
-    family, _, variant_id = name.partition("/")
-    variant = find_variant(family, variant_id)
+    name, _, size = case.rpartition(":")
+    if name.endswith((".cl", ".sim")):  # a kernel file with a header
+        variant = load_variant_file(name)
+    else:
+        family, _, variant_id = name.partition("/")
+        variant = find_variant(family, variant_id)
     sizes = {size_name: int(size) for size_name in variant.model.size_names}
     chosen = pick_device(list_devices(), device)
     run = RunRequest(variant, sizes, device_key=chosen.key, input="random")
@@ -80,7 +83,9 @@ def traces(device: str | None, case: str, one_build: bool) -> list[dict[str, Any
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device")
-    parser.add_argument("--case", action="append", help="FAMILY/VARIANT:SIZE (repeatable)")
+    parser.add_argument(
+        "--case", action="append", help="FAMILY/VARIANT:SIZE or KERNEL_FILE:SIZE (repeatable)"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", choices=("one", "two"), help=argparse.SUPPRESS)
