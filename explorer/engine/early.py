@@ -161,12 +161,16 @@ def _detach_stdin() -> None:
 def _may_fork() -> bool:
     """Whether the first executor may be a fork of the command: on Linux (elsewhere a fork
     without exec is unsafe or absent), outside a bundle (whose executable starts its
-    processes itself), and with no other thread in the process yet."""
-    return (
-        sys.platform.startswith("linux")
-        and not getattr(sys, "frozen", False)
-        and threading.active_count() == 1
-    )
+    processes itself), with no thread in the process but its own (none of a library's
+    either) and neither numpy nor an OpenCL runtime loaded: the start of a command."""
+    if not sys.platform.startswith("linux") or getattr(sys, "frozen", False):
+        return False
+    if any(name in sys.modules for name in ("numpy", "pyopencl")):
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def start_for(argv: list[str]) -> None:
@@ -181,6 +185,12 @@ def start_for(argv: list[str]) -> None:
         if arg == "-h" or (len(name) > 2 and any(e.startswith(name) for e in elsewhere)):
             return
     if _started is None and argv and argv[0] in _WARM:
+        # The command's own numpy multiplies no matrices (its executor does): no thread pool
+        # of BLAS beside the executor (on a 16-core host its threads spun for 2 CPU-seconds
+        # at numpy's import). A setting the person made stays.
+        if "numpy" not in sys.modules:
+            for name, value in SINGLE_THREADED.items():
+                os.environ.setdefault(name, value)
         warm = _WARM[argv[0]]
         # The device of a run or a trace is known now: its context is made ahead.
         context = _device_asked(argv) if argv[0] in ("run", "trace") else None
