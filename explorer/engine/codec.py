@@ -207,17 +207,19 @@ def _records() -> dict[str, _Record]:
     return found
 
 
-@cache
+_encoded: dict[type, tuple[str, tuple[str, ...]] | None] = {}
+
+
 def _encoded_as(kind: type) -> tuple[str, tuple[str, ...]] | None:
     """The name and the fields' names of the record class ``kind``; None for a class that is
     not one (looked up by its own module and name: nothing else is imported)."""
-    name = kind.__qualname__
-    if _modules().get(name) != kind.__module__:
-        return None
-    record = _record(name)
-    if record is None or record.cls is not kind:
-        return None
-    return name, tuple(record.hints)
+    if kind not in _encoded:
+        name = kind.__qualname__
+        record = _record(name) if _modules().get(name) == kind.__module__ else None
+        _encoded[kind] = (
+            (name, tuple(record.hints)) if record is not None and record.cls is kind else None
+        )
+    return _encoded[kind]
 
 
 def record_types() -> tuple[type, ...]:

@@ -48,11 +48,11 @@ _started: tuple[Any, Connection] | None = None
 
 
 def spawn(
-    env: dict[str, str], warm: tuple[str, ...] = (), context: str | None = None
+    env: dict[str, str], warm: tuple[str, ...] = (), ahead: str | None = None
 ) -> tuple[Any, Connection]:
     """Start an executor process with ``env`` added to its environment: the process and the
     caller's end of its pipe. ``warm``: modules it imports, after describing the devices,
-    before it reads its first request; ``context``: the device whose context it makes
+    before it reads its first request; ``ahead``: the device whose context it makes
     meanwhile (serve.py)."""
     context = mp.get_context("spawn")
     parent, child = context.Pipe()
@@ -63,7 +63,7 @@ def spawn(
             os.getpid(),
             threading.current_thread() is threading.main_thread(),
             warm,
-            context,
+            ahead,
         ),
         name="opencl-executor",
         daemon=True,
@@ -121,12 +121,10 @@ class ForkedProcess:
             pause = min(pause * 2, 0.05)
 
 
-def fork(
-    warm: tuple[str, ...] = (), context: str | None = None
-) -> tuple[ForkedProcess, Connection]:
+def fork(warm: tuple[str, ...] = (), ahead: str | None = None) -> tuple[ForkedProcess, Connection]:
     """An executor process forked from this one, which must have no thread but its main one
     and nothing loaded that a fork would break (numpy's thread pools, an OpenCL runtime):
-    the very start of a command. ``warm`` and ``context`` as :func:`spawn`'s."""
+    the very start of a command. ``warm`` and ``ahead`` as :func:`spawn`'s."""
     parent_end, child_end = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -138,7 +136,7 @@ def fork(
             parent_end.close()
             _detach_stdin()
             os.environ.update(SINGLE_THREADED)  # before numpy is imported, here
-            serve_requests(Connection(child_end.detach()), parent_pid, True, warm, context)
+            serve_requests(Connection(child_end.detach()), parent_pid, True, warm, ahead)
             code = 0
         except BaseException:  # its traceback on stderr, then the exit code says it failed
             import traceback
@@ -193,8 +191,8 @@ def start_for(argv: list[str]) -> None:
                 os.environ.setdefault(name, value)
         warm = _WARM[argv[0]]
         # The device of a run or a trace is known now: its context is made ahead.
-        context = _device_asked(argv) if argv[0] in ("run", "trace") else None
-        _started = fork(warm, context) if _may_fork() else spawn({}, warm, context)
+        ahead = _device_asked(argv) if argv[0] in ("run", "trace") else None
+        _started = fork(warm, ahead) if _may_fork() else spawn({}, warm, ahead)
 
 
 def _device_asked(argv: list[str]) -> str:

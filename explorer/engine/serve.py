@@ -108,14 +108,14 @@ def serve_requests(
     parent_pid: int = 0,
     death_signal: bool = False,
     warm: tuple[str, ...] = (),
-    context: str | None = None,
+    ahead: str | None = None,
 ) -> None:
     """The executor process's loop: one request in, one reply out (reply.py's messages, data
     only). The devices are described before the first request (every caller asks for them
     first), and the ``warm`` modules imported, while the caller is still starting. The
     caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
     that it will ask for (:func:`explorer.engine.calls.allow`). The drivers start on a
-    thread meanwhile, and ``context`` (a device as ``--device`` names it, "" for the default
+    thread meanwhile, and ``ahead`` (a device as ``--device`` names it, "" for the default
     device) is the device whose context is made ahead, on another (launch/loader.py)."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
@@ -140,8 +140,8 @@ def serve_requests(
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
         devices = list_devices()
         stage_times.mark("devices described")
-        if context is not None:
-            _context_ahead(devices, context)
+        if ahead is not None:
+            _context_ahead(devices, ahead)
     for module in warm:
         importlib.import_module(module)
     stage_times.mark("warm modules imported")

@@ -601,7 +601,7 @@ def kernel_names(p: Prepared) -> tuple[tuple[str, int], ...]:
 ONE_BUILD: bool | None = None
 
 
-def one_build(device_key: str) -> bool:
+def one_build(device_key: str | None) -> bool:
     """Whether the trace on ``device_key`` counts and records with one program
     (:data:`ONE_BUILD`): every device but a CPU, by default."""
     if ONE_BUILD is not None:
@@ -610,7 +610,7 @@ def one_build(device_key: str) -> bool:
     return device is not None and "CPU" not in device.type.upper()
 
 
-def _device(device_key: str) -> DeviceInfo | None:
+def _device(device_key: str | None) -> DeviceInfo | None:
     """The device ``device_key`` names; None where none does (prepare says why)."""
     try:
         return pick_device(list_devices(), device_key)
