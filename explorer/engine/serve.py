@@ -112,7 +112,8 @@ def serve_requests(
 ) -> None:
     """The executor process's loop: one request in, one reply out (reply.py's messages, data
     only). The devices are described before the first request (every caller asks for them
-    first), and the ``warm`` modules imported, while the caller is still starting. The
+    first), and the ``warm`` modules imported, while the caller is still starting (after the
+    requests that came meanwhile are answered). The
     caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
     that it will ask for (:func:`explorer.engine.calls.allow`). The drivers start on a
     thread meanwhile, and ``ahead`` (a device as ``--device`` names it, "" for the default
@@ -142,9 +143,6 @@ def serve_requests(
         stage_times.mark("devices described")
         if ahead is not None:
             _context_ahead(devices, ahead)
-    for module in warm:
-        importlib.import_module(module)
-    stage_times.mark("warm modules imported")
     from explorer.engine.codec import ProtocolError, check_request
     from explorer.engine.launch import build
     from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
@@ -158,6 +156,13 @@ def serve_requests(
     build.listen(tell)
 
     while True:
+        # The warm modules while nothing waits: a request that came meanwhile (the devices,
+        # asked as soon as the caller started) is answered first.
+        if warm and not _waiting(conn):
+            for module in warm:
+                importlib.import_module(module)
+            warm = ()
+            stage_times.mark("warm modules imported")
         try:
             data = conn.recv_bytes(MAX_MESSAGE_BYTES)
         except (EOFError, OSError):
@@ -182,6 +187,14 @@ def serve_requests(
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply
             staging.grow_pending()
+
+
+def _waiting(conn: Connection) -> bool:
+    """Whether a request (or the end of the connection) is there to be read now."""
+    try:
+        return bool(conn.poll(0))
+    except (EOFError, OSError):
+        return True
 
 
 def _context_ahead(devices: list[Any], selector: str) -> None:
