@@ -115,9 +115,10 @@ def serve_requests(
     first), and the ``warm`` modules imported, while the caller is still starting (after the
     requests that came meanwhile are answered). The
     caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
-    that it will ask for (:func:`explorer.engine.calls.allow`). The drivers start on a
-    thread meanwhile, and ``ahead`` (a device as ``--device`` names it, "" for the default
-    device) is the device whose context is made ahead, on another (launch/loader.py)."""
+    that it will ask for (:func:`explorer.engine.calls.allow`). ``ahead`` (a device as
+    ``--device`` names it, "" for the default device) is the device of a command's run or
+    trace: the drivers start on a thread meanwhile, and that device's context is made ahead
+    on another (launch/loader.py)."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -130,14 +131,17 @@ def serve_requests(
     prepare_process()
     from explorer.engine.launch import loader
 
-    drivers = loader.start_drivers()
+    # Only in a command's first executor (``ahead`` given): an executor started again after
+    # a failure, and the window's, start the drivers as PyOpenCL does.
+    drivers = loader.start_drivers() if ahead is not None else None
     import importlib
 
     from explorer.engine.launch.devices import list_devices
 
     stage_times.mark("engine imported")
-    drivers.join()  # the loader's own start is not safe beside another call
-    stage_times.mark("drivers started")
+    if drivers is not None:
+        drivers.join()  # the loader's own start is not safe beside another call
+        stage_times.mark("drivers started")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
         devices = list_devices()
         stage_times.mark("devices described")
