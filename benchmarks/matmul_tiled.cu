@@ -4,6 +4,11 @@
 //   nvcc -O3 -arch=sm_90 -o matmul_tiled benchmarks/matmul_tiled.cu
 //   ./matmul_tiled SIZE [LAUNCHES]
 //   compute-sanitizer --tool racecheck ./matmul_tiled SIZE [LAUNCHES]
+//   nvcc -O3 -arch=sm_90 -DRACY -o matmul_tiled_racy benchmarks/matmul_tiled.cu
+//
+// -DRACY drops the second __syncthreads (the one after the tile's products), as the racy
+// twin of tiled.cl without its second barrier: the next step's tile stores race with this
+// step's reads.
 //
 // Prints one line per launch: "launch I: MS ms" (host clock around the launch and a
 // synchronize, so a checker's own work on the launch is inside it), then the result's
@@ -37,7 +42,9 @@ __global__ void matmul_tiled(const int M, const int N, const int K, const float*
         __syncthreads();
         for (int k = 0; k < TS; k++)
             acc += Asub[ty][k] * Bsub[k][tx];
+#ifndef RACY
         __syncthreads();
+#endif
     }
     if (row < M && col < N)
         C[row * N + col] = acc;

@@ -21,6 +21,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING, cast
 
 from explorer.cli.command import (
     INTERRUPTED,
@@ -31,13 +32,16 @@ from explorer.cli.command import (
     install_if_asked,
     with_install,
 )
+from explorer.engine import stage_times
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.header.catalog import CatalogError
 from explorer.engine.launch.devices import NoDeviceError
 from explorer.engine.records import EXIT_CODES
-from explorer.engine.remote.install import HostNeedsInstall
 from explorer.paths import shown
 from explorer.selection import UsageError
+
+if TYPE_CHECKING:
+    from explorer.engine.remote.install import HostNeedsInstall
 
 
 @cache
@@ -110,14 +114,21 @@ def _main(argv: Sequence[str] | None) -> int:
     typed = None if "COMMANDS" in globals() else _typed(argv)
     args = build_parser(None if typed is None else (typed,)).parse_args(argv)
     command = typed or next(c for c in _commands() if c.name == args.command)
+    stage_times.mark("arguments parsed")
     try:
         install_if_asked(args)
-        # Its process starts on the first OpenCL request.
-        with executor_for(args, local=Executor) as executor:
-            return command.run(args, executor)
-    except HostNeedsInstall as exc:
-        print(f"error: {_install_advice(exc, argv, args)}", file=sys.stderr)
-        return USAGE_ERROR
+        # Its process starts on the first OpenCL request; at the end it is stopped and not
+        # waited for (Executor.leave), the command exiting next.
+        made = executor_for(args, local=Executor)
+        with made as executor:
+            try:
+                code = command.run(args, executor)
+                stage_times.mark("command done")
+                return code
+            finally:
+                leave = getattr(made, "leave", None)  # a stand-in may have none
+                if leave is not None:
+                    leave()
     except (UsageError, CatalogError, NoDeviceError, ValueError) as exc:
         print(f"error: {shown(str(exc), 600)}", file=sys.stderr)
         return USAGE_ERROR
@@ -125,11 +136,25 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.close()
         return 0
     except ExecutorError as exc:
+        need = _install_need(exc)
+        if need is not None:
+            print(f"error: {_install_advice(need, argv, args)}", file=sys.stderr)
+            return USAGE_ERROR
         print(f"error: {shown(str(exc), 600)}", file=sys.stderr)
         return EXIT_CODES.get("crashed", 4) if exc.kind in ("crash", "timeout") else USAGE_ERROR
     except OSError as exc:  # the terminal or a file the command writes
         print(f"error: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return USAGE_ERROR
+
+
+def _install_need(exc: ExecutorError) -> HostNeedsInstall | None:
+    """``exc`` where it says the host lacks this version of the explorer: only a connection
+    to another machine raises that, and its module (remote.install) is imported by then, so
+    a command on this machine never imports it."""
+    install = sys.modules.get("explorer.engine.remote.install")
+    if install is not None and isinstance(exc, install.HostNeedsInstall):
+        return cast("HostNeedsInstall", exc)
+    return None
 
 
 def _install_advice(need: HostNeedsInstall, argv: Sequence[str], args: argparse.Namespace) -> str:

@@ -5,22 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.cli.command import USAGE_ERROR, Command, available_devices
 from explorer.cli.run import add_anyway, anyway_hint
+from explorer.engine import stage_times
 from explorer.engine.executor import Executor, ExecutorError
 from explorer.engine.launch.devices import pick_device
-from explorer.engine.measure.fix_cost import FixCost, measure_fix, offer_fix
-from explorer.engine.record.anatomy_run import Ranges
-from explorer.engine.record.explain import (
-    anatomy_request,
-    answered,
-    explain_anatomy,
-    explain_element,
-    record_anatomy,
-)
-from explorer.engine.record.trace_launch import DEFAULT_BUDGET_BYTES, TracedRun, TraceRequest
+from explorer.engine.record.requests import DEFAULT_BUDGET_BYTES, TracedRun, TraceRequest
 from explorer.engine.records import EXIT_CODES, RunRequest, Variant
 from explorer.selection import (
     UsageError,
@@ -29,10 +21,19 @@ from explorer.selection import (
     request_from_args,
     selected_variant,
 )
-from explorer.trace.analysis import BANK_BYTES, Analysis, Category, registry
-from explorer.trace.analysis.report import groups_json
-from explorer.trace.anatomy import TraceAnatomy
-from explorer.trace.explain import ElementError, parse_element
+
+if TYPE_CHECKING:
+    from explorer.engine.measure.fix_cost import FixCost
+    from explorer.engine.record.anatomy_run import Ranges
+    from explorer.trace.analysis import Analysis
+    from explorer.trace.anatomy import TraceAnatomy
+
+# The analysis, the explanations and the fix's timing are imported where a trace asks for
+# them: the executor analyses, and a plain trace's report comes back as text and JSON.
+
+# The widths a local memory bank can have (explorer.trace.analysis.BANK_BYTES, which a test
+# holds this to: that package is the executor's to import, not this command's).
+BANK_BYTES = (4, 8)
 
 _GROUPS_HELP = "use 'all', 'gx,gy' or 'x0:x1,y0:y1'"
 
@@ -181,11 +182,14 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     could not be compared with ``--against`` (another launch shape, a reference that failed)
     exits with 2 after its report."""
     mine = selected_variant(args)  # usage errors before any OpenCL work
-    for text in args.explain:
-        try:
-            parse_element(text)
-        except ElementError as exc:
-            raise UsageError(f"--explain {exc}") from None
+    if args.explain:
+        from explorer.trace.explain import ElementError, parse_element
+
+        for text in args.explain:
+            try:
+                parse_element(text)
+            except ElementError as exc:
+                raise UsageError(f"--explain {exc}") from None
     against = reference_variant(args.against, mine) if args.against else None
     ranges, center = parse_groups(args.groups)
     anatomy_lines, anatomy_findings = parse_anatomy(args.anatomy)
@@ -195,6 +199,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
     if args.warp < 1 or args.banks < 1 or args.budget_mb < 1:
         raise UsageError("--warp, --banks and --budget-mb must be positive")
     devices = available_devices(executor)
+    stage_times.mark("devices answered")
     device = pick_device(devices, args.device)
     other = pick_device(devices, args.against_device).key if args.against_device else None
     if other is not None and against is None:
@@ -212,14 +217,17 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         anatomy_lines=anatomy_lines,
         anatomy_findings=anatomy_findings,
         anatomy_work_item=work_item,
+        # The findings' kinds are read here only to time their fixes.
+        report_only=not args.measure_fix,
     )
     traced = executor.trace(
         request, args.warp, args.banks, keep_trace=bool(args.explain), bank_bytes=args.bank_bytes
     )
+    stage_times.mark("trace answered")
     result = traced.result
     report_json, report_text = traced.report_json, traced.report_text
     shown = traced.analysis
-    if traced.analysis is None:
+    if report_json is None:  # the trace did not run
         if args.json:
             print(json.dumps({"error": result.error, "refused": str(result.refused or "") or None}))
         else:
@@ -234,25 +242,29 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         if result.status in ("crashed", "timeout"):
             return EXIT_CODES["crashed"]
         return USAGE_ERROR
-    if args.measure_fix and report_json is not None and shown is not None:
+    if args.measure_fix and shown is not None:
         report_text += _measure_fixes(executor, request.run, shown, report_json)
     explained, failed = _explain(
         args.explain, traced, mine, device.compute_units, executor, request
     )
     if args.json:
-        if report_json is not None:
-            if args.explain:
-                report_json["explain"] = explained
-            report_json["outside_constraints"] = list(result.outside_constraints)
-            report_json["build_log"] = result.build_log  # the compiler's warnings
-            report_json["status"] = result.status
-            unreferenced = result.verdict.unreferenced if result.verdict else ""
-            report_json["not_checked_reason"] = unreferenced or None
-            if shown is not None:
-                report_json["groups"] = groups_json(shown.findings)
-                for number, group in enumerate(report_json["groups"]):
-                    for index in group["findings"]:
-                        report_json["findings"][index]["group"] = number
+        groups = report_json.pop("groups", None)  # the executor's, for a report_only trace
+        if args.explain:
+            report_json["explain"] = explained
+        report_json["outside_constraints"] = list(result.outside_constraints)
+        report_json["build_log"] = result.build_log  # the compiler's warnings
+        report_json["status"] = result.status
+        unreferenced = result.verdict.unreferenced if result.verdict else ""
+        report_json["not_checked_reason"] = unreferenced or None
+        if shown is not None:
+            from explorer.trace.analysis.report import groups_json
+
+            groups = groups_json(shown.findings)
+            for number, group in enumerate(groups):
+                for index in group["findings"]:
+                    report_json["findings"][index]["group"] = number
+        if groups is not None:
+            report_json["groups"] = groups
         print(json.dumps(report_json))
     else:
         print(result.summary())
@@ -280,6 +292,17 @@ def _explain(
     the index anatomy of its first offending input's accesses (recorded by an anatomy build
     over their group, after the trace), and whether one could not be (outside the result,
     not a result)."""
+    if not elements:
+        return [], False
+    from explorer.engine.record.explain import (
+        anatomy_request,
+        answered,
+        explain_anatomy,
+        explain_element,
+        record_anatomy,
+    )
+    from explorer.trace.explain import ElementError
+
     out: list[dict[str, Any]] = []
     failed = False
     recorded: dict[tuple[tuple[int, ...], Ranges], TraceAnatomy | str | None] = {}
@@ -326,6 +349,9 @@ def _measure_fixes(
     """Measure every cost finding's counterpart (once per counterpart), set each finding's
     ``fix`` field in ``report`` (null where the kernel names none) and return the lines of
     the human report."""
+    from explorer.engine.measure.fix_cost import measure_fix, offer_fix
+    from explorer.trace.analysis import Category, registry
+
     measured: dict[str, FixCost] = {}
     lines = []
     for finding, shown in zip(analysis.findings, report["findings"], strict=True):

@@ -105,8 +105,8 @@ RECORDS: tuple[str, ...] = (
     "explorer.trace.diff_records:TraceDiff",
     "explorer.trace.diff_sets:OnlyOne",
     "explorer.trace.diff_sets:BufferDiff",
-    "explorer.engine.record.trace_launch:TraceRequest",
-    "explorer.engine.record.trace_launch:TracedRun",
+    "explorer.engine.record.requests:TraceRequest",
+    "explorer.engine.record.requests:TracedRun",
     "explorer.engine.record.trace_against:Against",
     "explorer.engine.record.oclgrind:OclgrindMessage",
     "explorer.engine.record.oclgrind:OclgrindCheck",
@@ -166,30 +166,60 @@ class _Record:
 
 
 @cache
-def _records() -> dict[str, _Record]:
-    """The records by name, their fields' annotations resolved."""
-    found: dict[str, _Record] = {}
-    for entry in RECORDS:
-        module, _, qualname = entry.partition(":")
-        cls = getattr(importlib.import_module(module), qualname)
-        assert dataclasses.is_dataclass(cls) and isinstance(cls, type), entry
-        assert cls.__dataclass_params__.frozen, entry  # type: ignore[attr-defined]
-        assert cls.__name__ not in found and cls.__name__ not in _TAGS, entry
-        hints = typing.get_type_hints(cls)
-        fields = dataclasses.fields(cls)
-        required = frozenset(
-            f.name
-            for f in fields
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        )
-        found[cls.__name__] = _Record(cls, {f.name: hints[f.name] for f in fields}, required)
-    return found
+def _modules() -> dict[str, str]:
+    """Each record's module, by the record's name (a name is one record's only)."""
+    modules = {entry.partition(":")[2]: entry.partition(":")[0] for entry in RECORDS}
+    assert len(modules) == len(RECORDS), "two records of one name"
+    return modules
+
+
+def _record(name: str) -> _Record | None:
+    """The record called ``name``, its fields' annotations resolved; its module is imported
+    now, on first use (a process that sends and reads only a few kinds of record imports
+    only their modules); None for a name :data:`RECORDS` does not list."""
+    module = _modules().get(name)
+    return None if module is None else _load(module, name)
 
 
 @cache
-def _record_names() -> dict[type, tuple[str, tuple[str, ...]]]:
-    """Each record class's name and its fields' names."""
-    return {record.cls: (name, tuple(record.hints)) for name, record in _records().items()}
+def _load(module: str, name: str) -> _Record:
+    cls = getattr(importlib.import_module(module), name)
+    assert dataclasses.is_dataclass(cls) and isinstance(cls, type), name
+    assert cls.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+    assert cls.__name__ == name and name not in _TAGS, name
+    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    required = frozenset(
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
+    return _Record(cls, {f.name: hints[f.name] for f in fields}, required)
+
+
+def _records() -> dict[str, _Record]:
+    """Every record by name (each module imported)."""
+    found: dict[str, _Record] = {}
+    for name in _modules():
+        record = _record(name)
+        assert record is not None
+        found[name] = record
+    return found
+
+
+_encoded: dict[type, tuple[str, tuple[str, ...]] | None] = {}
+
+
+def _encoded_as(kind: type) -> tuple[str, tuple[str, ...]] | None:
+    """The name and the fields' names of the record class ``kind``; None for a class that is
+    not one (looked up by its own module and name: nothing else is imported)."""
+    if kind not in _encoded:
+        name = kind.__qualname__
+        record = _record(name) if _modules().get(name) == kind.__module__ else None
+        _encoded[kind] = (
+            (name, tuple(record.hints)) if record is not None and record.cls is kind else None
+        )
+    return _encoded[kind]
 
 
 def record_types() -> tuple[type, ...]:
@@ -243,7 +273,7 @@ def _encode(value: Any, depth: int, blobs: list[memoryview]) -> Any:
         return {"$": "bytes", "b": len(blobs) - 1}
     if kind is complex:
         return {"$": "complex", "v": [value.real, value.imag]}
-    record = _record_names().get(kind)
+    record = _encoded_as(kind)
     if record is not None:
         name, fields = record
         tree = {"$": name}
@@ -322,7 +352,7 @@ class _Decoder:
             raise ProtocolError(f"{path}: a tag must be a name, not {_shown(tag)}")
         if tag in _TAGS:
             return self.tagged(tag, node, depth + 1, path)
-        record = _records().get(tag)
+        record = _record(tag)
         if record is None:
             raise ProtocolError(f"{path}: unknown record type {_shown(tag)}")
         return self.record(tag, record, node, depth + 1, path)
@@ -548,21 +578,26 @@ def _type_text(annotation: Any) -> str:
 @cache
 def _schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     """Each request's payload type, and each reply's value type, by request kind."""
-    records = {name: record.cls for name, record in _records().items()}
-    device = records["DeviceInfo"]
+
+    def records(name: str) -> type:
+        record = _record(name)
+        assert record is not None, name
+        return record.cls
+
+    device = records("DeviceInfo")
     requests: dict[str, Any] = {
         "hello": dict[str, Any],
         "files": dict[str, bytes],
-        "run": records["RunRequest"],
-        "trace": types.GenericAlias(tuple, (records["TraceRequest"], int, int, bool, int)),
+        "run": records("RunRequest"),
+        "trace": types.GenericAlias(tuple, (records("TraceRequest"), int, int, bool, int)),
         "devices": type(None),
         "call": tuple[str, tuple[Any, ...]],
     }
     replies: dict[str, Any] = {
         "hello": dict[str, Any],
         "files": dict[str, str],
-        "run": records["RunResult"],
-        "trace": records["TracedRun"],
+        "run": records("RunResult"),
+        "trace": records("TracedRun"),
         "devices": types.GenericAlias(list, (device,)) | types.GenericAlias(tuple, (device, ...)),
         "call": Any,
     }

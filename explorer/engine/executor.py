@@ -102,6 +102,7 @@ class Executor:
         self._lock = threading.Lock()
         self._cancelled = threading.Event()
         self._started_at = 0.0
+        self._waits = True  # for the process to end, when it is stopped (see leave)
         self.working_on = ""  # the request in flight (or the last one), in words
 
     # -- lifecycle ---------------------------------------------------------------
@@ -129,13 +130,24 @@ class Executor:
         if process is not None and process.pid is not None:  # None: it never started
             if process.is_alive():
                 process.kill()
-            process.join(5)
+            if self._waits:
+                process.join(5)
             if process.pid is not None:
                 remove_shared(process.pid)
 
     def close(self) -> None:
         """Stop the process; a later request starts a new one."""
         self._discard()
+
+    def leave(self) -> None:
+        """Stop the process without waiting for it to be gone: for a command that exits
+        next, whose process the system reaps (a process that held a GPU context and hundreds
+        of MB of trace records takes a while to end, and the person waited for that)."""
+        self._waits = False
+        try:
+            self.close()
+        finally:
+            self._waits = True
 
     def __enter__(self) -> Executor:
         return self
@@ -296,7 +308,7 @@ class Executor:
     ) -> Any:
         """Trace and analyse one configuration (a :class:`TraceRequest`); returns a
         :class:`TracedRun`, whose result names any crash, timeout or cancel."""
-        from explorer.engine.record.trace_launch import TracedRun
+        from explorer.engine.record.requests import TracedRun
 
         what = "trace of " + _describe(request.run)
         both = 2 if getattr(request, "against", None) is not None else 1  # and the reference's

@@ -104,27 +104,49 @@ def handle(kind: str, payload: Any) -> tuple[str, Any]:
 
 
 def serve_requests(
-    conn: Connection, parent_pid: int = 0, death_signal: bool = False, warm: tuple[str, ...] = ()
+    conn: Connection,
+    parent_pid: int = 0,
+    death_signal: bool = False,
+    warm: tuple[str, ...] = (),
+    ahead: str | None = None,
 ) -> None:
     """The executor process's loop: one request in, one reply out (reply.py's messages, data
     only). The devices are described before the first request (every caller asks for them
-    first), and the ``warm`` modules imported, while the caller is still starting. The
+    first), and the ``warm`` modules imported, while the caller is still starting (after the
+    requests that came meanwhile are answered). The
     caller's notice ``("allow", names)`` (no reply) names functions besides the engine's own
-    that it will ask for (:func:`explorer.engine.calls.allow`)."""
+    that it will ask for (:func:`explorer.engine.calls.allow`). ``ahead`` (a device as
+    ``--device`` names it, "" for the default device) is the device of a command's run or
+    trace: the drivers start on a thread meanwhile, and that device's context is made ahead
+    on another (launch/loader.py)."""
     # Ctrl+C reaches every process of the terminal's group: the command that started this
     # one decides what to do (it ends this process), so the interrupt is not this one's.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from explorer.engine import stage_times
+
+    stage_times.role = "executor"
+    stage_times.mark("process started")
     if parent_pid:
         _die_with_parent(parent_pid, death_signal)
     prepare_process()
+    from explorer.engine.launch import loader
+
+    # Only in a command's first executor (``ahead`` given): an executor started again after
+    # a failure, and the window's, start the drivers as PyOpenCL does.
+    drivers = loader.start_drivers() if ahead is not None else None
     import importlib
 
     from explorer.engine.launch.devices import list_devices
 
+    stage_times.mark("engine imported")
+    if drivers is not None:
+        drivers.join()  # the loader's own start is not safe beside another call
+        stage_times.mark("drivers started")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
-        list_devices()
-    for module in warm:
-        importlib.import_module(module)
+        devices = list_devices()
+        stage_times.mark("devices described")
+        if ahead is not None:
+            _context_ahead(devices, ahead)
     from explorer.engine.codec import ProtocolError, check_request
     from explorer.engine.launch import build
     from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
@@ -138,6 +160,13 @@ def serve_requests(
     build.listen(tell)
 
     while True:
+        # The warm modules while nothing waits: a request that came meanwhile (the devices,
+        # asked as soon as the caller started) is answered first.
+        if warm and not _waiting(conn):
+            for module in warm:
+                importlib.import_module(module)
+            warm = ()
+            stage_times.mark("warm modules imported")
         try:
             data = conn.recv_bytes(MAX_MESSAGE_BYTES)
         except (EOFError, OSError):
@@ -153,13 +182,38 @@ def serve_requests(
         except ProtocolError as exc:
             reply: tuple[str, Any] = ("error", f"the request could not be read: {exc}")
         else:
+            stage_times.mark(f"request {kind} read")
             reply = handle(kind, payload)
         del data
         conn.send_bytes(pack(reply))
+        stage_times.mark("reply sent")
         del reply  # a trace's planes go back to their pool before the next request
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply
             staging.grow_pending()
+
+
+def _waiting(conn: Connection) -> bool:
+    """Whether a request (or the end of the connection) is there to be read now."""
+    try:
+        return bool(conn.poll(0))
+    except (EOFError, OSError):
+        return True
+
+
+def _context_ahead(devices: list[Any], selector: str) -> None:
+    """Make the context of the device ``selector`` picks (the default one for "") on a
+    thread, not a simulator's (Oclgrind is not safe to call from two threads at once)."""
+    from explorer.engine.launch import loader
+    from explorer.engine.launch.devices import is_simulator, pick_device
+
+    device = pick_device(devices, selector or None)
+    if is_simulator(device) or device.host:
+        return
+    import pyopencl as cl
+
+    platform = cl.get_platforms()[device.platform_index]
+    loader.make_context(device.key, platform.get_devices()[device.device_index].int_ptr)
 
 
 def _error_text(exc: Exception) -> str:

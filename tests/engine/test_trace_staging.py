@@ -9,6 +9,7 @@ import pytest
 import explorer.engine.record.trace_launch as tracing
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.launch.runtime import runtime
+from explorer.engine.record import staging
 from explorer.engine.record.staging import KEEP_FREE, StagingPool, grow_pending, staging_pool
 from explorer.engine.record.trace_launch import TraceRequest, run_trace
 from explorer.engine.records import RunRequest
@@ -45,6 +46,26 @@ def test_staged_planes_hold_the_same_records_and_findings(device, monkeypatch):
         for report in (found, expected):  # the order groups started in is the device's own
             report.pop("dispatch_order")
         assert found == expected
+
+
+def test_a_first_trace_reads_its_planes_into_memory_made_ahead(device, monkeypatch):
+    mapped = run_trace(_request(device)).trace
+    monkeypatch.setattr(staging, "_pools", {})  # as in a process's first trace
+    monkeypatch.setattr(tracing, "read_planes_staged", lambda device_type: True)
+    taken = []
+    take = staging._take_ahead
+
+    def taking(nbytes):
+        taken.append(take(nbytes))
+        return taken[-1]
+
+    monkeypatch.setattr(staging, "_take_ahead", taking)
+    staged = run_trace(_request(device)).trace
+    assert len(taken) == 1 and taken[0] is not None  # made ahead, and large enough
+    for plane in ("offset", "word", "values"):
+        assert np.array_equal(getattr(staged, plane), getattr(mapped, plane)), plane
+        assert np.shares_memory(getattr(staged, plane), taken[0]), plane
+    assert not staging._ahead  # nothing left over
 
 
 def test_a_held_trace_keeps_its_memory_and_a_dropped_one_lends_it_again(device, staged):

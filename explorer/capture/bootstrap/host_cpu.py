@@ -11,6 +11,7 @@ processor PoCL knows, on another platform, or outside Linux on x86-64.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import platform as host
 from typing import Any
@@ -100,8 +101,12 @@ def name_unknown_processors(cl: Any, platforms: list[Any]) -> list[str]:
 
 
 def _rename(base: int, ranges: list[tuple[int, int]]) -> str | None:
+    ranges = sorted(ranges)  # /proc/self/maps lists them apart and in order already
+    lows = [low for low, _ in ranges]
+
     def readable(address: int, size: int) -> bool:
-        return any(low <= address and address + size <= high for low, high in ranges)
+        at = bisect.bisect_right(lows, address) - 1  # the one range that can hold it
+        return at >= 0 and address + size <= ranges[at][1]
 
     slots = []
     for offset in range(0, _SEARCHED_BYTES, ctypes.sizeof(ctypes.c_void_p)):

@@ -135,13 +135,15 @@ def prepare(
     display_name: str | None = None,
     time_reference: bool = True,
     quick_build: bool = False,
+    extra_options: tuple[str, ...] = (),
 ) -> Prepared | RunResult:
     """Plan, build (``source`` replaces the variant's, e.g. an instrumented copy), make inputs.
     ``time_reference``: time the reference warm (a trace shows no timing: it skips that).
     ``quick_build``: a small launch on a CPU device is built without optimisation (a trace:
-    see :data:`QUICK_BUILD_WORK_ITEMS`)."""
+    see :data:`QUICK_BUILD_WORK_ITEMS`). ``extra_options``: added to the build's options
+    (a trace build's own switches), and to ``Prepared.built_with``."""
     try:
-        return _prepare(request, source, display_name, time_reference, quick_build)
+        return _prepare(request, source, display_name, time_reference, quick_build, extra_options)
     except MemoryError:
         return failed_result(request, str(OUT_OF_MEMORY), "input")
 
@@ -152,6 +154,7 @@ def _prepare(
     display_name: str | None,
     time_reference: bool,
     quick_build: bool,
+    extra_options: tuple[str, ...] = (),
 ) -> Prepared | RunResult:
     variant = request.variant
     rt = runtime()
@@ -183,7 +186,7 @@ def _prepare(
     context, queue = rt.queue(device)
     own = platform_options(variant.options, device.platform)
     options = build_options(launch.defines, (*own, *variant.build_options))
-    built_with = options
+    built_with = (*options, *extra_options)
     if quick_build and _builds_quicker_than_it_runs(device, launch.global_size):
         built_with = (*options, "-cl-opt-disable")
     if launch.ndrange and source is None:  # a traced source was rewritten before instrumenting

@@ -9,6 +9,7 @@ from typing import Any
 
 from explorer.engine.launch.build import BuildCache
 from explorer.engine.launch.devices import list_devices
+from explorer.engine.launch.loader import take_context
 from explorer.engine.records import DeviceInfo
 
 
@@ -27,8 +28,12 @@ class OpenCLRuntime:
         """The profiling-enabled (context, queue) of ``device``, made on first use."""
         if device.key not in self.queues:
             cl = self.cl
-            cl_device = cl.get_platforms()[device.platform_index].get_devices()[device.device_index]
-            context = cl.Context([cl_device])
+            made = take_context(device.key)  # the executor may have made it ahead (loader.py)
+            if made is not None:
+                context = cl.Context.from_int_ptr(made, retain=False)
+            else:
+                platform = cl.get_platforms()[device.platform_index]
+                context = cl.Context([platform.get_devices()[device.device_index]])
             queue = cl.CommandQueue(
                 context, properties=cl.command_queue_properties.PROFILING_ENABLE
             )

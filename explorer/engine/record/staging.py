@@ -18,11 +18,13 @@ first of a process, or one larger than any before) reads them into ordinary memo
 sent its reply and waits for the next request (:func:`grow_pending`). Fresh memory is
 faulted in by whoever first writes it, one page at a time: a driver's copy does that on one
 thread, so the pages are written first by several (numpy lets go of the interpreter's lock
-in each).
+in each). A process's first trace has that memory made ahead (:func:`touch_ahead`, as much
+as its budget holds), written on threads while the trace builds and counts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from dataclasses import dataclass
@@ -86,8 +88,18 @@ class StagingPool:
 
     def read_fresh(self, planes: list[tuple[Any, np.dtype[Any], int]]) -> tuple[np.ndarray, ...]:
         """Each (device buffer, dtype, count) read into new ordinary memory, its pages written
-        first by several threads; all copies in flight together."""
-        out = tuple(_touched(np.empty(count, dtype=dtype)) for _, dtype, count in planes)
+        first by several threads (ahead, where :func:`touch_ahead` made enough); all copies in
+        flight together."""
+        sizes = [-(-count * np.dtype(dtype).itemsize // 64) * 64 for _, dtype, count in planes]
+        block = _take_ahead(sum(sizes))
+        if block is None:
+            out = tuple(_touched(np.empty(count, dtype=dtype)) for _, dtype, count in planes)
+        else:
+            starts = np.cumsum([0, *sizes[:-1]])
+            out = tuple(
+                block[start : start + count * np.dtype(dtype).itemsize].view(dtype)
+                for start, (_, dtype, count) in zip(starts, planes, strict=True)
+            )
         self._read_into(out, planes)
         return out
 
@@ -159,6 +171,42 @@ def _touched(array: np.ndarray) -> np.ndarray:
 
 
 _pools: dict[int, StagingPool] = {}
+
+# Memory made ahead for a process's first trace: the thread writing it, and the array.
+_ahead: list[tuple[threading.Thread, list[np.ndarray]]] = []
+
+
+def touch_ahead(nbytes: int) -> None:
+    """Make ``nbytes`` of fresh memory for the planes of a process's first trace (no pool
+    yet), its pages written on threads from now on, while the trace builds and counts:
+    :meth:`StagingPool.read_fresh` takes it where it holds the planes."""
+    if _pools or _ahead or nbytes <= 0:
+        return
+    made: list[np.ndarray] = []
+
+    def make() -> None:
+        with contextlib.suppress(MemoryError):  # the read makes its own, as without this
+            made.append(_touched(np.empty(nbytes, dtype=np.uint8)))
+
+    thread = threading.Thread(target=make, name="touch-ahead", daemon=True)
+    _ahead.append((thread, made))
+    thread.start()
+
+
+def _take_ahead(nbytes: int) -> np.ndarray | None:
+    """The memory made ahead, where it holds ``nbytes`` (it is let go otherwise)."""
+    if not _ahead:
+        return None
+    thread, made = _ahead.pop()
+    thread.join()
+    return made[0] if made and made[0].nbytes >= nbytes else None
+
+
+def forget_ahead() -> None:
+    """Let go of memory made ahead that no read took (a trace that ended before it)."""
+    while _ahead:
+        thread, _ = _ahead.pop()
+        thread.join()
 
 
 def staging_pool(cl: Any, context: Any, queue: Any) -> StagingPool:

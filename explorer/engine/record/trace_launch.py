@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 
 from explorer.description.launch import BufferParam, SamplerParam, ScalarParam
+from explorer.engine import stage_times
 from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.launch.bind import bind, read_results, reset
 from explorer.engine.launch.build import BuildError, launch_and_wait
+from explorer.engine.launch.devices import NoDeviceError, list_devices, pick_device
 from explorer.engine.launch.judge import judge
 from explorer.engine.launch.plan import trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, prepare
@@ -35,7 +37,10 @@ from explorer.engine.launch.run import (
     rejected_group_size,
     silenced_stdout,
 )
+from explorer.engine.record import staging
 from explorer.engine.record.anatomy_run import anatomy_report, trace_anatomy
+from explorer.engine.record.requests import DEFAULT_BUDGET_BYTES as DEFAULT_BUDGET_BYTES
+from explorer.engine.record.requests import TracedRun, TraceRequest
 from explorer.engine.record.staging import staging_pool
 from explorer.engine.record.trace_against import Against, compare, reference_name
 from explorer.engine.record.traced_source import traced_source
@@ -44,8 +49,7 @@ from explorer.engine.record.window_verify import (
     outside_may_leave,
     window_results,
 )
-from explorer.engine.records import RunRequest, RunResult, Variant
-from explorer.trace.anatomy import TraceAnatomy
+from explorer.engine.records import DeviceInfo, RunResult
 from explorer.trace.c_expr import integer_names
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
@@ -53,6 +57,8 @@ from explorer.trace.instrument import (
     NO_BARRIERS_OPTION,
     RECORD_EVERY_GROUP,
     RECORD_WINDOW,
+    SKIP_BARRIERS,
+    SWITCH_BARRIERS_OPTION,
     Instrumented,
     InstrumentError,
     instrument,
@@ -61,44 +67,9 @@ from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument.images import mode as image_mode
 from explorer.trace.recorded import Trace
 
-# Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
-# records, every group of a 256² tiled matmul, recorded and analysed in about half a second on
-# two cores.
-DEFAULT_BUDGET_BYTES = 320 << 20
+# Records are 8 bytes (a byte offset and a packed word, in two planes; DEFAULT_BUDGET_BYTES
+# holds 42 M of them).
 RECORD_BYTES = 8
-
-
-@dataclass(frozen=True)
-class TraceRequest:
-    run: RunRequest
-    groups: tuple[tuple[int, int], ...] | None = None  # explicit ranges per dimension
-    center: tuple[int, int, int] | None = None  # trace a window around this group
-    budget_bytes: int = DEFAULT_BUDGET_BYTES
-    # Record each access's value too (a third plane: Trace.values). Findings depend on it
-    # (work-items writing one element the same value is a note, not a race), so every trace
-    # that reports findings records values; a sweep's cost figures and the record-pass
-    # benchmark turn it off.
-    values: bool = True
-    # A reference kernel traced at the same launch (its sizes, local size, defines, input and
-    # device) and compared access by access with this one: ``TracedRun.against``.
-    against: Variant | None = None
-    # The reference's device, where it is not this one's (a kernel on two devices).
-    against_device: str | None = None
-    # How the comparison names the reference ("" : its catalog id or file), and whether its
-    # findings and report may quote the reference's source text and lines (not an exercise's
-    # solution, which a learner must not read by accident).
-    against_called: str = ""
-    against_quoted: bool = True
-    # Index anatomy (explorer.trace.anatomy): the lines whose accesses also record the values
-    # of their index terms and of the definitions behind them, in a second, anatomy build run
-    # after the trace (the trace itself is the plain one: nothing asked, nothing paid); with
-    # ``anatomy_findings``, the lines of the bug findings too, and the static anatomy of
-    # every access even without a finding (the window shows it on hover).
-    # ``anatomy_work_item`` (group then local id, six numbers) is the work-item whose access
-    # at each asked line the report explains; none: the first that made one.
-    anatomy_lines: tuple[int, ...] = ()
-    anatomy_findings: bool = False
-    anatomy_work_item: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,10 +166,25 @@ def instrumented(
 def run_trace(request: TraceRequest, anatomy_lines: tuple[int, ...] = ()) -> TraceOutcome:
     """Instrument, prepare, then count, record, read back and decode (see the module)."""
     started = time.perf_counter()
+    device = _device(request.run.device_key)
+    if device is not None and read_planes_staged(device.type):
+        # A first trace's planes (at most its budget, each plane's start rounded): their
+        # memory, written meanwhile.
+        staging.touch_ahead(request.budget_bytes + 4096)
+    try:
+        return _run_trace(request, anatomy_lines, started)
+    finally:
+        staging.forget_ahead()
+
+
+def _run_trace(
+    request: TraceRequest, anatomy_lines: tuple[int, ...], started: float
+) -> TraceOutcome:
     recording = _trace_launch(request, anatomy_lines)
     if isinstance(recording, RunResult):
         return TraceOutcome(recording, None)
     recording.timings["build_ms"] = (time.perf_counter() - started) * 1e3
+    stage_times.mark("trace: counting build ready")
     p = recording.p
     try:
         return recording.run()
@@ -241,19 +227,28 @@ def _trace_launch(
     """The request's kernel instrumented, prepared and built for tracing, or why not."""
     run = request.run
     inst = _instrument(request, anatomy_lines)
+    stage_times.mark("trace: instrumented")
     if isinstance(inst, str):
         failed = prepare(run)
         if isinstance(failed, RunResult):
             return failed
         return failed.head.failed(f"cannot trace: {inst}", "trace")
-    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    switched = bool(inst.barriers) and one_build(run.device_key)
+    p = prepare(
+        run,
+        source=inst.source,
+        time_reference=False,
+        quick_build=True,
+        extra_options=(SWITCH_BARRIERS_OPTION,) if switched else (),
+    )
+    stage_times.mark("trace: prepared (context, build, inputs, reference)")
     if isinstance(p, RunResult):
         return p
     too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
     if too_big is not None:
         return p.head.refused(too_big)
     try:
-        return TraceLaunch(p, inst, request)
+        return TraceLaunch(p, inst, request, switched)
     except BuildError as exc:
         return p.head.failed(str(exc), "build", build_log=exc.log)
 
@@ -300,7 +295,11 @@ class TraceLaunch:
     """The instrumented kernel's launches for one trace: sized by a counting launch, then
     recorded into per-work-item regions, read back, decoded and judged."""
 
-    def __init__(self, p: Prepared, inst: Instrumented, request: TraceRequest) -> None:
+    def __init__(
+        self, p: Prepared, inst: Instrumented, request: TraceRequest, switched: bool = False
+    ) -> None:
+        """``switched``: ``p.kernel`` was built with SWITCH_BARRIERS_OPTION, so that one
+        program counts and records (:func:`one_build`)."""
         self.p, self.inst, self.request = p, inst, request
         self.cl = p.runtime.cl
         self.timings: dict[str, float] = {}
@@ -315,9 +314,11 @@ class TraceLaunch:
         self.diverged = np.zeros(0, dtype=bool)
         # What a window's verdict needs besides the trace, made ready meanwhile.
         self.fill: PlainFill | None = None
-        # Without a barrier the counting build is the same program.
+        # Without a barrier the counting build is the same program; with the barriers
+        # switched, too, each launch without them saying so in its mode.
         self.without_barriers = p.kernel
-        if inst.barriers:
+        self.skip_barriers = SKIP_BARRIERS if switched else 0
+        if inst.barriers and not switched:
             variant = p.variant
             self.without_barriers = p.runtime.cache.kernel(
                 self.cl,
@@ -336,6 +337,7 @@ class TraceLaunch:
         t0 = time.perf_counter()
         wi_records, counted = self._count()
         self.timings["count_ms"] = (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: counted")
         t0 = time.perf_counter()
         window, offsets, counts, dispatch, planes, mode = self._record(wi_records, counted)
         results, _ = read_results(p, self.bound)
@@ -346,6 +348,7 @@ class TraceLaunch:
             self.timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
             t0 += time.perf_counter() - t1  # not part of the recording
         self.timings["record_ms"] = (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: recorded (and verified)")
         t0 = time.perf_counter()
         trace = decode(self._raw(planes, offsets, counts, dispatch, window), self.inst)
         self.timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
@@ -353,6 +356,7 @@ class TraceLaunch:
             t0 = time.perf_counter()
             results = window_results(p, trace, results, plain)
             self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
+        stage_times.mark("trace: decoded")
         judged = judge(p.description, results, p.inputs, p.references)
         result = p.head.judged(
             verdict=judged.verdict,
@@ -515,7 +519,7 @@ class TraceLaunch:
             self.len_buf,
             self.meta_buf,
             self.dummy_buf,
-            np.uint32(mode),
+            np.uint32(mode if real_barriers else mode | self.skip_barriers),
             bar_buf,
             np.uint32(0),  # the runtime's opaque zero (runtime.cl says why)
             rec_bufs[2],
@@ -589,6 +593,31 @@ def kernel_names(p: Prepared) -> tuple[tuple[str, int], ...]:
     return integer_names(p.variant.source, option_defines(p.options), scalars)
 
 
+# Whether a trace's counting launches and its recording launch run one program whose
+# barriers each launch switches on or off (runtime.cl): None decides by the device (a CPU's
+# trace keeps two builds: PoCL makes a slower work-group function of a program whose barriers
+# sit under a condition, docs/benchmarks.md); True or False decides for every device (what
+# the benchmark measuring it sets).
+ONE_BUILD: bool | None = None
+
+
+def one_build(device_key: str | None) -> bool:
+    """Whether the trace on ``device_key`` counts and records with one program
+    (:data:`ONE_BUILD`): every device but a CPU, by default."""
+    if ONE_BUILD is not None:
+        return ONE_BUILD
+    device = _device(device_key)
+    return device is not None and "CPU" not in device.type.upper()
+
+
+def _device(device_key: str | None) -> DeviceInfo | None:
+    """The device ``device_key`` names; None where none does (prepare says why)."""
+    try:
+        return pick_device(list_devices(), device_key)
+    except NoDeviceError:
+        return None
+
+
 # Where the planes go when the pool has no free entries for them (a process's first trace):
 # "fresh" (new memory whose pages several threads wrote first) or "map" (the driver's copy).
 FIRST_READ = "fresh"
@@ -603,28 +632,6 @@ def read_planes_staged(device_type: str) -> bool:
 
 def _offsets(wi_counts: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(wi_counts)]).astype(np.uint64)
-
-
-@dataclass(frozen=True, eq=False)
-class TracedRun:
-    """What crosses back from the executor: the verdict, the analysis, maybe the trace."""
-
-    result: RunResult
-    analysis: Any  # explorer.trace.analysis.Analysis, or None when the trace did not run
-    trace: Trace | None
-    timings_ms: dict[str, float]
-    peak_rss_mb: float = 0.0
-    report_json: dict[str, Any] | None = None  # the `trace --json` object
-    report_text: str = ""  # the human report
-    finished_at: float = 0.0  # when the executor was done (time.time()): the transfer starts
-    # The comparison with ``TraceRequest.against`` (explorer.engine.record.trace_against.
-    # Against): its diff's first difference per work-group are findings of the analysis too.
-    against: Any = None
-    # The index anatomy of the trace's accesses (explorer.trace.anatomy.TraceAnatomy): for the
-    # findings' lines and those asked, with values where an anatomy build recorded them; it
-    # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
-    # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
-    anatomy: TraceAnatomy | None = None
 
 
 def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
@@ -664,8 +671,10 @@ def trace_and_analyse(
     against = trace_against(request, outcome.trace)
     t0 = time.perf_counter()
     diff = against.diff if against is not None else None
+    stage_times.mark("trace: judged")
     analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
+    stage_times.mark("trace: analysed")
     t0 = time.perf_counter()
     recording = replace(request, values=True, against=None, against_device=None)
 
@@ -686,9 +695,17 @@ def trace_and_analyse(
     if against is not None:
         report["against"] = against.to_json()
         text += "\n\n" + against.text()
+    if request.report_only:  # the findings' groups, as the command line's JSON gives them
+        from explorer.trace.analysis.report import groups_json
+
+        report["groups"] = groups_json(analysis.findings)
+        for number, group in enumerate(report["groups"]):
+            for index in group["findings"]:
+                report["findings"][index]["group"] = number
+    stage_times.mark("trace: reported")
     return TracedRun(
         outcome.result,
-        analysis,
+        None if request.report_only else analysis,
         outcome.trace if keep_trace else None,
         timings,
         peak,

@@ -37,6 +37,8 @@ from explorer.trace.instrument.runtime import (
     NO_BARRIERS_OPTION,
     RECORD_EVERY_GROUP,
     RECORD_WINDOW,
+    SKIP_BARRIERS,
+    SWITCH_BARRIERS_OPTION,
 )
 from explorer.trace.instrument.transform import instrument, static_anatomy
 
@@ -48,6 +50,8 @@ __all__ = [
     "NO_BARRIERS_OPTION",
     "RECORD_EVERY_GROUP",
     "RECORD_WINDOW",
+    "SKIP_BARRIERS",
+    "SWITCH_BARRIERS_OPTION",
     "BufferDecl",
     "InstrumentError",
     "Instrumented",

@@ -20,11 +20,17 @@
  * work-item runs a line it cannot reach. Where any group's minimum and maximum differ, the
  * recording launch runs that build too and the records show the divergence at the
  * barrier's line; otherwise it runs the build with the real barriers, as the kernel was
- * written. Two builds, not a run-time switch: a barrier under a condition costs PoCL a
- * slower work-group function even where it is never executed. (Why not a check at the
- * barrier itself: a work-item that does not reach the barrier is somewhere else, so no
- * point before the barrier is reached by all.) Only the build without barriers folds the
- * arrivals (in __tr_end); a launch with real barriers does not need them.
+ * written. On a CPU these are two builds; elsewhere (a GPU) they are one program with a
+ * run-time switch (__TR_SWITCH_BARRIERS defined): each barrier runs unless the launch's mode
+ * says to skip them all (the same for every work-item of the launch, so no barrier is ever
+ * reached by part of a group), and the program then counts and records exactly as the
+ * build without barriers does. A CPU keeps the two builds: PoCL turns a barrier under a
+ * condition that depends on the work-item into a work-group function that runs wrong even
+ * where the switch leaves the barrier unexecuted (tests/engine/test_trace_one_build.py), and
+ * docs/benchmarks.md has what the switch costs where it runs right. (Why not a check at the barrier itself: a
+ * work-item that does not reach the barrier is somewhere else, so no point before the
+ * barrier is reached by all.) Only a launch without barriers folds the arrivals (in
+ * __tr_end); a launch with real barriers does not need them.
  *
  * An opaque zero. The address of a __local variable is a link-time constant; passed to the
  * runtime as such (`&total` of a scalar `__local float total;`, or `tile[0]`), PoCL 3.0's
@@ -69,10 +75,19 @@
 #define __TR_HELPER __attribute__((noinline))
 #endif
 
+/* One program both with and without barriers, switched by the launch (see the top). */
+#if defined(__TR_SWITCH_BARRIERS) && !defined(__TR_NO_BARRIERS)
+#define __TR_SWITCHED 1
+#define __TR_SKIP(st) ((st) != 0 && (st)->skip)
+#endif
+
 /* The barrier at the kernel's one end (__tr_end says why): in a CPU's build with real
- * barriers only. A GPU needs none, and one there would wait for ever where part of a group
- * is inside a group operation that no barrier count shows (a copy under a condition). */
-#if defined(__TR_CPU) && !defined(__TR_NO_BARRIERS)
+ * barriers only (in a launch that runs them). A GPU needs none, and one there would wait
+ * for ever where part of a group is inside a group operation that no barrier count shows
+ * (a copy under a condition). */
+#if defined(__TR_CPU) && defined(__TR_SWITCHED)
+#define __TR_EXIT_BARRIER() if (!__TR_SKIP(__tr_ptr)) barrier(CLK_LOCAL_MEM_FENCE)
+#elif defined(__TR_CPU) && !defined(__TR_NO_BARRIERS)
 #define __TR_EXIT_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #else
 #define __TR_EXIT_BARRIER()
@@ -94,6 +109,7 @@ typedef struct {
     __private uchar* pdummy;
     __global uint* bar;
     uint counting;
+    uint skip; /* the launch runs no barrier (__TR_SWITCHED) */
     uint zero;
     uint slot;
     uint bar_seen[__TR_NBAR];
@@ -309,6 +325,13 @@ static int __tr_barrier(__tr_state* st, uint site, uint index)
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX))
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
 #define __TR_WAIT(SITE, INDEX, ARG, CALL) ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG))
+#elif defined(__TR_SWITCHED)
+#define __TR_BARRIER(SITE, INDEX, CALL) \
+    ((void)__tr_barrier(__tr_ptr, SITE, INDEX), __TR_SKIP(__tr_ptr) ? (void)0 : (void)(CALL))
+#define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) \
+    ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), __TR_SKIP(__tr_ptr) ? (void)0 : (void)(CALL))
+#define __TR_WAIT(SITE, INDEX, ARG, CALL) \
+    ((void)__tr_sync(__tr_ptr, SITE, INDEX, ARG), __TR_SKIP(__tr_ptr) ? (void)0 : (void)(CALL))
 #else
 #define __TR_BARRIER(SITE, INDEX, CALL) ((void)__tr_barrier(__tr_ptr, SITE, INDEX), CALL)
 #define __TR_BARRIER_ARG(SITE, INDEX, ARG, CALL) \
@@ -427,9 +450,8 @@ static void __tr_fence(__tr_state* st, uint site, uint flags)
  * the trace build runs as the kernel does, optimised or not. A kernel whose own code has
  * that shape (an early return and code after the condition's barriers) is mis-built by
  * PoCL 3.0 as written: the trace then shows what it ran. */
-static void __tr_end(__tr_state* st)
+static void __tr_end_without_barriers(__tr_state* st)
 {
-#ifdef __TR_NO_BARRIERS
     if (st == 0 || !st->on)
         return;
     st->cnt[st->wi] = st->n;
@@ -439,9 +461,25 @@ static void __tr_end(__tr_state* st)
         atomic_min(&st->bar[2 * (st->slot * __TR_NBAR + i)], st->bar_seen[i]);
         atomic_max(&st->bar[2 * (st->slot * __TR_NBAR + i) + 1], st->bar_seen[i]);
     }
-#else
+}
+
+static void __tr_end_with_barriers(__tr_state* st)
+{
     __global uint* at = st->on ? st->cnt + st->wi : (__global uint*)st->gdummy;
     *at = st->n;
+}
+
+static void __tr_end(__tr_state* st)
+{
+#if defined(__TR_NO_BARRIERS)
+    __tr_end_without_barriers(st);
+#elif defined(__TR_SWITCHED)
+    if (__TR_SKIP(st))
+        __tr_end_without_barriers(st);
+    else
+        __tr_end_with_barriers(st);
+#else
+    __tr_end_with_barriers(st);
 #endif
 }
 
@@ -450,7 +488,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
                        __global uint* cnt, volatile __global uint* disp,
                        __global const int* slot, __global ulong* meta,
                        __global uchar* gdummy, __local uchar* ldummy,
-                       __private uchar* pdummy, uint count_only,
+                       __private uchar* pdummy, uint mode,
                        __global uint* bar, uint zero, __global uint* rval)
 {
     uint gx = get_num_groups(0), gy = get_num_groups(1);
@@ -466,6 +504,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->roff = roff;
     st->rword = rword;
     st->base = st->on ? off[st->wi] : 0ul;
+    uint count_only = mode & 1u; /* COUNT: the records are counted, not written */
     st->cap = (st->on && !count_only) ? (uint)(off[st->wi + 1] - off[st->wi]) : 0u;
     st->n = 0u;
     st->phase = 0u;
@@ -476,6 +515,7 @@ static void __tr_begin(__tr_state* st, __global uint* roff, __global uint* rword
     st->pdummy = pdummy;
     st->bar = bar;
     st->counting = count_only;
+    st->skip = (mode & 4u) != 0u; /* SKIP_BARRIERS */
     st->zero = zero;
     st->slot = st->on ? (uint)s : 0u;
     st->keep = 0;

@@ -27,12 +27,16 @@ from explorer.trace.recorded import (
 
 # The option of the build that counts: barriers recorded, not executed (runtime.cl says why).
 NO_BARRIERS_OPTION = "-D__TR_NO_BARRIERS=1"
+# The option of one build that does both, as each launch says (SKIP_BARRIERS): a GPU's.
+SWITCH_BARRIERS_OPTION = "-D__TR_SWITCH_BARRIERS=1"
 
 # What a launch does, passed as `__tr_count_only`: bit 0 counts records instead of writing them;
-# in either launch, any bit set makes a work-group outside the traced window leave at entry.
+# in either launch, bit 0 or 1 set makes a work-group outside the traced window leave at entry.
 RECORD_EVERY_GROUP = 0  # every group runs the kernel; the window's groups record
 COUNT = 1  # the window's groups count their records; the others leave at once
 RECORD_WINDOW = 2  # the window's groups record; the others leave at once
+# Added to either: a build with SWITCH_BARRIERS_OPTION runs none of its barriers.
+SKIP_BARRIERS = 4
 
 # Where every exit of the traced kernel goes: its one end (runtime.cl's __tr_end says why).
 EXIT_LABEL = "__tr_exit"
@@ -106,12 +110,13 @@ def begin_code(buffers: list[BufferDecl], uses_local: bool, uses_private: bool =
         f"{dummy} __tr_state __tr; __tr_state* __tr_ptr = &__tr;"
         f" __tr_begin(__tr_ptr, __tr_roff, __tr_rword, __tr_off, __tr_cnt, __tr_disp,"
         f" __tr_slot, __tr_meta, __tr_gdummy, {ldummy}, {pdummy},"
-        f" __tr_count_only & {COUNT}u, __tr_bar,"
+        f" __tr_count_only, __tr_bar,"
         f" __tr_zero, __tr_rval);"
         # Groups outside the window leave at once unless the launch runs every group (the
         # whole group leaves: the slot is the group's, so no barrier is left waiting), through
         # the kernel's one end, as its returns do (runtime.cl's __tr_end says why).
-        f" if (__tr_count_only != {RECORD_EVERY_GROUP}u && !__tr.on) goto {EXIT_LABEL};"
+        f" if ((__tr_count_only & {COUNT | RECORD_WINDOW}u) != {RECORD_EVERY_GROUP}u"
+        f" && !__tr.on) goto {EXIT_LABEL};"
     ]
     # The host passes the samplers' modes after the buffers' lengths (runtime.cl, Images).
     code.append(f" __tr.modes = __tr_len + {len(buffers)};")
