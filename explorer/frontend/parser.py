@@ -534,6 +534,12 @@ def _points_outside_private(c: Any) -> bool:
     return _space(canonical.get_pointee().spelling) is not AddressSpace.PRIVATE
 
 
+def _string_literal(c: Any) -> bool:
+    """Whether ``c`` is a string literal (``__builtin_nanf("")``, which the ``NAN`` macro
+    is): a constant the compiler reads, no memory the kernel touches."""
+    return bool(_strip(c).kind == K.STRING_LITERAL)
+
+
 def _is_integer(t: Any) -> bool:
     return bool(_canonical_kind(t) in INTEGER_KINDS)
 
@@ -843,6 +849,57 @@ class _Walker:
             return self._lvalue_origin(lvalue, seen)
         return None
 
+    def _into_private_variable(self, c: Any, seen: frozenset[str]) -> bool:
+        """Whether the pointer ``c`` points into a private variable that is not an array
+        (``&c``, ``&z.im``, ``(uchar *)&v``, a private pointer only ever given such
+        addresses): memory the trace does not record, as it does not record ``c = ...``."""
+        c = _strip(c)
+        kids = _children(c)
+        if _canonical_kind(c.type) == T.POINTER and _space(
+            c.type.get_canonical().get_pointee().spelling
+        ) is not AddressSpace.PRIVATE:
+            return False
+        if c.kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "&":
+            return self._private_variable(kids[0])
+        if c.kind == K.CSTYLE_CAST_EXPR and kids:
+            return _is_pointerish(kids[-1].type) and self._into_private_variable(kids[-1], seen)
+        if c.kind == K.BINARY_OPERATOR and len(kids) == 2:  # an offset into the variable
+            pointer = kids[0] if _is_pointerish(kids[0].type) else kids[1]
+            return self._into_private_variable(pointer, seen)
+        if c.kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            return all(self._into_private_variable(k, seen) for k in kids[1:])
+        if c.kind == K.DECL_REF_EXPR and _canonical_kind(c.type) == T.POINTER:
+            ref = c.referenced
+            name = str(c.spelling)
+            if ref is None or ref.kind != K.VAR_DECL or name in seen:
+                return False
+            stored = self.assignments.get(name, [])
+            return bool(stored) and all(
+                self._into_private_variable(v, seen | {name}) for v in stored
+            )
+        return False
+
+    def _private_variable(self, c: Any) -> bool:
+        """Whether ``c`` names a private variable (or a member or component of one) that
+        is neither an array nor a pointer: one the trace does not record."""
+        c = _strip(c)
+        kids = _children(c)
+        if c.kind == K.MEMBER_REF_EXPR and kids:
+            return _canonical_kind(kids[0].type) != T.POINTER and self._private_variable(kids[0])
+        if c.kind == K.UNEXPOSED_EXPR and len(kids) == 1 and _is_vector_select(c, kids[0]):
+            return self._private_variable(kids[0])
+        if c.kind != K.DECL_REF_EXPR:
+            return False
+        ref = c.referenced
+        if ref is None or ref.kind not in (K.VAR_DECL, K.PARM_DECL):
+            return False
+        canonical = _canonical_kind(c.type)
+        return (
+            canonical != T.POINTER
+            and canonical not in ARRAY_KINDS
+            and _space(c.type.spelling) is AddressSpace.PRIVATE
+        )
+
     def _from_parameter(self, c: Any) -> bool:
         """Whether the struct a member is taken from is (or is pointed to by) a parameter."""
         c = _strip(c)
@@ -876,6 +933,8 @@ class _Walker:
         node = lvalue.node
         origin = self._lvalue_origin(lvalue, frozenset())
         size = int(node.type.get_size())
+        if origin is None and self._into_private_variable(lvalue.pointer, frozenset()):
+            return  # a private variable's own memory, no more traced than its name's
         if origin is None:
             self._unclassified(node, "the address does not come from a buffer, array or variable")
             return
@@ -989,6 +1048,7 @@ class _Walker:
             if name.startswith("__builtin_") and any(
                 _canonical_kind(a.type) == T.POINTER
                 and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+                and not _string_literal(a)
                 for a in args
             ):
                 self._unclassified(c, f"{name} touches memory through a pointer")
@@ -1142,7 +1202,9 @@ class _Walker:
         size = int(pointee.get_size()) * count
         if kind in (AccessKind.VLOAD, AccessKind.VSTORE) and "half" in str(c.spelling):
             size = 2 * count
-        if origin is None or size <= 0:
+        if origin is None and self._into_private_variable(pointer, frozenset()):
+            pass  # `sincos(x, &c)`: stored into a private variable, as `c = ...` is
+        elif origin is None or size <= 0:
             self._unclassified(c, f"{c.spelling}: cannot tell which buffer its pointer is into")
         else:
             self._site(
