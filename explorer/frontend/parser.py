@@ -68,6 +68,7 @@ STORES_THROUGH_LAST = {"sincos", "fract", "modf", "frexp", "remquo", "lgamma_r"}
 IMAGE_CALL = re.compile(r"^(read|write)_image")
 
 READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
+ARITHMETIC = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"}
 MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.READ_MODIFY_WRITE}
 
 
@@ -188,6 +189,7 @@ def _parse(
         calls=tuple(walker.calls),
         returns=tuple(walker.returns),
         images=tuple(walker.images),
+        local_address_arithmetic=tuple(walker.local_address_arithmetic),
     )
     return _at_user_lines(parsed, lines) if lines else parsed
 
@@ -284,6 +286,7 @@ def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource
         calls=tuple(replace(c, line=user(c.line)) for c in parsed.calls),
         returns=tuple(replace(r, line=user(r.line)) for r in parsed.returns),
         images=tuple(replace(i, line=user(i.line)) for i in parsed.images),
+        local_address_arithmetic=tuple(user(n) for n in parsed.local_address_arithmetic),
         line_map=lines,
     )
 
@@ -534,6 +537,40 @@ def _points_outside_private(c: Any) -> bool:
     return _space(canonical.get_pointee().spelling) is not AddressSpace.PRIVATE
 
 
+def _local_place(c: Any) -> str | None:
+    """The ``__local`` variable whose address ``c`` is, at a constant place in it (``&s``,
+    ``&s.first``, ``tile``, ``&tile[0]``, cast to a pointer or an integer); None for any
+    other value."""
+    c = _strip(c)
+    kids = _children(c)
+    if c.kind in (K.CSTYLE_CAST_EXPR, K.UNEXPOSED_EXPR) and kids:
+        return _local_place(kids[-1])
+    if c.kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "&":
+        return _local_variable(kids[0])
+    if c.kind == K.DECL_REF_EXPR and _canonical_kind(c.type) in ARRAY_KINDS:
+        return _local_variable(c)
+    return None
+
+
+def _local_variable(c: Any) -> str | None:
+    """The ``__local`` variable a place at constant offsets is in (``s``, ``s.first``,
+    ``tile[0][1]``), or None."""
+    c = _strip(c)
+    kids = _children(c)
+    if c.kind == K.MEMBER_REF_EXPR and kids and _canonical_kind(kids[0].type) != T.POINTER:
+        return _local_variable(kids[0])
+    if c.kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+        if _canonical_kind(_strip(kids[0]).type) not in ARRAY_KINDS:
+            return None
+        return _local_variable(kids[0]) if _constant_int(kids[1]) is not None else None
+    if c.kind != K.DECL_REF_EXPR:
+        return None
+    ref = c.referenced
+    if ref is None or ref.kind != K.VAR_DECL or _canonical_kind(ref.type) == T.POINTER:
+        return None
+    return str(c.spelling) if _space(ref.type.spelling) is AddressSpace.LOCAL else None
+
+
 def _string_literal(c: Any) -> bool:
     """Whether ``c`` is a string literal (``__builtin_nanf("")``, which the ``NAN`` macro
     is): a constant the compiler reads, no memory the kernel touches."""
@@ -577,6 +614,7 @@ class _Walker:
         self.returns: list[Return] = []
         self.images: list[ImageCall] = []
         self.own_functions: set[str] = set()
+        self.local_address_arithmetic: list[int] = []
 
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
@@ -682,7 +720,10 @@ class _Walker:
         kind = c.kind
         kids = _children(c)
         if kind == K.BINARY_OPERATOR and len(kids) == 2:
-            write = clang_bridge.binary_operator(_raw(c)) == "="
+            operator = clang_bridge.binary_operator(_raw(c))
+            write = operator == "="
+            if operator in ARITHMETIC and self._same_local_places(kids[0], kids[1]):
+                self.local_address_arithmetic.append(self._span(c)[0].line)
             self.visit(kids[0], WRITE if write else READ)
             self.visit(kids[1], READ)
         elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
@@ -709,6 +750,12 @@ class _Walker:
         else:
             for k in kids:
                 self.visit(k, READ)
+
+    def _same_local_places(self, left: Any, right: Any) -> bool:
+        """Whether both values are addresses of constant places in one ``__local``
+        variable (through casts, to pointers or integers)."""
+        first = _local_place(left)
+        return first is not None and first == _local_place(right)
 
     def _declarations(self, c: Any) -> None:
         """The `__local` variables and the private arrays one declaration statement declares
@@ -855,9 +902,10 @@ class _Walker:
         addresses): memory the trace does not record, as it does not record ``c = ...``."""
         c = _strip(c)
         kids = _children(c)
-        if _canonical_kind(c.type) == T.POINTER and _space(
-            c.type.get_canonical().get_pointee().spelling
-        ) is not AddressSpace.PRIVATE:
+        if (
+            _canonical_kind(c.type) == T.POINTER
+            and _space(c.type.get_canonical().get_pointee().spelling) is not AddressSpace.PRIVATE
+        ):
             return False
         if c.kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "&":
             return self._private_variable(kids[0])

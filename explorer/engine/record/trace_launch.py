@@ -246,7 +246,8 @@ def _trace_launch(
         if isinstance(failed, RunResult):
             return failed
         return failed.head.failed(f"cannot trace: {inst}", "trace")
-    p = prepare(run, source=inst.source, time_reference=False, quick_build=True)
+    quick = not inst.optimised_only
+    p = prepare(run, source=inst.source, time_reference=False, quick_build=quick)
     if isinstance(p, RunResult):
         return p
     too_big = trace_memory_refusal(p.launch.global_size, p.launch.local_size)
