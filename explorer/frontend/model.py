@@ -283,6 +283,10 @@ class ParsedSource:
     returns: tuple[Return, ...] = ()
     line_map: tuple[int, ...] = ()  # user line of each line of `source`, when it was expanded
     images: tuple[ImageCall, ...] = ()  # read_image*/write_image* calls
+    # Lines where arithmetic combines two addresses, each a constant place in the same
+    # `__local` variable (`(char *)&s.first - (char *)&s`: pyopencl's offsetof). PoCL 3.0
+    # crashes building such a kernel without optimisation, which folds them.
+    local_address_arithmetic: tuple[int, ...] = ()
 
     @property
     def has_macro_sites(self) -> bool:

@@ -68,6 +68,7 @@ STORES_THROUGH_LAST = {"sincos", "fract", "modf", "frexp", "remquo", "lgamma_r"}
 IMAGE_CALL = re.compile(r"^(read|write)_image")
 
 READ, WRITE, RMW, ADDRESS = "read", "write", "rmw", "address"
+ARITHMETIC = {"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"}
 MODE_KIND = {READ: AccessKind.READ, WRITE: AccessKind.WRITE, RMW: AccessKind.READ_MODIFY_WRITE}
 
 
@@ -188,6 +189,7 @@ def _parse(
         calls=tuple(walker.calls),
         returns=tuple(walker.returns),
         images=tuple(walker.images),
+        local_address_arithmetic=tuple(walker.local_address_arithmetic),
     )
     return _at_user_lines(parsed, lines) if lines else parsed
 
@@ -284,6 +286,7 @@ def _at_user_lines(parsed: ParsedSource, lines: tuple[int, ...]) -> ParsedSource
         calls=tuple(replace(c, line=user(c.line)) for c in parsed.calls),
         returns=tuple(replace(r, line=user(r.line)) for r in parsed.returns),
         images=tuple(replace(i, line=user(i.line)) for i in parsed.images),
+        local_address_arithmetic=tuple(user(n) for n in parsed.local_address_arithmetic),
         line_map=lines,
     )
 
@@ -534,6 +537,46 @@ def _points_outside_private(c: Any) -> bool:
     return _space(canonical.get_pointee().spelling) is not AddressSpace.PRIVATE
 
 
+def _local_place(c: Any) -> str | None:
+    """The ``__local`` variable whose address ``c`` is, at a constant place in it (``&s``,
+    ``&s.first``, ``tile``, ``&tile[0]``, cast to a pointer or an integer); None for any
+    other value."""
+    c = _strip(c)
+    kids = _children(c)
+    if c.kind in (K.CSTYLE_CAST_EXPR, K.UNEXPOSED_EXPR) and kids:
+        return _local_place(kids[-1])
+    if c.kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "&":
+        return _local_variable(kids[0])
+    if c.kind == K.DECL_REF_EXPR and _canonical_kind(c.type) in ARRAY_KINDS:
+        return _local_variable(c)
+    return None
+
+
+def _local_variable(c: Any) -> str | None:
+    """The ``__local`` variable a place at constant offsets is in (``s``, ``s.first``,
+    ``tile[0][1]``), or None."""
+    c = _strip(c)
+    kids = _children(c)
+    if c.kind == K.MEMBER_REF_EXPR and kids and _canonical_kind(kids[0].type) != T.POINTER:
+        return _local_variable(kids[0])
+    if c.kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+        if _canonical_kind(_strip(kids[0]).type) not in ARRAY_KINDS:
+            return None
+        return _local_variable(kids[0]) if _constant_int(kids[1]) is not None else None
+    if c.kind != K.DECL_REF_EXPR:
+        return None
+    ref = c.referenced
+    if ref is None or ref.kind != K.VAR_DECL or _canonical_kind(ref.type) == T.POINTER:
+        return None
+    return str(c.spelling) if _space(ref.type.spelling) is AddressSpace.LOCAL else None
+
+
+def _string_literal(c: Any) -> bool:
+    """Whether ``c`` is a string literal (``__builtin_nanf("")``, which the ``NAN`` macro
+    is): a constant the compiler reads, no memory the kernel touches."""
+    return bool(_strip(c).kind == K.STRING_LITERAL)
+
+
 def _is_integer(t: Any) -> bool:
     return bool(_canonical_kind(t) in INTEGER_KINDS)
 
@@ -571,6 +614,7 @@ class _Walker:
         self.returns: list[Return] = []
         self.images: list[ImageCall] = []
         self.own_functions: set[str] = set()
+        self.local_address_arithmetic: list[int] = []
 
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
@@ -676,7 +720,10 @@ class _Walker:
         kind = c.kind
         kids = _children(c)
         if kind == K.BINARY_OPERATOR and len(kids) == 2:
-            write = clang_bridge.binary_operator(_raw(c)) == "="
+            operator = clang_bridge.binary_operator(_raw(c))
+            write = operator == "="
+            if operator in ARITHMETIC and self._same_local_places(kids[0], kids[1]):
+                self.local_address_arithmetic.append(self._span(c)[0].line)
             self.visit(kids[0], WRITE if write else READ)
             self.visit(kids[1], READ)
         elif kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
@@ -703,6 +750,12 @@ class _Walker:
         else:
             for k in kids:
                 self.visit(k, READ)
+
+    def _same_local_places(self, left: Any, right: Any) -> bool:
+        """Whether both values are addresses of constant places in one ``__local``
+        variable (through casts, to pointers or integers)."""
+        first = _local_place(left)
+        return first is not None and first == _local_place(right)
 
     def _declarations(self, c: Any) -> None:
         """The `__local` variables and the private arrays one declaration statement declares
@@ -843,6 +896,58 @@ class _Walker:
             return self._lvalue_origin(lvalue, seen)
         return None
 
+    def _into_private_variable(self, c: Any, seen: frozenset[str]) -> bool:
+        """Whether the pointer ``c`` points into a private variable that is not an array
+        (``&c``, ``&z.im``, ``(uchar *)&v``, a private pointer only ever given such
+        addresses): memory the trace does not record, as it does not record ``c = ...``."""
+        c = _strip(c)
+        kids = _children(c)
+        if (
+            _canonical_kind(c.type) == T.POINTER
+            and _space(c.type.get_canonical().get_pointee().spelling) is not AddressSpace.PRIVATE
+        ):
+            return False
+        if c.kind == K.UNARY_OPERATOR and kids and clang_bridge.unary_operator(_raw(c)) == "&":
+            return self._private_variable(kids[0])
+        if c.kind == K.CSTYLE_CAST_EXPR and kids:
+            return _is_pointerish(kids[-1].type) and self._into_private_variable(kids[-1], seen)
+        if c.kind == K.BINARY_OPERATOR and len(kids) == 2:  # an offset into the variable
+            pointer = kids[0] if _is_pointerish(kids[0].type) else kids[1]
+            return self._into_private_variable(pointer, seen)
+        if c.kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            return all(self._into_private_variable(k, seen) for k in kids[1:])
+        if c.kind == K.DECL_REF_EXPR and _canonical_kind(c.type) == T.POINTER:
+            ref = c.referenced
+            name = str(c.spelling)
+            if ref is None or ref.kind != K.VAR_DECL or name in seen:
+                return False
+            stored = self.assignments.get(name, [])
+            return bool(stored) and all(
+                self._into_private_variable(v, seen | {name}) for v in stored
+            )
+        return False
+
+    def _private_variable(self, c: Any) -> bool:
+        """Whether ``c`` names a private variable (or a member or component of one) that
+        is neither an array nor a pointer: one the trace does not record."""
+        c = _strip(c)
+        kids = _children(c)
+        if c.kind == K.MEMBER_REF_EXPR and kids:
+            return _canonical_kind(kids[0].type) != T.POINTER and self._private_variable(kids[0])
+        if c.kind == K.UNEXPOSED_EXPR and len(kids) == 1 and _is_vector_select(c, kids[0]):
+            return self._private_variable(kids[0])
+        if c.kind != K.DECL_REF_EXPR:
+            return False
+        ref = c.referenced
+        if ref is None or ref.kind not in (K.VAR_DECL, K.PARM_DECL):
+            return False
+        canonical = _canonical_kind(c.type)
+        return (
+            canonical != T.POINTER
+            and canonical not in ARRAY_KINDS
+            and _space(c.type.spelling) is AddressSpace.PRIVATE
+        )
+
     def _from_parameter(self, c: Any) -> bool:
         """Whether the struct a member is taken from is (or is pointed to by) a parameter."""
         c = _strip(c)
@@ -876,6 +981,8 @@ class _Walker:
         node = lvalue.node
         origin = self._lvalue_origin(lvalue, frozenset())
         size = int(node.type.get_size())
+        if origin is None and self._into_private_variable(lvalue.pointer, frozenset()):
+            return  # a private variable's own memory, no more traced than its name's
         if origin is None:
             self._unclassified(node, "the address does not come from a buffer, array or variable")
             return
@@ -989,6 +1096,7 @@ class _Walker:
             if name.startswith("__builtin_") and any(
                 _canonical_kind(a.type) == T.POINTER
                 and _space(a.type.get_pointee().spelling) is not AddressSpace.PRIVATE
+                and not _string_literal(a)
                 for a in args
             ):
                 self._unclassified(c, f"{name} touches memory through a pointer")
@@ -1142,7 +1250,9 @@ class _Walker:
         size = int(pointee.get_size()) * count
         if kind in (AccessKind.VLOAD, AccessKind.VSTORE) and "half" in str(c.spelling):
             size = 2 * count
-        if origin is None or size <= 0:
+        if origin is None and self._into_private_variable(pointer, frozenset()):
+            pass  # `sincos(x, &c)`: stored into a private variable, as `c = ...` is
+        elif origin is None or size <= 0:
             self._unclassified(c, f"{c.spelling}: cannot tell which buffer its pointer is into")
         else:
             self._site(

@@ -78,6 +78,11 @@ from explorer.paths import UserFileError, read_user_text
 # work-items the repeats lose more than the first trace gains (tiled 256²: 0.46 s, 1.27 s),
 # so a larger trace, and any trace on a GPU, is optimised as a run is.
 QUICK_BUILD_WORK_ITEMS = 1 << 14
+# Unoptimised, every private variable of every work-item of a group stays in memory, which
+# PoCL keeps on its worker thread's stack (8 MiB by default): reikna's 4,096-item reduction
+# overflowed it, traced, and crashed the process; optimised it fits. Larger groups are built
+# optimised.
+QUICK_BUILD_GROUP_ITEMS = 1 << 10
 
 OUT_OF_MEMORY = Refusal(
     "the host ran out of memory for the inputs, the reference or the output.",
@@ -187,7 +192,7 @@ def _prepare(
     own = platform_options(variant.options, device.platform)
     options = build_options(launch.defines, (*own, *variant.build_options))
     built_with = (*options, *extra_options)
-    if quick_build and _builds_quicker_than_it_runs(device, launch.global_size):
+    if quick_build and _builds_quicker_than_it_runs(device, launch.global_size, launch.local_size):
         built_with = (*options, "-cl-opt-disable")
     if launch.ndrange and source is None:  # a traced source was rewritten before instrumenting
         try:
@@ -274,8 +279,15 @@ def _unplanned_head(request: RunRequest, device: DeviceInfo) -> RunHead:
     )
 
 
-def _builds_quicker_than_it_runs(device: DeviceInfo, global_size: tuple[int, ...]) -> bool:
-    return device.type.upper() == "CPU" and math.prod(global_size) <= QUICK_BUILD_WORK_ITEMS
+def _builds_quicker_than_it_runs(
+    device: DeviceInfo, global_size: tuple[int, ...], local_size: tuple[int, ...] | None
+) -> bool:
+    group = math.prod(local_size) if local_size else 1
+    return (
+        device.type.upper() == "CPU"
+        and math.prod(global_size) <= QUICK_BUILD_WORK_ITEMS
+        and group <= QUICK_BUILD_GROUP_ITEMS
+    )
 
 
 def arrange(

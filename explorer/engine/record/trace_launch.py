@@ -238,7 +238,7 @@ def _trace_launch(
         run,
         source=inst.source,
         time_reference=False,
-        quick_build=True,
+        quick_build=not inst.optimised_only,
         extra_options=(SWITCH_BARRIERS_OPTION,) if switched else (),
     )
     stage_times.mark("trace: prepared (context, build, inputs, reference)")

@@ -96,3 +96,7 @@ class Instrumented:
     # The kernel's sampler parameters (their positions) whose addressing modes the host
     # passes after the buffers' lengths, in this order (images.py encodes a mode).
     samplers: tuple[int, ...] = ()
+    # Why the traced kernel must be built with optimisation even where a small trace on a
+    # CPU would build quicker without it (PoCL 3.0 crashes building it unoptimised); "" when
+    # either build will do.
+    optimised_only: str = ""

@@ -250,4 +250,18 @@ def instrument(
         value_bytes=width,
         anatomy=rewrite.anatomy_build,
         samplers=tuple(declared.samplers),
+        optimised_only=_optimised_only(rewrite.parsed),
     )
+
+
+def _optimised_only(parsed: ParsedSource) -> str:
+    """Why the traced kernel cannot be built without optimisation, or "": arithmetic on
+    two constant addresses in one ``__local`` variable (pyopencl's ``offsetof`` of a struct's
+    first field, ``(char *)&s.first - (char *)&s``) stays a constant expression unoptimised,
+    and PoCL 3.0 (LLVM 14) crashes turning the variable into a kernel argument then."""
+    lines = sorted(set(parsed.local_address_arithmetic))
+    if not lines:
+        return ""
+    named = ", ".join(str(n) for n in lines)
+    word = "lines" if len(lines) > 1 else "line"
+    return f"{word} {named}: arithmetic on addresses in one __local variable"
