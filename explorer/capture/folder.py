@@ -304,19 +304,26 @@ def assemble(
     if lost:
         document["lost"] = lost
     if write:
-        # Laid out for a person to read up to INDENTED launches; a longer one as compact as
-        # the journal it came from (and written at once, where layout costs seconds).
-        text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
-        if not text or len(text) > DOCUMENT_LIMIT:
-            text = json.dumps(document, separators=(",", ":"))
-        try:
-            (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
-        except OSError:  # a full disk: none of it, and the journal stays to be read
-            (folder / CAPTURE_FILE).unlink(missing_ok=True)
-            raise
-        (folder / JOURNAL).unlink(missing_ok=True)
-        (folder / CLAIM).unlink(missing_ok=True)
+        write_capture(folder, document)
     return document
+
+
+def write_capture(folder: Path, document: dict[str, Any]) -> None:
+    """Write ``capture.json`` (what :func:`assemble` made), and remove the journal it came
+    from; on a full disk none of it is written, and the journal stays to be read."""
+    # Laid out for a person to read up to INDENTED launches; a longer one as compact as
+    # the journal it came from (and written at once, where layout costs seconds).
+    launches = document.get("launches") or ()
+    text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
+    if not text or len(text) > DOCUMENT_LIMIT:
+        text = json.dumps(document, separators=(",", ":"))
+    try:
+        (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
+    except OSError:
+        (folder / CAPTURE_FILE).unlink(missing_ok=True)
+        raise
+    (folder / JOURNAL).unlink(missing_ok=True)
+    (folder / CLAIM).unlink(missing_ok=True)
 
 
 # A name the recorder gives a buffer's contents: a file right inside data/.

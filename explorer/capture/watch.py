@@ -40,7 +40,7 @@ from explorer.capture.bootstrap.recorder import (
     ENV_STATUS,
     JOURNAL,
 )
-from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble
+from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble, write_capture
 from explorer.paths import UserFileError, shown
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
@@ -371,10 +371,11 @@ def capture_program(
     command: Sequence[str],
     launches: int | None = None,
     max_mb: float | None = None,
-) -> tuple[int, list[str]]:
+) -> tuple[int, list[str], dict[str, Any] | None]:
     """Run ``command`` with its launches recorded into ``folder``: its exit code (128 + the
-    signal's number where a signal ended it, as a shell says) and what could not be kept (a
-    full disk). ``capture.json`` is written however it ended, where the folder takes it."""
+    signal's number where a signal ended it, as a shell says), what could not be kept (a
+    full disk) and ``capture.json`` as made (None where the journal could not be read).
+    ``capture.json`` is written however the program ended, where the folder takes it."""
     if not command:
         raise CaptureError("give the program to run after --, e.g. -- python host.py")
     if launches is not None and launches < 0:
@@ -417,8 +418,11 @@ def capture_program(
         lost = _read_status(status_read)
     finally:
         os.close(status_read)
+    document: dict[str, Any] | None = None
     try:
-        assemble(folder, tuple(command), code, lost=lost)
+        document = assemble(folder, tuple(command), code, lost=lost, write=False)
+        lost = list(dict.fromkeys(document.get("lost") or ()))
+        write_capture(folder, document)
     except OSError as exc:
         lost.append(
             f"{CAPTURE_FILE} could not be written ({exc.strerror or exc}): the launches are "
@@ -426,4 +430,4 @@ def capture_program(
         )
     except UserFileError as exc:  # a journal that cannot be read back
         lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
-    return (128 - code if code < 0 else code), lost
+    return (128 - code if code < 0 else code), lost, document

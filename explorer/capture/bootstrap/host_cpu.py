@@ -11,9 +11,11 @@ processor PoCL knows, on another platform, or outside Linux on x86-64.
 
 from __future__ import annotations
 
-import ctypes
-import platform as host
-from typing import Any
+import bisect
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ctypes
 
 UNKNOWN = b"generic\0"
 
@@ -28,6 +30,8 @@ LEVELS = (
 _SEARCHED_BYTES = 8192
 
 _names: dict[int, ctypes.Array[ctypes.c_char]] = {}  # kept alive while PoCL points at them
+# ctypes and platform are imported when a device is looked at (the recorder imports this
+# module at the start of every Python a capture runs, most of which never build a kernel).
 
 
 def level_for(flags: set[str]) -> str:
@@ -79,6 +83,8 @@ def name_unknown_processors(cl: Any, platforms: list[Any]) -> list[str]:
 
     Returns the names given (empty where nothing needed it). Safe to call again: a device
     already named is left alone."""
+    import platform as host
+
     if host.system() != "Linux" or host.machine() not in ("x86_64", "AMD64"):
         return []
     given = []
@@ -100,8 +106,15 @@ def name_unknown_processors(cl: Any, platforms: list[Any]) -> list[str]:
 
 
 def _rename(base: int, ranges: list[tuple[int, int]]) -> str | None:
+    import ctypes
+
+    ranges = sorted(ranges)
+    lows = [low for low, _ in ranges]
+
     def readable(address: int, size: int) -> bool:
-        return any(low <= address and address + size <= high for low, high in ranges)
+        # the range that starts last at or below ``address`` (the maps do not overlap)
+        at = bisect.bisect_right(lows, address) - 1
+        return at >= 0 and address + size <= ranges[at][1]
 
     slots = []
     for offset in range(0, _SEARCHED_BYTES, ctypes.sizeof(ctypes.c_void_p)):
