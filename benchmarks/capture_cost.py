@@ -61,8 +61,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", type=Path, help="another checkout of the explorer")
-    parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="of ours, only this one (many.py); again for more")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="of ours, only this one (many.py); again for more",
+    )
     parser.add_argument("programs", nargs="*", type=Path, help="more programs to run")
     args = parser.parse_args()
     roots = [("capture", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
@@ -75,7 +80,13 @@ def main() -> None:
     header = f"{'program':<24}{'alone':>15}"
     for name, _ in roots:
         header += f"{name:>16}{'x wall':>8}{'x cpu':>7}"
-    print(header + "\n" + " " * 24 + f"{'wall   cpu':>15}" + f"{'wall   cpu':>16}{'':>15}" * len(roots))
+    print(
+        header
+        + "\n"
+        + " " * 24
+        + f"{'wall   cpu':>15}"
+        + f"{'wall   cpu':>16}{'':>15}" * len(roots)
+    )
     for program, extra in cases:
         command = [sys.executable, str(program), *extra]
         alone: list[tuple[float, float]] = []
@@ -94,8 +105,12 @@ def main() -> None:
             w = statistics.median(w for w, _ in under[name])
             c = statistics.median(c for _, c in under[name])
             # Each round's ratio to the run alone beside it, the median of those.
-            w_ratio = statistics.median(u[0] / a[0] for u, a in zip(under[name], alone, strict=True))
-            c_ratio = statistics.median(u[1] / a[1] for u, a in zip(under[name], alone, strict=True))
+            w_ratio = statistics.median(
+                u[0] / a[0] for u, a in zip(under[name], alone, strict=True)
+            )
+            c_ratio = statistics.median(
+                u[1] / a[1] for u, a in zip(under[name], alone, strict=True)
+            )
             line += f"{w:>9.2f}s{c:>6.2f}s{w_ratio:>7.2f}x{c_ratio:>6.2f}x"
         print(line, flush=True)
 

@@ -9,15 +9,21 @@ what ``capture`` pays besides the program's own time is little more than startin
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from explorer.capture.watch import capture_program
 from explorer.paths import shown
+
+if TYPE_CHECKING:
+    import argparse
+
+# The options as parsed: by argparse, or by :func:`early` (which imports no argparse).
+Options = Union["argparse.Namespace", SimpleNamespace]
 
 USAGE_ERROR = 2
 INTERRUPTED = 130  # Ctrl+C, as a shell reports a command ended by SIGINT
@@ -33,6 +39,8 @@ class CommandLineError(ValueError):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The folder, the bounds, and the program's command line after ``--``."""
+    import argparse
+
     parser.add_argument("out", metavar="OUT", help="the folder to record into (new or empty)")
     parser.add_argument(
         "--launches",
@@ -88,6 +96,8 @@ def _typed(check: Callable[[str], Any]) -> Callable[[str], Any]:
     """``check`` as an argparse type: its message, as a usage error (exit 2)."""
 
     def parse(text: str) -> Any:
+        import argparse
+
         try:
             return check(text)
         except CommandLineError as exc:
@@ -102,7 +112,7 @@ _BOUNDS: dict[str, tuple[str, Callable[[str], Any]]] = {
 }
 
 
-def program_and_bounds(args: argparse.Namespace) -> list[str]:
+def program_and_bounds(args: Options) -> list[str]:
     """The program's command line. argparse hands everything after OUT to the program, the
     bounds given between OUT and ``--`` too: those are taken back here."""
     words = list(args.program)
@@ -124,7 +134,7 @@ def program_and_bounds(args: argparse.Namespace) -> list[str]:
     return words
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Options) -> int:
     """Run the program, list what was recorded (on stderr), return the program's exit code."""
     command = program_and_bounds(args)
     folder = Path(args.out)
@@ -235,40 +245,42 @@ def _summary(middle: Sequence[Listed]) -> list[str]:
 def early(argv: Sequence[str]) -> None:
     """``python -m explorer capture ARGS``, before the rest of the explorer is imported: runs
     the command and exits with its code. Returns (to the whole command-line interface) where
-    the command line asks for more than the folder, the bounds and the program: ``--help``,
-    another machine's options, or a word it does not take."""
-    if not _plain(argv):
-        return
-    parser = argparse.ArgumentParser(prog="python -m explorer capture")
-    add_arguments(parser)
-    args = parser.parse_args(list(argv))
-    sys.exit(_run_reporting(args))
+    the command line holds more than the folder, the bounds and ``--`` before the program:
+    ``--help``, another machine's options, a word it does not take."""
+    args = _plain(argv)
+    if args is not None:
+        sys.exit(_run_reporting(args))
 
 
-def _plain(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` is ``OUT``, ``--launches``/``--max-mb`` with their values, then
-    ``--`` and the program, in any order before ``--``."""
+def _plain(argv: Sequence[str]) -> SimpleNamespace | None:
+    """``argv`` as the parser of :func:`add_arguments` reads it, where it is ``OUT`` and
+    ``--launches``/``--max-mb`` with their values (in any order), ``--`` and the program;
+    None for any other command line. A bound's value is checked when the command runs."""
     words = list(argv)
     if "--" not in words:
-        return False
-    options = words[: words.index("--")]
-    positionals = 0
+        return None
+    options, program = words[: words.index("--")], words[words.index("--") :]
+    out: list[str] = []
+    bounds: list[str] = []  # given to program_and_bounds, which checks them
     while options:
         word = options.pop(0)
-        name = word.partition("=")[0]
+        name, sep, _ = word.partition("=")
         if name in _BOUNDS:
-            if "=" not in word:
+            if not sep:
                 if not options:
-                    return False
-                options.pop(0)
-        elif word.startswith("-"):
-            return False
+                    return None
+                word = f"{word}={options.pop(0)}"
+            bounds.append(word)
+        elif word.startswith("-") or out:
+            return None
         else:
-            positionals += 1
-    return positionals == 1
+            out.append(word)
+    if not out:
+        return None
+    return SimpleNamespace(out=out[0], launches=None, max_mb=None, program=[*bounds, *program])
 
 
-def _run_reporting(args: argparse.Namespace) -> int:
+def _run_reporting(args: Options) -> int:
     """:func:`run`, its usage and environment errors one ``error:`` line (exit 2), as the
     whole command-line interface reports them."""
     try:
@@ -285,4 +297,3 @@ def _run_reporting(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return USAGE_ERROR
-

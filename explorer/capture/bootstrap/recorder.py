@@ -45,6 +45,7 @@ from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from . import CLAIM, ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS, JOURNAL, JOURNAL_LIMIT
 from .host_cpu import name_unknown_processors
 
 if TYPE_CHECKING:
@@ -60,22 +61,12 @@ def _load_numpy() -> None:
     if "np" not in globals():
         globals()["np"] = importlib.import_module("numpy")
 
-ENV_DIR = "EXPLORER_CAPTURE_DIR"
-ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
-ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
-# "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
-# (a full disk cannot take even that line); the fd is used only where it is still that pipe.
-ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
-JOURNAL = "journal.jsonl"
-# The journal is listed up to this size (some 50,000 launches), so that the capture stays
-# readable: a reader takes capture.json and the journal up to twice this (folder.py).
-JOURNAL_LIMIT = 32 << 20
+
 # Buffers are read back and written this many bytes at a time.
 CHUNK = 8 << 20
 # The buffer contents a capture keeps unless --max-mb says otherwise: a launch past it is
 # listed without its buffers.
 DEFAULT_MAX_BYTES = 1 << 30
-CLAIM = "recorder.pid"
 ARG_INFO = "-cl-kernel-arg-info"
 
 # OpenCL C scalar types as numpy holds them (a vector type is stored as its lanes).
@@ -1042,7 +1033,12 @@ class Recorder:
             seen[key] = self._small(number, host, dtype, relative)
 
     def _small(
-        self, number: int, data: np.ndarray, dtype: np.dtype, relative: str, snap: _Snap | None = None
+        self,
+        number: int,
+        data: np.ndarray,
+        dtype: np.dtype,
+        relative: str,
+        snap: _Snap | None = None,
     ) -> tuple[str, str]:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
