@@ -116,18 +116,23 @@ def _rename(base: int, ranges: list[tuple[int, int]]) -> str | None:
         at = bisect.bisect_right(lows, address) - 1
         return at >= 0 and address + size <= ranges[at][1]
 
-    slots = []
-    for offset in range(0, _SEARCHED_BYTES, ctypes.sizeof(ctypes.c_void_p)):
-        slot = base + offset
-        if not readable(slot, 8):
-            break
-        pointer = ctypes.c_uint64.from_address(slot).value
-        if (
-            pointer > 4096
-            and readable(pointer, len(UNKNOWN))
-            and ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN
-        ):
-            slots.append(slot)
+    # The searched bytes up to the first that cannot be read (ranges that meet go on), read
+    # at once as pointers.
+    end = base
+    at = bisect.bisect_right(lows, base) - 1
+    while 0 <= at < len(ranges) and ranges[at][0] <= end < ranges[at][1]:
+        end = ranges[at][1]
+        at += 1
+    size = ctypes.sizeof(ctypes.c_void_p)
+    count = max(0, min(_SEARCHED_BYTES, end - base)) // size
+    pointers = memoryview(ctypes.string_at(base, count * size)).cast("Q") if count else []
+    slots = [
+        base + index * size
+        for index, pointer in enumerate(pointers)
+        if pointer > 4096
+        and readable(pointer, len(UNKNOWN))
+        and ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN
+    ]
     if not slots:
         return None
     name = level_for(_cpu_flags())

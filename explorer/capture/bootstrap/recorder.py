@@ -165,6 +165,11 @@ PENDING_BYTES = 8 << 20
 # The journal's lines of launches finished one after another are written together, at most
 # this many in one write.
 LINES = 64
+# Launches are finished in turns: by the program's thread when this many wait, by the
+# finishing thread those that waited LINGER seconds (so a launch is in the journal within
+# about that of being made, however the program goes on).
+BATCH = 16
+LINGER = 0.02
 # A launch is finished later where its buffers' contents read back take at most this.
 DEFERRED_BYTES = 1 << 20
 # The finishing thread ends after this many seconds without a launch to finish (it starts
@@ -173,29 +178,36 @@ IDLE_SECONDS = 1.0
 
 
 class _Finisher:
-    """Finishes launches in the order they were made, in a thread of its own: waits for the
-    reads of their buffers, keeps the contents (once each) and writes each one's journal
-    line. The program's thread only queues the reads behind the launch and goes on; it waits
-    here only where :data:`PENDING_LAUNCHES` or :data:`PENDING_BYTES` are reached, or for
-    everything (:meth:`drain`) before it must know what was kept."""
+    """Finishes launches in the order they were made, in turns: waits for the reads of
+    their buffers (long done, most often), keeps the contents (once each) and writes their
+    journal lines, one write a turn. The program's thread queues the reads behind a launch
+    and goes on; every :data:`BATCH` launches it takes a turn itself (one wait for many
+    reads, and no other thread to hand the interpreter to), and a thread of the recorder's
+    takes those that waited :data:`LINGER` seconds (a program that launches, then computes
+    or sleeps). The program waits here otherwise only where :data:`PENDING_LAUNCHES` or
+    :data:`PENDING_BYTES` are reached, or for everything (:meth:`drain`) before it must
+    know what was kept."""
 
     def __init__(self, finish: Callable[[_Record], None], idle: Callable[[], None]) -> None:
         self._finish = finish
         self._idle = idle
         self._records: deque[_Record] = deque()
-        self.cond = threading.Condition()
+        lock = threading.Lock()
+        self.cond = threading.Condition(lock)  # the program's threads wait on it
+        self._work = threading.Condition(lock)  # the finishing thread waits on it
         self.pending = 0  # bytes read back, not yet kept
         self.queue: Any = None  # the queue whose reads are under way
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._hurry = False  # someone waits for the launches queued
+        self._turn = threading.Lock()  # held by the thread taking a turn
 
     def put(self, record: _Record, queue: Any = None) -> None:
+        while self._records and (
+            len(self._records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
+        ):
+            self._turn_or_wait()
         with self.cond:
-            while self._records and (
-                len(self._records) >= PENDING_LAUNCHES
-                or self.pending + record.nbytes > PENDING_BYTES
-            ):
-                self.cond.wait()
             self._records.append(record)
             self.pending += record.nbytes
             if queue is not None:
@@ -205,17 +217,36 @@ class _Finisher:
                     target=self._run, name="explorer-capture", daemon=True
                 )
                 self._thread.start()
-            self.cond.notify_all()
+            elif len(self._records) == 1:  # the thread's time to wait starts
+                self._work.notify()
+        if len(self._records) >= BATCH and self._turn.acquire(blocking=False):
+            try:  # the program's thread takes this turn
+                self._take_turn()
+            finally:
+                self._turn.release()
 
     def busy(self) -> bool:
         return bool(self._records)
 
     def drain(self) -> None:
         """Until every launch queued is finished."""
+        while self._records:
+            self._turn_or_wait()
+        self.queue = None
+
+    def _turn_or_wait(self) -> None:
+        """Take a turn, or wait for the one under way."""
+        if self._turn.acquire(blocking=False):
+            try:
+                self._take_turn()
+            finally:
+                self._turn.release()
+            return
         with self.cond:
-            while self._records:
-                self.cond.wait()
-            self.queue = None
+            if self._records:
+                self._hurry = True
+                self._work.notify()
+                self.cond.wait(LINGER)  # woken as the turn ends
 
     def close(self) -> None:
         """Finish every launch queued, and end the thread."""
@@ -223,7 +254,7 @@ class _Finisher:
         with self.cond:
             self._closed = True
             thread, self._thread = self._thread, None
-            self.cond.notify_all()
+            self._work.notify()
         if thread is not None and thread is not threading.current_thread():
             thread.join()
 
@@ -231,21 +262,31 @@ class _Finisher:
         while True:
             with self.cond:
                 if not self._records and not self._closed:
-                    self.cond.wait(IDLE_SECONDS)
+                    self._work.wait(IDLE_SECONDS)
+                if 0 < len(self._records) < BATCH and not (self._hurry or self._closed):
+                    self._work.wait(LINGER)  # more may come in the turn
                 if not self._records:  # idle (or closed): the next launch starts another
                     if self._thread is threading.current_thread():
                         self._thread = None
                     return
-                record = self._records[0]
-                last = len(self._records) == 1
+            with self._turn:
+                self._take_turn()
+
+    def _take_turn(self) -> None:
+        """Finish the launches queued (the caller holds ``_turn``)."""
+        with self.cond:
+            batch = list(self._records)
+            self._hurry = False
+        for record in batch:
             with contextlib.suppress(Exception):  # never the program's concern
                 self._finish(record)
-                if last:  # its line, and those kept before it, are written now
-                    self._idle()
-            with self.cond:
+        with contextlib.suppress(Exception):
+            self._idle()  # the turn's lines, in one write
+        with self.cond:
+            for record in batch:
                 self._records.popleft()
                 self.pending -= record.nbytes
-                self.cond.notify_all()
+            self.cond.notify_all()
 
 
 # Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
