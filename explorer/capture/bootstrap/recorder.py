@@ -757,10 +757,18 @@ class Recorder:
         self._finisher.put(record, queue)
 
     def _finish(self, record: _Record) -> None:
-        """Keep a launch's contents (each once) and write its journal line: in the finishing
-        thread, in the order the launches were made."""
+        """Keep a launch's contents (each once) and write its journal line, in the order the
+        launches were made. Whatever goes wrong costs the record from there on (as it does
+        for a launch kept at once), never the program."""
         if self._journal_lost:
             return
+        try:
+            self._finish_record(record)
+        except Exception as exc:
+            self._journal_lost = True  # the launches after it are not listed
+            self._stop(_stopped(record.number, _reason(exc)))
+
+    def _finish_record(self, record: _Record) -> None:
         entry, number = record.entry, record.number
         why = record.why or self.no_data
         if not why:

@@ -1,0 +1,114 @@
+"""Launches of small buffers are read back behind the launch and kept later, in turns: the
+capture holds the same as when each launch waited for its reads. Every launch keeps its
+buffers, a write on another queue comes after the reads queued before it, a fork leaves the
+child alone, and a disk that fills in the middle of a turn costs the later buffers, not the
+run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.capture.folder import load_capture
+from tests.capture.conftest import PROGRAMS, run_capture
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_one_of_many_launches_keeps_its_buffers(on_device, tmp_path, capfd):
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, str(PROGRAMS / "many.py"), "600")
+    assert outcome.code == 0
+    assert capfd.readouterr().out == "sum 9600\n"
+    capture = load_capture(tmp_path)
+    assert len(capture.launches) == 600
+    assert all(launch.data for launch in capture.launches)
+    for launch in capture.launches[::7]:  # contents n - 1 before launch n, n after it
+        arg = launch.args[0]
+        assert np.load(tmp_path / arg.before).tolist() == [launch.number - 1] * 16
+        assert np.load(tmp_path / arg.after).tolist() == [launch.number] * 16
+        assert arg.changed
+    # Each launch's contents before are the file of the launch before's after: one file each.
+    assert [launch.args[0].before for launch in capture.launches[1:]] == [
+        launch.args[0].after for launch in capture.launches[:-1]
+    ]
+    assert len(os.listdir(tmp_path / "data")) == 601
+
+
+def test_a_write_on_another_queue_comes_after_the_reads_before_it(on_device, tmp_path, capfd):
+    outcome = run_capture(tmp_path, "two_queues.py")
+    assert outcome.code == 0
+    assert capfd.readouterr().out == "[102, 102, 102, 102] 102 102\n"
+    first, second = load_capture(tmp_path).launches
+    for launch, before, after in ((first, 0, 1), (second, 100, 102)):
+        arg = launch.args[0]
+        assert np.unique(np.load(tmp_path / arg.before)).tolist() == [before]
+        assert np.unique(np.load(tmp_path / arg.after)).tolist() == [after]
+
+
+def test_a_fork_after_launches_leaves_the_child_alone(on_device, tmp_path, capfd):
+    program = str(PROGRAMS / "fork_after.py")
+    alone = subprocess.run([sys.executable, program], capture_output=True, text=True,
+                           timeout=120, check=True)  # fmt: skip
+    outcome = run_capture(tmp_path, "fork_after.py")
+    assert outcome.code == 0
+    assert capfd.readouterr().out == alone.stdout == "child 3 sum 1280\n"
+    capture = load_capture(tmp_path)
+    assert len(capture.launches) == 80 and all(launch.data for launch in capture.launches)
+    last = capture.launches[-1].args[0]
+    assert np.load(tmp_path / last.after).tolist() == [80] * 16
+
+
+# The recorder in a process of its own, whose disk fills after FILES buffers' files.
+FILLING = """
+    import errno, sys
+    import explorer
+    from explorer.capture.bootstrap import recorder
+
+    written, files = [], int(sys.argv[3])
+    keep = recorder.Recorder._new_file
+
+    def new_file(self, relative, write):
+        if relative.startswith("data/"):
+            if len(written) == files:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            written.append(relative)
+        keep(self, relative, write)
+
+    recorder.Recorder._new_file = new_file
+    sys.argv = [sys.argv[2], "200"]
+    with explorer.capture(OUT):
+        exec(open(sys.argv[0]).read())
+"""
+
+
+def test_a_disk_that_fills_during_a_turn_costs_the_later_buffers_not_the_run(on_device, tmp_path):
+    code = textwrap.dedent(FILLING).replace("OUT", repr(str(tmp_path / "out")))
+    done = subprocess.run(
+        [sys.executable, "-c", code, "-", str(PROGRAMS / "many.py"), "40"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+        timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "sum 3200\n"  # the program's own result, as alone
+    capture = load_capture(tmp_path / "out")
+    assert len(capture.launches) == 200
+    # 40 files: launch 1's contents before, and launches 1 to 39's after; launch 40's after
+    # is the file the disk refused.
+    assert [launch.number for launch in capture.launches if launch.data] == list(range(1, 40))
+    assert capture.launches[39].why == "its buffers could not be written (No space left on device)"
+    assert {launch.why for launch in capture.launches[40:]} == {
+        "the capture folder took no more buffers from launch 40 on"
+    }
+    named = {Path(launch.args[0].before).name for launch in capture.launches[:39]}
+    named |= {Path(launch.args[0].after).name for launch in capture.launches[:39]}
+    assert sorted(os.listdir(tmp_path / "out" / "data")) == sorted(named)  # none left over
+    assert len(named) == 40
+    assert any("launch 40 and later ones" in line for line in capture.lost)
