@@ -7,6 +7,7 @@ run."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,6 +18,7 @@ import pytest
 
 from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS, run_capture
+from tests.capture.test_interruptions import _signal_when, launches_in
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -112,3 +114,19 @@ def test_a_disk_that_fills_during_a_turn_costs_the_later_buffers_not_the_run(on_
     assert sorted(os.listdir(tmp_path / "out" / "data")) == sorted(named)  # none left over
     assert len(named) == 40
     assert any("launch 40 and later ones" in line for line in capture.lost)
+
+
+def test_ctrl_c_keeps_every_launch_finished_once(on_device, tmp_path):
+    # Many launches, interrupted once a few hundred are in the journal: the program ends by
+    # its KeyboardInterrupt, and what it launched is kept, each launch listed once.
+    folder = tmp_path / "out"
+    thread = _signal_when(signal.SIGINT, lambda: launches_in(folder) >= 300)
+    outcome = cli(
+        "capture", str(folder), "--", sys.executable, str(PROGRAMS / "many.py"), "1000000"
+    )
+    thread.join()
+    assert outcome.code == 128 + signal.SIGINT, outcome.err
+    capture = load_capture(folder)
+    assert len(capture.launches) >= 300 and all(launch.data for launch in capture.launches)
+    last = capture.launches[-1]
+    assert np.load(folder / last.args[0].after).tolist() == [last.number] * 16

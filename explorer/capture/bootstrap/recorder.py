@@ -156,6 +156,7 @@ class _Record:
     reads: list[_Read]
     why: str = ""
     nbytes: int = 0
+    done: bool = False  # finished (a turn cut short by Ctrl+C is taken again without it)
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -165,9 +166,8 @@ PENDING_BYTES = 8 << 20
 # The journal's lines of launches finished one after another are written together, at most
 # this many in one write.
 LINES = 64
-# Launches are finished in turns: by the program's thread when this many wait, by the
-# finishing thread those that waited LINGER seconds (so a launch is in the journal within
-# about that of being made, however the program goes on).
+# Launches are finished in turns of those queued when this many wait, or when the first has
+# waited LINGER seconds (so a launch is in the journal within about that of being made).
 BATCH = 16
 LINGER = 0.02
 # A launch is finished later where its buffers' contents read back take at most this.
@@ -178,15 +178,15 @@ IDLE_SECONDS = 1.0
 
 
 class _Finisher:
-    """Finishes launches in the order they were made, in turns: waits for the reads of
-    their buffers (long done, most often), keeps the contents (once each) and writes their
-    journal lines, one write a turn. The program's thread queues the reads behind a launch
-    and goes on; every :data:`BATCH` launches it takes a turn itself (one wait for many
-    reads, and no other thread to hand the interpreter to), and a thread of the recorder's
-    takes those that waited :data:`LINGER` seconds (a program that launches, then computes
-    or sleeps). The program waits here otherwise only where :data:`PENDING_LAUNCHES` or
-    :data:`PENDING_BYTES` are reached, or for everything (:meth:`drain`) before it must
-    know what was kept."""
+    """Finishes launches in the order they were made, in a thread of the recorder's, in
+    turns: waits for the reads of their buffers (long done, most often), keeps the contents
+    (once each) and writes their journal lines, one write a turn. A turn takes the launches
+    queued once :data:`BATCH` of them wait, or once the first has waited :data:`LINGER`
+    seconds. The program's thread queues the reads behind a launch and goes on; it waits
+    here only where :data:`PENDING_LAUNCHES` or :data:`PENDING_BYTES` are reached, or for
+    everything (:meth:`drain`) before it must know what was kept. Never in the program's
+    thread: a Ctrl+C there (KeyboardInterrupt comes to the main thread) cannot cut a turn
+    short, so each launch is written whole and once."""
 
     def __init__(self, finish: Callable[[_Record], None], idle: Callable[[], None]) -> None:
         self._finish = finish
@@ -200,7 +200,6 @@ class _Finisher:
         self._thread: threading.Thread | None = None
         self._closed = False
         self._hurry = False  # someone waits for the launches queued
-        self._turn = threading.Lock()  # held by the thread taking a turn
 
     def put(self, record: _Record, queue: Any = None) -> None:
         while self._records and (
@@ -217,13 +216,8 @@ class _Finisher:
                     target=self._run, name="explorer-capture", daemon=True
                 )
                 self._thread.start()
-            elif len(self._records) == 1:  # the thread's time to wait starts
+            elif len(self._records) in (1, BATCH):  # its time to wait starts, or is over
                 self._work.notify()
-        if len(self._records) >= BATCH and self._turn.acquire(blocking=False):
-            try:  # the program's thread takes this turn
-                self._take_turn()
-            finally:
-                self._turn.release()
 
     def busy(self) -> bool:
         return bool(self._records)
@@ -235,13 +229,7 @@ class _Finisher:
         self.queue = None
 
     def _turn_or_wait(self) -> None:
-        """Take a turn, or wait for the one under way."""
-        if self._turn.acquire(blocking=False):
-            try:
-                self._take_turn()
-            finally:
-                self._turn.release()
-            return
+        """Wait for the thread's next turn (taken at once)."""
         with self.cond:
             if self._records:
                 self._hurry = True
@@ -269,17 +257,17 @@ class _Finisher:
                     if self._thread is threading.current_thread():
                         self._thread = None
                     return
-            with self._turn:
-                self._take_turn()
+            self._take_turn()
 
     def _take_turn(self) -> None:
-        """Finish the launches queued (the caller holds ``_turn``)."""
+        """Finish the launches queued."""
         with self.cond:
             batch = list(self._records)
             self._hurry = False
         for record in batch:
-            with contextlib.suppress(Exception):  # never the program's concern
-                self._finish(record)
+            if not record.done:
+                with contextlib.suppress(Exception):  # never the program's concern
+                    self._finish(record)
         with contextlib.suppress(Exception):
             self._idle()  # the turn's lines, in one write
         with self.cond:
@@ -760,7 +748,7 @@ class Recorder:
         """Keep a launch's contents (each once) and write its journal line, in the order the
         launches were made. Whatever goes wrong costs the record from there on (as it does
         for a launch kept at once), never the program."""
-        if self._journal_lost:
+        if self._journal_lost or record.done:
             return
         try:
             self._finish_record(record)
@@ -796,6 +784,7 @@ class Recorder:
         entry["data"] = not why
         if why:
             entry["why"] = why
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
         try:
             self._write(entry, later=True)
         except (OSError, TypeError, ValueError) as exc:  # never the program's error
