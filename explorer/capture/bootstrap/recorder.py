@@ -205,13 +205,13 @@ class _Finisher:
         while self._records and (
             len(self._records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
         ):
-            self._turn_or_wait()
+            self._wait_for_turn()
         with self.cond:
             self._records.append(record)
             self.pending += record.nbytes
             if queue is not None:
                 self.queue = queue
-            if self._thread is None:
+            if not self._running():
                 self._thread = threading.Thread(
                     target=self._run, name="explorer-capture", daemon=True
                 )
@@ -219,22 +219,29 @@ class _Finisher:
             elif len(self._records) in (1, BATCH):  # its time to wait starts, or is over
                 self._work.notify()
 
+    def _running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def busy(self) -> bool:
         return bool(self._records)
 
     def drain(self) -> None:
         """Until every launch queued is finished."""
         while self._records:
-            self._turn_or_wait()
+            self._wait_for_turn()
         self.queue = None
 
-    def _turn_or_wait(self) -> None:
-        """Wait for the thread's next turn (taken at once)."""
+    def _wait_for_turn(self) -> None:
+        """Wait for the thread's next turn, taken at once (in this thread where the thread
+        is gone: ended with the interpreter, say)."""
         with self.cond:
-            if self._records:
+            running = self._running()
+            if self._records and running:
                 self._hurry = True
                 self._work.notify()
                 self.cond.wait(LINGER)  # woken as the turn ends
+        if self._records and not running:
+            self._take_turn()
 
     def close(self) -> None:
         """Finish every launch queued, and end the thread."""
