@@ -165,7 +165,7 @@ class Listed(NamedTuple):
 
 
 def listed(document: dict[str, Any]) -> list[Listed]:
-    """The launches of ``capture.json`` as just written (``folder.assemble``), for the
+    """The launches of ``capture.json`` as just made (``journal.assemble``), for the
     listing: read as they are, a field of another kind shown as it is (the record is checked
     where it is read to be replayed)."""
     found: list[Listed] = []
@@ -203,7 +203,8 @@ def listing(launches: Sequence[Listed], folder: Path) -> str:
             f"capture: no kernel launch was recorded into {folder} (the program made none, "
             "did not import pyopencl, or ran Python with -E or -I)"
         )
-    lines = [f"capture: {len(launches)} launches recorded into {folder}"]
+    count = f"{len(launches)} launch" + ("es" if len(launches) > 1 else "")
+    lines = [f"capture: {count} recorded into {folder}"]
     long = len(launches) > LISTED
     shown_ones = [*launches[:HEAD], *launches[-TAIL:]] if long else list(launches)
     width = max(4, len(str(launches[-1].number)))
