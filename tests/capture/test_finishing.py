@@ -130,3 +130,114 @@ def test_ctrl_c_keeps_every_launch_finished_once(on_device, tmp_path):
     assert len(capture.launches) >= 300 and all(launch.data for launch in capture.launches)
     last = capture.launches[-1]
     assert np.load(folder / last.args[0].after).tolist() == [last.number] * 16
+
+
+# The recorder in a process of its own, whose READ-th read back fails on the device.
+FAILING_READ = """
+    import os, sys, threading
+    import explorer
+    from explorer.capture.bootstrap import recorder
+
+    reads, failing = [], int(sys.argv[3])
+    read_back = recorder._read_back
+    told = threading.Event()  # the program says when the failure may be seen
+    if not os.environ.get("TOLD"):
+        told.set()
+
+    class Failed:
+        def __init__(self, event):
+            self.event = event
+
+        def wait(self):
+            told.wait(60)
+            self.event.wait()
+            raise RuntimeError("the device lost it")
+
+    def counted(*args):
+        snap = read_back(*args)
+        reads.append(snap)
+        if len(reads) == failing:
+            snap.event = Failed(snap.event)
+        return snap
+
+    recorder._read_back = counted
+    sys.argv = [sys.argv[2], *sys.argv[4:]]
+    with explorer.capture(OUT):
+        exec(open(sys.argv[0]).read())
+"""
+# Three launches of a kernel with a ``const`` argument, read once and known after; the
+# recorder's ``told`` is set, and y filled, between the second and the third.
+TWICE_SCALED = """
+import numpy as np
+import pyopencl as cl
+
+context = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(context)
+source = \"\"\"
+__kernel void scale(__global const int *x, __global int *y)
+{
+    y[get_global_id(0)] = 2 * x[get_global_id(0)];
+}
+\"\"\"
+scale = cl.Program(context, source).build().scale
+flags = cl.mem_flags
+x = cl.Buffer(context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.arange(16, dtype=np.int32))
+y = cl.Buffer(context, flags.READ_WRITE, 64)
+scale(queue, (16,), None, x, y)
+scale(queue, (16,), None, x, y)  # made before launch 1's failed read is seen
+told.set()
+cl.enqueue_fill_buffer(queue, y, np.int32(0), 0, 64)  # what was known of the buffers is not
+scale(queue, (16,), None, x, y)
+out = np.empty(16, np.int32)
+cl.enqueue_copy(queue, out, y)
+print(int(out.sum()))
+"""
+
+
+def failing_read(folder: Path, program: Path, read: int, *args: str, told: bool = False) -> str:
+    """``program`` recorded into ``folder`` with its ``read``-th read back failing (once the
+    program sets ``told``, where ``told``)."""
+    code = textwrap.dedent(FAILING_READ).replace("OUT", repr(str(folder)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOLD": "1" if told else ""}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "-", str(program), str(read), *args],
+        env=env, capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_read_that_fails_costs_the_launches_it_stands_for(on_device, tmp_path):
+    # The 10th read is launch 9's after (launch 1 reads before and after, the others after):
+    # launch 9 and launch 10 (whose contents before are those) are listed without buffers.
+    out = tmp_path / "out"
+    assert failing_read(out, PROGRAMS / "many.py", 10, "30") == "sum 480\n"
+    capture = load_capture(out)
+    assert [launch.data for launch in capture.launches] == [True] * 8 + [False] * 2 + [True] * 20
+    assert capture.launches[8].why == (
+        "a buffer could not be read back after the launch: the device lost it"
+    )
+    assert capture.launches[9].why == (
+        "a buffer could not be read back before the launch: the device lost it"
+    )
+    after = capture.launches[10].args[0]
+    assert np.load(out / after.before).tolist() == [10] * 16
+    assert not any(name.startswith("00009-") for name in os.listdir(out / "data"))
+
+
+def test_contents_read_for_a_launch_not_kept_are_not_named_after_it(on_device, tmp_path):
+    # Launch 1 reads x and y before it and y after it; that third read fails. x's file
+    # (read for launch 1, const, so known for launch 2) is removed with launch 1's: launch 2
+    # says so. Launch 3 comes after a fill, and reads both again.
+    program = tmp_path / "scaled.py"
+    program.write_text(TWICE_SCALED)
+    done = failing_read(tmp_path / "out", program, 3, told=True)
+    assert done == str(2 * sum(range(16))) + "\n"
+    first, second, third = load_capture(tmp_path / "out").launches
+    assert (first.data, second.data, third.data) == (False, False, True)
+    assert first.why == "a buffer could not be read back after the launch: the device lost it"
+    assert second.why == (
+        "its buffers' contents before it are those launch 1 left, which were not kept "
+        "(a buffer could not be read back after the launch: the device lost it)"
+    )
+    assert np.load(tmp_path / "out" / third.args[0].before).tolist() == list(range(16))

@@ -109,7 +109,9 @@ class _Arg:
 class _Snap:
     """A buffer's contents at one point of its queue's work: read back into ``host`` (by the
     read ``event``, which may still be under way), then kept as the file ``path``, known by
-    its ``digest`` (``host`` is let go then). ``failed`` says why they cannot be kept."""
+    its ``digest`` (``host`` is let go then). ``failed`` says why they are not known (a read
+    that failed, a file that was removed): a launch whose contents before they are is listed
+    without its buffers, saying so."""
 
     __slots__ = ("digest", "dtype", "event", "failed", "host", "nbytes", "path")
 
@@ -784,8 +786,12 @@ class Recorder:
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
-                        if snap.path in gone:  # the next launch reads it from a file no more
-                            snap.path, snap.failed = "", why
+                        if snap.path in gone or (not snap.path and snap.host is None):
+                            snap.path = ""  # a launch after it cannot name them
+                            snap.failed = snap.failed or (
+                                f"its buffers' contents before it are those launch {number} "
+                                f"left, which were not kept ({why})"
+                            )
             else:
                 self._keep(entry, record.reads)
         entry["data"] = not why
@@ -818,9 +824,11 @@ class Recorder:
             try:
                 event.wait()
             except Exception as exc:  # the read failed on the device
-                snap.host = None
-                snap.failed = f"a buffer could not be read back {phase} the launch: {exc}"
-                raise _ReadFailed(snap.failed) from None
+                snap.host = None  # for the launch after, whose contents before they are:
+                snap.failed = f"a buffer could not be read back before the launch: {exc}"
+                raise _ReadFailed(
+                    f"a buffer could not be read back {phase} the launch: {exc}"
+                ) from None
         snap.path, snap.digest = self._small(number, snap.host, snap.dtype, relative, snap)
         snap.host = None
 
