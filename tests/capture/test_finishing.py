@@ -241,3 +241,46 @@ def test_contents_read_for_a_launch_not_kept_are_not_named_after_it(on_device, t
         "(a buffer could not be read back after the launch: the device lost it)"
     )
     assert np.load(tmp_path / "out" / third.args[0].before).tolist() == list(range(16))
+
+
+# The recorder in a process of its own, whose journal takes WRITES writes and no more.
+JOURNAL_FILLS = """
+    import errno, sys
+    import explorer
+    from explorer.capture.bootstrap import recorder
+
+    writes, taken = int(sys.argv[3]), []
+    flush = recorder.Recorder._flush_locked
+
+    def limited(self):
+        if self._unwritten and len(taken) == writes:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        taken.append(len(self._unwritten))
+        flush(self)
+
+    recorder.Recorder._flush_locked = limited
+    sys.argv = [sys.argv[2], "200"]
+    with explorer.capture(OUT):
+        exec(open(sys.argv[0]).read())
+"""
+
+
+def test_a_journal_that_fills_during_a_turn_stops_the_record_not_the_run(on_device, tmp_path):
+    # The start line is the first write, the program's the second, the first turn's lines the
+    # third; the fourth fails.
+    code = textwrap.dedent(JOURNAL_FILLS).replace("OUT", repr(str(tmp_path / "out")))
+    done = subprocess.run(
+        [sys.executable, "-c", code, "-", str(PROGRAMS / "many.py"), "3"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+        timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "sum 3200\n"
+    capture = load_capture(tmp_path / "out")
+    listed = [launch.number for launch in capture.launches]
+    assert listed == list(range(1, len(listed) + 1)) and 0 < len(listed) < 200
+    assert all(launch.data for launch in capture.launches)
+    assert any(
+        "the journal could not be written (No space left on device)" in line
+        for line in capture.lost
+    ), capture.lost
