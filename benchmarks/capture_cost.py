@@ -1,82 +1,116 @@
 """What ``capture`` costs a program: each program run alone and under
-``python -m explorer capture`` in turn (alternating, so both see the same machine), the
-median wall time of each and their ratio; with ``--baseline DIR`` also under the capture of
-another checkout of the explorer (e.g. ``git archive OLD | tar -x -C DIR``), in the same
-rounds, for a before/after comparison on the same machine.
+``python -m explorer capture OUT -- python PROGRAM`` in turn, round after round (alternating,
+so both see the same machine), with the medians of their wall and CPU seconds and the ratio
+of each; with ``--baseline DIR`` also under the capture of another checkout of the explorer
+(``git archive OLD | tar -x -C DIR``), in the same rounds, for a before/after comparison on
+the same machine.
 
-    PYOPENCL_CTX=1 python benchmarks/capture_cost.py [--rounds 5] [--baseline DIR] [many.py ...]
+    PYOPENCL_CTX=1 python benchmarks/capture_cost.py [--rounds 5] [--baseline DIR] \
+        [--only many.py] [--only ...] [--out-dir /dev/shm] [PROGRAM.py ...]
 
-Programs: ``tests/capture/programs`` pipeline.py (6 launches), bfs.py (18), lu.py (10) and
-many.py (10,000 launches of a 16-element kernel). Times include starting Python; the
-``inside`` column is the program's own run under capture (without the command's start and
-its writing of capture.json), from a shell's clock around it.
+Programs: ours from ``tests/capture/programs`` (pipeline.py: 6 launches, bfs.py: 18, lu.py:
+10, many.py: 10,000 launches of a 16-element kernel, each changing its buffer), then any
+PROGRAM.py given (PyOpenCL's examples, say), each run in its own folder with its standard
+input empty. CPU seconds are those of every process of the run (the command, the program,
+the device's threads), as the kernel counts them for the children waited for; wall seconds
+include starting Python. A first round (not counted) fills the build caches: the recorder
+builds with ``-cl-kernel-arg-info`` added, another cache entry than the program's own.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = ROOT / "tests" / "capture" / "programs"
-CASES = [("pipeline.py",), ("bfs.py",), ("lu.py",), ("many.py", "10000")]
-# Runs the program and prints how long it took (the capture's listing goes to stderr too).
-STAMP = 's=$(date +%s%N); "$@"; c=$?; echo "inside $(( $(date +%s%N) - s ))" >&2; exit $c'
+OURS = [("pipeline.py",), ("bfs.py",), ("lu.py",), ("many.py", "10000")]
 
 
-def timed(command: list[str], root: Path = ROOT) -> tuple[float, float]:
-    """Wall seconds of ``command`` (with ``root`` first on PYTHONPATH) and of the program
-    inside it where it reports it (else the whole)."""
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # seconds of CPU of every process of the run
+    listing: int  # bytes the run wrote to stderr (capture's listing)
+
+
+def timed(command: list[str], cwd: Path, root: Path) -> Run:
+    """``command`` run in ``cwd`` with ``root`` first on PYTHONPATH: its wall seconds, the CPU
+    seconds of it and of every process it waited for, and what it wrote to stderr."""
     env = {**os.environ, "PYTHONPATH": str(root)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)  # fmt: skip
+    done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     wall = time.perf_counter() - start
-    inside = [line for line in done.stderr.splitlines() if line.startswith("inside ")]
-    return wall, (int(inside[-1].split()[1]) / 1e9 if inside else wall)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.decode(errors="replace").splitlines()[-5:])
+        raise SystemExit(f"{' '.join(command)} ended with {done.returncode}:\n{tail}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Run(wall, cpu, len(done.stderr))
 
 
-def captured(root: Path, command: list[str]) -> tuple[float, float]:
-    with tempfile.TemporaryDirectory() as out:
-        wrapped = ["bash", "-c", STAMP, "stamp", *command]
-        return timed([sys.executable, "-m", "explorer", "capture", str(Path(out) / "c"), "--",
-                      *wrapped], root)  # fmt: skip
+def captured(command: list[str], cwd: Path, root: Path, where: Path | None) -> Run:
+    """``command`` under ``python -m explorer capture`` (of the checkout ``root``), into a
+    new folder (in ``where``)."""
+    with tempfile.TemporaryDirectory(dir=where) as out:
+        capture = [sys.executable, "-m", "explorer", "capture", str(Path(out) / "c"), "--"]
+        return timed([*capture, *command], cwd, root)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--baseline", type=Path, help="another checkout of the explorer")
-    parser.add_argument("programs", nargs="*", help="only these (e.g. many.py)")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="of ours, only this one (many.py); again for more")  # fmt: skip
+    parser.add_argument("--out-dir", type=Path, help="record into folders made here (/dev/shm: "
+                        "no disk)")  # fmt: skip
+    parser.add_argument("programs", nargs="*", type=Path, help="more programs to run")
     args = parser.parse_args()
-    roots = [("capture", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
-    header = f"{'program':<16}{'alone':>8}"
-    for name, _ in roots:
-        header += f"{name:>10}{'inside':>8}{'ratio':>7}"
-    print(header, flush=True)
-    for program, *extra in CASES:
-        if args.programs and program not in args.programs:
-            continue
-        command = [sys.executable, str(PROGRAMS / program), *extra]
-        plain: list[float] = []
-        under: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in roots}
-        for _ in range(args.rounds):
-            plain.append(timed(command)[0])
-            for name, root in roots:
-                under[name].append(captured(root, command))
-        alone = statistics.median(plain)
-        line = f"{' '.join([program, *extra]):<16}{alone:>7.2f}s"
+    roots = [("capture", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    cases = [
+        (PROGRAMS / name, list(extra))
+        for name, *extra in OURS
+        if not args.only or name in args.only
+    ] + [(path.resolve(), []) for path in args.programs]
+    print(f"PYOPENCL_CTX={os.environ.get('PYOPENCL_CTX', '')!r}, {args.rounds} rounds, medians; "
+          "x: the median of each round's ratio to the run alone beside it")  # fmt: skip
+    header = f"{'program':<24}{'alone':>15}" + "".join(
+        f"{name:>16}{'x wall':>8}{'x cpu':>7}" for name, _ in roots
+    )
+    print(header + f"{'listing':>9}")
+    print(" " * 24 + f"{'wall   cpu':>15}" + f"{'wall   cpu':>16}{'':>15}" * len(roots))
+    for program, extra in cases:
+        command = [sys.executable, str(program), *extra]
+        alone: list[Run] = []
+        under: dict[str, list[Run]] = {name: [] for name, _ in roots}
+        for round_ in range(args.rounds + 1):
+            plain = timed(command, program.parent, ROOT)
+            runs = {name: captured(command, program.parent, root, args.out_dir)
+                    for name, root in roots}  # fmt: skip
+            if round_:  # the first round fills the build caches
+                alone.append(plain)
+                for name, run in runs.items():
+                    under[name].append(run)
+        line = f"{' '.join([program.name, *extra]):<24}"
+        line += f"{statistics.median(r.wall for r in alone):>7.2f}s"
+        line += f"{statistics.median(r.cpu for r in alone):>6.2f}s"
         for name, _ in roots:
-            wall = statistics.median(w for w, _ in under[name])
-            inside = statistics.median(i for _, i in under[name])
-            line += f"{wall:>9.2f}s{inside:>7.2f}s{wall / alone:>6.2f}x"
-        print(line, flush=True)
+            mine = under[name]
+            wall = statistics.median(r.wall / a.wall for r, a in zip(mine, alone, strict=True))
+            cpu = statistics.median(r.cpu / a.cpu for r, a in zip(mine, alone, strict=True))
+            line += f"{statistics.median(r.wall for r in mine):>9.2f}s"
+            line += f"{statistics.median(r.cpu for r in mine):>6.2f}s{wall:>7.2f}x{cpu:>6.2f}x"
+        print(line + f"{under['capture'][-1].listing:>8}B", flush=True)
 
 
 if __name__ == "__main__":

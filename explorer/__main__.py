@@ -10,6 +10,11 @@ if sys.argv[1:2] == ["executor-serve"]:
     # device's threads (explorer.engine.executor.SINGLE_THREADED; the server checks them).
     for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_name] = "1"
+elif __name__ == "__main__" and sys.argv[1:2] == ["capture"]:
+    # The program first: capture needs nothing of the engine (it exits here, unless --help).
+    from explorer.capture.command_line import early
+
+    early(sys.argv[2:])
 elif __name__ == "__main__":
     stage_times.mark("interpreter started")
     # The executor's process first: it starts while the command imports the engine.

@@ -14,39 +14,34 @@ kept inside the folder), and a damaged one is a :class:`CaptureError` naming the
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.bootstrap.recorder import CLAIM, JOURNAL, JOURNAL_LIMIT
+from explorer.capture.bootstrap import JOURNAL
+from explorer.capture.journal import (
+    CAPTURE_FILE,
+    DOCUMENT_LIMIT,
+    FORMAT,
+    VERSION,
+    assemble,
+)
 from explorer.documents import (
     REQUIRED,
     DocumentError,
     Fields,
     inside,
     items,
-    parse_json,
     read_json,
 )
-from explorer.paths import UserFileError, decode_text, read_user_bytes, shown
-
-CAPTURE_FILE = "capture.json"
-# Written by ``capture`` into every folder it records into: only a folder holding it (or an
-# empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
-MARKER = ".opencl-explorer-capture"
-FORMAT = "opencl-kernel-explorer capture"
-VERSION = 1
+from explorer.paths import UserFileError, shown
 
 # What a capture may hold: far more than any program launches, well under what fits in memory.
-DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
-LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
 MAX_LAUNCHES = 1 << 20
 MAX_PROGRAMS = 1 << 16
 MAX_ARGS = 4096  # OpenCL kernels take far fewer (CL_DEVICE_MAX_PARAMETER_SIZE)
@@ -233,98 +228,10 @@ def load_capture(folder: str | Path) -> Capture:
         return _parse(read_json(document, "capture", DOCUMENT_LIMIT), folder, label)
 
 
-def journal_entries(folder: Path) -> tuple[list[tuple[int, Any]], list[str]]:
-    """The journal's entries with their line numbers, and what could not be read of it (a
-    line cut by a program killed while writing it, damaged lines)."""
-    journal = folder / JOURNAL
-    if not os.path.lexists(journal):
-        return [], []
-    label = shown(journal)
-    inside(folder, JOURNAL, label)
-    text = decode_text(read_user_bytes(journal, "capture journal", DOCUMENT_LIMIT), label)
-    entries: list[tuple[int, Any]] = []
-    lost: list[str] = []
-    lines = text.split("\n")
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        if len(line) > LINE_LIMIT:
-            lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
-            continue
-        try:
-            entries.append((number, parse_json(line, f"{JOURNAL} line {number}")))
-        except DocumentError as exc:
-            cut = number == len(lines) and not text.endswith("\n")
-            lost.append(f"{JOURNAL} line {number} was cut short" if cut else str(exc))
-    return entries, lost
-
-
-def assemble(
-    folder: Path,
-    command: tuple[str, ...],
-    exit_code: int | None,
-    *,
-    write: bool = True,
-    lost: Sequence[str] = (),
-) -> dict[str, Any]:
-    """``capture.json`` from the recorder's journal: the programs and the launches in order,
-    each launch with the number of its kernel's launch (``occurrence``). What the journal or
-    the recorder could not keep is listed under ``lost``."""
-    programs: list[dict[str, Any]] = []
-    launches: list[dict[str, Any]] = []
-    seen: Counter[str] = Counter()
-    entries, unread = journal_entries(folder)
-    lost = [*lost, *unread]
-    for number, entry in entries:
-        if not isinstance(entry, dict):
-            lost.append(f"{JOURNAL} line {number}: expected a map of fields")
-            continue
-        kind = entry.pop("type", None)
-        if kind == "program":
-            programs.append(entry)
-        elif kind == "launch":
-            kernel = entry.get("kernel")
-            if not isinstance(kernel, str):
-                lost.append(f"{JOURNAL} line {number}.kernel: expected text")
-                continue
-            seen[kernel] += 1
-            entry["occurrence"] = seen[kernel]
-            launches.append(entry)
-        elif kind == "lost":
-            why = entry.get("why")
-            lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "command": list(command),
-        "exit_code": exit_code,
-        "programs": programs,
-        "launches": launches,
-    }
-    if lost:
-        document["lost"] = lost
-    if write:
-        # Laid out for a person to read up to INDENTED launches; a longer one as compact as
-        # the journal it came from (and written at once, where layout costs seconds).
-        text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
-        if not text or len(text) > DOCUMENT_LIMIT:
-            text = json.dumps(document, separators=(",", ":"))
-        try:
-            (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
-        except OSError:  # a full disk: none of it, and the journal stays to be read
-            (folder / CAPTURE_FILE).unlink(missing_ok=True)
-            raise
-        (folder / JOURNAL).unlink(missing_ok=True)
-        (folder / CLAIM).unlink(missing_ok=True)
-    return document
-
-
 # A name the recorder gives a buffer's contents: a file right inside data/.
 _DATA_NAME = re.compile(r"data/[\w.-]{1,120}\.npy")
 # The folders of copied headers a program lists, at most.
 MAX_INCLUDE = 64
-# capture.json is laid out with one field a line up to this many launches.
-INDENTED = 1000
 
 
 class _Files(dict[str, str]):

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from explorer.capture.bootstrap.recorder import (
+from explorer.capture.bootstrap import (
     CLAIM,
     ENV_DIR,
     ENV_LAUNCHES,
@@ -40,7 +40,7 @@ from explorer.capture.bootstrap.recorder import (
     ENV_STATUS,
     JOURNAL,
 )
-from explorer.capture.folder import CAPTURE_FILE, MARKER, CaptureError, assemble
+from explorer.capture.journal import CAPTURE_FILE, MARKER, assemble, write_capture
 from explorer.paths import UserFileError, shown
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
@@ -63,51 +63,41 @@ _OWN_GROUP: dict[str, Any] = (
 STATUS_LIMIT = 1 << 16  # bytes of the recorder's notes read back
 
 # Started beside the program: reads its stdin (a pipe from capture) until capture says "done"
-# or the pipe closes without it (capture was killed): then it ends the program's group.
-WATCHDOG = """
-import os, signal, sys
-for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
-    signal.signal(s, signal.SIG_IGN)
-group = int(sys.argv[1])
-said = b""
-while True:
-    try:
-        chunk = os.read(0, 64)
-    except InterruptedError:
-        continue
-    except OSError:
-        break
-    if not chunk:
-        break
-    said += chunk
-if b"done" not in said:
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except OSError:
-        pass
-"""
+# and closes it, or the pipe closes without it (capture was killed): then it ends the program's
+# group. A POSIX shell (a few milliseconds, where a Python would take tens), ignoring the
+# signals capture's job is sent; its one argument is the group.
+WATCHDOG = (
+    'trap "" INT HUP TERM; IFS= read -r said; '
+    'case $said in *done*) ;; *) kill -s KILL -- "-$1" ;; esac'
+)
 
 
 # -- the folder ----------------------------------------------------------------------------
+
+
+def _refused(message: str) -> Exception:
+    """A :class:`~explorer.capture.folder.CaptureError` (imported when one is raised:
+    ``capture``'s own process imports no more than it needs to run the program)."""
+    from explorer.capture.folder import CaptureError
+
+    return CaptureError(message)
 
 
 def prepare_folder(folder: Path) -> None:
     """A folder to record into: made, or empty, or an earlier capture's (its marker there),
     whose own files are removed. Anything else is refused before anything is touched."""
     if os.path.lexists(folder) and not folder.is_dir():
-        raise CaptureError(f"{shown(folder)} is not a folder; give a new or empty folder")
+        raise _refused(f"{shown(folder)} is not a folder; give a new or empty folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         names = sorted(os.listdir(folder))
     except OSError as exc:
-        raise CaptureError(
-            f"cannot make or read the folder {shown(folder)}: {exc.strerror}"
-        ) from None
+        raise _refused(f"cannot make or read the folder {shown(folder)}: {exc.strerror}") from None
     if names and not _marked(folder):
         shown_names = ", ".join(shown(n, 60) for n in names[:3]) + (
             ", ..." if len(names) > 3 else ""
         )
-        raise CaptureError(
+        raise _refused(
             f"{shown(folder)} holds files capture did not write ({shown_names}); give a new "
             f"or empty folder, or the folder of an earlier capture (it holds {MARKER}). "
             "Nothing was changed"
@@ -129,7 +119,7 @@ def prepare_folder(folder: Path) -> None:
         if not (folder / MARKER).exists():
             (folder / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     except OSError as exc:
-        raise CaptureError(f"cannot write into {shown(folder)}: {exc.strerror}") from None
+        raise _refused(f"cannot write into {shown(folder)}: {exc.strerror}") from None
 
 
 # Where the recorder copies the headers each program's build read (recorder.Recorder._headers).
@@ -157,7 +147,7 @@ def _own_files(folder: Path) -> Iterator[Path]:
         if not os.path.lexists(inner):
             continue
         if inner.is_symlink() or not inner.is_dir():
-            raise CaptureError(
+            raise _refused(
                 f"{shown(inner)} is not a folder of its own (a link, or a file); capture writes "
                 "its files there: move it away. Nothing was changed"
             )
@@ -170,13 +160,13 @@ def _own_files(folder: Path) -> Iterator[Path]:
     for root, inner_folders, files in os.walk(headers):
         path = Path(root)
         if path.is_symlink() or not path.is_dir():
-            raise CaptureError(
+            raise _refused(
                 f"{shown(path)} is not a folder of its own (a link, or a file); capture writes "
                 "its files there: move it away. Nothing was changed"
             )
         for name in inner_folders:
             if os.path.islink(path / name):
-                raise CaptureError(
+                raise _refused(
                     f"{shown(path / name)} is a link where capture writes its own folder: move "
                     "it away. Nothing was changed"
                 )
@@ -186,7 +176,7 @@ def _own_files(folder: Path) -> Iterator[Path]:
 
 def _own(path: Path, folder: Path) -> Path:
     if path.is_symlink() or not path.is_file():
-        raise CaptureError(
+        raise _refused(
             f"{shown(path)} is not a file a capture wrote (a link or a folder where capture "
             "writes its own file): move it away. Nothing was changed"
         )
@@ -300,7 +290,7 @@ def _watchdog(group: int) -> tuple[subprocess.Popen[bytes], int] | None:
     read, write = os.pipe()
     try:
         dog = subprocess.Popen(
-            [sys.executable, "-E", "-S", "-s", "-c", WATCHDOG, str(group)],
+            ["/bin/sh", "-c", WATCHDOG, "watchdog", str(group)],
             stdin=read,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -371,25 +361,27 @@ def capture_program(
     command: Sequence[str],
     launches: int | None = None,
     max_mb: float | None = None,
-) -> tuple[int, list[str]]:
+) -> tuple[int, list[str], dict[str, Any] | None]:
     """Run ``command`` with its launches recorded into ``folder``: its exit code (128 + the
-    signal's number where a signal ended it, as a shell says) and what could not be kept (a
-    full disk). ``capture.json`` is written however it ended, where the folder takes it."""
+    signal's number where a signal ended it, as a shell says), what could not be kept (a
+    full disk) and ``capture.json`` as made (None where the journal could not be read).
+    ``capture.json`` is written however the program ended, where the folder takes it."""
     if not command:
-        raise CaptureError("give the program to run after --, e.g. -- python host.py")
+        raise _refused("give the program to run after --, e.g. -- python host.py")
     if launches is not None and launches < 0:
-        raise CaptureError("--launches must be 0 or more")
+        raise _refused("--launches must be 0 or more")
     if max_mb is not None and max_mb < 0:
-        raise CaptureError("--max-mb must be 0 or more")
+        raise _refused("--max-mb must be 0 or more")
     prepare_folder(folder)
     status_read, status_write, status_name = _status_pipe()
     env = environment(folder, launches, max_mb, dict(os.environ), status_name)
     if shutil.which(command[0], path=env.get("PATH")) is None and os.sep not in command[0]:
         os.close(status_read)
         os.close(status_write)
-        raise CaptureError(f"cannot start {shown(command[0])}: no such program on the PATH")
+        raise _refused(f"cannot start {shown(command[0])}: no such program on the PATH")
     terminal = _Terminal()
     lost: list[str] = []
+    dog: tuple[subprocess.Popen[bytes], int] | None = None
     try:
         with _Forwarding() as forwarding:
             try:
@@ -397,9 +389,7 @@ def capture_program(
                     list(command), env=env, pass_fds=(status_write,), **_OWN_GROUP
                 )
             except OSError as exc:
-                raise CaptureError(
-                    f"cannot start {shown(command[0])}: {exc.strerror or exc}"
-                ) from None
+                raise _refused(f"cannot start {shown(command[0])}: {exc.strerror or exc}") from None
             finally:
                 os.close(status_write)
             forwarding.started(process.pid)
@@ -413,17 +403,21 @@ def capture_program(
                     with contextlib.suppress(OSError):
                         os.write(dog[1], b"done")
                     os.close(dog[1])
-                    dog[0].wait()
         lost = _read_status(status_read)
+        document: dict[str, Any] | None = None
+        try:
+            document = assemble(folder, tuple(command), code, lost=lost, write=False)
+            lost = list(dict.fromkeys(document.get("lost") or ()))
+            write_capture(folder, document)
+        except OSError as exc:
+            lost.append(
+                f"{CAPTURE_FILE} could not be written ({exc.strerror or exc}): the launches are "
+                f"read from {JOURNAL}"
+            )
+        except UserFileError as exc:  # a journal that cannot be read back
+            lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
     finally:
         os.close(status_read)
-    try:
-        assemble(folder, tuple(command), code, lost=lost)
-    except OSError as exc:
-        lost.append(
-            f"{CAPTURE_FILE} could not be written ({exc.strerror or exc}): the launches are "
-            f"read from {JOURNAL}"
-        )
-    except UserFileError as exc:  # a journal that cannot be read back
-        lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
-    return (128 - code if code < 0 else code), lost
+        if dog is not None:  # it ends on "done" (while capture.json was written)
+            dog[0].wait()
+    return (128 - code if code < 0 else code), lost, document

@@ -13,3 +13,17 @@ the folder as the package :data:`sitecustomize.PACKAGE` and the recorder by name
   explorer's own device listing uses it too);
 - :mod:`sitecustomize`: the start in the program's process.
 """
+
+# What ``capture`` and the recorder share: the environment that starts the recorder, and the
+# files it writes. Here, so that ``capture`` knows them without importing the recorder.
+ENV_DIR = "EXPLORER_CAPTURE_DIR"
+ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
+ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
+# "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
+# (a full disk cannot take even that line); the fd is used only where it is still that pipe.
+ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
+JOURNAL = "journal.jsonl"
+# The journal is listed up to this size (some 50,000 launches), so that the capture stays
+# readable: a reader takes capture.json and the journal up to twice this (folder.py).
+JOURNAL_LIMIT = 32 << 20
+CLAIM = "recorder.pid"

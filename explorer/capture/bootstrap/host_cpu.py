@@ -12,9 +12,10 @@ processor PoCL knows, on another platform, or outside Linux on x86-64.
 from __future__ import annotations
 
 import bisect
-import ctypes
-import platform as host
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ctypes
 
 UNKNOWN = b"generic\0"
 
@@ -29,6 +30,8 @@ LEVELS = (
 _SEARCHED_BYTES = 8192
 
 _names: dict[int, ctypes.Array[ctypes.c_char]] = {}  # kept alive while PoCL points at them
+# ctypes and platform are imported when a device is looked at (the recorder imports this
+# module at the start of every Python a capture runs, most of which never build a kernel).
 
 
 def level_for(flags: set[str]) -> str:
@@ -80,6 +83,8 @@ def name_unknown_processors(cl: Any, platforms: list[Any]) -> list[str]:
 
     Returns the names given (empty where nothing needed it). Safe to call again: a device
     already named is left alone."""
+    import platform as host
+
     if host.system() != "Linux" or host.machine() not in ("x86_64", "AMD64"):
         return []
     given = []
@@ -101,25 +106,33 @@ def name_unknown_processors(cl: Any, platforms: list[Any]) -> list[str]:
 
 
 def _rename(base: int, ranges: list[tuple[int, int]]) -> str | None:
-    ranges = sorted(ranges)  # /proc/self/maps lists them apart and in order already
+    import ctypes
+
+    ranges = sorted(ranges)
     lows = [low for low, _ in ranges]
 
     def readable(address: int, size: int) -> bool:
-        at = bisect.bisect_right(lows, address) - 1  # the one range that can hold it
+        # the range that starts last at or below ``address`` (the maps do not overlap)
+        at = bisect.bisect_right(lows, address) - 1
         return at >= 0 and address + size <= ranges[at][1]
 
-    slots = []
-    for offset in range(0, _SEARCHED_BYTES, ctypes.sizeof(ctypes.c_void_p)):
-        slot = base + offset
-        if not readable(slot, 8):
-            break
-        pointer = ctypes.c_uint64.from_address(slot).value
-        if (
-            pointer > 4096
-            and readable(pointer, len(UNKNOWN))
-            and ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN
-        ):
-            slots.append(slot)
+    # The searched bytes up to the first that cannot be read (ranges that meet go on), read
+    # at once as pointers.
+    end = base
+    at = bisect.bisect_right(lows, base) - 1
+    while 0 <= at < len(ranges) and ranges[at][0] <= end < ranges[at][1]:
+        end = ranges[at][1]
+        at += 1
+    size = ctypes.sizeof(ctypes.c_void_p)
+    count = max(0, min(_SEARCHED_BYTES, end - base)) // size
+    pointers = memoryview(ctypes.string_at(base, count * size)).cast("Q") if count else []
+    slots = [
+        base + index * size
+        for index, pointer in enumerate(pointers)
+        if pointer > 4096
+        and readable(pointer, len(UNKNOWN))
+        and ctypes.string_at(pointer, len(UNKNOWN)) == UNKNOWN
+    ]
     if not slots:
         return None
     name = level_for(_cpu_flags())

@@ -25,48 +25,48 @@ processes the program starts are not recorded).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import hashlib
-import importlib.abc
-import importlib.machinery
+import importlib
 import importlib.util
 import io
 import itertools
-import json
 import os
 import re
-import shlex
 import stat
 import struct
 import sys
 import threading
+import weakref
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from . import CLAIM, ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS, JOURNAL, JOURNAL_LIMIT
 from .host_cpu import name_unknown_processors
 
-ENV_DIR = "EXPLORER_CAPTURE_DIR"
-ENV_LAUNCHES = "EXPLORER_CAPTURE_LAUNCHES"
-ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
-# "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
-# (a full disk cannot take even that line); the fd is used only where it is still that pipe.
-ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
-JOURNAL = "journal.jsonl"
-# The journal is listed up to this size (some 50,000 launches), so that the capture stays
-# readable: a reader takes capture.json and the journal up to twice this (folder.py).
-JOURNAL_LIMIT = 32 << 20
+if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
+
+    import numpy as np
+
+
+def _load_numpy() -> None:
+    """numpy, as ``np``: imported when the program imports pyopencl (which imports it
+    anyway), so that a Python the program starts that never does (a wrapper, a helper, a
+    worker) does not pay for it."""
+    if "np" not in globals():
+        globals()["np"] = importlib.import_module("numpy")
+
+
 # Buffers are read back and written this many bytes at a time.
 CHUNK = 8 << 20
 # The buffer contents a capture keeps unless --max-mb says otherwise: a launch past it is
 # listed without its buffers.
 DEFAULT_MAX_BYTES = 1 << 30
-CLAIM = "recorder.pid"
 ARG_INFO = "-cl-kernel-arg-info"
 
 # OpenCL C scalar types as numpy holds them (a vector type is stored as its lanes).
@@ -83,6 +83,7 @@ _QUALIFIERS = {"const", "volatile", "restrict", "__global", "global", "__constan
 def element_dtype(type_name: str | None) -> np.dtype:
     """The numpy type of the elements a pointer parameter's type names (``float4*`` → float32);
     raw bytes (uint8) for a struct or a type this cannot tell."""
+    _load_numpy()
     if not type_name:
         return np.dtype(np.uint8)
     words = [w for w in type_name.replace("*", " ").split() if w not in _QUALIFIERS]
@@ -105,9 +106,32 @@ class _Arg:
     dtype: str = ""
 
 
+class _Snap:
+    """A buffer's contents at one point of its queue's work: read back into ``host`` (by the
+    read ``event``, which may still be under way), then kept as the file ``path``, known by
+    its ``digest`` (``host`` is let go then). ``failed`` says why they are not known (a read
+    that failed, a file that was removed): a launch whose contents before they are is listed
+    without its buffers, saying so."""
+
+    __slots__ = ("digest", "dtype", "event", "failed", "host", "nbytes", "path")
+
+    def __init__(
+        self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
+        digest: str = "",
+    ) -> None:  # fmt: skip
+        self.dtype = dtype
+        self.host = host
+        self.event = event
+        self.nbytes = 0 if host is None else int(host.nbytes)
+        self.path = path
+        self.digest = digest
+        self.failed = ""
+
+
 @dataclass
 class _Read:
-    """A buffer argument's contents around one launch: the file each is in, and its digest."""
+    """A buffer argument's contents around one launch: the file each is in, and its digest
+    (or, for a launch finished later, the contents read back: ``snaps``)."""
 
     index: int
     buffer: Any
@@ -120,6 +144,146 @@ class _Read:
     after: str = ""
     digests: dict[str, str] = field(default_factory=dict)
     region: tuple[int, ...] = ()  # an image's (width, height[, depth]): read as an image
+    snaps: dict[str, _Snap] = field(default_factory=dict)  # "before", "after"
+
+
+@dataclass
+class _Record:
+    """A launch made, to be finished in order: its journal entry, its buffers' contents as
+    read back (none where ``why`` says why it is listed without them), and the bytes of those
+    reads still to be kept."""
+
+    number: int
+    entry: dict[str, Any]
+    reads: list[_Read]
+    why: str = ""
+    nbytes: int = 0
+    done: bool = False  # finished (a turn cut short by Ctrl+C is taken again without it)
+
+
+# Launches made but not yet finished, at most (so that a program killed loses at most these
+# from its record, and its memory grows by at most PENDING_BYTES of contents read back).
+PENDING_LAUNCHES = 64
+PENDING_BYTES = 8 << 20
+# The journal's lines of launches finished one after another are written together, at most
+# this many in one write.
+LINES = 64
+# Launches are finished in turns of those queued when this many wait, or when the first has
+# waited LINGER seconds (so a launch is in the journal within about that of being made).
+BATCH = 16
+LINGER = 0.02
+# A launch is finished later where its buffers' contents read back take at most this.
+DEFERRED_BYTES = 1 << 20
+# The finishing thread ends after this many seconds without a launch to finish (it starts
+# again with the next).
+IDLE_SECONDS = 1.0
+
+
+class _Finisher:
+    """Finishes launches in the order they were made, in a thread of the recorder's, in
+    turns: waits for the reads of their buffers (long done, most often), keeps the contents
+    (once each) and writes their journal lines, one write a turn. A turn takes the launches
+    queued once :data:`BATCH` of them wait, or once the first has waited :data:`LINGER`
+    seconds. The program's thread queues the reads behind a launch and goes on; it waits
+    here only where :data:`PENDING_LAUNCHES` or :data:`PENDING_BYTES` are reached, or for
+    everything (:meth:`drain`) before it must know what was kept. Never in the program's
+    thread: a Ctrl+C there (KeyboardInterrupt comes to the main thread) cannot cut a turn
+    short, so each launch is written whole and once."""
+
+    def __init__(self, finish: Callable[[_Record], None], idle: Callable[[], None]) -> None:
+        self._finish = finish
+        self._idle = idle
+        self._records: deque[_Record] = deque()
+        lock = threading.Lock()
+        self.cond = threading.Condition(lock)  # the program's threads wait on it
+        self._work = threading.Condition(lock)  # the finishing thread waits on it
+        self.pending = 0  # bytes read back, not yet kept
+        self.queue: Any = None  # the queue whose reads are under way
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._hurry = False  # someone waits for the launches queued
+
+    def put(self, record: _Record, queue: Any = None) -> None:
+        while self._records and (
+            len(self._records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
+        ):
+            self._wait_for_turn()
+        with self.cond:
+            self._records.append(record)
+            self.pending += record.nbytes
+            if queue is not None:
+                self.queue = queue
+            if not self._running():
+                self._thread = threading.Thread(
+                    target=self._run, name="explorer-capture", daemon=True
+                )
+                self._thread.start()
+            elif len(self._records) in (1, BATCH):  # its time to wait starts, or is over
+                self._work.notify()
+
+    def _running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def busy(self) -> bool:
+        return bool(self._records)
+
+    def drain(self) -> None:
+        """Until every launch queued is finished."""
+        while self._records:
+            self._wait_for_turn()
+        self.queue = None
+
+    def _wait_for_turn(self) -> None:
+        """Wait for the thread's next turn, taken at once (in this thread where the thread
+        is gone: ended with the interpreter, say)."""
+        with self.cond:
+            running = self._running()
+            if self._records and running:
+                self._hurry = True
+                self._work.notify()
+                self.cond.wait(LINGER)  # woken as the turn ends
+        if self._records and not running:
+            self._take_turn()
+
+    def close(self) -> None:
+        """Finish every launch queued, and end the thread."""
+        self.drain()
+        with self.cond:
+            self._closed = True
+            thread, self._thread = self._thread, None
+            self._work.notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                if not self._records and not self._closed:
+                    self._work.wait(IDLE_SECONDS)
+                if 0 < len(self._records) < BATCH and not (self._hurry or self._closed):
+                    self._work.wait(LINGER)  # more may come in the turn
+                if not self._records:  # idle (or closed): the next launch starts another
+                    if self._thread is threading.current_thread():
+                        self._thread = None
+                    return
+            self._take_turn()
+
+    def _take_turn(self) -> None:
+        """Finish the launches queued."""
+        with self.cond:
+            batch = list(self._records)
+            self._hurry = False
+        for record in batch:
+            if not record.done:
+                with contextlib.suppress(Exception):  # never the program's concern
+                    self._finish(record)
+        with contextlib.suppress(Exception):
+            self._idle()  # the turn's lines, in one write
+        with self.cond:
+            for record in batch:
+                self._records.popleft()
+                self.pending -= record.nbytes
+            self.cond.notify_all()
 
 
 # Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
@@ -131,12 +295,16 @@ class _OverBound(Exception):
     """The launch's buffers would pass the size bound (its message says so)."""
 
 
+class _ReadFailed(Exception):
+    """A buffer's contents could not be read back (its message says why)."""
+
+
 @dataclass
 class Recorder:
     """Records the launches of one process into ``folder``; ``max_launches`` and
     ``max_bytes`` bound the data kept (a launch past them is recorded without it)."""
 
-    folder: Path
+    folder: str | os.PathLike[str]
     max_launches: int | None = None
     max_bytes: int | None = None
     pid: int = field(default_factory=os.getpid)
@@ -148,7 +316,8 @@ class Recorder:
     _memory: dict[int, int] = field(default_factory=dict)
     _files: dict[str, str] = field(default_factory=dict)
     _undo: list[Callable[[], None]] = field(default_factory=list)
-    _fresh: list[tuple[int, str, str, int]] = field(default_factory=list)  # this launch's files
+    # The files of the launch being kept: (launch, digest, file, bytes, contents it holds).
+    _fresh: list[tuple[int, str, str, int, _Snap | None]] = field(default_factory=list)
     _chunk: np.ndarray | None = None
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
@@ -158,22 +327,30 @@ class Recorder:
     notes: list[str] = field(default_factory=list)  # what was said through it
     journaled: int = 0  # bytes written to the journal
     _journal: int | None = None  # its fd, open while recording (each line one write)
+    _journal_lost: bool = False  # it could not be written: nothing more is
+    _journal_lock: threading.Lock = field(default_factory=threading.Lock)
+    _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
     _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
     _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
-    # What the recorder knows of a buffer's contents: the file it read after the last launch
-    # that could change it, kept on the buffer object with the epoch and the generation of
-    # its memory object then. Any pyopencl call that may write a buffer (a copy, a fill, a
-    # write, a kernel launched past the recorder...) starts a new epoch; a launch that may
-    # write a memory object starts its next generation; a map ends what is known for good.
+    # What the recorder knows of a buffer's contents: what it read after the last launch
+    # that could change it (a _Snap), kept on the buffer object with the epoch and the
+    # generation of its memory object then. Any pyopencl call that may write a buffer (a
+    # copy, a fill, a write, a kernel launched past the recorder...) starts a new epoch; a
+    # launch that may write a memory object starts its next generation; a map ends what is
+    # known for good.
     _epoch: int = 0
     _generation: dict[int, int] = field(default_factory=dict)
     _mapped: bool = False
+    _finisher: _Finisher = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._finisher = _Finisher(self._finish, self._flushed)
 
     def claim(self) -> bool:
         """Whether this process records: the first of the program's processes to import
         pyopencl (the folder's ``recorder.pid`` names it)."""
         try:
-            fd = os.open(self.folder / CLAIM, _NEW_FILE, 0o666)
+            fd = os.open(os.path.join(self.folder, CLAIM), _NEW_FILE, 0o666)
         except OSError:
             return False
         self.pid = os.getpid()
@@ -187,23 +364,45 @@ class Recorder:
 
     # -- the journal ------------------------------------------------------------------------
 
-    def _write(self, entry: dict[str, Any]) -> None:
-        """One line of the journal (refusing a link where the journal should be)."""
+    def _write(self, entry: dict[str, Any], later: bool = False) -> None:
+        """One line of the journal (refusing a link where the journal should be); ``later``:
+        kept to be written with the lines after it (up to :data:`LINES`, by :meth:`_flush`),
+        one write for them all."""
+        import json  # imported with pyopencl: not at every Python's start
+
         line = (json.dumps(entry) + "\n").encode("utf-8")
-        if self.journaled + len(line) > JOURNAL_LIMIT:
-            raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
+        with self._journal_lock:
+            if self.journaled + len(line) > JOURNAL_LIMIT:
+                self._flush_locked()
+                raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
+            self._unwritten.append(line)
+            self.journaled += len(line)
+            if not later or len(self._unwritten) >= LINES:
+                self._flush_locked()
+
+    def _flush(self) -> None:
+        """Write the journal's lines kept for later."""
+        with self._journal_lock:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        if not self._unwritten:
+            return
+        lines, self._unwritten = b"".join(self._unwritten), []
         if self._journal is None:
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-            self._journal = os.open(self.folder / JOURNAL, flags, 0o666)
-        # One unbuffered write a line: a process killed at any moment leaves whole lines and
-        # at most one cut last line, which every reader drops.
-        view = memoryview(line)
+            self._journal = os.open(os.path.join(self.folder, JOURNAL), flags, 0o666)
+        # Whole lines in each unbuffered write: a process killed at any moment leaves whole
+        # lines and at most one cut last line, which every reader drops.
+        view = memoryview(lines)
         while view:
             view = view[os.write(self._journal, view) :]
-        self.journaled += len(line)
 
     def close(self) -> None:
-        """Close the journal (recording has ended)."""
+        """Finish the launches under way, and close the journal (recording has ended)."""
+        if os.getpid() == self.pid:
+            self._finisher.close()
+        atexit.unregister(self._at_exit)
         fd, self._journal = self._journal, None
         if fd is not None:
             with contextlib.suppress(OSError):
@@ -295,7 +494,7 @@ class Recorder:
             options: list[str] = []
             try:
                 given = program.get_build_info(device, cl.program_build_info.OPTIONS)
-                options = _without_pyopencl_includes(shlex.split(given or ""))
+                options = _without_pyopencl_includes(_split(given or ""))
             except cl.Error:
                 pass
             found = (source, options)
@@ -401,12 +600,18 @@ class Recorder:
         g_times_l: bool = False,
     ) -> Any:
         """Launch as the program asked (``go`` makes the very call it made), recording the
-        launch around it."""
+        launch around it.
+
+        A launch of small buffers on an in-order queue is finished later (:class:`_Finisher`):
+        its reads are queued before and after it, in the queue's order, so they hold exactly
+        the contents around it whenever they run, and the program goes on at once. Any other
+        launch waits for those before it and is read back and kept before it returns."""
         if os.getpid() != self.pid or not self.active:  # a forked child, or stopped
             return go()
         with self._lock:
             number = self.launches + 1
             epoch = self._epoch
+            record: _Record | None = None
             try:
                 entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
                 offset = [int(o) for o in global_offset] if global_offset is not None else None
@@ -415,8 +620,15 @@ class Recorder:
                     entry["global"] = [  # numpy integers too (pyopencl's scan passes them)
                         int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
                     ]
-                if not why:
-                    why = self._read(number, entry, queue, wait_for, reads, "before")
+                if why:  # nothing of it is read: listed in its turn
+                    record = _Record(number, entry, [], why)
+                elif self._deferrable(queue, reads):
+                    record = self._read_behind(number, entry, reads, queue, wait_for)
+                else:
+                    self._finisher.drain()  # the launches before it are written first
+                    why = self._over_bound(reads) or self._read(
+                        number, entry, queue, wait_for, reads, "before"
+                    )
             except Exception as exc:  # whatever it is, it costs the record, not the launch
                 entry = None
                 self._stop(_stopped(number, _reason(exc)))
@@ -424,6 +636,13 @@ class Recorder:
             self.launches = number
             if entry is None:
                 self._epoch += 1
+                return event
+            if record is not None:
+                try:
+                    self._queue_after(record, queue, epoch)
+                except Exception as exc:
+                    self._epoch += 1
+                    self._stop(_stopped(number, _reason(exc)))
                 return event
             try:
                 if not why:
@@ -447,6 +666,176 @@ class Recorder:
             except (OSError, TypeError, ValueError) as exc:  # never the program's error
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
+
+    # -- launches finished later -------------------------------------------------------------
+
+    def _deferrable(self, queue: Any, reads: list[_Read]) -> bool:
+        """Whether the launch's buffers can be read back behind it and kept later: an
+        in-order queue (its reads then run right around the launch), no memory the host may
+        change at any time (``USE_HOST_PTR``, a map), little to read, and room below
+        ``--max-mb`` for all of it whatever is still to be kept."""
+        if self._mapped or not _queue_facts(queue)[2]:
+            return False
+        finisher = self._finisher
+        if finisher.busy() and finisher.queue is not queue:
+            finisher.drain()  # another queue's reads are not ordered with this one's work
+        sizes: dict[tuple[int, str], int] = {}
+        for r in reads:
+            if r.host:
+                return False
+            sizes[(id(r.buffer), r.dtype.str)] = r.nbytes
+        most = 2 * sum(sizes.values())  # before and after
+        if most > DEFERRED_BYTES:
+            return False
+        if self.max_bytes is not None:
+            with finisher.cond:
+                if self.written + finisher.pending + most > self.max_bytes:
+                    return False  # read and kept now, when what was kept is known
+        return True
+
+    def _over_bound(self, reads: list[_Read]) -> str:
+        """Why the launch's buffers are not read at all: they would pass ``--max-mb``."""
+        total = sum(r.nbytes for r in _distinct(reads))
+        if self.max_bytes is not None and self.written + total > self.max_bytes:
+            return _over_budget(total, self.written, self.max_bytes)
+        return ""
+
+    def _read_behind(
+        self, number: int, entry: dict[str, Any], reads: list[_Read], queue: Any, wait_for: Any
+    ) -> _Record:
+        """The launch to be finished later, with a read queued before it of each buffer
+        whose contents are not known (after the ``wait_for`` events too)."""
+        import pyopencl as cl
+
+        record = _Record(number, entry, reads)
+        waits = list(wait_for) if wait_for else None
+        seen: dict[tuple[int, str], _Snap] = {}
+        try:
+            for r in reads:
+                key = (id(r.buffer), r.dtype.str)
+                snap = seen.get(key)
+                if snap is None:
+                    snap = self._known(r)
+                    if snap is None:
+                        snap = _read_back(cl, queue, r, waits)
+                        record.nbytes += snap.nbytes
+                    seen[key] = snap
+                r.snaps["before"] = snap
+        except cl.Error as exc:
+            record.why = f"a buffer could not be read back before the launch: {exc}"
+            record.reads, record.nbytes = [], 0
+        return record
+
+    def _queue_after(self, record: _Record, queue: Any, epoch: int) -> None:
+        """Queue a read of each buffer the launch may change behind it, and the launch to be
+        finished in its turn."""
+        import pyopencl as cl
+
+        if not record.why:
+            seen: dict[tuple[int, str], _Snap] = {}
+            try:
+                for r in record.reads:
+                    if not r.writes:
+                        r.snaps["after"] = r.snaps["before"]
+                        continue
+                    key = (id(r.buffer), r.dtype.str)
+                    snap = seen.get(key)
+                    if snap is None:
+                        snap = seen[key] = _read_back(cl, queue, r, None)
+                        record.nbytes += snap.nbytes
+                    r.snaps["after"] = snap
+            except cl.Error as exc:
+                record.why = f"a buffer could not be read back after the launch: {exc}"
+        if record.why:  # what it wrote is not known
+            self._epoch += 1
+            record.reads = []
+        else:
+            self._learn(record.reads, epoch)
+        self._finisher.put(record, queue)
+
+    def _finish(self, record: _Record) -> None:
+        """Keep a launch's contents (each once) and write its journal line, in the order the
+        launches were made. Whatever goes wrong costs the record from there on (as it does
+        for a launch kept at once), never the program."""
+        if self._journal_lost or record.done:
+            return
+        try:
+            self._finish_record(record)
+        except Exception as exc:
+            self._journal_lost = True  # the launches after it are not listed
+            self._stop(_stopped(record.number, _reason(exc)))
+
+    def _finish_record(self, record: _Record) -> None:
+        entry, number = record.entry, record.number
+        why = record.why or self.no_data
+        if not why:
+            try:
+                for phase in ("before", "after"):
+                    for r in record.reads:
+                        name = entry["args"][r.index]["name"] or f"arg{r.index}"
+                        relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
+                        snap = r.snaps[phase]
+                        self._keep_snap(number, snap, relative, phase)
+                        setattr(r, phase, snap.path)
+                        r.digests[phase] = snap.digest
+            except (_ReadFailed, _OverBound) as exc:
+                why = str(exc)
+            except OSError as exc:
+                why = self._lose_data(number, exc)
+            if why:
+                gone = self._forget(number)
+                for r in record.reads:
+                    for snap in r.snaps.values():
+                        if snap.path in gone or (not snap.path and snap.host is None):
+                            snap.path = ""  # a launch after it cannot name them
+                            snap.failed = snap.failed or (
+                                f"its buffers' contents before it are those launch {number} "
+                                f"left, which were not kept ({why})"
+                            )
+            else:
+                self._keep(entry, record.reads)
+        entry["data"] = not why
+        if why:
+            entry["why"] = why
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
+        try:
+            self._write(entry, later=True)
+        except (OSError, TypeError, ValueError) as exc:  # never the program's error
+            self._journal_lost = True
+            self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
+
+    def _flushed(self) -> None:
+        """The finishing thread has nothing more to finish for now: its lines are written."""
+        try:
+            self._flush()
+        except OSError as exc:
+            self._journal_lost = True
+            self._stop(f"recording stopped: the journal could not be written ({_reason(exc)})")
+
+    def _keep_snap(self, number: int, snap: _Snap, relative: str, phase: str) -> None:
+        """Keep contents read back as the file ``relative``, or as the file already holding
+        the same (once their read is done)."""
+        if snap.failed:
+            raise _ReadFailed(snap.failed)
+        if snap.path:
+            return
+        event, snap.event = snap.event, None
+        if event is not None:
+            try:
+                event.wait()
+            except Exception as exc:  # the read failed on the device
+                snap.host = None  # for the launch after, whose contents before they are:
+                snap.failed = f"a buffer could not be read back before the launch: {exc}"
+                raise _ReadFailed(
+                    f"a buffer could not be read back {phase} the launch: {exc}"
+                ) from None
+        snap.path, snap.digest = self._small(number, snap.host, snap.dtype, relative, snap)
+        snap.host = None
+
+    def _at_exit(self) -> None:
+        """The program ends: the launches it made are finished before it does."""
+        if os.getpid() == self.pid:
+            self._finisher.drain()
 
     def _describe(
         self,
@@ -541,10 +930,7 @@ class Recorder:
             why = self.no_data
         if not why and self.max_launches is not None and number > self.max_launches:
             why = f"past --launches {self.max_launches}"
-        total = sum(r.nbytes for r in _distinct(reads))
-        if not why and self.max_bytes is not None and self.written + total > self.max_bytes:
-            why = _over_budget(total, self.written, self.max_bytes)
-        return entry, reads, why
+        return entry, reads, why  # --max-mb is for the caller: what was kept may be to come
 
     def _read(
         self,
@@ -578,8 +964,8 @@ class Recorder:
                     continue
                 if phase == "before":
                     known = self._known(r)
-                    if known is not None:
-                        seen[key] = known
+                    if known is not None and known.path:
+                        seen[key] = (known.path, known.digest)
                         continue
                 name = entry["args"][r.index]["name"] or f"arg{r.index}"
                 relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
@@ -633,23 +1019,25 @@ class Recorder:
                     event.wait()
         return ""
 
-    def _known(self, r: _Read) -> tuple[str, str] | None:
-        """The file and digest of a buffer's contents where nothing can have changed them
-        since the recorder read them; None where it must read them."""
+    def _known(self, r: _Read) -> _Snap | None:
+        """A buffer's contents where nothing can have changed them since the recorder read
+        them (kept, or still to be); None where it must read them."""
         if self._mapped or r.host:
             return None
         known = getattr(r.buffer, "_explorer_capture_known", None)
         if known is None:
             return None
-        token, epoch, generation, dtype, path, digest = known
+        token, epoch, generation, dtype, snap = known
         if (
             token != self._token
             or epoch != self._epoch
             or generation != self._generation.get(r.root, 0)
             or dtype != r.dtype.str
+            or not isinstance(snap, _Snap)
+            or snap.failed
         ):
             return None
-        return path, digest
+        return snap
 
     def _learn(self, reads: list[_Read], epoch: int) -> None:
         """A launch is kept: the memory objects it may write start their next generation,
@@ -662,15 +1050,23 @@ class Recorder:
         for r in reads:
             if r.host:
                 continue
-            known = (self._token, epoch, self._generation.get(r.root, 0), r.dtype.str, r.after)
+            snap = r.snaps.get("after") or _Snap(r.dtype, path=r.after, digest=r.digests["after"])
+            known = (self._token, epoch, self._generation.get(r.root, 0), r.dtype.str, snap)
             with contextlib.suppress(Exception):
-                r.buffer._explorer_capture_known = (*known, r.digests["after"])
+                r.buffer._explorer_capture_known = known
 
-    def touched(self, mapped: bool = False) -> None:
+    def touched(self, mapped: bool = False, queue: Any = None) -> None:
         """A pyopencl call that may change a buffer's contents without a launch (or, for
-        ``mapped``, let the program change them at any time) was made."""
+        ``mapped``, let the program change them at any time) is about to be made on
+        ``queue``: what the recorder knew of the contents is no more, and reads still under
+        way on another queue (not ordered with its work) are done first."""
+        if os.getpid() != self.pid:
+            return
         self._epoch += 1
         self._mapped = self._mapped or mapped
+        finisher = self._finisher
+        if finisher.busy() and (mapped or queue is None or queue is not finisher.queue):
+            finisher.drain()
 
     def _settle(
         self,
@@ -690,12 +1086,17 @@ class Recorder:
             seen[key] = self._small(number, host, dtype, relative)
 
     def _small(
-        self, number: int, data: np.ndarray, dtype: np.dtype, relative: str
+        self,
+        number: int,
+        data: np.ndarray,
+        dtype: np.dtype,
+        relative: str,
+        snap: _Snap | None = None,
     ) -> tuple[str, str]:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = hashlib.sha1(dtype.str.encode())
+        digest = _sha1(dtype.str.encode())
         digest.update(data.data)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -708,7 +1109,7 @@ class Recorder:
         self._new_file(relative, header + data.tobytes())
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes))
+        self._fresh.append((number, key, relative, nbytes, snap))
         return relative, key
 
     def _stream(
@@ -720,7 +1121,7 @@ class Recorder:
         import pyopencl as cl
 
         nbytes = int(buffer.size)
-        digest = hashlib.sha1(dtype.str.encode())
+        digest = _sha1(dtype.str.encode())
         if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
             self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
         chunk = self._chunk
@@ -746,19 +1147,25 @@ class Recorder:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes))
+        self._fresh.append((number, key, relative, nbytes, None))
         return relative, key
 
-    def _forget(self, number: int) -> None:
-        """Remove the files launch ``number`` wrote: it is listed without its buffers."""
-        for launch, key, relative, nbytes in self._fresh:
+    def _forget(self, number: int) -> set[str]:
+        """Remove the files launch ``number`` wrote: it is listed without its buffers. The
+        files removed."""
+        gone: set[str] = set()
+        for launch, key, relative, nbytes, snap in self._fresh:
             if launch != number:
                 continue
             with contextlib.suppress(OSError):
-                (self.folder / relative).unlink()
+                os.unlink(os.path.join(self.folder, relative))
             self._files.pop(key, None)
             self.written -= nbytes
+            gone.add(relative)
+            if snap is not None:
+                snap.path = snap.digest = ""
         self._fresh = [f for f in self._fresh if f[0] != number]
+        return gone
 
     def _keep(self, entry: dict[str, Any], reads: list[_Read]) -> None:
         """Name each buffer's files in the launch's entry, and whether the launch changed it."""
@@ -864,7 +1271,7 @@ class Recorder:
 
         def touch(original: Callable[..., Any], mapping: bool) -> Callable[..., Any]:
             def touching(*args: Any, **kwargs: Any) -> Any:
-                recorder.touched(mapping)
+                recorder.touched(mapping, args[0] if args else kwargs.get("queue"))
                 return original(*args, **kwargs)
 
             touching.__name__ = getattr(original, "__name__", "touching")
@@ -918,8 +1325,13 @@ class Recorder:
         """Record this process if it is the first of the program's to import pyopencl; a
         failure to wrap pyopencl leaves it as it was (nothing recorded, the program as is)."""
         try:
+            _load_numpy()
             if self.claim():
                 self.patch(cl)
+                # The launches under way are finished before the program ends, and before
+                # it forks (the child is not recorded, and starts with no write under way).
+                atexit.register(self._at_exit)
+                os.register_at_fork(before=partial(_before_fork, weakref.ref(self)))
         except Exception as exc:
             self.unpatch()
             self._stop(f"not recording: pyopencl could not be wrapped ({_reason(exc)})")
@@ -1178,6 +1590,37 @@ def _npy_header(dtype: np.dtype, count: int) -> bytes:
     return header
 
 
+def _sha1(data: bytes) -> Any:
+    import hashlib  # imported when contents are first kept: not at every Python's start
+
+    return hashlib.sha1(data)
+
+
+def _split(text: str) -> list[str]:
+    import shlex
+
+    return shlex.split(text)
+
+
+def _before_fork(recorder: Callable[[], Recorder | None]) -> None:
+    found = recorder()
+    if found is not None and os.getpid() == found.pid:
+        found._finisher.drain()
+
+
+def _read_back(cl: Any, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
+    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for."""
+    host = np.empty(r.nbytes, dtype=np.uint8)
+    if r.region:  # an image: read whole, as rows of pixels without padding
+        event = cl.enqueue_copy(
+            queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
+            is_blocking=False, wait_for=waits,
+        )  # fmt: skip
+    else:
+        event = cl.enqueue_copy(queue, host, r.buffer, is_blocking=False, wait_for=waits)
+    return _Snap(r.dtype, host, event)
+
+
 def _distinct(reads: list[_Read]) -> list[_Read]:
     seen: dict[int, _Read] = {}
     for r in reads:
@@ -1210,7 +1653,7 @@ def _options(options: Any) -> list[str]:
     if isinstance(options, bytes):
         options = options.decode()
     if isinstance(options, str):
-        return shlex.split(options)
+        return _split(options)
     return [o.decode() if isinstance(o, bytes) else str(o) for o in options]
 
 
@@ -1409,16 +1852,18 @@ def _name_unknown_processors(cl: ModuleType) -> None:
 # -- installing in the program's process ---------------------------------------------------
 
 
-class _PatchOnImport(importlib.abc.MetaPathFinder):
+class _PatchOnImport:
     """Patches pyopencl right after the program imports it (importing it for a program that
-    never does would cost its start-up time)."""
+    never does would cost its start-up time). A finder of ``sys.meta_path`` (not derived from
+    ``importlib.abc``'s, which alone would cost a Python that never imports pyopencl more
+    than the rest of the recorder)."""
 
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
+    ) -> ModuleSpec | None:
         if fullname != "pyopencl":
             return None
         sys.meta_path.remove(self)
@@ -1446,7 +1891,7 @@ def install_from_environment() -> Recorder | None:
     launches = os.environ.get(ENV_LAUNCHES)
     max_bytes = os.environ.get(ENV_MAX_BYTES)
     recorder = Recorder(
-        Path(folder),
+        folder,
         int(launches) if launches else None,
         int(max_bytes) if max_bytes else DEFAULT_MAX_BYTES,
     )
