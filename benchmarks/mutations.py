@@ -407,6 +407,9 @@ class Outcome:
     anatomy_lines: list[int] = field(default_factory=list)
     explain_lines: list[int] = field(default_factory=list)
     trace_status: str = ""
+    # The input traced: the shown one, or the random one where the shown input's run is
+    # right and the random probe's wrong (the verdict says the shown input cannot show it).
+    traced_input: str = ""
     summary: str = ""
     seconds: float = 0.0
     baseline_status: str = ""  # the unmutated kernel's verdict: a seed's known bug reads WRONG
@@ -435,6 +438,15 @@ class PlacementInput:
     wrong_element: str | None  # 'C[i,j]' of a wrong element, for "why is this element wrong"
     # ``trace --explain`` of that element: the JSON ``explain`` list (None: nothing wrong).
     explained: list[dict[str, Any]] | None = None
+    # (kind, line) of the unmutated kernel's findings on the input traced (None: the
+    # baseline's, on the shown input).
+    traced_known: set[tuple[str, int]] | None = None
+
+    @property
+    def known(self) -> set[tuple[str, int]]:
+        if self.traced_known is not None:
+            return self.traced_known
+        return self.baseline.findings if self.baseline is not None else set()
 
 
 def place_by_finding(p: PlacementInput) -> bool | None:
@@ -443,7 +455,7 @@ def place_by_finding(p: PlacementInput) -> bool | None:
     if analysis is None:
         return False
     for f in analysis.findings:
-        if f.kind == "differs" or (f.kind, f.line) in p.baseline.findings:
+        if f.kind == "differs" or (f.kind, f.line) in p.known:
             continue
         if p.mutant.line == f.line or p.mutant.line in f.other_lines:
             return True
@@ -463,7 +475,7 @@ def place_by_race_brackets(p: PlacementInput) -> bool | None:
         return False
     for f in analysis.findings:
         lines = [f.line, *f.other_lines] if f.line else []
-        new = (f.kind, f.line) not in p.baseline.findings
+        new = (f.kind, f.line) not in p.known
         if f.kind == "race" and new and lines and min(lines) < p.mutant.line < max(lines):
             return True
     return False
@@ -471,13 +483,19 @@ def place_by_race_brackets(p: PlacementInput) -> bool | None:
 
 def chain_lines(access: Any) -> set[int]:
     """The lines of an index anatomy in the trace's JSON (an access's ``line``, ``terms``,
-    each term's ``definitions`` with their ``line`` and own ``terms``): the access line and
-    every definition line its chains name. Where the records say which definitions of a
+    each term's ``definitions`` with their ``line`` and own ``terms``; its ``conditions``,
+    each with its ``line`` and ``terms``): the access line, every definition line its chains
+    name, and the line of each condition it ran under (an ``if``, a loop, an earlier ``if``
+    that returns) with its terms' definitions. Where the records say which definitions of a
     term ran, those; otherwise every one that can reach (the static chain shows them all)."""
     if not isinstance(access, dict) or not isinstance(access.get("line"), int):
         return set()
     lines = {access["line"]}
     _term_lines(access.get("terms"), lines, 0)
+    for condition in access.get("conditions") or []:
+        if isinstance(condition, dict) and isinstance(condition.get("line"), int):
+            lines.add(condition["line"])
+            _term_lines(condition.get("terms"), lines, 0)
     return lines
 
 
@@ -504,7 +522,7 @@ def anatomy_chains(p: PlacementInput) -> list[set[int]]:
     for f in report.get("findings", []):
         if not isinstance(f, dict) or not isinstance(f.get("anatomy"), dict):
             continue
-        if (f.get("kind"), f.get("line")) in p.baseline.findings:
+        if (f.get("kind"), f.get("line")) in p.known:
             continue
         chains.append(chain_lines(f["anatomy"]))
     return chains
@@ -521,17 +539,24 @@ def place_by_anatomy(p: PlacementInput) -> bool | None:
 
 
 def explain_chains(p: PlacementInput) -> list[set[int]]:
-    """The lines of the index anatomy of each access that brought the wrong element's first
-    offending input in (``first_offending.anatomy``: ``load``, ``stored``, ``entry``)."""
+    """The lines of the index anatomy of each access the explanation of the wrong element
+    shows: those that brought its first offending input in (``first_offending.anatomy``:
+    ``load``, ``stored``, ``entry``); where none should not be there but needed ones never
+    arrived, those that brought the last needed one that did (``last_arrived.anatomy``);
+    for an element no work-item wrote, the store of the nearest one written
+    (``nearest_written.anatomy``: ``written``)."""
     chains = []
     for item in p.explained or []:
-        first = item.get("first_offending") if isinstance(item, dict) else None
-        anatomy = first.get("anatomy") if isinstance(first, dict) else None
-        if not isinstance(anatomy, dict):
+        if not isinstance(item, dict):
             continue
-        for role in ("load", "stored", "entry"):
-            if isinstance(anatomy.get(role), dict):
-                chains.append(chain_lines(anatomy[role]))
+        for key in ("first_offending", "last_arrived", "nearest_written"):
+            shown = item.get(key)
+            anatomy = shown.get("anatomy") if isinstance(shown, dict) else None
+            if not isinstance(anatomy, dict):
+                continue
+            for role in ("load", "stored", "entry", "written"):
+                if isinstance(anatomy.get(role), dict):
+                    chains.append(chain_lines(anatomy[role]))
     return chains
 
 
@@ -615,6 +640,7 @@ class Bench:
         self.compute_units = compute_units
         self.keep = keep
         self.baselines: dict[str, Baseline | str] = {}
+        self.other_findings: dict[str, set[tuple[str, int]]] = {}  # on another input
 
     def request(self, variant: Any, sizes: dict[str, int], shown: str, probe: bool) -> Any:
         from explorer.engine.records import RunRequest
@@ -695,29 +721,45 @@ class Bench:
         # work-items in an order that can hide it) is traced too: does the trace see it?
         hidden_barrier = mutant.operator == "no-barrier" and outcome.change == "same"
         if outcome.changes_result or hidden_barrier:
-            request = TraceRequest(
-                self.request(mutated, baseline.sizes, baseline.shown, False),
-                against=variant,
-                against_called="the unmutated kernel",
-                anatomy_findings=True,  # each finding's index anatomy (``--anatomy findings``)
-            )
-            traced = self.executor.trace(request, keep_trace=True)
+
+            def traced_on(shown: str) -> tuple[Any, Any]:
+                request = TraceRequest(
+                    self.request(mutated, baseline.sizes, shown, False),
+                    against=variant,
+                    against_called="the unmutated kernel",
+                    anatomy_findings=True,  # each finding's anatomy (``--anatomy findings``)
+                )
+                return request, self.executor.trace(request, keep_trace=True)
+
+            request, traced = traced_on(baseline.shown)
+            outcome.traced_input = baseline.shown
+            if (
+                baseline.shown != "random"
+                and outcome.status == "wrong"
+                and wrong_element(traced) is None
+            ):
+                # Right on the shown input, wrong on the random probe: the verdict says this
+                # input cannot show the bug, so the user traces the random input next.
+                request, traced = traced_on("random")
+                outcome.traced_input = "random"
+            known = self.baseline_findings(variant, baseline, outcome.traced_input)
             outcome.trace_status = traced.result.status
             outcome.first_difference_line = first_difference_line(traced)
             if traced.analysis is not None:
                 mine = [f for f in traced.analysis.findings if f.kind != "differs"]
                 outcome.finding_lines = sorted({f.line for f in mine if f.line})
                 outcome.new_findings = sorted(
-                    {
-                        f"{f.kind}:{f.line}"
-                        for f in mine
-                        if (f.kind, f.line) not in baseline.findings
-                    }
+                    {f"{f.kind}:{f.line}" for f in mine if (f.kind, f.line) not in known}
                 )
             self.written(mutant)
             element = wrong_element(traced)
             placing = PlacementInput(
-                mutant, baseline, traced, element, self.explain(traced, mutated, request, element)
+                mutant,
+                baseline,
+                traced,
+                element,
+                self.explain(traced, mutated, request, element),
+                known,
             )
             outcome.anatomy_lines = sorted(set().union(*anatomy_chains(placing)))
             outcome.explain_lines = sorted(set().union(*explain_chains(placing)))
@@ -729,6 +771,23 @@ class Bench:
                     outcome.placed_by.append(name)
         outcome.seconds = time.perf_counter() - started
         return outcome
+
+    def baseline_findings(
+        self, variant: Any, baseline: Baseline, shown: str
+    ) -> set[tuple[str, int]]:
+        """(kind, line) of the unmutated kernel's findings on the input ``shown``."""
+        if shown == baseline.shown:
+            return baseline.findings
+        from explorer.engine.record.trace_launch import TraceRequest
+
+        key = f"{variant.family}/{variant.id}:{shown}"
+        if key not in self.other_findings:
+            traced = self.executor.trace(
+                TraceRequest(self.request(variant, baseline.sizes, shown, False))
+            )
+            found = traced.analysis.findings if traced.analysis is not None else []
+            self.other_findings[key] = {(f.kind, f.line) for f in found}
+        return self.other_findings[key]
 
     def explain(
         self, traced: Any, variant: Any, request: Any, element: str | None

@@ -20,7 +20,7 @@ only the records of the anatomy's own sites and of the accesses it explains
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -29,12 +29,18 @@ from explorer.frontend.anatomy import (
     ARGUMENT,
     BUILTIN,
     CONSTANT,
+    FAILED,
+    HELD,
     HELPER_PARAMETER,
     KERNEL_ARGUMENT,
+    LOOP,
     MACRO,
+    PARAMETER,
     PART,
+    PASSED,
     UPDATE,
     AccessAnatomy,
+    Condition,
     Definition,
     KernelAnatomy,
     Term,
@@ -61,6 +67,7 @@ from explorer.trace.recorded import (
 )
 
 MAX_DEPTH = 8  # definitions followed back from one term (a chain longer is cut, and says so)
+CONDITION = "condition"  # a condition's terms: no site of their own records them
 ACCESS_OPS = (READ, WRITE, RMW, ATOMIC)
 
 
@@ -126,6 +133,19 @@ class TraceAnatomy:
             if resolver is not None
             else _Static(self.static).terms(a.terms, a.reaching, frozenset(), 0)
         )
+        known = {t.text: t.value for t in terms if t.value}
+        names = {name: str(value) for name, value in trace.names}
+        conditions = tuple(
+            _condition(
+                self.static.condition(c),
+                resolver.condition_terms(c, sid, occurrence)
+                if resolver is not None
+                else _Static(self.static).condition_terms(c),
+                known,
+                names,
+            )
+            for c in a.conditions
+        )
         return AccessExplanation(
             line=a.line,
             text=a.text,
@@ -136,6 +156,7 @@ class TraceAnatomy:
             recorded=resolver is not None,
             terms=terms,
             note=note,
+            conditions=conditions,
         )
 
     def explain_at(
@@ -304,6 +325,93 @@ def _origin(d: ExplainedDefinition) -> str:
 
 
 @dataclass(frozen=True)
+class ExplainedCondition:
+    """A condition an access ran under (``kind``: ``if``, ``else``, ``loop``, ``past``), with
+    its terms' values where known and the definitions behind them."""
+
+    line: int
+    kind: str
+    text: str
+    terms: tuple[ExplainedTerm, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "kind": self.kind,
+            "text": self.text,
+            "held": self.kind != FAILED and self.kind != PASSED,
+            "terms": [t.to_json() for t in self.terms],
+        }
+
+    def chain(self, shown: frozenset[str] = frozenset()) -> str:
+        """The condition in one line, each term with its value (and, where the index does
+        not show it already, where it came from): ``loop while (k <= K) at line 71 (k = 67,
+        K = 67: k equals K, which <= lets through)``."""
+        head = {
+            HELD: f"under if ({self.text}) at line {self.line}",
+            FAILED: f"under the else of if ({self.text}) at line {self.line}",
+            LOOP: f"loop while ({self.text}) at line {self.line}",
+            PASSED: f"past if ({self.text}) at line {self.line}, not taken",
+        }.get(self.kind, f"under ({self.text}) at line {self.line}")
+        parts = []
+        for t in self.terms:
+            if t.kind in (BUILTIN, MACRO, CONSTANT) or t.text in shown:
+                if t.value:
+                    parts.append(f"{t.text} = {t.value}")
+            elif t.definitions and t.kind != PARAMETER:
+                parts.append(t.chain())
+            elif t.value:
+                parts.append(f"{t.text} = {t.value}")
+        edge = self.edge()
+        inner = ", ".join(parts) + (f": {edge}" if edge else "")
+        return head + (f" ({inner})" if inner else "")
+
+    def edge(self) -> str:
+        """Where the access ran only because its two sides were equal at a comparison's
+        edge (a loop one pass past its bound: ``k <= K`` with k = K; an early return that
+        lets one work-item too many through: ``i > n`` not taken with i = n), that in words;
+        "" otherwise."""
+        match = _EDGE.fullmatch(self.text)
+        if match is None:
+            return ""
+        values = {t.text: t.value for t in self.terms if t.value}
+        left, op, right = match.group(1), match.group(2), match.group(3)
+        a, b = values.get(left, _literal(left)), values.get(right, _literal(right))
+        if not a or a != b:
+            return ""
+        if self.kind in (HELD, LOOP) and op in ("<=", ">="):
+            return f"{left} equals {right}, which {op} lets through and {op[0]} would not"
+        if self.kind in (FAILED, PASSED) and op in ("<", ">"):
+            return f"{left} equals {right}, which {op} lets past and {op}= would not"
+        return ""
+
+
+_EDGE = re.compile(r"\s*([A-Za-z_][\w.]*|\d+)\s*(<=|>=|<|>)\s*([A-Za-z_][\w.]*|\d+)\s*")
+
+
+def _literal(text: str) -> str:
+    return text if text.isdigit() else ""
+
+
+def _condition(
+    c: Condition, terms: tuple[ExplainedTerm, ...], known: dict[str, str], names: dict[str, str]
+) -> ExplainedCondition:
+    """A condition explained: its terms with the values known where they have none of
+    their own (the same term in the index; a kernel argument as launched)."""
+    filled = []
+    for t in terms:
+        value = t.value or known.get(t.text, "")
+        if (
+            not value
+            and t.kind == PARAMETER
+            and all(d.kind == KERNEL_ARGUMENT for d in t.definitions)
+        ):
+            value = names.get(t.text, "")
+        filled.append(replace(t, value=value) if value != t.value else t)
+    return ExplainedCondition(c.line, c.kind, c.text, tuple(filled))
+
+
+@dataclass(frozen=True)
 class AccessExplanation:
     """The index anatomy of one access a work-item made: its index expressions, each term
     with its value and origin. ``recorded``: the values are the ones that access used (an
@@ -318,10 +426,15 @@ class AccessExplanation:
     recorded: bool
     terms: tuple[ExplainedTerm, ...] = field(default=())
     note: str = ""
+    # The conditions it ran under, the outermost first: each ``if`` around it, each loop,
+    # each earlier ``if`` that would have left (a loop bound or a guard makes no access).
+    conditions: tuple[ExplainedCondition, ...] = ()
 
     def chains(self) -> list[str]:
-        """One line per term of the index: its value and where it came from."""
-        return [t.chain() for t in self.terms]
+        """One line per term of the index: its value and where it came from; then one per
+        condition it ran under."""
+        shown = frozenset(t.text for t in self.terms)
+        return [t.chain() for t in self.terms] + [c.chain(shown) for c in self.conditions]
 
     def text_line(self) -> str:
         """The whole anatomy in one line, for a caption or a finding."""
@@ -338,6 +451,7 @@ class AccessExplanation:
             "values_recorded": self.recorded,
             "note": self.note or None,
             "terms": [t.to_json() for t in self.terms],
+            "conditions": [c.to_json() for c in self.conditions],
             "chain": self.chains(),
         }
 
@@ -372,6 +486,11 @@ class _Static:
                     defs = (_read(nested, inner),)
             out.append(ExplainedTerm(t.text, t.kind, t.value, defs, t.inside))
         return tuple(out)
+
+    def condition_terms(self, number: int) -> tuple[ExplainedTerm, ...]:
+        """The terms of condition ``number`` and every definition that can reach them."""
+        c = self.static.condition(number)
+        return self.terms(c.terms, c.reaching, frozenset(), 0)
 
     def definitions(
         self, candidates: tuple[int, ...], path: frozenset[str], depth: int
@@ -503,6 +622,17 @@ class _Resolver:
         previous = int(at[occurrence - 1]) if occurrence > 0 else -1
         window = (previous, anchor, False)
         return self.terms(ACCESS, number, a.terms, a.reaching, anchor, window, frozenset(), 0)
+
+    def condition_terms(self, number: int, site: int, occurrence: int) -> tuple[ExplainedTerm, ...]:
+        """The terms of condition ``number`` as they stood for the access recorded at the
+        ``occurrence``-th record of ``site``: each variable's value the one its latest
+        definition before the access stored (a loop counter: the pass's)."""
+        c = self.static.condition(number)
+        at = self.positions(site)
+        anchor = int(at[occurrence])
+        previous = int(at[occurrence - 1]) if occurrence > 0 else -1
+        window = (previous, anchor, False)
+        return self.terms(CONDITION, number, c.terms, c.reaching, anchor, window, frozenset(), 0)
 
     def terms(
         self,
