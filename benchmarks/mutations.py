@@ -400,6 +400,7 @@ class Outcome:
     placed_by: list[str] = field(default_factory=list)
     not_measured: list[str] = field(default_factory=list)
     first_difference_line: int | None = None
+    first_difference_barrier: int | None = None  # the barrier one kernel passes there
     finding_lines: list[int] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)  # kind:line, not the unmutated's
     # The lines the index anatomy of the new findings names, and that of the wrong element's
@@ -410,6 +411,7 @@ class Outcome:
     # The input traced: the shown one, or the random one where the shown input's run is
     # right and the random probe's wrong (the verdict says the shown input cannot show it).
     traced_input: str = ""
+    retraced: bool = False  # traced on the random input, the shown one having shown nothing
     summary: str = ""
     seconds: float = 0.0
     baseline_status: str = ""  # the unmutated kernel's verdict: a seed's known bug reads WRONG
@@ -463,8 +465,10 @@ def place_by_finding(p: PlacementInput) -> bool | None:
 
 
 def place_by_diff(p: PlacementInput) -> bool | None:
-    """The trace diff against the unmutated kernel first differs at the changed line."""
-    return first_difference_line(p.traced) == p.mutant.line
+    """The trace diff against the unmutated kernel first differs at the changed line: its
+    first difference's access is there, or, where the two part by a barrier one passes and
+    the other does not, that barrier is."""
+    return p.mutant.line in (first_difference_line(p.traced), first_difference_barrier(p.traced))
 
 
 def place_by_race_brackets(p: PlacementInput) -> bool | None:
@@ -592,6 +596,15 @@ def first_difference_line(traced: Any) -> int | None:
     line = first.get("line")
     if line is None and isinstance(first.get("reference"), dict):
         line = first["reference"].get("line")
+    return line if isinstance(line, int) else None
+
+
+def first_difference_barrier(traced: Any) -> int | None:
+    """The line of the barrier the trace diff's first difference names (one kernel passes
+    it before that access, the other does not), or None."""
+    report = getattr(traced, "report_json", None) or {}
+    first = ((report.get("against") or {}).get("diff") or {}).get("first")
+    line = first.get("barrier_line") if isinstance(first, dict) else None
     return line if isinstance(line, int) else None
 
 
@@ -741,10 +754,11 @@ class Bench:
                 # Right on the shown input, wrong on the random probe: the verdict says this
                 # input cannot show the bug, so the user traces the random input next.
                 request, traced = traced_on("random")
-                outcome.traced_input = "random"
+                outcome.traced_input, outcome.retraced = "random", True
             known = self.baseline_findings(variant, baseline, outcome.traced_input)
             outcome.trace_status = traced.result.status
             outcome.first_difference_line = first_difference_line(traced)
+            outcome.first_difference_barrier = first_difference_barrier(traced)
             if traced.analysis is not None:
                 mine = [f for f in traced.analysis.findings if f.kind != "differs"]
                 outcome.finding_lines = sorted({f.line for f in mine if f.line})
@@ -958,7 +972,15 @@ def report(outcomes: list[Outcome]) -> str:
     out.append(f"Result-changing mutants not placed at their line: {len(unplaced)}")
     out += [
         f"- {o.mutant} `{o.before}` → `{o.after}`: trace diff first at line "
-        f"{o.first_difference_line}, findings at {o.finding_lines or 'no line'}"
+        f"{o.first_difference_line}"
+        + (
+            f" (a barrier at line {o.first_difference_barrier})"
+            if o.first_difference_barrier
+            else ""
+        )
+        + f", findings at {o.finding_lines or 'no line'}"
+        + f", anatomy lines {o.anatomy_lines or '-'}, explain lines {o.explain_lines or '-'}"
+        + (" (traced on the random input)" if o.retraced else "")
         + (" (a race around it)" if "race-brackets" in o.placed_by else "")
         + (f" [trace: {o.trace_status}]" if o.trace_status not in ("verified", "wrong") else "")
         for o in unplaced

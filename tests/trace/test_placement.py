@@ -217,3 +217,22 @@ def test_each_access_knows_the_conditions_it_runs_under():
     case_exit = (PASSED, line("i == 0"), "i == 0")
     assert conditions(line("a[i] -= 1.0f"), "a[i]") == [early, case_exit]
     assert conditions(line("a[i] += 1.0f"), "a[i]") == [early]  # case 1's exit is not case 2's
+
+
+def test_the_diff_names_the_barrier_the_reference_passes_and_this_kernel_lacks(executor, device):
+    """Without the barrier at line 25, each work-item reads its neighbour's tile element one
+    phase sooner than the reference: the diff's first difference names line 25, where the
+    reference passes its barrier, and a solution's line stays hidden when told unquoted."""
+    reference = load_variant_file(str(KERNELS / "neighbour_sums.cl"))
+    variant, _, result = traced(executor, device, "neighbour_sums_no_barrier.cl", against=reference)
+    barrier, read = line_of(reference, "barrier("), line_of(variant, "y[get_global_id(0)] =")
+    diff = result.against.diff
+    first = diff.first
+    assert first is not None and first.what == "phase" and first.line == read
+    assert (first.barrier_line, first.barrier_in) == (barrier, "reference")
+    said = f"the reference passes the barrier at line {barrier} before it, this kernel passes none"
+    assert said in first.sentence()
+    shown = result.report_json["against"]["diff"]["first"]
+    assert (shown["barrier_line"], shown["barrier_in"]) == (barrier, "reference")
+    told = first.unquoted("the solution")
+    assert told.barrier_line is None and f"line {barrier}" not in told.sentence()
