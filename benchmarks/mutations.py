@@ -500,6 +500,11 @@ def chain_lines(access: Any) -> set[int]:
         if isinstance(condition, dict) and isinstance(condition.get("line"), int):
             lines.add(condition["line"])
             _term_lines(condition.get("terms"), lines, 0)
+    # The JSON's tree stops some levels down (``cut``); its ``chain``, the text the user
+    # reads, goes on to the end: the lines it names are the same chain's.
+    for text in access.get("chain") or []:
+        if isinstance(text, str):
+            lines.update(int(n) for n in re.findall(r"\bline (\d+)", text))
     return lines
 
 

@@ -383,6 +383,7 @@ class _Anatomist:
         self.loops: list[_Loop] = []
         self.switch_entry: list[State | None] = []
         self.pending_sources: list[tuple[str, int]] = []  # (helper parameter, argument)
+        self.in_kernel = True  # walking a kernel (its pointer parameters are buffers)
         self.guards: list[_Guard] = []
         self.guard_at: dict[tuple[str, int, int, str], int] = {}
         self.active: list[int] = []  # the conditions the walk is under, the outermost first
@@ -452,6 +453,7 @@ class _Anatomist:
                 extent=ci.SourceRange.from_locations(c.extent.start, c.location)
             )
         )
+        self.in_kernel = kernel
         state: State = {}
         for index, p in enumerate(c.get_arguments()):
             key = _key(p)
@@ -990,13 +992,15 @@ class _Anatomist:
         return []
 
     def pointer_parts(self, p: Any) -> list[Any]:
-        """A pointer's own part of an address: nothing for a buffer's name (a parameter, an
-        array), the subscripts of an array of arrays, else the pointer expression."""
+        """A pointer's own part of an address: nothing for a buffer's name (a kernel's
+        parameter, an array), the subscripts of an array of arrays, else the pointer
+        expression (a helper's pointer parameter too: the argument of each call gives it)."""
         n = _strip_all(p)
         if n.kind == K.DECL_REF_EXPR:
             ref = n.referenced
             if ref is not None and (
-                ref.kind == K.PARM_DECL or _canonical_kind(ref.type) in ARRAY_KINDS
+                (ref.kind == K.PARM_DECL and self.in_kernel)
+                or _canonical_kind(ref.type) in ARRAY_KINDS
             ):
                 return []
             return [p]
@@ -1136,10 +1140,12 @@ class _Anatomist:
         if _space(t.spelling) is not AddressSpace.PRIVATE and canonical != T.POINTER:
             return  # memory (a __local or __constant variable): an access site of its own
         if canonical == T.POINTER:
-            if ref.kind == K.PARM_DECL and _space(t.get_pointee().spelling) is not (
-                AddressSpace.PRIVATE
+            if (
+                ref.kind == K.PARM_DECL
+                and self.in_kernel
+                and _space(t.get_pointee().spelling) is not AddressSpace.PRIVATE
             ):
-                return  # a buffer parameter: the base
+                return  # a kernel's buffer parameter: the base
             yield Term(name, POINTER, _key(ref), start=own[0], end=own[1], inside=inside)
             return
         constant = None

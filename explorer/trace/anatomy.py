@@ -68,6 +68,9 @@ from explorer.trace.recorded import (
 
 MAX_DEPTH = 8  # definitions followed back from one term (a chain longer is cut, and says so)
 CONDITION = "condition"  # a condition's terms: no site of their own records them
+# Definitions one term's JSON follows (each four levels of nesting; the executor's messages
+# nest 48 levels at most, a report's anatomy starts some ten levels in).
+JSON_LEVELS = 7
 ACCESS_OPS = (READ, WRITE, RMW, ATOMIC)
 
 
@@ -251,14 +254,14 @@ class ExplainedDefinition:
     terms: tuple[ExplainedTerm, ...] = ()
     cut: bool = False  # the chain goes on, but was not followed further
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, levels: int = JSON_LEVELS) -> dict[str, Any]:
         return {
             "line": self.line,
             "kind": self.kind,
             "text": self.text,
             "value": self.value or None,
             "ran": self.ran,
-            "terms": [t.to_json() for t in self.terms],
+            "terms": [t.to_json(levels - 1) for t in self.terms],
         }
 
 
@@ -272,14 +275,19 @@ class ExplainedTerm:
     definitions: tuple[ExplainedDefinition, ...] = ()
     inside: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, levels: int = JSON_LEVELS) -> dict[str, Any]:
+        """The term with its definitions ``levels`` deep (deeper ones are left out, and
+        ``cut`` says so: the chain's text has them all)."""
+        out: dict[str, Any] = {
             "text": self.text,
             "kind": self.kind,
             "value": self.value or None,
             "inside": self.inside or None,
-            "definitions": [d.to_json() for d in self.definitions],
+            "definitions": [d.to_json(levels) for d in self.definitions] if levels > 0 else [],
         }
+        if levels <= 0 and self.definitions:
+            out["cut"] = True
+        return out
 
     def chain(self) -> str:
         """The term, its value and where it came from, in one line: ``tx = 5 ←
@@ -317,7 +325,9 @@ def _origin(d: ExplainedDefinition) -> str:
     terms = list(d.terms)
     if d.kind == UPDATE and terms and not terms[0].value and not terms[0].definitions:
         terms = terms[1:]  # ``k++`` reads k: worth naming with its value only
-    redundant = len(terms) == 1 and terms[0].text == d.value_text
+    # ``tx = get_local_id(1)``: its one term is its value; but where that term is a variable
+    # (``p = row``), where the variable came from goes on.
+    redundant = len(terms) == 1 and terms[0].text == d.value_text and not terms[0].definitions
     parts = [] if redundant else [t.chain() for t in terms]
     if d.cut:
         parts.append("…")
@@ -340,7 +350,7 @@ class ExplainedCondition:
             "kind": self.kind,
             "text": self.text,
             "held": self.kind != FAILED and self.kind != PASSED,
-            "terms": [t.to_json() for t in self.terms],
+            "terms": [t.to_json(JSON_LEVELS - 1) for t in self.terms],
         }
 
     def chain(self, shown: frozenset[str] = frozenset()) -> str:
@@ -507,7 +517,7 @@ class _Static:
                     ExplainedTerm(
                         self.static.definition(s).value_text,
                         "argument",
-                        definitions=(self.definition(s, path, depth + 1),),
+                        definitions=(self.definition(s, path, depth),),
                     )
                     for s in d.sources
                 )

@@ -236,3 +236,27 @@ def test_the_diff_names_the_barrier_the_reference_passes_and_this_kernel_lacks(e
     assert (shown["barrier_line"], shown["barrier_in"]) == (barrier, "reference")
     told = first.unquoted("the solution")
     assert told.barrier_line is None and f"line {barrier}" not in told.sentence()
+
+
+def test_a_helper_pointer_is_followed_back_through_every_call_to_its_definition(executor, device):
+    """``p[i]`` at line 23 reads x[16]: its pointer came through six helpers from ``row = x
+    + 1``; the chain names every call and that line. The JSON carries the first levels of
+    the chain and says where it cut (the executor's messages nest only so deep); the text
+    carries all of it."""
+    variant, _, result = traced(executor, device, "nested_readers.cl")
+    read, start = line_of(variant, "return p[i]"), line_of(variant, "row = x + 1")
+    (oob,) = findings_at(result, "out-of-bounds", read)
+    (line,) = [t for t in result.report_text.splitlines() if "index of p[i]" in t]
+    for helper in ("at", "at1", "at2", "at3", "at4"):
+        call = line_of(variant, f"return {helper}(p + 0, i)")
+        assert f"p = p + 0 (passed to {helper}()) at line {call}" in line
+    assert f"p = row (passed to at5()) at line {line_of(variant, 'at5(row')}" in line
+    assert f"(row ← x + 1 at line {start})" in line
+    assert line.strip() in "index of p[i]: " + "; ".join(oob["anatomy"]["chain"])
+
+    def cut(node):
+        if isinstance(node, dict):
+            return node.get("cut") is True or any(cut(v) for v in node.values())
+        return isinstance(node, list) and any(cut(v) for v in node)
+
+    assert cut(oob["anatomy"]["terms"])
