@@ -654,13 +654,22 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
     return ok;
 }
 
-#define __TR_G(P, SITE, HINT) ((__typeof__(P)) __tr_ga(__tr_ptr, (__global uchar*)(P), \
-    (uint)sizeof(*(P)), (uint)__alignof__(*(P)), SITE, HINT))
-#define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_ca(__tr_ptr, (__constant uchar*)(P), \
-    (uint)sizeof(*(P)), (uint)__alignof__(*(P)), SITE, HINT))
-#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_la(__tr_ptr, \
-    (__local uchar*)(P) + __tr_z(__tr_ptr), \
-    (uint)sizeof(*(P)), (uint)__alignof__(*(P)), SITE, HINT))
+/* An access whose type needs more than 4-byte alignment (a vector, a double, a struct of
+ * them) is checked for it (__tr_misaligned); the test is a constant the compiler folds, so
+ * the code of every other access is the same as without the check. */
+#define __TR_G(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_ga(__tr_ptr, (__global uchar*)(P), (uint)sizeof(*(P)), (uint)__alignof__(*(P)), \
+              SITE, HINT) \
+    : __tr_g(__tr_ptr, (__global uchar*)(P), (uint)sizeof(*(P)), SITE, HINT)))
+#define __TR_C(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_ca(__tr_ptr, (__constant uchar*)(P), (uint)sizeof(*(P)), (uint)__alignof__(*(P)), \
+              SITE, HINT) \
+    : __tr_c(__tr_ptr, (__constant uchar*)(P), (uint)sizeof(*(P)), SITE, HINT)))
+#define __TR_L(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_la(__tr_ptr, (__local uchar*)(P) + __tr_z(__tr_ptr), (uint)sizeof(*(P)), \
+              (uint)__alignof__(*(P)), SITE, HINT) \
+    : __tr_l(__tr_ptr, (__local uchar*)(P) + __tr_z(__tr_ptr), (uint)sizeof(*(P)), SITE, \
+             HINT)))
 #define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
     (__global uchar*)(P), AT, SIZE, SITE, HINT, 0u))
 #define __TR_GP(P, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
