@@ -280,9 +280,9 @@ class Explanation:
             if near is not None:
                 lines.append(
                     f"The nearest element written, {near.element_text}, was stored at line "
-                    f"{near.line} `{near.text}` by work-item {_who(near)}: what let that "
-                    f"work-item store there and kept {name} from being stored is in its "
-                    "index and the conditions it ran under."
+                    f"{near.line} `{near.text}` by work-item {_who(near)}: its index and the "
+                    "conditions that work-item ran under are where to look for why no "
+                    f"work-item stored {name}."
                 )
                 if self.anatomy is not None:
                     lines.extend(self.anatomy.text_lines())
