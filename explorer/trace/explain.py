@@ -165,7 +165,11 @@ class Explanation:
     anatomy: OffendingAnatomy | None = None
     # For an element no work-item wrote: the store of the nearest element of the same result
     # that one did (in storage order), the place to look for what kept this one unwritten.
+    # For one whose value came through a local element nothing wrote (``unwritten_read``,
+    # and nothing else explains it): the store of the nearest element of that local buffer
+    # its work-group wrote.
     nearest: Access | None = None
+    unwritten_read: Access | None = None
 
     @property
     def last_arrived(self) -> Inflow | None:
@@ -338,6 +342,17 @@ class Explanation:
                 lines.append(_sentence("Never arrived: " + "; ".join(lacking)))
             first = self.first_offending
             last = self.last_arrived
+            near, unread = self.nearest, self.unwritten_read
+            if first is None and last is None and near is not None and unread is not None:
+                lines.append(
+                    f"It read {unread.element_text} at line {unread.line} before anything "
+                    f"wrote it. The nearest element of {unread.buffer} its work-group wrote, "
+                    f"{near.element_text}, was stored at line {near.line} `{near.text}` by "
+                    f"work-item {_who(near)}: its index and the conditions that work-item ran "
+                    f"under are where to look for why none stored {unread.element_text}."
+                )
+                if self.anatomy is not None:
+                    lines.extend(self.anatomy.text_lines())
             if first is not None:
                 lines.append("First offending input: " + _story(first) + ".")
                 if self.anatomy is not None:
@@ -388,6 +403,7 @@ class Explanation:
             "first_offending": _first_json(first, self.anatomy),
             "last_arrived": _first_json(self.last_arrived, self.anatomy),
             "nearest_written": _nearest_json(self.nearest, self.anatomy),
+            "unwritten_read": self.unwritten_read.to_json() if self.unwritten_read else None,
             "verdict": self.verdict,
             "siblings": [list(w) for w in p.siblings],
             "notes": list(p.notes),
@@ -438,6 +454,8 @@ def offending_route(explanation: Explanation) -> tuple[tuple[str, Access], ...]:
         return (("written", explanation.nearest),)
     first = explanation.first_offending or explanation.last_arrived
     if first is None:
+        if explanation.nearest is not None and explanation.unwritten_read is not None:
+            return (("written", explanation.nearest),)
         return ()
     route = [("load", first.load)]
     if first.stored is not None:
@@ -484,14 +502,19 @@ def _nearest_json(
     return out
 
 
-def nearest_store(trace: Trace, output: int, element: int) -> int | None:
+def nearest_store(
+    trace: Trace, output: int, element: int, group: tuple[int, ...] | None = None
+) -> int | None:
     """The record of the store into buffer ``output`` nearest ``element`` (storage order;
-    the lower one where two are as near), or None where the trace has none."""
+    the lower one where two are as near), by a work-item of ``group`` where one is given
+    (local memory is each group's own); None where the trace has none."""
     word = np.asarray(trace.word)
     ops = trace.site_ops()[word_site(word)]
-    mine = np.flatnonzero(
-        (word_buffer(word) == output) & ~word_oob(word) & np.isin(ops, (WRITE, RMW, ATOMIC))
-    )
+    chosen = (word_buffer(word) == output) & ~word_oob(word) & np.isin(ops, (WRITE, RMW, ATOMIC))
+    if group is not None:
+        ours = (np.asarray(trace.wi_group) == np.array(group[:3])).all(axis=1)
+        chosen &= ours[trace.wi]
+    mine = np.flatnonzero(chosen)
     if mine.size == 0:
         return None
     offset = np.asarray(trace.offset[mine]).astype(np.int64)

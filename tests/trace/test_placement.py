@@ -260,3 +260,29 @@ def test_a_helper_pointer_is_followed_back_through_every_call_to_its_definition(
         return isinstance(node, list) and any(cut(v) for v in node)
 
     assert cut(oob["anatomy"]["terms"])
+
+
+def test_a_value_from_a_tile_element_nobody_wrote_shows_the_guard_of_its_neighbours(
+    executor, device
+):
+    """The tile is filled while c < rows (6 of 8): y[0, 0] reads t[7], which nothing wrote.
+    The explanation names that read, and the store of t[5], the nearest element of the tile
+    its group wrote, with the guard its work-item passed: c = 5 < rows = 6."""
+    variant, request, run = traced(executor, device, "reversed_rows_short_tile.cl")
+    plain = explain_element(run.trace, run.result, variant, "y[0,0]")
+    explanation = explain_anatomy(
+        plain, run.trace, run.anatomy, recorder(executor, request, run.trace)
+    )
+    read, store, guard = (line_of(variant, t) for t in ("t[cols - 1 - c]", "t[c] =", "(c < rows)"))
+    unread, near = explanation.unwritten_read, explanation.nearest
+    assert unread is not None and (unread.element_text, unread.line) == ("t[7]", read)
+    assert near is not None and (near.element_text, near.line) == ("t[5]", store)
+    assert near.work_item == (0, 0, 0, 5, 0, 0)
+    expected = f"under if (c < rows) at line {guard} (c = 5, rows = 6)"
+    assert expected in explanation.anatomy.written.chains()
+    text = explanation.text()
+    assert f"It read t[7] at line {read} before anything wrote it." in text
+    assert expected in text
+    shown = explanation.to_json()
+    assert shown["unwritten_read"]["element"] == [7]
+    assert shown["nearest_written"]["anatomy"]["written"]["line"] == store

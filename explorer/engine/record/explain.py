@@ -38,6 +38,7 @@ from explorer.trace.explain import (
 from explorer.trace.provenance import Access, Layout, provenance
 from explorer.trace.recorded import (
     GLOBAL,
+    LOCAL,
     OP_NAMES,
     Site,
     Trace,
@@ -102,6 +103,24 @@ def explain_element(
         record = nearest_store(trace, buffer, stored)
         if record is not None:
             explained = replace(explained, nearest=_access(trace, layout, record))
+    elif (
+        found.unwritten
+        and explained.first_offending is None
+        and explained.last_arrived is None
+        and (explained.missing or explained.needs is None)
+    ):
+        # Its value came through a local element nothing wrote: that element's neighbours.
+        read = found.unwritten[0]
+        local = next(
+            (i for i, b in enumerate(trace.buffers) if b.name == read.buffer and b.space == LOCAL),
+            None,
+        )
+        record = (
+            None if local is None else nearest_store(trace, local, read.element, read.work_item)
+        )
+        if record is not None:
+            near = _access(trace, layout, record)
+            explained = replace(explained, nearest=near, unwritten_read=read)
     return explained
 
 
