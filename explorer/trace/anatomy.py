@@ -28,6 +28,7 @@ import numpy as np
 from explorer.frontend.anatomy import (
     ARGUMENT,
     BUILTIN,
+    CALL,
     CONSTANT,
     FAILED,
     HELD,
@@ -666,7 +667,14 @@ class _Resolver:
             value = t.value
             site = self.term_site.get((point, index, j))
             if site is not None:
-                found = self.earliest(site, lo, hi) if forward else self.latest(site, hi, lo)
+                if forward and not _wrapped(t):
+                    # A definition without a value records the terms it evaluates again
+                    # before its marker (``anchor``), those computed in place after it.
+                    found = self.latest(site, anchor)
+                elif forward:
+                    found = self.earliest(site, lo, hi)
+                else:
+                    found = self.latest(site, hi, lo)
                 if found is not None:
                     value = self.read(found)
             defs: tuple[ExplainedDefinition, ...] = ()
@@ -793,6 +801,12 @@ class _Resolver:
             depth,
         )
         return _explained(d, terms, value, ran=True)
+
+
+def _wrapped(t: Term) -> bool:
+    """Whether an anatomy build records ``t`` where it is computed (a call or a macro with
+    text of its own), not evaluated again in front (``AnatomyRewrite._wrappable``)."""
+    return t.kind in (CALL, MACRO) and t.start >= 0 and not t.value and bool(t.value_type)
 
 
 def _stepped(value: str, step: int) -> str:

@@ -175,7 +175,7 @@ class Explanation:
     def last_arrived(self) -> Inflow | None:
         """Where needed inputs never arrived and none that should not be there did: the last
         needed input to arrive (in the order they entered the writing work-item) of the first
-        input with elements missing: where the walk along it stopped."""
+        input with elements missing: where the walk along it may have stopped."""
         if self.needs is None or self.first_offending is not None:
             return None
         for name, lacking in self.missing.items():
@@ -185,12 +185,9 @@ class Explanation:
             arrived = [
                 i
                 for i in self.provenance.inflow
-                if i.buffer == name
-                and not i.approximate
-                and _inside(mask, i.where)
-                and mask[i.where]
+                if i.buffer == name and _inside(mask, i.where) and mask[i.where]
             ]
-            if arrived:
+            if arrived:  # those credited through registers too (a reduction's partial sums)
                 return arrived[-1]
         return None
 
@@ -358,9 +355,10 @@ class Explanation:
                 if self.anatomy is not None:
                     lines.extend(self.anatomy.text_lines())
             elif last is not None:
+                through = " (credited through registers)" if last.approximate else ""
                 lines.append(
-                    f"Last needed input of {last.buffer} to arrive (the walk along it stopped "
-                    "there): " + _story(last) + "."
+                    f"Last needed input of {last.buffer} to arrive, in the order they entered "
+                    f"the writing work-item{through}: " + _story(last) + "."
                 )
                 if self.anatomy is not None:
                     lines.extend(self.anatomy.text_lines())

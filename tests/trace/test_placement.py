@@ -126,7 +126,10 @@ def test_needed_inputs_that_never_arrived_show_the_loop_that_stopped(executor, d
     assert expected in load.chains()
     text = explanation.text()
     assert "Never arrived: m[0, 6:10] (4 elements)." in text
-    assert "Last needed input of m to arrive (the walk along it stopped there): m[0, 5]" in text
+    assert (
+        "Last needed input of m to arrive, in the order they entered the writing work-item: m[0, 5]"
+        in text
+    )
     assert f"      {expected}" in text
     shown = explanation.to_json()["last_arrived"]
     assert shown["element"] == [0, 5]
@@ -286,3 +289,27 @@ def test_a_value_from_a_tile_element_nobody_wrote_shows_the_guard_of_its_neighbo
     shown = explanation.to_json()
     assert shown["unwritten_read"]["element"] == [7]
     assert shown["nearest_written"]["anatomy"]["written"]["line"] == store
+
+
+def test_a_pointer_defined_in_a_loop_shows_the_pass_of_the_access(executor, device):
+    """``row = m + y * cols`` records no value of its own (a pointer): the y its anatomy
+    shows is the one of the pass that made the access (0, then 2), not the next pass's."""
+    variant, _, result = traced(
+        executor,
+        device,
+        "strided_rows.cl",
+        anatomy_lines=(line_of(variant_of("strided_rows.cl"), "row[c]"),),
+        anatomy_work_item=(0, 0, 0, 0, 0, 0),
+    )
+    read, pointer = line_of(variant, "row[c]"), line_of(variant, "row = m + y * cols")
+    trace, anatomy = result.trace, result.anatomy
+    for occurrence, y in ((0, "0"), (1, "2"), (2, "4")):
+        (load,) = [e for e in anatomy.explain_at(trace, read, 0, occurrence) if e.text == "row[c]"]
+        row = next(t for t in load.terms if t.text == "row")
+        (defined,) = row.definitions
+        assert defined.line == pointer and defined.ran
+        assert {t.text: t.value for t in defined.terms}["y"] == y, load.chains()
+
+
+def variant_of(name):
+    return load_variant_file(str(KERNELS / name))
