@@ -933,6 +933,20 @@ def report(outcomes: list[Outcome]) -> str:
         + ", ".join(f"{name} {by_placer.get(name, 0)}" for name in PLACERS)
         + (f"; not measured: {', '.join(sorted(unmeasured))}" if unmeasured else "")
     )
+    loose = [
+        o
+        for o in outcomes
+        if o.changes_result and o.placed and not {"finding", "trace-diff"} & set(o.placed_by)
+    ]
+    if loose:
+        widths = sorted(len(set(o.anatomy_lines) | set(o.explain_lines)) for o in loose)
+        quartiles = [widths[(len(widths) - 1) * q // 4] for q in (1, 2, 3)]
+        out.append("")
+        out.append(
+            f"Placed by the index anatomy or 'why is this element wrong' alone: {len(loose)}; "
+            f"the lines their chains show (the union of the chains read): {widths[0]} to "
+            f"{widths[-1]}, quartiles {quartiles[0]}, {quartiles[1]}, {quartiles[2]}"
+        )
     wrong_already = rates(o for o in outcomes if o.baseline_status != "verified")
     if wrong_already.mutants:
         out.append("")
