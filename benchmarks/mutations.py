@@ -407,6 +407,9 @@ class Outcome:
     # first offending input ("why is this element wrong"): how many lines each points at.
     anatomy_lines: list[int] = field(default_factory=list)
     explain_lines: list[int] = field(default_factory=list)
+    # The lines of the narrowest single chain (one access's anatomy) that holds the changed
+    # line: what the user reads there.
+    placing_chain: int | None = None
     trace_status: str = ""
     # The input traced: the shown one, or the random one where the shown input's run is
     # right and the random probe's wrong (the verdict says the shown input cannot show it).
@@ -780,8 +783,12 @@ class Bench:
                 self.explain(traced, mutated, request, element),
                 known,
             )
-            outcome.anatomy_lines = sorted(set().union(*anatomy_chains(placing)))
-            outcome.explain_lines = sorted(set().union(*explain_chains(placing)))
+            chains = anatomy_chains(placing)
+            explained = explain_chains(placing)
+            outcome.anatomy_lines = sorted(set().union(*chains))
+            outcome.explain_lines = sorted(set().union(*explained))
+            holding = [len(c) for c in chains + explained if mutant.line in c]
+            outcome.placing_chain = min(holding) if holding else None
             for name, placer in PLACERS.items():
                 answer = placer(placing)
                 if answer is None:
@@ -892,6 +899,14 @@ def _summary(r: Rates) -> str:
     )
 
 
+def _spread_of(what: str, values: list[int]) -> str:
+    if not values:
+        return f"{what}: none"
+    v = sorted(values)
+    q = [v[(len(v) - 1) * k // 4] for k in (1, 2, 3)]
+    return f"{what}: {v[0]} to {v[-1]}, quartiles {q[0]}, {q[1]}, {q[2]}"
+
+
 def report(outcomes: list[Outcome]) -> str:
     """The tables of docs/mutations.md: by operator, by family, then the lists."""
     out = []
@@ -939,13 +954,19 @@ def report(outcomes: list[Outcome]) -> str:
         if o.changes_result and o.placed and not {"finding", "trace-diff"} & set(o.placed_by)
     ]
     if loose:
-        widths = sorted(len(set(o.anatomy_lines) | set(o.explain_lines)) for o in loose)
-        quartiles = [widths[(len(widths) - 1) * q // 4] for q in (1, 2, 3)]
         out.append("")
         out.append(
             f"Placed by the index anatomy or 'why is this element wrong' alone: {len(loose)}; "
-            f"the lines their chains show (the union of the chains read): {widths[0]} to "
-            f"{widths[-1]}, quartiles {quartiles[0]}, {quartiles[1]}, {quartiles[2]}"
+            "the lines shown, "
+            + _spread_of(
+                "in the narrowest chain that holds the changed line",
+                [o.placing_chain for o in loose if o.placing_chain is not None],
+            )
+            + "; "
+            + _spread_of(
+                "in all the chains read",
+                [len(set(o.anatomy_lines) | set(o.explain_lines)) for o in loose],
+            )
         )
     wrong_already = rates(o for o in outcomes if o.baseline_status != "verified")
     if wrong_already.mutants:
