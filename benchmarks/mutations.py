@@ -935,6 +935,18 @@ def report(outcomes: list[Outcome]) -> str:
                 f"| {value} | {r.mutants} | {r.changing} | {r.detected} ({_percent(r.detection)}) "
                 f"| {r.placed} ({_percent(r.placement)}) | {r.placed_with_brackets} |"
             )
+    out.append("")
+    out.append("| operator | placed | " + " | ".join(STRICT_PLACERS) + " | by the chains alone |")
+    out.append("|---|---:|" + "---:|" * (len(STRICT_PLACERS) + 1))
+    for value in sorted({o.operator for o in outcomes}):
+        mine = [o for o in outcomes if o.operator == value and o.changes_result]
+        counts = [sum(name in o.placed_by for o in mine) for name in STRICT_PLACERS]
+        alone = sum(o.placed and not {"finding", "trace-diff"} & set(o.placed_by) for o in mine)
+        out.append(
+            f"| {value} | {sum(o.placed for o in mine)} | "
+            + " | ".join(str(c) for c in counts)
+            + f" | {alone} |"
+        )
     by_placer: dict[str, int] = {}
     unmeasured: set[str] = set()
     for o in outcomes:
