@@ -400,13 +400,21 @@ class Outcome:
     placed_by: list[str] = field(default_factory=list)
     not_measured: list[str] = field(default_factory=list)
     first_difference_line: int | None = None
+    first_difference_barrier: int | None = None  # the barrier one kernel passes there
     finding_lines: list[int] = field(default_factory=list)
     new_findings: list[str] = field(default_factory=list)  # kind:line, not the unmutated's
     # The lines the index anatomy of the new findings names, and that of the wrong element's
     # first offending input ("why is this element wrong"): how many lines each points at.
     anatomy_lines: list[int] = field(default_factory=list)
     explain_lines: list[int] = field(default_factory=list)
+    # The lines of the narrowest single chain (one access's anatomy) that holds the changed
+    # line: what the user reads there.
+    placing_chain: int | None = None
     trace_status: str = ""
+    # The input traced: the shown one, or the random one where the shown input's run is
+    # right and the random probe's wrong (the verdict says the shown input cannot show it).
+    traced_input: str = ""
+    retraced: bool = False  # traced on the random input, the shown one having shown nothing
     summary: str = ""
     seconds: float = 0.0
     baseline_status: str = ""  # the unmutated kernel's verdict: a seed's known bug reads WRONG
@@ -435,6 +443,15 @@ class PlacementInput:
     wrong_element: str | None  # 'C[i,j]' of a wrong element, for "why is this element wrong"
     # ``trace --explain`` of that element: the JSON ``explain`` list (None: nothing wrong).
     explained: list[dict[str, Any]] | None = None
+    # (kind, line) of the unmutated kernel's findings on the input traced (None: the
+    # baseline's, on the shown input).
+    traced_known: set[tuple[str, int]] | None = None
+
+    @property
+    def known(self) -> set[tuple[str, int]]:
+        if self.traced_known is not None:
+            return self.traced_known
+        return self.baseline.findings if self.baseline is not None else set()
 
 
 def place_by_finding(p: PlacementInput) -> bool | None:
@@ -443,7 +460,7 @@ def place_by_finding(p: PlacementInput) -> bool | None:
     if analysis is None:
         return False
     for f in analysis.findings:
-        if f.kind == "differs" or (f.kind, f.line) in p.baseline.findings:
+        if f.kind == "differs" or (f.kind, f.line) in p.known:
             continue
         if p.mutant.line == f.line or p.mutant.line in f.other_lines:
             return True
@@ -451,8 +468,10 @@ def place_by_finding(p: PlacementInput) -> bool | None:
 
 
 def place_by_diff(p: PlacementInput) -> bool | None:
-    """The trace diff against the unmutated kernel first differs at the changed line."""
-    return first_difference_line(p.traced) == p.mutant.line
+    """The trace diff against the unmutated kernel first differs at the changed line: its
+    first difference's access is there, or, where the two part by a barrier one passes and
+    the other does not, that barrier is."""
+    return p.mutant.line in (first_difference_line(p.traced), first_difference_barrier(p.traced))
 
 
 def place_by_race_brackets(p: PlacementInput) -> bool | None:
@@ -463,7 +482,7 @@ def place_by_race_brackets(p: PlacementInput) -> bool | None:
         return False
     for f in analysis.findings:
         lines = [f.line, *f.other_lines] if f.line else []
-        new = (f.kind, f.line) not in p.baseline.findings
+        new = (f.kind, f.line) not in p.known
         if f.kind == "race" and new and lines and min(lines) < p.mutant.line < max(lines):
             return True
     return False
@@ -471,13 +490,24 @@ def place_by_race_brackets(p: PlacementInput) -> bool | None:
 
 def chain_lines(access: Any) -> set[int]:
     """The lines of an index anatomy in the trace's JSON (an access's ``line``, ``terms``,
-    each term's ``definitions`` with their ``line`` and own ``terms``): the access line and
-    every definition line its chains name. Where the records say which definitions of a
+    each term's ``definitions`` with their ``line`` and own ``terms``; its ``conditions``,
+    each with its ``line`` and ``terms``): the access line, every definition line its chains
+    name, and the line of each condition it ran under (an ``if``, a loop, an earlier ``if``
+    that returns) with its terms' definitions. Where the records say which definitions of a
     term ran, those; otherwise every one that can reach (the static chain shows them all)."""
     if not isinstance(access, dict) or not isinstance(access.get("line"), int):
         return set()
     lines = {access["line"]}
     _term_lines(access.get("terms"), lines, 0)
+    for condition in access.get("conditions") or []:
+        if isinstance(condition, dict) and isinstance(condition.get("line"), int):
+            lines.add(condition["line"])
+            _term_lines(condition.get("terms"), lines, 0)
+    # The JSON's tree stops some levels down (``cut``); its ``chain``, the text the user
+    # reads, goes on to the end: the lines it names are the same chain's.
+    for text in access.get("chain") or []:
+        if isinstance(text, str):
+            lines.update(int(n) for n in re.findall(r"\bline (\d+)", text))
     return lines
 
 
@@ -504,7 +534,7 @@ def anatomy_chains(p: PlacementInput) -> list[set[int]]:
     for f in report.get("findings", []):
         if not isinstance(f, dict) or not isinstance(f.get("anatomy"), dict):
             continue
-        if (f.get("kind"), f.get("line")) in p.baseline.findings:
+        if (f.get("kind"), f.get("line")) in p.known:
             continue
         chains.append(chain_lines(f["anatomy"]))
     return chains
@@ -521,17 +551,24 @@ def place_by_anatomy(p: PlacementInput) -> bool | None:
 
 
 def explain_chains(p: PlacementInput) -> list[set[int]]:
-    """The lines of the index anatomy of each access that brought the wrong element's first
-    offending input in (``first_offending.anatomy``: ``load``, ``stored``, ``entry``)."""
+    """The lines of the index anatomy of each access the explanation of the wrong element
+    shows: those that brought its first offending input in (``first_offending.anatomy``:
+    ``load``, ``stored``, ``entry``); where none should not be there but needed ones never
+    arrived, those that brought the last needed one that did (``last_arrived.anatomy``);
+    for an element no work-item wrote, the store of the nearest one written
+    (``nearest_written.anatomy``: ``written``)."""
     chains = []
     for item in p.explained or []:
-        first = item.get("first_offending") if isinstance(item, dict) else None
-        anatomy = first.get("anatomy") if isinstance(first, dict) else None
-        if not isinstance(anatomy, dict):
+        if not isinstance(item, dict):
             continue
-        for role in ("load", "stored", "entry"):
-            if isinstance(anatomy.get(role), dict):
-                chains.append(chain_lines(anatomy[role]))
+        for key in ("first_offending", "last_arrived", "nearest_written"):
+            shown = item.get(key)
+            anatomy = shown.get("anatomy") if isinstance(shown, dict) else None
+            if not isinstance(anatomy, dict):
+                continue
+            for role in ("load", "stored", "entry", "written"):
+                if isinstance(anatomy.get(role), dict):
+                    chains.append(chain_lines(anatomy[role]))
     return chains
 
 
@@ -567,6 +604,15 @@ def first_difference_line(traced: Any) -> int | None:
     line = first.get("line")
     if line is None and isinstance(first.get("reference"), dict):
         line = first["reference"].get("line")
+    return line if isinstance(line, int) else None
+
+
+def first_difference_barrier(traced: Any) -> int | None:
+    """The line of the barrier the trace diff's first difference names (one kernel passes
+    it before that access, the other does not), or None."""
+    report = getattr(traced, "report_json", None) or {}
+    first = ((report.get("against") or {}).get("diff") or {}).get("first")
+    line = first.get("barrier_line") if isinstance(first, dict) else None
     return line if isinstance(line, int) else None
 
 
@@ -615,6 +661,7 @@ class Bench:
         self.compute_units = compute_units
         self.keep = keep
         self.baselines: dict[str, Baseline | str] = {}
+        self.other_findings: dict[str, set[tuple[str, int]]] = {}  # on another input
 
     def request(self, variant: Any, sizes: dict[str, int], shown: str, probe: bool) -> Any:
         from explorer.engine.records import RunRequest
@@ -695,32 +742,53 @@ class Bench:
         # work-items in an order that can hide it) is traced too: does the trace see it?
         hidden_barrier = mutant.operator == "no-barrier" and outcome.change == "same"
         if outcome.changes_result or hidden_barrier:
-            request = TraceRequest(
-                self.request(mutated, baseline.sizes, baseline.shown, False),
-                against=variant,
-                against_called="the unmutated kernel",
-                anatomy_findings=True,  # each finding's index anatomy (``--anatomy findings``)
-            )
-            traced = self.executor.trace(request, keep_trace=True)
+
+            def traced_on(shown: str) -> tuple[Any, Any]:
+                request = TraceRequest(
+                    self.request(mutated, baseline.sizes, shown, False),
+                    against=variant,
+                    against_called="the unmutated kernel",
+                    anatomy_findings=True,  # each finding's anatomy (``--anatomy findings``)
+                )
+                return request, self.executor.trace(request, keep_trace=True)
+
+            request, traced = traced_on(baseline.shown)
+            outcome.traced_input = baseline.shown
+            if (
+                baseline.shown != "random"
+                and outcome.status == "wrong"
+                and wrong_element(traced) is None
+            ):
+                # Right on the shown input, wrong on the random probe: the verdict says this
+                # input cannot show the bug, so the user traces the random input next.
+                request, traced = traced_on("random")
+                outcome.traced_input, outcome.retraced = "random", True
+            known = self.baseline_findings(variant, baseline, outcome.traced_input)
             outcome.trace_status = traced.result.status
             outcome.first_difference_line = first_difference_line(traced)
+            outcome.first_difference_barrier = first_difference_barrier(traced)
             if traced.analysis is not None:
                 mine = [f for f in traced.analysis.findings if f.kind != "differs"]
                 outcome.finding_lines = sorted({f.line for f in mine if f.line})
                 outcome.new_findings = sorted(
-                    {
-                        f"{f.kind}:{f.line}"
-                        for f in mine
-                        if (f.kind, f.line) not in baseline.findings
-                    }
+                    {f"{f.kind}:{f.line}" for f in mine if (f.kind, f.line) not in known}
                 )
             self.written(mutant)
             element = wrong_element(traced)
             placing = PlacementInput(
-                mutant, baseline, traced, element, self.explain(traced, mutated, request, element)
+                mutant,
+                baseline,
+                traced,
+                element,
+                self.explain(traced, mutated, request, element),
+                known,
             )
-            outcome.anatomy_lines = sorted(set().union(*anatomy_chains(placing)))
-            outcome.explain_lines = sorted(set().union(*explain_chains(placing)))
+            chains = anatomy_chains(placing)
+            explained = explain_chains(placing)
+            outcome.anatomy_lines = sorted(set().union(*chains))
+            outcome.explain_lines = sorted(set().union(*explained))
+            holding = [len(c) for c in chains + explained if mutant.line in c]
+            outcome.placing_chain = min(holding) if holding else None
             for name, placer in PLACERS.items():
                 answer = placer(placing)
                 if answer is None:
@@ -729,6 +797,23 @@ class Bench:
                     outcome.placed_by.append(name)
         outcome.seconds = time.perf_counter() - started
         return outcome
+
+    def baseline_findings(
+        self, variant: Any, baseline: Baseline, shown: str
+    ) -> set[tuple[str, int]]:
+        """(kind, line) of the unmutated kernel's findings on the input ``shown``."""
+        if shown == baseline.shown:
+            return baseline.findings
+        from explorer.engine.record.trace_launch import TraceRequest
+
+        key = f"{variant.family}/{variant.id}:{shown}"
+        if key not in self.other_findings:
+            traced = self.executor.trace(
+                TraceRequest(self.request(variant, baseline.sizes, shown, False))
+            )
+            found = traced.analysis.findings if traced.analysis is not None else []
+            self.other_findings[key] = {(f.kind, f.line) for f in found}
+        return self.other_findings[key]
 
     def explain(
         self, traced: Any, variant: Any, request: Any, element: str | None
@@ -814,6 +899,14 @@ def _summary(r: Rates) -> str:
     )
 
 
+def _spread_of(what: str, values: list[int]) -> str:
+    if not values:
+        return f"{what}: none"
+    v = sorted(values)
+    q = [v[(len(v) - 1) * k // 4] for k in (1, 2, 3)]
+    return f"{what}: {v[0]} to {v[-1]}, quartiles {q[0]}, {q[1]}, {q[2]}"
+
+
 def report(outcomes: list[Outcome]) -> str:
     """The tables of docs/mutations.md: by operator, by family, then the lists."""
     out = []
@@ -842,6 +935,18 @@ def report(outcomes: list[Outcome]) -> str:
                 f"| {value} | {r.mutants} | {r.changing} | {r.detected} ({_percent(r.detection)}) "
                 f"| {r.placed} ({_percent(r.placement)}) | {r.placed_with_brackets} |"
             )
+    out.append("")
+    out.append("| operator | placed | " + " | ".join(STRICT_PLACERS) + " | by the chains alone |")
+    out.append("|---|---:|" + "---:|" * (len(STRICT_PLACERS) + 1))
+    for value in sorted({o.operator for o in outcomes}):
+        mine = [o for o in outcomes if o.operator == value and o.changes_result]
+        counts = [sum(name in o.placed_by for o in mine) for name in STRICT_PLACERS]
+        alone = sum(o.placed and not {"finding", "trace-diff"} & set(o.placed_by) for o in mine)
+        out.append(
+            f"| {value} | {sum(o.placed for o in mine)} | "
+            + " | ".join(str(c) for c in counts)
+            + f" | {alone} |"
+        )
     by_placer: dict[str, int] = {}
     unmeasured: set[str] = set()
     for o in outcomes:
@@ -855,6 +960,26 @@ def report(outcomes: list[Outcome]) -> str:
         + ", ".join(f"{name} {by_placer.get(name, 0)}" for name in PLACERS)
         + (f"; not measured: {', '.join(sorted(unmeasured))}" if unmeasured else "")
     )
+    loose = [
+        o
+        for o in outcomes
+        if o.changes_result and o.placed and not {"finding", "trace-diff"} & set(o.placed_by)
+    ]
+    if loose:
+        out.append("")
+        out.append(
+            f"Placed by the index anatomy or 'why is this element wrong' alone: {len(loose)}; "
+            "the lines shown, "
+            + _spread_of(
+                "in the narrowest chain that holds the changed line",
+                [o.placing_chain for o in loose if o.placing_chain is not None],
+            )
+            + "; "
+            + _spread_of(
+                "in all the chains read",
+                [len(set(o.anatomy_lines) | set(o.explain_lines)) for o in loose],
+            )
+        )
     wrong_already = rates(o for o in outcomes if o.baseline_status != "verified")
     if wrong_already.mutants:
         out.append("")
@@ -899,7 +1024,15 @@ def report(outcomes: list[Outcome]) -> str:
     out.append(f"Result-changing mutants not placed at their line: {len(unplaced)}")
     out += [
         f"- {o.mutant} `{o.before}` → `{o.after}`: trace diff first at line "
-        f"{o.first_difference_line}, findings at {o.finding_lines or 'no line'}"
+        f"{o.first_difference_line}"
+        + (
+            f" (a barrier at line {o.first_difference_barrier})"
+            if o.first_difference_barrier
+            else ""
+        )
+        + f", findings at {o.finding_lines or 'no line'}"
+        + f", anatomy lines {o.anatomy_lines or '-'}, explain lines {o.explain_lines or '-'}"
+        + (" (traced on the random input)" if o.retraced else "")
         + (" (a race around it)" if "race-brackets" in o.placed_by else "")
         + (f" [trace: {o.trace_status}]" if o.trace_status not in ("verified", "wrong") else "")
         for o in unplaced

@@ -95,6 +95,7 @@ RECORDS: tuple[str, ...] = (
     "explorer.trace.analysis.result:Analysis",
     "explorer.frontend.anatomy:Term",
     "explorer.frontend.anatomy:Definition",
+    "explorer.frontend.anatomy:Condition",
     "explorer.frontend.anatomy:AccessAnatomy",
     "explorer.frontend.anatomy:KernelAnatomy",
     "explorer.trace.instrument.model:AnatomySite",

@@ -15,7 +15,15 @@ chain goes back to the kernel's arguments and the built-ins: ``col`` ← ``get_g
 by the argument of each call of it.
 
 Where several definitions reach (a loop counter: its start and its ``++``), all are listed;
-which of them ran is what the recorded values tell (``explorer.trace.anatomy``). What the pass
+which of them ran is what the recorded values tell (``explorer.trace.anatomy``).
+
+Besides its address, an access has the *conditions* it runs under: the ``if`` whose branch
+holds it (or whose ``else`` does), each loop around it (its condition held for the pass that
+made the access), and each earlier ``if`` whose taken branch leaves the block (``if (row >=
+M) return;``: past it, the condition was false). A loop bound or a guard makes no access of
+its own, but it decides which accesses run: ``for (k = 0; k <= K; k++)`` is where ``A[row *
+K + k]`` one past the row comes from. The conditions have terms and reaching definitions as
+definitions do. What the pass
 does not follow: a variable changed through a pointer to it (``&x`` passed to a function), and
 ``goto``. Spans are offsets into the text parsed, as the access sites' are, and ``start`` is
 -1 where a term has no text of its own there (a part of a macro's expansion). No Qt, no
@@ -61,6 +69,12 @@ CONSTANT = "constant"  # an enumerator or a `const` known at compile time
 READ = "read"  # a read of memory (another access site) whose value is part of the index
 CALL = "call"  # a call of a function the source defines
 EFFECT = "side-effect"  # an assignment or ++ inside the index: its value is not recorded
+
+# Condition kinds: how a condition governs the accesses it holds.
+HELD = "if"  # in the branch an ``if`` takes where its condition holds
+FAILED = "else"  # in its ``else`` branch
+LOOP = "loop"  # in a loop's body: the condition held for the pass
+PASSED = "past"  # after ``if (c) return;`` (or break, continue): c was false to get there
 
 # Definition kinds.
 DECLARATION = "declaration"  # int col = ...;
@@ -164,13 +178,32 @@ def _nested(a: str, b: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A condition that decides whether the accesses it governs run: ``kind`` says how
+    (``if``, ``else``, ``loop``, ``past``), ``text`` is the condition as written, ``line``
+    the user's line where it starts; its ``terms`` and the definitions ``reaching`` them
+    as a definition's."""
+
+    id: int
+    function: str
+    line: int
+    kind: str
+    text: str
+    terms: tuple[Term, ...] = ()
+    reaching: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    start: int = -1
+    end: int = -1
+
+
+@dataclass(frozen=True)
 class AccessAnatomy:
     """The terms of one access's address and the definitions of its variables that reach it.
 
     ``start``/``end`` are the access's span (``AccessSite.span``); ``index`` the index
     expressions (or pointer) as written, in order; ``prefix_start``/``prefix_end`` the first
     of them, where a rewrite can evaluate the terms just before the address is computed
-    (-1: none, such as a ``__local`` scalar).
+    (-1: none, such as a ``__local`` scalar). ``conditions``: the conditions it runs under
+    (:attr:`KernelAnatomy.conditions`), the outermost first.
     """
 
     function: str
@@ -183,6 +216,7 @@ class AccessAnatomy:
     reaching: tuple[tuple[str, tuple[int, ...]], ...]
     prefix_start: int = -1
     prefix_end: int = -1
+    conditions: tuple[int, ...] = ()
 
     def definitions_of(self, variable: str) -> tuple[int, ...]:
         """The ids of the definitions of ``variable`` that reach the access."""
@@ -195,9 +229,13 @@ class KernelAnatomy:
 
     accesses: tuple[AccessAnatomy, ...]
     definitions: tuple[Definition, ...]
+    conditions: tuple[Condition, ...] = ()
 
     def definition(self, number: int) -> Definition:
         return self.definitions[number]
+
+    def condition(self, number: int) -> Condition:
+        return self.conditions[number]
 
     def access_at(self, start: int, end: int) -> AccessAnatomy | None:
         """The access written at [start, end) (a ``read`` term's span)."""
@@ -217,6 +255,14 @@ class KernelAnatomy:
             if a.line == line and _SPACES.sub(" ", a.text).strip() == wanted:
                 return a
         return None
+
+    def condition_roots(self, access: AccessAnatomy) -> tuple[int, ...]:
+        """The definitions that reach the terms of the conditions ``access`` runs under."""
+        out: list[int] = []
+        for c in access.conditions:
+            for _, ids in self.conditions[c].reaching:
+                out.extend(ids)
+        return tuple(dict.fromkeys(out))
 
     def chain_definitions(self, roots: tuple[int, ...], limit: int = 400) -> tuple[int, ...]:
         """Every definition reachable from ``roots`` through terms and sources, ``roots``
@@ -302,6 +348,14 @@ class _Building:
 
 
 @dataclass
+class _Guard:
+    """A condition while the pass runs: its reaching sets grow with each loop pass."""
+
+    record: Condition
+    reaching: dict[str, set[int]] = field(default_factory=dict)
+
+
+@dataclass
 class _Seen:
     """An access while the pass runs."""
 
@@ -329,6 +383,11 @@ class _Anatomist:
         self.loops: list[_Loop] = []
         self.switch_entry: list[State | None] = []
         self.pending_sources: list[tuple[str, int]] = []  # (helper parameter, argument)
+        self.in_kernel = True  # walking a kernel (its pointer parameters are buffers)
+        self.guards: list[_Guard] = []
+        self.guard_at: dict[tuple[str, int, int, str], int] = {}
+        self.active: list[int] = []  # the conditions the walk is under, the outermost first
+        self.switch_depth: list[int] = []  # len(active) where each switch around began
 
     # -- results --------------------------------------------------------------------------
     def result(self) -> KernelAnatomy:
@@ -348,7 +407,11 @@ class _Anatomist:
                 continue
             reaching = tuple((k, tuple(sorted(v))) for k, v in seen.reaching.items())
             accesses[span] = replace(seen.record, reaching=reaching)
-        return KernelAnatomy(tuple(accesses.values()), tuple(definitions))
+        conditions = tuple(
+            replace(g.record, reaching=tuple((k, tuple(sorted(v))) for k, v in g.reaching.items()))
+            for g in self.guards
+        )
+        return KernelAnatomy(tuple(accesses.values()), tuple(definitions), conditions)
 
     # -- positions ------------------------------------------------------------------------
     def span(self, node: Any) -> tuple[int, int, bool]:
@@ -390,6 +453,7 @@ class _Anatomist:
                 extent=ci.SourceRange.from_locations(c.extent.start, c.location)
             )
         )
+        self.in_kernel = kernel
         state: State = {}
         for index, p in enumerate(c.get_arguments()):
             key = _key(p)
@@ -423,7 +487,7 @@ class _Anatomist:
         }
         body = next((_Node(k) for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
         if body is not None:
-            self.loops, self.switch_entry = [], []
+            self.loops, self.switch_entry, self.switch_depth, self.active = [], [], [], []
             self.stmt(body, state)
 
     def define(self, record: Definition, where: tuple[int, int, str], state: State | None) -> int:
@@ -450,8 +514,10 @@ class _Anatomist:
             # the same, as if reached with nothing known.
             state = {}
         if kind == K.COMPOUND_STMT:
+            depth = len(self.active)
             for k in kids:
                 state = self.stmt(k, state)
+            del self.active[depth:]  # a ``past`` condition holds to the end of its block
             return state
         if kind == K.DECL_STMT:
             for decl in kids:
@@ -459,9 +525,16 @@ class _Anatomist:
                     state = self.declaration(decl, state)
             return state
         if kind == K.IF_STMT:
-            state = self.expr(kids[0], state) if kids else state
-            then = self.stmt(kids[1], state) if len(kids) > 1 else state
-            other = self.stmt(kids[2], state) if len(kids) > 2 else state
+            if len(kids) < 2:
+                return self.expr(kids[0], state) if kids else state
+            state = self.expr(kids[0], state)
+            then = self.under(kids[0], HELD, state, kids[1])
+            other = self.under(kids[0], FAILED, state, kids[2]) if len(kids) > 2 else state
+            if then is None and other is not None:
+                # ``if (c) return;``: what follows in the block runs only where c was false.
+                self.active.append(self.condition(kids[0], PASSED, state))
+            elif other is None and then is not None:
+                self.active.append(self.condition(kids[0], HELD, state))
             return _merge(then, other)
         if kind in (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT):
             return self.loop(node, state)
@@ -469,7 +542,9 @@ class _Anatomist:
             state = self.expr(kids[0], state) if kids else state
             self.loops.append(_Loop(switch=True))
             self.switch_entry.append(state)
-            out = self.stmt(kids[-1], None) if len(kids) > 1 else state
+            self.switch_depth.append(len(self.active))
+            out = self.scoped(kids[-1], None) if len(kids) > 1 else state
+            self.switch_depth.pop()
             self.switch_entry.pop()
             loop = self.loops.pop()
             for s in loop.breaks:
@@ -479,6 +554,8 @@ class _Anatomist:
         if kind in (K.CASE_STMT, K.DEFAULT_STMT):
             entry = self.switch_entry[-1] if self.switch_entry else {}
             state = _merge(state, entry)
+            if self.switch_depth:  # a case is entered from the switch: no earlier case's exits
+                del self.active[self.switch_depth[-1] :]
             return self.stmt(kids[-1], state) if kids else state
         if kind == K.BREAK_STMT:
             if self.loops and state is not None:
@@ -566,7 +643,13 @@ class _Anatomist:
             if kind != K.DO_STMT and cond is not None:
                 current = self.expr(cond, current)
                 exit_state = current
-            after = self.stmt(body, current) if body is not None else current
+            # A do-while's condition is known after the body: its first pass runs regardless,
+            # so it governs none of the body's accesses here.
+            after = current
+            if body is not None and cond is not None and kind != K.DO_STMT:
+                after = self.under(cond, LOOP, current, body)
+            elif body is not None:
+                after = self.scoped(body, current)
             loop = self.loops.pop()
             for s in loop.continues:
                 after = _merge(after, s)
@@ -582,6 +665,52 @@ class _Anatomist:
                 break
             entry = grown
         return exit_state  # where the condition fails, and its breaks (for (;;): only those)
+
+    def under(self, cond: Any, kind: str, state: State | None, body: Any) -> State | None:
+        """Walk ``body`` under the condition ``cond`` (``kind``: how it governs it)."""
+        number = self.condition(cond, kind, state)
+        depth = len(self.active)
+        self.active.append(number)
+        try:
+            return self.stmt(body, state)
+        finally:
+            del self.active[depth:]
+
+    def scoped(self, body: Any, state: State | None) -> State | None:
+        """Walk ``body``; the conditions it adds end with it."""
+        depth = len(self.active)
+        try:
+            return self.stmt(body, state)
+        finally:
+            del self.active[depth:]
+
+    def condition(self, node: Any, kind: str, state: State | None) -> int:
+        """The condition ``node`` governing as ``kind`` (made once; each pass adds what
+        reaches its terms)."""
+        start, end, _ = self.span(node)
+        key = (self.function_name, start, end, kind)
+        number = self.guard_at.get(key)
+        if number is None:
+            number = len(self.guards)
+            self.guard_at[key] = number
+            record = Condition(
+                id=number,
+                function=self.function_name,
+                line=self.line(start),
+                kind=kind,
+                text=self.text(start, end),
+                terms=self.terms(node),
+                start=start,
+                end=end,
+            )
+            self.guards.append(_Guard(record))
+        guard = self.guards[number]
+        for term in guard.record.terms:
+            if term.variable and state is not None:
+                guard.reaching.setdefault(term.variable, set()).update(
+                    state.get(term.variable, frozenset())
+                )
+        return number
 
     def for_header(self, node: Any) -> tuple[Any, Any, Any]:
         """The init, condition and increment of a ``for`` (clang leaves out the missing ones,
@@ -816,6 +945,7 @@ class _Anatomist:
                 reaching=(),
                 prefix_start=prefix[0],
                 prefix_end=prefix[1],
+                conditions=tuple(dict.fromkeys(self.active)),
             )
             seen = self.seen[key] = _Seen(record)
         for term in seen.record.terms:
@@ -862,13 +992,15 @@ class _Anatomist:
         return []
 
     def pointer_parts(self, p: Any) -> list[Any]:
-        """A pointer's own part of an address: nothing for a buffer's name (a parameter, an
-        array), the subscripts of an array of arrays, else the pointer expression."""
+        """A pointer's own part of an address: nothing for a buffer's name (a kernel's
+        parameter, an array), the subscripts of an array of arrays, else the pointer
+        expression (a helper's pointer parameter too: the argument of each call gives it)."""
         n = _strip_all(p)
         if n.kind == K.DECL_REF_EXPR:
             ref = n.referenced
             if ref is not None and (
-                ref.kind == K.PARM_DECL or _canonical_kind(ref.type) in ARRAY_KINDS
+                (ref.kind == K.PARM_DECL and self.in_kernel)
+                or _canonical_kind(ref.type) in ARRAY_KINDS
             ):
                 return []
             return [p]
@@ -1008,10 +1140,12 @@ class _Anatomist:
         if _space(t.spelling) is not AddressSpace.PRIVATE and canonical != T.POINTER:
             return  # memory (a __local or __constant variable): an access site of its own
         if canonical == T.POINTER:
-            if ref.kind == K.PARM_DECL and _space(t.get_pointee().spelling) is not (
-                AddressSpace.PRIVATE
+            if (
+                ref.kind == K.PARM_DECL
+                and self.in_kernel
+                and _space(t.get_pointee().spelling) is not AddressSpace.PRIVATE
             ):
-                return  # a buffer parameter: the base
+                return  # a kernel's buffer parameter: the base
             yield Term(name, POINTER, _key(ref), start=own[0], end=own[1], inside=inside)
             return
         constant = None

@@ -20,7 +20,7 @@ only the records of the anatomy's own sites and of the accesses it explains
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,13 +28,20 @@ import numpy as np
 from explorer.frontend.anatomy import (
     ARGUMENT,
     BUILTIN,
+    CALL,
     CONSTANT,
+    FAILED,
+    HELD,
     HELPER_PARAMETER,
     KERNEL_ARGUMENT,
+    LOOP,
     MACRO,
+    PARAMETER,
     PART,
+    PASSED,
     UPDATE,
     AccessAnatomy,
+    Condition,
     Definition,
     KernelAnatomy,
     Term,
@@ -61,6 +68,10 @@ from explorer.trace.recorded import (
 )
 
 MAX_DEPTH = 8  # definitions followed back from one term (a chain longer is cut, and says so)
+CONDITION = "condition"  # a condition's terms: no site of their own records them
+# Definitions one term's JSON follows (each four levels of nesting; the executor's messages
+# nest 48 levels at most, a report's anatomy starts some ten levels in).
+JSON_LEVELS = 7
 ACCESS_OPS = (READ, WRITE, RMW, ATOMIC)
 
 
@@ -126,6 +137,19 @@ class TraceAnatomy:
             if resolver is not None
             else _Static(self.static).terms(a.terms, a.reaching, frozenset(), 0)
         )
+        known = {t.text: t.value for t in terms if t.value}
+        names = {name: str(value) for name, value in trace.names}
+        conditions = tuple(
+            _condition(
+                self.static.condition(c),
+                resolver.condition_terms(c, sid, occurrence)
+                if resolver is not None
+                else _Static(self.static).condition_terms(c),
+                known,
+                names,
+            )
+            for c in a.conditions
+        )
         return AccessExplanation(
             line=a.line,
             text=a.text,
@@ -136,6 +160,7 @@ class TraceAnatomy:
             recorded=resolver is not None,
             terms=terms,
             note=note,
+            conditions=conditions,
         )
 
     def explain_at(
@@ -230,14 +255,14 @@ class ExplainedDefinition:
     terms: tuple[ExplainedTerm, ...] = ()
     cut: bool = False  # the chain goes on, but was not followed further
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, levels: int = JSON_LEVELS) -> dict[str, Any]:
         return {
             "line": self.line,
             "kind": self.kind,
             "text": self.text,
             "value": self.value or None,
             "ran": self.ran,
-            "terms": [t.to_json() for t in self.terms],
+            "terms": [t.to_json(levels - 1) for t in self.terms],
         }
 
 
@@ -251,14 +276,19 @@ class ExplainedTerm:
     definitions: tuple[ExplainedDefinition, ...] = ()
     inside: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, levels: int = JSON_LEVELS) -> dict[str, Any]:
+        """The term with its definitions ``levels`` deep (deeper ones are left out, and
+        ``cut`` says so: the chain's text has them all)."""
+        out: dict[str, Any] = {
             "text": self.text,
             "kind": self.kind,
             "value": self.value or None,
             "inside": self.inside or None,
-            "definitions": [d.to_json() for d in self.definitions],
+            "definitions": [d.to_json(levels) for d in self.definitions] if levels > 0 else [],
         }
+        if levels <= 0 and self.definitions:
+            out["cut"] = True
+        return out
 
     def chain(self) -> str:
         """The term, its value and where it came from, in one line: ``tx = 5 ←
@@ -296,11 +326,100 @@ def _origin(d: ExplainedDefinition) -> str:
     terms = list(d.terms)
     if d.kind == UPDATE and terms and not terms[0].value and not terms[0].definitions:
         terms = terms[1:]  # ``k++`` reads k: worth naming with its value only
-    redundant = len(terms) == 1 and terms[0].text == d.value_text
+    # ``tx = get_local_id(1)``: its one term is its value; but where that term is a variable
+    # (``p = row``), where the variable came from goes on.
+    redundant = len(terms) == 1 and terms[0].text == d.value_text and not terms[0].definitions
     parts = [] if redundant else [t.chain() for t in terms]
     if d.cut:
         parts.append("…")
     return text + (f" ({', '.join(parts)})" if parts else "")
+
+
+@dataclass(frozen=True)
+class ExplainedCondition:
+    """A condition an access ran under (``kind``: ``if``, ``else``, ``loop``, ``past``), with
+    its terms' values where known and the definitions behind them."""
+
+    line: int
+    kind: str
+    text: str
+    terms: tuple[ExplainedTerm, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "kind": self.kind,
+            "text": self.text,
+            "held": self.kind != FAILED and self.kind != PASSED,
+            "terms": [t.to_json(JSON_LEVELS - 1) for t in self.terms],
+        }
+
+    def chain(self, shown: frozenset[str] = frozenset()) -> str:
+        """The condition in one line, each term with its value (and, where the index does
+        not show it already, where it came from): ``loop while (k <= K) at line 71 (k = 67,
+        K = 67: k equals K, which <= lets through)``."""
+        head = {
+            HELD: f"under if ({self.text}) at line {self.line}",
+            FAILED: f"under the else of if ({self.text}) at line {self.line}",
+            LOOP: f"loop while ({self.text}) at line {self.line}",
+            PASSED: f"past if ({self.text}) at line {self.line}, not taken",
+        }.get(self.kind, f"under ({self.text}) at line {self.line}")
+        parts = []
+        for t in self.terms:
+            if t.kind in (BUILTIN, MACRO, CONSTANT) or t.text in shown:
+                if t.value:
+                    parts.append(f"{t.text} = {t.value}")
+            elif t.definitions and t.kind != PARAMETER:
+                parts.append(t.chain())
+            elif t.value:
+                parts.append(f"{t.text} = {t.value}")
+        edge = self.edge()
+        inner = ", ".join(parts) + (f": {edge}" if edge else "")
+        return head + (f" ({inner})" if inner else "")
+
+    def edge(self) -> str:
+        """Where the access ran only because its two sides were equal at a comparison's
+        edge (a loop one pass past its bound: ``k <= K`` with k = K; an early return that
+        lets one work-item too many through: ``i > n`` not taken with i = n), that in words;
+        "" otherwise."""
+        match = _EDGE.fullmatch(self.text)
+        if match is None:
+            return ""
+        values = {t.text: t.value for t in self.terms if t.value}
+        left, op, right = match.group(1), match.group(2), match.group(3)
+        a, b = values.get(left, _literal(left)), values.get(right, _literal(right))
+        if not a or a != b:
+            return ""
+        if self.kind in (HELD, LOOP) and op in ("<=", ">="):
+            return f"{left} equals {right}, which {op} lets through and {op[0]} would not"
+        if self.kind in (FAILED, PASSED) and op in ("<", ">"):
+            return f"{left} equals {right}, which {op} lets past and {op}= would not"
+        return ""
+
+
+_EDGE = re.compile(r"\s*([A-Za-z_][\w.]*|\d+)\s*(<=|>=|<|>)\s*([A-Za-z_][\w.]*|\d+)\s*")
+
+
+def _literal(text: str) -> str:
+    return text if text.isdigit() else ""
+
+
+def _condition(
+    c: Condition, terms: tuple[ExplainedTerm, ...], known: dict[str, str], names: dict[str, str]
+) -> ExplainedCondition:
+    """A condition explained: its terms with the values known where they have none of
+    their own (the same term in the index; a kernel argument as launched)."""
+    filled = []
+    for t in terms:
+        value = t.value or known.get(t.text, "")
+        if (
+            not value
+            and t.kind == PARAMETER
+            and all(d.kind == KERNEL_ARGUMENT for d in t.definitions)
+        ):
+            value = names.get(t.text, "")
+        filled.append(replace(t, value=value) if value != t.value else t)
+    return ExplainedCondition(c.line, c.kind, c.text, tuple(filled))
 
 
 @dataclass(frozen=True)
@@ -318,10 +437,15 @@ class AccessExplanation:
     recorded: bool
     terms: tuple[ExplainedTerm, ...] = field(default=())
     note: str = ""
+    # The conditions it ran under, the outermost first: each ``if`` around it, each loop,
+    # each earlier ``if`` that would have left (a loop bound or a guard makes no access).
+    conditions: tuple[ExplainedCondition, ...] = ()
 
     def chains(self) -> list[str]:
-        """One line per term of the index: its value and where it came from."""
-        return [t.chain() for t in self.terms]
+        """One line per term of the index: its value and where it came from; then one per
+        condition it ran under."""
+        shown = frozenset(t.text for t in self.terms)
+        return [t.chain() for t in self.terms] + [c.chain(shown) for c in self.conditions]
 
     def text_line(self) -> str:
         """The whole anatomy in one line, for a caption or a finding."""
@@ -338,6 +462,7 @@ class AccessExplanation:
             "values_recorded": self.recorded,
             "note": self.note or None,
             "terms": [t.to_json() for t in self.terms],
+            "conditions": [c.to_json() for c in self.conditions],
             "chain": self.chains(),
         }
 
@@ -373,6 +498,11 @@ class _Static:
             out.append(ExplainedTerm(t.text, t.kind, t.value, defs, t.inside))
         return tuple(out)
 
+    def condition_terms(self, number: int) -> tuple[ExplainedTerm, ...]:
+        """The terms of condition ``number`` and every definition that can reach them."""
+        c = self.static.condition(number)
+        return self.terms(c.terms, c.reaching, frozenset(), 0)
+
     def definitions(
         self, candidates: tuple[int, ...], path: frozenset[str], depth: int
     ) -> tuple[ExplainedDefinition, ...]:
@@ -388,7 +518,7 @@ class _Static:
                     ExplainedTerm(
                         self.static.definition(s).value_text,
                         "argument",
-                        definitions=(self.definition(s, path, depth + 1),),
+                        definitions=(self.definition(s, path, depth),),
                     )
                     for s in d.sources
                 )
@@ -504,6 +634,17 @@ class _Resolver:
         window = (previous, anchor, False)
         return self.terms(ACCESS, number, a.terms, a.reaching, anchor, window, frozenset(), 0)
 
+    def condition_terms(self, number: int, site: int, occurrence: int) -> tuple[ExplainedTerm, ...]:
+        """The terms of condition ``number`` as they stood for the access recorded at the
+        ``occurrence``-th record of ``site``: each variable's value the one its latest
+        definition before the access stored (a loop counter: the pass's)."""
+        c = self.static.condition(number)
+        at = self.positions(site)
+        anchor = int(at[occurrence])
+        previous = int(at[occurrence - 1]) if occurrence > 0 else -1
+        window = (previous, anchor, False)
+        return self.terms(CONDITION, number, c.terms, c.reaching, anchor, window, frozenset(), 0)
+
     def terms(
         self,
         point: str,
@@ -526,7 +667,14 @@ class _Resolver:
             value = t.value
             site = self.term_site.get((point, index, j))
             if site is not None:
-                found = self.earliest(site, lo, hi) if forward else self.latest(site, hi, lo)
+                if forward and not _wrapped(t):
+                    # A definition without a value records the terms it evaluates again
+                    # before its marker (``anchor``), those computed in place after it.
+                    found = self.latest(site, anchor)
+                elif forward:
+                    found = self.earliest(site, lo, hi)
+                else:
+                    found = self.latest(site, hi, lo)
                 if found is not None:
                     value = self.read(found)
             defs: tuple[ExplainedDefinition, ...] = ()
@@ -653,6 +801,12 @@ class _Resolver:
             depth,
         )
         return _explained(d, terms, value, ran=True)
+
+
+def _wrapped(t: Term) -> bool:
+    """Whether an anatomy build records ``t`` where it is computed (a call or a macro with
+    text of its own), not evaluated again in front (``AnatomyRewrite._wrappable``)."""
+    return t.kind in (CALL, MACRO) and t.start >= 0 and not t.value and bool(t.value_type)
 
 
 def _stepped(value: str, step: int) -> str:

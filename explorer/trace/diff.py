@@ -50,7 +50,7 @@ from explorer.trace.diff_sides import (
     places_in_phase,
     work_item_keys,
 )
-from explorer.trace.recorded import OP_NAMES, Trace, word_size
+from explorer.trace.recorded import BARRIER, OP_NAMES, Trace, word_site, word_size
 
 __all__ = ["Access", "Difference", "LaunchMismatch", "TraceDiff", "diff_traces"]
 
@@ -191,6 +191,18 @@ class _Lined:
         group = tuple(int(v) for v in self.mine.wi_group[w_m])
         local = tuple(int(v) for v in self.mine.wi_local[w_m])
         phase = mine.phase if mine else theirs.phase if theirs else 0
+        barrier_line, barrier_in = None, ""
+        if why == PHASE and mine is not None and theirs is not None:
+            # The first barrier the side further on passed beyond the other's count.
+            if theirs.phase > mine.phase:
+                barrier_line, barrier_in = (
+                    _nth_barrier(self.reference, w_r, mine.phase),
+                    "reference",
+                )
+            elif mine.phase > theirs.phase:
+                barrier_line, barrier_in = _nth_barrier(self.mine, w_m, theirs.phase), "mine"
+            if barrier_line is None:
+                barrier_in = ""
         return Difference(
             group=(group[0], group[1], group[2]),
             local=(local[0], local[1], local[2]),
@@ -200,7 +212,20 @@ class _Lined:
             what=WHAT.get(why, "element"),
             mine=mine,
             reference=theirs,
+            barrier_line=barrier_line,
+            barrier_in=barrier_in,
         )
+
+
+def _nth_barrier(trace: Trace, w: int, n: int) -> int | None:
+    """The line of work-item ``w``'s barrier number ``n`` (from 0) in ``trace``, or None."""
+    kept = np.asarray(trace.kept, dtype=np.int64)
+    start = int(kept[:w].sum())
+    sites = word_site(trace.word[start : start + int(kept[w])])
+    passed = np.flatnonzero(trace.site_ops()[sites] == BARRIER)
+    if n >= passed.size:
+        return None
+    return int(trace.sites[int(sites[passed[n]])].line)
 
 
 def access(trace: Trace, record: int, values: bool = True) -> Access:

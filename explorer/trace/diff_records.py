@@ -86,6 +86,11 @@ class Difference:
     reference: Access | None
     # How sentences name the other kernel ("the solution" for an exercise's).
     called: str = "the reference"
+    # Where the phases differ: the line of the barrier one side passed before this access
+    # and the other did not, and whose it is ("reference": this kernel lacks it; "mine": an
+    # extra one here). None where not known (or told without the other kernel's lines).
+    barrier_line: int | None = None
+    barrier_in: str = ""
 
     @property
     def buffer(self) -> str | None:
@@ -106,7 +111,22 @@ class Difference:
             "what": self.what,
             "mine": None if self.mine is None else self.mine.to_json(),
             "reference": None if self.reference is None else self.reference.to_json(),
+            "barrier_line": self.barrier_line,
+            "barrier_in": self.barrier_in or None,
         }
+
+    def barrier_words(self) -> str:
+        """The barrier that makes the phases differ, in words ("" where none is named)."""
+        if self.barrier_line is None:
+            return ""
+        if self.barrier_in == "reference":
+            return (
+                f"{self.called} passes the barrier at line {self.barrier_line} before it, "
+                "this kernel passes none there"
+            )
+        return (
+            f"this kernel passes a barrier at line {self.barrier_line} that {self.called} does not"
+        )
 
     def brief(self) -> str:
         """Like "line 56, phase 1, work-item (0, 0, 0): its phase differs (p[16]; reference:
@@ -125,9 +145,10 @@ class Difference:
             "extra": "it makes an access more",
         }.get(self.what, f"its {self.what} differs")
         where = f"line {self.line}, " if self.line is not None else ""
+        barrier = self.barrier_words()
         return (
             f"{where}phase {self.phase}, work-item {self.local}: {what} ({ours}; "
-            f"{self.called}: {theirs})"
+            f"{self.called}: {theirs})" + (f": {barrier}" if barrier else "")
         )
 
     def sentence(self) -> str:
@@ -152,15 +173,24 @@ class Difference:
             if self.reference
             else f"{self.called} has no such access"
         )
+        barrier = self.barrier_words()
         return (
-            f"{who}, its access {self.position + 1}, differs in its {self.what}: {ours}; {theirs}."
+            f"{who}, its access {self.position + 1}, differs in its {self.what}: {ours}; {theirs}"
+            + (f": {barrier}." if barrier else ".")
         )
 
     def unquoted(self, called: str) -> Difference:
         """This difference told without the other kernel's source text and lines, naming
         it ``called``."""
         theirs = self.reference.unquoted() if self.reference is not None else None
-        return replace(self, reference=theirs, called=called)
+        hidden = self.barrier_in == "reference"  # a line of the other kernel's source
+        return replace(
+            self,
+            reference=theirs,
+            called=called,
+            barrier_line=None if hidden else self.barrier_line,
+            barrier_in="" if hidden else self.barrier_in,
+        )
 
 
 @dataclass(frozen=True, eq=False)

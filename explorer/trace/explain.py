@@ -18,7 +18,15 @@ import numpy as np
 
 from explorer.trace.anatomy import AccessExplanation, TraceAnatomy
 from explorer.trace.provenance import Access, Inflow, Provenance, element_text
-from explorer.trace.recorded import Trace
+from explorer.trace.recorded import (
+    ATOMIC,
+    RMW,
+    WRITE,
+    Trace,
+    word_buffer,
+    word_oob,
+    word_site,
+)
 
 # How many elements a list in the text names before it says how many more.
 SHOWN = 4
@@ -80,6 +88,7 @@ ROUTE = (
     ("load", "its load"),
     ("stored", "its store into local memory"),
     ("entry", "its read by the writing work-item"),
+    ("written", "the store"),  # an element no work-item wrote: the nearest one's store
 )
 
 
@@ -94,6 +103,7 @@ class OffendingAnatomy:
     stored: AccessExplanation | None = None
     entry: AccessExplanation | None = None
     note: str = ""
+    written: AccessExplanation | None = None
 
     def steps(self) -> list[tuple[str, AccessExplanation]]:
         """(role, anatomy) of each access it explains, in the order the input travelled."""
@@ -110,6 +120,8 @@ class OffendingAnatomy:
         one line per term of its index."""
         named = dict(ROUTE)
         head = "  Index anatomy of the accesses that brought it in"
+        if self.written is not None:
+            head = "  Index anatomy of that store"
         lines = [head + (f" ({self.note})" if self.note else "") + ":"]
         if not self.steps():
             lines[0] = f"  Index anatomy: not known ({self.note or 'no access of it parsed'})."
@@ -146,9 +158,38 @@ class Explanation:
     # What the element and the siblings stored from the same loads need together (see
     # ``Provenance.siblings``); None where it has none.
     shared: dict[str, np.ndarray] | None = None
-    # The index anatomy of the accesses that brought the first offending input in, once
-    # asked (:func:`with_anatomy`); None before.
+    # The index anatomy of the accesses that brought the first offending input in (where
+    # there is none, of those that brought the last needed input that arrived, or the store
+    # of the nearest element written: ``anatomy_route``), once asked (:func:`with_anatomy`);
+    # None before.
     anatomy: OffendingAnatomy | None = None
+    # For an element no work-item wrote: the store of the nearest element of the same result
+    # that one did (in storage order), the place to look for what kept this one unwritten.
+    # For one whose value came through a local element nothing wrote (``unwritten_read``,
+    # and nothing else explains it): the store of the nearest element of that local buffer
+    # its work-group wrote.
+    nearest: Access | None = None
+    unwritten_read: Access | None = None
+
+    @property
+    def last_arrived(self) -> Inflow | None:
+        """Where needed inputs never arrived and none that should not be there did: the last
+        needed input to arrive (in the order they entered the writing work-item) of the first
+        input with elements missing: where the walk along it may have stopped."""
+        if self.needs is None or self.first_offending is not None:
+            return None
+        for name, lacking in self.missing.items():
+            mask = self.needs.get(name)
+            if mask is None or not lacking.any():
+                continue
+            arrived = [
+                i
+                for i in self.provenance.inflow
+                if i.buffer == name and _inside(mask, i.where) and mask[i.where]
+            ]
+            if arrived:  # those credited through registers too (a reduction's partial sums)
+                return arrived[-1]
+        return None
 
     @property
     def extra(self) -> tuple[Inflow, ...]:
@@ -236,6 +277,16 @@ class Explanation:
                 + ("" if p.complete else " (but the trace is incomplete)")
                 + ", and none stored into it (its value is what the buffer held before)."
             )
+            near = self.nearest
+            if near is not None:
+                lines.append(
+                    f"The nearest element written, {near.element_text}, was stored at line "
+                    f"{near.line} `{near.text}` by work-item {_who(near)}: its index and the "
+                    "conditions that work-item ran under are where to look for why no "
+                    f"work-item stored {name}."
+                )
+                if self.anatomy is not None:
+                    lines.extend(self.anatomy.text_lines())
             return "\n".join(lines)
         if not p.written:
             lines.append(
@@ -287,8 +338,28 @@ class Explanation:
                 lacking = (describe_elements(b, m) for b, m in missing.items())
                 lines.append(_sentence("Never arrived: " + "; ".join(lacking)))
             first = self.first_offending
+            last = self.last_arrived
+            near, unread = self.nearest, self.unwritten_read
+            if first is None and last is None and near is not None and unread is not None:
+                lines.append(
+                    f"It read {unread.element_text} at line {unread.line} before anything "
+                    f"wrote it. The nearest element of {unread.buffer} its work-group wrote, "
+                    f"{near.element_text}, was stored at line {near.line} `{near.text}` by "
+                    f"work-item {_who(near)}: its index and the conditions that work-item ran "
+                    f"under are where to look for why none stored {unread.element_text}."
+                )
+                if self.anatomy is not None:
+                    lines.extend(self.anatomy.text_lines())
             if first is not None:
                 lines.append("First offending input: " + _story(first) + ".")
+                if self.anatomy is not None:
+                    lines.extend(self.anatomy.text_lines())
+            elif last is not None:
+                through = " (credited through registers)" if last.approximate else ""
+                lines.append(
+                    f"Last needed input of {last.buffer} to arrive, in the order they entered "
+                    f"the writing work-item{through}: " + _story(last) + "."
+                )
                 if self.anatomy is not None:
                     lines.extend(self.anatomy.text_lines())
         for note in p.notes:
@@ -328,6 +399,9 @@ class Explanation:
             "doubtful_count": len(self.doubtful),
             "missing": {b: _cells(m) for b, m in self.missing.items()},
             "first_offending": _first_json(first, self.anatomy),
+            "last_arrived": _first_json(self.last_arrived, self.anatomy),
+            "nearest_written": _nearest_json(self.nearest, self.anatomy),
+            "unwritten_read": self.unwritten_read.to_json() if self.unwritten_read else None,
             "verdict": self.verdict,
             "siblings": [list(w) for w in p.siblings],
             "notes": list(p.notes),
@@ -369,11 +443,17 @@ def explain(
 
 
 def offending_route(explanation: Explanation) -> tuple[tuple[str, Access], ...]:
-    """The accesses that brought the first offending input in, by role (``ROUTE``): its
-    load; where it went through local memory, the store there and the writing work-item's
-    read of it. Empty where there is no first offending input."""
-    first = explanation.first_offending
+    """The accesses whose index anatomy the explanation shows, by role (``ROUTE``): those
+    that brought the first offending input in (its load; where it went through local
+    memory, the store there and the writing work-item's read of it); where there is none,
+    those that brought the last needed input that arrived (``last_arrived``); for an element
+    no work-item wrote, the store of the nearest one written. Empty where there is none."""
+    if explanation.nearest is not None and not explanation.provenance.written:
+        return (("written", explanation.nearest),)
+    first = explanation.first_offending or explanation.last_arrived
     if first is None:
+        if explanation.nearest is not None and explanation.unwritten_read is not None:
+            return (("written", explanation.nearest),)
         return ()
     route = [("load", first.load)]
     if first.stored is not None:
@@ -396,7 +476,9 @@ def with_anatomy(
         unknown = OffendingAnatomy(note=note or "the kernel could not be parsed")
         return replace(explanation, anatomy=unknown)
     steps = {role: anatomy.explain(trace, access.record) for role, access in route}
-    explained = OffendingAnatomy(steps.get("load"), steps.get("stored"), steps.get("entry"), note)
+    explained = OffendingAnatomy(
+        steps.get("load"), steps.get("stored"), steps.get("entry"), note, steps.get("written")
+    )
     return replace(explanation, anatomy=explained)
 
 
@@ -406,6 +488,37 @@ def _first_json(first: Inflow | None, anatomy: OffendingAnatomy | None) -> dict[
     out = first.to_json()
     out["anatomy"] = anatomy.to_json() if anatomy is not None else None
     return out
+
+
+def _nearest_json(
+    nearest: Access | None, anatomy: OffendingAnatomy | None
+) -> dict[str, Any] | None:
+    if nearest is None:
+        return None
+    out = nearest.to_json()
+    out["anatomy"] = anatomy.to_json() if anatomy is not None and anatomy.written else None
+    return out
+
+
+def nearest_store(
+    trace: Trace, output: int, element: int, group: tuple[int, ...] | None = None
+) -> int | None:
+    """The record of the store into buffer ``output`` nearest ``element`` (storage order;
+    the lower one where two are as near), by a work-item of ``group`` where one is given
+    (local memory is each group's own); None where the trace has none."""
+    word = np.asarray(trace.word)
+    ops = trace.site_ops()[word_site(word)]
+    chosen = (word_buffer(word) == output) & ~word_oob(word) & np.isin(ops, (WRITE, RMW, ATOMIC))
+    if group is not None:
+        ours = (np.asarray(trace.wi_group) == np.array(group[:3])).all(axis=1)
+        chosen &= ours[trace.wi]
+    mine = np.flatnonzero(chosen)
+    if mine.size == 0:
+        return None
+    offset = np.asarray(trace.offset[mine]).astype(np.int64)
+    elements = offset // max(1, trace.buffers[output].elem_size)
+    distance = np.abs(elements - element) * 2 + (elements > element)
+    return int(mine[int(np.argmin(distance))])
 
 
 def _sentence(text: str) -> str:

@@ -134,6 +134,9 @@ class Provenance:
     # register-blocked kernel's block): through registers their inputs cannot be told apart.
     siblings: tuple[tuple[int, ...], ...] = ()
     every_group: bool = True  # every work-group of the launch was traced
+    # The reads of local memory on the way that nothing wrote before them (the notes say
+    # so in words): where a value that never came from an input entered.
+    unwritten: tuple[Access, ...] = ()
 
     @property
     def written(self) -> bool:
@@ -662,6 +665,7 @@ def provenance(
         trace.complete,
         tuple(layout.where(output, e) for e in _siblings(g, p) if e != element),
         all_groups,
+        tuple(w.g.access(q) for w in walks.values() for q in sorted(w.uninitialised)),
     )
 
 

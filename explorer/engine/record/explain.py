@@ -30,12 +30,22 @@ from explorer.trace.explain import (
     ElementError,
     Explanation,
     explain,
+    nearest_store,
     offending_route,
     parse_element,
     with_anatomy,
 )
-from explorer.trace.provenance import Layout, provenance
-from explorer.trace.recorded import GLOBAL, Site, Trace
+from explorer.trace.provenance import Access, Layout, provenance
+from explorer.trace.recorded import (
+    GLOBAL,
+    LOCAL,
+    OP_NAMES,
+    Site,
+    Trace,
+    word_buffer,
+    word_phase,
+    word_site,
+)
 
 # What the explanation says while the values of its index anatomy are being recorded.
 RECORDING = "recording the values …"
@@ -88,7 +98,53 @@ def explain_element(
     needs = needs_of(tuple(index))
     siblings = [needs_of(w) for w in found.siblings] if not isinstance(needs, str) else []
     shared = [s for s in siblings if not isinstance(s, str)]
-    return explain(found, dict(result.shapes), needs, value, reference, shared)
+    explained = explain(found, dict(result.shapes), needs, value, reference, shared)
+    if not found.written and found.every_group:
+        record = nearest_store(trace, buffer, stored)
+        if record is not None:
+            explained = replace(explained, nearest=_access(trace, layout, record))
+    elif (
+        found.unwritten
+        and explained.first_offending is None
+        and explained.last_arrived is None
+        and (explained.missing or explained.needs is None)
+    ):
+        # Its value came through a local element nothing wrote: that element's neighbours.
+        read = found.unwritten[0]
+        local = next(
+            (i for i, b in enumerate(trace.buffers) if b.name == read.buffer and b.space == LOCAL),
+            None,
+        )
+        record = (
+            None if local is None else nearest_store(trace, local, read.element, read.work_item)
+        )
+        if record is not None:
+            near = _access(trace, layout, record)
+            explained = replace(explained, nearest=near, unwritten_read=read)
+    return explained
+
+
+def _access(trace: Trace, layout: Layout, record: int) -> Access:
+    """One record of ``trace`` as an :class:`Access`."""
+    word = trace.word[record : record + 1]
+    site = trace.sites[int(word_site(word)[0])]
+    buffer = int(word_buffer(word)[0])
+    ends = np.cumsum(np.asarray(trace.kept, dtype=np.int64))
+    wi = int(np.searchsorted(ends, record, side="right"))
+    element = int(trace.offset[record]) // max(1, trace.buffers[buffer].elem_size)
+    return Access(
+        record=record,
+        line=site.line,
+        text=site.text,
+        op=OP_NAMES.get(site.op, "?"),
+        buffer=layout.names[buffer],
+        element=element,
+        where=layout.where(buffer, element),
+        work_item=tuple(int(v) for v in trace.wi_group[wi])
+        + tuple(int(v) for v in trace.wi_local[wi]),
+        phase=int(word_phase(word)[0]),
+        local=trace.buffers[buffer].space != GLOBAL,
+    )
 
 
 def _contents(trace: Trace, layout: Layout, result: RunResult) -> dict[int, np.ndarray]:
@@ -132,8 +188,10 @@ def anatomy_asked(
     explanation: Explanation, trace: Trace, kept: TraceAnatomy | None
 ) -> tuple[tuple[int, ...], Ranges] | None:
     """The lines and the groups an anatomy build must record for the index anatomy of the
-    accesses that brought the first offending input in (``offending_route``); None where
-    there is none, or ``kept`` (the trace's own anatomy) already has their values."""
+    accesses the explanation shows (``offending_route``: those that brought the first
+    offending input in, or the last needed one that arrived, or the nearest element's
+    store); None where there is none, or ``kept`` (the trace's own anatomy) already has
+    their values."""
     route = offending_route(explanation)
     if not route:
         return None

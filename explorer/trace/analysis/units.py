@@ -12,7 +12,7 @@ local-memory analyses, which are per group, and counts are scaled by the number 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     WRITE,
+    Trace,
     word_buffer,
     word_oob,
     word_phase,
@@ -227,11 +228,14 @@ class BarrierSite:
 
 @dataclass(frozen=True)
 class Units:
-    """A trace's records, grouped: in-bounds accesses, out-of-bounds accesses, barriers."""
+    """A trace's records, grouped: in-bounds accesses, out-of-bounds accesses, barriers,
+    and the accesses skipped because their pointer was not aligned for their type (recorded
+    as skipped at an offset inside their buffer)."""
 
     memory: list[Unit]
     out_of_bounds: list[Unit]
     barriers: list[BarrierSite]
+    misaligned: list[Unit] = field(default_factory=list)
 
 
 def split(ctx: Context) -> Units:
@@ -341,7 +345,12 @@ def _split_general(ctx: Context, units: Units) -> None:
                 if bad.any():
                     o = u.subset(np.flatnonzero(bad))
                     o.buffer = b if b >= 0 else s.buffer
-                    units.out_of_bounds.append(o)
+                    inside = _inside(t, o)
+                    if inside.any():  # skipped for its alignment, not for where it points
+                        units.misaligned.append(o.subset(np.flatnonzero(inside)))
+                        o = o.subset(np.flatnonzero(~inside))
+                    if o.m:
+                        units.out_of_bounds.append(o)
                     u = u.subset(np.flatnonzero(~bad))
             if b < 0 or u.m == 0:
                 continue
@@ -427,3 +436,13 @@ def cells(
         else:
             sel = np.flatnonzero(extra >= j)
             yield sel, lo[sel] + j
+
+
+def _inside(t: Trace, u: Unit) -> np.ndarray:
+    """Which skipped records of ``u`` lie wholly inside its buffer: the runtime skips an
+    access there only where its pointer is not aligned for its type."""
+    if not 0 <= u.buffer < len(t.buffers) or t.buffers[u.buffer].image:
+        return np.zeros(u.m, dtype=bool)
+    info = t.buffers[u.buffer]
+    off = np.asarray(u.off, dtype=np.int64)
+    return (off >= 0) & (off + np.asarray(u.size, dtype=np.int64) <= info.length * info.elem_size)

@@ -117,6 +117,7 @@ class AnatomyRewrite:
             for n in points:
                 for _, ids in static.accesses[n].reaching:
                     roots.extend(ids)
+                roots.extend(static.condition_roots(static.accesses[n]))
             chain = static.chain_definitions(tuple(dict.fromkeys(roots)), MAX_DEFINITIONS)
             terms = [t for n in points for t in static.accesses[n].terms]
             terms += [t for d in chain for t in static.definition(d).terms]

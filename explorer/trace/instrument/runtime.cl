@@ -288,6 +288,52 @@ static __local uchar* __tr_l(__tr_state* st, __local uchar* p, uint size, uint s
     return __tr_lx(st, p, 0u, size, site, hint, 0u);
 }
 
+/* An access through a pointer not aligned for its type (a float4 read one float past a
+ * 16-byte boundary): a device may fault on it (PoCL's unoptimised build does: an aligned vector
+ * load) or read other bytes than those named. It is recorded as skipped, the out-of-bounds bit
+ * set on an offset inside its buffer (the analysis tells a misaligned access apart by that),
+ * and redirected to the aligned scratch slot, as an access out of bounds is. */
+static void __tr_misaligned(__tr_state* st, uint before)
+{
+    if (st != 0 && st->on && st->n == before + 1u && before < st->cap)
+        st->rword[st->base + before] |= (1u << __TR_OOB_SHIFT);
+}
+
+static __TR_HELPER __global uchar* __tr_ga(__tr_state* st, __global uchar* p, uint size,
+                                           uint align, uint site, uint hint)
+{
+    if (st == 0 || ((ulong)p & (ulong)(align - 1u)) == 0u)
+        return __tr_gx(st, p, 0u, size, site, hint, 0u);
+    uint before = st->n;
+    if (__tr_gx(st, p, 0u, size, site, hint, 0u) == p)
+        __tr_misaligned(st, before);
+    return st->gdummy;
+}
+
+static __TR_HELPER __constant uchar* __tr_ca(__tr_state* st, __constant uchar* p, uint size,
+                                             uint align, uint site, uint hint)
+{
+    if (st == 0 || ((ulong)p & (ulong)(align - 1u)) == 0u)
+        return __tr_cx(st, p, 0u, size, site, hint, 0u);
+    uint before = st->n;
+    __constant uchar* q = __tr_cx(st, p, 0u, size, site, hint, 0u);
+    if (q != p)
+        return q;  /* out of bounds as well: already redirected */
+    __tr_misaligned(st, before);
+    return (hint < __TR_NB && st->cb[hint] != 0) ? st->cb[hint] : p - ((ulong)p & (ulong)(align - 1u));
+}
+
+static __TR_HELPER __local uchar* __tr_la(__tr_state* st, __local uchar* p, uint size,
+                                          uint align, uint site, uint hint)
+{
+    if (st == 0 || ((ulong)p & (ulong)(align - 1u)) == 0u)
+        return __tr_lx(st, p, 0u, size, site, hint, 0u);
+    uint before = st->n;
+    if (__tr_lx(st, p, 0u, size, site, hint, 0u) == p)
+        __tr_misaligned(st, before);
+    return st->ldummy;
+}
+
 /* A private array's element: only an access out of the array's bytes is recorded (no other
  * work-item can see private memory), and it goes to a scratch slot instead. */
 static __TR_HELPER __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
@@ -648,13 +694,22 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
     return ok;
 }
 
-#define __TR_G(P, SITE, HINT) ((__typeof__(P)) __tr_g(__tr_ptr, (__global uchar*)(P), \
-    (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_C(P, SITE, HINT) ((__typeof__(P)) __tr_c(__tr_ptr, (__constant uchar*)(P), \
-    (uint)sizeof(*(P)), SITE, HINT))
-#define __TR_L(P, SITE, HINT) ((__typeof__(P)) __tr_l(__tr_ptr, \
-    (__local uchar*)(P) + __tr_z(__tr_ptr), \
-    (uint)sizeof(*(P)), SITE, HINT))
+/* An access whose type needs more than 4-byte alignment (a vector, a double, a struct of
+ * them) is checked for it (__tr_misaligned); the test is a constant the compiler folds, so
+ * the code of every other access is the same as without the check. */
+#define __TR_G(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_ga(__tr_ptr, (__global uchar*)(P), (uint)sizeof(*(P)), (uint)__alignof__(*(P)), \
+              SITE, HINT) \
+    : __tr_g(__tr_ptr, (__global uchar*)(P), (uint)sizeof(*(P)), SITE, HINT)))
+#define __TR_C(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_ca(__tr_ptr, (__constant uchar*)(P), (uint)sizeof(*(P)), (uint)__alignof__(*(P)), \
+              SITE, HINT) \
+    : __tr_c(__tr_ptr, (__constant uchar*)(P), (uint)sizeof(*(P)), SITE, HINT)))
+#define __TR_L(P, SITE, HINT) ((__typeof__(P)) (__alignof__(*(P)) > 4 \
+    ? __tr_la(__tr_ptr, (__local uchar*)(P) + __tr_z(__tr_ptr), (uint)sizeof(*(P)), \
+              (uint)__alignof__(*(P)), SITE, HINT) \
+    : __tr_l(__tr_ptr, (__local uchar*)(P) + __tr_z(__tr_ptr), (uint)sizeof(*(P)), SITE, \
+             HINT)))
 #define __TR_GX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
     (__global uchar*)(P), AT, SIZE, SITE, HINT, 0u))
 #define __TR_GP(P, SITE, HINT) ((__typeof__(P)) __tr_gx(__tr_ptr, \
