@@ -163,12 +163,20 @@ __kernel void f(__global float* a, int n)
     )
     access = k.of_site(2, "a[i]")
     assert access is not None
-    (param,) = [k.definition(d) for d in access.definitions_of(access.terms[0].variable)]
+    # The helper's pointer is a term too (its calls give it): both are followed to their calls.
+    by_text = {t.text: t for t in access.terms}
+    assert set(by_text) == {"a", "i"}
+    (param,) = [k.definition(d) for d in access.definitions_of(by_text["i"].variable)]
     assert param.kind == HELPER_PARAMETER
     sources = [k.definition(s) for s in param.sources]
     assert [(s.kind, s.line, s.value_text) for s in sources] == [
         (ARGUMENT, 6, "at(row, 1, n)"),
         (ARGUMENT, 7, "row"),
+    ]
+    (pointer,) = [k.definition(d) for d in access.definitions_of(by_text["a"].variable)]
+    assert [(k.definition(s).line, k.definition(s).value_text) for s in pointer.sources] == [
+        (6, "a"),
+        (7, "a"),
     ]
     n = next(t for t in sources[0].terms if t.text == "n")
     assert [k.definition(d).kind for d in dict(sources[0].reaching)[n.variable]] == [

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.engine.records import RunRequest, RunResult, Variant
+from explorer.trace.anatomy import TraceAnatomy
 from explorer.trace.recorded import Trace
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes): 320 MiB holds 42 M
@@ -71,10 +72,9 @@ class TracedRun:
     # The comparison with ``TraceRequest.against`` (explorer.engine.record.trace_against.
     # Against): its diff's first difference per work-group are findings of the analysis too.
     against: Any = None
-    # The index anatomy of the trace's accesses (explorer.trace.anatomy.TraceAnatomy): for the
-    # findings' lines and those asked, with values where an anatomy build recorded them; it
-    # comes with the trace it explains (``keep_trace``), and is None where nothing needed it
-    # (no finding at a line, nothing asked). Reports carry it in their JSON and text.
-    # Typed loosely, as ``analysis`` and ``against`` are: the process that reads the reply
-    # imports the analysis, the diff and the anatomy only where one of them comes back.
-    anatomy: Any = None
+    # The index anatomy of the trace's accesses: for the findings' lines and those asked, with
+    # values where an anatomy build recorded them; it comes with the trace it explains
+    # (``keep_trace``), and is None where nothing needed it (no finding at a line, nothing
+    # asked). Reports carry it in their JSON and text. Typed, so that the wire checks what a
+    # host sends field by field (the anatomy module, without the analysis, is imported for it).
+    anatomy: TraceAnatomy | None = None
