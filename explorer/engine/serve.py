@@ -76,6 +76,37 @@ def prepare_process(env: dict[str, str] | None = None) -> None:
     if env:
         os.environ.update(env)
     _without_unwritable_caches()
+    _roomy_thread_stacks()
+
+
+# A CPU device (PoCL) runs a work-group on one of its threads, keeping every work-item's
+# private values that live across a barrier on that thread's stack: 4,096 work-items keeping
+# 1,600 bytes each (a traced build keeps the trace's state besides) pass the 8 MiB a thread
+# gets by default and end the process with SIGSEGV. The threads are made after this.
+THREAD_STACK_BYTES = 64 << 20
+
+
+def _roomy_thread_stacks(size: int = THREAD_STACK_BYTES) -> None:
+    """Threads this process makes from now on get ``size`` bytes of stack, or the process's
+    stack limit where that is larger. Address space only: a thread's stack takes memory as it
+    is used. Where the C library has no such call (not glibc), nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    import resource
+
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        soft, _hard = resource.getrlimit(resource.RLIMIT_STACK)
+        if soft != resource.RLIM_INFINITY and soft >= size:
+            return
+        libc = ctypes.CDLL(None, use_errno=True)
+        attr = ctypes.create_string_buffer(128)  # pthread_attr_t: 56 bytes on x86-64 and arm64
+        if libc.pthread_attr_init(attr) != 0:
+            return
+        try:
+            if libc.pthread_attr_setstacksize(attr, ctypes.c_size_t(size)) == 0:
+                libc.pthread_setattr_default_np(attr)
+        finally:
+            libc.pthread_attr_destroy(attr)
 
 
 def handle(kind: str, payload: Any) -> tuple[str, Any]:

@@ -9,6 +9,8 @@ cannot build or run these so.
 - ``big_group.cl``: 4,096 work-items a group, each keeping 1,152 bytes of its own across a
   barrier (reikna's reduction, 4,096 items and 48 KiB of local memory): unoptimised, every
   private value stays in memory, and PoCL keeps a group's on its thread's 8 MiB stack.
+- ``deep_group.cl``: the same with 1,600 bytes a work-item, which crashed the trace even
+  optimised (the trace's own state besides): the executor's threads get a larger stack.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.engine import calls
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+from explorer.engine.serve import THREAD_STACK_BYTES
 from explorer.trace.instrument import instrument
 
 KERNELS = Path(__file__).parent / "pocl_builds"
@@ -46,6 +50,32 @@ def test_the_trace_of_a_struct_offset_probe_in_local_memory_runs(executor, devic
 def test_the_trace_of_a_4096_item_group_with_much_private_state_runs(executor, device):
     traced, plain = traced_and_plain(executor, device, "big_group")
     np.testing.assert_array_equal(traced.result.outputs["out"], plain.outputs["out"])
+
+
+def test_a_group_whose_private_state_passes_a_threads_default_stack_traces(executor, device):
+    traced, plain = traced_and_plain(executor, device, "deep_group")
+    np.testing.assert_array_equal(traced.result.outputs["out"], plain.outputs["out"])
+
+
+def new_thread_stack_bytes() -> int:
+    """The stack size a thread made now gets (called in the executor's process)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    attr = ctypes.create_string_buffer(128)
+    size = ctypes.c_size_t()
+    assert libc.pthread_getattr_default_np(attr) == 0
+    assert libc.pthread_attr_getstacksize(attr, ctypes.byref(size)) == 0
+    return size.value
+
+
+calls.allow(new_thread_stack_bytes)
+
+
+def test_the_executors_threads_get_the_larger_stack(executor):
+    """What the trace above relies on, in the executor's own process: a thread made there has
+    the larger stack, whatever the limit of the shell that started the tests."""
+    assert executor.call(new_thread_stack_bytes) >= THREAD_STACK_BYTES
 
 
 def test_only_arithmetic_on_one_local_variables_addresses_asks_for_an_optimised_build():
