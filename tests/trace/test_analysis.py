@@ -53,9 +53,9 @@ def path(request, monkeypatch):
     work-item ran the same sequence (with the first work-group standing for all when their
     local accesses are the same, or each group analysed), and the general way."""
     if request.param == "every-group":
-        monkeypatch.setattr(units, "groups_alike", lambda *a, **k: False)
+        monkeypatch.setattr(units, "_groups_stored_alike", lambda *a, **k: False)
     if request.param == "general":
-        monkeypatch.setattr(units, "rows_equal", lambda *a, **k: False)
+        monkeypatch.setattr(units, "_split_uniform", lambda *a, **k: False)
     return request.param
 
 
@@ -183,6 +183,29 @@ def test_a_race_in_one_work_group_only_is_found(path):
     (f,) = kinds(a, "uninitialized")  # and nobody wrote As[0][5] in that group
     assert (f.line, f.buffer, f.elements) == (14, "As", (5,))
     assert f.count == 2 * 16  # work-items (0..15, 0) read it once per tile
+
+
+@pytest.mark.parametrize("group", [1, 5, 6, 11, 15])
+def test_a_race_in_any_one_work_group_of_many_is_found(group):
+    # 16 groups of 16×16: the scan that decides whether the first group stands for all reads
+    # several groups at a time; the group that differs may open, sit inside or close one.
+    trace = matmul_tiled(64, 16)
+    W, L = trace.wi_count.size, trace.records // trace.wi_count.size
+    row = trace.offset.reshape(W, L)[group * 256 + 5]
+    row[trace.site[:L] == 2] = 6 * 4  # local (5,0) writes As[0][6] too
+    races = kinds(analyse(trace), "race")
+    assert [(f.line, f.buffer, f.count) for f in races] == [(10, "As", 4)]  # one per tile
+    gx, gy = group % 4, group // 4
+    assert {w[:3] for w in races[0].work_items} == {(gx, gy, 0)}
+
+
+def test_each_way_through_the_analysis_is_the_one_it_names(path):
+    trace = matmul_tiled(64, 16)
+    ctx = analysis.Context(trace, 32, 32)
+    split = units.split(ctx)
+    uniform = all(u.cols is not None for u in split.memory)
+    assert uniform == (path != "general")
+    assert (ctx.local_scale == ctx.ngroups == 16) == (path == "fast")
 
 
 def test_missing_barrier_in_tiled_matmul_is_a_race_naming_both_lines(path):
