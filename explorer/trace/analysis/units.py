@@ -49,7 +49,7 @@ class Unit:
         ctx: Context,
         site: int,
         buffer: int,
-        wi: np.ndarray,
+        wi: np.ndarray | None,
         off: np.ndarray,
         size: int | np.ndarray,
         *,
@@ -66,7 +66,7 @@ class Unit:
         self.atomic = s.op == ATOMIC or s.atomic  # atomics never race with each other
         self.line = s.line
         self.buffer = buffer
-        self.wi = wi
+        self._wi = wi  # None: built on first use (a uniform unit's are implied by its shape)
         self.off = off
         self.size = size
         self.idx = idx
@@ -83,7 +83,15 @@ class Unit:
     @property
     def m(self) -> int:
         """Number of records."""
-        return int(self.wi.size)
+        return int(self.off.size)
+
+    @property
+    def wi(self) -> np.ndarray:
+        """The work-item of each record."""
+        if self._wi is None:
+            per = self._columns().size
+            self._wi = np.repeat(np.arange(self.nwi, dtype=np.int32), per)
+        return self._wi
 
     def positions(self, pos: np.ndarray) -> np.ndarray:
         """Trace record indices of the unit's records ``pos``."""
@@ -324,9 +332,8 @@ def _split_uniform(ctx: Context, L: int, units: Units) -> bool:
     for (sid, b, z, c), loc in zip(combos, is_local, strict=True):
         nwi, scale = (first, ctx.local_scale) if loc else (W, 1)
         off = next(local_off) if loc else next(spread_off)
-        wi = np.repeat(np.arange(nwi, dtype=np.int32), c.size)
         units.memory.append(
-            Unit(ctx, sid, b, wi, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
+            Unit(ctx, sid, b, None, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
         )
     return True
 
