@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import pickle
 
@@ -79,6 +80,27 @@ def test_column_read_of_a_32_float_tile_is_a_32_way_bank_conflict_and_padding_fi
     assert padded.bank_conflict_degree == 1.0 and padded.bank_conflict_worst == 1
     # the row-wise write of the same tile never conflicts
     assert site_at(analyse(tile_column_read(32)), 6, "tile").bank_conflict_degree == 1.0
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        lambda: transpose_naive(64),
+        lambda: transpose_naive(64, local=(8, 8)),
+        lambda: matmul_tiled(64, 16),
+        lambda: matmul_naive(32, local=(4, 4)),
+    ],
+)
+@pytest.mark.parametrize("warp", [32, 16, 8])
+def test_sectors_per_request_of_warps_stored_in_order_match_the_general_count(
+    trace, warp, monkeypatch
+):
+    # Warps stored lane after lane make the (request, lane) matrix a reshape of the records;
+    # the figures must be those of the layout built record by record.
+    quick = analyse(trace(), warp=warp).sites
+    site_stats = importlib.import_module("explorer.trace.analysis.site_stats")
+    monkeypatch.setattr(site_stats, "_warp_sectors", lambda *a: None)
+    assert analyse(trace(), warp=warp).sites == quick
 
 
 def test_fewer_banks_or_a_narrower_warp_change_the_answers():

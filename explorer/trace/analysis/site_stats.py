@@ -15,6 +15,8 @@ from explorer.trace.analysis.context import I32_MAX, I64_MAX, Context
 from explorer.trace.analysis.units import Cells, Unit, Units, cells
 from explorer.trace.recorded import GLOBAL, LOCAL, NO_SPACE, OP_NAMES, SPACE_NAMES, SiteStats
 
+SECTOR = 32  # bytes of global memory moved at a time
+
 
 def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
     """Each record's place in a dense (request, lane) matrix, as ``request * width + lane``,
@@ -97,6 +99,47 @@ def _sectors(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> int:
     changes = int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
     padded = int(np.count_nonzero(mat[:, -1] == sent))  # rows with one change into padding
     return requests + changes - padded
+
+
+def _warps_in_order(ctx: Context) -> bool:
+    """Whether work-item ``w`` is lane ``w % width`` of the ``w // width``-th warp: work-items
+    stored warp by warp, every warp full (kept: several sites ask)."""
+    known = ctx.memo.get("warps_in_order")
+    if isinstance(known, bool):
+        return known
+    W, width = ctx.W, ctx.width
+    ids = np.arange(W, dtype=np.int64)
+    ordered = (
+        W % width == 0
+        and np.array_equal(ctx.wglob, ids // width)
+        and np.array_equal(ctx.lane, ids % width)
+    )
+    ctx.memo["warps_in_order"] = ordered
+    return ordered
+
+
+def _warp_sectors(ctx: Context, u: Unit) -> tuple[int, int] | None:
+    """:func:`_request_layout` and :func:`_sectors` at once for a uniform unit whose warps are
+    stored in order, each access within one sector (most sites): its (work-item, k-th
+    access) records, a warp's lanes side by side, are the (request, lane) matrix itself. The
+    requests and the distinct (request, sector) pairs; None where the shortcut does not hold.
+    """
+    if u.cols is None or u.count is None or isinstance(u.size, np.ndarray) or not u.m:
+        return None
+    width = ctx.width
+    if u.nwi % width or not _warps_in_order(ctx):
+        return None
+    if int((u.off & (SECTOR - 1)).max()) + max(int(u.size), 1) > SECTOR:
+        return None  # some access spans two sectors
+    k = u.count
+    requests = u.nwi // width * k
+    sector = (u.off >> SECTOR.bit_length() - 1).reshape(u.nwi // width, width, k)
+    mat = np.ascontiguousarray(sector.transpose(0, 2, 1)).reshape(requests, width)
+    if width == 1:
+        return requests, requests
+    if not bool((mat[:, 1:] >= mat[:, :-1]).all()):  # lanes in address order: already sorted
+        mat.sort(axis=1)
+    return requests, requests + int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
 
 
 def phase_lanes(width: int, bank_bytes: int, access: int) -> int:
@@ -208,9 +251,16 @@ def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
     for u in units.memory:
         a = acc.setdefault(u.site, _Tally(u.buffer))
         a.accesses += u.m * u.scale
+        space = ctx.space(u.buffer)
+        counted = _warp_sectors(ctx, u) if space == GLOBAL else None
+        if counted is not None:
+            requests, sectors = counted
+            a.requests += requests * u.scale
+            a.sectors += sectors * u.scale
+            a.global_requests += requests * u.scale
+            continue
         flat, requests = _request_layout(ctx, u)
         a.requests += requests * u.scale
-        space = ctx.space(u.buffer)
         if space == GLOBAL:
             a.sectors += _sectors(ctx, u, flat, requests) * u.scale
             a.global_requests += requests * u.scale
