@@ -25,8 +25,10 @@ class Traffic:
 def traffic(ctx: Context, units: Units) -> Traffic:
     """Loads per element of every global input buffer, and global bytes read and written."""
     t = ctx.trace
-    counts: dict[int, np.ndarray] = {
-        b: np.zeros(info.length, dtype=np.int64)
+    # Per global input buffer, its loads per element; None until a site loads from it (the
+    # first site's counts become the buffer's, rather than being added to zeros).
+    counts: dict[int, np.ndarray | None] = {
+        b: None
         for b, info in enumerate(t.buffers)
         if info.space == GLOBAL and not (t.output_role is not None and info.role == t.output_role)
     }
@@ -46,12 +48,14 @@ def traffic(ctx: Context, units: Units) -> Traffic:
     def loads_of(part: list[Unit]) -> dict[int, np.ndarray]:
         totals: dict[int, np.ndarray] = {}
         for u in part:
-            size = counts[u.buffer].size
-            total = totals.get(u.buffer)
-            if total is None:
-                total = totals[u.buffer] = np.zeros(size, dtype=np.int64)
+            size = t.buffers[u.buffer].length
             for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
-                total += np.bincount(_column_order(u, e), minlength=size)[:size]
+                more = np.bincount(_column_order(u, e), minlength=size)[:size]
+                total = totals.get(u.buffer)
+                if total is None:
+                    totals[u.buffer] = more
+                else:
+                    total += more
         return totals
 
     # The sites' loads counted on several threads, each into a total per buffer of its own:
@@ -59,12 +63,16 @@ def traffic(ctx: Context, units: Units) -> Traffic:
     parts = thread_count(len(loaded))
     for totals in thread_map(loads_of, [loaded[i::parts] for i in range(parts)]):
         for b, total in totals.items():
-            counts[b] += total
+            before = counts[b]
+            if before is None:
+                counts[b] = total
+            else:
+                before += total
     loads: dict[str, dict[str, float]] = {}
     for b, c in counts.items():
         loads[t.buffers[b].name] = (
             {"min": int(c.min()), "max": int(c.max()), "mean": round(float(c.mean()), 4)}
-            if c.size
+            if c is not None and c.size
             else {"min": 0, "max": 0, "mean": 0.0}
         )
     return Traffic(loads, read, written)
