@@ -207,21 +207,30 @@ def test_a_race_in_one_work_group_only_is_found(path):
     assert f.count == 2 * 16  # work-items (0..15, 0) read it once per tile
 
 
+@pytest.mark.parametrize("scan_bytes", [None, 64 * 153 * 4])
+@pytest.mark.parametrize("ly", [0, 10])
 @pytest.mark.parametrize("group", [1, 5, 6, 11, 15])
-def test_a_race_in_any_one_work_group_of_many_is_found(group):
+def test_a_race_in_any_one_work_group_of_many_is_found(group, ly, scan_bytes, monkeypatch):
     # 16 groups of 16×16: the scan that decides whether the first group stands for all reads
-    # several groups at a time; the group that differs may open, sit inside or close one.
+    # several groups at a time (or a quarter of one: ``scan_bytes``); the group that differs
+    # may open, sit inside or close a block.
+    if scan_bytes is not None:
+        monkeypatch.setattr(units, "_SCAN_BYTES", scan_bytes)
     trace = matmul_tiled(64, 16)
     W, L = trace.wi_count.size, trace.records // trace.wi_count.size
-    row = trace.offset.reshape(W, L)[group * 256 + 5]
-    row[trace.site[:L] == 2] = 6 * 4  # local (5,0) writes As[0][6] too
+    row = trace.offset.reshape(W, L)[group * 256 + ly * 16 + 5]
+    row[trace.site[:L] == 2] = (ly * 16 + 6) * 4  # local (5,ly) writes As[ly][6] too
     races = kinds(analyse(trace), "race")
     assert [(f.line, f.buffer, f.count) for f in races] == [(10, "As", 4)]  # one per tile
     gx, gy = group % 4, group // 4
     assert {w[:3] for w in races[0].work_items} == {(gx, gy, 0)}
+    assert {w[3:5] for w in races[0].work_items} == {(5, ly), (6, ly)}
 
 
-def test_each_way_through_the_analysis_is_the_one_it_names(path):
+@pytest.mark.parametrize("scan_bytes", [None, 64 * 153 * 4])
+def test_each_way_through_the_analysis_is_the_one_it_names(path, scan_bytes, monkeypatch):
+    if scan_bytes is not None:  # the groups set beside the first a quarter at a time
+        monkeypatch.setattr(units, "_SCAN_BYTES", scan_bytes)
     trace = matmul_tiled(64, 16)
     ctx = analysis.Context(trace, 32, 32)
     split = units.split(ctx)

@@ -361,9 +361,9 @@ def scan_rows(
     offsets = t.offset.reshape(W, L)
     gs = ctx.group_size
     ask = local_cols is not None and _groups_stored_alike(ctx)
-    unit = gs if ask else 1  # blocks of whole groups, to set beside the first group
-    rows = unit * max(1, _SCAN_BYTES // (4 * L * unit))
-    rows = min(rows, W)
+    rows = min(W, max(1, _SCAN_BYTES // (4 * L)))
+    if ask:  # blocks that set whole groups, or equal parts of one, beside the first group
+        rows = gs * (rows // gs) if rows >= gs else _divisor(gs, rows)
     first_word = np.tile(t.word[:L], (rows, 1))
     phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
     first_phaseless = first_word & phaseless
@@ -371,7 +371,7 @@ def scan_rows(
         mask = np.zeros(L, dtype=offsets.dtype)
         mask[local_cols] = -1
         masks = np.tile(mask, (rows, 1))
-        first_group = np.tile(offsets[:gs] & mask, (rows // gs, 1))
+        first_group = np.tile(offsets[:gs] & mask, (max(1, rows // gs), 1))
     gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
     columns = [_stride(c) for c in spread]
     starts = range(0, W, rows)
@@ -393,9 +393,10 @@ def scan_rows(
                 stop[0] = True  # not uniform: nothing else matters
                 return False, False, False
             o = offsets[i : i + r]
-            if alike and scratch is not None:  # blocks of whole groups, the first's included
+            if alike and scratch is not None:  # the first group's rows included
                 np.bitwise_and(o, masks[:r], out=scratch[:r])
-                alike = _equal(scratch[:r], first_group[:r])
+                at = i % gs  # 0 where blocks hold whole groups
+                alike = _equal(scratch[:r], first_group[at : at + r])
             for c, out in zip(columns, gathered, strict=True):
                 out[i : i + r] = o[:, c]
         return same, True, alike
@@ -407,6 +408,11 @@ def scan_rows(
         alike=ask and all(f[2] for f in found),
         gathered=[g.reshape(-1) for g in gathered],
     )
+
+
+def _divisor(n: int, most: int) -> int:
+    """The largest divisor of ``n`` up to ``most``."""
+    return next(d for d in range(max(1, min(n, most)), 0, -1) if n % d == 0)
 
 
 def _stride(cols: np.ndarray) -> np.ndarray | slice:
