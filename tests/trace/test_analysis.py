@@ -13,7 +13,7 @@ import pytest
 from explorer.trace import analysis
 from explorer.trace.analysis import analyse, format_report, keyscan, units
 from explorer.trace.analysis.report import group_findings
-from explorer.trace.recorded import NotTraced, Site, Trace
+from explorer.trace.recorded import PHASE_MASK, PHASE_SHIFT, NotTraced, Site, Trace
 from tests.trace.synthetic import (
     ATOMIC,
     FENCE_GLOBAL,
@@ -237,6 +237,20 @@ def test_each_way_through_the_analysis_is_the_one_it_names(path, scan_bytes, mon
     uniform = all(u.cols is not None for u in split.memory)
     assert uniform == (path != "general")
     assert (ctx.local_scale == ctx.ngroups == 16) == (path == "fast")
+
+
+def test_work_items_that_differ_only_in_phases_still_share_their_columns():
+    trace = matmul_tiled(32, 16)
+    W, L = trace.wi_count.size, trace.records // trace.wi_count.size
+    word = trace.word.reshape(W, L)
+    field = np.uint32(PHASE_MASK << PHASE_SHIFT)
+    word[700, L - 1] = (word[700, L - 1] & ~field) | np.uint32(1 << PHASE_SHIFT)
+    ctx = analysis.Context(trace, 32, 32)
+    split = units.split(ctx)
+    assert all(u.cols is not None for u in split.memory)  # the same sites at the same columns
+    assert ctx.phase_row is None and ctx.local_scale == 1  # but each work-item's own phases
+    (last,) = [b for b in split.barriers if b.line == 16]
+    assert last.phase is not None and last.phase.size == W * last.count
 
 
 def test_missing_barrier_in_tiled_matmul_is_a_race_naming_both_lines(path):

@@ -48,14 +48,13 @@ def traffic(ctx: Context, units: Units) -> Traffic:
     def loads_of(part: list[Unit]) -> dict[int, np.ndarray]:
         totals: dict[int, np.ndarray] = {}
         for u in part:
-            size = t.buffers[u.buffer].length
-            for _, e in cells(u.off, u.size, t.buffers[u.buffer].elem_size):
-                more = np.bincount(_column_order(u, e), minlength=size)[:size]
-                total = totals.get(u.buffer)
-                if total is None:
-                    totals[u.buffer] = more
-                else:
-                    total += more
+            info = t.buffers[u.buffer]
+            total = totals.get(u.buffer)
+            if total is None:
+                total = totals[u.buffer] = np.zeros(info.length, dtype=np.int64)
+            if not _count_by_columns(total, u, info.elem_size):
+                for _, e in cells(u.off, u.size, info.elem_size):
+                    total += np.bincount(_column_order(u, e), minlength=total.size)[: total.size]
         return totals
 
     # The sites' loads counted on several threads, each into a total per buffer of its own:
@@ -88,3 +87,34 @@ def _column_order(u: Unit, values: np.ndarray) -> np.ndarray:
     if k < 2 or values.size != u.nwi * k:
         return values
     return np.ascontiguousarray(values.reshape(u.nwi, k).T).reshape(-1)
+
+
+_BLOCK = 1 << 16  # records counted at a time
+
+
+def _count_by_columns(total: np.ndarray, u: Unit, elem: int) -> bool:
+    """Add to ``total`` the loads of a uniform unit whose every access lies within one
+    element of ``elem`` bytes (a power of two) inside the buffer, a few columns at a time
+    (neighbouring work-items' accesses side by side, as :func:`_column_order` lays them) in
+    one small buffer: no array the size of the unit is made. False, and nothing added, for
+    any other unit."""
+    k = 0 if u.cols is None else int(u.cols.size)
+    if k < 2 or u.m != u.nwi * k or isinstance(u.size, np.ndarray) or elem & (elem - 1):
+        return False
+    size = max(int(u.size), 1)
+    for start in range(0, u.m, _BLOCK):
+        block = u.off[start : start + _BLOCK]
+        if int(block.min()) < 0 or int((block & (elem - 1)).max()) + size > elem:
+            return False
+    shift = elem.bit_length() - 1
+    if (u.max_end - 1) >> shift >= total.size:
+        return False
+    by_column = u.off.reshape(u.nwi, k).T
+    step = max(1, _BLOCK // u.nwi)  # columns per block
+    buffer = np.empty((min(k, step), u.nwi), dtype=u.off.dtype)
+    for j in range(0, k, step):
+        block = by_column[j : j + step]
+        elements = buffer[: block.shape[0]]
+        np.right_shift(block, shift, out=elements)
+        np.add.at(total, elements.reshape(-1), 1)
+    return True

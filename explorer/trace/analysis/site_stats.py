@@ -123,23 +123,45 @@ def _warp_sectors(ctx: Context, u: Unit) -> tuple[int, int] | None:
     stored in order, each access within one sector (most sites): its (work-item, k-th
     access) records, a warp's lanes side by side, are the (request, lane) matrix itself. The
     requests and the distinct (request, sector) pairs; None where the shortcut does not hold.
+
+    Counted a block of warps at a time in one small buffer: no array the size of the unit is
+    made (new memory costs more to touch than the counting, in a process's first analysis).
     """
     if u.cols is None or u.count is None or isinstance(u.size, np.ndarray) or not u.m:
         return None
     width = ctx.width
     if u.nwi % width or not _warps_in_order(ctx):
         return None
-    if int((u.off & (SECTOR - 1)).max()) + max(int(u.size), 1) > SECTOR:
-        return None  # some access spans two sectors
     k = u.count
-    requests = u.nwi // width * k
-    sector = (u.off >> SECTOR.bit_length() - 1).reshape(u.nwi // width, width, k)
-    mat = np.ascontiguousarray(sector.transpose(0, 2, 1)).reshape(requests, width)
+    warps = u.nwi // width
+    requests = warps * k
     if width == 1:
-        return requests, requests
-    if not bool((mat[:, 1:] >= mat[:, :-1]).all()):  # lanes in address order: already sorted
-        mat.sort(axis=1)
-    return requests, requests + int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
+        return (requests, requests) if _within_sectors(u.off, int(u.size)) else None
+    step = max(1, _BLOCK // (width * k))  # warps per block
+    buffer = np.empty(min(warps, step) * k * width, dtype=u.off.dtype)
+    by_warp = u.off.reshape(warps, width, k)
+    distinct = requests
+    for w in range(0, warps, step):
+        block = by_warp[w : w + step]
+        if not _within_sectors(block, int(u.size)):
+            return None  # some access spans two sectors
+        n = block.size
+        # (request, lane): the block's k-th accesses, lanes side by side
+        mat = buffer[:n].reshape(block.shape[0], k, width)
+        np.right_shift(block.transpose(0, 2, 1), SECTOR.bit_length() - 1, out=mat)
+        mat = mat.reshape(-1, width)
+        if not bool((mat[:, 1:] >= mat[:, :-1]).all()):  # lanes in address order: sorted
+            mat.sort(axis=1)
+        distinct += int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
+    return requests, distinct
+
+
+_BLOCK = 1 << 16  # records the sector count takes at a time
+
+
+def _within_sectors(off: np.ndarray, size: int) -> bool:
+    """Whether every access at ``off`` of ``size`` bytes lies within one 32-byte sector."""
+    return int((off & (SECTOR - 1)).max()) + max(size, 1) <= SECTOR
 
 
 def phase_lanes(width: int, bank_bytes: int, access: int) -> int:

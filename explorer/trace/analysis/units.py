@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -92,6 +93,14 @@ class Unit:
             per = self._columns().size
             self._wi = np.repeat(np.arange(self.nwi, dtype=np.int32), per)
         return self._wi
+
+    def first_wi(self, n: int) -> np.ndarray:
+        """``wi[:n]``, without building ``wi`` where it is not built yet."""
+        if self._wi is not None:
+            return self._wi[:n]
+        per = self._columns().size
+        rows = min(self.nwi, -(-n // max(per, 1)))
+        return np.repeat(np.arange(rows, dtype=np.int32), per)[:n]
 
     def positions(self, pos: np.ndarray) -> np.ndarray:
         """Trace record indices of the unit's records ``pos``."""
@@ -227,11 +236,26 @@ class BarrierSite:
 
     site: int
     line: int
-    wi: np.ndarray  # the work-item of each pass
+    # The work-item of each pass; None where each of the first ``nwi`` work-items passed it
+    # ``count`` times (``wi`` builds them on first use).
+    passes: np.ndarray | None
     count: int | None  # passes per work-item when it is the same for all
     # The phase of each pass (barriers passed before it); when every work-item passed the site
     # at the same phases, only one work-item's (``count`` of them).
     phase: np.ndarray | None = None
+    nwi: int = 0
+
+    @cached_property
+    def wi(self) -> np.ndarray:
+        """The work-item of each pass."""
+        if self.passes is not None:
+            return self.passes
+        return np.repeat(np.arange(self.nwi, dtype=np.int32), self.count or 0)
+
+    @property
+    def size(self) -> int:
+        """The number of passes."""
+        return int(self.passes.size) if self.passes is not None else self.nwi * (self.count or 0)
 
 
 @dataclass(frozen=True)
@@ -314,12 +338,11 @@ def _split_uniform(ctx: Context, L: int, units: Units) -> bool:
     if scan.same:
         ctx.phase_row = word_phase(row)
     for sid, line, cols in barriers:
-        wi = np.repeat(np.arange(W, dtype=np.int32), cols.size)
         if ctx.phase_row is not None:
             phase = ctx.phase_row[cols]  # one work-item's passes stand for every one's
         else:
             phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
-        units.barriers.append(BarrierSite(sid, line, wi, int(cols.size), phase))
+        units.barriers.append(BarrierSite(sid, line, None, int(cols.size), phase, nwi=W))
     if local and scan.alike and ctx.phase_row is not None:
         ctx.local_scale = ctx.ngroups
     offsets = t.offset.reshape(W, L)
@@ -366,11 +389,10 @@ def scan_rows(
         rows = gs * (rows // gs) if rows >= gs else _divisor(gs, rows)
     first_word = np.tile(t.word[:L], (rows, 1))
     phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
-    first_phaseless = first_word & phaseless
+    first_phaseless: list[np.ndarray] = []  # made where phases differ
     if ask:
         mask = np.zeros(L, dtype=offsets.dtype)
         mask[local_cols] = -1
-        masks = np.tile(mask, (rows, 1))
         first_group = np.tile(offsets[:gs] & mask, (max(1, rows // gs), 1))
     gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
     columns = [_stride(c) for c in spread]
@@ -389,12 +411,14 @@ def scan_rows(
             r = w.shape[0]
             if same and not _equal(w, first_word[:r]):
                 same = False
-            if not same and not _equal(w & phaseless, first_phaseless[:r]):
+            if not same and not first_phaseless:
+                first_phaseless.append(first_word & phaseless)
+            if not same and not _equal(w & phaseless, first_phaseless[0][:r]):
                 stop[0] = True  # not uniform: nothing else matters
                 return False, False, False
             o = offsets[i : i + r]
             if alike and scratch is not None:  # the first group's rows included
-                np.bitwise_and(o, masks[:r], out=scratch[:r])
+                np.bitwise_and(o, mask, out=scratch[:r])
                 at = i % gs  # 0 where blocks hold whole groups
                 alike = _equal(scratch[:r], first_group[at : at + r])
             for c, out in zip(columns, gathered, strict=True):
