@@ -147,9 +147,12 @@ def _warp_sectors(ctx: Context, u: Unit) -> tuple[int, int] | None:
             return None  # some access spans two sectors
         n = block.size
         # (request, lane): the block's k-th accesses, lanes side by side
-        mat = buffer[:n].reshape(block.shape[0], k, width)
-        np.right_shift(block.transpose(0, 2, 1), SECTOR.bit_length() - 1, out=mat)
-        mat = mat.reshape(-1, width)
+        np.right_shift(
+            block.transpose(0, 2, 1),
+            SECTOR.bit_length() - 1,
+            out=buffer[:n].reshape(block.shape[0], k, width),
+        )
+        mat = buffer[:n].reshape(-1, width)
         if not bool((mat[:, 1:] >= mat[:, :-1]).all()):  # lanes in address order: sorted
             mat.sort(axis=1)
         distinct += int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
@@ -276,10 +279,9 @@ def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
         space = ctx.space(u.buffer)
         counted = _warp_sectors(ctx, u) if space == GLOBAL else None
         if counted is not None:
-            requests, sectors = counted
-            a.requests += requests * u.scale
-            a.sectors += sectors * u.scale
-            a.global_requests += requests * u.scale
+            a.requests += counted[0] * u.scale
+            a.sectors += counted[1] * u.scale
+            a.global_requests += counted[0] * u.scale
             continue
         flat, requests = _request_layout(ctx, u)
         a.requests += requests * u.scale
