@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import pickle
 
@@ -12,7 +13,7 @@ import pytest
 from explorer.trace import analysis
 from explorer.trace.analysis import analyse, format_report, keyscan, units
 from explorer.trace.analysis.report import group_findings
-from explorer.trace.recorded import NotTraced, Site, Trace
+from explorer.trace.recorded import PHASE_MASK, PHASE_SHIFT, NotTraced, Site, Trace
 from tests.trace.synthetic import (
     ATOMIC,
     FENCE_GLOBAL,
@@ -53,9 +54,9 @@ def path(request, monkeypatch):
     work-item ran the same sequence (with the first work-group standing for all when their
     local accesses are the same, or each group analysed), and the general way."""
     if request.param == "every-group":
-        monkeypatch.setattr(units, "groups_alike", lambda *a, **k: False)
+        monkeypatch.setattr(units, "_groups_stored_alike", lambda *a, **k: False)
     if request.param == "general":
-        monkeypatch.setattr(units, "rows_equal", lambda *a, **k: False)
+        monkeypatch.setattr(units, "_split_uniform", lambda *a, **k: False)
     return request.param
 
 
@@ -79,6 +80,27 @@ def test_column_read_of_a_32_float_tile_is_a_32_way_bank_conflict_and_padding_fi
     assert padded.bank_conflict_degree == 1.0 and padded.bank_conflict_worst == 1
     # the row-wise write of the same tile never conflicts
     assert site_at(analyse(tile_column_read(32)), 6, "tile").bank_conflict_degree == 1.0
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        lambda: transpose_naive(64),
+        lambda: transpose_naive(64, local=(8, 8)),
+        lambda: matmul_tiled(64, 16),
+        lambda: matmul_naive(32, local=(4, 4)),
+    ],
+)
+@pytest.mark.parametrize("warp", [32, 16, 8])
+def test_sectors_per_request_of_warps_stored_in_order_match_the_general_count(
+    trace, warp, monkeypatch
+):
+    # Warps stored lane after lane make the (request, lane) matrix a reshape of the records;
+    # the figures must be those of the layout built record by record.
+    quick = analyse(trace(), warp=warp).sites
+    site_stats = importlib.import_module("explorer.trace.analysis.site_stats")
+    monkeypatch.setattr(site_stats, "_warp_sectors", lambda *a: None)
+    assert analyse(trace(), warp=warp).sites == quick
 
 
 def test_fewer_banks_or_a_narrower_warp_change_the_answers():
@@ -183,6 +205,52 @@ def test_a_race_in_one_work_group_only_is_found(path):
     (f,) = kinds(a, "uninitialized")  # and nobody wrote As[0][5] in that group
     assert (f.line, f.buffer, f.elements) == (14, "As", (5,))
     assert f.count == 2 * 16  # work-items (0..15, 0) read it once per tile
+
+
+@pytest.mark.parametrize("scan_bytes", [None, 64 * 153 * 4])
+@pytest.mark.parametrize("ly", [0, 10])
+@pytest.mark.parametrize("group", [1, 5, 6, 11, 15])
+def test_a_race_in_any_one_work_group_of_many_is_found(group, ly, scan_bytes, monkeypatch):
+    # 16 groups of 16×16: the scan that decides whether the first group stands for all reads
+    # several groups at a time (or a quarter of one: ``scan_bytes``); the group that differs
+    # may open, sit inside or close a block.
+    if scan_bytes is not None:
+        monkeypatch.setattr(units, "_SCAN_BYTES", scan_bytes)
+    trace = matmul_tiled(64, 16)
+    W, L = trace.wi_count.size, trace.records // trace.wi_count.size
+    row = trace.offset.reshape(W, L)[group * 256 + ly * 16 + 5]
+    row[trace.site[:L] == 2] = (ly * 16 + 6) * 4  # local (5,ly) writes As[ly][6] too
+    races = kinds(analyse(trace), "race")
+    assert [(f.line, f.buffer, f.count) for f in races] == [(10, "As", 4)]  # one per tile
+    gx, gy = group % 4, group // 4
+    assert {w[:3] for w in races[0].work_items} == {(gx, gy, 0)}
+    assert {w[3:5] for w in races[0].work_items} == {(5, ly), (6, ly)}
+
+
+@pytest.mark.parametrize("scan_bytes", [None, 64 * 153 * 4])
+def test_each_way_through_the_analysis_is_the_one_it_names(path, scan_bytes, monkeypatch):
+    if scan_bytes is not None:  # the groups set beside the first a quarter at a time
+        monkeypatch.setattr(units, "_SCAN_BYTES", scan_bytes)
+    trace = matmul_tiled(64, 16)
+    ctx = analysis.Context(trace, 32, 32)
+    split = units.split(ctx)
+    uniform = all(u.cols is not None for u in split.memory)
+    assert uniform == (path != "general")
+    assert (ctx.local_scale == ctx.ngroups == 16) == (path == "fast")
+
+
+def test_work_items_that_differ_only_in_phases_still_share_their_columns():
+    trace = matmul_tiled(32, 16)
+    W, L = trace.wi_count.size, trace.records // trace.wi_count.size
+    word = trace.word.reshape(W, L)
+    field = np.uint32(PHASE_MASK << PHASE_SHIFT)
+    word[700, L - 1] = (word[700, L - 1] & ~field) | np.uint32(1 << PHASE_SHIFT)
+    ctx = analysis.Context(trace, 32, 32)
+    split = units.split(ctx)
+    assert all(u.cols is not None for u in split.memory)  # the same sites at the same columns
+    assert ctx.phase_row is None and ctx.local_scale == 1  # but each work-item's own phases
+    (last,) = [b for b in split.barriers if b.line == 16]
+    assert last.phase is not None and last.phase.size == W * last.count
 
 
 def test_missing_barrier_in_tiled_matmul_is_a_race_naming_both_lines(path):

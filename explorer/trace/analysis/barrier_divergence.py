@@ -39,7 +39,10 @@ def _passes(ctx: Context, units: Units) -> list[Finding]:
     bad = np.zeros(starts.size, dtype=bool)
     per_site = []
     for u in bars:
-        c = np.bincount(u.wi, minlength=ctx.W).astype(np.int64)
+        if u.passes is None and u.nwi == ctx.W:  # each work-item passed it ``count`` times
+            c = np.full(ctx.W, u.count or 0, dtype=np.int64)
+        else:
+            c = np.bincount(u.wi, minlength=ctx.W).astype(np.int64)
         total += c
         cm = c[members]
         diverge = np.minimum.reduceat(cm, starts) != np.maximum.reduceat(cm, starts)

@@ -37,7 +37,7 @@ def cost_sites(ctx: Context, units: Units) -> list[CostSite]:
         key = (s.line, t.buffers[b].name if b >= 0 else "?", s.text, OP_NAMES[s.op])
         nbytes = int(u.size.sum()) if isinstance(u.size, np.ndarray) else u.m * int(u.size)
         used[key] = used.get(key, 0) + nbytes * u.scale
-        who.setdefault(key, u.wi[: EXAMPLES * 8])
+        who.setdefault(key, u.first_wi(EXAMPLES * 8))
     out = []
     for st in site_stats(ctx, units):
         key = (st.line, st.buffer, st.text, st.op)

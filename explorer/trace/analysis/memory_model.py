@@ -64,7 +64,7 @@ def _epochs(ctx: Context, units: Units) -> Epochs:
     orders = {bit: np.zeros(G * P, dtype=bool) for bit in unfenced}
     for b in bars:
         assert b.phase is not None
-        if b.phase.size != b.wi.size:  # every work-item, so every group, at these phases
+        if b.phase.size != b.size:  # every work-item, so every group, at these phases
             flat = (np.arange(G, dtype=np.int64)[:, None] * P + b.phase[None, :]).reshape(-1)
         else:
             flat = ctx.gdense[b.wi] * P + b.phase

@@ -15,6 +15,8 @@ from explorer.trace.analysis.context import I32_MAX, I64_MAX, Context
 from explorer.trace.analysis.units import Cells, Unit, Units, cells
 from explorer.trace.recorded import GLOBAL, LOCAL, NO_SPACE, OP_NAMES, SPACE_NAMES, SiteStats
 
+SECTOR = 32  # bytes of global memory moved at a time
+
 
 def _request_layout(ctx: Context, u: Unit) -> tuple[np.ndarray, int]:
     """Each record's place in a dense (request, lane) matrix, as ``request * width + lane``,
@@ -97,6 +99,72 @@ def _sectors(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> int:
     changes = int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
     padded = int(np.count_nonzero(mat[:, -1] == sent))  # rows with one change into padding
     return requests + changes - padded
+
+
+def _warps_in_order(ctx: Context) -> bool:
+    """Whether work-item ``w`` is lane ``w % width`` of the ``w // width``-th warp: work-items
+    stored warp by warp, every warp full (kept: several sites ask)."""
+    known = ctx.memo.get("warps_in_order")
+    if isinstance(known, bool):
+        return known
+    W, width = ctx.W, ctx.width
+    ids = np.arange(W, dtype=np.int64)
+    ordered = (
+        W % width == 0
+        and np.array_equal(ctx.wglob, ids // width)
+        and np.array_equal(ctx.lane, ids % width)
+    )
+    ctx.memo["warps_in_order"] = ordered
+    return ordered
+
+
+def _warp_sectors(ctx: Context, u: Unit) -> tuple[int, int] | None:
+    """:func:`_request_layout` and :func:`_sectors` at once for a uniform unit whose warps are
+    stored in order, each access within one sector (most sites): its (work-item, k-th
+    access) records, a warp's lanes side by side, are the (request, lane) matrix itself. The
+    requests and the distinct (request, sector) pairs; None where the shortcut does not hold.
+
+    Counted a block of warps at a time in one small buffer: no array the size of the unit is
+    made (new memory costs more to touch than the counting, in a process's first analysis).
+    """
+    if u.cols is None or u.count is None or isinstance(u.size, np.ndarray) or not u.m:
+        return None
+    width = ctx.width
+    if u.nwi % width or not _warps_in_order(ctx):
+        return None
+    k = u.count
+    warps = u.nwi // width
+    requests = warps * k
+    if width == 1:
+        return (requests, requests) if _within_sectors(u.off, int(u.size)) else None
+    step = max(1, _BLOCK // (width * k))  # warps per block
+    buffer = np.empty(min(warps, step) * k * width, dtype=u.off.dtype)
+    by_warp = u.off.reshape(warps, width, k)
+    distinct = requests
+    for w in range(0, warps, step):
+        block = by_warp[w : w + step]
+        if not _within_sectors(block, int(u.size)):
+            return None  # some access spans two sectors
+        n = block.size
+        # (request, lane): the block's k-th accesses, lanes side by side
+        np.right_shift(
+            block.transpose(0, 2, 1),
+            SECTOR.bit_length() - 1,
+            out=buffer[:n].reshape(block.shape[0], k, width),
+        )
+        mat = buffer[:n].reshape(-1, width)
+        if not bool((mat[:, 1:] >= mat[:, :-1]).all()):  # lanes in address order: sorted
+            mat.sort(axis=1)
+        distinct += int(np.count_nonzero(mat[:, 1:] != mat[:, :-1]))
+    return requests, distinct
+
+
+_BLOCK = 1 << 16  # records the sector count takes at a time
+
+
+def _within_sectors(off: np.ndarray, size: int) -> bool:
+    """Whether every access at ``off`` of ``size`` bytes lies within one 32-byte sector."""
+    return int((off & (SECTOR - 1)).max()) + max(size, 1) <= SECTOR
 
 
 def phase_lanes(width: int, bank_bytes: int, access: int) -> int:
@@ -208,9 +276,15 @@ def site_stats(ctx: Context, units: Units) -> tuple[SiteStats, ...]:
     for u in units.memory:
         a = acc.setdefault(u.site, _Tally(u.buffer))
         a.accesses += u.m * u.scale
+        space = ctx.space(u.buffer)
+        counted = _warp_sectors(ctx, u) if space == GLOBAL else None
+        if counted is not None:
+            a.requests += counted[0] * u.scale
+            a.sectors += counted[1] * u.scale
+            a.global_requests += counted[0] * u.scale
+            continue
         flat, requests = _request_layout(ctx, u)
         a.requests += requests * u.scale
-        space = ctx.space(u.buffer)
         if space == GLOBAL:
             a.sectors += _sectors(ctx, u, flat, requests) * u.scale
             a.global_requests += requests * u.scale

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from explorer.trace.analysis.context import I32_MAX, Context
-from explorer.trace.analysis.threads import thread_map
+from explorer.trace.analysis.threads import thread_count, thread_map
 from explorer.trace.recorded import (
     ATOMIC,
     BARRIER,
@@ -49,7 +50,7 @@ class Unit:
         ctx: Context,
         site: int,
         buffer: int,
-        wi: np.ndarray,
+        wi: np.ndarray | None,
         off: np.ndarray,
         size: int | np.ndarray,
         *,
@@ -66,7 +67,7 @@ class Unit:
         self.atomic = s.op == ATOMIC or s.atomic  # atomics never race with each other
         self.line = s.line
         self.buffer = buffer
-        self.wi = wi
+        self._wi = wi  # None: built on first use (a uniform unit's are implied by its shape)
         self.off = off
         self.size = size
         self.idx = idx
@@ -83,7 +84,23 @@ class Unit:
     @property
     def m(self) -> int:
         """Number of records."""
-        return int(self.wi.size)
+        return int(self.off.size)
+
+    @property
+    def wi(self) -> np.ndarray:
+        """The work-item of each record."""
+        if self._wi is None:
+            per = self._columns().size
+            self._wi = np.repeat(np.arange(self.nwi, dtype=np.int32), per)
+        return self._wi
+
+    def first_wi(self, n: int) -> np.ndarray:
+        """``wi[:n]``, without building ``wi`` where it is not built yet."""
+        if self._wi is not None:
+            return self._wi[:n]
+        per = self._columns().size
+        rows = min(self.nwi, -(-n // max(per, 1)))
+        return np.repeat(np.arange(rows, dtype=np.int32), per)[:n]
 
     def positions(self, pos: np.ndarray) -> np.ndarray:
         """Trace record indices of the unit's records ``pos``."""
@@ -219,11 +236,26 @@ class BarrierSite:
 
     site: int
     line: int
-    wi: np.ndarray  # the work-item of each pass
+    # The work-item of each pass; None where each of the first ``nwi`` work-items passed it
+    # ``count`` times (``wi`` builds them on first use).
+    passes: np.ndarray | None
     count: int | None  # passes per work-item when it is the same for all
     # The phase of each pass (barriers passed before it); when every work-item passed the site
     # at the same phases, only one work-item's (``count`` of them).
     phase: np.ndarray | None = None
+    nwi: int = 0
+
+    @cached_property
+    def wi(self) -> np.ndarray:
+        """The work-item of each pass."""
+        if self.passes is not None:
+            return self.passes
+        return np.repeat(np.arange(self.nwi, dtype=np.int32), self.count or 0)
+
+    @property
+    def size(self) -> int:
+        """The number of passes."""
+        return int(self.passes.size) if self.passes is not None else self.nwi * (self.count or 0)
 
 
 @dataclass(frozen=True)
@@ -251,43 +283,44 @@ def split(ctx: Context) -> Units:
         and ctx.overflowed.size == 0
         and bool((t.wi_count == L).all())
         and bool((np.asarray(t.kept) == L).all())
+        and not bool(word_oob(t.word[:L]).any())
     )
-    same_phase = False
-    if uniform:
-        # Every work-item made the same sequence of accesses (no divergent control flow): a
-        # site's records are the same columns of the (W, L) record matrix. Checked on the
-        # packed words, all fields but the phase at once.
-        rows = t.word.reshape(W, L)
-        same_phase = rows_equal(rows)
-        uniform = same_phase or rows_equal(rows, mask=~np.uint32(PHASE_MASK << PHASE_SHIFT))
-        uniform = uniform and not bool(word_oob(rows[0]).any())
-    if uniform:
-        _split_uniform(ctx, L, same_phase, units)
-    else:
+    if not (uniform and _split_uniform(ctx, L, units)):
         _split_general(ctx, units)
     for u in units.memory:
         ctx.cells[u.buffer] = min(ctx.cell_bytes(u.buffer), u.alignment())
     return units
 
 
-def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None:
+@dataclass
+class RowScan:
+    """What one pass over the (W, L) record matrices found: whether every work-item's packed
+    words equal the first's (``same``), or do but for the phases (``same_but_phase``); whether
+    every work-group's offsets at the local-memory columns equal the first group's
+    (``alike``, only asked where it could hold); and the offsets of the global sites'
+    columns, gathered on the way (meaningful only where ``same_but_phase``)."""
+
+    same: bool
+    same_but_phase: bool
+    alike: bool
+    gathered: list[np.ndarray]
+
+
+def _split_uniform(ctx: Context, L: int, units: Units) -> bool:
+    """Split a trace whose work-items all kept ``L`` records, when they made the same sequence
+    of accesses (no divergent control flow): a site's records are the same columns of the
+    (W, L) record matrix. False, and nothing split, when they did not."""
     t = ctx.trace
     W = ctx.W
     row = t.word[:L]
-    if same_phase:
-        ctx.phase_row = word_phase(row)
     row_site, row_buf, row_size = word_site(row), word_buffer(row), word_size(row)
+    barriers = []
     combos = []
     for sid in np.unique(row_site).tolist():
         cols = np.flatnonzero(row_site == sid)
         s = t.sites[sid]
         if s.op == BARRIER:
-            wi = np.repeat(np.arange(W, dtype=np.int32), cols.size)
-            if same_phase and ctx.phase_row is not None:
-                phase = ctx.phase_row[cols]  # one work-item's passes stand for every one's
-            else:
-                phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
-            units.barriers.append(BarrierSite(sid, s.line, wi, int(cols.size), phase))
+            barriers.append((sid, s.line, cols))
             continue
         if s.op not in (READ, WRITE, RMW, ATOMIC):
             continue
@@ -295,27 +328,146 @@ def _split_uniform(ctx: Context, L: int, same_phase: bool, units: Units) -> None
         for b, z in sorted(pairs):
             if b >= 0:
                 combos.append((sid, b, z, cols[(row_buf[cols] == b) & (row_size[cols] == z)]))
-    local = [c for _, b, _, c in combos if t.buffers[b].space == LOCAL]
-    if local and groups_alike(ctx, L, np.sort(np.concatenate(local))):
+    is_local = [t.buffers[b].space == LOCAL for _, b, _, _ in combos]
+    local = [c for (_, _, _, c), loc in zip(combos, is_local, strict=True) if loc]
+    local_cols = np.sort(np.concatenate(local)) if local else None
+    spread = [c for (_, _, _, c), loc in zip(combos, is_local, strict=True) if not loc]
+    scan = scan_rows(ctx, L, local_cols, spread)
+    if not scan.same_but_phase:
+        return False
+    if scan.same:
+        ctx.phase_row = word_phase(row)
+    for sid, line, cols in barriers:
+        if ctx.phase_row is not None:
+            phase = ctx.phase_row[cols]  # one work-item's passes stand for every one's
+        else:
+            phase = word_phase(np.take(t.word.reshape(W, L), cols, axis=1).reshape(-1))
+        units.barriers.append(BarrierSite(sid, line, None, int(cols.size), phase, nwi=W))
+    if local and scan.alike and ctx.phase_row is not None:
         ctx.local_scale = ctx.ngroups
     offsets = t.offset.reshape(W, L)
-
-    def rows_and_scale(b: int) -> tuple[int, int]:
-        if t.buffers[b].space == LOCAL and ctx.local_scale > 1:
-            return ctx.group_size, ctx.local_scale  # the first group stands for all
-        return W, 1
-
-    # Each site's offsets gathered from the (W, L) matrix, the sites side by side.
-    gathered = thread_map(
-        lambda combo: np.take(offsets[: rows_and_scale(combo[1])[0]], combo[3], axis=1).reshape(-1),
-        combos,
-    )
-    for (sid, b, z, c), off in zip(combos, gathered, strict=True):
-        nwi, scale = rows_and_scale(b)
-        wi = np.repeat(np.arange(nwi, dtype=np.int32), c.size)
+    first = ctx.group_size if ctx.local_scale > 1 else W  # the first group stands for all
+    # The local sites' offsets gathered from the (W, L) matrix (the first group's rows only,
+    # when it stands for all), side by side; the global sites' came with the scan.
+    gathered_local = thread_map(lambda c: np.take(offsets[:first], c, axis=1).reshape(-1), local)
+    spread_off = iter(scan.gathered)
+    local_off = iter(gathered_local)
+    for (sid, b, z, c), loc in zip(combos, is_local, strict=True):
+        nwi, scale = (first, ctx.local_scale) if loc else (W, 1)
+        off = next(local_off) if loc else next(spread_off)
         units.memory.append(
-            Unit(ctx, sid, b, wi, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
+            Unit(ctx, sid, b, None, off, z, cols=c, per_wi=int(c.size), nwi=nwi, scale=scale)
         )
+    return True
+
+
+# Rows of the record matrices one step of the scan reads (about a megabyte of each matrix,
+# so the global sites' columns are gathered from rows still in cache).
+_SCAN_BYTES = 1 << 20
+
+
+def scan_rows(
+    ctx: Context, L: int, local_cols: np.ndarray | None, spread: list[np.ndarray]
+) -> RowScan:
+    """One pass over the trace's (W, L) words and offsets, a block of rows at a time: whether
+    every row of words equals the first (all fields, then all but the phase), whether every
+    work-group made exactly the same accesses at the local-memory columns ``local_cols``
+    (local memory is indexed by local ids and loop counters, rarely by the group id: then
+    the first group stands for all in the local-memory analyses, which are per group), and
+    the offsets at each of the columns ``spread``, work-item after work-item.
+
+    Reading each matrix once, rather than once per question and once per site, is what
+    makes this pass cheap on a trace of tens of millions of records."""
+    t = ctx.trace
+    W = ctx.W
+    words = t.word.reshape(W, L)
+    offsets = t.offset.reshape(W, L)
+    gs = ctx.group_size
+    ask = local_cols is not None and _groups_stored_alike(ctx)
+    rows = min(W, max(1, _SCAN_BYTES // (4 * L)))
+    if ask:  # blocks that set whole groups, or equal parts of one, beside the first group
+        rows = gs * (rows // gs) if rows >= gs else _divisor(gs, rows)
+    first_word = np.tile(t.word[:L], (rows, 1))
+    phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
+    first_phaseless: list[np.ndarray] = []  # made where phases differ
+    if ask:
+        mask = np.zeros(L, dtype=offsets.dtype)
+        mask[local_cols] = -1
+        first_group = np.tile(offsets[:gs] & mask, (max(1, rows // gs), 1))
+    gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
+    columns = [_stride(c) for c in spread]
+    starts = range(0, W, rows)
+    parts = thread_count(len(starts))
+
+    stop = [False]  # a part found rows that differ: the others stop too
+
+    def part(k: int) -> tuple[bool, bool, bool]:
+        same = alike = True
+        scratch = np.empty((rows, L), dtype=offsets.dtype) if ask else None
+        for i in starts[k::parts]:
+            if stop[0]:
+                return False, False, False
+            w = words[i : i + rows]
+            r = w.shape[0]
+            if same and not _equal(w, first_word[:r]):
+                same = False
+            if not same and not first_phaseless:
+                first_phaseless.append(first_word & phaseless)
+            if not same and not _equal(w & phaseless, first_phaseless[0][:r]):
+                stop[0] = True  # not uniform: nothing else matters
+                return False, False, False
+            o = offsets[i : i + r]
+            if alike and scratch is not None:  # the first group's rows included
+                np.bitwise_and(o, mask, out=scratch[:r])
+                at = i % gs  # 0 where blocks hold whole groups
+                alike = _equal(scratch[:r], first_group[at : at + r])
+            for c, out in zip(columns, gathered, strict=True):
+                out[i : i + r] = o[:, c]
+        return same, True, alike
+
+    found = thread_map(part, range(parts))
+    return RowScan(
+        same=all(f[0] for f in found),
+        same_but_phase=all(f[1] for f in found),
+        alike=ask and all(f[2] for f in found),
+        gathered=[g.reshape(-1) for g in gathered],
+    )
+
+
+def _divisor(n: int, most: int) -> int:
+    """The largest divisor of ``n`` up to ``most``."""
+    return next(d for d in range(max(1, min(n, most)), 0, -1) if n % d == 0)
+
+
+def _stride(cols: np.ndarray) -> np.ndarray | slice:
+    """``cols`` as a slice where they are evenly spaced (a site in a loop of fixed trip
+    count: a strided copy costs a fraction of a gather), else as they are."""
+    if cols.size < 2:
+        return cols
+    step = int(cols[1] - cols[0])
+    if step > 0 and bool((np.diff(cols) == step).all()):
+        return slice(int(cols[0]), int(cols[-1]) + 1, step)
+    return cols
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the contiguous 4-byte arrays ``a`` and ``b`` (of one shape) are equal, compared
+    eight bytes at a time where their size allows (half the comparisons)."""
+    if a.size % 2 == 0 and a.dtype.itemsize == 4:
+        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
+    return bool(np.array_equal(a, b))
+
+
+def _groups_stored_alike(ctx: Context) -> bool:
+    """Whether the work-items are stored group by group, each in local-id order, whole
+    groups traced, at least two: what setting each group's rows beside the first's needs."""
+    G, gs = ctx.ngroups, ctx.group_size
+    if G < 2 or gs * G != ctx.W:
+        return False
+    if not np.array_equal(ctx.llinear, np.arange(ctx.W) % gs):
+        return False
+    blocks = ctx.gdense.reshape(G, gs)
+    return bool((blocks == blocks[:, :1]).all())
 
 
 def _split_general(ctx: Context, units: Units) -> None:
@@ -358,31 +510,6 @@ def _split_general(ctx: Context, units: Units) -> None:
             if isinstance(u.size, np.ndarray) and bool((u.size == u.size[0]).all()):
                 u.size = int(u.size[0])
             units.memory.append(u)
-
-
-def groups_alike(ctx: Context, L: int, cols: np.ndarray) -> bool:
-    """Whether every work-group made exactly the same accesses at the record columns ``cols``
-    (local memory is indexed by local ids and loop counters, rarely by the group id). Then the
-    first group stands for all of them in the local-memory analyses, which are per group.
-    Needs work-items stored group by group, in local-id order, and whole groups traced."""
-    G, gs = ctx.ngroups, ctx.group_size
-    whole_groups = gs * G == ctx.W
-    if G < 2 or ctx.phase_row is None or not whole_groups:
-        return False
-    if not np.array_equal(ctx.llinear, np.arange(ctx.W) % gs):
-        return False
-    blocks = ctx.gdense.reshape(G, gs)
-    if not bool((blocks == blocks[:, :1]).all()):
-        return False
-    off3 = ctx.trace.offset.reshape(G, gs, L)
-    first = np.take(off3[0], cols, axis=1)
-    step = max(1, (1 << 20) // max(1, first.size))
-    return all(
-        thread_map(
-            lambda g: bool((np.take(off3[g : g + step], cols, axis=2) == first).all()),
-            range(1, G, step),
-        )
-    )
 
 
 def rows_equal(mat: np.ndarray, block: int = 1 << 20, mask: np.integer | None = None) -> bool:

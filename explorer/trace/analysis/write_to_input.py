@@ -28,7 +28,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         sample = np.concatenate([u.off[:EXAMPLES] for u in us]) // info.elem_size
         shown = list(dict.fromkeys(int(e) for e in sample))[:EXAMPLES]
         names = ", ".join(f"{info.name}[{e}]" for e in shown)
-        wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
+        wis = np.concatenate([u.first_wi(EXAMPLES) for u in us])
         out.append(
             Finding(
                 kind=KIND,
