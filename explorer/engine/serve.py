@@ -87,15 +87,19 @@ THREAD_STACK_BYTES = 64 << 20
 
 
 def _roomy_thread_stacks(size: int = THREAD_STACK_BYTES) -> None:
-    """Threads this process makes from now on get ``size`` bytes of stack, or the process's
-    stack limit where that is larger. Address space only: a thread's stack takes memory as it
-    is used. Where the C library has no such call (not glibc), nothing changes."""
+    """Threads this process makes from now on get ``size`` bytes of stack (a 64th of an
+    address-space limit at most), or the process's stack limit where that is larger. Address
+    space only: a thread's stack takes memory as it is used. Where the C library has no such
+    call (not glibc), nothing changes."""
     if not sys.platform.startswith("linux"):
         return
     import resource
 
     with contextlib.suppress(OSError, AttributeError, ValueError):
-        soft, _hard = resource.getrlimit(resource.RLIMIT_STACK)
+        space = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if space != resource.RLIM_INFINITY:  # under an address-space limit: a share of it
+            size = min(size, space // 64)
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
         if soft != resource.RLIM_INFINITY and soft >= size:
             return
         libc = ctypes.CDLL(None, use_errno=True)
