@@ -622,6 +622,11 @@ class _Walker:
         body = next((_Node(k) for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
         self.assignments = {}
         if body is not None:
+            opened = self.positions.char(body.extent.start.offset) + 1
+            for p in c.get_arguments():  # a struct passed by value is the function's own copy
+                if _canonical_kind(p.type) == T.RECORD:
+                    line = self.positions.line_column(self.positions.char(p.extent.start.offset))
+                    self._member_arrays(p.spelling, p.type.get_canonical(), line[0], opened)
             self._collect_assignments(body)
             self.visit(body, READ)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
@@ -765,27 +770,45 @@ class _Walker:
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
             space = _space(decl.type.spelling)
-            private_array = (
-                space is AddressSpace.PRIVATE and decl.type.get_canonical().kind in ARRAY_KINDS
-            )
+            canonical = decl.type.get_canonical()
+            line = self.positions.line_column(end)[0]
+            if space is AddressSpace.PRIVATE and canonical.kind == T.RECORD:
+                self._member_arrays(str(decl.spelling), canonical, line, end)
+                continue
+            private_array = space is AddressSpace.PRIVATE and canonical.kind in ARRAY_KINDS
             if space is not AddressSpace.LOCAL and not private_array:
                 continue
-            shape: list[int] = []
-            t = decl.type.get_canonical()
-            while t.kind in ARRAY_KINDS:
-                shape.append(max(int(t.element_count), 0))
-                t = t.element_type.get_canonical()
-            self.variables.append(
-                Variable(
-                    name=str(decl.spelling),
-                    function=self.function_name,
-                    line=self.positions.line_column(end)[0],
-                    address_space=space,
-                    shape=tuple(shape),
-                    element_size=max(int(t.get_size()), 0),
-                    decl_end=end,
-                )
+            self._variable(str(decl.spelling), decl.type, space, line, end)
+
+    def _variable(self, name: str, t: Any, space: AddressSpace, line: int, end: int) -> None:
+        shape: list[int] = []
+        t = t.get_canonical()
+        while t.kind in ARRAY_KINDS:
+            shape.append(max(int(t.element_count), 0))
+            t = t.element_type.get_canonical()
+        self.variables.append(
+            Variable(
+                name=name,
+                function=self.function_name,
+                line=line,
+                address_space=space,
+                shape=tuple(shape),
+                element_size=max(int(t.get_size()), 0),
+                decl_end=end,
             )
+        )
+
+    def _member_arrays(self, name: str, record: Any, line: int, end: int) -> None:
+        """The array members of a private struct variable (``s.v``, ``s.inner.v``), each a
+        private array of its own named as the kernel writes it: bounds-checked with the
+        member's own extent."""
+        for field in record.get_fields():
+            member = f"{name}.{field.spelling}"
+            t = field.type.get_canonical()
+            if t.kind in ARRAY_KINDS:
+                self._variable(member, t, AddressSpace.PRIVATE, line, end)
+            elif t.kind == T.RECORD and field.spelling:
+                self._member_arrays(member, t, line, end)
 
     def _visit_address_parts(self, lvalue: _Lvalue) -> None:
         if lvalue.pointer is not None:
@@ -894,7 +917,29 @@ class _Walker:
         lvalue = self._lvalue(c)
         if lvalue is not None and _canonical_kind(c.type) in ARRAY_KINDS:
             return self._lvalue_origin(lvalue, seen)
+        member = self._private_member_array(c)
+        if member is not None:
+            return _Origin(member, False, (member,))
         return None
+
+    def _private_member_array(self, c: Any) -> str | None:
+        """The name (``s.v``, ``s.inner.v``) of an array member of a private struct variable
+        the function declares, as ``_member_arrays`` registers it; None for any other value
+        (an array of structs' member, ``s[k].v``, is not one array)."""
+        if c.kind != K.MEMBER_REF_EXPR or _canonical_kind(c.type) not in ARRAY_KINDS:
+            return None
+        node = c
+        while node.kind == K.MEMBER_REF_EXPR:
+            kids = _children(node)
+            if not kids or _canonical_kind(kids[0].type) != T.RECORD:
+                return None  # through a pointer (`a->v`): not this function's variable
+            node = _strip(kids[0])
+        ref = node.referenced if node.kind == K.DECL_REF_EXPR else None
+        if ref is None or ref.kind not in (K.VAR_DECL, K.PARM_DECL):
+            return None
+        if _space(ref.type.spelling) is not AddressSpace.PRIVATE:
+            return None
+        return self._key(c)
 
     def _into_private_variable(self, c: Any, seen: frozenset[str]) -> bool:
         """Whether the pointer ``c`` points into a private variable that is not an array

@@ -300,3 +300,37 @@ def test_an_access_inside_as_type_is_the_access_alone() -> None:
     parsed = parse(source, {}, "mine.cl")
     assert [(a.text, a.macro) for a in parsed.accesses] == [("y[i]", None), ("bits[i]", None)]
     assert not parsed.has_macro_sites
+
+
+def test_array_members_of_a_private_struct_are_private_arrays_named_as_written() -> None:
+    source = """typedef struct { float v[4]; struct { int k[2][3]; } inner; int n; } acc_t;
+float first(acc_t a) { return a.v[0]; }
+__kernel void k(__global float *out, int j) {
+    acc_t s;
+    acc_t many[2];
+    s.n = 4;
+    s.v[j] = s.inner.k[1][j];
+    float *p = s.v;
+    out[j] = p[j] + many[1].v[j] + first(s);
+}
+"""
+    parsed = parse(source, {}, "k.cl")
+    assert parsed.unclassified == ()
+    members = [(v.function, v.name, v.shape, v.element_size) for v in parsed.variables]
+    assert members == [
+        ("first", "a.v", (4,), 4),
+        ("first", "a.inner.k", (2, 3), 4),
+        ("k", "s.v", (4,), 4),
+        ("k", "s.inner.k", (2, 3), 4),
+        ("k", "many", (2,), 44),  # an array of structs stays one array
+    ]
+    private = [
+        (a.line, a.text, a.roots) for a in parsed.accesses if a.address_space.value == "private"
+    ]
+    assert private == [
+        (2, "a.v[0]", ("a.v",)),
+        (7, "s.v[j]", ("s.v",)),
+        (7, "s.inner.k[1][j]", ("s.inner.k",)),
+        (9, "p[j]", ("s.v",)),
+        (9, "many[1].v[j]", ("many",)),
+    ]

@@ -126,6 +126,16 @@ GOLDEN: dict[str, tuple[set[tuple[int, str, str, int]], list[tuple[str, int]]]] 
         {(14, R, "IN", 4), (14, W, "acc", 4), (15, W, "OUT", 4)},
         [("out-of-bounds", 14)],
     ),
+    # Array members of a private struct (2-D, nested, a pointer into one, a float4's
+    # component, the struct passed by value to a helper) are bounds-checked like private
+    # arrays: in bounds, nothing of them is recorded.
+    "19_private_struct_array.cl": ({(35, R, "IN", 4), (46, W, "OUT", 4)}, []),
+    # The write past the end of the member is recorded on the member, named as written, and
+    # skipped (it would land on `used`).
+    "20_private_struct_oob.cl": (
+        {(18, R, "IN", 4), (18, W, "acc.part", 4), (19, W, "OUT", 4)},
+        [("out-of-bounds", 18)],
+    ),
     # Pointers stored into integers and back without casts, as OpenCL compilers build them
     # (with a warning each): the buffers are found from the addresses.
     "18_integer_pointers.cl": ({(17, R, "IN", 4), (17, W, "OUT", 4)}, []),

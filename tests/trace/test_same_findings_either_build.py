@@ -301,3 +301,20 @@ def test_the_sample_shows_every_family_finding_kind_and_folder():
     assert any(not FINDINGS[name] for name in chosen)  # and a kernel that must find nothing
     folders = {p.split("/")[0] for p in OWN} - {"builds"}
     assert {p.split("/")[0] for p in sample(own_features())} == folders
+
+
+# The array members of a private struct: bounds-checked alike either way, the one written
+# past its end found at its line by both builds.
+STRUCT_MEMBERS = {"19_private_struct_array.cl": [], "20_private_struct_oob.cl": [18]}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCT_MEMBERS))
+def test_private_struct_member_arrays_find_the_same_either_way(name, cpu, monkeypatch):
+    constructs_folder = TEST_KERNELS.parent / "trace" / "constructs"
+    variant = load_variant_file(constructs_folder / name)
+    run = RunRequest(variant, {"WIDTH": 256, "HEIGHT": 128}, device_key=cpu.key)
+    optimised, unoptimised, traced = _both(run, monkeypatch)
+    assert math.prod(traced.trace.global_size) > ABOVE
+    assert optimised == unoptimised
+    found = [line for kind, line, *_ in optimised if kind == "out-of-bounds"]
+    assert found == STRUCT_MEMBERS[name]

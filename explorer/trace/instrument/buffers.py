@@ -1,7 +1,8 @@
 """The buffers a traced kernel records accesses to, and which of them an access names.
 
 A buffer is a pointer parameter of the kernel, a ``__local`` variable of it, a program-scope
-``__global`` or ``__constant`` variable, or a private array of the kernel or a helper it
+``__global`` or ``__constant`` variable, or a private array (an array member of a private
+struct too: ``s.v``) of the kernel or a helper it
 calls (bounds-checked only).
 """
 
@@ -79,11 +80,16 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
 
 
 def _declare_private_arrays(parsed: ParsedSource, kernel: str, declared: Declared) -> None:
-    """The private arrays of the kernel and of the helpers it may call."""
+    """The private arrays of the kernel and of the helpers it may call. An array member of
+    a private struct (``s.v``) is one when an access reaches it: a struct's other members
+    take no buffer ids."""
     helpers = {f.name for f in parsed.helpers}
+    reached = {(a.function, r) for a in parsed.accesses for r in a.roots if "." in r}
     for v in parsed.variables:
         traced = v.function == kernel or v.function in helpers
         if v.address_space is not AddressSpace.PRIVATE or not traced:
+            continue
+        if "." in v.name and (v.function, v.name) not in reached:
             continue
         if len(declared.buffers) >= MAX_BUFFERS - 1:
             declared.not_traced.append(
