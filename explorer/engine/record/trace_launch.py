@@ -672,7 +672,12 @@ def trace_and_analyse(
     t0 = time.perf_counter()
     diff = against.diff if against is not None else None
     stage_times.mark("trace: judged")
-    analysis = analyse(outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff)
+    on_stage = (
+        (lambda stage: stage_times.mark(f"trace: analysis: {stage}")) if stage_times.on() else None
+    )
+    analysis = analyse(
+        outcome.trace, warp=warp, banks=banks, bank_bytes=bank_bytes, diff=diff, on_stage=on_stage
+    )
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     stage_times.mark("trace: analysed")
     t0 = time.perf_counter()

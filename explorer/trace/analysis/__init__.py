@@ -15,6 +15,8 @@ is adding one module: the report and the findings view read everything from its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from explorer.trace.analysis import registry
 from explorer.trace.analysis.context import EXAMPLES, Context
 from explorer.trace.analysis.detector import Category, Detector
@@ -24,7 +26,7 @@ from explorer.trace.analysis.result import Analysis
 from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
 from explorer.trace.diff import TraceDiff
-from explorer.trace.recorded import Trace
+from explorer.trace.recorded import Finding, Trace
 
 __all__ = [
     "BANK_BYTES",
@@ -51,26 +53,38 @@ def analyse(
     banks: int = 32,
     bank_bytes: int = 4,
     diff: TraceDiff | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Analysis:
     """Analyse every record of ``trace``. ``warp`` is the number of consecutive local ids that
     execute together (a request), ``banks`` the number of local memory banks and
     ``bank_bytes`` the width of one (4, or 8 as Kepler's 8-byte mode). ``diff``: the trace's
-    diff against a reference kernel, whose first differences become findings (``differs``)."""
+    diff against a reference kernel, whose first differences become findings (``differs``).
+    ``on_stage``: called with each stage's name as it ends (the split, each finding kind, the
+    loads per element, the site statistics), for a caller that times them."""
     if warp < 1 or banks < 1:
         raise ValueError("warp and banks must be positive")
     if bank_bytes not in BANK_BYTES:
         raise ValueError(f"bank_bytes must be 4 or 8, not {bank_bytes}")
+    done = on_stage or (lambda stage: None)
     ctx = Context(trace, warp, banks, bank_bytes)
     ctx.diff = diff
+    done("context")
     units = split(ctx)
+    done("split")
     kinds = registry.detectors()
     rank = {d.kind: i for i, d in enumerate(kinds)}
-    findings = [f for d in kinds for f in d.find(ctx, units)]
+    findings: list[Finding] = []
+    for d in kinds:
+        findings.extend(d.find(ctx, units))
+        done(d.kind)
     findings.sort(key=lambda f: (rank[f.kind], f.line or 0, -1 if f.phase is None else f.phase))
     moved = traffic(ctx, units)
+    done("traffic")
+    stats = site_stats(ctx, units)
+    done("site statistics")
     return Analysis(
         tuple(findings),
-        site_stats(ctx, units),
+        stats,
         moved.loads_per_element,
         moved.bytes_read,
         moved.bytes_written,
