@@ -8,13 +8,17 @@ import os
 from collections.abc import Callable
 
 from explorer.description.launch import DescriptionError, LaunchDescription
+from explorer.engine.launch.verify import CHUNK
 from explorer.engine.records import DeviceInfo, Refusal
 
 # Host bytes per element beyond the arrays themselves: random inputs are drawn in float64
-# and cast; a result's float64 reference keeps a value and a magnitude, and verification
-# makes a few float64 temporaries of its size; a result is read back three times.
+# and cast; a result's float64 reference keeps a value and a magnitude (a given answer is
+# widened on the way: a third float64 for a while); a result is read back three times. The
+# comparison's own temporaries are a piece's (verify.CHUNK elements), whatever the result's
+# size: counted once.
 _HOST_BYTES_PER_INPUT = 16
-_HOST_BYTES_PER_RESULT = 8 * 8
+_HOST_BYTES_PER_RESULT = 3 * 8
+_HOST_BYTES_OF_A_PIECE = CHUNK * 96
 _HOST_MARGIN = 0.6  # of the memory available: the rest is for Python, OpenCL and the OS
 
 # Every buffer lies between two guard regions (engine/launch/bind.py): a write up to 4 MiB past
@@ -66,14 +70,16 @@ def available_host_bytes() -> int:
 
 
 def host_bytes(description: LaunchDescription) -> int:
-    """The host bytes a run takes: every buffer's array, and for each result its reference,
-    the verification's temporaries and the copies read back."""
+    """The host bytes a run takes: every buffer's array, and for each result its reference
+    and the copies read back; the comparison's temporaries of one piece."""
     total = 0
     for b in description.buffers:
         scalars = b.count * b.element.lanes
         total += b.nbytes + scalars * _HOST_BYTES_PER_INPUT
         if b.result:
             total += scalars * _HOST_BYTES_PER_RESULT + 3 * b.nbytes
+    if any(b.result for b in description.buffers):
+        total += _HOST_BYTES_OF_A_PIECE
     return total
 
 
