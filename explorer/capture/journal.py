@@ -24,7 +24,9 @@ CAPTURE_FILE = "capture.json"
 # empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
 MARKER = ".opencl-explorer-capture"
 FORMAT = "opencl-kernel-explorer capture"
-VERSION = 1
+# 2: small contents lie in the pack (bootstrap.PACK), where ``packed`` says; 1: every contents
+# a file of its own. A capture with nothing packed is written as version 1.
+VERSION = 2
 # What a capture may hold: far more than any program launches, well under what fits in memory.
 DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
 LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
@@ -94,6 +96,7 @@ def assemble(
     the recorder could not keep is listed under ``lost``."""
     programs: list[dict[str, Any]] = []
     launches: list[dict[str, Any]] = []
+    packed: dict[str, Any] = {}
     seen: Counter[str] = Counter()
     entries, unread = journal_entries(folder)
     lost = [*lost, *unread]
@@ -111,18 +114,25 @@ def assemble(
                 continue
             seen[kernel] += 1
             entry["occurrence"] = seen[kernel]
+            places = entry.pop("packed", None)
+            if isinstance(places, dict):
+                packed.update(places)  # checked where the capture is read
+            elif places is not None:
+                lost.append(f"{JOURNAL} line {number}.packed: expected a map of file names")
             launches.append(entry)
         elif kind == "lost":
             why = entry.get("why")
             lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")
     document = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if packed else 1,
         "command": list(command),
         "exit_code": exit_code,
         "programs": programs,
         "launches": launches,
     }
+    if packed:
+        document["packed"] = packed
     if lost:
         document["lost"] = lost
     if write:

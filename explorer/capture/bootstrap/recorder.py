@@ -45,7 +45,17 @@ from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from . import CLAIM, ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS, JOURNAL, JOURNAL_LIMIT
+from . import (
+    CLAIM,
+    ENV_DIR,
+    ENV_LAUNCHES,
+    ENV_MAX_BYTES,
+    ENV_STATUS,
+    JOURNAL,
+    JOURNAL_LIMIT,
+    PACK,
+    PACK_LIMIT,
+)
 from .host_cpu import name_unknown_processors
 
 if TYPE_CHECKING:
@@ -108,12 +118,14 @@ class _Arg:
 
 class _Snap:
     """A buffer's contents at one point of its queue's work: read back into ``host`` (by the
-    read ``event``, which may still be under way), then kept as the file ``path``, known by
-    its ``digest`` (``host`` is let go then). ``failed`` says why they are not known (a read
-    that failed, a file that was removed): a launch whose contents before they are is listed
-    without its buffers, saying so."""
+    read ``event``, which may still be under way), or copied on the device into a staging
+    buffer (``event`` that copy, ``batch`` the read of the staging buffer that brings them
+    back, ``offset`` where in it), then kept as ``path``, known by its ``digest`` (``host``
+    is let go then). ``failed`` says why they are not known (a read that failed, a file that
+    was removed): a launch whose contents before they are is listed without its buffers,
+    saying so."""
 
-    __slots__ = ("digest", "dtype", "event", "failed", "host", "nbytes", "path")
+    __slots__ = ("batch", "digest", "dtype", "event", "failed", "host", "nbytes", "offset", "path")
 
     def __init__(
         self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
@@ -126,6 +138,89 @@ class _Snap:
         self.path = path
         self.digest = digest
         self.failed = ""
+        self.batch: _Batch | None = None
+        self.offset = 0
+
+
+class _Batch:
+    """The contents copied into a staging buffer since its last read: brought back by one
+    read (``host``, ``event``) once someone needs them; ``failed`` says why not."""
+
+    __slots__ = ("event", "failed", "host", "stage")
+
+    def __init__(self, stage: _Stage) -> None:
+        self.stage: _Stage | None = stage  # None once its read is queued
+        self.host: Any = None
+        self.event: Any = None
+        self.failed = ""
+
+    def contents(self, offset: int, nbytes: int) -> Any:
+        """The bytes at ``offset``, once the read that brings them back is done (queued
+        here where it is not yet)."""
+        stage = self.stage
+        if stage is not None:
+            stage.read(self)
+        if self.event is not None:
+            try:
+                self.event.wait()
+            except Exception as exc:  # the read failed on the device
+                self.failed = self.failed or str(exc)
+            self.event = None
+        if self.failed:
+            raise _ReadFailed(self.failed)
+        return self.host[offset : offset + nbytes]
+
+
+# A launch's small buffers are copied on the device into a staging buffer of this size (of
+# the queue's context), brought back by one read for many launches: a read costs a driver
+# such as PoCL some ten times what a copy between buffers does.
+STAGE_BYTES = 2 << 20
+STAGE_ALIGN = 64
+
+
+class _Stage:
+    """A staging buffer on one queue: each launch's contents are copied into the next free
+    place (:meth:`put`), and read back together (:meth:`read`, from either thread: one lock
+    orders the copies and the read in the queue, so a read holds every copy before it, and
+    the copies after it, into the same places, come after it in the queue)."""
+
+    def __init__(self, cl: Any, queue: Any, copy: Any, read: Any) -> None:
+        self.queue = queue
+        self.buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, STAGE_BYTES)
+        self._copy = copy  # pyopencl's own functions, not the recorder's wrappers
+        self._read = read
+        self.used = 0
+        self.lock = threading.Lock()
+        self.batch = _Batch(self)
+
+    def put(self, r: _Read, waits: list[Any] | None) -> _Snap:
+        """A copy of ``r``'s contents queued into the staging buffer (after ``waits``)."""
+        nbytes = r.nbytes
+        snap = _Snap(r.dtype)
+        snap.nbytes = nbytes
+        with self.lock:
+            if self.used + nbytes > STAGE_BYTES:
+                self._read_locked(self.batch)
+            offset = self.used
+            snap.event = self._copy(self.queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
+            snap.batch, snap.offset = self.batch, offset
+            self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
+        return snap
+
+    def read(self, batch: _Batch) -> None:
+        with self.lock:
+            if batch.stage is not None:
+                self._read_locked(batch)
+
+    def _read_locked(self, batch: _Batch) -> None:
+        batch.stage = None
+        self.batch = _Batch(self)
+        used, self.used = self.used, 0
+        batch.host = np.empty(used, dtype=np.uint8)
+        try:
+            batch.event = self._read(self.queue, self.buffer, batch.host, 0, None, False)
+        except Exception as exc:  # cl.Error: its launches are listed without their buffers
+            batch.failed = str(exc)
 
 
 @dataclass
@@ -316,9 +411,21 @@ class Recorder:
     _memory: dict[int, int] = field(default_factory=dict)
     _files: dict[str, str] = field(default_factory=dict)
     _undo: list[Callable[[], None]] = field(default_factory=list)
-    # The files of the launch being kept: (launch, digest, file, bytes, contents it holds).
-    _fresh: list[tuple[int, str, str, int, _Snap | None]] = field(default_factory=list)
+    # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
+    # where in the pack they lie: None for a file of their own).
+    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]] = field(
+        default_factory=list
+    )
     _chunk: np.ndarray | None = None
+    # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
+    # staging buffers of small launches (:class:`_Stage`).
+    _copy_buffer: Callable[..., Any] | None = None
+    _read_buffer: Callable[..., Any] | None = None
+    # The pack of small contents (PACK): its fd once made, the bytes written to it, and its
+    # lock (contents are kept by the finishing thread, or by the program's once it is idle).
+    _pack: int | None = None
+    _pack_size: int = 0
+    _pack_lock: threading.Lock = field(default_factory=threading.Lock)
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
     active: bool = True
@@ -404,6 +511,11 @@ class Recorder:
             self._finisher.close()
         atexit.unregister(self._at_exit)
         fd, self._journal = self._journal, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with self._pack_lock:
+            fd, self._pack = self._pack, None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -709,6 +821,7 @@ class Recorder:
 
         record = _Record(number, entry, reads)
         waits = list(wait_for) if wait_for else None
+        stage = self._stage(cl, queue)
         seen: dict[tuple[int, str], _Snap] = {}
         try:
             for r in reads:
@@ -717,7 +830,7 @@ class Recorder:
                 if snap is None:
                     snap = self._known(r)
                     if snap is None:
-                        snap = _read_back(cl, queue, r, waits)
+                        snap = _read_back(cl, queue, r, waits, stage)
                         record.nbytes += snap.nbytes
                     seen[key] = snap
                 r.snaps["before"] = snap
@@ -726,6 +839,22 @@ class Recorder:
             record.reads, record.nbytes = [], 0
         return record
 
+    def _stage(self, cl: Any, queue: Any) -> _Stage | None:
+        """The staging buffer of ``queue`` (made at its first launch, kept on the queue
+        object); None where this pyopencl has no functions to fill one, or the device has no
+        room for it: its launches' buffers are read back one by one."""
+        cached = getattr(queue, "_explorer_capture_stage", None)
+        if cached is not None:
+            stage, token = cached
+            return stage if token == self._token else None
+        stage = None
+        if self._copy_buffer is not None and self._read_buffer is not None:
+            with contextlib.suppress(Exception):  # cl.Error: no room, or a device that refuses
+                stage = _Stage(cl, queue, self._copy_buffer, self._read_buffer)
+        with contextlib.suppress(Exception):
+            queue._explorer_capture_stage = (stage, self._token)
+        return stage
+
     def _queue_after(self, record: _Record, queue: Any, epoch: int) -> None:
         """Queue a read of each buffer the launch may change behind it, and the launch to be
         finished in its turn."""
@@ -733,6 +862,7 @@ class Recorder:
 
         if not record.why:
             seen: dict[tuple[int, str], _Snap] = {}
+            stage = self._stage(cl, queue)
             try:
                 for r in record.reads:
                     if not r.writes:
@@ -741,7 +871,7 @@ class Recorder:
                     key = (id(r.buffer), r.dtype.str)
                     snap = seen.get(key)
                     if snap is None:
-                        snap = seen[key] = _read_back(cl, queue, r, None)
+                        snap = seen[key] = _read_back(cl, queue, r, None, stage)
                         record.nbytes += snap.nbytes
                     r.snaps["after"] = snap
             except cl.Error as exc:
@@ -820,15 +950,18 @@ class Recorder:
         if snap.path:
             return
         event, snap.event = snap.event, None
-        if event is not None:
-            try:
+        batch, snap.batch = snap.batch, None
+        try:
+            if event is not None:
                 event.wait()
-            except Exception as exc:  # the read failed on the device
-                snap.host = None  # for the launch after, whose contents before they are:
-                snap.failed = f"a buffer could not be read back before the launch: {exc}"
-                raise _ReadFailed(
-                    f"a buffer could not be read back {phase} the launch: {exc}"
-                ) from None
+            if batch is not None:  # copied into a staging buffer: its read brings them back
+                snap.host = batch.contents(snap.offset, snap.nbytes)
+        except Exception as exc:  # the read (or the copy) failed on the device
+            snap.host = None  # for the launch after, whose contents before they are:
+            snap.failed = f"a buffer could not be read back before the launch: {exc}"
+            raise _ReadFailed(
+                f"a buffer could not be read back {phase} the launch: {exc}"
+            ) from None
         snap.path, snap.digest = self._small(number, snap.host, snap.dtype, relative, snap)
         snap.host = None
 
@@ -1106,11 +1239,34 @@ class Recorder:
         if self.max_bytes is not None and self.written + nbytes > self.max_bytes:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes))
         header = _npy_header(dtype, nbytes // dtype.itemsize)
-        self._new_file(relative, header + data.tobytes())
+        place: tuple[int, int] | None = None
+        if len(header) + nbytes <= PACK_LIMIT:
+            place = self._pack_write(header + data.tobytes())
+        else:
+            self._new_file(relative, header + data.tobytes())
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes, snap))
+        self._fresh.append((number, key, relative, nbytes, snap, place))
         return relative, key
+
+    def _pack_write(self, blob: bytes) -> tuple[int, int]:
+        """Append ``blob`` (a whole ``.npy`` image) to the pack (made new at the first): where
+        it lies in it (offset, length). The journal line that names it is written after it,
+        so a program killed at any moment leaves no name of bytes not written; bytes a write
+        cut short left are written over by the next."""
+        with self._pack_lock:
+            if self._pack is None:
+                parent = os.path.dirname(PACK)
+                if parent not in self._folders:
+                    os.makedirs(os.path.join(self.folder, parent), exist_ok=True)
+                    self._folders.add(parent)
+                self._pack = os.open(os.path.join(self.folder, PACK), _NEW_FILE, 0o666)
+            offset = self._pack_size
+            view = memoryview(blob)
+            while view:
+                view = view[os.pwrite(self._pack, view, offset + len(blob) - len(view)) :]
+            self._pack_size = offset + len(blob)
+            return offset, len(blob)
 
     def _stream(
         self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
@@ -1147,18 +1303,19 @@ class Recorder:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes, None))
+        self._fresh.append((number, key, relative, nbytes, None, None))
         return relative, key
 
     def _forget(self, number: int) -> set[str]:
         """Remove the files launch ``number`` wrote: it is listed without its buffers. The
         files removed."""
         gone: set[str] = set()
-        for launch, key, relative, nbytes, snap in self._fresh:
+        for launch, key, relative, nbytes, snap, place in self._fresh:
             if launch != number:
                 continue
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(self.folder, relative))
+            if place is None:  # packed contents stay in the pack, named by no line
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(self.folder, relative))
             self._files.pop(key, None)
             self.written -= nbytes
             gone.add(relative)
@@ -1174,6 +1331,9 @@ class Recorder:
             args[r.index]["before"] = r.before
             args[r.index]["after"] = r.after
             args[r.index]["changed"] = r.digests["before"] != r.digests["after"]
+        packed = {f[2]: list(f[5]) for f in self._fresh if f[5] is not None}
+        if packed:  # where in the pack the contents it is the first to name lie
+            entry["packed"] = packed
         self._fresh.clear()
 
     # -- installing the wrappers ------------------------------------------------------------
@@ -1184,6 +1344,8 @@ class Recorder:
 
         recorder = self
         missing: list[str] = []
+        self._copy_buffer = getattr(_cl, "_enqueue_copy_buffer", None)
+        self._read_buffer = getattr(_cl, "_enqueue_read_buffer", None)
         # Nothing of OpenCL is touched before the program does (a program that forks workers
         # after importing pyopencl must find no OpenCL platform started): PoCL's processor
         # is named at the program's first build.
@@ -1608,8 +1770,13 @@ def _before_fork(recorder: Callable[[], Recorder | None]) -> None:
         found._finisher.drain()
 
 
-def _read_back(cl: Any, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
-    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for."""
+def _read_back(
+    cl: Any, queue: Any, r: _Read, waits: list[Any] | None, stage: _Stage | None = None
+) -> _Snap:
+    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for: a
+    buffer's copied into ``stage`` where there is one, to be read back with others."""
+    if stage is not None and not r.region and r.nbytes:
+        return stage.put(r, waits)
     host = np.empty(r.nbytes, dtype=np.uint8)
     if r.region:  # an image: read whole, as rows of pixels without padding
         event = cl.enqueue_copy(
