@@ -281,20 +281,27 @@ def _unpacked(folder: Path, name: str, place: tuple[int, int], where: str) -> Pa
 MAX_PACKED = 1 << 22
 
 
-def _packed(top: Fields, version: int) -> dict[str, tuple[int, int]]:
-    """``packed``: each packed contents' name (a name the recorder gives, ``data/NAME.npy``,
-    never opened as a file) and where it lies in the pack, [offset, length], checked."""
-    value = top.value.get("packed")
-    if value is None:
-        return {}
-    where = top.at("packed")
-    if version < 2:
-        raise CaptureError(f"{where}: a capture of version 1 packs nothing; version 2 does")
-    if not isinstance(value, dict):
-        raise CaptureError(f"{where}: expected a map of file names to [offset, length]")
-    if len(value) > MAX_PACKED:
-        raise CaptureError(f"{where}: expected at most {MAX_PACKED} contents, found {len(value)}")
-    found: dict[str, tuple[int, int]] = {}
+def _packed(
+    launches: list[Any], label: str, version: int, found: dict[str, tuple[int, int]]
+) -> None:
+    """Each launch's ``packed`` into ``found``: the contents it is the first to name that lie
+    in the pack (each a name the recorder gives, ``data/NAME.npy``, never opened as a file),
+    and where, [offset, length], checked."""
+    for position, entry in enumerate(launches):
+        value = entry.get("packed") if isinstance(entry, dict) else None
+        if value is None:
+            continue
+        where = f"{label}: launches[{position}].packed"
+        if version < 2:
+            raise CaptureError(f"{where}: a capture of version 1 packs nothing; version 2 does")
+        if not isinstance(value, dict):
+            raise CaptureError(f"{where}: expected a map of file names to [offset, length]")
+        if len(found) + len(value) > MAX_PACKED:
+            raise CaptureError(f"{where}: a capture packs at most {MAX_PACKED} contents")
+        _places(value, where, found)
+
+
+def _places(value: dict[str, Any], where: str, found: dict[str, tuple[int, int]]) -> None:
     for name, place in value.items():
         at = f"{where}[{shown(repr(name), 140)}]"
         if not _DATA_NAME.fullmatch(name):
@@ -306,7 +313,6 @@ def _packed(top: Fields, version: int) -> dict[str, tuple[int, int]]:
             integer(pair[0], f"{at}[0]", 0, MAX_SIZE),
             integer(pair[1], f"{at}[1]", 1, PACK_LIMIT),
         )
-    return found
 
 
 def load_capture(folder: str | Path) -> Capture:
@@ -377,13 +383,14 @@ def _parse(document: Any, folder: Path, label: str) -> Capture:
         )
     top = Fields(document, f"{label}:")
     version = top.integer("version", REQUIRED, minimum=1, maximum=VERSION)
-    packed = _packed(top, version)
     raw_programs = top.items("programs", REQUIRED, MAX_PROGRAMS)
     programs = tuple(
         _program(Fields(p, f"{label}: programs[{i}]"), i, folder)
         for i, p in enumerate(raw_programs)
     )
     raw_launches = top.items("launches", REQUIRED, MAX_LAUNCHES)
+    packed: dict[str, tuple[int, int]] = {}
+    _packed(raw_launches, label, version, packed)
     files = _Files(folder, packed)
     launches = tuple(
         _launch(Fields(entry, f"{label}: launches[{i}]"), i, files, len(programs))

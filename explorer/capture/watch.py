@@ -406,7 +406,7 @@ def capture_program(
         lost = _read_status(status_read)
         document: dict[str, Any] | None = None
         try:
-            document = assemble(folder, tuple(command), code, lost=lost, write=False)
+            document = assemble(folder, tuple(command), code, lost=lost, write=False, raw=True)
             lost = list(dict.fromkeys(document.get("lost") or ()))
             write_capture(folder, document)
         except OSError as exc:

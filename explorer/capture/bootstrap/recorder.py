@@ -386,6 +386,20 @@ class _Finisher:
 _TOKENS = itertools.count()
 
 
+class _Process:
+    """This process's id, known without asking the system at every launch: a fork's child
+    learns its own (``os.register_at_fork``)."""
+
+    pid = os.getpid()
+
+    @classmethod
+    def forked(cls) -> None:
+        cls.pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_Process.forked)
+
+
 class _OverBound(Exception):
     """The launch's buffers would pass the size bound (its message says so)."""
 
@@ -424,7 +438,10 @@ class Recorder:
     # The pack of small contents (PACK): its fd once made, the bytes written to it, and its
     # lock (contents are kept by the finishing thread, or by the program's once it is idle).
     _pack: int | None = None
-    _pack_size: int = 0
+    _pack_size: int = 0  # bytes written to it
+    _pack_unwritten: list[bytes] = field(default_factory=list)  # contents kept for one write
+    _pack_waiting: int = 0  # their bytes
+    _pack_lost: str = ""  # why a write of the pack failed (a full disk)
     _pack_lock: threading.Lock = field(default_factory=threading.Lock)
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
@@ -437,6 +454,7 @@ class Recorder:
     _journal_lost: bool = False  # it could not be written: nothing more is
     _journal_lock: threading.Lock = field(default_factory=threading.Lock)
     _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
+    _unwritten_entries: list[dict[str, Any]] = field(default_factory=list)  # theirs
     _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
     _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
@@ -475,14 +493,15 @@ class Recorder:
         """One line of the journal (refusing a link where the journal should be); ``later``:
         kept to be written with the lines after it (up to :data:`LINES`, by :meth:`_flush`),
         one write for them all."""
-        import json  # imported with pyopencl: not at every Python's start
-
-        line = (json.dumps(entry) + "\n").encode("utf-8")
+        if self._pack_lost and entry.get("data") is True:
+            self._without_lost(entry)
+        line = (_encode(entry) + "\n").encode("utf-8")
         with self._journal_lock:
             if self.journaled + len(line) > JOURNAL_LIMIT:
                 self._flush_locked()
                 raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
             self._unwritten.append(line)
+            self._unwritten_entries.append(entry)
             self.journaled += len(line)
             if not later or len(self._unwritten) >= LINES:
                 self._flush_locked()
@@ -495,7 +514,11 @@ class Recorder:
     def _flush_locked(self) -> None:
         if not self._unwritten:
             return
-        lines, self._unwritten = b"".join(self._unwritten), []
+        try:  # the contents the lines name are written first
+            self._write_pack()
+        except OSError as exc:
+            self._lost_pack(exc)
+        lines, self._unwritten, self._unwritten_entries = b"".join(self._unwritten), [], []
         if self._journal is None:
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             self._journal = os.open(os.path.join(self.folder, JOURNAL), flags, 0o666)
@@ -718,7 +741,7 @@ class Recorder:
         its reads are queued before and after it, in the queue's order, so they hold exactly
         the contents around it whenever they run, and the program goes on at once. Any other
         launch waits for those before it and is read back and kept before it returns."""
-        if os.getpid() != self.pid or not self.active:  # a forked child, or stopped
+        if _Process.pid != self.pid or not self.active:  # a forked child, or stopped
             return go()
         with self._lock:
             number = self.launches + 1
@@ -902,10 +925,11 @@ class Recorder:
             try:
                 for phase in ("before", "after"):
                     for r in record.reads:
-                        name = entry["args"][r.index]["name"] or f"arg{r.index}"
-                        relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
                         snap = r.snaps[phase]
-                        self._keep_snap(number, snap, relative, phase)
+                        if snap.failed or not snap.path:  # else kept already
+                            name = entry["args"][r.index]["name"] or f"arg{r.index}"
+                            relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
+                            self._keep_snap(number, snap, relative, phase)
                         setattr(r, phase, snap.path)
                         r.digests[phase] = snap.digest
             except (_ReadFailed, _OverBound) as exc:
@@ -1193,7 +1217,7 @@ class Recorder:
         ``mapped``, let the program change them at any time) is about to be made on
         ``queue``: what the recorder knew of the contents is no more, and reads still under
         way on another queue (not ordered with its work) are done first."""
-        if os.getpid() != self.pid:
+        if _Process.pid != self.pid:
             return
         self._epoch += 1
         self._mapped = self._mapped or mapped
@@ -1250,23 +1274,64 @@ class Recorder:
         return relative, key
 
     def _pack_write(self, blob: bytes) -> tuple[int, int]:
-        """Append ``blob`` (a whole ``.npy`` image) to the pack (made new at the first): where
-        it lies in it (offset, length). The journal line that names it is written after it,
-        so a program killed at any moment leaves no name of bytes not written; bytes a write
-        cut short left are written over by the next."""
+        """Append ``blob`` (a whole ``.npy`` image) to the pack: where it will lie in it
+        (offset, length). It is written with the others kept since, before the journal lines
+        that name them (:meth:`_flush_locked`), so a program killed at any moment leaves no
+        name of bytes not written."""
         with self._pack_lock:
+            offset = self._pack_size + self._pack_waiting
+            self._pack_unwritten.append(blob)
+            self._pack_waiting += len(blob)
+            return offset, len(blob)
+
+    def _write_pack(self) -> None:
+        """Write the contents kept for the pack (made new at the first), in one write; bytes
+        a write cut short left are written over by the next."""
+        with self._pack_lock:
+            if not self._pack_unwritten:
+                return
+            blobs, self._pack_unwritten, self._pack_waiting = self._pack_unwritten, [], 0
             if self._pack is None:
                 parent = os.path.dirname(PACK)
                 if parent not in self._folders:
                     os.makedirs(os.path.join(self.folder, parent), exist_ok=True)
                     self._folders.add(parent)
                 self._pack = os.open(os.path.join(self.folder, PACK), _NEW_FILE, 0o666)
-            offset = self._pack_size
-            view = memoryview(blob)
-            while view:
-                view = view[os.pwrite(self._pack, view, offset + len(blob) - len(view)) :]
-            self._pack_size = offset + len(blob)
-            return offset, len(blob)
+            self._pack_file_write(b"".join(blobs), self._pack_size)
+
+    def _pack_file_write(self, data: bytes, offset: int) -> None:
+        assert self._pack is not None
+        view = memoryview(data)
+        while view:
+            view = view[os.pwrite(self._pack, view, offset + len(data) - len(view)) :]
+        self._pack_size = offset + len(data)
+
+    def _lost_pack(self, exc: OSError) -> None:
+        """The pack took none of the contents kept since its last write (a full disk): the
+        launches whose lines name them, and every later one, are listed without their
+        buffers (as a launch whose file could not be written is)."""
+        self._pack_lost = self._pack_lost or _reason(exc)
+        for index, entry in enumerate(self._unwritten_entries):
+            if entry.get("type") == "launch" and entry.get("data") is True:
+                if self._without_lost(entry):
+                    self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
+
+    def _without_lost(self, entry: dict[str, Any]) -> bool:
+        """Whether ``entry`` (a launch with its buffers) names contents the pack did not take
+        (or comes after one that did): then it is made a launch without them."""
+        end = self._pack_size
+        packed = entry.get("packed") or {}
+        if not self.no_data and all(place[0] < end for place in packed.values()):
+            return False
+        number = entry["number"]
+        why = self.no_data or self._lose_data(number, OSError(0, self._pack_lost))
+        entry.pop("packed", None)
+        for arg in entry["args"]:
+            for key in ("before", "after", "changed"):
+                arg.pop(key, None)
+        entry["data"] = False
+        entry["why"] = why
+        return True
 
     def _stream(
         self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
@@ -1442,7 +1507,7 @@ class Recorder:
 
         def enqueue(original: Callable[..., Any]) -> Callable[..., Any]:
             def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
-                if os.getpid() != recorder.pid or not recorder.active:
+                if _Process.pid != recorder.pid or not recorder.active:
                     return original(*args, **kwargs)
                 parts = launch_parts(args, kwargs)
                 if parts is None:  # a call pyopencl refuses: its own error, as it is
@@ -2003,8 +2068,28 @@ def _pipe(value: str | None) -> int | None:
     return fd
 
 
+_SAFE: dict[str, str] = {}
+
+
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+    safe = _SAFE.get(name)
+    if safe is None:
+        safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+        if len(_SAFE) < 4096:
+            _SAFE[name] = safe
+    return safe
+
+
+_ENCODER: list[Callable[[Any], str]] = []
+
+
+def _encode(entry: dict[str, Any]) -> str:
+    """A journal line's JSON (``json.dumps``'s, without its check for cycles)."""
+    if not _ENCODER:
+        import json  # imported with pyopencl: not at every Python's start
+
+        _ENCODER.append(json.JSONEncoder(check_circular=False).encode)
+    return _ENCODER[0](entry)
 
 
 def _name_unknown_processors(cl: ModuleType) -> None:
