@@ -940,7 +940,7 @@ class Recorder:
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
-                        if snap.path in gone or (not snap.path and snap.host is None):
+                        if snap.path in gone or not (snap.path or snap.host is not None or snap.batch):
                             snap.path = ""  # a launch after it cannot name them
                             snap.failed = snap.failed or (
                                 f"its buffers' contents before it are those launch {number} "
@@ -1291,6 +1291,8 @@ class Recorder:
             if not self._pack_unwritten:
                 return
             blobs, self._pack_unwritten, self._pack_waiting = self._pack_unwritten, [], 0
+            if self._pack_lost:  # named by no line (a full disk stays full)
+                return
             if self._pack is None:
                 parent = os.path.dirname(PACK)
                 if parent not in self._folders:
