@@ -58,9 +58,7 @@ def raw_kernel(line: str) -> str | None:
     return name if end > start and name.isascii() and name.isidentifier() else None
 
 
-def journal_entries(
-    folder: Path, raw: bool = False
-) -> tuple[list[tuple[int, Any]], list[str]]:
+def journal_entries(folder: Path, raw: bool = False) -> tuple[list[tuple[int, Any]], list[str]]:
     """The journal's entries with their line numbers, and what could not be read of it (a
     line cut by a program killed while writing it, damaged lines). Read as any document from
     outside is (``explorer.documents``): bounded in size and depth, a link out refused.
@@ -146,9 +144,7 @@ def assemble(
                 seen[kernel] += 1
                 packed = packed or '"packed": {' in entry
                 if texts:
-                    launches.append(
-                        f'{{"occurrence": {seen[kernel]}, {entry[len(LAUNCH_LINE) :]}'
-                    )
+                    launches.append(f'{{"occurrence": {seen[kernel]}, {entry[len(LAUNCH_LINE) :]}')
                 else:
                     launch = _parsed(entry, f"{JOURNAL} line {number}")
                     del launch["type"]

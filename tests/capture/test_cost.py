@@ -19,7 +19,6 @@ pytestmark = pytest.mark.usefixtures("fast_cli")
 
 def test_every_change_the_host_makes_between_launches_is_in_the_next_launch(captured):
     capture = captured("host_changes.py")
-    folder = capture.folder
     step = np.arange(16, dtype=np.int32)
     expected = [0, 100, 5, 7, 9]
     assert [launch.kernel for launch in capture.launches] == ["add"] * 6

@@ -940,7 +940,9 @@ class Recorder:
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
-                        if snap.path in gone or not (snap.path or snap.host is not None or snap.batch):
+                        if snap.path in gone or not (
+                            snap.path or snap.host is not None or snap.batch
+                        ):
                             snap.path = ""  # a launch after it cannot name them
                             snap.failed = snap.failed or (
                                 f"its buffers' contents before it are those launch {number} "
@@ -1314,9 +1316,9 @@ class Recorder:
         buffers (as a launch whose file could not be written is)."""
         self._pack_lost = self._pack_lost or _reason(exc)
         for index, entry in enumerate(self._unwritten_entries):
-            if entry.get("type") == "launch" and entry.get("data") is True:
-                if self._without_lost(entry):
-                    self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
+            launch = entry.get("type") == "launch" and entry.get("data") is True
+            if launch and self._without_lost(entry):
+                self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
 
     def _without_lost(self, entry: dict[str, Any]) -> bool:
         """Whether ``entry`` (a launch with its buffers) names contents the pack did not take
