@@ -304,11 +304,12 @@ class _Finisher:
         ):
             self._wait_for_turn()
         with self.cond:
+            waiting = bool(self._records)  # then the thread is there to take them
             self._records.append(record)
             self.pending += record.nbytes
             if queue is not None:
                 self.queue = queue
-            if not self._running():
+            if not (waiting and self._thread is not None) and not self._running():
                 self._thread = threading.Thread(
                     target=self._run, name="explorer-capture", daemon=True
                 )
@@ -712,6 +713,9 @@ class Recorder:
 
     def set_arg(self, kernel: Any, index: int, value: Any) -> None:
         args = _args_of(kernel)
+        known = args.get(index)
+        if known is not None and known.value is value and known.kind in _OBJECTS:
+            return  # the same memory object (or sampler) again: the argument is as it was
         args[int(index)] = _classify(value)
 
     def set_bytes(self, kernel: Any, index: int, data: bytes, dtype: str) -> None:
@@ -1453,8 +1457,10 @@ class Recorder:
         def set_arg(original: Callable[..., Any]) -> Callable[..., Any]:
             def set_arg(kernel: Any, index: int, value: Any) -> Any:
                 result = original(kernel, index, value)
-                with contextlib.suppress(Exception):
+                try:
                     recorder.set_arg(kernel, index, value)
+                except Exception:  # the record's loss, never the program's
+                    pass
                 return result
 
             return set_arg
@@ -1462,9 +1468,11 @@ class Recorder:
         def set_multi(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                with contextlib.suppress(Exception):
+                try:
                     for i in range(0, len(items), 2):
                         recorder.set_arg(kernel, items[i], items[i + 1])
+                except Exception:  # the record's loss, never the program's
+                    pass
                 return result
 
             return _set_arg_multi
@@ -1605,15 +1613,19 @@ def _arg_infos(kernel: Any) -> list[tuple[str | None, str | None]]:
     return infos
 
 
+# The kinds of argument that are a pyopencl object, the same one while the program passes it.
+_OBJECTS = frozenset({"buffer", "image", "sampler"})
+
+
 def _classify(value: Any) -> _Arg:
     import pyopencl as cl
 
+    if isinstance(value, cl.Buffer):
+        return _Arg("buffer", value)
     if value is None:
         return _Arg("null")
     if isinstance(value, cl.LocalMemory):
         return _Arg("local", int(value.size))
-    if isinstance(value, cl.Buffer):
-        return _Arg("buffer", value)
     if isinstance(value, cl.Image):
         return _Arg("image", value)
     if isinstance(value, cl.Sampler):
@@ -1936,6 +1948,11 @@ def launch_parts(
     """(queue, kernel, global size, local size, offset, wait_for, g_times_l) of a call of
     ``enqueue_nd_range_kernel``, however it was made; None for a call pyopencl would refuse
     (its own error then reaches the program)."""
+    if not kwargs and 3 <= len(args) <= len(LAUNCH_PARAMETERS):  # as pyopencl's invokers call it
+        queue, kernel, global_size, local_size, offset, wait_for, g_times_l, _ = (
+            tuple(args) + _LAUNCH_DEFAULTS[len(args) :]
+        )
+        return queue, kernel, global_size, local_size, offset, wait_for, bool(g_times_l)
     if len(args) > len(LAUNCH_PARAMETERS):
         return None
     values = list(args) + list(_LAUNCH_DEFAULTS[len(args) :])
