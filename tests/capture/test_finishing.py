@@ -167,6 +167,10 @@ FAILING_READ = """
             self.event.wait()
             raise RuntimeError("the device lost it")
 
+        @property
+        def command_execution_status(self):  # a copy into the staging buffer: asked, not waited
+            self.wait()
+
     def counted(*args):
         snap = read_back(*args)
         reads.append(snap)

@@ -31,6 +31,7 @@ import importlib
 import importlib.util
 import io
 import itertools
+import operator
 import os
 import re
 import stat
@@ -223,23 +224,57 @@ class _Stage:
             batch.failed = str(exc)
 
 
-@dataclass
 class _Read:
     """A buffer argument's contents around one launch: the file each is in, and its digest
-    (or, for a launch finished later, the contents read back: ``snaps``)."""
+    (or, for a launch finished later, the contents read back: ``snaps``). ``root``: the
+    handle of the memory object it is (its parent's, for a sub-buffer); ``writes``: whether
+    the kernel may write it (not ``const``, nor aliased); ``host``: its memory is the
+    program's (``USE_HOST_PTR``: the host may change it); ``region``: an image's (width,
+    height[, depth]), read as an image."""
 
-    index: int
-    buffer: Any
-    dtype: np.dtype
-    nbytes: int = 0
-    root: int = 0  # the handle of the memory object it is (its parent's, for a sub-buffer)
-    writes: bool = True  # whether the kernel may write it (not ``const``, nor aliased)
-    host: bool = False  # its memory is the program's (USE_HOST_PTR): the host may change it
-    before: str = ""
-    after: str = ""
-    digests: dict[str, str] = field(default_factory=dict)
-    region: tuple[int, ...] = ()  # an image's (width, height[, depth]): read as an image
-    snaps: dict[str, _Snap] = field(default_factory=dict)  # "before", "after"
+    __slots__ = (
+        "after", "before", "buffer", "digests", "dtype", "host", "index", "nbytes", "region",
+        "root", "snaps", "writes",
+    )  # fmt: skip
+
+    def __init__(
+        self, index: int, buffer: Any, dtype: np.dtype, nbytes: int = 0, root: int = 0,
+        writes: bool = True, host: bool = False, region: tuple[int, ...] = (),
+    ) -> None:  # fmt: skip
+        self.index = index
+        self.buffer = buffer
+        self.dtype = dtype
+        self.nbytes = nbytes
+        self.root = root
+        self.writes = writes
+        self.host = host
+        self.region = region
+        self.before = ""
+        self.after = ""
+        self.digests: dict[str, str] = {}
+        self.snaps: dict[str, _Snap] = {}
+
+
+@dataclass
+class _Plan:
+    """What every launch of a kernel with the same arguments (the very objects the program
+    set) on the same queue describes alike, worked out at the first of them and kept on the
+    kernel: its journal entry's fields but the launch's number and sizes, each argument's
+    entry, the buffers to read (``_Read``'s fields), why none is kept (an argument never set,
+    or of a kind not recorded), and each argument's entry as JSON without its closing brace,
+    for the lines of launches with their buffers."""
+
+    token: int
+    queue: Any
+    args: tuple[Any, ...]
+    kernel: str
+    program: int
+    device: str
+    platform: str
+    items: tuple[dict[str, Any], ...]
+    reads: tuple[tuple[Any, ...], ...]
+    why: str
+    json: tuple[str, ...] | None = None  # made when a line first needs it
 
 
 @dataclass
@@ -254,6 +289,7 @@ class _Record:
     why: str = ""
     nbytes: int = 0
     done: bool = False  # finished (a turn cut short by Ctrl+C is taken again without it)
+    plan: _Plan | None = None  # its kernel's, for its line
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -490,20 +526,20 @@ class Recorder:
 
     # -- the journal ------------------------------------------------------------------------
 
-    def _write(self, entry: dict[str, Any], later: bool = False) -> None:
+    def _write(self, entry: dict[str, Any], later: bool = False, line: str | None = None) -> None:
         """One line of the journal (refusing a link where the journal should be); ``later``:
         kept to be written with the lines after it (up to :data:`LINES`, by :meth:`_flush`),
         one write for them all."""
-        if self._pack_lost and entry.get("data") is True:
-            self._without_lost(entry)
-        line = (_encode(entry) + "\n").encode("utf-8")
+        if self._pack_lost and entry.get("data") is True and self._without_lost(entry):
+            line = None
+        data = ((_encode(entry) if line is None else line) + "\n").encode("utf-8")
         with self._journal_lock:
-            if self.journaled + len(line) > JOURNAL_LIMIT:
+            if self.journaled + len(data) > JOURNAL_LIMIT:
                 self._flush_locked()
                 raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
-            self._unwritten.append(line)
+            self._unwritten.append(data)
             self._unwritten_entries.append(entry)
-            self.journaled += len(line)
+            self.journaled += len(data)
             if not later or len(self._unwritten) >= LINES:
                 self._flush_locked()
 
@@ -716,11 +752,16 @@ class Recorder:
         known = args.get(index)
         if known is not None and known.value is value and known.kind in _OBJECTS:
             return  # the same memory object (or sampler) again: the argument is as it was
-        args[int(index)] = _classify(value)
+        arg = _classify(value)
+        if known is None or not _same_scalar(known, arg.kind, arg.data, arg.dtype):
+            args[int(index)] = arg
 
     def set_bytes(self, kernel: Any, index: int, data: bytes, dtype: str) -> None:
         args = _args_of(kernel)
-        args[int(index)] = _Arg("scalar", data=bytes(data), dtype=dtype)
+        known = args.get(index)
+        data = bytes(data)
+        if known is None or not _same_scalar(known, "scalar", data, dtype):
+            args[int(index)] = _Arg("scalar", data=data, dtype=dtype)
 
     def _memory_id(self, handle: int) -> int:
         return self._memory.setdefault(handle, len(self._memory))
@@ -753,6 +794,7 @@ class Recorder:
             record: _Record | None = None
             try:
                 entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
+                plan = kernel._explorer_capture_plan
                 offset = [int(o) for o in global_offset] if global_offset is not None else None
                 entry["offset"] = offset
                 if g_times_l and local_size is not None:
@@ -763,6 +805,7 @@ class Recorder:
                     record = _Record(number, entry, [], why)
                 elif self._deferrable(queue, reads):
                     record = self._read_behind(number, entry, reads, queue, wait_for)
+                    record.plan = plan
                 else:
                     self._finisher.drain()  # the launches before it are written first
                     why = self._over_bound(reads) or self._read(
@@ -959,7 +1002,9 @@ class Recorder:
             entry["why"] = why
         record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
         try:
-            self._write(entry, later=True)
+            plan = record.plan
+            line = _line(entry, plan) if plan is not None and not why else None
+            self._write(entry, later=True, line=line)
         except (OSError, TypeError, ValueError) as exc:  # never the program's error
             self._journal_lost = True
             self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
@@ -982,10 +1027,16 @@ class Recorder:
         event, snap.event = snap.event, None
         batch, snap.batch = snap.batch, None
         try:
-            if event is not None:
-                event.wait()
             if batch is not None:  # copied into a staging buffer: its read brings them back
                 snap.host = batch.contents(snap.offset, snap.nbytes)
+                # The read came after the copy in the queue: the copy is over, and failed
+                # where its status says so (asked without a wait, which would let the
+                # program's thread take the interpreter at every launch).
+                status = event.command_execution_status if event is not None else 0
+                if status < 0:
+                    raise _ReadFailed(f"the copy ended with status {status}")
+            elif event is not None:
+                event.wait()
         except Exception as exc:  # the read (or the copy) failed on the device
             snap.host = None  # for the launch after, whose contents before they are:
             snap.failed = f"a buffer could not be read back before the launch: {exc}"
@@ -1010,11 +1061,40 @@ class Recorder:
     ) -> tuple[dict[str, Any], list[_Read], str]:
         """The launch's journal entry without its data, the buffers to read, and why its data
         is not kept ("" when it is)."""
+        args = _args_of(kernel)
+        plan = getattr(kernel, "_explorer_capture_plan", None)
+        if (
+            plan is None
+            or plan.token != self._token
+            or plan.queue is not queue
+            or len(plan.args) != len(args)
+            or not all(map(operator.is_, plan.args, args.values()))
+        ):
+            plan = self._plan(kernel, queue, args)
+        entry: dict[str, Any] = {
+            "type": "launch",
+            "number": number,
+            "kernel": plan.kernel,
+            "program": plan.program,
+            "global": [int(g) for g in global_size],
+            "local": [int(v) for v in local_size] if local_size is not None else None,
+            "device": plan.device,
+            "platform": plan.platform,
+            "args": [dict(item) for item in plan.items],
+        }
+        reads = [_Read(*fields) for fields in plan.reads]
+        why = plan.why or self.no_data
+        if not why and self.max_launches is not None and number > self.max_launches:
+            why = f"past --launches {self.max_launches}"
+        return entry, reads, why  # --max-mb is for the caller: what was kept may be to come
+
+    def _plan(self, kernel: Any, queue: Any, args: dict[int, _Arg]) -> _Plan:
+        """What the launches of ``kernel`` with ``args`` on ``queue`` describe alike (kept on
+        the kernel)."""
         import pyopencl as cl
 
         facts = _kernel_facts(kernel)
         device, platform, _ = _queue_facts(queue)
-        args = _args_of(kernel)
         described: list[dict[str, Any]] = []
         reads: list[_Read] = []
         why = ""
@@ -1077,23 +1157,24 @@ class Recorder:
         written = {r.root for r in reads if r.writes}
         for r in reads:
             r.writes = r.writes or r.root in written
-        program = self._program(kernel, queue)
-        entry: dict[str, Any] = {
-            "type": "launch",
-            "number": number,
-            "kernel": facts.name,
-            "program": program,
-            "global": [int(g) for g in global_size],
-            "local": [int(v) for v in local_size] if local_size is not None else None,
-            "device": device,
-            "platform": platform,
-            "args": described,
-        }
-        if not why and self.no_data:
-            why = self.no_data
-        if not why and self.max_launches is not None and number > self.max_launches:
-            why = f"past --launches {self.max_launches}"
-        return entry, reads, why  # --max-mb is for the caller: what was kept may be to come
+        plan = _Plan(
+            token=self._token,
+            queue=queue,
+            args=tuple(args.values()),
+            kernel=facts.name,
+            program=self._program(kernel, queue),
+            device=device,
+            platform=platform,
+            items=tuple(described),
+            reads=tuple(
+                (r.index, r.buffer, r.dtype, r.nbytes, r.root, r.writes, r.host, r.region)
+                for r in reads
+            ),
+            why=why,
+        )
+        with contextlib.suppress(Exception):
+            kernel._explorer_capture_plan = plan
+        return plan
 
     def _read(
         self,
@@ -1457,7 +1538,7 @@ class Recorder:
         def set_arg(original: Callable[..., Any]) -> Callable[..., Any]:
             def set_arg(kernel: Any, index: int, value: Any) -> Any:
                 result = original(kernel, index, value)
-                try:
+                try:  # noqa: SIM105 (no context object made at every call)
                     recorder.set_arg(kernel, index, value)
                 except Exception:  # the record's loss, never the program's
                     pass
@@ -1468,7 +1549,7 @@ class Recorder:
         def set_multi(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                try:
+                try:  # no context object made at every call
                     for i in range(0, len(items), 2):
                         recorder.set_arg(kernel, items[i], items[i + 1])
                 except Exception:  # the record's loss, never the program's
@@ -1615,6 +1696,12 @@ def _arg_infos(kernel: Any) -> list[tuple[str | None, str | None]]:
 
 # The kinds of argument that are a pyopencl object, the same one while the program passes it.
 _OBJECTS = frozenset({"buffer", "image", "sampler"})
+
+
+def _same_scalar(known: _Arg, kind: str, data: bytes, dtype: str) -> bool:
+    """Whether an argument set again is the value it was (the argument is then left as it
+    was, so that the launches after describe it as before: :class:`_Plan`)."""
+    return kind == known.kind == "scalar" and known.data == data and known.dtype == dtype
 
 
 def _classify(value: Any) -> _Arg:
@@ -2102,6 +2189,74 @@ def _safe(name: str) -> str:
 
 
 _ENCODER: list[Callable[[Any], str]] = []
+# The keys of a launch's entry, in the order the recorder makes them, for :func:`_line`.
+_LINE_KEYS = (
+    "type", "number", "kernel", "program", "global", "local", "device", "platform", "args",
+    "offset", "packed", "data",
+)  # fmt: skip
+_CONTENTS_KEYS = ("before", "after", "changed")
+
+
+def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
+    """The JSON of a launch's entry kept with its buffers, from its plan's (each argument's
+    entry as JSON, made once): what :func:`_encode` makes of it, at a fraction of its cost;
+    None for an entry of another make (then encoded whole)."""
+    keys = tuple(entry)
+    if keys != _LINE_KEYS and keys != _LINE_KEYS[:10] + _LINE_KEYS[11:]:
+        return None
+    if plan.json is None:
+        plan.json = tuple(_encode(item)[:-1] for item in plan.items)
+    args = entry["args"]
+    if len(args) != len(plan.json):
+        return None
+    parts = [
+        f'{{"type": "launch", "number": {int(entry["number"])}, "kernel": ',
+        _encode(entry["kernel"]),
+        f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
+        _ints(entry["local"]),
+        ', "device": ',
+        _encode(entry["device"]),
+        ', "platform": ',
+        _encode(entry["platform"]),
+        ', "args": [',
+    ]
+    for position, (item, prefix) in enumerate(zip(args, plan.json, strict=True)):
+        if position:
+            parts.append(", ")
+        parts.append(prefix)
+        if len(item) == len(plan.items[position]) + 3 and all(k in item for k in _CONTENTS_KEYS):
+            changed = "true" if item["changed"] is True else "false"
+            parts.append(
+                f', "before": {_name(item["before"])}, "after": {_name(item["after"])}, '
+                f'"changed": {changed}}}'
+            )
+        elif len(item) == len(plan.items[position]):
+            parts.append("}")
+        else:
+            return None
+    parts.append(f'], "offset": {_ints(entry["offset"])}')
+    packed = entry.get("packed")
+    if packed is not None:
+        places = ", ".join(
+            f"{_name(name)}: [{int(place[0])}, {int(place[1])}]" for name, place in packed.items()
+        )
+        parts.append(f', "packed": {{{places}}}')
+    parts.append(', "data": true}' if entry["data"] is True else ', "data": false}')
+    return "".join(parts)
+
+
+def _ints(values: Any) -> str:
+    """A list of whole numbers (or None) as JSON."""
+    if values is None:
+        return "null"
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def _name(name: str) -> str:
+    """A file name the recorder gives as JSON (plain ASCII needs no escape)."""
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return f'"{name}"'
+    return _encode(name)
 
 
 def _encode(entry: dict[str, Any]) -> str:
