@@ -275,6 +275,10 @@ class _Plan:
     reads: tuple[tuple[Any, ...], ...]
     why: str
     json: tuple[str, ...] | None = None  # made when a line first needs it
+    # Whether its buffers may be read behind the launch whatever else holds (none of the
+    # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
+    behind: bool = False
+    most: int = 0
 
 
 @dataclass
@@ -803,7 +807,7 @@ class Recorder:
                     ]
                 if why:  # nothing of it is read: listed in its turn
                     record = _Record(number, entry, [], why)
-                elif self._deferrable(queue, reads):
+                elif self._deferrable(queue, reads, plan):
                     record = self._read_behind(number, entry, reads, queue, wait_for)
                     record.plan = plan
                 else:
@@ -851,29 +855,24 @@ class Recorder:
 
     # -- launches finished later -------------------------------------------------------------
 
-    def _deferrable(self, queue: Any, reads: list[_Read]) -> bool:
+    def _deferrable(self, queue: Any, reads: list[_Read], plan: _Plan) -> bool:
         """Whether the launch's buffers can be read back behind it and kept later: an
         in-order queue (its reads then run right around the launch), no memory the host may
         change at any time (``USE_HOST_PTR``, a map), little to read, and room below
-        ``--max-mb`` for all of it whatever is still to be kept."""
-        if self._mapped or not _queue_facts(queue)[2]:
+        ``--max-mb`` for all of it whatever is still to be kept (``plan`` says what of it
+        holds for every launch of its kind)."""
+        if self._mapped or not plan.behind or plan.most > DEFERRED_BYTES:
             return False
         finisher = self._finisher
-        if finisher.busy() and finisher.queue is not queue:
+        if finisher.queue is not queue and finisher.busy():
             finisher.drain()  # another queue's reads are not ordered with this one's work
-        sizes: dict[tuple[int, str], int] = {}
-        for r in reads:
-            if r.host:
-                return False
-            sizes[(id(r.buffer), r.dtype.str)] = r.nbytes
-        most = 2 * sum(sizes.values())  # before and after
-        if most > DEFERRED_BYTES:
-            return False
-        if self.max_bytes is not None:
-            with finisher.cond:
-                if self.written + finisher.pending + most > self.max_bytes:
-                    return False  # read and kept now, when what was kept is known
-        return True
+        # Read without the lock, what waits first: what is kept is counted before what
+        # waits is let go, so the sum read is never less than it is.
+        max_bytes = self.max_bytes
+        if max_bytes is None:
+            return True
+        pending = finisher.pending
+        return self.written + pending + plan.most <= max_bytes
 
     def _over_bound(self, reads: list[_Read]) -> str:
         """Why the launch's buffers are not read at all: they would pass ``--max-mb``."""
@@ -1172,6 +1171,9 @@ class Recorder:
             ),
             why=why,
         )
+        sizes = {(id(r.buffer), r.dtype.str): r.nbytes for r in reads}
+        plan.most = 2 * sum(sizes.values())  # before and after
+        plan.behind = _queue_facts(queue)[2] and not any(r.host for r in reads)
         with contextlib.suppress(Exception):
             kernel._explorer_capture_plan = plan
         return plan
