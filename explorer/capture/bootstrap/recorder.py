@@ -2261,8 +2261,9 @@ def _name(name: str) -> str:
     return _encode(name)
 
 
-def _encode(entry: dict[str, Any]) -> str:
-    """A journal line's JSON (``json.dumps``'s, without its check for cycles)."""
+def _encode(entry: Any) -> str:
+    """JSON of a journal line (or of a part of one), as ``json.dumps`` makes it, without its
+    check for cycles."""
     if not _ENCODER:
         import json  # imported with pyopencl: not at every Python's start
 
