@@ -24,8 +24,8 @@ CAPTURE_FILE = "capture.json"
 # empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
 MARKER = ".opencl-explorer-capture"
 FORMAT = "opencl-kernel-explorer capture"
-# 2: small contents lie in the pack (bootstrap.PACK), where ``packed`` says; 1: every contents
-# a file of its own. A capture with nothing packed is written as version 1.
+# 2: small contents lie in the pack (bootstrap.PACK), where each launch's ``packed`` says; 1:
+# every contents a file of its own. A capture with nothing packed is written as version 1.
 VERSION = 2
 # What a capture may hold: far more than any program launches, well under what fits in memory.
 DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl

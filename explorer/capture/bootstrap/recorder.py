@@ -17,7 +17,9 @@ Once the program imports pyopencl it wraps (:data:`WRAPPED`):
 
 Each program and launch is one JSON line of ``journal.jsonl`` in the capture folder, written
 as it happens (a program that crashes keeps what it launched), and each buffer's contents a
-``.npy`` file under ``data/`` (identical contents are written once). ``capture`` turns the
+whole ``.npy`` image appended to ``data/small.pack`` (up to :data:`PACK_LIMIT` bytes, before
+the lines that name them) or a ``.npy`` file of its own under ``data/`` (identical contents
+are kept once). ``capture`` turns the
 journal into ``capture.json`` when the program ends. Only the first process of the program
 that imports pyopencl records (a wrapper such as ``poetry run`` does not take it over; the
 processes the program starts are not recorded).
