@@ -799,8 +799,9 @@ class Recorder:
             epoch = self._epoch
             record: _Record | None = None
             try:
-                entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
-                plan = kernel._explorer_capture_plan
+                entry, reads, why, plan = self._describe(
+                    number, queue, kernel, global_size, local_size
+                )
                 offset = [int(o) for o in global_offset] if global_offset is not None else None
                 entry["offset"] = offset
                 if g_times_l and local_size is not None:
@@ -1059,9 +1060,9 @@ class Recorder:
         kernel: Any,
         global_size: Sequence[int],
         local_size: Sequence[int] | None,
-    ) -> tuple[dict[str, Any], list[_Read], str]:
-        """The launch's journal entry without its data, the buffers to read, and why its data
-        is not kept ("" when it is)."""
+    ) -> tuple[dict[str, Any], list[_Read], str, _Plan]:
+        """The launch's journal entry without its data, the buffers to read, why its data is
+        not kept ("" when it is), and the plan they come from."""
         args = _args_of(kernel)
         plan = getattr(kernel, "_explorer_capture_plan", None)
         if (
@@ -1087,7 +1088,7 @@ class Recorder:
         why = plan.why or self.no_data
         if not why and self.max_launches is not None and number > self.max_launches:
             why = f"past --launches {self.max_launches}"
-        return entry, reads, why  # --max-mb is for the caller: what was kept may be to come
+        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
 
     def _plan(self, kernel: Any, queue: Any, args: dict[int, _Arg]) -> _Plan:
         """What the launches of ``kernel`` with ``args`` on ``queue`` describe alike (kept on
