@@ -149,10 +149,11 @@ class _Batch:
     """The contents copied into a staging buffer since its last read: brought back by one
     read (``host``, ``event``) once someone needs them; ``failed`` says why not."""
 
-    __slots__ = ("event", "failed", "host", "stage")
+    __slots__ = ("event", "failed", "host", "queue", "stage")
 
     def __init__(self, stage: _Stage) -> None:
         self.stage: _Stage | None = stage  # None once its read is queued
+        self.queue: Any = None  # the queue its copies were queued on
         self.host: Any = None
         self.event: Any = None
         self.failed = ""
@@ -188,7 +189,8 @@ class _Stage:
     the copies after it, into the same places, come after it in the queue)."""
 
     def __init__(self, cl: Any, queue: Any, copy: Any, read: Any) -> None:
-        self.queue = queue
+        # Kept on the queue object: it holds no reference to the queue (a cycle would keep
+        # the queue, and this buffer, until the collector ran); its batches do.
         self.buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, STAGE_BYTES)
         self._copy = copy  # pyopencl's own functions, not the recorder's wrappers
         self._read = read
@@ -196,8 +198,9 @@ class _Stage:
         self.lock = threading.Lock()
         self.batch = _Batch(self)
 
-    def put(self, r: _Read, waits: list[Any] | None) -> _Snap:
-        """A copy of ``r``'s contents queued into the staging buffer (after ``waits``)."""
+    def put(self, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
+        """A copy of ``r``'s contents queued on ``queue`` (this staging buffer's) into it,
+        after ``waits``."""
         nbytes = r.nbytes
         snap = _Snap(r.dtype)
         snap.nbytes = nbytes
@@ -205,8 +208,10 @@ class _Stage:
             if self.used + nbytes > STAGE_BYTES:
                 self._read_locked(self.batch)
             offset = self.used
-            snap.event = self._copy(self.queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
-            snap.batch, snap.offset = self.batch, offset
+            batch = self.batch
+            batch.queue = queue
+            snap.event = self._copy(queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
+            snap.batch, snap.offset = batch, offset
             self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
         return snap
 
@@ -221,9 +226,10 @@ class _Stage:
         used, self.used = self.used, 0
         batch.host = np.empty(used, dtype=np.uint8)
         try:
-            batch.event = self._read(self.queue, self.buffer, batch.host, 0, None, False)
+            batch.event = self._read(batch.queue, self.buffer, batch.host, 0, None, False)
         except Exception as exc:  # cl.Error: its launches are listed without their buffers
             batch.failed = str(exc)
+        batch.queue = None
 
 
 class _Read:
@@ -1949,7 +1955,7 @@ def _read_back(
     """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for: a
     buffer's copied into ``stage`` where there is one, to be read back with others."""
     if stage is not None and not r.region and r.nbytes:
-        return stage.put(r, waits)
+        return stage.put(queue, r, waits)
     host = np.empty(r.nbytes, dtype=np.uint8)
     if r.region:  # an image: read whole, as rows of pixels without padding
         event = cl.enqueue_copy(
