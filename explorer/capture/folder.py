@@ -269,7 +269,9 @@ def _unpacked(folder: Path, name: str, place: tuple[int, int], where: str) -> Pa
                     if not part:
                         raise CaptureError(f"{label}: {PACK} changed while it was read")
                     data += part
-                target = _scratch_folder() / f"{len(_unpacked_files)}-{name.rpartition('/')[2]}"
+                # Named as the capture names it (data/NAME.npy), for what a message says.
+                target = _scratch_folder() / str(len(_unpacked_files)) / name
+                target.parent.mkdir(parents=True)
                 target.write_bytes(bytes(data))
                 _unpacked_files[key] = target
                 return target
