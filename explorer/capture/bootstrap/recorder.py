@@ -67,6 +67,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+# pyopencl, once the program has imported it (the recorder's hottest paths look it up here).
+_CL: list[Any] = []
+
+
 def _load_numpy() -> None:
     """numpy, as ``np``: imported when the program imports pyopencl (which imports it
     anyway), so that a Python the program starts that never does (a wrapper, a helper, a
@@ -287,21 +291,29 @@ class _Plan:
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
     behind: bool = False
     most: int = 0
+    stage: _Stage | None = None  # its queue's staging buffer
+    writes: frozenset[int] = frozenset()  # the memory objects its launches may write
 
 
-@dataclass
 class _Record:
     """A launch made, to be finished in order: its journal entry, its buffers' contents as
-    read back (none where ``why`` says why it is listed without them), and the bytes of those
-    reads still to be kept."""
+    read back (none where ``why`` says why it is listed without them), the bytes of those
+    reads still to be kept, whether it is finished (``done``: a turn cut short by Ctrl+C is
+    taken again without it) and its kernel's plan (for its line)."""
 
-    number: int
-    entry: dict[str, Any]
-    reads: list[_Read]
-    why: str = ""
-    nbytes: int = 0
-    done: bool = False  # finished (a turn cut short by Ctrl+C is taken again without it)
-    plan: _Plan | None = None  # its kernel's, for its line
+    __slots__ = ("done", "entry", "nbytes", "number", "plan", "reads", "why")
+
+    def __init__(
+        self, number: int, entry: dict[str, Any], reads: list[_Read], why: str = "",
+        plan: _Plan | None = None,
+    ) -> None:  # fmt: skip
+        self.number = number
+        self.entry = entry
+        self.reads = reads
+        self.why = why
+        self.nbytes = 0
+        self.done = False
+        self.plan = plan
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -817,8 +829,7 @@ class Recorder:
                 if why:  # nothing of it is read: listed in its turn
                     record = _Record(number, entry, [], why)
                 elif self._deferrable(queue, reads, plan):
-                    record = self._read_behind(number, entry, reads, queue, wait_for)
-                    record.plan = plan
+                    record = self._read_behind(number, entry, reads, queue, wait_for, plan)
                 else:
                     self._finisher.drain()  # the launches before it are written first
                     why = self._over_bound(reads) or self._read(
@@ -891,15 +902,20 @@ class Recorder:
         return ""
 
     def _read_behind(
-        self, number: int, entry: dict[str, Any], reads: list[_Read], queue: Any, wait_for: Any
+        self,
+        number: int,
+        entry: dict[str, Any],
+        reads: list[_Read],
+        queue: Any,
+        wait_for: Any,
+        plan: _Plan,
     ) -> _Record:
         """The launch to be finished later, with a read queued before it of each buffer
         whose contents are not known (after the ``wait_for`` events too)."""
-        import pyopencl as cl
-
-        record = _Record(number, entry, reads)
+        cl = _CL[0]
+        record = _Record(number, entry, reads, plan=plan)
         waits = list(wait_for) if wait_for else None
-        stage = self._stage(cl, queue)
+        stage = plan.stage
         seen: dict[tuple[int, str], _Snap] = {}
         try:
             for r in reads:
@@ -936,11 +952,10 @@ class Recorder:
     def _queue_after(self, record: _Record, queue: Any, epoch: int) -> None:
         """Queue a read of each buffer the launch may change behind it, and the launch to be
         finished in its turn."""
-        import pyopencl as cl
-
+        cl = _CL[0]
         if not record.why:
             seen: dict[tuple[int, str], _Snap] = {}
-            stage = self._stage(cl, queue)
+            stage = record.plan.stage if record.plan is not None else None
             try:
                 for r in record.reads:
                     if not r.writes:
@@ -1183,6 +1198,9 @@ class Recorder:
         sizes = {(id(r.buffer), r.dtype.str): r.nbytes for r in reads}
         plan.most = 2 * sum(sizes.values())  # before and after
         plan.behind = _queue_facts(queue)[2] and not any(r.host for r in reads)
+        plan.writes = frozenset(written)
+        if plan.behind and plan.most <= DEFERRED_BYTES:
+            plan.stage = self._stage(cl, queue)
         with contextlib.suppress(Exception):
             kernel._explorer_capture_plan = plan
         return plan
@@ -1300,8 +1318,9 @@ class Recorder:
         a call from another thread meanwhile leaves nothing known)."""
         if self._epoch != epoch:
             return
+        generation = self._generation
         for root in {r.root for r in reads if r.writes}:
-            self._generation[root] = self._generation.get(root, 0) + 1
+            generation[root] = generation.get(root, 0) + 1
         for r in reads:
             if r.host:
                 continue
@@ -1657,6 +1676,7 @@ class Recorder:
         failure to wrap pyopencl leaves it as it was (nothing recorded, the program as is)."""
         try:
             _load_numpy()
+            _CL[:] = [cl]
             if self.claim():
                 self.patch(cl)
                 # The launches under way are finished before the program ends, and before
