@@ -20,7 +20,7 @@ import pytest
 
 from explorer.capture.bootstrap import JOURNAL, PACK
 from explorer.capture.folder import CaptureError, load_capture
-from tests.capture.conftest import run_capture
+from tests.capture.conftest import PROGRAMS, run_capture
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -305,3 +305,49 @@ def test_recording_again_replaces_the_pack(captured, tmp_path):
     assert {launch.kernel for launch in capture.launches} != {"scale", "relax"}
     for name in capture.packed:
         np.load(capture.path(name))
+
+
+# Each launch's line made from its kernel's plan is the very JSON the entry makes, for every
+# kind of argument the programs pass (buffers, sub-buffers, scalars, __local, images).
+LINES = """
+    import json, os, runpy, sys
+    import explorer
+    from explorer.capture.bootstrap import recorder
+
+    made, whole = [], []
+    line = recorder._line
+
+    def checked(entry, plan):
+        text = line(entry, plan)
+        (whole if text is None else made).append(text)
+        if text is not None and text != recorder._encode(entry):
+            sys.exit(f"a line unlike its entry: {text} against {recorder._encode(entry)}")
+        return text
+
+    recorder._line = checked
+    for program in sys.argv[2:]:
+        sys.argv = [program, "40"] if program.endswith("many.py") else [program]
+        os.chdir(os.path.dirname(program))
+        with explorer.capture(os.path.join(OUT, os.path.basename(program))):
+            runpy.run_path(program, run_name="__main__")
+    print(len(made), len(whole), file=sys.stderr)
+"""
+
+
+def test_a_line_made_from_the_plan_is_the_entry_s_own_json(on_device, tmp_path):
+    import subprocess
+
+    programs = [
+        PROGRAMS / name
+        for name in ("many.py", "pipeline.py", "arrays.py", "launch_forms.py", "images.py",
+                     "aliasing.py", "ulong_and_text.py", "numpy_sizes.py")
+    ]  # fmt: skip
+    code = textwrap.dedent(LINES).replace("OUT", repr(str(tmp_path)))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path), *map(str, programs)],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    made, whole = (int(n) for n in done.stderr.split()[-2:])
+    assert made >= 60 and whole == 0, done.stderr[-3000:]
