@@ -16,6 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
+from explorer.capture.journal import raw_kernel
 from explorer.capture.watch import capture_program
 from explorer.paths import shown
 
@@ -167,9 +168,24 @@ class Listed(NamedTuple):
 def listed(document: dict[str, Any]) -> list[Listed]:
     """The launches of ``capture.json`` as just made (``journal.assemble``), for the
     listing: read as they are, a field of another kind shown as it is (the record is checked
-    where it is read to be replayed)."""
+    where it is read to be replayed). Of a capture of many launches, each the text of its
+    entry (``journal.RawLaunches``), only those the listing shows are parsed; of the others,
+    the summary needs the kernel and, for one without its buffers, why."""
     found: list[Listed] = []
-    for position, entry in enumerate(document.get("launches") or (), 1):
+    launches = document.get("launches") or ()
+    for position, entry in enumerate(launches, 1):
+        if isinstance(entry, str):
+            middle = HEAD < position <= len(launches) - TAIL
+            kernel = raw_kernel(entry)
+            if middle and kernel is not None and '"data": true' in entry:
+                found.append(Listed(position, kernel, kernel, (), None, True, ""))
+                continue
+            import json
+
+            try:
+                entry = json.loads(entry)
+            except (ValueError, RecursionError):
+                continue
         if not isinstance(entry, dict):
             continue
         kernel = str(entry.get("kernel"))

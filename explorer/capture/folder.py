@@ -2,7 +2,8 @@
 NDRange and its arguments, and where their contents before and after it lie.
 
 The folder is readable without the explorer (``docs/capture.md``): ``capture.json``, the
-programs' sources under ``programs/`` and the buffers as ``.npy`` files under ``data/``. While
+programs' sources under ``programs/`` and the buffers as ``.npy`` files under ``data/``, small
+ones packed one after another into ``data/small.pack`` (``packed`` says where each lies). While
 the program runs, the recorder appends to ``journal.jsonl``; :func:`assemble` turns that into
 ``capture.json`` (``capture`` does it when the program ends, and :func:`load_capture` does it
 for a folder whose capture was cut short).
@@ -14,16 +15,20 @@ kept inside the folder), and a damaged one is a :class:`CaptureError` naming the
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import stat
-from collections.abc import Iterator
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.bootstrap import JOURNAL
+from explorer.capture.bootstrap import JOURNAL, PACK, PACK_LIMIT
 from explorer.capture.journal import (
     CAPTURE_FILE,
     DOCUMENT_LIMIT,
@@ -36,6 +41,7 @@ from explorer.documents import (
     DocumentError,
     Fields,
     inside,
+    integer,
     items,
     read_json,
 )
@@ -168,6 +174,9 @@ class Capture:
     launches: tuple[CapturedLaunch, ...]
     lost: tuple[str, ...] = ()
     document: str = CAPTURE_FILE  # the file it was read from (capture.json or the journal)
+    # The contents that lie in the pack (PACK): each one's name, and its offset and length
+    # there (a whole .npy image).
+    packed: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def find(self, which: str | int) -> CapturedLaunch:
         """Launch ``N`` (from 1), ``KERNEL`` (its first launch) or ``KERNEL#k`` (its k-th)."""
@@ -206,8 +215,106 @@ class Capture:
         """The file ``relative`` (a name the capture gives) inside the capture folder; a name
         that leads out of it (absolute, ``..``, a symbolic link out) is refused, naming
         ``where`` (the field that gave it)."""
+        if relative in self.packed:
+            return _unpacked(self.folder, relative, self.packed[relative], where)
         with as_capture_error():
             return inside(self.folder, relative, where)
+
+
+# -- the pack ----------------------------------------------------------------------------------
+
+_scratch: list[str] = []  # the folder packed contents are copied out into, in this process
+_unpacked_files: dict[tuple[Any, ...], Path] = {}
+_scratch_lock = threading.Lock()
+
+
+def _scratch_folder() -> Path:
+    if not _scratch:
+        _scratch.append(tempfile.mkdtemp(prefix="explorer-capture-"))
+        atexit.register(shutil.rmtree, _scratch[0], True)
+    return Path(_scratch[0])
+
+
+def _unpacked(folder: Path, name: str, place: tuple[int, int], where: str) -> Path:
+    """The contents ``name`` of the capture in ``folder``, which lie at ``place`` (offset,
+    length) in its pack, as a ``.npy`` file of their own (in a folder of this process's,
+    removed when it ends), for what reads contents by file. The pack is read as any file of
+    a capture is: inside the folder, a regular file, ``place`` within its size; the file
+    made is checked against what ``capture.json`` says where it is read."""
+    offset, length = place
+    label = f"{where}: {shown(name)} (bytes {offset} to {offset + length} of {PACK})"
+    with as_capture_error():
+        path = inside(folder, PACK, where)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            raise CaptureError(f"{label}: {PACK} cannot be read ({exc.strerror})") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise CaptureError(f"{label}: {PACK} is not a regular file")
+            if offset + length > info.st_size:
+                raise CaptureError(
+                    f"{label}: {PACK} holds {info.st_size} bytes (it was cut short, or "
+                    "capture.json is not its own)"
+                )
+            key = (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, place)
+            with _scratch_lock:
+                known = _unpacked_files.get(key)
+                if known is not None:
+                    return known
+                data = bytearray()
+                while len(data) < length:
+                    part = os.pread(fd, length - len(data), offset + len(data))
+                    if not part:
+                        raise CaptureError(f"{label}: {PACK} changed while it was read")
+                    data += part
+                # Named as the capture names it (data/NAME.npy), for what a message says.
+                target = _scratch_folder() / str(len(_unpacked_files)) / name
+                target.parent.mkdir(parents=True)
+                target.write_bytes(bytes(data))
+                _unpacked_files[key] = target
+                return target
+        finally:
+            os.close(fd)
+
+
+# The most contents a capture packs: one per buffer argument of each launch, before and after.
+MAX_PACKED = 1 << 22
+
+
+def _packed(
+    launches: list[Any], label: str, version: int, found: dict[str, tuple[int, int]]
+) -> None:
+    """Each launch's ``packed`` into ``found``: the contents it is the first to name that lie
+    in the pack (each a name the recorder gives, ``data/NAME.npy``, never opened as a file),
+    and where, [offset, length], checked."""
+    for position, entry in enumerate(launches):
+        value = entry.get("packed") if isinstance(entry, dict) else None
+        if value is None:
+            continue
+        where = f"{label}: launches[{position}].packed"
+        if version < 2:
+            raise CaptureError(f"{where}: a capture of version 1 packs nothing; version 2 does")
+        if not isinstance(value, dict):
+            raise CaptureError(f"{where}: expected a map of file names to [offset, length]")
+        if len(found) + len(value) > MAX_PACKED:
+            raise CaptureError(f"{where}: a capture packs at most {MAX_PACKED} contents")
+        _places(value, where, found)
+
+
+def _places(value: dict[str, Any], where: str, found: dict[str, tuple[int, int]]) -> None:
+    for name, place in value.items():
+        at = f"{where}[{shown(repr(name), 140)}]"
+        if not _DATA_NAME.fullmatch(name):
+            raise CaptureError(f"{at}: expected a name data/NAME.npy (letters, digits, _ . -)")
+        pair = items(place, at, 2)
+        if len(pair) != 2:
+            raise CaptureError(f"{at}: expected [offset, length], found {len(pair)} numbers")
+        found[name] = (
+            integer(pair[0], f"{at}[0]", 0, MAX_SIZE),
+            integer(pair[1], f"{at}[1]", 1, PACK_LIMIT),
+        )
 
 
 def load_capture(folder: str | Path) -> Capture:
@@ -241,9 +348,10 @@ class _Files(dict[str, str]):
     inside the capture unless the file itself is a link: one ``lstat`` for it, where the
     check of any name resolves every folder on its way."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, packed: Mapping[str, tuple[int, int]]) -> None:
         super().__init__()
         self.folder = folder
+        self.packed = packed
         try:
             self.plain_data = stat.S_ISDIR(os.lstat(folder / "data").st_mode)
         except OSError:
@@ -261,7 +369,7 @@ class _Files(dict[str, str]):
 
     def check(self, entry: Fields, key: str) -> str | None:
         value = entry.value.get(key)
-        if isinstance(value, str) and (value in self or self._plain(value)):
+        if isinstance(value, str) and (value in self or value in self.packed or self._plain(value)):
             self[value] = value
             return value
         name: str | None = entry.file(key, self.folder)
@@ -276,14 +384,16 @@ def _parse(document: Any, folder: Path, label: str) -> Capture:
             f"{label} is not a capture of the explorer (a map whose format is {FORMAT!r})"
         )
     top = Fields(document, f"{label}:")
-    top.integer("version", REQUIRED, minimum=VERSION, maximum=VERSION)
+    version = top.integer("version", REQUIRED, minimum=1, maximum=VERSION)
     raw_programs = top.items("programs", REQUIRED, MAX_PROGRAMS)
     programs = tuple(
         _program(Fields(p, f"{label}: programs[{i}]"), i, folder)
         for i, p in enumerate(raw_programs)
     )
     raw_launches = top.items("launches", REQUIRED, MAX_LAUNCHES)
-    files = _Files(folder)
+    packed: dict[str, tuple[int, int]] = {}
+    _packed(raw_launches, label, version, packed)
+    files = _Files(folder, packed)
     launches = tuple(
         _launch(Fields(entry, f"{label}: launches[{i}]"), i, files, len(programs))
         for i, entry in enumerate(raw_launches)
@@ -296,6 +406,7 @@ def _parse(document: Any, folder: Path, label: str) -> Capture:
         launches=launches,
         lost=top.texts("lost", (), 4096),
         document=label,
+        packed=packed,
     )
 
 

@@ -24,7 +24,9 @@ CAPTURE_FILE = "capture.json"
 # empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
 MARKER = ".opencl-explorer-capture"
 FORMAT = "opencl-kernel-explorer capture"
-VERSION = 1
+# 2: small contents lie in the pack (bootstrap.PACK), where each launch's ``packed`` says; 1:
+# every contents a file of its own. A capture with nothing packed is written as version 1.
+VERSION = 2
 # What a capture may hold: far more than any program launches, well under what fits in memory.
 DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
 LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
@@ -32,10 +34,36 @@ LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand argume
 INDENTED = 1000
 
 
-def journal_entries(folder: Path) -> tuple[list[tuple[int, Any]], list[str]]:
+# How the recorder begins each launch's line (``json.dumps`` of its entry, "type" first).
+LAUNCH_LINE = '{"type": "launch", '
+_KERNEL = '"kernel": "'
+
+
+class RawLaunches(list[str]):
+    """The launches of a capture of many, each the JSON text of its entry as the recorder
+    wrote it (with its ``occurrence``): :func:`write_capture` writes them into
+    ``capture.json`` as they are. Only ``capture`` makes them, from the journal its own
+    recorder has just written; every reader of ``capture.json`` checks each field."""
+
+
+def raw_kernel(line: str) -> str | None:
+    """The kernel a launch's line names, read as text where the recorder wrote it plainly
+    (a name of letters, digits and ``_``); None otherwise (the line is then parsed)."""
+    start = line.find(_KERNEL)
+    if start < 0:
+        return None
+    start += len(_KERNEL)
+    end = line.find('"', start)
+    name = line[start:end]
+    return name if end > start and name.isascii() and name.isidentifier() else None
+
+
+def journal_entries(folder: Path, raw: bool = False) -> tuple[list[tuple[int, Any]], list[str]]:
     """The journal's entries with their line numbers, and what could not be read of it (a
     line cut by a program killed while writing it, damaged lines). Read as any document from
-    outside is (``explorer.documents``): bounded in size and depth, a link out refused."""
+    outside is (``explorer.documents``): bounded in size and depth, a link out refused.
+    ``raw``: a whole launch line as the recorder writes it is given as its text, not parsed
+    (for ``capture``, which writes them into ``capture.json`` as they are)."""
     journal = folder / JOURNAL
     if not os.path.lexists(journal):
         return [], []
@@ -53,6 +81,9 @@ def journal_entries(folder: Path) -> tuple[list[tuple[int, Any]], list[str]]:
             continue
         if len(line) > LINE_LIMIT:
             lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
+            continue
+        if raw and line.startswith(LAUNCH_LINE) and line.endswith("}") and number < len(lines):
+            entries.append((number, line))  # whole: the journal goes on after it
             continue
         try:
             entries.append((number, _parsed(line, f"{JOURNAL} line {number}")))
@@ -88,16 +119,38 @@ def assemble(
     *,
     write: bool = True,
     lost: Sequence[str] = (),
+    raw: bool = False,
 ) -> dict[str, Any]:
     """``capture.json`` from the recorder's journal: the programs and the launches in order,
     each launch with the number of its kernel's launch (``occurrence``). What the journal or
-    the recorder could not keep is listed under ``lost``."""
+    the recorder could not keep is listed under ``lost``. ``raw`` (for ``capture``, which
+    has just recorded them): the launches of a journal of more than :data:`INDENTED` lines
+    as :class:`RawLaunches`, not parsed."""
     programs: list[dict[str, Any]] = []
-    launches: list[dict[str, Any]] = []
+    launches: list[Any] = []
+    packed = False
     seen: Counter[str] = Counter()
-    entries, unread = journal_entries(folder)
+    entries, unread = journal_entries(folder, raw)
     lost = [*lost, *unread]
+    texts = raw and len(entries) > INDENTED
+    if texts:
+        launches = RawLaunches()
     for number, entry in entries:
+        if isinstance(entry, str):  # a launch's whole line, as the recorder wrote it
+            kernel = raw_kernel(entry)
+            if kernel is None:
+                entry = _parsed(entry, f"{JOURNAL} line {number}")
+            else:
+                seen[kernel] += 1
+                packed = packed or '"packed": {' in entry
+                if texts:
+                    launches.append(f'{{"occurrence": {seen[kernel]}, {entry[len(LAUNCH_LINE) :]}')
+                else:
+                    launch = _parsed(entry, f"{JOURNAL} line {number}")
+                    del launch["type"]
+                    launch["occurrence"] = seen[kernel]
+                    launches.append(launch)
+                continue
         if not isinstance(entry, dict):
             lost.append(f"{JOURNAL} line {number}: expected a map of fields")
             continue
@@ -111,13 +164,14 @@ def assemble(
                 continue
             seen[kernel] += 1
             entry["occurrence"] = seen[kernel]
-            launches.append(entry)
+            packed = packed or "packed" in entry  # checked where the capture is read
+            launches.append(json.dumps(entry) if texts else entry)
         elif kind == "lost":
             why = entry.get("why")
             lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")
     document = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if packed else 1,
         "command": list(command),
         "exit_code": exit_code,
         "programs": programs,
@@ -136,9 +190,14 @@ def write_capture(folder: Path, document: dict[str, Any]) -> None:
     # Laid out for a person to read up to INDENTED launches; a longer one as compact as
     # the journal it came from (and written at once, where layout costs seconds).
     launches = document.get("launches") or ()
-    text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
-    if not text or len(text) > DOCUMENT_LIMIT:
-        text = json.dumps(document, separators=(",", ":"))
+    if isinstance(launches, RawLaunches):  # one launch a line, as the journal had them
+        rest = json.dumps({**document, "launches": []}, separators=(",", ":"))
+        head, _, tail = rest.rpartition('"launches":[]')
+        text = head + '"launches":[\n' + ",\n".join(launches) + "\n]" + tail
+    else:
+        text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
+        if not text or len(text) > DOCUMENT_LIMIT:
+            text = json.dumps(document, separators=(",", ":"))
     try:
         (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
     except OSError:

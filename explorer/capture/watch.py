@@ -51,7 +51,7 @@ MARKER_TEXT = (
 # The files a capture writes: at the top, and in its two folders (the recorder names them).
 _TOP = (CAPTURE_FILE, JOURNAL, CLAIM)
 _MINE = {
-    "data": re.compile(r"\d{5,}-\d+-[\w-]{0,40}-(before|after)\.npy"),
+    "data": re.compile(r"\d{5,}-\d+-[\w-]{0,40}-(before|after)\.npy|small\.pack"),
     "programs": re.compile(r"\d+\.cl"),
 }
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
@@ -406,7 +406,7 @@ def capture_program(
         lost = _read_status(status_read)
         document: dict[str, Any] | None = None
         try:
-            document = assemble(folder, tuple(command), code, lost=lost, write=False)
+            document = assemble(folder, tuple(command), code, lost=lost, write=False, raw=True)
             lost = list(dict.fromkeys(document.get("lost") or ()))
             write_capture(folder, document)
         except OSError as exc:

@@ -4,14 +4,17 @@ on the session's OpenCL device."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from explorer.capture.bootstrap import PACK
 from explorer.capture.folder import Capture, load_capture
 from tests.robustness.helpers import Outcome, cli
 
@@ -58,3 +61,18 @@ def without_headers(capture: Capture, folder: Path) -> Path:
         program.pop("include", None)
     (folder / "capture.json").write_text(json.dumps(document))
     return folder
+
+
+def replace_contents(capture: Capture, name: str, values: np.ndarray) -> None:
+    """Give the contents ``name`` of ``capture`` other ``values`` (of their type and shape):
+    in their own ``.npy`` file, or where they lie in the pack."""
+    if name not in capture.packed:
+        np.save(capture.folder / name, values)
+        return
+    data = io.BytesIO()
+    np.save(data, values, allow_pickle=False)
+    offset, length = capture.packed[name]
+    assert len(data.getvalue()) == length
+    with open(capture.folder / PACK, "r+b") as pack:
+        pack.seek(offset)
+        pack.write(data.getvalue())

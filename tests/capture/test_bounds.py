@@ -3,10 +3,12 @@ and replaying it says why it cannot run."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
 
+from explorer.capture.bootstrap import PACK
 from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS, run_capture
 from tests.robustness.helpers import cli
@@ -38,8 +40,10 @@ def test_a_launch_past_the_size_bound_is_listed_without_its_buffers(on_device, t
     capture = load_capture(tmp_path)
     kept = [launch.data for launch in capture.launches]
     assert kept[0] and not all(kept)
-    stored = sum(p.stat().st_size - 128 for p in (tmp_path / "data").iterdir())  # .npy header
-    assert stored <= 1500
+    # Every contents kept lies in the pack, a .npy image each (its header 128 bytes).
+    assert os.listdir(tmp_path / "data") == ["small.pack"]
+    stored = (tmp_path / PACK).stat().st_size - 128 * len(capture.packed)
+    assert 0 < stored <= 1500
     first_without = capture.launches[kept.index(False)]
     assert "would pass --max-mb (1.5 KiB" in first_without.why
     refused = cli("trace", "--capture", str(tmp_path), "--launch", str(first_without.number))

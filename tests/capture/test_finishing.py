@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.capture.bootstrap import recorder
+from explorer.capture.bootstrap import PACK, recorder
 from explorer.capture.folder import load_capture
 from tests.capture.conftest import PROGRAMS, run_capture
 from tests.capture.test_interruptions import _signal_when, launches_in
@@ -35,25 +35,28 @@ def test_every_one_of_many_launches_keeps_its_buffers(on_device, tmp_path, capfd
     assert all(launch.data for launch in capture.launches)
     for launch in capture.launches[::7]:  # contents n - 1 before launch n, n after it
         arg = launch.args[0]
-        assert np.load(tmp_path / arg.before).tolist() == [launch.number - 1] * 16
-        assert np.load(tmp_path / arg.after).tolist() == [launch.number] * 16
+        assert np.load(capture.path(arg.before)).tolist() == [launch.number - 1] * 16
+        assert np.load(capture.path(arg.after)).tolist() == [launch.number] * 16
         assert arg.changed
-    # Each launch's contents before are the file of the launch before's after: one file each.
+    # Each launch's contents before are the launch before's after: kept once each, packed.
     assert [launch.args[0].before for launch in capture.launches[1:]] == [
         launch.args[0].after for launch in capture.launches[:-1]
     ]
-    assert len(os.listdir(tmp_path / "data")) == 301
+    assert len(capture.packed) == 301
+    assert os.listdir(tmp_path / "data") == ["small.pack"]
+    assert (tmp_path / PACK).stat().st_size == sum(length for _, length in capture.packed.values())
 
 
 def test_a_write_on_another_queue_comes_after_the_reads_before_it(on_device, tmp_path, capfd):
     outcome = run_capture(tmp_path, "two_queues.py")
     assert outcome.code == 0
     assert capfd.readouterr().out == "[102, 102, 102, 102] 102 102\n"
-    first, second = load_capture(tmp_path).launches
+    capture = load_capture(tmp_path)
+    first, second = capture.launches
     for launch, before, after in ((first, 0, 1), (second, 100, 102)):
         arg = launch.args[0]
-        assert np.unique(np.load(tmp_path / arg.before)).tolist() == [before]
-        assert np.unique(np.load(tmp_path / arg.after)).tolist() == [after]
+        assert np.unique(np.load(capture.path(arg.before))).tolist() == [before]
+        assert np.unique(np.load(capture.path(arg.after))).tolist() == [after]
 
 
 def test_a_fork_after_launches_leaves_the_child_alone(on_device, tmp_path, capfd):
@@ -66,26 +69,25 @@ def test_a_fork_after_launches_leaves_the_child_alone(on_device, tmp_path, capfd
     capture = load_capture(tmp_path)
     assert len(capture.launches) == 80 and all(launch.data for launch in capture.launches)
     last = capture.launches[-1].args[0]
-    assert np.load(tmp_path / last.after).tolist() == [80] * 16
+    assert np.load(capture.path(last.after)).tolist() == [80] * 16
 
 
-# The recorder in a process of its own, whose disk fills after FILES buffers' files.
+# The recorder in a process of its own, whose disk fills once the pack would hold more than
+# FILES contents (192 bytes each: a .npy header and 16 int32).
 FILLING = """
     import errno, sys
     import explorer
     from explorer.capture.bootstrap import recorder
 
-    written, files = [], int(sys.argv[3])
-    keep = recorder.Recorder._new_file
+    files = int(sys.argv[3])
+    keep = recorder.Recorder._pack_file_write
 
-    def new_file(self, relative, write):
-        if relative.startswith("data/"):
-            if len(written) == files:
-                raise OSError(errno.ENOSPC, "No space left on device")
-            written.append(relative)
-        keep(self, relative, write)
+    def pack_file_write(self, data, offset):
+        if offset + len(data) > 192 * files:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        keep(self, data, offset)
 
-    recorder.Recorder._new_file = new_file
+    recorder.Recorder._pack_file_write = pack_file_write
     sys.argv = [sys.argv[2], "200"]
     with explorer.capture(OUT):
         exec(open(sys.argv[0]).read())
@@ -95,7 +97,7 @@ FILLING = """
 def test_a_disk_that_fills_during_a_turn_costs_the_later_buffers_not_the_run(on_device, tmp_path):
     code = textwrap.dedent(FILLING).replace("OUT", repr(str(tmp_path / "out")))
     done = subprocess.run(
-        [sys.executable, "-c", code, "-", str(PROGRAMS / "many.py"), "40"],
+        [sys.executable, "-c", code, "-", str(PROGRAMS / "many.py"), "100"],
         env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
         timeout=120, cwd=ROOT,
     )  # fmt: skip
@@ -103,18 +105,29 @@ def test_a_disk_that_fills_during_a_turn_costs_the_later_buffers_not_the_run(on_
     assert done.stdout == "sum 3200\n"  # the program's own result, as alone
     capture = load_capture(tmp_path / "out")
     assert len(capture.launches) == 200
-    # 40 files: launch 1's contents before, and launches 1 to 39's after; launch 40's after
-    # is the file the disk refused.
-    assert [launch.number for launch in capture.launches if launch.data] == list(range(1, 40))
-    assert capture.launches[39].why == "its buffers could not be written (No space left on device)"
-    assert {launch.why for launch in capture.launches[40:]} == {
-        "the capture folder took no more buffers from launch 40 on"
+    # The pack takes launch 1's contents before, and launches 1 to 99's after (a turn keeps
+    # at most 64 launches' contents, so the first turn's fit). The write that
+    # would pass that (all a turn keeps, in one write) is refused whole: the first launch of
+    # that turn to pack contents is listed without them, and every later one.
+    kept = [launch.number for launch in capture.launches if launch.data]
+    first = len(kept) + 1
+    assert kept == list(range(1, first)) and 1 < first <= 100
+    assert capture.launches[first - 1].why == (
+        "its buffers could not be written (No space left on device)"
+    )
+    assert {launch.why for launch in capture.launches[first:]} == {
+        f"the capture folder took no more buffers from launch {first} on"
     }
-    named = {Path(launch.args[0].before).name for launch in capture.launches[:39]}
-    named |= {Path(launch.args[0].after).name for launch in capture.launches[:39]}
-    assert sorted(os.listdir(tmp_path / "out" / "data")) == sorted(named)  # none left over
-    assert len(named) == 40
-    assert any("launch 40 and later ones" in line for line in capture.lost)
+    assert all(a.before is None for launch in capture.launches[first - 1 :] for a in launch.args)
+    named = {launch.args[0].before for launch in capture.launches[: first - 1]}
+    named |= {launch.args[0].after for launch in capture.launches[: first - 1]}
+    assert set(capture.packed) == named and len(named) == first
+    assert (tmp_path / "out" / PACK).stat().st_size == 192 * first  # none left over
+    assert os.listdir(tmp_path / "out" / "data") == ["small.pack"]
+    for name in named:
+        number = int(name[5:10])
+        assert np.load(capture.path(name)).tolist() == [number - name.endswith("before.npy")] * 16
+    assert any(f"launch {first} and later ones" in line for line in capture.lost)
 
 
 def test_ctrl_c_keeps_every_launch_finished_once(on_device, tmp_path):
@@ -130,7 +143,7 @@ def test_ctrl_c_keeps_every_launch_finished_once(on_device, tmp_path):
     capture = load_capture(folder)
     assert len(capture.launches) >= 300 and all(launch.data for launch in capture.launches)
     last = capture.launches[-1]
-    assert np.load(folder / last.args[0].after).tolist() == [last.number] * 16
+    assert np.load(capture.path(last.args[0].after)).tolist() == [last.number] * 16
 
 
 # The recorder in a process of its own, whose READ-th read back fails on the device.
@@ -153,6 +166,10 @@ FAILING_READ = """
             told.wait(60)
             self.event.wait()
             raise RuntimeError("the device lost it")
+
+        @property
+        def command_execution_status(self):  # a copy into the staging buffer: asked, not waited
+            self.wait()
 
     def counted(*args):
         snap = read_back(*args)
@@ -222,8 +239,9 @@ def test_a_read_that_fails_costs_the_launches_it_stands_for(on_device, tmp_path)
         "a buffer could not be read back before the launch: the device lost it"
     )
     after = capture.launches[10].args[0]
-    assert np.load(out / after.before).tolist() == [10] * 16
-    assert not any(name.startswith("00009-") for name in os.listdir(out / "data"))
+    assert np.load(capture.path(after.before)).tolist() == [10] * 16
+    assert not any(name.startswith("data/00009-") for name in capture.packed)
+    assert os.listdir(out / "data") == ["small.pack"]
 
 
 def test_contents_read_for_a_launch_not_kept_are_not_named_after_it(on_device, tmp_path):
@@ -234,14 +252,15 @@ def test_contents_read_for_a_launch_not_kept_are_not_named_after_it(on_device, t
     program.write_text(TWICE_SCALED)
     done = failing_read(tmp_path / "out", program, 3, told=True)
     assert done == str(2 * sum(range(16))) + "\n"
-    first, second, third = load_capture(tmp_path / "out").launches
+    capture = load_capture(tmp_path / "out")
+    first, second, third = capture.launches
     assert (first.data, second.data, third.data) == (False, False, True)
     assert first.why == "a buffer could not be read back after the launch: the device lost it"
     assert second.why == (
         "its buffers' contents before it are those launch 1 left, which were not kept "
         "(a buffer could not be read back after the launch: the device lost it)"
     )
-    assert np.load(tmp_path / "out" / third.args[0].before).tolist() == list(range(16))
+    assert np.load(capture.path(third.args[0].before)).tolist() == list(range(16))
 
 
 # The recorder in a process of its own, whose journal cannot take the first write that holds

@@ -44,15 +44,19 @@ FILES = ("programs/0.cl", X, Y, Y_AFTER)
 
 @pytest.fixture(scope="module")
 def template(captured, tmp_path_factory) -> Path:
-    """The pipeline's first launch (scale: x, y, alpha, n) as a capture folder of its own."""
+    """The pipeline's first launch (scale: x, y, alpha, n) as a capture folder of its own, as
+    a capture of version 1 writes it (each contents a file of its own; the pack's crafted
+    folders are test_pack.py's)."""
     capture = captured("pipeline.py")
     folder = tmp_path_factory.mktemp("template")
     document = json.loads((capture.folder / "capture.json").read_text())
     document["launches"] = document["launches"][:1]
+    document["launches"][0].pop("packed", None)
+    document["version"] = 1
     (folder / "capture.json").write_text(json.dumps(document))
     for name in FILES:
         (folder / name).parent.mkdir(exist_ok=True)
-        shutil.copyfile(capture.folder / name, folder / name)
+        shutil.copyfile(capture.path(name), folder / name)
     return folder
 
 
@@ -408,7 +412,12 @@ def value_cases() -> list[Case]:
         Case("data no files", _set("launches.0.args.1.after", None), "names its contents"),
         Case("no data", _set("launches.0.data", False), "recorded without its buffers"),
         Case("binary", _set("programs.0.source", None), "built from a binary"),
-        Case("version 2", _set("version", 2), "capture.json: version"),
+        Case("version 3", _set("version", 3), "capture.json: version"),
+        Case(
+            "packed in version 1",
+            _set("launches.0.packed", {X: [0, 192]}),
+            "launches[0].packed: a capture of version 1 packs nothing",
+        ),
         Case("other format", _set("format", "something"), "is not a capture of the explorer"),
         Case(
             "options odd",

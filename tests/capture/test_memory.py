@@ -36,10 +36,11 @@ def test_a_large_buffer_is_kept_with_memory_near_one_piece(on_device, tmp_path, 
     grown = peak_kib(printed.err) - peak_kib(alone.stderr)
     # Read whole, the buffer before and after it would add at least 2 x 64 MiB.
     assert grown < (MIB // 4) << 10, f"capture grew the program by {grown} KiB"
-    launch = load_capture(tmp_path).launches[0]
+    capture = load_capture(tmp_path)
+    launch = capture.launches[0]
     assert launch.data
-    before = np.load(tmp_path / launch.args[0].before, mmap_mode="r")
-    after = np.load(tmp_path / launch.args[0].after, mmap_mode="r")
+    before = np.load(capture.path(launch.args[0].before), mmap_mode="r")
+    after = np.load(capture.path(launch.args[0].after), mmap_mode="r")
     assert before.shape == (MIB << 18,) and launch.args[0].changed
     assert int(before[123_457]) == 123_457 % 1000 and int(after[123_457]) == 1 + 123_457 % 1000
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from explorer.capture.folder import CaptureError, load_capture
-from tests.capture.conftest import HAND, PROGRAMS, run_capture
+from tests.capture.conftest import HAND, PROGRAMS, replace_contents, run_capture
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -84,11 +84,11 @@ def test_a_replayed_launch_matches_the_original_run(captured):
 def test_a_result_unlike_the_captured_one_is_reported_where_it_differs(captured, tmp_path):
     folder = tmp_path / "edited"
     shutil.copytree(captured("pipeline.py").folder, folder)
-    launch = load_capture(folder).find("relax#3")
-    expected = folder / launch.args[1].after
-    values = np.load(expected)
+    capture = load_capture(folder)
+    launch = capture.find("relax#3")
+    values = np.load(capture.path(launch.args[1].after))
     values[[5, 50]] += 1.0
-    np.save(expected, values)
+    replace_contents(capture, launch.args[1].after, values)
     outcome = cli("run", "--capture", str(folder), "--launch", "relax#3", "--repeat", "1")
     assert outcome.code == 1
     assert "WRONG" in outcome.out and "differs from the original run at 2 elements" in outcome.out

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from explorer.capture.folder import load_capture
+from tests.capture.conftest import replace_contents
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -48,11 +49,11 @@ def test_replays_of_a_struct_reduction_agree_and_name_the_bytes_no_input_decides
 def test_an_element_the_inputs_decide_is_still_judged(captured, tmp_path):
     folder = tmp_path / "edited"
     shutil.copytree(captured("struct_argmax.py").folder, folder)
-    launch = load_capture(folder).find(STAGE1)
-    expected = folder / launch.args[0].after
-    values = np.load(expected)
+    capture = load_capture(folder)
+    launch = capture.find(STAGE1)
+    values = np.load(capture.path(launch.args[0].after))
     values[4] ^= 1  # the first struct's index, which the reduction computes
-    np.save(expected, values)
+    replace_contents(capture, launch.args[0].after, values)
     record = _replay(str(folder), STAGE1)
     assert (record["code"], record["status"], record["max_abs_error"]) == (1, "wrong", 1.0)
     assert record["undetermined"]["pcl_out__base"]["count"] > 0

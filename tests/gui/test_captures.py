@@ -5,7 +5,6 @@ where it does not."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -17,6 +16,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QPushButton
 
+from explorer.capture.folder import load_capture
+from tests.capture.conftest import replace_contents
 from tests.gui.conftest import trigger
 from tests.robustness.helpers import cli
 
@@ -125,13 +126,12 @@ def test_a_dropped_capture_whose_output_differs_names_the_elements(
     replay computes, the verdict names the elements, with both values."""
     folder = tmp_path / "altered"
     shutil.copytree(pipeline, folder)
-    document = json.loads((folder / "capture.json").read_text())
-    scale = document["launches"][0]
-    written = next(a for a in scale["args"] if a["kind"] == "buffer" and a["changed"])
-    after = folder / written["after"]
-    values = np.load(after)
+    capture = load_capture(folder)
+    scale = capture.launches[0]
+    written = next(a for a in scale.args if a.kind == "buffer" and a.changed)
+    values = np.load(capture.path(written.after))  # in the pack, or a file of its own
     values[7] += 1.0
-    np.save(after, values)
+    replace_contents(capture, written.after, values)
 
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(folder))])
@@ -155,7 +155,7 @@ def test_a_dropped_capture_whose_output_differs_names_the_elements(
     view = timeline(window)
     assert view.windowTitle() == "Capture: altered"
     text = wait_verdict(qtbot, view, "differs from the original run")
-    name = written["name"]
+    name = written.name
     assert text.startswith(f"scale#1 differs from the original run at 1 elements: {name}[7] = ")
     assert f"(was {values[7]:.6g})" in text
     assert window.state.traced.result.status == "wrong"

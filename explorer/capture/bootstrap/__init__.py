@@ -27,3 +27,8 @@ JOURNAL = "journal.jsonl"
 # readable: a reader takes capture.json and the journal up to twice this (folder.py).
 JOURNAL_LIMIT = 32 << 20
 CLAIM = "recorder.pid"
+# Buffer contents of up to PACK_LIMIT bytes (with their .npy header) are appended to this one
+# file, each a whole .npy image, instead of a file each; the journal's launch lines give where
+# (docs/capture.md, "The folder").
+PACK = "data/small.pack"
+PACK_LIMIT = 1 << 20

@@ -17,7 +17,9 @@ Once the program imports pyopencl it wraps (:data:`WRAPPED`):
 
 Each program and launch is one JSON line of ``journal.jsonl`` in the capture folder, written
 as it happens (a program that crashes keeps what it launched), and each buffer's contents a
-``.npy`` file under ``data/`` (identical contents are written once). ``capture`` turns the
+whole ``.npy`` image appended to ``data/small.pack`` (up to :data:`PACK_LIMIT` bytes, before
+the lines that name them) or a ``.npy`` file of its own under ``data/`` (identical contents
+are kept once). ``capture`` turns the
 journal into ``capture.json`` when the program ends. Only the first process of the program
 that imports pyopencl records (a wrapper such as ``poetry run`` does not take it over; the
 processes the program starts are not recorded).
@@ -31,6 +33,7 @@ import importlib
 import importlib.util
 import io
 import itertools
+import operator
 import os
 import re
 import stat
@@ -45,13 +48,27 @@ from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from . import CLAIM, ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS, JOURNAL, JOURNAL_LIMIT
+from . import (
+    CLAIM,
+    ENV_DIR,
+    ENV_LAUNCHES,
+    ENV_MAX_BYTES,
+    ENV_STATUS,
+    JOURNAL,
+    JOURNAL_LIMIT,
+    PACK,
+    PACK_LIMIT,
+)
 from .host_cpu import name_unknown_processors
 
 if TYPE_CHECKING:
     from importlib.machinery import ModuleSpec
 
     import numpy as np
+
+
+# pyopencl, once the program has imported it (the recorder's hottest paths look it up here).
+_CL: list[Any] = []
 
 
 def _load_numpy() -> None:
@@ -108,12 +125,14 @@ class _Arg:
 
 class _Snap:
     """A buffer's contents at one point of its queue's work: read back into ``host`` (by the
-    read ``event``, which may still be under way), then kept as the file ``path``, known by
-    its ``digest`` (``host`` is let go then). ``failed`` says why they are not known (a read
-    that failed, a file that was removed): a launch whose contents before they are is listed
-    without its buffers, saying so."""
+    read ``event``, which may still be under way), or copied on the device into a staging
+    buffer (``event`` that copy, ``batch`` the read of the staging buffer that brings them
+    back, ``offset`` where in it), then kept as ``path``, known by its ``digest`` (``host``
+    is let go then). ``failed`` says why they are not known (a read that failed, a file that
+    was removed): a launch whose contents before they are is listed without its buffers,
+    saying so."""
 
-    __slots__ = ("digest", "dtype", "event", "failed", "host", "nbytes", "path")
+    __slots__ = ("batch", "digest", "dtype", "event", "failed", "host", "nbytes", "offset", "path")
 
     def __init__(
         self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
@@ -126,39 +145,175 @@ class _Snap:
         self.path = path
         self.digest = digest
         self.failed = ""
+        self.batch: _Batch | None = None
+        self.offset = 0
 
 
-@dataclass
+class _Batch:
+    """The contents copied into a staging buffer since its last read: brought back by one
+    read (``host``, ``event``) once someone needs them; ``failed`` says why not."""
+
+    __slots__ = ("event", "failed", "host", "queue", "stage")
+
+    def __init__(self, stage: _Stage) -> None:
+        self.stage: _Stage | None = stage  # None once its read is queued
+        self.queue: Any = None  # the queue its copies were queued on
+        self.host: Any = None
+        self.event: Any = None
+        self.failed = ""
+
+    def contents(self, offset: int, nbytes: int) -> Any:
+        """The bytes at ``offset``, once the read that brings them back is done (queued
+        here where it is not yet)."""
+        stage = self.stage
+        if stage is not None:
+            stage.read(self)
+        if self.event is not None:
+            try:
+                self.event.wait()
+            except Exception as exc:  # the read failed on the device
+                self.failed = self.failed or str(exc)
+            self.event = None
+        if self.failed:
+            raise _ReadFailed(self.failed)
+        return self.host[offset : offset + nbytes]
+
+
+# A launch's small buffers are copied on the device into a staging buffer of this size (of
+# the queue's context), brought back by one read for many launches: a read costs a driver
+# such as PoCL some ten times what a copy between buffers does.
+STAGE_BYTES = 2 << 20
+STAGE_ALIGN = 64
+
+
+class _Stage:
+    """A staging buffer on one queue: each launch's contents are copied into the next free
+    place (:meth:`put`), and read back together (:meth:`read`, from either thread: one lock
+    orders the copies and the read in the queue, so a read holds every copy before it, and
+    the copies after it, into the same places, come after it in the queue)."""
+
+    def __init__(self, cl: Any, queue: Any, copy: Any, read: Any) -> None:
+        # Kept on the queue object: it holds no reference to the queue (a cycle would keep
+        # the queue, and this buffer, until the collector ran); its batches do.
+        self.buffer = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, STAGE_BYTES)
+        self._copy = copy  # pyopencl's own functions, not the recorder's wrappers
+        self._read = read
+        self.used = 0
+        self.lock = threading.Lock()
+        self.batch = _Batch(self)
+
+    def put(self, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
+        """A copy of ``r``'s contents queued on ``queue`` (this staging buffer's) into it,
+        after ``waits``."""
+        nbytes = r.nbytes
+        snap = _Snap(r.dtype)
+        snap.nbytes = nbytes
+        with self.lock:
+            if self.used + nbytes > STAGE_BYTES:
+                self._read_locked(self.batch)
+            offset = self.used
+            batch = self.batch
+            batch.queue = queue
+            snap.event = self._copy(queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
+            snap.batch, snap.offset = batch, offset
+            self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
+        return snap
+
+    def read(self, batch: _Batch) -> None:
+        with self.lock:
+            if batch.stage is not None:
+                self._read_locked(batch)
+
+    def _read_locked(self, batch: _Batch) -> None:
+        batch.stage = None
+        self.batch = _Batch(self)
+        used, self.used = self.used, 0
+        batch.host = np.empty(used, dtype=np.uint8)
+        try:
+            batch.event = self._read(batch.queue, self.buffer, batch.host, 0, None, False)
+        except Exception as exc:  # cl.Error: its launches are listed without their buffers
+            batch.failed = str(exc)
+        batch.queue = None
+
+
 class _Read:
     """A buffer argument's contents around one launch: the file each is in, and its digest
-    (or, for a launch finished later, the contents read back: ``snaps``)."""
+    (or, for a launch finished later, the contents read back: ``snaps``). ``root``: the
+    handle of the memory object it is (its parent's, for a sub-buffer); ``writes``: whether
+    the kernel may write it (not ``const``, nor aliased); ``host``: its memory is the
+    program's (``USE_HOST_PTR``: the host may change it); ``region``: an image's (width,
+    height[, depth]), read as an image."""
 
-    index: int
-    buffer: Any
-    dtype: np.dtype
-    nbytes: int = 0
-    root: int = 0  # the handle of the memory object it is (its parent's, for a sub-buffer)
-    writes: bool = True  # whether the kernel may write it (not ``const``, nor aliased)
-    host: bool = False  # its memory is the program's (USE_HOST_PTR): the host may change it
-    before: str = ""
-    after: str = ""
-    digests: dict[str, str] = field(default_factory=dict)
-    region: tuple[int, ...] = ()  # an image's (width, height[, depth]): read as an image
-    snaps: dict[str, _Snap] = field(default_factory=dict)  # "before", "after"
+    __slots__ = (
+        "after", "before", "buffer", "digests", "dtype", "host", "index", "nbytes", "region",
+        "root", "snaps", "writes",
+    )  # fmt: skip
+
+    def __init__(
+        self, index: int, buffer: Any, dtype: np.dtype, nbytes: int = 0, root: int = 0,
+        writes: bool = True, host: bool = False, region: tuple[int, ...] = (),
+    ) -> None:  # fmt: skip
+        self.index = index
+        self.buffer = buffer
+        self.dtype = dtype
+        self.nbytes = nbytes
+        self.root = root
+        self.writes = writes
+        self.host = host
+        self.region = region
+        self.before = ""
+        self.after = ""
+        self.digests: dict[str, str] = {}
+        self.snaps: dict[str, _Snap] = {}
 
 
 @dataclass
+class _Plan:
+    """What every launch of a kernel with the same arguments (the very objects the program
+    set) on the same queue describes alike, worked out at the first of them and kept on the
+    kernel: its journal entry's fields but the launch's number and sizes, each argument's
+    entry, the buffers to read (``_Read``'s fields), why none is kept (an argument never set,
+    or of a kind not recorded), and each argument's entry as JSON without its closing brace,
+    for the lines of launches with their buffers."""
+
+    token: int
+    queue: Any
+    args: tuple[Any, ...]
+    kernel: str
+    program: int
+    device: str
+    platform: str
+    items: tuple[dict[str, Any], ...]
+    reads: tuple[tuple[Any, ...], ...]
+    why: str
+    json: tuple[str, ...] | None = None  # made when a line first needs it
+    # Whether its buffers may be read behind the launch whatever else holds (none of the
+    # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
+    behind: bool = False
+    most: int = 0
+    stage: _Stage | None = None  # its queue's staging buffer
+    writes: frozenset[int] = frozenset()  # the memory objects its launches may write
+
+
 class _Record:
     """A launch made, to be finished in order: its journal entry, its buffers' contents as
-    read back (none where ``why`` says why it is listed without them), and the bytes of those
-    reads still to be kept."""
+    read back (none where ``why`` says why it is listed without them), the bytes of those
+    reads still to be kept, whether it is finished (``done``: a turn cut short by Ctrl+C is
+    taken again without it) and its kernel's plan (for its line)."""
 
-    number: int
-    entry: dict[str, Any]
-    reads: list[_Read]
-    why: str = ""
-    nbytes: int = 0
-    done: bool = False  # finished (a turn cut short by Ctrl+C is taken again without it)
+    __slots__ = ("done", "entry", "nbytes", "number", "plan", "reads", "why")
+
+    def __init__(
+        self, number: int, entry: dict[str, Any], reads: list[_Read], why: str = "",
+        plan: _Plan | None = None,
+    ) -> None:  # fmt: skip
+        self.number = number
+        self.entry = entry
+        self.reads = reads
+        self.why = why
+        self.nbytes = 0
+        self.done = False
+        self.plan = plan
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -209,11 +364,12 @@ class _Finisher:
         ):
             self._wait_for_turn()
         with self.cond:
+            waiting = bool(self._records)  # then the thread is there to take them
             self._records.append(record)
             self.pending += record.nbytes
             if queue is not None:
                 self.queue = queue
-            if not self._running():
+            if not (waiting and self._thread is not None) and not self._running():
                 self._thread = threading.Thread(
                     target=self._run, name="explorer-capture", daemon=True
                 )
@@ -291,6 +447,20 @@ class _Finisher:
 _TOKENS = itertools.count()
 
 
+class _Process:
+    """This process's id, known without asking the system at every launch: a fork's child
+    learns its own (``os.register_at_fork``)."""
+
+    pid = os.getpid()
+
+    @classmethod
+    def forked(cls) -> None:
+        cls.pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_Process.forked)
+
+
 class _OverBound(Exception):
     """The launch's buffers would pass the size bound (its message says so)."""
 
@@ -316,9 +486,24 @@ class Recorder:
     _memory: dict[int, int] = field(default_factory=dict)
     _files: dict[str, str] = field(default_factory=dict)
     _undo: list[Callable[[], None]] = field(default_factory=list)
-    # The files of the launch being kept: (launch, digest, file, bytes, contents it holds).
-    _fresh: list[tuple[int, str, str, int, _Snap | None]] = field(default_factory=list)
+    # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
+    # where in the pack they lie: None for a file of their own).
+    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]] = field(
+        default_factory=list
+    )
     _chunk: np.ndarray | None = None
+    # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
+    # staging buffers of small launches (:class:`_Stage`).
+    _copy_buffer: Callable[..., Any] | None = None
+    _read_buffer: Callable[..., Any] | None = None
+    # The pack of small contents (PACK): its fd once made, the bytes written to it, and its
+    # lock (contents are kept by the finishing thread, or by the program's once it is idle).
+    _pack: int | None = None
+    _pack_size: int = 0  # bytes written to it
+    _pack_unwritten: list[bytes] = field(default_factory=list)  # contents kept for one write
+    _pack_waiting: int = 0  # their bytes
+    _pack_lost: str = ""  # why a write of the pack failed (a full disk)
+    _pack_lock: threading.Lock = field(default_factory=threading.Lock)
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
     active: bool = True
@@ -330,6 +515,7 @@ class Recorder:
     _journal_lost: bool = False  # it could not be written: nothing more is
     _journal_lock: threading.Lock = field(default_factory=threading.Lock)
     _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
+    _unwritten_entries: list[dict[str, Any]] = field(default_factory=list)  # theirs
     _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
     _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
@@ -364,19 +550,20 @@ class Recorder:
 
     # -- the journal ------------------------------------------------------------------------
 
-    def _write(self, entry: dict[str, Any], later: bool = False) -> None:
+    def _write(self, entry: dict[str, Any], later: bool = False, line: str | None = None) -> None:
         """One line of the journal (refusing a link where the journal should be); ``later``:
         kept to be written with the lines after it (up to :data:`LINES`, by :meth:`_flush`),
         one write for them all."""
-        import json  # imported with pyopencl: not at every Python's start
-
-        line = (json.dumps(entry) + "\n").encode("utf-8")
+        if self._pack_lost and entry.get("data") is True and self._without_lost(entry):
+            line = None
+        data = ((_encode(entry) if line is None else line) + "\n").encode("utf-8")
         with self._journal_lock:
-            if self.journaled + len(line) > JOURNAL_LIMIT:
+            if self.journaled + len(data) > JOURNAL_LIMIT:
                 self._flush_locked()
                 raise OSError(0, f"it reached its {JOURNAL_LIMIT >> 20} MiB")
-            self._unwritten.append(line)
-            self.journaled += len(line)
+            self._unwritten.append(data)
+            self._unwritten_entries.append(entry)
+            self.journaled += len(data)
             if not later or len(self._unwritten) >= LINES:
                 self._flush_locked()
 
@@ -388,7 +575,11 @@ class Recorder:
     def _flush_locked(self) -> None:
         if not self._unwritten:
             return
-        lines, self._unwritten = b"".join(self._unwritten), []
+        try:  # the contents the lines name are written first
+            self._write_pack()
+        except OSError as exc:
+            self._lost_pack(exc)
+        lines, self._unwritten, self._unwritten_entries = b"".join(self._unwritten), [], []
         if self._journal is None:
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             self._journal = os.open(os.path.join(self.folder, JOURNAL), flags, 0o666)
@@ -404,6 +595,11 @@ class Recorder:
             self._finisher.close()
         atexit.unregister(self._at_exit)
         fd, self._journal = self._journal, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with self._pack_lock:
+            fd, self._pack = self._pack, None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -577,11 +773,19 @@ class Recorder:
 
     def set_arg(self, kernel: Any, index: int, value: Any) -> None:
         args = _args_of(kernel)
-        args[int(index)] = _classify(value)
+        known = args.get(index)
+        if known is not None and known.value is value and known.kind in _OBJECTS:
+            return  # the same memory object (or sampler) again: the argument is as it was
+        arg = _classify(value)
+        if known is None or not _same_scalar(known, arg.kind, arg.data, arg.dtype):
+            args[int(index)] = arg
 
     def set_bytes(self, kernel: Any, index: int, data: bytes, dtype: str) -> None:
         args = _args_of(kernel)
-        args[int(index)] = _Arg("scalar", data=bytes(data), dtype=dtype)
+        known = args.get(index)
+        data = bytes(data)
+        if known is None or not _same_scalar(known, "scalar", data, dtype):
+            args[int(index)] = _Arg("scalar", data=data, dtype=dtype)
 
     def _memory_id(self, handle: int) -> int:
         return self._memory.setdefault(handle, len(self._memory))
@@ -606,14 +810,16 @@ class Recorder:
         its reads are queued before and after it, in the queue's order, so they hold exactly
         the contents around it whenever they run, and the program goes on at once. Any other
         launch waits for those before it and is read back and kept before it returns."""
-        if os.getpid() != self.pid or not self.active:  # a forked child, or stopped
+        if _Process.pid != self.pid or not self.active:  # a forked child, or stopped
             return go()
         with self._lock:
             number = self.launches + 1
             epoch = self._epoch
             record: _Record | None = None
             try:
-                entry, reads, why = self._describe(number, queue, kernel, global_size, local_size)
+                entry, reads, why, plan = self._describe(
+                    number, queue, kernel, global_size, local_size
+                )
                 offset = [int(o) for o in global_offset] if global_offset is not None else None
                 entry["offset"] = offset
                 if g_times_l and local_size is not None:
@@ -622,8 +828,8 @@ class Recorder:
                     ]
                 if why:  # nothing of it is read: listed in its turn
                     record = _Record(number, entry, [], why)
-                elif self._deferrable(queue, reads):
-                    record = self._read_behind(number, entry, reads, queue, wait_for)
+                elif self._deferrable(queue, reads, plan):
+                    record = self._read_behind(number, entry, reads, queue, wait_for, plan)
                 else:
                     self._finisher.drain()  # the launches before it are written first
                     why = self._over_bound(reads) or self._read(
@@ -669,29 +875,24 @@ class Recorder:
 
     # -- launches finished later -------------------------------------------------------------
 
-    def _deferrable(self, queue: Any, reads: list[_Read]) -> bool:
+    def _deferrable(self, queue: Any, reads: list[_Read], plan: _Plan) -> bool:
         """Whether the launch's buffers can be read back behind it and kept later: an
         in-order queue (its reads then run right around the launch), no memory the host may
         change at any time (``USE_HOST_PTR``, a map), little to read, and room below
-        ``--max-mb`` for all of it whatever is still to be kept."""
-        if self._mapped or not _queue_facts(queue)[2]:
+        ``--max-mb`` for all of it whatever is still to be kept (``plan`` says what of it
+        holds for every launch of its kind)."""
+        if self._mapped or not plan.behind or plan.most > DEFERRED_BYTES:
             return False
         finisher = self._finisher
-        if finisher.busy() and finisher.queue is not queue:
+        if finisher.queue is not queue and finisher.busy():
             finisher.drain()  # another queue's reads are not ordered with this one's work
-        sizes: dict[tuple[int, str], int] = {}
-        for r in reads:
-            if r.host:
-                return False
-            sizes[(id(r.buffer), r.dtype.str)] = r.nbytes
-        most = 2 * sum(sizes.values())  # before and after
-        if most > DEFERRED_BYTES:
-            return False
-        if self.max_bytes is not None:
-            with finisher.cond:
-                if self.written + finisher.pending + most > self.max_bytes:
-                    return False  # read and kept now, when what was kept is known
-        return True
+        # Read without the lock, what waits first: what is kept is counted before what
+        # waits is let go, so the sum read is never less than it is.
+        max_bytes = self.max_bytes
+        if max_bytes is None:
+            return True
+        pending = finisher.pending
+        return self.written + pending + plan.most <= max_bytes
 
     def _over_bound(self, reads: list[_Read]) -> str:
         """Why the launch's buffers are not read at all: they would pass ``--max-mb``."""
@@ -701,14 +902,20 @@ class Recorder:
         return ""
 
     def _read_behind(
-        self, number: int, entry: dict[str, Any], reads: list[_Read], queue: Any, wait_for: Any
+        self,
+        number: int,
+        entry: dict[str, Any],
+        reads: list[_Read],
+        queue: Any,
+        wait_for: Any,
+        plan: _Plan,
     ) -> _Record:
         """The launch to be finished later, with a read queued before it of each buffer
         whose contents are not known (after the ``wait_for`` events too)."""
-        import pyopencl as cl
-
-        record = _Record(number, entry, reads)
+        cl = _CL[0]
+        record = _Record(number, entry, reads, plan=plan)
         waits = list(wait_for) if wait_for else None
+        stage = plan.stage
         seen: dict[tuple[int, str], _Snap] = {}
         try:
             for r in reads:
@@ -717,7 +924,7 @@ class Recorder:
                 if snap is None:
                     snap = self._known(r)
                     if snap is None:
-                        snap = _read_back(cl, queue, r, waits)
+                        snap = _read_back(cl, queue, r, waits, stage)
                         record.nbytes += snap.nbytes
                     seen[key] = snap
                 r.snaps["before"] = snap
@@ -726,13 +933,29 @@ class Recorder:
             record.reads, record.nbytes = [], 0
         return record
 
+    def _stage(self, cl: Any, queue: Any) -> _Stage | None:
+        """The staging buffer of ``queue`` (made at its first launch, kept on the queue
+        object); None where this pyopencl has no functions to fill one, or the device has no
+        room for it: its launches' buffers are read back one by one."""
+        cached = getattr(queue, "_explorer_capture_stage", None)
+        if cached is not None:
+            stage, token = cached
+            return stage if token == self._token else None
+        stage = None
+        if self._copy_buffer is not None and self._read_buffer is not None:
+            with contextlib.suppress(Exception):  # cl.Error: no room, or a device that refuses
+                stage = _Stage(cl, queue, self._copy_buffer, self._read_buffer)
+        with contextlib.suppress(Exception):
+            queue._explorer_capture_stage = (stage, self._token)
+        return stage
+
     def _queue_after(self, record: _Record, queue: Any, epoch: int) -> None:
         """Queue a read of each buffer the launch may change behind it, and the launch to be
         finished in its turn."""
-        import pyopencl as cl
-
+        cl = _CL[0]
         if not record.why:
             seen: dict[tuple[int, str], _Snap] = {}
+            stage = record.plan.stage if record.plan is not None else None
             try:
                 for r in record.reads:
                     if not r.writes:
@@ -741,7 +964,7 @@ class Recorder:
                     key = (id(r.buffer), r.dtype.str)
                     snap = seen.get(key)
                     if snap is None:
-                        snap = seen[key] = _read_back(cl, queue, r, None)
+                        snap = seen[key] = _read_back(cl, queue, r, None, stage)
                         record.nbytes += snap.nbytes
                     r.snaps["after"] = snap
             except cl.Error as exc:
@@ -772,10 +995,11 @@ class Recorder:
             try:
                 for phase in ("before", "after"):
                     for r in record.reads:
-                        name = entry["args"][r.index]["name"] or f"arg{r.index}"
-                        relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
                         snap = r.snaps[phase]
-                        self._keep_snap(number, snap, relative, phase)
+                        if snap.failed or not snap.path:  # else kept already
+                            name = entry["args"][r.index]["name"] or f"arg{r.index}"
+                            relative = f"data/{number:05d}-{r.index}-{_safe(name)}-{phase}.npy"
+                            self._keep_snap(number, snap, relative, phase)
                         setattr(r, phase, snap.path)
                         r.digests[phase] = snap.digest
             except (_ReadFailed, _OverBound) as exc:
@@ -786,7 +1010,9 @@ class Recorder:
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
-                        if snap.path in gone or (not snap.path and snap.host is None):
+                        if snap.path in gone or not (
+                            snap.path or snap.host is not None or snap.batch
+                        ):
                             snap.path = ""  # a launch after it cannot name them
                             snap.failed = snap.failed or (
                                 f"its buffers' contents before it are those launch {number} "
@@ -799,7 +1025,9 @@ class Recorder:
             entry["why"] = why
         record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
         try:
-            self._write(entry, later=True)
+            plan = record.plan
+            line = _line(entry, plan) if plan is not None and not why else None
+            self._write(entry, later=True, line=line)
         except (OSError, TypeError, ValueError) as exc:  # never the program's error
             self._journal_lost = True
             self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
@@ -820,15 +1048,24 @@ class Recorder:
         if snap.path:
             return
         event, snap.event = snap.event, None
-        if event is not None:
-            try:
+        batch, snap.batch = snap.batch, None
+        try:
+            if batch is not None:  # copied into a staging buffer: its read brings them back
+                snap.host = batch.contents(snap.offset, snap.nbytes)
+                # The read came after the copy in the queue: the copy is over, and failed
+                # where its status says so (asked without a wait, which would let the
+                # program's thread take the interpreter at every launch).
+                status = event.command_execution_status if event is not None else 0
+                if status < 0:
+                    raise _ReadFailed(f"the copy ended with status {status}")
+            elif event is not None:
                 event.wait()
-            except Exception as exc:  # the read failed on the device
-                snap.host = None  # for the launch after, whose contents before they are:
-                snap.failed = f"a buffer could not be read back before the launch: {exc}"
-                raise _ReadFailed(
-                    f"a buffer could not be read back {phase} the launch: {exc}"
-                ) from None
+        except Exception as exc:  # the read (or the copy) failed on the device
+            snap.host = None  # for the launch after, whose contents before they are:
+            snap.failed = f"a buffer could not be read back before the launch: {exc}"
+            raise _ReadFailed(
+                f"a buffer could not be read back {phase} the launch: {exc}"
+            ) from None
         snap.path, snap.digest = self._small(number, snap.host, snap.dtype, relative, snap)
         snap.host = None
 
@@ -844,14 +1081,43 @@ class Recorder:
         kernel: Any,
         global_size: Sequence[int],
         local_size: Sequence[int] | None,
-    ) -> tuple[dict[str, Any], list[_Read], str]:
-        """The launch's journal entry without its data, the buffers to read, and why its data
-        is not kept ("" when it is)."""
+    ) -> tuple[dict[str, Any], list[_Read], str, _Plan]:
+        """The launch's journal entry without its data, the buffers to read, why its data is
+        not kept ("" when it is), and the plan they come from."""
+        args = _args_of(kernel)
+        plan = getattr(kernel, "_explorer_capture_plan", None)
+        if (
+            plan is None
+            or plan.token != self._token
+            or plan.queue is not queue
+            or len(plan.args) != len(args)
+            or not all(map(operator.is_, plan.args, args.values()))
+        ):
+            plan = self._plan(kernel, queue, args)
+        entry: dict[str, Any] = {
+            "type": "launch",
+            "number": number,
+            "kernel": plan.kernel,
+            "program": plan.program,
+            "global": [int(g) for g in global_size],
+            "local": [int(v) for v in local_size] if local_size is not None else None,
+            "device": plan.device,
+            "platform": plan.platform,
+            "args": [dict(item) for item in plan.items],
+        }
+        reads = [_Read(*fields) for fields in plan.reads]
+        why = plan.why or self.no_data
+        if not why and self.max_launches is not None and number > self.max_launches:
+            why = f"past --launches {self.max_launches}"
+        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
+
+    def _plan(self, kernel: Any, queue: Any, args: dict[int, _Arg]) -> _Plan:
+        """What the launches of ``kernel`` with ``args`` on ``queue`` describe alike (kept on
+        the kernel)."""
         import pyopencl as cl
 
         facts = _kernel_facts(kernel)
         device, platform, _ = _queue_facts(queue)
-        args = _args_of(kernel)
         described: list[dict[str, Any]] = []
         reads: list[_Read] = []
         why = ""
@@ -914,23 +1180,30 @@ class Recorder:
         written = {r.root for r in reads if r.writes}
         for r in reads:
             r.writes = r.writes or r.root in written
-        program = self._program(kernel, queue)
-        entry: dict[str, Any] = {
-            "type": "launch",
-            "number": number,
-            "kernel": facts.name,
-            "program": program,
-            "global": [int(g) for g in global_size],
-            "local": [int(v) for v in local_size] if local_size is not None else None,
-            "device": device,
-            "platform": platform,
-            "args": described,
-        }
-        if not why and self.no_data:
-            why = self.no_data
-        if not why and self.max_launches is not None and number > self.max_launches:
-            why = f"past --launches {self.max_launches}"
-        return entry, reads, why  # --max-mb is for the caller: what was kept may be to come
+        plan = _Plan(
+            token=self._token,
+            queue=queue,
+            args=tuple(args.values()),
+            kernel=facts.name,
+            program=self._program(kernel, queue),
+            device=device,
+            platform=platform,
+            items=tuple(described),
+            reads=tuple(
+                (r.index, r.buffer, r.dtype, r.nbytes, r.root, r.writes, r.host, r.region)
+                for r in reads
+            ),
+            why=why,
+        )
+        sizes = {(id(r.buffer), r.dtype.str): r.nbytes for r in reads}
+        plan.most = 2 * sum(sizes.values())  # before and after
+        plan.behind = _queue_facts(queue)[2] and not any(r.host for r in reads)
+        plan.writes = frozenset(written)
+        if plan.behind and plan.most <= DEFERRED_BYTES:
+            plan.stage = self._stage(cl, queue)
+        with contextlib.suppress(Exception):
+            kernel._explorer_capture_plan = plan
+        return plan
 
     def _read(
         self,
@@ -1045,8 +1318,9 @@ class Recorder:
         a call from another thread meanwhile leaves nothing known)."""
         if self._epoch != epoch:
             return
+        generation = self._generation
         for root in {r.root for r in reads if r.writes}:
-            self._generation[root] = self._generation.get(root, 0) + 1
+            generation[root] = generation.get(root, 0) + 1
         for r in reads:
             if r.host:
                 continue
@@ -1060,7 +1334,7 @@ class Recorder:
         ``mapped``, let the program change them at any time) is about to be made on
         ``queue``: what the recorder knew of the contents is no more, and reads still under
         way on another queue (not ordered with its work) are done first."""
-        if os.getpid() != self.pid:
+        if _Process.pid != self.pid:
             return
         self._epoch += 1
         self._mapped = self._mapped or mapped
@@ -1106,11 +1380,77 @@ class Recorder:
         if self.max_bytes is not None and self.written + nbytes > self.max_bytes:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes))
         header = _npy_header(dtype, nbytes // dtype.itemsize)
-        self._new_file(relative, header + data.tobytes())
+        place: tuple[int, int] | None = None
+        if len(header) + nbytes <= PACK_LIMIT:
+            place = self._pack_write(header + data.tobytes())
+        else:
+            self._new_file(relative, header + data.tobytes())
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes, snap))
+        self._fresh.append((number, key, relative, nbytes, snap, place))
         return relative, key
+
+    def _pack_write(self, blob: bytes) -> tuple[int, int]:
+        """Append ``blob`` (a whole ``.npy`` image) to the pack: where it will lie in it
+        (offset, length). It is written with the others kept since, before the journal lines
+        that name them (:meth:`_flush_locked`), so a program killed at any moment leaves no
+        name of bytes not written."""
+        with self._pack_lock:
+            offset = self._pack_size + self._pack_waiting
+            self._pack_unwritten.append(blob)
+            self._pack_waiting += len(blob)
+            return offset, len(blob)
+
+    def _write_pack(self) -> None:
+        """Write the contents kept for the pack (made new at the first), in one write; bytes
+        a write cut short left are written over by the next."""
+        with self._pack_lock:
+            if not self._pack_unwritten:
+                return
+            blobs, self._pack_unwritten, self._pack_waiting = self._pack_unwritten, [], 0
+            if self._pack_lost:  # named by no line (a full disk stays full)
+                return
+            if self._pack is None:
+                parent = os.path.dirname(PACK)
+                if parent not in self._folders:
+                    os.makedirs(os.path.join(self.folder, parent), exist_ok=True)
+                    self._folders.add(parent)
+                self._pack = os.open(os.path.join(self.folder, PACK), _NEW_FILE, 0o666)
+            self._pack_file_write(b"".join(blobs), self._pack_size)
+
+    def _pack_file_write(self, data: bytes, offset: int) -> None:
+        assert self._pack is not None
+        view = memoryview(data)
+        while view:
+            view = view[os.pwrite(self._pack, view, offset + len(data) - len(view)) :]
+        self._pack_size = offset + len(data)
+
+    def _lost_pack(self, exc: OSError) -> None:
+        """The pack took none of the contents kept since its last write (a full disk): the
+        launches whose lines name them, and every later one, are listed without their
+        buffers (as a launch whose file could not be written is)."""
+        self._pack_lost = self._pack_lost or _reason(exc)
+        for index, entry in enumerate(self._unwritten_entries):
+            launch = entry.get("type") == "launch" and entry.get("data") is True
+            if launch and self._without_lost(entry):
+                self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
+
+    def _without_lost(self, entry: dict[str, Any]) -> bool:
+        """Whether ``entry`` (a launch with its buffers) names contents the pack did not take
+        (or comes after one that did): then it is made a launch without them."""
+        end = self._pack_size
+        packed = entry.get("packed") or {}
+        if not self.no_data and all(place[0] < end for place in packed.values()):
+            return False
+        number = entry["number"]
+        why = self.no_data or self._lose_data(number, OSError(0, self._pack_lost))
+        entry.pop("packed", None)
+        for arg in entry["args"]:
+            for key in ("before", "after", "changed"):
+                arg.pop(key, None)
+        entry["data"] = False
+        entry["why"] = why
+        return True
 
     def _stream(
         self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
@@ -1147,18 +1487,19 @@ class Recorder:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
         self._files[key] = relative
         self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes, None))
+        self._fresh.append((number, key, relative, nbytes, None, None))
         return relative, key
 
     def _forget(self, number: int) -> set[str]:
         """Remove the files launch ``number`` wrote: it is listed without its buffers. The
         files removed."""
         gone: set[str] = set()
-        for launch, key, relative, nbytes, snap in self._fresh:
+        for launch, key, relative, nbytes, snap, place in self._fresh:
             if launch != number:
                 continue
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(self.folder, relative))
+            if place is None:  # packed contents stay in the pack, named by no line
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(self.folder, relative))
             self._files.pop(key, None)
             self.written -= nbytes
             gone.add(relative)
@@ -1174,6 +1515,9 @@ class Recorder:
             args[r.index]["before"] = r.before
             args[r.index]["after"] = r.after
             args[r.index]["changed"] = r.digests["before"] != r.digests["after"]
+        packed = {f[2]: list(f[5]) for f in self._fresh if f[5] is not None}
+        if packed:  # where in the pack the contents it is the first to name lie
+            entry["packed"] = packed
         self._fresh.clear()
 
     # -- installing the wrappers ------------------------------------------------------------
@@ -1184,6 +1528,8 @@ class Recorder:
 
         recorder = self
         missing: list[str] = []
+        self._copy_buffer = getattr(_cl, "_enqueue_copy_buffer", None)
+        self._read_buffer = getattr(_cl, "_enqueue_read_buffer", None)
         # Nothing of OpenCL is touched before the program does (a program that forks workers
         # after importing pyopencl must find no OpenCL platform started): PoCL's processor
         # is named at the program's first build.
@@ -1222,8 +1568,10 @@ class Recorder:
         def set_arg(original: Callable[..., Any]) -> Callable[..., Any]:
             def set_arg(kernel: Any, index: int, value: Any) -> Any:
                 result = original(kernel, index, value)
-                with contextlib.suppress(Exception):
+                try:  # noqa: SIM105 (no context object made at every call)
                     recorder.set_arg(kernel, index, value)
+                except Exception:  # the record's loss, never the program's
+                    pass
                 return result
 
             return set_arg
@@ -1231,9 +1579,11 @@ class Recorder:
         def set_multi(original: Callable[..., Any]) -> Callable[..., Any]:
             def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
-                with contextlib.suppress(Exception):
+                try:  # no context object made at every call
                     for i in range(0, len(items), 2):
                         recorder.set_arg(kernel, items[i], items[i + 1])
+                except Exception:  # the record's loss, never the program's
+                    pass
                 return result
 
             return _set_arg_multi
@@ -1280,7 +1630,7 @@ class Recorder:
 
         def enqueue(original: Callable[..., Any]) -> Callable[..., Any]:
             def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
-                if os.getpid() != recorder.pid or not recorder.active:
+                if _Process.pid != recorder.pid or not recorder.active:
                     return original(*args, **kwargs)
                 parts = launch_parts(args, kwargs)
                 if parts is None:  # a call pyopencl refuses: its own error, as it is
@@ -1326,6 +1676,7 @@ class Recorder:
         failure to wrap pyopencl leaves it as it was (nothing recorded, the program as is)."""
         try:
             _load_numpy()
+            _CL[:] = [cl]
             if self.claim():
                 self.patch(cl)
                 # The launches under way are finished before the program ends, and before
@@ -1374,15 +1725,25 @@ def _arg_infos(kernel: Any) -> list[tuple[str | None, str | None]]:
     return infos
 
 
+# The kinds of argument that are a pyopencl object, the same one while the program passes it.
+_OBJECTS = frozenset({"buffer", "image", "sampler"})
+
+
+def _same_scalar(known: _Arg, kind: str, data: bytes, dtype: str) -> bool:
+    """Whether an argument set again is the value it was (the argument is then left as it
+    was, so that the launches after describe it as before: :class:`_Plan`)."""
+    return kind == known.kind == "scalar" and known.data == data and known.dtype == dtype
+
+
 def _classify(value: Any) -> _Arg:
     import pyopencl as cl
 
+    if isinstance(value, cl.Buffer):
+        return _Arg("buffer", value)
     if value is None:
         return _Arg("null")
     if isinstance(value, cl.LocalMemory):
         return _Arg("local", int(value.size))
-    if isinstance(value, cl.Buffer):
-        return _Arg("buffer", value)
     if isinstance(value, cl.Image):
         return _Arg("image", value)
     if isinstance(value, cl.Sampler):
@@ -1608,8 +1969,13 @@ def _before_fork(recorder: Callable[[], Recorder | None]) -> None:
         found._finisher.drain()
 
 
-def _read_back(cl: Any, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
-    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for."""
+def _read_back(
+    cl: Any, queue: Any, r: _Read, waits: list[Any] | None, stage: _Stage | None = None
+) -> _Snap:
+    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for: a
+    buffer's copied into ``stage`` where there is one, to be read back with others."""
+    if stage is not None and not r.region and r.nbytes:
+        return stage.put(queue, r, waits)
     host = np.empty(r.nbytes, dtype=np.uint8)
     if r.region:  # an image: read whole, as rows of pixels without padding
         event = cl.enqueue_copy(
@@ -1700,6 +2066,11 @@ def launch_parts(
     """(queue, kernel, global size, local size, offset, wait_for, g_times_l) of a call of
     ``enqueue_nd_range_kernel``, however it was made; None for a call pyopencl would refuse
     (its own error then reaches the program)."""
+    if not kwargs and 3 <= len(args) <= len(LAUNCH_PARAMETERS):  # as pyopencl's invokers call it
+        queue, kernel, global_size, local_size, offset, wait_for, g_times_l, _ = (
+            tuple(args) + _LAUNCH_DEFAULTS[len(args) :]
+        )
+        return queue, kernel, global_size, local_size, offset, wait_for, bool(g_times_l)
     if len(args) > len(LAUNCH_PARAMETERS):
         return None
     values = list(args) + list(_LAUNCH_DEFAULTS[len(args) :])
@@ -1836,8 +2207,97 @@ def _pipe(value: str | None) -> int | None:
     return fd
 
 
+_SAFE: dict[str, str] = {}
+
+
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+    safe = _SAFE.get(name)
+    if safe is None:
+        safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)[:40]
+        if len(_SAFE) < 4096:
+            _SAFE[name] = safe
+    return safe
+
+
+_ENCODER: list[Callable[[Any], str]] = []
+# The keys of a launch's entry, in the order the recorder makes them, for :func:`_line`.
+_LINE_KEYS = (
+    "type", "number", "kernel", "program", "global", "local", "device", "platform", "args",
+    "offset", "packed", "data",
+)  # fmt: skip
+_CONTENTS_KEYS = ("before", "after", "changed")
+
+
+def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
+    """The JSON of a launch's entry kept with its buffers, from its plan's (each argument's
+    entry as JSON, made once): what :func:`_encode` makes of it, at a fraction of its cost;
+    None for an entry of another make (then encoded whole)."""
+    keys = tuple(entry)
+    if keys != _LINE_KEYS and keys != _LINE_KEYS[:10] + _LINE_KEYS[11:]:
+        return None
+    if plan.json is None:
+        plan.json = tuple(_encode(item)[:-1] for item in plan.items)
+    args = entry["args"]
+    if len(args) != len(plan.json):
+        return None
+    parts = [
+        f'{{"type": "launch", "number": {int(entry["number"])}, "kernel": ',
+        _encode(entry["kernel"]),
+        f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
+        _ints(entry["local"]),
+        ', "device": ',
+        _encode(entry["device"]),
+        ', "platform": ',
+        _encode(entry["platform"]),
+        ', "args": [',
+    ]
+    for position, (item, prefix) in enumerate(zip(args, plan.json, strict=True)):
+        if position:
+            parts.append(", ")
+        parts.append(prefix)
+        if len(item) == len(plan.items[position]) + 3 and all(k in item for k in _CONTENTS_KEYS):
+            changed = "true" if item["changed"] is True else "false"
+            parts.append(
+                f', "before": {_name(item["before"])}, "after": {_name(item["after"])}, '
+                f'"changed": {changed}}}'
+            )
+        elif len(item) == len(plan.items[position]):
+            parts.append("}")
+        else:
+            return None
+    parts.append(f'], "offset": {_ints(entry["offset"])}')
+    packed = entry.get("packed")
+    if packed is not None:
+        places = ", ".join(
+            f"{_name(name)}: [{int(place[0])}, {int(place[1])}]" for name, place in packed.items()
+        )
+        parts.append(f', "packed": {{{places}}}')
+    parts.append(', "data": true}' if entry["data"] is True else ', "data": false}')
+    return "".join(parts)
+
+
+def _ints(values: Any) -> str:
+    """A list of whole numbers (or None) as JSON."""
+    if values is None:
+        return "null"
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def _name(name: str) -> str:
+    """A file name the recorder gives as JSON (plain ASCII needs no escape)."""
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return f'"{name}"'
+    return _encode(name)
+
+
+def _encode(entry: Any) -> str:
+    """JSON of a journal line (or of a part of one), as ``json.dumps`` makes it, without its
+    check for cycles."""
+    if not _ENCODER:
+        import json  # imported with pyopencl: not at every Python's start
+
+        _ENCODER.append(json.JSONEncoder(check_circular=False).encode)
+    return _ENCODER[0](entry)
 
 
 def _name_unknown_processors(cl: ModuleType) -> None:
