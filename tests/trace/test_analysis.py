@@ -627,6 +627,22 @@ def test_many_out_of_bounds_accesses_are_one_finding_per_site():
     )
 
 
+def test_one_element_reached_past_the_sample_is_not_and_others():
+    """Every one of 512 work-items writes s[32] (more accesses than the examples are taken
+    from): the finding names s[32] alone, and s[33] written once after them is "others"."""
+    buffers = [buf("s", GLOBAL, 32, "A")]
+    sites = [site(0, 8, WRITE, GLOBAL, 0, "s[32]")]
+    items = [((0, 0, 0), (lid, 0, 0), [(0, 4 * 32)]) for lid in range(512)]
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(512,), local_size=(512,))
+    (f,) = analyse(trace).findings
+    assert (f.kind, f.count, f.elements) == ("out-of-bounds", 512, (32,))
+    assert f.message.startswith("line 8 writes s[32] outside s (32 elements), 512 accesses")
+    items[-1] = ((0, 0, 0), (511, 0, 0), [(0, 4 * 33)])
+    trace = build_trace(items, buffers=buffers, sites=sites, global_size=(512,), local_size=(512,))
+    (f,) = analyse(trace).findings
+    assert f.message.startswith("line 8 writes s[32] and others outside s (32 elements)")
+
+
 def test_overflow_follows_each_work_items_own_capacity():
     buffers = [buf("A", GLOBAL, 8, "A")]
     sites = [site(0, 3, READ, GLOBAL, 0, "A[i]")]

@@ -45,7 +45,10 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 "the access was skipped"
             )
         else:
-            more = " and others" if len(distinct) > len(shown) or sample.size < count else ""
+            others = len(distinct) > len(shown) or _others(
+                us, shown, info.elem_size, sample.size < count
+            )
+            more = " and others" if others else ""
             msg = (
                 f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
                 f"elements), {count} accesses; the accesses were skipped"
@@ -66,6 +69,16 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
         )
     return out
+
+
+def _others(us: list[Unit], shown: list[int], elem_size: int, sampled: bool) -> bool:
+    """Whether the accesses reached elements besides those ``shown``: looked up in every
+    access where the examples were taken from a sample (an element reached many times is
+    not "others")."""
+    if not sampled:
+        return False
+    named = np.asarray(shown, dtype=np.int64)
+    return any(not np.isin(u.off // elem_size, named).all() for u in us if u.m)
 
 
 def _outside_image(
