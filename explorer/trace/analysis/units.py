@@ -388,40 +388,47 @@ def scan_rows(
     rows = min(W, max(1, _SCAN_BYTES // (4 * L)))
     if ask:  # blocks that set whole groups, or equal parts of one, beside the first group
         rows = gs * (rows // gs) if rows >= gs else _divisor(gs, rows)
-    first_word = np.tile(t.word[:L], (rows, 1))
+    starts = range(0, W, rows)
+    parts = thread_count(len(starts))
+    # Each part's comparisons' results, block after block.
+    hits = [np.empty((rows, L), dtype=bool) for _ in range(parts)]
+    # The blocks are compared with the first block where its rows equal the first row (the
+    # usual case: no copy of that row made), else with the first row repeated.
+    head = words[:rows]
+    np.equal(head, head[0], out=hits[0])
+    first_word = head if bool(hits[0].all()) else np.tile(t.word[:L], (rows, 1))
     phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
     first_phaseless: list[np.ndarray] = []  # made where phases differ
     if ask:  # the columns where the offsets may differ between groups (the global sites')
         elsewhere = np.ones(L, dtype=bool)
         elsewhere[local_cols] = False
-        first_group = np.tile(offsets[:gs], (max(1, rows // gs), 1))
     gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
     columns = [_stride(c) for c in spread]
-    starts = range(0, W, rows)
-    parts = thread_count(len(starts))
 
     stop = [False]  # a part found rows that differ: the others stop too
 
     def part(k: int) -> tuple[bool, bool, bool]:
         same = alike = True
-        hits = np.empty((rows, L), dtype=bool)  # the comparisons' results, block after block
         for i in starts[k::parts]:
             if stop[0]:
                 return False, False, False
             w = words[i : i + rows]
             r = w.shape[0]
-            if same and not _equal(w, first_word[:r], hits):
+            if same and not _equal(w, first_word[:r], hits[k]):
                 same = False
             if not same and not first_phaseless:
                 first_phaseless.append(first_word & phaseless)
-            if not same and not _equal(w & phaseless, first_phaseless[0][:r], hits):
+            if not same and not _equal(w & phaseless, first_phaseless[0][:r], hits[k]):
                 stop[0] = True  # not uniform: nothing else matters
                 return False, False, False
             o = offsets[i : i + r]
             if alike and ask:  # the first group's rows included
-                at = i % gs  # 0 where blocks hold whole groups
-                hit = hits[:r]
-                np.equal(o, first_group[at : at + r], out=hit)
+                hit = hits[k][:r]
+                if r > gs:  # whole groups, each beside the first
+                    np.equal(o.reshape(-1, gs, L), offsets[:gs], out=hit.reshape(-1, gs, L))
+                else:  # a group or part of one, beside the same part of the first
+                    at = i % gs
+                    np.equal(o, offsets[at : at + r], out=hit)
                 np.logical_or(hit, elsewhere, out=hit)
                 alike = bool(hit.all())
             for c, out in zip(columns, gathered, strict=True):
