@@ -2,7 +2,8 @@
 this checkout beside another (``--against``), on the same recorded trace.
 
     python benchmarks/analysis_stages.py [--case tiled|iou] [--rounds 5] [--against DIR]
-                                         [--one-thread] [--json]
+                                         [--one-thread] [--page-faults] [--executor-stacks]
+                                         [--json]
 
 The case (``bench-trace``'s: tiled matmul 256², every group, or IOU matmul 768², default
 window) is traced once, without values as ``bench-trace`` traces it, on the default device
@@ -16,7 +17,10 @@ timed; ``total`` is their sum. ``--against DIR`` names another checkout's root (
 the median of the rounds for each. ``--one-thread`` runs the analysis's numpy passes on one
 thread and times them in process CPU time, which another process on a busy machine disturbs
 less than the wall clock; without it, the wall clock and the threads the analysis would use.
-A finding kind that a checkout lacks shows as "-". ``--json`` prints one object per process.
+``--executor-stacks`` gives the process's threads the stacks an executor gives its own
+(``explorer.engine.serve``: 64 MB, more than the C library keeps for reuse), so that a thread
+the analysis starts costs there what it costs in an executor. A finding kind that a checkout
+lacks shows as "-". ``--json`` prints one object per process.
 """
 
 from __future__ import annotations
@@ -65,10 +69,17 @@ def record(case: str, device: str | None, path: Path) -> tuple[str, int]:
     return chosen.label, outcome.trace.records
 
 
-def stages(path: Path, one_thread: bool, page_faults: bool = False) -> dict[str, float]:
+def stages(
+    path: Path, one_thread: bool, page_faults: bool = False, executor_stacks: bool = False
+) -> dict[str, float]:
     """Read the trace at ``path`` and analyse it once, each stage timed (ms), or with
     ``page_faults`` the minor page faults each stage took (memory touched for the first
-    time: about 1.5 ms a megabyte on a virtual machine)."""
+    time: about 1.5 ms a megabyte on a virtual machine); ``executor_stacks``: threads with
+    an executor's stacks."""
+    if executor_stacks:
+        from explorer.engine.serve import _roomy_thread_stacks
+
+        _roomy_thread_stacks()
     import explorer.trace.analysis as analysis
     from explorer.trace.analysis import registry, threads
     from explorer.trace.analysis.context import Context
@@ -105,7 +116,7 @@ def stages(path: Path, one_thread: bool, page_faults: bool = False) -> dict[str,
 
 
 def one_process(
-    checkout: Path, path: Path, one_thread: bool, page_faults: bool
+    checkout: Path, path: Path, one_thread: bool, page_faults: bool, executor_stacks: bool
 ) -> dict[str, float]:
     """:func:`stages` in a new interpreter that imports ``checkout``'s ``explorer``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--stages", str(path)]
@@ -113,6 +124,8 @@ def one_process(
         command.append("--one-thread")
     if page_faults:
         command.append("--page-faults")
+    if executor_stacks:
+        command.append("--executor-stacks")
     env = dict(os.environ, PYTHONPATH=str(checkout))
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
@@ -128,11 +141,13 @@ def main() -> None:
     parser.add_argument("--against", type=Path, default=None, help="another checkout's root")
     parser.add_argument("--one-thread", action="store_true")
     parser.add_argument("--page-faults", action="store_true", help="count them, not ms")
+    parser.add_argument("--executor-stacks", action="store_true", help="an executor's stacks")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--stages", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stages is not None:  # the child: one analysis, its stages as one JSON line
-        print(json.dumps(stages(args.stages, args.one_thread, args.page_faults)))
+        took = stages(args.stages, args.one_thread, args.page_faults, args.executor_stacks)
+        print(json.dumps(took))
         return
     checkouts = {"this": ROOT}
     if args.against is not None:
@@ -144,7 +159,9 @@ def main() -> None:
         for number in range(args.rounds):
             order = list(checkouts) if number % 2 == 0 else list(reversed(checkouts))
             for name in order:
-                took = one_process(checkouts[name], path, args.one_thread, args.page_faults)
+                took = one_process(
+                    checkouts[name], path, args.one_thread, args.page_faults, args.executor_stacks
+                )
                 runs[name].append(took)
                 if args.json:
                     print(json.dumps({"checkout": name, "round": number, **took}))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import numpy.ma  # np.unique imports it on its first call: here, not in a trace's analysis
 
 from explorer.trace.analysis.context import I32_MAX, Context
 from explorer.trace.analysis.threads import thread_count, thread_map
@@ -387,40 +388,49 @@ def scan_rows(
     rows = min(W, max(1, _SCAN_BYTES // (4 * L)))
     if ask:  # blocks that set whole groups, or equal parts of one, beside the first group
         rows = gs * (rows // gs) if rows >= gs else _divisor(gs, rows)
-    first_word = np.tile(t.word[:L], (rows, 1))
-    phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
-    first_phaseless: list[np.ndarray] = []  # made where phases differ
-    if ask:
-        mask = np.zeros(L, dtype=offsets.dtype)
-        mask[local_cols] = -1
-        first_group = np.tile(offsets[:gs] & mask, (max(1, rows // gs), 1))
-    gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
-    columns = [_stride(c) for c in spread]
     starts = range(0, W, rows)
     parts = thread_count(len(starts))
+    # Each part's comparisons' results, block after block.
+    hits = [np.empty((rows, L), dtype=bool) for _ in range(parts)]
+    # The blocks are compared with the first block where its rows equal the first row (the
+    # usual case: no copy of that row made), else with the first row repeated.
+    head = words[:rows]
+    np.equal(head, head[0], out=hits[0])
+    first_word = head if bool(hits[0].all()) else np.tile(t.word[:L], (rows, 1))
+    phaseless = ~np.uint32(PHASE_MASK << PHASE_SHIFT)
+    first_phaseless: list[np.ndarray] = []  # made where phases differ
+    if ask:  # the columns where the offsets may differ between groups (the global sites')
+        elsewhere = np.ones(L, dtype=bool)
+        elsewhere[local_cols] = False
+    gathered = [np.empty((W, c.size), dtype=offsets.dtype) for c in spread]
+    columns = [_stride(c) for c in spread]
 
     stop = [False]  # a part found rows that differ: the others stop too
 
     def part(k: int) -> tuple[bool, bool, bool]:
         same = alike = True
-        scratch = np.empty((rows, L), dtype=offsets.dtype) if ask else None
         for i in starts[k::parts]:
             if stop[0]:
                 return False, False, False
             w = words[i : i + rows]
             r = w.shape[0]
-            if same and not _equal(w, first_word[:r]):
+            if same and not _equal(w, first_word[:r], hits[k]):
                 same = False
             if not same and not first_phaseless:
                 first_phaseless.append(first_word & phaseless)
-            if not same and not _equal(w & phaseless, first_phaseless[0][:r]):
+            if not same and not _equal(w & phaseless, first_phaseless[0][:r], hits[k]):
                 stop[0] = True  # not uniform: nothing else matters
                 return False, False, False
             o = offsets[i : i + r]
-            if alike and scratch is not None:  # the first group's rows included
-                np.bitwise_and(o, mask, out=scratch[:r])
-                at = i % gs  # 0 where blocks hold whole groups
-                alike = _equal(scratch[:r], first_group[at : at + r])
+            if alike and ask:  # the first group's rows included
+                hit = hits[k][:r]
+                if r > gs:  # whole groups, each beside the first
+                    np.equal(o.reshape(-1, gs, L), offsets[:gs], out=hit.reshape(-1, gs, L))
+                else:  # a group or part of one, beside the same part of the first
+                    at = i % gs
+                    np.equal(o, offsets[at : at + r], out=hit)
+                np.logical_or(hit, elsewhere, out=hit)
+                alike = bool(hit.all())
             for c, out in zip(columns, gathered, strict=True):
                 out[i : i + r] = o[:, c]
         return same, True, alike
@@ -450,12 +460,18 @@ def _stride(cols: np.ndarray) -> np.ndarray | slice:
     return cols
 
 
-def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+def _equal(a: np.ndarray, b: np.ndarray, hits: np.ndarray) -> bool:
     """Whether the contiguous 4-byte arrays ``a`` and ``b`` (of one shape) are equal, compared
-    eight bytes at a time where their size allows (half the comparisons)."""
+    eight bytes at a time where their size allows (half the comparisons), into ``hits`` (a
+    boolean buffer of at least their size, reused: a new one each time is memory not yet
+    faulted in)."""
     if a.size % 2 == 0 and a.dtype.itemsize == 4:
-        return bool(np.array_equal(a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)))
-    return bool(np.array_equal(a, b))
+        a, b = a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)
+    else:
+        a, b = a.reshape(-1), b.reshape(-1)
+    hit = hits.reshape(-1)[: a.size]
+    np.equal(a, b, out=hit)
+    return bool(hit.all())
 
 
 def _groups_stored_alike(ctx: Context) -> bool:
