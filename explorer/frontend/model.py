@@ -120,7 +120,8 @@ class Variable:
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
     may add statements that run once the variable exists. `initialised`: the declaration
     gives it a value (`= {0}`; for an array member of a struct, the struct's `= {...}` or
-    `= other`), so every element of it holds one from the start.
+    `= other`, or the struct is a parameter, a copy of the caller's), so every element of it
+    holds one from the start.
     """
 
     name: str

@@ -643,7 +643,9 @@ class _Walker:
             for p in c.get_arguments():  # a struct passed by value is the function's own copy
                 if _canonical_kind(p.type) == T.RECORD:
                     line = self.positions.line_column(self.positions.char(p.extent.start.offset))
-                    self._member_arrays(p.spelling, p.type.get_canonical(), line[0], opened)
+                    self._member_arrays(
+                        p.spelling, p.type.get_canonical(), line[0], opened, given=True
+                    )
             self._collect_assignments(body)
             self.visit(body, READ)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
