@@ -17,7 +17,7 @@ from explorer.trace.analysis import keyscan, local_memory
 from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, LOADS, Context, ordered
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import GLOBAL, ROLE_UNSET, Finding
+from explorer.trace.recorded import GLOBAL, ROLE_UNSET, SITE_MASK, Finding, word_phase
 
 KIND = "uninitialized"
 
@@ -143,10 +143,13 @@ def _private(ctx: Context) -> list[Finding]:
     ids = [s.id for s in t.sites if s.role == ROLE_UNSET and s.buffer >= 0]
     if not ids or t.records == 0:
         return []
-    rows = np.flatnonzero(np.isin(t.site, ids))
+    unset = np.zeros(SITE_MASK + 1, dtype=bool)
+    unset[ids] = True
+    rows = np.flatnonzero(unset[t.word & SITE_MASK])  # the packed words: no column made
     out = []
+    sites = t.word[rows] & SITE_MASK
     for sid in ids:
-        mine = rows[t.site[rows] == sid]
+        mine = rows[sites == sid]
         if mine.size == 0:
             continue
         s = t.sites[sid]
@@ -172,7 +175,7 @@ def _private(ctx: Context) -> list[Finding]:
             Finding(
                 kind=KIND,
                 line=s.line,
-                phase=int(t.phase[mine].min()),
+                phase=int(word_phase(t.word[mine]).min()),
                 buffer=info.name,
                 work_items=ctx.labels(wi),
                 count=int(mine.size),

@@ -195,9 +195,12 @@ class AccessRewriter:
             elem = max(1, declared.buffers[bid].elem_size)
 
             def sized(p: str, size: str) -> str:
+                # Once every element is written (the count beside the shadow is 0), only the
+                # bounds check: a test of a private scalar a compiler keeps in a register.
                 return (
+                    f"({shadow}_left == 0u ? __TR_P({p}, {array}, {sid}u, {bid}u) : "
                     f"__TR_PS({p}, {size}, {array}, {shadow}, {elem}u, {mode}u, {sid}u, "
-                    f"{unset}u, {bid}u)"
+                    f"{unset}u, {bid}u))"
                 )
 
             wrap = lambda p: sized(p, f"sizeof(*({p}))")  # noqa: E731

@@ -4,9 +4,12 @@ shadow each of them gets.
 A private array starts with indeterminate values (C, and so OpenCL C: a GPU gives whatever
 the registers or stack held, a CPU often zeros). A checked array gets a shadow declared just
 after it, ``uchar __tr_w<id>[elements] = {0};``, one byte per element, in the same scope (so it
-starts over wherever the array does). Its instrumented writes set their elements' bytes; an
-instrumented read of an element whose byte is 0 makes one record (``ROLE_UNSET``) and sets it,
-so each element is reported once per work-item and a correct kernel records nothing more.
+starts over wherever the array does), and ``uint __tr_w<id>_left``, how many elements are
+still unwritten. Its instrumented writes set their elements' bytes; an instrumented read of an
+element whose byte is 0 makes one record (``ROLE_UNSET``) and sets it, so each element is
+reported once per work-item and a correct kernel records nothing more. Once every element is
+set, an access tests ``_left`` alone (a scalar a compiler keeps in a register) beside its
+bounds check: a zeroed accumulator costs little more in the hot loop than before.
 
 An array is checked only where every write to it is an instrumented one: not when its
 declaration (or its struct's) gives it a value, not when it has more elements than
@@ -145,5 +148,8 @@ def shadow_name(buffer: int) -> str:
 
 
 def shadow_declaration(buffer: int, v: Variable) -> str:
-    """The shadow of a checked array, declared just after it: every element unwritten."""
-    return f" uchar {shadow_name(buffer)}[{math.prod(v.shape or (1,))}] = {{0}};"
+    """The shadow of a checked array, declared just after it: every element unwritten, and
+    how many are (``<shadow>_left``; the runtime counts it down)."""
+    n = math.prod(v.shape or (1,))
+    name = shadow_name(buffer)
+    return f" uchar {name}[{n}] = {{0}}; uint {name}_left = {n}u;"
