@@ -118,7 +118,10 @@ class Variable:
 
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
-    may add statements that run once the variable exists.
+    may add statements that run once the variable exists. `initialised`: the declaration
+    gives it a value (`= {0}`; for an array member of a struct, the struct's `= {...}` or
+    `= other`, or the struct is a parameter, a copy of the caller's), so every element of it
+    holds one from the start.
     """
 
     name: str
@@ -128,6 +131,7 @@ class Variable:
     shape: tuple[int, ...]
     element_size: int
     decl_end: int
+    initialised: bool = False
 
 
 @dataclass(frozen=True)

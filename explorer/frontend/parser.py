@@ -491,6 +491,23 @@ def _program_scope(own: list[Any], positions: _Positions) -> list[Variable]:
     return found
 
 
+def _has_initialiser(declarator: str) -> bool:
+    """Whether one declarator's text (``float a[N] = {0}``, ``acc_t s = t``) gives its
+    variable a value: an ``=`` outside brackets and parentheses."""
+    depth = 0
+    for i, ch in enumerate(declarator):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "=" and depth == 0:
+            before = declarator[i - 1] if i else ""
+            after = declarator[i + 1] if i + 1 < len(declarator) else ""
+            if before not in "=!<>" and after != "=":
+                return True
+    return False
+
+
 def _space(type_spelling: str) -> AddressSpace:
     for word in re.findall(r"[A-Za-z_]+", type_spelling):
         if word in SPACE_WORDS:
@@ -626,7 +643,9 @@ class _Walker:
             for p in c.get_arguments():  # a struct passed by value is the function's own copy
                 if _canonical_kind(p.type) == T.RECORD:
                     line = self.positions.line_column(self.positions.char(p.extent.start.offset))
-                    self._member_arrays(p.spelling, p.type.get_canonical(), line[0], opened)
+                    self._member_arrays(
+                        p.spelling, p.type.get_canonical(), line[0], opened, given=True
+                    )
             self._collect_assignments(body)
             self.visit(body, READ)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
@@ -772,15 +791,20 @@ class _Walker:
             space = _space(decl.type.spelling)
             canonical = decl.type.get_canonical()
             line = self.positions.line_column(end)[0]
+            start = self.positions.char(decl.extent.start.offset)
+            stop = self.positions.char(decl.extent.end.offset)
+            given = _has_initialiser(self.source[start:stop])
             if space is AddressSpace.PRIVATE and canonical.kind == T.RECORD:
-                self._member_arrays(str(decl.spelling), canonical, line, end)
+                self._member_arrays(str(decl.spelling), canonical, line, end, given)
                 continue
             private_array = space is AddressSpace.PRIVATE and canonical.kind in ARRAY_KINDS
             if space is not AddressSpace.LOCAL and not private_array:
                 continue
-            self._variable(str(decl.spelling), decl.type, space, line, end)
+            self._variable(str(decl.spelling), decl.type, space, line, end, given)
 
-    def _variable(self, name: str, t: Any, space: AddressSpace, line: int, end: int) -> None:
+    def _variable(
+        self, name: str, t: Any, space: AddressSpace, line: int, end: int, given: bool = False
+    ) -> None:
         shape: list[int] = []
         t = t.get_canonical()
         while t.kind in ARRAY_KINDS:
@@ -795,10 +819,13 @@ class _Walker:
                 shape=tuple(shape),
                 element_size=max(int(t.get_size()), 0),
                 decl_end=end,
+                initialised=given,
             )
         )
 
-    def _member_arrays(self, name: str, record: Any, line: int, end: int) -> None:
+    def _member_arrays(
+        self, name: str, record: Any, line: int, end: int, given: bool = False
+    ) -> None:
         """The array members of a private struct variable (``s.v``, ``s.inner.v``), each a
         private array of its own named as the kernel writes it: bounds-checked with the
         member's own extent."""
@@ -806,9 +833,9 @@ class _Walker:
             member = f"{name}.{field.spelling}"
             t = field.type.get_canonical()
             if t.kind in ARRAY_KINDS:
-                self._variable(member, t, AddressSpace.PRIVATE, line, end)
+                self._variable(member, t, AddressSpace.PRIVATE, line, end, given)
             elif t.kind == T.RECORD and field.spelling:
-                self._member_arrays(member, t, line, end)
+                self._member_arrays(member, t, line, end, given)
 
     def _visit_address_parts(self, lvalue: _Lvalue) -> None:
         if lvalue.pointer is not None:

@@ -25,7 +25,8 @@ OP_NAMES = {
     BARRIER: "barrier",
     FENCE: "fence",
 }
-# Memory spaces. Of a PRIVATE array only the accesses out of its bounds are recorded.
+# Memory spaces. Of a PRIVATE array only the accesses out of its bounds are recorded, and the
+# reads of elements the work-item had not written (ROLE_UNSET).
 GLOBAL, LOCAL, PRIVATE, NO_SPACE = 0, 1, 2, -1
 SPACE_NAMES = {GLOBAL: "global", LOCAL: "local", PRIVATE: "private", NO_SPACE: "none"}
 # The address spaces a barrier or fence orders (its CLK_*_MEM_FENCE flags), as bits.
@@ -66,6 +67,10 @@ ROLE_COPY_EVENT, ROLE_WAIT_EVENT = "copy-event", "wait-event"
 # A value an index anatomy build records (explorer.trace.anatomy): a term of an index where an
 # access uses it, or what a definition stored (a FENCE record holding the value, no memory).
 ROLE_ANATOMY = "anatomy"
+# A read of a private array's element that the work-item had not written (indeterminate): a
+# FENCE record, no buffer in its word, the byte offset in the array (the site's buffer) as its
+# offset; one per element and work-item at most (instrument/shadows.py).
+ROLE_UNSET = "unset-private"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,17 @@ from importlib import resources
 
 from explorer.engine.header.catalog import catalog
 from explorer.trace.instrument import instrument
-from explorer.trace.recorded import BARRIER, FENCE, LOCAL, PHASE_SHIFT, READ, RMW, SIZE_SHIFT, WRITE
+from explorer.trace.recorded import (
+    BARRIER,
+    FENCE,
+    LOCAL,
+    PHASE_SHIFT,
+    READ,
+    RMW,
+    ROLE_UNSET,
+    SIZE_SHIFT,
+    WRITE,
+)
 
 SOURCE = """__kernel void k(__global float* out, const __global float* in, __local float* scratch,
                 int n)
@@ -135,11 +145,14 @@ def test_an_access_out_of_a_private_array_is_checked_and_others_are_not_recorded
     inst = instrument(source, "k")
     private = [b for b in inst.buffers if b.name == "acc"]
     assert len(private) == 1 and private[0].shape == (4,) and private[0].elem_size == 4
-    assert {(s.line, s.op) for s in inst.sites if s.buffer == private[0].id} == {
-        (5, WRITE),
-        (6, READ),
-    }
-    assert "__TR_P(&(acc[get_global_id(0)]), acc," in inst.source
+    mine = [s for s in inst.sites if s.buffer == private[0].id]
+    assert {(s.line, s.op) for s in mine if s.role != ROLE_UNSET} == {(5, WRITE), (6, READ)}
+    # The read also records, at a site of its own, an element the work-item never wrote.
+    assert {(s.line, s.op) for s in mine if s.role == ROLE_UNSET} == {(6, FENCE)}
+    assert "__TR_PS(&(acc[get_global_id(0)]), sizeof(*(&(acc[get_global_id(0)]))), acc," in (
+        inst.source
+    )
+    assert f"float acc[4]; uchar __tr_w{private[0].id}[4] = {{0}};" in inst.source
     assert not inst.not_traced
 
 

@@ -1,7 +1,9 @@
 """Finding: reads of memory that no work-item had written before: local memory not written in
 an earlier epoch (see ``memory_model``) or earlier in the reader's own sequence, such as a sum[]
-read before it was set to zero; and elements of a ``__global`` buffer that is not an input (an
-output) read before anything in the launch wrote them."""
+read before it was set to zero; elements of a ``__global`` buffer that is not an input (an
+output) read before anything in the launch wrote them; and elements of a private array the
+reading work-item had not written (an accumulator never zeroed), which the kernel itself
+recorded (``ROLE_UNSET`` records, instrument/shadows.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from explorer.trace.analysis import keyscan, local_memory
 from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, LOADS, Context, ordered
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import GLOBAL, Finding
+from explorer.trace.recorded import GLOBAL, ROLE_UNSET, SITE_MASK, Finding, word_phase
 
 KIND = "uninitialized"
 
@@ -98,7 +100,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         for u, pos, keys in batch.uninitialised:
             uninit.add(u, pos, keys)
     local = uninit.findings()
-    return ordered(local + _outputs(ctx, units))
+    return ordered(local + _outputs(ctx, units) + _private(ctx))
 
 
 def _outputs(ctx: Context, units: Units) -> list[Finding]:
@@ -132,6 +134,64 @@ def _word_keys(u: Unit) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
 
 def _ignore_races(u: Unit, pos: np.ndarray, keys: np.ndarray, partner: np.ndarray) -> None:
     """Races found while looking for uninitialised reads are reported by ``races``."""
+
+
+def _private(ctx: Context) -> list[Finding]:
+    """Reads of private array elements the work-item had not written: one finding per
+    reading site. Each record is one element one work-item read unwritten (the first time)."""
+    t = ctx.trace
+    ids = [s.id for s in t.sites if s.role == ROLE_UNSET and s.buffer >= 0]
+    if not ids or t.records == 0:
+        return []
+    unset = np.zeros(SITE_MASK + 1, dtype=bool)
+    unset[ids] = True
+    rows = np.flatnonzero(unset[t.word & SITE_MASK])  # the packed words: no column made
+    out = []
+    sites = t.word[rows] & SITE_MASK
+    for sid in ids:
+        mine = rows[sites == sid]
+        if mine.size == 0:
+            continue
+        s = t.sites[sid]
+        info = t.buffers[s.buffer]
+        wi = t.wi[mine]
+        elements = t.offset[mine].astype(np.int64) // max(1, info.elem_size)
+        shown = list(dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES]))[:EXAMPLES]
+        named = ", ".join(_element(info.name, info.shape, e) for e in shown)
+        nwi = int(np.unique(wi).size)
+        nel = int(np.unique(elements).size)
+        more = " and others" if nel > len(shown) else ""
+        who = "1 work-item" if nwi == 1 else f"{nwi} work-items"
+        what = "1 element" if nel == 1 else f"{nel} elements"
+        message = (
+            f"line {s.line} reads {named}{more} of the private array {info.name} before the "
+            f"work-item wrote it ({who}, {what}): a private array starts with indeterminate "
+            "values (a GPU gives whatever its registers held; a CPU often zeros, which hides "
+            f"the bug). Write every element first (`= {{0}}` where {info.name.split('.')[0]} "
+            "is declared, "
+            "or a loop that sets each one)"
+        )
+        out.append(
+            Finding(
+                kind=KIND,
+                line=s.line,
+                phase=int(word_phase(t.word[mine]).min()),
+                buffer=info.name,
+                work_items=ctx.labels(wi),
+                count=int(mine.size),
+                elements=tuple(shown),
+                message=message,
+            )
+        )
+    return out
+
+
+def _element(name: str, shape: tuple[int, ...], flat: int) -> str:
+    """``a[3]``, or ``m[1][2]`` for an element of a 2-D array, by its flat index."""
+    if len(shape) <= 1:
+        return f"{name}[{flat}]"
+    index = np.unravel_index(flat, shape)
+    return name + "".join(f"[{int(i)}]" for i in index)
 
 
 def same_cause(f: Finding) -> Hashable:

@@ -8,6 +8,7 @@ access's value is wrapped too, so the value is recorded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from explorer.frontend import AccessKind, AccessSite, AddressSpace, ParsedSource
@@ -34,6 +35,7 @@ from explorer.trace.recorded import (
     RMW,
     ROLE_COPY,
     ROLE_COPY_EVENT,
+    ROLE_UNSET,
     VALUE_READ,
     VALUE_WRITTEN,
     WRITE,
@@ -157,33 +159,100 @@ class AccessRewriter:
 
     def private(self, a: AccessSite) -> None:
         """A private array's element: bounds-checked, and recorded only when out of bounds
-        (no other work-item sees private memory). Other private accesses are not recorded."""
+        (no other work-item sees private memory). Other private accesses are not recorded.
+        Of an array with a shadow (``shadows.py``), a read of an element the work-item has
+        not written is recorded too, once, at a site of its own (``ROLE_UNSET``)."""
         bid = self._private_array(a)
-        if bid is None or a.kind not in PRIVATE_KINDS:
+        builtin_write = a.builtin is not None and a.kind is AccessKind.WRITE
+        vector = a.kind in (AccessKind.VLOAD, AccessKind.VSTORE)
+        if bid is None or (a.kind not in PRIVATE_KINDS and not vector):
             return
         if a.size > PRIVATE_SCRATCH_BYTES:
             self.declared.not_traced.append(
                 (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
             )
             return
-        self.declared.uses_private = True
-        array = self.declared.buffers[bid].name
-        sid = self.declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
-        self.declared.recorded_at(a.span.start, a.span.end, sid)
+        declared = self.declared
+        declared.uses_private = True
+        array = declared.buffers[bid].name
+        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        declared.recorded_at(a.span.start, a.span.end, sid)
+        shadow = declared.shadows.get(bid)
+        if shadow is None and vector:
+            return  # as before shadows: a vector access of an unchecked array is not checked
         inner = self.edits.inner
-        if a.components:
+        if shadow is None:
+            wrap = lambda p: f"__TR_P({p}, {array}, {sid}u, {bid}u)"  # noqa: E731
+            sized = None
+        else:
+            reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
+            writes = a.kind is not AccessKind.READ and a.kind is not AccessKind.VLOAD
+            mode = int(reads) | (2 * int(writes))
+            unset = 0
+            if reads:
+                unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
+                declared.recorded_at(a.span.start, a.span.end, unset)
+            elem = max(1, declared.buffers[bid].elem_size)
+
+            def sized(p: str, size: str) -> str:
+                # Once every element is written (the count beside the shadow is 0), only the
+                # bounds check: a test of a private scalar a compiler keeps in a register.
+                return (
+                    f"({shadow}_left == 0u ? __TR_P({p}, {array}, {sid}u, {bid}u) : "
+                    f"__TR_PS({p}, {size}, {array}, {shadow}, {elem}u, {mode}u, {sid}u, "
+                    f"{unset}u, {bid}u))"
+                )
+
+            wrap = lambda p: sized(p, f"sizeof(*({p}))")  # noqa: E731
+        if builtin_write:
+            self._private_stored_through(a, wrap)
+        elif vector:
+            assert sized is not None
+            self._private_vector(a, sized)
+        elif a.components:
 
             def emit(edit: Edit) -> str:
                 base, _, selector = inner(edit).rpartition(".")
-                return f"(*__TR_P(&({base}), {array}, {sid}u, {bid}u)).{selector}"
+                return f"(*{wrap(f'&({base})')}).{selector}"
 
             self.edits.add(a.span.start, a.span.end, emit)
         else:
-            self.edits.add(
-                a.span.start,
-                a.span.end,
-                lambda edit: f"(*__TR_P(&({inner(edit)}), {array}, {sid}u, {bid}u))",
-            )
+            self.edits.add(a.span.start, a.span.end, lambda edit: f"(*{wrap(f'&({inner(edit)})')})")
+
+    def _private_stored_through(self, a: AccessSite, wrap: Callable[[str], str]) -> None:
+        """``sincos(x, &c[k])`` into a private array: its last argument goes through the
+        runtime, an element it writes."""
+        pointer = a.arguments[-1]
+        render, text = self.edits.render, self.text
+
+        def emit(edit: Edit) -> str:
+            p = render(pointer.start, pointer.end)
+            head = render(edit.start, pointer.start)
+            return f"{head}{wrap(f'({p})')}{text[pointer.end : edit.end]}"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+
+    def _private_vector(self, a: AccessSite, sized: Callable[[str, str], str]) -> None:
+        """``vloadN(offset, a)`` / ``vstoreN(data, offset, a + k)`` of a checked private
+        array: the N elements at the pointer plus offset*N."""
+        match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
+        width = int(match.group(3) or 1) if match else 1
+        args = a.arguments
+        render, text = self.edits.render, self.text
+
+        def emit(edit: Edit) -> str:
+            pointer, offset = args[-1], args[-2]
+            p = render(pointer.start, pointer.end)
+            o = render(offset.start, offset.end)
+            at = f"({p}) + (size_t)({o}) * {width}"
+            traced = sized(at, f"{width} * sizeof(*({p}))")
+            head = text[edit.start : args[0].start]
+            if len(args) == 2:
+                return f"{head}0, {traced})"
+            data = render(args[0].start, args[0].end)
+            return f"{head}{data}, 0, {traced})"
+
+        self.edits.add(a.span.start, a.span.end, emit)
 
     def _private_array(self, a: AccessSite) -> int | None:
         """The buffer of the private array an access reaches, when it is one the function

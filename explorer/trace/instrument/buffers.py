@@ -11,6 +11,7 @@ from __future__ import annotations
 from explorer.frontend import AccessSite, AddressSpace, Function, ParsedSource
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.model import MAX_BUFFERS, BufferDecl, InstrumentError
+from explorer.trace.instrument.shadows import checked_arrays, shadow_declaration, shadow_name
 from explorer.trace.recorded import GLOBAL, LOCAL, NO_BUFFER, PRIVATE
 
 BUFFER_SPACE: dict[AddressSpace, int | str] = {
@@ -47,7 +48,7 @@ def declare_buffers(
         )  # fmt: skip
     if len(buffers) > MAX_BUFFERS - 1:
         raise InstrumentError(f"more than {MAX_BUFFERS - 1} buffers to trace")
-    _declare_private_arrays(parsed, kernel, declared)
+    registrations += _declare_private_arrays(parsed, kernel, declared)
     return registrations
 
 
@@ -79,18 +80,26 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
     return registrations
 
 
-def _declare_private_arrays(parsed: ParsedSource, kernel: str, declared: Declared) -> None:
+def _declare_private_arrays(
+    parsed: ParsedSource, kernel: str, declared: Declared
+) -> list[tuple[int, str]]:
     """The private arrays of the kernel and of the helpers it may call. An array member of
     a private struct (``s.v``) is one when an access reaches it: a struct's other members
-    take no buffer ids."""
+    take no buffer ids. Returns the declarations of the shadows of those checked for reads
+    of unwritten elements (``shadows.py``), with the offset each goes after."""
     helpers = {f.name for f in parsed.helpers}
     reached = {(a.function, r) for a in parsed.accesses for r in a.roots if "." in r}
+    arrays = []
     for v in parsed.variables:
         traced = v.function == kernel or v.function in helpers
         if v.address_space is not AddressSpace.PRIVATE or not traced:
             continue
         if "." in v.name and (v.function, v.name) not in reached:
             continue
+        arrays.append(v)
+    checked = checked_arrays(parsed, arrays)
+    shadows = []
+    for v in arrays:
         if len(declared.buffers) >= MAX_BUFFERS - 1:
             declared.not_traced.append(
                 (v.line, f"{v.name}: private array not bounds-checked (too many buffers)")
@@ -110,6 +119,10 @@ def _declare_private_arrays(parsed: ParsedSource, kernel: str, declared: Declare
                 v.function,
             )
         )
+        if (v.function, v.name) in checked:
+            declared.shadows[bid] = shadow_name(bid)
+            shadows.append((v.decl_end, shadow_declaration(bid, v)))
+    return shadows
 
 
 class BufferNames:

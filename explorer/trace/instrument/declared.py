@@ -26,6 +26,8 @@ class Declared:
     not_traced: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     value_types: list[ValueType] = field(default_factory=list)
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
+    # The private arrays checked for reads of unwritten elements: id -> its shadow's name.
+    shadows: dict[int, str] = field(default_factory=dict)
     # The sites that record each access, by the access's span (start, end) in the text.
     access_sites: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     samplers: list[int] = field(default_factory=list)  # kernel sampler parameters passed

@@ -345,6 +345,40 @@ static __TR_HELPER __private uchar* __tr_p(__tr_state* st, __private uchar* p, u
     return st->pdummy;
 }
 
+/* A private array's element as __tr_p checks it, and, for an array with a shadow (a byte per
+ * element, instrument/shadows.py), whether the work-item wrote it: `mode` bit 0, the access
+ * reads (an element not yet written makes one record at `unset`, then counts as written so it
+ * is reported once); bit 1, it writes. `elem` is the array's element size; `left` counts the
+ * elements not yet written (the instrumented access calls __tr_p instead once it is 0). A read of an
+ * element already written stores nothing: the check costs one load where the array sits in
+ * a hot loop. Sizes and modes are constants at each call, so on a CPU (inlined) the common
+ * case, one element, keeps no loop. */
+static __TR_HELPER __private uchar* __tr_ps(__tr_state* st, __private uchar* p, uint size,
+                                            __private uchar* base, uint bytes, uint site,
+                                            uint buf, __private uchar* shadow, uint elem,
+                                            uint mode, uint unset, __private uint* left)
+{
+    if (st == 0)
+        return p;
+    if (!(p >= base && p + size <= base + bytes)) {
+        __tr_put(st, site, buf, (long)(p - base), size, 1u);
+        return st->pdummy;
+    }
+    uint off = (uint)(p - base);
+    uint first = off / elem, last = size <= elem ? first : (off + size - 1u) / elem;
+    for (uint e = first; e <= last; e++) {
+        if (shadow[e] != 0u)
+            continue;
+        if (mode & 1u) {
+            __tr_put(st, unset, __TR_NO_BUFFER, (long)off, size, 0u);
+            mode = 2u;
+        }
+        shadow[e] = 1u;
+        *left -= 1u;
+    }
+    return p;
+}
+
 /* Records a barrier and counts the work-item's arrival there (see the note at the top).
  * `arg` is what the group must agree on besides reaching it (flags computed where it runs,
  * the number of events a wait names), 0 where there is nothing: the record's offset. */
@@ -724,6 +758,9 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
     (__local uchar*)(P) + __tr_z(__tr_ptr), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
 #define __TR_P(P, ARRAY, SITE, BUF) ((__typeof__(P)) __tr_p(__tr_ptr, (__private uchar*)(P), \
     (uint)sizeof(*(P)), (__private uchar*)(ARRAY), (uint)sizeof(ARRAY), SITE, BUF))
+#define __TR_PS(P, SIZE, ARRAY, SHADOW, ELEM, MODE, SITE, UNSET, BUF) ((__typeof__(P)) \
+    __tr_ps(__tr_ptr, (__private uchar*)(P), (uint)(SIZE), (__private uchar*)(ARRAY), \
+            (uint)sizeof(ARRAY), SITE, BUF, SHADOW, ELEM, MODE, UNSET, &SHADOW##_left))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))

@@ -1,0 +1,163 @@
+"""Reads of private array elements the work-item never wrote (tests/trace/private_unset): a
+private array starts indeterminate, so a partly written array, an accumulator never zeroed
+(the classic bug of a register-blocked kernel, correct on PoCL where the stack happens to
+hold zeros) and a struct's array member are `uninitialized` findings at the line of the
+read, naming the array as written. Writes the trace cannot see (a helper filling the array
+through a pointer, an initialiser, a struct assigned whole) make no finding: such arrays are
+not checked. Each golden finding was written by reading the kernel: its line, the array,
+the elements never written and how many work-items read them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest
+from explorer.trace.instrument import instrument
+from explorer.trace.instrument.shadows import SHADOW_ELEMENTS
+from explorer.trace.recorded import PRIVATE, ROLE_UNSET
+from tests.trace.test_same_findings_either_build import _both, cpu  # noqa: F401
+
+KERNELS = Path(__file__).parent / "private_unset"
+
+# kernel: [(line, array, elements named, records, work-items)] of its uninitialized findings
+GOLDEN: dict[str, list[tuple[int, str, tuple[int, ...], int, int]]] = {
+    # a[0] and a[1] set, a[3] read: every one of the 128 work-items.
+    "partial": [(7, "a", (3,), 128, 128)],
+    # acc[TM][TN] += ... with no acc = 0: each of the 16 elements of each of the 256
+    # work-items is read unwritten once (then it counts as written), whatever K is.
+    "blocked_unzeroed": [(17, "acc", (0, 1, 2, 3), 16 * 256, 256)],
+    # The same kernel with the zeroing loop: nothing.
+    "blocked_zeroed": [],
+    # The loop that sets s.v starts at 1: s.v[0] is read unwritten; t = {0} is all set.
+    "struct_member": [(17, "s.v", (0,), 64, 64)],
+    # a is filled by a helper (not checked), b[0..3] by vstore4, b[4] and b[5] through a
+    # pointer into b, c[1] by sincos, d through a pointer: only p[2], b[6], was never written.
+    "helper_fill": [(26, "b", (6,), 64, 64)],
+}
+
+
+def _uninitialized(traced) -> list[tuple[int, str, tuple[int, ...], int, int]]:
+    return [
+        (f.line, f.buffer, f.elements, f.count, len(f.work_items))
+        for f in traced.analysis.findings
+        if f.kind == "uninitialized"
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_unwritten_private_elements_are_found_at_the_read(executor, device, name):
+    run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run), keep_trace=True)
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.report_json["complete"] is True
+    kinds = {f.kind for f in traced.analysis.findings}
+    assert kinds <= {"uninitialized", "uncoalesced"}, traced.analysis.findings
+    found = [(line, buf, els, count, min(wis, 4)) for line, buf, els, count, wis in GOLDEN[name]]
+    assert _uninitialized(traced) == found
+    for f in traced.analysis.findings:
+        if f.kind == "uninitialized":
+            first = f"{f.buffer}[{f.elements[0]}]" if f.buffer != "acc" else "acc[0][0]"
+            assert f.message.startswith(f"line {f.line} reads {first}")
+            assert f"private array {f.buffer} before the work-item wrote it" in f.message
+
+
+def test_a_message_counts_work_items_and_elements(executor, device):
+    run = RunRequest(load_variant_file(KERNELS / "blocked_unzeroed.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    [finding] = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
+    assert "(256 work-items, 16 elements)" in finding.message
+    assert "acc[0][0], acc[0][1], acc[0][2], acc[0][3] and others" in finding.message
+
+
+def test_a_correct_accumulator_records_nothing_more_and_an_unzeroed_one_once_per_element(
+    executor, device
+):
+    """The trace of a correct kernel holds no record for its private arrays; one that reads
+    unwritten accumulators holds one per element and work-item, not one per pass of K."""
+    counts = {}
+    for name in ("blocked_zeroed", "blocked_unzeroed"):
+        run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=device.key)
+        traced = executor.trace(TraceRequest(run), keep_trace=True)
+        trace = traced.trace
+        unset = [s.id for s in trace.sites if s.role == ROLE_UNSET]
+        assert unset, "the reads of acc and b are checked"
+        counts[name] = (int(np.isin(trace.site, unset).sum()), trace.records)
+    zeroed, unzeroed = counts["blocked_zeroed"], counts["blocked_unzeroed"]
+    assert zeroed[0] == 0
+    assert unzeroed[0] == 16 * 256
+    # The zeroed kernel's own accesses are all global loads and stores: the same in both.
+    assert unzeroed[1] == zeroed[1] + 16 * 256
+
+
+@pytest.mark.parametrize("name", ["blocked_unzeroed", "struct_member", "helper_fill"])
+def test_the_same_findings_optimised_or_not(name, cpu, monkeypatch):  # noqa: F811
+    run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=cpu.key)
+    optimised, unoptimised, _ = _both(run, monkeypatch)
+    assert optimised == unoptimised
+    assert any(kind == "uninitialized" for kind, *_ in optimised[:-1])
+
+
+def _checked(source: str, kernel: str = "k") -> set[str]:
+    """The private arrays whose unwritten reads the trace build of ``source`` checks."""
+    done = instrument(source, kernel)
+    shadowed = {int(n) for n in __import__("re").findall(r"uchar __tr_w(\d+)\[", done.source)}
+    return {b.name for b in done.buffers if b.space == PRIVATE and b.id in shadowed}
+
+
+def test_arrays_written_where_the_trace_cannot_see_are_not_checked():
+    source = """
+    #define N 4
+    typedef struct { float v[N]; int n; } acc_t;
+    void fill(float *p) { for (int j = 0; j < N; j++) p[j] = 0.0f; }
+    void fill_acc(acc_t *s) { for (int j = 0; j < N; j++) s->v[j] = 0.0f; }
+    acc_t made(void) { acc_t r = {0}; return r; }
+    __kernel void k(__global float *out) {
+        float plain[N];
+        float zeroed[N] = {0};
+        float some[N] = {1.0f, 2.0f};
+        float helped[N];
+        float *into = helped + 1;
+        fill(into);
+        float either[N], other[N];
+        float *p = out[0] > 0.0f ? either : other;
+        p[0] = 1.0f;
+        float huge[SIZE];
+        acc_t s;
+        s.n = N;
+        acc_t t = {0};
+        acc_t u;
+        u = made();
+        acc_t w;
+        fill_acc(&w);
+        acc_t copy = s;
+        float viaptr[N];
+        float *q = viaptr + 2;
+        q[0] = 1.0f;
+        float sized[N];
+        sized[0] = sizeof(sized) / sizeof(sized[0]);
+        out[0] = plain[1] + zeroed[1] + some[3] + helped[0] + either[0] + other[0] + huge[9]
+            + s.v[1] + t.v[1] + u.v[1] + w.v[1] + copy.v[1] + viaptr[2] + sized[0];
+    }
+    """.replace("SIZE", str(SHADOW_ELEMENTS + 1))
+    assert _checked(source) == {"plain", "s.v", "viaptr", "sized"}
+
+
+def test_arrays_in_helpers_and_struct_parameters():
+    source = """
+    typedef struct { float v[2]; } pair_t;
+    float sum(pair_t p) { return p.v[0] + p.v[1]; }
+    float scratch(float x) { float t[2]; t[0] = x; return t[0] + t[1]; }
+    __kernel void k(__global float *out) {
+        pair_t one;
+        one.v[0] = 1.0f;
+        one.v[1] = 2.0f;
+        out[0] = sum(one) + scratch(out[1]);
+    }
+    """
+    # p is a copy of the caller's struct: set where it is called; t is the helper's own.
+    assert _checked(source) == {"one.v", "t"}
