@@ -643,6 +643,28 @@ def test_one_element_reached_past_the_sample_is_not_and_others():
     assert f.message.startswith("line 8 writes s[32] and others outside s (32 elements)")
 
 
+def test_one_pixel_reached_past_the_sample_is_not_and_others():
+    """512 reads of the one pixel (16, 0) past a 16×8 image's right edge name it alone; a
+    read of (16, 1) among them is "others"."""
+    from dataclasses import replace
+
+    image = replace(buf("src", GLOBAL, 128, "A", shape=(8, 16)), image=2)
+    sites = [site(0, 27, READ, GLOBAL, 0, "read_imagef(src, p)")]
+
+    def outside(x, y):  # the runtime's packing of an image's out-of-range coordinates
+        return -1 - ((x + 16384) | ((y + 16384) << 15))
+
+    items = [((0, 0, 0), (lid, 0, 0), [(0, outside(16, 0))]) for lid in range(512)]
+    trace = build_trace(items, buffers=[image], sites=sites, global_size=(512,), local_size=(512,))
+    (f,) = analyse(trace).findings
+    assert (f.kind, f.count) == ("out-of-bounds", 512)
+    assert f.message.startswith("line 27 reads src at (16, 0), outside its 16×8 pixels")
+    items[-1] = ((0, 0, 0), (511, 0, 0), [(0, outside(16, 1))])
+    trace = build_trace(items, buffers=[image], sites=sites, global_size=(512,), local_size=(512,))
+    (f,) = analyse(trace).findings
+    assert f.message.startswith("line 27 reads src at (16, 0) and others, outside its 16×8")
+
+
 def test_overflow_follows_each_work_items_own_capacity():
     buffers = [buf("A", GLOBAL, 8, "A")]
     sites = [site(0, 3, READ, GLOBAL, 0, "A[i]")]

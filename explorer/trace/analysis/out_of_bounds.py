@@ -88,7 +88,15 @@ def _outside_image(
     offsets = np.concatenate([u.off[: 64 * EXAMPLES] for u in us])
     pixels = list(dict.fromkeys(outside_pixels(offsets, info.image)))
     names = ", ".join(f"({', '.join(map(str, p))})" for p in pixels[:EXAMPLES])
-    more = " and others" if len(pixels) > EXAMPLES or offsets.size < count else ""
+    # A record's offset packs its pixel: the accesses past the sample reached other pixels
+    # where their offsets are not those of the pixels named.
+    named = set(pixels[:EXAMPLES])
+    kept = np.unique(offsets)
+    kept = kept[[p in named for p in outside_pixels(kept, info.image)]]
+    others = len(pixels) > EXAMPLES or (
+        offsets.size < count and any(not np.isin(u.off, kept).all() for u in us if u.m)
+    )
+    more = " and others" if others else ""
     size = "×".join(map(str, reversed(info.shape)))
     axes = "x, y and z" if info.image == 3 else "x and y"
     within = ", ".join(f"{a} < {n}" for a, n in zip("xyz", reversed(info.shape), strict=False))
