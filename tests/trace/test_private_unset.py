@@ -17,6 +17,7 @@ import pytest
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
+from explorer.trace.analysis.report import group_findings
 from explorer.trace.instrument import instrument
 from explorer.trace.instrument.shadows import SHADOW_ELEMENTS
 from explorer.trace.recorded import PRIVATE, ROLE_UNSET
@@ -161,3 +162,19 @@ def test_arrays_in_helpers_and_struct_parameters():
     """
     # p is a copy of the caller's struct: set where it is called; t is the helper's own.
     assert _checked(source) == {"one.v", "t"}
+
+
+def test_the_cause_and_what_to_do_are_a_private_arrays(executor, device):
+    """The heading a person reads in the report and the window's findings view: a private
+    array is filled by its own work-item, so the advice is to give it values, not a barrier."""
+    run = RunRequest(load_variant_file(KERNELS / "blocked_unzeroed.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    [group] = [g for g in group_findings(traced.analysis.findings) if g.kind == "uninitialized"]
+    group = group.to_json([])
+    assert group["cause"] == (
+        "The private array acc is read where the work-item never wrote it, on line 17."
+    )
+    assert group["advice"].startswith("Give every element a value before reading it: `= {0}` "
+                                      "where acc is declared")  # fmt: skip
+    assert "barrier" not in group["advice"].replace("no barrier", "")
+    assert "What to do: Give every element a value" in traced.report_text

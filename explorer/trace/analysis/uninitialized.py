@@ -20,6 +20,7 @@ from explorer.trace.analysis.units import Unit, Units
 from explorer.trace.recorded import GLOBAL, ROLE_UNSET, SITE_MASK, Finding, word_phase
 
 KIND = "uninitialized"
+PRIVATE = "private"  # the subkind of a private array's unwritten elements
 
 
 @dataclass
@@ -181,6 +182,7 @@ def _private(ctx: Context) -> list[Finding]:
                 count=int(mine.size),
                 elements=tuple(shown),
                 message=message,
+                subkind=PRIVATE,
             )
         )
     return out
@@ -196,17 +198,29 @@ def _element(name: str, shape: tuple[int, ...], flat: int) -> str:
 
 def same_cause(f: Finding) -> Hashable:
     """Reads of one buffer before anything wrote it: one missing write (or barrier)."""
-    return f.buffer
+    return (f.buffer, f.subkind)
 
 
 def cause(findings: Sequence[Finding]) -> str:
     """A buffer read before anything wrote it, in words."""
     buf = findings[0].buffer or ""
+    if findings[0].subkind == PRIVATE:
+        return (
+            f"The private array {buf} is read where the work-item never wrote it, on "
+            f"{span(findings)}{several(findings)}."
+        )
     return f"{buf} is read before anything wrote it, on {span(findings)}{several(findings)}."
 
 
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about reads before any write."""
+    if findings[0].subkind == PRIVATE:
+        declared = (findings[0].buffer or "").split(".")[0]
+        return (
+            "Give every element a value before reading it: `= {0}` where "
+            f"{declared} is declared, or a loop that sets each one first. A private array "
+            "starts with indeterminate values; no barrier or other work-item can fill it."
+        )
     return (
         "Write every element before any work-item reads it; in local memory, put a "
         f"barrier(CLK_LOCAL_MEM_FENCE) between the writes and the reads. {BARRIER_RULE}"
