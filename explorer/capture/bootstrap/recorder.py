@@ -202,11 +202,12 @@ class _Stage:
         self.lock = threading.Lock()
         self.batch = _Batch(self)
 
-    def put(self, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
-        """A copy of ``r``'s contents queued on ``queue`` (this staging buffer's) into it,
-        after ``waits``."""
-        nbytes = r.nbytes
-        snap = _Snap(r.dtype)
+    def put(
+        self, queue: Any, buffer: Any, dtype: np.dtype, nbytes: int, waits: list[Any] | None
+    ) -> _Snap:
+        """A copy of the ``nbytes`` of ``buffer`` (of elements ``dtype``) queued on ``queue``
+        (this staging buffer's) into it, after ``waits``."""
+        snap = _Snap(dtype)
         snap.nbytes = nbytes
         with self.lock:
             if self.used + nbytes > STAGE_BYTES:
@@ -214,7 +215,7 @@ class _Stage:
             offset = self.used
             batch = self.batch
             batch.queue = queue
-            snap.event = self._copy(queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
+            snap.event = self._copy(queue, buffer, self.buffer, nbytes, 0, offset, waits)
             snap.batch, snap.offset = batch, offset
             self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
         return snap
@@ -293,6 +294,14 @@ class _Plan:
     most: int = 0
     stage: _Stage | None = None  # its queue's staging buffer
     writes: frozenset[int] = frozenset()  # the memory objects its launches may write
+    # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
+    # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
+    # one each of ``reads`` is, and what each read tells of its buffer after the launch
+    # (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a plan whose
+    # launches take the whole way (an argument not kept, an image, a buffer of no bytes...).
+    quick: (
+        tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
+    ) = None
 
 
 class _Record:
@@ -301,10 +310,10 @@ class _Record:
     reads still to be kept, whether it is finished (``done``: a turn cut short by Ctrl+C is
     taken again without it) and its kernel's plan (for its line)."""
 
-    __slots__ = ("done", "entry", "nbytes", "number", "plan", "reads", "why")
+    __slots__ = ("done", "entry", "nbytes", "number", "plan", "quick", "reads", "why")
 
     def __init__(
-        self, number: int, entry: dict[str, Any], reads: list[_Read], why: str = "",
+        self, number: int, entry: dict[str, Any] | None, reads: list[_Read], why: str = "",
         plan: _Plan | None = None,
     ) -> None:  # fmt: skip
         self.number = number
@@ -314,6 +323,10 @@ class _Record:
         self.nbytes = 0
         self.done = False
         self.plan = plan
+        # A launch recorded in a few steps (``entry`` None until the finishing thread makes
+        # it): its sizes as given (global, local, offset, g_times_l) and its buffers'
+        # contents before and after it (one of each of its plan's ``quick`` buffers).
+        self.quick: tuple[Any, Any, Any, bool, list[_Snap], list[_Snap]] | None = None
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -441,6 +454,9 @@ class _Finisher:
                 self.pending -= record.nbytes
             self.cond.notify_all()
 
+
+# What :meth:`Recorder._quick` says of a launch that must take the whole way.
+_WHOLE_WAY = object()
 
 # Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
 # numbers its programs anew).
@@ -814,6 +830,14 @@ class Recorder:
             return go()
         with self._lock:
             number = self.launches + 1
+            plan = getattr(kernel, "_explorer_capture_plan", None)
+            if plan is not None and plan.quick is not None:
+                event = self._quick(
+                    go, queue, kernel, plan, number, global_size, local_size, global_offset,
+                    g_times_l,
+                )  # fmt: skip
+                if event is not _WHOLE_WAY:
+                    return event
             epoch = self._epoch
             record: _Record | None = None
             try:
@@ -873,6 +897,121 @@ class Recorder:
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
+    def _quick(
+        self,
+        go: Callable[[], Any],
+        queue: Any,
+        kernel: Any,
+        plan: _Plan,
+        number: int,
+        global_size: Sequence[int],
+        local_size: Sequence[int] | None,
+        global_offset: Sequence[int] | None,
+        g_times_l: bool,
+    ) -> Any:
+        """A launch recorded in a few steps, where its kernel's plan holds for it (the same
+        argument objects on the same queue, none of them a kind read the whole way) and the
+        contents of each of its buffers before it are known (those some launch left, most
+        often the one just before): a copy into the staging buffer queued behind it for each
+        buffer it may write, what it left learnt, and its sizes as given and its contents
+        queued to be finished; its journal entry is made in the finishing thread, the very
+        one :meth:`_describe` makes. :data:`_WHOLE_WAY` (and nothing done) where it must
+        take the whole way: anything else about it, or the recorder, that is not as usual."""
+        distinct, _, learn = plan.quick  # type: ignore[misc]
+        token, epoch, generation = self._token, self._epoch, self._generation
+        finisher = self._finisher
+        try:
+            args = kernel._explorer_capture_args
+            if (
+                plan.token != token
+                or plan.queue is not queue
+                or len(plan.args) != len(args)
+                or not all(map(operator.is_, plan.args, args.values()))
+                or self.no_data
+                or self._mapped
+                or (self.max_launches is not None and number > self.max_launches)
+                or (finisher.queue is not queue and finisher.busy())
+                or (
+                    self.max_bytes is not None
+                    and self.written + finisher.pending + plan.most > self.max_bytes
+                )
+            ):
+                return _WHOLE_WAY
+            befores: list[_Snap] = []
+            for buffer, dtype, _, root, _ in distinct:
+                known = buffer._explorer_capture_known
+                snap = known[4]
+                if (
+                    known[0] != token
+                    or known[1] != epoch
+                    or known[2] != generation.get(root, 0)
+                    or known[3] != dtype.str
+                    or type(snap) is not _Snap
+                    or snap.failed
+                ):
+                    return _WHOLE_WAY
+                befores.append(snap)
+            sizes = (
+                tuple(global_size),
+                None if local_size is None else tuple(local_size),
+                None if global_offset is None else tuple(global_offset),
+            )
+        except Exception:  # whatever it is, the whole way meets it
+            return _WHOLE_WAY
+        event = go()  # the program's own errors reach it as they are
+        self.launches = number
+        record = _Record(number, None, [], plan=plan)
+        afters: list[_Snap] = []
+        record.quick = (*sizes, g_times_l, befores, afters)
+        try:
+            cl, stage = _CL[0], plan.stage
+            try:
+                for (buffer, dtype, nbytes, _, writes), before in zip(
+                    distinct, befores, strict=True
+                ):
+                    if writes:
+                        afters.append(_read_back(cl, queue, buffer, dtype, nbytes, None, stage))
+                        record.nbytes += nbytes
+                    else:
+                        afters.append(before)
+            except cl.Error as exc:  # listed without its buffers: what it wrote is not known
+                self._unfold(record)
+                record.why = f"a buffer could not be read back after the launch: {exc}"
+                record.reads, record.nbytes = [], 0
+                self._epoch += 1
+            else:
+                if self._epoch == epoch:  # what it left is known (as :meth:`_learn` has it)
+                    for root in plan.writes:
+                        generation[root] = generation.get(root, 0) + 1
+                    for buffer, root, name, index in learn:
+                        with contextlib.suppress(Exception):
+                            buffer._explorer_capture_known = (
+                                token, epoch, generation.get(root, 0), name, afters[index]
+                            )  # fmt: skip
+            finisher.put(record, queue)
+        except Exception as exc:
+            self._epoch += 1
+            self._stop(_stopped(number, _reason(exc)))
+        return event
+
+    def _unfold(self, record: _Record) -> None:
+        """The journal entry and the reads of a launch recorded in a few steps
+        (:meth:`_quick`), as the whole way makes them."""
+        plan = record.plan
+        assert plan is not None and plan.quick is not None and record.quick is not None
+        global_size, local_size, offset, g_times_l, befores, afters = record.quick
+        entry = self._entry(plan, record.number, global_size, local_size)
+        entry["offset"] = [int(o) for o in offset] if offset is not None else None
+        if g_times_l and local_size is not None:
+            entry["global"] = [
+                int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
+            ]
+        reads = [_Read(*fields) for fields in plan.reads]
+        for r, index in zip(reads, plan.quick[1], strict=True):
+            r.snaps["before"] = befores[index]
+            r.snaps["after"] = afters[index]
+        record.entry, record.reads, record.quick = entry, reads, None
+
     # -- launches finished later -------------------------------------------------------------
 
     def _deferrable(self, queue: Any, reads: list[_Read], plan: _Plan) -> bool:
@@ -924,7 +1063,9 @@ class Recorder:
                 if snap is None:
                     snap = self._known(r)
                     if snap is None:
-                        snap = _read_back(cl, queue, r, waits, stage)
+                        snap = _read_back(
+                            cl, queue, r.buffer, r.dtype, r.nbytes, waits, stage, r.region
+                        )
                         record.nbytes += snap.nbytes
                     seen[key] = snap
                 r.snaps["before"] = snap
@@ -964,7 +1105,9 @@ class Recorder:
                     key = (id(r.buffer), r.dtype.str)
                     snap = seen.get(key)
                     if snap is None:
-                        snap = seen[key] = _read_back(cl, queue, r, None, stage)
+                        snap = seen[key] = _read_back(
+                            cl, queue, r.buffer, r.dtype, r.nbytes, None, stage, r.region
+                        )
                         record.nbytes += snap.nbytes
                     r.snaps["after"] = snap
             except cl.Error as exc:
@@ -989,7 +1132,10 @@ class Recorder:
             self._stop(_stopped(record.number, _reason(exc)))
 
     def _finish_record(self, record: _Record) -> None:
+        if record.entry is None:
+            self._unfold(record)
         entry, number = record.entry, record.number
+        assert entry is not None
         why = record.why or self.no_data
         if not why:
             try:
@@ -1094,7 +1240,19 @@ class Recorder:
             or not all(map(operator.is_, plan.args, args.values()))
         ):
             plan = self._plan(kernel, queue, args)
-        entry: dict[str, Any] = {
+        entry = self._entry(plan, number, global_size, local_size)
+        reads = [_Read(*fields) for fields in plan.reads]
+        why = plan.why or self.no_data
+        if not why and self.max_launches is not None and number > self.max_launches:
+            why = f"past --launches {self.max_launches}"
+        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
+
+    @staticmethod
+    def _entry(
+        plan: _Plan, number: int, global_size: Sequence[int], local_size: Sequence[int] | None
+    ) -> dict[str, Any]:
+        """A launch's journal entry but its offset and data."""
+        return {
             "type": "launch",
             "number": number,
             "kernel": plan.kernel,
@@ -1105,11 +1263,6 @@ class Recorder:
             "platform": plan.platform,
             "args": [dict(item) for item in plan.items],
         }
-        reads = [_Read(*fields) for fields in plan.reads]
-        why = plan.why or self.no_data
-        if not why and self.max_launches is not None and number > self.max_launches:
-            why = f"past --launches {self.max_launches}"
-        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
 
     def _plan(self, kernel: Any, queue: Any, args: dict[int, _Arg]) -> _Plan:
         """What the launches of ``kernel`` with ``args`` on ``queue`` describe alike (kept on
@@ -1201,6 +1354,18 @@ class Recorder:
         plan.writes = frozenset(written)
         if plan.behind and plan.most <= DEFERRED_BYTES:
             plan.stage = self._stage(cl, queue)
+        if plan.stage is not None and not why and all(r.nbytes and not r.region for r in reads):
+            keys: dict[tuple[int, str], int] = {}
+            distinct: list[tuple[Any, ...]] = []
+            for r in reads:
+                if keys.setdefault((id(r.buffer), r.dtype.str), len(keys)) == len(distinct):
+                    distinct.append((r.buffer, r.dtype, r.nbytes, r.root, r.writes))
+            slots = tuple(keys[(id(r.buffer), r.dtype.str)] for r in reads)
+            learn = tuple(
+                (r.buffer, r.root, r.dtype.str, index)
+                for r, index in zip(reads, slots, strict=True)
+            )
+            plan.quick = (tuple(distinct), slots, learn)
         with contextlib.suppress(Exception):
             kernel._explorer_capture_plan = plan
         return plan
@@ -1970,21 +2135,29 @@ def _before_fork(recorder: Callable[[], Recorder | None]) -> None:
 
 
 def _read_back(
-    cl: Any, queue: Any, r: _Read, waits: list[Any] | None, stage: _Stage | None = None
+    cl: Any,
+    queue: Any,
+    buffer: Any,
+    dtype: np.dtype,
+    nbytes: int,
+    waits: list[Any] | None,
+    stage: _Stage | None = None,
+    region: tuple[int, ...] = (),
 ) -> _Snap:
-    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for: a
-    buffer's copied into ``stage`` where there is one, to be read back with others."""
-    if stage is not None and not r.region and r.nbytes:
-        return stage.put(queue, r, waits)
-    host = np.empty(r.nbytes, dtype=np.uint8)
-    if r.region:  # an image: read whole, as rows of pixels without padding
+    """A read of the contents of ``buffer`` (``nbytes`` of elements ``dtype``; an image of
+    ``region``) queued on ``queue`` (after ``waits``), not waited for: a buffer's copied into
+    ``stage`` where there is one, to be read back with others."""
+    if stage is not None and not region and nbytes:
+        return stage.put(queue, buffer, dtype, nbytes, waits)
+    host = np.empty(nbytes, dtype=np.uint8)
+    if region:  # an image: read whole, as rows of pixels without padding
         event = cl.enqueue_copy(
-            queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
+            queue, host, buffer, origin=(0,) * len(region), region=region,
             is_blocking=False, wait_for=waits,
         )  # fmt: skip
     else:
-        event = cl.enqueue_copy(queue, host, r.buffer, is_blocking=False, wait_for=waits)
-    return _Snap(r.dtype, host, event)
+        event = cl.enqueue_copy(queue, host, buffer, is_blocking=False, wait_for=waits)
+    return _Snap(dtype, host, event)
 
 
 def _distinct(reads: list[_Read]) -> list[_Read]:
