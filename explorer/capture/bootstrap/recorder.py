@@ -288,6 +288,12 @@ class _Plan:
     reads: tuple[tuple[Any, ...], ...]
     why: str
     json: tuple[str, ...] | None = None  # made when a line first needs it
+    # Each line's JSON from its number to its arguments, by what it holds there (its kernel,
+    # program, sizes, device and platform): made once for each, at most HEADS of them.
+    heads: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    # The argument each of ``quick``'s buffers is kept under (its index and its name as a
+    # file's): made when its first launch is kept.
+    names: tuple[tuple[int, str], ...] | None = None
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
     behind: bool = False
@@ -994,9 +1000,11 @@ class Recorder:
             self._stop(_stopped(number, _reason(exc)))
         return event
 
-    def _unfold(self, record: _Record) -> None:
+    def _unfold(self, record: _Record, kept: bool = False) -> None:
         """The journal entry and the reads of a launch recorded in a few steps
-        (:meth:`_quick`), as the whole way makes them."""
+        (:meth:`_quick`), as the whole way makes them; ``kept``: its contents are kept
+        (:meth:`_keep_quick`), and the entry names them as :meth:`_keep` does (no reads are
+        made then)."""
         plan = record.plan
         assert plan is not None and plan.quick is not None and record.quick is not None
         global_size, local_size, offset, g_times_l, befores, afters = record.quick
@@ -1006,11 +1014,63 @@ class Recorder:
             entry["global"] = [
                 int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
             ]
+        record.entry, record.quick = entry, None
+        if kept:
+            args = entry["args"]
+            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+                before, after = befores[slot], afters[slot]
+                item = args[index]
+                item["before"] = before.path
+                item["after"] = after.path
+                item["changed"] = before.digest != after.digest
+            fresh = self._fresh
+            packed = {f[2]: list(f[5]) for f in fresh if f[5] is not None}
+            if packed:  # where in the pack the contents it is the first to name lie
+                entry["packed"] = packed
+            fresh.clear()
+            return
         reads = [_Read(*fields) for fields in plan.reads]
-        for r, index in zip(reads, plan.quick[1], strict=True):
-            r.snaps["before"] = befores[index]
-            r.snaps["after"] = afters[index]
-        record.entry, record.reads, record.quick = entry, reads, None
+        for r, slot in zip(reads, plan.quick[1], strict=True):
+            r.snaps["before"] = befores[slot]
+            r.snaps["after"] = afters[slot]
+        record.reads = reads
+
+    def _quick_keeps(self, record: _Record) -> bool:
+        """Whether a launch recorded in a few steps is kept in a few too
+        (:meth:`_keep_quick`): its contents before it are kept (by the launch that left
+        them), and those after it are still to be, each into the pack."""
+        if record.quick is None or self._pack_lost:
+            return False
+        befores, afters = record.quick[4], record.quick[5]
+        for before, after in zip(befores, afters, strict=True):
+            if before.failed or not before.path:
+                return False
+            if after is not before and (
+                after.failed or after.path or after.batch is None
+                or after.nbytes + 128 > PACK_LIMIT
+            ):  # fmt: skip
+                return False
+        return True
+
+    def _keep_quick(self, record: _Record) -> None:
+        """Keep the contents a launch recorded in a few steps left, as the whole way does
+        (the first argument to name each, in order)."""
+        plan = record.plan
+        assert plan is not None and plan.quick is not None and record.quick is not None
+        names = plan.names
+        if names is None:  # the first argument to name each buffer read
+            first: dict[int, tuple[int, str]] = {}
+            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+                name = plan.items[index]["name"] or f"arg{index}"
+                first.setdefault(slot, (index, _safe(name)))
+            names = plan.names = tuple(first[slot] for slot in range(len(first)))
+        number = record.number
+        befores, afters = record.quick[4], record.quick[5]
+        for slot, after in enumerate(afters):
+            if after is not befores[slot]:
+                index, name = names[slot]
+                relative = f"data/{number:05d}-{index}-{name}-after.npy"
+                self._keep_snap(number, after, relative, "after")
 
     # -- launches finished later -------------------------------------------------------------
 
@@ -1132,14 +1192,18 @@ class Recorder:
             self._stop(_stopped(record.number, _reason(exc)))
 
     def _finish_record(self, record: _Record) -> None:
-        if record.entry is None:
-            self._unfold(record)
-        entry, number = record.entry, record.number
-        assert entry is not None
+        number = record.number
         why = record.why or self.no_data
+        quick = not why and self._quick_keeps(record)
+        if not quick and record.entry is None:
+            self._unfold(record)
         if not why:
             try:
-                for phase in ("before", "after"):
+                if quick:
+                    self._keep_quick(record)
+                for phase in () if quick else ("before", "after"):
+                    entry = record.entry
+                    assert entry is not None
                     for r in record.reads:
                         snap = r.snaps[phase]
                         if snap.failed or not snap.path:  # else kept already
@@ -1153,6 +1217,8 @@ class Recorder:
             except OSError as exc:
                 why = self._lose_data(number, exc)
             if why:
+                if record.entry is None:
+                    self._unfold(record)
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
@@ -1164,8 +1230,12 @@ class Recorder:
                                 f"its buffers' contents before it are those launch {number} "
                                 f"left, which were not kept ({why})"
                             )
+            elif quick:
+                self._unfold(record, kept=True)
             else:
-                self._keep(entry, record.reads)
+                self._keep(record.entry, record.reads)  # type: ignore[arg-type]
+        entry = record.entry
+        assert entry is not None
         entry["data"] = not why
         if why:
             entry["why"] = why
@@ -2116,10 +2186,15 @@ def _npy_header(dtype: np.dtype, count: int) -> bytes:
     return header
 
 
-def _sha1(data: bytes) -> Any:
-    import hashlib  # imported when contents are first kept: not at every Python's start
+_SHA1: list[Callable[[bytes], Any]] = []
 
-    return hashlib.sha1(data)
+
+def _sha1(data: bytes) -> Any:
+    if not _SHA1:
+        import hashlib  # imported when contents are first kept: not at every Python's start
+
+        _SHA1.append(hashlib.sha1)
+    return _SHA1[0](data)
 
 
 def _split(text: str) -> list[str]:
@@ -2398,7 +2473,8 @@ _LINE_KEYS = (
     "type", "number", "kernel", "program", "global", "local", "device", "platform", "args",
     "offset", "packed", "data",
 )  # fmt: skip
-_CONTENTS_KEYS = ("before", "after", "changed")
+# The most JSON heads a plan keeps (one for each set of sizes its launches were given).
+HEADS = 16
 
 
 def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
@@ -2413,22 +2489,33 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
     args = entry["args"]
     if len(args) != len(plan.json):
         return None
-    parts = [
-        f'{{"type": "launch", "number": {int(entry["number"])}, "kernel": ',
-        _encode(entry["kernel"]),
-        f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
-        _ints(entry["local"]),
-        ', "device": ',
-        _encode(entry["device"]),
-        ', "platform": ',
-        _encode(entry["platform"]),
-        ', "args": [',
-    ]
+    local = entry["local"]
+    key = (
+        entry["kernel"], entry["program"], tuple(entry["global"]),
+        None if local is None else tuple(local), entry["device"], entry["platform"],
+    )  # fmt: skip
+    head = plan.heads.get(key)
+    if head is None:
+        head = "".join((
+            '"kernel": ', _encode(entry["kernel"]),
+            f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
+            _ints(local), ', "device": ', _encode(entry["device"]), ', "platform": ',
+            _encode(entry["platform"]), ', "args": [',
+        ))  # fmt: skip
+        if len(plan.heads) < HEADS:
+            plan.heads[key] = head
+    parts = [f'{{"type": "launch", "number": {int(entry["number"])}, ', head]
+    items = plan.items
     for position, (item, prefix) in enumerate(zip(args, plan.json, strict=True)):
         if position:
             parts.append(", ")
         parts.append(prefix)
-        if len(item) == len(plan.items[position]) + 3 and all(k in item for k in _CONTENTS_KEYS):
+        if (
+            len(item) == len(items[position]) + 3
+            and "before" in item
+            and "after" in item
+            and "changed" in item
+        ):
             changed = "true" if item["changed"] is True else "false"
             parts.append(
                 f', "before": {_name(item["before"])}, "after": {_name(item["after"])}, '
