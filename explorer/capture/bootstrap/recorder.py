@@ -207,17 +207,17 @@ class _Stage:
     ) -> _Snap:
         """A copy of the ``nbytes`` of ``buffer`` (of elements ``dtype``) queued on ``queue``
         (this staging buffer's) into it, after ``waits``."""
-        snap = _Snap(dtype)
-        snap.nbytes = nbytes
         with self.lock:
             if self.used + nbytes > STAGE_BYTES:
                 self._read_locked(self.batch)
             offset = self.used
             batch = self.batch
             batch.queue = queue
-            snap.event = self._copy(queue, buffer, self.buffer, nbytes, 0, offset, waits)
-            snap.batch, snap.offset = batch, offset
+            event = self._copy(queue, buffer, self.buffer, nbytes, 0, offset, waits)
             self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
+        snap = _Snap(dtype, event=event)
+        snap.nbytes = nbytes
+        snap.batch, snap.offset = batch, offset
         return snap
 
     def read(self, batch: _Batch) -> None:
@@ -294,6 +294,7 @@ class _Plan:
     # The argument each of ``quick``'s buffers is kept under (its index and its name as a
     # file's): made when its first launch is kept.
     names: tuple[tuple[int, str], ...] | None = None
+    after_bytes: int = 0  # the bytes of ``quick``'s buffers its launches may write
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
     behind: bool = False
@@ -964,28 +965,35 @@ class Recorder:
             )
         except Exception:  # whatever it is, the whole way meets it
             return _WHOLE_WAY
-        event = go()  # the program's own errors reach it as they are
-        self.launches = number
-        record = _Record(number, None, [], plan=plan)
+        cl, stage = _CL[0], plan.stage
         afters: list[_Snap] = []
-        record.quick = (*sizes, g_times_l, befores, afters)
+        failed = ""
+        # The copies are queued right behind the launch, nothing in between: a driver whose
+        # threads went idle (PoCL) is woken by the launch and finds the copies there too.
+        event = go()  # the program's own errors reach it as they are
         try:
-            cl, stage = _CL[0], plan.stage
             try:
                 for (buffer, dtype, nbytes, _, writes), before in zip(
                     distinct, befores, strict=True
                 ):
-                    if writes:
-                        afters.append(_read_back(cl, queue, buffer, dtype, nbytes, None, stage))
-                        record.nbytes += nbytes
-                    else:
-                        afters.append(before)
+                    afters.append(
+                        _read_back(cl, queue, buffer, dtype, nbytes, None, stage)
+                        if writes
+                        else before
+                    )
             except cl.Error as exc:  # listed without its buffers: what it wrote is not known
+                failed = f"a buffer could not be read back after the launch: {exc}"
+            finally:
+                self.launches = number
+            record = _Record(number, None, [], plan=plan)
+            record.quick = (*sizes, g_times_l, befores, afters)
+            if failed:
+                afters[len(afters) :] = befores[len(afters) :]  # none of them is read
                 self._unfold(record)
-                record.why = f"a buffer could not be read back after the launch: {exc}"
-                record.reads, record.nbytes = [], 0
+                record.why, record.reads = failed, []
                 self._epoch += 1
             else:
+                record.nbytes = plan.after_bytes
                 if self._epoch == epoch:  # what it left is known (as :meth:`_learn` has it)
                     for root in plan.writes:
                         generation[root] = generation.get(root, 0) + 1
@@ -1436,6 +1444,7 @@ class Recorder:
                 for r, index in zip(reads, slots, strict=True)
             )
             plan.quick = (tuple(distinct), slots, learn)
+            plan.after_bytes = sum(d[2] for d in distinct if d[4])
         with contextlib.suppress(Exception):
             kernel._explorer_capture_plan = plan
         return plan
