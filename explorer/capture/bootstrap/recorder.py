@@ -449,10 +449,13 @@ class _Finisher:
         with self.cond:
             batch = list(self._records)
             self._hurry = False
+        finish = self._finish
         for record in batch:
             if not record.done:
-                with contextlib.suppress(Exception):  # never the program's concern
-                    self._finish(record)
+                try:  # noqa: SIM105 (no context object made for each)
+                    finish(record)
+                except Exception:  # never the program's concern
+                    pass
         with contextlib.suppress(Exception):
             self._idle()  # the turn's lines, in one write
         with self.cond:
@@ -998,10 +1001,12 @@ class Recorder:
                     for root in plan.writes:
                         generation[root] = generation.get(root, 0) + 1
                     for buffer, root, name, index in learn:
-                        with contextlib.suppress(Exception):
+                        try:  # noqa: SIM105 (no context object made for each)
                             buffer._explorer_capture_known = (
                                 token, epoch, generation.get(root, 0), name, afters[index]
                             )  # fmt: skip
+                        except Exception:  # an object that takes no attribute: not known
+                            pass
             finisher.put(record, queue)
         except Exception as exc:
             self._epoch += 1
@@ -1614,7 +1619,7 @@ class Recorder:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = _sha1(dtype.str.encode())
+        digest = (_SHA1[0] if _SHA1 else _sha1)(dtype.str.encode())
         digest.update(data.data)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -2514,26 +2519,25 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
         if len(plan.heads) < HEADS:
             plan.heads[key] = head
     parts = [f'{{"type": "launch", "number": {int(entry["number"])}, ', head]
-    items = plan.items
-    for position, (item, prefix) in enumerate(zip(args, plan.json, strict=True)):
-        if position:
-            parts.append(", ")
-        parts.append(prefix)
+    add = parts.append
+    for item, prefix, plain in zip(args, plan.json, plan.items, strict=True):
+        add(prefix)
         if (
-            len(item) == len(items[position]) + 3
+            len(item) == len(plain) + 3
             and "before" in item
             and "after" in item
             and "changed" in item
         ):
-            changed = "true" if item["changed"] is True else "false"
-            parts.append(
+            add(
                 f', "before": {_name(item["before"])}, "after": {_name(item["after"])}, '
-                f'"changed": {changed}}}'
+                f'"changed": {"true" if item["changed"] is True else "false"}}}, '
             )
-        elif len(item) == len(plan.items[position]):
-            parts.append("}")
+        elif len(item) == len(plain):
+            add("}, ")
         else:
             return None
+    if args:
+        parts[-1] = parts[-1][:-2]  # no comma after the last
     parts.append(f'], "offset": {_ints(entry["offset"])}')
     packed = entry.get("packed")
     if packed is not None:
