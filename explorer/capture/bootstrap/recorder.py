@@ -1048,28 +1048,41 @@ class Recorder:
             r.snaps["after"] = afters[slot]
         record.reads = reads
 
-    def _quick_keeps(self, record: _Record) -> bool:
-        """Whether a launch recorded in a few steps is kept in a few too
-        (:meth:`_keep_quick`): its contents before it are kept (by the launch that left
-        them), and those after it are still to be, each into the pack."""
-        if record.quick is None or self._pack_lost:
-            return False
-        befores, afters = record.quick[4], record.quick[5]
-        for before, after in zip(befores, afters, strict=True):
-            if before.failed or not before.path:
-                return False
-            if after is not before and (
-                after.failed or after.path or after.batch is None
-                or after.nbytes + 128 > PACK_LIMIT
-            ):  # fmt: skip
-                return False
-        return True
-
-    def _keep_quick(self, record: _Record) -> None:
-        """Keep the contents a launch recorded in a few steps left, as the whole way does
-        (the first argument to name each, in order)."""
+    def _keep_quick(self, record: _Record) -> bool:
+        """Keep the contents a launch recorded in a few steps left, as the whole way does (the
+        first argument to name each, in order, into the pack), where its contents before it
+        are kept (by the launch that left them) and those after it are back from the device,
+        each fits the pack and all of them ``--max-mb``; False, and nothing done, where any
+        of it is not so (the whole way then meets it)."""
         plan = record.plan
         assert plan is not None and plan.quick is not None and record.quick is not None
+        befores, afters = record.quick[4], record.quick[5]
+        if self._pack_lost or (
+            self.max_bytes is not None and self.written + record.nbytes > self.max_bytes
+        ):
+            return False
+        got: list[tuple[_Snap, Any, bytes] | None] = []
+        try:
+            for before, after in zip(befores, afters, strict=True):
+                if before.failed or not before.path:
+                    return False
+                if after is before:
+                    got.append(None)
+                    continue
+                batch, event = after.batch, after.event
+                if after.failed or after.path or batch is None:
+                    return False
+                # As :meth:`_keep_snap` has them (asked again there where this fails).
+                host = batch.contents(after.offset, after.nbytes)
+                if event is not None and event.command_execution_status < 0:
+                    return False
+                dtype = after.dtype
+                header = _npy_header(dtype, after.nbytes // dtype.itemsize)
+                if len(header) + after.nbytes > PACK_LIMIT:
+                    return False
+                got.append((after, host, header))
+        except Exception:
+            return False
         names = plan.names
         if names is None:  # the first argument to name each buffer read
             first: dict[int, tuple[int, str]] = {}
@@ -1077,13 +1090,25 @@ class Recorder:
                 name = plan.items[index]["name"] or f"arg{index}"
                 first.setdefault(slot, (index, _safe(name)))
             names = plan.names = tuple(first[slot] for slot in range(len(first)))
-        number = record.number
-        befores, afters = record.quick[4], record.quick[5]
-        for slot, after in enumerate(afters):
-            if after is not befores[slot]:
+        number, files, sha1 = record.number, self._files, _SHA1[0] if _SHA1 else _sha1
+        for slot, one in enumerate(got):  # as :meth:`_small` keeps them
+            if one is None:
+                continue
+            after, host, header = one
+            digest = sha1(after.dtype.str.encode())
+            digest.update(host.data)
+            key = digest.hexdigest()
+            known = files.get(key)
+            if known is None:
                 index, name = names[slot]
-                relative = f"data/{number:05d}-{index}-{name}-after.npy"
-                self._keep_snap(number, after, relative, "after")
+                known = f"data/{number:05d}-{index}-{name}-after.npy"
+                place = self._pack_write(header + host.tobytes())
+                files[key] = known
+                self.written += after.nbytes
+                self._fresh.append((number, key, known, after.nbytes, after, place))
+            after.path, after.digest = known, key
+            after.event = after.batch = None
+        return True
 
     # -- launches finished later -------------------------------------------------------------
 
@@ -1207,13 +1232,11 @@ class Recorder:
     def _finish_record(self, record: _Record) -> None:
         number = record.number
         why = record.why or self.no_data
-        quick = not why and self._quick_keeps(record)
+        quick = not why and record.quick is not None and self._keep_quick(record)
         if not quick and record.entry is None:
             self._unfold(record)
         if not why:
             try:
-                if quick:
-                    self._keep_quick(record)
                 for phase in () if quick else ("before", "after"):
                     entry = record.entry
                     assert entry is not None
@@ -1230,8 +1253,6 @@ class Recorder:
             except OSError as exc:
                 why = self._lose_data(number, exc)
             if why:
-                if record.entry is None:
-                    self._unfold(record)
                 gone = self._forget(number)
                 for r in record.reads:
                     for snap in r.snaps.values():
