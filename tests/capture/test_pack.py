@@ -351,3 +351,76 @@ def test_a_line_made_from_the_plan_is_the_entry_s_own_json(on_device, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     made, whole = (int(n) for n in done.stderr.split()[-2:])
     assert made >= 60 and whole == 0, done.stderr[-3000:]
+
+
+# Programs recorded as they are and with every launch taking the whole way (the quick way
+# refused): each capture.json and pack, and each file of its own, the same byte for byte.
+WHOLE_WAY = """
+    import os, runpy, sys
+    import explorer
+    from explorer.capture.bootstrap import recorder
+
+    if sys.argv[1] == "whole":
+        recorder.Recorder._quick = lambda *args: recorder._WHOLE_WAY
+    for program in sys.argv[2:]:
+        sys.argv = [program, "300"] if program.endswith("many.py") else [program]
+        os.chdir(os.path.dirname(program))
+        with explorer.capture(os.path.join(OUT, os.path.basename(program))):
+            runpy.run_path(program, run_name="__main__")
+"""
+
+
+def test_launches_recorded_in_a_few_steps_make_the_folder_the_whole_way_makes(on_device, tmp_path):
+    import subprocess
+
+    # The programs whose every launch leaves the same contents run after run; one whose
+    # launches change their buffer, then leave it as it was.
+    (tmp_path / "again.py").write_text(AGAIN)
+    names = ("many.py", "bfs.py", "lu.py", "aliasing.py", "ulong_and_text.py", "again.py")
+    paths = [PROGRAMS / name for name in names[:-1]] + [tmp_path / "again.py"]
+    folders = {}
+    for way in ("quick", "whole"):
+        out = tmp_path / way
+        code = textwrap.dedent(WHOLE_WAY).replace("OUT", repr(str(out)))
+        done = subprocess.run(
+            [sys.executable, "-c", code, way, *map(str, paths)],
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        folders[way] = out
+    for name in names:
+        quick, whole = folders["quick"] / name, folders["whole"] / name
+        files = sorted(str(p.relative_to(whole)) for p in whole.rglob("*") if p.is_file())
+        assert sorted(str(p.relative_to(quick)) for p in quick.rglob("*") if p.is_file()) == files
+        assert (whole / PACK).exists()
+        for file in files:
+            assert (quick / file).read_bytes() == (whole / file).read_bytes(), f"{name}: {file}"
+    many = json.loads((folders["quick"] / "many.py" / "capture.json").read_text())
+    assert len(many["launches"]) == 300 and all(launch["data"] for launch in many["launches"])
+    again = json.loads((folders["quick"] / "again.py" / "capture.json").read_text())
+    changed = [launch["args"][1]["changed"] for launch in again["launches"]]
+    assert changed == [True] * 3 + [False] * 3 + [True] * 3
+
+
+# A kernel with a ``const`` argument launched again and again on the same buffers: changing
+# the other, then leaving it as it was, then changing it again.
+AGAIN = """
+import numpy as np
+import pyopencl as cl
+
+context = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(context)
+add = cl.Program(context, \"\"\"
+__kernel void add(__global const int *x, __global int *y, int by)
+{ y[get_global_id(0)] += by * x[get_global_id(0)]; }
+\"\"\").build().add
+flags = cl.mem_flags
+x = cl.Buffer(context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.arange(16, dtype=np.int32))
+y = cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=np.zeros(16, np.int32))
+for by in (1, 1, 1, 0, 0, 0, 2, 2, 2):
+    add(queue, (16,), None, x, y, np.int32(by))
+out = np.empty(16, np.int32)
+cl.enqueue_copy(queue, out, y)
+print(int(out.sum()))
+"""

@@ -202,21 +202,22 @@ class _Stage:
         self.lock = threading.Lock()
         self.batch = _Batch(self)
 
-    def put(self, queue: Any, r: _Read, waits: list[Any] | None) -> _Snap:
-        """A copy of ``r``'s contents queued on ``queue`` (this staging buffer's) into it,
-        after ``waits``."""
-        nbytes = r.nbytes
-        snap = _Snap(r.dtype)
-        snap.nbytes = nbytes
+    def put(
+        self, queue: Any, buffer: Any, dtype: np.dtype, nbytes: int, waits: list[Any] | None
+    ) -> _Snap:
+        """A copy of the ``nbytes`` of ``buffer`` (of elements ``dtype``) queued on ``queue``
+        (this staging buffer's) into it, after ``waits``."""
         with self.lock:
             if self.used + nbytes > STAGE_BYTES:
                 self._read_locked(self.batch)
             offset = self.used
             batch = self.batch
             batch.queue = queue
-            snap.event = self._copy(queue, r.buffer, self.buffer, nbytes, 0, offset, waits)
-            snap.batch, snap.offset = batch, offset
+            event = self._copy(queue, buffer, self.buffer, nbytes, 0, offset, waits)
             self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
+        snap = _Snap(dtype, event=event)
+        snap.nbytes = nbytes
+        snap.batch, snap.offset = batch, offset
         return snap
 
     def read(self, batch: _Batch) -> None:
@@ -287,12 +288,27 @@ class _Plan:
     reads: tuple[tuple[Any, ...], ...]
     why: str
     json: tuple[str, ...] | None = None  # made when a line first needs it
+    # Each line's JSON from its number to its arguments, by what it holds there (its kernel,
+    # program, sizes, device and platform): made once for each, at most HEADS of them.
+    heads: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    # The argument each of ``quick``'s buffers is kept under (its index and its name as a
+    # file's): made when its first launch is kept.
+    names: tuple[tuple[int, str], ...] | None = None
+    after_bytes: int = 0  # the bytes of ``quick``'s buffers its launches may write
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
     behind: bool = False
     most: int = 0
     stage: _Stage | None = None  # its queue's staging buffer
     writes: frozenset[int] = frozenset()  # the memory objects its launches may write
+    # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
+    # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
+    # one each of ``reads`` is, and what each read tells of its buffer after the launch
+    # (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a plan whose
+    # launches take the whole way (an argument not kept, an image, a buffer of no bytes...).
+    quick: (
+        tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
+    ) = None
 
 
 class _Record:
@@ -301,10 +317,10 @@ class _Record:
     reads still to be kept, whether it is finished (``done``: a turn cut short by Ctrl+C is
     taken again without it) and its kernel's plan (for its line)."""
 
-    __slots__ = ("done", "entry", "nbytes", "number", "plan", "reads", "why")
+    __slots__ = ("done", "entry", "nbytes", "number", "plan", "quick", "reads", "why")
 
     def __init__(
-        self, number: int, entry: dict[str, Any], reads: list[_Read], why: str = "",
+        self, number: int, entry: dict[str, Any] | None, reads: list[_Read], why: str = "",
         plan: _Plan | None = None,
     ) -> None:  # fmt: skip
         self.number = number
@@ -314,6 +330,10 @@ class _Record:
         self.nbytes = 0
         self.done = False
         self.plan = plan
+        # A launch recorded in a few steps (``entry`` None until the finishing thread makes
+        # it): its sizes as given (global, local, offset, g_times_l) and its buffers'
+        # contents before and after it (one of each of its plan's ``quick`` buffers).
+        self.quick: tuple[Any, Any, Any, bool, list[_Snap], list[_Snap]] | None = None
 
 
 # Launches made but not yet finished, at most (so that a program killed loses at most these
@@ -429,10 +449,13 @@ class _Finisher:
         with self.cond:
             batch = list(self._records)
             self._hurry = False
+        finish = self._finish
         for record in batch:
             if not record.done:
-                with contextlib.suppress(Exception):  # never the program's concern
-                    self._finish(record)
+                try:  # noqa: SIM105 (no context object made for each)
+                    finish(record)
+                except Exception:  # never the program's concern
+                    pass
         with contextlib.suppress(Exception):
             self._idle()  # the turn's lines, in one write
         with self.cond:
@@ -441,6 +464,9 @@ class _Finisher:
                 self.pending -= record.nbytes
             self.cond.notify_all()
 
+
+# What :meth:`Recorder._quick` says of a launch that must take the whole way.
+_WHOLE_WAY = object()
 
 # Marks what a recorder caches on pyopencl's objects (a later recorder in the same process
 # numbers its programs anew).
@@ -814,6 +840,14 @@ class Recorder:
             return go()
         with self._lock:
             number = self.launches + 1
+            plan = getattr(kernel, "_explorer_capture_plan", None)
+            if plan is not None and plan.quick is not None:
+                event = self._quick(
+                    go, queue, kernel, plan, number, global_size, local_size, global_offset,
+                    g_times_l,
+                )  # fmt: skip
+                if event is not _WHOLE_WAY:
+                    return event
             epoch = self._epoch
             record: _Record | None = None
             try:
@@ -873,6 +907,209 @@ class Recorder:
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
+    def _quick(
+        self,
+        go: Callable[[], Any],
+        queue: Any,
+        kernel: Any,
+        plan: _Plan,
+        number: int,
+        global_size: Sequence[int],
+        local_size: Sequence[int] | None,
+        global_offset: Sequence[int] | None,
+        g_times_l: bool,
+    ) -> Any:
+        """A launch recorded in a few steps, where its kernel's plan holds for it (the same
+        argument objects on the same queue, none of them a kind read the whole way) and the
+        contents of each of its buffers before it are known (those some launch left, most
+        often the one just before): a copy into the staging buffer queued behind it for each
+        buffer it may write, what it left learnt, and its sizes as given and its contents
+        queued to be finished; its journal entry is made in the finishing thread, the very
+        one :meth:`_describe` makes. :data:`_WHOLE_WAY` (and nothing done) where it must
+        take the whole way: anything else about it, or the recorder, that is not as usual."""
+        distinct, _, learn = plan.quick  # type: ignore[misc]
+        token, epoch, generation = self._token, self._epoch, self._generation
+        finisher = self._finisher
+        try:
+            args = kernel._explorer_capture_args
+            if (
+                plan.token != token
+                or plan.queue is not queue
+                or len(plan.args) != len(args)
+                or not all(map(operator.is_, plan.args, args.values()))
+                or self.no_data
+                or self._mapped
+                or (self.max_launches is not None and number > self.max_launches)
+                or (finisher.queue is not queue and finisher.busy())
+                or (
+                    self.max_bytes is not None
+                    and self.written + finisher.pending + plan.most > self.max_bytes
+                )
+            ):
+                return _WHOLE_WAY
+            befores: list[_Snap] = []
+            for buffer, dtype, _, root, _ in distinct:
+                known = buffer._explorer_capture_known
+                snap = known[4]
+                if (
+                    known[0] != token
+                    or known[1] != epoch
+                    or known[2] != generation.get(root, 0)
+                    or known[3] != dtype.str
+                    or type(snap) is not _Snap
+                    or snap.failed
+                ):
+                    return _WHOLE_WAY
+                befores.append(snap)
+            sizes = (
+                tuple(global_size),
+                None if local_size is None else tuple(local_size),
+                None if global_offset is None else tuple(global_offset),
+            )
+        except Exception:  # whatever it is, the whole way meets it
+            return _WHOLE_WAY
+        cl, stage = _CL[0], plan.stage
+        afters: list[_Snap] = []
+        failed = ""
+        # The copies are queued right behind the launch, nothing in between: a driver whose
+        # threads went idle (PoCL) is woken by the launch and finds the copies there too.
+        event = go()  # the program's own errors reach it as they are
+        try:
+            try:
+                for (buffer, dtype, nbytes, _, writes), before in zip(
+                    distinct, befores, strict=True
+                ):
+                    afters.append(
+                        _read_back(cl, queue, buffer, dtype, nbytes, None, stage)
+                        if writes
+                        else before
+                    )
+            except cl.Error as exc:  # listed without its buffers: what it wrote is not known
+                failed = f"a buffer could not be read back after the launch: {exc}"
+            finally:
+                self.launches = number
+            record = _Record(number, None, [], plan=plan)
+            record.quick = (*sizes, g_times_l, befores, afters)
+            if failed:
+                afters[len(afters) :] = befores[len(afters) :]  # none of them is read
+                self._unfold(record)
+                record.why, record.reads = failed, []
+                self._epoch += 1
+            else:
+                record.nbytes = plan.after_bytes
+                if self._epoch == epoch:  # what it left is known (as :meth:`_learn` has it)
+                    for root in plan.writes:
+                        generation[root] = generation.get(root, 0) + 1
+                    for buffer, root, name, index in learn:
+                        try:  # noqa: SIM105 (no context object made for each)
+                            buffer._explorer_capture_known = (
+                                token, epoch, generation.get(root, 0), name, afters[index]
+                            )  # fmt: skip
+                        except Exception:  # an object that takes no attribute: not known
+                            pass
+            finisher.put(record, queue)
+        except Exception as exc:
+            self._epoch += 1
+            self._stop(_stopped(number, _reason(exc)))
+        return event
+
+    def _unfold(self, record: _Record, kept: bool = False) -> None:
+        """The journal entry and the reads of a launch recorded in a few steps
+        (:meth:`_quick`), as the whole way makes them; ``kept``: its contents are kept
+        (:meth:`_keep_quick`), and the entry names them as :meth:`_keep` does (no reads are
+        made then)."""
+        plan = record.plan
+        assert plan is not None and plan.quick is not None and record.quick is not None
+        global_size, local_size, offset, g_times_l, befores, afters = record.quick
+        entry = self._entry(plan, record.number, global_size, local_size)
+        entry["offset"] = [int(o) for o in offset] if offset is not None else None
+        if g_times_l and local_size is not None:
+            entry["global"] = [
+                int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
+            ]
+        record.entry, record.quick = entry, None
+        if kept:
+            args = entry["args"]
+            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+                before, after = befores[slot], afters[slot]
+                item = args[index]
+                item["before"] = before.path
+                item["after"] = after.path
+                item["changed"] = before.digest != after.digest
+            fresh = self._fresh
+            packed = {f[2]: list(f[5]) for f in fresh if f[5] is not None}
+            if packed:  # where in the pack the contents it is the first to name lie
+                entry["packed"] = packed
+            fresh.clear()
+            return
+        reads = [_Read(*fields) for fields in plan.reads]
+        for r, slot in zip(reads, plan.quick[1], strict=True):
+            r.snaps["before"] = befores[slot]
+            r.snaps["after"] = afters[slot]
+        record.reads = reads
+
+    def _keep_quick(self, record: _Record) -> bool:
+        """Keep the contents a launch recorded in a few steps left, as the whole way does (the
+        first argument to name each, in order, into the pack), where its contents before it
+        are kept (by the launch that left them) and those after it are back from the device,
+        each fits the pack and all of them ``--max-mb``; False, and nothing done, where any
+        of it is not so (the whole way then meets it)."""
+        plan = record.plan
+        assert plan is not None and plan.quick is not None and record.quick is not None
+        befores, afters = record.quick[4], record.quick[5]
+        if self._pack_lost or (
+            self.max_bytes is not None and self.written + record.nbytes > self.max_bytes
+        ):
+            return False
+        got: list[tuple[_Snap, Any, bytes] | None] = []
+        try:
+            for before, after in zip(befores, afters, strict=True):
+                if before.failed or not before.path:
+                    return False
+                if after is before:
+                    got.append(None)
+                    continue
+                batch, event = after.batch, after.event
+                if after.failed or after.path or batch is None:
+                    return False
+                # As :meth:`_keep_snap` has them (asked again there where this fails).
+                host = batch.contents(after.offset, after.nbytes)
+                if event is not None and event.command_execution_status < 0:
+                    return False
+                dtype = after.dtype
+                header = _npy_header(dtype, after.nbytes // dtype.itemsize)
+                if len(header) + after.nbytes > PACK_LIMIT:
+                    return False
+                got.append((after, host, header))
+        except Exception:
+            return False
+        names = plan.names
+        if names is None:  # the first argument to name each buffer read
+            first: dict[int, tuple[int, str]] = {}
+            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+                name = plan.items[index]["name"] or f"arg{index}"
+                first.setdefault(slot, (index, _safe(name)))
+            names = plan.names = tuple(first[slot] for slot in range(len(first)))
+        number, files, sha1 = record.number, self._files, _SHA1[0] if _SHA1 else _sha1
+        for slot, one in enumerate(got):  # as :meth:`_small` keeps them
+            if one is None:
+                continue
+            after, host, header = one
+            digest = sha1(after.dtype.str.encode())
+            digest.update(host.data)
+            key = digest.hexdigest()
+            known = files.get(key)
+            if known is None:
+                index, name = names[slot]
+                known = f"data/{number:05d}-{index}-{name}-after.npy"
+                place = self._pack_write(header + host.tobytes())
+                files[key] = known
+                self.written += after.nbytes
+                self._fresh.append((number, key, known, after.nbytes, after, place))
+            after.path, after.digest = known, key
+            after.event = after.batch = None
+        return True
+
     # -- launches finished later -------------------------------------------------------------
 
     def _deferrable(self, queue: Any, reads: list[_Read], plan: _Plan) -> bool:
@@ -924,7 +1161,9 @@ class Recorder:
                 if snap is None:
                     snap = self._known(r)
                     if snap is None:
-                        snap = _read_back(cl, queue, r, waits, stage)
+                        snap = _read_back(
+                            cl, queue, r.buffer, r.dtype, r.nbytes, waits, stage, r.region
+                        )
                         record.nbytes += snap.nbytes
                     seen[key] = snap
                 r.snaps["before"] = snap
@@ -964,7 +1203,9 @@ class Recorder:
                     key = (id(r.buffer), r.dtype.str)
                     snap = seen.get(key)
                     if snap is None:
-                        snap = seen[key] = _read_back(cl, queue, r, None, stage)
+                        snap = seen[key] = _read_back(
+                            cl, queue, r.buffer, r.dtype, r.nbytes, None, stage, r.region
+                        )
                         record.nbytes += snap.nbytes
                     r.snaps["after"] = snap
             except cl.Error as exc:
@@ -989,11 +1230,16 @@ class Recorder:
             self._stop(_stopped(record.number, _reason(exc)))
 
     def _finish_record(self, record: _Record) -> None:
-        entry, number = record.entry, record.number
+        number = record.number
         why = record.why or self.no_data
+        quick = not why and record.quick is not None and self._keep_quick(record)
+        if not quick and record.entry is None:
+            self._unfold(record)
         if not why:
             try:
-                for phase in ("before", "after"):
+                for phase in () if quick else ("before", "after"):
+                    entry = record.entry
+                    assert entry is not None
                     for r in record.reads:
                         snap = r.snaps[phase]
                         if snap.failed or not snap.path:  # else kept already
@@ -1018,8 +1264,12 @@ class Recorder:
                                 f"its buffers' contents before it are those launch {number} "
                                 f"left, which were not kept ({why})"
                             )
+            elif quick:
+                self._unfold(record, kept=True)
             else:
-                self._keep(entry, record.reads)
+                self._keep(record.entry, record.reads)  # type: ignore[arg-type]
+        entry = record.entry
+        assert entry is not None
         entry["data"] = not why
         if why:
             entry["why"] = why
@@ -1094,7 +1344,19 @@ class Recorder:
             or not all(map(operator.is_, plan.args, args.values()))
         ):
             plan = self._plan(kernel, queue, args)
-        entry: dict[str, Any] = {
+        entry = self._entry(plan, number, global_size, local_size)
+        reads = [_Read(*fields) for fields in plan.reads]
+        why = plan.why or self.no_data
+        if not why and self.max_launches is not None and number > self.max_launches:
+            why = f"past --launches {self.max_launches}"
+        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
+
+    @staticmethod
+    def _entry(
+        plan: _Plan, number: int, global_size: Sequence[int], local_size: Sequence[int] | None
+    ) -> dict[str, Any]:
+        """A launch's journal entry but its offset and data."""
+        return {
             "type": "launch",
             "number": number,
             "kernel": plan.kernel,
@@ -1105,11 +1367,6 @@ class Recorder:
             "platform": plan.platform,
             "args": [dict(item) for item in plan.items],
         }
-        reads = [_Read(*fields) for fields in plan.reads]
-        why = plan.why or self.no_data
-        if not why and self.max_launches is not None and number > self.max_launches:
-            why = f"past --launches {self.max_launches}"
-        return entry, reads, why, plan  # --max-mb is the caller's: what was kept may be to come
 
     def _plan(self, kernel: Any, queue: Any, args: dict[int, _Arg]) -> _Plan:
         """What the launches of ``kernel`` with ``args`` on ``queue`` describe alike (kept on
@@ -1201,6 +1458,19 @@ class Recorder:
         plan.writes = frozenset(written)
         if plan.behind and plan.most <= DEFERRED_BYTES:
             plan.stage = self._stage(cl, queue)
+        if plan.stage is not None and not why and all(r.nbytes and not r.region for r in reads):
+            keys: dict[tuple[int, str], int] = {}
+            distinct: list[tuple[Any, ...]] = []
+            for r in reads:
+                if keys.setdefault((id(r.buffer), r.dtype.str), len(keys)) == len(distinct):
+                    distinct.append((r.buffer, r.dtype, r.nbytes, r.root, r.writes))
+            slots = tuple(keys[(id(r.buffer), r.dtype.str)] for r in reads)
+            learn = tuple(
+                (r.buffer, r.root, r.dtype.str, index)
+                for r, index in zip(reads, slots, strict=True)
+            )
+            plan.quick = (tuple(distinct), slots, learn)
+            plan.after_bytes = sum(d[2] for d in distinct if d[4])
         with contextlib.suppress(Exception):
             kernel._explorer_capture_plan = plan
         return plan
@@ -1370,7 +1640,7 @@ class Recorder:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = _sha1(dtype.str.encode())
+        digest = (_SHA1[0] if _SHA1 else _sha1)(dtype.str.encode())
         digest.update(data.data)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -1951,10 +2221,15 @@ def _npy_header(dtype: np.dtype, count: int) -> bytes:
     return header
 
 
-def _sha1(data: bytes) -> Any:
-    import hashlib  # imported when contents are first kept: not at every Python's start
+_SHA1: list[Callable[[bytes], Any]] = []
 
-    return hashlib.sha1(data)
+
+def _sha1(data: bytes) -> Any:
+    if not _SHA1:
+        import hashlib  # imported when contents are first kept: not at every Python's start
+
+        _SHA1.append(hashlib.sha1)
+    return _SHA1[0](data)
 
 
 def _split(text: str) -> list[str]:
@@ -1970,21 +2245,29 @@ def _before_fork(recorder: Callable[[], Recorder | None]) -> None:
 
 
 def _read_back(
-    cl: Any, queue: Any, r: _Read, waits: list[Any] | None, stage: _Stage | None = None
+    cl: Any,
+    queue: Any,
+    buffer: Any,
+    dtype: np.dtype,
+    nbytes: int,
+    waits: list[Any] | None,
+    stage: _Stage | None = None,
+    region: tuple[int, ...] = (),
 ) -> _Snap:
-    """A read of ``r``'s contents queued on ``queue`` (after ``waits``), not waited for: a
-    buffer's copied into ``stage`` where there is one, to be read back with others."""
-    if stage is not None and not r.region and r.nbytes:
-        return stage.put(queue, r, waits)
-    host = np.empty(r.nbytes, dtype=np.uint8)
-    if r.region:  # an image: read whole, as rows of pixels without padding
+    """A read of the contents of ``buffer`` (``nbytes`` of elements ``dtype``; an image of
+    ``region``) queued on ``queue`` (after ``waits``), not waited for: a buffer's copied into
+    ``stage`` where there is one, to be read back with others."""
+    if stage is not None and not region and nbytes:
+        return stage.put(queue, buffer, dtype, nbytes, waits)
+    host = np.empty(nbytes, dtype=np.uint8)
+    if region:  # an image: read whole, as rows of pixels without padding
         event = cl.enqueue_copy(
-            queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
+            queue, host, buffer, origin=(0,) * len(region), region=region,
             is_blocking=False, wait_for=waits,
         )  # fmt: skip
     else:
-        event = cl.enqueue_copy(queue, host, r.buffer, is_blocking=False, wait_for=waits)
-    return _Snap(r.dtype, host, event)
+        event = cl.enqueue_copy(queue, host, buffer, is_blocking=False, wait_for=waits)
+    return _Snap(dtype, host, event)
 
 
 def _distinct(reads: list[_Read]) -> list[_Read]:
@@ -2225,7 +2508,8 @@ _LINE_KEYS = (
     "type", "number", "kernel", "program", "global", "local", "device", "platform", "args",
     "offset", "packed", "data",
 )  # fmt: skip
-_CONTENTS_KEYS = ("before", "after", "changed")
+# The most JSON heads a plan keeps (one for each set of sizes its launches were given).
+HEADS = 16
 
 
 def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
@@ -2240,31 +2524,41 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
     args = entry["args"]
     if len(args) != len(plan.json):
         return None
-    parts = [
-        f'{{"type": "launch", "number": {int(entry["number"])}, "kernel": ',
-        _encode(entry["kernel"]),
-        f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
-        _ints(entry["local"]),
-        ', "device": ',
-        _encode(entry["device"]),
-        ', "platform": ',
-        _encode(entry["platform"]),
-        ', "args": [',
-    ]
-    for position, (item, prefix) in enumerate(zip(args, plan.json, strict=True)):
-        if position:
-            parts.append(", ")
-        parts.append(prefix)
-        if len(item) == len(plan.items[position]) + 3 and all(k in item for k in _CONTENTS_KEYS):
-            changed = "true" if item["changed"] is True else "false"
-            parts.append(
+    local = entry["local"]
+    key = (
+        entry["kernel"], entry["program"], tuple(entry["global"]),
+        None if local is None else tuple(local), entry["device"], entry["platform"],
+    )  # fmt: skip
+    head = plan.heads.get(key)
+    if head is None:
+        head = "".join((
+            '"kernel": ', _encode(entry["kernel"]),
+            f', "program": {int(entry["program"])}, "global": {_ints(entry["global"])}, "local": ',
+            _ints(local), ', "device": ', _encode(entry["device"]), ', "platform": ',
+            _encode(entry["platform"]), ', "args": [',
+        ))  # fmt: skip
+        if len(plan.heads) < HEADS:
+            plan.heads[key] = head
+    parts = [f'{{"type": "launch", "number": {int(entry["number"])}, ', head]
+    add = parts.append
+    for item, prefix, plain in zip(args, plan.json, plan.items, strict=True):
+        add(prefix)
+        if (
+            len(item) == len(plain) + 3
+            and "before" in item
+            and "after" in item
+            and "changed" in item
+        ):
+            add(
                 f', "before": {_name(item["before"])}, "after": {_name(item["after"])}, '
-                f'"changed": {changed}}}'
+                f'"changed": {"true" if item["changed"] is True else "false"}}}, '
             )
-        elif len(item) == len(plan.items[position]):
-            parts.append("}")
+        elif len(item) == len(plain):
+            add("}, ")
         else:
             return None
+    if args:
+        parts[-1] = parts[-1][:-2]  # no comma after the last
     parts.append(f'], "offset": {_ints(entry["offset"])}')
     packed = entry.get("packed")
     if packed is not None:
