@@ -379,6 +379,14 @@ class _Finisher:
         self._hurry = False  # someone waits for the launches queued
 
     def put(self, record: _Record, queue: Any = None) -> None:
+        """Queue ``record`` for its turn. On a driver whose calls are not safe from two
+        threads at once (:func:`_serial_driver`), wait until it is finished: the finishing
+        thread's reads and waits then never run beside the program's own calls."""
+        self._put(record, queue)
+        if queue is not None and _serial_driver(queue):
+            self.drain()
+
+    def _put(self, record: _Record, queue: Any = None) -> None:
         while self._records and (
             len(self._records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
         ):
@@ -463,6 +471,30 @@ class _Finisher:
                 self._records.popleft()
                 self.pending -= record.nbytes
             self.cond.notify_all()
+
+
+# Drivers whose calls from two threads at once crash the program (Oclgrind 18–21: a read
+# queued and waited for by the finishing thread while the program queues a copy ends the
+# program with SIGSEGV). Their launches are finished before the program goes on.
+_SERIAL_PLATFORMS = ("Oclgrind",)
+_serial_contexts: dict[int, bool] = {}
+
+
+def _serial_driver(queue: Any) -> bool:
+    """Whether ``queue``'s driver must not be called from the finishing thread while the
+    program calls it too (by its platform's name; kept per context)."""
+    try:
+        key = int(queue.context.int_ptr)
+    except Exception:  # not a PyOpenCL queue: nothing to keep apart
+        return False
+    known = _serial_contexts.get(key)
+    if known is None:
+        try:
+            name = str(queue.device.platform.name)
+        except Exception:
+            name = ""
+        known = _serial_contexts[key] = any(p in name for p in _SERIAL_PLATFORMS)
+    return known
 
 
 # What :meth:`Recorder._quick` says of a launch that must take the whole way.
