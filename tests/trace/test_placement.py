@@ -99,6 +99,16 @@ def test_a_vector_read_off_its_alignment_is_a_finding_not_a_crash(executor, devi
     assert "8 (x[2])" in x["message"] and "vload4" in x["message"]
 
 
+def test_one_misaligned_offset_reached_by_every_work_item_is_named_alone(executor, device):
+    """512 work-items read the float4 at x[1] (4 bytes past a 16-byte boundary), more
+    accesses than the examples are taken from: the finding names byte offset 4 alone, with
+    no "and others"."""
+    variant, _, result = traced(executor, device, "one_shifted_quad.cl")
+    (x,) = findings_at(result, "misaligned", line_of(variant, "&x[1]"))
+    assert x["count"] == 512
+    assert "at byte offset(s) 4 (x[1]), not aligned for it" in x["message"]
+
+
 def recorder(executor, request, trace):
     def record(lines, groups):
         return executor.call(

@@ -12,7 +12,7 @@ import numpy as np
 
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
-from explorer.trace.analysis.units import Unit, Units
+from explorer.trace.analysis.units import Units, by_site_and_buffer, reaches_beyond
 from explorer.trace.recorded import READ, WRITE, Finding
 
 KIND = "misaligned"
@@ -21,18 +21,17 @@ KIND = "misaligned"
 def find(ctx: Context, units: Units) -> list[Finding]:
     """One finding per (site, buffer), naming the byte offsets the kernel tried."""
     t = ctx.trace
-    merged: dict[tuple[int, int], list[Unit]] = {}
-    for u in units.misaligned:
-        merged.setdefault((u.site, u.buffer), []).append(u)
     out = []
-    for (sid, b), us in merged.items():
+    for (sid, b), us in by_site_and_buffer(units.misaligned).items():
         s = t.sites[sid]
         info = t.buffers[b]
         count = sum(u.m for u in us)
         size = int(np.max(np.concatenate([np.atleast_1d(u.size) for u in us])))
-        offsets = list(dict.fromkeys(int(o) for u in us for o in u.off[: 64 * EXAMPLES]))
+        sample = [int(o) for u in us for o in u.off[: 64 * EXAMPLES]]
+        offsets = list(dict.fromkeys(sample))
         shown = offsets[:EXAMPLES]
-        more = " and others" if len(offsets) > len(shown) or len(offsets) < count else ""
+        others = len(offsets) > len(shown) or (len(sample) < count and reaches_beyond(us, shown))
+        more = " and others" if others else ""
         where = ", ".join(f"{o} ({info.name}[{o // info.elem_size}])" for o in shown)
         verb = VERB.get(s.op, "accesses")
         whole = size & (size - 1) == 0

@@ -10,7 +10,7 @@ import numpy as np
 from explorer.trace.analysis import guards
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
-from explorer.trace.analysis.units import Unit, Units
+from explorer.trace.analysis.units import Unit, Units, by_site_and_buffer, reaches_beyond
 from explorer.trace.recorded import BufferInfo, Finding, outside_pixels
 
 KIND = "out-of-bounds"
@@ -19,11 +19,8 @@ KIND = "out-of-bounds"
 def find(ctx: Context, units: Units) -> list[Finding]:
     """One finding per (site, buffer), naming the elements the kernel tried to reach."""
     t = ctx.trace
-    merged: dict[tuple[int, int], list[Unit]] = {}
-    for u in units.out_of_bounds:
-        merged.setdefault((u.site, u.buffer), []).append(u)
     out = []
-    for (sid, b), us in merged.items():
+    for (sid, b), us in by_site_and_buffer(units.out_of_bounds).items():
         s = t.sites[sid]
         info = t.buffers[b]
         count = sum(u.m for u in us)
@@ -45,8 +42,8 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 "the access was skipped"
             )
         else:
-            others = len(distinct) > len(shown) or _others(
-                us, shown, info.elem_size, sample.size < count
+            others = len(distinct) > len(shown) or (
+                sample.size < count and reaches_beyond(us, shown, info.elem_size)
             )
             more = " and others" if others else ""
             msg = (
@@ -71,16 +68,6 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     return out
 
 
-def _others(us: list[Unit], shown: list[int], elem_size: int, sampled: bool) -> bool:
-    """Whether the accesses reached elements besides those ``shown``: looked up in every
-    access where the examples were taken from a sample (an element reached many times is
-    not "others")."""
-    if not sampled:
-        return False
-    named = np.asarray(shown, dtype=np.int64)
-    return any(not np.isin(u.off // elem_size, named).all() for u in us if u.m)
-
-
 def _outside_image(
     ctx: Context, line: int, verb: str, info: BufferInfo, us: list[Unit], count: int
 ) -> Finding:
@@ -93,9 +80,7 @@ def _outside_image(
     named = set(pixels[:EXAMPLES])
     kept = np.unique(offsets)
     kept = kept[[p in named for p in outside_pixels(kept, info.image)]]
-    others = len(pixels) > EXAMPLES or (
-        offsets.size < count and any(not np.isin(u.off, kept).all() for u in us if u.m)
-    )
+    others = len(pixels) > EXAMPLES or (offsets.size < count and reaches_beyond(us, kept.tolist()))
     more = " and others" if others else ""
     size = "×".join(map(str, reversed(info.shape)))
     axes = "x, y and z" if info.image == 3 else "x and y"

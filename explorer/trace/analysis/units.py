@@ -271,6 +271,23 @@ class Units:
     misaligned: list[Unit] = field(default_factory=list)
 
 
+def by_site_and_buffer(units: list[Unit]) -> dict[tuple[int, int], list[Unit]]:
+    """``units`` gathered by (site, buffer): one finding's accesses (the records of a site on
+    a buffer may come in several units)."""
+    merged: dict[tuple[int, int], list[Unit]] = {}
+    for u in units:
+        merged.setdefault((u.site, u.buffer), []).append(u)
+    return merged
+
+
+def reaches_beyond(us: list[Unit], named: list[int], per: int = 1) -> bool:
+    """Whether a record of ``us`` reaches another place than those ``named`` (byte offsets
+    divided by ``per``: elements, for an element's size): where a finding names examples
+    taken from a sample, whether "and others" is true. Every record is looked at."""
+    kept = np.asarray(named, dtype=np.int64)
+    return any(not np.isin(u.off // per, kept).all() for u in us if u.m)
+
+
 def split(ctx: Context) -> Units:
     """Group the records of ``ctx.trace`` into units (see the module's docstring)."""
     t = ctx.trace
