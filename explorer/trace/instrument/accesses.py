@@ -235,24 +235,7 @@ class AccessRewriter:
     def _private_vector(self, a: AccessSite, sized: Callable[[str, str], str]) -> None:
         """``vloadN(offset, a)`` / ``vstoreN(data, offset, a + k)`` of a checked private
         array: the N elements at the pointer plus offset*N."""
-        match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
-        width = int(match.group(3) or 1) if match else 1
-        args = a.arguments
-        render, text = self.edits.render, self.text
-
-        def emit(edit: Edit) -> str:
-            pointer, offset = args[-1], args[-2]
-            p = render(pointer.start, pointer.end)
-            o = render(offset.start, offset.end)
-            at = f"({p}) + (size_t)({o}) * {width}"
-            traced = sized(at, f"{width} * sizeof(*({p}))")
-            head = text[edit.start : args[0].start]
-            if len(args) == 2:
-                return f"{head}0, {traced})"
-            data = render(args[0].start, args[0].end)
-            return f"{head}{data}, 0, {traced})"
-
-        self.edits.add(a.span.start, a.span.end, emit)
+        self._vector_edit(a, lambda at, p, width: sized(at, f"{width} * sizeof(*({p}))"))
 
     def _private_array(self, a: AccessSite) -> int | None:
         """The buffer of the private array an access reaches, when it is one the function
@@ -414,6 +397,12 @@ class AccessRewriter:
 
     def vector(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
         """``vloadN(offset, p)`` / ``vstoreN(data, offset, p)``: N elements at p + offset*N."""
+        self._vector_edit(a, lambda at, p, width: f"__TR_V{code}({at}, {width}, {sid}u, {hint}u)")
+
+    def _vector_edit(self, a: AccessSite, traced: Callable[[str, str, int], str]) -> None:
+        """A ``vloadN``/``vstoreN`` call rewritten to go through ``traced(at, p, N)``: the
+        address of its N elements (``p`` + offset*N) made into the pointer it uses, its
+        offset argument then 0."""
         match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
         width = int(match.group(3) or 1) if match else 1
         args = a.arguments
@@ -423,12 +412,12 @@ class AccessRewriter:
             pointer, offset = args[-1], args[-2]
             p = render(pointer.start, pointer.end)
             o = render(offset.start, offset.end)
-            traced = f"__TR_V{code}(({p}) + (size_t)({o}) * {width}, {width}, {sid}u, {hint}u)"
+            call = traced(f"({p}) + (size_t)({o}) * {width}", p, width)
             head = text[edit.start : args[0].start]
             if len(args) == 2:
-                return f"{head}0, {traced})"
+                return f"{head}0, {call})"
             data = render(args[0].start, args[0].end)
-            return f"{head}{data}, 0, {traced})"
+            return f"{head}{data}, 0, {call})"
 
         self.edits.add(a.span.start, a.span.end, emit)
 
