@@ -2,13 +2,18 @@
 the trace and the compiler number its lines as the directives say, and the window shows each
 such line where it stands in the file: the step line quotes its text, the source and the
 execution view's code highlight it, a finding chosen (clicked or with the keyboard) and a
-build error mark it, also while the text is being edited."""
+build error mark it, also while the text is being edited. A replayed launch whose program was
+built with a `-D` macro shows the macro before `#line 1`: the same holds for its lines."""
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
 
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trace_and_wait, trigger
+from tests.robustness.helpers import cli
 
 HEADER = """/*---
 name = "shift through local memory, no barrier"
@@ -173,3 +178,43 @@ def test_a_file_without_line_directives_is_shown_as_numbered(qtbot, window, monk
     trace_and_wait(qtbot, window)
     check_every_step(window, dict(enumerate(text.splitlines(), 1)))
     assert min(s.line for s in window.state.playback.steps) > len(HEADER.splitlines())
+
+
+# A program of one's own, built with a define that is not a whole number: its replay shows
+# the define, then `#line 1`, then the program's kernel, numbered as the program's file.
+PROGRAM = """
+import numpy as np
+import pyopencl as cl
+
+context = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(context)
+program = cl.Program(context, {source!r}).build(options=["-D", "GAIN=2.0f"])
+x = np.arange(64, dtype=np.float32)
+mf = cl.mem_flags
+x_buf = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+y_buf = cl.Buffer(context, mf.WRITE_ONLY, size=x.nbytes)
+program.shift(queue, (64,), (64,), x_buf, y_buf)
+queue.finish()
+"""
+
+
+def test_a_replayed_launch_built_with_a_define_shows_the_programs_lines(
+    qtbot, window, monkeypatch, tmp_path, kept_executor
+):
+    from explorer.engine.launch.devices import default_device
+
+    kernel = RACE.replace("in[get_global_id(0)]", "GAIN * in[get_global_id(0)]")
+    program = tmp_path / "shift.py"
+    program.write_text(PROGRAM.format(source=kernel))
+    folder = tmp_path / "capture"
+    monkeypatch.setenv("PYOPENCL_CTX", default_device(kept_executor.devices()).key)
+    outcome = cli("capture", str(folder), "--", sys.executable, str(program))
+    assert outcome.code == 0, outcome.err
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(folder))
+    )
+    trigger(window, "Open capture…")
+    qtbot.waitUntil(lambda: window.state.playback is not None, timeout=60000)
+    shown = window.views.source_view.editor.toPlainText()
+    assert shown.startswith("#define GAIN 2.0f\n#line 1\n") and shown.endswith(kernel)
+    check_every_step(window, dict(enumerate(kernel.splitlines(), 1)))
