@@ -301,7 +301,13 @@ class CodeEditor(QPlainTextEdit):
             self.verticalScrollBar().setValue(max(0, block.firstLineNumber() - rows // 2))
 
 
-_LOG_LINE = re.compile(r"^\s*(?P<file>.*?):(?P<line>\d+):(?:\d+:)?")
+_LOG_LINE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
+
+
+def _names_one_of(place: str, files: frozenset[str]) -> bool:
+    """Whether a log line's place before its line number (``error: helper.h``,
+    ``/path/helper.h``) names one of ``files``."""
+    return any(re.search(rf"(?:^|[\s/\\]){re.escape(f)}$", place.strip()) for f in files)
 
 
 READ_ONLY = "A shipped kernel: read-only."
@@ -438,7 +444,7 @@ class SourceView(QWidget):
             m = _LOG_LINE.search(text)
             if (
                 m
-                and m.group("file") not in named  # not the kernel's lines: nowhere to mark
+                and not _names_one_of(text[: m.start()], named)  # another file's: not marked
                 and ("error" in text or "warning" in text or "note" in text)
             ):
                 item.setData(Qt.ItemDataRole.UserRole, int(m.group("line")))

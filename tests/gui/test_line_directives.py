@@ -218,3 +218,23 @@ def test_a_replayed_launch_built_with_a_define_shows_the_programs_lines(
     shown = window.views.source_view.editor.toPlainText()
     assert shown.startswith("#define GAIN 2.0f\n#line 1\n") and shown.endswith(kernel)
     check_every_step(window, dict(enumerate(kernel.splitlines(), 1)))
+
+
+def test_a_build_error_in_another_files_lines_marks_none_of_the_kernels(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """Lines under `#line 1 "helper.h"` are helper.h's: its error marks no line of the kernel
+    that happens to have its number; the kernel's own error is marked where it stands."""
+    broken = RACE.replace("int lid = get_local_id(0);", "int lid = get_local_id(0)")
+    helper = "float helper(float x)\n{\n    return x * undefined_name;\n}\n"
+    text = HEADER + "#line 1\n" + broken + '#line 1 "helper.h"\n' + helper
+    open_file(window, monkeypatch, tmp_path / "broken.cl", text)
+    assert run_and_wait(qtbot, window).error_kind == "build"
+    source = window.views.source_view
+    log = [source.build_log.item(i) for i in range(source.build_log.count())]
+    helper_error = next(item for item in log if "helper.h:3:" in item.text())
+    assert "undefined_name" in helper_error.text()
+    assert helper_error.data(Qt.ItemDataRole.UserRole) is None  # nothing to click through to
+    broken_lines = dict(enumerate(broken.splitlines(), 1))
+    shown = highlighted(source.editor)
+    assert shown and set(shown) <= {broken_lines[5], broken_lines[6]}, shown
