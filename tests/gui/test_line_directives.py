@@ -238,3 +238,15 @@ def test_a_build_error_in_another_files_lines_marks_none_of_the_kernels(
     broken_lines = dict(enumerate(broken.splitlines(), 1))
     shown = highlighted(source.editor)
     assert shown and set(shown) <= {broken_lines[5], broken_lines[6]}, shown
+
+
+def test_oclgrind_quotes_the_line_it_names(qtbot, window, monkeypatch, tmp_path):
+    open_file(window, monkeypatch, tmp_path / "race.cl", HEADER + "#line 1\n" + RACE)
+    trigger(window, "Check with Oclgrind")
+    qtbot.waitUntil(lambda: window.state.oclgrind is not None, timeout=120000)
+    first = window.state.oclgrind.messages[0]
+    assert first.line in (6, 8)
+    shown = window.views.findings_view.oclgrind.toPlainText()
+    assert f"At line {first.line}" in shown
+    quoted = shown.split(f"At line {first.line}", 1)[1].splitlines()[1]
+    assert quoted.strip() == RACE_LINES[first.line].strip()
