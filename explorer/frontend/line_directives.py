@@ -54,12 +54,17 @@ class LineNumbering:
             return line if 0 < line <= len(self.presumed_lines) else None
         return self._places.get((file if file in self.named else OWN, line))
 
+    def place(self, physical: int) -> tuple[str, int] | None:
+        """The file (:data:`OWN`, or the name a directive gave) and presumed line of physical
+        line ``physical`` (1-based); None for a directive, the header or no such line."""
+        if not 0 < physical <= len(self.presumed_lines):
+            return None
+        return self.presumed_lines[physical - 1]
+
     def presumed(self, physical: int) -> int | None:
         """The kernel's presumed line at physical line ``physical`` (1-based); None for a line
         that is not the kernel's (a directive, the header, another file's)."""
-        if not 0 < physical <= len(self.presumed_lines):
-            return None
-        where = self.presumed_lines[physical - 1]
+        where = self.place(physical)
         return where[1] if where is not None and where[0] == OWN else None
 
 

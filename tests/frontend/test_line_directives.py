@@ -59,7 +59,7 @@ def test_lines_under_a_directive_naming_another_file_are_not_the_kernels():
     assert numbering.physical(7) is None  # `#line 7` stays in other.h
     assert lines[numbering.physical(1, "other.h") - 1] == "other line 1"
     assert lines[numbering.physical(7, "other.h") - 1] == "other line 7"
-    assert numbering.presumed(4) is None
+    assert numbering.presumed(4) is None and numbering.place(4) == ("other.h", 1)
     # A compiler names the kernel's own file after the file opened: any name no directive
     # gives is the kernel's.
     assert lines[numbering.physical(1, "mine.cl") - 1] == "kernel line 1"

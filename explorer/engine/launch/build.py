@@ -56,8 +56,7 @@ def _at_presumed_lines(log: str, source: str) -> str:
         return log
 
     def presumed(match: re.Match[str]) -> str:
-        physical, lines = int(match.group(2)), numbering.presumed_lines
-        where = lines[physical - 1] if 0 < physical <= len(lines) else None
+        where = numbering.place(int(match.group(2)))
         if where is None:  # a directive or the header: no line of the kernel
             return match.group(0)
         file, line = where
