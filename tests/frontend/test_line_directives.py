@@ -63,3 +63,10 @@ def test_lines_under_a_directive_naming_another_file_are_not_the_kernels():
     # A compiler names the kernel's own file after the file opened: any name no directive
     # gives is the kernel's.
     assert lines[numbering.physical(1, "mine.cl") - 1] == "kernel line 1"
+
+
+def test_a_line_directive_written_inside_the_header_comment_is_no_directive():
+    text = '/*---\nname = "k"\n#line 40\n---*/\n#line 1\n' + KERNEL
+    numbering = line_numbering(text)
+    assert split_lines(text)[numbering.physical(3) - 1] == "    x[0] = 1.0f;"
+    assert numbering.physical(40) is None and numbering.presumed(3) is None
