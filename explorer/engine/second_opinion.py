@@ -44,10 +44,18 @@ def run_check(
                     f"the kernel ran past {request.timeout_s:g} s on Oclgrind (a simulator is "
                     "slow: try smaller sizes)"
                 )
-                return OclgrindCheck(failed_result(request, message, "timeout"), parse(raw), raw)
+                return OclgrindCheck(
+                    failed_result(request, message, "timeout"),
+                    parse(raw, request.variant.source),
+                    raw,
+                )
             tail = "\n".join(raw.strip().splitlines()[-5:])
             message = (
                 "Oclgrind itself crashed while checking the kernel (a fault of Oclgrind or "
                 "one of its plugins, not of your kernel)" + (f": {tail}" if tail else "")
             )
-            return OclgrindCheck(failed_result(request, message, OCLGRIND_CRASH), parse(raw), raw)
+            return OclgrindCheck(
+                failed_result(request, message, OCLGRIND_CRASH),
+                parse(raw, request.variant.source),
+                raw,
+            )

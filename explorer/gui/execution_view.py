@@ -19,6 +19,7 @@ from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
+from explorer.frontend.line_directives import line_numbering, split_lines
 from explorer.gui.buffer_pictures import COLOURING_TEXT, COLOURINGS, BufferPictures
 from explorer.gui.buffers_panel import BuffersPanel
 from explorer.gui.legend import execution_legend
@@ -57,6 +58,7 @@ class ExecutionView(QWidget):
         super().__init__(parent)
         self.playback: Playback | None = None
         self.source_lines: list[str] = []
+        self.numbering = line_numbering("")  # the source's, through its #line directives
         self.pictures = BufferPictures()
         self.controls = PlaybackControls()
         self.lines = StepLines()
@@ -148,9 +150,10 @@ class ExecutionView(QWidget):
         if arrays is not None:
             playback.set_arrays(arrays)
         playback.set_by_iteration(self.controls.by_iteration)
-        self.source_lines = source.splitlines()
+        self.source_lines = split_lines(source)
+        self.numbering = line_numbering(source)
         if self.code.toPlainText() != source:
-            self.code.setPlainText(source)
+            self.code.load(source)
         self.pictures.forget()
         self.pictures.explained = None  # an explanation belongs to the trace it came from
         self.buffers.show_trace(playback)
@@ -176,8 +179,9 @@ class ExecutionView(QWidget):
         self.timeline.set_steps([], [])
         self.controls.show_steps(0)
         self.code.mark_lines([], LINE_MARK)
-        self.code.setPlainText("")  # the kernel's source comes with its next trace
+        self.code.load("")  # the kernel's source comes with its next trace
         self.source_lines = []
+        self.numbering = line_numbering("")
         self.warp_view.clear()
         self.lines.show_message(message)
         self.info.setText(" ")
@@ -229,9 +233,15 @@ class ExecutionView(QWidget):
         self.timeline.set_current(cursor.step)
         self.redraw()
         step = cursor.current
-        self.lines.show_step(step, self.source_lines)
+        self.lines.show_step(step, self._line_text(step.line))
         self.code.mark_lines([step.line], LINE_MARK)
         self.step_changed.emit(step.phase, step.line)
+
+    def _line_text(self, line: int) -> str:
+        """The text of the traced source's line ``line`` (as the trace numbers it, through the
+        source's ``#line`` directives); "" where it has none."""
+        physical = self.numbering.physical(line)
+        return self.source_lines[physical - 1] if physical else ""
 
     def step_forward(self) -> None:
         pb = self.playback

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
+from explorer.frontend.line_directives import line_numbering
 from explorer.gui.opencl_highlighter import OpenCLHighlighter
 
 
@@ -74,8 +75,9 @@ class CodeEditor(QPlainTextEdit):
     """Source with line numbers and highlighted lines: read-only, or editable (undo and redo
     are the editor's own; Ctrl+S asks for a save with ``save_requested``).
 
-    Marked lines are numbered as in the text last loaded or saved (the trace's and the
-    compiler's numbering): while it is edited, each mark follows its line."""
+    Marked lines are numbered as the text last loaded or saved numbers them (the trace's and
+    the compiler's numbering, which its ``#line`` directives set): each is shown at its place
+    in the text, and while the text is edited each mark follows its line."""
 
     save_requested = Signal()
 
@@ -96,6 +98,7 @@ class CodeEditor(QPlainTextEdit):
         self.updateRequest.connect(self._scroll_numbers)
         self.setViewportMargins(self.number_width(), 0, 0, 0)
         self.marked: list[int] = []  # as numbered in the text last loaded or saved
+        self.numbering = line_numbering("")  # that text's numbering, through its #line
         self._anchors: list[QTextCursor] = []  # the start of each of those lines, as edited
         self._gutters: dict[tuple[object, ...], QPixmap] = {}
         self.folded = 0  # the first lines hidden (an exercise's header): kept in the text
@@ -148,6 +151,7 @@ class CodeEditor(QPlainTextEdit):
     def set_saved(self) -> None:
         """The text as it is now is what the file holds: its lines are the numbering."""
         self.document().setModified(False)
+        self.numbering = line_numbering(self.toPlainText())
         if self.isReadOnly():
             self._anchors = []
             return
@@ -193,10 +197,14 @@ class CodeEditor(QPlainTextEdit):
         super().keyPressEvent(event)
 
     def block_number(self, line: int) -> int:
-        """Where line ``line`` (1-based, as last loaded or saved) is now (0-based)."""
-        if self._anchors and self.document().isModified() and 0 < line <= len(self._anchors):
-            return self._anchors[line - 1].blockNumber()
-        return line - 1
+        """Where line ``line`` (1-based, as the text last loaded or saved numbers it through
+        its ``#line`` directives) is now (0-based); -1 where that text has no such line."""
+        physical = self.numbering.physical(line)
+        if physical is None:
+            return -1
+        if self._anchors and self.document().isModified() and physical <= len(self._anchors):
+            return self._anchors[physical - 1].blockNumber()
+        return physical - 1
 
     # -- the gutter ------------------------------------------------------------------------
     def number_width(self) -> int:
@@ -293,7 +301,13 @@ class CodeEditor(QPlainTextEdit):
             self.verticalScrollBar().setValue(max(0, block.firstLineNumber() - rows // 2))
 
 
-_LOG_LINE = re.compile(r":(\d+):(?:(\d+):)?")
+_LOG_LINE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
+
+
+def _names_one_of(place: str, files: frozenset[str]) -> bool:
+    """Whether a log line's place before its line number (``error: helper.h``,
+    ``/path/helper.h``) names one of ``files``."""
+    return any(re.search(rf"(?:^|[\s/\\]){re.escape(f)}$", place.strip()) for f in files)
 
 
 READ_ONLY = "A shipped kernel: read-only."
@@ -424,11 +438,16 @@ class SourceView(QWidget):
         if not log:
             self.build_log.addItem("Built without messages.")
             return
+        named = self.editor.numbering.named  # files a `#line N "name"` of the text names
         for text in log.splitlines():
             item = QListWidgetItem(text)
             m = _LOG_LINE.search(text)
-            if m and ("error" in text or "warning" in text or "note" in text):
-                item.setData(Qt.ItemDataRole.UserRole, int(m.group(1)))
+            if (
+                m
+                and not _names_one_of(text[: m.start()], named)  # another file's: not marked
+                and ("error" in text or "warning" in text or "note" in text)
+            ):
+                item.setData(Qt.ItemDataRole.UserRole, int(m.group("line")))
                 item.setForeground(QColor("#c0392b" if "error" in text else "#b9770e"))
                 item.setToolTip("Click to show this line in the source")
             self.build_log.addItem(item)

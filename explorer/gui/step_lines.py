@@ -54,10 +54,9 @@ class StepLines(QWidget):
         self.caption.setText(text)
         self.caption.setVisible(bool(text))
 
-    def show_step(self, step: Step, source_lines: list[str]) -> None:
-        """The step's phase and line, and the line's text."""
-        text = source_lines[step.line - 1].strip() if 0 < step.line <= len(source_lines) else ""
-        self.step_label.setText(f"phase {step.phase} · line {step.line}:  {text}")
+    def show_step(self, step: Step, text: str) -> None:
+        """The step's phase and line, and ``text``, the line's text in the source."""
+        self.step_label.setText(f"phase {step.phase} · line {step.line}:  {text.strip()}")
 
     def show_message(self, message: str) -> None:
         """No step to show: say why, and nothing about reads."""

@@ -3,6 +3,7 @@ platform): on PoCL the cache is switched on by hand, as on NVIDIA."""
 
 import numpy as np
 import pyopencl.cache
+import pytest
 
 import explorer.engine.launch.build as build
 from explorer.engine.launch.build import BuildCache, BuildError
@@ -98,3 +99,24 @@ def test_an_nvidia_build_log_names_the_users_file_not_kernel(monkeypatch):
         assert "<kernel>" not in exc.log
     else:
         raise AssertionError("the failing build was not reported")
+
+
+def test_oclgrinds_build_messages_name_the_lines_line_directives_give():
+    """Oclgrind's compiler numbers the lines of the text as given, ignoring `#line`; its log
+    names the lines that PoCL's and NVIDIA's, the trace and the window name."""
+    cl = pyopencl
+    platform = next((p for p in cl.get_platforms() if "oclgrind" in p.name.lower()), None)
+    if platform is None:
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    context = cl.Context(platform.get_devices()[:1])
+    header = '/*---\nname = "k"\nfamily = "custom"\nkernel = "k"\n---*/\n'
+    kernel = "__kernel void k(__global float* x) {\n  x[0] = undefined_name;\n}\n"
+    helper = "float helper(float x)\n{\n    return x * also_undefined;\n}\n"
+    source = header + "#line 1\n" + kernel + '#line 1 "helper.h"\n' + helper
+    try:
+        BuildCache().kernel(cl, context, "oclgrind:0", source, (), "k", "mine.cl")
+    except BuildError as exc:
+        assert "mine.cl:2:10: error: use of undeclared identifier 'undefined_name'" in exc.log
+        assert "helper.h:3:16: error: use of undeclared identifier 'also_undefined'" in exc.log
+    else:
+        raise AssertionError("the broken kernel built")

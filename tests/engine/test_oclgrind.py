@@ -38,6 +38,23 @@ def test_parse_reads_kind_line_and_work_item():
     assert messages[0].entity.startswith("Global(1,0,0)")
 
 
+def test_a_message_quotes_the_line_it_names_through_line_directives():
+    """Oclgrind names line 3 as `#line 1` gives it, but quotes line 3 of the text it was
+    given (the header's end): the message quotes the kernel's line 3."""
+    source = '/*---\nname = "k"\n---*/\n#line 1\n__kernel void k(__global float *x)\n{\n'
+    source += "    x[0] = 1.0f;\n}\n"
+    said = (
+        "Uninitialized value written to global memory address 0x0\n\tKernel: k\n"
+        "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)\n"
+        "\tAt line 3 (column 5) of input.cl:\n\t  ---*/\n"
+    )
+    assert parse(said)[0].text.endswith("\t  ---*/")  # as Oclgrind quotes it
+    (message,) = parse(said, source)
+    assert message.line == 3 and message.text.endswith(
+        "\tAt line 3 (column 5) of input.cl:\n\t  x[0] = 1.0f;"
+    )
+
+
 def _device(platform, kind):
     return DeviceInfo(0, 0, "d", "v", platform, kind, "", "", 1, 1, (1,), 1, 1, 1, 1, 1)
 

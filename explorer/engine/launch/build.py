@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.engine.build_inputs import build_digest, include_dirs
+from explorer.frontend.line_directives import OWN, line_numbering
 
 
 class BuildError(RuntimeError):
@@ -32,6 +33,36 @@ def _clean_log(log: str, display_name: str) -> str:
     log = re.sub(r"/[^\s:]*?/(?:tempfile_\w+|input)\.cl(?=:\d+)", display_name, log)
     log = re.sub(r"(?m)^(\s*)<kernel>(?=:\d+)", lambda m: m.group(1) + display_name, log)
     return log.strip()
+
+
+# The compiler's own name for the source it was given (PoCL's temporary file, Oclgrind's
+# input.cl), before a line number.
+_GIVEN_SOURCE = re.compile(r"(?m)(?<![^\s])([^\s:]*?(?:tempfile|input)[^\s:]*\.cl):(\d+)(?=:)")
+
+
+def _ignores_line_directives(context: Any) -> bool:
+    """Whether the compiler of ``context`` numbers a message's line as the text it was given
+    stands, ignoring ``#line`` (Oclgrind's does; PoCL's and NVIDIA's follow the directives, as
+    the trace does)."""
+    devices = getattr(context, "devices", None) or ()
+    return any("oclgrind" in d.platform.name.lower() for d in devices)
+
+
+def _at_presumed_lines(log: str, source: str) -> str:
+    """``log``'s places in ``source`` at the lines its ``#line`` directives give them (a line
+    under ``#line N "name"`` is ``name``'s), as the other compilers name them."""
+    numbering = line_numbering(source)
+    if not numbering.directed:
+        return log
+
+    def presumed(match: re.Match[str]) -> str:
+        where = numbering.place(int(match.group(2)))
+        if where is None:  # a directive or the header: no line of the kernel
+            return match.group(0)
+        file, line = where
+        return f"{match.group(1) if file == OWN else file}:{line}"
+
+    return _GIVEN_SOURCE.sub(presumed, log)
 
 
 @dataclass
@@ -63,6 +94,8 @@ class BuildCache:
                         program = _source_build(cl, context, source, options)
             except cl.RuntimeError as exc:
                 log = _build_log(cl, exc, context) or str(exc)
+                if _ignores_line_directives(context):
+                    log = _at_presumed_lines(log, source)
                 raise BuildError(
                     f"{display_name} failed to build with options {' '.join(options) or '(none)'}",
                     _clean_log(log, display_name),

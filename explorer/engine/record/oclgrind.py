@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult
+from explorer.frontend.line_directives import OWN, line_numbering, split_lines
 
 CHECK_ENV = {
     "OCLGRIND_DATA_RACES": "1",
@@ -31,6 +32,7 @@ _HEAD = re.compile(
     r"^(?P<kind>[A-Z][^\n]*?)(?: (?:at|from|to) (?:global|local|private|constant) memory.*)?$"
 )
 _LINE = re.compile(r"At line (\d+)")
+_QUOTED_FROM = re.compile(r"At line (\d+)(?: \(column \d+\))? of (.*):\s*$")
 # Oclgrind's own failures: a fatal error of the simulator or of one of its plugins (an LLVM
 # intrinsic it does not implement, say), printed with the C++ file that raised it.
 _FATAL = re.compile(r"OCLGRIND FATAL ERROR\s*\(([^)\n]*)\)[ \t]*\n\s*([^\n]*)")
@@ -117,9 +119,10 @@ def fatal_error(text: str) -> str | None:
     return f"{what or 'a fatal error'} (raised in Oclgrind's {where})"
 
 
-def parse(text: str) -> tuple[OclgrindMessage, ...]:
+def parse(text: str, source: str | None = None) -> tuple[OclgrindMessage, ...]:
     """The problems Oclgrind reported in the kernel (its own fatal errors are not among
-    them: see :func:`fatal_error`)."""
+    them: see :func:`fatal_error`). With the kernel's ``source``, each message quotes the
+    line it names from it (see :func:`_quote_from`)."""
     messages = []
     # Messages are separated by empty lines; inside one, separators hold a tab.
     for block in re.split(r"\n\n+", text):
@@ -133,10 +136,31 @@ def parse(text: str) -> tuple[OclgrindMessage, ...]:
             continue
         line = next((int(m.group(1)) for m in map(_LINE.search, lines) if m), None)
         entity = next((m.group(1) for m in map(_ENTITY.search, lines) if m), "")
+        if source is not None:
+            lines = _quote_from(lines, source)
         messages.append(
             OclgrindMessage(head.group("kind").strip(), line, entity.strip(), "\n".join(lines))
         )
     return tuple(messages)
+
+
+def _quote_from(lines: list[str], source: str) -> list[str]:
+    """A message's lines with the source line it quotes taken from ``source``. Oclgrind
+    names the line as ``#line`` gives it but quotes the line of that number in the text it
+    compiled: after a header and ``#line 1`` (or a prefix ending in one) that is another
+    line."""
+    numbering, text = line_numbering(source), split_lines(source)
+    for index, line in enumerate(lines[:-1]):
+        found = _QUOTED_FROM.search(line)
+        if found is None:
+            continue
+        physical = numbering.physical(int(found.group(1)), found.group(2).strip() or OWN)
+        if physical is not None:
+            indent = re.match(r"\s*", lines[index + 1])
+            lines = [*lines]
+            lines[index + 1] = (indent.group(0) if indent else "") + text[physical - 1].strip()
+        break
+    return lines
 
 
 def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
@@ -155,7 +179,8 @@ def check(request: RunRequest, log_path: str | None = None) -> OclgrindCheck:
         with _to_file(2, log_path):
             result = _launch_once(quick)
         raw = read_log(log_path)
-    return OclgrindCheck(_own_failure(request, result, raw), parse(raw), raw)
+    messages = parse(raw, request.variant.source)
+    return OclgrindCheck(_own_failure(request, result, raw), messages, raw)
 
 
 def _own_failure(request: RunRequest, result: RunResult, raw: str) -> RunResult:
