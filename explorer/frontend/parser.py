@@ -785,6 +785,7 @@ class _Walker:
         """The `__local` variables and the private arrays one declaration statement declares
         (a private array's accesses are bounds-checked in trace builds)."""
         end = self.positions.char(c.extent.end.offset)
+        opening = self.positions.char(c.extent.start.offset)
         for decl in _children(c):
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
@@ -795,15 +796,22 @@ class _Walker:
             stop = self.positions.char(decl.extent.end.offset)
             given = _has_initialiser(self.source[start:stop])
             if space is AddressSpace.PRIVATE and canonical.kind == T.RECORD:
-                self._member_arrays(str(decl.spelling), canonical, line, end, given)
+                self._member_arrays(str(decl.spelling), canonical, line, end, given, opening)
                 continue
             private_array = space is AddressSpace.PRIVATE and canonical.kind in ARRAY_KINDS
             if space is not AddressSpace.LOCAL and not private_array:
                 continue
-            self._variable(str(decl.spelling), decl.type, space, line, end, given)
+            self._variable(str(decl.spelling), decl.type, space, line, end, given, opening)
 
     def _variable(
-        self, name: str, t: Any, space: AddressSpace, line: int, end: int, given: bool = False
+        self,
+        name: str,
+        t: Any,
+        space: AddressSpace,
+        line: int,
+        end: int,
+        given: bool = False,
+        opening: int = -1,
     ) -> None:
         shape: list[int] = []
         t = t.get_canonical()
@@ -820,11 +828,12 @@ class _Walker:
                 element_size=max(int(t.get_size()), 0),
                 decl_end=end,
                 initialised=given,
+                decl_start=opening,
             )
         )
 
     def _member_arrays(
-        self, name: str, record: Any, line: int, end: int, given: bool = False
+        self, name: str, record: Any, line: int, end: int, given: bool = False, opening: int = -1
     ) -> None:
         """The array members of a private struct variable (``s.v``, ``s.inner.v``), each a
         private array of its own named as the kernel writes it: bounds-checked with the
@@ -833,9 +842,9 @@ class _Walker:
             member = f"{name}.{field.spelling}"
             t = field.type.get_canonical()
             if t.kind in ARRAY_KINDS:
-                self._variable(member, t, AddressSpace.PRIVATE, line, end, given)
+                self._variable(member, t, AddressSpace.PRIVATE, line, end, given, opening)
             elif t.kind == T.RECORD and field.spelling:
-                self._member_arrays(member, t, line, end, given)
+                self._member_arrays(member, t, line, end, given, opening)
 
     def _visit_address_parts(self, lvalue: _Lvalue) -> None:
         if lvalue.pointer is not None:

@@ -39,6 +39,16 @@ GOLDEN: dict[str, list[tuple[int, str, tuple[int, ...], int, int]]] = {
     # a is filled by a helper (not checked), b[0..3] by vstore4, b[4] and b[5] through a
     # pointer into b, c[1] by sincos, d through a pointer: only p[2], b[6], was never written.
     "helper_fill": [(26, "b", (6,), 64, 64)],
+    # Arrays declared beside others that are given values (`float win[4] = {0}, prev[4];`,
+    # `float diff[4], weight[4] = {...};`, `int n, hits[4];`): each is its own; prev[3],
+    # diff[0] and hits[3] are never written.
+    "declarators": [
+        (19, "prev", (3,), 64, 64),
+        (19, "diff", (0,), 64, 64),
+        (19, "hits", (3,), 64, 64),
+    ],
+    # The same kernel writing those three first: nothing.
+    "declarators_ok": [],
 }
 
 
@@ -178,3 +188,20 @@ def test_the_cause_and_what_to_do_are_a_private_arrays(executor, device):
                                       "where acc is declared")  # fmt: skip
     assert "barrier" not in group["advice"].replace("no barrier", "")
     assert "What to do: Give every element a value" in traced.report_text
+
+
+def test_each_declarator_of_a_declaration_is_checked_on_its_own():
+    """An initialiser gives a value to its own declarator only; an array beside it is checked
+    (its declaration names it, which is no use of it)."""
+    source = """
+    __kernel void k(__global float *out) {
+        float a[4] = {0}, b[4];
+        float c[4], d[4] = {1};
+        int i, acc[4];
+        struct { float v[2]; } s = {{0}}, t;
+        for (i = 0; i < 4; i++) acc[i] = b[i] = c[i] = 0;
+        t.v[0] = t.v[1] = 0.0f;
+        out[0] = a[1] + b[1] + c[1] + d[1] + acc[1] + s.v[1] + t.v[1];
+    }
+    """
+    assert _checked(source) == {"b", "c", "acc", "t.v"}

@@ -78,7 +78,9 @@ def _only_own_accesses(parsed: ParsedSource, v: Variable, start: int, end: int) 
     spans = [(a.span.start, a.span.end) for a in mine]
     text = _without_comments(parsed.source)
     root = v.name.split(".")[0]
-    statement_start = max(text.rfind(ch, start, v.decl_end - 1) for ch in ";{}") + 1
+    statement_start = v.decl_start  # `float a[4] = {0}, b[4];`: b's declaration from `float`
+    if statement_start < 0:
+        statement_start = max(text.rfind(ch, start, v.decl_end - 1) for ch in ";{}") + 1
     for m in _IDENT.finditer(text, start, end):
         if m.group() != root or _member_name(text, m.start()):
             continue
