@@ -119,10 +119,10 @@ class Variable:
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
     may add statements that run once the variable exists; `decl_start` the offset where that
-    declaration starts (its type: `float a[4] = {0}, b[4];` declares `b` from `float` on). `initialised`: the declaration
-    gives it a value (`= {0}`; for an array member of a struct, the struct's `= {...}` or
-    `= other`, or the struct is a parameter, a copy of the caller's), so every element of it
-    holds one from the start.
+    declaration starts (its type: `float a[4] = {0}, b[4];` declares `b` from `float` on).
+    `initialised`: the declaration gives it a value (`= {0}`; for an array member of a struct,
+    the struct's `= {...}` or `= other`, or the struct is a parameter, a copy of the
+    caller's), so every element of it holds one from the start.
     """
 
     name: str
