@@ -122,7 +122,9 @@ class Variable:
     declaration starts (its type: `float a[4] = {0}, b[4];` declares `b` from `float` on).
     `initialised`: the declaration gives it a value (`= {0}`; for an array member of a struct,
     the struct's `= {...}` or `= other`, or the struct is a parameter, a copy of the
-    caller's), so every element of it holds one from the start.
+    caller's), so every element of it holds one from the start. `components`: the number of
+    components of a vector element (3 for `float3`, whose element takes the bytes of 4), 0
+    for an element that is no vector.
     """
 
     name: str
@@ -134,6 +136,7 @@ class Variable:
     decl_end: int
     initialised: bool = False
     decl_start: int = -1
+    components: int = 0
 
 
 @dataclass(frozen=True)

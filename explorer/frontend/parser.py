@@ -818,6 +818,7 @@ class _Walker:
         while t.kind in ARRAY_KINDS:
             shape.append(max(int(t.element_count), 0))
             t = t.element_type.get_canonical()
+        components = int(t.element_count) if t.kind in VECTOR_KINDS else 0
         self.variables.append(
             Variable(
                 name=name,
@@ -829,6 +830,7 @@ class _Walker:
                 decl_end=end,
                 initialised=given,
                 decl_start=opening,
+                components=components,
             )
         )
 

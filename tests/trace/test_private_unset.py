@@ -49,6 +49,18 @@ GOLDEN: dict[str, list[tuple[int, str, tuple[int, ...], int, int]]] = {
     ],
     # The same kernel writing those three first: nothing.
     "declarators_ok": [],
+    # Components of vector elements: col[l].xyz set and col[0] read whole (its .w never
+    # set), col[1].wx.x (that .w), uv[l].lo set and uv[1].hi read, taps[0].even set and
+    # taps[0].s3 read. pos[l] set one component at a time and read whole (a float3: its
+    # fourth is padding) and taps[1] set whole are fine.
+    "components": [
+        (23, "col", (0,), 64, 64),
+        (24, "uv", (1,), 64, 64),
+        (24, "taps", (0,), 64, 64),
+        (24, "col", (1,), 64, 64),
+    ],
+    # The same kernel setting .w, .s1 and .odd too: nothing.
+    "components_ok": [],
 }
 
 
@@ -105,7 +117,9 @@ def test_a_correct_accumulator_records_nothing_more_and_an_unzeroed_one_once_per
     assert unzeroed[1] == zeroed[1] + 16 * 256
 
 
-@pytest.mark.parametrize("name", ["blocked_unzeroed", "struct_member", "helper_fill"])
+@pytest.mark.parametrize(
+    "name", ["blocked_unzeroed", "struct_member", "helper_fill", "components", "declarators"]
+)
 def test_the_same_findings_optimised_or_not(name, cpu, monkeypatch):  # noqa: F811
     run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=cpu.key)
     optimised, unoptimised, _ = _both(run, monkeypatch)

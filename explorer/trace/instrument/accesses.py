@@ -82,6 +82,62 @@ def _scalar(element_type: str) -> str:
     return SCALARS[spelled][0] if spelled in SCALARS else spelled
 
 
+_SELECTOR = re.compile(r"\s*\.\s*([A-Za-z]\w*)\s*$")
+
+
+def _selected(inner: str) -> tuple[str, list[str]]:
+    """The vector a component access selects from and its selectors, outermost last:
+    ``col[1].wx.x`` is ``col[1]`` and ``["wx", "x"]``."""
+    selectors: list[str] = []
+    base = inner
+    while True:
+        m = _SELECTOR.search(base)
+        if m is None or _picks(m.group(1), 16) is None:
+            return base, selectors
+        selectors.insert(0, m.group(1))
+        base = base[: m.start()]
+        if base.rstrip().endswith(("]", ")")):
+            return base, selectors
+
+
+def _picks(selector: str, width: int) -> list[int] | None:
+    """Which of ``width`` components one selector takes, in order; None where it is none."""
+    half = max(1, (4 if width == 3 else width) // 2)
+    stored = 4 if width == 3 else width
+    named = {
+        "lo": range(half),
+        "hi": range(half, stored),
+        "even": range(0, stored, 2),
+        "odd": range(1, stored, 2),
+    }
+    if selector in named:
+        return list(named[selector])
+    if selector[:1] in ("s", "S") and len(selector) > 1:
+        if any(ch not in "0123456789abcdefABCDEF" for ch in selector[1:]):
+            return None
+        picked = [int(ch, 16) for ch in selector[1:]]
+    elif all(ch in "xyzw" for ch in selector):
+        picked = ["xyzw".index(ch) for ch in selector]
+    else:
+        return None
+    return picked if all(i < stored for i in picked) else None
+
+
+def _component_mask(selectors: list[str], width: int) -> int:
+    """The components of a vector of ``width`` components a chain of selections (``.y``,
+    ``.s3``, ``.xy``, ``.lo``, ``.odd``, ``.wx.x``) reaches, one bit each; 0 where it cannot
+    be told."""
+    if width < 2 or not selectors:
+        return 0
+    reached = list(range(4 if width == 3 else width))
+    for selector in selectors:
+        picked = _picks(selector, len(reached) if len(reached) != 4 or width != 3 else 3)
+        if picked is None or any(i >= len(reached) for i in picked):
+            return 0
+        reached = [reached[i] for i in picked]
+    return sum(1 << i for i in set(reached))
+
+
 class AccessRewriter:
     """Rewrites the memory accesses of one parsed source for one traced kernel."""
 
@@ -181,8 +237,10 @@ class AccessRewriter:
         if shadow is None and vector:
             return  # as before shadows: a vector access of an unchecked array is not checked
         inner = self.edits.inner
+        bounds = lambda p: f"__TR_P({p}, {array}, {sid}u, {bid}u)"  # noqa: E731
+        mode = unset = width = 0
         if shadow is None:
-            wrap = lambda p: f"__TR_P({p}, {array}, {sid}u, {bid}u)"  # noqa: E731
+            wrap = bounds
             sized = None
         else:
             reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
@@ -192,7 +250,8 @@ class AccessRewriter:
             if reads:
                 unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
                 declared.recorded_at(a.span.start, a.span.end, unset)
-            elem = max(1, declared.buffers[bid].elem_size)
+            elem, width = declared.shadow_slots.get(bid, (declared.buffers[bid].elem_size, 0))
+            elem = max(1, elem)
 
             def sized(p: str, size: str) -> str:
                 # Once every element is written (the count beside the shadow is 0), only the
@@ -211,9 +270,23 @@ class AccessRewriter:
             self._private_vector(a, sized)
         elif a.components:
 
+            def picked(p: str, selectors: list[str]) -> str:
+                mask = _component_mask(selectors, width) if shadow is not None else 0
+                if width and not mask and mode & 1:
+                    return bounds(p)  # components it cannot tell: no read of others reported
+                if not mask:
+                    return wrap(p)
+                # Of a vector element with a shadow per component: the components selected.
+                return (
+                    f"({shadow}_left == 0u ? __TR_P({p}, {array}, {sid}u, {bid}u) : "
+                    f"__TR_PSM({p}, {array}, {shadow}, {elem}u, {mode}u, {sid}u, {unset}u, "
+                    f"{bid}u, {mask}u))"
+                )
+
             def emit(edit: Edit) -> str:
-                base, _, selector = inner(edit).rpartition(".")
-                return f"(*{wrap(f'&({base})')}).{selector}"
+                base, selectors = _selected(inner(edit))
+                chain = "".join(f".{s}" for s in selectors)
+                return f"(*{picked(f'&({base})', selectors)}){chain}"
 
             self.edits.add(a.span.start, a.span.end, emit)
         else:

@@ -11,7 +11,12 @@ from __future__ import annotations
 from explorer.frontend import AccessSite, AddressSpace, Function, ParsedSource
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.model import MAX_BUFFERS, BufferDecl, InstrumentError
-from explorer.trace.instrument.shadows import checked_arrays, shadow_declaration, shadow_name
+from explorer.trace.instrument.shadows import (
+    checked_arrays,
+    shadow_declaration,
+    shadow_name,
+    slots,
+)
 from explorer.trace.recorded import GLOBAL, LOCAL, NO_BUFFER, PRIVATE
 
 BUFFER_SPACE: dict[AddressSpace, int | str] = {
@@ -121,6 +126,7 @@ def _declare_private_arrays(
         )
         if (v.function, v.name) in checked:
             declared.shadows[bid] = shadow_name(bid)
+            declared.shadow_slots[bid] = (slots(v)[0], v.components)
             shadows.append((v.decl_end, shadow_declaration(bid, v)))
     return shadows
 

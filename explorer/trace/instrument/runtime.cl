@@ -379,6 +379,35 @@ static __TR_HELPER __private uchar* __tr_ps(__tr_state* st, __private uchar* p, 
     return p;
 }
 
+/* __tr_ps for a selection of components (`w[k].y`, `.xy`, `.odd`) of a vector element `p` of
+ * an array whose shadow has a byte per component (`slot` bytes each): bit c of `mask`, component
+ * c. The bounds are checked on the whole element (`size`); a component read unwritten makes one
+ * record at its own offset. */
+static __TR_HELPER __private uchar* __tr_psm(__tr_state* st, __private uchar* p, uint size,
+                                             __private uchar* base, uint bytes, uint site,
+                                             uint buf, __private uchar* shadow, uint slot,
+                                             uint mode, uint unset, __private uint* left,
+                                             uint mask)
+{
+    if (st == 0)
+        return p;
+    if (!(p >= base && p + size <= base + bytes)) {
+        __tr_put(st, site, buf, (long)(p - base), size, 1u);
+        return st->pdummy;
+    }
+    uint off = (uint)(p - base);
+    uint first = off / slot;
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u || shadow[first + c] != 0u)
+            continue;
+        if (mode & 1u)
+            __tr_put(st, unset, __TR_NO_BUFFER, (long)(off + c * slot), slot, 0u);
+        shadow[first + c] = 1u;
+        *left -= 1u;
+    }
+    return p;
+}
+
 /* Records a barrier and counts the work-item's arrival there (see the note at the top).
  * `arg` is what the group must agree on besides reaching it (flags computed where it runs,
  * the number of events a wait names), 0 where there is nothing: the record's offset. */
@@ -761,6 +790,9 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
 #define __TR_PS(P, SIZE, ARRAY, SHADOW, ELEM, MODE, SITE, UNSET, BUF) ((__typeof__(P)) \
     __tr_ps(__tr_ptr, (__private uchar*)(P), (uint)(SIZE), (__private uchar*)(ARRAY), \
             (uint)sizeof(ARRAY), SITE, BUF, SHADOW, ELEM, MODE, UNSET, &SHADOW##_left))
+#define __TR_PSM(P, ARRAY, SHADOW, SLOT, MODE, SITE, UNSET, BUF, MASK) ((__typeof__(P)) \
+    __tr_psm(__tr_ptr, (__private uchar*)(P), (uint)sizeof(*(P)), (__private uchar*)(ARRAY), \
+             (uint)sizeof(ARRAY), SITE, BUF, SHADOW, SLOT, MODE, UNSET, &SHADOW##_left, MASK))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))

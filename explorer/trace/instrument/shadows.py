@@ -149,9 +149,26 @@ def shadow_name(buffer: int) -> str:
     return f"{SHADOW_PREFIX}{buffer}"
 
 
+def slots(v: Variable) -> tuple[int, int]:
+    """The bytes one shadow byte stands for in ``v`` and how many of those an element holds:
+    a component of a vector element (``w[0].x`` sets one and ``w[0].y`` reads another), else
+    the whole element. A 3-component vector takes the bytes of 4: its fourth is padding."""
+    if v.components > 0:
+        stored = 4 if v.components == 3 else v.components
+        if v.element_size % stored == 0:
+            return v.element_size // stored, stored
+    return max(1, v.element_size), 1
+
+
 def shadow_declaration(buffer: int, v: Variable) -> str:
-    """The shadow of a checked array, declared just after it: every element unwritten, and
-    how many are (``<shadow>_left``; the runtime counts it down)."""
-    n = math.prod(v.shape or (1,))
+    """The shadow of a checked array, declared just after it: every element (every
+    component of a vector element) unwritten, and how many are (``<shadow>_left``; the
+    runtime counts it down). The padding of a 3-component vector is never read: set."""
+    per = slots(v)[1]
+    n = math.prod(v.shape or (1,)) * per
     name = shadow_name(buffer)
+    if v.components == 3 and per == 4:
+        k = f"{name}_k"
+        padding = f" for (uint {k} = 3u; {k} < {n}u; {k} += 4u) {name}[{k}] = 1u;"
+        return f" uchar {name}[{n}] = {{0}};{padding} uint {name}_left = {n // 4 * 3}u;"
     return f" uchar {name}[{n}] = {{0}}; uint {name}_left = {n}u;"
