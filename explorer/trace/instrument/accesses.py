@@ -72,6 +72,7 @@ SCALAR_BYTES = {
 }
 PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE)
 PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
+DESCRIPTION_PREFIX = "__tr_a_"  # a helper's parameter describing the array it was given
 ASYNC_HALVES = (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE)
 
 
@@ -221,7 +222,11 @@ class AccessRewriter:
         bid = self._private_array(a)
         builtin_write = a.builtin is not None and a.kind is AccessKind.WRITE
         vector = a.kind in (AccessKind.VLOAD, AccessKind.VSTORE)
-        if bid is None or (a.kind not in PRIVATE_KINDS and not vector):
+        if a.kind not in PRIVATE_KINDS and not vector:
+            return
+        if bid is None:
+            if len(a.roots) == 1 and (a.function, a.roots[0]) in self.declared.followed:
+                self._through_parameter(a, a.roots[0])
             return
         if a.size > PRIVATE_SCRATCH_BYTES:
             self.declared.not_traced.append(
@@ -291,6 +296,89 @@ class AccessRewriter:
             self.edits.add(a.span.start, a.span.end, emit)
         else:
             self.edits.add(a.span.start, a.span.end, lambda edit: f"(*{wrap(f'&({inner(edit)})')})")
+
+    def _through_parameter(self, a: AccessSite, parameter: str) -> None:
+        """An access through a helper's followed pointer parameter (shadows.py): checked at
+        run time against the array the call gave it (its description, runtime.cl's
+        ``__tr_parr``), bounds and unwritten reads alike; nothing where the call gave none."""
+        declared = self.declared
+        if a.size > PRIVATE_SCRATCH_BYTES:
+            declared.not_traced.append(
+                (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
+            )
+            return
+        declared.uses_private = True
+        given = self._given_arrays(a.function, parameter, frozenset())
+        bid = given.pop() if len(given) == 1 else NO_BUFFER
+        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        declared.recorded_at(a.span.start, a.span.end, sid)
+        reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
+        writes = a.kind is not AccessKind.READ and a.kind is not AccessKind.VLOAD
+        mode = int(reads) | (2 * int(writes))
+        unset = 0
+        if reads:
+            unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
+            declared.recorded_at(a.span.start, a.span.end, unset)
+        d = f"{DESCRIPTION_PREFIX}{parameter}"
+
+        def sized(p: str, size: str, mask: int = 0, comp: int = 0, how: int = mode) -> str:
+            return f"__TR_PD({p}, {size}, {d}, {how}u, {sid}u, {unset}u, {mask}u, {comp}u)"
+
+        wrap = lambda p: sized(p, f"sizeof(*({p}))")  # noqa: E731
+        inner = self.edits.inner
+        if a.builtin is not None and a.kind is AccessKind.WRITE:
+            self._private_stored_through(a, wrap)
+        elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
+            self._private_vector(a, sized)
+        elif a.components:
+            width, element = self._parameter_vector(a.function, parameter)
+            stored = 4 if width == 3 else width
+
+            def emit(edit: Edit) -> str:
+                base, selectors = _selected(inner(edit))
+                chain = "".join(f".{s}" for s in selectors)
+                mask = _component_mask(selectors, width)
+                p = f"&({base})"
+                if mask and stored and element % stored == 0:
+                    traced = sized(p, f"sizeof(*({p}))", mask, element // stored)
+                else:  # components it cannot tell: bounds, and no read of others reported
+                    traced = sized(p, f"sizeof(*({p}))", how=mode & 2)
+                return f"(*{traced}){chain}"
+
+            self.edits.add(a.span.start, a.span.end, emit)
+        else:
+            self.edits.add(a.span.start, a.span.end, lambda edit: f"(*{wrap(f'&({inner(edit)})')})")
+
+    def _parameter_vector(self, function: str, parameter: str) -> tuple[int, int]:
+        """The components and bytes of the vector a helper's pointer parameter points to."""
+        helper = next((f for f in self.parsed.helpers if f.name == function), None)
+        p = next((q for q in helper.parameters if q.name == parameter), None) if helper else None
+        if p is None or p.vector_width < 2:
+            return 0, 0
+        return p.vector_width, p.element_size
+
+    def _given_arrays(
+        self, function: str, parameter: str, seen: frozenset[tuple[str, str]]
+    ) -> set[int]:
+        """The private arrays the traced kernel's calls give a followed parameter (through
+        other helpers' too), by id."""
+        helper = next((f for f in self.parsed.helpers if f.name == function), None)
+        if helper is None or (function, parameter) in seen:
+            return set()
+        index = next((i for i, p in enumerate(helper.parameters) if p.name == parameter), -1)
+        found: set[int] = set()
+        for call in self.parsed.calls:
+            if call.callee != function or index >= len(call.argument_roots) or index < 0:
+                continue
+            roots = call.argument_roots[index]
+            if len(roots) != 1:
+                continue
+            bid = self.declared.private_arrays.get((call.function, roots[0]))
+            if bid is not None and bid in self.declared.descriptions:
+                found.add(bid)
+            elif (call.function, roots[0]) in self.declared.followed:
+                found |= self._given_arrays(call.function, roots[0], seen | {(function, parameter)})
+        return found
 
     def _private_stored_through(self, a: AccessSite, wrap: Callable[[str], str]) -> None:
         """``sincos(x, &c[k])`` into a private array: its last argument goes through the

@@ -24,9 +24,11 @@ from __future__ import annotations
 import math
 import re
 
-from explorer.frontend import AccessKind, AccessSite, ParsedSource, Variable
+from explorer.frontend import AccessKind, AccessSite, AddressSpace, ParsedSource, Variable
 
-SHADOW_ELEMENTS = 256  # larger arrays are not checked: a byte per element of private memory
+# Larger arrays are not checked (a byte of private memory per element, or per component of
+# a vector element, beside the array), and the trace says so.
+SHADOW_BYTES = 4096
 SHADOW_PREFIX = "__tr_w"
 # The accesses that read or write a checked array's elements through the runtime.
 CHECKED_KINDS = (
@@ -41,15 +43,19 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _POINTER_VALUE = re.compile(r"(?:\*\s*[A-Za-z_]\w*|(?<![\w.\]>])[A-Za-z_]\w*)\s*=\s*[^=;]*$")
 
 
-def checked_arrays(parsed: ParsedSource, variables: list[Variable]) -> set[tuple[str, str]]:
+def checked_arrays(
+    parsed: ParsedSource,
+    variables: list[Variable],
+    followed: set[tuple[str, str]] | None = None,
+) -> set[tuple[str, str]]:
     """The (function, name) of each private array of ``variables`` whose unwritten reads the
-    trace can check (see the module's docstring)."""
-    declared: dict[tuple[str, str], int] = {}
-    for v in variables:
-        key = (v.function, v.name)
-        declared[key] = declared.get(key, 0) + 1
+    trace can check (see the module's docstring); ``followed``: the helpers' parameters
+    whose accesses are checked as the array's own (``followed_parameters``)."""
+    followed = followed if followed is not None else set()
+    declared = _declared_names(variables)
     bodies = {f.name: f.body for f in (*parsed.kernels, *parsed.helpers)}
     unsure = {u.function for u in parsed.unclassified}
+    text = without_comments(parsed.source)
     out = set()
     for v in variables:
         key = (v.function, v.name)
@@ -59,24 +65,168 @@ def checked_arrays(parsed: ParsedSource, variables: list[Variable]) -> set[tuple
             or v.initialised
             or declared[key] > 1  # two arrays of one name (in two scopes): not told apart
             or v.function in unsure
-            or not 0 < math.prod(v.shape or (1,)) <= SHADOW_ELEMENTS
+            or not 0 < shadow_bytes(v) <= SHADOW_BYTES
+            or jump_into(text, v, body.start, body.end)
         ):
             continue
-        if _only_own_accesses(parsed, v, body.start, body.end):
+        if _only_own_accesses(parsed, v, body.start, body.end, followed):
             out.add(key)
     return out
 
 
-def _only_own_accesses(parsed: ParsedSource, v: Variable, start: int, end: int) -> bool:
-    """Whether every write to ``v`` is one of its own element accesses the runtime sees."""
+def _declared_names(variables: list[Variable]) -> dict[tuple[str, str], int]:
+    declared: dict[tuple[str, str], int] = {}
+    for v in variables:
+        key = (v.function, v.name)
+        declared[key] = declared.get(key, 0) + 1
+    return declared
+
+
+def shadow_bytes(v: Variable) -> int:
+    """The bytes of ``v``'s shadow: one per element, or per component of a vector element."""
+    return math.prod(v.shape or (1,)) * slots(v)[1]
+
+
+def described_arrays(
+    parsed: ParsedSource, variables: list[Variable], followed: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The private arrays a call passes to a followed parameter of a helper: each gets a
+    description beside it (runtime.cl's ``__tr_parr``) whose address the call passes. Not
+    one whose declaration a jump may pass (its description would hold nothing), nor one of
+    two arrays of one name."""
+    declared = _declared_names(variables)
+    bodies = {f.name: f.body for f in (*parsed.kernels, *parsed.helpers)}
+    text = without_comments(parsed.source)
+    passed = {
+        (c.function, roots[0])
+        for c in parsed.calls
+        for i, roots in enumerate(c.argument_roots)
+        if len(roots) == 1 and (c.callee, parameter_name(parsed, c.callee, i)) in followed
+    }
+    out = set()
+    for v in variables:
+        key = (v.function, v.name)
+        body = bodies.get(v.function)
+        if key not in passed or body is None or declared[key] > 1:
+            continue
+        if not jump_into(text, v, body.start, body.end):
+            out.add(key)
+    return out
+
+
+def parameter_name(parsed: ParsedSource, function: str, index: int) -> str:
+    """The name of a helper's ``index``-th parameter, "" where there is none."""
+    helper = next((f for f in parsed.helpers if f.name == function), None)
+    if helper is None or index >= len(helper.parameters):
+        return ""
+    return helper.parameters[index].name
+
+
+def followed_parameters(parsed: ParsedSource) -> set[tuple[str, str]]:
+    """The (helper, parameter) of each private pointer parameter whose accesses the trace
+    checks against the array a call gives it: every use of it in the helper is one of its
+    own accesses (through it alone), the value of a private pointer whose accesses lead to
+    it alone, or an argument for another followed parameter. A call that gives it an array
+    passes that array's description; any other call passes none (nothing checked there)."""
+    unsure = {u.function for u in parsed.unclassified}
+    helpers = {f.name: f for f in parsed.helpers if f.name not in unsure}
+    followed = {
+        (f.name, p.name)
+        for f in helpers.values()
+        for p in f.parameters
+        if (p.is_pointer or "[" in p.type_text)  # `float acc[4][4]` is a pointer too
+        and p.address_space is AddressSpace.PRIVATE
+        and p.name
+    }
+    changed = True
+    while changed:
+        changed = False
+        for fn, name in sorted(followed):
+            body = helpers[fn].body
+            own = Variable(name, fn, 0, AddressSpace.PRIVATE, (), 0, body.start, False, body.start)
+            if not _only_own_accesses(parsed, own, body.start, body.end, followed):
+                followed.discard((fn, name))
+                changed = True
+    return followed
+
+
+_LABEL = re.compile(r"(?<=[;{}:])\s*(?:(case)\b[^;{}]*?|(default)|([A-Za-z_]\w*))\s*:(?!:)")
+
+
+def jump_into(text: str, v: Variable, start: int, end: int) -> int:
+    """The line of a label through which a jump may enter the scope of ``v`` past its
+    declaration (a ``case`` of a switch whose body holds the declaration, a label after it
+    that a ``goto`` from before it or outside its block names), 0 where there is none: the
+    shadow declared after it would hold nothing there."""
+    opening = _enclosing_brace(text, v.decl_start if v.decl_start >= 0 else v.decl_end, start)
+    if opening < 0:
+        return 0
+    closing = _matching_brace(text, opening, end)
+    for m in _LABEL.finditer(text, v.decl_end, closing):
+        at = m.start(m.lastindex or 0)
+        line = v.line + text.count("\n", v.decl_end, at)  # the user's, as v.line is
+        if m.group(1) or m.group(2):
+            if _enclosing_brace(text, at, start) < v.decl_end:  # the switch holds the array
+                return line
+            continue
+        for g in re.finditer(rf"\bgoto\s+{m.group(3)}\s*;", text[start:end]):
+            if not v.decl_end <= start + g.start() < closing:
+                return line
+    return 0
+
+
+def _enclosing_brace(text: str, at: int, start: int) -> int:
+    """The offset of the innermost ``{`` open at ``at`` (from ``start``), -1 if none."""
+    depth = 0
+    for i in range(at - 1, start - 1, -1):
+        ch = text[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return -1
+
+
+def _matching_brace(text: str, opening: int, end: int) -> int:
+    depth = 0
+    for i in range(opening, end):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return end
+
+
+def _only_own_accesses(
+    parsed: ParsedSource,
+    v: Variable,
+    start: int,
+    end: int,
+    followed: set[tuple[str, str]] | None = None,
+) -> bool:
+    """Whether every write to ``v`` is one of its own element accesses the runtime sees (or
+    an access through a followed parameter of a helper a call gives it to)."""
+    followed = followed or set()
     mine = [a for a in parsed.accesses if a.function == v.function and v.name in a.roots]
     if any(len(a.roots) != 1 or not _seen(a) for a in mine):
         return False  # through a pointer that may point elsewhere too, or not rewritten
+    calls = []
     for call in parsed.calls:
-        if call.function == v.function and any(v.name in r for r in call.argument_roots):
-            return False  # a helper is given it
-    spans = [(a.span.start, a.span.end) for a in mine]
-    text = _without_comments(parsed.source)
+        if call.function != v.function:
+            continue
+        for i, roots in enumerate(call.argument_roots):
+            if not any(v.name in r for r in roots):
+                continue
+            into = (call.callee, parameter_name(parsed, call.callee, i))
+            if roots != (v.name,) or into not in followed:
+                return False  # a helper is given it, and its accesses are not followed
+            calls.append((call.span.start, call.span.end))
+    spans = [(a.span.start, a.span.end) for a in mine] + calls
+    text = without_comments(parsed.source)
     root = v.name.split(".")[0]
     statement_start = v.decl_start  # `float a[4] = {0}, b[4];`: b's declaration from `float`
     if statement_start < 0:
@@ -105,7 +255,7 @@ def _only_own_accesses(parsed: ParsedSource, v: Variable, start: int, end: int) 
 _COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOTALL)
 
 
-def _without_comments(text: str) -> str:
+def without_comments(text: str) -> str:
     """``text`` with its comments and strings blanked (every offset kept)."""
     return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
 
