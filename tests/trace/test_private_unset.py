@@ -119,7 +119,16 @@ def test_a_correct_accumulator_records_nothing_more_and_an_unzeroed_one_once_per
 
 
 @pytest.mark.parametrize(
-    "name", ["blocked_unzeroed", "struct_member", "helper_fill", "components", "declarators"]
+    "name",
+    [
+        "blocked_unzeroed",
+        "struct_member",
+        "helper_fill",
+        "components",
+        "declarators",
+        "helpers_given",
+        "jumps",
+    ],
 )
 def test_the_same_findings_optimised_or_not(name, cpu, monkeypatch):  # noqa: F811
     run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=cpu.key)

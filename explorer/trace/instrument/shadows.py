@@ -11,12 +11,19 @@ reported once per work-item and a correct kernel records nothing more. Once ever
 set, an access tests ``_left`` alone (a scalar a compiler keeps in a register) beside its
 bounds check: a zeroed accumulator costs little more in the hot loop than before.
 
+An array of vectors has a byte per component (``slots``): ``w[0].x = 1`` sets one, and a
+read of ``w[0].y`` or of the whole ``w[0]`` tests its own.
+
 An array is checked only where every write to it is an instrumented one: not when its
-declaration (or its struct's) gives it a value, not when it has more elements than
-``SHADOW_ELEMENTS``, and not when its name is used anywhere but in its own element accesses
-and in the value of a private pointer variable whose accesses all lead to it alone (a
-helper given the array or such a pointer, a struct assigned whole, an address the front end
-does not follow: any of those may write elements the trace does not see).
+declaration (or its struct's) gives it a value, not when its shadow would take more than
+``SHADOW_BYTES``, not where a jump may enter its scope past its declaration (``jump_into``:
+the shadow's initialiser would be jumped over too), and not when its name is used anywhere
+but in its own element accesses, in the value of a private pointer variable whose accesses
+all lead to it alone, and as the argument of a helper's followed parameter
+(``followed_parameters``: the helper's accesses through it are checked against the array the
+call describes). A struct assigned whole, a helper that lets the pointer go, an address the
+front end does not follow: any of those may write elements the trace does not see. The
+arrays too large or jumped into are `not-traced` notes (buffers.py).
 """
 
 from __future__ import annotations
