@@ -575,7 +575,7 @@ def _parameter_member_array(c: Any) -> str | None:
     other value."""
     if c.kind != K.MEMBER_REF_EXPR or _canonical_kind(c.type) not in ARRAY_KINDS:
         return None
-    fields = []
+    fields: list[str] = []
     node = c
     while node.kind == K.MEMBER_REF_EXPR:
         kids = _children(node)

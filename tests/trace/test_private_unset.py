@@ -313,3 +313,15 @@ def test_what_is_not_checked_is_said():
     assert "big's elements before they are written are not checked" in done.not_traced[0][1]
     assert "the label at line 7" in done.not_traced[1][1]
     assert _checked(source) == set()
+
+
+def test_a_component_read_unwritten_is_named(executor, device):
+    run = RunRequest(load_variant_file(KERNELS / "components.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    named = [f.message.split(" of the private array")[0] for f in traced.analysis.findings]
+    assert named == [
+        "line 23 reads col[0]",  # the whole float4: one record for its unwritten .w
+        "line 24 reads uv[1].y",
+        "line 24 reads taps[0].s3",
+        "line 24 reads col[1].w",
+    ]

@@ -21,10 +21,12 @@ from explorer.trace.recorded import (
     GLOBAL,
     ROLE_UNSET,
     SITE_MASK,
+    BufferInfo,
     Finding,
     Trace,
     word_buffer,
     word_phase,
+    word_size,
 )
 
 KIND = "uninitialized"
@@ -161,9 +163,14 @@ def _private(ctx: Context) -> list[Finding]:
         s = t.sites[sid]
         info = t.buffers[buffer]
         wi = t.wi[mine]
-        elements = t.offset[mine].astype(np.int64) // max(1, info.elem_size)
-        shown = list(dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES]))[:EXAMPLES]
-        named = ", ".join(_element(info.name, info.shape, e) for e in shown)
+        offsets = t.offset[mine].astype(np.int64)
+        elements = offsets // max(1, info.elem_size)
+        first = dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES])
+        shown = list(first)[:EXAMPLES]
+        parts = _components(
+            info, offsets[: 64 * EXAMPLES], word_size(t.word[mine[: 64 * EXAMPLES]])
+        )
+        named = ", ".join(_element(info.name, info.shape, e) + parts.get(e, "") for e in shown)
         nwi = int(np.unique(wi).size)
         nel = int(np.unique(elements).size)
         more = " and others" if nel > len(shown) else ""
@@ -209,6 +216,24 @@ def _by_array(
         for b in np.unique(named):
             if 0 <= b < len(t.buffers):
                 yield sid, int(b), mine[named == b]
+
+
+def _components(info: BufferInfo, offsets: np.ndarray, sizes: np.ndarray) -> dict[int, str]:
+    """Of an array of vectors: the component (``.y``, ``.s5``) each element's first record
+    read unwritten, where it read one alone."""
+    if not info.components:
+        return {}
+    stored = 4 if info.components == 3 else info.components
+    scalar = info.elem_size // stored
+    named: dict[int, str] = {}
+    for off, size in zip(offsets.tolist(), sizes.tolist(), strict=True):
+        element = off // info.elem_size
+        if element in named or scalar <= 0 or size != scalar:
+            named.setdefault(element, "")
+            continue
+        c = (off % info.elem_size) // scalar
+        named[element] = f".{'xyzw'[c]}" if stored <= 4 else f".s{c:x}"
+    return named
 
 
 def _element(name: str, shape: tuple[int, ...], flat: int) -> str:

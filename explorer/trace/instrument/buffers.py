@@ -132,6 +132,7 @@ def _declare_private_arrays(
                 v.element_size,
                 v.shape,
                 v.function,
+                components=v.components,
             )
         )
         code = ""
