@@ -118,10 +118,13 @@ class Variable:
 
     `shape` holds the array's dimensions (empty for a scalar), `element_size` the bytes of
     one element and `decl_end` the offset just past the declaration's `;`, where a rewriter
-    may add statements that run once the variable exists. `initialised`: the declaration
-    gives it a value (`= {0}`; for an array member of a struct, the struct's `= {...}` or
-    `= other`, or the struct is a parameter, a copy of the caller's), so every element of it
-    holds one from the start.
+    may add statements that run once the variable exists; `decl_start` the offset where that
+    declaration starts (its type: `float a[4] = {0}, b[4];` declares `b` from `float` on).
+    `initialised`: the declaration gives it a value (`= {0}`; for an array member of a struct,
+    the struct's `= {...}` or `= other`, or the struct is a parameter, a copy of the
+    caller's), so every element of it holds one from the start. `components`: the number of
+    components of a vector element (3 for `float3`, whose element takes the bytes of 4), 0
+    for an element that is no vector.
     """
 
     name: str
@@ -132,6 +135,8 @@ class Variable:
     element_size: int
     decl_end: int
     initialised: bool = False
+    decl_start: int = -1
+    components: int = 0
 
 
 @dataclass(frozen=True)

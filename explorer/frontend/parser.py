@@ -569,6 +569,34 @@ def _local_place(c: Any) -> str | None:
     return None
 
 
+def _parameter_member_array(c: Any) -> str | None:
+    """The name (``s->v``, ``s->inner.v``) of an array member of the private struct a
+    helper's pointer parameter points to, as ``_member_arrays`` registers it; None for any
+    other value."""
+    if c.kind != K.MEMBER_REF_EXPR or _canonical_kind(c.type) not in ARRAY_KINDS:
+        return None
+    fields: list[str] = []
+    node = c
+    while node.kind == K.MEMBER_REF_EXPR:
+        kids = _children(node)
+        if not kids:
+            return None
+        fields.insert(0, str(node.spelling))
+        inner = _strip(kids[0])
+        if _canonical_kind(kids[0].type) == T.POINTER:
+            ref = inner.referenced if inner.kind == K.DECL_REF_EXPR else None
+            if ref is None or ref.kind != K.PARM_DECL:
+                return None
+            pointee = ref.type.get_canonical().get_pointee()
+            if _space(pointee.spelling) is not AddressSpace.PRIVATE:
+                return None
+            return f"{inner.spelling}->" + ".".join(fields)
+        if _canonical_kind(kids[0].type) != T.RECORD:
+            return None
+        node = inner
+    return None
+
+
 def _local_variable(c: Any) -> str | None:
     """The ``__local`` variable a place at constant offsets is in (``s``, ``s.first``,
     ``tile[0][1]``), or None."""
@@ -641,11 +669,18 @@ class _Walker:
         if body is not None:
             opened = self.positions.char(body.extent.start.offset) + 1
             for p in c.get_arguments():  # a struct passed by value is the function's own copy
+                line = self.positions.line_column(self.positions.char(p.extent.start.offset))
                 if _canonical_kind(p.type) == T.RECORD:
-                    line = self.positions.line_column(self.positions.char(p.extent.start.offset))
                     self._member_arrays(
                         p.spelling, p.type.get_canonical(), line[0], opened, given=True
                     )
+                pointee = p.type.get_canonical().get_pointee()
+                if (
+                    _canonical_kind(p.type) == T.POINTER
+                    and pointee.kind == T.RECORD
+                    and _space(pointee.spelling) is AddressSpace.PRIVATE
+                ):  # the caller's struct: its array members bounds-checked as they are
+                    self._member_arrays(f"{p.spelling}->", pointee, line[0], opened, given=True)
             self._collect_assignments(body)
             self.visit(body, READ)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
@@ -785,6 +820,7 @@ class _Walker:
         """The `__local` variables and the private arrays one declaration statement declares
         (a private array's accesses are bounds-checked in trace builds)."""
         end = self.positions.char(c.extent.end.offset)
+        opening = self.positions.char(c.extent.start.offset)
         for decl in _children(c):
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
@@ -795,21 +831,29 @@ class _Walker:
             stop = self.positions.char(decl.extent.end.offset)
             given = _has_initialiser(self.source[start:stop])
             if space is AddressSpace.PRIVATE and canonical.kind == T.RECORD:
-                self._member_arrays(str(decl.spelling), canonical, line, end, given)
+                self._member_arrays(str(decl.spelling), canonical, line, end, given, opening)
                 continue
             private_array = space is AddressSpace.PRIVATE and canonical.kind in ARRAY_KINDS
             if space is not AddressSpace.LOCAL and not private_array:
                 continue
-            self._variable(str(decl.spelling), decl.type, space, line, end, given)
+            self._variable(str(decl.spelling), decl.type, space, line, end, given, opening)
 
     def _variable(
-        self, name: str, t: Any, space: AddressSpace, line: int, end: int, given: bool = False
+        self,
+        name: str,
+        t: Any,
+        space: AddressSpace,
+        line: int,
+        end: int,
+        given: bool = False,
+        opening: int = -1,
     ) -> None:
         shape: list[int] = []
         t = t.get_canonical()
         while t.kind in ARRAY_KINDS:
             shape.append(max(int(t.element_count), 0))
             t = t.element_type.get_canonical()
+        components = int(t.element_count) if t.kind in VECTOR_KINDS else 0
         self.variables.append(
             Variable(
                 name=name,
@@ -820,22 +864,24 @@ class _Walker:
                 element_size=max(int(t.get_size()), 0),
                 decl_end=end,
                 initialised=given,
+                decl_start=opening,
+                components=components,
             )
         )
 
     def _member_arrays(
-        self, name: str, record: Any, line: int, end: int, given: bool = False
+        self, name: str, record: Any, line: int, end: int, given: bool = False, opening: int = -1
     ) -> None:
         """The array members of a private struct variable (``s.v``, ``s.inner.v``), each a
         private array of its own named as the kernel writes it: bounds-checked with the
         member's own extent."""
         for field in record.get_fields():
-            member = f"{name}.{field.spelling}"
+            member = f"{name}{'' if name.endswith('->') else '.'}{field.spelling}"
             t = field.type.get_canonical()
             if t.kind in ARRAY_KINDS:
-                self._variable(member, t, AddressSpace.PRIVATE, line, end, given)
+                self._variable(member, t, AddressSpace.PRIVATE, line, end, given, opening)
             elif t.kind == T.RECORD and field.spelling:
-                self._member_arrays(member, t, line, end, given)
+                self._member_arrays(member, t, line, end, given, opening)
 
     def _visit_address_parts(self, lvalue: _Lvalue) -> None:
         if lvalue.pointer is not None:
@@ -941,6 +987,9 @@ class _Walker:
                 text = self._text(c)
                 return _Origin(text, True, (text,))
             return None
+        member = _parameter_member_array(c)
+        if member is not None:
+            return _Origin(member, False, (member,))
         lvalue = self._lvalue(c)
         if lvalue is not None and _canonical_kind(c.type) in ARRAY_KINDS:
             return self._lvalue_origin(lvalue, seen)

@@ -180,6 +180,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
                 filled,
                 promise,
                 b.image,
+                b.components,
             )
         )
 

@@ -95,6 +95,8 @@ class BufferInfo:
     # width) or (depth, height, width); an access outside it holds its coordinates
     # (``outside_pixels``).
     image: int = 0
+    # A private array of vectors: the components of one element (a finding names `w[0].y`).
+    components: int = 0
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,19 @@ def test_a_bound_several_names_hold_without_a_partner_is_a_number():
 
 
 @pytest.mark.parametrize(
+    ("text", "target", "high"),
+    [
+        ("parts[PARTS]", buffer("parts", 2), 2),
+        ("parts[2]", buffer("parts", 2), 2),
+        ("m[1][K]", buffer("m", 8, (2, 4)), 8),
+    ],
+)
+def test_no_guard_for_a_constant_index(text, target, high):
+    """No condition keeps a constant index inside: `if (PARTS < PARTS)` said nothing."""
+    assert guard(text, target, {"PARTS": 2, "K": 4}, high, high) is None
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "p[col]",  # a pointer derived from the buffer: its index is not the buffer's

@@ -69,6 +69,8 @@ def guard(
         parts = _linear(access, buffer.length, names)
     else:
         return None
+    if all(_constant(p, names) for p, _ in parts):
+        return None  # `parts[PARTS]`, `k[2]`: no condition keeps it inside; the index is wrong
     above = high + access.width - 1 >= buffer.length
     below = low < 0
     conditions = []
@@ -78,6 +80,12 @@ def guard(
     if above or not below:
         conditions += [f"{p} < {b}" for p, b in parts]
     return f"if ({' && '.join(conditions)})"
+
+
+def _constant(index: str, names: Mapping[str, int]) -> bool:
+    """Whether an index is a number or a name the kernel gives one (a define, an argument)."""
+    index = index.strip()
+    return index.isdigit() or index in names
 
 
 def _find(text: str, name: str) -> _Access | None:

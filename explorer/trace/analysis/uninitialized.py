@@ -17,7 +17,17 @@ from explorer.trace.analysis import keyscan, local_memory
 from explorer.trace.analysis.context import BARRIER_RULE, EXAMPLES, LOADS, Context, ordered
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import GLOBAL, ROLE_UNSET, SITE_MASK, Finding, word_phase
+from explorer.trace.recorded import (
+    GLOBAL,
+    ROLE_UNSET,
+    SITE_MASK,
+    BufferInfo,
+    Finding,
+    Trace,
+    word_buffer,
+    word_phase,
+    word_size,
+)
 
 KIND = "uninitialized"
 PRIVATE = "private"  # the subkind of a private array's unwritten elements
@@ -141,7 +151,7 @@ def _private(ctx: Context) -> list[Finding]:
     """Reads of private array elements the work-item had not written: one finding per
     reading site. Each record is one element one work-item read unwritten (the first time)."""
     t = ctx.trace
-    ids = [s.id for s in t.sites if s.role == ROLE_UNSET and s.buffer >= 0]
+    ids = [s.id for s in t.sites if s.role == ROLE_UNSET]
     if not ids or t.records == 0:
         return []
     unset = np.zeros(SITE_MASK + 1, dtype=bool)
@@ -149,16 +159,18 @@ def _private(ctx: Context) -> list[Finding]:
     rows = np.flatnonzero(unset[t.word & SITE_MASK])  # the packed words: no column made
     out = []
     sites = t.word[rows] & SITE_MASK
-    for sid in ids:
-        mine = rows[sites == sid]
-        if mine.size == 0:
-            continue
+    for sid, buffer, mine in _by_array(t, ids, rows, sites):
         s = t.sites[sid]
-        info = t.buffers[s.buffer]
+        info = t.buffers[buffer]
         wi = t.wi[mine]
-        elements = t.offset[mine].astype(np.int64) // max(1, info.elem_size)
-        shown = list(dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES]))[:EXAMPLES]
-        named = ", ".join(_element(info.name, info.shape, e) for e in shown)
+        offsets = t.offset[mine].astype(np.int64)
+        elements = offsets // max(1, info.elem_size)
+        first = dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES])
+        shown = list(first)[:EXAMPLES]
+        parts = _components(
+            info, offsets[: 64 * EXAMPLES], word_size(t.word[mine[: 64 * EXAMPLES]])
+        )
+        named = ", ".join(_element(info.name, info.shape, e) + parts.get(e, "") for e in shown)
         nwi = int(np.unique(wi).size)
         nel = int(np.unique(elements).size)
         more = " and others" if nel > len(shown) else ""
@@ -186,6 +198,42 @@ def _private(ctx: Context) -> list[Finding]:
             )
         )
     return out
+
+
+def _by_array(
+    t: Trace, ids: list[int], rows: np.ndarray, sites: np.ndarray
+) -> Iterator[tuple[int, int, np.ndarray]]:
+    """The records of each site by the array they read: the site's own, or, at a site in a
+    helper that calls give different arrays, the one each record names."""
+    for sid in ids:
+        mine = rows[sites == sid]
+        if mine.size == 0:
+            continue
+        if t.sites[sid].buffer >= 0:
+            yield sid, t.sites[sid].buffer, mine
+            continue
+        named = word_buffer(t.word[mine])
+        for b in np.unique(named):
+            if 0 <= b < len(t.buffers):
+                yield sid, int(b), mine[named == b]
+
+
+def _components(info: BufferInfo, offsets: np.ndarray, sizes: np.ndarray) -> dict[int, str]:
+    """Of an array of vectors: the component (``.y``, ``.s5``) each element's first record
+    read unwritten, where it read one alone."""
+    if not info.components:
+        return {}
+    stored = 4 if info.components == 3 else info.components
+    scalar = info.elem_size // stored
+    named: dict[int, str] = {}
+    for off, size in zip(offsets.tolist(), sizes.tolist(), strict=True):
+        element = off // info.elem_size
+        if element in named or scalar <= 0 or size != scalar:
+            named.setdefault(element, "")
+            continue
+        c = (off % info.elem_size) // scalar
+        named[element] = f".{'xyzw'[c]}" if stored <= 4 else f".s{c:x}"
+    return named
 
 
 def _element(name: str, shape: tuple[int, ...], flat: int) -> str:

@@ -72,6 +72,7 @@ SCALAR_BYTES = {
 }
 PRIVATE_KINDS = (AccessKind.READ, AccessKind.WRITE, AccessKind.READ_MODIFY_WRITE)
 PRIVATE_SCRATCH_BYTES = 256  # the runtime's scratch slot for a skipped private access
+DESCRIPTION_PREFIX = "__tr_a_"  # a helper's parameter describing the array it was given
 ASYNC_HALVES = (AccessKind.ASYNC_COPY_READ, AccessKind.ASYNC_COPY_WRITE)
 
 
@@ -80,6 +81,62 @@ def _scalar(element_type: str) -> str:
     (``unsigned char4`` -> ``uchar``)."""
     spelled = " ".join(re.sub(r"\d+$", "", element_type).split())
     return SCALARS[spelled][0] if spelled in SCALARS else spelled
+
+
+_SELECTOR = re.compile(r"\s*\.\s*([A-Za-z]\w*)\s*$")
+
+
+def _selected(inner: str) -> tuple[str, list[str]]:
+    """The vector a component access selects from and its selectors, outermost last:
+    ``col[1].wx.x`` is ``col[1]`` and ``["wx", "x"]``."""
+    selectors: list[str] = []
+    base = inner
+    while True:
+        m = _SELECTOR.search(base)
+        if m is None or _picks(m.group(1), 16) is None:
+            return base, selectors
+        selectors.insert(0, m.group(1))
+        base = base[: m.start()]
+        if base.rstrip().endswith(("]", ")")):
+            return base, selectors
+
+
+def _picks(selector: str, width: int) -> list[int] | None:
+    """Which of ``width`` components one selector takes, in order; None where it is none."""
+    half = max(1, (4 if width == 3 else width) // 2)
+    stored = 4 if width == 3 else width
+    named = {
+        "lo": range(half),
+        "hi": range(half, stored),
+        "even": range(0, stored, 2),
+        "odd": range(1, stored, 2),
+    }
+    if selector in named:
+        return list(named[selector])
+    if selector[:1] in ("s", "S") and len(selector) > 1:
+        if any(ch not in "0123456789abcdefABCDEF" for ch in selector[1:]):
+            return None
+        picked = [int(ch, 16) for ch in selector[1:]]
+    elif all(ch in "xyzw" for ch in selector):
+        picked = ["xyzw".index(ch) for ch in selector]
+    else:
+        return None
+    return picked if all(i < stored for i in picked) else None
+
+
+def _component_mask(selectors: list[str], width: int) -> int:
+    """The components of a vector of ``width`` components a chain of selections (``.y``,
+    ``.s3``, ``.xy``, ``.lo``, ``.odd``, ``.wx.x``) reaches, one bit each; 0 where it cannot
+    be told."""
+    if width < 2 or not selectors:
+        return 0
+    reached = list(range(4 if width == 3 else width))
+    for selector in selectors:
+        picked = _picks(selector, len(reached) if len(reached) != 4 or width != 3 else 3)
+        if picked is None or any(i >= len(reached) for i in picked):
+            return 0
+        reached = [reached[i] for i in picked]
+    return sum(1 << i for i in set(reached))
 
 
 class AccessRewriter:
@@ -165,7 +222,11 @@ class AccessRewriter:
         bid = self._private_array(a)
         builtin_write = a.builtin is not None and a.kind is AccessKind.WRITE
         vector = a.kind in (AccessKind.VLOAD, AccessKind.VSTORE)
-        if bid is None or (a.kind not in PRIVATE_KINDS and not vector):
+        if a.kind not in PRIVATE_KINDS and not vector:
+            return
+        if bid is None:
+            if len(a.roots) == 1 and (a.function, a.roots[0]) in self.declared.followed:
+                self._through_parameter(a, a.roots[0])
             return
         if a.size > PRIVATE_SCRATCH_BYTES:
             self.declared.not_traced.append(
@@ -181,8 +242,10 @@ class AccessRewriter:
         if shadow is None and vector:
             return  # as before shadows: a vector access of an unchecked array is not checked
         inner = self.edits.inner
+        bounds = lambda p: f"__TR_P({p}, {array}, {sid}u, {bid}u)"  # noqa: E731
+        mode = unset = width = 0
         if shadow is None:
-            wrap = lambda p: f"__TR_P({p}, {array}, {sid}u, {bid}u)"  # noqa: E731
+            wrap = bounds
             sized = None
         else:
             reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
@@ -192,7 +255,8 @@ class AccessRewriter:
             if reads:
                 unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
                 declared.recorded_at(a.span.start, a.span.end, unset)
-            elem = max(1, declared.buffers[bid].elem_size)
+            elem, width = declared.shadow_slots.get(bid, (declared.buffers[bid].elem_size, 0))
+            elem = max(1, elem)
 
             def sized(p: str, size: str) -> str:
                 # Once every element is written (the count beside the shadow is 0), only the
@@ -211,13 +275,110 @@ class AccessRewriter:
             self._private_vector(a, sized)
         elif a.components:
 
+            def picked(p: str, selectors: list[str]) -> str:
+                mask = _component_mask(selectors, width) if shadow is not None else 0
+                if width and not mask and mode & 1:
+                    return bounds(p)  # components it cannot tell: no read of others reported
+                if not mask:
+                    return wrap(p)
+                # Of a vector element with a shadow per component: the components selected.
+                return (
+                    f"({shadow}_left == 0u ? __TR_P({p}, {array}, {sid}u, {bid}u) : "
+                    f"__TR_PSM({p}, {array}, {shadow}, {elem}u, {mode}u, {sid}u, {unset}u, "
+                    f"{bid}u, {mask}u))"
+                )
+
             def emit(edit: Edit) -> str:
-                base, _, selector = inner(edit).rpartition(".")
-                return f"(*{wrap(f'&({base})')}).{selector}"
+                base, selectors = _selected(inner(edit))
+                chain = "".join(f".{s}" for s in selectors)
+                return f"(*{picked(f'&({base})', selectors)}){chain}"
 
             self.edits.add(a.span.start, a.span.end, emit)
         else:
             self.edits.add(a.span.start, a.span.end, lambda edit: f"(*{wrap(f'&({inner(edit)})')})")
+
+    def _through_parameter(self, a: AccessSite, parameter: str) -> None:
+        """An access through a helper's followed pointer parameter (shadows.py): checked at
+        run time against the array the call gave it (its description, runtime.cl's
+        ``__tr_parr``), bounds and unwritten reads alike; nothing where the call gave none."""
+        declared = self.declared
+        if a.size > PRIVATE_SCRATCH_BYTES:
+            declared.not_traced.append(
+                (a.line, f"{a.text}: a private element over {PRIVATE_SCRATCH_BYTES} bytes")
+            )
+            return
+        declared.uses_private = True
+        given = self._given_arrays(a.function, parameter, frozenset())
+        bid = given.pop() if len(given) == 1 else NO_BUFFER
+        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        declared.recorded_at(a.span.start, a.span.end, sid)
+        reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
+        writes = a.kind is not AccessKind.READ and a.kind is not AccessKind.VLOAD
+        mode = int(reads) | (2 * int(writes))
+        unset = 0
+        if reads:
+            unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
+            declared.recorded_at(a.span.start, a.span.end, unset)
+        d = f"{DESCRIPTION_PREFIX}{parameter}"
+
+        def sized(p: str, size: str, mask: int = 0, comp: int = 0, how: int = mode) -> str:
+            return f"__TR_PD({p}, {size}, {d}, {how}u, {sid}u, {unset}u, {mask}u, {comp}u)"
+
+        wrap = lambda p: sized(p, f"sizeof(*({p}))")  # noqa: E731
+        inner = self.edits.inner
+        if a.builtin is not None and a.kind is AccessKind.WRITE:
+            self._private_stored_through(a, wrap)
+        elif a.kind in (AccessKind.VLOAD, AccessKind.VSTORE):
+            self._private_vector(a, sized)
+        elif a.components:
+            width, element = self._parameter_vector(a.function, parameter)
+            stored = 4 if width == 3 else width
+
+            def emit(edit: Edit) -> str:
+                base, selectors = _selected(inner(edit))
+                chain = "".join(f".{s}" for s in selectors)
+                mask = _component_mask(selectors, width)
+                p = f"&({base})"
+                if mask and stored and element % stored == 0:
+                    traced = sized(p, f"sizeof(*({p}))", mask, element // stored)
+                else:  # components it cannot tell: bounds, and no read of others reported
+                    traced = sized(p, f"sizeof(*({p}))", how=mode & 2)
+                return f"(*{traced}){chain}"
+
+            self.edits.add(a.span.start, a.span.end, emit)
+        else:
+            self.edits.add(a.span.start, a.span.end, lambda edit: f"(*{wrap(f'&({inner(edit)})')})")
+
+    def _parameter_vector(self, function: str, parameter: str) -> tuple[int, int]:
+        """The components and bytes of the vector a helper's pointer parameter points to."""
+        helper = next((f for f in self.parsed.helpers if f.name == function), None)
+        p = next((q for q in helper.parameters if q.name == parameter), None) if helper else None
+        if p is None or p.vector_width < 2:
+            return 0, 0
+        return p.vector_width, p.element_size
+
+    def _given_arrays(
+        self, function: str, parameter: str, seen: frozenset[tuple[str, str]]
+    ) -> set[int]:
+        """The private arrays the traced kernel's calls give a followed parameter (through
+        other helpers' too), by id."""
+        helper = next((f for f in self.parsed.helpers if f.name == function), None)
+        if helper is None or (function, parameter) in seen:
+            return set()
+        index = next((i for i, p in enumerate(helper.parameters) if p.name == parameter), -1)
+        found: set[int] = set()
+        for call in self.parsed.calls:
+            if call.callee != function or index >= len(call.argument_roots) or index < 0:
+                continue
+            roots = call.argument_roots[index]
+            if len(roots) != 1:
+                continue
+            bid = self.declared.private_arrays.get((call.function, roots[0]))
+            if bid is not None and bid in self.declared.descriptions:
+                found.add(bid)
+            elif (call.function, roots[0]) in self.declared.followed:
+                found |= self._given_arrays(call.function, roots[0], seen | {(function, parameter)})
+        return found
 
     def _private_stored_through(self, a: AccessSite, wrap: Callable[[str], str]) -> None:
         """``sincos(x, &c[k])`` into a private array: its last argument goes through the

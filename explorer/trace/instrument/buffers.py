@@ -8,10 +8,21 @@ calls (bounds-checked only).
 
 from __future__ import annotations
 
-from explorer.frontend import AccessSite, AddressSpace, Function, ParsedSource
+from explorer.frontend import AccessSite, AddressSpace, Function, ParsedSource, Variable
 from explorer.trace.instrument.declared import Declared
 from explorer.trace.instrument.model import MAX_BUFFERS, BufferDecl, InstrumentError
-from explorer.trace.instrument.shadows import checked_arrays, shadow_declaration, shadow_name
+from explorer.trace.instrument.shadows import (
+    SHADOW_BYTES,
+    checked_arrays,
+    described_arrays,
+    followed_parameters,
+    jump_into,
+    shadow_bytes,
+    shadow_declaration,
+    shadow_name,
+    slots,
+    without_comments,
+)
 from explorer.trace.recorded import GLOBAL, LOCAL, NO_BUFFER, PRIVATE
 
 BUFFER_SPACE: dict[AddressSpace, int | str] = {
@@ -88,16 +99,20 @@ def _declare_private_arrays(
     take no buffer ids. Returns the declarations of the shadows of those checked for reads
     of unwritten elements (``shadows.py``), with the offset each goes after."""
     helpers = {f.name for f in parsed.helpers}
-    reached = {(a.function, r) for a in parsed.accesses for r in a.roots if "." in r}
+    reached = {(a.function, r) for a in parsed.accesses for r in a.roots if _member(r)}
     arrays = []
     for v in parsed.variables:
         traced = v.function == kernel or v.function in helpers
         if v.address_space is not AddressSpace.PRIVATE or not traced:
             continue
-        if "." in v.name and (v.function, v.name) not in reached:
+        if _member(v.name) and (v.function, v.name) not in reached:
             continue
         arrays.append(v)
-    checked = checked_arrays(parsed, arrays)
+    followed = followed_parameters(parsed)
+    declared.followed = followed
+    checked = checked_arrays(parsed, arrays, followed)
+    described = described_arrays(parsed, arrays, followed)
+    _say_unchecked(parsed, arrays, checked, declared)
     shadows = []
     for v in arrays:
         if len(declared.buffers) >= MAX_BUFFERS - 1:
@@ -117,12 +132,66 @@ def _declare_private_arrays(
                 v.element_size,
                 v.shape,
                 v.function,
+                components=v.components,
             )
         )
+        code = ""
         if (v.function, v.name) in checked:
             declared.shadows[bid] = shadow_name(bid)
-            shadows.append((v.decl_end, shadow_declaration(bid, v)))
+            declared.shadow_slots[bid] = (slots(v)[0], v.components)
+            code = shadow_declaration(bid, v)
+        if (v.function, v.name) in described:
+            declared.descriptions[bid] = description_name(bid)
+            code += description(bid, v, declared.shadows.get(bid))
+        if code:
+            shadows.append((v.decl_end, code))
     return shadows
+
+
+def _member(name: str) -> bool:
+    """Whether ``name`` is an array member of a struct (``s.v``, ``p->v``)."""
+    return "." in name or "->" in name
+
+
+def description_name(buffer: int) -> str:
+    return f"__tr_a{buffer}"
+
+
+def description(buffer: int, v: Variable, shadow: str | None) -> str:
+    """The description of a private array a helper is given (runtime.cl's ``__tr_parr``),
+    declared after it (and its shadow)."""
+    marks = f"{shadow}, &{shadow}_left" if shadow else "0, 0"
+    return (
+        f" __tr_parr {description_name(buffer)} = {{(__private uchar*){v.name}, {marks}, "
+        f"(uint)sizeof({v.name}), {buffer}u, {slots(v)[0]}u}};"
+    )
+
+
+def _say_unchecked(
+    parsed: ParsedSource, arrays: list[Variable], checked: set[tuple[str, str]], declared: Declared
+) -> None:
+    """A `not-traced` note for each array the trace would check for unwritten reads but
+    cannot: too large for its shadow, or in a scope a jump may enter past its declaration."""
+    bodies = {f.name: f.body for f in (*parsed.kernels, *parsed.helpers)}
+    text = without_comments(parsed.source)
+    for v in arrays:
+        body = bodies.get(v.function)
+        if (v.function, v.name) in checked or v.initialised or body is None:
+            continue
+        if shadow_bytes(v) > SHADOW_BYTES:
+            declared.not_traced.append(
+                (v.line, f"reads of {v.name}'s elements before they are written are not "
+                 f"checked: a private array of over {SHADOW_BYTES} elements (or vector "
+                 "components)")
+            )  # fmt: skip
+            continue
+        label = jump_into(text, v, body.start, body.end)
+        if label:
+            declared.not_traced.append(
+                (v.line, f"reads of {v.name}'s elements before they are written are not "
+                 f"checked: a jump to the label at line {label} may enter its scope past its "
+                 "declaration")
+            )  # fmt: skip
 
 
 class BufferNames:

@@ -28,6 +28,13 @@ class Declared:
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
     # The private arrays checked for reads of unwritten elements: id -> its shadow's name.
     shadows: dict[int, str] = field(default_factory=dict)
+    # Of each: the bytes one shadow byte stands for, and the components of a vector element
+    # (0: the element is no vector), shadows.slots.
+    shadow_slots: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # The helpers' private pointer parameters checked against the array a call gives them
+    # (shadows.followed_parameters), and the arrays given so: id -> its description's name.
+    followed: set[tuple[str, str]] = field(default_factory=set)
+    descriptions: dict[int, str] = field(default_factory=dict)
     # The sites that record each access, by the access's span (start, end) in the text.
     access_sites: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     samplers: list[int] = field(default_factory=list)  # kernel sampler parameters passed

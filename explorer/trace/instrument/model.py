@@ -30,6 +30,7 @@ class BufferDecl:
     shape: tuple[int, ...] = ()
     function: str = ""  # the function that declares a private array
     image: int = 0  # 2 or 3: an image2d_t or image3d_t parameter, whose elements are pixels
+    components: int = 0  # a private array of vectors: the components of one (3 for float3)
 
 
 @dataclass(frozen=True)

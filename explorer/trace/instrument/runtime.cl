@@ -379,6 +379,88 @@ static __TR_HELPER __private uchar* __tr_ps(__tr_state* st, __private uchar* p, 
     return p;
 }
 
+/* __tr_ps for a selection of components (`w[k].y`, `.xy`, `.odd`) of a vector element `p` of
+ * an array whose shadow has a byte per component (`slot` bytes each): bit c of `mask`, component
+ * c. The bounds are checked on the whole element (`size`); a component read unwritten makes one
+ * record at its own offset. */
+static __TR_HELPER __private uchar* __tr_psm(__tr_state* st, __private uchar* p, uint size,
+                                             __private uchar* base, uint bytes, uint site,
+                                             uint buf, __private uchar* shadow, uint slot,
+                                             uint mode, uint unset, __private uint* left,
+                                             uint mask)
+{
+    if (st == 0)
+        return p;
+    if (!(p >= base && p + size <= base + bytes)) {
+        __tr_put(st, site, buf, (long)(p - base), size, 1u);
+        return st->pdummy;
+    }
+    uint off = (uint)(p - base);
+    uint first = off / slot;
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u || shadow[first + c] != 0u)
+            continue;
+        if (mode & 1u)
+            __tr_put(st, unset, __TR_NO_BUFFER, (long)(off + c * slot), slot, 0u);
+        shadow[first + c] = 1u;
+        *left -= 1u;
+    }
+    return p;
+}
+
+/* A private array as a helper sees it through a pointer parameter (instrument/shadows.py,
+ * followed parameters): the caller declares one beside the array and passes its address (0 where
+ * the argument is no array the trace knows). `shadow` is 0 for an array not checked for
+ * unwritten reads; `slot`, the bytes one shadow byte stands for. */
+typedef struct {
+    __private uchar* base;
+    __private uchar* shadow;
+    __private uint* left;
+    uint bytes;
+    uint buf;
+    uint slot;
+} __tr_parr;
+
+/* An access of `size` bytes at `p` through a helper's pointer parameter described by `d`: bounds
+ * checked on the array, and, where it has a shadow, the bytes written or read unwritten as
+ * __tr_ps does them (`mask` 0: the whole access; else bit c, `comp` bytes at c * comp). The
+ * records name the array (`d->buf`): calls may give the parameter different arrays. */
+static __TR_HELPER __private uchar* __tr_pd(__tr_state* st, __private uchar* p, uint size,
+                                            __private __tr_parr* d, uint mode, uint site,
+                                            uint unset, uint mask, uint comp)
+{
+    if (st == 0 || d == 0)
+        return p;
+    if (!(p >= d->base && p + size <= d->base + d->bytes)) {
+        __tr_put(st, site, d->buf, (long)(p - d->base), size, 1u);
+        return st->pdummy;
+    }
+    if (d->shadow == 0 || *d->left == 0u || mode == 0u)
+        return p;
+    uint off = (uint)(p - d->base);
+    if (mask == 0u) {
+        mask = 1u;
+        comp = size;
+    }
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u)
+            continue;
+        uint at = off + c * comp;
+        uint last = (at + comp - 1u) / d->slot;
+        for (uint e = at / d->slot; e <= last; e++) {
+            if (d->shadow[e] != 0u)
+                continue;
+            if (mode & 1u) {
+                __tr_put(st, unset, d->buf, (long)at, comp, 0u);
+                mode = 2u;
+            }
+            d->shadow[e] = 1u;
+            *d->left -= 1u;
+        }
+    }
+    return p;
+}
+
 /* Records a barrier and counts the work-item's arrival there (see the note at the top).
  * `arg` is what the group must agree on besides reaching it (flags computed where it runs,
  * the number of events a wait names), 0 where there is nothing: the record's offset. */
@@ -761,6 +843,11 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
 #define __TR_PS(P, SIZE, ARRAY, SHADOW, ELEM, MODE, SITE, UNSET, BUF) ((__typeof__(P)) \
     __tr_ps(__tr_ptr, (__private uchar*)(P), (uint)(SIZE), (__private uchar*)(ARRAY), \
             (uint)sizeof(ARRAY), SITE, BUF, SHADOW, ELEM, MODE, UNSET, &SHADOW##_left))
+#define __TR_PSM(P, ARRAY, SHADOW, SLOT, MODE, SITE, UNSET, BUF, MASK) ((__typeof__(P)) \
+    __tr_psm(__tr_ptr, (__private uchar*)(P), (uint)sizeof(*(P)), (__private uchar*)(ARRAY), \
+             (uint)sizeof(ARRAY), SITE, BUF, SHADOW, SLOT, MODE, UNSET, &SHADOW##_left, MASK))
+#define __TR_PD(P, SIZE, D, MODE, SITE, UNSET, MASK, COMP) ((__typeof__(P)) \
+    __tr_pd(__tr_ptr, (__private uchar*)(P), (uint)(SIZE), D, MODE, SITE, UNSET, MASK, COMP))
 #define __TR_KEEP(V) ((__typeof__(V)) __tr_keep(__tr_ptr, (long)(V)))
 #define __TR_CAS(CALL, OK, FAIL) ((__typeof__(CALL)) __tr_cas_done(__tr_ptr, (long)(CALL), \
     OK, FAIL))

@@ -11,12 +11,19 @@ reported once per work-item and a correct kernel records nothing more. Once ever
 set, an access tests ``_left`` alone (a scalar a compiler keeps in a register) beside its
 bounds check: a zeroed accumulator costs little more in the hot loop than before.
 
+An array of vectors has a byte per component (``slots``): ``w[0].x = 1`` sets one, and a
+read of ``w[0].y`` or of the whole ``w[0]`` tests its own.
+
 An array is checked only where every write to it is an instrumented one: not when its
-declaration (or its struct's) gives it a value, not when it has more elements than
-``SHADOW_ELEMENTS``, and not when its name is used anywhere but in its own element accesses
-and in the value of a private pointer variable whose accesses all lead to it alone (a
-helper given the array or such a pointer, a struct assigned whole, an address the front end
-does not follow: any of those may write elements the trace does not see).
+declaration (or its struct's) gives it a value, not when its shadow would take more than
+``SHADOW_BYTES``, not where a jump may enter its scope past its declaration (``jump_into``:
+the shadow's initialiser would be jumped over too), and not when its name is used anywhere
+but in its own element accesses, in the value of a private pointer variable whose accesses
+all lead to it alone, and as the argument of a helper's followed parameter
+(``followed_parameters``: the helper's accesses through it are checked against the array the
+call describes). A struct assigned whole, a helper that lets the pointer go, an address the
+front end does not follow: any of those may write elements the trace does not see. The
+arrays too large or jumped into are `not-traced` notes (buffers.py).
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ from __future__ import annotations
 import math
 import re
 
-from explorer.frontend import AccessKind, AccessSite, ParsedSource, Variable
+from explorer.frontend import AccessKind, AccessSite, AddressSpace, ParsedSource, Variable
 
-SHADOW_ELEMENTS = 256  # larger arrays are not checked: a byte per element of private memory
+# Larger arrays are not checked (a byte of private memory per element, or per component of
+# a vector element, beside the array), and the trace says so.
+SHADOW_BYTES = 4096
 SHADOW_PREFIX = "__tr_w"
 # The accesses that read or write a checked array's elements through the runtime.
 CHECKED_KINDS = (
@@ -41,15 +50,19 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _POINTER_VALUE = re.compile(r"(?:\*\s*[A-Za-z_]\w*|(?<![\w.\]>])[A-Za-z_]\w*)\s*=\s*[^=;]*$")
 
 
-def checked_arrays(parsed: ParsedSource, variables: list[Variable]) -> set[tuple[str, str]]:
+def checked_arrays(
+    parsed: ParsedSource,
+    variables: list[Variable],
+    followed: set[tuple[str, str]] | None = None,
+) -> set[tuple[str, str]]:
     """The (function, name) of each private array of ``variables`` whose unwritten reads the
-    trace can check (see the module's docstring)."""
-    declared: dict[tuple[str, str], int] = {}
-    for v in variables:
-        key = (v.function, v.name)
-        declared[key] = declared.get(key, 0) + 1
+    trace can check (see the module's docstring); ``followed``: the helpers' parameters
+    whose accesses are checked as the array's own (``followed_parameters``)."""
+    followed = followed if followed is not None else set()
+    declared = _declared_names(variables)
     bodies = {f.name: f.body for f in (*parsed.kernels, *parsed.helpers)}
     unsure = {u.function for u in parsed.unclassified}
+    text = without_comments(parsed.source)
     out = set()
     for v in variables:
         key = (v.function, v.name)
@@ -59,26 +72,172 @@ def checked_arrays(parsed: ParsedSource, variables: list[Variable]) -> set[tuple
             or v.initialised
             or declared[key] > 1  # two arrays of one name (in two scopes): not told apart
             or v.function in unsure
-            or not 0 < math.prod(v.shape or (1,)) <= SHADOW_ELEMENTS
+            or not 0 < shadow_bytes(v) <= SHADOW_BYTES
+            or jump_into(text, v, body.start, body.end)
         ):
             continue
-        if _only_own_accesses(parsed, v, body.start, body.end):
+        if _only_own_accesses(parsed, v, body.start, body.end, followed):
             out.add(key)
     return out
 
 
-def _only_own_accesses(parsed: ParsedSource, v: Variable, start: int, end: int) -> bool:
-    """Whether every write to ``v`` is one of its own element accesses the runtime sees."""
+def _declared_names(variables: list[Variable]) -> dict[tuple[str, str], int]:
+    declared: dict[tuple[str, str], int] = {}
+    for v in variables:
+        key = (v.function, v.name)
+        declared[key] = declared.get(key, 0) + 1
+    return declared
+
+
+def shadow_bytes(v: Variable) -> int:
+    """The bytes of ``v``'s shadow: one per element, or per component of a vector element."""
+    return math.prod(v.shape or (1,)) * slots(v)[1]
+
+
+def described_arrays(
+    parsed: ParsedSource, variables: list[Variable], followed: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The private arrays a call passes to a followed parameter of a helper: each gets a
+    description beside it (runtime.cl's ``__tr_parr``) whose address the call passes. Not
+    one whose declaration a jump may pass (its description would hold nothing), nor one of
+    two arrays of one name."""
+    declared = _declared_names(variables)
+    bodies = {f.name: f.body for f in (*parsed.kernels, *parsed.helpers)}
+    text = without_comments(parsed.source)
+    passed = {
+        (c.function, roots[0])
+        for c in parsed.calls
+        for i, roots in enumerate(c.argument_roots)
+        if len(roots) == 1 and (c.callee, parameter_name(parsed, c.callee, i)) in followed
+    }
+    out = set()
+    for v in variables:
+        key = (v.function, v.name)
+        body = bodies.get(v.function)
+        if key not in passed or body is None or declared[key] > 1:
+            continue
+        if not jump_into(text, v, body.start, body.end):
+            out.add(key)
+    return out
+
+
+def parameter_name(parsed: ParsedSource, function: str, index: int) -> str:
+    """The name of a helper's ``index``-th parameter, "" where there is none."""
+    helper = next((f for f in parsed.helpers if f.name == function), None)
+    if helper is None or index >= len(helper.parameters):
+        return ""
+    return helper.parameters[index].name
+
+
+def followed_parameters(parsed: ParsedSource) -> set[tuple[str, str]]:
+    """The (helper, parameter) of each private pointer parameter whose accesses the trace
+    checks against the array a call gives it: every use of it in the helper is one of its
+    own accesses (through it alone), the value of a private pointer whose accesses lead to
+    it alone, or an argument for another followed parameter. A call that gives it an array
+    passes that array's description; any other call passes none (nothing checked there)."""
+    unsure = {u.function for u in parsed.unclassified}
+    helpers = {f.name: f for f in parsed.helpers if f.name not in unsure}
+    followed = {
+        (f.name, p.name)
+        for f in helpers.values()
+        for p in f.parameters
+        if (p.is_pointer or "[" in p.type_text)  # `float acc[4][4]` is a pointer too
+        and p.address_space is AddressSpace.PRIVATE
+        and p.name
+    }
+    changed = True
+    while changed:
+        changed = False
+        for fn, name in sorted(followed):
+            body = helpers[fn].body
+            own = Variable(name, fn, 0, AddressSpace.PRIVATE, (), 0, body.start, False, body.start)
+            if not _only_own_accesses(parsed, own, body.start, body.end, followed):
+                followed.discard((fn, name))
+                changed = True
+    return followed
+
+
+_LABEL = re.compile(r"(?<=[;{}:])\s*(?:(case)\b[^;{}]*?|(default)|([A-Za-z_]\w*))\s*:(?!:)")
+
+
+def jump_into(text: str, v: Variable, start: int, end: int) -> int:
+    """The line of a label through which a jump may enter the scope of ``v`` past its
+    declaration (a ``case`` of a switch whose body holds the declaration, a label after it
+    that a ``goto`` from before it or outside its block names), 0 where there is none: the
+    shadow declared after it would hold nothing there."""
+    opening = _enclosing_brace(text, v.decl_start if v.decl_start >= 0 else v.decl_end, start)
+    if opening < 0:
+        return 0
+    closing = _matching_brace(text, opening, end)
+    for m in _LABEL.finditer(text, v.decl_end, closing):
+        at = m.start(m.lastindex or 0)
+        line = v.line + text.count("\n", v.decl_end, at)  # the user's, as v.line is
+        if m.group(1) or m.group(2):
+            if _enclosing_brace(text, at, start) < v.decl_end:  # the switch holds the array
+                return line
+            continue
+        for g in re.finditer(rf"\bgoto\s+{m.group(3)}\s*;", text[start:end]):
+            if not v.decl_end <= start + g.start() < closing:
+                return line
+    return 0
+
+
+def _enclosing_brace(text: str, at: int, start: int) -> int:
+    """The offset of the innermost ``{`` open at ``at`` (from ``start``), -1 if none."""
+    depth = 0
+    for i in range(at - 1, start - 1, -1):
+        ch = text[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return -1
+
+
+def _matching_brace(text: str, opening: int, end: int) -> int:
+    depth = 0
+    for i in range(opening, end):
+        if text[i] == "{":
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return end
+
+
+def _only_own_accesses(
+    parsed: ParsedSource,
+    v: Variable,
+    start: int,
+    end: int,
+    followed: set[tuple[str, str]] | None = None,
+) -> bool:
+    """Whether every write to ``v`` is one of its own element accesses the runtime sees (or
+    an access through a followed parameter of a helper a call gives it to)."""
+    followed = followed or set()
     mine = [a for a in parsed.accesses if a.function == v.function and v.name in a.roots]
     if any(len(a.roots) != 1 or not _seen(a) for a in mine):
         return False  # through a pointer that may point elsewhere too, or not rewritten
+    calls = []
     for call in parsed.calls:
-        if call.function == v.function and any(v.name in r for r in call.argument_roots):
-            return False  # a helper is given it
-    spans = [(a.span.start, a.span.end) for a in mine]
-    text = _without_comments(parsed.source)
+        if call.function != v.function:
+            continue
+        for i, roots in enumerate(call.argument_roots):
+            if not any(v.name in r for r in roots):
+                continue
+            into = (call.callee, parameter_name(parsed, call.callee, i))
+            if roots != (v.name,) or into not in followed:
+                return False  # a helper is given it, and its accesses are not followed
+            calls.append((call.span.start, call.span.end))
+    spans = [(a.span.start, a.span.end) for a in mine] + calls
+    text = without_comments(parsed.source)
     root = v.name.split(".")[0]
-    statement_start = max(text.rfind(ch, start, v.decl_end - 1) for ch in ";{}") + 1
+    statement_start = v.decl_start  # `float a[4] = {0}, b[4];`: b's declaration from `float`
+    if statement_start < 0:
+        statement_start = max(text.rfind(ch, start, v.decl_end - 1) for ch in ";{}") + 1
     for m in _IDENT.finditer(text, start, end):
         if m.group() != root or _member_name(text, m.start()):
             continue
@@ -103,7 +262,7 @@ def _only_own_accesses(parsed: ParsedSource, v: Variable, start: int, end: int) 
 _COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOTALL)
 
 
-def _without_comments(text: str) -> str:
+def without_comments(text: str) -> str:
     """``text`` with its comments and strings blanked (every offset kept)."""
     return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
 
@@ -147,9 +306,26 @@ def shadow_name(buffer: int) -> str:
     return f"{SHADOW_PREFIX}{buffer}"
 
 
+def slots(v: Variable) -> tuple[int, int]:
+    """The bytes one shadow byte stands for in ``v`` and how many of those an element holds:
+    a component of a vector element (``w[0].x`` sets one and ``w[0].y`` reads another), else
+    the whole element. A 3-component vector takes the bytes of 4: its fourth is padding."""
+    if v.components > 0:
+        stored = 4 if v.components == 3 else v.components
+        if v.element_size % stored == 0:
+            return v.element_size // stored, stored
+    return max(1, v.element_size), 1
+
+
 def shadow_declaration(buffer: int, v: Variable) -> str:
-    """The shadow of a checked array, declared just after it: every element unwritten, and
-    how many are (``<shadow>_left``; the runtime counts it down)."""
-    n = math.prod(v.shape or (1,))
+    """The shadow of a checked array, declared just after it: every element (every
+    component of a vector element) unwritten, and how many are (``<shadow>_left``; the
+    runtime counts it down). The padding of a 3-component vector is never read: set."""
+    per = slots(v)[1]
+    n = math.prod(v.shape or (1,)) * per
     name = shadow_name(buffer)
+    if v.components == 3 and per == 4:
+        k = f"{name}_k"
+        padding = f" for (uint {k} = 3u; {k} < {n}u; {k} += 4u) {name}[{k}] = 1u;"
+        return f" uchar {name}[{n}] = {{0}};{padding} uint {name}_left = {n // 4 * 3}u;"
     return f" uchar {name}[{n}] = {{0}}; uint {name}_left = {n}u;"

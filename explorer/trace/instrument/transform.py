@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from explorer.frontend import ParsedSource, ParseError, Span, parse, parse_expanded
+from explorer.frontend import Call, ParsedSource, ParseError, Span, parse, parse_expanded
 from explorer.frontend import anatomy as index_anatomy
-from explorer.trace.instrument.accesses import AccessRewriter
+from explorer.trace.instrument.accesses import DESCRIPTION_PREFIX, AccessRewriter
 from explorer.trace.instrument.anatomy import AnatomyRewrite
 from explorer.trace.instrument.buffers import declare_buffers
 from explorer.trace.instrument.declared import Declared
@@ -101,21 +101,51 @@ class _Rewrite:
         extra last parameter of its definition and prototypes; other kernels, untraced,
         declare a null one for the helpers they call."""
         parsed, edits, text = self.parsed, self.edits, self.edits.text
+        followed = self.declared.followed
+        described = {
+            p: [q.name for q in f.parameters if (f.name, q.name) in followed]
+            for f in parsed.helpers
+            for p in [f.name]
+        }
         for c in parsed.calls:
             if c.callee in helpers:
                 glue = "__tr_ptr" if c.args_empty else ", __tr_ptr"
+                glue += "".join(f", {self._description_given(c, q)}" for q in described[c.callee])
                 edits.insert(c.args_close, c.args_close, glue)
         declared = [(f.name, f.params_close, f.params_empty) for f in parsed.helpers]
         declared += [(f.name, f.params_close, f.params_empty) for f in parsed.prototypes]
         for name, close, empty in declared:
             if name in helpers and close >= 0:
                 glue = STATE_PARAM if empty else ", " + STATE_PARAM
+                glue += "".join(
+                    f", __private __tr_parr* {DESCRIPTION_PREFIX}{q}" for q in described[name]
+                )
                 start = text.rfind("(", 0, close) + 1 if empty else close  # `(void)` too
                 edits.insert(start, close, glue)
         for f in parsed.kernels:
             if f.name == self.kernel:
                 continue
             edits.insert(f.body.start + 1, f.body.start + 1, " __tr_state* __tr_ptr = 0;")
+
+    def _description_given(self, call: Call, parameter: str) -> str:
+        """What a call passes for a helper's followed parameter (shadows.py): the address
+        of the description of the private array its argument points into, the caller's own
+        parameter's where it passes that on, or 0 (nothing checked through it)."""
+        declared = self.declared
+        traced = {self.kernel, *(f.name for f in self.parsed.helpers)}
+        if call.function not in traced:
+            return "0"
+        helper = next(f for f in self.parsed.helpers if f.name == call.callee)
+        index = next(i for i, p in enumerate(helper.parameters) if p.name == parameter)
+        roots = call.argument_roots[index] if index < len(call.argument_roots) else ()
+        if len(roots) != 1:
+            return "0"
+        bid = declared.private_arrays.get((call.function, roots[0]))
+        if bid is not None and bid in declared.descriptions:
+            return f"&{declared.descriptions[bid]}"
+        if (call.function, roots[0]) in declared.followed:
+            return f"{DESCRIPTION_PREFIX}{roots[0]}"
+        return "0"
 
     def _enter_and_leave(
         self, params_close: int, params_empty: bool, body: Span, returns: bool
