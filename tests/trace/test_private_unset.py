@@ -320,8 +320,18 @@ def test_a_component_read_unwritten_is_named(executor, device):
     traced = executor.trace(TraceRequest(run))
     named = [f.message.split(" of the private array")[0] for f in traced.analysis.findings]
     assert named == [
-        "line 23 reads col[0]",  # the whole float4: one record for its unwritten .w
+        "line 23 reads col[0].w",  # the whole float4 read: its one unwritten component named
         "line 24 reads uv[1].y",
         "line 24 reads taps[0].s3",
         "line 24 reads col[1].w",
     ]
+
+
+def test_a_read_of_several_elements_names_the_one_never_written(executor, device):
+    """A float4 read whole whose .w was never written, in a helper, and a vload4 over an
+    array a helper filled but for its last element: the finding names p[0].w and a[3], the
+    values that are indeterminate, not the first element the read covers."""
+    run = RunRequest(load_variant_file(KERNELS / "whole_reads.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    named = [f.message.split(" of the private array")[0] for f in traced.analysis.findings]
+    assert named == ["line 5 reads p[0].w", "line 20 reads a[3]"]

@@ -370,7 +370,8 @@ static __TR_HELPER __private uchar* __tr_ps(__tr_state* st, __private uchar* p, 
         if (shadow[e] != 0u)
             continue;
         if (mode & 1u) {
-            __tr_put(st, unset, __TR_NO_BUFFER, (long)off, size, 0u);
+            /* the first unwritten element (or component) of those read is the one named */
+            __tr_put(st, unset, __TR_NO_BUFFER, (long)(e * elem), elem, 0u);
             mode = 2u;
         }
         shadow[e] = 1u;
@@ -451,7 +452,7 @@ static __TR_HELPER __private uchar* __tr_pd(__tr_state* st, __private uchar* p, 
             if (d->shadow[e] != 0u)
                 continue;
             if (mode & 1u) {
-                __tr_put(st, unset, d->buf, (long)at, comp, 0u);
+                __tr_put(st, unset, d->buf, (long)(e * d->slot), d->slot, 0u);
                 mode = 2u;
             }
             d->shadow[e] = 1u;
