@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
-from explorer.frontend.line_directives import line_numbering
+from explorer.frontend.line_directives import LineNumbering, line_numbering
 from explorer.gui.opencl_highlighter import OpenCLHighlighter
 
 
@@ -228,7 +228,9 @@ class CodeEditor(QPlainTextEdit):
         block = self.firstVisibleBlock()
         offset = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
         marked = {self.block_number(line) for line in self.marked}
+        numbering = self._shown_numbering()
         key = (
+            id(numbering),
             block.blockNumber(),
             round(offset),
             tuple(sorted(marked)),
@@ -240,13 +242,33 @@ class CodeEditor(QPlainTextEdit):
         )
         pixmap = self._gutters.get(key)
         if pixmap is None:
-            pixmap = self._draw_gutter(block, round(offset), marked)
+            pixmap = self._draw_gutter(block, round(offset), marked, numbering)
             if len(self._gutters) > 64:
                 self._gutters.clear()
             self._gutters[key] = pixmap
         QPainter(self.numbers).drawPixmap(0, 0, pixmap)
 
-    def _draw_gutter(self, block: QTextBlock, top: int, marked: set[int]) -> QPixmap:
+    def _shown_numbering(self) -> LineNumbering:
+        """The numbering the gutter shows: the text's as it is now (an edited `#line`
+        renumbers the lines after it at once; the marks keep the saved text's numbers)."""
+        if self.document().isModified():
+            return line_numbering(self.toPlainText())
+        return self.numbering
+
+    def gutter_label(self, number: int, numbering: LineNumbering | None = None) -> str:
+        """The gutter's number for block ``number`` (0-based): the line as the compiler and
+        the trace name it; "" for the header, a `#line` and another file's lines."""
+        numbering = numbering or self._shown_numbering()
+        if not numbering.directed:
+            return str(number + 1)
+        presumed = numbering.presumed(number + 1)
+        return "" if presumed is None else str(presumed)
+
+    def _draw_gutter(
+        self, block: QTextBlock, top: int, marked: set[int], numbering: LineNumbering
+    ) -> QPixmap:
+        """Each line's number as the compiler and the trace give it: after a `#line`, the
+        number it says; the header, a directive and another file's lines have none."""
         pixmap = QPixmap(self.numbers.size())
         pixmap.fill(QColor("#eef2f5"))
         painter = QPainter(pixmap)
@@ -254,7 +276,8 @@ class CodeEditor(QPlainTextEdit):
         number = block.blockNumber()
         height = round(self.blockBoundingRect(block).height())
         while block.isValid() and top <= self.numbers.height():
-            if block.isVisible():
+            label = self.gutter_label(number, numbering)
+            if block.isVisible() and label:
                 painter.setPen(QColor("#c0392b" if number in marked else "#7f8c8d"))
                 painter.drawText(
                     0,
@@ -262,7 +285,7 @@ class CodeEditor(QPlainTextEdit):
                     self.numbers.width() - 6,
                     height,
                     Qt.AlignmentFlag.AlignRight,
-                    str(number + 1),
+                    label,
                 )
             block = block.next()
             top += height

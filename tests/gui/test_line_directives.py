@@ -250,3 +250,54 @@ def test_oclgrind_quotes_the_line_it_names(qtbot, window, monkeypatch, tmp_path)
     assert f"At line {first.line}" in shown
     quoted = shown.split(f"At line {first.line}", 1)[1].splitlines()[1]
     assert quoted.strip() == RACE_LINES[first.line].strip()
+
+
+def ink_rows(editor, blocks: range) -> list[bool]:
+    """Whether the gutter, as painted, shows anything beside each of ``blocks``."""
+    picture = editor.numbers.grab().toImage()
+    background = picture.pixelColor(1, 1)
+    offset = editor.contentOffset()
+    inked = []
+    for number in blocks:
+        box = editor.blockBoundingGeometry(editor.document().findBlockByNumber(number))
+        top, bottom = int(box.translated(offset).top()), int(box.translated(offset).bottom())
+        inked.append(
+            any(
+                picture.pixelColor(x, y) != background
+                for y in range(max(0, top), min(picture.height(), bottom))
+                for x in range(picture.width())
+            )
+        )
+    return inked
+
+
+def test_the_gutter_numbers_lines_as_the_directives_do(qtbot, window, monkeypatch, tmp_path):
+    """The gutter beside the code says the numbers the step line and the findings say: the
+    helper from 1, the kernel from 40; the header and the directives have none. An edited
+    `#line` renumbers at once."""
+    open_file(window, monkeypatch, tmp_path / "parts.cl", TWO_PARTS)
+    editor = window.views.source_view.editor
+    text = TWO_PARTS.split("\n")
+    labels = {text[n]: editor.gutter_label(n) for n in range(len(text)) if text[n]}
+    assert labels["#line 1"] == labels["#line 40"] == labels["---*/"] == ""
+    assert labels[HELPER.splitlines()[0]] == "1"
+    assert labels[KERNEL_AT_40.splitlines()[0]] == "40"
+    assert labels["    out[get_global_id(0)] = neighbour(tile, lid);"] == "45"
+
+    window.show()
+    window.views.tabs.setCurrentWidget(window.views.source_view)
+    qtbot.waitExposed(editor)
+    editor.verticalScrollBar().setValue(0)
+    header = len(HEADER.splitlines())
+    inked = ink_rows(editor, range(0, header + 2))
+    assert not any(inked[: header + 1]) and inked[header + 1]  # blank to `#line 1`, then "1"
+
+    cursor = editor.textCursor()
+    cursor.setPosition(editor.toPlainText().index("#line 40") + len("#line "))
+    cursor.deleteChar()
+    cursor.insertText("6")  # #line 60, not saved
+    try:
+        kernel = editor.toPlainText().split("\n").index(KERNEL_AT_40.splitlines()[0])
+        assert editor.gutter_label(kernel) == "60"
+    finally:
+        window.views.source_view.discard()
