@@ -177,7 +177,9 @@ class AccessSite:
     a cast, a ternary) rather than a plain subscript of it, and `roots` names the parameters
     or variables the address comes from. `size` is the number of bytes touched: an element,
     a struct member, the chosen vector components, or N elements for `vloadN`/`vstoreN`.
-    `components` holds a vector selector such as `x`, `s0`, `lo` or `zw` when there is one.
+    `components` holds a vector selector such as `x`, `s0`, `lo` or `zw` when there is one,
+    or a chain of them (`wz.x`), and `vector_width` the number of components of the vector
+    the first one selects from.
     For builtin calls (atomics, vload/vstore, async copies) `builtin` names the function and
     `arguments` are the spans of its arguments, so a rewriter can reuse the comparison
     value of `atomic_cmpxchg`. `macro` names the macro the access was written in when it
@@ -200,6 +202,7 @@ class AccessSite:
     builtin: str | None = None
     arguments: tuple[Span, ...] = ()
     macro: str | None = None
+    vector_width: int = 0
 
 
 @dataclass(frozen=True)

@@ -393,6 +393,7 @@ class _Lvalue:
     indices: tuple[Any, ...]
     variable: str | None = None
     components: str | None = None
+    width: int = 0  # the components of the vector the first selection selects from
 
 
 class _Node:
@@ -911,7 +912,13 @@ class _Walker:
             inner = self._lvalue(kids[0])
             if inner is None:
                 return None
-            return replace(inner, node=c, components=self._components(c, kids[0]))
+            picked = self._components(c, kids[0])
+            width = inner.width
+            if inner.components and picked:  # a chain (`v.wx.x`): every selection, in order
+                picked = f"{inner.components}.{picked}"
+            else:
+                width = int(kids[0].type.get_canonical().element_count)
+            return replace(inner, node=c, components=picked, width=width)
         if kind == K.DECL_REF_EXPR:
             ref = c.referenced
             if ref is not None and ref.kind == K.VAR_DECL:
@@ -1121,6 +1128,7 @@ class _Walker:
             _type_name(node.type),
             size,
             components=lvalue.components,
+            vector_width=lvalue.width,
         )
 
     def _site(
@@ -1133,6 +1141,7 @@ class _Walker:
         size: int,
         *,
         components: str | None = None,
+        vector_width: int = 0,
         builtin: str | None = None,
         arguments: tuple[Span, ...] = (),
     ) -> None:
@@ -1152,6 +1161,7 @@ class _Walker:
                 size=size,
                 kind=kind,
                 components=components,
+                vector_width=vector_width,
                 builtin=builtin,
                 arguments=arguments,
                 macro=macro,

@@ -124,19 +124,36 @@ def _picks(selector: str, width: int) -> list[int] | None:
     return picked if all(i < stored for i in picked) else None
 
 
-def _component_mask(selectors: list[str], width: int) -> int:
+def _reached(selectors: list[str], width: int) -> list[int] | None:
     """The components of a vector of ``width`` components a chain of selections (``.y``,
-    ``.s3``, ``.xy``, ``.lo``, ``.odd``, ``.wx.x``) reaches, one bit each; 0 where it cannot
+    ``.s3``, ``.xy``, ``.lo``, ``.odd``, ``.wx.x``) reaches, in order; None where it cannot
     be told."""
     if width < 2 or not selectors:
-        return 0
+        return None
     reached = list(range(4 if width == 3 else width))
     for selector in selectors:
         picked = _picks(selector, len(reached) if len(reached) != 4 or width != 3 else 3)
         if picked is None or any(i >= len(reached) for i in picked):
-            return 0
+            return None
         reached = [reached[i] for i in picked]
-    return sum(1 << i for i in set(reached))
+    return reached
+
+
+def _component_mask(selectors: list[str], width: int) -> int:
+    """:func:`_reached`'s components, one bit each; 0 where they cannot be told."""
+    reached = _reached(selectors, width)
+    return 0 if reached is None else sum(1 << i for i in set(reached))
+
+
+def _chain_base(text: str, selectors: int) -> str:
+    """``text`` without its last ``selectors`` component selections: ``a[i].wx.x`` with 2
+    is ``a[i]``."""
+    for _ in range(selectors):
+        m = _SELECTOR.search(text)
+        if m is None:
+            break
+        text = text[: m.start()]
+    return text
 
 
 class AccessRewriter:
@@ -459,6 +476,7 @@ class AccessRewriter:
     def components(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
         """A component selection (``v.x``, ``v.lo``, ``v.s3``) of a vector in memory."""
         inner = self.edits.inner
+        chain = [c.strip() for c in (a.components or "").split(".")]
         single = self.single_component(a)
         if single is not None:
             # One component (`out4[i].y = v`) becomes that scalar's own access: through a
@@ -468,7 +486,7 @@ class AccessRewriter:
             space_word = SPACE_WORD[a.address_space]
 
             def emit_scalar(edit: Edit) -> str:
-                base, _, _selector = inner(edit).rpartition(".")
+                base = _chain_base(inner(edit), len(chain))
                 element = f"((({space_word} {scalar}*)&({base}))[{index}])"
                 return f"(*__TR_{code}(&{element}, {sid}u, {hint}u))"
 
@@ -477,8 +495,9 @@ class AccessRewriter:
         offset, size = self.component(a)
 
         def emit(edit: Edit) -> str:
-            base, _, selector = inner(edit).rpartition(".")
-            return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)).{selector}"
+            base = _chain_base(inner(edit), len(chain))
+            selected = "".join(f".{s}" for s in chain)
+            return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)){selected}"
 
         self.edits.add(a.span.start, a.span.end, emit)
 
@@ -488,6 +507,9 @@ class AccessRewriter:
         scalar = _scalar(a.element_type)
         if scalar not in SCALAR_BYTES or a.size != SCALAR_BYTES[scalar]:
             return None
+        if "." in selector:  # a chain (`.wx.x`): the one component it ends at
+            reached = _reached([c.strip() for c in selector.split(".")], a.vector_width)
+            return (reached[0], scalar) if reached is not None and len(reached) == 1 else None
         if len(selector) == 1 and selector in "xyzw":
             return "xyzw".index(selector), scalar
         if len(selector) == 2 and selector[0] in "sS" and selector[1] in "0123456789abcdefABCDEF":
@@ -498,6 +520,10 @@ class AccessRewriter:
         """Byte offset in the vector and bytes touched of a component selection."""
         selector = (a.components or "").strip()
         scalar = SCALAR_BYTES.get(_scalar(a.element_type), 4)
+        size = 1 << max(0, a.size.bit_length() - 1)
+        if "." in selector:  # a chain (`.zyx.xy`): from the first component it reaches
+            reached = _reached([c.strip() for c in selector.split(".")], a.vector_width)
+            return (min(reached) * scalar if reached else 0), size
         if selector in ("lo", "even"):
             first = 0
         elif selector == "odd":
