@@ -335,3 +335,14 @@ def test_a_read_of_several_elements_names_the_one_never_written(executor, device
     traced = executor.trace(TraceRequest(run))
     named = [f.message.split(" of the private array")[0] for f in traced.analysis.findings]
     assert named == ["line 5 reads p[0].w", "line 20 reads a[3]"]
+
+
+def test_an_index_outside_a_private_array_is_advised_as_such(executor, device):
+    """An index past a private array's end is not a launch-size mistake: the report's advice
+    speaks of the loop's bound and the count a caller passes, never of the global size."""
+    run = RunRequest(load_variant_file(KERNELS / "helpers_given.cl"), {}, device_key=device.key)
+    report = executor.trace(TraceRequest(run)).report_text
+    causes = [c for c in report.split("\n") if c.lstrip().startswith("What to do:")]
+    private = [c for c in causes if "private array is the work-item's own" in c]
+    assert private and all("global size and the index" not in c for c in private)
+    assert "Indices outside bank->w" in report

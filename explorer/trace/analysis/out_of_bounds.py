@@ -11,9 +11,10 @@ from explorer.trace.analysis import guards
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units, by_site_and_buffer, reaches_beyond
-from explorer.trace.recorded import BufferInfo, Finding, outside_pixels
+from explorer.trace.recorded import PRIVATE, BufferInfo, Finding, outside_pixels
 
 KIND = "out-of-bounds"
+OWN = "private"  # the subkind of an index outside a private array: no launch size bounds it
 
 
 def find(ctx: Context, units: Units) -> list[Finding]:
@@ -63,6 +64,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 message=msg,
                 elements=tuple(shown),
                 remedy=remedy,
+                subkind=OWN if info.space == PRIVATE else "",
             )
         )
     return out
@@ -123,6 +125,18 @@ def cause(findings: Sequence[Finding]) -> str:
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about indices outside a buffer."""
     guarded = list(dict.fromkeys((f.line, f.remedy) for f in findings if f.remedy))
+    if findings[0].subkind == OWN:
+        name = findings[0].buffer or "the array"
+        return (
+            f"Keep the index inside {name}: a private array is the work-item's own, so "
+            "neither the global size nor a check against a buffer's length bounds it. Look at "
+            "the loop's bound and at the count a caller passes where a helper walks the array"
+            + (
+                f" ({'; '.join(f'line {line}: {remedy}' for line, remedy in guarded)})."
+                if guarded
+                else "."
+            )
+        )
     if not guarded:
         info = findings[0].buffer or "the buffer"
         return (
