@@ -23,8 +23,10 @@ elif __name__ == "__main__":
     start_for(sys.argv[1:])
     stage_times.mark("executor started")
 
-from explorer.cli import main
+from explorer.cli import end_at_once, main
 
 if __name__ == "__main__":
     stage_times.mark("command line imported")
-    sys.exit(main())
+    code = main()
+    end_at_once(code)
+    sys.exit(code)

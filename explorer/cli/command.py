@@ -29,13 +29,16 @@ INTERRUPTED = 130  # Ctrl+C: what a shell reports for a command ended by SIGINT
 class Command:
     """One sub-command. ``run`` gets the parsed options and an executor that starts its
     process only when first asked for OpenCL work, so commands without OpenCL cost nothing;
-    it returns the exit code. ``order`` places it in ``--help``."""
+    it returns the exit code. ``order`` places it in ``--help``. ``ends_at_once``: a command
+    whose output is standard output and error alone (no file of its own left to close) ends
+    its process without the interpreter's teardown (see :func:`explorer.cli.end_at_once`)."""
 
     name: str
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Executor], int]
     order: int
+    ends_at_once: bool = False
 
 
 def add_host_arguments(parser: argparse.ArgumentParser) -> None:

@@ -373,5 +373,10 @@ def _measure_fixes(
 
 
 COMMAND = Command(
-    "trace", "record every access the kernel makes; report findings", add_arguments, run, order=40
+    "trace",
+    "record every access the kernel makes; report findings",
+    add_arguments,
+    run,
+    order=40,
+    ends_at_once=True,  # its report is all it writes
 )

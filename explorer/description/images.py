@@ -7,11 +7,17 @@ JPEG, ...) and ``.npy``. The GUI may load any format Qt reads and hand over the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
 
 from explorer.paths import UserFileError, check_user_file, load_user_array, shown
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+# Pillow is imported where an image is read or written: every family's module imports this
+# one, and a kernel without an image (most traces, the command line's) need not pay for it.
 
 
 class ImageError(ValueError):
@@ -31,6 +37,8 @@ def load_grey(path: str | Path) -> np.ndarray:
         raise ImageError(f"cannot read image {shown(path)}: {exc.strerror}") from None
     if is_npy:
         return _npy(path)
+    from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(path) as image:
             if image.width * image.height > _MAX_PIXELS:
@@ -147,5 +155,7 @@ def to_rgb8(values: np.ndarray) -> np.ndarray:
 
 def save_png(values: np.ndarray, path: str | Path) -> None:
     """Write an array as an 8-bit RGB PNG (see :func:`to_rgb8`)."""
+    from PIL import Image
+
     rgb = values if values.dtype == np.uint8 and values.ndim == 3 else to_rgb8(values)
     Image.fromarray(np.ascontiguousarray(rgb[..., :3])).save(path, format="PNG")

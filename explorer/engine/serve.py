@@ -168,14 +168,14 @@ def serve_requests(
 
     # Only in a command's first executor (``ahead`` given): an executor started again after
     # a failure, and the window's, start the drivers as PyOpenCL does.
-    drivers = loader.start_drivers() if ahead is not None else None
+    drivers = loader.start_drivers(ahead) if ahead is not None else None
     import importlib
 
     from explorer.engine.launch.devices import list_devices
 
     stage_times.mark("engine imported")
     if drivers is not None:
-        drivers.join()  # the loader's own start is not safe beside another call
+        drivers[1].wait()  # the loader's own start is not safe beside another call
         stage_times.mark("drivers started")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
         devices = list_devices()
@@ -240,11 +240,17 @@ def _context_ahead(devices: list[Any], selector: str) -> None:
     """Make the context of the device ``selector`` picks (the default one for "") on a
     thread, not a simulator's (Oclgrind is not safe to call from two threads at once)."""
     from explorer.engine.launch import loader
-    from explorer.engine.launch.devices import is_simulator, pick_device
+    from explorer.engine.launch.devices import NoDeviceError, is_simulator, pick_device
 
-    device = pick_device(devices, selector or None)
-    if is_simulator(device) or device.host:
+    try:
+        device = pick_device(devices, selector or None)
+    except NoDeviceError:
+        loader.keep_only(None)  # the command is told when it asks
         return
+    if is_simulator(device) or device.host:
+        loader.keep_only(None)
+        return
+    loader.keep_only(device.key)  # the drivers thread's, where it picked this device
     import pyopencl as cl
 
     platform = cl.get_platforms()[device.platform_index]

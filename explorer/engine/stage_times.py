@@ -52,15 +52,17 @@ def _origin() -> float:
     return origin
 
 
-def mark(what: str) -> None:
+def mark(what: str, who: str = "") -> None:
     """Say that ``what`` is done, with the time since the command started and this process's
-    CPU time (user + system) so far."""
+    CPU time (user + system) so far. ``who``: a thread of the process that has lines of its
+    own (the executor's ``drivers``), each line's time after the last one's of the same."""
     if not os.environ.get(ENV):
         return
     elapsed = time.time() - _origin()
     times = os.times()
+    cpu = times.user + times.system
     print(
-        f"timings {elapsed:7.3f} s  cpu {times.user + times.system:5.2f} s  {role:8}  {what}",
+        f"timings {elapsed:7.3f} s  cpu {cpu:5.2f} s  {who or role:8}  {what}",
         file=sys.stderr,
         flush=True,
     )

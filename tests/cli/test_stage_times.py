@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LINE = re.compile(r"^timings\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+(command|executor)\s+(.+)$")
+LINE = re.compile(r"^timings\s+([\d.]+) s\s+cpu\s+([\d.]+) s\s+(command|executor|drivers)\s+(.+)$")
 
 
 def trace(timings: bool) -> subprocess.CompletedProcess[str]:
@@ -38,7 +38,7 @@ def test_each_stage_of_both_processes_is_timed_in_order_the_analysis_kind_by_kin
     assert names.index("trace: analysis: race") < names.index("trace: analysed")
     assert ("executor", "trace: analysis: race") in stages
     # one timeline: the executor's lines among the command's, the times going up in each
-    for role in ("command", "executor"):
+    for role in ("command", "executor", "drivers"):
         times = [float(m.group(1)) for m in lines if m and m.group(3) == role]
         assert times == sorted(times), done.stderr
     assert "VERIFIED" in done.stdout

@@ -7,6 +7,12 @@ called through ctypes, which lets the interpreter go, they run on a thread while
 imports numpy, PyOpenCL and the engine. PyOpenCL then finds the drivers started, and takes
 the context made ahead (:func:`take_context`) instead of making one.
 
+The device a command names is known before the engine is imported: the thread that starts
+the drivers reads each device's name and type, picks the device as the engine will
+(picking.py), and makes a GPU's context right there, while the interpreter still imports
+(a context on NVIDIA's driver takes 0.1 s). The executor checks the pick once it has
+described the devices; a context made for another device is let go.
+
 Standard library only: the executor starts this before it imports anything else. The loader
 is the very library PyOpenCL is linked with (its wheel carries one), so both share one
 start-up; it is reached through PyOpenCL's own extension, loaded as a library (not run):
@@ -27,7 +33,18 @@ import threading
 from functools import cache
 from typing import Any
 
+from explorer.engine import stage_times
+from explorer.engine.launch.picking import NoDeviceError, is_simulator, pick_device
+
 _CL_DEVICE_TYPE_ALL = 0xFFFFFFFF
+_CL_PLATFORM_NAME = 0x0902
+_CL_DEVICE_TYPE = 0x1000
+_CL_DEVICE_NAME = 0x102B
+# A device's types as the engine names them (devices.py), in its order.
+_TYPE_BITS = (("ACCELERATOR", 1 << 3), ("CPU", 1 << 1), ("GPU", 1 << 2), ("CUSTOM", 1 << 4))
+# The devices whose context the drivers thread makes: where one is slow to make. A CPU
+# device's (PoCL's: milliseconds) is made after the devices are described, as before.
+EARLY_CONTEXT_TYPES = (1 << 2) | (1 << 3)  # GPU, accelerator
 
 # Contexts being made ahead, by device key: the thread and where it leaves the context.
 _ahead: dict[str, tuple[threading.Thread, list[int]]] = {}
@@ -83,53 +100,178 @@ def _loader() -> Any:
         ctypes.POINTER(ctypes.c_int32),
     ]
     lib.clCreateContext.restype = pointer
+    size = ctypes.c_size_t
+    for name in ("clGetPlatformInfo", "clGetDeviceInfo"):
+        getattr(lib, name).argtypes = [pointer, uint, size, pointer, ctypes.POINTER(size)]
+        getattr(lib, name).restype = ctypes.c_int32
+    lib.clReleaseContext.argtypes = [pointer]
+    lib.clReleaseContext.restype = ctypes.c_int32
     return lib
 
 
-def _start_drivers() -> None:
-    with contextlib.suppress(Exception):  # PyOpenCL meets and reports any problem itself
-        lib = _loader()
-        count = ctypes.c_uint32()
-        if lib.clGetPlatformIDs(0, None, ctypes.byref(count)) != 0 or not count.value:
-            return
-        platforms = (ctypes.c_void_p * count.value)()
-        if lib.clGetPlatformIDs(count.value, platforms, None) != 0:
-            return
-        for platform in platforms:
-            devices = ctypes.c_uint32()
-            lib.clGetDeviceIDs(platform, _CL_DEVICE_TYPE_ALL, 0, None, ctypes.byref(devices))
+class _Seen:
+    """A device as the drivers thread reads it: what picking.py reads of a device."""
+
+    host = ""
+
+    def __init__(
+        self, platform_index: int, device_index: int, name: str, platform: str, kinds: int
+    ) -> None:
+        self.platform_index = platform_index
+        self.device_index = device_index
+        self.name = name
+        self.platform = platform
+        self.kinds = kinds
+        names = [name for name, bit in _TYPE_BITS if kinds & bit]
+        self.type = " | ".join(names) or "DEFAULT"
+
+    @property
+    def key(self) -> str:
+        return f"{self.platform_index}:{self.device_index}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.type}, {self.platform})"
 
 
-def start_drivers() -> threading.Thread:
+def _text(lib: Any, getter: str, handle: Any, what: int) -> str:
+    """A string the driver tells of a platform or device, stripped as PyOpenCL's reading of
+    it is in devices.py."""
+    size = ctypes.c_size_t()
+    if getattr(lib, getter)(handle, what, 0, None, ctypes.byref(size)) != 0:
+        raise OSError(f"{getter} failed")
+    text = ctypes.create_string_buffer(max(1, size.value))
+    if getattr(lib, getter)(handle, what, size.value, text, None) != 0:
+        raise OSError(f"{getter} failed")
+    return text.value.decode("utf-8", "replace").strip()
+
+
+def _kinds(lib: Any, device: Any) -> int:
+    kinds = ctypes.c_uint64()
+    size = ctypes.sizeof(kinds)
+    if lib.clGetDeviceInfo(device, _CL_DEVICE_TYPE, size, ctypes.byref(kinds), None) != 0:
+        raise OSError("clGetDeviceInfo failed")
+    return int(kinds.value)
+
+
+def _start_drivers(ahead: str | None, early: int, started: threading.Event) -> Any:
+    """Start every driver (``started`` is set after, whatever happens); the context to make
+    next, as a call, where ``ahead`` names a device of the ``early`` types (else None)."""
+    seen: list[tuple[_Seen, int]] = []
+    try:
+        with contextlib.suppress(Exception):  # PyOpenCL meets and reports any problem itself
+            lib = _loader()
+            count = ctypes.c_uint32()
+            if lib.clGetPlatformIDs(0, None, ctypes.byref(count)) != 0 or not count.value:
+                return None
+            platforms = (ctypes.c_void_p * count.value)()
+            if lib.clGetPlatformIDs(count.value, platforms, None) != 0:
+                return None
+            stage_times.mark(f"{count.value} platforms found", who="drivers")
+            for p_index, platform in enumerate(platforms):
+                found = ctypes.c_uint32()
+                if lib.clGetDeviceIDs(platform, _CL_DEVICE_TYPE_ALL, 0, None, ctypes.byref(found)):
+                    continue
+                stage_times.mark(f"platform {p_index} started", who="drivers")
+                if ahead is None or not found.value:
+                    continue
+                devices = (ctypes.c_void_p * found.value)()
+                if lib.clGetDeviceIDs(platform, _CL_DEVICE_TYPE_ALL, found.value, devices, None):
+                    continue
+                name = _text(lib, "clGetPlatformInfo", platform, _CL_PLATFORM_NAME)
+                for d_index, device in enumerate(devices):
+                    seen_name = _text(lib, "clGetDeviceInfo", device, _CL_DEVICE_NAME)
+                    kinds = _kinds(lib, device)
+                    seen.append((_Seen(p_index, d_index, seen_name, name, kinds), int(device)))
+            if ahead is not None:
+                _last_seen[:] = [device for device, _ in seen]
+                return _pick_early(seen, ahead, early)
+    finally:
+        started.set()  # the drivers are started: the engine may call them now
+    return None
+
+
+# The devices as the drivers thread last read them (where it was given a device to pick).
+_last_seen: list[_Seen] = []
+
+
+def _pick_early(seen: list[tuple[_Seen, int]], ahead: str, early: int) -> Any:
+    """The device ``ahead`` names among ``seen``, picked as the engine will; where it is of
+    the ``early`` types, the call that makes its context on this thread, its entry in
+    ``_ahead`` already (so that the executor waits for this one rather than make another)."""
+    try:
+        picked = pick_device([device for device, _ in seen], ahead or None)
+    except NoDeviceError:
+        return None
+    if is_simulator(picked) or not picked.kinds & early:
+        return None
+    pointer = dict((device.key, at) for device, at in seen)[picked.key]
+    made: list[int] = []
+    _ahead[picked.key] = (threading.current_thread(), made)
+    return lambda: _make(pointer, made, picked.key)
+
+
+def start_drivers(
+    ahead: str | None = None, early: int = EARLY_CONTEXT_TYPES
+) -> tuple[threading.Thread, threading.Event]:
     """Ask the loader for every platform and its devices on a thread of its own, now (the
-    process's environment must be final: a driver reads it as it starts)."""
+    process's environment must be final: a driver reads it as it starts), and the event set
+    once they are started. ``ahead``: the device a command names ("" for the default one),
+    whose context the thread makes next where it is of the ``early`` types."""
     if _package():  # where the wheel's loader looks for the drivers it carries, as PyOpenCL
         os.environ["PYOPENCL_HOME"] = _package()  # sets it when imported
-    thread = threading.Thread(target=_start_drivers, name="opencl-drivers", daemon=True)
+    started = threading.Event()
+
+    def run() -> None:
+        make = _start_drivers(ahead, early, started)
+        if make is not None:
+            make()
+
+    thread = threading.Thread(target=run, name="opencl-drivers", daemon=True)
     thread.start()
-    return thread
+    return thread, started
+
+
+def _make(device_pointer: int, made: list[int], key: str = "") -> None:
+    with contextlib.suppress(Exception):
+        error = ctypes.c_int32()
+        device = ctypes.c_void_p(device_pointer)
+        context = _loader().clCreateContext(
+            None, 1, ctypes.byref(device), None, None, ctypes.byref(error)
+        )
+        if error.value == 0 and context:
+            made.append(int(context))
+            if key:
+                stage_times.mark(f"context of {key} made", who="drivers")
 
 
 def make_context(device_key: str, device_pointer: int) -> None:
     """Create the context of one device (``device_pointer``: PyOpenCL's ``Device.int_ptr``)
-    on a thread of its own; :func:`take_context` gives it."""
+    on a thread of its own; :func:`take_context` gives it. Nothing where one is being made
+    for that device already."""
     if device_key in _ahead:
         return
     made: list[int] = []
-
-    def make() -> None:
-        with contextlib.suppress(Exception):
-            error = ctypes.c_int32()
-            device = ctypes.c_void_p(device_pointer)
-            context = _loader().clCreateContext(
-                None, 1, ctypes.byref(device), None, None, ctypes.byref(error)
-            )
-            if error.value == 0 and context:
-                made.append(int(context))
-
-    thread = threading.Thread(target=make, name="opencl-context", daemon=True)
+    thread = threading.Thread(target=_make, args=(device_pointer, made), name="opencl-context")
+    thread.daemon = True
     _ahead[device_key] = (thread, made)
     thread.start()
+
+
+def keep_only(device_key: str | None) -> None:
+    """Let go of every context made ahead but ``device_key``'s (the drivers thread picked a
+    device the engine did not): each is released once made, on a thread of its own, as a
+    GPU's context holds its memory."""
+    for key in [key for key in _ahead if key != device_key]:
+        thread, made = _ahead.pop(key)
+
+        def release(thread: threading.Thread = thread, made: list[int] = made) -> None:
+            thread.join()
+            with contextlib.suppress(Exception):
+                for context in made:
+                    _loader().clReleaseContext(ctypes.c_void_p(context))
+
+        threading.Thread(target=release, name="opencl-release", daemon=True).start()
 
 
 def take_context(device_key: str) -> int | None:

@@ -18,7 +18,7 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,7 +42,6 @@ from explorer.engine.record.anatomy_run import anatomy_report, trace_anatomy
 from explorer.engine.record.requests import DEFAULT_BUDGET_BYTES as DEFAULT_BUDGET_BYTES
 from explorer.engine.record.requests import TracedRun, TraceRequest
 from explorer.engine.record.staging import staging_pool
-from explorer.engine.record.trace_against import Against, compare, reference_name
 from explorer.engine.record.traced_source import traced_source
 from explorer.engine.record.window_verify import (
     PlainFill,
@@ -66,6 +65,9 @@ from explorer.trace.instrument import (
 from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument.images import mode as image_mode
 from explorer.trace.recorded import Trace
+
+if TYPE_CHECKING:  # a comparison comes with ``trace --against`` alone, its modules with it
+    from explorer.engine.record.trace_against import Against
 
 # Records are 8 bytes (a byte offset and a packed word, in two planes; DEFAULT_BUDGET_BYTES
 # holds 42 M of them).
@@ -641,6 +643,8 @@ def trace_against(request: TraceRequest, mine: Trace) -> Against | None:
     variant = request.against
     if variant is None:
         return None
+    from explorer.engine.record.trace_against import compare, reference_name
+
     device = request.against_device or request.run.device_key
     run = replace(request.run, variant=variant, local=tuple(mine.local_size), device_key=device)
     outcome = run_trace(replace(request, run=run, against=None, against_device=None))

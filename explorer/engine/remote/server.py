@@ -30,7 +30,7 @@ from typing import Any
 from explorer import __version__
 from explorer.engine.codec import CodecError, ProtocolError, VersionMismatch, check_request
 from explorer.engine.executor import SINGLE_THREADED, handle, prepare_process
-from explorer.engine.launch import build, devices
+from explorer.engine.launch import build, picking
 from explorer.engine.remote.files import kept_at
 from explorer.engine.remote.wire import PROTOCOL, FrameReader, encode
 
@@ -43,7 +43,7 @@ _WRITING = threading.Lock()
 def serve() -> int:
     """Serve requests until standard input closes; never returns while it is open."""
     _single_threaded_blas()
-    devices.serving_a_window_elsewhere = True
+    picking.serving_a_window_elsewhere = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the connection's end stops this process
     out = os.dup(1)
     os.dup2(2, 1)  # stray prints go to standard error, never into the frames

@@ -16,6 +16,7 @@ is adding one module: the report and the findings view read everything from its 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from explorer.trace.analysis import registry
 from explorer.trace.analysis.context import EXAMPLES, Context
@@ -25,8 +26,10 @@ from explorer.trace.analysis.report import format_report
 from explorer.trace.analysis.result import Analysis
 from explorer.trace.analysis.site_stats import site_stats
 from explorer.trace.analysis.units import split
-from explorer.trace.diff import TraceDiff
 from explorer.trace.recorded import Finding, Trace
+
+if TYPE_CHECKING:  # a trace diff comes with ``trace --against`` alone, its modules with it
+    from explorer.trace.diff import TraceDiff
 
 __all__ = [
     "BANK_BYTES",

@@ -6,12 +6,15 @@ their first difference at the same line and of the same sort share a cause."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING
 
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
-from explorer.trace.diff import Difference, TraceDiff
 from explorer.trace.recorded import Finding
+
+if TYPE_CHECKING:
+    from explorer.trace.diff import Difference
 
 KIND = "differs"
 GROUPS = 64  # work-groups listed as findings; the diff itself holds every one
@@ -20,6 +23,10 @@ GROUPS = 64  # work-groups listed as findings; the diff itself holds every one
 def find(ctx: Context, units: Units) -> list[Finding]:
     """A finding per differing work-group (the first ``GROUPS`` in program order)."""
     diff = ctx.diff
+    if diff is None:  # no reference: the diff's modules are not imported for nothing
+        return []
+    from explorer.trace.diff import TraceDiff
+
     if not isinstance(diff, TraceDiff):
         return []
     return [_finding(d) for d in diff.first_per_group[:GROUPS]]
