@@ -132,7 +132,9 @@ class _Snap:
     was removed): a launch whose contents before they are is listed without its buffers,
     saying so."""
 
-    __slots__ = ("batch", "digest", "dtype", "event", "failed", "host", "nbytes", "offset", "path")
+    __slots__ = (
+        "batch", "digest", "dtype", "event", "failed", "host", "json", "nbytes", "offset", "path",
+    )  # fmt: skip
 
     def __init__(
         self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
@@ -147,6 +149,7 @@ class _Snap:
         self.failed = ""
         self.batch: _Batch | None = None
         self.offset = 0
+        self.json: tuple[str, str] | None = None  # (path, path as JSON) once a line needed it
 
 
 class _Batch:
@@ -291,6 +294,13 @@ class _Plan:
     # Each line's JSON from its number to its arguments, by what it holds there (its kernel,
     # program, sizes, device and platform): made once for each, at most HEADS of them.
     heads: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    # The lines of the launches recorded in a few steps, by their sizes as given (global,
+    # local, offset, whether global is in groups): the JSON between the launch's number and
+    # its first buffer's file names, between those of each buffer and the next, and after the
+    # last up to its ``packed`` (:meth:`Recorder._quick_line`); at most HEADS of them.
+    lines: dict[tuple[Any, ...], tuple[tuple[tuple[str, int, int], ...], str]] = field(
+        default_factory=dict
+    )
     # The argument each of ``quick``'s buffers is kept under (its index and its name as a
     # file's): made when its first launch is kept.
     names: tuple[tuple[int, str], ...] | None = None
@@ -573,7 +583,8 @@ class Recorder:
     _journal_lost: bool = False  # it could not be written: nothing more is
     _journal_lock: threading.Lock = field(default_factory=threading.Lock)
     _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
-    _unwritten_entries: list[dict[str, Any]] = field(default_factory=list)  # theirs
+    # Their entries (a launch recorded in a few steps: what :meth:`_quick_entry` makes it of).
+    _unwritten_entries: list[dict[str, Any] | tuple[Any, ...]] = field(default_factory=list)
     _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
     _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
@@ -615,6 +626,11 @@ class Recorder:
         if self._pack_lost and entry.get("data") is True and self._without_lost(entry):
             line = None
         data = ((_encode(entry) if line is None else line) + "\n").encode("utf-8")
+        self._append(data, entry, later)
+
+    def _append(self, data: bytes, entry: dict[str, Any] | tuple[Any, ...], later: bool) -> None:
+        """The line ``data`` (of ``entry``: a launch's made when needed, see
+        :meth:`_quick_entry`) into the journal, now or with the lines after it."""
         with self._journal_lock:
             if self.journaled + len(data) > JOURNAL_LIMIT:
                 self._flush_locked()
@@ -1104,8 +1120,12 @@ class Recorder:
                 batch, event = after.batch, after.event
                 if after.failed or after.path or batch is None:
                     return False
-                # As :meth:`_keep_snap` has them (asked again there where this fails).
-                host = batch.contents(after.offset, after.nbytes)
+                # As :meth:`_keep_snap` has them (asked again there where this fails): from
+                # the staging buffer's read, where it is back (most often, after the first).
+                if batch.stage is None and batch.event is None and not batch.failed:
+                    host = batch.host[after.offset : after.offset + after.nbytes]
+                else:
+                    host = batch.contents(after.offset, after.nbytes)
                 if event is not None and event.command_execution_status < 0:
                     return False
                 dtype = after.dtype
@@ -1122,12 +1142,12 @@ class Recorder:
                 name = plan.items[index]["name"] or f"arg{index}"
                 first.setdefault(slot, (index, _safe(name)))
             names = plan.names = tuple(first[slot] for slot in range(len(first)))
-        number, files, sha1 = record.number, self._files, _SHA1[0] if _SHA1 else _sha1
+        number, files = record.number, self._files
         for slot, one in enumerate(got):  # as :meth:`_small` keeps them
             if one is None:
                 continue
             after, host, header = one
-            digest = sha1(after.dtype.str.encode())
+            digest = _sha1_of(after.dtype.str)
             digest.update(host.data)
             key = digest.hexdigest()
             known = files.get(key)
@@ -1141,6 +1161,89 @@ class Recorder:
             after.path, after.digest = known, key
             after.event = after.batch = None
         return True
+
+    def _quick_line(self, record: _Record) -> None:
+        """Write the journal line of a launch recorded in a few steps whose contents are kept
+        (:meth:`_keep_quick`): the line :meth:`_unfold` and :func:`_line` make of it, from the
+        JSON its plan keeps for its sizes, without its entry (made only where a line must be
+        made again, :meth:`_lost_pack`)."""
+        plan = record.plan
+        assert plan is not None and record.quick is not None
+        global_size, local_size, offset, g_times_l, befores, afters = record.quick
+        sizes = (global_size, local_size, offset, g_times_l)
+        try:
+            made = plan.lines.get(sizes)
+        except TypeError:  # sizes of a kind that makes no key
+            made, sizes = None, ()
+        if made is None:
+            made = _quick_template(plan, sizes or record.quick[:4])
+            if sizes and len(plan.lines) < HEADS:
+                plan.lines[sizes] = made
+        pieces, tail = made
+        number = record.number
+        parts = [f'{{"type": "launch", "number": {number}, ']
+        values: list[tuple[int, str, str, bool]] = []
+        for text, index, slot in pieces:
+            before, after = befores[slot], afters[slot]
+            was, now = before.json, after.json
+            if was is None or was[0] is not before.path:
+                was = before.json = (before.path, _name(before.path))
+            if now is None or now[0] is not after.path:
+                now = after.json = (after.path, _name(after.path))
+            changed = before.digest != after.digest
+            parts += (text, was[1], ', "after": ', now[1], ', "changed": ',
+                      "true" if changed else "false")  # fmt: skip
+            values.append((index, was[0], now[0], changed))
+        parts.append(tail)
+        fresh = self._fresh
+        packed = tuple((f[2], f[5]) for f in fresh if f[5] is not None)
+        fresh.clear()
+        if packed:  # where in the pack the contents it is the first to name lie
+            places = ", ".join(
+                f"{_name(name)}: [{int(place[0])}, {int(place[1])}]" for name, place in packed
+            )
+            parts.append(f', "packed": {{{places}}}')
+        parts.append(', "data": true}\n')
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
+        made_of = (plan, number, record.quick[:4], tuple(values), packed)
+        record.quick = None
+        try:
+            if self._pack_lost:  # the whole way, which may list it without its buffers
+                entry = self._quick_entry(*made_of)
+                self._write(entry, later=True, line=_line(entry, plan))
+            else:
+                self._append("".join(parts).encode("utf-8"), made_of, True)
+        except (OSError, TypeError, ValueError) as exc:  # never the program's error
+            self._journal_lost = True
+            self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
+
+    def _quick_entry(
+        self,
+        plan: _Plan,
+        number: int,
+        sizes: tuple[Any, ...],
+        values: tuple[tuple[int, str, str, bool], ...],
+        packed: tuple[tuple[str, tuple[int, int]], ...],
+    ) -> dict[str, Any]:
+        """The journal entry of a launch whose line :meth:`_quick_line` wrote, as
+        :meth:`_unfold` makes it of a launch whose contents are kept."""
+        global_size, local_size, offset, g_times_l = sizes
+        entry = self._entry(plan, number, global_size, local_size)
+        entry["offset"] = [int(o) for o in offset] if offset is not None else None
+        if g_times_l and local_size is not None:
+            entry["global"] = [
+                int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
+            ]
+        args = entry["args"]
+        for index, before, after, changed in values:
+            item = args[index]
+            item["before"] = before
+            item["after"] = after
+            item["changed"] = changed
+        if packed:
+            entry["packed"] = {name: list(place) for name, place in packed}
+        entry["data"] = True
+        return entry
 
     # -- launches finished later -------------------------------------------------------------
 
@@ -1265,7 +1368,10 @@ class Recorder:
         number = record.number
         why = record.why or self.no_data
         quick = not why and record.quick is not None and self._keep_quick(record)
-        if not quick and record.entry is None:
+        if quick:
+            self._quick_line(record)
+            return
+        if record.entry is None:
             self._unfold(record)
         if not why:
             try:
@@ -1672,7 +1778,7 @@ class Recorder:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = (_SHA1[0] if _SHA1 else _sha1)(dtype.str.encode())
+        digest = _sha1_of(dtype.str)
         digest.update(data.data)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -1732,7 +1838,8 @@ class Recorder:
         launches whose lines name them, and every later one, are listed without their
         buffers (as a launch whose file could not be written is)."""
         self._pack_lost = self._pack_lost or _reason(exc)
-        for index, entry in enumerate(self._unwritten_entries):
+        for index, made in enumerate(self._unwritten_entries):
+            entry = self._quick_entry(*made) if type(made) is tuple else made
             launch = entry.get("type") == "launch" and entry.get("data") is True
             if launch and self._without_lost(entry):
                 self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
@@ -2264,6 +2371,21 @@ def _sha1(data: bytes) -> Any:
     return _SHA1[0](data)
 
 
+_SHA1_OF: dict[str, Any] = {}
+
+
+def _sha1_of(dtype: str) -> Any:
+    """A SHA-1 that has taken ``dtype`` (a dtype's ``str``), as every contents' digest
+    begins: a copy of one made once for each."""
+    begun = _SHA1_OF.get(dtype)
+    if begun is None:
+        begun = _sha1(dtype.encode())
+        if len(_SHA1_OF) < 64:
+            _SHA1_OF[dtype] = begun
+        return begun.copy()
+    return begun.copy()
+
+
 def _split(text: str) -> list[str]:
     import shlex
 
@@ -2600,6 +2722,44 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
         parts.append(f', "packed": {{{places}}}')
     parts.append(', "data": true}' if entry["data"] is True else ', "data": false}')
     return "".join(parts)
+
+
+def _quick_template(
+    plan: _Plan, sizes: tuple[Any, ...]
+) -> tuple[tuple[tuple[str, int, int], ...], str]:
+    """The JSON of the lines of ``plan``'s launches recorded in a few steps with ``sizes``
+    (global, local, offset, whether global is in groups), as :func:`_line` makes them: the
+    text before each buffer argument's first file name (with the argument's index and the
+    slot of its contents in the record), and the text after the last, up to ``packed``."""
+    global_size, local_size, offset, g_times_l = sizes
+    assert plan.quick is not None
+    if g_times_l and local_size is not None:
+        glob = [int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)]
+    else:
+        glob = [int(g) for g in global_size]
+    local = [int(v) for v in local_size] if local_size is not None else None
+    if plan.json is None:
+        plan.json = tuple(_encode(item)[:-1] for item in plan.items)
+    text = "".join((
+        '"kernel": ', _encode(plan.kernel),
+        f', "program": {int(plan.program)}, "global": {_ints(glob)}, "local": ', _ints(local),
+        ', "device": ', _encode(plan.device), ', "platform": ', _encode(plan.platform),
+        ', "args": [',
+    ))  # fmt: skip
+    slots = {index: slot for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True)}
+    pieces: list[tuple[str, int, int]] = []
+    last = len(plan.json) - 1
+    for index, prefix in enumerate(plan.json):
+        text += prefix
+        end = "}" if index == last else "}, "
+        slot = slots.get(index)
+        if slot is None:
+            text += end
+        else:
+            pieces.append((text + ', "before": ', index, slot))
+            text = end
+    offsets = None if offset is None else [int(o) for o in offset]
+    return tuple(pieces), text + '], "offset": ' + _ints(offsets)
 
 
 def _ints(values: Any) -> str:
