@@ -301,9 +301,9 @@ class _Plan:
     lines: dict[tuple[Any, ...], tuple[tuple[tuple[str, int, int], ...], str]] = field(
         default_factory=dict
     )
-    # The argument each of ``quick``'s buffers is kept under (its index and its name as a
-    # file's): made when its first launch is kept.
-    names: tuple[tuple[int, str], ...] | None = None
+    # How each of ``quick``'s buffers is kept (:func:`_keeps`; None for one that does not fit
+    # the pack): made when its first launch is kept.
+    keeps: tuple[tuple[Any, ...] | None, ...] | None = None
     after_bytes: int = 0  # the bytes of ``quick``'s buffers its launches may write
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
@@ -1109,16 +1109,19 @@ class Recorder:
             self.max_bytes is not None and self.written + record.nbytes > self.max_bytes
         ):
             return False
-        got: list[tuple[_Snap, Any, bytes] | None] = []
+        keeps = plan.keeps
+        if keeps is None:
+            keeps = plan.keeps = _keeps(plan)
+        got: list[tuple[_Snap, Any] | None] = []
         try:
-            for before, after in zip(befores, afters, strict=True):
+            for before, after, keep in zip(befores, afters, keeps, strict=True):
                 if before.failed or not before.path:
                     return False
                 if after is before:
                     got.append(None)
                     continue
                 batch, event = after.batch, after.event
-                if after.failed or after.path or batch is None:
+                if after.failed or after.path or batch is None or keep is None:
                     return False
                 # As :meth:`_keep_snap` has them (asked again there where this fails): from
                 # the staging buffer's read, where it is back (most often, after the first).
@@ -1128,36 +1131,29 @@ class Recorder:
                     host = batch.contents(after.offset, after.nbytes)
                 if event is not None and event.command_execution_status < 0:
                     return False
-                dtype = after.dtype
-                header = _npy_header(dtype, after.nbytes // dtype.itemsize)
-                if len(header) + after.nbytes > PACK_LIMIT:
+                if after.nbytes != keep[2] or after.dtype is not keep[3]:
                     return False
-                got.append((after, host, header))
+                got.append((after, host))
         except Exception:
             return False
-        names = plan.names
-        if names is None:  # the first argument to name each buffer read
-            first: dict[int, tuple[int, str]] = {}
-            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
-                name = plan.items[index]["name"] or f"arg{index}"
-                first.setdefault(slot, (index, _safe(name)))
-            names = plan.names = tuple(first[slot] for slot in range(len(first)))
-        number, files = record.number, self._files
-        for slot, one in enumerate(got):  # as :meth:`_small` keeps them
+        number, files, fresh = record.number, self._files, self._fresh
+        for one, keep in zip(got, keeps, strict=True):  # as :meth:`_small` keeps them
             if one is None:
                 continue
-            after, host, header = one
-            digest = _sha1_of(after.dtype.str)
+            after, host = one
+            index, name, nbytes, _, begun, header, plain = keep  # type: ignore[misc]
+            digest = begun.copy()
             digest.update(host.data)
             key = digest.hexdigest()
             known = files.get(key)
             if known is None:
-                index, name = names[slot]
                 known = f"data/{number:05d}-{index}-{name}-after.npy"
                 place = self._pack_write(header + host.tobytes())
                 files[key] = known
-                self.written += after.nbytes
-                self._fresh.append((number, key, known, after.nbytes, after, place))
+                self.written += nbytes
+                fresh.append((number, key, known, nbytes, after, place))
+                if plain:
+                    after.json = (known, f'"{known}"')
             after.path, after.digest = known, key
             after.event = after.batch = None
         return True
@@ -1197,12 +1193,14 @@ class Recorder:
         parts.append(tail)
         fresh = self._fresh
         packed = tuple((f[2], f[5]) for f in fresh if f[5] is not None)
-        fresh.clear()
         if packed:  # where in the pack the contents it is the first to name lie
             places = ", ".join(
-                f"{_name(name)}: [{int(place[0])}, {int(place[1])}]" for name, place in packed
+                f"{_snap_name(snap, name)}: [{int(place[0])}, {int(place[1])}]"
+                for _, _, name, _, snap, place in fresh
+                if place is not None
             )
             parts.append(f', "packed": {{{places}}}')
+        fresh.clear()
         parts.append(', "data": true}\n')
         record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
         made_of = (plan, number, record.quick[:4], tuple(values), packed)
@@ -2724,6 +2722,31 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
     return "".join(parts)
 
 
+def _keeps(plan: _Plan) -> tuple[tuple[Any, ...] | None, ...]:
+    """How each buffer of ``plan``'s launches recorded in a few steps is kept (None for one
+    whose contents do not fit the pack): the argument it is kept under (the first to name
+    it: its index and its name as a file's), its bytes and dtype, a SHA-1 begun with its
+    dtype's ``str``, its ``.npy`` header, and whether its files' names need no escape in
+    JSON."""
+    assert plan.quick is not None
+    first: dict[int, tuple[int, str]] = {}
+    for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+        first.setdefault(slot, (index, _safe(plan.items[index]["name"] or f"arg{index}")))
+    keeps: list[tuple[Any, ...] | None] = []
+    for slot, (_, dtype, nbytes, _, _) in enumerate(plan.quick[0]):
+        index, name = first[slot]
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        if len(header) + nbytes > PACK_LIMIT:
+            keeps.append(None)
+            continue
+        plain = f"data/{index}-{name}"
+        keeps.append((
+            index, name, nbytes, dtype, _sha1(dtype.str.encode()), header,
+            _name(plain) == f'"{plain}"',
+        ))  # fmt: skip
+    return tuple(keeps)
+
+
 def _quick_template(
     plan: _Plan, sizes: tuple[Any, ...]
 ) -> tuple[tuple[tuple[str, int, int], ...], str]:
@@ -2760,6 +2783,13 @@ def _quick_template(
             text = end
     offsets = None if offset is None else [int(o) for o in offset]
     return tuple(pieces), text + '], "offset": ' + _ints(offsets)
+
+
+def _snap_name(snap: _Snap | None, name: str) -> str:
+    """The file ``name`` as JSON, as :func:`_name` makes it (kept by ``snap`` where it holds
+    its contents)."""
+    made = snap.json if snap is not None else None
+    return made[1] if made is not None and made[0] is name else _name(name)
 
 
 def _ints(values: Any) -> str:
