@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import stat
 import subprocess
@@ -30,18 +29,23 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from explorer.capture.bootstrap import (
+    CAPTURE_FILE,
     CLAIM,
     ENV_DIR,
     ENV_LAUNCHES,
     ENV_MAX_BYTES,
     ENV_STATUS,
     JOURNAL,
+    MARKER,
 )
-from explorer.capture.journal import CAPTURE_FILE, MARKER, assemble, write_capture
 from explorer.paths import UserFileError, shown
+
+# typing is not imported: ``capture``'s own process, which imports this, needs none of it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 MARKER_TEXT = (
@@ -213,6 +217,23 @@ def environment(
 # -- running it ----------------------------------------------------------------------------
 
 
+def _on_path(name: str, path: str | None) -> bool:
+    """Whether ``name`` is a program found on ``path`` (the environment's ``PATH`` where
+    None), as ``shutil.which`` finds it (which ``capture`` does not import to ask)."""
+    if path is None:
+        path = os.environ.get("PATH")
+        if path is None:
+            try:
+                path = os.confstr("CS_PATH") or os.defpath
+            except (AttributeError, ValueError):
+                path = os.defpath
+    for folder in path.split(os.pathsep) if path else ():
+        candidate = os.path.join(folder, name)
+        if os.access(candidate, os.F_OK | os.X_OK) and not os.path.isdir(candidate):
+            return True
+    return False
+
+
 class _Terminal:
     """The controlling terminal on stdin, where ``capture`` runs in the foreground: the
     program's group gets it while it runs (as a shell gives it to a job), and ``capture``
@@ -375,7 +396,7 @@ def capture_program(
     prepare_folder(folder)
     status_read, status_write, status_name = _status_pipe()
     env = environment(folder, launches, max_mb, dict(os.environ), status_name)
-    if shutil.which(command[0], path=env.get("PATH")) is None and os.sep not in command[0]:
+    if os.sep not in command[0] and not _on_path(command[0], env.get("PATH")):
         os.close(status_read)
         os.close(status_write)
         raise _refused(f"cannot start {shown(command[0])}: no such program on the PATH")
@@ -395,6 +416,9 @@ def capture_program(
             forwarding.started(process.pid)
             dog = _watchdog(process.pid)
             terminal.give(process.pid)
+            # What ``capture`` needs once the program ends, imported while it runs.
+            from explorer.capture.journal import assemble, write_capture
+
             try:
                 code = _wait(process, terminal)
             finally:

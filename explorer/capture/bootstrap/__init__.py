@@ -23,6 +23,10 @@ ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
 # (a full disk cannot take even that line); the fd is used only where it is still that pipe.
 ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
 JOURNAL = "journal.jsonl"
+CAPTURE_FILE = "capture.json"  # made by ``capture`` from the journal (journal.py)
+# Written by ``capture`` into every folder it records into: only a folder holding it (or an
+# empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
+MARKER = ".opencl-explorer-capture"
 # The journal is listed up to this size (some 50,000 launches), so that the capture stays
 # readable: a reader takes capture.json and the journal up to twice this (folder.py).
 JOURNAL_LIMIT = 32 << 20
