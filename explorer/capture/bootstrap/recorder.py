@@ -310,6 +310,7 @@ class _Plan:
     behind: bool = False
     most: int = 0
     stage: _Stage | None = None  # its queue's staging buffer
+    serial: bool = False  # its queue's driver is one of :func:`_serial_driver`'s
     writes: frozenset[int] = frozenset()  # the memory objects its launches may write
     # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
     # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
@@ -388,12 +389,15 @@ class _Finisher:
         self._closed = False
         self._hurry = False  # someone waits for the launches queued
 
-    def put(self, record: _Record, queue: Any = None) -> None:
+    def put(self, record: _Record, queue: Any = None, serial: bool | None = None) -> None:
         """Queue ``record`` for its turn. On a driver whose calls are not safe from two
-        threads at once (:func:`_serial_driver`), wait until it is finished: the finishing
-        thread's reads and waits then never run beside the program's own calls."""
+        threads at once (:func:`_serial_driver`; ``serial`` where it is known), wait until it
+        is finished: the finishing thread's reads and waits then never run beside the
+        program's own calls."""
         self._put(record, queue)
-        if queue is not None and _serial_driver(queue):
+        if queue is None:
+            return
+        if serial if serial is not None else _serial_driver(queue):
             self.drain()
 
     def _put(self, record: _Record, queue: Any = None) -> None:
@@ -1055,7 +1059,7 @@ class Recorder:
                             )  # fmt: skip
                         except Exception:  # an object that takes no attribute: not known
                             pass
-            finisher.put(record, queue)
+            finisher.put(record, queue, plan.serial)
         except Exception as exc:
             self._epoch += 1
             self._stop(_stopped(number, _reason(exc)))
@@ -1592,6 +1596,7 @@ class Recorder:
         plan.most = 2 * sum(sizes.values())  # before and after
         plan.behind = _queue_facts(queue)[2] and not any(r.host for r in reads)
         plan.writes = frozenset(written)
+        plan.serial = _serial_driver(queue)
         if plan.behind and plan.most <= DEFERRED_BYTES:
             plan.stage = self._stage(cl, queue)
         if plan.stage is not None and not why and all(r.nbytes and not r.region for r in reads):
