@@ -43,7 +43,6 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -112,15 +111,17 @@ def element_dtype(type_name: str | None) -> np.dtype:
     return np.dtype(_BASES.get(name, "uint8"))
 
 
-@dataclass
 class _Arg:
     """One argument as the program set it: a buffer (``value`` the memory object), a
     ``__local`` size, a NULL pointer, a value's bytes, or a kind not recorded."""
 
-    kind: str  # "buffer", "image", "sampler", "local", "null", "scalar", "unsupported"
-    value: Any = None
-    data: bytes = b""
-    dtype: str = ""
+    __slots__ = ("data", "dtype", "kind", "value")
+
+    def __init__(self, kind: str, value: Any = None, data: bytes = b"", dtype: str = "") -> None:
+        self.kind = kind  # "buffer", "image", "sampler", "local", "null", "scalar", "unsupported"
+        self.value = value
+        self.data = data
+        self.dtype = dtype
 
 
 class _Snap:
@@ -271,7 +272,6 @@ class _Read:
         self.snaps: dict[str, _Snap] = {}
 
 
-@dataclass
 class _Plan:
     """What every launch of a kernel with the same arguments (the very objects the program
     set) on the same queue describes alike, worked out at the first of them and kept on the
@@ -290,36 +290,68 @@ class _Plan:
     items: tuple[dict[str, Any], ...]
     reads: tuple[tuple[Any, ...], ...]
     why: str
-    json: tuple[str, ...] | None = None  # made when a line first needs it
+    json: tuple[str, ...] | None  # made when a line first needs it
     # Each line's JSON from its number to its arguments, by what it holds there (its kernel,
     # program, sizes, device and platform): made once for each, at most HEADS of them.
-    heads: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    heads: dict[tuple[Any, ...], str]
     # The lines of the launches recorded in a few steps, by their sizes as given (global,
     # local, offset, whether global is in groups): the JSON between the launch's number and
     # its first buffer's file names, between those of each buffer and the next, and after the
     # last up to its ``packed`` (:meth:`Recorder._quick_line`); at most HEADS of them.
-    lines: dict[tuple[Any, ...], tuple[tuple[tuple[str, int, int], ...], str]] = field(
-        default_factory=dict
-    )
+    lines: dict[tuple[Any, ...], tuple[tuple[tuple[str, int, int], ...], str]]
     # How each of ``quick``'s buffers is kept (:func:`_keeps`; None for one that does not fit
     # the pack): made when its first launch is kept.
-    keeps: tuple[tuple[Any, ...] | None, ...] | None = None
-    after_bytes: int = 0  # the bytes of ``quick``'s buffers its launches may write
+    keeps: tuple[tuple[Any, ...] | None, ...] | None
+    after_bytes: int  # the bytes of ``quick``'s buffers its launches may write
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
-    behind: bool = False
-    most: int = 0
-    stage: _Stage | None = None  # its queue's staging buffer
-    serial: bool = False  # its queue's driver is one of :func:`_serial_driver`'s
-    writes: frozenset[int] = frozenset()  # the memory objects its launches may write
+    behind: bool
+    most: int
+    stage: _Stage | None  # its queue's staging buffer
+    serial: bool  # its queue's driver is one of :func:`_serial_driver`'s
+    writes: frozenset[int]  # the memory objects its launches may write
     # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
     # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
     # one each of ``reads`` is, and what each read tells of its buffer after the launch
     # (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a plan whose
     # launches take the whole way (an argument not kept, an image, a buffer of no bytes...).
-    quick: (
-        tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
-    ) = None
+    quick: tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
+
+    def __init__(
+        self,
+        token: int,
+        queue: Any,
+        args: tuple[Any, ...],
+        kernel: str,
+        program: int,
+        device: str,
+        platform: str,
+        items: tuple[dict[str, Any], ...],
+        reads: tuple[tuple[Any, ...], ...],
+        why: str,
+        json: tuple[str, ...] | None = None,
+    ) -> None:
+        self.token = token
+        self.queue = queue
+        self.args = args
+        self.kernel = kernel
+        self.program = program
+        self.device = device
+        self.platform = platform
+        self.items = items
+        self.reads = reads
+        self.why = why
+        self.json = json
+        self.heads = {}
+        self.lines = {}
+        self.keeps = None
+        self.after_bytes = 0
+        self.behind = False
+        self.most = 0
+        self.stage = None
+        self.serial = False
+        self.writes = frozenset()
+        self.quick = None
 
 
 class _Record:
@@ -541,68 +573,107 @@ class _ReadFailed(Exception):
     """A buffer's contents could not be read back (its message says why)."""
 
 
-@dataclass
 class Recorder:
     """Records the launches of one process into ``folder``; ``max_launches`` and
     ``max_bytes`` bound the data kept (a launch past them is recorded without it)."""
 
     folder: str | os.PathLike[str]
-    max_launches: int | None = None
-    max_bytes: int | None = None
-    pid: int = field(default_factory=os.getpid)
-    launches: int = 0
-    written: int = 0
-    _lock: threading.RLock = field(default_factory=threading.RLock)
-    _built: dict[int, tuple[str | None, list[str]]] = field(default_factory=dict)
-    _programs: dict[tuple[str | None, tuple[str, ...]], int] = field(default_factory=dict)
-    _memory: dict[int, int] = field(default_factory=dict)
-    _files: dict[str, str] = field(default_factory=dict)
-    _undo: list[Callable[[], None]] = field(default_factory=list)
+    max_launches: int | None
+    max_bytes: int | None
+    pid: int
+    launches: int
+    written: int
+    _lock: threading.RLock
+    _built: dict[int, tuple[str | None, list[str]]]
+    _programs: dict[tuple[str | None, tuple[str, ...]], int]
+    _memory: dict[int, int]
+    _files: dict[str, str]
+    _undo: list[Callable[[], None]]
     # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
     # where in the pack they lie: None for a file of their own).
-    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]] = field(
-        default_factory=list
-    )
-    _chunk: np.ndarray | None = None
+    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
+    _chunk: np.ndarray | None
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
-    _copy_buffer: Callable[..., Any] | None = None
-    _read_buffer: Callable[..., Any] | None = None
+    _copy_buffer: Callable[..., Any] | None
+    _read_buffer: Callable[..., Any] | None
     # The pack of small contents (PACK): its fd once made, the bytes written to it, and its
     # lock (contents are kept by the finishing thread, or by the program's once it is idle).
-    _pack: int | None = None
-    _pack_size: int = 0  # bytes written to it
-    _pack_unwritten: list[bytes] = field(default_factory=list)  # contents kept for one write
-    _pack_waiting: int = 0  # their bytes
-    _pack_lost: str = ""  # why a write of the pack failed (a full disk)
-    _pack_lock: threading.Lock = field(default_factory=threading.Lock)
+    _pack: int | None
+    _pack_size: int  # bytes written to it
+    _pack_unwritten: list[bytes]  # contents kept for one write
+    _pack_waiting: int  # their bytes
+    _pack_lost: str  # why a write of the pack failed (a full disk)
+    _pack_lock: threading.Lock
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
-    active: bool = True
-    no_data: str = ""
-    status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
-    notes: list[str] = field(default_factory=list)  # what was said through it
-    journaled: int = 0  # bytes written to the journal
-    _journal: int | None = None  # its fd, open while recording (each line one write)
-    _journal_lost: bool = False  # it could not be written: nothing more is
-    _journal_lock: threading.Lock = field(default_factory=threading.Lock)
-    _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
+    active: bool
+    no_data: str
+    status: int | None  # the fd of capture's pipe (ENV_STATUS), where it is one
+    notes: list[str]  # what was said through it
+    journaled: int  # bytes written to the journal
+    _journal: int | None  # its fd, open while recording (each line one write)
+    _journal_lost: bool  # it could not be written: nothing more is
+    _journal_lock: threading.Lock
+    _unwritten: list[bytes]  # lines kept for one write
     # Their entries (a launch recorded in a few steps: what :meth:`_quick_entry` makes it of).
-    _unwritten_entries: list[dict[str, Any] | tuple[Any, ...]] = field(default_factory=list)
-    _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
-    _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
+    _unwritten_entries: list[dict[str, Any] | tuple[Any, ...]]
+    _folders: set[str]  # sub-folders known to exist
+    _token: int  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
     # that could change it (a _Snap), kept on the buffer object with the epoch and the
     # generation of its memory object then. Any pyopencl call that may write a buffer (a
     # copy, a fill, a write, a kernel launched past the recorder...) starts a new epoch; a
     # launch that may write a memory object starts its next generation; a map ends what is
     # known for good.
-    _epoch: int = 0
-    _generation: dict[int, int] = field(default_factory=dict)
-    _mapped: bool = False
-    _finisher: _Finisher = field(init=False)
+    _epoch: int
+    _generation: dict[int, int]
+    _mapped: bool
+    _finisher: _Finisher
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        max_launches: int | None = None,
+        max_bytes: int | None = None,
+    ) -> None:
+        self.folder = folder
+        self.max_launches = max_launches
+        self.max_bytes = max_bytes
+        self.pid = os.getpid()
+        self.launches = 0
+        self.written = 0
+        self._lock = threading.RLock()
+        self._built = {}
+        self._programs = {}
+        self._memory = {}
+        self._files = {}
+        self._undo = []
+        self._fresh = []
+        self._chunk = None
+        self._copy_buffer = None
+        self._read_buffer = None
+        self._pack = None
+        self._pack_size = 0
+        self._pack_unwritten = []
+        self._pack_waiting = 0
+        self._pack_lost = ""
+        self._pack_lock = threading.Lock()
+        self.active = True
+        self.no_data = ""
+        self.status = None
+        self.notes = []
+        self.journaled = 0
+        self._journal = None
+        self._journal_lost = False
+        self._journal_lock = threading.Lock()
+        self._unwritten = []
+        self._unwritten_entries = []
+        self._folders = set()
+        self._token = next(_TOKENS)
+        self._epoch = 0
+        self._generation = {}
+        self._mapped = False
         self._finisher = _Finisher(self._finish, self._flushed)
 
     def claim(self) -> bool:
@@ -2284,15 +2355,24 @@ def _sampler_facts(cl: Any, sampler: Any) -> dict[str, Any]:
         return {}
 
 
-@dataclass(frozen=True)
 class _KernelFacts:
     """What of a kernel cannot change, asked of OpenCL once and kept on the kernel object."""
 
-    name: str
-    num_args: int
-    infos: list[tuple[str | None, str | None]]
-    read_only: list[bool]  # per parameter: ``const`` or ``__constant`` (the kernel cannot write it)
-    dtypes: list[tuple[np.dtype, str]]  # per parameter: its elements' type, and its name
+    __slots__ = ("dtypes", "infos", "name", "num_args", "read_only")
+
+    def __init__(
+        self,
+        name: str,
+        num_args: int,
+        infos: list[tuple[str | None, str | None]],
+        read_only: list[bool],  # per parameter: ``const`` or ``__constant`` (cannot be written)
+        dtypes: list[tuple[np.dtype, str]],  # per parameter: its elements' type, and its name
+    ) -> None:
+        self.name = name
+        self.num_args = num_args
+        self.infos = infos
+        self.read_only = read_only
+        self.dtypes = dtypes
 
 
 def _kernel_facts(kernel: Any) -> _KernelFacts:
