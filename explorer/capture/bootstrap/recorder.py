@@ -1242,13 +1242,14 @@ class Recorder:
         assert plan is not None and record.quick is not None
         global_size, local_size, offset, g_times_l, befores, afters = record.quick
         sizes = (global_size, local_size, offset, g_times_l)
+        keyed = True
         try:
             made = plan.lines.get(sizes)
         except TypeError:  # sizes of a kind that makes no key
-            made, sizes = None, ()
+            made, keyed = None, False
         if made is None:
-            made = _quick_template(plan, sizes or record.quick[:4])
-            if sizes and len(plan.lines) < HEADS:
+            made = _quick_template(plan, sizes)
+            if keyed and len(plan.lines) < HEADS:
                 plan.lines[sizes] = made
         pieces, tail = made
         number = record.number
@@ -1913,7 +1914,7 @@ class Recorder:
         buffers (as a launch whose file could not be written is)."""
         self._pack_lost = self._pack_lost or _reason(exc)
         for index, made in enumerate(self._unwritten_entries):
-            entry = self._quick_entry(*made) if type(made) is tuple else made
+            entry = self._quick_entry(*made) if isinstance(made, tuple) else made
             launch = entry.get("type") == "launch" and entry.get("data") is True
             if launch and self._without_lost(entry):
                 self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
