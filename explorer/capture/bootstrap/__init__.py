@@ -22,6 +22,7 @@ ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
 # "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
 # (a full disk cannot take even that line); the fd is used only where it is still that pipe.
 ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
+ENVIRONMENT = (ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS)  # read by the recorder
 JOURNAL = "journal.jsonl"
 CAPTURE_FILE = "capture.json"  # made by ``capture`` from the journal (journal.py)
 # Written by ``capture`` into every folder it records into: only a folder holding it (or an

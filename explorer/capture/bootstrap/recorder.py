@@ -42,7 +42,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -2928,7 +2928,8 @@ class _PatchOnImport:
     ) -> ModuleSpec | None:
         if fullname != "pyopencl":
             return None
-        sys.meta_path.remove(self)
+        if self in sys.meta_path:  # else asked by sitecustomize's own finder
+            sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
@@ -2944,22 +2945,29 @@ class _PatchOnImport:
         return spec
 
 
-def install_from_environment() -> Recorder | None:
-    """Record this process if ``capture`` started it (``EXPLORER_CAPTURE_DIR`` names the
-    folder): pyopencl is patched once the program imports it."""
-    folder = os.environ.get(ENV_DIR)
+def install_from_environment(
+    environ: Mapping[str, str] | None = None, wait: bool = False
+) -> _PatchOnImport | None:
+    """Record this process if ``capture`` started it (``EXPLORER_CAPTURE_DIR`` of
+    ``environ``, the process's environment by default, names the folder): pyopencl is
+    patched once the program imports it (now, where it has). ``wait``: the finder that patches
+    it is returned, not put on ``sys.meta_path`` (for a finder that asks it itself)."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get(ENV_DIR)
     if not folder:
         return None
-    launches = os.environ.get(ENV_LAUNCHES)
-    max_bytes = os.environ.get(ENV_MAX_BYTES)
+    launches = environ.get(ENV_LAUNCHES)
+    max_bytes = environ.get(ENV_MAX_BYTES)
     recorder = Recorder(
         folder,
         int(launches) if launches else None,
         int(max_bytes) if max_bytes else DEFAULT_MAX_BYTES,
     )
-    recorder.status = _pipe(os.environ.get(ENV_STATUS))
+    recorder.status = _pipe(environ.get(ENV_STATUS))
     if "pyopencl" in sys.modules:
         recorder.start(sys.modules["pyopencl"])
-    else:
-        sys.meta_path.insert(0, _PatchOnImport(recorder))
-    return recorder
+        return None
+    hook = _PatchOnImport(recorder)
+    if not wait:
+        sys.meta_path.insert(0, hook)
+    return hook

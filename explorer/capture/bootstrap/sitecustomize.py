@@ -1,8 +1,9 @@
 """Started by Python in every process of a program that ``python -m explorer capture`` runs
 (this folder is first on the program's ``PYTHONPATH``): imports this folder as a package of a
-name no program uses, starts its recorder, and runs the ``sitecustomize`` Python would have
-run without this one. The folder then leaves ``sys.path``, which is the program's own again:
-its modules are reached through the package only.
+name no program uses, has its recorder start when the program imports pyopencl (a Python that
+never does, a wrapper or a helper, imports nothing more), and runs the ``sitecustomize``
+Python would have run without this one. The folder then leaves ``sys.path``, which is the
+program's own again: its modules are reached through the package only.
 
 Imported under any other name (as ``explorer.capture.bootstrap.sitecustomize``), it does
 nothing.
@@ -38,12 +39,39 @@ def _import_package() -> None:
     spec.loader.exec_module(package)
 
 
+class _OnImport:
+    """Imports the recorder when the program imports pyopencl, and has it wrap pyopencl
+    (:class:`recorder._PatchOnImport`), with the settings ``capture`` gave the program's
+    environment at its start. A finder of ``sys.meta_path``, there until then."""
+
+    def __init__(self, environ: dict[str, str]) -> None:
+        self.environ = environ
+
+    def find_spec(self, fullname: str, path: object, target: object = None) -> object:
+        if fullname != "pyopencl":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        try:
+            recorder = importlib.import_module(f"{PACKAGE}.recorder")
+            hook = recorder.install_from_environment(self.environ, wait=True)
+            return None if hook is None else hook.find_spec(fullname, path, target)
+        except Exception as exc:  # never stop the program: say why nothing is recorded
+            print(f"explorer capture: not recording ({exc})", file=sys.stderr)
+            return None
+
+
 def _start_recording() -> None:
     if not os.environ.get("EXPLORER_CAPTURE_DIR"):
         return
     try:
         _import_package()
-        importlib.import_module(f"{PACKAGE}.recorder").install_from_environment()
+        names = sys.modules[PACKAGE].ENVIRONMENT
+        environ = {name: os.environ[name] for name in names if name in os.environ}
+        if "pyopencl" in sys.modules:  # imported before this ran: recorded from here on
+            importlib.import_module(f"{PACKAGE}.recorder").install_from_environment(environ)
+        else:
+            sys.meta_path.insert(0, _OnImport(environ))
     except Exception as exc:  # never stop the program: say why nothing is recorded
         print(f"explorer capture: not recording ({exc})", file=sys.stderr)
 
