@@ -16,6 +16,12 @@ import importlib.util
 import os
 import sys
 
+TYPE_CHECKING = False  # typing is not imported at every Python's start
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+
 # The name this folder's package has in the program (``explorer.capture.bootstrap`` in the
 # explorer): no program's module, nor the explorer's should the program import it too.
 PACKAGE = "_explorer_capture_bootstrap"
@@ -47,7 +53,9 @@ class _OnImport:
     def __init__(self, environ: dict[str, str]) -> None:
         self.environ = environ
 
-    def find_spec(self, fullname: str, path: object, target: object = None) -> object:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname != "pyopencl":
             return None
         if self in sys.meta_path:
