@@ -1940,23 +1940,43 @@ class Recorder:
         self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
     ) -> tuple[str, str]:
         """Write a buffer larger than :data:`CHUNK` as the ``.npy`` file ``relative``, read
-        a piece at a time with blocking copies (one already written with the same contents
-        stands for it): its path and digest."""
+        a piece at a time into the two halves of one :data:`CHUNK` in turn: the next piece's
+        read is queued before this one is hashed and written, so the device copies one while
+        the other is kept (one already written with the same contents stands for it): its
+        path and digest."""
         import pyopencl as cl
 
         nbytes = int(buffer.size)
         digest = _sha1(dtype.str.encode())
         if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
             self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
-        chunk = self._chunk
+        half = max(1, -(-self._chunk.nbytes // 2))
+        halves = (self._chunk[:half], self._chunk[half:])
+
+        def read(index: int) -> tuple[Any, Any] | None:
+            offset = index * half
+            if offset >= nbytes:
+                return None
+            part = halves[index % 2][: min(half, nbytes - offset)]
+            event = cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=False)
+            return part, event
 
         def write(handle: Any) -> None:
             handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
-            for offset in range(0, nbytes, CHUNK):
-                part = chunk[: min(CHUNK, nbytes - offset)]
-                cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=True)
-                digest.update(part.data)
-                handle.write(part)
+            index, under_way = 0, read(0)
+            try:
+                while under_way is not None:
+                    part, event = under_way
+                    event.wait()
+                    under_way = None  # waited for: a failure of the next read leaves none
+                    index += 1
+                    under_way = read(index)
+                    digest.update(part.data)
+                    handle.write(part)
+            finally:  # no read may go on filling a half the next capture reuses
+                if under_way is not None:
+                    with contextlib.suppress(Exception):
+                        under_way[1].wait()
 
         self._new_file(relative, write)
         key = digest.hexdigest()
