@@ -15,6 +15,11 @@ input empty. CPU seconds are those of every process of the run (the command, the
 the device's threads), as the kernel counts them for the children waited for; wall seconds
 include starting Python. A first round (not counted) fills the build caches: the recorder
 builds with ``-cl-kernel-arg-info`` added, another cache entry than the program's own.
+
+Each checkout's modules are byte-compiled first, as an installed explorer's are (and as a
+checkout's are after its first run, unless ``PYTHONDONTWRITEBYTECODE`` is set: then every
+run would compile the recorder and ``capture``'s modules again, some 30 ms that no install
+pays); ``--source`` leaves them as they are.
 """
 
 from __future__ import annotations
@@ -74,16 +79,24 @@ def main() -> None:
                         help="of ours, only this one (many.py); again for more")  # fmt: skip
     parser.add_argument("--out-dir", type=Path, help="record into folders made here (/dev/shm: "
                         "no disk)")  # fmt: skip
+    parser.add_argument("--source", action="store_true", help="no byte-compiling of the "
+                        "checkouts (they are compiled at every run where nothing writes their "
+                        "bytecode)")  # fmt: skip
     parser.add_argument("programs", nargs="*", type=Path, help="more programs to run")
     args = parser.parse_args()
     roots = [("capture", ROOT)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    if not args.source:
+        for _, root in roots:
+            subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "explorer")],
+                           check=True, stdout=subprocess.DEVNULL)  # fmt: skip
     cases = [
         (PROGRAMS / name, list(extra))
         for name, *extra in OURS
         if not args.only or name in args.only
     ] + [(path.resolve(), []) for path in args.programs]
     print(f"PYOPENCL_CTX={os.environ.get('PYOPENCL_CTX', '')!r}, {args.rounds} rounds, medians; "
-          "x: the median of each round's ratio to the run alone beside it")  # fmt: skip
+          "x: the median of each round's ratio to the run alone beside it; "
+          f"{'modules as source' if args.source else 'modules byte-compiled'}")  # fmt: skip
     header = f"{'program':<24}{'alone':>15}" + "".join(
         f"{name:>16}{'x wall':>8}{'x cpu':>7}" for name, _ in roots
     )

@@ -5,7 +5,11 @@
 out``. Both import what they need when used: importing ``explorer`` imports nothing more.
 """
 
-from typing import Any
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing is not imported at all: ``capture``'s own process needs none
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

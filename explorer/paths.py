@@ -5,14 +5,20 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from importlib import resources
 from pathlib import Path
-from typing import Any
+
+# typing is not imported: ``capture``'s own process, which imports this, needs none of it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _package_dir(package: str, repo_folder: str) -> Path:
+    # Imported here: ``capture``'s own process imports this module, and needs none of it.
+    from importlib import resources
+
     try:
         candidate = Path(str(resources.files(package)))
         if candidate.is_dir() and any(candidate.iterdir()):

@@ -166,10 +166,12 @@ def test_importing_the_bootstrap_in_the_explorer_imports_nothing_else_of_it(tmp_
 def test_the_program_runs_the_bootstrap_where_the_explorer_cannot_be_imported(tmp_path):
     """In the program's process the bootstrap is a package of a name of its own, started
     with nothing of the explorer importable, and its folder leaves ``sys.path`` (its modules
-    would shadow a program's own ``recorder``)."""
+    would shadow a program's own ``recorder``). The recorder is imported when the program
+    imports pyopencl, which it wraps (a Python that never does imports nothing more)."""
     unimportable = tmp_path / "elsewhere" / "explorer"
     unimportable.mkdir(parents=True)
     (unimportable / "__init__.py").write_text("raise ImportError('the explorer was imported')\n")
+    (tmp_path / "capture").mkdir()  # the folder capture makes
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(BOOTSTRAP), str(unimportable.parent)]),
@@ -182,6 +184,9 @@ def test_the_program_runs_the_bootstrap_where_the_explorer_cannot_be_imported(tm
         print(type(sys.meta_path[0]).__name__)
         print([p for p in sys.path if p.endswith("bootstrap")])
         print(importlib.util.find_spec("recorder"), importlib.util.find_spec("host_cpu"))
+        import pyopencl
+        print(sorted(m for m in sys.modules if "explorer" in m))
+        print(pyopencl.Program.build.__qualname__)
         """,
         env,
         tmp_path,
@@ -189,9 +194,11 @@ def test_the_program_runs_the_bootstrap_where_the_explorer_cannot_be_imported(tm
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.splitlines() == [
-        "['_explorer_capture_bootstrap', '_explorer_capture_bootstrap.host_cpu', "
-        "'_explorer_capture_bootstrap.recorder']",
-        "_PatchOnImport",  # pyopencl is wrapped when the program imports it
+        "['_explorer_capture_bootstrap']",
+        "_OnImport",  # the recorder is imported when the program imports pyopencl
         "[]",
         "None None",
+        "['_explorer_capture_bootstrap', '_explorer_capture_bootstrap.host_cpu', "
+        "'_explorer_capture_bootstrap.recorder']",
+        "Recorder.patch.<locals>.build.<locals>.build",  # wrapped as it was imported
     ]

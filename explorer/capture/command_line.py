@@ -14,17 +14,18 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
-from explorer.capture.journal import raw_kernel
 from explorer.capture.watch import capture_program
 from explorer.paths import shown
 
+# typing is not imported: ``capture``'s own process needs none of it.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
-# The options as parsed: by argparse, or by :func:`early` (which imports no argparse).
-Options = Union["argparse.Namespace", SimpleNamespace]
+    # The options as parsed: by argparse, or by :func:`early` (which imports no argparse).
+    Options = argparse.Namespace | SimpleNamespace
 
 USAGE_ERROR = 2
 INTERRUPTED = 130  # Ctrl+C, as a shell reports a command ended by SIGINT
@@ -153,16 +154,28 @@ def run(args: Options) -> int:
 # -- the listing -----------------------------------------------------------------------------
 
 
-class Listed(NamedTuple):
+class Listed:
     """What the listing says of one launch."""
 
-    number: int
-    kernel: str
-    label: str  # KERNEL#k
-    global_size: tuple[Any, ...]
-    local_size: tuple[Any, ...] | None
-    data: bool
-    why: str
+    __slots__ = ("data", "global_size", "kernel", "label", "local_size", "number", "why")
+
+    def __init__(
+        self,
+        number: int,
+        kernel: str,
+        label: str,  # KERNEL#k
+        global_size: tuple[Any, ...],
+        local_size: tuple[Any, ...] | None,
+        data: bool,
+        why: str,
+    ) -> None:
+        self.number = number
+        self.kernel = kernel
+        self.label = label
+        self.global_size = global_size
+        self.local_size = local_size
+        self.data = data
+        self.why = why
 
 
 def listed(document: dict[str, Any]) -> list[Listed]:
@@ -171,6 +184,8 @@ def listed(document: dict[str, Any]) -> list[Listed]:
     where it is read to be replayed). Of a capture of many launches, each the text of its
     entry (``journal.RawLaunches``), only those the listing shows are parsed; of the others,
     the summary needs the kernel and, for one without its buffers, why."""
+    from explorer.capture.journal import raw_kernel
+
     found: list[Listed] = []
     launches = document.get("launches") or ()
     for position, entry in enumerate(launches, 1):

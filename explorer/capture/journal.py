@@ -16,13 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from explorer.capture.bootstrap import CLAIM, JOURNAL, JOURNAL_LIMIT
+from explorer.capture.bootstrap import CAPTURE_FILE, CLAIM, JOURNAL, JOURNAL_LIMIT, MARKER
 from explorer.paths import decode_text, read_user_bytes, shown
 
-CAPTURE_FILE = "capture.json"
-# Written by ``capture`` into every folder it records into: only a folder holding it (or an
-# empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
-MARKER = ".opencl-explorer-capture"
+__all__ = ["CAPTURE_FILE", "MARKER"]  # the folder's names, known to ``capture`` before this
+
 FORMAT = "opencl-kernel-explorer capture"
 # 2: small contents lie in the pack (bootstrap.PACK), where each launch's ``packed`` says; 1:
 # every contents a file of its own. A capture with nothing packed is written as version 1.

@@ -22,26 +22,28 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from explorer.capture.bootstrap import (
+    CAPTURE_FILE,
     CLAIM,
     ENV_DIR,
     ENV_LAUNCHES,
     ENV_MAX_BYTES,
     ENV_STATUS,
     JOURNAL,
+    MARKER,
 )
-from explorer.capture.journal import CAPTURE_FILE, MARKER, assemble, write_capture
 from explorer.paths import UserFileError, shown
+
+# typing is not imported: ``capture``'s own process, which imports this, needs none of it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 MARKER_TEXT = (
@@ -55,10 +57,10 @@ _MINE = {
     "programs": re.compile(r"\d+\.cl"),
 }
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
-# The program's own process group: made before it runs (Python 3.11), or by os.setpgrp between
-# fork and exec, a single system call, on Python 3.10.
-_OWN_GROUP: dict[str, Any] = (
-    {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+# Set back to their default in the processes ``capture`` starts, as subprocess does (Python
+# ignores SIGPIPE, and a program started from a shell finds it as the default).
+_DEFAULT_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ") if hasattr(signal, name)
 )
 STATUS_LIMIT = 1 << 16  # bytes of the recorder's notes read back
 
@@ -213,6 +215,23 @@ def environment(
 # -- running it ----------------------------------------------------------------------------
 
 
+def _found(name: str, path: str | None) -> str | None:
+    """The program ``name`` found on ``path`` (the environment's ``PATH`` where None), as
+    ``shutil.which`` finds it (which ``capture`` does not import to ask); None where none is."""
+    if path is None:
+        path = os.environ.get("PATH")
+        if path is None:
+            try:
+                path = os.confstr("CS_PATH") or os.defpath
+            except (AttributeError, ValueError):
+                path = os.defpath
+    for folder in path.split(os.pathsep) if path else ():
+        candidate = os.path.join(folder, name)
+        if os.access(candidate, os.F_OK | os.X_OK) and not os.path.isdir(candidate):
+            return candidate
+    return None
+
+
 class _Terminal:
     """The controlling terminal on stdin, where ``capture`` runs in the foreground: the
     program's group gets it while it runs (as a shell gives it to a job), and ``capture``
@@ -284,18 +303,70 @@ class _Forwarding:
             signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
-def _watchdog(group: int) -> tuple[subprocess.Popen[bytes], int] | None:
+def _spawn(
+    argv: Sequence[str],
+    env: dict[str, str],
+    *,
+    group: bool = False,
+    session: bool = False,
+    stdin: int | None = None,
+    keep: int | None = None,
+) -> int:
+    """Start ``argv`` (its program found on ``env``'s ``PATH`` where it names no folder) as
+    subprocess.Popen starts it, without importing subprocess: no file of ``capture``'s open
+    in it but ``keep`` (and ``stdin``, its standard input, where given: its standard output
+    and error are then /dev/null), SIGPIPE and SIGXFSZ at their default; ``group``: in a
+    process group of its own, ``session``: in a session of its own. Its process id; OSError
+    where it could not be started."""
+    path = argv[0] if os.sep in argv[0] else _found(argv[0], env.get("PATH")) or argv[0]
+    actions: list[tuple[Any, ...]] = []
+    if stdin is not None:
+        actions.append((os.POSIX_SPAWN_DUP2, stdin, 0))
+        actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
+        actions.append((os.POSIX_SPAWN_DUP2, 1, 2))
+    for fd in _inherited():
+        if fd != keep and fd != stdin:
+            actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    if keep is not None:
+        os.set_inheritable(keep, True)
+    options: dict[str, Any] = {"setpgroup": 0} if group else {}
+    if session:
+        options["setsid"] = True
+    return os.posix_spawn(
+        path, list(argv), env, file_actions=actions, setsigdef=_DEFAULT_SIGNALS, **options
+    )
+
+
+def _inherited() -> list[int]:
+    """The files of ``capture``'s open past stdin, stdout and stderr that a process it
+    starts would inherit (those it inherited itself: Python opens its own not inheritable)."""
+    try:
+        names = os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd")
+    except OSError:
+        return []
+    found: list[int] = []
+    for name in names:
+        fd = int(name) if name.isdigit() else -1
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    found.append(fd)
+            except OSError:  # the folder's own, closed since
+                pass
+    return found
+
+
+def _watchdog(group: int) -> tuple[int, int] | None:
     """A process that ends the program's group if ``capture`` dies without saying "done" on
-    the pipe returned (the pipe closes with ``capture``, however it ends)."""
+    the pipe returned (the pipe closes with ``capture``, however it ends): its process id and
+    the pipe's end."""
     read, write = os.pipe()
     try:
-        dog = subprocess.Popen(
+        dog = _spawn(
             ["/bin/sh", "-c", WATCHDOG, "watchdog", str(group)],
+            dict(os.environ),
+            session=True,  # a kill of capture's group or session spares it
             stdin=read,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a kill of capture's group or session spares it
-            close_fds=True,
         )
     except OSError:
         os.close(write)
@@ -303,6 +374,18 @@ def _watchdog(group: int) -> tuple[subprocess.Popen[bytes], int] | None:
     finally:
         os.close(read)
     return dog, write
+
+
+def _reap(pid: int) -> None:
+    """Wait for the process ``pid`` to end."""
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
 
 
 def _status_pipe() -> tuple[int, int, str]:
@@ -327,33 +410,31 @@ def _read_status(fd: int) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
 
 
-def _wait(process: subprocess.Popen[bytes], terminal: _Terminal) -> int:
+def _wait(pid: int, terminal: _Terminal) -> int:
     """Wait for the program; at a terminal, a program stopped (Ctrl+Z) stops ``capture`` too,
     and both go on together (``fg``, ``bg``), as one job of the shell."""
     options = os.WUNTRACED if terminal.fd is not None else 0
     while True:
         try:
-            pid, status = os.waitpid(process.pid, options)
+            pid, status = os.waitpid(pid, options)
         except ChildProcessError:  # reaped elsewhere: its code is not known
             return 1
         if pid == 0:
             continue
         if os.WIFSTOPPED(status):
             tty_stop = os.WSTOPSIG(status) in (signal.SIGTTIN, signal.SIGTTOU)
-            if tty_stop and terminal.given == process.pid:
+            if tty_stop and terminal.given == pid:
                 # It read the terminal just before it was given it: it holds it now.
                 with contextlib.suppress(OSError):
-                    os.killpg(process.pid, signal.SIGCONT)
+                    os.killpg(pid, signal.SIGCONT)
                 continue
             terminal.take_back()
             os.kill(os.getpid(), signal.SIGSTOP)  # the shell sees the job stop
-            terminal.give(process.pid)  # continued: in the foreground again (fg), or not (bg)
+            terminal.give(pid)  # continued: in the foreground again (fg), or not (bg)
             with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGCONT)
+                os.killpg(pid, signal.SIGCONT)
             continue
-        code = os.waitstatus_to_exitcode(status)
-        process.returncode = code
-        return code
+        return os.waitstatus_to_exitcode(status)
 
 
 def capture_program(
@@ -375,28 +456,29 @@ def capture_program(
     prepare_folder(folder)
     status_read, status_write, status_name = _status_pipe()
     env = environment(folder, launches, max_mb, dict(os.environ), status_name)
-    if shutil.which(command[0], path=env.get("PATH")) is None and os.sep not in command[0]:
+    if os.sep not in command[0] and _found(command[0], env.get("PATH")) is None:
         os.close(status_read)
         os.close(status_write)
         raise _refused(f"cannot start {shown(command[0])}: no such program on the PATH")
     terminal = _Terminal()
     lost: list[str] = []
-    dog: tuple[subprocess.Popen[bytes], int] | None = None
+    dog: tuple[int, int] | None = None
     try:
         with _Forwarding() as forwarding:
             try:
-                process = subprocess.Popen(
-                    list(command), env=env, pass_fds=(status_write,), **_OWN_GROUP
-                )
+                pid = _spawn(command, env, group=True, keep=status_write)
             except OSError as exc:
                 raise _refused(f"cannot start {shown(command[0])}: {exc.strerror or exc}") from None
             finally:
                 os.close(status_write)
-            forwarding.started(process.pid)
-            dog = _watchdog(process.pid)
-            terminal.give(process.pid)
+            forwarding.started(pid)
+            dog = _watchdog(pid)
+            terminal.give(pid)
+            # What ``capture`` needs once the program ends, imported while it runs.
+            from explorer.capture.journal import assemble, write_capture
+
             try:
-                code = _wait(process, terminal)
+                code = _wait(pid, terminal)
             finally:
                 terminal.take_back()
                 if dog is not None:
@@ -419,5 +501,5 @@ def capture_program(
     finally:
         os.close(status_read)
         if dog is not None:  # it ends on "done" (while capture.json was written)
-            dog[0].wait()
+            _reap(dog[0])
     return (128 - code if code < 0 else code), lost, document

@@ -307,8 +307,9 @@ def test_recording_again_replaces_the_pack(captured, tmp_path):
         np.load(capture.path(name))
 
 
-# Each launch's line made from its kernel's plan is the very JSON the entry makes, for every
-# kind of argument the programs pass (buffers, sub-buffers, scalars, __local, images).
+# Each launch's line made from its kernel's plan (or, for a launch recorded in a few steps,
+# from the JSON its plan keeps for its sizes) is the very JSON the entry makes, for every kind
+# of argument the programs pass (buffers, sub-buffers, scalars, __local, images).
 LINES = """
     import json, os, runpy, sys
     import explorer
@@ -325,6 +326,17 @@ LINES = """
         return text
 
     recorder._line = checked
+    append = recorder.Recorder._append
+
+    def appended(self, data, entry, later):
+        if type(entry) is tuple:  # a line of a launch recorded in a few steps
+            made.append(data)
+            expected = recorder._encode(self._quick_entry(*entry)) + "\\n"
+            if data.decode() != expected:
+                sys.exit(f"a line unlike its entry: {data.decode()} against {expected}")
+        return append(self, data, entry, later)
+
+    recorder.Recorder._append = appended
     for program in sys.argv[2:]:
         sys.argv = [program, "40"] if program.endswith("many.py") else [program]
         os.chdir(os.path.dirname(program))

@@ -22,7 +22,12 @@ ENV_MAX_BYTES = "EXPLORER_CAPTURE_MAX_BYTES"
 # "FD:DEVICE:INODE" of a pipe to ``capture``: what the recorder could not keep is said there
 # (a full disk cannot take even that line); the fd is used only where it is still that pipe.
 ENV_STATUS = "EXPLORER_CAPTURE_STATUS"
+ENVIRONMENT = (ENV_DIR, ENV_LAUNCHES, ENV_MAX_BYTES, ENV_STATUS)  # read by the recorder
 JOURNAL = "journal.jsonl"
+CAPTURE_FILE = "capture.json"  # made by ``capture`` from the journal (journal.py)
+# Written by ``capture`` into every folder it records into: only a folder holding it (or an
+# empty one) is recorded into again, and then only the files ``capture`` writes are replaced.
+MARKER = ".opencl-explorer-capture"
 # The journal is listed up to this size (some 50,000 launches), so that the capture stays
 # readable: a reader takes capture.json and the journal up to twice this (folder.py).
 JOURNAL_LIMIT = 32 << 20

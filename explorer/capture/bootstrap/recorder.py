@@ -42,8 +42,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -112,15 +111,17 @@ def element_dtype(type_name: str | None) -> np.dtype:
     return np.dtype(_BASES.get(name, "uint8"))
 
 
-@dataclass
 class _Arg:
     """One argument as the program set it: a buffer (``value`` the memory object), a
     ``__local`` size, a NULL pointer, a value's bytes, or a kind not recorded."""
 
-    kind: str  # "buffer", "image", "sampler", "local", "null", "scalar", "unsupported"
-    value: Any = None
-    data: bytes = b""
-    dtype: str = ""
+    __slots__ = ("data", "dtype", "kind", "value")
+
+    def __init__(self, kind: str, value: Any = None, data: bytes = b"", dtype: str = "") -> None:
+        self.kind = kind  # "buffer", "image", "sampler", "local", "null", "scalar", "unsupported"
+        self.value = value
+        self.data = data
+        self.dtype = dtype
 
 
 class _Snap:
@@ -132,7 +133,9 @@ class _Snap:
     was removed): a launch whose contents before they are is listed without its buffers,
     saying so."""
 
-    __slots__ = ("batch", "digest", "dtype", "event", "failed", "host", "nbytes", "offset", "path")
+    __slots__ = (
+        "batch", "digest", "dtype", "event", "failed", "host", "json", "nbytes", "offset", "path",
+    )  # fmt: skip
 
     def __init__(
         self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
@@ -147,6 +150,7 @@ class _Snap:
         self.failed = ""
         self.batch: _Batch | None = None
         self.offset = 0
+        self.json: tuple[str, str] | None = None  # (path, path as JSON) once a line needed it
 
 
 class _Batch:
@@ -268,7 +272,6 @@ class _Read:
         self.snaps: dict[str, _Snap] = {}
 
 
-@dataclass
 class _Plan:
     """What every launch of a kernel with the same arguments (the very objects the program
     set) on the same queue describes alike, worked out at the first of them and kept on the
@@ -287,28 +290,68 @@ class _Plan:
     items: tuple[dict[str, Any], ...]
     reads: tuple[tuple[Any, ...], ...]
     why: str
-    json: tuple[str, ...] | None = None  # made when a line first needs it
+    json: tuple[str, ...] | None  # made when a line first needs it
     # Each line's JSON from its number to its arguments, by what it holds there (its kernel,
     # program, sizes, device and platform): made once for each, at most HEADS of them.
-    heads: dict[tuple[Any, ...], str] = field(default_factory=dict)
-    # The argument each of ``quick``'s buffers is kept under (its index and its name as a
-    # file's): made when its first launch is kept.
-    names: tuple[tuple[int, str], ...] | None = None
-    after_bytes: int = 0  # the bytes of ``quick``'s buffers its launches may write
+    heads: dict[tuple[Any, ...], str]
+    # The lines of the launches recorded in a few steps, by their sizes as given (global,
+    # local, offset, whether global is in groups): the JSON between the launch's number and
+    # its first buffer's file names, between those of each buffer and the next, and after the
+    # last up to its ``packed`` (:meth:`Recorder._quick_line`); at most HEADS of them.
+    lines: dict[tuple[Any, ...], tuple[tuple[tuple[str, int, int], ...], str]]
+    # How each of ``quick``'s buffers is kept (:func:`_keeps`; None for one that does not fit
+    # the pack): made when its first launch is kept.
+    keeps: tuple[tuple[Any, ...] | None, ...] | None
+    after_bytes: int  # the bytes of ``quick``'s buffers its launches may write
     # Whether its buffers may be read behind the launch whatever else holds (none of the
     # program's memory, USE_HOST_PTR; an in-order queue), and the most bytes they read.
-    behind: bool = False
-    most: int = 0
-    stage: _Stage | None = None  # its queue's staging buffer
-    writes: frozenset[int] = frozenset()  # the memory objects its launches may write
+    behind: bool
+    most: int
+    stage: _Stage | None  # its queue's staging buffer
+    serial: bool  # its queue's driver is one of :func:`_serial_driver`'s
+    writes: frozenset[int]  # the memory objects its launches may write
     # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
     # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
     # one each of ``reads`` is, and what each read tells of its buffer after the launch
     # (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a plan whose
     # launches take the whole way (an argument not kept, an image, a buffer of no bytes...).
-    quick: (
-        tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
-    ) = None
+    quick: tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
+
+    def __init__(
+        self,
+        token: int,
+        queue: Any,
+        args: tuple[Any, ...],
+        kernel: str,
+        program: int,
+        device: str,
+        platform: str,
+        items: tuple[dict[str, Any], ...],
+        reads: tuple[tuple[Any, ...], ...],
+        why: str,
+        json: tuple[str, ...] | None = None,
+    ) -> None:
+        self.token = token
+        self.queue = queue
+        self.args = args
+        self.kernel = kernel
+        self.program = program
+        self.device = device
+        self.platform = platform
+        self.items = items
+        self.reads = reads
+        self.why = why
+        self.json = json
+        self.heads = {}
+        self.lines = {}
+        self.keeps = None
+        self.after_bytes = 0
+        self.behind = False
+        self.most = 0
+        self.stage = None
+        self.serial = False
+        self.writes = frozenset()
+        self.quick = None
 
 
 class _Record:
@@ -378,12 +421,15 @@ class _Finisher:
         self._closed = False
         self._hurry = False  # someone waits for the launches queued
 
-    def put(self, record: _Record, queue: Any = None) -> None:
+    def put(self, record: _Record, queue: Any = None, serial: bool | None = None) -> None:
         """Queue ``record`` for its turn. On a driver whose calls are not safe from two
-        threads at once (:func:`_serial_driver`), wait until it is finished: the finishing
-        thread's reads and waits then never run beside the program's own calls."""
+        threads at once (:func:`_serial_driver`; ``serial`` where it is known), wait until it
+        is finished: the finishing thread's reads and waits then never run beside the
+        program's own calls."""
         self._put(record, queue)
-        if queue is not None and _serial_driver(queue):
+        if queue is None:
+            return
+        if serial if serial is not None else _serial_driver(queue):
             self.drain()
 
     def _put(self, record: _Record, queue: Any = None) -> None:
@@ -527,67 +573,107 @@ class _ReadFailed(Exception):
     """A buffer's contents could not be read back (its message says why)."""
 
 
-@dataclass
 class Recorder:
     """Records the launches of one process into ``folder``; ``max_launches`` and
     ``max_bytes`` bound the data kept (a launch past them is recorded without it)."""
 
     folder: str | os.PathLike[str]
-    max_launches: int | None = None
-    max_bytes: int | None = None
-    pid: int = field(default_factory=os.getpid)
-    launches: int = 0
-    written: int = 0
-    _lock: threading.RLock = field(default_factory=threading.RLock)
-    _built: dict[int, tuple[str | None, list[str]]] = field(default_factory=dict)
-    _programs: dict[tuple[str | None, tuple[str, ...]], int] = field(default_factory=dict)
-    _memory: dict[int, int] = field(default_factory=dict)
-    _files: dict[str, str] = field(default_factory=dict)
-    _undo: list[Callable[[], None]] = field(default_factory=list)
+    max_launches: int | None
+    max_bytes: int | None
+    pid: int
+    launches: int
+    written: int
+    _lock: threading.RLock
+    _built: dict[int, tuple[str | None, list[str]]]
+    _programs: dict[tuple[str | None, tuple[str, ...]], int]
+    _memory: dict[int, int]
+    _files: dict[str, str]
+    _undo: list[Callable[[], None]]
     # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
     # where in the pack they lie: None for a file of their own).
-    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]] = field(
-        default_factory=list
-    )
-    _chunk: np.ndarray | None = None
+    _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
+    _chunk: np.ndarray | None
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
-    _copy_buffer: Callable[..., Any] | None = None
-    _read_buffer: Callable[..., Any] | None = None
+    _copy_buffer: Callable[..., Any] | None
+    _read_buffer: Callable[..., Any] | None
     # The pack of small contents (PACK): its fd once made, the bytes written to it, and its
     # lock (contents are kept by the finishing thread, or by the program's once it is idle).
-    _pack: int | None = None
-    _pack_size: int = 0  # bytes written to it
-    _pack_unwritten: list[bytes] = field(default_factory=list)  # contents kept for one write
-    _pack_waiting: int = 0  # their bytes
-    _pack_lost: str = ""  # why a write of the pack failed (a full disk)
-    _pack_lock: threading.Lock = field(default_factory=threading.Lock)
+    _pack: int | None
+    _pack_size: int  # bytes written to it
+    _pack_unwritten: list[bytes]  # contents kept for one write
+    _pack_waiting: int  # their bytes
+    _pack_lost: str  # why a write of the pack failed (a full disk)
+    _pack_lock: threading.Lock
     # Recording goes on while the journal takes lines; buffers are written while the folder
     # takes them (``no_data`` says why it no longer does). Neither ever stops the program.
-    active: bool = True
-    no_data: str = ""
-    status: int | None = None  # the fd of capture's pipe (ENV_STATUS), where it is one
-    notes: list[str] = field(default_factory=list)  # what was said through it
-    journaled: int = 0  # bytes written to the journal
-    _journal: int | None = None  # its fd, open while recording (each line one write)
-    _journal_lost: bool = False  # it could not be written: nothing more is
-    _journal_lock: threading.Lock = field(default_factory=threading.Lock)
-    _unwritten: list[bytes] = field(default_factory=list)  # lines kept for one write
-    _unwritten_entries: list[dict[str, Any]] = field(default_factory=list)  # theirs
-    _folders: set[str] = field(default_factory=set)  # sub-folders known to exist
-    _token: int = field(default_factory=lambda: next(_TOKENS))  # marks what is cached
+    active: bool
+    no_data: str
+    status: int | None  # the fd of capture's pipe (ENV_STATUS), where it is one
+    notes: list[str]  # what was said through it
+    journaled: int  # bytes written to the journal
+    _journal: int | None  # its fd, open while recording (each line one write)
+    _journal_lost: bool  # it could not be written: nothing more is
+    _journal_lock: threading.Lock
+    _unwritten: list[bytes]  # lines kept for one write
+    # Their entries (a launch recorded in a few steps: what :meth:`_quick_entry` makes it of).
+    _unwritten_entries: list[dict[str, Any] | tuple[Any, ...]]
+    _folders: set[str]  # sub-folders known to exist
+    _token: int  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
     # that could change it (a _Snap), kept on the buffer object with the epoch and the
     # generation of its memory object then. Any pyopencl call that may write a buffer (a
     # copy, a fill, a write, a kernel launched past the recorder...) starts a new epoch; a
     # launch that may write a memory object starts its next generation; a map ends what is
     # known for good.
-    _epoch: int = 0
-    _generation: dict[int, int] = field(default_factory=dict)
-    _mapped: bool = False
-    _finisher: _Finisher = field(init=False)
+    _epoch: int
+    _generation: dict[int, int]
+    _mapped: bool
+    _finisher: _Finisher
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        max_launches: int | None = None,
+        max_bytes: int | None = None,
+    ) -> None:
+        self.folder = folder
+        self.max_launches = max_launches
+        self.max_bytes = max_bytes
+        self.pid = os.getpid()
+        self.launches = 0
+        self.written = 0
+        self._lock = threading.RLock()
+        self._built = {}
+        self._programs = {}
+        self._memory = {}
+        self._files = {}
+        self._undo = []
+        self._fresh = []
+        self._chunk = None
+        self._copy_buffer = None
+        self._read_buffer = None
+        self._pack = None
+        self._pack_size = 0
+        self._pack_unwritten = []
+        self._pack_waiting = 0
+        self._pack_lost = ""
+        self._pack_lock = threading.Lock()
+        self.active = True
+        self.no_data = ""
+        self.status = None
+        self.notes = []
+        self.journaled = 0
+        self._journal = None
+        self._journal_lost = False
+        self._journal_lock = threading.Lock()
+        self._unwritten = []
+        self._unwritten_entries = []
+        self._folders = set()
+        self._token = next(_TOKENS)
+        self._epoch = 0
+        self._generation = {}
+        self._mapped = False
         self._finisher = _Finisher(self._finish, self._flushed)
 
     def claim(self) -> bool:
@@ -615,6 +701,11 @@ class Recorder:
         if self._pack_lost and entry.get("data") is True and self._without_lost(entry):
             line = None
         data = ((_encode(entry) if line is None else line) + "\n").encode("utf-8")
+        self._append(data, entry, later)
+
+    def _append(self, data: bytes, entry: dict[str, Any] | tuple[Any, ...], later: bool) -> None:
+        """The line ``data`` (of ``entry``: a launch's made when needed, see
+        :meth:`_quick_entry`) into the journal, now or with the lines after it."""
         with self._journal_lock:
             if self.journaled + len(data) > JOURNAL_LIMIT:
                 self._flush_locked()
@@ -1039,7 +1130,7 @@ class Recorder:
                             )  # fmt: skip
                         except Exception:  # an object that takes no attribute: not known
                             pass
-            finisher.put(record, queue)
+            finisher.put(record, queue, plan.serial)
         except Exception as exc:
             self._epoch += 1
             self._stop(_stopped(number, _reason(exc)))
@@ -1093,54 +1184,140 @@ class Recorder:
             self.max_bytes is not None and self.written + record.nbytes > self.max_bytes
         ):
             return False
-        got: list[tuple[_Snap, Any, bytes] | None] = []
+        keeps = plan.keeps
+        if keeps is None:
+            keeps = plan.keeps = _keeps(plan)
+        got: list[tuple[_Snap, Any] | None] = []
         try:
-            for before, after in zip(befores, afters, strict=True):
+            for before, after, keep in zip(befores, afters, keeps, strict=True):
                 if before.failed or not before.path:
                     return False
                 if after is before:
                     got.append(None)
                     continue
                 batch, event = after.batch, after.event
-                if after.failed or after.path or batch is None:
+                if after.failed or after.path or batch is None or keep is None:
                     return False
-                # As :meth:`_keep_snap` has them (asked again there where this fails).
-                host = batch.contents(after.offset, after.nbytes)
+                # As :meth:`_keep_snap` has them (asked again there where this fails): from
+                # the staging buffer's read, where it is back (most often, after the first).
+                if batch.stage is None and batch.event is None and not batch.failed:
+                    host = batch.host[after.offset : after.offset + after.nbytes]
+                else:
+                    host = batch.contents(after.offset, after.nbytes)
                 if event is not None and event.command_execution_status < 0:
                     return False
-                dtype = after.dtype
-                header = _npy_header(dtype, after.nbytes // dtype.itemsize)
-                if len(header) + after.nbytes > PACK_LIMIT:
+                if after.nbytes != keep[2] or after.dtype is not keep[3]:
                     return False
-                got.append((after, host, header))
+                got.append((after, host))
         except Exception:
             return False
-        names = plan.names
-        if names is None:  # the first argument to name each buffer read
-            first: dict[int, tuple[int, str]] = {}
-            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
-                name = plan.items[index]["name"] or f"arg{index}"
-                first.setdefault(slot, (index, _safe(name)))
-            names = plan.names = tuple(first[slot] for slot in range(len(first)))
-        number, files, sha1 = record.number, self._files, _SHA1[0] if _SHA1 else _sha1
-        for slot, one in enumerate(got):  # as :meth:`_small` keeps them
+        number, files, fresh = record.number, self._files, self._fresh
+        for one, keep in zip(got, keeps, strict=True):  # as :meth:`_small` keeps them
             if one is None:
                 continue
-            after, host, header = one
-            digest = sha1(after.dtype.str.encode())
+            after, host = one
+            index, name, nbytes, _, begun, header, plain = keep  # type: ignore[misc]
+            digest = begun.copy()
             digest.update(host.data)
             key = digest.hexdigest()
             known = files.get(key)
             if known is None:
-                index, name = names[slot]
                 known = f"data/{number:05d}-{index}-{name}-after.npy"
                 place = self._pack_write(header + host.tobytes())
                 files[key] = known
-                self.written += after.nbytes
-                self._fresh.append((number, key, known, after.nbytes, after, place))
+                self.written += nbytes
+                fresh.append((number, key, known, nbytes, after, place))
+                if plain:
+                    after.json = (known, f'"{known}"')
             after.path, after.digest = known, key
             after.event = after.batch = None
         return True
+
+    def _quick_line(self, record: _Record) -> None:
+        """Write the journal line of a launch recorded in a few steps whose contents are kept
+        (:meth:`_keep_quick`): the line :meth:`_unfold` and :func:`_line` make of it, from the
+        JSON its plan keeps for its sizes, without its entry (made only where a line must be
+        made again, :meth:`_lost_pack`)."""
+        plan = record.plan
+        assert plan is not None and record.quick is not None
+        global_size, local_size, offset, g_times_l, befores, afters = record.quick
+        sizes = (global_size, local_size, offset, g_times_l)
+        keyed = True
+        try:
+            made = plan.lines.get(sizes)
+        except TypeError:  # sizes of a kind that makes no key
+            made, keyed = None, False
+        if made is None:
+            made = _quick_template(plan, sizes)
+            if keyed and len(plan.lines) < HEADS:
+                plan.lines[sizes] = made
+        pieces, tail = made
+        number = record.number
+        parts = [f'{{"type": "launch", "number": {number}, ']
+        values: list[tuple[int, str, str, bool]] = []
+        for text, index, slot in pieces:
+            before, after = befores[slot], afters[slot]
+            was, now = before.json, after.json
+            if was is None or was[0] is not before.path:
+                was = before.json = (before.path, _name(before.path))
+            if now is None or now[0] is not after.path:
+                now = after.json = (after.path, _name(after.path))
+            changed = before.digest != after.digest
+            parts += (text, was[1], ', "after": ', now[1], ', "changed": ',
+                      "true" if changed else "false")  # fmt: skip
+            values.append((index, was[0], now[0], changed))
+        parts.append(tail)
+        fresh = self._fresh
+        packed = tuple((f[2], f[5]) for f in fresh if f[5] is not None)
+        if packed:  # where in the pack the contents it is the first to name lie
+            places = ", ".join(
+                f"{_snap_name(snap, name)}: [{int(place[0])}, {int(place[1])}]"
+                for _, _, name, _, snap, place in fresh
+                if place is not None
+            )
+            parts.append(f', "packed": {{{places}}}')
+        fresh.clear()
+        parts.append(', "data": true}\n')
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
+        made_of = (plan, number, record.quick[:4], tuple(values), packed)
+        record.quick = None
+        try:
+            if self._pack_lost:  # the whole way, which may list it without its buffers
+                entry = self._quick_entry(*made_of)
+                self._write(entry, later=True, line=_line(entry, plan))
+            else:
+                self._append("".join(parts).encode("utf-8"), made_of, True)
+        except (OSError, TypeError, ValueError) as exc:  # never the program's error
+            self._journal_lost = True
+            self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
+
+    def _quick_entry(
+        self,
+        plan: _Plan,
+        number: int,
+        sizes: tuple[Any, ...],
+        values: tuple[tuple[int, str, str, bool], ...],
+        packed: tuple[tuple[str, tuple[int, int]], ...],
+    ) -> dict[str, Any]:
+        """The journal entry of a launch whose line :meth:`_quick_line` wrote, as
+        :meth:`_unfold` makes it of a launch whose contents are kept."""
+        global_size, local_size, offset, g_times_l = sizes
+        entry = self._entry(plan, number, global_size, local_size)
+        entry["offset"] = [int(o) for o in offset] if offset is not None else None
+        if g_times_l and local_size is not None:
+            entry["global"] = [
+                int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
+            ]
+        args = entry["args"]
+        for index, before, after, changed in values:
+            item = args[index]
+            item["before"] = before
+            item["after"] = after
+            item["changed"] = changed
+        if packed:
+            entry["packed"] = {name: list(place) for name, place in packed}
+        entry["data"] = True
+        return entry
 
     # -- launches finished later -------------------------------------------------------------
 
@@ -1265,7 +1442,10 @@ class Recorder:
         number = record.number
         why = record.why or self.no_data
         quick = not why and record.quick is not None and self._keep_quick(record)
-        if not quick and record.entry is None:
+        if quick:
+            self._quick_line(record)
+            return
+        if record.entry is None:
             self._unfold(record)
         if not why:
             try:
@@ -1488,6 +1668,7 @@ class Recorder:
         plan.most = 2 * sum(sizes.values())  # before and after
         plan.behind = _queue_facts(queue)[2] and not any(r.host for r in reads)
         plan.writes = frozenset(written)
+        plan.serial = _serial_driver(queue)
         if plan.behind and plan.most <= DEFERRED_BYTES:
             plan.stage = self._stage(cl, queue)
         if plan.stage is not None and not why and all(r.nbytes and not r.region for r in reads):
@@ -1672,7 +1853,7 @@ class Recorder:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = (_SHA1[0] if _SHA1 else _sha1)(dtype.str.encode())
+        digest = _sha1_of(dtype.str)
         digest.update(data.data)
         key = digest.hexdigest()
         known = self._files.get(key)
@@ -1732,7 +1913,8 @@ class Recorder:
         launches whose lines name them, and every later one, are listed without their
         buffers (as a launch whose file could not be written is)."""
         self._pack_lost = self._pack_lost or _reason(exc)
-        for index, entry in enumerate(self._unwritten_entries):
+        for index, made in enumerate(self._unwritten_entries):
+            entry = self._quick_entry(*made) if isinstance(made, tuple) else made
             launch = entry.get("type") == "launch" and entry.get("data") is True
             if launch and self._without_lost(entry):
                 self._unwritten[index] = (_encode(entry) + "\n").encode("utf-8")
@@ -1758,23 +1940,43 @@ class Recorder:
         self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
     ) -> tuple[str, str]:
         """Write a buffer larger than :data:`CHUNK` as the ``.npy`` file ``relative``, read
-        a piece at a time with blocking copies (one already written with the same contents
-        stands for it): its path and digest."""
+        a piece at a time into the two halves of one :data:`CHUNK` in turn: the next piece's
+        read is queued before this one is hashed and written, so the device copies one while
+        the other is kept (one already written with the same contents stands for it): its
+        path and digest."""
         import pyopencl as cl
 
         nbytes = int(buffer.size)
         digest = _sha1(dtype.str.encode())
         if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
             self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
-        chunk = self._chunk
+        half = max(1, -(-self._chunk.nbytes // 2))
+        halves = (self._chunk[:half], self._chunk[half:])
+
+        def read(index: int) -> tuple[Any, Any] | None:
+            offset = index * half
+            if offset >= nbytes:
+                return None
+            part = halves[index % 2][: min(half, nbytes - offset)]
+            event = cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=False)
+            return part, event
 
         def write(handle: Any) -> None:
             handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
-            for offset in range(0, nbytes, CHUNK):
-                part = chunk[: min(CHUNK, nbytes - offset)]
-                cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=True)
-                digest.update(part.data)
-                handle.write(part)
+            index, under_way = 0, read(0)
+            try:
+                while under_way is not None:
+                    part, event = under_way
+                    event.wait()
+                    under_way = None  # waited for: a failure of the next read leaves none
+                    index += 1
+                    under_way = read(index)
+                    digest.update(part.data)
+                    handle.write(part)
+            finally:  # no read may go on filling a half the next capture reuses
+                if under_way is not None:
+                    with contextlib.suppress(Exception):
+                        under_way[1].wait()
 
         self._new_file(relative, write)
         key = digest.hexdigest()
@@ -2174,15 +2376,24 @@ def _sampler_facts(cl: Any, sampler: Any) -> dict[str, Any]:
         return {}
 
 
-@dataclass(frozen=True)
 class _KernelFacts:
     """What of a kernel cannot change, asked of OpenCL once and kept on the kernel object."""
 
-    name: str
-    num_args: int
-    infos: list[tuple[str | None, str | None]]
-    read_only: list[bool]  # per parameter: ``const`` or ``__constant`` (the kernel cannot write it)
-    dtypes: list[tuple[np.dtype, str]]  # per parameter: its elements' type, and its name
+    __slots__ = ("dtypes", "infos", "name", "num_args", "read_only")
+
+    def __init__(
+        self,
+        name: str,
+        num_args: int,
+        infos: list[tuple[str | None, str | None]],
+        read_only: list[bool],  # per parameter: ``const`` or ``__constant`` (cannot be written)
+        dtypes: list[tuple[np.dtype, str]],  # per parameter: its elements' type, and its name
+    ) -> None:
+        self.name = name
+        self.num_args = num_args
+        self.infos = infos
+        self.read_only = read_only
+        self.dtypes = dtypes
 
 
 def _kernel_facts(kernel: Any) -> _KernelFacts:
@@ -2262,6 +2473,21 @@ def _sha1(data: bytes) -> Any:
 
         _SHA1.append(hashlib.sha1)
     return _SHA1[0](data)
+
+
+_SHA1_OF: dict[str, Any] = {}
+
+
+def _sha1_of(dtype: str) -> Any:
+    """A SHA-1 that has taken ``dtype`` (a dtype's ``str``), as every contents' digest
+    begins: a copy of one made once for each."""
+    begun = _SHA1_OF.get(dtype)
+    if begun is None:
+        begun = _sha1(dtype.encode())
+        if len(_SHA1_OF) < 64:
+            _SHA1_OF[dtype] = begun
+        return begun.copy()
+    return begun.copy()
 
 
 def _split(text: str) -> list[str]:
@@ -2602,6 +2828,76 @@ def _line(entry: dict[str, Any], plan: _Plan) -> str | None:
     return "".join(parts)
 
 
+def _keeps(plan: _Plan) -> tuple[tuple[Any, ...] | None, ...]:
+    """How each buffer of ``plan``'s launches recorded in a few steps is kept (None for one
+    whose contents do not fit the pack): the argument it is kept under (the first to name
+    it: its index and its name as a file's), its bytes and dtype, a SHA-1 begun with its
+    dtype's ``str``, its ``.npy`` header, and whether its files' names need no escape in
+    JSON."""
+    assert plan.quick is not None
+    first: dict[int, tuple[int, str]] = {}
+    for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
+        first.setdefault(slot, (index, _safe(plan.items[index]["name"] or f"arg{index}")))
+    keeps: list[tuple[Any, ...] | None] = []
+    for slot, (_, dtype, nbytes, _, _) in enumerate(plan.quick[0]):
+        index, name = first[slot]
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        if len(header) + nbytes > PACK_LIMIT:
+            keeps.append(None)
+            continue
+        plain = f"data/{index}-{name}"
+        keeps.append((
+            index, name, nbytes, dtype, _sha1(dtype.str.encode()), header,
+            _name(plain) == f'"{plain}"',
+        ))  # fmt: skip
+    return tuple(keeps)
+
+
+def _quick_template(
+    plan: _Plan, sizes: tuple[Any, ...]
+) -> tuple[tuple[tuple[str, int, int], ...], str]:
+    """The JSON of the lines of ``plan``'s launches recorded in a few steps with ``sizes``
+    (global, local, offset, whether global is in groups), as :func:`_line` makes them: the
+    text before each buffer argument's first file name (with the argument's index and the
+    slot of its contents in the record), and the text after the last, up to ``packed``."""
+    global_size, local_size, offset, g_times_l = sizes
+    assert plan.quick is not None
+    if g_times_l and local_size is not None:
+        glob = [int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)]
+    else:
+        glob = [int(g) for g in global_size]
+    local = [int(v) for v in local_size] if local_size is not None else None
+    if plan.json is None:
+        plan.json = tuple(_encode(item)[:-1] for item in plan.items)
+    text = "".join((
+        '"kernel": ', _encode(plan.kernel),
+        f', "program": {int(plan.program)}, "global": {_ints(glob)}, "local": ', _ints(local),
+        ', "device": ', _encode(plan.device), ', "platform": ', _encode(plan.platform),
+        ', "args": [',
+    ))  # fmt: skip
+    slots = {index: slot for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True)}
+    pieces: list[tuple[str, int, int]] = []
+    last = len(plan.json) - 1
+    for index, prefix in enumerate(plan.json):
+        text += prefix
+        end = "}" if index == last else "}, "
+        slot = slots.get(index)
+        if slot is None:
+            text += end
+        else:
+            pieces.append((text + ', "before": ', index, slot))
+            text = end
+    offsets = None if offset is None else [int(o) for o in offset]
+    return tuple(pieces), text + '], "offset": ' + _ints(offsets)
+
+
+def _snap_name(snap: _Snap | None, name: str) -> str:
+    """The file ``name`` as JSON, as :func:`_name` makes it (kept by ``snap`` where it holds
+    its contents)."""
+    made = snap.json if snap is not None else None
+    return made[1] if made is not None and made[0] is name else _name(name)
+
+
 def _ints(values: Any) -> str:
     """A list of whole numbers (or None) as JSON."""
     if values is None:
@@ -2652,7 +2948,8 @@ class _PatchOnImport:
     ) -> ModuleSpec | None:
         if fullname != "pyopencl":
             return None
-        sys.meta_path.remove(self)
+        if self in sys.meta_path:  # else asked by sitecustomize's own finder
+            sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None:
             return spec
@@ -2668,22 +2965,29 @@ class _PatchOnImport:
         return spec
 
 
-def install_from_environment() -> Recorder | None:
-    """Record this process if ``capture`` started it (``EXPLORER_CAPTURE_DIR`` names the
-    folder): pyopencl is patched once the program imports it."""
-    folder = os.environ.get(ENV_DIR)
+def install_from_environment(
+    environ: Mapping[str, str] | None = None, wait: bool = False
+) -> _PatchOnImport | None:
+    """Record this process if ``capture`` started it (``EXPLORER_CAPTURE_DIR`` of
+    ``environ``, the process's environment by default, names the folder): pyopencl is
+    patched once the program imports it (now, where it has). ``wait``: the finder that patches
+    it is returned, not put on ``sys.meta_path`` (for a finder that asks it itself)."""
+    environ = os.environ if environ is None else environ
+    folder = environ.get(ENV_DIR)
     if not folder:
         return None
-    launches = os.environ.get(ENV_LAUNCHES)
-    max_bytes = os.environ.get(ENV_MAX_BYTES)
+    launches = environ.get(ENV_LAUNCHES)
+    max_bytes = environ.get(ENV_MAX_BYTES)
     recorder = Recorder(
         folder,
         int(launches) if launches else None,
         int(max_bytes) if max_bytes else DEFAULT_MAX_BYTES,
     )
-    recorder.status = _pipe(os.environ.get(ENV_STATUS))
+    recorder.status = _pipe(environ.get(ENV_STATUS))
     if "pyopencl" in sys.modules:
         recorder.start(sys.modules["pyopencl"])
-    else:
-        sys.meta_path.insert(0, _PatchOnImport(recorder))
-    return recorder
+        return None
+    hook = _PatchOnImport(recorder)
+    if not wait:
+        sys.meta_path.insert(0, hook)
+    return hook
