@@ -54,8 +54,8 @@ def _origin() -> float:
 
 def mark(what: str, who: str = "") -> None:
     """Say that ``what`` is done, with the time since the command started and this process's
-    CPU time (user + system) so far. ``who``: a thread of the process that has lines of its
-    own (the executor's ``drivers``), each line's time after the last one's of the same."""
+    CPU time (user + system) so far. ``who``: the name the line gives instead of the
+    process's role, for a thread of it with lines of its own (the executor's ``drivers``)."""
     if not os.environ.get(ENV):
         return
     elapsed = time.time() - _origin()

@@ -230,7 +230,7 @@ class CodeEditor(QPlainTextEdit):
         marked = {self.block_number(line) for line in self.marked}
         numbering = self._shown_numbering()
         key = (
-            id(numbering),
+            numbering,  # the object, not its id: held here, its id is never another's
             block.blockNumber(),
             round(offset),
             tuple(sorted(marked)),

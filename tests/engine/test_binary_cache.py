@@ -120,3 +120,26 @@ def test_oclgrinds_build_messages_name_the_lines_line_directives_give():
         assert "helper.h:3:16: error: use of undeclared identifier 'also_undefined'" in exc.log
     else:
         raise AssertionError("the broken kernel built")
+
+
+def test_oclgrinds_messages_of_an_included_file_keep_their_lines(tmp_path):
+    """An included file's lines are its own: a message naming one (whose name may hold
+    "input") is left as Oclgrind's compiler gives it, whatever `#line` the kernel holds."""
+    cl = pyopencl
+    platform = next((p for p in cl.get_platforms() if "oclgrind" in p.name.lower()), None)
+    if platform is None:
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    context = cl.Context(platform.get_devices()[:1])
+    included = tmp_path / "input_helpers.cl"
+    included.write_text("// helpers\n\n\n\nfloat helper(float x)\n{\n    return x +;\n}\n")
+    header = '/*---\nname = "k"\nfamily = "custom"\nkernel = "k"\n---*/\n'
+    kernel = '#include "input_helpers.cl"\n__kernel void k(__global float* x) { x[0] = 1; }\n'
+    options = (f"-I{tmp_path}",)
+    try:
+        BuildCache().kernel(
+            cl, context, "oclgrind:0", header + "#line 1\n" + kernel, options, "k", "mine.cl"
+        )
+    except BuildError as exc:
+        assert "input_helpers.cl:7:15: error: expected expression" in exc.log
+    else:
+        raise AssertionError("the broken kernel built")

@@ -10,8 +10,10 @@ from __future__ import annotations
 import sys
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
+from explorer.gui.source_view import CodeEditor
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trace_and_wait, trigger
 from tests.robustness.helpers import cli
 
@@ -301,3 +303,27 @@ def test_the_gutter_numbers_lines_as_the_directives_do(qtbot, window, monkeypatc
         assert editor.gutter_label(kernel) == "60"
     finally:
         window.views.source_view.discard()
+
+
+def test_the_gutter_follows_every_edit_of_a_line_directive(qtbot):
+    """Editing a `#line` again and again (past the numberings kept in memory), the gutter
+    shows each time the numbers the text now gives, never a picture of earlier ones."""
+    editor = CodeEditor()
+    qtbot.addWidget(editor)
+    editor.setReadOnly(False)
+    editor.load("#line 1\nint a;\nint b;\n")
+    editor.resize(400, 300)
+    editor.show()
+    qtbot.waitExposed(editor)
+    for number in [*range(2, 40)] * 20:
+        cursor = editor.textCursor()
+        cursor.setPosition(len("#line "))
+        cursor.movePosition(cursor.MoveOperation.EndOfBlock, cursor.MoveMode.KeepAnchor)
+        cursor.insertText(str(number))
+        shown = editor.numbers.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+        block = editor.firstVisibleBlock()
+        top = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).top()
+        drawn = editor._draw_gutter(block, round(top), set(), editor._shown_numbering())
+        assert shown == drawn.toImage().convertToFormat(QImage.Format.Format_RGB32), (
+            f"the gutter after `#line {number}`"
+        )

@@ -26,18 +26,21 @@ class BuildError(RuntimeError):
         self.options = options
 
 
+# The compiler's own name for the source it was given (PoCL's temporary file, Oclgrind's
+# input.cl, either with a folder or none); an included file (``input_helpers.cl``) is not it.
+_GIVEN_NAME = r"(?:[^\s:]*/)?(?:input|tempfile_[^\s:/]*)\.cl"
+
+
 def _clean_log(log: str, display_name: str) -> str:
     """Compiler logs name a temporary file (PoCL) or ``<kernel>`` (NVIDIA's driver); name
     the user's file instead."""
-    log = re.sub(r"(?m)^[^\s:]*?(?:tempfile|input)[^\s:]*\.cl(?=:\d+)", display_name, log)
-    log = re.sub(r"/[^\s:]*?/(?:tempfile_\w+|input)\.cl(?=:\d+)", display_name, log)
+    log = re.sub(rf"(?m)(?<![^\s]){_GIVEN_NAME}(?=:\d+)", display_name, log)
     log = re.sub(r"(?m)^(\s*)<kernel>(?=:\d+)", lambda m: m.group(1) + display_name, log)
     return log.strip()
 
 
-# The compiler's own name for the source it was given (PoCL's temporary file, Oclgrind's
-# input.cl), before a line number.
-_GIVEN_SOURCE = re.compile(r"(?m)(?<![^\s])([^\s:]*?(?:tempfile|input)[^\s:]*\.cl):(\d+)(?=:)")
+# The source as given, before a line number: PoCL's temporary file, Oclgrind's input.cl.
+_GIVEN_SOURCE = re.compile(rf"(?m)(?<![^\s])({_GIVEN_NAME}):(\d+)(?=:)")
 
 
 def _ignores_line_directives(context: Any) -> bool:

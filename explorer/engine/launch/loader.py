@@ -43,7 +43,7 @@ _CL_DEVICE_NAME = 0x102B
 # A device's types as the engine names them (devices.py), in its order.
 _TYPE_BITS = (("ACCELERATOR", 1 << 3), ("CPU", 1 << 1), ("GPU", 1 << 2), ("CUSTOM", 1 << 4))
 # The devices whose context the drivers thread makes: where one is slow to make. A CPU
-# device's (PoCL's: milliseconds) is made after the devices are described, as before.
+# device's (PoCL's: milliseconds) is made once the devices are described (serve._context_ahead).
 EARLY_CONTEXT_TYPES = (1 << 2) | (1 << 3)  # GPU, accelerator
 
 # Contexts being made ahead, by device key: the thread and where it leaves the context.

@@ -534,7 +534,6 @@ class AccessRewriter:
             first = min(int(ch, 16) for ch in selector[1:]) if selector[1:] else 0
         else:
             first = min("xyzw".index(ch) for ch in selector if ch in "xyzw")
-        size = 1 << max(0, a.size.bit_length() - 1)
         return first * scalar, size
 
     def atomic(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
