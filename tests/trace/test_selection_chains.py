@@ -31,3 +31,16 @@ def test_a_chain_ending_at_w_races_with_a_write_of_w(executor, device):
 
 def test_a_chain_ending_at_w_does_not_race_with_a_write_of_x(executor, device):
     assert [f.kind for f in traced(executor, device, "apart.cl").analysis.findings] == []
+
+
+def test_a_read_of_components_apart_does_not_race_with_a_write_between_them(executor, device):
+    """`w[k].xz`, `z[k].odd` and `z[k].xyz.xy` read by one work-item while another writes
+    `w[k].y`: the y between x and z is not read, so nothing races (it was recorded as x and y,
+    a race that no compiler makes)."""
+    assert [f.kind for f in traced(executor, device, "read_apart.cl").analysis.findings] == []
+
+
+def test_a_read_of_components_apart_races_with_a_write_of_one_of_them(executor, device):
+    """The same read while the other work-item writes `w[k].z`: the z it reads races."""
+    findings = traced(executor, device, "read_apart_race.cl").analysis.findings
+    assert [(f.kind, f.buffer) for f in findings if f.kind == "race"] == [("race", "w")]

@@ -430,6 +430,8 @@ class AccessRewriter:
             return
         if a.builtin is not None and a.kind is AccessKind.WRITE:
             return  # the call's value is its first result, not what it stored
+        if self.read_apart(a) is not None:
+            return  # a record per component: none holds the selection's value
         width = 1
         if a.kind is AccessKind.VLOAD:
             match = re.match(r"^vload(\d+)$", a.builtin or "")
@@ -477,6 +479,20 @@ class AccessRewriter:
         """A component selection (``v.x``, ``v.lo``, ``v.s3``) of a vector in memory."""
         inner = self.edits.inner
         chain = [c.strip() for c in (a.components or "").split(".")]
+        apart = self.read_apart(a)
+        if apart is not None:
+            # A read of components not side by side (`.odd`, `.xz`) or three of them: each
+            # its own record, so a write of the ones between is not taken for this read.
+            mask, bytes_each = apart
+
+            def emit_apart(edit: Edit) -> str:
+                base = _chain_base(inner(edit), len(chain))
+                selected = "".join(f".{s}" for s in chain)
+                traced = f"__TR_{code}M(&({base}), {mask}u, {bytes_each}u, {sid}u, {hint}u)"
+                return f"(*{traced}){selected}"
+
+            self.edits.add(a.span.start, a.span.end, emit_apart)
+            return
         single = self.single_component(a)
         if single is not None:
             # One component (`out4[i].y = v`) becomes that scalar's own access: through a
@@ -500,6 +516,22 @@ class AccessRewriter:
             return f"(*__TR_{code}X(&({base}), {offset}u, {size}u, {sid}u, {hint}u)){selected}"
 
         self.edits.add(a.span.start, a.span.end, emit)
+
+    def read_apart(self, a: AccessSite) -> tuple[int, int] | None:
+        """Of a read of a vector's components in memory that are not side by side or not a
+        power of two of them: the components (one bit each) and the bytes of one; None for
+        any other access (a write keeps one record: a compiler may store the whole vector)."""
+        if a.kind is not AccessKind.READ or not a.components:
+            return None
+        scalar = SCALAR_BYTES.get(_scalar(a.element_type))
+        reached = _reached([c.strip() for c in a.components.split(".")], a.vector_width)
+        if scalar is None or reached is None or len(reached) < 2:
+            return None
+        low, high = min(reached), max(reached)
+        count = len(set(reached))
+        if count == high - low + 1 and count & (count - 1) == 0:
+            return None  # side by side, a power of two of them: one record holds them
+        return sum(1 << c for c in set(reached)), scalar
 
     def single_component(self, a: AccessSite) -> tuple[int, str] | None:
         """The index and scalar type of a one-component selection (``.y``, ``.s3``), or None."""

@@ -334,6 +334,52 @@ static __TR_HELPER __local uchar* __tr_la(__tr_state* st, __local uchar* p, uint
     return st->ldummy;
 }
 
+/* A selection of a vector in memory whose components are not side by side, or not a power
+ * of two of them (`.odd`, `.xz`, `.wx`, `.xyz`): one record per component, bit c of `mask`
+ * for component c of `scalar` bytes. The access goes through `p` unless a component fell
+ * outside every buffer (then where that component's check sends it). */
+static __TR_HELPER __global uchar* __tr_gxm(__tr_state* st, __global uchar* p, uint mask,
+        uint scalar, uint site, uint hint)
+{
+    __global uchar* r = p;
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u)
+            continue;
+        __global uchar* q = __tr_gx(st, p, c * scalar, scalar, site, hint, 0u);
+        if (q != p)
+            r = q;
+    }
+    return r;
+}
+
+static __TR_HELPER __constant uchar* __tr_cxm(__tr_state* st, __constant uchar* p, uint mask,
+        uint scalar, uint site, uint hint)
+{
+    __constant uchar* r = p;
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u)
+            continue;
+        __constant uchar* q = __tr_cx(st, p, c * scalar, scalar, site, hint, 0u);
+        if (q != p)
+            r = q;
+    }
+    return r;
+}
+
+static __TR_HELPER __local uchar* __tr_lxm(__tr_state* st, __local uchar* p, uint mask,
+        uint scalar, uint site, uint hint)
+{
+    __local uchar* r = p;
+    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
+        if ((mask & 1u) == 0u)
+            continue;
+        __local uchar* q = __tr_lx(st, p, c * scalar, scalar, site, hint, 0u);
+        if (q != p)
+            r = q;
+    }
+    return r;
+}
+
 /* A private array's element: only an access out of the array's bytes is recorded (no other
  * work-item can see private memory), and it goes to a scratch slot instead. */
 static __TR_HELPER __private uchar* __tr_p(__tr_state* st, __private uchar* p, uint size,
@@ -835,6 +881,12 @@ static __TR_HELPER int __tr_image(__tr_state* st, uint site, uint buf, int w, in
     (__constant uchar*)(P), AT, SIZE, SITE, HINT, 0u))
 #define __TR_CP(P, SITE, HINT) ((__typeof__(P)) __tr_cx(__tr_ptr, \
     (__constant uchar*)(P), 0u, (uint)sizeof(*(P)), SITE, HINT, 1u))
+#define __TR_GM(P, MASK, SCALAR, SITE, HINT) ((__typeof__(P)) __tr_gxm(__tr_ptr, \
+    (__global uchar*)(P), MASK, SCALAR, SITE, HINT))
+#define __TR_CM(P, MASK, SCALAR, SITE, HINT) ((__typeof__(P)) __tr_cxm(__tr_ptr, \
+    (__constant uchar*)(P), MASK, SCALAR, SITE, HINT))
+#define __TR_LM(P, MASK, SCALAR, SITE, HINT) ((__typeof__(P)) __tr_lxm(__tr_ptr, \
+    (__local uchar*)(P) + __tr_z(__tr_ptr), MASK, SCALAR, SITE, HINT))
 #define __TR_LX(P, AT, SIZE, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
     (__local uchar*)(P) + __tr_z(__tr_ptr), AT, SIZE, SITE, HINT, 0u))
 #define __TR_LP(P, SITE, HINT) ((__typeof__(P)) __tr_lx(__tr_ptr, \
