@@ -31,3 +31,32 @@ def test_a_vector_load_over_the_end_names_the_elements_it_covers(executor, devic
     assert finding.message.startswith(
         "line 4 reads src[253..256] reaching outside src (256 elements)"
     )
+
+
+def _shown(traced, kind: str, line: int) -> list[tuple[str, str]]:
+    """(message, the access its anatomy explains) of each finding of ``kind`` at ``line``."""
+    return [
+        (f["message"], f["anatomy"]["access"])
+        for f in traced.report_json["findings"]
+        if f["kind"] == kind and f["line"] == line
+    ]
+
+
+def test_an_unset_private_read_is_explained_by_the_array_not_a_load_beside_it(executor, device):
+    """acc[i][j] += A[...] * B[...] with only acc[i][i] zeroed: the finding is about acc, so
+    its anatomy is that of acc[i][j], not of the A load first on the line."""
+    traced = _traced(executor, device, "acc_diagonal")
+    [(message, access)] = _shown(traced, "uninitialized", 12)
+    assert message.startswith("line 12 reads acc[0][1]")
+    assert access == "acc[i][j]"
+
+
+def test_each_member_of_a_struct_element_is_explained_by_its_own_access(executor, device):
+    """cell[n].a + cell[n].b: the bank-conflict finding of each member quotes its access, and
+    its anatomy is that access's."""
+    traced = _traced(executor, device, "local_pairs_race")
+    kinds = {(f.kind, f.line) for f in traced.analysis.findings}
+    assert {("race", 7), ("race", 8)} <= kinds
+    shown = _shown(traced, "bank-conflict", 10)
+    assert sorted(access for _, access in shown) == ["cell[n].a", "cell[n].b"]
+    assert all(message.startswith(f"{access}:") for message, access in shown)
