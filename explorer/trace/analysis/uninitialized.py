@@ -135,7 +135,8 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
         # Races are the race detector's (with work-groups as actors); here only which
         # work-items wrote each word, and when, matters.
-        keyscan.scan(ctx, jobs, size, None, _ignore_races, uninit.add)
+        found = partial(local_memory.but_padding, ctx, {b: 0}, size, uninit.add)
+        keyscan.scan(ctx, jobs, size, None, _ignore_races, found)
     return uninit.findings()
 
 
