@@ -95,3 +95,12 @@ def test_the_parser_knows_the_padding_of_a_struct_element():
     assert padding == {"loc": ((20, 32),), "f": ()}
     [q] = parsed.kernels[0].parameters
     assert q.padding == ((1, 4), (14, 16))
+
+
+def test_a_missing_halo_names_the_local_elements_nothing_wrote(executor, device):
+    """The right halo t[66], t[67] is never loaded: the finding says which elements, so the
+    missing load can be told from a missing barrier."""
+    traced = _traced(executor, device, "halo_right_missing")
+    [finding] = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
+    assert (finding.line, finding.buffer, finding.elements) == (13, "t", (66, 67))
+    assert "(phase 1; e.g. t[66], t[67])" in finding.message
