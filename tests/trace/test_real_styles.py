@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
@@ -104,3 +106,25 @@ def test_a_missing_halo_names_the_local_elements_nothing_wrote(executor, device)
     [finding] = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
     assert (finding.line, finding.buffer, finding.elements) == (13, "t", (66, 67))
     assert "(phase 1; e.g. t[66], t[67])" in finding.message
+
+
+# Correct kernels in common styles: a local reduction over get_local_size(0), a histogram in
+# local memory merged with atomic_add, a double-buffered scan, local arrays picked by a
+# ternary, a struct of arrays in local memory, double-buffered matmul tiles, a local atomic
+# counter. Costs may be reported; no bug.
+CORRECT = [
+    "reduce_local_size",
+    "histogram_local_atomics",
+    "scan_double_buffered",
+    "local_ping_pong_ternary",
+    "struct_of_arrays_local",
+    "matmul_double_buffered",
+    "local_atomic_counter",
+]
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_a_correct_kernel_in_a_common_style_has_no_bug_finding(executor, device, name):
+    traced = _traced(executor, device, name)
+    kinds = {f.kind for f in traced.analysis.findings}
+    assert kinds <= {"bank-conflict", "uncoalesced"}, traced.analysis.findings
