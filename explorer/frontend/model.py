@@ -75,6 +75,9 @@ class Parameter:
     vector_width: int
     is_const: bool
     is_restrict: bool
+    # The bytes of one element no member of its struct covers (the compiler's padding), as
+    # [start, end) ranges; empty for an element that is no struct or has none.
+    padding: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_local_pointer(self) -> bool:
@@ -124,7 +127,8 @@ class Variable:
     the struct's `= {...}` or `= other`, or the struct is a parameter, a copy of the
     caller's), so every element of it holds one from the start. `components`: the number of
     components of a vector element (3 for `float3`, whose element takes the bytes of 4), 0
-    for an element that is no vector.
+    for an element that is no vector. `padding`: the bytes of a struct element that no member
+    covers, as [start, end) ranges.
     """
 
     name: str
@@ -137,6 +141,7 @@ class Variable:
     initialised: bool = False
     decl_start: int = -1
     components: int = 0
+    padding: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -449,6 +449,58 @@ def _canonical_kind(t: Any) -> Any:
     return t.get_canonical().kind
 
 
+def padding(t: Any) -> tuple[tuple[int, int], ...]:
+    """The bytes of a value of type ``t`` that no member of a struct in it covers (the
+    compiler's padding: `struct { float4 p; int id; }` leaves bytes 20-31), as [start, end)
+    ranges; empty for a type that is no struct, or a struct without any."""
+    canonical = t.get_canonical()
+    if canonical.kind != T.RECORD:
+        return ()
+    size = int(canonical.get_size())
+    if size <= 0:
+        return ()
+    covered = bytearray(size)
+    if not _cover(canonical, 0, covered):
+        return ()  # a member whose place is not known: claim nothing
+    holes: list[tuple[int, int]] = []
+    for at, taken in enumerate(covered):
+        if taken:
+            continue
+        if holes and holes[-1][1] == at:
+            holes[-1] = (holes[-1][0], at + 1)
+        else:
+            holes.append((at, at + 1))
+    return tuple(holes)
+
+
+def _cover(t: Any, base: int, covered: bytearray) -> bool:
+    """Mark in ``covered`` the bytes the members of ``t`` take, placed at ``base``; False where
+    a member's offset or size is not known."""
+    canonical = t.get_canonical()
+    size = int(canonical.get_size())
+    if size <= 0 or base + size > len(covered):
+        return False
+    if canonical.kind == T.RECORD:
+        for field in canonical.get_fields():
+            bits = int(field.get_field_offsetof())
+            if bits < 0:
+                return False
+            if field.is_bitfield():
+                first, last = base + bits // 8, base + (bits + field.get_bitfield_width() + 7) // 8
+                covered[first:last] = b"\x01" * (last - first)
+            elif not _cover(field.type, base + bits // 8, covered):
+                return False
+        return True
+    if canonical.kind == T.CONSTANTARRAY and padding(canonical.element_type):
+        step = int(canonical.element_type.get_canonical().get_size())
+        return all(
+            _cover(canonical.element_type, base + i * step, covered)
+            for i in range(int(canonical.element_count))
+        )
+    covered[base : base + size] = b"\x01" * size
+    return True
+
+
 def _is_pointerish(t: Any) -> bool:
     kind = _canonical_kind(t)
     return bool(kind == T.POINTER or kind in ARRAY_KINDS)
@@ -712,6 +764,7 @@ class _Walker:
             vector_width=int(width),
             is_const=bool(element.is_const_qualified()) if is_pointer else False,
             is_restrict=bool(t.is_restrict_qualified()),
+            padding=padding(element) if is_pointer else (),
         )
 
     def _collect_assignments(self, c: Any) -> None:
@@ -867,6 +920,7 @@ class _Walker:
                 initialised=given,
                 decl_start=opening,
                 components=components,
+                padding=padding(t),
             )
         )
 

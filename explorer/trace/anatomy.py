@@ -57,6 +57,7 @@ from explorer.trace.recorded import (
     READ,
     RMW,
     ROLE_ANATOMY,
+    ROLE_UNSET,
     VALUE_NONE,
     WRITE,
     Finding,
@@ -209,7 +210,8 @@ def finding_record(trace: Trace, finding: Finding) -> int | None:
     sites = [
         s.id
         for s in trace.sites
-        if s.line == finding.line and s.op in ACCESS_OPS and s.role != ROLE_ANATOMY
+        if s.line == finding.line
+        and ((s.op in ACCESS_OPS and s.role != ROLE_ANATOMY) or s.role == ROLE_UNSET)
     ]
     if not sites:
         return None
@@ -234,7 +236,14 @@ def finding_record(trace: Trace, finding: Finding) -> int | None:
         score += 2 * (word_phase(words) == finding.phase)
     if finding.buffer is not None:
         names = np.array([b.name == finding.buffer for b in trace.buffers] + [False])
-        score += names[word_buffer(words)]
+        # A private array's unset reads name no buffer of their own (-1): their site does.
+        named = word_buffer(words).astype(np.int64)
+        own = np.array([s.buffer for s in trace.sites], dtype=np.int64)[word_site(words)]
+        buffers = np.where((named < 0) | (named >= len(trace.buffers)), own, named)
+        score += names[buffers]
+    # Of two accesses alike so far (cell[n].a and cell[n].b), the one the message quotes.
+    quoted = np.array([bool(s.text) and s.text in finding.message for s in trace.sites])
+    score += 0.5 * quoted[word_site(words)]
     return int(mine[int(np.argmax(score))])
 
 

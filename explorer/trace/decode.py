@@ -181,6 +181,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
                 promise,
                 b.image,
                 b.components,
+                b.padding,
             )
         )
 

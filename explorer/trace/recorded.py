@@ -97,6 +97,9 @@ class BufferInfo:
     image: int = 0
     # A private array of vectors: the components of one element (a finding names `w[0].y`).
     components: int = 0
+    # The bytes of one element that no member of its struct covers (the compiler's padding),
+    # as [start, end) ranges: what no one writes, so no read of them is uninitialised.
+    padding: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

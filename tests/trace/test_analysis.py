@@ -460,9 +460,10 @@ def test_update_of_local_memory_before_anyone_wrote_it_is_uninitialised(path):
     (f,) = a.findings
     assert (f.kind, f.line, f.phase, f.buffer, f.count) == ("uninitialized", 30, 0, "sum", 128)
     assert f.message == (
-        "line 30 reads sum[] before any work-item wrote it (phase 0): write it first, with a "
-        "barrier(CLK_LOCAL_MEM_FENCE) between the writes and the reads that every work-item of "
-        "the group reaches (never inside a branch only some take)"
+        "line 30 reads sum[] before any work-item wrote it (phase 0; e.g. sum[0], sum[1], "
+        "sum[2], sum[3]): write it first, with a barrier(CLK_LOCAL_MEM_FENCE) between the "
+        "writes and the reads that every work-item of the group reaches (never inside a branch "
+        "only some take)"
     )
     assert analyse(_uninit_trace(initialise=True)).findings == ()
 

@@ -104,12 +104,36 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
             size,
             None,
             batch.add_race,
-            batch.add_uninitialised,
+            partial(but_padding, ctx, bases, LW, batch.add_uninitialised),
             layout,
             batch.add_same_value,
         )
         result.batches.append(batch)
     return result
+
+
+def but_padding(
+    ctx: Context,
+    bases: dict[int, int],
+    LW: int,
+    keep: keyscan.OnUninit,
+    u: Unit,
+    pos: np.ndarray,
+    keys: np.ndarray,
+) -> None:
+    """Hand ``keep`` the uninitialised reads of ``u`` but those of the padding of a struct
+    (a struct read whole reads the bytes between its members, which nothing ever writes)."""
+    info = ctx.trace.buffers[u.buffer]
+    if info.padding:
+        cell = ctx.cell_bytes(u.buffer)
+        first = (keys % LW - bases[u.buffer]) * cell % max(1, info.elem_size)
+        padded = np.zeros(first.shape, dtype=bool)
+        for start, end in info.padding:
+            padded |= (first >= start) & (first + cell <= end)
+        pos, keys = pos[~padded], keys[~padded]
+        if pos.size == 0:
+            return
+    keep(u, pos, keys)
 
 
 def _local_keys(

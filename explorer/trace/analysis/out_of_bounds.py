@@ -32,14 +32,17 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         distinct = list(dict.fromkeys(int(e) for e in sample))
         shown = distinct[:EXAMPLES]
         wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
-        names = ", ".join(f"{info.name}[{e}]" for e in shown)
+        last = _last_elements(us, shown, info.elem_size)
+        names = ", ".join(_span(info.name, e, last[e]) for e in shown)
+        straddles = any(e < info.length <= last[e] or e < 0 <= last[e] for e in shown)
+        where = f"reaching outside {info.name}" if straddles else f"outside {info.name}"
         verb = VERB.get(s.op, "accesses")
         low = min(int(u.off.min()) for u in us if u.m) // info.elem_size
         high = max(int(u.off.max()) for u in us if u.m) // info.elem_size
         remedy = guards.guard(s.text, info, dict(t.names), low, high) or ""
         if count == 1:
             msg = (
-                f"line {s.line} {verb} {names} outside {info.name} ({info.length} elements); "
+                f"line {s.line} {verb} {names} {where} ({info.length} elements); "
                 "the access was skipped"
             )
         else:
@@ -48,7 +51,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
             more = " and others" if others else ""
             msg = (
-                f"line {s.line} {verb} {names}{more} outside {info.name} ({info.length} "
+                f"line {s.line} {verb} {names}{more} {where} ({info.length} "
                 f"elements), {count} accesses; the accesses were skipped"
             )
         if remedy:
@@ -62,12 +65,41 @@ def find(ctx: Context, units: Units) -> list[Finding]:
                 work_items=ctx.labels(wis),
                 count=count,
                 message=msg,
-                elements=tuple(shown),
+                elements=tuple(_outside(e, last[e], info.length) for e in shown),
                 remedy=remedy,
                 subkind=OWN if info.space == PRIVATE else "",
             )
         )
     return out
+
+
+def _last_elements(us: list[Unit], firsts: list[int], elem_size: int) -> dict[int, int]:
+    """The last element each access starting at one of ``firsts`` reaches: itself, or further
+    for a vector wider than the buffer's element (a ``vload4`` of a float buffer)."""
+    last = {e: e for e in firsts}
+    for u in us:
+        if not u.m:
+            continue
+        off = u.off.astype(np.int64)
+        start = off // elem_size
+        end = (off + np.maximum(np.asarray(u.size, dtype=np.int64), 1) - 1) // elem_size
+        for first in firsts:
+            reached = end[start == first]
+            if reached.size:
+                last[first] = max(last[first], int(reached.max()))
+    return last
+
+
+def _span(name: str, first: int, last: int) -> str:
+    """``a[7]``, or ``a[253..256]`` for an access over several elements."""
+    return f"{name}[{first}]" if last == first else f"{name}[{first}..{last}]"
+
+
+def _outside(first: int, last: int, length: int) -> int:
+    """The first element outside a buffer of ``length`` elements that an access over
+    ``first``..``last`` reaches: ``first`` unless the access starts inside and runs past the
+    end."""
+    return length if 0 <= first < length <= last else first
 
 
 def _outside_image(

@@ -73,19 +73,22 @@ class _Uninit:
         out = []
         for sid, e in self.found.items():
             s = self.ctx.trace.sites[sid]
-            name = self.ctx.trace.buffers[e.buffer].name
+            info = self.ctx.trace.buffers[e.buffer]
+            name = info.name
+            shown = tuple(dict.fromkeys(e.elements))[:EXAMPLES]
+            named = ", ".join(_element(name, info.shape, el) for el in shown)
             if self.ctx.space(e.buffer) == GLOBAL:
                 message = (
                     f"line {s.line} reads {name}[], an output, before anything in this launch "
-                    f"wrote it: it holds whatever the buffer held before. Write it first (or "
-                    f"make it an input the host fills)"
+                    f"wrote it (e.g. {named}): it holds whatever the buffer held before. "
+                    "Write it first (or make it an input the host fills)"
                 )
             else:
                 message = (
                     f"line {s.line} reads {name}[] before any work-item wrote it (phase "
-                    f"{e.phase}): write it first, with a barrier(CLK_LOCAL_MEM_FENCE) "
-                    "between the writes and the reads that every work-item of the group "
-                    "reaches (never inside a branch only some take)"
+                    f"{e.phase}; e.g. {named}): write it first, with a "
+                    "barrier(CLK_LOCAL_MEM_FENCE) between the writes and the reads that every "
+                    "work-item of the group reaches (never inside a branch only some take)"
                 )
             out.append(
                 Finding(
@@ -95,7 +98,7 @@ class _Uninit:
                     buffer=name,
                     work_items=self.ctx.labels(e.wis),
                     count=e.count,
-                    elements=tuple(dict.fromkeys(e.elements))[:EXAMPLES],
+                    elements=shown,
                     message=message,
                 )
             )
@@ -135,7 +138,8 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
         # Races are the race detector's (with work-groups as actors); here only which
         # work-items wrote each word, and when, matters.
-        keyscan.scan(ctx, jobs, size, None, _ignore_races, uninit.add)
+        found = partial(local_memory.but_padding, ctx, {b: 0}, size, uninit.add)
+        keyscan.scan(ctx, jobs, size, None, _ignore_races, found)
     return uninit.findings()
 
 

@@ -42,7 +42,7 @@ def declare_buffers(
     for index, p in enumerate(target.parameters):
         if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
             space = BUFFER_SPACE[p.address_space]
-            buffers.append(BufferDecl(len(buffers), p.name, space, index, 1))
+            buffers.append(BufferDecl(len(buffers), p.name, space, index, 1, padding=p.padding))
         elif image_dims(p.type_text):  # a buffer of pixels
             dims = image_dims(p.type_text)
             buffers.append(BufferDecl(len(buffers), p.name, GLOBAL, index, dims, image=dims))
@@ -76,7 +76,9 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
         if v.function != kernel or v.address_space is not AddressSpace.LOCAL:
             continue
         bid = len(declared.buffers)
-        declared.buffers.append(BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape))))
+        declared.buffers.append(
+            BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape)), padding=v.padding)
+        )
         declared.uses_local = True
         address = v.name if v.shape else f"&{v.name}"
         dims = [f"(ulong){d}" for d in v.shape[:4]] + ["1"] * (4 - min(len(v.shape), 4))

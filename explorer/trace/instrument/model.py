@@ -31,6 +31,8 @@ class BufferDecl:
     function: str = ""  # the function that declares a private array
     image: int = 0  # 2 or 3: an image2d_t or image3d_t parameter, whose elements are pixels
     components: int = 0  # a private array of vectors: the components of one (3 for float3)
+    # The bytes of one element no struct member covers, [start, end) (frontend.Variable).
+    padding: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

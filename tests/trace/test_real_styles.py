@@ -1,0 +1,130 @@
+"""Kernels in the styles people write (tests/trace/real_styles), each with a bug the trace
+must report as it is: the right kind, line, buffer and elements. Each golden finding was
+written by reading the kernel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest
+from explorer.frontend import parse
+
+KERNELS = Path(__file__).parent / "real_styles"
+
+
+def _traced(executor, device, name: str):
+    run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run), keep_trace=True)
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.report_json["complete"] is True
+    return traced
+
+
+def test_a_vector_load_over_the_end_names_the_elements_it_covers(executor, device):
+    """vload4(63, src + 1) covers src[253..256]: only src[256] is outside the 256 floats, so
+    the finding names the span and that element, never src[253] as if it were outside."""
+    traced = _traced(executor, device, "vload_past_end")
+    [finding] = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
+    assert (finding.line, finding.buffer, finding.count) == (4, "src", 1)
+    assert finding.elements == (256,)
+    assert finding.message.startswith(
+        "line 4 reads src[253..256] reaching outside src (256 elements)"
+    )
+
+
+def _shown(traced, kind: str, line: int) -> list[tuple[str, str]]:
+    """(message, the access its anatomy explains) of each finding of ``kind`` at ``line``."""
+    return [
+        (f["message"], f["anatomy"]["access"])
+        for f in traced.report_json["findings"]
+        if f["kind"] == kind and f["line"] == line
+    ]
+
+
+def test_an_unset_private_read_is_explained_by_the_array_not_a_load_beside_it(executor, device):
+    """acc[i][j] += A[...] * B[...] with only acc[i][i] zeroed: the finding is about acc, so
+    its anatomy is that of acc[i][j], not of the A load first on the line."""
+    traced = _traced(executor, device, "acc_diagonal")
+    [(message, access)] = _shown(traced, "uninitialized", 12)
+    assert message.startswith("line 12 reads acc[0][1]")
+    assert access == "acc[i][j]"
+
+
+def test_each_member_of_a_struct_element_is_explained_by_its_own_access(executor, device):
+    """cell[n].a + cell[n].b: the bank-conflict finding of each member quotes its access, and
+    its anatomy is that access's."""
+    traced = _traced(executor, device, "local_pairs_race")
+    kinds = {(f.kind, f.line) for f in traced.analysis.findings}
+    assert {("race", 7), ("race", 8)} <= kinds
+    shown = _shown(traced, "bank-conflict", 10)
+    assert sorted(access for _, access in shown) == ["cell[n].a", "cell[n].b"]
+    assert all(message.startswith(f"{access}:") for message, access in shown)
+
+
+def _uninitialized(traced) -> list[tuple[int | None, str | None, int]]:
+    return [
+        (f.line, f.buffer, f.count) for f in traced.analysis.findings if f.kind == "uninitialized"
+    ]
+
+
+def test_a_struct_copied_whole_does_not_read_its_padding_as_unwritten(executor, device):
+    """`struct { float4 p; int id; }` takes 32 bytes, 12 of them padding no one can write:
+    with p and id written, `P q = loc[63 - l]` reads nothing unwritten (it was reported as
+    an uninitialised read of loc); in an output buffer of such structs the same."""
+    assert _uninitialized(_traced(executor, device, "struct_padding_local")) == []
+    assert _uninitialized(_traced(executor, device, "struct_padding_output")) == []
+
+
+def test_a_struct_copied_whole_with_a_member_never_written_is_still_found(executor, device):
+    """Without `loc[l].id = g` the copy reads id, which nothing wrote: every work-item."""
+    traced = _traced(executor, device, "struct_padding_local_unset")
+    assert _uninitialized(traced) == [(9, "loc", 128)]
+
+
+def test_the_parser_knows_the_padding_of_a_struct_element():
+    parsed = parse(
+        "typedef struct { float4 p; int id; } P;\n"
+        "typedef struct { char c; int n; short s[3]; } Q;\n"
+        "__kernel void k(__global Q *q) { __local P loc[4]; __local float f[4]; }\n",
+        {},
+        "padding.cl",
+    )
+    padding = {v.name: v.padding for v in parsed.variables}
+    assert padding == {"loc": ((20, 32),), "f": ()}
+    [q] = parsed.kernels[0].parameters
+    assert q.padding == ((1, 4), (14, 16))
+
+
+def test_a_missing_halo_names_the_local_elements_nothing_wrote(executor, device):
+    """The right halo t[66], t[67] is never loaded: the finding says which elements, so the
+    missing load can be told from a missing barrier."""
+    traced = _traced(executor, device, "halo_right_missing")
+    [finding] = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
+    assert (finding.line, finding.buffer, finding.elements) == (13, "t", (66, 67))
+    assert "(phase 1; e.g. t[66], t[67])" in finding.message
+
+
+# Correct kernels in common styles: a local reduction over get_local_size(0), a histogram in
+# local memory merged with atomic_add, a double-buffered scan, local arrays picked by a
+# ternary, a struct of arrays in local memory, double-buffered matmul tiles, a local atomic
+# counter. Costs may be reported; no bug.
+CORRECT = [
+    "reduce_local_size",
+    "histogram_local_atomics",
+    "scan_double_buffered",
+    "local_ping_pong_ternary",
+    "struct_of_arrays_local",
+    "matmul_double_buffered",
+    "local_atomic_counter",
+]
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_a_correct_kernel_in_a_common_style_has_no_bug_finding(executor, device, name):
+    traced = _traced(executor, device, name)
+    kinds = {f.kind for f in traced.analysis.findings}
+    assert kinds <= {"bank-conflict", "uncoalesced"}, traced.analysis.findings
