@@ -295,3 +295,17 @@ def test_hang_kernel_still_times_out(device):
         "run", "--kernel-file", str(TEST_KERNELS / "hang.cl"), "--size", "4", "--timeout", "1"
     )
     assert outcome.code == 4 and "timed out" in outcome.out
+
+
+def test_5_a_counter_run_on_by_the_timed_launches_is_not_blamed_on_the_first(device):
+    """A kernel that appends through a counter it keeps in memory stays inside its buffers on
+    the first launch; the launches after it start from the counter the first one left and
+    run past the end. The message says so, not that the kernel itself writes out of bounds,
+    and its trace (one launch) is clean."""
+    path = str(KERNELS / "append_counter.cl")
+    ran = cli("run", "--kernel-file", path)
+    assert ran.code == 4, ran
+    assert "first launch stayed inside its buffers, but a launch after it wrote past" in ran.out
+    assert "an atomic counter" in ran.out
+    traced = cli("trace", "--kernel-file", path)
+    assert "out-of-bounds" not in traced.out and "Findings: none" in traced.out, traced.out

@@ -217,10 +217,10 @@ _pool: dict[tuple[int, int, int], list[Any]] = {}
 _POOL_BYTES = 512 << 20
 
 
-def damaged_guards(p: Prepared, bound: Bound) -> str | None:
+def damaged_guards(p: Prepared, bound: Bound, keep: bool = True) -> str | None:
     """Which buffer the kernel wrote outside of, and where, in words; None when every
     guard still holds its pattern. Allocations whose guards are intact go back to the pool
-    for the next launch."""
+    for the next launch (with ``keep``: the launches are over)."""
     cl = p.runtime.cl
     damage = None
     intact = []
@@ -240,7 +240,7 @@ def damaged_guards(p: Prepared, bound: Bound) -> str | None:
             intact.append(guarded)
         elif damage is None:
             damage = found
-    if damage is None:
+    if damage is None and keep:
         for guarded in intact:
             _keep(p, guarded)
     return damage

@@ -89,6 +89,7 @@ class _Launches:
     output_text: str | None
     damage: str | None
     probe: tuple[Judged, ProbeInputs] | str = ""
+    first_damage: str | None = None  # what the first launch alone wrote outside its buffers
 
 
 def _run(request: RunRequest) -> RunResult:
@@ -103,6 +104,18 @@ def _run(request: RunRequest) -> RunResult:
     except cl.Error as exc:
         rejected = rejected_group_size(p, exc)
         return rejected if rejected is not None else p.head.runtime_failed(exc)
+    if launches.damage is not None and launches.first_damage is None:
+        return p.head.failed(
+            f"{p.variant.qualified_id}'s first launch stayed inside its buffers, but a "
+            f"launch after it {launches.damage}: "
+            "the launches after the first (warm-up and timed) start from what the one before "
+            "left, as the buffers are not set back between them, so a count the kernel keeps "
+            "in memory (an atomic counter, a position it appends at) runs on past the end. "
+            "Out-of-bounds writes corrupt memory that belongs to something else; the result "
+            "is not trusted and the executor was restarted. Trace it to see its one launch's "
+            "accesses; to time it, have the kernel start from what it is given.",
+            "crash",
+        )
     if launches.damage is not None:
         return p.head.failed(
             f"{p.variant.qualified_id} {launches.damage}. Out-of-bounds writes corrupt memory "
@@ -167,6 +180,7 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
     # its buffers in place started from the described contents on the first one only.
     first_results, _ = read_results(p, bound)
     first = judge(p.description, first_results, p.inputs, p.references)
+    first_damage = damaged_guards(p, bound, keep=False)
     samples: list[float] = []
     paired: list[float] = []
     pair = None
@@ -191,7 +205,9 @@ def _launch(p: Prepared, bound: Bound) -> _Launches:
     last, download_ms = read_results(p, bound)
     probe = probe_launch(p, bound)
     damage = damaged_guards(p, bound)
-    return _Launches(first, last, samples, paired, download_ms, captured.text, damage, probe)
+    return _Launches(
+        first, last, samples, paired, download_ms, captured.text, damage, probe, first_damage
+    )
 
 
 def recorded_answers(p: Prepared) -> bool:
