@@ -61,8 +61,9 @@ class TimingView(QWidget):
         self.bar_count = 0
         # Labels beside the bars, and the time the axis ends at before they are fitted: on a
         # narrow pane the axis is lengthened until every label ends inside the chart.
-        self._placed: list[tuple[float, pg.TextItem]] = []
+        self._placed: list[tuple[float, float, pg.TextItem]] = []
         self._x_end = 1.0
+        self._y_top = 1.0  # the value axis's top before the labels are fitted
         self.plot.getPlotItem().getViewBox().sigResized.connect(self._fit_labels)
 
     def clear(self) -> None:
@@ -82,7 +83,8 @@ class TimingView(QWidget):
         axis.setStyle(tickFont=font, showValues=False)
         self.plot.getAxis("bottom").setStyle(tickFont=font)
         # Room above the top bar for its label (each bar's label sits on the bar's top edge).
-        self.plot.setYRange(-0.6, len(names) - 1 + LABEL_ROOM, padding=0)
+        self._y_top = len(names) - 1 + LABEL_ROOM
+        self.plot.setYRange(-0.6, self._y_top, padding=0)
 
     def _label(self, x: float, y: float, text: str) -> None:
         """A bar's words, on the bar's top edge from the left: inside the chart however
@@ -96,17 +98,20 @@ class TimingView(QWidget):
         item.setPos(x, y)
         self.plot.addItem(item)
         self.labels.append(text)
-        self._placed.append((x, item))
+        self._placed.append((x, y, item))
 
     def _set_x_end(self, end: float) -> None:
         self._x_end = end
         self._fit_labels()
 
     def _fit_labels(self, *_args: object) -> None:
-        """The time axis long enough for each label beside a bar to end inside the chart."""
-        width = self.plot.getPlotItem().getViewBox().width()
+        """The time axis long enough for each label beside a bar to end inside the chart,
+        and the chart tall enough above each bar for its label (a short pane: presenter
+        mode's quarter at 1280×720 with the details below wrapped over several lines)."""
+        box = self.plot.getPlotItem().getViewBox()
+        width, height = box.width(), box.height()
         end = self._x_end
-        for x, item in self._placed:
+        for x, _y, item in self._placed:
             if x == 0 and width > 40:  # a label from the left edge wraps inside the chart
                 item.textItem.setTextWidth(-1)
                 if item.textItem.boundingRect().width() > width - 6:
@@ -115,6 +120,13 @@ class TimingView(QWidget):
             if x > 0 and room > 0:
                 end = max(end, x * width / room)
         self.plot.setXRange(0, end, padding=0)
+        top = self._y_top
+        for _x, y, item in self._placed:
+            # A label of h pixels ends inside where y + h * (top - bottom) / height <= top.
+            share = (item.textItem.boundingRect().height() + 2) / height if height > 0 else 1
+            if share < 1:
+                top = max(top, (y + share * 0.6) / (1 - share))
+        self.plot.setYRange(-0.6, top, padding=0)
 
     def show_message(self, text: str) -> None:
         """No bars yet: what is coming, in words (e.g. a run being timed)."""

@@ -167,3 +167,22 @@ def test_presenter_mode_at_1280x720_the_timing_words_stay_inside_the_chart(windo
     assert _inside_the_plot(timing)  # wrapped, not cut at the pane's edge
     axis = timing.plot.getAxis("bottom")
     assert axis.style["tickFont"].pixelSize() >= 16 and axis.label.font().pixelSize() >= 16
+
+
+def test_the_timing_labels_stay_inside_a_short_chart(window, qtbot):
+    """Presenter mode at 1280×720 with the chart squeezed (the details under it wrapped over
+    more lines, as on a loaded machine whose numbers are longer): each bar's label still
+    ends inside the chart, the chart giving it the room above its bar."""
+    window.resize(1280, 720)
+    window.show()
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "tiled"))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    trigger(window, "Run")  # Ctrl+R's action
+    timing = window.views.timing_view
+    qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)
+    for height in (160, 120, 90):
+        timing.plot.setFixedHeight(height)
+        qtbot.waitUntil(lambda: _inside_the_plot(timing), timeout=5000)
