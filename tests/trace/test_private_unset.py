@@ -346,3 +346,14 @@ def test_an_index_outside_a_private_array_is_advised_as_such(executor, device):
     private = [c for c in causes if "private array is the work-item's own" in c]
     assert private and all("global size and the index" not in c for c in private)
     assert "Indices outside bank->w" in report
+
+
+def test_a_helper_given_arrays_of_two_sizes_checks_each_against_its_own(executor, device):
+    """zero() and sum() walk whatever array a call gives them: sum(small, 4) reads small[3]
+    of a float small[3] (out of bounds, at sum's line, on small), zero(big, 7) leaves big[7]
+    unwritten for sum(big, 9) to read (at the same line, on big); the other calls, walk()
+    through `*p++` and vload3 through a helper, give nothing."""
+    assert _findings(executor, device, "helpers_sizes") == [
+        ("out-of-bounds", 2, "small"),
+        ("uninitialized", 2, "big"),
+    ]
