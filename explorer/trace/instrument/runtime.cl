@@ -336,49 +336,25 @@ static __TR_HELPER __local uchar* __tr_la(__tr_state* st, __local uchar* p, uint
 
 /* A selection of a vector in memory whose components are not side by side, or not a power
  * of two of them (`.odd`, `.xz`, `.wx`, `.xyz`): one record per component, bit c of `mask`
- * for component c of `scalar` bytes. The access goes through `p` unless a component fell
- * outside every buffer (then where that component's check sends it). */
-static __TR_HELPER __global uchar* __tr_gxm(__tr_state* st, __global uchar* p, uint mask,
-        uint scalar, uint site, uint hint)
-{
-    __global uchar* r = p;
-    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
-        if ((mask & 1u) == 0u)
-            continue;
-        __global uchar* q = __tr_gx(st, p, c * scalar, scalar, site, hint, 0u);
-        if (q != p)
-            r = q;
+ * for component c of `scalar` bytes, through the space's own check (__tr_gx, __tr_cx,
+ * __tr_lx). The access goes through `p` unless a component fell outside every buffer (then
+ * where that component's check sends it). */
+#define __TR_BY_COMPONENT(SPACE, NAME, CHECK)                                                \
+    static __TR_HELPER SPACE uchar* NAME(__tr_state* st, SPACE uchar* p, uint mask,          \
+                                         uint scalar, uint site, uint hint)                  \
+    {                                                                                        \
+        SPACE uchar* r = p;                                                                  \
+        for (uint c = 0u; mask != 0u; c++, mask >>= 1) {                                     \
+            SPACE uchar* q = (mask & 1u) ? CHECK(st, p, c * scalar, scalar, site, hint, 0u) \
+                                         : p;                                                \
+            if (q != p)                                                                      \
+                r = q;                                                                       \
+        }                                                                                    \
+        return r;                                                                            \
     }
-    return r;
-}
-
-static __TR_HELPER __constant uchar* __tr_cxm(__tr_state* st, __constant uchar* p, uint mask,
-        uint scalar, uint site, uint hint)
-{
-    __constant uchar* r = p;
-    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
-        if ((mask & 1u) == 0u)
-            continue;
-        __constant uchar* q = __tr_cx(st, p, c * scalar, scalar, site, hint, 0u);
-        if (q != p)
-            r = q;
-    }
-    return r;
-}
-
-static __TR_HELPER __local uchar* __tr_lxm(__tr_state* st, __local uchar* p, uint mask,
-        uint scalar, uint site, uint hint)
-{
-    __local uchar* r = p;
-    for (uint c = 0u; mask != 0u; c++, mask >>= 1) {
-        if ((mask & 1u) == 0u)
-            continue;
-        __local uchar* q = __tr_lx(st, p, c * scalar, scalar, site, hint, 0u);
-        if (q != p)
-            r = q;
-    }
-    return r;
-}
+__TR_BY_COMPONENT(__global, __tr_gxm, __tr_gx)
+__TR_BY_COMPONENT(__constant, __tr_cxm, __tr_cx)
+__TR_BY_COMPONENT(__local, __tr_lxm, __tr_lx)
 
 /* A private array's element: only an access out of the array's bytes is recorded (no other
  * work-item can see private memory), and it goes to a scratch slot instead. */
