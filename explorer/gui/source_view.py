@@ -99,6 +99,8 @@ class CodeEditor(QPlainTextEdit):
         self.setViewportMargins(self.number_width(), 0, 0, 0)
         self.marked: list[int] = []  # as numbered in the text last loaded or saved
         self.numbering = line_numbering("")  # that text's numbering, through its #line
+        self._edited: LineNumbering | None = None  # the edited text's, until the next edit
+        self.document().contentsChanged.connect(self._forget_edited)
         self._anchors: list[QTextCursor] = []  # the start of each of those lines, as edited
         self._gutters: dict[tuple[object, ...], QPixmap] = {}
         self.folded = 0  # the first lines hidden (an exercise's header): kept in the text
@@ -251,9 +253,14 @@ class CodeEditor(QPlainTextEdit):
     def _shown_numbering(self) -> LineNumbering:
         """The numbering the gutter shows: the text's as it is now (an edited `#line`
         renumbers the lines after it at once; the marks keep the saved text's numbers)."""
-        if self.document().isModified():
-            return line_numbering(self.toPlainText())
-        return self.numbering
+        if not self.document().isModified():
+            return self.numbering
+        if self._edited is None:  # read once an edit, not at every repaint of the gutter
+            self._edited = line_numbering(self.toPlainText())
+        return self._edited
+
+    def _forget_edited(self) -> None:
+        self._edited = None
 
     def gutter_label(self, number: int, numbering: LineNumbering | None = None) -> str:
         """The gutter's number for block ``number`` (0-based): the line as the compiler and
