@@ -28,6 +28,7 @@ arrays too large or jumped into are `not-traced` notes (buffers.py).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -262,8 +263,10 @@ def _only_own_accesses(
 _COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOTALL)
 
 
+@functools.lru_cache(maxsize=4)
 def without_comments(text: str) -> str:
-    """``text`` with its comments and strings blanked (every offset kept)."""
+    """``text`` with its comments and strings blanked (every offset kept); one source's is
+    asked for once an array and a pass, so the last few are kept."""
     return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
 
 
