@@ -157,17 +157,14 @@ def cause(findings: Sequence[Finding]) -> str:
 def advice(findings: Sequence[Finding]) -> str:
     """What to do once about indices outside a buffer."""
     guarded = list(dict.fromkeys((f.line, f.remedy) for f in findings if f.remedy))
+    where = "; ".join(f"line {line}: {remedy}" for line, remedy in guarded)
     if findings[0].subkind == OWN:
         name = findings[0].buffer or "the array"
         return (
             f"Keep the index inside {name}: a private array is the work-item's own, so "
             "neither the global size nor a check against a buffer's length bounds it. Look at "
             "the loop's bound and at the count a caller passes where a helper walks the array"
-            + (
-                f" ({'; '.join(f'line {line}: {remedy}' for line, remedy in guarded)})."
-                if guarded
-                else "."
-            )
+            + (f" ({where})." if where else ".")
         )
     if not guarded:
         info = findings[0].buffer or "the buffer"
@@ -176,7 +173,6 @@ def advice(findings: Sequence[Finding]) -> str:
             f"access itself with a bounds check that keeps its index inside {info}. Keep "
             "every barrier outside such a guard: all work-items of the group must reach it."
         )
-    where = "; ".join(f"line {line}: {remedy}" for line, remedy in guarded)
     return (
         f"Guard each access with its own bounds ({where}), or make the global size and the "
         "index agree with the buffer's size. Keep every barrier outside such a guard: all "
