@@ -254,6 +254,7 @@ def run(args: argparse.Namespace, executor: Executor) -> int:
         report_json["outside_constraints"] = list(result.outside_constraints)
         report_json["build_log"] = result.build_log  # the compiler's warnings
         report_json["status"] = result.status
+        report_json["explained_by"] = list(result.explained_by)
         unreferenced = result.verdict.unreferenced if result.verdict else ""
         report_json["not_checked_reason"] = unreferenced or None
         if shown is not None:

@@ -359,6 +359,9 @@ class RunResult:
     # what the window draws, as the launch description said.
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     column_major: tuple[str, ...] = ()
+    # A traced run's wrong result: the kinds of bug its trace found that can make a result
+    # wrong (race, uninitialized, ...). They explain it, so no other cause is suggested.
+    explained_by: tuple[str, ...] = ()
 
     @property
     def output(self) -> np.ndarray | None:
@@ -384,8 +387,8 @@ class RunResult:
     def second_opinion(self) -> str:
         """What to do before blaming the kernel for a wrong result on a device whose compiler
         is known to miscompile valid kernels (PoCL 3.0 did, with Rodinia's and SHOC's); empty
-        elsewhere."""
-        if self.status != "wrong" or not on_pocl(self.platform, self.device):
+        elsewhere, and where the kernel's own trace found bugs that explain the result."""
+        if self.status != "wrong" or self.explained_by or not on_pocl(self.platform, self.device):
             return ""
         return CHECK_ON_OCLGRIND
 
@@ -469,6 +472,8 @@ class RunResult:
             err += f"; judged on {self.verdict.shown_input} only ({why})"
         if self.note:
             err += f". Note: {self.note}"
+        if self.explained_by and self.status == "wrong":
+            err += f"; the trace's {_listed(self.explained_by)} findings can explain it"
         if self.second_opinion:
             err += f". {SECOND_OPINION_TEXT}"
         if self.timing is None:
@@ -492,6 +497,13 @@ SECOND_OPINION_TEXT = (
     "PoCL can miscompile a valid kernel: check on Oclgrind (the check command, or Check with "
     "Oclgrind) before taking this for a bug in the kernel"
 )
+
+
+def _listed(words: tuple[str, ...]) -> str:
+    """``("race",)`` as "race", two as "race and uninitialized", more with commas."""
+    if len(words) < 3:
+        return " and ".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def on_pocl(platform: str, device: str = "") -> bool:
@@ -699,6 +711,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
         },
         "outside_constraints": list(result.outside_constraints),
         "second_opinion": result.second_opinion or None,
+        "explained_by": list(result.explained_by),
         **_probe_record(result.verdict),
     }
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from explorer.cli import check as check_command
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.oclgrind import (
@@ -16,6 +18,7 @@ from explorer.engine.record.oclgrind import (
     fatal_error,
     parse,
 )
+from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import (
     CHECK_ON_OCLGRIND,
     DeviceInfo,
@@ -58,6 +61,57 @@ def test_a_wrong_run_on_the_default_device_carries_the_offer(executor, device):
     assert result.status == "wrong", result.summary()
     pocl = "portable computing language" in device.platform.lower()
     assert result_record(result)["second_opinion"] == (CHECK_ON_OCLGRIND if pocl else None)
+
+
+def test_a_wrong_result_whose_trace_found_its_bugs_names_them_not_the_device():
+    for found, says in (
+        (("race",), "race"),
+        (("race", "uninitialized", "coverage"), "race, uninitialized and coverage"),
+    ):
+        wrong = dataclasses.replace(
+            _result(WRONG, "pthread-AMD EPYC", "Portable Computing Language"), explained_by=found
+        )
+        assert wrong.second_opinion == ""
+        assert f"; the trace's {says} findings can explain it" in wrong.summary()
+        assert "Oclgrind" not in wrong.summary()
+        assert result_record(wrong)["explained_by"] == list(found)
+    right = dataclasses.replace(_result(RIGHT, "pthread-AMD EPYC", "Portable"), explained_by=())
+    assert "can explain" not in right.summary()
+
+
+def _traced(executor, device, name: str, sizes: dict[str, int]):
+    variant = load_variant_file(TEST_KERNELS / name)
+    return executor.trace(TraceRequest(RunRequest(variant, sizes, device_key=device.key)))
+
+
+def test_a_traced_race_explains_the_wrong_result_it_makes(executor, device):
+    """ring[l] written and ring[l + 1] read with no barrier: PoCL runs the work-items of a
+    group one after another between barriers, so each reads its neighbour's slot before it is
+    written. The trace finds the race; the verdict points to it, not to PoCL's compiler."""
+    traced = _traced(executor, device, "causes/rotate_without_barrier.cl", {})
+    assert [f.kind for f in traced.analysis.findings] == ["race"]
+    result = traced.result
+    if "portable computing language" not in device.platform.lower():
+        pytest.skip("the race makes the result wrong where work-items run one after another")
+    assert result.status == "wrong", result.summary()
+    assert result.explained_by == ("race",)
+    assert result.second_opinion == ""
+    assert "the trace's race findings can explain it" in result.summary()
+    assert "miscompile" not in result.summary()
+
+
+def test_a_wrong_trace_with_no_bug_found_keeps_the_offer(executor, device):
+    """B read one column off is a wrong formula, not a race or a read outside a buffer: the
+    trace finds nothing that explains the result, so the verdict still suggests a second
+    opinion on PoCL."""
+    traced = _traced(
+        executor, device, "mutants/naive_b_column_shift.cl", {"M": 32, "N": 32, "K": 32}
+    )
+    result = traced.result
+    assert result.status == "wrong", result.summary()
+    assert result.explained_by == ()
+    pocl = "portable computing language" in device.platform.lower()
+    assert result.second_opinion == (CHECK_ON_OCLGRIND if pocl else "")
 
 
 class _Executor:

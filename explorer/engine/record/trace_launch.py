@@ -667,7 +667,7 @@ def trace_and_analyse(
     only when asked for (it can be large)."""
     import resource
 
-    from explorer.trace.analysis import analyse, format_report
+    from explorer.trace.analysis import analyse, format_report, registry
 
     outcome = run_trace(request)
     if outcome.trace is None:
@@ -684,6 +684,10 @@ def trace_and_analyse(
     )
     timings = dict(outcome.timings_ms, analyse_ms=(time.perf_counter() - t0) * 1e3)
     stage_times.mark("trace: analysed")
+    result = outcome.result
+    if result.status == "wrong":
+        causes = registry.causes_of_a_wrong_result(analysis.findings)
+        result = replace(result, explained_by=causes) if causes else result
     t0 = time.perf_counter()
     recording = replace(request, values=True, against=None, against_device=None)
 
@@ -713,7 +717,7 @@ def trace_and_analyse(
                 report["findings"][index]["group"] = number
     stage_times.mark("trace: reported")
     return TracedRun(
-        outcome.result,
+        result,
         None if request.report_only else analysis,
         outcome.trace if keep_trace else None,
         timings,

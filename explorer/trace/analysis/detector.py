@@ -74,7 +74,9 @@ class Detector:
     report then writes one ``cause`` and one piece of ``advice`` for them (both functions of
     those findings). ``explained_by`` names another kind whose finding on the same buffer is
     the root cause of this kind's (indices outside a buffer explain its elements never
-    written): such findings join that finding's cause.
+    written): such findings join that finding's cause. A ``symptom`` kind's findings show
+    where a result went wrong (a difference from a reference's trace), not what made it so:
+    they do not explain a wrong result (:func:`causes_of_a_wrong_result`).
     """
 
     kind: str
@@ -85,3 +87,4 @@ class Detector:
     advice: Callable[[Sequence[Finding]], str] = no_advice
     same_cause: Callable[[Finding], Hashable] = alone
     explained_by: str = ""
+    symptom: bool = False

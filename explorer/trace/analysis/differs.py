@@ -96,4 +96,5 @@ DETECTOR = Detector(
     cause=_cause,
     advice=_advice,
     same_cause=_key,
+    symptom=True,
 )

@@ -11,8 +11,10 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+from collections.abc import Sequence
 
 from explorer.trace.analysis.detector import Category, Detector
+from explorer.trace.recorded import Finding
 
 PACKAGES: tuple[str, ...] = ("explorer.trace.analysis",)
 
@@ -58,3 +60,15 @@ def kinds(of: Category) -> tuple[str, ...]:
     """The kinds of one category, in the report's order (the costs: what a counterpart can
     be measured against)."""
     return tuple(d.kind for d in detectors() if d.category is of)
+
+
+def causes_of_a_wrong_result(found: Sequence[Finding]) -> tuple[str, ...]:
+    """The kinds of bug among ``found`` that can make a kernel's result wrong (a race, a read
+    of memory never written, an index outside a buffer, ...), in the report's order: what
+    explains a wrong verdict better than a suspicion of the device's compiler."""
+    present = {f.kind for f in found}
+    return tuple(
+        d.kind
+        for d in detectors()
+        if d.kind in present and d.category is Category.BUG and not d.symptom
+    )
