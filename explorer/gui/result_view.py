@@ -398,7 +398,10 @@ def _verdict_text(result: RunResult) -> str:
             rate = f" · {result.gbps:,.1f} GB/s"
         verdict = _verdict_words(result.verdict)
         timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
-        return f"{verdict}{timing}{rate}"
+        why = ""
+        if status == "wrong" and result.explained_by:  # a trace's: its bugs explain it
+            why = f" · the trace's {' and '.join(result.explained_by)} findings can explain it"
+        return f"{verdict}{timing}{rate}{why}"
     if status == "refused":
         return f"⛔ Refused: {result.refused}"
     if status == "cancelled":

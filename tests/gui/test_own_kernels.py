@@ -224,3 +224,24 @@ def test_the_names_and_atomics_point_at_a_family(family):
     assert guess_family(params, kernel, source) == family.strip()
     if family.strip() != "custom":
         assert "" not in guess_roles(family.strip(), params)
+
+
+def test_a_traced_wrong_result_points_at_the_race_the_trace_found(window, qtbot, monkeypatch):
+    """Trace (menu) of a kernel that reads its neighbour's slot with no barrier: where the
+    result comes out wrong, the verdict in the window names the trace's race as what can
+    explain it, as the command line's verdict does."""
+    from tests.conftest import TEST_KERNELS
+    from tests.gui.conftest import answer_file_dialogs, trace_and_wait, trigger
+
+    path = TEST_KERNELS / "causes" / "rotate_without_barrier.cl"
+    answer_file_dialogs(monkeypatch, path)
+    trigger(window, "Open kernel…")
+    trace_and_wait(qtbot, window)
+    traced = window.state.traced
+    assert [f.kind for f in traced.analysis.findings] == ["race"]
+    badge = window.views.result_view.badge.text()
+    if traced.result.status != "wrong":  # work-items in lockstep can hide this race
+        assert "can explain" not in badge
+        return
+    assert badge.startswith("✘ Wrong")
+    assert badge.endswith("the trace's race findings can explain it")
