@@ -74,14 +74,21 @@ def journal_entries(folder: Path, raw: bool = False) -> tuple[list[tuple[int, An
     entries: list[tuple[int, Any]] = []
     lost: list[str] = []
     lines = text.split("\n")
+    count = len(lines)
     for number, line in enumerate(lines, 1):
+        if (
+            raw
+            and line.startswith(LAUNCH_LINE)
+            and line.endswith("}")
+            and number < count
+            and len(line) <= LINE_LIMIT
+        ):
+            entries.append((number, line))  # whole: the journal goes on after it
+            continue
         if not line.strip():
             continue
         if len(line) > LINE_LIMIT:
             lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
-            continue
-        if raw and line.startswith(LAUNCH_LINE) and line.endswith("}") and number < len(lines):
-            entries.append((number, line))  # whole: the journal goes on after it
             continue
         try:
             entries.append((number, _parsed(line, f"{JOURNAL} line {number}")))
@@ -133,20 +140,21 @@ def assemble(
     texts = raw and len(entries) > INDENTED
     if texts:
         launches = RawLaunches()
+    start = len(LAUNCH_LINE)
     for number, entry in entries:
         if isinstance(entry, str):  # a launch's whole line, as the recorder wrote it
             kernel = raw_kernel(entry)
             if kernel is None:
                 entry = _parsed(entry, f"{JOURNAL} line {number}")
             else:
-                seen[kernel] += 1
+                occurrence = seen[kernel] = seen[kernel] + 1
                 packed = packed or '"packed": {' in entry
                 if texts:
-                    launches.append(f'{{"occurrence": {seen[kernel]}, {entry[len(LAUNCH_LINE) :]}')
+                    launches.append(f'{{"occurrence": {occurrence}, {entry[start:]}')
                 else:
                     launch = _parsed(entry, f"{JOURNAL} line {number}")
                     del launch["type"]
-                    launch["occurrence"] = seen[kernel]
+                    launch["occurrence"] = occurrence
                     launches.append(launch)
                 continue
         if not isinstance(entry, dict):
@@ -191,13 +199,15 @@ def write_capture(folder: Path, document: dict[str, Any]) -> None:
     if isinstance(launches, RawLaunches):  # one launch a line, as the journal had them
         rest = json.dumps({**document, "launches": []}, separators=(",", ":"))
         head, _, tail = rest.rpartition('"launches":[]')
-        text = head + '"launches":[\n' + ",\n".join(launches) + "\n]" + tail
+        # One text made at once (no copy of it made again to end it).
+        text = "".join((head, '"launches":[\n', ",\n".join(launches), "\n]", tail, "\n"))
     else:
         text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
         if not text or len(text) > DOCUMENT_LIMIT:
             text = json.dumps(document, separators=(",", ":"))
+        text += "\n"
     try:
-        (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
+        (folder / CAPTURE_FILE).write_bytes(text.encode("utf-8"))
     except OSError:
         (folder / CAPTURE_FILE).unlink(missing_ok=True)
         raise
