@@ -41,7 +41,10 @@ class RawLaunches(list[str]):
     """The launches of a capture of many, each the JSON text of its entry as the recorder
     wrote it (with its ``occurrence``): :func:`write_capture` writes them into
     ``capture.json`` as they are. Only ``capture`` makes them, from the journal its own
-    recorder has just written; every reader of ``capture.json`` checks each field."""
+    recorder has just written; every reader of ``capture.json`` checks each field.
+    ``kernels``: the kernel each names, as :func:`raw_kernel` reads it (for the listing)."""
+
+    kernels: list[str | None]
 
 
 def raw_kernel(line: str) -> str | None:
@@ -140,6 +143,8 @@ def assemble(
     texts = raw and len(entries) > INDENTED
     if texts:
         launches = RawLaunches()
+        kernels: list[str | None] = []
+        launches.kernels = kernels
     start = len(LAUNCH_LINE)
     for number, entry in entries:
         if isinstance(entry, str):  # a launch's whole line, as the recorder wrote it
@@ -151,6 +156,7 @@ def assemble(
                 packed = packed or '"packed": {' in entry
                 if texts:
                     launches.append(f'{{"occurrence": {occurrence}, {entry[start:]}')
+                    kernels.append(kernel)
                 else:
                     launch = _parsed(entry, f"{JOURNAL} line {number}")
                     del launch["type"]
@@ -171,7 +177,12 @@ def assemble(
             seen[kernel] += 1
             entry["occurrence"] = seen[kernel]
             packed = packed or "packed" in entry  # checked where the capture is read
-            launches.append(json.dumps(entry) if texts else entry)
+            if texts:
+                text = json.dumps(entry)
+                launches.append(text)
+                kernels.append(raw_kernel(text))
+            else:
+                launches.append(entry)
         elif kind == "lost":
             why = entry.get("why")
             lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")

@@ -542,10 +542,6 @@ def _serial_driver(queue: Any) -> bool:
     return known
 
 
-# pyopencl's ``event_info.COMMAND_EXECUTION_STATUS``, once pyopencl is wrapped (an event's
-# status asked without the property pyopencl makes for it).
-_EVENT_STATUS: list[Any] = []
-
 # What :meth:`Recorder._quick` says of a launch that must take the whole way.
 _WHOLE_WAY = object()
 
@@ -1111,7 +1107,7 @@ class Recorder:
             )
         except Exception:  # whatever it is, the whole way meets it
             return _WHOLE_WAY
-        cl, put = _CL[0], plan.stage.put  # type: ignore[union-attr]
+        cl, stage = _CL[0], plan.stage
         afters: list[_Snap] = []
         failed = ""
         # The copies are queued right behind the launch, nothing in between: a driver whose
@@ -1121,8 +1117,12 @@ class Recorder:
             try:
                 for (buffer, dtype, nbytes, _, writes, _), before in zip(
                     distinct, befores, strict=True
-                ):  # as :func:`_read_back` reads them (each of them fits the staging buffer)
-                    afters.append(put(queue, buffer, dtype, nbytes, None) if writes else before)
+                ):
+                    afters.append(
+                        _read_back(cl, queue, buffer, dtype, nbytes, None, stage)
+                        if writes
+                        else before
+                    )
             except cl.Error as exc:  # listed without its buffers: what it wrote is not known
                 failed = f"a buffer could not be read back after the launch: {exc}"
             finally:
@@ -1220,7 +1220,7 @@ class Recorder:
                     host = batch.host[after.offset : after.offset + after.nbytes]
                 else:
                     host = batch.contents(after.offset, after.nbytes)
-                if event is not None and event.get_info(_EVENT_STATUS[0]) < 0:
+                if event is not None and event.command_execution_status < 0:
                     return False
                 if after.nbytes != keep[2] or after.dtype is not keep[3]:
                     return False
@@ -2051,8 +2051,6 @@ class Recorder:
 
         recorder = self
         missing: list[str] = []
-        info = getattr(cl, "event_info", None)
-        _EVENT_STATUS[:] = [getattr(info, "COMMAND_EXECUTION_STATUS", None)]
         self._copy_buffer = getattr(_cl, "_enqueue_copy_buffer", None)
         self._read_buffer = getattr(_cl, "_enqueue_read_buffer", None)
         # Nothing of OpenCL is touched before the program does (a program that forks workers
