@@ -188,11 +188,17 @@ def listed(document: dict[str, Any]) -> list[Listed]:
 
     found: list[Listed] = []
     launches = document.get("launches") or ()
+    # The kernel each names, where assemble read them (else read here).
+    kernels = getattr(launches, "kernels", None)
+    if kernels is not None and len(kernels) != len(launches):
+        kernels = None
+    data = '"data": true'
+    ended = data + "}"  # where a recorder's line has it
     for position, entry in enumerate(launches, 1):
         if isinstance(entry, str):
             middle = HEAD < position <= len(launches) - TAIL
-            kernel = raw_kernel(entry)
-            if middle and kernel is not None and '"data": true' in entry:
+            kernel = raw_kernel(entry) if kernels is None else kernels[position - 1]
+            if middle and kernel is not None and (entry.endswith(ended) or data in entry):
                 found.append(Listed(position, kernel, kernel, (), None, True, ""))
                 continue
             import json

@@ -41,7 +41,10 @@ class RawLaunches(list[str]):
     """The launches of a capture of many, each the JSON text of its entry as the recorder
     wrote it (with its ``occurrence``): :func:`write_capture` writes them into
     ``capture.json`` as they are. Only ``capture`` makes them, from the journal its own
-    recorder has just written; every reader of ``capture.json`` checks each field."""
+    recorder has just written; every reader of ``capture.json`` checks each field.
+    ``kernels``: the kernel each names, as :func:`raw_kernel` reads it (for the listing)."""
+
+    kernels: list[str | None]
 
 
 def raw_kernel(line: str) -> str | None:
@@ -74,14 +77,21 @@ def journal_entries(folder: Path, raw: bool = False) -> tuple[list[tuple[int, An
     entries: list[tuple[int, Any]] = []
     lost: list[str] = []
     lines = text.split("\n")
+    count = len(lines)
     for number, line in enumerate(lines, 1):
+        if (
+            raw
+            and line.startswith(LAUNCH_LINE)
+            and line.endswith("}")
+            and number < count
+            and len(line) <= LINE_LIMIT
+        ):
+            entries.append((number, line))  # whole: the journal goes on after it
+            continue
         if not line.strip():
             continue
         if len(line) > LINE_LIMIT:
             lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
-            continue
-        if raw and line.startswith(LAUNCH_LINE) and line.endswith("}") and number < len(lines):
-            entries.append((number, line))  # whole: the journal goes on after it
             continue
         try:
             entries.append((number, _parsed(line, f"{JOURNAL} line {number}")))
@@ -133,20 +143,24 @@ def assemble(
     texts = raw and len(entries) > INDENTED
     if texts:
         launches = RawLaunches()
+        kernels: list[str | None] = []
+        launches.kernels = kernels
+    start = len(LAUNCH_LINE)
     for number, entry in entries:
         if isinstance(entry, str):  # a launch's whole line, as the recorder wrote it
             kernel = raw_kernel(entry)
             if kernel is None:
                 entry = _parsed(entry, f"{JOURNAL} line {number}")
             else:
-                seen[kernel] += 1
+                occurrence = seen[kernel] = seen[kernel] + 1
                 packed = packed or '"packed": {' in entry
                 if texts:
-                    launches.append(f'{{"occurrence": {seen[kernel]}, {entry[len(LAUNCH_LINE) :]}')
+                    launches.append(f'{{"occurrence": {occurrence}, {entry[start:]}')
+                    kernels.append(kernel)
                 else:
                     launch = _parsed(entry, f"{JOURNAL} line {number}")
                     del launch["type"]
-                    launch["occurrence"] = seen[kernel]
+                    launch["occurrence"] = occurrence
                     launches.append(launch)
                 continue
         if not isinstance(entry, dict):
@@ -163,7 +177,12 @@ def assemble(
             seen[kernel] += 1
             entry["occurrence"] = seen[kernel]
             packed = packed or "packed" in entry  # checked where the capture is read
-            launches.append(json.dumps(entry) if texts else entry)
+            if texts:
+                text = json.dumps(entry)
+                launches.append(text)
+                kernels.append(raw_kernel(text))
+            else:
+                launches.append(entry)
         elif kind == "lost":
             why = entry.get("why")
             lost.append(why if isinstance(why, str) else f"{JOURNAL} line {number}: lost")
@@ -191,13 +210,15 @@ def write_capture(folder: Path, document: dict[str, Any]) -> None:
     if isinstance(launches, RawLaunches):  # one launch a line, as the journal had them
         rest = json.dumps({**document, "launches": []}, separators=(",", ":"))
         head, _, tail = rest.rpartition('"launches":[]')
-        text = head + '"launches":[\n' + ",\n".join(launches) + "\n]" + tail
+        # One text made at once (no copy of it made again to end it).
+        text = "".join((head, '"launches":[\n', ",\n".join(launches), "\n]", tail, "\n"))
     else:
         text = json.dumps(document, indent=1) if len(launches) <= INDENTED else ""
         if not text or len(text) > DOCUMENT_LIMIT:
             text = json.dumps(document, separators=(",", ":"))
+        text += "\n"
     try:
-        (folder / CAPTURE_FILE).write_text(text + "\n", encoding="utf-8")
+        (folder / CAPTURE_FILE).write_bytes(text.encode("utf-8"))
     except OSError:
         (folder / CAPTURE_FILE).unlink(missing_ok=True)
         raise

@@ -311,10 +311,11 @@ class _Plan:
     serial: bool  # its queue's driver is one of :func:`_serial_driver`'s
     writes: frozenset[int]  # the memory objects its launches may write
     # For the launches the program's thread records in a few steps (:meth:`Recorder._quick`):
-    # each buffer read once (buffer, dtype, bytes, root, whether launches may write it), the
-    # one each of ``reads`` is, and what each read tells of its buffer after the launch
-    # (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a plan whose
-    # launches take the whole way (an argument not kept, an image, a buffer of no bytes...).
+    # each buffer read once (buffer, dtype, bytes, root, whether launches may write it, the
+    # dtype's str), the one each of ``reads`` is, and what each read tells of its buffer after
+    # the launch (buffer, root, dtype's str, the one it is), in ``reads``' order; None for a
+    # plan whose launches take the whole way (an argument not kept, an image, a buffer of no
+    # bytes...).
     quick: tuple[tuple[tuple[Any, ...], ...], tuple[int, ...], tuple[tuple[Any, ...], ...]] | None
 
     def __init__(
@@ -426,20 +427,14 @@ class _Finisher:
         threads at once (:func:`_serial_driver`; ``serial`` where it is known), wait until it
         is finished: the finishing thread's reads and waits then never run beside the
         program's own calls."""
-        self._put(record, queue)
-        if queue is None:
-            return
-        if serial if serial is not None else _serial_driver(queue):
-            self.drain()
-
-    def _put(self, record: _Record, queue: Any = None) -> None:
-        while self._records and (
-            len(self._records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
+        records = self._records
+        while records and (
+            len(records) >= PENDING_LAUNCHES or self.pending + record.nbytes > PENDING_BYTES
         ):
             self._wait_for_turn()
         with self.cond:
-            waiting = bool(self._records)  # then the thread is there to take them
-            self._records.append(record)
+            waiting = bool(records)  # then the thread is there to take them
+            records.append(record)
             self.pending += record.nbytes
             if queue is not None:
                 self.queue = queue
@@ -448,8 +443,12 @@ class _Finisher:
                     target=self._run, name="explorer-capture", daemon=True
                 )
                 self._thread.start()
-            elif len(self._records) in (1, BATCH):  # its time to wait starts, or is over
+            elif len(records) in (1, BATCH):  # its time to wait starts, or is over
                 self._work.notify()
+        if queue is None:
+            return
+        if serial if serial is not None else _serial_driver(queue):
+            self.drain()
 
     def _running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -951,6 +950,7 @@ class Recorder:
         global_offset: Sequence[int] | None = None,
         wait_for: Any = None,
         g_times_l: bool = False,
+        tried: bool = False,
     ) -> Any:
         """Launch as the program asked (``go`` makes the very call it made), recording the
         launch around it.
@@ -964,10 +964,10 @@ class Recorder:
         with self._lock:
             number = self.launches + 1
             plan = getattr(kernel, "_explorer_capture_plan", None)
-            if plan is not None and plan.quick is not None:
+            if plan is not None and plan.quick is not None and not tried:
                 event = self._quick(
-                    go, queue, kernel, plan, number, global_size, local_size, global_offset,
-                    g_times_l,
+                    go, (), queue, kernel, plan, number, global_size, local_size,
+                    global_offset, g_times_l,
                 )  # fmt: skip
                 if event is not _WHOLE_WAY:
                     return event
@@ -1030,9 +1030,25 @@ class Recorder:
                 self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
             return event
 
+    def quick_launch(self, call: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        """``call(*args)``, a launch made as pyopencl's invokers make it (``args`` as
+        :func:`launch_parts` takes them, none by name), recorded in a few steps where
+        :meth:`_quick` can; :data:`_WHOLE_WAY` (and nothing done) where it cannot."""
+        plan = getattr(args[1], "_explorer_capture_plan", None)
+        if plan is None or plan.quick is None:
+            return _WHOLE_WAY
+        count = len(args)
+        with self._lock:
+            return self._quick(
+                call, args, args[0], args[1], plan, self.launches + 1, args[2],
+                args[3] if count > 3 else None, args[4] if count > 4 else None,
+                bool(args[6]) if count > 6 else False,
+            )  # fmt: skip
+
     def _quick(
         self,
-        go: Callable[[], Any],
+        go: Callable[..., Any],
+        go_args: tuple[Any, ...],
         queue: Any,
         kernel: Any,
         plan: _Plan,
@@ -1071,14 +1087,14 @@ class Recorder:
             ):
                 return _WHOLE_WAY
             befores: list[_Snap] = []
-            for buffer, dtype, _, root, _ in distinct:
+            for buffer, _, _, root, _, name in distinct:
                 known = buffer._explorer_capture_known
                 snap = known[4]
                 if (
                     known[0] != token
                     or known[1] != epoch
                     or known[2] != generation.get(root, 0)
-                    or known[3] != dtype.str
+                    or known[3] != name
                     or type(snap) is not _Snap
                     or snap.failed
                 ):
@@ -1096,10 +1112,10 @@ class Recorder:
         failed = ""
         # The copies are queued right behind the launch, nothing in between: a driver whose
         # threads went idle (PoCL) is woken by the launch and finds the copies there too.
-        event = go()  # the program's own errors reach it as they are
+        event = go(*go_args)  # the program's own errors reach it as they are
         try:
             try:
-                for (buffer, dtype, nbytes, _, writes), before in zip(
+                for (buffer, dtype, nbytes, _, writes, _), before in zip(
                     distinct, befores, strict=True
                 ):
                     afters.append(
@@ -1223,7 +1239,7 @@ class Recorder:
             known = files.get(key)
             if known is None:
                 known = f"data/{number:05d}-{index}-{name}-after.npy"
-                place = self._pack_write(header + host.tobytes())
+                place = self._pack_write(header + host.data)
                 files[key] = known
                 self.written += nbytes
                 fresh.append((number, key, known, nbytes, after, place))
@@ -1268,15 +1284,18 @@ class Recorder:
             values.append((index, was[0], now[0], changed))
         parts.append(tail)
         fresh = self._fresh
-        packed = tuple((f[2], f[5]) for f in fresh if f[5] is not None)
-        if packed:  # where in the pack the contents it is the first to name lie
-            places = ", ".join(
-                f"{_snap_name(snap, name)}: [{int(place[0])}, {int(place[1])}]"
-                for _, _, name, _, snap, place in fresh
-                if place is not None
-            )
-            parts.append(f', "packed": {{{places}}}')
-        fresh.clear()
+        packed: tuple[tuple[str, tuple[int, int]], ...] = ()
+        if fresh:  # where in the pack the contents it is the first to name lie
+            named = [(f[2], f[5]) for f in fresh if f[5] is not None]
+            if named:
+                packed = tuple(named)
+                places = ", ".join(
+                    f"{_snap_name(snap, name)}: [{int(place[0])}, {int(place[1])}]"
+                    for _, _, name, _, snap, place in fresh
+                    if place is not None
+                )
+                parts.append(f', "packed": {{{places}}}')
+            fresh.clear()
         parts.append(', "data": true}\n')
         record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
         made_of = (plan, number, record.quick[:4], tuple(values), packed)
@@ -1676,7 +1695,7 @@ class Recorder:
             distinct: list[tuple[Any, ...]] = []
             for r in reads:
                 if keys.setdefault((id(r.buffer), r.dtype.str), len(keys)) == len(distinct):
-                    distinct.append((r.buffer, r.dtype, r.nbytes, r.root, r.writes))
+                    distinct.append((r.buffer, r.dtype, r.nbytes, r.root, r.writes, r.dtype.str))
             slots = tuple(keys[(id(r.buffer), r.dtype.str)] for r in reads)
             learn = tuple(
                 (r.buffer, r.root, r.dtype.str, index)
@@ -2084,8 +2103,12 @@ class Recorder:
             def _set_arg_multi(kernel: Any, items: Sequence[Any]) -> Any:
                 result = original(kernel, items)
                 try:  # no context object made at every call
+                    args = getattr(kernel, "_explorer_capture_args", None)
                     for i in range(0, len(items), 2):
-                        recorder.set_arg(kernel, items[i], items[i + 1])
+                        index, value = items[i], items[i + 1]
+                        known = None if args is None else args.get(index)
+                        if known is None or known.value is not value or known.kind not in _OBJECTS:
+                            recorder.set_arg(kernel, index, value)  # else as it was
                 except Exception:  # the record's loss, never the program's
                     pass
                 return result
@@ -2136,10 +2159,16 @@ class Recorder:
             def enqueue_nd_range_kernel(*args: Any, **kwargs: Any) -> Any:
                 if _Process.pid != recorder.pid or not recorder.active:
                     return original(*args, **kwargs)
+                tried = False
+                if not kwargs and 3 <= len(args) <= len(LAUNCH_PARAMETERS):  # pyopencl's way
+                    event = recorder.quick_launch(original, args)
+                    if event is not _WHOLE_WAY:
+                        return event
+                    tried = True
                 parts = launch_parts(args, kwargs)
                 if parts is None:  # a call pyopencl refuses: its own error, as it is
                     return original(*args, **kwargs)
-                return recorder.launch(lambda: original(*args, **kwargs), *parts)
+                return recorder.launch(lambda: original(*args, **kwargs), *parts, tried=tried)
 
             return enqueue_nd_range_kernel
 
@@ -2839,7 +2868,7 @@ def _keeps(plan: _Plan) -> tuple[tuple[Any, ...] | None, ...]:
     for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
         first.setdefault(slot, (index, _safe(plan.items[index]["name"] or f"arg{index}")))
     keeps: list[tuple[Any, ...] | None] = []
-    for slot, (_, dtype, nbytes, _, _) in enumerate(plan.quick[0]):
+    for slot, (_, dtype, nbytes, _, _, _) in enumerate(plan.quick[0]):
         index, name = first[slot]
         header = _npy_header(dtype, nbytes // dtype.itemsize)
         if len(header) + nbytes > PACK_LIMIT:
