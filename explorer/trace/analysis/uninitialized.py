@@ -26,7 +26,6 @@ from explorer.trace.recorded import (
     Trace,
     word_buffer,
     word_phase,
-    word_size,
 )
 
 KIND = "uninitialized"
@@ -172,7 +171,7 @@ def _private(ctx: Context) -> list[Finding]:
         first = dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES])
         shown = list(first)[:EXAMPLES]
         parts = _components(
-            info, offsets[: 64 * EXAMPLES], word_size(t.word[mine[: 64 * EXAMPLES]])
+            info, offsets[: 64 * EXAMPLES], t.sizes_of(t.word[mine[: 64 * EXAMPLES]])
         )
         named = ", ".join(_element(info.name, info.shape, e) + parts.get(e, "") for e in shown)
         nwi = int(np.unique(wi).size)
