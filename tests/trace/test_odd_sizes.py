@@ -3,8 +3,10 @@ of uchar, 3; of short, 6; of double, 24; a struct of three or five floats copied
 recorded whole. A record's word codes only log2 of the size, rounded down (12 bytes: 8), and
 the decoder gives each record its size back from its site: so a correct kernel has no
 finding and its byte totals count every byte, and a race or an unwritten read on the last
-component alone is found. Each kernel finds the same with the optimised and the unoptimised
-build, with as many records at each site (one record per access, never split)."""
+component alone is found. Local memory serves such an access in pieces (a vload3 of floats:
+three loads of a float), each a pass of its own over the banks. Each kernel finds the same
+with the optimised and the unoptimised build, with as many records at each site (one record
+per access, never split)."""
 
 from __future__ import annotations
 
@@ -94,6 +96,12 @@ def test_a_z_component_nobody_wrote_is_read_uninitialised(device):
     traced = _trace(device, "unwritten_z")
     uninit = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
     assert [(f.line, f.buffer, f.count) for f in uninit] == [(9, "tile", 64)]
+    # Nothing else: a vload3 of floats from local memory is three loads of a float, each
+    # lane three words apart: no bank conflict (as one 12-byte access of the whole warp it
+    # was taken for a 3-way conflict).
+    assert _findings(traced) == [("uninitialized", 9, "tile")]
+    [vload3] = [s for s in traced.analysis.sites if s.text == "vload3(l, tile)"]
+    assert (vload3.bank_conflict_degree, vload3.bank_conflict_worst) == (1.0, 1)
 
 
 def test_uchar3_and_short3_vectors_find_nothing_and_count_every_byte(device):
