@@ -96,6 +96,9 @@ def test_a_z_component_nobody_wrote_is_read_uninitialised(device):
     traced = _trace(device, "unwritten_z")
     uninit = [f for f in traced.analysis.findings if f.kind == "uninitialized"]
     assert [(f.line, f.buffer, f.count) for f in uninit] == [(9, "tile", 64)]
+    # The elements named are the z's, not the x's where each vload3 starts (written).
+    assert uninit[0].elements[:4] == (2, 5, 8, 11)
+    assert "e.g. tile[2], tile[5], tile[8], tile[11]" in uninit[0].message
     # Nothing else: a vload3 of floats from local memory is three loads of a float, each
     # lane three words apart: no bank conflict (as one 12-byte access of the whole warp it
     # was taken for a 3-way conflict).
