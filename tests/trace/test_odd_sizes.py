@@ -19,6 +19,8 @@ from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.diff import diff_traces
+from explorer.trace.grids import make_grids
+from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, WRITE, BufferInfo, Site
 from tests.trace.synthetic import from_records, grid
 from tests.trace.test_same_findings_either_build import _both
@@ -145,7 +147,8 @@ def cpu(device):
 
 
 @pytest.mark.parametrize(
-    "name", ["vec3_ok", "struct_ok", "race_z", "unwritten_z", "narrow3_ok", "double3_ok"]
+    "name",
+    ["vec3_ok", "struct_ok", "race_z", "unwritten_z", "local_vec3_ok", "narrow3_ok", "double3_ok"],
 )
 def test_either_build_finds_the_same(name, cpu, monkeypatch):
     if name == "double3_ok" and not _has_doubles(cpu):
@@ -179,3 +182,41 @@ def test_the_diff_tells_a_vstore3_from_a_vstore2_at_the_same_place():
     assert diff_traces(traced(12), traced(12), values=False).identical
     parted = diff_traces(traced(12), traced(8), values=False)
     assert not parted.identical and parted.work_items_differing == 4
+
+
+def test_the_playback_cells_of_a_vstore3_are_its_three_elements(device):
+    """The animation marks every element an access covers: after the group's vstore3s every
+    element of its part of packed is written (not one in three), and every element of xyz
+    it read was loaded once."""
+    trace = _trace(device, "vec3_ok").trace
+    playback = Playback(trace, make_grids(trace, {}))
+    grids = {g.name: g for g in playback.grids}
+    packed, xyz = grids["packed"], grids["xyz"]
+    group = playback.cursor.group_steps
+    last = len(group.steps) - 1
+    window = (0, 1, 0, packed.cols)
+    written = group.written_before(packed, last, window)[0]
+    assert written[: 3 * 32].all() and not written[3 * 32 :].any()  # the first group's 32
+    assert group.extent(packed)[1] == (0, 1, 0, 3 * 32)
+    assert (
+        group.touched_by(packed, last)[0, : 3 * 32].tolist() == np.repeat(np.arange(32), 3).tolist()
+    )
+    assert playback.index.element_heat(xyz).tolist() == [[1] * 192]  # both groups
+    reads, writes = playback.index.window_masks(packed, group.step_records(last), window)
+    assert writes[0, : 3 * 32].all() and not reads.any()
+
+
+def test_a_local_tile_of_triples_finds_nothing_and_its_cells_are_whole(device):
+    """Triples staged in local memory with vstore3 and read back with vload3: no finding
+    (no unwritten read, no bank conflict: each lane three words from the next), and the
+    animation's local cells hold every component, each written by its work-item."""
+    traced = _trace(device, "local_vec3_ok")
+    assert _findings(traced) == []
+    trace = traced.trace
+    playback = Playback(trace, make_grids(trace, {}))
+    tile = next(g for g in playback.grids if g.name == "tile")
+    group = playback.cursor.group_steps
+    _value, writer, _fresh, _source = playback.values.local_contents(
+        group, tile, len(group.steps) - 1
+    )
+    assert writer.reshape(-1).tolist() == np.repeat(np.arange(32), 3).tolist()
