@@ -146,8 +146,7 @@ class CellValues:
             return cached[1]  # no write to this array since: the same contents
         g = group.columns
         size = grid.rows * grid.cols
-        pos = _last_writes(positions[:done], g.index, size)
-        element = g.index[pos]
+        pos, element = _last_writes(group, positions[:done], size)
         writer = np.full(size, -1, dtype=np.int64)
         writer[element] = g.local[pos]
         fresh = np.zeros(size, dtype=bool)
@@ -186,7 +185,8 @@ class CellValues:
         recorded = self._stored_values(group)
         if recorded is not None:  # what the writes stored, as the trace recorded it
             stored = recorded[pos]
-            known = np.isfinite(stored)
+            # The value recorded is the first element's (of a vstore3: its x)
+            known = np.isfinite(stored) & (element == group.columns.index[pos])
             value[element[known]] = stored[known]
         return value, source
 
@@ -351,13 +351,14 @@ class CellValues:
         return got
 
 
-def _last_writes(pos: np.ndarray, index: np.ndarray, size: int) -> np.ndarray:
-    """Of writes in step order (``pos``; ``index``: the element of each position), the last
-    of each element inside an array of ``size`` elements, in step order."""
-    element = index[pos]
+def _last_writes(group: GroupSteps, pos: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of writes in step order (``pos``), the last of each element inside an array of
+    ``size`` elements (a write wider than one element, such as a vstore3, is the write of
+    each it covers), in step order: their positions and the element each wrote."""
+    element, which = group.columns.elements(pos)
+    pos = pos[which]
     ok = (element >= 0) & (element < size)
     last = np.full(size, -1, dtype=np.int64)
     last[element[ok]] = np.nonzero(ok)[0]  # the latest write of each element wins
-    pos = pos[np.sort(last[last >= 0])]
-    element = index[pos]
-    return pos[(element >= 0) & (element < size)]
+    keep = np.sort(last[last >= 0])
+    return pos[keep], element[keep]

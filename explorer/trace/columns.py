@@ -55,6 +55,37 @@ def element_column(trace: Trace) -> RecordColumn:
     return RecordColumn(compute)
 
 
+def last_element_column(trace: Trace) -> RecordColumn:
+    """Per record: the last element of its buffer it covers, from its true size
+    (``Trace.sizes_of``): its own element but for an access wider than one (a vstore3 into
+    an array of floats covers three, a vload4 four)."""
+    sizes = np.array([b.elem_size for b in trace.buffers] + [1], dtype=np.int64)
+    sizes = np.maximum(sizes, 1)
+
+    def compute(key: Any) -> np.ndarray:
+        offset = np.asarray(trace.offset[key]).astype(np.int64)
+        word = np.atleast_1d(trace.word[key])
+        buffer = word_buffer(word).reshape(offset.shape)
+        size = trace.sizes_of(word).astype(np.int64).reshape(offset.shape)
+        first = offset // sizes[buffer]
+        return np.maximum(first, (offset + np.maximum(size, 1) - 1) // sizes[buffer])
+
+    return RecordColumn(compute)
+
+
+def spread(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every element from ``first`` to ``last`` of each access, and which access each is
+    of (its position in ``first``): an access one element wide is that element alone."""
+    first = np.asarray(first, dtype=np.int64)
+    extra = np.asarray(last, dtype=np.int64) - first
+    if first.size == 0 or not extra.any():
+        return first, np.arange(first.size)
+    n = np.maximum(extra, 0) + 1
+    which = np.repeat(np.arange(first.size), n)
+    step = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+    return first[which] + step, which
+
+
 def line_column(trace: Trace) -> RecordColumn:
     """Per record: the source line of its site."""
     lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)

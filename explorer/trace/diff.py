@@ -50,7 +50,7 @@ from explorer.trace.diff_sides import (
     places_in_phase,
     work_item_keys,
 )
-from explorer.trace.recorded import BARRIER, OP_NAMES, Trace, word_site, word_size
+from explorer.trace.recorded import BARRIER, OP_NAMES, Trace, word_site
 
 __all__ = ["Access", "Difference", "LaunchMismatch", "TraceDiff", "diff_traces"]
 
@@ -233,7 +233,7 @@ def access(trace: Trace, record: int, values: bool = True) -> Access:
     site = trace.sites[int(trace.site[record])]
     info = trace.buffers[int(trace.buffer[record])]
     value = written_value(trace, record) if values else None
-    size = int(word_size(trace.word[record : record + 1])[0])
+    size = int(trace.sizes_of(trace.word[record : record + 1])[0])
     return Access(
         line=site.line,
         phase=int(trace.phase[record]),

@@ -29,8 +29,10 @@ from explorer.trace.recorded import (
 SAME, PHASE, OP, BUFFER, ELEMENT, VALUE, MINE_ENDED, REFERENCE_ENDED = range(8)
 FLOAT_RTOL, FLOAT_ATOL = 1e-4, 1e-6
 CHUNK = 1 << 21  # positions compared at once
-# The key's fields: byte offset (32 bits), log2 of the size (3), buffer (6), op (3), phase (12).
-_SIZE, _BUFFER, _OP, _PHASE = 32, 35, 41, 44
+# The key's fields: byte offset (32 bits), the size in bytes (10: a 12-byte vload3 is not an
+# 8-byte vload2; a size past 1023 counts as 1023), buffer (6), op (3), phase (12).
+_SIZE, _BUFFER, _OP, _PHASE = 32, 42, 48, 51
+_MAX_SIZE = (1 << (_BUFFER - _SIZE)) - 1
 
 
 def access_keys(trace: Trace, records: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -43,7 +45,7 @@ def access_keys(trace: Trace, records: np.ndarray, codes: np.ndarray) -> np.ndar
     table[: codes.size] = codes
     key = trace.offset[records].astype(np.int64)
     key &= 0xFFFFFFFF
-    key |= (word >> 29).astype(np.int64) << _SIZE
+    key |= np.minimum(trace.sizes_of(word), _MAX_SIZE).astype(np.int64) << _SIZE
     key |= table[(word >> BUFFER_SHIFT) & BUFFER_MASK] << _BUFFER
     key |= ops[word & SITE_MASK] << _OP
     key |= ((word >> PHASE_SHIFT) & PHASE_MASK).astype(np.int64) << _PHASE

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.trace.columns import spread
 from explorer.trace.grids import Box, Grid, box_of
 from explorer.trace.recorded import (
     ATOMIC,
@@ -43,7 +44,14 @@ class GroupColumns:
     op: np.ndarray
     index: np.ndarray  # element index in its buffer
     local: np.ndarray  # linear local id of the work-item
+    # The last element each covers: ``index`` but for an access wider than one element (a
+    # vstore3 into an array of floats covers three).
+    last: np.ndarray
     _by_buffer: tuple[np.ndarray, np.ndarray] | None = None
+
+    def elements(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The elements the records at ``pos`` cover, and which of ``pos`` each is of."""
+        return spread(self.index[pos], self.last[pos])
 
     def on(self, buffer: int) -> np.ndarray:
         """The positions, in step order, of the records inside this buffer."""
@@ -105,6 +113,8 @@ class GroupSteps:
             index = offset >> shifts[buffer]
         else:
             index = offset // sizes[buffer]
+        end = offset + np.maximum(trace.sizes_of(words).astype(np.int64), 1) - 1
+        last = np.maximum(index, end // np.maximum(sizes, 1)[buffer])
         n = len(self.steps)
         return GroupColumns(
             records=self.by_step,
@@ -115,6 +125,7 @@ class GroupSteps:
             op=self.index.site_ops[word_site(words)],
             index=index,
             local=local[order],
+            last=last,
         )
 
     # -- steps and phases --------------------------------------------------------------
@@ -177,8 +188,9 @@ class GroupSteps:
         mine = g.on(grid.buffer)
         if mine.size == 0:
             return boxes
-        r, c = grid.element_rc(g.index[mine])
-        sid = g.step[mine]
+        elements, which = g.elements(mine)
+        r, c = grid.element_rc(elements)
+        sid = g.step[mine][which]
         starts = np.r_[0, np.nonzero(np.diff(sid))[0] + 1]
         at = sid[starts]
         boxes[at, 0] = np.minimum.reduceat(r, starts)
@@ -196,8 +208,8 @@ class GroupSteps:
         if grid.buffer not in self._extent:
             g = self.columns
             mine = g.on(grid.buffer)
-            elements = g.index[mine]
-            written = elements[WRITES[g.op[mine]]]
+            elements = g.elements(mine)[0]
+            written = g.elements(mine[WRITES[g.op[mine]]])[0]
             self._extent[grid.buffer] = (box_of(grid, elements), box_of(grid, written))
         return self._extent[grid.buffer]
 
@@ -218,7 +230,7 @@ class GroupSteps:
         """Elements of a window the group has written at or before this step."""
         done = self.writes_until(grid, step)
         r0, r1, c0, c1 = window
-        r, c = grid.element_rc(self.columns.index[done])
+        r, c = grid.element_rc(self.columns.elements(done)[0])
         inside = (r >= r0) & (r < r1) & (c >= c0) & (c < c1)
         out = np.zeros((r1 - r0, c1 - c0), dtype=bool)
         out[r[inside] - r0, c[inside] - c0] = True
@@ -232,10 +244,10 @@ class GroupSteps:
         pos = pos[: int(np.searchsorted(pos, self.end_of(step)))]
         size = grid.rows * grid.cols
         out = np.full(size, -1, dtype=np.int64)
-        element = g.index[pos]
+        element, which = g.elements(pos)
         ok = (element >= 0) & (element < size)
-        who = g.local[pos]
-        wrote = WRITES[g.op[pos]]
+        who = g.local[pos][which]
+        wrote = WRITES[g.op[pos]][which]
         out[element[ok & ~wrote]] = who[ok & ~wrote]
         out[element[ok & wrote]] = who[ok & wrote]  # a write says more than a read
         return (

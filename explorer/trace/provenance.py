@@ -46,7 +46,6 @@ from explorer.trace.recorded import (
     word_oob,
     word_phase,
     word_site,
-    word_size,
 )
 
 _STORES = (WRITE, RMW, ATOMIC)
@@ -330,7 +329,7 @@ class _Group:
         if offset.dtype == np.uint32:  # an int32 really: out of bounds it may be negative
             offset = offset.view(np.int32)
         self.element = offset.astype(np.int64) // elem[self.buffer]
-        self.count = np.maximum(1, word_size(word).astype(np.int64) // elem[self.buffer])
+        self.count = np.maximum(1, trace.sizes_of(word).astype(np.int64) // elem[self.buffer])
         spaces = np.array([b.space for b in trace.buffers] + [-1], dtype=np.int64)
         self.space = spaces[self.buffer]
         kinds = np.array([s.value for s in trace.sites] + [0], dtype=np.int64)
@@ -759,7 +758,7 @@ def _stores_of(trace: Trace, output: int, element: int) -> np.ndarray:
     word = np.asarray(trace.word[near])
     ok = (word_buffer(word) == output) & ~word_oob(word)
     ok &= np.isin(trace.site_ops()[word_site(word)], _STORES)
-    ok &= offset[near].astype(np.int64) + word_size(word) > top
+    ok &= offset[near].astype(np.int64) + trace.sizes_of(word) > top
     return near[ok]
 
 

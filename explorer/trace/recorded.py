@@ -119,6 +119,11 @@ class Site:
     value: int = VALUE_NONE  # what its records hold in Trace.values, when values were recorded
     value_type: str = ""  # the type of that value: float, int, uchar4 (a vector: its first)
     role: str = ROLE_NONE  # ROLE_*: a copy's element or call, a wait, flags known at run time
+    # The bytes each of its accesses holds, where the instrumentation knows them from the
+    # access's type (0 where it does not): what a record of a size its word cannot say (not a
+    # power of two, such as a vload3 of floats or a struct of three floats, 12; over 128)
+    # accessed. See ``Trace.sizes_of``.
+    size: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,9 @@ class NotTraced:
 
 # The record word the instrumented kernel writes beside each byte offset (see instrument.py):
 # bits 0-9 site, 10-21 phase (saturating), 22-27 buffer (NO_BUFFER for barriers and fences),
-# 28 out of bounds, 29-31 log2 of the bytes accessed. Six bits of buffer, so a kernel with
+# 28 out of bounds, 29-31 log2 of the bytes accessed, rounded down (a 12-byte vload3 of floats
+# is coded 8; the decoder gives such a record back its true size from its site, whose
+# accesses all have that size: ``Trace.sizes_of``). Six bits of buffer, so a kernel with
 # fifteen or more buffers (Oclgrind's lvalue_loads, a tiled kernel's private arrays beside its
 # parameters) is traced whole; a thousand sites is twenty times the largest catalog kernel's.
 SITE_MASK = 0x3FF
@@ -138,17 +145,19 @@ BUFFER_SHIFT, BUFFER_MASK = 22, 0x3F
 NO_BUFFER = 63
 OOB_BIT = 1 << 28
 SIZE_SHIFT = 29
+SIZE_CODES = 8  # three bits of log2
 MAX_PHASE = PHASE_MASK
 
 
 def pack_words(
     site: np.ndarray, phase: np.ndarray, buffer: np.ndarray, oob: np.ndarray, size: np.ndarray
 ) -> np.ndarray:
-    """Record words from per-record fields (buffer -1 for none, size a power of two)."""
+    """Record words from per-record fields (buffer -1 for none), as the instrumented kernel
+    packs them: a size is coded as log2 of it rounded down, in three bits (runtime.cl's
+    ``__tr_put``), so a size that is not a power of two below 256 reads back whole only
+    through its site (``Site.size``, ``Trace.sizes_of``)."""
     size = np.maximum(np.asarray(size, dtype=np.int64), 1)
-    code = np.log2(size).astype(np.int64)
-    if not np.array_equal(1 << code, size):
-        raise ValueError("access sizes must be powers of two")
+    code = np.log2(size).astype(np.int64) & (SIZE_CODES - 1)  # rounded down; its low bits
     buffer = np.where(np.asarray(buffer) < 0, NO_BUFFER, buffer).astype(np.int64)
     word = (
         np.asarray(site, dtype=np.int64)
@@ -178,11 +187,37 @@ def word_oob(word: np.ndarray) -> np.ndarray:
     return (word & OOB_BIT) != 0
 
 
-def word_size(word: np.ndarray) -> np.ndarray:
+def coded_size(word: np.ndarray) -> np.ndarray:
+    """The size a record word's code says: a power of two, the access's own size only where
+    that is one (up to 128 bytes). Analysis wants ``Trace.sizes_of``, which knows the rest."""
     return np.left_shift(np.int32(1), (word >> SIZE_SHIFT).astype(np.int32))
 
 
-_UNPACKED = ("wi", "seq", "phase", "site", "op", "buffer", "size", "oob")
+def _coded(size: int) -> bool:
+    """Whether a record's size code says ``size`` (0: a site of no known size)."""
+    return size <= 0 or (size < 1 << SIZE_CODES and size & (size - 1) == 0)
+
+
+def size_table(sites: tuple[Site, ...] | list[Site]) -> np.ndarray | None:
+    """The bytes a record accessed, by its site and its size code ((SITE_MASK + 1, 8)
+    int32), where some site's accesses have a size no code says (``Site.size``): a record of
+    such a site whose code is that size's (log2 rounded down, three bits) had that size;
+    every other record the size its code says. None where every site's size is a code's.
+
+    A site whose accesses have one size records only that size, save the records made of
+    its parts: the components of a selection (``v.xz``) each their own, and the elements a
+    private array's read found unwritten at a site of their own. Those are smaller powers of
+    two, whose codes are not the site's; so no record is given a size it did not have."""
+    odd = [(s.id, s.size) for s in sites if 0 <= s.id <= SITE_MASK and not _coded(s.size)]
+    if not odd:
+        return None
+    table = np.tile(np.left_shift(1, np.arange(SIZE_CODES, dtype=np.int32)), (SITE_MASK + 1, 1))
+    for sid, size in odd:
+        table[sid, (size.bit_length() - 1) & (SIZE_CODES - 1)] = size
+    return table
+
+
+_UNPACKED = ("wi", "seq", "phase", "site", "op", "buffer", "size", "oob", "_sizes")
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,7 +236,8 @@ class Trace:
       site      int32  index into ``sites``
       op        int8   READ/WRITE/RMW/ATOMIC/BARRIER/FENCE (the site's op)
       buffer    int16  index into ``buffers``, -1 for barriers and fences
-      size      int32  bytes accessed (4 for a float, 16 for a vload4 of floats)
+      size      int32  bytes accessed (4 for a float, 16 for a vload4 of floats, 12 for a
+                       vload3 of floats: ``sizes_of``)
       oob       bool   the access fell outside every buffer and was skipped
     Per traced work-item (length W):
       kept      (W,)   int64  records kept
@@ -268,7 +304,21 @@ class Trace:
 
     @cached_property
     def size(self) -> np.ndarray:
-        return word_size(self.word)
+        return self.sizes_of(self.word)
+
+    @cached_property
+    def _sizes(self) -> np.ndarray | None:
+        return size_table(self.sites)
+
+    def sizes_of(self, word: np.ndarray) -> np.ndarray:
+        """The bytes each of these record words (some of this trace's) accessed: what its
+        size code says, or, for a site whose accesses have a size no code says (a vload3 of
+        floats, 12 bytes, is coded 8), that size (``size_table``)."""
+        word = np.asarray(word)
+        table = self._sizes
+        if table is None:
+            return coded_size(word)
+        return table[word & SITE_MASK, (word >> SIZE_SHIFT) & (SIZE_CODES - 1)]
 
     @cached_property
     def oob(self) -> np.ndarray:

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.trace.columns import element_column, line_column, record_columns
+from explorer.trace.columns import (
+    element_column,
+    last_element_column,
+    line_column,
+    record_columns,
+    spread,
+)
 from explorer.trace.grids import Box, Grid
 from explorer.trace.recorded import ATOMIC, READ, RMW, WRITE, Trace
 
@@ -26,6 +32,7 @@ class Accesses:
         self.buffers = index.buffer[records]
         self.in_bounds = ~index.oob[records]
         self.elements = index.index[records]
+        self.last = index.last[records]  # the last element each covers (a vload4: 3 more)
         self.ops = index.op[records]
 
     def of(self, buffer: int) -> np.ndarray:
@@ -47,6 +54,7 @@ class TraceIndex:
         self.line_of_site = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)
         self.site_ops = trace.site_ops()
         self.index = element_column(trace)
+        self.last = last_element_column(trace)
         (self.wi, _seq, self.phase, self.site, self.op, self.buffer, self.oob) = record_columns(
             trace
         )
@@ -92,8 +100,9 @@ class TraceIndex:
     def cell_masks(self, grid: Grid, records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(read, write) per cell for these records on this buffer."""
         mine = records[(self.buffer[records] == grid.buffer) & ~self.oob[records]]
-        ops = self.op[mine]
-        cells = grid.cell_of(self.index[mine])
+        elements, which = spread(self.index[mine], self.last[mine])
+        ops = self.op[mine][which]
+        cells = grid.cell_of(elements)
         size = grid.cell_rows * grid.cell_cols
         reads = np.zeros(size, dtype=bool)
         writes = np.zeros(size, dtype=bool)
@@ -112,7 +121,8 @@ class TraceIndex:
         if not isinstance(records, Accesses):
             records = Accesses(self, records)
         mine = records.of(grid.buffer)
-        return masks_in_window(grid, records.elements[mine], records.ops[mine], window)
+        elements, which = spread(records.elements[mine], records.last[mine])
+        return masks_in_window(grid, elements, records.ops[mine][which], window)
 
     def accesses(self, records: np.ndarray) -> Accesses:
         """These records' columns a frame draws, read once."""
@@ -122,7 +132,7 @@ class TraceIndex:
         """The box of elements these records of the buffer touch, or None for none."""
         if records.size == 0:
             return None
-        r, c = grid.element_rc(self.index[records])
+        r, c = grid.element_rc(spread(self.index[records], self.last[records])[0])
         return int(r.min()), int(r.max()) + 1, int(c.min()), int(c.max()) + 1
 
     # -- over every traced group -------------------------------------------------------------
@@ -131,7 +141,7 @@ class TraceIndex:
         if grid.buffer not in self._element_heat:
             t = self.trace
             mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
-            index = self.index[mask]
+            index = spread(self.index[mask], self.last[mask])[0]
             size = grid.rows * grid.cols
             counts = np.bincount(index[(index >= 0) & (index < size)], minlength=size)
             heat = (
@@ -148,7 +158,7 @@ class TraceIndex:
             return self._heat[grid.buffer]
         t = self.trace
         mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
-        cells = grid.cell_of(self.index[mask])
+        cells = grid.cell_of(spread(self.index[mask], self.last[mask])[0])
         size = grid.cell_rows * grid.cell_cols
         counts = np.bincount(cells[cells >= 0], minlength=size).astype(np.float64)
         per_cell = np.bincount(grid.cell_of(np.arange(grid.rows * grid.cols)), minlength=size)

@@ -1,7 +1,8 @@
 """The packed trace: every field the recorder wrote comes back unpacked, per record."""
 
+from dataclasses import replace
+
 import numpy as np
-import pytest
 
 from explorer.trace.recorded import (
     BARRIER,
@@ -65,11 +66,32 @@ def test_columns_unpack_what_was_packed():
     assert t.index().tolist() == [0, 2, 0, -1, 62, 0, 15]
 
 
-def test_phase_saturates_and_odd_sizes_are_refused():
+def test_phase_saturates():
     t = _trace([2], [5000], [-1], [False], [1], [0], kept=[1])
     assert t.phase.tolist() == [4095]  # the recorder's 12 bits saturate
-    with pytest.raises(ValueError, match="powers of two"):
-        pack_words(np.array([0]), np.array([0]), np.array([0]), np.array([False]), np.array([12]))
+
+
+def test_a_size_no_code_says_reads_back_from_its_site():
+    """The word codes log2 of the size rounded down, as the kernel does (12 bytes: 8); a
+    site whose accesses are 12 bytes gives its records their size back, and only those of
+    that code (a component of it recorded alone keeps its 4); another site keeps 8."""
+    sites = (
+        Site(0, 3, READ, GLOBAL, 0, "vload3(i, A)", size=12),
+        Site(1, 4, READ, GLOBAL, 0, "vload2(i, A)"),
+        Site(2, 5, WRITE, GLOBAL, 0, "big[i]", size=300),
+    )
+    word = pack_words(
+        np.array([0, 0, 1, 2]),
+        np.zeros(4),
+        np.zeros(4),
+        np.zeros(4, dtype=bool),
+        np.array([12, 4, 8, 300]),
+    )
+    t = replace(_trace([0], [0], [0], [False], [4], [0], kept=[1]), sites=sites)
+    assert t.sizes_of(word).tolist() == [12, 4, 8, 300]
+    # Without a site of such a size, the code alone: what the word says.
+    plain = _trace([0, 1], [0, 0], [0, 1], [False, False], [12, 8], [0, 0], kept=[2])
+    assert plain.size.tolist() == [8, 8]
 
 
 def test_buffer_ids_past_fifteen_survive_the_record_word():

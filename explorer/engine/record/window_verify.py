@@ -38,7 +38,6 @@ from explorer.trace.recorded import (
     Trace,
     word_buffer,
     word_oob,
-    word_size,
 )
 
 
@@ -170,7 +169,7 @@ def written_by_trace(
     at = global_writes(trace) if writes is None else writes
     at = at[np.isin(word_buffer(trace.word[at]), ids)]
     offset = trace.offset[at].astype(np.int64)
-    sizes = word_size(trace.word[at]).astype(np.int64)
+    sizes = trace.sizes_of(trace.word[at]).astype(np.int64)
     first = offset // elem_bytes
     last = (offset + np.maximum(sizes, 1) - 1) // elem_bytes
     spans = last - first  # elements past the first that one write covers: 0 mostly

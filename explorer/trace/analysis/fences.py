@@ -24,7 +24,6 @@ from explorer.trace.recorded import (
     Site,
     word_phase,
     word_site,
-    word_size,
 )
 
 _MEMO_KEY = "fences"
@@ -99,7 +98,7 @@ def _between(ctx: Context, f: _Fences, s: Sample) -> tuple[bool, int | None]:
     word = t.word[s.record : s.record + 1]
     phase = int(word_phase(word)[0])
     lo = int(t.offset[s.record])
-    hi = lo + int(word_size(word)[0])
+    hi = lo + int(t.sizes_of(word)[0])
     mine = _passed(t.word, f, w, phase)
     here = int(mine[s.record - f.start[w]])
     a, b = int(f.start[s.partner]), int(f.start[s.partner + 1])
@@ -107,7 +106,7 @@ def _between(ctx: Context, f: _Fences, s: Sample) -> tuple[bool, int | None]:
     sites = word_site(words)
     phases = word_phase(words)
     offs = t.offset[a:b].astype(np.int64)
-    ends = offs + word_size(words)
+    ends = offs + t.sizes_of(words)
     hit = np.flatnonzero((sites == s.partner_site) & (phases == phase) & (offs < hi) & (ends > lo))
     if hit.size == 0:
         return False, None

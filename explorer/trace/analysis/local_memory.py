@@ -52,6 +52,10 @@ class LocalScan:
 
     scale: int
     batches: list[Batch] = field(default_factory=list)
+    # Where each buffer's keys start in a group's phase row of LW keys: a key's cell in its
+    # buffer is ``key % LW - bases[buffer]``.
+    bases: dict[int, int] = field(default_factory=dict)
+    LW: int = 1
 
 
 def scan(ctx: Context, units: Units) -> LocalScan:
@@ -74,6 +78,7 @@ def _scan(ctx: Context, units: Units) -> LocalScan:
     for b in sorted({u.buffer for u in lunits}):
         bases[b] = LW
         LW += ctx.cell_count(b)
+    result.bases, result.LW = bases, LW
     table = memory_model.epochs(ctx, units).table(LOCAL)
     P = max(int(u.epoch(LOCAL, table).max()) for u in lunits) + 1
     if ctx.phase_row is None:

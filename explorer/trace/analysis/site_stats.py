@@ -71,20 +71,27 @@ def _request_matrix(
     keyed: Cells,
     top: int,
     lanes: int | None = None,
+    pieces: bool = False,
 ) -> tuple[np.ndarray, int]:
     """Rows of cells per request (or per ``lanes`` lanes of a request, when the hardware
-    serves it in phases), each row sorted, empty places holding a sentinel."""
+    serves it in phases; or, with ``pieces``, per cell of the accesses: the j-th cell of
+    every lane a row), each row sorted, empty places holding a sentinel."""
     span = len(keyed)
     lanes = ctx.width if lanes is None else lanes
     dtype = np.int32 if top < I32_MAX else np.int64
     sent = I32_MAX if dtype == np.int32 else I64_MAX
     flat_mat = np.full(requests * ctx.width * span, sent, dtype=dtype)
+    width = ctx.width
     for j, (sel, c) in enumerate(keyed):
         pos = flat if sel is None else flat[sel]
         if span == 1:
             flat_mat[pos] = c
+        elif pieces:
+            flat_mat[((pos // width) * span + j) * width + pos % width] = c
         else:
             flat_mat[pos * span + j] = c
+    if pieces:
+        return np.sort(flat_mat.reshape(requests * span, width), axis=1), sent
     mat = flat_mat.reshape(requests * (ctx.width // lanes), lanes * span)
     mat.sort(axis=1)
     return mat, sent
@@ -185,6 +192,10 @@ def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> tup
     banks, bb = ctx.banks, ctx.bank_bytes
     access = int(u.size) if not isinstance(u.size, np.ndarray) else int(u.size.max())
     lanes = phase_lanes(ctx.width, bb, access)
+    # An access of a size no power of two (a vload3 of floats, a struct of three floats) is
+    # made in pieces, one instruction each (three loads of a float): each bank word of it
+    # is its own pass over the warp.
+    pieces = access > bb and access & (access - 1) != 0
     hi_bits = max(1, int((u.max_end // bb) // banks).bit_length())
     narrow = (banks << hi_bits) < I32_MAX
     pow2 = banks & (banks - 1) == 0
@@ -200,7 +211,7 @@ def _bank_degrees(ctx: Context, u: Unit, flat: np.ndarray, requests: int) -> tup
         key <<= hi_bits
         key |= row
         keyed.append((sel, key))
-    mat, sent = _request_matrix(ctx, flat, requests, keyed, banks << hi_bits, lanes)
+    mat, sent = _request_matrix(ctx, flat, requests, keyed, banks << hi_bits, lanes, pieces)
     R, C = mat.shape
     degree = np.ones(R, dtype=np.int64)
     if C > 1:

@@ -26,7 +26,6 @@ from explorer.trace.recorded import (
     Trace,
     word_buffer,
     word_phase,
-    word_size,
 )
 
 KIND = "uninitialized"
@@ -45,10 +44,12 @@ class _Site:
 class _Uninit:
     """Collects reads of local memory that no work-item had written, one finding per site."""
 
-    def __init__(self, ctx: Context, scale: int = 1) -> None:
+    def __init__(self, ctx: Context, bases: dict[int, int], LW: int, scale: int = 1) -> None:
         self.ctx = ctx
         self.scale = scale  # each read stands for this many (one per work-group)
         self.found: dict[int, _Site] = {}
+        # A key's cell in its buffer: key % LW - bases[buffer] (local_memory.LocalScan).
+        self.bases, self.LW = bases, max(1, LW)
 
     def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
         """Take uninitialised reads of ``u`` that the trace is sure of (``keyscan.OnUninit``)."""
@@ -56,7 +57,7 @@ class _Uninit:
         phase = u.phase[pos]
         if ctx.safe_phase is not None:
             ok = phase < ctx.safe_phase[ctx.gdense[u.wi[pos]]]
-            pos, phase = pos[ok], phase[ok]
+            pos, phase, keys = pos[ok], phase[ok], keys[ok]
             if pos.size == 0:
                 return
         e = self.found.setdefault(u.site, _Site(u.buffer))
@@ -65,8 +66,11 @@ class _Uninit:
         e.phase = p if e.phase is None else min(e.phase, p)
         if len(e.wis) < EXAMPLES:
             e.wis += u.wi[pos[:EXAMPLES]].tolist()
-            es = ctx.trace.buffers[u.buffer].elem_size
-            e.elements += (u.off[pos[:EXAMPLES]] // es).tolist()
+            # The element of the bytes read unwritten, not where the read starts: of a vload3
+            # whose x and y were written, the z's.
+            es = max(1, ctx.trace.buffers[u.buffer].elem_size)
+            cell = keys[:EXAMPLES].astype(np.int64) % self.LW - self.bases.get(u.buffer, 0)
+            e.elements += (cell * ctx.cell_bytes(u.buffer) // es).tolist()
 
     def findings(self) -> list[Finding]:
         """One finding per reading site."""
@@ -109,7 +113,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     """One finding per reading site: local memory from the shared local-memory pass, then
     the outputs (global buffers that are not inputs)."""
     scanned = local_memory.scan(ctx, units)
-    uninit = _Uninit(ctx, scanned.scale)
+    uninit = _Uninit(ctx, scanned.bases, scanned.LW, scanned.scale)
     for batch in scanned.batches:
         for u, pos, keys in batch.uninitialised:
             uninit.add(u, pos, keys)
@@ -127,7 +131,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         return []  # which buffers are inputs is known only beside the output's role
     if len(t.groups_traced) != gx * gy * gz or not t.complete or ctx.overflowed.size:
         return []
-    uninit = _Uninit(ctx)
+    uninit = _Uninit(ctx, {}, 1)
     for b, info in enumerate(t.buffers):
         if info.space != GLOBAL or info.is_input or info.host_filled:
             continue
@@ -135,6 +139,7 @@ def _outputs(ctx: Context, units: Units) -> list[Finding]:
         if not any(u.op in LOADS for u in ub):
             continue
         size = ctx.cell_count(b)
+        uninit.bases[b], uninit.LW = 0, size
         jobs = [keyscan.Job(u, partial(_word_keys, u)) for u in ub]
         # Races are the race detector's (with work-groups as actors); here only which
         # work-items wrote each word, and when, matters.
@@ -172,7 +177,7 @@ def _private(ctx: Context) -> list[Finding]:
         first = dict.fromkeys(int(e) for e in elements[: 64 * EXAMPLES])
         shown = list(first)[:EXAMPLES]
         parts = _components(
-            info, offsets[: 64 * EXAMPLES], word_size(t.word[mine[: 64 * EXAMPLES]])
+            info, offsets[: 64 * EXAMPLES], t.sizes_of(t.word[mine[: 64 * EXAMPLES]])
         )
         named = ", ".join(_element(info.name, info.shape, e) + parts.get(e, "") for e in shown)
         nwi = int(np.unique(wi).size)

@@ -34,7 +34,6 @@ from explorer.trace.recorded import (
     word_oob,
     word_phase,
     word_site,
-    word_size,
 )
 
 Cells = list[tuple[np.ndarray | None, np.ndarray]]
@@ -331,7 +330,7 @@ def _split_uniform(ctx: Context, L: int, units: Units) -> bool:
     t = ctx.trace
     W = ctx.W
     row = t.word[:L]
-    row_site, row_buf, row_size = word_site(row), word_buffer(row), word_size(row)
+    row_site, row_buf, row_size = word_site(row), word_buffer(row), t.sizes_of(row)
     barriers = []
     combos = []
     for sid in np.unique(row_site).tolist():

@@ -156,6 +156,14 @@ def _chain_base(text: str, selectors: int) -> str:
     return text
 
 
+def _whole(a: AccessSite) -> int:
+    """The bytes each record of ``a``'s site holds, where its type says them: the access's
+    own size (a struct's, N elements of a vloadN), known to the decoder even where a record's
+    size code cannot say it (12 bytes: a vload3 of floats). 0 for a selection of components:
+    recorded by component, or by a part of the vector, whatever its type's size."""
+    return 0 if a.components else a.size
+
+
 class AccessRewriter:
     """Rewrites the memory accesses of one parsed source for one traced kernel."""
 
@@ -213,7 +221,7 @@ class AccessRewriter:
         code = SPACE_CODE[a.address_space]
         if a.kind in ASYNC_HALVES:
             return  # both halves are written by `async_copy`
-        sid = declared.site(a.line, OPS[a.kind], space, hint, a.text)
+        sid = declared.site(a.line, OPS[a.kind], space, hint, a.text, size=_whole(a))
         declared.recorded_at(a.span.start, a.span.end, sid)
         self.value(a, sid)  # first: an edit of the same span goes around the access's own
         if a.builtin is not None and a.kind is AccessKind.ATOMIC:
@@ -253,7 +261,7 @@ class AccessRewriter:
         declared = self.declared
         declared.uses_private = True
         array = declared.buffers[bid].name
-        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text, size=_whole(a))
         declared.recorded_at(a.span.start, a.span.end, sid)
         shadow = declared.shadows.get(bid)
         if shadow is None and vector:
@@ -268,12 +276,14 @@ class AccessRewriter:
             reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
             writes = a.kind is not AccessKind.READ and a.kind is not AccessKind.VLOAD
             mode = int(reads) | (2 * int(writes))
-            unset = 0
-            if reads:
-                unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
-                declared.recorded_at(a.span.start, a.span.end, unset)
             elem, width = declared.shadow_slots.get(bid, (declared.buffers[bid].elem_size, 0))
             elem = max(1, elem)
+            unset = 0
+            if reads:  # a record per element (or component) read unwritten: `elem` bytes
+                unset = declared.site(
+                    a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET, size=elem
+                )
+                declared.recorded_at(a.span.start, a.span.end, unset)
 
             def sized(p: str, size: str) -> str:
                 # Once every element is written (the count beside the shadow is 0), only the
@@ -326,15 +336,19 @@ class AccessRewriter:
             return
         declared.uses_private = True
         given = self._given_arrays(a.function, parameter, frozenset())
+        # The bytes a shadow byte stands for in the arrays it may be given: the size of a
+        # record of an element read unwritten, where they all agree.
+        slots = {declared.shadow_slots[b][0] for b in given if b in declared.shadow_slots}
         bid = given.pop() if len(given) == 1 else NO_BUFFER
-        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text)
+        sid = declared.site(a.line, OPS[a.kind], PRIVATE, bid, a.text, size=_whole(a))
         declared.recorded_at(a.span.start, a.span.end, sid)
         reads = a.kind in (AccessKind.READ, AccessKind.READ_MODIFY_WRITE, AccessKind.VLOAD)
         writes = a.kind is not AccessKind.READ and a.kind is not AccessKind.VLOAD
         mode = int(reads) | (2 * int(writes))
         unset = 0
         if reads:
-            unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET)
+            slot = slots.pop() if len(slots) == 1 else 0
+            unset = declared.site(a.line, FENCE, NO_SPACE, bid, a.text, role=ROLE_UNSET, size=slot)
             declared.recorded_at(a.span.start, a.span.end, unset)
         d = f"{DESCRIPTION_PREFIX}{parameter}"
 

@@ -54,14 +54,18 @@ class Declared:
         atomic: bool = False,
         value: int = VALUE_NONE,
         role: str = "",
+        size: int = 0,
     ) -> int:
-        """Declare a site and return its id."""
+        """Declare a site and return its id; ``size``, the bytes each access it records holds
+        where the access's type says them (SiteDecl.size)."""
         if len(self.sites) >= MAX_SITES:
             raise InstrumentError(f"more than {MAX_SITES} memory accesses to trace")
         sid = len(self.sites)
         text = " ".join(text.split())
         self.sites.append(
-            SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value, role=role)
+            SiteDecl(
+                sid, line, op, space, buffer, text, fences, atomic, value, role=role, size=size
+            )
         )
         return sid
 

@@ -50,6 +50,7 @@ class SiteDecl:
     value: int = 0  # what its records hold in the value plane (records.VALUE_*)
     value_type: str = ""  # the OpenCL type of that value (records.Site.value_type)
     role: str = ""  # records.ROLE_*: an async copy's site, a wait, run-time barrier flags
+    size: int = 0  # bytes of each of its accesses, where its type says them (records.Site.size)
 
 
 ACCESS, DEFINITION = "access", "definition"  # the points an anatomy build records at
