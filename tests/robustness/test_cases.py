@@ -5,6 +5,7 @@ test_signals.py)."""
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import numpy as np
@@ -14,7 +15,7 @@ from explorer.description.expressions import ExpressionError, evaluate
 from explorer.description.images import ImageError, load_grey
 from explorer.description.launch import Setting
 from explorer.engine.header.catalog import find_variant
-from explorer.engine.launch.memory import check_memory
+from explorer.engine.launch.memory import available_host_bytes, check_memory
 from explorer.engine.launch.plan import describe, plan
 from explorer.engine.records import Refusal, RunRequest
 from explorer.gui.state import AppState
@@ -49,8 +50,12 @@ def kernel_file(tmp_path, global_='"WIDTH", "HEIGHT"', extra="", name="copy.cl")
 
 # 2 ---------------------------------------------------------------------------------------------
 def test_2_a_size_beyond_memory_is_refused_before_anything_is_allocated(device):
+    """A size whose one matrix alone is larger than the device's memory and the host's
+    (20000 fits an 80 GB GPU on a host of 128 GB, and runs for minutes there)."""
+    largest = max(device.global_mem_bytes, available_host_bytes())
+    size = math.isqrt(largest // 4) + 1024
     started = time.monotonic()
-    outcome = cli("run", "--family", "matmul", "--variant", "naive", "--size", "20000")
+    outcome = cli("run", "--family", "matmul", "--variant", "naive", "--size", str(size))
     assert outcome.code == 3, outcome
     assert "does not fit" in outcome.out and "Use smaller sizes, e.g. M=" in outcome.out
     assert time.monotonic() - started < 20

@@ -212,9 +212,11 @@ def test_trace_cli_json_contract(family):
         "build_log",
         "status",
         "not_checked_reason",
+        "explained_by",
         "groups",
     }
     assert data["status"] == "verified" and data["not_checked_reason"] is None
+    assert data["explained_by"] == []  # nothing wrong to explain
     assert data["outside_constraints"] == [] and data["groups"] == []
     assert data["build_log"] is None  # the compiler's warnings: the catalog's kernels have none
     assert data["complete"] is True and data["records"] > 0
