@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.engine.build_inputs import build_digest, include_dirs
+from explorer.engine.records import on_pocl
 from explorer.frontend.line_directives import OWN, line_numbering
 
 
@@ -219,12 +220,13 @@ def launch_and_wait(
     """Launch ``kernel``, wait for it, and return its event. PoCL compiles a kernel's code for
     each local size at its first launch, not when the program is built (matmul/fast at 8×8
     blocks: 10 CPU-seconds), and its event stays submitted until the code is ready: that wait
-    is told as a build, so the kernel's clock starts when the kernel does. The event is
+    is told as a build, so the kernel's clock starts when the kernel does (on PoCL alone:
+    :func:`compiles_at_launch`). The event is
     watched from a thread of its own while this one waits (a runtime that runs a kernel only
     once it is waited for still runs it)."""
     event = cl.enqueue_nd_range_kernel(queue, kernel, global_size, local_size)
     listener = _listener
-    if listener is None:
+    if listener is None or not compiles_at_launch(queue):
         event.wait()
         return event
     queue.flush()
@@ -242,6 +244,18 @@ def launch_and_wait(
         done.set()
         watch.join()
     return event
+
+
+def compiles_at_launch(queue: Any) -> bool:
+    """Whether the device of ``queue`` may compile at a kernel's first launch (PoCL, whose
+    launch then waits as "submitted"). Elsewhere a launch's wait is never a build: NVIDIA's
+    driver keeps a running kernel's event "submitted" until it completes, so a kernel that
+    never returns would read as a build that never ends, and its timeout would never come."""
+    try:
+        device = queue.device
+        return on_pocl(device.platform.name, device.name)
+    except Exception:  # a queue that cannot say: its waits are the kernel's time
+        return False
 
 
 def _tell_while_compiling(
