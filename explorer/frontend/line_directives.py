@@ -28,6 +28,34 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+# A compiler message's place: ``file:line:`` or ``file:line:column:`` (PoCL puts ``error: ``
+# before the file, NVIDIA's driver and clang put ``file:line:col: error:`` first).
+_LOG_PLACE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
+
+
+def log_place(message: str) -> tuple[str, int] | None:
+    """The file and line one line of a build log names (``error: /k/helpers.h:3:5: ...`` →
+    ``("/k/helpers.h", 3)``; the file "" where none is written before the line); None for a
+    line naming no place."""
+    found = _LOG_PLACE.search(message)
+    if found is None:
+        return None
+    before = message[: found.start()].split()
+    return (before[-1] if before else "", int(found.group("line")))
+
+
+def is_own_file(file: str, own: str, named: frozenset[str] = frozenset()) -> bool:
+    """Whether ``file``, as a build log names it, is the kernel's own text (``own``, the name
+    the log gives it; "" where it is not known) rather than an included file or a file a
+    ``#line N "name"`` of the text names (``named``). Without ``own``, a name with a folder
+    is another file's: the compiler names an included file by the path it found it at."""
+    if file in named or any(file.endswith(("/" + n, "\\" + n)) for n in named):
+        return False
+    if own:
+        return file in ("", own)
+    return "/" not in file and "\\" not in file
+
+
 class LineNumbering:
     """Each physical line's presumed line (file, number), or None where the line is not the
     kernel's; built by :func:`line_numbering`."""
