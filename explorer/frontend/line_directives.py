@@ -18,7 +18,9 @@ import functools
 import re
 
 LINE_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\\n]|\\.)*)")?')
-_HEADER_CLOSE = "---*/"
+# The catalog header, the one definition every reader of headers uses: the text's first
+# non-blank line is ``/*---`` alone, the TOML follows, and a line starting ``---*/`` ends it.
+HEADER = re.compile(r"\A\s*/\*---[ \t]*\r?\n(?P<toml>.*?)\r?\n[ \t]*---\*/", re.DOTALL)
 OWN = ""  # the file of the kernel's own lines: the text's, no directive having named another
 
 
@@ -100,7 +102,7 @@ class LineNumbering:
 def line_numbering(text: str) -> LineNumbering:
     """The presumed line of every physical line of ``text`` (see the module's docstring)."""
     lines = split_lines(text)
-    header = _header_lines(lines)
+    header = header_lines(text)
     directives = [None if i < header else LINE_DIRECTIVE.match(t) for i, t in enumerate(lines)]
     if not any(directives):
         return LineNumbering(tuple((OWN, n) for n in range(1, len(lines) + 1)), False)
@@ -118,12 +120,8 @@ def line_numbering(text: str) -> LineNumbering:
     return LineNumbering(tuple(presumed), True)
 
 
-def _header_lines(lines: list[str]) -> int:
-    """How many leading lines the ``/*--- ... ---*/`` header comment takes (0: none)."""
-    opening = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if opening is None or not lines[opening].lstrip().startswith("/*---"):
-        return 0
-    for index in range(opening + 1, len(lines)):
-        if lines[index].lstrip().startswith(_HEADER_CLOSE):
-            return index + 1
-    return 0
+def header_lines(text: str) -> int:
+    """How many leading lines of ``text`` the catalog header takes (0: none), the line
+    holding its ``---*/`` included."""
+    found = HEADER.match(text)
+    return found.group(0).count("\n") + 1 if found else 0
