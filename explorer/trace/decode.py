@@ -198,6 +198,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.value,
             s.value_type,
             s.role,
+            s.unused,
         )
         for s in inst.sites
     )

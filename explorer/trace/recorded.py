@@ -119,6 +119,10 @@ class Site:
     value: int = VALUE_NONE  # what its records hold in Trace.values, when values were recorded
     value_type: str = ""  # the type of that value: float, int, uchar4 (a vector: its first)
     role: str = ROLE_NONE  # ROLE_*: a copy's element or call, a wait, flags known at run time
+    # A struct read whole into a private variable (`P q = loc[i];`): the bytes of the access,
+    # [start, end) from its first, holding members never read from that variable afterwards.
+    # Reading them unwritten is no uninitialised read: the kernel never uses what they held.
+    unused: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ class Declared:
         atomic: bool = False,
         value: int = VALUE_NONE,
         role: str = "",
+        unused: tuple[tuple[int, int], ...] = (),
     ) -> int:
         """Declare a site and return its id."""
         if len(self.sites) >= MAX_SITES:
@@ -61,7 +62,9 @@ class Declared:
         sid = len(self.sites)
         text = " ".join(text.split())
         self.sites.append(
-            SiteDecl(sid, line, op, space, buffer, text, fences, atomic, value, role=role)
+            SiteDecl(
+                sid, line, op, space, buffer, text, fences, atomic, value, role=role, unused=unused
+            )
         )
         return sid
 
