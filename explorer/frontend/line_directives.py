@@ -33,17 +33,17 @@ def split_lines(text: str) -> list[str]:
 # A compiler message's place: ``file:line:`` or ``file:line:column:`` (PoCL puts ``error: ``
 # before the file, NVIDIA's driver and clang put ``file:line:col: error:`` first).
 _LOG_PLACE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
+_SEVERITY = re.compile(r"^(?:fatal error|error|warning|note|remark):\s*")
 
 
 def log_place(message: str) -> tuple[str, int] | None:
     """The file and line one line of a build log names (``error: /k/helpers.h:3:5: ...`` →
-    ``("/k/helpers.h", 3)``; the file "" where none is written before the line); None for a
-    line naming no place."""
+    ``("/k/helpers.h", 3)``, a name with spaces whole; the file "" where none is written
+    before the line); None for a line naming no place."""
     found = _LOG_PLACE.search(message)
     if found is None:
         return None
-    before = message[: found.start()].split()
-    return (before[-1] if before else "", int(found.group("line")))
+    return _SEVERITY.sub("", message[: found.start()].strip()), int(found.group("line"))
 
 
 def is_own_file(file: str, own: str, named: frozenset[str] = frozenset()) -> bool:
@@ -51,7 +51,7 @@ def is_own_file(file: str, own: str, named: frozenset[str] = frozenset()) -> boo
     the log gives it; "" where it is not known) rather than an included file or a file a
     ``#line N "name"`` of the text names (``named``). Without ``own``, a name with a folder
     is another file's: the compiler names an included file by the path it found it at."""
-    if file in named or any(file.endswith(("/" + n, "\\" + n)) for n in named):
+    if any(file == n or file.endswith(("/" + n, "\\" + n)) for n in named):
         return False
     if own:
         return file in ("", own)

@@ -106,3 +106,19 @@ def test_a_header_with_crlf_line_ends_is_the_header_for_the_numbering_too():
     header = len(HEADER.splitlines())
     assert [numbering.presumed(n) for n in range(1, header + 2)] == [None] * (header + 1)
     assert split_lines(text)[numbering.physical(3) - 1] == "    x[0] = 1.0f;\r"
+
+
+def test_a_build_message_is_the_kernels_own_only_where_it_names_the_kernels_file():
+    from explorer.frontend.line_directives import is_own_file, log_place
+
+    def own(message: str, name: str = "my kernel.cl") -> bool:
+        place = log_place(message)
+        assert place is not None
+        return is_own_file(place[0], name)
+
+    assert own("error: my kernel.cl:3:5: use of undeclared identifier 'x'")  # PoCL's form
+    assert own("my kernel.cl:3:5: error: use of undeclared identifier 'x'")  # clang's form
+    assert not own("error: /home/me/kernels/common.h:14:3: use of undeclared identifier 'x'")
+    assert not own("error: /home/me/my kernels/my kernel.cl:2:1: an include of that name")
+    assert log_place("error: /tmp/a b/common.h:14:3: x") == ("/tmp/a b/common.h", 14)
+    assert log_place("Device pthread failed to build the program") is None
