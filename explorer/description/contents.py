@@ -110,7 +110,11 @@ def _random(c: Random, total: int, dtype: np.dtype) -> np.ndarray:
         return rng.integers(low, high, size=total, dtype=np.int64).astype(dtype)
     low_f = c.low if c.low is not None else -1.0
     high_f = c.high if c.high is not None else 1.0
-    return rng.uniform(low_f, high_f, size=total).astype(dtype)
+    drawn = rng.uniform(low_f, high_f, size=total).astype(dtype)
+    # [low, high) in the buffer's own type too: rounding to it (a half holds 11 bits) may
+    # reach ``high`` itself, which is then the value just below it.
+    below = np.nextafter(dtype.type(high_f), dtype.type(low_f))
+    return np.where(drawn >= dtype.type(high_f), below, drawn).astype(dtype)
 
 
 def _picture(

@@ -17,6 +17,7 @@ ELEMENT_TYPES: dict[str, np.dtype] = {
     "uint": np.dtype(np.uint32),
     "long": np.dtype(np.int64),
     "ulong": np.dtype(np.uint64),
+    "half": np.dtype(np.float16),
     "float": np.dtype(np.float32),
     "double": np.dtype(np.float64),
 }

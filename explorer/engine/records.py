@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -153,6 +154,13 @@ class Variant:
     @property
     def qualified_id(self) -> str:
         return f"{self.family}/{self.id}"
+
+    @property
+    def log_name(self) -> str:
+        """The name a build log gives the kernel's own file (the compiler's own name for the
+        text it was given is replaced by it): the file's name, or the variant's id where the
+        kernel has no file. A message naming any other file is an included file's."""
+        return os.path.basename(self.path) or self.id
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.documents import REQUIRED, DocumentError, Fields, inside, read_toml
+from explorer.frontend.line_directives import header_lines
 from explorer.paths import (
     TEXT_LIMIT,
     UserFileError,
@@ -33,7 +34,6 @@ from explorer.paths import (
 _FOLDER = re.compile(r"^(?P<number>\d{1,4})-(?P<name>[a-z0-9][a-z0-9-]{0,63})$")
 _KEYS = ("title", "text", "hints", "figure", "local_size", "line_to_change")
 _FIGURE_KEYS = ("figure", "buffer", "at_most", "at_least", "why")
-_HEADER_COMMENT = re.compile(r"\A\s*/\*---.*?---\*/", re.DOTALL)  # the catalog header
 _TOML_LIMIT = 256 << 10  # an exercise's text and hints are a few kilobytes
 _TOML_DEPTH = 4  # [[figure]] tables are the deepest: the file, the list, a figure
 _MAX_EXERCISES = 200
@@ -134,8 +134,7 @@ class Exercise:
     @property
     def header_lines(self) -> int:
         """The lines of the starting file's leading ``/*--- ... ---*/`` header (0: none)."""
-        found = _HEADER_COMMENT.match(self.start_source)
-        return found.group(0).count("\n") + 1 if found else 0
+        return header_lines(self.start_source)
 
     @property
     def first_line_to_change(self) -> int:

@@ -18,7 +18,9 @@ import functools
 import re
 
 LINE_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"((?:[^"\\\n]|\\.)*)")?')
-_HEADER_CLOSE = "---*/"
+# The catalog header, the one definition every reader of headers uses: the text's first
+# non-blank line is ``/*---`` alone, the TOML follows, and a line starting ``---*/`` ends it.
+HEADER = re.compile(r"\A\s*/\*---[ \t]*\r?\n(?P<toml>.*?)\r?\n[ \t]*---\*/", re.DOTALL)
 OWN = ""  # the file of the kernel's own lines: the text's, no directive having named another
 
 
@@ -26,6 +28,34 @@ def split_lines(text: str) -> list[str]:
     """The text's lines as an editor and a compiler count them (a trailing newline ends the
     last line with an empty one; a ``\\r`` before a newline stays on its line)."""
     return text.split("\n")
+
+
+# A compiler message's place: ``file:line:`` or ``file:line:column:`` (PoCL puts ``error: ``
+# before the file, NVIDIA's driver and clang put ``file:line:col: error:`` first).
+_LOG_PLACE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
+_SEVERITY = re.compile(r"^(?:fatal error|error|warning|note|remark):\s*")
+
+
+def log_place(message: str) -> tuple[str, int] | None:
+    """The file and line one line of a build log names (``error: /k/helpers.h:3:5: ...`` →
+    ``("/k/helpers.h", 3)``, a name with spaces whole; the file "" where none is written
+    before the line); None for a line naming no place."""
+    found = _LOG_PLACE.search(message)
+    if found is None:
+        return None
+    return _SEVERITY.sub("", message[: found.start()].strip()), int(found.group("line"))
+
+
+def is_own_file(file: str, own: str, named: frozenset[str] = frozenset()) -> bool:
+    """Whether ``file``, as a build log names it, is the kernel's own text (``own``, the name
+    the log gives it; "" where it is not known) rather than an included file or a file a
+    ``#line N "name"`` of the text names (``named``). Without ``own``, a name with a folder
+    is another file's: the compiler names an included file by the path it found it at."""
+    if any(file == n or file.endswith(("/" + n, "\\" + n)) for n in named):
+        return False
+    if own:
+        return file in ("", own)
+    return "/" not in file and "\\" not in file
 
 
 class LineNumbering:
@@ -72,7 +102,7 @@ class LineNumbering:
 def line_numbering(text: str) -> LineNumbering:
     """The presumed line of every physical line of ``text`` (see the module's docstring)."""
     lines = split_lines(text)
-    header = _header_lines(lines)
+    header = header_lines(text)
     directives = [None if i < header else LINE_DIRECTIVE.match(t) for i, t in enumerate(lines)]
     if not any(directives):
         return LineNumbering(tuple((OWN, n) for n in range(1, len(lines) + 1)), False)
@@ -90,12 +120,8 @@ def line_numbering(text: str) -> LineNumbering:
     return LineNumbering(tuple(presumed), True)
 
 
-def _header_lines(lines: list[str]) -> int:
-    """How many leading lines the ``/*--- ... ---*/`` header comment takes (0: none)."""
-    opening = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if opening is None or not lines[opening].lstrip().startswith("/*---"):
-        return 0
-    for index in range(opening + 1, len(lines)):
-        if lines[index].lstrip().startswith(_HEADER_CLOSE):
-            return index + 1
-    return 0
+def header_lines(text: str) -> int:
+    """How many leading lines of ``text`` the catalog header takes (0: none), the line
+    holding its ``---*/`` included."""
+    found = HEADER.match(text)
+    return found.group(0).count("\n") + 1 if found else 0

@@ -208,6 +208,11 @@ class AccessSite:
     arguments: tuple[Span, ...] = ()
     macro: str | None = None
     vector_width: int = 0
+    # A struct read whole into a private variable (`P q = loc[i];`, `q = loc[i];`): the bytes
+    # of the access, [start, end) from its first, that hold members the function never reads
+    # from that variable (`q.pad` written nowhere after); empty where every member may be read
+    # (the variable used otherwise than by its members: passed, copied, its address taken).
+    unused: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -501,6 +501,51 @@ def _cover(t: Any, base: int, covered: bytearray) -> bool:
     return True
 
 
+def _copyable(t: Any) -> bool:
+    """A private struct (not a union) a whole struct can be copied into."""
+    canonical = t.get_canonical()
+    return bool(
+        canonical.kind == T.RECORD
+        and canonical.get_declaration().kind == K.STRUCT_DECL
+        and _space(t.spelling) is AddressSpace.PRIVATE
+        and int(canonical.get_size()) > 0
+    )
+
+
+def _stripped(c: Any) -> Any:
+    """``c`` without the parentheses and implicit conversions around it."""
+    while c.kind in (K.PAREN_EXPR, K.UNEXPOSED_EXPR) and len(_children(c)) == 1:
+        c = _children(c)[0]
+    return c
+
+
+def _with_parents(node: Any, parent: Any = None) -> Any:
+    """(parent, node) for ``node`` and everything under it."""
+    yield parent, node
+    for k in _children(node):
+        yield from _with_parents(k, node)
+
+
+def _member_bytes(t: Any, members: set[str]) -> tuple[tuple[int, int], ...]:
+    """The bytes of the members of struct ``t`` not named in ``members``, [start, end);
+    empty where a member's place is not known."""
+    canonical = t.get_canonical()
+    ranges: list[tuple[int, int]] = []
+    for field in canonical.get_fields():
+        bits = int(field.get_field_offsetof())
+        size = int(field.type.get_canonical().get_size())
+        if bits < 0 or size <= 0 or field.is_bitfield():
+            return ()
+        if str(field.spelling) in members or not field.spelling:
+            continue
+        start = bits // 8
+        if ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], start + size)
+        else:
+            ranges.append((start, start + size))
+    return tuple(ranges)
+
+
 def _is_pointerish(t: Any) -> bool:
     kind = _canonical_kind(t)
     return bool(kind == T.POINTER or kind in ARRAY_KINDS)
@@ -735,7 +780,9 @@ class _Walker:
                 ):  # the caller's struct: its array members bounds-checked as they are
                     self._member_arrays(f"{p.spelling}->", pointee, line[0], opened, given=True)
             self._collect_assignments(body)
+            first = len(self.accesses)
             self.visit(body, READ)
+            self._copies_used_in_part(body, first)
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
         words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
         body_span = self._span(body.cursor if body is not None else c)[0]
@@ -746,6 +793,71 @@ class _Walker:
             parameters=params,
             body=body_span,
         )
+
+    def _copies_used_in_part(self, body: Any, first: int) -> None:
+        """Mark the struct reads (sites from ``first``) that copy a whole struct into a
+        private variable with the bytes of the members the function never reads from that
+        variable (``AccessSite.unused``). A member counts as read wherever ``q.member`` is
+        written (a write too: nothing is claimed that a later read might need); the variable
+        named in any other way (``f(q)``, ``r = q``, ``&q``, ``sizeof q``) counts as read
+        whole. Unions are read whole."""
+        copies: list[tuple[Any, Any]] = []  # (the variable's declaration, the struct read)
+        targets: set[int] = set()  # the variable as an assignment's target: no read of it
+        for node in body.walk():
+            kids = _children(node)
+            if node.kind == K.VAR_DECL and kids and _copyable(node.type):
+                copies.append((node, _stripped(kids[-1])))
+            elif (
+                node.kind == K.BINARY_OPERATOR
+                and len(kids) == 2
+                and kids[0].kind == K.DECL_REF_EXPR
+                and clang_bridge.binary_operator(_raw(node)) == "="
+            ):
+                ref = kids[0].referenced
+                if ref is not None and ref.kind == K.VAR_DECL and _copyable(ref.type):
+                    copies.append((ref, _stripped(kids[1])))
+                    targets.add(_raw(kids[0]).hash)
+        copies = [
+            (var, read)
+            for var, read in copies
+            if self._lvalue(read) is not None
+            and read.type.get_canonical().kind == T.RECORD
+            and read.type.get_canonical().get_declaration()
+            == var.type.get_canonical().get_declaration()
+        ]
+        if not copies:
+            return
+        used: dict[int, set[str] | None] = {_raw(var).hash: set() for var, _ in copies}
+        for parent, node in _with_parents(body):
+            if node.kind != K.DECL_REF_EXPR or node.referenced is None:
+                continue
+            key = node.referenced.hash
+            if key not in used or _raw(node).hash in targets:
+                continue
+            members = used[key]
+            if members is None:
+                continue
+            arrow = parent is not None and _canonical_kind(node.type) == T.POINTER
+            if parent is not None and parent.kind == K.MEMBER_REF_EXPR and not arrow:
+                members.add(str(parent.spelling))
+            else:
+                used[key] = None  # named whole: every member may be read
+        spans: dict[tuple[int, int], list[int]] = {}
+        for index in range(first, len(self.accesses)):
+            a = self.accesses[index]
+            spans.setdefault((a.span.start, a.span.end), []).append(index)
+        for var, read in copies:
+            members = used[_raw(var).hash]
+            if members is None:
+                continue
+            unused = _member_bytes(var.type, members)
+            span, _ = self._span(read)
+            found = spans.get((span.start, span.end), [])
+            if not unused or len(found) != 1:
+                continue  # a macro's several accesses share a span: claim nothing
+            a = self.accesses[found[0]]
+            if a.kind is AccessKind.READ and a.size == int(var.type.get_canonical().get_size()):
+                self.accesses[found[0]] = replace(a, unused=unused)
 
     def _parameter(self, p: Any) -> Parameter:
         t = p.type

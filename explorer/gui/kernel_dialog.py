@@ -52,6 +52,7 @@ from explorer.engine.header.signature import Parameter, SignatureError, kernel_s
 from explorer.engine.launch.judge import references
 from explorer.engine.records import RunResult, Variant
 from explorer.families import FAMILIES, fixed_family, get_family
+from explorer.frontend.line_directives import HEADER
 
 CUSTOM = "custom"
 W = TypeVar("W", bound=QWidget)
@@ -76,15 +77,18 @@ WRITES_TIP = (
     "What the kernel promises to write: all, or a region of the shape such as [1:-1, 1:-1]; "
     "the trace reports promised elements never written. Empty: nothing promised"
 )
-_LEADING_HEADER = re.compile(r"\A\s*/\*---[ \t]*\n.*?\n[ \t]*---\*/[ \t]*\n?", re.DOTALL)
+_HEADER_LINE_END = re.compile(r"[ \t]*\r?\n?")  # the rest of the header's last line
 _SIZE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\d+)\s*$")
 
 
 def with_written_header(source: str, header: str) -> str:
     """``source`` with ``header`` at its top, in place of the header it had (if any); the
     kernel text below is kept byte for byte."""
-    match = _LEADING_HEADER.match(source)
-    return header + (source[match.end() :] if match else source)
+    match = HEADER.match(source)
+    if match is None:
+        return header + source
+    line_end = _HEADER_LINE_END.match(source, match.end())
+    return header + source[line_end.end() if line_end else match.end() :]
 
 
 def parse_sizes(text: str) -> tuple[tuple[str, int], ...]:

@@ -3,8 +3,6 @@ line references; the kernel's captured printf output."""
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
@@ -37,7 +35,12 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult
-from explorer.frontend.line_directives import LineNumbering, line_numbering
+from explorer.frontend.line_directives import (
+    LineNumbering,
+    is_own_file,
+    line_numbering,
+    log_place,
+)
 from explorer.gui.opencl_highlighter import OpenCLHighlighter
 
 
@@ -331,15 +334,6 @@ class CodeEditor(QPlainTextEdit):
             self.verticalScrollBar().setValue(max(0, block.firstLineNumber() - rows // 2))
 
 
-_LOG_LINE = re.compile(r":(?P<line>\d+):(?:\d+:)?")
-
-
-def _names_one_of(place: str, files: frozenset[str]) -> bool:
-    """Whether a log line's place before its line number (``error: helper.h``,
-    ``/path/helper.h``) names one of ``files``."""
-    return any(re.search(rf"(?:^|[\s/\\]){re.escape(f)}$", place.strip()) for f in files)
-
-
 READ_ONLY = "A shipped kernel: read-only."
 EDITABLE = "Ctrl+S saves it and runs it."
 UNSAVED = "● Unsaved changes: Ctrl+S saves them and runs the kernel."
@@ -393,9 +387,13 @@ class SourceView(QWidget):
         layout.addWidget(splitter)
         self.line_activated.connect(lambda line: self.editor.mark_lines([line], "#f9e79f"))
         self._loaded = ""  # the text last loaded or saved
+        self._file_name = ""  # the name the build log gives the kernel's text
 
-    def show_source(self, title: str, source: str) -> None:
-        """The kernel's text; unsaved edits of the kernel shown (the same title) stay."""
+    def show_source(self, title: str, source: str, file_name: str = "") -> None:
+        """The kernel's text; unsaved edits of the kernel shown (the same title) stay.
+        ``file_name`` is the name its build log gives it (a message naming another file is
+        an included file's and marks none of its lines); "" where it is not known."""
+        self._file_name = file_name
         if self.modified() and title == self.title.text():
             if source != self._loaded:
                 self.editing.setText(
@@ -471,15 +469,18 @@ class SourceView(QWidget):
         named = self.editor.numbering.named  # files a `#line N "name"` of the text names
         for text in log.splitlines():
             item = QListWidgetItem(text)
-            m = _LOG_LINE.search(text)
-            if (
-                m
-                and not _names_one_of(text[: m.start()], named)  # another file's: not marked
-                and ("error" in text or "warning" in text or "note" in text)
-            ):
-                item.setData(Qt.ItemDataRole.UserRole, int(m.group("line")))
+            place = log_place(text)
+            if place is not None and ("error" in text or "warning" in text or "note" in text):
                 item.setForeground(QColor("#c0392b" if "error" in text else "#b9770e"))
-                item.setToolTip("Click to show this line in the source")
+                file, line = place
+                if is_own_file(file, self._file_name, named):
+                    item.setData(Qt.ItemDataRole.UserRole, line)
+                    item.setToolTip("Click to show this line in the source")
+                else:  # an included file's line: no line of the kernel is its place
+                    item.setToolTip(
+                        f"Line {line} of {file}, a file the kernel includes, "
+                        "not a line of this kernel"
+                    )
             self.build_log.addItem(item)
         self.tabs.setCurrentWidget(self.build_log)
         lines = [

@@ -199,6 +199,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             s.value_type,
             s.role,
             s.size,
+            s.unused,
         )
         for s in inst.sites
     )

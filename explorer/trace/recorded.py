@@ -124,6 +124,10 @@ class Site:
     # power of two, such as a vload3 of floats or a struct of three floats, 12; over 128)
     # accessed. See ``Trace.sizes_of``.
     size: int = 0
+    # A struct read whole into a private variable (`P q = loc[i];`): the bytes of the access,
+    # [start, end) from its first, holding members never read from that variable afterwards.
+    # Reading them unwritten is no uninitialised read: the kernel never uses what they held.
+    unused: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

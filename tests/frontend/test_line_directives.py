@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from explorer.frontend.line_directives import line_numbering, split_lines
 
 HEADER = '/*---\nname = "k"\nfamily = "custom"\nkernel = "k"\n---*/\n'
@@ -70,3 +72,53 @@ def test_a_line_directive_written_inside_the_header_comment_is_no_directive():
     numbering = line_numbering(text)
     assert split_lines(text)[numbering.physical(3) - 1] == "    x[0] = 1.0f;"
     assert numbering.physical(40) is None and numbering.presumed(3) is None
+
+
+# A text whose first line is a one-line `/*--- ... ---*/` comment (no catalog header: TOML
+# takes one key a line) and which later holds a comment in the header's style.
+ONE_LINE = '/*--- name = "x" ---*/\n#line 1\n' + KERNEL + "/*---\n  tried TS = 32: slower\n---*/\n"
+
+
+def test_the_numbering_reads_the_header_the_catalog_reads():
+    """One definition of the header: where the catalog finds none, no line is the header's,
+    and the `#line 1` after a one-line comment numbers the kernel from 1."""
+    lines = split_lines(ONE_LINE)
+    numbering = line_numbering(ONE_LINE)
+    assert numbering.directed
+    assert lines[numbering.physical(1) - 1] == KERNEL.splitlines()[0]
+    assert lines[numbering.physical(3) - 1] == "    x[0] = 1.0f;"
+    assert numbering.presumed(2) is None  # the directive
+
+
+def test_a_one_line_header_is_refused_saying_why():
+    from explorer.engine.header.catalog import CatalogError, parse_variant
+
+    with pytest.raises(CatalogError) as refused:
+        parse_variant(ONE_LINE, "one.cl")
+    assert "no catalog header" in str(refused.value)
+    assert "/*--- and ---*/ each on a line of their own" in str(refused.value)
+
+
+def test_a_header_with_crlf_line_ends_is_the_header_for_the_numbering_too():
+    """The catalog reads a header saved with Windows line ends; its lines have no number."""
+    text = HEADER.replace("\n", "\r\n") + "#line 1\r\n" + KERNEL.replace("\n", "\r\n")
+    numbering = line_numbering(text)
+    header = len(HEADER.splitlines())
+    assert [numbering.presumed(n) for n in range(1, header + 2)] == [None] * (header + 1)
+    assert split_lines(text)[numbering.physical(3) - 1] == "    x[0] = 1.0f;\r"
+
+
+def test_a_build_message_is_the_kernels_own_only_where_it_names_the_kernels_file():
+    from explorer.frontend.line_directives import is_own_file, log_place
+
+    def own(message: str, name: str = "my kernel.cl") -> bool:
+        place = log_place(message)
+        assert place is not None
+        return is_own_file(place[0], name)
+
+    assert own("error: my kernel.cl:3:5: use of undeclared identifier 'x'")  # PoCL's form
+    assert own("my kernel.cl:3:5: error: use of undeclared identifier 'x'")  # clang's form
+    assert not own("error: /home/me/kernels/common.h:14:3: use of undeclared identifier 'x'")
+    assert not own("error: /home/me/my kernels/my kernel.cl:2:1: an include of that name")
+    assert log_place("error: /tmp/a b/common.h:14:3: x") == ("/tmp/a b/common.h", 14)
+    assert log_place("Device pthread failed to build the program") is None

@@ -327,3 +327,35 @@ def test_the_gutter_follows_every_edit_of_a_line_directive(qtbot):
         assert shown == drawn.toImage().convertToFormat(QImage.Format.Format_RGB32), (
             f"the gutter after `#line {number}`"
         )
+
+
+def test_the_gutter_takes_a_one_line_comment_for_no_header(qtbot):
+    """A file that opens with a one-line `/*--- ... ---*/` comment has no catalog header
+    (the catalog refuses it): the gutter numbers the kernel after its `#line 1` from 1, also
+    where a later comment is written in the header's style."""
+    text = (
+        '/*--- name = "shift" ---*/\n#line 1\n'
+        + RACE
+        + "/*---\n  tried a barrier here: the race goes away\n---*/\n"
+    )
+    editor = CodeEditor()
+    qtbot.addWidget(editor)
+    editor.load(text)
+    lines = text.split("\n")
+    labels = {lines[n]: editor.gutter_label(n) for n in range(len(lines)) if lines[n]}
+    assert labels["#line 1"] == ""
+    assert labels[RACE.splitlines()[0]] == "1"
+    assert labels["    tile[lid] = in[get_global_id(0)];"] == "6"
+
+
+def test_write_header_into_a_file_saved_with_windows_line_ends_replaces_its_header():
+    """The catalog reads a header with CRLF line ends: writing a new one replaces it, never
+    puts a second header above the first."""
+    from explorer.gui.kernel_dialog import with_written_header
+
+    old = HEADER.replace("\n", "\r\n")
+    kernel = RACE.replace("\n", "\r\n")
+    new = HEADER.replace('"shift through local memory, no barrier"', '"shift"')
+    written = with_written_header(old + kernel, new)
+    assert written == new + kernel
+    assert written.count("/*---") == 1

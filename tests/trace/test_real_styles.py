@@ -85,6 +85,52 @@ def test_a_struct_copied_whole_with_a_member_never_written_is_still_found(execut
     assert _uninitialized(traced) == [(9, "loc", 128)]
 
 
+def test_a_struct_copied_whole_with_a_member_never_set_nor_used_reads_nothing_unwritten(
+    executor, device
+):
+    """`Particle p = tile[63 - l]` copies pad, which nothing set, but the kernel reads only
+    p.x, p.y and p.mass: what pad held is never used, so no uninitialised read is reported."""
+    traced = _traced(executor, device, "struct_member_never_used")
+    assert _uninitialized(traced) == []
+
+
+def test_the_member_never_set_read_after_the_copy_is_still_found(executor, device):
+    """The same kernel reading p.pad after the copy uses the unwritten value: the copy's
+    line, every work-item."""
+    traced = _traced(executor, device, "struct_member_never_set_then_read")
+    assert _uninitialized(traced) == [(17, "tile", 128)]
+
+
+def test_the_parser_knows_which_members_of_a_copied_struct_are_never_read():
+    """The bytes of the members read from the copy nowhere (`(start, end)` in the access);
+    none where the copy is named otherwise than by its members, or is a union."""
+    source = (
+        "typedef struct { float x; float y; int pad; } P;\n"
+        "typedef union { float f; int i; } U;\n"
+        "float weight(P p) { return p.x; }\n"
+        "__kernel void k(__global float *out, __global P *ps, __global U *us)\n"
+        "{\n"
+        "    __local P loc[64];\n"
+        "    int l = get_local_id(0);\n"
+        "    P a = loc[l];   out[0] = weight(a);\n"  # line 8: passed whole
+        "    P b = loc[l];   P *pb = &b; out[1] = pb->x;\n"  # 9: its address taken
+        "    P c = loc[l];   ps[l] = c;\n"  # 10: copied on
+        "    U u = us[l];    out[2] = u.f;\n"  # 11: a union
+        "    P d = (loc[l]); out[3] = d.y;\n"  # 12: only y
+        "    P e;\n"
+        "    for (int i = 0; i < 4; i++) { e = loc[i]; out[4] += e.x; }\n"  # 14: x, pad
+        "    out[5] = e.pad;\n"
+        "    P f = ps[l];    f.pad = 3; out[6] = f.x + f.pad;\n"  # 16: x, pad (written)
+        "}\n"
+    )
+    parsed = parse(source, {}, "copies.cl")
+    unused = {a.line: a.unused for a in parsed.accesses if a.kind.name == "READ"}
+    assert unused[8] == unused[9] == unused[10] == unused[11] == ()
+    assert unused[12] == ((0, 4), (8, 12))
+    assert unused[14] == ((4, 8),)
+    assert unused[16] == ((4, 8),)
+
+
 def test_the_parser_knows_the_padding_of_a_struct_element():
     parsed = parse(
         "typedef struct { float4 p; int id; } P;\n"

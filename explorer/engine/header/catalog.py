@@ -38,6 +38,7 @@ from explorer.engine.build_inputs import OPTION_PATTERNS, OPTION_PLATFORMS, chec
 from explorer.engine.header import toml_writer
 from explorer.engine.records import CPU_NAME, Counterpart, SizeRule, Variant
 from explorer.families import FAMILIES, KernelModel
+from explorer.frontend.line_directives import HEADER
 from explorer.paths import UserFileError, kernels_dir, read_user_text
 
 if sys.version_info >= (3, 11):
@@ -45,7 +46,6 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, published as tomli
     tomllib: Any = importlib.import_module("tomli")
 
-_HEADER = re.compile(r"\A\s*/\*---[ \t]*\r?\n(?P<toml>.*?)\r?\n[ \t]*---\*/", re.DOTALL)
 _LAYOUTS = ("row-major", "column-major")
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -118,12 +118,20 @@ def _exact(value: object, where: str) -> bool:
 
 def _header_table(source: str, where: str) -> dict[str, Any]:
     """The TOML of the leading ``/*--- ... ---*/`` comment."""
-    match = _HEADER.match(source)
+    match = HEADER.match(source)
     if match is None:
+        first = source.lstrip().partition("\n")[0]
+        one_line = first.startswith("/*---") and "---*/" in first
         raise CatalogError(
             f"{where}: no catalog header. A kernel file starts with a /*--- ... ---*/ "
-            "comment holding TOML (name, family, kernel, args, global, local); "
-            "see the README's 'Writing your own kernel'."
+            "comment holding TOML (name, family, kernel, args, global, local)"
+            + (
+                ", /*--- and ---*/ each on a line of their own (a comment on one line is "
+                "not a header: TOML takes one key a line)"
+                if one_line
+                else ""
+            )
+            + "; see the README's 'Writing your own kernel'."
         )
     try:
         return tomllib.loads(match.group("toml"))

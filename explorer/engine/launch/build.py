@@ -44,6 +44,39 @@ def _clean_log(log: str, display_name: str) -> str:
 _GIVEN_SOURCE = re.compile(rf"(?m)(?<![^\s])({_GIVEN_NAME}):(\d+)(?=:)")
 
 
+# A compiler's complaint about the ``half`` type: a variable, a cast, a load or store of one
+# (``'half'``, ``'half4'``, ``'__global half *'``), or the extension that allows them.
+_HALF_COMPLAINT = re.compile(r"cl_khr_fp16|'[^'\n]*\bhalf\d*\b[^'\n]*'")
+_FP16_PRAGMA = re.compile(r"#[ \t]*pragma[ \t]+OPENCL[ \t]+EXTENSION[ \t]+cl_khr_fp16\b")
+
+
+def _half_unsupported(context: Any, source: str, log: str) -> tuple[str, str]:
+    """Why a build that failed on ``half`` failed, where its log complains about ``half``: the
+    device lacks ``cl_khr_fp16`` (half arithmetic is not there at all), or it has it and the
+    kernel does not enable it. In a few words and in a sentence; ("", "") where the log is
+    about something else."""
+    if not _HALF_COMPLAINT.search(log):
+        return "", ""
+    devices = getattr(context, "devices", None) or ()
+    lacking = [d.name for d in devices if "cl_khr_fp16" not in (d.extensions or "").split()]
+    if lacking:
+        named = ", ".join(lacking)
+        return (
+            f"{named} does not support half arithmetic (no cl_khr_fp16)",
+            f"{named} does not support half arithmetic (the device lacks cl_khr_fp16): a "
+            "half variable, a cast to half or a half read straight from a buffer does not "
+            "build there. Keep the buffers in half and compute in float with vload_half and "
+            "vstore_half, which every device has.",
+        )
+    if devices and not _FP16_PRAGMA.search(source):
+        return (
+            "half arithmetic needs cl_khr_fp16 enabled",
+            "Half arithmetic needs the cl_khr_fp16 extension enabled: add "
+            "'#pragma OPENCL EXTENSION cl_khr_fp16 : enable' before the kernel.",
+        )
+    return "", ""
+
+
 def _ignores_line_directives(context: Any) -> bool:
     """Whether the compiler of ``context`` numbers a message's line as the text it was given
     stands, ignoring ``#line`` (Oclgrind's does; PoCL's and NVIDIA's follow the directives, as
@@ -100,11 +133,14 @@ class BuildCache:
                 log = _build_log(cl, exc, context) or str(exc)
                 if _ignores_line_directives(context):
                     log = _at_presumed_lines(log, source)
-                raise BuildError(
-                    f"{display_name} failed to build with options {' '.join(options) or '(none)'}",
-                    _clean_log(log, display_name),
-                    options,
-                ) from None
+                log = _clean_log(log, display_name)
+                failed = (
+                    f"{display_name} failed to build with options {' '.join(options) or '(none)'}"
+                )
+                short, why = _half_unsupported(context, source, log)
+                if why:
+                    failed, log = f"{failed}: {short}", f"{why}\n{log}"
+                raise BuildError(failed, log, options) from None
             self._programs[key] = program
         kernel_key = (id(program), name)
         kernel = self._kernels.get(kernel_key)

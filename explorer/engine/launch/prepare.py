@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
@@ -202,7 +201,7 @@ def _prepare(
     try:
         kernel = rt.cache.kernel(
             rt.cl, context, device.key, source or variant.source, built_with, variant.kernel,
-            display_name or os.path.basename(variant.path) or variant.id,
+            display_name or variant.log_name,
         )  # fmt: skip
         params = kernel_signature(
             variant.source, variant.kernel, launch.defines, include_dirs(variant.build_options)
@@ -211,7 +210,7 @@ def _prepare(
             variant.source,
             launch.defines,
             include_dirs(variant.build_options),
-            display_name or os.path.basename(variant.path) or variant.id,
+            display_name or variant.log_name,
         )
         head = replace(head, build_log=warned)
         arranged = arrange(launch.description, params, variant.kernel, variant.args)

@@ -14,7 +14,6 @@ the estimate) instead of every group: on a large grid that halves the time of a 
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -329,7 +328,7 @@ class TraceLaunch:
                 inst.source,
                 (*p.built_with, NO_BARRIERS_OPTION),
                 variant.kernel,
-                os.path.basename(variant.path) or variant.id,
+                variant.log_name,
             )
 
     def run(self) -> TraceOutcome:

@@ -17,7 +17,6 @@ for later ones: the scan's temporaries were new memory each time a slice needed 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from typing import Any
 
@@ -86,7 +85,7 @@ def plain_kernel(p: Prepared) -> Any:
         source or variant.source,
         p.options,
         variant.kernel,
-        os.path.basename(variant.path) or variant.id,
+        variant.log_name,
     )
 
 

@@ -77,7 +77,7 @@ class NavigationController:
 
     def _show_source(self) -> None:
         v = self.model.variant
-        self.source.show_source(f"<b>{v.name}</b> — {v.path}", v.source)
+        self.source.show_source(f"<b>{v.name}</b> — {v.path}", v.source, v.log_name)
 
     def _variant_changed(self) -> None:
         """A new variant: the old trace, its highlighted line and banners leave the screen.

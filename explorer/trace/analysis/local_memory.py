@@ -127,15 +127,23 @@ def but_padding(
     keys: np.ndarray,
 ) -> None:
     """Hand ``keep`` the uninitialised reads of ``u`` but those of the padding of a struct
-    (a struct read whole reads the bytes between its members, which nothing ever writes)."""
+    (a struct read whole reads the bytes between its members, which nothing ever writes) and
+    those of the members a struct copied whole into a variable holds that the kernel never
+    reads from it (``P q = loc[i];`` then only ``q.x``: ``q.pad``'s bytes are never used)."""
     info = ctx.trace.buffers[u.buffer]
-    if info.padding:
+    unused = ctx.trace.sites[u.site].unused
+    if info.padding or unused:
         cell = ctx.cell_bytes(u.buffer)
-        first = (keys % LW - bases[u.buffer]) * cell % max(1, info.elem_size)
-        padded = np.zeros(first.shape, dtype=bool)
+        at = (keys % LW - bases[u.buffer]) * cell  # the byte of the buffer each key starts
+        skipped = np.zeros(at.shape, dtype=bool)
+        first = at % max(1, info.elem_size)
         for start, end in info.padding:
-            padded |= (first >= start) & (first + cell <= end)
-        pos, keys = pos[~padded], keys[~padded]
+            skipped |= (first >= start) & (first + cell <= end)
+        if unused:
+            within = at - np.asarray(u.off)[pos]  # from the first byte of the access
+            for start, end in unused:
+                skipped |= (within >= start) & (within + cell <= end)
+        pos, keys = pos[~skipped], keys[~skipped]
         if pos.size == 0:
             return
     keep(u, pos, keys)

@@ -221,7 +221,9 @@ class AccessRewriter:
         code = SPACE_CODE[a.address_space]
         if a.kind in ASYNC_HALVES:
             return  # both halves are written by `async_copy`
-        sid = declared.site(a.line, OPS[a.kind], space, hint, a.text, size=_whole(a))
+        sid = declared.site(
+            a.line, OPS[a.kind], space, hint, a.text, size=_whole(a), unused=a.unused
+        )
         declared.recorded_at(a.span.start, a.span.end, sid)
         self.value(a, sid)  # first: an edit of the same span goes around the access's own
         if a.builtin is not None and a.kind is AccessKind.ATOMIC:

@@ -55,6 +55,7 @@ class Declared:
         value: int = VALUE_NONE,
         role: str = "",
         size: int = 0,
+        unused: tuple[tuple[int, int], ...] = (),
     ) -> int:
         """Declare a site and return its id; ``size``, the bytes each access it records holds
         where the access's type says them (SiteDecl.size)."""
@@ -64,7 +65,18 @@ class Declared:
         text = " ".join(text.split())
         self.sites.append(
             SiteDecl(
-                sid, line, op, space, buffer, text, fences, atomic, value, role=role, size=size
+                sid,
+                line,
+                op,
+                space,
+                buffer,
+                text,
+                fences,
+                atomic,
+                value,
+                role=role,
+                size=size,
+                unused=unused,
             )
         )
         return sid

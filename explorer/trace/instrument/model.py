@@ -51,6 +51,9 @@ class SiteDecl:
     value_type: str = ""  # the OpenCL type of that value (records.Site.value_type)
     role: str = ""  # records.ROLE_*: an async copy's site, a wait, run-time barrier flags
     size: int = 0  # bytes of each of its accesses, where its type says them (records.Site.size)
+    # A struct read whole into a private variable: the bytes of the access that hold members
+    # never read from that variable (frontend AccessSite.unused; records.Site.unused).
+    unused: tuple[tuple[int, int], ...] = ()
 
 
 ACCESS, DEFINITION = "access", "definition"  # the points an anatomy build records at

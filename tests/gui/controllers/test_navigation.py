@@ -24,10 +24,14 @@ def navigation():
 def test_the_source_follows_the_variant(navigation):
     controller, _worker, v = navigation
     naive = controller.model.variant
-    v.source.show_source.assert_called_with(f"<b>{naive.name}</b> — {naive.path}", naive.source)
+    v.source.show_source.assert_called_with(
+        f"<b>{naive.name}</b> — {naive.path}", naive.source, "naive.cl"
+    )
     tiled = find_variant("matmul", "tiled")
     controller.model.set_variant(tiled)
-    v.source.show_source.assert_called_with(f"<b>{tiled.name}</b> — {tiled.path}", tiled.source)
+    v.source.show_source.assert_called_with(
+        f"<b>{tiled.name}</b> — {tiled.path}", tiled.source, "tiled.cl"
+    )
 
 
 def test_a_new_variant_takes_the_trace_its_marks_and_banner_off_the_screen(navigation):
