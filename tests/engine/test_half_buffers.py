@@ -179,11 +179,13 @@ def test_half_pictures_ramps_and_their_results_are_values_a_person_reads(
 
 
 def test_half_arithmetic_on_a_device_without_cl_khr_fp16_says_so(executor, device, tmp_path):
+    """PoCL has no cl_khr_fp16 and refuses the build: the message says why and what works.
+    NVIDIA's driver does not name the extension but builds half arithmetic all the same: its
+    result is judged like any other."""
     result = _run(executor, device, tmp_path, "scale_half", HALF_MATH)
-    if "cl_khr_fp16" in device_extensions(device):
+    if "cl_khr_fp16" in device_extensions(device) or result.error_kind != "build":
         assert result.status == "verified", result.summary()
         return
-    assert result.error_kind == "build"
     said = f"{result.error}\n{result.build_log}"
     assert f"{device.name} does not support half arithmetic (no cl_khr_fp16)" in result.error
     assert "vload_half" in said and "vstore_half" in said  # what works instead
