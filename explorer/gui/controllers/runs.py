@@ -163,7 +163,9 @@ class RunsController(QObject):
             state.last_good = result
         if not state.touring:
             self.timing.show_run(result)
-        if result.error_kind == "build" and not keep:
+        if result.error_kind == "build":
+            # The build log names the line: the source in front, the last good result kept
+            # behind it when the error came from an edit.
             self.pages.show_page("source")
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
