@@ -400,7 +400,9 @@ def _request(
         repeat=1,
         warmup=0,
         timeout_s=timeout_s,
-        keep_output=False,
+        # The arrays come back with the grade's trace: the window animates that trace, its
+        # buffers drawn with the values the attempt ran on and its wrong output in Result.
+        keep_output=True,
     )
 
 

@@ -60,6 +60,7 @@ class FindingsView(QWidget):
         layout.addWidget(self.summary)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.findings = QTreeWidget()
+        self.setFocusProxy(self.findings)  # the view in front (View ▸ Findings): the list
         self.findings.setHeaderLabels(["Kind", "Line", "Phase", "Buffer", "What to do"])
         self.findings.setRootIsDecorated(True)
         self.findings.setWordWrap(True)

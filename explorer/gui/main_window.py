@@ -114,7 +114,9 @@ class MainWindow(QMainWindow):
         actions: dict[str, QAction] = {}
         for path in sorted((resources_dir() / "lessons").glob("*.kexp.json")):
             title = lesson_title(path)
-            action = QAction(title, self)
+            # The number it is written with is its key in the open menu (Alt+L, 4).
+            shown = title.replace("&", "&&")
+            action = QAction(f"&{shown}" if shown[:1].isdigit() else shown, self)
             action.setStatusTip(f"Open and trace the lesson {path.name}")
             action.triggered.connect(
                 lambda _checked=False, p=str(path): self.controllers.sessions.open_lesson(p)

@@ -369,6 +369,7 @@ class SourceView(QWidget):
         layout.addLayout(bar)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.editor = CodeEditor()
+        self.setFocusProxy(self.editor)  # the view in front (View ▸ Kernel source): the text
         self.editor.save_requested.connect(self.save_requested)
         self.editor.modificationChanged.connect(self._show_editing)
         splitter.addWidget(self.editor)

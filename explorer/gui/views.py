@@ -107,10 +107,14 @@ class Views:
         return widget
 
     def show_page(self, page: Page) -> None:
-        """Bring a tab to the front (a no-op for a view shown in presenter mode)."""
+        """Bring a tab to the front (a no-op for a view shown in presenter mode). A source
+        the person may edit takes the keys: brought forward by a build error or a line
+        named, it is where they type next (the tab left before took the focus with it)."""
         widget = self.page(page)
         if self.tabs.indexOf(widget) >= 0:
             self.tabs.setCurrentWidget(widget)
+            if page == "source" and self.source_view.editable():
+                self.source_view.editor.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def current_tab(self) -> Page | None:
         shown = self.tabs.currentWidget()

@@ -396,3 +396,25 @@ def test_every_exercise_opens_at_its_gap_or_bug_with_the_header_folded(shown, qt
         assert cursor.block().isVisible()
         assert editor.viewport().rect().contains(editor.cursorRect()), exercise.name
         assert editor.hasFocus(), f"{exercise.name}: typing would not reach the editor"
+
+
+def test_a_wrong_attempts_animation_draws_its_values(shown, qtbot):
+    """The failed grade's own trace is what the Execution view animates: its buffers carry
+    the values the attempt ran on, as any trace's do (the learner reads them to see what
+    went wrong), and the Result tab has the attempt's wrong output."""
+    import numpy as np
+
+    window = shown
+    _exercise, editor = open_exercise(window, qtbot, "index-map")
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    QTest.keyClicks(editor, "// as it came")
+    with qtbot.waitSignal(window.controllers.trace_diff.compared, timeout=GRADE_S):
+        grade = save_and_grade(window, qtbot, editor)
+    assert not grade.passed and window.state.traced is grade.traced
+    view = window.views.execution_view
+    view.set_step(0)
+    frames = [canvas.frame for canvas in view.buffers.canvases.values()]
+    assert len(frames) == 2  # in and out
+    for frame in frames:
+        assert frame.values is not None and np.isfinite(frame.values).any(), frame.title
+    assert grade.traced.result.outputs and "out" in grade.traced.result.outputs

@@ -10,10 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from explorer.session import Session, save_session
-from tests.gui.conftest import answer_file_dialogs, trigger
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
 
 NAIVE = Path(__file__).parents[2] / "kernels/matmul/naive.cl"
 
@@ -209,3 +209,30 @@ def test_a_lesson_over_unsaved_edits_stays_away_when_the_person_stays(own_kernel
     assert window.model.variant is mine and window.model.sizes == {"M": 16, "N": 16, "K": 16}
     assert window.views.tabs.currentIndex() == tab
     assert editor.toPlainText().startswith("/* x */")
+
+
+def test_a_build_error_saved_from_the_editor_keeps_the_source_in_front(
+    own_kernel, qtbot, monkeypatch
+):
+    """Ctrl+S of a line that does not build, after a good run: the last good result stays,
+    and the person stays in the source, where the build log names the line, and can type
+    on (no key brings the source tab back)."""
+    window, _path, editor = own_kernel
+    assert run_and_wait(qtbot, window).status == "verified"
+    window.views.tabs.setCurrentWidget(window.views.source_view)
+    editor.setFocus()
+    editor.moveCursor(QTextCursor.MoveOperation.End)
+    type_text(editor, "oops")
+    reloads = window.state.reloads
+    QTest.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.state.reloads > reloads, timeout=10000)
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.error_kind == "build",
+        timeout=60000,
+    )
+    assert window.state.last_good is not None  # the good result stays on screen
+    assert window.views.tabs.currentWidget() is window.views.source_view
+    log = window.views.source_view.build_log
+    assert any("oops" in log.item(i).text() for i in range(log.count()))
+    assert QApplication.focusWidget() is editor  # the keys still type there
+    answer(monkeypatch, QMessageBox.StandardButton.Discard)  # the window closes after

@@ -285,3 +285,31 @@ def test_a_window_closed_in_presenter_mode_opens_with_its_panels(window, qtbot, 
     assert again.findChild(QDockWidget, "configuration").isVisible()
     assert again.menuBar().isVisible()
     again.close()
+
+
+def test_ctrl_digits_bring_each_tab_forward_and_give_it_the_keys(window, qtbot):
+    """Keyboard only: from a field of the configuration, Ctrl+5 opens the findings with the
+    list taking the arrows and Enter (which jumps to the finding's line), Ctrl+4 the source
+    and Ctrl+1 the result; each is in the View menu with its key."""
+    view = _traced(window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4})
+    findings = window.views.findings_view
+    assert len(findings.shown) >= 1
+    tabs = window.views.tabs
+    combo = _focus(qtbot, _panel_combo(window))
+    qtbot.keyClick(combo, Qt.Key.Key_5, CTRL)
+    assert tabs.currentWidget() is findings
+    assert QApplication.focusWidget() is findings.findings
+    view.set_step(view.steps - 1)
+    qtbot.keyClick(findings.findings, Qt.Key.Key_Down)
+    selected = findings.selected_finding()
+    assert selected is not None
+    qtbot.keyClick(findings.findings, Qt.Key.Key_Return)
+    assert tabs.currentWidget() is view
+    assert view.playback.steps[view.current].line == selected.line
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_4, CTRL)
+    assert tabs.currentWidget() is window.views.source_view
+    assert QApplication.focusWidget() is window.views.source_view.editor
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_1, CTRL)
+    assert tabs.currentWidget() is window.views.result_view
+    for text, key in (("Result", "Ctrl+1"), ("Findings", "Ctrl+5"), ("Sweep", "Ctrl+7")):
+        assert menu_action(window, text).shortcut().toString() == key

@@ -31,3 +31,25 @@ def test_the_iou_lesson_traces_around_its_work_group(window, qtbot):
     window.lessons[lesson].trigger()
     qtbot.waitUntil(lambda: window.state.playback is not None, timeout=240000)
     assert window.state.playback.group == (20, 18, 0)
+
+
+def test_a_lessons_number_opens_it_from_the_open_menu(window, qtbot, monkeypatch):
+    """Keyboard only: Alt+L opens the menu, and the number written before a lesson's title
+    chooses it (the digit is its mnemonic, as the menu shows it)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMenu
+
+    opened: list[str] = []
+    monkeypatch.setattr(window.controllers.sessions, "open_lesson", opened.append)
+    window.show()
+    qtbot.waitExposed(window)
+    menu = next(
+        a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == "Lessons"
+    )
+    assert isinstance(menu, QMenu)
+    menu.popup(window.mapToGlobal(window.rect().center()))
+    qtbot.waitExposed(menu)
+    qtbot.keyClick(menu, Qt.Key.Key_4)
+    assert len(opened) == 1 and opened[0].endswith(".kexp.json")
+    assert "4-" in opened[0].rsplit("/", 1)[-1]
+    assert [a.text() for a in menu.actions()][3].startswith("&4 · ")

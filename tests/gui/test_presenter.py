@@ -101,3 +101,22 @@ def test_the_tours_tiled_stage_shows_every_row_of_its_tiles_at_1280x720(window, 
     qtbot.wait(50)
     assert caption.height() >= 4 * caption.fontMetrics().lineSpacing()
     _every_tile_row_at_18_px(view)
+
+
+def test_presenter_mode_entered_over_a_trace_times_it(window, qtbot):
+    """A lesson traced, then F11: the timing beside the animation is never empty, as for a
+    trace made while presenting (the trace itself is not timed)."""
+    from tests.gui.conftest import trigger
+
+    trace_in_window(window, qtbot, "matmul", "tiled", {"M": 32, "N": 32, "K": 32})
+    assert window.state.result is None  # traced, never run: nothing timed yet
+    window.show()
+    qtbot.waitExposed(window)
+    trigger(window, "Presenter mode")
+    qtbot.waitUntil(
+        lambda: window.state.result is not None and window.state.result.timing is not None,
+        timeout=60000,
+    )
+    assert window.views.timing_view.bar_count >= 1
+    assert window.state.playback is not None  # the animation stays
+    window.controllers.presenter.leave()

@@ -8,9 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from PySide6.QtCore import Qt
+
 from explorer.gui.actions import Action, Actions, AppContext
 from explorer.gui.controllers.roles import (
     Animation,
+    Page,
     Pages,
     ResultShower,
     SourceMarks,
@@ -149,6 +152,29 @@ class NavigationController:
         if self.findings is not None:
             self.findings.select_next(-1)
 
+    # -- the View menu's tabs --------------------------------------------------------------
+    def show_tab(self, page: Page) -> None:
+        """A tab in front, its view taking the keys: the findings list its arrows and
+        Enter, the source its cursor, the animation its stepping keys (a text field of the
+        configuration would keep them)."""
+        self.pages.show_page(page)
+        self.pages.page(page).setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+
+def _tabbed(app: AppContext) -> bool:
+    return not app.state.presenting  # presenter mode shows its views side by side
+
+
+def _tab(
+    key: str, text: str, page: Page, shortcut: str, order: int
+) -> Action[NavigationController]:
+    """A View menu command that brings one tab to the front."""
+    return Action(
+        key, text, "&View", lambda c: c.show_tab(page), (shortcut,),
+        f"The {text.replace('&', '')} tab in front, its view taking the keys",
+        section=2, order=order, enabled_when=_tabbed,
+    )  # fmt: skip
+
 
 def _animated(app: AppContext) -> bool:
     return app.state.playback is not None
@@ -176,6 +202,13 @@ def _step(
 
 ACTIONS = Actions(
     NavigationController,
+    _tab("tab_result", "&Result", "result", "Ctrl+1", 1),
+    _tab("tab_execution", "&Execution", "execution", "Ctrl+2", 2),
+    _tab("tab_timing", "Ti&ming", "timing", "Ctrl+3", 3),
+    _tab("tab_source", "Kernel &source", "source", "Ctrl+4", 4),
+    _tab("tab_findings", "&Findings", "findings", "Ctrl+5", 5),
+    _tab("tab_roofline", "R&oofline", "roofline", "Ctrl+6", 6),
+    _tab("tab_sweep", "S&weep", "sweep", "Ctrl+7", 7),
     _step(
         "first_step",
         "F&irst step",

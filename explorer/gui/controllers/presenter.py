@@ -70,8 +70,9 @@ class PresenterController:
         state.events.traced.connect(self._stage_traced)
 
     # -- presenter mode ------------------------------------------------------------------
-    def set_presenter(self, on: bool, full_screen: bool = True) -> None:
-        """Full screen, large type, high contrast: execution, result and timing together."""
+    def set_presenter(self, on: bool, full_screen: bool = True, tour: bool = False) -> None:
+        """Full screen, large type, high contrast: execution, result and timing together; a
+        trace on screen that no timed run accompanies is timed (the tour runs its own)."""
         if on == self.state.presenting:
             return
         if not on:
@@ -84,6 +85,8 @@ class PresenterController:
                     self.result.set_badge("")
         self._layout(on, full_screen)
         self.state.presenting = on
+        if on and not tour:
+            self.tracer.time_trace_shown()
 
     def toggle(self) -> None:
         self.set_presenter(not self.state.presenting)
@@ -131,7 +134,7 @@ class PresenterController:
         playback, traced = self.state.playback, self.state.traced
         picked = playback.group if playback is not None else None
         self._spot = chosen_spot(picked, traced.result if traced is not None else None)
-        self.set_presenter(True)
+        self.set_presenter(True, tour=True)
         self.state.tour_stage = -1
         self.state.tour_results = ()
         self._figures = []

@@ -282,3 +282,7 @@ class Tracer(Protocol):
     def trace(self, center: tuple[int, int, int] | None = None) -> None: ...
 
     def trace_anyway(self, center: tuple[int, int, int] | None = None) -> None: ...
+
+    def time_trace_shown(self) -> None:
+        """The trace on screen timed, where no timed run of it is (presenter mode's timing
+        beside its animation)."""

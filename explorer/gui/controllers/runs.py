@@ -49,6 +49,7 @@ class RunsController(QObject):
         self.status = status
         self.pages = pages
         self._compare_generation = -1
+        self._typing: dict[int, bool] = {}  # the run asked from the source view, by generation
         worker.started.connect(self._started)
         worker.building.connect(self.status.work_building)
         worker.idle.connect(self._idle)
@@ -68,8 +69,11 @@ class RunsController(QObject):
         """Run the configuration; the generation of the run, or None when it is refused."""
         if not self.panel.validate():
             return None
+        typing = self.pages.current_tab() == "source"  # a save in the source view re-runs
         self.pages.show_page("result")
-        return self.worker.run(self.model.request())
+        generation = self.worker.run(self.model.request())
+        self._typing = {generation: typing} if typing else {}
+        return generation
 
     def run_anyway(self) -> int | None:
         """Run a configuration that only the kernel's own constraints refuse (a seed kernel's
@@ -163,7 +167,10 @@ class RunsController(QObject):
             state.last_good = result
         if not state.touring:
             self.timing.show_run(result)
-        if result.error_kind == "build" and not keep:
+        typing = self._typing.pop(generation, False)
+        if result.error_kind == "build" and (typing or not keep):
+            # The build log names the line. Saved from the explorer's own editor, the person
+            # goes back to it; saved in another editor, the last good result stays in front.
             self.pages.show_page("source")
         device = self.model.device
         timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""

@@ -211,6 +211,15 @@ class TraceController(QObject):
         else:
             self.pages.show_page("execution")
 
+    def time_trace_shown(self) -> None:
+        """Presenter mode entered over a trace (a lesson's, one traced at the desk): it is
+        timed as one traced while presenting is, unless other work is in flight."""
+        traced = self.state.traced
+        if traced is None or traced.trace is None or self.state.playback is None:
+            return
+        if not self.worker.busy:
+            self._time_for_presenter(traced.result)
+
     def _time_for_presenter(self, traced: RunResult) -> None:
         """Presenter mode shows the timing beside the animation: a trace that no timed run of
         the same configuration accompanies is followed by one (a trace build's own time
