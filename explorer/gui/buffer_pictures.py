@@ -120,7 +120,9 @@ class Layer:
     hidden: np.ndarray | None = None  # cells of the output whose values are not shown yet
     heat: bool = False  # the values are loads per element
     outlines: list[Outline] = field(default_factory=list)
-    forming: int = 0  # cells of the output showing sums not yet written (registers)
+    # the group's sums of the output not yet written (in registers), all of them: the cells
+    # the window shows are only some where it is narrower than the tile
+    forming: int = 0
 
 
 class BufferPictures:
@@ -204,7 +206,8 @@ class BufferPictures:
     def window(self, pb: Playback, grid: Grid, step: int) -> Box:
         """The elements the zoom window shows: the group's tile and one element around it
         (a one-row buffer: a strip), following the group a tile at a time; the output's
-        window stays on the group's tile of it; a small local array whole."""
+        window stays on the group's tile of it; a small local array whole. The room view
+        shows no more cells than read at its cell size, but a matrix's tile always whole."""
         lx, ly = (list(pb.trace.local_size) + [1, 1])[:2]
         if grid.rows > 1:
             zr, zc = min(grid.rows, ly + 2 * MARGIN), min(grid.cols, lx + 2 * MARGIN)
@@ -217,6 +220,8 @@ class BufferPictures:
         if grid.buffer in self.limits:
             most_r, most_c = self.limits[grid.buffer]
             zr, zc = max(1, min(zr, most_r)), max(1, min(zc, most_c))
+            if grid.rows > 1:  # a matrix: the group's tile whole, in smaller cells if need be
+                zr, zc = max(zr, min(tr, grid.rows)), max(zc, min(tc, grid.cols))
             if grid.space == LOCAL:
                 zr, zc = min(grid.rows, most_r), min(grid.cols, most_c)
         group = pb.cursor.group_steps
@@ -320,7 +325,7 @@ class BufferPictures:
             shown = value_colours(partial, self._top(grid, values))
             pixels[forming] = mix(shown[forming], PENDING_C, 0.35)
             layer.values = np.where(forming, partial, layer.values)
-            layer.forming = int(forming.sum())
+            layer.forming = _forming_in(pb, grid, step, tile)
             hidden = hidden & ~forming
         stored = pb.values.written_values(group, grid, step, window)
         if stored is not None and layer.values is not None:
@@ -506,6 +511,17 @@ def _differing_outlines(pb: Playback, grid: Grid, scene: StepScene) -> list[Outl
     rows, cols = grid.element_rc(index.index[recs])
     cells = sorted(set(zip(rows.tolist(), cols.tolist(), strict=True)))[:DIFF_BOXES]
     return [((r, r + 1, c, c + 1), DIFF_OUTLINE, 4.0) for r, c in cells]
+
+
+def _forming_in(pb: Playback, grid: Grid, step: int, tile: Box) -> int:
+    """How many of the group's sums of the output are formed in registers and not yet
+    written at this step: counted over the group's whole tile, whatever the window shows."""
+    group = pb.cursor.group_steps
+    assert group is not None
+    partial = pb.values.partial_sums(group, grid, step, tile)
+    if partial is None:
+        return 0
+    return int((np.isfinite(partial) & ~group.written_before(grid, step, tile)).sum())
 
 
 def _window_mask(grid: Grid, elements: np.ndarray, window: Box) -> np.ndarray:

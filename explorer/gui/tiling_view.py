@@ -52,6 +52,9 @@ ROOM_STRETCHES = (100, 87, 75, 68)
 # The presenter's smallest cell: at 1280×720 the 16 rows of a 16×16 tile fit beside the
 # whole matrices under a talk's caption of four lines (its 18 px values condensed where they
 # need it). A slide, with no playback bar or side column, asks for larger ones (slide_view).
+# A matrix's window never shows less than the group's tile: where its panel is narrower
+# (naive's A, B and C side by side at 1280×720) its cells are smaller, each value written
+# whole where it fits at ROOM_SMALLEST_PX, else cut, else the mark alone or only its colour.
 ROOM_CELL = 23
 ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
@@ -410,12 +413,17 @@ class FocusCanvas(QWidget):
 
         narrowest = metrics(*choices[-1])
         widths: dict[str, int] = {}
+        marked = False  # some value has no digit that fits: it is written as the mark alone
         for text in {str(t) for t in texts.ravel() if t}:
             for form in (text, readable_cut(text)):  # whole, else cut to two digits
                 if narrowest.horizontalAdvance(form) <= room:
                     widths[form] = narrowest.horizontalAdvance(form)
                     break
+            else:
+                marked = True
         whole = sorted(widths, key=widths.__getitem__, reverse=True)[:4]  # the widest decide
+        if marked and narrowest.horizontalAdvance(CUT) <= room:
+            whole.append(CUT)  # a cell too small for any digit of its value still says so
         px, stretch = next(
             (c for c in choices if all(metrics(*c).horizontalAdvance(w) <= room for w in whole)),
             choices[-1],
