@@ -1,9 +1,11 @@
 """Presenter mode on a projector: type scaled to the screen, nothing cut off, and leaving it
 gives the window back as it was."""
 
+import numpy as np
 import pytest
 
 from explorer.gui.main_window import presenter_style
+from explorer.gui.value_text import CUT, exact_text
 from tests.gui.test_execution import trace_in_window
 
 
@@ -120,3 +122,69 @@ def test_presenter_mode_entered_over_a_trace_times_it(window, qtbot):
     assert window.views.timing_view.bar_count >= 1
     assert window.state.playback is not None  # the animation stays
     window.controllers.presenter.leave()
+
+
+def test_the_tours_naive_stage_shows_whole_tiles_and_counts_every_sum_at_1280x720(window, qtbot):
+    """Naive's A, B and C side by side at 1280×720: each window holds the group's whole
+    16×16 tile, its boxes inside it, and C's caption counts the sums all 256 work-items hold
+    in registers, not the cells that happen to be visible."""
+    from PySide6.QtCore import Qt
+
+    from explorer.gui.cell_colours import STEP_OUTLINE, WRITE_OUTLINE
+
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 64)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    view = window.views.execution_view
+    qtbot.keyClick(view, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)  # the tour
+    state = window.state
+    qtbot.waitUntil(
+        lambda: (
+            len(state.tour_results) == 1
+            and state.playback is not None
+            and not window.worker.busy
+            and "global loads per element of C" in view.lines.caption.text()
+        ),
+        timeout=120000,
+    )
+    assert view.lines.caption.text().startswith("1 · naive")
+    pb = state.playback
+    group = pb.cursor.group_steps
+    ly, lx = pb.trace.local_size[1], pb.trace.local_size[0]
+    c = next(g for g in pb.grids if g.name == "C")
+    view.set_step(view.steps // 2)  # halfway along k: acc += A[…] * B[…]
+    qtbot.wait(50)
+    step = pb.cursor.step
+    assert step == view.steps // 2 and pb.steps[step].line == pb.steps[0].line
+    # the truth, from the trace: every work-item of the group forms its sum, none written yet
+    assert not group.written_before(c, step, (0, c.rows, 0, c.cols)).any()
+    true_sums = lx * ly
+    for canvas in view.buffers.canvases.values():
+        canvas.repaint()
+        frame = canvas.frame
+        r0, r1, c0, c1 = frame.window
+        assert r1 - r0 >= ly and c1 - c0 >= lx, frame.title  # the tile whole
+        zoom, _ = canvas.areas()
+        cell = canvas.cell_size()
+        boxes = [o for o in frame.outlines if o[1] in (WRITE_OUTLINE, STEP_OUTLINE)]
+        assert boxes, frame.title
+        for box, _colour, _width in boxes:
+            b0, b1, d0, d1 = box
+            assert r0 <= b0 and b1 <= r1 and c0 <= d0 and d1 <= c1, (frame.title, box)
+            rect = canvas._box_rect(box, zoom, cell)
+            assert zoom.adjusted(-1, -1, 1, 1).contains(rect), (frame.title, box)
+        assert zoom.right() <= canvas.width() and zoom.bottom() <= canvas.height()
+        # every value the cells write is the true number, or its leading digits and the mark
+        font = canvas.label_font(frame.labels, cell)
+        assert font is not None and font.pixelSize() >= 18, frame.title
+        for (r, col), text in np.ndenumerate(canvas.drawn):
+            if text:
+                exact = exact_text(float(frame.values[r, col]))
+                assert text == exact or (text.endswith(CUT) and exact.startswith(text[:-1]))
+    caption = view.buffers.canvases[c.buffer].drawn_lines[1]
+    assert f"{true_sums} sums so far, in registers" in caption

@@ -330,6 +330,33 @@ def test_the_c_caption_names_the_sums_its_cells_show(qtbot):
     assert f"{TS * TS} written" in caption and "sums so far" not in caption
 
 
+def test_the_c_caption_counts_every_sum_the_group_holds_not_the_cells_shown(qtbot, monkeypatch):
+    """A window showing only part of the group's tile (11 of its 16 columns) still says how
+    many sums the group holds in registers: all of its work-items', not the visible ones."""
+    from explorer.gui.buffer_pictures import BufferPictures
+    from explorer.gui.execution_view import ExecutionView
+
+    whole = BufferPictures.window
+
+    def narrow(self, pb, grid, step):
+        r0, r1, c0, c1 = whole(self, pb, grid, step)
+        return r0, r1, c0, min(c1, c0 + 11)
+
+    monkeypatch.setattr(BufferPictures, "window", narrow)
+    view = ExecutionView()
+    qtbot.addWidget(view)
+    pb = tiled_playback()
+    view.set_playback(pb, "x")
+    c = next(g for g in pb.grids if g.name == "C")
+    inner = next(i for i, s in enumerate(pb.steps) if s.line == 14)
+    view.set_step(inner)
+    frame = view.buffers.canvases[c.buffer].frame
+    _r0, _r1, c0, c1 = frame.window
+    visible = pb.values.partial_sums(pb.cursor.group_steps, c, inner, frame.window)
+    assert c1 - c0 == 11 and int(np.isfinite(visible).sum()) < TS * TS
+    assert f"{TS * TS} sums so far, in registers" in frame.caption
+
+
 def test_hovering_a_rounded_value_gives_it_exactly(presenting, qtbot):
     view = presenting.views.execution_view
     canvas = next(c for c in view.buffers.canvases.values() if c.frame.title.endswith("As 16×16"))
