@@ -605,7 +605,8 @@ def _assert_caption_fitted(canvas, must_keep: str) -> None:
 def test_a_slide_says_what_the_picture_shows_and_shortens_cs_caption_by_words(qtbot):
     """A 1280×720 slide of naive: the legend says what the colours and marks are, nothing
     about clicking or hovering (nobody does, in a video), and C's long caption keeps whole
-    words and its number of sums instead of ending in "192 s…"."""
+    words and its number of sums instead of ending in "256 s…": every work-item of the
+    16×16 group holds one, as many as its tile of C, shown whole."""
     from explorer.gui.execution_view import ExecutionView
     from explorer.gui.slide_view import slide
 
@@ -623,8 +624,12 @@ def test_a_slide_says_what_the_picture_shows_and_shortens_cs_caption_by_words(qt
         canvases = made.view.buffers.canvases.values()
         assert all("hover" not in c.drawn_lines[0] for c in canvases)
         c = next(c for c in canvases if c.frame.title.startswith("C"))
-        assert "192 sums so far, in registers" in c.frame.caption
-        _assert_caption_fitted(c, "192 sums so far, in registers")
+        sums = int(np.prod(pb.trace.local_size))  # nothing written yet: each holds its sum
+        r0, r1, c0, c1 = c.frame.window
+        assert sums == 256 and (r1 - r0) * (c1 - c0) >= sums  # the tile whole
+        assert ", 0 written · " in c.frame.caption
+        assert f"{sums} sums so far, in registers" in c.frame.caption
+        _assert_caption_fitted(c, f"{sums} sums so far, in registers")
 
 
 def test_cs_caption_in_presenter_mode_at_1280x720_is_shortened_by_words(window, qtbot):
