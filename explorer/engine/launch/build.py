@@ -27,9 +27,10 @@ class BuildError(RuntimeError):
         self.options = options
 
 
-# The compiler's own name for the source it was given (PoCL's temporary file, Oclgrind's
-# input.cl, either with a folder or none); an included file (``input_helpers.cl``) is not it.
-_GIVEN_NAME = r"(?:[^\s:]*/)?(?:input|tempfile_[^\s:/]*)\.cl"
+# The compiler's own name for the source it was given (PoCL's temporary file, with its folder
+# or none; Oclgrind's input.cl, which has no folder); an included file (``input_helpers.cl``,
+# or an ``input.cl`` of the kernel's, named by its path) is not it.
+_GIVEN_NAME = r"(?:input|(?:[^\s:]*/)?tempfile_[^\s:/]*)\.cl"
 
 
 def _clean_log(log: str, display_name: str) -> str:
