@@ -392,6 +392,15 @@ class RunResult:
         return f"outside the kernel's constraints: {'; '.join(self.outside_constraints)}"
 
     @property
+    def explanation(self) -> str:
+        """What the trace's bugs say of a wrong result ("the trace's race and uninitialized
+        findings can explain it"), as the command line and the window give it; "" where
+        the result is not wrong or its trace found none."""
+        if self.status != "wrong" or not self.explained_by:
+            return ""
+        return f"the trace's {_listed(self.explained_by)} findings can explain it"
+
+    @property
     def second_opinion(self) -> str:
         """What to do before blaming the kernel for a wrong result on a device whose compiler
         is known to miscompile valid kernels (PoCL 3.0 did, with Rodinia's and SHOC's); empty
@@ -480,8 +489,8 @@ class RunResult:
             err += f"; judged on {self.verdict.shown_input} only ({why})"
         if self.note:
             err += f". Note: {self.note}"
-        if self.explained_by and self.status == "wrong":
-            err += f"; the trace's {_listed(self.explained_by)} findings can explain it"
+        if self.explanation:
+            err += f"; {self.explanation}"
         if self.second_opinion:
             err += f". {SECOND_OPINION_TEXT}"
         if self.timing is None:

@@ -519,6 +519,22 @@ def _stripped(c: Any) -> Any:
     return c
 
 
+# Where an expression stands as a statement of its own, its value unused: a struct cannot be
+# a condition, so an assignment of one directly under a loop or an `if` is its body.
+_STATEMENT_PLACES = frozenset(
+    (
+        K.COMPOUND_STMT,
+        K.FOR_STMT,
+        K.WHILE_STMT,
+        K.DO_STMT,
+        K.IF_STMT,
+        K.LABEL_STMT,
+        K.CASE_STMT,
+        K.DEFAULT_STMT,
+    )
+)
+
+
 def _with_parents(node: Any, parent: Any = None) -> Any:
     """(parent, node) for ``node`` and everything under it."""
     yield parent, node
@@ -800,10 +816,11 @@ class _Walker:
         variable (``AccessSite.unused``). A member counts as read wherever ``q.member`` is
         written (a write too: nothing is claimed that a later read might need); the variable
         named in any other way (``f(q)``, ``r = q``, ``&q``, ``sizeof q``) counts as read
-        whole. Unions are read whole."""
+        whole. Unions are read whole. An assignment whose value is used (``r = q = loc[i];``,
+        ``(q = loc[i]).pad``) hands the whole copy on: its variable counts as read whole."""
         copies: list[tuple[Any, Any]] = []  # (the variable's declaration, the struct read)
         targets: set[int] = set()  # the variable as an assignment's target: no read of it
-        for node in body.walk():
+        for parent, node in _with_parents(body):
             kids = _children(node)
             if node.kind == K.VAR_DECL and kids and _copyable(node.type):
                 copies.append((node, _stripped(kids[-1])))
@@ -816,7 +833,8 @@ class _Walker:
                 ref = kids[0].referenced
                 if ref is not None and ref.kind == K.VAR_DECL and _copyable(ref.type):
                     copies.append((ref, _stripped(kids[1])))
-                    targets.add(_raw(kids[0]).hash)
+                    if parent is not None and parent.kind in _STATEMENT_PLACES:
+                        targets.add(_raw(kids[0]).hash)  # else its value goes on, whole
         copies = [
             (var, read)
             for var, read in copies

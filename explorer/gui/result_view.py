@@ -398,9 +398,7 @@ def _verdict_text(result: RunResult) -> str:
             rate = f" · {result.gbps:,.1f} GB/s"
         verdict = _verdict_words(result.verdict)
         timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
-        why = ""
-        if status == "wrong" and result.explained_by:  # a trace's: its bugs explain it
-            why = f" · the trace's {' and '.join(result.explained_by)} findings can explain it"
+        why = f" · {result.explanation}" if result.explanation else ""  # a trace's bugs
         return f"{verdict}{timing}{rate}{why}"
     if status == "refused":
         return f"⛔ Refused: {result.refused}"

@@ -93,8 +93,9 @@ class CellValues:
             self._stored = self._read_value(raw, group.words)[group.order]
         return self._stored
 
-    def _copy_sources(self, writes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per local write record: the global (buffer, element) it copied, or (-1, -1).
+    def _copy_sources(self, writes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per local write record: the global (buffer, element) it copied, or (-1, -1), and
+        the last element the read covers (a vload3 of floats: two past its first).
 
         A copy ``Asub[ty][tx] = A[...]`` is a global read immediately followed, on the same
         line and by the same work-item, by a local write: the read's element is the source.
@@ -102,6 +103,7 @@ class CellValues:
         x = self.index
         buffer = np.full(writes.size, -1, dtype=np.int16)
         index = np.full(writes.size, -1, dtype=np.int64)
+        last = np.full(writes.size, -1, dtype=np.int64)
         prev = writes - 1
         inside = prev >= 0
         prev = np.where(inside, prev, 0)
@@ -116,12 +118,13 @@ class CellValues:
         )
         buffer[ok] = x.buffer[prev[ok]]
         index[ok] = x.index[prev[ok]]
-        return buffer, index
+        last[ok] = x.last[prev[ok]]
+        return buffer, index, last
 
     def _copied_values(self, writes: np.ndarray) -> np.ndarray:
         """Per local write record: the value of the global element it copied (NaN where it
         copied none, or the run's arrays lack it)."""
-        src_buffer, src_index = self._copy_sources(writes)
+        src_buffer, src_index, _ = self._copy_sources(writes)
         values = np.full(writes.size, np.nan)
         for b in np.unique(src_buffer[src_buffer >= 0]):
             flat = self._flat(int(b))
@@ -173,8 +176,12 @@ class CellValues:
         write stored as recorded) and where it was copied from."""
         value = np.full(size, np.nan)
         source = np.full(size, -1, dtype=np.int64)
-        src_buffer, src_index = self._copy_sources(group.columns.records[pos])
-        copied = src_buffer >= 0
+        src_buffer, src_index, src_last = self._copy_sources(group.columns.records[pos])
+        # A write wider than one element copies its read element by element: the k-th it
+        # covers (vstore3(vload3(i, xyz), l, tile): tile[3l + k]) holds the read's k-th
+        # (xyz[3i + k]), where the read covers one; else its value is not known.
+        src_index = src_index + (element - group.columns.index[pos])
+        copied = (src_buffer >= 0) & (src_index <= src_last)
         source[element[copied]] = (src_buffer[copied].astype(np.int64) << 40) | src_index[copied]
         for b in np.unique(src_buffer[copied]):
             flat = self._flat(int(b))

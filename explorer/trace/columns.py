@@ -86,6 +86,19 @@ def spread(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return first[which] + step, which
 
 
+def coverage(first: np.ndarray, last: np.ndarray, size: int) -> np.ndarray:
+    """How many of these accesses (each from element ``first`` to ``last``) cover each of
+    ``size`` elements, those outside left out: what counting ``spread``'s elements gives, in
+    memory of the order of the accesses, not of every element they cover (two million
+    vload16s of a uchar buffer spread took two gigabytes)."""
+    lo = np.clip(np.asarray(first, dtype=np.int64), 0, size)
+    hi = np.clip(np.asarray(last, dtype=np.int64) + 1, 0, size)
+    inside = lo < hi
+    edges = np.bincount(lo[inside], minlength=size + 1)
+    edges -= np.bincount(hi[inside], minlength=size + 1)
+    return np.cumsum(edges[:size])
+
+
 def line_column(trace: Trace) -> RecordColumn:
     """Per record: the source line of its site."""
     lines = np.array([s.line for s in trace.sites] + [0], dtype=np.int32)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.trace.columns import (
+    coverage,
     element_column,
     last_element_column,
     line_column,
@@ -141,9 +142,7 @@ class TraceIndex:
         if grid.buffer not in self._element_heat:
             t = self.trace
             mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
-            index = spread(self.index[mask], self.last[mask])[0]
-            size = grid.rows * grid.cols
-            counts = np.bincount(index[(index >= 0) & (index < size)], minlength=size)
+            counts = coverage(self.index[mask], self.last[mask], grid.rows * grid.cols)
             heat = (
                 counts.reshape(grid.cols, grid.rows).T
                 if grid.column_major
@@ -158,10 +157,11 @@ class TraceIndex:
             return self._heat[grid.buffer]
         t = self.trace
         mask = (t.buffer == grid.buffer) & np.isin(t.op, (READ, RMW)) & ~t.oob
-        cells = grid.cell_of(spread(self.index[mask], self.last[mask])[0])
+        loads = coverage(self.index[mask], self.last[mask], grid.rows * grid.cols)
         size = grid.cell_rows * grid.cell_cols
-        counts = np.bincount(cells[cells >= 0], minlength=size).astype(np.float64)
-        per_cell = np.bincount(grid.cell_of(np.arange(grid.rows * grid.cols)), minlength=size)
+        cell = grid.cell_of(np.arange(grid.rows * grid.cols))
+        counts = np.bincount(cell, weights=loads, minlength=size)
+        per_cell = np.bincount(cell, minlength=size)
         heat = (counts / np.maximum(per_cell, 1)).reshape(grid.cell_rows, grid.cell_cols)
         self._heat[grid.buffer] = heat
         return heat

@@ -245,6 +245,42 @@ def test_a_build_error_about_something_else_says_nothing_of_half(monkeypatch):
     assert "cl_khr_fp16" not in str(failed.value) + failed.value.log
 
 
+# A kernel that reads its half buffer with vload_half and misspells a name: its warnings
+# quote 'half', its one error is about the name.
+MISSPELT = SAXPY.replace("vload_half(i, y);", "vload_half(i, y) * scale;")
+
+
+def test_an_error_about_something_else_beside_a_warning_about_half_is_not_blamed_on_half(
+    executor, device, tmp_path
+):
+    """vload_half given a float pointer warns (quoting 'const __global half *'), and the build
+    fails on a name never declared: the message is the compiler's, not a claim that the
+    device cannot do half arithmetic."""
+    misused = MISSPELT.replace("__global const half *x", "__global const float *x")
+    result = _run(executor, device, tmp_path, "saxpy_half", misused)
+    assert result.error_kind == "build", result.summary()
+    assert "undeclared identifier 'scale'" in result.build_log
+    assert "half arithmetic" not in f"{result.error}\n{result.build_log}"
+
+
+def test_a_type_error_in_half_code_on_a_device_that_builds_half_says_nothing_of_fp16(
+    monkeypatch,
+):
+    """NVIDIA's driver builds half arithmetic without naming cl_khr_fp16: a kernel's own
+    mistake about a half (a float3 assigned to one) is that mistake, not a missing
+    extension."""
+    log = (
+        "<kernel>:5:7: error: assigning to '__private half' from incompatible type "
+        "'__private float3'"
+    )
+    cl, failing = _failing(log)
+    monkeypatch.setattr(build, "_source_build", failing)
+    with pytest.raises(BuildError) as failed:
+        BuildCache().kernel(cl, _context("cl_khr_fp64"), "gpu", HALF_MATH, (), "k", "s.cl")
+    assert "cl_khr_fp16" not in str(failed.value) + failed.value.log
+    assert "s.cl:5:7: error: assigning to '__private half'" in failed.value.log
+
+
 def test_the_open_kernel_form_guesses_a_half_buffer_as_half():
     body = SAXPY[SAXPY.index("---*/") + 6 :]
     guessed = {p.name: p for p in guess_declarations(body, "saxpy_half").params}

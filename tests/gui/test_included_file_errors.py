@@ -141,3 +141,17 @@ def test_the_command_line_names_the_included_file_and_its_line(tmp_path):
     said = outcome.out + outcome.err
     assert f"common.h:{HELPERS_ERROR_LINE}:" in said and "gain" in said
     assert f"grey.cl:{HELPERS_ERROR_LINE}:" not in said
+
+
+def test_an_included_file_named_as_a_compilers_own_input_is_still_that_file(tmp_path):
+    """A helper kept in input.cl, the name Oclgrind gives the text it is handed: PoCL names
+    the helper by its path, and that path is the helper's, never the kernel's own text (it
+    was read as grey.cl and its line 14 told as the kernel's)."""
+    (tmp_path / "input.cl").write_text(HELPERS)
+    path = tmp_path / "grey.cl"
+    path.write_text(kernel_file(tmp_path, '#include "input.cl"'))
+    outcome = cli("run", "--kernel-file", str(path))
+    assert outcome.code != 0
+    said = outcome.out + outcome.err
+    assert f"input.cl:{HELPERS_ERROR_LINE}:" in said and "gain" in said
+    assert f"grey.cl:{HELPERS_ERROR_LINE}:" not in said

@@ -62,3 +62,24 @@ def test_the_error_and_input_tabs_show_their_images_when_opened(window, qtbot):
     assert np.allclose(error, np.abs(result.output - result.reference))
     shown_a = open_tab("Input A")
     assert np.array_equal(shown_a, np.asarray(result.inputs["A"], dtype=np.float64))
+
+
+def test_the_verdict_lists_the_kinds_that_explain_a_wrong_result_as_the_command_line_does():
+    """A traced wrong result whose trace found three kinds of bug: the window's verdict lists
+    them as a sentence does ("race, uninitialized and out-of-bounds"), the words the command
+    line's verdict has."""
+    import dataclasses
+
+    from explorer.engine.records import RunResult, Verdict
+    from explorer.gui.result_view import badge_text
+
+    wrong = RunResult(
+        "custom", "k", "cpu", "Portable Computing Language", {}, (64,), (16,), {},
+        verdict=Verdict(False, 3.0, 1.0, 12, "1e-5"),
+        explained_by=("race", "uninitialized", "out-of-bounds"),
+    )  # fmt: skip
+    says = "the trace's race, uninitialized and out-of-bounds findings can explain it"
+    assert badge_text(wrong).endswith(f" · {says}")
+    assert f"; {says}" in wrong.summary()
+    right = dataclasses.replace(wrong, verdict=Verdict(True, 0.0, 0.0, 0, "1e-5"))
+    assert "can explain" not in badge_text(right)

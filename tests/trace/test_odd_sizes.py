@@ -220,3 +220,61 @@ def test_a_local_tile_of_triples_finds_nothing_and_its_cells_are_whole(device):
         group, tile, len(group.steps) - 1
     )
     assert writer.reshape(-1).tolist() == np.repeat(np.arange(32), 3).tolist()
+
+
+def test_a_local_tile_of_triples_holds_each_component_it_copied(device):
+    """vstore3(vload3(i, xyz), l, tile) copies three floats: the animation's tile[3l + k]
+    holds xyz[3i + k] and says it came from there (every component showed xyz[3i], the x)."""
+    from explorer.gui.execution_view import run_arrays
+
+    traced = _trace(device, "local_vec3_ok")
+    trace = traced.trace
+    playback = Playback(trace, make_grids(trace, {}), arrays=run_arrays(traced.result))
+    tile = next(g for g in playback.grids if g.name == "tile")
+    group = playback.cursor.group_steps
+    first = 32 * playback.group[0]  # the group's first work-item
+    value, _writer, _fresh, source = playback.values.local_contents(
+        group, tile, len(group.steps) - 1
+    )
+    xyz = traced.result.inputs["xyz"]
+    assert value.reshape(-1).tolist() == xyz[3 * first : 3 * first + 96].tolist()
+    element = source.reshape(-1) & ((1 << 40) - 1)
+    assert element.tolist() == list(range(3 * first, 3 * first + 96))
+
+
+def test_the_heat_of_wide_loads_over_a_large_trace_takes_memory_by_record_not_by_element():
+    """Two million vload16s of a uchar buffer (as an image kernel reads 16 pixels at once):
+    the heat counts each of the 16 elements each load covers, in memory of the order of the
+    records: a few int64 a record (two gigabytes, near 120 a record, before)."""
+    import tracemalloc
+
+    from explorer.trace.grids import make_grids
+    from explorer.trace.trace_index import TraceIndex
+    from tests.trace.synthetic import GLOBAL, READ, buf, from_records, site
+
+    n, items = 1 << 21, 1 << 12
+    per = n // items
+    length = per * 16
+    wi = np.repeat(np.arange(items), per)
+    offset = (np.arange(n) % per) * 16  # every work-item reads the whole buffer
+    trace = from_records(
+        wi, np.zeros(n, dtype=np.int32), offset,
+        wi_group=np.zeros((items, 3), dtype=np.int32),
+        wi_local=np.stack([np.arange(items), np.zeros(items), np.zeros(items)], axis=1),
+        buffers=[buf("pixels", GLOBAL, length, "input", elem=1)],
+        sites=[site(0, 3, READ, GLOBAL, 0, "vload16(i, pixels)")],
+        global_size=(items,), local_size=(items,), size=np.full(n, 16),
+    )  # fmt: skip
+    index = TraceIndex(trace, make_grids(trace, {}))
+    [grid] = index.grids
+    _ = (trace.buffer, trace.op, trace.oob)  # the trace's own columns, made once for all views
+    tracemalloc.start()
+    try:
+        heat = index.element_heat(grid)
+        cells = index.heat(grid)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert heat.sum() == 16 * n and set(heat.ravel().tolist()) == {items}
+    assert np.allclose(cells, items)
+    assert peak < 16 * 8 * n  # less than an int64 for each element the loads cover

@@ -101,6 +101,15 @@ def test_the_member_never_set_read_after_the_copy_is_still_found(executor, devic
     assert _uninitialized(traced) == [(17, "tile", 128)]
 
 
+def test_a_copy_handed_on_by_a_chained_assignment_then_its_unset_member_read_is_found(
+    executor, device
+):
+    """`keep = p = tile[63 - l]` copies into p and on into keep; only p.x, p.y and p.mass are
+    read from p, but keep.pad is read: the unwritten pad is used, at the copy's line."""
+    traced = _traced(executor, device, "struct_copy_handed_on_then_read")
+    assert _uninitialized(traced) == [(18, "tile", 128)]
+
+
 def test_the_parser_knows_which_members_of_a_copied_struct_are_never_read():
     """The bytes of the members read from the copy nowhere (`(start, end)` in the access);
     none where the copy is named otherwise than by its members, or is a union."""
@@ -121,6 +130,10 @@ def test_the_parser_knows_which_members_of_a_copied_struct_are_never_read():
         "    for (int i = 0; i < 4; i++) { e = loc[i]; out[4] += e.x; }\n"  # 14: x, pad
         "    out[5] = e.pad;\n"
         "    P f = ps[l];    f.pad = 3; out[6] = f.x + f.pad;\n"  # 16: x, pad (written)
+        "    P g, h; h = g = loc[l]; out[7] = g.x + (float)h.pad;\n"  # 17: g handed on whole
+        "    P m; P n = (m = loc[l]); out[8] = m.x + n.y;\n"  # 18: m handed on whole
+        "    P o; out[9] = (o = loc[l]).pad + o.x;\n"  # 19: the assignment's pad read
+        "    P r; if (l > 1) r = loc[l]; else r = loc[0]; out[10] = r.y;\n"  # 20: x, pad
         "}\n"
     )
     parsed = parse(source, {}, "copies.cl")
@@ -129,6 +142,8 @@ def test_the_parser_knows_which_members_of_a_copied_struct_are_never_read():
     assert unused[12] == ((0, 4), (8, 12))
     assert unused[14] == ((4, 8),)
     assert unused[16] == ((4, 8),)
+    assert unused[17] == unused[18] == unused[19] == ()
+    assert unused[20] == ((0, 4), (8, 12))
 
 
 def test_the_parser_knows_the_padding_of_a_struct_element():

@@ -27,9 +27,10 @@ class BuildError(RuntimeError):
         self.options = options
 
 
-# The compiler's own name for the source it was given (PoCL's temporary file, Oclgrind's
-# input.cl, either with a folder or none); an included file (``input_helpers.cl``) is not it.
-_GIVEN_NAME = r"(?:[^\s:]*/)?(?:input|tempfile_[^\s:/]*)\.cl"
+# The compiler's own name for the source it was given (PoCL's temporary file, with its folder
+# or none; Oclgrind's input.cl, which has no folder); an included file (``input_helpers.cl``,
+# or an ``input.cl`` of the kernel's, named by its path) is not it.
+_GIVEN_NAME = r"(?:input|(?:[^\s:]*/)?tempfile_[^\s:/]*)\.cl"
 
 
 def _clean_log(log: str, display_name: str) -> str:
@@ -44,9 +45,14 @@ def _clean_log(log: str, display_name: str) -> str:
 _GIVEN_SOURCE = re.compile(rf"(?m)(?<![^\s])({_GIVEN_NAME}):(\d+)(?=:)")
 
 
-# A compiler's complaint about the ``half`` type: a variable, a cast, a load or store of one
-# (``'half'``, ``'half4'``, ``'__global half *'``), or the extension that allows them.
-_HALF_COMPLAINT = re.compile(r"cl_khr_fp16|'[^'\n]*\bhalf\d*\b[^'\n]*'")
+# A compiler's error that ``half`` is not there: a variable, a cast, a parameter of it not
+# allowed (``'__private half'``, ``'half4'``), a load of one or a half constant requiring
+# cl_khr_fp16. An error line only: a warning that quotes a half type (vload_half given a float
+# pointer) says nothing of why the build failed, and a kernel's own mistake about a half
+# (``assigning to '__private half' from incompatible type``) is no missing extension.
+_HALF_COMPLAINT = re.compile(
+    r"\berror:[^\n]*(?:cl_khr_fp16|'[^'\n]*\bhalf\d*\b[^'\n]*' is not allowed)"
+)
 _FP16_PRAGMA = re.compile(r"#[ \t]*pragma[ \t]+OPENCL[ \t]+EXTENSION[ \t]+cl_khr_fp16\b")
 
 
