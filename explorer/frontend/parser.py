@@ -1350,6 +1350,22 @@ class _Walker:
                 names.append(m.name)
         return self.positions.span(start, end), (names[0] if names else None)
 
+    def _argument_span(self, node: Any) -> Span:
+        """A call argument's span, closed: clang's extent of a vector literal cast that ends
+        the argument (``x + (uchar3)(1)``) stops before its last parenthesis, and a rewrite
+        of the call that cut there would leave the literal open."""
+        span, _ = self._span(node)
+        text, end = self.source, span.end
+        missing = text[span.start : end].count("(") - text[span.start : end].count(")")
+        while missing > 0:
+            at = end
+            while at < len(text) and text[at] in " \t\r\n":
+                at += 1
+            if at >= len(text) or text[at] != ")":
+                break
+            end, missing = at + 1, missing - 1
+        return span if end == span.end else self.positions.span(span.start, end)
+
     def _in_argument(self, node: Any, macro: _Macro) -> tuple[int, int] | None:
         """Where `node` is written when that is inside one of `macro`'s arguments."""
         first_file, first = clang_bridge.written_at(node.extent.start)
@@ -1560,7 +1576,7 @@ class _Walker:
                 _type_name(pointee),
                 size,
                 builtin=str(c.spelling),
-                arguments=tuple(self._span(a)[0] for a in args),
+                arguments=tuple(self._argument_span(a) for a in args),
             )
         if visit:
             for a in args:
@@ -1582,7 +1598,7 @@ class _Walker:
             named = {FENCE_LOCAL: AddressSpace.LOCAL, FENCE_GLOBAL: AddressSpace.GLOBAL}
             fences = frozenset(space for bit, space in named.items() if flags & bit)
         span, macro = self._span(c)
-        arguments = tuple(self._span(a)[0] for a in args)
+        arguments = tuple(self._argument_span(a) for a in args)
         self.syncs.append(
             SyncSite(
                 self.function_name,
