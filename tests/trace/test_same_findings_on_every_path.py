@@ -6,6 +6,8 @@ findings corpus and of our trace kernels goes both ways."""
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +92,92 @@ def test_the_findings_corpus_is_found_alike_both_ways(name, executor, device, fa
 def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fast_cli):
     line, window = _both_ways(executor, device, TEST_KERNELS / path, {})
     assert line == window
+
+
+# One program of several kernels (tests/trace/paths/program.cl) reached by every path: a
+# header file per kernel, an Oclgrind .sim file per kernel, the launches of a PyOpenCL host
+# program under capture (a loop, a partial output), the window, and the optimised and
+# unoptimised builds. Their figures, checked by hand:
+#   move3: 48 of 64 work-items move a triple of float (12 bytes), short (6, its load twice
+#     through a macro), uchar (3) and double (24): read 48 * (12 + 2 * 6 + 3 + 24) = 2,448
+#     bytes, write 48 * (12 + 6 + 3 + 24) = 2,160; no finding (the header promises the 144
+#     elements written).
+#   copy_points: 64 points of three floats copied whole: 768 bytes each way; no finding.
+#   weigh: samples staged in local memory, copied whole with their tag, which nobody sets
+#     and nothing reads afterwards: no finding.
+#   weigh_tagged: the same, the tag read: uninitialized at the helper's copy (line 61).
+#   blend_half: 60 work-items read 4 halves of a and one of b and write one: 600 bytes read,
+#     120 written; no finding.
+#   shift_right: a[i + 1] = a[i] in place: 61 work-item pairs of one group race in phase 0
+#     and one pair across the two groups (work-items 31 and 32).
+PATHS = Path(__file__).parent / "paths"
+LAUNCHES = {
+    "move3": 1,
+    "copy_points": 3,
+    "weigh": 4,
+    "weigh_tagged": 5,
+    "blend_half": 6,
+    "shift_right": 7,
+}
+EXPECTED = {
+    "move3": ([], 2448, 2160),
+    "copy_points": ([], 768, 768),
+    "weigh": ([], 512, 256),
+    "weigh_tagged": ([("uninitialized", 61, "tile", 64)], 512, 256),
+    "blend_half": ([], 600, 120),
+    "shift_right": ([("race", 106, "a", 1), ("race", 106, "a", 61)], 252, 252),
+}
+
+
+@pytest.fixture(scope="module")
+def program_capture(device, tmp_path_factory) -> Path:
+    """The capture of paths/host.py on the session's device."""
+    folder = tmp_path_factory.mktemp("paths") / "capture"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYOPENCL_CTX", device.key)
+        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / "host.py"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return folder
+
+
+def _cli_trace(*selection: str) -> tuple[list[tuple], list[tuple], str]:
+    """The findings (kind, line, buffer, count, message), the sites (line, buffer, op,
+    accesses) and the memory line of `trace` on one path."""
+    ran = cli("trace", *selection, "--json")
+    assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+    report = json.loads(ran.stdout)
+    keys = ("kind", "line", "buffer", "count", "message")
+    findings = [tuple(f[k] for k in keys) for f in report["findings"]]
+    sites = [(s["line"], s["buffer"], s["op"], s["accesses"]) for s in report["sites"]]
+    text = cli("trace", *selection)
+    memory = next(line for line in text.stdout.splitlines() if line.startswith("Global memory"))
+    return findings, sites, memory
+
+
+@pytest.mark.parametrize("name", sorted(LAUNCHES))
+def test_one_program_is_found_alike_on_every_path(name, program_capture, fast_cli):
+    expected, read, written = EXPECTED[name]
+    header = _cli_trace("--kernel-file", str(PATHS / f"{name}.cl"))
+    assert [f[:4] for f in header[0]] == expected
+    assert header[2] == f"Global memory: {read:,} bytes read, {written:,} bytes written."
+    sim = _cli_trace("--sim", str(PATHS / f"{name}.sim"))
+    captured = _cli_trace("--capture", str(program_capture), "--launch", str(LAUNCHES[name]))
+    assert sim == header
+    assert captured == header
+
+
+@pytest.mark.parametrize("name", sorted(LAUNCHES))
+def test_one_program_is_found_alike_in_the_window_and_either_build(
+    name, executor, device, monkeypatch
+):
+    from tests.trace.test_same_findings_either_build import _both
+
+    request = RunRequest(load_variant_file(PATHS / f"{name}.cl"), {}, device_key=device.key)
+    window = executor.trace(TraceRequest(request, values=True))
+    assert window.analysis is not None, window.result.summary()
+    in_the_window = [(f.kind, f.line, f.buffer, f.count) for f in window.analysis.findings]
+    assert in_the_window == EXPECTED[name][0]
+    if device.type.upper() == "CPU":  # only a CPU trace is ever built unoptimised
+        optimised, unoptimised, _ = _both(request, monkeypatch)
+        assert optimised == unoptimised
+        assert [f[:4] for f in optimised[:-1]] == EXPECTED[name][0]

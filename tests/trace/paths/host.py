@@ -1,0 +1,74 @@
+"""The program of program.cl driven as a host program drives it: a loop of launches that
+moves the first 48 of 64 triples (twice: the second from the first's result), copies points,
+weighs samples, blends half-precision values and shifts an array in place. Prints one
+figure of each result."""
+
+import pathlib
+
+import numpy as np
+import pyopencl as cl
+
+source = (pathlib.Path(__file__).parent / "program.cl").read_text()
+context = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(context)
+program = cl.Program(context, source).build()
+mf = cl.mem_flags
+rng = np.random.default_rng(7)
+
+
+def upload(array):
+    return cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
+
+
+def zeros(count, dtype):
+    return upload(np.zeros(count, dtype))
+
+
+xyz = upload(rng.random(192, dtype=np.float32))
+moved = zeros(192, np.float32)
+s3 = upload(rng.integers(-100, 100, 192).astype(np.int16))
+s3out = zeros(192, np.int16)
+c3 = upload(rng.integers(0, 200, 192).astype(np.uint8))
+c3out = zeros(192, np.uint8)
+d3 = upload(rng.random(192))
+d3out = zeros(192, np.float64)
+move3 = program.move3
+for step in range(2):  # the second step moves the first step's result
+    source_buffer = xyz if step == 0 else moved
+    move3(
+        queue,
+        (64,),
+        (32,),
+        source_buffer,
+        moved,
+        s3,
+        s3out,
+        c3,
+        c3out,
+        d3,
+        d3out,
+        np.int32(48),
+        np.float32(1.5),
+    )
+
+pts = upload(rng.random(192, dtype=np.float32))
+out_pts = zeros(192, np.float32)
+program.copy_points(queue, (64,), (32,), pts, out_pts, np.int32(64))
+
+v = upload(rng.random(64, dtype=np.float32))
+w = upload(rng.random(64, dtype=np.float32))
+out = zeros(64, np.float32)
+for kernel in (program.weigh, program.weigh_tagged):
+    kernel(queue, (64,), (32,), v, w, out)
+
+a = upload(rng.random(256).astype(np.float16))
+b = upload(rng.random(64).astype(np.float16))
+blended = zeros(64, np.float16)
+program.blend_half(queue, (64,), (32,), a, b, blended, np.int32(60))
+
+shifted = upload(np.arange(64, dtype=np.float32))
+program.shift_right(queue, (64,), (32,), shifted, np.int32(64))
+
+result = np.empty(64, np.float32)
+cl.enqueue_copy(queue, result, shifted)
+print(f"shifted[63] = {result[63]:g}")
