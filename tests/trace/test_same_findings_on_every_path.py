@@ -181,3 +181,24 @@ def test_one_program_is_found_alike_in_the_window_and_either_build(
         optimised, unoptimised, _ = _both(request, monkeypatch)
         assert optimised == unoptimised
         assert [f[:4] for f in optimised[:-1]] == EXPECTED[name][0]
+
+
+@pytest.mark.parametrize(
+    ("name", "read", "written"), [("move3", 2448, 2160), ("blend_half", 500, 100)]
+)
+def test_a_kernel_without_barriers_runs_in_partial_groups_beside_one_with(
+    name, read, written, fast_cli
+):
+    """A .sim launch in non-uniform work-groups of a kernel whose program has another kernel
+    with a barrier: only what the launched kernel runs can wait for the work-items that
+    leave, so it runs (it was refused, naming the other kernel's barrier), with the findings
+    of its whole-group launch."""
+    findings, _, memory = _cli_trace("--sim", str(PATHS / f"{name}_partial.sim"))
+    assert findings == []
+    assert memory == f"Global memory: {read:,} bytes read, {written:,} bytes written."
+
+
+def test_a_kernel_with_a_barrier_is_still_refused_partial_groups(fast_cli):
+    ran = cli("trace", "--sim", str(PATHS / "weigh_partial.sim"))
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    assert "the work-group synchronisation at line 71 would wait for them" in ran.stdout
