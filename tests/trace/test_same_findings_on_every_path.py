@@ -110,6 +110,13 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 #     120 written; no finding.
 #   shift_right: a[i + 1] = a[i] in place: 61 work-item pairs of one group race in phase 0
 #     and one pair across the two groups (work-items 31 and 32).
+# and of program2.cl:
+#   neighbour_dots: points of three floats copied whole into local memory and out of it
+#     (12-byte local accesses): 768 bytes read, 256 written; no finding.
+#   group_sums3: triples through local memory with vstore3/vload3, then the first work-item
+#     of each of the 4 groups adds to total[0]: read 768 + 4 * 4, write 4 * 12 + 4 * 4; the
+#     groups race on total (one element: count 1).
+#   scale_half4: 15 quads of halves: 120 bytes each way; the 16th quad is not promised.
 PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "move3": 1,
@@ -118,6 +125,9 @@ LAUNCHES = {
     "weigh_tagged": 5,
     "blend_half": 6,
     "shift_right": 7,
+    "neighbour_dots": 8,
+    "group_sums3": 9,
+    "scale_half4": 11,
 }
 EXPECTED = {
     "move3": ([], 2448, 2160),
@@ -126,6 +136,9 @@ EXPECTED = {
     "weigh_tagged": ([("uninitialized", 61, "tile", 64)], 512, 256),
     "blend_half": ([], 600, 120),
     "shift_right": ([("race", 106, "a", 1), ("race", 106, "a", 61)], 252, 252),
+    "neighbour_dots": ([], 768, 256),
+    "group_sums3": ([("race", 39, "total", 1)], 784, 64),
+    "scale_half4": ([], 120, 120),
 }
 
 

@@ -1,6 +1,7 @@
 """The program of program.cl driven as a host program drives it: a loop of launches that
 moves the first 48 of 64 triples (twice: the second from the first's result), copies points,
-weighs samples, blends half-precision values and shifts an array in place. Prints one
+weighs samples, blends half-precision values and shifts an array in place; then the
+kernels of program2.cl (a total accumulated over two launches). Prints one
 figure of each result."""
 
 import pathlib
@@ -68,6 +69,19 @@ program.blend_half(queue, (64,), (32,), a, b, blended, np.int32(60))
 
 shifted = upload(np.arange(64, dtype=np.float32))
 program.shift_right(queue, (64,), (32,), shifted, np.int32(64))
+
+second = cl.Program(context, (pathlib.Path(__file__).parent / "program2.cl").read_text())
+second = second.build()
+points = upload(rng.random(192, dtype=np.float32))
+dots = zeros(64, np.float32)
+second.neighbour_dots(queue, (64,), (16,), points, dots)
+sums = zeros(12, np.float32)
+total = zeros(1, np.float32)
+for _ in range(2):  # the total accumulates over the launches
+    second.group_sums3(queue, (64,), (16,), points, sums, total)
+halves = upload(rng.random(64).astype(np.float16))
+scaled = zeros(64, np.float16)
+second.scale_half4(queue, (16,), (8,), halves, scaled, np.float32(0.5), np.int32(15))
 
 result = np.empty(64, np.float32)
 cl.enqueue_copy(queue, result, shifted)
