@@ -215,3 +215,21 @@ def test_a_kernel_with_a_barrier_is_still_refused_partial_groups(fast_cli):
     ran = cli("trace", "--sim", str(PATHS / "weigh_partial.sim"))
     assert ran.returncode == 3, ran.stdout + ran.stderr
     assert "the work-group synchronisation at line 71 would wait for them" in ran.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("weigh_through_helper", []),
+        ("weigh_through_helper_tagged", [("uninitialized", 9, "tile", 64)]),
+    ],
+)
+def test_a_struct_returned_whole_by_a_helper_is_judged_by_what_its_callers_read(
+    name, expected, executor, device, fast_cli
+):
+    """`return tile[at];` copies the whole struct, tag included, which nobody set: no finding
+    where the caller reads only value and weight (the same kernel with the copy inline made
+    none, through the helper it was an uninitialized read), a finding where it reads tag."""
+    line, window = _both_ways(executor, device, PATHS / f"{name}.cl", {})
+    assert [f[:4] for f in line] == expected
+    assert line == window
