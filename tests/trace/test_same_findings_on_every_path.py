@@ -117,6 +117,13 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 #     of each of the 4 groups adds to total[0]: read 768 + 4 * 4, write 4 * 12 + 4 * 4; the
 #     groups race on total (one element: count 1).
 #   scale_half4: 15 quads of halves: 120 bytes each way; the 16th quad is not promised.
+# and of program3.cl, whose build options choose reverse3's element:
+#   private_pairs: two triples in a private array, pair[5] never set and read by the vload3
+#     of every work-item: 768 bytes each way.
+#   reverse3: short triples (6 bytes) through local memory: a warp's 32 of them span 48 words,
+#     2 in a bank, at the vstore3 into local memory and the vload3 out of it; 384 bytes.
+#   reverse3_packed: the same built with -DPACKED=1 (the header's define, the .sim file's
+#     build options, the host's build): uchar triples, 24 words, no conflict; 192 bytes.
 PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "move3": 1,
@@ -128,6 +135,9 @@ LAUNCHES = {
     "neighbour_dots": 8,
     "group_sums3": 9,
     "scale_half4": 11,
+    "private_pairs": 12,
+    "reverse3": 13,
+    "reverse3_packed": 14,
 }
 EXPECTED = {
     "move3": ([], 2448, 2160),
@@ -139,6 +149,9 @@ EXPECTED = {
     "neighbour_dots": ([], 768, 256),
     "group_sums3": ([("race", 39, "total", 1)], 784, 64),
     "scale_half4": ([], 120, 120),
+    "private_pairs": ([("uninitialized", 22, "pair", 64)], 768, 768),
+    "reverse3": ([("bank-conflict", 30, "tile", 2), ("bank-conflict", 32, "tile", 2)], 384, 384),
+    "reverse3_packed": ([], 192, 192),
 }
 
 

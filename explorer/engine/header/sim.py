@@ -47,6 +47,7 @@ from explorer.description.declarations import (
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
+from explorer.engine.build_inputs import option_defines
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -221,7 +222,9 @@ def parse_sim(text: str, path: str | Path) -> Variant:
     except UserFileError as exc:
         raise SimError(f"{shown(path)}: {exc}") from None
     try:
-        params = kernel_signature(source, kernel)
+        # The arguments are read as the build sees the kernel: `# ARGS: --build-options
+        # -DPACKED=1` may choose a parameter's type.
+        params = kernel_signature(source, kernel, option_defines(build_options_of(text)))
     except SignatureError as exc:
         raise SimError(f"{path}: {program.name}: {exc}") from None
     declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))

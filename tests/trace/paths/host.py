@@ -1,7 +1,8 @@
 """The program of program.cl driven as a host program drives it: a loop of launches that
 moves the first 48 of 64 triples (twice: the second from the first's result), copies points,
 weighs samples, blends half-precision values and shifts an array in place; then the
-kernels of program2.cl (a total accumulated over two launches). Prints one
+kernels of program2.cl (a total accumulated over two launches), and of program3.cl built
+without and with -DPACKED=1. Prints one
 figure of each result."""
 
 import pathlib
@@ -82,6 +83,17 @@ for _ in range(2):  # the total accumulates over the launches
 halves = upload(rng.random(64).astype(np.float16))
 scaled = zeros(64, np.float16)
 second.scale_half4(queue, (16,), (8,), halves, scaled, np.float32(0.5), np.int32(15))
+
+third = (pathlib.Path(__file__).parent / "program3.cl").read_text()
+shorts, packed = (
+    cl.Program(context, third).build(),
+    cl.Program(context, third).build(["-DPACKED=1"]),
+)
+triples = zeros(192, np.float32)
+shorts.private_pairs(queue, (64,), (32,), points, triples)
+for program3, dtype in ((shorts, np.int16), (packed, np.uint8)):
+    reversed_triples = zeros(192, dtype)
+    program3.reverse3(queue, (64,), (32,), upload(np.arange(192).astype(dtype)), reversed_triples)
 
 result = np.empty(64, np.float32)
 cl.enqueue_copy(queue, result, shifted)
