@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from explorer.engine.header.catalog import load_variant_file
@@ -124,6 +125,10 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 #     2 in a bank, at the vstore3 into local memory and the vload3 out of it; 384 bytes.
 #   reverse3_packed: the same built with -DPACKED=1 (the header's define, the .sim file's
 #     build options, the host's build): uchar triples, 24 words, no conflict; 192 bytes.
+# and of program4.cl:
+#   half3: vload_half3/vstore_half3 (6 bytes) and vstorea_half3, whose triples lie four halves
+#     apart: every element of aligned[::4] is written; read 64 * 6, write 2 * 64 * 6 bytes.
+#   dpoints: points of three doubles (24 bytes) copied whole: 1,536 bytes each way.
 PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "move3": 1,
@@ -138,6 +143,8 @@ LAUNCHES = {
     "private_pairs": 12,
     "reverse3": 13,
     "reverse3_packed": 14,
+    "half3": 15,
+    "dpoints": 16,
 }
 EXPECTED = {
     "move3": ([], 2448, 2160),
@@ -152,6 +159,8 @@ EXPECTED = {
     "private_pairs": ([("uninitialized", 22, "pair", 64)], 768, 768),
     "reverse3": ([("bank-conflict", 30, "tile", 2), ("bank-conflict", 32, "tile", 2)], 384, 384),
     "reverse3_packed": ([], 192, 192),
+    "half3": ([], 384, 768),
+    "dpoints": ([], 1536, 1536),
 }
 
 
@@ -207,6 +216,18 @@ def test_one_program_is_found_alike_in_the_window_and_either_build(
         optimised, unoptimised, _ = _both(request, monkeypatch)
         assert optimised == unoptimised
         assert [f[:4] for f in optimised[:-1]] == EXPECTED[name][0]
+
+
+@pytest.mark.parametrize("name", ["half3", "dpoints", "move3"])
+def test_the_trace_computes_what_the_plain_run_does(name, executor, device):
+    """The traced build stores where the kernel does: vstorea_half3 steps four halves a
+    triple (the trace stepped three, and wrote aligned[] elsewhere than the plain run)."""
+    run = RunRequest(load_variant_file(PATHS / f"{name}.cl"), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run, values=True))
+    plain = executor.run(run)
+    assert plain.outputs is not None and traced.result.outputs is not None
+    for buffer, values in plain.outputs.items():
+        np.testing.assert_array_equal(traced.result.outputs[buffer], values, err_msg=buffer)
 
 
 @pytest.mark.parametrize(

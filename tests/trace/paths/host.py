@@ -2,7 +2,7 @@
 moves the first 48 of 64 triples (twice: the second from the first's result), copies points,
 weighs samples, blends half-precision values and shifts an array in place; then the
 kernels of program2.cl (a total accumulated over two launches), and of program3.cl built
-without and with -DPACKED=1. Prints one
+without and with -DPACKED=1, and of program4.cl. Prints one
 figure of each result."""
 
 import pathlib
@@ -94,6 +94,14 @@ shorts.private_pairs(queue, (64,), (32,), points, triples)
 for program3, dtype in ((shorts, np.int16), (packed, np.uint8)):
     reversed_triples = zeros(192, dtype)
     program3.reverse3(queue, (64,), (32,), upload(np.arange(192).astype(dtype)), reversed_triples)
+
+fourth = cl.Program(context, (pathlib.Path(__file__).parent / "program4.cl").read_text())
+fourth = fourth.build()
+packed_halves, aligned_halves = zeros(192, np.float16), zeros(256, np.float16)
+fourth.triples_half(
+    queue, (64,), (32,), upload(rng.random(192).astype(np.float16)), packed_halves, aligned_halves
+)
+fourth.dpoints(queue, (64,), (32,), upload(rng.random(192)), zeros(192, np.float64))
 
 result = np.empty(64, np.float32)
 cl.enqueue_copy(queue, result, shifted)
