@@ -238,7 +238,20 @@ def expand(
     pre.write(out)
     if pre.return_code:
         raise ParseError(filename, (Diagnostic(0, 0, "error", "the preprocessor failed"),))
-    return out.getvalue()
+    expanded = out.getvalue()
+    if not LINE_DIRECTIVE.search(source):
+        return expanded
+    # pcpp passes the user's own `#line N` on but numbers its markers by the file's physical
+    # lines: each marker of this file is given the line the user's directives make it.
+    user = line_map(source)
+    marker = re.compile(r'^#line (\d+) "' + re.escape(filename) + r'"$', re.M)
+
+    def presumed(m: re.Match[str]) -> str:
+        at = int(m.group(1))
+        line = user[at - 1] if 0 < at <= len(user) else at
+        return f'#line {line} "{filename}"'
+
+    return marker.sub(presumed, expanded)
 
 
 def line_map(expanded: str) -> tuple[int, ...]:
