@@ -129,6 +129,11 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 #   half3: vload_half3/vstore_half3 (6 bytes) and vstorea_half3, whose triples lie four halves
 #     apart: every element of aligned[::4] is written; read 64 * 6, write 2 * 64 * 6 bytes.
 #   dpoints: points of three doubles (24 bytes) copied whole: 1,536 bytes each way.
+# and of program5.cl, whose local memory the host sizes (`<size=384>` in the .sim files, as
+# Oclgrind's take it) and whose accesses a macro writes (the trace rewrites its expansion):
+#   swap_weigh: samples staged through a macro, copied whole, the tag never set nor used.
+#   swap_weigh_tagged: the same, the tag read: uninitialized at line 31 of program5.cl, in
+#     the header file as in the .sim file (the expansion numbered it by the file's lines).
 PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "move3": 1,
@@ -145,6 +150,8 @@ LAUNCHES = {
     "reverse3_packed": 14,
     "half3": 15,
     "dpoints": 16,
+    "swap_weigh": 17,
+    "swap_weigh_tagged": 18,
 }
 EXPECTED = {
     "move3": ([], 2448, 2160),
@@ -161,6 +168,8 @@ EXPECTED = {
     "reverse3_packed": ([], 192, 192),
     "half3": ([], 384, 768),
     "dpoints": ([], 1536, 1536),
+    "swap_weigh": ([], 512, 256),
+    "swap_weigh_tagged": ([("uninitialized", 31, "tile", 64)], 512, 256),
 }
 
 

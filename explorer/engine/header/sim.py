@@ -336,6 +336,9 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         return BufferDecl(param.name, "uchar", "0", contents="zeros", null=True)
     if h.size is None:
         raise reader.fail("size required")
+    if param.space == "local" and not h.type_name:
+        # Only its bytes count, as in Oclgrind: `<size=384>` for a `__local Sample *`
+        return LocalDecl(param.name, "uchar", str(h.size))
     type_name = h.type_name or _default_type(param)
     if not type_name:
         raise reader.fail(f"no type for {param.element_type!r}: name one (e.g. <size=12 float>)")

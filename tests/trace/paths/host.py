@@ -2,7 +2,8 @@
 moves the first 48 of 64 triples (twice: the second from the first's result), copies points,
 weighs samples, blends half-precision values and shifts an array in place; then the
 kernels of program2.cl (a total accumulated over two launches), and of program3.cl built
-without and with -DPACKED=1, and of program4.cl. Prints one
+without and with -DPACKED=1, and of program4.cl and
+program5.cl (local memory the host sizes). Prints one
 figure of each result."""
 
 import pathlib
@@ -102,6 +103,11 @@ fourth.triples_half(
     queue, (64,), (32,), upload(rng.random(192).astype(np.float16)), packed_halves, aligned_halves
 )
 fourth.dpoints(queue, (64,), (32,), upload(rng.random(192)), zeros(192, np.float64))
+
+fifth = cl.Program(context, (pathlib.Path(__file__).parent / "program5.cl").read_text())
+fifth = fifth.build()
+for kernel in (fifth.swap_weigh, fifth.swap_weigh_tagged):
+    kernel(queue, (64,), (32,), v, w, out, cl.LocalMemory(32 * 12))
 
 result = np.empty(64, np.float32)
 cl.enqueue_copy(queue, result, shifted)
