@@ -168,6 +168,7 @@ def _parse(
     walker.own_functions = {c.spelling for c in own if c.kind == K.FUNCTION_DECL}
     functions = []
     prototypes = []
+    returned: dict[str, Any] = {}  # each defined function's return type
     for c in own:
         if c.kind != K.FUNCTION_DECL:
             continue
@@ -176,6 +177,8 @@ def _parse(
             prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
             continue
         functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
+        returned[c.spelling] = c.result_type
+    walker.mark_returned_copies(returned)
     parsed = ParsedSource(
         filename=filename,
         source=source,
@@ -235,7 +238,20 @@ def expand(
     pre.write(out)
     if pre.return_code:
         raise ParseError(filename, (Diagnostic(0, 0, "error", "the preprocessor failed"),))
-    return out.getvalue()
+    expanded = out.getvalue()
+    if not LINE_DIRECTIVE.search(source):
+        return expanded
+    # pcpp passes the user's own `#line N` on but numbers its markers by the file's physical
+    # lines: each marker of this file is given the line the user's directives make it.
+    user = line_map(source)
+    marker = re.compile(r'^#line (\d+) "' + re.escape(filename) + r'"$', re.M)
+
+    def presumed(m: re.Match[str]) -> str:
+        at = int(m.group(1))
+        line = user[at - 1] if 0 < at <= len(user) else at
+        return f'#line {line} "{filename}"'
+
+    return marker.sub(presumed, expanded)
 
 
 def line_map(expanded: str) -> tuple[int, ...]:
@@ -773,6 +789,10 @@ class _Walker:
         self.returns: list[Return] = []
         self.images: list[ImageCall] = []
         self.own_functions: set[str] = set()
+        # A helper's ``return loc[i];`` of a whole struct: (the helper, the site's index),
+        # and per helper what its callers read of the struct it returns (None: all of it).
+        self.returned_copies: list[tuple[str, int]] = []
+        self.result_uses: dict[str, list[set[str] | None]] = {}
         self.local_address_arithmetic: list[int] = []
 
     def function(self, c: Any) -> Function:
@@ -835,6 +855,8 @@ class _Walker:
                     copies.append((ref, _stripped(kids[1])))
                     if parent is not None and parent.kind in _STATEMENT_PLACES:
                         targets.add(_raw(kids[0]).hash)  # else its value goes on, whole
+        self._returned_copy(body, first)
+        calls = [(var, read) for var, read in copies if self._own_struct_call(read)]
         copies = [
             (var, read)
             for var, read in copies
@@ -843,9 +865,15 @@ class _Walker:
             and read.type.get_canonical().get_declaration()
             == var.type.get_canonical().get_declaration()
         ]
-        if not copies:
+        by_variable = {_raw(call).hash for _, call in calls}
+        for parent, node in _with_parents(body):
+            if self._own_struct_call(node) and _raw(node).hash not in by_variable:
+                member = parent is not None and parent.kind == K.MEMBER_REF_EXPR
+                uses = self.result_uses.setdefault(str(node.spelling), [])
+                uses.append({str(parent.spelling)} if member else None)
+        if not copies and not calls:
             return
-        used: dict[int, set[str] | None] = {_raw(var).hash: set() for var, _ in copies}
+        used: dict[int, set[str] | None] = {_raw(var).hash: set() for var, _ in [*copies, *calls]}
         for parent, node in _with_parents(body):
             if node.kind != K.DECL_REF_EXPR or node.referenced is None:
                 continue
@@ -860,6 +888,8 @@ class _Walker:
                 members.add(str(parent.spelling))
             else:
                 used[key] = None  # named whole: every member may be read
+        for var, call in calls:
+            self.result_uses.setdefault(str(call.spelling), []).append(used[_raw(var).hash])
         spans: dict[tuple[int, int], list[int]] = {}
         for index in range(first, len(self.accesses)):
             a = self.accesses[index]
@@ -876,6 +906,51 @@ class _Walker:
             a = self.accesses[found[0]]
             if a.kind is AccessKind.READ and a.size == int(var.type.get_canonical().get_size()):
                 self.accesses[found[0]] = replace(a, unused=unused)
+
+    def _own_struct_call(self, node: Any) -> bool:
+        """A call of a function of this file that returns a private struct."""
+        return (
+            node.kind == K.CALL_EXPR
+            and str(node.spelling) in self.own_functions
+            and _copyable(node.type)
+        )
+
+    def _returned_copy(self, body: Any, first: int) -> None:
+        """Note the site (from ``first``) of a ``return loc[i];`` that returns a whole struct
+        read from memory: what its callers read of the result decides its unused bytes
+        (:meth:`mark_returned_copies`)."""
+        for node in body.walk():
+            kids = _children(node)
+            if node.kind != K.RETURN_STMT or len(kids) != 1 or not _copyable(kids[0].type):
+                continue
+            read = _stripped(kids[0])
+            if self._lvalue(read) is None:
+                continue
+            span, _ = self._span(read)
+            found = [
+                index
+                for index in range(first, len(self.accesses))
+                if (self.accesses[index].span.start, self.accesses[index].span.end)
+                == (span.start, span.end)
+            ]
+            size = int(read.type.get_canonical().get_size())
+            if len(found) == 1:
+                a = self.accesses[found[0]]
+                if a.kind is AccessKind.READ and a.size == size:
+                    self.returned_copies.append((self.function_name, found[0]))
+
+    def mark_returned_copies(self, types: dict[str, Any]) -> None:
+        """Mark each helper's returned whole-struct read with the bytes of the members no
+        caller reads from its result (``s = get(loc, i); ... s.x``): a result used whole
+        anywhere, or a helper no call of this file reaches, claims nothing."""
+        for function, index in self.returned_copies:
+            uses = self.result_uses.get(function, [])
+            if not uses or any(u is None for u in uses):
+                continue
+            members: set[str] = set().union(*(u for u in uses if u is not None))
+            unused = _member_bytes(types[function], members)
+            if unused:
+                self.accesses[index] = replace(self.accesses[index], unused=unused)
 
     def _parameter(self, p: Any) -> Parameter:
         t = p.type
@@ -1368,6 +1443,22 @@ class _Walker:
                 names.append(m.name)
         return self.positions.span(start, end), (names[0] if names else None)
 
+    def _argument_span(self, node: Any) -> Span:
+        """A call argument's span, closed: clang's extent of a vector literal cast that ends
+        the argument (``x + (uchar3)(1)``) stops before its last parenthesis, and a rewrite
+        of the call that cut there would leave the literal open."""
+        span, _ = self._span(node)
+        text, end = self.source, span.end
+        missing = text[span.start : end].count("(") - text[span.start : end].count(")")
+        while missing > 0:
+            at = end
+            while at < len(text) and text[at] in " \t\r\n":
+                at += 1
+            if at >= len(text) or text[at] != ")":
+                break
+            end, missing = at + 1, missing - 1
+        return span if end == span.end else self.positions.span(span.start, end)
+
     def _in_argument(self, node: Any, macro: _Macro) -> tuple[int, int] | None:
         """Where `node` is written when that is inside one of `macro`'s arguments."""
         first_file, first = clang_bridge.written_at(node.extent.start)
@@ -1578,7 +1669,7 @@ class _Walker:
                 _type_name(pointee),
                 size,
                 builtin=str(c.spelling),
-                arguments=tuple(self._span(a)[0] for a in args),
+                arguments=tuple(self._argument_span(a) for a in args),
             )
         if visit:
             for a in args:
@@ -1600,7 +1691,7 @@ class _Walker:
             named = {FENCE_LOCAL: AddressSpace.LOCAL, FENCE_GLOBAL: AddressSpace.GLOBAL}
             fences = frozenset(space for bit, space in named.items() if flags & bit)
         span, macro = self._span(c)
-        arguments = tuple(self._span(a)[0] for a in args)
+        arguments = tuple(self._argument_span(a) for a in args)
         self.syncs.append(
             SyncSite(
                 self.function_name,

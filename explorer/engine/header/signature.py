@@ -99,7 +99,7 @@ def _parameter(p: SourceParameter) -> Parameter:
 def kernel_signature(
     source: str,
     kernel: str,
-    defines: dict[str, int] | None = None,
+    defines: dict[str, int] | dict[str, int | str] | dict[str, str] | None = None,
     include_dirs: tuple[str, ...] = (),
 ) -> list[Parameter]:
     """Every parameter of ``kernel`` in declaration order, images included (the dialog
@@ -114,7 +114,7 @@ def kernel_signature(
 def _signature(
     source: str,
     kernel: str,
-    defines: tuple[tuple[str, int], ...],
+    defines: tuple[tuple[str, int | str], ...],
     include_dirs: tuple[str, ...] = (),
     headers: str = "",
 ) -> tuple[Parameter, ...]:

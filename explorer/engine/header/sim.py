@@ -47,6 +47,7 @@ from explorer.description.declarations import (
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
+from explorer.engine.build_inputs import option_defines
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -221,7 +222,9 @@ def parse_sim(text: str, path: str | Path) -> Variant:
     except UserFileError as exc:
         raise SimError(f"{shown(path)}: {exc}") from None
     try:
-        params = kernel_signature(source, kernel)
+        # The arguments are read as the build sees the kernel: `# ARGS: --build-options
+        # -DPACKED=1` may choose a parameter's type.
+        params = kernel_signature(source, kernel, option_defines(build_options_of(text)))
     except SignatureError as exc:
         raise SimError(f"{path}: {program.name}: {exc}") from None
     declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))
@@ -333,6 +336,9 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         return BufferDecl(param.name, "uchar", "0", contents="zeros", null=True)
     if h.size is None:
         raise reader.fail("size required")
+    if param.space == "local" and not h.type_name:
+        # Only its bytes count, as in Oclgrind: `<size=384>` for a `__local Sample *`
+        return LocalDecl(param.name, "uchar", str(h.size))
     type_name = h.type_name or _default_type(param)
     if not type_name:
         raise reader.fail(f"no type for {param.element_type!r}: name one (e.g. <size=12 float>)")

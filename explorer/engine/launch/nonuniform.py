@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.frontend import ParseError, SyncKind, parse
+from explorer.frontend import ParsedSource, ParseError, SyncKind, parse
 
 # What each work-item function answers in the launch; after it, `#line 1` so the compiler's
 # lines are the user's.
@@ -69,8 +69,16 @@ def emulated_source(
     target = next((f for f in parsed.kernels if f.name == kernel), None)
     if target is None:
         raise NonUniformError(f"no kernel {kernel} in the source")
-    lines = [s.line for s in parsed.syncs if s.kind in _GROUP_SYNC]
-    lines += [source.count("\n", 0, m.start()) + 1 for m in _COLLECTIVE.finditer(source)]
+    # Only what the launched kernel runs: the other kernels of its program, and the helpers
+    # only they call, may synchronise their own launches.
+    reached = _reached(parsed, kernel)
+    bodies = [(f.body.start, f.body.end) for f in parsed.functions if f.name in reached]
+    lines = [s.line for s in parsed.syncs if s.kind in _GROUP_SYNC and s.function in reached]
+    lines += [
+        source.count("\n", 0, m.start()) + 1
+        for m in _COLLECTIVE.finditer(source)
+        if any(start <= m.start() < end for start, end in bodies)
+    ]
     if lines:
         line = min(lines)
         raise NonUniformError(
@@ -84,6 +92,18 @@ def emulated_source(
     guard = _GUARD.format(g0=g[0], g1=g[1], g2=g[2])
     prelude = _PRELUDE.format(g0=g[0], g1=g[1], g2=g[2], l0=lo[0], l1=lo[1], l2=lo[2])
     return prelude + source[:at] + guard + source[at:]
+
+
+def _reached(parsed: ParsedSource, kernel: str) -> set[str]:
+    """The kernel and every function of the source it calls, directly or through others."""
+    reached, todo = {kernel}, [kernel]
+    while todo:
+        caller = todo.pop()
+        for call in parsed.calls:
+            if call.function == caller and call.callee not in reached:
+                reached.add(call.callee)
+                todo.append(call.callee)
+    return reached
 
 
 def _launch(ndrange: tuple[int, ...], local: tuple[int, ...]) -> str:

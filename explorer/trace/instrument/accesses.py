@@ -637,8 +637,10 @@ class AccessRewriter:
         """A ``vloadN``/``vstoreN`` call rewritten to go through ``traced(at, p, N)``: the
         address of its N elements (``p`` + offset*N) made into the pointer it uses, its
         offset argument then 0."""
-        match = re.match(r"^v(load|store)a?(_half)?(\d*)", a.builtin or "")
-        width = int(match.group(3) or 1) if match else 1
+        match = re.match(r"^v(load|store)(a?)(_half)?(\d*)", a.builtin or "")
+        width = int(match.group(4) or 1) if match else 1
+        # vloada_half3/vstorea_half3 step four halves a triple (aligned as a half4 is)
+        stride = 4 if match and match.group(2) and width == 3 else width
         args = a.arguments
         render, text = self.edits.render, self.text
 
@@ -646,7 +648,7 @@ class AccessRewriter:
             pointer, offset = args[-1], args[-2]
             p = render(pointer.start, pointer.end)
             o = render(offset.start, offset.end)
-            call = traced(f"({p}) + (size_t)({o}) * {width}", p, width)
+            call = traced(f"({p}) + (size_t)({o}) * {stride}", p, width)
             head = text[edit.start : args[0].start]
             if len(args) == 2:
                 return f"{head}0, {call})"

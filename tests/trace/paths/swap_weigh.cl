@@ -1,0 +1,57 @@
+/*---
+name = "Samples swapped between neighbours through local memory the host sizes (swap_weigh)"
+family = "custom"
+kernel = "swap_weigh"
+global = ["64"]
+local = ["32"]
+[args.v]
+buffer = "float"
+count = "64"
+access = "read"
+[args.w]
+buffer = "float"
+count = "64"
+access = "read"
+[args.out]
+buffer = "float"
+count = "64"
+contents = "zeros"
+writes = "all"
+[args.tile]
+local = "float"
+count = "3 * L0"
+---*/
+#line 1
+/* Samples exchanged between neighbours through local memory the host sizes: copied whole,
+   the tag never set; one kernel reads only value and weight, the other the tag too. */
+typedef struct {
+    float value;
+    float weight;
+    int tag;
+} Sample;
+
+#define STAGE(tile, l, g, v, w)      \
+    do {                             \
+        (tile)[l].value = (v)[g];    \
+        (tile)[l].weight = (w)[g];   \
+    } while (0)
+
+__kernel void swap_weigh(__global const float *v, __global const float *w, __global float *out,
+                         __local Sample *tile)
+{
+    const int l = get_local_id(0), g = get_global_id(0);
+    STAGE(tile, l, g, v, w);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Sample t = tile[l ^ 1];
+    out[g] = t.value * t.weight;
+}
+
+__kernel void swap_weigh_tagged(__global const float *v, __global const float *w,
+                                __global float *out, __local Sample *tile)
+{
+    const int l = get_local_id(0), g = get_global_id(0);
+    STAGE(tile, l, g, v, w);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    Sample t = tile[l ^ 1];
+    out[g] = t.value * t.weight + (float)t.tag;
+}
