@@ -184,6 +184,7 @@ class AccessRewriter:
         self.text = edits.text
         self.values = values
         self.names = BufferNames(parsed, kernel, declared.buffers)
+        self.helpers = {f.name for f in parsed.helpers}
 
     def rewrite_all(self) -> None:
         """Every access the front end found, each async copy once for its two halves."""
@@ -196,9 +197,18 @@ class AccessRewriter:
             write = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_WRITE), None)
             read = next((a for a in halves if a.kind is AccessKind.ASYNC_COPY_READ), None)
             if write is None or read is None:
-                self.declared.not_traced.append((halves[0].line, f"{halves[0].text}: not traced"))
+                if self._runs(halves[0].function):
+                    self.declared.not_traced.append(
+                        (halves[0].line, f"{halves[0].text}: not traced")
+                    )
             else:
                 self.async_copy(write, read)
+
+    def _runs(self, function: str) -> bool:
+        """Whether the traced kernel can run ``function``: itself or a helper (another
+        kernel of the program is rewritten too, but never runs, so what the trace cannot
+        follow there is nothing it misses)."""
+        return function == self.kernel or function in self.helpers
 
     def access(self, a: AccessSite) -> None:
         """Wrap one access site (private memory only where it is an array's element)."""
@@ -710,7 +720,7 @@ class AccessRewriter:
         given = self.text[args[-1].start : args[-1].end]
         number = events.event_number(given) if write.function == self.kernel else "0u"
         into = events.stored_in(self.text[max(0, write.span.start - 200) : write.span.start])
-        if number == "0u":
+        if number == "0u" and self._runs(write.function):
             self.declared.not_traced.append(
                 (write.line, f"{write.text}: the event it is given is not followed")
             )

@@ -76,17 +76,17 @@ class _Rewrite:
             parsed, self.kernel, declared, self.edits, self.values, self.events
         ).rewrite_all()
         ImageRewriter(parsed, self.kernel, declared, self.edits).rewrite_all()
+        helpers = frozenset(f.name for f in parsed.helpers)
         for s in parsed.syncs:
-            rewrite_sync(s, declared, self.edits, self.events, self.kernel)
+            rewrite_sync(s, declared, self.edits, self.events, self.kernel, helpers)
         if self.anatomy is not None:  # after every other site: theirs keep their numbers
             static, lines = self.anatomy
             self.anatomy_rewrite = AnatomyRewrite(static, lines, declared, self.edits)
             self.anatomy_build = self.anatomy_rewrite.build()
-        helpers = {f.name for f in parsed.helpers}
         for u in parsed.unclassified:
             if u.function == self.kernel or u.function in helpers:
                 declared.not_traced.append((u.line, f"{' '.join(u.text.split())}: {u.reason}"))
-        self._pass_state(helpers)
+        self._pass_state(set(helpers))
         returns = [r for r in parsed.returns if r.function == self.kernel and not r.has_value]
         for r in returns:
             # Every return goes to the kernel's one end (runtime.cl's __tr_end says why).
