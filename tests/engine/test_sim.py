@@ -281,3 +281,17 @@ def test_a_kernel_named_like_a_built_in_is_found_in_its_own_file(executor, devic
     assert result.output.tolist() == list(range(63, -1, -1))
     traced = executor.trace(TraceRequest(run))
     assert traced.analysis is not None and traced.report_json["complete"]
+
+
+@pytest.mark.parametrize("header", ["<size=512 fill=0.5>", "<size=512 float fill=0.5>"])
+def test_an_image_argument_is_refused_saying_the_format_has_none(header):
+    """Without a type it asked for one (`<size=12 float>`), which only led to "a image
+    argument cannot be given in a .sim file here"."""
+    paths = Path(__file__).parents[1] / "trace" / "paths"
+    text = f"program6.cl\nthreshold_pairs\n16 8 1\n8 4 1\n{header}\n<size=512 fill=0 dump>\n"
+    with pytest.raises(SimError) as caught:
+        parse_sim(text + "<size=4>\n0.5\n", paths / "probe.sim")
+    message = str(caught.value)
+    assert "an image argument cannot be given in a .sim file: the format has none" in message
+    assert "argument 0: src" in message
+    assert "name one" not in message

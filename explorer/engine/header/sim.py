@@ -324,6 +324,11 @@ def _read_header(reader: _Reader, param: Parameter) -> _Header:
 def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
     reader.parsing = f"argument {index}: {param.name}"
     h = _read_header(reader, param)
+    if param.space in ("image", "sampler"):  # before its type, which would not help
+        article = "an" if param.space == "image" else "a"
+        raise reader.fail(
+            f"{article} {param.space} argument cannot be given in a .sim file: the format has none"
+        )
     buffer_like = param.space in ("global", "constant")
     if sum(map(bool, (h.fill, h.value_range, h.noinit))) > 1:
         raise reader.fail("more than one initialiser")
