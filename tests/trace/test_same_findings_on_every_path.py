@@ -276,3 +276,16 @@ def test_a_struct_returned_whole_by_a_helper_is_judged_by_what_its_callers_read(
     line, window = _both_ways(executor, device, PATHS / f"{name}.cl", {})
     assert [f[:4] for f in line] == expected
     assert line == window
+
+
+def test_each_header_file_holds_its_program_as_it_is():
+    """A kernel's header file and the program a capture and a .sim file build are one text:
+    each header file of tests/trace/paths is its header, `#line 1`, then a program file
+    unchanged (a copy edited alone would compare two kernels)."""
+    programs = {p.name: p.read_text() for p in PATHS.glob("program*.cl")}
+    for path in sorted(PATHS.glob("*.cl")):
+        if path.name in programs or path.stem.startswith("weigh_through_helper"):
+            continue  # the programs themselves; the helper pair is a program of its own
+        _, body = path.read_text().split("---*/\n", 1)
+        assert body.startswith("#line 1\n"), path.name
+        assert body.removeprefix("#line 1\n") in programs.values(), path.name

@@ -18,7 +18,7 @@ writes = "all"
 #line 1
 /* Pictures filtered through images, rows staged by async copies, and values counted into
    bins: a blur through the host's clamp-to-edge sampler, a threshold whose last row reads
-   below the picture, a tile copied (and one read before the wait), and a
+   below the picture, a tile copied and waited for (and one read before the wait), and a
    histogram counted atomically (and one counted with a plain increment). */
 __constant sampler_t exact = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
 
