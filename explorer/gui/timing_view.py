@@ -22,6 +22,10 @@ STATUS_COLOURS = {
 BAR_HEIGHT = 0.6
 LABEL_PX = 16  # read from the back of a room on a 1280×720 projector
 LABEL_ROOM = 0.95  # data units above the top bar's centre: its label fits
+# Pixels between the chart's left edge and a label drawn from it: a label placed on the edge
+# itself ended a rounding error outside the chart for some times (the pixel the time 0 lands
+# on is computed from the axis's end), so an edge is never where a label starts.
+LABEL_INSET_PX = 2
 PART_COLOURS = {"upload": "#5dade2", "kernel": "#27ae60", "download": "#f5b041", "numpy": "#7f8c8d"}
 
 
@@ -120,6 +124,10 @@ class TimingView(QWidget):
             if x > 0 and room > 0:
                 end = max(end, x * width / room)
         self.plot.setXRange(0, end, padding=0)
+        inset = LABEL_INSET_PX * end / width if width > 0 else 0.0
+        for x, y, item in self._placed:
+            if x == 0:
+                item.setPos(inset, y)
         top = self._y_top
         for _x, y, item in self._placed:
             # A label of h pixels ends inside where y + h * (top - bottom) / height <= top.

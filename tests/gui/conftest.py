@@ -63,6 +63,16 @@ def menu_action(window, text):
     raise AssertionError(f"no menu item {text!r}")
 
 
+def labels_inside_the_chart(timing_view):
+    """Every label drawn in the timing chart lies inside the chart's visible area."""
+    import pyqtgraph as pg
+
+    box = timing_view.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    texts = [i for i in timing_view.plot.getPlotItem().items if isinstance(i, pg.TextItem)]
+    assert texts
+    return all(box.contains(t.sceneBoundingRect()) for t in texts)
+
+
 def trigger(window, text):
     """Choose a menu item, as a click would: only an enabled one does anything."""
     action = menu_action(window, text)

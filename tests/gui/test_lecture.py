@@ -4,7 +4,7 @@ opening on something alive."""
 from PySide6.QtCore import Qt
 
 from explorer.engine.header.catalog import find_variant
-from tests.gui.conftest import menu_action, trigger
+from tests.gui.conftest import labels_inside_the_chart, menu_action, trigger
 
 
 def _transpose_tile_larger_than_its_group(window):
@@ -125,16 +125,6 @@ def test_the_run_anyway_lesson_traces_outside_the_constraints(window, qtbot):
     assert traced.result.verdict.not_a_number == traced.result.output.size * 3 // 4
 
 
-def _inside_the_plot(timing_view):
-    """Every label drawn in the timing chart lies inside the chart's visible area."""
-    import pyqtgraph as pg
-
-    box = timing_view.plot.getPlotItem().getViewBox().sceneBoundingRect()
-    texts = [i for i in timing_view.plot.getPlotItem().items if isinstance(i, pg.TextItem)]
-    assert texts
-    return all(box.contains(t.sceneBoundingRect()) for t in texts)
-
-
 def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_notice(window, qtbot):
     window.resize(1280, 720)
     window.show()
@@ -148,7 +138,7 @@ def test_presenter_mode_at_1280x720_times_the_traced_kernel_and_keeps_the_cpu_no
     qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)  # timed after the trace
     qtbot.wait(200)
     assert window.state.result.timing is not None
-    assert _inside_the_plot(timing)
+    assert labels_inside_the_chart(timing)
     assert "download" in timing.details.text() and timing.details.isVisibleTo(window)
     notice = window.views.result_view.notice
     if window.model.device.type.upper() == "CPU":
@@ -164,7 +154,7 @@ def test_presenter_mode_at_1280x720_the_timing_words_stay_inside_the_chart(windo
     timing = window.views.timing_view
     timing.show_message("A kernel with a long name: run it (Ctrl+R) to time it, then compare.")
     qtbot.wait(50)
-    assert _inside_the_plot(timing)  # wrapped, not cut at the pane's edge
+    assert labels_inside_the_chart(timing)  # wrapped, not cut at the pane's edge
     axis = timing.plot.getAxis("bottom")
     assert axis.style["tickFont"].pixelSize() >= 16 and axis.label.font().pixelSize() >= 16
 
@@ -175,6 +165,7 @@ def test_the_timing_labels_stay_inside_a_short_chart(window, qtbot):
     ends inside the chart, the chart giving it the room above its bar."""
     window.resize(1280, 720)
     window.show()
+    qtbot.waitExposed(window)  # drawn: a squeeze is painted
     window.model.set_family("matmul")
     window.model.set_variant(find_variant("matmul", "tiled"))
     for name in ("M", "N", "K"):
@@ -184,5 +175,9 @@ def test_the_timing_labels_stay_inside_a_short_chart(window, qtbot):
     timing = window.views.timing_view
     qtbot.waitUntil(lambda: timing.bar_count == 2, timeout=120000)
     for height in (160, 120, 90):
-        timing.plot.setFixedHeight(height)
-        qtbot.waitUntil(lambda: _inside_the_plot(timing), timeout=5000)
+        # The chart places its items as it is drawn: until then they lie where the last
+        # height put them, so the labels are looked at once the squeezed chart is painted.
+        with qtbot.waitSignal(timing.plot.scene().sigPrepareForPaint, timeout=5000):
+            timing.plot.setFixedHeight(height)
+        assert timing.plot.height() == height
+        assert labels_inside_the_chart(timing)
