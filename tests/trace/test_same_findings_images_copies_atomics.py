@@ -1,10 +1,10 @@
 """The same kernel gives the same findings whatever the path, for images read through
 samplers, async copies into local memory and atomics: the kernels of tests/trace/paths/
-program6.cl by a header file each, an Oclgrind .sim file (the copies and the histograms: the
-format has no image or sampler argument), the launches of a PyOpenCL host program under
-capture (paths/host6.py: a loop of two blurs, one of the two tile kernels and one of the two
-histograms), the window, and the optimised and unoptimised builds. Their figures, checked by
-hand:
+program6.cl by a header file each (made at test time: tests/trace/header_files.py), an
+Oclgrind .sim file (the copies and the histograms: the format has no image or sampler
+argument), the launches of a PyOpenCL host program under capture (paths/host6.py: a loop of
+two blurs, one of the two tile kernels and one of the two histograms), the window, and the
+optimised and unoptimised builds. Their figures, checked by hand:
   blur_rows: 16x8 pixels of one float, each reads three of its row through the host's
     CLAMP_TO_EDGE sampler (the ends reach x = -1 and x = 16: the edge pixel, no finding) and
     writes one: 128 * 3 * 4 = 1,536 bytes read, 128 * 4 = 512 written.
@@ -32,9 +32,9 @@ from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from tests.test_cli import cli
+from tests.trace.header_files import PATHS
 from tests.trace.test_same_findings_on_every_path import _cli_trace
 
-PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "blur_rows": 1,
     "threshold_pairs": 3,
@@ -66,9 +66,11 @@ def program_capture(device, tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("name", sorted(LAUNCHES))
-def test_images_copies_and_atomics_are_found_alike_on_every_path(name, program_capture, fast_cli):
+def test_images_copies_and_atomics_are_found_alike_on_every_path(
+    name, program_capture, header_files, fast_cli
+):
     expected, read, written = EXPECTED[name]
-    header = _cli_trace("--kernel-file", str(PATHS / f"{name}.cl"))
+    header = _cli_trace("--kernel-file", str(header_files / f"{name}.cl"))
     assert [f[:4] for f in header[0]] == expected
     assert header[2] == f"Global memory: {read:,} bytes read, {written:,} bytes written."
     captured = _cli_trace("--capture", str(program_capture), "--launch", str(LAUNCHES[name]))
@@ -84,11 +86,12 @@ def test_the_second_blur_of_the_loop_is_found_as_the_first(program_capture, fast
 
 @pytest.mark.parametrize("name", sorted(LAUNCHES))
 def test_images_copies_and_atomics_are_found_alike_in_the_window_and_either_build(
-    name, executor, device, monkeypatch
+    name, executor, device, header_files, monkeypatch
 ):
     from tests.trace.test_same_findings_either_build import _both
 
-    request = RunRequest(load_variant_file(PATHS / f"{name}.cl"), {}, device_key=device.key)
+    variant = load_variant_file(header_files / f"{name}.cl")
+    request = RunRequest(variant, {}, device_key=device.key)
     window = executor.trace(TraceRequest(request, values=True))
     assert window.analysis is not None, window.result.summary()
     in_the_window = [(f.kind, f.line, f.buffer, f.count) for f in window.analysis.findings]

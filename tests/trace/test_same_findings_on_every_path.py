@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
@@ -18,6 +19,7 @@ from explorer.engine.records import RunRequest
 from tests.conftest import TEST_KERNELS
 from tests.test_cli import cli
 from tests.trace.findings.test_corpus import CORPUS, FINDINGS, SIZES
+from tests.trace.header_files import PATHS, PROGRAMS
 from tests.trace.test_same_findings_either_build import OWN
 
 UNIFORM = """/*---
@@ -96,8 +98,9 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 
 
 # One program of several kernels (tests/trace/paths/program.cl) reached by every path: a
-# header file per kernel, an Oclgrind .sim file per kernel, the launches of a PyOpenCL host
-# program under capture (a loop, a partial output), the window, and the optimised and
+# header file per kernel (its header paths/NAME.toml, `#line 1`, then the program: written at
+# test time by header_files.py), an Oclgrind .sim file per kernel, the launches of a PyOpenCL
+# host program under capture (a loop, a partial output), the window, and the optimised and
 # unoptimised builds. Their figures, checked by hand:
 #   move3: 48 of 64 work-items move a triple of float (12 bytes), short (6, its load twice
 #     through a macro), uchar (3) and double (24): read 48 * (12 + 2 * 6 + 3 + 24) = 2,448
@@ -134,7 +137,6 @@ def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fas
 #   swap_weigh: samples staged through a macro, copied whole, the tag never set nor used.
 #   swap_weigh_tagged: the same, the tag read: uninitialized at line 31 of program5.cl, in
 #     the header file as in the .sim file (the expansion numbered it by the file's lines).
-PATHS = Path(__file__).parent / "paths"
 LAUNCHES = {
     "move3": 1,
     "copy_points": 3,
@@ -199,9 +201,9 @@ def _cli_trace(*selection: str) -> tuple[list[tuple], list[tuple], str]:
 
 
 @pytest.mark.parametrize("name", sorted(LAUNCHES))
-def test_one_program_is_found_alike_on_every_path(name, program_capture, fast_cli):
+def test_one_program_is_found_alike_on_every_path(name, program_capture, header_files, fast_cli):
     expected, read, written = EXPECTED[name]
-    header = _cli_trace("--kernel-file", str(PATHS / f"{name}.cl"))
+    header = _cli_trace("--kernel-file", str(header_files / f"{name}.cl"))
     assert [f[:4] for f in header[0]] == expected
     assert header[2] == f"Global memory: {read:,} bytes read, {written:,} bytes written."
     sim = _cli_trace("--sim", str(PATHS / f"{name}.sim"))
@@ -212,11 +214,12 @@ def test_one_program_is_found_alike_on_every_path(name, program_capture, fast_cl
 
 @pytest.mark.parametrize("name", sorted(LAUNCHES))
 def test_one_program_is_found_alike_in_the_window_and_either_build(
-    name, executor, device, monkeypatch
+    name, executor, device, header_files, monkeypatch
 ):
     from tests.trace.test_same_findings_either_build import _both
 
-    request = RunRequest(load_variant_file(PATHS / f"{name}.cl"), {}, device_key=device.key)
+    variant = load_variant_file(header_files / f"{name}.cl")
+    request = RunRequest(variant, {}, device_key=device.key)
     window = executor.trace(TraceRequest(request, values=True))
     assert window.analysis is not None, window.result.summary()
     in_the_window = [(f.kind, f.line, f.buffer, f.count) for f in window.analysis.findings]
@@ -228,10 +231,11 @@ def test_one_program_is_found_alike_in_the_window_and_either_build(
 
 
 @pytest.mark.parametrize("name", ["half3", "dpoints", "move3"])
-def test_the_trace_computes_what_the_plain_run_does(name, executor, device):
+def test_the_trace_computes_what_the_plain_run_does(name, executor, device, header_files):
     """The traced build stores where the kernel does: vstorea_half3 steps four halves a
     triple (the trace stepped three, and wrote aligned[] elsewhere than the plain run)."""
-    run = RunRequest(load_variant_file(PATHS / f"{name}.cl"), {}, device_key=device.key)
+    variant = load_variant_file(header_files / f"{name}.cl")
+    run = RunRequest(variant, {}, device_key=device.key)
     traced = executor.trace(TraceRequest(run, values=True))
     plain = executor.run(run)
     assert plain.outputs is not None and traced.result.outputs is not None
@@ -278,14 +282,21 @@ def test_a_struct_returned_whole_by_a_helper_is_judged_by_what_its_callers_read(
     assert line == window
 
 
-def test_each_header_file_holds_its_program_as_it_is():
+def test_each_header_and_its_sim_files_name_one_kernel_of_one_program():
     """A kernel's header file and the program a capture and a .sim file build are one text:
-    each header file of tests/trace/paths is its header, `#line 1`, then a program file
-    unchanged (a copy edited alone would compare two kernels)."""
-    programs = {p.name: p.read_text() for p in PATHS.glob("program*.cl")}
-    for path in sorted(PATHS.glob("*.cl")):
-        if path.name in programs or path.stem.startswith("weigh_through_helper"):
-            continue  # the programs themselves; the helper pair is a program of its own
-        _, body = path.read_text().split("---*/\n", 1)
-        assert body.startswith("#line 1\n"), path.name
-        assert body.removeprefix("#line 1\n") in programs.values(), path.name
+    every header of tests/trace/paths is made a header file (one left out of PROGRAMS would
+    be traced by no test), naming a kernel its program defines, and each .sim file of that
+    kernel builds the same program and launches the same kernel (two programs, or a header
+    and a .sim file of different kernels, would compare two kernels)."""
+    assert sorted(p.stem for p in PATHS.glob("*.toml")) == sorted(PROGRAMS)
+    kernels = {}
+    for name, program in PROGRAMS.items():
+        kernels[name] = tomllib.loads((PATHS / f"{name}.toml").read_text())["kernel"]
+        assert f"__kernel void {kernels[name]}(" in (PATHS / program).read_text(), name
+    sims = sorted(PATHS.glob("*.sim"))
+    without_sim = {"blur_rows", "threshold_pairs"}  # image and sampler arguments: none in .sim
+    assert {sim.stem for sim in sims} >= set(PROGRAMS) - without_sim
+    for sim in sims:
+        lines = [line for line in sim.read_text().splitlines() if not line.startswith("#")]
+        name = sim.stem.removesuffix("_partial")
+        assert (lines[0], lines[1]) == (PROGRAMS[name], kernels[name]), sim.name
