@@ -25,8 +25,6 @@ APAD = 4
 UNALIGNED = 0
 EDGE = 0
 AMAP = 0
-ASYNC = 0
-ST = 3
 [allowed]
 BM = [32, 64, 128, 256]
 BN = [32, 64, 128, 256]
@@ -39,8 +37,6 @@ APAD = [0, 4]
 UNALIGNED = [0, 1, 3]
 AMAP = [0, 1]
 EDGE = [0, 1]
-ASYNC = [0, 1]
-ST = [2, 3, 4]
 [[by_size]]
 when = "CPU"
 BM = 64
@@ -131,23 +127,6 @@ these, which also run faster there (512³: 88 ms, 454 ms)."""
 #define AMAP 0    /* UNALIGNED 3: consecutive work-items load 0: a row, 1: a column of float4s */
 #endif
 
-#ifndef ASYNC
-#define ASYNC 0  /* 1: full aligned steps reach local memory by a ring of ST copies in flight */
-#endif
-#ifndef ST
-#define ST 3      /* ASYNC 1: steps along K in flight, buffers of each tile in the ring */
-#endif
-
-/* NVIDIA's asynchronous global-to-local copy (cp.async) where it exists; the trace's own
-   builds (EXPLORER_TRACE) and other devices copy by a load and a store, which the ring
-   waits for as it would for the copies. */
-#if ASYNC && defined(__NV_CL_C_VERSION) && !defined(EXPLORER_TRACE)
-#define USE_CP_ASYNC 1
-#else
-#define USE_CP_ASYNC 0
-#endif
-#define NBUF (ASYNC && ST > 2 ? ST : 2)   /* buffers of each tile in local memory */
-
 #define WY (32 / WX)                /* work-items of a warp along M            */
 #define WTM (WY * TM)               /* rows of a warp's tile of C              */
 #define WTN (WX * TN)               /* columns of a warp's tile of C           */
@@ -209,67 +188,6 @@ inline void store_tiles(__local float* As, __local float* Bs,
         const int idx = t + i * NT;
         *(__local float4*)(Bs + (idx / (BN / 4)) * BN + (idx % (BN / 4)) * 4) = bNext[i];
     }
-}
-
-/* One value of A into its transposed place, and four values of B as they are: by
-   cp.async on NVIDIA (A's 4 bytes through the L1 cache, B's 16 past it). */
-inline void copy1(__local float* dst, const __global float* src)
-{
-#if USE_CP_ASYNC
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
-                 :: "r"((uint)(size_t)dst), "l"(src) : "memory");
-#else
-    *dst = *src;
-#endif
-}
-
-inline void copy16(__local float* dst, const __global float* src)
-{
-#if USE_CP_ASYNC
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
-                 :: "r"((uint)(size_t)dst), "l"(src) : "memory");
-#else
-    *(__local float4*)dst = *(const __global float4*)src;
-#endif
-}
-
-/* Closes this step's group of copies; waits until at most ST - 2 groups (or none) are in
-   flight, so the step about to be multiplied has arrived. */
-inline void commit_copies(void)
-{
-#if USE_CP_ASYNC
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-inline void wait_copies(void)
-{
-#if USE_CP_ASYNC
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(ST - 2) : "memory");
-#endif
-}
-
-inline void wait_all_copies(void)
-{
-#if USE_CP_ASYNC
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
-/* Step k0's tiles into buffer b of the ring: A transposed one value at a time, B in float4s. */
-inline void copy_tiles(__local float* As, __local float* Bs, const __global float* A,
-                       const __global float* B, const int* offA, const int* offB,
-                       const int* dstA, const int* dstB, const int k0, const int N)
-{
-    #pragma unroll
-    for (int i = 0; i < LPTA; i++) {
-        #pragma unroll
-        for (int c = 0; c < 4; c++)
-            copy1(As + dstA[i] + c * (BM + APAD), A + offA[i] + k0 + c);
-    }
-    #pragma unroll
-    for (int i = 0; i < LPTB; i++)
-        copy16(Bs + dstB[i], B + offB[i] + k0 * N);
 }
 
 /* One step along K: BK rank-1 updates of this work-item's TM×TN block, its values of A and
@@ -414,8 +332,8 @@ void matmul_wave(const int M, const int N, const int K,
     const int rowBase = (warp / WARPS_N) * WTM + (lane / WX) * 4;   /* + i * 4 * WY */
     const int colBase = (warp % WARPS_N) * WTN + (lane % WX) * 4;   /* + j * 4 * WX */
 
-    __local float As[NBUF][AROWS][BM + APAD] __attribute__((aligned(16)));
-    __local float Bs[NBUF][BK][BN] __attribute__((aligned(16)));
+    __local float As[2][AROWS][BM + APAD] __attribute__((aligned(16)));
+    __local float Bs[2][BK][BN] __attribute__((aligned(16)));
 
     /* float4 global loads need 16-byte aligned rows: K (for A) and N (for B) % 4 == 0. */
     const int vecA = (K % 4) == 0;
@@ -448,49 +366,6 @@ void matmul_wave(const int M, const int N, const int K,
     const int steps = (K + BK - 1) / BK;
     float4 aNext[LPTA], bNext[LPTB];
 
-    int s = 0;
-#if ASYNC
-    /* Every step full and every row aligned: the tiles of step s + ST - 1 are on their way
-       into the ring while step s is multiplied, one barrier a step. */
-    if (vecA && vecB && K % BK == 0 && full >= ST && offN + BN <= N) {
-        int offB[LPTB], dstA[LPTA], dstB[LPTB];
-        #pragma unroll
-        for (int i = 0; i < LPTA; i++) {
-            const int idx = t + i * NT;
-            dstA[i] = ((idx % (BK / 4)) * 4 + AJ) * (BM + APAD) + idx / (BK / 4);
-        }
-        #pragma unroll
-        for (int i = 0; i < LPTB; i++) {
-            const int idx = t + i * NT;
-            offB[i] = kB[i] * N + colB[i];
-            dstB[i] = (idx / (BN / 4)) * BN + (idx % (BN / 4)) * 4;
-        }
-        #pragma unroll
-        for (int p = 0; p < ST - 1; p++) {
-            copy_tiles(&As[p][0][0], &Bs[p][0][0], A, B, offA, offB, dstA, dstB, p * BK, N);
-            commit_copies();
-        }
-        int cur = 0;
-        int nxt = ST - 1;
-        for (; s + ST - 1 < full; s++) {
-            wait_copies();
-            barrier(CLK_LOCAL_MEM_FENCE);
-            copy_tiles(&As[nxt][0][0], &Bs[nxt][0][0], A, B, offA, offB, dstA, dstB,
-                       (s + ST - 1) * BK, N);
-            commit_copies();
-            multiply(&As[cur][AJ][0], &Bs[cur][0][0], rowBase, colBase, acc);
-            cur = cur + 1 == ST ? 0 : cur + 1;
-            nxt = nxt + 1 == ST ? 0 : nxt + 1;
-        }
-        wait_all_copies();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (; s < full; s++) {
-            multiply(&As[cur][AJ][0], &Bs[cur][0][0], rowBase, colBase, acc);
-            cur = cur + 1 == ST ? 0 : cur + 1;
-        }
-    } else
-#endif
-    {
     /* The first tiles; zero-filled past K if K < BK. */
     #pragma unroll
     for (int i = 0; i < LPTA; i++)
@@ -501,12 +376,12 @@ void matmul_wave(const int M, const int N, const int K,
                                              : fetchB(B + kB[i] * N, colB[i], N, vecB);
     store_tiles(&As[0][AJ][0], &Bs[0][0][0], aNext, bNext, t);
     barrier(CLK_LOCAL_MEM_FENCE);
-    }
 
     /* The main loop: every step whose successor is a full step, with aligned rows. The
        next tiles travel from global memory into registers (plain float4 loads at offsets
        fixed before the loop, no test) while this step's are multiplied, then go into the
        other buffer; one barrier per step. */
+    int s = 0;
     if (vecA && vecB) {
         int offB[LPTB];
         #pragma unroll
