@@ -16,6 +16,12 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _package_dir(package: str, repo_folder: str) -> Path:
+    # A source checkout's own folders first: an editable install maps the package to the
+    # checkout it was installed from, which is another one where this code runs from a
+    # second checkout (its kernels would not be the ones beside its code).
+    local = _REPO_ROOT / repo_folder
+    if (_REPO_ROOT / "pyproject.toml").is_file() and local.is_dir():
+        return local
     # Imported here: ``capture``'s own process imports this module, and needs none of it.
     from importlib import resources
 
@@ -25,8 +31,7 @@ def _package_dir(package: str, repo_folder: str) -> Path:
             return candidate
     except (ModuleNotFoundError, TypeError):
         pass
-    # Running from a source checkout (``python main.py`` beside ``kernels/``).
-    return _REPO_ROOT / repo_folder
+    return local
 
 
 def kernels_dir() -> Path:

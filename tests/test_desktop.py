@@ -165,3 +165,27 @@ def test_python_m_explorer_desktop_runs(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "share" / "applications" / "kernel-explorer.desktop").is_file()
+
+
+def test_a_checkout_runs_its_own_kernels_beside_an_editable_install_of_another(
+    tmp_path, monkeypatch
+):
+    """An editable install maps ``explorer.kernels`` to the checkout it came from; code run
+    from a second checkout (``PYTHONPATH``, ``python main.py`` there) must still list and run
+    the kernels beside it, not the other checkout's."""
+    from importlib import resources
+
+    from explorer import paths
+
+    other = tmp_path / "other-checkout" / "kernels"
+    (other / "matmul").mkdir(parents=True)
+    (other / "matmul" / "naive.cl").write_text("/* another checkout's kernel */\n")
+    real_files = resources.files
+    monkeypatch.setattr(
+        resources,
+        "files",
+        lambda package: other if package == "explorer.kernels" else real_files(package),
+    )
+    here = Path(paths.__file__).resolve().parent.parent
+    assert paths.kernels_dir() == here / "kernels"
+    assert (paths.kernels_dir() / "matmul" / "wave.cl").is_file()
