@@ -278,6 +278,28 @@ def test_a_struct_returned_whole_by_a_helper_is_judged_by_what_its_callers_read(
     assert line == window
 
 
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("neighbour_energy", []),
+        ("flagged_neighbours", [("uninitialized", 12, "cache", 64)]),
+    ],
+)
+def test_a_struct_returned_whole_is_judged_by_the_kernel_launched(
+    name, expected, executor, device, fast_cli
+):
+    """program7.cl: two kernels read particles back through one helper that returns them
+    whole, flags included, which nothing loads. flagged_neighbours reads flags: uninitialized
+    at the helper's copy, once per work-item. neighbour_energy reads only mass and velocity
+    (through a second helper): no finding (flagged_neighbours' read of flags, which its
+    launch never runs, made it one of 128 reads). Header, .sim file and window alike."""
+    line, window = _both_ways(executor, device, PATHS / f"{name}.cl", {})
+    assert [f[:4] for f in line] == expected
+    assert line == window
+    header = _cli_trace("--kernel-file", str(PATHS / f"{name}.cl"))
+    assert _cli_trace("--sim", str(PATHS / f"{name}.sim")) == header
+
+
 def test_each_header_file_holds_its_program_as_it_is():
     """A kernel's header file and the program a capture and a .sim file build are one text:
     each header file of tests/trace/paths is its header, `#line 1`, then a program file
