@@ -3,11 +3,12 @@ changed kernel, define or option is instrumented again, and a damaged or unwrita
 is never more than a miss."""
 
 import os
+from pathlib import Path
 
 import pytest
 
 import explorer.engine.record.trace_launch as tracing
-from explorer.engine.header.catalog import find_variant
+from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import cache
@@ -77,6 +78,26 @@ def test_another_kernel_is_instrumented_again(device, cache_home):
     assert len(list(cache_home.glob("*.json"))) == 1
     assert _trace(device, name="tiled").result.status == "verified"
     assert len(list(cache_home.glob("*.json"))) == 2
+
+
+def test_each_kernel_of_one_program_keeps_its_own_judgement(device, cache_home, monkeypatch):
+    """program7.cl: two kernels read particles back through one helper returning them whole;
+    only flagged_neighbours reads their flags, which nothing loads. Each kernel's kept
+    instrumentation holds its own judgement of that copy, and reads back with it."""
+    paths = Path(__file__).parent / "paths"
+
+    def found(name: str) -> list[tuple]:
+        run = RunRequest(load_variant_file(paths / f"{name}.cl"), {}, device_key=device.key)
+        traced = trace_and_analyse(TraceRequest(run))
+        assert traced.analysis is not None, traced.result.summary()
+        return [(f.kind, f.line, f.buffer, f.count) for f in traced.analysis.findings]
+
+    expected = {"neighbour_energy": [], "flagged_neighbours": [("uninitialized", 12, "cache", 64)]}
+    assert {name: found(name) for name in expected} == expected
+    assert len(list(cache_home.glob("*.json"))) == 2
+    tracing.instrumented.cache_clear()  # as a new executor process would start
+    _no_instrumenting(monkeypatch)
+    assert {name: found(name) for name in reversed(list(expected))} == expected
 
 
 def test_a_corrupt_cache_file_is_a_miss(device, cache_home):
