@@ -9,7 +9,7 @@ string that was given to `parse`.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class AddressSpace(enum.Enum):
@@ -289,6 +289,31 @@ class Diagnostic:
 
 
 @dataclass(frozen=True)
+class ReturnedCopy:
+    """A helper's ``return loc[i];`` that reads a whole struct from memory: the helper, the
+    span of that read (one access site has it) and the bytes of each named member of the
+    struct, (name, start, end) from its first; no members where a member's place is not
+    known (a bit-field), so nothing can be claimed. What its callers read of the result
+    decides which of those bytes the copy never hands on (``ParsedSource.for_kernel``)."""
+
+    function: str
+    span: Span
+    members: tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True)
+class ResultUse:
+    """What one call of a function returning a private struct reads of the result: the
+    members named (``r = get(loc, i); ... r.x``, ``get(loc, i).x``), or None where the result
+    is used whole (passed on, copied, returned, its address taken). ``function`` is the
+    caller."""
+
+    function: str
+    callee: str
+    members: frozenset[str] | None
+
+
+@dataclass(frozen=True)
 class ParsedSource:
     """Everything one parse found: functions, memory accesses, synchronisation, leftovers."""
 
@@ -309,6 +334,10 @@ class ParsedSource:
     # `__local` variable (`(char *)&s.first - (char *)&s`: pyopencl's offsetof). PoCL 3.0
     # crashes building such a kernel without optimisation, which folds them.
     local_address_arithmetic: tuple[int, ...] = ()
+    # Helpers' whole-struct returns and what each call of such a helper reads of the result:
+    # judged per traced kernel (`for_kernel`), since another kernel's calls never run.
+    returned_copies: tuple[ReturnedCopy, ...] = ()
+    result_uses: tuple[ResultUse, ...] = ()
 
     @property
     def has_macro_sites(self) -> bool:
@@ -330,12 +359,81 @@ class ParsedSource:
         """The non-kernel functions with a body, in source order."""
         return tuple(f for f in self.functions if not f.is_kernel)
 
+    def reached(self, kernel: str) -> frozenset[str]:
+        """The functions a launch of ``kernel`` can run: itself and the functions of this
+        source it calls, through other functions too."""
+        callees: dict[str, set[str]] = {}
+        for c in self.calls:
+            callees.setdefault(c.function, set()).add(c.callee)
+        found, todo = {kernel}, [kernel]
+        while todo:
+            for callee in callees.get(todo.pop(), ()):
+                if callee not in found:
+                    found.add(callee)
+                    todo.append(callee)
+        return frozenset(found)
+
+    def for_kernel(self, kernel: str) -> ParsedSource:
+        """This parse as a launch of ``kernel`` runs it: each helper's whole-struct return
+        (``return tile[at];``) marked with the bytes of the members that no call the kernel
+        can run reads from the result (``AccessSite.unused``). Calls in other kernels, and in
+        helpers only they call, never run in this launch: what they read counts for nothing
+        here. A result used whole by one such call, or a helper this kernel never calls,
+        claims nothing."""
+        if not self.returned_copies:
+            return self
+        reached = self.reached(kernel)
+        marks: dict[tuple[str, int, int], tuple[tuple[int, int], ...]] = {}
+        for r in self.returned_copies:
+            uses = [
+                u.members
+                for u in self.result_uses
+                if u.callee == r.function and u.function in reached
+            ]
+            if not uses or not r.members:
+                continue
+            read: set[str] = set()
+            for members in uses:
+                if members is None:
+                    break
+                read |= members
+            else:
+                unused = unread_bytes(r.members, read)
+                if unused:
+                    marks[(r.function, r.span.start, r.span.end)] = unused
+        if not marks:
+            return self
+        return replace(
+            self,
+            accesses=tuple(
+                replace(a, unused=marks[(a.function, a.span.start, a.span.end)])
+                if (a.function, a.span.start, a.span.end) in marks
+                else a
+                for a in self.accesses
+            ),
+        )
+
     def kernel(self, name: str) -> Function:
         """The kernel called `name`; KeyError names the kernels there are."""
         for f in self.kernels:
             if f.name == name:
                 return f
         raise KeyError(f"no kernel {name!r}; kernels: {[k.name for k in self.kernels]}")
+
+
+def unread_bytes(
+    members: tuple[tuple[str, int, int], ...], read: set[str]
+) -> tuple[tuple[int, int], ...]:
+    """The bytes, [start, end), of the members not named in ``read`` (neighbours joined)."""
+    ranges: list[tuple[int, int]] = []
+    for name, start, end in members:
+        if name in read:
+            continue
+        if ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], end)
+        else:
+            ranges.append((start, end))
+    return tuple(ranges)
 
 
 class ParseError(Exception):

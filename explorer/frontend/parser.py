@@ -31,12 +31,15 @@ from explorer.frontend.model import (
     ParsedSource,
     ParseError,
     Prototype,
+    ResultUse,
     Return,
+    ReturnedCopy,
     Span,
     SyncKind,
     SyncSite,
     Unclassified,
     Variable,
+    unread_bytes,
 )
 
 K = ci.CursorKind
@@ -168,7 +171,6 @@ def _parse(
     walker.own_functions = {c.spelling for c in own if c.kind == K.FUNCTION_DECL}
     functions = []
     prototypes = []
-    returned: dict[str, Any] = {}  # each defined function's return type
     for c in own:
         if c.kind != K.FUNCTION_DECL:
             continue
@@ -177,8 +179,6 @@ def _parse(
             prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
             continue
         functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
-        returned[c.spelling] = c.result_type
-    walker.mark_returned_copies(returned)
     parsed = ParsedSource(
         filename=filename,
         source=source,
@@ -193,6 +193,8 @@ def _parse(
         returns=tuple(walker.returns),
         images=tuple(walker.images),
         local_address_arithmetic=tuple(walker.local_address_arithmetic),
+        returned_copies=tuple(walker.returned_copies),
+        result_uses=tuple(walker.result_uses),
     )
     return _at_user_lines(parsed, lines) if lines else parsed
 
@@ -558,24 +560,24 @@ def _with_parents(node: Any, parent: Any = None) -> Any:
         yield from _with_parents(k, node)
 
 
-def _member_bytes(t: Any, members: set[str]) -> tuple[tuple[int, int], ...]:
-    """The bytes of the members of struct ``t`` not named in ``members``, [start, end);
-    empty where a member's place is not known."""
-    canonical = t.get_canonical()
-    ranges: list[tuple[int, int]] = []
-    for field in canonical.get_fields():
+def _member_places(t: Any) -> tuple[tuple[str, int, int], ...]:
+    """Each named member of struct ``t``: (name, its first byte, the byte after its last);
+    none where a member's place is not known."""
+    places = []
+    for field in t.get_canonical().get_fields():
         bits = int(field.get_field_offsetof())
         size = int(field.type.get_canonical().get_size())
         if bits < 0 or size <= 0 or field.is_bitfield():
             return ()
-        if str(field.spelling) in members or not field.spelling:
-            continue
-        start = bits // 8
-        if ranges and ranges[-1][1] == start:
-            ranges[-1] = (ranges[-1][0], start + size)
-        else:
-            ranges.append((start, start + size))
-    return tuple(ranges)
+        if field.spelling:
+            places.append((str(field.spelling), bits // 8, bits // 8 + size))
+    return tuple(places)
+
+
+def _member_bytes(t: Any, members: set[str]) -> tuple[tuple[int, int], ...]:
+    """The bytes of the members of struct ``t`` not named in ``members``, [start, end);
+    empty where a member's place is not known."""
+    return unread_bytes(_member_places(t), members)
 
 
 def _is_pointerish(t: Any) -> bool:
@@ -789,10 +791,10 @@ class _Walker:
         self.returns: list[Return] = []
         self.images: list[ImageCall] = []
         self.own_functions: set[str] = set()
-        # A helper's ``return loc[i];`` of a whole struct: (the helper, the site's index),
-        # and per helper what its callers read of the struct it returns (None: all of it).
-        self.returned_copies: list[tuple[str, int]] = []
-        self.result_uses: dict[str, list[set[str] | None]] = {}
+        # A helper's ``return loc[i];`` of a whole struct, and what each call of a helper
+        # reads of the struct it returns: judged per traced kernel (ParsedSource.for_kernel).
+        self.returned_copies: list[ReturnedCopy] = []
+        self.result_uses: list[ResultUse] = []
         self.local_address_arithmetic: list[int] = []
 
     def function(self, c: Any) -> Function:
@@ -869,8 +871,8 @@ class _Walker:
         for parent, node in _with_parents(body):
             if self._own_struct_call(node) and _raw(node).hash not in by_variable:
                 member = parent is not None and parent.kind == K.MEMBER_REF_EXPR
-                uses = self.result_uses.setdefault(str(node.spelling), [])
-                uses.append({str(parent.spelling)} if member else None)
+                read = frozenset({str(parent.spelling)}) if member else None
+                self.result_uses.append(ResultUse(self.function_name, str(node.spelling), read))
         if not copies and not calls:
             return
         used: dict[int, set[str] | None] = {_raw(var).hash: set() for var, _ in [*copies, *calls]}
@@ -889,7 +891,9 @@ class _Walker:
             else:
                 used[key] = None  # named whole: every member may be read
         for var, call in calls:
-            self.result_uses.setdefault(str(call.spelling), []).append(used[_raw(var).hash])
+            members = used[_raw(var).hash]
+            read = None if members is None else frozenset(members)
+            self.result_uses.append(ResultUse(self.function_name, str(call.spelling), read))
         spans: dict[tuple[int, int], list[int]] = {}
         for index in range(first, len(self.accesses)):
             a = self.accesses[index]
@@ -917,8 +921,8 @@ class _Walker:
 
     def _returned_copy(self, body: Any, first: int) -> None:
         """Note the site (from ``first``) of a ``return loc[i];`` that returns a whole struct
-        read from memory: what its callers read of the result decides its unused bytes
-        (:meth:`mark_returned_copies`)."""
+        read from memory: what the calls a traced kernel runs read of the result decides its
+        unused bytes (``ParsedSource.for_kernel``)."""
         for node in body.walk():
             kids = _children(node)
             if node.kind != K.RETURN_STMT or len(kids) != 1 or not _copyable(kids[0].type):
@@ -937,20 +941,8 @@ class _Walker:
             if len(found) == 1:
                 a = self.accesses[found[0]]
                 if a.kind is AccessKind.READ and a.size == size:
-                    self.returned_copies.append((self.function_name, found[0]))
-
-    def mark_returned_copies(self, types: dict[str, Any]) -> None:
-        """Mark each helper's returned whole-struct read with the bytes of the members no
-        caller reads from its result (``s = get(loc, i); ... s.x``): a result used whole
-        anywhere, or a helper no call of this file reaches, claims nothing."""
-        for function, index in self.returned_copies:
-            uses = self.result_uses.get(function, [])
-            if not uses or any(u is None for u in uses):
-                continue
-            members: set[str] = set().union(*(u for u in uses if u is not None))
-            unused = _member_bytes(types[function], members)
-            if unused:
-                self.accesses[index] = replace(self.accesses[index], unused=unused)
+                    places = _member_places(read.type)
+                    self.returned_copies.append(ReturnedCopy(self.function_name, a.span, places))
 
     def _parameter(self, p: Any) -> Parameter:
         t = p.type

@@ -33,6 +33,8 @@ PROGRAMS = {
     "tile_pairs_early": "program6.cl",
     "histogram": "program6.cl",
     "histogram_racy": "program6.cl",
+    "neighbour_energy": "program7.cl",
+    "flagged_neighbours": "program7.cl",
 }
 
 

@@ -390,45 +390,109 @@ def test_global_race_within_a_group_and_between_groups():
     assert [(f.line, f.phase) for f in races] == [(3, 0)]
     assert "CLK_GLOBAL_MEM_FENCE" in races[0].message and races[0].count == 64
 
-    # every work-item of two groups adds into out[0]
+    # every work-item of two groups adds into out[0]: the groups race, and so do the
+    # work-items within each group (one word in each of two groups: count 2)
     sites = [site(0, 3, RMW, GLOBAL, 0, "out[0]")]
     items = [group_of(g, 32) + ([(0, 0)],) for g in range(64)]
-    races = kinds(
+    between, within = kinds(
         analyse(
             build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,))
         ),
         "race",
     )
-    assert len(races) == 1 and races[0].phase is None and races[0].count == 1
-    assert "between work-groups" in races[0].message
-    assert {w[0] for w in races[0].work_items} == {0, 1}
+    assert between.phase is None and between.count == 1
+    assert "between work-groups" in between.message
+    assert {w[0] for w in between.work_items} == {0, 1}
+    assert (within.phase, within.count, within.subkind) == (0, 2, "same-updates")
+    assert "other work-items of the same work-group update the same elements" in within.message
+    assert {w[0] for w in within.work_items} == {0, 1}  # an example from each group
+
+
+def test_one_statement_writing_one_element_from_every_work_item_asks_for_one_writer():
+    """out[0] = ... by every work-item of one group (no values recorded: they may differ): a
+    race whose advice is one writer or an atomic, never a barrier, which cannot order the
+    writes of one statement."""
+    buffers = [buf("out", GLOBAL, 4, "C")]
+    sites = [site(0, 3, WRITE, GLOBAL, 0, "out[0]")]
+    items = [group_of(g, 32) + ([(0, 0)],) for g in range(32)]
+    a = analyse(
+        build_trace(items, buffers=buffers, sites=sites, global_size=(32,), local_size=(32,))
+    )
+    (race,) = kinds(a, "race")
+    assert (race.phase, race.count, race.subkind) == (0, 1, "same-writes")
+    assert "other work-items of the same work-group write the same elements" in race.message
+    (group,) = [g for g in group_findings(list(a.findings)) if g.kind == "race"]
+    assert group.advice.startswith("Give each element one writer")
+    assert "barrier(" not in race.message + group.advice
 
 
 def test_a_plain_read_beside_other_groups_atomics_is_told_to_read_atomically():
     """A compare-and-swap loop's first guess (best = *slot, then atomic_cmpxchg on it): the
-    race between work-groups is named, and the advice is to read it atomically (the kernel
-    already uses atomics), with what such a first guess costs."""
+    race between work-groups is named, and so is the same race among the work-items of each
+    group; one cause, whose advice is to read it atomically (the kernel already uses atomics),
+    with what such a first guess costs."""
     buffers = [buf("best", GLOBAL, 4, "C")]
     sites = [site(0, 5, READ, GLOBAL, 0, "*slot"), site(1, 7, ATOMIC, GLOBAL, 0, "cmpxchg")]
     items = [group_of(g, 32) + ([(0, 0), (1, 0)],) for g in range(64)]
     a = analyse(
         build_trace(items, buffers=buffers, sites=sites, global_size=(64,), local_size=(32,))
     )
-    (race,) = kinds(a, "race")
-    assert "between work-groups" in race.message and "read it with an atomic too" in race.message
-    assert "use atomics" not in race.message
+    between, within = kinds(a, "race")
+    assert "between work-groups" in between.message
+    assert "by different work-items of one work-group" in within.message
+    assert (between.count, within.count) == (1, 2)  # one word; that word in each of 2 groups
+    for race in (between, within):
+        assert "read it with an atomic too" in race.message and "use atomics" not in race.message
     (group,) = group_findings(list(a.findings))
+    assert group.cause == (
+        "A plain read of best meets atomic updates of the same elements by other work-items "
+        "on lines 5, 7 (2 findings)."
+    )
     assert "read it with an atomic too" in group.advice and "use atomics" not in group.advice
     assert "compare-and-swap" in group.advice
 
 
+def _bins_of_eight_groups() -> Trace:
+    """8 groups of 32: bins[l % 8]++, barrier(CLK_GLOBAL_MEM_FENCE), bins[(l + 1) % 8] read
+    and bins[3 * l % 8]++ (line 3 and line 5 race within each group and between groups)."""
+    sites = [
+        site(0, 3, RMW, GLOBAL, 0, "bins[l % 8]"),
+        barrier(1, 4, FENCE_GLOBAL),
+        site(2, 5, READ, GLOBAL, 0, "bins[(l + 1) % 8]"),
+    ]
+    items = [
+        group_of(w, 32) + ([(0, 4 * (w % 8)), (1,), (2, 4 * ((w + 1) % 8)), (0, 4 * (3 * w % 8))],)
+        for w in range(8 * 32)  # w % 8 is the local id's too: 32 is a multiple of 8
+    ]
+    return build_trace(
+        items,
+        buffers=[buf("bins", GLOBAL, 8, "C")],
+        sites=sites,
+        global_size=(256,),
+        local_size=(32,),
+    )
+
+
 def test_results_are_the_same_when_tables_are_built_in_batches(monkeypatch):
-    traces = [matmul_tiled(64, 16, barriers=False), _reduction(False), _uninit_trace(False)]
+    traces = [
+        matmul_tiled(64, 16, barriers=False),
+        _reduction(False),
+        _uninit_trace(False),
+        _bins_of_eight_groups(),
+    ]
     before = [analyse(t).findings for t in traces]
-    monkeypatch.setattr(keyscan, "DENSE_LIMIT", 300)
-    after = [analyse(t).findings for t in traces]
     strip = [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in before]
-    assert strip == [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in after]
+    races = [f for f in before[3] if f.kind == "race"]
+    assert [(f.line, f.phase, f.count, f.subkind) for f in races] == [
+        (3, None, 8, "between-groups"),
+        (3, None, 8, "between-groups"),
+        (3, 0, 128, "same-updates"),  # 8 bins in 8 groups, in phase 0 and again in phase 1
+        (3, 1, 64, "no-global-barrier"),
+    ]
+    for limit in (300, 20):  # 20: fewer entries than the groups' (group, bin) pairs
+        monkeypatch.setattr(keyscan, "DENSE_LIMIT", limit)
+        after = [analyse(t).findings for t in traces]
+        assert strip == [[(f.kind, f.line, f.phase, f.buffer, f.count) for f in fs] for fs in after]
 
 
 # --------------------------------------------------------------- other findings

@@ -19,8 +19,9 @@ EXPECTED = {
     "pointers_in_struct": ([], True),
     # NULL is a name of OpenCL C the front end knows: the kernel traces, clean.
     "null_pointer": ([], True),
-    # sincos stores its second result through its pointer: every work-item writes c[0].
-    "sincos_race": ([("race", 4), ("coverage", 4)], True),
+    # sincos stores its second result through its pointer: every work-item writes c[0], the
+    # groups race and so do the work-items of each group.
+    "sincos_race": ([("race", 4), ("race", 4), ("coverage", 4)], True),
     # The first atomic_inc on count reads what local memory held before.
     "atomic_on_unwritten_local": ([("uninitialized", 4)], True),
     # The border is the host's: a result that starts from its contents promised nothing

@@ -7,7 +7,7 @@ import os
 import pytest
 
 import explorer.engine.record.trace_launch as tracing
-from explorer.engine.header.catalog import find_variant
+from explorer.engine.header.catalog import find_variant, load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import cache
@@ -77,6 +77,27 @@ def test_another_kernel_is_instrumented_again(device, cache_home):
     assert len(list(cache_home.glob("*.json"))) == 1
     assert _trace(device, name="tiled").result.status == "verified"
     assert len(list(cache_home.glob("*.json"))) == 2
+
+
+def test_each_kernel_of_one_program_keeps_its_own_judgement(
+    device, cache_home, monkeypatch, header_files
+):
+    """program7.cl: two kernels read particles back through one helper returning them whole;
+    only flagged_neighbours reads their flags, which nothing loads. Each kernel's kept
+    instrumentation holds its own judgement of that copy, and reads back with it."""
+
+    def found(name: str) -> list[tuple]:
+        run = RunRequest(load_variant_file(header_files / f"{name}.cl"), {}, device_key=device.key)
+        traced = trace_and_analyse(TraceRequest(run))
+        assert traced.analysis is not None, traced.result.summary()
+        return [(f.kind, f.line, f.buffer, f.count) for f in traced.analysis.findings]
+
+    expected = {"neighbour_energy": [], "flagged_neighbours": [("uninitialized", 12, "cache", 64)]}
+    assert {name: found(name) for name in expected} == expected
+    assert len(list(cache_home.glob("*.json"))) == 2
+    tracing.instrumented.cache_clear()  # as a new executor process would start
+    _no_instrumenting(monkeypatch)
+    assert {name: found(name) for name in reversed(list(expected))} == expected
 
 
 def test_a_corrupt_cache_file_is_a_miss(device, cache_home):

@@ -61,6 +61,28 @@ EXPECTED: dict[str, list[tuple[str, int, str]]] = {
     "vector_stores": [("race", 20, "between-groups"), ("same-value-writes", 19, "")],
     # ring[l] written, ring[(l + 1) % 32] read with no barrier between: WRONG on PoCL.
     "rotate_without_barrier": [("race", 5, "no-local-barrier")],
+    # counts[key & 15]++ in a grid-stride loop, one work-group: its work-items update the
+    # same 16 buckets (a barrier cannot order them: an atomic can); each bucket is written by
+    # several work-items.
+    "bucket_counts_one_group": [("race", 8, "same-updates"), ("coverage", 8, "")],
+    # The same in two work-groups: they race on every bucket, and within each group its
+    # work-items race as in one group (that race went unreported beside the groups').
+    "bucket_counts": [
+        ("race", 8, "between-groups"),
+        ("race", 8, "same-updates"),
+        ("coverage", 8, ""),
+    ],
+    # atomic_inc(&counts[key & 15]): nothing to find.
+    "bucket_counts_atomic": [],
+    # Each group's first work-item writes slot[0], the others read it with no barrier: the
+    # groups race on it (write and write, write and read) and, within each group, the read
+    # races with the write (that race went unreported beside the groups').
+    "publish_offset": [
+        ("race", 7, "between-groups"),
+        ("race", 7, "between-groups"),
+        ("race", 7, "no-global-barrier"),
+        ("coverage", 7, ""),
+    ],
 }
 
 SAYS: dict[tuple[str, str, int], list[str]] = {
@@ -107,6 +129,19 @@ SAYS: dict[tuple[str, str, int], list[str]] = {
     ("oob_vectors_and_structs", "out-of-bounds", 10): ["if (i < n / 4)"],
     ("oob_vectors_and_structs", "out-of-bounds", 11): ["if (l + 1 < 16)"],
     ("vector_stores", "race", 20): ["Race on differ between work-groups"],
+    ("bucket_counts_one_group", "race", 8): [
+        "line 8 updates counts[] while other work-items of the same work-group update the "
+        "same elements on that same line",
+        "use an atomic (atomic_inc, atomic_add), or give each element to one work-item",
+    ],
+    ("publish_offset", "race", 7): [
+        "line 7 writes it and line 8 reads it, by different work-items of one work-group, "
+        "with no barrier between",
+    ],
+    ("bucket_counts", "race", 8): [
+        "Race on counts between work-groups",
+        "while other work-items of the same work-group update the same elements",
+    ],
     ("vector_stores", "same-value-writes", 19): ["Note, not a race: line 19 writes same[1]"],
 }
 
@@ -176,6 +211,22 @@ def test_a_read_and_a_write_out_of_bounds_share_one_guard_in_the_advice(traced):
         "global size and the index agree with the buffer's size. Keep every barrier outside "
         "such a guard: all work-items of the group must reach it."
     }
+
+
+def test_updates_of_one_element_by_one_group_are_counted_per_group_and_made_atomic(traced):
+    """bucket_counts: 16 buckets, each updated by work-items of both groups (16 elements
+    between groups) and by two or more work-items within each group (16 per group: 32, as
+    local memory's races are counted); the advice is an atomic, never a barrier."""
+    findings = traced("bucket_counts").analysis.findings
+    assert [(f.subkind, f.count) for f in findings if f.kind == "race"] == [
+        ("between-groups", 16),
+        ("same-updates", 32),
+    ]
+    within = [g for g in groups_json(findings) if g["cause"].startswith("Work-items of one")]
+    assert [g["cause"] for g in within] == [
+        "Work-items of one group update the same elements of counts at once on line 8."
+    ]
+    assert within[0]["advice"].startswith("Make the update atomic (atomic_inc, atomic_add)")
 
 
 def test_a_bound_no_argument_names_is_the_buffers_length(traced):

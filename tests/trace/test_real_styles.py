@@ -146,6 +146,35 @@ def test_the_parser_knows_which_members_of_a_copied_struct_are_never_read():
     assert unused[20] == ((0, 4), (8, 12))
 
 
+def test_a_returned_struct_is_judged_by_the_calls_of_the_kernel_traced():
+    """A helper returning a whole struct (`return loc[i];`) hands on the members the calls
+    the traced kernel runs read, through its helpers too: not those another kernel's calls
+    read, which never run in its launch."""
+    source = (
+        "typedef struct { float x; float y; int tag; } P;\n"
+        "P get(__local const P *loc, int i) { return loc[i]; }\n"  # line 2
+        "float x_of(__local const P *loc, int i) { P p = get(loc, i); return p.x; }\n"
+        "int tag_of(__local const P *loc, int i) { return get(loc, i).tag; }\n"
+        "__kernel void xs(__global float *out)\n"
+        "{ __local P loc[8]; out[0] = x_of(loc, 1); }\n"
+        "__kernel void tags(__global int *out)\n"
+        "{ __local P loc[8]; out[0] = tag_of(loc, 1) + (int)get(loc, 2).y; }\n"
+        "__kernel void whole(__global P *out)\n"
+        "{ __local P loc[8]; out[0] = get(loc, 3); out[1].x = x_of(loc, 0); }\n"
+        "__kernel void alone(__global float *out) { out[0] = 1.0f; }\n"
+    )
+    parsed = parse(source, {}, "returned.cl")
+
+    def unused(kernel: str) -> tuple[tuple[int, int], ...]:
+        [read] = [a for a in parsed.for_kernel(kernel).accesses if a.line == 2]
+        return read.unused
+
+    assert unused("xs") == ((4, 12),)  # y and tag: only x is read, through x_of
+    assert unused("tags") == ((0, 4),)  # x: tag through tag_of, y directly
+    assert unused("whole") == unused("alone") == ()  # used whole; never called
+    assert parsed.reached("xs") == {"xs", "x_of", "get"}
+
+
 def test_the_parser_knows_the_padding_of_a_struct_element():
     parsed = parse(
         "typedef struct { float4 p; int id; } P;\n"

@@ -282,6 +282,42 @@ def test_a_struct_returned_whole_by_a_helper_is_judged_by_what_its_callers_read(
     assert line == window
 
 
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("neighbour_energy", []),
+        ("flagged_neighbours", [("uninitialized", 12, "cache", 64)]),
+    ],
+)
+def test_a_struct_returned_whole_is_judged_by_the_kernel_launched(
+    name, expected, executor, device, fast_cli, header_files, program7_capture
+):
+    """program7.cl: two kernels read particles back through one helper that returns them
+    whole, flags included, which nothing loads. flagged_neighbours reads flags: uninitialized
+    at the helper's copy, once per work-item. neighbour_energy reads only mass and velocity
+    (through a second helper): no finding (flagged_neighbours' read of flags, which its
+    launch never runs, made it one of 128 reads). Header, .sim file, the launch of a host
+    program under capture (paths/host7.py) and window alike."""
+    line, window = _both_ways(executor, device, header_files / f"{name}.cl", {})
+    assert [f[:4] for f in line] == expected
+    assert line == window
+    header = _cli_trace("--kernel-file", str(header_files / f"{name}.cl"))
+    assert _cli_trace("--sim", str(PATHS / f"{name}.sim")) == header
+    launch = {"neighbour_energy": "1", "flagged_neighbours": "2"}[name]
+    assert _cli_trace("--capture", str(program7_capture), "--launch", launch) == header
+
+
+@pytest.fixture(scope="module")
+def program7_capture(device, tmp_path_factory) -> Path:
+    """The capture of paths/host7.py on the session's device."""
+    folder = tmp_path_factory.mktemp("paths7") / "capture"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYOPENCL_CTX", device.key)
+        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / "host7.py"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return folder
+
+
 def test_each_header_and_its_sim_files_name_one_kernel_of_one_program():
     """A kernel's header file and the program a capture and a .sim file build are one text:
     every header of tests/trace/paths is made a header file (one left out of PROGRAMS would

@@ -23,7 +23,7 @@ from explorer.trace.analysis.context import (
 )
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units
-from explorer.trace.recorded import ATOMIC, GLOBAL, LOCAL, READ, Finding
+from explorer.trace.recorded import ATOMIC, GLOBAL, LOCAL, READ, RMW, WRITE, Finding
 
 KIND = "race"
 # What leaves a race's accesses unordered (``Finding.subkind``); each has its own advice.
@@ -35,6 +35,10 @@ UNFENCED = "unfenced-barrier"  # a barrier stands between them, without the spac
 FENCE_NOT_BARRIER = "fence-not-barrier"  # only a mem_fence stands between them
 NO_LOCAL_BARRIER = "no-local-barrier"  # nothing between them: barrier(CLK_LOCAL_MEM_FENCE)
 NO_GLOBAL_BARRIER = "no-global-barrier"  # nothing between them: barrier(CLK_GLOBAL_MEM_FENCE)
+# …where work-items of one group update the same elements on one line (bins[v]++): no barrier
+# orders one statement's read-modify-writes, an atomic does
+SAME_UPDATES = "same-updates"
+SAME_WRITES = "same-writes"  # …write the same elements on one line (not all one value)
 _FENCE = {NO_LOCAL_BARRIER: "CLK_LOCAL_MEM_FENCE", NO_GLOBAL_BARRIER: "CLK_GLOBAL_MEM_FENCE"}
 
 _Key = tuple[int, int, int, int | None]  # buffer, writing line, other line, phase
@@ -198,10 +202,10 @@ class Races:
                 subkind = FENCE_NOT_BARRIER
                 both = (
                     f"line {wline} {wverb} {name}[] while other work-items "
-                    f"{_plural(overb)} the same elements on that same line"
+                    f"{_OF_GROUP[self.scope]}{_plural(overb)} the same elements on that same line"
                     if wline == oline
                     else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
-                    "work-items"
+                    f"work-items{_OF_ONE_GROUP[self.scope]}"
                 )
                 msg = (
                     f"Race on {name} in {where}: {both}, with only a {fence_site.text} "
@@ -233,10 +237,52 @@ class Races:
                         f"Race on {name} between work-groups: {what}. The plain read on line "
                         f"{read_line} is not ordered with the atomic: {_READ_ATOMICALLY}"
                     )
+            elif (
+                self.scope == "group"
+                and {e.write_op, e.other_op} == {READ, ATOMIC}
+                and (wline == oline or not self._unfenced_between(e))
+            ):
+                # As between groups: an atomic read orders it with every work-item's atomics
+                # (a barrier only with its own group's, and never in a compare-and-swap loop).
+                # A barrier that stands between them without the global flag is named below.
+                subkind = READ_BESIDE_ATOMIC
+                read_line = wline if e.write_op == READ else oline
+                what = (
+                    f"line {wline} {wverb} {name}[] while other work-items of the same "
+                    f"work-group {_plural(overb)} the same elements on that same line"
+                    if wline == oline
+                    else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
+                    "work-items of one work-group"
+                )
+                msg = (
+                    f"Race on {name} in {where}: {what}. The plain read on line {read_line} is "
+                    f"not ordered with the atomic: {_READ_ATOMICALLY}"
+                )
+            elif wline == oline and e.write_op == e.other_op == WRITE:
+                subkind = SAME_WRITES
+                msg = (
+                    f"Race on {name} in {where}: line {wline} writes {name}[] while other "
+                    f"work-items {_OF_GROUP[self.scope]}write the same elements on that same "
+                    "line: which value is left depends on which work-item writes last. No "
+                    "barrier orders one statement's writes: give each element "
+                    "one writer (the write inside if (get_local_id(0) == 0), say), or combine "
+                    "the values with an atomic."
+                )
+            elif wline == oline and e.write_op == e.other_op == RMW:
+                subkind = SAME_UPDATES
+                msg = (
+                    f"Race on {name} in {where}: line {wline} updates {name}[] while "
+                    f"other work-items {_OF_GROUP[self.scope]}update the same elements on that "
+                    "same line: their reads and writes interleave, and updates are lost "
+                    "(like bins[v]++ run by many work-items at once). No barrier orders one "
+                    "statement's updates: use an atomic (atomic_inc, atomic_add), or give "
+                    "each element to one work-item."
+                )
             elif wline == oline:
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} {name}[] while "
-                    f"other work-items {_plural(overb)} the same elements on that same line, "
+                    f"other work-items {_OF_GROUP[self.scope]}{_plural(overb)} the same "
+                    "elements on that same line, "
                     "with no barrier between (like p[0] += p[32] run by many work-items at "
                     "once). Split the step: read into a private variable, then a "
                     f"barrier({fence}) that every work-item of the group reaches (outside any "
@@ -247,7 +293,8 @@ class Races:
                 barriers = ", ".join(str(n) for n in unfenced)
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} it and line "
-                    f"{oline} {overb} it, by different work-items. The barrier between them "
+                    f"{oline} {overb} it, by different work-items{_OF_ONE_GROUP[self.scope]}. "
+                    "The barrier between them "
                     f"(line {barriers}) does not name CLK_{flag.upper()}_MEM_FENCE, so it does "
                     f"not order {flag} memory (OpenCL 1.2): add {fence} to its flags."
                 )
@@ -256,7 +303,8 @@ class Races:
                 a, c = sorted((wline, oline))
                 msg = (
                     f"Race on {name} in {where}: line {wline} {wverb} it and line "
-                    f"{oline} {overb} it, by different work-items, with no barrier between. "
+                    f"{oline} {overb} it, by different work-items{_OF_ONE_GROUP[self.scope]}, "
+                    "with no barrier between. "
                     f"A barrier({fence}) is missing between line {a} and line {c}; place "
                     "it where every work-item of the group reaches it (if the lines are "
                     "inside a condition only some take, close the condition before it and "
@@ -301,6 +349,11 @@ class Races:
         if np.intersect1d(phases[0], phases[1]).size:
             return ()
         return tuple(lines)
+
+
+# Global memory races within a group and between groups: a race within says so.
+_OF_GROUP = {"local": "", "group": "of the same work-group ", "grid": ""}
+_OF_ONE_GROUP = {"local": "", "group": " of one work-group", "grid": ""}
 
 
 def _plural(verb: str) -> str:
@@ -417,15 +470,20 @@ def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, 
         status, between = keyscan.scan(ctx, jobs, NW, ctx.gdense, grid.add, on_same=same.add)
         grid.flush(NW)
         same.flush()
-        # Within a group, look at the written words that do not already race between groups.
+        # Within a group: a word no two groups race on is written by one group alone (but
+        # for atomics), so a key of the word and epoch holds one group's accesses; a word
+        # that races between groups is keyed by its group too (a key of the word alone
+        # keeps one writer, often of another group, and the pair within a group was lost).
         written = status != 0
+        Pb = max(int(u.epoch(GLOBAL, table).max()) for u in ub) + 1
         if between is not None:
+            shared = written & between
             written &= ~between
+            _within_each_group(ctx, ub, shared, Pb, table, group)
         rank = np.cumsum(written) - 1
         nwritten = int(rank[-1]) + 1 if rank.size else 0
         if nwritten == 0:
             continue
-        Pb = max(int(u.epoch(GLOBAL, table).max()) for u in ub) + 1
         step = max(1, keyscan.DENSE_LIMIT // nwritten)
         for p0 in range(0, Pb, step):
             p1 = min(Pb, p0 + step)
@@ -438,6 +496,81 @@ def _global_races(ctx: Context, units: Units, same: SameValues) -> tuple[Races, 
             group.flush(size)
             same.flush()
     return grid, group
+
+
+def _within_each_group(
+    ctx: Context,
+    ub: list[Unit],
+    shared: np.ndarray,
+    Pb: int,
+    table: np.ndarray | None,
+    group: Races,
+) -> None:
+    """Races within a group on the words of ``shared`` (they race between groups too): keyed
+    by (group, word, epoch); where groups times words pass ``keyscan.DENSE_LIMIT``, only the
+    (group, word) pairs some work-item touches are numbered. Writes that only agree with
+    each other here were the grid scan's to note, if any."""
+    srank = np.cumsum(shared) - 1
+    nshared = int(srank[-1]) + 1 if srank.size else 0
+    if nshared == 0:
+        return
+    pairs: np.ndarray | None = None  # the (group, word) codes touched, where numbered
+    npairs = ctx.ngroups * nshared
+    if npairs > keyscan.DENSE_LIMIT:
+        touched = []
+        for u in ub:
+            g = ctx.gdense[u.wi].astype(np.int64)
+            for sel, w in u.key_cells():
+                k = np.flatnonzero(shared[w])
+                if k.size:
+                    pos = k if sel is None else sel[k]
+                    touched.append(np.unique(g[pos] * nshared + srank[w[k]]))
+        if not touched:
+            return
+        pairs = np.unique(np.concatenate(touched))
+        npairs = int(pairs.size)
+    step = max(1, keyscan.DENSE_LIMIT // npairs)
+    for p0 in range(0, Pb, step):
+        p1 = min(Pb, p0 + step)
+        size = npairs * (p1 - p0)
+        jobs = [
+            keyscan.Job(
+                u,
+                partial(_group_word_keys, ctx, u, shared, srank, nshared, pairs, p0, p1, table),
+            )
+            for u in ub
+        ]
+        keyscan.scan(ctx, jobs, size, None, group.add)
+        group.flush(size)
+
+
+def _group_word_keys(
+    ctx: Context,
+    u: Unit,
+    shared: np.ndarray,
+    srank: np.ndarray,
+    nshared: int,
+    pairs: np.ndarray | None,
+    p0: int,
+    p1: int,
+    table: np.ndarray | None,
+) -> Iterator[tuple[np.ndarray | None, np.ndarray]]:
+    """Keys ((group, word) pair, epoch - p0) for the records on the words of ``shared`` in
+    global-memory epochs p0..p1-1: the pair is group * words + word, or its place in
+    ``pairs`` where those are numbered."""
+    ph = u.epoch(GLOBAL, table)
+    g = ctx.gdense[u.wi].astype(np.int64)
+    inrange = None if p0 == 0 and p1 > int(ph.max()) else (ph >= p0) & (ph < p1)
+    for sel, w in u.key_cells():
+        keep = shared[w]
+        if inrange is not None:
+            keep &= inrange if sel is None else inrange[sel]
+        k = np.flatnonzero(keep)
+        pos = k if sel is None else sel[k]
+        pair = g[pos] * nshared + srank[w[k]]
+        if pairs is not None:
+            pair = np.searchsorted(pairs, pair)
+        yield pos, pair * (p1 - p0) + (ph[pos] - p0)
 
 
 _READ_ATOMICALLY = (
@@ -455,6 +588,8 @@ def same_cause(f: Finding) -> Hashable:
         return (f.subkind, f.buffer)
     if f.subkind == FENCE_NOT_BARRIER:
         return (f.subkind, f.buffer, f.remedy)  # one fence to replace
+    if f.subkind in (SAME_UPDATES, SAME_WRITES):
+        return (f.subkind, f.buffer, f.line)  # one statement to change
     return (f.subkind, f.buffer, f.phase)
 
 
@@ -464,14 +599,22 @@ def cause(findings: Sequence[Finding]) -> str:
     if first.subkind == BETWEEN_GROUPS:
         return f"Work-groups access the same elements of {buf} on {where}{n}."
     if first.subkind == READ_BESIDE_ATOMIC:
+        who = "work-groups" if all(f.phase is None for f in findings) else "work-items"
         return (
             f"A plain read of {buf} meets atomic updates of the same elements by other "
-            f"work-groups on {where}{n}."
+            f"{who} on {where}{n}."
         )
     if first.subkind == UNFENCED:
         return f"A barrier between the accesses to {buf} on {where} lacks a fence flag{n}."
     if first.subkind == async_copies.SUBKIND:
         return f"{buf} is accessed on {where} while an async copy may still move it{n}."
+    if first.subkind == SAME_UPDATES:
+        return f"Work-items of one group update the same elements of {buf} at once on {where}{n}."
+    if first.subkind == SAME_WRITES:
+        return (
+            f"Work-items of one group write the same elements of {buf} on {where}, which "
+            f"value is left depending on which writes last{n}."
+        )
     if first.subkind == FENCE_NOT_BARRIER:
         return (
             f"Only a fence stands between accesses to the same elements of {buf} by "
@@ -493,12 +636,22 @@ def advice(findings: Sequence[Finding]) -> str:
             "one work-group, use atomics, or split the kernel in two."
         )
     if first.subkind == READ_BESIDE_ATOMIC:
-        return "Where a value other work-groups update atomically is read, " + _READ_ATOMICALLY
+        return "Where a value other work-items update atomically is read, " + _READ_ATOMICALLY
     if first.subkind == async_copies.SUBKIND:
         return (
             "Wait for each async copy (wait_group_events with its event, reached by every "
             "work-item of the group) before any work-item touches what it moves, and put a "
             "barrier between the writes a copy reads and the copy."
+        )
+    if first.subkind == SAME_WRITES:
+        return (
+            "Give each element one writer, or combine the values with an atomic: a barrier "
+            "cannot order the writes of one statement."
+        )
+    if first.subkind == SAME_UPDATES:
+        return (
+            "Make the update atomic (atomic_inc, atomic_add), or give each element to one "
+            "work-item: a barrier cannot order the read-modify-writes of one statement."
         )
     if first.subkind == FENCE_NOT_BARRIER:
         return f"{first.remedy[0].upper()}{first.remedy[1:]}. {BARRIER_RULE}"

@@ -262,7 +262,8 @@ def instrument(
         except ParseError as exc:
             raise InstrumentError(str(exc)) from None
         anatomy = (static, tuple(sorted(set(anatomy_lines))))
-    rewrite = _Rewrite(parsed, kernel, values, anatomy)
+    # What a helper's returned struct hands on is judged by the calls this kernel runs.
+    rewrite = _Rewrite(parsed.for_kernel(kernel), kernel, values, anatomy)
     body = without_unrolling(rewrite.build())
     declared = rewrite.declared
     own = rewrite.anatomy_rewrite.types if rewrite.anatomy_rewrite is not None else []
