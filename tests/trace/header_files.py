@@ -5,6 +5,7 @@ all build the one text the repository holds. Written into a folder at test time.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 PATHS = Path(__file__).parent / "paths"
@@ -49,4 +50,17 @@ def write_header_files(folder: Path) -> Path:
     """NAME.cl in FOLDER for every kernel of PROGRAMS; FOLDER."""
     for name in PROGRAMS:
         (folder / f"{name}.cl").write_bytes(header_file_text(name))
+    return folder
+
+
+def capture_host(device_key: str, host: str, folder: Path) -> Path:
+    """FOLDER written by ``capture`` of the host program paths/HOST on device DEVICE_KEY."""
+    import pytest
+
+    from tests.test_cli import cli
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYOPENCL_CTX", device_key)
+        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / host))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
     return folder

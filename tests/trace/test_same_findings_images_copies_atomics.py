@@ -24,7 +24,6 @@ optimised and unoptimised builds. Their figures, checked by hand:
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,8 +31,7 @@ import pytest
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
-from tests.test_cli import cli
-from tests.trace.header_files import PATHS
+from tests.trace.header_files import PATHS, capture_host
 from tests.trace.test_same_findings_on_every_path import _cli_trace
 
 LAUNCHES = {
@@ -62,12 +60,7 @@ WITHOUT_SIM = {"blur_rows", "threshold_pairs"}  # image and sampler arguments
 @pytest.fixture(scope="module")
 def program_capture(device, tmp_path_factory) -> Path:
     """The capture of paths/host6.py on the session's device."""
-    folder = tmp_path_factory.mktemp("paths6") / "capture"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYOPENCL_CTX", device.key)
-        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / "host6.py"))
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    return folder
+    return capture_host(device.key, "host6.py", tmp_path_factory.mktemp("paths6") / "capture")
 
 
 @pytest.mark.parametrize("name", sorted(LAUNCHES))

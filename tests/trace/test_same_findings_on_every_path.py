@@ -6,7 +6,6 @@ findings corpus and of our trace kernels goes both ways."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from explorer.engine.records import RunRequest
 from tests.conftest import TEST_KERNELS
 from tests.test_cli import cli
 from tests.trace.findings.test_corpus import CORPUS, FINDINGS, SIZES
-from tests.trace.header_files import PATHS, PROGRAMS
+from tests.trace.header_files import PATHS, PROGRAMS, capture_host
 from tests.trace.test_same_findings_either_build import OWN
 
 UNIFORM = """/*---
@@ -178,12 +177,7 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def program_capture(device, tmp_path_factory) -> Path:
     """The capture of paths/host.py on the session's device."""
-    folder = tmp_path_factory.mktemp("paths") / "capture"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYOPENCL_CTX", device.key)
-        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / "host.py"))
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    return folder
+    return capture_host(device.key, "host.py", tmp_path_factory.mktemp("paths") / "capture")
 
 
 def _cli_trace(*selection: str) -> tuple[list[tuple], list[tuple], str]:
@@ -310,12 +304,7 @@ def test_a_struct_returned_whole_is_judged_by_the_kernel_launched(
 @pytest.fixture(scope="module")
 def program7_capture(device, tmp_path_factory) -> Path:
     """The capture of paths/host7.py on the session's device."""
-    folder = tmp_path_factory.mktemp("paths7") / "capture"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYOPENCL_CTX", device.key)
-        ran = cli("capture", str(folder), "--", sys.executable, str(PATHS / "host7.py"))
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    return folder
+    return capture_host(device.key, "host7.py", tmp_path_factory.mktemp("paths7") / "capture")
 
 
 def test_each_header_and_its_sim_files_name_one_kernel_of_one_program():
