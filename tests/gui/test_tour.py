@@ -121,3 +121,42 @@ def test_the_showcase_group_has_contrast_and_the_readme_and_lesson_use_it():
     assert command and (int(command[1]), int(command[2])) == (gx, gy)
     lesson = next((ROOT / "resources" / "lessons").glob("*768*.kexp.json"))
     assert json.loads(lesson.read_text(encoding="utf-8"))["view"]["group"] == [gx, gy]
+
+
+@pytest.mark.parametrize(
+    ("defines", "said"),
+    [
+        # the CPU default (by_size): 4×4 blocks, 64×64 tiles of C
+        (
+            {"TSM": 64, "TSN": 64, "TSK": 16, "WPTM": 4, "WPTN": 4, "DBUF": 0},
+            "a block of 4×4 elements of C from values held in registers, fed from 64×16 and "
+            "16×64 tiles",
+        ),
+        # the GPU default: 8×8 blocks, 64×128 tiles of C
+        (
+            {"TSM": 64, "TSN": 128, "TSK": 16, "WPTM": 8, "WPTN": 8, "DBUF": 0},
+            "a block of 8×8 elements of C from values held in registers, fed from 64×16 and "
+            "16×128 tiles",
+        ),
+    ],
+)
+def test_a_stage_caption_gives_the_sizes_its_own_run_was_built_with(tour, defines, said):
+    """The register-blocked stage on PoCL runs 4×4 blocks of a 64×64 tile (its header's rule
+    for a CPU): the caption said 8×8 and 16×128, the GPU's, under a picture of Bsub 16×64."""
+    controller, worker, v, shown, _tracer = tour
+    controller.start_tour()
+    shown.run_finished.emit(worker.generation, _at(result("naive"), 768, (768, 768), (16, 16)))
+    controller.tour_next()
+    tiled = dataclasses.replace(result("tiled"), defines={"TS": 8})
+    shown.run_finished.emit(worker.generation, _at(tiled, 768, (768, 768), (8, 8)))
+    assert "copies 8×8 tiles of A and of B" in _caption(v)
+    controller.tour_next()
+    idea = _caption(v).split("\n")[0]  # the run is not back: no sizes yet
+    assert idea.endswith(
+        "computes a block of C from values held in registers, fed from tiles of A and B in "
+        "local memory."
+    )
+    reg2d = dataclasses.replace(result("reg2d"), defines=defines)
+    local = (defines["TSN"] // defines["WPTN"], defines["TSM"] // defines["WPTM"])
+    shown.run_finished.emit(worker.generation, _at(reg2d, 768, (768 // 4, 768 // 4), local))
+    assert said in _caption(v)

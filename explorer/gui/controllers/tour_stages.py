@@ -17,11 +17,23 @@ Group = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class Stage:
-    """One rung: the variant run (and traced) and the idea its caption states."""
+    """One rung: the variant run (and traced) and the idea its caption states: ``idea`` with
+    the sizes the run was built with (``{TS}``: its defines, which the device and the size
+    choose), ``plain`` the same without them, while the run is not back."""
 
     variant: str
     title: str
     idea: str
+    plain: str = ""
+
+    def idea_of(self, run: RunResult | None) -> str:
+        """The idea in the sizes ``run`` used, or without sizes where it says none."""
+        if run is not None and run.defines:
+            try:
+                return self.idea.format(**run.defines)
+            except (KeyError, IndexError, ValueError):
+                pass
+        return self.plain or self.idea
 
 
 TOUR = (
@@ -33,14 +45,18 @@ TOUR = (
     Stage(
         "tiled",
         "tiled",
-        "the work-group copies a 16×16 tile of A and of B into local memory, waits at a "
+        "the work-group copies {TS}×{TS} tiles of A and of B into local memory, waits at a "
+        "barrier, and every work-item reads its row and column from the copy.",
+        "the work-group copies a tile of A and of B into local memory, waits at a "
         "barrier, and every work-item reads its row and column from the copy.",
     ),
     Stage(
         "reg2d",
         "register-blocked",
-        "each work-item computes an 8×8 block of C from values held in registers, fed "
-        "from 64×16 and 16×128 tiles in local memory.",
+        "each work-item computes a block of {WPTM}×{WPTN} elements of C from values held in "
+        "registers, fed from {TSM}×{TSK} and {TSK}×{TSN} tiles in local memory.",
+        "each work-item computes a block of C from values held in registers, fed from "
+        "tiles of A and B in local memory.",
     ),
 )
 CLOSING = (
@@ -68,8 +84,8 @@ def size_text(sizes: dict[str, int]) -> str:
 def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResult | None) -> str:
     """The stage's idea, then what this tour measured for it (or that it is measuring)."""
     stage = TOUR[index]
-    head = f"{index + 1} · {stage.title}, {size_text(sizes)}: {stage.idea}"
     run = figures.run
+    head = f"{index + 1} · {stage.title}, {size_text(sizes)}: {stage.idea_of(run)}"
     if run is None:
         return f"{head}\nMeasuring: running {stage.variant} …"
     if run.timing is None:
