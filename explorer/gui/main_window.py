@@ -57,6 +57,9 @@ class MainWindow(QMainWindow):
             self.set_presenter_layout,
             self.settings,
         )
+        self.controllers.captures.before_replacing = lambda: settings_store.save_configuration(
+            self.settings, self.model
+        )
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
         follow_state(self.commands, self.state, self.model)
@@ -263,7 +266,14 @@ class MainWindow(QMainWindow):
             docks, geometry = self._before_presenting[:2]
         else:
             docks, geometry = self.saveState(), self.saveGeometry()
-        settings_store.save(self.settings, self.model, geometry, docks, self.state.user_headers)
+        settings_store.save(
+            self.settings,
+            self.model,
+            geometry,
+            docks,
+            self.state.user_headers,
+            configuration=self.controllers.captures.label is None,
+        )
         self.controllers.hosts.close()  # a host being checked or installed on
         self.views.panel.stop_searching()
         self.worker.shutdown()
