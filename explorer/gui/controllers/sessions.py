@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from explorer.capture.folder import CAPTURE_FILE, JOURNAL
 from explorer.engine.header.catalog import CatalogError, find_variant
 from explorer.gui.actions import Action, Actions
 from explorer.gui.background import off_gui_thread
@@ -101,6 +102,16 @@ def session_view(state: AppState, pages: Pages, execution: Animation) -> dict[st
     return view
 
 
+def _captured(kernel_path: str) -> bool:
+    """Whether ``kernel_path`` is a program of a capture folder (``programs/N.cl``)."""
+    if not kernel_path:
+        return False
+    folder = Path(kernel_path).parent
+    return folder.name == "programs" and any(
+        (folder.parent / name).is_file() for name in (CAPTURE_FILE, JOURNAL)
+    )
+
+
 class SessionController:
     """File ▸ Open session and Save session, ``--session`` on the command line, the lessons
     and the window's first page. Dialogs open over ``parent``."""
@@ -136,6 +147,14 @@ class SessionController:
             request, self.model.device, view, layout=self.model.chosen_layout, header=header
         )
         try:
+            if header is None and _captured(request.variant.path):
+                raise SessionError(
+                    path,
+                    None,
+                    "a capture's launch is not saved in a session (its program has no header "
+                    "to open it by): Save as kernel… beside the capture's launches writes it "
+                    "as a kernel file, which a session can name",
+                )
             save_session(session, path, force=force)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
