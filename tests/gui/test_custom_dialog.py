@@ -259,3 +259,28 @@ def test_a_struct_passed_by_value_is_proposed_as_bytes_the_form_accepts(
     result = run_and_wait(qtbot, window)
     assert result.error is None and result.refused is None, result.summary()
     assert result.status == "unchecked"
+
+
+def test_the_windows_kernel_file_option_opens_a_file_without_a_header_as_open_kernel_does(
+    qtbot, window, tmp_path
+):
+    """`kernel-explorer --kernel-file mine.cl` on a file without a header showed "Cannot use
+    the options: no catalog header", though File ▸ Open kernel maps it (and proposes the
+    answers given for it before)."""
+    from explorer.app import _open_with_options, build_parser
+
+    path = tmp_path / "gather.cl"
+    path.write_text(GATHER)
+
+    def declare(dialog):
+        assert "n = 1024" == dialog.sizes.text()
+        dialog.reference.setText("alpha * x[index] + y")
+        box = dialog.findChild(QDialogButtonBox)
+        box.button(QDialogButtonBox.StandardButton.Ok).click()
+
+    seen = when_the_dialog_opens(declare)
+    args = build_parser().parse_args(["--kernel-file", str(path), "--set", "n=300"])
+    _open_with_options(window, args)
+    assert seen and window.model.variant.path == str(path)
+    assert window.model.sizes == {"n": 300}  # the rest of the command line still applies
+    assert run_and_wait(qtbot, window).status == "verified"
