@@ -199,6 +199,8 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
     except (UsageError, CatalogError, ValueError) as exc:
         QMessageBox.warning(window, "Cannot use the options", str(exc))
         return
+    if args.kernel_file and window.model.variant.path == args.kernel_file:
+        window.controllers.kernels.watch(window.model.variant)  # saving it re-runs it
     if args.presenter:
         window.controllers.presenter.set_presenter(True)
     group: tuple[int, int, int] | None = None

@@ -229,6 +229,8 @@ class MainWindow(QMainWindow):
         )
         self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
+        if self.restored and self.settings.value("kernel_file"):  # a file of the person's
+            self.controllers.kernels.watch(self.model.variant)  # saving it re-runs it
         cannot_save = settings_store.unwritable(self.settings)
         if cannot_save:
             self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
