@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
             self.set_presenter_layout,
             self.settings,
         )
+        self.controllers.sessions.opened_file = self.controllers.kernels.watch
         self.controllers.captures.before_replacing = lambda: settings_store.save_configuration(
             self.settings, self.model
         )

@@ -169,6 +169,26 @@ def test_a_kernel_opened_from_the_command_line_or_at_start_is_watched(
     again.close()
 
 
+def test_a_kernel_a_session_opens_is_watched(window, qtbot, tmp_path, monkeypatch):
+    """A session naming a kernel file of yours opened it unwatched: a save in another
+    editor re-ran nothing."""
+    from explorer.engine.header.catalog import load_variant_file
+
+    path, header = _kernel_with_a_header(tmp_path)
+    window.controllers.kernels.use_kernel(load_variant_file(path))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    session = tmp_path / "mine.kexp.json"
+    answer_file_dialogs(monkeypatch, session)
+    trigger(window, "Save session…")
+    window.model.set_family("transpose")
+    window.controllers.kernels.watch(window.model.variant)  # watching another file now
+    trigger(window, "Open session…")
+    assert window.model.variant.path == str(path)
+    assert run_and_wait(qtbot, window).status == "verified"
+    _saved_in_an_editor(qtbot, window, header, "#define SCALE 2.0f\n", "wrong")
+
+
 def test_saving_a_header_of_a_kernel_left_for_another_reruns_nothing(window, qtbot, tmp_path):
     """The header belongs to the kernel that includes it: once another kernel is shown, a
     save of that header is no reason to reload and run the one on screen."""

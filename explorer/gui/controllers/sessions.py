@@ -5,6 +5,7 @@ the window opens on."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.capture.folder import CAPTURE_FILE, JOURNAL
 from explorer.engine.header.catalog import CatalogError, find_variant
+from explorer.engine.records import Variant
 from explorer.gui.actions import Action, Actions
 from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
@@ -135,6 +137,9 @@ class SessionController:
         self.status = status
         self.pages = pages
         self.parent_widget = parent
+        # Told of a kernel file of the person's that a session opened (to watch it: a save
+        # in another editor re-runs it, as for a file opened from the menu).
+        self.opened_file: Callable[[Variant], None] | None = None
 
     def save(self, path: str, force: bool | None = None) -> bool:
         """Write the configuration, the device and the view; False (said why) when refused.
@@ -212,6 +217,8 @@ class SessionController:
         if session.header is not None and session.kernel_path is not None:
             self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
+        if session.kernel_path and self.opened_file is not None:
+            self.opened_file(self.model.variant)
         page = TAB_PAGES.get(str(session.view.get("tab", "")))
         if page is not None:
             self.pages.show_page(page)
