@@ -273,7 +273,7 @@ def test_the_windows_kernel_file_option_opens_a_file_without_a_header_as_open_ke
     path.write_text(GATHER)
 
     def declare(dialog):
-        assert "n = 1024" == dialog.sizes.text()
+        assert dialog.sizes.text() == "n = 1024"
         dialog.reference.setText("alpha * x[index] + y")
         box = dialog.findChild(QDialogButtonBox)
         box.button(QDialogButtonBox.StandardButton.Ok).click()
