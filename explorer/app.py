@@ -185,10 +185,22 @@ def _open_with_options(window: MainWindow, args: argparse.Namespace) -> None:
     from explorer.selection import UsageError
 
     try:
-        apply_selection(window.model, args)
+        try:
+            apply_selection(window.model, args)
+        except CatalogError as exc:
+            if not args.kernel_file or "no catalog header" not in str(exc):
+                raise
+            # A file without a header opens as File ▸ Open kernel opens it: the mapping
+            # dialog, proposing the answers given for the file before.
+            if not window.controllers.kernels.open_kernel(args.kernel_file):
+                return
+            rest = {"kernel_file": None, "family": None, "variant": None}
+            apply_selection(window.model, argparse.Namespace(**{**vars(args), **rest}))
     except (UsageError, CatalogError, ValueError) as exc:
         QMessageBox.warning(window, "Cannot use the options", str(exc))
         return
+    if args.kernel_file and window.model.variant.path == args.kernel_file:
+        window.controllers.kernels.watch(window.model.variant)  # saving it re-runs it
     if args.presenter:
         window.controllers.presenter.set_presenter(True)
     group: tuple[int, int, int] | None = None

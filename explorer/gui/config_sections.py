@@ -8,6 +8,7 @@ out and validates the whole.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -28,6 +29,7 @@ from explorer.engine.header.catalog import role_layout
 from explorer.engine.records import Variant
 from explorer.families import FAMILIES
 from explorer.gui.model import ConfigModel
+from explorer.paths import kernels_dir, resources_dir
 
 MAX_SIZE = 1 << 20
 DEFINES_PER_ROW = 3  # the panel stays narrow enough for a 1600-pixel window without scrolling
@@ -76,10 +78,20 @@ class AboutVariant(QWidget):
             layout.addWidget(label)
 
     def show_variant(self, variant: Variant) -> None:
-        self.title.setText(f"{variant.name}  ({variant.source_ref or 'explorer'})")
+        self.title.setText(f"{variant.name}  ({variant.source_ref or _made_by(variant)})")
         self.text.setText(variant.text)
         self.bug.setText(f"Known bug: {variant.bug}" if variant.bug else "")
         self.bug.setVisible(bool(variant.bug))
+
+
+def _made_by(variant: Variant) -> str:
+    """Whose a kernel is whose header names no source: the explorer's where it ships with
+    it, else the person's own (a file of theirs with a header they wrote)."""
+    if not variant.path:
+        return "explorer"
+    path = Path(variant.path).resolve()
+    shipped = (kernels_dir().resolve(), resources_dir().resolve())
+    return "explorer" if any(path.is_relative_to(d) for d in shipped) else "your own kernel"
 
 
 class SizeFields(QGroupBox):

@@ -57,6 +57,10 @@ class MainWindow(QMainWindow):
             self.set_presenter_layout,
             self.settings,
         )
+        self.controllers.sessions.opened_file = self.controllers.kernels.watch
+        self.controllers.captures.before_replacing = lambda: settings_store.save_configuration(
+            self.settings, self.model
+        )
         self.commands = build_actions(self, self.controllers, AppContext(self.state, self.model))
         connect_views(self.views, self.controllers, self.commands)
         follow_state(self.commands, self.state, self.model)
@@ -226,6 +230,8 @@ class MainWindow(QMainWindow):
         )
         self.controllers.devices.remember(settings_store.device_name(self.settings))
         self.restored = self.restored and self.state.notice is None
+        if self.restored and self.settings.value("kernel_file"):  # a file of the person's
+            self.controllers.kernels.watch(self.model.variant)  # saving it re-runs it
         cannot_save = settings_store.unwritable(self.settings)
         if cannot_save:
             self.state.notice = " ".join(filter(None, (self.state.notice, cannot_save)))
@@ -263,7 +269,14 @@ class MainWindow(QMainWindow):
             docks, geometry = self._before_presenting[:2]
         else:
             docks, geometry = self.saveState(), self.saveGeometry()
-        settings_store.save(self.settings, self.model, geometry, docks, self.state.user_headers)
+        settings_store.save(
+            self.settings,
+            self.model,
+            geometry,
+            docks,
+            self.state.user_headers,
+            configuration=self.controllers.captures.label is None,
+        )
         self.controllers.hosts.close()  # a host being checked or installed on
         self.views.panel.stop_searching()
         self.worker.shutdown()

@@ -42,17 +42,41 @@ def save(
     geometry: QByteArray | None = None,
     state: QByteArray | None = None,
     headers: Mapping[str, str] | None = None,
+    configuration: bool = True,
 ) -> None:
     """The configuration and the window's layout; ``headers``: the headers declared in the
-    window for files without one, by path (the open one's is kept, to reopen it at start)."""
+    window for files without one, by path (the open one's is kept, to reopen it at start).
+    ``configuration`` False (a capture's launch on screen: its program has no header the
+    next start could read) keeps the configuration stored before, and saves the rest."""
     variant = model.variant
     header = (headers or {}).get(str(Path(variant.path))) if variant.path else None
     if header and _is_user(variant.path):
         remember_header(settings, variant.path, header)
-    settings.setValue("format", FORMAT_VERSION)
+    if configuration:  # else a first start's settings stay a first start's (the IOU demo)
+        settings.setValue("format", FORMAT_VERSION)
     device = model.device
     if device is not None:  # before the devices are known, the one remembered stays
         settings.setValue("device", json.dumps(DeviceName.of(device).to_json()))
+    if geometry is not None:
+        settings.setValue("geometry", geometry)
+    if state is not None:
+        settings.setValue("state", state)
+    if configuration:
+        _save_configuration(settings, model)
+    settings.sync()
+
+
+def save_configuration(settings: QSettings, model: ConfigModel) -> None:
+    """The kernel, its sizes, local size, defines and input, alone (before a capture's
+    launch takes the window's place: the configuration its next start opens on)."""
+    settings.setValue("format", FORMAT_VERSION)
+    _save_configuration(settings, model)
+    settings.sync()
+
+
+def _save_configuration(settings: QSettings, model: ConfigModel) -> None:
+    """The kernel, its sizes, local size, defines and input."""
+    variant = model.variant
     settings.setValue("family", model.family)
     settings.setValue("variant", variant.id)
     settings.setValue("kernel_file", variant.path if _is_user(variant.path) else "")
@@ -62,11 +86,6 @@ def save(
     settings.setValue("input", model.input)
     settings.setValue("text", model.text)
     settings.setValue("image", model.image_path or "")
-    if geometry is not None:
-        settings.setValue("geometry", geometry)
-    if state is not None:
-        settings.setValue("state", state)
-    settings.sync()
 
 
 def unwritable(settings: QSettings) -> str | None:

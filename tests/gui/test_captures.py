@@ -247,3 +247,50 @@ def test_the_timeline_goes_when_another_kernel_opens_and_comes_back_with_a_captu
     qtbot.waitUntil(view.isVisible, timeout=5000)
     wait_verdict(qtbot, view, "scale#1 matches the original run")
     assert window.model.variant.id == "scale#1"
+
+
+def test_quit_on_a_captured_launch_starts_again_on_the_kernel_before_it(
+    qtbot, window, settings, pipeline, monkeypatch
+):
+    """Quit with a capture's launch on screen stored its program, which has no header of its
+    own, as the kernel to open: the next start said "The saved settings could not be used"
+    and threw the whole configuration away."""
+    from explorer.gui.main_window import MainWindow
+
+    window.model.set_family("transpose")
+    window.model.set_size(window.model.size_names[0], 96)
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(pipeline))
+    )
+    trigger(window, "Open capture…")
+    wait_verdict(qtbot, timeline(window), "the original run")
+    assert window.model.variant.id == "scale#1"
+    trigger(window, "Quit")
+
+    again = MainWindow(settings=settings)
+    qtbot.addWidget(again)
+    assert again.state.notice is None
+    assert again.model.family == "transpose" and 96 in again.model.sizes.values()
+    again.close()
+
+
+def test_save_session_on_a_captured_launch_says_what_to_do_instead(
+    qtbot, window, pipeline, monkeypatch, tmp_path
+):
+    """Save session with a capture's launch on screen was refused with "no catalog header
+    … see the README's 'Writing your own kernel'", about a file the person never wrote."""
+    session = tmp_path / "launch.kexp.json"
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(pipeline))
+    )
+    monkeypatch.setattr(
+        QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(session), ""))
+    )
+    trigger(window, "Open capture…")
+    wait_verdict(qtbot, timeline(window), "the original run")
+    trigger(window, "Save session…")
+    said = window.statusBar().currentMessage()
+    assert not session.exists()
+    assert "a capture's launch is not saved in a session" in said
+    assert "Save as kernel…" in said and "catalog header" not in said
+    assert button(timeline(window), "Save as kernel…")  # the button it names is there

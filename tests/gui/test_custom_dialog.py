@@ -216,3 +216,71 @@ def test_a_promise_typed_in_the_writes_column_is_written_and_traced(qtbot, tmp_p
             (f["kind"], f["buffer"], f["count"]) for f in json.loads(done.out)["findings"]
         ]
     assert found == {"all": [("coverage", "sums", 252)], "[:4]": []}
+
+
+SHADE = """// A struct passed by value, helpers and macros: no header yet
+#define CLAMP01(x) fmin(fmax((x), 0.0f), 1.0f)
+typedef struct { float gain; float offset; } Params;
+
+static float shape(float v, Params p) { return CLAMP01(v * p.gain + p.offset); }
+
+__kernel void update(__global const float *pos, __global float *out, const Params p,
+                     const int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        out[i] = shape(pos[i], p);
+}
+"""
+
+
+def test_a_struct_passed_by_value_is_proposed_as_bytes_the_form_accepts(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """The form proposed a struct's own type name ('Params'), which it then refused as an
+    unknown element type: OK could never be pressed on what it had guessed."""
+    path = tmp_path / "shade.cl"
+    path.write_text(SHADE)
+    errors = []
+
+    def accept(dialog):
+        assert rows(dialog)["p"] == ("scalar", "uchar", ", ".join(["0"] * 8)) + (None,) * 5
+        box = dialog.findChild(QDialogButtonBox)
+        box.button(QDialogButtonBox.StandardButton.Ok).click()
+        if dialog.isVisible():  # refused what it proposed: say so, and leave
+            errors.append(dialog.error.text())
+            dialog.reject()
+
+    answer_file_dialogs(monkeypatch, path)
+    seen = when_the_dialog_opens(accept)
+    trigger(window, "Open kernel…")
+    assert seen and errors == []
+    assert window.model.variant.custom is not None
+    result = run_and_wait(qtbot, window)
+    assert result.error is None and result.refused is None, result.summary()
+    assert result.status == "unchecked"
+
+
+def test_the_windows_kernel_file_option_opens_a_file_without_a_header_as_open_kernel_does(
+    qtbot, window, tmp_path
+):
+    """`kernel-explorer --kernel-file mine.cl` on a file without a header showed "Cannot use
+    the options: no catalog header", though File ▸ Open kernel maps it (and proposes the
+    answers given for it before)."""
+    from explorer.app import _open_with_options, build_parser
+
+    path = tmp_path / "gather.cl"
+    path.write_text(GATHER)
+
+    def declare(dialog):
+        assert dialog.sizes.text() == "n = 1024"
+        dialog.reference.setText("alpha * x[index] + y")
+        box = dialog.findChild(QDialogButtonBox)
+        box.button(QDialogButtonBox.StandardButton.Ok).click()
+
+    seen = when_the_dialog_opens(declare)
+    args = build_parser().parse_args(["--kernel-file", str(path), "--set", "n=300"])
+    _open_with_options(window, args)
+    assert seen and window.model.variant.path == str(path)
+    assert window.model.sizes == {"n": 300}  # the rest of the command line still applies
+    assert run_and_wait(qtbot, window).status == "verified"

@@ -358,3 +358,19 @@ def test_sizes_the_reference_no_longer_fits_run_and_trace_with_the_check_not_don
     assert window.state.playback is not None and view.isEnabled()
     assert window.state.traced.result.verdict.unreferenced == why
     assert f"not checked: {why}" in window.views.result_view.badge.text()
+
+
+def test_a_kernel_of_your_own_is_never_said_to_be_the_explorers(window, monkeypatch, tmp_path):
+    """A header of your own without an [about] source was titled "(explorer)" in the
+    panel, as if the kernel shipped with the app."""
+    path = tmp_path / "scale.cl"
+    path.write_text(NUGTEREN_STYLE)  # its header names no source
+    open_kernel(window, monkeypatch, path)
+    assert window.model.variant.path == str(path)
+    title = window.views.panel.about.title.text()
+    assert title == "SGEMM reading B transposed  (your own kernel)"
+    window.model.set_family("transpose")  # a shipped kernel: its header's own source
+    shipped = window.model.variant
+    assert shipped.source_ref and window.views.panel.about.title.text().endswith(
+        f"({shipped.source_ref})"
+    )

@@ -53,3 +53,27 @@ def test_a_lessons_number_opens_it_from_the_open_menu(window, qtbot, monkeypatch
     assert len(opened) == 1 and opened[0].endswith(".kexp.json")
     assert "4-" in opened[0].rsplit("/", 1)[-1]
     assert [a.text() for a in menu.actions()][3].startswith("&4 · ")
+
+
+def test_a_session_whose_group_and_phase_the_launch_lacks_says_what_is_shown_instead(
+    window, qtbot, monkeypatch, tmp_path
+):
+    """A session edited to name work-group (500, 0) and phase 99999 of a 4×4-group launch
+    was shown at group (0, 0, 0), phase 0, without a word."""
+    import json
+
+    from tests.gui.conftest import answer_file_dialogs, trigger
+
+    lesson = json.loads(
+        (resources_dir() / "lessons" / "1-naive-streams-from-global-memory.kexp.json").read_text()
+    )
+    lesson["view"] = {"tab": "execution", "group": [500, 0], "phase": 99999}
+    path = tmp_path / "edited.kexp.json"
+    path.write_text(json.dumps(lesson))
+    answer_file_dialogs(monkeypatch, path)
+    trigger(window, "Open session…")
+    qtbot.waitUntil(lambda: window.state.playback is not None, timeout=120000)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Trace: ")
+    assert "this launch has no work-group (500, 0, 0) and no phase 99999" in said
+    assert said.endswith("work-group (0, 0, 0) is shown")

@@ -134,6 +134,61 @@ def test_saving_a_header_the_kernel_includes_reruns_it(window, qtbot, tmp_path):
         assert window.state.result.status == status
 
 
+def _saved_in_an_editor(qtbot, window, path, text, status):
+    """``text`` saved into ``path`` as editors save (a new file under the old name): the
+    kernel runs again, and its verdict is ``status``."""
+    before = len(window.state.history)
+    replacement = path.with_name(path.name + ".new")
+    replacement.write_text(text)
+    replacement.replace(path)
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == status
+
+
+def test_a_kernel_opened_from_the_command_line_or_at_start_is_watched(
+    window, qtbot, tmp_path, settings
+):
+    """`kernel-explorer --kernel-file mine.cl`, and the next start that reopens it, did not
+    watch the file nor the headers it includes: a save in another editor re-ran nothing."""
+    from explorer.app import _open_with_options, build_parser
+    from explorer.gui.main_window import MainWindow
+
+    path, header = _kernel_with_a_header(tmp_path)
+    args = build_parser().parse_args(["--kernel-file", str(path), "--size", "32"])
+    _open_with_options(window, args)
+    assert run_and_wait(qtbot, window).status == "verified"
+    _saved_in_an_editor(qtbot, window, header, "#define SCALE 2.0f\n", "wrong")
+    trigger(window, "Quit")
+
+    again = MainWindow(settings=settings)  # opens on the same file
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: again.model.device is not None, timeout=60000)
+    assert again.model.variant.path == str(path)
+    assert run_and_wait(qtbot, again).status == "wrong"
+    _saved_in_an_editor(qtbot, again, header, "#define SCALE 1.0f\n", "verified")
+    again.close()
+
+
+def test_a_kernel_a_session_opens_is_watched(window, qtbot, tmp_path, monkeypatch):
+    """A session naming a kernel file of yours opened it unwatched: a save in another
+    editor re-ran nothing."""
+    from explorer.engine.header.catalog import load_variant_file
+
+    path, header = _kernel_with_a_header(tmp_path)
+    window.controllers.kernels.use_kernel(load_variant_file(path))
+    for name in ("M", "N", "K"):
+        window.model.set_size(name, 32)
+    session = tmp_path / "mine.kexp.json"
+    answer_file_dialogs(monkeypatch, session)
+    trigger(window, "Save session…")
+    window.model.set_family("transpose")
+    window.controllers.kernels.watch(window.model.variant)  # watching another file now
+    trigger(window, "Open session…")
+    assert window.model.variant.path == str(path)
+    assert run_and_wait(qtbot, window).status == "verified"
+    _saved_in_an_editor(qtbot, window, header, "#define SCALE 2.0f\n", "wrong")
+
+
 def test_saving_a_header_of_a_kernel_left_for_another_reruns_nothing(window, qtbot, tmp_path):
     """The header belongs to the kernel that includes it: once another kernel is shown, a
     save of that header is no reason to reload and run the one on screen."""

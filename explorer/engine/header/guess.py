@@ -251,6 +251,10 @@ def guess_declarations(source: str, kernel: str) -> CustomGuess:
         if p.space == "scalar":
             if p in size_params:
                 declared.append(ScalarDecl(p.name, p.scalar_type or "int", (size_of[p.name],)))
+            elif _element(p)[1]:
+                # A struct passed by value: its bytes, zero (a zero in every field, whatever
+                # its type), for the person to fill in.
+                declared.append(ScalarDecl(p.name, "uchar", ("0",) * max(1, p.element_size)))
             else:
                 value = "1" if (p.scalar_type or "") in SIZE_TYPES else "1.5"
                 type_name = p.element_type if p.vector_width > 1 else p.scalar_type or "float"

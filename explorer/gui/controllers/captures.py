@@ -148,6 +148,9 @@ class CapturesController(QObject):
         # Whether the person agreed to the capture's files outside its folder (#include).
         self.allow_outside = False
         self.notes = ""  # what the chosen launch's replay did not use, and why
+        # Called before a launch replaces a kernel that is no capture's (the window keeps
+        # that configuration for its next start: a launch's program cannot be reopened).
+        self.before_replacing: Callable[[], None] | None = None
         state.events.result.connect(self._result)
         state.events.traced.connect(self._traced)
         model.variant_changed.connect(self._variant_changed)
@@ -211,6 +214,8 @@ class CapturesController(QObject):
             view.show_verdict(f"Launch {number} ({launch.label}) cannot be replayed: {exc}")
             return
         variant = replayed.variant
+        if self.label is None and self.before_replacing is not None:
+            self.before_replacing()
         self.label = variant.id
         self.notes = " ".join(f"{n[0].upper()}{n[1:]}." for n in replayed.notes)
         self.model.add_user_variant(variant)

@@ -164,12 +164,18 @@ class KernelFilesController(QObject):
         self.model.add_user_variant(variant)
         if self.model.variant.path != variant.path:
             return  # the person stayed with the kernel they were editing
+        self.watch(variant)
+        self.status.say(f"Opened {variant.path}; saving it re-runs it")
+
+    def watch(self, variant: Variant) -> None:
+        """Watch a user's kernel file, and the files it ``#include``s, in place of those
+        watched before: saving one re-runs it (a kernel opened from the command line or
+        the settings as one opened from the menu)."""
         for old in self.watcher.files():
             self.watcher.removePath(old)
         self.watcher.addPath(variant.path)
         self._headers = set()
         self._watch_headers(variant)
-        self.status.say(f"Opened {variant.path}; saving it re-runs it")
 
     def _watch_headers(self, variant: Variant) -> None:
         """Watch the files the kernel ``#include``s too: saving one re-runs the kernel."""

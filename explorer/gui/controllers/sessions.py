@@ -5,13 +5,16 @@ the window opens on."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from explorer.capture.folder import CAPTURE_FILE, JOURNAL
 from explorer.engine.header.catalog import CatalogError, find_variant
+from explorer.engine.records import Variant
 from explorer.gui.actions import Action, Actions
 from explorer.gui.background import off_gui_thread
 from explorer.gui.controllers.roles import Animation, Page, Pages, ResultShower, StatusLine, Tracer
@@ -101,6 +104,16 @@ def session_view(state: AppState, pages: Pages, execution: Animation) -> dict[st
     return view
 
 
+def _captured(kernel_path: str) -> bool:
+    """Whether ``kernel_path`` is a program of a capture folder (``programs/N.cl``)."""
+    if not kernel_path:
+        return False
+    folder = Path(kernel_path).parent
+    return folder.name == "programs" and any(
+        (folder.parent / name).is_file() for name in (CAPTURE_FILE, JOURNAL)
+    )
+
+
 class SessionController:
     """File ▸ Open session and Save session, ``--session`` on the command line, the lessons
     and the window's first page. Dialogs open over ``parent``."""
@@ -124,6 +137,9 @@ class SessionController:
         self.status = status
         self.pages = pages
         self.parent_widget = parent
+        # Told of a kernel file of the person's that a session opened (to watch it: a save
+        # in another editor re-runs it, as for a file opened from the menu).
+        self.opened_file: Callable[[Variant], None] | None = None
 
     def save(self, path: str, force: bool | None = None) -> bool:
         """Write the configuration, the device and the view; False (said why) when refused.
@@ -136,6 +152,14 @@ class SessionController:
             request, self.model.device, view, layout=self.model.chosen_layout, header=header
         )
         try:
+            if header is None and _captured(request.variant.path):
+                raise SessionError(
+                    path,
+                    None,
+                    "a capture's launch is not saved in a session (its program has no header "
+                    "to open it by): Save as kernel… beside the capture's launches writes it "
+                    "as a kernel file, which a session can name",
+                )
             save_session(session, path, force=force)
         except SessionError as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -193,6 +217,8 @@ class SessionController:
         if session.header is not None and session.kernel_path is not None:
             self.state.user_headers[str(Path(session.kernel_path))] = session.header
         apply_session(self.model, session)
+        if session.kernel_path and self.opened_file is not None:
+            self.opened_file(self.model.variant)
         page = TAB_PAGES.get(str(session.view.get("tab", "")))
         if page is not None:
             self.pages.show_page(page)

@@ -169,21 +169,25 @@ class TraceController(QObject):
         if traced.analysis is None:
             self.status.say(_failed(traced.result))
             return
+        missing = None
         if traced.trace is not None:
-            self._animate(traced)
+            missing = self._animate(traced)
         else:
             self.pages.show_page("findings")
         report = traced.report_json or {}
         self.status.say(
             f"Trace: {report.get('records', 0):,} records, "
-            f"{len(traced.analysis.findings)} finding(s)"
+            f"{len(traced.analysis.findings)} finding(s)" + (f" · {missing}" if missing else "")
         )
         if traced.trace is not None:  # the run's inputs and output: the values drawn
             self.execution.set_arrays(run_arrays(traced.result))
         self.trace_shown.emit()
 
-    def _animate(self, traced: TracedRun) -> None:
+    def _animate(self, traced: TracedRun) -> str | None:
+        """Show the trace's animation; what of the group and phase asked for (a session's,
+        a reload's) it does not hold, said, or None."""
         state, view = self.state, self.execution
+        missing: list[str] = []
         assert traced.trace is not None
         if state.presenting:
             self.result.show_result(state.result or traced.result)
@@ -196,20 +200,26 @@ class TraceController(QObject):
         playback.set_anatomy(traced.anatomy)
         state.playback = playback
         view.set_playback(playback, self.model.variant.source)
-        if state.pending_group is not None:
-            view.select_group(state.pending_group)
+        if state.pending_group is not None and not view.select_group(state.pending_group):
+            missing.append(f"work-group {state.pending_group}")
         if state.keep_view is not None:  # after a reload: the same phase of the same group
             kept_group, phase = state.keep_view
             state.keep_view = None
-            if kept_group is not None:
-                view.select_group(kept_group)
+            if kept_group is not None and not view.select_group(kept_group):
+                missing.append(f"work-group {kept_group}")
             step = playback.first_step_of(phase)
             if step is not None:
                 view.set_step(step)
+            elif phase:
+                missing.append(f"phase {phase}")
         if state.presenting:  # nothing plays until Space
             self._time_for_presenter(traced.result)
         else:
             self.pages.show_page("execution")
+        if not missing:
+            return None
+        shown = f"work-group {playback.group}" if playback.group is not None else "the first"
+        return f"this launch has no {' and no '.join(dict.fromkeys(missing))}: {shown} is shown"
 
     def time_trace_shown(self) -> None:
         """Presenter mode entered over a trace (a lesson's, one traced at the desk): it is
