@@ -103,7 +103,8 @@ class ConfigPanel(QWidget):
         model.variant_changed.connect(self._show_variant)
         model.sizes_changed.connect(self.sizes.show_sizes)
         model.local_changed.connect(self.launch.show_local)
-        model.defines_changed.connect(self.launch.show_defines)
+        for signal in (model.defines_changed, model.sizes_changed, model.device_changed):
+            signal.connect(self.launch.show_defines)  # a [[by_size]] rule may change them
         model.input_changed.connect(self.inputs.show_input)
         model.layout_changed.connect(self.layouts.show_layout)
         for signal in (
@@ -185,6 +186,7 @@ class ConfigPanel(QWidget):
         self._updating = False
         self.about.show_variant(variant)
         self.launch.rebuild_defines()
+        self.launch.show_defines()
         self.launch.show_local()
         self.layouts.rebuild()
 

@@ -204,8 +204,21 @@ class LaunchFields(QGroupBox):
             self.define_layout.addWidget(QLabel("none"), 0, 0)
 
     def show_defines(self) -> None:
-        values = {**self.model.variant.default_defines, **self.model.defines}
+        """The values a run is built with: a ``[[by_size]]`` rule's where it holds for the
+        sizes and the device (and no value was chosen here), with a tooltip saying so."""
+        values = self.model.built_defines()
+        defaults = self.model.variant.default_defines
+        chosen = self.model.defines
         for name, widget in self.define_spins.items():
+            if name not in values:  # the fields of the variant before, not yet rebuilt
+                continue
+            by_rule = name not in chosen and values[name] != defaults.get(name)
+            widget.setToolTip(
+                f"{values[name]} for these sizes on this device, by the kernel's [[by_size]] "
+                f"rule (its default: {defaults.get(name)})"
+                if by_rule
+                else ""
+            )
             widget.blockSignals(True)
             if isinstance(widget, QComboBox):
                 widget.setCurrentIndex(max(0, widget.findData(values[name])))

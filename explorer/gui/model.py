@@ -7,7 +7,9 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
+from explorer.description.expressions import ExpressionError
 from explorer.engine.header.catalog import variants_of
+from explorer.engine.launch.plan import resolve_defines
 from explorer.engine.records import DeviceInfo, RunRequest, Variant
 from explorer.families import FAMILIES
 
@@ -205,6 +207,18 @@ class ConfigModel(QObject):
     @property
     def defines(self) -> dict[str, int]:
         return dict(self._defines)
+
+    def built_defines(self) -> dict[str, int]:
+        """The defines a run of this configuration is built with: the header's, those of
+        its ``[[by_size]]`` rule for these sizes on this device (a CPU's smaller blocks),
+        then the ones chosen here, as the engine resolves them."""
+        device = self.device
+        try:
+            return resolve_defines(
+                self._variant, self._defines, self.sizes, device.type if device else None
+            )
+        except ExpressionError:  # the refusal says so; show the header's and the chosen
+            return {**self._variant.default_defines, **self._defines}
 
     def set_define(self, name: str, value: int) -> None:
         if self._defines.get(name) != value:

@@ -128,3 +128,40 @@ def test_the_settings_keep_the_configuration_for_the_next_start(settings):
     remembered = stored.device_name(settings)
     assert remembered is not None
     assert (remembered.name, remembered.platform) == (device().name, device().platform)
+
+
+def test_the_defines_shown_are_those_a_run_is_built_with(qtbot):
+    """reg2d's header gives a CPU device 4×4 blocks of a 64×64 tile (its [[by_size]] rule):
+    the panel showed the header's 8×8 blocks and 128 columns above a run built with 4 and 64.
+    wave's rules choose by size on a GPU. A value the person picks wins, as in the run."""
+    from explorer.engine.launch.plan import resolve_defines
+    from explorer.gui.config_panel import ConfigPanel
+
+    cpu, gpu = device("CPU"), device("GPU", platform="NVIDIA CUDA", index=1)
+    model = model_on(cpu, gpu)
+    panel = ConfigPanel(model)
+    qtbot.addWidget(panel)
+
+    def shown() -> dict[str, int]:
+        return {name: int(w.currentData()) for name, w in panel.launch.define_spins.items()}
+
+    model.set_variant(find_variant("matmul", "reg2d"))
+    spins = panel.launch.define_spins  # the variant's own fields
+    assert (shown()["TSN"], shown()["WPTM"], shown()["WPTN"]) == (64, 4, 4)
+    assert shown() == resolve_defines(model.variant, model.defines, model.sizes, "CPU")
+    assert "[[by_size]]" in spins["TSN"].toolTip() and "default: 128" in spins["TSN"].toolTip()
+    model.set_device(gpu.key)
+    assert (shown()["TSN"], shown()["WPTM"]) == (128, 8) and spins["TSN"].toolTip() == ""
+    model.set_device(cpu.key)
+    spins["TSN"].setCurrentIndex(spins["TSN"].findData(128))  # the person's choice
+    assert model.defines == {"TSN": 128}
+    assert (shown()["TSN"], shown()["WPTM"]) == (128, 4) and spins["TSN"].toolTip() == ""
+
+    model.set_device(gpu.key)
+    model.set_variant(find_variant("matmul", "wave"))
+    for name in ("M", "N", "K"):
+        model.set_size(name, 4096)
+    assert (shown()["BM"], shown()["BK"]) == (128, 8)
+    for name in ("M", "N", "K"):
+        model.set_size(name, 256)  # fewer than 256 tiles of 128×128: 64×128, BK 16
+    assert (shown()["BM"], shown()["BK"]) == (64, 16)
