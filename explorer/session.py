@@ -91,6 +91,8 @@ _FIELDS = (
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
+# The tabs a session may show: the --view names of the pages, "grid" for the Execution tab.
+VIEW_TABS = ("result", "timing", "source", "findings", "grid")
 
 
 class SessionError(ValueError):
@@ -590,8 +592,9 @@ def _view(value: object, fail: _Fail) -> dict[str, Any]:
         name = f"view.{shown(key, 60)}"
         if key not in VIEW_FIELDS:
             raise fail(name, f"unknown field (view fields: {', '.join(VIEW_FIELDS)})")
-        if key == "tab" and (not isinstance(item, str) or not item or len(item) > _MAX_TEXT):
-            raise fail(name, f"a tab name expected, not {_quoted(item)}")
+        if key == "tab" and item not in VIEW_TABS:
+            tabs = f"{', '.join(VIEW_TABS)}; grid is the Execution tab"
+            raise fail(name, f"a tab name ({tabs}) expected, not {_quoted(item)}")
         if key == "phase" and (not _is_int(item) or not 0 <= item <= _MAX_SIZE):
             raise fail(name, f"a phase number (0 or more) expected, not {_quoted(item)}")
         if key == "group" and (
