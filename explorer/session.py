@@ -41,12 +41,14 @@ from explorer.documents import (
 from explorer.engine.header.catalog import (
     CatalogError,
     find_variant,
+    header_table,
     load_variant_file,
     with_header,
 )
 from explorer.engine.launch.device_names import DeviceName, remembered_device
 from explorer.engine.records import DeviceInfo, RunRequest, Variant, check_timeout
 from explorer.families import FAMILIES
+from explorer.frontend.line_directives import HEADER
 from explorer.paths import (
     TEXT_LIMIT,
     NotTextError,
@@ -91,6 +93,8 @@ _FIELDS = (
 )
 # What the window showed. The GUI may add keys here; a key not listed is refused on load.
 VIEW_FIELDS = ("tab", "phase", "group")
+# The tabs a session may show: the --view names of the pages, "grid" for the Execution tab.
+VIEW_TABS = ("result", "timing", "source", "findings", "grid")
 
 
 class SessionError(ValueError):
@@ -345,6 +349,8 @@ def session_from_json(data: object, where: str, folder: Path) -> Session:
     header = _optional_str(data, "header", fail, _MAX_HEADER)
     if header is not None and (kernel_path is None or not header.lstrip().startswith("/*---")):
         raise fail("header", "a catalog header (/*--- ... ---*/) for the kernel file expected")
+    if header is not None:
+        _check_header(header, fail)
 
     return Session(
         family=family,
@@ -590,8 +596,9 @@ def _view(value: object, fail: _Fail) -> dict[str, Any]:
         name = f"view.{shown(key, 60)}"
         if key not in VIEW_FIELDS:
             raise fail(name, f"unknown field (view fields: {', '.join(VIEW_FIELDS)})")
-        if key == "tab" and (not isinstance(item, str) or not item or len(item) > _MAX_TEXT):
-            raise fail(name, f"a tab name expected, not {_quoted(item)}")
+        if key == "tab" and item not in VIEW_TABS:
+            tabs = f"{', '.join(VIEW_TABS)}; grid is the Execution tab"
+            raise fail(name, f"a tab name ({tabs}) expected, not {_quoted(item)}")
         if key == "phase" and (not _is_int(item) or not 0 <= item <= _MAX_SIZE):
             raise fail(name, f"a phase number (0 or more) expected, not {_quoted(item)}")
         if key == "group" and (
@@ -601,6 +608,21 @@ def _view(value: object, fail: _Fail) -> dict[str, Any]:
         ):
             raise fail(name, f"a work-group index like [3, 5] expected, not {_quoted(item)}")
     return dict(value)
+
+
+def _check_header(header: str, fail: _Fail) -> None:
+    """The session's own header well formed: /*--- and ---*/ on lines of their own around
+    TOML (else the kernel file would be said to have no header, when the field is wrong)."""
+    if HEADER.match(header) is None:
+        raise fail(
+            "header",
+            "not a catalog header: /*--- and ---*/ must each stand on a line of their own, "
+            "the TOML between them",
+        )
+    try:
+        header_table(header, "header")
+    except CatalogError as exc:
+        raise fail("header", str(exc).removeprefix("header: ")) from None
 
 
 def _valid_layout(layout: str, matrices: tuple[str, ...]) -> bool:

@@ -297,6 +297,22 @@ def test_run_session_refuses_bad_files_and_mixed_options(tmp_path):
     assert out.returncode == 2 and "drop --size" in out.stderr
 
 
+def test_run_session_refuses_a_view_tab_it_does_not_know_naming_the_tabs(tmp_path):
+    from explorer.gui.controllers.sessions import TAB_PAGES
+    from explorer.session import VIEW_TABS
+
+    assert tuple(TAB_PAGES) == VIEW_TABS  # every tab a session may name, the window shows
+    path = tmp_path / "s.kexp.json"
+    path.write_text(
+        '{"format": "kernel-explorer-session", "version": 1, "family": "matmul", '
+        '"variant": "tiled", "view": {"tab": "nope"}}'
+    )
+    out = cli("run", "--session", str(path))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "field 'view.tab'" in out.stderr and "'nope'" in out.stderr
+    assert "result, timing, source, findings, grid" in out.stderr
+
+
 def test_install_desktop_writes_and_removes_the_entry(tmp_path):
     out = cli("install-desktop", "--prefix", str(tmp_path))
     assert out.returncode == 0, out.stderr

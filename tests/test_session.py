@@ -199,6 +199,8 @@ BAD = [
     (_valid(view={"phase": -1}), "view.phase", "phase number"),
     (_valid(view={"group": [1, -1]}), "view.group", "work-group"),
     (_valid(view={"tab": ""}), "view.tab", "tab name"),
+    (_valid(view={"tab": "nope"}), "view.tab", "(result, timing, source, findings, grid;"),
+    (_valid(view={"tab": ["grid"]}), "view.tab", "tab name"),
     ('{"format": "kernel-explorer-session", "version": 1, "version": 1}', "version", "twice"),
     (
         '{"format": "kernel-explorer-session", "version": 1, "family": "matmul", '

@@ -75,6 +75,25 @@ def test_a_bad_layout_or_header_is_refused_naming_the_field(tmp_path, changes, f
     assert f"field '{field}'" in str(caught.value) and words in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("header", "words"),
+    [
+        (HEADER.replace("/*---\n", "/*--- ").replace("\n---*/", " ---*/"), "not a catalog header"),
+        (HEADER.replace("\n---*/\n", "\n"), "not a catalog header"),  # never closed
+        (HEADER.replace('"twice"\n', '"twice\n', 1), "header is not valid TOML"),
+    ],
+)
+def test_a_malformed_header_field_is_named_not_the_kernel_file(tmp_path, header, words):
+    """The session's header is what is wrong; the kernel file was said to have no header."""
+    (tmp_path / "twice.cl").write_text(BARE)
+    data = {"format": FORMAT, "version": FORMAT_VERSION, "family": "custom"}
+    data.update(kernel_path="twice.cl", header=header)
+    done = cli("run", "--session", str(_write(tmp_path / "s.kexp.json", data)))
+    assert done.code == 2 and "Traceback" not in done.err
+    assert "field 'header'" in done.err and words in done.err
+    assert "no catalog header" not in done.err and "twice.cl" not in done.err
+
+
 @pytest.mark.usefixtures("fast_cli")
 def test_a_header_declared_in_the_app_travels_in_the_session(tmp_path):
     kernel = tmp_path / "twice.cl"

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QFont, QPen, QTextOption
 from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -188,7 +189,7 @@ class ResultView(QWidget):
     @cached_property
     def plot(self) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w")
-        plot.addLegend()
+        _legend_above(plot.getPlotItem())
         plot.setLabel("bottom", "element")
         return self._styled(plot)
 
@@ -332,21 +333,24 @@ class ResultView(QWidget):
         values = np.nan_to_num(output)
         if output.size <= BARS_UP_TO:
             self.plot.addItem(
-                pg.BarGraphItem(x=x, height=values, width=0.8, brush="#2874a6", name="output")
+                pg.BarGraphItem(
+                    x=x, height=values, width=0.8, brush="#2874a6", name="kernel output"
+                )
             )
         else:
             self.plot.plot(x, values, pen=pg.mkPen("#2874a6", width=2), name="kernel output")
         if reference is not None:
             ref = np.asarray(reference, dtype=np.float64).ravel()
-            self.plot.plot(
-                x,
-                ref,
-                pen=None,
-                symbol="_" if output.size <= BARS_UP_TO else None,
-                symbolSize=14,
-                symbolPen=pg.mkPen("#c0392b", width=2),
-                name="numpy reference",
-            )
+            if output.size <= BARS_UP_TO:  # marks on bars; over a long line they would hide it
+                self.plot.plot(
+                    x,
+                    ref,
+                    pen=None,
+                    symbol="_",
+                    symbolSize=14,
+                    symbolPen=pg.mkPen("#c0392b", width=2),
+                    name="numpy reference",
+                )
             diff = np.nan_to_num(np.abs(output - ref), nan=0.0)
             if output.size <= BARS_UP_TO:
                 self.error_plot.addItem(
@@ -358,6 +362,18 @@ class ResultView(QWidget):
         if reference is not None:
             self.tabs.addTab(self.error_plot, "Error |result − reference|")
         self.showing = "plot"
+
+
+def _legend_above(item: pg.PlotItem) -> None:
+    """The legend on a row of its own above the plot (where a title would be), its entries
+    side by side: never drawn over the values."""
+    legend = pg.LegendItem(colCount=2, labelTextColor="#333333", frame=False)
+    legend.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+    item.layout.removeItem(item.titleLabel)
+    item.titleLabel.hide()
+    item.layout.addItem(legend, 0, 1)
+    item.layout.setAlignment(legend, Qt.AlignmentFlag.AlignLeft)
+    item.legend = legend  # what plot(name=...) adds its entry to
 
 
 def _same(a: np.ndarray, b: np.ndarray | None) -> bool:

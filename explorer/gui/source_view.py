@@ -367,6 +367,13 @@ class SourceView(QWidget):
         bar.addWidget(self.editing, 1)
         bar.addWidget(self.copy_button)
         layout.addLayout(bar)
+        # A build error in a file the kernel includes: said here, no line of the kernel marked.
+        self.elsewhere = QLabel()
+        self.elsewhere.setObjectName("error-elsewhere")
+        self.elsewhere.setWordWrap(True)
+        self.elsewhere.setStyleSheet("color: #c0392b;")
+        self.elsewhere.hide()
+        layout.addWidget(self.elsewhere)
         splitter = QSplitter(Qt.Orientation.Vertical)
         self.editor = CodeEditor()
         self.setFocusProxy(self.editor)  # the view in front (View ▸ Kernel source): the text
@@ -464,10 +471,12 @@ class SourceView(QWidget):
 
     def show_build_log(self, log: str | None) -> None:
         self.build_log.clear()
+        self.elsewhere.hide()
         if not log:
             self.build_log.addItem("Built without messages.")
             return
         named = self.editor.numbering.named  # files a `#line N "name"` of the text names
+        elsewhere: list[tuple[str, int]] = []  # errors of included files: (file, line)
         for text in log.splitlines():
             item = QListWidgetItem(text)
             place = log_place(text)
@@ -482,7 +491,10 @@ class SourceView(QWidget):
                         f"Line {line} of {file}, a file the kernel includes, "
                         "not a line of this kernel"
                     )
+                    if "error" in text and (file, line) not in elsewhere:
+                        elsewhere.append((file, line))
             self.build_log.addItem(item)
+        self._show_elsewhere(elsewhere)
         self.tabs.setCurrentWidget(self.build_log)
         lines = [
             self.build_log.item(i).data(Qt.ItemDataRole.UserRole)
@@ -491,6 +503,20 @@ class SourceView(QWidget):
         errors = [line for line in lines if line]
         if errors:
             self.editor.mark_lines(errors, "#fadbd8")
+
+    def _show_elsewhere(self, errors: list[tuple[str, int]]) -> None:
+        """A note above the source naming the included file (and line) of a build error."""
+        if not errors:
+            return
+        file, line = errors[0]
+        name = file.replace("\\", "/").rsplit("/", 1)[-1]
+        more = f" (and {len(errors) - 1} more in included files)" if len(errors) > 1 else ""
+        self.elsewhere.setText(
+            f"Build error in {name}, line {line}{more}: a file this kernel "
+            "includes, not a line shown here (see the build log)."
+        )
+        self.elsewhere.setToolTip(file)
+        self.elsewhere.show()
 
     def mark_lines(self, lines: list[int], colour: str = "#fdebd0") -> None:
         """Highlight whole lines (1-based) and scroll to the first."""
@@ -501,6 +527,7 @@ class SourceView(QWidget):
         configuration) empties both."""
         if result is None:
             self.build_log.clear()
+            self.elsewhere.hide()
             self.output.clear()
             return
         self.show_build_log(result.build_log)

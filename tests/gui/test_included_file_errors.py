@@ -114,6 +114,18 @@ def test_an_error_in_an_included_file_marks_no_line_of_the_kernel(
     source.editor.mark_lines([])
     source.build_log.itemClicked.emit(included)
     assert highlighted(source.editor) == []
+    # Above the source: the error is in the included file, not a line shown there.
+    assert_said_elsewhere(window)
+
+
+def assert_said_elsewhere(window):
+    """The source tab, in front, says the build error is in common.h at its line."""
+    trigger(window, "Kernel source")
+    source = window.views.source_view
+    assert window.views.tabs.currentWidget() is source
+    assert not source.elsewhere.isHidden()
+    said = source.elsewhere.text()
+    assert f"common.h, line {HELPERS_ERROR_LINE}" in said and "includes" in said
 
 
 def test_an_error_in_a_header_from_an_include_folder_marks_no_line_of_the_kernel(
@@ -130,6 +142,11 @@ def test_an_error_in_a_header_from_an_include_folder_marks_no_line_of_the_kernel
     assert included.data(Qt.ItemDataRole.UserRole) is None
     assert source.editor.marked == []
     assert highlighted(source.editor) == []
+    assert_said_elsewhere(window)
+    # Fixed, built again: the note goes with the error.
+    (tmp_path / "include" / "common.h").write_text(HELPERS.replace(" * gain", ""))
+    assert run_and_wait(qtbot, window).error_kind != "build"
+    assert source.elsewhere.isHidden()
 
 
 def test_the_command_line_names_the_included_file_and_its_line(tmp_path):

@@ -313,3 +313,23 @@ def test_ctrl_digits_bring_each_tab_forward_and_give_it_the_keys(window, qtbot):
     assert tabs.currentWidget() is window.views.result_view
     for text, key in (("Result", "Ctrl+1"), ("Findings", "Ctrl+5"), ("Sweep", "Ctrl+7")):
         assert menu_action(window, text).shortcut().toString() == key
+
+
+def test_f8_without_a_finding_to_go_to_says_why_in_the_status_bar(window, qtbot):
+    """F8 before any trace, and F8 on a trace that found nothing, from a combo of the
+    configuration and from the source pane: the status bar says why nothing moved."""
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    combo = _focus(qtbot, _panel_combo(window))
+    window.statusBar().clearMessage()
+    qtbot.keyClick(combo, Qt.Key.Key_F8)
+    assert window.statusBar().currentMessage().startswith("Trace a kernel first (Ctrl+T)")
+    view = _traced(window, qtbot, "matmul", "tiled")
+    assert not window.views.findings_view.shown  # a clean tiled product: nothing found
+    _focus(qtbot, view.code)
+    window.statusBar().clearMessage()
+    qtbot.keyClick(view.code, Qt.Key.Key_F8, SHIFT)
+    assert window.statusBar().currentMessage().startswith("No findings in this trace")
+    assert window.views.tabs.currentWidget() is view  # nothing else moved

@@ -67,7 +67,7 @@ def test_a_session_whose_group_and_phase_the_launch_lacks_says_what_is_shown_ins
     lesson = json.loads(
         (resources_dir() / "lessons" / "1-naive-streams-from-global-memory.kexp.json").read_text()
     )
-    lesson["view"] = {"tab": "execution", "group": [500, 0], "phase": 99999}
+    lesson["view"] = {"tab": "grid", "group": [500, 0], "phase": 99999}
     path = tmp_path / "edited.kexp.json"
     path.write_text(json.dumps(lesson))
     answer_file_dialogs(monkeypatch, path)

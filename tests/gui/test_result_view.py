@@ -83,3 +83,73 @@ def test_the_verdict_lists_the_kinds_that_explain_a_wrong_result_as_the_command_
     assert f"; {says}" in wrong.summary()
     right = dataclasses.replace(wrong, verdict=Verdict(True, 0.0, 0.0, 0, "1e-5"))
     assert "can explain" not in badge_text(right)
+
+
+ROW_BLUR = """/*---
+name = "Row blur"
+family = "custom"
+kernel = "row_blur"
+global = ["N"]
+local = ["8"]
+[sizes]
+N = 200
+[args.src]
+buffer = "float"
+count = "N"
+access = "read"
+[args.dst]
+buffer = "float"
+count = "N"
+result = true
+[args.n]
+scalar = "int"
+value = "N"
+[reference]
+numpy = "(np.concatenate([src[:1], src[:-1]]) + src + np.concatenate([src[1:], src[-1:]])) / 3"
+---*/
+__kernel void row_blur(__global const float* src, __global float* dst, int n)
+{
+    int i = get_global_id(0);
+    float l = src[max(i - 1, 0)];
+    float r = src[min(i + 1, n - 1)];
+    dst[i] = (l + src[i] + r) / 3.0f;
+}
+"""
+
+
+def test_the_legend_of_a_row_result_is_drawn_above_its_values_not_over_them(
+    window, qtbot, monkeypatch, tmp_path
+):
+    """A custom row blur opened and run (Ctrl+R) in a 1280×720 window: the legend's two
+    entries sit above the plotted values, none of its area over them."""
+    from PySide6.QtCore import Qt
+
+    from tests.gui.conftest import answer_file_dialogs, trigger
+
+    path = tmp_path / "row_blur.cl"
+    path.write_text(ROW_BLUR)
+    answer_file_dialogs(monkeypatch, path)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    trigger(window, "Open kernel…")
+    qtbot.waitUntil(lambda: window.commands["run"].isEnabled(), timeout=60000)
+    before = len(window.state.history)
+    qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=60000)
+    assert window.state.result.status == "verified"
+    view = window.views.result_view
+    window.views.show_page("result")
+    assert view.tabs.currentWidget() is view.plot
+    view.plot.grab()  # drawn: the chart lays out its items as it paints
+    item = view.plot.getPlotItem()
+    legend = item.legend
+    names = [label.text for _, label in legend.items]
+    assert names == ["kernel output", "numpy reference"]
+    area = item.getViewBox().sceneBoundingRect()
+    box = legend.sceneBoundingRect()
+    assert box.height() > 0 and box.width() > 0
+    assert box.bottom() <= area.top() + 1  # above the values, not over them
+    assert view.plot.rect().contains(view.plot.mapFromScene(box.topLeft()))  # on screen

@@ -141,6 +141,12 @@ def _header_table(source: str, where: str) -> dict[str, Any]:
         raise CatalogError(f"{where}: header is nested too deeply to be a catalog header") from None
 
 
+def header_table(header: str, where: str) -> dict[str, Any]:
+    """The TOML of a catalog header given alone (one declared for a file without one);
+    CatalogError naming ``where`` when it is no header or its TOML is not valid."""
+    return _header_table(header, where)
+
+
 class _Header:
     """A header's table and where it came from, for keys that must be there."""
 

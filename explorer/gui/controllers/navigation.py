@@ -145,12 +145,21 @@ class NavigationController:
 
     def next_finding(self) -> None:
         """The next finding selected, and shown at its phase and line."""
-        if self.findings is not None:
-            self.findings.select_next(1)
+        self._step_finding(1)
 
     def previous_finding(self) -> None:
-        if self.findings is not None:
-            self.findings.select_next(-1)
+        self._step_finding(-1)
+
+    def _step_finding(self, delta: int) -> None:
+        """A finding ``delta`` on selected; without one, the status bar says why (F8 is never
+        silent)."""
+        if self.findings is not None and self.findings.select_next(delta):
+            return
+        traced = self.state.traced
+        if traced is None or traced.analysis is None:
+            self.status.say("Trace a kernel first (Ctrl+T): no findings to go to")
+        else:
+            self.status.say(f"No findings in this trace of {traced.result.variant}")
 
     # -- the View menu's tabs --------------------------------------------------------------
     def show_tab(self, page: Page) -> None:
@@ -178,11 +187,6 @@ def _tab(
 
 def _animated(app: AppContext) -> bool:
     return app.state.playback is not None
-
-
-def _traced(app: AppContext) -> bool:
-    traced = app.state.traced
-    return traced is not None and traced.analysis is not None and bool(traced.analysis.findings)
 
 
 def _step(
@@ -281,7 +285,6 @@ ACTIONS = Actions(
         ("F8",),
         "The next finding of the trace, shown at its phase and line with its work-items marked",
         section=2,
-        enabled_when=_traced,
     ),
     Action(
         "previous_finding",
@@ -291,6 +294,5 @@ ACTIONS = Actions(
         ("Shift+F8",),
         "The previous finding of the trace, shown at its phase and line",
         section=2,
-        enabled_when=_traced,
     ),
 )

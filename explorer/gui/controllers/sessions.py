@@ -34,7 +34,7 @@ from explorer.session import (
 )
 
 FILTER = "Sessions (*.kexp.json *.json)"
-# Session view names: the --view names of the pages, "grid" for the Execution tab.
+# Session view names (VIEW_TABS): the --view names of the pages, "grid" for the Execution tab.
 TAB_PAGES: dict[str, Page] = {
     "result": "result",
     "timing": "timing",
