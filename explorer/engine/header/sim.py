@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from explorer.description.declarations import (
     BufferDecl,
     CustomSpec,
@@ -354,13 +356,21 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
     if param.space == "local":
         return LocalDecl(param.name, "uchar", str(h.size))
 
+    dtype = ELEMENT_TYPES[type_name]
+
     def number(text: str) -> float:
         try:
             if h.hex_values:
-                return float(int(text, 16))
-            return float(int(text)) if ELEMENT_TYPES[type_name].kind in "iu" else float(text)
+                value: float = int(text, 16)
+            else:
+                value = int(text) if dtype.kind in "iu" else float(text)
         except ValueError:
             raise reader.fail(f"{shown(text)!r} is not a {type_name} value") from None
+        low, high = _value_range(dtype, h.hex_values)
+        if (isinstance(value, int) or math.isfinite(value)) and not low <= value <= high:
+            # Stored, it would wrap or become infinite: a value the file never wrote.
+            raise reader.fail(f"{shown(text)} is outside {type_name}'s range {low} to {high}")
+        return float(value)
 
     start, step = _range(reader, h.value_range, count, number)
     if param.space == "scalar":
@@ -385,6 +395,16 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         return BufferDecl(name, type_name, n, "noinit", access=access, result=dump)
     data = tuple(number(reader.next().text) for _ in range(count))
     return BufferDecl(name, type_name, n, "data", data=data, access=access, result=dump)
+
+
+def _value_range(dtype: np.dtype, hex_values: bool) -> tuple[float, float]:
+    """The values an element of ``dtype`` holds: a hexadecimal one its bits, as unsigned."""
+    if dtype.kind not in "iu":
+        largest = float(np.finfo(dtype).max)
+        return -largest, largest
+    if hex_values:
+        return 0, 2 ** (8 * dtype.itemsize) - 1
+    return int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
 
 
 def _range(

@@ -1,0 +1,109 @@
+"""Inputs a mutation fuzzer found (valid .sim files, kernel headers, capture folders and
+sessions from the tests, cut, given huge numbers, wrong types, odd text): each one ends in a
+documented exit code with a message naming what is wrong, never a traceback, a warning from
+numpy or a value the file never wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.documents import array_file
+from explorer.paths import UserFileError, load_user_array
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+
+PATHS = Path(__file__).resolve().parents[1] / "trace" / "paths"
+PROGRAM = """__kernel void fill(__global uchar *out, __global float *f, int n, float g)
+{ int i = get_global_id(0); if (i < n) { out[i] += 1; f[i] = g; } }
+"""
+
+
+def _sim(folder: Path, out: str = "fill=0", n: str = "16", g: str = "1.5") -> Path:
+    (folder / "fill.cl").write_text(PROGRAM)
+    path = folder / "fill.sim"
+    path.write_text(
+        f"fill.cl\nfill\n16 1 1\n4 1 1\n<size=16 {out} dump>\n<size=64 fill=0 dump>\n"
+        f"<size=4>\n{n}\n<size=4>\n{g}\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "says"),
+    [
+        ("out", "fill=" + "9" * 400, "outside uchar's range 0 to 255"),  # was an OverflowError
+        ("out", "fill=300", "300 is outside uchar's range 0 to 255"),  # was 44 in every byte
+        ("out", "fill=-1", "-1 is outside uchar's range"),
+        ("n", "4294967296", "4294967296 is outside int's range"),
+        ("g", "1e39", "1e39 is outside float's range"),  # was infinity
+    ],
+)
+def test_a_sim_value_its_type_cannot_hold_is_refused_naming_it(tmp_path, capfd, where, value, says):
+    path = _sim(tmp_path, **{where: value})
+    outcome = cli("run", "--sim", str(path), "--repeat", "1")
+    said = outcome.out + outcome.err + "".join(capfd.readouterr())
+    assert outcome.code == 2, said
+    assert says in said and "line " in said
+    assert "Traceback" not in said and len(said) < 800
+
+
+def test_a_sim_value_that_fits_still_runs(tmp_path):
+    outcome = cli("run", "--sim", str(_sim(tmp_path, out="hex fill=ff")), "--repeat", "1")
+    assert outcome.code == 0, outcome.err
+
+
+def _header_file(folder: Path, value: str) -> Path:
+    header = (PATHS / "blend_half.toml").read_text().replace("value = 60", f"value = {value}")
+    assert f"value = {value}" in header
+    path = folder / "blend.cl"
+    path.write_text("/*---\n" + header + "---*/\n#line 1\n" + (PATHS / "program.cl").read_text())
+    return path
+
+
+@pytest.mark.parametrize("value", ["1e30", "nan", "inf", "4294967296", "99999999999999999999"])
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_a_header_scalar_its_type_cannot_hold_is_refused_naming_it(tmp_path, capfd, value, command):
+    """An int parameter given 1e30 ran with -2147483648 and a numpy warning on the terminal."""
+    outcome = cli(command, "--kernel-file", str(_header_file(tmp_path, value)))
+    said = outcome.out + outcome.err + "".join(capfd.readouterr())
+    assert outcome.code == 2, said
+    assert "parameter 'n': value" in said and "does not fit int32" in said
+    assert "RuntimeWarning" not in said and "Traceback" not in said
+
+
+def _npy_with_header(header: str) -> bytes:
+    text = header.ljust(117) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode() + bytes(400)
+
+
+# numpy reads the header by tokenizing it as Python: an unclosed bracket is a TokenError.
+UNCLOSED = _npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': ((100,), }")
+
+
+def test_an_npy_header_with_an_unclosed_bracket_is_a_damaged_file(tmp_path):
+    path = tmp_path / "x.npy"
+    path.write_bytes(UNCLOSED)
+    with pytest.raises(UserFileError, match=r"not a readable \.npy array"):
+        array_file(path, "captured contents", np.float32, (100,), "args[0].before")
+    with pytest.raises(UserFileError, match=r"not a readable \.npy array"):
+        load_user_array(path, "array file")
+
+
+def test_a_kernel_file_reading_such_an_npy_file_says_so(tmp_path):
+    (tmp_path / "x.npy").write_bytes(UNCLOSED)
+    (tmp_path / "k.cl").write_text(
+        '/*---\nname = "d"\nfamily = "custom"\nkernel = "dbl"\nglobal = ["N"]\nlocal = ["4"]\n'
+        "[sizes]\nN = 100\n"
+        '[args.x]\nbuffer = "float"\ncount = "N"\ncontents = "npy"\nfile = "x.npy"\n'
+        '[args.y]\nbuffer = "float"\ncount = "N"\nresult = true\n---*/\n'
+        "__kernel void dbl(__global const float *x, __global float *y)\n"
+        "{ int i = get_global_id(0); y[i] = 2 * x[i]; }\n"
+    )
+    outcome = cli("run", "--kernel-file", str(tmp_path / "k.cl"), "--repeat", "1")
+    assert outcome.code == 2, outcome.err
+    assert "x.npy is not a readable .npy array" in outcome.out + outcome.err
+    assert "Traceback" not in outcome.out + outcome.err
