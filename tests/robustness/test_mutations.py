@@ -5,6 +5,7 @@ numpy or a value the file never wrote."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 from explorer.documents import array_file
 from explorer.paths import UserFileError, load_user_array
+from tests.cli.test_check import needs_oclgrind
 from tests.robustness.helpers import cli
 
 pytestmark = pytest.mark.usefixtures("fast_cli")
@@ -107,3 +109,64 @@ def test_a_kernel_file_reading_such_an_npy_file_says_so(tmp_path):
     assert outcome.code == 2, outcome.err
     assert "x.npy is not a readable .npy array" in outcome.out + outcome.err
     assert "Traceback" not in outcome.out + outcome.err
+
+
+def _sim_with_options(folder: Path, options: str, include: str = "") -> Path:
+    """fill.sim in ``folder``/case with ``# ARGS: --build-options`` giving each of
+    ``options``; its program starts with ``include``."""
+    case = folder / "case"
+    case.mkdir()
+    path = _sim(case)
+    program = case / "fill.cl"
+    program.write_text(include + program.read_text())
+    words = " ".join(f"--build-options {word}" for word in options.split())
+    path.write_text(f"# ARGS: {words}\n" + path.read_text())
+    return path
+
+
+def _planted(folder: Path) -> Path:
+    """A header outside the case's folder, its access time set old (before its change), so
+    that a read moves it on."""
+    (folder / "outside").mkdir()
+    secret = folder / "outside" / "secret.h"
+    secret.write_text("int leaked = SECRET_LINE;\n")
+    os.utime(secret, (1_000_000, 2_000_000))
+    return secret
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ("-include OUTSIDE", "gives '-include', which the explorer does not pass"),
+        ("-IOUTSIDE_FOLDER", "is an absolute path"),
+        ("-I../outside", "climbs out of the folder"),
+        ("-Ilink", "leads out of the folder through a symbolic link"),
+    ],
+)
+@pytest.mark.parametrize("device", [pytest.param("Oclgrind", marks=needs_oclgrind), None])
+def test_a_sim_build_option_that_reads_outside_its_folder_is_refused(
+    tmp_path, options, says, device
+):
+    """Oclgrind's compiler read and quoted the file `-include /elsewhere` named; either
+    device read a header through an include folder outside the .sim file's."""
+    secret = _planted(tmp_path)
+    options = options.replace("OUTSIDE_FOLDER", str(secret.parent)).replace("OUTSIDE", str(secret))
+    path = _sim_with_options(tmp_path, f"-DBIAS=1 {options}", '#include "secret.h"\n')
+    (path.parent / "link").symlink_to(secret.parent)
+    on = ["--device", device] if device else []
+    outcome = cli("run", "--sim", str(path), "--repeat", "1", *on)
+    said = outcome.out + outcome.err
+    assert outcome.code == 2, said
+    assert says in said and "# ARGS: --build-options" in said
+    assert "SECRET_LINE" not in said
+    assert secret.stat().st_atime == 1_000_000, "the header outside was read"
+
+
+def test_a_sim_include_folder_beside_it_is_found_from_anywhere(tmp_path, monkeypatch):
+    """``-Iinc`` names the folder beside the .sim file, wherever the command runs."""
+    path = _sim_with_options(tmp_path, "-Iinc -cl-std=CL1.2", '#include "bias.h"\n')
+    (path.parent / "inc").mkdir()
+    (path.parent / "inc" / "bias.h").write_text("#define BIAS 1\n")
+    monkeypatch.chdir(tmp_path)
+    outcome = cli("run", "--sim", str(path), "--repeat", "1")
+    assert outcome.code == 0, outcome.out + outcome.err

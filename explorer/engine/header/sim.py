@@ -49,7 +49,7 @@ from explorer.description.declarations import (
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
-from explorer.engine.build_inputs import option_defines
+from explorer.engine.build_inputs import OPTION_PATTERNS, check_option, option_defines
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -130,6 +130,57 @@ def build_options_of(text: str) -> tuple[str, ...]:
             elif word.startswith("--build-options="):
                 options += word.split("=", 1)[1].split()
     return tuple(options)
+
+
+# Switches a .sim file may pass besides -D, -I and a header's [options] (build_inputs):
+# each changes how the code is compiled, never which files the build reads.
+_SIM_SWITCHES = frozenset(
+    (
+        "-w",
+        "-Werror",
+        "-g",
+        "-cl-opt-disable",
+        "-cl-single-precision-constant",
+        "-cl-kernel-arg-info",
+        "-cl-uniform-work-group-size",
+    )
+)
+
+
+def checked_build_options(options: tuple[str, ...], path: Path) -> tuple[str, ...]:
+    """A ``.sim`` file's build options as the build gets them: ``-D`` macros, ``-I`` folders
+    inside the file's own folder (made absolute: the build does not run there) and switches
+    that change only how the code is compiled. A ``.sim`` file may come from anyone: an
+    include folder elsewhere, or an option such as ``-include FILE``, would have the compiler
+    read (and its errors quote) files outside the folder, and is refused naming it."""
+    where = f"{shown(path)}: # ARGS: --build-options"
+    checked: list[str] = []
+    words = list(options)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("-D", "-I") and i + 1 < len(words):
+            word, i = word + words[i + 1], i + 1
+        i += 1
+        if word.startswith("-D") and len(word) > 2:
+            checked.append(word)
+        elif word.startswith("-I") and len(word) > 2:
+            try:
+                folder = inside(path.parent, word[2:], f"{where} -I")
+            except DocumentError as exc:
+                raise SimError(f"{exc} (an include folder is beside the .sim file)") from None
+            if not folder.is_dir():
+                raise SimError(f"{where} -I {shown(word[2:])}: no folder {shown(str(folder))}")
+            checked.append(f"-I{folder}")
+        elif check_option(word) or word in _SIM_SWITCHES:
+            checked.append(word)
+        else:
+            raise SimError(
+                f"{where} gives {shown(word)!r}, which the explorer does not pass to a compiler; "
+                "it passes -D macros, -I folders beside the file and the switches "
+                f"{', '.join(sorted(_SIM_SWITCHES))} and {', '.join(OPTION_PATTERNS)}"
+            )
+    return tuple(checked)
 
 
 def load_sim(path: str | Path) -> Variant:
@@ -223,10 +274,11 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         source = decode_text(raw, f"program file {shown(program)}")
     except UserFileError as exc:
         raise SimError(f"{shown(path)}: {exc}") from None
+    options = checked_build_options(build_options_of(text), path)
     try:
         # The arguments are read as the build sees the kernel: `# ARGS: --build-options
         # -DPACKED=1` may choose a parameter's type.
-        params = kernel_signature(source, kernel, option_defines(build_options_of(text)))
+        params = kernel_signature(source, kernel, option_defines(options))
     except SignatureError as exc:
         raise SimError(f"{path}: {program.name}: {exc}") from None
     declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))
@@ -257,7 +309,7 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         path=str(path),
         source=source,
         custom=spec,
-        build_options=build_options_of(text),
+        build_options=options,
         exact_range=True,
     )
 
