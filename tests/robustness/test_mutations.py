@@ -170,3 +170,15 @@ def test_a_sim_include_folder_beside_it_is_found_from_anywhere(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     outcome = cli("run", "--sim", str(path), "--repeat", "1")
     assert outcome.code == 0, outcome.out + outcome.err
+
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_a_header_kernel_name_of_thousands_of_characters_is_quoted_briefly(tmp_path, command):
+    name = "blend_half" + "9" * 5000
+    path = _header_file(tmp_path, "60")
+    path.write_text(path.read_text().replace('kernel = "blend_half"', f'kernel = "{name}"'))
+    outcome = cli(command, "--kernel-file", str(path))
+    said = outcome.out + outcome.err
+    assert outcome.code == 2, said[:300]
+    assert "has no kernel named 'blend_half999" in said and "(5010 characters)" in said
+    assert max(len(line) for line in said.splitlines()) < 800

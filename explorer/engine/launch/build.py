@@ -16,6 +16,7 @@ from typing import Any
 from explorer.engine.build_inputs import build_digest, include_dirs
 from explorer.engine.records import on_pocl
 from explorer.frontend.line_directives import OWN, line_numbering
+from explorer.paths import shown
 
 
 class BuildError(RuntimeError):
@@ -157,7 +158,7 @@ class BuildCache:
                 renamed = _renamed(source, name)
                 if renamed is None:
                     raise BuildError(
-                        f"{display_name} has no kernel named {name!r}",
+                        f"{display_name} has no kernel named {shown(name)!r}",
                         str(exc),
                         options,
                     ) from None
