@@ -469,7 +469,32 @@ def files_outside(session: Session, session_path: str | Path) -> list[str]:
     for what, path in session_files(session, within=folder):
         if not is_inside(folder, path):
             outside.append(f"{what}: {shown(path)}")
+    outside += [f"#include: {line}" for line in _includes_outside(session, folder)]
     return list(dict.fromkeys(outside))
+
+
+def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
+    """The ``#include`` lines of the session's kernel (beside it) that would have the build
+    read a file outside the session's folder: a compiler reads each, and its errors quote
+    their lines. A kernel outside the folder is listed itself and not read here."""
+    from explorer.engine.header.include_lines import includes_outside
+    from explorer.engine.header.sim import program_path
+
+    if session.kernel_path is None or not is_inside(folder, session.kernel_path):
+        return ()
+    source = Path(session.kernel_path)
+    if source.name.lower().endswith(".sim"):
+        program = program_path(source)
+        if program is None:
+            return ()
+        source = program
+    try:
+        variant = resolve_variant(session)
+        return includes_outside(
+            folder, source, variant.source, variant.build_options, "the session's folder"
+        )
+    except (SessionError, UserFileError):
+        return ()  # said when the session is checked, or when its kernel is built
 
 
 def kernel_outside(session: Session, session_path: str | Path) -> str | None:

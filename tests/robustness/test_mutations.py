@@ -5,6 +5,7 @@ numpy or a value the file never wrote."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -182,3 +183,58 @@ def test_a_header_kernel_name_of_thousands_of_characters_is_quoted_briefly(tmp_p
     assert outcome.code == 2, said[:300]
     assert "has no kernel named 'blend_half999" in said and "(5010 characters)" in said
     assert max(len(line) for line in said.splitlines()) < 800
+
+
+INCLUDES = {
+    "absolute": ('#include "SECRET"\n', "includes SECRET, outside"),
+    "climbing": ('#include "../outside/secret.h"\n', "includes ../outside/secret.h, outside"),
+    "link out": ('#include "link/secret.h"\n', "includes link/secret.h, a link out of"),
+    "in a header": ('#include "mine.h"\n', "mine.h line 1 includes ../outside/secret.h"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INCLUDES))
+def test_a_sim_program_including_a_file_outside_its_folder_is_refused_until_agreed(tmp_path, case):
+    """A .sim file's program that #included /elsewhere/secret.h was built, the compiler
+    quoting the file's lines in its errors."""
+    secret = _planted(tmp_path)
+    include, says = INCLUDES[case]
+    path = _sim_with_options(tmp_path, "-DBIAS=1", include.replace("SECRET", str(secret)))
+    (path.parent / "link").symlink_to(secret.parent)
+    (path.parent / "mine.h").write_text('#include "../outside/secret.h"\n')
+    for command in ("run", "trace"):
+        outcome = cli(command, "--sim", str(path))
+        said = outcome.out + outcome.err
+        assert outcome.code == 2, said
+        assert says.replace("SECRET", str(secret)) in said and "--allow-outside" in said
+        assert "SECRET_LINE" not in said
+    assert secret.stat().st_atime == 1_000_000, "the header outside was read"
+    agreed = cli("run", "--sim", str(path), "--repeat", "1", "--allow-outside")
+    assert "unless you agree" not in agreed.out + agreed.err  # built, once agreed to
+    if case == "absolute":  # the others, relative, a build without -I does not find
+        assert "SECRET_LINE" in agreed.out + agreed.err
+
+
+def test_a_session_kernel_including_a_file_outside_its_folder_is_named_first(tmp_path):
+    secret = _planted(tmp_path)
+    (tmp_path / "case").mkdir()
+    header = (PATHS / "blend_half.toml").read_text()
+    program = (PATHS / "program.cl").read_text()
+    (tmp_path / "case" / "k.cl").write_text(f'#include "{secret}"\n' + program)
+    session = tmp_path / "case" / "s.kexp.json"
+    document = {"format": "kernel-explorer-session", "version": 1, "family": "custom"}
+    document |= {"kernel_path": "k.cl", "header": f"/*---\n{header}---*/\n"}
+    session.write_text(json.dumps(document))
+    outcome = cli("run", "--session", str(session), "--repeat", "1")
+    said = outcome.out + outcome.err
+    assert outcome.code == 2, said
+    assert f"#include: k.cl line 1 includes {secret}, outside the session's folder" in said
+    assert "SECRET_LINE" not in said
+    assert secret.stat().st_atime == 1_000_000, "the header outside was read"
+
+
+def test_a_sim_program_including_a_header_beside_it_runs(tmp_path):
+    path = _sim_with_options(tmp_path, "-I.", '#include "mine.h"\n')
+    (path.parent / "mine.h").write_text("#define MINE 1\n")
+    outcome = cli("run", "--sim", str(path), "--repeat", "1")
+    assert outcome.code == 0, outcome.out + outcome.err

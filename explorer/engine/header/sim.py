@@ -33,6 +33,7 @@ non-uniform work-groups (``engine/launch/nonuniform.py`` says how, on any device
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from explorer.description.declarations import (
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
 from explorer.engine.build_inputs import OPTION_PATTERNS, check_option, option_defines
+from explorer.engine.header.include_lines import includes_outside
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -183,14 +185,14 @@ def checked_build_options(options: tuple[str, ...], path: Path) -> tuple[str, ..
     return tuple(checked)
 
 
-def load_sim(path: str | Path) -> Variant:
+def load_sim(path: str | Path, allow_outside: bool = False) -> Variant:
     """The kernel a ``.sim`` file describes, with its arguments as custom declarations."""
     path = Path(path)
     try:
         text = read_user_text(path, ".sim file")
     except UserFileError as exc:
         raise SimError(str(exc)) from None
-    return parse_sim(text, path)
+    return parse_sim(text, path, allow_outside)
 
 
 def program_path(path: str | Path) -> Path | None:
@@ -251,8 +253,11 @@ class _Reader:
         return value
 
 
-def parse_sim(text: str, path: str | Path) -> Variant:
-    """Read a ``.sim`` file's text; the program file is found beside it, inside its folder."""
+def parse_sim(text: str, path: str | Path, allow_outside: bool = False) -> Variant:
+    """Read a ``.sim`` file's text; the program file is found beside it, inside its folder,
+    and the files its ``#include`` lines name too, unless the person agrees to others
+    (``allow_outside``): the front end that reads the parameters, and the build, would read
+    them, a compiler error quoting their lines."""
     path = Path(path)
     reader = _Reader(_tokens(text), str(path))
     program = _program_inside(path, reader.next())
@@ -275,6 +280,8 @@ def parse_sim(text: str, path: str | Path) -> Variant:
     except UserFileError as exc:
         raise SimError(f"{shown(path)}: {exc}") from None
     options = checked_build_options(build_options_of(text), path)
+    if not allow_outside:
+        _refuse_includes_outside(path, program, source, options)
     try:
         # The arguments are read as the build sees the kernel: `# ARGS: --build-options
         # -DPACKED=1` may choose a parameter's type.
@@ -312,6 +319,22 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         build_options=options,
         exact_range=True,
     )
+
+
+def _refuse_includes_outside(
+    path: Path, program: Path, source: str, options: tuple[str, ...]
+) -> None:
+    folder = Path(os.path.abspath(path)).parent
+    try:
+        found = includes_outside(folder, program, source, options, "the .sim file's folder")
+    except UserFileError as exc:
+        raise SimError(f"{shown(path)}: {exc}") from None
+    if found:
+        more = f" ({len(found) - 1} more such includes)" if len(found) > 1 else ""
+        raise SimError(
+            f"{shown(path)}: {found[0]}{more}. Files outside the .sim file's folder are not "
+            "read unless you agree: give --allow-outside"
+        )
 
 
 def _default_type(param: Parameter) -> str:
