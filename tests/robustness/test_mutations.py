@@ -238,3 +238,22 @@ def test_a_sim_program_including_a_header_beside_it_runs(tmp_path):
     (path.parent / "mine.h").write_text("#define MINE 1\n")
     outcome = cli("run", "--sim", str(path), "--repeat", "1")
     assert outcome.code == 0, outcome.out + outcome.err
+
+
+@pytest.mark.parametrize("version", ["CL2.1", "CL2.2", "CL3.2"])
+def test_an_opencl_version_the_front_end_does_not_know_is_refused_before_a_trace(tmp_path, version):
+    """-cl-std=CL2.1 passed the option check and the trace stopped with 'an unexpected
+    TranslationUnitLoadError'."""
+    path = _sim_with_options(tmp_path, f"-cl-std={version}")
+    outcome = cli("trace", "--sim", str(path))
+    said = outcome.out + outcome.err
+    assert outcome.code == 2, said
+    assert f"gives '-cl-std={version}', which the explorer does not pass" in said
+    assert "unexpected" not in said
+
+
+def test_the_front_end_names_a_version_it_cannot_read():
+    from explorer.frontend import ParseError, parse
+
+    with pytest.raises(ParseError, match=r"cannot read it as OpenCL C CL2\.1"):
+        parse("__kernel void k(void) {}", {}, "k.cl", cl_std="CL2.1")
