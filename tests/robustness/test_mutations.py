@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -257,3 +258,40 @@ def test_the_front_end_names_a_version_it_cannot_read():
 
     with pytest.raises(ParseError, match=r"cannot read it as OpenCL C CL2\.1"):
         parse("__kernel void k(void) {}", {}, "k.cl", cl_std="CL2.1")
+
+
+VECTOR_BY_VALUE = '''
+import numpy as np
+import pyopencl as cl
+
+source = """
+typedef struct { float a; int b; float c; } P;
+__kernel void sv(__global float *out, const P p, const float4 v, const int n)
+{ int i = get_global_id(0); if (i < n) out[i] = p.a * i + p.b + p.c + v.y; }
+"""
+context = cl.create_some_context(interactive=False)
+queue = cl.CommandQueue(context)
+program = cl.Program(context, source).build()
+out = cl.Buffer(context, cl.mem_flags.READ_WRITE, 64 * 4)
+p = np.zeros(1, dtype=np.dtype([("a", np.float32), ("b", np.int32), ("c", np.float32)]))
+p["a"], p["b"], p["c"] = 1.5, 2, 0.25
+v = np.array([1, 2, 3, 4], dtype=np.float32).view(cl.cltypes.float4)[0]
+program.sv(queue, (64,), (16,), out, p, v, np.int32(60))
+queue.finish()
+'''
+
+
+def test_a_captured_vector_of_pyopencl_s_cltypes_passed_by_value_replays(
+    tmp_path, monkeypatch, device
+):
+    """cltypes.float4 is recorded with numpy's name of its type (88 characters); a replay
+    refused it: 'args[2].dtype: expected at most 64 characters'."""
+    monkeypatch.setenv("PYOPENCL_CTX", device.key)
+    (tmp_path / "vector.py").write_text(VECTOR_BY_VALUE)
+    folder = tmp_path / "capture"
+    made = cli("capture", str(folder), "--", sys.executable, str(tmp_path / "vector.py"))
+    assert made.code == 0, made.out + made.err
+    for command in ("run", "trace"):
+        outcome = cli(command, "--capture", str(folder), "--launch", "1")
+        assert outcome.code == 0, outcome.out + outcome.err
+        assert "matches the original run" in outcome.out
