@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -295,3 +296,19 @@ def test_a_captured_vector_of_pyopencl_s_cltypes_passed_by_value_replays(
         outcome = cli(command, "--capture", str(folder), "--launch", "1")
         assert outcome.code == 0, outcome.out + outcome.err
         assert "matches the original run" in outcome.out
+
+
+@pytest.mark.parametrize("command", ["run", "trace"])
+def test_a_name_of_a_hundred_thousand_characters_is_refused_before_a_build(tmp_path, command):
+    """The compiler looked for a correction of the undeclared name: PoCL's build took 17 s,
+    past --timeout (a build is not a launch), and a 16 MiB one would take hours."""
+    path = _header_file(tmp_path, "60")
+    text = path.read_text().replace("out[i] = ", "out[i] = " + "x" * 100_000 + " + ", 1)
+    assert "x" * 100_000 in text
+    path.write_text(text)
+    started = time.monotonic()
+    outcome = cli(command, "--kernel-file", str(path), "--timeout", "5")
+    said = outcome.out + outcome.err
+    assert outcome.code == 2, said[:300]
+    assert "holds a name of 100000 characters" in said and "more than 1024 is refused" in said
+    assert time.monotonic() - started < 5
