@@ -312,3 +312,24 @@ def test_a_name_of_a_hundred_thousand_characters_is_refused_before_a_build(tmp_p
     assert outcome.code == 2, said[:300]
     assert "holds a name of 100000 characters" in said and "more than 1024 is refused" in said
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        "f" * 4000,
+        {"name": "f" * 4000, "platform": "p" * 4000},
+        {"name": "gpu", "host": "h" * 4000},
+    ],
+)
+def test_a_session_device_of_thousands_of_characters_is_quoted_briefly(tmp_path, device):
+    """The notice that the device is not here quoted a name of 4000 characters whole."""
+    session = tmp_path / "s.kexp.json"
+    document = {"format": "kernel-explorer-session", "version": 1, "family": "transpose"}
+    document |= {"variant": "naive", "sizes": {"WIDTH": 16, "HEIGHT": 16}, "device": device}
+    session.write_text(json.dumps(document))
+    outcome = cli("run", "--session", str(session), "--repeat", "1")
+    said = outcome.out + outcome.err
+    assert outcome.code == 0, said[:300]
+    assert "is not on this machine" in said or "add that host" in said
+    assert max(len(line) for line in said.splitlines()) < 800
