@@ -469,11 +469,11 @@ def files_outside(session: Session, session_path: str | Path) -> list[str]:
     for what, path in session_files(session, within=folder):
         if not is_inside(folder, path):
             outside.append(f"{what}: {shown(path)}")
-    outside += [f"#include: {line}" for line in _includes_outside(session, folder)]
+    outside += [f"#include: {line}" for line in _includes_outside(session, folder, session_path)]
     return list(dict.fromkeys(outside))
 
 
-def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
+def _includes_outside(session: Session, folder: Path, session_path: str | Path) -> tuple[str, ...]:
     """The ``#include`` lines of the session's kernel (beside it) that would have the build
     read a file outside the session's folder: a compiler reads each, and its errors quote
     their lines. A kernel outside the folder is listed itself and not read here."""
@@ -490,11 +490,14 @@ def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
         source = program
     try:
         variant = resolve_variant(session)
+    except SessionError:
+        return ()  # said when the session is checked
+    try:
         return includes_outside(
             folder, source, variant.source, variant.build_options, "the session's folder"
         )
-    except (SessionError, UserFileError):
-        return ()  # said when the session is checked, or when its kernel is built
+    except UserFileError as exc:  # a header beside it that no build could read (a FIFO)
+        raise SessionError(str(session_path), "kernel_path", str(exc)) from None
 
 
 def kernel_outside(session: Session, session_path: str | Path) -> str | None:

@@ -129,9 +129,10 @@ def plan_includes(capture: Capture, program: CapturedProgram, allow: bool) -> In
             outer_paths.append(path)
         if allow or is_inside(folder, path):
             options.append(f"-I{Path(path).resolve()}")
-    with as_capture_error():
-        files = () if allow else outside_files(folder, found, inner, where, cplusplus, defined)
-    return IncludePlan(tuple(dict.fromkeys(options)), tuple(dict.fromkeys(outer)), files, allow)
+    with as_capture_error():  # followed even when agreed: a header inside may be a FIFO
+        files = outside_files(folder, found, inner, where, cplusplus, defined)
+    kept = () if allow else files
+    return IncludePlan(tuple(dict.fromkeys(options)), tuple(dict.fromkeys(outer)), kept, allow)
 
 
 def capture_outside(capture: Capture) -> tuple[str, ...]:

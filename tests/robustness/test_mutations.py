@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -333,3 +334,65 @@ def test_a_session_device_of_thousands_of_characters_is_quoted_briefly(tmp_path,
     assert outcome.code == 0, said[:300]
     assert "is not on this machine" in said or "add that host" in said
     assert max(len(line) for line in said.splitlines()) < 800
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _command(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command line as a process of its own, so that a build waiting on a FIFO for good
+    is a failure, not a hung test."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "explorer", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{args[0]} waited for good (a build opening a FIFO)")
+
+
+def test_a_sim_program_including_a_fifo_beside_it_is_refused_not_waited_on(tmp_path):
+    path = _sim_with_options(tmp_path, "-I.", '#include "pipe.h"\n')
+    os.mkfifo(path.parent / "pipe.h")
+    done = _command("run", "--sim", str(path), "--repeat", "1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pipe.h is a named pipe (FIFO)" in done.stderr
+
+
+@pytest.mark.parametrize("agreed", [False, True])
+def test_a_capture_whose_copied_header_is_a_fifo_is_refused_not_waited_on(
+    tmp_path, monkeypatch, device, agreed
+):
+    """A replay built the program, the compiler opening the FIFO and waiting for good."""
+    monkeypatch.setenv("PYOPENCL_CTX", device.key)
+    folder = tmp_path / "capture"
+    program = ROOT / "tests" / "capture" / "programs" / "includes.py"
+    made = cli("capture", str(folder), "--", sys.executable, str(program))
+    assert made.code == 0, made.out + made.err
+    header = next(folder.glob("programs/include/*/*/weights.h"))
+    header.unlink()
+    os.mkfifo(header)
+    done = _command(
+        "run", "--capture", str(folder), "--launch", "1", *(["--allow-outside"] * agreed)
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "weights.h is a named pipe (FIFO)" in done.stderr
+
+
+def test_a_session_kernel_including_a_fifo_beside_it_is_refused_not_waited_on(tmp_path):
+    header = (PATHS / "blend_half.toml").read_text()
+    (tmp_path / "k.cl").write_text('#include "pipe.h"\n' + (PATHS / "program.cl").read_text())
+    os.mkfifo(tmp_path / "pipe.h")
+    session = tmp_path / "s.kexp.json"
+    document = {"format": "kernel-explorer-session", "version": 1, "family": "custom"}
+    document |= {"kernel_path": "k.cl", "header": f"/*---\n{header}---*/\n"}
+    session.write_text(json.dumps(document))
+    done = _command("run", "--session", str(session), "--repeat", "1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pipe.h is a named pipe (FIFO)" in done.stderr

@@ -237,7 +237,9 @@ def outside_files(
                     continue
                 if not is_inside(folder, candidate):
                     outside.append(f"{at} includes {shown(name, 200)}, a link out of {place}")
-                elif candidate.is_file() and str(candidate) not in seen:
+                elif not candidate.is_dir() and str(candidate) not in seen:
+                    # a named pipe or a device too: read_user_text refuses it, where a build
+                    # would wait on it for good
                     seen.add(str(candidate))
                     try:
                         header = read_user_text(candidate, "header", TEXT_LIMIT)
