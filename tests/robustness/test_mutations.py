@@ -396,3 +396,18 @@ def test_a_session_kernel_including_a_fifo_beside_it_is_refused_not_waited_on(tm
     done = _command("run", "--session", str(session), "--repeat", "1")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "pipe.h is a named pipe (FIFO)" in done.stderr
+
+
+@pytest.mark.parametrize("size", [4, 11])
+def test_a_local_struct_argument_smaller_than_one_element_is_traced(tmp_path, size):
+    """A __local Sample * (12 bytes an element) given 4 bytes in a .sim file: the trace
+    stopped with 'an unexpected IndexError' (its local-memory pass keyed no element)."""
+    for name in ("program5.cl", "swap_weigh.sim"):
+        (tmp_path / name).write_text((PATHS / name).read_text())
+    path = tmp_path / "swap_weigh.sim"
+    path.write_text(path.read_text().replace("<size=384>", f"<size={size}>"))
+    outcome = cli("trace", "--sim", str(path))
+    said = outcome.out + outcome.err
+    assert outcome.code == 0, said
+    assert "unexpected" not in said
+    assert "outside tile (0 elements)" in said
