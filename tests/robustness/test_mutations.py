@@ -62,6 +62,16 @@ def test_a_sim_value_that_fits_still_runs(tmp_path):
     assert outcome.code == 0, outcome.err
 
 
+def test_a_signed_sim_value_in_hexadecimal_is_its_bits(tmp_path):
+    """ff fills a char with -1, as its bits say (not 255, which a char cannot hold)."""
+    from explorer.engine.header.sim import load_sim
+
+    path = _sim(tmp_path, out="char hex fill=ff")
+    assert load_sim(path).custom.params[0].value == -1
+    outcome = cli("run", "--sim", str(path), "--repeat", "1")
+    assert outcome.code == 0, outcome.out + outcome.err
+
+
 def _header_file(folder: Path, value: str) -> Path:
     header = (PATHS / "blend_half.toml").read_text().replace("value = 60", f"value = {value}")
     assert f"value = {value}" in header

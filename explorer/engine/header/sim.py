@@ -445,6 +445,9 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         if (isinstance(value, int) or math.isfinite(value)) and not low <= value <= high:
             # Stored, it would wrap or become infinite: a value the file never wrote.
             raise reader.fail(f"{shown(text)} is outside {type_name}'s range {low} to {high}")
+        bits = 8 * dtype.itemsize
+        if h.hex_values and dtype.kind == "i" and value >= 2 ** (bits - 1):
+            value -= 2**bits  # a signed element's bits: ff is a char's -1
         return float(value)
 
     start, step = _range(reader, h.value_range, count, number)
