@@ -86,6 +86,9 @@ def arguments(
     return args
 
 
+KNOWN_STANDARDS = ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0")
+
+
 def parse_unit(
     source: str,
     filename: str,
@@ -104,10 +107,13 @@ def parse_unit(
             options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
         )
     except ci.TranslationUnitLoadError:
-        message = (
-            f"the C front end cannot read it as OpenCL C {cl_std} (known: CL1.0, CL1.1, "
-            "CL1.2, CL2.0, CL3.0)"
-        )
+        if cl_std in KNOWN_STANDARDS:
+            message = "the C front end could not read it or a file it includes"
+        else:
+            message = (
+                f"the C front end cannot read it as OpenCL C {cl_std} (known: "
+                f"{', '.join(KNOWN_STANDARDS)})"
+            )
         raise ParseError(filename, (Diagnostic(0, 0, "error", message),)) from None
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -349,9 +350,13 @@ def test_a_session_device_of_thousands_of_characters_is_quoted_briefly(tmp_path,
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _capped() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+
+
 def _command(*args: str) -> subprocess.CompletedProcess[str]:
-    """The command line as a process of its own, so that a build waiting on a FIFO for good
-    is a failure, not a hung test."""
+    """The command line as a process of its own under a memory cap, so that a build waiting
+    on a FIFO for good, or reading /dev/zero, is a failure, not a hung or killed test."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     try:
         return subprocess.run(
@@ -362,6 +367,7 @@ def _command(*args: str) -> subprocess.CompletedProcess[str]:
             text=True,
             timeout=60,
             start_new_session=True,
+            preexec_fn=_capped,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{args[0]} waited for good (a build opening a FIFO)")
@@ -421,3 +427,27 @@ def test_a_local_struct_argument_smaller_than_one_element_is_traced(tmp_path, si
     assert outcome.code == 0, said
     assert "unexpected" not in said
     assert "outside tile (0 elements)" in said
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_an_agreed_header_link_out_to_a_device_or_a_fifo_is_refused(
+    tmp_path, monkeypatch, device, target
+):
+    """With --allow-outside, a captured header that links to /dev/zero was read by the C
+    front end in the command's own process until it was killed (memory), and a FIFO waited
+    on for good."""
+    monkeypatch.setenv("PYOPENCL_CTX", device.key)
+    folder = tmp_path / "capture"
+    program = ROOT / "tests" / "capture" / "programs" / "includes.py"
+    made = cli("capture", str(folder), "--", sys.executable, str(program))
+    assert made.code == 0, made.out + made.err
+    if target == "fifo":
+        os.mkfifo(tmp_path / "pipe.h")
+        target = str(tmp_path / "pipe.h")
+    header = next(folder.glob("programs/include/*/*/weights.h"))
+    header.unlink()
+    header.symlink_to(target)
+    done = _command("run", "--capture", str(folder), "--launch", "1", "--allow-outside")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "weights.h is a device" in done.stderr or "weights.h is a named pipe" in done.stderr
+    assert "Traceback" not in done.stderr

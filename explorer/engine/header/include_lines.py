@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from explorer.documents import is_inside
 from explorer.engine.build_inputs import include_dirs
-from explorer.paths import TEXT_LIMIT, UserFileError, read_user_text, shown
+from explorer.paths import TEXT_LIMIT, UserFileError, check_user_file, read_user_text, shown
 
 # Headers followed inside the capture folder, at most (a program includes a handful).
 MAX_HEADERS = 256
@@ -235,6 +235,12 @@ def outside_files(
                 candidate = Path(os.path.normpath(os.path.join(folder_searched, name)))
                 if not os.path.lexists(candidate):
                     continue
+                if os.path.exists(candidate) and not candidate.is_dir():
+                    try:  # its kind and size only, inside or out: a device or a FIFO, which
+                        # a build would read or wait on for good, is no header even agreed to
+                        check_user_file(candidate, "header", TEXT_LIMIT)
+                    except UserFileError as exc:
+                        raise UserFileError(f"{at}: {exc}") from None
                 if not is_inside(folder, candidate):
                     outside.append(f"{at} includes {shown(name, 200)}, a link out of {place}")
                 elif not candidate.is_dir() and str(candidate) not in seen:
