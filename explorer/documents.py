@@ -21,6 +21,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from tokenize import TokenError
 from typing import Any, TypeVar
 
 from explorer.paths import (
@@ -304,7 +305,8 @@ def array_file(
                 found = np.lib.format.read_array_header_2_0(handle)
             else:
                 raise ValueError(f"format version {version}")
-        except (ValueError, OSError, SyntaxError, TypeError, EOFError):
+        except (ValueError, OSError, SyntaxError, TypeError, EOFError, TokenError):
+            # numpy tokenizes the header as Python: an unclosed bracket is a TokenError
             raise UserFileError(
                 f"{label} is not a readable .npy array (its header is damaged or cut)"
             ) from None

@@ -6,6 +6,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from tokenize import TokenError
 
 # typing is not imported: ``capture``'s own process, which imports this, needs none of it.
 TYPE_CHECKING = False
@@ -203,3 +204,5 @@ def load_user_array(path: str | os.PathLike[str], what: str) -> Any:
         raise UserFileError(f"{label} is not a readable .npy array (damaged or cut)") from None
     except EOFError:
         raise UserFileError(f"{label} is cut short: not a whole .npy array") from None
+    except (SyntaxError, TokenError):  # a header numpy tokenizes as Python: damaged
+        raise UserFileError(f"{label} is not a readable .npy array (damaged or cut)") from None

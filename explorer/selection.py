@@ -174,7 +174,7 @@ def selected_variant(args: argparse.Namespace) -> Variant:
     if getattr(args, "sim", None):
         if args.kernel_file:
             raise UsageError("give --sim or --kernel-file, not both")
-        return load_variant_file(args.sim)
+        return load_variant_file(args.sim, bool(getattr(args, "allow_outside", False)))
     if args.kernel_file:
         variant = load_variant_file(args.kernel_file)
         if args.family and args.family != variant.family:

@@ -382,6 +382,7 @@ def check_files(session: Session, where: str = "session", within: Path | None = 
 
     if session.kernel_path is None or looked_at(session.kernel_path):
         variant = resolve_variant(session, where)
+        _check_headers(session, variant, where)
         size_names = variant.model.size_names
         for name in session.sizes:
             if name not in size_names:
@@ -398,6 +399,25 @@ def check_files(session: Session, where: str = "session", within: Path | None = 
             raise SessionError(
                 where, "image_path", f"the image input needs an image file: {exc}"
             ) from None
+
+
+def _check_headers(session: Session, variant: Variant, where: str) -> None:
+    """Refuse a kernel whose ``#include`` lines name a header beside it that no build can
+    read: a named pipe or a device, which a compiler would open and wait on for good."""
+    from explorer.engine.header.include_lines import includes_outside
+    from explorer.engine.header.sim import program_path
+
+    if session.kernel_path is None:
+        return
+    source: Path | None = Path(session.kernel_path)
+    if source is not None and source.name.lower().endswith(".sim"):
+        source = program_path(source)
+    if source is None:
+        return
+    try:
+        includes_outside(source.parent, source, variant.source, variant.build_options, "")
+    except UserFileError as exc:
+        raise SessionError(where, "kernel_path", str(exc)) from None
 
 
 def resolve_variant(session: Session, where: str = "session") -> Variant:
@@ -475,7 +495,35 @@ def files_outside(session: Session, session_path: str | Path) -> list[str]:
     for what, path in session_files(session, within=folder):
         if not is_inside(folder, path):
             outside.append(f"{what}: {shown(path)}")
+    outside += [f"#include: {line}" for line in _includes_outside(session, folder)]
     return list(dict.fromkeys(outside))
+
+
+def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
+    """The ``#include`` lines of the session's kernel (beside it) that would have the build
+    read a file outside the session's folder: a compiler reads each, and its errors quote
+    their lines. A kernel outside the folder is listed itself and not read here."""
+    from explorer.engine.header.include_lines import includes_outside
+    from explorer.engine.header.sim import program_path
+
+    if session.kernel_path is None or not is_inside(folder, session.kernel_path):
+        return ()
+    source = Path(session.kernel_path)
+    if source.name.lower().endswith(".sim"):
+        program = program_path(source)
+        if program is None:
+            return ()
+        source = program
+    try:
+        variant = resolve_variant(session)
+    except SessionError:
+        return ()  # said when the session is checked
+    try:
+        return includes_outside(
+            folder, source, variant.source, variant.build_options, "the session's folder"
+        )
+    except UserFileError:
+        return ()  # a header beside it that no build could read: check_files says so
 
 
 def kernel_outside(session: Session, session_path: str | Path) -> str | None:

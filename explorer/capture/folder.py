@@ -474,7 +474,11 @@ def _arg(entry: Fields, position: int, files: _Files) -> CapturedArg:
         type=entry.text("type", None, 1024),
         nbytes=entry.integer("bytes", 0, minimum=0, maximum=MAX_SIZE),
         dtype=(
-            entry.choice("dtype", BUFFER_DTYPES, "uint8") if buffer else entry.text("dtype", "", 64)
+            entry.choice("dtype", BUFFER_DTYPES, "uint8")
+            if buffer
+            # numpy's name of a by-value argument's type, shown only: a struct's fields, or a
+            # vector of pyopencl's cltypes (float4: 88 characters)
+            else entry.text("dtype", "", 1 << 16)
         ),
         memory=entry.integer("memory", None, minimum=0, maximum=MAX_SIZE),
         origin=entry.integer("origin", 0, minimum=0, maximum=MAX_SIZE),

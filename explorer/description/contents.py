@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from explorer.description.elements import element_type
@@ -20,7 +22,7 @@ from explorer.description.launch import (
     Values,
 )
 from explorer.description.text_image import text_mask
-from explorer.paths import UserFileError, load_user_array
+from explorer.paths import UserFileError, load_user_array, shown
 
 
 def make_buffers(buffers: tuple[BufferParam, ...]) -> dict[str, np.ndarray]:
@@ -59,6 +61,7 @@ def make_array(b: BufferParam) -> np.ndarray:
     elif isinstance(c, Sentinel):
         flat = np.full(total, np.nan if dtype.kind == "f" else sentinel_of(dtype), dtype=dtype)
     elif isinstance(c, Fill):
+        check_fits(c.value, dtype, f"{where}: value")
         flat = np.full(total, c.value).astype(dtype)
     elif isinstance(c, Iota):
         flat = (c.start + c.step * np.arange(total, dtype=np.float64)).astype(dtype)
@@ -89,6 +92,8 @@ def make_array(b: BufferParam) -> np.ndarray:
         if given.size != total:
             raise DescriptionError(f"{where}: {given.size} values given for {total} elements")
         if isinstance(c.values, tuple):  # numbers written out: through float64 or int64
+            for v in c.values:
+                check_fits(v, dtype, f"{where}: value")
             given = given.astype(np.int64 if integer else np.float64)
         flat = given.ravel().astype(dtype)
     else:
@@ -134,27 +139,45 @@ def _picture(
     return picture.astype(dtype).ravel()
 
 
-def scalar_array(type_name: str, values: tuple[float, ...]) -> np.ndarray:
+def scalar_array(type_name: str, values: tuple[float, ...], name: str = "") -> np.ndarray:
     """A scalar argument's bytes as numpy holds them: one element, a vector's lanes (one
     value fills every lane; a 3-vector is padded to four), or, for several values of a scalar
-    type, the bytes of a struct passed by value (``.sim`` files)."""
+    type, the bytes of a struct passed by value (``.sim`` files). A value its type cannot
+    hold is refused, naming the parameter ``name``."""
     et = element_type(type_name)
+    what = f"parameter {name!r}: value" if name else "value"
     listed = list(values)
     if et.width == 1 and len(listed) > 1:
-        return _numbers(listed, et.base)
+        return _numbers(listed, et.base, what)
     if len(listed) == 1:
         listed = listed * et.width
     if len(listed) != et.width:
         raise DescriptionError(f"{len(listed)} values for a {type_name}")
     listed += [0] * (et.lanes - et.width)
-    return _numbers(listed, et.base)
+    return _numbers(listed, et.base, what)
 
 
-def _numbers(values: list[float], base: np.dtype) -> np.ndarray:
+def _numbers(values: list[float], base: np.dtype, what: str) -> np.ndarray:
     """``values`` in ``base``: integers that fit an integer type exactly (float64 holds
     only 53 bits: a ``ulong`` of 2**64 - 1 would not survive it), the rest through float64."""
+    for v in values:
+        check_fits(v, base, what)
     if base.kind in "iu" and all(type(v) is int for v in values):
-        limits = np.iinfo(base)
-        if all(limits.min <= v <= limits.max for v in values):
-            return np.array(values, dtype=base)
+        return np.array(values, dtype=base)
     return np.array(values, dtype=np.float64).astype(base)
+
+
+def check_fits(value: float, base: np.dtype, what: str) -> None:
+    """Refuse a ``value`` that ``base`` cannot hold: stored, an integer would wrap (NaN or
+    infinity one would become its type's smallest) and a float beyond its type's largest
+    would become infinite, values nobody wrote. NaN and infinity suit a float type."""
+    if base.kind in "iu":
+        limits = np.iinfo(base)
+        fits = (type(value) is int or math.isfinite(value)) and limits.min <= value <= limits.max
+        span = f"{limits.min} to {limits.max}"
+    else:
+        largest = float(np.finfo(base).max)
+        fits = (type(value) is not int and not math.isfinite(value)) or -largest <= value <= largest
+        span = f"{-largest:g} to {largest:g}"
+    if not fits:
+        raise DescriptionError(f"{what} {shown(str(value))} does not fit {base.name} ({span})")

@@ -71,7 +71,7 @@ def reference_scope(
     for p in description.params:
         if isinstance(p, ScalarParam) and p.type is not None:
             values = p.value if isinstance(p.value, tuple) else (p.value,)
-            array = scalar_array(p.type, values)
+            array = scalar_array(p.type, values, p.name)
             scope[p.name] = array[0] if array.size == 1 else array
         elif isinstance(p, ScalarParam):
             scope[p.name] = p.value

@@ -33,7 +33,7 @@ OPTION_PATTERNS = (
     r"-cl-finite-math-only",
     r"-cl-denorms-are-zero",
     r"-cl-strict-aliasing",
-    r"-cl-std=CL[123]\.[0-2]",
+    r"-cl-std=CL(?:1\.[0-2]|2\.0|3\.0)",
 )
 _OPTION = re.compile("|".join(f"(?:{p})" for p in OPTION_PATTERNS))
 

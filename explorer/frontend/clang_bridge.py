@@ -16,6 +16,8 @@ from typing import Any
 
 import clang.cindex as ci  # type: ignore[import-untyped]  # the wheel ships no type information
 
+from explorer.frontend.model import Diagnostic, ParseError
+
 PRELUDE_NAME = "/explorer-frontend/opencl_prelude.h"
 EVAL_INT = 1
 # Warnings that clang 15-16 made errors by default and that the device compilers (PoCL,
@@ -84,6 +86,9 @@ def arguments(
     return args
 
 
+KNOWN_STANDARDS = ("CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0")
+
+
 def parse_unit(
     source: str,
     filename: str,
@@ -91,13 +96,25 @@ def parse_unit(
     cl_std: str,
     include_dirs: tuple[str, ...] = (),
 ) -> Any:
-    """The translation unit of `source` as if it were the file `filename`."""
-    return index().parse(
-        filename,
-        args=arguments(defines, cl_std, include_dirs),
-        unsaved_files=[(filename, source), (PRELUDE_NAME, prelude_text())],
-        options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
-    )
+    """The translation unit of `source` as if it were the file `filename`. Arguments libclang
+    refuses outright (an OpenCL C version it does not know, `-cl-std=CL2.1`) are a
+    ParseError saying so."""
+    try:
+        return index().parse(
+            filename,
+            args=arguments(defines, cl_std, include_dirs),
+            unsaved_files=[(filename, source), (PRELUDE_NAME, prelude_text())],
+            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD,
+        )
+    except ci.TranslationUnitLoadError:
+        if cl_std in KNOWN_STANDARDS:
+            message = "the C front end could not read it or a file it includes"
+        else:
+            message = (
+                f"the C front end cannot read it as OpenCL C {cl_std} (known: "
+                f"{', '.join(KNOWN_STANDARDS)})"
+            )
+        raise ParseError(filename, (Diagnostic(0, 0, "error", message),)) from None
 
 
 def binary_operator(cursor: Any) -> str:

@@ -418,14 +418,15 @@ def _layout(value: object, where: str, matrices: tuple[str, ...]) -> str:
     return ",".join(parts)
 
 
-def load_variant_file(path: str | Path) -> Variant:
-    """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file."""
+def load_variant_file(path: str | Path, allow_outside: bool = False) -> Variant:
+    """A user's own ``.cl`` file with a catalog header, or an Oclgrind ``.sim`` file (whose
+    program may ``#include`` files outside its folder only with ``allow_outside``)."""
     path = Path(path)
     if path.suffix.lower() == ".sim":
         from explorer.engine.header.sim import SimError, load_sim  # the reader needs the signature
 
         try:
-            return load_sim(path)
+            return load_sim(path, allow_outside)
         except SimError as exc:
             raise CatalogError(str(exc)) from None
     try:

@@ -121,7 +121,10 @@ def _signature(
     """``kernel_signature``, remembered: every run and trace of a kernel asks again (a
     libclang parse each time), and the answer depends on nothing else but the files it
     includes (``headers``: their digest, a key only; an edited one is read again)."""
-    parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=include_dirs)
+    try:  # read as far as it can be; a source libclang cannot load at all is said so
+        parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=include_dirs)
+    except ParseError as exc:
+        raise SignatureError(str(exc)) from None
     try:
         function = parsed.kernel(kernel)
     except KeyError:

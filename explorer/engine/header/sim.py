@@ -33,10 +33,13 @@ non-uniform work-groups (``engine/launch/nonuniform.py`` says how, on any device
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from explorer.description.declarations import (
     BufferDecl,
@@ -47,7 +50,8 @@ from explorer.description.declarations import (
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
-from explorer.engine.build_inputs import option_defines
+from explorer.engine.build_inputs import OPTION_PATTERNS, check_option, option_defines
+from explorer.engine.header.include_lines import includes_outside
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
 from explorer.paths import UserFileError, decode_text, read_user_bytes, read_user_text, shown
@@ -130,14 +134,65 @@ def build_options_of(text: str) -> tuple[str, ...]:
     return tuple(options)
 
 
-def load_sim(path: str | Path) -> Variant:
+# Switches a .sim file may pass besides -D, -I and a header's [options] (build_inputs):
+# each changes how the code is compiled, never which files the build reads.
+_SIM_SWITCHES = frozenset(
+    (
+        "-w",
+        "-Werror",
+        "-g",
+        "-cl-opt-disable",
+        "-cl-single-precision-constant",
+        "-cl-kernel-arg-info",
+        "-cl-uniform-work-group-size",
+    )
+)
+
+
+def checked_build_options(options: tuple[str, ...], path: Path) -> tuple[str, ...]:
+    """A ``.sim`` file's build options as the build gets them: ``-D`` macros, ``-I`` folders
+    inside the file's own folder (made absolute: the build does not run there) and switches
+    that change only how the code is compiled. A ``.sim`` file may come from anyone: an
+    include folder elsewhere, or an option such as ``-include FILE``, would have the compiler
+    read (and its errors quote) files outside the folder, and is refused naming it."""
+    where = f"{shown(path)}: # ARGS: --build-options"
+    checked: list[str] = []
+    words = list(options)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("-D", "-I") and i + 1 < len(words):
+            word, i = word + words[i + 1], i + 1
+        i += 1
+        if word.startswith("-D") and len(word) > 2:
+            checked.append(word)
+        elif word.startswith("-I") and len(word) > 2:
+            try:
+                folder = inside(path.parent, word[2:], f"{where} -I")
+            except DocumentError as exc:
+                raise SimError(f"{exc} (an include folder is beside the .sim file)") from None
+            if not folder.is_dir():
+                raise SimError(f"{where} -I {shown(word[2:])}: no folder {shown(str(folder))}")
+            checked.append(f"-I{folder}")
+        elif check_option(word) or word in _SIM_SWITCHES:
+            checked.append(word)
+        else:
+            raise SimError(
+                f"{where} gives {shown(word)!r}, which the explorer does not pass to a compiler; "
+                "it passes -D macros, -I folders beside the file and the switches "
+                f"{', '.join(sorted(_SIM_SWITCHES))} and {', '.join(OPTION_PATTERNS)}"
+            )
+    return tuple(checked)
+
+
+def load_sim(path: str | Path, allow_outside: bool = False) -> Variant:
     """The kernel a ``.sim`` file describes, with its arguments as custom declarations."""
     path = Path(path)
     try:
         text = read_user_text(path, ".sim file")
     except UserFileError as exc:
         raise SimError(str(exc)) from None
-    return parse_sim(text, path)
+    return parse_sim(text, path, allow_outside)
 
 
 def program_path(path: str | Path) -> Path | None:
@@ -198,8 +253,11 @@ class _Reader:
         return value
 
 
-def parse_sim(text: str, path: str | Path) -> Variant:
-    """Read a ``.sim`` file's text; the program file is found beside it, inside its folder."""
+def parse_sim(text: str, path: str | Path, allow_outside: bool = False) -> Variant:
+    """Read a ``.sim`` file's text; the program file is found beside it, inside its folder,
+    and the files its ``#include`` lines name too, unless the person agrees to others
+    (``allow_outside``): the front end that reads the parameters, and the build, would read
+    them, a compiler error quoting their lines."""
     path = Path(path)
     reader = _Reader(_tokens(text), str(path))
     program = _program_inside(path, reader.next())
@@ -221,10 +279,13 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         source = decode_text(raw, f"program file {shown(program)}")
     except UserFileError as exc:
         raise SimError(f"{shown(path)}: {exc}") from None
+    options = checked_build_options(build_options_of(text), path)
+    if not allow_outside:
+        _refuse_includes_outside(path, program, source, options)
     try:
         # The arguments are read as the build sees the kernel: `# ARGS: --build-options
         # -DPACKED=1` may choose a parameter's type.
-        params = kernel_signature(source, kernel, option_defines(build_options_of(text)))
+        params = kernel_signature(source, kernel, option_defines(options))
     except SignatureError as exc:
         raise SimError(f"{path}: {program.name}: {exc}") from None
     declarations = tuple(_argument(reader, index, p) for index, p in enumerate(params))
@@ -255,9 +316,25 @@ def parse_sim(text: str, path: str | Path) -> Variant:
         path=str(path),
         source=source,
         custom=spec,
-        build_options=build_options_of(text),
+        build_options=options,
         exact_range=True,
     )
+
+
+def _refuse_includes_outside(
+    path: Path, program: Path, source: str, options: tuple[str, ...]
+) -> None:
+    folder = Path(os.path.abspath(path)).parent
+    try:
+        found = includes_outside(folder, program, source, options, "the .sim file's folder")
+    except UserFileError as exc:
+        raise SimError(f"{shown(path)}: {exc}") from None
+    if found:
+        more = f" ({len(found) - 1} more such includes)" if len(found) > 1 else ""
+        raise SimError(
+            f"{shown(path)}: {found[0]}{more}. Files outside the .sim file's folder are not "
+            "read unless you agree: give --allow-outside"
+        )
 
 
 def _default_type(param: Parameter) -> str:
@@ -354,13 +431,24 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
     if param.space == "local":
         return LocalDecl(param.name, "uchar", str(h.size))
 
+    dtype = ELEMENT_TYPES[type_name]
+
     def number(text: str) -> float:
         try:
             if h.hex_values:
-                return float(int(text, 16))
-            return float(int(text)) if ELEMENT_TYPES[type_name].kind in "iu" else float(text)
+                value: float = int(text, 16)
+            else:
+                value = int(text) if dtype.kind in "iu" else float(text)
         except ValueError:
             raise reader.fail(f"{shown(text)!r} is not a {type_name} value") from None
+        low, high = _value_range(dtype, h.hex_values)
+        if (isinstance(value, int) or math.isfinite(value)) and not low <= value <= high:
+            # Stored, it would wrap or become infinite: a value the file never wrote.
+            raise reader.fail(f"{shown(text)} is outside {type_name}'s range {low} to {high}")
+        bits = 8 * dtype.itemsize
+        if h.hex_values and dtype.kind == "i" and value >= 2 ** (bits - 1):
+            value -= 2**bits  # a signed element's bits: ff is a char's -1
+        return float(value)
 
     start, step = _range(reader, h.value_range, count, number)
     if param.space == "scalar":
@@ -385,6 +473,16 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         return BufferDecl(name, type_name, n, "noinit", access=access, result=dump)
     data = tuple(number(reader.next().text) for _ in range(count))
     return BufferDecl(name, type_name, n, "data", data=data, access=access, result=dump)
+
+
+def _value_range(dtype: np.dtype, hex_values: bool) -> tuple[float, float]:
+    """The values an element of ``dtype`` holds: a hexadecimal one its bits, as unsigned."""
+    if dtype.kind not in "iu":
+        largest = float(np.finfo(dtype).max)
+        return -largest, largest
+    if hex_values:
+        return 0, 2 ** (8 * dtype.itemsize) - 1
+    return int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
 
 
 def _range(

@@ -147,7 +147,7 @@ def scalar_argument(param: ScalarParam, kernel_param: Parameter) -> Any:
     values = param.value if isinstance(param.value, tuple) else (param.value,)
     if param.type is None:
         return numpy_scalar(kernel_param.scalar_type or "int", values[0])
-    array = scalar_array(param.type, values)
+    array = scalar_array(param.type, values, param.name)
     return array[0] if array.size == 1 else array
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from explorer.engine.build_inputs import build_digest, include_dirs
 from explorer.engine.records import on_pocl
 from explorer.frontend.line_directives import OWN, line_numbering
+from explorer.paths import shown
 
 
 class BuildError(RuntimeError):
@@ -108,6 +109,36 @@ def _at_presumed_lines(log: str, source: str) -> str:
     return _GIVEN_SOURCE.sub(presumed, log)
 
 
+# A name longer than any program's: clang looks for a correction of each undeclared one,
+# which for a name of 100,000 characters took PoCL's build 17 seconds (50,000: 7), and a
+# kernel file of 16 MiB would build for hours.
+MAX_NAME = 1024
+_HUGE_NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MAX_NAME},}}")
+
+
+# A comment, or a string or character literal: text a compiler does not look up (a header's
+# own comment may hold a long word).
+_NOT_CODE = re.compile(
+    r""""(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S
+)
+
+
+def _refuse_huge_names(source: str, display_name: str, options: tuple[str, ...]) -> None:
+    if _HUGE_NAME.search(source) is None:  # the common case, at once
+        return
+    code = _NOT_CODE.sub(lambda m: " " * len(m.group(0)), source)  # places kept
+    found = _HUGE_NAME.search(code)
+    if found is not None:
+        line = source.count("\n", 0, found.start()) + 1
+        raise BuildError(
+            f"{display_name} was not built: line {line} holds a name of {len(found.group(0))} "
+            f"characters ({found.group(0)[:20]}…); a name of more than {MAX_NAME} is refused "
+            "(a compiler looks for a correction of an undeclared one for minutes)",
+            "",
+            options,
+        )
+
+
 @dataclass
 class BuildCache:
     """Built programs and fetched kernels, kept for the life of the executor process."""
@@ -128,6 +159,7 @@ class BuildCache:
         key = (device_key, build_digest(source, options), options)
         program = self._programs.get(key)
         if program is None:
+            _refuse_huge_names(source, display_name, options)
             try:
                 with warnings.catch_warnings():
                     # A successful build with compiler output (NVIDIA's driver prints one for
@@ -157,7 +189,7 @@ class BuildCache:
                 renamed = _renamed(source, name)
                 if renamed is None:
                     raise BuildError(
-                        f"{display_name} has no kernel named {name!r}",
+                        f"{display_name} has no kernel named {shown(name)!r}",
                         str(exc),
                         options,
                     ) from None

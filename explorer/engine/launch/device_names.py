@@ -17,6 +17,7 @@ from typing import Any
 
 from explorer.engine.launch.devices import default_device, is_simulator
 from explorer.engine.records import DeviceInfo
+from explorer.paths import shown
 
 _POSITION = re.compile(r"\d+:\d+")
 
@@ -66,7 +67,7 @@ class DeviceName:
                 return cls(*(p.strip() for p in parts))
         raise ValueError(
             'a device name (a string) or {"name": …, "platform": …, "index": …, "host": …} '
-            f"expected, not {value!r}"
+            f"expected, not {shown(repr(value))}"
         )
 
 
@@ -104,10 +105,11 @@ def remembered_device(
                 f"simulator; running on {default.label} instead."
             )
     where = (
-        f"among {wanted.host}'s devices (add that host, or pass --host)"
+        f"among {shown(wanted.host)}'s devices (add that host, or pass --host)"
         if wanted.host
         else "on this machine"
     )
     return default, (
-        f"The {whose} device {wanted.label} is not {where}; running on {default.label} instead."
+        f"The {whose} device {shown(wanted.label)} is not {where}; running on {default.label} "
+        "instead."
     )

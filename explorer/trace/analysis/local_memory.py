@@ -70,7 +70,13 @@ def scan(ctx: Context, units: Units) -> LocalScan:
 
 def _scan(ctx: Context, units: Units) -> LocalScan:
     result = LocalScan(ctx.local_scale)
-    lunits = [u for u in units.memory if ctx.space(u.buffer) == LOCAL and u.m]
+    # A __local argument smaller than one element of its type (4 bytes for a struct of 12)
+    # has no cell to key: its accesses are out of bounds, which their own pass says.
+    lunits = [
+        u
+        for u in units.memory
+        if ctx.space(u.buffer) == LOCAL and u.m and ctx.cell_count(u.buffer) > 0
+    ]
     if not lunits:
         return result
     bases: dict[int, int] = {}
