@@ -102,6 +102,7 @@ class ResultView(QWidget):
         # Images of tabs not yet looked at, drawn when their tab is first shown: a 768² image
         # with its histogram costs tens of milliseconds, on every run, for a tab few open.
         self._pending: dict[QWidget, Callable[[], None]] = {}
+        self._pages: list[QWidget] = []  # stand-ins for input image views not made yet
         self._drawn: np.ndarray | None = None  # the output the Result image shows
         self.tabs.currentChanged.connect(self._draw_current)
         self.showing = "none"  # "image", "plot" or "message": what the Result tab holds
@@ -279,6 +280,9 @@ class ResultView(QWidget):
         looked_at = self.tabs.tabText(self.tabs.currentIndex()) if self.tabs.count() else ""
         self.tabs.clear()
         self._pending.clear()
+        for page in self._pages:  # stand-ins for image views never shown
+            page.deleteLater()
+        self._pages.clear()
         # An image's (H, W, channels) or a 3-D image's slices: drawn as a 2-D picture.
         output = flat_picture(np.asarray(result.output, dtype=np.float64))
         if output.ndim == 2:
@@ -299,11 +303,13 @@ class ResultView(QWidget):
             array = flat_picture(given)
             view = self.input_views.get(role)
             if array.ndim == 2:
-                if not isinstance(view, pg.ImageView):
-                    view = self._styled(_image_view())
-                    self.input_views[role] = view
                 image = np.asarray(array, dtype=np.float64)
-                self._pending[view] = functools.partial(_show_image, view, image)
+                if isinstance(view, pg.ImageView):
+                    self._pending[view] = functools.partial(_show_image, view, image)
+                else:  # its image view is made when the tab is first shown
+                    view = QWidget()
+                    self._pages.append(view)
+                    self._pending[view] = functools.partial(self._made, view, role, image)
             else:
                 if not isinstance(view, pg.PlotWidget):
                     view = self._styled(pg.PlotWidget(background="w"))
@@ -314,6 +320,24 @@ class ResultView(QWidget):
         titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
         if looked_at in titles[1:]:
             self.tabs.setCurrentIndex(titles.index(looked_at))
+
+    def _made(self, page: QWidget, role: str, image: np.ndarray) -> None:
+        """An input's image view, made and drawn in place of the stand-in ``page`` when its
+        tab is first shown: an image view with its histogram costs tens of milliseconds,
+        for a tab few open."""
+        view = self._styled(_image_view())
+        self.input_views[role] = view
+        index = self.tabs.indexOf(page)
+        blocked = self.tabs.blockSignals(True)  # the same tab stays in front throughout
+        try:
+            self.tabs.insertTab(index, view, self.tabs.tabText(index))
+            self.tabs.setCurrentIndex(index)
+            self.tabs.removeTab(index + 1)
+        finally:
+            self.tabs.blockSignals(blocked)
+        self._pages.remove(page)
+        page.deleteLater()
+        _show_image(view, image)
 
     def _draw_current(self, index: int) -> None:
         """A tab shown for the first time since the result came: its image is drawn now."""

@@ -1,9 +1,7 @@
 """``python -m explorer check``: Oclgrind from the command line, with its exit codes."""
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,19 +10,16 @@ from explorer.cli.check import OCLGRIND_CRASHED, exit_code
 from explorer.engine.header.catalog import find_variant
 from explorer.engine.record.oclgrind import OCLGRIND_CRASH, OclgrindCheck, OclgrindMessage
 from explorer.engine.records import RunRequest, failed_result
+from tests.robustness.helpers import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _explorer(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """``python -m explorer ARGS`` in this process, on the session's executor (the check
+    itself still starts Oclgrind's process of its own, with its environment)."""
+    done = cli(*args)
+    return subprocess.CompletedProcess(["explorer", *args], done.code, done.out, done.err)
 
 
 def _has_oclgrind() -> bool:
@@ -42,7 +37,7 @@ needs_oclgrind = pytest.mark.skipif(
 
 
 @needs_oclgrind
-def test_a_racy_kernel_exits_1_with_each_problem_once_by_line():
+def test_a_racy_kernel_exits_1_with_each_problem_once_by_line(fast_cli):
     done = _explorer(
         "check",
         "--family",
@@ -68,7 +63,7 @@ def test_a_racy_kernel_exits_1_with_each_problem_once_by_line():
 
 
 @needs_oclgrind
-def test_a_correct_kernel_exits_0():
+def test_a_correct_kernel_exits_0(fast_cli):
     done = _explorer(
         "check",
         "--family",
@@ -84,7 +79,7 @@ def test_a_correct_kernel_exits_0():
     assert "no race" in done.stdout
 
 
-def test_a_device_that_is_not_oclgrind_is_a_usage_error():
+def test_a_device_that_is_not_oclgrind_is_a_usage_error(fast_cli):
     done = _explorer(
         "check", "--family", "matvec", "--variant", "nvidia-coalesced2", "--device", "Portable"
     )
@@ -111,7 +106,7 @@ SIM = ROOT / "tests" / "kernels" / "custom" / "sim"
 
 
 @needs_oclgrind
-def test_a_racy_sim_file_exits_1_naming_the_line():
+def test_a_racy_sim_file_exits_1_naming_the_line(fast_cli):
     done = _explorer("check", "--sim", str(SIM / "last_writer.sim"), "--json")
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)

@@ -30,6 +30,7 @@ from explorer.engine.remote.hosts import Host
 from explorer.engine.remote.install import HostNeedsInstall, Installation, InstallError
 from explorer.engine.remote.wheel import running_wheel
 from tests.engine.remote_helpers import ROOT
+from tests.install.conftest import setuptools_wheel
 from tests.robustness.helpers import cli
 
 # Never in a wheel of the explorer's, nor needed from the stand-in host's PYTHONPATH.
@@ -149,7 +150,9 @@ def _code(entries: dict[str, bytes]) -> dict[str, bytes]:
 
 
 @pytest.mark.long
-def test_the_wheel_holds_what_setuptools_packs_and_every_module_that_runs(tmp_path, monkeypatch):
+def test_the_wheel_holds_what_setuptools_packs_and_every_module_that_runs(
+    tmp_path, monkeypatch, tmp_path_factory, worker_id
+):
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "cache"))
     wheel = running_wheel()
     assert wheel.path.is_relative_to(tmp_path / "cache" / "wheels")
@@ -160,18 +163,7 @@ def test_the_wheel_holds_what_setuptools_packs_and_every_module_that_runs(tmp_pa
     assert modules <= set(ours), sorted(modules - set(ours))
     assert "explorer/engine/remote/server.py" in ours
     pytest.importorskip("setuptools")
-    copy = tmp_path / "checkout"
-    for part in ("explorer", "kernels", "resources"):
-        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "setup.py", "README.md"):
-        shutil.copy(ROOT / name, copy / name)
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path / "built"), str(copy)],
-        capture_output=True, text=True, cwd=tmp_path,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr
-    (theirs,) = (tmp_path / "built").glob("*.whl")
+    theirs = setuptools_wheel(tmp_path_factory, worker_id)  # the install tests' own build
     assert _code(_entries(theirs)) == _code(ours)
 
 

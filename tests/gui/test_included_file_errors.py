@@ -6,6 +6,7 @@ line prints the included file's name and line too."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
@@ -149,6 +150,7 @@ def test_an_error_in_a_header_from_an_include_folder_marks_no_line_of_the_kernel
     assert source.elsewhere.isHidden()
 
 
+@pytest.mark.usefixtures("fast_cli")  # the command on the session's executor
 def test_the_command_line_names_the_included_file_and_its_line(tmp_path):
     (tmp_path / "common.h").write_text(HELPERS)
     path = tmp_path / "grey.cl"
@@ -160,6 +162,7 @@ def test_the_command_line_names_the_included_file_and_its_line(tmp_path):
     assert f"grey.cl:{HELPERS_ERROR_LINE}:" not in said
 
 
+@pytest.mark.usefixtures("fast_cli")  # the command on the session's executor
 def test_an_included_file_named_as_a_compilers_own_input_is_still_that_file(tmp_path):
     """A helper kept in input.cl, the name Oclgrind gives the text it is handed: PoCL names
     the helper by its path, and that path is the helper's, never the kernel's own text (it

@@ -1,5 +1,7 @@
 """The screenshot command used by the docs, the tests and demos."""
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -19,6 +21,30 @@ def shot(*args, timeout=300, env=None):
     )
 
 
+def shot_here(*args):
+    """``main.py ARGS`` in this process, its window on the GUI tests' kept executor: the exit
+    code and what it printed. The command's own process is started by the tests of a bad
+    session and of a session saved without a display, from another folder, and by
+    tests/robustness (Ctrl+C) and tests/install (the installed command)."""
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.app import main
+
+    app = QApplication.instance()
+    names = (app.applicationName(), app.organizationName(), app.desktopFileName())
+    icon = app.windowIcon()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:  # the names and icon main gives the application are this test's alone
+        app.setApplicationName(names[0])
+        app.setOrganizationName(names[1])
+        app.setDesktopFileName(names[2])
+        app.setWindowIcon(icon)
+    return subprocess.CompletedProcess(["main.py", *args], code, out.getvalue(), err.getvalue())
+
+
 def no_display_env():
     """No display and no offscreen platform: a window could not open, Qt would abort."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
@@ -30,7 +56,7 @@ def test_screenshot_after_a_run_is_a_1600_by_1000_png(tmp_path, qapp):
     from PySide6.QtGui import QImage
 
     path = tmp_path / "shot.png"
-    out = shot(
+    out = shot_here(
         "--screenshot",
         str(path),
         "--family",
@@ -50,10 +76,10 @@ def test_screenshot_after_a_run_is_a_1600_by_1000_png(tmp_path, qapp):
     assert (image.width(), image.height()) == (1600, 1000)
 
 
-def test_empty_view_and_failed_run_exit_non_zero(tmp_path):
-    out = shot("--screenshot", str(tmp_path / "a.png"), "--view", "timing")
+def test_empty_view_and_failed_run_exit_non_zero(tmp_path, qapp):
+    out = shot_here("--screenshot", str(tmp_path / "a.png"), "--view", "timing")
     assert out.returncode == 3 and "empty" in out.stderr
-    out = shot(
+    out = shot_here(
         "--screenshot",
         str(tmp_path / "b.png"),
         "--family",
@@ -82,7 +108,7 @@ def test_a_session_reopens_with_its_view_and_saves_back(tmp_path, qapp):
         tmp_path / "in.kexp.json",
     )
     again = tmp_path / "out.kexp.json"
-    out = shot(
+    out = shot_here(
         "--session",
         str(saved),
         "--screenshot",

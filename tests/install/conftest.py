@@ -3,6 +3,7 @@ tree, and the tree's files it must hold."""
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import sys
@@ -40,15 +41,36 @@ def _copy_of_the_tree(dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel ``pip install .`` builds, with this environment's setuptools and no network.
+def setuptools_wheel(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The wheel ``pip install .`` builds, with this environment's setuptools and no network,
+    built once per test run: the workers of a parallel run share one build (the first to
+    come makes it under a lock, in the run's own temporary folder; the others read it).
 
     Built from a copy: a build in the checkout would write ``build/`` and ``*.egg-info`` into
     it, and setuptools puts whatever an earlier build left in ``build/lib`` into the next
     wheel, so a module the configuration no longer ships would still be found there."""
-    source = _copy_of_the_tree(tmp_path_factory.mktemp("source"))
-    out = tmp_path_factory.mktemp("wheel")
+    base = tmp_path_factory.getbasetemp()
+    if worker_id != "master":  # each worker's folder is inside the run's
+        base = base.parent
+    folder = base / "setuptools-wheel"
+    folder.mkdir(exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        out = folder / "wheel"
+        if not out.is_dir():
+            _build(folder / "source", folder / "building")
+            (folder / "building").rename(out)
+    built = sorted(out.glob("*.whl"))
+    assert len(built) == 1, f"pip wheel wrote {built}, expected one wheel"
+    return built[0]
+
+
+def _build(source: Path, out: Path) -> None:
+    for folder in (source, out):  # what a build that failed left
+        shutil.rmtree(folder, ignore_errors=True)
+    source.mkdir()
+    out.mkdir()
+    _copy_of_the_tree(source)
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
          "--disable-pip-version-check", "--quiet", "--wheel-dir", str(out), str(source)],
@@ -59,6 +81,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         + done.stdout[-3000:]
         + done.stderr[-3000:]
     )
-    built = sorted(out.glob("*.whl"))
-    assert len(built) == 1, f"pip wheel wrote {built}, expected one wheel"
-    return built[0]
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The wheel ``pip install .`` builds (:func:`setuptools_wheel`)."""
+    return setuptools_wheel(tmp_path_factory, worker_id)
