@@ -380,7 +380,11 @@ def check_files(session: Session, where: str = "session", within: Path | None = 
     def looked_at(path: str) -> bool:
         return within is None or is_inside(within, path)
 
-    if session.kernel_path is None or looked_at(session.kernel_path):
+    # A kernel whose #include lines reach outside the folder is read once the person agrees
+    # (files_outside names them): a .sim file's program is parsed, its headers with it.
+    if (session.kernel_path is None or looked_at(session.kernel_path)) and not (
+        within is not None and _includes_outside(session, within)
+    ):
         variant = resolve_variant(session, where)
         _check_headers(session, variant, where)
         size_names = variant.model.size_names
@@ -432,7 +436,10 @@ def resolve_variant(session: Session, where: str = "session") -> Variant:
                 source = read_user_text(session.kernel_path, "kernel file")
                 variant = with_header(source, session.header, session.kernel_path)
             else:
-                variant = load_variant_file(session.kernel_path)
+                # A .sim program's #include lines are held to the session's folder, not the
+                # .sim file's: files_outside names those outside it, and nothing is parsed
+                # before the person agrees (check_files).
+                variant = load_variant_file(session.kernel_path, allow_outside=True)
         except UserFileError as exc:
             raise SessionError(where, "kernel_path", str(exc)) from None
         except CatalogError as exc:
@@ -460,7 +467,9 @@ def session_files(session: Session, within: Path | None = None) -> list[tuple[st
     files: list[tuple[str, str]] = []
     if session.kernel_path is not None:
         files.append(("kernel file", session.kernel_path))
-        readable = within is None or is_inside(within, session.kernel_path)
+        readable = within is None or (
+            is_inside(within, session.kernel_path) and not _includes_outside(session, within)
+        )
         if readable and session.kernel_path.lower().endswith(".sim"):
             from explorer.engine.header.sim import program_path
 
@@ -504,24 +513,24 @@ def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
     read a file outside the session's folder: a compiler reads each, and its errors quote
     their lines. A kernel outside the folder is listed itself and not read here."""
     from explorer.engine.header.include_lines import includes_outside
-    from explorer.engine.header.sim import program_path
+    from explorer.engine.header.sim import program_source
 
     if session.kernel_path is None or not is_inside(folder, session.kernel_path):
         return ()
     source = Path(session.kernel_path)
     if source.name.lower().endswith(".sim"):
-        program = program_path(source)
-        if program is None:
-            return ()
-        source = program
+        found = program_source(source)  # not parsed: that would read its headers
+        if found is None:
+            return ()  # said when the session is checked
+        source, text, options = found
+    else:
+        try:
+            variant = resolve_variant(session)
+        except SessionError:
+            return ()  # said when the session is checked
+        text, options = variant.source, variant.build_options
     try:
-        variant = resolve_variant(session)
-    except SessionError:
-        return ()  # said when the session is checked
-    try:
-        return includes_outside(
-            folder, source, variant.source, variant.build_options, "the session's folder"
-        )
+        return includes_outside(folder, source, text, options, "the session's folder")
     except UserFileError:
         return ()  # a header beside it that no build could read: check_files says so
 

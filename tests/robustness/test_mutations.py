@@ -247,6 +247,28 @@ def test_a_session_kernel_including_a_file_outside_its_folder_is_named_first(tmp
     assert secret.stat().st_atime == 1_000_000, "the header outside was read"
 
 
+def test_a_session_naming_a_sim_file_whose_program_includes_a_file_outside_asks_first(tmp_path):
+    """A session whose kernel is a .sim file: its program's #include of a file outside the
+    session's folder is named and nothing of it read, and --allow-outside lets it be used
+    (the .sim file's own refusal said "give --allow-outside" whether it was given or not)."""
+    secret = _planted(tmp_path)
+    path = _sim_with_options(tmp_path, "-DBIAS=1", f'#include "{secret}"\n')
+    session = path.parent / "s.kexp.json"
+    document = {"format": "kernel-explorer-session", "version": 1, "family": "custom"}
+    document |= {"kernel_path": path.name, "input": "declared"}
+    session.write_text(json.dumps(document))
+    asked = cli("run", "--session", str(session), "--repeat", "1")
+    said = asked.out + asked.err
+    assert asked.code == 2, said
+    assert f"#include: fill.cl line 1 includes {secret}, outside the session's folder" in said
+    assert "run it with --allow-outside" in said and "unless you agree" not in said
+    assert secret.stat().st_atime == 1_000_000, "the header outside was read"
+    agreed = cli("run", "--session", str(session), "--repeat", "1", "--allow-outside")
+    said = agreed.out + agreed.err
+    assert "unless you agree" not in said and "--allow-outside" not in said, said
+    assert "SECRET_LINE" in said  # the build read it, once agreed to
+
+
 def test_a_sim_program_including_a_header_beside_it_runs(tmp_path):
     path = _sim_with_options(tmp_path, "-I.", '#include "mine.h"\n')
     (path.parent / "mine.h").write_text("#define MINE 1\n")

@@ -211,6 +211,23 @@ def program_path(path: str | Path) -> Path | None:
         return None
 
 
+def program_source(path: str | Path) -> tuple[Path, str, tuple[str, ...]] | None:
+    """The program a ``.sim`` file names (inside its folder), its text and the file's checked
+    build options, read without parsing the program (nothing it includes is read); None
+    where any of them cannot be read."""
+    path = Path(path)
+    try:
+        text = read_user_text(path, ".sim file")
+        tokens = _tokens(text)
+        if not tokens:
+            return None
+        program = _program_inside(path, tokens[0])
+        source = read_user_text(program, "program file")
+        return program, source, checked_build_options(build_options_of(text), path)
+    except (UserFileError, SimError):
+        return None
+
+
 def _program_inside(path: Path, token: _Token) -> Path:
     """The program file ``token`` names, found beside the ``.sim`` file as Oclgrind finds
     it, and kept inside that folder: an absolute path, ``..`` or a symbolic link out of the
