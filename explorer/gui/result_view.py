@@ -49,6 +49,7 @@ CPU_NOTICE = (
     "fast 48.3, wave 49.6-50.0 TFLOP/s, cuBLAS 49.4-51.6; see docs/benchmarks.md)."
 )
 V = TypeVar("V", pg.ImageView, pg.PlotWidget)
+ERROR_TAB = "Error |result − reference|"
 BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
 
 
@@ -293,10 +294,19 @@ class ResultView(QWidget):
             self.tabs.addTab(self.image, "Result")
             self.showing = "image"
             if result.reference is not None:
-                self._pending[self.error_map] = functools.partial(
-                    _show_error, self.error_map, output, flat_picture(result.reference)
-                )
-                self.tabs.addTab(self.error_map, "Error |result − reference|")
+                reference = flat_picture(result.reference)
+                if "error_map" in self.__dict__:
+                    self._pending[self.error_map] = functools.partial(
+                        _show_error, self.error_map, output, reference
+                    )
+                    self.tabs.addTab(self.error_map, ERROR_TAB)
+                else:  # made when its tab is first shown, as an input's image view
+                    page = QWidget()
+                    self._pages.append(page)
+                    self._pending[page] = functools.partial(
+                        self._made_error_map, page, output, reference
+                    )
+                    self.tabs.addTab(page, ERROR_TAB)
         else:
             self._show_vector(output, result.reference)
         for role, given in (result.inputs or {}).items():
@@ -327,8 +337,19 @@ class ResultView(QWidget):
         for a tab few open."""
         view = self._styled(_image_view())
         self.input_views[role] = view
+        self._put_in_place_of(page, view)
+        _show_image(view, image)
+
+    def _made_error_map(self, page: QWidget, output: np.ndarray, reference: np.ndarray) -> None:
+        """The error map, made (once a window) and drawn in place of the stand-in ``page``
+        when its tab is first shown: with its colour map it costs some 70 ms."""
+        self._put_in_place_of(page, self.error_map)
+        _show_error(self.error_map, output, reference)
+
+    def _put_in_place_of(self, page: QWidget, view: QWidget) -> None:
+        """``view`` in the tab of the stand-in ``page``; the same tab stays in front."""
         index = self.tabs.indexOf(page)
-        blocked = self.tabs.blockSignals(True)  # the same tab stays in front throughout
+        blocked = self.tabs.blockSignals(True)
         try:
             self.tabs.insertTab(index, view, self.tabs.tabText(index))
             self.tabs.setCurrentIndex(index)
@@ -337,7 +358,6 @@ class ResultView(QWidget):
             self.tabs.blockSignals(blocked)
         self._pages.remove(page)
         page.deleteLater()
-        _show_image(view, image)
 
     def _draw_current(self, index: int) -> None:
         """A tab shown for the first time since the result came: its image is drawn now."""
@@ -384,7 +404,7 @@ class ResultView(QWidget):
                 self.error_plot.plot(x, diff, pen=pg.mkPen("#c0392b", width=1))
         self.tabs.addTab(self.plot, "Result")
         if reference is not None:
-            self.tabs.addTab(self.error_plot, "Error |result − reference|")
+            self.tabs.addTab(self.error_plot, ERROR_TAB)
         self.showing = "plot"
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 
+from explorer.gui.result_view import ERROR_TAB
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
 
@@ -18,7 +19,9 @@ def click_error_map(qtbot, window, row, col):
     """Click the middle of element (row, col) of the error map, as a person would."""
     view = window.views.result_view
     tabs = view.tabs
-    tabs.setCurrentWidget(view.error_map)  # the tab drawn once shown
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    tabs.setCurrentIndex(titles.index(ERROR_TAB))  # its tab, as a person picks it: made then
+    qtbot.waitUntil(lambda: tabs.currentWidget() is view.error_map)
     qtbot.waitUntil(lambda: view.error_map.getImageItem().image is not None)
     graphics = view.error_map.ui.graphicsView
     scene_point = view.error_map.getImageItem().mapToScene(QPointF(col + 0.5, row + 0.5))

@@ -165,3 +165,33 @@ def test_the_defines_shown_are_those_a_run_is_built_with(qtbot):
     for name in ("M", "N", "K"):
         model.set_size(name, 256)  # fewer than 256 tiles of 128×128: 64×128, BK 16
     assert (shown()["BM"], shown()["BK"]) == (64, 16)
+
+
+def test_the_error_map_is_made_when_its_tab_is_first_shown(qtbot):
+    """An image result's error map (an image view with a colour map, some 70 ms) is made
+    when the person first opens its tab, drawn then with |result − reference|; the tab's
+    place and title are there from the start, and the next result reuses the map."""
+    import numpy as np
+    from PySide6.QtCore import Qt
+
+    from explorer.gui.result_view import ERROR_TAB, ResultView
+
+    view = ResultView()
+    qtbot.addWidget(view)
+    view.resize(800, 600)
+    view.show()
+    run = result("tiled", arrays=True)
+    wrong = np.arange(16.0).reshape(4, 4)
+    run = replace(run, outputs={"C": wrong}, references={"C": np.zeros((4, 4))})
+    view.show_result(run)
+    titles = [view.tabs.tabText(i) for i in range(view.tabs.count())]
+    assert ERROR_TAB in titles and "error_map" not in view.__dict__
+    bar = view.tabs.tabBar()
+    at = titles.index(ERROR_TAB)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(at).center())
+    assert view.tabs.currentIndex() == at and view.tabs.currentWidget() is view.error_map
+    assert np.array_equal(view.error_map.getImageItem().image, wrong)
+    made = view.error_map
+    view.show_result(replace(run, outputs={"C": wrong + 1}))
+    assert view.tabs.currentWidget() is made  # the tab looked at, the same map, redrawn
+    assert np.array_equal(made.getImageItem().image, wrong + 1)
