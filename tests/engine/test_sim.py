@@ -295,3 +295,21 @@ def test_an_image_argument_is_refused_saying_the_format_has_none(header):
     assert "an image argument cannot be given in a .sim file: the format has none" in message
     assert "argument 0: src" in message
     assert "name one" not in message
+
+
+def test_an_include_that_climbs_to_a_header_inside_the_folder_is_followed(tmp_path):
+    """``kernels/k.cl`` including ``../common.h`` (the .sim file's folder) reads nothing
+    outside it: it was refused as outside until --allow-outside; a climb out still is."""
+    (tmp_path / "common.h").write_text("#define SCALE 3\n")
+    tmp_path = tmp_path / "case"
+    (tmp_path / "kernels").mkdir(parents=True)
+    (tmp_path / "common.h").write_text("#define SCALE 2\n")
+    kernel = "__kernel void k(__global int *out) { out[get_global_id(0)] = SCALE; }\n"
+    (tmp_path / "kernels" / "k.cl").write_text('#include "../common.h"\n' + kernel)
+    sim = "# ARGS: --build-options -Ikernels\nkernels/k.cl\nk\n4 1 1\n4 1 1\n"
+    sim += "<size=16 fill=0 dump>\n"
+    (tmp_path / "k.sim").write_text(sim)
+    assert load_sim(tmp_path / "k.sim").kernel == "k"
+    (tmp_path / "kernels" / "k.cl").write_text('#include "../../common.h"\n' + kernel)
+    with pytest.raises(SimError, match=r"includes \.\./\.\./common\.h, outside"):
+        load_sim(tmp_path / "k.sim")
