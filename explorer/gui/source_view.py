@@ -3,6 +3,8 @@ line references; the kernel's captured printf output."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
@@ -335,6 +337,9 @@ class CodeEditor(QPlainTextEdit):
 
 
 READ_ONLY = "A shipped kernel: read-only."
+# A build log line that reports an error (its severity, not a word of its message: a
+# warning about a variable named error_count is no error).
+_AN_ERROR = re.compile(r"\b(?:fatal )?error:")
 EDITABLE = "Ctrl+S saves it and runs it."
 UNSAVED = "● Unsaved changes: Ctrl+S saves them and runs the kernel."
 
@@ -481,7 +486,7 @@ class SourceView(QWidget):
             item = QListWidgetItem(text)
             place = log_place(text)
             if place is not None and ("error" in text or "warning" in text or "note" in text):
-                item.setForeground(QColor("#c0392b" if "error" in text else "#b9770e"))
+                item.setForeground(QColor("#c0392b" if _AN_ERROR.search(text) else "#b9770e"))
                 file, line = place
                 if is_own_file(file, self._file_name, named):
                     item.setData(Qt.ItemDataRole.UserRole, line)
@@ -491,7 +496,7 @@ class SourceView(QWidget):
                         f"Line {line} of {file}, a file the kernel includes, "
                         "not a line of this kernel"
                     )
-                    if "error" in text and (file, line) not in elsewhere:
+                    if _AN_ERROR.search(text) and (file, line) not in elsewhere:
                         elsewhere.append((file, line))
             self.build_log.addItem(item)
         self._show_elsewhere(elsewhere)

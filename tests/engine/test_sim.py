@@ -36,7 +36,7 @@ def test_every_argument_form_is_read():
     assert isinstance(decl["weights"], ScalarDecl) and decl["weights"].type == "float4"
     params = decl["params"]
     assert scalar_array(params.type, tuple(map(float, params.value))).nbytes == 12  # a struct
-    assert decl["count"].value == ("16.0",)
+    assert decl["count"].value == ("16",)
     assert isinstance(decl["unused"], BufferDecl) and decl["unused"].null
 
 
@@ -102,10 +102,10 @@ def test_by_value_arguments_fill_and_range_like_buffers():
     spec = variant.custom
     assert spec is not None
     decl = {p.name: p for p in spec.params}
-    assert decl["lanes"] == ScalarDecl("lanes", "int4", ("3.0",) * 4)
-    assert decl["pair"] == ScalarDecl("pair", "int2", ("10.0", "11.0"))
+    assert decl["lanes"] == ScalarDecl("lanes", "int4", ("3",) * 4)
+    assert decl["pair"] == ScalarDecl("pair", "int2", ("10", "11"))
     assert decl["gain"] == ScalarDecl("gain", "float", ("4.0",))
-    assert decl["mask"] == ScalarDecl("mask", "uchar", ("255.0",))
+    assert decl["mask"] == ScalarDecl("mask", "uchar", ("255",))
     assert decl["taps"].type == "short" and decl["taps"].data == (1.0, -2.0, 3.0, -4.0)
     assert decl["scale"].type == "double" and decl["scale"].value == 0.5
     assert decl["scratch"].contents == "noinit"
@@ -295,3 +295,40 @@ def test_an_image_argument_is_refused_saying_the_format_has_none(header):
     assert "an image argument cannot be given in a .sim file: the format has none" in message
     assert "argument 0: src" in message
     assert "name one" not in message
+
+
+def test_an_include_that_climbs_to_a_header_inside_the_folder_is_followed(tmp_path):
+    """``kernels/k.cl`` including ``../common.h`` (the .sim file's folder) reads nothing
+    outside it: it was refused as outside until --allow-outside; a climb out still is."""
+    (tmp_path / "common.h").write_text("#define SCALE 3\n")
+    tmp_path = tmp_path / "case"
+    (tmp_path / "kernels").mkdir(parents=True)
+    (tmp_path / "common.h").write_text("#define SCALE 2\n")
+    kernel = "__kernel void k(__global int *out) { out[get_global_id(0)] = SCALE; }\n"
+    (tmp_path / "kernels" / "k.cl").write_text('#include "../common.h"\n' + kernel)
+    sim = "# ARGS: --build-options -Ikernels\nkernels/k.cl\nk\n4 1 1\n4 1 1\n"
+    sim += "<size=16 fill=0 dump>\n"
+    (tmp_path / "k.sim").write_text(sim)
+    assert load_sim(tmp_path / "k.sim").kernel == "k"
+    (tmp_path / "kernels" / "k.cl").write_text('#include "../../common.h"\n' + kernel)
+    with pytest.raises(SimError, match=r"includes \.\./\.\./common\.h, outside"):
+        load_sim(tmp_path / "k.sim")
+
+
+def test_a_ulong_or_long_beyond_53_bits_is_run_exactly(executor, tmp_path):
+    """ffffffffffffffff for a ulong (in hex or decimal) and a long's largest are values
+    their types hold: read through float64, they rounded past them and were refused."""
+    (tmp_path / "big.cl").write_text(
+        "__kernel void big(__global ulong *out, __global const ulong *in, ulong mask, long s)\n"
+        "{ int i = get_global_id(0); out[i] = (in[i] & mask) ^ (ulong)s; }\n"
+    )
+    (tmp_path / "big.sim").write_text(
+        "big.cl\nbig\n2 1 1\n2 1 1\n<size=16 fill=0 dump>\n"
+        "<size=16 hex>\nffffffffffffffff 8000000000000001\n"
+        "<size=8>\n18446744073709551615\n<size=8>\n9223372036854775807\n"
+    )
+    variant = load_sim(tmp_path / "big.sim")
+    result = executor.run(RunRequest(variant, {}, input="declared", repeat=1))
+    assert result.status == "unchecked", result.summary()
+    expected = np.array([2**64 - 1, 2**63 + 1], dtype=np.uint64) ^ np.uint64(2**63 - 1)
+    np.testing.assert_array_equal(result.output.ravel(), expected)

@@ -175,3 +175,17 @@ def test_an_included_file_named_as_a_compilers_own_input_is_still_that_file(tmp_
     said = outcome.out + outcome.err
     assert f"input.cl:{HELPERS_ERROR_LINE}:" in said and "gain" in said
     assert f"grey.cl:{HELPERS_ERROR_LINE}:" not in said
+
+
+def test_a_warning_in_an_included_file_is_no_build_error_above_the_source(qtbot):
+    """A warning of common.h that quotes a variable named error_count was said above the
+    source as a build error in common.h (the word "error" anywhere in the line)."""
+    from explorer.gui.source_view import SourceView
+
+    source = SourceView()
+    qtbot.addWidget(source)
+    source.show_build_log("/k/common.h:3:9: warning: unused variable 'error_count'\n")
+    assert source.elsewhere.isHidden()
+    source.show_build_log("/k/common.h:14:30: error: use of undeclared identifier 'gain'\n")
+    assert not source.elsewhere.isHidden()
+    assert "common.h, line 14" in source.elsewhere.text()

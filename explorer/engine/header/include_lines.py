@@ -228,11 +228,15 @@ def outside_files(
             if name is None:
                 outside.append(f"{at} includes a file named by a macro, which cannot be checked")
                 continue
-            if _leaves(name):
+            if _absolute(name):
                 outside.append(f"{at} includes {shown(name, 200)}, outside {place}")
                 continue
+            # A name that climbs (..) is followed as the compiler does, each folder's links
+            # first: "../common.h" from a folder inside may well stay inside.
+            climbs = ".." in PurePosixPath(name.replace("\\", "/")).parts
             for folder_searched in [beside, *searched]:
-                candidate = Path(os.path.normpath(os.path.join(folder_searched, name)))
+                joined = os.path.join(folder_searched, name)
+                candidate = Path(os.path.realpath(joined) if climbs else os.path.normpath(joined))
                 if not os.path.lexists(candidate):
                     continue
                 if os.path.exists(candidate) and not candidate.is_dir():
@@ -242,7 +246,8 @@ def outside_files(
                     except UserFileError as exc:
                         raise UserFileError(f"{at}: {exc}") from None
                 if not is_inside(folder, candidate):
-                    outside.append(f"{at} includes {shown(name, 200)}, a link out of {place}")
+                    how = "outside" if climbs else "a link out of"
+                    outside.append(f"{at} includes {shown(name, 200)}, {how} {place}")
                 elif not candidate.is_dir() and str(candidate) not in seen:
                     # a named pipe or a device too: read_user_text refuses it, where a build
                     # would wait on it for good
@@ -251,7 +256,9 @@ def outside_files(
                         header = read_user_text(candidate, "header", TEXT_LIMIT)
                     except UserFileError as exc:
                         raise UserFileError(f"{at}: {exc}") from None
-                    relative = os.path.relpath(candidate, folder)
+                    relative = os.path.relpath(
+                        candidate, os.path.realpath(folder) if climbs else folder
+                    )
                     pending.append(
                         (relative, includes(header, cplusplus, defined), candidate.parent)
                     )
@@ -272,9 +279,9 @@ def _shipped(name: str) -> bool:
     return False
 
 
-def _leaves(name: str) -> bool:
-    """Whether an include name is absolute or climbs with ``..`` (out of any folder)."""
+def _absolute(name: str) -> bool:
+    """Whether an include name is absolute (out of any folder), or no name a file has."""
     for flavour in (PurePosixPath(name), PureWindowsPath(name)):
         if flavour.is_absolute() or flavour.drive or flavour.root:
             return True
-    return ".." in PurePosixPath(name.replace("\\", "/")).parts or "\0" in name
+    return "\0" in name

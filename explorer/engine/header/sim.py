@@ -465,7 +465,9 @@ def _argument(reader: _Reader, index: int, param: Parameter) -> Declaration:
         bits = 8 * dtype.itemsize
         if h.hex_values and dtype.kind == "i" and value >= 2 ** (bits - 1):
             value -= 2**bits  # a signed element's bits: ff is a char's -1
-        return float(value)
+        # An integer element's value stays an int: a ulong's or long's beyond float64's 53
+        # bits (ffffffffffffffff) would round to one its type cannot hold.
+        return value if dtype.kind in "iu" else float(value)
 
     start, step = _range(reader, h.value_range, count, number)
     if param.space == "scalar":
