@@ -193,7 +193,7 @@ class LaunchFields(QGroupBox):
                 widget = combo
             else:
                 spin = QSpinBox()
-                spin.setRange(1, 4096)
+                spin.setRange(-(2**31), 2**31 - 1)  # what an int define may hold
                 spin.setValue(default)
                 spin.setKeyboardTracking(False)
                 spin.valueChanged.connect(lambda value, n=name: self.model.set_define(n, value))

@@ -195,3 +195,28 @@ def test_the_error_map_is_made_when_its_tab_is_first_shown(qtbot):
     view.show_result(replace(run, outputs={"C": wrong + 1}))
     assert view.tabs.currentWidget() is made  # the tab looked at, the same map, redrawn
     assert np.array_equal(made.getImageItem().image, wrong + 1)
+
+
+def test_a_define_without_a_list_of_values_is_shown_as_it_is(qtbot, tmp_path):
+    """A define of a kernel's own with no [allowed] list sits in a spin box: it held 1 to
+    4096, so a default of 0 showed as 1 and one of 65536 as 4096, above a build with 0."""
+    from explorer.engine.header.catalog import load_variant_file
+    from explorer.gui.config_panel import ConfigPanel
+
+    kernel = tmp_path / "pad.cl"
+    kernel.write_text(
+        '/*---\nname = "pad"\nfamily = "custom"\nkernel = "k"\nglobal = ["4"]\n'
+        'local = ["1"]\n[defines]\nPAD = 0\nSPAN = 65536\nSHIFT = -3\n[args.out]\n'
+        'buffer = "int"\ncount = "4"\ncontents = "zeros"\nwrites = "all"\n---*/\n'
+        "__kernel void k(__global int* out) { out[get_global_id(0)] = PAD + SPAN + SHIFT; }\n"
+    )
+    model = model_on(device())
+    panel = ConfigPanel(model)
+    qtbot.addWidget(panel)
+    model.add_user_variant(load_variant_file(kernel))
+    spins = panel.launch.define_spins
+    assert {name: spin.value() for name, spin in spins.items()} == {
+        "PAD": 0,
+        "SPAN": 65536,
+        "SHIFT": -3,
+    }
