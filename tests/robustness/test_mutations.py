@@ -269,6 +269,20 @@ def test_a_session_naming_a_sim_file_whose_program_includes_a_file_outside_asks_
     assert "SECRET_LINE" in said  # the build read it, once agreed to
 
 
+@pytest.mark.parametrize(
+    "switch",
+    ["-cl-opt-disable", "-cl-fp32-correctly-rounded-divide-sqrt", "-w"],
+)
+def test_a_sim_file_may_give_the_standard_switches_that_change_only_how_it_compiles(
+    tmp_path, switch
+):
+    """The build options OpenCL defines for how code is compiled pass a .sim file's check
+    (the correctly rounded division was refused as one the explorer does not pass)."""
+    path = _sim_with_options(tmp_path, f"-DBIAS=1 {switch}")
+    outcome = cli("run", "--sim", str(path), "--repeat", "1")
+    assert outcome.code == 0, outcome.out + outcome.err
+
+
 def test_a_sim_program_including_a_header_beside_it_runs(tmp_path):
     path = _sim_with_options(tmp_path, "-I.", '#include "mine.h"\n')
     (path.parent / "mine.h").write_text("#define MINE 1\n")

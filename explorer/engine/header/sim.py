@@ -145,6 +145,7 @@ _SIM_SWITCHES = frozenset(
         "-cl-single-precision-constant",
         "-cl-kernel-arg-info",
         "-cl-uniform-work-group-size",
+        "-cl-fp32-correctly-rounded-divide-sqrt",
     )
 )
 
