@@ -95,6 +95,7 @@ _FIELDS = (
 VIEW_FIELDS = ("tab", "phase", "group")
 # The tabs a session may show: the --view names of the pages, "grid" for the Execution tab.
 VIEW_TABS = ("result", "timing", "source", "findings", "grid")
+Includes = tuple[str, ...]  # #include lines of a kernel, each as it is said to the person
 
 
 class SessionError(ValueError):
@@ -381,11 +382,17 @@ def check_files(session: Session, where: str = "session", within: Path | None = 
         return within is None or is_inside(within, path)
 
     # A kernel whose #include lines reach outside the folder is read once the person agrees
-    # (files_outside names them): a .sim file's program is parsed, its headers with it.
-    if (session.kernel_path is None or looked_at(session.kernel_path)) and not (
-        within is not None and _includes_outside(session, within)
-    ):
-        variant = resolve_variant(session, where)
+    # (files_outside names them): a .sim file's program is parsed, its headers with it. Any
+    # other kernel is parsed once, its #include lines looked at in what was parsed.
+    if session.kernel_path is None or looked_at(session.kernel_path):
+        variant = None if _is_sim(session.kernel_path) else resolve_variant(session, where)
+        if within is not None and _includes_outside(session, within, variant):
+            variant = None
+        elif variant is None:
+            variant = resolve_variant(session, where)
+    else:
+        variant = None
+    if variant is not None:  # read: inside the folder, its headers too
         _check_headers(session, variant, where)
         size_names = variant.model.size_names
         for name in session.sizes:
@@ -464,20 +471,44 @@ def session_files(session: Session, within: Path | None = None) -> list[tuple[st
     header names (embedded or in the file), and its image. A catalog variant's own files are
     not listed: they ship with the app. ``within``: a kernel file outside that folder is
     listed but not read (the files its own header names are the kernel's business)."""
+    return _session_files(session, within, _includes_read(session, within))
+
+
+def _includes_read(session: Session, within: Path | None) -> tuple[Variant | None, Includes]:
+    """The session's kernel's ``#include`` lines that reach outside ``within`` (none where
+    ``within`` is None), with its variant where that was parsed to find them (a kernel file
+    other than a ``.sim`` file's, inside ``within``; None where it cannot be parsed)."""
+    if within is None or session.kernel_path is None:
+        return None, ()
+    variant = None
+    if not _is_sim(session.kernel_path) and is_inside(within, session.kernel_path):
+        try:
+            variant = resolve_variant(session)
+        except SessionError:
+            return None, ()
+    return variant, _includes_outside(session, within, variant)
+
+
+def _session_files(
+    session: Session, within: Path | None, read: tuple[Variant | None, Includes]
+) -> list[tuple[str, str]]:
+    """:func:`session_files`, given :func:`_includes_read`'s answer."""
     files: list[tuple[str, str]] = []
     if session.kernel_path is not None:
         files.append(("kernel file", session.kernel_path))
-        readable = within is None or (
-            is_inside(within, session.kernel_path) and not _includes_outside(session, within)
-        )
-        if readable and session.kernel_path.lower().endswith(".sim"):
+        variant, reaching = read
+        readable = within is None or (is_inside(within, session.kernel_path) and not reaching)
+        if readable and _is_sim(session.kernel_path):
             from explorer.engine.header.sim import program_path
 
             program = program_path(session.kernel_path)
             if program is not None:
                 files.append(("program file of the .sim file", str(program)))
         try:
-            variant = resolve_variant(session) if readable else None
+            if not readable:
+                variant = None
+            elif variant is None:
+                variant = resolve_variant(session)
         except SessionError:
             variant = None
         spec = variant.custom if variant is not None else None
@@ -500,18 +531,26 @@ def files_outside(session: Session, session_path: str | Path) -> list[str]:
     should know what will be compiled, run and read); empty when all lie beside it. Nothing
     outside the folder is read to find them."""
     folder = Path(os.path.abspath(session_path)).parent  # as load_session (links resolved later)
+    read = _includes_read(session, folder)  # the kernel parsed once, if at all
     outside = []
-    for what, path in session_files(session, within=folder):
+    for what, path in _session_files(session, folder, read):
         if not is_inside(folder, path):
             outside.append(f"{what}: {shown(path)}")
-    outside += [f"#include: {line}" for line in _includes_outside(session, folder)]
+    outside += [f"#include: {line}" for line in read[1]]
     return list(dict.fromkeys(outside))
 
 
-def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
+def _is_sim(kernel_path: str | None) -> bool:
+    return kernel_path is not None and kernel_path.lower().endswith(".sim")
+
+
+def _includes_outside(
+    session: Session, folder: Path, variant: Variant | None = None
+) -> tuple[str, ...]:
     """The ``#include`` lines of the session's kernel (beside it) that would have the build
     read a file outside the session's folder: a compiler reads each, and its errors quote
-    their lines. A kernel outside the folder is listed itself and not read here."""
+    their lines. A kernel outside the folder is listed itself and not read here. ``variant``:
+    the session's, already resolved (a kernel file other than a ``.sim`` file's)."""
     from explorer.engine.header.include_lines import includes_outside
     from explorer.engine.header.sim import program_source
 
@@ -524,10 +563,11 @@ def _includes_outside(session: Session, folder: Path) -> tuple[str, ...]:
             return ()  # said when the session is checked
         source, text, options = found
     else:
-        try:
-            variant = resolve_variant(session)
-        except SessionError:
-            return ()  # said when the session is checked
+        if variant is None:
+            try:
+                variant = resolve_variant(session)
+            except SessionError:
+                return ()  # said when the session is checked
         text, options = variant.source, variant.build_options
     try:
         return includes_outside(folder, source, text, options, "the session's folder")
