@@ -62,7 +62,7 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
 
 
 # A string or character literal (kept), or a comment (made a space): one scan, left to right.
-_LITERAL_OR_COMMENT = re.compile(
+LITERAL_OR_COMMENT = re.compile(
     r""""(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S
 )
 
@@ -77,7 +77,7 @@ def _without_comments(text: str) -> str:
             return " " + "\n" * found.count("\n")
         return found
 
-    return _LITERAL_OR_COMMENT.sub(blank, text)
+    return LITERAL_OR_COMMENT.sub(blank, text)
 
 
 def includes(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.engine.build_inputs import build_digest, include_dirs
+from explorer.engine.header.include_lines import LITERAL_OR_COMMENT
 from explorer.engine.records import on_pocl
 from explorer.frontend.line_directives import OWN, line_numbering
 from explorer.paths import shown
@@ -116,17 +117,12 @@ MAX_NAME = 1024
 _HUGE_NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_]{{{MAX_NAME},}}")
 
 
-# A comment, or a string or character literal: text a compiler does not look up (a header's
-# own comment may hold a long word).
-_NOT_CODE = re.compile(
-    r""""(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S
-)
-
-
 def _refuse_huge_names(source: str, display_name: str, options: tuple[str, ...]) -> None:
     if _HUGE_NAME.search(source) is None:  # the common case, at once
         return
-    code = _NOT_CODE.sub(lambda m: " " * len(m.group(0)), source)  # places kept
+    # Comments and string or character literals are text a compiler does not look up (a
+    # header's own comment may hold a long word).
+    code = LITERAL_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), source)  # places kept
     found = _HUGE_NAME.search(code)
     if found is not None:
         line = source.count("\n", 0, found.start()) + 1
