@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.frontend import ParsedSource, ParseError, SyncKind, parse
+from explorer.frontend import ParseError, SyncKind, parse
 
 # What each work-item function answers in the launch; after it, `#line 1` so the compiler's
 # lines are the user's.
@@ -71,7 +71,7 @@ def emulated_source(
         raise NonUniformError(f"no kernel {kernel} in the source")
     # Only what the launched kernel runs: the other kernels of its program, and the helpers
     # only they call, may synchronise their own launches.
-    reached = _reached(parsed, kernel)
+    reached = parsed.reached(kernel)
     bodies = [(f.body.start, f.body.end) for f in parsed.functions if f.name in reached]
     lines = [s.line for s in parsed.syncs if s.kind in _GROUP_SYNC and s.function in reached]
     lines += [
@@ -92,18 +92,6 @@ def emulated_source(
     guard = _GUARD.format(g0=g[0], g1=g[1], g2=g[2])
     prelude = _PRELUDE.format(g0=g[0], g1=g[1], g2=g[2], l0=lo[0], l1=lo[1], l2=lo[2])
     return prelude + source[:at] + guard + source[at:]
-
-
-def _reached(parsed: ParsedSource, kernel: str) -> set[str]:
-    """The kernel and every function of the source it calls, directly or through others."""
-    reached, todo = {kernel}, [kernel]
-    while todo:
-        caller = todo.pop()
-        for call in parsed.calls:
-            if call.function == caller and call.callee not in reached:
-                reached.add(call.callee)
-                todo.append(call.callee)
-    return reached
 
 
 def _launch(ndrange: tuple[int, ...], local: tuple[int, ...]) -> str:
