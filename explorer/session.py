@@ -421,8 +421,8 @@ def _check_headers(session: Session, variant: Variant, where: str) -> None:
     if session.kernel_path is None:
         return
     source: Path | None = Path(session.kernel_path)
-    if source is not None and source.name.lower().endswith(".sim"):
-        source = program_path(source)
+    if _is_sim(session.kernel_path):
+        source = program_path(session.kernel_path)
     if source is None:
         return
     try:
