@@ -38,7 +38,7 @@ from explorer.description.launch import (
     SAMPLER_FILTERS,
 )
 from explorer.documents import array_file, load_array
-from explorer.engine.build_inputs import check_option
+from explorer.engine.build_inputs import check_option, option_words
 from explorer.engine.header import toml_writer
 from explorer.engine.header.catalog import parse_variant
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
@@ -81,13 +81,7 @@ def split_options(options: tuple[str, ...]) -> BuildOptions:
     switches: list[str] = []
     macros: list[str] = []
     dropped: list[str] = []
-    words = list(options)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in ("-D", "-I") and i + 1 < len(words):
-            word, i = word + words[i + 1], i + 1
-        i += 1
+    for word in option_words(options):
         if word.startswith("-D") and len(word) > 2:
             name, sep, value = word[2:].partition("=")
             number = _integer(value) if sep else 1

@@ -67,6 +67,20 @@ def platform_options(
     return tuple(chosen)
 
 
+def option_words(options: tuple[str, ...]) -> list[str]:
+    """Each option as one word: ``-D NAME`` and ``-I DIR`` given as two words are joined
+    (``-DNAME``, ``-IDIR``), as a compiler reads them."""
+    words: list[str] = []
+    i = 0
+    while i < len(options):
+        word = options[i]
+        if word in ("-D", "-I") and i + 1 < len(options):
+            word, i = word + options[i + 1], i + 1
+        words.append(word)
+        i += 1
+    return words
+
+
 def option_defines(options: tuple[str, ...]) -> dict[str, str]:
     """The macros ``-DNAME[=VALUE]`` (or ``-D NAME[=VALUE]``) options define, for a front end
     that must see the source as the build does; ``-DNAME`` alone defines it as 1."""

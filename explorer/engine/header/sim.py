@@ -50,7 +50,12 @@ from explorer.description.declarations import (
 )
 from explorer.description.elements import ELEMENT_TYPES, element_type
 from explorer.documents import DocumentError, inside
-from explorer.engine.build_inputs import OPTION_PATTERNS, check_option, option_defines
+from explorer.engine.build_inputs import (
+    OPTION_PATTERNS,
+    check_option,
+    option_defines,
+    option_words,
+)
 from explorer.engine.header.include_lines import includes_outside
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
@@ -158,13 +163,7 @@ def checked_build_options(options: tuple[str, ...], path: Path) -> tuple[str, ..
     read (and its errors quote) files outside the folder, and is refused naming it."""
     where = f"{shown(path)}: # ARGS: --build-options"
     checked: list[str] = []
-    words = list(options)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in ("-D", "-I") and i + 1 < len(words):
-            word, i = word + words[i + 1], i + 1
-        i += 1
+    for word in option_words(options):
         if word.startswith("-D") and len(word) > 2:
             checked.append(word)
         elif word.startswith("-I") and len(word) > 2:
