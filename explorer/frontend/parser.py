@@ -574,12 +574,6 @@ def _member_places(t: Any) -> tuple[tuple[str, int, int], ...]:
     return tuple(places)
 
 
-def _member_bytes(t: Any, members: set[str]) -> tuple[tuple[int, int], ...]:
-    """The bytes of the members of struct ``t`` not named in ``members``, [start, end);
-    empty where a member's place is not known."""
-    return unread_bytes(_member_places(t), members)
-
-
 def _is_pointerish(t: Any) -> bool:
     kind = _canonical_kind(t)
     return bool(kind == T.POINTER or kind in ARRAY_KINDS)
@@ -908,7 +902,7 @@ class _Walker:
             members = used[_raw(var).hash]
             if members is None:
                 continue
-            unused = _member_bytes(var.type, members)
+            unused = unread_bytes(_member_places(var.type), members)
             span, _ = self._span(read)
             found = spans.get((span.start, span.end), [])
             if not unused or len(found) != 1:
