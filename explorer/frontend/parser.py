@@ -574,12 +574,6 @@ def _member_places(t: Any) -> tuple[tuple[str, int, int], ...]:
     return tuple(places)
 
 
-def _member_bytes(t: Any, members: set[str]) -> tuple[tuple[int, int], ...]:
-    """The bytes of the members of struct ``t`` not named in ``members``, [start, end);
-    empty where a member's place is not known."""
-    return unread_bytes(_member_places(t), members)
-
-
 def _is_pointerish(t: Any) -> bool:
     kind = _canonical_kind(t)
     return bool(kind == T.POINTER or kind in ARRAY_KINDS)
@@ -842,9 +836,15 @@ class _Walker:
         ``(q = loc[i]).pad``) hands the whole copy on: its variable counts as read whole."""
         copies: list[tuple[Any, Any]] = []  # (the variable's declaration, the struct read)
         targets: set[int] = set()  # the variable as an assignment's target: no read of it
+        struct_calls: list[tuple[Any, Any]] = []  # (parent, call) of own struct-returning calls
+        returns: list[Any] = []
         for parent, node in _with_parents(body):
             kids = _children(node)
-            if node.kind == K.VAR_DECL and kids and _copyable(node.type):
+            if node.kind == K.RETURN_STMT:
+                returns.append(node)
+            elif self._own_struct_call(node):
+                struct_calls.append((parent, node))
+            elif node.kind == K.VAR_DECL and kids and _copyable(node.type):
                 copies.append((node, _stripped(kids[-1])))
             elif (
                 node.kind == K.BINARY_OPERATOR
@@ -857,7 +857,7 @@ class _Walker:
                     copies.append((ref, _stripped(kids[1])))
                     if parent is not None and parent.kind in _STATEMENT_PLACES:
                         targets.add(_raw(kids[0]).hash)  # else its value goes on, whole
-        self._returned_copy(body, first)
+        self._returned_copy(returns, first)
         calls = [(var, read) for var, read in copies if self._own_struct_call(read)]
         copies = [
             (var, read)
@@ -868,8 +868,8 @@ class _Walker:
             == var.type.get_canonical().get_declaration()
         ]
         by_variable = {_raw(call).hash for _, call in calls}
-        for parent, node in _with_parents(body):
-            if self._own_struct_call(node) and _raw(node).hash not in by_variable:
+        for parent, node in struct_calls:
+            if _raw(node).hash not in by_variable:
                 member = parent is not None and parent.kind == K.MEMBER_REF_EXPR
                 read = frozenset({str(parent.spelling)}) if member else None
                 self.result_uses.append(ResultUse(self.function_name, str(node.spelling), read))
@@ -902,7 +902,7 @@ class _Walker:
             members = used[_raw(var).hash]
             if members is None:
                 continue
-            unused = _member_bytes(var.type, members)
+            unused = unread_bytes(_member_places(var.type), members)
             span, _ = self._span(read)
             found = spans.get((span.start, span.end), [])
             if not unused or len(found) != 1:
@@ -919,13 +919,13 @@ class _Walker:
             and _copyable(node.type)
         )
 
-    def _returned_copy(self, body: Any, first: int) -> None:
-        """Note the site (from ``first``) of a ``return loc[i];`` that returns a whole struct
-        read from memory: what the calls a traced kernel runs read of the result decides its
-        unused bytes (``ParsedSource.for_kernel``)."""
-        for node in body.walk():
+    def _returned_copy(self, returns: list[Any], first: int) -> None:
+        """Note the site (from ``first``) of each of these return statements that is a
+        ``return loc[i];`` of a whole struct read from memory: what the calls a traced kernel
+        runs read of the result decides its unused bytes (``ParsedSource.for_kernel``)."""
+        for node in returns:
             kids = _children(node)
-            if node.kind != K.RETURN_STMT or len(kids) != 1 or not _copyable(kids[0].type):
+            if len(kids) != 1 or not _copyable(kids[0].type):
                 continue
             read = _stripped(kids[0])
             if self._lvalue(read) is None:

@@ -66,11 +66,17 @@ def last_element_column(trace: Trace) -> RecordColumn:
         offset = np.asarray(trace.offset[key]).astype(np.int64)
         word = np.atleast_1d(trace.word[key])
         buffer = word_buffer(word).reshape(offset.shape)
-        size = trace.sizes_of(word).astype(np.int64).reshape(offset.shape)
-        first = offset // sizes[buffer]
-        return np.maximum(first, (offset + np.maximum(size, 1) - 1) // sizes[buffer])
+        size = trace.sizes_of(word).reshape(offset.shape)
+        return last_elements(offset, size, sizes[buffer])
 
     return RecordColumn(compute)
+
+
+def last_elements(offset: np.ndarray, size: np.ndarray, elem: Any) -> np.ndarray:
+    """The last element (of ``elem`` bytes, at least 1) that each access of ``size`` bytes at
+    byte ``offset`` covers: its first element's, but for an access wider than one element."""
+    end = np.asarray(offset, dtype=np.int64) + np.maximum(np.asarray(size, dtype=np.int64), 1)
+    return (end - 1) // np.maximum(elem, 1)
 
 
 def spread(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.trace.columns import spread
+from explorer.trace.columns import last_elements, spread
 from explorer.trace.grids import Box, Grid, box_of
 from explorer.trace.recorded import (
     ATOMIC,
@@ -113,8 +113,7 @@ class GroupSteps:
             index = offset >> shifts[buffer]
         else:
             index = offset // sizes[buffer]
-        end = offset + np.maximum(trace.sizes_of(words).astype(np.int64), 1) - 1
-        last = np.maximum(index, end // np.maximum(sizes, 1)[buffer])
+        last = np.maximum(index, last_elements(offset, trace.sizes_of(words), sizes[buffer]))
         n = len(self.steps)
         return GroupColumns(
             records=self.by_step,
@@ -208,8 +207,8 @@ class GroupSteps:
         if grid.buffer not in self._extent:
             g = self.columns
             mine = g.on(grid.buffer)
-            elements = g.elements(mine)[0]
-            written = g.elements(mine[WRITES[g.op[mine]]])[0]
+            elements, which = g.elements(mine)
+            written = elements[WRITES[g.op[mine]][which]]
             self._extent[grid.buffer] = (box_of(grid, elements), box_of(grid, written))
         return self._extent[grid.buffer]
 

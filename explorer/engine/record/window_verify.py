@@ -27,6 +27,7 @@ from explorer.engine.launch.bind import Bound, read_results, reset
 from explorer.engine.launch.devices import is_simulator
 from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
 from explorer.engine.launch.run import poison_local, silenced_stdout
+from explorer.trace.columns import coverage
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     ATOMIC,
@@ -161,23 +162,16 @@ def written_by_trace(
     """Which of the ``count`` elements (of ``elem_bytes`` each) of the buffer ``name`` the
     traced work-items wrote, from their records: a mask in the buffer's order. ``writes``:
     :func:`global_writes` of the trace, where it is known already."""
-    mask = np.zeros(count, dtype=bool)
     ids = [i for i, b in enumerate(trace.buffers) if b.space == GLOBAL and b.role == name]
     if not ids:
-        return mask
+        return np.zeros(count, dtype=bool)
     at = global_writes(trace) if writes is None else writes
     at = at[np.isin(word_buffer(trace.word[at]), ids)]
     offset = trace.offset[at].astype(np.int64)
     sizes = trace.sizes_of(trace.word[at]).astype(np.int64)
     first = offset // elem_bytes
     last = (offset + np.maximum(sizes, 1) - 1) // elem_bytes
-    spans = last - first  # elements past the first that one write covers: 0 mostly
-    for span in np.flatnonzero(np.bincount(spans)).tolist():
-        start_at = first[spans == span]
-        for k in range(int(span) + 1):
-            inside = start_at + k
-            mask[inside[(inside >= 0) & (inside < count)]] = True
-    return mask
+    return coverage(first, last, count) > 0
 
 
 # -- finding the records of some sites among tens of millions --------------------------------

@@ -198,15 +198,16 @@ class Races:
                     "either: it orders this work-item's own accesses only, so a "
                     f"barrier({fence}) is needed in its place too."
                 )
+            # Who accesses the elements, on which lines (within a group, it says so).
+            both = (
+                f"line {wline} {wverb} {name}[] while other work-items "
+                f"{_OF_GROUP[self.scope]}{_plural(overb)} the same elements on that same line"
+                if wline == oline
+                else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
+                f"work-items{_OF_ONE_GROUP[self.scope]}"
+            )
             if between is not None and between.only and fence_site is not None:
                 subkind = FENCE_NOT_BARRIER
-                both = (
-                    f"line {wline} {wverb} {name}[] while other work-items "
-                    f"{_OF_GROUP[self.scope]}{_plural(overb)} the same elements on that same line"
-                    if wline == oline
-                    else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
-                    f"work-items{_OF_ONE_GROUP[self.scope]}"
-                )
                 msg = (
                     f"Race on {name} in {where}: {both}, with only a {fence_site.text} "
                     f"between them. The {fence_site.text} at line {fence_site.line} orders "
@@ -247,15 +248,8 @@ class Races:
                 # A barrier that stands between them without the global flag is named below.
                 subkind = READ_BESIDE_ATOMIC
                 read_line = wline if e.write_op == READ else oline
-                what = (
-                    f"line {wline} {wverb} {name}[] while other work-items of the same "
-                    f"work-group {_plural(overb)} the same elements on that same line"
-                    if wline == oline
-                    else f"line {wline} {wverb} it and line {oline} {overb} it, by different "
-                    "work-items of one work-group"
-                )
                 msg = (
-                    f"Race on {name} in {where}: {what}. The plain read on line {read_line} is "
+                    f"Race on {name} in {where}: {both}. The plain read on line {read_line} is "
                     f"not ordered with the atomic: {_READ_ATOMICALLY}"
                 )
             elif wline == oline and e.write_op == e.other_op == WRITE:

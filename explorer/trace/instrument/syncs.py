@@ -35,7 +35,7 @@ def rewrite_sync(
     edits: Edits,
     events: EventShadows,
     kernel: str,
-    helpers: frozenset[str] = frozenset(),
+    helpers: frozenset[str],
 ) -> None:
     """Record one barrier, fence or wait where it is (the events of a wait in ``kernel``
     followed through ``events``; a wait of another kernel, which never runs, is nothing the
