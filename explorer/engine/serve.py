@@ -171,10 +171,17 @@ def serve_requests(
     drivers = loader.start_drivers(ahead) if ahead is not None else None
     import importlib
 
+    from explorer.engine.codec import ProtocolError, check_request
+    from explorer.engine.launch import build
     from explorer.engine.launch.devices import list_devices
+    from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
 
     stage_times.mark("engine imported")
     if drivers is not None:
+        # While the drivers thread starts the drivers (a GPU's take 0.1-0.2 s, the
+        # interpreter let go), the modules of the command's first request are imported:
+        # after the devices reply, the request would wait for them.
+        warm = _import_while(warm, drivers[1])
         drivers[1].wait()  # the loader's own start is not safe beside another call
         stage_times.mark("drivers started")
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
@@ -182,9 +189,6 @@ def serve_requests(
         stage_times.mark("devices described")
         if ahead is not None:
             _context_ahead(devices, ahead)
-    from explorer.engine.codec import ProtocolError, check_request
-    from explorer.engine.launch import build
-    from explorer.engine.reply import MAX_MESSAGE_BYTES, pack, read_request
 
     def tell(notice: str) -> None:
         """A build began or ended (see codec.NOTICES); the caller's clock for the kernel
@@ -226,6 +230,22 @@ def serve_requests(
         staging = sys.modules.get("explorer.engine.record.staging")
         if staging is not None:  # while the caller reads the reply
             staging.grow_pending()
+
+
+def _import_while(modules: tuple[str, ...], done: threading.Event) -> tuple[str, ...]:
+    """Import ``modules`` in order until ``done`` is set; those left, which the request loop
+    imports once the devices are described."""
+    import importlib
+
+    for at, module in enumerate(modules):
+        if done.is_set():
+            return modules[at:]
+        importlib.import_module(module)
+    if modules:
+        from explorer.engine import stage_times
+
+        stage_times.mark("warm modules imported")
+    return ()
 
 
 def _waiting(conn: Connection) -> bool:
