@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -181,9 +182,12 @@ def serve_requests(
         # While the drivers thread starts the drivers (a GPU's take 0.1-0.2 s, the
         # interpreter let go), the modules of the command's first request are imported:
         # after the devices reply, the request would wait for them.
-        warm = _import_while(warm, drivers[1])
+        warm = _import_while(warm, lambda: not drivers[1].is_set())
         drivers[1].wait()  # the loader's own start is not safe beside another call
         stage_times.mark("drivers started")
+        # and while it makes a GPU's context (0.1 s), before the devices are described:
+        # PyOpenCL's questions to that driver wait for the context, holding the interpreter.
+        warm = _import_while(warm, loader.busy)
     with contextlib.suppress(Exception):  # a failure is reported when the caller asks
         devices = list_devices()
         stage_times.mark("devices described")
@@ -232,13 +236,13 @@ def serve_requests(
             staging.grow_pending()
 
 
-def _import_while(modules: tuple[str, ...], done: threading.Event) -> tuple[str, ...]:
-    """Import ``modules`` in order until ``done`` is set; those left, which the request loop
-    imports once the devices are described."""
+def _import_while(modules: tuple[str, ...], busy: Callable[[], bool]) -> tuple[str, ...]:
+    """Import ``modules`` in order while ``busy()`` (a driver at work on another thread);
+    those left, which the request loop imports once the devices are described."""
     import importlib
 
     for at, module in enumerate(modules):
-        if done.is_set():
+        if not busy():
             return modules[at:]
         importlib.import_module(module)
     if modules:
@@ -271,6 +275,10 @@ def _context_ahead(devices: list[Any], selector: str) -> None:
         loader.keep_only(None)
         return
     loader.keep_only(device.key)  # the drivers thread's, where it picked this device
+    if loader.making(device.key):
+        # Asking PyOpenCL for the platforms now would wait, holding the interpreter, for
+        # the driver to finish that context (NVIDIA's: 40 ms on an H100 host).
+        return
     import pyopencl as cl
 
     platform = cl.get_platforms()[device.platform_index]

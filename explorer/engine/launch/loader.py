@@ -258,6 +258,16 @@ def make_context(device_key: str, device_pointer: int) -> None:
     thread.start()
 
 
+def making(device_key: str) -> bool:
+    """Whether a context of the device is made, or being made, ahead."""
+    return device_key in _ahead
+
+
+def busy() -> bool:
+    """Whether a context is being made ahead now (the interpreter let go meanwhile)."""
+    return any(thread.is_alive() for thread, _ in _ahead.values())
+
+
 def keep_only(device_key: str | None) -> None:
     """Let go of every context made ahead but ``device_key``'s (the drivers thread picked a
     device the engine did not): each is released once made, on a thread of its own, as a
