@@ -497,14 +497,25 @@ class RunResult:
             return f"{head}  {where}: {err}"
         rate = []
         if self.gflops is not None:
-            rate.append(f"{self.gflops:.1f} GFLOP/s")
+            rate.append(f"{figure_text(self.gflops, 1)} GFLOP/s")
         if self.gbps is not None:
-            rate.append(f"{self.gbps:.1f} GB/s")
+            rate.append(f"{figure_text(self.gbps, 1)} GB/s")
+        t = self.timing
         return (
-            f"{head}  {where}: kernel {self.timing.median_ms:.3f} ms "
-            f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "
+            f"{head}  {where}: kernel {figure_text(t.median_ms, 3)} ms "
+            f"(min {figure_text(t.min_ms, 3)}, max {figure_text(t.max_ms, 3)}), "
             f"{', '.join(rate)}; {err}"
         )
+
+
+def figure_text(value: float, decimals: int, significant: int = 3) -> str:
+    """A measured figure as printed: ``decimals`` places, or more where those would leave
+    fewer than ``significant`` significant digits, so that a small figure still reads as
+    itself (a 1.88 µs kernel is "0.00188" ms, not "0.002"; 0.0764 GB/s is not "0.1")."""
+    if value != value or value in (math.inf, -math.inf) or value == 0:
+        return f"{value:.{decimals}f}"
+    places = max(decimals, significant - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{places}f}"
 
 
 # Why a launch whose input can hide a bug had no random probe (a trace build).

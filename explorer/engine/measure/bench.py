@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.launch.copy_kernel import copied_float4s, copy_bytes
 from explorer.engine.measure.baselines import (
     import_torch,
     measure_clblast,
@@ -57,13 +58,18 @@ def parse_size(family: str, text: str) -> dict[str, int]:
     return dict(zip(names, values, strict=True))
 
 
-def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
-    """The numpy row: the same computation on the CPU, timed the same way (median of samples).
-    Runs in the executor process; a size beyond the host's memory is a refused row."""
+def numpy_record(
+    family: str, sizes: dict[str, int], repeat: int, dtype: str | None = None
+) -> dict:
+    """The numpy row: the same computation on the CPU, timed the same way (median of samples),
+    on inputs of the family's own element type unless ``dtype`` says otherwise (a histogram
+    counts int32 values: on float32 ones the time would include their conversion). Runs in
+    the executor process; a size beyond the host's memory is a refused row."""
     from explorer.description.launch import Setting
     from explorer.engine.launch.memory import available_host_bytes, host_bytes
 
     model = fixed_family(family)
+    dtype = dtype or model.header_dtype({}, family)
     full = model.check_sizes(sizes)
     setting = Setting(full, {}, (1,))
     described = model.describe(setting, model.roles, "row-major", np.dtype(dtype))
@@ -257,8 +263,9 @@ def baseline_record(
             )
             name, samples = copy["device"], copy["samples_ms"]
         row = _row(family, "copy", name, "float4 copy kernel", full)
-        # The copy moved the problem's bytes (to within 16): its GB/s counts those bytes.
-        return _timed(row, samples, 0.0, moved)
+        # Its GB/s counts the bytes the copy moved: the problem's, but for a rest of less
+        # than 16 on each side (and at least one float4 each way).
+        return _timed(row, samples, 0.0, copy_bytes(copied_float4s(moved)))
     if baseline == "fma":
         fma = executor.call(measure_fma, device_key, repeat, timeout_s=timeout_s, what="fma")
         row = _row(family, "fma", fma["device"], "multiply-add kernel", full)

@@ -1,0 +1,197 @@
+"""A figure the tool shows is the true figure: time, GFLOP/s, GB/s, the verdict's error
+figures, as computed and as printed, each checked against a computation of its own here
+(the family's definition worked out by hand, numpy on the kept output, the samples' own
+median), never against another output of the explorer."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from explorer.cli.bench import _print_table
+from explorer.engine.header.catalog import find_variant
+from explorer.engine.measure.bench import bench, numpy_record
+from explorer.engine.records import RunRequest, RunResult, Timing, Verdict
+
+# Each family at sizes that are not multiples of any tile, with its FLOPs and its minimum
+# bytes (each input read once, the output written once, float32 or int32) by hand.
+CASES = [
+    (
+        "matmul",
+        "tiled",
+        {"M": 100, "N": 36, "K": 257},
+        2 * 100 * 36 * 257,
+        4 * (100 * 257 + 257 * 36 + 100 * 36),
+    ),
+    ("transpose", "tiled", {"WIDTH": 100, "HEIGHT": 37}, 0, 4 * 2 * 100 * 37),
+    ("matvec", "fast", {"WIDTH": 257, "HEIGHT": 100}, 2 * 257 * 100, 4 * (257 * 100 + 257 + 100)),
+    # RESULT[y] = 0.5·Σ VECTOR[k]·MAT1[y,k]·MAT2[y,k]: two multiplies and an add per term
+    ("rowdot", "group-row", {"D": 57}, 3 * 57 * 57, 4 * (2 * 57 * 57 + 2 * 57)),
+    # nine weights times nine pixels, eight adds
+    ("stencil", "tiled", {"WIDTH": 67, "HEIGHT": 45}, 17 * 67 * 45, 4 * 2 * 67 * 45),
+    ("histogram", "local-bins", {"VALUES": 1001, "BINS": 17}, 0, 4 * (1001 + 17)),
+]
+
+
+def _answer(family: str, inputs: dict[str, np.ndarray], sizes: dict[str, int]) -> np.ndarray:
+    """The exact result, written out again from each family's definition."""
+    x = {k: np.asarray(v, dtype=np.float64) for k, v in inputs.items()}
+    if family == "matmul":
+        return x["A"] @ x["B"]
+    if family == "transpose":
+        return x["IN"].T
+    if family == "matvec":
+        return x["MAT"] @ x["VEC"]
+    if family == "rowdot":
+        return 0.5 * np.array(
+            [np.sum(x["VECTOR"] * x["MAT1"][y] * x["MAT2"][y]) for y in range(sizes["D"])]
+        )
+    if family == "stencil":
+        image = x["IN"]
+        rows, cols = image.shape
+        out = np.zeros_like(image)
+        for y in range(rows):
+            for c in range(cols):
+                total = 0.0
+                for dy, wy in ((-1, 1), (0, 2), (1, 1)):
+                    for dx, wx in ((-1, 1), (0, 2), (1, 1)):
+                        yy = min(max(y + dy, 0), rows - 1)
+                        xx = min(max(c + dx, 0), cols - 1)
+                        total += wy * wx * image[yy, xx]
+                out[y, c] = total / 16
+        return out
+    assert family == "histogram"
+    counts = np.zeros(sizes["BINS"])
+    for v in inputs["IN"]:
+        counts[int(v)] += 1
+    return counts
+
+
+@pytest.mark.parametrize(("family", "variant", "sizes", "flops", "nbytes"), CASES)
+def test_run_figures_are_the_true_ones(executor, device, family, variant, sizes, flops, nbytes):
+    repeat = 4
+    request = RunRequest(find_variant(family, variant), sizes, device_key=device.key, repeat=repeat)
+    result = executor.run(request)
+    assert result.status == "verified", result.summary()
+    samples = result.timing.kernel_ms
+    # ``repeat`` timed launches; the first (building, judged) launch is not among them
+    assert len(samples) == repeat
+    median = float(np.median(samples))
+    assert result.timing.median_ms == median
+    assert (result.timing.min_ms, result.timing.max_ms) == (min(samples), max(samples))
+    assert result.flops == flops
+    assert result.bytes_moved == nbytes
+    if flops:
+        assert result.gflops == pytest.approx(flops / (median / 1e3) / 1e9, rel=1e-12)
+    else:
+        assert result.gflops is None
+    assert result.gbps == pytest.approx(nbytes / (median / 1e3) / 1e9, rel=1e-12)
+    # The verdict's error figures, from the kept output and the inputs shown
+    output = next(iter(result.outputs.values())).astype(np.float64)
+    error = np.abs(output - _answer(family, result.inputs, sizes))
+    assert result.verdict.max_abs_error == pytest.approx(error.max(), rel=1e-9, abs=1e-12)
+    assert result.verdict.mismatches == 0
+
+
+def _printed(text: str, label: str) -> float:
+    found = re.search(label, text)
+    assert found, (label, text)
+    return float(found.group(1))
+
+
+def test_the_printed_line_reads_back_as_the_true_figures():
+    """A kernel of a few microseconds: its time (and a small rate) printed to a fixed three
+    decimals of a millisecond read "0.002 ms" for 1.88 µs, a figure 6 % off."""
+    samples = (0.001883, 0.00176, 0.00692, 0.00191, 0.00188)
+    flops = 2.0 * 17 * 5 * 3  # C = A·B, A of 17×3, B of 3×5: 2·M·N·K
+    nbytes = 4.0 * (17 * 3 + 3 * 5 + 17 * 5)
+    verdict = Verdict(True, 0.0, 0.0, 0, "exact")
+    result = RunResult(
+        "matmul",
+        "naive",
+        "dev",
+        "plat",
+        {"M": 17, "N": 5, "K": 3},
+        None,
+        None,
+        {},
+        verdict=verdict,
+        timing=Timing(samples, 0.0, 0.0, 0.0),
+        flops=flops,
+        bytes_moved=nbytes,
+    )
+    line = result.summary()
+    median = float(np.median(samples))
+    for label, true in (
+        (r"kernel ([\d.]+) ms", median),
+        (r"min ([\d.]+)", min(samples)),
+        (r"max ([\d.]+)\)", max(samples)),
+        (r"([\d.]+) GFLOP/s", flops / (median / 1e3) / 1e9),
+        (r"([\d.]+) GB/s", nbytes / (median / 1e3) / 1e9),
+    ):
+        assert _printed(line, label) == pytest.approx(true, rel=0.01), (label, line)
+
+
+def test_the_bench_table_reads_back_as_the_true_figures(executor, device, capsys):
+    """The numpy row of a 17×5 transpose takes well under a microsecond."""
+    sizes = {"WIDTH": 17, "HEIGHT": 5}
+    records = bench(executor, [find_variant("transpose", "naive")], [sizes], device.key, 3)
+    _print_table(records, None, False)
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert len(lines) == len(records) == 2
+    nbytes = 4 * 2 * 17 * 5
+    for record, line in zip(records, lines, strict=True):
+        assert record["status"] == "verified"
+        median = float(np.median(record["samples_ms"]))
+        cells = line.split()
+        assert cells[0] == record["variant"]
+        assert float(cells[3]) == pytest.approx(median, rel=0.01), line
+        assert float(cells[4]) == pytest.approx(nbytes / (median / 1e3) / 1e9, rel=0.01), line
+
+
+def test_the_copy_rows_rate_counts_the_bytes_the_copy_moved(executor, device):
+    """One value in one bin: the problem moves 8 bytes, the float4 copy kernel at least one
+    float4 read and written (32 bytes)."""
+    sizes = {"VALUES": 1, "BINS": 1}
+    records = bench(
+        executor, [find_variant("histogram", "naive")], [sizes], device.key, 3, baseline="copy"
+    )
+    copy = records[-1]
+    assert copy["variant"] == "copy"
+    median = float(np.median(copy["samples_ms"]))
+    assert copy["gbps"] == pytest.approx(2 * 16 / (median / 1e3) / 1e9, rel=1e-9)
+
+
+def test_the_copy_rows_rate_at_a_size_not_of_whole_float4s(executor, device):
+    """A 17×5 transpose moves 680 bytes: the copy copies 21 float4s (336 of the 340 bytes
+    each way), 672 bytes."""
+    records = bench(
+        executor,
+        [find_variant("transpose", "naive")],
+        [{"WIDTH": 17, "HEIGHT": 5}],
+        device.key,
+        3,
+        baseline="copy",
+    )
+    copy = records[-1]
+    median = float(np.median(copy["samples_ms"]))
+    assert copy["gbps"] == pytest.approx(2 * 21 * 16 / (median / 1e3) / 1e9, rel=1e-9)
+
+
+def test_the_numpy_row_of_a_histogram_counts_the_kernels_integers(monkeypatch):
+    """The numpy row times what the kernels do: counting int32 values (as the kernels' own
+    headers say), not converting floats to integers first."""
+    from explorer.families import fixed_family
+
+    seen: list[np.dtype] = []
+    model = fixed_family("histogram")
+    counting = model.numpy_baseline
+    monkeypatch.setattr(
+        model, "numpy_baseline", lambda inputs: seen.append(inputs["IN"].dtype) or counting(inputs)
+    )
+    row = numpy_record("histogram", {"VALUES": 1000, "BINS": 16}, 2)
+    assert row["status"] == "verified"
+    kernel_dtype = np.dtype(find_variant("histogram", "naive").dtype)
+    assert seen and all(d == kernel_dtype for d in seen)
