@@ -58,9 +58,7 @@ def parse_size(family: str, text: str) -> dict[str, int]:
     return dict(zip(names, values, strict=True))
 
 
-def numpy_record(
-    family: str, sizes: dict[str, int], repeat: int, dtype: str | None = None
-) -> dict:
+def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str | None = None) -> dict:
     """The numpy row: the same computation on the CPU, timed the same way (median of samples),
     on inputs of the family's own element type unless ``dtype`` says otherwise (a histogram
     counts int32 values: on float32 ones the time would include their conversion). Runs in
