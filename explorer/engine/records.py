@@ -723,6 +723,10 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "paired_copy_ms": [num(s) for s in timing.paired_copy_ms] if timing else [],
         "gflops": num(result.gflops),
         "gbps": num(result.gbps),
+        # What the rates divide by the median time: the family's arithmetic and the bytes the
+        # problem must move at least (each input read once, each result written once).
+        "flops": num(result.flops) if result.flops else None,
+        "bytes_moved": num(result.bytes_moved) if result.bytes_moved else None,
         "refused": str(result.refused) if result.refused else None,
         "error": result.error,
         "output": result.output_text,

@@ -158,10 +158,15 @@ def test_the_copy_rows_rate_counts_the_bytes_the_copy_moved(executor, device):
     records = bench(
         executor, [find_variant("histogram", "naive")], [sizes], device.key, 3, baseline="copy"
     )
-    copy = records[-1]
+    row, copy = records[0], records[-1]
     assert copy["variant"] == "copy"
     median = float(np.median(copy["samples_ms"]))
     assert copy["gbps"] == pytest.approx(2 * 16 / (median / 1e3) / 1e9, rel=1e-9)
+    # "vs copy" is the row's GB/s over the copy's, launch by launch: 8 bytes against 32
+    assert row["bytes_moved"] == 4 * (1 + 1)
+    pairs = zip(row["paired_copy_ms"], row["samples_ms"], strict=True)
+    rates = [(8 / k) / (32 / c) for c, k in pairs]
+    assert row["ratio_to_baseline"] == pytest.approx(float(np.median(rates)), rel=1e-9)
 
 
 def test_the_copy_rows_rate_at_a_size_not_of_whole_float4s(executor, device):

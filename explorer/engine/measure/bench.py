@@ -5,9 +5,10 @@ baseline, in one run; optionally over a sweep of local sizes and defines.
 the same run, at the same size:
 
 - ``numpy``, ``torch``: baseline time / row time.
-- ``copy``: row GB/s / copy GB/s, where both count the problem's minimum bytes and the
-  float4 copy kernel moves exactly that many (half read, half written); this equals
-  copy time / row time. The copy is launched right after each timed launch of the row
+- ``copy``: row GB/s / copy GB/s, the row counting the problem's minimum bytes and the
+  copy the bytes the float4 copy kernel moves: as many (half read, half written), but for a
+  rest of under 16 bytes each way (a problem of under 32 bytes: one float4 each way); so
+  about copy time / row time. The copy is launched right after each timed launch of the row
   (``RunRequest.pair_copy``) and the ratio is the median over those pairs, so that a drift
   of the machine's memory bandwidth during the run falls on both alike. The copy row pools
   every pair's copy.
@@ -334,8 +335,12 @@ def _ratio(record: dict, base: dict | None, baseline: str) -> float | None:
             )
             if c and k and c == c and k == k
         ]
-        if pairs:  # launch by launch: copy time / row time
-            return float(np.median([c / k for c, k in pairs]))
+        if pairs:  # launch by launch: the row's GB/s over the copy's
+            moved = record.get("bytes_moved") or 0.0
+            # The copy moves whole float4s: a few bytes fewer than the row (or more, for a
+            # problem under 32 bytes), so the time ratio is scaled to a ratio of rates.
+            scale = moved / copy_bytes(copied_float4s(moved)) if moved else 1.0
+            return float(np.median([scale * c / k for c, k in pairs]))
         if not record.get("gbps") or not base.get("gbps"):
             return None
         return record["gbps"] / base["gbps"]
