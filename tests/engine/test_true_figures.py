@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from explorer.cli.bench import _print_table
+from explorer.description.launch import Setting
 from explorer.engine.header.catalog import find_variant
+from explorer.engine.launch.memory import check_memory
+from explorer.engine.launch.plan import describe
 from explorer.engine.measure.bench import bench, numpy_record
-from explorer.engine.records import RunRequest, RunResult, Timing, Verdict
+from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Timing, Verdict
 
 # Each family at sizes that are not multiples of any tile, with its FLOPs and its minimum
 # bytes (each input read once, the output written once, float32 or int32) by hand.
@@ -200,3 +203,63 @@ def test_the_numpy_row_of_a_histogram_counts_the_kernels_integers(monkeypatch):
     assert row["status"] == "verified"
     kernel_dtype = np.dtype(find_variant("histogram", "naive").dtype)
     assert seen and all(d == kernel_dtype for d in seen)
+
+
+def _device(platform: str, global_bytes: int, max_alloc: int) -> DeviceInfo:
+    return DeviceInfo(
+        0,
+        0,
+        "dev",
+        "vendor",
+        platform,
+        "CPU",
+        "OpenCL 1.2",
+        "1",
+        1,
+        1024,
+        (1024, 1024, 1024),
+        32768,
+        global_bytes,
+        max_alloc,
+        1,
+        1,
+    )
+
+
+def _transpose_at(sizes: dict[str, int]):
+    return describe(find_variant("transpose", "naive"), Setting(sizes, {}, (32, 8)))
+
+
+def _byte_figures(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"(\d+) bytes", text)]
+
+
+def test_a_refusal_for_memory_names_a_need_above_the_limit_it_names():
+    """A buffer just under the device's largest allocation, refused for the guard regions
+    around it: "needs 126.1 MiB; allocates at most 128.0 MiB" gave no reason at all."""
+    limit = 8 << 30
+    side = 46340  # 4·46340² bytes: 343 KiB under 8 GiB
+    assert 4 * side * side < limit
+    refusal = check_memory(
+        _transpose_at,
+        {"WIDTH": side, "HEIGHT": side},
+        _device("Portable Computing Language", 64 << 30, limit),
+        1 << 50,
+    )
+    assert refusal is not None
+    need, *_, most = _byte_figures(refusal.reason)
+    assert most == limit and need > limit, refusal.reason
+    assert 4 * side * side in _byte_figures(refusal.reason)
+
+
+def test_oclgrind_is_refused_for_the_memory_its_plain_buffers_take():
+    """Oclgrind gets no guard regions: 2 × 126.1 MiB of buffers exceed its 128 MiB of
+    global memory, and that is the figure named (not a buffer that fits one allocation)."""
+    side = 5750
+    device = _device("Oclgrind", 128 << 20, 128 << 20)
+    refusal = check_memory(_transpose_at, {"WIDTH": side, "HEIGHT": side}, device, 1 << 50)
+    assert refusal is not None
+    named = float(re.search(r"the buffers need ([\d.]+) MiB", refusal.reason).group(1))
+    assert named == pytest.approx(2 * 4 * side * side / (1 << 20), abs=0.05), refusal.reason
+    # and a launch of buffers that fit is not refused
+    assert check_memory(_transpose_at, {"WIDTH": 4000, "HEIGHT": 4000}, device, 1 << 50) is None
