@@ -696,9 +696,11 @@ def result_record(result: RunResult) -> dict[str, Any]:
     timing = result.timing
 
     def num(value: float | None) -> float | None:
-        if value is None or value != value:  # NaN becomes null in JSON
+        if value is None or not math.isfinite(value):  # JSON has no NaN or infinity
             return None
         return float(value)
+
+    checked = result.verdict is not None and result.verdict.checked
 
     return {
         "family": result.family,
@@ -711,8 +713,12 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "defines": dict(result.defines),
         "status": result.status,
         "verified": bool(result.verdict.verified) if result.verdict else False,
+        # null where an element is not a number (never written): no error can be given,
+        # and JSON has no infinity; ``not_a_number`` counts those elements
         "max_abs_error": num(result.verdict.max_abs_error) if result.verdict else None,
         "max_rel_error": num(result.verdict.max_rel_error) if result.verdict else None,
+        "mismatches": result.verdict.mismatches if checked else None,
+        "not_a_number": result.verdict.not_a_number if checked else None,
         "kernel_ms_median": num(timing.median_ms) if timing else None,
         "kernel_ms_min": num(timing.min_ms) if timing else None,
         "kernel_ms_max": num(timing.max_ms) if timing else None,
@@ -764,7 +770,7 @@ def _probe_record(verdict: Verdict | None) -> dict[str, Any]:
 
 
 def _finite(value: float) -> float | None:
-    return float(value) if value == value else None
+    return float(value) if math.isfinite(value) else None
 
 
 EXIT_CODES = {

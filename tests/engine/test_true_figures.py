@@ -5,7 +5,9 @@ median), never against another output of the explorer."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +19,9 @@ from explorer.engine.launch.memory import check_memory
 from explorer.engine.launch.plan import describe
 from explorer.engine.measure.bench import bench, numpy_record
 from explorer.engine.records import DeviceInfo, RunRequest, RunResult, Timing, Verdict
+from tests.robustness.helpers import cli
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Each family at sizes that are not multiples of any tile, with its FLOPs and its minimum
 # bytes (each input read once, the output written once, float32 or int32) by hand.
@@ -263,3 +268,58 @@ def test_oclgrind_is_refused_for_the_memory_its_plain_buffers_take():
     assert named == pytest.approx(2 * 4 * side * side / (1 << 20), abs=0.05), refusal.reason
     # and a launch of buffers that fit is not refused
     assert check_memory(_transpose_at, {"WIDTH": 4000, "HEIGHT": 4000}, device, 1 << 50) is None
+
+
+def _strict_json(text: str) -> dict:
+    def refuse(constant: str) -> float:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("nan", [1, 0], ids=["never-written", "swapped"])
+def test_run_json_gives_the_verdicts_counts_and_is_json(fast_cli, tmp_path, nan):
+    """A wrong transpose at 37×23 on random data: the record is standard JSON (a NaN element
+    made its max_abs_error Infinity), and its counts and error are those of the output
+    against the input transposed, worked out here."""
+    source = (ROOT / "kernels" / "transpose" / "naive.cl").read_text()
+    if nan:  # the last element is never written: it stays NaN
+        source = source.replace(
+            "if (x < WIDTH && y < HEIGHT)",
+            "if (x < WIDTH && y < HEIGHT && !(x == WIDTH - 1 && y == HEIGHT - 1))",
+        )
+    else:  # the first three elements of rows 1 and 2 of IN swapped
+        source = source.replace(
+            "OUT[x * HEIGHT + y] = IN[y * WIDTH + x];",
+            "OUT[x * HEIGHT + y] = (x < 3 && (y == 1 || y == 2)) ? IN[(3 - y) * WIDTH + x]"
+            " : IN[y * WIDTH + x];",
+        )
+    path = tmp_path / "transpose-mutant.cl"
+    path.write_text(source)
+    ran = cli(
+        "run",
+        "--kernel-file",
+        str(path),
+        "--width",
+        "37",
+        "--height",
+        "23",
+        "--input",
+        "random",
+        "--repeat",
+        "1",
+        "--json",
+    )
+    assert ran.code == 1, ran.err
+    record = _strict_json(ran.out)
+    assert record["status"] == "wrong"
+    assert record["not_a_number"] == nan
+    assert record["mismatches"] == (1 if nan else 6)
+    if nan:
+        assert record["max_abs_error"] is None
+    else:
+        data = np.random.default_rng(1234).uniform(-1, 1, (23, 37)).astype(np.float32)
+        swapped = data.copy()
+        swapped[[1, 2], :3] = data[[2, 1], :3]
+        want = float(np.abs(swapped.astype(np.float64) - data).max())
+        assert record["max_abs_error"] == pytest.approx(want, rel=1e-12)
