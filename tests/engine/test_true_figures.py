@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -323,3 +324,57 @@ def test_run_json_gives_the_verdicts_counts_and_is_json(fast_cli, tmp_path, nan)
         swapped[[1, 2], :3] = data[[2, 1], :3]
         want = float(np.abs(swapped.astype(np.float64) - data).max())
         assert record["max_abs_error"] == pytest.approx(want, rel=1e-12)
+
+
+class _SpecKernel:
+    """A kernel object of a driver that follows the OpenCL specification (NVIDIA's and AMD's
+    do): its CL_KERNEL_LOCAL_MEM_SIZE is its own __local arrays plus the __local arguments
+    set on the object. PoCL and Oclgrind leave the arguments out, so they cannot show it."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.program, self.function_name = real.program, real.function_name
+        self.set_local = 0
+
+    def set_args(self, *args: Any) -> None:
+        import pyopencl as cl
+
+        self.set_local = sum(a.size for a in args if isinstance(a, cl.LocalMemory))
+        self.real.set_args(*args)
+
+    def get_work_group_info(self, what: Any, device: Any) -> int:
+        import pyopencl as cl
+
+        reported = self.real.get_work_group_info(what, device)
+        if what == cl.kernel_work_group_info.LOCAL_MEM_SIZE:
+            reported += self.set_local
+        return reported
+
+
+_LOCAL_SOURCE = """
+__kernel void k(__local float* scratch, __global float* out)
+{
+    __local float own[64];
+    own[get_local_id(0)] = 1.0f;
+    scratch[get_local_id(0)] = 2.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_local_id(0)] = own[63 - get_local_id(0)] + scratch[0];
+}
+"""
+
+
+def test_the_kernels_own_local_memory_leaves_out_arguments_an_earlier_run_set(device):
+    """The build cache hands each run the kernel object the run before set up: a driver that
+    counts the __local arguments set on it counted the last run's scratch in the kernel's
+    own local memory, and the launch's scratch was added to that: twice over, refused where
+    it fits once (a histogram's 4·BINS bytes of bins, run again in the window)."""
+    import pyopencl as cl
+
+    from explorer.engine.launch.prepare import kernel_limits
+
+    cl_device = cl.get_platforms()[device.platform_index].get_devices()[device.device_index]
+    context = cl.Context([cl_device])
+    kernel = _SpecKernel(cl.Program(context, _LOCAL_SOURCE).build().k)
+    out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, 64 * 4)
+    kernel.set_args(cl.LocalMemory(4096), out)  # what an earlier run left set
+    assert kernel_limits(cl, kernel, cl_device)[1] == 64 * 4  # float own[64]
