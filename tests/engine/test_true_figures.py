@@ -327,9 +327,9 @@ def test_run_json_gives_the_verdicts_counts_and_is_json(fast_cli, tmp_path, nan)
 
 
 class _SpecKernel:
-    """A kernel object of a driver that follows the OpenCL specification (NVIDIA's and AMD's
-    do): its CL_KERNEL_LOCAL_MEM_SIZE is its own __local arrays plus the __local arguments
-    set on the object. PoCL and Oclgrind leave the arguments out, so they cannot show it."""
+    """A kernel object of a driver that follows the OpenCL specification: its
+    CL_KERNEL_LOCAL_MEM_SIZE is its own __local arrays plus the __local arguments set on the
+    object. PoCL and Oclgrind leave the arguments out, so they cannot show it."""
 
     def __init__(self, real: Any) -> None:
         self.real = real
