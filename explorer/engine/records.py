@@ -700,7 +700,7 @@ def result_record(result: RunResult) -> dict[str, Any]:
             return None
         return float(value)
 
-    checked = result.verdict is not None and result.verdict.checked
+    verdict = result.verdict if result.verdict is not None and result.verdict.checked else None
 
     return {
         "family": result.family,
@@ -717,8 +717,8 @@ def result_record(result: RunResult) -> dict[str, Any]:
         # and JSON has no infinity; ``not_a_number`` counts those elements
         "max_abs_error": num(result.verdict.max_abs_error) if result.verdict else None,
         "max_rel_error": num(result.verdict.max_rel_error) if result.verdict else None,
-        "mismatches": result.verdict.mismatches if checked else None,
-        "not_a_number": result.verdict.not_a_number if checked else None,
+        "mismatches": verdict.mismatches if verdict else None,
+        "not_a_number": verdict.not_a_number if verdict else None,
         "kernel_ms_median": num(timing.median_ms) if timing else None,
         "kernel_ms_min": num(timing.min_ms) if timing else None,
         "kernel_ms_max": num(timing.max_ms) if timing else None,
