@@ -14,7 +14,7 @@ from explorer.engine.header.catalog import catalog, find_variant
 from explorer.engine.launch.devices import pick_device
 from explorer.engine.measure.bench import BASELINES, bench, parse_size, parse_sweep
 from explorer.engine.measure.sweep_metrics import FIELDS, METRICS
-from explorer.engine.records import EXIT_CODES, RunResult
+from explorer.engine.records import EXIT_CODES, RunResult, figure_text
 from explorer.families import FAMILIES
 from explorer.paths import shown
 from explorer.selection import UsageError, add_layout, with_layout
@@ -200,7 +200,7 @@ def _print_table(
 
 
 def _fmt(value: float | None, digits: int) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+    return "" if value is None else figure_text(value, digits)
 
 
 COMMAND = Command(

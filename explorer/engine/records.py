@@ -497,14 +497,25 @@ class RunResult:
             return f"{head}  {where}: {err}"
         rate = []
         if self.gflops is not None:
-            rate.append(f"{self.gflops:.1f} GFLOP/s")
+            rate.append(f"{figure_text(self.gflops, 1)} GFLOP/s")
         if self.gbps is not None:
-            rate.append(f"{self.gbps:.1f} GB/s")
+            rate.append(f"{figure_text(self.gbps, 1)} GB/s")
+        t = self.timing
         return (
-            f"{head}  {where}: kernel {self.timing.median_ms:.3f} ms "
-            f"(min {self.timing.min_ms:.3f}, max {self.timing.max_ms:.3f}), "
+            f"{head}  {where}: kernel {figure_text(t.median_ms, 3)} ms "
+            f"(min {figure_text(t.min_ms, 3)}, max {figure_text(t.max_ms, 3)}), "
             f"{', '.join(rate)}; {err}"
         )
+
+
+def figure_text(value: float, decimals: int, significant: int = 3) -> str:
+    """A measured figure as printed: ``decimals`` places, or more where those would leave
+    fewer than ``significant`` significant digits, so that a small figure still reads as
+    itself (a 1.88 µs kernel is "0.00188" ms, not "0.002"; 0.0764 GB/s is not "0.1")."""
+    if value != value or value in (math.inf, -math.inf) or value == 0:
+        return f"{value:.{decimals}f}"
+    places = max(decimals, significant - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{places}f}"
 
 
 # Why a launch whose input can hide a bug had no random probe (a trace build).
@@ -685,9 +696,11 @@ def result_record(result: RunResult) -> dict[str, Any]:
     timing = result.timing
 
     def num(value: float | None) -> float | None:
-        if value is None or value != value:  # NaN becomes null in JSON
+        if value is None or not math.isfinite(value):  # JSON has no NaN or infinity
             return None
         return float(value)
+
+    verdict = result.verdict if result.verdict is not None and result.verdict.checked else None
 
     return {
         "family": result.family,
@@ -700,8 +713,12 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "defines": dict(result.defines),
         "status": result.status,
         "verified": bool(result.verdict.verified) if result.verdict else False,
+        # null where an element is not a number (never written): no error can be given,
+        # and JSON has no infinity; ``not_a_number`` counts those elements
         "max_abs_error": num(result.verdict.max_abs_error) if result.verdict else None,
         "max_rel_error": num(result.verdict.max_rel_error) if result.verdict else None,
+        "mismatches": verdict.mismatches if verdict else None,
+        "not_a_number": verdict.not_a_number if verdict else None,
         "kernel_ms_median": num(timing.median_ms) if timing else None,
         "kernel_ms_min": num(timing.min_ms) if timing else None,
         "kernel_ms_max": num(timing.max_ms) if timing else None,
@@ -712,6 +729,10 @@ def result_record(result: RunResult) -> dict[str, Any]:
         "paired_copy_ms": [num(s) for s in timing.paired_copy_ms] if timing else [],
         "gflops": num(result.gflops),
         "gbps": num(result.gbps),
+        # What the rates divide by the median time: the family's arithmetic and the bytes the
+        # problem must move at least (each input read once, each result written once).
+        "flops": num(result.flops) if result.flops else None,
+        "bytes_moved": num(result.bytes_moved) if result.bytes_moved else None,
         "refused": str(result.refused) if result.refused else None,
         "error": result.error,
         "output": result.output_text,
@@ -749,7 +770,7 @@ def _probe_record(verdict: Verdict | None) -> dict[str, Any]:
 
 
 def _finite(value: float) -> float | None:
-    return float(value) if value == value else None
+    return float(value) if math.isfinite(value) else None
 
 
 EXIT_CODES = {

@@ -23,6 +23,17 @@ __kernel void copy_float4(const __global float4* restrict src,
 """
 
 
+def copied_float4s(bytes_moved: float) -> int:
+    """The float4s the copy of a problem that moves ``bytes_moved`` copies: half of them (the
+    other half is written), rounded down to whole float4s, at least one."""
+    return max(1, int(bytes_moved // 2) // 16)
+
+
+def copy_bytes(n4: int) -> float:
+    """The bytes a copy of ``n4`` float4s moves: each read once and written once."""
+    return 2.0 * n4 * 16
+
+
 def baseline_kernel(s: OpenCLRuntime, context: Any, device: Any, source: str, name: str) -> Any:
     """``name`` of ``source``, built once per device through the runtime's build cache."""
     return s.cache.kernel(s.cl, context, device.key, source, (), name, name + ".cl")
@@ -46,7 +57,7 @@ class CopyKernel:
     ) -> None:
         cl = s.cl
         self.cl, self.queue, self.device = cl, queue, device
-        self.n4 = max(1, int(bytes_moved // 2) // 16)
+        self.n4 = copied_float4s(bytes_moved)
         self.kernel = baseline_kernel(s, context, device, COPY_SOURCE, "copy_float4")
         self.src = cl.Buffer(context, cl.mem_flags.READ_ONLY, self.n4 * 16)
         self.dst = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, self.n4 * 16)
@@ -58,7 +69,7 @@ class CopyKernel:
 
     @property
     def bytes_moved(self) -> float:
-        return 2.0 * self.n4 * 16
+        return copy_bytes(self.n4)
 
     def time_ms(self) -> float:
         self.kernel.set_args(self.src, self.dst, np.int32(self.n4))

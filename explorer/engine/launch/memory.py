@@ -31,7 +31,10 @@ _GUARD_SHARE = 8  # the guards take at most 1/8 of the device's global memory
 
 def guard_bytes(description: LaunchDescription, device: DeviceInfo, align_bits: int = 0) -> int:
     """The guard on each side of every buffer of this launch: a page at least (or the
-    device's base-address alignment, on which a sub-buffer must start)."""
+    device's base-address alignment, on which a sub-buffer must start); none on Oclgrind,
+    which checks every access itself and gets plain buffers (bind.guarded_buffer)."""
+    if "oclgrind" in device.platform.lower():
+        return 0
     count = max(1, len(description.buffers))
     room = device.global_mem_bytes // (_GUARD_SHARE * 2 * count) if device.global_mem_bytes else 0
     chosen = min(GUARD_BYTES, room) if room else GUARD_BYTES
@@ -88,17 +91,28 @@ def memory_problem(
 ) -> str | None:
     """What does not fit, in words; None when everything does."""
     guards = 2 * guard_bytes(description, device)
+    # The guards are part of each allocation: a figure said of a buffer counts them, so the
+    # need named is the one that exceeds the limit named.
+    guarded = f", with the {_bytes(guards)} of guard regions around each" if guards else ""
     for b in description.buffers:
         if b.nbytes + guards > device.max_alloc_bytes > 0:
             what = f" ({b.count} × {b.element.name})" if b.element.width > 1 else ""
+            need = _exact(b.nbytes)
+            if guards:
+                need = (
+                    f"{_exact(b.nbytes + guards)} with the guard regions around it that catch "
+                    f"writes past its ends ({_exact(b.nbytes)}{what} without)"
+                )
+            else:
+                need += what
             return (
-                f"buffer {b.name} needs {_exact(b.nbytes)}{what}; {device.name} allocates "
+                f"buffer {b.name} needs {need}; {device.name} allocates "
                 f"at most {_exact(device.max_alloc_bytes)} at once"
             )
     total = sum(b.nbytes + guards for b in description.buffers)
     if total > device.global_mem_bytes > 0:
         return (
-            f"the buffers need {_bytes(total)}; {device.name} has "
+            f"the buffers need {_bytes(total)}{guarded}; {device.name} has "
             f"{_bytes(device.global_mem_bytes)} of global memory"
         )
     needed = host_bytes(description)

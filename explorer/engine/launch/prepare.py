@@ -394,11 +394,18 @@ def _check_image(kernel_param: Parameter, param: Param, kernel: str, by_name: bo
 
 
 def kernel_limits(cl: Any, kernel: Any, cl_device: Any) -> tuple[int, int]:
-    """The built kernel's reported work-group limit and its own local memory, in bytes."""
+    """The built kernel's reported work-group limit and its own local memory, in bytes.
+
+    CL_KERNEL_LOCAL_MEM_SIZE counts the ``__local`` arguments set on the kernel object
+    (clSetKernelArg), and the build cache hands every run the same object, set by the run
+    before: the local memory is asked of a fresh object of the same program, whose
+    arguments are unset (counted as 0), so a launch's own ``__local`` arguments, added to
+    it by :func:`~explorer.engine.launch.plan.check_kernel_limits`, are counted once."""
     info = cl.kernel_work_group_info
+    fresh = cl.Kernel(kernel.program, kernel.function_name)
     return (
         int(kernel.get_work_group_info(info.WORK_GROUP_SIZE, cl_device)),
-        int(kernel.get_work_group_info(info.LOCAL_MEM_SIZE, cl_device)),
+        int(fresh.get_work_group_info(info.LOCAL_MEM_SIZE, cl_device)),
     )
 
 

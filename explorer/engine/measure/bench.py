@@ -5,9 +5,10 @@ baseline, in one run; optionally over a sweep of local sizes and defines.
 the same run, at the same size:
 
 - ``numpy``, ``torch``: baseline time / row time.
-- ``copy``: row GB/s / copy GB/s, where both count the problem's minimum bytes and the
-  float4 copy kernel moves exactly that many (half read, half written); this equals
-  copy time / row time. The copy is launched right after each timed launch of the row
+- ``copy``: row GB/s / copy GB/s, the row counting the problem's minimum bytes and the
+  copy the bytes the float4 copy kernel moves: as many (half read, half written), but for a
+  rest of under 16 bytes each way (a problem of under 32 bytes: one float4 each way); so
+  about copy time / row time. The copy is launched right after each timed launch of the row
   (``RunRequest.pair_copy``) and the ratio is the median over those pairs, so that a drift
   of the machine's memory bandwidth during the run falls on both alike. The copy row pools
   every pair's copy.
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.executor import Executor, ExecutorError
+from explorer.engine.launch.copy_kernel import copied_float4s, copy_bytes
 from explorer.engine.measure.baselines import (
     import_torch,
     measure_clblast,
@@ -57,13 +59,16 @@ def parse_size(family: str, text: str) -> dict[str, int]:
     return dict(zip(names, values, strict=True))
 
 
-def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str = "float32") -> dict:
-    """The numpy row: the same computation on the CPU, timed the same way (median of samples).
-    Runs in the executor process; a size beyond the host's memory is a refused row."""
+def numpy_record(family: str, sizes: dict[str, int], repeat: int, dtype: str | None = None) -> dict:
+    """The numpy row: the same computation on the CPU, timed the same way (median of samples),
+    on inputs of the family's own element type unless ``dtype`` says otherwise (a histogram
+    counts int32 values: on float32 ones the time would include their conversion). Runs in
+    the executor process; a size beyond the host's memory is a refused row."""
     from explorer.description.launch import Setting
     from explorer.engine.launch.memory import available_host_bytes, host_bytes
 
     model = fixed_family(family)
+    dtype = dtype or model.header_dtype({}, family)
     full = model.check_sizes(sizes)
     setting = Setting(full, {}, (1,))
     described = model.describe(setting, model.roles, "row-major", np.dtype(dtype))
@@ -257,8 +262,9 @@ def baseline_record(
             )
             name, samples = copy["device"], copy["samples_ms"]
         row = _row(family, "copy", name, "float4 copy kernel", full)
-        # The copy moved the problem's bytes (to within 16): its GB/s counts those bytes.
-        return _timed(row, samples, 0.0, moved)
+        # Its GB/s counts the bytes the copy moved: the problem's, but for a rest of less
+        # than 16 on each side (and at least one float4 each way).
+        return _timed(row, samples, 0.0, copy_bytes(copied_float4s(moved)))
     if baseline == "fma":
         fma = executor.call(measure_fma, device_key, repeat, timeout_s=timeout_s, what="fma")
         row = _row(family, "fma", fma["device"], "multiply-add kernel", full)
@@ -329,8 +335,12 @@ def _ratio(record: dict, base: dict | None, baseline: str) -> float | None:
             )
             if c and k and c == c and k == k
         ]
-        if pairs:  # launch by launch: copy time / row time
-            return float(np.median([c / k for c, k in pairs]))
+        if pairs:  # launch by launch: the row's GB/s over the copy's
+            moved = record.get("bytes_moved") or 0.0
+            # The copy moves whole float4s: a few bytes fewer than the row (or more, for a
+            # problem under 32 bytes), so the time ratio is scaled to a ratio of rates.
+            scale = moved / copy_bytes(copied_float4s(moved)) if moved else 1.0
+            return float(np.median([scale * c / k for c, k in pairs]))
         if not record.get("gbps") or not base.get("gbps"):
             return None
         return record["gbps"] / base["gbps"]
