@@ -1,0 +1,188 @@
+"""Kernels in more styles people write (tests/trace/styles2): a Blelloch scan with the
+bank-offset macro, a bitonic step the host drives, a reduction whose last warp is unrolled
+without barriers, a stencil whose halo skips the corners, a transpose through a padded and
+an unpadded tile, n-body through a local tile without its second barrier, CSR SpMV a row per
+work-item and a row per group, loaders made by a token-pasting macro, a struct of arrays
+through restrict pointers and a __constant table, helpers given __local and __global
+pointers, an early return before a barrier, an accumulator into its output, a partial
+output, a histogram merged with a plain +=, a wrong stride and a missing tail guard.
+
+Each expected finding (kind, line, buffer, count, phase) was derived by reading the kernel:
+the comments say how. The same kernel gives the same findings from its header and from its
+Oclgrind .sim file, and with the optimised build and without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.header.sim import load_sim
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest
+from explorer.trace.instrument import instrument
+
+KERNELS = Path(__file__).parent / "styles2"
+
+
+def _traced(executor, device, variant, defines: dict[str, int] | None = None):
+    run = RunRequest(variant, {}, defines=defines or {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    assert traced.analysis is not None, traced.result.summary()
+    return traced
+
+
+def _found(traced) -> list[tuple]:
+    return [(f.kind, f.line, f.buffer, f.count, f.phase) for f in traced.analysis.findings]
+
+
+def _header(executor, device, name: str, defines: dict[str, int] | None = None):
+    return _traced(executor, device, load_variant_file(KERNELS / f"{name}.cl"), defines)
+
+
+# The warp-unrolled reduction (local size 64, two groups): after the one barrier, the work-
+# items below 32 run lines 13-18, `smem[tid] += smem[tid + k]` for k = 32, 16, 8, 4, 2, 1.
+# Each line writes smem[0..31] (work-item t its own t); line 13 reads 32..63, which nobody
+# writes, but line L of k < 32 reads smem[t + k], written by work-item t + k at every line:
+# 32 - k elements a group race between each writing line and each reading line 14-18, the
+# finding at the earlier of the two lines, counted over both groups.
+_UNROLLED_K = {14: 16, 15: 8, 16: 4, 17: 2, 18: 1}
+UNROLLED_RACES = sorted(
+    ("race", min(write, read), "sdata", 2 * (32 - k), 1)
+    for write in range(13, 19)
+    for read, k in _UNROLLED_K.items()
+)
+
+EXPECTED: dict[str, list[tuple]] = {
+    # Correct kernels: nothing. The scan's CONFLICT_FREE_OFFSET keeps every request of the
+    # one warp (32 work-items) in distinct banks: a = 2t, 4t + 1, ... land on even and odd
+    # banks apart once padded.
+    "blelloch_scan": [],
+    # stage 3, pass 1: pairs (left, left + 4) cover 0..63 once each.
+    "bitonic_step": [],
+    # A row per group of 8: each lane one nonzero, contiguous; the local tree has barriers.
+    "spmv_csr_vector": [],
+    # out starts as zeros the host gave: reading it first is no uninitialised read.
+    "accumulate_output": [],
+    "reduce_warp_unrolled": UNROLLED_RACES,
+    # The halo loads rows 0 and 9 and columns 0 and 9 of the 10x10 tile but not its four
+    # corners: (0,0), (0,9), (9,0), (9,9) are each read by one corner work-item of each of
+    # the 4 groups, at the stencil's sum (line 22), after the barrier. Costs: the left and
+    # right halo columns are 4 lanes of a warp (8x8 group: 4 rows a warp) in 4 rows, 4
+    # sectors for 16 bytes (lines 11 and 13; 8 requests: 4 groups x 2 warps); rows of 10
+    # floats put rows 0 and 3 of a warp in the same banks, 2 ways (line 9, and line 22
+    # for each of its 9 reads).
+    "stencil_corners_missed": [
+        ("uninitialized", 22, "tile", 16, 1),
+        ("uncoalesced", 11, "src", 8, None),
+        ("uncoalesced", 13, "src", 8, None),
+        ("bank-conflict", 9, "tile", 8, None),
+        ("bank-conflict", 22, "tile", 72, None),
+    ],
+    # Without the barrier after the inner loop, the load of tile t + 1 (line 9) races with
+    # the reads of tile t in phases 1-3 (4 tiles, 4 groups): tile[j] as a float4 is 4 words
+    # x 16 elements x 3 phases x 4 groups = 768; tile[j].w one word each, 192.
+    "nbody_tile": [("race", 9, "tile", 768, 1), ("race", 9, "tile", 192, 1)],
+    # 8 nonzeros a row, a row per work-item: vals[j] and cols[j] 32 bytes apart across the
+    # lanes, 32 sectors a request for 4 sectors of bytes (2 warps x 8 steps = 16 requests).
+    "spmv_csr": [("uncoalesced", 9, "vals", 16, None), ("uncoalesced", 9, "cols", 16, None)],
+    # k = kind & 7 with kind = 0..63: k = 7 reads WEIGHT[4], one past the __constant table,
+    # for the 8 work-items whose id ends in 7 (binary 111).
+    "soa_restrict_constant": [("out-of-bounds", 9, "WEIGHT", 8, None)],
+    # stage() writes tile[0..31]; pair() reads t[l + 1]: work-item 31 of each of the two
+    # groups reads tile[32], never written, at the helper's own line.
+    "helpers_local_global": [("uninitialized", 10, "tile", 2, 1)],
+    # SHIFTED=1: load_global reads p[i + 1]; the last work-item reads in[64], at the line
+    # where the macro makes load_global. load_constant is made too but never called: its
+    # __constant access is nothing the trace misses.
+    "token_pasted_kernels": [("out-of-bounds", 10, "in", 1, None)],
+    # N = 40 in groups of 16 (48 work-items), n = 36: in group 2, the 12 work-items from 36
+    # leave before the barrier (line 8) and 4 pass it; work-item 35 (l = 3) reads t[4],
+    # which the work-item that left never wrote (line 9).
+    "early_return_barrier": [
+        ("barrier-divergence", 8, None, 1, None),
+        ("uninitialized", 9, "t", 1, 1),
+    ],
+    # The same accumulator into a buffer the host never set: all 64 reads come first.
+    "accumulate_noinit": [("uninitialized", 4, "out", 64, 0)],
+    # The interior promise holds (no coverage finding), but the guard `y > H - 1` lets row
+    # 15 through: u[i + W] for x = 1..14 reads u[257..270], 14 accesses.
+    "partial_interior": [("out-of-bounds", 8, "u", 14, None)],
+    # 4 groups each add their 16 local bins into hist[0..15] with a plain +=: a race between
+    # groups and 16 elements written by several work-items.
+    "histogram_plain_merge": [
+        ("race", 11, "hist", 16, None),
+        ("coverage", 11, "hist", 16, None),
+    ],
+    # 16 rows of 8 written at r * 16 + c: rows 8-15 land past the 128 elements (64 writes),
+    # and the 64 elements between the rows' strides are never written.
+    "wrong_stride": [("out-of-bounds", 4, "dst", 64, None), ("coverage", None, "dst", 64, None)],
+    # 100 values in groups of 32: work-items 100..127 read x and write y past the end.
+    "missing_tail_guard": [
+        ("out-of-bounds", 4, "y", 28, None),
+        ("out-of-bounds", 4, "x", 28, None),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_style_gives_the_findings_read_from_its_kernel(name, executor, device):
+    traced = _header(executor, device, name)
+    assert traced.report_json["complete"] is True
+    assert sorted(_found(traced), key=repr) == sorted(EXPECTED[name], key=repr)
+
+
+def test_the_unpadded_transpose_tile_conflicts_32_ways_and_the_padded_one_not_at_all(
+    executor, device
+):
+    """tile[lx][ly + j] over a 32x32 tile: a warp is one row of 32 lanes reading one column,
+    all in one bank; with a column of padding each lane its own bank. 4 groups x 8 warps x
+    4 steps = 128 requests at line 20."""
+    unpadded = _header(executor, device, "transpose_tile", {"PADDED": 0})
+    assert _found(unpadded) == [("bank-conflict", 20, "tile", 128, None)]
+    assert "32.00 distinct words in one local memory bank" in unpadded.analysis.findings[0].message
+    assert _found(_header(executor, device, "transpose_tile", {"PADDED": 1})) == []
+
+
+def test_the_elements_each_finding_names_are_those_read_from_the_kernel(executor, device):
+    [corners] = _header(executor, device, "stencil_corners_missed").analysis.findings[:1]
+    assert "tile[0][0], tile[0][9], tile[9][0], tile[9][9]" in corners.message
+    [table] = _header(executor, device, "soa_restrict_constant").analysis.findings
+    assert table.elements == (4,)
+    assert table.message.startswith("line 9 reads WEIGHT[4] outside WEIGHT (4 elements)")
+    [past] = _header(executor, device, "helpers_local_global").analysis.findings
+    assert "tile[32]" in past.message
+
+
+def test_a_helper_nobody_calls_is_nothing_the_trace_misses():
+    """A __constant pointer read in a helper the kernel never calls was a `not-traced`
+    finding that made the trace incomplete (the check looked at whether the kernel had a
+    __constant parameter, not at whether the helper runs); one the kernel calls still is."""
+    helper = "float load_c(__constant const float *p, int i) { return p[i]; }\n"
+    unreached = helper + (
+        "__kernel void k(__global const float *in, __global float *out)\n"
+        "{ int i = get_global_id(0); out[i] = in[i]; }\n"
+    )
+    assert instrument(unreached, "k").not_traced == ()
+    called = unreached.replace("in[i];", "in[i] + load_c((__constant float *)0, i);")
+    assert [line for line, _ in instrument(called, "k").not_traced] == [1]
+
+
+# The .sim files launch the same programs (no promises: a .sim file promises nothing, and
+# these kernels' findings need none).
+SIMS = {
+    "reduce_warp_unrolled": UNROLLED_RACES,
+    "stencil_corners_missed": EXPECTED["stencil_corners_missed"],
+    "histogram_plain_merge": EXPECTED["histogram_plain_merge"],
+    "early_return_barrier": EXPECTED["early_return_barrier"],
+    "missing_tail_guard": EXPECTED["missing_tail_guard"],
+    # The same 100 values launched exactly (non-uniform groups): no work-item past the end.
+    "missing_tail_exact": [],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIMS))
+def test_each_sim_file_gives_the_findings_of_its_header(name, executor, device):
+    traced = _traced(executor, device, load_sim(KERNELS / f"{name}.sim"))
+    assert sorted(_found(traced), key=repr) == sorted(SIMS[name], key=repr)
