@@ -22,6 +22,7 @@ from explorer.engine.header.sim import load_sim
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
 from explorer.trace.instrument import instrument
+from explorer.trace.recorded import ATOMIC, READ
 
 KERNELS = Path(__file__).parent / "styles2"
 
@@ -118,6 +119,38 @@ EXPECTED: dict[str, list[tuple]] = {
     # 16 rows of 8 written at r * 16 + c: rows 8-15 land past the 128 elements (64 writes),
     # and the 64 elements between the rows' strides are never written.
     "wrong_stride": [("out-of-bounds", 4, "dst", 64, None), ("coverage", None, "dst", 64, None)],
+    # A float sum by the compare-and-swap idiom in a helper named atomic_add_float: the
+    # plain read of the total (line 5) is not ordered with the other work-items'
+    # atomic_cmpxchg (line 7): one element, in each of the 4 groups and between them. The
+    # helper's name began as the atomics' do, and the trace build failed.
+    "cas_float_add": [("race", 5, "total", 4, 0), ("race", 5, "total", 1, None)],
+    # In-place Hillis-Steele scan of 32 without a second buffer: at step `off`, t[l] +=
+    # t[l - off] writes t[c] (c >= off) while work-item c + off reads it: 30 + 28 + 24 + 16
+    # elements over the phases of off = 1, 2, 4, 8 (16 has none: nobody reads t[16..31]).
+    "hillis_steele_racy": [("race", 9, "t", 98, 1)],
+    # `c <= cols` walks 9 floats a row: the last row's ninth is m[128]. *p++ strides 32
+    # bytes across the lanes (8 a group): 8 sectors for 1 sector of bytes, 2 groups x 9.
+    "pointer_walk": [("out-of-bounds", 8, "m", 1, None), ("uncoalesced", 8, "m", 18, None)],
+    # tile[lx][ly] over rows of 8 floats: lanes lx and lx + 4 of a warp (4 rows of 8) share a
+    # bank, 2 ways, 2 warps x 4 groups; the flattened pointer's accesses are conflict-free.
+    "flat_local_pointer": [("bank-conflict", 10, "tile", 8, None)],
+    # 30 floats, 8 work-items of float4: the last vload4/vstore4 covers 28..31, past the end
+    # at 30 and 31; the store is skipped whole, so y[28] and y[29] are never written (the
+    # guard `i < 7` would leave them so too).
+    "vstore4_tail": [
+        ("out-of-bounds", 4, "x", 1, None),
+        ("out-of-bounds", 5, "y", 1, None),
+        ("coverage", None, "y", 2, None),
+    ],
+    # The first loop's trip count is the group's own: no divergence. In the second, work-
+    # items 20..23 (group 1) break after 0..3 barriers of line 15.
+    "barrier_loop_break": [("barrier-divergence", 15, None, 1, None)],
+    # op = 0..63, op & 3 picks the case; the default's while loop reads a[i + 1], a[i + 3]
+    # and a[i + 4] for the 4 work-items i = 3 mod 4 of a group: 3 sectors for 16 bytes,
+    # 4 groups x 3 steps (the cases' reads, 2 sectors for 4 lanes, are below the bar).
+    # Oclgrind 21.10 runs this switch wrongly when it optimises (every op from 3 on takes
+    # the default), so there its trace shows what it ran.
+    "switch_ops": [("uncoalesced", 22, "a", 12, None)],
     # 100 values in groups of 32: work-items 100..127 read x and write y past the end.
     "missing_tail_guard": [
         ("out-of-bounds", 4, "y", 28, None),
@@ -167,6 +200,21 @@ def test_a_helper_nobody_calls_is_nothing_the_trace_misses():
     assert instrument(unreached, "k").not_traced == ()
     called = unreached.replace("in[i];", "in[i] + load_c((__constant float *)0, i);")
     assert [line for line, _ in instrument(called, "k").not_traced] == [1]
+
+
+def test_a_helper_named_like_an_atomic_is_a_helper_call():
+    """`atomic_add_float(total, v)`, the program's own function, was taken for an atomic
+    builtin on `total`: its call got no trace state, and the trace build failed."""
+    source = (
+        "void atomic_add_float(volatile __global float *p, float v)\n"
+        "{ float old = *p; atomic_cmpxchg((volatile __global int *)p, as_int(old),"
+        " as_int(old + v)); }\n"
+        "__kernel void k(__global float *total) { atomic_add_float(total, 1.0f); }\n"
+    )
+    sites = instrument(source, "k").sites
+    assert [s.line for s in sites if s.line == 3] == []  # the call itself is no access
+    assert [s.text.split("(")[0] for s in sites if s.op == ATOMIC] == ["atomic_cmpxchg"]
+    assert (2, READ, "*p") in [(s.line, s.op, s.text) for s in sites]
 
 
 # The .sim files launch the same programs (no promises: a .sim file promises nothing, and
