@@ -1,11 +1,14 @@
 """Kernels in more styles people write (tests/trace/styles2): a Blelloch scan with the
-bank-offset macro, a bitonic step the host drives, a reduction whose last warp is unrolled
-without barriers, a stencil whose halo skips the corners, a transpose through a padded and
-an unpadded tile, n-body through a local tile without its second barrier, CSR SpMV a row per
-work-item and a row per group, loaders made by a token-pasting macro, a struct of arrays
-through restrict pointers and a __constant table, helpers given __local and __global
-pointers, an early return before a barrier, an accumulator into its output, a partial
-output, a histogram merged with a plain +=, a wrong stride and a missing tail guard.
+bank-offset macro, a bitonic step the host drives, reductions whose last warp is unrolled
+without barriers or whose last group adds the partial sums, an in-place Hillis-Steele scan,
+a stencil whose halo skips the corners, a transpose through a padded and an unpadded tile,
+n-body through a local tile without its second barrier, CSR SpMV a row per work-item,
+loaders made by a token-pasting macro, a struct of arrays through restrict pointers and a
+__constant table, helpers given __local and __global pointers, early returns (before a
+barrier, in a helper) and a continue past one, an accumulator into its output, a partial
+output, a histogram merged with a plain +=, a compare-and-swap float sum, RGBA uchar4
+components, a wrong stride, a missing tail guard, a float4 tail, unsigned indices below
+zero, a pointer walked by *p++, a short __local argument and a #line halfway down.
 
 Each expected finding (kind, line, buffer, count, phase) was derived by reading the kernel:
 the comments say how. The same kernel gives the same findings from its header and from its
@@ -62,8 +65,6 @@ EXPECTED: dict[str, list[tuple]] = {
     "blelloch_scan": [],
     # stage 3, pass 1: pairs (left, left + 4) cover 0..63 once each.
     "bitonic_step": [],
-    # A row per group of 8: each lane one nonzero, contiguous; the local tree has barriers.
-    "spmv_csr_vector": [],
     # out starts as zeros the host gave: reading it first is no uninitialised read.
     "accumulate_output": [],
     "reduce_warp_unrolled": UNROLLED_RACES,
@@ -131,9 +132,6 @@ EXPECTED: dict[str, list[tuple]] = {
     # `c <= cols` walks 9 floats a row: the last row's ninth is m[128]. *p++ strides 32
     # bytes across the lanes (8 a group): 8 sectors for 1 sector of bytes, 2 groups x 9.
     "pointer_walk": [("out-of-bounds", 8, "m", 1, None), ("uncoalesced", 8, "m", 18, None)],
-    # tile[lx][ly] over rows of 8 floats: lanes lx and lx + 4 of a warp (4 rows of 8) share a
-    # bank, 2 ways, 2 warps x 4 groups; the flattened pointer's accesses are conflict-free.
-    "flat_local_pointer": [("bank-conflict", 10, "tile", 8, None)],
     # 30 floats, 8 work-items of float4: the last vload4/vstore4 covers 28..31, past the end
     # at 30 and 31; the store is skipped whole, so y[28] and y[29] are never written (the
     # guard `i < 7` would leave them so too).
@@ -142,15 +140,30 @@ EXPECTED: dict[str, list[tuple]] = {
         ("out-of-bounds", 5, "y", 1, None),
         ("coverage", None, "y", 2, None),
     ],
-    # The first loop's trip count is the group's own: no divergence. In the second, work-
-    # items 20..23 (group 1) break after 0..3 barriers of line 15.
-    "barrier_loop_break": [("barrier-divergence", 15, None, 1, None)],
-    # op = 0..63, op & 3 picks the case; the default's while loop reads a[i + 1], a[i + 3]
-    # and a[i + 4] for the 4 work-items i = 3 mod 4 of a group: 3 sectors for 16 bytes,
-    # 4 groups x 3 steps (the cases' reads, 2 sectors for 4 lanes, are below the bar).
-    # Oclgrind 21.10 runs this switch wrongly when it optimises (every op from 3 on takes
-    # the default), so there its trace shows what it ran.
-    "switch_ops": [("uncoalesced", 22, "a", 12, None)],
+    # dst[i].xyz = ... is stored as the whole uchar4 (a compiler loads, blends and stores
+    # the vector), so the neighbour's dst[i + 1].w on line 8 races with it: 32 odd pixels,
+    # each written by two work-items of one group.
+    "rgba_uchar4": [("race", 6, "dst", 32, 0), ("coverage", 6, "dst", 32, None)],
+    # A sum over three lines: the unguarded right tap is at the third, in[64].
+    "multiline_expr": [("out-of-bounds", 7, "in", 1, None)],
+    # The helper's early return leaves the helper, not the kernel: every work-item reaches
+    # the barrier.
+    "helper_early_return": [],
+    # Work-item 5 of each group skips the two barriers of one iteration by continue.
+    "continue_before_barrier": [("barrier-divergence", 10, None, 2, None)],
+    # The last group reads the other 3 groups' partial sums: nothing orders them (the
+    # mem_fence orders its own work-item's accesses only).
+    "last_block_reduce": [("race", 13, "partial", 3, None)],
+    # Numbered from 200 by a #line halfway: t[l + 1] at l = 15, once a group.
+    "line_mid_file": [("out-of-bounds", 206, "t", 2, None)],
+    # scratch holds L0 / 2 = 16 floats: work-items 16..31 write past it and 0..15 read
+    # past it (31 - l), in both groups.
+    "local_arg_short": [
+        ("out-of-bounds", 4, "scratch", 32, None),
+        ("out-of-bounds", 6, "scratch", 32, None),
+    ],
+    # Work-item 0 reads in[i - 1] with a size_t and with a uint index.
+    "unsigned_wrap": [("out-of-bounds", 5, "in", 1, None), ("out-of-bounds", 6, "in", 1, None)],
     # 100 values in groups of 32: work-items 100..127 read x and write y past the end.
     "missing_tail_guard": [
         ("out-of-bounds", 4, "y", 28, None),
@@ -188,6 +201,13 @@ def test_the_elements_each_finding_names_are_those_read_from_the_kernel(executor
     assert "tile[32]" in past.message
 
 
+def test_the_guard_below_zero_holds_for_an_unsigned_index(executor, device):
+    """`in[i - 1]` at i = 0 with a size_t or uint i: the guard was `if (i - 1 >= 0)`, which
+    an unsigned i always passes (0 - 1 wraps to its largest value); it is `i >= 1`."""
+    found = _header(executor, device, "unsigned_wrap").analysis.findings
+    assert [f.message.split("terms: ")[-1] for f in found] == ["if (i >= 1)", "if (u >= 1u)"]
+
+
 def test_a_helper_nobody_calls_is_nothing_the_trace_misses():
     """A __constant pointer read in a helper the kernel never calls was a `not-traced`
     finding that made the trace incomplete (the check looked at whether the kernel had a
@@ -215,6 +235,21 @@ def test_a_helper_named_like_an_atomic_is_a_helper_call():
     assert [s.line for s in sites if s.line == 3] == []  # the call itself is no access
     assert [s.text.split("(")[0] for s in sites if s.op == ATOMIC] == ["atomic_cmpxchg"]
     assert (2, READ, "*p") in [(s.line, s.op, s.text) for s in sites]
+
+
+def test_the_optimised_build_finds_the_same(device, monkeypatch):
+    """A barrier only some work-items reach, a race in the unrolled warp and a helper
+    named like an atomic: the same findings, and as many records at each site, whether the
+    trace build is optimised or not (a small CPU launch is built unoptimised)."""
+    from tests.trace.test_same_findings_either_build import _both
+
+    if device.type.upper() != "CPU":
+        pytest.skip("only a CPU trace is ever built unoptimised")
+    for name in ("early_return_barrier", "cas_float_add"):
+        run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=device.key)
+        optimised, unoptimised, _ = _both(run, monkeypatch)
+        assert optimised == unoptimised
+        assert sorted(optimised[:-1], key=repr) == sorted(EXPECTED[name], key=repr)
 
 
 # The .sim files launch the same programs (no promises: a .sim file promises nothing, and
