@@ -201,6 +201,16 @@ def test_the_elements_each_finding_names_are_those_read_from_the_kernel(executor
     assert "tile[32]" in past.message
 
 
+def test_an_unwritten_read_is_explained_by_the_access_that_read_it(executor, device):
+    """`return t[l] + t[l + 1];`: work-item 31 reads tile[31], written, and tile[32], never
+    written. The finding's anatomy was that of t[l], the first access on the line; it is
+    t[l + 1], the one that touched the element it names."""
+    traced = _header(executor, device, "helpers_local_global")
+    [finding] = traced.report_json["findings"]
+    assert "tile[32]" in finding["message"]
+    assert finding["anatomy"]["access"] == "t[l + 1]"
+
+
 def test_the_guard_below_zero_holds_for_an_unsigned_index(executor, device):
     """`in[i - 1]` at i = 0 with a size_t or uint i: the guard was `if (i - 1 >= 0)`, which
     an unsigned i always passes (0 - 1 wraps to its largest value); it is `i >= 1`."""
