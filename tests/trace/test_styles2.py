@@ -164,6 +164,15 @@ EXPECTED: dict[str, list[tuple]] = {
     ],
     # Work-item 0 reads in[i - 1] with a size_t and with a uint index.
     "unsigned_wrap": [("out-of-bounds", 5, "in", 1, None), ("out-of-bounds", 6, "in", 1, None)],
+    # exchange() synchronises the group, but only work-items 0..7 call it: its barrier (at
+    # the helper's line) is passed by half of each of the two groups.
+    "helper_barrier_divergent": [("barrier-divergence", 4, None, 2, None)],
+    # near(tile + 8, k) reads h[k + 8] = tile[16 + k] for the 8 work-items of each group
+    # given the second half: 16 reads past the tile, at the helper's line.
+    "helper_pointer_offset": [("out-of-bounds", 3, "tile", 16, None)],
+    # A(y, x + 1) expands to a[(y) * W + (x + 1)]: at x = 7, y = 7 it reads a[64], at the
+    # line that uses the macro.
+    "access_macros": [("out-of-bounds", 7, "a", 1, None)],
     # 100 values in groups of 32: work-items 100..127 read x and write y past the end.
     "missing_tail_guard": [
         ("out-of-bounds", 4, "y", 28, None),
@@ -270,6 +279,8 @@ SIMS = {
     "histogram_plain_merge": EXPECTED["histogram_plain_merge"],
     "early_return_barrier": EXPECTED["early_return_barrier"],
     "missing_tail_guard": EXPECTED["missing_tail_guard"],
+    # `noinit`, as the header's contents = "noinit".
+    "accumulate_noinit": EXPECTED["accumulate_noinit"],
     # The same 100 values launched exactly (non-uniform groups): no work-item past the end.
     "missing_tail_exact": [],
 }
