@@ -257,7 +257,7 @@ def test_a_helper_named_like_an_atomic_is_a_helper_call():
 
 
 def test_the_optimised_build_finds_the_same(device, monkeypatch):
-    """A barrier only some work-items reach, a race in the unrolled warp and a helper
+    """A barrier only some work-items reach, and the compare-and-swap race of a helper
     named like an atomic: the same findings, and as many records at each site, whether the
     trace build is optimised or not (a small CPU launch is built unoptimised)."""
     from tests.trace.test_same_findings_either_build import _both
