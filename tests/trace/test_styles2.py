@@ -192,10 +192,10 @@ def test_the_unpadded_transpose_tile_conflicts_32_ways_and_the_padded_one_not_at
     executor, device
 ):
     """tile[lx][ly + j] over a 32x32 tile: a warp is one row of 32 lanes reading one column,
-    all in one bank; with a column of padding each lane its own bank. 4 groups x 8 warps x
-    4 steps = 128 requests at line 20."""
+    all in one bank; with a column of padding each lane its own bank. one group of 8 warps x
+    4 steps = 32 requests at line 20."""
     unpadded = _header(executor, device, "transpose_tile", {"PADDED": 0})
-    assert _found(unpadded) == [("bank-conflict", 20, "tile", 128, None)]
+    assert _found(unpadded) == [("bank-conflict", 20, "tile", 32, None)]
     assert "32.00 distinct words in one local memory bank" in unpadded.analysis.findings[0].message
     assert _found(_header(executor, device, "transpose_tile", {"PADDED": 1})) == []
 

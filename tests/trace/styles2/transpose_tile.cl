@@ -5,8 +5,8 @@ kernel = "transpose_tile"
 global = ["W", "H / 4"]
 local = ["32", "8"]
 [sizes]
-W = 64
-H = 64
+W = 32
+H = 32
 [defines]
 PADDED = 0
 [args.in]
