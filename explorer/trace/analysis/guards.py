@@ -76,7 +76,13 @@ def guard(
     conditions = []
     if below:
         minus = [p for p, _ in parts if "-" in p]
-        conditions += [_at_least_zero(p) for p in (minus or [p for p, _ in parts])]
+        if not minus and len(access.subscripts) == 1 and len(parts) > 1:
+            # No part subtracts: a negative column took the index below zero (`w[dy * 3 +
+            # dx]` at dx = -1); `dy >= 0 && dx >= 0` would refuse w[2] (dy = 1, dx = -1).
+            minus = [c_expr.text_of(access.text, access.subscripts[0])]
+            conditions.append(f"{minus[0]} >= 0")
+        else:
+            conditions += [_at_least_zero(p) for p in (minus or [p for p, _ in parts])]
     if above or not below:
         conditions += [f"{p} < {b}" for p, b in parts]
     return f"if ({' && '.join(conditions)})"
