@@ -1475,7 +1475,8 @@ class _Walker:
         args = list(c.get_arguments())
         if name in SYNC_CALLS:
             self._sync(c, SYNC_CALLS[name], args)
-        elif name.startswith(("atomic_", "atom_")) and args:
+        elif name.startswith(("atomic_", "atom_")) and args and name not in self.own_functions:
+            # (a function of the program's own, `atomic_add_float`, is a helper call)
             self._builtin_access(c, args, 0, AccessKind.ATOMIC, 1)
         elif (match := VLOAD.match(name)) and len(args) == 2:
             self._builtin_access(c, args, 1, AccessKind.VLOAD, int(match.group(2) or 1))

@@ -241,6 +241,14 @@ def finding_record(trace: Trace, finding: Finding) -> int | None:
         own = np.array([s.buffer for s in trace.sites], dtype=np.int64)[word_site(words)]
         buffers = np.where((named < 0) | (named >= len(trace.buffers)), own, named)
         score += names[buffers]
+        # Of two accesses of that buffer alike so far (`t[l] + t[l + 1]`, one of them
+        # unwritten), the one that touched an element the finding names.
+        if finding.elements:
+            sizes = np.array([max(1, b.elem_size) for b in trace.buffers] + [1])
+            clipped = np.clip(buffers, 0, len(trace.buffers))
+            element = trace.offset[mine].astype(np.int64) // sizes[clipped]
+            touched = np.isin(element, np.array(finding.elements, dtype=np.int64))
+            score += 0.75 * (names[buffers] & touched)
     # Of two accesses alike so far (cell[n].a and cell[n].b), the one the message quotes.
     quoted = np.array([bool(s.text) and s.text in finding.message for s in trace.sites])
     score += 0.5 * quoted[word_site(words)]

@@ -45,8 +45,11 @@ MATMUL = {"M": 48, "N": 32, "K": 64, "TS": 16}
         ("x[get_global_id(0)]", buffer("x", 48 * 32), 0, 1600, "if (get_global_id(0) < M * N)"),
         ("x[i]", buffer("x", 1000), 0, 1003, "if (i < 1000)"),
         # Before the start: bounded below, only there.
-        ("x[i - 1]", buffer("x", 64), -1, 10, "if (i - 1 >= 0)"),
-        ("x[(y - 1) * N + x]", buffer("x", 48 * 32), -32, 100, "if (y - 1 >= 0)"),
+        ("x[i - 1]", buffer("x", 64), -1, 10, "if (i >= 1)"),
+        ("x[(y - 1) * N + x]", buffer("x", 48 * 32), -32, 100, "if (y >= 1)"),
+        # Below zero by a negative column (3x3 weights indexed by the offset): the index
+        # itself, not `dy >= 0 && dx >= 0`, which refuses w[2] (dy = 1, dx = -1) too.
+        ("w[dy * 3 + dx]", buffer("w", 9), -4, 4, "if (dy * 3 + dx >= 0)"),
         # Vectors: vload4 reads four elements per index.
         ("vload4(i, src)", buffer("src", 64 * 4), 0, 256, "if (i < K)"),
         ("vstore2(v, i, dst)", buffer("dst", 48 * 2), 0, 96, "if (i < M)"),

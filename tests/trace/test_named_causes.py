@@ -124,7 +124,7 @@ SAYS: dict[tuple[str, str, int], list[str]] = {
     ("oob_tiled_macros", "out-of-bounds", 13): ["if (t * 8 + ly < K && col < N)"],
     ("oob_vectors_and_structs", "out-of-bounds", 9): [
         "line 9 reads x[-1] outside x (64 elements)",
-        "Guard it in the kernel's own terms: if (i - 1 >= 0)",
+        "Guard it in the kernel's own terms: if (i >= 1)",
     ],
     ("oob_vectors_and_structs", "out-of-bounds", 10): ["if (i < n / 4)"],
     ("oob_vectors_and_structs", "out-of-bounds", 11): ["if (l + 1 < 16)"],

@@ -5,8 +5,8 @@ not by a length: the index is taken apart into a row (the factor of the stride, 
 column (the rest), and each is bounded by the name the kernel gives its bound (its scalar
 arguments as launched, its defines, its macros: ``Trace.names``). Only where no name holds a
 bound is it written as a number. ``tile[ly][lx]`` is bounded per dimension, ``vload4(i, p)``
-by the vectors the buffer holds, ``x[i - 1]`` below by zero where the access fell before the
-buffer's start.
+by the vectors the buffer holds, ``x[i - 1]`` below (``i >= 1``, which holds for an unsigned
+``i`` too) where the access fell before the buffer's start.
 """
 
 from __future__ import annotations
@@ -76,10 +76,29 @@ def guard(
     conditions = []
     if below:
         minus = [p for p, _ in parts if "-" in p]
-        conditions += [f"{p} >= 0" for p in (minus or [p for p, _ in parts])]
+        if not minus and len(access.subscripts) == 1 and len(parts) > 1:
+            # No part subtracts: a negative column took the index below zero (`w[dy * 3 +
+            # dx]` at dx = -1); `dy >= 0 && dx >= 0` would refuse w[2] (dy = 1, dx = -1).
+            minus = [c_expr.text_of(access.text, access.subscripts[0])]
+            conditions.append(f"{minus[0]} >= 0")
+        else:
+            conditions += [_at_least_zero(p) for p in (minus or [p for p, _ in parts])]
     if above or not below:
         conditions += [f"{p} < {b}" for p, b in parts]
     return f"if ({' && '.join(conditions)})"
+
+
+def _at_least_zero(index: str) -> str:
+    """The condition that ``index`` is not below zero, written so that it holds for an
+    unsigned index too: ``i - 1`` as ``i >= 1`` (``i - 1 >= 0`` is always true where ``i``
+    is a ``size_t`` or a ``uint``, whose ``0 - 1`` wraps to the largest value)."""
+    node = c_expr.parse(index)
+    while node is not None and node.kind == "paren":
+        node = node.args[0]
+    if node is not None and node.kind == "binary" and node.op == "-":
+        low, high = node.args
+        return f"{c_expr.text_of(index, low)} >= {c_expr.text_of(index, high)}"
+    return f"{index} >= 0"
 
 
 def _constant(index: str, names: Mapping[str, int]) -> bool:

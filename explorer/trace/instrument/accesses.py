@@ -185,6 +185,7 @@ class AccessRewriter:
         self.values = values
         self.names = BufferNames(parsed, kernel, declared.buffers)
         self.helpers = {f.name for f in parsed.helpers}
+        self.reached = parsed.reached(kernel)
 
     def rewrite_all(self) -> None:
         """Every access the front end found, each async copy once for its two halves."""
@@ -205,10 +206,11 @@ class AccessRewriter:
                 self.async_copy(write, read)
 
     def _runs(self, function: str) -> bool:
-        """Whether the traced kernel can run ``function``: itself or a helper (another
-        kernel of the program is rewritten too, but never runs, so what the trace cannot
+        """Whether the traced kernel can run ``function``: itself or a helper it calls,
+        directly or through other helpers (another kernel of the program, and a helper only
+        it calls or nobody calls, is rewritten too, but never runs, so what the trace cannot
         follow there is nothing it misses)."""
-        return function == self.kernel or function in self.helpers
+        return function in self.reached
 
     def access(self, a: AccessSite) -> None:
         """Wrap one access site (private memory only where it is an array's element)."""
@@ -221,9 +223,10 @@ class AccessRewriter:
         if unnamed_constant and (
             a.function == self.kernel or not any(b.space == "constant" for b in declared.buffers)
         ):
-            declared.not_traced.append(
-                (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
-            )
+            if self._runs(a.function):
+                declared.not_traced.append(
+                    (a.line, f"{a.text}: a __constant array that is not a kernel parameter")
+                )
             return
         if a.address_space is AddressSpace.LOCAL:
             declared.uses_local = True

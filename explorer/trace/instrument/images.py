@@ -55,6 +55,7 @@ class ImageRewriter:
         self.edits = edits
         self.names = BufferNames(parsed, kernel, declared.buffers)
         self.helpers = {f.name: f for f in parsed.helpers}
+        self.reached = parsed.reached(kernel)
         self.forms: dict[tuple[str, str, str, bool], str] = {}
 
     def rewrite_all(self) -> None:
@@ -66,7 +67,8 @@ class ImageRewriter:
         declared = self.declared
 
         def skip(why: str) -> None:
-            declared.not_traced.append((call.line, f"{' '.join(call.text.split())}: {why}"))
+            if call.function in self.reached:  # a helper nobody calls never runs
+                declared.not_traced.append((call.line, f"{' '.join(call.text.split())}: {why}"))
 
         found = self.names.resolve(call.function, call.image, frozenset()) if call.image else None
         bid = found.pop() if found is not None and len(found) == 1 else NO_BUFFER

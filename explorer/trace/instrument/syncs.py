@@ -38,8 +38,9 @@ def rewrite_sync(
     helpers: frozenset[str],
 ) -> None:
     """Record one barrier, fence or wait where it is (the events of a wait in ``kernel``
-    followed through ``events``; a wait of another kernel, which never runs, is nothing the
-    trace misses, where one of ``kernel`` or of its ``helpers`` is)."""
+    followed through ``events``; a wait of another kernel or of a helper ``kernel`` never
+    calls, which never runs, is nothing the trace misses, where one of ``kernel`` or of the
+    ``helpers`` it reaches is)."""
     fences = (FENCE_LOCAL if AddressSpace.LOCAL in s.fences else 0) | (
         FENCE_GLOBAL if AddressSpace.GLOBAL in s.fences else 0
     )

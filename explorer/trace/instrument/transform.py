@@ -77,14 +77,15 @@ class _Rewrite:
         ).rewrite_all()
         ImageRewriter(parsed, self.kernel, declared, self.edits).rewrite_all()
         helpers = frozenset(f.name for f in parsed.helpers)
+        reached = parsed.reached(self.kernel)  # what a helper nobody calls does never runs
         for s in parsed.syncs:
-            rewrite_sync(s, declared, self.edits, self.events, self.kernel, helpers)
+            rewrite_sync(s, declared, self.edits, self.events, self.kernel, reached)
         if self.anatomy is not None:  # after every other site: theirs keep their numbers
             static, lines = self.anatomy
             self.anatomy_rewrite = AnatomyRewrite(static, lines, declared, self.edits)
             self.anatomy_build = self.anatomy_rewrite.build()
         for u in parsed.unclassified:
-            if u.function == self.kernel or u.function in helpers:
+            if u.function in reached:
                 declared.not_traced.append((u.line, f"{' '.join(u.text.split())}: {u.reason}"))
         self._pass_state(set(helpers))
         returns = [r for r in parsed.returns if r.function == self.kernel and not r.has_value]
