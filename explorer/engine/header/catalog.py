@@ -131,7 +131,7 @@ def _header_table(source: str, where: str) -> dict[str, Any]:
                 if one_line
                 else ""
             )
-            + "; see the README's 'Writing your own kernel'."
+            + "; see the README's 'The catalog, and writing your own kernel'."
         )
     try:
         return tomllib.loads(match.group("toml"))
