@@ -39,6 +39,9 @@ class _Site:
     phase: int | None = None
     wis: list[int] = field(default_factory=list)
     elements: list[int] = field(default_factory=list)
+    # Where a buffer's cells are narrower than its elements (a double's two 4-byte cells,
+    # scanned one cell at a time): each read's (unit, position) and element, counted once.
+    reads: list[np.ndarray] = field(default_factory=list)
 
 
 class _Uninit:
@@ -50,6 +53,7 @@ class _Uninit:
         self.found: dict[int, _Site] = {}
         # A key's cell in its buffer: key % LW - bases[buffer] (local_memory.LocalScan).
         self.bases, self.LW = bases, max(1, LW)
+        self.units: dict[int, int] = {}  # a unit's number, by its id
 
     def add(self, u: Unit, pos: np.ndarray, keys: np.ndarray) -> None:
         """Take uninitialised reads of ``u`` that the trace is sure of (``keyscan.OnUninit``)."""
@@ -61,7 +65,14 @@ class _Uninit:
             if pos.size == 0:
                 return
         e = self.found.setdefault(u.site, _Site(u.buffer))
-        e.count += int(pos.size) * self.scale
+        es = max(1, ctx.trace.buffers[u.buffer].elem_size)
+        cell_bytes = ctx.cell_bytes(u.buffer)
+        if cell_bytes >= es:
+            e.count += int(pos.size) * self.scale
+        else:  # the count is of elements read: a double's two cells count once
+            unit = self.units.setdefault(id(u), len(self.units))
+            cell = keys.astype(np.int64) % self.LW - self.bases.get(u.buffer, 0)
+            e.reads.append(np.column_stack((np.full(pos.size, unit), pos, cell * cell_bytes // es)))
         p = int(phase.min())
         e.phase = p if e.phase is None else min(e.phase, p)
         if len(e.wis) < EXAMPLES:
@@ -76,6 +87,9 @@ class _Uninit:
         """One finding per reading site."""
         out = []
         for sid, e in self.found.items():
+            if e.reads:
+                reads = np.unique(np.concatenate(e.reads).astype(np.int64), axis=0)
+                e.count += int(reads.shape[0]) * self.scale
             s = self.ctx.trace.sites[sid]
             info = self.ctx.trace.buffers[e.buffer]
             name = info.name
