@@ -210,10 +210,13 @@ def launch_header(
     launch: CapturedLaunch,
     file_name: Callable[[str], str],
     plan: IncludePlan,
+    include_folders: tuple[str, ...] = (),
 ) -> tuple[str, str]:
     """The ``custom`` header of ``launch`` (``file_name`` gives the name the header uses for
     each of the capture's files) and the program's source, its non-integer macros defined
-    before it. ``plan`` (checked) says where its ``#include`` files are read."""
+    before it. ``plan`` (checked) says where its ``#include`` files are read;
+    ``include_folders`` (folders beside a saved kernel file) go to its ``[options]`` as
+    ``-I``."""
     replayable(capture, launch)
     plan.check()
     program = capture.program_of(launch)
@@ -248,8 +251,9 @@ def launch_header(
     }
     if options.defines:
         fields["defines"] = dict(options.defines)
-    if options.switches:
-        fields["options"] = {"all": " ".join(options.switches)}
+    words = (*options.switches, *(f"-I {folder}" for folder in include_folders))
+    if words:
+        fields["options"] = {"all": " ".join(words)}
     # every launch declares its [args], a kernel without parameters an empty table
     fields["args"] = {
         p.name: _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
@@ -263,7 +267,7 @@ def launch_header(
         }
     fields["about"] = {
         "source": _provenance(capture, launch),
-        "text": _explanation(launch, results, aliased, options, local),
+        "text": _explanation(launch, results, aliased, options, local, include_folders),
     }
     return toml_writer.header(fields), text
 
@@ -481,6 +485,7 @@ def _explanation(
     aliased: list[tuple[str, str]],
     options: BuildOptions,
     local: tuple[int, ...],
+    include_folders: tuple[str, ...] = (),
 ) -> str:
     parts = [
         f"{launch.kernel} as the program launched it ({'x'.join(map(str, launch.global_size))} "
@@ -501,8 +506,15 @@ def _explanation(
             f"{name} was the same memory as {same} in the program; here each has its own copy, "
             f"and only {same} is judged."
         )
-    if options.dropped:
-        parts.append(f"Build options not carried over: {' '.join(options.dropped)}.")
+    dropped = options.dropped
+    if include_folders:  # the -I folders' headers travel beside the kernel file
+        dropped = tuple(word for word in dropped if not word.startswith("-I"))
+        parts.append(
+            "The headers its build read are beside it, in "
+            f"{', '.join(include_folders)} (its -I folders, in the order they were searched)."
+        )
+    if dropped:
+        parts.append(f"Build options not carried over: {' '.join(dropped)}.")
     return " ".join(parts)
 
 
@@ -595,10 +607,17 @@ def save_launch(
         return names[relative]
 
     replayable(capture, launch)
-    plan = plan_includes(capture, capture.program_of(launch), allow_outside)
+    program = capture.program_of(launch)
+    plan = plan_includes(capture, program, allow_outside)
     plan.check()
-    header, text = launch_header(capture, launch, named, plan)
     files: dict[str, bytes] = {}
+    folders: list[str] = []
+    if plan.includes:  # the headers the build read, as the capture holds them
+        for place, copy in enumerate(program.include):
+            folder_name = f"{stem}.include/{place}"
+            files.update(_headers_of(capture, copy, folder_name))
+            folders.append(folder_name)
+    header, text = launch_header(capture, launch, named, plan, tuple(folders))
     for relative, name in names.items():
         if f'"{name}"' not in header:
             continue
@@ -616,6 +635,25 @@ def save_launch(
     return folder / kernel_file
 
 
+def _headers_of(capture: Capture, copy: str, saved: str) -> dict[str, bytes]:
+    """The headers in the capture's copy ``copy`` of a folder a build searched, each named as
+    it will lie under ``saved`` beside a saved kernel file (whose ``[options]`` name that folder
+    with ``-I``, as the replay names the copy): the saved kernel builds and traces with the
+    very headers the program's build read. Only regular files inside the capture are read."""
+    root = capture.path(copy, "capture.json: programs[].include")
+    found: dict[str, bytes] = {}
+    for at, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(at, f)))
+        for name in sorted(names):
+            path = Path(at, name)
+            if path.is_symlink() or not path.is_file():
+                continue
+            relative = path.relative_to(root).as_posix()
+            with as_capture_error():
+                found[f"{saved}/{relative}"] = read_user_bytes(path, "header", TEXT_LIMIT)
+    return found
+
+
 def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` (name: bytes) into ``folder`` (made if missing), never replacing a file
     there: where one of the names is taken by a file of other bytes (or by anything else),
@@ -626,7 +664,7 @@ def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CaptureError(f"cannot make the folder {shown(folder)}: {exc.strerror}") from None
-    taken = sorted(name for name, data in files.items() if _taken(folder / name, data))
+    taken = sorted(name for name, data in files.items() if _taken(folder, name, data))
     if taken:
         more = f" and {len(taken) - 3} more" if len(taken) > 3 else ""
         raise CaptureError(
@@ -641,20 +679,36 @@ def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
             target = folder / name
             if os.path.lexists(target):
                 continue  # the same bytes, saved before
+            for parent in reversed(Path(name).parents[:-1]):  # a header's folders
+                made = folder / parent
+                if not os.path.lexists(made):
+                    os.mkdir(made)
+                    written.append(made)
+                elif made.is_symlink() or not made.is_dir():
+                    raise OSError(f"{shown(made)} is not a folder")
             fd = os.open(target, flags, 0o666)
             written.append(target)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
     except OSError as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
+        for path in reversed(written):
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
         raise CaptureError(
             f"cannot write {shown(target)}: {exc.strerror or exc}; nothing was saved"
         ) from None
 
 
-def _taken(path: Path, data: bytes) -> bool:
-    """Whether ``path`` is there and holds anything but ``data``."""
+def _taken(folder: Path, name: str, data: bytes) -> bool:
+    """Whether ``folder / name`` is there and holds anything but ``data`` (or lies in a
+    folder there that is not a folder of ``folder``'s own: a link)."""
+    for parent in Path(name).parents[:-1]:
+        made = folder / parent
+        if os.path.lexists(made) and (made.is_symlink() or not made.is_dir()):
+            return True
+    path = folder / name
     if not os.path.lexists(path):
         return False
     if path.is_symlink() or not path.is_file():

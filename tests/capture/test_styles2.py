@@ -1,0 +1,211 @@
+"""Host programs written the way PyOpenCL users write them (``styles2/``), captured once each
+through ``python -m explorer capture``: each prints and ends as it does alone, every launch is
+listed with its kernel, sizes and arguments, replays matching the original run, and a saved
+launch traces as the capture's launch does. Also ``with explorer.capture(...)`` around a
+``sys.exit``: the capture keeps the code the process ends with."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.capture.folder import Capture, load_capture
+from tests.robustness.helpers import cli
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+ROOT = Path(__file__).resolve().parents[2]
+STYLES = Path(__file__).parent / "styles2"
+
+# What each program prints and the code it ends with, alone and under capture alike.
+PROGRAMS = {
+    "reduction_map.py": ("6312824 True\n", 0),
+    "include_opt.py": ("nearest True\n", 0),
+    "jacobi_setargs.py": ("jacobi True 42.123\n", 0),
+    "set_arg_swap.py": ("swap True 22.332\n", 0),
+    "host_ptr_map.py": ("hostptr True 36.0\n", 0),
+    "scalars_struct.py": ("push 1580.0 1570.0 174\n", 0),
+    "wrong_check.py": ("check failed at 1\n", 3),
+}
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=STYLES)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(on_device, tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess[str], Path]]:
+    """Each program captured once: what ``capture`` printed and ended with, and the folder."""
+    made = {}
+    for program in PROGRAMS:
+        folder = tmp_path_factory.mktemp(program.removesuffix(".py"))
+        done = _python("-m", "explorer", "capture", str(folder), "--", sys.executable, program)
+        made[program] = (done, folder)
+    return made
+
+
+@pytest.fixture(scope="module")
+def captures(runs) -> dict[str, Capture]:
+    return {program: load_capture(folder) for program, (_, folder) in runs.items()}
+
+
+def test_each_program_prints_and_ends_as_it_does_alone(runs):
+    for program, (printed, code) in PROGRAMS.items():
+        done, folder = runs[program]
+        assert (done.stdout, done.returncode) == (printed, code), (program, done.stderr)
+        assert json.loads((folder / "capture.json").read_text())["exit_code"] == code
+
+
+def _buffers(launch) -> list[tuple[str, int]]:
+    return [(a.name, a.memory) for a in launch.args if a.kind == "buffer"]
+
+
+def test_every_launch_is_listed_with_its_kernel_sizes_and_arguments(captures):
+    jacobi = captures["jacobi_setargs.py"].launches
+    assert [(j.label, j.global_size, j.local_size) for j in jacobi] == [
+        (f"jacobi#{k}", (32, 24), (8, 8)) for k in range(1, 6)
+    ]
+    # set_args with the two buffers in turn: each launch reads what the one before wrote.
+    assert [_buffers(j) for j in jacobi[:2]] == [[("u", 0), ("v", 1)], [("u", 1), ("v", 0)]]
+    for before, after in zip(jacobi, jacobi[1:], strict=False):
+        assert after.args[0].before == before.args[1].after
+    assert [(a.name, a.value) for a in jacobi[0].args[2:]] == [("w", 24), ("h", 20)]
+    # set_arg of the buffers and of the weight alone, between launches
+    swap = captures["set_arg_swap.py"].launches
+    assert [_buffers(s)[0][1] for s in swap] == [0, 1, 0, 1, 0, 1]
+    assert [s.args[2].value for s in swap] == [
+        float(np.float32(0.25 + 0.1 * k)) for k in range(6)
+    ]
+    # the host wrote its USE_HOST_PTR array between the launches: the second reads 10s
+    axpy = captures["host_ptr_map.py"].launches
+    capture = captures["host_ptr_map.py"]
+    assert [np.load(capture.path(a.args[0].before))[:3].tolist() for a in axpy] == [
+        [0.0, 1.0, 2.0], [10.0, 10.0, 10.0],
+    ]  # fmt: skip
+    assert np.load(capture.path(axpy[0].args[1].before))[:3].tolist() == [1.0, 1.0, 1.0]
+    # numpy scalars of three types and a struct by value (its bytes), after pyopencl's own
+    # launch that measures the struct's layout on the device
+    labels = [launch.label for launch in captures["scalars_struct.py"].launches]
+    assert labels == ["get_size_and_offsets#1", "push#1"]
+    push = captures["scalars_struct.py"].launches[1]
+    shift, n, dt, seed = push.args[1:]
+    assert (n.dtype, n.value, dt.dtype, dt.value) == ("int32", 40, "float32", 0.25)
+    assert (seed.dtype, seed.value) == ("uint64", 0xAB00000005)
+    assert bytes.fromhex(shift.hex)[:8] == np.array([1.0, -3.0], np.float32).tobytes()
+    # a ReductionKernel's map_expr and its own argument
+    (stage1, stage2) = captures["reduction_map.py"].launches
+    assert (stage1.kernel, stage2.kernel) == ("reduce_kernel_stage1", "reduce_kernel_stage2")
+    assert [a.value for a in stage1.args if a.name == "offset"] == [1]
+
+
+def test_every_launch_replays_matching_the_original_run(captures):
+    for program, capture in captures.items():
+        for launch in capture.launches:
+            selection = ["--capture", str(capture.folder), "--launch", str(launch.number)]
+            done = cli("run", *selection, "--repeat", "1")
+            assert done.code == 0, (program, launch.label, done.out + done.err)
+            assert "matches the original run" in done.out, (program, done.out)
+
+
+def _findings(selection: list[str], offset: int) -> tuple[bool, list[tuple[object, ...]]]:
+    traced = cli("trace", *selection, "--json")
+    assert traced.code == 0, traced.out + traced.err
+    report = json.loads(traced.out)
+    return report["complete"], [
+        (f["kind"], f["line"] - offset, f["buffer"], f["count"],
+         re.sub(r"line \d+", "line", f["message"]))
+        for f in report["findings"]
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("program", "launch", "headers"),
+    [
+        ("reduction_map.py", "reduce_kernel_stage1", {"pyopencl-complex.h"}),
+        ("include_opt.py", "nearest", {"common.h"}),
+    ],
+)
+def test_a_saved_launch_with_headers_traces_as_the_captured_one(
+    captures, tmp_path, program, launch, headers
+):
+    """A saved kernel file carries the headers its build read (pyopencl's own, those of the
+    program's -I folder) beside it: it runs, and traces with the findings of the capture's
+    launch (before, its trace stopped: "'pyopencl-complex.h' file not found")."""
+    capture = captures[program]
+    chosen = capture.find(launch)
+    saved = cli("capture-save", str(capture.folder), "--launch", launch, "--out", str(tmp_path))
+    assert saved.code == 0, saved.err
+    kernel = tmp_path / f"{launch}-{chosen.number}.cl"
+    found = {p.name for p in (tmp_path / f"{launch}-{chosen.number}.include").rglob("*.h")}
+    assert found == headers
+    for name in headers - {"pyopencl-complex.h"}:
+        assert (next(tmp_path.rglob(name))).read_bytes() == (STYLES / "incl" / name).read_bytes()
+    ran = cli("run", "--kernel-file", str(kernel), "--repeat", "1")
+    assert ran.code == 0 and "matches the original run" in ran.out, ran.out + ran.err
+    source = capture.path(capture.program_of(chosen).source).read_text()
+    text = kernel.read_text()
+    offset = text[: text.rindex(source)].count("\n")
+    from_capture = _findings(["--capture", str(capture.folder), "--launch", launch], 0)
+    assert from_capture[0] is True
+    assert _findings(["--kernel-file", str(kernel)], offset) == from_capture
+
+
+def test_the_off_by_one_the_host_check_caught_is_what_the_replay_shows(captures):
+    """wrong_check.py's kernel writes b[i + 1] = a[i]: in bounds (b holds n + 2), so the trace
+    finds nothing, and the replay's output is the captured one, shifted by one."""
+    capture = captures["wrong_check.py"]
+    (launch,) = capture.launches
+    b = launch.args[1]
+    after = np.load(capture.path(b.after))
+    assert after.tolist() == [0, *range(30), 0]
+    assert _findings(["--capture", str(capture.folder), "--launch", "1"], 0) == (True, [])
+
+
+@pytest.fixture
+def exits(on_device, tmp_path) -> Iterator[dict[str, int]]:
+    """``with explorer.capture(...)`` blocks ended by ``sys.exit`` in one process: the code
+    each capture keeps, by how the block ended."""
+    done = _python("-c", textwrap.dedent("""
+        import sys
+        import explorer
+        import pyopencl as cl
+        import numpy as np
+        context = cl.create_some_context(interactive=False)
+        queue = cl.CommandQueue(context)
+        program = cl.Program(context, "__kernel void k(__global int *a) { a[0] = 1; }").build()
+        buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE, 4)
+        for name, code in (("three", 3), ("none", None), ("zero", 0), ("text", "wrong"),
+                           ("big", 258)):
+            try:
+                with explorer.capture(f"{sys.argv[1]}/{name}"):
+                    program.k(queue, (1,), None, buffer)
+                    sys.exit(code)
+            except SystemExit:
+                pass
+        try:
+            with explorer.capture(f"{sys.argv[1]}/error"):
+                program.k(queue, (1,), None, buffer)
+                raise ValueError("mine")
+        except ValueError:
+            pass
+    """), str(tmp_path))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    yield {
+        name: json.loads((tmp_path / name / "capture.json").read_text())["exit_code"]
+        for name in ("three", "none", "zero", "text", "big", "error")
+    }
+
+
+def test_a_block_ended_by_sys_exit_keeps_the_code_the_process_ends_with(exits):
+    # Before, every block left by an exception, sys.exit(0) too, was kept as exit code 1.
+    assert exits == {"three": 3, "none": 0, "zero": 0, "text": 1, "big": 2, "error": 1}
