@@ -37,6 +37,7 @@ PROGRAMS = {
     "host_ptr_map.py": ("hostptr True 36.0\n", 0),
     "scalars_struct.py": ("push 1580.0 1570.0 174\n", 0),
     "wrong_check.py": ("check failed at 1\n", 3),
+    "pool_arrays.py": ("pool [9222.0, 9842.5, 9275.5]\n", 0),
     "warp_idiom.py": (None, 0),  # its block sums are as wrong as the race makes them here
 }
 
@@ -271,3 +272,28 @@ def test_an_element_a_read_past_the_end_decides_is_not_judged(captures, tmp_path
     record = json.loads(done.out)
     assert done.code == 0 and record["status"] == "verified", done.out + done.err
     assert record["undetermined"] == {"d": {"count": 1, "first": [511]}}
+
+
+def test_arrays_from_a_memory_pool_are_recorded_as_their_whole_elements(captures):
+    """pyopencl.array with a MemoryPool allocator passes PooledBuffer objects (before: every
+    launch listed without its buffers, "argument 0 is a PooledBuffer, which is not
+    recorded"). The pool's buffer for 200 floats holds 831 bytes: recorded as its 207 whole
+    floats (before: as 831 raw bytes, so a replay and a trace counted bytes, not floats)."""
+    capture = captures["pool_arrays.py"]
+    assert [launch.kernel for launch in capture.launches[:4]] == [
+        "axpb", "axpb", "halve_odd", "reduce_kernel_stage1",
+    ]  # fmt: skip
+    assert all(launch.data for launch in capture.launches), capture.launches[0].why
+    rng = np.random.default_rng(8)
+    for step in range(3):
+        x = rng.integers(0, 10, 200).astype(np.float32)
+        twice, plus_one, halve, dot = capture.launches[4 * step : 4 * step + 4]
+        z, source = twice.args[0], twice.args[3]
+        assert (z.nbytes, z.dtype, source.dtype) == (828, "float32", "float32")
+        assert np.array_equal(np.load(capture.path(source.before))[:200], x)
+        assert np.array_equal(np.load(capture.path(plus_one.args[0].after))[:200], 2 * x + 1)
+        y = 2 * x + 1
+        y[1::2] *= 0.5
+        assert np.array_equal(np.load(capture.path(halve.args[0].after))[:200], y)
+        total = np.load(capture.path(dot.args[0].after)).view(np.float32)[0]
+        assert total == np.dot(x, y)
