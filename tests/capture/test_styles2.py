@@ -297,3 +297,21 @@ def test_arrays_from_a_memory_pool_are_recorded_as_their_whole_elements(captures
         assert np.array_equal(np.load(capture.path(halve.args[0].after))[:200], y)
         total = np.load(capture.path(dot.args[0].after)).view(np.float32)[0]
         assert total == np.dot(x, y)
+
+
+def test_saving_headers_never_writes_through_a_link_and_saves_again_alike(captures, tmp_path):
+    capture = captures["include_opt.py"]
+    folder = str(capture.folder)
+    out = tmp_path / "saved"
+    for _ in range(2):  # the same launch again into the same folder: the very same files
+        saved = cli("capture-save", folder, "--launch", "nearest", "--out", str(out))
+        assert saved.code == 0, saved.err
+    assert (out / "nearest-1.include" / "0" / "common.h").is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "nearest-1.include").symlink_to(elsewhere)
+    refused = cli("capture-save", folder, "--launch", "nearest", "--out", str(linked))
+    assert refused.code == 2 and "nearest-1.include/0/common.h" in refused.err, refused.err
+    assert os.listdir(elsewhere) == [] and sorted(os.listdir(linked)) == ["nearest-1.include"]
