@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from explorer.capture.folder import Capture, load_capture
+from explorer.capture.replay import replay
 from tests.capture.conftest import replace_contents
 from tests.robustness.helpers import cli
 
@@ -305,3 +306,31 @@ def test_saving_headers_never_writes_through_a_link_and_saves_again_alike(captur
     refused = cli("capture-save", folder, "--launch", "nearest", "--out", str(linked))
     assert refused.code == 2 and "nearest-1.include/0/common.h" in refused.err, refused.err
     assert os.listdir(elsewhere) == [] and sorted(os.listdir(linked)) == ["nearest-1.include"]
+
+
+def test_a_replay_of_a_size_the_driver_chose_says_why_it_may_differ(captures, tmp_path):
+    """A launch with local_size=None whose kernel reads its group's geometry replays with a
+    work-group size of the explorer's choosing (OpenCL does not tell the driver's): its
+    replay says so, naming what the kernel reads (before, a kernel writing get_group_id
+    replayed 'WRONG ... PoCL can miscompile a valid kernel' and said nothing of it). A
+    kernel that reads none of it says nothing."""
+    folder = tmp_path / "chosen"
+    shutil.copytree(captures["wrong_check.py"].folder, folder)
+    document = json.loads((folder / "capture.json").read_text())
+    document["launches"][0]["local"] = None
+    (folder / "capture.json").write_text(json.dumps(document))
+    assert replay(load_capture(folder), "1").notes == ()
+    source = folder / "programs" / "0.cl"
+    source.write_text(
+        source.read_text()
+        .replace("int i = get_global_id(0);", "int i = get_group_id(0) * get_local_size(0) + k(0);")
+        .replace(
+            "__kernel void shift", "int k(int d) { return get_local_id(d); }\n__kernel void shift"
+        )
+    )
+    (note,) = replay(load_capture(folder), "1").notes
+    assert note.startswith("the program let the driver choose the work-group size")
+    assert "32 is used here" in note
+    assert "shift reads its group's geometry (get_local_id, get_group_id, get_local_size)" in note
+    saved = cli("capture-save", str(folder), "--launch", "1", "--out", str(tmp_path / "k"))
+    assert saved.code == 0 and note[1:] in (tmp_path / "k" / "shift-1.cl").read_text()
