@@ -62,6 +62,12 @@ def capture(
     code = 0
     try:
         yield folder
+    except SystemExit as exc:  # sys.exit in the block: the code the process ends with
+        code = _exit_code(exc.code)
+        raise
+    except KeyboardInterrupt:  # Python ends by SIGINT, which a shell reads as 128 + 2
+        code = 128 + 2
+        raise
     except BaseException:
         code = 1
         raise
@@ -75,6 +81,17 @@ def capture(
         command = ("python", *sys.argv) if sys.argv and sys.argv[0] else ("python",)
         with contextlib.suppress(OSError):
             assemble(folder, command, code, lost=recorder.notes)
+
+
+def _exit_code(value: object) -> int:
+    """The exit status a process ending with ``SystemExit(value)`` has, as a parent reads it:
+    None is 0, a whole number its low byte (``sys.exit(256)`` ends with 0), anything else
+    (a message) 1."""
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value & 0xFF
+    return 1
 
 
 def cell_magic(line: str, cell: str, run: Callable[[str], Any]) -> Any:

@@ -41,9 +41,10 @@ from explorer.documents import array_file, load_array
 from explorer.engine.build_inputs import check_option, option_words
 from explorer.engine.header import toml_writer
 from explorer.engine.header.catalog import parse_variant
+from explorer.engine.header.include_lines import LITERAL_OR_COMMENT
 from explorer.engine.header.signature import Parameter, SignatureError, kernel_signature
 from explorer.engine.records import Variant
-from explorer.frontend import AccessKind, ParseError, parse
+from explorer.frontend import AccessKind, ParsedSource, ParseError, parse
 from explorer.paths import TEXT_LIMIT, UserFileError, read_user_bytes, read_user_text, shown
 
 # What a match means, said in every verdict of a replayed launch.
@@ -210,10 +211,14 @@ def launch_header(
     launch: CapturedLaunch,
     file_name: Callable[[str], str],
     plan: IncludePlan,
-) -> tuple[str, str]:
+    include_folders: tuple[str, ...] = (),
+) -> tuple[str, str, tuple[str, ...]]:
     """The ``custom`` header of ``launch`` (``file_name`` gives the name the header uses for
-    each of the capture's files) and the program's source, its non-integer macros defined
-    before it. ``plan`` (checked) says where its ``#include`` files are read."""
+    each of the capture's files), the program's source, its non-integer macros defined
+    before it, and what a replay of it should say besides (why it may differ from the
+    original run where that can be told beforehand). ``plan`` (checked) says where its
+    ``#include`` files are read; ``include_folders`` (folders beside a saved kernel file) go
+    to its ``[options]`` as ``-I``."""
     replayable(capture, launch)
     plan.check()
     program = capture.program_of(launch)
@@ -234,10 +239,12 @@ def launch_header(
         for p, a in zip(params, launch.args, strict=True)
         if a.has_contents
     }
-    written = _written(text, launch.kernel, options.defines, folders)
+    parsed = _parsed(text, options.defines, folders)
+    written = _written(parsed, launch.kernel)
     results, aliased = _results(params, launch.args, buffers, written)
     results = {p.name: results[p.name] for p in params if p.name in results}
     local = launch.local_size or chosen_local(launch.global_size)
+    choice = _driver_choice(launch, local, _geometry(parsed, launch.kernel))
     fields: dict[str, object] = {
         "name": f"{launch.kernel}, launch {launch.number} of a capture",
         "family": "custom",
@@ -248,8 +255,9 @@ def launch_header(
     }
     if options.defines:
         fields["defines"] = dict(options.defines)
-    if options.switches:
-        fields["options"] = {"all": " ".join(options.switches)}
+    words = (*options.switches, *(f"-I {folder}" for folder in include_folders))
+    if words:
+        fields["options"] = {"all": " ".join(words)}
     # every launch declares its [args], a kernel without parameters an empty table
     fields["args"] = {
         p.name: _declaration(p, a, buffers.get(a.index), p.name in results, file_name)
@@ -263,9 +271,9 @@ def launch_header(
         }
     fields["about"] = {
         "source": _provenance(capture, launch),
-        "text": _explanation(launch, results, aliased, options, local),
+        "text": _explanation(launch, results, aliased, options, local, include_folders, choice),
     }
-    return toml_writer.header(fields), text
+    return toml_writer.header(fields), text, (choice,) if choice else ()
 
 
 def _check_image(a: CapturedArg, field: str) -> None:
@@ -345,13 +353,16 @@ def _declared_buffer(p: Parameter, a: CapturedArg) -> _Buffer:
     return _Buffer(a, et.name, a.nbytes // et.nbytes, read_only)
 
 
-def _written(
-    source: str, kernel: str, defines: dict[str, int], folders: tuple[str, ...]
-) -> set[str]:
-    """The parameters the kernel writes through itself, as the front end reads it."""
+def _parsed(source: str, defines: dict[str, int], folders: tuple[str, ...]) -> ParsedSource | None:
     try:
-        parsed = parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=folders)
+        return parse(source, dict(defines), "kernel.cl", strict=False, include_dirs=folders)
     except (ParseError, RecursionError):
+        return None
+
+
+def _written(parsed: ParsedSource | None, kernel: str) -> set[str]:
+    """The parameters the kernel writes through itself, as the front end reads it."""
+    if parsed is None:
         return set()
     return {
         root
@@ -359,6 +370,44 @@ def _written(
         if site.function == kernel and site.kind in _WRITES
         for root in (site.roots or (site.base,))
     }
+
+
+# The work-item functions whose values depend on the work-group size.
+_GEOMETRY = re.compile(
+    r"\b(get_local_id|get_local_size|get_group_id|get_num_groups|get_enqueued_local_size"
+    r"|get_local_linear_id|get_group_linear_id|work_group_\w+|sub_group_\w+"
+    r"|get_sub_group_\w+|get_num_sub_groups|get_max_sub_group_size)\s*\("
+)
+
+
+def _geometry(parsed: ParsedSource | None, kernel: str) -> tuple[str, ...]:
+    """The work-item functions of the work-group's geometry that a launch of ``kernel`` calls
+    (in itself or the functions it reaches), in the order first met; none where the source
+    does not parse."""
+    if parsed is None:
+        return ()
+    reached = parsed.reached(kernel)
+    found: dict[str, None] = {}
+    for function in parsed.functions:
+        if function.name not in reached or function.body is None:
+            continue
+        body = LITERAL_OR_COMMENT.sub(" ", parsed.source[function.body.start : function.body.end])
+        found.update((m.group(1), None) for m in _GEOMETRY.finditer(body))
+    return tuple(found)
+
+
+def _driver_choice(launch: CapturedLaunch, local: tuple[int, ...], read: tuple[str, ...]) -> str:
+    """Why a launch whose work-group size the driver chose may replay otherwise ("" where
+    the program chose it, or the kernel never asks)."""
+    if launch.local_size is not None or not read:
+        return ""
+    return (
+        f"the program let the driver choose the work-group size, which OpenCL does not tell "
+        f"(so it is not in the capture); {'x'.join(map(str, local))} is used here, and "
+        f"{launch.kernel} reads its group's geometry ({', '.join(read)}): where its results "
+        "differ from the original run's, a work-group size other than the driver's may be why "
+        "(give the launch a local size in the program to replay it exactly)"
+    )
 
 
 def _results(
@@ -481,6 +530,8 @@ def _explanation(
     aliased: list[tuple[str, str]],
     options: BuildOptions,
     local: tuple[int, ...],
+    include_folders: tuple[str, ...] = (),
+    choice: str = "",
 ) -> str:
     parts = [
         f"{launch.kernel} as the program launched it ({'x'.join(map(str, launch.global_size))} "
@@ -491,7 +542,9 @@ def _explanation(
             else "no buffer it could write, so nothing is judged."
         )
     ]
-    if launch.local_size is None:
+    if choice:
+        parts.append(f"{choice[0].upper()}{choice[1:]}.")
+    elif launch.local_size is None:
         parts.append(
             f"The program let the driver choose the work-group size; {'x'.join(map(str, local))} "
             "is used here."
@@ -501,8 +554,15 @@ def _explanation(
             f"{name} was the same memory as {same} in the program; here each has its own copy, "
             f"and only {same} is judged."
         )
-    if options.dropped:
-        parts.append(f"Build options not carried over: {' '.join(options.dropped)}.")
+    dropped = options.dropped
+    if include_folders:  # the -I folders' headers travel beside the kernel file
+        dropped = tuple(word for word in dropped if not word.startswith("-I"))
+        parts.append(
+            "The headers its build read are beside it, in "
+            f"{', '.join(include_folders)} (its -I folders, in the order they were searched)."
+        )
+    if dropped:
+        parts.append(f"Build options not carried over: {' '.join(dropped)}.")
     return " ".join(parts)
 
 
@@ -534,13 +594,13 @@ def replay(
     def relative(name: str) -> str:
         return os.path.relpath(capture.path(name), path.parent)
 
-    header, text = launch_header(capture, launch, relative, plan)
+    header, text, said = launch_header(capture, launch, relative, plan)
     variant = parse_variant(header + "#line 1\n" + text, path, variant_id=launch.label)
     # The header read, the kernel is the program's text alone, as a .sim file's is: every
     # launch of one program builds once, and compiler and trace lines are the program's.
     macros = "".join(f"{line}\n" for line in split_options(program.options).macros)
     source = text[len(macros) :]
-    notes = plan.notes()
+    notes = (*plan.notes(), *said)
     # Built with the option the recorder built it with, so that a program without options of
     # its own is the same build as in the program (the compiler's cache serves it again).
     variant = replace(
@@ -595,10 +655,17 @@ def save_launch(
         return names[relative]
 
     replayable(capture, launch)
-    plan = plan_includes(capture, capture.program_of(launch), allow_outside)
+    program = capture.program_of(launch)
+    plan = plan_includes(capture, program, allow_outside)
     plan.check()
-    header, text = launch_header(capture, launch, named, plan)
     files: dict[str, bytes] = {}
+    folders: list[str] = []
+    if plan.includes:  # the headers the build read, as the capture holds them
+        for place, copy in enumerate(program.include):
+            folder_name = f"{stem}.include/{place}"
+            files.update(_headers_of(capture, copy, folder_name))
+            folders.append(folder_name)
+    header, text, _ = launch_header(capture, launch, named, plan, tuple(folders))
     for relative, name in names.items():
         if f'"{name}"' not in header:
             continue
@@ -616,6 +683,25 @@ def save_launch(
     return folder / kernel_file
 
 
+def _headers_of(capture: Capture, copy: str, saved: str) -> dict[str, bytes]:
+    """The headers in the capture's copy ``copy`` of a folder a build searched, each named as
+    it will lie under ``saved`` beside a saved kernel file (whose ``[options]`` name that folder
+    with ``-I``, as the replay names the copy): the saved kernel builds and traces with the
+    very headers the program's build read. Only regular files inside the capture are read."""
+    root = capture.path(copy, "capture.json: programs[].include")
+    found: dict[str, bytes] = {}
+    for at, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(at, f)))
+        for name in sorted(names):
+            path = Path(at, name)
+            if path.is_symlink() or not path.is_file():
+                continue
+            relative = path.relative_to(root).as_posix()
+            with as_capture_error():
+                found[f"{saved}/{relative}"] = read_user_bytes(path, "header", TEXT_LIMIT)
+    return found
+
+
 def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` (name: bytes) into ``folder`` (made if missing), never replacing a file
     there: where one of the names is taken by a file of other bytes (or by anything else),
@@ -626,7 +712,7 @@ def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CaptureError(f"cannot make the folder {shown(folder)}: {exc.strerror}") from None
-    taken = sorted(name for name, data in files.items() if _taken(folder / name, data))
+    taken = sorted(name for name, data in files.items() if _taken(folder, name, data))
     if taken:
         more = f" and {len(taken) - 3} more" if len(taken) > 3 else ""
         raise CaptureError(
@@ -641,20 +727,36 @@ def write_new_files(folder: Path, files: dict[str, bytes]) -> None:
             target = folder / name
             if os.path.lexists(target):
                 continue  # the same bytes, saved before
+            for parent in reversed(Path(name).parents[:-1]):  # a header's folders
+                made = folder / parent
+                if not os.path.lexists(made):
+                    os.mkdir(made)
+                    written.append(made)
+                elif made.is_symlink() or not made.is_dir():
+                    raise OSError(f"{shown(made)} is not a folder")
             fd = os.open(target, flags, 0o666)
             written.append(target)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
     except OSError as exc:
-        for path in written:
-            path.unlink(missing_ok=True)
+        for path in reversed(written):
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
         raise CaptureError(
             f"cannot write {shown(target)}: {exc.strerror or exc}; nothing was saved"
         ) from None
 
 
-def _taken(path: Path, data: bytes) -> bool:
-    """Whether ``path`` is there and holds anything but ``data``."""
+def _taken(folder: Path, name: str, data: bytes) -> bool:
+    """Whether ``folder / name`` is there and holds anything but ``data`` (or lies in a
+    folder there that is not a folder of ``folder``'s own: a link)."""
+    for parent in Path(name).parents[:-1]:
+        made = folder / parent
+        if os.path.lexists(made) and (made.is_symlink() or not made.is_dir()):
+            return True
+    path = folder / name
     if not os.path.lexists(path):
         return False
     if path.is_symlink() or not path.is_file():

@@ -317,10 +317,11 @@ class Verdict:
         )
         return (
             f"not judged: {parts}, which two launches from the same inputs left different "
-            "(local memory filled with other bytes before each): memory the kernel never "
-            "wrote (an unassigned struct field, an uninitialised local read), a race or the "
-            "order of atomics decides them, not the inputs the capture holds; the trace names "
-            "the races and uninitialised local reads it sees"
+            "(local memory, and the memory around each buffer, filled with other bytes before "
+            "each): memory the kernel never wrote (an unassigned struct field, an "
+            "uninitialised local read), a read past a buffer's end, a race or the order of "
+            "atomics decides them, not the inputs the capture holds; the trace names the "
+            "races, uninitialised local reads and out-of-bounds reads it sees"
         )
 
     @property

@@ -1620,7 +1620,11 @@ class Recorder:
                 buffer = arg.value
                 root, origin, flags, nbytes, host = _buffer_facts(cl, buffer)
                 dtype, dtype_name = facts.dtypes[index]
-                if nbytes % dtype.itemsize:
+                if nbytes >= dtype.itemsize:
+                    # Its whole elements: all the kernel can reach through its parameter (a
+                    # MemoryPool's buffer for 200 floats holds 831 bytes).
+                    nbytes -= nbytes % dtype.itemsize
+                else:
                     dtype, dtype_name = np.dtype(np.uint8), "uint8"
                 item.update(
                     kind="buffer",
@@ -2272,6 +2276,12 @@ def _classify(value: Any) -> _Arg:
     import pyopencl as cl
 
     if isinstance(value, cl.Buffer):
+        return _Arg("buffer", value)
+    pooled = getattr(cl._cl, "PooledBuffer", None)
+    if pooled is not None and isinstance(value, pooled):
+        # A buffer a pyopencl.tools.MemoryPool hands out (pyopencl.array with such an
+        # allocator passes them to its kernels): a memory object of its own, read and copied
+        # as a Buffer is.
         return _Arg("buffer", value)
     if value is None:
         return _Arg("null")

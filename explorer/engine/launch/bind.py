@@ -202,6 +202,20 @@ def guarded_buffer(p: Prepared, name: str, nbytes: int, flags: int, guard: int) 
     return Guarded(name, sub, whole, size, guard)
 
 
+def fill_guards(p: Prepared, bound: Bound, byte: int = GUARD_PATTERN) -> None:
+    """Fill every buffer's guards with ``byte`` (back to :data:`GUARD_PATTERN` by default):
+    what a kernel reads past a buffer's end is then that byte's, for a launch that tells
+    which elements of a result such reads decide."""
+    cl = p.runtime.cl
+    for guarded in bound.guards:
+        if not guarded.guard:
+            continue
+        pattern = np.full(guarded.guard, byte, dtype=np.uint8)
+        cl.enqueue_copy(p.queue, guarded.whole, pattern, dst_offset=0)
+        cl.enqueue_copy(p.queue, guarded.whole, pattern, dst_offset=guarded.guard + guarded.nbytes)
+    p.queue.finish()
+
+
 def _filled(p: Prepared, total: int, guard: int, size: int) -> Any:
     cl = p.runtime.cl
     whole = cl.Buffer(p.context, cl.mem_flags.READ_WRITE, total)

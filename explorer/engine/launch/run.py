@@ -22,6 +22,7 @@ from explorer.engine.launch.bind import (
     Bound,
     bind,
     damaged_guards,
+    fill_guards,
     read_results,
     reset,
     upload,
@@ -61,6 +62,9 @@ OUTPUT_TEXT_LIMIT = 64 * 1024
 # that tells which elements of a result such memory decides (:func:`undetermined`).
 NAN_WORD = 0x7FC00000
 OTHER_WORD = 0x00000000
+# What the guards around each buffer hold for that launch (their pattern otherwise): a read
+# past a buffer's end then reads other bytes too.
+OTHER_GUARD_BYTE = 0x00
 # Fill launches at most, and (where local memory is not the host's, as on a GPU) how many in a
 # row must find no area not filled before.
 _MOST_FILLS = 256
@@ -221,18 +225,25 @@ def undetermined(
 ) -> dict[str, np.ndarray]:
     """By result with a recorded answer, the elements (True, in its shown shape) that a
     launch from the very same inputs leaves otherwise than the first launch did, local
-    memory filled with another word before it: what decides them is not in the inputs
-    (local memory the kernel never wrote, a race between work-items, the order of atomics).
-    Only results where some elements are decided count: a result that differs everywhere
-    is judged as it is. The buffers are set back to their initial contents first."""
+    memory and the guards around each buffer filled with other bytes before it: what decides
+    them is not in the inputs (local memory the kernel never wrote, a read past a buffer's
+    end, a race between work-items, the order of atomics). Only results where some elements
+    are decided count: a result that differs everywhere is judged as it is. The buffers are
+    set back to their initial contents first, the guards to their pattern after."""
     cl = p.runtime.cl
     reset(p, bound)
     poison_local(p, OTHER_WORD)
     launch = p.launch
-    with silenced_stdout():
-        cl.enqueue_nd_range_kernel(p.queue, p.kernel, launch.global_size, launch.local_size).wait()
-        p.queue.finish()
-    again, _ = read_results(p, bound)
+    try:
+        fill_guards(p, bound, OTHER_GUARD_BYTE)
+        with silenced_stdout():
+            cl.enqueue_nd_range_kernel(
+                p.queue, p.kernel, launch.global_size, launch.local_size
+            ).wait()
+            p.queue.finish()
+        again, _ = read_results(p, bound)
+    finally:
+        fill_guards(p, bound)  # the allocations go back to the pool with their pattern
     found: dict[str, np.ndarray] = {}
     for b in p.description.results:
         if not isinstance(b.check, Expected):
