@@ -1,0 +1,104 @@
+"""A lecturer's keyboard-only walk through the window at 1280×720: Tab goes down the
+configuration in the order it is drawn, whatever family or variant rebuilt its fields;
+presenter mode and back leaves a window that still fits the projector, whichever tab is in
+front. Every key is pressed on the widget that has the focus, as a person presses it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+
+from tests.gui.conftest import trace_and_wait
+
+TAB = Qt.Key.Key_Tab
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+def _shown(window, qtbot, size=(1280, 701)):
+    """A 1280×720 projector's maximised window (its title bar takes the rest)."""
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
+def _press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier):
+    """A key pressed on whatever has the focus (the window where nothing has)."""
+    focused = QApplication.focusWidget()
+    assert focused is not None, "nothing has the focus"
+    qtbot.keyClick(focused, key, modifier)
+    qtbot.wait(20)
+
+
+def _fields_in_drawn_order(panel) -> list[QWidget]:
+    """The configuration's fields top to bottom, as a person reads them."""
+    fields: list[QWidget] = [panel.device_combo, panel.family_combo, panel.variant_combo]
+    fields += list(panel.size_spins.values())
+    fields.append(panel.local_edit)
+    fields += list(panel.launch.define_spins.values())
+    fields += list(panel.layout_combos.values())
+    if panel.b_transposed is not None:
+        fields.append(panel.b_transposed)
+    fields += [panel.inputs.preset, panel.inputs.text]
+    return [f for f in fields if f.isEnabled()]
+
+
+def _tabbed_from_device(window, qtbot, count: int) -> list[QWidget]:
+    panel = window.views.panel
+    panel.device_combo.setFocus()
+    qtbot.waitUntil(panel.device_combo.hasFocus)
+    seen = [QApplication.focusWidget()]
+    for _ in range(count - 1):
+        _press(qtbot, TAB)
+        seen.append(QApplication.focusWidget())
+    return seen
+
+
+def test_tab_walks_the_configuration_in_the_order_it_is_drawn(window, qtbot):
+    _shown(window, qtbot)
+    expected = _fields_in_drawn_order(window.views.panel)
+    assert len(expected) >= 10  # matmul: M, N, K, TS, three layouts, Bᵀ among them
+    assert _tabbed_from_device(window, qtbot, len(expected)) == expected
+
+
+def test_tab_order_follows_the_fields_a_new_family_and_variant_rebuild(window, qtbot):
+    _shown(window, qtbot)
+    panel = window.views.panel
+    # Family and variant changed with the keyboard: arrows in their combo boxes.
+    panel.family_combo.setFocus()
+    qtbot.waitUntil(panel.family_combo.hasFocus)
+    start = panel.family_combo.currentIndex()
+    _press(qtbot, Qt.Key.Key_Down)
+    assert panel.family_combo.currentIndex() == start + 1
+    _press(qtbot, Qt.Key.Key_Up)
+    assert panel.family_combo.currentIndex() == start
+    panel.variant_combo.setFocus()
+    qtbot.waitUntil(panel.variant_combo.hasFocus)
+    _press(qtbot, Qt.Key.Key_Down)
+    expected = _fields_in_drawn_order(panel)
+    assert _tabbed_from_device(window, qtbot, len(expected)) == expected
+
+
+def test_presenter_and_back_from_the_result_tab_still_fits_the_projector(window, qtbot):
+    """F5, Esc with the Result tab in front (the Execution tab hidden behind it) leaves the
+    window no taller than before: its status bar stays on a 1280×720 screen."""
+    _shown(window, qtbot)
+    for name, value in {"M": 64, "N": 64, "K": 64}.items():
+        window.model.set_size(name, value)
+    trace_and_wait(qtbot, window)
+    _press(qtbot, Qt.Key.Key_2, CTRL)  # the animation laid out on screen
+    qtbot.wait(200)
+    _press(qtbot, Qt.Key.Key_1, CTRL)
+    assert window.views.tabs.currentWidget() is window.views.result_view
+    before = window.minimumSizeHint().height()
+    assert before <= 701
+    for _ in range(2):
+        _press(qtbot, Qt.Key.Key_F5)
+        assert window.state.presenting
+        # The trace gets its timed run first (Esc would cancel that before leaving).
+        qtbot.waitUntil(lambda: not window.state.working, timeout=60000)
+        _press(qtbot, Qt.Key.Key_Escape)
+        assert not window.state.presenting
+        assert window.views.tabs.currentWidget() is window.views.result_view
+        assert window.minimumSizeHint().height() <= before
