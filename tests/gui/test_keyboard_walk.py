@@ -1,13 +1,23 @@
 """A lecturer's keyboard-only walk through the window at 1280×720: Tab goes down the
 configuration in the order it is drawn, whatever family or variant rebuilt its fields;
 presenter mode and back leaves a window that still fits the projector, whichever tab is in
-front. Every key is pressed on the widget that has the focus, as a person presses it."""
+front; the open-kernel dialog for a file without a header starts with its first field focused
+and Tab goes through its table of parameters and out to the reference and OK. Every key is
+pressed on the widget that has the focus, as a person presses it."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialogButtonBox,
+    QLineEdit,
+    QWidget,
+)
 
+from explorer.gui.kernel_dialog import KernelMappingDialog
 from tests.gui.conftest import trace_and_wait
 
 TAB = Qt.Key.Key_Tab
@@ -102,3 +112,63 @@ def test_presenter_and_back_from_the_result_tab_still_fits_the_projector(window,
         assert not window.state.presenting
         assert window.views.tabs.currentWidget() is window.views.result_view
         assert window.minimumSizeHint().height() <= before
+
+
+SCALE = """__kernel void scale(__global const float* src, __global float* dst, const int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        dst[i] = 2.0f * src[i];
+}
+"""
+
+
+def _mapping_dialog(qtbot, tmp_path):
+    """The dialog File ▸ Open kernel shows for a file without a header, after its check
+    (the names point at the transpose family; a run disagrees: the custom form)."""
+    path = tmp_path / "scale.cl"
+    path.write_text(SCALE, encoding="utf-8")
+
+    def checker(variant, sizes):
+        qtbot.wait(200)  # the run on the device, the window's events going on meanwhile
+        return None  # (cancelled)
+
+    dialog = KernelMappingDialog(path, checker=checker)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    qtbot.waitUntil(dialog.isEnabled)  # the check has proposed the custom form
+    assert dialog.pages.currentIndex() == 1
+    return dialog
+
+
+def test_the_mapping_dialog_opens_with_its_first_field_focused(qtbot, tmp_path):
+    dialog = _mapping_dialog(qtbot, tmp_path)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.family)
+    _press(qtbot, TAB)
+    assert QApplication.focusWidget() is dialog.kernel
+
+
+def test_tab_goes_through_the_parameters_and_on_to_the_reference_and_ok(qtbot, tmp_path):
+    dialog = _mapping_dialog(qtbot, tmp_path)
+    table = dialog.declarations_table
+    editors = [
+        table.cellWidget(row, column)
+        for row in range(table.rowCount())
+        for column in range(table.columnCount())
+        if isinstance(table.cellWidget(row, column), QLineEdit | QComboBox | QCheckBox)
+    ]
+    assert len(editors) == 2 * 7 + 2  # src and dst: 7 fields each; n: type and value
+    dialog.sizes.setFocus()
+    qtbot.waitUntil(dialog.sizes.hasFocus)
+    seen = []
+    for _ in range(len(editors) + 3):
+        _press(qtbot, TAB)
+        seen.append(QApplication.focusWidget())
+    assert seen[: len(editors)] == editors
+    assert seen[len(editors)] is dialog.reference
+    assert seen[len(editors) + 1] is dialog.write
+    ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+    assert seen[len(editors) + 2] is ok
