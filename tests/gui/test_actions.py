@@ -166,6 +166,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
         "keys_help", "save_kernel_copy", "next_exercise", "add_host", "forget_host",
         "next_finding", "previous_finding",
+        "each_line", "loop", "warp", "heat_map", "faster", "slower",  # the animation's switches
     }  # fmt: skip
     tabs = {f"tab_{page}" for page in ("result", "execution", "timing", "source", "findings")}
     tabs |= {"tab_roofline", "tab_sweep"}  # none in presenter mode: no tabs there

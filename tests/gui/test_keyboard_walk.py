@@ -2,7 +2,9 @@
 configuration in the order it is drawn, whatever family or variant rebuilt its fields;
 presenter mode and back leaves a window that still fits the projector, whichever tab is in
 front; the open-kernel dialog for a file without a header starts with its first field focused
-and Tab goes through its table of parameters and out to the reference and OK. Every key is
+and Tab goes through its table of parameters and out to the reference and OK; the switches
+above the animation (each line, loop, warp, heat map, speed), which take no focus, are in the
+Step menu with a check mark. Every key is
 pressed on the widget that has the focus, as a person presses it."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.kernel_dialog import KernelMappingDialog
-from tests.gui.conftest import trace_and_wait
+from tests.gui.conftest import menu_action, trace_and_wait
 
 TAB = Qt.Key.Key_Tab
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -172,3 +174,40 @@ def test_tab_goes_through_the_parameters_and_on_to_the_reference_and_ok(qtbot, t
     assert seen[len(editors) + 1] is dialog.write
     ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
     assert seen[len(editors) + 2] is ok
+
+
+def _menu_item(qtbot, window, menu_letter, item_letter):
+    """Alt+letter opens a menu; the item's letter chooses it (the popup has the keys)."""
+    _press(qtbot, menu_letter, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+    qtbot.keyClick(QApplication.activePopupWidget(), item_letter)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+
+
+def test_the_animations_switches_are_in_the_step_menu(window, qtbot):
+    _shown(window, qtbot)
+    for name, value in {"M": 16, "N": 16, "K": 32}.items():
+        window.model.set_size(name, value)
+    view = trace_and_wait(qtbot, window)
+    controls = view.controls
+    view.setFocus()  # where a click on the animation leaves it
+    qtbot.waitUntil(view.hasFocus)
+    steps = view.steps
+    assert controls.by_iteration and controls.looping and not controls.heat_map
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_C)
+    assert not controls.by_iteration
+    qtbot.waitUntil(lambda: view.steps != steps)  # one step per line and phase now
+    assert menu_action(window, "Step each line (not each pass)").isChecked()
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_Y)
+    assert not controls.looping
+    assert not menu_action(window, "Play in a loop").isChecked()
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_H)
+    assert controls.heat_map
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_W)
+    assert controls.warp_box.isChecked()
+    assert controls.speed.currentText() == "1×"
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_R)
+    assert controls.speed.currentText() == "2×"
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_O)
+    _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_O)
+    assert controls.speed.currentText() == "0.5×"
