@@ -191,7 +191,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     state.presenting, state.playback = False, object()  # an animation to step
     stepping = keys | {
         "first_step", "last_step", "next_phase", "previous_phase", "next_line", "previous_line",
-        "ten_phases_on", "ten_phases_back",
+        "ten_phases_on", "ten_phases_back", "go_to_group",
     }  # fmt: skip
     assert enabled() == always | {"compare"} | stepping | {"cancel"}
     state.playback = None

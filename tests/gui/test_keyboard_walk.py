@@ -4,17 +4,19 @@ presenter mode and back leaves a window that still fits the projector, whichever
 front; the open-kernel dialog for a file without a header starts with its first field focused
 and Tab goes through its table of parameters and out to the reference and OK; the switches
 above the animation (each line, loop, warp, heat map, speed), which take no focus, are in the
-Step menu with a check mark. Every key is
+Step menu with a check mark; Ctrl+J goes to a work-group typed, the keyboard's click on the
+work-groups map, in presenter mode too. Every key is
 pressed on the widget that has the focus, as a person presses it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
     QDialogButtonBox,
+    QInputDialog,
     QLineEdit,
     QWidget,
 )
@@ -211,3 +213,75 @@ def test_the_animations_switches_are_in_the_step_menu(window, qtbot):
     _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_O)
     _menu_item(qtbot, window, Qt.Key.Key_S, Qt.Key.Key_O)
     assert controls.speed.currentText() == "0.5×"
+
+
+def _answer_the_group_dialog(qtbot, keys):
+    """Once Ctrl+J's dialog is up, type ``keys`` into it (text, or a key such as Esc): the
+    text it proposed, and whether its field had the focus, are noted."""
+    answered: list[str] = []
+    focused: list[bool] = []
+    tries: list[int] = []
+
+    def answer():
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QInputDialog):
+            QTimer.singleShot(20, answer)
+            return
+        field = dialog.findChild(QLineEdit)
+        tries.append(1)
+        if QApplication.focusWidget() is not field and len(tries) < 50:
+            QTimer.singleShot(20, answer)  # the dialog is still being activated
+            return
+        answered.append(field.text())
+        focused.append(QApplication.focusWidget() is field)  # typed into at once
+        if isinstance(keys, str):
+            field.selectAll()
+            qtbot.keyClicks(field, keys)
+            qtbot.keyClick(field, Qt.Key.Key_Return)
+        else:
+            qtbot.keyClick(field, keys)
+
+    QTimer.singleShot(0, answer)
+    return answered, focused
+
+
+def _back_to(window, qtbot):
+    """The window active again once a dialog closes, as the window manager makes it (the
+    offscreen platform does not)."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
+def test_ctrl_j_goes_to_the_work_group_typed(window, qtbot):
+    _shown(window, qtbot)
+    for name, value in {"M": 64, "N": 64, "K": 32}.items():
+        window.model.set_size(name, value)
+    view = trace_and_wait(qtbot, window)
+    assert window.state.playback.group == (0, 0, 0)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    answered, focused = _answer_the_group_dialog(qtbot, "2, 3")
+    _press(qtbot, Qt.Key.Key_J, CTRL)
+    qtbot.waitUntil(lambda: answered == ["0, 0"])  # it proposed the group on screen
+    assert focused == [True]
+    qtbot.waitUntil(lambda: window.state.playback.group == (2, 3, 0))
+    _back_to(window, qtbot)
+    assert QApplication.focusWidget() is view  # the keys go on where they were
+    answered, _ = _answer_the_group_dialog(qtbot, Qt.Key.Key_Escape)  # changed one's mind
+    _press(qtbot, Qt.Key.Key_J, CTRL)
+    qtbot.waitUntil(lambda: answered == ["2, 3"])
+    assert window.state.playback.group == (2, 3, 0)
+    _back_to(window, qtbot)
+    answered, _ = _answer_the_group_dialog(qtbot, "4, 0")  # there are groups 0 to 3
+    _press(qtbot, Qt.Key.Key_J, CTRL)
+    qtbot.waitUntil(lambda: answered == ["2, 3"])
+    assert window.state.playback.group == (2, 3, 0)
+    assert "0 to 3" in window.statusBar().currentMessage()
+    _back_to(window, qtbot)
+    # In presenter mode, where the menus are hidden, the key still works.
+    _press(qtbot, Qt.Key.Key_F5)
+    assert window.state.presenting
+    qtbot.waitUntil(lambda: not window.state.working, timeout=60000)
+    answered, _ = _answer_the_group_dialog(qtbot, "1 1")
+    _press(qtbot, Qt.Key.Key_J, CTRL)
+    qtbot.waitUntil(lambda: window.state.playback.group == (1, 1, 0))
