@@ -40,7 +40,8 @@ class Switches(Protocol):
 class Stepper(Animation, Protocol):
     """The execution view, with its phase and line keys and its switches."""
 
-    controls: Switches
+    @property
+    def controls(self) -> Switches: ...
 
     def next_phase(self, count: int = 1) -> None: ...
 
