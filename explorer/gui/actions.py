@@ -66,6 +66,9 @@ class Action(Generic[C]):
     toolbar: bool = False
     enabled_when: Predicate | None = None
     keys: tuple[str, ...] = ()
+    # A switch: a check mark beside the item says whether it is on (read from the
+    # controller, where the switch lives, each time the menu opens or the state changes).
+    checked: Callable[[C], bool] | None = None
 
     def enabled(self, context: AppContext) -> bool:
         return self.enabled_when is None or bool(self.enabled_when(context))
@@ -124,6 +127,7 @@ class ActionSet:
         self.context = context
         self.qactions: dict[str, QAction] = {}
         self._rules: list[tuple[QAction, Action[Any]]] = []
+        self._switches: list[tuple[QAction, Callable[[], bool]]] = []
 
     def __getitem__(self, key: str) -> QAction:
         return self.qactions[key]
@@ -135,10 +139,16 @@ class ActionSet:
         self.qactions[action.key] = qaction
         self._rules.append((qaction, action))
 
+    def add_switch(self, qaction: QAction, is_on: Callable[[], bool]) -> None:
+        qaction.setCheckable(True)
+        self._switches.append((qaction, is_on))
+
     def refresh(self, *_: object) -> None:
-        """Every action enabled as its predicate says now."""
+        """Every action enabled as its predicate says now; every switch checked as it is."""
         for qaction, action in self._rules:
             qaction.setEnabled(action.enabled(self.context))
+        for qaction, is_on in self._switches:
+            qaction.setChecked(is_on())
 
 
 def build_actions(
@@ -171,6 +181,10 @@ def build_actions(
         last_section[action.menu] = action.section
         menu.addAction(qaction)
         actions.add(qaction, action)
+        if action.checked is not None:
+            actions.add_switch(qaction, functools.partial(action.checked, owners[owner]))
+    for menu in menus.values():  # a switch flipped by a click shows as it is in the menu
+        menu.aboutToShow.connect(actions.refresh)
     actions.refresh()
     return actions
 

@@ -9,6 +9,7 @@ the panel lays them out and explains a refused configuration.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -102,6 +103,7 @@ class ConfigPanel(QWidget):
         model.family_changed.connect(self._show_family)
         model.variant_changed.connect(self._show_variant)
         model.sizes_changed.connect(self.sizes.show_sizes)
+        model.sizes_changed.connect(self._order_tabs)  # after a custom kernel's new sizes
         model.local_changed.connect(self.launch.show_local)
         for signal in (model.defines_changed, model.sizes_changed, model.device_changed):
             signal.connect(self.launch.show_defines)  # a [[by_size]] rule may change them
@@ -175,6 +177,7 @@ class ConfigPanel(QWidget):
         self.inputs.show_presets()
         self.sizes.rebuild()
         self.inputs.show_input()
+        self._order_tabs()
 
     def _show_variant(self) -> None:
         variant = self.model.variant
@@ -189,6 +192,23 @@ class ConfigPanel(QWidget):
         self.launch.show_defines()
         self.launch.show_local()
         self.layouts.rebuild()
+        self._order_tabs()
+
+    def _order_tabs(self) -> None:
+        """Tab goes down the fields in the order they are drawn. Fields rebuilt for a new
+        family or variant join the end of the window's focus chain, so without this Tab
+        jumps from the variant to the local size and reaches the sizes, the defines and the
+        matrix layouts only after the toolbar."""
+        fields: list[QWidget] = [self.device_combo, self.family_combo, self.variant_combo]
+        fields += self.sizes.spins.values()
+        fields.append(self.launch.local_edit)
+        fields += self.launch.define_spins.values()
+        fields += self.layouts.combos.values()
+        if self.layouts.b_transposed is not None:
+            fields.append(self.layouts.b_transposed)
+        fields += (self.inputs.preset, self.inputs.text, self.anyway_button)
+        for before, after in pairwise(fields):
+            QWidget.setTabOrder(before, after)
 
     # -- widgets → model -----------------------------------------------------------
     def _device_picked(self) -> None:

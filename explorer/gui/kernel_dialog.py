@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -295,6 +296,8 @@ class KernelMappingDialog(QDialog):
         layout.addWidget(self.note)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Parameter", "Kind", "Role"])
+        self.table.setTabKeyNavigation(False)  # Tab goes on through its fields and out
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # its fields take the focus
         # The custom form: the named sizes, one declaration per parameter, a reference.
         custom_page = QWidget()
         custom_form = QFormLayout(custom_page)
@@ -303,6 +306,8 @@ class KernelMappingDialog(QDialog):
         self.sizes.setToolTip("The named sizes and their values, e.g. N = 1024, M = 64")
         self.declarations_table = QTableWidget(0, len(DECLARATION_COLUMNS))
         self.declarations_table.setHorizontalHeaderLabels(list(DECLARATION_COLUMNS))
+        self.declarations_table.setTabKeyNavigation(False)
+        self.declarations_table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.reference = QLineEdit()
         self.reference.setPlaceholderText(
             "numpy expression for the first result, e.g. alpha * x + y (empty: not checked)"
@@ -334,6 +339,7 @@ class KernelMappingDialog(QDialog):
             "text below stays as it is"
         )
         buttons.addButton(self.write_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.write_button.clicked.connect(self.write_header)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -495,11 +501,17 @@ class KernelMappingDialog(QDialog):
         self.note.setText(
             f"Checking whether it is a {family} kernel: one run at {sizes_in_words(sizes)} …"
         )
+        focused = self.focusWidget()
         self.setEnabled(False)
         try:
             result = self.checker(variant, sizes)
         finally:
             self.setEnabled(True)
+            # Disabled, the dialog lost the focus (or was shown without one): the field the
+            # person was in again, else the first one, so the keys act on the dialog at once.
+            if focused is None or not focused.isEnabled():
+                focused = self.family if self.family.isEnabled() else self.kernel
+            focused.setFocus()
         outcome = result or "the check did not run (it was cancelled, or no device is ready)"
         self.checked[family] = outcome
         return outcome
@@ -584,6 +596,7 @@ class KernelMappingDialog(QDialog):
             combo.setCurrentText(role)
             self.table.setCellWidget(row, 2, combo)
         self.table.resizeColumnsToContents()
+        self._order_tabs()
         self.global_size.setText(", ".join(global_size))
         self.local_size.setText(", ".join(local_size))
 
@@ -649,6 +662,26 @@ class KernelMappingDialog(QDialog):
                 writes.setToolTip(WRITES_TIP)
                 table.setCellWidget(row, 8, writes)
         table.resizeColumnsToContents()
+        self._order_tabs()
+
+    def _order_tabs(self) -> None:
+        """Tab in the order the fields are drawn, through each table's fields row by row and
+        on to what follows it (a field put in a table joins the end of the focus chain, after
+        the buttons, and a table's own Tab would keep the focus among its cells)."""
+        fields: list[QWidget] = [self.family, self.kernel, self.global_size, self.local_size]
+        for table in (self.table, self.declarations_table):
+            if table is self.declarations_table:
+                fields.append(self.sizes)
+            for row in range(table.rowCount()):
+                for column in range(table.columnCount()):
+                    cell = table.cellWidget(row, column)
+                    if cell is not None and cell.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                        fields.append(cell)
+        fields += [self.reference, self.write]
+        if self.ok_button is not None:
+            fields.append(self.ok_button)
+        for before, after in pairwise(fields):
+            QWidget.setTabOrder(before, after)
 
     # -- the reference, tried as it is typed ---------------------------------------------
     def try_reference(self) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar
+from PySide6.QtWidgets import QDockWidget, QLayout, QMainWindow, QMenu, QToolBar
 
 from explorer.gui import settings as settings_store
 from explorer.gui.actions import AppContext, build_actions, commands
@@ -183,6 +183,13 @@ class MainWindow(QMainWindow):
             views.result_view.set_presenting(False)
             views.execution_view.set_key_strip("")
             self.setStyleSheet("")
+            # A view behind another tab keeps the room view's minimum sizes in its layouts
+            # (a hidden widget's changes reach no layout): forgotten, or the window comes
+            # back taller than a 1280×720 screen, its status bar below the edge.
+            for view in presented:
+                for layout in (view.layout(), *view.findChildren(QLayout)):
+                    if layout is not None:
+                        layout.invalidate()
             self._restore_layout(full_screen_before)
 
     def _restore_layout(self, full_screen: bool) -> None:

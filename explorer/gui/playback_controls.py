@@ -119,6 +119,34 @@ class PlaybackControls(QWidget):
             row.addWidget(w)
         row.setStretchFactor(self.slider, 1)
 
+    # -- the Step menu's switches: the keyboard's way to the controls above ---------------
+    def switch(self, name: str) -> None:
+        """Flip one switch: "lines" (each line, or each pass), "loop", "warp" or "heat"."""
+        control = self._switches()[name]
+        if isinstance(control, QCheckBox):
+            control.toggle()
+        else:
+            control.setCurrentIndex(1 - control.currentIndex())
+
+    def switched(self, name: str) -> bool:
+        control = self._switches()[name]
+        if isinstance(control, QCheckBox):
+            return control.isChecked()
+        return control.currentIndex() == 1
+
+    def _switches(self) -> dict[str, QCheckBox | QComboBox]:
+        return {
+            "lines": self.granularity,
+            "loop": self.loop,
+            "warp": self.warp_box,
+            "heat": self.mode,
+        }
+
+    def change_speed(self, steps: int) -> None:
+        """``steps`` speeds faster (negative: slower), within the list."""
+        index = self.speed.currentIndex() + steps
+        self.speed.setCurrentIndex(min(max(index, 0), self.speed.count() - 1))
+
     @property
     def by_iteration(self) -> bool:
         return self.granularity.currentIndex() == 0

@@ -166,6 +166,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "export_csv", "export_json", "quit", "presenter", "tour", "colour_cells", "about",
         "keys_help", "save_kernel_copy", "next_exercise", "add_host", "forget_host",
         "next_finding", "previous_finding",
+        "each_line", "loop", "warp", "heat_map", "faster", "slower",  # the animation's switches
     }  # fmt: skip
     tabs = {f"tab_{page}" for page in ("result", "execution", "timing", "source", "findings")}
     tabs |= {"tab_roofline", "tab_sweep"}  # none in presenter mode: no tabs there
@@ -190,7 +191,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     state.presenting, state.playback = False, object()  # an animation to step
     stepping = keys | {
         "first_step", "last_step", "next_phase", "previous_phase", "next_line", "previous_line",
-        "ten_phases_on", "ten_phases_back",
+        "ten_phases_on", "ten_phases_back", "go_to_group",
     }  # fmt: skip
     assert enabled() == always | {"compare"} | stepping | {"cancel"}
     state.playback = None

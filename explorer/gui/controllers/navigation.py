@@ -27,8 +27,21 @@ from explorer.trace.recorded import Finding
 MARK = "#f9e79f"  # a line chosen: the current step's, a finding's, a build message's
 
 
+class Switches(Protocol):
+    """The animation's switches and speed (its playback controls)."""
+
+    def switch(self, name: str) -> None: ...
+
+    def switched(self, name: str) -> bool: ...
+
+    def change_speed(self, steps: int) -> None: ...
+
+
 class Stepper(Animation, Protocol):
-    """The execution view, with its phase and line keys."""
+    """The execution view, with its phase and line keys and its switches."""
+
+    @property
+    def controls(self) -> Switches: ...
 
     def next_phase(self, count: int = 1) -> None: ...
 
@@ -143,6 +156,25 @@ class NavigationController:
     def previous_line(self) -> None:
         self.execution.previous_line()
 
+    # -- the switches of the animation, for the keyboard (the Step menu) ---------------
+    def switch_lines(self) -> None:
+        self.execution.controls.switch("lines")
+
+    def switch_loop(self) -> None:
+        self.execution.controls.switch("loop")
+
+    def switch_warp(self) -> None:
+        self.execution.controls.switch("warp")
+
+    def switch_heat(self) -> None:
+        self.execution.controls.switch("heat")
+
+    def faster(self) -> None:
+        self.execution.controls.change_speed(1)
+
+    def slower(self) -> None:
+        self.execution.controls.change_speed(-1)
+
     def next_finding(self) -> None:
         """The next finding selected, and shown at its phase and line."""
         self._step_finding(1)
@@ -201,6 +233,22 @@ def _step(
     return Action(
         key, text, "&Step", handler, (), tip, section=1, order=order,
         enabled_when=_animated, keys=keys,
+    )  # fmt: skip
+
+
+def _switch(
+    key: str,
+    text: str,
+    handler: Callable[[NavigationController], object],
+    name: str,
+    tip: str,
+    order: int,
+) -> Action[NavigationController]:
+    """A switch of the animation (a check box or a two-way choice above it), checked in the
+    Step menu while it is on: how a keyboard reaches it."""
+    return Action(
+        key, text, "&Step", handler, (), tip, section=3, order=order,
+        checked=lambda controller: controller.execution.controls.switched(name),
     )  # fmt: skip
 
 
@@ -294,5 +342,50 @@ ACTIONS = Actions(
         ("Shift+F8",),
         "The previous finding of the trace, shown at its phase and line",
         section=2,
+    ),
+    _switch(
+        "each_line",
+        "Step ea&ch line (not each pass)",
+        NavigationController.switch_lines,
+        "lines",
+        "One step per source line and phase instead of one per pass of a loop body",
+        40,
+    ),
+    _switch("loop", "Pla&y in a loop", NavigationController.switch_loop, "loop", "Round again", 41),
+    _switch(
+        "warp",
+        "&Warp",
+        NavigationController.switch_warp,
+        "warp",
+        "The selected work-item's warp: its 32 addresses, the sectors or banks they touch",
+        42,
+    ),
+    _switch(
+        "heat_map",
+        "&Heat map",
+        NavigationController.switch_heat,
+        "heat",
+        "Global loads per element over every traced group, instead of this step's accesses",
+        43,
+    ),
+    Action(
+        "faster",
+        "Faste&r",
+        "&Step",
+        NavigationController.faster,
+        (),
+        "Play twice as fast (up to 8×)",
+        section=3,
+        order=44,
+    ),
+    Action(
+        "slower",
+        "Sl&ower",
+        "&Step",
+        NavigationController.slower,
+        (),
+        "Play half as fast (down to 0.5×)",
+        section=3,
+        order=45,
     ),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QApplication, QInputDialog
 
 from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TracedRun, TraceRequest
@@ -112,6 +113,31 @@ class TraceController(QObject):
             self.trace_anyway((gx, gy, gz))  # the trace on screen was run anyway
         else:
             self.trace((gx, gy, gz))
+
+    def go_to_group(self) -> None:
+        """The work-group to watch, typed ("20, 18"): a keyboard's way to the click on the
+        work-groups map (one the trace did not cover is traced around)."""
+        playback = self.state.playback
+        if playback is None:
+            return
+        count = playback.index.num_groups
+        current = playback.group or (0, 0, 0)
+        text, ok = QInputDialog.getText(
+            QApplication.activeWindow(),
+            "Go to work-group",
+            f"Work-group (x, y): 0 to {count[0] - 1}, 0 to {count[1] - 1}",
+            text=f"{current[0]}, {current[1]}",
+        )
+        if not ok:
+            return
+        group = parse_group(text, (count[0], count[1]))
+        if group is None:
+            self.status.say(
+                f"No work-group {text.strip()!r}: x from 0 to {count[0] - 1}, "
+                f"y from 0 to {count[1] - 1}"
+            )
+        elif not self.execution.select_group(group):
+            self.trace_group(*group)
 
     def check_with_oclgrind(self) -> None:
         device = find_oclgrind(self.model.devices)
@@ -259,6 +285,18 @@ def _failed(result: RunResult) -> str:
     return f"The trace of {result.variant} failed: {result.status}: {why[0] if why else ''}"[:200]
 
 
+def parse_group(text: str, count: tuple[int, int]) -> Group | None:
+    """The work-group typed as "20, 18" (or "20 18", "(20, 18)"), within ``count``
+    groups; None for anything else."""
+    words = text.replace("(", " ").replace(")", " ").replace(",", " ").split()
+    if len(words) not in (1, 2) or not all(w.isdigit() for w in words):
+        return None
+    gx, gy = int(words[0]), int(words[1]) if len(words) == 2 else 0
+    if gx >= count[0] or gy >= count[1]:
+        return None
+    return gx, gy, 0
+
+
 ACTIONS = Actions(
     TraceController,
     Action(
@@ -281,6 +319,17 @@ ACTIONS = Actions(
         "Trace a configuration that only the kernel's own constraints refuse",
         order=50,
         enabled_when=lambda app: app.state.overridable,
+    ),
+    Action(
+        "go_to_group",
+        "Go to work-gro&up…",
+        "&Step",
+        TraceController.go_to_group,
+        ("Ctrl+J",),
+        "Watch another work-group: its x and y typed (a click on the work-groups map does "
+        "the same); one the trace did not cover is traced",
+        section=4,
+        enabled_when=lambda app: app.state.playback is not None,
     ),
     Action(
         "oclgrind",
