@@ -217,7 +217,10 @@ def reference_variant(text: str, mine: Variant) -> Variant:
 def _captured_launch(args: argparse.Namespace) -> Variant:
     """A launch of a capture, as the kernel that replays it (``--capture`` and ``--launch``)."""
     if not args.capture or not args.launch:
-        raise UsageError("give --capture OUT and --launch N (or KERNEL, KERNEL#k) together")
+        raise UsageError(
+            "give --capture OUT and --launch N (or KERNEL, KERNEL#k) together; "
+            "python -m explorer capture OUT lists the launches of OUT"
+        )
     others = [f for f in ("family", "variant", "kernel_file", "sim") if getattr(args, f, None)]
     if others:
         given = ", ".join(f"--{f.replace('_', '-')}" for f in others)

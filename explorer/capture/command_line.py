@@ -68,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Run a PyOpenCL program unchanged and record each kernel launch: its program source "
         "and options, NDRange, scalars, __local sizes and every buffer before and after it. "
-        "The program's output and exit code are its own; the listing goes to stderr."
+        "The program's output and exit code are its own; the listing goes to stderr. "
+        "Without a program, OUT's launches are listed as a capture recorded them."
     )
 
 
@@ -137,7 +138,10 @@ def program_and_bounds(args: Options) -> list[str]:
 
 
 def run(args: Options) -> int:
-    """Run the program, list what was recorded (on stderr), return the program's exit code."""
+    """Run the program, list what was recorded (on stderr), return the program's exit code.
+    Without a program, a folder that is there is listed as it was recorded (on stdout)."""
+    if not [word for word in args.program if word != "--"] and Path(args.out).is_dir():
+        return list_folder(Path(args.out))
     command = program_and_bounds(args)
     folder = Path(args.out)
     code, lost, document = capture_program(folder, command, args.launches, args.max_mb)
@@ -152,6 +156,38 @@ def run(args: Options) -> int:
 
 
 # -- the listing -----------------------------------------------------------------------------
+
+
+def list_folder(folder: Path) -> int:
+    """``capture OUT`` of a folder a capture made: its launches, read and checked as a replay
+    reads them (a folder may come from anyone); 2 where it is not one."""
+    from explorer.capture.folder import CaptureError, load_capture
+
+    try:
+        capture = load_capture(folder)
+    except CaptureError as exc:
+        print(
+            f"capture: {exc}\n(capture OUT -- COMMAND records a program into OUT; "
+            "capture OUT alone lists what one recorded there)",
+            file=sys.stderr,
+        )
+        return 2
+    launches = [
+        Listed(
+            launch.number,
+            launch.kernel,
+            launch.label,
+            launch.global_size,
+            launch.local_size,
+            launch.data,
+            launch.why,
+        )
+        for launch in capture.launches
+    ]
+    print(listing(launches, folder))
+    for line in capture.lost:
+        print(f"  not everything was recorded: {line}")
+    return 0
 
 
 class Listed:

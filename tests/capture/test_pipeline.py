@@ -62,6 +62,29 @@ def test_a_folder_with_other_files_is_refused(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
+def test_capture_of_a_folder_alone_lists_what_was_recorded_there(captured, tmp_path):
+    capture = captured("pipeline.py")
+    listed = cli("capture", str(capture.folder))
+    assert listed.code == 0, listed.err
+    rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+(\S+) / (\S+)$", listed.out, re.M)
+    assert rows == [
+        (str(launch.number), launch.label, "x".join(map(str, launch.global_size)),
+         "x".join(map(str, launch.local_size or ())))
+        for launch in capture.launches
+    ]  # fmt: skip
+    assert f"run --capture {capture.folder} --launch N" in listed.out
+    # The folder stays as it was: nothing recorded again.
+    assert load_capture(capture.folder).launches == capture.launches
+    # A folder no capture made is said to be one, and nothing is written there.
+    (tmp_path / "notes.txt").write_text("mine")
+    other = cli("capture", str(tmp_path))
+    assert other.code == 2 and "holds no capture" in other.err
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+    # The replay command without a launch says where the list is.
+    asked = cli("run", "--capture", str(capture.folder))
+    assert asked.code == 2 and "capture OUT lists the launches of OUT" in asked.err
+
+
 def test_launches_are_found_by_number_kernel_or_occurrence(captured):
     capture = captured("pipeline.py")
     assert capture.find("4") is capture.find("relax#3")
