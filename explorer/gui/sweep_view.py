@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.records import RunResult, Variant
 from explorer.gui.canvas import CellCanvas, rgba
+from explorer.gui.timing_view import figure as shown_figure
 
 REFUSED = rgba("#bdc3c7")
 WRONG = rgba("#e74c3c")
@@ -249,7 +250,8 @@ class SweepView(QWidget):
         refused = sum(r is not None and r.status == "refused" for row in self.grid for r in row)
         text = f"{done} of {len(xs) * len(ys)} done, {refused} refused (grey)"
         if best is not None:
-            text += f"; best {values[best]:,.1f} {unit} (outlined). Click a cell to load it."
+            best_text = f"{shown_figure(values[best], 1)} {unit}"
+            text += f"; best {best_text} (outlined). Click a cell to load it."
         self.message.setText(text)
         self.canvas.cell_labels = [[_label(r, unit) for r in row] for row in self.grid]
         self.canvas.update()
@@ -274,4 +276,4 @@ def _label(result: RunResult | None, unit: str) -> str:
     if result.status != "verified":
         return result.status
     value = result.gflops if unit == "GFLOP/s" else result.gbps
-    return f"{value:,.1f}" if value is not None else ""
+    return shown_figure(value, 1) if value is not None else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.engine.records import RunResult
+from explorer.gui.timing_view import figure
 
 Group = tuple[int, int, int]
 
@@ -90,12 +91,12 @@ def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResul
         return f"{head}\nMeasuring: running {stage.variant} …"
     if run.timing is None:
         return f"{head}\nThis run: {run.status}"
-    parts = [f"kernel {run.timing.median_ms:,.1f} ms"]
+    parts = [f"kernel {figure(run.timing.median_ms, 1)} ms"]
     if run.gflops is not None:
-        parts.append(f"{run.gflops:,.1f} GFLOP/s")
+        parts.append(f"{figure(run.gflops, 1)} GFLOP/s")
     if first is not None and first is not run and first.timing is not None:
         ratio = first.timing.median_ms / max(run.timing.median_ms, 1e-9)
-        parts.append(f"{ratio:,.1f}× as fast as {first.variant}")
+        parts.append(f"{figure(ratio, 1)}× as fast as {first.variant}")
     if figures.loads_per_output is not None:
         parts.append(f"{figures.loads_per_output:,.0f} global loads per element of C (traced)")
     elif run.status in ("verified", "wrong"):

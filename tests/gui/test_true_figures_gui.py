@@ -1,0 +1,134 @@
+"""A figure the window shows is the true figure: a microsecond kernel's time and rate keep
+three significant digits wherever they are written (the timing bars, the verdict, the status
+bar, the sweep's cells); the grey bar is named for what it times; the roofline marks a wrong
+run apart from the verified ones; the tour's tile of C is a whole number of rows. Each figure
+is checked against one worked out here from the run's own samples and the problem's size."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+
+from explorer.engine.header.catalog import find_variant
+from tests.gui.conftest import run_and_wait
+from tests.gui.test_custom_kernels import type_into
+
+TINY = {"M": 16, "N": 16, "K": 16}  # 8,192 FLOPs: microseconds on any device
+
+
+def _figures(pattern: str, text: str) -> list[float]:
+    """Every number ``pattern`` (one group) finds in ``text``, as the figure it reads as."""
+    return [float(m.replace(",", "")) for m in re.findall(pattern, text)]
+
+
+def _reads_as(shown: float, true: float) -> bool:
+    """``shown`` is ``true`` to three significant digits: rounding to fewer ("0.002" for
+    0.00188, "0.1" for 0.0764) is off by more than half a unit of the third digit."""
+    unit = 10 ** (math.floor(math.log10(abs(true))) - 2)
+    return abs(shown - true) <= unit / 2 * (1 + 1e-9)
+
+
+def _sizes(qtbot, window, sizes: dict[str, int]) -> None:
+    for name, value in sizes.items():
+        type_into(qtbot, window.views.panel.size_spins[name], value)
+    assert {k: window.model.sizes[k] for k in sizes} == sizes
+
+
+def _run_tiny_naive(qtbot, window):
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "naive"))
+    _sizes(qtbot, window, TINY)
+    result = run_and_wait(qtbot, window)  # the Run action, Ctrl+R's
+    assert result.status == "verified" and result.timing is not None
+    return result
+
+
+def test_a_microsecond_kernel_reads_as_its_own_time_and_rate_everywhere(window, qtbot):
+    result = _run_tiny_naive(qtbot, window)
+    median = result.timing.median_ms
+    # The rate from the problem's definition (2·M·N·K) and the median, not from the record.
+    gflops = 2 * 16**3 / (median * 1e-3) / 1e9
+    assert median < 0.1, "the check needs a kernel that takes microseconds"
+    timing = window.views.timing_view
+    kernel_label = next(t for t in timing.labels if "kernel" in t)
+    [shown] = _figures(r"kernel ([\d,.]+) ms", kernel_label)
+    assert _reads_as(shown, median), kernel_label
+    details = timing.details.text()
+    [shown] = _figures(r"kernel ([\d,.]+) ms, the median", details)
+    assert _reads_as(shown, median), details
+    [shown] = _figures(r"([\d,.]+) GFLOP/s", details)
+    assert _reads_as(shown, gflops), details
+    badge = window.views.result_view.badge.text()
+    [shown] = _figures(r"kernel ([\d,.]+) ms", badge)
+    assert _reads_as(shown, median), badge
+    [shown] = _figures(r"([\d,.]+) GFLOP/s", badge)
+    assert _reads_as(shown, gflops), badge
+    status = window.statusBar().currentMessage()
+    [shown] = _figures(r"kernel ([\d,.]+) ms", status)
+    assert _reads_as(shown, median), status
+
+
+def test_the_whiskers_figures_are_the_fastest_and_slowest_samples(window, qtbot):
+    result = _run_tiny_naive(qtbot, window)
+    details = window.views.timing_view.details.text()
+    [(lo, hi)] = re.findall(r"min ([\d,.]+) – max ([\d,.]+) ms", details)
+    assert _reads_as(float(lo), min(result.timing.kernel_ms)), details
+    assert _reads_as(float(hi), max(result.timing.kernel_ms)), details
+
+
+def test_the_sweep_cells_read_as_each_points_rate(window, qtbot):
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "naive"))
+    _sizes(qtbot, window, TINY)
+    window.views.show_page("sweep")
+    sweep = window.views.sweep_view
+    sweep.x_axis.setCurrentText("local")
+    sweep.y_axis.setCurrentText("local")  # one row
+    sweep.x_values.setText("8x8,16x16")
+    qtbot.mouseClick(sweep.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: sweep.grid and all(r is not None for r in sweep.grid[0]), timeout=120000
+    )
+    row = sweep.grid[0]
+    assert [r.status for r in row] == ["verified", "verified"]
+    for cell, result in zip(sweep.canvas.cell_labels[0], row, strict=True):
+        gflops = 2 * 16**3 / (result.timing.median_ms * 1e-3) / 1e9
+        assert gflops < 10, "the check needs a rate that one decimal place would round"
+        assert _reads_as(float(cell.replace(",", "")), gflops), cell
+    best = max(row, key=lambda r: r.gflops)
+    [shown] = _figures(r"best ([\d,.]+) GFLOP/s", sweep.message.text())
+    assert _reads_as(shown, 2 * 16**3 / (best.timing.median_ms * 1e-3) / 1e9)
+
+
+def test_the_grey_bar_is_named_for_what_it_times_not_called_numpy(window, qtbot):
+    """The grey bar times the check's answer (float64, with its tolerance's magnitudes: two
+    products for matmul), not numpy doing the kernel's job: its label says which."""
+    result = _run_tiny_naive(qtbot, window)
+    timing = window.views.timing_view
+    reference = next(t for t in timing.labels if "kernel" not in t)
+    assert not reference.startswith("numpy")
+    assert reference.startswith("check's reference (numpy, float64)")
+    [shown] = _figures(r": ([\d,.]+) ms", reference)
+    assert _reads_as(shown, result.timing.reference_ms)
+    details = timing.details.text()
+    assert "not a numpy baseline" in details
+    assert "numpy " + "{" not in details and "· numpy" not in details
+    assert "magnitudes" in timing.details.toolTip()
+
+
+def test_an_unchecked_run_is_not_called_wrong_in_the_comparison(qtbot):
+    """A run with nothing to compare against reads "not checked" in the comparison's bars."""
+    from explorer.gui.timing_view import TimingView
+    from tests.gui.controllers.fakes import result
+
+    mine = result("mine")
+    unchecked = replace(mine, verdict=replace(mine.verdict, checked=False))
+    assert unchecked.status == "unchecked"
+    view = TimingView()
+    qtbot.addWidget(view)
+    view.show_compare([result("naive"), unchecked])
+    [label] = [t for t in view.labels if t.startswith("mine")]
+    assert "wrong" not in label and "not checked" in label
