@@ -1,5 +1,7 @@
 """The roofline: every run a point (arithmetic intensity, achieved GFLOP/s) under the
-device's measured ceilings: its copy bandwidth and its peak FMA rate."""
+device's measured ceilings: its copy bandwidth and its peak FMA rate. A verified run is a
+filled dot; a wrong one a red cross and a run with nothing to check it against a hollow ring,
+each named so in the legend: a wrong kernel's speed is no achievement."""
 
 from __future__ import annotations
 
@@ -11,11 +13,10 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
 
-COLOURS = [
+COLOURS = [  # a verified run's dot: no red, the colour of a wrong one
     "#1f77b4",
     "#ff7f0e",
     "#2ca02c",
-    "#d62728",
     "#9467bd",
     "#8c564b",
     "#e377c2",
@@ -23,6 +24,11 @@ COLOURS = [
     "#bcbd22",
     "#17becf",
 ]
+WRONG_COLOUR = "#c0392b"
+UNCHECKED_COLOUR = "#7f8c8d"
+# What the legend adds to a point's name, by the run's status (a verified run adds nothing).
+MARK_WORDS = {"wrong": "✘ WRONG result: speed not earned"}
+NOT_CHECKED = "not checked"
 
 
 class RooflineView(QWidget):
@@ -44,6 +50,8 @@ class RooflineView(QWidget):
         layout.addWidget(self.plot)
         self.limits: dict | None = None
         self.points: list[tuple[str, float, float]] = []  # label, intensity, GFLOP/s
+        self.statuses: list[str] = []  # each point's run status, as ``points``
+        self.legend_names: list[str] = []  # what the legend says of each point, for tests
         self.results: tuple[RunResult, ...] = ()  # every run of the session
         self.device: str | None = None  # only its runs are drawn under its ceilings
         self.elsewhere = 0  # runs on other devices, not drawn
@@ -61,6 +69,7 @@ class RooflineView(QWidget):
     def show_results(self, results: Sequence[RunResult]) -> None:
         self.results = tuple(results)
         self.points = []
+        self.statuses = []
         mine = [r for r in results if self.device is None or r.device == self.device]
         self.elsewhere = len(results) - len(mine)
         for r in mine:
@@ -73,6 +82,7 @@ class RooflineView(QWidget):
                     r.gflops,
                 )
             )
+            self.statuses.append(r.status)
         self._redraw()
 
     def _redraw(self) -> None:
@@ -91,11 +101,21 @@ class RooflineView(QWidget):
                 pen=pg.mkPen("#1b2631", width=3),
                 name=f"ceiling: {copy:,.0f} GB/s copy, {fma:,.0f} GFLOP/s FMA",
             )
+        self.legend_names = []
         for i, (label, x, y) in enumerate(self.points):
-            colour = COLOURS[i % len(COLOURS)]
-            self.plot.plot(
-                [x], [y], pen=None, symbol="o", symbolSize=12, symbolBrush=colour, name=label
-            )
+            status = self.statuses[i] if i < len(self.statuses) else "verified"
+            mark = MARK_WORDS.get(status, NOT_CHECKED)
+            name = label if status == "verified" else f"{label} · {mark}"
+            if status == "wrong":
+                style = {"symbol": "x", "symbolSize": 16, "symbolBrush": WRONG_COLOUR}
+                style["symbolPen"] = pg.mkPen(WRONG_COLOUR)
+            elif status != "verified":  # ran, never compared with anything
+                style = {"symbol": "o", "symbolSize": 12, "symbolBrush": None}
+                style["symbolPen"] = pg.mkPen(UNCHECKED_COLOUR, width=2)
+            else:
+                style = {"symbol": "o", "symbolSize": 12, "symbolBrush": COLOURS[i % len(COLOURS)]}
+            self.plot.plot([x], [y], pen=None, name=name, **style)
+            self.legend_names.append(name)
         if self.limits:
             self.note.setText(
                 f"Ceilings of {self.limits.get('device', 'the device')} measured "
@@ -107,6 +127,15 @@ class RooflineView(QWidget):
             self.note.setText("Measuring the device's ceilings …")
         else:
             self.note.setText("Run kernels to place them under the device's ceilings.")
+        wrong = self.statuses.count("wrong")
+        unchecked = sum(s not in ("verified", "wrong") for s in self.statuses)
+        if wrong or unchecked:
+            words = [f"{wrong} wrong (red ✘)"] if wrong else []
+            words += [f"{unchecked} not checked (hollow ring)"] if unchecked else []
+            self.note.setText(
+                f"{self.note.text()} Marked apart: {' and '.join(words)}; only a filled dot "
+                "is a verified result."
+            )
         if self.elsewhere:
             self.note.setText(
                 f"{self.note.text()} ({self.elsewhere} run(s) on other devices not shown.)"

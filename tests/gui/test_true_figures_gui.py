@@ -13,7 +13,8 @@ from dataclasses import replace
 from PySide6.QtCore import Qt
 
 from explorer.engine.header.catalog import find_variant
-from tests.gui.conftest import run_and_wait
+from tests.conftest import TEST_KERNELS
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
 from tests.gui.test_custom_kernels import type_into
 
 TINY = {"M": 16, "N": 16, "K": 16}  # 8,192 FLOPs: microseconds on any device
@@ -119,8 +120,40 @@ def test_the_grey_bar_is_named_for_what_it_times_not_called_numpy(window, qtbot)
     assert "magnitudes" in timing.details.toolTip()
 
 
-def test_an_unchecked_run_is_not_called_wrong_in_the_comparison(qtbot):
-    """A run with nothing to compare against reads "not checked" in the comparison's bars."""
+def _legend(roof) -> dict[str, object]:
+    """The roofline legend's entries: their text, with the symbol each is drawn with."""
+    roof.plot.grab()
+    return {label.text: sample.item for sample, label in roof.plot.getPlotItem().legend.items}
+
+
+def test_a_wrong_kernel_is_marked_apart_on_the_roofline(window, qtbot, monkeypatch):
+    _run_tiny_naive(qtbot, window)
+    answer_file_dialogs(monkeypatch, TEST_KERNELS / "tiled_off_by_one.cl")
+    trigger(window, "Open kernel…")
+    _sizes(qtbot, window, TINY)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    before = len(window.state.history)
+    qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(window.state.history) > before, timeout=120000)
+    assert window.state.result.status == "wrong"
+    window.views.show_page("roofline")
+    roof = window.views.roofline_view
+    entries = _legend(roof)
+    verified = [t for t in entries if t.startswith("naive ")]
+    wrong = [t for t in entries if t.startswith(window.state.result.variant + " ")]
+    assert verified == ["naive 16x16x16"]  # no mark: a verified run
+    assert len(wrong) == 1 and "WRONG" in wrong[0], list(entries)
+    assert entries[wrong[0]].opts["symbol"] == "x"
+    assert entries[verified[0]].opts["symbol"] == "o"
+    assert "1 wrong (red ✘)" in roof.note.text()
+
+
+def test_an_unchecked_run_is_called_neither_wrong_nor_verified(qtbot):
+    """A run with nothing to compare against: "not checked" in the comparison's bars, and a
+    hollow ring named so on the roofline, apart from the verified dots."""
+    from explorer.gui.roofline_view import RooflineView
     from explorer.gui.timing_view import TimingView
     from tests.gui.controllers.fakes import result
 
@@ -132,3 +165,10 @@ def test_an_unchecked_run_is_not_called_wrong_in_the_comparison(qtbot):
     view.show_compare([result("naive"), unchecked])
     [label] = [t for t in view.labels if t.startswith("mine")]
     assert "wrong" not in label and "not checked" in label
+    roof = RooflineView()
+    qtbot.addWidget(roof)
+    roof.show_results([result("naive"), unchecked])
+    entries = _legend(roof)
+    assert set(entries) == {"naive 16x16x16", "mine 16x16x16 · not checked"}
+    assert entries["mine 16x16x16 · not checked"].opts["symbolBrush"] is None
+    assert "1 not checked (hollow ring)" in roof.note.text()
