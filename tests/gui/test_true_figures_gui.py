@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from explorer.engine.header.catalog import find_variant
 from tests.conftest import TEST_KERNELS
-from tests.gui.conftest import answer_file_dialogs, run_and_wait, trigger
+from tests.gui.conftest import answer_file_dialogs, run_and_wait, trace_and_wait, trigger
 from tests.gui.test_custom_kernels import type_into
 
 TINY = {"M": 16, "N": 16, "K": 16}  # 8,192 FLOPs: microseconds on any device
@@ -172,3 +172,49 @@ def test_an_unchecked_run_is_called_neither_wrong_nor_verified(qtbot):
     assert set(entries) == {"naive 16x16x16", "mine 16x16x16 · not checked"}
     assert entries["mine 16x16x16 · not checked"].opts["symbolBrush"] is None
     assert "1 not checked (hollow ring)" in roof.note.text()
+
+
+def test_the_tour_looks_at_the_picked_rows_of_c_at_a_size_no_tile_divides(window, qtbot):
+    """At 100³ naive's global size is rounded up to 112 (whole 16×16 groups), yet a group
+    still computes 16 rows of C, not 100/112·16 = 14.3. Group (0, 3) picked in naive's trace
+    holds rows 48-63; the tour's register-blocked stage (8×8 items of 8×8 each: 64-row tiles)
+    traces the group holding those rows, group (0, 0), not its neighbour (0, 1)."""
+    window.model.set_family("matmul")
+    window.model.set_variant(find_variant("matmul", "naive"))
+    _sizes(qtbot, window, {"M": 100, "N": 100, "K": 100})
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    view = trace_and_wait(qtbot, window)
+    groups_across = view.playback.index.num_groups[0]
+    assert groups_across == 7  # 112 / 16
+    first = window.state.playback
+    view._group_clicked(3 * groups_across + 0)  # a click on group (0, 3) of the map
+    if window.state.playback is first and first.group != (0, 3, 0):
+        qtbot.waitUntil(lambda: window.state.playback is not first, timeout=120000)
+    assert window.state.playback.group == (0, 3, 0)
+    trigger(window, "Guided tour")  # Ctrl+G
+    state = window.state
+
+    def traced(stage: int):
+        return lambda: (
+            len(state.tour_results) == stage
+            and state.playback is not None
+            and state.playback.group is not None
+            and not window.worker.busy
+            and "global loads per element of C" in view.lines.caption.text()
+        )
+
+    caption = view.buffers.groups
+    qtbot.waitUntil(traced(1), timeout=120000)
+    assert caption.caption.startswith("group (0, 3, 0)")
+    for stage in (2, 3):
+        shown = state.playback
+        qtbot.keyClick(view, Qt.Key.Key_Space)  # the next stage
+        moved = traced(stage)
+        qtbot.waitUntil(lambda p=shown, m=moved: state.playback is not p and m(), timeout=120000)
+    reg2d = state.tour_results[2]
+    assert reg2d.variant == "reg2d" and reg2d.local_size[1] * reg2d.defines["WPTM"] == 64
+    assert view.lines.caption.text().startswith("3 · register")
+    assert caption.caption.startswith("group (0, 0, 0)"), caption.caption
