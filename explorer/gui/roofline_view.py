@@ -46,7 +46,8 @@ class RooflineView(QWidget):
         for side in ("bottom", "left"):  # no "kGFLOP/s" or "mFLOP/byte": the units stay put
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(10, 10))
+        # Dark text: pyqtgraph's pale grey default does not read on white at 1280×720.
+        self.plot.addLegend(offset=(10, 10), labelTextColor="#1b2631")
         layout.addWidget(self.plot)
         self.limits: dict | None = None
         self.points: list[tuple[str, float, float]] = []  # label, intensity, GFLOP/s

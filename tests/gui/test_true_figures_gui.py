@@ -10,6 +10,7 @@ import math
 import re
 from dataclasses import replace
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from explorer.engine.header.catalog import find_variant
@@ -148,6 +149,9 @@ def test_a_wrong_kernel_is_marked_apart_on_the_roofline(window, qtbot, monkeypat
     assert entries[wrong[0]].opts["symbol"] == "x"
     assert entries[verified[0]].opts["symbol"] == "o"
     assert "1 wrong (red ✘)" in roof.note.text()
+    # The legend reads on the white chart: dark text, not pyqtgraph's pale grey.
+    for _sample, label in roof.plot.getPlotItem().legend.items:
+        assert pg.mkColor(label.opts["color"]).lightness() < 80, label.opts["color"]
 
 
 def test_an_unchecked_run_is_called_neither_wrong_nor_verified(qtbot):
