@@ -103,6 +103,21 @@ def test_the_sweep_cells_read_as_each_points_rate(window, qtbot):
     best = max(row, key=lambda r: r.gflops)
     [shown] = _figures(r"best ([\d,.]+) GFLOP/s", sweep.message.text())
     assert _reads_as(shown, 2 * 16**3 / (best.timing.median_ms * 1e-3) / 1e9)
+    # Every figure reads on its cell: near-black text at a contrast of 4.5:1 at least.
+    for c in range(len(row)):
+        assert _contrast(sweep.canvas.pixels[0, c, :3], (0x1B, 0x26, 0x31)) >= 4.5
+
+
+def _contrast(one, other) -> float:
+    """WCAG's contrast ratio of two sRGB colours."""
+
+    def luminance(rgb) -> float:
+        channels = [v / 255 for v in rgb]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    hi, lo = sorted((luminance(one), luminance(other)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def test_the_grey_bar_is_named_for_what_it_times_not_called_numpy(window, qtbot):
