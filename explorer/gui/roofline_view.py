@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
+from explorer.gui.timing_view import figure
 
 COLOURS = [  # a verified run's dot: no red, the colour of a wrong one
     "#1f77b4",
@@ -100,7 +101,7 @@ class RooflineView(QWidget):
                 ai,
                 roof,
                 pen=pg.mkPen("#1b2631", width=3),
-                name=f"ceiling: {copy:,.0f} GB/s copy, {fma:,.0f} GFLOP/s FMA",
+                name=f"ceiling: {figure(copy, 0)} GB/s copy, {figure(fma, 0)} GFLOP/s FMA",
             )
         self.legend_names = []
         for i, (label, x, y) in enumerate(self.points):
@@ -121,7 +122,7 @@ class RooflineView(QWidget):
             self.note.setText(
                 f"Ceilings of {self.limits.get('device', 'the device')} measured "
                 f"{self.limits.get('measured', '')}: a kernel left of the ridge "
-                f"({self.limits['fma_gflops'] / self.limits['copy_gbps']:.1f} FLOP/byte) is "
+                f"({figure(self.limits['fma_gflops'] / self.limits['copy_gbps'], 1)} FLOP/byte) is "
                 "limited by memory bandwidth, right of it by arithmetic."
             )
         elif self.points:

@@ -237,3 +237,17 @@ def test_the_tour_looks_at_the_picked_rows_of_c_at_a_size_no_tile_divides(window
     assert reg2d.variant == "reg2d" and reg2d.local_size[1] * reg2d.defines["WPTM"] == 64
     assert view.lines.caption.text().startswith("3 · register")
     assert caption.caption.startswith("group (0, 0, 0)"), caption.caption
+
+
+def test_the_ceilings_of_a_slow_device_keep_their_digits(qtbot):
+    """A simulator's ceilings (0.38 GB/s copy, 0.0921 GFLOP/s FMA) read as themselves in the
+    legend and the ridge, not "0 GB/s, 0 GFLOP/s" and "0.2 FLOP/byte"."""
+    from explorer.gui.roofline_view import RooflineView
+
+    roof = RooflineView()
+    qtbot.addWidget(roof)
+    roof.set_limits({"device": "sim", "copy_gbps": 0.38, "fma_gflops": 0.0921, "measured": "now"})
+    [ceiling] = [t for t in _legend(roof) if t.startswith("ceiling")]
+    assert ceiling == "ceiling: 0.380 GB/s copy, 0.0921 GFLOP/s FMA"
+    [ridge] = _figures(r"ridge \(([\d.]+) FLOP/byte\)", roof.note.text())
+    assert _reads_as(ridge, 0.0921 / 0.38)
