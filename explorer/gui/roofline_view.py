@@ -5,6 +5,7 @@ each named so in the legend: a wrong kernel's speed is no achievement."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +33,31 @@ MARK_WORDS = {"wrong": "✘ WRONG result: speed not earned"}
 NOT_CHECKED = "not checked"
 
 
+class LogAxis(pg.AxisItem):
+    """A log axis whose figures do not run into each other: the powers of ten always
+    labelled, 2 and 5 times them where there is room, the other multiples ticked unlabelled
+    (pyqtgraph labelled all nine of each decade over three decades: "0.040.050.060.070.08"),
+    in plain decimals ("0.05", "20", not "2·10¹")."""
+
+    def logTickValues(
+        self, minVal: float, maxVal: float, size: float, stdTicks: list
+    ) -> list[tuple[float | None, list[float]]]:
+        levels: list[list[float]] = [[], [], []]
+        for decade in range(math.floor(minVal), math.ceil(maxVal) + 1):
+            for multiple in range(1, 10):
+                at = decade + math.log10(multiple)
+                if minVal <= at <= maxVal:
+                    levels[0 if multiple == 1 else 1 if multiple in (2, 5) else 2].append(at)
+        return [(1.0, levels[0]), (None, levels[1]), (None, levels[2])]
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        strings = []
+        for at in values:
+            multiple = round(10 ** (at - math.floor(at + 1e-9)))
+            strings.append(f"{10**at:,.6g}" if multiple in (1, 2, 5) else "")
+        return strings
+
+
 class RooflineView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +66,9 @@ class RooflineView(QWidget):
         self.note = QLabel("Run kernels to place them under the device's ceilings.")
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(
+            background="w", axisItems={"bottom": LogAxis("bottom"), "left": LogAxis("left")}
+        )
         self.plot.setLogMode(x=True, y=True)
         self.plot.setLabel("bottom", "arithmetic intensity", units="FLOP/byte")
         self.plot.setLabel("left", "achieved", units="GFLOP/s")

@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 
 import pyqtgraph as pg
+import pytest
 from PySide6.QtCore import Qt
 
 from explorer.engine.header.catalog import find_variant
@@ -251,3 +252,43 @@ def test_the_ceilings_of_a_slow_device_keep_their_digits(qtbot):
     assert ceiling == "ceiling: 0.380 GB/s copy, 0.0921 GFLOP/s FMA"
     [ridge] = _figures(r"ridge \(([\d.]+) FLOP/byte\)", roof.note.text())
     assert _reads_as(ridge, 0.0921 / 0.38)
+
+
+def _tick_texts(axis) -> list[tuple[object, str]]:
+    """The figures an axis draws, with where it draws them."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(8, 8, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(rect, text) for rect, _flags, text in texts if text]
+
+
+@pytest.mark.parametrize("width", [900, 320])  # the tab at 1280×720; presenter mode's quarter
+def test_the_roofline_axes_figures_do_not_run_into_each_other(qtbot, width):
+    """Three decades of intensity under a CPU's ceilings: pyqtgraph wrote every multiple of
+    each decade ("0.040.050.060.070.080.091"); each figure now stands apart and reads as a
+    plain decimal."""
+    from explorer.gui.roofline_view import RooflineView
+    from tests.gui.controllers.fakes import result
+
+    roof = RooflineView()
+    qtbot.addWidget(roof)
+    roof.resize(width, 560)
+    roof.show()
+    qtbot.waitExposed(roof)
+    roof.show_results([result("naive"), result("tiled", median_ms=0.5)])
+    roof.set_limits({"device": "cpu", "copy_gbps": 24.3, "fma_gflops": 56.0, "measured": "now"})
+    roof.plot.grab()
+    for side in ("bottom", "left"):
+        texts = _tick_texts(roof.plot.getAxis(side))
+        assert len(texts) >= 3, (side, texts)
+        for i, (rect, text) in enumerate(texts):
+            assert re.fullmatch(r"[\d,.]+", text), text  # "20", not "2·10¹"
+            for other, other_text in texts[i + 1 :]:
+                assert not rect.intersects(other), (side, text, other_text)
+    bottom = [text for _rect, text in _tick_texts(roof.plot.getAxis("bottom"))]
+    assert "1" in bottom and "10" in bottom
