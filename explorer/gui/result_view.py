@@ -29,6 +29,7 @@ from explorer.description.images import flat_picture
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult, Verdict
 from explorer.gui.fitted_text import FittedLabel
+from explorer.gui.timing_view import ms_text, rate_text
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
 
@@ -451,13 +452,9 @@ def _verdict_text(result: RunResult) -> str:
     status = "cancelled" if result.error_kind == "cancelled" else result.status
     if status in ("verified", "wrong"):
         assert result.verdict is not None
-        rate = ""
-        if result.gflops is not None:
-            rate = f" · {result.gflops:,.1f} GFLOP/s"
-        elif result.gbps is not None:
-            rate = f" · {result.gbps:,.1f} GB/s"
+        rate = f" · {rate_text(result)}" if rate_text(result) else ""
         verdict = _verdict_words(result.verdict)
-        timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        timing = f" · kernel {ms_text(result.timing.median_ms)}" if result.timing else ""
         why = f" · {result.explanation}" if result.explanation else ""  # a trace's bugs
         return f"{verdict}{timing}{rate}{why}"
     if status == "refused":
@@ -465,7 +462,7 @@ def _verdict_text(result: RunResult) -> str:
     if status == "cancelled":
         return "Cancelled"
     if status == "unchecked":  # ran; nothing to compare the result with
-        timing = f" · kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        timing = f" · kernel {ms_text(result.timing.median_ms)}" if result.timing else ""
         why = result.verdict.unreferenced if result.verdict is not None else ""
         if why:  # a reference was declared but cannot be computed for this launch
             return f"Ran{timing} · not checked: {why}"

@@ -21,9 +21,13 @@ from PySide6.QtWidgets import (
 
 from explorer.engine.records import RunResult, Variant
 from explorer.gui.canvas import CellCanvas, rgba
+from explorer.gui.timing_view import figure as shown_figure
 
 REFUSED = rgba("#bdc3c7")
 WRONG = rgba("#e74c3c")
+# The fastest cell's colour: light enough that its figure, drawn in near-black, still reads
+# (a dark green left the best cell's figure at a contrast of 2:1).
+FASTEST = "#52be80"
 METRIC_NAMES = {
     "time": "time",
     "bank-degree": "bank-conflict degree (worst local site)",
@@ -223,7 +227,7 @@ class SweepView(QWidget):
                 if result is not None and result.status == "verified":
                     values[r, c] = result.gflops or result.gbps or 0.0
         top = values.max() or 1.0
-        a, b = rgba("#fef9e7").astype(float), rgba("#145a32").astype(float)
+        a, b = rgba("#fef9e7").astype(float), rgba(FASTEST).astype(float)
         pixels = (a + (b - a) * (values / top)[..., None]).astype(np.uint8)
         best = None
         for r, row in enumerate(self.grid):
@@ -249,7 +253,8 @@ class SweepView(QWidget):
         refused = sum(r is not None and r.status == "refused" for row in self.grid for r in row)
         text = f"{done} of {len(xs) * len(ys)} done, {refused} refused (grey)"
         if best is not None:
-            text += f"; best {values[best]:,.1f} {unit} (outlined). Click a cell to load it."
+            best_text = f"{shown_figure(values[best], 1)} {unit}"
+            text += f"; best {best_text} (outlined). Click a cell to load it."
         self.message.setText(text)
         self.canvas.cell_labels = [[_label(r, unit) for r in row] for row in self.grid]
         self.canvas.update()
@@ -274,4 +279,4 @@ def _label(result: RunResult | None, unit: str) -> str:
     if result.status != "verified":
         return result.status
     value = result.gflops if unit == "GFLOP/s" else result.gbps
-    return f"{value:,.1f}" if value is not None else ""
+    return shown_figure(value, 1) if value is not None else ""

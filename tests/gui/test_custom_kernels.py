@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from explorer.engine.records import figure_text
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import (
     answer_file_dialogs,
@@ -348,7 +349,7 @@ def test_sizes_the_reference_no_longer_fits_run_and_trace_with_the_check_not_don
     assert result.status == "unchecked" and result.verdict.unreferenced == why
     badge = window.views.result_view.badge.text()
     assert f"not checked: {why}" in badge and "Verified" not in badge
-    assert f"kernel {result.timing.median_ms:.3f} ms" in badge
+    assert f"kernel {figure_text(result.timing.median_ms, 3)} ms" in badge
     said = window.statusBar().currentMessage()
     assert "unchecked, kernel" in said and "failed" not in said
     assert window.views.timing_view.bar_count == 2  # timed beside the numpy bar

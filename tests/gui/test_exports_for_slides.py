@@ -372,7 +372,7 @@ def test_the_timing_chart_exported_from_another_tab_has_its_labelled_bars(traced
     timing = traced.views.timing_view
     variant = traced.state.result.variant
     assert any(label.startswith(f"{variant}: kernel") for label in timing.labels), timing.labels
-    assert any(label.startswith("numpy:") for label in timing.labels)
+    assert any(label.startswith("check's answer (numpy):") for label in timing.labels)
     with Image.open(out) as picture:
         assert picture.size == (timing.width(), timing.height())
         colours = {c for _, c in picture.convert("RGB").getcolors(1 << 20)}

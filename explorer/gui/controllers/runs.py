@@ -19,6 +19,7 @@ from explorer.gui.controllers.roles import (
 )
 from explorer.gui.model import ConfigModel, declared_sizes
 from explorer.gui.state import AppState
+from explorer.gui.timing_view import ms_text
 
 
 class RunsController(QObject):
@@ -173,7 +174,7 @@ class RunsController(QObject):
             # goes back to it; saved in another editor, the last good result stays in front.
             self.pages.show_page("source")
         device = self.model.device
-        timing = f", kernel {result.timing.median_ms:.3f} ms" if result.timing else ""
+        timing = f", kernel {ms_text(result.timing.median_ms)}" if result.timing else ""
         finished = ("verified", "wrong", "unchecked")  # ran to the end: nothing failed
         failed = "" if result.status in finished else _failure(result)
         where = device.shown_name if device else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.engine.records import RunResult
+from explorer.gui.timing_view import figure
 
 Group = tuple[int, int, int]
 
@@ -90,12 +91,12 @@ def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResul
         return f"{head}\nMeasuring: running {stage.variant} …"
     if run.timing is None:
         return f"{head}\nThis run: {run.status}"
-    parts = [f"kernel {run.timing.median_ms:,.1f} ms"]
+    parts = [f"kernel {figure(run.timing.median_ms, 1)} ms"]
     if run.gflops is not None:
-        parts.append(f"{run.gflops:,.1f} GFLOP/s")
+        parts.append(f"{figure(run.gflops, 1)} GFLOP/s")
     if first is not None and first is not run and first.timing is not None:
         ratio = first.timing.median_ms / max(run.timing.median_ms, 1e-9)
-        parts.append(f"{ratio:,.1f}× as fast as {first.variant}")
+        parts.append(f"{figure(ratio, 1)}× as fast as {first.variant}")
     if figures.loads_per_output is not None:
         parts.append(f"{figures.loads_per_output:,.0f} global loads per element of C (traced)")
     elif run.status in ("verified", "wrong"):
@@ -103,15 +104,35 @@ def caption(index: int, sizes: dict[str, int], figures: Figures, first: RunResul
     return f"{head}\nThis run: " + " · ".join(parts)
 
 
-def tile_of_group(result: RunResult) -> tuple[float, float] | None:
-    """How many (rows, columns) of C one work-group of this run computes."""
+# The defines that say how many rows (columns) of C one work-item computes, by variant kind:
+# register blocks (reg2d), work per thread (wpt), thread tiles (fast, warp), row blocks.
+ROWS_PER_ITEM = ("WPTM", "WPT", "TM", "RM")
+COLUMNS_PER_ITEM = ("WPTN", "TN")
+
+
+def tile_of_group(result: RunResult) -> tuple[int, int] | None:
+    """How many (rows, columns) of C one work-group of this run computes: its work-items
+    times the elements each computes. Whole numbers: the global size is rounded up to whole
+    groups, so C over the global size (100 rows over 112 items) is no tile at all."""
     shape = result.shapes.get("C")
     if not result.global_size or not result.local_size or not shape or len(shape) != 2:
         return None
     g0, g1 = result.global_size[:2]
     l0, l1 = result.local_size[:2]
     rows, cols = shape
-    return (rows / g1 * l1, cols / g0 * l0)
+    return (
+        l1 * _per_item(rows, g1, result.defines, ROWS_PER_ITEM),
+        l0 * _per_item(cols, g0, result.defines, COLUMNS_PER_ITEM),
+    )
+
+
+def _per_item(extent: int, items: int, defines: dict[str, int], names: tuple[str, ...]) -> int:
+    """Elements of C one work-item computes along a dimension: the variant's define, else
+    the fewest that ``items`` work-items can cover ``extent`` with."""
+    for name in names:
+        if defines.get(name, 0) > 0:
+            return defines[name]
+    return max(1, -(-extent // max(items, 1)))
 
 
 def chosen_spot(group: Group | None, result: RunResult | None) -> tuple[float, float]:
