@@ -168,17 +168,29 @@ def _parse(
         if c.kind == K.MACRO_INSTANTIATION
     ]
     walker = _Walker(source, filename, positions, macros)
+    walker.defines = defines
     walker.own_functions = {c.spelling for c in own if c.kind == K.FUNCTION_DECL}
     functions = []
     prototypes = []
     for c in own:
         if c.kind != K.FUNCTION_DECL:
             continue
-        close, empty = _params_close(source, positions.char(c.location.offset))
+        name_at = positions.char(c.location.offset)
+        close, empty = _params_close(source, name_at)
+        # A macro wrote the name or the parameter list: `(` found after it is not the list's.
+        by = next(
+            (
+                m.name
+                for m in macros
+                if not m.prelude and (m.start <= name_at < m.end or m.start <= close < m.end)
+            ),
+            None,
+        )
         if not c.is_definition():
-            prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
+            prototypes.append(Prototype(c.spelling, c.location.line, close, empty, by))
             continue
-        functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
+        function = walker.function(c)
+        functions.append(replace(function, params_close=close, params_empty=empty, macro=by))
     parsed = ParsedSource(
         filename=filename,
         source=source,
@@ -765,6 +777,9 @@ def _is_vector_select(c: Any, child: Any) -> bool:
     return bool(node.element_count != inner.element_count)
 
 
+_KERNEL_WORDS = frozenset({"__kernel", "kernel"})
+
+
 class _Walker:
     """Walks function bodies, collecting sites; one instance per parse."""
 
@@ -790,6 +805,7 @@ class _Walker:
         self.returned_copies: list[ReturnedCopy] = []
         self.result_uses: list[ResultUse] = []
         self.local_address_arithmetic: list[int] = []
+        self.defines: dict[str, int | str] = {}
 
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
@@ -815,16 +831,39 @@ class _Walker:
             first = len(self.accesses)
             self.visit(body, READ)
             self._copies_used_in_part(body, first)
-        prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
-        words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
         body_span = self._span(body.cursor if body is not None else c)[0]
         return Function(
             name=c.spelling,
             line=c.location.line,
-            is_kernel=bool(words & {"__kernel", "kernel"}),
+            is_kernel=self._is_kernel(c),
             parameters=params,
             body=body_span,
         )
+
+    def _is_kernel(self, c: Any) -> bool:
+        """Whether the function is declared ``__kernel``: written before its name, or
+        written by a macro (``#define KERNEL __kernel``, a macro that writes the whole
+        declaration, ``scale_##NAME``), or by a ``-D`` define."""
+        prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
+        words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
+        if words & _KERNEL_WORDS:
+            return True
+        for attribute in c.get_children():
+            if attribute.kind != K.UNEXPOSED_ATTR:
+                continue
+            # The qualifier is an attribute whose extent starts where its token is spelled:
+            # in a macro's definition when a macro wrote it.
+            first = next(iter(attribute.get_tokens()), None)
+            if first is not None:
+                if first.spelling in _KERNEL_WORDS:
+                    return True
+                continue
+            # No token of the file: a command-line define (`-D KERNEL=__kernel`) wrote it.
+            _, offset = clang_bridge.written_at(attribute.extent.start)
+            word = re.match(r"\w*", self.source[self.positions.char(offset) :])
+            if word and str(self.defines.get(word.group(0), "")) in _KERNEL_WORDS:
+                return True
+        return False
 
     def _copies_used_in_part(self, body: Any, first: int) -> None:
         """Mark the struct reads (sites from ``first``) that copy a whole struct into a
