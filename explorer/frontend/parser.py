@@ -168,7 +168,6 @@ def _parse(
         if c.kind == K.MACRO_INSTANTIATION
     ]
     walker = _Walker(source, filename, positions, macros)
-    walker.defines = defines
     walker.own_functions = {c.spelling for c in own if c.kind == K.FUNCTION_DECL}
     functions = []
     prototypes = []
@@ -805,7 +804,6 @@ class _Walker:
         self.returned_copies: list[ReturnedCopy] = []
         self.result_uses: list[ResultUse] = []
         self.local_address_arithmetic: list[int] = []
-        self.defines: dict[str, int | str] = {}
 
     def function(self, c: Any) -> Function:
         self.function_name = c.spelling
@@ -843,25 +841,21 @@ class _Walker:
     def _is_kernel(self, c: Any) -> bool:
         """Whether the function is declared ``__kernel``: written before its name, or
         written by a macro (``#define KERNEL __kernel``, a macro that writes the whole
-        declaration, ``scale_##NAME``), or by a ``-D`` define."""
+        declaration, ``scale_##NAME``, in this file or an included one), or by a ``-D``."""
+        unit = c.translation_unit
         prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
-        words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
-        if words & _KERNEL_WORDS:
+        if {t.spelling for t in unit.get_tokens(extent=prefix)} & _KERNEL_WORDS:
             return True
         for attribute in c.get_children():
             if attribute.kind != K.UNEXPOSED_ATTR:
                 continue
-            # The qualifier is an attribute whose extent starts where its token is spelled:
-            # in a macro's definition when a macro wrote it.
-            first = next(iter(attribute.get_tokens()), None)
-            if first is not None:
-                if first.spelling in _KERNEL_WORDS:
-                    return True
-                continue
-            # No token of the file: a command-line define (`-D KERNEL=__kernel`) wrote it.
-            _, offset = clang_bridge.written_at(attribute.extent.start)
-            word = re.match(r"\w*", self.source[self.positions.char(offset) :])
-            if word and str(self.defines.get(word.group(0), "")) in _KERNEL_WORDS:
+            # The qualifier is an attribute that starts at its token; the token is read
+            # where it is spelled (a range of one place: clang reads its spelling).
+            start = attribute.extent.start
+            first = next(
+                iter(unit.get_tokens(extent=ci.SourceRange.from_locations(start, start))), None
+            )
+            if first is not None and first.spelling in _KERNEL_WORDS:
                 return True
         return False
 

@@ -45,6 +45,11 @@ def test_kernels_stamped_out_by_token_pasting_are_kernels():
     ]
 
 
+def test_kernels_stamped_out_by_a_macro_of_an_included_header_are_kernels():
+    names = kernel_signature(_source("included.cl"), "shift_add", include_dirs=(str(KERNELS),))
+    assert [p.name for p in names] == ["x", "y", "s"]
+
+
 def test_a_kernel_named_by_a_macro_and_one_a_macro_writes_whole():
     assert kernel_names(_source("declared.cl")) == ["nothing", "twice"]
     assert [p.name for p in kernel_signature(_source("declared.cl"), "twice")] == ["x", "y"]
@@ -121,6 +126,8 @@ def test_the_sim_file_of_a_stamped_kernel_finds_the_same(executor, device):
         ("declared", [("out-of-bounds", 9, "x", 1)]),
         # BODY reads a[i + 1]; it is used on line 9 of copy_next.
         ("parts", [("out-of-bounds", 9, "a", 1)]),
+        # SHIFT_KERNEL comes from stamps.h; shift_add is stamped out on line 4.
+        ("included", [("out-of-bounds", 4, "x", 1)]),
     ],
 )
 def test_macro_declared_kernels_trace(executor, device, name, found):
