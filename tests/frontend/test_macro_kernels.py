@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from explorer.engine.header.catalog import load_variant_file
-from explorer.engine.header.signature import kernel_names, kernel_signature
+from explorer.engine.header.signature import SignatureError, kernel_names, kernel_signature
 from explorer.engine.launch import prepare as preparing
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
@@ -167,3 +167,20 @@ def test_the_command_line_runs_and_traces_a_stamped_kernel(command, source):
     if command == "trace":
         (finding,) = json.loads(ran.stdout)["findings"]
         assert (finding["kind"], finding["line"], finding["buffer"]) == ("out-of-bounds", 10, "x")
+
+
+def test_a_kernel_an_if_leaves_out_is_named_with_the_defines_and_the_kernels_there_are():
+    text = (
+        "#if WIDE\n__kernel void blur_wide(__global float *a) { a[0] = 1.0f; }\n"
+        "#else\n__kernel void blur_narrow(__global float *a) { a[0] = 2.0f; }\n#endif\n"
+        "void helper(__global float *a) { a[1] = 0.0f; }\n"
+    )
+    assert [p.name for p in kernel_signature(text, "blur_wide", {"WIDE": 1})] == ["a"]
+    with pytest.raises(SignatureError) as caught:
+        kernel_signature(text, "blur_wide", {"WIDE": 0})
+    assert str(caught.value) == (
+        "no '__kernel void blur_wide(...)' in the source as built with -D WIDE=0; "
+        "its kernels: blur_narrow"
+    )
+    with pytest.raises(SignatureError, match="helper is a function without __kernel"):
+        kernel_signature(text, "helper", {"WIDE": 0})
