@@ -190,6 +190,12 @@ __kernel void transpose(__global const float *a, __global float *b)
     barrier(CLK_LOCAL_MEM_FENCE);
     b[x * 64 + y] = tile[lx][ly];
 }
+
+float pick(__local const float *t, float w)
+{
+    float s = w * t[PAD];
+    return s + t[PAD];
+}
 """
 
 
@@ -200,7 +206,8 @@ def _padded(tmp_path, device, **defines):
 
 
 def test_a_define_of_zero_added_to_an_array_size_is_no_refusal(tmp_path, device):
-    """``-D PAD=0`` turns the padding off: the tile is TILE wide, ``flat`` TILE * TILE."""
+    """``-D PAD=0`` turns the padding off: the tile is TILE wide, ``flat`` TILE * TILE;
+    ``t[PAD]`` in an expression or a return is no array's size."""
     assert not isinstance(_padded(tmp_path, device, PAD=0), Refusal)
     assert not isinstance(_padded(tmp_path, device, PAD=-4), Refusal)
 
@@ -208,8 +215,9 @@ def test_a_define_of_zero_added_to_an_array_size_is_no_refusal(tmp_path, device)
 def test_an_array_size_below_one_is_refused_at_the_line_the_person_sees(tmp_path, device):
     outcome = _padded(tmp_path, device, PAD=-16)  # TILE + PAD = 0, on line 4 after #line 1
     assert isinstance(outcome, Refusal)
-    assert "the array tile (line 4) as TILE + PAD = 0" in outcome.reason
-    assert "TILE=16, PAD=-16" in outcome.reason
+    assert outcome.reason.startswith(
+        "PAD=-16 (with TILE=16) sizes the array tile (line 4) as TILE + PAD = 0;"
+    )
     assert "TILE + PAD at least 1" in outcome.fix
     outcome = _padded(tmp_path, device, TILE=0)
     assert isinstance(outcome, Refusal)
@@ -225,4 +233,8 @@ def test_an_array_size_through_the_sources_own_macro_is_evaluated(tmp_path, devi
     outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -20}, device)
     assert isinstance(outcome, Refusal)
     assert "the array flat (line 5) as TILE * ROW = -64" in outcome.reason
-    assert outcome.reason.startswith("TILE=16, PAD=-20 size")
+    assert outcome.reason.startswith("PAD=-20 (with TILE=16) sizes the array flat")
+    outcome = plan(
+        load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -20, "TILE": 8}, device
+    )
+    assert outcome.reason.startswith("TILE=8, PAD=-20 size the array flat")

@@ -180,8 +180,12 @@ def _defines(
 
 # An array declaration: a type, a name and its bracketed sizes (``__local float tile[TILE];``).
 _ARRAY_DECLARATION = re.compile(
-    r"\b[A-Za-z_]\w*\s+\**\s*([A-Za-z_]\w*)\s*((?:\[[^\]\[;{}]*\]\s*)+)[;=,]"
+    r"(?:^|[;{}(,])\s*(?P<type>(?:[A-Za-z_]\w*\s+)+)\**\s*(?P<name>[A-Za-z_]\w*)\s*"
+    r"(?P<sizes>(?:\[[^\]\[;{}]*\]\s*)+)(?=[;=,)])",
+    re.M,
 )
+# Words that start a statement, not a declaration (``return tile[PAD];``).
+_STATEMENT = frozenset({"return", "else", "case", "goto", "do", "sizeof"})
 _DEFINED = re.compile(r"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_]\w*)", re.M)
 
 
@@ -231,7 +235,9 @@ def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
         m.group(1): m.group(2) for m in _OBJECT_MACRO.finditer(text) if counts[m.group(1)] == 1
     }
     for match in _ARRAY_DECLARATION.finditer(text):
-        for size in re.findall(r"\[([^\]]*)\]", match.group(2)):
+        if match.group("type").split()[0] in _STATEMENT:
+            continue
+        for size in re.findall(r"\[([^\]]*)\]", match.group("sizes")):
             expression = " ".join(size.split())
             node = c_expr.parse(expression) if expression else None
             if node is None:
@@ -240,9 +246,14 @@ def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
             value = c_expr.evaluate(node, values)
             if not used or value is None or value >= 1:
                 continue
-            physical = text.count("\n", 0, match.start(1)) + 1
+            physical = text.count("\n", 0, match.start("name")) + 1
             line = line_numbering(variant.source).presumed(physical) or physical
-            given = ", ".join(f"{name}={chosen[name]}" for name in used)
+            # The defines changed from their defaults first: the likely cause.
+            changed = [n for n in used if chosen[n] != variant.default_defines.get(n)] or used
+            given = ", ".join(f"{name}={chosen[name]}" for name in changed)
+            others = [n for n in used if n not in changed]
+            if others:
+                given += " (with " + ", ".join(f"{n}={chosen[n]}" for n in others) + ")"
             if expression == used[0]:
                 default = variant.default_defines.get(used[0])
                 fix = f"Use {used[0]} ≥ 1" + (f" (its default is {default})." if default else ".")
@@ -256,7 +267,8 @@ def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
                     f" (the defaults: {defaults})." if defaults else "."
                 )
             raise _Refused(
-                f"{given} {'sizes' if len(used) == 1 else 'size'} the array {match.group(1)} "
+                f"{given} {'sizes' if len(changed) == 1 else 'size'} the array "
+                f"{match.group('name')} "
                 f"(line {line}) as {expression} = {value}; an array holds at least one element.",
                 fix,
             )
