@@ -337,6 +337,8 @@ def _declaration(
         if value is None:
             raise fail("value", "missing (a number or an expression over the sizes)")
         values = value if isinstance(value, list) else [value]
+        if not values:
+            raise fail("value", "an empty list: give a number, an expression, or a list of them")
         texts = []
         for v in values:
             if isinstance(v, bool) or not isinstance(v, (int, float, str)):
@@ -356,10 +358,24 @@ def _declaration(
         raise fail("contents", f"must be a number or one of {', '.join(CONTENTS)}")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail("value", "must be a number")
+    # Numbers written out: the header's sizes and defines are not known when the contents
+    # are made (count, shape and a scalar's value take expressions; these do not).
+    step = table.get("step", 1.0)
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or not math.isfinite(step):
+        raise fail(
+            "step",
+            f"{step!r}: iota's step must be a finite number written out (e.g. step = 4); "
+            "names and expressions are taken by count, shape and a scalar's value, not here",
+        )
+    null = table.get("null", False)
+    if not isinstance(null, bool):
+        raise fail("null", f"{null!r}: must be true (pass a null pointer) or false")
     access = table.get("access", "readwrite")
     if access not in ACCESS:
         raise fail("access", f"must be one of {', '.join(ACCESS)}")
     file_name = table.get("file", "")
+    if not isinstance(file_name, str):
+        raise fail("file", f"{file_name!r}: must be a file name in quotes")
     if contents in ("image", "npy"):
         if not isinstance(file_name, str) or not file_name:
             raise fail("file", f"contents {contents!r} needs a file")
@@ -419,7 +435,7 @@ def _declaration(
         count=count,
         contents=contents,
         value=float(value),
-        step=float(table.get("step", 1.0)),
+        step=float(step),
         seed=seed,
         low=low,
         high=high,
@@ -428,7 +444,7 @@ def _declaration(
         access=access,
         result=result,
         shape=tuple(shape),
-        null=bool(table.get("null", False)),
+        null=null,
         writes=writes,
         image=image[0] if image is not None else "",
         channels=image[1] if image is not None else "",

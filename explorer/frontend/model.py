@@ -101,6 +101,9 @@ class Function:
     body: Span
     params_close: int = -1  # offset of the `)` that closes the parameter list
     params_empty: bool = False  # `()` or `(void)`: a parameter added goes alone
+    # The macro that wrote its name or parameter list (`SCALE_KERNEL(mul, *)`): where a
+    # parameter is added is then only in the expanded source.
+    macro: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ class Prototype:
     line: int
     params_close: int
     params_empty: bool
+    macro: str | None = None  # as Function.macro
 
 
 @dataclass(frozen=True)
@@ -341,9 +345,12 @@ class ParsedSource:
 
     @property
     def has_macro_sites(self) -> bool:
-        """Whether an access, a barrier or a call was written inside a macro."""
+        """Whether an access, a barrier, a call or a function's declaration was written
+        inside a macro."""
         return (
-            any(a.macro for a in self.accesses)
+            any(f.macro for f in self.functions)
+            or any(p.macro for p in self.prototypes)
+            or any(a.macro for a in self.accesses)
             or any(s.macro for s in self.syncs)
             or any(c.macro for c in self.calls)
             or any(i.macro for i in self.images)

@@ -174,11 +174,22 @@ def _parse(
     for c in own:
         if c.kind != K.FUNCTION_DECL:
             continue
-        close, empty = _params_close(source, positions.char(c.location.offset))
+        name_at = positions.char(c.location.offset)
+        close, empty = _params_close(source, name_at)
+        # A macro wrote the name or the parameter list: `(` found after it is not the list's.
+        by = next(
+            (
+                m.name
+                for m in macros
+                if not m.prelude and (m.start <= name_at < m.end or m.start <= close < m.end)
+            ),
+            None,
+        )
         if not c.is_definition():
-            prototypes.append(Prototype(c.spelling, c.location.line, close, empty))
+            prototypes.append(Prototype(c.spelling, c.location.line, close, empty, by))
             continue
-        functions.append(replace(walker.function(c), params_close=close, params_empty=empty))
+        function = walker.function(c)
+        functions.append(replace(function, params_close=close, params_empty=empty, macro=by))
     parsed = ParsedSource(
         filename=filename,
         source=source,
@@ -765,6 +776,9 @@ def _is_vector_select(c: Any, child: Any) -> bool:
     return bool(node.element_count != inner.element_count)
 
 
+_KERNEL_WORDS = frozenset({"__kernel", "kernel"})
+
+
 class _Walker:
     """Walks function bodies, collecting sites; one instance per parse."""
 
@@ -815,16 +829,35 @@ class _Walker:
             first = len(self.accesses)
             self.visit(body, READ)
             self._copies_used_in_part(body, first)
-        prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
-        words = {t.spelling for t in c.translation_unit.get_tokens(extent=prefix)}
         body_span = self._span(body.cursor if body is not None else c)[0]
         return Function(
             name=c.spelling,
             line=c.location.line,
-            is_kernel=bool(words & {"__kernel", "kernel"}),
+            is_kernel=self._is_kernel(c),
             parameters=params,
             body=body_span,
         )
+
+    def _is_kernel(self, c: Any) -> bool:
+        """Whether the function is declared ``__kernel``: written before its name, or
+        written by a macro (``#define KERNEL __kernel``, a macro that writes the whole
+        declaration, ``scale_##NAME``, in this file or an included one), or by a ``-D``."""
+        unit = c.translation_unit
+        prefix = ci.SourceRange.from_locations(c.extent.start, c.location)
+        if {t.spelling for t in unit.get_tokens(extent=prefix)} & _KERNEL_WORDS:
+            return True
+        for attribute in c.get_children():
+            if attribute.kind != K.UNEXPOSED_ATTR:
+                continue
+            # The qualifier is an attribute that starts at its token; the token is read
+            # where it is spelled (a range of one place: clang reads its spelling).
+            start = attribute.extent.start
+            first = next(
+                iter(unit.get_tokens(extent=ci.SourceRange.from_locations(start, start))), None
+            )
+            if first is not None and first.spelling in _KERNEL_WORDS:
+                return True
+        return False
 
     def _copies_used_in_part(self, body: Any, first: int) -> None:
         """Mark the struct reads (sites from ``first``) that copy a whole struct into a

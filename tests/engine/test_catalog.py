@@ -124,3 +124,80 @@ def test_a_file_with_windows_line_ends_is_read_like_any_other(tmp_path: Path):
 def test_bad_headers_are_explained(edit, message):
     with pytest.raises(CatalogError, match=message):
         parse_variant(edit(HEADER), "mine.cl")
+
+
+CUSTOM = """/*---
+name = "CSR column indices"
+family = "custom"
+kernel = "gather"
+global = ["N"]
+local = ["16"]
+[sizes]
+N = 64
+[defines]
+NNZ_ROW = 4
+[args.cols]
+buffer = "int"
+count = "N"
+contents = "iota"
+step = 4
+access = "read"
+[args.y]
+buffer = "float"
+count = "N"
+access = "write"
+---*/
+__kernel void gather(__global const int *cols, __global float *y)
+{
+    y[get_global_id(0)] = cols[get_global_id(0)];
+}
+"""
+
+
+def test_an_iota_step_given_as_a_name_is_refused_naming_the_key_and_its_line(tmp_path: Path):
+    path = tmp_path / "gather.cl"
+    path.write_text(CUSTOM.replace("step = 4", 'step = "NNZ_ROW"'))
+    with pytest.raises(CatalogError) as caught:
+        load_variant_file(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:15: parameter 'cols': key 'step': 'NNZ_ROW'")
+    assert "finite number written out (e.g. step = 4)" in message
+    path.write_text(CUSTOM)
+    assert load_variant_file(path).custom.declaration("cols").step == 4.0
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (("step = 4", "step = [1, 2]"), ":15: parameter 'cols': key 'step': [1, 2]"),
+        (("step = 4", "step = true"), ":15: parameter 'cols': key 'step': True"),
+        (("step = 4", "step = nan"), ":15: parameter 'cols': key 'step': nan"),
+        (("step = 4", 'step = "1e999"'), ":15: parameter 'cols': key 'step': '1e999'"),
+        (
+            ('access = "write"', 'access = "write"\nnull = "NNZ_ROW"'),
+            "key 'null': 'NNZ_ROW': must be",
+        ),
+        (('access = "write"', 'access = "write"\nfile = 3'), "key 'file': 3: must be a file name"),
+        (
+            ("NNZ_ROW = 4", "NNZ_ROW = true"),
+            "[defines] NNZ_ROW = True: a define's value must be an",
+        ),
+    ],
+)
+def test_odd_header_values_are_refused_naming_their_key(tmp_path: Path, edit, says):
+    """Each was a Python conversion error naming nothing, or taken as something else (a
+    null pointer for ``null = "NNZ_ROW"``, 1 for ``true``)."""
+    path = tmp_path / "gather.cl"
+    path.write_text(CUSTOM.replace(*edit))
+    with pytest.raises(CatalogError) as caught:
+        load_variant_file(path)
+    assert says in str(caught.value)
+    assert "could not convert" not in str(caught.value)
+
+
+def test_an_empty_list_of_scalar_values_is_refused_at_its_key(tmp_path: Path):
+    path = tmp_path / "gather.cl"
+    text = CUSTOM.replace("[args.y]", '[args.n]\nscalar = "int"\nvalue = []\n[args.y]')
+    path.write_text(text.replace("__global float *y)", "int n, __global float *y)"))
+    with pytest.raises(CatalogError, match=r":19: parameter 'n': key 'value': an empty list"):
+        load_variant_file(path)

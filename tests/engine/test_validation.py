@@ -157,3 +157,84 @@ def test_a_local_size_suggested_for_the_kernels_constraints_fits_the_device(devi
     outcome = plan(variant, {}, (limit, 1), {}, device)
     assert isinstance(outcome, Refusal) and "L0 == L1" in outcome.reason
     assert f"L1 = {limit}" not in outcome.fix
+
+
+PADDED = """/*---
+name = "transpose through a padded tile"
+family = "custom"
+kernel = "transpose"
+global = ["64", "64"]
+local = ["TILE", "TILE"]
+[args.a]
+buffer = "float"
+count = "64 * 64"
+access = "read"
+[args.b]
+buffer = "float"
+count = "64 * 64"
+access = "write"
+[defines]
+TILE = 16
+PAD = 1
+---*/
+#line 1
+#define ROW (TILE + PAD)
+__kernel void transpose(__global const float *a, __global float *b)
+{
+    __local float tile[TILE][TILE + PAD];
+    __local float flat[TILE * ROW], scratch[sizeof(float) * PAD];
+    int x = get_global_id(0), y = get_global_id(1);
+    int lx = get_local_id(0), ly = get_local_id(1);
+    tile[ly][lx] = a[y * 64 + x];
+    flat[ly * ROW + lx] = 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    b[x * 64 + y] = tile[lx][ly];
+}
+
+float pick(__local const float *t, float w)
+{
+    float s = w * t[PAD];
+    return s + t[PAD];
+}
+"""
+
+
+def _padded(tmp_path, device, **defines):
+    path = tmp_path / "padded.cl"
+    path.write_text(PADDED, encoding="utf-8")
+    return plan(load_variant_file(path), {}, None, defines, device)
+
+
+def test_a_define_of_zero_added_to_an_array_size_is_no_refusal(tmp_path, device):
+    """``-D PAD=0`` turns the padding off: the tile is TILE wide, ``flat`` TILE * TILE;
+    ``t[PAD]`` in an expression or a return is no array's size."""
+    assert not isinstance(_padded(tmp_path, device, PAD=0), Refusal)
+    assert not isinstance(_padded(tmp_path, device, PAD=-4), Refusal)
+
+
+def test_an_array_size_below_one_is_refused_at_the_line_the_person_sees(tmp_path, device):
+    outcome = _padded(tmp_path, device, PAD=-16)  # TILE + PAD = 0, on line 4 after #line 1
+    assert isinstance(outcome, Refusal)
+    assert outcome.reason.startswith(
+        "PAD=-16 (with TILE=16) sizes the array tile (line 4) as TILE + PAD = 0;"
+    )
+    assert "TILE + PAD at least 1" in outcome.fix
+    outcome = _padded(tmp_path, device, TILE=0)
+    assert isinstance(outcome, Refusal)
+    assert outcome.reason.startswith("TILE=0 sizes the array tile (line 4)")
+    assert "TILE ≥ 1 (its default is 16)" in outcome.fix
+
+
+def test_an_array_size_through_the_sources_own_macro_is_evaluated(tmp_path, device):
+    outcome = _padded(tmp_path, device, TILE=4, PAD=-8)  # tile: -4; flat: 4 * ROW = -16
+    assert isinstance(outcome, Refusal) and "the array tile (line 4)" in outcome.reason
+    text = PADDED.replace("tile[TILE][TILE + PAD]", "tile[TILE][TILE]")
+    (tmp_path / "padded.cl").write_text(text, encoding="utf-8")
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -20}, device)
+    assert isinstance(outcome, Refusal)
+    assert "the array flat (line 5) as TILE * ROW = -64" in outcome.reason
+    assert outcome.reason.startswith("PAD=-20 (with TILE=16) sizes the array flat")
+    outcome = plan(
+        load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -20, "TILE": 8}, device
+    )
+    assert outcome.reason.startswith("TILE=8, PAD=-20 size the array flat")

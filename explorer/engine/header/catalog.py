@@ -54,8 +54,11 @@ class CatalogError(ValueError):
     """A kernel file whose header is missing or wrong; the message names the file."""
 
 
-def parse_variant(source: str, path: str | Path, variant_id: str | None = None) -> Variant:
-    """Read one kernel file's header into a :class:`Variant`."""
+def parse_variant(
+    source: str, path: str | Path, variant_id: str | None = None, *, own_header: bool = False
+) -> Variant:
+    """Read one kernel file's header into a :class:`Variant`. ``own_header``: the header is
+    the file's own text, so a message about one of its keys names the key's line in it."""
     path = Path(path)
     where = str(path)
     meta = _header_table(source, where)
@@ -69,7 +72,7 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         args = model.header_args(meta, where)
         dtype = model.header_dtype(meta, where)
     except ValueError as exc:
-        raise CatalogError(str(exc)) from None
+        raise CatalogError(_with_key_line(str(exc), source) if own_header else str(exc)) from None
     _check_roles(args, model, where)
     global_size, local_size, constraints = _ndrange(h, model.constraints_key)
     defines, allowed = _defines(meta, where)
@@ -106,6 +109,37 @@ def parse_variant(source: str, path: str | Path, variant_id: str | None = None) 
         by_size=_by_size(meta.get("by_size", []), defines, allowed, size_names, where),
         exact_range=_exact(meta.get("exact", False), where),
     )
+
+
+_PARAMETER_KEY = re.compile(r"parameter '(\w+)': key '(\w+)'")
+
+
+def _with_key_line(message: str, source: str) -> str:
+    """A message about a parameter's key (``k.cl: parameter 'cols': key 'step': ...``) with
+    the line of the file where the header writes that key, where it can be found
+    (``k.cl:15: parameter 'cols': key 'step': ...``)."""
+    found = _PARAMETER_KEY.search(message)
+    if found is None:
+        return message
+    param, key = found.groups()
+    table = ""
+    header = HEADER.match(source)
+    lines = source[: header.end() if header else 0].split("\n")
+    for number, text in enumerate(lines, 1):
+        opened = re.match(r"\s*\[\s*([\w.\"' ]+?)\s*\]", text)
+        if opened:
+            table = re.sub(r"[\"'\s]", "", opened.group(1))
+            continue
+        written = re.match(r"\s*([\w.\"]+)\s*=", text)
+        if written is None:
+            continue
+        name = f"{table}.{written.group(1)}" if table else written.group(1)
+        if re.sub(r"[\"\s]", "", name) == f"args.{param}.{key}":
+            before = message[: found.start()]
+            if before.endswith(": "):  # ``file: parameter ...``: as a compiler names a place
+                return f"{before[:-2]}:{number}: {message[found.start() :]}"
+            return f"{message} (line {number} of the file)"
+    return message
 
 
 def _exact(value: object, where: str) -> bool:
@@ -200,8 +234,12 @@ def _defines(meta: dict[str, Any], where: str) -> tuple[dict[str, int], dict[str
     defines = meta.get("defines", {})
     if not isinstance(defines, dict):
         raise CatalogError(f"{where}: [defines] must be a table of NAME = integer")
-    if not all(isinstance(v, int) for v in defines.values()):
-        raise CatalogError(f"{where}: [defines] values must be integers")
+    for key, value in defines.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CatalogError(
+                f"{where}: [defines] {key} = {value!r}: a define's value must be an integer "
+                f"(e.g. {key} = 16)"
+            )
     allowed = meta.get("allowed", {})
     if not isinstance(allowed, dict):
         raise CatalogError(f"{where}: [allowed] must be a table of NAME = [values]")
@@ -209,7 +247,7 @@ def _defines(meta: dict[str, Any], where: str) -> tuple[dict[str, int], dict[str
         if (
             key not in defines
             or not isinstance(values, list)
-            or not all(isinstance(x, int) for x in values)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in values)
         ):
             raise CatalogError(f"{where}: [allowed] {key} must list values of a define")
     return defines, allowed
@@ -433,7 +471,7 @@ def load_variant_file(path: str | Path, allow_outside: bool = False) -> Variant:
         source = read_user_text(path, "kernel file")
     except UserFileError as exc:
         raise CatalogError(str(exc)) from None
-    return parse_variant(source, path)
+    return parse_variant(source, path, own_header=True)
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from explorer.engine.build_inputs import build_digest
-from explorer.frontend import AddressSpace, ParseError, parse
+from explorer.frontend import AddressSpace, ParsedSource, ParseError, parse
 from explorer.frontend import Parameter as SourceParameter
 
 _SCALARS: dict[str, type[np.number]] = {
@@ -128,8 +128,20 @@ def _signature(
     try:
         function = parsed.kernel(kernel)
     except KeyError:
-        raise SignatureError(f"no '__kernel void {kernel}(...)' in the source") from None
+        raise SignatureError(_missing(kernel, parsed, defines)) from None
     return tuple(_parameter(p) for p in function.parameters)
+
+
+def _missing(kernel: str, parsed: ParsedSource, defines: tuple[tuple[str, int | str], ...]) -> str:
+    """Why ``kernel`` is not one of the source's kernels, with the kernels it has: an
+    ``#if`` on the defines may have left it out, or it is a function without ``__kernel``."""
+    message = f"no '__kernel void {kernel}(...)' in the source"
+    if defines:
+        message += " as built with " + " ".join(f"-D {name}={value}" for name, value in defines)
+    if any(f.name == kernel for f in parsed.helpers):
+        return f"{message}: {kernel} is a function without __kernel"
+    found = [f.name for f in parsed.kernels]
+    return f"{message}; its kernels: {', '.join(found)}" if found else f"{message}; it has none"
 
 
 def compiler_warnings(

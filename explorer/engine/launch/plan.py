@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from explorer.description.expressions import ExpressionError, evaluate, names_in
@@ -13,7 +14,9 @@ from explorer.description.launch import DescriptionError, LaunchDescription, Loc
 from explorer.engine.launch.memory import available_host_bytes, check_memory
 from explorer.engine.records import CPU_NAME, DeviceInfo, Refusal, Variant
 from explorer.families.base import InputError
+from explorer.frontend.line_directives import line_numbering
 from explorer.paths import shown
+from explorer.trace import c_expr
 
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
@@ -177,26 +180,97 @@ def _defines(
 
 # An array declaration: a type, a name and its bracketed sizes (``__local float tile[TILE];``).
 _ARRAY_DECLARATION = re.compile(
-    r"\b[A-Za-z_]\w*\s+\**\s*([A-Za-z_]\w*)\s*((?:\[[^\]\[;{}]*\]\s*)+)[;=]"
+    r"(?:^|[;{}(,])\s*(?P<type>(?:[A-Za-z_]\w*\s+)+)\**\s*(?P<name>[A-Za-z_]\w*)\s*"
+    r"(?P<sizes>(?:\[[^\]\[;{}]*\]\s*)+)(?=[;=,)])",
+    re.M,
 )
+# Words that start a statement, not a declaration (``return tile[PAD];``).
+_STATEMENT = frozenset({"return", "else", "case", "goto", "do", "sizeof"})
+_DEFINED = re.compile(r"^[ \t]*#[ \t]*(?:define|undef)[ \t]+([A-Za-z_]\w*)", re.M)
+
+
+_OBJECT_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(.*)$", re.M)
+
+
+def _defines_in(expression: str, chosen: dict[str, int], bodies: dict[str, str]) -> list[str]:
+    """The chosen defines an expression uses, in the order it names them, through the
+    source's own macros too (``TILE * ROW`` with ``#define ROW (TILE + PAD)``)."""
+    found: list[str] = []
+    pending, seen = re.findall(r"[A-Za-z_]\w*", expression), set()
+    while pending:
+        name = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in chosen:
+            found.append(name)
+        elif name in bodies:
+            pending[:0] = re.findall(r"[A-Za-z_]\w*", bodies[name])
+    return found
+
+
+def _without_comments(source: str) -> str:
+    """The source with its comments (the header's among them) blanked, lines kept."""
+    return re.sub(
+        r"/\*.*?\*/|//[^\n]*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), source, flags=re.S
+    )
 
 
 def _check_array_defines(variant: Variant, chosen: dict[str, int]) -> None:
-    """Refuse a define below 1 that sizes an array in the kernel's source: the compiler
-    takes a zero-sized array, and the loops stepping by it never end."""
-    small = {name: value for name, value in chosen.items() if value < 1}
-    if not small or not variant.source:
+    """Refuse defines that make an array of the kernel's source hold no element: the
+    compiler takes a zero-sized array, and the loops stepping by it never end. Each size
+    is evaluated with the defines and the source's own integer macros (``TILE + PAD`` with
+    ``PAD=0`` is ``TILE``, fine); a size that cannot be evaluated is left to the compiler."""
+    if not chosen or not variant.source:
         return
-    for match in _ARRAY_DECLARATION.finditer(variant.source):
-        used = set(re.findall(r"[A-Za-z_]\w*", match.group(2))) & set(small)
-        if used:
-            name = sorted(used)[0]
-            line = variant.source.count("\n", 0, match.start()) + 1
-            default = variant.default_defines.get(name)
+    text = _without_comments(variant.source)
+    # A macro the source defines twice (under #if, or #undef'd) has no one value here.
+    counts = Counter(_DEFINED.findall(text))
+    values = {
+        name: value
+        for name, value in c_expr.integer_names(text, chosen, ())
+        if name in chosen or counts[name] == 1
+    }
+    bodies = {
+        m.group(1): m.group(2) for m in _OBJECT_MACRO.finditer(text) if counts[m.group(1)] == 1
+    }
+    for match in _ARRAY_DECLARATION.finditer(text):
+        if match.group("type").split()[0] in _STATEMENT:
+            continue
+        for size in re.findall(r"\[([^\]]*)\]", match.group("sizes")):
+            expression = " ".join(size.split())
+            node = c_expr.parse(expression) if expression else None
+            if node is None:
+                continue
+            used = _defines_in(expression, chosen, bodies)
+            value = c_expr.evaluate(node, values)
+            if not used or value is None or value >= 1:
+                continue
+            physical = text.count("\n", 0, match.start("name")) + 1
+            line = line_numbering(variant.source).presumed(physical) or physical
+            # The defines changed from their defaults first: the likely cause.
+            changed = [n for n in used if chosen[n] != variant.default_defines.get(n)] or used
+            given = ", ".join(f"{name}={chosen[name]}" for name in changed)
+            others = [n for n in used if n not in changed]
+            if others:
+                given += " (with " + ", ".join(f"{n}={chosen[n]}" for n in others) + ")"
+            if expression == used[0]:
+                default = variant.default_defines.get(used[0])
+                fix = f"Use {used[0]} ≥ 1" + (f" (its default is {default})." if default else ".")
+            else:
+                defaults = ", ".join(
+                    f"{name}={variant.default_defines[name]}"
+                    for name in used
+                    if name in variant.default_defines
+                )
+                fix = f"Choose defines that make {expression} at least 1" + (
+                    f" (the defaults: {defaults})." if defaults else "."
+                )
             raise _Refused(
-                f"{name}={small[name]} sizes the array {match.group(1)} (line {line}); an array "
-                "holds at least one element.",
-                f"Use {name} ≥ 1" + (f" (its default is {default})." if default else "."),
+                f"{given} {'sizes' if len(changed) == 1 else 'size'} the array "
+                f"{match.group('name')} "
+                f"(line {line}) as {expression} = {value}; an array holds at least one element.",
+                fix,
             )
 
 
