@@ -2,7 +2,8 @@
 
 Two launches: the first only counts each work-item's records, so the second can give
 every traced work-item a region of exactly the right size (no guessing, and overflow
-can only come from a kernel whose control flow differs between launches). The counting
+can only come from a kernel whose control flow differs between launches: such work-items
+are given the room they took and recorded again, a few times at most). The counting
 launch runs a build whose barriers are recorded but not executed, so a barrier only some
 work-items reach is found, not run (see the trace runtime); the recording launch runs the
 kernel's real barriers unless that happened. Work-groups
@@ -449,6 +450,21 @@ class TraceLaunch:
             wi_counts = self.count(window, True).ravel().astype(np.uint64)
             offsets = _offsets(wi_counts)
             counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, True)
+        for _ in range(ROOM_RETRIES):
+            # A kernel whose paths differ from launch to launch (a compare-and-swap loop
+            # that retries as other work-items win, on a device that runs them at once):
+            # the work-items whose records did not fit get room for what they made and as
+            # much again, and the launch is recorded anew, while the budget holds them.
+            over = counts > wi_counts
+            if not over.any():
+                break
+            room = wi_counts.copy()
+            room[over] = 2 * counts[over].astype(np.uint64) - wi_counts[over]
+            if int(room.sum()) * RECORD_BYTES > self.budget:
+                break
+            wi_counts = room
+            offsets = _offsets(wi_counts)
+            counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
         self.slots = slots
         planes = self._planes(rec_bufs, int(offsets[-1]))
         self.cl.enqueue_copy(self.p.queue, self.meta, self.meta_buf).wait()
@@ -600,6 +616,9 @@ def kernel_names(p: Prepared) -> tuple[tuple[str, int], ...]:
 # sit under a condition, docs/benchmarks.md); True or False decides for every device (what
 # the benchmark measuring it sets).
 ONE_BUILD: bool | None = None
+
+# Recording launches made anew, at most, for work-items whose records did not fit.
+ROOM_RETRIES = 3
 
 
 def one_build(device_key: str | None) -> bool:
