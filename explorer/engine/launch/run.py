@@ -63,8 +63,11 @@ OUTPUT_TEXT_LIMIT = 64 * 1024
 NAN_WORD = 0x7FC00000
 OTHER_WORD = 0x00000000
 # What the guards around each buffer hold for that launch (their pattern otherwise): a read
-# past a buffer's end then reads other bytes too.
-OTHER_GUARD_BYTE = 0x00
+# past a buffer's end then reads other bytes too, and another number. The pattern's bytes read
+# as a float of -2.9e-16 and zeros as 0: either added to a value of 1 leaves it as it was, so
+# the element was judged by what lay past the buffer. 0x7F reads as 3.4e38 (and as another
+# integer of every width).
+OTHER_GUARD_BYTE = 0x7F
 # Fill launches at most, and (where local memory is not the host's, as on a GPU) how many in a
 # row must find no area not filled before.
 _MOST_FILLS = 256
