@@ -451,18 +451,23 @@ class TraceLaunch:
             offsets = _offsets(wi_counts)
             counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, True)
         for _ in range(ROOM_RETRIES):
-            # A kernel whose paths differ from launch to launch (a compare-and-swap loop
-            # that retries as other work-items win, on a device that runs them at once):
-            # the work-items whose records did not fit get room for what they made and as
-            # much again, and the launch is recorded anew, while the budget holds them.
-            over = counts > wi_counts
+            # A kernel whose paths differ from launch to launch (work handed out by an
+            # atomic ticket, a compare-and-swap loop that retries as other work-items win,
+            # on a device that runs many at once): which work-items make more records is not
+            # the same twice, so every work-item gets room for as many as the most any made
+            # yet, where the budget holds that, else those that did not fit room for what
+            # they made and as much again; and the launch is recorded anew.
+            made = counts.astype(np.uint64)
+            over = made > wi_counts
             if not over.any():
                 break
-            room = wi_counts.copy()
-            room[over] = 2 * counts[over].astype(np.uint64) - wi_counts[over]
+            room = np.maximum(wi_counts, max(int(made.max()), int(wi_counts.max())))
             if int(room.sum()) * RECORD_BYTES > self.budget:
-                break
-            wi_counts = room
+                room = wi_counts.copy()
+                room[over] = 2 * made[over] - wi_counts[over]
+                if int(room.sum()) * RECORD_BYTES > self.budget:
+                    break
+            wi_counts = room.astype(np.uint64)
             offsets = _offsets(wi_counts)
             counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
         self.slots = slots

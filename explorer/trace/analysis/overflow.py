@@ -3,6 +3,8 @@ so the trace is incomplete after that point."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from explorer.trace.analysis.context import Context
 from explorer.trace.analysis.detector import Category, Detector
 from explorer.trace.analysis.units import Units
@@ -17,7 +19,10 @@ def find(ctx: Context, units: Units) -> list[Finding]:
     if over.size == 0:
         return []
     t = ctx.trace
-    most = int(t.wi_count[over].max())
+    rooms = t.extra.get("capacity_per_wi")
+    worst = int(over[np.argmax(t.wi_count[over])])
+    most = int(t.wi_count[worst])
+    room = int(rooms[worst]) if rooms is not None else t.capacity
     return [
         Finding(
             kind=KIND,
@@ -27,11 +32,13 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             work_items=ctx.labels(over),
             count=int(over.size),
             message=(
-                f"{over.size} work-item(s) tried to record more than the {t.capacity} records "
-                f"each can keep (the most tried {most}): the trace is incomplete after that "
-                f"point, so accesses, and findings about them, are missing. Raise the trace "
-                f"capacity to at least {most} records per work-item, or trace fewer "
-                f"work-groups."
+                f"{over.size} work-item(s) made more records when recorded than when counted "
+                f"(the most {most}, where its count gave it room for {room}), even recorded "
+                "anew: the kernel's paths differ from one launch to the next (atomics "
+                "deciding who does what, a compare-and-swap loop that retries as others "
+                "win). The trace is incomplete after that point, so accesses, and findings "
+                "about them, are missing: trace fewer work-groups, or with more memory "
+                "(--groups, --budget-mb), to give each work-item more room."
             ),
         )
     ]
