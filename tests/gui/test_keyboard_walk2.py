@@ -1,0 +1,90 @@
+"""The keyboard-only walk, continued: another work-item of the group is followed from the
+keyboard (Ctrl+Shift+J takes its local ids typed, Shift and an arrow the one beside it) as a
+click on a cell follows it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from tests.gui.conftest import trace_and_wait
+from tests.gui.test_keyboard_walk import CTRL, _answer_the_group_dialog, _back_to, _press, _shown
+
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+def _traced(window, qtbot):
+    """The tiled matmul traced at 64×64×32 (16×16 work-items a group), its animation
+    focused as a click on it leaves it."""
+    _shown(window, qtbot)
+    for name, value in {"M": 64, "N": 64, "K": 32}.items():
+        window.model.set_size(name, value)
+    view = trace_and_wait(qtbot, window)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    return view
+
+
+def _followed(window) -> tuple[int, int]:
+    """The local ids (x, y) of the work-item whose reads are drawn (16×16 a group)."""
+    wi = window.state.playback.cursor.selected_wi
+    return wi % 16, wi // 16
+
+
+def test_ctrl_shift_j_follows_the_work_item_typed(window, qtbot):
+    view = _traced(window, qtbot)
+    pb = window.state.playback
+    assert _followed(window) == (8, 8)  # the centre of the group to begin with
+    step = view.current
+    answered, focused = _answer_the_group_dialog(qtbot, "3, 5")
+    _press(qtbot, Qt.Key.Key_J, CTRL | SHIFT)
+    qtbot.waitUntil(lambda: answered == ["8, 8"])  # it proposed the one followed
+    assert focused == [True]
+    qtbot.waitUntil(lambda: _followed(window) == (3, 5))
+    assert pb.cursor.selected_wi == 3 + 16 * 5
+    assert view.lines.reads_label.text().startswith("work-item (3, 5) of group (0, 0, 0)")
+    assert view.current == step and window.state.playback.group == (0, 0, 0)
+    _back_to(window, qtbot)
+    assert QApplication.focusWidget() is view
+    answered, _ = _answer_the_group_dialog(qtbot, "16, 0")  # the group has x 0 to 15
+    _press(qtbot, Qt.Key.Key_J, CTRL | SHIFT)
+    qtbot.waitUntil(lambda: answered == ["3, 5"])
+    qtbot.waitUntil(lambda: "0 to 15" in window.statusBar().currentMessage())
+    assert _followed(window) == (3, 5)
+    _back_to(window, qtbot)
+    # Another group keeps the work-item followed (a click on the map does the same).
+    answered, _ = _answer_the_group_dialog(qtbot, "1, 1")
+    _press(qtbot, Qt.Key.Key_J, CTRL)
+    qtbot.waitUntil(lambda: window.state.playback.group == (1, 1, 0))
+    assert _followed(window) == (3, 5)
+
+
+def test_shift_and_an_arrow_follow_the_work_item_beside_it(window, qtbot):
+    view = _traced(window, qtbot)
+    view.set_step(3)
+    _press(qtbot, Qt.Key.Key_Right, SHIFT)
+    assert _followed(window) == (9, 8)
+    _press(qtbot, Qt.Key.Key_Down, SHIFT)
+    _press(qtbot, Qt.Key.Key_Down, SHIFT)
+    assert _followed(window) == (9, 10)
+    _press(qtbot, Qt.Key.Key_Left, SHIFT)
+    _press(qtbot, Qt.Key.Key_Up, SHIFT)
+    assert _followed(window) == (8, 9)
+    assert view.current == 3  # the animation did not step
+    assert view.lines.reads_label.text().startswith("work-item (8, 9)")
+    _press(qtbot, Qt.Key.Key_Right)  # an arrow alone still steps
+    assert view.current == 4 and _followed(window) == (8, 9)
+    for _ in range(10):  # held at the group's edge
+        _press(qtbot, Qt.Key.Key_Up, SHIFT)
+    assert _followed(window) == (8, 0)
+    # From the slider, as from the animation (the stepping keys' rule).
+    view.controls.slider.setFocus()
+    qtbot.waitUntil(view.controls.slider.hasFocus)
+    _press(qtbot, Qt.Key.Key_Left, SHIFT)
+    assert _followed(window) == (7, 0)
+    # In a text field of the configuration Shift+← selects text, as it should.
+    local = window.views.panel.local_edit
+    local.setFocus()
+    qtbot.waitUntil(local.hasFocus)
+    _press(qtbot, Qt.Key.Key_Left, SHIFT)
+    assert _followed(window) == (7, 0)
