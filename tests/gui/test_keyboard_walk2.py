@@ -1,12 +1,15 @@
 """The keyboard-only walk, continued: another work-item of the group is followed from the
 keyboard (Ctrl+Shift+J takes its local ids typed, Shift and an arrow the one beside it) as a
-click on a cell follows it."""
+click on a cell follows it; the tour's closing words are read whole on a 1280×720 projector,
+where nobody can hover to read the rest."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from explorer.gui.controllers.tour_stages import CLOSING, TOUR
 from tests.gui.conftest import trace_and_wait
 from tests.gui.test_keyboard_walk import CTRL, _answer_the_group_dialog, _back_to, _press, _shown
 
@@ -88,3 +91,33 @@ def test_shift_and_an_arrow_follow_the_work_item_beside_it(window, qtbot):
     qtbot.waitUntil(local.hasFocus)
     _press(qtbot, Qt.Key.Key_Left, SHIFT)
     assert _followed(window) == (7, 0)
+
+
+def _presenting_at_1280x720(window, qtbot, size=(1280, 720)):
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_tours_closing_words_are_read_whole_at_1280x720(window, qtbot, monkeypatch, size):
+    """The badge shows at most three lines; the closing words once ended "Esc leaves
+    pres…" at 1280×720, the rest only in a tooltip a keyboard cannot open."""
+    _presenting_at_1280x720(window, qtbot, size)
+    monkeypatch.setattr(window.worker, "run", lambda request: 7)  # the stages run nothing
+    view = window.views.execution_view
+    _press(qtbot, Qt.Key.Key_G, CTRL)  # the tour
+    for _ in TOUR:
+        _press(qtbot, Qt.Key.Key_Space)
+    badge = window.views.result_view.badge
+    assert badge.text() == CLOSING
+    qtbot.wait(50)
+    assert badge.isVisible() and badge.width() <= window.width() // 4 + 10
+    assert not badge.elided(), badge.shown_text()
+    assert badge.shown_text() == CLOSING
+    assert badge.toolTip() == ""  # nothing left to hover for
+    assert "Esc" in CLOSING  # the way out said where the eyes are
+    assert view.isVisible()
