@@ -422,6 +422,51 @@ class ExecutionView(QWidget):
         self._show_group()
         return True
 
+    # -- the work-item followed, for the keyboard -----------------------------------------
+    @property
+    def local_size(self) -> tuple[int, int] | None:
+        """The work-group's size along x and y, or None without an animation."""
+        if self.playback is None:
+            return None
+        lx, ly = (list(self.playback.trace.local_size) + [1, 1])[:2]
+        return int(lx), int(ly)
+
+    @property
+    def followed(self) -> tuple[int, int] | None:
+        """The local ids (x, y) of the work-item whose reads are drawn, or None."""
+        size = self.local_size
+        if self.playback is None or size is None or self.playback.cursor.selected_wi is None:
+            return None
+        wi = self.playback.cursor.selected_wi
+        return wi % size[0], (wi // size[0]) % size[1]
+
+    def select_work_item(self, local: tuple[int, int]) -> bool:
+        """Follow the group's work-item with these local ids (x, y), as a click on a cell it
+        touched does; False when the group has none such (outside its size, not traced)."""
+        pb, size = self.playback, self.local_size
+        if pb is None or size is None or pb.cursor.group_steps is None:
+            return False
+        x, y = local
+        if not (0 <= x < size[0] and 0 <= y < size[1]):
+            return False
+        linear = x + size[0] * y
+        if pb.cursor.group_steps.work_item(linear) is None:
+            return False
+        pb.cursor.selected_wi = linear
+        pb.cursor.hover_wi = None
+        self.redraw()
+        return True
+
+    def move_work_item(self, dx: int, dy: int) -> bool:
+        """Follow the work-item next to the followed one (``dx``, ``dy`` local ids away),
+        held inside the group; False when it stays (at the group's edge)."""
+        size, now = self.local_size, self.followed
+        if size is None:
+            return False
+        x, y = now if now is not None else (size[0] // 2, size[1] // 2)
+        to = (max(0, min(x + dx, size[0] - 1)), max(0, min(y + dy, size[1] - 1)))
+        return to != now and self.select_work_item(to)
+
     def show_finding(self, finding: Finding) -> None:
         """Jump to the finding's phase and line; mark its work-items and elements."""
         pb = self.playback

@@ -11,8 +11,9 @@ KEYS = (
     "<span style='color:#3498db'>■</span> read this step &nbsp; "
     "<span style='color:#e67e22'>■</span> written &nbsp; "
     "<span style='color:#8e44ad'>■</span> both &nbsp; "
-    "<span style='color:#16a085'>■</span> the selected work-item (click a cell to pick "
-    "another) &nbsp; <span style='color:#c0392b'>□</span> the group's tile this step "
+    "<span style='color:#16a085'>■</span> the selected work-item (click a cell, or "
+    "Shift+arrow, to pick another) &nbsp; <span style='color:#c0392b'>□</span> the group's "
+    "tile this step "
     "&nbsp; <span style='color:#e67e22'>□</span> the group's tile of the output &nbsp; "
     "<b>1.2…</b> more digits than the cell holds (hover the cell for the value)"
 )

@@ -191,7 +191,8 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
     state.presenting, state.playback = False, object()  # an animation to step
     stepping = keys | {
         "first_step", "last_step", "next_phase", "previous_phase", "next_line", "previous_line",
-        "ten_phases_on", "ten_phases_back", "go_to_group",
+        "ten_phases_on", "ten_phases_back", "go_to_group", "go_to_work_item",
+        "work_item_left", "work_item_right", "work_item_up", "work_item_down",
     }  # fmt: skip
     assert enabled() == always | {"compare"} | stepping | {"cancel"}
     state.playback = None

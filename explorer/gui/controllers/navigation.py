@@ -1,7 +1,8 @@
 """The kernel on screen: its source follows the configuration, a finding or a build-log line
 selected shows its line, and a new variant takes the old trace and its marks off the screen,
 so nothing on screen belongs to another kernel. The Step menu: first and last step, the next
-and previous phase (barrier) and source line, the next and previous finding."""
+and previous phase (barrier) and source line, the next and previous finding, and the
+work-item followed (typed, or the one beside it: the keyboard's click on a cell)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QInputDialog
 
 from explorer.gui.actions import Action, Actions, AppContext
 from explorer.gui.controllers.roles import (
@@ -20,6 +22,7 @@ from explorer.gui.controllers.roles import (
     StatusLine,
     Worker,
 )
+from explorer.gui.controllers.traces import parse_ids
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
 from explorer.trace.recorded import Finding
@@ -50,6 +53,16 @@ class Stepper(Animation, Protocol):
     def next_line(self) -> None: ...
 
     def previous_line(self) -> None: ...
+
+    @property
+    def local_size(self) -> tuple[int, int] | None: ...
+
+    @property
+    def followed(self) -> tuple[int, int] | None: ...
+
+    def select_work_item(self, local: tuple[int, int]) -> bool: ...
+
+    def move_work_item(self, dx: int, dy: int) -> bool: ...
 
 
 class FindingsList(Protocol):
@@ -156,6 +169,43 @@ class NavigationController:
     def previous_line(self) -> None:
         self.execution.previous_line()
 
+    # -- the work-item followed, for the keyboard (a click on a cell picks one) -----------
+    def go_to_work_item(self) -> None:
+        """The work-item whose reads are drawn, its local ids typed ("3, 5")."""
+        size, now = self.execution.local_size, self.execution.followed
+        group = self.state.playback.group if self.state.playback is not None else None
+        if size is None or group is None:
+            return
+        lx, ly = size
+        x, y = now if now is not None else (lx // 2, ly // 2)
+        text, ok = QInputDialog.getText(
+            QApplication.activeWindow(),
+            "Go to work-item",
+            f"Work-item (x, y) of work-group ({group[0]}, {group[1]}): "
+            f"0 to {lx - 1}, 0 to {ly - 1}",
+            text=f"{x}, {y}",
+        )
+        if not ok:
+            return
+        local = parse_ids(text, size)
+        if local is None or not self.execution.select_work_item(local):
+            self.status.say(
+                f"No work-item {text.strip()!r} in this work-group: x from 0 to {lx - 1}, "
+                f"y from 0 to {ly - 1}"
+            )
+
+    def work_item_left(self) -> None:
+        self.execution.move_work_item(-1, 0)
+
+    def work_item_right(self) -> None:
+        self.execution.move_work_item(1, 0)
+
+    def work_item_up(self) -> None:
+        self.execution.move_work_item(0, -1)
+
+    def work_item_down(self) -> None:
+        self.execution.move_work_item(0, 1)
+
     # -- the switches of the animation, for the keyboard (the Step menu) ---------------
     def switch_lines(self) -> None:
         self.execution.controls.switch("lines")
@@ -232,6 +282,21 @@ def _step(
     """A stepping command of the Step menu, enabled while there is an animation."""
     return Action(
         key, text, "&Step", handler, (), tip, section=1, order=order,
+        enabled_when=_animated, keys=keys,
+    )  # fmt: skip
+
+
+def _work_item(
+    key: str,
+    text: str,
+    handler: Callable[[NavigationController], object],
+    keys: tuple[str, ...],
+    tip: str,
+    order: int,
+) -> Action[NavigationController]:
+    """A command of the Step menu that picks the work-item followed."""
+    return Action(
+        key, text, "&Step", handler, (), tip, section=4, order=order,
         enabled_when=_animated, keys=keys,
     )  # fmt: skip
 
@@ -387,5 +452,49 @@ ACTIONS = Actions(
         "Play half as fast (down to 0.5×)",
         section=3,
         order=45,
+    ),
+    Action(
+        "go_to_work_item",
+        "Go to work-ite&m…",
+        "&Step",
+        NavigationController.go_to_work_item,
+        ("Ctrl+Shift+J",),
+        "Follow another work-item of the group: its local x and y typed (a click on a cell "
+        "it touched does the same)",
+        section=4,
+        order=110,
+        enabled_when=_animated,
+    ),
+    _work_item(
+        "work_item_left",
+        "Work-item to the left",
+        NavigationController.work_item_left,
+        ("Shift+Left",),
+        "Follow the work-item before this one along x",
+        120,
+    ),
+    _work_item(
+        "work_item_right",
+        "Work-item to the right",
+        NavigationController.work_item_right,
+        ("Shift+Right",),
+        "Follow the work-item after this one along x",
+        121,
+    ),
+    _work_item(
+        "work_item_up",
+        "Work-item above",
+        NavigationController.work_item_up,
+        ("Shift+Up",),
+        "Follow the work-item before this one along y",
+        122,
+    ),
+    _work_item(
+        "work_item_down",
+        "Work-item below",
+        NavigationController.work_item_down,
+        ("Shift+Down",),
+        "Follow the work-item after this one along y",
+        123,
     ),
 )

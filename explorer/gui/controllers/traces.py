@@ -288,13 +288,20 @@ def _failed(result: RunResult) -> str:
 def parse_group(text: str, count: tuple[int, int]) -> Group | None:
     """The work-group typed as "20, 18" (or "20 18", "(20, 18)"), within ``count``
     groups; None for anything else."""
+    ids = parse_ids(text, count)
+    return None if ids is None else (ids[0], ids[1], 0)
+
+
+def parse_ids(text: str, count: tuple[int, int]) -> tuple[int, int] | None:
+    """An x and a y typed as "3, 5" (or "3 5", "(3, 5)"; a lone x has y 0), each below its
+    ``count``; None for anything else."""
     words = text.replace("(", " ").replace(")", " ").replace(",", " ").split()
     if len(words) not in (1, 2) or not all(w.isdigit() for w in words):
         return None
-    gx, gy = int(words[0]), int(words[1]) if len(words) == 2 else 0
-    if gx >= count[0] or gy >= count[1]:
+    x, y = int(words[0]), int(words[1]) if len(words) == 2 else 0
+    if x >= count[0] or y >= count[1]:
         return None
-    return gx, gy, 0
+    return x, y
 
 
 ACTIONS = Actions(
