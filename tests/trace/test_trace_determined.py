@@ -1,0 +1,174 @@
+"""A trace judges its launch as a run does, whatever lies past a buffer's end, and names an
+unsigned index that wrapped below zero by the element the device addressed.
+
+A forward difference ``d[i] = x[i + 1] - x[i]`` launched over all n values reads x[n] in the
+work-item n - 1: d's last element is decided by memory the kernel was not given. A run tells
+that element from the rest (not judged, named: ``run.undetermined``); the trace build, which
+redirects an access out of bounds to a scratch slot of its own, judged what the slot happened
+to hold (WRONG at d[n - 1] one trace, VERIFIED the next). Each kernel below was derived by
+hand: x holds 63 - i, so x[63] is 0 and d[63] is whatever x[64] reads as a float."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.capture.folder import load_capture
+from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.header.sim import load_sim
+from explorer.engine.record.trace_launch import TraceRequest
+from explorer.engine.records import RunRequest
+from tests.capture.conftest import replace_contents
+from tests.robustness.helpers import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+N = 64
+KERNEL = """\
+__kernel void diff(__global const float *x, __global float *d)
+{
+    int i = get_global_id(0);
+    d[i] = x[i + 1] - x[i];
+}
+"""
+
+
+def _header(folder: Path, expected: np.ndarray) -> Path:
+    """The difference as a kernel file whose answer for d is ``expected``."""
+    np.save(folder / "x.npy", np.arange(N - 1, -1, -1, dtype=np.float32))
+    np.save(folder / "d.npy", expected.astype(np.float32))
+    path = folder / "diff.cl"
+    path.write_text(
+        textwrap.dedent(f"""\
+        /*---
+        name = "Forward difference over all {N} values: work-item {N - 1} reads x[{N}]"
+        family = "custom"
+        kernel = "diff"
+        global = ["{N}"]
+        local = ["16"]
+        [args.x]
+        buffer = "float"
+        count = "{N}"
+        contents = "npy"
+        file = "x.npy"
+        access = "read"
+        [args.d]
+        buffer = "float"
+        count = "{N}"
+        contents = "zeros"
+        access = "write"
+        [reference]
+        expected = {{d = "d.npy"}}
+        expected_from = "the original run"
+        ---*/
+        #line 1
+        """)
+        + KERNEL
+    )
+    return path
+
+
+def _answer(past_end: float) -> np.ndarray:
+    x = np.arange(N - 1, -1, -1, dtype=np.float32)
+    return np.append(np.diff(x), np.float32(past_end) - x[-1])
+
+
+def test_a_read_past_the_end_is_not_judged_by_the_trace_as_by_the_run(executor, device, tmp_path):
+    """The recorded answer says 1234 lay past x in the original run: d[63] is not judged, by
+    the run and by every trace alike (before: the trace judged WRONG at 1 element, the
+    scratch slot holding something else, or VERIFIED where it happened to agree)."""
+    variant = load_variant_file(_header(tmp_path, _answer(1234.0)))
+    run = RunRequest(variant, {}, device_key=device.key, repeat=1, warmup=1)
+    ran = executor.run(run)
+    assert ran.status == "verified", ran.summary()
+    assert ran.verdict.undetermined == (("d", 1, (63,)),)
+    for _ in range(3):
+        traced = executor.trace(TraceRequest(run)).result
+        assert traced.status == "verified", traced.summary()
+        assert traced.verdict.undetermined == ran.verdict.undetermined
+    # A wrong element the inputs decide is still wrong: d[0] (x[1] - x[0] is -1).
+    wrong = _answer(1234.0)
+    wrong[0] = 7.0
+    variant = load_variant_file(_header(tmp_path, wrong))
+    run = RunRequest(variant, {}, device_key=device.key, repeat=1, warmup=1)
+    for result in (executor.run(run), executor.trace(TraceRequest(run)).result):
+        assert result.status == "wrong", result.summary()
+        assert result.verdict.undetermined == (("d", 1, (63,)),), result.summary()
+
+
+SIM = f"""\
+# the difference over all {N} values, launched as its kernel file is
+diff.cl
+diff
+{N} 1 1
+16 1 1
+
+<size={4 * N} float range={N - 1}:-1:0>    # x
+<size={4 * N} float fill=0 dump>           # d
+"""
+
+
+def test_the_trace_build_reads_past_the_end_what_a_run_reads(executor, device, tmp_path):
+    """A .sim file has no answer to judge by: what the trace build computes from the read
+    past x is what the run computed (the bytes a run finds past a buffer), the same at
+    every trace (before: the scratch slot's leftovers, 0.0 on a fresh one)."""
+    (tmp_path / "diff.cl").write_text(KERNEL)
+    (tmp_path / "diff.sim").write_text(SIM)
+    run = RunRequest(load_sim(tmp_path / "diff.sim"), {}, device_key=device.key, repeat=1)
+    ran = executor.run(run)
+    assert ran.status == "unchecked" and ran.outputs is not None, ran.summary()
+    for _ in range(2):
+        traced = executor.trace(TraceRequest(run)).result
+        assert traced.status == "unchecked" and traced.outputs is not None, traced.summary()
+        assert traced.outputs["d"].tobytes() == ran.outputs["d"].tobytes()
+
+
+PROGRAM = f"""\
+import numpy as np
+import pyopencl as cl
+
+ctx = cl.create_some_context(interactive=False)
+q = cl.CommandQueue(ctx)
+prg = cl.Program(ctx, '''{KERNEL}''').build()
+x = np.arange({N - 1}, -1, -1, dtype=np.float32)
+xb = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x)
+db = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, x.nbytes)
+prg.diff(q, ({N},), (16,), xb, db)
+q.finish()
+"""
+
+
+@pytest.mark.usefixtures("fast_cli")
+def test_a_captured_launch_traces_with_the_verdict_of_its_replay(device, tmp_path):
+    """The captured difference, its recorded d[63] edited as if 1234 lay past x in the
+    program: the replay and the trace both verify it, d[63] not judged."""
+    (tmp_path / "program.py").write_text(PROGRAM)
+    folder = tmp_path / "captured"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "capture", str(folder), "--",
+         sys.executable, "program.py"],
+        env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    capture = load_capture(folder)
+    (launch,) = capture.launches
+    replace_contents(capture, launch.args[1].after, _answer(1234.0))
+    selection = ["--capture", str(folder), "--launch", "1"]
+    ran = cli("run", *selection, "--repeat", "1", "--json")
+    assert ran.code == 0, ran.out + ran.err
+    record = json.loads(ran.out)
+    assert record["status"] == "verified" and record["undetermined"] == {
+        "d": {"count": 1, "first": [63]}
+    }
+    for _ in range(2):
+        traced = cli("trace", *selection)
+        assert traced.code == 0, traced.out + traced.err
+        first = traced.out.splitlines()[0]
+        assert first.startswith("VERIFIED") and "not judged: 1 element of d (at 63)" in first
