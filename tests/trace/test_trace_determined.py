@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -172,3 +173,104 @@ def test_a_captured_launch_traces_with_the_verdict_of_its_replay(device, tmp_pat
         assert traced.code == 0, traced.out + traced.err
         first = traced.out.splitlines()[0]
         assert first.startswith("VERIFIED") and "not judged: 1 element of d (at 63)" in first
+
+
+# -- an unsigned index below zero ----------------------------------------------------------------
+
+WRAPS = """\
+/*---
+name = "Indices below zero: uint into floats and uchars, two uints apart, a long far below, an int"
+family = "custom"
+kernel = "wraps"
+global = ["GLOBAL"]
+local = ["16"]
+[args.in]
+buffer = "float"
+count = "32"
+access = "read"
+[args.c]
+buffer = "uchar"
+count = "32"
+access = "read"
+[args.two]
+buffer = "float"
+count = "32"
+access = "read"
+[args.far]
+buffer = "float"
+count = "32"
+access = "read"
+[args.d]
+buffer = "float"
+count = "GLOBAL"
+contents = "zeros"
+access = "write"
+---*/
+#line 1
+__kernel void wraps(__global const float *in, __global const uchar *c, __global const float *two,
+                    __global const float *far, __global float *d)
+{
+    uint u = (uint)get_global_id(0);
+    int s = (int)get_global_id(0);
+    long l = (long)get_global_id(0) - (1L << 40);
+    float a = (u < 32u) ? in[u - 1u] + c[u - 1u] : 0.0f;
+    float b = (u < 32u) ? two[u - 2u] + in[s - 1] : 0.0f;
+    float e = (u == 0u) ? far[l] : 0.0f;
+    d[u] = a + b + e;
+}
+"""
+
+
+@pytest.mark.parametrize("work_items", [32, 32768])  # the quick build, and the optimised one
+def test_an_unsigned_index_below_zero_is_named_by_the_element_it_reached(
+    executor, device, tmp_path, work_items
+):
+    """`in[u - 1u]` at u = 0 reaches in[4294967295], 16 GiB past the start of a float
+    buffer on a 64-bit device: the record's 32-bit offset read -4, and the finding named
+    in[-1], an element below the start it never touched. Now: the element reached, said to
+    be -1 wrapped (c[u - 1u] on uchars too, 4 GiB past); two elements wrapped at one site,
+    of which the trace keeps one offset, said to be wrapped, that one named; a signed index
+    below zero and a long one 2^40 elements below are below the start, as named before. The
+    guard stays `u >= 1u`."""
+    path = tmp_path / "wraps.cl"
+    path.write_text(WRAPS.replace("GLOBAL", str(work_items)))
+    run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run))
+    assert traced.analysis is not None, traced.result.summary()
+    found = {(f.line, f.buffer): (f.count, f.elements, f.message) for f in traced.analysis.findings}
+    # The one element of two named is one the kernel reached: u - 2u at u = 0 or 1.
+    two = re.fullmatch(
+        r"line 8 reads two at indices past the end \(wrapped below zero as unsigned; one of "
+        r"them two\[(\d+)\], (-\d) wrapped\) outside two \(32 elements\), 2 accesses; the "
+        r"accesses were skipped\. Guard it in the kernel's own terms: if \(u >= 2u\)",
+        found.pop((8, "two"))[2],
+    )
+    assert two is not None and two.groups() in (("4294967294", "-2"), ("4294967295", "-1"))
+    assert found == {
+        (7, "in"): (
+            1,
+            (4294967295,),
+            "line 7 reads in[4294967295] (-1 wrapped as a 32-bit unsigned index, 16 GiB past "
+            "the start) outside in (32 elements); the access was skipped. Guard it in the "
+            "kernel's own terms: if (u >= 1u)",
+        ),
+        (7, "c"): (
+            1,
+            (4294967295,),
+            "line 7 reads c[4294967295] (-1 wrapped as a 32-bit unsigned index, 4 GiB past "
+            "the start) outside c (32 elements); the access was skipped. Guard it in the "
+            "kernel's own terms: if (u >= 1u)",
+        ),
+        (8, "in"): (
+            1,
+            (-1,),
+            "line 8 reads in[-1] outside in (32 elements); the access was skipped. Guard it "
+            "in the kernel's own terms: if (s >= 1)",
+        ),
+        (9, "far"): (
+            1,
+            (-(1 << 40),),
+            "line 9 reads far[-1099511627776] outside far (32 elements); the access was "
+            "skipped. Guard it in the kernel's own terms: if (l >= 0)",
+        ),
+    }
