@@ -40,9 +40,15 @@ __kernel void diff(__global const float *x, __global float *d)
 """
 
 
-def _header(folder: Path, expected: np.ndarray) -> Path:
-    """The difference as a kernel file whose answer for d is ``expected``."""
-    np.save(folder / "x.npy", np.arange(N - 1, -1, -1, dtype=np.float32))
+def _values(last: float = 0.0) -> np.ndarray:
+    """x: 63 - i, plus ``last`` (x[63] is ``last``)."""
+    return np.arange(N - 1, -1, -1, dtype=np.float32) + np.float32(last)
+
+
+def _header(folder: Path, expected: np.ndarray, last: float = 0.0) -> Path:
+    """The difference as a kernel file whose answer for d is ``expected``, x from
+    ``_values(last)``."""
+    np.save(folder / "x.npy", _values(last))
     np.save(folder / "d.npy", expected.astype(np.float32))
     path = folder / "diff.cl"
     path.write_text(
@@ -75,16 +81,22 @@ def _header(folder: Path, expected: np.ndarray) -> Path:
     return path
 
 
-def _answer(past_end: float) -> np.ndarray:
-    x = np.arange(N - 1, -1, -1, dtype=np.float32)
+def _answer(past_end: float, last: float = 0.0) -> np.ndarray:
+    x = _values(last)
     return np.append(np.diff(x), np.float32(past_end) - x[-1])
 
 
-def test_a_read_past_the_end_is_not_judged_by_the_trace_as_by_the_run(executor, device, tmp_path):
+@pytest.mark.parametrize("last", [0.0, 1.0])
+def test_a_read_past_the_end_is_not_judged_by_the_trace_as_by_the_run(
+    executor, device, tmp_path, last
+):
     """The recorded answer says 1234 lay past x in the original run: d[63] is not judged, by
     the run and by every trace alike (before: the trace judged WRONG at 1 element, the
-    scratch slot holding something else, or VERIFIED where it happened to agree)."""
-    variant = load_variant_file(_header(tmp_path, _answer(1234.0)))
+    scratch slot holding something else, or VERIFIED where it happened to agree). With
+    x[63] = 1 too: the other bytes the launch that tells fills the guards with read as a
+    float that 1 does not swallow (before, zeros, and the guards' own pattern reads as
+    -2.9e-16: both gave d[63] = -1, so the run judged it WRONG)."""
+    variant = load_variant_file(_header(tmp_path, _answer(1234.0, last), last))
     run = RunRequest(variant, {}, device_key=device.key, repeat=1, warmup=1)
     ran = executor.run(run)
     assert ran.status == "verified", ran.summary()
@@ -94,9 +106,9 @@ def test_a_read_past_the_end_is_not_judged_by_the_trace_as_by_the_run(executor, 
         assert traced.status == "verified", traced.summary()
         assert traced.verdict.undetermined == ran.verdict.undetermined
     # A wrong element the inputs decide is still wrong: d[0] (x[1] - x[0] is -1).
-    wrong = _answer(1234.0)
+    wrong = _answer(1234.0, last)
     wrong[0] = 7.0
-    variant = load_variant_file(_header(tmp_path, wrong))
+    variant = load_variant_file(_header(tmp_path, wrong, last))
     run = RunRequest(variant, {}, device_key=device.key, repeat=1, warmup=1)
     for result in (executor.run(run), executor.trace(TraceRequest(run)).result):
         assert result.status == "wrong", result.summary()
