@@ -388,15 +388,12 @@ class TraceLaunch:
         redirected to and the guards around each buffer filled with other bytes before it
         (what :func:`explorer.engine.launch.run.undetermined` does for a run; the trace
         build reads past a buffer's end from that slot). Only results where some elements
-        are decided count. The launch counts and records nothing."""
+        are decided count. The launch counts and records nothing. The guards keep the other
+        bytes: a trace's allocations never go back to the pool (``bind.damaged_guards``)."""
         p = self.p
-        groups = np.arange(self.total_groups)
         fill_guards(p, self.bound, OTHER_GUARD_BYTE)
-        try:
-            self.count(groups, self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
-            again, _ = read_results(p, self.bound)
-        finally:
-            fill_guards(p, self.bound)
+        self.count(np.arange(self.total_groups), self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
+        again, _ = read_results(p, self.bound)
         found: dict[str, np.ndarray] = {}
         for b in p.description.results:
             if not isinstance(b.check, Expected):
