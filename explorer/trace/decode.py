@@ -105,6 +105,17 @@ def _flags_as_run(
     return tuple(out)
 
 
+def _far(meta: np.ndarray, buffer: int) -> tuple[int, bool]:
+    """The offset of an access out of bounds of ``buffer`` too far for its record, and
+    whether another differed from it (runtime.cl's __tr_far; 0: there was none)."""
+    if buffer >= meta.shape[0]:
+        return 0, False
+    state = int(meta[buffer, 7])
+    if not state & 0xFFFFFFFF:
+        return 0, False
+    return int(meta[buffer, 6:7].view(np.int64)[0]), bool(state >> 32)
+
+
 def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     local = (list(raw.local_size) + [1, 1, 1])[:3]
     per_group = int(np.prod(local))
@@ -182,6 +193,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
                 b.image,
                 b.components,
                 b.padding,
+                *_far(meta, b.id),
             )
         )
 

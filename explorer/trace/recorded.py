@@ -100,6 +100,28 @@ class BufferInfo:
     # The bytes of one element that no member of its struct covers (the compiler's padding),
     # as [start, end) ranges: what no one writes, so no read of them is uninitialised.
     padding: tuple[tuple[int, int], ...] = ()
+    # Accesses out of bounds whose offset a record cannot hold (recorded as FAR_PAST or
+    # FAR_BEFORE): the byte offset of one of them (0: there were none), and whether another
+    # one differed from it (then only that one is known).
+    far: int = 0
+    far_several: bool = False
+
+
+# What a record out of bounds holds where its offset does not fit in 32 bits (runtime.cl's
+# __tr_far): at least this far past the start, or before it. The offset itself is the
+# buffer's ``far`` where every such access of the buffer reached the same element.
+FAR_PAST = 2**31 - 1
+FAR_BEFORE = -(2**31)
+
+
+def true_offsets(offsets: np.ndarray, info: BufferInfo) -> np.ndarray:
+    """The byte offsets of records out of bounds of ``info`` (int64), those too far for a
+    record (FAR_PAST, FAR_BEFORE) given the offset they reached where the trace knows it (the
+    buffer's one ``far`` offset); kept as recorded where it does not."""
+    out = np.asarray(offsets).astype(np.int64)
+    if info.far and not info.far_several:
+        out[(out == FAR_PAST) | (out == FAR_BEFORE)] = info.far
+    return out
 
 
 @dataclass(frozen=True)

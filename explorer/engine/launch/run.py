@@ -63,11 +63,11 @@ OUTPUT_TEXT_LIMIT = 64 * 1024
 NAN_WORD = 0x7FC00000
 OTHER_WORD = 0x00000000
 # What the guards around each buffer hold for that launch (their pattern otherwise): a read
-# past a buffer's end then reads other bytes too, and another number. The pattern's bytes read
-# as a float of -2.9e-16 and zeros as 0: either added to a value of 1 leaves it as it was, so
-# the element was judged by what lay past the buffer. 0x7F reads as 3.4e38 (and as another
-# integer of every width).
-OTHER_GUARD_BYTE = 0x7F
+# past a buffer's end then reads other bytes too, and other in what they add up to: the
+# pattern's complement, 0x5A5A5A5A, is 1.5e16 as a float and 1.8e127 as a double, where the
+# pattern reads as -2.9e-16 and -2.5e-127 (zeros, as much as the pattern, were swallowed by
+# any value they were added to: a result a read past the end decides looked decided).
+OTHER_GUARD_BYTE = 0x5A
 # Fill launches at most, and (where local memory is not the host's, as on a GPU) how many in a
 # row must find no area not filled before.
 _MOST_FILLS = 256

@@ -22,18 +22,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from explorer.description.launch import BufferParam, SamplerParam, ScalarParam
+from explorer.description.launch import BufferParam, Expected, SamplerParam, ScalarParam
 from explorer.engine import stage_times
 from explorer.engine.build_inputs import build_digest, option_defines
-from explorer.engine.launch.bind import bind, read_results, reset
+from explorer.engine.launch.bind import GUARD_PATTERN, bind, fill_guards, read_results, reset
 from explorer.engine.launch.build import BuildError, launch_and_wait
 from explorer.engine.launch.devices import NoDeviceError, list_devices, pick_device
-from explorer.engine.launch.judge import judge
+from explorer.engine.launch.judge import judge, shown
 from explorer.engine.launch.plan import trace_memory_refusal
 from explorer.engine.launch.prepare import Prepared, prepare
 from explorer.engine.launch.run import (
+    NAN_WORD,
+    OTHER_GUARD_BYTE,
+    OTHER_WORD,
     judged_arrays,
     poison_local,
+    recorded_answers,
     rejected_group_size,
     silenced_stdout,
 )
@@ -69,6 +73,8 @@ from explorer.trace.recorded import Trace
 if TYPE_CHECKING:  # a comparison comes with ``trace --against`` alone, its modules with it
     from explorer.engine.record.trace_against import Against
 
+# The bytes of the scratch slot an access out of bounds of global memory is redirected to.
+_DUMMY_BYTES = 256
 # Records are 8 bytes (a byte offset and a packed word, in two planes; DEFAULT_BUDGET_BYTES
 # holds 42 M of them).
 RECORD_BYTES = 8
@@ -360,6 +366,14 @@ class TraceLaunch:
             self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
         stage_times.mark("trace: decoded")
         judged = judge(p.description, results, p.inputs, p.references)
+        if not judged.verdict.verified and recorded_answers(p):
+            # As a run does (run.undetermined): the elements that memory the kernel never
+            # wrote decides (a read past a buffer's end, local memory) are not judged.
+            t0 = time.perf_counter()
+            unsettled = self.undetermined(judged.outputs)
+            self.timings["undetermined_ms"] = (time.perf_counter() - t0) * 1e3
+            if unsettled:
+                judged = judge(p.description, results, p.inputs, p.references, unsettled)
         result = p.head.judged(
             verdict=judged.verdict,
             flops=p.description.flops,
@@ -367,6 +381,31 @@ class TraceLaunch:
             **judged_arrays(p, judged),
         )
         return TraceOutcome(result, trace, self.timings, self.inst)
+
+    def undetermined(self, first: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """By result with a recorded answer, the elements (True, in its shown shape) that one
+        more launch of the trace build from the same inputs leaves otherwise than ``first``
+        (the results judged), local memory, the scratch slot an access out of bounds is
+        redirected to and the guards around each buffer filled with other bytes before it
+        (what :func:`explorer.engine.launch.run.undetermined` does for a run; the trace
+        build reads past a buffer's end from that slot). Only results where some elements
+        are decided count. The launch counts and records nothing. The guards keep the other
+        bytes: a trace's allocations never go back to the pool (``bind.damaged_guards``)."""
+        p = self.p
+        fill_guards(p, self.bound, OTHER_GUARD_BYTE)
+        self.count(np.arange(self.total_groups), self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
+        again, _ = read_results(p, self.bound)
+        found: dict[str, np.ndarray] = {}
+        for b in p.description.results:
+            if not isinstance(b.check, Expected):
+                continue
+            before, after = first[b.name], shown(b, again[b.name])
+            same = before == after
+            if before.dtype.kind in "fc":
+                same |= np.isnan(before) & np.isnan(after)
+            if not same.all() and same.any():
+                found[b.name] = ~same
+        return found
 
     def count_every_group(self) -> np.ndarray:
         """One counting launch of every group and nothing recorded: records per group."""
@@ -393,7 +432,11 @@ class TraceLaunch:
         self.len_buf = self._buffer(lengths)
         self.meta = np.zeros(8 * max(1, len(self.inst.buffers)), dtype=np.uint64)
         self.meta_buf = self._buffer(self.meta)
-        self.dummy_buf = self.cl.Buffer(self.p.context, self.cl.mem_flags.READ_WRITE, 256)
+        # Where an access out of bounds is redirected: it reads what a read just past a
+        # buffer's end reads in a run (the guards' pattern), so that the trace build
+        # computes what the kernel as written does there, the same at every trace (filled
+        # again before each launch: :meth:`launch`).
+        self.dummy_buf = self._buffer(np.full(_DUMMY_BYTES, GUARD_PATTERN, dtype=np.uint8))
 
     def _buffer(self, array: np.ndarray) -> Any:
         mf = self.cl.mem_flags
@@ -471,6 +514,7 @@ class TraceLaunch:
             offsets = _offsets(wi_counts)
             counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
         self.slots = slots
+        self.real_barriers = not divergent  # as the recording launch ran
         planes = self._planes(rec_bufs, int(offsets[-1]))
         self.cl.enqueue_copy(self.p.queue, self.meta, self.meta_buf).wait()
         return window, offsets, counts, dispatch, planes, mode
@@ -508,11 +552,18 @@ class TraceLaunch:
         )
 
     def launch(
-        self, slots: np.ndarray, offsets: np.ndarray, mode: int, real_barriers: bool
+        self,
+        slots: np.ndarray,
+        offsets: np.ndarray,
+        mode: int,
+        real_barriers: bool,
+        word: int = NAN_WORD,
+        scratch: int = GUARD_PATTERN,
     ) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
         """One launch of the instrumented kernel: records per traced work-item, the order the
         groups started in and the record buffers; notes groups whose work-items passed a
-        barrier site different numbers of times (``diverged``)."""
+        barrier site different numbers of times (``diverged``). Local memory is filled with
+        ``word`` first, the scratch slot of the accesses out of bounds with ``scratch``."""
         p, cl, inst = self.p, self.cl, self.inst
         mf = cl.mem_flags
         capacity = int(offsets[-1])
@@ -549,7 +600,8 @@ class TraceLaunch:
         kernel = p.kernel if real_barriers else self.without_barriers
         kernel.set_args(*args)
         reset(p, self.bound)
-        poison_local(p)
+        cl.enqueue_copy(p.queue, self.dummy_buf, np.full(_DUMMY_BYTES, scratch, dtype=np.uint8))
+        poison_local(p, word)
         with silenced_stdout():  # printf output belongs to the plain run
             launch_and_wait(cl, p.queue, kernel, p.launch.global_size, p.launch.local_size)
         cl.enqueue_copy(p.queue, counts, cnt_buf)
@@ -559,14 +611,20 @@ class TraceLaunch:
         self.diverged = ((seen[:, :, 0] != seen[:, :, 1]) & (seen[:, :, 1] > 0)).any(axis=1)
         return counts[:w], dispatch, rec_bufs
 
-    def count(self, groups: np.ndarray, real_barriers: bool = False) -> np.ndarray:
+    def count(
+        self,
+        groups: np.ndarray,
+        real_barriers: bool = False,
+        word: int = NAN_WORD,
+        scratch: int = GUARD_PATTERN,
+    ) -> np.ndarray:
         """Records per work-item of the given groups, (groups, per_group), in order.
         Without real barriers (the default) a barrier only some work-items reach is
-        counted, not executed (see runtime.cl)."""
+        counted, not executed (see runtime.cl). ``word``, ``scratch``: :meth:`launch`."""
         slots = np.full(self.total_groups, -1, dtype=np.int32)
         slots[groups] = np.arange(groups.size, dtype=np.int32)
         zero = np.zeros(groups.size * self.per_group + 1, dtype=np.uint64)
-        counted, _, _ = self.launch(slots, zero, COUNT, real_barriers)
+        counted, _, _ = self.launch(slots, zero, COUNT, real_barriers, word, scratch)
         return counted.reshape(groups.size, self.per_group)
 
     def _raw(

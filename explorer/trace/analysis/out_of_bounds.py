@@ -11,7 +11,14 @@ from explorer.trace.analysis import guards
 from explorer.trace.analysis.context import EXAMPLES, VERB, Context
 from explorer.trace.analysis.detector import Category, Detector, several, span
 from explorer.trace.analysis.units import Unit, Units, by_site_and_buffer, reaches_beyond
-from explorer.trace.recorded import PRIVATE, BufferInfo, Finding, outside_pixels
+from explorer.trace.recorded import (
+    FAR_BEFORE,
+    FAR_PAST,
+    PRIVATE,
+    BufferInfo,
+    Finding,
+    outside_pixels,
+)
 
 KIND = "out-of-bounds"
 OWN = "private"  # the subkind of an index outside a private array: no launch size bounds it
@@ -28,17 +35,22 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         if info.image:
             out.append(_outside_image(ctx, s.line, VERB.get(s.op, "accesses"), info, us, count))
             continue
-        sample = np.concatenate([u.off[: 64 * EXAMPLES] for u in us]) // info.elem_size
+        offsets = np.concatenate([u.off[: 64 * EXAMPLES] for u in us]).astype(np.int64)
+        far = _unknown(offsets, info)
+        sample = offsets[~far] // info.elem_size
         distinct = list(dict.fromkeys(int(e) for e in sample))
         shown = distinct[:EXAMPLES]
         wis = np.concatenate([u.wi[:EXAMPLES] for u in us])
         last = _last_elements(us, shown, info.elem_size)
-        names = ", ".join(_span(info.name, e, last[e]) for e in shown)
+        names = ", ".join(_span(info.name, e, last[e]) + _wrap_note(e, info) for e in shown)
+        if far.any():
+            names = ", ".join(n for n in (names, _far_words(info, offsets[far])) if n)
         straddles = any(e < info.length <= last[e] or e < 0 <= last[e] for e in shown)
         where = f"reaching outside {info.name}" if straddles else f"outside {info.name}"
         verb = VERB.get(s.op, "accesses")
-        low = min(int(u.off.min()) for u in us if u.m) // info.elem_size
-        high = max(int(u.off.max()) for u in us if u.m) // info.elem_size
+        # For the guard, an unsigned index that wrapped below zero is below zero (`i >= 1`).
+        reached = [_as_index(e, info) for u in us if u.m for e in _ends(u.off, info)]
+        low, high = min(reached), max(reached)
         remedy = guards.guard(s.text, info, dict(t.names), low, high) or ""
         if count == 1:
             msg = (
@@ -47,7 +59,7 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
         else:
             others = len(distinct) > len(shown) or (
-                sample.size < count and reaches_beyond(us, shown, info.elem_size)
+                not far.any() and sample.size < count and reaches_beyond(us, shown, info.elem_size)
             )
             more = " and others" if others else ""
             msg = (
@@ -71,6 +83,59 @@ def find(ctx: Context, units: Units) -> list[Finding]:
             )
         )
     return out
+
+
+# An element this close below 2**32 was reached by a 32-bit unsigned index that went below
+# zero (`u - 1u` at u = 0 is 4294967295): no kernel indexes that far on purpose.
+_WRAP = 1 << 32
+_WRAP_MARGIN = 1 << 24
+
+
+def _wrapped(element: int) -> bool:
+    return _WRAP - _WRAP_MARGIN <= element < _WRAP
+
+
+def _as_index(element: int, info: BufferInfo) -> int:
+    """The element as the index that reached it: below zero where an unsigned index wrapped
+    (``_wrapped``); a record too far to know, so where the buffer's one known far element
+    was."""
+    if info.far_several and element in (FAR_PAST // info.elem_size, FAR_BEFORE // info.elem_size):
+        element = info.far // info.elem_size
+    return element - _WRAP if _wrapped(element) else element
+
+
+def _ends(off: np.ndarray, info: BufferInfo) -> tuple[int, int]:
+    """The lowest and highest element of these offsets."""
+    return int(off.min()) // info.elem_size, int(off.max()) // info.elem_size
+
+
+def _unknown(offsets: np.ndarray, info: BufferInfo) -> np.ndarray:
+    """Which of these offsets are records too far for their offset, whose element the trace
+    does not know (several such accesses of the buffer differed: ``BufferInfo.far``)."""
+    if not info.far_several:
+        return np.zeros(offsets.size, dtype=bool)
+    return (offsets == FAR_PAST) | (offsets == FAR_BEFORE)
+
+
+def _wrap_note(element: int, info: BufferInfo) -> str:
+    """What an element past the end that a wrapped unsigned index reached is, in words."""
+    if not _wrapped(element):
+        return ""
+    gib = element * info.elem_size / (1 << 30)
+    return f" ({element - _WRAP} wrapped as a 32-bit unsigned index, {gib:.0f} GiB past the start)"
+
+
+def _far_words(info: BufferInfo, offsets: np.ndarray) -> str:
+    """Accesses too far for their records, of different elements: one of them is known."""
+    example = info.far // info.elem_size
+    if bool((offsets == FAR_BEFORE).all()):
+        return f"{info.name} more than 2 GiB before its start (such as {info.name}[{example}])"
+    if _wrapped(example):
+        return (
+            f"{info.name} at indices past the end (wrapped below zero as unsigned; one of "
+            f"them {info.name}[{example}], {example - _WRAP} wrapped)"
+        )
+    return f"{info.name} more than 2 GiB past its start (such as {info.name}[{example}])"
 
 
 def _last_elements(us: list[Unit], firsts: list[int], elem_size: int) -> dict[int, int]:

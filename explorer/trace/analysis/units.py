@@ -30,6 +30,7 @@ from explorer.trace.recorded import (
     RMW,
     WRITE,
     Trace,
+    true_offsets,
     word_buffer,
     word_oob,
     word_phase,
@@ -529,6 +530,8 @@ def _split_general(ctx: Context, units: Units) -> None:
                 if bad.any():
                     o = u.subset(np.flatnonzero(bad))
                     o.buffer = b if b >= 0 else s.buffer
+                    if 0 <= o.buffer < len(t.buffers) and not t.buffers[o.buffer].image:
+                        o.off = true_offsets(o.off, t.buffers[o.buffer])  # too far: known?
                     inside = _inside(t, o)
                     if inside.any():  # skipped for its alignment, not for where it points
                         units.misaligned.append(o.subset(np.flatnonzero(inside)))

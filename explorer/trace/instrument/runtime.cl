@@ -137,10 +137,35 @@ static uint __tr_z(__tr_state* st)
     return st != 0 ? st->zero : 0u;
 }
 
+/* An offset out of bounds that a record's 32 bits cannot hold: a uint index that wrapped
+ * below zero reaches 16 GiB past the start of a float buffer on a 64-bit device, whose low
+ * 32 bits read as -4 (one element before the start, which it is not). Its record holds
+ * __TR_FAR_PAST (INT_MAX: as far past the start as a record says, or further) or
+ * __TR_FAR_BEFORE (INT_MIN); the buffer's last two words of meta the offset itself, the
+ * first such one, and whether another one differed from it (trace/recorded.py: far). */
+#define __TR_FAR_PAST 2147483647L
+#define __TR_FAR_BEFORE (-2147483647L - 1L)
+
+static void __tr_far(__tr_state* st, uint buf, long off)
+{
+    if (buf >= __TR_NB)
+        return;
+    __global ulong* m = st->meta + 8 * buf + 6;
+    volatile __global uint* state = (volatile __global uint*)(m + 1);
+    if (atomic_cmpxchg(&state[0], 0u, 1u) == 0u)
+        m[0] = (ulong)off;
+    else if (m[0] != 0ul && m[0] != (ulong)off)  /* 0: the first one not written yet */
+        state[1] = 1u;
+}
+
 static __TR_HELPER void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
 {
     if (st == 0 || !st->on)
         return;
+    if (oob && (off >= __TR_FAR_PAST || off <= __TR_FAR_BEFORE)) {
+        __tr_far(st, buf, off);
+        off = off > 0 ? __TR_FAR_PAST : __TR_FAR_BEFORE;
+    }
     if (st->n < st->cap) {
         uint code = 31u - clz(size);
         ulong i = st->base + st->n;
