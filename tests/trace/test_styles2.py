@@ -267,8 +267,14 @@ def test_the_optimised_build_finds_the_same(device, monkeypatch):
     for name in ("early_return_barrier", "cas_float_add"):
         run = RunRequest(load_variant_file(KERNELS / f"{name}.cl"), {}, device_key=device.key)
         optimised, unoptimised, _ = _both(run, monkeypatch)
+        found = optimised[:-1]  # the findings, without the records each site made
+        if name == "cas_float_add":
+            # How often a compare-and-swap retries is the groups' timing (two threads at
+            # once here): the records each site makes differ from launch to launch, the
+            # findings (one element raced on within each group and between them) do not.
+            optimised, unoptimised = found, unoptimised[:-1]
         assert optimised == unoptimised
-        assert sorted(optimised[:-1], key=repr) == sorted(EXPECTED[name], key=repr)
+        assert sorted(found, key=repr) == sorted(EXPECTED[name], key=repr)
 
 
 # The .sim files launch the same programs (no promises: a .sim file promises nothing, and
