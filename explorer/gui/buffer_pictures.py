@@ -47,11 +47,12 @@ from explorer.gui.tiling_view import (
     value_label,
 )
 from explorer.gui.wrapping import wrap_frame, wrap_width, wrapped_overview, wrapped_rows
+from explorer.trace.columns import spread
 from explorer.trace.explain_marks import ExplainMarks
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
-from explorer.trace.trace_index import READS, WRITES, Accesses, masks_in_window
+from explorer.trace.trace_index import READS, WRITES, Accesses
 
 MARGIN = 1  # elements of context either side of the tile in a zoom window
 DIFF_BOXES = 256  # cells boxed as differing from the reference, at most, per buffer
@@ -163,7 +164,8 @@ class BufferPictures:
         now = scene.records
         on_buffer = now.of(grid.buffer)
         mine = now.records[on_buffer]
-        reads, writes = masks_in_window(grid, now.elements[on_buffer], now.ops[on_buffer], window)
+        # Every element an access covers (a vload4 four, a vstore3 three), not its first.
+        reads, writes = pb.index.window_masks(grid, now, window)
         if grid.space == LOCAL:
             layer = self._local_layer(pb, grid, scene.step, window, reads | writes, reads & ~writes)
         elif self.heat_mode:
@@ -472,8 +474,11 @@ class BufferPictures:
             heat = index.element_heat(grid)
             return f"{where} · up to {int(heat.max())} loads per element"
         ops = index.op[mine]
-        read = np.unique(index.index[mine[READS[ops]]]).size
-        written = np.unique(index.index[mine[WRITES[ops]]]).size
+
+        def covered(records: np.ndarray) -> int:  # the elements these accesses cover
+            return int(np.unique(spread(index.index[records], index.last[records])[0]).size)
+
+        read, written = covered(mine[READS[ops]]), covered(mine[WRITES[ops]])
         forming = f" · {layer.forming} sums so far, in registers" if layer.forming else ""
         return f"{where} · {read} read, {written} written{forming}"
 
