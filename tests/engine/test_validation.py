@@ -257,3 +257,16 @@ def test_array_sizes_of_hostile_macros_are_left_to_the_compiler(tmp_path, device
     outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": 0}, device)
     assert time.perf_counter() - started < 2
     assert not isinstance(outcome, Refusal)
+
+
+def test_array_sizes_are_read_in_time_linear_in_the_sources_lines(tmp_path, device):
+    """A source of many lines of words (here left out by #if 0) or of blank lines is read
+    for array sizes without scanning the lines after each line again."""
+    text = PADDED + "#if 0\n" + "x\n" * 12000 + "\n" * 12000 + "#endif\n"
+    (tmp_path / "padded.cl").write_text(text, encoding="utf-8")
+    started = time.perf_counter()
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": 0}, device)
+    assert time.perf_counter() - started < 2
+    assert not isinstance(outcome, Refusal)
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -16}, device)
+    assert isinstance(outcome, Refusal) and "the array tile (line 4)" in outcome.reason
