@@ -175,19 +175,25 @@ def list_folder(folder: Path) -> int:
     launches = [
         Listed(
             launch.number,
-            launch.kernel,
-            launch.label,
+            _printable(launch.kernel),
+            _printable(launch.label),
             launch.global_size,
             launch.local_size,
             launch.data,
-            launch.why,
+            _printable(launch.why),
         )
         for launch in capture.launches
     ]
     print(listing(launches, folder))
     for line in capture.lost:
-        print(f"  not everything was recorded: {line}")
+        print(f"  not everything was recorded: {_printable(line)}")
     return 0
+
+
+def _printable(text: str) -> str:
+    """A folder's text without its control characters: none of its escape codes reaches
+    the terminal (the folder may come from anyone)."""
+    return "".join(c if c.isprintable() else " " for c in text)
 
 
 class Listed:

@@ -242,30 +242,48 @@ def text_of(source: str, node: Node) -> str:
 
 def evaluate(node: Node, names: Mapping[str, int]) -> int | None:
     """The node's integer value, where every name in it has one in ``names`` (C's integer
-    division and remainder, truncated toward zero); None otherwise."""
+    division and remainder, truncated toward zero); None otherwise, and where a value
+    leaves 64 bits (no C integer holds it) or the expression nests too deep to walk."""
+    try:
+        return _evaluate(node, names)
+    except RecursionError:  # `1 + 1 + ... + 1` of thousands of terms: a left-deep tree
+        return None
+
+
+# The widest C integer's bits: a value beyond them is none a kernel computes (and a source's
+# macros squaring each other would otherwise grow without bound, a line at a time).
+_BITS = 64
+
+
+def _evaluate(node: Node, names: Mapping[str, int]) -> int | None:
     if node.kind == "num":
         return node.value
     if node.kind == "name":
         return names.get(node.op)
     if node.kind in ("paren", "cast"):
-        return evaluate(node.args[0], names)
+        return _evaluate(node.args[0], names)
     if node.kind == "unary" and node.op in ("-", "+", "~", "!"):
-        v = evaluate(node.args[0], names)
+        v = _evaluate(node.args[0], names)
         if v is None:
             return None
         return {"-": -v, "+": v, "~": ~v, "!": int(not v)}[node.op]
     if node.kind == "cond":
-        c = evaluate(node.args[0], names)
-        return None if c is None else evaluate(node.args[1 if c else 2], names)
+        c = _evaluate(node.args[0], names)
+        return None if c is None else _evaluate(node.args[1 if c else 2], names)
     if node.kind != "binary":
         return None
-    a, b = evaluate(node.args[0], names), evaluate(node.args[1], names)
+    a, b = _evaluate(node.args[0], names), _evaluate(node.args[1], names)
     if a is None or b is None:
         return None
     return _apply(node.op, a, b)
 
 
 def _apply(op: str, a: int, b: int) -> int | None:
+    value = _applied(op, a, b)
+    return None if value is None or abs(value) >> _BITS else value
+
+
+def _applied(op: str, a: int, b: int) -> int | None:
     if op in ("/", "%"):
         if b == 0:
             return None

@@ -209,3 +209,21 @@ def test_a_launch_needs_its_capture_and_nothing_else_naming_a_kernel(captured, t
     assert mixed.code == 2 and "--capture, --launch" in mixed.err
     nowhere = cli("run", "--capture", str(tmp_path), "--launch", "1")
     assert nowhere.code == 2 and "holds no capture" in nowhere.err
+
+
+def test_a_folders_listing_writes_no_terminal_codes_of_its_own(captured, tmp_path):
+    """A folder may come from anyone: the texts its capture.json holds (why a launch has no
+    buffers, what was lost) are listed without their control characters, so no escape code
+    of the folder's reaches the terminal (a title set, a screen cleared)."""
+    folder = tmp_path / "hostile"
+    shutil.copytree(captured("pipeline.py").folder, folder)
+    document = json.loads((folder / "capture.json").read_text())
+    escape = "\x1b]0;owned\x07\x1b[2J"
+    document["lost"] = [f"{escape}a full disk"]
+    document["launches"][0]["why"] = f"{escape}too large"
+    document["launches"][0]["data"] = False
+    (folder / "capture.json").write_text(json.dumps(document))
+    listed = cli("capture", str(folder))
+    assert listed.code == 0, listed.err
+    assert "too large" in listed.out and "a full disk" in listed.out
+    assert "\x1b" not in listed.out and "\x07" not in listed.out

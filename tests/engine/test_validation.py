@@ -1,5 +1,6 @@
 """Refused configurations are results with a reason and a suggested fix, never exceptions."""
 
+import time
 from dataclasses import replace
 
 from explorer.engine.header.catalog import find_variant, load_variant_file
@@ -238,3 +239,34 @@ def test_an_array_size_through_the_sources_own_macro_is_evaluated(tmp_path, devi
         load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -20, "TILE": 8}, device
     )
     assert outcome.reason.startswith("TILE=8, PAD=-20 size the array flat")
+
+
+def test_array_sizes_of_hostile_macros_are_left_to_the_compiler(tmp_path, device):
+    """A size written as a sum of thousands of terms, and macros that square each other line
+    by line, are no crash and no hang of the plan: C's integers hold 64 bits, and an
+    expression too deep to walk is left to the compiler as one not evaluated."""
+    long_sum = " + ".join(["1"] * 3000)
+    squares = "#define S0 ((1L << 62) * (1L << 62))\n" + "".join(
+        f"#define S{i + 1} (S{i} * S{i})\n" for i in range(22)
+    )
+    text = PADDED.replace("#line 1\n", "#line 1\n" + squares).replace(
+        "scratch[sizeof(float) * PAD]", f"scratch[{long_sum} + PAD], big[S22 + PAD]"
+    )
+    (tmp_path / "padded.cl").write_text(text, encoding="utf-8")
+    started = time.perf_counter()
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": 0}, device)
+    assert time.perf_counter() - started < 2
+    assert not isinstance(outcome, Refusal)
+
+
+def test_array_sizes_are_read_in_time_linear_in_the_sources_lines(tmp_path, device):
+    """A source of many lines of words (here left out by #if 0) or of blank lines is read
+    for array sizes without scanning the lines after each line again."""
+    text = PADDED + "#if 0\n" + "x\n" * 12000 + "\n" * 12000 + "#endif\n"
+    (tmp_path / "padded.cl").write_text(text, encoding="utf-8")
+    started = time.perf_counter()
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": 0}, device)
+    assert time.perf_counter() - started < 2
+    assert not isinstance(outcome, Refusal)
+    outcome = plan(load_variant_file(tmp_path / "padded.cl"), {}, None, {"PAD": -16}, device)
+    assert isinstance(outcome, Refusal) and "the array tile (line 4)" in outcome.reason
