@@ -278,25 +278,12 @@ def _step(
     keys: tuple[str, ...],
     tip: str,
     order: int,
+    section: int = 1,
 ) -> Action[NavigationController]:
-    """A stepping command of the Step menu, enabled while there is an animation."""
+    """A command of the Step menu (section 1: stepping; 4: the work-item followed), enabled
+    while there is an animation."""
     return Action(
-        key, text, "&Step", handler, (), tip, section=1, order=order,
-        enabled_when=_animated, keys=keys,
-    )  # fmt: skip
-
-
-def _work_item(
-    key: str,
-    text: str,
-    handler: Callable[[NavigationController], object],
-    keys: tuple[str, ...],
-    tip: str,
-    order: int,
-) -> Action[NavigationController]:
-    """A command of the Step menu that picks the work-item followed."""
-    return Action(
-        key, text, "&Step", handler, (), tip, section=4, order=order,
+        key, text, "&Step", handler, (), tip, section=section, order=order,
         enabled_when=_animated, keys=keys,
     )  # fmt: skip
 
@@ -465,36 +452,40 @@ ACTIONS = Actions(
         order=110,
         enabled_when=_animated,
     ),
-    _work_item(
+    _step(
         "work_item_left",
         "Work-item to the left",
         NavigationController.work_item_left,
         ("Shift+Left",),
         "Follow the work-item before this one along x",
         120,
+        section=4,
     ),
-    _work_item(
+    _step(
         "work_item_right",
         "Work-item to the right",
         NavigationController.work_item_right,
         ("Shift+Right",),
         "Follow the work-item after this one along x",
         121,
+        section=4,
     ),
-    _work_item(
+    _step(
         "work_item_up",
         "Work-item above",
         NavigationController.work_item_up,
         ("Shift+Up",),
         "Follow the work-item before this one along y",
         122,
+        section=4,
     ),
-    _work_item(
+    _step(
         "work_item_down",
         "Work-item below",
         NavigationController.work_item_down,
         ("Shift+Down",),
         "Follow the work-item after this one along y",
         123,
+        section=4,
     ),
 )
