@@ -600,6 +600,8 @@ class TraceLaunch:
         kernel = p.kernel if real_barriers else self.without_barriers
         kernel.set_args(*args)
         reset(p, self.bound)
+        if not mode & COUNT:
+            self._forget_far()
         cl.enqueue_copy(p.queue, self.dummy_buf, np.full(_DUMMY_BYTES, scratch, dtype=np.uint8))
         poison_local(p, word)
         with silenced_stdout():  # printf output belongs to the plain run
@@ -610,6 +612,19 @@ class TraceLaunch:
         seen = arrivals[:traced_groups]
         self.diverged = ((seen[:, :, 0] != seen[:, :, 1]) & (seen[:, :, 1] > 0)).any(axis=1)
         return counts[:w], dispatch, rec_bufs
+
+    def _forget_far(self) -> None:
+        """Each buffer's access too far for its record (runtime.cl's __tr_far, the last two
+        words of its metadata) back to none before a recording launch: a launch before it
+        kept the first such access of the groups it ran, and a counting launch runs groups a
+        window does not record (a window then named an element another group reached). The
+        words each buffer's description fills stay."""
+        cl, queue = self.cl, self.p.queue
+        meta = np.empty_like(self.meta)
+        cl.enqueue_copy(queue, meta, self.meta_buf)
+        rows = meta.reshape(-1, 8)
+        rows[:, 6:] = 0
+        cl.enqueue_copy(queue, self.meta_buf, meta)
 
     def count(
         self,
