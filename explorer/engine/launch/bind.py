@@ -231,10 +231,13 @@ _pool: dict[tuple[int, int, int], list[Any]] = {}
 _POOL_BYTES = 512 << 20
 
 
-def damaged_guards(p: Prepared, bound: Bound, keep: bool = True) -> str | None:
+def damaged_guards(
+    p: Prepared, bound: Bound, keep: bool = True, byte: int = GUARD_PATTERN
+) -> str | None:
     """Which buffer the kernel wrote outside of, and where, in words; None when every
-    guard still holds its pattern. Allocations whose guards are intact go back to the pool
-    for the next launch (with ``keep``: the launches are over)."""
+    guard still holds its pattern (``byte``, where :func:`fill_guards` filled them with
+    another). Allocations whose guards are intact go back to the pool for the next launch
+    (with ``keep``: the launches are over)."""
     cl = p.runtime.cl
     damage = None
     intact = []
@@ -248,7 +251,7 @@ def damaged_guards(p: Prepared, bound: Bound, keep: bool = True) -> str | None:
         before = cl.enqueue_map_buffer(p.queue, guarded.whole, read, 0, (words,), np.uint64)[0]
         after = cl.enqueue_map_buffer(p.queue, guarded.whole, read, end, (words,), np.uint64)[0]
         p.queue.finish()
-        found = _outside(guarded, before, after)
+        found = _outside(guarded, before, after, byte)
         del before, after  # unmapped before the buffer is used again
         if found is None:
             intact.append(guarded)
@@ -260,14 +263,16 @@ def damaged_guards(p: Prepared, bound: Bound, keep: bool = True) -> str | None:
     return damage
 
 
-def _outside(guarded: Guarded, before: np.ndarray, after: np.ndarray) -> str | None:
+def _outside(
+    guarded: Guarded, before: np.ndarray, after: np.ndarray, byte: int = GUARD_PATTERN
+) -> str | None:
     """What a kernel wrote into this buffer's guards, in words (compared eight bytes at a
-    time; a changed word is then looked at byte by byte)."""
-    word = np.uint64(int.from_bytes(bytes([GUARD_PATTERN]) * 8, "little"))
+    time; a changed word is then looked at byte by byte). ``byte``: what they were filled with."""
+    word = np.uint64(int.from_bytes(bytes([byte]) * 8, "little"))
     changed_after = np.flatnonzero(after != word)
     if changed_after.size:
         bytes_after = after.view(np.uint8)
-        changed = np.flatnonzero(bytes_after != GUARD_PATTERN)
+        changed = np.flatnonzero(bytes_after != byte)
         reach = int(changed[-1]) + 1
         return (
             f"wrote past the end of its buffer {guarded.name} ({guarded.nbytes} bytes): "
@@ -275,7 +280,7 @@ def _outside(guarded: Guarded, before: np.ndarray, after: np.ndarray) -> str | N
         )
     changed_before = np.flatnonzero(before != word)
     if changed_before.size:
-        changed = np.flatnonzero(before.view(np.uint8) != GUARD_PATTERN)
+        changed = np.flatnonzero(before.view(np.uint8) != byte)
         reach = guarded.guard - int(changed[0])
         return (
             f"wrote before the start of its buffer {guarded.name}: {changed.size} "

@@ -138,9 +138,20 @@ def _run(request: RunRequest) -> RunResult:
         judged = worse(judged, judge(p.description, launches.last, p.inputs, p.references))
     if not judged.verdict.verified and recorded_answers(p):
         try:
-            unsettled = undetermined(p, bound, launches.first.outputs)
+            unsettled, damage = undetermined(p, bound, launches.first.outputs)
         except cl.Error as exc:
             return p.head.runtime_failed(exc)
+        if damage is not None:
+            return p.head.failed(
+                f"{p.variant.qualified_id} {damage} in one more launch from the same inputs, "
+                "made to tell which elements of its result memory it was not given decides "
+                "(local memory and the memory around each buffer filled with other bytes "
+                "first): what it read there decided where it wrote. Out-of-bounds writes "
+                "corrupt memory that belongs to something else; the result is not trusted and "
+                "the executor was restarted. Trace it to see where it reads past a buffer's "
+                "end.",
+                "crash",
+            )
         if unsettled:
             judged = judge(p.description, launches.first.outputs, p.inputs, p.references, unsettled)
             if rewritten:
@@ -225,14 +236,16 @@ def recorded_answers(p: Prepared) -> bool:
 
 def undetermined(
     p: Prepared, bound: Bound, first: Mapping[str, np.ndarray]
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], str | None]:
     """By result with a recorded answer, the elements (True, in its shown shape) that a
     launch from the very same inputs leaves otherwise than the first launch did, local
     memory and the guards around each buffer filled with other bytes before it: what decides
     them is not in the inputs (local memory the kernel never wrote, a read past a buffer's
     end, a race between work-items, the order of atomics). Only results where some elements
     are decided count: a result that differs everywhere is judged as it is. The buffers are
-    set back to their initial contents first, the guards to their pattern after."""
+    set back to their initial contents first, the guards to their pattern after. Second,
+    what that launch wrote outside its buffers (:func:`damaged_guards`), or None: a kernel
+    that writes where a read past a buffer's end says may do so with the other bytes only."""
     cl = p.runtime.cl
     reset(p, bound)
     poison_local(p, OTHER_WORD)
@@ -245,6 +258,7 @@ def undetermined(
             ).wait()
             p.queue.finish()
         again, _ = read_results(p, bound)
+        damage = damaged_guards(p, bound, keep=False, byte=OTHER_GUARD_BYTE)
     finally:
         fill_guards(p, bound)  # the allocations go back to the pool with their pattern
     found: dict[str, np.ndarray] = {}
@@ -257,7 +271,7 @@ def undetermined(
             same |= np.isnan(before) & np.isnan(after)
         if not same.all() and same.any():
             found[b.name] = ~same
-    return found
+    return found, damage
 
 
 def probe_launch(
