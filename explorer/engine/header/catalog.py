@@ -24,6 +24,7 @@ are the line numbers the user sees.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 import sys
@@ -47,6 +48,13 @@ else:  # Python 3.10: the same parser, published as tomli
     tomllib: Any = importlib.import_module("tomli")
 
 _LAYOUTS = ("row-major", "column-major")
+# Every key a header may hold at its top level (each family reads those it needs): any other
+# is a misspelling that would otherwise be ignored (``gloabl``, ``exact_range``).
+HEADER_KEYS = (
+    "name", "family", "kernel", "args", "global", "local", "sizes", "constraints", "dtype",
+    "layout", "defines", "allowed", "options", "by_size", "exact", "counterpart", "reference",
+    "about",
+)  # fmt: skip
 _LOCAL_NAMES = ("L0", "L1", "L2")
 
 
@@ -62,6 +70,7 @@ def parse_variant(
     path = Path(path)
     where = str(path)
     meta = _header_table(source, where)
+    _check_keys(meta, source, where, own_header)
     h = _Header(meta, where)
     family = str(h.need("family", str))
     if family not in FAMILIES:
@@ -109,6 +118,65 @@ def parse_variant(
         by_size=_by_size(meta.get("by_size", []), defines, allowed, size_names, where),
         exact_range=_exact(meta.get("exact", False), where),
     )
+
+
+def _check_keys(meta: dict[str, Any], source: str, where: str, own_header: bool) -> None:
+    """Refuse a top-level key no header has, naming it, its line (of the file with
+    ``own_header``, else of the header) and the known key nearest its spelling."""
+    unknown = [key for key in meta if key not in HEADER_KEYS]
+    if not unknown:
+        return
+    messages = []
+    for key in unknown[:_KEYS_NAMED]:
+        line = _top_level_line(source, key)
+        if line is None:
+            at = f"{where}: "
+        elif own_header:
+            at = f"{where}:{line}: "
+        else:
+            at = f"{where}: line {line} of the header: "
+        nearest = difflib.get_close_matches(key.lower(), HEADER_KEYS, n=1, cutoff=0.6)
+        hint = (
+            f"did you mean {nearest[0]!r}?"
+            if nearest
+            else f"a header's keys are {', '.join(HEADER_KEYS)}"
+        )
+        messages.append(f"{at}unknown header key {key!r}: {hint}")
+    if len(unknown) > _KEYS_NAMED:
+        messages.append(f"{where}: and {len(unknown) - _KEYS_NAMED} more unknown header keys")
+    raise CatalogError("\n".join(messages))
+
+
+_KEYS_NAMED = 5  # unknown keys named one by one, at most
+
+
+# A line of TOML that starts a top-level key: ``key =``, ``key.sub =``, ``[key]``,
+# ``[key.sub]`` or ``[[key]]``, the key bare or quoted.
+_TOP_LEVEL = re.compile(
+    r"""\s*(?P<table>\[\[?)?\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[A-Za-z0-9_-]+))"""
+    r"""\s*(?(table)[.\]]|[.=])"""
+)
+
+
+def _top_level_line(source: str, key: str) -> int | None:
+    """The line of ``source`` where its header first writes the top-level ``key``, or None."""
+    header = HEADER.match(source)
+    if header is None:
+        return None
+    first = source[: header.start("toml")].count("\n") + 1
+    in_table = False
+    for number, text in enumerate(header.group("toml").split("\n"), first):
+        found = _TOP_LEVEL.match(text)
+        if found is None:
+            continue
+        name = found.group("dq") or found.group("sq") or found.group("bare")
+        if found.group("table"):
+            in_table = True
+        elif in_table:
+            continue  # a key of the table opened above
+        if name == key:
+            return number
+    return None
 
 
 _PARAMETER_KEY = re.compile(r"parameter '(\w+)': key '(\w+)'")
