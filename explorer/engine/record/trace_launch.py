@@ -25,7 +25,14 @@ import numpy as np
 from explorer.description.launch import BufferParam, Expected, SamplerParam, ScalarParam
 from explorer.engine import stage_times
 from explorer.engine.build_inputs import build_digest, option_defines
-from explorer.engine.launch.bind import GUARD_PATTERN, bind, fill_guards, read_results, reset
+from explorer.engine.launch.bind import (
+    GUARD_PATTERN,
+    bind,
+    damaged_guards,
+    fill_guards,
+    read_results,
+    reset,
+)
 from explorer.engine.launch.build import BuildError, launch_and_wait
 from explorer.engine.launch.devices import NoDeviceError, list_devices, pick_device
 from explorer.engine.launch.judge import judge, shown
@@ -50,6 +57,7 @@ from explorer.engine.record.traced_source import traced_source
 from explorer.engine.record.window_verify import (
     PlainFill,
     outside_may_leave,
+    plain_launch,
     window_results,
 )
 from explorer.engine.records import DeviceInfo, RunResult
@@ -370,8 +378,10 @@ class TraceLaunch:
             # As a run does (run.undetermined): the elements that memory the kernel never
             # wrote decides (a read past a buffer's end, local memory) are not judged.
             t0 = time.perf_counter()
-            unsettled = self.undetermined(judged.outputs)
+            unsettled = self.undetermined(judged.outputs, trace if mode == RECORD_WINDOW else None)
             self.timings["undetermined_ms"] = (time.perf_counter() - t0) * 1e3
+            if isinstance(unsettled, str):
+                return TraceOutcome(self._wrote_outside(unsettled), None, self.timings, self.inst)
             if unsettled:
                 judged = judge(p.description, results, p.inputs, p.references, unsettled)
         result = p.head.judged(
@@ -382,7 +392,9 @@ class TraceLaunch:
         )
         return TraceOutcome(result, trace, self.timings, self.inst)
 
-    def undetermined(self, first: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def undetermined(
+        self, first: dict[str, np.ndarray], window: Trace | None = None
+    ) -> dict[str, np.ndarray] | str:
         """By result with a recorded answer, the elements (True, in its shown shape) that one
         more launch of the trace build from the same inputs leaves otherwise than ``first``
         (the results judged), local memory, the scratch slot an access out of bounds is
@@ -390,11 +402,29 @@ class TraceLaunch:
         (what :func:`explorer.engine.launch.run.undetermined` does for a run; the trace
         build reads past a buffer's end from that slot). Only results where some elements
         are decided count. The launch counts and records nothing. The guards keep the other
-        bytes: a trace's allocations never go back to the pool (``bind.damaged_guards``)."""
+        bytes: a trace's allocations never go back to the pool (``bind.damaged_guards``).
+
+        ``window``: the trace of a window whose other groups' elements came from the kernel
+        as written (RECORD_WINDOW); the trace build then runs the window's groups alone, and
+        one more launch of the kernel as written makes the rest, each element compared with
+        what its own build made (the trace build over every group cost a launch as long as
+        counting them all, which a window spares, and compared the elements outside it
+        across two builds). That launch is not bounds-checked: what it wrote outside its
+        buffers, in words, instead."""
         p = self.p
         fill_guards(p, self.bound, OTHER_GUARD_BYTE)
-        self.count(np.arange(self.total_groups), self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
-        again, _ = read_results(p, self.bound)
+        if window is None:
+            groups = np.arange(self.total_groups)
+            self.count(groups, self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
+            again, _ = read_results(p, self.bound)
+        else:
+            self.count(self.window, self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
+            traced, _ = read_results(p, self.bound)
+            rest = plain_launch(p, self.bound, OTHER_WORD)
+            damage = damaged_guards(p, self.bound, keep=False, byte=OTHER_GUARD_BYTE)
+            if damage is not None:
+                return damage
+            again = window_results(p, window, traced, rest)
         found: dict[str, np.ndarray] = {}
         for b in p.description.results:
             if not isinstance(b.check, Expected):
@@ -406,6 +436,21 @@ class TraceLaunch:
             if not same.all() and same.any():
                 found[b.name] = ~same
         return found
+
+    def _wrote_outside(self, damage: str) -> RunResult:
+        """The trace's result where the kernel as written wrote outside its buffers in the
+        launch that tells which elements memory it was not given decides."""
+        p = self.p
+        return p.head.failed(
+            f"{p.variant.qualified_id} {damage} in one more launch from the same inputs of "
+            "the groups outside the traced window, made to tell which elements of its result "
+            "memory it was not given decides (local memory and the memory around each buffer "
+            "filled with other bytes first): what it read there decided where it wrote. "
+            "Out-of-bounds writes corrupt memory that belongs to something else; the result "
+            "is not trusted and the executor was restarted. Trace the groups that write "
+            "there to see where they read past a buffer's end.",
+            "crash",
+        )
 
     def count_every_group(self) -> np.ndarray:
         """One counting launch of every group and nothing recorded: records per group."""
@@ -513,7 +558,7 @@ class TraceLaunch:
             wi_counts = room.astype(np.uint64)
             offsets = _offsets(wi_counts)
             counts, dispatch, rec_bufs = self.launch(slots, offsets, mode, not divergent)
-        self.slots = slots
+        self.slots, self.window = slots, window
         self.real_barriers = not divergent  # as the recording launch ran
         planes = self._planes(rec_bufs, int(offsets[-1]))
         self.cl.enqueue_copy(self.p.queue, self.meta, self.meta_buf).wait()

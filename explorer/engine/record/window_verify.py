@@ -26,7 +26,7 @@ from explorer.engine.build_inputs import build_digest
 from explorer.engine.launch.bind import Bound, read_results, reset
 from explorer.engine.launch.devices import is_simulator
 from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
-from explorer.engine.launch.run import poison_local, silenced_stdout
+from explorer.engine.launch.run import NAN_WORD, poison_local, silenced_stdout
 from explorer.trace.columns import coverage
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
@@ -134,17 +134,27 @@ def plain_results(
     key = key or plain_key(p)
     if key in _plain_results_kept:
         return {k: v.copy() for k, v in _plain_results_kept[key].items()}
+    results = plain_launch(p, bound, kernel=kernel)
+    _plain_results_kept.clear()
+    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
+    return results
+
+
+def plain_launch(
+    p: Prepared, bound: Bound, word: int = NAN_WORD, kernel: Any = None
+) -> dict[str, np.ndarray]:
+    """The results of one launch of the whole grid with the kernel as written
+    (``plain_kernel``, where ``kernel`` is None), from the initial contents, local memory
+    filled with ``word`` first."""
     cl = p.runtime.cl
     if kernel is None:
         kernel = plain_kernel(p)
     kernel.set_args(*bound.args)
     reset(p, bound)
-    poison_local(p)
+    poison_local(p, word)
     with silenced_stdout():
         cl.enqueue_nd_range_kernel(p.queue, kernel, p.launch.global_size, p.launch.local_size)
     results, _ = read_results(p, bound)
-    _plain_results_kept.clear()
-    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
     return results
 
 
