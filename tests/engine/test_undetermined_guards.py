@@ -67,3 +67,23 @@ def test_a_write_past_the_end_in_the_launch_with_other_bytes_is_reported(
     assert result.error_kind == "crash", result.summary()
     assert "past the end of its buffer d" in (result.error or ""), result.error
     assert "other bytes" in (result.error or ""), result.error
+
+
+def test_so_is_one_by_the_groups_outside_a_traced_window(executor, device, tmp_path):
+    """A trace of group 0 alone: the other groups' elements come from the kernel as written,
+    and so does their part of the launch with other bytes, which is not bounds-checked."""
+    from explorer.engine.record.trace_launch import TraceRequest
+
+    answer = np.zeros(128, dtype=np.uint32)
+    answer[:63] = np.arange(1, 64)
+    answer[255 - GUARD_PATTERN] = 7
+    answer[0] = 1000
+    np.save(tmp_path / "d.npy", answer)
+    path = tmp_path / "scatter.cl"
+    path.write_text(HEADER + KERNEL, encoding="utf-8")
+    run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+    traced = executor.trace(TraceRequest(run, center=(0, 0, 0), budget_bytes=16 * 2 * 12))
+    result = traced.result
+    assert result.error_kind == "crash", result.summary()
+    assert "past the end of its buffer d" in (result.error or ""), result.error
+    assert "outside the traced window" in (result.error or ""), result.error
