@@ -127,13 +127,17 @@ class CapturedProgram:
     its relative ``#include`` files and ``-I`` folders were; empty in older captures).
     ``include``: the copies of the folders its build searched for ``#include`` files (the
     folder it ran in, its ``-I`` folders, pyopencl's own), inside the capture, in the order
-    the build searched them, with the headers it read; empty in older captures."""
+    the build searched them, with the headers it read; empty in older captures.
+    ``arg_info``: whether the program was built with kernel argument info, as the recorder
+    builds every program it can (False where that build failed and the program's own was
+    kept: NVIDIA's compiler fails on a kernel without parameters with it)."""
 
     index: int
     source: str | None
     options: tuple[str, ...]
     cwd: str = ""
     include: tuple[str, ...] = ()
+    arg_info: bool = True
 
 
 @dataclass(frozen=True)
@@ -417,6 +421,7 @@ def _program(entry: Fields, position: int, folder: Path) -> CapturedProgram:
         source=entry.file("source", folder),
         options=entry.texts("options", (), 4096),
         cwd=entry.text("cwd", "", 4096),
+        arg_info=entry.flag("arg_info", True),
         include=tuple(
             Fields(copy, f"{entry.at('include')}[{i}]").file("copy", folder, REQUIRED)
             for i, copy in enumerate(entry.items("include", (), MAX_INCLUDE))

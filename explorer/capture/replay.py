@@ -606,7 +606,11 @@ def replay(
     variant = replace(
         variant,
         source=f"{macros}#line 1\n{source}" if macros else source,
-        build_options=(*variant.build_options, *plan.options, ARG_INFO),
+        build_options=(
+            *variant.build_options,
+            *plan.options,
+            *((ARG_INFO,) if program.arg_info else ()),
+        ),
         text=" ".join((variant.text, *(f"{n[0].upper()}{n[1:]}." for n in notes))),
     )
     return Replay(variant, notes)

@@ -378,6 +378,8 @@ def test_the_kernels_own_local_memory_leaves_out_arguments_an_earlier_run_set(de
     with warnings.catch_warnings():  # NVIDIA's compiler says it inlines nothing here
         warnings.simplefilter("ignore", cl.CompilerWarning)
         kernel = _SpecKernel(cl.Program(context, _LOCAL_SOURCE).build().k)
+    own = kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, cl_device)
     out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, 64 * 4)
     kernel.set_args(cl.LocalMemory(4096), out)  # what an earlier run left set
-    assert kernel_limits(cl, kernel, cl_device)[1] == 64 * 4  # float own[64]
+    # float own[64], and what the driver adds for itself (NVIDIA's: 4 bytes), never the 4096
+    assert 64 * 4 <= kernel_limits(cl, kernel, cl_device)[1] == own < 4096

@@ -583,7 +583,7 @@ class Recorder:
     launches: int
     written: int
     _lock: threading.RLock
-    _built: dict[int, tuple[str | None, list[str]]]
+    _built: dict[int, tuple[str | None, list[str], bool]]
     _programs: dict[tuple[str | None, tuple[str, ...]], int]
     _memory: dict[int, int]
     _files: dict[str, str]
@@ -804,8 +804,9 @@ class Recorder:
 
     # -- programs ---------------------------------------------------------------------------
 
-    def built(self, program: Any, options: Any) -> None:
-        """``Program.build`` returned: remember its source and the options as given."""
+    def built(self, program: Any, options: Any, arg_info: bool = True) -> None:
+        """``Program.build`` returned: remember its source, the options as given and whether
+        the build with kernel argument info (``ARG_INFO``) is the one the program got."""
         source = getattr(program, "_source", None)
         if isinstance(source, bytes):
             source = source.decode("utf-8", errors="replace")
@@ -813,7 +814,11 @@ class Recorder:
             key = program.int_ptr
         except Exception:  # a program pyopencl could not build leaves nothing to launch
             return
-        self._built[key] = (source if isinstance(source, str) else None, _options(options))
+        self._built[key] = (
+            source if isinstance(source, str) else None,
+            _options(options),
+            arg_info,
+        )
 
     def _program(self, kernel: Any, queue: Any) -> int:
         """The index of the program ``kernel`` belongs to, written to the journal the first
@@ -841,7 +846,7 @@ class Recorder:
                 options = _without_pyopencl_includes(_split(given or ""))
             except cl.Error:
                 pass
-            found = (source, options)
+            found = (source, options, True)
         key = (found[0], tuple(found[1]))
         index = self._programs.get(key)
         if index is None:
@@ -860,6 +865,8 @@ class Recorder:
                     "options": list(found[1]),
                     "cwd": os.getcwd(),  # where a relative #include "x.h" was found
                     "include": include,
+                    # only where the build with kernel argument info failed
+                    **({} if found[2] else {"arg_info": False}),
                 }
             )
         return index
@@ -2084,10 +2091,12 @@ class Recorder:
                     result = original(program, [*given, ARG_INFO], *args, **kwargs)
                 except cl.RuntimeError:  # a driver that refuses it, or a source that fails
                     result = None
+                arg_info = result is not None
                 if result is None:  # the build as asked, its error the program's alone
+                    # (NVIDIA's compiler fails on a kernel without parameters with it)
                     result = original(program, options, *args, **kwargs)
                 with contextlib.suppress(Exception):  # the record's loss, not the program's
-                    recorder.built(program, options)
+                    recorder.built(program, options, arg_info)
                 return result
 
             return build
