@@ -12,6 +12,7 @@ from explorer.trace.recorded import (
     GLOBAL,
     LOCAL,
     MAX_PHASE,
+    META_WORDS,
     NO_BUFFER,
     PRIVATE,
     ROLE_FLAGS,
@@ -110,10 +111,10 @@ def _far(meta: np.ndarray, buffer: int) -> tuple[int, bool]:
     whether another differed from it (runtime.cl's __tr_far; 0: there was none)."""
     if buffer >= meta.shape[0]:
         return 0, False
-    state = int(meta[buffer, 7])
-    if not state & 0xFFFFFFFF:
+    if not int(meta[buffer, 7]) & 0xFFFFFFFF:
         return 0, False
-    return int(meta[buffer, 6:7].view(np.int64)[0]), bool(state >> 32)
+    # the least and the greatest halves of every such offset: alike where all were one
+    return int(meta[buffer, 6:7].view(np.int64)[0]), int(meta[buffer, 8]) != int(meta[buffer, 9])
 
 
 def decode(raw: RawTrace, inst: Instrumented) -> Trace:
@@ -162,7 +163,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         kept, counts, capacity = kept[real], counts[real], capacity[real]
         global_size = tuple(raw.ndrange)
 
-    meta = raw.meta.reshape(-1, 8)
+    meta = raw.meta.reshape(-1, META_WORDS)
     promised = dict(raw.promised)
     buffers = []
     for b in inst.buffers:

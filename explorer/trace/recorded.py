@@ -113,6 +113,14 @@ class BufferInfo:
 FAR_PAST = 2**31 - 1
 FAR_BEFORE = -(2**31)
 
+# The words (ulong) of metadata each traced buffer has (runtime.cl's __TR_META): 0 its
+# element's bytes, 1 its bytes, 2-5 its dimensions; 6-9 its accesses too far for a record
+# (__tr_far): 6 the offset of one of them, 7 whether there was one, 8 the least of their low
+# and high 32 bits, 9 the greatest (8 and 9 alike: every one reached the same element).
+META_WORDS = 10
+# What each word holds before a launch: the least starts above every offset's halves.
+META_START = (0, 0, 0, 0, 0, 0, 0, 0, 2**64 - 1, 0)
+
 
 def true_offsets(offsets: np.ndarray, info: BufferInfo) -> np.ndarray:
     """The byte offsets of records out of bounds of ``info`` (int64), those too far for a

@@ -7,6 +7,7 @@ run."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,7 +66,10 @@ def test_a_fork_after_launches_leaves_the_child_alone(on_device, tmp_path, capfd
                            timeout=120, check=True)  # fmt: skip
     outcome = run_capture(tmp_path, "fork_after.py")
     assert outcome.code == 0
-    assert capfd.readouterr().out == alone.stdout == "child 3 sum 1280\n"
+    # The child's exit code is the program's with its driver: 3 on PoCL; NVIDIA's driver
+    # ends a forked child that used nothing of it with a segmentation fault (-11), alone too.
+    assert capfd.readouterr().out == alone.stdout
+    assert re.fullmatch(r"child (3|-11) sum 1280\n", alone.stdout), alone.stdout
     capture = load_capture(tmp_path)
     assert len(capture.launches) == 80 and all(launch.data for launch in capture.launches)
     last = capture.launches[-1].args[0]

@@ -71,7 +71,7 @@ def test_a_program_built_without_argument_info_replays_built_as_it_was(on_device
 
 
 def test_a_program_built_with_argument_info_replays_with_it(captured):
-    capture = captured("no_arguments.py")
-    (program,) = capture.programs
-    assert program.arg_info is True
-    assert "-cl-kernel-arg-info" in launch_variant(capture, "ones#1").build_options
+    capture = captured("pipeline.py")  # kernels that all take parameters
+    assert capture.programs and all(program.arg_info for program in capture.programs)
+    for launch in capture.launches:
+        assert "-cl-kernel-arg-info" in launch_variant(capture, launch).build_options

@@ -76,7 +76,7 @@ from explorer.trace.instrument import (
 )
 from explorer.trace.instrument import cache as instrument_cache
 from explorer.trace.instrument.images import mode as image_mode
-from explorer.trace.recorded import Trace
+from explorer.trace.recorded import META_START, META_WORDS, Trace
 
 if TYPE_CHECKING:  # a comparison comes with ``trace --against`` alone, its modules with it
     from explorer.engine.record.trace_against import Against
@@ -475,7 +475,7 @@ class TraceLaunch:
                     sampler.address, sampler.normalized, sampler.filter == "linear"
                 )
         self.len_buf = self._buffer(lengths)
-        self.meta = np.zeros(8 * max(1, len(self.inst.buffers)), dtype=np.uint64)
+        self.meta = np.tile(np.array(META_START, np.uint64), max(1, len(self.inst.buffers)))
         self.meta_buf = self._buffer(self.meta)
         # Where an access out of bounds is redirected: it reads what a read just past a
         # buffer's end reads in a run (the guards' pattern), so that the trace build
@@ -667,8 +667,8 @@ class TraceLaunch:
         cl, queue = self.cl, self.p.queue
         meta = np.empty_like(self.meta)
         cl.enqueue_copy(queue, meta, self.meta_buf)
-        rows = meta.reshape(-1, 8)
-        rows[:, 6:] = 0
+        rows = meta.reshape(-1, META_WORDS)
+        rows[:, 6:] = META_START[6:]
         cl.enqueue_copy(queue, self.meta_buf, meta)
 
     def count(

@@ -141,8 +141,12 @@ static uint __tr_z(__tr_state* st)
  * below zero reaches 16 GiB past the start of a float buffer on a 64-bit device, whose low
  * 32 bits read as -4 (one element before the start, which it is not). Its record holds
  * __TR_FAR_PAST (INT_MAX: as far past the start as a record says, or further) or
- * __TR_FAR_BEFORE (INT_MIN); the buffer's last two words of meta the offset itself, the
- * first such one, and whether another one differed from it (trace/recorded.py: far). */
+ * __TR_FAR_BEFORE (INT_MIN); the buffer's words 6-9 of meta (trace/recorded.py: META_WORDS)
+ * the offset of the first work-item to come, whether one came, and the least and the
+ * greatest of their offsets' low and high halves: whether every one reached the same element
+ * is known whatever order the work-items ran in. (A first offset and a flag set by those
+ * that found another one there missed the other one where the two came at once, as two
+ * work-items of a warp do: the first had not written its offset yet.) */
 #define __TR_FAR_PAST 2147483647L
 #define __TR_FAR_BEFORE (-2147483647L - 1L)
 
@@ -150,12 +154,17 @@ static void __tr_far(__tr_state* st, uint buf, long off)
 {
     if (buf >= __TR_NB)
         return;
-    __global ulong* m = st->meta + 8 * buf + 6;
-    volatile __global uint* state = (volatile __global uint*)(m + 1);
-    if (atomic_cmpxchg(&state[0], 0u, 1u) == 0u)
+    __global ulong* m = st->meta + __TR_META * buf + 6;
+    volatile __global uint* came = (volatile __global uint*)(m + 1);
+    volatile __global uint* least = (volatile __global uint*)(m + 2);
+    volatile __global uint* most = (volatile __global uint*)(m + 3);
+    uint low = (uint)((ulong)off), high = (uint)((ulong)off >> 32);
+    atomic_min(&least[0], low);
+    atomic_min(&least[1], high);
+    atomic_max(&most[0], low);
+    atomic_max(&most[1], high);
+    if (atomic_cmpxchg(&came[0], 0u, 1u) == 0u)
         m[0] = (ulong)off;
-    else if (m[0] != 0ul && m[0] != (ulong)off)  /* 0: the first one not written yet */
-        state[1] = 1u;
 }
 
 static __TR_HELPER void __tr_put(__tr_state* st, uint site, uint buf, long off, uint size, uint oob)
@@ -745,7 +754,7 @@ static __TR_HELPER void __tr_describe(__tr_state* st, uint id, ulong elem, ulong
                       ulong d2, ulong d3)
 {
     if (st != 0 && st->on && st->wi == 0) {
-        __global ulong* m = st->meta + 8 * id;
+        __global ulong* m = st->meta + __TR_META * id;
         m[0] = elem; m[1] = bytes; m[2] = d0; m[3] = d1; m[4] = d2; m[5] = d3;
     }
 }

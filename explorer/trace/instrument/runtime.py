@@ -18,6 +18,7 @@ from explorer.trace.recorded import (
     GLOBAL,
     LOCAL,
     MAX_PHASE,
+    META_WORDS,
     NO_BUFFER,
     OOB_BIT,
     PHASE_SHIFT,
@@ -73,6 +74,7 @@ def prelude(buffers: int, barriers: int = 0, value_bytes: int = 0, value_code: s
     defines = {
         "EXPLORER_TRACE": "1",
         "__TR_NB": str(max(1, buffers)),
+        "__TR_META": str(META_WORDS),
         "__TR_NBAR": str(max(1, barriers)),
         "__TR_NO_BUFFER": f"{NO_BUFFER}u",
         "__TR_MAX_PHASE": f"{MAX_PHASE}u",
