@@ -42,7 +42,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,8 @@ def _load_numpy() -> None:
 
 # Buffers are read back and written this many bytes at a time.
 CHUNK = 8 << 20
+# Contents are compared with a file holding the same this many bytes at a time.
+COMPARED = 1 << 20
 # The buffer contents a capture keeps unless --max-mb says otherwise: a launch past it is
 # listed without its buffers.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -592,6 +594,7 @@ class Recorder:
     # where in the pack they lie: None for a file of their own).
     _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
     _chunk: np.ndarray | None
+    _scratch: np.ndarray | None  # a file's bytes, to compare contents with (:data:`COMPARED`)
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
     _copy_buffer: Callable[..., Any] | None
@@ -650,6 +653,7 @@ class Recorder:
         self._undo = []
         self._fresh = []
         self._chunk = None
+        self._scratch = None
         self._copy_buffer = None
         self._read_buffer = None
         self._pack = None
@@ -1727,7 +1731,7 @@ class Recorder:
         buffer). A ``const`` argument's contents after the launch are those before it."""
         import pyopencl as cl
 
-        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]] = []
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any, Any]] = []
         try:
             waits = list(wait_for) if wait_for else []
             if not _queue_facts(queue)[2]:  # out of order: its earlier work may run after
@@ -1757,14 +1761,17 @@ class Recorder:
                         queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
                         is_blocking=False, wait_for=waits or None,
                     )  # fmt: skip
-                    pending.append((key, relative, r.dtype, host, event))
+                    pending.append((key, relative, r.dtype, host, event, None))
                     batch += r.nbytes
                     continue
+                # Its contents before the launch, in a file of their own: most often the same
+                # after it (a buffer the kernel only reads, not declared const).
+                like = (r.before, r.digests["before"]) if phase == "after" and r.before else None
                 if r.nbytes > CHUNK:
                     self._settle(number, pending, seen)
                     if waits:
                         cl.wait_for_events(waits)
-                    seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative)
+                    seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative, like)
                     continue
                 if batch + r.nbytes > CHUNK:
                     self._settle(number, pending, seen)
@@ -1773,7 +1780,7 @@ class Recorder:
                 event = cl.enqueue_copy(
                     queue, host, r.buffer, is_blocking=False, wait_for=waits or None
                 )
-                pending.append((key, relative, r.dtype, host, event))
+                pending.append((key, relative, r.dtype, host, event, like))
                 batch += r.nbytes
             self._settle(number, pending, seen)
             for r in reads:
@@ -1793,7 +1800,7 @@ class Recorder:
             self._forget(number)
             return self._lose_data(number, exc)
         finally:
-            for *_, event in pending:  # no read may go on filling an array that is let go
+            for *_, event, _ in pending:  # no read may go on filling an array let go
                 with contextlib.suppress(Exception):
                     event.wait()
         return ""
@@ -1851,10 +1858,11 @@ class Recorder:
     def _settle(
         self,
         number: int,
-        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]],
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any, Any]],
         seen: dict[tuple[int, str], tuple[str, str]],
     ) -> None:
-        """Wait for the reads under way and keep each one's contents."""
+        """Wait for the reads under way and keep each one's contents (``like``: a file of
+        their own that may hold the same, :meth:`_same_file`)."""
         import pyopencl as cl
 
         if not pending:
@@ -1862,8 +1870,9 @@ class Recorder:
         cl.wait_for_events([p[4] for p in pending])
         done = list(pending)
         pending.clear()
-        for key, relative, dtype, host, _ in done:
-            seen[key] = self._small(number, host, dtype, relative)
+        for key, relative, dtype, host, _, like in done:
+            same = self._same_file(like, dtype, host.nbytes, (host,))
+            seen[key] = same or self._small(number, host, dtype, relative)
 
     def _small(
         self,
@@ -1889,8 +1898,13 @@ class Recorder:
         place: tuple[int, int] | None = None
         if len(header) + nbytes <= PACK_LIMIT:
             place = self._pack_write(header + data.tobytes())
-        else:
-            self._new_file(relative, header + data.tobytes())
+        else:  # written from the array itself (no copy of it made, nor of it and the header)
+
+            def write(handle: Any) -> None:
+                handle.write(header)
+                handle.write(data.data)
+
+            self._new_file(relative, write)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, snap, place))
@@ -1960,46 +1974,31 @@ class Recorder:
         return True
 
     def _stream(
-        self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
+        self,
+        number: int,
+        queue: Any,
+        buffer: Any,
+        dtype: np.dtype,
+        relative: str,
+        like: tuple[str, str] | None = None,
     ) -> tuple[str, str]:
         """Write a buffer larger than :data:`CHUNK` as the ``.npy`` file ``relative``, read
-        a piece at a time into the two halves of one :data:`CHUNK` in turn: the next piece's
-        read is queued before this one is hashed and written, so the device copies one while
-        the other is kept (one already written with the same contents stands for it): its
-        path and digest."""
-        import pyopencl as cl
-
+        a piece at a time (:meth:`_pieces`; one already written with the same contents stands
+        for it): its path and digest. Where ``like`` names a file that may hold the same (its
+        contents before the launch), the pieces are first compared with it: the same, it
+        stands for them, with nothing hashed or written."""
         nbytes = int(buffer.size)
+        same = self._same_file(like, dtype, nbytes, self._pieces(queue, buffer, nbytes))
+        if same is not None:
+            return same
         digest = _sha1(dtype.str.encode())
-        if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
-            self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
-        half = max(1, -(-self._chunk.nbytes // 2))
-        halves = (self._chunk[:half], self._chunk[half:])
-
-        def read(index: int) -> tuple[Any, Any] | None:
-            offset = index * half
-            if offset >= nbytes:
-                return None
-            part = halves[index % 2][: min(half, nbytes - offset)]
-            event = cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=False)
-            return part, event
 
         def write(handle: Any) -> None:
             handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
-            index, under_way = 0, read(0)
-            try:
-                while under_way is not None:
-                    part, event = under_way
-                    event.wait()
-                    under_way = None  # waited for: a failure of the next read leaves none
-                    index += 1
-                    under_way = read(index)
+            with contextlib.closing(self._pieces(queue, buffer, nbytes)) as pieces:
+                for part in pieces:
                     digest.update(part.data)
                     handle.write(part)
-            finally:  # no read may go on filling a half the next capture reuses
-                if under_way is not None:
-                    with contextlib.suppress(Exception):
-                        under_way[1].wait()
 
         self._new_file(relative, write)
         key = digest.hexdigest()
@@ -2016,6 +2015,89 @@ class Recorder:
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, None, None))
         return relative, key
+
+    def _pieces(self, queue: Any, buffer: Any, nbytes: int) -> Iterator[Any]:
+        """The ``nbytes`` of ``buffer``, a piece at a time, read into the two halves of one
+        :data:`CHUNK` in turn: the next piece's read is queued before this one is handed
+        over, so the device copies one while the other is kept (the program grows by one
+        piece, never by a buffer). A generator: closed early, it waits for the read under
+        way (no read may go on filling a half the next one reuses)."""
+        import pyopencl as cl
+
+        if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
+            self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
+        half = max(1, -(-self._chunk.nbytes // 2))
+        halves = (self._chunk[:half], self._chunk[half:])
+
+        def read(index: int) -> tuple[Any, Any] | None:
+            offset = index * half
+            if offset >= nbytes:
+                return None
+            part = halves[index % 2][: min(half, nbytes - offset)]
+            event = cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=False)
+            return part, event
+
+        index, under_way = 0, read(0)
+        try:
+            while under_way is not None:
+                part, event = under_way
+                event.wait()
+                under_way = None  # waited for: a failure of the next read leaves none
+                index += 1
+                under_way = read(index)
+                yield part
+        finally:
+            if under_way is not None:
+                with contextlib.suppress(Exception):
+                    under_way[1].wait()
+
+    def _same_file(
+        self, like: tuple[str, str] | None, dtype: np.dtype, nbytes: int, parts: Iterable[Any]
+    ) -> tuple[str, str] | None:
+        """The path and digest of the file ``like`` names (path, digest: contents kept, in a
+        file of their own) where it holds the ``nbytes`` of elements ``dtype`` that ``parts``
+        (arrays of bytes, in order) make: compared with it, which costs less than a digest of
+        them (SHA-1 runs at about 2 GB/s). None, with ``parts`` left unfinished, at the first
+        byte that differs, or where no such file is known."""
+        if like is None or nbytes <= PACK_LIMIT:
+            return None
+        path, digest = like
+        if self._files.get(digest) != path:
+            return None
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        try:
+            fd = os.open(os.path.join(self.folder, path), _READ_FILE)
+        except OSError:
+            return None
+        try:
+            if os.fstat(fd).st_size != len(header) + nbytes:
+                return None
+            if os.pread(fd, len(header), 0) != header:
+                return None
+            scratch = self._scratch
+            if scratch is None:
+                scratch = self._scratch = np.empty(COMPARED, dtype=np.uint8)
+            offset = len(header)
+            for part in parts:
+                flat = part.reshape(-1).view(np.uint8)
+                for start in range(0, flat.nbytes, COMPARED):
+                    piece = flat[start : start + COMPARED]
+                    theirs = scratch[: piece.nbytes]
+                    if os.preadv(fd, [theirs], offset) != piece.nbytes:
+                        return None
+                    if not np.array_equal(piece, theirs):
+                        return None
+                    offset += piece.nbytes
+            if offset != len(header) + nbytes:
+                return None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+            close = getattr(parts, "close", None)
+            if close is not None:  # a generator of pieces: its read under way is waited for
+                close()
+        return path, digest
 
     def _forget(self, number: int) -> set[str]:
         """Remove the files launch ``number`` wrote: it is listed without its buffers. The
@@ -2752,6 +2834,7 @@ def _pyopencl_headers() -> str:
 
 # A file of the capture is made new: never written through a link or over a file in its place.
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _stopped(number: int, why: str) -> str:
