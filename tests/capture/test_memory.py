@@ -87,3 +87,34 @@ def test_large_buffers_a_launch_left_as_they_were_name_their_file_before_it(
         Path(capture.path(name)).name
         for name in {a.before for a in (same, tail, mid, last)} | {tail.after, last.after}
     )
+
+
+def test_large_contents_of_the_same_crc_are_kept_apart_and_the_same_kept_once(
+    on_device, tmp_path, capfd
+):
+    """Contents in files of their own are known by their CRC-32 and compared with the file
+    of the same: a buffer of other contents with the same CRC-32 as one kept is kept in a
+    file of its own, and a copy of it names the file it is in; read a piece at a time (9
+    MiB) and read whole (2 MiB)."""
+    program = str(PROGRAMS / "big_crc.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, program)
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    lines = printed.out.split()
+    assert len(lines) == 6 and len(set(lines[:3])) == 1 and len(set(lines[3:])) == 1
+    capture = load_capture(tmp_path)
+    named: set[str] = set()
+    for launch, mib in zip(capture.launches, (9, 2), strict=True):
+        assert launch.data
+        a, b, c = launch.args
+        assert a.before != b.before and c.before == a.before
+        a_values = (np.arange(mib << 20) % 251).astype(np.uint8)
+        b_values = np.load(capture.path(b.before))
+        assert np.array_equal(np.load(capture.path(a.before)), a_values)
+        assert np.array_equal(b_values[:1000], a_values[:1000] + 1)
+        assert np.array_equal(b_values[1000:-4], a_values[1000:-4])
+        for arg in (a, b, c):
+            assert arg.after == arg.before and not arg.changed
+        named |= {a.before, b.before}
+    kept = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert kept == sorted(Path(capture.path(name)).name for name in named)

@@ -588,6 +588,8 @@ class Recorder:
     _built: dict[int, tuple[str | None, list[str]]]
     _programs: dict[tuple[str | None, tuple[str, ...]], int]
     _memory: dict[int, int]
+    # The contents kept, by their key (the pack's: their SHA-1's hex digits; a file of its
+    # own's: :func:`_crc_name`): their path.
     _files: dict[str, str]
     _undo: list[Callable[[], None]]
     # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
@@ -595,6 +597,9 @@ class Recorder:
     _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
     _chunk: np.ndarray | None
     _scratch: np.ndarray | None  # a file's bytes, to compare contents with (:data:`COMPARED`)
+    # How many keys of :attr:`_files` each CRC-32 of contents in a file of their own was
+    # given (:meth:`_crc_key`).
+    _crcs: dict[str, int]
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
     _copy_buffer: Callable[..., Any] | None
@@ -654,6 +659,7 @@ class Recorder:
         self._fresh = []
         self._chunk = None
         self._scratch = None
+        self._crcs = {}
         self._copy_buffer = None
         self._read_buffer = None
         self._pack = None
@@ -1885,18 +1891,26 @@ class Recorder:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
         already written holds the same (known by its digest before any file is written): its
         path and digest."""
-        digest = _sha1_of(dtype.str)
-        digest.update(data.data)
-        key = digest.hexdigest()
-        known = self._files.get(key)
-        if known is not None:
-            return known, key
         nbytes = data.nbytes
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        own = len(header) + nbytes > PACK_LIMIT  # a file of its own, or in the pack
+        crc = key = ""
+        if own:  # known by its CRC-32, made sure by comparing (:meth:`_same_crc`)
+            crc = _crc_name(dtype, nbytes, _crc32()(data.data))
+            found = self._same_crc(crc, dtype, nbytes, lambda: (data,))
+            if found is not None:
+                return found
+        else:
+            digest = _sha1_of(dtype.str)
+            digest.update(data.data)
+            key = digest.hexdigest()
+            known = self._files.get(key)
+            if known is not None:
+                return known, key
         if self.max_bytes is not None and self.written + nbytes > self.max_bytes:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes))
-        header = _npy_header(dtype, nbytes // dtype.itemsize)
         place: tuple[int, int] | None = None
-        if len(header) + nbytes <= PACK_LIMIT:
+        if not own:
             place = self._pack_write(header + data.tobytes())
         else:  # written from the array itself (no copy of it made, nor of it and the header)
 
@@ -1905,6 +1919,7 @@ class Recorder:
                 handle.write(data.data)
 
             self._new_file(relative, write)
+            key = self._crc_key(crc)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, snap, place))
@@ -1991,26 +2006,31 @@ class Recorder:
         same = self._same_file(like, dtype, nbytes, self._pieces(queue, buffer, nbytes))
         if same is not None:
             return same
-        digest = _sha1(dtype.str.encode())
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        crc32, crc = _crc32(), 0
 
         def write(handle: Any) -> None:
-            handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
+            nonlocal crc
+            handle.write(header)
             with contextlib.closing(self._pieces(queue, buffer, nbytes)) as pieces:
                 for part in pieces:
-                    digest.update(part.data)
+                    crc = crc32(part.data, crc)
                     handle.write(part)
 
         self._new_file(relative, write)
-        key = digest.hexdigest()
-        known = self._files.get(key)
-        if known is not None or (
+        name = _crc_name(dtype, nbytes, crc)
+        found = self._same_crc(
+            name, dtype, nbytes, lambda: self._file_pieces(relative, len(header), nbytes)
+        )
+        if found is not None or (
             self.max_bytes is not None and self.written + nbytes > self.max_bytes
         ):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(self.folder, relative))
-            if known is not None:
-                return known, key
+            if found is not None:
+                return found
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
+        key = self._crc_key(name)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, None, None))
@@ -2059,12 +2079,12 @@ class Recorder:
         (arrays of bytes, in order) make: compared with it, which costs less than a digest of
         them (SHA-1 runs at about 2 GB/s). None, with ``parts`` left unfinished, at the first
         byte that differs, or where no such file is known."""
-        if like is None or nbytes <= PACK_LIMIT:
-            return None
-        path, digest = like
-        if self._files.get(digest) != path:
+        if like is None:
             return None
         header = _npy_header(dtype, nbytes // dtype.itemsize)
+        path, digest = like
+        if len(header) + nbytes <= PACK_LIMIT or self._files.get(digest) != path:
+            return None  # in the pack (or not known)
         try:
             fd = os.open(os.path.join(self.folder, path), _READ_FILE)
         except OSError:
@@ -2098,6 +2118,49 @@ class Recorder:
             if close is not None:  # a generator of pieces: its read under way is waited for
                 close()
         return path, digest
+
+    def _same_crc(
+        self, name: str, dtype: np.dtype, nbytes: int, parts: Callable[[], Iterable[Any]]
+    ) -> tuple[str, str] | None:
+        """The path and key of a file of its own already kept that holds the contents whose
+        CRC-32 is ``name`` (:func:`_crc_name`): each kept under that name is compared with
+        them (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
+        different contents apart at some twice SHA-1's speed; the comparison makes it sure."""
+        files = self._files
+        for count in range(self._crcs.get(name, 0)):
+            key = f"{name}#{count}" if count else name
+            path = files.get(key)
+            if path is not None:
+                found = self._same_file((path, key), dtype, nbytes, parts())
+                if found is not None:
+                    return found
+        return None
+
+    def _crc_key(self, name: str) -> str:
+        """A key of :attr:`_files` for new contents whose CRC-32 is ``name``: ``name`` itself
+        for the first, then ``name#1``... (other contents of the same CRC-32)."""
+        count = self._crcs.get(name, 0)
+        self._crcs[name] = count + 1
+        return f"{name}#{count}" if count else name
+
+    def _file_pieces(self, relative: str, offset: int, nbytes: int) -> Iterator[Any]:
+        """The ``nbytes`` of the capture's file ``relative`` from ``offset``, a piece at a
+        time (into :attr:`_chunk`)."""
+        chunk = self._chunk
+        if chunk is None or chunk.nbytes < min(CHUNK, nbytes):
+            chunk = self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
+        fd = os.open(os.path.join(self.folder, relative), _READ_FILE)
+        try:
+            end = offset + nbytes
+            while offset < end:
+                part = chunk[: min(chunk.nbytes, end - offset)]
+                got = os.preadv(fd, [part], offset)
+                if got <= 0:
+                    raise OSError(0, f"{relative} is shorter than it was written")
+                offset += got
+                yield part[:got]
+        finally:
+            os.close(fd)
 
     def _forget(self, number: int) -> set[str]:
         """Remove the files launch ``number`` wrote: it is listed without its buffers. The
@@ -2594,6 +2657,25 @@ def _sha1(data: bytes) -> Any:
 
         _SHA1.append(hashlib.sha1)
     return _SHA1[0](data)
+
+
+def _crc32() -> Callable[..., int]:
+    """zlib's CRC-32, imported when contents of a file of their own are first kept."""
+    if not _CRC32:
+        import zlib
+
+        _CRC32.append(zlib.crc32)
+    return _CRC32[0]
+
+
+_CRC32: list[Callable[..., int]] = []
+
+
+def _crc_name(dtype: np.dtype, nbytes: int, crc: int) -> str:
+    """What contents in a file of their own are known by in :attr:`Recorder._files` (with
+    the ``#`` count :meth:`Recorder._crc_key` adds): their element type, size and CRC-32. A
+    SHA-1's hex digits (the pack's contents) never begin so."""
+    return f"crc32:{dtype.str}:{nbytes}:{crc:08x}"
 
 
 _SHA1_OF: dict[str, Any] = {}
