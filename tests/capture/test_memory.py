@@ -92,8 +92,8 @@ def test_large_buffers_a_launch_left_as_they_were_name_their_file_before_it(
 def test_large_contents_of_the_same_crc_are_kept_apart_and_the_same_kept_once(
     on_device, tmp_path, capfd
 ):
-    """Contents in files of their own are known by their CRC-32 and compared with the file
-    of the same: a buffer of other contents with the same CRC-32 as one kept is kept in a
+    """Contents in files of their own are compared with the files kept of their type, size
+    and CRC-32: a buffer of other contents with the same CRC-32 as one kept is kept in a
     file of its own, and a copy of it names the file it is in; read a piece at a time (9
     MiB) and read whole (2 MiB)."""
     program = str(PROGRAMS / "big_crc.py")

@@ -589,7 +589,7 @@ class Recorder:
     _programs: dict[tuple[str | None, tuple[str, ...]], int]
     _memory: dict[int, int]
     # The contents kept, by their key (the pack's: :func:`_short_key`; a file of its own's:
-    # :func:`_crc_name`): their path.
+    # its type, size and name, :meth:`_own_key`): their path.
     _files: dict[str, str]
     _undo: list[Callable[[], None]]
     # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
@@ -597,9 +597,11 @@ class Recorder:
     _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
     _chunk: np.ndarray | None
     _scratch: np.ndarray | None  # a file's bytes, to compare contents with (:data:`COMPARED`)
-    # How many keys of :attr:`_files` each CRC-32 of contents in a file of their own was
-    # given (:meth:`_crc_key`).
-    _crcs: dict[str, int]
+    # The contents kept in files of their own, by their element type's ``str`` and size:
+    # [key, path, CRC-32 (None until one is needed)] of each (:meth:`_same_own`), and the
+    # list each key is in.
+    _owns: dict[tuple[str, int], list[list[Any]]]
+    _own_lists: dict[str, list[list[Any]]]
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
     _copy_buffer: Callable[..., Any] | None
@@ -659,7 +661,8 @@ class Recorder:
         self._fresh = []
         self._chunk = None
         self._scratch = None
-        self._crcs = {}
+        self._owns = {}
+        self._own_lists = {}
         self._copy_buffer = None
         self._read_buffer = None
         self._pack = None
@@ -1897,12 +1900,14 @@ class Recorder:
         nbytes = data.nbytes
         header = _npy_header(dtype, nbytes // dtype.itemsize)
         own = len(header) + nbytes > PACK_LIMIT  # a file of its own, or in the pack
-        crc = key = ""
-        if own:  # known by its CRC-32, made sure by comparing (:meth:`_same_crc`)
-            crc = _crc_name(dtype, nbytes, _crc32()(data.data))
-            found = self._same_crc(crc, dtype, nbytes, lambda: (data,))
-            if found is not None:
-                return found
+        crc: int | None = None
+        key = ""
+        if own:  # compared with those of its type and size kept (:meth:`_same_own`)
+            if self._owns.get((dtype.str, nbytes)):
+                crc = _crc32()(data.data)
+                found = self._same_own(dtype, nbytes, crc, lambda: (data,))
+                if found is not None:
+                    return found
         else:
             key = _short_key(dtype, data)
             known = self._files.get(key)
@@ -1920,7 +1925,7 @@ class Recorder:
                 handle.write(data.data)
 
             self._new_file(relative, write)
-            key = self._crc_key(crc)
+            key = self._own_key(dtype, nbytes, relative, crc)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, snap, place))
@@ -2008,21 +2013,25 @@ class Recorder:
         if same is not None:
             return same
         header = _npy_header(dtype, nbytes // dtype.itemsize)
-        crc32, crc = _crc32(), 0
+        # A CRC-32 is made only where contents of its type and size are kept already.
+        crc32 = _crc32() if self._owns.get((dtype.str, nbytes)) else None
+        crc = 0
 
         def write(handle: Any) -> None:
             nonlocal crc
             handle.write(header)
             with contextlib.closing(self._pieces(queue, buffer, nbytes)) as pieces:
                 for part in pieces:
-                    crc = crc32(part.data, crc)
+                    if crc32 is not None:
+                        crc = crc32(part.data, crc)
                     handle.write(part)
 
         self._new_file(relative, write)
-        name = _crc_name(dtype, nbytes, crc)
-        found = self._same_crc(
-            name, dtype, nbytes, lambda: self._file_pieces(relative, len(header), nbytes)
-        )
+        found = None
+        if crc32 is not None:
+            found = self._same_own(
+                dtype, nbytes, crc, lambda: self._file_pieces(relative, len(header), nbytes)
+            )
         if found is not None or (
             self.max_bytes is not None and self.written + nbytes > self.max_bytes
         ):
@@ -2031,7 +2040,7 @@ class Recorder:
             if found is not None:
                 return found
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
-        key = self._crc_key(name)
+        key = self._own_key(dtype, nbytes, relative, crc if crc32 is not None else None)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, None, None))
@@ -2120,29 +2129,42 @@ class Recorder:
                 close()
         return path, digest
 
-    def _same_crc(
-        self, name: str, dtype: np.dtype, nbytes: int, parts: Callable[[], Iterable[Any]]
+    def _same_own(
+        self, dtype: np.dtype, nbytes: int, crc: int, parts: Callable[[], Iterable[Any]]
     ) -> tuple[str, str] | None:
-        """The path and key of a file of its own already kept that holds the contents whose
-        CRC-32 is ``name`` (:func:`_crc_name`): each kept under that name is compared with
-        them (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
-        different contents apart at some twice SHA-1's speed; the comparison makes it sure."""
-        files = self._files
-        for count in range(self._crcs.get(name, 0)):
-            key = f"{name}#{count}" if count else name
-            path = files.get(key)
-            if path is not None:
+        """The path and key of a file of its own kept that holds the contents (of elements
+        ``dtype``, ``nbytes``) whose CRC-32 is ``crc``: each kept of their type and size and
+        the same CRC-32 (made of its file where it has none yet) is compared with them
+        (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
+        different contents apart at some twice SHA-1's speed; the comparison makes it sure;
+        contents of a type and size no other has are not read again at all."""
+        header = len(_npy_header(dtype, nbytes // dtype.itemsize))
+        for own in list(self._owns.get((dtype.str, nbytes), ())):
+            key, path, theirs = own
+            if theirs is None:
+                try:
+                    crc32, theirs = _crc32(), 0
+                    with contextlib.closing(self._file_pieces(path, header, nbytes)) as pieces:
+                        for part in pieces:
+                            theirs = crc32(part.data, theirs)
+                except OSError:  # removed, or cut short: not the same
+                    continue
+                own[2] = theirs
+            if theirs == crc:
                 found = self._same_file((path, key), dtype, nbytes, parts())
                 if found is not None:
                     return found
         return None
 
-    def _crc_key(self, name: str) -> str:
-        """A key of :attr:`_files` for new contents whose CRC-32 is ``name``: ``name`` itself
-        for the first, then ``name#1``... (other contents of the same CRC-32)."""
-        count = self._crcs.get(name, 0)
-        self._crcs[name] = count + 1
-        return f"{name}#{count}" if count else name
+    def _own_key(self, dtype: np.dtype, nbytes: int, relative: str, crc: int | None) -> str:
+        """The key of :attr:`_files` for new contents kept as the file of its own
+        ``relative`` (their CRC-32 ``crc``, where it was made): their type, size and name
+        (the keys of the pack's contents, :func:`_short_key`, never begin so)."""
+        key = f"own:{dtype.str}:{nbytes}:{relative}"
+        owns = self._owns.setdefault((dtype.str, nbytes), [])
+        owns.append([key, relative, crc])
+        self._own_lists[key] = owns
+        return key
 
     def _file_pieces(self, relative: str, offset: int, nbytes: int) -> Iterator[Any]:
         """The ``nbytes`` of the capture's file ``relative`` from ``offset``, a piece at a
@@ -2174,6 +2196,9 @@ class Recorder:
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(self.folder, relative))
             self._files.pop(key, None)
+            owns = self._own_lists.pop(key, None)
+            if owns is not None:
+                owns[:] = [own for own in owns if own[0] != key]
             self.written -= nbytes
             gone.add(relative)
             if snap is not None:
@@ -2687,13 +2712,6 @@ def _crc32() -> Callable[..., int]:
 
 
 _CRC32: list[Callable[..., int]] = []
-
-
-def _crc_name(dtype: np.dtype, nbytes: int, crc: int) -> str:
-    """What contents in a file of their own are known by in :attr:`Recorder._files` (with
-    the ``#`` count :meth:`Recorder._crc_key` adds): their element type, size and CRC-32.
-    The keys of the pack's contents (:func:`_short_key`) never begin so."""
-    return f"crc32:{dtype.str}:{nbytes}:{crc:08x}"
 
 
 _SHA1_OF: dict[str, Any] = {}
