@@ -42,7 +42,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -2046,7 +2046,7 @@ class Recorder:
         self._fresh.append((number, key, relative, nbytes, None, None))
         return relative, key
 
-    def _pieces(self, queue: Any, buffer: Any, nbytes: int) -> Iterator[Any]:
+    def _pieces(self, queue: Any, buffer: Any, nbytes: int) -> Generator[Any, None, None]:
         """The ``nbytes`` of ``buffer``, a piece at a time, read into the two halves of one
         :data:`CHUNK` in turn: the next piece's read is queued before this one is handed
         over, so the device copies one while the other is kept (the program grows by one
@@ -2113,7 +2113,7 @@ class Recorder:
                 for start in range(0, flat.nbytes, COMPARED):
                     piece = flat[start : start + COMPARED]
                     theirs = scratch[: piece.nbytes]
-                    if os.preadv(fd, [theirs], offset) != piece.nbytes:
+                    if os.preadv(fd, [theirs.data], offset) != piece.nbytes:
                         return None
                     if not np.array_equal(piece, theirs):
                         return None
@@ -2166,7 +2166,7 @@ class Recorder:
         self._own_lists[key] = owns
         return key
 
-    def _file_pieces(self, relative: str, offset: int, nbytes: int) -> Iterator[Any]:
+    def _file_pieces(self, relative: str, offset: int, nbytes: int) -> Generator[Any, None, None]:
         """The ``nbytes`` of the capture's file ``relative`` from ``offset``, a piece at a
         time (into :attr:`_chunk`)."""
         chunk = self._chunk
@@ -2177,7 +2177,7 @@ class Recorder:
             end = offset + nbytes
             while offset < end:
                 part = chunk[: min(chunk.nbytes, end - offset)]
-                got = os.preadv(fd, [part], offset)
+                got = os.preadv(fd, [part.data], offset)
                 if got <= 0:
                     raise OSError(0, f"{relative} is shorter than it was written")
                 offset += got
