@@ -1884,7 +1884,8 @@ class Recorder:
         pending.clear()
         for key, relative, dtype, host, _, like in done:
             same = self._same_file(like, dtype, host.nbytes, (host,))
-            seen[key] = same or self._small(number, host, dtype, relative)
+            unlike = like[1] if like is not None else None  # compared: not the same
+            seen[key] = same or self._small(number, host, dtype, relative, unlike=unlike)
 
     def _small(
         self,
@@ -1893,19 +1894,21 @@ class Recorder:
         dtype: np.dtype,
         relative: str,
         snap: _Snap | None = None,
+        unlike: str | None = None,
     ) -> tuple[str, str]:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
-        already written holds the same (known by its digest before any file is written): its
-        path and digest."""
+        already written holds the same (known by its digest before any file is written; not
+        the contents kept as ``unlike``, found to differ already): its path and digest."""
         nbytes = data.nbytes
         header = _npy_header(dtype, nbytes // dtype.itemsize)
         own = len(header) + nbytes > PACK_LIMIT  # a file of its own, or in the pack
         crc: int | None = None
         key = ""
         if own:  # compared with those of its type and size kept (:meth:`_same_own`)
-            if self._owns.get((dtype.str, nbytes)):
+            others = self._others(dtype, nbytes, unlike)
+            if others:
                 crc = _crc32()(data.data)
-                found = self._same_own(dtype, nbytes, crc, lambda: (data,))
+                found = self._same_own(others, dtype, nbytes, crc, lambda: (data,))
                 if found is not None:
                     return found
         else:
@@ -2013,8 +2016,10 @@ class Recorder:
         if same is not None:
             return same
         header = _npy_header(dtype, nbytes // dtype.itemsize)
-        # A CRC-32 is made only where contents of its type and size are kept already.
-        crc32 = _crc32() if self._owns.get((dtype.str, nbytes)) else None
+        # A CRC-32 is made only where contents of its type and size are kept already (but
+        # those ``like`` names, compared: not the same).
+        others = self._others(dtype, nbytes, like[1] if like is not None else None)
+        crc32 = _crc32() if others else None
         crc = 0
 
         def write(handle: Any) -> None:
@@ -2030,8 +2035,9 @@ class Recorder:
         found = None
         if crc32 is not None:
             found = self._same_own(
-                dtype, nbytes, crc, lambda: self._file_pieces(relative, len(header), nbytes)
-            )
+                others, dtype, nbytes, crc,
+                lambda: self._file_pieces(relative, len(header), nbytes),
+            )  # fmt: skip
         if found is not None or (
             self.max_bytes is not None and self.written + nbytes > self.max_bytes
         ):
@@ -2129,17 +2135,27 @@ class Recorder:
                 close()
         return path, digest
 
+    def _others(self, dtype: np.dtype, nbytes: int, unlike: str | None) -> list[list[Any]]:
+        """The contents of elements ``dtype`` and ``nbytes`` kept in files of their own
+        (:attr:`_owns`) but those kept as ``unlike``."""
+        return [own for own in self._owns.get((dtype.str, nbytes), ()) if own[0] != unlike]
+
     def _same_own(
-        self, dtype: np.dtype, nbytes: int, crc: int, parts: Callable[[], Iterable[Any]]
+        self,
+        others: list[list[Any]],
+        dtype: np.dtype,
+        nbytes: int,
+        crc: int,
+        parts: Callable[[], Iterable[Any]],
     ) -> tuple[str, str] | None:
-        """The path and key of a file of its own kept that holds the contents (of elements
-        ``dtype``, ``nbytes``) whose CRC-32 is ``crc``: each kept of their type and size and
-        the same CRC-32 (made of its file where it has none yet) is compared with them
-        (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
+        """The path and key of a file of its own kept (one of ``others``, :meth:`_others`)
+        that holds the contents (of elements ``dtype``, ``nbytes``) whose CRC-32 is ``crc``:
+        each of the same CRC-32 (made of its file where it has none yet) is compared with
+        them (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
         different contents apart at some twice SHA-1's speed; the comparison makes it sure;
         contents of a type and size no other has are not read again at all."""
         header = len(_npy_header(dtype, nbytes // dtype.itemsize))
-        for own in list(self._owns.get((dtype.str, nbytes), ())):
+        for own in others:
             key, path, theirs = own
             if theirs is None:
                 try:
