@@ -2119,7 +2119,7 @@ class Recorder:
                 for start in range(0, flat.nbytes, COMPARED):
                     piece = flat[start : start + COMPARED]
                     theirs = scratch[: piece.nbytes]
-                    if os.preadv(fd, [theirs.data], offset) != piece.nbytes:
+                    if _read_into(fd, theirs, offset) != piece.nbytes:
                         return None
                     if not np.array_equal(piece, theirs):
                         return None
@@ -2193,7 +2193,7 @@ class Recorder:
             end = offset + nbytes
             while offset < end:
                 part = chunk[: min(chunk.nbytes, end - offset)]
-                got = os.preadv(fd, [part.data], offset)
+                got = _read_into(fd, part, offset)
                 if got <= 0:
                     raise OSError(0, f"{relative} is shorter than it was written")
                 offset += got
@@ -2700,6 +2700,17 @@ def _sha1(data: bytes) -> Any:
         _SHA1.append(hashlib.sha1)
     return _SHA1[0](data)
 
+
+def _read_into(fd: int, into: np.ndarray, offset: int) -> int:
+    """Read the file ``fd`` from ``offset`` into the bytes ``into``: how many were read."""
+    if _PREADV is not None:
+        return _PREADV(fd, [into.data], offset)
+    data = os.pread(fd, into.nbytes, offset)  # a system without preadv: one copy more
+    into[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return len(data)
+
+
+_PREADV: Callable[[int, list[memoryview], int], int] | None = getattr(os, "preadv", None)
 
 # Contents of up to this many bytes are known by themselves (:func:`_short_key`).
 SHORT_KEY = 64
