@@ -2706,7 +2706,7 @@ def _read_into(fd: int, into: np.ndarray, offset: int) -> int:
     if _PREADV is not None:
         return _PREADV(fd, [into.data], offset)
     data = os.pread(fd, into.nbytes, offset)  # a system without preadv: one copy more
-    into[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+    into.data[: len(data)] = data
     return len(data)
 
 
