@@ -14,10 +14,14 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from explorer.capture.bootstrap import CAPTURE_FILE, CLAIM, JOURNAL, JOURNAL_LIMIT, MARKER
 from explorer.paths import decode_text, read_user_bytes, shown
+
+# typing is not imported: ``capture``'s own process needs none of it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CAPTURE_FILE", "MARKER"]  # the folder's names, known to ``capture`` before this
 

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -54,3 +55,66 @@ def test_a_buffer_past_the_bound_is_listed_without_it(on_device, tmp_path, capfd
     assert not launch.data
     assert launch.why.startswith("its buffers' 4.0 MiB would pass --max-mb (3.0 MiB")
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
+def test_large_buffers_a_launch_left_as_they_were_name_their_file_before_it(
+    on_device, tmp_path, capfd
+):
+    """A large buffer the kernel may write but did not (declared without const) is kept once:
+    its contents after the launch are the file before it, unchanged; one changed in its last
+    byte only is kept again whole, as it was left."""
+    program = str(PROGRAMS / "big_inputs.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, program)
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    assert printed.out == "tails 650\n"  # 460 + 3 + 1, and 180 + 5 + 1
+    capture = load_capture(tmp_path)
+    launch = capture.launches[0]
+    assert launch.data
+    same, tail, mid, last = launch.args[:4]
+    for arg in (same, mid):
+        assert arg.after == arg.before and not arg.changed, arg.name
+    for arg, count, modulo, value in ((tail, 5 << 20, 777, 464), (last, 1 << 20, 555, 186)):
+        assert arg.changed and arg.after != arg.before, arg.name
+        before = np.load(capture.path(arg.before), mmap_mode="r")
+        after = np.load(capture.path(arg.after), mmap_mode="r")
+        expected = np.arange(count, dtype=np.int32) % modulo
+        assert np.array_equal(before, expected)
+        expected[-1] = value
+        assert np.array_equal(after, expected)
+    kept = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert kept == sorted(
+        Path(capture.path(name)).name
+        for name in {a.before for a in (same, tail, mid, last)} | {tail.after, last.after}
+    )
+
+
+def test_large_contents_of_the_same_crc_are_kept_apart_and_the_same_kept_once(
+    on_device, tmp_path, capfd
+):
+    """Contents in files of their own are compared with the files kept of their type, size
+    and CRC-32: a buffer of other contents with the same CRC-32 as one kept is kept in a
+    file of its own, and a copy of it names the file it is in; read a piece at a time (9
+    MiB) and read whole (2 MiB)."""
+    program = str(PROGRAMS / "big_crc.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, program)
+    printed = capfd.readouterr()
+    assert outcome.code == 0, outcome.err
+    lines = printed.out.split()
+    assert len(lines) == 6 and len(set(lines[:3])) == 1 and len(set(lines[3:])) == 1
+    capture = load_capture(tmp_path)
+    named: set[str] = set()
+    for launch, mib in zip(capture.launches, (9, 2), strict=True):
+        assert launch.data
+        a, b, c = launch.args
+        assert a.before != b.before and c.before == a.before
+        a_values = (np.arange(mib << 20) % 251).astype(np.uint8)
+        b_values = np.load(capture.path(b.before))
+        assert np.array_equal(np.load(capture.path(a.before)), a_values)
+        assert np.array_equal(b_values[:1000], a_values[:1000] + 1)
+        assert np.array_equal(b_values[1000:-4], a_values[1000:-4])
+        for arg in (a, b, c):
+            assert arg.after == arg.before and not arg.changed
+        named |= {a.before, b.before}
+    kept = sorted(p.name for p in (tmp_path / "data").iterdir())
+    assert kept == sorted(Path(capture.path(name)).name for name in named)

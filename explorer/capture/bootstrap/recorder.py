@@ -42,7 +42,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,8 @@ def _load_numpy() -> None:
 
 # Buffers are read back and written this many bytes at a time.
 CHUNK = 8 << 20
+# Contents are compared with a file holding the same this many bytes at a time.
+COMPARED = 1 << 20
 # The buffer contents a capture keeps unless --max-mb says otherwise: a launch past it is
 # listed without its buffers.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -586,12 +588,20 @@ class Recorder:
     _built: dict[int, tuple[str | None, list[str], bool]]
     _programs: dict[tuple[str | None, tuple[str, ...]], int]
     _memory: dict[int, int]
+    # The contents kept, by their key (the pack's: :func:`_short_key`; a file of its own's:
+    # its type, size and name, :meth:`_own_key`): their path.
     _files: dict[str, str]
     _undo: list[Callable[[], None]]
     # The files of the launch being kept: (launch, digest, file, bytes, contents it holds,
     # where in the pack they lie: None for a file of their own).
     _fresh: list[tuple[int, str, str, int, _Snap | None, tuple[int, int] | None]]
     _chunk: np.ndarray | None
+    _scratch: np.ndarray | None  # a file's bytes, to compare contents with (:data:`COMPARED`)
+    # The contents kept in files of their own, by their element type's ``str`` and size:
+    # [key, path, CRC-32 (None until one is needed)] of each (:meth:`_same_own`), and the
+    # list each key is in.
+    _owns: dict[tuple[str, int], list[list[Any]]]
+    _own_lists: dict[str, list[list[Any]]]
     # pyopencl's own copy between buffers and read (not the recorder's wrappers), for the
     # staging buffers of small launches (:class:`_Stage`).
     _copy_buffer: Callable[..., Any] | None
@@ -650,6 +660,9 @@ class Recorder:
         self._undo = []
         self._fresh = []
         self._chunk = None
+        self._scratch = None
+        self._owns = {}
+        self._own_lists = {}
         self._copy_buffer = None
         self._read_buffer = None
         self._pack = None
@@ -1239,10 +1252,13 @@ class Recorder:
             if one is None:
                 continue
             after, host = one
-            index, name, nbytes, _, begun, header, plain = keep  # type: ignore[misc]
-            digest = begun.copy()
-            digest.update(host.data)
-            key = digest.hexdigest()
+            index, name, nbytes, _, begun, header, plain, short = keep  # type: ignore[misc]
+            if short is not None:  # as :func:`_short_key` makes it
+                key = short + host.tobytes().decode("latin-1")
+            else:
+                digest = begun.copy()
+                digest.update(host.data)
+                key = digest.hexdigest()
             known = files.get(key)
             if known is None:
                 known = f"data/{number:05d}-{index}-{name}-after.npy"
@@ -1734,7 +1750,7 @@ class Recorder:
         buffer). A ``const`` argument's contents after the launch are those before it."""
         import pyopencl as cl
 
-        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]] = []
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any, Any]] = []
         try:
             waits = list(wait_for) if wait_for else []
             if not _queue_facts(queue)[2]:  # out of order: its earlier work may run after
@@ -1764,14 +1780,17 @@ class Recorder:
                         queue, host, r.buffer, origin=(0,) * len(r.region), region=r.region,
                         is_blocking=False, wait_for=waits or None,
                     )  # fmt: skip
-                    pending.append((key, relative, r.dtype, host, event))
+                    pending.append((key, relative, r.dtype, host, event, None))
                     batch += r.nbytes
                     continue
+                # Its contents before the launch, in a file of their own: most often the same
+                # after it (a buffer the kernel only reads, not declared const).
+                like = (r.before, r.digests["before"]) if phase == "after" and r.before else None
                 if r.nbytes > CHUNK:
                     self._settle(number, pending, seen)
                     if waits:
                         cl.wait_for_events(waits)
-                    seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative)
+                    seen[key] = self._stream(number, queue, r.buffer, r.dtype, relative, like)
                     continue
                 if batch + r.nbytes > CHUNK:
                     self._settle(number, pending, seen)
@@ -1780,7 +1799,7 @@ class Recorder:
                 event = cl.enqueue_copy(
                     queue, host, r.buffer, is_blocking=False, wait_for=waits or None
                 )
-                pending.append((key, relative, r.dtype, host, event))
+                pending.append((key, relative, r.dtype, host, event, like))
                 batch += r.nbytes
             self._settle(number, pending, seen)
             for r in reads:
@@ -1800,7 +1819,7 @@ class Recorder:
             self._forget(number)
             return self._lose_data(number, exc)
         finally:
-            for *_, event in pending:  # no read may go on filling an array that is let go
+            for *_, event, _ in pending:  # no read may go on filling an array let go
                 with contextlib.suppress(Exception):
                     event.wait()
         return ""
@@ -1858,10 +1877,11 @@ class Recorder:
     def _settle(
         self,
         number: int,
-        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any]],
+        pending: list[tuple[tuple[int, str], str, np.dtype, np.ndarray, Any, Any]],
         seen: dict[tuple[int, str], tuple[str, str]],
     ) -> None:
-        """Wait for the reads under way and keep each one's contents."""
+        """Wait for the reads under way and keep each one's contents (``like``: a file of
+        their own that may hold the same, :meth:`_same_file`)."""
         import pyopencl as cl
 
         if not pending:
@@ -1869,8 +1889,10 @@ class Recorder:
         cl.wait_for_events([p[4] for p in pending])
         done = list(pending)
         pending.clear()
-        for key, relative, dtype, host, _ in done:
-            seen[key] = self._small(number, host, dtype, relative)
+        for key, relative, dtype, host, _, like in done:
+            same = self._same_file(like, dtype, host.nbytes, (host,))
+            unlike = like[1] if like is not None else None  # compared: not the same
+            seen[key] = same or self._small(number, host, dtype, relative, unlike=unlike)
 
     def _small(
         self,
@@ -1879,25 +1901,41 @@ class Recorder:
         dtype: np.dtype,
         relative: str,
         snap: _Snap | None = None,
+        unlike: str | None = None,
     ) -> tuple[str, str]:
         """Keep a buffer's contents read whole as the ``.npy`` file ``relative`` unless a file
-        already written holds the same (known by its digest before any file is written): its
-        path and digest."""
-        digest = _sha1_of(dtype.str)
-        digest.update(data.data)
-        key = digest.hexdigest()
-        known = self._files.get(key)
-        if known is not None:
-            return known, key
+        already written holds the same (known by its digest before any file is written; not
+        the contents kept as ``unlike``, found to differ already): its path and digest."""
         nbytes = data.nbytes
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        own = len(header) + nbytes > PACK_LIMIT  # a file of its own, or in the pack
+        crc: int | None = None
+        key = ""
+        if own:  # compared with those of its type and size kept (:meth:`_same_own`)
+            others = self._others(dtype, nbytes, unlike)
+            if others:
+                crc = _crc32()(data.data)
+                found = self._same_own(others, dtype, nbytes, crc, lambda: (data,))
+                if found is not None:
+                    return found
+        else:
+            key = _short_key(dtype, data)
+            known = self._files.get(key)
+            if known is not None:
+                return known, key
         if self.max_bytes is not None and self.written + nbytes > self.max_bytes:
             raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes))
-        header = _npy_header(dtype, nbytes // dtype.itemsize)
         place: tuple[int, int] | None = None
-        if len(header) + nbytes <= PACK_LIMIT:
+        if not own:
             place = self._pack_write(header + data.tobytes())
-        else:
-            self._new_file(relative, header + data.tobytes())
+        else:  # written from the array itself (no copy of it made, nor of it and the header)
+
+            def write(handle: Any) -> None:
+                handle.write(header)
+                handle.write(data.data)
+
+            self._new_file(relative, write)
+            key = self._own_key(dtype, nbytes, relative, crc)
         self._files[key] = relative
         self.written += nbytes
         self._fresh.append((number, key, relative, nbytes, snap, place))
@@ -1967,17 +2005,68 @@ class Recorder:
         return True
 
     def _stream(
-        self, number: int, queue: Any, buffer: Any, dtype: np.dtype, relative: str
+        self,
+        number: int,
+        queue: Any,
+        buffer: Any,
+        dtype: np.dtype,
+        relative: str,
+        like: tuple[str, str] | None = None,
     ) -> tuple[str, str]:
         """Write a buffer larger than :data:`CHUNK` as the ``.npy`` file ``relative``, read
-        a piece at a time into the two halves of one :data:`CHUNK` in turn: the next piece's
-        read is queued before this one is hashed and written, so the device copies one while
-        the other is kept (one already written with the same contents stands for it): its
-        path and digest."""
+        a piece at a time (:meth:`_pieces`; one already written with the same contents stands
+        for it): its path and digest. Where ``like`` names a file that may hold the same (its
+        contents before the launch), the pieces are first compared with it: the same, it
+        stands for them, with nothing hashed or written."""
+        nbytes = int(buffer.size)
+        same = self._same_file(like, dtype, nbytes, self._pieces(queue, buffer, nbytes))
+        if same is not None:
+            return same
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        # A CRC-32 is made only where contents of its type and size are kept already (but
+        # those ``like`` names, compared: not the same).
+        others = self._others(dtype, nbytes, like[1] if like is not None else None)
+        crc32 = _crc32() if others else None
+        crc = 0
+
+        def write(handle: Any) -> None:
+            nonlocal crc
+            handle.write(header)
+            with contextlib.closing(self._pieces(queue, buffer, nbytes)) as pieces:
+                for part in pieces:
+                    if crc32 is not None:
+                        crc = crc32(part.data, crc)
+                    handle.write(part)
+
+        self._new_file(relative, write)
+        found = None
+        if crc32 is not None:
+            found = self._same_own(
+                others, dtype, nbytes, crc,
+                lambda: self._file_pieces(relative, len(header), nbytes),
+            )  # fmt: skip
+        if found is not None or (
+            self.max_bytes is not None and self.written + nbytes > self.max_bytes
+        ):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(self.folder, relative))
+            if found is not None:
+                return found
+            raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
+        key = self._own_key(dtype, nbytes, relative, crc if crc32 is not None else None)
+        self._files[key] = relative
+        self.written += nbytes
+        self._fresh.append((number, key, relative, nbytes, None, None))
+        return relative, key
+
+    def _pieces(self, queue: Any, buffer: Any, nbytes: int) -> Generator[Any, None, None]:
+        """The ``nbytes`` of ``buffer``, a piece at a time, read into the two halves of one
+        :data:`CHUNK` in turn: the next piece's read is queued before this one is handed
+        over, so the device copies one while the other is kept (the program grows by one
+        piece, never by a buffer). A generator: closed early, it waits for the read under
+        way (no read may go on filling a half the next one reuses)."""
         import pyopencl as cl
 
-        nbytes = int(buffer.size)
-        digest = _sha1(dtype.str.encode())
         if self._chunk is None or self._chunk.nbytes < min(CHUNK, nbytes):
             self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
         half = max(1, -(-self._chunk.nbytes // 2))
@@ -1991,38 +2080,133 @@ class Recorder:
             event = cl.enqueue_copy(queue, part, buffer, src_offset=offset, is_blocking=False)
             return part, event
 
-        def write(handle: Any) -> None:
-            handle.write(_npy_header(dtype, nbytes // dtype.itemsize))
-            index, under_way = 0, read(0)
-            try:
-                while under_way is not None:
-                    part, event = under_way
-                    event.wait()
-                    under_way = None  # waited for: a failure of the next read leaves none
-                    index += 1
-                    under_way = read(index)
-                    digest.update(part.data)
-                    handle.write(part)
-            finally:  # no read may go on filling a half the next capture reuses
-                if under_way is not None:
-                    with contextlib.suppress(Exception):
-                        under_way[1].wait()
+        index, under_way = 0, read(0)
+        try:
+            while under_way is not None:
+                part, event = under_way
+                event.wait()
+                under_way = None  # waited for: a failure of the next read leaves none
+                index += 1
+                under_way = read(index)
+                yield part
+        finally:
+            if under_way is not None:
+                with contextlib.suppress(Exception):
+                    under_way[1].wait()
 
-        self._new_file(relative, write)
-        key = digest.hexdigest()
-        known = self._files.get(key)
-        if known is not None or (
-            self.max_bytes is not None and self.written + nbytes > self.max_bytes
-        ):
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(self.folder, relative))
-            if known is not None:
-                return known, key
-            raise _OverBound(_over_budget(nbytes, self.written, self.max_bytes or 0))
-        self._files[key] = relative
-        self.written += nbytes
-        self._fresh.append((number, key, relative, nbytes, None, None))
-        return relative, key
+    def _same_file(
+        self, like: tuple[str, str] | None, dtype: np.dtype, nbytes: int, parts: Iterable[Any]
+    ) -> tuple[str, str] | None:
+        """The path and digest of the file ``like`` names (path, digest: contents kept, in a
+        file of their own) where it holds the ``nbytes`` of elements ``dtype`` that ``parts``
+        (arrays of bytes, in order) make: compared with it, which costs less than a digest of
+        them (SHA-1 runs at about 2 GB/s). None, with ``parts`` left unfinished, at the first
+        byte that differs, or where no such file is known."""
+        if like is None:
+            return None
+        header = _npy_header(dtype, nbytes // dtype.itemsize)
+        path, digest = like
+        if len(header) + nbytes <= PACK_LIMIT or self._files.get(digest) != path:
+            return None  # in the pack (or not known)
+        try:
+            fd = os.open(os.path.join(self.folder, path), _READ_FILE)
+        except OSError:
+            return None
+        try:
+            if os.fstat(fd).st_size != len(header) + nbytes:
+                return None
+            if os.pread(fd, len(header), 0) != header:
+                return None
+            scratch = self._scratch
+            if scratch is None:
+                scratch = self._scratch = np.empty(COMPARED, dtype=np.uint8)
+            offset = len(header)
+            for part in parts:
+                flat = part.reshape(-1).view(np.uint8)
+                for start in range(0, flat.nbytes, COMPARED):
+                    piece = flat[start : start + COMPARED]
+                    theirs = scratch[: piece.nbytes]
+                    if _read_into(fd, theirs, offset) != piece.nbytes:
+                        return None
+                    if not np.array_equal(piece, theirs):
+                        return None
+                    offset += piece.nbytes
+            if offset != len(header) + nbytes:
+                return None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+            close = getattr(parts, "close", None)
+            if close is not None:  # a generator of pieces: its read under way is waited for
+                close()
+        return path, digest
+
+    def _others(self, dtype: np.dtype, nbytes: int, unlike: str | None) -> list[list[Any]]:
+        """The contents of elements ``dtype`` and ``nbytes`` kept in files of their own
+        (:attr:`_owns`) but those kept as ``unlike``."""
+        return [own for own in self._owns.get((dtype.str, nbytes), ()) if own[0] != unlike]
+
+    def _same_own(
+        self,
+        others: list[list[Any]],
+        dtype: np.dtype,
+        nbytes: int,
+        crc: int,
+        parts: Callable[[], Iterable[Any]],
+    ) -> tuple[str, str] | None:
+        """The path and key of a file of its own kept (one of ``others``, :meth:`_others`)
+        that holds the contents (of elements ``dtype``, ``nbytes``) whose CRC-32 is ``crc``:
+        each of the same CRC-32 (made of its file where it has none yet) is compared with
+        them (``parts`` makes them again for each, :meth:`_same_file`). A CRC-32 tells most
+        different contents apart at some twice SHA-1's speed; the comparison makes it sure;
+        contents of a type and size no other has are not read again at all."""
+        header = len(_npy_header(dtype, nbytes // dtype.itemsize))
+        for own in others:
+            key, path, theirs = own
+            if theirs is None:
+                try:
+                    crc32, theirs = _crc32(), 0
+                    with contextlib.closing(self._file_pieces(path, header, nbytes)) as pieces:
+                        for part in pieces:
+                            theirs = crc32(part.data, theirs)
+                except OSError:  # removed, or cut short: not the same
+                    continue
+                own[2] = theirs
+            if theirs == crc:
+                found = self._same_file((path, key), dtype, nbytes, parts())
+                if found is not None:
+                    return found
+        return None
+
+    def _own_key(self, dtype: np.dtype, nbytes: int, relative: str, crc: int | None) -> str:
+        """The key of :attr:`_files` for new contents kept as the file of its own
+        ``relative`` (their CRC-32 ``crc``, where it was made): their type, size and name
+        (the keys of the pack's contents, :func:`_short_key`, never begin so)."""
+        key = f"own:{dtype.str}:{nbytes}:{relative}"
+        owns = self._owns.setdefault((dtype.str, nbytes), [])
+        owns.append([key, relative, crc])
+        self._own_lists[key] = owns
+        return key
+
+    def _file_pieces(self, relative: str, offset: int, nbytes: int) -> Generator[Any, None, None]:
+        """The ``nbytes`` of the capture's file ``relative`` from ``offset``, a piece at a
+        time (into :attr:`_chunk`)."""
+        chunk = self._chunk
+        if chunk is None or chunk.nbytes < min(CHUNK, nbytes):
+            chunk = self._chunk = np.empty(min(CHUNK, max(nbytes, 1)), dtype=np.uint8)
+        fd = os.open(os.path.join(self.folder, relative), _READ_FILE)
+        try:
+            end = offset + nbytes
+            while offset < end:
+                part = chunk[: min(chunk.nbytes, end - offset)]
+                got = _read_into(fd, part, offset)
+                if got <= 0:
+                    raise OSError(0, f"{relative} is shorter than it was written")
+                offset += got
+                yield part[:got]
+        finally:
+            os.close(fd)
 
     def _forget(self, number: int) -> set[str]:
         """Remove the files launch ``number`` wrote: it is listed without its buffers. The
@@ -2035,6 +2219,9 @@ class Recorder:
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(self.folder, relative))
             self._files.pop(key, None)
+            owns = self._own_lists.pop(key, None)
+            if owns is not None:
+                owns[:] = [own for own in owns if own[0] != key]
             self.written -= nbytes
             gone.add(relative)
             if snap is not None:
@@ -2523,6 +2710,46 @@ def _sha1(data: bytes) -> Any:
     return _SHA1[0](data)
 
 
+def _read_into(fd: int, into: np.ndarray, offset: int) -> int:
+    """Read the file ``fd`` from ``offset`` into the bytes ``into``: how many were read."""
+    if _PREADV is not None:
+        return _PREADV(fd, [into.data], offset)
+    data = os.pread(fd, into.nbytes, offset)  # a system without preadv: one copy more
+    into.data[: len(data)] = data
+    return len(data)
+
+
+_PREADV: Callable[[int, list[memoryview], int], int] | None = getattr(os, "preadv", None)
+
+# Contents of up to this many bytes are known by themselves (:func:`_short_key`).
+SHORT_KEY = 64
+
+
+def _short_key(dtype: np.dtype, data: np.ndarray) -> str:
+    """What contents kept in the pack are known by in :attr:`Recorder._files`: the hex
+    digits of their SHA-1 begun with their element type; where they take at most
+    :data:`SHORT_KEY` bytes, their element type and the contents themselves (a fifth of the
+    time a SHA-1 takes, and a key of some the same size in memory: 117 bytes for 64, 89 for
+    the 40 digits)."""
+    if data.nbytes <= SHORT_KEY:
+        return f"{dtype.str}:" + data.tobytes().decode("latin-1")
+    digest = _sha1_of(dtype.str)
+    digest.update(data.data)
+    return digest.hexdigest()
+
+
+def _crc32() -> Callable[..., int]:
+    """zlib's CRC-32, imported when contents of a file of their own are first kept."""
+    if not _CRC32:
+        import zlib
+
+        _CRC32.append(zlib.crc32)
+    return _CRC32[0]
+
+
+_CRC32: list[Callable[..., int]] = []
+
+
 _SHA1_OF: dict[str, Any] = {}
 
 
@@ -2761,6 +2988,7 @@ def _pyopencl_headers() -> str:
 
 # A file of the capture is made new: never written through a link or over a file in its place.
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _stopped(number: int, why: str) -> str:
@@ -2880,8 +3108,8 @@ def _keeps(plan: _Plan) -> tuple[tuple[Any, ...] | None, ...]:
     """How each buffer of ``plan``'s launches recorded in a few steps is kept (None for one
     whose contents do not fit the pack): the argument it is kept under (the first to name
     it: its index and its name as a file's), its bytes and dtype, a SHA-1 begun with its
-    dtype's ``str``, its ``.npy`` header, and whether its files' names need no escape in
-    JSON."""
+    dtype's ``str``, its ``.npy`` header, whether its files' names need no escape in JSON,
+    and the beginning of its contents' key where they are their own (:func:`_short_key`)."""
     assert plan.quick is not None
     first: dict[int, tuple[int, str]] = {}
     for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
@@ -2896,7 +3124,7 @@ def _keeps(plan: _Plan) -> tuple[tuple[Any, ...] | None, ...]:
         plain = f"data/{index}-{name}"
         keeps.append((
             index, name, nbytes, dtype, _sha1(dtype.str.encode()), header,
-            _name(plain) == f'"{plain}"',
+            _name(plain) == f'"{plain}"', f"{dtype.str}:" if nbytes <= SHORT_KEY else None,
         ))  # fmt: skip
     return tuple(keeps)
 
