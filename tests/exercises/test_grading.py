@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from explorer.exercises import exercises, find_exercise, grade
+from explorer.exercises.grading import Grade
 
 ATTEMPTS = Path(__file__).parent / "attempts"
 
@@ -80,6 +81,19 @@ def _source(name: str, attempt: str) -> str:
     return (ATTEMPTS / f"{name}.{attempt}.cl").read_text(encoding="utf-8")
 
 
+_GRADES: dict[tuple[str, str, str], Grade] = {}
+
+
+def _graded(name: str, attempt: str, executor, device) -> Grade:
+    """The grade of an attempt of :data:`FAILING`, graded once in this test process: the
+    tests that read the same attempt's grade share it (a grade traces the attempt and the
+    solution, and may run the attempt again on random contents)."""
+    key = (name, attempt, device.key)
+    if key not in _GRADES:
+        _GRADES[key] = grade(find_exercise(name), _source(name, attempt), executor, device.key)
+    return _GRADES[key]
+
+
 def test_every_exercise_has_its_start_and_two_wrong_attempts_tested():
     tested = [(name, attempt) for name, attempt, *_ in FAILING + REFUSED]
     for exercise in exercises():
@@ -106,8 +120,7 @@ def test_the_solution_passes(exercise, executor, device):
 def test_a_wrong_attempt_fails_where_it_parts_from_the_solution(
     name, attempt, failing, line, executor, device, on_pocl
 ):
-    exercise = find_exercise(name)
-    result = grade(exercise, _source(name, attempt), executor, device.key)
+    result = _graded(name, attempt, executor, device)
     assert not result.passed
     failed = {c.name for c in result.failed_checks}
     if not on_pocl or (name, attempt) in OUTSIDE_A_BUFFER:
@@ -244,7 +257,7 @@ def test_a_failed_attempt_is_graded_and_compared_from_one_trace(executor, device
 def test_the_count_of_further_findings_is_said_in_good_english(executor, device):
     counts = []
     for name, attempt, *_ in FAILING[:12]:
-        result = grade(find_exercise(name), _source(name, attempt), executor, device.key)
+        result = _graded(name, attempt, executor, device)
         for check in result.failed_checks:
             for n, plural in re.findall(r"and (\d+) more finding(s?)\)", check.sentence):
                 assert (plural == "s") == (int(n) != 1), check.sentence
