@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.launch.devices import list_devices
+from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.columns import element_column, element_value_reader, last_element_column, spread
@@ -131,16 +133,37 @@ def test_recording_the_stored_values_changes_no_record_and_no_finding(device):
     assert np.array_equal(with_values.trace.word, without.trace.word)
     assert np.array_equal(with_values.trace.offset, without.trace.offset)
     assert with_values.trace.kept.tolist() == without.trace.kept.tolist()
-    found = [(f.kind, f.line, f.buffer, f.count, f.phase) for f in with_values.analysis.findings]
-    assert found == [
-        (f.kind, f.line, f.buffer, f.count, f.phase) for f in without.analysis.findings
-    ]
-    assert {"race", "uninitialized"} <= {kind for kind, *_ in found}
+    assert _findings(with_values) == _findings(without)
+    assert {"race", "uninitialized"} <= {kind for kind, *_ in _findings(with_values)}
 
 
 def test_the_racy_tile_finds_the_same_optimised_or_not(cpu_device, monkeypatch):
     optimised, unoptimised, _ = _both(_run(cpu_device, "registers_to_tile", RACY=1), monkeypatch)
     assert optimised == unoptimised
+
+
+def test_oclgrind_records_the_same_values_and_finds_the_same(device):
+    """Another compiler builds the functions the vstores become: Oclgrind's trace of both
+    kernels holds the same value in every element and gives the same findings."""
+    oclgrind = find_oclgrind(list_devices())
+    if oclgrind is None:
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    for name, defines in (("registers_to_tile", {"RACY": 1}), ("wide_and_typed", {})):
+        here, there = (_traced(d, name, **defines) for d in (device, oclgrind))
+        assert _findings(here) == _findings(there), name
+        texts = [s.text for s in here.trace.sites if s.value_type and "vstore" in s.text]
+        assert len(texts) == (1 if name == "registers_to_tile" else 5)
+        for text in texts:
+            assert _in_order(_stored(here.trace, text)) == _in_order(_stored(there.trace, text))
+
+
+def _findings(traced) -> list[tuple]:
+    return [(f.kind, f.line, f.buffer, f.count, f.phase) for f in traced.analysis.findings]
+
+
+def _in_order(stored: tuple[str, np.ndarray, np.ndarray, np.ndarray]) -> list[tuple]:
+    _name, element, wi, values = stored
+    return sorted(zip(wi.tolist(), element.tolist(), values.tolist(), strict=True))
 
 
 @pytest.fixture
