@@ -4,7 +4,7 @@ buffer, element, line, value), for the records a view asks for (numpy only, no Q
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -200,6 +200,20 @@ def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]
     return read
 
 
+def value_shapes(sites: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per site (by id, and one more for none): the bytes of one component of the value its
+    records hold and how many components it has (0 and 1 where it holds none the views can
+    read: no value, a struct)."""
+    comp = np.zeros(len(sites) + 1, dtype=np.int64)
+    width = np.ones(len(sites) + 1, dtype=np.int64)
+    for s in sites:
+        base = re.sub(r"\d+$", "", s.value_type)
+        if s.value != VALUE_NONE and base in _VALUE_DTYPES:
+            comp[s.id] = _VALUE_DTYPES[base][0]
+            width[s.id] = int(s.value_type[len(base) :] or 1)
+    return comp, width
+
+
 def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
     """How the value a write stored in each element it covers reads as float64, given the
     records and each element's place among the record's elements (0: its first, what
@@ -213,13 +227,7 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
     if read is None or values is None:
         return None
     n = len(trace.sites)
-    comp = np.zeros(n + 1, dtype=np.int64)  # bytes of each site's value's components
-    width = np.ones(n + 1, dtype=np.int64)
-    for s in trace.sites:
-        base = re.sub(r"\d+$", "", s.value_type)
-        if s.value != VALUE_NONE and base in _VALUE_DTYPES:
-            comp[s.id] = _VALUE_DTYPES[base][0]
-            width[s.id] = int(s.value_type[len(base) :] or 1)
+    comp, width = value_shapes(trace.sites)
     whole = comp * width <= trace.value_bytes  # one record's value holds every component
     elem = np.array([b.elem_size for b in trace.buffers] + [0], dtype=np.int64)
     parts = trace.value_parts

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from explorer.description.launch import Promise
+from explorer.trace.columns import value_shapes
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     GLOBAL,
@@ -117,8 +118,6 @@ def _far(meta: np.ndarray, buffer: int) -> tuple[int, bool]:
     return int(meta[buffer, 6:7].view(np.int64)[0]), bool(state >> 32)
 
 
-_COMPONENT_BYTES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4}
-_COMPONENT_BYTES |= {"float": 4, "long": 8, "ulong": 8, "double": 8}
 _LOW_BITS = {1: 0xFF, 2: 0xFFFF, 4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
 
 
@@ -154,18 +153,12 @@ def _value_parts(
     (runtime.cl's ``__tr_part``); a row per component, its store's record numbered as once
     the parts are taken out."""
     n = len(inst.sites)
-    comp = np.zeros(n + 1, dtype=np.int64)  # bytes of a component of each site's value
-    width = np.zeros(n + 1, dtype=np.int64)
-    for s in inst.sites:
-        base = s.value_type.rstrip("0123456789")
-        if s.value_type and base in _COMPONENT_BYTES:
-            comp[s.id] = _COMPONENT_BYTES[base]
-            width[s.id] = int(s.value_type[len(base) :] or 1)
-    store_site = np.where(owner >= 0, word_site(word[np.maximum(owner, 0)]), n)
-    size = comp[np.minimum(store_site, n)]
+    comp, width = value_shapes(inst.sites)
+    store_site = np.minimum(np.where(owner >= 0, word_site(word[np.maximum(owner, 0)]), n), n)
+    size = comp[store_site]
     per = np.where(size > 0, value.dtype.itemsize // np.maximum(size, 1), 0)
     first = offset[is_part].astype(np.int64)
-    held = np.clip(np.minimum(per, width[np.minimum(store_site, n)] - first), 0, None)
+    held = np.clip(np.minimum(per, width[store_site] - first), 0, None)
     row = np.repeat(np.arange(held.size), held)
     k = np.arange(int(held.sum()), dtype=np.int64) - np.repeat(np.cumsum(held) - held, held)
     size = size[row]
