@@ -154,6 +154,7 @@ _VALUE_DTYPES = {
     "uchar": (1, np.uint8),
     "short": (2, np.int16),
     "ushort": (2, np.uint16),
+    "half": (2, np.float16),  # a vstore_halfN's halves
     "int": (4, np.int32),
     "uint": (4, np.uint32),
     "float": (4, np.float32),

@@ -1,7 +1,8 @@
 """The values a vstoreN stored, in the trace: every element it writes holds what the kernel
-wrote there, as a scalar store's does, in local memory and in global memory, for every width
-and for integer types, written plainly or through a macro (tests/trace/vstores). Recording
-them changes no other record and no finding, optimised or not."""
+wrote there, as a scalar store's does, in local memory and in global memory, for every width,
+for integer types and for vstore_halfN, written plainly or through a macro
+(tests/trace/vstores). Recording them changes no other record and no finding, optimised or
+not, and Oclgrind's trace holds the same."""
 
 from __future__ import annotations
 
@@ -124,6 +125,31 @@ def test_vstores_of_every_width_and_integer_type_hold_what_the_buffers_hold(devi
     assert np.isnan(np.delete(shown[0], np.s_[first : first + 64])).all()
 
 
+def test_vstore_halves_hold_the_halves_each_rounding_stored(device):
+    """vstore_half4_rtz into a local tile read back with vload_half4 after the barrier,
+    vstore_half4, vstorea_half3_rtp (three halves, four apart) and vstore_half into a half
+    buffer: each element holds the half the store wrote, rounded as the device rounded it
+    (the trace held no half value before)."""
+    traced = _traced(device, "halves")
+    trace, h = traced.trace, traced.result.outputs["h"]
+    assert h.dtype == np.float16
+    for text, width, value_type in (
+        ("vstore_half4(back", 4, "half4"),
+        ("vstorea_half3_rtp(", 3, "half3"),
+        ("vstore_half(x[g]", 1, "half"),
+    ):
+        name, element, _wi, values = _stored(trace, text)
+        assert name == "h" and element.size == 32 * width
+        assert values.tolist() == h[element].astype(np.float64).tolist(), text
+        assert next(s.value_type for s in trace.sites if s.text.startswith(text)) == value_type
+    # h[8g + c] = vload_half4((l + 1) % 8, staged): work-item l + 1's halves of its group
+    name, element, wi, values = _stored(trace, "vstore_half4_rtz(")
+    assert name == "tile" and element.size == 4 * 32
+    after = (wi // 8) * 8 + (element // 4 + 7) % 8  # the work-item that read them back
+    assert values.tolist() == h[8 * after + element % 4].astype(np.float64).tolist()
+    assert not traced.analysis.findings
+
+
 def test_recording_the_stored_values_changes_no_record_and_no_finding(device):
     """RACY=1 leaves out the barrier and reads a row of the tile nobody stores: the same
     records (every site, offset and order) and the same race and uninitialised reads whether
@@ -148,11 +174,12 @@ def test_oclgrind_records_the_same_values_and_finds_the_same(device):
     oclgrind = find_oclgrind(list_devices())
     if oclgrind is None:
         pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
-    for name, defines in (("registers_to_tile", {"RACY": 1}), ("wide_and_typed", {})):
+    kernels = (("registers_to_tile", {"RACY": 1}, 1), ("wide_and_typed", {}, 5), ("halves", {}, 4))
+    for name, defines, stores in kernels:
         here, there = (_traced(d, name, **defines) for d in (device, oclgrind))
         assert _findings(here) == _findings(there), name
         texts = [s.text for s in here.trace.sites if s.value_type and "vstore" in s.text]
-        assert len(texts) == (1 if name == "registers_to_tile" else 5)
+        assert len(texts) == stores
         for text in texts:
             assert _in_order(_stored(here.trace, text)) == _in_order(_stored(there.trace, text))
 

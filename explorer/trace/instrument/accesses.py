@@ -654,20 +654,33 @@ class AccessRewriter:
         ``__tr_vs_<space>_<type>(__tr_ptr, data, p + offset*N, site, buffer)``, a function
         that records the access, stores and records the value (values.VectorStore): a
         value-recording wrapper around ``data`` alone could run before the address's record
-        is made, and land in the site's previous record. False where the value cannot be
-        recorded (``vstore_halfN``: a conversion, not the vector's bits; a type the plane
-        has no room for), which is then traced as before, without it."""
-        match = re.fullmatch(r"vstore(\d+)", a.builtin or "")
-        vtype = value_type(a.element_type, int(match.group(1))) if match else None
-        if vtype is None or vtype.width < 2 or len(a.arguments) != 3 or code not in ("G", "L"):
+        is made, and land in the site's previous record. A ``vstore_halfN`` records the
+        halves it stored. False where the value cannot be recorded (a type the plane has no
+        room for), which is then traced as before, without it."""
+        if len(a.arguments) != 3 or code not in ("G", "L"):
+            return False
+        plain = re.fullmatch(r"vstore(\d+)", a.builtin or "")
+        half = re.fullmatch(r"vstore(a?)_half(\d*)(_rt[ezpn])?", a.builtin or "")
+        if plain is not None:
+            vtype = value_type(a.element_type, int(plain.group(1)))
+            store = VectorStore(code, vtype) if vtype is not None and vtype.width > 1 else None
+            shown = vtype.name if vtype is not None else ""
+            stride = vtype.width if vtype is not None else 0
+        elif half is not None and re.fullmatch(r"(float|double)(\d*)", a.data_type):
+            # A vstore_halfN records the bits of the halves it stored, read as halves.
+            width = int(half.group(2) or 1)
+            vtype = value_type("unsigned short", width)
+            store = VectorStore(code, vtype, a.builtin or "", a.data_type) if vtype else None
+            shown = "half" + (str(width) if width > 1 else "")
+            stride = 4 if half.group(1) and width == 3 else width  # vstorea_half3: as a half4
+        else:
+            return False
+        if store is None:
             return False
         declared = self.declared
-        store = VectorStore(code, vtype)
-        declared.value_types.append(vtype)
+        declared.value_types.append(store.value)
         declared.vector_stores.append(store)
-        declared.sites[sid] = replace(
-            declared.sites[sid], value=VALUE_WRITTEN, value_type=vtype.name
-        )
+        declared.sites[sid] = replace(declared.sites[sid], value=VALUE_WRITTEN, value_type=shown)
         data, offset, pointer = a.arguments
         render = self.edits.render
         pointee = f"{SPACE_WORD[a.address_space]} {_scalar(a.element_type)}*"
@@ -675,7 +688,7 @@ class AccessRewriter:
         def emit(edit: Edit) -> str:
             p = render(pointer.start, pointer.end)
             o = render(offset.start, offset.end)
-            at = f"({pointee})(({p}) + (size_t)({o}) * {vtype.width})"
+            at = f"({pointee})(({p}) + (size_t)({o}) * {stride})"
             v = render(data.start, data.end)
             return f"{store.name}(__tr_ptr, ({v}), {at}, {sid}u, {hint}u)"
 

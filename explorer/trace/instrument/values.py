@@ -116,34 +116,49 @@ class VectorStore:
     ``L``ocal). Each is rewritten into a call of this function, which makes the store's
     record, stores, and records the value stored: its body runs once the vector and the
     address are both evaluated, whatever order the call's arguments were evaluated in (C
-    leaves it open), so the value lands in the store's own record."""
+    leaves it open), so the value lands in the store's own record.
+
+    A ``vstore_halfN`` (``half``: the builtin as written, ``vstorea_half3_rtz``) stores a
+    ``data`` vector (``float4``, ``double2``) as halves: ``value`` is then ``ushortN``, the
+    halves' bits, which the function has the builtin write into a private vector first, so
+    they are rounded exactly as in memory."""
 
     space: str  # G or L, as the runtime's __tr_g / __tr_l
     value: ValueType
+    half: str = ""
+    data: str = ""
 
     @property
     def name(self) -> str:
+        if self.half:
+            return f"__tr_vs_{self.space}_{self.half}_{self.data}"
         return f"__tr_vs_{self.space}_{self.value.name}"
 
     def function(self, plane_bytes: int, parts_site: int) -> str:
         """The function's OpenCL C: ``parts_site`` records the components past what the
         store's own record holds (``ValueType.parts_function``)."""
         v = self.value
-        scalar = SCALARS[v.scalar][0]
         word = "__global" if self.space == "G" else "__local"
         recorded = f"({word} uchar*)p" + (" + __tr_z(st)" if self.space == "L" else "")
+        scalar = "half" if self.half else SCALARS[v.scalar][0]
+        data = self.data if self.half else v.name
+        builtin = self.half or f"vstore{v.width}"
         parts = ""
         if not v.fits(plane_bytes) and v.width > 1:
-            parts = f"    __tr_p_{v.name}(st, {parts_site}u, v);\n"
-        body = (
-            f"static __TR_HELPER void {self.name}(__tr_state* st, {v.name} v, {word} {scalar}* p, "
+            parts = f"    __tr_p_{v.name}(st, {parts_site}u, {'bits' if self.half else 'v'});\n"
+        head = (
+            f"static __TR_HELPER void {self.name}(__tr_state* st, {data} v, {word} {scalar}* p, "
             f"uint site, uint hint)\n{{\n"
-            f"    {word} {scalar}* q = ({word} {scalar}*)__tr_{self.space.lower()}(st, {recorded}, "
-            f"{v.bytes}u, site, hint);\n"
-            f"    vstore{v.width}(v, 0, q);\n"
-            f"    __tr_v_{v.name}(st, site, v);\n{parts}}}\n"
         )
-        return _fp64(v.scalar, body)
+        if self.half:  # the halves' bits as this device rounds them, in a private vector
+            head += f"    {v.name} bits;\n    {builtin}(v, 0, (__private half*)&bits);\n"
+        body = (
+            f"{head}    {word} {scalar}* q = ({word} {scalar}*)__tr_{self.space.lower()}(st, "
+            f"{recorded}, {v.bytes}u, site, hint);\n"
+            f"    {builtin}(v, 0, q);\n"
+            f"    __tr_v_{v.name}(st, site, {'bits' if self.half else 'v'});\n{parts}}}\n"
+        )
+        return _fp64("double" if data.startswith("double") else v.scalar, body)
 
 
 def _fp64(scalar: str, body: str) -> str:
