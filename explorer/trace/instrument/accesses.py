@@ -659,22 +659,23 @@ class AccessRewriter:
         room for), which is then traced as before, without it."""
         if len(a.arguments) != 3 or code not in ("G", "L"):
             return False
-        plain = re.fullmatch(r"vstore(\d+)", a.builtin or "")
-        half = re.fullmatch(r"vstore(a?)_half(\d*)(_rt[ezpn])?", a.builtin or "")
+        builtin = a.builtin or ""
+        plain = re.fullmatch(r"vstore(\d+)", builtin)
+        half = re.fullmatch(r"vstore(a?)_half(\d*)(_rt[ezpn])?", builtin)
+        store: VectorStore | None = None
+        shown, stride = "", 0
         if plain is not None:
             vtype = value_type(a.element_type, int(plain.group(1)))
-            store = VectorStore(code, vtype) if vtype is not None and vtype.width > 1 else None
-            shown = vtype.name if vtype is not None else ""
-            stride = vtype.width if vtype is not None else 0
-        elif half is not None and re.fullmatch(r"(float|double)(\d*)", a.data_type):
-            # A vstore_halfN records the bits of the halves it stored, read as halves.
+            if vtype is not None:
+                store, shown, stride = VectorStore(code, vtype), vtype.name, vtype.width
+        elif half is not None and re.fullmatch(r"(?:float|double)\d*", a.data_type):
+            # The bits of the halves it stored, which the views read as halves.
             width = int(half.group(2) or 1)
             vtype = value_type("unsigned short", width)
-            store = VectorStore(code, vtype, a.builtin or "", a.data_type) if vtype else None
-            shown = "half" + (str(width) if width > 1 else "")
-            stride = 4 if half.group(1) and width == 3 else width  # vstorea_half3: as a half4
-        else:
-            return False
+            if vtype is not None:
+                store = VectorStore(code, vtype, builtin, a.data_type)
+                shown = "half" + (str(width) if width > 1 else "")
+                stride = 4 if half.group(1) and width == 3 else width  # vstorea_half3: a half4's
         if store is None:
             return False
         declared = self.declared
@@ -682,7 +683,7 @@ class AccessRewriter:
         declared.vector_stores.append(store)
         declared.sites[sid] = replace(declared.sites[sid], value=VALUE_WRITTEN, value_type=shown)
         data, offset, pointer = a.arguments
-        render = self.edits.render
+        render, function = self.edits.render, store.name
         pointee = f"{SPACE_WORD[a.address_space]} {_scalar(a.element_type)}*"
 
         def emit(edit: Edit) -> str:
@@ -690,7 +691,7 @@ class AccessRewriter:
             o = render(offset.start, offset.end)
             at = f"({pointee})(({p}) + (size_t)({o}) * {stride})"
             v = render(data.start, data.end)
-            return f"{store.name}(__tr_ptr, ({v}), {at}, {sid}u, {hint}u)"
+            return f"{function}(__tr_ptr, ({v}), {at}, {sid}u, {hint}u)"
 
         self.edits.add(a.span.start, a.span.end, emit)
         return True
