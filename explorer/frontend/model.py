@@ -217,6 +217,9 @@ class AccessSite:
     # from that variable (`q.pad` written nowhere after); empty where every member may be read
     # (the variable used otherwise than by its members: passed, copied, its address taken).
     unused: tuple[tuple[int, int], ...] = ()
+    # A vstoreN's first argument: the type of the vector it stores (`float4`; a
+    # `vstore_half4` stores a `float4` or a `double4` as halves).
+    data_type: str = ""
 
 
 @dataclass(frozen=True)

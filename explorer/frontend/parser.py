@@ -1428,6 +1428,7 @@ class _Walker:
         vector_width: int = 0,
         builtin: str | None = None,
         arguments: tuple[Span, ...] = (),
+        data_type: str = "",
     ) -> None:
         span, macro = self._span(node)
         self.accesses.append(
@@ -1449,6 +1450,7 @@ class _Walker:
                 builtin=builtin,
                 arguments=arguments,
                 macro=macro,
+                data_type=data_type,
             )
         )
 
@@ -1696,6 +1698,7 @@ class _Walker:
                 size,
                 builtin=str(c.spelling),
                 arguments=tuple(self._argument_span(a) for a in args),
+                data_type=_type_name(args[0].type) if kind is AccessKind.VSTORE else "",
             )
         if visit:
             for a in args:

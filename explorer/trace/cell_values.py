@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.trace.columns import value_reader
+from explorer.trace.columns import element_value_reader, value_reader
 from explorer.trace.grids import Box, Grid
 from explorer.trace.group_steps import GroupSteps
 from explorer.trace.recorded import GLOBAL, READ
@@ -29,6 +29,7 @@ class CellValues:
         self.index = index
         self.arrays: dict[str, np.ndarray] = dict(arrays or {})
         self._read_value = value_reader(index.trace)
+        self._element_value = element_value_reader(index.trace)
         self._buffers: dict[int, np.ndarray | None] = {}
         self._group: GroupSteps | None = None  # whose answers the caches below hold
         self._stored: np.ndarray | None = None
@@ -191,11 +192,25 @@ class CellValues:
             value[element[sel]] = flat[src_index[sel]]
         recorded = self._stored_values(group)
         if recorded is not None:  # what the writes stored, as the trace recorded it
-            stored = recorded[pos]
-            # The value recorded is the first element's (of a vstore3: its x)
-            known = np.isfinite(stored) & (element == group.columns.index[pos])
-            value[element[known]] = stored[known]
+            got = self._stored_in(group, recorded, pos, element)
+            known = np.isfinite(got)
+            value[element[known]] = got[known]
         return value, source
+
+    def _stored_in(
+        self, group: GroupSteps, recorded: np.ndarray, pos: np.ndarray, element: np.ndarray
+    ) -> np.ndarray:
+        """What the writes at ``pos`` (the group's step-ordered places, one per element it
+        covers) stored in ``element`` as the trace recorded it: the record's value for its
+        first element, the vector's other components for the others (a vstore4's second
+        float in the next element); NaN where the trace has none."""
+        got = np.asarray(recorded[pos], dtype=np.float64)
+        k = element - group.columns.index[pos]
+        later = np.flatnonzero(k != 0)
+        got[later] = np.nan
+        if later.size and self._element_value is not None:
+            got[later] = self._element_value(group.columns.records[pos[later]], k[later])
+        return got
 
     def local_origin(self, group: GroupSteps, grid: Grid, step: int, row: int, col: int) -> str:
         """Where a local element's value at this step came from, as a person reads it: the
@@ -231,11 +246,12 @@ class CellValues:
         if recorded is None:
             return None
         done = group.writes_until(grid, step)
-        stored = recorded[done]
+        element, which = group.columns.elements(done)  # a vstore4: its four elements
+        stored = self._stored_in(group, recorded, done[which], element)
         known = np.isfinite(stored)
         r0, r1, c0, c1 = window
         out = np.full((r1 - r0, c1 - c0), np.nan)
-        rows, cols = grid.element_rc(group.columns.index[done[known]])
+        rows, cols = grid.element_rc(element[known])
         inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
         out[rows[inside] - r0, cols[inside] - c0] = stored[known][inside]  # later ones win
         return out

@@ -4,7 +4,7 @@ buffer, element, line, value), for the records a view asks for (numpy only, no Q
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -154,6 +154,7 @@ _VALUE_DTYPES = {
     "uchar": (1, np.uint8),
     "short": (2, np.int16),
     "ushort": (2, np.uint16),
+    "half": (2, np.float16),  # a vstore_halfN's halves
     "int": (4, np.int32),
     "uint": (4, np.uint32),
     "float": (4, np.float32),
@@ -198,3 +199,74 @@ def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray]
         return out
 
     return read
+
+
+def value_shapes(sites: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per site (by id, and one more for none): the bytes of one component of the value its
+    records hold and how many components it has (0 and 1 where it holds none the views can
+    read: no value, a struct)."""
+    comp = np.zeros(len(sites) + 1, dtype=np.int64)
+    width = np.ones(len(sites) + 1, dtype=np.int64)
+    for s in sites:
+        base = re.sub(r"\d+$", "", s.value_type)
+        if s.value != VALUE_NONE and base in _VALUE_DTYPES:
+            comp[s.id] = _VALUE_DTYPES[base][0]
+            width[s.id] = int(s.value_type[len(base) :] or 1)
+    return comp, width
+
+
+def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """How the value a write stored in each element it covers reads as float64, given the
+    records and each element's place among the record's elements (0: its first, what
+    :func:`value_reader` reads; 2: the third float a vstore4 of floats stored): taken from
+    the record's own value where it holds the whole vector (a float2, a uchar4), else from
+    the parts of the vector the trace recorded apart (``Trace.value_parts``). NaN where the
+    trace has none: the record stored no vector, or one whose components are not the
+    buffer's elements. None when the trace has no values."""
+    read = value_reader(trace)
+    values = trace.values
+    if read is None or values is None:
+        return None
+    n = len(trace.sites)
+    comp, width = value_shapes(trace.sites)
+    whole = comp * width <= trace.value_bytes  # one record's value holds every component
+    elem = np.array([b.elem_size for b in trace.buffers] + [0], dtype=np.int64)
+    parts = trace.value_parts
+    keys = np.zeros(0, dtype=np.int64)
+    part_bits = np.zeros(0, dtype=values.dtype)
+    if parts is not None and parts.size:
+        keys = parts[:, 0] * 16 + parts[:, 1]  # a vector has 16 components at most
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        part_bits = parts[order, 2].view(np.uint64).astype(values.dtype)
+
+    def element_values(records: np.ndarray, k: np.ndarray) -> np.ndarray:
+        records = np.asarray(records, dtype=np.int64)
+        k = np.asarray(k, dtype=np.int64)
+        words = np.asarray(trace.word[records])
+        out = np.full(records.size, np.nan)
+        first = k == 0
+        if first.any():
+            out[first] = read(values[records[first]], words[first])
+        site = np.minimum(word_site(words), n)
+        size = comp[site]
+        ok = (
+            ~first
+            & (k > 0)
+            & (k < width[site])
+            & (size == elem[np.minimum(word_buffer(words), elem.size - 1)])
+        )
+        inside = ok & whole[site]
+        if inside.any():
+            shift = (8 * size[inside] * k[inside]).astype(np.uint64)
+            bits = (values[records[inside]].astype(np.uint64) >> shift).astype(values.dtype)
+            out[inside] = read(bits, words[inside])
+        apart = np.flatnonzero(ok & ~whole[site])
+        if apart.size and keys.size:
+            key = records[apart] * 16 + k[apart]
+            at = np.minimum(np.searchsorted(keys, key), keys.size - 1)
+            found = keys[at] == key
+            out[apart[found]] = read(part_bits[at[found]], words[apart[found]])
+        return out
+
+    return element_values

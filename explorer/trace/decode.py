@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from explorer.description.launch import Promise
+from explorer.trace.columns import value_shapes
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     GLOBAL,
@@ -16,6 +17,7 @@ from explorer.trace.recorded import (
     NO_BUFFER,
     PRIVATE,
     ROLE_FLAGS,
+    ROLE_PARTS,
     BufferInfo,
     NotTraced,
     Site,
@@ -117,6 +119,56 @@ def _far(meta: np.ndarray, buffer: int) -> tuple[int, bool]:
     return int(meta[buffer, 6:7].view(np.int64)[0]), int(meta[buffer, 8]) != int(meta[buffer, 9])
 
 
+_LOW_BITS = {1: 0xFF, 2: 0xFFFF, 4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
+
+
+def _parts_apart(
+    inst: Instrumented, word: np.ndarray, kept: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Which records hold the components of stored vectors (``ROLE_PARTS``, each after its
+    store's own record and any other part of it), and of each such record the position of
+    its store's record (-1 where that is not kept); (all False, None) where there are none."""
+    part_sites = [s.id for s in inst.sites if s.role == ROLE_PARTS]
+    if not part_sites or word.size == 0:
+        return np.zeros(0, dtype=bool), None
+    is_part = np.isin(word_site(word), np.array(part_sites, dtype=np.int64))
+    if not is_part.any():
+        return is_part, None
+    position = np.arange(word.size, dtype=np.int64)
+    owner = np.maximum.accumulate(np.where(is_part, -1, position))[is_part]
+    wi = np.repeat(np.arange(kept.size, dtype=np.int64), kept)
+    owner[(owner >= 0) & (wi[np.maximum(owner, 0)] != wi[is_part])] = -1
+    return is_part, owner
+
+
+def _value_parts(
+    inst: Instrumented,
+    word: np.ndarray,
+    offset: np.ndarray,
+    value: np.ndarray,
+    is_part: np.ndarray,
+    owner: np.ndarray,
+) -> np.ndarray:
+    """``Trace.value_parts`` from the part records: each holds, from the component its
+    offset names, as many components of its store's vector as the value plane has room for
+    (runtime.cl's ``__tr_part``); a row per component, its store's record numbered as once
+    the parts are taken out."""
+    n = len(inst.sites)
+    comp, width = value_shapes(inst.sites)
+    store_site = np.minimum(np.where(owner >= 0, word_site(word[np.maximum(owner, 0)]), n), n)
+    size = comp[store_site]
+    per = np.where(size > 0, value.dtype.itemsize // np.maximum(size, 1), 0)
+    first = offset[is_part].astype(np.int64)
+    held = np.clip(np.minimum(per, width[store_site] - first), 0, None)
+    row = np.repeat(np.arange(held.size), held)
+    k = np.arange(int(held.sum()), dtype=np.int64) - np.repeat(np.cumsum(held) - held, held)
+    size = size[row]
+    bits = value[is_part].astype(np.uint64)[row] >> (8 * size * k).astype(np.uint64)
+    low = np.array([_LOW_BITS.get(int(b), 0) for b in range(9)], dtype=np.uint64)
+    place = np.cumsum(~is_part) - 1  # each record's number once the parts are out
+    return np.stack([place[owner[row]], first[row] + k, (bits & low[size]).view(np.int64)], axis=1)
+
+
 def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     local = (list(raw.local_size) + [1, 1, 1])[:3]
     per_group = int(np.prod(local))
@@ -142,6 +194,19 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
             value = raw.rec_value[at]
     # Kept packed: the columns are unpacked only where they are used.
     offset = offset.view(np.int32)
+    saturated = _saturated(raw, kept)
+    parts = None
+    is_part, owner = _parts_apart(inst, word, kept)
+    if owner is not None:
+        # Each work-item's counts and room lose its part records too: an overflow is told
+        # as before, in the accesses' own records.
+        if value is not None:
+            parts = _value_parts(inst, word, offset, value, is_part, owner)
+            value = value[~is_part]
+        wi = np.repeat(np.arange(kept.size, dtype=np.int64), kept)
+        apart = np.bincount(wi[is_part], minlength=kept.size).astype(np.int64)
+        offset, word = offset[~is_part], word[~is_part]
+        kept, counts, capacity = kept - apart, counts - apart, capacity - apart
 
     slot_of_wi = np.arange(w) // per_group
     local_linear = np.arange(w) % per_group
@@ -234,10 +299,10 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         groups_traced=groups,
         dispatch_order=dispatch,
         capacity=int(capacity.max()) if capacity.size else 0,
-        not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced)
-        + _saturated(raw, kept),
+        not_traced=tuple(NotTraced(line, reason) for line, reason in inst.not_traced) + saturated,
         output_role=raw.output_role,
         extra={"capacity_per_wi": capacity},
         values=value,
+        value_parts=parts,
         names=raw.names,
     )

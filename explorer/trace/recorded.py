@@ -71,6 +71,12 @@ ROLE_ANATOMY = "anatomy"
 # FENCE record, no buffer in its word, the byte offset in the array (the site's buffer) as its
 # offset; one per element and work-item at most (instrument/shadows.py).
 ROLE_UNSET = "unset-private"
+# The components of a vector a vstoreN stored that its own record's value has no room for
+# (a vstore4 of floats: the value plane holds 4 or 8 bytes): FENCE records right after the
+# store's, each holding some of them in its value, the first one's number as its offset.
+# Only the build that records values makes them, and the decoder takes them out of the
+# records (``Trace.value_parts``): nothing else ever sees them.
+ROLE_PARTS = "vector-parts"
 
 
 @dataclass(frozen=True)
@@ -284,6 +290,10 @@ class Trace:
                        float, not a conversion; a vector's first components), zero-extended;
                        what each site's records hold is its ``Site.value``, and records of
                        sites with VALUE_NONE hold 0. None when values were not recorded
+      value_parts  (P, 3) int64: of the writes that stored a vector wider than their value
+                       (a vstore4 of floats), the components past the first, one row each:
+                       the record, the component's number, its bits (as ``values`` holds
+                       a scalar's, zero-extended). None where there are none.
     """
 
     offset: np.ndarray
@@ -303,6 +313,7 @@ class Trace:
     output_role: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     values: np.ndarray | None = None
+    value_parts: np.ndarray | None = None
     # The integers the kernel names (its integer arguments as launched, its defines, its
     # macros), so that a finding can write its advice in the kernel's own terms.
     names: tuple[tuple[str, int], ...] = ()

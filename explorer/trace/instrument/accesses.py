@@ -18,6 +18,7 @@ from explorer.trace.instrument.edits import Edit, Edits
 from explorer.trace.instrument.events import EventShadows
 from explorer.trace.instrument.values import (
     SCALARS,
+    VectorStore,
     expression_end,
     increment_before,
     operator_after,
@@ -456,7 +457,7 @@ class AccessRewriter:
         assignment, the atomic call) so the value is recorded, and say which value the site's
         records hold. Where no such expression can be found the site records none."""
         if not self.values or a.kind in (AccessKind.VSTORE, AccessKind.ASYNC_COPY_READ):
-            return
+            return  # a vstoreN's value is recorded by the function it becomes (`vector`)
         if a.builtin is not None and a.kind is AccessKind.WRITE:
             return  # the call's value is its first result, not what it stored
         if self.read_apart(a) is not None:
@@ -644,7 +645,56 @@ class AccessRewriter:
 
     def vector(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
         """``vloadN(offset, p)`` / ``vstoreN(data, offset, p)``: N elements at p + offset*N."""
+        if self.values and a.kind is AccessKind.VSTORE and self.stored_vector(a, code, sid, hint):
+            return
         self._vector_edit(a, lambda at, p, width: f"__TR_V{code}({at}, {width}, {sid}u, {hint}u)")
+
+    def stored_vector(self, a: AccessSite, code: str, sid: int, hint: int) -> bool:
+        """With values on, ``vstoreN(data, offset, p)`` into global or local memory becomes
+        ``__tr_vs_<space>_<type>(__tr_ptr, data, p + offset*N, site, buffer)``, a function
+        that records the access, stores and records the value (values.VectorStore): a
+        value-recording wrapper around ``data`` alone could run before the address's record
+        is made, and land in the site's previous record. A ``vstore_halfN`` records the
+        halves it stored. False where the value cannot be recorded (a type the plane has no
+        room for), which is then traced as before, without it."""
+        if len(a.arguments) != 3 or code not in ("G", "L"):
+            return False
+        builtin = a.builtin or ""
+        plain = re.fullmatch(r"vstore(\d+)", builtin)
+        half = re.fullmatch(r"vstore(a?)_half(\d*)(_rt[ezpn])?", builtin)
+        store: VectorStore | None = None
+        shown, stride = "", 0
+        if plain is not None:
+            vtype = value_type(a.element_type, int(plain.group(1)))
+            if vtype is not None:
+                store, shown, stride = VectorStore(code, vtype), vtype.name, vtype.width
+        elif half is not None and re.fullmatch(r"(?:float|double)\d*", a.data_type):
+            # The bits of the halves it stored, which the views read as halves.
+            width = int(half.group(2) or 1)
+            vtype = value_type("unsigned short", width)
+            if vtype is not None:
+                store = VectorStore(code, vtype, builtin, a.data_type)
+                shown = "half" + (str(width) if width > 1 else "")
+                stride = 4 if half.group(1) and width == 3 else width  # vstorea_half3: a half4's
+        if store is None:
+            return False
+        declared = self.declared
+        declared.value_types.append(store.value)
+        declared.vector_stores.append(store)
+        declared.sites[sid] = replace(declared.sites[sid], value=VALUE_WRITTEN, value_type=shown)
+        data, offset, pointer = a.arguments
+        render, function = self.edits.render, store.name
+        pointee = f"{SPACE_WORD[a.address_space]} {_scalar(a.element_type)}*"
+
+        def emit(edit: Edit) -> str:
+            p = render(pointer.start, pointer.end)
+            o = render(offset.start, offset.end)
+            at = f"({pointee})(({p}) + (size_t)({o}) * {stride})"
+            v = render(data.start, data.end)
+            return f"{function}(__tr_ptr, ({v}), {at}, {sid}u, {hint}u)"
+
+        self.edits.add(a.span.start, a.span.end, emit)
+        return True
 
     def _vector_edit(self, a: AccessSite, traced: Callable[[str, str, int], str]) -> None:
         """A ``vloadN``/``vstoreN`` call rewritten to go through ``traced(at, p, N)``: the

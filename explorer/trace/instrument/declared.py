@@ -12,8 +12,15 @@ from explorer.trace.instrument.model import (
     InstrumentError,
     SiteDecl,
 )
-from explorer.trace.instrument.values import ValueType
-from explorer.trace.recorded import VALUE_NONE
+from explorer.trace.instrument.values import ValueType, VectorStore
+from explorer.trace.recorded import (
+    FENCE,
+    NO_BUFFER,
+    NO_SPACE,
+    ROLE_PARTS,
+    VALUE_NONE,
+    VALUE_WRITTEN,
+)
 
 
 @dataclass
@@ -25,6 +32,11 @@ class Declared:
     buffers: list[BufferDecl] = field(default_factory=list)
     not_traced: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     value_types: list[ValueType] = field(default_factory=list)
+    # The vstoreN calls that record their values through a function of their own, and the
+    # site of the records holding the components their own records have no room for
+    # (declared after every other access's site, ``parts``).
+    vector_stores: list[VectorStore] = field(default_factory=list)
+    parts_site: int | None = None
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
     # The private arrays checked for reads of unwritten elements: id -> its shadow's name.
     shadows: dict[int, str] = field(default_factory=dict)
@@ -80,6 +92,16 @@ class Declared:
             )
         )
         return sid
+
+    def parts(self) -> None:
+        """Declare the site of the components of stored vectors (``ROLE_PARTS``), where a
+        vstoreN records its value. After every access's own: the sites of a build with
+        values are numbered as those of a build without them (an anatomy build's trace is
+        read against the plain trace's sites)."""
+        if self.vector_stores and self.parts_site is None:
+            self.parts_site = self.site(
+                0, FENCE, NO_SPACE, NO_BUFFER, "vstore", value=VALUE_WRITTEN, role=ROLE_PARTS
+            )
 
     def recorded_at(self, start: int, end: int, sid: int) -> None:
         """Note that site ``sid`` records the access written at [start, end)."""

@@ -211,6 +211,15 @@ static __attribute__((noinline)) void __tr_val(__tr_state* st, uint site, ulong 
         }
     }
 }
+
+/* Components of a vector a vstoreN stored that its record's value has no room for: a
+ * record of its own right after the store's (ROLE_PARTS in trace/recorded.py), the number
+ * of its first component as its offset, the components' bits as its value. */
+static void __tr_part(__tr_state* st, uint site, uint first, ulong bits)
+{
+    __tr_put(st, site, __TR_NO_BUFFER, (long)first, 1u, 0u);
+    __tr_val(st, site, bits);
+}
 #endif
 
 /* A record, or with `pend` (a constant at every call, so the test folds away) the record a

@@ -80,6 +80,7 @@ class _Rewrite:
         reached = parsed.reached(self.kernel)  # what a helper nobody calls does never runs
         for s in parsed.syncs:
             rewrite_sync(s, declared, self.edits, self.events, self.kernel, reached)
+        declared.parts()  # after every access's site: theirs keep their numbers
         if self.anatomy is not None:  # after every other site: theirs keep their numbers
             static, lines = self.anatomy
             self.anatomy_rewrite = AnatomyRewrite(static, lines, declared, self.edits)
@@ -269,7 +270,10 @@ def instrument(
     declared = rewrite.declared
     own = rewrite.anatomy_rewrite.types if rewrite.anatomy_rewrite is not None else []
     width = plane_bytes(declared.value_types + own) if values else 0
-    code = value_code(declared.value_types, width, own) if values else ""
+    code = ""
+    if values:
+        parts = declared.parts_site if declared.parts_site is not None else 0
+        code = value_code(declared.value_types, width, own, declared.vector_stores, parts)
     code += "".join(declared.image_code)
     return Instrumented(
         source=prelude(len(declared.buffers), declared.barriers, width, code) + body,

@@ -84,6 +84,82 @@ class ValueType:
         )
         return _fp64(self.scalar, body)
 
+    def fits(self, plane_bytes: int) -> bool:
+        """Whether a record's value holds every component (``recorded.WHOLE_VALUE``)."""
+        return self.bytes <= plane_bytes
+
+    def parts_function(self, plane_bytes: int) -> str:
+        """The OpenCL C function that records the components past the first of a vector too
+        wide for one record's value, as many to a record as the plane holds
+        (``__tr_p_<type>``, runtime.cl's ``__tr_part``); "" where one record holds them all."""
+        if self.width == 1 or self.fits(plane_bytes):
+            return ""
+        _, size, widen = SCALARS[self.scalar]
+        per = max(1, plane_bytes // size)
+        calls = []
+        for first in range(1, self.width, per):
+            held = range(first, min(self.width, first + per))
+            bits = " | ".join(
+                f"({widen.format(f'v.s{COMPONENTS[k]}')} << {8 * size * (k - first)})" for k in held
+            )
+            calls.append(f"    __tr_part(st, site, {first}u, {bits});\n")
+        body = (
+            f"static void __tr_p_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"{{\n{''.join(calls)}}}\n"
+        )
+        return _fp64(self.scalar, body)
+
+
+@dataclass(frozen=True)
+class VectorStore:
+    """The ``vstoreN`` calls of one vector type into one address space (``G``lobal or
+    ``L``ocal). Each is rewritten into a call of this function, which makes the store's
+    record, stores, and records the value stored: its body runs once the vector and the
+    address are both evaluated, whatever order the call's arguments were evaluated in (C
+    leaves it open), so the value lands in the store's own record.
+
+    A ``vstore_halfN`` (``half``: the builtin as written, ``vstorea_half3_rtz``) stores a
+    ``data`` vector (``float4``, ``double2``) as halves: ``value`` is then ``ushortN``, the
+    halves' bits, which the function has the builtin write into a private vector first, so
+    they are rounded exactly as in memory."""
+
+    space: str  # G or L, as the runtime's __tr_g / __tr_l
+    value: ValueType
+    half: str = ""
+    data: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.half:
+            return f"__tr_vs_{self.space}_{self.half}_{self.data}"
+        return f"__tr_vs_{self.space}_{self.value.name}"
+
+    def function(self, plane_bytes: int, parts_site: int) -> str:
+        """The function's OpenCL C: ``parts_site`` records the components past what the
+        store's own record holds (``ValueType.parts_function``)."""
+        v = self.value
+        word = "__global" if self.space == "G" else "__local"
+        recorded = f"({word} uchar*)p" + (" + __tr_z(st)" if self.space == "L" else "")
+        scalar = "half" if self.half else SCALARS[v.scalar][0]
+        data = self.data if self.half else v.name
+        builtin = self.half or f"vstore{v.width}"
+        parts = ""
+        if not v.fits(plane_bytes) and v.width > 1:
+            parts = f"    __tr_p_{v.name}(st, {parts_site}u, {'bits' if self.half else 'v'});\n"
+        head = (
+            f"static __TR_HELPER void {self.name}(__tr_state* st, {data} v, {word} {scalar}* p, "
+            f"uint site, uint hint)\n{{\n"
+        )
+        if self.half:  # the halves' bits as this device rounds them, in a private vector
+            head += f"    {v.name} bits;\n    {builtin}(v, 0, (__private half*)&bits);\n"
+        body = (
+            f"{head}    {word} {scalar}* q = ({word} {scalar}*)__tr_{self.space.lower()}(st, "
+            f"{recorded}, {v.bytes}u, site, hint);\n"
+            f"    {builtin}(v, 0, q);\n"
+            f"    __tr_v_{v.name}(st, site, {'bits' if self.half else 'v'});\n{parts}}}\n"
+        )
+        return _fp64("double" if data.startswith("double") else v.scalar, body)
+
 
 def _fp64(scalar: str, body: str) -> str:
     """``body``, only where the device has doubles when ``scalar`` is one."""
@@ -115,14 +191,23 @@ def value_type(element_type: str, components: int = 1) -> ValueType | None:
 
 
 def value_code(
-    types: list[ValueType], plane_bytes: int, own_records: list[ValueType] | None = None
+    types: list[ValueType],
+    plane_bytes: int,
+    own_records: list[ValueType] | None = None,
+    stores: list[VectorStore] | None = None,
+    parts_site: int = 0,
 ) -> str:
-    """The typed recording functions for ``types``, each once, and those that make a record
-    of their own for ``own_records``."""
+    """The typed recording functions for ``types``, each once, those that make a record of
+    their own for ``own_records``, and the functions the ``vstoreN`` calls of ``stores``
+    become (their parts recorded at ``parts_site``)."""
     seen: dict[str, ValueType] = {t.name: t for t in types}
     code = "".join(seen[name].function(plane_bytes) for name in sorted(seen))
     own = {t.name: t for t in own_records or []}
-    return code + "".join(own[name].function(plane_bytes, True) for name in sorted(own))
+    code += "".join(own[name].function(plane_bytes, True) for name in sorted(own))
+    chosen = {s.name: s for s in stores or []}
+    wide = {s.value.name: s.value for s in chosen.values()}
+    code += "".join(wide[name].parts_function(plane_bytes) for name in sorted(wide))
+    return code + "".join(chosen[name].function(plane_bytes, parts_site) for name in sorted(chosen))
 
 
 def plane_bytes(types: list[ValueType]) -> int:
