@@ -78,3 +78,45 @@ def test_every_title_of_the_execution_tab_reads_whole_at_1280x720(
     assert window.views.tabs.currentWidget() is view
     assert len(view.buffers.canvases) == titles
     assert _unreadable(view) == []
+
+
+def test_presenter_mode_at_1280x720_reads_every_whole_buffers_title_and_the_error_tab(
+    window, qtbot
+):
+    """Presenter mode's column of whole buffers (seed 004's four) breaks a title too wide
+    onto a second line ("vector 1000" above "(wrapped)", once "vector…"), and the side
+    column's result tabs show "Result" and "Error" whole (once "Error |result − ref" cut
+    at the column's edge)."""
+    _at_720p(window, qtbot)
+    window.model.set_family("rowdot")
+    window.model.set_variant(find_variant("rowdot", "local-vector"))
+    type_into(qtbot, window.views.panel.size_spins["D"], 1000)
+    trace_and_wait(qtbot, window)
+    window.resize(1280, 720)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    view = window.views.execution_view
+    wholes = view.buffers.wholes
+    assert len(wholes) == 4
+    # laid out: the whole buffers in a column beside the local copy, at a quarter or less
+    qtbot.waitUntil(lambda: all(w.width() < 1280 // 4 for w in wholes.values()))
+    view.grab()
+    cut = []
+    for whole in wholes.values():
+        metrics, width = QFontMetrics(whole.title_font()), whole.width() - 8
+        lines = whole.title_lines()
+        if " ".join(lines) != whole.title or any(
+            metrics.horizontalAdvance(line) > width for line in lines
+        ):
+            cut.append((whole.title, lines, width))
+    assert cut == []
+    assert any(len(w.title_lines()) == 2 for w in wholes.values())  # the case that was cut
+    tabs = window.views.result_view.tabs
+    bar = tabs.tabBar()
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    assert titles[:2] == ["Result", "Error"]
+    assert all(bar.rect().contains(bar.tabRect(i)) for i in (0, 1)), [
+        bar.tabRect(i) for i in (0, 1)
+    ]
+    assert tabs.tabToolTip(1) == "Error |result − reference|"
+    window.controllers.presenter.set_presenter(False, full_screen=False)
+    assert tabs.tabText(1) == "Error |result − reference|"  # the desk's title again
