@@ -122,11 +122,17 @@ class WholeCanvas(QWidget):
         self.drawn_title = ""  # the title as last painted (its lines joined), whole if it fits
         self.frame: Frame | None = None
         self._picture: tuple[object, QSize, QPixmap] | None = None
-        self.setMinimumSize(90, 90)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def sizeHint(self) -> QSize:
         return QSize(200, 200)
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for each word of the title (at the room's type): the naive stage's
+        narrow column at 1280×720 reads "A" above "768×768", not "A…"."""
+        metrics = QFontMetrics(self.title_font())
+        widest = max((metrics.horizontalAdvance(w) for w in self.title.split()), default=0)
+        return QSize(max(90, widest + 8), 90)
 
     def set_frame(self, frame: Frame) -> None:
         old = self.frame

@@ -80,26 +80,26 @@ def test_every_title_of_the_execution_tab_reads_whole_at_1280x720(
     assert _unreadable(view) == []
 
 
-def test_presenter_mode_at_1280x720_reads_every_whole_buffers_title_and_the_error_tab(
-    window, qtbot
-):
-    """Presenter mode's column of whole buffers (seed 004's four) breaks a title too wide
-    onto a second line ("vector 1000" above "(wrapped)", once "vector…"), and the side
-    column's result tabs show "Result" and "Error" whole (once "Error |result − ref" cut
-    at the column's edge)."""
+def _presented_wholes(window, qtbot, family, variant, size):
+    """The kernel traced at the desk, then presented at 1280×720: its whole buffers, laid
+    out and painted."""
     _at_720p(window, qtbot)
-    window.model.set_family("rowdot")
-    window.model.set_variant(find_variant("rowdot", "local-vector"))
-    type_into(qtbot, window.views.panel.size_spins["D"], 1000)
+    window.model.set_family(family)
+    window.model.set_variant(find_variant(family, variant))
+    for name, value in size.items():
+        type_into(qtbot, window.views.panel.size_spins[name], value)
     trace_and_wait(qtbot, window)
     window.resize(1280, 720)
     window.controllers.presenter.set_presenter(True, full_screen=False)
     view = window.views.execution_view
     wholes = view.buffers.wholes
-    assert len(wholes) == 4
-    # laid out: the whole buffers in a column beside the local copy, at a quarter or less
+    # laid out: the whole buffers in a column beside the detailed ones, a quarter or less
     qtbot.waitUntil(lambda: all(w.width() < 1280 // 4 for w in wholes.values()))
     view.grab()
+    return wholes
+
+
+def _cut_titles(wholes) -> list[tuple[str, list[str], int]]:
     cut = []
     for whole in wholes.values():
         metrics, width = QFontMetrics(whole.title_font()), whole.width() - 8
@@ -108,7 +108,19 @@ def test_presenter_mode_at_1280x720_reads_every_whole_buffers_title_and_the_erro
             metrics.horizontalAdvance(line) > width for line in lines
         ):
             cut.append((whole.title, lines, width))
-    assert cut == []
+    return cut
+
+
+def test_presenter_mode_at_1280x720_reads_every_whole_buffers_title_and_the_error_tab(
+    window, qtbot
+):
+    """Presenter mode's column of whole buffers (seed 004's four) breaks a title too wide
+    onto a second line ("vector 1000" above "(wrapped)", once "vector…"), and the side
+    column's result tabs show "Result" and "Error" whole (once "Error |result − ref" cut
+    at the column's edge)."""
+    wholes = _presented_wholes(window, qtbot, "rowdot", "local-vector", {"D": 1000})
+    assert len(wholes) == 4
+    assert _cut_titles(wholes) == []
     assert any(len(w.title_lines()) == 2 for w in wholes.values())  # the case that was cut
     tabs = window.views.result_view.tabs
     bar = tabs.tabBar()
@@ -120,3 +132,12 @@ def test_presenter_mode_at_1280x720_reads_every_whole_buffers_title_and_the_erro
     assert tabs.tabToolTip(1) == "Error |result − reference|"
     window.controllers.presenter.set_presenter(False, full_screen=False)
     assert tabs.tabText(1) == "Error |result − reference|"  # the desk's title again
+
+
+def test_the_naive_stages_narrow_column_reads_each_matrix_whole(window, qtbot):
+    """Naive's A, B and C drawn large side by side leave the whole matrices a narrow
+    column at 1280×720: "C 768×768" reads whole (on two lines), never "C…"."""
+    sizes = {"M": 768, "N": 768, "K": 16}
+    wholes = _presented_wholes(window, qtbot, "matmul", "naive", sizes)
+    assert sorted(w.title for w in wholes.values()) == ["A 768×16", "B 16×768", "C 768×768"]
+    assert _cut_titles(wholes) == []
