@@ -19,7 +19,7 @@ from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
-from explorer.frontend.line_directives import line_numbering, split_lines
+from explorer.frontend.line_directives import header_lines, line_numbering, split_lines
 from explorer.gui.buffer_pictures import COLOURING_TEXT, COLOURINGS, BufferPictures
 from explorer.gui.buffers_panel import BuffersPanel
 from explorer.gui.legend import execution_legend
@@ -169,11 +169,13 @@ class ExecutionView(QWidget):
 
     def show_source(self, source: str) -> None:
         """The kernel's text beside the animation, numbered as its file is (through its
-        ``#line`` directives): shown from the moment the kernel is chosen, before any trace."""
+        ``#line`` directives), scrolled past its header to the code: shown from the moment
+        the kernel is chosen, before any trace."""
         self.source_lines = split_lines(source)
         self.numbering = line_numbering(source)
         if self.code.toPlainText() != source:
             self.code.load(source)
+            self.code.show_from(header_lines(source) + 1)  # the kernel, its header above
 
     def clear(self, message: str = READY) -> None:
         """Forget the trace (the configuration changed): nothing stale stays on screen. The

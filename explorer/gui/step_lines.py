@@ -56,10 +56,13 @@ class StepLines(QWidget):
 
     def show_step(self, step: Step, text: str) -> None:
         """The step's phase and line, and ``text``, the line's text in the source."""
+        self.step_label.setWordWrap(False)  # one line: stepping never moves what is below
         self.step_label.setText(f"phase {step.phase} · line {step.line}:  {text.strip()}")
 
     def show_message(self, message: str) -> None:
-        """No step to show: say why, and nothing about reads."""
+        """No step to show: say why (in as many lines as it takes: a long kernel name's
+        "trace it (Ctrl+T) …" ran off the view's edge), and nothing about reads."""
+        self.step_label.setWordWrap(True)
         self.step_label.setText(message)
         self.reads_label.setText(" ")
         self._show_anatomy("")

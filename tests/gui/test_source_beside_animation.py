@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
+from explorer.frontend.line_directives import header_lines
 from tests.conftest import TEST_KERNELS
 from tests.gui.conftest import answer_file_dialogs, trace_and_wait, trigger
 
@@ -39,21 +40,35 @@ def choose_next(qtbot, combo) -> None:
     assert combo.currentIndex() == before + 1
 
 
+def shown_at_720p(window, qtbot) -> None:
+    window.resize(1280, 701)  # a 1280×720 projector's maximised window
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
+def first_line_shown(window) -> int:
+    return window.views.execution_view.code.firstVisibleBlock().blockNumber() + 1
+
+
 def test_the_default_kernels_source_is_beside_the_animation_before_any_trace(window, qtbot):
+    shown_at_720p(window, qtbot)
     trigger(window, "Execution")  # Ctrl+2
     source = window.model.variant.source
     assert window.state.playback is None
     assert source.count("\n") > 10
     assert beside_animation(window) == source
     assert gutter(window)[:3] == ["1", "2", "3"]  # the file's own numbers, header included
+    # Scrolled past the header's TOML to the code.
+    header = header_lines(source)
+    assert header > 5
+    assert first_line_shown(window) == header + 1
+    assert "__kernel" in "".join(source.split("\n")[header : header + 30])
 
 
 def test_a_variant_or_family_picked_with_the_keyboard_brings_its_own_source(window, qtbot):
-    window.resize(1280, 701)  # a 1280×720 projector's maximised window
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)
+    shown_at_720p(window, qtbot)
     panel = window.views.panel
     first = window.model.variant
     choose_next(qtbot, panel.variant_combo)
@@ -64,6 +79,8 @@ def test_a_variant_or_family_picked_with_the_keyboard_brings_its_own_source(wind
     third = window.model.variant
     assert third.family != first.family
     assert beside_animation(window) == third.source
+    trigger(window, "Execution")  # behind another tab until now: scrolled as it is shown
+    assert first_line_shown(window) == header_lines(third.source) + 1
 
 
 def test_a_kernel_opened_from_a_file_is_shown_at_once_and_the_next_one_replaces_it(

@@ -6,11 +6,13 @@ five buffers (drawn in rows of three) and one whose local array has a long name.
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
 from explorer.engine.header.catalog import find_variant
 from explorer.gui.tiling_view import OVERVIEW_LABEL
-from tests.gui.conftest import trace_and_wait
+from tests.conftest import TEST_KERNELS
+from tests.gui.conftest import answer_file_dialogs, trace_and_wait, trigger
 from tests.gui.test_custom_kernels import type_into
 
 
@@ -141,3 +143,20 @@ def test_the_naive_stages_narrow_column_reads_each_matrix_whole(window, qtbot):
     wholes = _presented_wholes(window, qtbot, "matmul", "naive", sizes)
     assert sorted(w.title for w in wholes.values()) == ["A 768×16", "B 16×768", "C 768×768"]
     assert _cut_titles(wholes) == []
+
+
+def test_before_a_trace_a_long_kernel_names_message_reads_whole(window, qtbot, monkeypatch):
+    """ "<name>: trace it (Ctrl+T) to watch it run." above the empty animation, for a kernel
+    of the person's own with a long name, once ran off the view's edge at "watch it ru"."""
+    _at_720p(window, qtbot)
+    answer_file_dialogs(monkeypatch, TEST_KERNELS / "custom" / "local_sum.cl")
+    trigger(window, "Open kernel…")
+    trigger(window, "Execution")
+    label = window.views.execution_view.lines.step_label
+    name = window.model.variant.name
+    assert label.text() == f"{name}: trace it (Ctrl+T) to watch it run."
+    qtbot.waitUntil(lambda: label.height() > label.fontMetrics().height() * 1.5)
+    drawn = label.fontMetrics().boundingRect(
+        QRect(0, 0, label.width(), 10_000), Qt.TextFlag.TextWordWrap, label.text()
+    )
+    assert drawn.width() <= label.width() and drawn.height() <= label.height()
