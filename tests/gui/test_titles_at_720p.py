@@ -160,3 +160,21 @@ def test_before_a_trace_a_long_kernel_names_message_reads_whole(window, qtbot, m
         QRect(0, 0, label.width(), 10_000), Qt.TextFlag.TextWordWrap, label.text()
     )
     assert drawn.width() <= label.width() and drawn.height() <= label.height()
+
+
+def test_a_seeds_long_variant_name_reads_whole_in_the_configuration(window, qtbot):
+    """ "Seed 004 #1: the vector in local memory (mem_fence)  ⚠ known bug" is wider than
+    the variant box at 1280×720: it once showed "… (mem_fence)  ⚠ k"; now the whole name and
+    its mark (the bug is written in red below), the whole text in the tooltip."""
+    _at_720p(window, qtbot)
+    window.model.set_family("rowdot")
+    variant = find_variant("rowdot", "seed004-local-vector")
+    window.model.set_variant(variant)
+    combo = window.views.panel.variant_combo
+    assert combo.currentText() == f"{variant.name}  ⚠ known bug"
+    combo.grab()
+    shown = combo.shown_text()
+    assert shown == f"{variant.name} ⚠"
+    _option, width = combo._field()
+    assert combo.fontMetrics().horizontalAdvance(shown) <= width
+    assert combo.toolTip() == combo.currentText()
