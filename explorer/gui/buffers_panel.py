@@ -1,6 +1,7 @@
 """The matrices of the animation: the map of work-groups and every buffer of the trace, each
 on its own canvas in its place (for A×B=C the textbook picture: B above C, A to its left,
-the local tiles beside them; otherwise the global buffers in a row, local memory below)."""
+the local tiles beside them; otherwise the global buffers in a row, local memory below; where
+more than fit beside the work-groups, every buffer in rows of three)."""
 
 from __future__ import annotations
 
