@@ -178,3 +178,23 @@ def test_a_seeds_long_variant_name_reads_whole_in_the_configuration(window, qtbo
     _option, width = combo._field()
     assert combo.fontMetrics().horizontalAdvance(shown) <= width
     assert combo.toolTip() == combo.currentText()
+
+
+def test_the_lines_above_the_animation_end_with_an_ellipsis_where_they_are_cut(window, qtbot):
+    """The index anatomy of tiled's first step is wider than the Execution tab at 1280×720:
+    it once stopped mid-word at the view's edge ("(t < numTiles) a"); now it ends with "…",
+    whole in its tooltip."""
+    _at_720p(window, qtbot)
+    for name in ("M", "N", "K"):
+        type_into(qtbot, window.views.panel.size_spins[name], 64)
+    view = trace_and_wait(qtbot, window)
+    lines = view.lines
+    qtbot.waitUntil(lambda: lines.anatomy_label.width() > 500)
+    for label in (lines.anatomy_label, lines.reads_label):
+        whole, shown = label.text(), label.shown_text()
+        width = label.contentsRect().width()
+        assert label.fontMetrics().horizontalAdvance(shown) <= width
+        if shown != whole:
+            assert shown.endswith("…") and whole.startswith(shown[:-1])
+            assert label.toolTip() == whole
+    assert lines.anatomy_label.shown_text() != lines.anatomy_label.text()  # the case cut
