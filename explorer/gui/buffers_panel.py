@@ -1,6 +1,7 @@
 """The matrices of the animation: the map of work-groups and every buffer of the trace, each
 on its own canvas in its place (for A×B=C the textbook picture: B above C, A to its left,
-the local tiles beside them; otherwise the global buffers in a row, local memory below)."""
+the local tiles beside them; otherwise the global buffers in a row, local memory below; where
+more than fit beside the work-groups, every buffer in rows of three)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ from explorer.gui.wrapping import wrap_width
 from explorer.trace.grids import Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
+
+# The most canvases a row of the desk holds: beside the source at 1280×720 a fourth column's
+# canvases are too narrow for their titles ("result 1000 (wrapped)") and overviews.
+DESK_COLUMNS = 3
 
 
 class BuffersPanel(QWidget):
@@ -72,8 +77,9 @@ class BuffersPanel(QWidget):
                 canvas.resized.connect(self._fit_desk)
             self.area.addWidget(canvas, row, col)
         used = {col for _row, col in places.values()} | {0}
-        for i in range(4):
-            self.area.setRowStretch(i, 1 if i < 2 else 0)
+        rows = max(2, 1 + max((row for row, _col in places.values()), default=0))
+        for i in range(max(rows, 4)):
+            self.area.setRowStretch(i, 1 if i < rows else 0)
             self.area.setColumnStretch(i, 1 if i in used else 0)
 
     def _canvas(self, pb: Playback, grid: Grid) -> FocusCanvas:
@@ -192,7 +198,9 @@ class BuffersPanel(QWidget):
 
 
 def _places(pb: Playback) -> dict[Grid, tuple[int, int]]:
-    """Where each buffer goes (row, column of the panel; the work-groups are at 0, 0)."""
+    """Where each buffer goes (row, column of the panel; the work-groups are at 0, 0): the
+    global buffers in a row, the local arrays below them; where more than fit, every buffer
+    in rows of DESK_COLUMNS."""
     roles = {pb.trace.buffers[g.buffer].role: g for g in pb.grids if g.space == GLOBAL}
     locals_ = [g for g in pb.grids if g.space == LOCAL]
     if {"A", "B", "C"} <= set(roles) and len(roles) == 3 and len(locals_) <= 2:
@@ -208,10 +216,15 @@ def _places(pb: Playback) -> dict[Grid, tuple[int, int]]:
         return places
     places = {}
     globals_ = [g for g in pb.grids if g.space == GLOBAL]
-    for i, grid in enumerate(globals_):
-        places[grid] = (0, 1 + i)
-    for i, grid in enumerate(locals_):
-        places[grid] = (1, 1 + i)
+    if max(len(globals_), len(locals_)) < DESK_COLUMNS:
+        for i, grid in enumerate(globals_):
+            places[grid] = (0, 1 + i)
+        for i, grid in enumerate(locals_):
+            places[grid] = (1, 1 + i)
+        return places
+    # More than fit beside the work-groups: in rows of DESK_COLUMNS, in reading order.
+    for i, grid in enumerate(globals_ + locals_, start=1):
+        places[grid] = divmod(i, DESK_COLUMNS)
     return places
 
 

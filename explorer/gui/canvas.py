@@ -9,8 +9,20 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPixmap,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from explorer.gui.tiling_view import broken_lines
 
 
 def rgba(hex_colour: str, alpha: int = 255) -> np.ndarray:
@@ -34,11 +46,12 @@ class CellCanvas(QWidget):
         self.caption = ""
         self.cell_labels: list[list[str]] | None = None  # text drawn in each cell, if any
         self.setMouseTracking(True)
-        self.setMinimumSize(80, 80)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.title_height = 22
         self._bold = QFont(self.font())
         self._bold.setBold(True)
+        # Never so narrow that its title is cut ("Work-grou").
+        self.setMinimumSize(max(80, QFontMetrics(self._bold).horizontalAdvance(title) + 8), 80)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def sizeHint(self) -> QSize:
         return QSize(260, 260)
@@ -63,13 +76,19 @@ class CellCanvas(QWidget):
     def cell_rect(self) -> QRectF:
         """Where the cells are drawn: as large as fits, square cells."""
         rows, cols = self.pixels.shape[:2]
-        caption = self.fontMetrics().height() + 4
+        caption = self.fontMetrics().height() * max(1, len(self.caption_lines())) + 4
         area = QRectF(
             4, self.title_height, self.width() - 8, self.height() - self.title_height - caption
         )
         scale = min(area.width() / cols, area.height() / rows)
         w, h = cols * scale, rows * scale
         return QRectF(area.left() + (area.width() - w) / 2, area.top(), w, h)
+
+    def caption_lines(self) -> list[str]:
+        """The caption as painted: one line, or two broken between words where the canvas
+        is narrower ("group (0, 0, 0)" above "11/2304 traced")."""
+        metrics, width = self.fontMetrics(), self.width() - 8
+        return broken_lines(self.caption, lambda t: metrics.horizontalAdvance(t) <= width)
 
     def cell_at(self, x: float, y: float) -> int:
         rect = self.cell_rect()
@@ -116,11 +135,13 @@ class CellCanvas(QWidget):
         if self.caption:
             painter.setPen(QColor("#34495e"))
             painter.setFont(self.font())
-            painter.drawText(
-                QRectF(4, rect.bottom() + 1, self.width() - 8, self.fontMetrics().height() + 2),
-                Qt.AlignmentFlag.AlignLeft,
-                self.caption,
-            )
+            height = self.fontMetrics().height()
+            for i, line in enumerate(self.caption_lines()):
+                painter.drawText(
+                    QRectF(4, rect.bottom() + 1 + i * height, self.width() - 8, height + 2),
+                    Qt.AlignmentFlag.AlignLeft,
+                    line,
+                )
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         self.hovered.emit(self.cell_at(event.position().x(), event.position().y()))

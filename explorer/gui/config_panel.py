@@ -36,6 +36,7 @@ from explorer.gui.config_sections import (
     LayoutFields,
     SizeFields,
 )
+from explorer.gui.fitted_combo import FittedCombo
 from explorer.gui.model import ConfigModel
 
 
@@ -64,7 +65,7 @@ class ConfigPanel(QWidget):
             self.family_combo.setItemData(
                 self.family_combo.count() - 1, family_model.description, Qt.ItemDataRole.ToolTipRole
             )
-        self.variant_combo = QComboBox()
+        self.variant_combo = FittedCombo()  # a seed's long name: never cut at the edge
         form.addRow("&Device", self.device_combo)
         form.addRow("Fa&mily", self.family_combo)
         form.addRow("V&ariant", self.variant_combo)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.engine.records import RunResult
-from explorer.frontend.line_directives import line_numbering, split_lines
+from explorer.frontend.line_directives import header_lines, line_numbering, split_lines
 from explorer.gui.buffer_pictures import COLOURING_TEXT, COLOURINGS, BufferPictures
 from explorer.gui.buffers_panel import BuffersPanel
 from explorer.gui.legend import execution_legend
@@ -150,10 +150,7 @@ class ExecutionView(QWidget):
         if arrays is not None:
             playback.set_arrays(arrays)
         playback.set_by_iteration(self.controls.by_iteration)
-        self.source_lines = split_lines(source)
-        self.numbering = line_numbering(source)
-        if self.code.toPlainText() != source:
-            self.code.load(source)
+        self.show_source(source)
         self.pictures.forget()
         self.pictures.explained = None  # an explanation belongs to the trace it came from
         self.buffers.show_trace(playback)
@@ -170,8 +167,19 @@ class ExecutionView(QWidget):
         self.pictures.forget()
         self.redraw()
 
+    def show_source(self, source: str) -> None:
+        """The kernel's text beside the animation, numbered as its file is (through its
+        ``#line`` directives), scrolled past its header to the code: shown from the moment
+        the kernel is chosen, before any trace."""
+        self.source_lines = split_lines(source)
+        self.numbering = line_numbering(source)
+        if self.code.toPlainText() != source:
+            self.code.load(source)
+            self.code.show_from(header_lines(source) + 1)  # the kernel, its header above
+
     def clear(self, message: str = READY) -> None:
-        """Forget the trace (the configuration changed): nothing stale stays on screen."""
+        """Forget the trace (the configuration changed): nothing stale stays on screen. The
+        source stays: it is the kernel's, which :meth:`show_source` is told of."""
         self.pause()
         self.playback = None
         self.pictures.explained = None
@@ -179,9 +187,6 @@ class ExecutionView(QWidget):
         self.timeline.set_steps([], [])
         self.controls.show_steps(0)
         self.code.mark_lines([], LINE_MARK)
-        self.code.load("")  # the kernel's source comes with its next trace
-        self.source_lines = []
-        self.numbering = line_numbering("")
         self.warp_view.clear()
         self.lines.show_message(message)
         self.info.setText(" ")

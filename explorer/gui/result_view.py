@@ -51,6 +51,9 @@ CPU_NOTICE = (
 )
 V = TypeVar("V", pg.ImageView, pg.PlotWidget)
 ERROR_TAB = "Error |result − reference|"
+# Presenter mode's side column (a quarter of a 1280×720 screen, 16 px type) holds "Result",
+# "Error" and the inputs' tabs whole; the long title would be cut behind scroll arrows.
+PRESENTED_ERROR_TAB = "Error"
 BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
 
 
@@ -206,7 +209,8 @@ class ResultView(QWidget):
 
     def set_presenting(self, on: bool) -> None:
         """Presenter mode: the images without their histogram (small print a room cannot
-        read), the plots' ticks, labels and legends at 16 px; back as they were after."""
+        read), the plots' ticks, labels and legends at 16 px, the error's tab titled short;
+        back as they were after."""
         self.presenting = on
         made = [
             self.__dict__[n]
@@ -215,6 +219,17 @@ class ResultView(QWidget):
         ]
         for view in [*made, *self.input_views.values()]:
             self._styled(view)
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index) in (ERROR_TAB, PRESENTED_ERROR_TAB):
+                self.tabs.setTabText(index, self._error_title())
+
+    def _error_title(self) -> str:
+        return PRESENTED_ERROR_TAB if self.presenting else ERROR_TAB
+
+    def _add_error_tab(self, page: QWidget) -> None:
+        """The error's tab, titled for the desk or the room; its tooltip says it whole."""
+        index = self.tabs.addTab(page, self._error_title())
+        self.tabs.setTabToolTip(index, ERROR_TAB)
 
     def _styled(self, view: V) -> V:
         on = self.presenting
@@ -300,14 +315,14 @@ class ResultView(QWidget):
                     self._pending[self.error_map] = functools.partial(
                         _show_error, self.error_map, output, reference
                     )
-                    self.tabs.addTab(self.error_map, ERROR_TAB)
+                    self._add_error_tab(self.error_map)
                 else:  # made when its tab is first shown, as an input's image view
                     page = QWidget()
                     self._pages.append(page)
                     self._pending[page] = functools.partial(
                         self._made_error_map, page, output, reference
                     )
-                    self.tabs.addTab(page, ERROR_TAB)
+                    self._add_error_tab(page)
         else:
             self._show_vector(output, result.reference)
         for role, given in (result.inputs or {}).items():
@@ -405,7 +420,7 @@ class ResultView(QWidget):
                 self.error_plot.plot(x, diff, pen=pg.mkPen("#c0392b", width=1))
         self.tabs.addTab(self.plot, "Result")
         if reference is not None:
-            self.tabs.addTab(self.error_plot, ERROR_TAB)
+            self._add_error_tab(self.error_plot)
         self.showing = "plot"
 
 

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontInfo,
+    QFontMetrics,
     QFontMetricsF,
     QImage,
     QPainter,
@@ -29,7 +30,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.gui.cell_colours import STEP_OUTLINE, WRITE_OUTLINE
-from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame, fitted_words
+from explorer.gui.tiling_view import ROOM_LABEL_PX, Frame, broken_lines
 from explorer.trace.grids import Box, Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import GLOBAL, LOCAL
@@ -118,14 +119,20 @@ class WholeCanvas(QWidget):
     def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title
-        self.drawn_title = ""  # the title as last painted, shortened by words to fit
+        self.drawn_title = ""  # the title as last painted (its lines joined), whole if it fits
         self.frame: Frame | None = None
         self._picture: tuple[object, QSize, QPixmap] | None = None
-        self.setMinimumSize(90, 90)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def sizeHint(self) -> QSize:
         return QSize(200, 200)
+
+    def minimumSizeHint(self) -> QSize:
+        """Wide enough for each word of the title (at the room's type): the naive stage's
+        narrow column at 1280×720 reads "A" above "768×768", not "A…"."""
+        metrics = QFontMetrics(self.title_font())
+        widest = max((metrics.horizontalAdvance(w) for w in self.title.split()), default=0)
+        return QSize(max(90, widest + 8), 90)
 
     def set_frame(self, frame: Frame) -> None:
         old = self.frame
@@ -148,9 +155,15 @@ class WholeCanvas(QWidget):
             font.setPixelSize(ROOM_LABEL_PX)
         return font
 
+    def title_lines(self) -> list[str]:
+        """The title in one line, else two broken between words ("vector 1000" above
+        "(wrapped)"); shortened by words only where two do not hold it ("A…")."""
+        metrics, width = QFontMetrics(self.title_font()), self.width() - 8
+        return broken_lines(self.title, lambda t: metrics.horizontalAdvance(t) <= width)
+
     def picture_rect(self) -> QRectF:
         """Where the whole buffer is drawn: as large as fits, its cells square."""
-        top = QFontMetricsF(self.title_font()).height() + 4
+        top = QFontMetricsF(self.title_font()).height() * len(self.title_lines()) + 4
         area = QRectF(4, top, self.width() - 8, self.height() - top - 4)
         rows, cols = self.frame.shape if self.frame is not None else (1, 1)
         scale = min(area.width() / cols, area.height() / rows)
@@ -158,7 +171,8 @@ class WholeCanvas(QWidget):
         return QRectF(area.left() + (area.width() - w) / 2, area.top(), w, h)
 
     def box_rect(self, box: Box) -> QRectF:
-        """A box of elements in the picture, grown about its centre to SMALLEST_BOX."""
+        """A box of elements in the picture, grown about its centre to SMALLEST_BOX, and
+        moved inside the picture where that took it out (over the title above)."""
         assert self.frame is not None
         rect = self.picture_rect()
         rows, cols = self.frame.shape
@@ -167,21 +181,25 @@ class WholeCanvas(QWidget):
         out = QRectF(rect.left() + c0 * sx, rect.top() + r0 * sy, (c1 - c0) * sx, (r1 - r0) * sy)
         grow_w = max(0.0, SMALLEST_BOX - out.width()) / 2
         grow_h = max(0.0, SMALLEST_BOX - out.height()) / 2
-        return out.adjusted(-grow_w, -grow_h, grow_w, grow_h)
+        out = out.adjusted(-grow_w, -grow_h, grow_w, grow_h)
+        out.moveLeft(max(rect.left(), min(out.left(), rect.right() - out.width())))
+        out.moveTop(max(rect.top(), min(out.top(), rect.bottom() - out.height())))
+        return out
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         font = self.title_font()
         painter.setFont(font)
         painter.setPen(QColor("#1b2631"))
-        height = QFontMetricsF(font).height() + 4
-        metrics, width = painter.fontMetrics(), self.width() - 8
-        self.drawn_title = fitted_words(self.title, lambda t: metrics.horizontalAdvance(t) <= width)
-        painter.drawText(
-            QRectF(4, 0, width, height),
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            self.drawn_title,  # "A…", never "A 256×…"
-        )
+        height = QFontMetricsF(font).height()
+        lines = self.title_lines()
+        self.drawn_title = " ".join(lines)
+        for i, line in enumerate(lines):
+            painter.drawText(
+                QRectF(4, 2 + i * height, self.width() - 8, height),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                line,  # "A…", never "A 256×…"
+            )
         frame = self.frame
         if frame is None:
             return

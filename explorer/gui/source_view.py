@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPixmap,
     QResizeEvent,
+    QShowEvent,
     QTextBlock,
     QTextCursor,
     QTextFormat,
@@ -109,11 +110,13 @@ class CodeEditor(QPlainTextEdit):
         self._anchors: list[QTextCursor] = []  # the start of each of those lines, as edited
         self._gutters: dict[tuple[object, ...], QPixmap] = {}
         self.folded = 0  # the first lines hidden (an exercise's header): kept in the text
+        self._top: int | None = None  # the line to show first, once laid out (show_from)
         self.cursorPositionChanged.connect(self._out_of_fold)
 
     # -- text and editing ------------------------------------------------------------------
     def load(self, text: str) -> None:
         """New text: no undo history, nothing modified, lines numbered afresh."""
+        self._top = None
         self.setPlainText(text)
         self.set_saved()
         self._apply_fold()
@@ -224,8 +227,28 @@ class CodeEditor(QPlainTextEdit):
         else:
             self.numbers.update(0, rect.y(), self.numbers.width(), rect.height())
 
+    def show_from(self, line: int) -> None:
+        """Scroll so that ``line`` (1-based) is the first line shown: at once, and again as
+        the editor is laid out (behind another tab it has no height of its own yet)."""
+        self._top = line
+        self._scroll_to_top()
+
+    def _scroll_to_top(self) -> None:
+        if self._top is None:
+            return
+        block = self.document().findBlockByNumber(self._top - 1)
+        if block.isValid():
+            self.verticalScrollBar().setValue(block.firstLineNumber())
+        if self.isVisible() or not block.isValid():
+            self._top = None
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._scroll_to_top()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._scroll_to_top()
         cr = self.contentsRect()
         self.numbers.setGeometry(QRect(cr.left(), cr.top(), self.number_width(), cr.height()))
 
@@ -310,6 +333,8 @@ class CodeEditor(QPlainTextEdit):
         """Highlight whole lines (1-based) and scroll to the first; while the text is being
         edited the cursor stays where the person left it."""
         self.marked = sorted(set(lines))
+        if self.marked:
+            self._top = None  # the marked line is scrolled to instead
         selections = []
         blocks = []
         for line in self.marked:

@@ -7,7 +7,8 @@ local value came from, when a work-group started) or a notice."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.gui.tiling_view import value_label
@@ -17,6 +18,40 @@ from explorer.trace.recorded import ATOMIC, LOCAL, OP_NAMES, RMW, WRITE
 from explorer.trace.steps import Step
 
 READY = "Trace a kernel (Ctrl+T) to watch it run."
+
+
+class OneLineLabel(QLabel):
+    """One line as wide as the view: a text wider than that ends with "…" where it is cut,
+    never mid-letter at the edge; ``text()`` and the tooltip give it whole."""
+
+    def __init__(self, text: str = " ", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = text
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._fit()
+
+    def text(self) -> str:
+        return self._full
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip("")
+        self._fit()
+
+    def shown_text(self) -> str:
+        """What the label shows at its present width."""
+        return super().text()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        width = self.contentsRect().width()
+        elided = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        super().setText(elided)
+        if elided != self._full:
+            self.setToolTip(self._full)
 
 
 class StepLines(QWidget):
@@ -38,15 +73,13 @@ class StepLines(QWidget):
         self.step_label.setFont(font)  # a font, not a style sheet: cheaper to repaint
         self.step_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lines.addWidget(self.step_label)
-        self.reads_label = QLabel(" ")
+        self.reads_label = OneLineLabel(" ")
         self.reads_label.setObjectName("reads-label")
-        self.reads_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lines.addWidget(self.reads_label)
         # One line, as wide as the view (the whole text on hover): a step's change never moves
         # the animation below it.
-        self.anatomy_label = QLabel(" ")
+        self.anatomy_label = OneLineLabel(" ")
         self.anatomy_label.setObjectName("anatomy-label")
-        self.anatomy_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lines.addWidget(self.anatomy_label)
 
     def set_caption(self, text: str) -> None:
@@ -56,10 +89,13 @@ class StepLines(QWidget):
 
     def show_step(self, step: Step, text: str) -> None:
         """The step's phase and line, and ``text``, the line's text in the source."""
+        self.step_label.setWordWrap(False)  # one line: stepping never moves what is below
         self.step_label.setText(f"phase {step.phase} · line {step.line}:  {text.strip()}")
 
     def show_message(self, message: str) -> None:
-        """No step to show: say why, and nothing about reads."""
+        """No step to show: say why (in as many lines as it takes: a long kernel name's
+        "trace it (Ctrl+T) …" ran off the view's edge), and nothing about reads."""
+        self.step_label.setWordWrap(True)
         self.step_label.setText(message)
         self.reads_label.setText(" ")
         self._show_anatomy("")

@@ -60,6 +60,7 @@ ROOM_WIDE_CELL = 32  # a wrapped vector's cell: three characters of its values
 DESK_CELL = 14  # the desk's wrapped vector: the smallest cell, where its values are written
 
 
+OVERVIEW_LABEL = "whole"  # under the overview: the whole buffer, the window marked in it
 # Words a shortened caption does not end on: each leads to the word cut after it.
 _DANGLING = frozenset({"a", "an", "the", "in", "of", "to", "at", "by", "on", "for", "and", "or"})
 
@@ -80,6 +81,24 @@ def fitted_words(text: str, fits: Callable[[str], bool]) -> str:
         if fits(kept + CUT):
             return kept + CUT
     return ""
+
+
+def broken_lines(text: str, fits: Callable[[str], bool], lines: int = 2) -> list[str]:
+    """``text`` in one line where it fits; else broken between words into as few lines as
+    hold it, ``lines`` at most (no line starts or ends on a " · " separator); only where
+    even those do not hold it is the last line shortened by words (see
+    :func:`fitted_words`)."""
+    if fits(text) or lines <= 1:
+        return [text if fits(text) else fitted_words(text, fits)]
+    words = text.split(" ")
+    for end in range(len(words) - 1, 0, -1):
+        first = " ".join(words[:end]).rstrip(" ·")
+        if first and fits(first):
+            rest = broken_lines(" ".join(words[end:]).lstrip(" ·"), fits, lines - 1)
+            if rest[-1]:
+                return [first, *rest]
+            break
+    return [fitted_words(text, fits)]
 
 
 def fitted_caption(text: str, fits: Callable[[str], bool]) -> str:
@@ -158,6 +177,7 @@ class FocusCanvas(QWidget):
         self._image: QImage | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
         self._overview: tuple[object, QPixmap] | None = None
+        self._titled: tuple[object, list[str]] | None = None  # the title's lines, and for what
         self.setMouseTracking(True)
         self.setMinimumSize(120, 120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -199,7 +219,25 @@ class FocusCanvas(QWidget):
 
     # -- geometry ----------------------------------------------------------------------
     def _title_height(self) -> float:
-        return QFontMetricsF(self._title_font()).height() + 4
+        return QFontMetricsF(self._title_font()).height() * len(self.title_lines()) + 4
+
+    def title_lines(self) -> list[str]:
+        """The title as painted: one line (saying when values are cut, where that fits
+        too), else two, broken between words: a narrow canvas reads its whole title."""
+        font = self._title_font()
+        width = self.width() - 8
+        key = (self.frame.title, width, self.cut, self.interactive, font.key())
+        if self._titled is not None and self._titled[0] == key:
+            return self._titled[1]
+        metrics = QFontMetrics(font)
+
+        def fits(text: str) -> bool:
+            return metrics.horizontalAdvance(text) <= width
+
+        title = self.frame.title
+        lines = [self._fitted_title(title, fits)] if fits(title) else broken_lines(title, fits)
+        self._titled = (key, lines)
+        return lines
 
     def _title_font(self) -> QFont:
         font = self.caption_font()
@@ -238,7 +276,7 @@ class FocusCanvas(QWidget):
         top = self._title_height() + QFontMetricsF(self.font()).height() + 4
         height = self.height() - top - 2
         width = self.width() - 8
-        side = min(width * 0.22, height * 0.45, 200.0) + 8  # the overview, as areas() has it
+        side = self._overview_side(width, height) + 8  # the overview, as areas() has it
         return (
             max(1, int(height // DESK_CELL)),
             max(1, int((width - side) // DESK_CELL)),
@@ -257,7 +295,7 @@ class FocusCanvas(QWidget):
         overview = None
         zoom_area = area
         if self._has_overview():
-            side = min(area.width() * 0.22, area.height() * 0.45, 200.0)
+            side = self._overview_side(area.width(), area.height())
             zoom_area = QRectF(area.left(), area.top(), area.width() - side - 8, area.height())
             orows, ocols = self.frame.shape
             scale = side / max(orows, ocols)
@@ -266,6 +304,12 @@ class FocusCanvas(QWidget):
         w, h = cols * scale, rows * scale
         zoom = QRectF(zoom_area.left() + (zoom_area.width() - w) / 2, zoom_area.top(), w, h)
         return zoom, overview
+
+    def _overview_side(self, width: float, height: float) -> float:
+        """The overview's side beside a zoom window in ``width`` × ``height``: wide enough
+        for its label ("whole") where the canvas has room."""
+        label = QFontMetrics(self.font()).horizontalAdvance(OVERVIEW_LABEL)
+        return min(max(width * 0.22, min(label, width * 0.35)), height * 0.45, 200.0)
 
     def cell_size(self) -> float:
         zoom, _ = self.areas()
@@ -293,13 +337,16 @@ class FocusCanvas(QWidget):
         painter = QPainter(self)
         painter.setFont(self._title_font())
         painter.setPen(QColor("#1b2631"))
-        title = _one_line(frame.title, painter.fontMetrics(), self.width() - 8, self._fitted_title)
+        lines = self.title_lines()
+        title = " ".join(lines)
         self.drawn_lines = (title, "")
-        painter.drawText(
-            QRectF(4, 0, self.width() - 8, self._title_height()),
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            title,
-        )
+        line_height = QFontMetricsF(self._title_font()).height()
+        for i, line in enumerate(lines):
+            painter.drawText(
+                QRectF(4, 2 + i * line_height, self.width() - 8, line_height),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                line,
+            )
         if self._image is None or overlay is None:
             return
         painter.drawImage(zoom, self._image)  # a few hundred cells: scaled as drawn
@@ -513,9 +560,9 @@ class FocusCanvas(QWidget):
         painter.setFont(self.font())
         painter.setPen(QColor("#34495e"))
         painter.drawText(
-            QRectF(rect.left(), rect.bottom() + 2, rect.width() + 40, 40),
+            QRectF(rect.left(), rect.bottom() + 2, self.width() - rect.left(), 40),
             Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap,
-            "whole",
+            OVERVIEW_LABEL,
         )
 
     # -- mouse ---------------------------------------------------------------------------

@@ -104,13 +104,14 @@ def test_a_lesson_opened_after_a_custom_kernel_shows_nothing_of_it(window, qtbot
     # The result: no image or bars of the old output; the timing: no bars.
     assert v.result_view.showing == "message"
     assert v.timing_view.bar_count == 0
-    # The execution view: no trace, no steps, no warp, no source of the old kernel.
+    # The execution view: no trace, no steps, no warp; the lesson's source, nothing marked.
     execution = v.execution_view
     assert execution.playback is None and execution.steps == 0
     assert execution.buffers.canvases == {} and execution.timeline.steps == []
     assert not execution.buffers.groups.isVisibleTo(execution)  # no work-groups of the old
     assert execution.warp_view.accesses == []
-    assert execution.code.toPlainText() == ""
+    assert execution.code.toPlainText() == window.model.variant.source
+    assert execution.code.marked == []
     # Findings and their sites, the Oclgrind pane, the sweep's grid: empty.
     findings = v.findings_view
     assert findings.findings.topLevelItemCount() == 0 and findings.sites.topLevelItemCount() == 0

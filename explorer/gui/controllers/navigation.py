@@ -104,17 +104,23 @@ class NavigationController:
         variant = self.model.variant
         return (variant.qualified_id, str(variant.path))
 
-    def _show_source(self) -> None:
+    def _show_source(self, beside_animation: bool = True) -> None:
+        """The kernel's text in the source tab and (``beside_animation``) in the execution
+        view, from the moment it is chosen."""
         v = self.model.variant
         self.source.show_source(f"<b>{v.name}</b> — {v.path}", v.source, v.log_name)
+        if beside_animation:
+            self.execution.show_source(v.source)
 
     def _variant_changed(self) -> None:
         """A new variant: the old trace, its highlighted line and banners leave the screen.
         A new version of the same kernel file (it was saved) keeps them: it is traced again
-        and shown at the same group and phase."""
-        self._show_source()
+        and shown at the same group and phase, and its text comes beside the animation with
+        that trace (the line marked until then is the old text's)."""
         key = self._key()
-        if key == self._variant_key:
+        same = key == self._variant_key
+        self._show_source(beside_animation=not same or self.state.playback is None)
+        if same:
             return
         self._variant_key = key
         variant = self.model.variant
