@@ -52,6 +52,8 @@ class RawTrace:
     promised: tuple[tuple[str, Promise], ...] = ()
     # The integers the kernel names (``Trace.names``).
     names: tuple[tuple[str, int], ...] = ()
+    # The integer types of the names the kernel declares (``Trace.types``).
+    types: tuple[tuple[str, str], ...] = ()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -240,4 +242,5 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         extra={"capacity_per_wi": capacity},
         values=value,
         names=raw.names,
+        types=raw.types,
     )

@@ -61,7 +61,7 @@ from explorer.engine.record.window_verify import (
     window_results,
 )
 from explorer.engine.records import DeviceInfo, RunResult
-from explorer.trace.c_expr import integer_names
+from explorer.trace.c_expr import integer_names, integer_types
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
     COUNT,
@@ -719,6 +719,7 @@ class TraceLaunch:
             frozenset(b.name for b in p.description.buffers if b.host_filled),
             tuple((b.name, w) for b in p.description.buffers if (w := b.promise) is not None),
             names=kernel_names(p),
+            types=integer_types(p.variant.source),
         )
 
 
