@@ -10,6 +10,8 @@ the write (a finding, the trace kept): the guards then tell nothing more."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest
 from explorer.engine.records import RunRequest
@@ -62,5 +64,24 @@ def test_a_write_past_the_end_by_a_group_outside_the_window_is_reported(executor
     assert traced.trace is not None, traced.result.summary()
     assert len(traced.trace.groups_traced) < GROUPS
     assert traced.result.error_kind is None, traced.result.summary()
+    (finding,) = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
+    assert finding.buffer == "out" and finding.elements == (N,), finding.message
+
+
+def test_a_window_that_writes_past_the_end_itself_keeps_its_trace_where_an_answer_is_recorded(
+    executor, device, tmp_path
+):
+    """Where the recorded answer is not met, one more launch of the kernel as written tells
+    which elements memory the kernel was not given decides: the window's own write past the
+    end is made there too, and is the trace's finding, not a crash."""
+    np.save(tmp_path / "out.npy", np.arange(-1, N - 1, dtype=np.float32))  # out[i] = i - 1
+    reference = '[reference]\nexpected = {out = "out.npy"}\nexpected_from = "a run"\n---*/'
+    path = tmp_path / "shifted.cl"
+    path.write_text(HEADER.replace("---*/", reference) + KERNEL, encoding="utf-8")
+    run = RunRequest(load_variant_file(path), {}, device_key=device.key)
+    last = TraceRequest(run, center=(GROUPS - 1, 0, 0), budget_bytes=4 * 16 * 12)
+    traced = executor.trace(last, keep_trace=True)
+    assert traced.trace is not None, traced.result.summary()
+    assert traced.result.status == "wrong", traced.result.summary()
     (finding,) = [f for f in traced.analysis.findings if f.kind == "out-of-bounds"]
     assert finding.buffer == "out" and finding.elements == (N,), finding.message
