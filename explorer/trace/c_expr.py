@@ -390,3 +390,85 @@ def _no_comments(source: str) -> str:
         source,
         flags=re.S,
     )
+
+
+# The scalar integer types a declaration may spell, longest first, and the word each is
+# known by (``integer_type``).
+_SPELLED_TYPES = (
+    r"unsigned\s+(?:char|short|int|long)|signed\s+(?:char|short|int|long)|unsigned|signed"
+    r"|u?char|u?short|u?int|u?long|size_t|ptrdiff_t|u?intptr_t"
+)
+_DECLARED = re.compile(
+    rf"(?<![\w.])(?:(?:const|volatile|__private|private|register)\s+)*({_SPELLED_TYPES})\s+"
+    r"(?:const\s+)?(?=[A-Za-z_])"
+)
+_CANONICAL = {
+    "unsigned": "uint",
+    "signed": "int",
+    "ptrdiff_t": "long",
+    "intptr_t": "long",
+    "uintptr_t": "ulong",
+}
+_KEYWORDS = frozenset(("const", "volatile", "restrict", "__global", "__local", "__constant"))
+
+
+def integer_type(spelled: str) -> str | None:
+    """The integer type a spelling names, as OpenCL calls it (``unsigned int`` is ``uint``,
+    ``size_t`` stays ``size_t``); None for any other type."""
+    words = spelled.replace("const", " ").split()
+    if len(words) == 2 and words[0] in ("unsigned", "signed"):
+        word = ("u" if words[0] == "unsigned" else "") + words[1]
+    elif len(words) == 1:
+        word = _CANONICAL.get(words[0], words[0])
+    else:
+        return None
+    ints = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "size_t")
+    return word if word in ints else None
+
+
+def integer_types(source: str) -> tuple[tuple[str, str], ...]:
+    """The scalar integer type each name of the source is declared with (its parameters, its
+    variables: ``uint at = ...``, ``for (size_t i = 0; ...)``, ``int a, b;``), as
+    :func:`integer_type` words; a name declared with two different types anywhere is left
+    out (which one an expression means is not known from the text)."""
+    text = _no_comments(source)
+    found: dict[str, str | None] = {}
+    for m in _DECLARED.finditer(text):
+        word = integer_type(m.group(1))
+        if word is None:
+            continue
+        at = m.end()
+        while True:
+            name = re.compile(r"([A-Za-z_]\w*)\s*").match(text, at)
+            if name is None or name.group(1) in _KEYWORDS:
+                break
+            after = text[name.end() : name.end() + 1]
+            if after not in (",", ";", "=", ")"):
+                break  # a function (`uint f(`), an array, or no declaration at all
+            n = name.group(1)
+            found[n] = word if found.get(n, word) == word else None
+            at = _declarator_end(text, name.end())
+            if at >= len(text) or text[at] != ",":
+                break
+            at += 1
+            while at < len(text) and text[at].isspace():
+                at += 1
+    return tuple((n, t) for n, t in found.items() if t is not None)
+
+
+def _declarator_end(text: str, at: int) -> int:
+    """Where one declarator's initialiser ends: at the ``,``, ``;`` or ``)`` outside any
+    bracket."""
+    depth = 0
+    while at < len(text):
+        c = text[at]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return at
+            depth -= 1
+        elif c in ",;" and depth == 0:
+            return at
+        at += 1
+    return at

@@ -54,6 +54,8 @@ class RawTrace:
     promised: tuple[tuple[str, Promise], ...] = ()
     # The integers the kernel names (``Trace.names``).
     names: tuple[tuple[str, int], ...] = ()
+    # The integer types of the names the kernel declares (``Trace.types``).
+    types: tuple[tuple[str, str], ...] = ()
 
 
 def _num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, int, int]:
@@ -305,4 +307,5 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
         values=value,
         value_parts=parts,
         names=raw.names,
+        types=raw.types,
     )

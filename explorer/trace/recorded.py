@@ -317,6 +317,10 @@ class Trace:
     # The integers the kernel names (its integer arguments as launched, its defines, its
     # macros), so that a finding can write its advice in the kernel's own terms.
     names: tuple[tuple[str, int], ...] = ()
+    # The integer type each name the kernel declares has (its parameters and variables:
+    # uint, size_t, ushort), where a name has one: a guard tests an unsigned index against
+    # the end, never against zero.
+    types: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def wi(self) -> np.ndarray:

@@ -238,9 +238,20 @@ def damaged_guards(
     guard still holds its pattern (``byte``, where :func:`fill_guards` filled them with
     another). Allocations whose guards are intact go back to the pool for the next launch
     (with ``keep``: the launches are over)."""
+    found = damage_by_buffer(p, bound, byte)
+    damage = next(iter(found.values()), None)
+    if damage is None and keep:
+        for guarded in bound.guards:
+            if guarded.guard:
+                _keep(p, guarded)
+    return damage
+
+
+def damage_by_buffer(p: Prepared, bound: Bound, byte: int = GUARD_PATTERN) -> dict[str, str]:
+    """What the kernel wrote outside each buffer whose guards no longer hold their pattern
+    (``byte``), in words, by the buffer's name (in the order of ``bound.guards``)."""
     cl = p.runtime.cl
-    damage = None
-    intact = []
+    damage = {}
     for guarded in bound.guards:
         if not guarded.guard:
             continue
@@ -253,13 +264,8 @@ def damaged_guards(
         p.queue.finish()
         found = _outside(guarded, before, after, byte)
         del before, after  # unmapped before the buffer is used again
-        if found is None:
-            intact.append(guarded)
-        elif damage is None:
-            damage = found
-    if damage is None and keep:
-        for guarded in intact:
-            _keep(p, guarded)
+        if found is not None:
+            damage[guarded.name] = found
     return damage
 
 

@@ -28,7 +28,7 @@ from explorer.engine.build_inputs import build_digest, option_defines
 from explorer.engine.launch.bind import (
     GUARD_PATTERN,
     bind,
-    damaged_guards,
+    damage_by_buffer,
     fill_guards,
     read_results,
     reset,
@@ -58,10 +58,11 @@ from explorer.engine.record.window_verify import (
     PlainFill,
     outside_may_leave,
     plain_launch,
+    unexplained,
     window_results,
 )
 from explorer.engine.records import DeviceInfo, RunResult
-from explorer.trace.c_expr import integer_names
+from explorer.trace.c_expr import integer_names, integer_types
 from explorer.trace.decode import RawTrace, decode, group_coords
 from explorer.trace.instrument import (
     COUNT,
@@ -358,9 +359,10 @@ class TraceLaunch:
         window, offsets, counts, dispatch, planes, mode = self._record(wi_records, counted)
         results, _ = read_results(p, self.bound)
         plain = None
+        damage: dict[str, str] = {}
         if mode == RECORD_WINDOW:
             t1 = time.perf_counter()
-            plain = self._fill().results(self.bound)
+            plain, damage = self._fill().results(self.bound)
             self.timings["verify_ms"] = (time.perf_counter() - t1) * 1e3
             t0 += time.perf_counter() - t1  # not part of the recording
         self.timings["record_ms"] = (time.perf_counter() - t0) * 1e3
@@ -369,6 +371,9 @@ class TraceLaunch:
         trace = decode(self._raw(planes, offsets, counts, dispatch, window), self.inst)
         self.timings["decode_ms"] = (time.perf_counter() - t0) * 1e3
         if plain is not None:
+            outside = unexplained(damage, trace)
+            if outside is not None:
+                return TraceOutcome(self._filled_outside(outside), None, self.timings, self.inst)
             t0 = time.perf_counter()
             results = window_results(p, trace, results, plain)
             self.timings["verify_ms"] += (time.perf_counter() - t0) * 1e3
@@ -410,7 +415,8 @@ class TraceLaunch:
         what its own build made (the trace build over every group cost a launch as long as
         counting them all, which a window spares, and compared the elements outside it
         across two builds). That launch is not bounds-checked: what it wrote outside its
-        buffers, in words, instead."""
+        buffers, in words, instead (outside a buffer the window's records show written
+        outside of: the window's own writes, which its findings name)."""
         p = self.p
         fill_guards(p, self.bound, OTHER_GUARD_BYTE)
         if window is None:
@@ -421,7 +427,9 @@ class TraceLaunch:
             self.count(self.window, self.real_barriers, OTHER_WORD, OTHER_GUARD_BYTE)
             traced, _ = read_results(p, self.bound)
             rest = plain_launch(p, self.bound, OTHER_WORD)
-            damage = damaged_guards(p, self.bound, keep=False, byte=OTHER_GUARD_BYTE)
+            # The window's groups ran in it too: where their records show writes outside a
+            # buffer (the trace's findings), its guards tell nothing of the other groups.
+            damage = unexplained(damage_by_buffer(p, self.bound, OTHER_GUARD_BYTE), window)
             if damage is not None:
                 return damage
             again = window_results(p, window, traced, rest)
@@ -449,6 +457,22 @@ class TraceLaunch:
             "Out-of-bounds writes corrupt memory that belongs to something else; the result "
             "is not trusted and the executor was restarted. Trace the groups that write "
             "there to see where they read past a buffer's end.",
+            "crash",
+        )
+
+    def _filled_outside(self, damage: str) -> RunResult:
+        """The trace's result where the kernel as written, launched for the elements of the
+        groups outside the traced window, wrote outside its buffers: as a run's, a crash
+        naming the buffer (the trace build skips such a write, the kernel as written makes
+        it)."""
+        p = self.p
+        return p.head.failed(
+            f"{p.variant.qualified_id} {damage} in the launch of the kernel as written that "
+            "made the elements of the groups outside the traced window, whose own "
+            "work-items wrote nowhere outside that buffer. Out-of-bounds writes corrupt "
+            "memory that belongs to something else; the result is not trusted and the "
+            "executor was restarted. Trace the groups that write there (a window around "
+            "them) to see their accesses.",
             "crash",
         )
 
@@ -719,6 +743,7 @@ class TraceLaunch:
             frozenset(b.name for b in p.description.buffers if b.host_filled),
             tuple((b.name, w) for b in p.description.buffers if (w := b.promise) is not None),
             names=kernel_names(p),
+            types=integer_types(p.variant.source),
         )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from explorer.engine.build_inputs import build_digest
-from explorer.engine.launch.bind import Bound, read_results, reset
+from explorer.engine.launch.bind import Bound, damage_by_buffer, read_results, reset
 from explorer.engine.launch.devices import is_simulator
 from explorer.engine.launch.prepare import Prepared, content_key, nonuniform_source
 from explorer.engine.launch.run import NAN_WORD, poison_local, silenced_stdout
@@ -48,9 +48,10 @@ def outside_may_leave(inst: Instrumented) -> bool:
     return not any(s.op == ATOMIC and s.space == GLOBAL for s in inst.sites)
 
 
-# The last plain launch's results, by what determines them: a trace around another group of
-# the same configuration (a click on an untraced group) needs the same results again.
-_plain_results_kept: dict[bytes, dict[str, np.ndarray]] = {}
+# The last plain launch's results and what it wrote outside its buffers, by what determines
+# them: a trace around another group of the same configuration (a click on an untraced
+# group) needs the same results again.
+_plain_results_kept: dict[bytes, tuple[dict[str, np.ndarray], dict[str, str]]] = {}
 
 
 def plain_key(p: Prepared) -> bytes:
@@ -119,25 +120,51 @@ class PlainFill:
         if self._thread.ident is not None:  # started (never on Oclgrind)
             self._thread.join()
 
-    def results(self, bound: Bound) -> dict[str, np.ndarray]:
-        """The plain launch's results (see :func:`plain_results`), once the thread is done."""
+    def results(self, bound: Bound) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """The plain launch's results and what it wrote outside its buffers (see
+        :func:`plain_results`), once the thread is done."""
         self.join()
         return plain_results(self.p, bound, self.key, self.kernel)
 
 
 def plain_results(
     p: Prepared, bound: Bound, key: bytes | None = None, kernel: Any = None
-) -> dict[str, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The results of one launch of the whole grid with the kernel as written (the last ones
-    again when nothing they depend on changed). ``key`` and ``kernel``: :func:`plain_key`
+    again when nothing they depend on changed), and what it wrote outside its buffers, by
+    buffer (``bind.damage_by_buffer``; the guards hold their pattern before it: the trace
+    build skips every access outside a buffer). ``key`` and ``kernel``: :func:`plain_key`
     and :func:`plain_kernel` of ``p``, where they are known already."""
     key = key or plain_key(p)
     if key in _plain_results_kept:
-        return {k: v.copy() for k, v in _plain_results_kept[key].items()}
+        kept, damage = _plain_results_kept[key]
+        return {k: v.copy() for k, v in kept.items()}, dict(damage)
     results = plain_launch(p, bound, kernel=kernel)
+    damage = damage_by_buffer(p, bound)
     _plain_results_kept.clear()
-    _plain_results_kept[key] = {k: v.copy() for k, v in results.items()}
-    return results
+    _plain_results_kept[key] = ({k: v.copy() for k, v in results.items()}, dict(damage))
+    return results, damage
+
+
+def written_outside(trace: Trace) -> frozenset[str]:
+    """The parameters the traced work-items wrote outside of (records of writes to global
+    memory the trace skipped): the kernel as written, running the window's groups too, wrote
+    there, and the guards around those buffers tell nothing of the other groups."""
+    sites = [s.id for s in trace.sites if s.space == GLOBAL and s.op in (WRITE, RMW, ATOMIC)]
+    at = records_of_sites(trace.word, sites)
+    at = at[word_oob(trace.word[at])]
+    buffers = np.unique(word_buffer(trace.word[at])).tolist()
+    return frozenset(
+        role for b in buffers if 0 <= b < len(trace.buffers) and (role := trace.buffers[b].role)
+    )
+
+
+def unexplained(damage: dict[str, str], trace: Trace) -> str | None:
+    """What the kernel as written wrote outside a buffer, in words, where the window's own
+    records do not show such writes (:func:`written_outside`): groups outside the window
+    made them. None where there is none."""
+    spared = written_outside(trace) if damage else frozenset()
+    return next((words for name, words in damage.items() if name not in spared), None)
 
 
 def plain_launch(

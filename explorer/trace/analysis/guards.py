@@ -7,6 +7,13 @@ arguments as launched, its defines, its macros: ``Trace.names``). Only where no 
 bound is it written as a number. ``tile[ly][lx]`` is bounded per dimension, ``vload4(i, p)``
 by the vectors the buffer holds, ``x[i - 1]`` below (``i >= 1``, which holds for an unsigned
 ``i`` too) where the access fell before the buffer's start.
+
+An index of an unsigned type (``uint at``, ``size_t`` from ``get_global_id(0) - 1``, a
+``ushort``) is never below zero: ``at >= 0`` always holds, and the value that went below zero
+wrapped to one far past the end. Such an index is bounded by the end instead (``at < N``),
+the only test that excludes what it reached. Its type comes from the kernel's declarations
+(``Trace.types``), or from the trace itself: an element just below 2^32 was reached by a
+32-bit unsigned index that wrapped.
 """
 
 from __future__ import annotations
@@ -52,10 +59,64 @@ def guard(
     names: Mapping[str, int],
     low: int,
     high: int,
+    types: Mapping[str, str] | None = None,
+    wrapped: bool = False,
 ) -> str | None:
     """``if (...)`` that keeps the access ``text`` inside ``buffer``, given the lowest and
     highest element the trace saw it try (``low`` below 0: it fell before the start); None
-    where the text does not show the index."""
+    where the text does not show the index. ``types``: the integer type of each name the
+    kernel declares (``c_expr.integer_types``); ``wrapped``: the element reached shows that
+    the index, as the device computed it, was a 32-bit unsigned one that went below zero."""
+    found = conditions(text, buffer, names, low, high, types, wrapped)
+    return None if found is None else f"if ({' && '.join(found[0])})"
+
+
+def advised(
+    text: str,
+    buffer: BufferInfo,
+    names: Mapping[str, int],
+    low: int,
+    high: int,
+    types: Mapping[str, str] | None = None,
+    wrapped: bool = False,
+) -> str | None:
+    """The guard (:func:`guard`) in words: where an unsigned index went below zero, why it is
+    bounded by the end; where the text does not show the index and it wrapped, that it
+    cannot be tested against zero. None where nothing can be advised."""
+    found = conditions(text, buffer, names, low, high, types, wrapped)
+    if found is None:
+        if wrapped and _find(text, buffer.name) is None:
+            return (
+                f"keep the index below {buffer.length} (the elements of {buffer.name}): an "
+                "unsigned index cannot be tested against zero, since below zero it wraps to a "
+                "large value"
+            )
+        return None
+    tests, unsigned = found
+    words = f"if ({' && '.join(tests)})"
+    if unsigned:
+        which = " and ".join(unsigned)
+        words += (
+            f" ({which} {'is' if len(unsigned) == 1 else 'are'} unsigned: "
+            f"{which + ' >= 0' if len(unsigned) == 1 else 'a test against 0'} always holds, "
+            "and below zero it wraps to a value past the end)"
+        )
+    return words
+
+
+def conditions(
+    text: str,
+    buffer: BufferInfo,
+    names: Mapping[str, int],
+    low: int,
+    high: int,
+    types: Mapping[str, str] | None = None,
+    wrapped: bool = False,
+) -> tuple[list[str], list[str]] | None:
+    """The conditions of :func:`guard`, and the unsigned indices among them bounded by the
+    end where the access went below zero (no test against zero excludes what they
+    reached)."""
+    types = types or {}
     access = _find(text, buffer.name)
     if access is None:
         return None
@@ -73,32 +134,131 @@ def guard(
         return None  # `parts[PARTS]`, `k[2]`: no condition keeps it inside; the index is wrong
     above = high + access.width - 1 >= buffer.length
     below = low < 0
-    conditions = []
+    found: list[str] = []
+    unsigned: list[str] = []
+    # What wrapped is the whole index, where there is one subscript.
+    whole = c_expr.text_of(access.text, access.subscripts[0]) if len(access.subscripts) == 1 else ""
     if below:
-        minus = [p for p, _ in parts if "-" in p]
-        if not minus and len(access.subscripts) == 1 and len(parts) > 1:
+        minus = [(p, b) for p, b in parts if "-" in p]
+        if not minus and whole and len(parts) > 1:
             # No part subtracts: a negative column took the index below zero (`w[dy * 3 +
             # dx]` at dx = -1); `dy >= 0 && dx >= 0` would refuse w[2] (dy = 1, dx = -1).
-            minus = [c_expr.text_of(access.text, access.subscripts[0])]
-            conditions.append(f"{minus[0]} >= 0")
-        else:
-            conditions += [_at_least_zero(p) for p in (minus or [p for p, _ in parts])]
+            bound = _bound(buffer.length // access.width, names, width=access.width)
+            minus = [(whole, bound)]
+        for p, b in minus or parts:
+            test, wraps = _not_below(p, b, types, wrapped and p == whole)
+            found.append(test)
+            if wraps:
+                unsigned.append(p)
     if above or not below:
-        conditions += [f"{p} < {b}" for p, b in parts]
-    return f"if ({' && '.join(conditions)})"
+        found += [f"{p} < {b}" for p, b in parts]
+    return list(dict.fromkeys(found)), unsigned
 
 
-def _at_least_zero(index: str) -> str:
-    """The condition that ``index`` is not below zero, written so that it holds for an
-    unsigned index too: ``i - 1`` as ``i >= 1`` (``i - 1 >= 0`` is always true where ``i``
-    is a ``size_t`` or a ``uint``, whose ``0 - 1`` wraps to the largest value)."""
+def _not_below(index: str, bound: str, types: Mapping[str, str], wrapped: bool) -> tuple[str, bool]:
+    """The condition that ``index`` did not go below zero, and whether it is an unsigned one
+    bounded by the end for it: ``i - 1`` as ``i >= 1`` (``i - 1 >= 0`` is always true where
+    ``i`` is a ``size_t`` or a ``uint``, whose ``0 - 1`` wraps to the largest value);
+    ``at`` of an unsigned type (``types``, or ``wrapped``: the device's value of it wrapped)
+    as ``at < bound``, since ``at >= 0`` always holds; else ``index >= 0``."""
     node = c_expr.parse(index)
     while node is not None and node.kind == "paren":
         node = node.args[0]
     if node is not None and node.kind == "binary" and node.op == "-":
         low, high = node.args
-        return f"{c_expr.text_of(index, low)} >= {c_expr.text_of(index, high)}"
-    return f"{index} >= 0"
+        return f"{c_expr.text_of(index, low)} >= {c_expr.text_of(index, high)}", False
+    kind = None if node is None else _type(index, node, types)
+    if wrapped or (kind is not None and kind[1]):
+        return f"{index} < {bound}", True
+    return f"{index} >= 0", False
+
+
+# Integer types by (rank, unsigned): char, short, int, long; size_t as wide as a long (the
+# 64-bit devices the explorer meets; its signedness is what matters here).
+_RANKS = {
+    "char": (1, False),
+    "uchar": (1, True),
+    "short": (2, False),
+    "ushort": (2, True),
+    "int": (3, False),
+    "uint": (3, True),
+    "long": (4, False),
+    "ulong": (4, True),
+    "size_t": (4, True),
+}
+_SIZE_T_CALLS = frozenset(
+    (
+        "get_global_id",
+        "get_local_id",
+        "get_group_id",
+        "get_global_size",
+        "get_local_size",
+        "get_num_groups",
+        "get_global_offset",
+        "get_enqueued_local_size",
+        "get_global_linear_id",
+        "get_local_linear_id",
+    )
+)
+_TRUTHS = frozenset(("<", ">", "<=", ">=", "==", "!=", "&&", "||"))
+
+
+def _type(text: str, node: Node, types: Mapping[str, str]) -> tuple[int, bool] | None:
+    """The integer type (rank, unsigned) of an expression by C's rules (promotions, the
+    usual arithmetic conversions); None where a part's type is not known. A name or a cast
+    keeps its own type: a ``ushort`` is never below zero, though ``us - 1`` (an int) is."""
+    kind = node.kind
+    if kind == "paren":
+        return _type(text, node.args[0], types)
+    if kind == "num":
+        spelled = text[node.start : node.end].lower()
+        if node.value is None or "." in spelled:
+            return None
+        hexadecimal = spelled.startswith("0") and len(spelled.rstrip("ul")) > 1
+        unsigned = "u" in spelled or (hexadecimal and 1 << 31 <= node.value < 1 << 32)
+        wide = "l" in spelled or node.value >= (1 << 32 if unsigned else 1 << 31)
+        return (4 if wide else 3, unsigned)
+    if kind == "name":
+        return _RANKS.get(types.get(node.op, ""))
+    if kind == "call":
+        if node.op in _SIZE_T_CALLS:
+            return _RANKS["size_t"]
+        return _RANKS["uint"] if node.op == "get_work_dim" else None
+    if kind == "cast":
+        spelled = text[node.start : node.args[0].start].strip().removeprefix("(")
+        return _RANKS.get(c_expr.integer_type(spelled.removesuffix(")")) or "")
+    if kind == "unary" and node.op in ("-", "+", "~"):
+        return _promoted(_type(text, node.args[0], types))
+    if kind == "unary" and node.op in ("++", "--"):
+        return _type(text, node.args[0], types)
+    if kind == "unary" and node.op == "!":
+        return _RANKS["int"]
+    if kind == "binary":
+        if node.op in _TRUTHS:
+            return _RANKS["int"]
+        left = _type(text, node.args[0], types)
+        if node.op in ("<<", ">>"):
+            return _promoted(left)
+        return _common(left, _type(text, node.args[1], types))
+    if kind == "cond":
+        return _common(_type(text, node.args[1], types), _type(text, node.args[2], types))
+    return None
+
+
+def _promoted(t: tuple[int, bool] | None) -> tuple[int, bool] | None:
+    """A type as arithmetic uses it: below an int, an int."""
+    return None if t is None else (_RANKS["int"] if t[0] < 3 else t)
+
+
+def _common(a: tuple[int, bool] | None, b: tuple[int, bool] | None) -> tuple[int, bool] | None:
+    """The type two operands are brought to (C's usual arithmetic conversions)."""
+    a, b = _promoted(a), _promoted(b)
+    if a is None or b is None:
+        return None
+    if a[1] == b[1]:
+        return max(a, b)
+    unsigned, signed = (a, b) if a[1] else (b, a)
+    return unsigned if unsigned[0] >= signed[0] else signed
 
 
 def _constant(index: str, names: Mapping[str, int]) -> bool:

@@ -48,10 +48,15 @@ def find(ctx: Context, units: Units) -> list[Finding]:
         straddles = any(e < info.length <= last[e] or e < 0 <= last[e] for e in shown)
         where = f"reaching outside {info.name}" if straddles else f"outside {info.name}"
         verb = VERB.get(s.op, "accesses")
-        # For the guard, an unsigned index that wrapped below zero is below zero (`i >= 1`).
-        reached = [_as_index(e, info) for u in us if u.m for e in _ends(u.off, info)]
+        # For the guard, an unsigned index that wrapped below zero is below zero (`i >= 1`),
+        # and an unsigned one (`at`, wrapped or declared so) is bounded by the end.
+        ends = [_known(e, info) for u in us if u.m for e in _ends(u.off, info)]
+        reached = [e - _WRAP if _wrapped(e) else e for e in ends]
         low, high = min(reached), max(reached)
-        remedy = guards.guard(s.text, info, dict(t.names), low, high) or ""
+        wrapped = any(_wrapped(e) for e in ends)
+        remedy = (
+            guards.advised(s.text, info, dict(t.names), low, high, dict(t.types), wrapped) or ""
+        )
         if count == 1:
             msg = (
                 f"line {s.line} {verb} {names} {where} ({info.length} elements); "
@@ -95,13 +100,12 @@ def _wrapped(element: int) -> bool:
     return _WRAP - _WRAP_MARGIN <= element < _WRAP
 
 
-def _as_index(element: int, info: BufferInfo) -> int:
-    """The element as the index that reached it: below zero where an unsigned index wrapped
-    (``_wrapped``); a record too far to know, so where the buffer's one known far element
-    was."""
+def _known(element: int, info: BufferInfo) -> int:
+    """The element a record reached: a record too far to know it, where the buffer's one
+    known far element was."""
     if info.far_several and element in (FAR_PAST // info.elem_size, FAR_BEFORE // info.elem_size):
-        element = info.far // info.elem_size
-    return element - _WRAP if _wrapped(element) else element
+        return info.far // info.elem_size
+    return element
 
 
 def _ends(off: np.ndarray, info: BufferInfo) -> tuple[int, int]:
