@@ -126,10 +126,10 @@ _LOW_BITS = {1: 0xFF, 2: 0xFFFF, 4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
 def _parts_apart(
     inst: Instrumented, word: np.ndarray, offset: np.ndarray, kept: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Which records hold the components of loaded and stored vectors (``ROLE_PARTS``), and
-    of each such record the position of its access's record: the latest record before it,
-    of the same work-item, of the site its offset names (runtime.cl's ``__tr_part``; -1
-    where that is not kept); (all False, None) where there are none."""
+    """Which records hold the components of stored vectors (``ROLE_PARTS``), and of each
+    such record the position of its store's record: the latest record before it, of the
+    same work-item, of the site its offset names (runtime.cl's ``__tr_part``; -1 where
+    that is not kept); (all False, None) where there are none."""
     part_sites = [s.id for s in inst.sites if s.role == ROLE_PARTS]
     if not part_sites or word.size == 0:
         return np.zeros(0, dtype=bool), None
@@ -137,21 +137,23 @@ def _parts_apart(
     is_part = np.isin(site, np.array(part_sites, dtype=np.int64))
     if not is_part.any():
         return is_part, None
-    position = np.arange(word.size, dtype=np.int64)
+    parts = np.flatnonzero(is_part)
+    named = offset[parts].astype(np.int64) // _PART_COMPONENTS
     span = word.size + 1
-    # The accesses' records sorted by (site, position): a part's owner is the one before
-    # (its site, its own position).
-    own = np.flatnonzero(~is_part)
+    # The records of the sites the parts name, sorted by (site, position): a part's owner
+    # is the one before (its site, its own position).
+    own = np.flatnonzero(np.isin(site, np.unique(named)) & ~is_part)
     keys = site[own] * span + own
     order = np.argsort(keys, kind="stable")
     keys, own = keys[order], own[order]
-    named = offset[is_part].astype(np.int64) // _PART_COMPONENTS
-    at = np.searchsorted(keys, named * span + position[is_part]) - 1
+    at = np.searchsorted(keys, named * span + parts) - 1
     owner = np.where(at >= 0, own[np.maximum(at, 0)], -1)
     found = (at >= 0) & (keys[np.maximum(at, 0)] // span == named)
-    wi = np.repeat(np.arange(kept.size, dtype=np.int64), kept)
-    found &= wi[np.maximum(owner, 0)] == wi[is_part]
-    return is_part, np.where(found, owner, -1)
+    ends = np.cumsum(kept)  # each work-item's records end there
+    same = np.searchsorted(ends, np.maximum(owner, 0), "right") == np.searchsorted(
+        ends, parts, "right"
+    )
+    return is_part, np.where(found & same, owner, -1)
 
 
 def _value_parts(

@@ -1,9 +1,9 @@
 """The values of vectors stored and loaded by plain assignment, in the trace: every element a
 ``float4`` store writes holds what the kernel wrote there, as a scalar store's does, whether
 it is written through a pointer cast, a ``float4*`` parameter indexed, a macro, ``+=``, into a
-local tile, or as an ``int2``, a ``uchar4`` or a ``double2`` (tests/trace/vassigns); every
-element a vector load reads holds what memory held. Recording them changes no other record
-and no finding, optimised or not."""
+local tile, or as an ``int2``, a ``uchar4`` or a ``double2`` (tests/trace/vassigns). A vector
+load's record holds its first component. Recording them changes no other record and no
+finding, optimised or not."""
 
 from __future__ import annotations
 
@@ -103,9 +103,11 @@ def test_vector_assignments_hold_every_component_the_buffers_hold(device):
         assert np.isnan(np.delete(shown, np.s_[first : first + 4 * GROUP])).all(), buffer
 
 
-def test_vector_loads_hold_every_component_memory_held(device):
+def test_vector_loads_hold_the_first_component_memory_held(device):
     """A float4 loaded through a cast pointer, by vload4, and indexed on a cast in a store's
-    right-hand side: each element holds what x held there."""
+    right-hand side: its record holds the first float x held there (a load records no parts:
+    what it read is what memory held, and every vector load of an inner loop recording them
+    shrank the traced window of the register-blocked matmul at 1024 from 29 groups to 11)."""
     traced = _traced(device, "assigns")
     trace, x = traced.trace, traced.result.inputs["x"]
     loads = {
@@ -116,12 +118,13 @@ def test_vector_loads_hold_every_component_memory_held(device):
     for (text, line), covered in loads.items():
         name, element, _wi, values = _accessed(trace, text, line, VALUE_READ)
         assert name == "x" and sorted(element.tolist()) == list(covered), text
-        assert values.tolist() == x[element].astype(np.float64).tolist(), text
+        first = element % 4 == 0
+        assert values[first].tolist() == x[element[first]].astype(np.float64).tolist(), text
 
 
 def test_a_local_float4_tile_holds_every_float_stored_and_read(device):
     """((__local float4 *)tile)[l] = a + b, read back by the next work-item after the
-    barrier: the trace's stores and loads of the tile hold what ``back`` received, and the
+    barrier: the trace's stores into the tile hold what ``back`` received, and the
     animation's tile shows every float of it."""
     traced = _traced(device, "assigns")
     trace, back = traced.trace, traced.result.outputs["back"]
@@ -130,9 +133,6 @@ def test_a_local_float4_tile_holds_every_float_stored_and_read(device):
     assert name == "tile" and element.size == 4 * ITEMS
     reader = (wi // GROUP) * GROUP + (wi % GROUP + GROUP - 1) % GROUP
     assert stored.tolist() == back[4 * reader + element % 4].astype(np.float64).tolist()
-    text = "((__local float4 *)tile)[(l + 1) % 8]"
-    name, element, wi, loaded = _accessed(trace, text, 28, VALUE_READ)
-    assert name == "tile" and loaded.tolist() == back[4 * wi + element % 4].tolist()
 
     playback = Playback(trace, make_grids(trace, {}))
     tile = next(grid for grid in playback.grids if grid.name == "tile")
@@ -147,7 +147,7 @@ def test_a_local_float4_tile_holds_every_float_stored_and_read(device):
 
 
 def test_double2_pairs_hold_both_doubles(device):
-    """A double2 fills a record's value: its second double was recorded nowhere."""
+    """A double2 fills a record's value: the second double it stored was recorded nowhere."""
     if not _has_doubles(device):
         pytest.skip("the device has no doubles")
     traced = _traced(device, "doubles")
@@ -159,7 +159,8 @@ def test_double2_pairs_hold_both_doubles(device):
     text = "((__global const double2 *)src)[31 - g]"
     name, element, _wi, values = _accessed(trace, text, 5, VALUE_READ)
     assert name == "src" and sorted(element.tolist()) == list(range(2 * ITEMS))
-    assert values.tolist() == src[element].tolist()
+    first = element % 2 == 0
+    assert values[first].tolist() == src[element[first]].tolist()
     assert not traced.analysis.findings
 
 

@@ -46,18 +46,11 @@ class ValueType:
         """Bytes of the value (a 3-vector counts its three components)."""
         return SCALARS[self.scalar][1] * self.width
 
-    def function(
-        self, plane_bytes: int, own_record: bool = False, parts_site: int | None = None
-    ) -> str:
+    def function(self, plane_bytes: int, own_record: bool = False) -> str:
         """The OpenCL C function that records this type's first ``plane_bytes`` bytes into
         the latest record of its site (``__tr_v_<type>``); with ``own_record``, into a record
-        of its own that it makes first (``__tr_a_<type>``, index anatomy's values). A vector
-        too wide for the plane then records the components past them at ``parts_site``
-        (``parts_function``), so every component of a load or a store of it has its value."""
+        of its own that it makes first (``__tr_a_<type>``, index anatomy's values)."""
         _, size, widen = SCALARS[self.scalar]
-        parts = ""
-        if parts_site is not None and not own_record and self.parts_function(plane_bytes):
-            parts = f"    __tr_p_{self.name}(st, {parts_site}u, site, v);\n"
         if self.width == 1:
             bits = widen.format("v")
         elif plane_bytes > size and self.bytes > plane_bytes:
@@ -73,7 +66,7 @@ class ValueType:
                 f"{self.name} v)\n{{\n    ulong h = {DIGEST_SEED}UL;\n{rest}"
                 f"    h ^= h >> 29;\n"
                 f"    __tr_val(st, site, {widen.format('v.s0')} | (h << {8 * size}));\n"
-                f"{parts}    return v;\n}}\n"
+                f"    return v;\n}}\n"
             )
             return _fp64(self.scalar, body)
         else:
@@ -87,7 +80,21 @@ class ValueType:
             prefix, put = "__tr_a_", "    __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);\n"
         body = (
             f"static {self.name} {prefix}{self.name}(__tr_state* st, uint site, {self.name} v)\n"
-            f"{{\n{put}    __tr_val(st, site, {bits});\n{parts}    return v;\n}}\n"
+            f"{{\n{put}    __tr_val(st, site, {bits});\n    return v;\n}}\n"
+        )
+        return _fp64(self.scalar, body)
+
+    def stored_function(self, plane_bytes: int, parts_site: int | None) -> str:
+        """The OpenCL C function that records the value a store of this type wrote
+        (``__tr_w_<type>``): as ``__tr_v_<type>`` does, and, where the vector is too wide
+        for the plane, its other components at ``parts_site`` (``parts_function``), so
+        every element the store wrote has its value."""
+        parts = ""
+        if parts_site is not None and self.parts_function(plane_bytes):
+            parts = f"    __tr_p_{self.name}(st, {parts_site}u, site, v);\n"
+        body = (
+            f"static {self.name} __tr_w_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"{{\n    __tr_v_{self.name}(st, site, v);\n{parts}    return v;\n}}\n"
         )
         return _fp64(self.scalar, body)
 
@@ -145,8 +152,8 @@ class VectorStore:
         return f"__tr_vs_{self.space}_{self.value.name}"
 
     def function(self) -> str:
-        """The function's OpenCL C (``__tr_v_<type>`` records the components past what the
-        store's own record holds: ``ValueType.function``)."""
+        """The function's OpenCL C (``__tr_w_<type>`` records the value, with the components
+        past what the store's own record holds: ``ValueType.stored_function``)."""
         v = self.value
         word = "__global" if self.space == "G" else "__local"
         recorded = f"({word} uchar*)p" + (" + __tr_z(st)" if self.space == "L" else "")
@@ -163,7 +170,7 @@ class VectorStore:
             f"{head}    {word} {scalar}* q = ({word} {scalar}*)__tr_{self.space.lower()}(st, "
             f"{recorded}, {v.bytes}u, site, hint);\n"
             f"    {builtin}(v, 0, q);\n"
-            f"    __tr_v_{v.name}(st, site, {'bits' if self.half else 'v'});\n}}\n"
+            f"    __tr_w_{v.name}(st, site, {'bits' if self.half else 'v'});\n}}\n"
         )
         return _fp64("double" if data.startswith("double") else v.scalar, body)
 
@@ -202,24 +209,29 @@ def value_code(
     plane_bytes: int,
     own_records: list[ValueType] | None = None,
     stores: list[VectorStore] | None = None,
+    stored: list[ValueType] | None = None,
     parts_site: int | None = None,
 ) -> str:
-    """The typed recording functions for ``types``, each once (the components of a vector
-    too wide for the plane recorded at ``parts_site``), those that make a record of their
-    own for ``own_records``, and the functions the ``vstoreN`` calls of ``stores`` become."""
+    """The typed recording functions for ``types``, each once, those that make a record of
+    their own for ``own_records``, those that record the vectors of ``stored`` (of
+    ``types`` too) a store wrote, their components the plane has no room for at
+    ``parts_site``, and the functions the ``vstoreN`` calls of ``stores`` become."""
     seen: dict[str, ValueType] = {t.name: t for t in types}
-    code = "".join(seen[name].parts_function(plane_bytes) for name in sorted(seen))
-    code += "".join(seen[name].function(plane_bytes, False, parts_site) for name in sorted(seen))
+    code = "".join(seen[name].function(plane_bytes) for name in sorted(seen))
     own = {t.name: t for t in own_records or []}
     code += "".join(own[name].function(plane_bytes, True) for name in sorted(own))
+    wide = {t.name: t for t in stored or []}
+    code += "".join(wide[name].parts_function(plane_bytes) for name in sorted(wide))
+    code += "".join(wide[name].stored_function(plane_bytes, parts_site) for name in sorted(wide))
     chosen = {s.name: s for s in stores or []}
     return code + "".join(chosen[name].function() for name in sorted(chosen))
 
 
-def wide_vectors(types: list[ValueType]) -> bool:
-    """Whether some of ``types`` is a vector that may not fit one record's value (the plane
-    is at least as wide as the widest of them allows: 8 bytes from one of 8 bytes on)."""
-    return any(t.width > 1 and not t.fits(plane_bytes(types)) for t in types)
+def wide_vectors(stored: list[ValueType], types: list[ValueType]) -> bool:
+    """Whether some of ``stored`` (vectors a store wrote) may not fit one record's value:
+    the plane is at least as wide as ``types`` make it (8 bytes from one of 8 bytes on)."""
+    plane = plane_bytes(types)
+    return any(t.width > 1 and not t.fits(plane) for t in stored)
 
 
 def plane_bytes(types: list[ValueType]) -> int:
