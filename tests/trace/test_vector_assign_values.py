@@ -8,6 +8,7 @@ finding, optimised or not."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,9 +17,10 @@ from explorer.engine.header.catalog import load_variant_file
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.columns import element_column, element_value_reader, last_element_column, spread
+from explorer.trace.decode import _parts_apart, _value_parts
 from explorer.trace.grids import make_grids
 from explorer.trace.playback import Playback
-from explorer.trace.recorded import VALUE_READ, VALUE_WRITTEN
+from explorer.trace.recorded import ROLE_PARTS, VALUE_READ, VALUE_WRITTEN
 from tests.trace.test_odd_sizes import _has_doubles
 from tests.trace.test_same_findings_either_build import _both
 
@@ -180,6 +182,32 @@ def test_the_racy_assignments_find_the_same_optimised_or_not(cpu_device, monkeyp
     optimised, unoptimised, traced = _both(_run(cpu_device, "assigns", RACY=1), monkeypatch)
     assert optimised == unoptimised
     assert traced.trace.value_parts is not None and traced.trace.value_parts.size
+
+
+def test_a_store_s_parts_are_its_own_when_a_load_s_record_comes_between():
+    """C leaves open whether ``C4[i] = A4[j]`` makes A's record before C's or after: where a
+    compiler makes C's first, A's comes between C's record and C's parts (recorded once the
+    assignment's value is known). The parts name their store's site, so they are C's, not
+    A's, and a work-item's parts never go to the work-item before it."""
+    float4_site = SimpleNamespace(id=0, role="", value=VALUE_WRITTEN, value_type="float4")
+    load_site = SimpleNamespace(id=1, role="", value=VALUE_READ, value_type="float4")
+    parts_site = SimpleNamespace(id=2, role=ROLE_PARTS, value=VALUE_WRITTEN, value_type="")
+    inst = SimpleNamespace(sites=(float4_site, load_site, parts_site))
+    floats = np.array([1.5, 2.5, -3.0, 4.0], dtype=np.float32).view(np.uint32).astype(np.uint64)
+    # work-item 0: C's record, A's, C's parts (components 1-2, then 3); work-item 1: its
+    # parts alone (its store's record was dropped: the region was full)
+    word = np.array([0, 1, 2, 2, 2], dtype=np.uint32)
+    offset = np.array([64, 0, 0 * 16 + 1, 0 * 16 + 3, 0 * 16 + 1], dtype=np.int32)
+    value = np.array(
+        [floats[0], 7, floats[1] | floats[2] << 32, floats[3], floats[1]], dtype=np.uint64
+    )
+    kept = np.array([4, 1])
+    is_part, owner = _parts_apart(inst, word, offset, kept)
+    assert is_part.tolist() == [False, False, True, True, True]
+    assert owner.tolist() == [0, 0, -1]
+    parts = _value_parts(inst, word, offset, value, is_part, owner)
+    assert parts[:, :2].tolist() == [[0, 1], [0, 2], [0, 3]]  # record 0: C's
+    assert parts[:, 2].astype(np.uint32).view(np.float32).tolist() == [2.5, -3.0, 4.0]
 
 
 def _float4s(trace, records: np.ndarray) -> np.ndarray:

@@ -76,7 +76,7 @@ __kernel void assigns(__global const float *x, __global float *out, __global flo
     PUT4(shifted, g, b.wzyx);
     __global float4 *s4 = (__global float4 *)sums;
     s4[g] = a;
-    s4[g] += b * 0.25f;
+    s4[g] += ((__global const float4 *)x)[32 + g] * 0.25f;
     ((__global int2 *)pairs)[g] = (int2)(g * 7 - 100, convert_int(a.x * 1000.0f));
     ((__global uchar4 *)bytes)[g] = convert_uchar4_sat(b * 255.0f);
     ((__local float4 *)tile)[l] = a + b;
