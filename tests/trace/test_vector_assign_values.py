@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from explorer.engine.header.catalog import load_variant_file
+from explorer.engine.launch.devices import list_devices
+from explorer.engine.record.oclgrind import find_oclgrind
 from explorer.engine.record.trace_launch import TraceRequest, trace_and_analyse
 from explorer.engine.records import RunRequest
 from explorer.trace.columns import element_column, element_value_reader, last_element_column, spread
@@ -182,6 +184,25 @@ def test_the_racy_assignments_find_the_same_optimised_or_not(cpu_device, monkeyp
     optimised, unoptimised, traced = _both(_run(cpu_device, "assigns", RACY=1), monkeypatch)
     assert optimised == unoptimised
     assert traced.trace.value_parts is not None and traced.trace.value_parts.size
+
+
+def test_oclgrind_records_the_same_values_and_finds_the_same(device):
+    """Another compiler evaluates the assignments: Oclgrind's trace holds the same value in
+    every element each store wrote, and gives the same findings."""
+    oclgrind = find_oclgrind(list_devices())
+    if oclgrind is None:
+        pytest.skip('Oclgrind is not installed (pip install "pyopencl[oclgrind]")')
+    here, there = (_traced(d, "assigns") for d in (device, oclgrind))
+    assert _findings(here) == _findings(there)
+    for text, line in [*STORES, ("s4[g]", 20), ("((__local float4 *)tile)[l]", 24)]:
+        mine, theirs = (_accessed(t.trace, text, line, VALUE_WRITTEN) for t in (here, there))
+        assert _in_order(mine) == _in_order(theirs), text
+        assert np.isfinite(mine[3]).all(), text
+
+
+def _in_order(accessed: tuple[str, np.ndarray, np.ndarray, np.ndarray]) -> list[tuple]:
+    _name, element, wi, values = accessed
+    return sorted(zip(wi.tolist(), element.tolist(), values.tolist(), strict=True))
 
 
 def test_a_store_s_parts_are_its_own_when_a_load_s_record_comes_between():
