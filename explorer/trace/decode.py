@@ -121,26 +121,41 @@ def _far(meta: np.ndarray, buffer: int) -> tuple[int, bool]:
     return int(meta[buffer, 6:7].view(np.int64)[0]), int(meta[buffer, 8]) != int(meta[buffer, 9])
 
 
+_PART_COMPONENTS = 16  # a part record's offset: its access's site * 16 + its first component
 _LOW_BITS = {1: 0xFF, 2: 0xFFFF, 4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
 
 
 def _parts_apart(
-    inst: Instrumented, word: np.ndarray, kept: np.ndarray
+    inst: Instrumented, word: np.ndarray, offset: np.ndarray, kept: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Which records hold the components of stored vectors (``ROLE_PARTS``, each after its
-    store's own record and any other part of it), and of each such record the position of
-    its store's record (-1 where that is not kept); (all False, None) where there are none."""
+    """Which records hold the components of stored vectors (``ROLE_PARTS``), and of each
+    such record the position of its store's record: the latest record before it, of the
+    same work-item, of the site its offset names (runtime.cl's ``__tr_part``; -1 where
+    that is not kept); (all False, None) where there are none."""
     part_sites = [s.id for s in inst.sites if s.role == ROLE_PARTS]
     if not part_sites or word.size == 0:
         return np.zeros(0, dtype=bool), None
-    is_part = np.isin(word_site(word), np.array(part_sites, dtype=np.int64))
+    site = word_site(word).astype(np.int64)
+    is_part = np.isin(site, np.array(part_sites, dtype=np.int64))
     if not is_part.any():
         return is_part, None
-    position = np.arange(word.size, dtype=np.int64)
-    owner = np.maximum.accumulate(np.where(is_part, -1, position))[is_part]
-    wi = np.repeat(np.arange(kept.size, dtype=np.int64), kept)
-    owner[(owner >= 0) & (wi[np.maximum(owner, 0)] != wi[is_part])] = -1
-    return is_part, owner
+    parts = np.flatnonzero(is_part)
+    named = offset[parts].astype(np.int64) // _PART_COMPONENTS
+    span = word.size + 1
+    # The records of the sites the parts name, sorted by (site, position): a part's owner
+    # is the one before (its site, its own position).
+    own = np.flatnonzero(np.isin(site, np.unique(named)) & ~is_part)
+    keys = site[own] * span + own
+    order = np.argsort(keys, kind="stable")
+    keys, own = keys[order], own[order]
+    at = np.searchsorted(keys, named * span + parts) - 1
+    owner = np.where(at >= 0, own[np.maximum(at, 0)], -1)
+    found = (at >= 0) & (keys[np.maximum(at, 0)] // span == named)
+    ends = np.cumsum(kept)  # each work-item's records end there
+    same = np.searchsorted(ends, np.maximum(owner, 0), "right") == np.searchsorted(
+        ends, parts, "right"
+    )
+    return is_part, np.where(found & same, owner, -1)
 
 
 def _value_parts(
@@ -160,7 +175,7 @@ def _value_parts(
     store_site = np.minimum(np.where(owner >= 0, word_site(word[np.maximum(owner, 0)]), n), n)
     size = comp[store_site]
     per = np.where(size > 0, value.dtype.itemsize // np.maximum(size, 1), 0)
-    first = offset[is_part].astype(np.int64)
+    first = offset[is_part].astype(np.int64) % _PART_COMPONENTS
     held = np.clip(np.minimum(per, width[store_site] - first), 0, None)
     row = np.repeat(np.arange(held.size), held)
     k = np.arange(int(held.sum()), dtype=np.int64) - np.repeat(np.cumsum(held) - held, held)
@@ -198,7 +213,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
     offset = offset.view(np.int32)
     saturated = _saturated(raw, kept)
     parts = None
-    is_part, owner = _parts_apart(inst, word, kept)
+    is_part, owner = _parts_apart(inst, word, offset, kept)
     if owner is not None:
         # Each work-item's counts and room lose its part records too: an overflow is told
         # as before, in the accesses' own records.

@@ -482,10 +482,18 @@ class AccessRewriter:
         start, end, kind = stretch
         value_types.append(vtype)
         sites[sid] = replace(sites[sid], value=kind, value_type=vtype.name)
+        function = f"__tr_v_{vtype.name}"
+        if kind == VALUE_WRITTEN and vtype.width > 1:
+            # Every component a vector store wrote (`*(__global float4*)p = v`, `+=`): the
+            # views draw each element it covers. A load keeps its first component and a
+            # digest: what it read is what memory held, and parts for every vector load of
+            # an inner loop would cost the trace much of its room (docs/trace.md).
+            self.declared.stored_vectors.append(vtype)
+            function = f"__tr_w_{vtype.name}"
         self.edits.add(
             start,
             end,
-            lambda edit: f"__tr_v_{vtype.name}(__tr_ptr, {sid}u, {self.edits.inner(edit)})",
+            lambda edit: f"{function}(__tr_ptr, {sid}u, {self.edits.inner(edit)})",
         )
 
     def _value_stretch(self, a: AccessSite) -> tuple[int, int, int] | None:
@@ -680,6 +688,7 @@ class AccessRewriter:
             return False
         declared = self.declared
         declared.value_types.append(store.value)
+        declared.stored_vectors.append(store.value)
         declared.vector_stores.append(store)
         declared.sites[sid] = replace(declared.sites[sid], value=VALUE_WRITTEN, value_type=shown)
         data, offset, pointer = a.arguments

@@ -12,7 +12,7 @@ from explorer.trace.instrument.model import (
     InstrumentError,
     SiteDecl,
 )
-from explorer.trace.instrument.values import ValueType, VectorStore
+from explorer.trace.instrument.values import ValueType, VectorStore, wide_vectors
 from explorer.trace.recorded import (
     FENCE,
     NO_BUFFER,
@@ -32,10 +32,12 @@ class Declared:
     buffers: list[BufferDecl] = field(default_factory=list)
     not_traced: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     value_types: list[ValueType] = field(default_factory=list)
-    # The vstoreN calls that record their values through a function of their own, and the
-    # site of the records holding the components their own records have no room for
-    # (declared after every other access's site, ``parts``).
+    # The vstoreN calls that record their values through a function of their own, the
+    # vector types whose stored values record every component (``__tr_w_<type>``: a vstoreN,
+    # an assignment, ``+=``), and the site of the records holding the components their own
+    # records have no room for (declared after every other access's site, ``parts``).
     vector_stores: list[VectorStore] = field(default_factory=list)
+    stored_vectors: list[ValueType] = field(default_factory=list)
     parts_site: int | None = None
     private_arrays: dict[tuple[str, str], int] = field(default_factory=dict)  # (fn, name) -> id
     # The private arrays checked for reads of unwritten elements: id -> its shadow's name.
@@ -94,13 +96,19 @@ class Declared:
         return sid
 
     def parts(self) -> None:
-        """Declare the site of the components of stored vectors (``ROLE_PARTS``), where a
-        vstoreN records its value. After every access's own: the sites of a build with
-        values are numbered as those of a build without them (an anatomy build's trace is
-        read against the plain trace's sites)."""
-        if self.vector_stores and self.parts_site is None:
+        """Declare the site of the components of stored vectors too wide for one record's
+        value (``ROLE_PARTS``), where ``__tr_w_<type>`` records them. After every
+        access's own: the sites of a build with values are numbered as those of a build
+        without them (an anatomy build's trace is read against the plain trace's sites)."""
+        if self.parts_site is None and wide_vectors(self.stored_vectors, self.value_types):
             self.parts_site = self.site(
-                0, FENCE, NO_SPACE, NO_BUFFER, "vstore", value=VALUE_WRITTEN, role=ROLE_PARTS
+                0,
+                FENCE,
+                NO_SPACE,
+                NO_BUFFER,
+                "vector components",
+                value=VALUE_WRITTEN,
+                role=ROLE_PARTS,
             )
 
     def recorded_at(self, start: int, end: int, sid: int) -> None:

@@ -212,12 +212,15 @@ static __attribute__((noinline)) void __tr_val(__tr_state* st, uint site, ulong 
     }
 }
 
-/* Components of a vector a vstoreN stored that its record's value has no room for: a
- * record of its own right after the store's (ROLE_PARTS in trace/recorded.py), the number
- * of its first component as its offset, the components' bits as its value. */
-static void __tr_part(__tr_state* st, uint site, uint first, ulong bits)
+/* Components of a vector stored (vstoreN, `*p4 = v`, `+=`) that its record's value has no
+ * room for: a record of its own after the store's (ROLE_PARTS in trace/recorded.py), whose
+ * offset is the store's site (`owner`: its latest record is the store's) times 16 plus the
+ * number of its first component, the components' bits as its value. Records of other
+ * accesses may come between (`C[i] = A[j]`: A's may be made after C's, and C's value is
+ * known only once both are), so the owner is named, not taken to be the record before. */
+static void __tr_part(__tr_state* st, uint site, uint owner, uint first, ulong bits)
 {
-    __tr_put(st, site, __TR_NO_BUFFER, (long)first, 1u, 0u);
+    __tr_put(st, site, __TR_NO_BUFFER, (long)(owner * 16u + first), 1u, 0u);
     __tr_val(st, site, bits);
 }
 #endif

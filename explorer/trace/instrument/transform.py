@@ -272,8 +272,8 @@ def instrument(
     width = plane_bytes(declared.value_types + own) if values else 0
     code = ""
     if values:
-        parts = declared.parts_site if declared.parts_site is not None else 0
-        code = value_code(declared.value_types, width, own, declared.vector_stores, parts)
+        stores, stored = declared.vector_stores, declared.stored_vectors
+        code = value_code(declared.value_types, width, own, stores, stored, declared.parts_site)
     code += "".join(declared.image_code)
     return Instrumented(
         source=prelude(len(declared.buffers), declared.barriers, width, code) + body,

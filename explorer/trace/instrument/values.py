@@ -70,17 +70,31 @@ class ValueType:
             )
             return _fp64(self.scalar, body)
         else:
-            parts = [
+            held = [
                 f"({widen.format(f'v.s{COMPONENTS[k]}')} << {8 * size * k})"
                 for k in range(min(self.width, max(1, plane_bytes // size)))
             ]
-            bits = " | ".join(parts)
+            bits = " | ".join(held)
         prefix, put = "__tr_v_", ""
         if own_record:
             prefix, put = "__tr_a_", "    __tr_put(st, site, __TR_NO_BUFFER, 0, 1u, 0u);\n"
         body = (
             f"static {self.name} {prefix}{self.name}(__tr_state* st, uint site, {self.name} v)\n"
             f"{{\n{put}    __tr_val(st, site, {bits});\n    return v;\n}}\n"
+        )
+        return _fp64(self.scalar, body)
+
+    def stored_function(self, plane_bytes: int, parts_site: int | None) -> str:
+        """The OpenCL C function that records the value a store of this type wrote
+        (``__tr_w_<type>``): as ``__tr_v_<type>`` does, and, where the vector is too wide
+        for the plane, its other components at ``parts_site`` (``parts_function``), so
+        every element the store wrote has its value."""
+        parts = ""
+        if parts_site is not None and self.parts_function(plane_bytes):
+            parts = f"    __tr_p_{self.name}(st, {parts_site}u, site, v);\n"
+        body = (
+            f"static {self.name} __tr_w_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"{{\n    __tr_v_{self.name}(st, site, v);\n{parts}    return v;\n}}\n"
         )
         return _fp64(self.scalar, body)
 
@@ -91,7 +105,9 @@ class ValueType:
     def parts_function(self, plane_bytes: int) -> str:
         """The OpenCL C function that records the components past the first of a vector too
         wide for one record's value, as many to a record as the plane holds
-        (``__tr_p_<type>``, runtime.cl's ``__tr_part``); "" where one record holds them all."""
+        (``__tr_p_<type>(st, parts_site, site, v)``, runtime.cl's ``__tr_part``: each part
+        names the site whose latest record is the access it belongs to); "" where one
+        record holds them all."""
         if self.width == 1 or self.fits(plane_bytes):
             return ""
         _, size, widen = SCALARS[self.scalar]
@@ -102,9 +118,10 @@ class ValueType:
             bits = " | ".join(
                 f"({widen.format(f'v.s{COMPONENTS[k]}')} << {8 * size * (k - first)})" for k in held
             )
-            calls.append(f"    __tr_part(st, site, {first}u, {bits});\n")
+            calls.append(f"    __tr_part(st, site, owner, {first}u, {bits});\n")
         body = (
-            f"static void __tr_p_{self.name}(__tr_state* st, uint site, {self.name} v)\n"
+            f"static void __tr_p_{self.name}(__tr_state* st, uint site, uint owner, "
+            f"{self.name} v)\n"
             f"{{\n{''.join(calls)}}}\n"
         )
         return _fp64(self.scalar, body)
@@ -134,18 +151,15 @@ class VectorStore:
             return f"__tr_vs_{self.space}_{self.half}_{self.data}"
         return f"__tr_vs_{self.space}_{self.value.name}"
 
-    def function(self, plane_bytes: int, parts_site: int) -> str:
-        """The function's OpenCL C: ``parts_site`` records the components past what the
-        store's own record holds (``ValueType.parts_function``)."""
+    def function(self) -> str:
+        """The function's OpenCL C (``__tr_w_<type>`` records the value, with the components
+        past what the store's own record holds: ``ValueType.stored_function``)."""
         v = self.value
         word = "__global" if self.space == "G" else "__local"
         recorded = f"({word} uchar*)p" + (" + __tr_z(st)" if self.space == "L" else "")
         scalar = "half" if self.half else SCALARS[v.scalar][0]
         data = self.data if self.half else v.name
         builtin = self.half or f"vstore{v.width}"
-        parts = ""
-        if not v.fits(plane_bytes) and v.width > 1:
-            parts = f"    __tr_p_{v.name}(st, {parts_site}u, {'bits' if self.half else 'v'});\n"
         head = (
             f"static __TR_HELPER void {self.name}(__tr_state* st, {data} v, {word} {scalar}* p, "
             f"uint site, uint hint)\n{{\n"
@@ -156,7 +170,7 @@ class VectorStore:
             f"{head}    {word} {scalar}* q = ({word} {scalar}*)__tr_{self.space.lower()}(st, "
             f"{recorded}, {v.bytes}u, site, hint);\n"
             f"    {builtin}(v, 0, q);\n"
-            f"    __tr_v_{v.name}(st, site, {'bits' if self.half else 'v'});\n{parts}}}\n"
+            f"    __tr_w_{v.name}(st, site, {'bits' if self.half else 'v'});\n}}\n"
         )
         return _fp64("double" if data.startswith("double") else v.scalar, body)
 
@@ -195,19 +209,29 @@ def value_code(
     plane_bytes: int,
     own_records: list[ValueType] | None = None,
     stores: list[VectorStore] | None = None,
-    parts_site: int = 0,
+    stored: list[ValueType] | None = None,
+    parts_site: int | None = None,
 ) -> str:
     """The typed recording functions for ``types``, each once, those that make a record of
-    their own for ``own_records``, and the functions the ``vstoreN`` calls of ``stores``
-    become (their parts recorded at ``parts_site``)."""
+    their own for ``own_records``, those that record the vectors of ``stored`` (of
+    ``types`` too) a store wrote, their components the plane has no room for at
+    ``parts_site``, and the functions the ``vstoreN`` calls of ``stores`` become."""
     seen: dict[str, ValueType] = {t.name: t for t in types}
     code = "".join(seen[name].function(plane_bytes) for name in sorted(seen))
     own = {t.name: t for t in own_records or []}
     code += "".join(own[name].function(plane_bytes, True) for name in sorted(own))
-    chosen = {s.name: s for s in stores or []}
-    wide = {s.value.name: s.value for s in chosen.values()}
+    wide = {t.name: t for t in stored or []}
     code += "".join(wide[name].parts_function(plane_bytes) for name in sorted(wide))
-    return code + "".join(chosen[name].function(plane_bytes, parts_site) for name in sorted(chosen))
+    code += "".join(wide[name].stored_function(plane_bytes, parts_site) for name in sorted(wide))
+    chosen = {s.name: s for s in stores or []}
+    return code + "".join(chosen[name].function() for name in sorted(chosen))
+
+
+def wide_vectors(stored: list[ValueType], types: list[ValueType]) -> bool:
+    """Whether some of ``stored`` (vectors a store wrote) may not fit one record's value:
+    the plane is at least as wide as ``types`` make it (8 bytes from one of 8 bytes on)."""
+    plane = plane_bytes(types)
+    return any(t.width > 1 and not t.fits(plane) for t in stored)
 
 
 def plane_bytes(types: list[ValueType]) -> int:
