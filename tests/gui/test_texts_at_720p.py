@@ -77,10 +77,14 @@ def test_presenter_modes_side_column_shows_every_result_tab_whole_and_by_key(win
     tabs.setCurrentIndex(0)
     bar.setFocus()
     qtbot.waitUntil(bar.hasFocus)
-    seen = [tabs.currentIndex()]
-    for _ in range(4):
-        qtbot.keyClick(bar, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ControlModifier)
-        seen.append(tabs.currentIndex())
-    assert seen == [0, 1, 2, 3, 4]
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    for key, walked in ((Qt.Key.Key_PageDown, [1, 2, 3, 4, 0]), (Qt.Key.Key_Tab, [1, 2, 3, 4, 0])):
+        seen = []
+        for _ in range(5):
+            qtbot.keyClick(bar, key, ctrl)
+            seen.append(tabs.currentIndex())
+        assert seen == walked, key
+    qtbot.keyClick(bar, Qt.Key.Key_PageUp, ctrl)
+    assert tabs.currentIndex() == 4
     window.controllers.presenter.set_presenter(False, full_screen=False)
     assert [tabs.tabText(i) for i in range(5)] == full
