@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QToolButton
+from PySide6.QtGui import QAction, QFontMetrics
+from PySide6.QtWidgets import QMenu, QToolButton
 
 from explorer.engine.header.catalog import find_variant
 from tests.gui.conftest import trace_and_wait
@@ -88,3 +88,25 @@ def test_presenter_modes_side_column_shows_every_result_tab_whole_and_by_key(win
     assert tabs.currentIndex() == 4
     window.controllers.presenter.set_presenter(False, full_screen=False)
     assert [tabs.tabText(i) for i in range(5)] == full
+
+
+def test_every_menu_items_status_tip_reads_whole_in_the_status_bar_at_1280x720(window, qtbot):
+    """A menu item's tip in the status bar is one line: the exercises' tips were their
+    whole texts (up to 3,500 px at the status bar's font) cut at the window's edge mid-word.
+    Every action's tip now fits the 1280 px status bar, an exercise's being its first
+    sentences, whole; hovering an item shows it there as it is."""
+    _at_720p(window, qtbot)
+    bar = window.statusBar()
+    menu = next(m for m in window.findChildren(QMenu) if m.title() == "E&xercises")
+    menu.aboutToShow.emit()  # the menu opened: its tips fitted to the bar as it is now
+    metrics = QFontMetrics(bar.font())
+    width = bar.width() - 18  # Qt writes the message inside margins
+    tips = {a.statusTip() for a in window.findChildren(QAction) if a.statusTip()}
+    assert len(tips) > 50
+    too_long = [t for t in tips if metrics.horizontalAdvance(t) > width]
+    assert too_long == []
+    first = next(a for a in menu.actions() if a.objectName().startswith("exercise:"))
+    tip = first.statusTip()
+    assert tip.endswith(".") and tip.startswith("Mirror a ROWS × COLS image left to right")
+    first.showStatusText(window)  # as the menu does for the item under the keyboard
+    qtbot.waitUntil(lambda: bar.currentMessage() == tip)
