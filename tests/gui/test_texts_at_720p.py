@@ -110,3 +110,33 @@ def test_every_menu_items_status_tip_reads_whole_in_the_status_bar_at_1280x720(w
     assert tip.endswith(".") and tip.startswith("Mirror a ROWS × COLS image left to right")
     first.showStatusText(window)  # as the menu does for the item under the keyboard
     qtbot.waitUntil(lambda: bar.currentMessage() == tip)
+
+
+def test_after_presenter_mode_the_configuration_still_fits_its_dock(window, qtbot):
+    """Seed 004's long variant name once widened the configuration panel past its dock on
+    leaving presenter mode (F11, then Esc): a sideways scroll bar, the variant's box, the
+    description and every field cut at the dock's edge. The panel fits its dock after as
+    before, the variant's name shortened in its box, whole in the tooltip."""
+    _at_720p(window, qtbot)
+    window.model.set_family("rowdot")
+    window.model.set_variant(find_variant("rowdot", "seed004-local-vector"))
+    scroll = window.views.panel_scroll
+    combo = window.views.panel.variant_combo
+
+    def fits() -> bool:
+        inside = scroll.viewport().width()
+        return scroll.widget().width() <= inside and combo.geometry().right() < inside
+
+    qtbot.waitUntil(fits)
+    for name in ("presenter", "leave_presenter"):  # F11, then Esc
+        action = window.findChild(QAction, name)
+        qtbot.waitUntil(action.isEnabled)
+        action.trigger()
+        qtbot.wait(100)
+    assert not window.state.presenting
+    qtbot.waitUntil(lambda: scroll.isVisible() and scroll.viewport().width() > 300)
+    qtbot.wait(100)
+    assert fits(), (scroll.widget().width(), scroll.viewport().width())
+    assert not scroll.horizontalScrollBar().isVisible()
+    combo.grab()
+    assert combo.shown_text() != combo.currentText() and combo.toolTip() == combo.currentText()
