@@ -140,3 +140,19 @@ def test_after_presenter_mode_the_configuration_still_fits_its_dock(window, qtbo
     assert not scroll.horizontalScrollBar().isVisible()
     combo.grab()
     assert combo.shown_text() != combo.currentText() and combo.toolTip() == combo.currentText()
+
+
+def test_one_sum_forming_is_said_in_the_singular(window, qtbot):
+    """Lesson 5 (Coalesced3, 4 rows of 300): a group's one output element forms in a
+    register, and its caption once read "1 sums so far, in registers"."""
+    _at_720p(window, qtbot)
+    window.model.set_family("matvec")
+    window.model.set_variant(find_variant("matvec", "nvidia-coalesced3"))
+    for name, value in {"WIDTH": 300, "HEIGHT": 4}.items():
+        type_into(qtbot, window.views.panel.size_spins[name], value)
+    view = trace_and_wait(qtbot, window)
+    view.grab()
+    captions = [c.frame.caption for c in view.buffers.canvases.values()]
+    said = [c for c in captions if "so far, in registers" in c]
+    assert said and all(" 1 sums " not in c for c in said), captions
+    assert any(" · 1 sum so far, in registers" in c for c in said), captions
