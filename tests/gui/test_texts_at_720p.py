@@ -156,3 +156,32 @@ def test_one_sum_forming_is_said_in_the_singular(window, qtbot):
     said = [c for c in captions if "so far, in registers" in c]
     assert said and all(" 1 sums " not in c for c in said), captions
     assert any(" · 1 sum so far, in registers" in c for c in said), captions
+
+
+def test_a_step_line_wider_than_the_room_view_ends_with_an_ellipsis(window, qtbot):
+    """The tour's reg2d reads a float4 of local memory at a line wider than presenter mode's
+    view at 1280×720: the step line once stopped mid-expression at the edge ("[v * 4 *
+    RTSM"); now it ends with "…" and its tooltip has it whole, every step's line fitting."""
+    _at_720p(window, qtbot)
+    window.model.set_variant(find_variant("matmul", "reg2d"))
+    for name in ("M", "N", "K"):
+        type_into(qtbot, window.views.panel.size_spins[name], 128)
+    view = trace_and_wait(qtbot, window)
+    window.resize(1280, 720)
+    window.controllers.presenter.set_presenter(True, full_screen=False)
+    label = view.lines.step_label
+    qtbot.waitUntil(lambda: label.fontInfo().pixelSize() >= 18)  # the room's type
+    cut = []
+    firsts: dict[int, int] = {}  # the first step at each source line
+    for index, step in enumerate(view.playback.steps):
+        firsts.setdefault(step.line, index)
+    for index in firsts.values():
+        view.set_step(index)
+        whole = label.text()
+        shown = getattr(label, "shown_text", label.text)()  # what the label paints
+        assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+        if shown != whole:
+            assert shown.endswith("…") and whole.startswith(shown[:-1])
+            assert label.toolTip() == whole
+            cut.append(whole)
+    assert any("float4" in line for line in cut)  # the case that was cut
