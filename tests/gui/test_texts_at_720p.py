@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFontMetrics
+from PySide6.QtGui import QAction, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QMenu, QToolButton
 
 from explorer.engine.header.catalog import find_variant
@@ -185,3 +185,37 @@ def test_a_step_line_wider_than_the_room_view_ends_with_an_ellipsis(window, qtbo
             assert label.toolTip() == whole
             cut.append(whole)
     assert any("float4" in line for line in cut)  # the case that was cut
+
+
+def _label_lines(label) -> list[str]:
+    """A rich-text label's lines as laid out at its width (spaces plain)."""
+    document = QTextDocument()
+    document.setDefaultFont(label.font())
+    document.setDocumentMargin(0)
+    document.setHtml(label.text())
+    document.setTextWidth(label.contentsRect().width())
+    document.size()  # laid out
+    lines = []
+    block = document.begin()
+    while block.isValid():
+        layout, text = block.layout(), block.text().replace("\xa0", " ")
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            lines.append(text[line.textStart() : line.textStart() + line.textLength()].strip())
+        block = block.next()
+    return [line.replace("\u2028", "").replace("\xa0", " ").strip() for line in lines]
+
+
+def test_the_timing_legend_keeps_each_swatch_with_its_name_in_the_side_column(window, qtbot):
+    """In presenter mode's side column at 1280×720 the legend under the timing bars once
+    wrapped inside "check's answer", its "answer · kernel 1.090 ms" reading as the check's
+    kernel time. Each colour's name now stays on one line with its swatch, and the figures
+    start on a line of their own."""
+    _presented_wholes(window, qtbot, "rowdot", "seed004-local-vector", {"D": 1000})
+    details = window.views.timing_view.details
+    qtbot.waitUntil(lambda: "the median" in details.text() and details.isVisible())
+    assert details.width() < 1280 // 3  # the side column
+    lines = _label_lines(details)
+    for name in ("upload", "kernel", "download", "check's answer"):
+        assert any(f"■ {name}" in line for line in lines), (name, lines)
+    assert any(line.startswith("kernel ") and "the median" in line for line in lines), lines
