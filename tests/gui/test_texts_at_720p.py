@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFontMetrics, QTextDocument
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QMenu, QToolButton
 
 from explorer.engine.header.catalog import find_variant
@@ -16,6 +16,7 @@ from tests.gui.test_custom_kernels import type_into
 from tests.gui.test_titles_at_720p import _at_720p, _presented_wholes
 
 COUNTS = re.compile(r"\d+ read, \d+ written")
+SWATCH_AND_GAP = 40  # a legend entry's mark and the space around it, in pixels
 
 
 def _seed_004_traced(window, qtbot):
@@ -219,3 +220,30 @@ def test_the_timing_legend_keeps_each_swatch_with_its_name_in_the_side_column(wi
     for name in ("upload", "kernel", "download", "check's answer"):
         assert any(f"■ {name}" in line for line in lines), (name, lines)
     assert any(line.startswith("kernel ") and "the median" in line for line in lines), lines
+
+
+def test_a_vector_results_legend_reads_whole_in_the_side_column(window, qtbot):
+    """Lesson 5's result (four sums, drawn as bars with the reference's marks) in presenter
+    mode at 1280×720: the legend's "numpy reference" once ran off the side column's edge
+    ("numpy refer"); both entries now lie whole inside the chart, above its values."""
+    _presented_wholes(window, qtbot, "matvec", "nvidia-coalesced3", {"WIDTH": 300, "HEIGHT": 4})
+    view = window.views.result_view
+    qtbot.waitUntil(lambda: view.tabs.currentWidget() is view.plot and view.plot.isVisible())
+    view.plot.grab()
+    item = view.plot.getPlotItem()
+    names = [label.text for _, label in item.legend.items]
+    assert names == ["kernel output", "numpy reference"]
+    # The entries' text at the projector's size (12 pt at 96 dpi: 16 px; the offscreen
+    # platform lays 12 pt out smaller), each row's entries with their swatches and gaps.
+    font = QFont()
+    font.setPixelSize(16)
+    metrics = QFontMetrics(font)
+    rows: dict[int, list[str]] = {}
+    for _, label in item.legend.items:
+        rows.setdefault(round(label.pos().y()), []).append(label.text)
+    left = view.plot.mapFromScene(item.legend.sceneBoundingRect().topLeft()).x()
+    for entries in rows.values():
+        width = sum(metrics.horizontalAdvance(e) + SWATCH_AND_GAP for e in entries)
+        assert left + width <= view.plot.width(), (entries, left + width, view.plot.width())
+    values = item.getViewBox().sceneBoundingRect()
+    assert item.legend.sceneBoundingRect().bottom() <= values.top() + 1  # not over the bars
