@@ -479,7 +479,8 @@ class BufferPictures:
             return int(np.unique(spread(index.index[records], index.last[records])[0]).size)
 
         read, written = covered(mine[READS[ops]]), covered(mine[WRITES[ops]])
-        forming = f" · {layer.forming} sums so far, in registers" if layer.forming else ""
+        sums = "sum" if layer.forming == 1 else "sums"
+        forming = f" · {layer.forming} {sums} so far, in registers" if layer.forming else ""
         return f"{where} · {read} read, {written} written{forming}"
 
     def _top(self, grid: Grid, values: np.ndarray | None) -> float:

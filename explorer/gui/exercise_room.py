@@ -10,6 +10,8 @@ type."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -26,8 +28,10 @@ from explorer.gui import settings as store
 from explorer.gui.controllers.exercises import ExerciseController
 from explorer.gui.exercise_panel import ExercisePanel
 from explorer.gui.state import AppState
+from explorer.gui.tiling_view import fitted_words
 from explorer.gui.views import TABS, Views
 
+STATUS_MARGINS = 18  # the status bar writes its message inside these (Qt's, left and right)
 PANEL_WIDTH = 340  # the exercise's text and grade, wrapped, beside the animation (at least)
 
 
@@ -128,13 +132,28 @@ class ExerciseItems:
             action = QAction(f"{exercise.number}. {exercise.title}", window)
             action.setObjectName(f"exercise:{exercise.name}")
             action.setCheckable(True)
-            action.setStatusTip(exercise.text)
+            action.setData(exercise.text)  # its status tip: as much of this as fits
             action.triggered.connect(lambda _=False, e=exercise: self._open(e))
             menu.insertAction(first, action)
             self.items[exercise.name] = action
         menu.insertSeparator(first)
+        self.status_bar = window.statusBar()
+        menu.aboutToShow.connect(self.fit_tips)
         controller.progress_changed.connect(self.show_progress)
         self.show_progress()
+        self.fit_tips()
+
+    def fit_tips(self) -> None:
+        """Each item's status tip: the exercise's first sentences, as many as the status bar
+        shows whole at its width now (a whole text runs to thousands of pixels, cut at the
+        window's edge); the open exercise's panel says the rest."""
+        metrics = self.status_bar.fontMetrics()
+        width = self.status_bar.width() - STATUS_MARGINS
+        for action in self.items.values():
+            tip = first_sentences(
+                str(action.data()), lambda t: metrics.horizontalAdvance(t) <= width
+            )
+            action.setStatusTip(tip)
 
     def _open(self, exercise: Exercise) -> None:
         self.controller.open(exercise)
@@ -173,3 +192,16 @@ def install_exercises(
     controller.compared.connect(room.show_execution)
     controller.opened.connect(room.show_source)
     return Exercises(room, items)
+
+
+def first_sentences(text: str, fits: Callable[[str], bool]) -> str:
+    """The text's first sentences, as many as fit whole; where not even the first fits,
+    its first words with "…" (never cut inside a word)."""
+    sentences = re.split(r"(?<=[.:!?])\s+(?=[A-Z0-9])", text.strip())
+    kept = ""
+    for sentence in sentences:
+        longer = f"{kept} {sentence}" if kept else sentence
+        if not fits(longer):
+            break
+        kept = longer
+    return kept or fitted_words(sentences[0], fits)

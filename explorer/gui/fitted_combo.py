@@ -12,13 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtGui import QPaintEvent
-from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 NOTE_MARK = "⚠"
+MINIMUM_LETTERS = 12  # the narrowest box: a short name whole, a long one shortened
 
 
 class FittedCombo(QComboBox):
-    """A QComboBox whose closed box shows as much of its choice as reads well."""
+    """A QComboBox whose closed box shows as much of its choice as reads well. Its width
+    never follows its choice: a plain one measures its contents again each time it is
+    shown, so after presenter mode a seed's long name widened the configuration panel past
+    its dock (a sideways scroll bar, every text in the panel cut at the dock's edge)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(MINIMUM_LETTERS)
 
     def _field(self) -> tuple[QStyleOptionComboBox, int]:
         option = QStyleOptionComboBox()

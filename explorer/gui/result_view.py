@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QGraphicsRectItem,
     QPushButton,
     QSizePolicy,
-    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -29,6 +28,7 @@ from explorer.description.images import flat_picture
 from explorer.engine.record.trace_launch import TracedRun
 from explorer.engine.records import RunResult, Verdict
 from explorer.gui.fitted_text import FittedLabel
+from explorer.gui.paged_tabs import PagedTabs
 from explorer.gui.timing_view import ms_text, rate_text
 
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
@@ -54,6 +54,11 @@ ERROR_TAB = "Error |result − reference|"
 # Presenter mode's side column (a quarter of a 1280×720 screen, 16 px type) holds "Result",
 # "Error" and the inputs' tabs whole; the long title would be cut behind scroll arrows.
 PRESENTED_ERROR_TAB = "Error"
+INPUT_TAB = "Input "  # "Input MAT1" at the desk; "MAT1" in presenter mode (whole in its tooltip)
+# Presenter mode's tabs, narrower than the style's: seed 004's five ("Result", "Error",
+# "VECTOR", "MAT1", "MAT2") fit the side column at 1280×720. More than fit are narrowed with
+# "…" (whole in their tooltips), never put behind scroll arrows.
+PRESENTED_TABS_STYLE = "QTabBar::tab { padding: 4px 7px; }"
 BARS_UP_TO = 512  # a 1-D output of up to this many elements is drawn as bars
 
 
@@ -85,7 +90,7 @@ class ResultView(QWidget):
         self.notice.setStyleSheet("color: #7e5109; background: #fef5e7; padding: 3px;")
         self.notice.setVisible(False)
         layout.addWidget(self.notice)
-        self.tabs = QTabWidget()
+        self.tabs = PagedTabs()  # Ctrl+PgDown walks them
         self.message = QTextBrowser()  # a build log wraps anywhere and scrolls
         self.message.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.addWidget(self.tabs, 1)
@@ -220,16 +225,34 @@ class ResultView(QWidget):
         for view in [*made, *self.input_views.values()]:
             self._styled(view)
         for index in range(self.tabs.count()):
-            if self.tabs.tabText(index) in (ERROR_TAB, PRESENTED_ERROR_TAB):
-                self.tabs.setTabText(index, self._error_title())
+            self.tabs.setTabText(index, self._tab_title(self.tab_name(index)))
+        bar = self.tabs.tabBar()
+        bar.setStyleSheet(PRESENTED_TABS_STYLE if on else "")
+        bar.setUsesScrollButtons(not on)
+        bar.setElideMode(Qt.TextElideMode.ElideRight if on else Qt.TextElideMode.ElideNone)
 
-    def _error_title(self) -> str:
-        return PRESENTED_ERROR_TAB if self.presenting else ERROR_TAB
+    def tab_name(self, index: int) -> str:
+        """A tab's whole title, as the desk shows it (the room's may be shorter)."""
+        return self.tabs.tabToolTip(index) or self.tabs.tabText(index)
+
+    def _tab_title(self, name: str) -> str:
+        """A tab's title for the desk or the room: there "Error" and an input's name."""
+        if not self.presenting:
+            return name
+        if name == ERROR_TAB:
+            return PRESENTED_ERROR_TAB
+        return name.removeprefix(INPUT_TAB)
+
+    def _add_tab(self, page: QWidget, name: str) -> None:
+        """A tab titled for the desk or the room; where that is shorter (the error's, an
+        input's) its tooltip says it whole."""
+        index = self.tabs.addTab(page, self._tab_title(name))
+        if name == ERROR_TAB or name.startswith(INPUT_TAB):
+            self.tabs.setTabToolTip(index, name)
 
     def _add_error_tab(self, page: QWidget) -> None:
         """The error's tab, titled for the desk or the room; its tooltip says it whole."""
-        index = self.tabs.addTab(page, self._error_title())
-        self.tabs.setTabToolTip(index, ERROR_TAB)
+        self._add_tab(page, ERROR_TAB)
 
     def _styled(self, view: V) -> V:
         on = self.presenting
@@ -246,6 +269,9 @@ class ResultView(QWidget):
         legend = view.getPlotItem().legend
         if legend is not None:
             legend.setLabelTextSize("12pt" if on else "9pt")
+            # side by side at the desk; one above the other in the room's narrow column,
+            # where "numpy reference" beside "kernel output" ran off its right edge
+            legend.setColumnCount(1 if on else 2)
         return view
 
     def set_device_type(self, device_type: str | None) -> None:
@@ -294,7 +320,7 @@ class ResultView(QWidget):
             return
         # The tab looked at stays in front (a trace of the run on screen comes back with the
         # same tabs: its error map stays where the person clicked it).
-        looked_at = self.tabs.tabText(self.tabs.currentIndex()) if self.tabs.count() else ""
+        looked_at = self.tab_name(self.tabs.currentIndex()) if self.tabs.count() else ""
         self.tabs.clear()
         self._pending.clear()
         for page in self._pages:  # stand-ins for image views never shown
@@ -342,8 +368,8 @@ class ResultView(QWidget):
                     self.input_views[role] = view
                 view.clear()
                 view.plot(np.asarray(array, dtype=np.float64), pen=pg.mkPen("#2874a6"))
-            self.tabs.addTab(view, f"Input {role}")
-        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+            self._add_tab(view, f"{INPUT_TAB}{role}")
+        titles = [self.tab_name(i) for i in range(self.tabs.count())]
         if looked_at in titles[1:]:
             self.tabs.setCurrentIndex(titles.index(looked_at))
 
@@ -368,6 +394,7 @@ class ResultView(QWidget):
         blocked = self.tabs.blockSignals(True)
         try:
             self.tabs.insertTab(index, view, self.tabs.tabText(index))
+            self.tabs.setTabToolTip(index, self.tabs.tabToolTip(index + 1))
             self.tabs.setCurrentIndex(index)
             self.tabs.removeTab(index + 1)
         finally:

@@ -7,7 +7,7 @@ local value came from, when a work-group started) or a notice."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontDatabase, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -22,7 +22,8 @@ READY = "Trace a kernel (Ctrl+T) to watch it run."
 
 class OneLineLabel(QLabel):
     """One line as wide as the view: a text wider than that ends with "…" where it is cut,
-    never mid-letter at the edge; ``text()`` and the tooltip give it whole."""
+    never mid-letter at the edge; ``text()`` and the tooltip give it whole. With word wrap
+    on, the text is shown whole in as many lines as it takes."""
 
     def __init__(self, text: str = " ", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,7 +47,19 @@ class OneLineLabel(QLabel):
         super().resizeEvent(event)
         self._fit()
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit()  # presenter mode's larger type: cut again where it now ends
+
+    def setWordWrap(self, on: bool) -> None:
+        super().setWordWrap(on)
+        self._fit()
+
     def _fit(self) -> None:
+        if self.wordWrap():
+            super().setText(self._full)
+            return
         width = self.contentsRect().width()
         elided = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
         super().setText(elided)
@@ -66,12 +79,13 @@ class StepLines(QWidget):
         self.caption.setWordWrap(True)
         self.caption.setVisible(False)
         lines.addWidget(self.caption)
-        self.step_label = QLabel(READY)
+        # A step's source line wider than the view (the tour's reg2d, "const float4 a =
+        # *(const __local float4*)&Asub[buf][k][v * 4 * RTSM" in the room) ends with "…".
+        self.step_label = OneLineLabel(READY)
         self.step_label.setObjectName("step-label")
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setPointSize(12)
         self.step_label.setFont(font)  # a font, not a style sheet: cheaper to repaint
-        self.step_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         lines.addWidget(self.step_label)
         self.reads_label = OneLineLabel(" ")
         self.reads_label.setObjectName("reads-label")

@@ -115,11 +115,28 @@ def fitted_caption(text: str, fits: Callable[[str], bool]) -> str:
     return fitted_words(parts[-1], fits)
 
 
-def _one_line(
-    text: str, metrics: QFontMetrics, width: float, fit: Callable[[str, Callable[[str], bool]], str]
-) -> str:
-    """``text`` as ``fit`` shortens it to ``width`` pixels in ``metrics``."""
-    return fit(text, lambda candidate: metrics.horizontalAdvance(candidate) <= width)
+def broken_caption(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """A caption in one line or two, every count kept where two lines hold them: whole;
+    else without the window's place; else broken between its parts (else its words) onto
+    two lines, with the place where that fits, else without; only where not even two lines
+    hold the counts is it one line shortened as :func:`fitted_caption` does."""
+    parts = text.split(" · ")
+    sources = [parts]
+    if len(parts) > 1 and parts[0].startswith("["):
+        sources.append(parts[1:])
+    for kept in sources:
+        if fits(" · ".join(kept)):
+            return [" · ".join(kept)]
+    for kept in sources:
+        for end in range(len(kept) - 1, 0, -1):
+            first, rest = " · ".join(kept[:end]), " · ".join(kept[end:])
+            if fits(first) and fits(rest):
+                return [first, rest]
+    for kept in sources:
+        lines = broken_lines(" · ".join(kept), fits)
+        if not any(line.endswith(CUT) or not line for line in lines):
+            return lines
+    return [fitted_caption(text, fits)]
 
 
 def heat_colours(counts: np.ndarray) -> np.ndarray:
@@ -172,12 +189,14 @@ class FocusCanvas(QWidget):
         self.interactive = True  # False on a slide: no text tells to hover or click
         self.cut = False  # the room view cut some values to fit their cells
         self.drawn: np.ndarray | None = None  # the texts the cells were last painted with
-        self.drawn_lines = ("", "")  # the title and the caption as last painted (fitted)
+        # the title and the caption's lines as last painted (fitted)
+        self.drawn_lines: tuple[str, ...] = ("", "")
         self.frame = Frame(title, (1, 1), (0, 1, 0, 1), np.zeros((1, 1, 4), dtype=np.uint8))
         self._image: QImage | None = None
         self._labels: tuple[object, QSize, QPixmap] | None = None
         self._overview: tuple[object, QPixmap] | None = None
         self._titled: tuple[object, list[str]] | None = None  # the title's lines, and for what
+        self._captioned: tuple[object, list[str]] | None = None  # the caption's, and for what
         self.setMouseTracking(True)
         self.setMinimumSize(120, 120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -253,7 +272,44 @@ class FocusCanvas(QWidget):
         return font
 
     def _caption_height(self) -> float:
-        return QFontMetricsF(self.caption_font()).height() + 2 if self.frame.caption else 0.0
+        lines = len(self.caption_lines()) if self.frame.caption else 0
+        return QFontMetricsF(self.caption_font()).height() * lines + 2 if lines else 0.0
+
+    def caption_lines(self, width: float | None = None) -> list[str]:
+        """The caption as painted in ``width`` pixels (the canvas's, by default): at the desk
+        one line, else two, keeping what the step read and wrote (a narrow wrapped vector's
+        "wrapped, 9 a row" above "3 read, 0 written"); in the room view one line, its rows
+        counted for one (see :func:`fitted_caption`)."""
+        text = self.frame.caption
+        if not text:
+            return []
+        font = self.caption_font()
+        width = self.width() - 8 if width is None else width
+        key = (text, width, self.room, font.key())
+        if self._captioned is not None and self._captioned[0] == key:
+            return self._captioned[1]
+        metrics = QFontMetrics(font)
+
+        def fits(candidate: str) -> bool:
+            return metrics.horizontalAdvance(candidate) <= width
+
+        lines = [fitted_caption(text, fits)] if self.room else broken_caption(text, fits)
+        self._captioned = (key, lines)
+        return lines
+
+    def caption_rect(self) -> QRectF:
+        """Where the caption is written: under the zoom window, across the canvas; left of
+        the overview where the overview and its label reach below the zoom window (a few
+        rows of a wide matrix)."""
+        zoom, overview = self.areas()
+        width = self.width() - 8.0
+        if overview is not None:
+            label = QFontMetricsF(self.font()).height() + 2
+            if overview.bottom() + label > zoom.bottom():
+                width = overview.left() - 8 - 4
+        lines = len(self.caption_lines(width))
+        height = QFontMetricsF(self.caption_font()).height() * lines
+        return QRectF(4, zoom.bottom() + 2, width, height)
 
     def _has_overview(self) -> bool:
         r0, r1, c0, c1 = self.frame.window
@@ -273,7 +329,8 @@ class FocusCanvas(QWidget):
     def desk_capacity(self) -> tuple[int, int]:
         """The most rows and columns of DESK_CELL cells the desk's zoom window holds beside
         its overview."""
-        top = self._title_height() + QFontMetricsF(self.font()).height() + 4
+        captions = max(1, len(self.caption_lines()))
+        top = self._title_height() + QFontMetricsF(self.font()).height() * captions + 4
         height = self.height() - top - 2
         width = self.width() - 8
         side = self._overview_side(width, height) + 8  # the overview, as areas() has it
@@ -366,14 +423,16 @@ class FocusCanvas(QWidget):
         if frame.caption:
             painter.setFont(self.caption_font())
             painter.setPen(QColor("#34495e"))
-            width = self.width() - 8
-            text = _one_line(frame.caption, painter.fontMetrics(), width, fitted_caption)
-            self.drawn_lines = (title, text)
-            painter.drawText(
-                QRectF(4, zoom.bottom() + 2, width, self._caption_height()),
-                Qt.AlignmentFlag.AlignLeft,
-                text,
-            )
+            rect = self.caption_rect()
+            lines = self.caption_lines(rect.width())
+            self.drawn_lines = (title, *lines)
+            height = painter.fontMetrics().height()
+            for i, line in enumerate(lines):
+                painter.drawText(
+                    QRectF(rect.left(), rect.top() + i * height, rect.width(), height),
+                    Qt.AlignmentFlag.AlignLeft,
+                    line,
+                )
 
     def _fitted_title(self, title: str, fits: Callable[[str], bool]) -> str:
         """The title, saying when some values are cut (and, where a mouse can, how to read

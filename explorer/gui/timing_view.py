@@ -29,6 +29,18 @@ LABEL_ROOM = 0.95  # data units above the top bar's centre: its label fits
 # on is computed from the axis's end), so an edge is never where a label starts.
 LABEL_INSET_PX = 2
 PART_COLOURS = {"upload": "#5dade2", "kernel": "#27ae60", "download": "#f5b041", "numpy": "#7f8c8d"}
+# The bars' colours, a line of their own above the figures, each swatch and its name kept
+# together where the line wraps: in presenter mode's narrow column "■ check's" once ended a
+# line, "answer · kernel 1.090 ms" reading as the check's kernel time on the next.
+LEGEND = " &nbsp; ".join(
+    f"<span style='color:{PART_COLOURS[part]}'>■</span>&nbsp;{name.replace(' ', '&nbsp;')}"
+    for part, name in (
+        ("upload", "upload"),
+        ("kernel", "kernel"),
+        ("download", "download"),
+        ("numpy", "check's answer"),
+    )
+)
 # What the grey bar times: the check's answer made in numpy (in float64, with the magnitudes
 # its tolerance scales with; for matmul two products), not numpy doing the kernel's job.
 REFERENCE_NAME = "check's answer (numpy)"  # one line in presenter mode's quarter
@@ -216,10 +228,7 @@ class TimingView(QWidget):
         self._label(0, 1, f"{bar_name(result)}: kernel {ms_text(t.median_ms)}")
         self._label(0, 0, f"{REFERENCE_NAME}: {ms_text(t.reference_ms)}")
         self.details.setText(
-            "<span style='color:#5dade2'>■</span> upload "
-            "<span style='color:#27ae60'>■</span> kernel "
-            "<span style='color:#f5b041'>■</span> download "
-            "<span style='color:#7f8c8d'>■</span> check's answer · "
+            f"{LEGEND}<br>"
             f"kernel {ms_text(t.median_ms)}, the median of {len(t.kernel_ms)} (whisker: min "
             f"{figure(t.min_ms, 3)} – max {ms_text(t.max_ms)}) · {rate_text(result)} · upload "
             f"{ms_text(parts[0][1])} · download {ms_text(parts[2][1])} · check's answer "

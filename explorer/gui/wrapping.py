@@ -88,5 +88,15 @@ def wrap_frame(frame: Frame, width: int, length: int, local_x: int) -> Frame:
         focus=wrap_box(frame.focus, width),
         wrap=width,
         length=length,
-        caption=f"{frame.caption} · wrapped, {width} a row" if frame.caption else "",
+        caption=_wrapped_caption(frame.caption, width),
     )
+
+
+def _wrapped_caption(caption: str, width: int) -> str:
+    """The caption saying how many elements a row, after the window's place and before what
+    the step did: a caption cut to its last part keeps the counts ("3 read, 0 written")."""
+    if not caption:
+        return ""
+    where, _, rest = caption.partition(" · ")
+    said = f"wrapped, {width} a row"
+    return f"{where} · {said} · {rest}" if rest else f"{where} · {said}"
