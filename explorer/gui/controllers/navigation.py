@@ -437,7 +437,7 @@ ACTIONS = Actions(
     ),
     Action(
         "full_digits",
-        "Values in f&ull",
+        "&Values in full",
         "&Step",
         NavigationController.switch_full_digits,
         (DIGITS_KEY,),
