@@ -361,6 +361,17 @@ class ExecutionView(QWidget):
         self.info.setText("Colouring " + COLOURING_TEXT[colouring])
         self.redraw()
 
+    @property
+    def full_digits(self) -> bool:
+        """Whether the followed work-item's values are written with every digit."""
+        return self.lines.full_digits
+
+    def switch_full_digits(self) -> None:
+        """The followed work-item's values in its line with every digit (a cell shows the
+        digits that fit it), or in five characters again: the keyboard's hover."""
+        self.lines.full_digits = not self.lines.full_digits
+        self.redraw()
+
     def redraw(self) -> None:
         """Every buffer, the watched work-item's reads and its warp at the cursor's step."""
         pb = self.playback

@@ -12,6 +12,7 @@ from PySide6.QtGui import QFontDatabase, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from explorer.gui.tiling_view import value_label
+from explorer.gui.value_text import exact_text
 from explorer.trace.grids import Grid
 from explorer.trace.playback import Playback
 from explorer.trace.recorded import ATOMIC, LOCAL, OP_NAMES, RMW, WRITE
@@ -72,6 +73,7 @@ class StepLines(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.full_digits = False  # the watched work-item's values with every digit
         lines = QVBoxLayout(self)
         lines.setContentsMargins(0, 0, 0, 0)
         self.caption = QLabel("")
@@ -129,7 +131,7 @@ class StepLines(QWidget):
             b = int(pb.index.buffer[r])
             if b < 0 or bool(pb.index.oob[r]):
                 continue
-            parts.append(_access_text(pb, pb.grids[b], r))
+            parts.append(_access_text(pb, pb.grids[b], r, self.full_digits))
         detail = ", ".join(parts) if parts else "no access at this step"
         self.reads_label.setText(f"work-item {local} of group {pb.group}: {detail}")
         self._show_anatomy(anatomy_text(pb, now))
@@ -158,8 +160,9 @@ def anatomy_text(pb: Playback, records: np.ndarray) -> str:
     return ""
 
 
-def _access_text(pb: Playback, grid: Grid, record: int) -> str:
-    """One access as "read A[3][5] = 0.5": the op, the element, its value at this step."""
+def _access_text(pb: Playback, grid: Grid, record: int, full: bool = False) -> str:
+    """One access as "read A[3][5] = 0.5": the op, the element, its value at this step (in
+    five characters, else, ``full``, with every digit: "= -.87341237")."""
     index = pb.index
     row, col = grid.element_rc(np.array([index.index[record]]))
     row_i, col_i = int(row[0]), int(col[0])
@@ -172,7 +175,7 @@ def _access_text(pb: Playback, grid: Grid, record: int) -> str:
     elif (values := pb.values.buffer(grid)) is not None:
         value = float(values[row_i, col_i])
     op = OP_NAMES.get(int(index.op[record]), "?")
-    text = value_label(value)
+    text = exact_text(value) if full else value_label(value)
     return f"{op} {where}" + (f" = {text}" if text else "")
 
 

@@ -30,7 +30,14 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from explorer.gui.value_text import CUT, exact_text, fitted_text, readable_cut, value_label
+from explorer.gui.value_text import (
+    CUT,
+    DIGITS_KEY,
+    exact_text,
+    fitted_text,
+    readable_cut,
+    value_label,
+)
 from explorer.trace.grids import Box
 
 __all__ = ["ROOM_LABEL_PX", "ROOM_SMALLEST_PX", "FocusCanvas", "Frame", "value_label"]
@@ -276,16 +283,16 @@ class FocusCanvas(QWidget):
         return QFontMetricsF(self.caption_font()).height() * lines + 2 if lines else 0.0
 
     def caption_lines(self, width: float | None = None) -> list[str]:
-        """The caption as painted in ``width`` pixels (the canvas's, by default): at the desk
-        one line, else two, keeping what the step read and wrote (a narrow wrapped vector's
-        "wrapped, 9 a row" above "3 read, 0 written"); in the room view one line, its rows
-        counted for one (see :func:`fitted_caption`)."""
+        """The caption as painted in ``width`` pixels (the canvas's, by default): one line,
+        else two, keeping what the step read and wrote (a narrow wrapped vector's "wrapped, 9
+        a row" above "3 read, 0 written"; in the room view C's "0 read, 0 written" above "256
+        sums so far, in registers": the counts are what a teacher points at)."""
         text = self.frame.caption
         if not text:
             return []
         font = self.caption_font()
         width = self.width() - 8 if width is None else width
-        key = (text, width, self.room, font.key())
+        key = (text, width, font.key())
         if self._captioned is not None and self._captioned[0] == key:
             return self._captioned[1]
         metrics = QFontMetrics(font)
@@ -293,7 +300,7 @@ class FocusCanvas(QWidget):
         def fits(candidate: str) -> bool:
             return metrics.horizontalAdvance(candidate) <= width
 
-        lines = [fitted_caption(text, fits)] if self.room else broken_caption(text, fits)
+        lines = broken_caption(text, fits)
         self._captioned = (key, lines)
         return lines
 
@@ -318,7 +325,8 @@ class FocusCanvas(QWidget):
         return self.frame.overview is not None and shown and not self.room
 
     def room_capacity(self) -> tuple[int, int]:
-        """The most rows and columns of cells that fit at ``room_cell`` pixels a cell."""
+        """The most rows and columns of cells that fit at ``room_cell`` pixels a cell (under
+        a caption of one line: one of two makes them a little smaller)."""
         top = self._title_height() + QFontMetricsF(self.caption_font()).height() + 4
         cell = self.room_cell
         return (
@@ -435,11 +443,12 @@ class FocusCanvas(QWidget):
                 )
 
     def _fitted_title(self, title: str, fits: Callable[[str], bool]) -> str:
-        """The title, saying when some values are cut (and, where a mouse can, how to read
-        them whole), as much of that as fits."""
+        """The title, saying when some values are cut (and, where someone can, how to read
+        them whole: at the desk by hovering, in the room view by the Step menu's key), as
+        much of that as fits."""
         if self.cut:
-            hover = ": hover" if self.interactive else ""
-            for said in (f"{title} · {CUT} more digits{hover}", f"{title} · {CUT} more digits"):
+            how = (f": {DIGITS_KEY}" if self.room else ": hover") if self.interactive else ""
+            for said in (f"{title} · {CUT} more digits{how}", f"{title} · {CUT} more digits"):
                 if fits(said):
                     return said
         return fitted_words(title, fits)
@@ -507,7 +516,8 @@ class FocusCanvas(QWidget):
     def _room_font(self, font: QFont, texts: np.ndarray, cell: float) -> QFont:
         """The largest type (up to 0.6 of the cell, twice ROOM_LABEL_PX at most), then the
         narrowest, in which every value that can be written whole is, and every other with
-        two significant digits where it can; never under ROOM_SMALLEST_PX."""
+        two significant digits where it can, else one ("-.9…" in a wrapped vector's cell,
+        not the mark alone); never under ROOM_SMALLEST_PX."""
         room = cell - 3
         top = int(max(self.smallest_px, min(cell * 0.6, 2 * ROOM_LABEL_PX)))
         choices = [(px, s) for px in range(top, self.smallest_px - 1, -1) for s in ROOM_STRETCHES]
@@ -521,7 +531,7 @@ class FocusCanvas(QWidget):
         widths: dict[str, int] = {}
         marked = False  # some value has no digit that fits: it is written as the mark alone
         for text in {str(t) for t in texts.ravel() if t}:
-            for form in (text, readable_cut(text)):  # whole, else cut to two digits
+            for form in (text, readable_cut(text), readable_cut(text, 1)):  # whole, else cut
                 if narrowest.horizontalAdvance(form) <= room:
                     widths[form] = narrowest.horizontalAdvance(form)
                     break

@@ -13,6 +13,9 @@ from collections.abc import Callable
 import numpy as np
 
 CUT = "…"  # more digits than the cell holds; explained in the legend
+# The Step menu's "Values in full": the keyboard's way to read a cut value whole (the
+# followed work-item's values, with every digit), named in the room view's titles.
+DIGITS_KEY = "Ctrl+Shift+D"
 
 
 def exact_text(value: float) -> str:

@@ -167,6 +167,7 @@ def test_each_command_is_enabled_exactly_when_it_can_act():
         "keys_help", "save_kernel_copy", "next_exercise", "add_host", "forget_host",
         "next_finding", "previous_finding",
         "each_line", "loop", "warp", "heat_map", "faster", "slower",  # the animation's switches
+        "full_digits",  # the followed work-item's values in full: a switch too
     }  # fmt: skip
     tabs = {f"tab_{page}" for page in ("result", "execution", "timing", "source", "findings")}
     tabs |= {"tab_roofline", "tab_sweep"}  # none in presenter mode: no tabs there

@@ -127,7 +127,8 @@ def test_presenter_mode_entered_over_a_trace_times_it(window, qtbot):
 def test_the_tours_naive_stage_shows_whole_tiles_and_counts_every_sum_at_1280x720(window, qtbot):
     """Naive's A, B and C side by side at 1280×720: each window holds the group's whole
     16×16 tile, its boxes inside it, and C's caption counts the sums all 256 work-items hold
-    in registers, not the cells that happen to be visible."""
+    in registers, not the cells that happen to be visible, under what the step read and
+    wrote (the counts a teacher points at, in a line of their own)."""
     from PySide6.QtCore import Qt
 
     from explorer.gui.cell_colours import STEP_OUTLINE, WRITE_OUTLINE
@@ -186,5 +187,6 @@ def test_the_tours_naive_stage_shows_whole_tiles_and_counts_every_sum_at_1280x72
             if text:
                 exact = exact_text(float(frame.values[r, col]))
                 assert text == exact or (text.endswith(CUT) and exact.startswith(text[:-1]))
-    caption = view.buffers.canvases[c.buffer].drawn_lines[1]
+    caption = view.buffers.canvases[c.buffer].drawn_lines[1:]  # the counts kept: two lines
     assert f"{true_sums} sums so far, in registers" in caption
+    assert any(line.endswith("read, 0 written") for line in caption), caption

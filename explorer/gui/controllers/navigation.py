@@ -25,6 +25,7 @@ from explorer.gui.controllers.roles import (
 from explorer.gui.controllers.traces import parse_ids
 from explorer.gui.model import ConfigModel
 from explorer.gui.state import AppState
+from explorer.gui.value_text import DIGITS_KEY
 from explorer.trace.recorded import Finding
 
 MARK = "#f9e79f"  # a line chosen: the current step's, a finding's, a build message's
@@ -63,6 +64,11 @@ class Stepper(Animation, Protocol):
     def select_work_item(self, local: tuple[int, int]) -> bool: ...
 
     def move_work_item(self, dx: int, dy: int) -> bool: ...
+
+    @property
+    def full_digits(self) -> bool: ...
+
+    def switch_full_digits(self) -> None: ...
 
 
 class FindingsList(Protocol):
@@ -224,6 +230,9 @@ class NavigationController:
 
     def switch_heat(self) -> None:
         self.execution.controls.switch("heat")
+
+    def switch_full_digits(self) -> None:
+        self.execution.switch_full_digits()
 
     def faster(self) -> None:
         self.execution.controls.change_speed(1)
@@ -425,6 +434,18 @@ ACTIONS = Actions(
         "heat",
         "Global loads per element over every traced group, instead of this step's accesses",
         43,
+    ),
+    Action(
+        "full_digits",
+        "&Values in full",
+        "&Step",
+        NavigationController.switch_full_digits,
+        (DIGITS_KEY,),
+        "The followed work-item's values in the line above the buffers with every digit (a "
+        "cell writes the digits that fit it, then the mark)",
+        section=3,
+        order=44,
+        checked=lambda controller: controller.execution.full_digits,
     ),
     Action(
         "faster",
