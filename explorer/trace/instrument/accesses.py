@@ -140,6 +140,15 @@ def _reached(selectors: list[str], width: int) -> list[int] | None:
     return reached
 
 
+def _in_place(a: AccessSite) -> bool:
+    """Whether a component selection's components are those its record covers, in their
+    order (``.xy``, ``.hi``, ``.s23``): its value's first component is the first element's."""
+    reached = _reached([c.strip() for c in (a.components or "").split(".")], a.vector_width)
+    if reached is None:
+        return True  # the components cannot be told: its record keeps the value
+    return reached == list(range(reached[0], reached[0] + len(reached)))
+
+
 def _component_mask(selectors: list[str], width: int) -> int:
     """:func:`_reached`'s components, one bit each; 0 where they cannot be told."""
     reached = _reached(selectors, width)
@@ -462,6 +471,11 @@ class AccessRewriter:
             return  # the call's value is its first result, not what it stored
         if self.read_apart(a) is not None:
             return  # a record per component: none holds the selection's value
+        if a.components and not _in_place(a):
+            # `q[i].wzyx = v`, `.odd = v.even`, `r = q[i].yx`: the selection's components
+            # are not the elements its record covers, in their order; its value would put
+            # them in the wrong cells.
+            return
         width = 1
         if a.kind is AccessKind.VLOAD:
             match = re.match(r"^vload(\d+)$", a.builtin or "")
