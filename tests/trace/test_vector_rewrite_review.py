@@ -4,7 +4,10 @@ effects (``vstore4(v, i++, p)``, ``q[i++] = v``, ``vstore4(next(&s), ...)``), st
 of ``?:``, in a for-loop's header, through a macro in an if/else without braces, and stores of
 a vector's components. A selection whose components are not the elements its record covers,
 in their order (``q[i].wzyx = v``, ``q[i].odd = v.even``, a read of ``.yx``), records no value:
-its value would have put the components in the wrong cells. A race and a read of unwritten
+its value would have put the components in the wrong cells. A store of three components from
+the second (``r4[g].s123 = v.xyz``) is recorded as its whole vector, not 16 bytes from its
+second component: that ran into the next vector, a false race, and past the buffer's end the
+last one was not stored at all. A race and a read of unwritten
 local memory inside such stores are found with values and without."""
 
 from __future__ import annotations
@@ -77,7 +80,9 @@ def _expected(x: np.ndarray) -> np.ndarray:
     o[:, 45], o[:, 47] = v[:, 0], v[:, 2]
     o[:, 60] = v[:, 1] - v[:, 0]
     o[:, 61] = 12
-    return o.reshape(-1)
+    r4 = np.zeros((ITEMS, 4), dtype=np.float32)
+    r4[:, 0], r4[:, 1:] = np.arange(ITEMS), v[:, :3]
+    return np.concatenate([o.reshape(-1), r4.reshape(-1)])
 
 
 def test_the_traced_kernel_computes_what_the_kernel_computes(device):
@@ -95,6 +100,11 @@ def test_the_traced_kernel_computes_what_the_kernel_computes(device):
     assert _records_per_site(with_values, sites) == _records_per_site(without, sites)
     kinds = {finding[0] for finding in _findings(with_values)}
     assert {"race", "uninitialized"} <= kinds
+    # `r4[g].s123 = v.xyz` recorded 16 bytes from its second float: r4[g + 1].x, which
+    # work-item g + 1 writes, was reported as a race, and the last work-item's store, taken
+    # to run past the buffer's end, was not made (o[541..543] stayed 0 in the traced run).
+    races = [f for f in with_values.analysis.findings if f.kind == "race"]
+    assert {f.buffer for f in races} == {"shared"}
 
 
 def test_every_value_recorded_is_in_the_element_it_names(device):
@@ -126,7 +136,8 @@ def test_every_value_recorded_is_in_the_element_it_names(device):
             assert values[at].tolist() == expected.tolist(), (site.line, site.text)
         checked.add(site.text)
     assert {"q[i++].xy", "q[i++].hi", "vstore4(next(&s), i++, p)", "q[i++]"} <= checked
-    for text in ("q[i++].wzyx", "q[i++].odd", "((__global const float4 *)x)[g].yx"):
+    wrong_cells = ("q[i++].wzyx", "q[i++].odd", "((__global const float4 *)x)[g].yx", "r4[g].s123")
+    for text in wrong_cells:
         [site] = [s for s in trace.sites if s.text == text]
         assert site.value == VALUE_NONE, text
 

@@ -10,7 +10,7 @@ count = "32"
 access = "read"
 [args.o]
 buffer = "float"
-count = "512"
+count = "544"
 contents = "zeros"
 access = "write"
 ---*/
@@ -52,6 +52,9 @@ __kernel void swizzles(__global const float *x, __global float *o)
     const float2 r = ((__global const float4 *)x)[g].yx;
     p[60] = r.x - r.y;
     p[61] = (float)i;
+    __global float4 *r4 = (__global float4 *)(o + 512);
+    r4[g].s123 = v.xyz; /* its record is r4[g], not r4[g + 1].x: no race with work-item g + 1 */
+    r4[g].s0 = (float)g;
     vstore4(v, 0, shared);                        /* every work-item: a race */
     acc[l] += v;                                  /* never written: an unwritten read */
 }
