@@ -140,6 +140,34 @@ def _reached(selectors: list[str], width: int) -> list[int] | None:
     return reached
 
 
+def _in_place(a: AccessSite) -> bool:
+    """Whether a component selection's components are those its record covers, in their
+    order (``.xy``, ``.hi``, ``.s23``): its value's first component is the first element's."""
+    reached = _reached([c.strip() for c in (a.components or "").split(".")], a.vector_width)
+    if reached is None:
+        return True  # the components cannot be told: its record keeps the value
+    return reached == list(range(reached[0], reached[0] + len(reached)))
+
+
+def _first_byte(a: AccessSite) -> int | None:
+    """The byte in its vector of the first component a selection reaches; None where it
+    cannot be told."""
+    reached = _reached([c.strip() for c in (a.components or "").split(".")], a.vector_width)
+    scalar = SCALAR_BYTES.get(_scalar(a.element_type))
+    return min(reached) * scalar if reached and scalar is not None else None
+
+
+def _within(a: AccessSite, offset: int, size: int) -> int:
+    """``offset`` moved back so that ``size`` bytes from it stay in the vector: the record of
+    three components from the second (``q[i].s123 = v``, 16 bytes as a power of two) covers
+    the whole vector, not the next one's first element, which another work-item may write."""
+    scalar = SCALAR_BYTES.get(_scalar(a.element_type))
+    if scalar is None or a.vector_width < 2:
+        return offset
+    whole = (4 if a.vector_width == 3 else a.vector_width) * scalar
+    return max(0, min(offset, whole - size))
+
+
 def _component_mask(selectors: list[str], width: int) -> int:
     """:func:`_reached`'s components, one bit each; 0 where they cannot be told."""
     reached = _reached(selectors, width)
@@ -462,6 +490,11 @@ class AccessRewriter:
             return  # the call's value is its first result, not what it stored
         if self.read_apart(a) is not None:
             return  # a record per component: none holds the selection's value
+        if a.components and not self._in_place(a):
+            # `q[i].wzyx = v`, `.odd = v.even`, `r = q[i].yx`, `q[i].s123 = v` (its record
+            # the whole vector): the selection's components are not the elements its record
+            # covers from its first, in their order; its value would put them in wrong cells.
+            return
         width = 1
         if a.kind is AccessKind.VLOAD:
             match = re.match(r"^vload(\d+)$", a.builtin or "")
@@ -555,6 +588,12 @@ class AccessRewriter:
 
         self.edits.add(a.span.start, a.span.end, emit)
 
+    def _in_place(self, a: AccessSite) -> bool:
+        """Whether a component selection's value lands in the elements it selects: they are
+        side by side in their order, from its record's first (``.xy``, ``.hi``, ``.s23``)."""
+        first = _first_byte(a)
+        return _in_place(a) and (first is None or self.component(a)[0] == first)
+
     def read_apart(self, a: AccessSite) -> tuple[int, int] | None:
         """Of a read of a vector's components in memory that are not side by side or not a
         power of two of them: the components (one bit each) and the bytes of one; None for
@@ -593,7 +632,7 @@ class AccessRewriter:
         size = 1 << max(0, a.size.bit_length() - 1)
         if "." in selector:  # a chain (`.zyx.xy`): from the first component it reaches
             reached = _reached([c.strip() for c in selector.split(".")], a.vector_width)
-            return (min(reached) * scalar if reached else 0), size
+            return _within(a, min(reached) * scalar if reached else 0, size), size
         if selector in ("lo", "even"):
             first = 0
         elif selector == "odd":
@@ -604,7 +643,7 @@ class AccessRewriter:
             first = min(int(ch, 16) for ch in selector[1:]) if selector[1:] else 0
         else:
             first = min("xyzw".index(ch) for ch in selector if ch in "xyzw")
-        return first * scalar, size
+        return _within(a, first * scalar, size), size
 
     def atomic(self, a: AccessSite, code: str, sid: int, hint: int) -> None:
         """An atomic call: its pointer argument goes through the runtime. A compare-and-swap
