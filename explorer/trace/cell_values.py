@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.trace.columns import element_value_reader, value_reader
+from explorer.trace.columns import element_value_reader, punned_records, value_reader
 from explorer.trace.grids import Box, Grid
 from explorer.trace.group_steps import GroupSteps
 from explorer.trace.recorded import GLOBAL, READ
@@ -30,6 +30,7 @@ class CellValues:
         self.arrays: dict[str, np.ndarray] = dict(arrays or {})
         self._read_value = value_reader(index.trace)
         self._element_value = element_value_reader(index.trace)
+        self._punned = punned_records(index.trace)
         self._buffers: dict[int, np.ndarray | None] = {}
         self._group: GroupSteps | None = None  # whose answers the caches below hold
         self._stored: np.ndarray | None = None
@@ -91,7 +92,14 @@ class CellValues:
         self._follow(group)
         if self._stored is None:
             raw = np.asarray(values[group.records])  # each work-item's in a run
-            self._stored = self._read_value(raw, group.words)[group.order]
+            stored = self._read_value(raw, group.words)
+            # An access through a cast (an int stored into a uint buffer): its first
+            # element as the buffer holds it, not as the access's type reads the bits.
+            punned = np.flatnonzero(self._punned(group.words))
+            if punned.size and self._element_value is not None:
+                first = np.zeros(punned.size, dtype=np.int64)
+                stored[punned] = self._element_value(group.records[punned], first)
+            self._stored = stored[group.order]
         return self._stored
 
     def _copy_sources(self, writes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -164,6 +164,20 @@ _VALUE_DTYPES = {
 }
 
 
+def opencl_type(spelling: str) -> str:
+    """A type as OpenCL C names it (``uint``, ``uchar4``) from clang's canonical spelling
+    (``unsigned int``, ``const __global unsigned char4``): its qualifiers left out."""
+    words = [w for w in spelling.split() if w.lstrip("_") not in _QUALIFIERS]
+    if len(words) == 2 and words[0] in ("unsigned", "signed"):
+        return ("u" if words[0] == "unsigned" else "") + words[1]
+    return " ".join(words)
+
+
+_QUALIFIERS = frozenset(
+    ("const", "volatile", "restrict", "global", "local", "constant", "private", "generic")
+)
+
+
 def value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
     """How records' raw value bits read as float64 (a vector: its first component; NaN
     where its site records none), given the raw values and the records' words; None when
@@ -215,6 +229,33 @@ def value_shapes(sites: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     return comp, width
 
 
+def punned_records(trace: Trace) -> Callable[[np.ndarray], np.ndarray]:
+    """Which records (given their words) hold a value of another type than their buffer's
+    elements: a store or load through a cast (``*(__global int *)&u[i] = -83`` into a
+    ``uint`` buffer, ``vstore4(int4, i, (__global uint *)u)``, a ``uchar4`` into a ``uint``
+    buffer). Their values read as the buffer's type only by their bytes
+    (:func:`element_value_reader`). Only a buffer of scalars whose type the trace knows."""
+    names = list(_VALUE_DTYPES)
+    site_type = np.full(SITE_MASK + 2, -1, dtype=np.int16)
+    for s in trace.sites:
+        base = re.sub(r"\d+$", "", s.value_type)
+        if s.value != VALUE_NONE and base in _VALUE_DTYPES:
+            site_type[s.id] = names.index(base)
+    buffer_type = np.full(len(trace.buffers) + 1, -1, dtype=np.int16)
+    for i, b in enumerate(trace.buffers):
+        if b.elem_type in _VALUE_DTYPES and _VALUE_DTYPES[b.elem_type][0] == b.elem_size:
+            buffer_type[i] = names.index(b.elem_type)
+    last = buffer_type.size - 1
+
+    def punned(words: np.ndarray) -> np.ndarray:
+        words = np.atleast_1d(np.asarray(words))
+        mine = buffer_type[np.minimum(word_buffer(words), last)]
+        theirs = site_type[word_site(words)]
+        return (mine >= 0) & (theirs >= 0) & (mine != theirs)
+
+    return punned
+
+
 def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
     """How the value a write stored in each element it covers reads as float64, given the
     records and each element's place among the record's elements (0: its first, what
@@ -229,6 +270,8 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
         return None
     n = len(trace.sites)
     comp, width = value_shapes(trace.sites)
+    punned = punned_records(trace)
+    buffer_types = [_VALUE_DTYPES.get(b.elem_type, (0, None)) for b in trace.buffers]
     whole = comp * width <= trace.value_bytes  # one record's value holds every component
     elem = np.array([b.elem_size for b in trace.buffers] + [0], dtype=np.int64)
     parts = trace.value_parts
@@ -240,6 +283,61 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
         keys = keys[order]
         part_bits = parts[order, 2].view(np.uint64).astype(values.dtype)
 
+    def component_bits(records: np.ndarray, site: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The bits of component ``c`` of the value each record holds (-1 where the trace
+        has them nowhere): in the record's own value where it holds them, else among the
+        parts recorded apart."""
+        size = comp[site]
+        bits = np.full(records.size, -1, dtype=np.int64)
+        mask = (np.uint64(1) << (8 * size).astype(np.uint64)) - np.uint64(1)
+        mask[size >= 8] = np.uint64(0xFFFFFFFFFFFFFFFF)
+        own = (c == 0) | whole[site]
+        raw = values[records[own]].astype(np.uint64)
+        shift = (8 * size[own] * c[own]).astype(np.uint64)
+        bits[own] = ((raw >> shift) & mask[own]).view(np.int64)
+        apart = np.flatnonzero(~own & (c < width[site]))
+        if apart.size and keys.size:
+            key = records[apart] * 16 + c[apart]
+            at = np.minimum(np.searchsorted(keys, key), keys.size - 1)
+            found = keys[at] == key
+            got = part_bits[at[found]].astype(np.uint64) & mask[apart[found]]
+            bits[apart[found]] = got.view(np.int64)
+        return bits
+
+    def as_buffer(records: np.ndarray, k: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """Element ``k`` of each record's access as its buffer's element type holds it: the
+        bytes of the value the access wrote or read that fall on that element, reassembled
+        (a uchar4 into a uint: four bytes; an int into two shorts: the half of it), NaN
+        where they do not cover the element whole or the trace holds some of them nowhere."""
+        site = np.minimum(word_site(words), n)
+        buffer = np.minimum(word_buffer(words), elem.size - 1)
+        size, e = comp[site], elem[buffer]
+        offset = np.asarray(trace.offset[records]).astype(np.int64)
+        start = (offset // np.maximum(e, 1) + k) * e - offset  # its first byte in the value
+        ok = (start >= 0) & (start + e <= size * width[site]) & (size > 0)
+        out = np.full(records.size, np.nan)
+        bits = np.zeros(records.size, dtype=np.uint64)
+        c = np.where(ok, start // np.maximum(size, 1), 0)
+        for _ in range(8):  # an element of 8 bytes at most spans 8 components
+            more = ok & (c * size < start + e)
+            if not more.any():
+                break
+            got = component_bits(records[more], site[more], c[more])
+            missing = got < 0
+            ok[np.flatnonzero(more)[missing]] = False
+            at = 8 * (c[more] * size[more] - start[more])  # where it lies in the element
+            part = got.view(np.uint64)
+            left = np.where(at >= 0, at, 0).astype(np.uint64)
+            right = np.where(at < 0, -at, 0).astype(np.uint64)
+            bits[more] |= np.where(missing, np.uint64(0), (part << left) >> right)
+            c = c + more
+        for b in np.unique(buffer[ok]):
+            _bytes, dtype = buffer_types[int(b)]
+            sel = ok & (buffer == b)
+            raw = bits[sel] & np.uint64((1 << (8 * _bytes)) - 1)
+            out[sel] = raw.astype(np.dtype(f"u{_bytes}")).view(dtype).astype(np.float64)
+        return out
+
     def element_values(records: np.ndarray, k: np.ndarray) -> np.ndarray:
         records = np.asarray(records, dtype=np.int64)
         k = np.asarray(k, dtype=np.int64)
@@ -250,8 +348,12 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
             out[first] = read(values[records[first]], words[first])
         site = np.minimum(word_site(words), n)
         size = comp[site]
+        pun = punned(words)
+        if pun.any():
+            out[pun] = as_buffer(records[pun], k[pun], words[pun])
         ok = (
-            ~first
+            ~pun
+            & ~first
             & (k > 0)
             & (k < width[site])
             & (size == elem[np.minimum(word_buffer(words), elem.size - 1)])

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from explorer.description.launch import Promise
-from explorer.trace.columns import value_shapes
+from explorer.trace.columns import opencl_type, value_shapes
 from explorer.trace.instrument import Instrumented
 from explorer.trace.recorded import (
     GLOBAL,
@@ -277,6 +277,7 @@ def decode(raw: RawTrace, inst: Instrumented) -> Trace:
                 b.components,
                 b.padding,
                 *_far(meta, b.id),
+                elem_type=opencl_type(b.elem_type),
             )
         )
 

@@ -111,6 +111,10 @@ class BufferInfo:
     # one differed from it (then only that one is known).
     far: int = 0
     far_several: bool = False
+    # The element's type as the kernel declares it (``uint``, ``float``, ``uchar4``): what a
+    # cell shows an element as, whatever type an access wrote it through. Empty where the
+    # trace does not know it (a local array, a struct).
+    elem_type: str = ""
 
 
 # What a record out of bounds holds where its offset does not fit in 32 bits (runtime.cl's

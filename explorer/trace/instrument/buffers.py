@@ -42,7 +42,12 @@ def declare_buffers(
     for index, p in enumerate(target.parameters):
         if p.is_pointer and p.address_space is not AddressSpace.PRIVATE:
             space = BUFFER_SPACE[p.address_space]
-            buffers.append(BufferDecl(len(buffers), p.name, space, index, 1, padding=p.padding))
+            buffers.append(
+                BufferDecl(
+                    len(buffers), p.name, space, index, 1,
+                    padding=p.padding, elem_type=p.element_type,
+                )
+            )  # fmt: skip
         elif image_dims(p.type_text):  # a buffer of pixels
             dims = image_dims(p.type_text)
             buffers.append(BufferDecl(len(buffers), p.name, GLOBAL, index, dims, image=dims))
