@@ -283,26 +283,29 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
         keys = keys[order]
         part_bits = parts[order, 2].view(np.uint64).astype(values.dtype)
 
-    def component_bits(records: np.ndarray, site: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """The bits of component ``c`` of the value each record holds (-1 where the trace
-        has them nowhere): in the record's own value where it holds them, else among the
-        parts recorded apart."""
+    def component_bits(
+        records: np.ndarray, site: np.ndarray, c: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The bits of component ``c`` of the value each record holds, and whether the trace
+        holds them: in the record's own value where it holds them, else among the parts
+        recorded apart."""
         size = comp[site]
-        bits = np.full(records.size, -1, dtype=np.int64)
+        bits = np.zeros(records.size, dtype=np.uint64)
         mask = (np.uint64(1) << (8 * size).astype(np.uint64)) - np.uint64(1)
         mask[size >= 8] = np.uint64(0xFFFFFFFFFFFFFFFF)
         own = (c == 0) | whole[site]
+        held = own.copy()
         raw = values[records[own]].astype(np.uint64)
         shift = (8 * size[own] * c[own]).astype(np.uint64)
-        bits[own] = ((raw >> shift) & mask[own]).view(np.int64)
+        bits[own] = (raw >> shift) & mask[own]
         apart = np.flatnonzero(~own & (c < width[site]))
         if apart.size and keys.size:
             key = records[apart] * 16 + c[apart]
             at = np.minimum(np.searchsorted(keys, key), keys.size - 1)
             found = keys[at] == key
-            got = part_bits[at[found]].astype(np.uint64) & mask[apart[found]]
-            bits[apart[found]] = got.view(np.int64)
-        return bits
+            bits[apart[found]] = part_bits[at[found]].astype(np.uint64) & mask[apart[found]]
+            held[apart[found]] = True
+        return bits, held
 
     def as_buffer(records: np.ndarray, k: np.ndarray, words: np.ndarray) -> np.ndarray:
         """Element ``k`` of each record's access as its buffer's element type holds it: the
@@ -322,11 +325,10 @@ def element_value_reader(trace: Trace) -> Callable[[np.ndarray, np.ndarray], np.
             more = ok & (c * size < start + e)
             if not more.any():
                 break
-            got = component_bits(records[more], site[more], c[more])
-            missing = got < 0
+            part, held = component_bits(records[more], site[more], c[more])
+            missing = ~held
             ok[np.flatnonzero(more)[missing]] = False
             at = 8 * (c[more] * size[more] - start[more])  # where it lies in the element
-            part = got.view(np.uint64)
             left = np.where(at >= 0, at, 0).astype(np.uint64)
             right = np.where(at < 0, -at, 0).astype(np.uint64)
             bits[more] |= np.where(missing, np.uint64(0), (part << left) >> right)
