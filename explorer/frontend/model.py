@@ -132,7 +132,8 @@ class Variable:
     caller's), so every element of it holds one from the start. `components`: the number of
     components of a vector element (3 for `float3`, whose element takes the bytes of 4), 0
     for an element that is no vector. `padding`: the bytes of a struct element that no member
-    covers, as [start, end) ranges.
+    covers, as [start, end) ranges. `element_type`: the element's type as `Parameter` gives a
+    pointer's (`float`, `uint`, `float4`), what a value stored through a cast reads as.
     """
 
     name: str
@@ -146,6 +147,7 @@ class Variable:
     decl_start: int = -1
     components: int = 0
     padding: tuple[tuple[int, int], ...] = ()
+    element_type: str = ""
 
 
 @dataclass(frozen=True)

@@ -623,6 +623,7 @@ def _program_scope(own: list[Any], positions: _Positions) -> list[Variable]:
                 shape=tuple(shape),
                 element_size=max(int(t.get_size()), 0),
                 decl_end=end,
+                element_type=_type_name(t),
             )
         )
     return found
@@ -1151,6 +1152,7 @@ class _Walker:
                 decl_start=opening,
                 components=components,
                 padding=padding(t),
+                element_type=_type_name(t),
             )
         )
 

@@ -96,3 +96,40 @@ def test_a_read_through_an_int_cast_of_a_float_buffer_reads_as_its_float(traced)
     read = element_value_reader(trace)(records, np.zeros(records.size, dtype=np.int64))
     assert read.tolist() == x[element].astype(np.float64).tolist()
     assert traced.result.outputs["got"].tolist() == x.view(np.int32).tolist()
+
+
+LOCAL_KERNEL = Path(__file__).parent / "punned" / "local_punned.cl"
+
+
+@pytest.fixture(scope="module")
+def traced_local(device):
+    request = RunRequest(load_variant_file(LOCAL_KERNEL), {}, device_key=device.key)
+    traced = trace_and_analyse(TraceRequest(request, values=True), keep_trace=True)
+    assert traced.analysis is not None, traced.result.summary()
+    assert traced.trace.complete
+    return traced
+
+
+def _reversed_read_back(traced, buffer: str) -> list[float]:
+    """What the tile held, as the kernel copied it out reversed into ``buffer``."""
+    return _read_back(traced, buffer)[::-1]
+
+
+def test_a_local_float_tile_written_by_its_bits_shows_the_floats(traced_local):
+    """``*(__local int *)&bits_tile[i] = 0x3fc00000 + i``: the tile's cells show 1.5 and the
+    floats after it, what ``f`` read back from it, not 1069547520."""
+    shown = _shown(traced_local, "bits_tile")
+    assert shown[0] == 1.5
+    assert shown == _reversed_read_back(traced_local, "f")
+
+
+def test_a_local_uint_tile_written_by_an_int_shows_the_uints(traced_local):
+    """``((__local int *)wrapped)[i] = -83 - i`` into a uint tile: 4294967213, not -83."""
+    shown = _shown(traced_local, "wrapped")
+    assert shown[0] == 2**32 - 83
+    assert shown == _reversed_read_back(traced_local, "u")
+
+
+def test_a_local_tile_of_its_own_type_shows_as_it_did(traced_local):
+    assert _shown(traced_local, "same") == [-5.0 * i - 1 for i in range(8)]
+    assert _reversed_read_back(traced_local, "s") == [-5.0 * i - 1 for i in range(8)]

@@ -59,7 +59,7 @@ def declare_buffers(
         buffers.append(
             BufferDecl(
                 len(buffers), v.name, space, None, max(1, len(v.shape)),
-                v.element_size, v.shape,
+                v.element_size, v.shape, elem_type=v.element_type,
             )
         )  # fmt: skip
     if len(buffers) > MAX_BUFFERS - 1:
@@ -82,7 +82,10 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
             continue
         bid = len(declared.buffers)
         declared.buffers.append(
-            BufferDecl(bid, v.name, LOCAL, None, max(1, len(v.shape)), padding=v.padding)
+            BufferDecl(
+                bid, v.name, LOCAL, None, max(1, len(v.shape)),
+                padding=v.padding, elem_type=v.element_type,
+            )  # fmt: skip
         )
         declared.uses_local = True
         address = v.name if v.shape else f"&{v.name}"
@@ -140,6 +143,7 @@ def _declare_private_arrays(
                 v.shape,
                 v.function,
                 components=v.components,
+                elem_type=v.element_type,
             )
         )
         code = ""

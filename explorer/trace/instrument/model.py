@@ -33,8 +33,8 @@ class BufferDecl:
     components: int = 0  # a private array of vectors: the components of one (3 for float3)
     # The bytes of one element no struct member covers, [start, end) (frontend.Variable).
     padding: tuple[tuple[int, int], ...] = ()
-    # A pointer parameter's element type as clang spells it canonically (`unsigned int`,
-    # `float`); empty where the instrumentation does not say it.
+    # The element type as clang spells it canonically (`unsigned int`, `float`): a pointer
+    # parameter's, a local, program-scope or private array's; empty where unknown.
     elem_type: str = ""
 
 
