@@ -142,11 +142,14 @@ def test_vstore_halves_hold_the_halves_each_rounding_stored(device):
         assert name == "h" and element.size == 32 * width
         assert values.tolist() == h[element].astype(np.float64).tolist(), text
         assert next(s.value_type for s in trace.sites if s.text.startswith(text)) == value_type
-    # h[8g + c] = vload_half4((l + 1) % 8, staged): work-item l + 1's halves of its group
+    # h[8g + c] = vload_half4((l + 1) % 8, staged): work-item l + 1's halves of its group.
+    # The tile is declared ushort, so its elements read as the ushorts those halves' bits
+    # make, as a value stored through a cast reads in any buffer.
     name, element, wi, values = _stored(trace, "vstore_half4_rtz(")
     assert name == "tile" and element.size == 4 * 32
     after = (wi // 8) * 8 + (element // 4 + 7) % 8  # the work-item that read them back
-    assert values.tolist() == h[8 * after + element % 4].astype(np.float64).tolist()
+    held = h[8 * after + element % 4].view(np.uint16)
+    assert values.tolist() == held.astype(np.float64).tolist()
     assert not traced.analysis.findings
 
 

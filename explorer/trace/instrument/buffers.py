@@ -83,8 +83,13 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
         bid = len(declared.buffers)
         declared.buffers.append(
             BufferDecl(
-                bid, v.name, LOCAL, None, max(1, len(v.shape)),
-                padding=v.padding, elem_type=v.element_type,
+                bid,
+                v.name,
+                LOCAL,
+                None,
+                max(1, len(v.shape)),
+                padding=v.padding,
+                elem_type=v.element_type,
             )  # fmt: skip
         )
         declared.uses_local = True
