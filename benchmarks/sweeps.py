@@ -9,16 +9,14 @@ quick; this runs them whole with ``EXPLORER_SWEEP=all``:
 - tests/trace/test_same_findings_either_build.py: every kernel of the findings corpus, of our
   trace kernels and of the catalog, with the optimiser and without it;
 - tests/trace/test_same_findings_on_every_path.py: every kernel of the findings corpus and of
-  our trace kernels through the command line's trace and the window's;
-- tests/engine/test_variants.py: every correct catalog variant at every test size of its
-  family.
+  our trace kernels through the command line's trace and the window's.
 
 ``--sample``: the suite's sample, to compare. ``--cold``: an empty cache folder
 (``XDG_CACHE_HOME``: PoCL's compiled kernels, the explorer's parse and instrument caches), as
 a fresh machine has. It ends with one line: pytest's exit code, the wall time and the CPU
 time of pytest and everything it started. The exit code is pytest's. Run it after a change
-to the trace's instrumentation, its runtime, the build options or a catalog kernel, and
-before a PoCL upgrade.
+to the trace's instrumentation, its runtime or the build options, and before a PoCL
+upgrade.
 """
 
 from __future__ import annotations
@@ -36,7 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 FILES = (
     "tests/trace/test_same_findings_either_build.py",
     "tests/trace/test_same_findings_on_every_path.py",
-    "tests/engine/test_variants.py",
 )
 SWEEP = "EXPLORER_SWEEP"
 

@@ -1,18 +1,9 @@
 """Every catalog variant against numpy on the test device, at the sizes its family lists:
-tile multiples and sizes that are not. Seed kernels must still show their known bugs.
-
-Two sizes of each variant are run by tests/engine/test_recorded_outcomes.py. Of the others the
-suite runs a sample (:func:`sizes_to_run`): each variant at its sizes that build or launch it
-otherwise than those two do (a ``[[by_size]]`` rule's defines, another local size), at a size
-of ones where it takes one (every guard at its edge), and each test size of a family on at
-least one of its variants. ``python benchmarks/sweeps.py`` runs every variant at every size
-(``EXPLORER_SWEEP=all``)."""
+tile multiples and sizes that are not. Seed kernels must still show their known bugs."""
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 
 import pytest
 
@@ -21,7 +12,6 @@ from explorer.engine.launch.plan import plan
 from explorer.engine.records import DeviceInfo, Refusal, RunRequest, Variant
 from explorer.families import FAMILIES
 from tests.engine.record_outcomes import two_sizes
-from tests.trace.test_same_findings_either_build import sample
 
 CORRECT = [v for v in catalog() if not v.bug]
 BUGGY = [v for v in catalog() if v.bug]
@@ -56,80 +46,15 @@ def test_every_family_lists_tile_multiples_and_odd_sizes(family):
     assert all(family.check_sizes(s) == s for s in sizes)
 
 
-def _size_text(size: dict[str, int]) -> str:
-    return ",".join(f"{k}={v}" for k, v in size.items())
-
-
-def _built(variant: Variant, size: dict[str, int], device: DeviceInfo) -> str:
-    """How the launch at ``size`` builds and runs the variant: its defines and local size."""
-    launch = plan(variant, size, None, {}, device)
-    assert not isinstance(launch, Refusal)
-    return f"{variant.qualified_id} built with {sorted(launch.defines.items())} local " + str(
-        launch.local_size
-    )
-
-
-def size_features(device: DeviceInfo) -> tuple[dict[str, set[str]], dict[str, float]]:
-    """Each (variant, size) that test_recorded_outcomes.py leaves out, keyed "variant@size":
-    the variant, its build and local size where the recorded two sizes have neither, a size
-    of ones, and the family's size; its cost, the product of the sizes (a family's sizes
-    spread over its variants where costs tie: the n-th size first on the n-th variant)."""
-    features, cost = {}, {}
-    for variant in CORRECT:
-        siblings = [v for v in CORRECT if v.family == variant.family]
-        place = siblings.index(variant)
-        family_sizes = FAMILIES[variant.family].test_sizes
-        recorded = two_sizes(variant)
-        covered = {_built(variant, s, device) for s in _runnable(variant, device) if s in recorded}
-        for size in _runnable(variant, device):
-            if size in recorded:
-                continue
-            name = f"{variant.qualified_id}@{_size_text(size)}"
-            features[name] = {variant.qualified_id, f"{variant.family} at {_size_text(size)}"}
-            features[name] |= {_built(variant, size, device)} - covered
-            if 1 in size.values():
-                features[name].add(f"{variant.qualified_id} at a size of ones")
-            turn = (place - family_sizes.index(size)) % len(siblings)
-            cost[name] = math.prod(size.values()) * (1.0 + turn / 1000)
-    return features, cost
-
-
-@functools.cache
-def sizes_to_run(device: DeviceInfo) -> dict[str, list[dict[str, int]]]:
-    """The sizes the suite runs each correct variant at, beside its recorded two: the sample
-    of :func:`size_features` (every size, with ``EXPLORER_SWEEP=all``)."""
-    chosen = set(sample(*size_features(device)))
-    return {
-        v.qualified_id: [
-            s for s in _runnable(v, device) if f"{v.qualified_id}@{_size_text(s)}" in chosen
-        ]
-        for v in CORRECT
-    }
-
-
-def test_the_sample_of_sizes_builds_every_variant_as_every_size_would(device):
-    """What the suite leaves to the sweep is more of the same: every variant runs at a size
-    beyond its recorded two, with every build and local size any test size gives it, at a
-    size of ones where it takes one, and every test size of a family runs on one of its
-    variants."""
-    features, _ = size_features(device)
-    chosen = sizes_to_run(device)
-    shown = set().union(
-        *(features[f"{name}@{_size_text(s)}"] for name, sizes in chosen.items() for s in sizes)
-    )
-    assert shown == set().union(*features.values())
-    assert all(chosen[v.qualified_id] for v in CORRECT if _runnable(v, device))
-
-
 @pytest.mark.parametrize("variant", CORRECT, ids=lambda v: v.qualified_id)
 def test_correct_variant_is_verified_at_every_allowed_size(executor, device, variant):
     sizes = _runnable(variant, device)
     if not sizes:
         pytest.fail(f"{variant.qualified_id} refuses every test size of {variant.family}")
     # Two of the sizes are run and compared with their recorded outputs (and verdicts) by
-    # tests/engine/test_recorded_outcomes.py: the sample of the others here, all of them in
-    # the sweep (benchmarks/sweeps.py).
-    for size in sizes_to_run(device)[variant.qualified_id]:
+    # tests/engine/test_recorded_outcomes.py: the others here.
+    recorded = two_sizes(variant)
+    for size in (s for s in sizes if s not in recorded):
         result = executor.run(
             RunRequest(variant, size, device_key=device.key, repeat=2, input="random")
         )
