@@ -36,6 +36,7 @@ WHOLE = 64 << 20
 
 # -- the sample the suite runs ------------------------------------------------------------------
 SWEEP = "EXPLORER_EITHER_BUILD"  # "all": every kernel of every list, not the sample
+EVERY_SWEEP = "EXPLORER_SWEEP"  # "all": every sampled file of the suite runs all its cases
 
 _TYPE = r"(?:u?char|u?short|u?int|u?long|float|double|half)"
 _FUNCTION = r"^(?:static\s+|inline\s+)*(?:void|" + _TYPE + r")\w*\s+\w+\s*\([^;{]*\)\s*\{"
@@ -75,8 +76,9 @@ def constructs(source: str) -> set[str]:
 def sample(features: dict[str, set[str]], cost: dict[str, float] | None = None) -> list[str]:
     """The cases to run: greedily, the one that adds the most features not yet shown per
     unit of ``cost`` (ties: the first by name) until every feature of any case is shown;
-    every case when ``$EXPLORER_EITHER_BUILD`` is ``all``. Sorted by name."""
-    if os.environ.get(SWEEP) == "all":
+    every case when ``$EXPLORER_EITHER_BUILD`` or ``$EXPLORER_SWEEP`` is ``all``. Sorted by
+    name."""
+    if "all" in (os.environ.get(SWEEP), os.environ.get(EVERY_SWEEP)):
         return sorted(features)
     names = sorted(features)
     missing = set().union(*features.values())

@@ -1,7 +1,10 @@
 """The same kernel gives the same findings whatever the path: the command line's trace and
 the window's trace record the same things (values included), so work-items that all write one
 element the same value are a note on both, never a race on one of them. Every kernel of the
-findings corpus and of our trace kernels goes both ways."""
+findings corpus and of our trace kernels goes both ways: the suite runs a sample of each list,
+the fewest kernels that between them show every feature any kernel of the list shows (its
+constructs, the kinds of finding, the folders: as the either-build file chooses), and
+``python benchmarks/sweeps.py`` runs them all (it sets ``EXPLORER_SWEEP=all``)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,13 @@ from tests.conftest import TEST_KERNELS
 from tests.test_cli import cli
 from tests.trace.findings.test_corpus import CORPUS, FINDINGS, SIZES
 from tests.trace.header_files import PATHS, PROGRAMS, capture_host
-from tests.trace.test_same_findings_either_build import OWN
+from tests.trace.test_same_findings_either_build import (
+    OWN,
+    constructs,
+    corpus_features,
+    own_features,
+    sample,
+)
 
 UNIFORM = """/*---
 name = "Every work-item raises the same flag"
@@ -84,16 +93,44 @@ def _both_ways(executor, device, path, sizes: dict[str, int]) -> tuple[list[tupl
     return on_the_command_line, in_the_window
 
 
-@pytest.mark.parametrize("name", sorted(FINDINGS))
+def own_path_features() -> dict[str, set[str]]:
+    """Each of our trace kernels' features (:func:`own_features`), the CSR builds of builds/
+    among them: every folder goes both ways."""
+    features = own_features()
+    for path in OWN:
+        folder = path.split("/")[0]
+        if folder == "builds":
+            source = load_variant_file(TEST_KERNELS / path).source
+            features[path] = constructs(source) | {f"folder {folder}"}
+    return features
+
+
+@pytest.mark.parametrize("name", sample(corpus_features()))
 def test_the_findings_corpus_is_found_alike_both_ways(name, executor, device, fast_cli):
     line, window = _both_ways(executor, device, CORPUS / f"{name}.cl", SIZES)
     assert line == window
 
 
-@pytest.mark.parametrize("path", OWN)
+@pytest.mark.parametrize("path", sample(own_path_features()))
 def test_our_trace_kernels_are_found_alike_both_ways(path, executor, device, fast_cli):
     line, window = _both_ways(executor, device, TEST_KERNELS / path, {})
     assert line == window
+
+
+def test_the_sample_both_ways_shows_every_folder_and_finding_kind():
+    """What the suite leaves to the sweep is more of the same: the sample of our trace
+    kernels goes through every folder (builds/ too) and shows every construct any of them
+    shows; the corpus's sample makes every kind of finding, and none (the either-build file
+    checks the rest of that sample)."""
+    features = own_path_features()
+    chosen = sample(features)
+    assert set(chosen) <= set(OWN)
+    assert {p.split("/")[0] for p in chosen} == {p.split("/")[0] for p in OWN}
+    assert set().union(*(features[p] for p in chosen)) == set().union(*features.values())
+    kinds = {kind for expected in FINDINGS.values() for kind, *_ in expected}
+    corpus = sample(corpus_features())
+    assert {kind for name in corpus for kind, *_ in FINDINGS[name]} == kinds
+    assert any(not FINDINGS[name] for name in corpus)
 
 
 # One program of several kernels (tests/trace/paths/program.cl) reached by every path: a

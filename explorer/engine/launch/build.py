@@ -9,6 +9,7 @@ import os
 import re
 import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -135,11 +136,22 @@ def _refuse_huge_names(source: str, display_name: str, options: tuple[str, ...])
         )
 
 
+# The programs a process keeps built: a window where each edit of a kernel builds a new source
+# would otherwise keep every one of them (and its kernels) for the life of its executor. The
+# least recently used goes first; building it again is a hit in the runtime's own disk cache.
+MAX_PROGRAMS = 256
+
+
 @dataclass
 class BuildCache:
-    """Built programs and fetched kernels, kept for the life of the executor process."""
+    """Built programs and fetched kernels, kept for the life of the executor process (at
+    most :data:`MAX_PROGRAMS` programs, the least recently used dropped first): the same
+    source, options and device are built once, and a launch takes the program's kernel
+    from here (its arguments are set anew by every launch)."""
 
-    _programs: dict[tuple[str, str, tuple[str, ...]], Any] = field(default_factory=dict)
+    _programs: OrderedDict[tuple[str, str, tuple[str, ...]], Any] = field(
+        default_factory=OrderedDict
+    )
     _kernels: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     def kernel(
@@ -154,7 +166,9 @@ class BuildCache:
     ) -> Any:
         key = (device_key, build_digest(source, options), options)
         program = self._programs.get(key)
-        if program is None:
+        if program is not None:
+            self._programs.move_to_end(key)
+        else:
             _refuse_huge_names(source, display_name, options)
             try:
                 with warnings.catch_warnings():
@@ -175,7 +189,7 @@ class BuildCache:
                 if why:
                     failed, log = f"{failed}: {short}", f"{why}\n{log}"
                 raise BuildError(failed, log, options) from None
-            self._programs[key] = program
+            self._keep(key, program)
         kernel_key = (id(program), name)
         kernel = self._kernels.get(kernel_key)
         if kernel is None:
@@ -196,6 +210,15 @@ class BuildCache:
                 )
             self._kernels[kernel_key] = kernel
         return kernel
+
+    def _keep(self, key: tuple[str, str, tuple[str, ...]], program: Any) -> None:
+        """Keep ``program``, dropping the least recently used beyond :data:`MAX_PROGRAMS`
+        with its kernels (which are keyed by the program's id: a later program may reuse it)."""
+        self._programs[key] = program
+        while len(self._programs) > MAX_PROGRAMS:
+            _, dropped = self._programs.popitem(last=False)
+            for kernel_key in [k for k in self._kernels if k[0] == id(dropped)]:
+                del self._kernels[kernel_key]
 
 
 _SUFFIX = "__explorer_kernel"
