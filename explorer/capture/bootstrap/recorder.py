@@ -68,9 +68,6 @@ if TYPE_CHECKING:
 
 # pyopencl, once the program has imported it (the recorder's hottest paths look it up here).
 _CL: list[Any] = []
-# Its ``event_info.COMMAND_EXECUTION_STATUS`` (asked by ``get_info``: a fifth of the
-# property's time).
-_STATUS: list[Any] = []
 
 
 def _load_numpy() -> None:
@@ -1136,12 +1133,11 @@ class Recorder:
                 for (buffer, dtype, nbytes, _, writes, _), before in zip(
                     distinct, befores, strict=True
                 ):
-                    if not writes:
-                        afters.append(before)
-                    elif stage is not None:  # as :func:`_read_back` has it (its bytes: some)
-                        afters.append(stage.put(queue, buffer, dtype, nbytes, None))
-                    else:
-                        afters.append(_read_back(cl, queue, buffer, dtype, nbytes, None))
+                    afters.append(
+                        _read_back(cl, queue, buffer, dtype, nbytes, None, stage)
+                        if writes
+                        else before
+                    )
             except cl.Error as exc:  # listed without its buffers: what it wrote is not known
                 failed = f"a buffer could not be read back after the launch: {exc}"
             finally:
@@ -1230,7 +1226,7 @@ class Recorder:
                 if raw is None:
                     batch.contents(0, 0)
                     raw = batch.raw = batch.host.tobytes()
-                if event is not None and event.get_info(_STATUS[0]) < 0:
+                if event is not None and event.command_execution_status < 0:
                     return False
                 start = after.offset
                 got.append((after, raw[start : start + after.nbytes]))
@@ -2451,7 +2447,6 @@ class Recorder:
         try:
             _load_numpy()
             _CL[:] = [cl]
-            _STATUS[:] = [cl.event_info.COMMAND_EXECUTION_STATUS]
             if self.claim():
                 self.patch(cl)
                 # The launches under way are finished before the program ends, and before
