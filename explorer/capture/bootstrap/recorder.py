@@ -1207,6 +1207,10 @@ class Recorder:
         keeps = plan.keeps
         if keeps is None:
             keeps = plan.keeps = _keeps(plan)
+        if len(keeps) == 1 and not self._fresh:  # one buffer (most often): fewer steps
+            done = self._finish_one(record, keeps[0], out)
+            if done is not None:
+                return done
         got: list[tuple[_Snap, bytes] | None] = []
         try:
             for before, after, keep in zip(befores, afters, keeps, strict=True):
@@ -1285,7 +1289,7 @@ class Recorder:
         if fresh:  # where in the pack the contents it is the first to name lie
             named = [(f[2], f[5]) for f in fresh if f[5] is not None]
             if named:
-                packed = tuple(named)  # type: ignore[arg-type]
+                packed = tuple(named)
                 places = ", ".join(
                     f"{_snap_name(snap, name)}: [{int(place[0])}, {int(place[1])}]"
                     for _, _, name, _, snap, place in fresh
@@ -1298,6 +1302,90 @@ class Recorder:
         record.quick = None
         out.append(("".join(parts).encode("utf-8"), (plan, number, sizes, tuple(values), packed),
                     number))  # fmt: skip
+        return True
+
+    def _finish_one(
+        self, record: _Record, keep: tuple[Any, ...] | None, out: list[tuple[bytes, Any, int]]
+    ) -> bool | None:
+        """:meth:`_finish_quick` of a launch of one buffer, which it changed, named by one
+        argument, in fewer steps (the same contents kept, the same line); None, and nothing
+        done, for another launch (:meth:`_finish_quick` takes it its own way)."""
+        plan, quick = record.plan, record.quick
+        assert plan is not None and quick is not None
+        before, after = quick[4][0], quick[5][0]
+        if keep is None or after is before:
+            return None
+        sizes = quick[:4]
+        try:
+            made = plan.lines.get(sizes)
+        except TypeError:  # sizes of a kind that makes no key
+            return None
+        if made is None:
+            made = _quick_template(plan, sizes)
+            if len(plan.lines) < HEADS:
+                plan.lines[sizes] = made
+        pieces, tail = made
+        if len(pieces) != 1:
+            return None
+        text, argument, _ = pieces[0]
+        if before.failed or not before.path:
+            return False
+        batch, event = after.batch, after.event
+        if after.failed or after.path or batch is None:
+            return False
+        index, name, nbytes, dtype, begun, header, plain, short = keep
+        if after.nbytes != nbytes or after.dtype is not dtype:
+            return False
+        try:  # as :meth:`_finish_quick` has them
+            raw = batch.raw
+            if raw is None:
+                batch.contents(0, 0)
+                raw = batch.raw = batch.host.tobytes()
+            if event is not None and event.command_execution_status < 0:
+                return False
+        except Exception:
+            return False
+        start = after.offset
+        data = raw[start : start + nbytes]
+        if short is not None:  # as :func:`_short_key` makes it
+            key = short + data.decode("latin-1")
+        else:
+            digest = begun.copy()
+            digest.update(data)
+            key = digest.hexdigest()
+        number, files = record.number, self._files
+        known = files.get(key)
+        packed: tuple[tuple[str, tuple[int, int]], ...] = ()
+        if known is None:  # as :meth:`_small` keeps them
+            known = f"data/{number:05d}-{index}-{name}-after.npy"
+            place = self._pack_write(header + data)
+            files[key] = known
+            self.written += nbytes
+            packed = ((known, place),)
+            now = after.json = (known, f'"{known}"' if plain else _name(known))
+        else:
+            now = after.json
+            if now is None or now[0] is not known:
+                now = after.json = (known, _name(known))
+        after.path, after.digest = known, key
+        after.event = after.batch = None
+        was = before.json
+        if was is None or was[0] is not before.path:
+            was = before.json = (before.path, _name(before.path))
+        changed = before.digest != key
+        line = (
+            f'{{"type": "launch", "number": {number}, {text}{was[1]}, "after": {now[1]}, '
+            f'"changed": {"true" if changed else "false"}{tail}'
+        )
+        if packed:  # where in the pack the contents it is the first to name lie
+            line += f', "packed": {{{now[1]}: [{int(place[0])}, {int(place[1])}]}}'
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
+        record.quick = None
+        values = ((argument, was[0], known, changed),)
+        out.append(
+            ((line + ', "data": true}\n').encode("utf-8"), (plan, number, sizes, values, packed),
+             number)
+        )  # fmt: skip
         return True
 
     def _journal_lines(self, out: list[tuple[bytes, Any, int]]) -> None:
