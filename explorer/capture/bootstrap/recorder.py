@@ -1364,9 +1364,10 @@ class Recorder:
             packed = ((known, place),)
             now = after.json = (known, f'"{known}"' if plain else _name(known))
         else:
-            now = after.json
-            if now is None or now[0] is not known:
-                now = after.json = (known, _name(known))
+            made_json = after.json
+            if made_json is None or made_json[0] is not known:
+                made_json = after.json = (known, _name(known))
+            now = made_json
         after.path, after.digest = known, key
         after.event = after.batch = None
         was = before.json
