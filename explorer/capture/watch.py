@@ -45,6 +45,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from explorer.capture.journal import EarlyJournal
+
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 MARKER_TEXT = (
     "This folder holds a capture written by `python -m explorer capture` (docs/capture.md).\n"
@@ -463,6 +465,7 @@ def capture_program(
     terminal = _Terminal()
     lost: list[str] = []
     dog: tuple[int, int] | None = None
+    early: EarlyJournal | None = None
     try:
         with _Forwarding() as forwarding:
             try:
@@ -474,9 +477,11 @@ def capture_program(
             forwarding.started(pid)
             dog = _watchdog(pid)
             terminal.give(pid)
-            # What ``capture`` needs once the program ends, imported while it runs.
-            from explorer.capture.journal import assemble, write_capture
+            # What ``capture`` needs once the program ends, imported while it runs; the
+            # journal's lines are taken as the program writes them.
+            from explorer.capture.journal import EarlyJournal, assemble, write_capture
 
+            early = EarlyJournal(folder)
             try:
                 code = _wait(pid, terminal)
             finally:
@@ -488,7 +493,9 @@ def capture_program(
         lost = _read_status(status_read)
         document: dict[str, Any] | None = None
         try:
-            document = assemble(folder, tuple(command), code, lost=lost, write=False, raw=True)
+            document = assemble(
+                folder, tuple(command), code, lost=lost, write=False, raw=True, early=early
+            )
             lost = list(dict.fromkeys(document.get("lost") or ()))
             write_capture(folder, document)
         except OSError as exc:
@@ -500,6 +507,8 @@ def capture_program(
             lost.append(f"{CAPTURE_FILE} could not be written: {exc}")
     finally:
         os.close(status_read)
+        if early is not None:
+            early.stop()
         if dog is not None:  # it ends on "done" (while capture.json was written)
             _reap(dog[0])
     return (128 - code if code < 0 else code), lost, document

@@ -337,6 +337,17 @@ LINES = """
         return append(self, data, entry, later)
 
     recorder.Recorder._append = appended
+    journal_lines = recorder.Recorder._journal_lines
+
+    def journaled(self, out):  # the lines of a turn's launches recorded in a few steps
+        for data, entry, _ in out:
+            made.append(data)
+            expected = recorder._encode(self._quick_entry(*entry)) + "\\n"
+            if data.decode() != expected:
+                sys.exit(f"a line unlike its entry: {data.decode()} against {expected}")
+        return journal_lines(self, out)
+
+    recorder.Recorder._journal_lines = journaled
     for program in sys.argv[2:]:
         sys.argv = [program, "40"] if program.endswith("many.py") else [program]
         os.chdir(os.path.dirname(program))

@@ -141,17 +141,17 @@ class _Snap:
 
     def __init__(
         self, dtype: np.dtype, host: Any = None, event: Any = None, path: str = "",
-        digest: str = "",
+        digest: str = "", nbytes: int = 0, batch: _Batch | None = None, offset: int = 0,
     ) -> None:  # fmt: skip
         self.dtype = dtype
         self.host = host
         self.event = event
-        self.nbytes = 0 if host is None else int(host.nbytes)
+        self.nbytes = nbytes if host is None else int(host.nbytes)
         self.path = path
         self.digest = digest
         self.failed = ""
-        self.batch: _Batch | None = None
-        self.offset = 0
+        self.batch = batch
+        self.offset = offset
         self.json: tuple[str, str] | None = None  # (path, path as JSON) once a line needed it
 
 
@@ -159,7 +159,7 @@ class _Batch:
     """The contents copied into a staging buffer since its last read: brought back by one
     read (``host``, ``event``) once someone needs them; ``failed`` says why not."""
 
-    __slots__ = ("event", "failed", "host", "queue", "stage")
+    __slots__ = ("event", "failed", "host", "queue", "raw", "stage")
 
     def __init__(self, stage: _Stage) -> None:
         self.stage: _Stage | None = stage  # None once its read is queued
@@ -167,6 +167,9 @@ class _Batch:
         self.host: Any = None
         self.event: Any = None
         self.failed = ""
+        # ``host`` as bytes once it is back, made once for the launches recorded in a few
+        # steps that take their contents from it (a slice of bytes each, no array's).
+        self.raw: bytes | None = None
 
     def contents(self, offset: int, nbytes: int) -> Any:
         """The bytes at ``offset``, once the read that brings them back is done (queued
@@ -221,10 +224,7 @@ class _Stage:
             batch.queue = queue
             event = self._copy(queue, buffer, self.buffer, nbytes, 0, offset, waits)
             self.used = offset + -(-nbytes // STAGE_ALIGN) * STAGE_ALIGN
-        snap = _Snap(dtype, event=event)
-        snap.nbytes = nbytes
-        snap.batch, snap.offset = batch, offset
-        return snap
+        return _Snap(dtype, None, event, "", "", nbytes, batch, offset)
 
     def read(self, batch: _Batch) -> None:
         with self.lock:
@@ -411,8 +411,8 @@ class _Finisher:
     thread: a Ctrl+C there (KeyboardInterrupt comes to the main thread) cannot cut a turn
     short, so each launch is written whole and once."""
 
-    def __init__(self, finish: Callable[[_Record], None], idle: Callable[[], None]) -> None:
-        self._finish = finish
+    def __init__(self, finish: Callable[[list[_Record]], None], idle: Callable[[], None]) -> None:
+        self._finish = finish  # finishes a turn's records in order (none raising Exception)
         self._idle = idle
         self._records: deque[_Record] = deque()
         lock = threading.Lock()
@@ -504,13 +504,8 @@ class _Finisher:
         with self.cond:
             batch = list(self._records)
             self._hurry = False
-        finish = self._finish
-        for record in batch:
-            if not record.done:
-                try:  # noqa: SIM105 (no context object made for each)
-                    finish(record)
-                except Exception:  # never the program's concern
-                    pass
+        with contextlib.suppress(Exception):  # never the program's concern
+            self._finish(batch)
         with contextlib.suppress(Exception):
             self._idle()  # the turn's lines, in one write
         with self.cond:
@@ -686,7 +681,7 @@ class Recorder:
         self._epoch = 0
         self._generation = {}
         self._mapped = False
-        self._finisher = _Finisher(self._finish, self._flushed)
+        self._finisher = _Finisher(self._finish_turn, self._flushed)
 
     def claim(self) -> bool:
         """Whether this process records: the first of the program's processes to import
@@ -1172,11 +1167,9 @@ class Recorder:
             self._stop(_stopped(number, _reason(exc)))
         return event
 
-    def _unfold(self, record: _Record, kept: bool = False) -> None:
+    def _unfold(self, record: _Record) -> None:
         """The journal entry and the reads of a launch recorded in a few steps
-        (:meth:`_quick`), as the whole way makes them; ``kept``: its contents are kept
-        (:meth:`_keep_quick`), and the entry names them as :meth:`_keep` does (no reads are
-        made then)."""
+        (:meth:`_quick`), as the whole way makes them."""
         plan = record.plan
         assert plan is not None and plan.quick is not None and record.quick is not None
         global_size, local_size, offset, g_times_l, befores, afters = record.quick
@@ -1187,35 +1180,26 @@ class Recorder:
                 int(g) * int(lo) for g, lo in zip(global_size, local_size, strict=False)
             ]
         record.entry, record.quick = entry, None
-        if kept:
-            args = entry["args"]
-            for (index, *_), slot in zip(plan.reads, plan.quick[1], strict=True):
-                before, after = befores[slot], afters[slot]
-                item = args[index]
-                item["before"] = before.path
-                item["after"] = after.path
-                item["changed"] = before.digest != after.digest
-            fresh = self._fresh
-            packed = {f[2]: list(f[5]) for f in fresh if f[5] is not None}
-            if packed:  # where in the pack the contents it is the first to name lie
-                entry["packed"] = packed
-            fresh.clear()
-            return
         reads = [_Read(*fields) for fields in plan.reads]
         for r, slot in zip(reads, plan.quick[1], strict=True):
             r.snaps["before"] = befores[slot]
             r.snaps["after"] = afters[slot]
         record.reads = reads
 
-    def _keep_quick(self, record: _Record) -> bool:
+    def _finish_quick(self, record: _Record, out: list[tuple[bytes, Any, int]]) -> bool:
         """Keep the contents a launch recorded in a few steps left, as the whole way does (the
-        first argument to name each, in order, into the pack), where its contents before it
-        are kept (by the launch that left them) and those after it are back from the device,
-        each fits the pack and all of them ``--max-mb``; False, and nothing done, where any
-        of it is not so (the whole way then meets it)."""
+        first argument to name each, in order, into the pack), and make its journal line, the
+        one :meth:`_unfold` and :func:`_line` make of it, from the JSON its plan keeps for its
+        sizes, without its entry (made only where a line must be made again,
+        :meth:`_lost_pack`): added to ``out`` (its bytes, what its entry is made of, its
+        number), for the journal to take with the turn's others (:meth:`_journal_lines`).
+        Done where its contents before it are kept (by the launch that left them) and those
+        after it are back from the device, each fits the pack and all of them ``--max-mb``;
+        False, and nothing done, where any of it is not so (the whole way then meets it)."""
         plan = record.plan
-        assert plan is not None and plan.quick is not None and record.quick is not None
-        befores, afters = record.quick[4], record.quick[5]
+        quick = record.quick
+        assert plan is not None and quick is not None
+        global_size, local_size, offset, g_times_l, befores, afters = quick
         if self._pack_lost or (
             self.max_bytes is not None and self.written + record.nbytes > self.max_bytes
         ):
@@ -1223,7 +1207,11 @@ class Recorder:
         keeps = plan.keeps
         if keeps is None:
             keeps = plan.keeps = _keeps(plan)
-        got: list[tuple[_Snap, Any] | None] = []
+        if len(keeps) == 1 and not self._fresh:  # one buffer (most often): fewer steps
+            done = self._finish_one(record, keeps[0], out)
+            if done is not None:
+                return done
+        got: list[tuple[_Snap, bytes] | None] = []
         try:
             for before, after, keep in zip(befores, afters, keeps, strict=True):
                 if before.failed or not before.path:
@@ -1234,35 +1222,36 @@ class Recorder:
                 batch, event = after.batch, after.event
                 if after.failed or after.path or batch is None or keep is None:
                     return False
-                # As :meth:`_keep_snap` has them (asked again there where this fails): from
-                # the staging buffer's read, where it is back (most often, after the first).
-                if batch.stage is None and batch.event is None and not batch.failed:
-                    host = batch.host[after.offset : after.offset + after.nbytes]
-                else:
-                    host = batch.contents(after.offset, after.nbytes)
-                if event is not None and event.command_execution_status < 0:
-                    return False
                 if after.nbytes != keep[2] or after.dtype is not keep[3]:
                     return False
-                got.append((after, host))
+                # As :meth:`_keep_snap` has them (asked again there where this fails): from
+                # the staging buffer's read (queued and waited for here where it is not yet).
+                raw = batch.raw
+                if raw is None:
+                    batch.contents(0, 0)
+                    raw = batch.raw = batch.host.tobytes()
+                if event is not None and event.command_execution_status < 0:
+                    return False
+                start = after.offset
+                got.append((after, raw[start : start + after.nbytes]))
         except Exception:
             return False
         number, files, fresh = record.number, self._files, self._fresh
         for one, keep in zip(got, keeps, strict=True):  # as :meth:`_small` keeps them
             if one is None:
                 continue
-            after, host = one
+            after, data = one
             index, name, nbytes, _, begun, header, plain, short = keep  # type: ignore[misc]
             if short is not None:  # as :func:`_short_key` makes it
-                key = short + host.tobytes().decode("latin-1")
+                key = short + data.decode("latin-1")
             else:
                 digest = begun.copy()
-                digest.update(host.data)
+                digest.update(data)
                 key = digest.hexdigest()
             known = files.get(key)
             if known is None:
                 known = f"data/{number:05d}-{index}-{name}-after.npy"
-                place = self._pack_write(header + host.data)
+                place = self._pack_write(header + data)
                 files[key] = known
                 self.written += nbytes
                 fresh.append((number, key, known, nbytes, after, place))
@@ -1270,16 +1259,7 @@ class Recorder:
                     after.json = (known, f'"{known}"')
             after.path, after.digest = known, key
             after.event = after.batch = None
-        return True
-
-    def _quick_line(self, record: _Record) -> None:
-        """Write the journal line of a launch recorded in a few steps whose contents are kept
-        (:meth:`_keep_quick`): the line :meth:`_unfold` and :func:`_line` make of it, from the
-        JSON its plan keeps for its sizes, without its entry (made only where a line must be
-        made again, :meth:`_lost_pack`)."""
-        plan = record.plan
-        assert plan is not None and record.quick is not None
-        global_size, local_size, offset, g_times_l, befores, afters = record.quick
+        # Its line.
         sizes = (global_size, local_size, offset, g_times_l)
         keyed = True
         try:
@@ -1291,7 +1271,6 @@ class Recorder:
             if keyed and len(plan.lines) < HEADS:
                 plan.lines[sizes] = made
         pieces, tail = made
-        number = record.number
         parts = [f'{{"type": "launch", "number": {number}, ']
         values: list[tuple[int, str, str, bool]] = []
         for text, index, slot in pieces:
@@ -1306,7 +1285,6 @@ class Recorder:
                       "true" if changed else "false")  # fmt: skip
             values.append((index, was[0], now[0], changed))
         parts.append(tail)
-        fresh = self._fresh
         packed: tuple[tuple[str, tuple[int, int]], ...] = ()
         if fresh:  # where in the pack the contents it is the first to name lie
             named = [(f[2], f[5]) for f in fresh if f[5] is not None]
@@ -1321,17 +1299,129 @@ class Recorder:
             fresh.clear()
         parts.append(', "data": true}\n')
         record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
-        made_of = (plan, number, record.quick[:4], tuple(values), packed)
         record.quick = None
+        out.append(("".join(parts).encode("utf-8"), (plan, number, sizes, tuple(values), packed),
+                    number))  # fmt: skip
+        return True
+
+    def _finish_one(
+        self, record: _Record, keep: tuple[Any, ...] | None, out: list[tuple[bytes, Any, int]]
+    ) -> bool | None:
+        """:meth:`_finish_quick` of a launch of one buffer, which it changed, named by one
+        argument, in fewer steps (the same contents kept, the same line); None, and nothing
+        done, for another launch (:meth:`_finish_quick` takes it its own way)."""
+        plan, quick = record.plan, record.quick
+        assert plan is not None and quick is not None
+        before, after = quick[4][0], quick[5][0]
+        if keep is None or after is before:
+            return None
+        sizes = quick[:4]
         try:
-            if self._pack_lost:  # the whole way, which may list it without its buffers
-                entry = self._quick_entry(*made_of)
-                self._write(entry, later=True, line=_line(entry, plan))
-            else:
-                self._append("".join(parts).encode("utf-8"), made_of, True)
+            made = plan.lines.get(sizes)
+        except TypeError:  # sizes of a kind that makes no key
+            return None
+        if made is None:
+            made = _quick_template(plan, sizes)
+            if len(plan.lines) < HEADS:
+                plan.lines[sizes] = made
+        pieces, tail = made
+        if len(pieces) != 1:
+            return None
+        text, argument, _ = pieces[0]
+        if before.failed or not before.path:
+            return False
+        batch, event = after.batch, after.event
+        if after.failed or after.path or batch is None:
+            return False
+        index, name, nbytes, dtype, begun, header, plain, short = keep
+        if after.nbytes != nbytes or after.dtype is not dtype:
+            return False
+        try:  # as :meth:`_finish_quick` has them
+            raw = batch.raw
+            if raw is None:
+                batch.contents(0, 0)
+                raw = batch.raw = batch.host.tobytes()
+            if event is not None and event.command_execution_status < 0:
+                return False
+        except Exception:
+            return False
+        start = after.offset
+        data = raw[start : start + nbytes]
+        if short is not None:  # as :func:`_short_key` makes it
+            key = short + data.decode("latin-1")
+        else:
+            digest = begun.copy()
+            digest.update(data)
+            key = digest.hexdigest()
+        number, files = record.number, self._files
+        known = files.get(key)
+        packed: tuple[tuple[str, tuple[int, int]], ...] = ()
+        if known is None:  # as :meth:`_small` keeps them
+            known = f"data/{number:05d}-{index}-{name}-after.npy"
+            place = self._pack_write(header + data)
+            files[key] = known
+            self.written += nbytes
+            packed = ((known, place),)
+            now = after.json = (known, f'"{known}"' if plain else _name(known))
+        else:
+            made_json = after.json
+            if made_json is None or made_json[0] is not known:
+                made_json = after.json = (known, _name(known))
+            now = made_json
+        after.path, after.digest = known, key
+        after.event = after.batch = None
+        was = before.json
+        if was is None or was[0] is not before.path:
+            was = before.json = (before.path, _name(before.path))
+        changed = before.digest != key
+        line = (
+            f'{{"type": "launch", "number": {number}, {text}{was[1]}, "after": {now[1]}, '
+            f'"changed": {"true" if changed else "false"}{tail}'
+        )
+        if packed:  # where in the pack the contents it is the first to name lie
+            line += f', "packed": {{{now[1]}: [{int(place[0])}, {int(place[1])}]}}'
+        record.done = True  # its line is never written twice (a turn cut short by Ctrl+C)
+        record.quick = None
+        values = ((argument, was[0], known, changed),)
+        out.append(
+            ((line + ', "data": true}\n').encode("utf-8"), (plan, number, sizes, values, packed),
+             number)
+        )  # fmt: skip
+        return True
+
+    def _journal_lines(self, out: list[tuple[bytes, Any, int]]) -> None:
+        """Hand the lines :meth:`_finish_quick` made to the journal, in order, with one lock
+        (each on its own where they would pass the journal's bound); ``out`` is emptied."""
+        if not out:
+            return
+        lines = out[:]
+        out.clear()
+        try:
+            with self._journal_lock:
+                total = sum(len(line[0]) for line in lines)
+                if self.journaled + total <= JOURNAL_LIMIT:
+                    unwritten = self._unwritten
+                    first = len(unwritten)
+                    unwritten += [line[0] for line in lines]
+                    self._unwritten_entries += [line[1] for line in lines]
+                    self.journaled += total
+                    if self._pack_lost:  # lost since the lines were made: made again
+                        self._lines_without_lost(first)
+                    if len(unwritten) >= LINES:
+                        self._flush_locked()
+                    return
         except (OSError, TypeError, ValueError) as exc:  # never the program's error
             self._journal_lost = True
+            number = lines[-1][2]
             self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
+            return
+        for data, made_of, number in lines:  # near the bound: line by line, as it fails
+            try:
+                self._append(data, made_of, True)
+            except (OSError, TypeError, ValueError) as exc:
+                self._journal_lost = True
+                self._stop(_stopped(number, f"the journal could not be written ({_reason(exc)})"))
+                return
 
     def _quick_entry(
         self,
@@ -1468,30 +1558,63 @@ class Recorder:
             self._learn(record.reads, epoch)
         self._finisher.put(record, queue)
 
-    def _finish(self, record: _Record) -> None:
+    def _finish_turn(self, batch: list[_Record]) -> None:
+        """Finish a turn's launches in order (:meth:`_finish`), those recorded in a few steps
+        whose contents are kept as usual by :meth:`_finish_quick`, their lines handed to the
+        journal together (before any other launch's, and whatever cuts the turn short)."""
+        out: list[tuple[bytes, Any, int]] = []
+        try:
+            for record in batch:
+                if record.done:
+                    continue
+                if (
+                    record.quick is not None
+                    and not record.why
+                    and not self.no_data
+                    and not self._journal_lost
+                ):
+                    try:
+                        if self._finish_quick(record, out):
+                            continue
+                    except Exception as exc:
+                        self._journal_lines(out)
+                        self._journal_lost = True  # the launches after it are not listed
+                        self._stop(_stopped(record.number, _reason(exc)))
+                        continue
+                    self._journal_lines(out)
+                    self._finish(record, tried=True)
+                else:
+                    self._journal_lines(out)
+                    self._finish(record)
+        finally:
+            self._journal_lines(out)
+
+    def _finish(self, record: _Record, tried: bool = False) -> None:
         """Keep a launch's contents (each once) and write its journal line, in the order the
         launches were made. Whatever goes wrong costs the record from there on (as it does
-        for a launch kept at once), never the program."""
+        for a launch kept at once), never the program. ``tried``: :meth:`_finish_quick` has
+        found it must take the whole way."""
         if self._journal_lost or record.done:
             return
         try:
-            self._finish_record(record)
+            self._finish_record(record, tried)
         except Exception as exc:
             self._journal_lost = True  # the launches after it are not listed
             self._stop(_stopped(record.number, _reason(exc)))
 
-    def _finish_record(self, record: _Record) -> None:
+    def _finish_record(self, record: _Record, tried: bool = False) -> None:
         number = record.number
         why = record.why or self.no_data
-        quick = not why and record.quick is not None and self._keep_quick(record)
-        if quick:
-            self._quick_line(record)
-            return
+        if not why and not tried and record.quick is not None:
+            out: list[tuple[bytes, Any, int]] = []
+            if self._finish_quick(record, out):
+                self._journal_lines(out)
+                return
         if record.entry is None:
             self._unfold(record)
         if not why:
             try:
-                for phase in () if quick else ("before", "after"):
+                for phase in ("before", "after"):
                     entry = record.entry
                     assert entry is not None
                     for r in record.reads:
@@ -1518,8 +1641,6 @@ class Recorder:
                                 f"its buffers' contents before it are those launch {number} "
                                 f"left, which were not kept ({why})"
                             )
-            elif quick:
-                self._unfold(record, kept=True)
             else:
                 self._keep(record.entry, record.reads)  # type: ignore[arg-type]
         entry = record.entry
@@ -1981,7 +2102,12 @@ class Recorder:
         launches whose lines name them, and every later one, are listed without their
         buffers (as a launch whose file could not be written is)."""
         self._pack_lost = self._pack_lost or _reason(exc)
-        for index, made in enumerate(self._unwritten_entries):
+        self._lines_without_lost(0)
+
+    def _lines_without_lost(self, first: int) -> None:
+        """The journal's lines kept for later from ``first`` on made again where they name
+        contents the pack did not take (:meth:`_without_lost`)."""
+        for index, made in enumerate(self._unwritten_entries[first:], first):
             entry = self._quick_entry(*made) if isinstance(made, tuple) else made
             launch = entry.get("type") == "launch" and entry.get("data") is True
             if launch and self._without_lost(entry):
