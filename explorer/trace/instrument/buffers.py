@@ -90,7 +90,7 @@ def _declare_locals(parsed: ParsedSource, kernel: str, declared: Declared) -> li
                 max(1, len(v.shape)),
                 padding=v.padding,
                 elem_type=v.element_type,
-            )  # fmt: skip
+            )
         )
         declared.uses_local = True
         address = v.name if v.shape else f"&{v.name}"
