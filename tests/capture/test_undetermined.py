@@ -27,7 +27,7 @@ def _replay(folder: str, launch: str) -> dict:
     return json.loads(outcome.out) | {"code": outcome.code}
 
 
-def test_replays_of_a_struct_reduction_agree_and_name_the_bytes_no_input_decides(captured):
+def test_replays_of_a_struct_reduction_agree_and_name_the_bytes_no_input_decides(captured, on_pocl):
     capture = captured("struct_argmax.py")
     assert [launch.kernel for launch in capture.launches] == [
         "get_size_and_offsets", STAGE1, "reduce_kernel_stage2",
@@ -36,6 +36,10 @@ def test_replays_of_a_struct_reduction_agree_and_name_the_bytes_no_input_decides
     assert {(r["code"], r["status"], r["max_abs_error"]) for r in records} == {(0, "verified", 0)}
     undetermined = [r["undetermined"] for r in records]
     assert all(u == undetermined[0] for u in undetermined), undetermined
+    if not on_pocl and not undetermined[0]:
+        # NVIDIA's build leaves the unassigned field as the original run left it: every
+        # replay matches the capture byte for byte, so no element needed a second launch.
+        return
     # The struct is recorded as its bytes (12 per struct): the unassigned field's high bytes.
     first = undetermined[0]["pcl_out__base"]
     structs = capture.find(STAGE1).args[0].nbytes // 12
