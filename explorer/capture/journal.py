@@ -119,6 +119,7 @@ def _take_lines(
 ) -> None:
     """Read ``lines`` (the journal's, numbered from ``first``, of ``count`` in all, its text
     ending with a newline where ``ends``) into ``entries`` and ``lost``."""
+    depth = RAW_DEPTH if raw else None
     for number, line in enumerate(lines, first):
         if (
             raw
@@ -126,6 +127,7 @@ def _take_lines(
             and line.endswith("}")
             and number < count
             and len(line) <= LINE_LIMIT
+            and _raw_launch(line)
         ):
             entries.append((number, line))  # whole: the journal goes on after it
             continue
@@ -135,7 +137,7 @@ def _take_lines(
             lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
             continue
         try:
-            entries.append((number, _parsed(line, f"{JOURNAL} line {number}")))
+            entries.append((number, _parsed(line, f"{JOURNAL} line {number}", depth)))
         except ValueError as exc:  # DocumentError
             cut = number == count and not ends
             lost.append(f"{JOURNAL} line {number} was cut short" if cut else str(exc))
@@ -237,20 +239,41 @@ class EarlyJournal:
 # A line with no more brackets than this cannot nest deeper than a document may
 # (explorer.documents.MAX_DEPTH, which tests/capture/test_journal.py holds it to).
 SHALLOW = 32
+# How deep an entry ``capture`` writes into capture.json may nest: it lies there two levels
+# down (a map in the document's list of launches or programs), and the document is read as
+# any other, to MAX_DEPTH (tests/capture/test_hostile_journal.py).
+RAW_DEPTH = SHALLOW - 2
 
 
-def _parsed(line: str, label: str) -> Any:
-    """``line`` as ``explorer.documents.parse_json`` reads it: with json alone where it
-    cannot nest too deep and is valid (every line the recorder writes for a kernel of up to
-    a dozen arguments), else by parse_json itself, which says what is wrong."""
-    if line.count("[") + line.count("{") <= SHALLOW:
+def _parsed(line: str, label: str, depth: int | None = None) -> Any:
+    """``line`` as ``explorer.documents.parse_json`` reads it (to ``depth`` levels, where
+    given): with json alone where it cannot nest too deep and is valid (every line the
+    recorder writes for a kernel of up to a dozen arguments), else by parse_json itself,
+    which says what is wrong."""
+    if line.count("[") + line.count("{") <= (SHALLOW if depth is None else depth):
         try:
             return json.loads(line)
         except (ValueError, RecursionError):
             pass
     from explorer.documents import parse_json
 
-    return parse_json(line, label)
+    return parse_json(line, label) if depth is None else parse_json(line, label, depth)
+
+
+def _raw_launch(line: str) -> bool:
+    """Whether a line that begins and ends as the recorder's launch lines do may be written
+    into capture.json as it is: a launch's map, valid JSON no deeper than :data:`RAW_DEPTH`,
+    whose kernel is the one :func:`raw_kernel` reads of its text. The program may write
+    anything into its journal: a line that is not so is parsed, and listed as lost where it
+    does not parse."""
+    try:
+        value = _parsed(line, JOURNAL, RAW_DEPTH)
+    except ValueError:  # DocumentError
+        return False
+    if not isinstance(value, dict) or value.get("type") != "launch":
+        return False
+    kernel = raw_kernel(line)
+    return kernel is None or value.get("kernel") == kernel
 
 
 class _Assembly:
