@@ -82,6 +82,28 @@ def test_the_least_recently_used_program_is_dropped_beyond_the_bound(device, mon
     assert [len(kernels) for _, kernels in cache._programs.values()] == [1, 1]
 
 
+def test_a_kernel_in_use_when_its_program_is_dropped_still_launches(device, monkeypatch):
+    """A caller holding a kernel (a launch under way) when the cache drops its program: the
+    kernel keeps its program (OpenCL's kernel holds it), and launches as built."""
+    import gc
+
+    monkeypatch.setattr(build, "MAX_PROGRAMS", 1)
+    cl = runtime().cl
+    context, _ = runtime().queue(device)
+    cache = BuildCache()
+
+    def kernel(factor):
+        options = (f"-DFACTOR={factor}.0f",)
+        return cache.kernel(cl, context, device.key, SOURCE, options, "scale", "scale.cl")
+
+    held = kernel(2)
+    newer = kernel(3)  # 2's program dropped
+    gc.collect()
+    assert len(cache._programs) == 1
+    assert _scaled(held, device, [1, 2]) == [2, 4]
+    assert _scaled(newer, device, [1, 2]) == [3, 6]
+
+
 class _Built:
     """What a build of ``_source_build`` gives back here: the options it was built with."""
 
