@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer.capture.bootstrap import CAPTURE_FILE, CLAIM, JOURNAL, JOURNAL_LIMIT, MARKER
-from explorer.paths import decode_text, read_user_bytes, shown
+from explorer.paths import UserFileError, decode_text, read_user_bytes, shown
 
 # typing is not imported: ``capture``'s own process needs none of it.
 TYPE_CHECKING = False
@@ -33,6 +33,11 @@ VERSION = 2
 # What a capture may hold: far more than any program launches, well under what fits in memory.
 DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
 LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
+# Lines of a journal: the recorder's 32 MiB hold some 200,000 at most (a launch's line takes
+# 164 bytes or more: one of no arguments, on a device and platform of one letter each). A
+# journal of more, of tiny lines a program wrote (22 million lines of ``{}`` fit
+# DOCUMENT_LIMIT), took a minute and gigabytes to parse: refused at once.
+LINES_LIMIT = 1 << 19
 # capture.json is laid out with one field a line up to this many launches.
 INDENTED = 1000
 
@@ -89,6 +94,11 @@ def _journal(
 
         inside(folder, JOURNAL, label)
     data = read_user_bytes(journal, "capture journal", DOCUMENT_LIMIT)
+    if data.count(b"\n") > LINES_LIMIT:
+        raise UserFileError(
+            f"capture journal {label} holds more than {LINES_LIMIT} lines, more than the "
+            "recorder writes"
+        )
     entries: list[tuple[int, Any]] = []
     lost: list[str] = []
     if early is not None and raw and early.holds(data):
@@ -216,6 +226,8 @@ class EarlyJournal:
         if not end:
             return True
         whole = data[:end]
+        if self.lines + whole.count(b"\n") > LINES_LIMIT:
+            return False  # refused once the program ends
         if not self.size and whole.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
             return False  # a byte-order mark: read whole at the end, as decode_text reads it
         try:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 import pytest
 
 from explorer.capture import journal
 from explorer.capture.folder import load_capture
 from explorer.documents import MAX_DEPTH
+from explorer.paths import UserFileError
 from tests.capture.conftest import PROGRAMS
 from tests.capture.test_early_journal import _assembled, _launch, _write_in_pieces
 from tests.robustness.helpers import cli
@@ -80,3 +82,31 @@ def test_a_program_that_writes_into_its_journal_leaves_a_capture_that_reads(
     assert all(launch.data for launch in capture.launches)
     document = json.loads((tmp_path / "capture.json").read_text())
     assert len(document["lost"]) == 2 and "is not valid JSON" in document["lost"][0]
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_a_journal_of_more_lines_than_the_recorder_writes_is_refused_before_parsing(
+    tmp_path, early
+):
+    """64 MiB of ``{}`` lines (22 million) took a minute and gigabytes to parse: refused at
+    once, as a journal larger than a capture's is."""
+    limit = journal.LINES_LIMIT
+    lines = limit + 1
+    taker = journal.EarlyJournal(tmp_path) if early else None
+    (tmp_path / "journal.jsonl").write_bytes(b"{}\n" * lines)
+    if taker is not None:
+        time.sleep(10 * journal.EarlyJournal.PERIOD)
+    with pytest.raises(UserFileError, match=f"holds more than {limit} lines"):
+        journal.assemble(tmp_path, ("p",), 0, write=False, raw=True, early=taker)
+    if taker is not None:
+        assert taker.lines <= limit
+
+
+def test_a_program_that_floods_its_journal_with_lines_runs_as_it_would(on_device, tmp_path, capfd):
+    program = str(PROGRAMS / "journal_games.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, program, "flood", str(tmp_path),
+                  "200")  # fmt: skip
+    assert outcome.code == 0
+    assert capfd.readouterr().out == "sum 3200\n"
+    assert f"holds more than {journal.LINES_LIMIT} lines" in outcome.err
+    assert (tmp_path / "journal.jsonl").exists() and not (tmp_path / "capture.json").exists()

@@ -2,8 +2,8 @@
 (argv[2]/journal.jsonl), as argv[1] says: "kill" ends the program by SIGKILL after them (a
 line may be cut short), "truncate" empties the journal halfway (the recorder's later lines
 are written from its start), "fork" has a child append lines of its own from halfway on,
-some in two writes (between which the recorder may write one), while the launches go on.
-Prints the result's sum, but where killed."""
+some in two writes (between which the recorder may write one), while the launches go on,
+"flood" appends 600,000 lines of ``{}`` to it halfway. Prints the result's sum, but where killed."""
 
 import os
 import signal
@@ -29,6 +29,9 @@ for number in range(count):
     if number == count // 2:
         if mode == "truncate":
             os.truncate(journal, 0)
+        elif mode == "flood":
+            with open(journal, "ab", buffering=0) as handle:
+                handle.write(b"{}\n" * 600_000)
         elif mode == "fork":
             child = os.fork()
             if child == 0:
