@@ -110,3 +110,18 @@ def test_a_program_that_floods_its_journal_with_lines_runs_as_it_would(on_device
     assert capfd.readouterr().out == "sum 3200\n"
     assert f"holds more than {journal.LINES_LIMIT} lines" in outcome.err
     assert (tmp_path / "journal.jsonl").exists() and not (tmp_path / "capture.json").exists()
+
+
+def test_a_capture_whose_journal_thread_cannot_start_reads_the_journal_whole(
+    on_device, tmp_path, capfd, monkeypatch
+):
+    """A process at its limit of threads: the journal is read once the program ends."""
+
+    def refused(folder):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(journal, "EarlyJournal", refused)
+    program = str(PROGRAMS / "many.py")
+    outcome = cli("capture", str(tmp_path), "--", sys.executable, program, "20")
+    assert (outcome.code, capfd.readouterr().out) == (0, "sum 320\n")
+    assert len(load_capture(tmp_path).launches) == 20
