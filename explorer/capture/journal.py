@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer.capture.bootstrap import CAPTURE_FILE, CLAIM, JOURNAL, JOURNAL_LIMIT, MARKER
-from explorer.paths import decode_text, read_user_bytes, shown
+from explorer.paths import UserFileError, decode_text, read_user_bytes, shown
 
 # typing is not imported: ``capture``'s own process needs none of it.
 TYPE_CHECKING = False
@@ -33,6 +33,11 @@ VERSION = 2
 # What a capture may hold: far more than any program launches, well under what fits in memory.
 DOCUMENT_LIMIT = 2 * JOURNAL_LIMIT  # bytes of capture.json, and of journal.jsonl
 LINE_LIMIT = 4 << 20  # bytes of one journal line (a launch of a thousand arguments fits)
+# Lines of a journal: the recorder's 32 MiB hold some 200,000 at most (a launch's line takes
+# 164 bytes or more: one of no arguments, on a device and platform of one letter each). A
+# journal of more, of tiny lines a program wrote, is refused at once: 8 MiB of ``{}`` lines
+# (2.8 million) took 7.5 s and 691 MiB to parse, and DOCUMENT_LIMIT holds eight times that.
+LINES_LIMIT = 1 << 19
 # capture.json is laid out with one field a line up to this many launches.
 INDENTED = 1000
 
@@ -89,6 +94,11 @@ def _journal(
 
         inside(folder, JOURNAL, label)
     data = read_user_bytes(journal, "capture journal", DOCUMENT_LIMIT)
+    if data.count(b"\n") > LINES_LIMIT:
+        raise UserFileError(
+            f"capture journal {label} holds more than {LINES_LIMIT} lines, more than the "
+            "recorder writes"
+        )
     entries: list[tuple[int, Any]] = []
     lost: list[str] = []
     if early is not None and raw and early.holds(data):
@@ -119,6 +129,7 @@ def _take_lines(
 ) -> None:
     """Read ``lines`` (the journal's, numbered from ``first``, of ``count`` in all, its text
     ending with a newline where ``ends``) into ``entries`` and ``lost``."""
+    depth = RAW_DEPTH if raw else None
     for number, line in enumerate(lines, first):
         if (
             raw
@@ -126,6 +137,7 @@ def _take_lines(
             and line.endswith("}")
             and number < count
             and len(line) <= LINE_LIMIT
+            and _raw_launch(line)
         ):
             entries.append((number, line))  # whole: the journal goes on after it
             continue
@@ -135,7 +147,7 @@ def _take_lines(
             lost.append(f"{JOURNAL} line {number} is longer than {LINE_LIMIT} characters")
             continue
         try:
-            entries.append((number, _parsed(line, f"{JOURNAL} line {number}")))
+            entries.append((number, _parsed(line, f"{JOURNAL} line {number}", depth)))
         except ValueError as exc:  # DocumentError
             cut = number == count and not ends
             lost.append(f"{JOURNAL} line {number} was cut short" if cut else str(exc))
@@ -214,6 +226,8 @@ class EarlyJournal:
         if not end:
             return True
         whole = data[:end]
+        if self.lines + whole.count(b"\n") > LINES_LIMIT:
+            return False  # refused once the program ends
         if not self.size and whole.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
             return False  # a byte-order mark: read whole at the end, as decode_text reads it
         try:
@@ -237,20 +251,41 @@ class EarlyJournal:
 # A line with no more brackets than this cannot nest deeper than a document may
 # (explorer.documents.MAX_DEPTH, which tests/capture/test_journal.py holds it to).
 SHALLOW = 32
+# How deep an entry ``capture`` writes into capture.json may nest: it lies there two levels
+# down (a map in the document's list of launches or programs), and the document is read as
+# any other, to MAX_DEPTH (tests/capture/test_hostile_journal.py).
+RAW_DEPTH = SHALLOW - 2
 
 
-def _parsed(line: str, label: str) -> Any:
-    """``line`` as ``explorer.documents.parse_json`` reads it: with json alone where it
-    cannot nest too deep and is valid (every line the recorder writes for a kernel of up to
-    a dozen arguments), else by parse_json itself, which says what is wrong."""
-    if line.count("[") + line.count("{") <= SHALLOW:
+def _parsed(line: str, label: str, depth: int | None = None) -> Any:
+    """``line`` as ``explorer.documents.parse_json`` reads it (to ``depth`` levels, where
+    given): with json alone where it cannot nest too deep and is valid (every line the
+    recorder writes for a kernel of up to a dozen arguments), else by parse_json itself,
+    which says what is wrong."""
+    if line.count("[") + line.count("{") <= (SHALLOW if depth is None else depth):
         try:
             return json.loads(line)
         except (ValueError, RecursionError):
             pass
     from explorer.documents import parse_json
 
-    return parse_json(line, label)
+    return parse_json(line, label) if depth is None else parse_json(line, label, depth)
+
+
+def _raw_launch(line: str) -> bool:
+    """Whether a line that begins and ends as the recorder's launch lines do may be written
+    into capture.json as it is: a launch's map, valid JSON no deeper than :data:`RAW_DEPTH`,
+    whose kernel is the one :func:`raw_kernel` reads of its text. The program may write
+    anything into its journal: a line that is not so is parsed, and listed as lost where it
+    does not parse."""
+    try:
+        value = _parsed(line, JOURNAL, RAW_DEPTH)
+    except ValueError:  # DocumentError
+        return False
+    if not isinstance(value, dict) or value.get("type") != "launch":
+        return False
+    kernel = raw_kernel(line)
+    return kernel is None or value.get("kernel") == kernel
 
 
 class _Assembly:

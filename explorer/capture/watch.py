@@ -477,12 +477,15 @@ def capture_program(
             forwarding.started(pid)
             dog = _watchdog(pid)
             terminal.give(pid)
-            # What ``capture`` needs once the program ends, imported while it runs; the
-            # journal's lines are taken as the program writes them.
-            from explorer.capture.journal import EarlyJournal, assemble, write_capture
+            try:  # the watchdog is told "done" whatever happens here
+                # What ``capture`` needs once the program ends, imported while it runs; the
+                # journal's lines are taken as the program writes them.
+                from explorer.capture.journal import EarlyJournal, assemble, write_capture
 
-            early = EarlyJournal(folder)
-            try:
+                try:
+                    early = EarlyJournal(folder)
+                except RuntimeError:  # no thread to be had: the journal is read whole
+                    early = None
                 code = _wait(pid, terminal)
             finally:
                 terminal.take_back()

@@ -399,7 +399,8 @@ def test_launches_recorded_in_a_few_steps_make_the_folder_the_whole_way_makes(on
     # The programs whose every launch leaves the same contents run after run; one whose
     # launches change their buffer, then leave it as it was.
     (tmp_path / "again.py").write_text(AGAIN)
-    names = ("many.py", "bfs.py", "lu.py", "aliasing.py", "ulong_and_text.py", "again.py")
+    names = ("many.py", "bfs.py", "lu.py", "aliasing.py", "ulong_and_text.py", "quick_edges.py",
+             "again.py")  # fmt: skip
     paths = [PROGRAMS / name for name in names[:-1]] + [tmp_path / "again.py"]
     folders = {}
     for way in ("quick", "whole"):

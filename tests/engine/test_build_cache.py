@@ -78,4 +78,81 @@ def test_the_least_recently_used_program_is_dropped_beyond_the_bound(device, mon
     assert len(compiled) == 4  # built again, and right
     assert _scaled(dropped, device, [1, 2]) == [3, 6]
     assert len(cache._programs) == 2
-    assert {key for key, _ in cache._kernels} <= {id(p) for p in cache._programs.values()}
+    # Kernels are kept with their program, and dropped with it.
+    assert [len(kernels) for _, kernels in cache._programs.values()] == [1, 1]
+
+
+def test_a_kernel_in_use_when_its_program_is_dropped_still_launches(device, monkeypatch):
+    """A caller holding a kernel (a launch under way) when the cache drops its program: the
+    kernel keeps its program (OpenCL's kernel holds it), and launches as built."""
+    import gc
+
+    monkeypatch.setattr(build, "MAX_PROGRAMS", 1)
+    cl = runtime().cl
+    context, _ = runtime().queue(device)
+    cache = BuildCache()
+
+    def kernel(factor):
+        options = (f"-DFACTOR={factor}.0f",)
+        return cache.kernel(cl, context, device.key, SOURCE, options, "scale", "scale.cl")
+
+    held = kernel(2)
+    newer = kernel(3)  # 2's program dropped
+    gc.collect()
+    assert len(cache._programs) == 1
+    assert _scaled(held, device, [1, 2]) == [2, 4]
+    assert _scaled(newer, device, [1, 2]) == [3, 6]
+
+
+class _Built:
+    """What a build of ``_source_build`` gives back here: the options it was built with."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, options: tuple[str, ...]) -> None:
+        self.options = options
+
+
+class _Driver:
+    """A runtime whose kernel says which build it came from and, as pyopencl's, holds no
+    reference to the Python object of its program."""
+
+    CompilerWarning = UserWarning
+    RuntimeError = RuntimeError
+    Error = OSError
+
+    @staticmethod
+    def Kernel(program: _Built, name: str) -> tuple[str, tuple[str, ...]]:
+        return name, program.options
+
+
+def test_two_threads_building_one_source_leave_no_kernel_of_a_program_not_kept(monkeypatch):
+    """Two threads that miss the same build at once (a window's plain build beside its trace's)
+    both build it, and the cache keeps one program. The other's kernel must not stay behind,
+    keyed by the id of a program object that is gone: a later program given that id (CPython
+    hands a freed object's place to the next of its size) would be handed the kernel of another
+    build."""
+    import threading
+
+    both = threading.Barrier(2)
+
+    def together(cl, context, source, options):
+        if options == ("-DFACTOR=2.0f",):
+            both.wait(10)  # each thread builds it before either keeps it
+        return _Built(options)
+
+    monkeypatch.setattr(build, "_source_build", together)
+    cache = BuildCache()
+
+    def kernel(factor):
+        options = (f"-DFACTOR={factor}.0f",)
+        return cache.kernel(_Driver, None, "device", SOURCE, options, "scale", "scale.cl")
+
+    threads = [threading.Thread(target=kernel, args=(2,)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert kernel(2) == ("scale", ("-DFACTOR=2.0f",))
+    for factor in range(3, 40):  # new programs, one of them where the program not kept was
+        assert kernel(factor) == ("scale", (f"-DFACTOR={factor}.0f",))

@@ -720,6 +720,8 @@ class Recorder:
             self._unwritten.append(data)
             self._unwritten_entries.append(entry)
             self.journaled += len(data)
+            if self._pack_lost and type(entry) is tuple:  # made before the pack was lost:
+                self._lines_without_lost(len(self._unwritten) - 1)  # made again where so
             if not later or len(self._unwritten) >= LINES:
                 self._flush_locked()
 

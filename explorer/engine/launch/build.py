@@ -145,14 +145,20 @@ MAX_PROGRAMS = 256
 @dataclass
 class BuildCache:
     """Built programs and fetched kernels, kept for the life of the executor process (at
-    most :data:`MAX_PROGRAMS` programs, the least recently used dropped first): the same
-    source, options and device are built once, and a launch takes the program's kernel
-    from here (its arguments are set anew by every launch)."""
+    most :data:`MAX_PROGRAMS` programs, the least recently used dropped first, with its
+    kernels): the same source, options and device are built once, and a launch takes the
+    program's kernel from here (its arguments are set anew by every launch). Safe from more
+    than one thread (a window's plain build is made beside its trace's): builds run beside
+    each other, outside the lock; two threads that build the same at once both get the
+    program kept first, and its kernels."""
 
-    _programs: OrderedDict[tuple[str, str, tuple[str, ...]], Any] = field(
+    # Each program with its kernels by name: a kernel is dropped with its program, never
+    # found by the id of a program object that is gone (pyopencl's kernel holds no reference
+    # to it, and a later program may be given its id).
+    _programs: OrderedDict[tuple[str, str, tuple[str, ...]], tuple[Any, dict[str, Any]]] = field(
         default_factory=OrderedDict
     )
-    _kernels: dict[tuple[int, str], Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def kernel(
         self,
@@ -165,10 +171,11 @@ class BuildCache:
         display_name: str,
     ) -> Any:
         key = (device_key, build_digest(source, options), options)
-        program = self._programs.get(key)
-        if program is not None:
-            self._programs.move_to_end(key)
-        else:
+        with self._lock:
+            built = self._programs.get(key)
+            if built is not None:
+                self._programs.move_to_end(key)
+        if built is None:
             _refuse_huge_names(source, display_name, options)
             try:
                 with warnings.catch_warnings():
@@ -189,9 +196,10 @@ class BuildCache:
                 if why:
                     failed, log = f"{failed}: {short}", f"{why}\n{log}"
                 raise BuildError(failed, log, options) from None
-            self._keep(key, program)
-        kernel_key = (id(program), name)
-        kernel = self._kernels.get(kernel_key)
+            built = self._keep(key, program)
+        program, kernels = built
+        with self._lock:
+            kernel = kernels.get(name)
         if kernel is None:
             try:
                 kernel = cl.Kernel(program, name)
@@ -208,17 +216,25 @@ class BuildCache:
                 kernel = self.kernel(
                     cl, context, device_key, renamed, options, name + _SUFFIX, display_name
                 )
-            self._kernels[kernel_key] = kernel
+            with self._lock:  # the one fetched first, where another thread fetched it too
+                kernel = kernels.setdefault(name, kernel)
         return kernel
 
-    def _keep(self, key: tuple[str, str, tuple[str, ...]], program: Any) -> None:
-        """Keep ``program``, dropping the least recently used beyond :data:`MAX_PROGRAMS`
-        with its kernels (which are keyed by the program's id: a later program may reuse it)."""
-        self._programs[key] = program
-        while len(self._programs) > MAX_PROGRAMS:
-            _, dropped = self._programs.popitem(last=False)
-            for kernel_key in [k for k in self._kernels if k[0] == id(dropped)]:
-                del self._kernels[kernel_key]
+    def _keep(
+        self, key: tuple[str, str, tuple[str, ...]], program: Any
+    ) -> tuple[Any, dict[str, Any]]:
+        """Keep ``program`` (unless another thread kept a build of ``key`` meanwhile: that one
+        is given back), dropping the least recently used beyond :data:`MAX_PROGRAMS` with
+        its kernels."""
+        with self._lock:
+            built = self._programs.get(key)
+            if built is not None:
+                self._programs.move_to_end(key)
+                return built
+            built = self._programs[key] = (program, {})
+            while len(self._programs) > MAX_PROGRAMS:
+                self._programs.popitem(last=False)
+            return built
 
 
 _SUFFIX = "__explorer_kernel"
