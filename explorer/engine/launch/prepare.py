@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import time
+from collections import Counter
 from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -82,6 +84,11 @@ QUICK_BUILD_WORK_ITEMS = 1 << 14
 # overflowed it, traced, and crashed the process; optimised it fits. Larger groups are built
 # optimised.
 QUICK_BUILD_GROUP_ITEMS = 1 << 10
+# PoCL 3.0's optimiser (LLVM's instruction combining, as it makes the work-group function at
+# the first launch) crashes the process on a trace build where two async copies write one
+# local array (`e1 = async_work_group_copy(tile, ...); e2 = async_work_group_copy(tile,
+# ...)`), waited for or not; the kernel as written builds, and the trace builds unoptimised.
+_ASYNC_INTO_LOCAL = re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(\s*&?\s*(\w+)")
 
 OUT_OF_MEMORY = Refusal(
     "the host ran out of memory for the inputs, the reference or the output.",
@@ -191,7 +198,10 @@ def _prepare(
     own = platform_options(variant.options, device.platform)
     options = build_options(launch.defines, (*own, *variant.build_options))
     built_with = (*options, *extra_options)
-    if quick_build and _builds_quicker_than_it_runs(device, launch.global_size, launch.local_size):
+    if quick_build and (
+        _builds_quicker_than_it_runs(device, launch.global_size, launch.local_size)
+        or _optimiser_crashes_on(device, source, launch.local_size)
+    ):
         built_with = (*options, "-cl-opt-disable")
     if launch.ndrange and source is None:  # a traced source was rewritten before instrumenting
         try:
@@ -287,6 +297,19 @@ def _builds_quicker_than_it_runs(
         and math.prod(global_size) <= QUICK_BUILD_WORK_ITEMS
         and group <= QUICK_BUILD_GROUP_ITEMS
     )
+
+
+def _optimiser_crashes_on(
+    device: DeviceInfo, source: str | None, local_size: tuple[int, ...] | None
+) -> bool:
+    """Whether PoCL's optimiser would crash on this trace build (:data:`_ASYNC_INTO_LOCAL`),
+    where its group is small enough to run unoptimised (:data:`QUICK_BUILD_GROUP_ITEMS`)."""
+    if source is None or "Portable Computing Language" not in device.platform:
+        return False
+    if local_size and math.prod(local_size) > QUICK_BUILD_GROUP_ITEMS:
+        return False
+    targets = Counter(_ASYNC_INTO_LOCAL.findall(source))
+    return any(count > 1 for count in targets.values())
 
 
 def arrange(

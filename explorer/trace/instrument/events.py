@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 SHADOW = "__tr_ev_"
-NEXT = "__tr_ev_next"  # the last fresh event number of this work-item
+NEXT = "__tr_evn"  # the last fresh event number of this work-item (no shadow's name: `next`)
 
 # A plain variable or array element, its index free of calls and side effects (it is
 # evaluated once more, on the shadow).
