@@ -84,11 +84,17 @@ QUICK_BUILD_WORK_ITEMS = 1 << 14
 # overflowed it, traced, and crashed the process; optimised it fits. Larger groups are built
 # optimised.
 QUICK_BUILD_GROUP_ITEMS = 1 << 10
-# PoCL 3.0's optimiser (LLVM's instruction combining, as it makes the work-group function at
-# the first launch) crashes the process on a trace build where two async copies write one
-# local array (`e1 = async_work_group_copy(tile, ...); e2 = async_work_group_copy(tile,
-# ...)`), waited for or not; the kernel as written builds, and the trace builds unoptimised.
-_ASYNC_INTO_LOCAL = re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(\s*&?\s*(\w+)")
+# PoCL 3.0's optimiser (LLVM, as it makes the work-group function at the first launch) crashes
+# the process on a trace build where two async copies write one local array
+# (`e1 = async_work_group_copy(tile, ...); e2 = async_work_group_copy(tile, ...)`, waited for
+# or not: a segmentation fault in instruction combining), or two copy one out (`std::bad_alloc`);
+# one copy in and one out are built. The kernel as written builds; the trace builds unoptimised.
+_ASYNC_LOCAL = (
+    re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(\s*&?\s*(\w+)"),
+    re.compile(
+        r"__tr_async_gl\(__tr_ptr, \(__global uchar\*\)\(.*?\), \(__local uchar\*\)\(\s*&?\s*(\w+)"
+    ),
+)
 
 OUT_OF_MEMORY = Refusal(
     "the host ran out of memory for the inputs, the reference or the output.",
@@ -302,14 +308,15 @@ def _builds_quicker_than_it_runs(
 def _optimiser_crashes_on(
     device: DeviceInfo, source: str | None, local_size: tuple[int, ...] | None
 ) -> bool:
-    """Whether PoCL's optimiser would crash on this trace build (:data:`_ASYNC_INTO_LOCAL`),
-    where its group is small enough to run unoptimised (:data:`QUICK_BUILD_GROUP_ITEMS`)."""
+    """Whether PoCL's optimiser would crash on this trace build (:data:`_ASYNC_LOCAL`), where
+    its group is small enough to run unoptimised (:data:`QUICK_BUILD_GROUP_ITEMS`)."""
     if source is None or "Portable Computing Language" not in device.platform:
         return False
     if local_size and math.prod(local_size) > QUICK_BUILD_GROUP_ITEMS:
         return False
-    targets = Counter(_ASYNC_INTO_LOCAL.findall(source))
-    return any(count > 1 for count in targets.values())
+    return any(
+        count > 1 for pattern in _ASYNC_LOCAL for count in Counter(pattern.findall(source)).values()
+    )
 
 
 def arrange(
