@@ -902,14 +902,14 @@ class Recorder:
         while pending and len(seen) < MAX_HEADERS:
             text, beside = pending.pop()
             for name in _include_names(text):
-                if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+                if os.path.isabs(name):
                     continue  # outside any folder: the replay names it
                 places = [beside] if beside is not None else []
                 for root, folder in [*places, *enumerate(roots)]:
                     candidate = os.path.realpath(os.path.join(folder, name))
                     relative = os.path.relpath(candidate, roots[root])
-                    if relative.startswith(".."):
-                        continue
+                    if relative == ".." or relative.startswith(".." + os.sep):
+                        continue  # a "../x.h" is copied where it stays inside the folder
                     try:
                         info = os.stat(candidate)
                     except OSError:
