@@ -26,8 +26,11 @@ def _capture(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command + program, env=env, capture_output=True, text=True, timeout=60)
 
 
-def test_launches_behind_a_user_event_are_listed_without_hanging_the_program(on_device, tmp_path):
-    done = _capture(tmp_path)
+@pytest.mark.parametrize("held", [(), ("fill",)], ids=["launch", "fill"])
+def test_launches_behind_a_user_event_are_listed_without_hanging_the_program(
+    on_device, tmp_path, held
+):
+    done = _capture(tmp_path, *held)
     assert (done.returncode, done.stdout) == (0, "gate 3 3\n"), done.stderr
     launches = json.loads((tmp_path / "capture.json").read_text())["launches"]
     assert [(entry["kernel"], entry["data"]) for entry in launches] == [

@@ -2516,8 +2516,10 @@ class Recorder:
 
         def touch(original: Callable[..., Any], mapping: bool) -> Callable[..., Any]:
             def touching(*args: Any, **kwargs: Any) -> Any:
-                if _Process.pid == recorder.pid:
-                    recorder._note_gates(kwargs.get("wait_for"))
+                if _Process.pid == recorder.pid:  # wait_for, by name or by place
+                    for given in (*args, *kwargs.values()):
+                        if isinstance(given, (list, tuple)):
+                            recorder._note_gates(given)
                 recorder.touched(mapping, args[0] if args else kwargs.get("queue"))
                 return original(*args, **kwargs)
 
