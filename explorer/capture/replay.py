@@ -55,6 +55,11 @@ _CHOSEN_LOCAL = {1: (256,), 2: (16, 16), 3: (8, 8, 4)}
 _INTEGER = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|\d+)$")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# a function-like macro's name and parameters, as -D'OP(a,b)=((a)+(b))' gives them
+_FUNCTION = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]{0,254}\(\s*(?:(?:[A-Za-z_][A-Za-z0-9_]*\s*,\s*)*"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*|\.\.\.)\s*)?\)"
+)
 _INT64_MAX = 2**63 - 1
 _WRITES = {
     AccessKind.WRITE,
@@ -68,8 +73,9 @@ _WRITES = {
 @dataclass(frozen=True)
 class BuildOptions:
     """A program's build options as a kernel file carries them: integer ``-D`` defines in
-    ``[defines]``, compiler switches in ``[options]``, other ``-D`` macros as ``#define``
-    lines before the source; ``dropped`` the options a kernel file cannot carry."""
+    ``[defines]``, compiler switches in ``[options]``, other ``-D`` macros (function-like
+    ones, ``-DOP(a,b)=...``, among them) as ``#define`` lines before the source; ``dropped``
+    the options a kernel file cannot carry."""
 
     defines: dict[str, int]
     switches: tuple[str, ...]
@@ -86,7 +92,9 @@ def split_options(options: tuple[str, ...]) -> BuildOptions:
         if word.startswith("-D") and len(word) > 2:
             name, sep, value = word[2:].partition("=")
             number = _integer(value) if sep else 1
-            if not _NAME.fullmatch(name) or _CONTROL.search(value):
+            if _FUNCTION.fullmatch(name) and not _CONTROL.search(value):
+                macros.append(f"#define {name} {value if sep else 1}")
+            elif not _NAME.fullmatch(name) or _CONTROL.search(value):
                 dropped.append(word)  # not a macro a compiler line could define
             elif number is not None:
                 defines[name] = number

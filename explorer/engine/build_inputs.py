@@ -33,6 +33,9 @@ OPTION_PATTERNS = (
     r"-cl-finite-math-only",
     r"-cl-denorms-are-zero",
     r"-cl-strict-aliasing",
+    r"-cl-single-precision-constant",
+    r"-cl-fp32-correctly-rounded-divide-sqrt",
+    r"-cl-opt-disable",
     r"-cl-std=CL(?:1\.[0-2]|2\.0|3\.0)",
 )
 _OPTION = re.compile("|".join(f"(?:{p})" for p in OPTION_PATTERNS))

@@ -623,6 +623,7 @@ class Recorder:
     # Their entries (a launch recorded in a few steps: what :meth:`_quick_entry` makes it of).
     _unwritten_entries: list[dict[str, Any] | tuple[Any, ...]]
     _folders: set[str]  # sub-folders known to exist
+    _gates: list[Any]  # user events waited for, not yet completed (:meth:`_note_gates`)
     _token: int  # marks what is cached
     # What the recorder knows of a buffer's contents: what it read after the last launch
     # that could change it (a _Snap), kept on the buffer object with the epoch and the
@@ -681,6 +682,9 @@ class Recorder:
         self._epoch = 0
         self._generation = {}
         self._mapped = False
+        # user events the program's calls wait for and has not completed yet (it completes
+        # them later, from the host): while one is pending, no read may wait for the queue
+        self._gates = []
         self._finisher = _Finisher(self._finish_turn, self._flushed)
 
     def claim(self) -> bool:
@@ -902,14 +906,14 @@ class Recorder:
         while pending and len(seen) < MAX_HEADERS:
             text, beside = pending.pop()
             for name in _include_names(text):
-                if os.path.isabs(name) or ".." in name.replace("\\", "/").split("/"):
+                if os.path.isabs(name):
                     continue  # outside any folder: the replay names it
                 places = [beside] if beside is not None else []
                 for root, folder in [*places, *enumerate(roots)]:
                     candidate = os.path.realpath(os.path.join(folder, name))
                     relative = os.path.relpath(candidate, roots[root])
-                    if relative.startswith(".."):
-                        continue
+                    if relative == ".." or relative.startswith(".." + os.sep):
+                        continue  # a "../x.h" is copied where it stays inside the folder
                     try:
                         info = os.stat(candidate)
                     except OSError:
@@ -980,6 +984,7 @@ class Recorder:
             return go()
         with self._lock:
             number = self.launches + 1
+            self._note_gates(wait_for)
             plan = getattr(kernel, "_explorer_capture_plan", None)
             if plan is not None and plan.quick is not None and not tried:
                 event = self._quick(
@@ -1004,6 +1009,8 @@ class Recorder:
                     record = _Record(number, entry, [], why)
                 elif self._deferrable(queue, reads, plan):
                     record = self._read_behind(number, entry, reads, queue, wait_for, plan)
+                elif self._gated():  # a read now would wait for the program: none is made
+                    record = _Record(number, entry, [], _GATED)
                 else:
                     self._finisher.drain()  # the launches before it are written first
                     why = self._over_bound(reads) or self._read(
@@ -1056,6 +1063,8 @@ class Recorder:
             return _WHOLE_WAY
         count = len(args)
         with self._lock:
+            if count > 5:
+                self._note_gates(args[5])
             return self._quick(
                 call, args, args[0], args[1], plan, self.launches + 1, args[2],
                 args[3] if count > 3 else None, args[4] if count > 4 else None,
@@ -1697,9 +1706,18 @@ class Recorder:
         snap.host = None
 
     def _at_exit(self) -> None:
-        """The program ends: the launches it made are finished before it does."""
-        if os.getpid() == self.pid:
-            self._finisher.drain()
+        """The program ends: the launches it made are finished before it does (not where a
+        user event their work waits for was never completed: their reads never would be)."""
+        if os.getpid() != self.pid:
+            return
+        if self._gated():
+            if self._finisher.busy():
+                self._tell(
+                    "the launches still under way at the program's end were not kept: a user "
+                    "event their work waits for was never completed"
+                )
+            return
+        self._finisher.drain()
 
     def _describe(
         self,
@@ -1984,6 +2002,26 @@ class Recorder:
             with contextlib.suppress(Exception):
                 r.buffer._explorer_capture_known = known
 
+    def _note_gates(self, wait_for: Any) -> None:
+        """Keep the user events among ``wait_for`` that the program has not completed."""
+        if not wait_for:
+            return
+        cl = _CL[0]
+        with contextlib.suppress(Exception):
+            for event in wait_for:
+                new = all(event is not known for known in self._gates)
+                if new and isinstance(event, cl.UserEvent) and _pending(cl, event):
+                    self._gates.append(event)
+
+    def _gated(self) -> bool:
+        """Whether a user event the program's work waits for is still pending: a read that
+        waits for the queue (or for the launches under way) would then wait for the program
+        itself, which completes it only once the call returns."""
+        if self._gates:
+            cl = _CL[0]
+            self._gates = [event for event in self._gates if _pending(cl, event)]
+        return bool(self._gates)
+
     def touched(self, mapped: bool = False, queue: Any = None) -> None:
         """A pyopencl call that may change a buffer's contents without a launch (or, for
         ``mapped``, let the program change them at any time) is about to be made on
@@ -1994,6 +2032,8 @@ class Recorder:
         self._epoch += 1
         self._mapped = self._mapped or mapped
         finisher = self._finisher
+        if self._gated():
+            return  # the reads under way may wait for a user event: waiting would hang
         if finisher.busy() and (mapped or queue is None or queue is not finisher.queue):
             finisher.drain()
 
@@ -2476,6 +2516,10 @@ class Recorder:
 
         def touch(original: Callable[..., Any], mapping: bool) -> Callable[..., Any]:
             def touching(*args: Any, **kwargs: Any) -> Any:
+                if _Process.pid == recorder.pid:  # wait_for, by name or by place
+                    for given in (*args, *kwargs.values()):
+                        if isinstance(given, (list, tuple)):
+                            recorder._note_gates(given)
                 recorder.touched(mapping, args[0] if args else kwargs.get("queue"))
                 return original(*args, **kwargs)
 
@@ -2554,6 +2598,21 @@ class Recorder:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+_GATED = (
+    "it was made while a user event the program's work waits for was not complete (the "
+    "program completes it later): reading its buffers would wait for the program itself"
+)
+
+
+def _pending(cl: ModuleType, event: Any) -> bool:
+    """Whether ``event`` has not completed (nor failed); one that cannot say is not."""
+    try:
+        status = event.get_info(cl.event_info.COMMAND_EXECUTION_STATUS)
+    except Exception:
+        return False
+    return int(status) > 0
 
 
 def _args_of(kernel: Any) -> dict[int, _Arg]:

@@ -1,0 +1,1 @@
+#define TWICE(x) (2 * (x))

@@ -1,0 +1,2 @@
+#include "../common.h"
+#define THRICE(x) (3 * (x))

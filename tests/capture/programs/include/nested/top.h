@@ -1,0 +1,2 @@
+#pragma once
+#include "sub/inner.h"
