@@ -3,7 +3,7 @@
 Event values are opaque (alike for every copy on some devices), and their variables' addresses
 do not compare alike on every device, so the trace follows the variables by name instead.
 Each ``event_t`` variable (or array) the traced kernel declares gets a private shadow of the
-same shape, ``__tr_ev_<name>``, holding the number of the copy whose event it holds (0: none
+same shape, ``__tr_evs_<name>``, holding the number of the copy whose event it holds (0: none
 known). A copy's event is a fresh number, or the one the variable given as its last argument
 holds (OpenCL returns that same event); where its result is stored in a variable, that
 variable's shadow takes the number. The copy records the number (a FENCE record of role
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-SHADOW = "__tr_ev_"
+SHADOW = "__tr_evs_"  # not "__tr_ev_": the runtime's __tr_ev_wait and __tr_ev_note begin so
 NEXT = "__tr_evn"  # the last fresh event number of this work-item (no shadow's name: `next`)
 
 # A plain variable or array element, its index free of calls and side effects (it is

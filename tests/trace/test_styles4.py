@@ -1,0 +1,43 @@
+"""Kernels in more styles people write (tests/trace/styles4), each traced at a small size
+and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK_ITEMS``):
+
+- event variables named ``wait`` and ``note``: their shadows were named as the trace's own
+  functions ``__tr_ev_wait`` and ``__tr_ev_note``, and the trace build failed ("called object
+  type 'uint' is not a function").
+
+Each expected finding was derived by reading the kernel; the comments say how.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.engine.launch import prepare
+from tests.robustness.helpers import cli
+
+FOLDER = Path(__file__).parent / "styles4"
+LARGE = 32768  # work-items: above the size a CPU trace builds unoptimised for
+
+pytestmark = pytest.mark.usefixtures("fast_cli")
+
+
+def _findings(name: str, n: int) -> list[tuple]:
+    outcome = cli("trace", "--kernel-file", str(FOLDER / name), "--set", f"N={n}", "--json")
+    assert outcome.out.lstrip().startswith("{"), outcome.out + outcome.err
+    report = json.loads(outcome.out)
+    assert "error" not in report, report
+    assert report["complete"], report
+    return sorted((f["kind"], f["line"], f.get("buffer"), f["count"]) for f in report["findings"])
+
+
+def test_the_large_size_is_traced_by_the_optimised_build():
+    assert prepare.QUICK_BUILD_WORK_ITEMS < LARGE
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_events_named_as_the_traces_own_functions_are_followed(n):
+    # both copies are waited for before the tiles are read: nothing to find
+    assert _findings("event_named_wait.cl", n) == []
