@@ -4,6 +4,8 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - event variables named ``wait`` and ``note``: their shadows were named as the trace's own
   functions ``__tr_ev_wait`` and ``__tr_ev_note``, and the trace build failed ("called object
   type 'uint' is not a function").
+- a comment in the kernel reading ``event_t evs[ncopy]``: it was taken for a declaration,
+  and the trace build failed on its shadow (``ncopy`` undeclared).
 
 Each expected finding was derived by reading the kernel; the comments say how.
 """
@@ -41,3 +43,10 @@ def test_the_large_size_is_traced_by_the_optimised_build():
 def test_events_named_as_the_traces_own_functions_are_followed(n):
     # both copies are waited for before the tiles are read: nothing to find
     assert _findings("event_named_wait.cl", n) == []
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_an_event_t_in_a_comment_declares_nothing(n):
+    # four copies, each waited for (one chained after another into its event) before any
+    # tile is read: nothing to find
+    assert _findings("event_in_a_comment.cl", n) == []

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from explorer.trace.instrument.shadows import without_comments
+
 SHADOW = "__tr_evs_"  # not "__tr_ev_": the runtime's __tr_ev_wait and __tr_ev_note begin so
 NEXT = "__tr_evn"  # the last fresh event number of this work-item (no shadow's name: `next`)
 
@@ -49,7 +51,9 @@ class EventShadows:
 
     @classmethod
     def of(cls, body: str) -> EventShadows:
-        """The ``event_t`` variables declared in ``body`` (the kernel's text)."""
+        """The ``event_t`` variables declared in ``body`` (the kernel's text), its comments
+        and strings read as blanks (``// one event_t per tile`` declares nothing)."""
+        body = without_comments(body)
         shapes: dict[str, str] = {}
         for m in _DECLARATION.finditer(body):
             for name, dims in _declarators(body, m.end()):
