@@ -6,6 +6,10 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
   type 'uint' is not a function").
 - a comment in the kernel reading ``event_t evs[ncopy]``: it was taken for a declaration,
   and the trace build failed on its shadow (``ncopy`` undeclared).
+- async copies into one local tile written through a macro (``FETCH(tile, off)`` expanding
+  to ``async_work_group_copy((tile), ...)``): the trace build PoCL's optimiser crashes on was
+  not recognised behind the macro's parentheses, and above the size a CPU trace builds
+  unoptimised for the executor crashed (signal 11).
 
 Each expected finding was derived by reading the kernel; the comments say how.
 """
@@ -50,3 +54,10 @@ def test_an_event_t_in_a_comment_declares_nothing(n):
     # four copies, each waited for (one chained after another into its event) before any
     # tile is read: nothing to find
     assert _findings("event_in_a_comment.cl", n) == []
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_copies_into_one_tile_behind_a_macro_trace_at_every_size(n):
+    # each copy is waited for before the tile is read, and a barrier ends each read before
+    # the next copy: nothing to find
+    assert _findings("copies_behind_a_macro.cl", n) == []

@@ -88,7 +88,12 @@ QUICK_BUILD_GROUP_ITEMS = 1 << 10
 # the first launch) crashes the process on a trace build where two async copies write one
 # local array (`e1 = async_work_group_copy(tile, ...); e2 = async_work_group_copy(tile,
 # ...)`), waited for or not; the kernel as written builds, and the trace builds unoptimised.
-_ASYNC_INTO_LOCAL = re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(\s*&?\s*(\w+)")
+# The array is named past what a macro or a cast puts before it: `((tile))`, `&(tile)[8]`,
+# `(__local float4 *)tile`.
+_ASYNC_INTO_LOCAL = re.compile(
+    r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\("
+    r"(?:\s|&|\(\s*(?:__)?local\b[^()]*\)|\()*(\w+)"
+)
 
 OUT_OF_MEMORY = Refusal(
     "the host ran out of memory for the inputs, the reference or the output.",
