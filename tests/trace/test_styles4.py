@@ -10,6 +10,9 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
   to ``async_work_group_copy((tile), ...)``): the trace build PoCL's optimiser crashes on was
   not recognised behind the macro's parentheses, and above the size a CPU trace builds
   unoptimised for the executor crashed (signal 11).
+- a private array of pointers to local tiles (``__local float *bufs[2] = { a, b };``): it
+  was taken for a ``__local`` array itself, and the trace build failed ("changes address
+  space of pointer").
 
 Each expected finding was derived by reading the kernel; the comments say how.
 """
@@ -61,3 +64,10 @@ def test_copies_into_one_tile_behind_a_macro_trace_at_every_size(n):
     # each copy is waited for before the tile is read, and a barrier ends each read before
     # the next copy: nothing to find
     assert _findings("copies_behind_a_macro.cl", n) == []
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_a_private_array_of_pointers_to_local_tiles_is_followed_into_them(n):
+    # case 1 of the switch (l & 3 == 1: 4 work-items a group) reads bufs[1][l + 16], past the
+    # end of b for each of them, at the case's line
+    assert _findings("local_pointer_array.cl", n) == [("out-of-bounds", 31, "b", 4 * n // 16)]
