@@ -13,6 +13,8 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - a private array of pointers to local tiles (``__local float *bufs[2] = { a, b };``): it
   was taken for a ``__local`` array itself, and the trace build failed ("changes address
   space of pointer").
+- a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
+  ``t`` the value it had before the assignment (uninitialised), read in front of the access.
 
 Each expected finding was derived by reading the kernel; the comments say how.
 """
@@ -71,3 +73,33 @@ def test_a_private_array_of_pointers_to_local_tiles_is_followed_into_them(n):
     # case 1 of the switch (l & 3 == 1: 4 work-items a group) reads bufs[1][l + 16], past the
     # end of b for each of them, at the case's line
     assert _findings("local_pointer_array.cl", n) == [("out-of-bounds", 31, "b", 4 * n // 16)]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_comma_and_ternary_subscripts_give_their_findings_at_their_lines(n):
+    groups = n // 16
+    # numbered from 100 by #line: line 105 writes tile[l] while line 106 adds to
+    # tile[(l + 1) & 15] in the same phase, every element of every group; line 108 writes
+    # out[g] for l = 0 and l = 1 (g - 1 there), once a group
+    assert _findings("comma_in_subscript.cl", n) == [
+        ("coverage", 108, "out", groups),
+        ("race", 105, "tile", n),
+        ("race", 108, "out", groups),
+    ]
+
+
+def test_a_variable_the_subscript_assigns_is_not_given_its_value_from_before():
+    outcome = cli(
+        "trace",
+        "--kernel-file",
+        str(FOLDER / "comma_in_subscript.cl"),
+        "--anatomy",
+        "106",
+        "--work-item",
+        "1,0,0/1,0,0",
+        "--json",
+    )
+    (access,) = json.loads(outcome.out)["anatomy"][0]["accesses"]
+    values = [t["value"] for t in access["terms"] if t["text"] == "t"]
+    # work-item 1 of its group computes t = 2; t held nothing before
+    assert values and all(v in (None, "2") for v in values), access["terms"]
