@@ -13,6 +13,9 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - a private array of pointers to local tiles (``__local float *bufs[2] = { a, b };``): it
   was taken for a ``__local`` array itself, and the trace build failed ("changes address
   space of pointer").
+- an async copy in parentheses (``e = (async_work_group_copy(...))``, as a hygienic macro
+  writes it): its event was not followed, a wait for another event was taken to end it, and
+  the race on the tile it fills went unreported.
 - a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
   ``t`` the value it had before the assignment (uninitialised), read in front of the access.
 
@@ -109,6 +112,13 @@ def test_a_variable_the_subscript_assigns_is_not_given_its_value_from_before():
     values = [t["value"] for t in access["terms"] if t["text"] == "t"]
     # work-item 1 of its group computes t = 2; t held nothing before
     assert values and all(v in (None, "2") for v in values), access["terms"]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_a_copy_in_parentheses_is_not_ended_by_a_wait_for_another(n):
+    # only ea is waited for: b, filled by the copy behind FETCH (line 24), is read by every
+    # work-item while that copy may still be running
+    assert _findings("copy_in_parentheses.cl", n) == [("race", 24, "b", n)]
 
 
 CORPUS: dict[str, list[tuple]] = {

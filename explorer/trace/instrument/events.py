@@ -32,6 +32,7 @@ NEXT = "__tr_evn"  # the last fresh event number of this work-item (no shadow's 
 _INDEX = r"(?:[\w\s*/%]|\+(?!\+)|-(?!-))*"
 _LVALUE = re.compile(rf"(?P<name>[A-Za-z_]\w*)\s*(?P<index>\[{_INDEX}\])?")
 _STORED_IN = re.compile(rf"(?P<lvalue>[A-Za-z_]\w*\s*(?:\[{_INDEX}\])?)\s*=\s*$")
+_OPENINGS = re.compile(r"(?:\(\s*(?:event_t\s*\))?\s*)+$")  # `(`, `(event_t)` before a copy
 _NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 # The list a wait names: &e, e (an array), &e[i], e + i.
 _LIST = re.compile(
@@ -89,7 +90,10 @@ class EventShadows:
 
     def stored_in(self, before: str) -> str | None:
         """The shadow of the variable the copy's result is stored in, from the text just
-        before the call (``e = ``, ``evs[1] = ``, ``event_t e = ``), or None."""
+        before the call (``e = ``, ``evs[1] = ``, ``event_t e = ``, and so through the
+        parentheses or the cast a macro puts around a copy: ``e = (``, ``e = (event_t)``),
+        or None."""
+        before = _OPENINGS.sub("", before)
         m = _STORED_IN.search(before)
         if m is None:
             return None
