@@ -16,6 +16,9 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - an async copy in parentheses (``e = (async_work_group_copy(...))``, as a hygienic macro
   writes it): its event was not followed, a wait for another event was taken to end it, and
   the race on the tile it fills went unreported.
+- copies chained on one event that starts as 0 (``event_t chain = 0;`` then ``chain =
+  async_work_group_copy(..., chain)`` in a loop): they were given no number, a wait for another
+  event was taken to end them, and the race on their tile went unreported.
 - a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
   ``t`` the value it had before the assignment (uninitialised), read in front of the access.
 
@@ -119,6 +122,13 @@ def test_a_copy_in_parentheses_is_not_ended_by_a_wait_for_another(n):
     # only ea is waited for: b, filled by the copy behind FETCH (line 24), is read by every
     # work-item while that copy may still be running
     assert _findings("copy_in_parentheses.cl", n) == [("race", 24, "b", n)]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_copies_chained_on_an_event_that_starts_as_zero_are_not_ended_by_another_wait(n):
+    # only `other` is waited for: a, filled by the four chained copies (line 24), is read by
+    # every work-item while they may still be running
+    assert _findings("copies_chained_from_zero.cl", n) == [("race", 24, "a", n)]
 
 
 CORPUS: dict[str, list[tuple]] = {

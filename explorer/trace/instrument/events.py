@@ -83,10 +83,13 @@ class EventShadows:
         return f"{SHADOW}{m.group('name')}{index}"
 
     def event_number(self, given: str) -> str:
-        """The number of the event a copy given ``given`` (its last argument) returns."""
+        """The number of the event a copy given ``given`` (its last argument) returns: the
+        one its variable holds, or a fresh one where it holds none yet (``event_t e = 0;``
+        then ``e = async_work_group_copy(..., e)``: OpenCL returns a new event for 0)."""
         if _NO_EVENT.fullmatch(given.strip()):
             return f"++{NEXT}"
-        return self.shadow(given) or "0u"
+        shadow = self.shadow(given)
+        return f"({shadow} ? {shadow} : ++{NEXT})" if shadow else "0u"
 
     def stored_in(self, before: str) -> str | None:
         """The shadow of the variable the copy's result is stored in, from the text just
