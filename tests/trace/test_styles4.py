@@ -19,6 +19,9 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - copies chained on one event that starts as 0 (``event_t chain = 0;`` then ``chain =
   async_work_group_copy(..., chain)`` in a loop): they were given no number, a wait for another
   event was taken to end them, and the race on their tile went unreported.
+- an event copied to another variable (``event_t first = ea;``) and waited for through it:
+  the copy had no number there, the wait was taken to end every copy, and the race on the
+  tile of the copy never waited for went unreported.
 - a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
   ``t`` the value it had before the assignment (uninitialised), read in front of the access.
 
@@ -129,6 +132,13 @@ def test_copies_chained_on_an_event_that_starts_as_zero_are_not_ended_by_another
     # only `other` is waited for: a, filled by the four chained copies (line 24), is read by
     # every work-item while they may still be running
     assert _findings("copies_chained_from_zero.cl", n) == [("race", 24, "a", n)]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_a_wait_through_a_copied_event_ends_only_that_copy(n):
+    # first = ea: the wait ends the copy into a; b, filled by the copy of line 23, is read
+    # by every work-item while it may still be running
+    assert _findings("event_copied_to_another.cl", n) == [("race", 23, "b", n)]
 
 
 CORPUS: dict[str, list[tuple]] = {

@@ -33,6 +33,8 @@ _INDEX = r"(?:[\w\s*/%]|\+(?!\+)|-(?!-))*"
 _LVALUE = re.compile(rf"(?P<name>[A-Za-z_]\w*)\s*(?P<index>\[{_INDEX}\])?")
 _STORED_IN = re.compile(rf"(?P<lvalue>[A-Za-z_]\w*\s*(?:\[{_INDEX}\])?)\s*=\s*$")
 _OPENINGS = re.compile(r"(?:\(\s*(?:event_t\s*\))?\s*)+$")  # `(`, `(event_t)` before a copy
+# One variable set from another: `w = e` (`==`, `<=` and compound assignments are not).
+_ASSIGNED = re.compile(r"\b(?P<target>[A-Za-z_]\w*)\s*=(?!=)\s*(?P<value>[A-Za-z_]\w*)(?=\s*[;,)])")
 _NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 # The list a wait names: &e, e (an array), &e[i], e + i.
 _LIST = re.compile(
@@ -71,6 +73,22 @@ class EventShadows:
             for name, dims in self.shapes.items()
         ]
         return f" uint {NEXT} = 0u, {', '.join(parts)};"
+
+    def assignments(self, body: str) -> list[tuple[int, int, str]]:
+        """Where ``body`` sets one event variable from another (``event_t w = e;``,
+        ``w = e``): the stretch of the value and the assignment of the shadows that goes in
+        front of it, so the variable holds that copy's number too."""
+        found = []
+        for m in _ASSIGNED.finditer(without_comments(body)):
+            target, value = m.group("target"), m.group("value")
+            if self.shapes.get(target) != "" or self.shapes.get(value) != "":
+                continue
+            if body[: m.start("target")].rstrip().endswith((".", ">")):  # a field
+                continue
+            found.append(
+                (m.start("value"), m.end("value"), f"{SHADOW}{target} = {SHADOW}{value}, ")
+            )
+        return found
 
     def shadow(self, lvalue: str) -> str | None:
         """The shadow of an event variable or element (``e``, ``evs[i]``), or None."""
