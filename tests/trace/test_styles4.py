@@ -22,6 +22,8 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
 - an event copied to another variable (``event_t first = ea;``) and waited for through it:
   the copy had no number there, the wait was taken to end every copy, and the race on the
   tile of the copy never waited for went unreported.
+- a wait behind a hygienic macro (``wait_group_events(1, &(e))``): which events it named was
+  not followed (the line "not traced", the trace incomplete).
 - a read of a pointer at a constant index in a subscript (``bufs[1][l + 16]``): the index
   anatomy wrote "(read at line 31: )", a colon before nothing.
 - a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
@@ -141,6 +143,13 @@ def test_a_wait_through_a_copied_event_ends_only_that_copy(n):
     # first = ea: the wait ends the copy into a; b, filled by the copy of line 23, is read
     # by every work-item while it may still be running
     assert _findings("event_copied_to_another.cl", n) == [("race", 23, "b", n)]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_a_wait_behind_a_macro_names_its_event(n):
+    # WAIT(ea) ends the copy into a; b, filled by the copy of line 25, is read by every
+    # work-item while it may still be running
+    assert _findings("wait_behind_a_macro.cl", n) == [("race", 25, "b", n)]
 
 
 def test_a_pointer_read_at_a_constant_index_is_named_with_its_line_alone():

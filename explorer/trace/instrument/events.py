@@ -40,6 +40,7 @@ _NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 _LIST = re.compile(
     rf"&\s*(?P<a>[A-Za-z_]\w*)\s*(?P<ai>\[{_INDEX}\])?|(?P<b>[A-Za-z_]\w*)(?P<bo>\s*\+{_INDEX})?"
 )
+_NAME_IN_PARENTHESES = re.compile(r"\(\s*([A-Za-z_]\w*)\s*\)")
 _DECLARATION = re.compile(r"\bevent_t\s+")
 _COPY = re.compile(r"\basync_work_group_(?:strided_)?copy\s*\(")
 _DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)")
@@ -126,7 +127,7 @@ class EventShadows:
         """The arguments ``ids, first, count`` of ``__tr_ev_wait`` for a wait's list
         (``&e``, ``evs``, ``&evs[i]``, ``evs + i``), or None where the trace does not follow
         it."""
-        m = _LIST.fullmatch(events.strip())
+        m = _LIST.fullmatch(_unwrapped(events))
         if m is None:
             return None
         if m.group("a"):
@@ -144,6 +145,28 @@ class EventShadows:
             first = offset.strip()[1:] if offset else "0"
         count = f"(uint)(sizeof({SHADOW}{name}) / sizeof(uint))"
         return f"{SHADOW}{name}, (uint)({first}), {count}"
+
+
+def _unwrapped(events: str) -> str:
+    """A wait's list without the parentheses a macro puts around a name or the whole:
+    ``&(e)``, ``(evs) + 1``, ``(&evs[1])``."""
+    text = events.strip()
+    while True:
+        before = text
+        text = _NAME_IN_PARENTHESES.sub(r"\1", text).strip()
+        if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+            text = text[1:-1].strip()
+        if text == before:
+            return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _declarators(text: str, at: int) -> list[tuple[str, str]]:
