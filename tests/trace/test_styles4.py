@@ -24,6 +24,8 @@ and at one above the size a CPU trace builds unoptimised for (``QUICK_BUILD_WORK
   tile of the copy never waited for went unreported.
 - a wait behind a hygienic macro (``wait_group_events(1, &(e))``): which events it named was
   not followed (the line "not traced", the trace incomplete).
+- a copy given its event through a macro that wraps it (``async_work_group_copy(..., (e))``):
+  the event it was given was not followed (the line "not traced", the trace incomplete).
 - a read of a pointer at a constant index in a subscript (``bufs[1][l + 16]``): the index
   anatomy wrote "(read at line 31: )", a colon before nothing.
 - a comma expression in a subscript (``tile[(t = l + 1, t & 15)]``): the index anatomy gave
@@ -150,6 +152,16 @@ def test_a_wait_behind_a_macro_names_its_event(n):
     # WAIT(ea) ends the copy into a; b, filled by the copy of line 25, is read by every
     # work-item while it may still be running
     assert _findings("wait_behind_a_macro.cl", n) == [("race", 25, "b", n)]
+
+
+@pytest.mark.parametrize("n", [64, LARGE])
+def test_an_event_given_through_a_macro_chains_the_copies(n):
+    # ea chains the two copies into a and the wait ends both; eb's two copies into b
+    # (lines 25 and 26, 8 elements each) are read while they may still be running
+    assert _findings("event_given_through_a_macro.cl", n) == [
+        ("race", 25, "b", n // 2),
+        ("race", 26, "b", n // 2),
+    ]
 
 
 def test_a_pointer_read_at_a_constant_index_is_named_with_its_line_alone():

@@ -40,7 +40,7 @@ _NO_EVENT = re.compile(r"(\(\s*event_t\s*\))?\s*0[uUlL]*")
 _LIST = re.compile(
     rf"&\s*(?P<a>[A-Za-z_]\w*)\s*(?P<ai>\[{_INDEX}\])?|(?P<b>[A-Za-z_]\w*)(?P<bo>\s*\+{_INDEX})?"
 )
-_NAME_IN_PARENTHESES = re.compile(r"\(\s*([A-Za-z_]\w*)\s*\)")
+_NAME_IN_PARENTHESES = re.compile(r"\(\s*([A-Za-z_]\w*)\s*\)(?!\s*[\w(])")  # not a cast
 _DECLARATION = re.compile(r"\bevent_t\s+")
 _COPY = re.compile(r"\basync_work_group_(?:strided_)?copy\s*\(")
 _DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)")
@@ -105,7 +105,8 @@ class EventShadows:
         """The number of the event a copy given ``given`` (its last argument) returns: the
         one its variable holds, or a fresh one where it holds none yet (``event_t e = 0;``
         then ``e = async_work_group_copy(..., e)``: OpenCL returns a new event for 0)."""
-        if _NO_EVENT.fullmatch(given.strip()):
+        given = _unwrapped(given)  # `(e)`, `(0)`: as a macro passes them on
+        if _NO_EVENT.fullmatch(given):
             return f"++{NEXT}"
         shadow = self.shadow(given)
         return f"({shadow} ? {shadow} : ++{NEXT})" if shadow else "0u"
