@@ -1015,7 +1015,14 @@ class _Anatomist:
         return [p]
 
     def terms(self, node: Any) -> tuple[Term, ...]:
-        return _unique(list(self._terms(node, "")))
+        found = _unique(list(self._terms(node, "")))
+        changed = _assigned(node) if any(t.kind == EFFECT for t in found) else set()
+        # A variable the expression itself assigns (`a[(t = l + 1, t & 15)]`) is not
+        # evaluated again in front of it: that would give its value from before.
+        return tuple(
+            replace(t, evaluate="") if t.kind != EFFECT and t.variable in changed else t
+            for t in found
+        )
 
     def _terms(self, node: Any, inside: str) -> Iterator[Term]:
         start, end, widened = self.span(node)
@@ -1197,6 +1204,30 @@ class _Anatomist:
 def _key(decl: Any) -> str:
     """A variable's key: its name and the offset of its name where it is declared."""
     return f"{decl.spelling}@{decl.location.offset}"
+
+
+def _is_effect(n: Any) -> bool:
+    """Whether ``n`` assigns or increments what its first operand names."""
+    if n.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+        return True
+    if n.kind == K.BINARY_OPERATOR:
+        return bool(clang_bridge.binary_operator(_raw(n)) == "=")
+    return n.kind == K.UNARY_OPERATOR and clang_bridge.unary_operator(_raw(n)) in ("++", "--")
+
+
+def _assigned(node: Any) -> set[str]:
+    """The keys of the variables an assignment or ``++``/``--`` inside ``node`` changes."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kids = list(n.kids)
+        if kids and _is_effect(n):
+            target = _strip_all(kids[0])
+            if target.kind == K.DECL_REF_EXPR and target.referenced is not None:
+                found.add(_key(target.referenced))
+        stack.extend(kids)
+    return found
 
 
 def _private_variable(t: Any) -> bool:

@@ -653,6 +653,13 @@ def _space(type_spelling: str) -> AddressSpace:
     return AddressSpace.PRIVATE
 
 
+def _own_space(type_spelling: str) -> AddressSpace:
+    """The address space of a variable of this type itself: an array of pointers to
+    ``__local`` (``__local float *bufs[2]``) is private, the space before its ``*`` is where
+    its elements point."""
+    return _space(type_spelling.rsplit("*", 1)[-1])
+
+
 def _type_name(t: Any) -> str:
     """A readable element type: `float`, `float4`, `cell_t`, `int` for `index_t`."""
     canonical = t.get_canonical()
@@ -751,7 +758,7 @@ def _local_variable(c: Any) -> str | None:
     ref = c.referenced
     if ref is None or ref.kind != K.VAR_DECL or _canonical_kind(ref.type) == T.POINTER:
         return None
-    return str(c.spelling) if _space(ref.type.spelling) is AddressSpace.LOCAL else None
+    return str(c.spelling) if _own_space(ref.type.spelling) is AddressSpace.LOCAL else None
 
 
 def _string_literal(c: Any) -> bool:
@@ -1109,7 +1116,7 @@ class _Walker:
         for decl in _children(c):
             if decl.kind != K.VAR_DECL or _canonical_kind(decl.type) == T.POINTER:
                 continue
-            space = _space(decl.type.spelling)
+            space = _own_space(decl.type.spelling)
             canonical = decl.type.get_canonical()
             line = self.positions.line_column(end)[0]
             start = self.positions.char(decl.extent.start.offset)

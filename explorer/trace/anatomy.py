@@ -316,7 +316,8 @@ class ExplainedTerm:
             return head
         if self.kind == READ_TERM:
             inner = [t.chain() for d in self.definitions for t in d.terms]
-            return head + (f" (read at line {self.definitions[0].line}: {', '.join(inner)})")
+            where = f"read at line {self.definitions[0].line}"  # `bufs[1]`: no terms of its own
+            return head + (f" ({where}: {', '.join(inner)})" if inner else f" ({where})")
         defs = self.definitions
         ran = [d for d in defs if d.ran]
         if len(ran) == 1 or len(defs) == 1:

@@ -89,10 +89,13 @@ QUICK_BUILD_GROUP_ITEMS = 1 << 10
 # (`e1 = async_work_group_copy(tile, ...); e2 = async_work_group_copy(tile, ...)`, waited for
 # or not: a segmentation fault in instruction combining), or two copy one out (`std::bad_alloc`);
 # one copy in and one out are built. The kernel as written builds; the trace builds unoptimised.
+# The array is named past what a macro or a cast puts before it: `((tile))`, `&(tile)[8]`,
+# `(__local float4 *)tile`.
+_LOCAL_NAME = r"(?:\s|&|\(\s*(?:__)?local\b[^()]*\)|\()*(\w+)"
 _ASYNC_LOCAL = (
-    re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(\s*&?\s*(\w+)"),
+    re.compile(r"__tr_async_lg\(__tr_ptr, \(__local uchar\*\)\(" + _LOCAL_NAME),
     re.compile(
-        r"__tr_async_gl\(__tr_ptr, \(__global uchar\*\)\(.*?\), \(__local uchar\*\)\(\s*&?\s*(\w+)"
+        r"__tr_async_gl\(__tr_ptr, \(__global uchar\*\)\(.*?\), \(__local uchar\*\)\(" + _LOCAL_NAME
     ),
 )
 

@@ -72,6 +72,10 @@ class _Rewrite:
         registrations = declare_buffers(parsed, target, declared)
         body = parsed.source[target.body.start : target.body.end]
         self.events = EventShadows.of(body)
+        for start, end, shadows in self.events.assignments(body):
+            at = target.body.start
+            self.edits.insert(at + start, at + start, f"({shadows}")
+            self.edits.insert(at + end, at + end, ")")
         AccessRewriter(
             parsed, self.kernel, declared, self.edits, self.values, self.events
         ).rewrite_all()
