@@ -151,7 +151,7 @@ def conditions(
             if wraps:
                 unsigned.append(p)
     if above or not below:
-        found += [f"{p} < {b}" for p, b in parts]
+        found += [f"{_operand(p)} < {b}" for p, b in parts]
     return list(dict.fromkeys(found)), unsigned
 
 
@@ -166,11 +166,12 @@ def _not_below(index: str, bound: str, types: Mapping[str, str], wrapped: bool) 
         node = node.args[0]
     if node is not None and node.kind == "binary" and node.op == "-":
         low, high = node.args
-        return f"{c_expr.text_of(index, low)} >= {c_expr.text_of(index, high)}", False
+        left, right = _operand(c_expr.text_of(index, low)), _operand(c_expr.text_of(index, high))
+        return f"{left} >= {right}", False
     kind = None if node is None else _type(index, node, types)
     if wrapped or (kind is not None and kind[1]):
-        return f"{index} < {bound}", True
-    return f"{index} >= 0", False
+        return f"{_operand(index)} < {bound}", True
+    return f"{_operand(index)} >= 0", False
 
 
 # Integer types by (rank, unsigned): char, short, int, long; size_t as wide as a long (the
@@ -333,6 +334,10 @@ def _split(
     """``row * N + col`` as [(row, rows), (col, N)], the smallest stride that takes the
     index apart; None where no stride does."""
     terms = c_expr.terms(index)
+    if any(_truth(f) for _, term in terms for f in c_expr.factors(term)):
+        # `i - 2 + (i > 1) * 2`: a comparison's 0 or 1 is no row nor column; the index is
+        # bounded as a whole.
+        return None
     strides = []
     for _, term in terms:
         for f in c_expr.factors(term):
@@ -398,14 +403,40 @@ def _rows(
 
 
 def _wrapped(text: str) -> str:
-    """A factor's text, in parentheses where it is a sum."""
-    return f"({text})" if any(op in text for op in "+-") else text
+    """A factor's text, in parentheses where it is a sum (or binds looser than a product)."""
+    return f"({text})" if any(op in text for op in "+-") else _operand(text, "*")
+
+
+# Operators that need no parentheses as an operand of a comparison, of a term added to a
+# sum, and of a product.
+_ABOVE = {"<": ("<<", ">>", "+", "-", "*", "/", "%"), "+": ("+", "-", "*", "/", "%"), "*": ("*",)}
+
+
+def _operand(text: str, of: str = "<") -> str:
+    """``text`` as an operand of ``of`` (a comparison, a sum or a product): in parentheses
+    where its own operator binds looser (``i == 0`` in ``i - (i == 0)``, ``c ? a : b``
+    before ``>= 0``), as the kernel's parentheses were taken off with the part's text."""
+    node = c_expr.parse(text)
+    if node is None or node.kind == "cond":
+        return text if node is None else f"({text})"
+    if node.kind == "binary" and node.op not in _ABOVE[of]:
+        return f"({text})"
+    return text
+
+
+def _truth(node: Node) -> bool:
+    """Whether ``node`` is a comparison or a logical operation (its value 0 or 1)."""
+    while node.kind == "paren":
+        node = node.args[0]
+    return (node.kind == "binary" and node.op in _TRUTHS) or (
+        node.kind == "unary" and node.op == "!"
+    )
 
 
 def _joined(parts: list[tuple[int, str]]) -> str:
     out = ""
     for sign, t in parts:
-        t = _wrapped(t) if sign < 0 else t
+        t = _wrapped(t) if sign < 0 else _operand(t, "+")
         if not out:
             out = t if sign > 0 else f"-{t}"
         else:
