@@ -72,3 +72,23 @@ def test_the_finding_of_a_kernel_proposes_the_guard_that_excludes_what_it_reache
     )
     assert finding["message"].startswith("line 24 reads src[-3], src[-1] outside src")
     assert finding["message"].endswith("if (i - 2 + (i > 1) * 2 >= (i == 0))")
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "expected"),
+    [
+        # The pointer first, as it is mostly written: it had no guard at all, while
+        # *(1 + i + src) had one.
+        ("*(src + i + 1)", 0, 64, "if (i + 1 < n)"),
+        ("*(src + i - 1)", -1, 62, "if (i >= 1)"),
+        ("*(1 + i + src)", 0, 64, "if (1 + i < n)"),
+    ],
+)
+def test_a_pointer_sum_is_guarded_wherever_the_buffer_stands_in_it(text, low, high, expected):
+    assert guard(text, SRC, NAMES, low, high) == expected
+
+
+def test_a_pointer_sum_over_whole_rows_is_guarded_by_row_and_column():
+    picture = BufferInfo("src", None, GLOBAL, 4, 512)
+    proposed = guard("*(src + y * w + x + 1)", picture, {"w": 32}, 0, 512)
+    assert proposed == "if (y < 16 && x + 1 < w)"

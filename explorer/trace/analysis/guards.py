@@ -274,10 +274,13 @@ def _find(text: str, name: str) -> _Access | None:
     if root is None:
         return None
     found = _search(text, root, name)
-    return None if found is None else _Access(text, found[0], found[1])
+    return None if found is None else _Access(found[2], found[0], found[1])
 
 
-def _search(text: str, node: Node, name: str) -> tuple[tuple[Node, ...], int] | None:
+def _search(text: str, node: Node, name: str) -> tuple[tuple[Node, ...], int, str] | None:
+    """The subscripts of the access to ``name`` within ``node``, the elements one index
+    stands for, and the text the subscripts index (``text``, or the offset of a pointer sum
+    written anew: ``*(src + i + 1)`` is ``src[i + 1]``)."""
     if node.kind == "index":
         subs: list[Node] = []
         base = node
@@ -285,28 +288,37 @@ def _search(text: str, node: Node, name: str) -> tuple[tuple[Node, ...], int] | 
             subs.insert(0, base.args[1])
             base = base.args[0]
         if _names(text, base, name):
-            return tuple(subs), 1
+            return tuple(subs), 1, text
     vector = _VLOAD.fullmatch(node.op) if node.kind == "call" else None
     if vector is not None:
         width = int(vector.group(2))
         at = 0 if vector.group(1) == "load" else 1
         if len(node.args) == at + 2 and _names(text, node.args[at + 1], name):
-            return (node.args[at],), width
+            return (node.args[at],), width, text
     if node.kind == "unary" and node.op == "*":
-        inner = node.args[0]
-        while inner.kind == "paren":
-            inner = inner.args[0]
-        if inner.kind == "binary" and inner.op == "+":
-            a, b = inner.args
-            if _names(text, a, name):
-                return (b,), 1
-            if _names(text, b, name):
-                return (a,), 1
+        offset = _offset(text, node.args[0], name)
+        if offset is not None:
+            return (offset[0],), 1, offset[1]
     for arg in node.args:
         found = _search(text, arg, name)
         if found is not None:
             return found
     return None
+
+
+def _offset(text: str, node: Node, name: str) -> tuple[Node, str] | None:
+    """The offset a pointer sum adds to the buffer ``name`` (``src + i + 1``: ``i + 1``,
+    wherever the buffer stands among the terms), parsed from its own text; None where the
+    sum does not add to the buffer once."""
+    terms = c_expr.terms(node)
+    mine = [sign for sign, term in terms if _names(text, term, name)]
+    if mine != [1] or len(terms) < 2:
+        return None
+    rest = _joined(
+        [(sign, c_expr.text_of(text, t)) for sign, t in terms if not _names(text, t, name)]
+    )
+    parsed = c_expr.parse(rest)
+    return None if parsed is None else (parsed, rest)
 
 
 def _names(text: str, node: Node, name: str) -> bool:
