@@ -77,6 +77,9 @@ class FreshnessController:
         """Every view back to "not run yet" for the configuration now chosen; the result
         says it is ready (``keep_hint``: in the words already there)."""
         state, variant = self.state, self.model.variant
+        if state.result is not None or state.traced is not None:
+            # The status bar spoke of them (a trace's records, a run's kernel time).
+            self.status.say(f"{variant.name}: the configuration changed; nothing has run in it")
         state.stale_up_to = self.worker.generation
         state.last_good = None
         state.traced = None

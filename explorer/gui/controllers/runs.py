@@ -140,10 +140,15 @@ class RunsController(QObject):
     def _call_done(self, _generation: int, _outcome: object) -> None:
         """Other work done (an exercise graded): the badge that said it was running gives
         back the verdict of the result on screen."""
+        self._give_back_badge("")
+
+    def _give_back_badge(self, otherwise: str) -> None:
+        """The badge that said work was running shows the verdict of the result on screen
+        again; ``otherwise`` where nothing has run."""
         if self.state.result is not None:
             self.result.show_result(self.state.result)
         else:
-            self.result.set_badge("")
+            self.result.set_badge(otherwise)
 
     def _finished(self, generation: int, result: RunResult) -> None:
         state = self.state
@@ -192,11 +197,16 @@ class RunsController(QObject):
         self.status.say(f"Comparing {index + 1}/{total}: {result.variant} {result.status}")
 
     def _compare_done(self, generation: int) -> None:
+        # Whoever compared (Compare all, the sweep, a fix's cost), the badge no longer says
+        # it is comparing.
         if generation != self._compare_generation:
+            self._give_back_badge("")
             return
         comparison = self.state.comparison
         verified = sum(r.status == "verified" for r in comparison)
-        self.status.say(f"Compared {len(comparison)} variants: {verified} verified")
+        said = f"Compared {len(comparison)} variants: {verified} verified"
+        self._give_back_badge(said)
+        self.status.say(said)
 
 
 def _failure(result: RunResult) -> str:
